@@ -1,0 +1,74 @@
+/**
+ * The data dir's small files: the operator key (one line, mode 0600) that the CLI and the
+ * dashboard present as a Bearer token, and hub.json, where a running Hub says it listens so
+ * the CLI on the same machine can find it.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const OPERATOR_KEY_FILE = 'operator.key';
+export const HUB_INFO_FILE = 'hub.json';
+
+/** Where a running Hub listens, as it wrote it. */
+export interface HubInfo {
+  readonly url: string;
+  readonly port: number;
+  readonly pid: number;
+  readonly startedAt: string;
+}
+
+export function ensureDataDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+}
+
+/** Reads the operator key, minting it on first start. A key file others can read is tightened to 0600. */
+export function loadOrCreateOperatorKey(dir: string): string {
+  const path = join(dir, OPERATOR_KEY_FILE);
+  try {
+    const key = readFileSync(path, 'utf8').trim();
+    if (key.length > 0) {
+      if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+      return key;
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const key = `cihub_op_${randomBytes(32).toString('base64url')}`;
+  writeAtomically(path, `${key}\n`, 0o600);
+  return key;
+}
+
+/** The operator key for the CLI; null when the file is missing or empty. */
+export function readOperatorKey(dir: string): string | null {
+  try {
+    const key = readFileSync(join(dir, OPERATOR_KEY_FILE), 'utf8').trim();
+    return key.length > 0 ? key : null;
+  } catch {
+    return null;
+  }
+}
+
+export function writeHubInfo(dir: string, info: HubInfo): void {
+  writeAtomically(join(dir, HUB_INFO_FILE), `${JSON.stringify(info, null, 2)}\n`, 0o600);
+}
+
+export function readHubInfo(dir: string): HubInfo | null {
+  try {
+    const info = JSON.parse(readFileSync(join(dir, HUB_INFO_FILE), 'utf8')) as Partial<HubInfo>;
+    return typeof info.url === 'string' && typeof info.port === 'number' ? (info as HubInfo) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Removes hub.json if it is still this process's (a newer Hub may have replaced it). */
+export function removeHubInfo(dir: string, pid: number): void {
+  if (readHubInfo(dir)?.pid === pid) rmSync(join(dir, HUB_INFO_FILE), { force: true });
+}
+
+function writeAtomically(path: string, text: string, mode: number): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, text, { mode });
+  renameSync(tmp, path);
+}

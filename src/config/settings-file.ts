@@ -1,0 +1,92 @@
+/**
+ * settings.json: the operator settings, read once at start and rewritten whole on each
+ * change. Writes go to a temporary file that is renamed over the old one, so a crash
+ * mid-write leaves the previous settings, never half of them.
+ */
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { HubError } from '../errors.js';
+import {
+  deepFreeze,
+  describeRule,
+  DEFAULT_SETTINGS,
+  SETTING_RULES,
+  settingsFromFile,
+  validatePatch,
+  type PoolSettings,
+  type RoutingPin,
+} from './settings-schema.js';
+
+export const SETTINGS_FILE_NAME = 'settings.json';
+
+export class SettingsFile {
+  readonly path: string;
+  #current: PoolSettings;
+
+  /** Opens (or creates) settings.json in dataDir. `ignored` lists keys that failed their rule. */
+  constructor(dataDir: string, onIgnored: (keys: string[]) => void = () => {}) {
+    this.path = join(dataDir, SETTINGS_FILE_NAME);
+    let doc: unknown = undefined;
+    try {
+      doc = JSON.parse(readFileSync(this.path, 'utf8'));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') onIgnored(['(settings.json is not valid JSON; defaults used)']);
+    }
+    const { settings, ignored } = settingsFromFile(doc);
+    if (ignored.length > 0) onIgnored(ignored);
+    this.#current = settings;
+    if (doc === undefined) this.#write(settings);
+  }
+
+  /** The settings in force; a frozen object, replaced (never mutated) on change. */
+  get(): PoolSettings {
+    return this.#current;
+  }
+
+  /** Applies a PATCH body: all of it or, on any problem, none of it. */
+  patch(body: unknown): PoolSettings {
+    const { patch, problems } = validatePatch(body);
+    if (problems.length > 0) {
+      throw new HubError('HUB_ERR_SETTINGS_INVALID', problems.map((p) => p.message).join('; '), {
+        details: { fields: problems },
+      });
+    }
+    return this.#replace({ ...this.#current, ...patch });
+  }
+
+  /** Upserts a pin keyed by (scope, model). */
+  upsertPin(pin: RoutingPin): PoolSettings {
+    const pins = this.#current.poolPins.filter((p) => !(p.scope === pin.scope && p.model === pin.model));
+    return this.#replace({ ...this.#current, poolPins: [...pins, pin] });
+  }
+
+  /** Removes the pin keyed by (scope, model); false when there was none. */
+  removePin(scope: RoutingPin['scope'], model: string | null): boolean {
+    const pins = this.#current.poolPins.filter((p) => !(p.scope === scope && p.model === model));
+    if (pins.length === this.#current.poolPins.length) return false;
+    this.#replace({ ...this.#current, poolPins: pins });
+    return true;
+  }
+
+  #replace(next: PoolSettings): PoolSettings {
+    const frozen = deepFreeze(structuredClone(next));
+    this.#write(frozen);
+    this.#current = frozen;
+    return frozen;
+  }
+
+  #write(settings: PoolSettings): void {
+    const tmp = `${this.path}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
+    renameSync(tmp, this.path);
+  }
+}
+
+/** Every setting with its default and range, for `GET /settings` consumers and docs. */
+export function settingsCatalogue(): Array<{ key: string; default: unknown; range: string }> {
+  return Object.entries(SETTING_RULES).map(([key, rule]) => ({
+    key,
+    default: (DEFAULT_SETTINGS as unknown as Record<string, unknown>)[key],
+    range: describeRule(rule),
+  }));
+}

@@ -1,0 +1,176 @@
+/**
+ * The operator settings (spec: "Operator settings"): every key, its default and its range,
+ * named once here. settings.json holds them; GET/PATCH /api/inference/pool/settings reads
+ * and changes them with no restart.
+ */
+
+export interface RoutingPin {
+  /** 'model' pins one exact model id; 'default' applies to every model without its own pin. */
+  readonly scope: 'model' | 'default';
+  /** The exact model id for scope 'model', compared verbatim; null for the default pin. */
+  readonly model: string | null;
+  /** 'local' or a peer's MagicDNS name. */
+  readonly target: string;
+}
+
+export interface PoolSettings {
+  readonly poolEnabled: boolean;
+  readonly poolOutboundEnabled: boolean;
+  readonly poolInboundEnabled: boolean;
+  /** Queued-request head start the local node gets over a peer (0-20). */
+  readonly poolLocalAffinity: number;
+  /** Seconds between peer capability probes (10-300); a snapshot is trusted for three polls. */
+  readonly poolHealthPollSeconds: number;
+  /** Written through /pins, never through PATCH. Empty: the ranker alone decides. */
+  readonly poolPins: readonly RoutingPin[];
+  readonly poolRequireSignedPeers: boolean;
+  readonly poolShareContainerStats: boolean;
+  /** Weight of the 0-3 GPU-pressure band; 0 keeps pressure out of the comparator entirely. */
+  readonly poolPressureWeight: number;
+  /** Largest estimated prompt this node serves while another node can take it; null = no ceiling. */
+  readonly poolMaxPromptTokens: number | null;
+  /** How long a local engine's health answer is reused for placement; 0 = probe live on every request. */
+  readonly poolProbeSnapshotTtlMs: number;
+  /** Queue depth up to which a session's last engine is preferred; 0 = prefix affinity off. */
+  readonly poolPrefixAffinityMaxInFlight: number;
+  /** 1: an Ollama candidate whose stated slots are full goes behind one with a free slot. */
+  readonly poolSlotAwareness: number;
+}
+
+type Rule =
+  | { readonly kind: 'boolean' }
+  | { readonly kind: 'integer'; readonly min: number; readonly max: number; readonly nullable?: true }
+  | { readonly kind: 'number'; readonly min: number; readonly max: number }
+  | { readonly kind: 'pins' };
+
+export const SETTING_RULES: { readonly [K in keyof PoolSettings]: Rule } = {
+  poolEnabled: { kind: 'boolean' },
+  poolOutboundEnabled: { kind: 'boolean' },
+  poolInboundEnabled: { kind: 'boolean' },
+  poolLocalAffinity: { kind: 'integer', min: 0, max: 20 },
+  poolHealthPollSeconds: { kind: 'integer', min: 10, max: 300 },
+  poolPins: { kind: 'pins' },
+  poolRequireSignedPeers: { kind: 'boolean' },
+  poolShareContainerStats: { kind: 'boolean' },
+  poolPressureWeight: { kind: 'number', min: 0, max: 3 },
+  poolMaxPromptTokens: { kind: 'integer', min: 1024, max: 1_048_576, nullable: true },
+  poolProbeSnapshotTtlMs: { kind: 'integer', min: 0, max: 300_000 },
+  poolPrefixAffinityMaxInFlight: { kind: 'integer', min: 0, max: 20 },
+  poolSlotAwareness: { kind: 'integer', min: 0, max: 1 },
+};
+
+export const DEFAULT_SETTINGS: PoolSettings = Object.freeze({
+  poolEnabled: true,
+  poolOutboundEnabled: true,
+  poolInboundEnabled: true,
+  poolLocalAffinity: 1,
+  poolHealthPollSeconds: 30,
+  poolPins: Object.freeze([]),
+  poolRequireSignedPeers: false,
+  poolShareContainerStats: true,
+  poolPressureWeight: 0,
+  poolMaxPromptTokens: null,
+  poolProbeSnapshotTtlMs: 0,
+  poolPrefixAffinityMaxInFlight: 0,
+  poolSlotAwareness: 0,
+});
+
+/** Keys PATCH may not write: pins have their own route. */
+export const NOT_PATCHABLE: ReadonlySet<string> = new Set(['poolPins']);
+
+export type SettingsPatch = Partial<Omit<PoolSettings, 'poolPins'>>;
+
+/** One refused field: what it was and what it must be. */
+export interface SettingProblem {
+  readonly field: string;
+  readonly message: string;
+}
+
+export function describeRule(rule: Rule): string {
+  switch (rule.kind) {
+    case 'boolean':
+      return 'true or false';
+    case 'integer':
+      return `a whole number from ${rule.min} to ${rule.max}${rule.nullable ? ', or null' : ''}`;
+    case 'number':
+      return `a number from ${rule.min} to ${rule.max}`;
+    case 'pins':
+      return 'a list of pins (written through /api/inference/pool/pins)';
+  }
+}
+
+/** Whether one value satisfies its rule. Pure; used for PATCH and for reading settings.json. */
+export function valueFits(rule: Rule, value: unknown): boolean {
+  switch (rule.kind) {
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'integer':
+      if (value === null) return rule.nullable === true;
+      return typeof value === 'number' && Number.isInteger(value) && value >= rule.min && value <= rule.max;
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) && value >= rule.min && value <= rule.max;
+    case 'pins':
+      return Array.isArray(value) && value.every(isPin);
+  }
+}
+
+export function isPin(value: unknown): value is RoutingPin {
+  if (typeof value !== 'object' || value === null) return false;
+  const pin = value as Record<string, unknown>;
+  if (typeof pin.target !== 'string' || pin.target.length === 0) return false;
+  if (pin.scope === 'default') return pin.model === null || pin.model === undefined;
+  return pin.scope === 'model' && typeof pin.model === 'string' && pin.model.length > 0;
+}
+
+/**
+ * Validates a PATCH body as a whole: every problem is reported, and a body with any
+ * problem changes nothing.
+ */
+export function validatePatch(body: unknown): { patch: SettingsPatch; problems: SettingProblem[] } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return { patch: {}, problems: [{ field: '(body)', message: 'the body must be a JSON object of settings' }] };
+  }
+  const problems: SettingProblem[] = [];
+  const patch: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(body)) {
+    const rule = (SETTING_RULES as Record<string, Rule | undefined>)[field];
+    if (rule === undefined) {
+      problems.push({ field, message: `${field} is not a setting (known: ${Object.keys(SETTING_RULES).join(', ')})` });
+    } else if (NOT_PATCHABLE.has(field)) {
+      problems.push({ field, message: `${field} is written through POST/DELETE /api/inference/pool/pins, not PATCH` });
+    } else if (!valueFits(rule, value)) {
+      problems.push({ field, message: `${field} must be ${describeRule(rule)}; got ${JSON.stringify(value)}` });
+    } else {
+      patch[field] = value;
+    }
+  }
+  if (problems.length === 0 && Object.keys(patch).length === 0) {
+    problems.push({ field: '(body)', message: 'the body names no setting to change' });
+  }
+  return { patch: patch as SettingsPatch, problems };
+}
+
+/**
+ * Reads a settings.json document leniently: a key that fails its rule falls back to its
+ * default (and is reported), so a hand-edited file never stops the Hub from starting.
+ */
+export function settingsFromFile(doc: unknown): { settings: PoolSettings; ignored: string[] } {
+  const ignored: string[] = [];
+  const merged: Record<string, unknown> = { ...DEFAULT_SETTINGS };
+  if (typeof doc === 'object' && doc !== null && !Array.isArray(doc)) {
+    for (const [field, value] of Object.entries(doc)) {
+      const rule = (SETTING_RULES as Record<string, Rule | undefined>)[field];
+      if (rule === undefined || !valueFits(rule, value)) ignored.push(field);
+      else merged[field] = value;
+    }
+  }
+  return { settings: deepFreeze(merged as unknown as PoolSettings), ignored };
+}
+
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}

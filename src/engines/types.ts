@@ -1,0 +1,39 @@
+/**
+ * What the Hub knows about its local engines. Absent is not zero: a field an engine did
+ * not report is null, and its comment says what null means.
+ */
+import type { EngineKind } from './engine-kind.js';
+
+/** One model an engine lists. */
+export interface ModelInfo {
+  readonly name: string;
+  /** Ollama's details.parameter_size, e.g. "8.2B"; null when the engine does not say. */
+  readonly parameterSize: string | null;
+  /** Ollama's capabilities (e.g. "completion", "tools", "embedding"); null when the engine does not say. */
+  readonly capabilities: readonly string[] | null;
+  /** Bytes on disk; null when the engine does not say. */
+  readonly sizeBytes: number | null;
+}
+
+/** The answer one probe of one engine gave. */
+export interface ProbeAnswer {
+  /** Something answered at the engine's address. */
+  readonly running: boolean;
+  /** It answered as the engine it is configured as, with a usable model list. */
+  readonly healthy: boolean;
+  readonly models: readonly ModelInfo[];
+  /** Why it is not healthy, in a few words; null when healthy. */
+  readonly error: string | null;
+}
+
+/** One engine's health as placement reads it. */
+export interface BackendView extends ProbeAnswer {
+  readonly backendId: string;
+  readonly kind: EngineKind;
+  readonly url: string;
+  /** How old the answer was when it was read, ms; null when no probe has answered yet. */
+  readonly probedMsAgo: number | null;
+}
+
+/** The app-facing routes the proxy relays, by dialect. */
+export type ProxyDialect = 'openai' | 'ollama';

@@ -1,0 +1,98 @@
+/**
+ * Operator routes: settings, status, the routing log, API keys and /identify. Every route
+ * declares who may call it; the guard reads that declaration and nothing else.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { decideAccess, identifyCaller, type RouteAccess } from '../auth/operator-credential.js';
+import { HubError } from '../errors.js';
+import { API_KEY_SCOPES, MAX_KEY_NAME_LENGTH, type ApiKeyScope } from '../store/api-keys.js';
+import { parseSince } from '../routing-log/ring.js';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../routing-log/cursor.js';
+import type { HubServices } from './services.js';
+
+/** Pool protocol version /identify advertises. */
+export const POOL_PROTOCOL_VERSION = 2;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: RouteAccess;
+  }
+}
+
+export function registerOperatorRoutes(app: FastifyInstance, s: HubServices): void {
+  app.addHook('preHandler', async (request: FastifyRequest) => {
+    const access = request.routeOptions.config.access;
+    if (access === undefined) return;
+    const caller = identifyCaller(request.headers.authorization, request.method, s.operatorKey, (k) => s.apiKeys.lookup(k));
+    const verdict = decideAccess(caller, access);
+    if (!verdict.allowed) {
+      throw verdict.code === 'AUTH_ERROR_QA_READ_KEY_ROUTE_NOT_ALLOWED'
+        ? new HubError(verdict.code, 'a qa:read key may read pool status and the routing log only')
+        : new HubError(verdict.code, 'this route needs the operator key (Authorization: Bearer <contents of operator.key in the data dir>)');
+    }
+  });
+
+  const operator = { config: { access: 'operator' as const } };
+  const observability = { config: { access: 'observability-read' as const } };
+
+  app.get('/api/inference/pool/identify', async () => ({ isCiHub: true, poolProtocol: POOL_PROTOCOL_VERSION }));
+
+  app.get('/api/inference/pool/status', observability, async () => s.status());
+
+  app.get('/api/inference/pool/routing-log', observability, async (request) => {
+    const query = request.query as Record<string, unknown>;
+    return s.routingLog.page({ limit: parseLimit(query.limit), ...parseSinceQuery(query.since) });
+  });
+
+  app.get('/api/inference/pool/settings', operator, async () => s.settings.get());
+  app.patch('/api/inference/pool/settings', operator, async (request) => {
+    const before = s.settings.get();
+    const after = s.settings.patch(request.body);
+    s.logger.info({ changed: Object.keys(request.body as object) }, 'pool settings changed');
+    if (before.poolEnabled !== after.poolEnabled) s.logger.info({ poolEnabled: after.poolEnabled }, after.poolEnabled ? 'pooling switched on' : 'pooling switched off');
+    return after;
+  });
+
+  app.get('/api/hub/api-keys', operator, async () => ({ keys: s.apiKeys.list() }));
+  app.post('/api/hub/api-keys', operator, async (request, reply) => {
+    const { name, scope } = parseKeyRequest(request.body);
+    const { record, key } = s.apiKeys.create(name, scope);
+    s.logger.info({ id: record.id, scope }, 'api key created');
+    reply.code(201);
+    return { ...record, key };
+  });
+  app.delete('/api/hub/api-keys/:id', operator, async (request) => {
+    const { id } = request.params as { id: string };
+    if (!s.apiKeys.revoke(id)) throw new HubError('HUB_ERR_NOT_FOUND', `no live API key has id ${id}`);
+    s.logger.info({ id }, 'api key revoked');
+    return { revoked: id };
+  });
+}
+
+function parseLimit(raw: unknown): number {
+  if (raw === undefined) return DEFAULT_PAGE_LIMIT;
+  const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE_LIMIT) {
+    throw new HubError('HUB_ERR_QUERY_INVALID', `limit must be a whole number from 1 to ${MAX_PAGE_LIMIT}; got ${JSON.stringify(raw)}`);
+  }
+  return n;
+}
+
+function parseSinceQuery(raw: unknown): { since?: string } {
+  if (raw === undefined) return {};
+  if (typeof raw !== 'string') throw new HubError('HUB_ERR_QUERY_INVALID', 'since must be given once, as an ISO 8601 time with a zone');
+  const parsed = parseSince(raw);
+  if (!parsed.ok) throw new HubError('HUB_ERR_QUERY_INVALID', parsed.message);
+  return { since: parsed.iso };
+}
+
+function parseKeyRequest(body: unknown): { name: string; scope: ApiKeyScope } {
+  const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const problems: string[] = [];
+  const name = typeof b.name === 'string' ? b.name.trim() : '';
+  if (name.length === 0 || name.length > MAX_KEY_NAME_LENGTH || /[\u0000-\u001f]/.test(name)) problems.push(`name must be 1 to ${MAX_KEY_NAME_LENGTH} printable characters`);
+  const scope = API_KEY_SCOPES.find((s) => s === b.scope);
+  if (!scope) problems.push(`scope must be one of ${API_KEY_SCOPES.join(', ')}; got ${JSON.stringify(b.scope)}`);
+  if (problems.length > 0 || !scope) throw new HubError('HUB_ERR_BAD_REQUEST', problems.join('; '));
+  return { name, scope };
+}

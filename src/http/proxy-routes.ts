@@ -1,0 +1,74 @@
+/**
+ * The app-facing proxy under /api/inference/pool, both dialects. The inference guard runs
+ * before the body is read; bodies are kept as the raw bytes the app sent (parsed once by
+ * the proxy), and responses are written straight to the socket so streams pass untouched.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { bearerToken } from '../auth/bearer.js';
+import { checkOrigin } from '../auth/origin-check.js';
+import type { ProxyDialect } from '../engines/types.js';
+import { HubError } from '../errors.js';
+import { writeProxyError } from '../proxy/proxy-errors.js';
+import { MODEL_MANAGEMENT_PATHS, PROXY_PREFIX, ROUTED_ROUTES } from '../proxy/route-table.js';
+import { toHubError } from './error-mapping.js';
+import type { HubServices } from './services.js';
+
+/** Largest request body the proxy reads: 64 MiB, far above a 1M-token prompt at ~4 bytes a token. */
+export const PROXY_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
+
+export async function registerProxyRoutes(app: FastifyInstance, s: HubServices): Promise<void> {
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: PROXY_BODY_LIMIT_BYTES }, (_req, body, done) => done(null, body));
+    scope.addHook('onRequest', async (request, reply) => guardInference(s, request, reply));
+
+    for (const route of ROUTED_ROUTES) {
+      scope.post(`${PROXY_PREFIX}${route.path}`, async (request, reply) =>
+        serve(reply, route.dialect, s, () => s.proxy.serveRouted(route, bodyOf(request), request.headers.accept, reply.raw)),
+      );
+    }
+    scope.get(`${PROXY_PREFIX}/v1/models`, async (_req, reply) => serve(reply, 'openai', s, () => s.localRoutes.openAIModels(reply.raw)));
+    scope.get(`${PROXY_PREFIX}/api/tags`, async (_req, reply) => serve(reply, 'ollama', s, () => s.localRoutes.ollamaTags(reply.raw)));
+    scope.get(`${PROXY_PREFIX}/api/ps`, async (_req, reply) => serve(reply, 'ollama', s, () => s.localRoutes.ollamaPs(reply.raw)));
+    scope.get(`${PROXY_PREFIX}/api/version`, async (_req, reply) => serve(reply, 'ollama', s, () => s.localRoutes.ollamaVersion(reply.raw)));
+    scope.post(`${PROXY_PREFIX}/api/show`, async (request, reply) => serve(reply, 'ollama', s, () => s.localRoutes.ollamaShow(bodyOf(request), reply.raw)));
+    for (const path of MODEL_MANAGEMENT_PATHS) {
+      scope.all(`${PROXY_PREFIX}${path}`, async (_req, reply) =>
+        serve(reply, 'ollama', s, async () => {
+          throw new HubError('HUB_ERR_ROUTE_NOT_PROXIED', `${path} is not relayed by the pool: managing models is done on each node's own engine, never through the pool`);
+        }),
+      );
+    }
+  });
+}
+
+function bodyOf(request: FastifyRequest): Buffer {
+  return Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+}
+
+/** Runs a proxy handler on the raw response; errors thrown before anything was sent answer in the app's dialect. */
+async function serve(reply: FastifyReply, dialect: ProxyDialect, s: HubServices, handler: () => Promise<void>): Promise<void> {
+  reply.hijack();
+  try {
+    await handler();
+  } catch (err) {
+    const hubError = toHubError(err);
+    if (hubError.code === 'HUB_ERR_INTERNAL') s.logger.error({ err }, 'proxy handler failed');
+    writeProxyError(reply.raw, dialect, hubError.status, hubError.code, hubError.message);
+  }
+}
+
+/** The inference access guard: admitted by origin, else by an inference key; refusals in OpenAI's shape. */
+async function guardInference(s: HubServices, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const origin = checkOrigin(request.ip, request.headers, s.env.knobs.tailnetRequiresKey());
+  if (origin.inside) return;
+  const token = bearerToken(request.headers.authorization);
+  if (token !== null && s.apiKeys.lookup(token)?.scope === 'inference') return;
+  const code = token === null ? 'missing_api_key' : 'invalid_api_key';
+  const message =
+    token === null
+      ? `This request needs an inference API key because ${origin.why}. Create one on the Hub with \`cihub api-key create --name <label> --scope inference\` and send it as Authorization: Bearer <key>.`
+      : `The API key sent is not a live inference key for this Hub (${origin.why}, so a key is required). Create one with \`cihub api-key create --name <label> --scope inference\`.`;
+  reply.hijack();
+  writeProxyError(reply.raw, 'openai', 401, code, message);
+}

@@ -1,0 +1,37 @@
+/**
+ * Builds the Hub's HTTP server: operator routes, the proxy, one error mapping and one
+ * not-found answer. Fastify's per-request logging is off: the Hub logs its own events,
+ * which carry metadata and never a body.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { HubError } from '../errors.js';
+import { toHubError } from './error-mapping.js';
+import { registerOperatorRoutes } from './operator-routes.js';
+import { registerProxyRoutes } from './proxy-routes.js';
+import type { HubServices } from './services.js';
+
+/** Operator bodies are small JSON documents. */
+export const OPERATOR_BODY_LIMIT_BYTES = 256 * 1024;
+
+export async function buildServer(s: HubServices): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false,
+    disableRequestLogging: true,
+    bodyLimit: OPERATOR_BODY_LIMIT_BYTES,
+    trustProxy: s.env.trustProxy,
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+  });
+  app.setErrorHandler((err, _request, reply) => {
+    const hubError = toHubError(err);
+    if (hubError.code === 'HUB_ERR_INTERNAL') s.logger.error({ err }, 'operator route failed');
+    void reply.code(hubError.status).send(hubError.toBody());
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const e = new HubError('HUB_ERR_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]} on this Hub`);
+    void reply.code(e.status).send(e.toBody());
+  });
+  registerOperatorRoutes(app, s);
+  await registerProxyRoutes(app, s);
+  return app;
+}

@@ -1,0 +1,21 @@
+/** What the HTTP layer needs from the rest of the Hub; system.ts builds it. */
+import type { Logger } from 'pino';
+import type { HubEnv } from '../config/env.js';
+import type { SettingsFile } from '../config/settings-file.js';
+import type { LocalRoutes } from '../proxy/local-routes.js';
+import type { PoolProxy } from '../proxy/pool-proxy.js';
+import type { RoutingLog } from '../routing-log/ring.js';
+import type { PoolStatus } from '../status/pool-status.js';
+import type { ApiKeyStore } from '../store/api-keys.js';
+
+export interface HubServices {
+  readonly env: HubEnv;
+  readonly logger: Logger;
+  readonly operatorKey: string;
+  readonly settings: SettingsFile;
+  readonly apiKeys: ApiKeyStore;
+  readonly routingLog: RoutingLog;
+  readonly proxy: PoolProxy;
+  readonly localRoutes: LocalRoutes;
+  status(): PoolStatus;
+}

@@ -1,0 +1,26 @@
+/**
+ * Candidates: the engines that hold the requested model, are healthy by the snapshot, and
+ * speak the request's dialect. Exclusion happens here and nowhere else; every later step
+ * only reorders.
+ */
+import type { BackendView, ProxyDialect } from '../engines/types.js';
+import { ADAPTERS } from '../engines/adapters.js';
+import type { Candidate } from './types.js';
+
+export function localCandidates(
+  backends: readonly BackendView[],
+  model: string,
+  dialect: ProxyDialect,
+  inFlight: (backendId: string) => number,
+): Candidate[] {
+  return backends
+    .filter((b) => b.healthy && ADAPTERS[b.kind].speaks(dialect) && b.models.some((m) => m.name === model))
+    .map((b) => ({
+      id: `local/${b.backendId}`,
+      node: 'local',
+      backendId: b.backendId,
+      engine: b.kind,
+      url: b.url,
+      queueDepth: inFlight(b.backendId),
+    }));
+}

@@ -1,0 +1,14 @@
+/**
+ * The deadline for an engine's response headers (spec, Failover). On a streamed request the
+ * first byte waits for model load and prompt evaluation, so the budget grows with the prompt:
+ * max(HUB_POOL_FIRST_BYTE_TIMEOUT_MS, (bytes / 4) / HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC).
+ * A fixed 300 s budget once cancelled a 47k-token turn that was 98 % evaluated.
+ */
+
+/** Bytes per token the pool's own prompt estimate assumes. */
+export const BYTES_PER_ESTIMATED_TOKEN = 4;
+
+export function headerBudgetMs(bodyBytes: number, firstByteTimeoutMs: number, minPrefillTokensPerSec: number): number {
+  const estimatedTokens = bodyBytes / BYTES_PER_ESTIMATED_TOKEN;
+  return Math.max(firstByteTimeoutMs, Math.ceil((estimatedTokens / minPrefillTokensPerSec) * 1000));
+}

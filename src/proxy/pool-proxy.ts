@@ -1,0 +1,115 @@
+/**
+ * PoolProxy: the one call a proxy route makes. Reads the request's facts once, resolves
+ * auto, builds candidates from the engine snapshot, places them, opens the routing-log row
+ * and hands the walk the order. Everything before the walk is a pure decision over snapshots.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Dispatcher } from 'undici';
+import type { Logger } from 'pino';
+import type { HubEnv } from '../config/env.js';
+import type { PoolSettings } from '../config/settings-schema.js';
+import type { BackendHealth } from '../engines/health-snapshot.js';
+import type { BackendView, ProxyDialect } from '../engines/types.js';
+import { ADAPTERS } from '../engines/adapters.js';
+import { HubError } from '../errors.js';
+import { localCandidates } from '../placement/candidates.js';
+import { place } from '../placement/pipeline.js';
+import { rankCandidates } from '../placement/rank.js';
+import type { RoutingLog } from '../routing-log/ring.js';
+import { AUTO_MODEL, resolveAuto, type ModelOffer } from './auto-alias.js';
+import { headerBudgetMs } from './header-budget.js';
+import type { InFlight } from './in-flight.js';
+import { localBackendsReport } from './local-backends-report.js';
+import { writeProxyError } from './proxy-errors.js';
+import { forwardBody, readRequestFacts } from './request-facts.js';
+import type { RoutedRoute } from './route-table.js';
+import { walk } from './walk.js';
+
+export interface PoolProxyDeps {
+  readonly env: HubEnv;
+  readonly settings: () => PoolSettings;
+  readonly health: BackendHealth;
+  readonly inFlight: InFlight;
+  readonly routingLog: RoutingLog;
+  readonly dispatcher: Dispatcher;
+  readonly logger: Logger;
+}
+
+export class PoolProxy {
+  readonly #deps: PoolProxyDeps;
+
+  constructor(deps: PoolProxyDeps) {
+    this.#deps = deps;
+  }
+
+  /** Serves one routed request (chat, completion, generate, embeddings) end to end. */
+  async serveRouted(route: RoutedRoute, raw: Buffer, accept: string | undefined, res: ServerResponse): Promise<void> {
+    const startedAt = performance.now();
+    const facts = readRequestFacts(raw, route);
+    if (facts.model === null) {
+      throw new HubError('HUB_ERR_MODEL_REQUIRED', `the request names no model: add a "model" field (a model id, or "auto") to the ${route.path} body`);
+    }
+    const views = await this.#deps.health.read();
+    const model = facts.model === AUTO_MODEL ? this.resolveAutoModel(views, route.dialect, res) : facts.model;
+    if (model === null) return;
+
+    const candidates = localCandidates(views, model, route.dialect, (id) => this.#deps.inFlight.count(id));
+    const placement = place(rankCandidates(candidates, { localAffinity: this.#deps.settings().poolLocalAffinity }));
+    const body = forwardBody(raw, facts, model);
+    const requestId = randomUUID();
+    const budgetMs = headerBudgetMs(body.length, this.#deps.env.firstByteTimeoutMs, this.#deps.env.minPrefillTokensPerSec);
+    this.#deps.routingLog.open({
+      id: requestId,
+      direction: 'outbound',
+      path: route.path,
+      model,
+      candidates: placement.order.length,
+      stream: facts.stream,
+      bodyBytes: body.length,
+      budgetMs,
+      placement: placement.records,
+    });
+
+    if (placement.order.length === 0) {
+      this.#deps.routingLog.settle(requestId, { outcome: 'failed', attempt: null, reason: 'no candidate holds the model', totalMs: Math.round(performance.now() - startedAt) });
+      writeProxyError(res, route.dialect, 502, 'HUB_ERR_NO_CANDIDATE', `No pool node currently has model "${model}" available.`, { localBackends: localBackendsReport(views) }, { 'x-hub-pool-request-id': requestId });
+      return;
+    }
+    await walk(
+      { dispatcher: this.#deps.dispatcher, rows: this.#deps.routingLog, inFlight: this.#deps.inFlight, logger: this.#deps.logger },
+      { requestId, route, model, body, stream: facts.stream, order: placement.order, budgetMs, startedAt, accept, res },
+    );
+  }
+
+  /** The model auto stands for over what this node serves in the dialect; answers the 502 itself and returns null when there is none. */
+  resolveAutoModel(views: readonly BackendView[], dialect: ProxyDialect, res: ServerResponse): string | null {
+    const model = resolveAuto(offersOf(views, dialect));
+    if (model === null) {
+      writeProxyError(res, dialect, 502, 'HUB_ERR_NO_AUTO_MODEL', 'No chat model on this Hub or its connected peers can stand in for "auto". Load a chat model on a pool node, or ask for one by name.', {
+        localBackends: localBackendsReport(views),
+      });
+    }
+    return model;
+  }
+}
+
+/** The models this node offers in one dialect, merged across its healthy engines. */
+export function offersOf(views: readonly BackendView[], dialect: ProxyDialect): ModelOffer[] {
+  const byName = new Map<string, ModelOffer>();
+  for (const view of views) {
+    if (!view.healthy || !ADAPTERS[view.kind].speaks(dialect)) continue;
+    for (const m of view.models) {
+      const seen = byName.get(m.name);
+      byName.set(m.name, {
+        name: m.name,
+        parameterSize: seen?.parameterSize ?? m.parameterSize,
+        capabilities: seen?.capabilities ?? m.capabilities,
+        nodes: 1,
+        local: true,
+      });
+    }
+  }
+  return [...byName.values()];
+}

@@ -1,0 +1,26 @@
+/**
+ * Errors on the app-facing routes, in the dialect the app speaks, so an OpenAI SDK or the
+ * Ollama client shows the reason verbatim: OpenAI `{ error: { message, type, code } }`,
+ * Ollama `{ error: "message" }`.
+ */
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { ProxyDialect } from '../engines/types.js';
+
+export function writeProxyError(
+  res: ServerResponse,
+  dialect: ProxyDialect,
+  status: number,
+  code: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+  headers: OutgoingHttpHeaders = {},
+): void {
+  if (res.headersSent || res.destroyed) return;
+  const body =
+    dialect === 'openai'
+      ? { error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', code }, ...extra }
+      : { error: message, code, ...extra };
+  const text = JSON.stringify(body);
+  res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}

@@ -1,0 +1,30 @@
+/**
+ * The headers an app receives: the engine's own, minus hop-by-hop ones and minus any
+ * x-hub-pool-* header an engine or peer sent (attribution is always this Hub's statement),
+ * plus this Hub's X-Hub-Pool-* headers, set before the first body byte.
+ */
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'proxy-authenticate', 'proxy-authorization']);
+
+export interface Attribution {
+  /** 'local' or the serving peer's MagicDNS name. */
+  readonly servedBy: string;
+  /** Engine kind on the serving node; null when a peer did not say. */
+  readonly backend: string | null;
+  readonly model: string;
+  readonly requestId: string;
+}
+
+export function relayHeaders(upstream: IncomingHttpHeaders | Record<string, string | string[] | undefined>, attribution: Attribution): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(upstream)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith('x-hub-pool-')) continue;
+    out[name] = value;
+  }
+  out['x-hub-pool-served-by'] = attribution.servedBy;
+  if (attribution.backend !== null) out['x-hub-pool-backend'] = attribution.backend;
+  out['x-hub-pool-model'] = attribution.model;
+  out['x-hub-pool-request-id'] = attribution.requestId;
+  return out;
+}

@@ -1,0 +1,32 @@
+/**
+ * The app-facing routes (spec, "Endpoints an app sees through the proxy"), both dialects.
+ * Routed routes carry a model in the body and are placed; local-only routes answer for
+ * this node (or, for listings, for the pool). Model management (pull, push, delete, copy,
+ * create) is deliberately absent: it is a node-local administrative action.
+ */
+import type { ProxyDialect } from '../engines/types.js';
+
+export interface RoutedRoute {
+  readonly path: string;
+  readonly dialect: ProxyDialect;
+  /** Chat and completion routes: a non-streamed answer is read whole before it is sent. */
+  readonly completion: boolean;
+  /** Ollama's native chat and generate stream unless the body says stream: false; the OpenAI routes only when it says stream: true. */
+  readonly streamsByDefault: boolean;
+}
+
+export const ROUTED_ROUTES: readonly RoutedRoute[] = [
+  { path: '/v1/chat/completions', dialect: 'openai', completion: true, streamsByDefault: false },
+  { path: '/v1/completions', dialect: 'openai', completion: true, streamsByDefault: false },
+  { path: '/v1/embeddings', dialect: 'openai', completion: false, streamsByDefault: false },
+  { path: '/api/chat', dialect: 'ollama', completion: true, streamsByDefault: true },
+  { path: '/api/generate', dialect: 'ollama', completion: true, streamsByDefault: true },
+  { path: '/api/embed', dialect: 'ollama', completion: false, streamsByDefault: false },
+  { path: '/api/embeddings', dialect: 'ollama', completion: false, streamsByDefault: false },
+];
+
+/** Native routes that change what a node holds: never relayed. */
+export const MODEL_MANAGEMENT_PATHS: readonly string[] = ['/api/pull', '/api/push', '/api/delete', '/api/copy', '/api/create', '/api/blobs'];
+
+/** The prefix under which apps reach the proxy. */
+export const PROXY_PREFIX = '/api/inference/pool';

@@ -1,0 +1,216 @@
+/**
+ * The failover walk for one request: try each candidate in placement order, move on when the
+ * failover policy says so, and commit to the first answer that ends the walk. Once status
+ * and headers have gone to the app nothing is retried: a stream that dies afterwards is left
+ * to die. The routing-log row settles exactly once, whichever way the walk ends.
+ *
+ * A caller that hangs up aborts the engine request (a long prefill nobody will read is
+ * expensive), is never failed over, and is recorded with the node it was waiting on.
+ */
+import type { ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream';
+import { performance } from 'node:perf_hooks';
+import { request, type Dispatcher } from 'undici';
+import type { Logger } from 'pino';
+import { describeTransportError } from '../engines/probe-fetch.js';
+import { ADAPTERS } from '../engines/adapters.js';
+import type { Attempt, RoutingLogEntry } from '../routing-log/entry.js';
+import type { Candidate } from '../placement/types.js';
+import { decideOnStatus, describeFailure, type AttemptFailure } from './failover-policy.js';
+import type { InFlight } from './in-flight.js';
+import { writeProxyError } from './proxy-errors.js';
+import { relayHeaders } from './response-headers.js';
+import type { RoutedRoute } from './route-table.js';
+
+export interface RowWriter {
+  update(id: string, patch: Partial<RoutingLogEntry>): void;
+  settle(id: string, patch: Partial<RoutingLogEntry>): void;
+}
+
+export interface WalkDeps {
+  readonly dispatcher: Dispatcher;
+  readonly rows: RowWriter;
+  readonly inFlight: InFlight;
+  readonly logger: Logger;
+}
+
+export interface WalkRequest {
+  readonly requestId: string;
+  readonly route: RoutedRoute;
+  readonly model: string;
+  readonly body: Buffer;
+  readonly stream: boolean;
+  readonly order: readonly Candidate[];
+  readonly budgetMs: number;
+  /** performance.now() when the request arrived: durations are measured from here. */
+  readonly startedAt: number;
+  readonly accept: string | undefined;
+  readonly res: ServerResponse;
+}
+
+const STREAM_CONTENT_TYPES = /^(application\/x-ndjson|text\/event-stream)/i;
+
+export async function walk(deps: WalkDeps, req: WalkRequest): Promise<void> {
+  const { res, order, requestId } = req;
+  const abort = new AbortController();
+  let callerGone = false;
+  const onClose = () => {
+    if (!res.writableFinished) {
+      callerGone = true;
+      abort.abort();
+    }
+  };
+  res.on('close', onClose);
+  const attempts: Attempt[] = [];
+  const elapsed = () => Math.round(performance.now() - req.startedAt);
+
+  for (const [index, candidate] of order.entries()) {
+    if (callerGone) break;
+    const release = deps.inFlight.acquire(candidate.backendId ?? candidate.node);
+    const upstreamPath = candidate.engine === null ? req.route.path : ADAPTERS[candidate.engine].upstreamPath(req.route.path);
+    let answer: Dispatcher.ResponseData;
+    try {
+      answer = await request(`${candidate.url}${upstreamPath ?? req.route.path}`, {
+        method: 'POST',
+        dispatcher: deps.dispatcher,
+        headers: { 'content-type': 'application/json', ...(req.accept ? { accept: req.accept } : {}) },
+        body: req.body,
+        signal: abort.signal,
+        headersTimeout: req.budgetMs,
+        bodyTimeout: 0,
+      });
+    } catch (err) {
+      release();
+      if (callerGone) return settleHangUp(deps, req, candidate, index, attempts, null, elapsed());
+      const failure = failureOf(err, req.budgetMs);
+      recordFailover(deps, req, candidate, attempts, { status: null, reason: describeFailure(failure) });
+      continue;
+    }
+
+    if (decideOnStatus(answer.statusCode) === 'fail-over') {
+      answer.body.destroy();
+      release();
+      recordFailover(deps, req, candidate, attempts, { status: answer.statusCode, reason: `HTTP ${answer.statusCode}` });
+      continue;
+    }
+
+    const headersMs = elapsed();
+    const contentType = String(answer.headers['content-type'] ?? '');
+    const relayAsStream = req.stream || STREAM_CONTENT_TYPES.test(contentType) || !req.route.completion;
+    const headers = relayHeaders(answer.headers, { servedBy: candidate.node, backend: candidate.engine, model: req.model, requestId });
+    if (!relayAsStream) {
+      // A non-streamed completion arrives with its headers anyway: read it whole before
+      // committing, so an engine that drops the connection part-way can still be failed over.
+      let whole: Buffer;
+      try {
+        whole = Buffer.from(await answer.body.arrayBuffer());
+      } catch (err) {
+        release();
+        if (callerGone) return settleHangUp(deps, req, candidate, index, attempts, answer.statusCode, elapsed());
+        recordFailover(deps, req, candidate, attempts, { status: answer.statusCode, reason: `the engine's connection dropped mid-body (${describeTransportError(err)})` });
+        continue;
+      }
+      headers['content-length'] = whole.length;
+      res.writeHead(answer.statusCode, headers);
+      res.end(whole);
+      release();
+      res.off('close', onClose);
+      return settleCommitted(deps, req, candidate, index, attempts, answer.statusCode, headersMs, elapsed(), null);
+    }
+
+    res.writeHead(answer.statusCode, headers);
+    deps.rows.update(requestId, { node: candidate.node, backend: candidate.engine, status: answer.statusCode, durationMs: headersMs });
+    return new Promise<void>((resolve) => {
+      pipeline(answer.body, res, (err) => {
+        release();
+        res.off('close', onClose);
+        if (callerGone) settleHangUp(deps, req, candidate, index, attempts, answer.statusCode, elapsed());
+        else settleCommitted(deps, req, candidate, index, attempts, answer.statusCode, headersMs, elapsed(), err ? "the engine's connection dropped mid-body" : null);
+        resolve();
+      });
+    });
+  }
+
+  res.off('close', onClose);
+  if (callerGone) {
+    const last = order[Math.max(0, attempts.length - 1)] ?? null;
+    if (last) return settleHangUp(deps, req, last, attempts.length, attempts, null, elapsed());
+  }
+  return answerAllFailed(deps, req, attempts, elapsed());
+}
+
+function failureOf(err: unknown, budgetMs: number): AttemptFailure {
+  const code = (err as { code?: unknown }).code;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') return { kind: 'deadline', budgetMs };
+  return { kind: 'transport', reason: describeTransportError(err) };
+}
+
+function recordFailover(deps: WalkDeps, req: WalkRequest, candidate: Candidate, attempts: Attempt[], outcome: { status: number | null; reason: string }): void {
+  const attempt: Attempt = { node: candidate.node, backend: candidate.engine, status: outcome.status, reason: outcome.reason };
+  attempts.push(attempt);
+  deps.logger.warn({ requestId: req.requestId, node: candidate.node, backend: candidate.engine, status: outcome.status, reason: outcome.reason }, 'failed over from a candidate');
+}
+
+function settleCommitted(
+  deps: WalkDeps,
+  req: WalkRequest,
+  candidate: Candidate,
+  index: number,
+  attempts: Attempt[],
+  status: number,
+  durationMs: number,
+  totalMs: number,
+  bodyFault: string | null,
+): void {
+  const refused = status >= 400;
+  deps.rows.settle(req.requestId, {
+    node: candidate.node,
+    backend: candidate.engine,
+    attempt: index + 1,
+    failedOverFrom: attempts.map((a) => a.node),
+    attempts: [...attempts],
+    status,
+    durationMs,
+    totalMs,
+    outcome: refused || bodyFault !== null ? 'failed' : 'served',
+    requestError: refused ? { signature: 'client-error', basis: 'status', confirms: null } : null,
+    reason: refused ? `HTTP ${status}` : bodyFault,
+  });
+}
+
+function settleHangUp(deps: WalkDeps, req: WalkRequest, candidate: Candidate, index: number, attempts: Attempt[], status: number | null, totalMs: number): void {
+  deps.logger.info({ requestId: req.requestId, node: candidate.node, afterMs: totalMs, answered: status !== null }, 'the caller closed its connection before the answer was complete');
+  deps.rows.settle(req.requestId, {
+    node: candidate.node,
+    backend: candidate.engine,
+    attempt: index + 1,
+    failedOverFrom: attempts.map((a) => a.node),
+    attempts: [...attempts],
+    status,
+    totalMs,
+    outcome: 'failed',
+    clientClosed: true,
+    reason: status === null ? 'the caller closed its connection before any answer' : 'the caller closed its connection mid-answer',
+  });
+}
+
+function answerAllFailed(deps: WalkDeps, req: WalkRequest, attempts: Attempt[], totalMs: number): void {
+  const last = attempts[attempts.length - 1];
+  const allDeadlines = attempts.length > 0 && attempts.every((a) => a.status === null && a.reason.startsWith('No response headers'));
+  const message = allDeadlines
+    ? `No pool candidate answered for model "${req.model}" within its deadline (${req.budgetMs} ms each, ${attempts.length} tried). A deadline is not proof a node is down: a long prompt can take minutes to reach its first token.`
+    : `All ${attempts.length} pool candidates for model "${req.model}" failed; the last: ${last?.node ?? '?'} (${last?.reason ?? 'no reason'})`;
+  deps.rows.settle(req.requestId, {
+    node: null,
+    backend: null,
+    status: null,
+    durationMs: null,
+    attempt: attempts.length,
+    failedOverFrom: attempts.map((a) => a.node),
+    attempts: [...attempts],
+    outcome: 'failed',
+    totalMs,
+    reason: last?.reason ?? null,
+  });
+  writeProxyError(req.res, req.route.dialect, 502, 'HUB_ERR_ALL_CANDIDATES_FAILED', message, {}, { 'x-hub-pool-request-id': req.requestId });
+}

@@ -1,0 +1,94 @@
+/**
+ * GET /api/inference/pool/status, built from in-memory state only: the resolved switches,
+ * the settings, this node's cached engine inventory and in-flight counts. It never probes
+ * anything live, so it is cheap enough to poll.
+ */
+import type { DisabledBy, PoolDirections } from '../config/kill-switch.js';
+import type { PoolSettings } from '../config/settings-schema.js';
+import type { BackendView } from '../engines/types.js';
+
+export type StatusReason = 'active' | 'no_peers' | 'partially_disabled' | 'disabled_by_env' | 'disabled_by_setting';
+
+export interface BackendStatus {
+  readonly id: string;
+  readonly kind: string;
+  readonly url: string;
+  readonly running: boolean;
+  readonly healthy: boolean;
+  readonly error: string | null;
+  /** Age of the answer shown, ms; null before the first probe answered. */
+  readonly probedMsAgo: number | null;
+  readonly inFlight: number;
+  readonly models: readonly string[];
+}
+
+export interface PoolStatus {
+  readonly enabled: boolean;
+  readonly disabledBy: DisabledBy;
+  readonly reason: StatusReason;
+  readonly directions: { readonly outbound: PoolDirections['outbound']; readonly inbound: PoolDirections['inbound'] };
+  /** Outbound on and at least one connected, enabled peer. */
+  readonly routingActive: boolean;
+  readonly settings: PoolSettings;
+  readonly tailscaleAdminApiConfigured: boolean;
+  readonly localNode: {
+    /** This Hub's MagicDNS name; null while it has none. */
+    readonly nodeFqdn: string | null;
+    /** Requests this Hub's proxy has in flight on its own engines. */
+    readonly queueDepth: number;
+    /** The prompt ceiling in force (env override applied); null = no ceiling. */
+    readonly maxPromptTokens: number | null;
+    readonly maxPromptTokensSetBy: 'env' | 'setting' | null;
+    readonly backends: readonly BackendStatus[];
+  };
+  readonly peers: readonly unknown[];
+}
+
+export interface StatusInputs {
+  readonly directions: PoolDirections;
+  readonly settings: PoolSettings;
+  readonly envMaxPromptTokens: number | null;
+  readonly backends: readonly BackendView[];
+  readonly inFlight: (backendId: string) => number;
+  readonly connectedPeers: number;
+  readonly nodeFqdn: string | null;
+  readonly tailscaleAdminApiConfigured: boolean;
+}
+
+export function statusReason(directions: PoolDirections, connectedPeers: number): StatusReason {
+  if (!directions.enabled) return directions.disabledBy === 'env' ? 'disabled_by_env' : 'disabled_by_setting';
+  if (!directions.outbound.enabled || !directions.inbound.enabled) return 'partially_disabled';
+  return connectedPeers === 0 ? 'no_peers' : 'active';
+}
+
+export function buildPoolStatus(input: StatusInputs): PoolStatus {
+  const backends = input.backends.map((b) => ({
+    id: b.backendId,
+    kind: b.kind,
+    url: b.url,
+    running: b.running,
+    healthy: b.healthy,
+    error: b.error,
+    probedMsAgo: b.probedMsAgo,
+    inFlight: input.inFlight(b.backendId),
+    models: b.models.map((m) => m.name),
+  }));
+  const ceiling = input.envMaxPromptTokens ?? input.settings.poolMaxPromptTokens;
+  return {
+    enabled: input.directions.enabled,
+    disabledBy: input.directions.disabledBy,
+    reason: statusReason(input.directions, input.connectedPeers),
+    directions: { outbound: input.directions.outbound, inbound: input.directions.inbound },
+    routingActive: input.directions.outbound.enabled && input.connectedPeers > 0,
+    settings: input.settings,
+    tailscaleAdminApiConfigured: input.tailscaleAdminApiConfigured,
+    localNode: {
+      nodeFqdn: input.nodeFqdn,
+      queueDepth: backends.reduce((sum, b) => sum + b.inFlight, 0),
+      maxPromptTokens: ceiling,
+      maxPromptTokensSetBy: input.envMaxPromptTokens !== null ? 'env' : input.settings.poolMaxPromptTokens !== null ? 'setting' : null,
+      backends,
+    },
+    peers: [],
+  };
+}

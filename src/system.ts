@@ -1,0 +1,106 @@
+/**
+ * The composition root: the one place that builds every subsystem once and hands each its
+ * dependencies. Nothing else constructs services, reads the environment or owns a timer.
+ */
+import { join } from 'node:path';
+import { Agent } from 'undici';
+import type { FastifyInstance } from 'fastify';
+import type { HubEnv } from './config/env.js';
+import { ensureDataDir, loadOrCreateOperatorKey, removeHubInfo, writeHubInfo } from './config/data-dir.js';
+import { resolvePoolDirections } from './config/kill-switch.js';
+import { SettingsFile } from './config/settings-file.js';
+import { BackendHealth } from './engines/health-snapshot.js';
+import type { HubServices } from './http/services.js';
+import { buildServer } from './http/server.js';
+import { InFlight } from './proxy/in-flight.js';
+import { LocalRoutes } from './proxy/local-routes.js';
+import { PoolProxy } from './proxy/pool-proxy.js';
+import { RoutingLog } from './routing-log/ring.js';
+import { buildPoolStatus } from './status/pool-status.js';
+import { ApiKeyStore } from './store/api-keys.js';
+import { DATABASE_FILE_NAME, openDatabase } from './store/database.js';
+import { systemClock, type Clock } from './util/clock.js';
+import { createLogger, type Logger } from './util/logger.js';
+
+/** How long SIGTERM waits for in-flight requests before closing their connections: 30 s. */
+export const SHUTDOWN_DRAIN_TIMEOUT_MS = 30_000;
+/** Idle keep-alive connections to engines are kept this long. */
+const ENGINE_KEEP_ALIVE_MS = 30_000;
+
+export interface HubSystem {
+  readonly url: string;
+  readonly port: number;
+  readonly app: FastifyInstance;
+  readonly logger: Logger;
+  /** Stops taking requests, drains the ones in flight (up to SHUTDOWN_DRAIN_TIMEOUT_MS), releases everything. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+}
+
+export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<HubSystem> {
+  const clock = opts.clock ?? systemClock;
+  const logger = opts.logger ?? createLogger(env.logLevel);
+  ensureDataDir(env.dataDir);
+  const settings = new SettingsFile(env.dataDir, (keys) => logger.warn({ keys }, 'settings.json had values outside their ranges; defaults used for those keys'));
+  const db = openDatabase(join(env.dataDir, DATABASE_FILE_NAME));
+  const apiKeys = new ApiKeyStore(db, clock);
+  const operatorKey = loadOrCreateOperatorKey(env.dataDir);
+  const dispatcher = new Agent({ keepAliveTimeout: ENGINE_KEEP_ALIVE_MS, connections: null });
+  const health = new BackendHealth({ endpoints: env.engines, dispatcher, clock, ttlMs: () => settings.get().poolProbeSnapshotTtlMs });
+  const inFlight = new InFlight();
+  const routingLog = new RoutingLog({ size: env.routingLogSize, clock });
+  const proxy = new PoolProxy({ env, settings: () => settings.get(), health, inFlight, routingLog, dispatcher, logger });
+  const localRoutes = new LocalRoutes({ health, dispatcher, proxy, logger });
+
+  const services: HubServices = {
+    env,
+    logger,
+    operatorKey,
+    settings,
+    apiKeys,
+    routingLog,
+    proxy,
+    localRoutes,
+    status: () =>
+      buildPoolStatus({
+        directions: resolvePoolDirections(env, settings.get()),
+        settings: settings.get(),
+        envMaxPromptTokens: env.maxPromptTokens,
+        backends: health.latest(),
+        inFlight: (id) => inFlight.count(id),
+        connectedPeers: 0,
+        nodeFqdn: null,
+        tailscaleAdminApiConfigured: false,
+      }),
+  };
+
+  const app = await buildServer(services);
+  await app.listen({ port: env.port, host: env.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : env.port;
+  const url = `http://${env.host.includes(':') ? `[${env.host}]` : env.host}:${port}`;
+  writeHubInfo(env.dataDir, { url, port, pid: process.pid, startedAt: new Date(clock.nowMs()).toISOString() });
+  health.latest();
+  logger.info({ url, dataDir: env.dataDir, engines: env.engines.map((e) => `${e.id}=${e.url}`) }, 'hub listening');
+
+  let closing: Promise<void> | null = null;
+  const close = () =>
+    (closing ??= (async () => {
+      logger.info({ inFlight: inFlight.total() }, 'hub stopping: draining in-flight requests');
+      const force = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_DRAIN_TIMEOUT_MS);
+      force.unref();
+      await app.close();
+      clearTimeout(force);
+      health.close();
+      await dispatcher.close();
+      db.close();
+      removeHubInfo(env.dataDir, process.pid);
+      logger.info('hub stopped');
+    })());
+
+  return { url, port, app, logger, close };
+}
