@@ -1,0 +1,157 @@
+/**
+ * renderRoutingLog turns one page of GET /routing-log into the text `cihub pool log` prints:
+ * a header of counts, one aligned line per row, and under a row the "↳" lines that say in
+ * words what its fields mean. The rows hold data only; every sentence an operator reads is
+ * made here, from field values and never from an engine's message text.
+ */
+import type { RequestError, RoutingLogEntry, RoutingLogPage } from '../../routing-log/entry.js';
+import { describeFailedBreakdown } from './failed-breakdown.js';
+
+export interface RenderOptions {
+  /** Epoch ms to measure a pending row's wait against; without it a pending row gets no wait line. */
+  readonly now?: number;
+}
+
+/** What a line kind may read beside the row itself. */
+export interface LineContext {
+  readonly nowMs: number | undefined;
+}
+
+/**
+ * Explainer: one kind of "↳" line, returning what it has to say about a row (nothing when it
+ * does not apply). A later placement record (pin, promptCeiling, contention …) is one more
+ * function in EXPLAINERS, placed where its lines should read.
+ */
+export type Explainer = (row: RoutingLogEntry, ctx: LineContext) => readonly string[];
+
+const EXPLAINERS: readonly Explainer[] = [failoverLines, localLoadLine, hangUpLine, requestErrorLine, ranOutLine, pendingLine];
+
+/** Widths that reproduce the spec's sample row exactly; a longer value widens its column for every row on the page. */
+const MIN_WIDTHS = [20, 4, 20, 8, 5, 7] as const;
+const MARKS = { served: '✓', failed: '✗', pending: '…' } as const;
+
+/** renderRoutingLog returns the page as printable lines (no trailing newline), rows in the order the page holds them. */
+export function renderRoutingLog(page: RoutingLogPage, opts: RenderOptions = {}): string {
+  const ctx: LineContext = { nowMs: opts.now };
+  const rows = page.entries.map((entry) => ({ entry, cells: cells(entry) }));
+  const widths = MIN_WIDTHS.map((min, i) => Math.max(min, ...rows.map((row) => row.cells[i]?.length ?? 0)));
+  const lines = [headerLine(page)];
+  for (const row of rows) {
+    lines.push(aligned(row.cells, widths));
+    for (const explain of EXPLAINERS) for (const line of explain(row.entry, ctx)) lines.push(`  ↳ ${line}`);
+  }
+  return lines.join('\n');
+}
+
+/** "12 rows · 9 served · 3 failed (…) · 2 failed over", counted over every row the Hub holds. */
+export function headerLine(page: RoutingLogPage): string {
+  const { recorded, counts } = page.summary;
+  const rows = page.entries.length < recorded ? `showing ${page.entries.length} of ${recorded} rows` : plural(recorded, 'row');
+  const parts = [rows, `${counts.served} served`, describeFailedBreakdown(counts)];
+  if (counts.pending > 0) parts.push(`${counts.pending} pending`);
+  if (counts.failedOver > 0) parts.push(`${counts.failedOver} failed over`);
+  return parts.join(' · ');
+}
+
+/** time, direction, model, node, attempt/candidates, ms, outcome. The ms column is the time to headers, or for a row no node answered, how long it waited (the spec's hang-up row reads 30031 there). */
+function cells(row: RoutingLogEntry): readonly string[] {
+  return [
+    shortTime(row.timestamp),
+    row.direction === 'outbound' ? 'out' : 'in',
+    row.model ?? '-',
+    answeredBy(row) ?? '-',
+    `${row.attempt ?? '-'}/${row.candidates}`,
+    row.durationMs !== null ? String(row.durationMs) : row.totalMs !== null && row.outcome === 'failed' ? String(row.totalMs) : '-',
+    `${MARKS[row.outcome]} ${row.outcome}`,
+  ];
+}
+
+/** Pads every cell that has a width; the last column (the outcome) runs free. */
+function aligned(cells: readonly string[], widths: readonly number[]): string {
+  return cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join(' ');
+}
+
+/**
+ * The node column. Outbound it names the node whose answer the row carries; a node that was
+ * only waited on is named in a ↳ line instead, so a hang-up does not read as served there.
+ * Inbound, node is the peer that sent the work, known whether or not the engine answered.
+ */
+function answeredBy(row: RoutingLogEntry): string | null {
+  if (row.direction === 'inbound') return row.node;
+  return row.status === null ? null : row.node;
+}
+
+function failoverLines(row: RoutingLogEntry): readonly string[] {
+  return row.failedOverFrom.map((node, i) => {
+    const attempt = row.attempts[i];
+    if (attempt === undefined) return `failed over from ${node}`;
+    const backend = attempt.backend === null ? '' : ` (${attempt.backend})`;
+    return `failed over from ${node}${backend}: ${attempt.reason}`;
+  });
+}
+
+function localLoadLine(row: RoutingLogEntry): readonly string[] {
+  if (row.localLoadRefused === null) return [];
+  return [`sent to local although the Hub had refused to load it there (${row.localLoadRefused}): no other candidate was left`];
+}
+
+/** A hang-up is the caller's doing: say so, and name the node that was working on it. */
+function hangUpLine(row: RoutingLogEntry): readonly string[] {
+  if (!row.clientClosed) return [];
+  const waitedMs = row.totalMs ?? row.durationMs;
+  const after = waitedMs === null ? '' : ` after ${waitedMs} ms`;
+  if (row.direction === 'inbound') {
+    return [`${row.node ?? 'the sending Hub'} stopped waiting for this forward${after} — the sender's choice, not a failure of this node`];
+  }
+  if (row.node === null) return [`the app closed its connection${after}, before any node answered — not a routing failure`];
+  const state = row.status === null ? 'had not answered yet' : `was part-way through its answer (HTTP ${row.status})`;
+  return [`the app closed its connection${after}; ${row.node} ${state} — not a routing failure`];
+}
+
+const BASIS_WORDS: Record<Exclude<RequestError['basis'], 'node'>, (row: RoutingLogEntry, err: RequestError) => string> = {
+  definitive: () => 'no node could have answered it',
+  confirmed: (_row, err) => `${err.confirms ?? 'an earlier node'} had answered the same`,
+  'last-candidate': () => 'no candidate was left to confirm it',
+  status: (row) => `passed back on its HTTP ${row.status ?? '4xx'} status`,
+};
+
+/** Names the signature and basis only: the engine's message can quote the prompt. */
+function requestErrorLine(row: RoutingLogEntry): readonly string[] {
+  const err = row.requestError;
+  if (err === null) return [];
+  const node = row.node ?? 'the engine';
+  if (err.basis === 'node') {
+    return [`${node} answered with unusable output: ${err.signature} (basis node) — the node's fault, not the request's`];
+  }
+  return [`refused as a bad request by ${node}: ${err.signature} (basis ${err.basis}: ${BASIS_WORDS[err.basis](row, err)})`];
+}
+
+/** Why a failed row failed when nothing above already says: the caller did not leave and the request was not at fault. */
+function ranOutLine(row: RoutingLogEntry): readonly string[] {
+  if (row.outcome !== 'failed' || row.clientClosed || row.requestError !== null || row.reason === null) return [];
+  if (row.direction === 'inbound') return [`failed: ${row.reason}`];
+  if (row.candidates === 0) return [`no node was tried: ${row.reason}`];
+  if (row.attempt !== null && row.attempt >= row.candidates) {
+    return row.candidates === 1 ? [`its only candidate failed: ${row.reason}`] : [`all ${row.candidates} candidates failed; the last: ${row.reason}`];
+  }
+  return [`failed: ${row.reason}`];
+}
+
+function pendingLine(row: RoutingLogEntry, ctx: LineContext): readonly string[] {
+  if (row.outcome !== 'pending' || ctx.nowMs === undefined) return [];
+  const waitedMs = ctx.nowMs - Date.parse(row.timestamp);
+  if (!Number.isFinite(waitedMs)) return [];
+  const on = row.node === null ? '' : ` on ${row.node}`;
+  return [`still waiting${on} after ${Math.max(0, Math.floor(waitedMs / 1000))} s`];
+}
+
+/** "2026-09-21T20:09:06.412Z" → "2026-09-21 20:09:06Z"; a value that is not a time is shown as sent. */
+function shortTime(iso: string): string {
+  const ms = Date.parse(iso);
+  if (!Number.isFinite(ms)) return iso;
+  return `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')}Z`;
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

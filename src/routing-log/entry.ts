@@ -1,0 +1,133 @@
+/**
+ * One routing-log row (spec, "Operator status and routing log"). A wire contract read by the
+ * CLI, the dashboard and other Hubs' operators: field names are the spec's, append only.
+ * Metadata only: never a prompt, a body, or an engine's message text.
+ */
+import type { EngineKind } from '../engines/engine-kind.js';
+
+export type Direction = 'outbound' | 'inbound';
+export type Outcome = 'pending' | 'served' | 'failed';
+
+/** Why one candidate was passed over during a walk. */
+export interface Attempt {
+  /** 'local' or the peer's MagicDNS name. */
+  readonly node: string;
+  /** The engine kind tried on that node; null when the node is a peer that did not say. */
+  readonly backend: EngineKind | null;
+  /** The HTTP status it answered, or null when it never answered (deadline, transport error). */
+  readonly status: number | null;
+  /** A few words: "HTTP 503", "No response headers within 300000ms", "fetch failed (ECONNREFUSED)". */
+  readonly reason: string;
+}
+
+/** Signature of a response that proved the request bad (issue 5 fills the verdict kinds). */
+export interface RequestError {
+  readonly signature: string;
+  readonly basis: 'definitive' | 'confirmed' | 'last-candidate' | 'status' | 'node';
+  /** The earlier node a confirmed verdict agreed with; null otherwise. */
+  readonly confirms: string | null;
+}
+
+/**
+ * Placement records, one per step, under the spec's names. null: the step did nothing or
+ * did not apply (always null for now on a single node; later issues fill them).
+ */
+export interface PlacementRecords {
+  readonly pin: unknown | null;
+  readonly promptCeiling: unknown | null;
+  readonly contextCap: unknown | null;
+  readonly slots: unknown | null;
+  readonly throughput: unknown | null;
+  readonly contention: unknown | null;
+  readonly affinity: unknown | null;
+}
+
+export interface RoutingLogEntry extends PlacementRecords {
+  /** Request id; also sent as X-Hub-Pool-Request-Id. */
+  readonly id: string;
+  /** ISO time the request was placed. */
+  readonly timestamp: string;
+  /** ISO time of the last change to this row (the cursor field). */
+  readonly updatedAt: string;
+  readonly direction: Direction;
+  /** The app-facing path, e.g. /v1/chat/completions or /api/chat. */
+  readonly path: string;
+  /** The model routed for (after auto resolved); null when the request never named one. */
+  readonly model: string | null;
+  /** Outbound: the node that served (or that was being waited on when the caller hung up). Inbound: the peer that sent the work. null: no node answered. */
+  readonly node: string | null;
+  /** Engine kind on the serving node; null when none served. */
+  readonly backend: EngineKind | null;
+  /** How many candidates placement ranked. */
+  readonly candidates: number;
+  /** 1-based index of the attempt that settled the row; null while pending or when nothing was tried. */
+  readonly attempt: number | null;
+  /** Nodes tried and passed over before the one that settled the row, in order. */
+  readonly failedOverFrom: readonly string[];
+  /** Why each of failedOverFrom was passed over, in the same order. */
+  readonly attempts: readonly Attempt[];
+  readonly outcome: Outcome;
+  /** Status the serving engine answered with; null when no status was received. */
+  readonly status: number | null;
+  /** Time to the first response headers, ms; null while pending or when none arrived. */
+  readonly durationMs: number | null;
+  /** Time to the end of the body relayed to the caller, ms; null while pending. */
+  readonly totalMs: number | null;
+  /** True when the row ended because the caller hung up. */
+  readonly clientClosed: boolean;
+  readonly requestError: RequestError | null;
+  /** Why a failed row failed, in a few words (for a walk that ran out, the last candidate's reason). */
+  readonly reason: string | null;
+  /** The Hub's own reason when a local engine it refused to load was used anyway; null otherwise. */
+  readonly localLoadRefused: string | null;
+  /** Whether the response was relayed as a stream. */
+  readonly stream: boolean;
+  /** UTF-8 size of the body as forwarded. */
+  readonly bodyBytes: number;
+  /** The header deadline each attempt was given, ms. */
+  readonly budgetMs: number;
+}
+
+export const NULL_PLACEMENT_RECORDS: PlacementRecords = Object.freeze({
+  pin: null,
+  promptCeiling: null,
+  contextCap: null,
+  slots: null,
+  throughput: null,
+  contention: null,
+  affinity: null,
+});
+
+/** The summary block of GET /routing-log. */
+export interface RoutingLogSummary {
+  /** Random per process: a changed bootId means the log being paged no longer exists. */
+  readonly bootId: string;
+  /** When this log began (process start), ISO. */
+  readonly startedAt: string;
+  /** Rows recorded since boot, evicted ones included. */
+  readonly totalRecorded: number;
+  /** Rows the ring holds now. */
+  readonly recorded: number;
+  /** Placement time of the oldest row held; null when the ring is empty. */
+  readonly oldestAt: string | null;
+  readonly counts: {
+    readonly served: number;
+    readonly failed: number;
+    readonly pending: number;
+    /** Rows that reached their answer after at least one failover. */
+    readonly failedOver: number;
+    /** Breakdown inside failed. */
+    readonly clientClosed: number;
+    readonly requestErrors: number;
+    readonly outputFaults: number;
+  };
+}
+
+export interface RoutingLogPage {
+  readonly entries: readonly RoutingLogEntry[];
+  /** Pass back as since to receive rows placed or changed at or after it. */
+  readonly nextSince: string;
+  /** Rows that matched before limit cut the page. */
+  readonly matched: number;
+  readonly summary: RoutingLogSummary;
+}
