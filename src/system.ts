@@ -3,6 +3,7 @@
  * dependencies. Nothing else constructs services, reads the environment or owns a timer.
  */
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent } from 'undici';
 import type { FastifyInstance } from 'fastify';
 import type { HubEnv } from './config/env.js';
@@ -24,6 +25,8 @@ import { createLogger, type Logger } from './util/logger.js';
 
 /** How long SIGTERM waits for in-flight requests before closing their connections: 30 s. */
 export const SHUTDOWN_DRAIN_TIMEOUT_MS = 30_000;
+/** While draining, how often the Hub checks whether the last request has finished. */
+const DRAIN_POLL_MS = 50;
 /** Idle keep-alive connections to engines are kept this long. */
 const ENGINE_KEEP_ALIVE_MS = 30_000;
 
@@ -87,14 +90,24 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   health.latest();
   logger.info({ url, dataDir: env.dataDir, engines: env.engines.map((e) => `${e.id}=${e.url}`) }, 'hub listening');
 
+  // Requests in progress, counted at the socket level so hijacked proxy responses count too.
+  // Draining waits for these, not for connections: a keep-alive connection between requests
+  // holds nothing, but Node's server.close() would wait for it.
+  let openRequests = 0;
+  app.server.on('request', (_req, res) => {
+    openRequests += 1;
+    res.once('close', () => (openRequests -= 1));
+  });
+
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
-      logger.info({ inFlight: inFlight.total() }, 'hub stopping: draining in-flight requests');
-      const force = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_DRAIN_TIMEOUT_MS);
-      force.unref();
-      await app.close();
-      clearTimeout(force);
+      logger.info({ inFlight: inFlight.total(), openRequests }, 'hub stopping: draining in-flight requests');
+      const closed = app.close();
+      const deadline = clock.nowMs() + SHUTDOWN_DRAIN_TIMEOUT_MS;
+      while (openRequests > 0 && clock.nowMs() < deadline) await sleep(DRAIN_POLL_MS);
+      app.server.closeAllConnections();
+      await closed;
       health.close();
       await dispatcher.close();
       db.close();

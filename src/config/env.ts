@@ -122,13 +122,15 @@ export interface EnvOverrides {
 }
 
 export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
+  // Number('') is 0, so a blank value must be caught before it reads as a real zero floor.
+  const numberOrNull = (raw: string | undefined) => (raw === undefined || raw.trim() === '' ? null : Number(raw));
   const ratio = () => {
-    const n = Number(env.HUB_POOL_SLOWER_PLACEMENT_RATIO);
-    return env.HUB_POOL_SLOWER_PLACEMENT_RATIO !== undefined && Number.isFinite(n) && n >= 1 ? n : DEFAULT_SLOWER_PLACEMENT_RATIO;
+    const n = numberOrNull(env.HUB_POOL_SLOWER_PLACEMENT_RATIO);
+    return n !== null && Number.isFinite(n) && n >= 1 ? n : DEFAULT_SLOWER_PLACEMENT_RATIO;
   };
   const floor = () => {
-    const n = Number(env.HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS);
-    return env.HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS !== undefined && Number.isFinite(n) && n >= 0 ? n : DEFAULT_SLOWER_PLACEMENT_FLOOR_MS;
+    const n = numberOrNull(env.HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS);
+    return n !== null && Number.isFinite(n) && n >= 0 ? n : DEFAULT_SLOWER_PLACEMENT_FLOOR_MS;
   };
   const hubEnv: HubEnv = {
     port: overrides.port ?? wholeNumberIn(env.API_PORT, 0, 65_535) ?? DEFAULT_API_PORT,

@@ -147,7 +147,8 @@ export function validatePatch(body: unknown): { patch: SettingsPatch; problems: 
   if (problems.length === 0 && Object.keys(patch).length === 0) {
     problems.push({ field: '(body)', message: 'the body names no setting to change' });
   }
-  return { patch: patch as SettingsPatch, problems };
+  // All or nothing: a body with any problem yields no patch, so no caller can apply half of it.
+  return { patch: problems.length > 0 ? {} : (patch as SettingsPatch), problems };
 }
 
 /**

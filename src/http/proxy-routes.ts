@@ -21,6 +21,15 @@ export async function registerProxyRoutes(app: FastifyInstance, s: HubServices):
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: PROXY_BODY_LIMIT_BYTES }, (_req, body, done) => done(null, body));
     scope.addHook('onRequest', async (request, reply) => guardInference(s, request, reply));
+    // Errors raised before a handler runs (a body over the limit, a broken Content-Length) answer
+    // in the app's dialect too, not in the operator routes' shape.
+    scope.setErrorHandler((err, request, reply) => {
+      const hubError = toHubError(err);
+      if (hubError.code === 'HUB_ERR_INTERNAL') s.logger.error({ err }, 'proxy route failed');
+      const dialect: ProxyDialect = request.url.startsWith(`${PROXY_PREFIX}/v1/`) ? 'openai' : 'ollama';
+      reply.hijack();
+      writeProxyError(reply.raw, dialect, hubError.status, hubError.code, hubError.message);
+    });
 
     for (const route of ROUTED_ROUTES) {
       scope.post(`${PROXY_PREFIX}${route.path}`, async (request, reply) =>

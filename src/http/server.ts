@@ -15,12 +15,22 @@ export const OPERATOR_BODY_LIMIT_BYTES = 256 * 1024;
 
 export async function buildServer(s: HubServices): Promise<FastifyInstance> {
   const app = Fastify({
+    // logger: false already silences per-request logging; disableRequestLogging is deprecated
+    // (FSTDEP023) and would print a non-JSON warning into the Hub's output on every start.
     logger: false,
-    disableRequestLogging: true,
     bodyLimit: OPERATOR_BODY_LIMIT_BYTES,
     trustProxy: s.env.trustProxy,
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
+    return503OnClosing: false,
+  });
+  // While draining after SIGTERM, requests still arriving on open keep-alive connections are
+  // refused with a catalogued 503 rather than started and cut off.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (closing) throw new HubError('HUB_ERR_SHUTTING_DOWN', 'this Hub is shutting down; retry once it is back');
   });
   app.setErrorHandler((err, _request, reply) => {
     const hubError = toHubError(err);

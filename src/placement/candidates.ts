@@ -5,6 +5,7 @@
  */
 import type { BackendView, ProxyDialect } from '../engines/types.js';
 import { ADAPTERS } from '../engines/adapters.js';
+import { backendHolds } from '../engines/model-name.js';
 import type { Candidate } from './types.js';
 
 export function localCandidates(
@@ -14,7 +15,7 @@ export function localCandidates(
   inFlight: (backendId: string) => number,
 ): Candidate[] {
   return backends
-    .filter((b) => b.healthy && ADAPTERS[b.kind].speaks(dialect) && b.models.some((m) => m.name === model))
+    .filter((b) => b.healthy && ADAPTERS[b.kind].speaks(dialect) && backendHolds(b, model))
     .map((b) => ({
       id: `local/${b.backendId}`,
       node: 'local',

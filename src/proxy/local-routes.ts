@@ -9,6 +9,7 @@ import type { BackendHealth } from '../engines/health-snapshot.js';
 import { listLocal } from '../engines/local-listing.js';
 import type { BackendView } from '../engines/types.js';
 import { ADAPTERS } from '../engines/adapters.js';
+import { backendHolds } from '../engines/model-name.js';
 import { describeTransportError, PROBE_TRANSPORT_TIMEOUT_MS } from '../engines/probe-fetch.js';
 import { HubError } from '../errors.js';
 import { AUTO_MODEL } from './auto-alias.js';
@@ -88,7 +89,7 @@ export class LocalRoutes {
     const views = await this.#deps.health.read();
     const model = named === AUTO_MODEL ? this.#deps.proxy.resolveAutoModel(views, 'ollama', res) : named;
     if (model === null) return;
-    const holder = views.find((v) => v.healthy && v.kind === 'ollama' && v.models.some((m) => m.name === model));
+    const holder = views.find((v) => v.healthy && v.kind === 'ollama' && backendHolds(v, model));
     if (!holder) {
       writeProxyError(res, 'ollama', 502, 'HUB_ERR_NO_CANDIDATE', `No pool node currently has model "${model}" available.`, { localBackends: localBackendsReport(views) });
       return;

@@ -18,7 +18,8 @@ export function writeProxyError(
   if (res.headersSent || res.destroyed) return;
   const body =
     dialect === 'openai'
-      ? { error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', code }, ...extra }
+      ? // OpenAI SDKs surface only the inner error object, so facts such as localBackends go inside it.
+        { error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', code, ...extra } }
       : { error: message, code, ...extra };
   const text = JSON.stringify(body);
   res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });

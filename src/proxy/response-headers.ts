@@ -18,8 +18,16 @@ export interface Attribution {
 
 export function relayHeaders(upstream: IncomingHttpHeaders | Record<string, string | string[] | undefined>, attribution: Attribution): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
+  // Headers the engine lists in Connection belong to that one hop as well (RFC 9110, 7.6.1).
+  const connection = upstream.connection;
+  const named = new Set(
+    (Array.isArray(connection) ? connection.join(',') : connection ?? '')
+      .split(',')
+      .map((token) => token.trim().toLowerCase())
+      .filter(Boolean),
+  );
   for (const [name, value] of Object.entries(upstream)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith('x-hub-pool-')) continue;
+    if (value === undefined || HOP_BY_HOP.has(name) || named.has(name) || name.startsWith('x-hub-pool-')) continue;
     out[name] = value;
   }
   out['x-hub-pool-served-by'] = attribution.servedBy;

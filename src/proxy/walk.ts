@@ -88,7 +88,8 @@ export async function walk(deps: WalkDeps, req: WalkRequest): Promise<void> {
     }
 
     if (decideOnStatus(answer.statusCode) === 'fail-over') {
-      answer.body.destroy();
+      // Destroying an unread undici body emits an abort error; without a listener it would crash the Hub.
+      answer.body.on('error', () => {}).destroy();
       release();
       recordFailover(deps, req, candidate, attempts, { status: answer.statusCode, reason: `HTTP ${answer.statusCode}` });
       continue;
@@ -119,6 +120,9 @@ export async function walk(deps: WalkDeps, req: WalkRequest): Promise<void> {
     }
 
     res.writeHead(answer.statusCode, headers);
+    // Committed: the app gets status and attribution now, not with the first token (which a
+    // long prefill can hold back for minutes), and a stream cut early still reads as a cut.
+    res.flushHeaders();
     deps.rows.update(requestId, { node: candidate.node, backend: candidate.engine, status: answer.statusCode, durationMs: headersMs });
     return new Promise<void>((resolve) => {
       pipeline(answer.body, res, (err) => {

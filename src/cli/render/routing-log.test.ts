@@ -140,7 +140,7 @@ describe('renderRoutingLog rows', () => {
         }),
       ],
       lines: [
-        '2026-09-21 20:09:06Z out  qwen3-coder:30b      -        2/2   -       ✗ failed',
+        '2026-09-21 20:09:06Z out  qwen3-coder:30b      -        2/2   4020    ✗ failed',
         '  ↳ failed over from local (ollama): HTTP 500',
         '  ↳ all 2 candidates failed; the last: No response headers within 300000ms',
       ],
@@ -148,12 +148,12 @@ describe('renderRoutingLog rows', () => {
     {
       name: 'a lone candidate that failed',
       entries: [row({ node: null, candidates: 1, outcome: 'failed', status: null, durationMs: null, reason: 'HTTP 503' })],
-      lines: ['2026-09-21 20:09:06Z out  qwen3-coder:30b      -        1/1   -       ✗ failed', '  ↳ its only candidate failed: HTTP 503'],
+      lines: ['2026-09-21 20:09:06Z out  qwen3-coder:30b      -        1/1   4020    ✗ failed', '  ↳ its only candidate failed: HTTP 503'],
     },
     {
       name: 'a request nothing could take',
       entries: [row({ node: null, model: null, candidates: 0, attempt: null, outcome: 'failed', status: null, durationMs: null, reason: 'no candidate holds the model' })],
-      lines: ['2026-09-21 20:09:06Z out  -                    -        -/0   -       ✗ failed', '  ↳ no node was tried: no candidate holds the model'],
+      lines: ['2026-09-21 20:09:06Z out  -                    -        -/0   4020    ✗ failed', '  ↳ no node was tried: no candidate holds the model'],
     },
     {
       name: 'a definitive verdict names the signature and basis, never the message',

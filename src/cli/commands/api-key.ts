@@ -1,0 +1,34 @@
+/** `cihub api-key create|list|revoke`: keys for apps and monitors that are not the operator. */
+import type { ApiKeyRecord } from '../../store/api-keys.js';
+import { callHub, findHub } from '../hub-client.js';
+import { confirm } from '../confirm.js';
+import { table } from '../render/pool-status.js';
+import type { CommonOptions } from './pool.js';
+
+export async function apiKeyCreate(opts: CommonOptions & { name: string; scope: string }): Promise<string> {
+  const created = await callHub<ApiKeyRecord & { key: string }>(findHub(opts.dataDir), 'POST', '/api/hub/api-keys', { name: opts.name, scope: opts.scope });
+  if (opts.json) return `${JSON.stringify(created, null, 2)}\n`;
+  return [
+    `Created ${created.scope} key "${created.name}" (id ${created.id}).`,
+    '',
+    `  ${created.key}`,
+    '',
+    'This is the only time the key is shown; store it now. Send it as Authorization: Bearer <key>.',
+    '',
+  ].join('\n');
+}
+
+export async function apiKeyList(opts: CommonOptions): Promise<string> {
+  const { keys } = await callHub<{ keys: ApiKeyRecord[] }>(findHub(opts.dataDir), 'GET', '/api/hub/api-keys');
+  if (opts.json) return `${JSON.stringify(keys, null, 2)}\n`;
+  if (keys.length === 0) return 'No API keys.\n';
+  const rows = [['ID', 'NAME', 'SCOPE', 'CREATED', 'STATE'], ...keys.map((k) => [k.id, k.name, k.scope, k.createdAt, k.revokedAt ? `revoked ${k.revokedAt}` : 'live'])];
+  return `${table(rows).join('\n')}\n`;
+}
+
+export async function apiKeyRevoke(opts: CommonOptions & { id: string; yes: boolean; assumeYes: boolean }): Promise<string> {
+  const hub = findHub(opts.dataDir);
+  await confirm(`Revoke API key ${opts.id}? Callers using it are refused from now on.`, opts);
+  const result = await callHub<{ revoked: string }>(hub, 'DELETE', `/api/hub/api-keys/${encodeURIComponent(opts.id)}`);
+  return opts.json ? `${JSON.stringify(result)}\n` : `Revoked API key ${result.revoked}.\n`;
+}

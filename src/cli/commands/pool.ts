@@ -1,0 +1,41 @@
+/** `cihub pool ...`: status, log, enable and disable, as a client of this machine's Hub. */
+import type { PoolStatus } from '../../status/pool-status.js';
+import type { RoutingLogPage } from '../../routing-log/entry.js';
+import type { PoolSettings } from '../../config/settings-schema.js';
+import { callHub, findHub } from '../hub-client.js';
+import { confirm } from '../confirm.js';
+import { renderPoolStatus } from '../render/pool-status.js';
+import { renderRoutingLog } from '../render/routing-log.js';
+
+export interface CommonOptions {
+  readonly dataDir: string;
+  readonly json?: boolean;
+}
+
+export async function poolStatus(opts: CommonOptions): Promise<string> {
+  const hub = findHub(opts.dataDir);
+  const status = await callHub<PoolStatus>(hub, 'GET', '/api/inference/pool/status');
+  if (opts.json) return `${JSON.stringify(status, null, 2)}\n`;
+  const log = await callHub<RoutingLogPage>(hub, 'GET', '/api/inference/pool/routing-log?limit=1');
+  return renderPoolStatus(status, log.summary);
+}
+
+export async function poolLog(opts: CommonOptions & { limit?: number | undefined; since?: string | undefined }): Promise<string> {
+  const hub = findHub(opts.dataDir);
+  const query = new URLSearchParams();
+  if (opts.limit !== undefined) query.set('limit', String(opts.limit));
+  if (opts.since !== undefined) query.set('since', opts.since);
+  const qs = query.toString();
+  const page = await callHub<RoutingLogPage>(hub, 'GET', `/api/inference/pool/routing-log${qs ? `?${qs}` : ''}`);
+  return opts.json ? `${JSON.stringify(page, null, 2)}\n` : renderRoutingLog(page);
+}
+
+export async function poolSwitch(on: boolean, opts: CommonOptions & { yes: boolean; assumeYes: boolean }): Promise<string> {
+  const hub = findHub(opts.dataDir);
+  await confirm(on ? 'Turn Hub Pool on for this Hub?' : 'Turn Hub Pool off for this Hub? Peers will stop receiving work from it and mark it unreachable.', opts);
+  const settings = await callHub<PoolSettings>(hub, 'PATCH', '/api/inference/pool/settings', { poolEnabled: on });
+  if (opts.json) return `${JSON.stringify(settings, null, 2)}\n`;
+  const status = await callHub<PoolStatus>(hub, 'GET', '/api/inference/pool/status');
+  const envNote = status.disabledBy === 'env' ? ' HUB_POOL_USER_DISABLED=true in the environment still keeps it off.' : '';
+  return `Hub Pool is now ${on ? 'on' : 'off'} (poolEnabled: ${settings.poolEnabled}).${envNote}\n`;
+}

@@ -1,0 +1,14 @@
+/** `cihub serve`: runs a Hub in the foreground until SIGTERM or SIGINT, then drains and exits. */
+import { loadEnv, processEnv } from '../../config/env.js';
+import { startHub } from '../../system.js';
+
+export async function runServe(opts: { port?: number | undefined; dataDir?: string | undefined; host?: string | undefined }): Promise<void> {
+  const env = loadEnv(processEnv(), { port: opts.port, dataDir: opts.dataDir, host: opts.host });
+  const hub = await startHub(env);
+  const stop = (signal: string) => {
+    hub.logger.info({ signal }, 'signal received');
+    void hub.close().then(() => process.exit(0));
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}

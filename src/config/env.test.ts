@@ -1,0 +1,262 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import {
+  assumeYes,
+  dataDirFromEnv,
+  DEFAULT_API_PORT,
+  DEFAULT_FIRST_BYTE_TIMEOUT_MS,
+  DEFAULT_MIN_PREFILL_TOKENS_PER_SEC,
+  DEFAULT_ROUTING_LOG_SIZE,
+  DEFAULT_SLOWER_PLACEMENT_FLOOR_MS,
+  DEFAULT_SLOWER_PLACEMENT_RATIO,
+  enginesFromEnv,
+  isTrue,
+  loadEnv,
+} from './env.js';
+
+type EnvCase<T> = { readonly name: string; readonly value: string | undefined; readonly expected: T };
+
+describe('HUB_POOL_MAX_PROMPT_TOKENS', () => {
+  const cases: EnvCase<number | null>[] = [
+    { name: 'unset: no env ceiling', value: undefined, expected: null },
+    { name: 'the lowest allowed, 1024', value: '1024', expected: 1024 },
+    { name: 'the highest allowed, 1048576', value: '1048576', expected: 1_048_576 },
+    { name: 'a typical 16000', value: '16000', expected: 16_000 },
+    { name: 'surrounding whitespace is tolerated', value: ' 2048 ', expected: 2048 },
+    { name: '1023, just below the range: ignored', value: '1023', expected: null },
+    { name: '1048577, just above the range: ignored', value: '1048577', expected: null },
+    { name: 'a fraction: ignored', value: '16000.5', expected: null },
+    { name: 'a negative number: ignored', value: '-16000', expected: null },
+    { name: 'exponent notation: ignored', value: '2e4', expected: null },
+    { name: 'a word: ignored', value: 'lots', expected: null },
+    { name: 'empty: ignored', value: '', expected: null },
+  ];
+  for (const c of cases) {
+    it(c.name, () => assert.equal(loadEnv({ HUB_POOL_MAX_PROMPT_TOKENS: c.value }).maxPromptTokens, c.expected));
+  }
+});
+
+describe('HUB_POOL_ROUTING_LOG_SIZE', () => {
+  const cases: EnvCase<number>[] = [
+    { name: 'unset: 200', value: undefined, expected: DEFAULT_ROUTING_LOG_SIZE },
+    { name: 'the lowest allowed, 200', value: '200', expected: 200 },
+    { name: 'the highest allowed, 10000', value: '10000', expected: 10_000 },
+    { name: 'inside the range, 5000', value: '5000', expected: 5000 },
+    { name: '199, below the range: 200', value: '199', expected: 200 },
+    { name: '10001, above the range: 200', value: '10001', expected: 200 },
+    { name: 'a fraction: 200', value: '500.5', expected: 200 },
+    { name: 'a word: 200', value: 'big', expected: 200 },
+  ];
+  for (const c of cases) {
+    it(c.name, () => assert.equal(loadEnv({ HUB_POOL_ROUTING_LOG_SIZE: c.value }).routingLogSize, c.expected));
+  }
+});
+
+describe('HUB_POOL_FIRST_BYTE_TIMEOUT_MS', () => {
+  const cases: EnvCase<number>[] = [
+    { name: 'unset: 300 s', value: undefined, expected: DEFAULT_FIRST_BYTE_TIMEOUT_MS },
+    { name: 'a valid 600000', value: '600000', expected: 600_000 },
+    { name: 'a valid 1', value: '1', expected: 1 },
+    { name: 'zero: the default', value: '0', expected: DEFAULT_FIRST_BYTE_TIMEOUT_MS },
+    { name: 'a negative number: the default', value: '-5', expected: DEFAULT_FIRST_BYTE_TIMEOUT_MS },
+    { name: 'a fraction: the default', value: '1500.5', expected: DEFAULT_FIRST_BYTE_TIMEOUT_MS },
+    { name: 'a word: the default', value: 'long', expected: DEFAULT_FIRST_BYTE_TIMEOUT_MS },
+  ];
+  for (const c of cases) {
+    it(c.name, () => assert.equal(loadEnv({ HUB_POOL_FIRST_BYTE_TIMEOUT_MS: c.value }).firstByteTimeoutMs, c.expected));
+  }
+  it('defaults to 300000 ms', () => assert.equal(DEFAULT_FIRST_BYTE_TIMEOUT_MS, 300_000));
+});
+
+describe('HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC', () => {
+  const cases: EnvCase<number>[] = [
+    { name: 'unset: 50 tok/s', value: undefined, expected: DEFAULT_MIN_PREFILL_TOKENS_PER_SEC },
+    { name: 'a valid 100', value: '100', expected: 100 },
+    { name: 'a valid fraction 12.5', value: '12.5', expected: 12.5 },
+    { name: 'zero: the default', value: '0', expected: DEFAULT_MIN_PREFILL_TOKENS_PER_SEC },
+    { name: 'a negative number: the default', value: '-1', expected: DEFAULT_MIN_PREFILL_TOKENS_PER_SEC },
+    { name: 'a word: the default', value: 'fast', expected: DEFAULT_MIN_PREFILL_TOKENS_PER_SEC },
+    { name: 'empty: the default', value: '', expected: DEFAULT_MIN_PREFILL_TOKENS_PER_SEC },
+    { name: 'Infinity: the default', value: 'Infinity', expected: DEFAULT_MIN_PREFILL_TOKENS_PER_SEC },
+  ];
+  for (const c of cases) {
+    it(c.name, () => assert.equal(loadEnv({ HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC: c.value }).minPrefillTokensPerSec, c.expected));
+  }
+  it('defaults to 50 tok/s', () => assert.equal(DEFAULT_MIN_PREFILL_TOKENS_PER_SEC, 50));
+});
+
+describe('true-ish flags', () => {
+  const cases: EnvCase<boolean>[] = [
+    { name: '"true" is on', value: 'true', expected: true },
+    { name: '"1" is on', value: '1', expected: true },
+    { name: '"yes" is on', value: 'yes', expected: true },
+    { name: '"on" is on', value: 'on', expected: true },
+    { name: 'case and whitespace do not matter', value: '  TRUE ', expected: true },
+    { name: 'unset is off', value: undefined, expected: false },
+    { name: 'empty is off', value: '', expected: false },
+    { name: '"false" is off', value: 'false', expected: false },
+    { name: '"0" is off', value: '0', expected: false },
+    { name: 'an unknown word is off', value: 'enabled', expected: false },
+  ];
+  for (const c of cases) {
+    it(c.name, () => assert.equal(isTrue(c.value), c.expected));
+  }
+
+  it('feeds the three kill-switch flags independently', () => {
+    const env = loadEnv({ HUB_POOL_USER_DISABLED: 'true', HUB_POOL_OUTBOUND_DISABLED: '0', HUB_POOL_INBOUND_DISABLED: 'yes' });
+    assert.deepEqual([env.userDisabled, env.outboundDisabled, env.inboundDisabled], [true, false, true]);
+  });
+
+  it('reads HUB_TRUST_PROXY and CI_HUB_ASSUME_YES the same way', () => {
+    assert.equal(loadEnv({ HUB_TRUST_PROXY: '1' }).trustProxy, true);
+    assert.equal(loadEnv({}).trustProxy, false);
+    assert.equal(assumeYes({ CI_HUB_ASSUME_YES: 'on' }), true);
+    assert.equal(assumeYes({}), false);
+  });
+});
+
+describe('engine URLs', () => {
+  it('defaults to every engine at its usual port except llama.cpp, which is off until named', () => {
+    assert.deepEqual(enginesFromEnv({}), [
+      { id: 'ollama', kind: 'ollama', url: 'http://127.0.0.1:11434' },
+      { id: 'vllm', kind: 'vllm', url: 'http://127.0.0.1:8000' },
+      { id: 'lemonade', kind: 'lemonade', url: 'http://127.0.0.1:13305' },
+      { id: 'omlx', kind: 'omlx', url: 'http://127.0.0.1:8000' },
+    ]);
+  });
+
+  it('switches one engine off with an empty string and leaves the others at their defaults', () => {
+    const kinds = enginesFromEnv({ VLLM_URL: '' }).map((e) => e.kind);
+    assert.deepEqual(kinds, ['ollama', 'lemonade', 'omlx']);
+  });
+
+  it('switches an engine off with "off" too', () => {
+    assert.deepEqual(enginesFromEnv({ OMLX_URL: 'off' }).map((e) => e.kind), ['ollama', 'vllm', 'lemonade']);
+  });
+
+  it('switches every engine off when each is empty', () => {
+    assert.deepEqual(enginesFromEnv({ OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '' }), []);
+  });
+
+  it('gives each URL of a comma list its own numbered id and trims trailing slashes', () => {
+    const engines = enginesFromEnv({ OLLAMA_URL: 'http://10.0.0.2:11434/, http://10.0.0.3:11434', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '' });
+    assert.deepEqual(engines, [
+      { id: 'ollama-1', kind: 'ollama', url: 'http://10.0.0.2:11434' },
+      { id: 'ollama-2', kind: 'ollama', url: 'http://10.0.0.3:11434' },
+    ]);
+  });
+
+  it('keeps a plain id for a single URL with a trailing comma', () => {
+    assert.deepEqual(enginesFromEnv({ OLLAMA_URL: 'http://a:1,', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '' }), [
+      { id: 'ollama', kind: 'ollama', url: 'http://a:1' },
+    ]);
+  });
+
+  it('turns llama.cpp on when LLAMACPP_URL names it', () => {
+    const engines = enginesFromEnv({ OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '', LLAMACPP_URL: 'http://127.0.0.1:8080' });
+    assert.deepEqual(engines, [{ id: 'llamacpp', kind: 'llamacpp', url: 'http://127.0.0.1:8080' }]);
+  });
+
+  it('loadEnv carries the same engine list, frozen', () => {
+    const env = loadEnv({ VLLM_URL: '', OMLX_URL: '' });
+    assert.deepEqual(env.engines.map((e) => e.id), ['ollama', 'lemonade']);
+    assert.ok(Object.isFrozen(env.engines));
+  });
+});
+
+describe('slower-placement knobs', () => {
+  const ratio: EnvCase<number>[] = [
+    { name: 'unset: 3', value: undefined, expected: DEFAULT_SLOWER_PLACEMENT_RATIO },
+    { name: 'exactly 1 is allowed', value: '1', expected: 1 },
+    { name: 'a large 1000 is allowed (turns the rule off on its own)', value: '1000', expected: 1000 },
+    { name: 'a fraction above 1 is allowed', value: '2.5', expected: 2.5 },
+    { name: 'below 1: the default', value: '0.5', expected: DEFAULT_SLOWER_PLACEMENT_RATIO },
+    { name: 'not a number: the default', value: 'fast', expected: DEFAULT_SLOWER_PLACEMENT_RATIO },
+    { name: 'empty: the default', value: '', expected: DEFAULT_SLOWER_PLACEMENT_RATIO },
+  ];
+  for (const c of ratio) {
+    it(`ratio ${c.name}`, () => assert.equal(loadEnv({ HUB_POOL_SLOWER_PLACEMENT_RATIO: c.value }).knobs.slowerPlacementRatio(), c.expected));
+  }
+  const floor: EnvCase<number>[] = [
+    { name: 'unset: 20000', value: undefined, expected: DEFAULT_SLOWER_PLACEMENT_FLOOR_MS },
+    { name: 'zero is allowed', value: '0', expected: 0 },
+    { name: 'a valid 5000', value: '5000', expected: 5000 },
+    { name: 'negative: the default', value: '-1', expected: DEFAULT_SLOWER_PLACEMENT_FLOOR_MS },
+    { name: 'not a number: the default', value: 'soon', expected: DEFAULT_SLOWER_PLACEMENT_FLOOR_MS },
+    { name: 'empty: the default, not zero', value: '', expected: DEFAULT_SLOWER_PLACEMENT_FLOOR_MS },
+    { name: 'blank: the default, not zero', value: '  ', expected: DEFAULT_SLOWER_PLACEMENT_FLOOR_MS },
+  ];
+  for (const c of floor) {
+    it(`floor ${c.name}`, () => assert.equal(loadEnv({ HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS: c.value }).knobs.slowerPlacementFloorMs(), c.expected));
+  }
+  it('defaults to ratio 3 and floor 20000 ms', () => {
+    assert.deepEqual([DEFAULT_SLOWER_PLACEMENT_RATIO, DEFAULT_SLOWER_PLACEMENT_FLOOR_MS], [3, 20_000]);
+  });
+});
+
+describe('per-request knobs read the environment at call time', () => {
+  it('tailnetRequiresKey follows HUB_INFERENCE_TAILNET_AUTH as it changes after loadEnv', () => {
+    const live: Record<string, string | undefined> = {};
+    const env = loadEnv(live);
+    assert.equal(env.knobs.tailnetRequiresKey(), false);
+    live.HUB_INFERENCE_TAILNET_AUTH = ' Require-Key ';
+    assert.equal(env.knobs.tailnetRequiresKey(), true);
+    live.HUB_INFERENCE_TAILNET_AUTH = 'allow';
+    assert.equal(env.knobs.tailnetRequiresKey(), false);
+  });
+
+  it('throughput and contention placement are on unless switched off, and follow later changes', () => {
+    const live: Record<string, string | undefined> = {};
+    const { knobs } = loadEnv(live);
+    assert.deepEqual([knobs.throughputPlacement(), knobs.contentionPlacement()], [true, true]);
+    live.HUB_POOL_THROUGHPUT_PLACEMENT = 'off';
+    live.HUB_POOL_CONTENTION_PLACEMENT = '0';
+    assert.deepEqual([knobs.throughputPlacement(), knobs.contentionPlacement()], [false, false]);
+    live.HUB_POOL_THROUGHPUT_PLACEMENT = 'false';
+    live.HUB_POOL_CONTENTION_PLACEMENT = 'on';
+    assert.deepEqual([knobs.throughputPlacement(), knobs.contentionPlacement()], [false, true]);
+  });
+
+  it('the slower-placement ratio follows a later change too', () => {
+    const live: Record<string, string | undefined> = {};
+    const { knobs } = loadEnv(live);
+    live.HUB_POOL_SLOWER_PLACEMENT_RATIO = '5';
+    assert.equal(knobs.slowerPlacementRatio(), 5);
+  });
+
+  it('start-up values do not follow later changes', () => {
+    const live: Record<string, string | undefined> = { HUB_POOL_ROUTING_LOG_SIZE: '500' };
+    const env = loadEnv(live);
+    live.HUB_POOL_ROUTING_LOG_SIZE = '900';
+    assert.equal(env.routingLogSize, 500);
+    assert.ok(Object.isFrozen(env));
+  });
+});
+
+describe('port, host and data dir', () => {
+  it('defaults to port 5002 on loopback and ~/.cihub', () => {
+    const env = loadEnv({});
+    assert.equal(env.port, DEFAULT_API_PORT);
+    assert.equal(env.port, 5002);
+    assert.equal(env.host, '127.0.0.1');
+    assert.equal(env.dataDir, join(homedir(), '.cihub'));
+  });
+
+  it('reads API_PORT, HUB_HOST and CIHUB_DATA_DIR, and lets flags override them', () => {
+    const raw = { API_PORT: '5102', HUB_HOST: '0.0.0.0', CIHUB_DATA_DIR: '/tmp/hub-a' };
+    assert.deepEqual([loadEnv(raw).port, loadEnv(raw).host, loadEnv(raw).dataDir], [5102, '0.0.0.0', '/tmp/hub-a']);
+    const flagged = loadEnv(raw, { port: 0, host: '127.0.0.2', dataDir: '/tmp/hub-b' });
+    assert.deepEqual([flagged.port, flagged.host, flagged.dataDir], [0, '127.0.0.2', '/tmp/hub-b']);
+  });
+
+  it('ignores an API_PORT that is not a port', () => {
+    assert.equal(loadEnv({ API_PORT: '70000' }).port, DEFAULT_API_PORT);
+    assert.equal(loadEnv({ API_PORT: 'http' }).port, DEFAULT_API_PORT);
+  });
+
+  it('treats a blank CIHUB_DATA_DIR as unset', () => {
+    assert.equal(dataDirFromEnv({ CIHUB_DATA_DIR: '  ' }), join(homedir(), '.cihub'));
+  });
+});

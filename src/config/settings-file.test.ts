@@ -1,0 +1,189 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HubError } from '../errors.js';
+import { SETTINGS_FILE_NAME, SettingsFile, settingsCatalogue } from './settings-file.js';
+import { DEFAULT_SETTINGS, SETTING_RULES } from './settings-schema.js';
+
+let root: string;
+
+before(() => {
+  root = mkdtempSync(join(tmpdir(), 'cihub-settings-'));
+});
+after(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** A fresh, empty data dir for one test. */
+function freshDir(): string {
+  return mkdtempSync(join(root, 'd-'));
+}
+
+const fileOf = (dir: string) => join(dir, SETTINGS_FILE_NAME);
+const onDisk = (dir: string): unknown => JSON.parse(readFileSync(fileOf(dir), 'utf8'));
+
+describe('SettingsFile on first start', () => {
+  it('writes settings.json holding every default when there is none', () => {
+    const dir = freshDir();
+    const file = new SettingsFile(dir);
+    assert.deepEqual(file.get(), DEFAULT_SETTINGS);
+    assert.deepEqual(onDisk(dir), DEFAULT_SETTINGS);
+  });
+
+  it('leaves no temporary file behind and keeps the file private (0600)', () => {
+    const dir = freshDir();
+    new SettingsFile(dir);
+    assert.deepEqual(readdirSync(dir), [SETTINGS_FILE_NAME]);
+    assert.equal(statSync(fileOf(dir)).mode & 0o777, 0o600);
+  });
+
+  it('reads back what an earlier instance wrote', () => {
+    const dir = freshDir();
+    new SettingsFile(dir).patch({ poolLocalAffinity: 5, poolMaxPromptTokens: 32_000 });
+    const reopened = new SettingsFile(dir);
+    assert.equal(reopened.get().poolLocalAffinity, 5);
+    assert.equal(reopened.get().poolMaxPromptTokens, 32_000);
+  });
+});
+
+describe('SettingsFile.patch', () => {
+  it('applies a valid PATCH in memory and on disk', () => {
+    const dir = freshDir();
+    const file = new SettingsFile(dir);
+    const next = file.patch({ poolInboundEnabled: false, poolPressureWeight: 1.5 });
+    assert.equal(next.poolInboundEnabled, false);
+    assert.equal(next.poolPressureWeight, 1.5);
+    assert.equal(file.get(), next);
+    assert.deepEqual(onDisk(dir), { ...DEFAULT_SETTINGS, poolInboundEnabled: false, poolPressureWeight: 1.5 });
+  });
+
+  it('replaces the file by renaming a new one over it (a new inode), never rewriting it in place', () => {
+    const dir = freshDir();
+    const file = new SettingsFile(dir);
+    const before = statSync(fileOf(dir)).ino;
+    file.patch({ poolLocalAffinity: 2 });
+    assert.notEqual(statSync(fileOf(dir)).ino, before);
+    assert.deepEqual(readdirSync(dir), [SETTINGS_FILE_NAME]);
+  });
+
+  it('refuses a PATCH with one bad field whole: the file stays byte-identical and the settings unchanged', () => {
+    const dir = freshDir();
+    const file = new SettingsFile(dir);
+    file.patch({ poolLocalAffinity: 3 });
+    const bytes = readFileSync(fileOf(dir));
+    const held = file.get();
+    assert.throws(
+      () => file.patch({ poolLocalAffinity: 7, poolHealthPollSeconds: 301 }),
+      (err: unknown) => {
+        assert.ok(err instanceof HubError);
+        assert.equal(err.code, 'HUB_ERR_SETTINGS_INVALID');
+        assert.equal(err.status, 400);
+        assert.match(err.message, /poolHealthPollSeconds must be a whole number from 10 to 300/);
+        assert.deepEqual((err.details?.fields as { field: string }[]).map((f) => f.field), ['poolHealthPollSeconds']);
+        return true;
+      },
+    );
+    assert.deepEqual(readFileSync(fileOf(dir)), bytes);
+    assert.equal(file.get(), held);
+    assert.equal(file.get().poolLocalAffinity, 3);
+  });
+
+  it('refuses pins through PATCH without touching the file', () => {
+    const dir = freshDir();
+    const file = new SettingsFile(dir);
+    const bytes = readFileSync(fileOf(dir));
+    assert.throws(() => file.patch({ poolPins: [{ scope: 'default', model: null, target: 'local' }] }), HubError);
+    assert.deepEqual(readFileSync(fileOf(dir)), bytes);
+  });
+
+  it('hands out frozen settings and never changes an object already handed out', () => {
+    const file = new SettingsFile(freshDir());
+    const first = file.get();
+    file.patch({ poolLocalAffinity: 9 });
+    assert.equal(first.poolLocalAffinity, 1);
+    assert.ok(Object.isFrozen(file.get()));
+  });
+});
+
+describe('SettingsFile pins', () => {
+  it('upserts by (scope, model): a second pin for the same model replaces the first', () => {
+    const dir = freshDir();
+    const file = new SettingsFile(dir);
+    file.upsertPin({ scope: 'model', model: 'llama3.2:3b', target: 'core-1.tail.ts.net' });
+    file.upsertPin({ scope: 'default', model: null, target: 'local' });
+    file.upsertPin({ scope: 'model', model: 'llama3.2:3b', target: 'core-2.tail.ts.net' });
+    assert.deepEqual(file.get().poolPins, [
+      { scope: 'default', model: null, target: 'local' },
+      { scope: 'model', model: 'llama3.2:3b', target: 'core-2.tail.ts.net' },
+    ]);
+    assert.deepEqual((onDisk(dir) as { poolPins: unknown }).poolPins, file.get().poolPins);
+  });
+
+  it('keys model pins verbatim, so ids differing only in case are two pins', () => {
+    const file = new SettingsFile(freshDir());
+    file.upsertPin({ scope: 'model', model: 'Qwen3:8b', target: 'local' });
+    file.upsertPin({ scope: 'model', model: 'qwen3:8b', target: 'local' });
+    assert.equal(file.get().poolPins.length, 2);
+  });
+
+  it('removes a pin by (scope, model) and says whether there was one', () => {
+    const dir = freshDir();
+    const file = new SettingsFile(dir);
+    file.upsertPin({ scope: 'model', model: 'a/b:c', target: 'local' });
+    file.upsertPin({ scope: 'default', model: null, target: 'local' });
+    assert.equal(file.removePin('model', 'a/b:c'), true);
+    assert.equal(file.removePin('model', 'a/b:c'), false);
+    assert.deepEqual(file.get().poolPins, [{ scope: 'default', model: null, target: 'local' }]);
+    assert.equal(file.removePin('default', null), true);
+    assert.deepEqual(new SettingsFile(dir).get().poolPins, []);
+  });
+
+  it('writes nothing when removing a pin that does not exist', () => {
+    const dir = freshDir();
+    const file = new SettingsFile(dir);
+    const ino = statSync(fileOf(dir)).ino;
+    assert.equal(file.removePin('model', 'nope'), false);
+    assert.equal(statSync(fileOf(dir)).ino, ino);
+  });
+});
+
+describe('SettingsFile reading a damaged settings.json', () => {
+  it('gives defaults without throwing for a file that is not JSON, and says so', () => {
+    const dir = freshDir();
+    writeFileSync(fileOf(dir), '{"poolLocalAffinity": 4,,');
+    const reported: string[][] = [];
+    const file = new SettingsFile(dir, (keys) => reported.push(keys));
+    assert.deepEqual(file.get(), DEFAULT_SETTINGS);
+    assert.equal(reported.length, 1);
+    assert.match(reported[0]?.[0] ?? '', /not valid JSON/);
+  });
+
+  it('keeps the good keys of a hand-edited file and reports the ones it ignored', () => {
+    const dir = freshDir();
+    writeFileSync(fileOf(dir), JSON.stringify({ poolLocalAffinity: 4, poolHealthPollSeconds: 'often', extra: 1 }));
+    const reported: string[][] = [];
+    const file = new SettingsFile(dir, (keys) => reported.push(keys));
+    assert.equal(file.get().poolLocalAffinity, 4);
+    assert.equal(file.get().poolHealthPollSeconds, 30);
+    assert.deepEqual(reported, [['poolHealthPollSeconds', 'extra']]);
+  });
+
+  it('does not rewrite a readable file on open', () => {
+    const dir = freshDir();
+    const text = JSON.stringify({ poolLocalAffinity: 4 });
+    writeFileSync(fileOf(dir), text);
+    new SettingsFile(dir);
+    assert.equal(readFileSync(fileOf(dir), 'utf8'), text);
+  });
+});
+
+describe('settingsCatalogue', () => {
+  it('lists every setting with its default and a readable range', () => {
+    const catalogue = settingsCatalogue();
+    assert.deepEqual(catalogue.map((e) => e.key), Object.keys(SETTING_RULES));
+    const ceiling = catalogue.find((e) => e.key === 'poolMaxPromptTokens');
+    assert.deepEqual(ceiling, { key: 'poolMaxPromptTokens', default: null, range: 'a whole number from 1024 to 1048576, or null' });
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * Test-only: a tiny loopback HTTP server standing in for an engine, for the engine tests
+ * beside it. Each request's answer comes from a handler that may take its time (return a
+ * promise the test settles later), so tests can hold an engine silent and release it on cue.
+ * It records what it was asked and which requests the caller gave up on.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface FakeReply {
+  readonly status?: number;
+  /** Sent as JSON. */
+  readonly json?: unknown;
+  /** Sent as is, instead of json. */
+  readonly text?: string;
+}
+
+export type FakeHandler = (path: string, hit: number) => FakeReply | Promise<FakeReply>;
+
+export interface FakeEngine {
+  readonly url: string;
+  /** Paths asked so far, in order. */
+  readonly paths: readonly string[];
+  /** Requests answered in full. */
+  answered(): number;
+  /** Requests whose connection closed before an answer went out: the caller aborted them. */
+  abandoned(): number;
+  /** Replaces the handler for later requests. */
+  setHandler(handler: FakeHandler): void;
+  close(): Promise<void>;
+}
+
+export async function startFakeEngine(handler: FakeHandler): Promise<FakeEngine> {
+  const paths: string[] = [];
+  let current = handler;
+  let answered = 0;
+  let abandoned = 0;
+  const server: Server = createServer((req, res) => {
+    const path = req.url ?? '/';
+    paths.push(path);
+    res.on('close', () => {
+      if (!res.writableFinished) abandoned += 1;
+    });
+    void Promise.resolve(current(path, paths.length)).then((reply) => {
+      if (res.destroyed) return;
+      const body = reply.text ?? JSON.stringify(reply.json ?? {});
+      res.writeHead(reply.status ?? 200, { 'content-type': reply.text === undefined ? 'application/json' : 'text/plain' });
+      res.end(body, () => {
+        answered += 1;
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    paths,
+    answered: () => answered,
+    abandoned: () => abandoned,
+    setHandler: (next) => {
+      current = next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A promise settled from outside, for holding an engine silent until the test releases it. */
+export function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+/** A promise that never settles: an engine that accepted the connection and never answers. */
+export const NEVER: Promise<FakeReply> = new Promise<FakeReply>(() => {});
+
+/** A loopback URL nothing listens on (the port was just released). */
+export async function refusedUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
+
+/** Polls until `check` holds, or fails after `timeoutMs`. */
+export async function until(check: () => boolean, timeoutMs = 1000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** An Ollama /api/tags body listing the given models. */
+export function ollamaTags(...names: string[]): FakeReply {
+  return { json: { models: names.map((name) => ({ name, model: name, size: 1000, details: { parameter_size: '8B' } })) } };
+}

@@ -1,0 +1,132 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { EngineKind } from '../engines/engine-kind.js';
+import type { BackendView, ModelInfo, ProxyDialect } from '../engines/types.js';
+import { localCandidates } from './candidates.js';
+
+const model = (name: string): ModelInfo => ({ name, parameterSize: null, capabilities: null, sizeBytes: null });
+
+function backend(backendId: string, kind: EngineKind, models: readonly string[], health: Partial<BackendView> = {}): BackendView {
+  return {
+    backendId,
+    kind,
+    url: `http://127.0.0.1/${backendId}`,
+    running: true,
+    healthy: true,
+    models: models.map(model),
+    error: null,
+    probedMsAgo: 0,
+    ...health,
+  };
+}
+
+const noneInFlight = () => 0;
+
+interface Row {
+  readonly name: string;
+  readonly backends: readonly BackendView[];
+  readonly model: string;
+  readonly dialect: ProxyDialect;
+  readonly ids: readonly string[];
+}
+
+describe('localCandidates', () => {
+  const rows: readonly Row[] = [
+    {
+      name: 'includes a healthy engine that holds the model',
+      backends: [backend('ollama', 'ollama', ['qwen3:8b'])],
+      model: 'qwen3:8b',
+      dialect: 'ollama',
+      ids: ['local/ollama'],
+    },
+    {
+      name: 'excludes an engine that is running but unhealthy',
+      backends: [backend('vllm', 'vllm', ['qwen3:8b'], { healthy: false, error: 'names itself omlx' }), backend('ollama', 'ollama', ['qwen3:8b'])],
+      model: 'qwen3:8b',
+      dialect: 'openai',
+      ids: ['local/ollama'],
+    },
+    {
+      name: 'excludes an engine that is down',
+      backends: [backend('ollama', 'ollama', ['qwen3:8b'], { running: false, healthy: false, error: 'fetch failed (ECONNREFUSED)' })],
+      model: 'qwen3:8b',
+      dialect: 'ollama',
+      ids: [],
+    },
+    {
+      name: 'excludes an engine without the model',
+      backends: [backend('ollama', 'ollama', ['llama3.2:3b']), backend('vllm', 'vllm', ['qwen3:8b'])],
+      model: 'qwen3:8b',
+      dialect: 'openai',
+      ids: ['local/vllm'],
+    },
+    {
+      name: 'matches the model id exactly, case included',
+      backends: [backend('ollama', 'ollama', ['Qwen3:8b', 'qwen3:8b-instruct'])],
+      model: 'qwen3:8b',
+      dialect: 'ollama',
+      ids: [],
+    },
+    {
+      name: 'takes an untagged name to mean :latest on Ollama, as Ollama does',
+      backends: [backend('ollama', 'ollama', ['nomic-embed-text:latest'])],
+      model: 'nomic-embed-text',
+      dialect: 'ollama',
+      ids: ['local/ollama'],
+    },
+    {
+      name: 'does not stretch :latest to engines that name models by id',
+      backends: [backend('vllm', 'vllm', ['my-model:latest'])],
+      model: 'my-model',
+      dialect: 'openai',
+      ids: [],
+    },
+    {
+      name: 'does not read a tagged name as :latest',
+      backends: [backend('ollama', 'ollama', ['qwen3:latest'])],
+      model: 'qwen3:8b',
+      dialect: 'ollama',
+      ids: [],
+    },
+    {
+      name: 'excludes a vLLM for /api/chat: it does not speak the native dialect',
+      backends: [backend('vllm', 'vllm', ['qwen3:8b']), backend('ollama', 'ollama', ['qwen3:8b'])],
+      model: 'qwen3:8b',
+      dialect: 'ollama',
+      ids: ['local/ollama'],
+    },
+    {
+      name: 'excludes every OpenAI-only engine from the native dialect',
+      backends: (['vllm', 'lemonade', 'omlx', 'llamacpp'] as const).map((k) => backend(k, k, ['m'])),
+      model: 'm',
+      dialect: 'ollama',
+      ids: [],
+    },
+    {
+      name: 'includes both Ollama and the OpenAI-compatible engines for /v1, in configured order',
+      backends: [backend('vllm', 'vllm', ['m']), backend('ollama', 'ollama', ['m']), backend('lemonade', 'lemonade', ['m'])],
+      model: 'm',
+      dialect: 'openai',
+      ids: ['local/vllm', 'local/ollama', 'local/lemonade'],
+    },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      assert.deepEqual(localCandidates(row.backends, row.model, row.dialect, noneInFlight).map((c) => c.id), row.ids);
+    });
+  }
+
+  it('fills each candidate from its engine and reads its queue depth from the in-flight counter', () => {
+    const depths: Record<string, number> = { 'ollama-1': 3, 'ollama-2': 0 };
+    const got = localCandidates(
+      [backend('ollama-1', 'ollama', ['m']), backend('ollama-2', 'ollama', ['m'])],
+      'm',
+      'ollama',
+      (id) => depths[id] ?? -1,
+    );
+    assert.deepEqual(got, [
+      { id: 'local/ollama-1', node: 'local', backendId: 'ollama-1', engine: 'ollama', url: 'http://127.0.0.1/ollama-1', queueDepth: 3 },
+      { id: 'local/ollama-2', node: 'local', backendId: 'ollama-2', engine: 'ollama', url: 'http://127.0.0.1/ollama-2', queueDepth: 0 },
+    ]);
+  });
+});

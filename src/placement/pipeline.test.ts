@@ -1,0 +1,92 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { NULL_PLACEMENT_RECORDS } from '../routing-log/entry.js';
+import { assertOnlyDemoted, place } from './pipeline.js';
+import type { Candidate, PlacementStep, Tiers } from './types.js';
+
+function peer(node: string): Candidate {
+  return { id: `${node}/`, node, backendId: null, engine: null, url: `https://${node}`, queueDepth: 0 };
+}
+const localOllama: Candidate = { id: 'local/ollama', node: 'local', backendId: 'ollama', engine: 'ollama', url: 'http://127.0.0.1:11434', queueDepth: 0 };
+const a = peer('core-2.tail.ts.net');
+const b = peer('core-3.tail.ts.net');
+
+const tierIds = (tiers: Tiers) => tiers.map((t) => t.map((c) => c.id));
+
+describe('assertOnlyDemoted', () => {
+  const before: Tiers = [[localOllama, a], [b]];
+  const allowed: readonly { name: string; after: Tiers }[] = [
+    { name: 'leaving the tiers as they were', after: [[localOllama, a], [b]] },
+    { name: 'reordering inside a tier', after: [[a, localOllama], [b]] },
+    { name: 'moving a candidate into a later tier', after: [[a], [b, localOllama]] },
+    { name: 'moving a candidate into a new last tier', after: [[localOllama], [b], [a]] },
+  ];
+  for (const c of allowed) {
+    it(`allows ${c.name}`, () => assert.doesNotThrow(() => assertOnlyDemoted(before, c.after, 'pin')));
+  }
+
+  const refused: readonly { name: string; after: Tiers; message: RegExp }[] = [
+    { name: 'dropping a candidate', after: [[localOllama, a]], message: /pin changed the number of candidates/ },
+    { name: 'swapping one candidate for another', after: [[localOllama, a], [peer('core-9.tail.ts.net')]], message: /pin dropped candidate core-3\.tail\.ts\.net\// },
+    { name: 'adding a candidate', after: [[localOllama, a], [b, peer('core-9.tail.ts.net')]], message: /pin changed the number of candidates/ },
+    { name: 'promoting a candidate to an earlier tier', after: [[localOllama, a, b]], message: /pin moved candidate core-3\.tail\.ts\.net\/ to an earlier tier/ },
+  ];
+  for (const c of refused) {
+    it(`throws on ${c.name}, naming the step`, () => assert.throws(() => assertOnlyDemoted(before, c.after, 'pin'), c.message));
+  }
+});
+
+/** A test step: moves every candidate on `node` into a new tier after the others and records which it moved. */
+function demoteNode(node: string): PlacementStep<'promptCeiling'> {
+  return {
+    key: 'promptCeiling',
+    run(tiers) {
+      const moved = tiers.flat().filter((c) => c.node === node);
+      const kept = tiers.map((tier) => tier.filter((c) => c.node !== node));
+      return { tiers: moved.length === 0 ? tiers : [...kept, moved], record: moved.length === 0 ? null : { excluded: moved.map((c) => c.node) } };
+    },
+  };
+}
+
+describe('place', () => {
+  it('with no steps, keeps the ranked order and records nothing', () => {
+    const placement = place([localOllama, a, b], []);
+    assert.deepEqual(placement.order.map((c) => c.id), ['local/ollama', a.id, b.id]);
+    assert.deepEqual(placement.records, NULL_PLACEMENT_RECORDS);
+  });
+
+  it('runs a demoting step and records its section under its own key', () => {
+    const placement = place([localOllama, a, b], [demoteNode('local')]);
+    assert.deepEqual(placement.order.map((c) => c.id), [a.id, b.id, 'local/ollama']);
+    assert.deepEqual(placement.records, { ...NULL_PLACEMENT_RECORDS, promptCeiling: { excluded: ['local'] } });
+  });
+
+  it('keeps a step\'s null record when it did nothing', () => {
+    const placement = place([a, b], [demoteNode('local')]);
+    assert.deepEqual(placement.order.map((c) => c.id), [a.id, b.id]);
+    assert.equal(placement.records.promptCeiling, null);
+  });
+
+  it('hands each step the tiers the previous one produced', () => {
+    const seen: string[][][] = [];
+    const spy: PlacementStep<'pin'> = {
+      key: 'pin',
+      run(tiers) {
+        seen.push(tierIds(tiers));
+        return { tiers, record: null };
+      },
+    };
+    place([localOllama, a], [demoteNode('local'), spy]);
+    assert.deepEqual(seen, [[[a.id], ['local/ollama']]]);
+  });
+
+  it('throws when a step drops a candidate, so a faulty step cannot lose work', () => {
+    const dropper: PlacementStep<'slots'> = { key: 'slots', run: (tiers) => ({ tiers: [tiers.flat().slice(1)], record: null }) };
+    assert.throws(() => place([localOllama, a], [dropper]), /placement step slots/);
+  });
+
+  it('throws when a later step promotes what an earlier one demoted', () => {
+    const flattener: PlacementStep<'throughput'> = { key: 'throughput', run: (tiers) => ({ tiers: [tiers.flat().reverse()], record: null }) };
+    assert.throws(() => place([localOllama, a, b], [demoteNode('local'), flattener]), /throughput moved candidate local\/ollama to an earlier tier/);
+  });
+});

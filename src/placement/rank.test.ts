@@ -1,0 +1,119 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { rankCandidates } from './rank.js';
+import type { Candidate } from './types.js';
+
+function local(backendId: string, queueDepth: number): Candidate {
+  return { id: `local/${backendId}`, node: 'local', backendId, engine: 'ollama', url: `http://127.0.0.1:11434`, queueDepth };
+}
+
+function peer(node: string, queueDepth: number): Candidate {
+  return { id: `${node}/`, node, backendId: null, engine: null, url: `https://${node}`, queueDepth };
+}
+
+const ids = (list: readonly Candidate[]) => list.map((c) => c.id);
+
+interface Row {
+  readonly name: string;
+  readonly affinity: number;
+  readonly candidates: readonly Candidate[];
+  readonly order: readonly string[];
+}
+
+describe('rankCandidates: the local head start', () => {
+  const rows: readonly Row[] = [
+    {
+      name: 'gives local the exact tie at poolLocalAffinity 0',
+      affinity: 0,
+      candidates: [peer('core-2.tail.ts.net', 0), local('ollama', 0)],
+      order: ['local/ollama', 'core-2.tail.ts.net/'],
+    },
+    {
+      name: 'at poolLocalAffinity 0, a peer one request emptier goes first',
+      affinity: 0,
+      candidates: [local('ollama', 1), peer('core-2.tail.ts.net', 0)],
+      order: ['core-2.tail.ts.net/', 'local/ollama'],
+    },
+    {
+      name: 'at the default 1, local one request busier than an idle peer keeps the work',
+      affinity: 1,
+      candidates: [peer('core-2.tail.ts.net', 0), local('ollama', 1)],
+      order: ['local/ollama', 'core-2.tail.ts.net/'],
+    },
+    {
+      name: 'at the default 1, the work leaves once the peer is two requests emptier',
+      affinity: 1,
+      candidates: [local('ollama', 2), peer('core-2.tail.ts.net', 0)],
+      order: ['core-2.tail.ts.net/', 'local/ollama'],
+    },
+    {
+      name: 'at the default 1, busy nodes compare the same way (local 5 vs peer 4 stays local)',
+      affinity: 1,
+      candidates: [peer('core-2.tail.ts.net', 4), local('ollama', 5)],
+      order: ['local/ollama', 'core-2.tail.ts.net/'],
+    },
+    {
+      name: 'at affinity 3, local with 3 queued still beats an idle peer',
+      affinity: 3,
+      candidates: [peer('core-2.tail.ts.net', 0), local('ollama', 3)],
+      order: ['local/ollama', 'core-2.tail.ts.net/'],
+    },
+    {
+      name: 'at affinity 3, local with 4 queued yields to an idle peer',
+      affinity: 3,
+      candidates: [local('ollama', 4), peer('core-2.tail.ts.net', 0)],
+      order: ['core-2.tail.ts.net/', 'local/ollama'],
+    },
+    {
+      name: 'at the maximum 20, local keeps the work up to 20 queued',
+      affinity: 20,
+      candidates: [peer('core-2.tail.ts.net', 0), local('ollama', 20)],
+      order: ['local/ollama', 'core-2.tail.ts.net/'],
+    },
+    {
+      name: 'a local engine behind the head start still ranks among peers by its adjusted depth',
+      affinity: 1,
+      candidates: [peer('core-3.tail.ts.net', 3), local('ollama', 3), peer('core-2.tail.ts.net', 1)],
+      order: ['core-2.tail.ts.net/', 'local/ollama', 'core-3.tail.ts.net/'],
+    },
+    {
+      name: 'peers are ordered by queue depth, emptiest first',
+      affinity: 1,
+      candidates: [peer('core-4.tail.ts.net', 7), peer('core-2.tail.ts.net', 2), peer('core-3.tail.ts.net', 5)],
+      order: ['core-2.tail.ts.net/', 'core-3.tail.ts.net/', 'core-4.tail.ts.net/'],
+    },
+    {
+      name: 'two local engines are ordered by their own depths',
+      affinity: 1,
+      candidates: [local('ollama', 2), local('vllm', 0)],
+      order: ['local/vllm', 'local/ollama'],
+    },
+  ];
+  for (const row of rows) {
+    it(row.name, () => assert.deepEqual(ids(rankCandidates(row.candidates, { localAffinity: row.affinity })), row.order));
+  }
+});
+
+describe('rankCandidates: stable among equals', () => {
+  it('keeps the given order of equally queued peers', () => {
+    const list = [peer('core-9.tail.ts.net', 1), peer('core-2.tail.ts.net', 1), peer('core-5.tail.ts.net', 1)];
+    assert.deepEqual(ids(rankCandidates(list, { localAffinity: 1 })), ids(list));
+  });
+
+  it('keeps the configured order of equally queued local engines', () => {
+    const list = [local('vllm', 0), local('ollama', 0), local('lemonade', 0)];
+    assert.deepEqual(ids(rankCandidates(list, { localAffinity: 0 })), ids(list));
+  });
+
+  it('keeps local engines together ahead of tied peers, each group in its given order', () => {
+    const list = [peer('core-9.tail.ts.net', 0), local('vllm', 0), peer('core-2.tail.ts.net', 0), local('ollama', 0)];
+    assert.deepEqual(ids(rankCandidates(list, { localAffinity: 0 })), ['local/vllm', 'local/ollama', 'core-9.tail.ts.net/', 'core-2.tail.ts.net/']);
+  });
+
+  it('leaves the input list as it was', () => {
+    const list = [local('ollama', 4), peer('core-2.tail.ts.net', 0)];
+    const before = ids(list);
+    rankCandidates(list, { localAffinity: 1 });
+    assert.deepEqual(ids(list), before);
+  });
+});

@@ -1,0 +1,123 @@
+/**
+ * Starts a real Hub process (`bin/cihub serve`) on a loopback port for integration tests, in
+ * a fresh data dir, and finds it the way the CLI does: through hub.json. Engine URLs the test
+ * does not give are switched off, so no test depends on what happens to listen on this machine.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { request } from 'undici';
+
+export const REPO_ROOT = resolve(import.meta.dirname, '../../..');
+export const CIHUB_BIN = join(REPO_ROOT, 'bin/cihub');
+
+const ENGINES_OFF = { OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '', LLAMACPP_URL: '' };
+const START_TIMEOUT_MS = 15_000;
+
+export interface HubProcess {
+  readonly url: string;
+  /** The proxy base: `${url}/api/inference/pool`. */
+  readonly pool: string;
+  readonly dataDir: string;
+  readonly operatorKey: string;
+  readonly child: ChildProcess;
+  /** Everything the Hub wrote to stdout (its JSON log lines). */
+  log(): string;
+  /** An operator-authenticated call; returns status and parsed JSON. */
+  api<T = unknown>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: T; headers: Record<string, unknown> }>;
+  /** Sends a signal and waits for the process to exit; resolves with its exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function freshDataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'cihub-test-'));
+}
+
+export async function startHubProcess(opts: { env?: Record<string, string>; dataDir?: string } = {}): Promise<HubProcess> {
+  const dataDir = opts.dataDir ?? freshDataDir();
+  const child = spawn(process.execPath, [CIHUB_BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dataDir, ...ENGINES_OFF, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
+
+  const infoPath = join(dataDir, 'hub.json');
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  let url: string | null = null;
+  while (Date.now() < deadline && child.exitCode === null) {
+    if (existsSync(infoPath)) {
+      const info = JSON.parse(readFileSync(infoPath, 'utf8')) as { url: string; pid: number };
+      if (info.pid === child.pid) {
+        url = info.url;
+        break;
+      }
+    }
+    await sleep(25);
+  }
+  if (url === null) {
+    child.kill('SIGKILL');
+    throw new Error(`hub did not start within ${START_TIMEOUT_MS} ms; output:\n${output}`);
+  }
+  const operatorKey = readFileSync(join(dataDir, 'operator.key'), 'utf8').trim();
+  const hubUrl = url;
+  return {
+    url: hubUrl,
+    pool: `${hubUrl}/api/inference/pool`,
+    dataDir,
+    operatorKey,
+    child,
+    log: () => output,
+    async api(method, path, body, headers = {}) {
+      const res = await request(`${hubUrl}${path}`, {
+        method: method as 'GET',
+        headers: { authorization: `Bearer ${operatorKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await res.body.text();
+      let json: unknown = null;
+      try {
+        json = text ? JSON.parse(text) : null;
+      } catch {
+        json = text;
+      }
+      return { status: res.statusCode, json: json as never, headers: res.headers };
+    },
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs the CLI to completion; resolves with its exit code and output. */
+export function runCli(args: readonly string[], opts: { dataDir: string; env?: Record<string, string>; input?: string }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolveRun) => {
+    const child = spawn(process.execPath, [CIHUB_BIN, '--data-dir', opts.dataDir, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: opts.dataDir, ...opts.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdin.end(opts.input ?? '');
+    child.once('close', (code) => resolveRun({ code, stdout, stderr }));
+  });
+}
+
+/** Waits until `check` returns a truthy value, polling; throws with `what` after timeoutMs. */
+export async function eventually<T>(check: () => Promise<T | null | undefined | false> | T | null | undefined | false, what: string, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * `cihub demo --once`: a first look that has to work out of the box. It runs a Hub in front of
+ * a simulated Ollama and vLLM, sends a few requests, fails one engine once, prints where each
+ * request was served, and exits.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { freshDataDir, runCli } from '../helpers/hub-process.js';
+
+interface DemoRow {
+  readonly request: string;
+  readonly route: string;
+  readonly model: string;
+  readonly status: string;
+  readonly servedBy: string;
+  readonly engine: string;
+}
+
+/** The rows of the table under its REQUEST … ENGINE header, split on the two-space column gaps. */
+function tableRows(stdout: string): DemoRow[] {
+  const lines = stdout.split('\n');
+  const header = lines.findIndex((l) => /REQUEST\s+ROUTE\s+MODEL\s+STATUS\s+SERVED BY\s+ENGINE/.test(l));
+  assert.ok(header >= 0, `a table header in:\n${stdout}`);
+  const rows: DemoRow[] = [];
+  for (const line of lines.slice(header + 1)) {
+    if (line.trim() === '') break;
+    const cells = line.trim().split(/\s{2,}/);
+    assert.equal(cells.length, 6, `six columns in: ${line}`);
+    const [request, route, model, status, servedBy, engine] = cells as [string, string, string, string, string, string];
+    rows.push({ request, route, model, status, servedBy, engine });
+  }
+  return rows;
+}
+
+describe('cihub demo --once', () => {
+  it('exits 0 after printing a table of requests served locally by both engines, with the failover served by vLLM', async () => {
+    const started = Date.now();
+    const res = await runCli(['demo', '--once'], { dataDir: freshDataDir() });
+    assert.equal(res.code, 0, res.stderr);
+    assert.ok(Date.now() - started < 20_000, 'the demo finishes quickly');
+
+    const rows = tableRows(res.stdout);
+    assert.ok(rows.length >= 3, `several rows, got ${rows.length}`);
+    for (const row of rows) {
+      assert.equal(row.status, '200', `${row.request} answered 200`);
+      assert.equal(row.servedBy, 'local', `${row.request} served by this Hub`);
+      assert.ok(['ollama', 'vllm'].includes(row.engine), `${row.request} names its engine`);
+    }
+    const engines = new Set(rows.map((r) => r.engine));
+    assert.ok(engines.has('ollama'), 'some request was served by the Ollama engine');
+    assert.ok(engines.has('vllm'), 'some request was served by the vLLM engine');
+    assert.ok(rows.some((r) => r.route.startsWith('/v1/')) && rows.some((r) => r.route.startsWith('/api/')), 'both dialects are shown');
+
+    const failover = rows.find((r) => /503/.test(r.request));
+    assert.ok(failover, 'a row for the engine that answered 503');
+    assert.equal(failover.engine, 'vllm');
+    assert.equal(failover.servedBy, 'local');
+    // The failed-over model is one both engines hold, so only the walk can explain vLLM serving it.
+    assert.ok(rows.some((r) => r !== failover && r.model === failover.model && r.engine === 'ollama'), 'the same model is served by Ollama when nothing fails');
+
+    // --once stops everything it started: the demo Hub's hub.json is gone.
+    const dataDir = /--data-dir (\S+) pool status/.exec(res.stdout)?.[1];
+    assert.ok(dataDir, 'the demo names its data dir for the CLI commands it suggests');
+    assert.equal(existsSync(join(dataDir, 'hub.json')), false);
+    assert.doesNotMatch(res.stdout, /Ctrl-C/);
+  });
+});
