@@ -160,6 +160,16 @@ describe('SettingsFile reading a damaged settings.json', () => {
     assert.match(reported[0]?.[0] ?? '', /not valid JSON/);
   });
 
+  it('keeps the damaged file beside the new one instead of overwriting the operator\'s edits', () => {
+    const dir = freshDir();
+    writeFileSync(fileOf(dir), '{"poolLocalAffinity": 4,,');
+    new SettingsFile(dir);
+    const aside = readdirSync(dir).filter((name) => name.startsWith('settings.json.invalid-'));
+    assert.equal(aside.length, 1);
+    assert.equal(readFileSync(join(dir, aside[0]!), 'utf8'), '{"poolLocalAffinity": 4,,');
+    assert.deepEqual(JSON.parse(readFileSync(fileOf(dir), 'utf8')), DEFAULT_SETTINGS);
+  });
+
   it('keeps the good keys of a hand-edited file and reports the ones it ignored', () => {
     const dir = freshDir();
     writeFileSync(fileOf(dir), JSON.stringify({ poolLocalAffinity: 4, poolHealthPollSeconds: 'often', extra: 1 }));

@@ -30,7 +30,12 @@ export class SettingsFile {
     try {
       doc = JSON.parse(readFileSync(this.path, 'utf8'));
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') onIgnored(['(settings.json is not valid JSON; defaults used)']);
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+        // Keep the operator's file rather than overwrite it: it moves aside and defaults apply.
+        const aside = `${this.path}.invalid-${Date.now()}`;
+        renameSync(this.path, aside);
+        onIgnored([`(settings.json was not valid JSON; kept as ${aside}, defaults used)`]);
+      }
     }
     const { settings, ignored } = settingsFromFile(doc);
     if (ignored.length > 0) onIgnored(ignored);

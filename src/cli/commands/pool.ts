@@ -27,7 +27,9 @@ export async function poolLog(opts: CommonOptions & { limit?: number | undefined
   if (opts.since !== undefined) query.set('since', opts.since);
   const qs = query.toString();
   const page = await callHub<RoutingLogPage>(hub, 'GET', `/api/inference/pool/routing-log${qs ? `?${qs}` : ''}`);
-  return opts.json ? `${JSON.stringify(page, null, 2)}\n` : renderRoutingLog(page);
+  if (opts.json) return `${JSON.stringify(page, null, 2)}\n`;
+  const text = renderRoutingLog(page);
+  return text.endsWith('\n') ? text : `${text}\n`;
 }
 
 export async function poolSwitch(on: boolean, opts: CommonOptions & { yes: boolean; assumeYes: boolean }): Promise<string> {

@@ -45,10 +45,8 @@ export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary 
   lines.push('What the pool can serve');
   const models = [...new Set(status.localNode.backends.filter((b) => b.healthy).flatMap((b) => b.models))].sort();
   if (models.length === 0) lines.push('  (nothing: no healthy engine lists a model)');
-  for (const model of models) {
-    const holders = status.localNode.backends.filter((b) => b.healthy && b.models.includes(model)).map((b) => b.id);
-    lines.push(`  ${model}  local (${holders.join(', ')})`);
-  }
+  const served = models.map((model) => [model, `local (${status.localNode.backends.filter((b) => b.healthy && b.models.includes(model)).map((b) => b.id).join(', ')})`]);
+  lines.push(...table(served).map((l) => `  ${l}`));
   lines.push('');
   lines.push(`Peers: ${status.peers.length === 0 ? 'none paired' : status.peers.length}`);
   if (summary !== null) {

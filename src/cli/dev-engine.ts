@@ -1,0 +1,41 @@
+/**
+ * `cihub dev engine`: runs one simulated engine in the foreground until SIGINT or SIGTERM.
+ * The CLI parses flags; this only starts the simulator and reports where it listens.
+ */
+import { startSimEngine } from '../sim/engine.js';
+import type { Dialect } from '../sim/types.js';
+
+export interface DevEngineOptions {
+  port: number;
+  dialect: Dialect;
+  models: string[];
+  prefillTps?: number;
+  decodeTps?: number;
+  slots?: number;
+  timeScale?: number;
+  host?: string;
+}
+
+export async function runDevEngine(opts: DevEngineOptions): Promise<void> {
+  const engine = await startSimEngine({
+    dialect: opts.dialect,
+    models: opts.models,
+    port: opts.port,
+    ...(opts.host === undefined ? {} : { host: opts.host }),
+    ...(opts.prefillTps === undefined ? {} : { prefillTps: opts.prefillTps }),
+    ...(opts.decodeTps === undefined ? {} : { decodeTps: opts.decodeTps }),
+    ...(opts.slots === undefined ? {} : { slots: opts.slots }),
+    ...(opts.timeScale === undefined ? {} : { timeScale: opts.timeScale }),
+  });
+  process.stdout.write(`sim engine (${opts.dialect}) listening on ${engine.url} models=${opts.models.join(',')}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await engine.close();
+}

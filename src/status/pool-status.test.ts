@@ -1,0 +1,95 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { resolvePoolDirections, type PoolDirections, type SwitchInputs } from '../config/kill-switch.js';
+import { DEFAULT_SETTINGS, type PoolSettings } from '../config/settings-schema.js';
+import type { BackendView } from '../engines/types.js';
+import { buildPoolStatus, statusReason, type StatusInputs, type StatusReason } from './pool-status.js';
+
+const ENV_ON: SwitchInputs = { userDisabled: false, outboundDisabled: false, inboundDisabled: false };
+
+function directions(env: Partial<SwitchInputs> = {}, settings: Partial<PoolSettings> = {}): PoolDirections {
+  return resolvePoolDirections({ ...ENV_ON, ...env }, { ...DEFAULT_SETTINGS, ...settings });
+}
+
+describe('statusReason', () => {
+  const rows: readonly { name: string; directions: PoolDirections; peers: number; reason: StatusReason }[] = [
+    { name: 'everything on with a connected peer: active', directions: directions(), peers: 1, reason: 'active' },
+    { name: 'everything on with no peer: no_peers', directions: directions(), peers: 0, reason: 'no_peers' },
+    { name: 'env master off: disabled_by_env', directions: directions({ userDisabled: true }), peers: 2, reason: 'disabled_by_env' },
+    { name: 'setting master off: disabled_by_setting', directions: directions({}, { poolEnabled: false }), peers: 2, reason: 'disabled_by_setting' },
+    { name: 'both masters off: the env is named', directions: directions({ userDisabled: true }, { poolEnabled: false }), peers: 0, reason: 'disabled_by_env' },
+    { name: 'outbound off by env: partially_disabled', directions: directions({ outboundDisabled: true }), peers: 1, reason: 'partially_disabled' },
+    { name: 'inbound off by setting: partially_disabled', directions: directions({}, { poolInboundEnabled: false }), peers: 1, reason: 'partially_disabled' },
+    { name: 'a direction off with no peers still reads partially_disabled', directions: directions({ inboundDisabled: true }), peers: 0, reason: 'partially_disabled' },
+  ];
+  for (const row of rows) {
+    it(row.name, () => assert.equal(statusReason(row.directions, row.peers), row.reason));
+  }
+});
+
+const backend = (backendId: string, models: string[]): BackendView => ({
+  backendId,
+  kind: 'ollama',
+  url: `http://127.0.0.1:11434/${backendId}`,
+  running: true,
+  healthy: true,
+  models: models.map((name) => ({ name, parameterSize: null, capabilities: null, sizeBytes: null })),
+  error: null,
+  probedMsAgo: 1200,
+});
+
+function inputs(extra: Partial<StatusInputs> = {}): StatusInputs {
+  return {
+    directions: directions(),
+    settings: DEFAULT_SETTINGS,
+    envMaxPromptTokens: null,
+    backends: [],
+    inFlight: () => 0,
+    connectedPeers: 0,
+    nodeFqdn: null,
+    tailscaleAdminApiConfigured: false,
+    ...extra,
+  };
+}
+
+describe('buildPoolStatus: the prompt ceiling and who set it', () => {
+  const rows: readonly { name: string; env: number | null; setting: number | null; ceiling: number | null; setBy: 'env' | 'setting' | null }[] = [
+    { name: 'neither set: no ceiling, set by nobody', env: null, setting: null, ceiling: null, setBy: null },
+    { name: 'only the setting: the setting, set by setting', env: null, setting: 16_000, ceiling: 16_000, setBy: 'setting' },
+    { name: 'only the env: the env, set by env', env: 8192, setting: null, ceiling: 8192, setBy: 'env' },
+    { name: 'both: the env overrides the setting', env: 8192, setting: 16_000, ceiling: 8192, setBy: 'env' },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      const status = buildPoolStatus(inputs({ envMaxPromptTokens: row.env, settings: { ...DEFAULT_SETTINGS, poolMaxPromptTokens: row.setting } }));
+      assert.equal(status.localNode.maxPromptTokens, row.ceiling);
+      assert.equal(status.localNode.maxPromptTokensSetBy, row.setBy);
+    });
+  }
+});
+
+describe('buildPoolStatus', () => {
+  it('sums this node\'s queue depth over its engines and lists each engine\'s models', () => {
+    const depth: Record<string, number> = { 'ollama-1': 2, 'ollama-2': 3 };
+    const status = buildPoolStatus(inputs({ backends: [backend('ollama-1', ['a', 'b']), backend('ollama-2', ['c'])], inFlight: (id) => depth[id] ?? 0 }));
+    assert.equal(status.localNode.queueDepth, 5);
+    assert.deepEqual(status.localNode.backends.map((b) => [b.id, b.inFlight, b.models]), [
+      ['ollama-1', 2, ['a', 'b']],
+      ['ollama-2', 3, ['c']],
+    ]);
+    assert.equal(status.localNode.backends[0]?.probedMsAgo, 1200);
+  });
+
+  it('reads routing as active only with outbound on and a connected peer', () => {
+    assert.equal(buildPoolStatus(inputs({ connectedPeers: 1 })).routingActive, true);
+    assert.equal(buildPoolStatus(inputs({ connectedPeers: 0 })).routingActive, false);
+    assert.equal(buildPoolStatus(inputs({ connectedPeers: 1, directions: directions({ outboundDisabled: true }) })).routingActive, false);
+    assert.equal(buildPoolStatus(inputs({ connectedPeers: 1, directions: directions({}, { poolEnabled: false }) })).routingActive, false);
+  });
+
+  it('reports the switches it was given, direction by direction', () => {
+    const status = buildPoolStatus(inputs({ directions: directions({ inboundDisabled: true }) }));
+    assert.deepEqual([status.enabled, status.disabledBy, status.reason], [true, null, 'partially_disabled']);
+    assert.deepEqual(status.directions, { outbound: { enabled: true, disabledBy: null }, inbound: { enabled: false, disabledBy: 'env' } });
+  });
+});

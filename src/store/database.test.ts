@@ -1,0 +1,124 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DATABASE_FILE_NAME, migrate, openDatabase, type Db } from './database.js';
+import { MIGRATIONS, type Migration } from './migrations.js';
+
+let root: string;
+before(() => {
+  root = mkdtempSync(join(tmpdir(), 'cihub-db-'));
+});
+after(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+const freshPath = () => join(mkdtempSync(join(root, 'd-')), DATABASE_FILE_NAME);
+
+function versions(db: Db): number[] {
+  return (db.prepare('SELECT version FROM schema_migration ORDER BY version').all() as { version: number }[]).map((r) => r.version);
+}
+
+function tableExists(db: Db, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
+const latest = Math.max(...MIGRATIONS.map((m) => m.version));
+
+describe('openDatabase', () => {
+  it('applies every shipped migration to a new file and records each once', () => {
+    const db = openDatabase(freshPath());
+    try {
+      assert.deepEqual(versions(db), MIGRATIONS.map((m) => m.version));
+      assert.ok(tableExists(db, 'api_key'));
+    } finally {
+      db.close();
+    }
+  });
+
+  it('is idempotent across reopen: nothing is applied twice and data survives', () => {
+    const path = freshPath();
+    const first = openDatabase(path);
+    first.prepare("INSERT INTO api_key (id, name, scope, key_hash, created_at) VALUES ('k1', 'n', 'inference', 'h', 't')").run();
+    first.close();
+    const second = openDatabase(path);
+    try {
+      assert.deepEqual(versions(second), MIGRATIONS.map((m) => m.version));
+      assert.equal(migrate(second, MIGRATIONS), latest);
+      assert.deepEqual(versions(second), MIGRATIONS.map((m) => m.version));
+      assert.equal((second.prepare('SELECT COUNT(*) AS n FROM api_key').get() as { n: number }).n, 1);
+    } finally {
+      second.close();
+    }
+  });
+
+  it('turns foreign keys on and uses WAL', () => {
+    const db = openDatabase(freshPath());
+    try {
+      assert.equal(db.pragma('foreign_keys', { simple: true }), 1);
+      assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('migrate', () => {
+  const one: Migration = { version: 1, name: 'one', sql: 'CREATE TABLE one (x INTEGER);' };
+  const two: Migration = { version: 2, name: 'two', sql: 'CREATE TABLE two (x INTEGER);' };
+  const broken: Migration = {
+    version: 3,
+    name: 'broken',
+    sql: 'CREATE TABLE three (x INTEGER); INSERT INTO no_such_table VALUES (1);',
+  };
+
+  it('applies migrations in version order whatever order the list is in', () => {
+    const db = openDatabase(freshPath(), [two, one]);
+    try {
+      assert.deepEqual(versions(db), [1, 2]);
+      assert.ok(tableExists(db, 'one') && tableExists(db, 'two'));
+    } finally {
+      db.close();
+    }
+  });
+
+  it('applies only the migrations newer than the recorded version', () => {
+    const path = freshPath();
+    openDatabase(path, [one]).close();
+    const db = openDatabase(path, [one, two]);
+    try {
+      assert.deepEqual(versions(db), [1, 2]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('leaves the previous version intact when a migration fails, statements before the failure included', () => {
+    const path = freshPath();
+    openDatabase(path, [one]).close();
+    assert.throws(() => openDatabase(path, [one, two, broken]), /no_such_table/);
+    const db = openDatabase(path, [one]);
+    try {
+      // two ran in its own transaction and committed; broken rolled back whole.
+      assert.deepEqual(versions(db), [1, 2]);
+      assert.ok(tableExists(db, 'two'));
+      assert.equal(tableExists(db, 'three'), false);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('after a failure, a fixed list carries the store forward from where it stopped', () => {
+    const path = freshPath();
+    assert.throws(() => openDatabase(path, [one, broken]));
+    const fixed: Migration = { ...broken, sql: 'CREATE TABLE three (x INTEGER);' };
+    const db = openDatabase(path, [one, fixed]);
+    try {
+      assert.deepEqual(versions(db), [1, 3]);
+      assert.ok(tableExists(db, 'three'));
+    } finally {
+      db.close();
+    }
+  });
+});
