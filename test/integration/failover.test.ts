@@ -45,9 +45,8 @@ describe('failover between two local engines', () => {
     second = await startSimEngine({ dialect: 'vllm', models: [MODEL], timeScale: 0.01 });
     hub = await startHubProcess({ env: { OLLAMA_URL: first.url, VLLM_URL: second.url, HUB_POOL_FIRST_BYTE_TIMEOUT_MS: '400' } });
   });
-  afterEach(() => {
-    first.clearFaults();
-    second.clearFaults();
+  afterEach(async () => {
+    await Promise.all([first.clearFaults(), second.clearFaults()]);
   });
   after(async () => {
     await hub.stop();
@@ -63,7 +62,7 @@ describe('failover between two local engines', () => {
   ];
   for (const c of movesOn) {
     it(`moves on after ${c.name} and names the node that answered`, async () => {
-      first.setFault(c.fault);
+      await first.setFault(c.fault);
       const res = await chat(hub);
       assert.equal(res.status, 200);
       assert.equal(res.headers['x-hub-pool-backend'], 'vllm');
@@ -83,19 +82,19 @@ describe('failover between two local engines', () => {
     await hub.api('PATCH', '/api/inference/pool/settings', { poolProbeSnapshotTtlMs: 300_000 });
     try {
       await chat(hub);
-      first.setFault({ mode: 'refuse' });
+      await first.setFault({ mode: 'refuse' });
       const res = await chat(hub);
       assert.equal(res.status, 200);
       const r = await row(hub, String(res.headers['x-hub-pool-request-id']));
       assert.match(r.attempts[0]?.reason ?? '', /ECONNREFUSED/);
     } finally {
-      first.clearFaults();
+      await first.clearFaults();
       await hub.api('PATCH', '/api/inference/pool/settings', { poolProbeSnapshotTtlMs: 0 });
     }
   });
 
   it('never fails over an ordinary 4xx: the app gets the engine\'s answer and the row settles failed', async () => {
-    first.setFault({ mode: 'error', status: 400, body: '{"error":"qwen3:8b does not support tools"}' });
+    await first.setFault({ mode: 'error', status: 400, body: '{"error":"qwen3:8b does not support tools"}' });
     const secondBefore = second.state().requests;
     const res = await chat(hub);
     assert.equal(res.status, 400);
@@ -107,8 +106,8 @@ describe('failover between two local engines', () => {
   });
 
   it('answers 502 with only the request id when every candidate fails, and says what the last one did', async () => {
-    first.setFault({ mode: 'error', status: 503 });
-    second.setFault({ mode: 'error', status: 502 });
+    await first.setFault({ mode: 'error', status: 503 });
+    await second.setFault({ mode: 'error', status: 502 });
     const res = await chat(hub);
     assert.equal(res.status, 502);
     assert.match(messageOf(res.text), /All 2 pool candidates for model "qwen3:8b" failed; the last: local \(HTTP 502\)/);
@@ -121,15 +120,15 @@ describe('failover between two local engines', () => {
   });
 
   it('says the deadline, not "failed", when every candidate ran out of time', async () => {
-    first.setFault({ mode: 'hang' });
-    second.setFault({ mode: 'hang' });
+    await first.setFault({ mode: 'hang' });
+    await second.setFault({ mode: 'hang' });
     const res = await chat(hub);
     assert.equal(res.status, 502);
     assert.match(messageOf(res.text), /No pool candidate answered for model "qwen3:8b" within its deadline/);
   });
 
   it('never retries a stream once it is committed, even when it is cut', async () => {
-    first.setFault({ mode: 'cut' });
+    await first.setFault({ mode: 'cut' });
     const secondBefore = second.state().requests;
     const res = await request(`${hub.pool}/v1/chat/completions`, {
       method: 'POST',

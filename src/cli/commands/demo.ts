@@ -50,7 +50,7 @@ export async function runDemo(opts: { env: Readonly<Record<string, string | unde
   };
   for (const c of CALLS) await call(c.label, c.path, c.body);
   // Fail the Ollama engine once: the Hub moves the request to the other engine holding qwen3:8b.
-  ollama.setFault({ mode: 'error', status: 503, model: 'qwen3:8b', count: 1 });
+  await ollama.setFault({ mode: 'error', status: 503, model: 'qwen3:8b', count: 1 });
   await call('Ollama engine answers 503', '/v1/chat/completions', { model: 'qwen3:8b', messages: [{ role: 'user', content: 'Still there?' }] });
 
   const cli = `./bin/cihub --data-dir ${dataDir}`;
