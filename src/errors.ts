@@ -21,6 +21,20 @@ export const ERROR_CATALOGUE = {
   HUB_ERR_NO_AUTO_MODEL: { status: 502 },
   HUB_ERR_SHUTTING_DOWN: { status: 503 },
   HUB_ERR_INTERNAL: { status: 500 },
+  HUB_ERR_CONFLICT: { status: 409 },
+  HUB_ERR_POOL_DISABLED: { status: 503 },
+  HUB_ERR_PAIR_PIN_REFUSED: { status: 401 },
+  HUB_ERR_PAIR_RATE_LIMITED: { status: 429 },
+  HUB_ERR_PAIR_PENDING_FULL: { status: 429 },
+  HUB_ERR_PAIR_NAME_INVALID: { status: 400 },
+  HUB_ERR_PAIR_OUTSIDE_TAILNET: { status: 403 },
+  HUB_ERR_PAIR_SELF: { status: 400 },
+  HUB_ERR_PEER_UNAUTHORIZED: { status: 401 },
+  HUB_ERR_PEER_NOT_ACCEPTING: { status: 503 },
+  HUB_ERR_IDENTITY_UNAVAILABLE: { status: 503 },
+  HUB_ERR_NO_TAILNET_NAME: { status: 409 },
+  HUB_ERR_PEER_UNREACHABLE: { status: 502 },
+  HUB_ERR_PEER_REFUSED: { status: 502 },
 } as const satisfies Record<string, { status: number }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -18,6 +18,18 @@ import { LocalRoutes } from './proxy/local-routes.js';
 import { PoolProxy } from './proxy/pool-proxy.js';
 import { RoutingLog } from './routing-log/ring.js';
 import { buildPoolStatus } from './status/pool-status.js';
+import { NodeIdentity } from './identity/node-identity.js';
+import { NonceCache } from './peer-auth/nonce-cache.js';
+import { PairingPin } from './pairing/pairing-pin.js';
+import { PairingService } from './pairing/pairing-service.js';
+import { StrikeLimiter } from './pairing/strike-limiter.js';
+import { HealthPoller } from './peers/health-poller.js';
+import { PeerClient } from './peers/peer-client.js';
+import { peerView } from './peers/peer-view.js';
+import type { PoolPeers } from './peers/pool-peers.js';
+import { PeerStore } from './store/peers.js';
+import { parsePeerOrigins } from './tailnet/peer-origins.js';
+import { TailnetSelfCache, tailscaleStatusRunner } from './tailnet/tailnet-self.js';
 import { ApiKeyStore } from './store/api-keys.js';
 import { DATABASE_FILE_NAME, openDatabase } from './store/database.js';
 import { systemClock, type Clock } from './util/clock.js';
@@ -59,26 +71,40 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   const proxy = new PoolProxy({ env, settings: () => settings.get(), health, inFlight, routingLog, dispatcher, logger });
   const localRoutes = new LocalRoutes({ health, dispatcher, proxy, logger });
 
+  const directions = () => resolvePoolDirections(env, settings.get());
+  const peers = buildPoolPeers({ env, db, clock, logger, dispatcher, settings });
+
   const services: HubServices = {
     env,
     logger,
+    clock,
     operatorKey,
     settings,
     apiKeys,
     routingLog,
     proxy,
     localRoutes,
-    status: () =>
-      buildPoolStatus({
-        directions: resolvePoolDirections(env, settings.get()),
+    peers,
+    directions,
+    localInventory: () => health.latest(),
+    inFlightTotal: () => inFlight.total(),
+    status: async () => {
+      const tailnet = await peers.self();
+      const peerViews = peers.store.list().map((row) => peerView(row, peers.poller.health(row.id), tailnet.nodeFqdn));
+      return buildPoolStatus({
+        directions: directions(),
         settings: settings.get(),
         envMaxPromptTokens: env.maxPromptTokens,
         backends: health.latest(),
         inFlight: (id) => inFlight.count(id),
-        connectedPeers: 0,
-        nodeFqdn: null,
-        tailscaleAdminApiConfigured: false,
-      }),
+        peers: peerViews,
+        tailnet,
+        identity: peers.identity.summary(),
+        pairingPin: peers.pin.status(),
+        peerOrigins: peers.origins,
+        tailscaleAdminApiConfigured: env.tailscaleAdminApiConfigured,
+      });
+    },
   };
 
   const app = await buildServer(services);
@@ -88,6 +114,8 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   const url = `http://${env.host.includes(':') ? `[${env.host}]` : env.host}:${port}`;
   writeHubInfo(env.dataDir, { url, port, pid: process.pid, startedAt: new Date(clock.nowMs()).toISOString() });
   health.latest();
+  peers.poller.start();
+  if (peers.origins.size > 0) logger.warn({ map: Object.fromEntries(peers.origins) }, 'HUB_POOL_PEER_ORIGINS is set: peers are dialled at these origins, not at https://<name> (development only)');
   logger.info({ url, dataDir: env.dataDir, engines: env.engines.map((e) => `${e.id}=${e.url}`) }, 'hub listening');
 
   // Requests in progress, counted at the socket level so hijacked proxy responses count too.
@@ -109,6 +137,8 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
       app.server.closeAllConnections();
       await closed;
       health.close();
+      peers.poller.stop();
+      peers.identity.close();
       await dispatcher.close();
       db.close();
       removeHubInfo(env.dataDir, process.pid);
@@ -116,4 +146,34 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     })());
 
   return { url, port, app, logger, close };
+}
+
+/** The peer side of the Hub: identity, pairing, the guard's state and the health poller. */
+function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>; clock: Clock; logger: Logger; dispatcher: Agent; settings: SettingsFile }): PoolPeers {
+  const { env, db, clock, logger, dispatcher, settings } = deps;
+  const origins = parsePeerOrigins(env.peerOriginsRaw);
+  if (origins.problems.length > 0) logger.warn({ problems: origins.problems }, 'HUB_POOL_PEER_ORIGINS has entries that were ignored');
+  const selfCache = new TailnetSelfCache({ clock, envFqdn: env.nodeFqdn, envSuffix: env.tailnetSuffix, runStatus: tailscaleStatusRunner() });
+  const self = () => selfCache.get();
+  const store = new PeerStore(db);
+  const identity = new NodeIdentity({ db, dataDir: env.dataDir, envSecret: env.identitySecret, clock, logger });
+  const pin = new PairingPin({ clock });
+  const client = new PeerClient({ identity, selfName: async () => (await self()).nodeFqdn, origins: origins.map, dispatcher, settings: () => settings.get(), clock });
+  const pollSeconds = () => settings.get().poolHealthPollSeconds;
+  let poller: HealthPoller | null = null;
+  const pairing = new PairingService({
+    store,
+    identity,
+    client,
+    pin,
+    limiter: new StrikeLimiter({ clock }),
+    self,
+    poolEnabled: () => resolvePoolDirections(env, settings.get()).enabled,
+    pollSeconds,
+    clock,
+    logger,
+    onConnected: (peer) => poller?.pollSoon(peer),
+  });
+  poller = new HealthPoller({ store, client, pairing, identity, pollSeconds, clock, logger });
+  return { store, identity, pairing, poller, pin, nonces: new NonceCache(), client, self, origins: origins.map };
 }

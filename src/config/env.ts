@@ -57,6 +57,16 @@ export interface HubEnv {
   /** HUB_TRUST_PROXY: take the client address from X-Forwarded-For. */
   readonly trustProxy: boolean;
   readonly logLevel: string;
+  /** HUB_NODE_FQDN: this Hub's MagicDNS name, standing in for tailscale status (development, tests). */
+  readonly nodeFqdn: string | null;
+  /** HUB_TAILNET_SUFFIX: the tailnet's MagicDNS suffix, standing in for tailscale status. */
+  readonly tailnetSuffix: string | null;
+  /** HUB_POOL_PEER_ORIGINS, raw: `name=origin,...` maps a peer's name to where it is dialled instead of https://<name>. */
+  readonly peerOriginsRaw: string | null;
+  /** HUB_POOL_IDENTITY_SECRET: seals the identity key instead of <data-dir>/identity.secret. */
+  readonly identitySecret: string | null;
+  /** TAILSCALE_OAUTH_CLIENT_ID and _SECRET are both set (the Admin API leg of discovery). */
+  readonly tailscaleAdminApiConfigured: boolean;
   /** Per-request knobs: read the environment at call time, as the spec asks. */
   readonly knobs: Knobs;
 }
@@ -146,6 +156,11 @@ export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
     routingLogSize: wholeNumberIn(env.HUB_POOL_ROUTING_LOG_SIZE, MIN_ROUTING_LOG_SIZE, MAX_ROUTING_LOG_SIZE) ?? DEFAULT_ROUTING_LOG_SIZE,
     trustProxy: isTrue(env.HUB_TRUST_PROXY),
     logLevel: env.HUB_LOG_LEVEL?.trim() || 'info',
+    nodeFqdn: env.HUB_NODE_FQDN?.trim() || null,
+    tailnetSuffix: env.HUB_TAILNET_SUFFIX?.trim() || null,
+    peerOriginsRaw: env.HUB_POOL_PEER_ORIGINS?.trim() || null,
+    identitySecret: env.HUB_POOL_IDENTITY_SECRET || null,
+    tailscaleAdminApiConfigured: Boolean(env.TAILSCALE_OAUTH_CLIENT_ID?.trim() && env.TAILSCALE_OAUTH_CLIENT_SECRET?.trim()),
     knobs: {
       tailnetRequiresKey: () => env.HUB_INFERENCE_TAILNET_AUTH?.trim().toLowerCase() === 'require-key',
       throughputPlacement: () => !isOff(env.HUB_POOL_THROUGHPUT_PLACEMENT),

@@ -8,6 +8,8 @@ import { HubError } from '../errors.js';
 import { toHubError } from './error-mapping.js';
 import { registerOperatorRoutes } from './operator-routes.js';
 import { registerProxyRoutes } from './proxy-routes.js';
+import { registerPeerRoutes } from './peer-routes.js';
+import { registerPeerOperatorRoutes } from './peer-operator-routes.js';
 import type { HubServices } from './services.js';
 
 /** Operator bodies are small JSON documents. */
@@ -42,6 +44,8 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
     void reply.code(e.status).send(e.toBody());
   });
   registerOperatorRoutes(app, s);
+  registerPeerOperatorRoutes(app, s);
   await registerProxyRoutes(app, s);
+  await registerPeerRoutes(app, s);
   return app;
 }

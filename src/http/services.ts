@@ -7,6 +7,10 @@ import type { PoolProxy } from '../proxy/pool-proxy.js';
 import type { RoutingLog } from '../routing-log/ring.js';
 import type { PoolStatus } from '../status/pool-status.js';
 import type { ApiKeyStore } from '../store/api-keys.js';
+import type { PoolDirections } from '../config/kill-switch.js';
+import type { BackendView } from '../engines/types.js';
+import type { PoolPeers } from '../peers/pool-peers.js';
+import type { Clock } from '../util/clock.js';
 
 export interface HubServices {
   readonly env: HubEnv;
@@ -17,5 +21,12 @@ export interface HubServices {
   readonly routingLog: RoutingLog;
   readonly proxy: PoolProxy;
   readonly localRoutes: LocalRoutes;
-  status(): PoolStatus;
+  readonly peers: PoolPeers;
+  readonly clock: Clock;
+  directions(): PoolDirections;
+  /** This node's engines as last probed (20 s cache), for status and the capabilities it publishes. */
+  localInventory(): BackendView[];
+  /** Requests this Hub's proxy has in flight on its own engines. */
+  inFlightTotal(): number;
+  status(): Promise<PoolStatus>;
 }

@@ -27,6 +27,16 @@ import { forwardBody, readRequestFacts } from './request-facts.js';
 import type { RoutedRoute } from './route-table.js';
 import { walk } from './walk.js';
 
+/** A request id minted by another Hub is accepted only in the shape this Hub mints. */
+const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export interface InboundForward {
+  /** The peer that sent the work, as the guard authenticated it. */
+  readonly fromPeer: string;
+  /** The sender's X-Hub-Pool-Request-Id, so both rows share one id; null when absent. */
+  readonly requestId: string | null;
+}
+
 export interface PoolProxyDeps {
   readonly env: HubEnv;
   readonly settings: () => PoolSettings;
@@ -44,8 +54,12 @@ export class PoolProxy {
     this.#deps = deps;
   }
 
-  /** Serves one routed request (chat, completion, generate, embeddings) end to end. */
-  async serveRouted(route: RoutedRoute, raw: Buffer, accept: string | undefined, res: ServerResponse): Promise<void> {
+  /**
+   * Serves one routed request (chat, completion, generate, embeddings) end to end. With
+   * `inbound`, the request is a peer's forward: it is served from this node's own engines
+   * only (a peer never relays), under the sender's request id, and logged as inbound.
+   */
+  async serveRouted(route: RoutedRoute, raw: Buffer, accept: string | undefined, res: ServerResponse, inbound?: InboundForward): Promise<void> {
     const startedAt = performance.now();
     const facts = readRequestFacts(raw, route);
     if (facts.model === null) {
@@ -58,12 +72,13 @@ export class PoolProxy {
     const candidates = localCandidates(views, model, route.dialect, (id) => this.#deps.inFlight.count(id));
     const placement = place(rankCandidates(candidates, { localAffinity: this.#deps.settings().poolLocalAffinity }));
     const body = forwardBody(raw, facts, model);
-    const requestId = randomUUID();
+    const requestId = inbound?.requestId && REQUEST_ID.test(inbound.requestId) ? inbound.requestId : randomUUID();
     const budgetMs = headerBudgetMs(body.length, this.#deps.env.firstByteTimeoutMs, this.#deps.env.minPrefillTokensPerSec);
     this.#deps.routingLog.open({
       id: requestId,
-      direction: 'outbound',
+      direction: inbound ? 'inbound' : 'outbound',
       path: route.path,
+      ...(inbound ? { node: inbound.fromPeer } : {}),
       model,
       candidates: placement.order.length,
       stream: facts.stream,
@@ -79,7 +94,7 @@ export class PoolProxy {
     }
     await walk(
       { dispatcher: this.#deps.dispatcher, rows: this.#deps.routingLog, inFlight: this.#deps.inFlight, logger: this.#deps.logger },
-      { requestId, route, model, body, stream: facts.stream, order: placement.order, budgetMs, startedAt, accept, res },
+      { requestId, route, model, body, stream: facts.stream, order: placement.order, budgetMs, startedAt, accept, res, rowNode: inbound?.fromPeer ?? null },
     );
   }
 

@@ -46,6 +46,8 @@ export interface WalkRequest {
   readonly startedAt: number;
   readonly accept: string | undefined;
   readonly res: ServerResponse;
+  /** On an inbound row, the peer that sent the work: the row names it instead of the engine's node. */
+  readonly rowNode: string | null;
 }
 
 const STREAM_CONTENT_TYPES = /^(application\/x-ndjson|text\/event-stream)/i;
@@ -123,7 +125,7 @@ export async function walk(deps: WalkDeps, req: WalkRequest): Promise<void> {
     // Committed: the app gets status and attribution now, not with the first token (which a
     // long prefill can hold back for minutes), and a stream cut early still reads as a cut.
     res.flushHeaders();
-    deps.rows.update(requestId, { node: candidate.node, backend: candidate.engine, status: answer.statusCode, durationMs: headersMs });
+    deps.rows.update(requestId, { node: req.rowNode ?? candidate.node, backend: candidate.engine, status: answer.statusCode, durationMs: headersMs });
     return new Promise<void>((resolve) => {
       pipeline(answer.body, res, (err) => {
         release();
@@ -168,7 +170,7 @@ function settleCommitted(
 ): void {
   const refused = status >= 400;
   deps.rows.settle(req.requestId, {
-    node: candidate.node,
+    node: req.rowNode ?? candidate.node,
     backend: candidate.engine,
     attempt: index + 1,
     failedOverFrom: attempts.map((a) => a.node),
@@ -185,7 +187,7 @@ function settleCommitted(
 function settleHangUp(deps: WalkDeps, req: WalkRequest, candidate: Candidate, index: number, attempts: Attempt[], status: number | null, totalMs: number): void {
   deps.logger.info({ requestId: req.requestId, node: candidate.node, afterMs: totalMs, answered: status !== null }, 'the caller closed its connection before the answer was complete');
   deps.rows.settle(req.requestId, {
-    node: candidate.node,
+    node: req.rowNode ?? candidate.node,
     backend: candidate.engine,
     attempt: index + 1,
     failedOverFrom: attempts.map((a) => a.node),
@@ -205,7 +207,7 @@ function answerAllFailed(deps: WalkDeps, req: WalkRequest, attempts: Attempt[], 
     ? `No pool candidate answered for model "${req.model}" within its deadline (${req.budgetMs} ms each, ${attempts.length} tried). A deadline is not proof a node is down: a long prompt can take minutes to reach its first token.`
     : `All ${attempts.length} pool candidates for model "${req.model}" failed; the last: ${last?.node ?? '?'} (${last?.reason ?? 'no reason'})`;
   deps.rows.settle(req.requestId, {
-    node: null,
+    node: req.rowNode,
     backend: null,
     status: null,
     durationMs: null,

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { resolvePoolDirections, type PoolDirections, type SwitchInputs } from '../config/kill-switch.js';
 import { DEFAULT_SETTINGS, type PoolSettings } from '../config/settings-schema.js';
 import type { BackendView } from '../engines/types.js';
+import type { PeerView } from '../peers/peer-view.js';
 import { buildPoolStatus, statusReason, type StatusInputs, type StatusReason } from './pool-status.js';
 
 const ENV_ON: SwitchInputs = { userDisabled: false, outboundDisabled: false, inboundDisabled: false };
@@ -45,9 +46,36 @@ function inputs(extra: Partial<StatusInputs> = {}): StatusInputs {
     envMaxPromptTokens: null,
     backends: [],
     inFlight: () => 0,
-    connectedPeers: 0,
-    nodeFqdn: null,
+    peers: [],
+    tailnet: { nodeFqdn: null, tailnetSuffix: null, tailscaleConnected: false, source: 'none' },
+    identity: null,
+    pairingPin: { active: false, expiresAt: null },
+    peerOrigins: new Map(),
     tailscaleAdminApiConfigured: false,
+    ...extra,
+  };
+}
+
+/** A peer row as status sees it, connected and enabled unless overridden. */
+function peer(extra: Partial<PeerView> = {}): PeerView {
+  return {
+    id: 'p1',
+    nodeFqdn: 'hub-b.tail0.ts.net',
+    direction: 'outbound',
+    status: 'connected',
+    enabled: true,
+    authMode: 'signed',
+    fingerprint: null,
+    pinVerified: false,
+    createdAt: '2026-11-30T12:00:00.000Z',
+    expiresAt: null,
+    lastSeenAt: null,
+    consecutiveFailures: 0,
+    probeFailure: null,
+    acceptingWork: true,
+    inFlightRequests: 0,
+    hardwareTier: null,
+    backends: [],
     ...extra,
   };
 }
@@ -80,11 +108,20 @@ describe('buildPoolStatus', () => {
     assert.equal(status.localNode.backends[0]?.probedMsAgo, 1200);
   });
 
-  it('reads routing as active only with outbound on and a connected peer', () => {
-    assert.equal(buildPoolStatus(inputs({ connectedPeers: 1 })).routingActive, true);
-    assert.equal(buildPoolStatus(inputs({ connectedPeers: 0 })).routingActive, false);
-    assert.equal(buildPoolStatus(inputs({ connectedPeers: 1, directions: directions({ outboundDisabled: true }) })).routingActive, false);
-    assert.equal(buildPoolStatus(inputs({ connectedPeers: 1, directions: directions({}, { poolEnabled: false }) })).routingActive, false);
+  it('reads routing as active only with outbound on and a connected, enabled peer', () => {
+    assert.equal(buildPoolStatus(inputs({ peers: [peer()] })).routingActive, true);
+    assert.equal(buildPoolStatus(inputs({ peers: [] })).routingActive, false);
+    assert.equal(buildPoolStatus(inputs({ peers: [peer({ status: 'unreachable' })] })).routingActive, false);
+    assert.equal(buildPoolStatus(inputs({ peers: [peer({ status: 'pending' })] })).routingActive, false);
+    assert.equal(buildPoolStatus(inputs({ peers: [peer({ enabled: false })] })).routingActive, false);
+    assert.equal(buildPoolStatus(inputs({ peers: [peer()], directions: directions({ outboundDisabled: true }) })).routingActive, false);
+    assert.equal(buildPoolStatus(inputs({ peers: [peer()], directions: directions({}, { poolEnabled: false }) })).routingActive, false);
+  });
+
+  it('says loudly when the development dial map is in force', () => {
+    const status = buildPoolStatus(inputs({ peerOrigins: new Map([['hub-b.tail0.ts.net', 'http://127.0.0.1:5102']]) }));
+    assert.deepEqual(status.localNode.peerOriginsMap, { active: true, entries: [{ name: 'hub-b.tail0.ts.net', origin: 'http://127.0.0.1:5102' }] });
+    assert.equal(buildPoolStatus(inputs()).localNode.peerOriginsMap.active, false);
   });
 
   it('reports the switches it was given, direction by direction', () => {

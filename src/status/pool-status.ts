@@ -6,6 +6,7 @@
 import type { DisabledBy, PoolDirections } from '../config/kill-switch.js';
 import type { PoolSettings } from '../config/settings-schema.js';
 import type { BackendView } from '../engines/types.js';
+import type { PeerView } from '../peers/peer-view.js';
 
 export type StatusReason = 'active' | 'no_peers' | 'partially_disabled' | 'disabled_by_env' | 'disabled_by_setting';
 
@@ -31,9 +32,20 @@ export interface PoolStatus {
   readonly routingActive: boolean;
   readonly settings: PoolSettings;
   readonly tailscaleAdminApiConfigured: boolean;
+  /** The pairing PIN's state; never its digits. */
+  readonly pairingPin: { readonly active: boolean; readonly expiresAt: string | null };
   readonly localNode: {
     /** This Hub's MagicDNS name; null while it has none. */
     readonly nodeFqdn: string | null;
+    /** The tailnet's MagicDNS suffix; null off any tailnet (pairing requests are then not suffix-checked). */
+    readonly tailnetSuffix: string | null;
+    readonly tailscaleConnected: boolean;
+    /** Where the name came from: Tailscale, the HUB_NODE_FQDN stand-in, or nowhere. */
+    readonly tailnetSource: 'env' | 'tailscale' | 'none';
+    /** This Hub's pool identity; null until first use mints it. */
+    readonly identity: { readonly nodeUuid: string; readonly fingerprint: string; readonly identityError: string | null } | null;
+    /** HUB_POOL_PEER_ORIGINS in force: peers are dialled at these origins instead of https://<name>. */
+    readonly peerOriginsMap: { readonly active: boolean; readonly entries: readonly { readonly name: string; readonly origin: string }[] };
     /** Requests this Hub's proxy has in flight on its own engines. */
     readonly queueDepth: number;
     /** The prompt ceiling in force (env override applied); null = no ceiling. */
@@ -41,7 +53,7 @@ export interface PoolStatus {
     readonly maxPromptTokensSetBy: 'env' | 'setting' | null;
     readonly backends: readonly BackendStatus[];
   };
-  readonly peers: readonly unknown[];
+  readonly peers: readonly PeerView[];
 }
 
 export interface StatusInputs {
@@ -50,9 +62,17 @@ export interface StatusInputs {
   readonly envMaxPromptTokens: number | null;
   readonly backends: readonly BackendView[];
   readonly inFlight: (backendId: string) => number;
-  readonly connectedPeers: number;
-  readonly nodeFqdn: string | null;
+  readonly peers: readonly PeerView[];
+  readonly tailnet: { readonly nodeFqdn: string | null; readonly tailnetSuffix: string | null; readonly tailscaleConnected: boolean; readonly source: 'env' | 'tailscale' | 'none' };
+  readonly identity: PoolStatus['localNode']['identity'];
+  readonly pairingPin: PoolStatus['pairingPin'];
+  readonly peerOrigins: ReadonlyMap<string, string>;
   readonly tailscaleAdminApiConfigured: boolean;
+}
+
+/** Peers work can be sent to: paired, connected and enabled here. */
+export function connectedPeerCount(peers: readonly PeerView[]): number {
+  return peers.filter((p) => p.status === 'connected' && p.enabled).length;
 }
 
 export function statusReason(directions: PoolDirections, connectedPeers: number): StatusReason {
@@ -74,21 +94,28 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
     models: b.models.map((m) => m.name),
   }));
   const ceiling = input.envMaxPromptTokens ?? input.settings.poolMaxPromptTokens;
+  const connected = connectedPeerCount(input.peers);
   return {
     enabled: input.directions.enabled,
     disabledBy: input.directions.disabledBy,
-    reason: statusReason(input.directions, input.connectedPeers),
+    reason: statusReason(input.directions, connected),
     directions: { outbound: input.directions.outbound, inbound: input.directions.inbound },
-    routingActive: input.directions.outbound.enabled && input.connectedPeers > 0,
+    routingActive: input.directions.outbound.enabled && connected > 0,
     settings: input.settings,
     tailscaleAdminApiConfigured: input.tailscaleAdminApiConfigured,
+    pairingPin: input.pairingPin,
     localNode: {
-      nodeFqdn: input.nodeFqdn,
+      nodeFqdn: input.tailnet.nodeFqdn,
+      tailnetSuffix: input.tailnet.tailnetSuffix,
+      tailscaleConnected: input.tailnet.tailscaleConnected,
+      tailnetSource: input.tailnet.source,
+      identity: input.identity,
+      peerOriginsMap: { active: input.peerOrigins.size > 0, entries: [...input.peerOrigins].map(([name, origin]) => ({ name, origin })) },
       queueDepth: backends.reduce((sum, b) => sum + b.inFlight, 0),
       maxPromptTokens: ceiling,
       maxPromptTokensSetBy: input.envMaxPromptTokens !== null ? 'env' : input.settings.poolMaxPromptTokens !== null ? 'setting' : null,
       backends,
     },
-    peers: [],
+    peers: input.peers,
   };
 }

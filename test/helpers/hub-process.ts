@@ -35,9 +35,9 @@ export function freshDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'cihub-test-'));
 }
 
-export async function startHubProcess(opts: { env?: Record<string, string>; dataDir?: string } = {}): Promise<HubProcess> {
+export async function startHubProcess(opts: { env?: Record<string, string>; dataDir?: string; port?: number } = {}): Promise<HubProcess> {
   const dataDir = opts.dataDir ?? freshDataDir();
-  const child = spawn(process.execPath, [CIHUB_BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
+  const child = spawn(process.execPath, [CIHUB_BIN, 'serve', '--port', String(opts.port ?? 0), '--host', '127.0.0.1', '--data-dir', dataDir], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dataDir, ...ENGINES_OFF, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -120,4 +120,17 @@ export async function eventually<T>(check: () => Promise<T | null | undefined | 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(20);
   }
+}
+
+/** A loopback port that was free a moment ago (for Hubs that must know each other's address before starting). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolvePort(port));
+    });
+  });
 }

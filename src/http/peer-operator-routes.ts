@@ -1,0 +1,84 @@
+/**
+ * Operator routes for peers: list, pair, approve, reject, unpair, enable and disable, the
+ * pairing PIN, and identity rotation. Behind the operator key like every operator route.
+ */
+import type { FastifyInstance } from 'fastify';
+import { HubError } from '../errors.js';
+import { resolvePeer } from '../peers/resolve-peer.js';
+import { peerView } from '../peers/peer-view.js';
+import type { HubServices } from './services.js';
+
+export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices): void {
+  const operator = { config: { access: 'operator' as const } };
+  const p = s.peers;
+  const view = async (id: string) => {
+    const row = p.store.get(id);
+    return row === null ? null : peerView(row, p.poller.health(row.id), (await p.self()).nodeFqdn);
+  };
+  const refOf = (params: unknown) => resolvePeer(p.store, (params as { ref: string }).ref);
+
+  app.get('/api/inference/pool/peers', operator, async () => {
+    const selfName = (await p.self()).nodeFqdn;
+    return { peers: p.store.list().map((row) => peerView(row, p.poller.health(row.id), selfName)) };
+  });
+
+  app.post('/api/inference/pool/peers/pair', operator, async (request) => {
+    const body = (request.body ?? {}) as { nodeFqdn?: unknown; pin?: unknown };
+    const { peer, pinVerified } = await p.pairing.requestPairing(body.nodeFqdn, body.pin);
+    s.logger.info({ peer: peer.nodeFqdn, pinVerified }, 'pairing request sent');
+    return { peer: await view(peer.id), pinVerified };
+  });
+
+  app.post('/api/inference/pool/peers/:ref/approve', operator, async (request) => {
+    const result = await p.pairing.approve(refOf(request.params));
+    return { peer: await view(result.peer.id), callback: result.callback, reason: result.reason };
+  });
+
+  app.post('/api/inference/pool/peers/:ref/reject', operator, async (request) => {
+    const row = refOf(request.params);
+    const { notified } = await p.pairing.reject(row);
+    return { rejected: row.nodeFqdn, notified };
+  });
+
+  app.delete('/api/inference/pool/peers/:ref', operator, async (request) => {
+    const row = refOf(request.params);
+    const { notified } = await p.pairing.unpair(row);
+    return { unpaired: row.nodeFqdn, notified };
+  });
+
+  for (const [verb, enabled] of [['enable', true], ['disable', false]] as const) {
+    app.post(`/api/inference/pool/peers/:ref/${verb}`, operator, async (request) => {
+      const row = refOf(request.params);
+      p.store.update(row.id, { enabled });
+      s.logger.info({ peer: row.nodeFqdn, enabled }, enabled ? 'peer enabled' : 'peer disabled');
+      return { peer: await view(row.id) };
+    });
+  }
+
+  app.post('/api/inference/pool/pairing-pin', operator, async () => {
+    if (!s.directions().enabled) throw new HubError('HUB_ERR_POOL_DISABLED', 'Hub Pool is switched off on this Hub, so it takes no pairing requests; a PIN would be useless');
+    const identity = await p.identity.load();
+    if (!identity.ok) throw new HubError('HUB_ERR_IDENTITY_UNAVAILABLE', `this Hub's pool identity cannot be used: ${identity.error}`);
+    const minted = p.pin.mint();
+    s.logger.info({ expiresAt: minted.expiresAt }, 'pairing PIN minted');
+    return { ...minted, fingerprint: identity.fingerprint, nodeFqdn: (await p.self()).nodeFqdn };
+  });
+
+  app.delete('/api/inference/pool/pairing-pin', operator, async () => ({ cancelled: p.pin.cancel() }));
+
+  app.post('/api/inference/pool/identity/rotate', operator, async () => {
+    // Phase one: tell every peer, signed with the key about to be destroyed. Phase two: new key, no rows.
+    const rows = p.store.list();
+    const results = await Promise.all(rows.map(async (row) => ({ row, told: (await p.pairing.unpair(row)).notified })));
+    const rotated = await p.identity.rotate();
+    p.store.deleteAll();
+    s.logger.warn({ peers: rows.length }, 'pool identity rotated; every pairing removed');
+    return {
+      nodeUuid: rotated.nodeUuid,
+      fingerprint: rotated.ok ? rotated.fingerprint : null,
+      identityError: rotated.ok ? null : rotated.error,
+      unpaired: results.map((r) => r.row.nodeFqdn),
+      notReached: results.filter((r) => !r.told).map((r) => r.row.nodeFqdn),
+    };
+  });
+}

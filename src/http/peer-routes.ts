@@ -1,0 +1,130 @@
+/**
+ * Routes other Hubs call. /pair/request is the one unauthenticated write; everything else
+ * passes the peer guard (a signature, or the bearer token this Hub issued). Bodies are read as
+ * raw bytes because the signature on /pair/* covers them exactly as sent.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { HubError } from '../errors.js';
+import { admitPeer } from '../peer-auth/peer-guard.js';
+import { HEADER_REFUSAL } from '../peer-auth/signed-headers.js';
+import { publishCapabilities } from '../peers/capabilities.js';
+import type { PeerRow } from '../store/peers.js';
+import { resolvePoolDirections } from '../config/kill-switch.js';
+import { PROXY_BODY_LIMIT_BYTES } from './proxy-routes.js';
+import { ROUTED_ROUTES, PROXY_PREFIX } from '../proxy/route-table.js';
+import { writeProxyError } from '../proxy/proxy-errors.js';
+import { toHubError } from './error-mapping.js';
+import type { HubServices } from './services.js';
+
+const PAIR_BODY_LIMIT_BYTES = 16 * 1024;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    peer?: PeerRow;
+  }
+}
+
+export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): Promise<void> {
+  const peers = s.peers;
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: PROXY_BODY_LIMIT_BYTES }, (_req, body, done) => done(null, body));
+
+    const guard = async (request: FastifyRequest, reply: FastifyReply) => {
+      const admission = await admitPeer(
+        {
+          store: peers.store,
+          identity: peers.identity,
+          nonces: peers.nonces,
+          clock: s.clock,
+          requireSigned: () => s.settings.get().poolRequireSignedPeers,
+          onRename: (id, name) => peers.poller.noteRename(id, name),
+        },
+        { method: request.method, url: request.url, headers: request.headers, body: rawBody(request) },
+      );
+      if (!admission.ok) {
+        s.logger.debug({ reason: admission.reason, url: request.url }, 'peer request refused');
+        if (admission.identityMismatch) void reply.header(HEADER_REFUSAL, 'identity-mismatch');
+        throw new HubError('HUB_ERR_PEER_UNAUTHORIZED', 'this Hub does not accept these peer credentials');
+      }
+      request.peer = admission.peer;
+    };
+    const jsonOf = (request: FastifyRequest): unknown => {
+      const raw = rawBody(request);
+      if (raw.length === 0) return {};
+      try {
+        return JSON.parse(raw.toString('utf8'));
+      } catch {
+        throw new HubError('HUB_ERR_INVALID_JSON', 'the body is not valid JSON');
+      }
+    };
+
+    scope.post('/api/inference/pool/pair/request', { bodyLimit: PAIR_BODY_LIMIT_BYTES }, async (request) => {
+      // The caller's address keys the PIN limiter only when it names the caller (no reverse proxy in between).
+      const trusted = s.env.trustProxy || !hasProvenance(request);
+      return peers.pairing.receiveRequest({ body: jsonOf(request), sourceIp: trusted ? request.ip : null });
+    });
+    scope.post('/api/inference/pool/pair/confirm', { preHandler: guard }, async (request) => peers.pairing.receiveConfirm(request.peer!, jsonOf(request)));
+    scope.post('/api/inference/pool/pair/upgrade', { preHandler: guard }, async (request) => peers.pairing.receiveUpgrade(request.peer!, jsonOf(request)));
+    scope.post('/api/inference/pool/pair/reject', { preHandler: guard }, async (request) => {
+      peers.pairing.receiveRemoval(request.peer!, 'reject');
+      return { removed: true };
+    });
+    scope.post('/api/inference/pool/pair/unpair', { preHandler: guard }, async (request) => {
+      peers.pairing.receiveRemoval(request.peer!, 'unpair');
+      return { removed: true };
+    });
+
+    scope.get('/api/inference/pool/capabilities', { preHandler: guard }, async (request) => {
+      const peer = connectedPeer(request);
+      const directions = resolvePoolDirections(s.env, s.settings.get());
+      // Pooling off means "I have left the pool": peers mark this Hub unreachable after three strikes.
+      if (!directions.enabled) throw new HubError('HUB_ERR_POOL_DISABLED', 'Hub Pool is switched off on this Hub');
+      const me = await peers.identity.load();
+      return publishCapabilities({
+        nodeUuid: me.nodeUuid ?? '',
+        backends: s.localInventory(),
+        inFlightRequests: s.inFlightTotal(),
+        acceptingWork: directions.inbound.enabled && peer.enabled,
+      });
+    });
+
+    for (const route of ROUTED_ROUTES) {
+      scope.post(`${PROXY_PREFIX}/local${route.path}`, { preHandler: guard }, async (request, reply) => {
+        const peer = connectedPeer(request);
+        const directions = resolvePoolDirections(s.env, s.settings.get());
+        reply.hijack();
+        try {
+          // 503, never 403: a 403 reads to the sender as "no longer paired" and drops a healthy pairing.
+          if (!directions.inbound.enabled || !peer.enabled) throw new HubError('HUB_ERR_PEER_NOT_ACCEPTING', 'this Hub is not taking work from peers right now');
+          await s.proxy.serveRouted(route, rawBody(request), request.headers.accept, reply.raw, {
+            fromPeer: peer.nodeFqdn,
+            requestId: headerOf(request, 'x-hub-pool-request-id'),
+          });
+        } catch (err) {
+          const e = toHubError(err);
+          writeProxyError(reply.raw, route.dialect, e.status, e.code, e.message);
+        }
+      });
+    }
+  });
+}
+
+function connectedPeer(request: FastifyRequest): PeerRow {
+  const peer = request.peer!;
+  if (peer.status === 'pending') throw new HubError('HUB_ERR_PEER_UNAUTHORIZED', 'this pairing is not approved yet');
+  return peer;
+}
+
+function rawBody(request: FastifyRequest): Buffer {
+  return Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+}
+
+function hasProvenance(request: FastifyRequest): boolean {
+  return ['cf-ray', 'cf-connecting-ip', 'x-forwarded-for', 'forwarded', 'true-client-ip', 'x-real-ip'].some((h) => request.headers[h] !== undefined);
+}
+
+function headerOf(request: FastifyRequest, name: string): string | null {
+  const v = request.headers[name];
+  return typeof v === 'string' ? v : null;
+}

@@ -1,0 +1,30 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { keyFingerprint } from './fingerprint.js';
+
+describe('keyFingerprint', () => {
+  it('is the first 16 bytes of SHA-256 of the raw key, hex in groups of four joined by colons', () => {
+    // SHA-256 of 32 zero bytes is 66687aad f862bd77 6c8fc18b 8e9f8e20 0897...
+    assert.equal(keyFingerprint(Buffer.alloc(32).toString('base64url')), '6668:7aad:f862:bd77:6c8f:c18b:8e9f:8e20');
+  });
+
+  it('is deterministic, and differs between keys', () => {
+    const a = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x ?? '';
+    const b = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x ?? '';
+    assert.equal(keyFingerprint(a), keyFingerprint(a));
+    assert.notEqual(keyFingerprint(a), keyFingerprint(b));
+    assert.match(keyFingerprint(a), /^[0-9a-f]{4}(:[0-9a-f]{4}){7}$/);
+  });
+
+  for (const [name, key] of [
+    ['31 bytes', Buffer.alloc(31).toString('base64url')],
+    ['33 bytes', Buffer.alloc(33).toString('base64url')],
+    ['standard base64 padding', Buffer.alloc(32, 0xff).toString('base64')],
+    ['an empty string', ''],
+  ] as const) {
+    it(`refuses a key that is ${name}`, () => {
+      assert.throws(() => keyFingerprint(key), /32 raw bytes/);
+    });
+  }
+});

@@ -1,0 +1,21 @@
+/**
+ * The short form of a public key that operators compare by eye: on the pending request one Hub
+ * shows, and in the other Hub's status. Half of SHA-256 (128 bits) is plenty for a human check and
+ * short enough to read aloud; groups of four make it easy to compare in chunks.
+ */
+import { createHash } from 'node:crypto';
+
+export const ED25519_PUBLIC_KEY_BYTES = 32;
+
+/**
+ * `publicKey` is base64url of the raw 32-byte Ed25519 key. Throws on any other length: a key of the
+ * wrong size is a bug upstream, and a fingerprint of it would look valid to a human.
+ */
+export function keyFingerprint(publicKey: string): string {
+  const raw = Buffer.from(publicKey, 'base64url');
+  if (raw.length !== ED25519_PUBLIC_KEY_BYTES || raw.toString('base64url') !== publicKey) {
+    throw new Error(`public key is not base64url of ${ED25519_PUBLIC_KEY_BYTES} raw bytes`);
+  }
+  const hex = createHash('sha256').update(raw).digest('hex').slice(0, 32);
+  return Array.from({ length: 8 }, (_, i) => hex.slice(i * 4, i * 4 + 4)).join(':');
+}

@@ -1,0 +1,310 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createPublicKey, verify } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DATABASE_FILE_NAME, openDatabase, type Db } from '../store/database.js';
+import { ManualClock } from '../util/clock.js';
+import { createLogger } from '../util/logger.js';
+import { keyFingerprint } from './fingerprint.js';
+import { IDENTITY_SECRET_FILE, NodeIdentity, type IdentityState } from './node-identity.js';
+
+let root: string;
+before(() => {
+  root = mkdtempSync(join(tmpdir(), 'cihub-identity-'));
+});
+after(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+interface LogLine {
+  level: number;
+  msg: string;
+}
+
+interface Hub {
+  dir: string;
+  db: Db;
+  identity: NodeIdentity;
+  logs: LogLine[];
+  secretPath: string;
+  reopen(opts?: { envSecret?: string | null; retryMs?: number }): NodeIdentity;
+  row(): Record<string, unknown> | undefined;
+  done(): void;
+}
+
+function hub(opts: { envSecret?: string | null; retryMs?: number; dir?: string } = {}): Hub {
+  const dir = opts.dir ?? mkdtempSync(join(root, 'd-'));
+  const db = openDatabase(join(dir, DATABASE_FILE_NAME));
+  const logs: LogLine[] = [];
+  const logger = createLogger('debug', { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) });
+  const made: NodeIdentity[] = [];
+  const make = (o: { envSecret?: string | null; retryMs?: number }): NodeIdentity => {
+    const identity = new NodeIdentity({ db, dataDir: dir, envSecret: o.envSecret ?? null, clock: new ManualClock(), logger, retryMs: o.retryMs });
+    made.push(identity);
+    return identity;
+  };
+  return {
+    dir,
+    db,
+    identity: make(opts),
+    logs,
+    secretPath: join(dir, IDENTITY_SECRET_FILE),
+    reopen: (o = {}) => make({ envSecret: opts.envSecret, retryMs: opts.retryMs, ...o }),
+    row: () => db.prepare("SELECT * FROM hub_pool_identity WHERE id = 'self'").get() as Record<string, unknown> | undefined,
+    done: () => {
+      for (const identity of made) identity.close();
+      if (db.open) db.close();
+    },
+  };
+}
+
+function ok(state: IdentityState): Extract<IdentityState, { ok: true }> {
+  assert.equal(state.ok, true, state.ok ? '' : state.error);
+  return state as Extract<IdentityState, { ok: true }>;
+}
+
+function failed(state: IdentityState): Extract<IdentityState, { ok: false }> {
+  assert.equal(state.ok, false, 'expected the identity to be unreadable');
+  return state as Extract<IdentityState, { ok: false }>;
+}
+
+function verifiesWith(publicKey: string, state: Extract<IdentityState, { ok: true }>): boolean {
+  const data = Buffer.from('hub-pool-request-v1');
+  return verify(null, data, createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: publicKey }, format: 'jwk' }), state.sign(data));
+}
+
+async function eventually(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('NodeIdentity', () => {
+  it('mints nothing at construction: no row, no identity.secret, no summary', () => {
+    const h = hub();
+    try {
+      assert.equal(h.row(), undefined);
+      assert.equal(existsSync(h.secretPath), false);
+      assert.equal(h.identity.summary(), null);
+    } finally {
+      h.done();
+    }
+  });
+
+  it('mints on first load: a UUID, a raw Ed25519 public key, a sealed private key and a 0600 secret file', async () => {
+    const h = hub();
+    try {
+      const state = ok(await h.identity.load());
+      assert.match(state.nodeUuid, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      assert.equal(Buffer.from(state.publicKey, 'base64url').length, 32);
+      assert.equal(state.fingerprint, keyFingerprint(state.publicKey));
+      assert.ok(verifiesWith(state.publicKey, state), 'signatures verify under the stored public key');
+      const row = h.row();
+      assert.equal(row?.node_uuid, state.nodeUuid);
+      assert.equal(row?.public_key, state.publicKey);
+      assert.match(String(row?.private_key_sealed), /^[A-Za-z0-9_-]{22}\.v1\.[A-Za-z0-9_-]+$/);
+      assert.match(readFileSync(h.secretPath, 'utf8'), /^[0-9a-f]{64}\n$/);
+      assert.equal(statSync(h.secretPath).mode & 0o777, 0o600);
+      assert.deepEqual(h.identity.summary(), { nodeUuid: state.nodeUuid, fingerprint: state.fingerprint, identityError: null });
+    } finally {
+      h.done();
+    }
+  });
+
+  it('is memoised: concurrent and repeated loads share one state object and one mint', async () => {
+    const h = hub();
+    try {
+      const [a, b] = await Promise.all([h.identity.load(), h.identity.load()]);
+      assert.equal(a, b);
+      assert.equal(await h.identity.load(), a);
+      assert.equal((h.db.prepare('SELECT COUNT(*) AS n FROM hub_pool_identity').get() as { n: number }).n, 1);
+      assert.equal(h.logs.filter((l) => l.msg === 'pool identity minted').length, 1);
+    } finally {
+      h.done();
+    }
+  });
+
+  it('persists: a reopened database loads the same UUID and key pair', async () => {
+    const first = hub();
+    const minted = ok(await first.identity.load());
+    first.done();
+    const again = hub({ dir: first.dir });
+    try {
+      const loaded = ok(await again.identity.load());
+      assert.equal(loaded.nodeUuid, minted.nodeUuid);
+      assert.equal(loaded.publicKey, minted.publicKey);
+      assert.ok(verifiesWith(minted.publicKey, loaded));
+    } finally {
+      again.done();
+    }
+  });
+
+  const breakages: Array<{ name: string; breakIt: (h: Hub) => void; error: RegExp }> = [
+    { name: 'a deleted identity.secret', breakIt: (h) => unlinkSync(h.secretPath), error: /identity\.secret: the file is missing/ },
+    { name: 'a changed identity.secret', breakIt: (h) => writeFileSync(h.secretPath, `${'ab'.repeat(32)}\n`), error: /failed authentication/ },
+    { name: 'an emptied identity.secret', breakIt: (h) => writeFileSync(h.secretPath, ''), error: /the file is empty/ },
+  ];
+  for (const b of breakages) {
+    it(`reports ${b.name} as unreadable, keeping the clear UUID and key and re-minting nothing`, async () => {
+      const h = hub({ retryMs: 15 });
+      try {
+        const minted = ok(await h.identity.load());
+        const rowBefore = h.row();
+        const secretBefore = existsSync(h.secretPath) ? readFileSync(h.secretPath, 'utf8') : null;
+        b.breakIt(h);
+        const secretBroken = existsSync(h.secretPath) ? readFileSync(h.secretPath, 'utf8') : null;
+        const fresh = h.reopen();
+        const state = failed(await fresh.load());
+        assert.match(state.error, b.error);
+        assert.match(state.error, /cannot sign/);
+        assert.equal(state.nodeUuid, minted.nodeUuid);
+        assert.equal(state.publicKey, minted.publicKey);
+        assert.deepEqual(fresh.summary(), { nodeUuid: minted.nodeUuid, fingerprint: minted.fingerprint, identityError: state.error });
+        await sleep(100); // several retries run meanwhile
+        assert.deepEqual(h.row(), rowBefore, 'the row is untouched');
+        assert.equal(existsSync(h.secretPath) ? readFileSync(h.secretPath, 'utf8') : null, secretBroken, 'the secret file is not recreated');
+        assert.notEqual(secretBroken, secretBefore);
+        assert.equal(await fresh.load(), state, 'load keeps answering, from memory');
+        assert.equal(h.logs.filter((l) => l.level === 50).length, 1, 'logged once at error, not on every retry');
+      } finally {
+        h.done();
+      }
+    });
+  }
+
+  it('retries on its timer and recovers when the secret is restored', async () => {
+    const h = hub({ retryMs: 20 });
+    try {
+      const minted = ok(await h.identity.load());
+      const secret = readFileSync(h.secretPath);
+      unlinkSync(h.secretPath);
+      const fresh = h.reopen();
+      failed(await fresh.load());
+      writeFileSync(h.secretPath, secret, { mode: 0o600 });
+      await eventually(async () => (await fresh.load()).ok);
+      const recovered = ok(await fresh.load());
+      assert.equal(recovered.publicKey, minted.publicKey);
+      assert.ok(verifiesWith(minted.publicKey, recovered));
+      assert.equal(fresh.summary()?.identityError, null);
+      assert.ok(h.logs.some((l) => l.msg === 'pool identity is readable again'));
+    } finally {
+      h.done();
+    }
+  });
+
+  it('rotates to a new key under the same UUID, replacing the row', async () => {
+    const h = hub();
+    try {
+      const before = ok(await h.identity.load());
+      const rotated = ok(await h.identity.rotate());
+      assert.equal(rotated.nodeUuid, before.nodeUuid);
+      assert.notEqual(rotated.publicKey, before.publicKey);
+      assert.equal(await h.identity.load(), rotated);
+      assert.equal(h.row()?.public_key, rotated.publicKey);
+      assert.equal(ok(await h.reopen().load()).publicKey, rotated.publicKey, 'the new key is what a restart loads');
+    } finally {
+      h.done();
+    }
+  });
+
+  it('rotates out of the broken state, re-creating identity.secret, which is the recovery path', async () => {
+    const h = hub({ retryMs: 60_000 });
+    try {
+      const minted = ok(await h.identity.load());
+      unlinkSync(h.secretPath);
+      const fresh = h.reopen();
+      failed(await fresh.load());
+      const rotated = ok(await fresh.rotate());
+      assert.equal(rotated.nodeUuid, minted.nodeUuid);
+      assert.notEqual(rotated.publicKey, minted.publicKey);
+      assert.ok(existsSync(h.secretPath));
+      assert.ok(verifiesWith(rotated.publicKey, rotated));
+      assert.deepEqual(fresh.summary(), { nodeUuid: minted.nodeUuid, fingerprint: rotated.fingerprint, identityError: null });
+      assert.equal(ok(await h.reopen().load()).publicKey, rotated.publicKey);
+    } finally {
+      h.done();
+    }
+  });
+
+  it('uses HUB_POOL_IDENTITY_SECRET when set, writing no identity.secret, and refuses another secret', async () => {
+    const h = hub({ envSecret: 'operator-chosen secret' });
+    try {
+      const minted = ok(await h.identity.load());
+      assert.equal(existsSync(h.secretPath), false);
+      assert.equal(ok(await h.reopen().load()).publicKey, minted.publicKey);
+      const wrong = failed(await h.reopen({ envSecret: 'a different secret' }).load());
+      assert.match(wrong.error, /HUB_POOL_IDENTITY_SECRET/);
+      const noEnv = failed(await h.reopen({ envSecret: null }).load());
+      assert.match(noEnv.error, /identity\.secret: the file is missing/);
+    } finally {
+      h.done();
+    }
+  });
+
+  it('seals peer tokens with the identity key, and answers null for what it cannot unseal', async () => {
+    const h = hub();
+    try {
+      const token = 'Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5';
+      const sealed = await h.identity.sealToken(token);
+      assert.match(sealed, /^v1\./);
+      assert.equal(sealed.includes(token), false);
+      assert.equal(await h.identity.unsealToken(sealed), token);
+      assert.equal(await h.reopen().unsealToken(sealed), token, 'readable after a restart');
+      assert.equal(await h.identity.unsealToken(`${sealed.slice(0, -2)}AA`), null);
+      assert.equal(await h.identity.unsealToken('not sealed'), null);
+      await h.identity.rotate();
+      assert.equal(await h.identity.unsealToken(sealed), null, 'rotation retires tokens sealed under the old key');
+    } finally {
+      h.done();
+    }
+  });
+
+  it('cannot seal or unseal tokens while the identity is unreadable', async () => {
+    const h = hub({ retryMs: 60_000 });
+    try {
+      const sealed = await h.identity.sealToken('token');
+      unlinkSync(h.secretPath);
+      const broken = h.reopen();
+      assert.equal(await broken.unsealToken(sealed), null);
+      await assert.rejects(broken.sealToken('token'), /cannot seal a peer token: .*the file is missing/);
+    } finally {
+      h.done();
+    }
+  });
+
+  it('never rejects, even when the store itself fails', async () => {
+    const h = hub({ retryMs: 60_000 });
+    h.db.close();
+    try {
+      const state = failed(await h.identity.load());
+      assert.match(state.error, /could not be loaded/);
+      assert.equal(state.nodeUuid, null);
+      assert.equal(h.identity.summary(), null);
+    } finally {
+      h.done();
+    }
+  });
+
+  it('stops retrying once closed', async () => {
+    const h = hub({ retryMs: 10 });
+    try {
+      ok(await h.identity.load());
+      const secret = readFileSync(h.secretPath);
+      unlinkSync(h.secretPath);
+      const fresh = h.reopen();
+      failed(await fresh.load());
+      fresh.close();
+      writeFileSync(h.secretPath, secret, { mode: 0o600 });
+      await sleep(100);
+      assert.equal((await fresh.load()).ok, false);
+    } finally {
+      h.done();
+    }
+  });
+});

@@ -1,0 +1,292 @@
+/**
+ * This Hub's pool identity: one node UUID and one Ed25519 key pair, kept in hub_pool_identity.
+ *
+ * Rules, and the incident or cost behind each:
+ * - Minted on first use, never at boot. Key derivation costs tens of milliseconds of PBKDF2, and a
+ *   Hub that never pools should pay nothing and mint nothing.
+ * - load() never rejects. Whatever touches pooling first awaits it; a throw there would take that
+ *   caller down on every Hub running the build, single-node ones included.
+ * - Never re-minted silently. A reinstall that regenerates the secret leaves the sealed key
+ *   unreadable; a fresh key would unpair the whole fleet to paper over a fixable environment
+ *   problem. Instead the failure is reported (UUID and public key stay known, they are stored in
+ *   the clear, so peers can still be verified), logged once, retried on a timer in case the secret
+ *   comes back, and cleared only by an explicit rotate().
+ *
+ * Salt: a random 16-byte salt per key pair, stored in the same column as the sealed key:
+ * `private_key_sealed = <salt base64url>.v1.<sealed pkcs8>`. This needs no schema change, and
+ * unlike a salt derived from the UUID it differs across rotations. Tokens sealed with
+ * sealToken() use the same derived key, so a rotation (which deletes every peer row anyway)
+ * leaves earlier sealed tokens unreadable.
+ */
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, randomUUID, sign as cryptoSign, type KeyObject } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Db } from '../store/database.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { keyFingerprint } from './fingerprint.js';
+import { deriveSealingKey, seal, unseal } from './sealing.js';
+
+export const IDENTITY_SECRET_FILE = 'identity.secret';
+export const DEFAULT_IDENTITY_RETRY_MS = 30_000;
+const SALT_BYTES = 16;
+
+export type IdentityState =
+  | { ok: true; nodeUuid: string; publicKey: string; fingerprint: string; sign(data: Buffer): Buffer }
+  | { ok: false; error: string; nodeUuid: string | null; publicKey: string | null };
+
+export interface NodeIdentityOptions {
+  db: Db;
+  dataDir: string;
+  /** HUB_POOL_IDENTITY_SECRET; when null or empty the secret lives in <dataDir>/identity.secret. */
+  envSecret: string | null;
+  clock: Clock;
+  logger: Logger;
+  retryMs?: number;
+}
+
+interface IdentityRow {
+  nodeUuid: string;
+  publicKey: string;
+  privateKeySealed: string;
+}
+
+/** A state plus the sealing key behind it, which only an unlocked identity has. */
+interface Outcome {
+  state: IdentityState;
+  sealingKey: Buffer | null;
+}
+
+export class NodeIdentity {
+  readonly #db: Db;
+  readonly #dataDir: string;
+  readonly #envSecret: string | null;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #retryMs: number;
+  #state: IdentityState | null = null;
+  #sealingKey: Buffer | null = null;
+  #firstLoad: Promise<IdentityState> | null = null;
+  /** Serialises load, retry and rotate, so two of them never write or judge the row at once. */
+  #lock: Promise<unknown> = Promise.resolve();
+  #timer: NodeJS.Timeout | null = null;
+  #failureLogged = false;
+  #closed = false;
+
+  constructor(opts: NodeIdentityOptions) {
+    this.#db = opts.db;
+    this.#dataDir = opts.dataDir;
+    this.#envSecret = opts.envSecret || null;
+    this.#clock = opts.clock;
+    this.#logger = opts.logger;
+    this.#retryMs = opts.retryMs ?? DEFAULT_IDENTITY_RETRY_MS;
+  }
+
+  /** The identity, minted on the first call when none is stored. Memoised; never rejects. */
+  load(): Promise<IdentityState> {
+    if (this.#state) return Promise.resolve(this.#state);
+    this.#firstLoad ??= this.#exclusive(() => this.#attempt());
+    return this.#firstLoad;
+  }
+
+  /** For status: never mints, never awaits. null until load() has run and an identity exists. */
+  summary(): { nodeUuid: string; fingerprint: string; identityError: string | null } | null {
+    const s = this.#state;
+    if (!s) return null;
+    if (s.ok) return { nodeUuid: s.nodeUuid, fingerprint: s.fingerprint, identityError: null };
+    if (s.nodeUuid === null || s.publicKey === null) return null;
+    return { nodeUuid: s.nodeUuid, fingerprint: safeFingerprint(s.publicKey), identityError: s.error };
+  }
+
+  /**
+   * A new key pair under the current secret, keeping the UUID. This is also the recovery path for
+   * an unreadable key, so it never reads the old private key. Rejects only when the new key
+   * cannot be stored; the previous state then stands.
+   */
+  rotate(): Promise<IdentityState> {
+    return this.#exclusive(async () => {
+      const existing = this.#readRow();
+      const outcome = await this.#mint(existing?.nodeUuid ?? randomUUID(), true);
+      this.#settle(outcome);
+      return outcome.state;
+    });
+  }
+
+  async sealToken(token: string): Promise<string> {
+    const state = await this.load();
+    if (!state.ok || !this.#sealingKey) throw new Error(`cannot seal a peer token: ${state.ok ? 'no sealing key' : state.error}`);
+    return seal(this.#sealingKey, Buffer.from(token, 'utf8'));
+  }
+
+  /** null when the identity is unreadable or the value was sealed under another key. */
+  async unsealToken(sealed: string): Promise<string | null> {
+    const state = await this.load();
+    if (!state.ok || !this.#sealingKey) return null;
+    try {
+      return unseal(this.#sealingKey, sealed).toString('utf8');
+    } catch {
+      return null;
+    }
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#stopRetry();
+  }
+
+  /** Opens the stored identity, or mints one when the table is empty. Never throws. */
+  async #attempt(): Promise<IdentityState> {
+    let outcome: Outcome;
+    try {
+      const row = this.#readRow();
+      outcome = row ? await this.#open(row) : await this.#mint(randomUUID(), false);
+    } catch (err) {
+      outcome = { state: { ok: false, error: `pool identity could not be loaded: ${message(err)}`, nodeUuid: null, publicKey: null }, sealingKey: null };
+    }
+    this.#settle(outcome);
+    return outcome.state;
+  }
+
+  async #open(row: IdentityRow): Promise<Outcome> {
+    let source = this.#envSecret ? 'HUB_POOL_IDENTITY_SECRET' : join(this.#dataDir, IDENTITY_SECRET_FILE);
+    try {
+      const { salt, sealed } = splitStored(row.privateKeySealed);
+      const secret = await this.#readSecret(false);
+      source = secret.source;
+      const key = await deriveSealingKey(secret.value, salt);
+      const privateKey = createPrivateKey({ key: unseal(key, sealed), format: 'der', type: 'pkcs8' });
+      // A key that unseals but belongs to another public key would sign requests no peer accepts.
+      if (rawPublicKey(createPublicKey(privateKey)) !== row.publicKey) throw new Error('the unsealed private key does not match the stored public key');
+      return unlocked(row.nodeUuid, row.publicKey, privateKey, key);
+    } catch (err) {
+      const error = `pool identity private key cannot be unsealed with the secret from ${source}: ${message(err)}. This Hub can verify peers but cannot sign; restore the secret, or rotate the identity and re-pair`;
+      return { state: { ok: false, error, nodeUuid: row.nodeUuid, publicKey: row.publicKey }, sealingKey: null };
+    }
+  }
+
+  async #mint(nodeUuid: string, replace: boolean): Promise<Outcome> {
+    const secret = await this.#readSecret(true);
+    const salt = randomBytes(SALT_BYTES);
+    const key = await deriveSealingKey(secret.value, salt);
+    const pair = generateKeyPairSync('ed25519');
+    const publicKey = rawPublicKey(pair.publicKey);
+    const stored = `${salt.toString('base64url')}.${seal(key, pair.privateKey.export({ format: 'der', type: 'pkcs8' }))}`;
+    const verb = replace ? 'INSERT OR REPLACE' : 'INSERT';
+    this.#db
+      .prepare(`${verb} INTO hub_pool_identity (id, node_uuid, public_key, private_key_sealed, created_at) VALUES ('self', ?, ?, ?, ?)`)
+      .run(nodeUuid, publicKey, stored, new Date(this.#clock.nowMs()).toISOString());
+    const outcome = unlocked(nodeUuid, publicKey, pair.privateKey, key);
+    this.#logger.info({ nodeUuid, fingerprint: keyFingerprint(publicKey), rotated: replace }, replace ? 'pool identity key rotated' : 'pool identity minted');
+    return outcome;
+  }
+
+  /** The secret's text. A missing file is created only when minting; otherwise it is an error. */
+  async #readSecret(create: boolean): Promise<{ value: string; source: string }> {
+    if (this.#envSecret) return { value: this.#envSecret, source: 'HUB_POOL_IDENTITY_SECRET' };
+    const path = join(this.#dataDir, IDENTITY_SECRET_FILE);
+    try {
+      const value = (await readFile(path, 'utf8')).trim();
+      if (!value) throw new Error('the file is empty');
+      return { value, source: path };
+    } catch (err) {
+      if (!isErrno(err, 'ENOENT')) throw err;
+      if (!create) throw new Error('the file is missing');
+    }
+    await mkdir(this.#dataDir, { recursive: true, mode: 0o700 });
+    const value = randomBytes(32).toString('hex');
+    // 'wx': if another process created it in between, fail rather than overwrite its secret.
+    await writeFile(path, `${value}\n`, { mode: 0o600, flag: 'wx' });
+    return { value, source: path };
+  }
+
+  #readRow(): IdentityRow | null {
+    const row = this.#db
+      .prepare("SELECT node_uuid AS nodeUuid, public_key AS publicKey, private_key_sealed AS privateKeySealed FROM hub_pool_identity WHERE id = 'self'")
+      .get() as IdentityRow | undefined;
+    return row ?? null;
+  }
+
+  #settle(outcome: Outcome): void {
+    const s = outcome.state;
+    // A retry that fails the same way keeps the existing object, so load() stays memoised.
+    if (!sameFailure(this.#state, s)) this.#state = s;
+    this.#sealingKey = outcome.sealingKey;
+    if (s.ok) {
+      if (this.#failureLogged) this.#logger.info({ nodeUuid: s.nodeUuid }, 'pool identity is readable again');
+      this.#failureLogged = false;
+      this.#stopRetry();
+      return;
+    }
+    // Once per failure episode at error: a retry every 30 s would otherwise flood the log.
+    if (!this.#failureLogged) this.#logger.error({ nodeUuid: s.nodeUuid }, s.error);
+    else this.#logger.debug({ nodeUuid: s.nodeUuid }, s.error);
+    this.#failureLogged = true;
+    if (!this.#timer && !this.#closed) {
+      this.#timer = setInterval(() => void this.#retry(), this.#retryMs);
+      this.#timer.unref();
+    }
+  }
+
+  async #retry(): Promise<void> {
+    await this.#exclusive(async () => {
+      if (this.#state?.ok || this.#closed) return;
+      await this.#attempt();
+    });
+  }
+
+  #stopRetry(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
+  #exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#lock.then(fn);
+    this.#lock = run.catch(() => undefined);
+    return run;
+  }
+}
+
+function unlocked(nodeUuid: string, publicKey: string, privateKey: KeyObject, sealingKey: Buffer): Outcome {
+  const state: IdentityState = {
+    ok: true,
+    nodeUuid,
+    publicKey,
+    fingerprint: keyFingerprint(publicKey),
+    sign: (data: Buffer) => cryptoSign(null, data, privateKey),
+  };
+  return { state, sealingKey };
+}
+
+/** base64url of the raw 32 bytes: the JWK 'x' member is exactly that encoding. */
+function rawPublicKey(key: KeyObject): string {
+  const x = key.export({ format: 'jwk' }).x;
+  if (typeof x !== 'string') throw new Error('Ed25519 public key has no raw form');
+  return x;
+}
+
+function splitStored(stored: string): { salt: Buffer; sealed: string } {
+  const dot = stored.indexOf('.');
+  const salt = Buffer.from(dot < 0 ? '' : stored.slice(0, dot), 'base64url');
+  if (salt.length !== SALT_BYTES) throw new Error('the stored private key has no valid salt');
+  return { salt, sealed: stored.slice(dot + 1) };
+}
+
+function sameFailure(a: IdentityState | null, b: IdentityState): boolean {
+  return a !== null && !a.ok && !b.ok && a.error === b.error && a.nodeUuid === b.nodeUuid && a.publicKey === b.publicKey;
+}
+
+function safeFingerprint(publicKey: string): string {
+  try {
+    return keyFingerprint(publicKey);
+  } catch {
+    return 'invalid public key';
+  }
+}
+
+function isErrno(err: unknown, code: string): boolean {
+  return err instanceof Error && (err as NodeJS.ErrnoException).code === code;
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,85 @@
+/**
+ * The pairing PIN: the one secret that lets an unauthenticated POST /pair/request carry an
+ * identity. At most one is outstanding. Its worth rests on the per-PIN ceiling: five wrong
+ * guesses, from anyone, destroy it, so whatever the number of sources the chance of a hit
+ * stays at 5 in 10^6. Every way of failing looks the same from outside (false), because
+ * telling "wrong" apart from "none outstanding" would let a caller learn when to start guessing.
+ */
+import { randomInt, timingSafeEqual } from 'node:crypto';
+import type { Clock } from '../util/clock.js';
+
+export const PIN_DIGITS = 6;
+export const PIN_TTL_MS = 10 * 60_000;
+export const PIN_MAX_WRONG_GUESSES = 5;
+
+const PIN_SHAPE = new RegExp(`^\\d{${PIN_DIGITS}}$`);
+
+function cryptoDigits(): string {
+  return randomInt(0, 10 ** PIN_DIGITS).toString().padStart(PIN_DIGITS, '0');
+}
+
+interface Outstanding {
+  readonly digits: Buffer;
+  readonly expiresAtMs: number;
+  wrongGuesses: number;
+}
+
+export class PairingPin {
+  readonly #clock: Clock;
+  readonly #randomDigits: () => string;
+  #current: Outstanding | null = null;
+
+  constructor(opts: { clock: Clock; randomDigits?: () => string }) {
+    this.#clock = opts.clock;
+    this.#randomDigits = opts.randomDigits ?? cryptoDigits;
+  }
+
+  /** Mints a PIN, replacing any outstanding one. The only place the digits are ever handed out. */
+  mint(): { pin: string; expiresAt: string } {
+    const pin = this.#randomDigits();
+    if (!PIN_SHAPE.test(pin)) throw new Error(`PIN source returned something other than ${PIN_DIGITS} digits`);
+    const expiresAtMs = this.#clock.nowMs() + PIN_TTL_MS;
+    this.#current = { digits: Buffer.from(pin, 'latin1'), expiresAtMs, wrongGuesses: 0 };
+    return { pin, expiresAt: new Date(expiresAtMs).toISOString() };
+  }
+
+  status(): { active: boolean; expiresAt: string | null } {
+    const current = this.#live();
+    return { active: current !== null, expiresAt: current === null ? null : new Date(current.expiresAtMs).toISOString() };
+  }
+
+  /** Withdraws the outstanding PIN; true when there was one to withdraw. */
+  cancel(): boolean {
+    const had = this.#live() !== null;
+    this.#current = null;
+    return had;
+  }
+
+  /**
+   * True exactly once, for the right digits before expiry. Anything else is a wrong guess
+   * against an outstanding PIN, including input that is not six digits at all: a caller who
+   * sends garbage is still spending one of the five tries.
+   */
+  verify(candidate: unknown): boolean {
+    const current = this.#live();
+    if (current === null) return false;
+    const wellFormed = typeof candidate === 'string' && PIN_SHAPE.test(candidate);
+    // Always compare, on equal-length buffers, so the time taken does not depend on the input;
+    // NUL bytes never equal an ASCII digit, so the stand-in cannot match.
+    const given = wellFormed ? Buffer.from(candidate, 'latin1') : Buffer.alloc(PIN_DIGITS);
+    const match = timingSafeEqual(given, current.digits) && wellFormed;
+    if (match) {
+      this.#current = null;
+      return true;
+    }
+    current.wrongGuesses += 1;
+    if (current.wrongGuesses >= PIN_MAX_WRONG_GUESSES) this.#current = null;
+    return false;
+  }
+
+  /** The outstanding PIN, dropping it first if its ten minutes are up. */
+  #live(): Outstanding | null {
+    if (this.#current !== null && this.#clock.nowMs() >= this.#current.expiresAtMs) this.#current = null;
+    return this.#current;
+  }
+}

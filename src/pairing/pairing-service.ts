@@ -1,0 +1,308 @@
+/**
+ * The pairing handshake (docs/peer-protocol.md, "Pairing handshake"): both halves of it, for
+ * the operator who asks and the Hub that is asked. Rows are written only after every check
+ * passes, and a handshake that fails removes what it wrote, so a refusal leaves nothing behind.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { HubError } from '../errors.js';
+import type { NodeIdentity } from '../identity/node-identity.js';
+import { keyFingerprint } from '../identity/fingerprint.js';
+import { hashToken } from '../peer-auth/peer-guard.js';
+import type { PeerClient } from '../peers/peer-client.js';
+import type { PeerRow, PeerStore } from '../store/peers.js';
+import { belongsToTailnet, normalizePeerName } from '../tailnet/peer-name.js';
+import type { TailnetSelf } from '../tailnet/tailnet-self.js';
+import type { Clock } from '../util/clock.js';
+import { readIdentityClaim, readToken, type IdentityClaim } from './identity-claim.js';
+import type { PairingPin } from './pairing-pin.js';
+import { pairingSourceKeys, type StrikeLimiter } from './strike-limiter.js';
+
+/** An unanswered request expires after 24 hours on both sides. */
+export const PAIRING_REQUEST_TTL_MS = 24 * 60 * 60_000;
+/** At most 20 inbound requests wait for approval at once. */
+export const MAX_PENDING_INBOUND = 20;
+/** A pairing call gives up after 10 s (a first HTTPS request can wait on certificate issuance). */
+export const PAIRING_CALL_TIMEOUT_MS = 10_000;
+/** Bearer grace after learning a key from a request: 10 minutes or four polls, whichever is longer. */
+export const BEARER_GRACE_MIN_MS = 10 * 60_000;
+export const BEARER_GRACE_POLLS = 4;
+
+export interface PairingDeps {
+  readonly store: PeerStore;
+  readonly identity: NodeIdentity;
+  readonly client: PeerClient;
+  readonly pin: PairingPin;
+  readonly limiter: StrikeLimiter;
+  readonly self: () => Promise<TailnetSelf>;
+  /** Whether the master switch lets this Hub take part at all. */
+  readonly poolEnabled: () => boolean;
+  readonly pollSeconds: () => number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** A peer just became connected: poll it now rather than a whole interval later. */
+  readonly onConnected: (peer: PeerRow) => void;
+}
+
+export interface InboundRequest {
+  readonly body: unknown;
+  /** The caller's address when it can be trusted to name the caller; null otherwise. */
+  readonly sourceIp: string | null;
+}
+
+export class PairingService {
+  readonly #d: PairingDeps;
+  constructor(deps: PairingDeps) {
+    this.#d = deps;
+  }
+
+  // ---- the operator's side -------------------------------------------------------------
+
+  /** Operator on the requesting Hub: send a pairing request to `rawName`. */
+  async requestPairing(rawName: unknown, pin: unknown): Promise<{ peer: PeerRow; pinVerified: boolean }> {
+    const name = this.#validName(rawName);
+    if (pin !== undefined && pin !== null && (typeof pin !== 'string' || !/^\d{6}$/.test(pin))) {
+      throw new HubError('HUB_ERR_BAD_REQUEST', 'pin must be the six digits minted on the other Hub');
+    }
+    if (!this.#d.poolEnabled()) throw new HubError('HUB_ERR_POOL_DISABLED', 'Hub Pool is switched off on this Hub; turn it on before pairing');
+    const me = await this.#requireIdentity();
+    const self = await this.#selfName();
+    if (name === self) throw new HubError('HUB_ERR_PAIR_SELF', 'a Hub cannot pair with itself');
+    const existing = this.#d.store.byFqdn(name);
+    if (existing) throw new HubError('HUB_ERR_CONFLICT', `this Hub already has a ${existing.status} row for ${name}; unpair it first (cihub pool unpair ${name})`);
+
+    const token = randomBytes(32).toString('base64url');
+    const row = this.#d.store.insert({
+      nodeFqdn: name,
+      direction: 'outbound',
+      status: 'pending',
+      peerNodeUuid: null,
+      peerPublicKey: null,
+      pinVerified: false,
+      issuedTokenHash: hashToken(token),
+      presentTokenSealed: null,
+      createdAt: this.#iso(),
+      expiresAt: this.#iso(PAIRING_REQUEST_TTL_MS),
+    });
+    const body = { fromNodeFqdn: self, token, ...(typeof pin === 'string' ? { pin, nodeUuid: me.nodeUuid, publicKey: me.publicKey } : {}) };
+    const answer = await this.#d.client.call(row, 'POST', '/api/inference/pool/pair/request', body, { timeoutMs: PAIRING_CALL_TIMEOUT_MS, auth: 'none' });
+    if (!answer.ok || answer.status !== 200) {
+      this.#d.store.delete(row.id);
+      throw this.#pairingRefusal(name, answer);
+    }
+    if (typeof pin !== 'string') return { peer: row, pinVerified: false };
+    const claim = readIdentityClaim(answer.json);
+    const named = (answer.json as { nodeFqdn?: unknown } | null)?.nodeFqdn;
+    if (claim === null || named !== name || claim.nodeUuid === me.nodeUuid || this.#d.store.byUuid(claim.nodeUuid)) {
+      // Either an older Hub that ignores PINs, or an answer that does not describe the Hub we asked.
+      this.#d.logger.warn({ peer: name }, 'the pairing answer to a PIN request carried no usable identity; the key will be exchanged on confirm');
+      return { peer: row, pinVerified: false };
+    }
+    // Learned from a response: the peer holds our key (it verified our PIN request), so sign from now on.
+    const pinned = this.#d.store.update(row.id, { peerNodeUuid: claim.nodeUuid, peerPublicKey: claim.publicKey, pinVerified: true })!;
+    return { peer: pinned, pinVerified: true };
+  }
+
+  /** Operator on the receiving Hub: approve a pending inbound request, calling the requester back once. */
+  async approve(peer: PeerRow): Promise<{ peer: PeerRow; callback: 'confirmed' | 'failed'; reason: string | null }> {
+    if (peer.direction !== 'inbound' || peer.status !== 'pending') {
+      throw new HubError('HUB_ERR_CONFLICT', `${peer.nodeFqdn} is not a request waiting for this Hub's approval (it is ${peer.direction} ${peer.status})`);
+    }
+    const me = await this.#requireIdentity();
+    const token = randomBytes(32).toString('base64url');
+    const connected = this.#d.store.update(peer.id, { status: 'connected', issuedTokenHash: hashToken(token), expiresAt: null })!;
+    const answer = await this.#d.client.call(connected, 'POST', '/api/inference/pool/pair/confirm', { token, nodeUuid: me.nodeUuid, publicKey: me.publicKey }, { timeoutMs: PAIRING_CALL_TIMEOUT_MS });
+    const failure = !answer.ok ? answer.error : answer.status !== 200 ? `HTTP ${answer.status}` : null;
+    if (failure !== null) {
+      this.#d.logger.warn({ peer: peer.nodeFqdn }, `[HubPool] pairing confirmed locally but callback to ${peer.nodeFqdn} failed: ${failure}`);
+      this.#d.onConnected(connected);
+      return { peer: connected, callback: 'failed', reason: failure };
+    }
+    const claim = answer.ok ? readIdentityClaim(answer.json) : null;
+    let final = connected;
+    if (connected.peerNodeUuid === null && claim !== null && !this.#d.store.byUuid(claim.nodeUuid)) {
+      // Learned from a response: the requester has pinned our key, so this side signs at once.
+      final = this.#d.store.update(peer.id, { peerNodeUuid: claim.nodeUuid, peerPublicKey: claim.publicKey })!;
+    }
+    this.#d.logger.info({ peer: peer.nodeFqdn }, 'pairing approved and confirmed');
+    this.#d.onConnected(final);
+    return { peer: final, callback: 'confirmed', reason: null };
+  }
+
+  /** Operator: reject a pending inbound request; the requester is told, best effort. */
+  async reject(peer: PeerRow): Promise<{ notified: boolean }> {
+    if (peer.direction !== 'inbound' || peer.status !== 'pending') {
+      throw new HubError('HUB_ERR_CONFLICT', `${peer.nodeFqdn} is not a request waiting for this Hub's approval; use unpair to remove it`);
+    }
+    const answer = await this.#d.client.call(peer, 'POST', '/api/inference/pool/pair/reject', {}, { timeoutMs: PAIRING_CALL_TIMEOUT_MS });
+    this.#d.store.delete(peer.id);
+    return { notified: answer.ok && answer.status === 200 };
+  }
+
+  /** Operator: remove a pairing (or cancel a request this Hub sent); the peer is told when this Hub can authenticate to it. */
+  async unpair(peer: PeerRow): Promise<{ notified: boolean }> {
+    const canTell = peer.peerNodeUuid !== null || peer.presentTokenSealed !== null;
+    const answer = canTell ? await this.#d.client.call(peer, 'POST', '/api/inference/pool/pair/unpair', {}, { timeoutMs: PAIRING_CALL_TIMEOUT_MS }) : null;
+    this.#d.store.delete(peer.id);
+    this.#d.logger.info({ peer: peer.nodeFqdn }, 'peer unpaired');
+    return { notified: answer !== null && answer.ok && answer.status === 200 };
+  }
+
+  // ---- the peer's side --------------------------------------------------------------------
+
+  /** POST /pair/request: the one unauthenticated write, so the most constrained. */
+  async receiveRequest(req: InboundRequest): Promise<Record<string, unknown>> {
+    if (!this.#d.poolEnabled()) throw new HubError('HUB_ERR_POOL_DISABLED', 'Hub Pool is switched off on this Hub: it takes no pairing requests');
+    const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
+    const parsed = typeof body.fromNodeFqdn === 'string' ? normalizePeerName(body.fromNodeFqdn) : { ok: false as const, reason: 'fromNodeFqdn is missing' };
+    if (!parsed.ok) throw new HubError('HUB_ERR_PAIR_NAME_INVALID', `fromNodeFqdn refused: ${parsed.reason}`);
+    const from = parsed.name;
+    const keys = pairingSourceKeys(from, req.sourceIp);
+    const limit = this.#d.limiter.check(keys);
+    if (!limit.allowed) throw new HubError('HUB_ERR_PAIR_RATE_LIMITED', `too many refused pairing attempts from this source; retry in ${Math.ceil(limit.retryAfterMs / 1000)} s`);
+    const self = await this.#d.self();
+    if (!belongsToTailnet(from, self.tailnetSuffix)) throw new HubError('HUB_ERR_PAIR_OUTSIDE_TAILNET', `${from} is not a name on this Hub's tailnet`);
+    if (from === self.nodeFqdn) throw new HubError('HUB_ERR_PAIR_SELF', 'a Hub cannot pair with itself');
+    const token = readToken(body.token);
+    if (token === null) throw new HubError('HUB_ERR_BAD_REQUEST', 'token must be 32 random bytes, base64url');
+
+    let claim: IdentityClaim | null = null;
+    const withPin = body.pin !== undefined && body.pin !== null;
+    if (withPin) {
+      if (!this.#d.pin.verify(body.pin)) {
+        this.#d.limiter.strike(keys);
+        this.#d.logger.warn({ from }, 'refused a pairing PIN');
+        throw new HubError('HUB_ERR_PAIR_PIN_REFUSED', 'the pairing PIN was not accepted');
+      }
+      claim = readIdentityClaim(body);
+      if (claim === null) throw new HubError('HUB_ERR_BAD_REQUEST', 'a request with a PIN must carry the sender\'s nodeUuid and publicKey');
+    }
+    // A name this Hub already holds a row for is ignored without saying so (spec: a request stays pending).
+    if (this.#d.store.byFqdn(from)) return { received: true };
+    if (claim !== null && this.#d.store.byUuid(claim.nodeUuid)) return { received: true };
+    if (this.#d.store.countPendingInbound() >= MAX_PENDING_INBOUND) {
+      throw new HubError('HUB_ERR_PAIR_PENDING_FULL', `${MAX_PENDING_INBOUND} pairing requests already wait for approval here; approve or reject some first`);
+    }
+    const me = claim !== null ? await this.#requireIdentity() : null;
+    if (claim !== null && claim.nodeUuid === me?.nodeUuid) throw new HubError('HUB_ERR_PAIR_SELF', 'a Hub cannot pair with itself');
+    this.#d.store.insert({
+      nodeFqdn: from,
+      direction: 'inbound',
+      status: 'pending',
+      peerNodeUuid: claim?.nodeUuid ?? null,
+      peerPublicKey: claim?.publicKey ?? null,
+      pinVerified: claim !== null,
+      issuedTokenHash: null,
+      presentTokenSealed: await this.#d.identity.sealToken(token),
+      createdAt: this.#iso(),
+      expiresAt: this.#iso(PAIRING_REQUEST_TTL_MS),
+    });
+    this.#d.logger.info({ from, withPin: claim !== null }, 'pairing request received');
+    // The name, UUID and key are disclosed only to a caller that proved it read this Hub's screen.
+    return me !== null ? { received: true, nodeFqdn: self.nodeFqdn, nodeUuid: me.nodeUuid, publicKey: me.publicKey } : { received: true };
+  }
+
+  /** POST /pair/confirm from the approving peer (already authenticated by the guard). */
+  async receiveConfirm(peer: PeerRow, body: unknown): Promise<IdentityClaim> {
+    if (peer.direction !== 'outbound' || (peer.status !== 'pending' && peer.peerNodeUuid === null)) {
+      throw new HubError('HUB_ERR_CONFLICT', 'no request of this Hub is waiting for that confirmation');
+    }
+    const token = readToken((body as { token?: unknown } | null)?.token);
+    const claim = readIdentityClaim(body);
+    if (token === null || claim === null) throw new HubError('HUB_ERR_BAD_REQUEST', 'a confirmation carries token, nodeUuid and publicKey');
+    const me = await this.#requireIdentity();
+    if (peer.peerNodeUuid !== null && (peer.peerNodeUuid !== claim.nodeUuid || peer.peerPublicKey !== claim.publicKey)) {
+      throw new HubError('HUB_ERR_CONFLICT', 'the confirmation names another identity than the one this Hub pinned at the PIN exchange');
+    }
+    const holder = this.#d.store.byUuid(claim.nodeUuid);
+    if (claim.nodeUuid === me.nodeUuid || (holder && holder.id !== peer.id)) throw new HubError('HUB_ERR_CONFLICT', 'that node UUID is already pinned to another peer');
+    const learnedFromRequest = peer.peerNodeUuid === null;
+    const connected = this.#d.store.update(peer.id, {
+      status: 'connected',
+      expiresAt: null,
+      // Once the peer has been seen signing, its tokens authenticate nowhere: do not keep a new one.
+      ...(peer.signedSeenAt === null ? { presentTokenSealed: await this.#d.identity.sealToken(token) } : {}),
+      peerNodeUuid: claim.nodeUuid,
+      peerPublicKey: claim.publicKey,
+      // Learned from a request: this side cannot know its answer arrived, so it keeps its bearer for a while.
+      ...(learnedFromRequest ? { bearerGraceUntil: this.#iso(this.#graceMs()) } : {}),
+    })!;
+    this.#d.logger.info({ peer: peer.nodeFqdn }, 'pairing confirmed by the peer');
+    this.#d.onConnected(connected);
+    return { nodeUuid: me.nodeUuid, publicKey: me.publicKey };
+  }
+
+  /** POST /pair/upgrade: a bearer-only pairing moves onto pinned keys (docs/peer-protocol.md). */
+  async receiveUpgrade(peer: PeerRow, body: unknown): Promise<IdentityClaim> {
+    const claim = readIdentityClaim(body);
+    if (claim === null) throw new HubError('HUB_ERR_BAD_REQUEST', 'an upgrade carries nodeUuid and publicKey');
+    const me = await this.#requireIdentity();
+    if (peer.peerNodeUuid !== null && peer.peerNodeUuid !== claim.nodeUuid) throw new HubError('HUB_ERR_CONFLICT', 'this peer is pinned to another identity');
+    const holder = this.#d.store.byUuid(claim.nodeUuid);
+    if (holder && holder.id !== peer.id) throw new HubError('HUB_ERR_CONFLICT', 'that node UUID is already pinned to another peer');
+    if (peer.peerNodeUuid === null) {
+      this.#d.store.update(peer.id, { peerNodeUuid: claim.nodeUuid, peerPublicKey: claim.publicKey, bearerGraceUntil: this.#iso(this.#graceMs()) });
+    }
+    return { nodeUuid: me.nodeUuid, publicKey: me.publicKey };
+  }
+
+  /** POST /pair/reject or /pair/unpair from the peer: drop this Hub's half. */
+  receiveRemoval(peer: PeerRow, kind: 'reject' | 'unpair'): void {
+    this.#d.store.delete(peer.id);
+    this.#d.logger.info({ peer: peer.nodeFqdn }, kind === 'reject' ? 'the peer rejected the pairing request' : 'the peer unpaired this Hub');
+  }
+
+  /** Drops requests unanswered for 24 hours (both directions). */
+  sweep(): string[] {
+    const dropped = this.#d.store.deleteExpiredPending(this.#iso());
+    if (dropped.length > 0) this.#d.logger.info({ peers: dropped }, 'expired pairing requests removed');
+    return dropped;
+  }
+
+  fingerprintOf(peer: PeerRow): string | null {
+    return peer.peerPublicKey === null ? null : keyFingerprint(peer.peerPublicKey);
+  }
+
+  // ---- helpers ----------------------------------------------------------------------------
+
+  #validName(raw: unknown): string {
+    const parsed = typeof raw === 'string' ? normalizePeerName(raw) : { ok: false as const, reason: 'nodeFqdn is missing' };
+    if (!parsed.ok) throw new HubError('HUB_ERR_PAIR_NAME_INVALID', `not a peer name: ${parsed.reason}`);
+    return parsed.name;
+  }
+
+  async #selfName(): Promise<string> {
+    const self = await this.#d.self();
+    if (self.nodeFqdn === null) throw new HubError('HUB_ERR_NO_TAILNET_NAME', 'this Hub has no tailnet name (connect Tailscale with MagicDNS, or set HUB_NODE_FQDN)');
+    return self.nodeFqdn;
+  }
+
+  async #requireIdentity() {
+    const identity = await this.#d.identity.load();
+    if (!identity.ok) throw new HubError('HUB_ERR_IDENTITY_UNAVAILABLE', `this Hub's pool identity cannot be used: ${identity.error}. Run cihub pool rotate-identity, then pair again`);
+    return identity;
+  }
+
+  #graceMs(): number {
+    return Math.max(BEARER_GRACE_MIN_MS, BEARER_GRACE_POLLS * this.#d.pollSeconds() * 1000);
+  }
+
+  #iso(offsetMs = 0): string {
+    return new Date(this.#d.clock.nowMs() + offsetMs).toISOString();
+  }
+
+  #pairingRefusal(name: string, answer: Awaited<ReturnType<PeerClient['call']>>): HubError {
+    if (!answer.ok) {
+      this.#d.logger.warn({ peer: name, error: answer.error }, 'could not reach the peer to send the pairing request');
+      return new HubError('HUB_ERR_PEER_UNREACHABLE', `could not reach ${name} (${answer.error}); check that it is online, on this tailnet and published at https://${name}`);
+    }
+    const said = (answer.json as { error?: { message?: unknown; code?: unknown } } | null)?.error;
+    const reason = typeof said?.message === 'string' ? said.message.slice(0, 200) : `HTTP ${answer.status}`;
+    if (answer.status === 401) {
+      this.#d.logger.warn({ peer: name }, 'Peer refused the pairing PIN');
+      return new HubError('HUB_ERR_PEER_REFUSED', `${name} refused the pairing PIN: it was wrong, expired, already used or replaced. Mint a fresh one there (cihub pool pairing-pin)`);
+    }
+    this.#d.logger.warn({ peer: name, status: answer.status }, `Peer declined pairing request (${answer.status})`);
+    return new HubError('HUB_ERR_PEER_REFUSED', `${name} declined the pairing request (HTTP ${answer.status}): ${reason}`);
+  }
+}

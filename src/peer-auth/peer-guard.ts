@@ -1,0 +1,94 @@
+/**
+ * The peer guard: who is calling a peer route. A caller is admitted two ways: a signature
+ * resolved by its pinned node UUID (preferred), or the legacy bearer token this Hub issued it,
+ * presented with its name. The bearer branch is refused for a peer already seen signing and
+ * whenever poolRequireSignedPeers is on. The first good signature from a peer retires both
+ * tokens of that pairing. A signed caller presenting a new name is recorded, not applied here:
+ * the name is UNIQUE, and the health tick applies renames where a collision can be handled.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { bearerToken } from '../auth/bearer.js';
+import type { NodeIdentity } from '../identity/node-identity.js';
+import type { PeerRow, PeerStore } from '../store/peers.js';
+import { normalizePeerName } from '../tailnet/peer-name.js';
+import type { Clock } from '../util/clock.js';
+import type { NonceCache } from './nonce-cache.js';
+import { HEADER_PEER, isSignedRequest } from './signed-headers.js';
+import { verifySignedRequest } from './verify-signed.js';
+
+export type PeerAdmission =
+  | { readonly ok: true; readonly peer: PeerRow; readonly via: 'signed' | 'bearer' }
+  | { readonly ok: false; readonly reason: string; readonly identityMismatch: boolean };
+
+export interface PeerGuardDeps {
+  readonly store: PeerStore;
+  readonly identity: NodeIdentity;
+  readonly nonces: NonceCache;
+  readonly clock: Clock;
+  readonly requireSigned: () => boolean;
+  /** Called with (row id, new name) when a signed peer presents a name other than its row's. */
+  readonly onRename: (rowId: string, newName: string) => void;
+}
+
+export interface PeerRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer;
+}
+
+export async function admitPeer(deps: PeerGuardDeps, req: PeerRequest): Promise<PeerAdmission> {
+  if (isSignedRequest(req.headers)) return admitSigned(deps, req);
+  return admitBearer(deps, req);
+}
+
+async function admitSigned(deps: PeerGuardDeps, req: PeerRequest): Promise<PeerAdmission> {
+  const me = await deps.identity.load();
+  if (me.nodeUuid === null) return { ok: false, reason: 'this Hub has no pool identity yet', identityMismatch: false };
+  const verdict = verifySignedRequest({
+    headers: req.headers,
+    method: req.method,
+    path: req.url,
+    body: req.body,
+    myUuid: me.nodeUuid,
+    nowMs: deps.clock.nowMs(),
+    peerKey: (uuid) => deps.store.byUuid(uuid)?.peerPublicKey ?? null,
+    nonces: deps.nonces,
+  });
+  if (!verdict.ok) return { ok: false, reason: `signature refused (${verdict.reason})`, identityMismatch: verdict.reason === 'identity-mismatch' };
+  let peer = deps.store.byUuid(verdict.senderUuid);
+  if (peer === null) return { ok: false, reason: 'unknown sender', identityMismatch: false };
+  if (peer.signedSeenAt === null) {
+    // Seen signing: the bearer tokens of this pairing authenticate nowhere from now on.
+    peer = deps.store.update(peer.id, {
+      signedSeenAt: new Date(deps.clock.nowMs()).toISOString(),
+      issuedTokenHash: null,
+      presentTokenSealed: null,
+      bearerGraceUntil: null,
+    })!;
+  }
+  const claimed = normalizePeerName(verdict.senderFqdn);
+  if (claimed.ok && claimed.name !== peer.nodeFqdn) deps.onRename(peer.id, claimed.name);
+  return { ok: true, peer, via: 'signed' };
+}
+
+function admitBearer(deps: PeerGuardDeps, req: PeerRequest): PeerAdmission {
+  const refuse = (reason: string): PeerAdmission => ({ ok: false, reason, identityMismatch: false });
+  const token = bearerToken(req.headers.authorization);
+  const rawName = req.headers[HEADER_PEER];
+  if (token === null || typeof rawName !== 'string') return refuse('no peer credentials');
+  if (deps.requireSigned()) return refuse('bearer tokens are refused: poolRequireSignedPeers is on');
+  const name = normalizePeerName(rawName);
+  const peer = name.ok ? deps.store.byFqdn(name.name) : null;
+  if (peer === null || peer.issuedTokenHash === null) return refuse('unknown peer or no token issued');
+  if (peer.signedSeenAt !== null) return refuse('this peer has been seen signing; its bearer token is retired');
+  const presented = createHash('sha256').update(token).digest();
+  const expected = Buffer.from(peer.issuedTokenHash, 'hex');
+  if (expected.length !== presented.length || !timingSafeEqual(presented, expected)) return refuse('bearer token refused');
+  return { ok: true, peer, via: 'bearer' };
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}

@@ -1,0 +1,204 @@
+/**
+ * Polls every paired peer's /capabilities on the poolHealthPollSeconds cadence (15 s budget).
+ * Three failures in a row mark a peer unreachable and the first success restores it; a peer
+ * that refuses this Hub backs off from two polls to 15 minutes, and one whose identity changed
+ * leaves routing on its first strike. The tick also applies renames the guard recorded, rolls
+ * back a pinned key whose grace window closed unseen, and sweeps expired requests.
+ */
+import type { Logger } from 'pino';
+import type { PeerRow, PeerStore } from '../store/peers.js';
+import type { Clock } from '../util/clock.js';
+import type { PairingService } from '../pairing/pairing-service.js';
+import { readIdentityClaim } from '../pairing/identity-claim.js';
+import type { NodeIdentity } from '../identity/node-identity.js';
+import type { PeerClient } from './peer-client.js';
+import { classifyProbe, type ProbeFailureKind } from './probe-failure.js';
+import { readCapabilities, type PeerCapabilities } from './capabilities.js';
+
+/** Budget for one health probe: 15 s. */
+export const HEALTH_PROBE_TIMEOUT_MS = 15_000;
+/** Failures in a row that mark a peer unreachable. */
+export const UNREACHABLE_AFTER_FAILURES = 3;
+/** Longest back-off for a peer that refuses this Hub: 15 minutes. */
+export const MAX_REFUSAL_BACKOFF_MS = 15 * 60_000;
+/** How often the scheduler looks for due work. */
+const TICK_MS = 1_000;
+/** How often expired pairing requests are swept. */
+const SWEEP_EVERY_MS = 60_000;
+
+export interface PeerHealth {
+  /** The last failure's kind; null after a success. */
+  readonly probeFailure: ProbeFailureKind | null;
+  readonly probeFailureSince: string | null;
+  /** The last good capabilities answer and when it arrived; null before the first. */
+  readonly capabilities: PeerCapabilities | null;
+  readonly capabilitiesAtMs: number | null;
+}
+
+interface State {
+  probeFailure: ProbeFailureKind | null;
+  probeFailureSince: string | null;
+  refusals: number;
+  nextPollAtMs: number;
+  capabilities: PeerCapabilities | null;
+  capabilitiesAtMs: number | null;
+  polling: boolean;
+}
+
+export interface HealthPollerDeps {
+  readonly store: PeerStore;
+  readonly client: PeerClient;
+  readonly pairing: PairingService;
+  readonly identity: NodeIdentity;
+  readonly pollSeconds: () => number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+export class HealthPoller {
+  readonly #d: HealthPollerDeps;
+  readonly #states = new Map<string, State>();
+  readonly #renames = new Map<string, string>();
+  #timer: NodeJS.Timeout | null = null;
+  #lastSweepMs = 0;
+
+  constructor(deps: HealthPollerDeps) {
+    this.#d = deps;
+  }
+
+  start(): void {
+    this.#timer ??= setInterval(() => void this.tick(), TICK_MS);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
+  /** What the poller knows of a peer, for status and (later) placement. */
+  health(peerId: string): PeerHealth {
+    const s = this.#states.get(peerId);
+    return { probeFailure: s?.probeFailure ?? null, probeFailureSince: s?.probeFailureSince ?? null, capabilities: s?.capabilities ?? null, capabilitiesAtMs: s?.capabilitiesAtMs ?? null };
+  }
+
+  /** Records a new name a signed peer presented; applied on the next tick. */
+  noteRename(peerId: string, newName: string): void {
+    this.#renames.set(peerId, newName);
+  }
+
+  /** Polls a peer at the next tick (a new pairing is verified within a poll, not after a whole interval). */
+  pollSoon(peer: PeerRow): void {
+    this.#state(peer.id).nextPollAtMs = 0;
+  }
+
+  /** Forgets a peer's cached capabilities until its next good poll (a peer that refused a forward). */
+  dropCapabilities(peerId: string): void {
+    const s = this.#states.get(peerId);
+    if (s) {
+      s.capabilities = null;
+      s.capabilitiesAtMs = null;
+    }
+  }
+
+  async tick(): Promise<void> {
+    const now = this.#d.clock.nowMs();
+    if (now - this.#lastSweepMs >= SWEEP_EVERY_MS) {
+      this.#lastSweepMs = now;
+      this.#d.pairing.sweep();
+    }
+    this.#applyRenames();
+    const rows = this.#d.store.list();
+    for (const id of this.#states.keys()) if (!rows.some((r) => r.id === id)) this.#states.delete(id);
+    await Promise.all(
+      rows.map(async (row) => {
+        this.#rollBackLapsedGrace(row, now);
+        const s = this.#state(row.id);
+        if (row.status === 'pending' || s.polling || s.nextPollAtMs > now) return;
+        s.polling = true;
+        try {
+          await this.probe(row);
+        } finally {
+          s.polling = false;
+        }
+      }),
+    );
+  }
+
+  /** One health probe of one peer, and what follows from its answer. */
+  async probe(row: PeerRow): Promise<void> {
+    const s = this.#state(row.id);
+    const pollMs = this.#d.pollSeconds() * 1000;
+    const answer = await this.#d.client.call(row, 'GET', '/api/inference/pool/capabilities', undefined, { timeoutMs: HEALTH_PROBE_TIMEOUT_MS });
+    const now = this.#d.clock.nowMs();
+    const current = this.#d.store.get(row.id);
+    if (current === null) return;
+    const kind = classifyProbe(answer);
+    if (kind === null && answer.ok) {
+      const caps = readCapabilities(answer.json);
+      s.capabilities = caps;
+      s.capabilitiesAtMs = now;
+      if (s.probeFailure !== null || current.status !== 'connected') this.#d.logger.info({ peer: row.nodeFqdn }, 'peer reachable');
+      s.probeFailure = null;
+      s.probeFailureSince = null;
+      s.refusals = 0;
+      s.nextPollAtMs = now + pollMs;
+      this.#d.store.update(row.id, { status: 'connected', lastSeenAt: new Date(now).toISOString(), consecutiveFailures: 0 });
+      if (current.peerNodeUuid === null && caps?.nodeUuid) await this.#upgrade(current);
+      return;
+    }
+    const failures = current.consecutiveFailures + 1;
+    const failedKind: ProbeFailureKind = kind ?? 'unreachable';
+    if (s.probeFailure !== failedKind) s.probeFailureSince = new Date(now).toISOString();
+    s.probeFailure = failedKind;
+    const refusal = failedKind !== 'unreachable';
+    s.refusals = refusal ? s.refusals + 1 : 0;
+    // Refusals do not clear by waiting: back off from two polls, doubling, to at most 15 minutes.
+    s.nextPollAtMs = now + (refusal ? Math.min(MAX_REFUSAL_BACKOFF_MS, 2 * pollMs * 2 ** (s.refusals - 1)) : pollMs);
+    const unreachable = failedKind === 'identity_changed' || failures >= UNREACHABLE_AFTER_FAILURES;
+    this.#d.store.update(row.id, { consecutiveFailures: failures, ...(unreachable ? { status: 'unreachable' } : {}) });
+    const reason = answer.ok ? `HTTP ${answer.status}` : answer.error;
+    this.#d.logger.warn({ peer: row.nodeFqdn, kind: failedKind, failures, reason }, `capabilities probe of ${row.nodeFqdn} failed: ${reason}`);
+  }
+
+  async #upgrade(row: PeerRow): Promise<void> {
+    const identity = await this.#d.identity.load();
+    if (!identity.ok) return;
+    const answer = await this.#d.client.call(row, 'POST', '/api/inference/pool/pair/upgrade', { nodeUuid: identity.nodeUuid, publicKey: identity.publicKey }, { timeoutMs: HEALTH_PROBE_TIMEOUT_MS });
+    const claim = answer.ok && answer.status === 200 ? readIdentityClaim(answer.json) : null;
+    if (claim === null || this.#d.store.byUuid(claim.nodeUuid)) return;
+    // Learned from a response: the peer has pinned our key, so this side signs from now on.
+    this.#d.store.update(row.id, { peerNodeUuid: claim.nodeUuid, peerPublicKey: claim.publicKey, bearerGraceUntil: null });
+    this.#d.logger.info({ peer: row.nodeFqdn }, 'pairing upgraded from bearer tokens to signed requests');
+  }
+
+  #rollBackLapsedGrace(row: PeerRow, now: number): void {
+    if (row.bearerGraceUntil === null || row.signedSeenAt !== null || Date.parse(row.bearerGraceUntil) > now) return;
+    // Enforcing a key the peer never used would lock out a peer that behaves correctly: roll back, retry later.
+    this.#d.store.update(row.id, { peerNodeUuid: null, peerPublicKey: null, bearerGraceUntil: null });
+    this.#d.logger.warn({ peer: row.nodeFqdn }, 'no signed request seen from the peer within the grace window; its key is unpinned and the exchange will be retried');
+  }
+
+  #applyRenames(): void {
+    for (const [id, name] of this.#renames) {
+      this.#renames.delete(id);
+      const row = this.#d.store.get(id);
+      if (row === null || row.nodeFqdn === name) continue;
+      if (this.#d.store.byFqdn(name)) {
+        this.#d.logger.warn({ peer: row.nodeFqdn, newName: name }, 'a signed peer now uses a name another row holds; rename not applied');
+        continue;
+      }
+      this.#d.store.update(id, { nodeFqdn: name });
+      this.#d.logger.info({ from: row.nodeFqdn, to: name }, 'peer renamed (authenticated by its signature)');
+    }
+  }
+
+  #state(id: string): State {
+    let s = this.#states.get(id);
+    if (!s) {
+      s = { probeFailure: null, probeFailureSince: null, refusals: 0, nextPollAtMs: 0, capabilities: null, capabilitiesAtMs: null, polling: false };
+      this.#states.set(id, s);
+    }
+    return s;
+  }
+}

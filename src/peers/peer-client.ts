@@ -1,0 +1,101 @@
+/**
+ * Calls a peer's pool routes: dialled at https://<name> (or the development map), signed when
+ * the row allows it, bearer otherwise. Answers are data; a transport failure is an answer too,
+ * never a throw, so callers classify every outcome in one place.
+ */
+import { randomBytes } from 'node:crypto';
+import { request, type Dispatcher } from 'undici';
+import type { PoolSettings } from '../config/settings-schema.js';
+import { describeTransportError } from '../engines/probe-fetch.js';
+import type { NodeIdentity } from '../identity/node-identity.js';
+import { HEADER_PEER, signRequest } from '../peer-auth/signed-headers.js';
+import type { PeerRow } from '../store/peers.js';
+import { peerOrigin } from '../tailnet/peer-origins.js';
+import type { Clock } from '../util/clock.js';
+import { outboundAuthMode, type AuthMode } from './auth-mode.js';
+
+export type PeerAnswer =
+  | { readonly ok: true; readonly status: number; readonly headers: Record<string, string | string[] | undefined>; readonly json: unknown; readonly auth: AuthMode }
+  | { readonly ok: false; readonly error: string; readonly auth: AuthMode };
+
+export interface PeerClientDeps {
+  readonly identity: NodeIdentity;
+  /** This Hub's MagicDNS name, or null while it has none. */
+  readonly selfName: () => Promise<string | null>;
+  readonly origins: ReadonlyMap<string, string>;
+  readonly dispatcher: Dispatcher;
+  readonly settings: () => PoolSettings;
+  readonly clock: Clock;
+}
+
+export interface CallOptions {
+  readonly timeoutMs: number;
+  /** 'row' authenticates as the row allows; 'none' sends an unauthenticated request (/pair/request only). */
+  readonly auth?: 'row' | 'none';
+}
+
+export class PeerClient {
+  readonly #deps: PeerClientDeps;
+  constructor(deps: PeerClientDeps) {
+    this.#deps = deps;
+  }
+
+  async call(peer: PeerRow | { readonly nodeFqdn: string }, method: 'GET' | 'POST', path: string, body: unknown, opts: CallOptions): Promise<PeerAnswer> {
+    const payload = body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(body));
+    const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
+    const self = await this.#deps.selfName();
+    let auth: AuthMode = 'none';
+    if (opts.auth !== 'none' && 'id' in peer) {
+      auth = outboundAuthMode(peer, this.#deps.settings().poolRequireSignedPeers);
+      const added = await this.#authHeaders(peer, auth, self, method, path, payload);
+      if (typeof added === 'string') return { ok: false, error: added, auth };
+      Object.assign(headers, added);
+    } else if (self !== null) {
+      headers[HEADER_PEER] = self;
+    }
+    try {
+      const res = await request(`${peerOrigin(peer.nodeFqdn, this.#deps.origins)}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : payload,
+        dispatcher: this.#deps.dispatcher,
+        headersTimeout: opts.timeoutMs,
+        bodyTimeout: opts.timeoutMs,
+        signal: AbortSignal.timeout(opts.timeoutMs),
+      });
+      const text = await res.body.text();
+      let json: unknown = null;
+      try {
+        json = text === '' ? null : JSON.parse(text);
+      } catch {
+        json = null;
+      }
+      return { ok: true, status: res.statusCode, headers: res.headers, json, auth };
+    } catch (err) {
+      return { ok: false, error: describeTransportError(err), auth };
+    }
+  }
+
+  async #authHeaders(peer: PeerRow, auth: AuthMode, self: string | null, method: string, path: string, payload: Buffer): Promise<Record<string, string> | string> {
+    if (auth === 'none') return this.#deps.settings().poolRequireSignedPeers ? 'poolRequireSignedPeers is on and this peer has no pinned key' : 'No outbound pairing token stored';
+    if (self === null) return 'this Hub has no tailnet name to present';
+    if (auth === 'bearer') {
+      const token = await this.#deps.identity.unsealToken(peer.presentTokenSealed!);
+      if (token === null) return 'No outbound pairing token stored (the sealed token cannot be opened)';
+      return { [HEADER_PEER]: self, authorization: `Bearer ${token}` };
+    }
+    const identity = await this.#deps.identity.load();
+    if (!identity.ok) return `this Hub cannot sign: ${identity.error}`;
+    return signRequest({
+      sign: identity.sign,
+      senderUuid: identity.nodeUuid,
+      senderFqdn: self,
+      recipientUuid: peer.peerNodeUuid!,
+      method,
+      path,
+      body: payload,
+      nowMs: this.#deps.clock.nowMs(),
+      nonce: randomBytes(16).toString('base64url'),
+    });
+  }
+}

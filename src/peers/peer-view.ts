@@ -1,0 +1,56 @@
+/**
+ * A peer as the operator sees it (GET /peers and status): the row without its token columns,
+ * with its auth mode, fingerprint, probe failure and cached capabilities. Data only; the CLI
+ * and the dashboard word it.
+ */
+import { keyFingerprint } from '../identity/fingerprint.js';
+import type { PeerRow } from '../store/peers.js';
+import { reportedAuthMode } from './auth-mode.js';
+import type { PeerHealth } from './health-poller.js';
+import { probeFailureAction, type ProbeFailureKind } from './probe-failure.js';
+
+export interface PeerView {
+  readonly id: string;
+  readonly nodeFqdn: string;
+  readonly direction: PeerRow['direction'];
+  readonly status: PeerRow['status'];
+  readonly enabled: boolean;
+  readonly authMode: 'signed' | 'bearer' | 'none';
+  /** The peer's key fingerprint; null when no key is pinned (a request without a PIN says only a name). */
+  readonly fingerprint: string | null;
+  readonly pinVerified: boolean;
+  readonly createdAt: string;
+  readonly expiresAt: string | null;
+  readonly lastSeenAt: string | null;
+  readonly consecutiveFailures: number;
+  /** Why the last probe failed and what to do; null when the last probe succeeded or none ran. */
+  readonly probeFailure: { readonly kind: ProbeFailureKind; readonly since: string | null; readonly action: string } | null;
+  /** From the last good poll; null before it (not an empty inventory). */
+  readonly acceptingWork: boolean | null;
+  readonly inFlightRequests: number | null;
+  readonly hardwareTier: string | null;
+  readonly backends: readonly { readonly kind: string; readonly models: readonly string[] }[] | null;
+}
+
+export function peerView(row: PeerRow, health: PeerHealth, selfName: string | null): PeerView {
+  const caps = health.capabilities;
+  return {
+    id: row.id,
+    nodeFqdn: row.nodeFqdn,
+    direction: row.direction,
+    status: row.status,
+    enabled: row.enabled,
+    authMode: reportedAuthMode(row),
+    fingerprint: row.peerPublicKey === null ? null : keyFingerprint(row.peerPublicKey),
+    pinVerified: row.pinVerified,
+    createdAt: row.createdAt,
+    expiresAt: row.expiresAt,
+    lastSeenAt: row.lastSeenAt,
+    consecutiveFailures: row.consecutiveFailures,
+    probeFailure: health.probeFailure === null ? null : { kind: health.probeFailure, since: health.probeFailureSince, action: probeFailureAction(health.probeFailure, row.nodeFqdn, selfName) },
+    acceptingWork: caps?.acceptingWork ?? null,
+    inFlightRequests: caps?.inFlightRequests ?? null,
+    hardwareTier: caps?.hardwareTier ?? null,
+    backends: caps?.backends ?? null,
+  };
+}

@@ -1,0 +1,22 @@
+/** Everything the HTTP layer needs for peers and pairing; system.ts builds it. */
+import type { NodeIdentity } from '../identity/node-identity.js';
+import type { NonceCache } from '../peer-auth/nonce-cache.js';
+import type { PairingPin } from '../pairing/pairing-pin.js';
+import type { PairingService } from '../pairing/pairing-service.js';
+import type { PeerStore } from '../store/peers.js';
+import type { TailnetSelf } from '../tailnet/tailnet-self.js';
+import type { HealthPoller } from './health-poller.js';
+import type { PeerClient } from './peer-client.js';
+
+export interface PoolPeers {
+  readonly store: PeerStore;
+  readonly identity: NodeIdentity;
+  readonly pairing: PairingService;
+  readonly poller: HealthPoller;
+  readonly pin: PairingPin;
+  readonly nonces: NonceCache;
+  readonly client: PeerClient;
+  readonly self: () => Promise<TailnetSelf>;
+  /** The development dial map (HUB_POOL_PEER_ORIGINS); empty in production. */
+  readonly origins: ReadonlyMap<string, string>;
+}

@@ -1,0 +1,132 @@
+/**
+ * hub_pool_peer: this Hub's half of each pairing. A row is keyed by the peer's MagicDNS name
+ * (the transport address) and, once pinned, by the peer's node UUID (the identity). A UUID is
+ * only ever written together with the public key that makes it verifiable.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Db } from './database.js';
+
+export type PeerDirection = 'outbound' | 'inbound';
+export type PeerStatus = 'pending' | 'connected' | 'unreachable';
+
+export interface PeerRow {
+  readonly id: string;
+  readonly nodeFqdn: string;
+  /** Who asked: 'outbound' = this Hub sent the request, 'inbound' = the peer did. */
+  readonly direction: PeerDirection;
+  readonly status: PeerStatus;
+  /** Per-peer switch: off keeps the pairing and the poll but exchanges no work either way. */
+  readonly enabled: boolean;
+  /** The peer's pinned identity; both null until pinned. */
+  readonly peerNodeUuid: string | null;
+  readonly peerPublicKey: string | null;
+  /** The request arrived with a valid PIN (so its key came from a PIN-gated exchange). */
+  readonly pinVerified: boolean;
+  /** SHA-256 of the token this Hub issued the peer; null once the peer signs. */
+  readonly issuedTokenHash: string | null;
+  /** The token the peer issued this Hub, sealed; null once the peer has been seen signing. */
+  readonly presentTokenSealed: string | null;
+  /** When the peer was first seen signing; null = never. */
+  readonly signedSeenAt: string | null;
+  /** Until when this Hub keeps presenting its bearer token although it holds the peer's key. */
+  readonly bearerGraceUntil: string | null;
+  readonly createdAt: string;
+  /** A pending request's expiry; null once connected. */
+  readonly expiresAt: string | null;
+  readonly lastSeenAt: string | null;
+  readonly consecutiveFailures: number;
+}
+
+export type NewPeer = Omit<PeerRow, 'id' | 'enabled' | 'signedSeenAt' | 'bearerGraceUntil' | 'lastSeenAt' | 'consecutiveFailures'> & Partial<Pick<PeerRow, 'bearerGraceUntil'>>;
+export type PeerPatch = Partial<Omit<PeerRow, 'id' | 'createdAt'>>;
+
+const COLUMNS: Readonly<Record<keyof PeerRow, string>> = {
+  id: 'id',
+  nodeFqdn: 'node_fqdn',
+  direction: 'direction',
+  status: 'status',
+  enabled: 'enabled',
+  peerNodeUuid: 'peer_node_uuid',
+  peerPublicKey: 'peer_public_key',
+  pinVerified: 'pin_verified',
+  issuedTokenHash: 'issued_token_hash',
+  presentTokenSealed: 'present_token_sealed',
+  signedSeenAt: 'signed_seen_at',
+  bearerGraceUntil: 'bearer_grace_until',
+  createdAt: 'created_at',
+  expiresAt: 'expires_at',
+  lastSeenAt: 'last_seen_at',
+  consecutiveFailures: 'consecutive_failures',
+};
+
+const SELECT = `SELECT ${Object.entries(COLUMNS).map(([k, c]) => `${c} AS ${k}`).join(', ')} FROM hub_pool_peer`;
+
+type RawRow = Omit<PeerRow, 'enabled' | 'pinVerified'> & { enabled: number; pinVerified: number };
+
+function fromRaw(raw: RawRow | undefined): PeerRow | null {
+  return raw ? { ...raw, enabled: raw.enabled === 1, pinVerified: raw.pinVerified === 1 } : null;
+}
+
+function toDb(value: unknown): unknown {
+  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+}
+
+export class PeerStore {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  list(): PeerRow[] {
+    return (this.#db.prepare(`${SELECT} ORDER BY created_at, id`).all() as RawRow[]).map((r) => fromRaw(r)!);
+  }
+
+  get(id: string): PeerRow | null {
+    return fromRaw(this.#db.prepare(`${SELECT} WHERE id = ?`).get(id) as RawRow | undefined);
+  }
+
+  byFqdn(nodeFqdn: string): PeerRow | null {
+    return fromRaw(this.#db.prepare(`${SELECT} WHERE node_fqdn = ?`).get(nodeFqdn) as RawRow | undefined);
+  }
+
+  byUuid(nodeUuid: string): PeerRow | null {
+    return fromRaw(this.#db.prepare(`${SELECT} WHERE peer_node_uuid = ?`).get(nodeUuid) as RawRow | undefined);
+  }
+
+  insert(row: NewPeer): PeerRow {
+    const full: PeerRow = { id: randomUUID(), enabled: true, signedSeenAt: null, bearerGraceUntil: null, lastSeenAt: null, consecutiveFailures: 0, ...row };
+    const keys = Object.keys(COLUMNS) as (keyof PeerRow)[];
+    this.#db
+      .prepare(`INSERT INTO hub_pool_peer (${keys.map((k) => COLUMNS[k]).join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`)
+      .run(...keys.map((k) => toDb(full[k])));
+    return full;
+  }
+
+  update(id: string, patch: PeerPatch): PeerRow | null {
+    const keys = (Object.keys(patch) as (keyof PeerPatch)[]).filter((k) => patch[k] !== undefined);
+    if (keys.length > 0) {
+      this.#db.prepare(`UPDATE hub_pool_peer SET ${keys.map((k) => `${COLUMNS[k]} = ?`).join(', ')} WHERE id = ?`).run(...keys.map((k) => toDb(patch[k])), id);
+    }
+    return this.get(id);
+  }
+
+  delete(id: string): boolean {
+    return this.#db.prepare('DELETE FROM hub_pool_peer WHERE id = ?').run(id).changes > 0;
+  }
+
+  deleteAll(): number {
+    return this.#db.prepare('DELETE FROM hub_pool_peer').run().changes;
+  }
+
+  countPendingInbound(): number {
+    return (this.#db.prepare("SELECT COUNT(*) AS n FROM hub_pool_peer WHERE status = 'pending' AND direction = 'inbound'").get() as { n: number }).n;
+  }
+
+  /** Deletes pending requests whose expiry has passed; returns the names dropped. */
+  deleteExpiredPending(nowIso: string): string[] {
+    const rows = this.#db.prepare("SELECT node_fqdn AS name FROM hub_pool_peer WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ?").all(nowIso) as { name: string }[];
+    this.#db.prepare("DELETE FROM hub_pool_peer WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ?").run(nowIso);
+    return rows.map((r) => r.name);
+  }
+}

@@ -1,0 +1,103 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { belongsToTailnet, normalizePeerName, normalizeTailnetSuffix } from './peer-name.js';
+
+describe('normalizePeerName accepts MagicDNS names in canonical form', () => {
+  const cases: { name: string; raw: string; expected: string }[] = [
+    { name: 'an ordinary MagicDNS name', raw: 'hub-b.tail1234.ts.net', expected: 'hub-b.tail1234.ts.net' },
+    { name: 'upper case is folded', raw: 'Hub-B.Tail1234.TS.NET', expected: 'hub-b.tail1234.ts.net' },
+    { name: 'surrounding whitespace is trimmed', raw: '  hub-b.tail1234.ts.net \n', expected: 'hub-b.tail1234.ts.net' },
+    { name: 'one trailing dot (as Self.DNSName has it) is dropped', raw: 'hub-b.tail1234.ts.net.', expected: 'hub-b.tail1234.ts.net' },
+    { name: 'two labels is enough', raw: 'hub.lan', expected: 'hub.lan' },
+    { name: 'digits and inner hyphens', raw: 'gpu-01.x-y.ts.net', expected: 'gpu-01.x-y.ts.net' },
+    { name: 'a label of exactly 63 characters', raw: `${'a'.repeat(63)}.ts.net`, expected: `${'a'.repeat(63)}.ts.net` },
+    { name: 'a name of exactly 253 characters', raw: `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`, expected: `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}` },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: ${JSON.stringify(c.raw.slice(0, 40))}`, () => assert.deepEqual(normalizePeerName(c.raw), { ok: true, name: c.expected }));
+  }
+});
+
+describe('normalizePeerName refuses anything but a bare multi-label host name, saying why', () => {
+  const cases: { name: string; raw: string; reason: RegExp }[] = [
+    { name: 'empty', raw: '', reason: /empty/ },
+    { name: 'only whitespace', raw: '   ', reason: /empty/ },
+    { name: 'only a dot', raw: '.', reason: /empty/ },
+    { name: 'an https scheme', raw: 'https://hub-b.tail1234.ts.net', reason: /scheme/ },
+    { name: 'an http scheme', raw: 'http://hub-b.tail1234.ts.net', reason: /scheme/ },
+    { name: 'credentials', raw: 'user@hub-b.tail1234.ts.net', reason: /credentials/ },
+    { name: 'user and password', raw: 'user:pw@hub-b.tail1234.ts.net', reason: /credentials/ },
+    { name: 'a port', raw: 'hub-b.tail1234.ts.net:443', reason: /port/ },
+    { name: 'a path', raw: 'hub-b.tail1234.ts.net/api', reason: /path/ },
+    { name: 'a query', raw: 'hub-b.tail1234.ts.net?x=1', reason: /query/ },
+    { name: 'a fragment', raw: 'hub-b.tail1234.ts.net#frag', reason: /fragment/ },
+    { name: 'an IPv4 literal', raw: '100.101.1.2', reason: /IP literal/ },
+    { name: 'an IPv4 literal with a trailing dot', raw: '192.168.1.42.', reason: /IP literal/ },
+    { name: 'an IPv6 literal', raw: 'fd7a:115c:a1e0::1', reason: /IP literal/ },
+    { name: 'IPv6 loopback', raw: '::1', reason: /IP literal/ },
+    { name: 'an IPv6 literal with a zone', raw: 'fe80::1%eth0', reason: /IP literal/ },
+    { name: 'a bracketed IPv6 literal', raw: '[fd7a:115c:a1e0::1]', reason: /bracketed IPv6/ },
+    { name: 'a bracketed IPv6 literal with a port', raw: '[::1]:443', reason: /bracketed IPv6/ },
+    { name: 'a dotted name URL parsers read as IPv4', raw: '1.2.3', reason: /numeric label/ },
+    { name: 'a hex last label', raw: 'hub.0x7f', reason: /numeric label/ },
+    { name: 'a single label', raw: 'hub-b', reason: /single label/ },
+    { name: 'a single label with a trailing dot', raw: 'hub-b.', reason: /single label/ },
+    { name: 'an empty label in the middle', raw: 'hub-b..ts.net', reason: /empty label/ },
+    { name: 'a leading dot', raw: '.hub-b.ts.net', reason: /empty label/ },
+    { name: 'two trailing dots (only one is stripped)', raw: 'hub-b.ts.net..', reason: /empty label/ },
+    { name: 'a label over 63 characters', raw: `${'a'.repeat(64)}.ts.net`, reason: /label longer than 63/ },
+    { name: 'a name over 253 characters', raw: `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(62)}`, reason: /longer than 253/ },
+    { name: 'an underscore', raw: 'hub_b.ts.net', reason: /characters outside/ },
+    { name: 'inner whitespace', raw: 'hub b.ts.net', reason: /characters outside/ },
+    { name: 'a non-ASCII letter', raw: 'hüb.ts.net', reason: /characters outside/ },
+    { name: 'a label starting with a hyphen', raw: '-hub.ts.net', reason: /starts or ends with '-'/ },
+    { name: 'a label ending with a hyphen', raw: 'hub-.ts.net', reason: /starts or ends with '-'/ },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: ${JSON.stringify(c.raw.slice(0, 40))}`, () => {
+      const result = normalizePeerName(c.raw);
+      assert.equal(result.ok, false);
+      if (!result.ok) assert.match(result.reason, c.reason);
+    });
+  }
+
+  it('a reason quotes the input without control characters and shortened', () => {
+    for (const raw of [`evil\nline.${'x'.repeat(300)}`, 'bad\u0007label.ts.net']) {
+      const result = normalizePeerName(raw);
+      assert.equal(result.ok, false);
+      if (!result.ok) {
+        assert.doesNotMatch(result.reason, /[\u0000-\u001f]/);
+        assert.ok(result.reason.length < 300);
+      }
+    }
+  });
+});
+
+describe('belongsToTailnet', () => {
+  const cases: { name: string; peer: string; suffix: string | null; expected: boolean }[] = [
+    { name: 'a Hub on no tailnet accepts any name', peer: 'hub-b.elsewhere.ts.net', suffix: null, expected: true },
+    { name: 'a name under the suffix', peer: 'hub-b.tail1234.ts.net', suffix: 'tail1234.ts.net', expected: true },
+    { name: 'case differs on both sides', peer: 'HUB-B.tail1234.ts.net', suffix: 'TAIL1234.TS.NET', expected: true },
+    { name: 'the suffix with a trailing dot', peer: 'hub-b.tail1234.ts.net', suffix: 'tail1234.ts.net.', expected: true },
+    { name: 'the name with a trailing dot', peer: 'hub-b.tail1234.ts.net.', suffix: 'tail1234.ts.net', expected: true },
+    { name: 'a deeper name under the suffix', peer: 'a.b.tail1234.ts.net', suffix: 'tail1234.ts.net', expected: true },
+    { name: 'another tailnet', peer: 'hub-b.tail9999.ts.net', suffix: 'tail1234.ts.net', expected: false },
+    { name: 'the suffix itself is not a device', peer: 'tail1234.ts.net', suffix: 'tail1234.ts.net', expected: false },
+    { name: 'a lookalike that only ends in the same text', peer: 'hub-b.eviltail1234.ts.net', suffix: 'tail1234.ts.net', expected: false },
+    { name: 'the suffix as a prefix', peer: 'tail1234.ts.net.evil.com', suffix: 'tail1234.ts.net', expected: false },
+    { name: 'an empty suffix is a misconfiguration, not "no tailnet"', peer: 'hub-b.tail1234.ts.net', suffix: '', expected: false },
+    { name: 'a malformed suffix fails closed', peer: 'hub-b.tail1234.ts.net', suffix: 'tail 1234', expected: false },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: ${c.peer} under ${String(c.suffix)} is ${c.expected}`, () => assert.equal(belongsToTailnet(c.peer, c.suffix), c.expected));
+  }
+});
+
+describe('normalizeTailnetSuffix', () => {
+  it('canonicalises case and dots on either end', () => assert.equal(normalizeTailnetSuffix(' .Tail1234.TS.net. '), 'tail1234.ts.net'));
+  it('refuses an empty or malformed suffix', () => {
+    assert.equal(normalizeTailnetSuffix(''), null);
+    assert.equal(normalizeTailnetSuffix('a..b'), null);
+    assert.equal(normalizeTailnetSuffix('https://x.ts.net'), null);
+  });
+});
