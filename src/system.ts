@@ -15,7 +15,9 @@ import type { HubServices } from './http/services.js';
 import { buildServer } from './http/server.js';
 import { InFlight } from './proxy/in-flight.js';
 import { LocalRoutes } from './proxy/local-routes.js';
-import { PoolProxy } from './proxy/pool-proxy.js';
+import { PoolProxy, type PoolAccess } from './proxy/pool-proxy.js';
+import { EngineRefusalWarnings } from './proxy/engine-refusal-warnings.js';
+import { usablePeers } from './peers/usable-peers.js';
 import { RoutingLog } from './routing-log/ring.js';
 import { buildPoolStatus } from './status/pool-status.js';
 import { NodeIdentity } from './identity/node-identity.js';
@@ -68,11 +70,23 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   const health = new BackendHealth({ endpoints: env.engines, dispatcher, clock, ttlMs: () => settings.get().poolProbeSnapshotTtlMs });
   const inFlight = new InFlight();
   const routingLog = new RoutingLog({ size: env.routingLogSize, clock });
-  const proxy = new PoolProxy({ env, settings: () => settings.get(), health, inFlight, routingLog, dispatcher, logger });
-  const localRoutes = new LocalRoutes({ health, dispatcher, proxy, logger });
-
   const directions = () => resolvePoolDirections(env, settings.get());
-  const peers = buildPoolPeers({ env, db, clock, logger, dispatcher, settings });
+  const peers = buildPoolPeers({ env, db, clock, logger, dispatcher, settings, inFlight });
+  const refusals = new EngineRefusalWarnings(clock, logger);
+  const pool: PoolAccess = {
+    usablePeers: () =>
+      directions().outbound.enabled
+        ? usablePeers({ store: peers.store, health: (id) => peers.poller.health(id), forwarded: (name) => inFlight.count(name), origins: peers.origins, nowMs: clock.nowMs(), pollSeconds: settings.get().poolHealthPollSeconds })
+        : [],
+    peerAuth: async (peerId, method, path, body) => {
+      const row = peers.store.get(peerId);
+      return row === null ? 'the pairing is gone' : peers.client.authFor(row, method, path, body);
+    },
+    onPeerRefused: (peerId) => peers.poller.dropCapabilities(peerId),
+    onEngineRefusal: (peer, engine, status) => refusals.note(peer, engine, status),
+  };
+  const proxy = new PoolProxy({ pool, env, settings: () => settings.get(), health, inFlight, routingLog, dispatcher, logger });
+  const localRoutes = new LocalRoutes({ health, dispatcher, proxy, logger });
 
   const services: HubServices = {
     env,
@@ -149,8 +163,8 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
 }
 
 /** The peer side of the Hub: identity, pairing, the guard's state and the health poller. */
-function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>; clock: Clock; logger: Logger; dispatcher: Agent; settings: SettingsFile }): PoolPeers {
-  const { env, db, clock, logger, dispatcher, settings } = deps;
+function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>; clock: Clock; logger: Logger; dispatcher: Agent; settings: SettingsFile; inFlight: InFlight }): PoolPeers {
+  const { env, db, clock, logger, dispatcher, settings, inFlight } = deps;
   const origins = parsePeerOrigins(env.peerOriginsRaw);
   if (origins.problems.length > 0) logger.warn({ problems: origins.problems }, 'HUB_POOL_PEER_ORIGINS has entries that were ignored');
   const selfCache = new TailnetSelfCache({ clock, envFqdn: env.nodeFqdn, envSuffix: env.tailnetSuffix, runStatus: tailscaleStatusRunner() });
@@ -174,6 +188,6 @@ function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>
     logger,
     onConnected: (peer) => poller?.pollSoon(peer),
   });
-  poller = new HealthPoller({ store, client, pairing, identity, pollSeconds, clock, logger });
+  poller = new HealthPoller({ store, client, pairing, identity, pollSeconds, clock, logger, forwardsTo: (name) => inFlight.count(name) });
   return { store, identity, pairing, poller, pin, nonces: new NonceCache(), client, self, origins: origins.map };
 }

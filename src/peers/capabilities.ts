@@ -19,6 +19,8 @@ export interface PeerCapabilities {
   readonly inFlightRequests: number | null;
   /** False when the peer is not taking work from this Hub (inbound off, or this Hub disabled there). */
   readonly acceptingWork: boolean;
+  /** GPU-pressure band 0-3; null when not measured (the key is absent on the wire, never 0). */
+  readonly gpuPressure: number | null;
 }
 
 export interface PublishInputs {
@@ -38,6 +40,8 @@ export function publishCapabilities(input: PublishInputs): PeerCapabilities {
     backends: input.acceptingWork ? input.backends.filter((b) => b.healthy).map((b) => ({ kind: b.kind, models: b.models.map((m) => m.name) })) : [],
     inFlightRequests: input.inFlightRequests,
     acceptingWork: input.acceptingWork,
+    // This node measures no band: the key is left out, which peers read as "not measured".
+    gpuPressure: null,
   };
 }
 
@@ -60,5 +64,6 @@ export function readCapabilities(json: unknown): PeerCapabilities | null {
     backends,
     inFlightRequests: typeof inFlight === 'number' && Number.isInteger(inFlight) && inFlight >= 0 && inFlight <= 1_000_000 ? inFlight : null,
     acceptingWork: doc.acceptingWork === true,
+    gpuPressure: typeof doc.gpuPressure === 'number' && Number.isInteger(doc.gpuPressure) && doc.gpuPressure >= 0 && doc.gpuPressure <= 3 ? doc.gpuPressure : null,
   };
 }

@@ -33,6 +33,8 @@ export interface PeerHealth {
   /** The last good capabilities answer and when it arrived; null before the first. */
   readonly capabilities: PeerCapabilities | null;
   readonly capabilitiesAtMs: number | null;
+  /** What this Hub had forwarded to the peer when the snapshot arrived (the snapshot counts those too). */
+  readonly forwardedAtSnapshot: number;
 }
 
 interface State {
@@ -42,6 +44,7 @@ interface State {
   nextPollAtMs: number;
   capabilities: PeerCapabilities | null;
   capabilitiesAtMs: number | null;
+  forwardedAtSnapshot: number;
   polling: boolean;
 }
 
@@ -53,6 +56,8 @@ export interface HealthPollerDeps {
   readonly pollSeconds: () => number;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Requests this Hub has forwarded to a peer (by name) and not finished reading. */
+  readonly forwardsTo: (peerName: string) => number;
 }
 
 export class HealthPoller {
@@ -79,7 +84,13 @@ export class HealthPoller {
   /** What the poller knows of a peer, for status and (later) placement. */
   health(peerId: string): PeerHealth {
     const s = this.#states.get(peerId);
-    return { probeFailure: s?.probeFailure ?? null, probeFailureSince: s?.probeFailureSince ?? null, capabilities: s?.capabilities ?? null, capabilitiesAtMs: s?.capabilitiesAtMs ?? null };
+    return {
+      probeFailure: s?.probeFailure ?? null,
+      probeFailureSince: s?.probeFailureSince ?? null,
+      capabilities: s?.capabilities ?? null,
+      capabilitiesAtMs: s?.capabilitiesAtMs ?? null,
+      forwardedAtSnapshot: s?.forwardedAtSnapshot ?? 0,
+    };
   }
 
   /** Records a new name a signed peer presented; applied on the next tick. */
@@ -138,6 +149,7 @@ export class HealthPoller {
       const caps = readCapabilities(answer.json);
       s.capabilities = caps;
       s.capabilitiesAtMs = now;
+      s.forwardedAtSnapshot = this.#d.forwardsTo(current.nodeFqdn);
       if (s.probeFailure !== null || current.status !== 'connected') this.#d.logger.info({ peer: row.nodeFqdn }, 'peer reachable');
       s.probeFailure = null;
       s.probeFailureSince = null;
@@ -196,7 +208,7 @@ export class HealthPoller {
   #state(id: string): State {
     let s = this.#states.get(id);
     if (!s) {
-      s = { probeFailure: null, probeFailureSince: null, refusals: 0, nextPollAtMs: 0, capabilities: null, capabilitiesAtMs: null, polling: false };
+      s = { probeFailure: null, probeFailureSince: null, refusals: 0, nextPollAtMs: 0, capabilities: null, capabilitiesAtMs: null, forwardedAtSnapshot: 0, polling: false };
       this.#states.set(id, s);
     }
     return s;

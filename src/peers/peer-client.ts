@@ -76,6 +76,12 @@ export class PeerClient {
     }
   }
 
+  /** Headers that authenticate one request to this peer as the row allows, or why there are none. */
+  async authFor(peer: PeerRow, method: string, path: string, body: Buffer): Promise<Record<string, string> | string> {
+    const auth = outboundAuthMode(peer, this.#deps.settings().poolRequireSignedPeers);
+    return this.#authHeaders(peer, auth, await this.#deps.selfName(), method, path, body);
+  }
+
   async #authHeaders(peer: PeerRow, auth: AuthMode, self: string | null, method: string, path: string, payload: Buffer): Promise<Record<string, string> | string> {
     if (auth === 'none') return this.#deps.settings().poolRequireSignedPeers ? 'poolRequireSignedPeers is on and this peer has no pinned key' : 'No outbound pairing token stored';
     if (self === null) return 'this Hub has no tailnet name to present';

@@ -1,11 +1,13 @@
 /**
  * Candidates: the engines that hold the requested model, are healthy by the snapshot, and
- * speak the request's dialect. Exclusion happens here and nowhere else; every later step
- * only reorders.
+ * speak the request's dialect, on this node and on every usable peer. Exclusion happens here
+ * and nowhere else; every later step only reorders.
  */
 import type { BackendView, ProxyDialect } from '../engines/types.js';
 import { ADAPTERS } from '../engines/adapters.js';
-import { backendHolds } from '../engines/model-name.js';
+import { ENGINE_KINDS, type EngineKind } from '../engines/engine-kind.js';
+import { backendHolds, isSameModel } from '../engines/model-name.js';
+import { UNKNOWN_PRESSURE } from './peer-load.js';
 import type { Candidate } from './types.js';
 
 export function localCandidates(
@@ -23,5 +25,46 @@ export function localCandidates(
       engine: b.kind,
       url: b.url,
       queueDepth: inFlight(b.backendId),
+      peerId: null,
+      hardwareTier: null,
+      // This node measures no band yet: it reads mid-band, like any node that cannot measure.
+      pressure: UNKNOWN_PRESSURE,
+    }));
+}
+
+/** A peer placement may send work to: connected, enabled, taking work, with a fresh snapshot. */
+export interface UsablePeer {
+  readonly peerId: string;
+  readonly name: string;
+  readonly origin: string;
+  readonly backends: readonly { readonly kind: string; readonly models: readonly string[] }[];
+  readonly queueDepth: number;
+  readonly hardwareTier: string | null;
+  readonly pressure: number;
+}
+
+function asEngineKind(kind: string): EngineKind | null {
+  return (ENGINE_KINDS as readonly string[]).includes(kind) ? (kind as EngineKind) : null;
+}
+
+/** One candidate per peer that holds the model in an engine speaking the dialect (the peer picks its own engine). */
+export function peerCandidates(peers: readonly UsablePeer[], model: string, dialect: ProxyDialect): Candidate[] {
+  return peers
+    .filter((p) =>
+      p.backends.some((b) => {
+        const kind = asEngineKind(b.kind);
+        return kind !== null && ADAPTERS[kind].speaks(dialect) && b.models.some((m) => isSameModel(kind, m, model));
+      }),
+    )
+    .map((p) => ({
+      id: `${p.name}/pool`,
+      node: p.name,
+      backendId: null,
+      engine: null,
+      url: p.origin,
+      queueDepth: p.queueDepth,
+      peerId: p.peerId,
+      hardwareTier: p.hardwareTier,
+      pressure: p.pressure,
     }));
 }

@@ -5,9 +5,10 @@ import { assertOnlyDemoted, place } from './pipeline.js';
 import type { Candidate, PlacementStep, Tiers } from './types.js';
 
 function peer(node: string): Candidate {
-  return { id: `${node}/`, node, backendId: null, engine: null, url: `https://${node}`, queueDepth: 0 };
+  return { id: `${node}/`, node, backendId: null, engine: null, url: `https://${node}`, queueDepth: 0, peerId: node, hardwareTier: null, pressure: 1 };
 }
-const localOllama: Candidate = { id: 'local/ollama', node: 'local', backendId: 'ollama', engine: 'ollama', url: 'http://127.0.0.1:11434', queueDepth: 0 };
+const localOllama: Candidate = { id: 'local/ollama', node: 'local', backendId: 'ollama', engine: 'ollama', url: 'http://127.0.0.1:11434', queueDepth: 0, peerId: null, hardwareTier: null, pressure: 1 };
+const ctx = { model: 'qwen3:8b', pins: [] };
 const a = peer('core-2.tail.ts.net');
 const b = peer('core-3.tail.ts.net');
 
@@ -50,19 +51,19 @@ function demoteNode(node: string): PlacementStep<'promptCeiling'> {
 
 describe('place', () => {
   it('with no steps, keeps the ranked order and records nothing', () => {
-    const placement = place([localOllama, a, b], []);
+    const placement = place([localOllama, a, b], ctx, []);
     assert.deepEqual(placement.order.map((c) => c.id), ['local/ollama', a.id, b.id]);
     assert.deepEqual(placement.records, NULL_PLACEMENT_RECORDS);
   });
 
   it('runs a demoting step and records its section under its own key', () => {
-    const placement = place([localOllama, a, b], [demoteNode('local')]);
+    const placement = place([localOllama, a, b], ctx, [demoteNode('local')]);
     assert.deepEqual(placement.order.map((c) => c.id), [a.id, b.id, 'local/ollama']);
     assert.deepEqual(placement.records, { ...NULL_PLACEMENT_RECORDS, promptCeiling: { excluded: ['local'] } });
   });
 
   it('keeps a step\'s null record when it did nothing', () => {
-    const placement = place([a, b], [demoteNode('local')]);
+    const placement = place([a, b], ctx, [demoteNode('local')]);
     assert.deepEqual(placement.order.map((c) => c.id), [a.id, b.id]);
     assert.equal(placement.records.promptCeiling, null);
   });
@@ -76,17 +77,17 @@ describe('place', () => {
         return { tiers, record: null };
       },
     };
-    place([localOllama, a], [demoteNode('local'), spy]);
+    place([localOllama, a], ctx, [demoteNode('local'), spy]);
     assert.deepEqual(seen, [[[a.id], ['local/ollama']]]);
   });
 
   it('throws when a step drops a candidate, so a faulty step cannot lose work', () => {
     const dropper: PlacementStep<'slots'> = { key: 'slots', run: (tiers) => ({ tiers: [tiers.flat().slice(1)], record: null }) };
-    assert.throws(() => place([localOllama, a], [dropper]), /placement step slots/);
+    assert.throws(() => place([localOllama, a], ctx, [dropper]), /placement step slots/);
   });
 
   it('throws when a later step promotes what an earlier one demoted', () => {
     const flattener: PlacementStep<'throughput'> = { key: 'throughput', run: (tiers) => ({ tiers: [tiers.flat().reverse()], record: null }) };
-    assert.throws(() => place([localOllama, a, b], [demoteNode('local'), flattener]), /throughput moved candidate local\/ollama to an earlier tier/);
+    assert.throws(() => place([localOllama, a, b], ctx, [demoteNode('local'), flattener]), /throughput moved candidate local\/ollama to an earlier tier/);
   });
 });

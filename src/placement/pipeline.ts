@@ -5,15 +5,15 @@
  * pooled-routing rules (pins, ceilings, slots, throughput, contention, affinity) plug in here.
  */
 import { NULL_PLACEMENT_RECORDS, type PlacementRecords } from '../routing-log/entry.js';
-import type { Candidate, Placement, PlacementStep, Tiers } from './types.js';
+import type { Candidate, Placement, PlacementContext, PlacementStep, Tiers } from './types.js';
 
 export const STEPS: readonly PlacementStep[] = [];
 
-export function place(ranked: readonly Candidate[], steps: readonly PlacementStep[] = STEPS): Placement {
+export function place(ranked: readonly Candidate[], ctx: PlacementContext, steps: readonly PlacementStep[] = STEPS): Placement {
   let tiers: Tiers = [ranked];
   const records: Record<string, unknown> = { ...NULL_PLACEMENT_RECORDS };
   for (const step of steps) {
-    const next = step.run(tiers);
+    const next = step.run(tiers, ctx);
     assertOnlyDemoted(tiers, next.tiers, step.key);
     tiers = next.tiers;
     records[step.key] = next.record;

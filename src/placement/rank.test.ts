@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import { rankCandidates } from './rank.js';
 import type { Candidate } from './types.js';
 
-function local(backendId: string, queueDepth: number): Candidate {
-  return { id: `local/${backendId}`, node: 'local', backendId, engine: 'ollama', url: `http://127.0.0.1:11434`, queueDepth };
+function local(backendId: string, queueDepth: number, extra: Partial<Candidate> = {}): Candidate {
+  return { id: `local/${backendId}`, node: 'local', backendId, engine: 'ollama', url: `http://127.0.0.1:11434`, queueDepth, peerId: null, hardwareTier: null, pressure: 1, ...extra };
 }
 
-function peer(node: string, queueDepth: number): Candidate {
-  return { id: `${node}/`, node, backendId: null, engine: null, url: `https://${node}`, queueDepth };
+function peer(node: string, queueDepth: number, extra: Partial<Candidate> = {}): Candidate {
+  return { id: `${node}/`, node, backendId: null, engine: null, url: `https://${node}`, queueDepth, peerId: node, hardwareTier: null, pressure: 1, ...extra };
 }
 
 const ids = (list: readonly Candidate[]) => list.map((c) => c.id);
@@ -90,30 +90,70 @@ describe('rankCandidates: the local head start', () => {
     },
   ];
   for (const row of rows) {
-    it(row.name, () => assert.deepEqual(ids(rankCandidates(row.candidates, { localAffinity: row.affinity })), row.order));
+    it(row.name, () => assert.deepEqual(ids(rankCandidates(row.candidates, { localAffinity: row.affinity, pressureWeight: 0 })), row.order));
   }
 });
 
 describe('rankCandidates: stable among equals', () => {
   it('keeps the given order of equally queued peers', () => {
     const list = [peer('core-9.tail.ts.net', 1), peer('core-2.tail.ts.net', 1), peer('core-5.tail.ts.net', 1)];
-    assert.deepEqual(ids(rankCandidates(list, { localAffinity: 1 })), ids(list));
+    assert.deepEqual(ids(rankCandidates(list, { pressureWeight: 0, localAffinity: 1 })), ids(list));
   });
 
   it('keeps the configured order of equally queued local engines', () => {
     const list = [local('vllm', 0), local('ollama', 0), local('lemonade', 0)];
-    assert.deepEqual(ids(rankCandidates(list, { localAffinity: 0 })), ids(list));
+    assert.deepEqual(ids(rankCandidates(list, { pressureWeight: 0, localAffinity: 0 })), ids(list));
   });
 
   it('keeps local engines together ahead of tied peers, each group in its given order', () => {
     const list = [peer('core-9.tail.ts.net', 0), local('vllm', 0), peer('core-2.tail.ts.net', 0), local('ollama', 0)];
-    assert.deepEqual(ids(rankCandidates(list, { localAffinity: 0 })), ['local/vllm', 'local/ollama', 'core-9.tail.ts.net/', 'core-2.tail.ts.net/']);
+    assert.deepEqual(ids(rankCandidates(list, { pressureWeight: 0, localAffinity: 0 })), ['local/vllm', 'local/ollama', 'core-9.tail.ts.net/', 'core-2.tail.ts.net/']);
   });
 
   it('leaves the input list as it was', () => {
     const list = [local('ollama', 4), peer('core-2.tail.ts.net', 0)];
     const before = ids(list);
-    rankCandidates(list, { localAffinity: 1 });
+    rankCandidates(list, { pressureWeight: 0, localAffinity: 1 });
     assert.deepEqual(ids(list), before);
+  });
+});
+
+describe('rankCandidates: pressure and hardware tier', () => {
+  const rows: readonly { name: string; weight: number; candidates: readonly Candidate[]; order: readonly string[] }[] = [
+    {
+      name: 'at weight 0 a busy GPU does not count: the peer with the shorter queue goes first',
+      weight: 0,
+      candidates: [peer('a.ts.net', 0, { pressure: 3 }), peer('b.ts.net', 1, { pressure: 0 })],
+      order: ['a.ts.net/', 'b.ts.net/'],
+    },
+    {
+      name: 'at weight 1 an empty queue on a committed GPU gives way to a calmer peer',
+      weight: 1,
+      candidates: [peer('a.ts.net', 0, { pressure: 3 }), peer('b.ts.net', 1, { pressure: 0 })],
+      order: ['b.ts.net/', 'a.ts.net/'],
+    },
+    {
+      name: 'a materially shorter queue still wins over a band',
+      weight: 1,
+      candidates: [peer('a.ts.net', 5, { pressure: 0 }), peer('b.ts.net', 0, { pressure: 3 })],
+      order: ['b.ts.net/', 'a.ts.net/'],
+    },
+    {
+      name: 'equal queues: the better reported tier goes first, an unreported tier sits between GPU and CPU',
+      weight: 0,
+      candidates: [peer('cpu.ts.net', 1, { hardwareTier: 'cpu-only' }), peer('none.ts.net', 1), peer('gpu.ts.net', 1, { hardwareTier: 'high-end' })],
+      order: ['gpu.ts.net/', 'none.ts.net/', 'cpu.ts.net/'],
+    },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      assert.deepEqual(ids(rankCandidates(row.candidates, { localAffinity: 1, pressureWeight: row.weight })), row.order);
+    });
+  }
+
+  it('never reads pressure at weight 0', () => {
+    const spy = peer('a.ts.net', 0);
+    Object.defineProperty(spy, 'pressure', { get: () => assert.fail('pressure was read at weight 0') });
+    rankCandidates([spy, peer('b.ts.net', 1)], { localAffinity: 1, pressureWeight: 0 });
   });
 });

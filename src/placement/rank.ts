@@ -1,21 +1,29 @@
 /**
- * The ranker (spec, "Ranking"): candidates ordered by queue depth, with the local node given
- * a head start of poolLocalAffinity queued requests because a follow-up turn served here reuses
- * the prompt cache the previous one left. An exact tie still goes to local (no hop). Among
- * equals, the order the engines were configured in stands (Array.prototype.sort is stable).
+ * The ranker (spec, "Ranking"): one list of local engines and peers, ordered by queue depth.
+ * The local node gets a head start of poolLocalAffinity queued requests, because a follow-up
+ * turn served here reuses the prompt cache the previous one left; an exact tie still goes to
+ * local (no hop). With poolPressureWeight above 0 the GPU-pressure band adds weight × band; at
+ * 0 the comparator never reads pressure at all. Remaining ties go to the better hardware tier,
+ * then to the order candidates were built in (Array.prototype.sort is stable).
  */
 import type { Candidate } from './types.js';
 
 export interface RankOptions {
   /** poolLocalAffinity: 0-20. */
   readonly localAffinity: number;
+  /** poolPressureWeight: 0-3; 0 keeps pressure out of the comparator entirely. */
+  readonly pressureWeight: number;
 }
 
+/** Better tiers first; a node that reports none sits between the GPU tiers and the CPU ones. */
+const TIER_RANK: Readonly<Record<string, number>> = { 'high-end': 0, 'mid-range': 1, 'cpu-only': 3, insufficient: 4 };
+const UNREPORTED_TIER_RANK = 2;
+
 export function rankCandidates(candidates: readonly Candidate[], opts: RankOptions): Candidate[] {
-  const effective = (c: Candidate) => (c.node === 'local' ? c.queueDepth - opts.localAffinity : c.queueDepth);
-  return [...candidates].sort((a, b) => {
-    const diff = effective(a) - effective(b);
-    if (diff !== 0) return diff;
-    return Number(b.node === 'local') - Number(a.node === 'local');
-  });
+  const score =
+    opts.pressureWeight === 0
+      ? (c: Candidate) => (c.node === 'local' ? c.queueDepth - opts.localAffinity : c.queueDepth)
+      : (c: Candidate) => (c.node === 'local' ? c.queueDepth - opts.localAffinity : c.queueDepth) + opts.pressureWeight * c.pressure;
+  const tier = (c: Candidate) => (c.hardwareTier === null ? UNREPORTED_TIER_RANK : (TIER_RANK[c.hardwareTier] ?? UNREPORTED_TIER_RANK));
+  return [...candidates].sort((a, b) => score(a) - score(b) || Number(b.node === 'local') - Number(a.node === 'local') || tier(a) - tier(b));
 }

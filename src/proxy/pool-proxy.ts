@@ -14,7 +14,7 @@ import type { BackendHealth } from '../engines/health-snapshot.js';
 import type { BackendView, ProxyDialect } from '../engines/types.js';
 import { ADAPTERS } from '../engines/adapters.js';
 import { HubError } from '../errors.js';
-import { localCandidates } from '../placement/candidates.js';
+import { localCandidates, peerCandidates, type UsablePeer } from '../placement/candidates.js';
 import { place } from '../placement/pipeline.js';
 import { rankCandidates } from '../placement/rank.js';
 import type { RoutingLog } from '../routing-log/ring.js';
@@ -25,7 +25,7 @@ import { localBackendsReport } from './local-backends-report.js';
 import { writeProxyError } from './proxy-errors.js';
 import { forwardBody, readRequestFacts } from './request-facts.js';
 import type { RoutedRoute } from './route-table.js';
-import { walk } from './walk.js';
+import { walk, type WalkDeps } from './walk.js';
 
 /** A request id minted by another Hub is accepted only in the shape this Hub mints. */
 const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -37,7 +37,17 @@ export interface InboundForward {
   readonly requestId: string | null;
 }
 
+/** What the proxy needs from the pool: the peers it may use, and how to reach and judge them. */
+export interface PoolAccess {
+  /** Peers placement may send work to now; empty when outbound is off or the request is a peer's forward. */
+  usablePeers(): UsablePeer[];
+  peerAuth: WalkDeps['peerAuth'];
+  onPeerRefused: WalkDeps['onPeerRefused'];
+  onEngineRefusal: WalkDeps['onEngineRefusal'];
+}
+
 export interface PoolProxyDeps {
+  readonly pool: PoolAccess;
   readonly env: HubEnv;
   readonly settings: () => PoolSettings;
   readonly health: BackendHealth;
@@ -69,8 +79,12 @@ export class PoolProxy {
     const model = facts.model === AUTO_MODEL ? this.resolveAutoModel(views, route.dialect, res) : facts.model;
     if (model === null) return;
 
-    const candidates = localCandidates(views, model, route.dialect, (id) => this.#deps.inFlight.count(id));
-    const placement = place(rankCandidates(candidates, { localAffinity: this.#deps.settings().poolLocalAffinity }));
+    const settings = this.#deps.settings();
+    // A peer's forward is served from this node's engines only: a peer never relays.
+    const peers = inbound ? [] : this.#deps.pool.usablePeers();
+    const candidates = [...localCandidates(views, model, route.dialect, (id) => this.#deps.inFlight.count(id)), ...peerCandidates(peers, model, route.dialect)];
+    const ranked = rankCandidates(candidates, { localAffinity: settings.poolLocalAffinity, pressureWeight: settings.poolPressureWeight });
+    const placement = place(ranked, { model, pins: inbound ? [] : settings.poolPins });
     const body = forwardBody(raw, facts, model);
     const requestId = inbound?.requestId && REQUEST_ID.test(inbound.requestId) ? inbound.requestId : randomUUID();
     const budgetMs = headerBudgetMs(body.length, this.#deps.env.firstByteTimeoutMs, this.#deps.env.minPrefillTokensPerSec);
@@ -93,7 +107,15 @@ export class PoolProxy {
       return;
     }
     await walk(
-      { dispatcher: this.#deps.dispatcher, rows: this.#deps.routingLog, inFlight: this.#deps.inFlight, logger: this.#deps.logger },
+      {
+        dispatcher: this.#deps.dispatcher,
+        rows: this.#deps.routingLog,
+        inFlight: this.#deps.inFlight,
+        logger: this.#deps.logger,
+        peerAuth: this.#deps.pool.peerAuth,
+        onPeerRefused: this.#deps.pool.onPeerRefused,
+        onEngineRefusal: this.#deps.pool.onEngineRefusal,
+      },
       { requestId, route, model, body, stream: facts.stream, order: placement.order, budgetMs, startedAt, accept, res, rowNode: inbound?.fromPeer ?? null },
     );
   }

@@ -8,7 +8,6 @@
  * expensive), is never failed over, and is recorded with the node it was waiting on.
  */
 import type { ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import { request, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
@@ -16,7 +15,9 @@ import { describeTransportError } from '../engines/probe-fetch.js';
 import { ADAPTERS } from '../engines/adapters.js';
 import type { Attempt, RoutingLogEntry } from '../routing-log/entry.js';
 import type { Candidate } from '../placement/types.js';
-import { decideOnStatus, describeFailure, type AttemptFailure } from './failover-policy.js';
+import { ENGINE_KINDS, type EngineKind } from '../engines/engine-kind.js';
+import { decideOnAnswer, describeFailure, type AttemptFailure } from './failover-policy.js';
+import { PROXY_PREFIX } from './route-table.js';
 import type { InFlight } from './in-flight.js';
 import { writeProxyError } from './proxy-errors.js';
 import { relayHeaders } from './response-headers.js';
@@ -32,6 +33,12 @@ export interface WalkDeps {
   readonly rows: RowWriter;
   readonly inFlight: InFlight;
   readonly logger: Logger;
+  /** Headers that authenticate this Hub to a peer for one forward, or why there are none. */
+  readonly peerAuth: (peerId: string, method: string, path: string, body: Buffer) => Promise<Record<string, string> | string>;
+  /** A peer refused this Hub itself (unmarked 401/403/404): forget its capabilities until its next good poll. */
+  readonly onPeerRefused: (peerId: string) => void;
+  /** A peer's engine refused the key the peer holds for it. */
+  readonly onEngineRefusal: (peer: string, engine: string | null, status: number) => void;
 }
 
 export interface WalkRequest {
@@ -69,13 +76,27 @@ export async function walk(deps: WalkDeps, req: WalkRequest): Promise<void> {
   for (const [index, candidate] of order.entries()) {
     if (callerGone) break;
     const release = deps.inFlight.acquire(candidate.backendId ?? candidate.node);
-    const upstreamPath = candidate.engine === null ? req.route.path : ADAPTERS[candidate.engine].upstreamPath(req.route.path);
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...(req.accept ? { accept: req.accept } : {}) };
+    let path: string;
+    if (candidate.peerId !== null) {
+      // A peer serves from its own engines under /local/*, and logs the work under our request id.
+      path = `${PROXY_PREFIX}/local${req.route.path}`;
+      const auth = await deps.peerAuth(candidate.peerId, 'POST', path, req.body);
+      if (typeof auth === 'string') {
+        release();
+        recordFailover(deps, req, candidate, attempts, { status: null, reason: `no credentials for this peer (${auth})` });
+        continue;
+      }
+      Object.assign(headers, auth, { 'x-hub-pool-request-id': requestId, 'x-hub-pool-model': req.model });
+    } else {
+      path = ADAPTERS[candidate.engine!].upstreamPath(req.route.path) ?? req.route.path;
+    }
     let answer: Dispatcher.ResponseData;
     try {
-      answer = await request(`${candidate.url}${upstreamPath ?? req.route.path}`, {
+      answer = await request(`${candidate.url}${path}`, {
         method: 'POST',
         dispatcher: deps.dispatcher,
-        headers: { 'content-type': 'application/json', ...(req.accept ? { accept: req.accept } : {}) },
+        headers,
         body: req.body,
         signal: abort.signal,
         headersTimeout: req.budgetMs,
@@ -89,18 +110,24 @@ export async function walk(deps: WalkDeps, req: WalkRequest): Promise<void> {
       continue;
     }
 
-    if (decideOnStatus(answer.statusCode) === 'fail-over') {
+    const backend = candidate.peerId !== null ? engineKindOf(answer.headers['x-hub-pool-backend']) : candidate.engine;
+    const decision = decideOnAnswer(answer.statusCode, { fromPeer: candidate.peerId !== null, engineMarked: backend !== null, last: index === order.length - 1 });
+    if (decision.warnEngineRefusal) deps.onEngineRefusal(candidate.node, backend, answer.statusCode);
+    if (decision.action === 'fail-over') {
       // Destroying an unread undici body emits an abort error; without a listener it would crash the Hub.
       answer.body.on('error', () => {}).destroy();
       release();
-      recordFailover(deps, req, candidate, attempts, { status: answer.statusCode, reason: `HTTP ${answer.statusCode}` });
+      if (decision.dropPeer && candidate.peerId !== null) deps.onPeerRefused(candidate.peerId);
+      const reason = decision.dropPeer ? `HTTP ${answer.statusCode} (the peer refused this Hub)` : `HTTP ${answer.statusCode}`;
+      recordFailover(deps, req, { ...candidate, engine: backend }, attempts, { status: answer.statusCode, reason });
       continue;
     }
 
+    const served: Candidate = { ...candidate, engine: backend };
     const headersMs = elapsed();
     const contentType = String(answer.headers['content-type'] ?? '');
     const relayAsStream = req.stream || STREAM_CONTENT_TYPES.test(contentType) || !req.route.completion;
-    const headers = relayHeaders(answer.headers, { servedBy: candidate.node, backend: candidate.engine, model: req.model, requestId });
+    const out = relayHeaders(answer.headers, { servedBy: candidate.node, backend, model: req.model, requestId });
     if (!relayAsStream) {
       // A non-streamed completion arrives with its headers anyway: read it whole before
       // committing, so an engine that drops the connection part-way can still be failed over.
@@ -109,31 +136,28 @@ export async function walk(deps: WalkDeps, req: WalkRequest): Promise<void> {
         whole = Buffer.from(await answer.body.arrayBuffer());
       } catch (err) {
         release();
-        if (callerGone) return settleHangUp(deps, req, candidate, index, attempts, answer.statusCode, elapsed());
-        recordFailover(deps, req, candidate, attempts, { status: answer.statusCode, reason: `the engine's connection dropped mid-body (${describeTransportError(err)})` });
+        if (callerGone) return settleHangUp(deps, req, served, index, attempts, answer.statusCode, elapsed());
+        recordFailover(deps, req, served, attempts, { status: answer.statusCode, reason: `the engine's connection dropped mid-body (${describeTransportError(err)})` });
         continue;
       }
-      headers['content-length'] = whole.length;
-      res.writeHead(answer.statusCode, headers);
+      out['content-length'] = whole.length;
+      res.writeHead(answer.statusCode, out);
       res.end(whole);
       release();
       res.off('close', onClose);
-      return settleCommitted(deps, req, candidate, index, attempts, answer.statusCode, headersMs, elapsed(), null);
+      return settleCommitted(deps, req, served, index, attempts, answer.statusCode, headersMs, elapsed(), null);
     }
 
-    res.writeHead(answer.statusCode, headers);
+    res.writeHead(answer.statusCode, out);
     // Committed: the app gets status and attribution now, not with the first token (which a
     // long prefill can hold back for minutes), and a stream cut early still reads as a cut.
     res.flushHeaders();
-    deps.rows.update(requestId, { node: req.rowNode ?? candidate.node, backend: candidate.engine, status: answer.statusCode, durationMs: headersMs });
-    return new Promise<void>((resolve) => {
-      pipeline(answer.body, res, (err) => {
-        release();
-        res.off('close', onClose);
-        if (callerGone) settleHangUp(deps, req, candidate, index, attempts, answer.statusCode, elapsed());
-        else settleCommitted(deps, req, candidate, index, attempts, answer.statusCode, headersMs, elapsed(), err ? "the engine's connection dropped mid-body" : null);
-        resolve();
-      });
+    deps.rows.update(requestId, { node: req.rowNode ?? candidate.node, backend, status: answer.statusCode, durationMs: headersMs });
+    return relayBody(answer.body, res, (fault) => {
+      release();
+      res.off('close', onClose);
+      if (callerGone) settleHangUp(deps, req, served, index, attempts, answer.statusCode, elapsed());
+      else settleCommitted(deps, req, served, index, attempts, answer.statusCode, headersMs, elapsed(), fault);
     });
   }
 
@@ -143,6 +167,40 @@ export async function walk(deps: WalkDeps, req: WalkRequest): Promise<void> {
     if (last) return settleHangUp(deps, req, last, attempts.length, attempts, null, elapsed());
   }
   return answerAllFailed(deps, req, attempts, elapsed());
+}
+
+/**
+ * Pipes a committed body to the app and calls `settle` once, when it ended, failed or was left.
+ * Plain pipe() rather than stream.pipeline(): pipeline builds and aborts an AbortController on
+ * every normal finish, which showed up as 4 % of the Hub's CPU on streams (bench/README.md).
+ */
+function relayBody(body: Dispatcher.ResponseData['body'], res: ServerResponse, settle: (fault: string | null) => void): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let settled = false;
+    const finish = (fault: string | null) => {
+      if (settled) return;
+      settled = true;
+      settle(fault);
+      resolve();
+    };
+    body.once('error', () => {
+      // Settle before destroying: the destroy closes the response, which must not read as a hang-up.
+      finish(res.writableFinished ? null : "the engine's connection dropped mid-body");
+      res.destroy();
+    });
+    res.once('finish', () => finish(null));
+    res.once('close', () => {
+      if (!res.writableFinished) {
+        body.destroy();
+        finish(null);
+      }
+    });
+    body.pipe(res);
+  });
+}
+
+function engineKindOf(header: string | string[] | undefined): EngineKind | null {
+  return typeof header === 'string' && (ENGINE_KINDS as readonly string[]).includes(header) ? (header as EngineKind) : null;
 }
 
 function failureOf(err: unknown, budgetMs: number): AttemptFailure {
