@@ -86,7 +86,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     onEngineRefusal: (peer, engine, status) => refusals.note(peer, engine, status),
   };
   const proxy = new PoolProxy({ pool, env, settings: () => settings.get(), health, inFlight, routingLog, dispatcher, logger });
-  const localRoutes = new LocalRoutes({ health, dispatcher, proxy, logger });
+  const localRoutes = new LocalRoutes({ pool, health, dispatcher, proxy, logger });
 
   const services: HubServices = {
     env,

@@ -89,6 +89,17 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
       });
     });
 
+    scope.post(`${PROXY_PREFIX}/local/api/show`, { preHandler: guard }, async (request, reply) => {
+      connectedPeer(request);
+      reply.hijack();
+      try {
+        await s.localRoutes.ollamaShowLocal(rawBody(request), reply.raw);
+      } catch (err) {
+        const e = toHubError(err);
+        writeProxyError(reply.raw, 'ollama', e.status, e.code, e.message);
+      }
+    });
+
     for (const route of ROUTED_ROUTES) {
       scope.post(`${PROXY_PREFIX}/local${route.path}`, { preHandler: guard }, async (request, reply) => {
         const peer = connectedPeer(request);

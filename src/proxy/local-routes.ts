@@ -1,7 +1,8 @@
 /**
- * The routes this node answers itself: model listings (this node's engines; peers' cached
- * models join them when pooling lands), /api/ps and /api/version (questions about this
- * machine) and /api/show (described by the local engine that holds the model).
+ * The routes a Hub answers without placing a request: the model listings (this node's
+ * engines plus every usable peer's cached models; no extra network call for the peers),
+ * /api/ps and /api/version (questions about this machine, so never another node's answer),
+ * and /api/show (the local engine that holds the model, else a peer that does).
  */
 import type { ServerResponse } from 'node:http';
 import { request, type Dispatcher } from 'undici';
@@ -14,11 +15,18 @@ import { describeTransportError, PROBE_TRANSPORT_TIMEOUT_MS } from '../engines/p
 import { HubError } from '../errors.js';
 import { AUTO_MODEL } from './auto-alias.js';
 import { localBackendsReport } from './local-backends-report.js';
-import type { PoolProxy } from './pool-proxy.js';
+import type { PoolAccess, PoolProxy } from './pool-proxy.js';
+import { peerModels } from './pool-offers.js';
+import { PROXY_PREFIX } from './route-table.js';
+import type { UsablePeer } from '../placement/candidates.js';
 import { writeProxyError } from './proxy-errors.js';
 import type { Logger } from 'pino';
 
+/** A peer gets 15 s to send the headers of an /api/show answer: engines answer it in under 0.3 s. */
+export const PEER_SHOW_HEADERS_TIMEOUT_MS = 15_000;
+
 export interface LocalRoutesDeps {
+  readonly pool: PoolAccess;
   readonly health: BackendHealth;
   readonly dispatcher: Dispatcher;
   readonly proxy: PoolProxy;
@@ -31,13 +39,12 @@ export class LocalRoutes {
     this.#deps = deps;
   }
 
-  /** GET /v1/models: every healthy engine's OpenAI model list, merged by id (the first engine's entry wins). */
+  /** GET /v1/models: every healthy engine's model list merged by id, then peer-only models marked owned_by hub-pool. */
   async openAIModels(res: ServerResponse): Promise<void> {
     const views = await this.#deps.health.read();
     const healthy = views.filter((v) => v.healthy);
     const { answers, leftOut } = await listLocal(healthy, (b) => ADAPTERS[b.kind].upstreamPath('/v1/models') ?? '/v1/models', this.#deps.dispatcher);
     this.#logLeftOut(leftOut, '/v1/models');
-    if (answers.length === 0) return this.#nothingToList(res, 'openai', views);
     const seen = new Set<string>();
     const data: unknown[] = [];
     for (const { body } of answers) {
@@ -48,15 +55,26 @@ export class LocalRoutes {
         data.push(entry);
       }
     }
+    for (const name of this.#peerOnly('openai', seen)) data.push({ id: name, object: 'model', created: 0, owned_by: 'hub-pool' });
+    if (data.length === 0 && answers.length === 0) return this.#nothingToList(res, 'openai', views);
     sendJson(res, 200, { object: 'list', data });
   }
 
-  /** GET /api/tags: every healthy Ollama's tags, merged by name. Only Ollama serves the native routes, so only its models are listed here. */
+  /** GET /api/tags: every healthy Ollama's tags merged by name, then peers' native-servable models with empty facts (never invented ones). */
   async ollamaTags(res: ServerResponse): Promise<void> {
     const views = await this.#deps.health.read();
-    if (!views.some((v) => v.healthy)) return this.#nothingToList(res, 'ollama', views);
-    const models = await this.#mergeOllama(views, '/api/tags');
-    sendJson(res, 200, { models });
+    const models = views.some((v) => v.healthy) ? await this.#mergeOllama(views, '/api/tags') : [];
+    const seen = new Set(models.map((m) => (m as { name: string }).name));
+    const fromPeers = [...this.#peerOnly('ollama', seen)].map((name) => ({
+      name,
+      model: name,
+      modified_at: '',
+      size: 0,
+      digest: '',
+      details: { parent_model: '', format: '', family: '', families: [], parameter_size: '', quantization_level: '' },
+    }));
+    if (models.length === 0 && fromPeers.length === 0 && !views.some((v) => v.healthy)) return this.#nothingToList(res, 'ollama', views);
+    sendJson(res, 200, { models: [...models, ...fromPeers] });
   }
 
   /** GET /api/ps: what this machine's Ollama engines hold in memory. */
@@ -74,27 +92,63 @@ export class LocalRoutes {
     await this.#relay(res, ollama, 'GET', '/api/version', undefined);
   }
 
-  /** POST /api/show: described by the local Ollama that holds the model; auto resolves as it does for a chat. */
+  /** POST /api/show: described by the local Ollama that holds the model, else by a usable peer that does; auto resolves as for a chat. */
   async ollamaShow(raw: Buffer, res: ServerResponse): Promise<void> {
-    let body: Record<string, unknown>;
-    try {
-      const parsed: unknown = JSON.parse(raw.toString('utf8') || 'null');
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
-      body = parsed as Record<string, unknown>;
-    } catch {
-      throw new HubError('HUB_ERR_INVALID_JSON', 'the /api/show body must be a JSON object with a model field');
-    }
+    await this.#show(raw, res, true);
+  }
+
+  /** POST /local/api/show for a peer: this node's own engines only (a peer never relays). */
+  async ollamaShowLocal(raw: Buffer, res: ServerResponse): Promise<void> {
+    await this.#show(raw, res, false);
+  }
+
+  async #show(raw: Buffer, res: ServerResponse, askPeers: boolean): Promise<void> {
+    const body = parseShowBody(raw);
     const named = typeof body.model === 'string' ? body.model : typeof body.name === 'string' ? body.name : null;
     if (named === null || named === '') throw new HubError('HUB_ERR_MODEL_REQUIRED', 'the /api/show body names no model: add a "model" field');
     const views = await this.#deps.health.read();
-    const model = named === AUTO_MODEL ? this.#deps.proxy.resolveAutoModel(views, 'ollama', res) : named;
+    const peers = askPeers ? this.#deps.pool.usablePeers() : [];
+    const model = named === AUTO_MODEL ? this.#deps.proxy.resolveAutoModel(views, 'ollama', res, peers) : named;
     if (model === null) return;
+    const forward = Buffer.from(JSON.stringify({ ...body, model }));
     const holder = views.find((v) => v.healthy && v.kind === 'ollama' && backendHolds(v, model));
-    if (!holder) {
-      writeProxyError(res, 'ollama', 502, 'HUB_ERR_NO_CANDIDATE', `No pool node currently has model "${model}" available.`, { localBackends: localBackendsReport(views) });
-      return;
+    if (holder) return this.#relay(res, holder, 'POST', '/api/show', forward);
+    const holders = peers.filter((p) => peerModels([p], 'ollama').get(p.name)?.has(model));
+    for (const peer of holders) if (await this.#relayPeerShow(res, peer, forward)) return;
+    writeProxyError(res, 'ollama', 502, 'HUB_ERR_NO_CANDIDATE', `No pool node currently has model "${model}" available.`, { localBackends: localBackendsReport(views) });
+  }
+
+  /** Asks one peer to describe the model; true when its answer was relayed. Opens no routing-log row. */
+  async #relayPeerShow(res: ServerResponse, peer: UsablePeer, body: Buffer): Promise<boolean> {
+    const path = `${PROXY_PREFIX}/local/api/show`;
+    const auth = await this.#deps.pool.peerAuth(peer.peerId, 'POST', path, body);
+    if (typeof auth === 'string') return false;
+    try {
+      const answer = await request(`${peer.origin}${path}`, {
+        method: 'POST',
+        dispatcher: this.#deps.dispatcher,
+        headers: { 'content-type': 'application/json', ...auth },
+        body,
+        headersTimeout: PEER_SHOW_HEADERS_TIMEOUT_MS,
+        bodyTimeout: PEER_SHOW_HEADERS_TIMEOUT_MS,
+      });
+      const bytes = Buffer.from(await answer.body.arrayBuffer());
+      // A peer on a build without the route answers 404; another peer may still describe it.
+      if (answer.statusCode !== 200) return false;
+      res.writeHead(200, { 'content-type': String(answer.headers['content-type'] ?? 'application/json'), 'content-length': bytes.length });
+      res.end(bytes);
+      return true;
+    } catch (err) {
+      this.#deps.logger.debug({ peer: peer.name, error: describeTransportError(err) }, 'a peer did not describe the model in time');
+      return false;
     }
-    await this.#relay(res, holder, 'POST', '/api/show', Buffer.from(JSON.stringify({ ...body, model })));
+  }
+
+  /** Models usable peers offer in the dialect that no local engine listed, sorted. */
+  #peerOnly(dialect: 'openai' | 'ollama', seen: ReadonlySet<string>): Set<string> {
+    const out = new Set<string>();
+    for (const names of peerModels(this.#deps.pool.usablePeers(), dialect).values()) for (const n of names) if (!seen.has(n)) out.add(n);
+    return new Set([...out].sort());
   }
 
   async #mergeOllama(views: readonly BackendView[], path: '/api/tags' | '/api/ps'): Promise<unknown[]> {
@@ -138,6 +192,16 @@ export class LocalRoutes {
 
   #logLeftOut(leftOut: readonly BackendView[], path: string): void {
     for (const b of leftOut) this.#deps.logger.debug({ backend: b.backendId, path }, 'left a silent engine out of the listing');
+  }
+}
+
+function parseShowBody(raw: Buffer): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(raw.toString('utf8') || 'null');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+    return parsed as Record<string, unknown>;
+  } catch {
+    throw new HubError('HUB_ERR_INVALID_JSON', 'the /api/show body must be a JSON object with a model field');
   }
 }
 

@@ -12,13 +12,13 @@ import type { HubEnv } from '../config/env.js';
 import type { PoolSettings } from '../config/settings-schema.js';
 import type { BackendHealth } from '../engines/health-snapshot.js';
 import type { BackendView, ProxyDialect } from '../engines/types.js';
-import { ADAPTERS } from '../engines/adapters.js';
 import { HubError } from '../errors.js';
 import { localCandidates, peerCandidates, type UsablePeer } from '../placement/candidates.js';
 import { place } from '../placement/pipeline.js';
 import { rankCandidates } from '../placement/rank.js';
 import type { RoutingLog } from '../routing-log/ring.js';
-import { AUTO_MODEL, resolveAuto, type ModelOffer } from './auto-alias.js';
+import { AUTO_MODEL, resolveAuto } from './auto-alias.js';
+import { offersOf } from './pool-offers.js';
 import { headerBudgetMs } from './header-budget.js';
 import type { InFlight } from './in-flight.js';
 import { localBackendsReport } from './local-backends-report.js';
@@ -76,12 +76,11 @@ export class PoolProxy {
       throw new HubError('HUB_ERR_MODEL_REQUIRED', `the request names no model: add a "model" field (a model id, or "auto") to the ${route.path} body`);
     }
     const views = await this.#deps.health.read();
-    const model = facts.model === AUTO_MODEL ? this.resolveAutoModel(views, route.dialect, res) : facts.model;
-    if (model === null) return;
-
-    const settings = this.#deps.settings();
     // A peer's forward is served from this node's engines only: a peer never relays.
     const peers = inbound ? [] : this.#deps.pool.usablePeers();
+    const model = facts.model === AUTO_MODEL ? this.resolveAutoModel(views, route.dialect, res, peers) : facts.model;
+    if (model === null) return;
+    const settings = this.#deps.settings();
     const candidates = [...localCandidates(views, model, route.dialect, (id) => this.#deps.inFlight.count(id)), ...peerCandidates(peers, model, route.dialect)];
     const ranked = rankCandidates(candidates, { localAffinity: settings.poolLocalAffinity, pressureWeight: settings.poolPressureWeight });
     const placement = place(ranked, { model, pins: inbound ? [] : settings.poolPins });
@@ -121,8 +120,8 @@ export class PoolProxy {
   }
 
   /** The model auto stands for over what this node serves in the dialect; answers the 502 itself and returns null when there is none. */
-  resolveAutoModel(views: readonly BackendView[], dialect: ProxyDialect, res: ServerResponse): string | null {
-    const model = resolveAuto(offersOf(views, dialect));
+  resolveAutoModel(views: readonly BackendView[], dialect: ProxyDialect, res: ServerResponse, peers: readonly UsablePeer[] = this.#deps.pool.usablePeers()): string | null {
+    const model = resolveAuto(offersOf(views, peers, dialect));
     if (model === null) {
       writeProxyError(res, dialect, 502, 'HUB_ERR_NO_AUTO_MODEL', 'No chat model on this Hub or its connected peers can stand in for "auto". Load a chat model on a pool node, or ask for one by name.', {
         localBackends: localBackendsReport(views),
@@ -130,23 +129,4 @@ export class PoolProxy {
     }
     return model;
   }
-}
-
-/** The models this node offers in one dialect, merged across its healthy engines. */
-export function offersOf(views: readonly BackendView[], dialect: ProxyDialect): ModelOffer[] {
-  const byName = new Map<string, ModelOffer>();
-  for (const view of views) {
-    if (!view.healthy || !ADAPTERS[view.kind].speaks(dialect)) continue;
-    for (const m of view.models) {
-      const seen = byName.get(m.name);
-      byName.set(m.name, {
-        name: m.name,
-        parameterSize: seen?.parameterSize ?? m.parameterSize,
-        capabilities: seen?.capabilities ?? m.capabilities,
-        nodes: 1,
-        local: true,
-      });
-    }
-  }
-  return [...byName.values()];
 }

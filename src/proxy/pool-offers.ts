@@ -1,0 +1,45 @@
+/**
+ * The models the pool offers in one dialect: this node's healthy engines plus every usable
+ * peer's cached inventory, with how many nodes hold each. What auto chooses from, and what the
+ * listings name: a model a listing names is one the ranker can place.
+ */
+import { ADAPTERS } from '../engines/adapters.js';
+import { ENGINE_KINDS, type EngineKind } from '../engines/engine-kind.js';
+import type { BackendView, ProxyDialect } from '../engines/types.js';
+import type { UsablePeer } from '../placement/candidates.js';
+import type { ModelOffer } from './auto-alias.js';
+
+function speaks(kind: string, dialect: ProxyDialect): boolean {
+  return (ENGINE_KINDS as readonly string[]).includes(kind) && ADAPTERS[kind as EngineKind].speaks(dialect);
+}
+
+/** Model names each usable peer offers in the dialect (only peers holding at least one). */
+export function peerModels(peers: readonly UsablePeer[], dialect: ProxyDialect): Map<string, Set<string>> {
+  const byPeer = new Map<string, Set<string>>();
+  for (const peer of peers) {
+    const names = new Set<string>();
+    for (const b of peer.backends) if (speaks(b.kind, dialect)) for (const m of b.models) names.add(m);
+    if (names.size > 0) byPeer.set(peer.name, names);
+  }
+  return byPeer;
+}
+
+export function offersOf(views: readonly BackendView[], peers: readonly UsablePeer[], dialect: ProxyDialect): ModelOffer[] {
+  const byName = new Map<string, { offer: ModelOffer; nodes: Set<string> }>();
+  const add = (name: string, node: string, facts: Pick<ModelOffer, 'parameterSize' | 'capabilities'>) => {
+    const seen = byName.get(name);
+    if (seen) {
+      seen.nodes.add(node);
+      seen.offer = { ...seen.offer, parameterSize: seen.offer.parameterSize ?? facts.parameterSize, capabilities: seen.offer.capabilities ?? facts.capabilities, local: seen.offer.local || node === 'local' };
+    } else {
+      byName.set(name, { offer: { name, ...facts, nodes: 1, local: node === 'local' }, nodes: new Set([node]) });
+    }
+  };
+  for (const view of views) {
+    if (!view.healthy || !ADAPTERS[view.kind].speaks(dialect)) continue;
+    for (const m of view.models) add(m.name, 'local', { parameterSize: m.parameterSize, capabilities: m.capabilities });
+  }
+  // A peer publishes names only: its models carry no size or capabilities (unknown, not none).
+  for (const [peer, names] of peerModels(peers, dialect)) for (const name of names) add(name, peer, { parameterSize: null, capabilities: null });
+  return [...byName.values()].map(({ offer, nodes }) => ({ ...offer, nodes: nodes.size }));
+}
