@@ -115,7 +115,7 @@ export class PoolProxy {
         onPeerRefused: this.#deps.pool.onPeerRefused,
         onEngineRefusal: this.#deps.pool.onEngineRefusal,
       },
-      { requestId, route, model, body, stream: facts.stream, order: placement.order, budgetMs, startedAt, accept, res, rowNode: inbound?.fromPeer ?? null },
+      { requestId, route, model, body, stream: facts.stream, order: placement.order, budgetMs, startedAt, accept, res, rowNode: inbound?.fromPeer ?? null, numCtx: facts.numCtx },
     );
   }
 

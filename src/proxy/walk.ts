@@ -18,6 +18,8 @@ import type { Candidate } from '../placement/types.js';
 import { ENGINE_KINDS, type EngineKind } from '../engines/engine-kind.js';
 import { decideOnAnswer, describeFailure, type AttemptFailure } from './failover-policy.js';
 import { PROXY_PREFIX } from './route-table.js';
+import { classifyVerdict, verdictStatus, VERDICT_BODY_LIMIT_BYTES, VERDICT_BODY_TIMEOUT_MS } from './request-verdict.js';
+import { VerdictTracker, type HeldVerdict } from './verdict-tracker.js';
 import type { InFlight } from './in-flight.js';
 import { writeProxyError } from './proxy-errors.js';
 import { relayHeaders } from './response-headers.js';
@@ -55,6 +57,15 @@ export interface WalkRequest {
   readonly res: ServerResponse;
   /** On an inbound row, the peer that sent the work: the row names it instead of the engine's node. */
   readonly rowNode: string | null;
+  /** options.num_ctx on a native route: the window an Ollama candidate runs the request at. */
+  readonly numCtx: number | null;
+}
+
+/** A 500 whose body was a verdict on the request, kept while the walk asks another node. */
+interface VerdictResponse {
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly bytes: Buffer;
+  readonly backend: EngineKind | null;
 }
 
 const STREAM_CONTENT_TYPES = /^(application\/x-ndjson|text\/event-stream)/i;
@@ -72,6 +83,9 @@ export async function walk(deps: WalkDeps, req: WalkRequest): Promise<void> {
   res.on('close', onClose);
   const attempts: Attempt[] = [];
   const elapsed = () => Math.round(performance.now() - req.startedAt);
+  // An Ollama engine runs a native request at its own num_ctx; any other window this Hub cannot see.
+  const windowOf = (c: Candidate) => (c.engine === 'ollama' && req.route.dialect === 'ollama' ? req.numCtx : null);
+  const verdicts = new VerdictTracker<VerdictResponse>(order, windowOf);
 
   for (const [index, candidate] of order.entries()) {
     if (callerGone) break;
@@ -111,6 +125,25 @@ export async function walk(deps: WalkDeps, req: WalkRequest): Promise<void> {
     }
 
     const backend = candidate.peerId !== null ? engineKindOf(answer.headers['x-hub-pool-backend']) : candidate.engine;
+    // A 500 an engine gave (locally, or marked by a peer; never a Hub's own 500) may be a verdict on
+    // the request. A Hub serving a peer's forward relays it untouched: the entry Hub judges it
+    // against the whole pool.
+    if (answer.statusCode === 500 && backend !== null && req.rowNode === null) {
+      const bytes = await readBounded(answer.body, VERDICT_BODY_LIMIT_BYTES, VERDICT_BODY_TIMEOUT_MS);
+      const signature = bytes === null ? null : classifyVerdict(bytes);
+      release();
+      if (signature !== null && bytes !== null) {
+        const decision = verdicts.onVerdict(index, signature, { headers: answer.headers, bytes, backend });
+        if (decision.action === 'answer') {
+          res.off('close', onClose);
+          return answerVerdict(deps, req, decision.verdict, decision.basis, decision.confirms, attempts, elapsed());
+        }
+        recordFailover(deps, req, { ...candidate, engine: backend }, attempts, { status: 500, reason: `HTTP 500 (${signature})` });
+      } else {
+        recordFailover(deps, req, { ...candidate, engine: backend }, attempts, { status: 500, reason: 'HTTP 500' });
+      }
+      continue;
+    }
     const decision = decideOnAnswer(answer.statusCode, { fromPeer: candidate.peerId !== null, engineMarked: backend !== null, last: index === order.length - 1 });
     if (decision.warnEngineRefusal) deps.onEngineRefusal(candidate.node, backend, answer.statusCode);
     if (decision.action === 'fail-over') {
@@ -199,6 +232,64 @@ function relayBody(body: Dispatcher.ResponseData['body'], res: ServerResponse, s
   });
 }
 
+/** Reads at most `limit` bytes of a body within `timeoutMs`; null when it is longer or slower (then no verdict). */
+async function readBounded(body: Dispatcher.ResponseData['body'], limit: number, timeoutMs: number): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const timer = setTimeout(() => body.destroy(), timeoutMs);
+  try {
+    for await (const chunk of body) {
+      size += (chunk as Buffer).length;
+      if (size > limit) {
+        body.destroy();
+        return null;
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks);
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Answers the app with an engine's verdict: the engine's body and headers, as 400 (the
+ * request's fault, so SDKs do not retry it) with X-Hub-Pool-Upstream-Status: 500, or as the
+ * engine's 500 for a template that would not render. The row records the signature, never the text.
+ */
+function answerVerdict(
+  deps: WalkDeps,
+  req: WalkRequest,
+  verdict: HeldVerdict<VerdictResponse>,
+  basis: 'definitive' | 'confirmed' | 'last-candidate',
+  confirms: string | null,
+  attempts: Attempt[],
+  totalMs: number,
+): void {
+  const status = verdictStatus(verdict.signature);
+  const out = relayHeaders(verdict.response.headers, { servedBy: verdict.node, backend: verdict.response.backend, model: req.model, requestId: req.requestId });
+  if (status !== 500) out['x-hub-pool-upstream-status'] = '500';
+  out['content-length'] = verdict.response.bytes.length;
+  req.res.writeHead(status, out);
+  req.res.end(verdict.response.bytes);
+  deps.logger.info({ requestId: req.requestId, node: verdict.node, signature: verdict.signature, basis }, 'answered with an engine\'s verdict on the request');
+  deps.rows.settle(req.requestId, {
+    node: verdict.node,
+    backend: verdict.response.backend,
+    attempt: verdict.index + 1,
+    failedOverFrom: attempts.map((a) => a.node),
+    attempts: [...attempts],
+    status: 500,
+    durationMs: totalMs,
+    totalMs,
+    outcome: 'failed',
+    requestError: { signature: verdict.signature, basis, confirms },
+    reason: `HTTP 500 (${verdict.signature})`,
+  });
+}
+
 function engineKindOf(header: string | string[] | undefined): EngineKind | null {
   return typeof header === 'string' && (ENGINE_KINDS as readonly string[]).includes(header) ? (header as EngineKind) : null;
 }
@@ -237,7 +328,8 @@ function settleCommitted(
     durationMs,
     totalMs,
     outcome: refused || bodyFault !== null ? 'failed' : 'served',
-    requestError: refused ? { signature: 'client-error', basis: 'status', confirms: null } : null,
+    // Inbound rows never carry a requestError: the entry Hub judges the request, this Hub only served it.
+    requestError: refused && req.rowNode === null ? { signature: 'client-error', basis: 'status', confirms: null } : null,
     reason: refused ? `HTTP ${status}` : bodyFault,
   });
 }

@@ -1,0 +1,63 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { EngineKind } from '../engines/engine-kind.js';
+import type { Candidate } from '../placement/types.js';
+import { VerdictTracker } from './verdict-tracker.js';
+
+function c(node: string, engine: EngineKind | null): Candidate {
+  return { id: `${node}/${engine}`, node, backendId: engine, engine, url: 'http://127.0.0.1', queueDepth: 0, peerId: engine === null ? node : null, hardwareTier: null, pressure: 1 };
+}
+const noWindow = () => null;
+
+describe('VerdictTracker', () => {
+  it('answers a definitive verdict at once, whatever is ahead', () => {
+    const t = new VerdictTracker([c('local', 'ollama'), c('local', 'vllm')], noWindow);
+    const d = t.onVerdict(0, 'no-user-query', 'r');
+    assert.equal(d.action, 'answer');
+    assert.equal(d.action === 'answer' && d.basis, 'definitive');
+  });
+
+  it('walks on after the first malformed-message refusal while another engine kind is ahead', () => {
+    const t = new VerdictTracker([c('local', 'ollama'), c('local', 'vllm')], noWindow);
+    assert.deepEqual(t.onVerdict(0, 'invalid-message', 'r'), { action: 'walk-on' });
+  });
+
+  it('confirms when the next agrees and only refused kinds are left ahead', () => {
+    const order = [c('a', 'ollama'), c('b', 'ollama'), c('c', 'ollama')];
+    const t = new VerdictTracker(order, noWindow);
+    t.onVerdict(0, 'invalid-message', 'r1');
+    const d = t.onVerdict(1, 'invalid-message', 'r2');
+    assert.equal(d.action, 'answer');
+    assert.deepEqual(d.action === 'answer' && [d.basis, d.confirms, d.verdict.response], ['confirmed', 'a', 'r2']);
+  });
+
+  it('does not confirm while a peer (whose engine this Hub cannot see) is still ahead', () => {
+    const t = new VerdictTracker([c('local', 'ollama'), c('local', 'ollama'), c('core-2.ts.net', null)], noWindow);
+    t.onVerdict(0, 'chat-template', 'r1');
+    assert.deepEqual(t.onVerdict(1, 'chat-template', 'r2'), { action: 'walk-on' });
+  });
+
+  it('confirms a prompt over the window only on the same known window with no larger or unknown one ahead', () => {
+    const windows = new Map<string, number | null>([['a', 8192], ['b', 8192], ['c', 32768]]);
+    const order = [c('a', 'ollama'), c('b', 'ollama'), c('c', 'ollama')];
+    const t = new VerdictTracker(order, (x) => windows.get(x.node) ?? null);
+    t.onVerdict(0, 'context-length', 'r1');
+    assert.deepEqual(t.onVerdict(1, 'context-length', 'r2'), { action: 'walk-on' }, 'c runs a larger window');
+    const small = new VerdictTracker(order.slice(0, 2), (x) => windows.get(x.node) ?? null);
+    small.onVerdict(0, 'context-length', 'r1');
+    const d = small.onVerdict(1, 'context-length', 'r2');
+    assert.equal(d.action === 'answer' && d.basis, 'confirmed');
+  });
+
+  it('returns a waiting verdict from the last candidate, and only from it', () => {
+    const t = new VerdictTracker([c('local', 'ollama')], noWindow);
+    const d = t.onVerdict(0, 'context-length', 'r');
+    assert.equal(d.action === 'answer' && d.basis, 'last-candidate');
+  });
+
+  it('does not count a different verdict as agreement', () => {
+    const t = new VerdictTracker([c('a', 'ollama'), c('b', 'ollama'), c('c', 'vllm')], noWindow);
+    t.onVerdict(0, 'invalid-message', 'r1');
+    assert.deepEqual(t.onVerdict(1, 'chat-template', 'r2'), { action: 'walk-on' });
+  });
+});
