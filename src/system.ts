@@ -17,6 +17,7 @@ import { InFlight } from './proxy/in-flight.js';
 import { LocalRoutes } from './proxy/local-routes.js';
 import { PoolProxy, type PoolAccess } from './proxy/pool-proxy.js';
 import { EngineRefusalWarnings } from './proxy/engine-refusal-warnings.js';
+import { WithholdBook } from './proxy/withhold-book.js';
 import { usablePeers } from './peers/usable-peers.js';
 import { RoutingLog } from './routing-log/ring.js';
 import { buildPoolStatus } from './status/pool-status.js';
@@ -85,7 +86,15 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     onPeerRefused: (peerId) => peers.poller.dropCapabilities(peerId),
     onEngineRefusal: (peer, engine, status) => refusals.note(peer, engine, status),
   };
-  const proxy = new PoolProxy({ pool, env, settings: () => settings.get(), health, inFlight, routingLog, dispatcher, logger });
+  const outputFaults = new WithholdBook(clock);
+  const unservable = new WithholdBook(clock);
+  const onWithholdChange = (backendId: string, model: string, withheld: boolean, reason: string) => {
+    // The proxy learned something the snapshot does not know: the next request re-probes this engine.
+    health.drop(backendId);
+    if (withheld) logger.warn({ backend: backendId, model, reason }, `withholding ${model} on ${backendId}: it failed twice within five minutes`);
+    else logger.info({ backend: backendId, model }, `${model} on ${backendId} served again; no longer withheld`);
+  };
+  const proxy = new PoolProxy({ pool, outputFaults, unservable, onWithholdChange, env, settings: () => settings.get(), health, inFlight, routingLog, dispatcher, logger });
   const localRoutes = new LocalRoutes({ pool, health, dispatcher, proxy, logger });
 
   const services: HubServices = {
@@ -117,6 +126,8 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
         pairingPin: peers.pin.status(),
         peerOrigins: peers.origins,
         tailscaleAdminApiConfigured: env.tailscaleAdminApiConfigured,
+        // The proxy's own predicate, so a pin's targetAvailable cannot disagree with routing.
+        usablePeerNames: pool.usablePeers().map((p) => p.name),
       });
     },
   };

@@ -26,6 +26,8 @@ import { writeProxyError } from './proxy-errors.js';
 import { forwardBody, readRequestFacts } from './request-facts.js';
 import type { RoutedRoute } from './route-table.js';
 import { walk, type WalkDeps } from './walk.js';
+import { engineModelKey, type WithholdBook } from './withhold-book.js';
+import type { Candidate } from '../placement/types.js';
 
 /** A request id minted by another Hub is accepted only in the shape this Hub mints. */
 const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -48,6 +50,9 @@ export interface PoolAccess {
 
 export interface PoolProxyDeps {
   readonly pool: PoolAccess;
+  readonly outputFaults: WithholdBook;
+  readonly unservable: WithholdBook;
+  readonly onWithholdChange: WalkDeps['onWithholdChange'];
   readonly env: HubEnv;
   readonly settings: () => PoolSettings;
   readonly health: BackendHealth;
@@ -81,9 +86,14 @@ export class PoolProxy {
     const model = facts.model === AUTO_MODEL ? this.resolveAutoModel(views, route.dialect, res, peers) : facts.model;
     if (model === null) return;
     const settings = this.#deps.settings();
-    const candidates = [...localCandidates(views, model, route.dialect, (id) => this.#deps.inFlight.count(id)), ...peerCandidates(peers, model, route.dialect)];
+    // A model a local engine has been unable to serve is not a candidate there at all (until the withhold ends).
+    const local = localCandidates(views, model, route.dialect, (id) => this.#deps.inFlight.count(id)).filter(
+      (c) => !this.#deps.unservable.isWithheld(engineModelKey('local', c.backendId, model)),
+    );
+    const candidates = [...local, ...peerCandidates(peers, model, route.dialect)];
     const ranked = rankCandidates(candidates, { localAffinity: settings.poolLocalAffinity, pressureWeight: settings.poolPressureWeight });
-    const placement = place(ranked, { model, pins: inbound ? [] : settings.poolPins });
+    const placed = place(ranked, { model, pins: inbound ? [] : settings.poolPins });
+    const placement = { ...placed, order: behindWithheld(placed.order, (c) => this.#deps.outputFaults.isWithheld(engineModelKey(c.node, c.peerId === null ? c.engine : null, model))) };
     const body = forwardBody(raw, facts, model);
     const requestId = inbound?.requestId && REQUEST_ID.test(inbound.requestId) ? inbound.requestId : randomUUID();
     const budgetMs = headerBudgetMs(body.length, this.#deps.env.firstByteTimeoutMs, this.#deps.env.minPrefillTokensPerSec);
@@ -114,6 +124,9 @@ export class PoolProxy {
         peerAuth: this.#deps.pool.peerAuth,
         onPeerRefused: this.#deps.pool.onPeerRefused,
         onEngineRefusal: this.#deps.pool.onEngineRefusal,
+        outputFaults: this.#deps.outputFaults,
+        unservable: this.#deps.unservable,
+        onWithholdChange: this.#deps.onWithholdChange,
       },
       { requestId, route, model, body, stream: facts.stream, order: placement.order, budgetMs, startedAt, accept, res, rowNode: inbound?.fromPeer ?? null, numCtx: facts.numCtx },
     );
@@ -129,4 +142,12 @@ export class PoolProxy {
     }
     return model;
   }
+}
+
+/**
+ * Engines withheld for bad output go behind every other candidate, after the pin and the local
+ * head start, so retries go elsewhere; they are still asked when everything else fails.
+ */
+export function behindWithheld(order: readonly Candidate[], withheld: (c: Candidate) => boolean): Candidate[] {
+  return [...order.filter((c) => !withheld(c)), ...order.filter(withheld)];
 }

@@ -20,6 +20,8 @@ import { decideOnAnswer, describeFailure, type AttemptFailure } from './failover
 import { PROXY_PREFIX } from './route-table.js';
 import { classifyVerdict, verdictStatus, VERDICT_BODY_LIMIT_BYTES, VERDICT_BODY_TIMEOUT_MS } from './request-verdict.js';
 import { VerdictTracker, type HeldVerdict } from './verdict-tracker.js';
+import { judgeBody, StreamJudge, type OutputFault } from './output-check.js';
+import { engineModelKey, type WithholdBook } from './withhold-book.js';
 import type { InFlight } from './in-flight.js';
 import { writeProxyError } from './proxy-errors.js';
 import { relayHeaders } from './response-headers.js';
@@ -41,7 +43,16 @@ export interface WalkDeps {
   readonly onPeerRefused: (peerId: string) => void;
   /** A peer's engine refused the key the peer holds for it. */
   readonly onEngineRefusal: (peer: string, engine: string | null, status: number) => void;
+  /** Output faults per node, engine and model: two in five minutes withhold that engine for that model. */
+  readonly outputFaults: WithholdBook;
+  /** Local engines' failures per backend and model: two 5xx in five minutes withhold that model there. */
+  readonly unservable: WithholdBook;
+  /** A local backend's model was withheld or released: its snapshot is stale now. */
+  readonly onWithholdChange: (backendId: string, model: string, withheld: boolean, reason: string) => void;
 }
+
+/** How a committed answer ended, when it did not end well. */
+type BodyFault = { readonly kind: 'output'; readonly fault: OutputFault } | { readonly kind: 'dropped' };
 
 export interface WalkRequest {
   readonly requestId: string;
@@ -132,6 +143,9 @@ export async function walk(deps: WalkDeps, req: WalkRequest): Promise<void> {
       const bytes = await readBounded(answer.body, VERDICT_BODY_LIMIT_BYTES, VERDICT_BODY_TIMEOUT_MS);
       const signature = bytes === null ? null : classifyVerdict(bytes);
       release();
+      // A model a local engine keeps failing is withheld there; a verdict on the request says nothing
+      // about the model, except a template that would not render (the node's own copy may be broken).
+      if (candidate.backendId !== null && (signature === null || signature === 'chat-template')) strikeUnservable(deps, req, candidate.backendId, `HTTP 500${signature ? ` (${signature})` : ''}`);
       if (signature !== null && bytes !== null) {
         const decision = verdicts.onVerdict(index, signature, { headers: answer.headers, bytes, backend });
         if (decision.action === 'answer') {
@@ -150,6 +164,8 @@ export async function walk(deps: WalkDeps, req: WalkRequest): Promise<void> {
       // Destroying an unread undici body emits an abort error; without a listener it would crash the Hub.
       answer.body.on('error', () => {}).destroy();
       release();
+      // 408 and 429 are an engine talking about its queue, not about the model.
+      if (candidate.backendId !== null && answer.statusCode >= 500) strikeUnservable(deps, req, candidate.backendId, `HTTP ${answer.statusCode}`);
       if (decision.dropPeer && candidate.peerId !== null) deps.onPeerRefused(candidate.peerId);
       const reason = decision.dropPeer ? `HTTP ${answer.statusCode} (the peer refused this Hub)` : `HTTP ${answer.statusCode}`;
       recordFailover(deps, req, { ...candidate, engine: backend }, attempts, { status: answer.statusCode, reason });
@@ -157,28 +173,42 @@ export async function walk(deps: WalkDeps, req: WalkRequest): Promise<void> {
     }
 
     const served: Candidate = { ...candidate, engine: backend };
+    const faultKey = engineModelKey(candidate.node, candidate.peerId === null ? backend : null, req.model);
+    const judged = req.route.completion && answer.statusCode === 200;
     const headersMs = elapsed();
     const contentType = String(answer.headers['content-type'] ?? '');
     const relayAsStream = req.stream || STREAM_CONTENT_TYPES.test(contentType) || !req.route.completion;
     const out = relayHeaders(answer.headers, { servedBy: candidate.node, backend, model: req.model, requestId });
     if (!relayAsStream) {
       // A non-streamed completion arrives with its headers anyway: read it whole before
-      // committing, so an engine that drops the connection part-way can still be failed over.
+      // committing, so an engine that drops the connection part-way, or answers with output
+      // nobody can use, can still be failed over.
       let whole: Buffer;
       try {
         whole = Buffer.from(await answer.body.arrayBuffer());
       } catch (err) {
         release();
         if (callerGone) return settleHangUp(deps, req, served, index, attempts, answer.statusCode, elapsed());
+        if (judged) strikeOutput(deps, req, faultKey, 'truncated-upstream');
         recordFailover(deps, req, served, attempts, { status: answer.statusCode, reason: `the engine's connection dropped mid-body (${describeTransportError(err)})` });
         continue;
+      }
+      const fault = judged ? judgeBody(req.route.dialect, whole) : null;
+      if (fault !== null) {
+        strikeOutput(deps, req, faultKey, fault);
+        if (index < order.length - 1) {
+          release();
+          recordFailover(deps, req, served, attempts, { status: answer.statusCode, reason: `output fault (${fault})` });
+          continue;
+        }
       }
       out['content-length'] = whole.length;
       res.writeHead(answer.statusCode, out);
       res.end(whole);
       release();
       res.off('close', onClose);
-      return settleCommitted(deps, req, served, index, attempts, answer.statusCode, headersMs, elapsed(), null);
+      if (judged && fault === null) clearFaults(deps, req, served, faultKey);
+      return settleCommitted(deps, req, served, index, attempts, answer.statusCode, headersMs, elapsed(), fault === null ? null : { kind: 'output', fault });
     }
 
     res.writeHead(answer.statusCode, out);
@@ -186,11 +216,17 @@ export async function walk(deps: WalkDeps, req: WalkRequest): Promise<void> {
     // long prefill can hold back for minutes), and a stream cut early still reads as a cut.
     res.flushHeaders();
     deps.rows.update(requestId, { node: req.rowNode ?? candidate.node, backend, status: answer.statusCode, durationMs: headersMs });
-    return relayBody(answer.body, res, (fault) => {
+    // A stream cannot be recalled once sent: it is judged on the way past, and recorded.
+    const judge = judged ? new StreamJudge(req.route.dialect) : null;
+    return relayBody(answer.body, res, judge, (dropped) => {
       release();
       res.off('close', onClose);
-      if (callerGone) settleHangUp(deps, req, served, index, attempts, answer.statusCode, elapsed());
-      else settleCommitted(deps, req, served, index, attempts, answer.statusCode, headersMs, elapsed(), fault);
+      if (callerGone) return settleHangUp(deps, req, served, index, attempts, answer.statusCode, elapsed());
+      const fault: OutputFault | null = judge === null ? null : dropped ? 'truncated-upstream' : judge.finish();
+      if (fault !== null) strikeOutput(deps, req, faultKey, fault);
+      else if (judge !== null) clearFaults(deps, req, served, faultKey);
+      const bodyFault: BodyFault | null = fault !== null ? { kind: 'output', fault } : dropped ? { kind: 'dropped' } : null;
+      settleCommitted(deps, req, served, index, attempts, answer.statusCode, headersMs, elapsed(), bodyFault);
     });
   }
 
@@ -203,33 +239,55 @@ export async function walk(deps: WalkDeps, req: WalkRequest): Promise<void> {
 }
 
 /**
- * Pipes a committed body to the app and calls `settle` once, when it ended, failed or was left.
- * Plain pipe() rather than stream.pipeline(): pipeline builds and aborts an AbortController on
- * every normal finish, which showed up as 4 % of the Hub's CPU on streams (bench/README.md).
+ * Pipes a committed body to the app and calls `settle` once, when it ended (dropped: false),
+ * the engine's side failed (dropped: true) or the app left. Plain pipe() rather than
+ * stream.pipeline(): pipeline builds and aborts an AbortController on every normal finish,
+ * which showed up as 4 % of the Hub's CPU on streams (bench/README.md). A judge, when given,
+ * sees each chunk as it passes; nothing is held back.
  */
-function relayBody(body: Dispatcher.ResponseData['body'], res: ServerResponse, settle: (fault: string | null) => void): Promise<void> {
+function relayBody(body: Dispatcher.ResponseData['body'], res: ServerResponse, judge: StreamJudge | null, settle: (dropped: boolean) => void): Promise<void> {
   return new Promise<void>((resolve) => {
     let settled = false;
-    const finish = (fault: string | null) => {
+    const finish = (dropped: boolean) => {
       if (settled) return;
       settled = true;
-      settle(fault);
+      settle(dropped);
       resolve();
     };
+    if (judge !== null) body.on('data', (chunk: Buffer) => judge.push(chunk));
     body.once('error', () => {
       // Settle before destroying: the destroy closes the response, which must not read as a hang-up.
-      finish(res.writableFinished ? null : "the engine's connection dropped mid-body");
+      finish(!res.writableFinished);
       res.destroy();
     });
-    res.once('finish', () => finish(null));
+    res.once('finish', () => finish(false));
     res.once('close', () => {
       if (!res.writableFinished) {
         body.destroy();
-        finish(null);
+        finish(false);
       }
     });
     body.pipe(res);
   });
+}
+
+/** An output fault: two within five minutes withhold that engine for that model, here or on the peer. */
+function strikeOutput(deps: WalkDeps, req: WalkRequest, key: string, fault: OutputFault): void {
+  if (deps.outputFaults.strike(key, fault)) {
+    deps.logger.warn({ requestId: req.requestId, engine: key, fault }, `withholding ${key} after repeated ${fault}: it is asked only when every other candidate fails`);
+  }
+}
+
+function strikeUnservable(deps: WalkDeps, req: WalkRequest, backendId: string, reason: string): void {
+  if (deps.unservable.strike(engineModelKey('local', backendId, req.model), reason)) deps.onWithholdChange(backendId, req.model, true, reason);
+}
+
+/** A clean, complete answer ends both records for what served it. */
+function clearFaults(deps: WalkDeps, req: WalkRequest, served: Candidate, faultKey: string): void {
+  deps.outputFaults.clear(faultKey);
+  if (served.backendId !== null && deps.unservable.clear(engineModelKey('local', served.backendId, req.model))) {
+    deps.onWithholdChange(served.backendId, req.model, false, 'served');
+  }
 }
 
 /** Reads at most `limit` bytes of a body within `timeoutMs`; null when it is longer or slower (then no verdict). */
@@ -315,9 +373,17 @@ function settleCommitted(
   status: number,
   durationMs: number,
   totalMs: number,
-  bodyFault: string | null,
+  bodyFault: BodyFault | null,
 ): void {
   const refused = status >= 400;
+  const entry = req.rowNode === null;
+  // Inbound rows never carry a requestError: the entry Hub judges the request, this Hub only served it.
+  const requestError =
+    bodyFault?.kind === 'output' && entry
+      ? { signature: bodyFault.fault, basis: 'node' as const, confirms: null }
+      : refused && entry
+        ? { signature: 'client-error', basis: 'status' as const, confirms: null }
+        : null;
   deps.rows.settle(req.requestId, {
     node: req.rowNode ?? candidate.node,
     backend: candidate.engine,
@@ -328,9 +394,8 @@ function settleCommitted(
     durationMs,
     totalMs,
     outcome: refused || bodyFault !== null ? 'failed' : 'served',
-    // Inbound rows never carry a requestError: the entry Hub judges the request, this Hub only served it.
-    requestError: refused && req.rowNode === null ? { signature: 'client-error', basis: 'status', confirms: null } : null,
-    reason: refused ? `HTTP ${status}` : bodyFault,
+    requestError,
+    reason: bodyFault?.kind === 'output' ? `output fault (${bodyFault.fault})` : bodyFault?.kind === 'dropped' ? "the engine's connection dropped mid-body" : refused ? `HTTP ${status}` : null,
   });
 }
 

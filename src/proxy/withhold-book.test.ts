@@ -1,0 +1,61 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ManualClock } from '../util/clock.js';
+import { FIRST_WITHHOLD_MS, MAX_WITHHOLD_MS, STRIKE_WINDOW_MS, WithholdBook } from './withhold-book.js';
+
+describe('WithholdBook', () => {
+  it('withholds after two strikes within five minutes, for 60 s', () => {
+    const clock = new ManualClock();
+    const book = new WithholdBook(clock);
+    assert.equal(book.strike('k', 'degenerate-output'), false);
+    assert.equal(book.isWithheld('k'), false);
+    clock.advance(1_000);
+    assert.equal(book.strike('k', 'degenerate-output'), true);
+    assert.equal(book.isWithheld('k'), true);
+    clock.advance(FIRST_WITHHOLD_MS);
+    assert.equal(book.isWithheld('k'), false, 'offered again after 60 s');
+  });
+
+  it('does not withhold for two strikes further apart than five minutes', () => {
+    const clock = new ManualClock();
+    const book = new WithholdBook(clock);
+    book.strike('k', 'r');
+    clock.advance(STRIKE_WINDOW_MS);
+    assert.equal(book.strike('k', 'r'), false);
+  });
+
+  it('doubles the withhold each time the re-probe fails, up to 15 minutes', () => {
+    const clock = new ManualClock();
+    const book = new WithholdBook(clock);
+    const lengthNow = () => Date.parse(book.withheld()[0]!.until) - clock.nowMs();
+    book.strike('k', 'r');
+    book.strike('k', 'r');
+    const lengths = [lengthNow()];
+    for (let i = 0; i < 5; i++) {
+      clock.advance(lengths[lengths.length - 1]!);
+      assert.equal(book.isWithheld('k'), false, 'offered again when the withhold ends');
+      assert.equal(book.strike('k', 'r'), true, 'one failed re-probe withholds again');
+      lengths.push(lengthNow());
+    }
+    assert.deepEqual(lengths, [FIRST_WITHHOLD_MS, 120_000, 240_000, 480_000, MAX_WITHHOLD_MS, MAX_WITHHOLD_MS]);
+  });
+
+  it('ends a withhold with one clean answer and starts counting afresh', () => {
+    const clock = new ManualClock();
+    const book = new WithholdBook(clock);
+    book.strike('k', 'r');
+    book.strike('k', 'r');
+    assert.equal(book.clear('k'), true);
+    assert.equal(book.isWithheld('k'), false);
+    assert.equal(book.strike('k', 'r'), false, 'one strike after a clean answer is not enough');
+  });
+
+  it('lists what is withheld now, with when it ends and why', () => {
+    const clock = new ManualClock();
+    const book = new WithholdBook(clock);
+    book.strike('a', 'truncated-upstream');
+    book.strike('a', 'truncated-upstream');
+    book.strike('b', 'r');
+    assert.deepEqual(book.withheld().map((w) => [w.key, w.reason]), [['a', 'truncated-upstream']]);
+  });
+});

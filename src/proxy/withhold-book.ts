@@ -1,0 +1,87 @@
+/**
+ * A strike-and-withhold record (spec, "A 200 that is not an answer" and "When a node lists a
+ * model it cannot actually serve"): two strikes within five minutes withhold a key for 60 s;
+ * a key that strikes again on its re-probe after a withhold is withheld again for twice as long,
+ * up to 15 minutes; one clean answer clears it outright. Withholding is never permanent: an
+ * expired entry is offered again, and the next request is the re-probe. Keys are bounded
+ * because they grow with what engines and peers list.
+ */
+import type { Clock } from '../util/clock.js';
+
+export const STRIKE_WINDOW_MS = 5 * 60_000;
+export const STRIKES_TO_WITHHOLD = 2;
+export const FIRST_WITHHOLD_MS = 60_000;
+export const MAX_WITHHOLD_MS = 15 * 60_000;
+const MAX_KEYS = 10_000;
+
+interface Entry {
+  strikes: number[];
+  /** Length of the last withhold; 0 when never withheld since the last clean answer. */
+  backoffMs: number;
+  untilMs: number;
+  reason: string;
+}
+
+export interface WithheldEntry {
+  readonly key: string;
+  readonly until: string;
+  readonly reason: string;
+}
+
+export class WithholdBook {
+  readonly #clock: Clock;
+  readonly #entries = new Map<string, Entry>();
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  /** Records a strike; returns true when this strike started a withhold. */
+  strike(key: string, reason: string): boolean {
+    const now = this.#clock.nowMs();
+    let e = this.#entries.get(key);
+    if (!e) {
+      if (this.#entries.size >= MAX_KEYS) this.#entries.delete(this.#entries.keys().next().value!);
+      e = { strikes: [], backoffMs: 0, untilMs: 0, reason };
+      this.#entries.set(key, e);
+    }
+    e.reason = reason;
+    if (now < e.untilMs) return false;
+    if (e.backoffMs > 0) {
+      // The re-probe after a withhold failed too: withhold again, twice as long.
+      e.backoffMs = Math.min(MAX_WITHHOLD_MS, e.backoffMs * 2);
+      e.untilMs = now + e.backoffMs;
+      return true;
+    }
+    e.strikes = [...e.strikes.filter((t) => now - t < STRIKE_WINDOW_MS), now];
+    if (e.strikes.length < STRIKES_TO_WITHHOLD) return false;
+    e.backoffMs = FIRST_WITHHOLD_MS;
+    e.untilMs = now + e.backoffMs;
+    e.strikes = [];
+    return true;
+  }
+
+  /** A clean answer: forgets the key. Returns true when it was withheld (or had been). */
+  clear(key: string): boolean {
+    const e = this.#entries.get(key);
+    if (!e) return false;
+    this.#entries.delete(key);
+    return e.backoffMs > 0;
+  }
+
+  isWithheld(key: string): boolean {
+    const e = this.#entries.get(key);
+    return e !== undefined && this.#clock.nowMs() < e.untilMs;
+  }
+
+  /** Keys withheld now, for status and capabilities. */
+  withheld(): WithheldEntry[] {
+    const now = this.#clock.nowMs();
+    return [...this.#entries].filter(([, e]) => now < e.untilMs).map(([key, e]) => ({ key, until: new Date(e.untilMs).toISOString(), reason: e.reason }));
+  }
+}
+
+/** The key an engine's output is judged under: the node, the engine there (unknown for a peer), the model. */
+export function engineModelKey(node: string, backend: string | null, model: string): string {
+  return `${node}|${backend ?? '*'}|${model}`;
+}
