@@ -140,6 +140,17 @@ describe('SettingsFile pins', () => {
     assert.deepEqual(new SettingsFile(dir).get().poolPins, []);
   });
 
+  it('treats a hand-written default pin without a model key as the default pin', () => {
+    const dir = freshDir();
+    writeFileSync(fileOf(dir), JSON.stringify({ poolPins: [{ scope: 'default', target: 'local' }] }));
+    const file = new SettingsFile(dir);
+    file.upsertPin({ scope: 'default', model: null, target: 'core-1.tail.ts.net' });
+    assert.deepEqual(file.get().poolPins, [{ scope: 'default', model: null, target: 'core-1.tail.ts.net' }]);
+    assert.equal(new SettingsFile(dir).removePin('default', null), true);
+    writeFileSync(fileOf(dir), JSON.stringify({ poolPins: [{ scope: 'default', target: 'local' }] }));
+    assert.equal(new SettingsFile(dir).removePin('default', null), true);
+  });
+
   it('writes nothing when removing a pin that does not exist', () => {
     const dir = freshDir();
     const file = new SettingsFile(dir);

@@ -61,13 +61,13 @@ export class SettingsFile {
 
   /** Upserts a pin keyed by (scope, model). */
   upsertPin(pin: RoutingPin): PoolSettings {
-    const pins = this.#current.poolPins.filter((p) => !(p.scope === pin.scope && p.model === pin.model));
+    const pins = this.#current.poolPins.filter((p) => !samePinKey(p, pin.scope, pin.model));
     return this.#replace({ ...this.#current, poolPins: [...pins, pin] });
   }
 
   /** Removes the pin keyed by (scope, model); false when there was none. */
   removePin(scope: RoutingPin['scope'], model: string | null): boolean {
-    const pins = this.#current.poolPins.filter((p) => !(p.scope === scope && p.model === model));
+    const pins = this.#current.poolPins.filter((p) => !samePinKey(p, scope, model));
     if (pins.length === this.#current.poolPins.length) return false;
     this.#replace({ ...this.#current, poolPins: pins });
     return true;
@@ -85,6 +85,11 @@ export class SettingsFile {
     writeFileSync(tmp, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
     renameSync(tmp, this.path);
   }
+}
+
+/** Whether a stored pin has this (scope, model) key; a hand-written default pin may omit model. */
+function samePinKey(pin: RoutingPin, scope: RoutingPin['scope'], model: string | null): boolean {
+  return pin.scope === scope && (pin.model ?? null) === (model ?? null);
 }
 
 /** Every setting with its default and range, for `GET /settings` consumers and docs. */

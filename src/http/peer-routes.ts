@@ -14,6 +14,7 @@ import { PROXY_BODY_LIMIT_BYTES } from './proxy-routes.js';
 import { ROUTED_ROUTES, PROXY_PREFIX } from '../proxy/route-table.js';
 import { writeProxyError } from '../proxy/proxy-errors.js';
 import { toHubError } from './error-mapping.js';
+import { belongsToTailnet } from '../tailnet/peer-name.js';
 import type { HubServices } from './services.js';
 
 const PAIR_BODY_LIMIT_BYTES = 16 * 1024;
@@ -26,6 +27,17 @@ declare module 'fastify' {
 
 export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): Promise<void> {
   const peers = s.peers;
+  // A rename changes the name this Hub dials from then on, so it must pass the rule a pairing
+  // request's name passes: on this tailnet, and not this Hub's own name. A signature proves who
+  // the peer is, not that the name it now claims is one this Hub should send traffic to.
+  const noteRename = async (id: string, name: string): Promise<void> => {
+    const self = await peers.self();
+    if (name === self.nodeFqdn || !belongsToTailnet(name, self.tailnetSuffix)) {
+      s.logger.warn({ newName: name }, "a signed peer presented a name off this tailnet (or this Hub's own); rename not applied");
+      return;
+    }
+    peers.poller.noteRename(id, name);
+  };
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: PROXY_BODY_LIMIT_BYTES }, (_req, body, done) => done(null, body));
@@ -38,7 +50,7 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
           nonces: peers.nonces,
           clock: s.clock,
           requireSigned: () => s.settings.get().poolRequireSignedPeers,
-          onRename: (id, name) => peers.poller.noteRename(id, name),
+          onRename: (id, name) => void noteRename(id, name).catch((err: unknown) => s.logger.warn({ err }, 'peer rename not recorded')),
         },
         { method: request.method, url: request.url, headers: request.headers, body: rawBody(request) },
       );
@@ -86,6 +98,7 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
         backends: s.localInventory(),
         inFlightRequests: s.inFlightTotal(),
         acceptingWork: directions.inbound.enabled && peer.enabled,
+        maxPromptTokens: s.env.maxPromptTokens ?? s.settings.get().poolMaxPromptTokens,
       });
     });
 

@@ -1,14 +1,48 @@
 /**
  * The capabilities document a Hub publishes to its paired peers on GET /capabilities, and how
- * a peer's document is read back. Anything a peer sends is untrusted: a field of the wrong type
- * reads as null (not reported), never as zero, and model names are bounded.
+ * a peer's document is read back.
+ *
+ * Two rules shape both halves. First, a figure nobody measured is left off the wire rather
+ * than sent as zero or null, so a peer can never mistake "cannot tell" for "idle". Second,
+ * what a peer sends is untrusted: on reading, every optional key is checked on its own and
+ * becomes null (not reported) when it is missing, of the wrong type, out of range or
+ * contradicts itself. Nothing read here ever turns into 0, and one bad key never spoils the
+ * others. Clamping happens here, on read, and never on the publishing side.
  */
 import type { BackendView } from '../engines/types.js';
 
 /** Most models read from one peer engine; more is not a plausible inventory. */
 export const MAX_PEER_MODELS_PER_ENGINE = 2_000;
+/** Engines read from one peer document; the rest are ignored. */
+const MAX_PEER_BACKENDS = 16;
 const MAX_MODEL_NAME_LENGTH = 256;
 
+/** A peer's prompt ceiling must sit in the same range this Hub's own setting allows. */
+export const PROMPT_CEILING_RANGE = { min: 1024, max: 1_048_576 } as const;
+/** Largest context window a peer may state; anything above is not a real model. */
+export const MAX_NUM_CTX = 10_000_000;
+/** Parallel Ollama slots a peer may state. */
+export const OLLAMA_SLOTS_RANGE = { min: 1, max: 256 } as const;
+export const GPU_PRESSURE_RANGE = { min: 0, max: 3 } as const;
+/** Models a peer may list as unservable; a longer list is refused whole. */
+export const MAX_UNSERVABLE_MODELS = 2_000;
+/** Container CPU is summed across cores: 100 % per core, and no host has more than 1024. */
+export const MAX_CONTAINER_CPU_PERCENT = 100 * 1024;
+/** Memory beyond 2^53 bytes cannot be a real total (and stops being an exact number). */
+export const MAX_CONTAINER_MEMORY_BYTES = 2 ** 53;
+
+/** A node's managed containers as counts and totals only: never a name or a per-container row. */
+export interface ContainerRollup {
+  readonly running: number;
+  /** Everything that exists and is not running; always total - running. */
+  readonly stopped: number;
+  readonly total: number;
+  /** Summed CPU use of the running containers, percent of one core. */
+  readonly cpuPercent: number;
+  readonly memoryBytes: number;
+}
+
+/** A peer's document as this Hub reads it: every optional figure is null when not usable. */
 export interface PeerCapabilities {
   /** The peer's node UUID as it reports it (authenticated by the route); null when absent. */
   readonly nodeUuid: string | null;
@@ -21,6 +55,40 @@ export interface PeerCapabilities {
   readonly acceptingWork: boolean;
   /** GPU-pressure band 0-3; null when not measured (the key is absent on the wire, never 0). */
   readonly gpuPressure: number | null;
+  /** The peer's prompt ceiling in estimated tokens; null when it has none or sent a bad one. */
+  readonly maxPromptTokens: number | null;
+  /** Largest context window the peer will serve; null when not stated. */
+  readonly maxNumCtx: number | null;
+  /** Parallel slots of the peer's Ollama; null when not stated. */
+  readonly ollamaSlots: number | null;
+  /** The peer's container counts and totals; null when not reported or when any field was bad. */
+  readonly containers: ContainerRollup | null;
+  /** Models the peer lists but says it cannot serve; null when not sent or malformed. */
+  readonly unservableModels: readonly string[] | null;
+  /**
+   * The peer's throughput evidence, passed through as an opaque object for now (null when
+   * absent or not an object). Whoever ranks on it (issue 5, throughput placement) must
+   * validate its contents before reading a figure from it.
+   */
+  readonly throughput: unknown;
+}
+
+/**
+ * The document as it goes on the wire. Optional keys are left out, not set to null, when
+ * this node did not measure them: JSON keeps a null key, and a null reads too much like a
+ * value that was measured.
+ */
+export interface CapabilitiesDocument {
+  readonly nodeUuid: string;
+  readonly hardwareTier: string | null;
+  readonly backends: readonly { readonly kind: string; readonly models: readonly string[] }[];
+  readonly inFlightRequests: number;
+  readonly acceptingWork: boolean;
+  readonly maxPromptTokens?: number;
+  readonly maxNumCtx?: number;
+  readonly ollamaSlots?: number;
+  readonly gpuPressure?: number;
+  readonly containers?: ContainerRollup;
 }
 
 export interface PublishInputs {
@@ -29,41 +97,110 @@ export interface PublishInputs {
   readonly inFlightRequests: number;
   /** Inbound on and this peer enabled here. */
   readonly acceptingWork: boolean;
+  /** This node's prompt ceiling in force (env over setting); null when it has none. */
+  readonly maxPromptTokens: number | null;
+  /** Optional measurements, each published only when a sampler supplies one. */
+  readonly maxNumCtx?: number | null;
+  readonly ollamaSlots?: number | null;
+  readonly gpuPressure?: number | null;
+  readonly containers?: ContainerRollup | null;
 }
 
 /** The document this Hub publishes. Not taking work: the real load, an empty inventory, acceptingWork false. */
-export function publishCapabilities(input: PublishInputs): PeerCapabilities {
+export function publishCapabilities(input: PublishInputs): CapabilitiesDocument {
   return {
     nodeUuid: input.nodeUuid,
-    // No hardware detection yet: absent is not zero, so the tier is not reported rather than guessed.
+    // No hardware detection yet, so the tier is not reported rather than guessed.
     hardwareTier: null,
     backends: input.acceptingWork ? input.backends.filter((b) => b.healthy).map((b) => ({ kind: b.kind, models: b.models.map((m) => m.name) })) : [],
     inFlightRequests: input.inFlightRequests,
     acceptingWork: input.acceptingWork,
-    // This node measures no band: the key is left out, which peers read as "not measured".
-    gpuPressure: null,
+    // Container counts are a health signal rather than an offer of work, so they are sent
+    // whether or not this node takes work; every optional key is present only when measured.
+    ...present('maxPromptTokens', input.maxPromptTokens),
+    ...present('maxNumCtx', input.maxNumCtx),
+    ...present('ollamaSlots', input.ollamaSlots),
+    ...present('gpuPressure', input.gpuPressure),
+    ...present('containers', input.containers),
   };
 }
 
+/** `{ [key]: value }` when there is a value, `{}` otherwise, so the key is absent rather than null. */
+function present<K extends string, V>(key: K, value: V | null | undefined): { [P in K]?: V } {
+  return value === null || value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
+}
+
 export function readCapabilities(json: unknown): PeerCapabilities | null {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) return null;
-  const doc = json as Record<string, unknown>;
-  const backends: { kind: string; models: string[] }[] = [];
-  if (Array.isArray(doc.backends)) {
-    for (const entry of doc.backends.slice(0, 16)) {
-      const b = entry as { kind?: unknown; models?: unknown } | null;
-      if (typeof b?.kind !== 'string' || !Array.isArray(b.models)) continue;
-      const models = b.models.filter((m): m is string => typeof m === 'string' && m.length > 0 && m.length <= MAX_MODEL_NAME_LENGTH).slice(0, MAX_PEER_MODELS_PER_ENGINE);
-      backends.push({ kind: b.kind.slice(0, 32), models });
-    }
-  }
-  const inFlight = doc.inFlightRequests;
+  if (!isPlainObject(json)) return null;
+  const doc = json;
   return {
     nodeUuid: typeof doc.nodeUuid === 'string' ? doc.nodeUuid : null,
     hardwareTier: typeof doc.hardwareTier === 'string' ? doc.hardwareTier.slice(0, 32) : null,
-    backends,
-    inFlightRequests: typeof inFlight === 'number' && Number.isInteger(inFlight) && inFlight >= 0 && inFlight <= 1_000_000 ? inFlight : null,
+    backends: readBackends(doc.backends),
+    inFlightRequests: integerIn(doc.inFlightRequests, 0, 1_000_000),
     acceptingWork: doc.acceptingWork === true,
-    gpuPressure: typeof doc.gpuPressure === 'number' && Number.isInteger(doc.gpuPressure) && doc.gpuPressure >= 0 && doc.gpuPressure <= 3 ? doc.gpuPressure : null,
+    gpuPressure: integerIn(doc.gpuPressure, GPU_PRESSURE_RANGE.min, GPU_PRESSURE_RANGE.max),
+    maxPromptTokens: integerIn(doc.maxPromptTokens, PROMPT_CEILING_RANGE.min, PROMPT_CEILING_RANGE.max),
+    maxNumCtx: integerIn(doc.maxNumCtx, 1, MAX_NUM_CTX),
+    ollamaSlots: integerIn(doc.ollamaSlots, OLLAMA_SLOTS_RANGE.min, OLLAMA_SLOTS_RANGE.max),
+    containers: readContainers(doc.containers),
+    unservableModels: readUnservableModels(doc.unservableModels),
+    throughput: isPlainObject(doc.throughput) ? doc.throughput : null,
   };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The value when it is an integer in [min, max]; null for anything else (a string "3" included). */
+function integerIn(value: unknown, min: number, max: number): number | null {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max ? value : null;
+}
+
+function isModelName(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_MODEL_NAME_LENGTH;
+}
+
+/** Engines and their models, skipping any malformed entry or name and bounding both counts. */
+function readBackends(value: unknown): { kind: string; models: string[] }[] {
+  if (!Array.isArray(value)) return [];
+  const backends: { kind: string; models: string[] }[] = [];
+  for (const entry of value.slice(0, MAX_PEER_BACKENDS)) {
+    if (!isPlainObject(entry) || typeof entry.kind !== 'string' || !Array.isArray(entry.models)) continue;
+    const models: string[] = [];
+    for (const m of entry.models) {
+      if (models.length >= MAX_PEER_MODELS_PER_ENGINE) break;
+      if (isModelName(m)) models.push(m);
+    }
+    backends.push({ kind: entry.kind.slice(0, 32), models });
+  }
+  return backends;
+}
+
+/**
+ * The container rollup, or null. It is all or nothing: a rollup with one impossible figure
+ * (negative, fractional count, more running than exist, totals that do not add up) is not
+ * trusted in any of its figures, because a half-kept rollup would read as measured.
+ */
+function readContainers(value: unknown): ContainerRollup | null {
+  if (!isPlainObject(value)) return null;
+  const running = integerIn(value.running, 0, Number.MAX_SAFE_INTEGER);
+  const stopped = integerIn(value.stopped, 0, Number.MAX_SAFE_INTEGER);
+  const total = integerIn(value.total, 0, Number.MAX_SAFE_INTEGER);
+  const cpuPercent = finiteIn(value.cpuPercent, 0, MAX_CONTAINER_CPU_PERCENT);
+  const memoryBytes = finiteIn(value.memoryBytes, 0, MAX_CONTAINER_MEMORY_BYTES);
+  if (running === null || stopped === null || total === null || cpuPercent === null || memoryBytes === null) return null;
+  if (running > total || stopped !== total - running) return null;
+  return { running, stopped, total, cpuPercent, memoryBytes };
+}
+
+function finiteIn(value: unknown, min: number, max: number): number | null {
+  return typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max ? value : null;
+}
+
+/** The list when every entry is a plausible model name and there are not too many; otherwise null. */
+function readUnservableModels(value: unknown): string[] | null {
+  if (!Array.isArray(value) || value.length > MAX_UNSERVABLE_MODELS) return null;
+  return value.every(isModelName) ? [...value] : null;
 }

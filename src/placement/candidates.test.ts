@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { EngineKind } from '../engines/engine-kind.js';
 import type { BackendView, ModelInfo, ProxyDialect } from '../engines/types.js';
 import { localCandidates } from './candidates.js';
+import { UNKNOWN_PRESSURE } from './peer-load.js';
 
 const model = (name: string): ModelInfo => ({ name, parameterSize: null, capabilities: null, sizeBytes: null });
 
@@ -125,8 +126,8 @@ describe('localCandidates', () => {
       (id) => depths[id] ?? -1,
     );
     assert.deepEqual(got, [
-      { id: 'local/ollama-1', node: 'local', backendId: 'ollama-1', engine: 'ollama', url: 'http://127.0.0.1/ollama-1', queueDepth: 3 },
-      { id: 'local/ollama-2', node: 'local', backendId: 'ollama-2', engine: 'ollama', url: 'http://127.0.0.1/ollama-2', queueDepth: 0 },
+      { id: 'local/ollama-1', node: 'local', backendId: 'ollama-1', engine: 'ollama', url: 'http://127.0.0.1/ollama-1', queueDepth: 3, peerId: null, hardwareTier: null, pressure: UNKNOWN_PRESSURE },
+      { id: 'local/ollama-2', node: 'local', backendId: 'ollama-2', engine: 'ollama', url: 'http://127.0.0.1/ollama-2', queueDepth: 0, peerId: null, hardwareTier: null, pressure: UNKNOWN_PRESSURE },
     ]);
   });
 });

@@ -1,13 +1,21 @@
 /**
  * place(): runs the placement steps over the ranked list, in precedence order, as tiers.
  * The runner checks after every step that nothing was lost and nothing moved to an earlier
- * tier, so precedence holds by construction. The single-node build has no steps yet; the
- * pooled-routing rules (pins, ceilings, slots, throughput, contention, affinity) plug in here.
+ * tier, so precedence holds by construction. The remaining pooled-routing rules (ceilings,
+ * context caps, slots, throughput, contention, affinity) plug in ahead of the pin.
  */
 import { NULL_PLACEMENT_RECORDS, type PlacementRecords } from '../routing-log/entry.js';
+import { pinStep } from './steps/pin.js';
 import type { Candidate, Placement, PlacementContext, PlacementStep, Tiers } from './types.js';
 
-export const STEPS: readonly PlacementStep[] = [];
+/**
+ * The steps in the order they run. The pin stays last on purpose: every rule that can push a
+ * candidate into a later tier (a prompt ceiling, a context cap, full slots, withholding) has
+ * already done so, and the pin then reorders inside each finished tier. That is what keeps an
+ * operator's preference from outranking a rule about the request itself: a pinned node over
+ * its ceiling still goes behind the nodes under it, but leads the group it was put in.
+ */
+export const STEPS: readonly PlacementStep[] = [pinStep];
 
 export function place(ranked: readonly Candidate[], ctx: PlacementContext, steps: readonly PlacementStep[] = STEPS): Placement {
   let tiers: Tiers = [ranked];

@@ -27,6 +27,7 @@ import { forwardBody, readRequestFacts } from './request-facts.js';
 import type { RoutedRoute } from './route-table.js';
 import { walk, type WalkDeps } from './walk.js';
 import { engineModelKey, type WithholdBook } from './withhold-book.js';
+import { resolvePin } from '../placement/steps/pin.js';
 import type { Candidate } from '../placement/types.js';
 
 /** A request id minted by another Hub is accepted only in the shape this Hub mints. */
@@ -112,7 +113,10 @@ export class PoolProxy {
 
     if (placement.order.length === 0) {
       this.#deps.routingLog.settle(requestId, { outcome: 'failed', attempt: null, reason: 'no candidate holds the model', totalMs: Math.round(performance.now() - startedAt) });
-      writeProxyError(res, route.dialect, 502, 'HUB_ERR_NO_CANDIDATE', `No pool node currently has model "${model}" available.`, { localBackends: localBackendsReport(views) }, { 'x-hub-pool-request-id': requestId });
+      // A pin never makes inference fail; when one applies, the 502 says so in the same breath.
+      const pin = inbound ? null : resolvePin(settings.poolPins, model);
+      const pinNote = pin === null ? '' : ` A ${pin.scope} pin to ${pin.target} applies to this model; pins only reorder candidates and did not cause this.`;
+      writeProxyError(res, route.dialect, 502, 'HUB_ERR_NO_CANDIDATE', `No pool node currently has model "${model}" available.${pinNote}`, { localBackends: localBackendsReport(views) }, { 'x-hub-pool-request-id': requestId });
       return;
     }
     await walk(

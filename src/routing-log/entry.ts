@@ -29,11 +29,26 @@ export interface RequestError {
 }
 
 /**
+ * The pin section of a row: which operator pin governed this model, and whether its target
+ * had a candidate to move forward. null on the row when no pin names the model and there is
+ * no default pin.
+ */
+export interface PinRecord {
+  readonly scope: 'model' | 'default';
+  /** The pinned model id for a model pin; null for the default pin. */
+  readonly model: string | null;
+  /** 'local' or a peer's MagicDNS name, as the pin stores it. */
+  readonly target: string;
+  /** False when the target had no candidate for this request, so the ranked order stood. */
+  readonly applied: boolean;
+}
+
+/**
  * Placement records, one per step, under the spec's names. null: the step did nothing or
- * did not apply (always null for now on a single node; later issues fill them).
+ * did not apply (later issues fill the rest).
  */
 export interface PlacementRecords {
-  readonly pin: unknown | null;
+  readonly pin: PinRecord | null;
   readonly promptCeiling: unknown | null;
   readonly contextCap: unknown | null;
   readonly slots: unknown | null;

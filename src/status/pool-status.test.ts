@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolvePoolDirections, type PoolDirections, type SwitchInputs } from '../config/kill-switch.js';
-import { DEFAULT_SETTINGS, type PoolSettings } from '../config/settings-schema.js';
+import { DEFAULT_SETTINGS, type PoolSettings, type RoutingPin } from '../config/settings-schema.js';
 import type { BackendView } from '../engines/types.js';
 import type { PeerView } from '../peers/peer-view.js';
 import { buildPoolStatus, statusReason, type StatusInputs, type StatusReason } from './pool-status.js';
@@ -129,4 +129,45 @@ describe('buildPoolStatus', () => {
     assert.deepEqual([status.enabled, status.disabledBy, status.reason], [true, null, 'partially_disabled']);
     assert.deepEqual(status.directions, { outbound: { enabled: true, disabledBy: null }, inbound: { enabled: false, disabledBy: 'env' } });
   });
+});
+
+describe('buildPoolStatus: pins', () => {
+  const PEER = 'hub-b.tail0.ts.net';
+  const pins: readonly RoutingPin[] = [
+    { scope: 'model', model: 'qwen3:8b', target: 'local' },
+    { scope: 'model', model: 'org/llama:70b', target: 'Hub-B.tail0.ts.net.' },
+    { scope: 'default', model: null, target: 'hub-gone.tail0.ts.net' },
+  ];
+  const rows: readonly {
+    name: string;
+    backends: readonly BackendView[];
+    usable: readonly string[] | undefined;
+    available: readonly [boolean, boolean, boolean];
+  }[] = [
+    { name: 'a healthy local engine and the peer usable', backends: [backend('ollama', ['qwen3:8b'])], usable: [PEER], available: [true, true, false] },
+    { name: 'no local engine at all', backends: [], usable: [PEER], available: [false, true, false] },
+    { name: 'only an unhealthy local engine', backends: [{ ...backend('ollama', ['qwen3:8b']), healthy: false }], usable: [PEER], available: [false, true, false] },
+    { name: 'the peer not usable (down, disabled, stale or outbound off)', backends: [backend('ollama', [])], usable: [], available: [true, false, false] },
+    { name: 'no usable-peer list given: peers read unavailable', backends: [backend('ollama', [])], usable: undefined, available: [true, false, false] },
+    { name: 'an unpaired target still listed, unavailable', backends: [], usable: [PEER, 'hub-c.tail0.ts.net'], available: [false, true, false] },
+  ];
+  for (const row of rows) {
+    it(`${row.name}: targetAvailable ${row.available.join('/')}`, () => {
+      const status = buildPoolStatus(
+        inputs({ settings: { ...DEFAULT_SETTINGS, poolPins: pins }, backends: row.backends, ...(row.usable === undefined ? {} : { usablePeerNames: row.usable }) }),
+      );
+      assert.deepEqual(status.pins.map((p) => p.targetAvailable), row.available);
+    });
+  }
+
+  it('reports each pin with its target resolved to a node name', () => {
+    const status = buildPoolStatus(inputs({ settings: { ...DEFAULT_SETTINGS, poolPins: pins }, usablePeerNames: [PEER] }));
+    assert.deepEqual(status.pins, [
+      { scope: 'model', model: 'qwen3:8b', target: 'local', targetNode: 'local', targetAvailable: false },
+      { scope: 'model', model: 'org/llama:70b', target: 'Hub-B.tail0.ts.net.', targetNode: PEER, targetAvailable: true },
+      { scope: 'default', model: null, target: 'hub-gone.tail0.ts.net', targetNode: 'hub-gone.tail0.ts.net', targetAvailable: false },
+    ]);
+  });
+
+  it('no pins: an empty list', () => assert.deepEqual(buildPoolStatus(inputs()).pins, []));
 });

@@ -4,9 +4,10 @@
  * anything live, so it is cheap enough to poll.
  */
 import type { DisabledBy, PoolDirections } from '../config/kill-switch.js';
-import type { PoolSettings } from '../config/settings-schema.js';
+import type { PoolSettings, RoutingPin } from '../config/settings-schema.js';
 import type { BackendView } from '../engines/types.js';
 import type { PeerView } from '../peers/peer-view.js';
+import { LOCAL_PIN_TARGET, pinTargetNode } from '../placement/steps/pin.js';
 
 export type StatusReason = 'active' | 'no_peers' | 'partially_disabled' | 'disabled_by_env' | 'disabled_by_setting';
 
@@ -54,6 +55,28 @@ export interface PoolStatus {
     readonly backends: readonly BackendStatus[];
   };
   readonly peers: readonly PeerView[];
+  /** Every operator pin, with whether its target could be preferred right now. */
+  readonly pins: readonly PinStatus[];
+}
+
+/**
+ * One routing pin as status reports it. A pin never errors when its target goes away; it
+ * just stops matching, so targetAvailable is where an operator sees that it is idle.
+ */
+export interface PinStatus {
+  readonly scope: RoutingPin['scope'];
+  readonly model: string | null;
+  /** The target as the pin stores it. */
+  readonly target: string;
+  /** 'local', or the peer name the target normalises to (the form routing compares). */
+  readonly targetNode: string;
+  /**
+   * Whether routing could use the target now: for 'local', some local engine is healthy; for
+   * a peer, it is among the peers placement may send work to (connected, enabled, taking
+   * work, fresh snapshot, outbound on). Node-level: whether the node holds the model is not
+   * judged here.
+   */
+  readonly targetAvailable: boolean;
 }
 
 export interface StatusInputs {
@@ -68,6 +91,11 @@ export interface StatusInputs {
   readonly pairingPin: PoolStatus['pairingPin'];
   readonly peerOrigins: ReadonlyMap<string, string>;
   readonly tailscaleAdminApiConfigured: boolean;
+  /**
+   * Names of the peers placement may send work to right now (the proxy's usablePeers()).
+   * Absent reads as none, so a pin at a peer reports unavailable rather than guessed.
+   */
+  readonly usablePeerNames?: readonly string[];
 }
 
 /** Peers work can be sent to: paired, connected and enabled here. */
@@ -117,5 +145,21 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
       backends,
     },
     peers: input.peers,
+    pins: pinStatuses(input.settings.poolPins, backends.some((b) => b.healthy), input.usablePeerNames ?? []),
   };
+}
+
+/** Each pin with its target resolved the way the pin step resolves it. */
+export function pinStatuses(pins: readonly RoutingPin[], localHealthy: boolean, usablePeerNames: readonly string[]): PinStatus[] {
+  const usable = new Set(usablePeerNames.map((name) => name.toLowerCase()));
+  return pins.map((pin) => {
+    const targetNode = pinTargetNode(pin.target);
+    return {
+      scope: pin.scope,
+      model: pin.scope === 'model' ? pin.model : null,
+      target: pin.target,
+      targetNode,
+      targetAvailable: targetNode === LOCAL_PIN_TARGET ? localHealthy : usable.has(targetNode),
+    };
+  });
 }

@@ -215,6 +215,27 @@ describe('renderRoutingLog rows', () => {
       lines: ['2026-09-21 20:09:06Z out  qwen3-coder:30b      -        -/3   -       … pending'],
     },
     {
+      name: 'a model pin that moved its target to the front',
+      entries: [row({ node: 'core-2', pin: { scope: 'model', model: 'qwen3-coder:30b', target: 'core-2', applied: true } })],
+      lines: ['2026-09-21 20:09:06Z out  qwen3-coder:30b      core-2   1/3   812     ✓ served', '  ↳ pinned to core-2 (model pin)'],
+    },
+    {
+      name: 'a default pin whose target had no candidate, read before the failover lines',
+      entries: [
+        row({
+          attempt: 2,
+          failedOverFrom: ['core-3'],
+          attempts: [{ node: 'core-3', backend: null, status: 503, reason: 'HTTP 503' }],
+          pin: { scope: 'default', model: null, target: 'core-9', applied: false },
+        }),
+      ],
+      lines: [
+        '2026-09-21 20:09:06Z out  qwen3-coder:30b      local    2/3   812     ✓ served',
+        '  ↳ default pin to core-9 did not apply: no candidate there, so the ranked order stood',
+        '  ↳ failed over from core-3: HTTP 503',
+      ],
+    },
+    {
       name: 'a long peer name widens its column for every row',
       entries: [row({ node: 'core-14.tailxyz.ts.net' }), row()],
       lines: [

@@ -24,7 +24,7 @@ export interface LineContext {
  */
 export type Explainer = (row: RoutingLogEntry, ctx: LineContext) => readonly string[];
 
-const EXPLAINERS: readonly Explainer[] = [failoverLines, localLoadLine, hangUpLine, requestErrorLine, ranOutLine, pendingLine];
+const EXPLAINERS: readonly Explainer[] = [pinLine, failoverLines, localLoadLine, hangUpLine, requestErrorLine, ranOutLine, pendingLine];
 
 /** Widths that reproduce the spec's sample row exactly; a longer value widens its column for every row on the page. */
 const MIN_WIDTHS = [20, 4, 20, 8, 5, 7] as const;
@@ -79,6 +79,14 @@ function aligned(cells: readonly string[], widths: readonly number[]): string {
 function answeredBy(row: RoutingLogEntry): string | null {
   if (row.direction === 'inbound') return row.node;
   return row.status === null ? null : row.node;
+}
+
+/** Which pin shaped the order, or that it matched no candidate and the ranked order stood. */
+function pinLine(row: RoutingLogEntry): readonly string[] {
+  const pin = row.pin;
+  if (pin === null) return [];
+  const kind = pin.scope === 'model' ? 'model pin' : 'default pin';
+  return pin.applied ? [`pinned to ${pin.target} (${kind})`] : [`${kind} to ${pin.target} did not apply: no candidate there, so the ranked order stood`];
 }
 
 function failoverLines(row: RoutingLogEntry): readonly string[] {

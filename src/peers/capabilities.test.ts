@@ -1,0 +1,224 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { BackendView } from '../engines/types.js';
+import { MAX_PEER_MODELS_PER_ENGINE, publishCapabilities, readCapabilities, type ContainerRollup, type PeerCapabilities, type PublishInputs } from './capabilities.js';
+
+/** A minimal document an up-to-date peer sends, before any optional key. */
+const BASE = { nodeUuid: 'u-1', hardwareTier: null, backends: [{ kind: 'ollama', models: ['qwen3:8b'] }], inFlightRequests: 2, acceptingWork: true };
+const CONTAINERS: ContainerRollup = { running: 6, stopped: 2, total: 8, cpuPercent: 91.25, memoryBytes: 5_368_709_120 };
+
+function read(extra: Record<string, unknown>): PeerCapabilities {
+  const caps = readCapabilities({ ...BASE, ...extra });
+  assert.ok(caps !== null);
+  return caps;
+}
+
+type OptionalKey = 'maxPromptTokens' | 'maxNumCtx' | 'ollamaSlots' | 'gpuPressure' | 'containers' | 'unservableModels' | 'throughput';
+const OPTIONAL_KEYS: readonly OptionalKey[] = ['maxPromptTokens', 'maxNumCtx', 'ollamaSlots', 'gpuPressure', 'containers', 'unservableModels', 'throughput'];
+
+describe('readCapabilities: each optional key, valid and invalid', () => {
+  const cases: readonly { key: OptionalKey; sent: unknown; reads: unknown }[] = [
+    // maxPromptTokens: a whole number within the range the setting itself allows.
+    { key: 'maxPromptTokens', sent: 16_000, reads: 16_000 },
+    { key: 'maxPromptTokens', sent: 1024, reads: 1024 },
+    { key: 'maxPromptTokens', sent: 1_048_576, reads: 1_048_576 },
+    { key: 'maxPromptTokens', sent: 1023, reads: null },
+    { key: 'maxPromptTokens', sent: 1_048_577, reads: null },
+    { key: 'maxPromptTokens', sent: 0, reads: null },
+    { key: 'maxPromptTokens', sent: 16_000.5, reads: null },
+    { key: 'maxPromptTokens', sent: '16000', reads: null },
+    { key: 'maxPromptTokens', sent: null, reads: null },
+    // maxNumCtx: positive, whole, at most ten million.
+    { key: 'maxNumCtx', sent: 32_768, reads: 32_768 },
+    { key: 'maxNumCtx', sent: 1, reads: 1 },
+    { key: 'maxNumCtx', sent: 10_000_000, reads: 10_000_000 },
+    { key: 'maxNumCtx', sent: 10_000_001, reads: null },
+    { key: 'maxNumCtx', sent: 0, reads: null },
+    { key: 'maxNumCtx', sent: -4096, reads: null },
+    { key: 'maxNumCtx', sent: Infinity, reads: null },
+    { key: 'maxNumCtx', sent: [4096], reads: null },
+    // ollamaSlots: 1 to 256.
+    { key: 'ollamaSlots', sent: 4, reads: 4 },
+    { key: 'ollamaSlots', sent: 1, reads: 1 },
+    { key: 'ollamaSlots', sent: 256, reads: 256 },
+    { key: 'ollamaSlots', sent: 0, reads: null },
+    { key: 'ollamaSlots', sent: 257, reads: null },
+    { key: 'ollamaSlots', sent: 2.5, reads: null },
+    { key: 'ollamaSlots', sent: true, reads: null },
+    // gpuPressure: the 0-3 band, where a real 0 is kept.
+    { key: 'gpuPressure', sent: 0, reads: 0 },
+    { key: 'gpuPressure', sent: 3, reads: 3 },
+    { key: 'gpuPressure', sent: 4, reads: null },
+    { key: 'gpuPressure', sent: -1, reads: null },
+    { key: 'gpuPressure', sent: 1.5, reads: null },
+    { key: 'gpuPressure', sent: '0', reads: null },
+    { key: 'gpuPressure', sent: NaN, reads: null },
+    // containers: the whole rollup or nothing.
+    { key: 'containers', sent: CONTAINERS, reads: CONTAINERS },
+    { key: 'containers', sent: { running: 0, stopped: 0, total: 0, cpuPercent: 0, memoryBytes: 0 }, reads: { running: 0, stopped: 0, total: 0, cpuPercent: 0, memoryBytes: 0 } },
+    { key: 'containers', sent: { ...CONTAINERS, names: ['db'] }, reads: CONTAINERS },
+    { key: 'containers', sent: [CONTAINERS], reads: null },
+    { key: 'containers', sent: 'busy', reads: null },
+    // unservableModels: a bounded list of model names.
+    { key: 'unservableModels', sent: ['a:1b', 'org/b:7b'], reads: ['a:1b', 'org/b:7b'] },
+    { key: 'unservableModels', sent: [], reads: [] },
+    { key: 'unservableModels', sent: Array.from({ length: 2000 }, (_, i) => `m${i}`), reads: Array.from({ length: 2000 }, (_, i) => `m${i}`) },
+    { key: 'unservableModels', sent: Array.from({ length: 2001 }, (_, i) => `m${i}`), reads: null },
+    { key: 'unservableModels', sent: ['ok', 7], reads: null },
+    { key: 'unservableModels', sent: ['ok', 'x'.repeat(257)], reads: null },
+    { key: 'unservableModels', sent: ['ok', ''], reads: null },
+    { key: 'unservableModels', sent: 'a:1b', reads: null },
+    // throughput: passed through when it is an object, for the throughput step to judge.
+    { key: 'throughput', sent: { 'qwen3:8b': { prefillTps: 900 } }, reads: { 'qwen3:8b': { prefillTps: 900 } } },
+    { key: 'throughput', sent: [1, 2], reads: null },
+    { key: 'throughput', sent: 42, reads: null },
+  ];
+  for (const c of cases) {
+    it(`${c.key}: ${describeValue(c.sent)} reads as ${describeValue(c.reads)}`, () => assert.deepEqual(read({ [c.key]: c.sent })[c.key], c.reads));
+  }
+});
+
+describe('readCapabilities: one bad container field rejects the whole rollup', () => {
+  const bad: readonly { name: string; change: Partial<Record<keyof ContainerRollup, unknown>> | { drop: keyof ContainerRollup } }[] = [
+    { name: 'a negative running count', change: { running: -1, stopped: 9 } },
+    { name: 'a fractional stopped count', change: { stopped: 2.5 } },
+    { name: 'a count sent as a string', change: { total: '8' } },
+    { name: 'more running than exist', change: { running: 9, stopped: -1 } },
+    { name: 'stopped that is not total - running', change: { stopped: 3 } },
+    { name: 'negative cpu', change: { cpuPercent: -0.1 } },
+    { name: 'cpu beyond 1024 cores', change: { cpuPercent: 102_401 } },
+    { name: 'non-finite cpu', change: { cpuPercent: Infinity } },
+    { name: 'NaN memory', change: { memoryBytes: NaN } },
+    { name: 'memory beyond 2^53 bytes', change: { memoryBytes: 2 ** 53 + 4096 } },
+    { name: 'memory as null', change: { memoryBytes: null } },
+    { name: 'a missing field', change: { drop: 'memoryBytes' } },
+  ];
+  for (const c of bad) {
+    it(`${c.name}: containers null, every other key kept`, () => {
+      const sent: Record<string, unknown> = { ...CONTAINERS };
+      if ('drop' in c.change) delete sent[c.change.drop as string];
+      else Object.assign(sent, c.change);
+      const caps = read({ containers: sent, gpuPressure: 2, maxPromptTokens: 16_000, ollamaSlots: 4, maxNumCtx: 8192, unservableModels: ['x'] });
+      assert.equal(caps.containers, null);
+      assert.deepEqual(
+        { gpuPressure: caps.gpuPressure, maxPromptTokens: caps.maxPromptTokens, ollamaSlots: caps.ollamaSlots, maxNumCtx: caps.maxNumCtx, unservableModels: caps.unservableModels, inFlightRequests: caps.inFlightRequests },
+        { gpuPressure: 2, maxPromptTokens: 16_000, ollamaSlots: 4, maxNumCtx: 8192, unservableModels: ['x'], inFlightRequests: 2 },
+      );
+    });
+  }
+
+  it('a bad key elsewhere leaves a good rollup alone', () => {
+    const caps = read({ containers: CONTAINERS, gpuPressure: 9, maxPromptTokens: -1, unservableModels: 'nope' });
+    assert.deepEqual(caps.containers, CONTAINERS);
+    assert.equal(caps.gpuPressure, null);
+  });
+});
+
+describe('readCapabilities: absent is not zero', () => {
+  it('an older peer that sends none of the optional keys reads null for every one of them', () => {
+    const caps = read({});
+    for (const key of OPTIONAL_KEYS) assert.equal(caps[key], null, key);
+  });
+
+  it('a rejected value never becomes 0', () => {
+    const caps = read({ maxPromptTokens: 0, maxNumCtx: 0, ollamaSlots: 0, gpuPressure: -1, containers: { ...CONTAINERS, running: -6 } });
+    for (const key of OPTIONAL_KEYS) assert.notEqual(caps[key], 0, key);
+    assert.deepEqual(OPTIONAL_KEYS.map((k) => caps[k]), OPTIONAL_KEYS.map(() => null));
+  });
+
+  it('a reported zero stays zero where zero is in range', () => {
+    const caps = read({ gpuPressure: 0, containers: { running: 0, stopped: 0, total: 0, cpuPercent: 0, memoryBytes: 0 } });
+    assert.equal(caps.gpuPressure, 0);
+    assert.equal(caps.containers?.running, 0);
+  });
+});
+
+describe('readCapabilities: a hostile document never throws', () => {
+  const huge = Array.from({ length: 200_000 }, (_, i) => `m${i}`);
+  const docs: readonly { name: string; doc: unknown }[] = [
+    { name: 'null', doc: null },
+    { name: 'an array', doc: [BASE] },
+    { name: 'a string', doc: '{"nodeUuid":"x"}' },
+    { name: 'a number', doc: 42 },
+    { name: 'an empty object', doc: {} },
+    { name: 'huge arrays everywhere', doc: { ...BASE, backends: Array.from({ length: 5000 }, () => ({ kind: 'ollama', models: huge })), unservableModels: huge } },
+    { name: 'nested junk in every key', doc: { ...BASE, ...Object.fromEntries(OPTIONAL_KEYS.map((k) => [k, { a: [{ b: { c: null } }] }])), backends: [null, 3, 'x', [], { kind: 7, models: 'all' }, { kind: 'ollama', models: [null, {}, [], 5, 'ok'] }] } },
+    { name: 'negative numbers everywhere', doc: { ...BASE, inFlightRequests: -1, gpuPressure: -3, maxPromptTokens: -2048, maxNumCtx: -1, ollamaSlots: -4, containers: { running: -1, stopped: -1, total: -2, cpuPercent: -5, memoryBytes: -1 } } },
+    { name: 'NaN and Infinity as strings', doc: { ...BASE, inFlightRequests: 'NaN', gpuPressure: 'Infinity', maxPromptTokens: 'NaN', maxNumCtx: '1e400', ollamaSlots: '-Infinity', containers: { running: 'NaN', stopped: '0', total: '0', cpuPercent: 'Infinity', memoryBytes: '1e400' } } },
+    { name: 'a __proto__ key from JSON', doc: JSON.parse('{"__proto__": {"acceptingWork": true}, "containers": {"__proto__": {"running": 1}}}') },
+  ];
+  for (const c of docs) {
+    it(c.name, () => {
+      const caps = readCapabilities(c.doc);
+      if (caps === null) return;
+      for (const key of ['inFlightRequests', 'gpuPressure', 'maxPromptTokens', 'maxNumCtx', 'ollamaSlots'] as const) {
+        const value = caps[key];
+        assert.ok(value === null || (Number.isInteger(value) && value >= 0), key);
+      }
+      assert.ok(caps.backends.length <= 16);
+      for (const b of caps.backends) assert.ok(b.models.length <= MAX_PEER_MODELS_PER_ENGINE && b.models.every((m) => typeof m === 'string' && m.length > 0));
+    });
+  }
+
+  it('huge arrays are bounded, not refused: the first engines and names are kept', () => {
+    const caps = readCapabilities({ ...BASE, backends: Array.from({ length: 40 }, () => ({ kind: 'ollama', models: huge })), unservableModels: huge });
+    assert.equal(caps?.backends.length, 16);
+    assert.equal(caps?.backends[0]?.models.length, MAX_PEER_MODELS_PER_ENGINE);
+    assert.equal(caps?.unservableModels, null);
+  });
+
+  it('a __proto__ key does not turn into acceptingWork', () => {
+    assert.equal(readCapabilities(JSON.parse('{"__proto__": {"acceptingWork": true}}'))?.acceptingWork, false);
+  });
+});
+
+describe('publishCapabilities', () => {
+  const backend: BackendView = {
+    backendId: 'ollama',
+    kind: 'ollama',
+    url: 'http://127.0.0.1:11434',
+    running: true,
+    healthy: true,
+    models: [{ name: 'qwen3:8b', parameterSize: null, capabilities: null, sizeBytes: null }],
+    error: null,
+    probedMsAgo: 0,
+  };
+  const inputs = (extra: Partial<PublishInputs> = {}): PublishInputs => ({ nodeUuid: 'u-1', backends: [backend], inFlightRequests: 3, acceptingWork: true, maxPromptTokens: null, ...extra });
+  const wire = (extra: Partial<PublishInputs> = {}) => JSON.parse(JSON.stringify(publishCapabilities(inputs(extra)))) as Record<string, unknown>;
+
+  it('leaves every unmeasured key off the wire: no gpuPressure, containers or ceiling key at all', () => {
+    const doc = wire();
+    for (const key of ['gpuPressure', 'containers', 'maxPromptTokens', 'maxNumCtx', 'ollamaSlots', 'unservableModels', 'throughput']) assert.equal(key in doc, false, key);
+  });
+
+  it('explicit nulls from a sampler that has nothing are left off the wire too', () => {
+    const doc = wire({ gpuPressure: null, containers: null, maxNumCtx: null, ollamaSlots: null });
+    for (const key of ['gpuPressure', 'containers', 'maxNumCtx', 'ollamaSlots']) assert.equal(key in doc, false, key);
+  });
+
+  it('sends the ceiling when this node has one', () => assert.equal(wire({ maxPromptTokens: 16_000 }).maxPromptTokens, 16_000));
+
+  it('sends measured keys as measured, a zero band included', () => {
+    const doc = wire({ gpuPressure: 0, containers: CONTAINERS, ollamaSlots: 4, maxNumCtx: 32_768 });
+    assert.deepEqual([doc.gpuPressure, doc.containers, doc.ollamaSlots, doc.maxNumCtx], [0, CONTAINERS, 4, 32_768]);
+  });
+
+  it('not taking work: an empty inventory, the real load, and containers still sent', () => {
+    const doc = wire({ acceptingWork: false, containers: CONTAINERS });
+    assert.deepEqual([doc.backends, doc.inFlightRequests, doc.acceptingWork, doc.containers], [[], 3, false, CONTAINERS]);
+  });
+
+  it('reads back as it was published', () => {
+    const caps = readCapabilities(wire({ maxPromptTokens: 16_000, containers: CONTAINERS }));
+    assert.equal(caps?.maxPromptTokens, 16_000);
+    assert.deepEqual(caps?.containers, CONTAINERS);
+    assert.equal(caps?.gpuPressure, null);
+    assert.deepEqual(caps?.backends, [{ kind: 'ollama', models: ['qwen3:8b'] }]);
+  });
+});
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
