@@ -114,6 +114,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     status: async () => {
       const tailnet = await peers.self();
       const peerViews = peers.store.list().map((row) => peerView(row, peers.poller.health(row.id), tailnet.nodeFqdn));
+      const usable = pool.usablePeers();
       return buildPoolStatus({
         directions: directions(),
         settings: settings.get(),
@@ -127,7 +128,10 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
         peerOrigins: peers.origins,
         tailscaleAdminApiConfigured: env.tailscaleAdminApiConfigured,
         // The proxy's own predicate, so a pin's targetAvailable cannot disagree with routing.
-        usablePeerNames: pool.usablePeers().map((p) => p.name),
+        usablePeerNames: usable.map((p) => p.name),
+        usablePeers: usable,
+        forwarded: (name) => inFlight.count(name),
+        withheld: { outputFaults: outputFaults.withheld(), unservable: unservable.withheld() },
       });
     },
   };

@@ -56,6 +56,66 @@ describe('RoutingLog rows', () => {
     assert.ok(Object.isFrozen(settled) && Object.isFrozen(settled?.attempts));
   });
 
+  it('leaves a page, a get and a summary already returned as they were when later changes land', () => {
+    const { log, clock } = ring();
+    log.open(fields('r1'));
+    log.open(fields('r2'));
+    const page = log.page();
+    const got = log.get('r1');
+    const summary = log.summary();
+    const before = JSON.stringify({ page, got, summary });
+    clock.advance(5);
+    log.update('r1', { node: 'local', backend: 'ollama', status: 200, durationMs: 4 });
+    clock.advance(5);
+    log.settle('r1', { outcome: 'failed', failedOverFrom: ['core-2'], attempts: [{ node: 'core-2', backend: null, status: 503, reason: 'HTTP 503' }] });
+    log.settle('r2', { outcome: 'served', status: 200 });
+    assert.equal(JSON.stringify({ page, got, summary }), before);
+    assert.ok(page.entries.every((e) => Object.isFrozen(e) && Object.isFrozen(e.failedOverFrom) && Object.isFrozen(e.attempts)));
+    const now = log.page();
+    assert.deepEqual(now.entries.map((e) => [e.id, e.outcome, e.updatedAt]), [
+      ['r2', 'served', '2026-11-30T12:00:00.010Z'],
+      ['r1', 'failed', '2026-11-30T12:00:00.010Z'],
+    ]);
+    assert.deepEqual(log.get('r1')?.failedOverFrom, ['core-2']);
+    assert.equal(log.get('r1')?.status, 200, 'a field the settle left out keeps the value the update gave it');
+    assert.deepEqual(now.summary.counts.failed, 1);
+  });
+
+  it('builds every row with the wire field order, whatever changed it', () => {
+    const { log } = ring();
+    const order = [
+      'pin', 'promptCeiling', 'contextCap', 'slots', 'throughput', 'contention', 'affinity',
+      'id', 'timestamp', 'updatedAt', 'direction', 'path', 'model', 'node', 'backend', 'candidates', 'attempt',
+      'failedOverFrom', 'attempts', 'outcome', 'status', 'durationMs', 'totalMs', 'clientClosed', 'requestError',
+      'reason', 'localLoadRefused', 'stream', 'bodyBytes', 'budgetMs',
+    ];
+    assert.deepEqual(Object.keys(log.open(fields('r1', { placement: { affinity: 'x', pin: { scope: 'default', model: null, target: 'local', applied: true } } }))), order);
+    assert.deepEqual(Object.keys(log.update('r1', { status: 200, pin: null }) ?? {}), order);
+    assert.deepEqual(Object.keys(log.settle('r1', { outcome: 'served', totalMs: 3 }) ?? {}), order);
+  });
+
+  it('keeps a row where it is and who placed it, whatever a loosely typed patch carries', () => {
+    const { log, clock } = ring();
+    log.open(fields('r1'));
+    clock.advance(3);
+    const patch = { id: 'other', timestamp: '1999-01-01T00:00:00.000Z', direction: 'inbound', updatedAt: 'never', prompt: 'secret', outcome: 'served' };
+    const row = log.settle('r1', patch as unknown as Parameters<RoutingLog['settle']>[1]);
+    assert.deepEqual([row?.id, row?.timestamp, row?.direction, row?.updatedAt, row?.outcome], ['r1', START, 'outbound', '2026-11-30T12:00:00.003Z', 'served']);
+    assert.equal('prompt' in (row ?? {}), false, 'only row fields reach a row');
+    assert.equal(log.get('other'), undefined);
+  });
+
+  it('stamps each change with the millisecond it happened in', () => {
+    const { log, clock } = ring();
+    const a = log.open(fields('a'));
+    const b = log.open(fields('b'));
+    clock.advance(1);
+    const a1 = log.update('a', { node: 'local' });
+    clock.advance(998);
+    const b1 = log.settle('b', { outcome: 'served' });
+    assert.deepEqual([a.updatedAt, b.updatedAt, a1?.updatedAt, b1?.updatedAt], [START, START, '2026-11-30T12:00:00.001Z', '2026-11-30T12:00:00.999Z']);
+  });
+
   it('copies the arrays a caller hands in', () => {
     const { log } = ring();
     log.open(fields('r1'));

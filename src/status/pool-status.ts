@@ -7,6 +7,8 @@ import type { DisabledBy, PoolDirections } from '../config/kill-switch.js';
 import type { PoolSettings, RoutingPin } from '../config/settings-schema.js';
 import type { BackendView } from '../engines/types.js';
 import type { PeerView } from '../peers/peer-view.js';
+import type { UsablePeer } from '../placement/candidates.js';
+import type { WithheldEntry } from '../proxy/withhold-book.js';
 import { LOCAL_PIN_TARGET, pinTargetNode } from '../placement/steps/pin.js';
 
 export type StatusReason = 'active' | 'no_peers' | 'partially_disabled' | 'disabled_by_env' | 'disabled_by_setting';
@@ -54,9 +56,14 @@ export interface PoolStatus {
     readonly maxPromptTokensSetBy: 'env' | 'setting' | null;
     readonly backends: readonly BackendStatus[];
   };
-  readonly peers: readonly PeerView[];
+  /** Each peer, with the queue depth the ranker reads (null when it is not usable now) and this Hub's forwards in flight. */
+  readonly peers: readonly (PeerView & { readonly forwardedInFlight: number; readonly queueDepth: number | null })[];
   /** Every operator pin, with whether its target could be preferred right now. */
   readonly pins: readonly PinStatus[];
+  /** Every model the pool can serve now, with the nodes that hold it. */
+  readonly models: readonly PoolModel[];
+  /** Engines withheld now: for bad output (node|engine|model), and models a local engine could not serve. */
+  readonly withheld: { readonly outputFaults: readonly WithheldEntry[]; readonly unservable: readonly WithheldEntry[] };
 }
 
 /**
@@ -96,6 +103,36 @@ export interface StatusInputs {
    * Absent reads as none, so a pin at a peer reports unavailable rather than guessed.
    */
   readonly usablePeerNames?: readonly string[];
+  /** Usable peers as placement reads them (queue depth included); absent means none. */
+  readonly usablePeers?: readonly UsablePeer[];
+  /** Requests this Hub has forwarded to a peer and not finished reading. */
+  readonly forwarded?: (peerName: string) => number;
+  /** Engines withheld now: for bad output (node|engine|model) and models a local engine could not serve. */
+  readonly withheld?: { readonly outputFaults: readonly WithheldEntry[]; readonly unservable: readonly WithheldEntry[] };
+}
+
+/** One model the pool can serve and the nodes that hold it. */
+export interface PoolModel {
+  readonly model: string;
+  /** 'local' and peers' names, local first. */
+  readonly nodes: readonly string[];
+  /** Held by one node only: the kind of model that shows the pool working, and the kind a node outage takes away. */
+  readonly singleNode: boolean;
+}
+
+/** What the pool can serve now: this node's healthy engines plus every usable peer's cached models. */
+export function poolModels(backends: readonly BackendView[], peers: readonly UsablePeer[]): PoolModel[] {
+  const nodes = new Map<string, Set<string>>();
+  const add = (model: string, node: string) => {
+    let set = nodes.get(model);
+    if (!set) nodes.set(model, (set = new Set()));
+    set.add(node);
+  };
+  for (const b of backends) if (b.healthy) for (const m of b.models) add(m.name, 'local');
+  for (const p of peers) for (const b of p.backends) for (const m of b.models) add(m, p.name);
+  return [...nodes.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([model, set]) => ({ model, nodes: [...set].sort((a, b) => Number(b === 'local') - Number(a === 'local') || a.localeCompare(b)), singleNode: set.size === 1 }));
 }
 
 /** Peers work can be sent to: paired, connected and enabled here. */
@@ -144,8 +181,13 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
       maxPromptTokensSetBy: input.envMaxPromptTokens !== null ? 'env' : input.settings.poolMaxPromptTokens !== null ? 'setting' : null,
       backends,
     },
-    peers: input.peers,
+    peers: input.peers.map((p) => {
+      const usable = input.usablePeers?.find((u) => u.peerId === p.id);
+      return { ...p, forwardedInFlight: input.forwarded?.(p.nodeFqdn) ?? 0, queueDepth: usable?.queueDepth ?? null };
+    }),
     pins: pinStatuses(input.settings.poolPins, backends.some((b) => b.healthy), input.usablePeerNames ?? []),
+    models: poolModels(input.backends, input.usablePeers ?? []),
+    withheld: input.withheld ?? { outputFaults: [], unservable: [] },
   };
 }
 
