@@ -17,7 +17,8 @@ import { InFlight } from './proxy/in-flight.js';
 import { LocalRoutes } from './proxy/local-routes.js';
 import { PoolProxy, type PoolAccess } from './proxy/pool-proxy.js';
 import { EngineRefusalWarnings } from './proxy/engine-refusal-warnings.js';
-import { WithholdBook } from './proxy/withhold-book.js';
+import { engineModelKey, WithholdBook } from './proxy/withhold-book.js';
+import type { BackendView } from './engines/types.js';
 import { usablePeers } from './peers/usable-peers.js';
 import { RoutingLog } from './routing-log/ring.js';
 import { buildPoolStatus } from './status/pool-status.js';
@@ -111,6 +112,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     directions,
     localInventory: () => health.latest(),
     inFlightTotal: () => inFlight.total(),
+    unservableModels: () => unservableHere(health.latest(), unservable),
     status: async () => {
       const tailnet = await peers.self();
       const peerViews = peers.store.list().map((row) => peerView(row, peers.poller.health(row.id), tailnet.nodeFqdn));
@@ -205,4 +207,20 @@ function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>
   });
   poller = new HealthPoller({ store, client, pairing, identity, pollSeconds, clock, logger, forwardsTo: (name) => inFlight.count(name) });
   return { store, identity, pairing, poller, pin, nonces: new NonceCache(), client, self, origins: origins.map };
+}
+
+/**
+ * Models this node lists but cannot serve now: withheld on every healthy engine that lists
+ * them. A model one engine fails while another serves it is still servable here.
+ */
+function unservableHere(backends: readonly BackendView[], book: WithholdBook): string[] {
+  const models = new Map<string, boolean>();
+  for (const b of backends) {
+    if (!b.healthy) continue;
+    for (const m of b.models) {
+      const withheld = book.isWithheld(engineModelKey('local', b.backendId, m.name));
+      models.set(m.name, (models.get(m.name) ?? true) && withheld);
+    }
+  }
+  return [...models].filter(([, all]) => all).map(([name]) => name).sort();
 }

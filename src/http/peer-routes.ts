@@ -99,6 +99,7 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
         inFlightRequests: s.inFlightTotal(),
         acceptingWork: directions.inbound.enabled && peer.enabled,
         maxPromptTokens: s.env.maxPromptTokens ?? s.settings.get().poolMaxPromptTokens,
+        unservableModels: s.unservableModels(),
       });
     });
 

@@ -28,5 +28,7 @@ export interface HubServices {
   localInventory(): BackendView[];
   /** Requests this Hub's proxy has in flight on its own engines. */
   inFlightTotal(): number;
+  /** Models this node lists but cannot serve now, advertised to peers. */
+  unservableModels(): string[];
   status(): Promise<PoolStatus>;
 }

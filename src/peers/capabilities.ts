@@ -104,6 +104,8 @@ export interface PublishInputs {
   readonly ollamaSlots?: number | null;
   readonly gpuPressure?: number | null;
   readonly containers?: ContainerRollup | null;
+  /** Models this node lists but cannot serve now (withheld on every engine holding them). */
+  readonly unservableModels?: readonly string[];
 }
 
 /** The document this Hub publishes. Not taking work: the real load, an empty inventory, acceptingWork false. */
@@ -122,6 +124,7 @@ export function publishCapabilities(input: PublishInputs): CapabilitiesDocument 
     ...present('ollamaSlots', input.ollamaSlots),
     ...present('gpuPressure', input.gpuPressure),
     ...present('containers', input.containers),
+    ...(input.unservableModels && input.unservableModels.length > 0 ? { unservableModels: [...input.unservableModels] } : {}),
   };
 }
 

@@ -40,6 +40,7 @@ export function usablePeers(input: UsablePeersInput): UsablePeer[] {
       queueDepth: peerQueueDepth(forwarded, caps.inFlightRequests, h.forwardedAtSnapshot),
       hardwareTier: caps.hardwareTier,
       pressure: peerPressure(caps.gpuPressure, forwarded),
+      unservableModels: caps.unservableModels ?? [],
     });
   }
   return out;

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EngineKind } from '../engines/engine-kind.js';
 import type { BackendView, ModelInfo, ProxyDialect } from '../engines/types.js';
-import { localCandidates } from './candidates.js';
+import { localCandidates, peerCandidates, type UsablePeer } from './candidates.js';
 import { UNKNOWN_PRESSURE } from './peer-load.js';
 
 const model = (name: string): ModelInfo => ({ name, parameterSize: null, capabilities: null, sizeBytes: null });
@@ -130,4 +130,26 @@ describe('localCandidates', () => {
       { id: 'local/ollama-2', node: 'local', backendId: 'ollama-2', engine: 'ollama', url: 'http://127.0.0.1/ollama-2', queueDepth: 0, peerId: null, hardwareTier: null, pressure: UNKNOWN_PRESSURE },
     ]);
   });
+});
+
+describe('peerCandidates', () => {
+  const peer = (name: string, backends: UsablePeer['backends'], extra: Partial<UsablePeer> = {}): UsablePeer => ({
+    peerId: `id-${name}`,
+    name,
+    origin: `http://127.0.0.1/${name}`,
+    backends,
+    queueDepth: 0,
+    hardwareTier: null,
+    pressure: 1,
+    unservableModels: [],
+    ...extra,
+  });
+  const rows: readonly { name: string; peers: readonly UsablePeer[]; model: string; dialect: 'openai' | 'ollama'; nodes: readonly string[] }[] = [
+    { name: 'a peer holding the model in any engine serves the OpenAI dialect', peers: [peer('b.ts.net', [{ kind: 'vllm', models: ['m'] }])], model: 'm', dialect: 'openai', nodes: ['b.ts.net'] },
+    { name: 'a peer whose only holder is vLLM is no candidate for a native request', peers: [peer('b.ts.net', [{ kind: 'vllm', models: ['m'] }])], model: 'm', dialect: 'ollama', nodes: [] },
+    { name: "a tagless name matches Ollama's :latest on a peer too", peers: [peer('b.ts.net', [{ kind: 'ollama', models: ['m:latest'] }])], model: 'm', dialect: 'ollama', nodes: ['b.ts.net'] },
+    { name: 'a model the peer says it cannot serve is no candidate there', peers: [peer('b.ts.net', [{ kind: 'ollama', models: ['m'] }], { unservableModels: ['m'] }), peer('c.ts.net', [{ kind: 'ollama', models: ['m'] }])], model: 'm', dialect: 'openai', nodes: ['c.ts.net'] },
+    { name: 'an engine kind this Hub does not know offers nothing', peers: [peer('b.ts.net', [{ kind: 'mystery', models: ['m'] }])], model: 'm', dialect: 'openai', nodes: [] },
+  ];
+  for (const r of rows) it(r.name, () => assert.deepEqual(peerCandidates(r.peers, r.model, r.dialect).map((c) => c.node), r.nodes));
 });

@@ -41,6 +41,8 @@ export interface UsablePeer {
   readonly queueDepth: number;
   readonly hardwareTier: string | null;
   readonly pressure: number;
+  /** Models the peer says it cannot serve now; never candidates there. */
+  readonly unservableModels: readonly string[];
 }
 
 function asEngineKind(kind: string): EngineKind | null {
@@ -50,6 +52,7 @@ function asEngineKind(kind: string): EngineKind | null {
 /** One candidate per peer that holds the model in an engine speaking the dialect (the peer picks its own engine). */
 export function peerCandidates(peers: readonly UsablePeer[], model: string, dialect: ProxyDialect): Candidate[] {
   return peers
+    .filter((p) => !p.unservableModels.includes(model))
     .filter((p) =>
       p.backends.some((b) => {
         const kind = asEngineKind(b.kind);
