@@ -78,6 +78,32 @@ describe('BackendHealth with a TTL', () => {
     assert.equal(r.engines[0]?.paths.length, 1);
   });
 
+  it('hands out views that never change under their reader, with the age as of each read', async () => {
+    const r = await rig(TTL, () => ollamaTags('qwen3:8b'));
+    const first = await r.health.read();
+    const again = await r.health.read();
+    assert.deepEqual(again, first);
+    r.clock.advance(7);
+    const later = await r.health.read();
+    assert.deepEqual([first[0]?.probedMsAgo, later[0]?.probedMsAgo], [0, 7]);
+    assert.deepEqual(modelsOf(later), ['qwen3:8b']);
+    assert.ok(Object.isFrozen(first[0]) && Object.isFrozen(later[0]));
+    r.clock.advance(-20); // a wall clock stepped back never gives a negative age
+    assert.equal((await r.health.read())[0]?.probedMsAgo, 0);
+  });
+
+  it('after drop(), says "not probed yet" rather than the view it built before', async () => {
+    const r = await rig(TTL, (_path, hit) => ollamaTags(hit === 1 ? 'old:8b' : 'new:8b'));
+    const before = await r.health.read();
+    r.health.drop('ollama-1');
+    const dropped = r.health.latest(); // starts a probe in the background, answers at once
+    assert.deepEqual([dropped[0]?.running, dropped[0]?.error, dropped[0]?.probedMsAgo, modelsOf(dropped)], [false, 'not probed yet', null, []]);
+    assert.deepEqual(modelsOf(before), ['old:8b']);
+    await until(() => r.engines[0]!.answered() === 2, 1000, 'the background probe');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(modelsOf(r.health.latest()), ['new:8b']);
+  });
+
   it('serves a stale answer at once and refreshes behind it; the next read sees the new answer', async () => {
     const refresh = deferred<FakeReply>();
     const r = await rig(TTL, (_path, hit) => (hit === 1 ? ollamaTags('old:8b') : refresh.promise));

@@ -10,12 +10,16 @@
  *   probe lands for the next read. A dropped port costs one budget per TTL, not 5 s per request.
  *
  * Concurrent reads share one probe per engine rather than stacking probes on a slow port.
+ *
+ * Every request reads every engine's view, so a view is built once per answer and age and
+ * handed out again (frozen) until one of them changes: with a TTL, most requests under load
+ * land in a millisecond whose view already exists.
  */
 import type { Dispatcher } from 'undici';
 import type { EngineEndpoint } from '../config/env.js';
 import type { Clock } from '../util/clock.js';
 import { ADAPTERS } from './adapters.js';
-import type { BackendView, ProbeAnswer } from './types.js';
+import type { BackendView, ModelInfo, ProbeAnswer } from './types.js';
 
 /** How long past its TTL a snapshot is still served while it refreshes: 60 s. */
 export const STALE_GRACE_MS = 60_000;
@@ -31,7 +35,14 @@ interface BackendState {
   /** Bumped by every answer, so a read can tell whether a cold engine answered while it waited. */
   generation: number;
   probing: Promise<void> | null;
+  /** The last view #view built, and the answer it was built from: reused while the answer and its age are unchanged. */
+  view: BackendView | null;
+  viewAnswer: ProbeAnswer | null;
+  /** The view of a cold read that ran out of budget; built the first time it is needed. */
+  unanswered: BackendView | null;
 }
+
+const NO_MODELS: readonly ModelInfo[] = Object.freeze([]);
 
 export interface BackendHealthDeps {
   readonly endpoints: readonly EngineEndpoint[];
@@ -48,7 +59,16 @@ export class BackendHealth {
 
   constructor(deps: BackendHealthDeps) {
     this.#deps = deps;
-    this.#states = deps.endpoints.map((endpoint) => ({ endpoint, answer: null, answeredAtMs: null, generation: 0, probing: null }));
+    this.#states = deps.endpoints.map((endpoint) => ({
+      endpoint,
+      answer: null,
+      answeredAtMs: null,
+      generation: 0,
+      probing: null,
+      view: null,
+      viewAnswer: null,
+      unanswered: null,
+    }));
   }
 
   /** Every engine's view for one placement, following the TTL rules above. */
@@ -59,15 +79,17 @@ export class BackendHealth {
       return this.#states.map((s) => this.#view(s));
     }
     const now = this.#deps.clock.nowMs();
-    const cold = new Map<BackendState, number>();
+    let cold: Map<BackendState, number> | null = null; // made only when an engine is cold: rare
     for (const s of this.#states) {
       const age = s.answeredAtMs === null ? Infinity : now - s.answeredAtMs;
       if (age < ttl) continue;
       if (age < ttl + STALE_GRACE_MS) void this.#probe(s);
-      else cold.set(s, s.generation);
+      else (cold ??= new Map()).set(s, s.generation);
     }
-    if (cold.size > 0) await this.#waitWithinBudget([...cold.keys()].map((s) => this.#probe(s)));
-    return this.#states.map((s) => (cold.get(s) === s.generation ? this.#unanswered(s) : this.#view(s)));
+    if (cold === null) return this.#states.map((s) => this.#view(s));
+    await this.#waitWithinBudget([...cold.keys()].map((s) => this.#probe(s)));
+    const waited = cold;
+    return this.#states.map((s) => (waited.get(s) === s.generation ? this.#unanswered(s) : this.#view(s)));
   }
 
   /** The latest answers without probing, for status; refreshes in the background when older than INVENTORY_CACHE_MS. */
@@ -118,24 +140,39 @@ export class BackendHealth {
     clearTimeout(timer);
   }
 
+  /**
+   * The engine's view now. What it says depends only on the answer (replaced whole, never
+   * changed) and its age in whole ms, so the view last built is returned again while both are
+   * the same; views are frozen because several reads share one.
+   */
   #view(s: BackendState): BackendView {
-    const base = { backendId: s.endpoint.id, kind: s.endpoint.kind, url: s.endpoint.url };
-    if (s.answer === null || s.answeredAtMs === null) {
-      return { ...base, running: false, healthy: false, models: [], error: 'not probed yet', probedMsAgo: null };
-    }
-    return { ...base, ...s.answer, probedMsAgo: Math.max(0, this.#deps.clock.nowMs() - s.answeredAtMs) };
+    const at = s.answeredAtMs;
+    const answer = at === null ? null : s.answer;
+    const probedMsAgo = at === null || answer === null ? null : Math.max(0, this.#deps.clock.nowMs() - at);
+    const cached = s.view;
+    if (cached !== null && s.viewAnswer === answer && cached.probedMsAgo === probedMsAgo) return cached;
+    const { id: backendId, kind, url } = s.endpoint;
+    // Field by field rather than spread: a spread of the answer into a literal that already
+    // has fields is V8's slow path (it was most of read()'s time).
+    const view: BackendView =
+      answer === null
+        ? { backendId, kind, url, running: false, healthy: false, models: NO_MODELS, error: 'not probed yet', probedMsAgo: null }
+        : { backendId, kind, url, running: answer.running, healthy: answer.healthy, models: answer.models, error: answer.error, probedMsAgo };
+    s.view = Object.freeze(view);
+    s.viewAnswer = answer;
+    return view;
   }
 
   #unanswered(s: BackendState): BackendView {
-    return {
+    return (s.unanswered ??= Object.freeze({
       backendId: s.endpoint.id,
       kind: s.endpoint.kind,
       url: s.endpoint.url,
       running: false,
       healthy: false,
-      models: [],
+      models: NO_MODELS,
       error: `no answer within the ${PLACEMENT_BUDGET_MS} ms placement budget; still probing in the background`,
       probedMsAgo: null,
-    };
+    }));
   }
 }

@@ -5,6 +5,11 @@
  * Rows are frozen and replaced whole on every change, so a page already handed to a reader
  * (or serialised half-way) never changes under it. A Map keyed by request id holds them in
  * placement order, which is also eviction order.
+ *
+ * open, update and settle run on every proxied request, so each builds its new row as one
+ * object literal of fixed shape (no spreads, no Object.entries) and reuses the ISO string of
+ * the millisecond it last stamped; the holder the cursor sorts on is changed in place. The
+ * routing log once cost the Hub about a third of its CPU per request (bench/README.md).
  */
 import { randomUUID } from 'node:crypto';
 import type { EngineKind } from '../engines/engine-kind.js';
@@ -12,7 +17,7 @@ import { HubError } from '../errors.js';
 import type { Clock } from '../util/clock.js';
 import { changesSince, newestPlacements, pageLimit, type CursorRow, type Selection } from './cursor.js';
 import {
-  NULL_PLACEMENT_RECORDS,
+  type Attempt,
   type Direction,
   type PlacementRecords,
   type RoutingLogEntry,
@@ -65,10 +70,13 @@ export class RoutingLog {
   readonly #clock: Clock;
   readonly #bootId: string;
   readonly #startedAt: string;
-  readonly #rows = new Map<string, CursorRow>();
+  readonly #rows = new Map<string, HeldRow>();
   #totalRecorded = 0;
   #changeSeq = 0;
   #lastStampMs = Number.NEGATIVE_INFINITY;
+  /** The ISO form of #isoMs, so changes that share a millisecond format it once. */
+  #isoMs = Number.NaN;
+  #iso = '';
 
   constructor(options: RoutingLogOptions) {
     if (!Number.isInteger(options.size) || options.size < 1) {
@@ -77,15 +85,15 @@ export class RoutingLog {
     this.#size = options.size;
     this.#clock = options.clock;
     this.#bootId = options.bootId ?? (options.randomId ?? randomUUID)();
-    this.#startedAt = new Date(this.#stamp()).toISOString();
+    this.#startedAt = this.#isoOf(this.#stamp());
   }
 
   /** open records a pending row for a request just placed and returns it. An id already held is replaced, as a new placement. */
   open(fields: OpenFields): RoutingLogEntry {
     const nowMs = this.#stamp();
     this.#rows.delete(fields.id);
-    const entry = freezeRow(pendingRow(fields, new Date(nowMs).toISOString()));
-    this.#rows.set(fields.id, { entry, updatedMs: nowMs, changeSeq: this.#changeSeq++ });
+    const entry = pendingRow(fields, this.#isoOf(nowMs));
+    this.#rows.set(fields.id, new HeldRow(entry, nowMs, this.#changeSeq++));
     this.#totalRecorded++;
     this.#evict();
     return entry;
@@ -146,18 +154,20 @@ export class RoutingLog {
     const held = this.#rows.get(id);
     if (held === undefined) return undefined;
     const nowMs = this.#stamp();
-    const prev = held.entry;
-    // Identity fields are restated so a loosely typed caller cannot move a row or its cursor.
-    const entry = freezeRow({
-      ...prev,
-      ...definedOnly(patch),
-      id: prev.id,
-      timestamp: prev.timestamp,
-      direction: prev.direction,
-      updatedAt: new Date(nowMs).toISOString(),
-    });
-    this.#rows.set(id, { entry, updatedMs: nowMs, changeSeq: this.#changeSeq++ }); // an existing key keeps its place
+    const entry = changedRow(held.entry, patch, this.#isoOf(nowMs));
+    // In place: the holder never leaves the ring (a page copies out its entries before returning), and the row keeps its place.
+    held.entry = entry;
+    held.updatedMs = nowMs;
+    held.changeSeq = this.#changeSeq++;
     return entry;
+  }
+
+  #isoOf(ms: number): string {
+    if (ms !== this.#isoMs) {
+      this.#iso = new Date(ms).toISOString();
+      this.#isoMs = ms;
+    }
+    return this.#iso;
   }
 
   /**
@@ -177,11 +187,33 @@ export class RoutingLog {
   }
 }
 
-/** The row open records: what the caller knows, every outcome field empty. */
+/** What the ring holds per row: the current frozen entry and the numbers the cursor sorts on. */
+class HeldRow implements CursorRow {
+  constructor(
+    public entry: RoutingLogEntry,
+    public updatedMs: number,
+    public changeSeq: number,
+  ) {}
+}
+
+/** Shared by every row whose list is empty: frozen, so no row can change another's. */
+const NONE: readonly never[] = Object.freeze([]);
+
+/**
+ * The row open records: what the caller knows, every outcome field empty. The field order is
+ * the wire's (JSON keeps it), and changedRow must build rows in the same order.
+ */
 function pendingRow(fields: OpenFields, at: string): RoutingLogEntry {
-  return {
-    ...NULL_PLACEMENT_RECORDS,
-    ...definedOnly(placementOf(fields.placement ?? {})),
+  // Only the seven records are read, so nothing else a caller's object carries reaches the row.
+  const p = fields.placement;
+  return Object.freeze({
+    pin: p?.pin ?? null,
+    promptCeiling: p?.promptCeiling ?? null,
+    contextCap: p?.contextCap ?? null,
+    slots: p?.slots ?? null,
+    throughput: p?.throughput ?? null,
+    contention: p?.contention ?? null,
+    affinity: p?.affinity ?? null,
     id: fields.id,
     timestamp: at,
     updatedAt: at,
@@ -192,8 +224,8 @@ function pendingRow(fields: OpenFields, at: string): RoutingLogEntry {
     backend: fields.backend ?? null,
     candidates: fields.candidates,
     attempt: null,
-    failedOverFrom: [],
-    attempts: [],
+    failedOverFrom: NONE,
+    attempts: NONE,
     outcome: 'pending',
     status: null,
     durationMs: null,
@@ -205,25 +237,61 @@ function pendingRow(fields: OpenFields, at: string): RoutingLogEntry {
     stream: fields.stream,
     bodyBytes: fields.bodyBytes,
     budgetMs: fields.budgetMs,
-  };
-}
-
-/** The placement records alone, so nothing else a caller's object carries reaches the row. */
-function placementOf(records: Partial<PlacementRecords>): Partial<PlacementRecords> {
-  const { pin, promptCeiling, contextCap, slots, throughput, contention, affinity } = records;
-  return { pin, promptCeiling, contextCap, slots, throughput, contention, affinity };
-}
-
-/** Drops keys whose value is undefined, so an optional field left out never overwrites a value with undefined. */
-function definedOnly<T extends object>(fields: T): Partial<T> {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>;
-}
-
-/** A row and its arrays are frozen once made; arrays a caller handed in are copied first so the caller keeps its own. */
-function freezeRow(entry: RoutingLogEntry): RoutingLogEntry {
-  return Object.freeze({
-    ...entry,
-    failedOverFrom: Object.isFrozen(entry.failedOverFrom) ? entry.failedOverFrom : Object.freeze([...entry.failedOverFrom]),
-    attempts: Object.isFrozen(entry.attempts) ? entry.attempts : Object.freeze(entry.attempts.map((a) => Object.freeze({ ...a }))),
   });
+}
+
+/**
+ * prev with patch applied: a field the patch leaves undefined keeps its value (null is a value).
+ * Identity fields come from prev whatever the patch says, so a loosely typed caller cannot move
+ * a row or its cursor; a key that is not a row field never reaches the row.
+ */
+function changedRow(prev: RoutingLogEntry, patch: Partial<RoutingLogEntry>, updatedAt: string): RoutingLogEntry {
+  return Object.freeze({
+    pin: or(patch.pin, prev.pin),
+    promptCeiling: or(patch.promptCeiling, prev.promptCeiling),
+    contextCap: or(patch.contextCap, prev.contextCap),
+    slots: or(patch.slots, prev.slots),
+    throughput: or(patch.throughput, prev.throughput),
+    contention: or(patch.contention, prev.contention),
+    affinity: or(patch.affinity, prev.affinity),
+    id: prev.id,
+    timestamp: prev.timestamp,
+    updatedAt,
+    direction: prev.direction,
+    path: or(patch.path, prev.path),
+    model: or(patch.model, prev.model),
+    node: or(patch.node, prev.node),
+    backend: or(patch.backend, prev.backend),
+    candidates: or(patch.candidates, prev.candidates),
+    attempt: or(patch.attempt, prev.attempt),
+    failedOverFrom: patch.failedOverFrom === undefined ? prev.failedOverFrom : ownNames(patch.failedOverFrom),
+    attempts: patch.attempts === undefined ? prev.attempts : ownAttempts(patch.attempts),
+    outcome: or(patch.outcome, prev.outcome),
+    status: or(patch.status, prev.status),
+    durationMs: or(patch.durationMs, prev.durationMs),
+    totalMs: or(patch.totalMs, prev.totalMs),
+    clientClosed: or(patch.clientClosed, prev.clientClosed),
+    requestError: or(patch.requestError, prev.requestError),
+    reason: or(patch.reason, prev.reason),
+    localLoadRefused: or(patch.localLoadRefused, prev.localLoadRefused),
+    stream: or(patch.stream, prev.stream),
+    bodyBytes: or(patch.bodyBytes, prev.bodyBytes),
+    budgetMs: or(patch.budgetMs, prev.budgetMs),
+  });
+}
+
+/** value, unless it is undefined (a field the patch left out). */
+function or<T>(value: T | undefined, fallback: T): T {
+  return value === undefined ? fallback : value;
+}
+
+/** A list a caller handed in, as the row keeps it: a frozen list as is, any other copied and frozen so the caller keeps its own. */
+function ownNames(list: readonly string[]): readonly string[] {
+  if (Object.isFrozen(list)) return list;
+  return list.length === 0 ? NONE : Object.freeze(list.slice());
+}
+
+function ownAttempts(list: readonly Attempt[]): readonly Attempt[] {
+  if (Object.isFrozen(list)) return list;
+  return list.length === 0 ? NONE : Object.freeze(list.map((a) => Object.freeze({ ...a })));
 }

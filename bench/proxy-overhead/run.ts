@@ -1,0 +1,627 @@
+/**
+ * bench/proxy-overhead: what the Hub's pool proxy costs over calling an engine directly, with
+ * nginx (one worker, keep-alive upstream, no buffering) as the practical limit for a proxy.
+ *
+ * One fake upstream (fake-upstream.ts) serves every target: `direct` (the upstream itself),
+ * `nginx`, `undici-bare` (a bare node:http + undici relay, the Node reference point) and `hub`
+ * (a Hub with the upstream as its only engine). Each case (non-streamed or ~200-chunk SSE, at
+ * 1 and 32 connections) runs --rounds times with the targets taking turns inside each round, so
+ * drift on a shared machine hits them alike; medians, ratios and each proxy's CPU time per
+ * request are reported. See bench/README.md.
+ *
+ *   npm run bench:proxy -- [--rounds 3] [--duration 5] [--warmup 1] [--client autocannon|wrk]
+ *                          [--targets LIST] [--no-live] [--profile] [--out FILE]
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, release, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { request } from 'undici';
+import { BENCH_MODEL, COMPLETION_BODY, STREAM_EVENTS, STREAM_PARTS, STREAM_WRITES } from './fake-upstream.js';
+import { runLoad, type LoadClient, type LoadResult } from './load.js';
+import { childPids, clockTicksPerSecond, machineTicks, processTicks } from './proc-stat.js';
+import { summarizeProfile, type ProfileSummary } from './profile-summary.js';
+import { fixed, markdownTable, median, percent } from './stats.js';
+import { startBareProxy, startHub, startNginx, startUpstream, type Started } from './targets.js';
+
+const REPO_ROOT = resolve(import.meta.dirname, '../../..');
+/** The snapshot TTL the spec validates placement at; the measured set runs with it. */
+const SNAPSHOT_TTL_MS = 10_000;
+/** The issue's targets. */
+const TARGET_RPS_SHARE_OF_NGINX = 0.4;
+const TARGET_ADDED_P50_MS = 0.15;
+
+type TargetName = 'direct' | 'nginx' | 'undici-bare' | 'hub';
+type Mode = 'non-streamed' | 'streamed';
+type SetName = 'snapshot' | 'live-probe';
+/** Every target, in the order tables list them. */
+const TARGETS: readonly TargetName[] = ['direct', 'nginx', 'undici-bare', 'hub'];
+
+interface CaseDef {
+  readonly mode: Mode;
+  readonly connections: number;
+}
+
+interface SetDef {
+  readonly set: SetName;
+  readonly ttlMs: number;
+  readonly label: string;
+  readonly targets: readonly TargetName[];
+  readonly cases: readonly CaseDef[];
+}
+
+interface Sample {
+  readonly set: SetName;
+  readonly mode: Mode;
+  readonly connections: number;
+  readonly target: TargetName;
+  readonly round: number;
+  readonly ok: number;
+  readonly rps: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly meanMs: number;
+  readonly bytesPerResponse: number;
+  /** CPU of the target's own process per request: the Hub, nginx's one worker, the bare proxy; null for direct. */
+  readonly proxyCpuMsPerReq: number | null;
+  readonly upstreamCpuMsPerReq: number;
+  readonly clientCpuMsPerReq: number;
+  /** Share of the whole machine's CPU that was busy during the run. */
+  readonly machineBusy: number;
+  /** Cores' worth of CPU used by processes that are not part of the benchmark. */
+  readonly otherCores: number;
+}
+
+interface Options {
+  rounds: number;
+  durationS: number;
+  warmupS: number;
+  client: LoadClient;
+  live: boolean;
+  targets: TargetName[];
+  profile: boolean;
+  out: string | null;
+}
+
+function usage(): string {
+  return [
+    'usage: npm run bench:proxy -- [options]',
+    '  --rounds N        rounds of every case, targets interleaved in each (default 3)',
+    '  --duration S      seconds of each measured run (default 5)',
+    '  --warmup S        seconds of the discarded run before each measured one (default 1)',
+    '  --client NAME     autocannon (default, in this process) or wrk (apt-get install -y wrk)',
+    '  --no-live         skip the extra set with poolProbeSnapshotTtlMs 0 (a live probe per request)',
+    '  --targets LIST    which targets to run, comma-separated (default direct,nginx,undici-bare,hub)',
+    '  --no-bare         same as leaving undici-bare out of --targets',
+    '  --profile         instead of measuring, run the Hub alone under --cpu-prof and summarise it',
+    '  --out FILE        where to write the JSON results (default bench/results/proxy-overhead-<date>.json)',
+  ].join('\n');
+}
+
+function options(): Options {
+  const { values } = parseArgs({
+    options: {
+      rounds: { type: 'string', default: '3' },
+      duration: { type: 'string', default: '5' },
+      warmup: { type: 'string', default: '1' },
+      client: { type: 'string', default: 'autocannon' },
+      'no-live': { type: 'boolean', default: false },
+      'no-bare': { type: 'boolean', default: false },
+      targets: { type: 'string', default: TARGETS.join(',') },
+      profile: { type: 'boolean', default: false },
+      out: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${usage()}\n`);
+    process.exit(0);
+  }
+  const whole = (name: string, raw: string | undefined, min: number) => {
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min) fail(`--${name} must be a whole number of at least ${min}, got ${raw}`);
+    return n;
+  };
+  const client = values.client;
+  if (client !== 'autocannon' && client !== 'wrk') fail(`--client must be autocannon or wrk, got ${client}`);
+  return {
+    rounds: whole('rounds', values.rounds, 1),
+    durationS: whole('duration', values.duration, 1),
+    warmupS: whole('warmup', values.warmup, 0),
+    client,
+    live: !values['no-live'],
+    targets: targetList(values.targets ?? '', values['no-bare'] ?? false),
+    profile: values.profile ?? false,
+    out: values.out ?? null,
+  };
+}
+
+function targetList(raw: string, noBare: boolean): TargetName[] {
+  const named = raw.split(',').map((t) => t.trim()).filter(Boolean);
+  for (const t of named) if (!(TARGETS as readonly string[]).includes(t)) fail(`--targets: unknown target ${t}; known: ${TARGETS.join(', ')}`);
+  const list = TARGETS.filter((t) => named.includes(t) && !(noBare && t === 'undici-bare'));
+  if (list.length === 0) fail('--targets names no target');
+  return list;
+}
+
+function fail(message: string): never {
+  process.stderr.write(`bench:proxy: ${message}\n`);
+  process.exit(1);
+}
+
+function which(cmd: string): string | null {
+  try {
+    return execFileSync('which', [cmd], { encoding: 'utf8' }).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/** The first line a tool prints about its version, on stdout or stderr (nginx -v uses stderr). */
+function versionOf(cmd: string, args: string[]): string {
+  const r = spawnSync(cmd, args, { encoding: 'utf8' });
+  return `${r.stdout ?? ''}${r.stderr ?? ''}`.trim().split('\n')[0] ?? '?';
+}
+
+function requestBody(mode: Mode): string {
+  const body: Record<string, unknown> = { model: BENCH_MODEL, messages: [{ role: 'user', content: 'hi' }] };
+  if (mode === 'streamed') body.stream = true;
+  return JSON.stringify(body);
+}
+
+/** One request per mode through a target, compared byte for byte with what the upstream sends. */
+async function verifyTarget(name: TargetName, url: string): Promise<void> {
+  const expected: Record<Mode, Buffer> = { 'non-streamed': COMPLETION_BODY, streamed: Buffer.concat(STREAM_PARTS) };
+  for (const mode of ['non-streamed', 'streamed'] as const) {
+    const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: requestBody(mode) });
+    const body = Buffer.from(await res.body.arrayBuffer());
+    if (res.statusCode !== 200) throw new Error(`${name} answered ${res.statusCode} to a ${mode} request: ${body.toString().slice(0, 500)}`);
+    if (!body.equals(expected[mode])) throw new Error(`${name} relayed a ${mode} body of ${body.length} bytes that differs from the upstream's ${expected[mode].length}`);
+    if (name === 'hub' && (res.headers['x-hub-pool-served-by'] !== 'local' || res.headers['x-hub-pool-backend'] !== 'llamacpp')) {
+      throw new Error(`the Hub did not attribute the answer to its local llamacpp engine: ${JSON.stringify(res.headers)}`);
+    }
+  }
+}
+
+async function hubSettings(hub: Started & { operatorKey: string }, patch: Record<string, unknown> | null): Promise<Record<string, unknown>> {
+  const res = await request(`${hub.origin}/api/inference/pool/settings`, {
+    method: patch === null ? 'GET' : 'PATCH',
+    headers: { authorization: `Bearer ${hub.operatorKey}`, ...(patch === null ? {} : { 'content-type': 'application/json' }) },
+    body: patch === null ? undefined : JSON.stringify(patch),
+  });
+  const json = (await res.body.json()) as Record<string, unknown>;
+  if (res.statusCode !== 200) throw new Error(`settings ${patch === null ? 'GET' : 'PATCH'} answered ${res.statusCode}: ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function setSnapshotTtl(hub: Started & { operatorKey: string }, ttlMs: number): Promise<void> {
+  await hubSettings(hub, { poolProbeSnapshotTtlMs: ttlMs });
+  const now = await hubSettings(hub, null);
+  if (now.poolProbeSnapshotTtlMs !== ttlMs) throw new Error(`poolProbeSnapshotTtlMs reads ${String(now.poolProbeSnapshotTtlMs)} after setting it to ${ttlMs}`);
+}
+
+/** The Hub answers a chat request once it has probed its engine; wait for that. */
+async function waitHubServes(url: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  let last = '';
+  while (Date.now() < deadline) {
+    const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: requestBody('non-streamed') });
+    const text = await res.body.text();
+    if (res.statusCode === 200) return;
+    last = `${res.statusCode} ${text.slice(0, 300)}`;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the Hub never served the fake upstream: ${last}`);
+}
+
+interface World {
+  readonly upstream: Started;
+  readonly hub: Started & { operatorKey: string };
+  readonly nginx: Started | null;
+  readonly bare: Started | null;
+  readonly urls: Record<TargetName, string>;
+  readonly scratch: string;
+}
+
+function ourTicks(w: World): number {
+  const pids = [w.upstream.cpuPid, w.hub.cpuPid];
+  if (w.bare) pids.push(w.bare.cpuPid);
+  if (w.nginx) pids.push(w.nginx.child.pid!, ...childPids(w.nginx.child.pid!));
+  return pids.reduce((sum, pid) => sum + processTicks(pid), 0);
+}
+
+async function measure(w: World, o: Options, set: SetName, c: CaseDef, target: TargetName, round: number): Promise<Sample> {
+  const spec = { url: w.urls[target], body: requestBody(c.mode), connections: c.connections };
+  const check = (what: string, r: LoadResult) => {
+    if (r.non200 > 0 || r.errors > 0 || r.ok === 0) {
+      throw new Error(`${what}: ${r.ok} answered 200, ${r.non200} answered otherwise, ${r.errors} transport errors or timeouts`);
+    }
+  };
+  const label = `${set} ${c.mode} c=${c.connections} ${target} (round ${round + 1})`;
+  if (o.warmupS > 0) check(`warm-up ${label}`, await runLoad(o.client, { ...spec, durationS: o.warmupS }, w.scratch));
+
+  const hz = clockTicksPerSecond();
+  const proxyPid = target === 'hub' ? w.hub.cpuPid : target === 'nginx' ? w.nginx!.cpuPid : target === 'undici-bare' ? w.bare!.cpuPid : null;
+  const proxyBefore = proxyPid === null ? 0 : processTicks(proxyPid);
+  const upstreamBefore = processTicks(w.upstream.cpuPid);
+  const oursBefore = ourTicks(w);
+  const machineBefore = machineTicks();
+  const r = await runLoad(o.client, { ...spec, durationS: o.durationS }, w.scratch);
+  check(label, r);
+  const machineAfter = machineTicks();
+  const oursAfter = ourTicks(w);
+  const upstreamAfter = processTicks(w.upstream.cpuPid);
+  const proxyAfter = proxyPid === null ? 0 : processTicks(proxyPid);
+
+  const expectedBody = c.mode === 'streamed' ? Buffer.concat(STREAM_PARTS).length : COMPLETION_BODY.length;
+  const bytesPerResponse = r.bytes / (r.ok + r.non200);
+  if (bytesPerResponse < expectedBody) throw new Error(`${label}: ${bytesPerResponse.toFixed(0)} bytes a response, less than the ${expectedBody}-byte body`);
+
+  const ms = (ticks: number) => (ticks * 1000) / hz;
+  const machineMs = ms(machineAfter.busy - machineBefore.busy);
+  const machineTotalMs = ms(machineAfter.total - machineBefore.total);
+  const oursMs = ms(oursAfter - oursBefore) + r.clientCpuMs;
+  const sample: Sample = {
+    set,
+    mode: c.mode,
+    connections: c.connections,
+    target,
+    round,
+    ok: r.ok,
+    rps: r.ok / r.elapsedS,
+    p50Ms: r.p50Ms,
+    p99Ms: r.p99Ms,
+    meanMs: r.meanMs,
+    bytesPerResponse,
+    proxyCpuMsPerReq: proxyPid === null ? null : ms(proxyAfter - proxyBefore) / r.ok,
+    upstreamCpuMsPerReq: ms(upstreamAfter - upstreamBefore) / r.ok,
+    clientCpuMsPerReq: r.clientCpuMs / r.ok,
+    machineBusy: machineTotalMs > 0 ? machineMs / machineTotalMs : Number.NaN,
+    otherCores: Math.max(0, machineMs - oursMs) / (r.elapsedS * 1000),
+  };
+  process.stderr.write(
+    `  ${label}: ${sample.rps.toFixed(0)} req/s, p50 ${sample.p50Ms.toFixed(3)} ms` +
+      `${sample.proxyCpuMsPerReq === null ? '' : `, ${sample.proxyCpuMsPerReq.toFixed(3)} ms CPU/req`}, others ${sample.otherCores.toFixed(2)} cores\n`,
+  );
+  return sample;
+}
+
+interface CaseSummary {
+  readonly set: SetName;
+  readonly mode: Mode;
+  readonly connections: number;
+  readonly target: TargetName;
+  readonly rps: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly proxyCpuMsPerReq: number | null;
+  readonly upstreamCpuMsPerReq: number;
+  readonly rpsPerRound: number[];
+  readonly p50PerRound: number[];
+}
+
+function summarize(samples: readonly Sample[]): CaseSummary[] {
+  const keys = new Map<string, Sample[]>();
+  for (const s of samples) {
+    const key = `${s.set}|${s.mode}|${s.connections}|${s.target}`;
+    keys.set(key, [...(keys.get(key) ?? []), s]);
+  }
+  const order = (s: Sample) => [s.set === 'snapshot' ? 0 : 1, s.mode === 'non-streamed' ? 0 : 1, s.connections, TARGETS.indexOf(s.target)];
+  const before = (a: Sample, b: Sample) => {
+    const x = order(a);
+    const y = order(b);
+    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+    return 0;
+  };
+  return [...keys.values()].sort((a, b) => before(a[0]!, b[0]!)).map((group) => {
+    const s0 = group[0]!;
+    const cpu = group.map((g) => g.proxyCpuMsPerReq).filter((v): v is number => v !== null);
+    return {
+      set: s0.set,
+      mode: s0.mode,
+      connections: s0.connections,
+      target: s0.target,
+      rps: median(group.map((g) => g.rps)),
+      p50Ms: median(group.map((g) => g.p50Ms)),
+      p99Ms: median(group.map((g) => g.p99Ms)),
+      proxyCpuMsPerReq: cpu.length > 0 ? median(cpu) : null,
+      upstreamCpuMsPerReq: median(group.map((g) => g.upstreamCpuMsPerReq)),
+      rpsPerRound: group.map((g) => Math.round(g.rps)),
+      p50PerRound: group.map((g) => Math.round(g.p50Ms * 1000) / 1000),
+    };
+  });
+}
+
+interface Verdict {
+  readonly target: string;
+  readonly measured: string;
+  readonly met: boolean | null;
+  readonly gap: string;
+}
+
+function find(summaries: readonly CaseSummary[], set: SetName, mode: Mode, connections: number, target: TargetName): CaseSummary | undefined {
+  return summaries.find((s) => s.set === set && s.mode === mode && s.connections === connections && s.target === target);
+}
+
+function verdicts(summaries: readonly CaseSummary[]): Verdict[] {
+  const out: Verdict[] = [];
+  for (const mode of ['non-streamed', 'streamed'] as const) {
+    const hub = find(summaries, 'snapshot', mode, 32, 'hub');
+    const nginx = find(summaries, 'snapshot', mode, 32, 'nginx');
+    if (hub && nginx) {
+      const share = hub.rps / nginx.rps;
+      const met = share >= TARGET_RPS_SHARE_OF_NGINX;
+      out.push({
+        target: `Hub ≥ 40% of nginx's req/s at c=32, ${mode}`,
+        measured: `${percent(share)} (${hub.rps.toFixed(0)} vs ${nginx.rps.toFixed(0)} req/s)`,
+        met,
+        gap: met
+          ? `met, ${((share - TARGET_RPS_SHARE_OF_NGINX) * 100).toFixed(1)} points to spare`
+          : `missed by ${((TARGET_RPS_SHARE_OF_NGINX - share) * 100).toFixed(1)} points: the Hub needs ${(TARGET_RPS_SHARE_OF_NGINX * nginx.rps).toFixed(0)} req/s, ×${((TARGET_RPS_SHARE_OF_NGINX * nginx.rps) / hub.rps).toFixed(2)} its own`,
+      });
+    }
+  }
+  for (const mode of ['non-streamed', 'streamed'] as const) {
+    const bare = find(summaries, 'snapshot', mode, 32, 'undici-bare');
+    const nginx = find(summaries, 'snapshot', mode, 32, 'nginx');
+    if (bare && nginx) {
+      out.push({
+        target: `(reference) bare undici pass-through, share of nginx's req/s at c=32, ${mode}`,
+        measured: `${percent(bare.rps / nginx.rps)} (${bare.rps.toFixed(0)} req/s)`,
+        met: null,
+        gap: 'the issue quotes about 50% for it',
+      });
+    }
+  }
+  for (const mode of ['non-streamed', 'streamed'] as const) {
+    const hub = find(summaries, 'snapshot', mode, 1, 'hub');
+    const direct = find(summaries, 'snapshot', mode, 1, 'direct');
+    const nginx = find(summaries, 'snapshot', mode, 1, 'nginx');
+    if (hub && direct) {
+      const added = hub.p50Ms - direct.p50Ms;
+      const met = added < TARGET_ADDED_P50_MS;
+      out.push({
+        target: `Hub adds < 0.15 ms at p50, c=1, ${mode}`,
+        measured: `+${fixed(added, 3)} ms (nginx +${nginx ? fixed(nginx.p50Ms - direct.p50Ms, 3) : '–'} ms)`,
+        met,
+        gap: met ? `met, ${fixed(TARGET_ADDED_P50_MS - added, 3)} ms to spare` : `missed by ${fixed(added - TARGET_ADDED_P50_MS, 3)} ms (×${fixed(added / TARGET_ADDED_P50_MS, 1)} the budget)`,
+      });
+    }
+  }
+  return out;
+}
+
+function resultsTable(summaries: readonly CaseSummary[], set: SetName): string {
+  const rows: string[][] = [];
+  for (const s of summaries.filter((x) => x.set === set)) {
+    const direct = find(summaries, set, s.mode, s.connections, 'direct');
+    const nginx = find(summaries, set, s.mode, s.connections, 'nginx');
+    rows.push([
+      s.mode,
+      String(s.connections),
+      s.target,
+      s.rps.toFixed(0),
+      s.target === 'direct' || !nginx ? '–' : percent(s.rps / nginx.rps),
+      s.target === 'direct' || !direct ? '–' : percent(s.rps / direct.rps),
+      fixed(s.p50Ms, 3),
+      s.target === 'direct' || !direct ? '–' : `+${fixed(s.p50Ms - direct.p50Ms, 3)}`,
+      fixed(s.p99Ms, 3),
+      fixed(s.proxyCpuMsPerReq, 3),
+      s.rpsPerRound.join(' / '),
+    ]);
+  }
+  return markdownTable(['mode', 'c', 'target', 'req/s', 'of nginx', 'of direct', 'p50 ms', 'added p50 ms', 'p99 ms', 'proxy CPU ms/req', 'req/s each round'], rows);
+}
+
+function timestamp(d: Date): string {
+  return d.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
+}
+
+function machineNote(o: Options): Record<string, unknown> {
+  const cpuList = cpus();
+  return {
+    cpus: cpuList.length,
+    cpuModel: cpuList[0]?.model ?? '?',
+    kernel: release(),
+    node: process.version,
+    nginx: versionOf('nginx', ['-v']),
+    client: o.client === 'wrk' ? versionOf('wrk', ['--version']) : `autocannon ${JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules/autocannon/package.json'), 'utf8')).version as string}`,
+    loadavgAtStart: loadavg().map((x) => Math.round(x * 100) / 100),
+  };
+}
+
+async function runMeasured(w: World, o: Options): Promise<{ samples: Sample[]; sets: SetDef[] }> {
+  const sets: SetDef[] = [
+    {
+      set: 'snapshot',
+      ttlMs: SNAPSHOT_TTL_MS,
+      label: `poolProbeSnapshotTtlMs ${SNAPSHOT_TTL_MS}: placement reads the engine snapshot`,
+      targets: o.targets,
+      cases: [
+        { mode: 'non-streamed', connections: 1 },
+        { mode: 'non-streamed', connections: 32 },
+        { mode: 'streamed', connections: 1 },
+        { mode: 'streamed', connections: 32 },
+      ],
+    },
+  ];
+  if (o.live) {
+    sets.push({
+      set: 'live-probe',
+      ttlMs: 0,
+      label: 'poolProbeSnapshotTtlMs 0 (the default): the Hub probes the engine live before placing each request',
+      targets: o.targets.filter((t) => t !== 'undici-bare'),
+      cases: [
+        { mode: 'non-streamed', connections: 1 },
+        { mode: 'non-streamed', connections: 32 },
+      ],
+    });
+  }
+  const samples: Sample[] = [];
+  for (const def of sets) {
+    await setSnapshotTtl(w.hub, def.ttlMs);
+    process.stderr.write(`${def.label}\n`);
+    for (let round = 0; round < o.rounds; round++) {
+      for (const [ci, c] of def.cases.entries()) {
+        // Rotate the order per round and case, so no target always runs first or last.
+        const shift = (round + ci) % def.targets.length;
+        const order = [...def.targets.slice(shift), ...def.targets.slice(0, shift)];
+        for (const target of order) samples.push(await measure(w, o, def.set, c, target, round));
+      }
+    }
+  }
+  await setSnapshotTtl(w.hub, SNAPSHOT_TTL_MS);
+  return { samples, sets };
+}
+
+interface ProfileResult {
+  readonly file: string;
+  readonly perMode: { mode: Mode; rps: number; window: { startUs: number; endUs: number }; summary: ProfileSummary }[];
+}
+
+/** --profile: the Hub alone, under --cpu-prof, at c=32 in each mode; no figures are taken from this run. */
+async function runProfile(w: World, o: Options, profDir: string, keepAs: string): Promise<ProfileResult> {
+  const windows: { mode: Mode; rps: number; startUs: number; endUs: number }[] = [];
+  for (const mode of ['non-streamed', 'streamed'] as const) {
+    const startUs = Number(process.hrtime.bigint() / 1000n);
+    const r = await runLoad(o.client, { url: w.urls.hub, body: requestBody(mode), connections: 32, durationS: o.durationS }, w.scratch);
+    const endUs = Number(process.hrtime.bigint() / 1000n);
+    const rps = r.ok / r.elapsedS;
+    process.stderr.write(`  profiled hub ${mode} c=32: ${rps.toFixed(0)} req/s (slowed by the profiler)\n`);
+    if (r.non200 > 0 || r.errors > 0) throw new Error(`profile run: ${r.non200} non-200, ${r.errors} errors`);
+    windows.push({ mode, rps, startUs, endUs });
+  }
+  await w.hub.stop();
+  const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) throw new Error(`the Hub wrote no .cpuprofile into ${profDir}`);
+  copyFileSync(join(profDir, file), keepAs);
+  return { file: keepAs, perMode: windows.map((x) => ({ mode: x.mode, rps: x.rps, window: { startUs: x.startUs, endUs: x.endUs }, summary: summarizeProfile(keepAs, x) })) };
+}
+
+async function main(): Promise<void> {
+  const o = options();
+  if (!o.profile && o.targets.includes('nginx') && which('nginx') === null) fail('nginx is not installed: run `apt-get install -y nginx` (Debian), then again `npm run bench:proxy`.');
+  if (o.client === 'wrk' && which('wrk') === null) fail('wrk is not installed: run `apt-get install -y wrk`, or use --client autocannon.');
+  if (!existsSync(join(REPO_ROOT, 'dist/src/cli/main.js'))) fail('the Hub is not built: run `npm run build` first (npm run bench:proxy does).');
+
+  const scratch = mkdtempSync(join(tmpdir(), 'cihub-bench-proxy-'));
+  const profDir = join(scratch, 'profile');
+  const started: Started[] = [];
+  const stopAll = async () => {
+    for (const p of started.reverse()) await p.stop().catch(() => {});
+    started.length = 0;
+  };
+  process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
+  let ok = false;
+  try {
+    const upstream = await startUpstream(join(import.meta.dirname, 'fake-upstream.js'));
+    started.push(upstream);
+    const dataDir = join(scratch, 'hub');
+    mkdirSync(dataDir, { recursive: true });
+    const hub = await startHub({ repoRoot: REPO_ROOT, dataDir, upstreamOrigin: upstream.origin, nodeArgs: o.profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [] });
+    started.push(hub);
+    const nginx = o.profile || !o.targets.includes('nginx') ? null : await startNginx(join(scratch, 'nginx'), upstream.origin);
+    if (nginx) started.push(nginx);
+    const bare = o.profile || !o.targets.includes('undici-bare') ? null : await startBareProxy(join(import.meta.dirname, 'bare-proxy.js'), upstream.origin);
+    if (bare) started.push(bare);
+    const urls: Record<TargetName, string> = {
+      direct: `${upstream.origin}/v1/chat/completions`,
+      hub: `${hub.origin}/api/inference/pool/v1/chat/completions`,
+      nginx: nginx ? `${nginx.origin}/api/inference/pool/v1/chat/completions` : '',
+      'undici-bare': bare ? `${bare.origin}/api/inference/pool/v1/chat/completions` : '',
+    };
+    const w: World = { upstream, hub, nginx, bare, urls, scratch };
+    await waitHubServes(urls.hub);
+    await setSnapshotTtl(hub, SNAPSHOT_TTL_MS);
+    for (const t of TARGETS) if (urls[t] !== '') await verifyTarget(t, urls[t]);
+
+    const startedAt = new Date();
+    const machine = machineNote(o);
+    const outFile = o.out ?? join(REPO_ROOT, 'bench/results', `proxy-overhead-${o.profile ? 'profile-' : ''}${timestamp(startedAt)}.json`);
+    mkdirSync(resolve(outFile, '..'), { recursive: true });
+
+    if (o.profile) {
+      process.stderr.write(`profiling the Hub (pid ${hub.cpuPid}) for 2 × ${o.durationS} s at c=32\n`);
+      const result = await runProfile(w, o, profDir, outFile.replace(/\.json$/, '.cpuprofile'));
+      const lines = [`# Hub CPU profile, ${startedAt.toISOString()} (${o.client}, c=32, ${o.durationS} s per mode)`, ''];
+      for (const { mode, rps, summary } of result.perMode) {
+        lines.push(
+          `## ${mode}: ${rps.toFixed(0)} req/s under the profiler`,
+          '',
+          `${summary.samplesInWindow} samples over ${summary.windowMs} ms; busy ${summary.busyMs} ms, idle ${summary.idleMs} ms${summary.windowMatched ? '' : ' (whole profile: the load window could not be matched)'}.`,
+          '',
+          markdownTable(['where (self time)', 'ms', '% of busy'], summary.byGroup.map((l) => [l.name, fixed(l.selfMs, 1), `${l.pct}%`])),
+          '',
+          markdownTable(['function (self time)', 'ms', '% of busy'], summary.topFunctions.map((l) => [`\`${l.name}\``, fixed(l.selfMs, 1), `${l.pct}%`])),
+          '',
+        );
+      }
+      process.stdout.write(`${lines.join('\n')}\n`);
+      writeFileSync(outFile, `${JSON.stringify({ kind: 'profile', startedAt: startedAt.toISOString(), machine, durationS: o.durationS, ...result }, null, 2)}\n`);
+      process.stderr.write(`wrote ${outFile} and ${result.file}\n`);
+      ok = true;
+      return;
+    }
+
+    process.stderr.write(
+      `bench:proxy — ${o.rounds} round(s) × ${o.durationS} s (+${o.warmupS} s warm-up) per case, client ${o.client}, ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(2)}\n`,
+    );
+    const { samples, sets } = await runMeasured(w, o);
+    const summaries = summarize(samples);
+    const v = verdicts(summaries);
+    const others = samples.map((s) => s.otherCores);
+    const finishedAt = new Date();
+    const doc = [
+      `## Proxy overhead, ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+      '',
+      `${o.rounds} rounds × ${o.durationS} s per case (each after a ${o.warmupS} s warm-up), targets interleaved; medians over rounds. ` +
+        `Client: ${String(machine.client)}. ${String(machine.cpus)} CPUs (${String(machine.cpuModel)}), Node ${process.version}, ${String(machine.nginx)}, 1 nginx worker. ` +
+        `Other processes on the machine used a median ${fixed(median(others), 2)} cores (max ${fixed(Math.max(...others), 2)}) during the runs. ` +
+        `Fake upstream: ${STREAM_EVENTS} SSE chunks in ${STREAM_WRITES} writes when streamed.`,
+      '',
+      ...sets.flatMap((def) => [`### ${def.label}`, '', resultsTable(summaries, def.set), '']),
+      '### Against the targets',
+      '',
+      markdownTable(
+        ['target', 'measured', 'verdict'],
+        v.map((x) => [x.target, x.measured, x.gap]),
+      ),
+      '',
+      'proxy CPU ms/req: CPU time (user+system) of the Hub process, or of the nginx worker, divided by the requests it completed in the run.',
+    ].join('\n');
+    process.stdout.write(`\n${doc}\n`);
+    writeFileSync(
+      outFile,
+      `${JSON.stringify(
+        {
+          kind: 'proxy-overhead',
+          startedAt: startedAt.toISOString(),
+          finishedAt: finishedAt.toISOString(),
+          options: o,
+          machine: { ...machine, loadavgAtEnd: loadavg().map((x) => Math.round(x * 100) / 100), clockTicksPerSecond: clockTicksPerSecond() },
+          upstream: { streamEvents: STREAM_EVENTS, streamWrites: STREAM_WRITES, streamBytes: Buffer.concat(STREAM_PARTS).length, completionBytes: COMPLETION_BODY.length },
+          sets: sets.map((s) => ({ set: s.set, poolProbeSnapshotTtlMs: s.ttlMs, label: s.label })),
+          summaries,
+          verdicts: v,
+          samples,
+          markdown: doc,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    process.stderr.write(`wrote ${outFile}\n`);
+    ok = true;
+  } catch (err) {
+    process.stderr.write(`bench:proxy failed: ${(err as Error).stack ?? String(err)}\n`);
+    for (const p of started) process.stderr.write(`--- ${p.name} output (last 3000 chars) ---\n${p.output().slice(-3000)}\n`);
+    process.exitCode = 1;
+  } finally {
+    await stopAll();
+    if (ok) rmSync(scratch, { recursive: true, force: true });
+    else process.stderr.write(`left ${scratch} for inspection\n`);
+  }
+}
+
+await main();
