@@ -7,77 +7,27 @@
  * A caller that hangs up aborts the engine request (a long prefill nobody will read is
  * expensive), is never failed over, and is recorded with the node it was waiting on.
  */
-import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { request, type Dispatcher } from 'undici';
-import type { Logger } from 'pino';
 import { describeTransportError } from '../engines/probe-fetch.js';
 import { ADAPTERS } from '../engines/adapters.js';
-import type { Attempt, RoutingLogEntry } from '../routing-log/entry.js';
-import type { Candidate } from '../placement/types.js';
 import { ENGINE_KINDS, type EngineKind } from '../engines/engine-kind.js';
+import type { Attempt } from '../routing-log/entry.js';
+import type { Candidate } from '../placement/types.js';
 import { decideOnAnswer, describeFailure, type AttemptFailure } from './failover-policy.js';
-import { PROXY_PREFIX } from './route-table.js';
-import { classifyVerdict, verdictStatus, VERDICT_BODY_LIMIT_BYTES, VERDICT_BODY_TIMEOUT_MS } from './request-verdict.js';
-import { VerdictTracker, type HeldVerdict } from './verdict-tracker.js';
+import { clearFaults, strikeOutput, strikeUnservable } from './fault-records.js';
 import { judgeBody, StreamJudge, type OutputFault } from './output-check.js';
-import { engineModelKey, type WithholdBook } from './withhold-book.js';
-import type { InFlight } from './in-flight.js';
-import { writeProxyError } from './proxy-errors.js';
+import { relayBody } from './relay-body.js';
+import { classifyVerdict, VERDICT_BODY_LIMIT_BYTES, VERDICT_BODY_TIMEOUT_MS } from './request-verdict.js';
 import { relayHeaders } from './response-headers.js';
-import type { RoutedRoute } from './route-table.js';
+import { PROXY_PREFIX } from './route-table.js';
+import { answerVerdict, readBounded } from './verdict-answer.js';
+import { VerdictTracker } from './verdict-tracker.js';
+import { answerAllFailed, recordFailover, settleCommitted, settleHangUp } from './walk-rows.js';
+import type { BodyFault, VerdictResponse, WalkDeps, WalkRequest } from './walk-types.js';
+import { engineModelKey } from './withhold-book.js';
 
-export interface RowWriter {
-  update(id: string, patch: Partial<RoutingLogEntry>): void;
-  settle(id: string, patch: Partial<RoutingLogEntry>): void;
-}
-
-export interface WalkDeps {
-  readonly dispatcher: Dispatcher;
-  readonly rows: RowWriter;
-  readonly inFlight: InFlight;
-  readonly logger: Logger;
-  /** Headers that authenticate this Hub to a peer for one forward, or why there are none. */
-  readonly peerAuth: (peerId: string, method: string, path: string, body: Buffer) => Promise<Record<string, string> | string>;
-  /** A peer refused this Hub itself (unmarked 401/403/404): forget its capabilities until its next good poll. */
-  readonly onPeerRefused: (peerId: string) => void;
-  /** A peer's engine refused the key the peer holds for it. */
-  readonly onEngineRefusal: (peer: string, engine: string | null, status: number) => void;
-  /** Output faults per node, engine and model: two in five minutes withhold that engine for that model. */
-  readonly outputFaults: WithholdBook;
-  /** Local engines' failures per backend and model: two 5xx in five minutes withhold that model there. */
-  readonly unservable: WithholdBook;
-  /** A local backend's model was withheld or released: its snapshot is stale now. */
-  readonly onWithholdChange: (backendId: string, model: string, withheld: boolean, reason: string) => void;
-}
-
-/** How a committed answer ended, when it did not end well. */
-type BodyFault = { readonly kind: 'output'; readonly fault: OutputFault } | { readonly kind: 'dropped' };
-
-export interface WalkRequest {
-  readonly requestId: string;
-  readonly route: RoutedRoute;
-  readonly model: string;
-  readonly body: Buffer;
-  readonly stream: boolean;
-  readonly order: readonly Candidate[];
-  readonly budgetMs: number;
-  /** performance.now() when the request arrived: durations are measured from here. */
-  readonly startedAt: number;
-  readonly accept: string | undefined;
-  readonly res: ServerResponse;
-  /** On an inbound row, the peer that sent the work: the row names it instead of the engine's node. */
-  readonly rowNode: string | null;
-  /** options.num_ctx on a native route: the window an Ollama candidate runs the request at. */
-  readonly numCtx: number | null;
-}
-
-/** A 500 whose body was a verdict on the request, kept while the walk asks another node. */
-interface VerdictResponse {
-  readonly headers: Record<string, string | string[] | undefined>;
-  readonly bytes: Buffer;
-  readonly backend: EngineKind | null;
-}
+export type { RowWriter, WalkDeps, WalkRequest } from './walk-types.js';
 
 const STREAM_CONTENT_TYPES = /^(application\/x-ndjson|text\/event-stream)/i;
 
@@ -238,116 +188,6 @@ export async function walk(deps: WalkDeps, req: WalkRequest): Promise<void> {
   return answerAllFailed(deps, req, attempts, elapsed());
 }
 
-/**
- * Pipes a committed body to the app and calls `settle` once, when it ended (dropped: false),
- * the engine's side failed (dropped: true) or the app left. Plain pipe() rather than
- * stream.pipeline(): pipeline builds and aborts an AbortController on every normal finish,
- * which showed up as 4 % of the Hub's CPU on streams (bench/README.md). A judge, when given,
- * sees each chunk as it passes; nothing is held back.
- */
-function relayBody(body: Dispatcher.ResponseData['body'], res: ServerResponse, judge: StreamJudge | null, settle: (dropped: boolean) => void): Promise<void> {
-  return new Promise<void>((resolve) => {
-    let settled = false;
-    const finish = (dropped: boolean) => {
-      if (settled) return;
-      settled = true;
-      settle(dropped);
-      resolve();
-    };
-    if (judge !== null) body.on('data', (chunk: Buffer) => judge.push(chunk));
-    body.once('error', () => {
-      // Settle before destroying: the destroy closes the response, which must not read as a hang-up.
-      finish(!res.writableFinished);
-      res.destroy();
-    });
-    res.once('finish', () => finish(false));
-    res.once('close', () => {
-      if (!res.writableFinished) {
-        body.destroy();
-        finish(false);
-      }
-    });
-    body.pipe(res);
-  });
-}
-
-/** An output fault: two within five minutes withhold that engine for that model, here or on the peer. */
-function strikeOutput(deps: WalkDeps, req: WalkRequest, key: string, fault: OutputFault): void {
-  if (deps.outputFaults.strike(key, fault)) {
-    deps.logger.warn({ requestId: req.requestId, engine: key, fault }, `withholding ${key} after repeated ${fault}: it is asked only when every other candidate fails`);
-  }
-}
-
-function strikeUnservable(deps: WalkDeps, req: WalkRequest, backendId: string, reason: string): void {
-  if (deps.unservable.strike(engineModelKey('local', backendId, req.model), reason)) deps.onWithholdChange(backendId, req.model, true, reason);
-}
-
-/** A clean, complete answer ends both records for what served it. */
-function clearFaults(deps: WalkDeps, req: WalkRequest, served: Candidate, faultKey: string): void {
-  deps.outputFaults.clear(faultKey);
-  if (served.backendId !== null && deps.unservable.clear(engineModelKey('local', served.backendId, req.model))) {
-    deps.onWithholdChange(served.backendId, req.model, false, 'served');
-  }
-}
-
-/** Reads at most `limit` bytes of a body within `timeoutMs`; null when it is longer or slower (then no verdict). */
-async function readBounded(body: Dispatcher.ResponseData['body'], limit: number, timeoutMs: number): Promise<Buffer | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const timer = setTimeout(() => body.destroy(), timeoutMs);
-  try {
-    for await (const chunk of body) {
-      size += (chunk as Buffer).length;
-      if (size > limit) {
-        body.destroy();
-        return null;
-      }
-      chunks.push(chunk as Buffer);
-    }
-    return Buffer.concat(chunks);
-  } catch {
-    return null;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
- * Answers the app with an engine's verdict: the engine's body and headers, as 400 (the
- * request's fault, so SDKs do not retry it) with X-Hub-Pool-Upstream-Status: 500, or as the
- * engine's 500 for a template that would not render. The row records the signature, never the text.
- */
-function answerVerdict(
-  deps: WalkDeps,
-  req: WalkRequest,
-  verdict: HeldVerdict<VerdictResponse>,
-  basis: 'definitive' | 'confirmed' | 'last-candidate',
-  confirms: string | null,
-  attempts: Attempt[],
-  totalMs: number,
-): void {
-  const status = verdictStatus(verdict.signature);
-  const out = relayHeaders(verdict.response.headers, { servedBy: verdict.node, backend: verdict.response.backend, model: req.model, requestId: req.requestId });
-  if (status !== 500) out['x-hub-pool-upstream-status'] = '500';
-  out['content-length'] = verdict.response.bytes.length;
-  req.res.writeHead(status, out);
-  req.res.end(verdict.response.bytes);
-  deps.logger.info({ requestId: req.requestId, node: verdict.node, signature: verdict.signature, basis }, 'answered with an engine\'s verdict on the request');
-  deps.rows.settle(req.requestId, {
-    node: verdict.node,
-    backend: verdict.response.backend,
-    attempt: verdict.index + 1,
-    failedOverFrom: attempts.map((a) => a.node),
-    attempts: [...attempts],
-    status: 500,
-    durationMs: totalMs,
-    totalMs,
-    outcome: 'failed',
-    requestError: { signature: verdict.signature, basis, confirms },
-    reason: `HTTP 500 (${verdict.signature})`,
-  });
-}
-
 function engineKindOf(header: string | string[] | undefined): EngineKind | null {
   return typeof header === 'string' && (ENGINE_KINDS as readonly string[]).includes(header) ? (header as EngineKind) : null;
 }
@@ -358,80 +198,3 @@ function failureOf(err: unknown, budgetMs: number): AttemptFailure {
   return { kind: 'transport', reason: describeTransportError(err) };
 }
 
-function recordFailover(deps: WalkDeps, req: WalkRequest, candidate: Candidate, attempts: Attempt[], outcome: { status: number | null; reason: string }): void {
-  const attempt: Attempt = { node: candidate.node, backend: candidate.engine, status: outcome.status, reason: outcome.reason };
-  attempts.push(attempt);
-  deps.logger.warn({ requestId: req.requestId, node: candidate.node, backend: candidate.engine, status: outcome.status, reason: outcome.reason }, 'failed over from a candidate');
-}
-
-function settleCommitted(
-  deps: WalkDeps,
-  req: WalkRequest,
-  candidate: Candidate,
-  index: number,
-  attempts: Attempt[],
-  status: number,
-  durationMs: number,
-  totalMs: number,
-  bodyFault: BodyFault | null,
-): void {
-  const refused = status >= 400;
-  const entry = req.rowNode === null;
-  // Inbound rows never carry a requestError: the entry Hub judges the request, this Hub only served it.
-  const requestError =
-    bodyFault?.kind === 'output' && entry
-      ? { signature: bodyFault.fault, basis: 'node' as const, confirms: null }
-      : refused && entry
-        ? { signature: 'client-error', basis: 'status' as const, confirms: null }
-        : null;
-  deps.rows.settle(req.requestId, {
-    node: req.rowNode ?? candidate.node,
-    backend: candidate.engine,
-    attempt: index + 1,
-    failedOverFrom: attempts.map((a) => a.node),
-    attempts: [...attempts],
-    status,
-    durationMs,
-    totalMs,
-    outcome: refused || bodyFault !== null ? 'failed' : 'served',
-    requestError,
-    reason: bodyFault?.kind === 'output' ? `output fault (${bodyFault.fault})` : bodyFault?.kind === 'dropped' ? "the engine's connection dropped mid-body" : refused ? `HTTP ${status}` : null,
-  });
-}
-
-function settleHangUp(deps: WalkDeps, req: WalkRequest, candidate: Candidate, index: number, attempts: Attempt[], status: number | null, totalMs: number): void {
-  deps.logger.info({ requestId: req.requestId, node: candidate.node, afterMs: totalMs, answered: status !== null }, 'the caller closed its connection before the answer was complete');
-  deps.rows.settle(req.requestId, {
-    node: req.rowNode ?? candidate.node,
-    backend: candidate.engine,
-    attempt: index + 1,
-    failedOverFrom: attempts.map((a) => a.node),
-    attempts: [...attempts],
-    status,
-    totalMs,
-    outcome: 'failed',
-    clientClosed: true,
-    reason: status === null ? 'the caller closed its connection before any answer' : 'the caller closed its connection mid-answer',
-  });
-}
-
-function answerAllFailed(deps: WalkDeps, req: WalkRequest, attempts: Attempt[], totalMs: number): void {
-  const last = attempts[attempts.length - 1];
-  const allDeadlines = attempts.length > 0 && attempts.every((a) => a.status === null && a.reason.startsWith('No response headers'));
-  const message = allDeadlines
-    ? `No pool candidate answered for model "${req.model}" within its deadline (${req.budgetMs} ms each, ${attempts.length} tried). A deadline is not proof a node is down: a long prompt can take minutes to reach its first token.`
-    : `All ${attempts.length} pool candidates for model "${req.model}" failed; the last: ${last?.node ?? '?'} (${last?.reason ?? 'no reason'})`;
-  deps.rows.settle(req.requestId, {
-    node: req.rowNode,
-    backend: null,
-    status: null,
-    durationMs: null,
-    attempt: attempts.length,
-    failedOverFrom: attempts.map((a) => a.node),
-    attempts: [...attempts],
-    outcome: 'failed',
-    totalMs,
-    reason: last?.reason ?? null,
-  });
-  writeProxyError(req.res, req.route.dialect, 502, 'HUB_ERR_ALL_CANDIDATES_FAILED', message, {}, { 'x-hub-pool-request-id': req.requestId });
-}

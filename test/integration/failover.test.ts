@@ -2,7 +2,7 @@
  * The failover walk between two local engines that hold the same model (spec, Failover):
  * what moves a request on, what does not, and what the app and the routing log see.
  */
-import { after, afterEach, before, describe, it } from 'node:test';
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,12 +12,20 @@ import type { RoutingLogEntry, RoutingLogPage } from '../../src/routing-log/entr
 import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 
 const MODEL = 'qwen3:8b';
+// Two failures of one engine within five minutes withhold that model there, so each test asks
+// for its own model: the rules under test must not see each other's strikes.
+const MODELS = Array.from({ length: 16 }, (_, i) => `qwen3:8b-t${i}`);
+let testIndex = 0;
+let model = MODELS[0]!;
+beforeEach(() => {
+  model = MODELS[testIndex++ % MODELS.length]!;
+});
 
 async function chat(hub: HubProcess, body: Record<string, unknown> = {}) {
   const res = await request(`${hub.pool}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], ...body }),
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], ...body }),
   });
   const text = await res.body.text();
   return { status: res.statusCode, headers: res.headers, text };
@@ -41,8 +49,8 @@ describe('failover between two local engines', () => {
 
   before(async () => {
     // Ollama is configured before vLLM, so with both idle the walk tries Ollama first.
-    first = await startSimEngine({ dialect: 'ollama', models: [MODEL], timeScale: 0.01, controlPort: 0 });
-    second = await startSimEngine({ dialect: 'vllm', models: [MODEL], timeScale: 0.01 });
+    first = await startSimEngine({ dialect: 'ollama', models: MODELS, timeScale: 0.01, controlPort: 0 });
+    second = await startSimEngine({ dialect: 'vllm', models: MODELS, timeScale: 0.01 });
     hub = await startHubProcess({ env: { OLLAMA_URL: first.url, VLLM_URL: second.url, HUB_POOL_FIRST_BYTE_TIMEOUT_MS: '400' } });
   });
   afterEach(async () => {
@@ -110,7 +118,7 @@ describe('failover between two local engines', () => {
     await second.setFault({ mode: 'error', status: 502 });
     const res = await chat(hub);
     assert.equal(res.status, 502);
-    assert.match(messageOf(res.text), /All 2 pool candidates for model "qwen3:8b" failed; the last: local \(HTTP 502\)/);
+    assert.match(messageOf(res.text), /All 2 pool candidates for model "qwen3:8b-t\d+" failed; the last: local \(HTTP 502\)/);
     assert.equal(res.headers['x-hub-pool-served-by'], undefined);
     assert.equal(res.headers['x-hub-pool-backend'], undefined);
     const r = await row(hub, String(res.headers['x-hub-pool-request-id']));
@@ -124,7 +132,7 @@ describe('failover between two local engines', () => {
     await second.setFault({ mode: 'hang' });
     const res = await chat(hub);
     assert.equal(res.status, 502);
-    assert.match(messageOf(res.text), /No pool candidate answered for model "qwen3:8b" within its deadline/);
+    assert.match(messageOf(res.text), /No pool candidate answered for model "qwen3:8b-t\d+" within its deadline/);
   });
 
   it('never retries a stream once it is committed, even when it is cut', async () => {
@@ -133,7 +141,7 @@ describe('failover between two local engines', () => {
     const res = await request(`${hub.pool}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+      body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
     });
     assert.equal(res.statusCode, 200);
     let text = '';
@@ -147,7 +155,9 @@ describe('failover between two local engines', () => {
     const r = await row(hub, String(res.headers['x-hub-pool-request-id']));
     assert.equal(r.outcome, 'failed');
     assert.equal(r.attempt, 1);
-    assert.equal(r.reason, "the engine's connection dropped mid-body");
+    // A completion cut mid-stream is the node's fault, recorded as a truncated answer.
+    assert.equal(r.reason, 'output fault (truncated-upstream)');
+    assert.deepEqual(r.requestError, { signature: 'truncated-upstream', basis: 'node', confirms: null });
   });
 });
 

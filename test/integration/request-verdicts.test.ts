@@ -3,7 +3,7 @@
  * 2026-09-26 walk over nine candidates for a body no engine could answer, reproduced with three
  * simulated engines, and the rules that end it.
  */
-import { after, afterEach, before, describe, it } from 'node:test';
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { request } from 'undici';
@@ -12,6 +12,14 @@ import type { RoutingLogEntry, RoutingLogPage } from '../../src/routing-log/entr
 import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 
 const MODEL = 'qwen3:8b';
+// Two failures of one engine within five minutes withhold that model there, so each test asks
+// for its own model: the rules under test must not see each other's strikes.
+const MODELS = Array.from({ length: 16 }, (_, i) => `qwen3:8b-t${i}`);
+let testIndex = 0;
+let model = MODELS[0]!;
+beforeEach(() => {
+  model = MODELS[testIndex++ % MODELS.length]!;
+});
 const OLLAMA_NO_USER_QUERY = '{"error":"no user query found in messages"}';
 const LLAMA_MISSING_CONTENT = '{"error":{"code":500,"message":"Missing \'content\' in message","type":"server_error"}}';
 const OLLAMA_TEMPLATE = '{"error":"template: :3:10: executing \\"\\" at <.Messages>: error calling index"}';
@@ -28,7 +36,7 @@ async function chat(hub: HubProcess): Promise<{ status: number; headers: Record<
   const res = await request(`${hub.pool}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: MODEL, messages: [{ role: 'system', content: 'no user turn' }] }),
+    body: JSON.stringify({ model, messages: [{ role: 'system', content: 'no user turn' }] }),
   });
   return { status: res.statusCode, headers: res.headers, body: await res.body.text() };
 }
@@ -41,9 +49,9 @@ describe('verdicts on the request', () => {
   let hub: HubProcess;
 
   before(async () => {
-    ollama = await startSimEngine({ dialect: 'ollama', models: [MODEL], timeScale: 0.01 });
-    vllm = await startSimEngine({ dialect: 'vllm', models: [MODEL], timeScale: 0.01 });
-    llama = await startSimEngine({ dialect: 'llamacpp', models: [MODEL], timeScale: 0.01 });
+    ollama = await startSimEngine({ dialect: 'ollama', models: MODELS, timeScale: 0.01 });
+    vllm = await startSimEngine({ dialect: 'vllm', models: MODELS, timeScale: 0.01 });
+    llama = await startSimEngine({ dialect: 'llamacpp', models: MODELS, timeScale: 0.01 });
     hub = await startHubProcess({ env: { OLLAMA_URL: ollama.url, VLLM_URL: vllm.url, LLAMACPP_URL: llama.url } });
   });
   afterEach(async () => {
@@ -60,7 +68,7 @@ describe('verdicts on the request', () => {
     await Promise.all([ollama, vllm, llama].map((e) => e.setFault({ mode: 'error', status: 500, body: OLLAMA_NO_USER_QUERY })));
     const before = requests();
     const client = new OpenAI({ baseURL: `${hub.pool}/v1`, apiKey: 'x', maxRetries: 2 });
-    await assert.rejects(client.chat.completions.create({ model: MODEL, messages: [{ role: 'system', content: 'x' }] }), (err: unknown) => {
+    await assert.rejects(client.chat.completions.create({ model, messages: [{ role: 'system', content: 'x' }] }), (err: unknown) => {
       assert.ok(err instanceof OpenAI.BadRequestError);
       assert.match(err.message, /no user query found in messages/);
       assert.equal(err.headers?.get('x-hub-pool-upstream-status'), '500');

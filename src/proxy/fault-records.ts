@@ -1,0 +1,28 @@
+/**
+ * What a walk tells the Hub's withholding records: output faults per engine and model, local
+ * failures per backend and model, and the clean answers that end both.
+ */
+import type { Candidate } from '../placement/types.js';
+import type { OutputFault } from './output-check.js';
+import type { WalkDeps, WalkRequest } from './walk-types.js';
+import { engineModelKey } from './withhold-book.js';
+
+/** An output fault: two within five minutes withhold that engine for that model, here or on the peer. */
+export function strikeOutput(deps: WalkDeps, req: WalkRequest, key: string, fault: OutputFault): void {
+  if (deps.outputFaults.strike(key, fault)) {
+    deps.logger.warn({ requestId: req.requestId, engine: key, fault }, `withholding ${key} after repeated ${fault}: it is asked only when every other candidate fails`);
+  }
+}
+
+export function strikeUnservable(deps: WalkDeps, req: WalkRequest, backendId: string, reason: string): void {
+  if (deps.unservable.strike(engineModelKey('local', backendId, req.model), reason)) deps.onWithholdChange(backendId, req.model, true, reason);
+}
+
+/** A clean, complete answer ends both records for what served it. */
+export function clearFaults(deps: WalkDeps, req: WalkRequest, served: Candidate, faultKey: string): void {
+  deps.outputFaults.clear(faultKey);
+  if (served.backendId !== null && deps.unservable.clear(engineModelKey('local', served.backendId, req.model))) {
+    deps.onWithholdChange(served.backendId, req.model, false, 'served');
+  }
+}
+
