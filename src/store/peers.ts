@@ -73,13 +73,20 @@ function toDb(value: unknown): unknown {
 
 export class PeerStore {
   readonly #db: Db;
+  /**
+   * Every row, as last read. Placement reads the peer list on every request; only this process
+   * writes the table, so the list is read once and dropped on each write rather than queried
+   * per request.
+   */
+  #rows: readonly PeerRow[] | null = null;
 
   constructor(db: Db) {
     this.#db = db;
   }
 
-  list(): PeerRow[] {
-    return (this.#db.prepare(`${SELECT} ORDER BY created_at, id`).all() as RawRow[]).map((r) => fromRaw(r)!);
+  list(): readonly PeerRow[] {
+    this.#rows ??= Object.freeze((this.#db.prepare(`${SELECT} ORDER BY created_at, id`).all() as RawRow[]).map((r) => Object.freeze(fromRaw(r)!)));
+    return this.#rows;
   }
 
   get(id: string): PeerRow | null {
@@ -95,6 +102,7 @@ export class PeerStore {
   }
 
   insert(row: NewPeer): PeerRow {
+    this.#rows = null;
     const full: PeerRow = { id: randomUUID(), enabled: true, signedSeenAt: null, bearerGraceUntil: null, lastSeenAt: null, consecutiveFailures: 0, ...row };
     const keys = Object.keys(COLUMNS) as (keyof PeerRow)[];
     this.#db
@@ -104,6 +112,7 @@ export class PeerStore {
   }
 
   update(id: string, patch: PeerPatch): PeerRow | null {
+    this.#rows = null;
     const keys = (Object.keys(patch) as (keyof PeerPatch)[]).filter((k) => patch[k] !== undefined);
     if (keys.length > 0) {
       this.#db.prepare(`UPDATE hub_pool_peer SET ${keys.map((k) => `${COLUMNS[k]} = ?`).join(', ')} WHERE id = ?`).run(...keys.map((k) => toDb(patch[k])), id);
@@ -112,10 +121,12 @@ export class PeerStore {
   }
 
   delete(id: string): boolean {
+    this.#rows = null;
     return this.#db.prepare('DELETE FROM hub_pool_peer WHERE id = ?').run(id).changes > 0;
   }
 
   deleteAll(): number {
+    this.#rows = null;
     return this.#db.prepare('DELETE FROM hub_pool_peer').run().changes;
   }
 
@@ -125,6 +136,7 @@ export class PeerStore {
 
   /** Deletes pending requests whose expiry has passed; returns the names dropped. */
   deleteExpiredPending(nowIso: string): string[] {
+    this.#rows = null;
     const rows = this.#db.prepare("SELECT node_fqdn AS name FROM hub_pool_peer WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ?").all(nowIso) as { name: string }[];
     this.#db.prepare("DELETE FROM hub_pool_peer WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ?").run(nowIso);
     return rows.map((r) => r.name);

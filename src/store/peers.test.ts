@@ -1,0 +1,53 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from './database.js';
+import { PeerStore, type NewPeer } from './peers.js';
+
+const fresh = () => new PeerStore(openDatabase(join(mkdtempSync(join(tmpdir(), 'cihub-peers-')), 'hub.db')));
+const row = (nodeFqdn: string, extra: Partial<NewPeer> = {}): NewPeer => ({
+  nodeFqdn,
+  direction: 'outbound',
+  status: 'pending',
+  peerNodeUuid: null,
+  peerPublicKey: null,
+  pinVerified: false,
+  issuedTokenHash: null,
+  presentTokenSealed: null,
+  createdAt: '2026-11-30T12:00:00.000Z',
+  expiresAt: '2026-12-01T12:00:00.000Z',
+  ...extra,
+});
+
+describe('PeerStore', () => {
+  it('keeps the listed rows true after every kind of write, though the list is cached', () => {
+    const store = fresh();
+    assert.deepEqual(store.list(), []);
+    const a = store.insert(row('a.tail0.ts.net'));
+    assert.deepEqual(store.list().map((r) => r.nodeFqdn), ['a.tail0.ts.net']);
+    store.update(a.id, { status: 'connected', expiresAt: null });
+    assert.equal(store.list()[0]?.status, 'connected');
+    store.insert(row('b.tail0.ts.net', { expiresAt: '2026-11-30T12:30:00.000Z' }));
+    assert.deepEqual(store.deleteExpiredPending('2026-11-30T13:00:00.000Z'), ['b.tail0.ts.net']);
+    assert.deepEqual(store.list().map((r) => r.nodeFqdn), ['a.tail0.ts.net']);
+    store.delete(a.id);
+    assert.deepEqual(store.list(), []);
+  });
+
+  it('hands out rows nobody can change under the next reader', () => {
+    const store = fresh();
+    store.insert(row('a.tail0.ts.net'));
+    assert.ok(Object.isFrozen(store.list()) && Object.isFrozen(store.list()[0]));
+  });
+
+  it('refuses a UUID without its public key, and one UUID on two rows', () => {
+    const store = fresh();
+    assert.throws(() => store.insert(row('a.tail0.ts.net', { peerNodeUuid: '11111111-1111-4111-8111-111111111111' })));
+    const key = 'A'.repeat(43);
+    store.insert(row('b.tail0.ts.net', { peerNodeUuid: '11111111-1111-4111-8111-111111111111', peerPublicKey: key }));
+    assert.throws(() => store.insert(row('c.tail0.ts.net', { peerNodeUuid: '11111111-1111-4111-8111-111111111111', peerPublicKey: key })));
+    assert.equal(store.byUuid('11111111-1111-4111-8111-111111111111')?.nodeFqdn, 'b.tail0.ts.net');
+  });
+});
