@@ -23,7 +23,7 @@ import { usablePeers } from './peers/usable-peers.js';
 import { RoutingLog } from './routing-log/ring.js';
 import { buildPoolStatus } from './status/pool-status.js';
 import { NodeIdentity } from './identity/node-identity.js';
-import { NonceCache } from './peer-auth/nonce-cache.js';
+import { PeerNonces } from './store/peer-nonces.js';
 import { PairingPin } from './pairing/pairing-pin.js';
 import { PairingService } from './pairing/pairing-service.js';
 import { StrikeLimiter } from './pairing/strike-limiter.js';
@@ -146,6 +146,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   writeHubInfo(env.dataDir, { url, port, pid: process.pid, startedAt: new Date(clock.nowMs()).toISOString() });
   health.latest();
   peers.poller.start();
+  peers.identity.warmIfPresent();
   if (peers.origins.size > 0) logger.warn({ map: Object.fromEntries(peers.origins) }, 'HUB_POOL_PEER_ORIGINS is set: peers are dialled at these origins, not at https://<name> (development only)');
   logger.info({ url, dataDir: env.dataDir, engines: env.engines.map((e) => `${e.id}=${e.url}`) }, 'hub listening');
 
@@ -205,8 +206,9 @@ function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>
     logger,
     onConnected: (peer) => poller?.pollSoon(peer),
   });
-  poller = new HealthPoller({ store, client, pairing, identity, pollSeconds, clock, logger, forwardsTo: (name) => inFlight.count(name) });
-  return { store, identity, pairing, poller, pin, nonces: new NonceCache(), client, self, origins: origins.map };
+  const nonces = new PeerNonces(db);
+  poller = new HealthPoller({ store, client, pairing, identity, pollSeconds, clock, logger, forwardsTo: (name) => inFlight.count(name), onTick: (nowMs) => nonces.prune(nowMs) });
+  return { store, identity, pairing, poller, pin, nonces, client, self, origins: origins.map };
 }
 
 /**

@@ -58,7 +58,7 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
   app.post('/api/inference/pool/pairing-pin', operator, async () => {
     if (!s.directions().enabled) throw new HubError('HUB_ERR_POOL_DISABLED', 'Hub Pool is switched off on this Hub, so it takes no pairing requests; a PIN would be useless');
     const identity = await p.identity.load();
-    if (!identity.ok) throw new HubError('HUB_ERR_IDENTITY_UNAVAILABLE', `this Hub's pool identity cannot be used: ${identity.error}`);
+    if (!identity.ok) throw new HubError('HUB_ERR_IDENTITY_UNAVAILABLE', `this Hub's pool identity cannot be used: ${identity.error}. Run cihub pool rotate-identity, then pair again`);
     const minted = p.pin.mint();
     s.logger.info({ expiresAt: minted.expiresAt }, 'pairing PIN minted');
     return { ...minted, fingerprint: identity.fingerprint, nodeFqdn: (await p.self()).nodeFqdn };

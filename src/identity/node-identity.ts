@@ -129,6 +129,15 @@ export class NodeIdentity {
     }
   }
 
+  /**
+   * Loads the identity in the background when one was minted before, so status reports a key
+   * that cannot be opened from the start. Never mints: a Hub that has never paired stays without
+   * one. The unseal runs asynchronously, off the boot path.
+   */
+  warmIfPresent(): void {
+    if (this.#readRow() !== null) void this.load();
+  }
+
   close(): void {
     this.#closed = true;
     this.#stopRetry();

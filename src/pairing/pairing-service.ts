@@ -166,23 +166,22 @@ export class PairingService {
     const token = readToken(body.token);
     if (token === null) throw new HubError('HUB_ERR_BAD_REQUEST', 'token must be 32 random bytes, base64url');
 
-    let claim: IdentityClaim | null = null;
+    // Every refusal that does not depend on the PIN comes first, so a valid PIN is not spent on
+    // a request that would be refused anyway.
     const withPin = body.pin !== undefined && body.pin !== null;
-    if (withPin) {
-      if (!this.#d.pin.verify(body.pin)) {
-        this.#d.limiter.strike(keys);
-        this.#d.logger.warn({ from }, 'refused a pairing PIN');
-        throw new HubError('HUB_ERR_PAIR_PIN_REFUSED', 'the pairing PIN was not accepted');
-      }
-      claim = readIdentityClaim(body);
-      if (claim === null) throw new HubError('HUB_ERR_BAD_REQUEST', 'a request with a PIN must carry the sender\'s nodeUuid and publicKey');
+    const claim: IdentityClaim | null = withPin ? readIdentityClaim(body) : null;
+    if (withPin && claim === null) throw new HubError('HUB_ERR_BAD_REQUEST', 'a request with a PIN must carry the sender\'s nodeUuid and publicKey');
+    if (this.#d.store.countPendingInbound() >= MAX_PENDING_INBOUND && !this.#d.store.byFqdn(from)) {
+      throw new HubError('HUB_ERR_PAIR_PENDING_FULL', `${MAX_PENDING_INBOUND} pairing requests already wait for approval here; approve or reject some first`);
+    }
+    if (withPin && !this.#d.pin.verify(body.pin)) {
+      this.#d.limiter.strike(keys);
+      this.#d.logger.warn({ from }, 'refused a pairing PIN');
+      throw new HubError('HUB_ERR_PAIR_PIN_REFUSED', 'the pairing PIN was not accepted');
     }
     // A name this Hub already holds a row for is ignored without saying so (spec: a request stays pending).
     if (this.#d.store.byFqdn(from)) return { received: true };
     if (claim !== null && this.#d.store.byUuid(claim.nodeUuid)) return { received: true };
-    if (this.#d.store.countPendingInbound() >= MAX_PENDING_INBOUND) {
-      throw new HubError('HUB_ERR_PAIR_PENDING_FULL', `${MAX_PENDING_INBOUND} pairing requests already wait for approval here; approve or reject some first`);
-    }
     const me = claim !== null ? await this.#requireIdentity() : null;
     if (claim !== null && claim.nodeUuid === me?.nodeUuid) throw new HubError('HUB_ERR_PAIR_SELF', 'a Hub cannot pair with itself');
     this.#d.store.insert({
@@ -237,6 +236,7 @@ export class PairingService {
     const claim = readIdentityClaim(body);
     if (claim === null) throw new HubError('HUB_ERR_BAD_REQUEST', 'an upgrade carries nodeUuid and publicKey');
     const me = await this.#requireIdentity();
+    if (claim.nodeUuid === me.nodeUuid) throw new HubError('HUB_ERR_CONFLICT', 'a peer cannot claim this Hub\'s own node UUID');
     if (peer.peerNodeUuid !== null && peer.peerNodeUuid !== claim.nodeUuid) throw new HubError('HUB_ERR_CONFLICT', 'this peer is pinned to another identity');
     const holder = this.#d.store.byUuid(claim.nodeUuid);
     if (holder && holder.id !== peer.id) throw new HubError('HUB_ERR_CONFLICT', 'that node UUID is already pinned to another peer');

@@ -13,7 +13,7 @@ import type { NodeIdentity } from '../identity/node-identity.js';
 import type { PeerRow, PeerStore } from '../store/peers.js';
 import { normalizePeerName } from '../tailnet/peer-name.js';
 import type { Clock } from '../util/clock.js';
-import type { NonceCache } from './nonce-cache.js';
+import type { NonceMemory } from './verify-signed.js';
 import { HEADER_PEER, isSignedRequest } from './signed-headers.js';
 import { verifySignedRequest } from './verify-signed.js';
 
@@ -24,7 +24,7 @@ export type PeerAdmission =
 export interface PeerGuardDeps {
   readonly store: PeerStore;
   readonly identity: NodeIdentity;
-  readonly nonces: NonceCache;
+  readonly nonces: NonceMemory;
   readonly clock: Clock;
   readonly requireSigned: () => boolean;
   /** Called with (row id, new name) when a signed peer presents a name other than its row's. */

@@ -14,7 +14,6 @@
  */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { bodyHash, canonicalRequest, coversBody } from './canonical.js';
-import type { NonceCache } from './nonce-cache.js';
 import { HEADER_NODE, HEADER_NONCE, HEADER_PEER, HEADER_RECIPIENT, HEADER_SIGNATURE, HEADER_TIMESTAMP, SIGNATURE_PREFIX, type IncomingHeaders } from './signed-headers.js';
 
 // Re-exported so the receiving side can import everything it needs from one module.
@@ -22,6 +21,11 @@ export { isSignedRequest, type IncomingHeaders } from './signed-headers.js';
 
 /** How far a request's timestamp may be from this Hub's clock, either way. */
 export const SKEW_WINDOW_MS = 300_000;
+
+/** Where accepted nonces are remembered: true the first time a key is seen within its lifetime, false for a repeat. */
+export interface NonceMemory {
+  remember(key: string, nowMs: number): boolean;
+}
 
 export type VerifyRefusal = 'missing-headers' | 'identity-mismatch' | 'unknown-sender' | 'skew' | 'replay' | 'bad-signature' | 'malformed';
 export type VerifyResult = { ok: true; senderUuid: string; senderFqdn: string } | { ok: false; reason: VerifyRefusal };
@@ -36,7 +40,7 @@ export interface VerifySignedParams {
   nowMs: number;
   /** The pinned public key (base64url raw) for a sender UUID, or null when none is pinned. */
   peerKey: (senderUuid: string) => string | null;
-  nonces: NonceCache;
+  nonces: NonceMemory;
 }
 
 const SIGNATURE_BYTES = 64;

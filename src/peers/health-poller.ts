@@ -58,6 +58,8 @@ export interface HealthPollerDeps {
   readonly logger: Logger;
   /** Requests this Hub has forwarded to a peer (by name) and not finished reading. */
   readonly forwardsTo: (peerName: string) => number;
+  /** Housekeeping that runs with the expiry sweep (once a minute). */
+  readonly onTick?: (nowMs: number) => void;
 }
 
 export class HealthPoller {
@@ -117,6 +119,7 @@ export class HealthPoller {
     if (now - this.#lastSweepMs >= SWEEP_EVERY_MS) {
       this.#lastSweepMs = now;
       this.#d.pairing.sweep();
+      this.#d.onTick?.(now);
     }
     this.#applyRenames();
     const rows = this.#d.store.list();

@@ -1,6 +1,6 @@
 /** Everything the HTTP layer needs for peers and pairing; system.ts builds it. */
 import type { NodeIdentity } from '../identity/node-identity.js';
-import type { NonceCache } from '../peer-auth/nonce-cache.js';
+import type { NonceMemory } from '../peer-auth/verify-signed.js';
 import type { PairingPin } from '../pairing/pairing-pin.js';
 import type { PairingService } from '../pairing/pairing-service.js';
 import type { PeerStore } from '../store/peers.js';
@@ -14,7 +14,7 @@ export interface PoolPeers {
   readonly pairing: PairingService;
   readonly poller: HealthPoller;
   readonly pin: PairingPin;
-  readonly nonces: NonceCache;
+  readonly nonces: NonceMemory;
   readonly client: PeerClient;
   readonly self: () => Promise<TailnetSelf>;
   /** The development dial map (HUB_POOL_PEER_ORIGINS); empty in production. */

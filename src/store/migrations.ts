@@ -56,4 +56,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX hub_pool_peer_uuid ON hub_pool_peer (peer_node_uuid) WHERE peer_node_uuid IS NOT NULL;
     `,
   },
+  {
+    version: 3,
+    name: 'peer nonces survive a restart',
+    sql: `
+      CREATE TABLE peer_nonce (
+        key         TEXT PRIMARY KEY,
+        expires_at  INTEGER NOT NULL
+      );
+      CREATE INDEX peer_nonce_expiry ON peer_nonce (expires_at);
+    `,
+  },
 ];
