@@ -1,7 +1,17 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { NonceCache } from './nonce-cache.js';
+import type { NonceMemory } from './verify-signed.js';
+
+/** The simplest memory the verifier can use: what the store's SQLite table does, in a Set. */
+class NonceCache implements NonceMemory {
+  readonly #seen = new Set<string>();
+  remember(key: string): boolean {
+    if (this.#seen.has(key)) return false;
+    this.#seen.add(key);
+    return true;
+  }
+}
 import { signRequest } from './signed-headers.js';
 import { SKEW_WINDOW_MS, verifySignedRequest, type VerifySignedParams } from './verify-signed.js';
 
