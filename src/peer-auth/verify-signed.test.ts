@@ -11,6 +11,9 @@ class NonceCache implements NonceMemory {
     this.#seen.add(key);
     return true;
   }
+  get size(): number {
+    return this.#seen.size;
+  }
 }
 import { signRequest } from './signed-headers.js';
 import { SKEW_WINDOW_MS, verifySignedRequest, type VerifySignedParams } from './verify-signed.js';
