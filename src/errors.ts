@@ -35,6 +35,7 @@ export const ERROR_CATALOGUE = {
   HUB_ERR_NO_TAILNET_NAME: { status: 409 },
   HUB_ERR_PEER_UNREACHABLE: { status: 502 },
   HUB_ERR_PEER_REFUSED: { status: 502 },
+  HUB_ERR_PEER_REFUSED_PIN: { status: 502 },
 } as const satisfies Record<string, { status: number }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

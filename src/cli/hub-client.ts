@@ -7,9 +7,13 @@ import { request } from 'undici';
 import { readHubInfo, readOperatorKey } from '../config/data-dir.js';
 
 export class CliError extends Error {
-  constructor(message: string) {
+  /** When the Hub refused: its error code and message, for a command that words a refusal itself. */
+  readonly hub: { readonly status: number; readonly code: string | null; readonly message: string | null } | undefined;
+
+  constructor(message: string, hub?: { status: number; code: string | null; message: string | null }) {
     super(message);
     this.name = 'CliError';
+    this.hub = hub;
   }
 }
 
@@ -49,7 +53,13 @@ export async function callHub<T>(hub: HubTarget, method: 'GET' | 'POST' | 'PATCH
   }
   if (res.statusCode >= 400) {
     const err = (json as { error?: { message?: string; code?: string } } | null)?.error;
-    throw new CliError(`The Hub refused: ${err?.message ?? `HTTP ${res.statusCode}`}${err?.code ? ` (${err.code})` : ''}.`);
+    // One sentence on stderr, even when the Hub's message runs to two.
+    const said = (err?.message ?? `HTTP ${res.statusCode}`).trim().replace(/\.\s+(?=\S)/g, '; ').replace(/\.$/, '');
+    throw new CliError(`The Hub refused: ${said}${err?.code ? ` (${err.code})` : ''}.`, {
+      status: res.statusCode,
+      code: typeof err?.code === 'string' ? err.code : null,
+      message: typeof err?.message === 'string' ? err.message : null,
+    });
   }
   return json as T;
 }

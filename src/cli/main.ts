@@ -9,9 +9,11 @@ import { assumeYes, dataDirFromEnv, processEnv } from '../config/env.js';
 import { CliError } from './hub-client.js';
 import { runServe } from './commands/serve.js';
 import { poolLog, poolStatus, poolSwitch } from './commands/pool.js';
+import { approve, pair, pairingPin, peerSwitch, peersList, reject, rotateIdentity, unpair } from './commands/peers.js';
 import { apiKeyCreate, apiKeyList, apiKeyRevoke } from './commands/api-key.js';
 import { runDevEngine } from './dev-engine.js';
 import { runDemo } from './commands/demo.js';
+import { pinCommand, unpinCommand } from './commands/pin.js';
 
 const DIALECTS = ['ollama', 'vllm', 'lemonade', 'omlx', 'llamacpp'] as const;
 
@@ -43,10 +45,22 @@ const program = new Command('cihub')
     'after',
     `
 Hub Pool commands (cihub pool <command>):
-  status [--json]               whether pooling routes, this node, its engines and peers
-  log [--json] [--limit N]      recent routing decisions, newest first, with why
-  enable [--yes]                turn pooling on for this Hub
-  disable [--yes]               turn pooling off for this Hub`,
+  status [--json]                 whether pooling routes, this node, its engines and peers
+  log [--json] [--limit N]        recent routing decisions, newest first, with why
+  enable [--yes]                  turn pooling on for this Hub
+  disable [--yes]                 turn pooling off for this Hub
+  pairing-pin [--yes]             mint a six-digit PIN here and print the pair command for the other Hub
+  pair <name> [--pin D] [--yes]   send a pairing request to the Hub with that tailnet name
+  peers [--json]                  paired Hubs and pairing requests, with the IDs the commands below take
+  approve <ref> [--yes]           approve a request waiting here
+  reject <ref> [--yes]            turn down a request waiting here
+  unpair <ref> [--yes]            remove a pairing on both Hubs, or cancel a request sent from here
+  peer-enable <ref> [--yes]       exchange work with a peer again
+  peer-disable <ref> [--yes]      keep a peer paired but exchange no work with it
+  rotate-identity [--yes]         a new key for this Hub; removes every pairing
+  pin <target> [--model M] [--yes]  prefer 'local' or a peer for one model (or, without --model, for every model)
+  unpin [--model M] [--yes]       remove that pin
+  <ref> is the ID that peers prints (8 characters), the full id, or the tailnet name; changes take --json too`,
   );
 const dataDir = () => (program.opts() as { dataDir?: string }).dataDir ?? dataDirFromEnv(env);
 
@@ -57,7 +71,11 @@ program
   .option('--host <addr>', 'address to listen on (default: $HUB_HOST or 127.0.0.1)')
   .action(async (o: { port?: number; host?: string }) => runServe({ port: o.port, host: o.host, dataDir: (program.opts() as { dataDir?: string }).dataDir }));
 
-const pool = program.command('pool').description('Hub Pool: status, routing log and switches (see cihub --help)');
+const pool = program
+  .command('pool')
+  .description('Hub Pool: status, routing log, switches and pairing (see cihub --help)')
+  // The whole pool help is too long to follow a typo; point at where the commands are listed.
+  .showHelpAfterError('(`cihub --help` lists the Hub Pool commands)');
 pool
   .command('status')
   .option('--json', 'print the status document as JSON')
@@ -75,6 +93,59 @@ for (const [name, on] of [['enable', true], ['disable', false]] as const) {
     .option('--json', 'print the resulting settings as JSON')
     .action(async (o: { yes?: boolean; json?: boolean }) => out(await poolSwitch(on, { dataDir: dataDir(), json: o.json === true, ...yesOf(o) })));
 }
+pool
+  .command('pairing-pin')
+  .description('mint a pairing PIN on this Hub and print the command to run on the other Hub')
+  .option('--yes', 'do not ask for confirmation')
+  .option('--json', 'print the PIN document as JSON')
+  .action(async (o: { yes?: boolean; json?: boolean }) => out(await pairingPin({ dataDir: dataDir(), json: o.json === true, ...yesOf(o) })));
+pool
+  .command('pair <name>')
+  .description('send a pairing request to the Hub with this tailnet name; it must approve it')
+  .option('--pin <digits>', 'the six-digit PIN minted on the other Hub')
+  .option('--yes', 'do not ask for confirmation')
+  .option('--json', 'print the result as JSON')
+  .action(async (name: string, o: { pin?: string; yes?: boolean; json?: boolean }) => out(await pair({ dataDir: dataDir(), name, pin: o.pin, json: o.json === true, ...yesOf(o) })));
+pool
+  .command('peers')
+  .description('paired Hubs and pairing requests')
+  .option('--json', 'print the peers as JSON')
+  .action(async (o: { json?: boolean }) => out(await peersList({ dataDir: dataDir(), json: o.json === true })));
+for (const [name, run, what] of [
+  ['approve', approve, 'approve a pairing request waiting here'],
+  ['reject', reject, 'reject a pairing request waiting here'],
+  ['unpair', unpair, 'remove a pairing on both Hubs, or cancel a request sent from here'],
+  ['peer-enable', (o: Parameters<typeof peerSwitch>[1]) => peerSwitch(true, o), 'exchange work with a peer again'],
+  ['peer-disable', (o: Parameters<typeof peerSwitch>[1]) => peerSwitch(false, o), 'keep a peer paired but exchange no work with it'],
+] as const) {
+  pool
+    .command(`${name} <ref>`)
+    .description(what)
+    .option('--yes', 'do not ask for confirmation')
+    .option('--json', 'print the result as JSON')
+    .action(async (ref: string, o: { yes?: boolean; json?: boolean }) => out(await run({ dataDir: dataDir(), ref, json: o.json === true, ...yesOf(o) })));
+}
+pool
+  .command('rotate-identity')
+  .description('give this Hub a new pool key; every pairing is removed')
+  .option('--yes', 'do not ask for confirmation')
+  .option('--json', 'print the result as JSON')
+  .action(async (o: { yes?: boolean; json?: boolean }) => out(await rotateIdentity({ dataDir: dataDir(), json: o.json === true, ...yesOf(o) })));
+
+pool
+  .command('pin <target>')
+  .description("prefer 'local' or a peer for a model; a pin reorders, it never forces")
+  .option('--model <id>', 'the exact model id; without it, the pool-wide default pin')
+  .option('--yes', 'do not ask for confirmation')
+  .option('--json', 'print the pins as JSON')
+  .action(async (target: string, o: { model?: string; yes?: boolean; json?: boolean }) => out(await pinCommand({ dataDir: dataDir(), target, model: o.model, json: o.json === true, ...yesOf(o) })));
+pool
+  .command('unpin')
+  .description('remove the pin for a model, or the default pin')
+  .option('--model <id>', 'the exact model id; without it, the default pin')
+  .option('--yes', 'do not ask for confirmation')
+  .option('--json', 'print the pins as JSON')
+  .action(async (o: { model?: string; yes?: boolean; json?: boolean }) => out(await unpinCommand({ dataDir: dataDir(), model: o.model, json: o.json === true, ...yesOf(o) })));
 
 const apiKey = program.command('api-key').description('API keys for apps (inference) and monitors (qa:read)');
 apiKey

@@ -300,7 +300,7 @@ export class PairingService {
     const reason = typeof said?.message === 'string' ? said.message.slice(0, 200) : `HTTP ${answer.status}`;
     if (answer.status === 401) {
       this.#d.logger.warn({ peer: name }, 'Peer refused the pairing PIN');
-      return new HubError('HUB_ERR_PEER_REFUSED', `${name} refused the pairing PIN: it was wrong, expired, already used or replaced. Mint a fresh one there (cihub pool pairing-pin)`);
+      return new HubError('HUB_ERR_PEER_REFUSED_PIN', `${name} refused the pairing PIN (wrong, expired, already used or replaced); mint a fresh one there with cihub pool pairing-pin`);
     }
     this.#d.logger.warn({ peer: name, status: answer.status }, `Peer declined pairing request (${answer.status})`);
     return new HubError('HUB_ERR_PEER_REFUSED', `${name} declined the pairing request (HTTP ${answer.status}): ${reason}`);

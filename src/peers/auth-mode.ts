@@ -17,6 +17,8 @@ export function outboundAuthMode(row: PeerRow, requireSigned: boolean): AuthMode
 
 /** What status reports as a peer's auth mode: signed once the peer has been seen signing or signs to us. */
 export function reportedAuthMode(row: PeerRow): 'signed' | 'bearer' | 'none' {
+  // A request still waiting for approval authenticates nothing yet.
+  if (row.status === 'pending') return 'none';
   if (row.signedSeenAt !== null) return 'signed';
   if (row.peerNodeUuid !== null && row.bearerGraceUntil === null) return 'signed';
   return row.presentTokenSealed !== null || row.issuedTokenHash !== null ? 'bearer' : 'none';

@@ -1,10 +1,15 @@
 /**
- * `cihub pool status` as text: the switches, this node, its engines and what it can serve.
- * Rendered from the status document only; the sentences live here, not in the Hub.
+ * `cihub pool status` as text: the switches, this node (name, tailnet, identity, PIN state),
+ * its engines, what the pool can serve and on which nodes, every peer, and the peers that
+ * refuse this Hub with what to do about each. Rendered from the status document only; the
+ * sentences live here, not in the Hub (the one exception is a probe failure's action text,
+ * which the Hub words because it names commands with both Hubs' names in them).
  */
 import type { PoolStatus } from '../../status/pool-status.js';
 import type { RoutingLogSummary } from '../../routing-log/entry.js';
+import type { PeerView } from '../../peers/peer-view.js';
 import { describeFailedBreakdown } from './failed-breakdown.js';
+import { ago, authWord, clockTime, columns, peerModels, shortId } from './peers.js';
 
 const REASON_TEXT: Readonly<Record<PoolStatus['reason'], string>> = {
   active: 'routing across the pool',
@@ -19,16 +24,36 @@ function direction(name: string, d: PoolStatus['directions']['outbound']): strin
   return `${name} off (${d.disabledBy === 'env' ? 'by the environment' : 'by the setting'})`;
 }
 
-export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary | null): string {
+export interface StatusRenderOptions {
+  /** Epoch ms that "last seen" ages are measured against (default: now). */
+  readonly nowMs?: number;
+}
+
+const LABEL_WIDTH = 16;
+const field = (label: string, value: string): string => `  ${label.padEnd(LABEL_WIDTH)}${value}`;
+
+const REFUSAL_TEXT: Readonly<Record<'unauthorized' | 'identity_changed', string>> = {
+  identity_changed: 'identity changed: it no longer holds the node identity pinned here, and waiting will not fix that',
+  unauthorized: 'credentials refused: it answers, but turns down this Hub\'s credentials',
+};
+
+export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary | null, opts: StatusRenderOptions = {}): string {
+  const nowMs = opts.nowMs ?? Date.now();
+  const peers = status.peers;
   const lines: string[] = [];
   lines.push(`Hub Pool: ${REASON_TEXT[status.reason]}`);
   lines.push(`  ${direction('sending work to peers', status.directions.outbound)} · ${direction('serving peers', status.directions.inbound)}`);
+  if (status.routingActive) {
+    const n = peers.filter((p) => p.status === 'connected' && p.enabled).length;
+    lines.push(`  routing is active: requests can be placed on ${n} connected peer${n === 1 ? '' : 's'} as well as on this Hub`);
+  }
+  const origins = status.localNode.peerOriginsMap;
+  if (origins.active) {
+    lines.push(`  !! peers are dialled through HUB_POOL_PEER_ORIGINS (development): ${origins.entries.map((e) => `${e.name} → ${e.origin}`).join(', ')}`);
+  }
   lines.push('');
   lines.push('This node');
-  lines.push(`  name            ${status.localNode.nodeFqdn ?? '(no tailnet name)'}`);
-  lines.push(`  queue depth     ${status.localNode.queueDepth}`);
-  const ceiling = status.localNode.maxPromptTokens;
-  lines.push(`  prompt ceiling  ${ceiling === null ? 'none' : `${ceiling} tokens (set by ${status.localNode.maxPromptTokensSetBy})`}`);
+  lines.push(...thisNodeLines(status));
   lines.push('');
   lines.push('Engines');
   if (status.localNode.backends.length === 0) lines.push('  (none configured)');
@@ -43,12 +68,35 @@ export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary 
   lines.push(...table(rows).map((l) => `  ${l}`));
   lines.push('');
   lines.push('What the pool can serve');
-  const models = [...new Set(status.localNode.backends.filter((b) => b.healthy).flatMap((b) => b.models))].sort();
-  if (models.length === 0) lines.push('  (nothing: no healthy engine lists a model)');
-  const served = models.map((model) => [model, `local (${status.localNode.backends.filter((b) => b.healthy && b.models.includes(model)).map((b) => b.id).join(', ')})`]);
-  lines.push(...table(served).map((l) => `  ${l}`));
+  lines.push(...servableLines(status));
   lines.push('');
-  lines.push(`Peers: ${status.peers.length === 0 ? 'none paired' : status.peers.length}`);
+  if (peers.length === 0) {
+    lines.push('Peers: none paired');
+  } else {
+    lines.push(`Peers (${peers.length})`);
+    lines.push(...peerLines(peers, nowMs));
+    const refusing = peers.filter((p) => p.probeFailure !== null && p.probeFailure.kind !== 'unreachable');
+    if (refusing.length > 0) {
+      lines.push('');
+      lines.push('Peers refusing this Hub');
+      for (const p of refusing) {
+        const failure = p.probeFailure!;
+        const kind = failure.kind === 'identity_changed' ? 'identity_changed' : 'unauthorized';
+        lines.push(`  ${p.nodeFqdn}: ${REFUSAL_TEXT[kind]}${failure.since === null ? '' : ` (since ${clockTime(failure.since)})`}`);
+        lines.push(`    what to do: ${failure.action}`);
+      }
+    }
+    const legacy = peers.filter((p) => p.status !== 'pending' && p.authMode === 'bearer');
+    if (legacy.length > 0) {
+      const on = status.settings.poolRequireSignedPeers;
+      lines.push('');
+      lines.push(
+        `Legacy auth: ${legacy.map((p) => p.nodeFqdn).join(', ')} still ${legacy.length === 1 ? 'uses a bearer token' : 'use bearer tokens'}; ${on ? 'poolRequireSignedPeers is on, which cuts such a pairing off in both directions' : 'leave poolRequireSignedPeers off until every peer shows signed'}`,
+      );
+    }
+  }
+  lines.push(...pinLines(status));
+  lines.push(...withheldLines(status));
   if (summary !== null) {
     lines.push('');
     lines.push(`Recent routing: ${summary.counts.served} served · ${describeFailedBreakdown(summary.counts)} · ${summary.counts.failedOver} failed over`);
@@ -56,9 +104,133 @@ export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary 
   return `${lines.join('\n')}\n`;
 }
 
+/** Routing pins, and which of them cannot apply right now (a pin never forces, so an idle one is easy to miss). */
+function pinLines(status: PoolStatus): string[] {
+  if (status.pins.length === 0) return [];
+  const rows = status.pins.map((p) => [p.scope === 'model' ? (p.model ?? '') : '(every model)', `→ ${p.targetNode}`, p.targetAvailable ? 'in force' : 'idle: the target is not available, so the ranker alone decides']);
+  return ['', 'Routing pins (prefer, never force)', ...table(rows).map((l) => `  ${l}`)];
+}
+
+/** Engines withheld for bad output, and models this node cannot serve now. */
+function withheldLines(status: PoolStatus): string[] {
+  const { outputFaults, unservable } = status.withheld;
+  if (outputFaults.length === 0 && unservable.length === 0) return [];
+  const rows = [
+    ...outputFaults.map((w) => [w.key.split('|').join(' / '), `tried last until ${clockTime(w.until)}`, w.reason]),
+    ...unservable.map((w) => [w.key.split('|').join(' / '), `not offered until ${clockTime(w.until)}`, w.reason]),
+  ];
+  return ['', 'Withheld (node / engine / model)', ...table(rows).map((l) => `  ${l}`)];
+}
+
+function thisNodeLines(status: PoolStatus): string[] {
+  const node = status.localNode;
+  const lines: string[] = [];
+  lines.push(field('name', node.nodeFqdn ?? '(no tailnet name)'));
+  lines.push(field('tailnet', tailnetText(node)));
+  const id = node.identity;
+  if (id === null) {
+    lines.push(field('identity', 'not made yet (it is made on first use: a PIN, a pairing or a peer\'s probe)'));
+  } else {
+    lines.push(field('fingerprint', id.fingerprint));
+    lines.push(field('node UUID', id.nodeUuid));
+    if (id.identityError !== null) {
+      lines.push(field('identity', `UNUSABLE: ${id.identityError}; this Hub cannot sign. Run \`cihub pool rotate-identity\` (it removes every pairing), then pair again`));
+    }
+  }
+  const pin = status.pairingPin;
+  lines.push(field('pairing PIN', pin.active && pin.expiresAt !== null ? `active until ${clockTime(pin.expiresAt)} (its digits are shown only when minted)` : 'none active'));
+  lines.push(field('queue depth', String(node.queueDepth)));
+  const ceiling = node.maxPromptTokens;
+  lines.push(field('prompt ceiling', ceiling === null ? 'none' : `${ceiling} tokens (set by ${node.maxPromptTokensSetBy})`));
+  return lines;
+}
+
+function tailnetText(node: PoolStatus['localNode']): string {
+  const suffix = node.tailnetSuffix ?? '(no suffix: pairing requests are not checked against a tailnet)';
+  switch (node.tailnetSource) {
+    case 'env':
+      return `${suffix} (HUB_NODE_FQDN stand-in, not read from Tailscale)`;
+    case 'tailscale':
+      return `${suffix} (from Tailscale, ${node.tailscaleConnected ? 'connected' : 'not connected'})`;
+    case 'none':
+      return 'none: not on a tailnet (connect Tailscale with MagicDNS, or set HUB_NODE_FQDN)';
+  }
+}
+
+/** Peers whose inventory counts towards what the pool can serve: connected, enabled, taking work, and polled. */
+function servingPeers(peers: readonly PeerView[]): PeerView[] {
+  return peers.filter((p) => p.status === 'connected' && p.enabled && p.acceptingWork !== false && p.backends !== null);
+}
+
+function servableLines(status: PoolStatus): string[] {
+  const holders = new Map<string, string[]>();
+  const add = (model: string, holder: string) => {
+    const list = holders.get(model) ?? [];
+    if (!list.includes(holder)) list.push(holder);
+    holders.set(model, list);
+  };
+  const healthy = status.localNode.backends.filter((b) => b.healthy);
+  for (const model of new Set(healthy.flatMap((b) => b.models))) {
+    add(model, `local (${healthy.filter((b) => b.models.includes(model)).map((b) => b.id).join(', ')})`);
+  }
+  const contributors = servingPeers(status.peers);
+  for (const p of contributors) for (const model of peerModels(p) ?? []) add(model, p.nodeFqdn);
+  const models = [...holders.keys()].sort();
+  if (models.length === 0) {
+    return [contributors.length === 0 ? '  (nothing: no healthy engine lists a model)' : '  (nothing: no healthy engine here and no connected peer lists a model)'];
+  }
+  // On a Hub with no peer serving, every model is on one node; the mark would say nothing.
+  const pooled = contributors.length > 0;
+  const rows = models.map((m) => {
+    const on = holders.get(m) ?? [];
+    return pooled && on.length === 1 ? [m, on.join(', '), '⚠ on one node only'] : [m, on.join(', ')];
+  });
+  const lines = table(rows).map((l) => `  ${l}`);
+  if (pooled) {
+    const single = models.filter((m) => (holders.get(m) ?? []).length === 1).length;
+    lines.push(`  ${models.length} model${models.length === 1 ? '' : 's'} across ${contributors.length + 1} nodes; ${single} on one node only`);
+  }
+  return lines;
+}
+
+function peerState(p: PeerView): string {
+  const base = p.status !== 'pending' ? p.status : p.direction === 'inbound' ? 'pending: waiting for your approval' : 'pending: waiting for its approval';
+  return p.enabled ? base : `${base}, disabled`;
+}
+
+function peerLines(peers: readonly PeerView[], nowMs: number): string[] {
+  const rows: string[][] = [];
+  const notes = new Map<number, string[]>();
+  peers.forEach((p, i) => {
+    const note: string[] = [];
+    let detail: string;
+    if (p.status === 'pending' && p.direction === 'inbound') {
+      detail = `approve with \`cihub pool approve ${shortId(p.id)}\``;
+      note.push(p.fingerprint === null ? 'no key: this request carried no PIN, so its name is only a claim' : `key fingerprint ${p.fingerprint} (compare it with that Hub's \`cihub pool status\`)`);
+    } else if (p.status === 'pending') {
+      detail = p.expiresAt === null ? 'sent' : `sent; expires ${clockTime(p.expiresAt)}`;
+    } else {
+      const models = peerModels(p);
+      detail = models === null ? 'models not reported yet' : p.acceptingWork === false ? 'not taking work from this Hub' : `${models.length} model${models.length === 1 ? '' : 's'}`;
+      if (p.probeFailure !== null && p.probeFailure.kind === 'unreachable') {
+        note.push(`last probe failed: no usable answer${p.probeFailure.since === null ? '' : ` since ${clockTime(p.probeFailure.since)}`} (${p.consecutiveFailures} in a row); it rejoins by itself on the next probe that succeeds`);
+      } else if (p.probeFailure !== null) {
+        note.push(`refusing this Hub: see below`);
+      }
+    }
+    const auth = p.status === 'pending' ? '-' : authWord(p.authMode);
+    rows.push([p.nodeFqdn, peerState(p), auth, p.status === 'pending' ? `asked ${ago(p.createdAt, nowMs)}` : `last seen ${ago(p.lastSeenAt, nowMs)}`, detail]);
+    if (note.length > 0) notes.set(i, note);
+  });
+  const out: string[] = [];
+  table(rows).forEach((line, i) => {
+    out.push(`  ${line}`);
+    for (const n of notes.get(i) ?? []) out.push(`    ↳ ${n}`);
+  });
+  return out;
+}
+
 /** Left-aligned columns separated by two spaces. */
 export function table(rows: readonly (readonly string[])[]): string[] {
-  const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '));
+  return columns(rows);
 }

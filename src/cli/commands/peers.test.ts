@@ -1,0 +1,41 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { PeerView } from '../../peers/peer-view.js';
+import { CliError } from '../hub-client.js';
+import { approveQuestion, findPeer } from './peers.js';
+
+const row = (id: string, nodeFqdn: string): PeerView => ({ id, nodeFqdn } as Partial<PeerView> as PeerView);
+const PEERS = [row('abcd1234-0000-4000-8000-000000000001', 'hub-b.tail0.ts.net'), row('abcd9999-0000-4000-8000-000000000002', 'hub-c.tail0.ts.net')];
+
+describe('findPeer: the rules the Hub resolves a <ref> by', () => {
+  const found: readonly [string, string][] = [
+    ['abcd1234-0000-4000-8000-000000000001', 'hub-b.tail0.ts.net'],
+    ['hub-c.tail0.ts.net', 'hub-c.tail0.ts.net'],
+    ['HUB-C.tail0.ts.net.', 'hub-c.tail0.ts.net'],
+    ['abcd1234', 'hub-b.tail0.ts.net'],
+    ['ABCD9', 'hub-c.tail0.ts.net'],
+  ];
+  for (const [ref, name] of found) it(`${ref} finds ${name}`, () => assert.equal(findPeer(PEERS, ref).nodeFqdn, name));
+
+  const refused: readonly [string, RegExp][] = [
+    ['abcd', /matches 2 peers \(hub-b\.tail0\.ts\.net, hub-c\.tail0\.ts\.net\); give more of the id/],
+    ['abc', /No peer or pairing request here matches abc/],
+    ['hub-d.tail0.ts.net', /No peer or pairing request here matches hub-d/],
+  ];
+  for (const [ref, message] of refused) {
+    it(`${ref} is refused with one sentence`, () => {
+      assert.throws(() => findPeer(PEERS, ref), (err: unknown) => err instanceof CliError && message.test(err.message) && err.message.split('. ').length === 1);
+    });
+  }
+});
+
+describe('approveQuestion', () => {
+  it('names the requester and its key fingerprint', () => {
+    const q = approveQuestion({ nodeFqdn: 'hub-a.tail0.ts.net', fingerprint: '3f1c:9a0b:0000:1111:2222:3333:4444:5555' });
+    assert.match(q, /^Approve the pairing request from hub-a\.tail0\.ts\.net\? It has key fingerprint 3f1c:9a0b:0000:1111:2222:3333:4444:5555 /);
+  });
+  it('says a request without a PIN has no key, so its name is only a claim', () => {
+    const q = approveQuestion({ nodeFqdn: 'hub-a.tail0.ts.net', fingerprint: null });
+    assert.match(q, /hub-a\.tail0\.ts\.net\? It has no key: this request carried no PIN, so its name is only a claim\./);
+  });
+});

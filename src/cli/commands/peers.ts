@@ -1,0 +1,277 @@
+/**
+ * `cihub pool pairing-pin | pair | peers | approve | reject | unpair | peer-enable |
+ * peer-disable | rotate-identity`: pairing from the command line, each a client of this
+ * machine's Hub (docs/peer-protocol.md). Reads take --json; changes ask [y/N] first and name
+ * what they are about to change, so the question itself is the last chance to compare a key.
+ */
+import type { PeerView } from '../../peers/peer-view.js';
+import type { PoolStatus } from '../../status/pool-status.js';
+import { normalizePeerName } from '../../tailnet/peer-name.js';
+import { callHub, CliError, findHub, type HubTarget } from '../hub-client.js';
+import { confirm } from '../confirm.js';
+import { clockTime, renderPeersTable, shortId } from '../render/peers.js';
+import type { CommonOptions } from './pool.js';
+
+export type ChangeOptions = CommonOptions & { readonly yes: boolean; readonly assumeYes: boolean };
+
+const POOL = '/api/inference/pool';
+const PIN_FORMAT = /^\d{6}$/;
+/** Shortest id prefix the Hub resolves (src/peers/resolve-peer.ts). */
+const MIN_ID_PREFIX = 4;
+
+const json = (doc: unknown): string => `${JSON.stringify(doc, null, 2)}\n`;
+const text = (lines: readonly string[]): string => `${lines.join('\n')}\n`;
+
+async function selfName(hub: HubTarget): Promise<string | null> {
+  return (await callHub<PoolStatus>(hub, 'GET', `${POOL}/status`)).localNode.nodeFqdn;
+}
+
+async function listPeers(hub: HubTarget): Promise<PeerView[]> {
+  return [...(await callHub<{ peers: PeerView[] }>(hub, 'GET', `${POOL}/peers`)).peers];
+}
+
+/**
+ * The row an operator means, by the rules the Hub itself applies (full id, node name, then a
+ * unique id prefix). Resolved here too so the confirmation can name the peer before anything
+ * changes; the change is then sent by full id, so it cannot land on another row.
+ */
+export function findPeer(peers: readonly PeerView[], ref: string): PeerView {
+  const exact = peers.find((p) => p.id === ref);
+  if (exact) return exact;
+  const name = normalizePeerName(ref);
+  if (name.ok) {
+    const byName = peers.find((p) => p.nodeFqdn === name.name);
+    if (byName) return byName;
+  }
+  if (ref.length >= MIN_ID_PREFIX) {
+    const matches = peers.filter((p) => p.id.startsWith(ref.toLowerCase()));
+    if (matches.length === 1) return matches[0]!;
+    if (matches.length > 1) throw new CliError(`${ref} matches ${matches.length} peers (${matches.map((m) => m.nodeFqdn).join(', ')}); give more of the id that \`cihub pool peers\` prints.`);
+  }
+  throw new CliError(`No peer or pairing request here matches ${ref}; \`cihub pool peers\` lists their ids and names.`);
+}
+
+/** The Hub's own words for a refusal, as one sentence (its messages sometimes run to two). */
+function oneSentence(message: string): string {
+  const joined = message.trim().replace(/\.\s+(?=\S)/g, '; ');
+  return /[.!?]$/.test(joined) ? joined : `${joined}.`;
+}
+
+const peerPath = (peer: PeerView, verb?: string) => `${POOL}/peers/${encodeURIComponent(peer.id)}${verb ? `/${verb}` : ''}`;
+
+// ---- pairing-pin ----------------------------------------------------------------------------
+
+interface MintedPin {
+  readonly pin: string;
+  readonly expiresAt: string;
+  readonly fingerprint: string;
+  readonly nodeFqdn: string | null;
+}
+
+export async function pairingPin(opts: ChangeOptions): Promise<string> {
+  const hub = findHub(opts.dataDir);
+  await confirm('Mint a pairing PIN on this Hub? A PIN minted earlier stops working.', opts);
+  const minted = await callHub<MintedPin>(hub, 'POST', `${POOL}/pairing-pin`);
+  if (opts.json) return json(minted);
+  const name = minted.nodeFqdn ?? '<this Hub\'s tailnet name>';
+  return text([
+    `Pairing PIN: ${minted.pin}`,
+    '',
+    `It works once, until ${clockTime(minted.expiresAt)}; five wrong guesses or a newer PIN end it sooner.`,
+    `This Hub: ${name}`,
+    `Key fingerprint: ${minted.fingerprint}`,
+    ...(minted.nodeFqdn === null ? ['(This Hub has no tailnet name yet, so a peer cannot reach it: connect Tailscale with MagicDNS, or set HUB_NODE_FQDN.)'] : []),
+    '',
+    'On the other Hub, run:',
+    `  cihub pool pair ${name} --pin ${minted.pin}`,
+  ]);
+}
+
+// ---- pair ----------------------------------------------------------------------------------
+
+interface PairAnswer {
+  readonly peer: PeerView | null;
+  readonly pinVerified: boolean;
+}
+
+export async function pair(opts: ChangeOptions & { name: string; pin?: string | undefined }): Promise<string> {
+  const pin = opts.pin;
+  if (pin !== undefined && !PIN_FORMAT.test(pin)) {
+    throw new CliError(`--pin must be exactly the six digits \`cihub pool pairing-pin\` printed on the other Hub (got ${JSON.stringify(pin.slice(0, 20))}), so nothing was sent.`);
+  }
+  const hub = findHub(opts.dataDir);
+  await confirm(
+    pin === undefined
+      ? `Send a pairing request to ${opts.name} without a PIN? It carries only this Hub's name, and ${opts.name} still has to approve it.`
+      : `Send a pairing request to ${opts.name} with PIN ${pin}? ${opts.name} still has to approve it.`,
+    opts,
+  );
+  let answer: PairAnswer;
+  try {
+    answer = await callHub<PairAnswer>(hub, 'POST', `${POOL}/peers/pair`, { nodeFqdn: opts.name, ...(pin === undefined ? {} : { pin }) });
+  } catch (err) {
+    throw pairFailure(err, opts.name, pin !== undefined);
+  }
+  if (opts.json) return json(answer);
+  const peerName = answer.peer?.nodeFqdn ?? opts.name;
+  const me = await selfName(hub);
+  const pinLine =
+    pin === undefined
+      ? 'No PIN was sent: the request carries only this Hub\'s name, so its operator should approve only a name they recognise.'
+      : answer.pinVerified
+        ? `PIN verified: ${peerName} accepted it, and this Hub pinned its key${answer.peer?.fingerprint ? ` (fingerprint ${answer.peer.fingerprint})` : ''}.`
+        : `PIN not verified: ${peerName} took the request but did not answer with its identity (an older Hub?); keys are exchanged when it approves.`;
+  return text([
+    `Pairing request sent to ${peerName}.`,
+    pinLine,
+    '',
+    `It is not paired yet: ${peerName} has to approve it. On ${peerName}, run:`,
+    '  cihub pool peers',
+    `  cihub pool approve ${me ?? '<this Hub\'s name>'}`,
+    '',
+    `Then \`cihub pool status\` here shows it connected. To withdraw the request: cihub pool unpair ${peerName}`,
+  ]);
+}
+
+function pairFailure(err: unknown, name: string, withPin: boolean): unknown {
+  if (!(err instanceof CliError) || err.hub === undefined) return err;
+  const { code, message } = err.hub;
+  if (code === 'HUB_ERR_PEER_REFUSED_PIN' && withPin) {
+    return new CliError(`${name} refused the PIN (wrong, expired, already used or replaced by a newer one), so nothing was paired on either side; mint a fresh one there with \`cihub pool pairing-pin\` and pair again.`);
+  }
+  return message === null ? err : new CliError(`Pairing failed: ${oneSentence(message)}`);
+}
+
+// ---- peers ---------------------------------------------------------------------------------
+
+export async function peersList(opts: CommonOptions): Promise<string> {
+  const hub = findHub(opts.dataDir);
+  const peers = await listPeers(hub);
+  if (opts.json) return json({ peers });
+  return renderPeersTable(peers, Date.now());
+}
+
+// ---- approve / reject ----------------------------------------------------------------------
+
+interface ApproveAnswer {
+  readonly peer: PeerView | null;
+  readonly callback: 'confirmed' | 'failed';
+  readonly reason: string | null;
+}
+
+/** What `approve` asks: the requester's name and its key, or that it has none, since this is the last look before trusting it. */
+export function approveQuestion(peer: Pick<PeerView, 'nodeFqdn' | 'fingerprint'>): string {
+  const key =
+    peer.fingerprint === null
+      ? 'no key: this request carried no PIN, so its name is only a claim'
+      : `key fingerprint ${peer.fingerprint} (compare it with the one \`cihub pool status\` shows on ${peer.nodeFqdn})`;
+  return `Approve the pairing request from ${peer.nodeFqdn}? It has ${key}. Once approved, the two Hubs send each other work.`;
+}
+
+export async function approve(opts: ChangeOptions & { ref: string }): Promise<string> {
+  const hub = findHub(opts.dataDir);
+  const peer = findPeer(await listPeers(hub), opts.ref);
+  if (peer.direction !== 'inbound' || peer.status !== 'pending') {
+    throw new CliError(`${peer.nodeFqdn} has no request waiting for this Hub's approval (its row is ${peer.direction === 'inbound' ? 'in' : 'out'}, ${peer.status}).`);
+  }
+  await confirm(approveQuestion(peer), opts);
+  const result = await callHub<ApproveAnswer>(hub, 'POST', peerPath(peer, 'approve'));
+  if (opts.json) return json(result);
+  if (result.callback === 'confirmed') {
+    return text([
+      `Approved ${peer.nodeFqdn}: it confirmed the pairing, so both Hubs list each other as connected.`,
+      'The first health check follows within seconds; `cihub pool status` then shows its models.',
+    ]);
+  }
+  const me = (await selfName(hub)) ?? '<this Hub\'s name>';
+  return text([
+    `Approved ${peer.nodeFqdn} here, but the call back to it failed (${result.reason ?? 'no reason given'}).`,
+    `Half paired: this Hub lists ${peer.nodeFqdn} as connected while it still waits for approval, and nothing is retried.`,
+    `Make sure each Hub reaches the other at https://<its name>, then remove both halves and pair again:`,
+    `  here:            cihub pool unpair ${peer.nodeFqdn}`,
+    `  on ${peer.nodeFqdn}: cihub pool unpair ${me}`,
+  ]);
+}
+
+export async function reject(opts: ChangeOptions & { ref: string }): Promise<string> {
+  const hub = findHub(opts.dataDir);
+  const peer = findPeer(await listPeers(hub), opts.ref);
+  if (peer.direction !== 'inbound' || peer.status !== 'pending') {
+    throw new CliError(`${peer.nodeFqdn} has no request waiting for this Hub's approval, so there is nothing to reject; \`cihub pool unpair ${shortId(peer.id)}\` removes its row.`);
+  }
+  await confirm(`Reject the pairing request from ${peer.nodeFqdn}? It is removed here, and ${peer.nodeFqdn} is told.`, opts);
+  const result = await callHub<{ rejected: string; notified: boolean }>(hub, 'POST', peerPath(peer, 'reject'));
+  if (opts.json) return json(result);
+  if (result.notified) return text([`Rejected the request from ${result.rejected}; it was told and dropped its request too.`]);
+  const me = (await selfName(hub)) ?? '<this Hub\'s name>';
+  return text([`Rejected the request from ${result.rejected} here, but it could not be told: on ${result.rejected}, run \`cihub pool unpair ${me}\` to cancel it there.`]);
+}
+
+// ---- unpair --------------------------------------------------------------------------------
+
+export async function unpair(opts: ChangeOptions & { ref: string }): Promise<string> {
+  const hub = findHub(opts.dataDir);
+  const peer = findPeer(await listPeers(hub), opts.ref);
+  const cancelling = peer.direction === 'outbound' && peer.status === 'pending';
+  const question = cancelling
+    ? `Cancel the pairing request this Hub sent to ${peer.nodeFqdn}?`
+    : peer.status === 'pending'
+      ? `Remove the pending request from ${peer.nodeFqdn} without telling it? (\`cihub pool reject\` tells it.)`
+      : `Unpair ${peer.nodeFqdn}? Both Hubs drop the pairing; pooling with it again takes a new request and approval.`;
+  await confirm(question, opts);
+  const result = await callHub<{ unpaired: string; notified: boolean }>(hub, 'DELETE', peerPath(peer));
+  if (opts.json) return json(result);
+  const done = cancelling ? `Cancelled the request to ${result.unpaired}` : `Unpaired ${result.unpaired}`;
+  if (result.notified) return text([`${done}; it was told and dropped its half too.`]);
+  const me = (await selfName(hub)) ?? '<this Hub\'s name>';
+  return text([`${done} here, but it could not be told: on ${result.unpaired}, run \`cihub pool unpair ${me}\` as well.`]);
+}
+
+// ---- peer-enable / peer-disable ------------------------------------------------------------
+
+export async function peerSwitch(enabled: boolean, opts: ChangeOptions & { ref: string }): Promise<string> {
+  const hub = findHub(opts.dataDir);
+  const peer = findPeer(await listPeers(hub), opts.ref);
+  await confirm(
+    enabled
+      ? `Enable ${peer.nodeFqdn}? Work flows between it and this Hub again.`
+      : `Disable ${peer.nodeFqdn}? The pairing and its health checks stay, but no work goes to it or comes from it.`,
+    opts,
+  );
+  const result = await callHub<{ peer: PeerView | null }>(hub, 'POST', peerPath(peer, enabled ? 'enable' : 'disable'));
+  if (opts.json) return json(result);
+  return text([
+    enabled
+      ? `${peer.nodeFqdn} is enabled: work can flow between it and this Hub again.`
+      : `${peer.nodeFqdn} is disabled: it stays paired and probed, but no work goes to it or comes from it (\`cihub pool peer-enable ${shortId(peer.id)}\` undoes this).`,
+  ]);
+}
+
+// ---- rotate-identity -----------------------------------------------------------------------
+
+interface RotateAnswer {
+  readonly nodeUuid: string;
+  readonly fingerprint: string | null;
+  readonly identityError: string | null;
+  readonly unpaired: readonly string[];
+  readonly notReached: readonly string[];
+}
+
+export async function rotateIdentity(opts: ChangeOptions): Promise<string> {
+  const hub = findHub(opts.dataDir);
+  const peers = await listPeers(hub);
+  const affected = peers.length === 0 ? 'No peer is paired now.' : `This removes every pairing and request (${peers.map((p) => p.nodeFqdn).join(', ')}); each is told, and pooling with them again takes a new pairing.`;
+  await confirm(`Rotate this Hub's pool identity to a new key? ${affected}`, opts);
+  const result = await callHub<RotateAnswer>(hub, 'POST', `${POOL}/identity/rotate`);
+  if (opts.json) return json(result);
+  if (result.fingerprint === null) {
+    throw new CliError(`The identity was rotated but the new key cannot be used either (${result.identityError ?? 'no reason given'}), and every pairing was removed.`);
+  }
+  const me = (await selfName(hub)) ?? '<this Hub\'s name>';
+  const lines = [`New key fingerprint: ${result.fingerprint} (node UUID unchanged: ${result.nodeUuid}).`];
+  lines.push(result.unpaired.length === 0 ? 'No pairing had to be removed.' : `Removed ${result.unpaired.length === 1 ? 'the pairing' : 'every pairing'}: ${result.unpaired.join(', ')}.`);
+  if (result.notReached.length > 0) {
+    lines.push(`Could not tell ${result.notReached.join(', ')}: on ${result.notReached.length === 1 ? 'it' : 'each'}, run \`cihub pool unpair ${me}\` before pairing again.`);
+  }
+  return text(lines);
+}

@@ -1,0 +1,82 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { PeerView } from '../../peers/peer-view.js';
+import { ago, renderPeersTable } from './peers.js';
+
+const NOW = Date.parse('2026-11-30T12:00:00.000Z');
+
+function peer(extra: Partial<PeerView> = {}): PeerView {
+  return {
+    id: 'abcdef12-0000-4000-8000-000000000001',
+    nodeFqdn: 'hub-b.tail0.ts.net',
+    direction: 'outbound',
+    status: 'connected',
+    enabled: true,
+    authMode: 'signed',
+    fingerprint: '9999:8888:7777:6666:5555:4444:3333:2222',
+    pinVerified: true,
+    createdAt: '2026-11-30T11:00:00.000Z',
+    expiresAt: null,
+    lastSeenAt: '2026-11-30T11:59:48.000Z',
+    consecutiveFailures: 0,
+    probeFailure: null,
+    acceptingWork: true,
+    inFlightRequests: 0,
+    hardwareTier: null,
+    backends: [],
+    ...extra,
+  };
+}
+
+describe('ago', () => {
+  const cases: readonly [string | null, string][] = [
+    [null, 'never'],
+    ['2026-11-30T12:00:05.000Z', 'just now'],
+    ['2026-11-30T11:59:48.000Z', '12s ago'],
+    ['2026-11-30T11:57:00.000Z', '3m ago'],
+    ['2026-11-30T11:00:00.000Z', '1h ago'],
+    ['2026-11-28T13:00:00.000Z', '47h ago'],
+    ['2026-11-27T12:00:00.000Z', '3d ago'],
+    ['not a time', 'unknown'],
+  ];
+  for (const [iso, text] of cases) it(`${iso} reads ${text}`, () => assert.equal(ago(iso, NOW), text));
+});
+
+describe('renderPeersTable', () => {
+  const cases: readonly { name: string; peers: PeerView[]; row: RegExp; after?: RegExp }[] = [
+    { name: 'a connected signed peer', peers: [peer()], row: /^abcdef12 {2}hub-b\.tail0\.ts\.net {2}out {8}connected {2}signed {2}12s ago$/m },
+    { name: 'a peer on bearer auth reads legacy', peers: [peer({ direction: 'inbound', authMode: 'bearer' })], row: /^abcdef12\s+hub-b\.tail0\.ts\.net\s+in\s+connected\s+bearer \(legacy auth\)\s+12s ago$/m },
+    { name: 'a disabled, unreachable peer', peers: [peer({ status: 'unreachable', enabled: false })], row: /\s+unreachable, disabled\s+signed\s+12s ago$/m },
+    {
+      name: 'an incoming request: pending, no auth yet, and the commands to answer it',
+      peers: [peer({ direction: 'inbound', status: 'pending', lastSeenAt: null })],
+      row: /^abcdef12\s+hub-b\.tail0\.ts\.net\s+in\s+pending\s+-\s+never$/m,
+      after: /^hub-b\.tail0\.ts\.net asks to pair: `cihub pool approve abcdef12` or `cihub pool reject abcdef12`\.$/m,
+    },
+    {
+      name: 'an outgoing request, with how to cancel it',
+      peers: [peer({ status: 'pending', lastSeenAt: null })],
+      row: /^abcdef12\s+hub-b\.tail0\.ts\.net\s+out\s+pending\s+-\s+never$/m,
+      after: /^Waiting for hub-b\.tail0\.ts\.net to approve this Hub's request \(cancel it with `cihub pool unpair abcdef12`\)\.$/m,
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const text = renderPeersTable(c.peers, NOW);
+      assert.match(text.split('\n')[0]!, /^ID\s+NAME\s+DIRECTION\s+STATE\s+AUTH\s+LAST SEEN$/);
+      assert.match(text, c.row);
+      if (c.after) assert.match(text, c.after);
+    });
+  }
+
+  it('never prints a key fingerprint or a full id', () => {
+    const p = peer({ direction: 'inbound', status: 'pending' });
+    const text = renderPeersTable([p], NOW);
+    assert.ok(!text.includes(p.fingerprint!), text);
+    assert.ok(!text.includes(p.id), text);
+  });
+
+  it('says so when there is nothing to list', () => {
+    assert.match(renderPeersTable([], NOW), /^No peers and no pairing requests\./);
+  });
+});

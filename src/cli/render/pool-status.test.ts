@@ -1,0 +1,268 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { resolvePoolDirections } from '../../config/kill-switch.js';
+import { DEFAULT_SETTINGS } from '../../config/settings-schema.js';
+import type { BackendView } from '../../engines/types.js';
+import type { PeerView } from '../../peers/peer-view.js';
+import type { RoutingLogSummary } from '../../routing-log/entry.js';
+import { probeFailureAction } from '../../peers/probe-failure.js';
+import { buildPoolStatus, type PoolStatus, type StatusInputs } from '../../status/pool-status.js';
+import { renderPoolStatus } from './pool-status.js';
+
+const NOW = Date.parse('2026-11-30T12:00:00.000Z');
+const SELF = 'hub-a.tail0.ts.net';
+const PEER = 'hub-b.tail0.ts.net';
+const FP = '3f1c:9a0b:0000:1111:2222:3333:4444:5555';
+
+const backend = (backendId: 'ollama' | 'vllm', models: string[], healthy = true): BackendView => ({
+  backendId,
+  kind: backendId,
+  url: `http://127.0.0.1:11434/${backendId}`,
+  running: true,
+  healthy,
+  models: models.map((name) => ({ name, parameterSize: null, capabilities: null, sizeBytes: null })),
+  error: null,
+  probedMsAgo: 1200,
+});
+
+function status(extra: Partial<StatusInputs> = {}): PoolStatus {
+  return buildPoolStatus({
+    directions: resolvePoolDirections({ userDisabled: false, outboundDisabled: false, inboundDisabled: false }, DEFAULT_SETTINGS),
+    settings: DEFAULT_SETTINGS,
+    envMaxPromptTokens: null,
+    backends: [backend('ollama', ['qwen3:8b', 'llama3.2:3b'])],
+    inFlight: () => 0,
+    peers: [],
+    tailnet: { nodeFqdn: SELF, tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'tailscale' },
+    identity: { nodeUuid: '11111111-2222-3333-4444-555555555555', fingerprint: FP, identityError: null },
+    pairingPin: { active: false, expiresAt: null },
+    peerOrigins: new Map(),
+    tailscaleAdminApiConfigured: false,
+    ...extra,
+  });
+}
+
+function peer(extra: Partial<PeerView> = {}): PeerView {
+  return {
+    id: 'abcdef12-0000-4000-8000-000000000001',
+    nodeFqdn: PEER,
+    direction: 'outbound',
+    status: 'connected',
+    enabled: true,
+    authMode: 'signed',
+    fingerprint: '9999:8888:7777:6666:5555:4444:3333:2222',
+    pinVerified: true,
+    createdAt: '2026-11-30T11:00:00.000Z',
+    expiresAt: null,
+    lastSeenAt: '2026-11-30T11:59:50.000Z',
+    consecutiveFailures: 0,
+    probeFailure: null,
+    acceptingWork: true,
+    inFlightRequests: 0,
+    hardwareTier: null,
+    backends: [{ kind: 'vllm', models: ['qwen3:8b', 'Qwen/Qwen3-4B'] }],
+    ...extra,
+  };
+}
+
+const render = (s: PoolStatus): string => renderPoolStatus(s, null, { nowMs: NOW });
+
+/** The lines under a block heading, up to the next blank line. */
+function block(text: string, heading: string): string[] {
+  const lines = text.split('\n');
+  const start = lines.findIndex((l) => l === heading || l.startsWith(`${heading} (`));
+  if (start < 0) return [];
+  const end = lines.findIndex((l, i) => i > start && l === '');
+  return lines.slice(start + 1, end < 0 ? undefined : end);
+}
+
+interface Case {
+  readonly name: string;
+  readonly status: PoolStatus;
+  readonly includes?: readonly (string | RegExp)[];
+  readonly excludes?: readonly (string | RegExp)[];
+  readonly check?: (text: string) => void;
+}
+
+const refusing = (kind: 'identity_changed' | 'unauthorized'): PeerView =>
+  peer({ status: 'unreachable', consecutiveFailures: 1, probeFailure: { kind, since: '2026-11-30T11:58:00.000Z', action: probeFailureAction(kind, PEER, SELF) } });
+
+const CASES: readonly Case[] = [
+  {
+    name: 'a single-node Hub keeps its old shape: no peers, no one-node marks',
+    status: status({ tailnet: { nodeFqdn: null, tailnetSuffix: null, tailscaleConnected: false, source: 'none' }, identity: null }),
+    includes: ['Peers: none paired', /qwen3:8b\s+local \(ollama\)$/m, 'not made yet', 'none: not on a tailnet', /pairing PIN\s+none active/],
+    excludes: ['⚠', 'Peers refusing this Hub', 'routing is active', 'HUB_POOL_PEER_ORIGINS'],
+  },
+  {
+    name: 'this node: name, tailnet from Tailscale, fingerprint and node UUID',
+    status: status(),
+    includes: [/name\s+hub-a\.tail0\.ts\.net/, /tailnet\s+tail0\.ts\.net \(from Tailscale, connected\)/, `fingerprint     ${FP}`, /node UUID\s+11111111-2222-3333-4444-555555555555/],
+    excludes: ['UNUSABLE'],
+  },
+  {
+    name: 'a name from HUB_NODE_FQDN is called a stand-in',
+    status: status({ tailnet: { nodeFqdn: SELF, tailnetSuffix: 'tail0.ts.net', tailscaleConnected: false, source: 'env' } }),
+    includes: ['tail0.ts.net (HUB_NODE_FQDN stand-in, not read from Tailscale)'],
+  },
+  {
+    name: 'an unusable identity names the error and the recovery command',
+    status: status({ identity: { nodeUuid: '11111111-2222-3333-4444-555555555555', fingerprint: FP, identityError: 'the sealed key cannot be opened with this secret' } }),
+    includes: [/identity\s+UNUSABLE: the sealed key cannot be opened with this secret; .*cihub pool rotate-identity/],
+  },
+  {
+    name: 'an active PIN shows its expiry and never digits',
+    status: status({ pairingPin: { active: true, expiresAt: '2026-11-30T12:10:00.000Z' } }),
+    includes: [/pairing PIN\s+active until 2026-11-30 12:10:00Z/],
+    excludes: [/\b\d{6}\b/],
+  },
+  {
+    name: 'HUB_POOL_PEER_ORIGINS in force is said loudly, with each mapping',
+    status: status({ peerOrigins: new Map([[PEER, 'http://127.0.0.1:4002']]) }),
+    includes: [`!! peers are dialled through HUB_POOL_PEER_ORIGINS (development): ${PEER} → http://127.0.0.1:4002`],
+  },
+  {
+    name: 'a connected signed peer: routing is active, its models join the pool, single-node models are marked',
+    status: status({ peers: [peer()] }),
+    includes: [
+      'Hub Pool: routing across the pool',
+      'routing is active: requests can be placed on 1 connected peer as well as on this Hub',
+      /qwen3:8b\s+local \(ollama\), hub-b\.tail0\.ts\.net$/m,
+      /Qwen\/Qwen3-4B\s+hub-b\.tail0\.ts\.net\s+⚠ on one node only/,
+      /llama3\.2:3b\s+local \(ollama\)\s+⚠ on one node only/,
+      '3 models across 2 nodes; 2 on one node only',
+      /Peers \(1\)\n  hub-b\.tail0\.ts\.net\s+connected\s+signed\s+last seen 10s ago\s+2 models/,
+    ],
+    excludes: ['Peers refusing this Hub', 'Legacy auth'],
+  },
+  {
+    name: 'a disabled peer is marked and its models are not offered',
+    status: status({ peers: [peer({ enabled: false })] }),
+    includes: [/hub-b\.tail0\.ts\.net\s+connected, disabled/],
+    excludes: ['Qwen/Qwen3-4B', 'routing is active'],
+  },
+  {
+    name: 'a peer on bearer auth is called legacy, with the poolRequireSignedPeers advice',
+    status: status({ peers: [peer({ authMode: 'bearer' })] }),
+    includes: [/connected\s+bearer \(legacy auth\)/, 'Legacy auth: hub-b.tail0.ts.net still uses a bearer token; leave poolRequireSignedPeers off until every peer shows signed'],
+  },
+  {
+    name: 'an incoming request is marked pending, with the approve command and its key fingerprint',
+    status: status({ peers: [peer({ direction: 'inbound', status: 'pending', authMode: 'bearer', lastSeenAt: null, backends: null, expiresAt: '2026-12-01T11:00:00.000Z' })] }),
+    includes: [/hub-b\.tail0\.ts\.net\s+pending: waiting for your approval\s+-\s+asked 1h ago\s+approve with `cihub pool approve abcdef12`/, '↳ key fingerprint 9999:8888:7777:6666:5555:4444:3333:2222'],
+    excludes: ['Legacy auth', 'routing is active'],
+  },
+  {
+    name: 'an incoming request without a PIN says its name is only a claim',
+    status: status({ peers: [peer({ direction: 'inbound', status: 'pending', fingerprint: null, pinVerified: false, lastSeenAt: null, backends: null })] }),
+    includes: ['↳ no key: this request carried no PIN, so its name is only a claim'],
+  },
+  {
+    name: 'an outgoing request says it waits for the other Hub',
+    status: status({ peers: [peer({ status: 'pending', lastSeenAt: null, backends: null, expiresAt: '2026-12-01T11:00:00.000Z' })] }),
+    includes: [/pending: waiting for its approval\s+-\s+asked 1h ago\s+sent; expires 2026-12-01 11:00:00Z/],
+  },
+  {
+    name: 'an unreachable peer names the failure and that it rejoins by itself, outside the refusal block',
+    status: status({ peers: [peer({ status: 'unreachable', consecutiveFailures: 3, probeFailure: { kind: 'unreachable', since: '2026-11-30T11:58:00.000Z', action: probeFailureAction('unreachable', PEER, SELF) } })] }),
+    includes: [/hub-b\.tail0\.ts\.net\s+unreachable/, '↳ last probe failed: no usable answer since 2026-11-30 11:58:00Z (3 in a row); it rejoins by itself'],
+    excludes: ['Peers refusing this Hub', 'Qwen/Qwen3-4B'],
+  },
+  {
+    name: 'identity_changed: the refusal block names the cause and the re-pair commands in order',
+    status: status({ peers: [refusing('identity_changed')] }),
+    check: (text) => {
+      const lines = block(text, 'Peers refusing this Hub');
+      assert.equal(lines.length, 2, text);
+      assert.match(lines[0]!, /^ {2}hub-b\.tail0\.ts\.net: identity changed: .* \(since 2026-11-30 11:58:00Z\)$/);
+      assert.equal(
+        lines[1],
+        `    what to do: re-pair: cihub pool unpair ${PEER} here; cihub pool pairing-pin on ${PEER}; cihub pool pair ${PEER} --pin <digits> here; then cihub pool approve ${SELF} on ${PEER}`,
+      );
+      assert.match(text, /hub-b\.tail0\.ts\.net\s+unreachable\s+signed.*\n {4}↳ refusing this Hub: see below/);
+    },
+  },
+  {
+    name: 'unauthorized: the refusal block says credentials refused and what to compare',
+    status: status({ peers: [refusing('unauthorized')] }),
+    check: (text) => {
+      const lines = block(text, 'Peers refusing this Hub');
+      assert.equal(lines.length, 2, text);
+      assert.match(lines[0]!, /^ {2}hub-b\.tail0\.ts\.net: credentials refused: /);
+      assert.match(lines[1]!, /^ {4}what to do: run cihub pool status on hub-b\.tail0\.ts\.net: .*clocks/);
+    },
+  },
+  {
+    name: 'only refusing peers are listed under the refusal block',
+    status: status({
+      peers: [
+        refusing('identity_changed'),
+        peer({ id: 'bbbbbbbb-0000-4000-8000-000000000002', nodeFqdn: 'hub-c.tail0.ts.net' }),
+        { ...refusing('unauthorized'), id: 'cccccccc-0000-4000-8000-000000000003', nodeFqdn: 'hub-d.tail0.ts.net' },
+      ],
+    }),
+    check: (text) => {
+      const lines = block(text, 'Peers refusing this Hub');
+      assert.deepEqual(
+        lines.filter((l) => !l.startsWith('    ')).map((l) => l.trim().split(':')[0]),
+        [PEER, 'hub-d.tail0.ts.net'],
+      );
+      assert.match(text, /Peers \(3\)/);
+      assert.match(text, /routing is active: requests can be placed on 1 connected peer/);
+    },
+  },
+];
+
+describe('renderPoolStatus', () => {
+  for (const c of CASES) {
+    it(c.name, () => {
+      const text = render(c.status);
+      for (const want of c.includes ?? []) {
+        if (typeof want === 'string') assert.ok(text.includes(want), `expected ${JSON.stringify(want)} in:\n${text}`);
+        else assert.match(text, want);
+      }
+      for (const unwanted of c.excludes ?? []) {
+        if (typeof unwanted === 'string') assert.ok(!text.includes(unwanted), `did not expect ${JSON.stringify(unwanted)} in:\n${text}`);
+        else assert.doesNotMatch(text, unwanted);
+      }
+      c.check?.(text);
+    });
+  }
+
+  it('ends with the routing summary when one is given', () => {
+    const counts = { served: 4, failed: 1, pending: 0, failedOver: 2, clientClosed: 1, requestErrors: 0, outputFaults: 0 };
+    const summary: RoutingLogSummary = { bootId: 'b', startedAt: '2026-11-30T10:00:00.000Z', recorded: 5, totalRecorded: 5, oldestAt: null, counts };
+    const text = renderPoolStatus(status(), summary, { nowMs: NOW });
+    assert.match(text.trimEnd().split('\n').at(-1)!, /^Recent routing: 4 served · 1 failed \(1 abandoned by the caller\) · 2 failed over$/);
+  });
+});
+
+describe('renderPoolStatus: pins and withheld engines', () => {
+  it('lists each pin and says when one is idle because its target is not available', () => {
+    const text = renderPoolStatus(
+      status({
+        settings: { ...DEFAULT_SETTINGS, poolPins: [{ scope: 'model', model: 'qwen3:8b', target: 'core-2.tail0.ts.net' }, { scope: 'default', model: null, target: 'local' }] },
+        backends: [],
+      }),
+      null,
+    );
+    assert.match(text, /Routing pins \(prefer, never force\)/);
+    assert.match(text, /qwen3:8b\s+→ core-2\.tail0\.ts\.net\s+idle: the target is not available/);
+    assert.match(text, /\(every model\)\s+→ local/);
+  });
+
+  it('lists engines withheld for bad output and models this node cannot serve now', () => {
+    const text = renderPoolStatus(
+      status({
+        withheld: {
+          outputFaults: [{ key: 'local|ollama|gemma4:e4b', until: '2026-11-30T12:01:00.000Z', reason: 'degenerate-output' }],
+          unservable: [{ key: 'local|ollama|gemma3:1b', until: '2026-11-30T12:01:00.000Z', reason: 'HTTP 500' }],
+        },
+      }),
+      null,
+    );
+    assert.match(text, /Withheld \(node \/ engine \/ model\)/);
+    assert.match(text, /local \/ ollama \/ gemma4:e4b\s+tried last until .*degenerate-output/);
+    assert.match(text, /local \/ ollama \/ gemma3:1b\s+not offered until .*HTTP 500/);
+  });
+});
