@@ -111,7 +111,8 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     peers,
     directions,
     localInventory: () => health.latest(),
-    inFlightTotal: () => inFlight.total(),
+    // Only this node's engines: what it forwards to peers is counted in their own figures.
+    inFlightTotal: () => env.engines.reduce((sum, e) => sum + inFlight.count(e.id), 0),
     unservableModels: () => unservableHere(health.latest(), unservable),
     status: async () => {
       const tailnet = await peers.self();

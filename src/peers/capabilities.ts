@@ -65,6 +65,8 @@ export interface PeerCapabilities {
   readonly containers: ContainerRollup | null;
   /** Models the peer lists but says it cannot serve; null when not sent or malformed. */
   readonly unservableModels: readonly string[] | null;
+  /** What the peer's engines say about each model (size, capabilities); null when not published. */
+  readonly modelDetails: ReadonlyMap<string, ModelDetail> | null;
   /**
    * The peer's throughput evidence, passed through as an opaque object for now (null when
    * absent or not an object). Whoever ranks on it (issue 5, throughput placement) must
@@ -89,7 +91,24 @@ export interface CapabilitiesDocument {
   readonly ollamaSlots?: number;
   readonly gpuPressure?: number;
   readonly containers?: ContainerRollup;
+  readonly unservableModels?: readonly string[];
+  readonly modelDetails?: Readonly<Record<string, ModelDetail>>;
 }
+
+/**
+ * What an engine says about one model, published so every Hub ranks the auto alias on the same
+ * facts: without it a Hub knew its own models' size and tools and nothing of its peers', and
+ * each Hub resolved auto to one of its own models.
+ */
+export interface ModelDetail {
+  /** e.g. "8.2B"; null when the engine did not say. */
+  readonly parameterSize: string | null;
+  /** e.g. ["completion", "tools"]; null when the engine did not say. */
+  readonly capabilities: readonly string[] | null;
+}
+
+const MAX_DETAIL_CAPABILITIES = 16;
+const MAX_DETAIL_TEXT = 32;
 
 export interface PublishInputs {
   readonly nodeUuid: string;
@@ -125,7 +144,39 @@ export function publishCapabilities(input: PublishInputs): CapabilitiesDocument 
     ...present('gpuPressure', input.gpuPressure),
     ...present('containers', input.containers),
     ...(input.unservableModels && input.unservableModels.length > 0 ? { unservableModels: [...input.unservableModels] } : {}),
+    ...(input.acceptingWork ? { modelDetails: modelDetailsOf(input.backends) } : {}),
   };
+}
+
+/** The facts this node's healthy engines give about their models; models no engine describes are left out. */
+function modelDetailsOf(backends: readonly BackendView[]): Record<string, ModelDetail> {
+  const out: Record<string, ModelDetail> = {};
+  for (const b of backends) {
+    if (!b.healthy) continue;
+    for (const m of b.models) {
+      if (out[m.name] !== undefined || (m.parameterSize === null && m.capabilities === null)) continue;
+      out[m.name] = { parameterSize: m.parameterSize, capabilities: m.capabilities === null ? null : [...m.capabilities] };
+    }
+  }
+  return out;
+}
+
+/** A peer's modelDetails: bounded, each entry checked; anything malformed reads as no detail (null). */
+export function readModelDetails(value: unknown): ReadonlyMap<string, ModelDetail> | null {
+  if (!isPlainObject(value)) return null;
+  const entries = Object.entries(value);
+  if (entries.length > MAX_PEER_MODELS_PER_ENGINE) return null;
+  const out = new Map<string, ModelDetail>();
+  for (const [name, raw] of entries) {
+    if (!isModelName(name) || !isPlainObject(raw)) continue;
+    const size = raw.parameterSize;
+    const caps = raw.capabilities;
+    const parameterSize = typeof size === 'string' && size.length <= MAX_DETAIL_TEXT ? size : null;
+    const capabilities =
+      Array.isArray(caps) && caps.length <= MAX_DETAIL_CAPABILITIES && caps.every((c) => typeof c === 'string' && c.length <= MAX_DETAIL_TEXT) ? (caps as string[]) : null;
+    out.set(name, { parameterSize, capabilities });
+  }
+  return out;
 }
 
 /** `{ [key]: value }` when there is a value, `{}` otherwise, so the key is absent rather than null. */
@@ -148,6 +199,7 @@ export function readCapabilities(json: unknown): PeerCapabilities | null {
     ollamaSlots: integerIn(doc.ollamaSlots, OLLAMA_SLOTS_RANGE.min, OLLAMA_SLOTS_RANGE.max),
     containers: readContainers(doc.containers),
     unservableModels: readUnservableModels(doc.unservableModels),
+    modelDetails: readModelDetails(doc.modelDetails),
     throughput: isPlainObject(doc.throughput) ? doc.throughput : null,
   };
 }

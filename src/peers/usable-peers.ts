@@ -41,6 +41,7 @@ export function usablePeers(input: UsablePeersInput): UsablePeer[] {
       hardwareTier: caps.hardwareTier,
       pressure: peerPressure(caps.gpuPressure, forwarded),
       unservableModels: caps.unservableModels ?? [],
+      modelDetails: caps.modelDetails ?? new Map(),
     });
   }
   return out;

@@ -142,6 +142,7 @@ describe('peerCandidates', () => {
     hardwareTier: null,
     pressure: 1,
     unservableModels: [],
+    modelDetails: new Map(),
     ...extra,
   });
   const rows: readonly { name: string; peers: readonly UsablePeer[]; model: string; dialect: 'openai' | 'ollama'; nodes: readonly string[] }[] = [

@@ -9,6 +9,7 @@ import { ENGINE_KINDS, type EngineKind } from '../engines/engine-kind.js';
 import { backendHolds, isSameModel } from '../engines/model-name.js';
 import { UNKNOWN_PRESSURE } from './peer-load.js';
 import type { Candidate } from './types.js';
+import type { ModelDetail } from '../peers/capabilities.js';
 
 export function localCandidates(
   backends: readonly BackendView[],
@@ -43,6 +44,8 @@ export interface UsablePeer {
   readonly pressure: number;
   /** Models the peer says it cannot serve now; never candidates there. */
   readonly unservableModels: readonly string[];
+  /** What the peer's engines say about its models (for the auto alias); empty when it did not say. */
+  readonly modelDetails: ReadonlyMap<string, ModelDetail>;
 }
 
 function asEngineKind(kind: string): EngineKind | null {

@@ -39,7 +39,13 @@ export function offersOf(views: readonly BackendView[], peers: readonly UsablePe
     if (!view.healthy || !ADAPTERS[view.kind].speaks(dialect)) continue;
     for (const m of view.models) add(m.name, 'local', { parameterSize: m.parameterSize, capabilities: m.capabilities });
   }
-  // A peer publishes names only: its models carry no size or capabilities (unknown, not none).
-  for (const [peer, names] of peerModels(peers, dialect)) for (const name of names) add(name, peer, { parameterSize: null, capabilities: null });
+  // Peers publish what their engines say about each model, so every Hub ranks auto on the same
+  // facts; a model a peer does not describe is unknown (null), not known to lack tools.
+  for (const peer of peers) {
+    for (const name of peerModels([peer], dialect).get(peer.name) ?? []) {
+      const detail = peer.modelDetails.get(name);
+      add(name, peer.name, { parameterSize: detail?.parameterSize ?? null, capabilities: detail?.capabilities ?? null });
+    }
+  }
   return [...byName.values()].map(({ offer, nodes }) => ({ ...offer, nodes: nodes.size }));
 }

@@ -1,0 +1,44 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { BackendView } from '../engines/types.js';
+import type { UsablePeer } from '../placement/candidates.js';
+import { resolveAuto } from './auto-alias.js';
+import { offersOf } from './pool-offers.js';
+
+const local = (models: [string, string | null, string[] | null][]): BackendView => ({
+  backendId: 'ollama',
+  kind: 'ollama',
+  url: 'http://127.0.0.1:11434',
+  running: true,
+  healthy: true,
+  error: null,
+  probedMsAgo: 0,
+  models: models.map(([name, parameterSize, capabilities]) => ({ name, parameterSize, capabilities, sizeBytes: null })),
+});
+const peer = (name: string, models: [string, string | null, string[] | null][]): UsablePeer => ({
+  peerId: name,
+  name,
+  origin: `http://127.0.0.1/${name}`,
+  backends: [{ kind: 'ollama', models: models.map(([m]) => m) }],
+  queueDepth: 0,
+  hardwareTier: null,
+  pressure: 1,
+  unservableModels: [],
+  modelDetails: new Map(models.map(([m, parameterSize, capabilities]) => [m, { parameterSize, capabilities }])),
+});
+
+describe('offersOf across the pool', () => {
+  it('gives every Hub the same facts, so auto resolves to the same model on each (not each Hub\'s own)', () => {
+    const a: [string, string, string[]] = ['a:8b', '8B', ['completion', 'tools']];
+    const big: [string, string, string[]] = ['big:70b', '70B', ['completion', 'tools']];
+    const onA = resolveAuto(offersOf([local([a])], [peer('b.ts.net', [big])], 'ollama'));
+    const onB = resolveAuto(offersOf([local([big])], [peer('a.ts.net', [a])], 'ollama'));
+    assert.equal(onA, 'big:70b');
+    assert.equal(onB, 'big:70b');
+  });
+
+  it('counts the nodes that hold a model and reads a peer model it does not describe as unknown', () => {
+    const offers = offersOf([local([['m', '8B', null]])], [peer('b.ts.net', [['m', null, null]]), peer('c.ts.net', [['n', null, null]])], 'ollama');
+    assert.deepEqual(offers.map((o) => [o.name, o.nodes, o.local, o.parameterSize]), [['m', 2, true, '8B'], ['n', 1, false, null]]);
+  });
+});
