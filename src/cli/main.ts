@@ -182,11 +182,25 @@ dev
     await runDevEngine({ port: o.port, dialect, models, ...(o.prefillTps ? { prefillTps: o.prefillTps } : {}), ...(o.decodeTps ? { decodeTps: o.decodeTps } : {}), ...(o.slots ? { slots: o.slots } : {}), ...(o.timeScale ? { timeScale: o.timeScale } : {}) });
   });
 
+dev
+  .command('llama')
+  .description('run a real llama.cpp engine on a generated random-weight model (its text is noise), speaking the Ollama API')
+  .requiredOption('--port <n>', 'port to listen on', wholeNumber(0, 65535))
+  .option('--model-size <size>', 'tiny|medium', 'tiny')
+  .option('--slots <n>', 'parallel generations (context sequences)', wholeNumber(1, 64), 1)
+  .option('--ctx <n>', 'context tokens per slot', wholeNumber(64, 1_048_576), 4096)
+  .action(async (o: { port: number; modelSize: string; slots: number; ctx: number }) => {
+    // node-llama-cpp takes ~350 ms to import: loaded only for the commands that run it.
+    const { runDevLlama } = await import('./dev-llama.js');
+    await runDevLlama({ port: o.port, modelSize: o.modelSize, slots: o.slots, ctx: o.ctx });
+  });
+
 program
   .command('demo')
   .description('a Hub with two simulated engines on loopback, a few requests in both dialects, and where each was served')
   .option('--once', 'exit after the summary instead of staying up for curl')
-  .action(async (o: { once?: boolean }) => runDemo({ env, once: o.once === true }));
+  .option('--real', 'run on two real llama.cpp engines with generated random-weight models (their text is noise)')
+  .action(async (o: { once?: boolean; real?: boolean }) => runDemo({ env, once: o.once === true, real: o.real === true }));
 
 try {
   await program.parseAsync(process.argv);

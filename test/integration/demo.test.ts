@@ -35,7 +35,7 @@ function tableRows(stdout: string): DemoRow[] {
 }
 
 describe('cihub demo --once', () => {
-  it('exits 0 after printing a table of requests served locally by both engines, with the failover served by vLLM', async () => {
+  it('exits 0 after printing a table of requests served by both local engines and by the peers that alone hold a model, with the failover served by vLLM', async () => {
     const started = Date.now();
     const res = await runCli(['demo', '--once'], { dataDir: freshDataDir() });
     assert.equal(res.code, 0, res.stderr);
@@ -45,9 +45,13 @@ describe('cihub demo --once', () => {
     assert.ok(rows.length >= 3, `several rows, got ${rows.length}`);
     for (const row of rows) {
       assert.equal(row.status, '200', `${row.request} answered 200`);
-      assert.equal(row.servedBy, 'local', `${row.request} served by this Hub`);
       assert.ok(['ollama', 'vllm'].includes(row.engine), `${row.request} names its engine`);
     }
+    // A model only one peer holds is served by that peer, named by its tailnet name.
+    assert.deepEqual(
+      rows.filter((r) => r.servedBy !== 'local').map((r) => [r.model, r.servedBy]),
+      [['mistral:7b', 'hub-b.demo.ts.net'], ['phi4:14b', 'hub-c.demo.ts.net']],
+    );
     const engines = new Set(rows.map((r) => r.engine));
     assert.ok(engines.has('ollama'), 'some request was served by the Ollama engine');
     assert.ok(engines.has('vllm'), 'some request was served by the vLLM engine');
