@@ -17,6 +17,7 @@ import { InFlight } from './proxy/in-flight.js';
 import { LocalRoutes } from './proxy/local-routes.js';
 import { PoolProxy, type PoolAccess } from './proxy/pool-proxy.js';
 import { EngineRefusalWarnings } from './proxy/engine-refusal-warnings.js';
+import { releaseResident, RESIDENCY_CHECK_MS } from './proxy/residency-release.js';
 import { engineModelKey, WithholdBook } from './proxy/withhold-book.js';
 import type { BackendView } from './engines/types.js';
 import { usablePeers } from './peers/usable-peers.js';
@@ -148,6 +149,11 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   health.latest();
   peers.poller.start();
   peers.identity.warmIfPresent();
+  const residency = setInterval(
+    () => void releaseResident(health.latest(), unservable, dispatcher, (backendId, model) => onWithholdChange(backendId, model, false, 'resident in /api/ps')),
+    RESIDENCY_CHECK_MS,
+  );
+  residency.unref();
   if (peers.origins.size > 0) logger.warn({ map: Object.fromEntries(peers.origins) }, 'HUB_POOL_PEER_ORIGINS is set: peers are dialled at these origins, not at https://<name> (development only)');
   logger.info({ url, dataDir: env.dataDir, engines: env.engines.map((e) => `${e.id}=${e.url}`) }, 'hub listening');
 
@@ -170,6 +176,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
       app.server.closeAllConnections();
       await closed;
       health.close();
+      clearInterval(residency);
       peers.poller.stop();
       peers.identity.close();
       await dispatcher.close();
