@@ -14,6 +14,7 @@ import { apiKeyCreate, apiKeyList, apiKeyRevoke } from './commands/api-key.js';
 import { runDevEngine } from './dev-engine.js';
 import { runDemo } from './commands/demo.js';
 import { pinCommand, unpinCommand } from './commands/pin.js';
+import { poolDoctor } from './commands/doctor.js';
 
 const DIALECTS = ['ollama', 'vllm', 'lemonade', 'omlx', 'llamacpp'] as const;
 
@@ -46,6 +47,7 @@ const program = new Command('cihub')
     `
 Hub Pool commands (cihub pool <command>):
   status [--json]                 whether pooling routes, this node, its engines and peers
+  doctor [--json]                 read-only checks: tailnet name, Tailscale Serve, switches, identity, peers
   log [--json] [--limit N]        recent routing decisions, newest first, with why
   enable [--yes]                  turn pooling on for this Hub
   disable [--yes]                 turn pooling off for this Hub
@@ -132,6 +134,11 @@ pool
   .option('--json', 'print the result as JSON')
   .action(async (o: { yes?: boolean; json?: boolean }) => out(await rotateIdentity({ dataDir: dataDir(), json: o.json === true, ...yesOf(o) })));
 
+pool
+  .command('doctor')
+  .description('read-only checks of whether this Hub can pool and peers can reach it')
+  .option('--json', 'print the checks as JSON')
+  .action(async (o: { json?: boolean }) => out(await poolDoctor({ dataDir: dataDir(), json: o.json === true })));
 pool
   .command('pin <target>')
   .description("prefer 'local' or a peer for a model; a pin reorders, it never forces")
