@@ -63,7 +63,8 @@ export function peerModels(peer: Pick<PeerView, 'backends'>): string[] | null {
 export function columns(rows: readonly (readonly string[])[]): string[] {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '));
+  // Padding stops at the last cell, and a row whose trailing cells are empty ends without spaces.
+  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd());
 }
 
 /** The `cihub pool peers` table, with a hint under it for each request waiting for this Hub's approval. */
