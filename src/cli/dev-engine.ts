@@ -3,6 +3,7 @@
  * The CLI parses flags; this only starts the simulator and reports where it listens.
  */
 import { startSimEngine } from '../sim/engine.js';
+import { untilSignalled } from '../util/until-signalled.js';
 import type { Dialect } from '../sim/types.js';
 
 export interface DevEngineOptions {
@@ -28,14 +29,6 @@ export async function runDevEngine(opts: DevEngineOptions): Promise<void> {
     ...(opts.timeScale === undefined ? {} : { timeScale: opts.timeScale }),
   });
   process.stdout.write(`sim engine (${opts.dialect}) listening on ${engine.url} models=${opts.models.join(',')}\n`);
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await untilSignalled();
   await engine.close();
 }

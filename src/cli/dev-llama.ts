@@ -6,6 +6,7 @@
 import { startLlamaEngine } from '../llama/engine.js';
 import type { RequestRecord } from '../llama/request-log.js';
 import { MODEL_SIZES, type ModelSize } from '../llama/tiny-model.js';
+import { untilSignalled } from '../util/until-signalled.js';
 import { CliError } from './hub-client.js';
 
 export interface DevLlamaOptions {
@@ -26,18 +27,6 @@ export function describeRequest(r: RequestRecord): string {
   const ms = (n: number): string => `${n.toFixed(1)}ms`;
   const slot = r.slot === null ? 'embed' : `slot ${r.slot}`;
   return `#${r.id} ${r.route} ${slot} ${r.outcome}: prompt ${r.promptTokens} (cached ${r.cachedTokens}) in ${ms(r.prefillMs)}, ${r.evalCount} generated in ${ms(r.decodeMs)}, queued ${ms(r.queueMs)}`;
-}
-
-function signalled(): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }
 
 function modelSizeOf(value: string): ModelSize {
@@ -63,7 +52,7 @@ export async function runDevLlama(opts: DevLlamaOptions): Promise<void> {
       `(loaded in ${engine.loadMs.toFixed(0)} ms from ${engine.modelPath}; random weights, the text is noise)`,
   );
   const off = engine.onRequest((r) => out(describeRequest(r)));
-  await (opts.until ?? signalled());
+  await (opts.until ?? untilSignalled());
   off();
   await engine.close();
 }

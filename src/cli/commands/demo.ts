@@ -18,6 +18,7 @@ import { startSimEngine, type SimEngine } from '../../sim/engine.js';
 import { startHub, type HubSystem } from '../../system.js';
 import { freeLoopbackPort } from '../../util/free-port.js';
 import { createLogger } from '../../util/logger.js';
+import { untilSignalled } from '../../util/until-signalled.js';
 import { table } from '../render/pool-status.js';
 
 /** The demo's simulated engines run 20x faster than the timings they report. */
@@ -172,10 +173,7 @@ export async function runDemo(opts: { env: Readonly<Record<string, string | unde
     for (const close of closers) await close();
   };
   if (opts.once) return stop();
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  await untilSignalled();
   await stop();
 }
 
