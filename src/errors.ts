@@ -60,7 +60,3 @@ export class HubError extends Error {
     return { error: { code: this.code, message: this.message, ...this.details } };
   }
 }
-
-export function isHubError(value: unknown): value is HubError {
-  return value instanceof HubError;
-}
