@@ -13,27 +13,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI from 'openai';
 import { Client, request } from 'undici';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
+import { SPEC_DEFAULT_SETTINGS } from '../helpers/spec-defaults.js';
 import { eventually, freshDataDir, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 
 const MODEL = 'qwen3:8b';
 /** Decodes one token per 10 simulated seconds: a 12-token answer streams over ~1.2 s of wall time at this scale. */
 const SLOW = 'slow-decode:1b';
 
-const DEFAULT_SETTINGS = {
-  poolEnabled: true,
-  poolOutboundEnabled: true,
-  poolInboundEnabled: true,
-  poolLocalAffinity: 1,
-  poolHealthPollSeconds: 30,
-  poolPins: [],
-  poolRequireSignedPeers: false,
-  poolShareContainerStats: true,
-  poolPressureWeight: 0,
-  poolMaxPromptTokens: null,
-  poolProbeSnapshotTtlMs: 0,
-  poolPrefixAffinityMaxInFlight: 0,
-  poolSlotAwareness: 0,
-};
+const DEFAULT_SETTINGS = SPEC_DEFAULT_SETTINGS;
 
 /** A port nothing listens on: bound once by this process, then released. */
 async function closedPort(): Promise<number> {

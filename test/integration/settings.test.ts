@@ -8,24 +8,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { SPEC_DEFAULT_SETTINGS } from '../helpers/spec-defaults.js';
 import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 
-/** The defaults as the reference lists them, written out here so a changed default fails this test. */
-const SPEC_DEFAULTS = {
-  poolEnabled: true,
-  poolOutboundEnabled: true,
-  poolInboundEnabled: true,
-  poolLocalAffinity: 1,
-  poolHealthPollSeconds: 30,
-  poolPins: [],
-  poolRequireSignedPeers: false,
-  poolShareContainerStats: true,
-  poolPressureWeight: 0,
-  poolMaxPromptTokens: null,
-  poolProbeSnapshotTtlMs: 0,
-  poolPrefixAffinityMaxInFlight: 0,
-  poolSlotAwareness: 0,
-} as const;
+const SPEC_DEFAULTS = SPEC_DEFAULT_SETTINGS;
 
 const SETTINGS_PATH = '/api/inference/pool/settings';
 
