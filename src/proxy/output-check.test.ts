@@ -42,6 +42,15 @@ describe('StreamJudge', () => {
   it('finds a stream of nothing but placeholders', () => assert.equal(judge('ollama', [ollamaFrame('<unused49>'), ollamaFrame('<unused49>'), ollamaFrame('', true)]), 'degenerate-output'));
   it('ignores SSE comment lines', () => assert.equal(judge('openai', [': keepalive 1/10\n\n', sse(chunk('hi', 'stop')), sse('[DONE]')]), null));
   it('does not judge a stream with no frames in the dialect', () => assert.equal(judge('ollama', ['not json at all\n']), null));
+  it('still judges the end of a long stream whose text stays short (the head is bounded, the tail is not)', () => {
+    const frames = Array.from({ length: 2_000 }, () => sse(chunk('')));
+    assert.equal(judge('openai', [...frames, sse(chunk('', 'stop')), sse('[DONE]')]), null);
+    assert.equal(judge('openai', frames), 'truncated-upstream');
+  });
+  it('finds placeholders at the start of a long stream', () => {
+    const frames = [...Array.from({ length: 40 }, () => ollamaFrame('<unused49>')), ...Array.from({ length: 500 }, () => ollamaFrame('word '))];
+    assert.equal(judge('ollama', [...frames, ollamaFrame('', true)]), 'degenerate-output');
+  });
 });
 
 describe('isDegenerate', () => {
