@@ -65,7 +65,7 @@ export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary 
     `${b.inFlight} in flight`,
     b.error ?? `${b.models.length} models`,
   ]);
-  lines.push(...table(rows).map((l) => `  ${l}`));
+  lines.push(...columns(rows).map((l) => `  ${l}`));
   lines.push('');
   lines.push('What the pool can serve');
   lines.push(...servableLines(status));
@@ -108,7 +108,7 @@ export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary 
 function pinLines(status: PoolStatus): string[] {
   if (status.pins.length === 0) return [];
   const rows = status.pins.map((p) => [p.scope === 'model' ? (p.model ?? '') : '(every model)', `→ ${p.targetNode}`, p.targetAvailable ? 'in force' : 'idle: the target is not available, so the ranker alone decides']);
-  return ['', 'Routing pins (prefer, never force)', ...table(rows).map((l) => `  ${l}`)];
+  return ['', 'Routing pins (prefer, never force)', ...columns(rows).map((l) => `  ${l}`)];
 }
 
 /** Engines withheld for bad output, and models this node cannot serve now. */
@@ -119,7 +119,7 @@ function withheldLines(status: PoolStatus): string[] {
     ...outputFaults.map((w) => [w.key.split('|').join(' / '), `tried last until ${clockTime(w.until)}`, w.reason]),
     ...unservable.map((w) => [w.key.split('|').join(' / '), `not offered until ${clockTime(w.until)}`, w.reason]),
   ];
-  return ['', 'Withheld (node / engine / model)', ...table(rows).map((l) => `  ${l}`)];
+  return ['', 'Withheld (node / engine / model)', ...columns(rows).map((l) => `  ${l}`)];
 }
 
 function thisNodeLines(status: PoolStatus): string[] {
@@ -185,7 +185,7 @@ function servableLines(status: PoolStatus): string[] {
     const on = holders.get(m) ?? [];
     return pooled && on.length === 1 ? [m, on.join(', '), '⚠ on one node only'] : [m, on.join(', ')];
   });
-  const lines = table(rows).map((l) => `  ${l}`);
+  const lines = columns(rows).map((l) => `  ${l}`);
   if (pooled) {
     const single = models.filter((m) => (holders.get(m) ?? []).length === 1).length;
     lines.push(`  ${models.length} model${models.length === 1 ? '' : 's'} across ${contributors.length + 1} nodes; ${single} on one node only`);
@@ -223,7 +223,7 @@ function peerLines(peers: readonly PeerView[], nowMs: number): string[] {
     if (note.length > 0) notes.set(i, note);
   });
   const out: string[] = [];
-  table(rows).forEach((line, i) => {
+  columns(rows).forEach((line, i) => {
     out.push(`  ${line}`);
     for (const n of notes.get(i) ?? []) out.push(`    ↳ ${n}`);
   });
@@ -231,6 +231,5 @@ function peerLines(peers: readonly PeerView[], nowMs: number): string[] {
 }
 
 /** Left-aligned columns separated by two spaces. */
-export function table(rows: readonly (readonly string[])[]): string[] {
-  return columns(rows);
-}
+/** Left-aligned columns two spaces apart: the one table layout every CLI view uses. */
+export { columns as table };
