@@ -154,3 +154,11 @@ describe('peerCandidates', () => {
   ];
   for (const r of rows) it(r.name, () => assert.deepEqual(peerCandidates(r.peers, r.model, r.dialect).map((c) => c.node), r.nodes));
 });
+
+describe('localCandidates: unservable models', () => {
+  it('leaves out an engine that has been unable to serve the model, and only that engine', () => {
+    const view = (backendId: string): BackendView => ({ backendId, kind: 'ollama', url: 'http://127.0.0.1', running: true, healthy: true, error: null, probedMsAgo: 0, models: [{ name: 'm', parameterSize: null, capabilities: null, sizeBytes: null }] });
+    const ids = localCandidates([view('ollama-1'), view('ollama-2')], 'm', 'ollama', () => 0, (id) => id === 'ollama-1').map((c) => c.backendId);
+    assert.deepEqual(ids, ['ollama-2']);
+  });
+});

@@ -16,9 +16,11 @@ export function localCandidates(
   model: string,
   dialect: ProxyDialect,
   inFlight: (backendId: string) => number,
+  /** Whether this engine has been unable to serve the model lately: then it is no candidate for it (until the withhold ends). */
+  unservable: (backendId: string) => boolean = () => false,
 ): Candidate[] {
   return backends
-    .filter((b) => b.healthy && ADAPTERS[b.kind].speaks(dialect) && backendHolds(b, model))
+    .filter((b) => b.healthy && ADAPTERS[b.kind].speaks(dialect) && backendHolds(b, model) && !unservable(b.backendId))
     .map((b) => ({
       id: `local/${b.backendId}`,
       node: 'local',

@@ -65,9 +65,23 @@ export interface PoolProxyDeps {
 
 export class PoolProxy {
   readonly #deps: PoolProxyDeps;
+  /** What every walk needs; built once, not per request. */
+  readonly #walkDeps: WalkDeps;
 
   constructor(deps: PoolProxyDeps) {
     this.#deps = deps;
+    this.#walkDeps = {
+      dispatcher: deps.dispatcher,
+      rows: deps.routingLog,
+      inFlight: deps.inFlight,
+      logger: deps.logger,
+      peerAuth: deps.pool.peerAuth,
+      onPeerRefused: deps.pool.onPeerRefused,
+      onEngineRefusal: deps.pool.onEngineRefusal,
+      outputFaults: deps.outputFaults,
+      unservable: deps.unservable,
+      onWithholdChange: deps.onWithholdChange,
+    };
   }
 
   /**
@@ -87,10 +101,7 @@ export class PoolProxy {
     const model = facts.model === AUTO_MODEL ? this.resolveAutoModel(views, route.dialect, res, peers) : facts.model;
     if (model === null) return;
     const settings = this.#deps.settings();
-    // A model a local engine has been unable to serve is not a candidate there at all (until the withhold ends).
-    const local = localCandidates(views, model, route.dialect, (id) => this.#deps.inFlight.count(id)).filter(
-      (c) => !this.#deps.unservable.isWithheld(engineModelKey('local', c.backendId, model)),
-    );
+    const local = localCandidates(views, model, route.dialect, (id) => this.#deps.inFlight.count(id), (id) => this.#deps.unservable.isWithheld(engineModelKey('local', id, model)));
     const candidates = [...local, ...peerCandidates(peers, model, route.dialect)];
     const ranked = rankCandidates(candidates, { localAffinity: settings.poolLocalAffinity, pressureWeight: settings.poolPressureWeight });
     const placed = place(ranked, { model, pins: inbound ? [] : settings.poolPins });
@@ -120,18 +131,7 @@ export class PoolProxy {
       return;
     }
     await walk(
-      {
-        dispatcher: this.#deps.dispatcher,
-        rows: this.#deps.routingLog,
-        inFlight: this.#deps.inFlight,
-        logger: this.#deps.logger,
-        peerAuth: this.#deps.pool.peerAuth,
-        onPeerRefused: this.#deps.pool.onPeerRefused,
-        onEngineRefusal: this.#deps.pool.onEngineRefusal,
-        outputFaults: this.#deps.outputFaults,
-        unservable: this.#deps.unservable,
-        onWithholdChange: this.#deps.onWithholdChange,
-      },
+      this.#walkDeps,
       { requestId, route, model, body, stream: facts.stream, order: placement.order, budgetMs, startedAt, accept, res, rowNode: inbound?.fromPeer ?? null, numCtx: facts.numCtx },
     );
   }
