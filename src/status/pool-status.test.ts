@@ -4,6 +4,7 @@ import { resolvePoolDirections, type PoolDirections, type SwitchInputs } from '.
 import { DEFAULT_SETTINGS, type PoolSettings, type RoutingPin } from '../config/settings-schema.js';
 import type { BackendView } from '../engines/types.js';
 import type { PeerView } from '../peers/peer-view.js';
+import { peerViewFixture } from '../peers/peer-view.fixture.js';
 import { buildPoolStatus, statusReason, type StatusInputs, type StatusReason } from './pool-status.js';
 
 const ENV_ON: SwitchInputs = { userDisabled: false, outboundDisabled: false, inboundDisabled: false };
@@ -58,26 +59,7 @@ function inputs(extra: Partial<StatusInputs> = {}): StatusInputs {
 
 /** A peer row as status sees it, connected and enabled unless overridden. */
 function peer(extra: Partial<PeerView> = {}): PeerView {
-  return {
-    id: 'p1',
-    nodeFqdn: 'hub-b.tail0.ts.net',
-    direction: 'outbound',
-    status: 'connected',
-    enabled: true,
-    authMode: 'signed',
-    fingerprint: null,
-    pinVerified: false,
-    createdAt: '2026-11-30T12:00:00.000Z',
-    expiresAt: null,
-    lastSeenAt: null,
-    consecutiveFailures: 0,
-    probeFailure: null,
-    acceptingWork: true,
-    inFlightRequests: 0,
-    hardwareTier: null,
-    backends: [],
-    ...extra,
-  };
+  return peerViewFixture({ id: 'p1', fingerprint: null, pinVerified: false, createdAt: '2026-11-30T12:00:00.000Z', lastSeenAt: null, ...extra });
 }
 
 describe('buildPoolStatus: the prompt ceiling and who set it', () => {

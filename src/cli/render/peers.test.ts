@@ -1,31 +1,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PeerView } from '../../peers/peer-view.js';
+import { peerViewFixture } from '../../peers/peer-view.fixture.js';
 import { ago, renderPeersTable } from './peers.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00.000Z');
 
 function peer(extra: Partial<PeerView> = {}): PeerView {
-  return {
-    id: 'abcdef12-0000-4000-8000-000000000001',
-    nodeFqdn: 'hub-b.tail0.ts.net',
-    direction: 'outbound',
-    status: 'connected',
-    enabled: true,
-    authMode: 'signed',
-    fingerprint: '9999:8888:7777:6666:5555:4444:3333:2222',
-    pinVerified: true,
-    createdAt: '2026-11-30T11:00:00.000Z',
-    expiresAt: null,
-    lastSeenAt: '2026-11-30T11:59:48.000Z',
-    consecutiveFailures: 0,
-    probeFailure: null,
-    acceptingWork: true,
-    inFlightRequests: 0,
-    hardwareTier: null,
-    backends: [],
-    ...extra,
-  };
+  return peerViewFixture({ ...extra });
 }
 
 describe('ago', () => {

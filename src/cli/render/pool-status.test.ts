@@ -7,6 +7,7 @@ import type { PeerView } from '../../peers/peer-view.js';
 import type { RoutingLogSummary } from '../../routing-log/entry.js';
 import { probeFailureAction } from '../../peers/probe-failure.js';
 import { buildPoolStatus, type PoolStatus, type StatusInputs } from '../../status/pool-status.js';
+import { peerViewFixture } from '../../peers/peer-view.fixture.js';
 import { renderPoolStatus } from './pool-status.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00.000Z');
@@ -43,26 +44,7 @@ function status(extra: Partial<StatusInputs> = {}): PoolStatus {
 }
 
 function peer(extra: Partial<PeerView> = {}): PeerView {
-  return {
-    id: 'abcdef12-0000-4000-8000-000000000001',
-    nodeFqdn: PEER,
-    direction: 'outbound',
-    status: 'connected',
-    enabled: true,
-    authMode: 'signed',
-    fingerprint: '9999:8888:7777:6666:5555:4444:3333:2222',
-    pinVerified: true,
-    createdAt: '2026-11-30T11:00:00.000Z',
-    expiresAt: null,
-    lastSeenAt: '2026-11-30T11:59:50.000Z',
-    consecutiveFailures: 0,
-    probeFailure: null,
-    acceptingWork: true,
-    inFlightRequests: 0,
-    hardwareTier: null,
-    backends: [{ kind: 'vllm', models: ['qwen3:8b', 'Qwen/Qwen3-4B'] }],
-    ...extra,
-  };
+  return peerViewFixture({ nodeFqdn: PEER, lastSeenAt: '2026-11-30T11:59:50.000Z', backends: [{ kind: 'vllm', models: ['qwen3:8b', 'Qwen/Qwen3-4B'] }], ...extra });
 }
 
 const render = (s: PoolStatus): string => renderPoolStatus(s, null, { nowMs: NOW });
