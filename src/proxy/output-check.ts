@@ -131,6 +131,11 @@ export class StreamJudge {
     return isDegenerate(generated) ? 'degenerate-output' : null;
   }
 
+  /** The last few frames of the stream, parsed (where the engine's timings are); lines that are not frames are skipped. */
+  lastFrames(): unknown[] {
+    return this.#frames(`${Buffer.concat(this.#tailParts).toString('utf8')}\n`, Infinity).slice(-LAST_EVENTS_PARSED);
+  }
+
   /** Up to `limit` frames from the complete lines of `text`, in the dialect; not-JSON lines are skipped. */
   #frames(text: string, limit: number): unknown[] {
     const out: unknown[] = [];
