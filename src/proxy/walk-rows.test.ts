@@ -36,8 +36,8 @@ describe('settledRow', () => {
     },
     {
       name: 'an output fault on the last candidate is the node\'s fault',
-      outcome: outcome({ bodyFault: { kind: 'output', fault: 'degenerate-output' } }),
-      expect: { outcome: 'failed', requestError: { signature: 'degenerate-output', basis: 'node', confirms: null }, reason: 'output fault (degenerate-output)' },
+      outcome: outcome({ bodyFault: { kind: 'output', fault: 'malformed-output' } }),
+      expect: { outcome: 'failed', requestError: { signature: 'malformed-output', basis: 'node', confirms: null }, reason: 'output fault (malformed-output)' },
     },
     {
       name: 'an inbound row never carries a requestError and names the peer that sent the work',
