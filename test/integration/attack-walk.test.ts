@@ -78,6 +78,17 @@ describe('callers that hang up at any point', { timeout: START_TIMEOUT_MS + 4 * 
     pool = await startPool({ hubs: { a: {}, b: { env: { OLLAMA_URL: front.url } } }, pairs: [['a', 'b']] });
     await pool.a.waitForPeer(pool.b, `holding ${MODEL}`, (p) => p.backends?.some((b) => b.models.includes(MODEL)) ?? false, TEST_TIMEOUT_MS);
   });
+  /** Callers of `hub` (b's own, or a's forwarded to b) that all leave while b's engine probe is held. */
+  async function leaveDuringProbe(hub: PoolHub): Promise<void> {
+    front.holdProbes();
+    const leave = new AbortController();
+    const callers = Array.from({ length: CALLERS_DURING_PROBE }, (_, i) => caller(hub, { stream: i % 2 === 0, leave: leave.signal }));
+    await eventually(() => front.probesHeld > 0, "b's engine probe to be held");
+    leave.abort();
+    await Promise.all(callers);
+    front.releaseProbes();
+  }
+
   after(async () => {
     await pool?.stop();
     await front?.close();
@@ -85,13 +96,7 @@ describe('callers that hang up at any point', { timeout: START_TIMEOUT_MS + 4 * 
   });
 
   it('releases the count and settles the row of a caller that left during the engine probe', { timeout: TEST_TIMEOUT_MS }, async () => {
-    front.holdProbes();
-    const leave = new AbortController();
-    const callers = Array.from({ length: CALLERS_DURING_PROBE }, (_, i) => caller(pool.b, { stream: i % 2 === 0, leave: leave.signal }));
-    await eventually(() => front.probesHeld > 0, "b's engine probe to be held");
-    leave.abort();
-    await Promise.all(callers);
-    front.releaseProbes();
+    await leaveDuringProbe(pool.b);
     await quiet(pool.b);
     const rows = await pool.b.routingLog();
     assert.ok(rows.some(leftBeforeAnyAttempt), 'at least one caller was still waiting on the probe when it left');
@@ -104,13 +109,7 @@ describe('callers that hang up at any point', { timeout: START_TIMEOUT_MS + 4 * 
   });
 
   it('releases what both Hubs count when the caller of a forward leaves during the serving Hub\'s probe', { timeout: TEST_TIMEOUT_MS }, async () => {
-    front.holdProbes();
-    const leave = new AbortController();
-    const callers = Array.from({ length: CALLERS_DURING_PROBE }, (_, i) => caller(pool.a, { stream: i % 2 === 0, leave: leave.signal }));
-    await eventually(() => front.probesHeld > 0, "b's engine probe to be held for a's forwards");
-    leave.abort();
-    await Promise.all(callers);
-    front.releaseProbes();
+    await leaveDuringProbe(pool.a);
     await quiet(pool.a);
     await quiet(pool.b);
   });
