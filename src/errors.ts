@@ -36,6 +36,7 @@ export const ERROR_CATALOGUE = {
   HUB_ERR_PEER_UNREACHABLE: { status: 502 },
   HUB_ERR_PEER_REFUSED: { status: 502 },
   HUB_ERR_PEER_REFUSED_PIN: { status: 502 },
+  HUB_ERR_STORE_UNAVAILABLE: { status: 503 },
 } as const satisfies Record<string, { status: number }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -37,6 +37,7 @@ import { parsePeerOrigins } from './tailnet/peer-origins.js';
 import { TailnetSelfCache, tailscaleStatusRunner } from './tailnet/tailnet-self.js';
 import { ApiKeyStore } from './store/api-keys.js';
 import { DATABASE_FILE_NAME, openDatabase } from './store/database.js';
+import { Background } from './util/background.js';
 import { systemClock, type Clock } from './util/clock.js';
 import { createLogger, type Logger } from './util/logger.js';
 
@@ -65,16 +66,17 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger(env.logLevel);
   ensureDataDir(env.dataDir);
+  const background = new Background({ logger, clock });
   const settings = new SettingsFile(env.dataDir, (keys) => logger.warn({ keys }, 'settings.json had values outside their ranges; defaults used for those keys'));
   const db = openDatabase(join(env.dataDir, DATABASE_FILE_NAME));
   const apiKeys = new ApiKeyStore(db, clock);
   const operatorKey = loadOrCreateOperatorKey(env.dataDir);
   const dispatcher = new Agent({ keepAliveTimeout: ENGINE_KEEP_ALIVE_MS, connections: null });
-  const health = new BackendHealth({ endpoints: env.engines, dispatcher, clock, ttlMs: () => settings.get().poolProbeSnapshotTtlMs });
+  const health = new BackendHealth({ endpoints: env.engines, dispatcher, clock, ttlMs: () => settings.get().poolProbeSnapshotTtlMs, background });
   const inFlight = new InFlight();
   const routingLog = new RoutingLog({ size: env.routingLogSize, clock });
   const directions = () => resolvePoolDirections(env, settings.get());
-  const peers = buildPoolPeers({ env, db, clock, logger, dispatcher, settings, inFlight });
+  const peers = buildPoolPeers({ env, db, clock, logger, dispatcher, settings, inFlight, background });
   const refusals = new EngineRefusalWarnings(clock, logger);
   const pool: PoolAccess = {
     usablePeers: () =>
@@ -149,11 +151,9 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   health.latest();
   peers.poller.start();
   peers.identity.warmIfPresent();
-  const residency = setInterval(
-    () => void releaseResident(health.latest(), unservable, dispatcher, (backendId, model) => onWithholdChange(backendId, model, false, 'resident in /api/ps')),
-    RESIDENCY_CHECK_MS,
+  background.every('residency release', RESIDENCY_CHECK_MS, () =>
+    releaseResident(health.latest(), unservable, dispatcher, (backendId, model) => onWithholdChange(backendId, model, false, 'resident in /api/ps')),
   );
-  residency.unref();
   if (peers.origins.size > 0) logger.warn({ map: Object.fromEntries(peers.origins) }, 'HUB_POOL_PEER_ORIGINS is set: peers are dialled at these origins, not at https://<name> (development only)');
   logger.info({ url, dataDir: env.dataDir, engines: env.engines.map((e) => `${e.id}=${e.url}`) }, 'hub listening');
 
@@ -175,8 +175,8 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
       while (openRequests > 0 && clock.nowMs() < deadline) await sleep(DRAIN_POLL_MS);
       app.server.closeAllConnections();
       await closed;
+      background.close();
       health.close();
-      clearInterval(residency);
       peers.poller.stop();
       peers.identity.close();
       await dispatcher.close();
@@ -189,14 +189,14 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
 }
 
 /** The peer side of the Hub: identity, pairing, the guard's state and the health poller. */
-function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>; clock: Clock; logger: Logger; dispatcher: Agent; settings: SettingsFile; inFlight: InFlight }): PoolPeers {
-  const { env, db, clock, logger, dispatcher, settings, inFlight } = deps;
+function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>; clock: Clock; logger: Logger; dispatcher: Agent; settings: SettingsFile; inFlight: InFlight; background: Background }): PoolPeers {
+  const { env, db, clock, logger, dispatcher, settings, inFlight, background } = deps;
   const origins = parsePeerOrigins(env.peerOriginsRaw);
   if (origins.problems.length > 0) logger.warn({ problems: origins.problems }, 'HUB_POOL_PEER_ORIGINS has entries that were ignored');
   const selfCache = new TailnetSelfCache({ clock, envFqdn: env.nodeFqdn, envSuffix: env.tailnetSuffix, runStatus: tailscaleStatusRunner() });
   const self = () => selfCache.get();
   const store = new PeerStore(db);
-  const identity = new NodeIdentity({ db, dataDir: env.dataDir, envSecret: env.identitySecret, clock, logger });
+  const identity = new NodeIdentity({ db, dataDir: env.dataDir, envSecret: env.identitySecret, clock, logger, background });
   const pin = new PairingPin({ clock });
   const client = new PeerClient({ identity, selfName: async () => (await self()).nodeFqdn, origins: origins.map, dispatcher, settings: () => settings.get(), clock });
   const pollSeconds = () => settings.get().poolHealthPollSeconds;
@@ -215,7 +215,7 @@ function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>
     onConnected: (peer) => poller?.pollSoon(peer),
   });
   const nonces = new PeerNonces(db);
-  poller = new HealthPoller({ store, client, pairing, identity, pollSeconds, clock, logger, forwardsTo: (name) => inFlight.count(name), onTick: (nowMs) => nonces.prune(nowMs) });
+  poller = new HealthPoller({ store, client, pairing, identity, pollSeconds, clock, logger, forwardsTo: (name) => inFlight.count(name), onTick: (nowMs) => nonces.prune(nowMs), background });
   return { store, identity, pairing, poller, pin, nonces, client, self, origins: origins.map };
 }
 
