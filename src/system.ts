@@ -64,6 +64,7 @@ export interface StartOptions {
 export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<HubSystem> {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger(env.logLevel);
+  for (const p of env.problems) logger.warn({ variable: p.variable, value: p.value, usedInstead: p.usedInstead }, `${p.variable}=${p.value} ${p.problem}; using ${p.usedInstead}`);
   ensureDataDir(env.dataDir);
   const settings = new SettingsFile(env.dataDir, (keys) => logger.warn({ keys }, 'settings.json had values outside their ranges; defaults used for those keys'));
   const db = openDatabase(join(env.dataDir, DATABASE_FILE_NAME));
