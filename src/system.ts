@@ -116,6 +116,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     // Only this node's engines: what it forwards to peers is counted in their own figures.
     inFlightTotal: () => env.engines.reduce((sum, e) => sum + inFlight.count(e.id), 0),
     unservableModels: () => unservableHere(health.latest(), unservable),
+    storeOpen: () => db.open,
     status: async () => {
       const tailnet = await peers.self();
       const peerViews = peers.store.list().map((row) => peerView(row, peers.poller.health(row.id), tailnet.nodeFqdn));
