@@ -65,6 +65,7 @@ export interface StartOptions {
 export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<HubSystem> {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger(env.logLevel);
+  for (const p of env.problems) logger.warn({ variable: p.variable, value: p.value, usedInstead: p.usedInstead }, `${p.variable}=${p.value} ${p.problem}; using ${p.usedInstead}`);
   ensureDataDir(env.dataDir);
   const background = new Background({ logger, clock });
   const settings = new SettingsFile(env.dataDir, (keys) => logger.warn({ keys }, 'settings.json had values outside their ranges; defaults used for those keys'));
@@ -117,6 +118,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     // Only this node's engines: what it forwards to peers is counted in their own figures.
     inFlightTotal: () => env.engines.reduce((sum, e) => sum + inFlight.count(e.id), 0),
     unservableModels: () => unservableHere(health.latest(), unservable),
+    storeOpen: () => db.open,
     status: async () => {
       const tailnet = await peers.self();
       const peerViews = peers.store.list().map((row) => peerView(row, peers.poller.health(row.id), tailnet.nodeFqdn));
