@@ -2,6 +2,7 @@
  * The composition root: the one place that builds every subsystem once and hands each its
  * dependencies. Nothing else constructs services, reads the environment or owns a timer.
  */
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent } from 'undici';
@@ -72,7 +73,9 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   const dispatcher = new Agent({ keepAliveTimeout: ENGINE_KEEP_ALIVE_MS, connections: null });
   const health = new BackendHealth({ endpoints: env.engines, dispatcher, clock, ttlMs: () => settings.get().poolProbeSnapshotTtlMs });
   const inFlight = new InFlight();
-  const routingLog = new RoutingLog({ size: env.routingLogSize, clock });
+  // One id for this process: the routing log's cursor reset signal and hub.json's liveness proof.
+  const bootId = randomUUID();
+  const routingLog = new RoutingLog({ size: env.routingLogSize, clock, bootId });
   const directions = () => resolvePoolDirections(env, settings.get());
   const peers = buildPoolPeers({ env, db, clock, logger, dispatcher, settings, inFlight });
   const refusals = new EngineRefusalWarnings(clock, logger);
@@ -104,6 +107,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     logger,
     clock,
     operatorKey,
+    bootId,
     settings,
     apiKeys,
     routingLog,
@@ -145,7 +149,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : env.port;
   const url = `http://${env.host.includes(':') ? `[${env.host}]` : env.host}:${port}`;
-  writeHubInfo(env.dataDir, { url, port, pid: process.pid, startedAt: new Date(clock.nowMs()).toISOString() });
+  writeHubInfo(env.dataDir, { url, port, pid: process.pid, startedAt: new Date(clock.nowMs()).toISOString(), bootId });
   health.latest();
   peers.poller.start();
   peers.identity.warmIfPresent();

@@ -11,6 +11,7 @@ import { registerProxyRoutes } from './proxy-routes.js';
 import { registerPeerRoutes } from './peer-routes.js';
 import { registerPeerOperatorRoutes } from './peer-operator-routes.js';
 import { registerPinRoutes } from './pin-routes.js';
+import { registerHubBootRoutes } from './hub-boot-routes.js';
 import type { HubServices } from './services.js';
 
 /** Operator bodies are small JSON documents. */
@@ -47,6 +48,7 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
   registerOperatorRoutes(app, s);
   registerPeerOperatorRoutes(app, s);
   registerPinRoutes(app, s);
+  registerHubBootRoutes(app, s);
   await registerProxyRoutes(app, s);
   await registerPeerRoutes(app, s);
   return app;

@@ -16,6 +16,8 @@ export interface HubServices {
   readonly env: HubEnv;
   readonly logger: Logger;
   readonly operatorKey: string;
+  /** Random per process; GET /api/hub/boot answers it and hub.json records it. */
+  readonly bootId: string;
   readonly settings: SettingsFile;
   readonly apiKeys: ApiKeyStore;
   readonly routingLog: RoutingLog;
