@@ -7,6 +7,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { assumeYes, dataDirFromEnv, processEnv } from '../config/env.js';
 import { CliError } from './hub-client.js';
+import { writeErr, writeOut } from './output.js';
 import { runServe } from './commands/serve.js';
 import { poolLog, poolStatus, poolSwitch } from './commands/pool.js';
 import { approve, pair, pairingPin, peerSwitch, peersList, reject, rotateIdentity, unpair } from './commands/peers.js';
@@ -33,9 +34,7 @@ function positiveNumber(value: string): number {
 }
 
 const env = processEnv();
-const out = (text: string): void => {
-  process.stdout.write(text);
-};
+const out = (text: string): void => writeOut(text);
 const yesOf = (o: { yes?: boolean }) => ({ yes: o.yes === true, assumeYes: assumeYes(env) });
 
 const program = new Command('cihub')
@@ -213,6 +212,6 @@ try {
   await program.parseAsync(process.argv);
 } catch (err) {
   const message = err instanceof CliError ? err.message : `cihub failed: ${(err as Error).message ?? String(err)}`;
-  process.stderr.write(`${message}\n`);
+  writeErr(`${message}\n`);
   process.exitCode = 1;
 }
