@@ -12,6 +12,7 @@ import { registerPeerRoutes } from './peer-routes.js';
 import { registerPeerOperatorRoutes } from './peer-operator-routes.js';
 import { registerPinRoutes } from './pin-routes.js';
 import { registerHubBootRoutes } from './hub-boot-routes.js';
+import { registerAddressRoutes } from './address-routes.js';
 import type { HubServices } from './services.js';
 
 /** Operator bodies are small JSON documents. */
@@ -49,6 +50,7 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
   registerPeerOperatorRoutes(app, s);
   registerPinRoutes(app, s);
   registerHubBootRoutes(app, s);
+  registerAddressRoutes(app, s);
   await registerProxyRoutes(app, s);
   await registerPeerRoutes(app, s);
   return app;

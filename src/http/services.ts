@@ -11,6 +11,7 @@ import type { PoolDirections } from '../config/kill-switch.js';
 import type { BackendView } from '../engines/types.js';
 import type { PoolPeers } from '../peers/pool-peers.js';
 import type { Clock } from '../util/clock.js';
+import type { AddressPairing } from '../pairing/pair-by-address.js';
 
 export interface HubServices {
   readonly env: HubEnv;
@@ -24,6 +25,8 @@ export interface HubServices {
   readonly proxy: PoolProxy;
   readonly localRoutes: LocalRoutes;
   readonly peers: PoolPeers;
+  /** Probing and pairing by LAN or tailnet address. */
+  readonly addressPairing: AddressPairing;
   readonly clock: Clock;
   directions(): PoolDirections;
   /** This node's engines as last probed (20 s cache), for status and the capabilities it publishes. */
