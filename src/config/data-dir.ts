@@ -16,6 +16,12 @@ export interface HubInfo {
   readonly port: number;
   readonly pid: number;
   readonly startedAt: string;
+  /**
+   * Random per process, also answered by the unauthenticated GET /api/hub/boot. The CLI sends
+   * the operator key only to a listener that answers this id, so a hub.json left behind by a
+   * crash cannot hand the key to whatever took the port since. Absent in files older Hubs wrote.
+   */
+  readonly bootId?: string;
 }
 
 /**

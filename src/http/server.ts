@@ -12,6 +12,8 @@ import { registerPeerRoutes } from './peer-routes.js';
 import { registerPeerOperatorRoutes } from './peer-operator-routes.js';
 import { registerPinRoutes } from './pin-routes.js';
 import { HEALTH_PATHS, registerHealthRoutes } from './health-routes.js';
+import { registerHubBootRoutes } from './hub-boot-routes.js';
+import { registerAddressRoutes } from './address-routes.js';
 import type { HubServices } from './services.js';
 
 /** Operator bodies are small JSON documents. */
@@ -50,6 +52,8 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
   registerOperatorRoutes(app, s);
   registerPeerOperatorRoutes(app, s);
   registerPinRoutes(app, s);
+  registerHubBootRoutes(app, s);
+  registerAddressRoutes(app, s);
   await registerProxyRoutes(app, s);
   await registerPeerRoutes(app, s);
   return app;

@@ -10,7 +10,8 @@ import { describeTransportError } from '../engines/probe-fetch.js';
 import type { NodeIdentity } from '../identity/node-identity.js';
 import { HEADER_PEER, signRequest } from '../peer-auth/signed-headers.js';
 import type { PeerRow } from '../store/peers.js';
-import { peerOrigin } from '../tailnet/peer-origins.js';
+import { mappedOrigin, peerOrigin } from '../tailnet/peer-origins.js';
+import { POOL_ADDRESS_REFUSED } from '../tailnet/pinned-dial.js';
 import { parseJsonOrUndefined, readBounded } from '../util/bounded-read.js';
 import type { Clock } from '../util/clock.js';
 import { outboundAuthMode, type AuthMode } from './auth-mode.js';
@@ -25,6 +26,11 @@ export interface PeerClientDeps {
   readonly selfName: () => Promise<string | null>;
   readonly origins: ReadonlyMap<string, string>;
   readonly dispatcher: Dispatcher;
+  /**
+   * For peers dialled by name: refuses any connection whose resolved address is not private
+   * (tailnet/pinned-dial.ts, issue 9 #19). The development map's loopback origins use `dispatcher`.
+   */
+  readonly nameDispatcher: Dispatcher;
   readonly settings: () => PoolSettings;
   readonly clock: Clock;
 }
@@ -74,7 +80,7 @@ export class PeerClient {
         method,
         headers,
         body: body === undefined ? undefined : payload,
-        dispatcher: this.#deps.dispatcher,
+        dispatcher: mappedOrigin(peer.nodeFqdn, this.#deps.origins) === null ? this.#deps.nameDispatcher : this.#deps.dispatcher,
         headersTimeout: opts.timeoutMs,
         bodyTimeout: opts.timeoutMs,
         signal: AbortSignal.timeout(opts.timeoutMs),
@@ -83,6 +89,10 @@ export class PeerClient {
       const json = bytes.length === 0 ? null : (parseJsonOrUndefined(bytes) ?? null);
       return { ok: true, status: res.statusCode, headers: res.headers, json, auth };
     } catch (err) {
+      const cause = (err as { cause?: { code?: unknown; message?: string } }).cause;
+      if ((err as { code?: unknown }).code === POOL_ADDRESS_REFUSED || cause?.code === POOL_ADDRESS_REFUSED) {
+        return { ok: false, error: `not dialled: ${(cause?.code === POOL_ADDRESS_REFUSED ? cause.message : (err as Error).message) ?? ''}`, auth };
+      }
       return { ok: false, error: describeTransportError(err), auth };
     }
   }

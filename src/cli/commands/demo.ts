@@ -21,6 +21,7 @@ import { createLogger } from '../../util/logger.js';
 import { untilSignalled } from '../../util/until-signalled.js';
 import { withLlama } from '../llama-import.js';
 import { table } from '../render/pool-status.js';
+import { writeOut } from '../output.js';
 
 /** The demo's simulated engines run 20x faster than the timings they report. */
 const DEMO_TIME_SCALE = 0.05;
@@ -145,7 +146,7 @@ export async function runDemo(opts: { env: Readonly<Record<string, string | unde
   }
 
   const cli = (h: DemoHub) => `./bin/cihub --data-dir ${h.dataDir}`;
-  process.stdout.write(
+  writeOut(
     [
       `Hub Pool demo: ${hubs.length} Hubs on loopback, paired with PINs${ready ? '' : ' (some peers had not reported their models yet)'}`,
       ...hubs.flatMap((h) => [`  ${h.name}  ${h.hub.url}`, ...h.engines.map((e) => `    ${e}`)]),
