@@ -11,24 +11,23 @@ export type BoundedRead =
   /** Past the bound: what was read so far, in order. The body is paused there, unread, for a relay to carry on. */
   | { readonly kind: 'over-limit'; readonly head: readonly Buffer[] }
   /** The body failed part-way (a dropped connection, undici's body timeout, an abort). */
-  | { readonly kind: 'failed'; readonly error: unknown }
-  /** Not whole within `deadlineMs`; the body is destroyed. */
-  | { readonly kind: 'timed-out' };
+  | { readonly kind: 'failed'; readonly error: unknown };
 
 const ignore = (): void => {};
 
 /**
- * Reads a body whole if it ends within `limitBytes` (and `deadlineMs`, when given), and stops
- * at the bound otherwise: nothing an engine or a peer sends is held past a stated size.
+ * Reads a body whole if it ends within `limitBytes`, and stops at the bound otherwise, keeping
+ * what it read so the answer can still be relayed: nothing an engine or a peer sends is held
+ * past a stated size. (util/bounded-read.ts abandons a body at its bound; a completion past it
+ * is still the app's answer.)
  */
-export function readUpTo(body: Body, limitBytes: number, deadlineMs: number | null = null): Promise<BoundedRead> {
-  // An error after the read gave up (a destroyed or paused body) must not crash the Hub.
+export function readUpTo(body: Body, limitBytes: number): Promise<BoundedRead> {
+  // An error after the read gave up (a paused body later destroyed) must not crash the Hub.
   body.on('error', ignore);
   return new Promise<BoundedRead>((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const done = (result: BoundedRead) => {
-      if (timer !== null) clearTimeout(timer);
       body.off('data', onData).off('end', onEnd).off('error', onError);
       resolve(result);
     };
@@ -42,13 +41,6 @@ export function readUpTo(body: Body, limitBytes: number, deadlineMs: number | nu
     };
     const onEnd = () => done({ kind: 'whole', bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) });
     const onError = (error: unknown) => done({ kind: 'failed', error });
-    const timer =
-      deadlineMs === null
-        ? null
-        : setTimeout(() => {
-            done({ kind: 'timed-out' });
-            body.destroy();
-          }, deadlineMs);
     body.on('data', onData).once('end', onEnd).once('error', onError);
   });
 }

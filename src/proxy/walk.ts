@@ -21,6 +21,7 @@ import type { Candidate } from '../placement/types.js';
 import { decideOnAnswer, describeFailure, type AttemptFailure } from './failover-policy.js';
 import { clearFaults, strikeOutput, strikeUnservable } from './fault-records.js';
 import { judgeBody, StreamJudge } from './output-check.js';
+import { readBounded, discardBody } from '../util/bounded-read.js';
 import { readUpTo, relayBody } from './relay-body.js';
 import { classifyVerdict, VERDICT_BODY_LIMIT_BYTES, VERDICT_BODY_TIMEOUT_MS } from './request-verdict.js';
 import { relayHeaders } from './response-headers.js';
@@ -163,8 +164,7 @@ class RequestWalk {
     const decision = decideOnAnswer(status, { fromPeer: candidate.peerId !== null, engineMarked: backend !== null, last: at.start.index === this.#req.order.length - 1 });
     if (decision.warnEngineRefusal) this.#deps.onEngineRefusal(candidate.node, backend, status);
     if (decision.action === 'fail-over') {
-      // Destroying an unread undici body emits an abort error; without a listener it would crash the Hub.
-      answer.body.on('error', ignore).destroy();
+      discardBody(answer.body);
       // 408 and 429 are an engine talking about its queue, not about the model.
       if (candidate.backendId !== null && status >= 500) strikeUnservable(this.#deps, this.#req, candidate.backendId, `HTTP ${status}`);
       if (decision.dropPeer && candidate.peerId !== null) this.#deps.onPeerRefused(candidate.peerId);
@@ -180,10 +180,9 @@ class RequestWalk {
   async #onVerdictBody(answer: Dispatcher.ResponseData, backend: EngineKind): Promise<Step> {
     const at = this.#current!;
     const { candidate, index } = at.start;
-    const read = await readUpTo(answer.body, VERDICT_BODY_LIMIT_BYTES, VERDICT_BODY_TIMEOUT_MS);
-    if (read.kind === 'over-limit') answer.body.destroy();
+    // Longer or slower than a verdict could be: no verdict.
+    const bytes = await readBounded(answer.body, { maxBytes: VERDICT_BODY_LIMIT_BYTES, timeoutMs: VERDICT_BODY_TIMEOUT_MS }).catch(() => null);
     if (this.#req.caller.gone) return this.#settle('hung-up');
-    const bytes = read.kind === 'whole' ? read.bytes : null;
     const signature = bytes === null ? null : classifyVerdict(bytes);
     // A model a local engine keeps failing is withheld there; a verdict on the request says nothing
     // about the model, except a template that would not render (the node's own copy may be broken).
@@ -211,13 +210,12 @@ class RequestWalk {
     const judged = this.#judged();
     const read = await readUpTo(answer.body, WHOLE_ANSWER_LIMIT_BYTES);
     if (read.kind === 'over-limit') return this.#relay(answer, read.head, false);
-    if (read.kind !== 'whole') {
+    if (read.kind === 'failed') {
       if (this.#req.caller.gone) return this.#settle('hung-up');
       if (judged) strikeOutput(this.#deps, this.#req, this.#faultKey(), 'truncated-upstream');
-      const error = read.kind === 'failed' ? read.error : null;
-      return (error as { code?: unknown } | null)?.code === 'UND_ERR_BODY_TIMEOUT'
+      return (read.error as { code?: unknown } | null)?.code === 'UND_ERR_BODY_TIMEOUT'
         ? { kind: 'body-stalled', status, idleMs: this.#req.budgetMs }
-        : { kind: 'body-dropped', status, reason: describeTransportError(error) };
+        : { kind: 'body-dropped', status, reason: describeTransportError(read.error) };
     }
     const fault = judged ? judgeBody(this.#req.route.dialect, read.bytes) : null;
     if (fault !== null) {
@@ -352,8 +350,6 @@ class RequestWalk {
     return relayHeaders(answer.headers, { servedBy: answered.node, backend: answered.engine, model: this.#req.model, requestId: this.#req.requestId });
   }
 }
-
-const ignore = (): void => {};
 
 function engineKindOf(header: string | string[] | undefined): EngineKind | null {
   return typeof header === 'string' && (ENGINE_KINDS as readonly string[]).includes(header) ? (header as EngineKind) : null;
