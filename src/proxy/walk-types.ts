@@ -131,7 +131,7 @@ export interface WalkSettled extends WalkOutcome {
 
 /**
  * Hooks into the walk's lifecycle (throughput samples, affinity, contention). Each is called
- * synchronously at its point and must not throw; none can change the walk.
+ * synchronously at its point; none can change the walk, and one that throws is logged and skipped.
  * - onAttempt: a candidate is being asked (its queue-depth count is held from here);
  * - onAttemptEnd: that attempt is over, with its failure, or null when it was the one the walk ended on;
  * - onSettled: the walk is over and its row settled.

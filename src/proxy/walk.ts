@@ -30,7 +30,7 @@ import { answerVerdict } from './verdict-answer.js';
 import { VerdictTracker } from './verdict-tracker.js';
 import { answerExhausted, settledRow } from './walk-rows.js';
 import { readEngineTimings } from './walk-timings.js';
-import type { AttemptStart, BodyFault, FailedAttempt, VerdictResponse, WalkDeps, WalkEnd, WalkOutcome, WalkRequest } from './walk-types.js';
+import type { AttemptStart, BodyFault, FailedAttempt, VerdictResponse, WalkDeps, WalkEnd, WalkObserver, WalkOutcome, WalkRequest } from './walk-types.js';
 import { engineModelKey } from './withhold-book.js';
 
 export type { RowWriter, WalkDeps, WalkObserver, WalkRequest, WalkSettled } from './walk-types.js';
@@ -103,7 +103,7 @@ class RequestWalk {
     const req = this.#req;
     const start: AttemptStart = { requestId: req.requestId, model: req.model, candidate, index };
     this.#current = { start, release: this.#deps.inFlight.acquire(candidate.backendId ?? candidate.node), answered: candidate, status: null, headersMs: null };
-    for (const o of this.#deps.observers) o.onAttempt?.(start);
+    this.#tell((o) => o.onAttempt?.(start));
 
     const headers: Record<string, string> = { 'content-type': 'application/json', ...(req.accept ? { accept: req.accept } : {}) };
     let path: string;
@@ -279,7 +279,7 @@ class RequestWalk {
     if (at === null) return;
     this.#current = null;
     at.release();
-    for (const o of this.#deps.observers) o.onAttemptEnd?.(at.start, failure);
+    this.#tell((o) => o.onAttemptEnd?.(at.start, failure));
   }
 
   /** Settles the walk, once: releases the count, stops watching the caller, settles the row, tells the observers. */
@@ -323,9 +323,20 @@ class RequestWalk {
         budgetMs: req.budgetMs,
         engineTimings: () => (frames === null ? null : readEngineTimings(frames())),
       };
-      for (const o of this.#deps.observers) o.onSettled?.(settled);
+      this.#tell((o) => o.onSettled?.(settled));
     }
     return ENDED;
+  }
+
+  /** Calls each observer; one that throws is logged and skipped (some calls run inside stream events, where a throw would end the process). */
+  #tell(call: (o: WalkObserver) => void): void {
+    for (const o of this.#deps.observers) {
+      try {
+        call(o);
+      } catch (err) {
+        this.#deps.logger.error({ err, requestId: this.#req.requestId }, 'a walk observer failed');
+      }
+    }
   }
 
   // ---- small facts --------------------------------------------------------------------------
