@@ -36,6 +36,11 @@ export const ERROR_CATALOGUE = {
   HUB_ERR_PEER_UNREACHABLE: { status: 502 },
   HUB_ERR_PEER_REFUSED: { status: 502 },
   HUB_ERR_PEER_REFUSED_PIN: { status: 502 },
+  HUB_ERR_JSON_TOO_DEEP: { status: 400 },
+  HUB_ERR_REQUEST_TIMEOUT: { status: 408 },
+  HUB_ERR_HEADERS_TOO_LARGE: { status: 431 },
+  HUB_ERR_HOST_NOT_ALLOWED: { status: 403 },
+  HUB_ERR_CROSS_SITE_REFUSED: { status: 403 },
 } as const satisfies Record<string, { status: number }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

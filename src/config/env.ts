@@ -6,6 +6,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineKind } from '../engines/engine-kind.js';
+import { parseAllowedHosts, parseAllowedOrigins, parseTrustedProxies } from './edge-trust.js';
 
 /** Default engine addresses: each engine's usual port on this machine. */
 export const DEFAULT_ENGINE_URLS: Readonly<Record<Exclude<EngineKind, 'llamacpp'>, string>> = {
@@ -54,8 +55,12 @@ export interface HubEnv {
   readonly firstByteTimeoutMs: number;
   readonly minPrefillTokensPerSec: number;
   readonly routingLogSize: number;
-  /** HUB_TRUST_PROXY: take the client address from X-Forwarded-For. */
-  readonly trustProxy: boolean;
+  /** HUB_TRUST_PROXY: addresses and CIDR ranges whose X-Forwarded-For names the caller (config/edge-trust.ts). */
+  readonly trustedProxies: readonly string[];
+  /** HUB_ALLOWED_HOSTS: extra Host names this Hub answers to. */
+  readonly allowedHosts: readonly string[];
+  /** HUB_ALLOWED_ORIGINS: browser origins that may call this Hub (`*` for any). */
+  readonly allowedOrigins: readonly string[];
   readonly logLevel: string;
   /** HUB_NODE_FQDN: this Hub's MagicDNS name, standing in for tailscale status (development, tests). */
   readonly nodeFqdn: string | null;
@@ -154,7 +159,9 @@ export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
     firstByteTimeoutMs: wholeNumberIn(env.HUB_POOL_FIRST_BYTE_TIMEOUT_MS, 1, Number.MAX_SAFE_INTEGER) ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS,
     minPrefillTokensPerSec: positiveNumber(env.HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC) ?? DEFAULT_MIN_PREFILL_TOKENS_PER_SEC,
     routingLogSize: wholeNumberIn(env.HUB_POOL_ROUTING_LOG_SIZE, MIN_ROUTING_LOG_SIZE, MAX_ROUTING_LOG_SIZE) ?? DEFAULT_ROUTING_LOG_SIZE,
-    trustProxy: isTrue(env.HUB_TRUST_PROXY),
+    trustedProxies: parseTrustedProxies(env.HUB_TRUST_PROXY),
+    allowedHosts: parseAllowedHosts(env.HUB_ALLOWED_HOSTS),
+    allowedOrigins: parseAllowedOrigins(env.HUB_ALLOWED_ORIGINS),
     logLevel: env.HUB_LOG_LEVEL?.trim() || 'info',
     nodeFqdn: env.HUB_NODE_FQDN?.trim() || null,
     tailnetSuffix: env.HUB_TAILNET_SUFFIX?.trim() || null,

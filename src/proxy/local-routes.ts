@@ -13,6 +13,7 @@ import { ADAPTERS } from '../engines/adapters.js';
 import { backendHolds } from '../engines/model-name.js';
 import { describeTransportError, PROBE_TRANSPORT_TIMEOUT_MS } from '../engines/probe-fetch.js';
 import { HubError } from '../errors.js';
+import { parseRequestJson } from '../util/request-json.js';
 import { AUTO_MODEL } from './auto-alias.js';
 import { localBackendsReport } from './local-backends-report.js';
 import type { PoolAccess, PoolProxy } from './pool-proxy.js';
@@ -196,13 +197,9 @@ export class LocalRoutes {
 }
 
 function parseShowBody(raw: Buffer): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(raw.toString('utf8') || 'null');
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
-    return parsed as Record<string, unknown>;
-  } catch {
-    throw new HubError('HUB_ERR_INVALID_JSON', 'the /api/show body must be a JSON object with a model field');
-  }
+  const parsed = raw.length === 0 ? null : parseRequestJson(raw);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new HubError('HUB_ERR_INVALID_JSON', 'the /api/show body must be a JSON object with a model field');
+  return parsed as Record<string, unknown>;
 }
 
 function arrayAt(body: unknown, key: string): unknown[] {
