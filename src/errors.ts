@@ -40,6 +40,11 @@ export const ERROR_CATALOGUE = {
   HUB_ERR_ADDRESS_REFUSED: { status: 400 },
   HUB_ERR_PEER_PROTOCOL_TOO_OLD: { status: 409 },
   HUB_ERR_NO_HUB_AT_ADDRESS: { status: 502 },
+  HUB_ERR_JSON_TOO_DEEP: { status: 400 },
+  HUB_ERR_REQUEST_TIMEOUT: { status: 408 },
+  HUB_ERR_HEADERS_TOO_LARGE: { status: 431 },
+  HUB_ERR_HOST_NOT_ALLOWED: { status: 403 },
+  HUB_ERR_CROSS_SITE_REFUSED: { status: 403 },
 } as const satisfies Record<string, { status: number }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

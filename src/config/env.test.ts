@@ -109,9 +109,7 @@ describe('true-ish flags', () => {
     assert.deepEqual([env.userDisabled, env.outboundDisabled, env.inboundDisabled], [true, false, true]);
   });
 
-  it('reads HUB_TRUST_PROXY and CI_HUB_ASSUME_YES the same way', () => {
-    assert.equal(loadEnv({ HUB_TRUST_PROXY: '1' }).trustProxy, true);
-    assert.equal(loadEnv({}).trustProxy, false);
+  it('reads CI_HUB_ASSUME_YES as a yes word', () => {
     assert.equal(assumeYes({ CI_HUB_ASSUME_YES: 'on' }), true);
     assert.equal(assumeYes({}), false);
   });

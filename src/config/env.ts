@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { EngineKind } from '../engines/engine-kind.js';
+import { parseAllowedHosts, parseAllowedOrigins, parseTrustedProxies } from './edge-trust.js';
 
 /** Default engine addresses: each engine's usual port on this machine. */
 export const DEFAULT_ENGINE_URLS: Readonly<Record<Exclude<EngineKind, 'llamacpp'>, string>> = {
@@ -55,8 +56,12 @@ export interface HubEnv {
   readonly firstByteTimeoutMs: number;
   readonly minPrefillTokensPerSec: number;
   readonly routingLogSize: number;
-  /** HUB_TRUST_PROXY: take the client address from X-Forwarded-For. */
-  readonly trustProxy: boolean;
+  /** HUB_TRUST_PROXY: addresses and CIDR ranges whose X-Forwarded-For names the caller (config/edge-trust.ts). */
+  readonly trustedProxies: readonly string[];
+  /** HUB_ALLOWED_HOSTS: extra Host names this Hub answers to. */
+  readonly allowedHosts: readonly string[];
+  /** HUB_ALLOWED_ORIGINS: browser origins that may call this Hub (`*` for any). */
+  readonly allowedOrigins: readonly string[];
   readonly logLevel: string;
   /** HUB_NODE_FQDN: this Hub's MagicDNS name, standing in for tailscale status (development, tests). */
   readonly nodeFqdn: string | null;
@@ -154,7 +159,10 @@ export const ENV_SCHEMA = z.object({
   HUB_POOL_CONTENTION_PLACEMENT: flag.optional(),
   HUB_POOL_SLOWER_PLACEMENT_RATIO: numberAtLeast(1, false).optional(),
   HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS: numberAtLeast(0, false).optional(),
-  HUB_TRUST_PROXY: flag.optional(),
+  // Security lists: config/edge-trust.ts parses them, and refuses to start on an entry it cannot read.
+  HUB_TRUST_PROXY: text.optional(),
+  HUB_ALLOWED_HOSTS: text.optional(),
+  HUB_ALLOWED_ORIGINS: text.optional(),
   HUB_INFERENCE_TAILNET_AUTH: z
     .string()
     .transform((v) => v.toLowerCase())
@@ -188,7 +196,9 @@ const FALLBACKS: Readonly<Record<EnvVariable, string | null>> = {
   HUB_POOL_CONTENTION_PLACEMENT: 'on',
   HUB_POOL_SLOWER_PLACEMENT_RATIO: String(DEFAULT_SLOWER_PLACEMENT_RATIO),
   HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS: String(DEFAULT_SLOWER_PLACEMENT_FLOOR_MS),
-  HUB_TRUST_PROXY: 'false',
+  HUB_TRUST_PROXY: '127.0.0.0/8,::1/128',
+  HUB_ALLOWED_HOSTS: 'none',
+  HUB_ALLOWED_ORIGINS: 'none',
   HUB_INFERENCE_TAILNET_AUTH: 'tailnet callers admitted by origin, without a key',
   HUB_NODE_FQDN: 'tailscale status',
   HUB_TAILNET_SUFFIX: 'tailscale status',
@@ -284,7 +294,9 @@ export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
     firstByteTimeoutMs: v.HUB_POOL_FIRST_BYTE_TIMEOUT_MS ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS,
     minPrefillTokensPerSec: v.HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC ?? DEFAULT_MIN_PREFILL_TOKENS_PER_SEC,
     routingLogSize: v.HUB_POOL_ROUTING_LOG_SIZE ?? DEFAULT_ROUTING_LOG_SIZE,
-    trustProxy: v.HUB_TRUST_PROXY ?? false,
+    trustedProxies: parseTrustedProxies(v.HUB_TRUST_PROXY),
+    allowedHosts: parseAllowedHosts(v.HUB_ALLOWED_HOSTS),
+    allowedOrigins: parseAllowedOrigins(v.HUB_ALLOWED_ORIGINS),
     logLevel: v.HUB_LOG_LEVEL ?? 'info',
     nodeFqdn: v.HUB_NODE_FQDN ?? null,
     tailnetSuffix: v.HUB_TAILNET_SUFFIX ?? null,

@@ -17,12 +17,17 @@ const MAX_FACT_LENGTH = 64;
 /** Capabilities read per model. */
 const MAX_CAPABILITIES = 32;
 
-/** A list whose unreadable entries are dropped rather than failing the whole list; bounded. */
+/**
+ * A list whose unreadable entries are dropped rather than failing the whole list; bounded.
+ * An entry that is not an object is dropped before the schema sees it: that is the common
+ * junk, and a schema failure costs an error object per entry.
+ */
 export function lenientList<T extends z.ZodTypeAny>(entry: T, max: number): z.ZodType<z.output<T>[], z.ZodTypeDef, unknown> {
   return z.array(z.unknown()).transform((entries) => {
     const out: z.output<T>[] = [];
     for (const raw of entries) {
       if (out.length >= max) break;
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) continue;
       const parsed = entry.safeParse(raw);
       if (parsed.success) out.push(parsed.data as z.output<T>);
     }
@@ -30,13 +35,13 @@ export function lenientList<T extends z.ZodTypeAny>(entry: T, max: number): z.Zo
   });
 }
 
-/** An optional field: its value when it passes, null (not reported) when missing or unreadable. */
-function optional<T extends z.ZodTypeAny>(schema: T): z.ZodType<z.output<T> | null, z.ZodTypeDef, unknown> {
-  return schema.nullable().optional().transform((v) => v ?? null).catch(null) as z.ZodType<z.output<T> | null, z.ZodTypeDef, unknown>;
-}
+/** A field read when it passes and left undefined (not reported) when missing or unreadable. */
+const optional = <T extends z.ZodTypeAny>(schema: T) => schema.optional().catch(undefined);
 
 const modelName = z.string().min(1).max(MAX_MODEL_NAME_LENGTH);
 const fact = z.string().min(1).max(MAX_FACT_LENGTH);
+/** Short strings out of an array, the rest dropped (Ollama's capabilities). */
+const facts = z.array(z.unknown()).transform((list) => list.filter((c): c is string => typeof c === 'string' && c.length > 0 && c.length <= MAX_FACT_LENGTH).slice(0, MAX_CAPABILITIES));
 
 const tagEntry = z
   .object({
@@ -44,15 +49,15 @@ const tagEntry = z
     model: optional(modelName),
     size: optional(z.number().finite().positive()),
     details: optional(z.object({ parameter_size: optional(fact) })),
-    capabilities: optional(lenientList(fact, MAX_CAPABILITIES)),
+    capabilities: optional(facts),
   })
   .transform((m, ctx): ModelInfo => {
     const name = m.name ?? m.model;
-    if (name === null) {
+    if (name === undefined) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'no name' });
       return z.NEVER;
     }
-    return { name, parameterSize: m.details?.parameter_size ?? null, capabilities: m.capabilities, sizeBytes: m.size };
+    return { name, parameterSize: m.details?.parameter_size ?? null, capabilities: m.capabilities ?? null, sizeBytes: m.size ?? null };
   });
 
 const tagsAnswer = z.object({ models: lenientList(tagEntry, MAX_ENGINE_MODELS) });
@@ -71,13 +76,13 @@ export function parseModelList(body: unknown): { models: ModelInfo[]; owners: st
   const parsed = modelListAnswer.safeParse(body);
   if (!parsed.success) return null;
   const models = parsed.data.data.map((m): ModelInfo => ({ name: m.id, parameterSize: null, capabilities: null, sizeBytes: null }));
-  const owners = parsed.data.data.flatMap((m) => (m.owned_by === null ? [] : [m.owned_by]));
+  const owners = parsed.data.data.flatMap((m) => (m.owned_by === undefined ? [] : [m.owned_by]));
   return { models, owners };
 }
 
 const psEntry = z.object({ name: optional(modelName), model: optional(modelName) }).transform((m, ctx) => {
   const name = m.name ?? m.model;
-  if (name === null) {
+  if (name === undefined) {
     ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'no name' });
     return z.NEVER;
   }
@@ -96,8 +101,14 @@ export function residentModels(body: unknown): string[] | null {
  * engines): only objects whose `key` field is a readable model name are kept, so a null or a
  * number in the list is dropped instead of reaching the merge.
  */
-export function relayableEntries(body: unknown, list: 'models' | 'data', key: 'name' | 'id'): Array<Record<string, unknown> & Record<typeof key, string>> {
-  const entry = z.object({ [key]: modelName }).passthrough();
-  const parsed = z.object({ [list]: lenientList(entry, MAX_ENGINE_MODELS) }).safeParse(body);
-  return parsed.success ? (parsed.data[list] as Array<Record<string, unknown> & Record<typeof key, string>>) : [];
+export function relayableEntries<K extends 'name' | 'id'>(body: unknown, list: 'models' | 'data', key: K): Array<Record<string, unknown> & Record<K, string>> {
+  const parsed = RELAYABLE[list].safeParse(body);
+  if (!parsed.success) return [];
+  const entries = parsed.data[list as keyof typeof parsed.data] as unknown as Array<Record<string, unknown>>;
+  return entries.filter((e): e is Record<string, unknown> & Record<K, string> => modelName.safeParse(e[key]).success);
 }
+
+const RELAYABLE = {
+  models: z.object({ models: lenientList(z.record(z.unknown()), MAX_ENGINE_MODELS) }),
+  data: z.object({ data: lenientList(z.record(z.unknown()), MAX_ENGINE_MODELS) }),
+} as const;

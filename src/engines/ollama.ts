@@ -4,7 +4,9 @@
  */
 import type { EngineAdapter } from './engine-adapter.js';
 import { parseTags } from './engine-answers.js';
-import { ENGINE_LISTING_MAX_BYTES, getJson } from './probe-fetch.js';
+import { ENGINE_LISTING_MAX_BYTES, getParsed, ParsedAnswers } from './probe-fetch.js';
+
+const TAGS = new ParsedAnswers(parseTags);
 
 /** Native routes relayed to Ollama as they are. Model management (pull, delete, ...) is deliberately absent. */
 const NATIVE_PATHS = new Set(['/api/chat', '/api/generate', '/api/embed', '/api/embeddings', '/api/show', '/api/ps', '/api/version', '/api/tags']);
@@ -12,9 +14,9 @@ const NATIVE_PATHS = new Set(['/api/chat', '/api/generate', '/api/embed', '/api/
 export const ollamaAdapter: EngineAdapter = {
   kind: 'ollama',
   async probe(baseUrl, dispatcher, signal) {
-    const res = await getJson(`${baseUrl}/api/tags`, dispatcher, signal, ENGINE_LISTING_MAX_BYTES);
+    const res = await getParsed(`${baseUrl}/api/tags`, dispatcher, signal, ENGINE_LISTING_MAX_BYTES, TAGS);
     if (!res.ok) return { running: res.running, healthy: false, models: [], error: res.error };
-    const models = parseTags(res.json);
+    const models = res.value;
     if (models === null) return { running: true, healthy: false, models: [], error: 'GET /api/tags did not answer in Ollama\'s shape' };
     return { running: true, healthy: true, models, error: null };
   },

@@ -10,7 +10,9 @@
 import type { EngineAdapter } from './engine-adapter.js';
 import { ENGINE_KINDS, type EngineKind } from './engine-kind.js';
 import { parseModelList } from './engine-answers.js';
-import { ENGINE_LISTING_MAX_BYTES, getJson } from './probe-fetch.js';
+import { ENGINE_LISTING_MAX_BYTES, getParsed, ParsedAnswers } from './probe-fetch.js';
+
+const MODEL_LISTS = new ParsedAnswers(parseModelList);
 
 type OpenAIKind = Exclude<EngineKind, 'ollama'>;
 
@@ -29,9 +31,9 @@ export function openAICompatibleAdapter(kind: OpenAIKind): EngineAdapter {
   return {
     kind,
     async probe(baseUrl, dispatcher, signal) {
-      const res = await getJson(`${baseUrl}${base}/models`, dispatcher, signal, ENGINE_LISTING_MAX_BYTES);
+      const res = await getParsed(`${baseUrl}${base}/models`, dispatcher, signal, ENGINE_LISTING_MAX_BYTES, MODEL_LISTS);
       if (!res.ok) return { running: res.running, healthy: false, models: [], error: res.error };
-      const parsed = parseModelList(res.json);
+      const parsed = res.value;
       if (parsed === null) return { running: true, healthy: false, models: [], error: `GET ${base}/models did not answer with a model list` };
       const other = parsed.owners.find((owner) => owner !== kind && (ENGINE_KINDS as readonly string[]).includes(owner));
       if (other !== undefined) {

@@ -24,7 +24,16 @@ export const ENGINE_VERSION_MAX_BYTES = 64 * 1024;
 
 export type GetJsonResult = { ok: true; status: number; json: unknown } | { ok: false; running: boolean; error: string };
 
+const NOT_JSON = 'answered with a body that is not JSON';
+
 export async function getJson(url: string, dispatcher: Dispatcher, signal: AbortSignal, maxBytes: number): Promise<GetJsonResult> {
+  const res = await getBytes(url, dispatcher, signal, maxBytes);
+  if (!res.ok) return res;
+  const json = parseJsonOrUndefined(res.bytes);
+  return json === undefined ? { ok: false, running: true, error: NOT_JSON } : { ok: true, status: 200, json };
+}
+
+async function getBytes(url: string, dispatcher: Dispatcher, signal: AbortSignal, maxBytes: number): Promise<{ ok: true; bytes: Buffer } | { ok: false; running: boolean; error: string }> {
   try {
     const res = await request(url, {
       method: 'GET',
@@ -37,14 +46,47 @@ export async function getJson(url: string, dispatcher: Dispatcher, signal: Abort
       discardBody(res.body);
       return { ok: false, running: true, error: `HTTP ${res.statusCode}` };
     }
-    const bytes = await readBounded(res.body, { maxBytes, timeoutMs: PROBE_TRANSPORT_TIMEOUT_MS }, res.headers['content-length']);
-    const json = parseJsonOrUndefined(bytes);
-    if (json === undefined) return { ok: false, running: true, error: 'answered with a body that is not JSON' };
-    return { ok: true, status: res.statusCode, json };
+    return { ok: true, bytes: await readBounded(res.body, { maxBytes, timeoutMs: PROBE_TRANSPORT_TIMEOUT_MS }, res.headers['content-length']) };
   } catch (err) {
     if (err instanceof UpstreamReadError) return { ok: false, running: true, error: err.message };
     return { ok: false, running: false, error: describeTransportError(err) };
   }
+}
+
+/**
+ * Reads an engine answer through its schema, parsing only when the bytes changed. At the
+ * default TTL of 0 every request probes every engine, and a listing is the same bytes probe
+ * after probe; comparing bytes is a memcmp, where JSON.parse and the schema cost tens of µs per
+ * model. One memo per (adapter, engine URL): both come from the configuration, so it stays small.
+ */
+export class ParsedAnswers<T> {
+  readonly #read: (json: unknown) => T;
+  readonly #last = new Map<string, { bytes: Buffer; value: T }>();
+
+  constructor(read: (json: unknown) => T) {
+    this.#read = read;
+  }
+
+  /** The schema's reading of a 200 body; undefined when the body is not JSON. */
+  read(url: string, bytes: Buffer): T | undefined {
+    const last = this.#last.get(url);
+    if (last !== undefined && last.bytes.equals(bytes)) return last.value;
+    const json = parseJsonOrUndefined(bytes);
+    if (json === undefined) return undefined;
+    const value = this.#read(json);
+    this.#last.set(url, { bytes, value });
+    return value;
+  }
+}
+
+export type GetParsedResult<T> = { ok: true; value: T } | { ok: false; running: boolean; error: string };
+
+/** getJson, read through a memoised schema. */
+export async function getParsed<T>(url: string, dispatcher: Dispatcher, signal: AbortSignal, maxBytes: number, answers: ParsedAnswers<T>): Promise<GetParsedResult<T>> {
+  const res = await getBytes(url, dispatcher, signal, maxBytes);
+  if (!res.ok) return res;
+  const value = answers.read(url, res.bytes);
+  return value === undefined ? { ok: false, running: true, error: NOT_JSON } : { ok: true, value };
 }
 
 /** "fetch failed (ECONNREFUSED)"-style text from a transport error: the code, never a body. */

@@ -1,9 +1,20 @@
 /**
- * Maps anything thrown on an operator route to a response, once: a HubError answers with
- * its own code and status; Fastify's body errors map onto the catalogue; anything else is
- * a 500 that names no internals.
+ * Maps anything thrown on a route to a response, once: a HubError answers with its own code
+ * and status; Fastify's own errors (body, content type, URL) map onto the catalogue by code,
+ * then by status, so no answer ever carries a code outside it; anything else is a 500 that
+ * names no internals.
  */
-import { HubError } from '../errors.js';
+import { HubError, type ErrorCode } from '../errors.js';
+
+/** Catalogue codes for a Fastify error this file does not name, by its HTTP status. */
+const BY_STATUS: Readonly<Record<number, ErrorCode>> = {
+  400: 'HUB_ERR_BAD_REQUEST',
+  404: 'HUB_ERR_NOT_FOUND',
+  408: 'HUB_ERR_REQUEST_TIMEOUT',
+  413: 'HUB_ERR_BODY_TOO_LARGE',
+  415: 'HUB_ERR_UNSUPPORTED_MEDIA_TYPE',
+  431: 'HUB_ERR_HEADERS_TOO_LARGE',
+};
 
 export function toHubError(err: unknown): HubError {
   if (err instanceof HubError) return err;
@@ -17,7 +28,10 @@ export function toHubError(err: unknown): HubError {
       return new HubError('HUB_ERR_INVALID_JSON', 'the request says it carries JSON but the body is empty');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new HubError('HUB_ERR_BAD_REQUEST', 'the request body does not match its Content-Length');
+    case 'FST_ERR_BAD_URL':
+      return new HubError('HUB_ERR_BAD_REQUEST', 'the request URL is not valid (a malformed %-escape)');
   }
-  if (e?.statusCode === 400 && typeof e.message === 'string') return new HubError('HUB_ERR_INVALID_JSON', `the request body is not valid JSON (${e.message})`);
+  const byStatus = typeof e?.statusCode === 'number' ? BY_STATUS[e.statusCode] : undefined;
+  if (byStatus !== undefined) return new HubError(byStatus, typeof e.message === 'string' ? e.message.slice(0, 200) : 'the request was refused');
   return new HubError('HUB_ERR_INTERNAL', 'the Hub failed to answer this request; its log has the details', { cause: err });
 }

@@ -2,12 +2,13 @@
  * Operator routes: settings, status, the routing log, API keys and /identify. Every route
  * declares who may call it; the guard reads that declaration and nothing else.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decideAccess, identifyCaller, type RouteAccess } from '../auth/operator-credential.js';
 import { HubError } from '../errors.js';
 import { API_KEY_SCOPES, MAX_KEY_NAME_LENGTH, type ApiKeyScope } from '../store/api-keys.js';
 import { parseSince } from '../routing-log/ring.js';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../routing-log/cursor.js';
+import { refuseUnread } from './edge.js';
 import type { HubServices } from './services.js';
 
 /** Pool protocol version /identify advertises. */
@@ -20,12 +21,14 @@ declare module 'fastify' {
 }
 
 export function registerOperatorRoutes(app: FastifyInstance, s: HubServices): void {
-  app.addHook('preHandler', async (request: FastifyRequest) => {
+  // onRequest, not preHandler: the caller is known before a byte of its body is read.
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const access = request.routeOptions.config.access;
     if (access === undefined) return;
     const caller = identifyCaller(request.headers.authorization, request.method, s.operatorKey, (k) => s.apiKeys.lookup(k));
     const verdict = decideAccess(caller, access);
     if (!verdict.allowed) {
+      refuseUnread(request, reply);
       throw verdict.code === 'AUTH_ERROR_QA_READ_KEY_ROUTE_NOT_ALLOWED'
         ? new HubError(verdict.code, 'a qa:read key may read pool status and the routing log only')
         : new HubError(verdict.code, 'this route needs the operator key (Authorization: Bearer <contents of operator.key in the data dir>)');

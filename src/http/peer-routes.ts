@@ -13,11 +13,11 @@ import { resolvePoolDirections } from '../config/kill-switch.js';
 import { PROXY_BODY_LIMIT_BYTES } from './proxy-routes.js';
 import { ROUTED_ROUTES, PROXY_PREFIX } from '../proxy/route-table.js';
 import { writeProxyError } from '../proxy/proxy-errors.js';
+import { parseRequestJson } from '../util/request-json.js';
+import { PRE_AUTH_BODY_LIMIT_BYTES, refuseUnread } from './edge.js';
 import { toHubError } from './error-mapping.js';
 import { belongsToTailnet } from '../tailnet/peer-name.js';
 import type { HubServices } from './services.js';
-
-const PAIR_BODY_LIMIT_BYTES = 16 * 1024;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -40,7 +40,7 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
   };
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: PROXY_BODY_LIMIT_BYTES }, (_req, body, done) => done(null, body));
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: PROXY_BODY_LIMIT_BYTES }, (_req, body, done) => done(null, body));
 
     const guard = async (request: FastifyRequest, reply: FastifyReply) => {
       const admission = await admitPeer(
@@ -56,6 +56,7 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
       );
       if (!admission.ok) {
         s.logger.debug({ reason: admission.reason, url: request.url }, 'peer request refused');
+        refuseUnread(request, reply);
         if (admission.identityMismatch) void reply.header(HEADER_REFUSAL, 'identity-mismatch');
         throw new HubError('HUB_ERR_PEER_UNAUTHORIZED', 'this Hub does not accept these peer credentials');
       }
@@ -63,31 +64,31 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
     };
     const jsonOf = (request: FastifyRequest): unknown => {
       const raw = rawBody(request);
-      if (raw.length === 0) return {};
-      try {
-        return JSON.parse(raw.toString('utf8'));
-      } catch {
-        throw new HubError('HUB_ERR_INVALID_JSON', 'the body is not valid JSON');
-      }
+      return raw.length === 0 ? {} : parseRequestJson(raw, { refusePrototypeKeys: true });
     };
+    // Authenticate before reading a body (issue 9, defect 5). The /pair/* signatures cover the
+    // body, so those routes read theirs first, capped at PRE_AUTH_BODY_LIMIT_BYTES; every other
+    // peer route is admitted on its headers alone, then reads up to the proxy's limit.
+    const control = { bodyLimit: PRE_AUTH_BODY_LIMIT_BYTES, preHandler: guard };
+    const admitted = { onRequest: guard };
 
-    scope.post('/api/inference/pool/pair/request', { bodyLimit: PAIR_BODY_LIMIT_BYTES }, async (request) => {
-      // The caller's address keys the PIN limiter only when it names the caller (no reverse proxy in between).
-      const trusted = s.env.trustProxy || !hasProvenance(request);
-      return peers.pairing.receiveRequest({ body: jsonOf(request), sourceIp: trusted ? request.ip : null });
-    });
-    scope.post('/api/inference/pool/pair/confirm', { preHandler: guard }, async (request) => peers.pairing.receiveConfirm(request.peer!, jsonOf(request)));
-    scope.post('/api/inference/pool/pair/upgrade', { preHandler: guard }, async (request) => peers.pairing.receiveUpgrade(request.peer!, jsonOf(request)));
-    scope.post('/api/inference/pool/pair/reject', { preHandler: guard }, async (request) => {
+    scope.post('/api/inference/pool/pair/request', { bodyLimit: PRE_AUTH_BODY_LIMIT_BYTES }, async (request) =>
+      // request.ip is the socket's address unless that is a trusted proxy (HUB_TRUST_PROXY), so an
+      // added X-Forwarded-For cannot step around the limiter (issue 9, defect 17).
+      peers.pairing.receiveRequest({ body: jsonOf(request), sourceIp: request.ip }),
+    );
+    scope.post('/api/inference/pool/pair/confirm', control, async (request) => peers.pairing.receiveConfirm(request.peer!, jsonOf(request)));
+    scope.post('/api/inference/pool/pair/upgrade', control, async (request) => peers.pairing.receiveUpgrade(request.peer!, jsonOf(request)));
+    scope.post('/api/inference/pool/pair/reject', control, async (request) => {
       peers.pairing.receiveRemoval(request.peer!, 'reject');
       return { removed: true };
     });
-    scope.post('/api/inference/pool/pair/unpair', { preHandler: guard }, async (request) => {
+    scope.post('/api/inference/pool/pair/unpair', control, async (request) => {
       peers.pairing.receiveRemoval(request.peer!, 'unpair');
       return { removed: true };
     });
 
-    scope.get('/api/inference/pool/capabilities', { preHandler: guard }, async (request) => {
+    scope.get('/api/inference/pool/capabilities', admitted, async (request) => {
       const peer = connectedPeer(request);
       const directions = resolvePoolDirections(s.env, s.settings.get());
       // Pooling off means "I have left the pool": peers mark this Hub unreachable after three strikes.
@@ -103,7 +104,7 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
       });
     });
 
-    scope.post(`${PROXY_PREFIX}/local/api/show`, { preHandler: guard }, async (request, reply) => {
+    scope.post(`${PROXY_PREFIX}/local/api/show`, admitted, async (request, reply) => {
       connectedPeer(request);
       reply.hijack();
       try {
@@ -115,7 +116,7 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
     });
 
     for (const route of ROUTED_ROUTES) {
-      scope.post(`${PROXY_PREFIX}/local${route.path}`, { preHandler: guard }, async (request, reply) => {
+      scope.post(`${PROXY_PREFIX}/local${route.path}`, admitted, async (request, reply) => {
         const peer = connectedPeer(request);
         const directions = resolvePoolDirections(s.env, s.settings.get());
         reply.hijack();
@@ -143,10 +144,6 @@ function connectedPeer(request: FastifyRequest): PeerRow {
 
 function rawBody(request: FastifyRequest): Buffer {
   return Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-}
-
-function hasProvenance(request: FastifyRequest): boolean {
-  return ['cf-ray', 'cf-connecting-ip', 'x-forwarded-for', 'forwarded', 'true-client-ip', 'x-real-ip'].some((h) => request.headers[h] !== undefined);
 }
 
 function headerOf(request: FastifyRequest, name: string): string | null {

@@ -8,12 +8,13 @@ import type { FastifyInstance } from 'fastify';
 import type { RoutingPin } from '../config/settings-schema.js';
 import { HubError } from '../errors.js';
 import { LOCAL_PIN_TARGET } from '../placement/steps/pin.js';
+import { MAX_MODEL_NAME_LENGTH } from '../proxy/request-facts.js';
 import { normalizePeerName } from '../tailnet/peer-name.js';
 import type { HubServices } from './services.js';
 
 const PINS_PATH = '/api/inference/pool/pins';
-/** Longest model id a pin may name: the same bound placed on model names read from peers. */
-export const MAX_PIN_MODEL_LENGTH = 256;
+/** Longest model id a pin may name: the bound every model name the Hub reads is held to. */
+export const MAX_PIN_MODEL_LENGTH = MAX_MODEL_NAME_LENGTH;
 const BODY_FIELDS: ReadonlySet<string> = new Set(['scope', 'model', 'target']);
 
 export function registerPinRoutes(app: FastifyInstance, s: Pick<HubServices, 'settings' | 'logger'>): void {

@@ -10,6 +10,7 @@ import type { ProxyDialect } from '../engines/types.js';
 import { HubError } from '../errors.js';
 import { writeProxyError } from '../proxy/proxy-errors.js';
 import { MODEL_MANAGEMENT_PATHS, PROXY_PREFIX, ROUTED_ROUTES } from '../proxy/route-table.js';
+import { refuseUnread } from './edge.js';
 import { toHubError } from './error-mapping.js';
 import type { HubServices } from './services.js';
 
@@ -18,8 +19,10 @@ export const PROXY_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
 
 export async function registerProxyRoutes(app: FastifyInstance, s: HubServices): Promise<void> {
   await app.register(async (scope) => {
+    // JSON only: text/plain, form and untyped bodies are what a web page can send without asking
+    // the browser first (a CORS "simple" request), so they are refused with a 415 (issue 9, defect 8).
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: PROXY_BODY_LIMIT_BYTES }, (_req, body, done) => done(null, body));
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: PROXY_BODY_LIMIT_BYTES }, (_req, body, done) => done(null, body));
     scope.addHook('onRequest', async (request, reply) => guardInference(s, request, reply));
     // Errors raised before a handler runs (a body over the limit, a broken Content-Length) answer
     // in the app's dialect too, not in the operator routes' shape.
@@ -69,7 +72,9 @@ async function serve(reply: FastifyReply, dialect: ProxyDialect, s: HubServices,
 
 /** The inference access guard: admitted by origin, else by an inference key; refusals in OpenAI's shape. */
 async function guardInference(s: HubServices, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const origin = checkOrigin(request.ip, request.headers, s.env.knobs.tailnetRequiresKey());
+  // The socket's own address, always: forwarded headers can only add hops to judge, never replace
+  // the one that connected, so X-Forwarded-For: 127.0.0.1 buys nothing (issue 9, defect 7).
+  const origin = checkOrigin(request.socket.remoteAddress, request.headers, s.env.knobs.tailnetRequiresKey());
   if (origin.inside) return;
   const token = bearerToken(request.headers.authorization);
   if (token !== null && s.apiKeys.lookup(token)?.scope === 'inference') return;
@@ -78,6 +83,7 @@ async function guardInference(s: HubServices, request: FastifyRequest, reply: Fa
     token === null
       ? `This request needs an inference API key because ${origin.why}. Create one on the Hub with \`cihub api-key create --name <label> --scope inference\` and send it as Authorization: Bearer <key>.`
       : `The API key sent is not a live inference key for this Hub (${origin.why}, so a key is required). Create one with \`cihub api-key create --name <label> --scope inference\`.`;
+  refuseUnread(request, reply);
   reply.hijack();
   writeProxyError(reply.raw, 'openai', 401, code, message);
 }

@@ -5,6 +5,8 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { HubError } from '../errors.js';
+import { parseRequestJson } from '../util/request-json.js';
+import { edgeServerOptions, MAX_CONNECTIONS, registerEdgeGuard } from './edge.js';
 import { toHubError } from './error-mapping.js';
 import { registerOperatorRoutes } from './operator-routes.js';
 import { registerProxyRoutes } from './proxy-routes.js';
@@ -25,9 +27,20 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
     // (FSTDEP023) and would print a non-JSON warning into the Hub's output on every start.
     logger: false,
     bodyLimit: OPERATOR_BODY_LIMIT_BYTES,
-    trustProxy: s.env.trustProxy,
     forceCloseConnections: 'idle',
     return503OnClosing: false,
+    ...edgeServerOptions(s.env),
+  });
+  app.server.maxConnections = MAX_CONNECTIONS;
+  // Operator bodies are JSON and nothing else (415 otherwise, text/plain included), parsed with
+  // the depth bound every request body gets.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    try {
+      done(null, (body as Buffer).length === 0 ? undefined : parseRequestJson(body as Buffer, { refusePrototypeKeys: true }));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
   });
   // While draining after SIGTERM, requests still arriving on open keep-alive connections are
   // refused with a catalogued 503 rather than started and cut off.
@@ -39,6 +52,7 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
     // A supervisor asking whether the Hub is ready gets the answer (503, draining), not a refusal.
     if (closing && !HEALTH_PATHS.has(request.url.split('?')[0] ?? '')) throw new HubError('HUB_ERR_SHUTTING_DOWN', 'this Hub is shutting down; retry once it is back');
   });
+  registerEdgeGuard(app, s);
   app.setErrorHandler((err, _request, reply) => {
     const hubError = toHubError(err);
     if (hubError.code === 'HUB_ERR_INTERNAL') s.logger.error({ err }, 'operator route failed');

@@ -61,6 +61,15 @@ export class PairingPin {
    * sends garbage is still spending one of the five tries.
    */
   verify(candidate: unknown): boolean {
+    return this.check(candidate) && this.consume();
+  }
+
+  /**
+   * verify without spending the PIN when it is right: the caller decides, synchronously after,
+   * whether the request it came with can be taken, and consumes it only then. A wrong guess
+   * counts exactly as in verify.
+   */
+  check(candidate: unknown): boolean {
     const current = this.#live();
     if (current === null) return false;
     const wellFormed = typeof candidate === 'string' && PIN_SHAPE.test(candidate);
@@ -68,13 +77,17 @@ export class PairingPin {
     // NUL bytes never equal an ASCII digit, so the stand-in cannot match.
     const given = wellFormed ? Buffer.from(candidate, 'latin1') : Buffer.alloc(PIN_DIGITS);
     const match = timingSafeEqual(given, current.digits) && wellFormed;
-    if (match) {
-      this.#current = null;
-      return true;
-    }
+    if (match) return true;
     current.wrongGuesses += 1;
     if (current.wrongGuesses >= PIN_MAX_WRONG_GUESSES) this.#current = null;
     return false;
+  }
+
+  /** Spends the outstanding PIN (after a check that passed); true when there was one. */
+  consume(): boolean {
+    const had = this.#live() !== null;
+    this.#current = null;
+    return had;
   }
 
   /** The outstanding PIN, dropping it first if its ten minutes are up. */

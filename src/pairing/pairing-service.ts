@@ -20,8 +20,14 @@ import { pairingSourceKeys, type StrikeLimiter } from './strike-limiter.js';
 
 /** An unanswered request expires after 24 hours on both sides. */
 export const PAIRING_REQUEST_TTL_MS = 24 * 60 * 60_000;
-/** At most 20 inbound requests wait for approval at once. */
+/** At most 20 inbound requests without a PIN wait for approval at once (spec: the 20-row ceiling). */
 export const MAX_PENDING_INBOUND = 20;
+/**
+ * Requests that carried a valid PIN are bounded on their own, so twenty requests without one
+ * can never stop a PIN pairing (issue 9, defect 17). Each needs a PIN the operator minted, so
+ * a handful is plenty.
+ */
+export const MAX_PENDING_WITH_PIN = 5;
 /** A pairing call gives up after 10 s (a first HTTPS request can wait on certificate issuance). */
 export const PAIRING_CALL_TIMEOUT_MS = 10_000;
 /** Bearer grace after learning a key from a request: 10 minutes or four polls, whichever is longer. */
@@ -165,40 +171,59 @@ export class PairingService {
     if (from === self.nodeFqdn) throw new HubError('HUB_ERR_PAIR_SELF', 'a Hub cannot pair with itself');
     const token = readToken(body.token);
     if (token === null) throw new HubError('HUB_ERR_BAD_REQUEST', 'token must be 32 random bytes, base64url');
-
-    // Every refusal that does not depend on the PIN comes first, so a valid PIN is not spent on
-    // a request that would be refused anyway.
     const withPin = body.pin !== undefined && body.pin !== null;
     const claim: IdentityClaim | null = withPin ? readIdentityClaim(body) : null;
     if (withPin && claim === null) throw new HubError('HUB_ERR_BAD_REQUEST', 'a request with a PIN must carry the sender\'s nodeUuid and publicKey');
-    if (this.#d.store.countPendingInbound() >= MAX_PENDING_INBOUND && !this.#d.store.byFqdn(from)) {
-      throw new HubError('HUB_ERR_PAIR_PENDING_FULL', `${MAX_PENDING_INBOUND} pairing requests already wait for approval here; approve or reject some first`);
+    // Everything that waits comes first: from the PIN check to the insert nothing yields, so no
+    // other request can take the name in between.
+    const me = claim !== null ? await this.#requireIdentity() : null;
+    const sealed = await this.#d.identity.sealToken(token);
+    const existing = this.#d.store.byFqdn(from);
+    const waiting = this.#d.store.list().filter((row) => row.direction === 'inbound' && row.status === 'pending');
+    const row = { nodeFqdn: from, direction: 'inbound' as const, status: 'pending' as const, issuedTokenHash: null, presentTokenSealed: sealed, createdAt: this.#iso(), expiresAt: this.#iso(PAIRING_REQUEST_TTL_MS) };
+
+    if (claim === null || me === null) {
+      // A name this Hub already holds a row for is ignored without saying so (spec: a request stays pending).
+      if (existing) return { received: true };
+      if (waiting.filter((r) => !r.pinVerified).length >= MAX_PENDING_INBOUND) {
+        throw new HubError('HUB_ERR_PAIR_PENDING_FULL', `${MAX_PENDING_INBOUND} pairing requests without a PIN already wait for approval here; approve or reject some, or pair with a PIN (cihub pool pairing-pin on this Hub), which these do not block`);
+      }
+      this.#d.store.insert({ ...row, peerNodeUuid: null, peerPublicKey: null, pinVerified: false });
+      this.#d.logger.info({ from, withPin: false }, 'pairing request received');
+      return { received: true };
     }
-    if (withPin && !this.#d.pin.verify(body.pin)) {
+
+    // With a PIN. Refusals that do not depend on it come first, so a right PIN is not spent on them.
+    if (waiting.filter((r) => r.pinVerified).length >= MAX_PENDING_WITH_PIN) {
+      throw new HubError('HUB_ERR_PAIR_PENDING_FULL', `${MAX_PENDING_WITH_PIN} PIN-verified pairing requests already wait for approval here; approve or reject some first`);
+    }
+    if (!this.#d.pin.check(body.pin)) {
       this.#d.limiter.strike(keys);
       this.#d.logger.warn({ from }, 'refused a pairing PIN');
       throw new HubError('HUB_ERR_PAIR_PIN_REFUSED', 'the pairing PIN was not accepted');
     }
-    // A name this Hub already holds a row for is ignored without saying so (spec: a request stays pending).
-    if (this.#d.store.byFqdn(from)) return { received: true };
-    if (claim !== null && this.#d.store.byUuid(claim.nodeUuid)) return { received: true };
-    const me = claim !== null ? await this.#requireIdentity() : null;
-    if (claim !== null && claim.nodeUuid === me?.nodeUuid) throw new HubError('HUB_ERR_PAIR_SELF', 'a Hub cannot pair with itself');
-    this.#d.store.insert({
-      nodeFqdn: from,
-      direction: 'inbound',
-      status: 'pending',
-      peerNodeUuid: claim?.nodeUuid ?? null,
-      peerPublicKey: claim?.publicKey ?? null,
-      pinVerified: claim !== null,
-      issuedTokenHash: null,
-      presentTokenSealed: await this.#d.identity.sealToken(token),
-      createdAt: this.#iso(),
-      expiresAt: this.#iso(PAIRING_REQUEST_TTL_MS),
-    });
-    this.#d.logger.info({ from, withPin: claim !== null }, 'pairing request received');
+    // The caller has proved it read this Hub's screen: it is told plainly why a request cannot be
+    // taken, and the PIN stays valid for a retry once that is fixed.
+    if (claim.nodeUuid === me.nodeUuid) throw new HubError('HUB_ERR_PAIR_SELF', 'a Hub cannot pair with itself');
+    // A request without a PIN under this name proves nothing (anyone can claim a name), so a PIN
+    // request replaces it rather than being dropped behind it (issue 9, defect 11).
+    const squatter = existing !== null && existing.direction === 'inbound' && existing.status === 'pending' && !existing.pinVerified ? existing : null;
+    if (existing !== null && squatter === null) {
+      throw new HubError('HUB_ERR_CONFLICT', `${self.nodeFqdn} already holds a row for ${from} (${existing.direction}, ${existing.status}); remove it there (cihub pool unpair ${from}) and send the request again with the same PIN`);
+    }
+    const holder = this.#d.store.byUuid(claim.nodeUuid);
+    if (holder !== null && holder.id !== squatter?.id) {
+      throw new HubError('HUB_ERR_CONFLICT', `${self.nodeFqdn} already holds a pairing with this node UUID under another name; unpair it there and send the request again with the same PIN`);
+    }
+    this.#d.pin.consume();
+    if (squatter !== null) {
+      this.#d.store.delete(squatter.id);
+      this.#d.logger.warn({ from }, 'a PIN-verified pairing request replaced a request without a PIN under the same name');
+    }
+    this.#d.store.insert({ ...row, peerNodeUuid: claim.nodeUuid, peerPublicKey: claim.publicKey, pinVerified: true });
+    this.#d.logger.info({ from, withPin: true }, 'pairing request received');
     // The name, UUID and key are disclosed only to a caller that proved it read this Hub's screen.
-    return me !== null ? { received: true, nodeFqdn: self.nodeFqdn, nodeUuid: me.nodeUuid, publicKey: me.publicKey } : { received: true };
+    return { received: true, nodeFqdn: self.nodeFqdn, nodeUuid: me.nodeUuid, publicKey: me.publicKey };
   }
 
   /** POST /pair/confirm from the approving peer (already authenticated by the guard). */

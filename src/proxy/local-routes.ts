@@ -15,6 +15,7 @@ import { relayableEntries } from '../engines/engine-answers.js';
 import { describeTransportError, ENGINE_SHOW_MAX_BYTES, ENGINE_VERSION_MAX_BYTES, PROBE_TRANSPORT_TIMEOUT_MS } from '../engines/probe-fetch.js';
 import { discardBody, readBounded } from '../util/bounded-read.js';
 import { HubError } from '../errors.js';
+import { parseRequestJson } from '../util/request-json.js';
 import { AUTO_MODEL } from './auto-alias.js';
 import { localBackendsReport } from './local-backends-report.js';
 import type { PoolAccess, PoolProxy } from './pool-proxy.js';
@@ -202,13 +203,9 @@ export class LocalRoutes {
 }
 
 function parseShowBody(raw: Buffer): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(raw.toString('utf8') || 'null');
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
-    return parsed as Record<string, unknown>;
-  } catch {
-    throw new HubError('HUB_ERR_INVALID_JSON', 'the /api/show body must be a JSON object with a model field');
-  }
+  const parsed = raw.length === 0 ? null : parseRequestJson(raw);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new HubError('HUB_ERR_INVALID_JSON', 'the /api/show body must be a JSON object with a model field');
+  return parsed as Record<string, unknown>;
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {

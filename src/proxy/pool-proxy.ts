@@ -113,10 +113,10 @@ export class PoolProxy {
     const placed = place(ranked, { model, pins: inbound ? [] : settings.poolPins });
     const placement = { ...placed, order: behindWithheld(placed.order, (c) => this.#deps.outputFaults.isWithheld(engineModelKey(c.node, c.peerId === null ? c.engine : null, model))) };
     const body = forwardBody(raw, facts, model);
-    const requestId = inbound?.requestId && REQUEST_ID.test(inbound.requestId) ? inbound.requestId : randomUUID();
     const budgetMs = headerBudgetMs(body.length, this.#deps.env.firstByteTimeoutMs, this.#deps.env.minPrefillTokensPerSec);
-    this.#deps.routingLog.open({
-      id: requestId,
+    // The ring decides the id: a sender's id that a held row already has is replaced by a fresh one.
+    const { id: requestId } = this.#deps.routingLog.open({
+      id: inbound?.requestId && REQUEST_ID.test(inbound.requestId) ? inbound.requestId : randomUUID(),
       direction: inbound ? 'inbound' : 'outbound',
       path: route.path,
       ...(inbound ? { node: inbound.fromPeer } : {}),

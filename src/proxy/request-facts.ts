@@ -3,7 +3,15 @@
  * bytes the app sent unless auto has to be replaced by the model it resolved to.
  */
 import { HubError } from '../errors.js';
+import { parseRequestJson } from '../util/request-json.js';
 import type { RoutedRoute } from './route-table.js';
+
+/**
+ * Longest model id a request may name: 256 characters, the bound pins and peers' model lists
+ * already use. Real ids are a few dozen; anything longer is refused before it reaches the
+ * routing log, which once held twenty 40 MB names (issue 9, defect 6).
+ */
+export const MAX_MODEL_NAME_LENGTH = 256;
 
 export interface RequestFacts {
   /** The model the app named; null when the body names none. */
@@ -18,18 +26,16 @@ export interface RequestFacts {
 
 export function readRequestFacts(raw: Buffer, route: RoutedRoute): RequestFacts {
   if (raw.length === 0) throw new HubError('HUB_ERR_INVALID_JSON', 'the request has no body; send a JSON object with a model field');
-  let json: unknown;
-  try {
-    json = JSON.parse(raw.toString('utf8'));
-  } catch (err) {
-    throw new HubError('HUB_ERR_INVALID_JSON', `the request body is not valid JSON (${(err as Error).message})`);
-  }
+  const json = parseRequestJson(raw);
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     throw new HubError('HUB_ERR_INVALID_JSON', 'the request body must be a JSON object');
   }
   const body = json as Record<string, unknown>;
   if (body.model !== undefined && typeof body.model !== 'string') {
     throw new HubError('HUB_ERR_BAD_REQUEST', `model must be a string; got ${typeof body.model}`);
+  }
+  if (typeof body.model === 'string' && body.model.length > MAX_MODEL_NAME_LENGTH) {
+    throw new HubError('HUB_ERR_BAD_REQUEST', `model must be at most ${MAX_MODEL_NAME_LENGTH} characters; got ${body.model.length}`);
   }
   if (body.stream !== undefined && typeof body.stream !== 'boolean') {
     throw new HubError('HUB_ERR_BAD_REQUEST', `stream must be true or false; got ${JSON.stringify(body.stream)}`);

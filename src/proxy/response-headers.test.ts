@@ -64,7 +64,16 @@ describe('relayHeaders', () => {
   });
 
   it('keeps multi-valued headers whole', () => {
-    const out = relayHeaders({ 'set-cookie': ['a=1', 'b=2'] }, local);
-    assert.deepEqual(out['set-cookie'], ['a=1', 'b=2']);
+    const out = relayHeaders({ link: ['</a>; rel=preload', '</b>; rel=preload'] }, local);
+    assert.deepEqual(out.link, ['</a>; rel=preload', '</b>; rel=preload']);
   });
+
+  const originScoped = ['set-cookie', 'set-cookie2', 'alt-svc', 'strict-transport-security', 'clear-site-data', 'public-key-pins', 'www-authenticate', 'timing-allow-origin'];
+  for (const name of [...originScoped, 'access-control-allow-origin', 'access-control-allow-credentials', 'access-control-allow-headers', 'access-control-expose-headers', 'access-control-max-age']) {
+    it(`drops ${name}: it would speak for this Hub's origin in an app's browser`, () => {
+      const out = relayHeaders({ [name]: name === 'set-cookie' ? ['session=engine; Path=/', 'b=2'] : '*', 'content-type': 'application/json' }, local);
+      assert.equal(name in out, false);
+      assert.equal(out['content-type'], 'application/json');
+    });
+  }
 });

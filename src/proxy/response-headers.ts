@@ -1,11 +1,16 @@
 /**
- * The headers an app receives: the engine's own, minus hop-by-hop ones and minus any
- * x-hub-pool-* header an engine or peer sent (attribution is always this Hub's statement),
- * plus this Hub's X-Hub-Pool-* headers, set before the first body byte.
+ * The headers an app receives: the engine's own, minus hop-by-hop ones, minus what speaks for
+ * the engine's origin rather than this Hub's (cookies, CORS grants, HSTS, Alt-Svc and the like:
+ * relayed, they would set cookies on, open up or redirect the Hub's own origin in an app's
+ * browser; issue 9, defect 8), and minus any x-hub-pool-* header an engine or peer sent
+ * (attribution is always this Hub's statement), plus this Hub's X-Hub-Pool-* headers, set
+ * before the first body byte. CORS for an allowed origin is this Hub's to grant (http/edge.ts).
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'proxy-authenticate', 'proxy-authorization']);
+/** Headers about the upstream's origin, which would take effect on this Hub's origin if relayed. */
+const ORIGIN_SCOPED = new Set(['set-cookie', 'set-cookie2', 'alt-svc', 'strict-transport-security', 'clear-site-data', 'public-key-pins', 'www-authenticate', 'timing-allow-origin']);
 
 export interface Attribution {
   /** 'local' or the serving peer's MagicDNS name. */
@@ -27,7 +32,7 @@ export function relayHeaders(upstream: IncomingHttpHeaders | Record<string, stri
       .filter(Boolean),
   );
   for (const [name, value] of Object.entries(upstream)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || named.has(name) || name.startsWith('x-hub-pool-')) continue;
+    if (value === undefined || HOP_BY_HOP.has(name) || named.has(name) || ORIGIN_SCOPED.has(name) || name.startsWith('access-control-') || name.startsWith('x-hub-pool-')) continue;
     out[name] = value;
   }
   out['x-hub-pool-served-by'] = attribution.servedBy;

@@ -144,14 +144,15 @@ describe('RoutingLog rows', () => {
     assert.equal(changed?.updatedAt, '2026-11-30T12:00:01.000Z');
   });
 
-  it('treats an id opened again as a new placement', () => {
+  it('never lets an id opened again replace the held row: the new placement gets a fresh id', () => {
     const { log, clock } = ring();
     log.open(fields('a'));
     log.open(fields('b'));
     clock.advance(10);
-    log.open(fields('a', { model: 'gemma3:1b' }));
-    assert.deepEqual(ids(log.page()), ['a', 'b']);
-    assert.equal(log.get('a')?.model, 'gemma3:1b');
+    const again = log.open(fields('a', { model: 'gemma3:1b' }));
+    assert.notEqual(again.id, 'a');
+    assert.deepEqual(ids(log.page()), [again.id, 'b', 'a']);
+    assert.equal(log.get('a')?.model, 'qwen3-coder:30b');
   });
 });
 

@@ -20,6 +20,7 @@ import {
   type Attempt,
   type Direction,
   type PlacementRecords,
+  type RequestError,
   type RoutingLogEntry,
   type RoutingLogPage,
   type RoutingLogSummary,
@@ -29,6 +30,14 @@ import { countRows } from './summary.js';
 
 // The HTTP layer validates since with the same parser the ring pages with.
 export { parseSince, type ParsedSince } from './since.js';
+
+/**
+ * Longest text any row field keeps, in UTF-16 units: model ids, paths, node names and reasons
+ * are a few dozen characters, so this bounds a row without cutting anything real. Strings reach
+ * the ring from apps (model) and peers (node names, reasons), and one unbounded field once grew
+ * the log to 947 MB in twenty requests (issue 9, defect 6). Longer text ends in an ellipsis.
+ */
+export const MAX_ROW_TEXT_CHARS = 512;
 
 export interface RoutingLogOptions {
   /** Most rows held; the oldest placement goes first. Config owns the default and range. */
@@ -69,6 +78,7 @@ export class RoutingLog {
   readonly #size: number;
   readonly #clock: Clock;
   readonly #bootId: string;
+  readonly #randomId: () => string;
   readonly #startedAt: string;
   readonly #rows = new Map<string, HeldRow>();
   #totalRecorded = 0;
@@ -84,16 +94,22 @@ export class RoutingLog {
     }
     this.#size = options.size;
     this.#clock = options.clock;
-    this.#bootId = options.bootId ?? (options.randomId ?? randomUUID)();
+    this.#randomId = options.randomId ?? randomUUID;
+    this.#bootId = options.bootId ?? this.#randomId();
     this.#startedAt = this.#isoOf(this.#stamp());
   }
 
-  /** open records a pending row for a request just placed and returns it. An id already held is replaced, as a new placement. */
+  /**
+   * open records a pending row for a request just placed and returns it. The id asked for is
+   * used unless a held row has it: then the new row gets a fresh id, so an id a peer chose can
+   * never replace or alter a row already here (issue 9, defect 14). Callers use the returned id.
+   */
   open(fields: OpenFields): RoutingLogEntry {
     const nowMs = this.#stamp();
-    this.#rows.delete(fields.id);
-    const entry = pendingRow(fields, this.#isoOf(nowMs));
-    this.#rows.set(fields.id, new HeldRow(entry, nowMs, this.#changeSeq++));
+    let id = fields.id;
+    while (this.#rows.has(id)) id = this.#randomId();
+    const entry = pendingRow(fields, id, this.#isoOf(nowMs));
+    this.#rows.set(id, new HeldRow(entry, nowMs, this.#changeSeq++));
     this.#totalRecorded++;
     this.#evict();
     return entry;
@@ -203,7 +219,7 @@ const NONE: readonly never[] = Object.freeze([]);
  * The row open records: what the caller knows, every outcome field empty. The field order is
  * the wire's (JSON keeps it), and changedRow must build rows in the same order.
  */
-function pendingRow(fields: OpenFields, at: string): RoutingLogEntry {
+function pendingRow(fields: OpenFields, id: string, at: string): RoutingLogEntry {
   // Only the seven records are read, so nothing else a caller's object carries reaches the row.
   const p = fields.placement;
   return Object.freeze({
@@ -214,13 +230,13 @@ function pendingRow(fields: OpenFields, at: string): RoutingLogEntry {
     throughput: p?.throughput ?? null,
     contention: p?.contention ?? null,
     affinity: p?.affinity ?? null,
-    id: fields.id,
+    id,
     timestamp: at,
     updatedAt: at,
     direction: fields.direction,
-    path: fields.path,
-    model: fields.model,
-    node: fields.node ?? null,
+    path: clip(fields.path),
+    model: clipOrNull(fields.model),
+    node: clipOrNull(fields.node ?? null),
     backend: fields.backend ?? null,
     candidates: fields.candidates,
     attempt: null,
@@ -258,9 +274,9 @@ function changedRow(prev: RoutingLogEntry, patch: Partial<RoutingLogEntry>, upda
     timestamp: prev.timestamp,
     updatedAt,
     direction: prev.direction,
-    path: or(patch.path, prev.path),
-    model: or(patch.model, prev.model),
-    node: or(patch.node, prev.node),
+    path: patch.path === undefined ? prev.path : clip(patch.path),
+    model: patch.model === undefined ? prev.model : clipOrNull(patch.model),
+    node: patch.node === undefined ? prev.node : clipOrNull(patch.node),
     backend: or(patch.backend, prev.backend),
     candidates: or(patch.candidates, prev.candidates),
     attempt: or(patch.attempt, prev.attempt),
@@ -271,9 +287,9 @@ function changedRow(prev: RoutingLogEntry, patch: Partial<RoutingLogEntry>, upda
     durationMs: or(patch.durationMs, prev.durationMs),
     totalMs: or(patch.totalMs, prev.totalMs),
     clientClosed: or(patch.clientClosed, prev.clientClosed),
-    requestError: or(patch.requestError, prev.requestError),
-    reason: or(patch.reason, prev.reason),
-    localLoadRefused: or(patch.localLoadRefused, prev.localLoadRefused),
+    requestError: patch.requestError === undefined ? prev.requestError : ownRequestError(patch.requestError),
+    reason: patch.reason === undefined ? prev.reason : clipOrNull(patch.reason),
+    localLoadRefused: patch.localLoadRefused === undefined ? prev.localLoadRefused : clipOrNull(patch.localLoadRefused),
     stream: or(patch.stream, prev.stream),
     bodyBytes: or(patch.bodyBytes, prev.bodyBytes),
     budgetMs: or(patch.budgetMs, prev.budgetMs),
@@ -285,13 +301,30 @@ function or<T>(value: T | undefined, fallback: T): T {
   return value === undefined ? fallback : value;
 }
 
-/** A list a caller handed in, as the row keeps it: a frozen list as is, any other copied and frozen so the caller keeps its own. */
+/** text cut to MAX_ROW_TEXT_CHARS, ending in an ellipsis when cut. */
+function clip(text: string): string {
+  return text.length <= MAX_ROW_TEXT_CHARS ? text : `${text.slice(0, MAX_ROW_TEXT_CHARS - 1)}\u2026`;
+}
+
+function clipOrNull(text: string | null): string | null {
+  return text === null ? null : clip(text);
+}
+
+/**
+ * A list a caller handed in, as the row keeps it: a frozen list whose names are all in bounds
+ * as is, any other copied (names clipped) and frozen so the caller keeps its own.
+ */
 function ownNames(list: readonly string[]): readonly string[] {
-  if (Object.isFrozen(list)) return list;
-  return list.length === 0 ? NONE : Object.freeze(list.slice());
+  if (Object.isFrozen(list) && list.every((name) => name.length <= MAX_ROW_TEXT_CHARS)) return list;
+  return list.length === 0 ? NONE : Object.freeze(list.map(clip));
 }
 
 function ownAttempts(list: readonly Attempt[]): readonly Attempt[] {
-  if (Object.isFrozen(list)) return list;
-  return list.length === 0 ? NONE : Object.freeze(list.map((a) => Object.freeze({ ...a })));
+  if (Object.isFrozen(list) && list.every((a) => Object.isFrozen(a) && a.node.length <= MAX_ROW_TEXT_CHARS && a.reason.length <= MAX_ROW_TEXT_CHARS)) return list;
+  return list.length === 0 ? NONE : Object.freeze(list.map((a) => Object.freeze({ ...a, node: clip(a.node), reason: clip(a.reason) })));
+}
+
+function ownRequestError(error: RequestError | null): RequestError | null {
+  if (error === null) return null;
+  return Object.freeze({ signature: clip(error.signature), basis: error.basis, confirms: clipOrNull(error.confirms) });
 }

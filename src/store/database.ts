@@ -41,7 +41,12 @@ export function openDatabase(path: string, migrations: readonly Migration[] = MI
  */
 function createOwnerOnly(path: string): void {
   if (path === ':memory:' || path === '') return;
-  closeSync(openSync(path, 'a', 0o600));
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (err) {
+    // An existing file is SQLite's to open (ensureDataDir has tightened it already).
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
 }
 
 /** Wraps every statement prepared from now on so SQLite's transient refusals surface as one catalogued error. */

@@ -1,0 +1,131 @@
+/**
+ * The HTTP edge: what every connection and request meets before any route (issue 9, defects
+ * 5, 8 and 18). Sockets and request heads have deadlines and the server a connection ceiling,
+ * so idle or trickling callers cannot hold the Hub's sockets or memory. Every request must name
+ * this Hub in Host (DNS rebinding) and must not come from a web page on another origin unless
+ * the operator allowed it (CSRF). Errors raised below Fastify's routes (malformed HTTP, a
+ * timed-out head, a bad URL) answer in the catalogue like every other error.
+ */
+import { STATUS_CODES, type Server } from 'node:http';
+import { hostname } from 'node:os';
+import type { Socket } from 'node:net';
+import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { judgeBrowserRequest } from '../auth/browser-origin.js';
+import { hostName, isLocalName, isOwnName } from '../auth/host-check.js';
+import type { HubEnv } from '../config/env.js';
+import { HubError } from '../errors.js';
+import { toHubError } from './error-mapping.js';
+import type { HubServices } from './services.js';
+
+/** A request head (line and headers) must arrive within 10 s of the connection or the previous request: slowloris. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** A whole request, body included, must arrive within 60 s (64 MiB needs about 1.1 MB/s). Answering may take longer. */
+export const REQUEST_TIMEOUT_MS = 60_000;
+/** An idle keep-alive connection is closed after 5 s (Node's own default; Fastify raises it to 72 s). */
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** How often Node checks the two deadlines above; its default of 30 s would let each run 30 s late. */
+export const DEADLINE_CHECK_INTERVAL_MS = 1_000;
+/** Requests served on one keep-alive connection before it is closed. */
+export const MAX_REQUESTS_PER_SOCKET = 1_000;
+/** Open connections the server holds at once; past it new ones are closed unanswered. Far above the apps and peers of one node. */
+export const MAX_CONNECTIONS = 1_024;
+/** Largest body read before the caller is authenticated: pairing messages, whose signature covers the body. */
+export const PRE_AUTH_BODY_LIMIT_BYTES = 16 * 1024;
+
+/** Headers a browser may read on an answer to an allowed origin: the attribution the Hub adds. */
+const EXPOSED_HEADERS = 'x-hub-pool-served-by, x-hub-pool-backend, x-hub-pool-model, x-hub-pool-request-id';
+/** How long a browser may reuse a preflight answer. */
+const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+/** The Fastify and Node server options that carry the limits above and the trusted-proxy list. */
+export function edgeServerOptions(env: HubEnv): Pick<FastifyHttpOptions<Server>, 'http' | 'keepAliveTimeout' | 'requestTimeout' | 'maxRequestsPerSocket' | 'trustProxy' | 'clientErrorHandler' | 'frameworkErrors'> {
+  return {
+    // requireHostHeader is off so a missing Host is refused by the edge hook, in the catalogue.
+    http: { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, connectionsCheckingInterval: DEADLINE_CHECK_INTERVAL_MS, requireHostHeader: false },
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    maxRequestsPerSocket: MAX_REQUESTS_PER_SOCKET,
+    // X-Forwarded-For names the caller only when the socket's peer is a listed proxy (proxy-addr walks from the right).
+    trustProxy: env.trustedProxies.length > 0 ? [...env.trustedProxies] : false,
+    clientErrorHandler: answerClientError,
+    frameworkErrors: (err, _request, reply) => {
+      const e = toHubError(err);
+      void (reply as FastifyReply).code(e.status).send(e.toBody());
+    },
+  };
+}
+
+/** Errors Node raises before a request exists (malformed HTTP, a head past its deadline, headers too large). */
+function answerClientError(err: Error & { code?: string }, socket: Socket): void {
+  const inProgress = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable || inProgress) {
+    socket.destroy();
+    return;
+  }
+  const e =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? new HubError('HUB_ERR_REQUEST_TIMEOUT', `the request did not arrive in time (head within ${HEADERS_TIMEOUT_MS / 1000} s, whole request within ${REQUEST_TIMEOUT_MS / 1000} s)`)
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? new HubError('HUB_ERR_HEADERS_TOO_LARGE', 'the request headers are larger than this Hub reads (16 KiB)')
+        : new HubError('HUB_ERR_BAD_REQUEST', 'the request is not well-formed HTTP/1.1');
+  const body = JSON.stringify(e.toBody());
+  socket.end(`HTTP/1.1 ${e.status} ${STATUS_CODES[e.status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  socket.destroySoon();
+}
+
+/** Runs first on every request: Host, browser origin, and unknown routes, all before any body is read. */
+export function registerEdgeGuard(app: FastifyInstance, s: Pick<HubServices, 'env' | 'peers'>): void {
+  const machineName = hostname().trim().toLowerCase().replace(/\.$/, '') || null;
+  const answersTo = async (host: string): Promise<boolean> => {
+    const name = hostName(host);
+    if (name === null) return false;
+    if (isLocalName(name) || isOwnName(name, { selfFqdn: null, machineName, extra: s.env.allowedHosts })) return true;
+    // Only now the MagicDNS name, which may mean asking tailscaled (cached 30 s).
+    return isOwnName(name, { selfFqdn: (await s.peers.self()).nodeFqdn, machineName: null, extra: [] });
+  };
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const host = request.headers.host;
+    if (host === undefined ? request.raw.httpVersion !== '1.0' : !(await answersTo(host))) {
+      refuseUnread(request, reply);
+      throw host === undefined
+        ? new HubError('HUB_ERR_BAD_REQUEST', 'the request has no Host header')
+        : new HubError('HUB_ERR_HOST_NOT_ALLOWED', `this Hub does not answer to the name ${JSON.stringify(host.slice(0, 100))}; if it is one of its names, add it to HUB_ALLOWED_HOSTS`);
+    }
+    const verdict = judgeBrowserRequest(request.method, request.headers, s.env.allowedOrigins);
+    if (!verdict.allowed) {
+      refuseUnread(request, reply);
+      throw new HubError('HUB_ERR_CROSS_SITE_REFUSED', verdict.why);
+    }
+    if (verdict.corsOrigin !== null) {
+      // On the raw response, so hijacked proxy answers carry it too; an engine's own CORS headers are dropped.
+      reply.raw.setHeader('access-control-allow-origin', verdict.corsOrigin);
+      reply.raw.setHeader('access-control-expose-headers', EXPOSED_HEADERS);
+      reply.raw.setHeader('vary', 'Origin');
+      if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) {
+        const asked = request.headers['access-control-request-headers'];
+        void reply
+          .code(204)
+          .header('access-control-allow-methods', 'GET, POST, PATCH, DELETE')
+          .header('access-control-allow-headers', typeof asked === 'string' ? asked.slice(0, 1024) : 'authorization, content-type')
+          .header('access-control-max-age', String(PREFLIGHT_MAX_AGE_SECONDS))
+          .send();
+        return reply;
+      }
+    }
+    if (request.is404) {
+      refuseUnread(request, reply);
+      throw new HubError('HUB_ERR_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]} on this Hub`);
+    }
+    return undefined;
+  });
+}
+
+/**
+ * Marks the connection to close after a refusal sent before the body was read, so the body is
+ * neither read nor drained: an unauthenticated caller's upload ends with the answer.
+ */
+export function refuseUnread(request: FastifyRequest, reply: FastifyReply): void {
+  const length = request.headers['content-length'];
+  if (request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')) reply.raw.setHeader('connection', 'close');
+}
