@@ -13,6 +13,12 @@ import type { BackendView } from '../engines/types.js';
 
 /** Most models read from one peer engine; more is not a plausible inventory. */
 export const MAX_PEER_MODELS_PER_ENGINE = 2_000;
+/**
+ * Models read from one peer document across all its engines: 4,000. Every request for auto
+ * ranks the pool's offers, so an inventory of 16 x 2,000 names would be a cost one peer could
+ * put on every request of every Hub.
+ */
+export const MAX_PEER_MODELS_TOTAL = 4_000;
 /** Engines read from one peer document; the rest are ignored. */
 const MAX_PEER_BACKENDS = 16;
 const MAX_MODEL_NAME_LENGTH = 256;
@@ -221,12 +227,16 @@ function isModelName(value: unknown): value is string {
 function readBackends(value: unknown): { kind: string; models: string[] }[] {
   if (!Array.isArray(value)) return [];
   const backends: { kind: string; models: string[] }[] = [];
+  let total = 0;
   for (const entry of value.slice(0, MAX_PEER_BACKENDS)) {
     if (!isPlainObject(entry) || typeof entry.kind !== 'string' || !Array.isArray(entry.models)) continue;
     const models: string[] = [];
     for (const m of entry.models) {
-      if (models.length >= MAX_PEER_MODELS_PER_ENGINE) break;
-      if (isModelName(m)) models.push(m);
+      if (models.length >= MAX_PEER_MODELS_PER_ENGINE || total >= MAX_PEER_MODELS_TOTAL) break;
+      if (isModelName(m)) {
+        models.push(m);
+        total += 1;
+      }
     }
     backends.push({ kind: entry.kind.slice(0, 32), models });
   }

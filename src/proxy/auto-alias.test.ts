@@ -164,6 +164,16 @@ describe('parseParameterCount', () => {
     { text: 'big', count: null },
     { text: '8 billion', count: null },
     { text: null, count: null },
+    // Claims a peer can make to capture auto (issue 9, defect 15): beyond belief, not finite, not a size.
+    { text: '2T', count: 2e12 },
+    { text: '2.1T', count: null },
+    { text: '999999T', count: null },
+    { text: `${'9'.repeat(400)}B`, count: null },
+    { text: '1e9B', count: null },
+    { text: '0B', count: null },
+    { text: '-5B', count: null },
+    { text: 'InfinityB', count: null },
+    { text: '...B', count: null },
   ];
   for (const c of cases) {
     it(`reads ${JSON.stringify(c.text)} as ${c.count}`, () => {
@@ -172,4 +182,22 @@ describe('parseParameterCount', () => {
       else assert.ok(Math.abs(got - c.count) < 1, `${got} is not ${c.count}`);
     });
   }
+});
+
+describe('resolveAuto against claims a peer makes about its own models', () => {
+  const offer = (name: string, parameterSize: string | null, capabilities: string[] | null, local: boolean): ModelOffer => ({ name, parameterSize, capabilities, nodes: 1, local });
+  const local = offer('qwen3:8b', '8.2B', ['completion', 'tools'], true);
+
+  it('does not hand auto to a peer claiming an impossibly large tools model', () => {
+    assert.equal(resolveAuto([local, offer('bait:latest', '999999T', ['completion', 'tools'], false)]), 'qwen3:8b');
+  });
+
+  it('never resolves to a model named auto', () => {
+    assert.equal(resolveAuto([local, offer('auto', '70B', ['completion', 'tools'], false)]), 'qwen3:8b');
+    assert.equal(resolveAuto([offer('auto', '70B', ['completion', 'tools'], false)]), null);
+  });
+
+  it('still lets a peer win with a plausible larger tools model, as the spec ranks it', () => {
+    assert.equal(resolveAuto([local, offer('llama3.3:70b', '70.6B', ['completion', 'tools'], false)]), 'llama3.3:70b');
+  });
 });

@@ -10,6 +10,14 @@
 export const AUTO_MODEL = 'auto';
 /** Models at or above this size rank ahead of smaller ones. */
 export const AUTO_MIN_PREFERRED_PARAMS = 7e9;
+/**
+ * Largest parameter count believed: 2 T. The largest open-weight models published are about
+ * 1 T (2025). Sizes are facts a peer states about itself, and the ranking prefers the larger
+ * model, so a peer that claimed "999999T" used to take every Hub's auto traffic (issue 9,
+ * defect 15); a claim past this bound reads as no size stated, which ranks behind every
+ * model known to be 7 B or more.
+ */
+export const MAX_BELIEVED_PARAMS = 2e12;
 
 /** One model as the pool offers it. */
 export interface ModelOffer {
@@ -24,18 +32,20 @@ export interface ModelOffer {
   readonly local: boolean;
 }
 
-/** Parameter count from "8.2B" / "567M"; null when absent or unreadable. */
+/** Parameter count from "8.2B" / "567M"; null when absent, unreadable, or beyond MAX_BELIEVED_PARAMS. */
 export function parseParameterCount(size: string | null): number | null {
-  const m = size === null ? null : /^\s*([\d.]+)\s*([KMBT])\s*$/i.exec(size);
+  const m = size === null ? null : /^\s*(\d{1,7}(?:\.\d{1,6})?)\s*([KMBT])\s*$/i.exec(size);
   if (!m) return null;
   const scale = { K: 1e3, M: 1e6, B: 1e9, T: 1e12 }[m[2]!.toUpperCase() as 'K' | 'M' | 'B' | 'T'];
   const n = Number(m[1]) * scale;
-  return Number.isFinite(n) ? n : null;
+  return Number.isFinite(n) && n > 0 && n <= MAX_BELIEVED_PARAMS ? n : null;
 }
 
 const NOT_CHAT_NAME = /embed|rerank|bge-|minilm/i;
 
 export function isChatCandidate(offer: ModelOffer): boolean {
+  // A model listed as "auto" could never be asked for by name, and picking it would hand the alias on unresolved.
+  if (offer.name === AUTO_MODEL) return false;
   if (offer.capabilities !== null && (offer.capabilities.includes('embedding') || offer.capabilities.includes('rerank'))) return false;
   if (offer.capabilities === null && NOT_CHAT_NAME.test(offer.name)) return false;
   const tag = offer.name.includes(':') ? offer.name.slice(offer.name.lastIndexOf(':') + 1) : '';
@@ -50,8 +60,9 @@ function toolRank(offer: ModelOffer): number {
 /** The model auto stands for, or null when the pool holds no chat model. */
 export function resolveAuto(offers: readonly ModelOffer[], preferred: string | null = null): string | null {
   if (preferred !== null && offers.some((o) => o.name === preferred)) return preferred;
+  const counts = new Map(offers.map((o) => [o, parseParameterCount(o.parameterSize)]));
   const ranked = offers.filter(isChatCandidate).sort((a, b) => {
-    const params = (o: ModelOffer) => parseParameterCount(o.parameterSize);
+    const params = (o: ModelOffer) => counts.get(o) ?? null;
     const big = (o: ModelOffer) => ((params(o) ?? 0) >= AUTO_MIN_PREFERRED_PARAMS ? 0 : 1);
     return (
       toolRank(a) - toolRank(b) ||

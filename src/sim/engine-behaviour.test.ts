@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
+import { scaled } from '../../test/helpers/time-scale.js';
 import { describe, it } from 'node:test';
 import { startSimEngine, type SimEngine } from './engine.js';
 import { parseNdjson, postJson, waitFor } from './test-helpers.js';
 import type { SimEngineOptions } from './types.js';
 
 /** A wedged exchange fails the suite instead of stalling a shared test run. */
-const HTTP_SUITE_TIMEOUT_MS = 15_000;
+const HTTP_SUITE_TIMEOUT_MS = scaled(60_000); // stretched by HUB_TEST_TIME_SCALE on a loaded machine
 
 async function withEngine(opts: SimEngineOptions, run: (e: SimEngine) => Promise<void>): Promise<void> {
   const engine = await startSimEngine(opts);

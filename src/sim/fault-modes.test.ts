@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { scaled } from '../../test/helpers/time-scale.js';
 import { describe, it } from 'node:test';
 import { startSimEngine, type SimEngine } from './engine.js';
 import { DONE, parseNdjson, postJson, rawPost, waitFor } from './test-helpers.js';
@@ -6,7 +7,7 @@ import { UNUSED_TOKEN } from './tokens.js';
 import type { SimEngineOptions, SimFault } from './types.js';
 
 /** A wedged exchange fails the suite instead of stalling a shared test run. */
-const HTTP_SUITE_TIMEOUT_MS = 15_000;
+const HTTP_SUITE_TIMEOUT_MS = scaled(60_000); // stretched by HUB_TEST_TIME_SCALE on a loaded machine
 
 async function withEngine(opts: Partial<SimEngineOptions> & Pick<SimEngineOptions, 'dialect'>, run: (e: SimEngine) => Promise<void>): Promise<void> {
   const engine = await startSimEngine({ models: ['m1', 'm2'], timeScale: 0.001, ...opts });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { scaled } from '../../test/helpers/time-scale.js';
 import { after, before, describe, it } from 'node:test';
 import { startSimEngine, type SimEngine } from './engine.js';
 import {
@@ -14,7 +15,7 @@ import {
 import type { Dialect } from './types.js';
 
 /** A wedged exchange fails the suite instead of stalling a shared test run. */
-const HTTP_SUITE_TIMEOUT_MS = 15_000;
+const HTTP_SUITE_TIMEOUT_MS = scaled(60_000); // stretched by HUB_TEST_TIME_SCALE on a loaded machine
 
 const chat = (content: string, extra: Record<string, unknown> = {}) => ({ model: 'm1', messages: [{ role: 'user', content }], ...extra });
 type Chunk = Record<string, unknown>;

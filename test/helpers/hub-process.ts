@@ -9,12 +9,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
+import { scaled } from './time-scale.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../../..');
 export const CIHUB_BIN = join(REPO_ROOT, 'bin/cihub');
 
 const ENGINES_OFF = { OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '', LLAMACPP_URL: '' };
-const START_TIMEOUT_MS = 15_000;
+/** A bound on a Hub that never comes up, not a target: starting takes about a second on an idle machine. */
+const START_TIMEOUT_MS = scaled(60_000);
 
 export interface HubProcess {
   readonly url: string;
@@ -120,9 +122,19 @@ export function runCli(args: readonly string[], opts: { dataDir: string; env?: R
   });
 }
 
-/** Waits until `check` returns a truthy value, polling; throws with `what` after timeoutMs. */
-export async function eventually<T>(check: () => Promise<T | null | undefined | false> | T | null | undefined | false, what: string, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+/**
+ * Below this a deadline given to eventually() is raised to it: a deadline only bounds how long a
+ * broken Hub can hold the run (the wait ends at the event), and a tight one cancelled tests
+ * whenever another process loaded both cores (issue 9, item 21).
+ */
+export const EVENTUALLY_FLOOR_MS = 15_000;
+
+/**
+ * Waits until `check` returns a truthy value, polling; throws with `what` after the deadline:
+ * `timeoutMs` (at least EVENTUALLY_FLOOR_MS) stretched by HUB_TEST_TIME_SCALE.
+ */
+export async function eventually<T>(check: () => Promise<T | null | undefined | false> | T | null | undefined | false, what: string, timeoutMs = EVENTUALLY_FLOOR_MS): Promise<T> {
+  const deadline = Date.now() + scaled(Math.max(timeoutMs, EVENTUALLY_FLOOR_MS));
   for (;;) {
     const value = await check();
     if (value) return value;

@@ -171,3 +171,42 @@ describe('a peer whose capabilities answer never ends', () => {
     assert.ok(alive(hub));
   });
 });
+
+describe('a peer claiming a huge tools model to capture auto', () => {
+  const NAME = fqdn('hub-auto');
+  const LOCAL_MODEL = 'qwen3:8b';
+  let hub: HubProcess;
+  let engine: SimEngine;
+  const peer = new FakePeer('auto-bait');
+
+  before(async () => {
+    engine = await startSimEngine({ dialect: 'ollama', models: [{ name: LOCAL_MODEL, parameterSize: '8.2B', capabilities: ['completion', 'tools'] }], timeScale: 0.01 });
+    await peer.start();
+    const ports = await reservePorts(['hub']);
+    hub = await startNamedHub({ name: NAME, port: ports.hub, origins: { [peer.name]: peer.origin }, env: { OLLAMA_URL: engine.url } });
+    const tools = { parameterSize: '999999T', capabilities: ['completion', 'tools'] };
+    peer.answerCapabilities = json({
+      nodeUuid: peer.uuid,
+      hardwareTier: null,
+      backends: [{ kind: 'ollama', models: ['bait:latest', 'auto', 'digits:1b'] }],
+      inFlightRequests: 0,
+      acceptingWork: true,
+      modelDetails: { 'bait:latest': tools, auto: tools, 'digits:1b': { parameterSize: `${'9'.repeat(400)}B`, capabilities: ['tools'] } },
+    });
+    await pairFakeWithPin(hub, peer);
+    await eventually(async () => (await peerNamed(hub, peer.name))?.backends?.length, 'the bait peer polled', scaled(15_000));
+  });
+
+  after(async () => {
+    await hub?.stop();
+    await Promise.all([engine?.close(), peer.close()]);
+  });
+
+  it('resolves auto to the plausible local tools model, not the claim', async () => {
+    const client = new OpenAI({ baseURL: `${hub.pool}/v1`, apiKey: 'unused-inside-the-machine', maxRetries: 0 });
+    const { data, response } = await client.chat.completions.create({ model: 'auto', messages: [{ role: 'user', content: 'hello' }] }).withResponse();
+    assert.equal(response.headers.get('x-hub-pool-model'), LOCAL_MODEL);
+    assert.equal(data.choices[0]?.message.role, 'assistant');
+    assert.equal(peer.received.filter((r) => r.url.includes('/local/')).length, 0, 'nothing was forwarded to the bait peer');
+  });
+});

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 import { RUN_TO_LIMIT, startLlamaEngine, type LlamaEngine, type RequestRecord } from '../helpers/llama-engine.js';
+import { scaled } from '../helpers/time-scale.js';
 
 const MODEL = 'cihub-tiny:latest';
 
@@ -52,7 +53,7 @@ async function nextTwo(engine: LlamaEngine, run: () => Promise<void>): Promise<[
 }
 
 async function waitForCount(engine: LlamaEngine, n: number): Promise<RequestRecord[]> {
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 10))) {
+  for (const deadline = Date.now() + scaled(30_000); Date.now() < deadline; await new Promise((r) => setTimeout(r, 10))) {
     if (engine.requests().length >= n) return engine.requests();
   }
   throw new Error(`the engine logged ${engine.requests().length} requests, expected ${n}`);

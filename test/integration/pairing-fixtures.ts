@@ -344,7 +344,7 @@ export async function pairHubs(a: HubProcess, aName: string, b: HubProcess, bNam
   await waitPaired(a, bName, b, aName, opts.settle ?? 'signed');
 }
 
-export async function waitPaired(a: HubProcess, bName: string, b: HubProcess, aName: string, settle: 'signed' | 'connected' = 'signed', timeoutMs = 10_000): Promise<void> {
+export async function waitPaired(a: HubProcess, bName: string, b: HubProcess, aName: string, settle: 'signed' | 'connected' = 'signed', timeoutMs = 30_000): Promise<void> {
   const ready = async (hub: HubProcess, name: string) => {
     const p = await peerNamed(hub, name);
     return p !== null && p.status === 'connected' && p.lastSeenAt !== null && (settle === 'connected' || p.authMode === 'signed') ? p : null;

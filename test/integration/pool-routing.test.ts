@@ -16,6 +16,7 @@ import OpenAI from 'openai';
 import { Ollama } from 'ollama';
 import { request } from 'undici';
 import { chat, getJson, header, HeldRequests, post, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { scaled } from '../helpers/time-scale.js';
 
 const SHARED = 'shared:8b'; // on A and B
 const HOLD = 'hold:1b'; // on A only: the engine never answers it, so it keeps A busy
@@ -442,7 +443,7 @@ describe('auto in a pool with no chat model', () => {
 
 /** Log lines are written as they happen; give the last one a moment to arrive. */
 async function waitForLines(read: () => string[], atLeast: number): Promise<string[]> {
-  const deadline = Date.now() + 2_000;
+  const deadline = Date.now() + scaled(15_000);
   while (read().length < atLeast && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   // And a little longer, so a second (wrong) warning would be seen too.
   await new Promise((r) => setTimeout(r, 200));
