@@ -2,6 +2,7 @@
  * The composition root: the one place that builds every subsystem once and hands each its
  * dependencies. Nothing else constructs services, reads the environment or owns a timer.
  */
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent } from 'undici';
@@ -27,16 +28,20 @@ import { NodeIdentity } from './identity/node-identity.js';
 import { PeerNonces } from './store/peer-nonces.js';
 import { PairingPin } from './pairing/pairing-pin.js';
 import { PairingService } from './pairing/pairing-service.js';
+import { AddressPairing } from './pairing/pair-by-address.js';
 import { StrikeLimiter } from './pairing/strike-limiter.js';
 import { HealthPoller } from './peers/health-poller.js';
 import { PeerClient } from './peers/peer-client.js';
 import { peerView } from './peers/peer-view.js';
 import type { PoolPeers } from './peers/pool-peers.js';
 import { PeerStore } from './store/peers.js';
-import { parsePeerOrigins } from './tailnet/peer-origins.js';
+import { parsePeerOrigins, type PeerOrigins } from './tailnet/peer-origins.js';
+import { privateOnlyAgent } from './tailnet/pinned-dial.js';
+import { systemResolver } from './tailnet/private-address.js';
 import { TailnetSelfCache, tailscaleStatusRunner } from './tailnet/tailnet-self.js';
 import { ApiKeyStore } from './store/api-keys.js';
 import { DATABASE_FILE_NAME, openDatabase } from './store/database.js';
+import { Background } from './util/background.js';
 import { systemClock, type Clock } from './util/clock.js';
 import { createLogger, type Logger } from './util/logger.js';
 
@@ -64,17 +69,25 @@ export interface StartOptions {
 export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<HubSystem> {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger(env.logLevel);
+  for (const p of env.problems) logger.warn({ variable: p.variable, value: p.value, usedInstead: p.usedInstead }, `${p.variable}=${p.value} ${p.problem}; using ${p.usedInstead}`);
   ensureDataDir(env.dataDir);
+  const background = new Background({ logger, clock });
   const settings = new SettingsFile(env.dataDir, (keys) => logger.warn({ keys }, 'settings.json had values outside their ranges; defaults used for those keys'));
   const db = openDatabase(join(env.dataDir, DATABASE_FILE_NAME));
   const apiKeys = new ApiKeyStore(db, clock);
   const operatorKey = loadOrCreateOperatorKey(env.dataDir);
   const dispatcher = new Agent({ keepAliveTimeout: ENGINE_KEEP_ALIVE_MS, connections: null });
-  const health = new BackendHealth({ endpoints: env.engines, dispatcher, clock, ttlMs: () => settings.get().poolProbeSnapshotTtlMs });
+  // Peers dialled by name: every connection checks the address it resolves to (issue 9, #19).
+  const nameDispatcher = privateOnlyAgent(systemResolver, ENGINE_KEEP_ALIVE_MS);
+  const health = new BackendHealth({ endpoints: env.engines, dispatcher, clock, ttlMs: () => settings.get().poolProbeSnapshotTtlMs, background });
   const inFlight = new InFlight();
-  const routingLog = new RoutingLog({ size: env.routingLogSize, clock });
+  // One id for this process: the routing log's cursor reset signal and hub.json's liveness proof.
+  const bootId = randomUUID();
+  const routingLog = new RoutingLog({ size: env.routingLogSize, clock, bootId });
   const directions = () => resolvePoolDirections(env, settings.get());
-  const peers = buildPoolPeers({ env, db, clock, logger, dispatcher, settings, inFlight });
+  const peerOrigins = parsePeerOrigins(env.peerOriginsRaw);
+  if (peerOrigins.problems.length > 0) logger.warn({ problems: peerOrigins.problems }, 'HUB_POOL_PEER_ORIGINS has entries that were ignored');
+  const peers = buildPoolPeers({ env, db, clock, logger, dispatcher, nameDispatcher, origins: peerOrigins, settings, inFlight, background });
   const refusals = new EngineRefusalWarnings(clock, logger);
   const pool: PoolAccess = {
     usablePeers: () =>
@@ -104,17 +117,30 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     logger,
     clock,
     operatorKey,
+    bootId,
     settings,
     apiKeys,
     routingLog,
     proxy,
     localRoutes,
     peers,
+    addressPairing: new AddressPairing({
+      store: peers.store,
+      identity: peers.identity,
+      self: peers.self,
+      poolEnabled: () => directions().enabled,
+      resolve: systemResolver,
+      addressOrigins: peerOrigins.addresses,
+      dispatcher,
+      clock,
+      logger,
+    }),
     directions,
     localInventory: () => health.latest(),
     // Only this node's engines: what it forwards to peers is counted in their own figures.
     inFlightTotal: () => env.engines.reduce((sum, e) => sum + inFlight.count(e.id), 0),
     unservableModels: () => unservableHere(health.latest(), unservable),
+    storeOpen: () => db.open,
     status: async () => {
       const tailnet = await peers.self();
       const peerViews = peers.store.list().map((row) => peerView(row, peers.poller.health(row.id), tailnet.nodeFqdn));
@@ -145,15 +171,14 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : env.port;
   const url = `http://${env.host.includes(':') ? `[${env.host}]` : env.host}:${port}`;
-  writeHubInfo(env.dataDir, { url, port, pid: process.pid, startedAt: new Date(clock.nowMs()).toISOString() });
+  writeHubInfo(env.dataDir, { url, port, pid: process.pid, startedAt: new Date(clock.nowMs()).toISOString(), bootId });
   health.latest();
   peers.poller.start();
   peers.identity.warmIfPresent();
-  const residency = setInterval(
-    () => void releaseResident(health.latest(), unservable, dispatcher, (backendId, model) => onWithholdChange(backendId, model, false, 'resident in /api/ps')),
-    RESIDENCY_CHECK_MS,
+  background.every('residency release', RESIDENCY_CHECK_MS, () =>
+    releaseResident(health.latest(), unservable, dispatcher, (backendId, model) => onWithholdChange(backendId, model, false, 'resident in /api/ps')),
   );
-  residency.unref();
+  if (peerOrigins.addresses.size > 0) logger.warn({ map: Object.fromEntries(peerOrigins.addresses) }, 'HUB_POOL_PEER_ORIGINS maps addresses: probing and pairing by these addresses dial these origins (development only)');
   if (peers.origins.size > 0) logger.warn({ map: Object.fromEntries(peers.origins) }, 'HUB_POOL_PEER_ORIGINS is set: peers are dialled at these origins, not at https://<name> (development only)');
   logger.info({ url, dataDir: env.dataDir, engines: env.engines.map((e) => `${e.id}=${e.url}`) }, 'hub listening');
 
@@ -175,11 +200,12 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
       while (openRequests > 0 && clock.nowMs() < deadline) await sleep(DRAIN_POLL_MS);
       app.server.closeAllConnections();
       await closed;
+      background.close();
       health.close();
-      clearInterval(residency);
       peers.poller.stop();
       peers.identity.close();
       await dispatcher.close();
+      await nameDispatcher.close();
       db.close();
       removeHubInfo(env.dataDir, process.pid);
       logger.info('hub stopped');
@@ -189,16 +215,14 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
 }
 
 /** The peer side of the Hub: identity, pairing, the guard's state and the health poller. */
-function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>; clock: Clock; logger: Logger; dispatcher: Agent; settings: SettingsFile; inFlight: InFlight }): PoolPeers {
-  const { env, db, clock, logger, dispatcher, settings, inFlight } = deps;
-  const origins = parsePeerOrigins(env.peerOriginsRaw);
-  if (origins.problems.length > 0) logger.warn({ problems: origins.problems }, 'HUB_POOL_PEER_ORIGINS has entries that were ignored');
+function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>; clock: Clock; logger: Logger; dispatcher: Agent; nameDispatcher: Agent; origins: PeerOrigins; settings: SettingsFile; inFlight: InFlight; background: Background }): PoolPeers {
+  const { env, db, clock, logger, dispatcher, nameDispatcher, origins, settings, inFlight, background } = deps;
   const selfCache = new TailnetSelfCache({ clock, envFqdn: env.nodeFqdn, envSuffix: env.tailnetSuffix, runStatus: tailscaleStatusRunner() });
   const self = () => selfCache.get();
   const store = new PeerStore(db);
-  const identity = new NodeIdentity({ db, dataDir: env.dataDir, envSecret: env.identitySecret, clock, logger });
+  const identity = new NodeIdentity({ db, dataDir: env.dataDir, envSecret: env.identitySecret, clock, logger, background });
   const pin = new PairingPin({ clock });
-  const client = new PeerClient({ identity, selfName: async () => (await self()).nodeFqdn, origins: origins.map, dispatcher, settings: () => settings.get(), clock });
+  const client = new PeerClient({ identity, selfName: async () => (await self()).nodeFqdn, origins: origins.map, dispatcher, nameDispatcher, settings: () => settings.get(), clock });
   const pollSeconds = () => settings.get().poolHealthPollSeconds;
   let poller: HealthPoller | null = null;
   const pairing = new PairingService({
@@ -215,7 +239,7 @@ function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>
     onConnected: (peer) => poller?.pollSoon(peer),
   });
   const nonces = new PeerNonces(db);
-  poller = new HealthPoller({ store, client, pairing, identity, pollSeconds, clock, logger, forwardsTo: (name) => inFlight.count(name), onTick: (nowMs) => nonces.prune(nowMs) });
+  poller = new HealthPoller({ store, client, pairing, identity, pollSeconds, clock, logger, forwardsTo: (name) => inFlight.count(name), onTick: (nowMs) => nonces.prune(nowMs), background });
   return { store, identity, pairing, poller, pin, nonces, client, self, origins: origins.map };
 }
 

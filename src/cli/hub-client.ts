@@ -5,6 +5,12 @@
  */
 import { request } from 'undici';
 import { readHubInfo, readOperatorKey } from '../config/data-dir.js';
+import { HUB_BOOT_PATH } from '../http/hub-boot-routes.js';
+
+/** The liveness check before the key is sent answers in well under a second; past 5 s nothing useful is listening. */
+export const BOOT_CHECK_TIMEOUT_MS = 5_000;
+/** A boot answer is one short JSON object; anything longer is not a Hub. */
+const BOOT_ANSWER_MAX_BYTES = 4 * 1024;
 
 export class CliError extends Error {
   /** When the Hub refused: its error code and message, for a command that words a refusal itself. */
@@ -20,6 +26,12 @@ export class CliError extends Error {
 export interface HubTarget {
   readonly url: string;
   readonly operatorKey: string;
+  /** What hub.json says about the process that wrote it, checked before the key leaves. */
+  readonly pid: number;
+  readonly bootId: string | null;
+  readonly dataDir: string;
+  /** The check runs once per command, however many calls follow. */
+  verified?: Promise<void>;
 }
 
 export function findHub(dataDir: string): HubTarget {
@@ -27,10 +39,49 @@ export function findHub(dataDir: string): HubTarget {
   if (info === null) throw new CliError(`No Hub is running for the data dir ${dataDir} (no hub.json there). Start one with \`cihub serve\`.`);
   const operatorKey = readOperatorKey(dataDir);
   if (operatorKey === null) throw new CliError(`No operator key found in ${dataDir}. Run cihub as the user that owns that folder.`);
-  return { url: info.url, operatorKey };
+  return { url: info.url, operatorKey, pid: info.pid, bootId: typeof info.bootId === 'string' ? info.bootId : null, dataDir };
+}
+
+/** Whether a process with this id exists (EPERM: it does, under another user). */
+function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Sends nothing secret: the recorded process must still exist, and the listener at the
+ * recorded URL must answer the recorded boot id without being given a credential. Anything
+ * else means hub.json outlived its Hub, and the one sentence says so.
+ */
+export async function verifyHub(hub: HubTarget): Promise<void> {
+  const notRunning = new CliError(`The Hub is not running: ${hub.dataDir}/hub.json is left over from a Hub that has stopped, so the operator key was not sent to ${hub.url}; start it with \`cihub serve\`.`);
+  if (hub.bootId === null || !pidAlive(hub.pid)) throw notRunning;
+  let answered: unknown = null;
+  try {
+    const res = await request(`${hub.url}${HUB_BOOT_PATH}`, { method: 'GET', headersTimeout: BOOT_CHECK_TIMEOUT_MS, bodyTimeout: BOOT_CHECK_TIMEOUT_MS, signal: AbortSignal.timeout(BOOT_CHECK_TIMEOUT_MS) });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      size += (chunk as Buffer).length;
+      if (size > BOOT_ANSWER_MAX_BYTES) throw notRunning;
+      chunks.push(chunk as Buffer);
+    }
+    if (res.statusCode === 200) answered = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch (err) {
+    if (err === notRunning) throw err;
+    const code = (err as { code?: string }).code ?? 'no answer';
+    throw new CliError(`The Hub is not running, or not answering, at ${hub.url} (${code}). Start it with \`cihub serve\`.`);
+  }
+  if ((answered as { bootId?: unknown } | null)?.bootId !== hub.bootId) throw notRunning;
 }
 
 export async function callHub<T>(hub: HubTarget, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  await (hub.verified ??= verifyHub(hub));
   let res;
   try {
     res = await request(`${hub.url}${path}`, {

@@ -7,6 +7,8 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { assumeYes, dataDirFromEnv, processEnv } from '../config/env.js';
 import { CliError } from './hub-client.js';
+import { withLlama } from './llama-import.js';
+import { writeErr, writeOut } from './output.js';
 import { runServe } from './commands/serve.js';
 import { poolLog, poolStatus, poolSwitch } from './commands/pool.js';
 import { approve, pair, pairingPin, peerSwitch, peersList, reject, rotateIdentity, unpair } from './commands/peers.js';
@@ -15,6 +17,7 @@ import { runDevEngine } from './dev-engine.js';
 import { runDemo } from './commands/demo.js';
 import { pinCommand, unpinCommand } from './commands/pin.js';
 import { poolDoctor } from './commands/doctor.js';
+import { probe } from './commands/address.js';
 
 const DIALECTS = ['ollama', 'vllm', 'lemonade', 'omlx', 'llamacpp'] as const;
 
@@ -33,9 +36,7 @@ function positiveNumber(value: string): number {
 }
 
 const env = processEnv();
-const out = (text: string): void => {
-  process.stdout.write(text);
-};
+const out = (text: string): void => writeOut(text);
 const yesOf = (o: { yes?: boolean }) => ({ yes: o.yes === true, assumeYes: assumeYes(env) });
 
 const program = new Command('cihub')
@@ -52,7 +53,9 @@ Hub Pool commands (cihub pool <command>):
   enable [--yes]                  turn pooling on for this Hub
   disable [--yes]                 turn pooling off for this Hub
   pairing-pin [--yes]             mint a six-digit PIN here and print the pair command for the other Hub
+  probe <address[:port]>          is there a Hub at this LAN or tailnet address, and can it pair by address
   pair <name> [--pin D] [--yes]   send a pairing request to the Hub with that tailnet name
+  pair <address> --pin D [--yes]  the same by address: the PIN-verified answer names the Hub
   peers [--json]                  paired Hubs and pairing requests, with the IDs the commands below take
   approve <ref> [--yes]           approve a request waiting here
   reject <ref> [--yes]            turn down a request waiting here
@@ -103,11 +106,16 @@ pool
   .action(async (o: { yes?: boolean; json?: boolean }) => out(await pairingPin({ dataDir: dataDir(), json: o.json === true, ...yesOf(o) })));
 pool
   .command('pair <name>')
-  .description('send a pairing request to the Hub with this tailnet name; it must approve it')
+  .description('send a pairing request to the Hub with this tailnet name, or at this address (with --pin); it must approve it')
   .option('--pin <digits>', 'the six-digit PIN minted on the other Hub')
   .option('--yes', 'do not ask for confirmation')
   .option('--json', 'print the result as JSON')
   .action(async (name: string, o: { pin?: string; yes?: boolean; json?: boolean }) => out(await pair({ dataDir: dataDir(), name, pin: o.pin, json: o.json === true, ...yesOf(o) })));
+pool
+  .command('probe <address>')
+  .description('ask the address (ADDRESS[:PORT]; ports 5002 then 3000) whether a Hub answers there; private addresses only')
+  .option('--json', 'print the probe result as JSON')
+  .action(async (address: string, o: { json?: boolean }) => out(await probe({ dataDir: dataDir(), address, json: o.json === true })));
 pool
   .command('peers')
   .description('paired Hubs and pairing requests')
@@ -197,9 +205,11 @@ dev
   .option('--slots <n>', 'parallel generations (context sequences)', wholeNumber(1, 64), 1)
   .option('--ctx <n>', 'context tokens per slot', wholeNumber(64, 1_048_576), 4096)
   .action(async (o: { port: number; modelSize: string; slots: number; ctx: number }) => {
-    // node-llama-cpp takes ~350 ms to import: loaded only for the commands that run it.
-    const { runDevLlama } = await import('./dev-llama.js');
-    await runDevLlama({ port: o.port, modelSize: o.modelSize, slots: o.slots, ctx: o.ctx });
+    // node-llama-cpp is a development dependency (and ~350 ms to import): loaded only here and by demo --real.
+    await withLlama(async () => {
+      const { runDevLlama } = await import('./dev-llama.js');
+      await runDevLlama({ port: o.port, modelSize: o.modelSize, slots: o.slots, ctx: o.ctx });
+    });
   });
 
 program
@@ -213,6 +223,6 @@ try {
   await program.parseAsync(process.argv);
 } catch (err) {
   const message = err instanceof CliError ? err.message : `cihub failed: ${(err as Error).message ?? String(err)}`;
-  process.stderr.write(`${message}\n`);
+  writeErr(`${message}\n`);
   process.exitCode = 1;
 }

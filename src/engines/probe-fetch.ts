@@ -1,14 +1,39 @@
 /**
- * One bounded GET for a probe or a listing: JSON or a sentence saying why not.
+ * One bounded GET for a probe or a listing: JSON or a sentence saying why not. The body is read
+ * within a stated byte limit and the transport budget, so an engine cannot grow the Hub's
+ * memory without bound by answering a listing with gigabytes (issue 9, defect 3).
  */
 import { request, type Dispatcher } from 'undici';
+import { discardBody, parseJsonOrUndefined, readBounded, UpstreamReadError } from '../util/bounded-read.js';
 
 /** Transport budget for one probe (spec, "Placement reads a snapshot": 5 s per backend). */
 export const PROBE_TRANSPORT_TIMEOUT_MS = 5_000;
 
+/**
+ * Largest model listing (/api/tags, /v1/models) or /api/ps answer read from an engine: 16 MiB.
+ * A real listing is about 1 KiB per model; 16 MiB holds thousands with room to spare.
+ */
+export const ENGINE_LISTING_MAX_BYTES = 16 * 1024 * 1024;
+/**
+ * Largest /api/show answer read from an engine: 32 MiB. With verbose set Ollama includes the
+ * tokenizer's vocabulary, a few MiB for today's models.
+ */
+export const ENGINE_SHOW_MAX_BYTES = 32 * 1024 * 1024;
+/** Largest /api/version answer: 64 KiB (the real one is about 20 bytes). */
+export const ENGINE_VERSION_MAX_BYTES = 64 * 1024;
+
 export type GetJsonResult = { ok: true; status: number; json: unknown } | { ok: false; running: boolean; error: string };
 
-export async function getJson(url: string, dispatcher: Dispatcher, signal: AbortSignal): Promise<GetJsonResult> {
+const NOT_JSON = 'answered with a body that is not JSON';
+
+export async function getJson(url: string, dispatcher: Dispatcher, signal: AbortSignal, maxBytes: number): Promise<GetJsonResult> {
+  const res = await getBytes(url, dispatcher, signal, maxBytes);
+  if (!res.ok) return res;
+  const json = parseJsonOrUndefined(res.bytes);
+  return json === undefined ? { ok: false, running: true, error: NOT_JSON } : { ok: true, status: 200, json };
+}
+
+async function getBytes(url: string, dispatcher: Dispatcher, signal: AbortSignal, maxBytes: number): Promise<{ ok: true; bytes: Buffer } | { ok: false; running: boolean; error: string }> {
   try {
     const res = await request(url, {
       method: 'GET',
@@ -17,20 +42,56 @@ export async function getJson(url: string, dispatcher: Dispatcher, signal: Abort
       headersTimeout: PROBE_TRANSPORT_TIMEOUT_MS,
       bodyTimeout: PROBE_TRANSPORT_TIMEOUT_MS,
     });
-    const text = await res.body.text();
-    if (res.statusCode !== 200) return { ok: false, running: true, error: `HTTP ${res.statusCode}` };
-    try {
-      return { ok: true, status: res.statusCode, json: JSON.parse(text) };
-    } catch {
-      return { ok: false, running: true, error: 'answered with a body that is not JSON' };
+    if (res.statusCode !== 200) {
+      discardBody(res.body);
+      return { ok: false, running: true, error: `HTTP ${res.statusCode}` };
     }
+    return { ok: true, bytes: await readBounded(res.body, { maxBytes, timeoutMs: PROBE_TRANSPORT_TIMEOUT_MS }, res.headers['content-length']) };
   } catch (err) {
+    if (err instanceof UpstreamReadError) return { ok: false, running: true, error: err.message };
     return { ok: false, running: false, error: describeTransportError(err) };
   }
 }
 
+/**
+ * Reads an engine answer through its schema, parsing only when the bytes changed. At the
+ * default TTL of 0 every request probes every engine, and a listing is the same bytes probe
+ * after probe; comparing bytes is a memcmp, where JSON.parse and the schema cost tens of µs per
+ * model. One memo per (adapter, engine URL): both come from the configuration, so it stays small.
+ */
+export class ParsedAnswers<T> {
+  readonly #read: (json: unknown) => T;
+  readonly #last = new Map<string, { bytes: Buffer; value: T }>();
+
+  constructor(read: (json: unknown) => T) {
+    this.#read = read;
+  }
+
+  /** The schema's reading of a 200 body; undefined when the body is not JSON. */
+  read(url: string, bytes: Buffer): T | undefined {
+    const last = this.#last.get(url);
+    if (last !== undefined && last.bytes.equals(bytes)) return last.value;
+    const json = parseJsonOrUndefined(bytes);
+    if (json === undefined) return undefined;
+    const value = this.#read(json);
+    this.#last.set(url, { bytes, value });
+    return value;
+  }
+}
+
+export type GetParsedResult<T> = { ok: true; value: T } | { ok: false; running: boolean; error: string };
+
+/** getJson, read through a memoised schema. */
+export async function getParsed<T>(url: string, dispatcher: Dispatcher, signal: AbortSignal, maxBytes: number, answers: ParsedAnswers<T>): Promise<GetParsedResult<T>> {
+  const res = await getBytes(url, dispatcher, signal, maxBytes);
+  if (!res.ok) return res;
+  const value = answers.read(url, res.bytes);
+  return value === undefined ? { ok: false, running: true, error: NOT_JSON } : { ok: true, value };
+}
+
 /** "fetch failed (ECONNREFUSED)"-style text from a transport error: the code, never a body. */
 export function describeTransportError(err: unknown): string {
+  if (err instanceof UpstreamReadError) return err.message;
   const e = err as { code?: unknown; name?: unknown; cause?: { code?: unknown } };
   const code = typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : null;
   if (e?.name === 'AbortError' || code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR') return 'aborted';

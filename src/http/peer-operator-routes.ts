@@ -23,7 +23,11 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
   });
 
   app.post('/api/inference/pool/peers/pair', operator, async (request) => {
-    const body = (request.body ?? {}) as { nodeFqdn?: unknown; pin?: unknown };
+    const body = (request.body ?? {}) as { nodeFqdn?: unknown; pin?: unknown; address?: unknown };
+    if (body.address !== undefined) {
+      const { peer } = await s.addressPairing.pair(body.address, body.pin);
+      return { peer: await view(peer.id), pinVerified: true };
+    }
     const { peer, pinVerified } = await p.pairing.requestPairing(body.nodeFqdn, body.pin);
     s.logger.info({ peer: peer.nodeFqdn, pinVerified }, 'pairing request sent');
     return { peer: await view(peer.id), pinVerified };

@@ -11,17 +11,22 @@ import type { PoolDirections } from '../config/kill-switch.js';
 import type { BackendView } from '../engines/types.js';
 import type { PoolPeers } from '../peers/pool-peers.js';
 import type { Clock } from '../util/clock.js';
+import type { AddressPairing } from '../pairing/pair-by-address.js';
 
 export interface HubServices {
   readonly env: HubEnv;
   readonly logger: Logger;
   readonly operatorKey: string;
+  /** Random per process; GET /api/hub/boot answers it and hub.json records it. */
+  readonly bootId: string;
   readonly settings: SettingsFile;
   readonly apiKeys: ApiKeyStore;
   readonly routingLog: RoutingLog;
   readonly proxy: PoolProxy;
   readonly localRoutes: LocalRoutes;
   readonly peers: PoolPeers;
+  /** Probing and pairing by LAN or tailnet address. */
+  readonly addressPairing: AddressPairing;
   readonly clock: Clock;
   directions(): PoolDirections;
   /** This node's engines as last probed (20 s cache), for status and the capabilities it publishes. */
@@ -31,4 +36,6 @@ export interface HubServices {
   /** Models this node lists but cannot serve now, advertised to peers. */
   unservableModels(): string[];
   status(): Promise<PoolStatus>;
+  /** Whether the SQLite store is open, for GET /readyz. */
+  storeOpen(): boolean;
 }

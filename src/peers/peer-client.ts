@@ -10,7 +10,9 @@ import { describeTransportError } from '../engines/probe-fetch.js';
 import type { NodeIdentity } from '../identity/node-identity.js';
 import { HEADER_PEER, signRequest } from '../peer-auth/signed-headers.js';
 import type { PeerRow } from '../store/peers.js';
-import { peerOrigin } from '../tailnet/peer-origins.js';
+import { mappedOrigin, peerOrigin } from '../tailnet/peer-origins.js';
+import { POOL_ADDRESS_REFUSED } from '../tailnet/pinned-dial.js';
+import { parseJsonOrUndefined, readBounded } from '../util/bounded-read.js';
 import type { Clock } from '../util/clock.js';
 import { outboundAuthMode, type AuthMode } from './auth-mode.js';
 
@@ -24,12 +26,32 @@ export interface PeerClientDeps {
   readonly selfName: () => Promise<string | null>;
   readonly origins: ReadonlyMap<string, string>;
   readonly dispatcher: Dispatcher;
+  /**
+   * For peers dialled by name: refuses any connection whose resolved address is not private
+   * (tailnet/pinned-dial.ts, issue 9 #19). The development map's loopback origins use `dispatcher`.
+   */
+  readonly nameDispatcher: Dispatcher;
   readonly settings: () => PoolSettings;
   readonly clock: Clock;
 }
 
+/**
+ * Largest answer read from a peer's pairing and housekeeping routes (request, confirm, upgrade,
+ * reject, unpair): 64 KiB. Each is a few hundred bytes of identity and tokens.
+ */
+export const PEER_REPLY_MAX_BYTES = 64 * 1024;
+/**
+ * Largest capabilities document read from a peer: 16 MiB. The reader keeps at most 16 engines
+ * of 2,000 names of 256 characters (8 MiB) plus model details; anything bigger is not a
+ * document this Hub would keep, and reading it whole once took a Hub past 4 GB (issue 9).
+ */
+export const PEER_CAPABILITIES_MAX_BYTES = 16 * 1024 * 1024;
+
 export interface CallOptions {
+  /** The whole call, headers and body. */
   readonly timeoutMs: number;
+  /** Largest body read (PEER_REPLY_MAX_BYTES when not given); past it the call fails. */
+  readonly maxBytes?: number;
   /** 'row' authenticates as the row allows; 'none' sends an unauthenticated request (/pair/request only). */
   readonly auth?: 'row' | 'none';
 }
@@ -58,20 +80,19 @@ export class PeerClient {
         method,
         headers,
         body: body === undefined ? undefined : payload,
-        dispatcher: this.#deps.dispatcher,
+        dispatcher: mappedOrigin(peer.nodeFqdn, this.#deps.origins) === null ? this.#deps.nameDispatcher : this.#deps.dispatcher,
         headersTimeout: opts.timeoutMs,
         bodyTimeout: opts.timeoutMs,
         signal: AbortSignal.timeout(opts.timeoutMs),
       });
-      const text = await res.body.text();
-      let json: unknown = null;
-      try {
-        json = text === '' ? null : JSON.parse(text);
-      } catch {
-        json = null;
-      }
+      const bytes = await readBounded(res.body, { maxBytes: opts.maxBytes ?? PEER_REPLY_MAX_BYTES, timeoutMs: opts.timeoutMs }, res.headers['content-length']);
+      const json = bytes.length === 0 ? null : (parseJsonOrUndefined(bytes) ?? null);
       return { ok: true, status: res.statusCode, headers: res.headers, json, auth };
     } catch (err) {
+      const cause = (err as { cause?: { code?: unknown; message?: string } }).cause;
+      if ((err as { code?: unknown }).code === POOL_ADDRESS_REFUSED || cause?.code === POOL_ADDRESS_REFUSED) {
+        return { ok: false, error: `not dialled: ${(cause?.code === POOL_ADDRESS_REFUSED ? cause.message : (err as Error).message) ?? ''}`, auth };
+      }
       return { ok: false, error: describeTransportError(err), auth };
     }
   }

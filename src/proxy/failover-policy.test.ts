@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideOnStatus, describeFailure, type StatusDecision } from './failover-policy.js';
+import { decideOnStatus, describeFailure, failureStatus, type AttemptFailure, type StatusDecision } from './failover-policy.js';
 
 describe('decideOnStatus', () => {
   const cases: readonly { name: string; status: number; decision: StatusDecision }[] = [
@@ -32,4 +32,20 @@ describe('describeFailure', () => {
   it('passes a transport reason through as given', () => {
     assert.equal(describeFailure({ kind: 'transport', reason: 'fetch failed (ECONNREFUSED)' }), 'fetch failed (ECONNREFUSED)');
   });
+  const cases: readonly { failure: AttemptFailure; reason: string; status: number | null }[] = [
+    { failure: { kind: 'no-credentials', why: 'no key pinned' }, reason: 'no credentials for this peer (no key pinned)', status: null },
+    { failure: { kind: 'status', status: 503, peerRefused: false }, reason: 'HTTP 503', status: 503 },
+    { failure: { kind: 'status', status: 403, peerRefused: true }, reason: 'HTTP 403 (the peer refused this Hub)', status: 403 },
+    { failure: { kind: 'engine-500', signature: null }, reason: 'HTTP 500', status: 500 },
+    { failure: { kind: 'engine-500', signature: 'context-length' }, reason: 'HTTP 500 (context-length)', status: 500 },
+    { failure: { kind: 'body-dropped', status: 200, reason: 'other side closed' }, reason: "the engine's connection dropped mid-body (other side closed)", status: 200 },
+    { failure: { kind: 'body-stalled', status: 200, idleMs: 1000 }, reason: 'the engine stopped sending its body (nothing for 1000ms)', status: 200 },
+    { failure: { kind: 'output-fault', status: 200, fault: 'truncated-upstream' }, reason: 'output fault (truncated-upstream)', status: 200 },
+  ];
+  for (const c of cases) {
+    it(`records ${c.failure.kind} as "${c.reason}" with status ${c.status}`, () => {
+      assert.equal(describeFailure(c.failure), c.reason);
+      assert.equal(failureStatus(c.failure), c.status);
+    });
+  }
 });

@@ -4,10 +4,30 @@
  * request's own fault and goes back to the app, since another machine would refuse it too.
  * Once status and headers have gone to the app nothing is retried.
  */
+import type { OutputFault } from './output-check.js';
+import type { VerdictSignature } from './request-verdict.js';
 
+/**
+ * Why one candidate was passed over, as a record: the walk decides on kinds, never on words,
+ * and the routing log's few words are written from it once (describeFailure).
+ */
 export type AttemptFailure =
+  /** No response at all: the connection failed or broke before any headers. */
   | { readonly kind: 'transport'; readonly reason: string }
-  | { readonly kind: 'deadline'; readonly budgetMs: number };
+  /** No response headers within the request's first-byte budget. */
+  | { readonly kind: 'deadline'; readonly budgetMs: number }
+  /** This Hub could not compute the credentials a peer needs; nothing was sent. */
+  | { readonly kind: 'no-credentials'; readonly why: string }
+  /** A status that moves the request on (5xx, 408, 429, a peer's refusal of this Hub). */
+  | { readonly kind: 'status'; readonly status: number; readonly peerRefused: boolean }
+  /** An engine's 500 whose body was read for a verdict; the signature when it carried one. */
+  | { readonly kind: 'engine-500'; readonly signature: VerdictSignature | null }
+  /** The engine's connection dropped part-way through a body that was being read whole. */
+  | { readonly kind: 'body-dropped'; readonly status: number; readonly reason: string }
+  /** A body being read whole stopped arriving: no bytes for the request's budget. */
+  | { readonly kind: 'body-stalled'; readonly status: number; readonly idleMs: number }
+  /** A 200 whose output nobody can use (output-check.ts). */
+  | { readonly kind: 'output-fault'; readonly status: number; readonly fault: OutputFault };
 
 export type StatusDecision = 'commit' | 'fail-over';
 
@@ -18,7 +38,38 @@ export function decideOnStatus(status: number): StatusDecision {
 
 /** The few words an attempt's failure is recorded under. Never an engine's message text. */
 export function describeFailure(failure: AttemptFailure): string {
-  return failure.kind === 'deadline' ? `No response headers within ${failure.budgetMs}ms` : failure.reason;
+  switch (failure.kind) {
+    case 'transport':
+      return failure.reason;
+    case 'deadline':
+      return `No response headers within ${failure.budgetMs}ms`;
+    case 'no-credentials':
+      return `no credentials for this peer (${failure.why})`;
+    case 'status':
+      return failure.peerRefused ? `HTTP ${failure.status} (the peer refused this Hub)` : `HTTP ${failure.status}`;
+    case 'engine-500':
+      return failure.signature === null ? 'HTTP 500' : `HTTP 500 (${failure.signature})`;
+    case 'body-dropped':
+      return `the engine's connection dropped mid-body (${failure.reason})`;
+    case 'body-stalled':
+      return `the engine stopped sending its body (nothing for ${failure.idleMs}ms)`;
+    case 'output-fault':
+      return `output fault (${failure.fault})`;
+  }
+}
+
+/** The status the candidate answered with, or null when it never answered. */
+export function failureStatus(failure: AttemptFailure): number | null {
+  switch (failure.kind) {
+    case 'transport':
+    case 'deadline':
+    case 'no-credentials':
+      return null;
+    case 'engine-500':
+      return 500;
+    default:
+      return failure.status;
+  }
 }
 
 /** What the walk knows about an answer beyond its status. */

@@ -17,7 +17,9 @@ describe('judgeBody (non-streamed)', () => {
     { name: 'OpenAI body without a finish_reason is truncated', dialect: 'openai', body: JSON.stringify({ choices: [{ message: { content: 'hi' }, finish_reason: null }] }), fault: 'truncated-upstream' },
     { name: 'reasoning and answer are read together: real reasoning makes it sound', dialect: 'openai', body: JSON.stringify({ choices: [{ message: { reasoning: 'think', content: '<unused1>' }, finish_reason: 'stop' }] }), fault: null },
     { name: 'a body not in the dialect is not judged', dialect: 'openai', body: JSON.stringify({ hello: 'world' }), fault: null },
-    { name: 'a body that is not JSON is not judged', dialect: 'ollama', body: 'oops', fault: null },
+    { name: 'a body that is not JSON is malformed output', dialect: 'ollama', body: 'oops', fault: 'malformed-output' },
+    { name: 'an empty 200 is malformed output', dialect: 'openai', body: '', fault: 'malformed-output' },
+    { name: 'an HTML page is malformed output', dialect: 'openai', body: '<html><body>Sign in to the network</body></html>', fault: 'malformed-output' },
   ];
   for (const r of rows) it(r.name, () => assert.equal(judgeBody(r.dialect, Buffer.from(r.body)), r.fault));
 });

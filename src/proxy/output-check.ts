@@ -7,12 +7,14 @@
  *   stream's [DONE] or a set finish_reason; a non-streamed body's finish_reason), or an OpenAI
  *   stream carried an error frame (vLLM sends [DONE] after one anyway);
  * - degenerate-output: the first 256 characters of generated text, answer and reasoning
- *   together, are nothing but <unusedN> placeholders.
- * A body not recognisably in the dialect is not judged. Token usage is not a signal.
+ *   together, are nothing but <unusedN> placeholders;
+ * - malformed-output: a non-streamed 200 that is not JSON at all (an HTML page, an empty body,
+ *   bytes cut mid-document): nobody can read it, so it was never served (issue 9).
+ * A JSON body not recognisably in the dialect is not judged. Token usage is not a signal.
  */
 import type { ProxyDialect } from '../engines/types.js';
 
-export type OutputFault = 'truncated-upstream' | 'degenerate-output';
+export type OutputFault = 'truncated-upstream' | 'degenerate-output' | 'malformed-output';
 
 /** How much generated text the placeholder check reads. */
 export const DEGENERATE_PREFIX_CHARS = 256;
@@ -55,13 +57,13 @@ export function generatedText(doc: unknown): string {
   return out;
 }
 
-/** Judges a whole non-streamed body; null when it is a sound answer or not in the dialect. */
+/** Judges a whole non-streamed body; null when it is a sound answer or JSON not in the dialect. */
 export function judgeBody(dialect: ProxyDialect, body: Buffer): OutputFault | null {
   let doc: unknown;
   try {
     doc = JSON.parse(body.toString('utf8'));
   } catch {
-    return null;
+    return 'malformed-output';
   }
   if (typeof doc !== 'object' || doc === null) return null;
   const d = doc as Record<string, unknown>;
@@ -129,6 +131,11 @@ export class StreamJudge {
       if (generated.length >= DEGENERATE_PREFIX_CHARS) break;
     }
     return isDegenerate(generated) ? 'degenerate-output' : null;
+  }
+
+  /** The last few frames of the stream, parsed (where the engine's timings are); lines that are not frames are skipped. */
+  lastFrames(): unknown[] {
+    return this.#frames(`${Buffer.concat(this.#tailParts).toString('utf8')}\n`, Infinity).slice(-LAST_EVENTS_PARSED);
   }
 
   /** Up to `limit` frames from the complete lines of `text`, in the dialect; not-JSON lines are skipped. */

@@ -25,7 +25,8 @@ import { localBackendsReport } from './local-backends-report.js';
 import { writeProxyError } from './proxy-errors.js';
 import { forwardBody, readRequestFacts } from './request-facts.js';
 import type { RoutedRoute } from './route-table.js';
-import { walk, type WalkDeps } from './walk.js';
+import { walk, type WalkDeps, type WalkObserver } from './walk.js';
+import { CallerLine } from './walk-caller.js';
 import { engineModelKey, type WithholdBook } from './withhold-book.js';
 import { resolvePin } from '../placement/steps/pin.js';
 import type { Candidate } from '../placement/types.js';
@@ -61,6 +62,8 @@ export interface PoolProxyDeps {
   readonly routingLog: RoutingLog;
   readonly dispatcher: Dispatcher;
   readonly logger: Logger;
+  /** Hooks into every walk's lifecycle (walk-types.ts); none by default. */
+  readonly observers?: readonly WalkObserver[];
 }
 
 export class PoolProxy {
@@ -81,6 +84,7 @@ export class PoolProxy {
       outputFaults: deps.outputFaults,
       unservable: deps.unservable,
       onWithholdChange: deps.onWithholdChange,
+      observers: deps.observers ?? [],
     };
   }
 
@@ -91,6 +95,8 @@ export class PoolProxy {
    */
   async serveRouted(route: RoutedRoute, raw: Buffer, accept: string | undefined, res: ServerResponse, inbound?: InboundForward): Promise<void> {
     const startedAt = performance.now();
+    // Watched from here: a caller that leaves during the engine probe must not leave a count behind.
+    const caller = new CallerLine(res);
     const facts = readRequestFacts(raw, route);
     if (facts.model === null) {
       throw new HubError('HUB_ERR_MODEL_REQUIRED', `the request names no model: add a "model" field (a model id, or "auto") to the ${route.path} body`);
@@ -132,7 +138,7 @@ export class PoolProxy {
     }
     await walk(
       this.#walkDeps,
-      { requestId, route, model, body, stream: facts.stream, order: placement.order, budgetMs, startedAt, accept, res, rowNode: inbound?.fromPeer ?? null, numCtx: facts.numCtx },
+      { requestId, route, model, body, stream: facts.stream, order: placement.order, budgetMs, startedAt, accept, res, caller, rowNode: inbound?.fromPeer ?? null, numCtx: facts.numCtx },
     );
   }
 

@@ -2,14 +2,65 @@ import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { StreamJudge } from './output-check.js';
 
+type Body = Dispatcher.ResponseData['body'];
+
+/** How reading a body up to a bound ended. */
+export type BoundedRead =
+  /** The whole body, within the bound. */
+  | { readonly kind: 'whole'; readonly bytes: Buffer }
+  /** Past the bound: what was read so far, in order. The body is paused there, unread, for a relay to carry on. */
+  | { readonly kind: 'over-limit'; readonly head: readonly Buffer[] }
+  /** The body failed part-way (a dropped connection, undici's body timeout, an abort). */
+  | { readonly kind: 'failed'; readonly error: unknown }
+  /** Not whole within `deadlineMs`; the body is destroyed. */
+  | { readonly kind: 'timed-out' };
+
+const ignore = (): void => {};
+
 /**
- * Pipes a committed body to the app and calls `settle` once, when it ended (dropped: false),
- * the engine's side failed (dropped: true) or the app left. Plain pipe() rather than
- * stream.pipeline(): pipeline builds and aborts an AbortController on every normal finish,
- * which showed up as 4 % of the Hub's CPU on streams (bench/README.md). A judge, when given,
- * sees each chunk as it passes; nothing is held back.
+ * Reads a body whole if it ends within `limitBytes` (and `deadlineMs`, when given), and stops
+ * at the bound otherwise: nothing an engine or a peer sends is held past a stated size.
  */
-export function relayBody(body: Dispatcher.ResponseData['body'], res: ServerResponse, judge: StreamJudge | null, settle: (dropped: boolean) => void): Promise<void> {
+export function readUpTo(body: Body, limitBytes: number, deadlineMs: number | null = null): Promise<BoundedRead> {
+  // An error after the read gave up (a destroyed or paused body) must not crash the Hub.
+  body.on('error', ignore);
+  return new Promise<BoundedRead>((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (result: BoundedRead) => {
+      if (timer !== null) clearTimeout(timer);
+      body.off('data', onData).off('end', onEnd).off('error', onError);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      chunks.push(chunk);
+      if (size > limitBytes) {
+        body.pause();
+        done({ kind: 'over-limit', head: chunks });
+      }
+    };
+    const onEnd = () => done({ kind: 'whole', bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) });
+    const onError = (error: unknown) => done({ kind: 'failed', error });
+    const timer =
+      deadlineMs === null
+        ? null
+        : setTimeout(() => {
+            done({ kind: 'timed-out' });
+            body.destroy();
+          }, deadlineMs);
+    body.on('data', onData).once('end', onEnd).once('error', onError);
+  });
+}
+
+/**
+ * Pipes a committed body to the app, after `head` (what was already read of it), and calls
+ * `settle` once, when it ended (dropped: false), the engine's side failed (dropped: true) or
+ * the app left. Plain pipe() rather than stream.pipeline(): pipeline builds and aborts an
+ * AbortController on every normal finish, which showed up as 4 % of the Hub's CPU on streams
+ * (bench/README.md). A judge, when given, sees each chunk as it passes; nothing is held back.
+ */
+export function relayBody(body: Body, res: ServerResponse, opts: { judge: StreamJudge | null; head?: readonly Buffer[] }, settle: (dropped: boolean) => void): Promise<void> {
   return new Promise<void>((resolve) => {
     let settled = false;
     const finish = (dropped: boolean) => {
@@ -18,6 +69,12 @@ export function relayBody(body: Dispatcher.ResponseData['body'], res: ServerResp
       settle(dropped);
       resolve();
     };
+    // The app left before the relay began: its close event has fired already and will not again.
+    if (res.destroyed) {
+      body.on('error', ignore).destroy();
+      return finish(false);
+    }
+    const { judge } = opts;
     if (judge !== null) body.on('data', (chunk: Buffer) => judge.push(chunk));
     body.once('error', () => {
       // Settle before destroying: the destroy closes the response, which must not read as a hang-up.
@@ -31,7 +88,10 @@ export function relayBody(body: Dispatcher.ResponseData['body'], res: ServerResp
         finish(false);
       }
     });
+    for (const chunk of opts.head ?? []) {
+      judge?.push(chunk);
+      res.write(chunk);
+    }
     body.pipe(res);
   });
 }
-

@@ -1,83 +1,76 @@
 /**
- * How a walk settles its routing-log row, exactly once, whichever way it ended: served,
- * refused, faulty, abandoned by the caller, or run out of candidates (the 502).
+ * The routing-log row a walk leaves, decided from its outcome record alone (pure), and the
+ * 502 for a walk that ran out of candidates.
  */
-import type { Attempt } from '../routing-log/entry.js';
-import type { Candidate } from '../placement/types.js';
+import type { Attempt, RoutingLogEntry } from '../routing-log/entry.js';
+import { describeFailure, failureStatus } from './failover-policy.js';
 import { writeProxyError } from './proxy-errors.js';
-import type { BodyFault, WalkDeps, WalkRequest } from './walk-types.js';
+import type { FailedAttempt, WalkOutcome, WalkRequest } from './walk-types.js';
 
-/** The fields every settled row shares: who it ends on, and who was passed over before. */
-function walked(req: WalkRequest, candidate: Candidate, index: number, attempts: Attempt[]) {
-  return { node: req.rowNode ?? candidate.node, backend: candidate.engine, attempt: index + 1, failedOverFrom: attempts.map((a) => a.node), attempts: [...attempts] };
+export function toAttempt({ candidate, failure }: FailedAttempt): Attempt {
+  return { node: candidate.node, backend: candidate.engine, status: failureStatus(failure), reason: describeFailure(failure) };
 }
 
-export function recordFailover(deps: WalkDeps, req: WalkRequest, candidate: Candidate, attempts: Attempt[], outcome: { status: number | null; reason: string }): void {
-  const attempt: Attempt = { node: candidate.node, backend: candidate.engine, status: outcome.status, reason: outcome.reason };
-  attempts.push(attempt);
-  deps.logger.warn({ requestId: req.requestId, node: candidate.node, backend: candidate.engine, status: outcome.status, reason: outcome.reason }, 'failed over from a candidate');
+/** The patch that settles a walk's row. */
+export function settledRow(req: WalkRequest, o: WalkOutcome): Partial<RoutingLogEntry> {
+  const common = {
+    node: req.rowNode ?? o.served?.node ?? null,
+    backend: o.served?.engine ?? null,
+    attempt: o.attempt,
+    failedOverFrom: o.failures.map((f) => f.candidate.node),
+    attempts: o.failures.map(toAttempt),
+    status: o.status,
+    durationMs: o.headersMs,
+    totalMs: o.totalMs,
+  };
+  switch (o.end) {
+    case 'committed':
+      return { ...common, ...committed(req, o) };
+    case 'verdict': {
+      const v = o.verdict!;
+      return { ...common, outcome: 'failed', requestError: v, reason: `HTTP 500 (${v.signature})` };
+    }
+    case 'hung-up':
+      return {
+        ...common,
+        outcome: 'failed',
+        clientClosed: true,
+        reason: o.status === null ? 'the caller closed its connection before any answer' : 'the caller closed its connection mid-answer',
+      };
+    case 'exhausted': {
+      const last = o.failures[o.failures.length - 1];
+      return { ...common, attempt: o.failures.length, outcome: 'failed', reason: last ? describeFailure(last.failure) : null };
+    }
+    case 'broken':
+      return { ...common, outcome: 'failed', reason: 'this Hub failed while relaying the answer (see its log)' };
+  }
 }
 
-export function settleCommitted(
-  deps: WalkDeps,
-  req: WalkRequest,
-  candidate: Candidate,
-  index: number,
-  attempts: Attempt[],
-  status: number,
-  durationMs: number,
-  totalMs: number,
-  bodyFault: BodyFault | null,
-): void {
+function committed(req: WalkRequest, o: WalkOutcome): Partial<RoutingLogEntry> {
+  const status = o.status!;
   const refused = status >= 400;
   const entry = req.rowNode === null;
+  const fault = o.bodyFault;
   // Inbound rows never carry a requestError: the entry Hub judges the request, this Hub only served it.
   const requestError =
-    bodyFault?.kind === 'output' && entry
-      ? { signature: bodyFault.fault, basis: 'node' as const, confirms: null }
+    fault?.kind === 'output' && entry
+      ? { signature: fault.fault, basis: 'node' as const, confirms: null }
       : refused && entry
         ? { signature: 'client-error', basis: 'status' as const, confirms: null }
         : null;
-  deps.rows.settle(req.requestId, {
-    ...walked(req, candidate, index, attempts),
-    status,
-    durationMs,
-    totalMs,
-    outcome: refused || bodyFault !== null ? 'failed' : 'served',
+  return {
+    outcome: refused || fault !== null ? 'failed' : 'served',
     requestError,
-    reason: bodyFault?.kind === 'output' ? `output fault (${bodyFault.fault})` : bodyFault?.kind === 'dropped' ? "the engine's connection dropped mid-body" : refused ? `HTTP ${status}` : null,
-  });
+    reason: fault?.kind === 'output' ? `output fault (${fault.fault})` : fault?.kind === 'dropped' ? "the engine's connection dropped mid-body" : refused ? `HTTP ${status}` : null,
+  };
 }
 
-export function settleHangUp(deps: WalkDeps, req: WalkRequest, candidate: Candidate, index: number, attempts: Attempt[], status: number | null, totalMs: number): void {
-  deps.logger.info({ requestId: req.requestId, node: candidate.node, afterMs: totalMs, answered: status !== null }, 'the caller closed its connection before the answer was complete');
-  deps.rows.settle(req.requestId, {
-    ...walked(req, candidate, index, attempts),
-    status,
-    totalMs,
-    outcome: 'failed',
-    clientClosed: true,
-    reason: status === null ? 'the caller closed its connection before any answer' : 'the caller closed its connection mid-answer',
-  });
-}
-
-export function answerAllFailed(deps: WalkDeps, req: WalkRequest, attempts: Attempt[], totalMs: number): void {
-  const last = attempts[attempts.length - 1];
-  const allDeadlines = attempts.length > 0 && attempts.every((a) => a.status === null && a.reason.startsWith('No response headers'));
+/** The app's 502 when every candidate failed; a walk that only met deadlines says so, since a deadline is not proof a node is down. */
+export function answerExhausted(req: WalkRequest, failures: readonly FailedAttempt[]): void {
+  const last = failures[failures.length - 1];
+  const allDeadlines = failures.length > 0 && failures.every((f) => f.failure.kind === 'deadline');
   const message = allDeadlines
-    ? `No pool candidate answered for model "${req.model}" within its deadline (${req.budgetMs} ms each, ${attempts.length} tried). A deadline is not proof a node is down: a long prompt can take minutes to reach its first token.`
-    : `All ${attempts.length} pool candidates for model "${req.model}" failed; the last: ${last?.node ?? '?'} (${last?.reason ?? 'no reason'})`;
-  deps.rows.settle(req.requestId, {
-    node: req.rowNode,
-    backend: null,
-    status: null,
-    durationMs: null,
-    attempt: attempts.length,
-    failedOverFrom: attempts.map((a) => a.node),
-    attempts: [...attempts],
-    outcome: 'failed',
-    totalMs,
-    reason: last?.reason ?? null,
-  });
+    ? `No pool candidate answered for model "${req.model}" within its deadline (${req.budgetMs} ms each, ${failures.length} tried). A deadline is not proof a node is down: a long prompt can take minutes to reach its first token.`
+    : `All ${failures.length} pool candidates for model "${req.model}" failed; the last: ${last?.candidate.node ?? '?'} (${last ? describeFailure(last.failure) : 'no reason'})`;
   writeProxyError(req.res, req.route.dialect, 502, 'HUB_ERR_ALL_CANDIDATES_FAILED', message, {}, { 'x-hub-pool-request-id': req.requestId });
 }

@@ -1,6 +1,6 @@
 /**
  * The contracts of one request's walk: what it needs from the Hub, what it knows about the
- * request, and how a committed answer can end badly.
+ * request, the records its lifecycle produces, and the hooks other parts attach to it.
  */
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
@@ -9,9 +9,13 @@ import type { RoutingLogEntry } from '../routing-log/entry.js';
 import type { Candidate } from '../placement/types.js';
 import type { InFlight } from './in-flight.js';
 import type { OutputFault } from './output-check.js';
+import type { AttemptFailure } from './failover-policy.js';
+import type { VerdictSignature } from './request-verdict.js';
 import type { RoutedRoute } from './route-table.js';
 import type { WithholdBook } from './withhold-book.js';
 import type { EngineKind } from '../engines/engine-kind.js';
+import type { CallerLine } from './walk-caller.js';
+import type { EngineTimings } from './walk-timings.js';
 
 export interface RowWriter {
   update(id: string, patch: Partial<RoutingLogEntry>): void;
@@ -35,6 +39,8 @@ export interface WalkDeps {
   readonly unservable: WithholdBook;
   /** A local backend's model was withheld or released: its snapshot is stale now. */
   readonly onWithholdChange: (backendId: string, model: string, withheld: boolean, reason: string) => void;
+  /** Told about every attempt and every settled walk, in order; empty when nothing listens. */
+  readonly observers: readonly WalkObserver[];
 }
 
 /** How a committed answer ended, when it did not end well. */
@@ -52,6 +58,8 @@ export interface WalkRequest {
   readonly startedAt: number;
   readonly accept: string | undefined;
   readonly res: ServerResponse;
+  /** The caller, watched since the proxy took the request. */
+  readonly caller: CallerLine;
   /** On an inbound row, the peer that sent the work: the row names it instead of the engine's node. */
   readonly rowNode: string | null;
   /** options.num_ctx on a native route: the window an Ollama candidate runs the request at. */
@@ -65,3 +73,71 @@ export interface VerdictResponse {
   readonly backend: EngineKind | null;
 }
 
+/** One candidate the walk passed over, and why. `candidate.engine` is the engine that answered, when a peer said. */
+export interface FailedAttempt {
+  readonly candidate: Candidate;
+  readonly failure: AttemptFailure;
+}
+
+/** One attempt as it starts: the candidate (placement's record of it) and its 0-based place in the order. */
+export interface AttemptStart {
+  readonly requestId: string;
+  readonly model: string;
+  readonly candidate: Candidate;
+  readonly index: number;
+}
+
+/**
+ * How a walk ended, once:
+ * - committed: an answer went to the app (served, refused with a 4xx, or faulty);
+ * - verdict: an engine's verdict on the request went to the app;
+ * - hung-up: the caller left; `served` is the candidate it was waiting on, if any;
+ * - exhausted: every candidate failed (the 502);
+ * - broken: this Hub failed while relaying (a bug); the row still settles and the counts are released.
+ */
+export type WalkEnd = 'committed' | 'verdict' | 'hung-up' | 'exhausted' | 'broken';
+
+export interface WalkOutcome {
+  readonly end: WalkEnd;
+  /** The candidate whose answer the app got, or that the caller was waiting on; engine is what answered. null: none. */
+  readonly served: Candidate | null;
+  /** 1-based place of `served` in the order; null when there is none. */
+  readonly attempt: number | null;
+  /** The status `served` answered; null when none arrived. */
+  readonly status: number | null;
+  /** Time to `served`'s response headers, ms from arrival; null when none arrived. */
+  readonly headersMs: number | null;
+  /** Time to the end of what was relayed (or to the end of the walk), ms from arrival. */
+  readonly totalMs: number;
+  /** How a committed body ended badly; null when it did not (or nothing was committed). */
+  readonly bodyFault: BodyFault | null;
+  /** The verdict answered with, on a verdict end. */
+  readonly verdict: { readonly signature: VerdictSignature; readonly basis: 'definitive' | 'confirmed' | 'last-candidate'; readonly confirms: string | null } | null;
+  /** The candidates passed over before `served`, in order. */
+  readonly failures: readonly FailedAttempt[];
+}
+
+/** What an observer learns when a walk has settled. */
+export interface WalkSettled extends WalkOutcome {
+  readonly requestId: string;
+  readonly model: string;
+  readonly route: RoutedRoute;
+  readonly stream: boolean;
+  readonly bodyBytes: number;
+  readonly budgetMs: number;
+  /** The engine's own timings from the answer's final frame or body; null when it reported none or none was read. Parsed on call. */
+  engineTimings(): EngineTimings | null;
+}
+
+/**
+ * Hooks into the walk's lifecycle (throughput samples, affinity, contention). Each is called
+ * synchronously at its point and must not throw; none can change the walk.
+ * - onAttempt: a candidate is being asked (its queue-depth count is held from here);
+ * - onAttemptEnd: that attempt is over, with its failure, or null when it was the one the walk ended on;
+ * - onSettled: the walk is over and its row settled.
+ */
+export interface WalkObserver {
+  onAttempt?(attempt: AttemptStart): void;
+  onAttemptEnd?(attempt: AttemptStart, failure: AttemptFailure | null): void;
+  onSettled?(settled: WalkSettled): void;
+}

@@ -1,68 +1,118 @@
 /**
- * The failover walk for one request: try each candidate in placement order, move on when the
- * failover policy says so, and commit to the first answer that ends the walk. Once status
- * and headers have gone to the app nothing is retried: a stream that dies afterwards is left
- * to die. The routing-log row settles exactly once, whichever way the walk ends.
+ * The failover walk for one request, as a lifecycle in the style of an undici dispatch
+ * handler: each candidate gets an attempt (its queue-depth count is held from here), then
+ * headers (a status that ends the walk or moves it on), then a body (read whole up to a bound,
+ * or relayed as it comes); and the walk settles exactly once, whichever way it ended. Settling
+ * is the one place an attempt's count is released, and `run()` settles in a finally, so no
+ * path (a hang-up at any point, a throw) can leave a count held or a row pending.
  *
- * A caller that hangs up aborts the engine request (a long prefill nobody will read is
- * expensive), is never failed over, and is recorded with the node it was waiting on.
+ * Once status and headers have gone to the app nothing is retried: a stream that dies
+ * afterwards is left to die. A caller that hangs up aborts the upstream request (a long
+ * prefill nobody will read is expensive), is never failed over, and is recorded with the node
+ * it was waiting on.
  */
 import { performance } from 'node:perf_hooks';
+import type { OutgoingHttpHeaders } from 'node:http';
 import { request, type Dispatcher } from 'undici';
 import { describeTransportError } from '../engines/probe-fetch.js';
 import { ADAPTERS } from '../engines/adapters.js';
 import { ENGINE_KINDS, type EngineKind } from '../engines/engine-kind.js';
-import type { Attempt } from '../routing-log/entry.js';
 import type { Candidate } from '../placement/types.js';
 import { decideOnAnswer, describeFailure, type AttemptFailure } from './failover-policy.js';
 import { clearFaults, strikeOutput, strikeUnservable } from './fault-records.js';
-import { judgeBody, StreamJudge, type OutputFault } from './output-check.js';
-import { relayBody } from './relay-body.js';
+import { judgeBody, StreamJudge } from './output-check.js';
+import { readUpTo, relayBody } from './relay-body.js';
 import { classifyVerdict, VERDICT_BODY_LIMIT_BYTES, VERDICT_BODY_TIMEOUT_MS } from './request-verdict.js';
 import { relayHeaders } from './response-headers.js';
 import { PROXY_PREFIX } from './route-table.js';
-import { answerVerdict, readBounded } from './verdict-answer.js';
+import { answerVerdict } from './verdict-answer.js';
 import { VerdictTracker } from './verdict-tracker.js';
-import { answerAllFailed, recordFailover, settleCommitted, settleHangUp } from './walk-rows.js';
-import type { BodyFault, VerdictResponse, WalkDeps, WalkRequest } from './walk-types.js';
+import { answerExhausted, settledRow } from './walk-rows.js';
+import { readEngineTimings } from './walk-timings.js';
+import type { AttemptStart, BodyFault, FailedAttempt, VerdictResponse, WalkDeps, WalkEnd, WalkOutcome, WalkRequest } from './walk-types.js';
 import { engineModelKey } from './withhold-book.js';
 
-export type { RowWriter, WalkDeps, WalkRequest } from './walk-types.js';
+export type { RowWriter, WalkDeps, WalkObserver, WalkRequest, WalkSettled } from './walk-types.js';
+
+/**
+ * How much of a non-streamed completion is read whole before anything is sent: 2 MiB. Reading
+ * it whole is what lets a cut-off or unusable answer fail over (spec, "A 200 that is not an
+ * answer"), and 2 MiB is several times the largest plain answer (64k tokens at ~4 bytes, with
+ * JSON escapes, is ~0.5 MB). Past it the answer is committed and relayed as it comes, unjudged:
+ * refusing an answer the engine already spent minutes generating helps nobody, and holding it
+ * is how 1.5 GB from one engine made a 3.2 GB Hub (issue 9). Log-probabilities can pass it.
+ */
+export const WHOLE_ANSWER_LIMIT_BYTES = 2 * 1024 * 1024;
 
 const STREAM_CONTENT_TYPES = /^(application\/x-ndjson|text\/event-stream)/i;
 
-export async function walk(deps: WalkDeps, req: WalkRequest): Promise<void> {
-  const { res, order, requestId } = req;
-  const abort = new AbortController();
-  let callerGone = false;
-  const onClose = () => {
-    if (!res.writableFinished) {
-      callerGone = true;
-      abort.abort();
-    }
-  };
-  res.on('close', onClose);
-  const attempts: Attempt[] = [];
-  const elapsed = () => Math.round(performance.now() - req.startedAt);
-  // An Ollama engine runs a native request at its own num_ctx; any other window this Hub cannot see.
-  const windowOf = (c: Candidate) => (c.engine === 'ollama' && req.route.dialect === 'ollama' ? req.numCtx : null);
-  const verdicts = new VerdictTracker<VerdictResponse>(order, windowOf);
+/** Returned by a step that settled the walk; any other step result is the attempt's failure. */
+const ENDED = Symbol('walk settled');
+type Step = AttemptFailure | typeof ENDED;
 
-  for (const [index, candidate] of order.entries()) {
-    if (callerGone) break;
-    const release = deps.inFlight.acquire(candidate.backendId ?? candidate.node);
+/** The attempt in progress: its count, and what it has answered so far. */
+interface CurrentAttempt {
+  readonly start: AttemptStart;
+  readonly release: () => void;
+  /** The candidate as it answered: a peer's answer names the engine that served it. */
+  answered: Candidate;
+  status: number | null;
+  headersMs: number | null;
+}
+
+export function walk(deps: WalkDeps, req: WalkRequest): Promise<void> {
+  return new RequestWalk(deps, req).run();
+}
+
+class RequestWalk {
+  readonly #deps: WalkDeps;
+  readonly #req: WalkRequest;
+  readonly #verdicts: VerdictTracker<VerdictResponse>;
+  readonly #failures: FailedAttempt[] = [];
+  #current: CurrentAttempt | null = null;
+  #settled = false;
+  /** Where the answer's engine timings are read from, once it was read or relayed. */
+  #finalFrames: (() => unknown[]) | null = null;
+
+  constructor(deps: WalkDeps, req: WalkRequest) {
+    this.#deps = deps;
+    this.#req = req;
+    // An Ollama engine runs a native request at its own num_ctx; any other window this Hub cannot see.
+    this.#verdicts = new VerdictTracker(req.order, (c) => (c.engine === 'ollama' && req.route.dialect === 'ollama' ? req.numCtx : null));
+  }
+
+  async run(): Promise<void> {
+    const { order, caller } = this.#req;
+    try {
+      for (let index = 0; index < order.length && !caller.gone; index++) {
+        const step = await this.#attempt(order[index]!, index);
+        if (step === ENDED) return;
+        this.#failOver(step);
+      }
+      this.#settle(caller.gone ? 'hung-up' : 'exhausted');
+    } finally {
+      // Only a throw gets here unsettled; the count and the row must not outlive it.
+      if (!this.#settled) this.#settle('broken');
+    }
+  }
+
+  // ---- attempt ------------------------------------------------------------------------------
+
+  async #attempt(candidate: Candidate, index: number): Promise<Step> {
+    const req = this.#req;
+    const start: AttemptStart = { requestId: req.requestId, model: req.model, candidate, index };
+    this.#current = { start, release: this.#deps.inFlight.acquire(candidate.backendId ?? candidate.node), answered: candidate, status: null, headersMs: null };
+    for (const o of this.#deps.observers) o.onAttempt?.(start);
+
     const headers: Record<string, string> = { 'content-type': 'application/json', ...(req.accept ? { accept: req.accept } : {}) };
     let path: string;
     if (candidate.peerId !== null) {
       // A peer serves from its own engines under /local/*, and logs the work under our request id.
       path = `${PROXY_PREFIX}/local${req.route.path}`;
-      const auth = await deps.peerAuth(candidate.peerId, 'POST', path, req.body);
-      if (typeof auth === 'string') {
-        release();
-        recordFailover(deps, req, candidate, attempts, { status: null, reason: `no credentials for this peer (${auth})` });
-        continue;
-      }
-      Object.assign(headers, auth, { 'x-hub-pool-request-id': requestId, 'x-hub-pool-model': req.model });
+      const auth = await this.#peerAuth(candidate.peerId, path);
+      if (req.caller.gone) return this.#settle('hung-up');
+      if (typeof auth === 'string') return { kind: 'no-credentials', why: auth };
+      Object.assign(headers, auth, { 'x-hub-pool-request-id': req.requestId, 'x-hub-pool-model': req.model });
     } else {
       path = ADAPTERS[candidate.engine!].upstreamPath(req.route.path) ?? req.route.path;
     }
@@ -70,131 +120,249 @@ export async function walk(deps: WalkDeps, req: WalkRequest): Promise<void> {
     try {
       answer = await request(`${candidate.url}${path}`, {
         method: 'POST',
-        dispatcher: deps.dispatcher,
+        dispatcher: this.#deps.dispatcher,
         headers,
         body: req.body,
-        signal: abort.signal,
+        signal: req.caller.signal,
         headersTimeout: req.budgetMs,
-        bodyTimeout: 0,
+        // A whole answer arrives right behind its headers: one that stops arriving for as long as
+        // the headers were allowed is stalled (issue 9), not slow. A stream's gaps are the engine's.
+        bodyTimeout: req.stream ? 0 : req.budgetMs,
       });
     } catch (err) {
-      release();
-      if (callerGone) return settleHangUp(deps, req, candidate, index, attempts, null, elapsed());
-      const failure = failureOf(err, req.budgetMs);
-      recordFailover(deps, req, candidate, attempts, { status: null, reason: describeFailure(failure) });
-      continue;
+      if (req.caller.gone) return this.#settle('hung-up');
+      const code = (err as { code?: unknown }).code;
+      return code === 'UND_ERR_HEADERS_TIMEOUT' ? { kind: 'deadline', budgetMs: req.budgetMs } : { kind: 'transport', reason: describeTransportError(err) };
     }
+    return this.#onHeaders(answer);
+  }
 
+  async #peerAuth(peerId: string, path: string): Promise<Record<string, string> | string> {
+    try {
+      return await this.#deps.peerAuth(peerId, 'POST', path, this.#req.body);
+    } catch (err) {
+      this.#deps.logger.error({ err, requestId: this.#req.requestId }, 'computing a peer credential failed');
+      return 'this Hub failed to sign the forward';
+    }
+  }
+
+  // ---- headers ------------------------------------------------------------------------------
+
+  #onHeaders(answer: Dispatcher.ResponseData): Step | Promise<Step> {
+    const at = this.#current!;
+    const { candidate } = at.start;
+    const status = answer.statusCode;
     const backend = candidate.peerId !== null ? engineKindOf(answer.headers['x-hub-pool-backend']) : candidate.engine;
+    at.answered = backend === candidate.engine ? candidate : { ...candidate, engine: backend };
+    at.status = status;
+    at.headersMs = this.#elapsed();
     // A 500 an engine gave (locally, or marked by a peer; never a Hub's own 500) may be a verdict on
     // the request. A Hub serving a peer's forward relays it untouched: the entry Hub judges it
     // against the whole pool.
-    if (answer.statusCode === 500 && backend !== null && req.rowNode === null) {
-      const bytes = await readBounded(answer.body, VERDICT_BODY_LIMIT_BYTES, VERDICT_BODY_TIMEOUT_MS);
-      const signature = bytes === null ? null : classifyVerdict(bytes);
-      release();
-      // A model a local engine keeps failing is withheld there; a verdict on the request says nothing
-      // about the model, except a template that would not render (the node's own copy may be broken).
-      if (candidate.backendId !== null && (signature === null || signature === 'chat-template')) strikeUnservable(deps, req, candidate.backendId, `HTTP 500${signature ? ` (${signature})` : ''}`);
-      if (signature !== null && bytes !== null) {
-        const decision = verdicts.onVerdict(index, signature, { headers: answer.headers, bytes, backend });
-        if (decision.action === 'answer') {
-          res.off('close', onClose);
-          return answerVerdict(deps, req, decision.verdict, decision.basis, decision.confirms, attempts, elapsed());
-        }
-        recordFailover(deps, req, { ...candidate, engine: backend }, attempts, { status: 500, reason: `HTTP 500 (${signature})` });
-      } else {
-        recordFailover(deps, req, { ...candidate, engine: backend }, attempts, { status: 500, reason: 'HTTP 500' });
-      }
-      continue;
-    }
-    const decision = decideOnAnswer(answer.statusCode, { fromPeer: candidate.peerId !== null, engineMarked: backend !== null, last: index === order.length - 1 });
-    if (decision.warnEngineRefusal) deps.onEngineRefusal(candidate.node, backend, answer.statusCode);
+    if (status === 500 && backend !== null && this.#req.rowNode === null) return this.#onVerdictBody(answer, backend);
+    const decision = decideOnAnswer(status, { fromPeer: candidate.peerId !== null, engineMarked: backend !== null, last: at.start.index === this.#req.order.length - 1 });
+    if (decision.warnEngineRefusal) this.#deps.onEngineRefusal(candidate.node, backend, status);
     if (decision.action === 'fail-over') {
       // Destroying an unread undici body emits an abort error; without a listener it would crash the Hub.
-      answer.body.on('error', () => {}).destroy();
-      release();
+      answer.body.on('error', ignore).destroy();
       // 408 and 429 are an engine talking about its queue, not about the model.
-      if (candidate.backendId !== null && answer.statusCode >= 500) strikeUnservable(deps, req, candidate.backendId, `HTTP ${answer.statusCode}`);
-      if (decision.dropPeer && candidate.peerId !== null) deps.onPeerRefused(candidate.peerId);
-      const reason = decision.dropPeer ? `HTTP ${answer.statusCode} (the peer refused this Hub)` : `HTTP ${answer.statusCode}`;
-      recordFailover(deps, req, { ...candidate, engine: backend }, attempts, { status: answer.statusCode, reason });
-      continue;
+      if (candidate.backendId !== null && status >= 500) strikeUnservable(this.#deps, this.#req, candidate.backendId, `HTTP ${status}`);
+      if (decision.dropPeer && candidate.peerId !== null) this.#deps.onPeerRefused(candidate.peerId);
+      return { kind: 'status', status, peerRefused: decision.dropPeer };
     }
-
-    const served: Candidate = { ...candidate, engine: backend };
-    const faultKey = engineModelKey(candidate.node, candidate.peerId === null ? backend : null, req.model);
-    const judged = req.route.completion && answer.statusCode === 200;
-    const headersMs = elapsed();
     const contentType = String(answer.headers['content-type'] ?? '');
-    const relayAsStream = req.stream || STREAM_CONTENT_TYPES.test(contentType) || !req.route.completion;
-    const out = relayHeaders(answer.headers, { servedBy: candidate.node, backend, model: req.model, requestId });
-    if (!relayAsStream) {
-      // A non-streamed completion arrives with its headers anyway: read it whole before
-      // committing, so an engine that drops the connection part-way, or answers with output
-      // nobody can use, can still be failed over.
-      let whole: Buffer;
-      try {
-        whole = Buffer.from(await answer.body.arrayBuffer());
-      } catch (err) {
-        release();
-        if (callerGone) return settleHangUp(deps, req, served, index, attempts, answer.statusCode, elapsed());
-        if (judged) strikeOutput(deps, req, faultKey, 'truncated-upstream');
-        recordFailover(deps, req, served, attempts, { status: answer.statusCode, reason: `the engine's connection dropped mid-body (${describeTransportError(err)})` });
-        continue;
-      }
-      const fault = judged ? judgeBody(req.route.dialect, whole) : null;
-      if (fault !== null) {
-        strikeOutput(deps, req, faultKey, fault);
-        if (index < order.length - 1) {
-          release();
-          recordFailover(deps, req, served, attempts, { status: answer.statusCode, reason: `output fault (${fault})` });
-          continue;
-        }
-      }
-      out['content-length'] = whole.length;
-      res.writeHead(answer.statusCode, out);
-      res.end(whole);
-      release();
-      res.off('close', onClose);
-      if (judged && fault === null) clearFaults(deps, req, served, faultKey);
-      return settleCommitted(deps, req, served, index, attempts, answer.statusCode, headersMs, elapsed(), fault === null ? null : { kind: 'output', fault });
+    const relayAsStream = this.#req.stream || STREAM_CONTENT_TYPES.test(contentType) || !this.#req.route.completion;
+    return relayAsStream ? this.#relay(answer, [], true) : this.#readWhole(answer);
+  }
+
+  // ---- body ---------------------------------------------------------------------------------
+
+  async #onVerdictBody(answer: Dispatcher.ResponseData, backend: EngineKind): Promise<Step> {
+    const at = this.#current!;
+    const { candidate, index } = at.start;
+    const read = await readUpTo(answer.body, VERDICT_BODY_LIMIT_BYTES, VERDICT_BODY_TIMEOUT_MS);
+    if (read.kind === 'over-limit') answer.body.destroy();
+    if (this.#req.caller.gone) return this.#settle('hung-up');
+    const bytes = read.kind === 'whole' ? read.bytes : null;
+    const signature = bytes === null ? null : classifyVerdict(bytes);
+    // A model a local engine keeps failing is withheld there; a verdict on the request says nothing
+    // about the model, except a template that would not render (the node's own copy may be broken).
+    if (candidate.backendId !== null && (signature === null || signature === 'chat-template')) {
+      strikeUnservable(this.#deps, this.#req, candidate.backendId, `HTTP 500${signature ? ` (${signature})` : ''}`);
     }
+    if (signature !== null && bytes !== null) {
+      const decision = this.#verdicts.onVerdict(index, signature, { headers: answer.headers, bytes, backend });
+      if (decision.action === 'answer') {
+        answerVerdict(this.#req, decision.verdict);
+        return this.#settle('verdict', { verdict: { signature, basis: decision.basis, confirms: decision.confirms } });
+      }
+    }
+    return { kind: 'engine-500', signature };
+  }
 
-    res.writeHead(answer.statusCode, out);
-    // Committed: the app gets status and attribution now, not with the first token (which a
-    // long prefill can hold back for minutes), and a stream cut early still reads as a cut.
-    res.flushHeaders();
-    deps.rows.update(requestId, { node: req.rowNode ?? candidate.node, backend, status: answer.statusCode, durationMs: headersMs });
-    // A stream cannot be recalled once sent: it is judged on the way past, and recorded.
-    const judge = judged ? new StreamJudge(req.route.dialect) : null;
-    return relayBody(answer.body, res, judge, (dropped) => {
-      release();
-      res.off('close', onClose);
-      if (callerGone) return settleHangUp(deps, req, served, index, attempts, answer.statusCode, elapsed());
-      const fault: OutputFault | null = judge === null ? null : dropped ? 'truncated-upstream' : judge.finish();
-      if (fault !== null) strikeOutput(deps, req, faultKey, fault);
-      else if (judge !== null) clearFaults(deps, req, served, faultKey);
+  /**
+   * A non-streamed completion arrives with its headers anyway: read it whole (up to
+   * WHOLE_ANSWER_LIMIT_BYTES) before committing, so an engine that drops the connection
+   * part-way, stalls, or answers with output nobody can use can still be failed over.
+   */
+  async #readWhole(answer: Dispatcher.ResponseData): Promise<Step> {
+    const at = this.#current!;
+    const status = answer.statusCode;
+    const judged = this.#judged();
+    const read = await readUpTo(answer.body, WHOLE_ANSWER_LIMIT_BYTES);
+    if (read.kind === 'over-limit') return this.#relay(answer, read.head, false);
+    if (read.kind !== 'whole') {
+      if (this.#req.caller.gone) return this.#settle('hung-up');
+      if (judged) strikeOutput(this.#deps, this.#req, this.#faultKey(), 'truncated-upstream');
+      const error = read.kind === 'failed' ? read.error : null;
+      return (error as { code?: unknown } | null)?.code === 'UND_ERR_BODY_TIMEOUT'
+        ? { kind: 'body-stalled', status, idleMs: this.#req.budgetMs }
+        : { kind: 'body-dropped', status, reason: describeTransportError(error) };
+    }
+    const fault = judged ? judgeBody(this.#req.route.dialect, read.bytes) : null;
+    if (fault !== null) {
+      strikeOutput(this.#deps, this.#req, this.#faultKey(), fault);
+      // From the last candidate the answer goes to the app as the engine gave it, recorded as the node's fault.
+      if (at.start.index < this.#req.order.length - 1) return { kind: 'output-fault', status, fault };
+    }
+    const out = this.#outHeaders(answer);
+    out['content-length'] = read.bytes.length;
+    this.#req.res.writeHead(status, out);
+    this.#req.res.end(read.bytes);
+    if (judged && fault === null) clearFaults(this.#deps, this.#req, at.answered, this.#faultKey());
+    this.#finalFrames = () => [parseJson(read.bytes)];
+    return this.#settle('committed', { bodyFault: fault === null ? null : { kind: 'output', fault } });
+  }
+
+  /**
+   * Commits: the app gets status and attribution now, not with the first token (which a long
+   * prefill can hold back for minutes), and a stream cut early still reads as a cut. Then the
+   * body follows as it comes, after `head` (what was already read of it). A stream cannot be
+   * recalled once sent: it is judged on the way past, and recorded; an answer past the
+   * whole-read bound is not judged at all (`judgeable` false).
+   */
+  async #relay(answer: Dispatcher.ResponseData, head: readonly Buffer[], judgeable: boolean): Promise<Step> {
+    const at = this.#current!;
+    const req = this.#req;
+    req.res.writeHead(answer.statusCode, this.#outHeaders(answer));
+    req.res.flushHeaders();
+    this.#deps.rows.update(req.requestId, { node: req.rowNode ?? at.answered.node, backend: at.answered.engine, status: answer.statusCode, durationMs: at.headersMs });
+    const judge = judgeable && this.#judged() ? new StreamJudge(req.route.dialect) : null;
+    if (judge !== null) this.#finalFrames = () => judge.lastFrames();
+    await relayBody(answer.body, req.res, { judge, head }, (dropped) => {
+      if (req.caller.gone) {
+        this.#settle('hung-up');
+        return;
+      }
+      const fault = judge === null ? null : dropped ? 'truncated-upstream' : judge.finish();
+      if (fault !== null) strikeOutput(this.#deps, req, this.#faultKey(), fault);
+      else if (judge !== null) clearFaults(this.#deps, req, at.answered, this.#faultKey());
       const bodyFault: BodyFault | null = fault !== null ? { kind: 'output', fault } : dropped ? { kind: 'dropped' } : null;
-      settleCommitted(deps, req, served, index, attempts, answer.statusCode, headersMs, elapsed(), bodyFault);
+      this.#settle('committed', { bodyFault });
     });
+    return ENDED;
   }
 
-  res.off('close', onClose);
-  if (callerGone) {
-    const last = order[Math.max(0, attempts.length - 1)] ?? null;
-    if (last) return settleHangUp(deps, req, last, attempts.length, attempts, null, elapsed());
+  // ---- settle -------------------------------------------------------------------------------
+
+  #failOver(failure: AttemptFailure): void {
+    const at = this.#current!;
+    this.#failures.push({ candidate: at.answered, failure });
+    this.#deps.logger.warn(
+      { requestId: this.#req.requestId, node: at.answered.node, backend: at.answered.engine, status: at.status, reason: describeFailure(failure) },
+      'failed over from a candidate',
+    );
+    this.#endAttempt(failure);
   }
-  return answerAllFailed(deps, req, attempts, elapsed());
+
+  /** Ends the attempt in progress: the one place its queue-depth count is released. */
+  #endAttempt(failure: AttemptFailure | null): void {
+    const at = this.#current;
+    if (at === null) return;
+    this.#current = null;
+    at.release();
+    for (const o of this.#deps.observers) o.onAttemptEnd?.(at.start, failure);
+  }
+
+  /** Settles the walk, once: releases the count, stops watching the caller, settles the row, tells the observers. */
+  #settle(end: WalkEnd, extra: { bodyFault?: BodyFault | null; verdict?: WalkOutcome['verdict'] } = {}): typeof ENDED {
+    if (this.#settled) return ENDED;
+    this.#settled = true;
+    const req = this.#req;
+    const at = this.#current;
+    const outcome: WalkOutcome = {
+      end,
+      served: at?.answered ?? null,
+      attempt: at === null ? null : at.start.index + 1,
+      status: at?.status ?? null,
+      headersMs: at?.headersMs ?? null,
+      totalMs: this.#elapsed(),
+      bodyFault: extra.bodyFault ?? null,
+      verdict: extra.verdict ?? null,
+      failures: this.#failures,
+    };
+    this.#endAttempt(null);
+    req.caller.detach();
+    if (end === 'hung-up') {
+      this.#deps.logger.info(
+        { requestId: req.requestId, node: outcome.served?.node ?? null, afterMs: outcome.totalMs, answered: outcome.status !== null },
+        'the caller closed its connection before the answer was complete',
+      );
+    } else if (end === 'verdict') {
+      this.#deps.logger.info({ requestId: req.requestId, node: outcome.served?.node, signature: outcome.verdict?.signature, basis: outcome.verdict?.basis }, "answered with an engine's verdict on the request");
+    }
+    this.#deps.rows.settle(req.requestId, settledRow(req, outcome));
+    if (end === 'exhausted') answerExhausted(req, this.#failures);
+    if (this.#deps.observers.length > 0) {
+      const frames = this.#finalFrames;
+      const settled = {
+        ...outcome,
+        requestId: req.requestId,
+        model: req.model,
+        route: req.route,
+        stream: req.stream,
+        bodyBytes: req.body.length,
+        budgetMs: req.budgetMs,
+        engineTimings: () => (frames === null ? null : readEngineTimings(frames())),
+      };
+      for (const o of this.#deps.observers) o.onSettled?.(settled);
+    }
+    return ENDED;
+  }
+
+  // ---- small facts --------------------------------------------------------------------------
+
+  #elapsed(): number {
+    return Math.round(performance.now() - this.#req.startedAt);
+  }
+
+  /** Completions answered 200 are checked for output nobody can use. */
+  #judged(): boolean {
+    return this.#req.route.completion && this.#current!.status === 200;
+  }
+
+  /** Output faults are kept per node, engine and model; a peer's engine is the peer's to judge. */
+  #faultKey(): string {
+    const { answered } = this.#current!;
+    return engineModelKey(answered.node, answered.peerId === null ? answered.engine : null, this.#req.model);
+  }
+
+  #outHeaders(answer: Dispatcher.ResponseData): OutgoingHttpHeaders {
+    const { answered } = this.#current!;
+    return relayHeaders(answer.headers, { servedBy: answered.node, backend: answered.engine, model: this.#req.model, requestId: this.#req.requestId });
+  }
 }
+
+const ignore = (): void => {};
 
 function engineKindOf(header: string | string[] | undefined): EngineKind | null {
   return typeof header === 'string' && (ENGINE_KINDS as readonly string[]).includes(header) ? (header as EngineKind) : null;
 }
 
-function failureOf(err: unknown, budgetMs: number): AttemptFailure {
-  const code = (err as { code?: unknown }).code;
-  if (code === 'UND_ERR_HEADERS_TIMEOUT') return { kind: 'deadline', budgetMs };
-  return { kind: 'transport', reason: describeTransportError(err) };
+function parseJson(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return null;
+  }
 }
-

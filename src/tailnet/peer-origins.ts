@@ -4,10 +4,18 @@
  * while peers keep their MagicDNS names as identities. The name side goes through the same
  * normalisation as stored peer names so a lookup by stored name finds it.
  */
+import { isIP } from 'node:net';
+import { authority, parseAddressTarget } from './address-target.js';
 import { normalizePeerName } from './peer-name.js';
 
 export interface PeerOrigins {
   map: ReadonlyMap<string, string>;
+  /**
+   * Entries keyed by an IP address (`192.168.77.2` or `192.168.77.2:5002`): probing and pairing
+   * by that address dial the mapped origin instead. The address is still checked as if it were
+   * dialled, so tests of pairing by address run on loopback without loosening the check.
+   */
+  addresses: ReadonlyMap<string, string>;
   problems: string[];
 }
 
@@ -32,6 +40,7 @@ function parseOrigin(raw: string): { ok: true; origin: string } | { ok: false; r
 /** Never throws: a bad entry is reported and skipped, the rest still apply. */
 export function parsePeerOrigins(raw: string | null): PeerOrigins {
   const map = new Map<string, string>();
+  const addresses = new Map<string, string>();
   const problems: string[] = [];
   const entries = (raw ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '');
   for (const entry of entries) {
@@ -40,7 +49,15 @@ export function parsePeerOrigins(raw: string | null): PeerOrigins {
       problems.push(`HUB_POOL_PEER_ORIGINS entry "${entry}" has no '=' (expected name=origin)`);
       continue;
     }
-    const name = normalizePeerName(entry.slice(0, eq));
+    const key = entry.slice(0, eq).trim();
+    const address = parseAddressTarget(key);
+    if (address.ok && isIP(address.target.host) !== 0) {
+      const origin = parseOrigin(entry.slice(eq + 1).trim());
+      if (!origin.ok) problems.push(`HUB_POOL_PEER_ORIGINS entry "${entry}": the origin ${origin.reason}`);
+      else addresses.set(address.target.port === null ? address.target.host : authority(address.target.host, address.target.port), origin.origin);
+      continue;
+    }
+    const name = normalizePeerName(key);
     if (!name.ok) {
       problems.push(`HUB_POOL_PEER_ORIGINS entry "${entry}": ${name.reason}`);
       continue;
@@ -56,12 +73,22 @@ export function parsePeerOrigins(raw: string | null): PeerOrigins {
     }
     map.set(name.name, origin.origin);
   }
-  return { map, problems };
+  return { map, addresses, problems };
+}
+
+/** The development origin mapped for this address and port (or the address alone), or null. */
+export function mappedAddressOrigin(host: string, port: number, addresses: ReadonlyMap<string, string>): string | null {
+  return addresses.get(authority(host, port)) ?? addresses.get(host) ?? null;
+}
+
+/** The development origin mapped for this peer name, or null when it is dialled by name. */
+export function mappedOrigin(name: string, map: ReadonlyMap<string, string>): string | null {
+  const normal = normalizePeerName(name);
+  return map.get(normal.ok ? normal.name : name) ?? null;
 }
 
 /** Where to dial a peer: its mapped origin, else https://<name> (real TLS over the tailnet). */
 export function peerOrigin(name: string, map: ReadonlyMap<string, string>): string {
   const normal = normalizePeerName(name);
-  const key = normal.ok ? normal.name : name;
-  return map.get(key) ?? `https://${key}`;
+  return mappedOrigin(name, map) ?? `https://${normal.ok ? normal.name : name}`;
 }

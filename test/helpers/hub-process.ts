@@ -35,11 +35,20 @@ export function freshDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'cihub-test-'));
 }
 
-export async function startHubProcess(opts: { env?: Record<string, string>; dataDir?: string; port?: number } = {}): Promise<HubProcess> {
+export interface StartHubOptions {
+  env?: Record<string, string>;
+  dataDir?: string;
+  port?: number;
+  /** Run the Hub as this user (the test must be root to ask): file permissions bind it, as they do not bind root. */
+  user?: { uid: number; gid: number };
+}
+
+export async function startHubProcess(opts: StartHubOptions = {}): Promise<HubProcess> {
   const dataDir = opts.dataDir ?? freshDataDir();
   const child = spawn(process.execPath, [CIHUB_BIN, 'serve', '--port', String(opts.port ?? 0), '--host', '127.0.0.1', '--data-dir', dataDir], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dataDir, ...ENGINES_OFF, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(opts.user ? { uid: opts.user.uid, gid: opts.user.gid } : {}),
   });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomBytes, randomUUID, sign as cryptoSign, type KeyObject } from 'node:crypto';
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signRequest } from '../../src/peer-auth/signed-headers.js';
 import type { PeerView } from '../../src/peers/peer-view.js';
@@ -112,6 +112,8 @@ export class FakePeer {
   /** Tokens the Hub issued this peer, from its /pair/confirm. */
   readonly issued: string[] = [];
   readonly legacy: boolean;
+  /** When set, answers GET /capabilities instead of the well-formed document (a hostile peer). */
+  answerCapabilities: ((res: ServerResponse) => void) | null = null;
   #server: Server | null = null;
   #port = 0;
 
@@ -145,6 +147,10 @@ export class FakePeer {
           return reply(200, this.legacy ? {} : { nodeUuid: this.uuid, publicKey: this.publicKey });
         }
         if (rec.method === 'GET' && path === `${POOL}/capabilities`) {
+          if (this.answerCapabilities) {
+            rec.status = 200;
+            return this.answerCapabilities(res);
+          }
           return reply(200, { nodeUuid: this.legacy ? null : this.uuid, hardwareTier: null, backends: [], inFlightRequests: 0, acceptingWork: true });
         }
         if (rec.method === 'POST' && (path === `${POOL}/pair/unpair` || path === `${POOL}/pair/reject`)) return reply(200, { removed: true });

@@ -19,7 +19,9 @@ import { startHub, type HubSystem } from '../../system.js';
 import { freeLoopbackPort } from '../../util/free-port.js';
 import { createLogger } from '../../util/logger.js';
 import { untilSignalled } from '../../util/until-signalled.js';
+import { withLlama } from '../llama-import.js';
 import { table } from '../render/pool-status.js';
+import { writeOut } from '../output.js';
 
 /** The demo's simulated engines run 20x faster than the timings they report. */
 const DEMO_TIME_SCALE = 0.05;
@@ -70,8 +72,10 @@ export async function runDemo(opts: { env: Readonly<Record<string, string | unde
   let notes: readonly string[] = [];
   let failable: SimEngine | null = null;
   if (opts.real) {
-    const llama = await import('../../llama/index.js');
-    const real = await llama.startRealEngines();
+    const { llama, real } = await withLlama(async () => {
+      const llama = await import('../../llama/index.js');
+      return { llama, real: await llama.startRealEngines() };
+    });
     closers.push(() => real.close());
     plan = [
       { name: `hub-a.${SUFFIX}`, env: { OLLAMA_URL: real.tiny.url }, engines: [`llama.cpp ${real.tiny.url}  ${real.tiny.modelName}`] },
@@ -142,7 +146,7 @@ export async function runDemo(opts: { env: Readonly<Record<string, string | unde
   }
 
   const cli = (h: DemoHub) => `./bin/cihub --data-dir ${h.dataDir}`;
-  process.stdout.write(
+  writeOut(
     [
       `Hub Pool demo: ${hubs.length} Hubs on loopback, paired with PINs${ready ? '' : ' (some peers had not reported their models yet)'}`,
       ...hubs.flatMap((h) => [`  ${h.name}  ${h.hub.url}`, ...h.engines.map((e) => `    ${e}`)]),

@@ -5,6 +5,7 @@ import type { PoolStatus } from '../../status/pool-status.js';
 import { doctorChecks, servePublishesPort, type DoctorCheck, type ServeInfo } from '../doctor-checks.js';
 import { callHub, CliError, findHub } from '../hub-client.js';
 import { table } from '../render/pool-status.js';
+import { writeOut } from '../output.js';
 import type { CommonOptions } from './pool.js';
 
 const MARK: Readonly<Record<DoctorCheck['verdict'], string>> = { ok: '✓', warn: '!', fail: '✗', unknown: '?' };
@@ -28,7 +29,7 @@ export async function poolDoctor(opts: CommonOptions): Promise<string> {
     ? `${JSON.stringify({ checks }, null, 2)}\n`
     : `${table(checks.map((c) => [`${MARK[c.verdict]} ${c.code}`, c.found, c.fix === null ? '' : `→ ${c.fix}`])).join('\n')}\n`;
   if (failed.length > 0) {
-    process.stdout.write(text);
+    writeOut(text);
     throw new CliError(`${failed.length} check${failed.length === 1 ? '' : 's'} need${failed.length === 1 ? 's' : ''} action: ${failed.map((c) => c.code).join(', ')}.`);
   }
   return text;

@@ -11,6 +11,7 @@ import { callHub, CliError, findHub, type HubTarget } from '../hub-client.js';
 import { confirm } from '../confirm.js';
 import { clockTime, renderPeersTable, shortId } from '../render/peers.js';
 import type { CommonOptions } from './pool.js';
+import { isAddressTarget, pairByAddress } from './address.js';
 
 export type ChangeOptions = CommonOptions & { readonly yes: boolean; readonly assumeYes: boolean };
 
@@ -100,6 +101,7 @@ export async function pair(opts: ChangeOptions & { name: string; pin?: string | 
     throw new CliError(`--pin must be exactly the six digits \`cihub pool pairing-pin\` printed on the other Hub (got ${JSON.stringify(pin.slice(0, 20))}), so nothing was sent.`);
   }
   const hub = findHub(opts.dataDir);
+  if (isAddressTarget(opts.name)) return pairByAddress({ ...opts, address: opts.name, pin }, () => selfName(hub));
   await confirm(
     pin === undefined
       ? `Send a pairing request to ${opts.name} without a PIN? It carries only this Hub's name, and ${opts.name} still has to approve it.`

@@ -9,6 +9,7 @@ import { ensureDataDir, loadOrCreateOperatorKey, writeHubInfo } from '../../conf
 import { SettingsFile } from '../../config/settings-file.js';
 import { toHubError } from '../../http/error-mapping.js';
 import { registerPinRoutes } from '../../http/pin-routes.js';
+import { HUB_BOOT_PATH, registerHubBootRoutes } from '../../http/hub-boot-routes.js';
 import { pinStatuses } from '../../status/pool-status.js';
 import { CliError } from '../hub-client.js';
 import { normalizePinTarget, pinCommand, pinDoneLines, pinQuestion, unpinCommand } from './pin.js';
@@ -63,15 +64,17 @@ describe('pinCommand and unpinCommand against the routes', () => {
       void reply.code(e.status).send(e.toBody());
     });
     app.addHook('preHandler', async (request, reply) => {
+      if (request.url === HUB_BOOT_PATH) return;
       if (request.headers.authorization !== `Bearer ${key}`) await reply.code(401).send({ error: { code: 'HUB_ERR_UNAUTHORIZED', message: 'no' } });
     });
     registerPinRoutes(app, { settings, logger: pino({ level: 'silent' }) });
+    registerHubBootRoutes(app, { bootId: 'pin-test-boot' });
     // Status as the Hub would report it: a healthy local engine, no usable peer.
     app.get('/api/inference/pool/status', async () => ({ pins: pinStatuses(settings.get().poolPins, true, []) }));
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : 0;
-    writeHubInfo(dir, { url: `http://127.0.0.1:${port}`, port, pid: process.pid, startedAt: new Date().toISOString() });
+    writeHubInfo(dir, { url: `http://127.0.0.1:${port}`, port, pid: process.pid, startedAt: new Date().toISOString(), bootId: 'pin-test-boot' });
   });
   after(async () => {
     await app.close();

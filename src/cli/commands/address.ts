@@ -1,0 +1,63 @@
+/**
+ * `cihub pool probe ADDRESS[:PORT]` and `cihub pool pair ADDRESS --pin D`: finding and pairing
+ * with a Hub on the LAN that no directory names (spec: "Finding a peer by address"). The Hub
+ * does the dialling and the address checks; this turns its records into sentences.
+ */
+import { isIP } from 'node:net';
+import type { PeerView } from '../../peers/peer-view.js';
+import type { ProbeResult } from '../../pairing/pair-by-address.js';
+import { parseAddressTarget } from '../../tailnet/address-target.js';
+import { normalizePeerName } from '../../tailnet/peer-name.js';
+import { callHub, CliError, findHub } from '../hub-client.js';
+import { confirm } from '../confirm.js';
+import type { CommonOptions } from './pool.js';
+
+const POOL = '/api/inference/pool';
+
+/**
+ * Whether the operator gave an address rather than a MagicDNS name: an IP literal, or anything
+ * with a port. A bare multi-label host name is taken as a tailnet name, the common case.
+ */
+export function isAddressTarget(target: string): boolean {
+  if (normalizePeerName(target).ok) return false;
+  const parsed = parseAddressTarget(target);
+  return parsed.ok && (isIP(parsed.target.host) !== 0 || parsed.target.port !== null || !parsed.target.host.includes('.'));
+}
+
+export async function probe(opts: CommonOptions & { address: string }): Promise<string> {
+  const hub = findHub(opts.dataDir);
+  const found = await callHub<ProbeResult>(hub, 'POST', `${POOL}/peers/probe`, { address: opts.address });
+  if (opts.json) return `${JSON.stringify(found, null, 2)}\n`;
+  const where = `${found.address}:${found.port}`;
+  if (!found.pairable) {
+    return `A Hub answers at ${where}, on pool protocol ${found.poolProtocol}: too old to pair by address (it would ignore the PIN and never say its name). Pair with it by its MagicDNS name instead: cihub pool pair <its name>.\n`;
+  }
+  return [
+    `A Hub answers at ${where} (pool protocol ${found.poolProtocol}). Its name stays unknown until it answers a PIN.`,
+    'To pair with it:',
+    '  on that Hub:  cihub pool pairing-pin',
+    `  here:         cihub pool pair ${opts.address} --pin <the six digits>`,
+    '',
+  ].join('\n');
+}
+
+export async function pairByAddress(opts: CommonOptions & { address: string; pin: string | undefined; yes: boolean; assumeYes: boolean }, selfName: () => Promise<string | null>): Promise<string> {
+  if (opts.pin === undefined) {
+    throw new CliError(`Pairing by address needs --pin: only the other Hub's answer to a valid PIN tells this Hub its name, so mint one there with \`cihub pool pairing-pin\`; nothing was sent.`);
+  }
+  const hub = findHub(opts.dataDir);
+  await confirm(`Send a pairing request with PIN ${opts.pin} to the Hub at ${opts.address}? It still has to approve it.`, opts);
+  const answer = await callHub<{ peer: PeerView | null; pinVerified: boolean }>(hub, 'POST', `${POOL}/peers/pair`, { address: opts.address, pin: opts.pin });
+  if (opts.json) return `${JSON.stringify(answer, null, 2)}\n`;
+  const name = answer.peer?.nodeFqdn ?? '<its name>';
+  const me = (await selfName()) ?? "<this Hub's name>";
+  return [
+    `Pairing request sent to the Hub at ${opts.address}: it accepted the PIN and named itself ${name}.`,
+    `This Hub pinned its key${answer.peer?.fingerprint ? ` (fingerprint ${answer.peer.fingerprint})` : ''} and will reach it at https://${name} from now on; the address is not kept.`,
+    '',
+    `It is not paired yet: ${name} has to approve it. On ${name}, run:`,
+    '  cihub pool peers',
+    `  cihub pool approve ${me}`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,50 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { MAX_ENGINE_MODELS, MAX_MODEL_NAME_LENGTH, parseModelList, parseTags, relayableEntries, residentModels } from './engine-answers.js';
+
+/** Every kind of entry a hostile or broken engine has been seen to send, or could. */
+const JUNK = [null, 0, 7, 'text', true, [], {}, { name: null }, { name: 42 }, { id: null }, { name: '' }, { name: 'x'.repeat(MAX_MODEL_NAME_LENGTH + 1) }];
+
+describe('engine answers are read entry by entry', () => {
+  it('drops unreadable /api/tags entries and keeps the rest', () => {
+    assert.deepEqual(parseTags({ models: [...JUNK, { name: 'a:1b', capabilities: [null, 'tools', 3], details: null, size: -1 }] }), [
+      { name: 'a:1b', parameterSize: null, capabilities: ['tools'], sizeBytes: null },
+    ]);
+  });
+
+  it('reads a size only when it is a finite positive number', () => {
+    for (const size of [Infinity, NaN, '5', -5, 0]) assert.equal(parseTags({ models: [{ name: 'm', size }] })![0]!.sizeBytes, null);
+  });
+
+  it('drops unreadable /v1/models entries and keeps the rest', () => {
+    assert.deepEqual(parseModelList({ data: [...JUNK, { id: 'b', owned_by: null }, { id: 'c', owned_by: 'vllm' }] }), {
+      models: [
+        { name: 'b', parameterSize: null, capabilities: null, sizeBytes: null },
+        { name: 'c', parameterSize: null, capabilities: null, sizeBytes: null },
+      ],
+      owners: ['vllm'],
+    });
+  });
+
+  it('drops unreadable /api/ps entries and keeps the rest', () => {
+    assert.deepEqual(residentModels({ models: [...JUNK, { model: 'd:1b' }] }), ['d:1b']);
+  });
+
+  it('reads a body that is not the shape at all as no answer, never a throw', () => {
+    for (const body of [null, undefined, 1, 'x', [], { models: null }, { models: {} }, { data: 'x' }]) {
+      assert.equal(parseTags(body), null);
+      assert.equal(parseModelList(body), null);
+      assert.equal(residentModels(body), null);
+      assert.deepEqual(relayableEntries(body, 'models', 'name'), []);
+    }
+  });
+
+  it('relays only entries with a readable name, as the engine sent them', () => {
+    assert.deepEqual(relayableEntries({ models: [...JUNK, { name: 'e', extra: { kept: true } }] }, 'models', 'name'), [{ name: 'e', extra: { kept: true } }]);
+  });
+
+  it('reads at most MAX_ENGINE_MODELS models from one listing', () => {
+    const models = Array.from({ length: MAX_ENGINE_MODELS + 5 }, (_, i) => ({ name: `m${i}` }));
+    assert.equal(parseTags({ models })!.length, MAX_ENGINE_MODELS);
+  });
+});

@@ -1,0 +1,189 @@
+/**
+ * Probing and pairing by address (spec: "Finding a peer by address"), for two Hubs on one LAN
+ * with no directory. The probe asks /identify at the address and learns only that a Hub is
+ * there and its pool protocol. The pairing sends a PIN-carrying request there; only the answer
+ * to a valid PIN names the Hub, and the row is keyed on that name. The address is not stored:
+ * from then on the peer is dialled at https://<name> like any other.
+ *
+ * Every dial goes through the address check (tailnet/private-address.ts) and is pinned to the
+ * addresses that check returned; the pairing re-runs the check just before it sends, because
+ * that call carries this Hub's token and key out (issue 9, #19).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { request, type Dispatcher } from 'undici';
+import { z } from 'zod';
+import { HubError } from '../errors.js';
+import type { NodeIdentity } from '../identity/node-identity.js';
+import { hashToken } from '../peer-auth/peer-guard.js';
+import type { PeerRow, PeerStore } from '../store/peers.js';
+import { authority, DEFAULT_HUB_PORTS, parseAddressTarget, type AddressTarget } from '../tailnet/address-target.js';
+import { belongsToTailnet, normalizePeerName } from '../tailnet/peer-name.js';
+import { mappedAddressOrigin } from '../tailnet/peer-origins.js';
+import { pinnedAgent } from '../tailnet/pinned-dial.js';
+import { checkPoolTarget, type Resolver } from '../tailnet/private-address.js';
+import { readJsonBounded } from '../tailnet/read-bounded.js';
+import type { TailnetSelf } from '../tailnet/tailnet-self.js';
+import type { Clock } from '../util/clock.js';
+import { readIdentityClaim } from './identity-claim.js';
+import { PAIRING_CALL_TIMEOUT_MS, PAIRING_REQUEST_TTL_MS } from './pairing-service.js';
+
+/** A Hub on the LAN answers /identify within milliseconds; 3 s per port keeps a two-port probe under 10 s. */
+export const ADDRESS_PROBE_TIMEOUT_MS = 3_000;
+/** /identify answers two fields; a pairing answer four. Anything past 16 KiB is not a Hub. */
+const ANSWER_MAX_BYTES = 16 * 1024;
+/** The first pool protocol whose /pair/request answers a valid PIN with the Hub's name. */
+export const ADDRESS_PAIRING_MIN_PROTOCOL = 2;
+
+const IDENTIFY = z.object({ isCiHub: z.literal(true), poolProtocol: z.number().int().min(1).max(10_000).optional() });
+
+export interface ProbeResult {
+  readonly address: string;
+  /** The port that answered as a Hub. */
+  readonly port: number;
+  /** 1 when /identify carried no version (the first protocol). */
+  readonly poolProtocol: number;
+  /** Whether pairing by address can work: the Hub names itself in the answer to a PIN. */
+  readonly pairable: boolean;
+}
+
+export interface AddressPairingDeps {
+  readonly store: PeerStore;
+  readonly identity: NodeIdentity;
+  readonly self: () => Promise<TailnetSelf>;
+  readonly poolEnabled: () => boolean;
+  readonly resolve: Resolver;
+  /** HUB_POOL_PEER_ORIGINS entries keyed by address (development and tests only). */
+  readonly addressOrigins: ReadonlyMap<string, string>;
+  /** For the development map's loopback origins. */
+  readonly dispatcher: Dispatcher;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly onSent?: (peer: PeerRow) => void;
+}
+
+interface Dial {
+  readonly origin: string;
+  readonly dispatcher: Dispatcher;
+  close(): Promise<void>;
+}
+
+export class AddressPairing {
+  readonly #d: AddressPairingDeps;
+  constructor(deps: AddressPairingDeps) {
+    this.#d = deps;
+  }
+
+  /** Is there a Hub at this address, and on which protocol? Refuses any address it may not dial. */
+  async probe(raw: unknown): Promise<ProbeResult> {
+    const target = this.#target(raw);
+    const tried: string[] = [];
+    for (const port of target.port === null ? DEFAULT_HUB_PORTS : [target.port]) {
+      const dial = await this.#dial(target.host, port);
+      try {
+        const res = await request(`${dial.origin}/api/inference/pool/identify`, { method: 'GET', dispatcher: dial.dispatcher, headersTimeout: ADDRESS_PROBE_TIMEOUT_MS, bodyTimeout: ADDRESS_PROBE_TIMEOUT_MS, signal: AbortSignal.timeout(ADDRESS_PROBE_TIMEOUT_MS) });
+        const read = await readJsonBounded(res.body, ANSWER_MAX_BYTES);
+        const identify = res.statusCode === 200 && read.ok ? IDENTIFY.safeParse(read.json) : null;
+        if (identify?.success) {
+          const poolProtocol = identify.data.poolProtocol ?? 1;
+          return { address: target.host, port, poolProtocol, pairable: poolProtocol >= ADDRESS_PAIRING_MIN_PROTOCOL };
+        }
+        tried.push(`${port}: ${res.statusCode !== 200 ? `HTTP ${res.statusCode}` : read.ok ? 'not a Hub' : read.reason}`);
+      } catch (err) {
+        tried.push(`${port}: ${(err as { code?: string }).code ?? 'no answer'}`);
+      } finally {
+        await dial.close();
+      }
+    }
+    throw new HubError('HUB_ERR_NO_HUB_AT_ADDRESS', `no Hub answered at ${target.host} (${tried.join('; ')}); if it publishes another port, give it as ${authority(target.host, 5002).replace(/5002$/, '<port>')}`);
+  }
+
+  /** Sends a PIN-carrying pairing request to the Hub at this address and keys the row on the name it answers with. */
+  async pair(raw: unknown, pin: unknown): Promise<{ peer: PeerRow; pinVerified: true }> {
+    if (typeof pin !== 'string' || !/^\d{6}$/.test(pin)) throw new HubError('HUB_ERR_BAD_REQUEST', 'pairing by address needs the six-digit PIN minted on the other Hub: only its answer to a valid PIN says its name');
+    if (!this.#d.poolEnabled()) throw new HubError('HUB_ERR_POOL_DISABLED', 'Hub Pool is switched off on this Hub; turn it on before pairing');
+    const me = await this.#d.identity.load();
+    if (!me.ok) throw new HubError('HUB_ERR_IDENTITY_UNAVAILABLE', `this Hub's pool identity cannot be used: ${me.error}. Run cihub pool rotate-identity, then pair again`);
+    const self = await this.#d.self();
+    if (self.nodeFqdn === null) throw new HubError('HUB_ERR_NO_TAILNET_NAME', 'this Hub has no tailnet name (connect Tailscale with MagicDNS, or set HUB_NODE_FQDN)');
+    const found = await this.probe(raw);
+    if (!found.pairable) {
+      throw new HubError('HUB_ERR_PEER_PROTOCOL_TOO_OLD', `the Hub at ${found.address} speaks pool protocol ${found.poolProtocol}, which ignores a PIN and never says its name; pair with it by its MagicDNS name instead`);
+    }
+    const token = randomBytes(32).toString('base64url');
+    // The check again, right before the call that carries the token out, pinned to what it returns.
+    const dial = await this.#dial(found.address, found.port);
+    let answer: { status: number; json: unknown };
+    try {
+      const res = await request(`${dial.origin}/api/inference/pool/pair/request`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ fromNodeFqdn: self.nodeFqdn, token, pin, nodeUuid: me.nodeUuid, publicKey: me.publicKey }),
+        dispatcher: dial.dispatcher,
+        headersTimeout: PAIRING_CALL_TIMEOUT_MS,
+        bodyTimeout: PAIRING_CALL_TIMEOUT_MS,
+        signal: AbortSignal.timeout(PAIRING_CALL_TIMEOUT_MS),
+      });
+      const read = await readJsonBounded(res.body, ANSWER_MAX_BYTES);
+      answer = { status: res.statusCode, json: read.ok ? read.json : null };
+    } catch (err) {
+      throw new HubError('HUB_ERR_PEER_UNREACHABLE', `could not reach the Hub at ${found.address}:${found.port} (${(err as { code?: string }).code ?? 'no answer'})`);
+    } finally {
+      await dial.close();
+    }
+    if (answer.status !== 200) {
+      const said = (answer.json as { error?: { message?: unknown } } | null)?.error?.message;
+      if (answer.status === 401) {
+        this.#d.logger.warn({ status: answer.status }, 'Peer refused the pairing PIN');
+        throw new HubError('HUB_ERR_PEER_REFUSED_PIN', `the Hub at ${found.address} refused the pairing PIN (wrong, expired, already used or replaced); mint a fresh one there with cihub pool pairing-pin`);
+      }
+      this.#d.logger.warn({ status: answer.status }, `Peer declined pairing request (${answer.status})`);
+      throw new HubError('HUB_ERR_PEER_REFUSED', `the Hub at ${found.address} declined the pairing request (HTTP ${answer.status}): ${typeof said === 'string' ? said.slice(0, 200) : 'no reason given'}`);
+    }
+    const claim = readIdentityClaim(answer.json);
+    const named = (answer.json as { nodeFqdn?: unknown } | null)?.nodeFqdn;
+    const name = typeof named === 'string' ? normalizePeerName(named) : null;
+    if (claim === null || name === null || !name.ok) {
+      throw new HubError('HUB_ERR_PEER_PROTOCOL_TOO_OLD', `the Hub at ${found.address} took the request without saying its name and key, so it cannot be paired with by address; pair with it by its MagicDNS name instead`);
+    }
+    if (name.name === self.nodeFqdn || claim.nodeUuid === me.nodeUuid) throw new HubError('HUB_ERR_PAIR_SELF', `${found.address} is this Hub itself`);
+    if (!belongsToTailnet(name.name, self.tailnetSuffix)) {
+      throw new HubError('HUB_ERR_PAIR_OUTSIDE_TAILNET', `the Hub at ${found.address} is ${name.name}, which is not on this Hub's tailnet (${self.tailnetSuffix}); peers reach each other over the tailnet, so join it there first`);
+    }
+    const existing = this.#d.store.byFqdn(name.name) ?? this.#d.store.byUuid(claim.nodeUuid);
+    if (existing) throw new HubError('HUB_ERR_CONFLICT', `this Hub already has a ${existing.status} row for ${existing.nodeFqdn}; unpair it first (cihub pool unpair ${existing.nodeFqdn})`);
+    const now = this.#d.clock.nowMs();
+    // Learned from a response to our PIN: the peer verified the PIN and holds our key, so this side signs at once.
+    const row = this.#d.store.insert({
+      nodeFqdn: name.name,
+      direction: 'outbound',
+      status: 'pending',
+      peerNodeUuid: claim.nodeUuid,
+      peerPublicKey: claim.publicKey,
+      pinVerified: true,
+      issuedTokenHash: hashToken(token),
+      presentTokenSealed: null,
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + PAIRING_REQUEST_TTL_MS).toISOString(),
+    });
+    this.#d.logger.info({ peer: name.name }, 'pairing request sent by address; the peer named itself in its answer');
+    this.#d.onSent?.(row);
+    return { peer: row, pinVerified: true };
+  }
+
+  #target(raw: unknown): AddressTarget {
+    const parsed = typeof raw === 'string' ? parseAddressTarget(raw) : { ok: false as const, reason: 'address is missing' };
+    if (!parsed.ok) throw new HubError('HUB_ERR_ADDRESS_REFUSED', parsed.reason);
+    return parsed.target;
+  }
+
+  /** Checks the address (resolving a name) and returns a dial pinned to what passed. */
+  async #dial(host: string, port: number): Promise<Dial> {
+    const check = await checkPoolTarget(host, this.#d.resolve);
+    if (!check.ok) throw new HubError('HUB_ERR_ADDRESS_REFUSED', `not dialled: ${check.reason}`);
+    const mapped = mappedAddressOrigin(host, port, this.#d.addressOrigins);
+    if (mapped !== null) return { origin: mapped, dispatcher: this.#d.dispatcher, close: async () => undefined };
+    const agent = pinnedAgent(check.addresses);
+    return { origin: `http://${authority(host, port)}`, dispatcher: agent, close: () => agent.close() };
+  }
+}

@@ -1,0 +1,51 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { HubError } from '../errors.js';
+import { openDatabase, STORE_BUSY_TIMEOUT_MS } from './database.js';
+import { PeerNonces } from './peer-nonces.js';
+
+const dbPath = () => join(mkdtempSync(join(tmpdir(), 'cihub-store-')), 'hub.db');
+
+describe('the store answers transient SQLite refusals as HUB_ERR_STORE_UNAVAILABLE', () => {
+  it('a write while another connection holds the lock: fails fast, as a 503, and works once the lock is gone', () => {
+    const path = dbPath();
+    const db = openDatabase(path);
+    const nonces = new PeerNonces(db);
+    const other = new Database(path);
+    other.exec('BEGIN EXCLUSIVE');
+    assert.throws(
+      () => nonces.remember('k1', 1_000),
+      (err: unknown) => err instanceof HubError && err.code === 'HUB_ERR_STORE_UNAVAILABLE' && err.status === 503 && /SQLITE_BUSY/.test(err.message),
+    );
+    // The wait is synchronous (the whole event loop stands still): bounded small, not the former 5 s.
+    assert.equal(db.pragma('busy_timeout', { simple: true }), STORE_BUSY_TIMEOUT_MS);
+    assert.ok(STORE_BUSY_TIMEOUT_MS <= 250);
+    other.exec('COMMIT');
+    assert.equal(nonces.remember('k1', 1_000), true);
+    other.close();
+    db.close();
+  });
+
+  it('a full database (SQLITE_FULL)', () => {
+    const db = openDatabase(dbPath());
+    db.pragma('max_page_count = ' + String((db.pragma('page_count', { simple: true }) as number) + 1));
+    const nonces = new PeerNonces(db);
+    assert.throws(
+      () => {
+        for (let i = 0; i < 10_000; i += 1) nonces.remember(`nonce-${i}-${'x'.repeat(200)}`, 1_000);
+      },
+      (err: unknown) => err instanceof HubError && err.code === 'HUB_ERR_STORE_UNAVAILABLE' && /SQLITE_FULL/.test(err.message),
+    );
+    db.close();
+  });
+
+  it('leaves a bug (a constraint, a bad statement) as it is', () => {
+    const db = openDatabase(dbPath());
+    assert.throws(() => db.prepare('SELECT nope FROM nowhere').get(), (err: unknown) => !(err instanceof HubError));
+    db.close();
+  });
+});

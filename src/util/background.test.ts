@@ -1,0 +1,93 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { setImmediate as tick } from 'node:timers/promises';
+import { Background, REPEAT_LOG_INTERVAL_MS } from './background.js';
+import { ManualClock } from './clock.js';
+import { createLogger } from './logger.js';
+
+interface Line {
+  level: number;
+  msg: string;
+  task?: string;
+  repeatsNotLogged?: number;
+}
+
+function rig() {
+  const lines: Line[] = [];
+  const logger = createLogger('debug', { write: (l: string) => void lines.push(JSON.parse(l) as Line) });
+  const clock = new ManualClock();
+  return { lines, clock, bg: new Background({ logger, clock }) };
+}
+
+const busy = () => Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+
+describe('Background', () => {
+  it('catches a task that throws or rejects, so the process carries on', async () => {
+    const { bg, lines } = rig();
+    await bg.settle('sync', () => {
+      throw busy();
+    });
+    await bg.settle('async', async () => Promise.reject(busy()));
+    assert.deepEqual(lines.map((l) => [l.level, l.task]), [[40, 'sync'], [40, 'async']]);
+  });
+
+  it('logs a repeated failure once per interval, then the count of the ones it held back', async () => {
+    const { bg, lines, clock } = rig();
+    for (let i = 0; i < 100; i += 1) await bg.settle('poll', () => Promise.reject(busy()));
+    assert.equal(lines.length, 1, 'a hundred failures of a 1 s tick are one line');
+    clock.advance(REPEAT_LOG_INTERVAL_MS);
+    await bg.settle('poll', () => Promise.reject(busy()));
+    assert.equal(lines.length, 2);
+    assert.equal(lines[1]!.repeatsNotLogged, 99);
+  });
+
+  it('logs a different failure of the same task at once', async () => {
+    const { bg, lines } = rig();
+    await bg.settle('poll', () => Promise.reject(busy()));
+    await bg.settle('poll', () => Promise.reject(Object.assign(new Error('disk full'), { code: 'SQLITE_FULL' })));
+    assert.equal(lines.length, 2);
+  });
+
+  it('says once that a failing task succeeds again', async () => {
+    const { bg, lines } = rig();
+    await bg.settle('poll', () => Promise.reject(busy()));
+    await bg.settle('poll', () => undefined);
+    await bg.settle('poll', () => undefined);
+    assert.deepEqual(lines.map((l) => l.level), [40, 30]);
+    assert.match(lines[1]!.msg, /succeeded again/);
+  });
+
+  it('never overlaps two runs of a periodic task', async () => {
+    const { bg } = rig();
+    let running = 0;
+    let most = 0;
+    let runs = 0;
+    let release: () => void = () => {};
+    const handle = bg.every('slow', 1, async () => {
+      runs += 1;
+      running += 1;
+      most = Math.max(most, running);
+      await new Promise<void>((r) => (release = r));
+      running -= 1;
+    });
+    while (runs === 0) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(runs, 1, 'ticks while the first run is pending are skipped');
+    release();
+    while (runs < 2) await new Promise((r) => setTimeout(r, 5));
+    handle.stop();
+    release();
+    await tick();
+    assert.equal(most, 1);
+  });
+
+  it('runs nothing after close', async () => {
+    const { bg } = rig();
+    let ran = false;
+    bg.close();
+    bg.run('late', () => (ran = true));
+    bg.after('later', 1, () => (ran = true));
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(ran, false);
+  });
+});

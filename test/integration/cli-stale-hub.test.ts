@@ -1,0 +1,102 @@
+/**
+ * Issue 9, #9: after a crash hub.json still names a URL, and whatever listens there now must
+ * never receive the operator key. The CLI checks that the recorded process is alive and that
+ * the listener answers the boot id hub.json recorded, before it sends any credential.
+ */
+import { after, afterEach, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freshDataDir, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+
+interface Seen {
+  url: string;
+  headers: IncomingHttpHeaders;
+}
+
+/** A server that squats on a port and answers every request like a Hub would, boot route included. */
+async function squatter(bootId: string): Promise<{ server: Server; port: number; seen: Seen[] }> {
+  const seen: Seen[] = [];
+  const server = createServer((req, res) => {
+    seen.push({ url: req.url ?? '', headers: req.headers });
+    res.setHeader('content-type', 'application/json');
+    res.end(req.url === '/api/hub/boot' ? JSON.stringify({ bootId }) : JSON.stringify({ peers: [] }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as { port: number }).port, seen };
+}
+
+/** A pid that existed a moment ago and no longer does. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '']);
+  await new Promise((resolve) => child.once('exit', resolve));
+  return child.pid!;
+}
+
+function writeStaleHubJson(dataDir: string, port: number, pid: number, bootId: string): void {
+  writeFileSync(join(dataDir, 'hub.json'), JSON.stringify({ url: `http://127.0.0.1:${port}`, port, pid, startedAt: new Date().toISOString(), bootId }));
+  writeFileSync(join(dataDir, 'operator.key'), 'cihub_op_secret-that-must-not-leak\n', { mode: 0o600 });
+}
+
+describe('the CLI and a hub.json left behind by a crash', () => {
+  let fake: Awaited<ReturnType<typeof squatter>>;
+  afterEach(async () => {
+    await new Promise((resolve) => fake.server.close(resolve));
+  });
+
+  it('never sends the key when the recorded process is gone, even if the listener claims the boot id', async () => {
+    const dataDir = freshDataDir();
+    fake = await squatter('boot-1');
+    writeStaleHubJson(dataDir, fake.port, await deadPid(), 'boot-1');
+    const run = await runCli(['pool', 'peers'], { dataDir });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /^The Hub is not running: .*hub\.json is left over from a Hub that has stopped, so the operator key was not sent/);
+    assert.equal(run.stderr.trim().split('\n').length, 1);
+    assert.equal(fake.seen.length, 0, 'nothing at all is sent to a dead process\'s URL');
+  });
+
+  it('never sends the key when the process lives but another server answers at the URL', async () => {
+    const dataDir = freshDataDir();
+    fake = await squatter('someone-else');
+    // This test process is certainly alive: only the boot id tells the listener apart.
+    writeStaleHubJson(dataDir, fake.port, process.pid, 'boot-recorded');
+    const run = await runCli(['pool', 'status'], { dataDir });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /^The Hub is not running: /);
+    assert.deepEqual(fake.seen.map((s) => s.url), ['/api/hub/boot']);
+    assert.ok(fake.seen.every((s) => s.headers.authorization === undefined), 'the boot check carries no credential');
+  });
+
+  it('never sends the key to a hub.json without a boot id', async () => {
+    const dataDir = freshDataDir();
+    fake = await squatter('x');
+    writeStaleHubJson(dataDir, fake.port, process.pid, 'x');
+    const info = JSON.parse(readFileSync(join(dataDir, 'hub.json'), 'utf8')) as Record<string, unknown>;
+    delete info.bootId;
+    writeFileSync(join(dataDir, 'hub.json'), JSON.stringify(info));
+    const run = await runCli(['pool', 'peers'], { dataDir });
+    assert.equal(run.code, 1);
+    assert.equal(fake.seen.length, 0);
+  });
+});
+
+describe('the CLI and a Hub that is running', () => {
+  let hub: HubProcess;
+  before(async () => {
+    hub = await startHubProcess();
+  });
+  after(async () => {
+    await hub.stop();
+  });
+
+  it('finds the boot id hub.json recorded and talks to the Hub', async () => {
+    const info = JSON.parse(readFileSync(join(hub.dataDir, 'hub.json'), 'utf8')) as { bootId: string };
+    const boot = await fetch(`${hub.url}/api/hub/boot`);
+    assert.deepEqual(await boot.json(), { bootId: info.bootId });
+    const run = await runCli(['pool', 'peers', '--json'], { dataDir: hub.dataDir });
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(JSON.parse(run.stdout), { peers: [] });
+  });
+});

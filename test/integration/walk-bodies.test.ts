@@ -1,0 +1,157 @@
+/**
+ * What the walk does with an answer's body (issue 9 #3, #13 and #20; issue 13 item 2), and
+ * the header deadline growing with the prompt (spec, Failover), through a real Hub. The first
+ * candidate is an Ollama simulator behind a front that can answer a completion itself; the
+ * second is a vLLM simulator holding the same models.
+ */
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { request } from 'undici';
+import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
+import type { RoutingLogEntry, RoutingLogPage } from '../../src/routing-log/entry.js';
+import type { PoolStatus } from '../../src/status/pool-status.js';
+import { WHOLE_ANSWER_LIMIT_BYTES } from '../../src/proxy/walk.js';
+import { startEngineFront, type EngineFront } from '../helpers/engine-front.js';
+import { eventually, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+
+/** The header deadline for a small prompt; the stalled-body deadline is the same figure. */
+const FIRST_BYTE_TIMEOUT_MS = 1_500;
+/** The spec's floor: a prompt of 4 bytes a token at 50 tok/s gets 5 ms of budget per byte. */
+const MIN_PREFILL_TOKENS_PER_SEC = 50;
+const TIME_SCALE = 0.01;
+// Two output faults of one engine within five minutes withhold it, so each test asks for its own model.
+const MODELS = Array.from({ length: 8 }, (_, i) => `walkbody:8b-t${i}`);
+let testIndex = 0;
+let model = MODELS[0]!;
+beforeEach(() => {
+  model = MODELS[testIndex++ % MODELS.length]!;
+});
+
+async function row(hub: HubProcess, id: string): Promise<RoutingLogEntry> {
+  return eventually(async () => {
+    const { json } = await hub.api<RoutingLogPage>('GET', '/api/inference/pool/routing-log');
+    return json.entries.find((e) => e.id === id && e.outcome !== 'pending');
+  }, `row ${id} to settle`);
+}
+
+function chatBody(extra: Record<string, unknown> = {}, content = 'hi'): string {
+  return JSON.stringify({ model, messages: [{ role: 'user', content }], ...extra });
+}
+
+async function ask(hub: HubProcess, path: '/v1/chat/completions' | '/api/chat', body: string) {
+  const res = await request(`${hub.pool}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const text = await res.body.text();
+  return { status: res.statusCode, id: String(res.headers['x-hub-pool-request-id']), backend: res.headers['x-hub-pool-backend'], text };
+}
+
+describe("the walk and an answer's body", () => {
+  let ollama: SimEngine;
+  let front: EngineFront;
+  let vllm: SimEngine;
+  let hub: HubProcess;
+
+  before(async () => {
+    ollama = await startSimEngine({ dialect: 'ollama', models: MODELS, timeScale: TIME_SCALE });
+    vllm = await startSimEngine({ dialect: 'vllm', models: MODELS, timeScale: TIME_SCALE });
+    front = await startEngineFront(ollama.url);
+    // Ollama is configured before vLLM, so with both idle the walk tries Ollama (the front) first.
+    hub = await startHubProcess({
+      env: { OLLAMA_URL: front.url, VLLM_URL: vllm.url, HUB_POOL_FIRST_BYTE_TIMEOUT_MS: String(FIRST_BYTE_TIMEOUT_MS), HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC: String(MIN_PREFILL_TOKENS_PER_SEC) },
+    });
+  });
+  afterEach(async () => {
+    await Promise.all([ollama.clearFaults(), vllm.clearFaults()]);
+  });
+  after(async () => {
+    await hub.stop();
+    await front.close();
+    await Promise.all([ollama.close(), vllm.close()]);
+  });
+
+  it('relays a non-streamed answer past the whole-read bound as it comes, instead of holding it', async () => {
+    const content = 'a'.repeat(WHOLE_ANSWER_LIMIT_BYTES + 256 * 1024);
+    const whole = Buffer.from(JSON.stringify({ id: 'c1', object: 'chat.completion', model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }));
+    const cut = WHOLE_ANSWER_LIMIT_BYTES + 128 * 1024;
+    let finish!: () => void;
+    const rest = new Promise<void>((resolve) => (finish = resolve));
+    front.takeNextCompletion((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(whole.subarray(0, cut));
+      // The rest waits for the app to have seen the headers: a Hub holding the body whole would never send them.
+      void rest.then(() => res.end(whole.subarray(cut)));
+    });
+    const res = await request(`${hub.pool}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: chatBody({ stream: false }) });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['x-hub-pool-backend'], 'ollama');
+    finish();
+    const got = Buffer.from(await res.body.arrayBuffer());
+    assert.equal(createHash('sha256').update(got).digest('hex'), createHash('sha256').update(whole).digest('hex'), 'the bytes pass through untouched');
+    const r = await row(hub, String(res.headers['x-hub-pool-request-id']));
+    assert.equal(r.outcome, 'served');
+    assert.deepEqual(r.failedOverFrom, []);
+  });
+
+  it('fails over a non-streamed answer that stalls after its headers, on a deadline the size of its budget', async () => {
+    front.takeNextCompletion((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"id":"c1","object":"chat.completion","choices":[');
+    });
+    const res = await ask(hub, '/v1/chat/completions', chatBody({ stream: false }));
+    assert.equal(res.status, 200);
+    assert.equal(res.backend, 'vllm');
+    assert.ok(JSON.parse(res.text).choices[0].message.content);
+    const r = await row(hub, res.id);
+    assert.equal(r.outcome, 'served');
+    assert.deepEqual(r.attempts, [{ node: 'local', backend: 'ollama', status: 200, reason: `the engine stopped sending its body (nothing for ${FIRST_BYTE_TIMEOUT_MS}ms)` }]);
+  });
+
+  it("fails over an engine's garbage 200 as malformed output, and withholds the engine after two", async () => {
+    await ollama.setFault({ mode: 'error', status: 200, body: '<html><body>Sign in to the network</body></html>', model, count: 2 });
+    for (let i = 0; i < 2; i++) {
+      const res = await ask(hub, '/v1/chat/completions', chatBody({ stream: false }));
+      assert.equal(res.status, 200);
+      assert.equal(res.backend, 'vllm', 'the garbage never reaches the app while another candidate is left');
+      const r = await row(hub, res.id);
+      assert.equal(r.outcome, 'served');
+      assert.deepEqual(r.attempts, [{ node: 'local', backend: 'ollama', status: 200, reason: 'output fault (malformed-output)' }]);
+    }
+    const { json } = await hub.api<PoolStatus>('GET', '/api/inference/pool/status');
+    assert.ok(
+      json.withheld.outputFaults.some((w) => w.key.includes(model) && w.key.includes('ollama')),
+      `ollama withheld for ${model}: ${JSON.stringify(json.withheld.outputFaults)}`,
+    );
+  });
+
+  it("records an engine's garbage 200 from the last candidate as the node's fault, not as served", async () => {
+    // /api/chat is native: only the Ollama engine is a candidate.
+    await ollama.setFault({ mode: 'error', status: 200, body: 'not json', model, count: 1 });
+    const res = await ask(hub, '/api/chat', chatBody({ stream: false }));
+    assert.equal(res.status, 200);
+    assert.equal(res.text, 'not json', 'relayed as the engine gave it');
+    const r = await row(hub, res.id);
+    assert.equal(r.outcome, 'failed');
+    assert.deepEqual(r.requestError, { signature: 'malformed-output', basis: 'node', confirms: null });
+  });
+
+  it('gives a larger prompt a larger header deadline: a slow first byte fails a short prompt over and is waited for on a long one', async () => {
+    // ~4 s of wall time to the first byte: past the short prompt's 1.5 s, well inside the long one's 20 s.
+    const slowMs = 4_000 / TIME_SCALE;
+    const long = 'word '.repeat(800); // ~4,000 bytes: 1,000 estimated tokens at 50 tok/s is 20 s
+
+    await ollama.setFault({ mode: 'slow-first-byte', delayMs: slowMs, model, count: 1 });
+    const short = await ask(hub, '/v1/chat/completions', chatBody({ stream: true }));
+    const shortRow = await row(hub, short.id);
+    assert.equal(shortRow.budgetMs, FIRST_BYTE_TIMEOUT_MS);
+    assert.equal(short.backend, 'vllm');
+    assert.deepEqual(shortRow.attempts.map((a) => a.reason), [`No response headers within ${FIRST_BYTE_TIMEOUT_MS}ms`]);
+
+    await ollama.setFault({ mode: 'slow-first-byte', delayMs: slowMs, model, count: 1 });
+    const longAnswer = await ask(hub, '/v1/chat/completions', chatBody({ stream: true }, long));
+    const longRow = await row(hub, longAnswer.id);
+    assert.ok(longRow.budgetMs > 4_000 * 4, `a long prompt's budget (${longRow.budgetMs} ms) grows with it`);
+    assert.equal(longAnswer.backend, 'ollama', 'the slow first byte was waited for');
+    assert.deepEqual(longRow.attempts, []);
+    assert.ok(longRow.durationMs !== null && longRow.durationMs > FIRST_BYTE_TIMEOUT_MS, 'it arrived after the short budget would have run out');
+  });
+});
