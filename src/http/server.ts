@@ -12,6 +12,7 @@ import { registerPeerRoutes } from './peer-routes.js';
 import { registerPeerOperatorRoutes } from './peer-operator-routes.js';
 import { registerPinRoutes } from './pin-routes.js';
 import { HEALTH_PATHS, registerHealthRoutes } from './health-routes.js';
+import { registerMetricsRoutes } from './metrics-routes.js';
 import type { HubServices } from './services.js';
 
 /** Operator bodies are small JSON documents. */
@@ -48,6 +49,7 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
   });
   registerHealthRoutes(app, () => ({ listening: app.server.listening, storeOpen: s.storeOpen(), draining: closing }));
   registerOperatorRoutes(app, s);
+  registerMetricsRoutes(app, s);
   registerPeerOperatorRoutes(app, s);
   registerPinRoutes(app, s);
   await registerProxyRoutes(app, s);

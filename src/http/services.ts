@@ -11,6 +11,7 @@ import type { PoolDirections } from '../config/kill-switch.js';
 import type { BackendView } from '../engines/types.js';
 import type { PoolPeers } from '../peers/pool-peers.js';
 import type { Clock } from '../util/clock.js';
+import type { HubMetrics } from '../metrics/hub-metrics.js';
 
 export interface HubServices {
   readonly env: HubEnv;
@@ -31,6 +32,8 @@ export interface HubServices {
   /** Models this node lists but cannot serve now, advertised to peers. */
   unservableModels(): string[];
   status(): Promise<PoolStatus>;
+  /** Prometheus metrics, for GET /metrics. */
+  readonly metrics: HubMetrics;
   /** Whether the SQLite store is open, for GET /readyz. */
   storeOpen(): boolean;
 }
