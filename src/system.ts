@@ -23,6 +23,7 @@ import { engineModelKey, WithholdBook } from './proxy/withhold-book.js';
 import type { BackendView } from './engines/types.js';
 import { usablePeers } from './peers/usable-peers.js';
 import { RoutingLog } from './routing-log/ring.js';
+import { HubMetrics } from './metrics/hub-metrics.js';
 import { buildPoolStatus } from './status/pool-status.js';
 import { NodeIdentity } from './identity/node-identity.js';
 import { PeerNonces } from './store/peer-nonces.js';
@@ -81,9 +82,21 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   const nameDispatcher = privateOnlyAgent(systemResolver, ENGINE_KEEP_ALIVE_MS);
   const health = new BackendHealth({ endpoints: env.engines, dispatcher, clock, ttlMs: () => settings.get().poolProbeSnapshotTtlMs, background });
   const inFlight = new InFlight();
+  const engineIds = new Set(env.engines.map((e) => e.id));
+  // Gauges read these at scrape time only, after everything below exists.
+  const metrics = new HubMetrics({
+    inFlight: () => inFlight.entries(),
+    engineIds: () => engineIds,
+    engines: () => health.latest().filter((b) => b.probedMsAgo !== null).map((b) => ({ id: b.backendId, kind: b.kind, healthy: b.healthy })),
+    peers: () => peers.store.list().map((row) => ({ name: row.nodeFqdn, status: row.status, enabled: row.enabled })),
+    withheld: () => [
+      ...outputFaults.withheld().map((w) => ({ book: 'output_fault' as const, key: w.key })),
+      ...unservable.withheld().map((w) => ({ book: 'unservable' as const, key: w.key })),
+    ],
+  });
   // One id for this process: the routing log's cursor reset signal and hub.json's liveness proof.
   const bootId = randomUUID();
-  const routingLog = new RoutingLog({ size: env.routingLogSize, clock, bootId });
+  const routingLog = new RoutingLog({ size: env.routingLogSize, clock, bootId, onSettle: (row) => metrics.onSettle(row) });
   const directions = () => resolvePoolDirections(env, settings.get());
   const peerOrigins = parsePeerOrigins(env.peerOriginsRaw);
   if (peerOrigins.problems.length > 0) logger.warn({ problems: peerOrigins.problems }, 'HUB_POOL_PEER_ORIGINS has entries that were ignored');
@@ -141,6 +154,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     inFlightTotal: () => env.engines.reduce((sum, e) => sum + inFlight.count(e.id), 0),
     unservableModels: () => unservableHere(health.latest(), unservable),
     storeOpen: () => db.open,
+    metrics,
     status: async () => {
       const tailnet = await peers.self();
       const peerViews = peers.store.list().map((row) => peerView(row, peers.poller.health(row.id), tailnet.nodeFqdn));

@@ -3,12 +3,14 @@
  * declares who may call it; the guard reads that declaration and nothing else.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { decideAccess, identifyCaller, type RouteAccess } from '../auth/operator-credential.js';
 import { HubError } from '../errors.js';
 import { API_KEY_SCOPES, MAX_KEY_NAME_LENGTH, type ApiKeyScope } from '../store/api-keys.js';
 import { parseSince } from '../routing-log/ring.js';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../routing-log/cursor.js';
 import { refuseUnread } from './edge.js';
+import { parseBody } from './body-schema.js';
 import type { HubServices } from './services.js';
 
 /** Pool protocol version /identify advertises. */
@@ -58,7 +60,7 @@ export function registerOperatorRoutes(app: FastifyInstance, s: HubServices): vo
 
   app.get('/api/hub/api-keys', operator, async () => ({ keys: s.apiKeys.list() }));
   app.post('/api/hub/api-keys', operator, async (request, reply) => {
-    const { name, scope } = parseKeyRequest(request.body);
+    const { name, scope } = parseBody(API_KEY_REQUEST, request.body);
     const { record, key } = s.apiKeys.create(name, scope);
     s.logger.info({ id: record.id, scope }, 'api key created');
     reply.code(201);
@@ -89,13 +91,18 @@ function parseSinceQuery(raw: unknown): { since?: string } {
   return { since: parsed.iso };
 }
 
-function parseKeyRequest(body: unknown): { name: string; scope: ApiKeyScope } {
-  const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const problems: string[] = [];
-  const name = typeof b.name === 'string' ? b.name.trim() : '';
-  if (name.length === 0 || name.length > MAX_KEY_NAME_LENGTH || /[\u0000-\u001f]/.test(name)) problems.push(`name must be 1 to ${MAX_KEY_NAME_LENGTH} printable characters`);
-  const scope = API_KEY_SCOPES.find((s) => s === b.scope);
-  if (!scope) problems.push(`scope must be one of ${API_KEY_SCOPES.join(', ')}; got ${JSON.stringify(b.scope)}`);
-  if (problems.length > 0 || !scope) throw new HubError('HUB_ERR_BAD_REQUEST', problems.join('; '));
-  return { name, scope };
-}
+const KEY_NAME_RULE = `name must be 1 to ${MAX_KEY_NAME_LENGTH} printable characters`;
+
+/** POST /api/hub/api-keys: a printable label and one of the scopes. */
+export const API_KEY_REQUEST = z.object(
+  {
+    name: z.string({ message: KEY_NAME_RULE }).trim().min(1, KEY_NAME_RULE).max(MAX_KEY_NAME_LENGTH, KEY_NAME_RULE).regex(/^[^\u0000-\u001f]*$/, KEY_NAME_RULE),
+    scope: z.unknown().transform((v, ctx): ApiKeyScope => {
+      const scope = API_KEY_SCOPES.find((known) => known === v);
+      if (scope !== undefined) return scope;
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: `scope must be one of ${API_KEY_SCOPES.join(', ')}; got ${JSON.stringify(v)}` });
+      return z.NEVER;
+    }),
+  },
+  { message: 'the body must be a JSON object: { "name": "<label>", "scope": "inference" | "qa:read" }' },
+);

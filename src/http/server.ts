@@ -16,6 +16,7 @@ import { registerPinRoutes } from './pin-routes.js';
 import { HEALTH_PATHS, registerHealthRoutes } from './health-routes.js';
 import { registerHubBootRoutes } from './hub-boot-routes.js';
 import { registerAddressRoutes } from './address-routes.js';
+import { registerMetricsRoutes } from './metrics-routes.js';
 import type { HubServices } from './services.js';
 
 /** Operator bodies are small JSON documents. */
@@ -64,6 +65,7 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
   });
   registerHealthRoutes(app, () => ({ listening: app.server.listening, storeOpen: s.storeOpen(), draining: closing }));
   registerOperatorRoutes(app, s);
+  registerMetricsRoutes(app, s);
   registerPeerOperatorRoutes(app, s);
   registerPinRoutes(app, s);
   registerHubBootRoutes(app, s);

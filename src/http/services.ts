@@ -12,6 +12,7 @@ import type { BackendView } from '../engines/types.js';
 import type { PoolPeers } from '../peers/pool-peers.js';
 import type { Clock } from '../util/clock.js';
 import type { AddressPairing } from '../pairing/pair-by-address.js';
+import type { HubMetrics } from '../metrics/hub-metrics.js';
 
 export interface HubServices {
   readonly env: HubEnv;
@@ -36,6 +37,8 @@ export interface HubServices {
   /** Models this node lists but cannot serve now, advertised to peers. */
   unservableModels(): string[];
   status(): Promise<PoolStatus>;
+  /** Prometheus metrics, for GET /metrics. */
+  readonly metrics: HubMetrics;
   /** Whether the SQLite store is open, for GET /readyz. */
   storeOpen(): boolean;
 }

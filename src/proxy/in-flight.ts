@@ -23,6 +23,11 @@ export class InFlight {
     return this.#counts.get(key) ?? 0;
   }
 
+  /** Every key with something in flight, and how many. */
+  entries(): ReadonlyMap<string, number> {
+    return new Map(this.#counts);
+  }
+
   total(): number {
     let sum = 0;
     for (const n of this.#counts.values()) sum += n;

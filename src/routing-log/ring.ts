@@ -46,6 +46,8 @@ export interface RoutingLogOptions {
   /** Fixed id for tests; otherwise randomId() is asked once. */
   readonly bootId?: string;
   readonly randomId?: () => string;
+  /** Called once with each row as it settles (metrics count here, so they agree with the log). */
+  readonly onSettle?: (entry: RoutingLogEntry) => void;
 }
 
 /** What the proxy knows when it places a request. */
@@ -77,6 +79,7 @@ export interface PageQuery {
 export class RoutingLog {
   readonly #size: number;
   readonly #clock: Clock;
+  readonly #onSettle: ((entry: RoutingLogEntry) => void) | undefined;
   readonly #bootId: string;
   readonly #randomId: () => string;
   readonly #startedAt: string;
@@ -95,6 +98,7 @@ export class RoutingLog {
     this.#size = options.size;
     this.#clock = options.clock;
     this.#randomId = options.randomId ?? randomUUID;
+    this.#onSettle = options.onSettle;
     this.#bootId = options.bootId ?? this.#randomId();
     this.#startedAt = this.#isoOf(this.#stamp());
   }
@@ -122,7 +126,9 @@ export class RoutingLog {
 
   /** settle records a row's final outcome, with whatever else the walk learned; undefined when the row is gone. */
   settle(id: string, patch: SettlePatch): RoutingLogEntry | undefined {
-    return this.#change(id, patch);
+    const entry = this.#change(id, patch);
+    if (entry !== undefined) this.#onSettle?.(entry);
+    return entry;
   }
 
   /** get returns the row held for id as it stands now. */

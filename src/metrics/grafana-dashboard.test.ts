@@ -1,0 +1,22 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { HubMetrics } from './hub-metrics.js';
+
+const DASHBOARD = resolve(import.meta.dirname, '../../../docs/grafana-dashboard.json');
+
+describe('docs/grafana-dashboard.json', () => {
+  it('queries only metrics the Hub exports', async () => {
+    const metrics = new HubMetrics({ inFlight: () => new Map(), engineIds: () => new Set(), engines: () => [], peers: () => [], withheld: () => [] });
+    const exported = new Set<string>();
+    for (const m of await metrics.registry.getMetricsAsJSON()) {
+      exported.add(m.name);
+      if (String(m.type) === 'histogram') for (const suffix of ['_bucket', '_sum', '_count']) exported.add(m.name + suffix);
+    }
+    const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as { panels: Array<{ title: string; targets: Array<{ expr: string }> }> };
+    const used = dashboard.panels.flatMap((p) => p.targets.flatMap((t) => t.expr.match(/\bcihub_[a-z_]+/g) ?? []));
+    assert.ok(used.length > 10);
+    assert.deepEqual([...new Set(used)].filter((name) => !exported.has(name)), []);
+  });
+});
