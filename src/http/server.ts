@@ -13,6 +13,7 @@ import { registerPeerOperatorRoutes } from './peer-operator-routes.js';
 import { registerPinRoutes } from './pin-routes.js';
 import { registerHubBootRoutes } from './hub-boot-routes.js';
 import { registerAddressRoutes } from './address-routes.js';
+import { registerSettingsCatalogueRoutes } from './settings-catalogue-routes.js';
 import type { HubServices } from './services.js';
 
 /** Operator bodies are small JSON documents. */
@@ -51,6 +52,7 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
   registerPinRoutes(app, s);
   registerHubBootRoutes(app, s);
   registerAddressRoutes(app, s);
+  registerSettingsCatalogueRoutes(app, s);
   await registerProxyRoutes(app, s);
   await registerPeerRoutes(app, s);
   return app;
