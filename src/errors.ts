@@ -36,6 +36,7 @@ export const ERROR_CATALOGUE = {
   HUB_ERR_PEER_UNREACHABLE: { status: 502 },
   HUB_ERR_PEER_REFUSED: { status: 502 },
   HUB_ERR_PEER_REFUSED_PIN: { status: 502 },
+  HUB_ERR_STORE_UNAVAILABLE: { status: 503 },
   HUB_ERR_ADDRESS_REFUSED: { status: 400 },
   HUB_ERR_PEER_PROTOCOL_TOO_OLD: { status: 409 },
   HUB_ERR_NO_HUB_AT_ADDRESS: { status: 502 },

@@ -41,6 +41,7 @@ import { systemResolver } from './tailnet/private-address.js';
 import { TailnetSelfCache, tailscaleStatusRunner } from './tailnet/tailnet-self.js';
 import { ApiKeyStore } from './store/api-keys.js';
 import { DATABASE_FILE_NAME, openDatabase } from './store/database.js';
+import { Background } from './util/background.js';
 import { systemClock, type Clock } from './util/clock.js';
 import { createLogger, type Logger } from './util/logger.js';
 
@@ -68,7 +69,9 @@ export interface StartOptions {
 export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<HubSystem> {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger(env.logLevel);
+  for (const p of env.problems) logger.warn({ variable: p.variable, value: p.value, usedInstead: p.usedInstead }, `${p.variable}=${p.value} ${p.problem}; using ${p.usedInstead}`);
   ensureDataDir(env.dataDir);
+  const background = new Background({ logger, clock });
   const settings = new SettingsFile(env.dataDir, (keys) => logger.warn({ keys }, 'settings.json had values outside their ranges; defaults used for those keys'));
   const db = openDatabase(join(env.dataDir, DATABASE_FILE_NAME));
   const apiKeys = new ApiKeyStore(db, clock);
@@ -76,7 +79,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   const dispatcher = new Agent({ keepAliveTimeout: ENGINE_KEEP_ALIVE_MS, connections: null });
   // Peers dialled by name: every connection checks the address it resolves to (issue 9, #19).
   const nameDispatcher = privateOnlyAgent(systemResolver, ENGINE_KEEP_ALIVE_MS);
-  const health = new BackendHealth({ endpoints: env.engines, dispatcher, clock, ttlMs: () => settings.get().poolProbeSnapshotTtlMs });
+  const health = new BackendHealth({ endpoints: env.engines, dispatcher, clock, ttlMs: () => settings.get().poolProbeSnapshotTtlMs, background });
   const inFlight = new InFlight();
   // One id for this process: the routing log's cursor reset signal and hub.json's liveness proof.
   const bootId = randomUUID();
@@ -84,7 +87,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   const directions = () => resolvePoolDirections(env, settings.get());
   const peerOrigins = parsePeerOrigins(env.peerOriginsRaw);
   if (peerOrigins.problems.length > 0) logger.warn({ problems: peerOrigins.problems }, 'HUB_POOL_PEER_ORIGINS has entries that were ignored');
-  const peers = buildPoolPeers({ env, db, clock, logger, dispatcher, nameDispatcher, origins: peerOrigins, settings, inFlight });
+  const peers = buildPoolPeers({ env, db, clock, logger, dispatcher, nameDispatcher, origins: peerOrigins, settings, inFlight, background });
   const refusals = new EngineRefusalWarnings(clock, logger);
   const pool: PoolAccess = {
     usablePeers: () =>
@@ -137,6 +140,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     // Only this node's engines: what it forwards to peers is counted in their own figures.
     inFlightTotal: () => env.engines.reduce((sum, e) => sum + inFlight.count(e.id), 0),
     unservableModels: () => unservableHere(health.latest(), unservable),
+    storeOpen: () => db.open,
     status: async () => {
       const tailnet = await peers.self();
       const peerViews = peers.store.list().map((row) => peerView(row, peers.poller.health(row.id), tailnet.nodeFqdn));
@@ -171,11 +175,9 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   health.latest();
   peers.poller.start();
   peers.identity.warmIfPresent();
-  const residency = setInterval(
-    () => void releaseResident(health.latest(), unservable, dispatcher, (backendId, model) => onWithholdChange(backendId, model, false, 'resident in /api/ps')),
-    RESIDENCY_CHECK_MS,
+  background.every('residency release', RESIDENCY_CHECK_MS, () =>
+    releaseResident(health.latest(), unservable, dispatcher, (backendId, model) => onWithholdChange(backendId, model, false, 'resident in /api/ps')),
   );
-  residency.unref();
   if (peerOrigins.addresses.size > 0) logger.warn({ map: Object.fromEntries(peerOrigins.addresses) }, 'HUB_POOL_PEER_ORIGINS maps addresses: probing and pairing by these addresses dial these origins (development only)');
   if (peers.origins.size > 0) logger.warn({ map: Object.fromEntries(peers.origins) }, 'HUB_POOL_PEER_ORIGINS is set: peers are dialled at these origins, not at https://<name> (development only)');
   logger.info({ url, dataDir: env.dataDir, engines: env.engines.map((e) => `${e.id}=${e.url}`) }, 'hub listening');
@@ -198,8 +200,8 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
       while (openRequests > 0 && clock.nowMs() < deadline) await sleep(DRAIN_POLL_MS);
       app.server.closeAllConnections();
       await closed;
+      background.close();
       health.close();
-      clearInterval(residency);
       peers.poller.stop();
       peers.identity.close();
       await dispatcher.close();
@@ -213,12 +215,12 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
 }
 
 /** The peer side of the Hub: identity, pairing, the guard's state and the health poller. */
-function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>; clock: Clock; logger: Logger; dispatcher: Agent; nameDispatcher: Agent; origins: PeerOrigins; settings: SettingsFile; inFlight: InFlight }): PoolPeers {
-  const { env, db, clock, logger, dispatcher, nameDispatcher, origins, settings, inFlight } = deps;
+function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>; clock: Clock; logger: Logger; dispatcher: Agent; nameDispatcher: Agent; origins: PeerOrigins; settings: SettingsFile; inFlight: InFlight; background: Background }): PoolPeers {
+  const { env, db, clock, logger, dispatcher, nameDispatcher, origins, settings, inFlight, background } = deps;
   const selfCache = new TailnetSelfCache({ clock, envFqdn: env.nodeFqdn, envSuffix: env.tailnetSuffix, runStatus: tailscaleStatusRunner() });
   const self = () => selfCache.get();
   const store = new PeerStore(db);
-  const identity = new NodeIdentity({ db, dataDir: env.dataDir, envSecret: env.identitySecret, clock, logger });
+  const identity = new NodeIdentity({ db, dataDir: env.dataDir, envSecret: env.identitySecret, clock, logger, background });
   const pin = new PairingPin({ clock });
   const client = new PeerClient({ identity, selfName: async () => (await self()).nodeFqdn, origins: origins.map, dispatcher, nameDispatcher, settings: () => settings.get(), clock });
   const pollSeconds = () => settings.get().poolHealthPollSeconds;
@@ -237,7 +239,7 @@ function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>
     onConnected: (peer) => poller?.pollSoon(peer),
   });
   const nonces = new PeerNonces(db);
-  poller = new HealthPoller({ store, client, pairing, identity, pollSeconds, clock, logger, forwardsTo: (name) => inFlight.count(name), onTick: (nowMs) => nonces.prune(nowMs) });
+  poller = new HealthPoller({ store, client, pairing, identity, pollSeconds, clock, logger, forwardsTo: (name) => inFlight.count(name), onTick: (nowMs) => nonces.prune(nowMs), background });
   return { store, identity, pairing, poller, pin, nonces, client, self, origins: origins.map };
 }
 

@@ -16,6 +16,8 @@ import { Agent } from 'undici';
 import type { EngineEndpoint } from '../../src/config/env.js';
 import { ollamaTags, startFakeEngine } from '../../src/engines/fake-engine.testkit.js';
 import type { BackendHealth as BackendHealthType } from '../../src/engines/health-snapshot.js';
+import { pino } from 'pino';
+import { Background } from '../../src/util/background.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { hasGc, measure, report } from './measure.js';
 
@@ -36,7 +38,7 @@ const engine = await startFakeEngine(() => ollamaTags('qwen3:8b', 'llama3.2:3b')
 const dispatcher = new Agent();
 const endpoints: EngineEndpoint[] = Array.from({ length: engineCount }, (_, i) => ({ id: `ollama-${i + 1}`, kind: 'ollama', url: engine.url }));
 const clock = new ManualClock();
-const health = new BackendHealth({ endpoints, dispatcher, clock, ttlMs: () => 3_600_000 });
+const health = new BackendHealth({ endpoints, dispatcher, clock, ttlMs: () => 3_600_000, background: new Background({ logger: pino({ level: 'silent' }), clock }) });
 const first = await health.read(); // the one cold read: probes every engine
 if (!first.every((v) => v.healthy)) throw new Error(`the fake engine did not answer healthy: ${JSON.stringify(first)}`);
 

@@ -7,6 +7,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { assumeYes, dataDirFromEnv, processEnv } from '../config/env.js';
 import { CliError } from './hub-client.js';
+import { withLlama } from './llama-import.js';
 import { writeErr, writeOut } from './output.js';
 import { runServe } from './commands/serve.js';
 import { poolLog, poolStatus, poolSwitch } from './commands/pool.js';
@@ -218,9 +219,11 @@ dev
   .option('--slots <n>', 'parallel generations (context sequences)', wholeNumber(1, 64), 1)
   .option('--ctx <n>', 'context tokens per slot', wholeNumber(64, 1_048_576), 4096)
   .action(async (o: { port: number; modelSize: string; slots: number; ctx: number }) => {
-    // node-llama-cpp takes ~350 ms to import: loaded only for the commands that run it.
-    const { runDevLlama } = await import('./dev-llama.js');
-    await runDevLlama({ port: o.port, modelSize: o.modelSize, slots: o.slots, ctx: o.ctx });
+    // node-llama-cpp is a development dependency (and ~350 ms to import): loaded only here and by demo --real.
+    await withLlama(async () => {
+      const { runDevLlama } = await import('./dev-llama.js');
+      await runDevLlama({ port: o.port, modelSize: o.modelSize, slots: o.slots, ctx: o.ctx });
+    });
   });
 
 program

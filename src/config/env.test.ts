@@ -251,9 +251,9 @@ describe('port, host and data dir', () => {
     assert.deepEqual([flagged.port, flagged.host, flagged.dataDir], [0, '127.0.0.2', '/tmp/hub-b']);
   });
 
-  it('ignores an API_PORT that is not a port', () => {
-    assert.equal(loadEnv({ API_PORT: '70000' }).port, DEFAULT_API_PORT);
-    assert.equal(loadEnv({ API_PORT: 'http' }).port, DEFAULT_API_PORT);
+  it('refuses an API_PORT that is not a port rather than binding another one', () => {
+    assert.throws(() => loadEnv({ API_PORT: '70000' }), /^EnvError: API_PORT=70000 is above 65535/);
+    assert.throws(() => loadEnv({ API_PORT: '50o2' }), /^EnvError: API_PORT=50o2 is not a whole number/);
   });
 
   it('treats a blank CIHUB_DATA_DIR as unset', () => {

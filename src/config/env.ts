@@ -5,6 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { z } from 'zod';
 import type { EngineKind } from '../engines/engine-kind.js';
 
 /** Default engine addresses: each engine's usual port on this machine. */
@@ -67,6 +68,8 @@ export interface HubEnv {
   readonly identitySecret: string | null;
   /** TAILSCALE_OAUTH_CLIENT_ID and _SECRET are both set (the Admin API leg of discovery). */
   readonly tailscaleAdminApiConfigured: boolean;
+  /** Values the schema refused, each replaced by its default: the Hub logs one warning per entry at start. */
+  readonly problems: readonly EnvProblem[];
   /** Per-request knobs: read the environment at call time, as the spec asks. */
   readonly knobs: Knobs;
 }
@@ -84,6 +87,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 const TRUE_WORDS = new Set(['1', 'true', 'yes', 'on']);
 const OFF_WORDS = new Set(['0', 'false', 'off', 'no']);
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export function isTrue(value: string | undefined): boolean {
   return value !== undefined && TRUE_WORDS.has(value.trim().toLowerCase());
@@ -93,37 +97,166 @@ function isOff(value: string | undefined): boolean {
   return value !== undefined && OFF_WORDS.has(value.trim().toLowerCase());
 }
 
-/** A whole number within [min, max], or null: invalid values are ignored, never guessed at. */
-export function wholeNumberIn(value: string | undefined, min: number, max: number): number | null {
-  if (value === undefined || !/^\s*\d+\s*$/.test(value)) return null;
-  const n = Number(value);
-  return Number.isSafeInteger(n) && n >= min && n <= max ? n : null;
+/** A variable whose value was not usable: logged once at start, with what the Hub used instead. */
+export interface EnvProblem {
+  readonly variable: string;
+  readonly value: string;
+  /** What is wrong with it, as a predicate: "is not a whole number". */
+  readonly problem: string;
+  /** What the Hub does instead, in words: "200", "no env ceiling". */
+  readonly usedInstead: string;
 }
 
-function positiveNumber(value: string | undefined): number | null {
-  if (value === undefined || value.trim() === '') return null;
-  const n = Number(value);
-  return Number.isFinite(n) && n > 0 ? n : null;
+/** A value the Hub refuses to start with (a port it would otherwise have to guess). */
+export class EnvError extends Error {
+  constructor(readonly problem: Omit<EnvProblem, 'usedInstead'>) {
+    super(`${problem.variable}=${problem.value} ${problem.problem}: fix or unset it.`);
+    this.name = 'EnvError';
+  }
+}
+
+const wholeIn = (min: number, max: number) =>
+  z.string().regex(/^\d+$/, 'is not a whole number').transform(Number).pipe(z.number().max(max, `is above ${max}`).min(min, `is below ${min}`));
+const numberAtLeast = (min: number, exclusive: boolean) =>
+  z.string().transform((v, ctx) => {
+    const n = Number(v);
+    if (Number.isFinite(n) && (exclusive ? n > min : n >= min)) return n;
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: Number.isFinite(n) ? `is ${exclusive ? 'not above' : 'below'} ${min}` : 'is not a number' });
+    return z.NEVER;
+  });
+const flag = z
+  .string()
+  .transform((v) => v.toLowerCase())
+  .refine((v) => TRUE_WORDS.has(v) || OFF_WORDS.has(v), 'is not one of true, false, 1, 0, yes, no, on, off')
+  .transform((v) => TRUE_WORDS.has(v));
+const text = z.string();
+
+/**
+ * Every variable the Hub reads, one zod schema. Values are trimmed and a blank one counts as
+ * unset before the schema sees them. A value the schema refuses falls back to its entry in
+ * FALLBACKS and is reported once at start (spec, Required configuration: an out-of-range prompt
+ * ceiling "is ignored rather than guessed at"; the slower-placement knobs read as the default).
+ * Engine URL lists are parsed by enginesFromEnv, which reports its own problems the same way.
+ */
+export const ENV_SCHEMA = z.object({
+  API_PORT: wholeIn(0, 65_535).optional(),
+  HUB_HOST: text.optional(),
+  CIHUB_DATA_DIR: text.optional(),
+  HUB_LOG_LEVEL: z.enum(LOG_LEVELS, { message: `is not one of ${LOG_LEVELS.join(', ')}` }).optional(),
+  HUB_POOL_USER_DISABLED: flag.optional(),
+  HUB_POOL_OUTBOUND_DISABLED: flag.optional(),
+  HUB_POOL_INBOUND_DISABLED: flag.optional(),
+  HUB_POOL_MAX_PROMPT_TOKENS: wholeIn(MIN_PROMPT_CEILING_TOKENS, MAX_PROMPT_CEILING_TOKENS).optional(),
+  HUB_POOL_FIRST_BYTE_TIMEOUT_MS: wholeIn(1, Number.MAX_SAFE_INTEGER).optional(),
+  HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC: numberAtLeast(0, true).optional(),
+  HUB_POOL_ROUTING_LOG_SIZE: wholeIn(MIN_ROUTING_LOG_SIZE, MAX_ROUTING_LOG_SIZE).optional(),
+  HUB_POOL_THROUGHPUT_PLACEMENT: flag.optional(),
+  HUB_POOL_CONTENTION_PLACEMENT: flag.optional(),
+  HUB_POOL_SLOWER_PLACEMENT_RATIO: numberAtLeast(1, false).optional(),
+  HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS: numberAtLeast(0, false).optional(),
+  HUB_TRUST_PROXY: flag.optional(),
+  HUB_INFERENCE_TAILNET_AUTH: z
+    .string()
+    .transform((v) => v.toLowerCase())
+    .refine((v) => v === 'require-key', 'is not require-key, the one value it takes')
+    .optional(),
+  HUB_NODE_FQDN: text.optional(),
+  HUB_TAILNET_SUFFIX: text.optional(),
+  HUB_POOL_PEER_ORIGINS: text.optional(),
+  HUB_POOL_IDENTITY_SECRET: text.optional(),
+  TAILSCALE_OAUTH_CLIENT_ID: text.optional(),
+  TAILSCALE_OAUTH_CLIENT_SECRET: text.optional(),
+});
+type EnvVariable = keyof typeof ENV_SCHEMA.shape;
+type EnvValues = z.infer<typeof ENV_SCHEMA>;
+
+/** What stands in for a refused value, in words for the start-up warning; null: the Hub refuses to start. */
+const FALLBACKS: Readonly<Record<EnvVariable, string | null>> = {
+  // A Hub on another port than the one its operator named is unreachable where apps look for it.
+  API_PORT: null,
+  HUB_HOST: DEFAULT_HOST,
+  CIHUB_DATA_DIR: '~/.cihub',
+  HUB_LOG_LEVEL: 'info',
+  HUB_POOL_USER_DISABLED: 'false',
+  HUB_POOL_OUTBOUND_DISABLED: 'false',
+  HUB_POOL_INBOUND_DISABLED: 'false',
+  HUB_POOL_MAX_PROMPT_TOKENS: 'no env ceiling (the poolMaxPromptTokens setting applies)',
+  HUB_POOL_FIRST_BYTE_TIMEOUT_MS: String(DEFAULT_FIRST_BYTE_TIMEOUT_MS),
+  HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC: String(DEFAULT_MIN_PREFILL_TOKENS_PER_SEC),
+  HUB_POOL_ROUTING_LOG_SIZE: String(DEFAULT_ROUTING_LOG_SIZE),
+  HUB_POOL_THROUGHPUT_PLACEMENT: 'on',
+  HUB_POOL_CONTENTION_PLACEMENT: 'on',
+  HUB_POOL_SLOWER_PLACEMENT_RATIO: String(DEFAULT_SLOWER_PLACEMENT_RATIO),
+  HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS: String(DEFAULT_SLOWER_PLACEMENT_FLOOR_MS),
+  HUB_TRUST_PROXY: 'false',
+  HUB_INFERENCE_TAILNET_AUTH: 'tailnet callers admitted by origin, without a key',
+  HUB_NODE_FQDN: 'tailscale status',
+  HUB_TAILNET_SUFFIX: 'tailscale status',
+  HUB_POOL_PEER_ORIGINS: 'none',
+  HUB_POOL_IDENTITY_SECRET: '<data-dir>/identity.secret',
+  TAILSCALE_OAUTH_CLIENT_ID: 'none',
+  TAILSCALE_OAUTH_CLIENT_SECRET: 'none',
+};
+
+const VARIABLES = Object.keys(ENV_SCHEMA.shape) as EnvVariable[];
+
+function trimmedOrUnset(value: string | undefined): string | undefined {
+  const v = value?.trim();
+  return v === undefined || v === '' ? undefined : v;
+}
+
+/** One variable through its schema, read at call time: the per-request knobs. Invalid reads as unset. */
+function readOne<K extends EnvVariable>(env: Env, key: K): EnvValues[K] | undefined {
+  const result = ENV_SCHEMA.shape[key].safeParse(trimmedOrUnset(env[key]));
+  return result.success ? (result.data as EnvValues[K]) : undefined;
+}
+
+/** Every variable through the schema; a refused value is dropped (its default applies) and reported. */
+export function parseEnvValues(env: Env): { values: EnvValues; problems: EnvProblem[] } {
+  const raw = Object.fromEntries(VARIABLES.map((k) => [k, trimmedOrUnset(env[k])]));
+  const first = ENV_SCHEMA.safeParse(raw);
+  if (first.success) return { values: first.data, problems: [] };
+  const refused = new Map<EnvVariable, string>();
+  for (const issue of first.error.issues) {
+    const key = issue.path[0] as EnvVariable;
+    if (!refused.has(key)) refused.set(key, issue.message);
+  }
+  for (const key of refused.keys()) raw[key] = undefined;
+  const problems = [...refused].map(([variable, problem]) => {
+    const value = env[variable] ?? '';
+    const usedInstead = FALLBACKS[variable];
+    if (usedInstead === null) throw new EnvError({ variable, value, problem });
+    return { variable, value, problem, usedInstead };
+  });
+  return { values: ENV_SCHEMA.parse(raw), problems };
 }
 
 /** Engine endpoints from OLLAMA_URL, VLLM_URL, LEMONADE_URL, OMLX_URL and LLAMACPP_URL. */
-export function enginesFromEnv(env: Env): EngineEndpoint[] {
+export function enginesFromEnv(env: Env, problems: EnvProblem[] = []): EngineEndpoint[] {
   const out: EngineEndpoint[] = [];
-  const add = (kind: EngineKind, raw: string | undefined, fallback: string | undefined) => {
+  const add = (kind: EngineKind, variable: string, fallback: string | undefined) => {
+    const raw = env[variable];
     // An empty value (or "off") switches an engine off; unset takes the default address.
     const value = raw === undefined ? fallback : raw.trim();
     if (value === undefined || value === '' || isOff(value)) return;
-    value.split(',').map((u) => u.trim()).filter(Boolean).forEach((url, i, all) => {
+    const urls = value.split(',').map((u) => u.trim()).filter(Boolean).filter((url) => {
+      const ok = engineUrl.safeParse(url);
+      if (!ok.success) problems.push({ variable, value: url, problem: ok.error.issues[0]?.message ?? 'is not a URL', usedInstead: 'that entry is skipped' });
+      return ok.success;
+    });
+    urls.forEach((url, i, all) => {
       out.push({ id: all.length > 1 ? `${kind}-${i + 1}` : kind, kind, url: url.replace(/\/+$/, '') });
     });
   };
-  add('ollama', env.OLLAMA_URL, DEFAULT_ENGINE_URLS.ollama);
-  add('vllm', env.VLLM_URL, DEFAULT_ENGINE_URLS.vllm);
-  add('lemonade', env.LEMONADE_URL, DEFAULT_ENGINE_URLS.lemonade);
-  add('omlx', env.OMLX_URL, DEFAULT_ENGINE_URLS.omlx);
-  add('llamacpp', env.LLAMACPP_URL, undefined);
+  add('ollama', 'OLLAMA_URL', DEFAULT_ENGINE_URLS.ollama);
+  add('vllm', 'VLLM_URL', DEFAULT_ENGINE_URLS.vllm);
+  add('lemonade', 'LEMONADE_URL', DEFAULT_ENGINE_URLS.lemonade);
+  add('omlx', 'OMLX_URL', DEFAULT_ENGINE_URLS.omlx);
+  add('llamacpp', 'LLAMACPP_URL', undefined);
   return out;
 }
+
+const engineUrl = z.string().refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), 'is not an http:// or https:// URL');
 
 export interface EnvOverrides {
   readonly port?: number | undefined;
@@ -131,42 +264,41 @@ export interface EnvOverrides {
   readonly dataDir?: string | undefined;
 }
 
+/**
+ * The Hub's environment, parsed once. Throws EnvError for a value the Hub refuses to start with;
+ * every other unusable value is in `problems`, for the one start-up warning each.
+ */
 export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
-  // Number('') is 0, so a blank value must be caught before it reads as a real zero floor.
-  const numberOrNull = (raw: string | undefined) => (raw === undefined || raw.trim() === '' ? null : Number(raw));
-  const ratio = () => {
-    const n = numberOrNull(env.HUB_POOL_SLOWER_PLACEMENT_RATIO);
-    return n !== null && Number.isFinite(n) && n >= 1 ? n : DEFAULT_SLOWER_PLACEMENT_RATIO;
-  };
-  const floor = () => {
-    const n = numberOrNull(env.HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS);
-    return n !== null && Number.isFinite(n) && n >= 0 ? n : DEFAULT_SLOWER_PLACEMENT_FLOOR_MS;
-  };
+  // A --port flag replaces API_PORT, so a bad API_PORT beside it refuses nothing.
+  const { values: v, problems } = parseEnvValues(overrides.port === undefined ? env : { ...env, API_PORT: undefined });
+  const engines = enginesFromEnv(env, problems);
   const hubEnv: HubEnv = {
-    port: overrides.port ?? wholeNumberIn(env.API_PORT, 0, 65_535) ?? DEFAULT_API_PORT,
-    host: overrides.host ?? (env.HUB_HOST?.trim() || DEFAULT_HOST),
+    port: overrides.port ?? v.API_PORT ?? DEFAULT_API_PORT,
+    host: overrides.host ?? v.HUB_HOST ?? DEFAULT_HOST,
     dataDir: overrides.dataDir ?? dataDirFromEnv(env),
-    engines: Object.freeze(enginesFromEnv(env)),
-    userDisabled: isTrue(env.HUB_POOL_USER_DISABLED),
-    outboundDisabled: isTrue(env.HUB_POOL_OUTBOUND_DISABLED),
-    inboundDisabled: isTrue(env.HUB_POOL_INBOUND_DISABLED),
-    maxPromptTokens: wholeNumberIn(env.HUB_POOL_MAX_PROMPT_TOKENS, MIN_PROMPT_CEILING_TOKENS, MAX_PROMPT_CEILING_TOKENS),
-    firstByteTimeoutMs: wholeNumberIn(env.HUB_POOL_FIRST_BYTE_TIMEOUT_MS, 1, Number.MAX_SAFE_INTEGER) ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS,
-    minPrefillTokensPerSec: positiveNumber(env.HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC) ?? DEFAULT_MIN_PREFILL_TOKENS_PER_SEC,
-    routingLogSize: wholeNumberIn(env.HUB_POOL_ROUTING_LOG_SIZE, MIN_ROUTING_LOG_SIZE, MAX_ROUTING_LOG_SIZE) ?? DEFAULT_ROUTING_LOG_SIZE,
-    trustProxy: isTrue(env.HUB_TRUST_PROXY),
-    logLevel: env.HUB_LOG_LEVEL?.trim() || 'info',
-    nodeFqdn: env.HUB_NODE_FQDN?.trim() || null,
-    tailnetSuffix: env.HUB_TAILNET_SUFFIX?.trim() || null,
-    peerOriginsRaw: env.HUB_POOL_PEER_ORIGINS?.trim() || null,
+    engines: Object.freeze(engines),
+    userDisabled: v.HUB_POOL_USER_DISABLED ?? false,
+    outboundDisabled: v.HUB_POOL_OUTBOUND_DISABLED ?? false,
+    inboundDisabled: v.HUB_POOL_INBOUND_DISABLED ?? false,
+    maxPromptTokens: v.HUB_POOL_MAX_PROMPT_TOKENS ?? null,
+    firstByteTimeoutMs: v.HUB_POOL_FIRST_BYTE_TIMEOUT_MS ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS,
+    minPrefillTokensPerSec: v.HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC ?? DEFAULT_MIN_PREFILL_TOKENS_PER_SEC,
+    routingLogSize: v.HUB_POOL_ROUTING_LOG_SIZE ?? DEFAULT_ROUTING_LOG_SIZE,
+    trustProxy: v.HUB_TRUST_PROXY ?? false,
+    logLevel: v.HUB_LOG_LEVEL ?? 'info',
+    nodeFqdn: v.HUB_NODE_FQDN ?? null,
+    tailnetSuffix: v.HUB_TAILNET_SUFFIX ?? null,
+    peerOriginsRaw: v.HUB_POOL_PEER_ORIGINS ?? null,
+    // Not trimmed: a secret is used exactly as given.
     identitySecret: env.HUB_POOL_IDENTITY_SECRET || null,
-    tailscaleAdminApiConfigured: Boolean(env.TAILSCALE_OAUTH_CLIENT_ID?.trim() && env.TAILSCALE_OAUTH_CLIENT_SECRET?.trim()),
+    tailscaleAdminApiConfigured: Boolean(v.TAILSCALE_OAUTH_CLIENT_ID && v.TAILSCALE_OAUTH_CLIENT_SECRET),
+    problems: Object.freeze(problems),
     knobs: {
-      tailnetRequiresKey: () => env.HUB_INFERENCE_TAILNET_AUTH?.trim().toLowerCase() === 'require-key',
-      throughputPlacement: () => !isOff(env.HUB_POOL_THROUGHPUT_PLACEMENT),
-      contentionPlacement: () => !isOff(env.HUB_POOL_CONTENTION_PLACEMENT),
-      slowerPlacementRatio: ratio,
-      slowerPlacementFloorMs: floor,
+      tailnetRequiresKey: () => readOne(env, 'HUB_INFERENCE_TAILNET_AUTH') === 'require-key',
+      throughputPlacement: () => readOne(env, 'HUB_POOL_THROUGHPUT_PLACEMENT') ?? true,
+      contentionPlacement: () => readOne(env, 'HUB_POOL_CONTENTION_PLACEMENT') ?? true,
+      slowerPlacementRatio: () => readOne(env, 'HUB_POOL_SLOWER_PLACEMENT_RATIO') ?? DEFAULT_SLOWER_PLACEMENT_RATIO,
+      slowerPlacementFloorMs: () => readOne(env, 'HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS') ?? DEFAULT_SLOWER_PLACEMENT_FLOOR_MS,
     },
   };
   return Object.freeze(hubEnv);

@@ -2,6 +2,8 @@ import { describe, it, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent } from 'undici';
 import type { EngineEndpoint } from '../config/env.js';
+import { pino } from 'pino';
+import { Background } from '../util/background.js';
 import { ManualClock } from '../util/clock.js';
 import { deferred, NEVER, ollamaTags, startFakeEngine, until, type FakeEngine, type FakeReply } from './fake-engine.testkit.js';
 import { BackendHealth, PLACEMENT_BUDGET_MS, STALE_GRACE_MS } from './health-snapshot.js';
@@ -28,7 +30,7 @@ async function rig(ttl: number, ...handlers: ((path: string, hit: number) => Fak
   const dispatcher = new Agent();
   const clock = new ManualClock();
   const state: { ttl: number } = { ttl };
-  const health = new BackendHealth({ endpoints, dispatcher, clock, ttlMs: () => state.ttl });
+  const health = new BackendHealth({ endpoints, dispatcher, clock, ttlMs: () => state.ttl, background: new Background({ logger: pino({ level: 'silent' }), clock }) });
   cleanups.push(async () => {
     health.close();
     await Promise.all(engines.map((e) => e.close()));

@@ -17,6 +17,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { EngineEndpoint } from '../config/env.js';
+import type { Background } from '../util/background.js';
 import type { Clock } from '../util/clock.js';
 import { ADAPTERS } from './adapters.js';
 import type { BackendView, ModelInfo, ProbeAnswer } from './types.js';
@@ -50,6 +51,8 @@ export interface BackendHealthDeps {
   readonly clock: Clock;
   /** poolProbeSnapshotTtlMs, read on every call so a PATCH applies to the next request. */
   readonly ttlMs: () => number;
+  /** Owns the refreshes nobody waits for. */
+  readonly background: Background;
 }
 
 export class BackendHealth {
@@ -83,7 +86,7 @@ export class BackendHealth {
     for (const s of this.#states) {
       const age = s.answeredAtMs === null ? Infinity : now - s.answeredAtMs;
       if (age < ttl) continue;
-      if (age < ttl + STALE_GRACE_MS) void this.#probe(s);
+      if (age < ttl + STALE_GRACE_MS) this.#refresh(s);
       else (cold ??= new Map()).set(s, s.generation);
     }
     if (cold === null) return this.#states.map((s) => this.#view(s));
@@ -96,7 +99,7 @@ export class BackendHealth {
   latest(): BackendView[] {
     const now = this.#deps.clock.nowMs();
     for (const s of this.#states) {
-      if (s.answeredAtMs === null || now - s.answeredAtMs >= INVENTORY_CACHE_MS) void this.#probe(s);
+      if (s.answeredAtMs === null || now - s.answeredAtMs >= INVENTORY_CACHE_MS) this.#refresh(s);
     }
     return this.#states.map((s) => this.#view(s));
   }
@@ -115,11 +118,18 @@ export class BackendHealth {
     this.#closing.abort();
   }
 
+  /** A probe nobody waits for (a stale or aging answer refreshing behind the reads). */
+  #refresh(s: BackendState): void {
+    this.#deps.background.run('engine probe', () => this.#probe(s));
+  }
+
+  /** Never rejects: an adapter that throws (a bug, or an answer nobody foresaw) reads as an unhealthy engine. */
   #probe(s: BackendState): Promise<void> {
     if (s.probing) return s.probing;
     const adapter = ADAPTERS[s.endpoint.kind];
     s.probing = adapter
       .probe(s.endpoint.url, this.#deps.dispatcher, this.#closing.signal)
+      .catch((err: unknown): ProbeAnswer => ({ running: false, healthy: false, models: NO_MODELS, error: `the probe failed: ${err instanceof Error ? err.message : String(err)}` }))
       .then((answer) => {
         s.answer = answer;
         s.answeredAtMs = this.#deps.clock.nowMs();

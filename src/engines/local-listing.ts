@@ -6,7 +6,7 @@
  * (its own transport timeout bounds it).
  */
 import type { Dispatcher } from 'undici';
-import { getJson } from './probe-fetch.js';
+import { ENGINE_LISTING_MAX_BYTES, getJson } from './probe-fetch.js';
 import type { BackendView } from './types.js';
 
 export const LOCAL_LISTING_DEADLINE_MS = 2_500;
@@ -44,7 +44,7 @@ export async function listLocal(
     timer.unref();
     if (backends.length === 0) resolve();
     backends.forEach((backend, i) => {
-      void getJson(`${backend.url}${pathFor(backend)}`, dispatcher, controllers[i]!.signal).then((res) => {
+      void getJson(`${backend.url}${pathFor(backend)}`, dispatcher, controllers[i]!.signal, ENGINE_LISTING_MAX_BYTES).then((res) => {
         settled.add(i);
         if (res.ok) answers.push({ backend, body: res.json });
         done();

@@ -9,8 +9,8 @@
  */
 import type { EngineAdapter } from './engine-adapter.js';
 import { ENGINE_KINDS, type EngineKind } from './engine-kind.js';
-import { getJson } from './probe-fetch.js';
-import type { ModelInfo } from './types.js';
+import { parseModelList } from './engine-answers.js';
+import { ENGINE_LISTING_MAX_BYTES, getJson } from './probe-fetch.js';
 
 type OpenAIKind = Exclude<EngineKind, 'ollama'>;
 
@@ -29,7 +29,7 @@ export function openAICompatibleAdapter(kind: OpenAIKind): EngineAdapter {
   return {
     kind,
     async probe(baseUrl, dispatcher, signal) {
-      const res = await getJson(`${baseUrl}${base}/models`, dispatcher, signal);
+      const res = await getJson(`${baseUrl}${base}/models`, dispatcher, signal, ENGINE_LISTING_MAX_BYTES);
       if (!res.ok) return { running: res.running, healthy: false, models: [], error: res.error };
       const parsed = parseModelList(res.json);
       if (parsed === null) return { running: true, healthy: false, models: [], error: `GET ${base}/models did not answer with a model list` };
@@ -46,17 +46,4 @@ export function openAICompatibleAdapter(kind: OpenAIKind): EngineAdapter {
   };
 }
 
-/** Models and owned_by values from a /v1/models body; null when it is not a model list. */
-export function parseModelList(body: unknown): { models: ModelInfo[]; owners: string[] } | null {
-  const data = (body as { data?: unknown } | null)?.data;
-  if (!Array.isArray(data)) return null;
-  const models: ModelInfo[] = [];
-  const owners: string[] = [];
-  for (const entry of data) {
-    const m = entry as { id?: unknown; owned_by?: unknown };
-    if (typeof m.id !== 'string' || m.id === '') continue;
-    if (typeof m.owned_by === 'string') owners.push(m.owned_by);
-    models.push({ name: m.id, parameterSize: null, capabilities: null, sizeBytes: null });
-  }
-  return { models, owners };
-}
+export { parseModelList };

@@ -11,6 +11,7 @@ import { registerProxyRoutes } from './proxy-routes.js';
 import { registerPeerRoutes } from './peer-routes.js';
 import { registerPeerOperatorRoutes } from './peer-operator-routes.js';
 import { registerPinRoutes } from './pin-routes.js';
+import { HEALTH_PATHS, registerHealthRoutes } from './health-routes.js';
 import { registerHubBootRoutes } from './hub-boot-routes.js';
 import { registerAddressRoutes } from './address-routes.js';
 import { registerSettingsCatalogueRoutes } from './settings-catalogue-routes.js';
@@ -35,8 +36,9 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async () => {
-    if (closing) throw new HubError('HUB_ERR_SHUTTING_DOWN', 'this Hub is shutting down; retry once it is back');
+  app.addHook('onRequest', async (request) => {
+    // A supervisor asking whether the Hub is ready gets the answer (503, draining), not a refusal.
+    if (closing && !HEALTH_PATHS.has(request.url.split('?')[0] ?? '')) throw new HubError('HUB_ERR_SHUTTING_DOWN', 'this Hub is shutting down; retry once it is back');
   });
   app.setErrorHandler((err, _request, reply) => {
     const hubError = toHubError(err);
@@ -47,6 +49,7 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
     const e = new HubError('HUB_ERR_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]} on this Hub`);
     void reply.code(e.status).send(e.toBody());
   });
+  registerHealthRoutes(app, () => ({ listening: app.server.listening, storeOpen: s.storeOpen(), draining: closing }));
   registerOperatorRoutes(app, s);
   registerPeerOperatorRoutes(app, s);
   registerPinRoutes(app, s);

@@ -36,4 +36,6 @@ export interface HubServices {
   /** Models this node lists but cannot serve now, advertised to peers. */
   unservableModels(): string[];
   status(): Promise<PoolStatus>;
+  /** Whether the SQLite store is open, for GET /readyz. */
+  storeOpen(): boolean;
 }

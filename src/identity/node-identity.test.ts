@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DATABASE_FILE_NAME, openDatabase, type Db } from '../store/database.js';
+import { Background } from '../util/background.js';
 import { ManualClock } from '../util/clock.js';
 import { createLogger } from '../util/logger.js';
 import { keyFingerprint } from './fingerprint.js';
@@ -41,7 +42,8 @@ function hub(opts: { envSecret?: string | null; retryMs?: number; dir?: string }
   const logger = createLogger('debug', { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) });
   const made: NodeIdentity[] = [];
   const make = (o: { envSecret?: string | null; retryMs?: number }): NodeIdentity => {
-    const identity = new NodeIdentity({ db, dataDir: dir, envSecret: o.envSecret ?? null, clock: new ManualClock(), logger, retryMs: o.retryMs });
+    const clock = new ManualClock();
+    const identity = new NodeIdentity({ db, dataDir: dir, envSecret: o.envSecret ?? null, clock, logger, background: new Background({ logger, clock }), retryMs: o.retryMs });
     made.push(identity);
     return identity;
   };

@@ -22,6 +22,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, ra
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../store/database.js';
+import type { Background, BackgroundHandle } from '../util/background.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { keyFingerprint } from './fingerprint.js';
@@ -42,6 +43,8 @@ export interface NodeIdentityOptions {
   envSecret: string | null;
   clock: Clock;
   logger: Logger;
+  /** Owns the retry timer and the warm-up load. */
+  background: Background;
   retryMs?: number;
 }
 
@@ -64,12 +67,13 @@ export class NodeIdentity {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #retryMs: number;
+  readonly #background: Background;
   #state: IdentityState | null = null;
   #sealingKey: Buffer | null = null;
   #firstLoad: Promise<IdentityState> | null = null;
   /** Serialises load, retry and rotate, so two of them never write or judge the row at once. */
   #lock: Promise<unknown> = Promise.resolve();
-  #timer: NodeJS.Timeout | null = null;
+  #retryTimer: BackgroundHandle | null = null;
   #failureLogged = false;
   #closed = false;
 
@@ -80,6 +84,7 @@ export class NodeIdentity {
     this.#clock = opts.clock;
     this.#logger = opts.logger;
     this.#retryMs = opts.retryMs ?? DEFAULT_IDENTITY_RETRY_MS;
+    this.#background = opts.background;
   }
 
   /** The identity, minted on the first call when none is stored. Memoised; never rejects. */
@@ -135,7 +140,7 @@ export class NodeIdentity {
    * one. The unseal runs asynchronously, off the boot path.
    */
   warmIfPresent(): void {
-    if (this.#readRow() !== null) void this.load();
+    if (this.#readRow() !== null) this.#background.run('pool identity warm-up', () => this.load());
   }
 
   close(): void {
@@ -230,10 +235,7 @@ export class NodeIdentity {
     if (!this.#failureLogged) this.#logger.error({ nodeUuid: s.nodeUuid }, s.error);
     else this.#logger.debug({ nodeUuid: s.nodeUuid }, s.error);
     this.#failureLogged = true;
-    if (!this.#timer && !this.#closed) {
-      this.#timer = setInterval(() => void this.#retry(), this.#retryMs);
-      this.#timer.unref();
-    }
+    if (!this.#retryTimer && !this.#closed) this.#retryTimer = this.#background.every('pool identity retry', this.#retryMs, () => this.#retry());
   }
 
   async #retry(): Promise<void> {
@@ -244,8 +246,8 @@ export class NodeIdentity {
   }
 
   #stopRetry(): void {
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = null;
+    this.#retryTimer?.stop();
+    this.#retryTimer = null;
   }
 
   #exclusive<T>(fn: () => Promise<T>): Promise<T> {

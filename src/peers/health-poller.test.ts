@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { openDatabase } from '../store/database.js';
 import { PeerStore, type PeerRow } from '../store/peers.js';
+import { Background } from '../util/background.js';
 import { ManualClock } from '../util/clock.js';
 import type { NodeIdentity } from '../identity/node-identity.js';
 import type { PairingService } from '../pairing/pairing-service.js';
@@ -21,7 +22,7 @@ function setup() {
   const client = { call: async () => ({ ok: false, error: 'no answer', auth: 'none' }) } as unknown as PeerClient;
   const pairing = { sweep: () => [] } as unknown as PairingService;
   const identity = { load: async () => ({ ok: false, error: 'unused', nodeUuid: null, publicKey: null }) } as unknown as NodeIdentity;
-  const poller = new HealthPoller({ store, client, pairing, identity, pollSeconds: () => 30, clock, logger: pino({ level: 'silent' }), forwardsTo: () => 0 });
+  const poller = new HealthPoller({ store, client, pairing, identity, pollSeconds: () => 30, clock, logger: pino({ level: 'silent' }), forwardsTo: () => 0, background: new Background({ logger: pino({ level: 'silent' }), clock }) });
   const add = (name: string, extra: Partial<PeerRow>): PeerRow => {
     const row = store.insert({
       nodeFqdn: name,

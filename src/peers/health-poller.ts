@@ -7,11 +7,12 @@
  */
 import type { Logger } from 'pino';
 import type { PeerRow, PeerStore } from '../store/peers.js';
+import type { Background, BackgroundHandle } from '../util/background.js';
 import type { Clock } from '../util/clock.js';
 import type { PairingService } from '../pairing/pairing-service.js';
 import { readIdentityClaim } from '../pairing/identity-claim.js';
 import type { NodeIdentity } from '../identity/node-identity.js';
-import type { PeerClient } from './peer-client.js';
+import { PEER_CAPABILITIES_MAX_BYTES, type PeerClient } from './peer-client.js';
 import { classifyProbe, type ProbeFailureKind } from './probe-failure.js';
 import { readCapabilities, type PeerCapabilities } from './capabilities.js';
 
@@ -60,13 +61,15 @@ export interface HealthPollerDeps {
   readonly forwardsTo: (peerName: string) => number;
   /** Housekeeping that runs with the expiry sweep (once a minute). */
   readonly onTick?: (nowMs: number) => void;
+  /** Owns the tick and every probe: a failure (a locked store, say) is logged and the next tick runs. */
+  readonly background: Background;
 }
 
 export class HealthPoller {
   readonly #d: HealthPollerDeps;
   readonly #states = new Map<string, State>();
   readonly #renames = new Map<string, string>();
-  #timer: NodeJS.Timeout | null = null;
+  #ticker: BackgroundHandle | null = null;
   #lastSweepMs = 0;
 
   constructor(deps: HealthPollerDeps) {
@@ -74,13 +77,13 @@ export class HealthPoller {
   }
 
   start(): void {
-    this.#timer ??= setInterval(() => void this.tick(), TICK_MS);
-    this.#timer.unref();
+    // The tick only starts the probes: one hung peer (up to 15 s) must not hold up the others' polls.
+    this.#ticker ??= this.#d.background.every('peer health tick', TICK_MS, () => void this.#startTick());
   }
 
   stop(): void {
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = null;
+    this.#ticker?.stop();
+    this.#ticker = null;
   }
 
   /** What the poller knows of a peer, for status and (later) placement. */
@@ -114,18 +117,30 @@ export class HealthPoller {
     }
   }
 
+  /** One tick: housekeeping, then a probe of every peer that is due; resolves when those probes are done. */
   async tick(): Promise<void> {
+    await Promise.all(this.#startTick());
+  }
+
+  /**
+   * Every step of a tick is owned by the background runner on its own, so a store that refuses
+   * one write (SQLITE_BUSY, SQLITE_FULL, SQLITE_READONLY) costs that step and not the process,
+   * nor the other peers' probes. Returns the probes started (they never reject).
+   */
+  #startTick(): Promise<void>[] {
+    const bg = this.#d.background;
     const now = this.#d.clock.nowMs();
     if (now - this.#lastSweepMs >= SWEEP_EVERY_MS) {
       this.#lastSweepMs = now;
-      this.#d.pairing.sweep();
-      this.#d.onTick?.(now);
+      void bg.settle('pairing request sweep', () => this.#d.pairing.sweep());
+      const onTick = this.#d.onTick;
+      if (onTick) void bg.settle('peer housekeeping', () => onTick(now));
     }
-    this.#applyRenames();
+    void bg.settle('peer renames', () => this.#applyRenames());
     const rows = this.#d.store.list();
     for (const id of this.#states.keys()) if (!rows.some((r) => r.id === id)) this.#states.delete(id);
-    await Promise.all(
-      rows.map(async (row) => {
+    return rows.map((row) =>
+      bg.settle('peer health probe', async () => {
         this.#rollBackLapsedGrace(row, now);
         const s = this.#state(row.id);
         if (row.status === 'pending' || s.polling || s.nextPollAtMs > now) return;
@@ -143,7 +158,7 @@ export class HealthPoller {
   async probe(row: PeerRow): Promise<void> {
     const s = this.#state(row.id);
     const pollMs = this.#d.pollSeconds() * 1000;
-    const answer = await this.#d.client.call(row, 'GET', '/api/inference/pool/capabilities', undefined, { timeoutMs: HEALTH_PROBE_TIMEOUT_MS });
+    const answer = await this.#d.client.call(row, 'GET', '/api/inference/pool/capabilities', undefined, { timeoutMs: HEALTH_PROBE_TIMEOUT_MS, maxBytes: PEER_CAPABILITIES_MAX_BYTES });
     const now = this.#d.clock.nowMs();
     const current = this.#d.store.get(row.id);
     if (current === null) return;

@@ -12,6 +12,7 @@ import { HEADER_PEER, signRequest } from '../peer-auth/signed-headers.js';
 import type { PeerRow } from '../store/peers.js';
 import { mappedOrigin, peerOrigin } from '../tailnet/peer-origins.js';
 import { POOL_ADDRESS_REFUSED } from '../tailnet/pinned-dial.js';
+import { parseJsonOrUndefined, readBounded } from '../util/bounded-read.js';
 import type { Clock } from '../util/clock.js';
 import { outboundAuthMode, type AuthMode } from './auth-mode.js';
 
@@ -34,8 +35,23 @@ export interface PeerClientDeps {
   readonly clock: Clock;
 }
 
+/**
+ * Largest answer read from a peer's pairing and housekeeping routes (request, confirm, upgrade,
+ * reject, unpair): 64 KiB. Each is a few hundred bytes of identity and tokens.
+ */
+export const PEER_REPLY_MAX_BYTES = 64 * 1024;
+/**
+ * Largest capabilities document read from a peer: 16 MiB. The reader keeps at most 16 engines
+ * of 2,000 names of 256 characters (8 MiB) plus model details; anything bigger is not a
+ * document this Hub would keep, and reading it whole once took a Hub past 4 GB (issue 9).
+ */
+export const PEER_CAPABILITIES_MAX_BYTES = 16 * 1024 * 1024;
+
 export interface CallOptions {
+  /** The whole call, headers and body. */
   readonly timeoutMs: number;
+  /** Largest body read (PEER_REPLY_MAX_BYTES when not given); past it the call fails. */
+  readonly maxBytes?: number;
   /** 'row' authenticates as the row allows; 'none' sends an unauthenticated request (/pair/request only). */
   readonly auth?: 'row' | 'none';
 }
@@ -69,13 +85,8 @@ export class PeerClient {
         bodyTimeout: opts.timeoutMs,
         signal: AbortSignal.timeout(opts.timeoutMs),
       });
-      const text = await res.body.text();
-      let json: unknown = null;
-      try {
-        json = text === '' ? null : JSON.parse(text);
-      } catch {
-        json = null;
-      }
+      const bytes = await readBounded(res.body, { maxBytes: opts.maxBytes ?? PEER_REPLY_MAX_BYTES, timeoutMs: opts.timeoutMs }, res.headers['content-length']);
+      const json = bytes.length === 0 ? null : (parseJsonOrUndefined(bytes) ?? null);
       return { ok: true, status: res.statusCode, headers: res.headers, json, auth };
     } catch (err) {
       const cause = (err as { cause?: { code?: unknown; message?: string } }).cause;

@@ -11,7 +11,9 @@ import { listLocal } from '../engines/local-listing.js';
 import type { BackendView } from '../engines/types.js';
 import { ADAPTERS } from '../engines/adapters.js';
 import { backendHolds } from '../engines/model-name.js';
-import { describeTransportError, PROBE_TRANSPORT_TIMEOUT_MS } from '../engines/probe-fetch.js';
+import { relayableEntries } from '../engines/engine-answers.js';
+import { describeTransportError, ENGINE_SHOW_MAX_BYTES, ENGINE_VERSION_MAX_BYTES, PROBE_TRANSPORT_TIMEOUT_MS } from '../engines/probe-fetch.js';
+import { discardBody, readBounded } from '../util/bounded-read.js';
 import { HubError } from '../errors.js';
 import { AUTO_MODEL } from './auto-alias.js';
 import { localBackendsReport } from './local-backends-report.js';
@@ -48,9 +50,9 @@ export class LocalRoutes {
     const seen = new Set<string>();
     const data: unknown[] = [];
     for (const { body } of answers) {
-      for (const entry of arrayAt(body, 'data')) {
-        const id = (entry as { id?: unknown }).id;
-        if (typeof id !== 'string' || seen.has(id)) continue;
+      for (const entry of relayableEntries(body, 'data', 'id')) {
+        const id = entry.id;
+        if (seen.has(id)) continue;
         seen.add(id);
         data.push(entry);
       }
@@ -132,9 +134,12 @@ export class LocalRoutes {
         headersTimeout: PEER_SHOW_HEADERS_TIMEOUT_MS,
         bodyTimeout: PEER_SHOW_HEADERS_TIMEOUT_MS,
       });
-      const bytes = Buffer.from(await answer.body.arrayBuffer());
       // A peer on a build without the route answers 404; another peer may still describe it.
-      if (answer.statusCode !== 200) return false;
+      if (answer.statusCode !== 200) {
+        discardBody(answer.body);
+        return false;
+      }
+      const bytes = await readBounded(answer.body, { maxBytes: ENGINE_SHOW_MAX_BYTES, timeoutMs: PEER_SHOW_HEADERS_TIMEOUT_MS }, answer.headers['content-length']);
       res.writeHead(200, { 'content-type': String(answer.headers['content-type'] ?? 'application/json'), 'content-length': bytes.length });
       res.end(bytes);
       return true;
@@ -158,9 +163,9 @@ export class LocalRoutes {
     const seen = new Set<string>();
     const models: unknown[] = [];
     for (const { body } of answers) {
-      for (const entry of arrayAt(body, 'models')) {
-        const name = (entry as { name?: unknown }).name;
-        if (typeof name !== 'string' || seen.has(name)) continue;
+      for (const entry of relayableEntries(body, 'models', 'name')) {
+        const name = entry.name;
+        if (seen.has(name)) continue;
         seen.add(name);
         models.push(entry);
       }
@@ -168,7 +173,7 @@ export class LocalRoutes {
     return models;
   }
 
-  async #relay(res: ServerResponse, backend: BackendView, method: 'GET' | 'POST', path: string, body: Buffer | undefined): Promise<void> {
+  async #relay(res: ServerResponse, backend: BackendView, method: 'GET' | 'POST', path: '/api/show' | '/api/version', body: Buffer | undefined): Promise<void> {
     try {
       const answer = await request(`${backend.url}${path}`, {
         method,
@@ -178,7 +183,8 @@ export class LocalRoutes {
         headersTimeout: PROBE_TRANSPORT_TIMEOUT_MS,
         bodyTimeout: PROBE_TRANSPORT_TIMEOUT_MS,
       });
-      const bytes = Buffer.from(await answer.body.arrayBuffer());
+      const maxBytes = path === '/api/show' ? ENGINE_SHOW_MAX_BYTES : ENGINE_VERSION_MAX_BYTES;
+      const bytes = await readBounded(answer.body, { maxBytes, timeoutMs: PROBE_TRANSPORT_TIMEOUT_MS }, answer.headers['content-length']);
       res.writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type'] ?? 'application/json'), 'content-length': bytes.length });
       res.end(bytes);
     } catch (err) {
@@ -203,11 +209,6 @@ function parseShowBody(raw: Buffer): Record<string, unknown> {
   } catch {
     throw new HubError('HUB_ERR_INVALID_JSON', 'the /api/show body must be a JSON object with a model field');
   }
-}
-
-function arrayAt(body: unknown, key: string): unknown[] {
-  const value = (body as Record<string, unknown> | null)?.[key];
-  return Array.isArray(value) ? value : [];
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {

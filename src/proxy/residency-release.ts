@@ -6,19 +6,15 @@
  */
 import type { Dispatcher } from 'undici';
 import type { BackendView } from '../engines/types.js';
-import { getJson } from '../engines/probe-fetch.js';
+import { residentModels } from '../engines/engine-answers.js';
+import { ENGINE_LISTING_MAX_BYTES, getJson, PROBE_TRANSPORT_TIMEOUT_MS } from '../engines/probe-fetch.js';
 import { isSameModel } from '../engines/model-name.js';
 import { engineModelKey, type WithholdBook } from './withhold-book.js';
 
 /** How often withheld models are checked for residency. */
 export const RESIDENCY_CHECK_MS = 15_000;
 
-/** Models `/api/ps` lists as loaded; null when the answer is not Ollama's shape. */
-export function residentModels(body: unknown): string[] | null {
-  const models = (body as { models?: unknown } | null)?.models;
-  if (!Array.isArray(models)) return null;
-  return models.map((m) => (m as { name?: unknown; model?: unknown }).name ?? (m as { model?: unknown }).model).filter((n): n is string => typeof n === 'string');
-}
+export { residentModels };
 
 /** Checks each Ollama engine with a withheld model; returns the (backend, model) pairs released. */
 export async function releaseResident(
@@ -35,7 +31,7 @@ export async function releaseResident(
     const prefix = engineModelKey('local', backend.backendId, '');
     const mine = withheld.filter((w) => w.key.startsWith(prefix)).map((w) => w.key.slice(prefix.length));
     if (mine.length === 0) continue;
-    const answer = await getJson(`${backend.url}/api/ps`, dispatcher, AbortSignal.timeout(5_000));
+    const answer = await getJson(`${backend.url}/api/ps`, dispatcher, AbortSignal.timeout(PROBE_TRANSPORT_TIMEOUT_MS), ENGINE_LISTING_MAX_BYTES);
     const resident = answer.ok ? residentModels(answer.json) : null;
     if (resident === null) continue;
     for (const model of mine) {

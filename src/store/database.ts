@@ -1,20 +1,74 @@
 /**
  * Opens the Hub's SQLite store (better-sqlite3) and brings its schema up to date.
  */
+import { closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { MIGRATIONS, type Migration } from './migrations.js';
+import { translateStoreError } from './store-errors.js';
 
 export type Db = Database.Database;
 
 export const DATABASE_FILE_NAME = 'hub.db';
 
+/**
+ * How long one statement waits for a lock another process holds: 100 ms. better-sqlite3 waits
+ * synchronously, so this is time the whole event loop stands still for every app; at the
+ * former 5 s one foreign lock froze every request for 5 s per write. Past it the write fails
+ * as HUB_ERR_STORE_UNAVAILABLE (store-errors.ts) and is retried by whoever needed it. The Hub
+ * is the only writer of its own database (the CLI never opens it), so a lock held longer than
+ * this is someone else's.
+ */
+export const STORE_BUSY_TIMEOUT_MS = 100;
+
+/** The methods through which a statement touches the file: each answers transient failures as HUB_ERR_STORE_UNAVAILABLE. */
+const STATEMENT_METHODS = ['run', 'get', 'all', 'iterate'] as const;
+
 export function openDatabase(path: string, migrations: readonly Migration[] = MIGRATIONS): Db {
+  createOwnerOnly(path);
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${STORE_BUSY_TIMEOUT_MS}`);
   migrate(db, migrations);
+  translateErrors(db);
   return db;
+}
+
+/**
+ * Creates the database file owner-only (0600) before SQLite opens it. SQLite gives the -wal
+ * and -shm files it creates beside it the database file's permissions, so all three are
+ * owner-only; left to the umask they were 0644 (issue 9, defect 16).
+ */
+function createOwnerOnly(path: string): void {
+  if (path === ':memory:' || path === '') return;
+  closeSync(openSync(path, 'a', 0o600));
+}
+
+/** Wraps every statement prepared from now on so SQLite's transient refusals surface as one catalogued error. */
+function translateErrors(db: Db): void {
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((source: string) => {
+    const statement = prepare(source);
+    for (const method of STATEMENT_METHODS) {
+      const original = (statement[method] as (...args: unknown[]) => unknown).bind(statement);
+      (statement as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+        try {
+          return original(...args);
+        } catch (err) {
+          throw translateStoreError(err);
+        }
+      };
+    }
+    return statement;
+  }) as Db['prepare'];
+  const exec = db.exec.bind(db);
+  db.exec = ((source: string) => {
+    try {
+      return exec(source);
+    } catch (err) {
+      throw translateStoreError(err);
+    }
+  }) as Db['exec'];
 }
 
 /** Applies every migration newer than the recorded version; each in its own transaction, so a failure leaves the previous version intact. */

@@ -19,6 +19,7 @@ import { startHub, type HubSystem } from '../../system.js';
 import { freeLoopbackPort } from '../../util/free-port.js';
 import { createLogger } from '../../util/logger.js';
 import { untilSignalled } from '../../util/until-signalled.js';
+import { withLlama } from '../llama-import.js';
 import { table } from '../render/pool-status.js';
 import { writeOut } from '../output.js';
 
@@ -71,8 +72,10 @@ export async function runDemo(opts: { env: Readonly<Record<string, string | unde
   let notes: readonly string[] = [];
   let failable: SimEngine | null = null;
   if (opts.real) {
-    const llama = await import('../../llama/index.js');
-    const real = await llama.startRealEngines();
+    const { llama, real } = await withLlama(async () => {
+      const llama = await import('../../llama/index.js');
+      return { llama, real: await llama.startRealEngines() };
+    });
     closers.push(() => real.close());
     plan = [
       { name: `hub-a.${SUFFIX}`, env: { OLLAMA_URL: real.tiny.url }, engines: [`llama.cpp ${real.tiny.url}  ${real.tiny.modelName}`] },

@@ -1,9 +1,16 @@
 /** `cihub serve`: runs a Hub in the foreground until SIGTERM or SIGINT, then drains and exits. */
-import { loadEnv, processEnv } from '../../config/env.js';
+import { EnvError, loadEnv, processEnv } from '../../config/env.js';
 import { startHub } from '../../system.js';
+import { CliError } from '../hub-client.js';
 
 export async function runServe(opts: { port?: number | undefined; dataDir?: string | undefined; host?: string | undefined }): Promise<void> {
-  const env = loadEnv(processEnv(), { port: opts.port, dataDir: opts.dataDir, host: opts.host });
+  let env;
+  try {
+    env = loadEnv(processEnv(), { port: opts.port, dataDir: opts.dataDir, host: opts.host });
+  } catch (err) {
+    if (err instanceof EnvError) throw new CliError(err.message);
+    throw err;
+  }
   const hub = await startHub(env);
   const stop = (signal: string) => {
     hub.logger.info({ signal }, 'signal received');

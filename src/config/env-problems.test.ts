@@ -1,0 +1,70 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ENV_SCHEMA, loadEnv, type EnvProblem } from './env.js';
+
+const problemsOf = (raw: Record<string, string>): readonly EnvProblem[] => loadEnv(raw).problems;
+
+describe('environment values the schema refuses', () => {
+  const cases: Array<{ raw: Record<string, string>; expected: EnvProblem[] }> = [
+    {
+      raw: { HUB_POOL_ROUTING_LOG_SIZE: 'big' },
+      expected: [{ variable: 'HUB_POOL_ROUTING_LOG_SIZE', value: 'big', problem: 'is not a whole number', usedInstead: '200' }],
+    },
+    {
+      raw: { HUB_POOL_MAX_PROMPT_TOKENS: '1023' },
+      expected: [{ variable: 'HUB_POOL_MAX_PROMPT_TOKENS', value: '1023', problem: 'is below 1024', usedInstead: 'no env ceiling (the poolMaxPromptTokens setting applies)' }],
+    },
+    {
+      raw: { HUB_POOL_USER_DISABLED: 'ture' },
+      expected: [{ variable: 'HUB_POOL_USER_DISABLED', value: 'ture', problem: 'is not one of true, false, 1, 0, yes, no, on, off', usedInstead: 'false' }],
+    },
+    {
+      raw: { HUB_POOL_SLOWER_PLACEMENT_RATIO: '0.5' },
+      expected: [{ variable: 'HUB_POOL_SLOWER_PLACEMENT_RATIO', value: '0.5', problem: 'is below 1', usedInstead: '3' }],
+    },
+    {
+      raw: { HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC: 'fast' },
+      expected: [{ variable: 'HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC', value: 'fast', problem: 'is not a number', usedInstead: '50' }],
+    },
+    {
+      raw: { HUB_LOG_LEVEL: 'verbose' },
+      expected: [{ variable: 'HUB_LOG_LEVEL', value: 'verbose', problem: 'is not one of fatal, error, warn, info, debug, trace, silent', usedInstead: 'info' }],
+    },
+    {
+      raw: { HUB_INFERENCE_TAILNET_AUTH: 'require' },
+      expected: [{ variable: 'HUB_INFERENCE_TAILNET_AUTH', value: 'require', problem: 'is not require-key, the one value it takes', usedInstead: 'tailnet callers admitted by origin, without a key' }],
+    },
+    {
+      raw: { OLLAMA_URL: 'http://127.0.0.1:11434,127.0.0.1:11435', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '' },
+      expected: [{ variable: 'OLLAMA_URL', value: '127.0.0.1:11435', problem: 'is not an http:// or https:// URL', usedInstead: 'that entry is skipped' }],
+    },
+  ];
+  for (const c of cases) {
+    it(`reports ${Object.entries(c.raw).map(([k, v]) => `${k}=${v}`)[0]} with what is used instead`, () => {
+      assert.deepEqual(problemsOf(c.raw), c.expected);
+    });
+  }
+
+  it('uses the default for each refused value and keeps the valid ones beside it', () => {
+    const env = loadEnv({ HUB_POOL_ROUTING_LOG_SIZE: '10001', HUB_POOL_FIRST_BYTE_TIMEOUT_MS: '600000', HUB_POOL_USER_DISABLED: 'maybe', HUB_POOL_INBOUND_DISABLED: 'yes' });
+    assert.deepEqual([env.routingLogSize, env.firstByteTimeoutMs, env.userDisabled, env.inboundDisabled], [200, 600_000, false, true]);
+    assert.deepEqual(env.problems.map((p) => p.variable), ['HUB_POOL_USER_DISABLED', 'HUB_POOL_ROUTING_LOG_SIZE']);
+  });
+
+  it('reports nothing for valid, unset or blank values', () => {
+    assert.deepEqual(problemsOf({ API_PORT: '5102', HUB_POOL_MAX_PROMPT_TOKENS: '', HUB_POOL_THROUGHPUT_PLACEMENT: ' Off ', HUB_LOG_LEVEL: 'debug' }), []);
+  });
+
+  it('skips only the engine URL that is not one', () => {
+    const env = loadEnv({ OLLAMA_URL: 'http://127.0.0.1:11434,ftp://x', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '' });
+    assert.deepEqual(env.engines.map((e) => e.url), ['http://127.0.0.1:11434']);
+  });
+
+  it('a per-request knob set to nonsense later reads as its default', () => {
+    const live: Record<string, string | undefined> = {};
+    const { knobs } = loadEnv(live);
+    live.HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS = 'soon';
+    live.HUB_POOL_CONTENTION_PLACEMENT = 'sometimes';
+    assert.deepEqual([knobs.slowerPlacementFloorMs(), knobs.contentionPlacement()], [20_000, true]);
+  });
+});

@@ -1,0 +1,39 @@
+/**
+ * Config that refuses nonsense (issue 12, item 6): a Hub started with a value it cannot use says
+ * so once, naming the variable, the value and what it used instead; a port it would have to guess
+ * stops it from starting.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { freshDataDir, runCli, startHubProcess } from '../helpers/hub-process.js';
+
+describe('environment values at start', () => {
+  it('logs one warning for each unusable value, naming it and what was used instead', async () => {
+    const hub = await startHubProcess({ env: { HUB_POOL_ROUTING_LOG_SIZE: 'big', HUB_POOL_USER_DISABLED: 'ture' } });
+    try {
+      const lines = hub
+        .log()
+        .split('\n')
+        .filter((l) => l.includes('"variable"'))
+        .map((l) => JSON.parse(l) as { level: number; variable: string; value: string; usedInstead: string; msg: string });
+      assert.deepEqual(
+        lines.map((l) => [l.variable, l.value, l.usedInstead, l.msg]),
+        [
+          ['HUB_POOL_USER_DISABLED', 'ture', 'false', 'HUB_POOL_USER_DISABLED=ture is not one of true, false, 1, 0, yes, no, on, off; using false'],
+          ['HUB_POOL_ROUTING_LOG_SIZE', 'big', '200', 'HUB_POOL_ROUTING_LOG_SIZE=big is not a whole number; using 200'],
+        ],
+      );
+      assert.ok(lines.every((l) => l.level === 40), 'logged as warnings');
+      const status = await hub.api<{ enabled: boolean }>('GET', '/api/inference/pool/status');
+      assert.equal(status.json.enabled, true, 'the refused flag did not switch pooling off');
+    } finally {
+      await hub.stop();
+    }
+  });
+
+  it('refuses to start on an API_PORT that is not a port, instead of binding 5002', async () => {
+    const res = await runCli(['serve'], { dataDir: freshDataDir(), env: { API_PORT: '50o2', OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '' } });
+    assert.equal(res.stderr, 'API_PORT=50o2 is not a whole number: fix or unset it.\n');
+    assert.notEqual(res.code, 0);
+  });
+});
