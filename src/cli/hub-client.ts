@@ -6,6 +6,7 @@
 import { request } from 'undici';
 import { readHubInfo, readOperatorKey } from '../config/data-dir.js';
 import { HUB_BOOT_PATH } from '../http/hub-boot-routes.js';
+import { parseJsonOrUndefined, readBounded, UpstreamReadError } from '../util/bounded-read.js';
 
 /** The liveness check before the key is sent answers in well under a second; past 5 s nothing useful is listening. */
 export const BOOT_CHECK_TIMEOUT_MS = 5_000;
@@ -64,16 +65,10 @@ export async function verifyHub(hub: HubTarget): Promise<void> {
   let answered: unknown = null;
   try {
     const res = await request(`${hub.url}${HUB_BOOT_PATH}`, { method: 'GET', headersTimeout: BOOT_CHECK_TIMEOUT_MS, bodyTimeout: BOOT_CHECK_TIMEOUT_MS, signal: AbortSignal.timeout(BOOT_CHECK_TIMEOUT_MS) });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res.body) {
-      size += (chunk as Buffer).length;
-      if (size > BOOT_ANSWER_MAX_BYTES) throw notRunning;
-      chunks.push(chunk as Buffer);
-    }
-    if (res.statusCode === 200) answered = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const bytes = await readBounded(res.body, { maxBytes: BOOT_ANSWER_MAX_BYTES, timeoutMs: BOOT_CHECK_TIMEOUT_MS }, res.headers['content-length']);
+    if (res.statusCode === 200) answered = parseJsonOrUndefined(bytes) ?? null;
   } catch (err) {
-    if (err === notRunning) throw err;
+    if (err instanceof UpstreamReadError) throw notRunning;
     const code = (err as { code?: string }).code ?? 'no answer';
     throw new CliError(`The Hub is not running, or not answering, at ${hub.url} (${code}). Start it with \`cihub serve\`.`);
   }

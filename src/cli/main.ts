@@ -18,6 +18,7 @@ import { runDemo } from './commands/demo.js';
 import { pinCommand, unpinCommand } from './commands/pin.js';
 import { poolDoctor } from './commands/doctor.js';
 import { probe } from './commands/address.js';
+import { poolSet, poolSettings } from './commands/settings.js';
 
 const DIALECTS = ['ollama', 'vllm', 'lemonade', 'omlx', 'llamacpp'] as const;
 
@@ -50,6 +51,8 @@ Hub Pool commands (cihub pool <command>):
   status [--json]                 whether pooling routes, this node, its engines and peers
   doctor [--json]                 read-only checks: tailnet name, Tailscale Serve, switches, identity, peers
   log [--json] [--limit N]        recent routing decisions, newest first, with why
+  settings [--json]               every setting: value, default, range, and any env var that overrides it
+  set <key> <value> [--yes]       change one setting, checked as the API checks it
   enable [--yes]                  turn pooling on for this Hub
   disable [--yes]                 turn pooling off for this Hub
   pairing-pin [--yes]             mint a six-digit PIN here and print the pair command for the other Hub
@@ -111,6 +114,17 @@ pool
   .option('--yes', 'do not ask for confirmation')
   .option('--json', 'print the result as JSON')
   .action(async (name: string, o: { pin?: string; yes?: boolean; json?: boolean }) => out(await pair({ dataDir: dataDir(), name, pin: o.pin, json: o.json === true, ...yesOf(o) })));
+pool
+  .command('settings')
+  .description('every operator setting with its value, default, range and env override')
+  .option('--json', 'print the settings as JSON')
+  .action(async (o: { json?: boolean }) => out(await poolSettings({ dataDir: dataDir(), json: o.json === true })));
+pool
+  .command('set <key> <value>')
+  .description('change one operator setting (true/false, a number, or null)')
+  .option('--yes', 'do not ask for confirmation')
+  .option('--json', 'print the changed setting as JSON')
+  .action(async (key: string, value: string, o: { yes?: boolean; json?: boolean }) => out(await poolSet({ dataDir: dataDir(), key, value, json: o.json === true, ...yesOf(o) })));
 pool
   .command('probe <address>')
   .description('ask the address (ADDRESS[:PORT]; ports 5002 then 3000) whether a Hub answers there; private addresses only')

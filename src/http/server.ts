@@ -17,6 +17,7 @@ import { HEALTH_PATHS, registerHealthRoutes } from './health-routes.js';
 import { registerHubBootRoutes } from './hub-boot-routes.js';
 import { registerAddressRoutes } from './address-routes.js';
 import { registerMetricsRoutes } from './metrics-routes.js';
+import { registerSettingsCatalogueRoutes } from './settings-catalogue-routes.js';
 import type { HubServices } from './services.js';
 
 /** Operator bodies are small JSON documents. */
@@ -70,6 +71,7 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
   registerPinRoutes(app, s);
   registerHubBootRoutes(app, s);
   registerAddressRoutes(app, s);
+  registerSettingsCatalogueRoutes(app, s);
   await registerProxyRoutes(app, s);
   await registerPeerRoutes(app, s);
   return app;

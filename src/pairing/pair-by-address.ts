@@ -22,8 +22,8 @@ import { belongsToTailnet, normalizePeerName } from '../tailnet/peer-name.js';
 import { mappedAddressOrigin } from '../tailnet/peer-origins.js';
 import { pinnedAgent } from '../tailnet/pinned-dial.js';
 import { checkPoolTarget, type Resolver } from '../tailnet/private-address.js';
-import { readJsonBounded } from '../tailnet/read-bounded.js';
 import type { TailnetSelf } from '../tailnet/tailnet-self.js';
+import { parseJsonOrUndefined, readBounded } from '../util/bounded-read.js';
 import type { Clock } from '../util/clock.js';
 import { readIdentityClaim } from './identity-claim.js';
 import { PAIRING_CALL_TIMEOUT_MS, PAIRING_REQUEST_TTL_MS } from './pairing-service.js';
@@ -82,15 +82,15 @@ export class AddressPairing {
       const dial = await this.#dial(target.host, port);
       try {
         const res = await request(`${dial.origin}/api/inference/pool/identify`, { method: 'GET', dispatcher: dial.dispatcher, headersTimeout: ADDRESS_PROBE_TIMEOUT_MS, bodyTimeout: ADDRESS_PROBE_TIMEOUT_MS, signal: AbortSignal.timeout(ADDRESS_PROBE_TIMEOUT_MS) });
-        const read = await readJsonBounded(res.body, ANSWER_MAX_BYTES);
-        const identify = res.statusCode === 200 && read.ok ? IDENTIFY.safeParse(read.json) : null;
+        const json = parseJsonOrUndefined(await readBounded(res.body, { maxBytes: ANSWER_MAX_BYTES, timeoutMs: ADDRESS_PROBE_TIMEOUT_MS }, res.headers['content-length']));
+        const identify = res.statusCode === 200 ? IDENTIFY.safeParse(json) : null;
         if (identify?.success) {
           const poolProtocol = identify.data.poolProtocol ?? 1;
           return { address: target.host, port, poolProtocol, pairable: poolProtocol >= ADDRESS_PAIRING_MIN_PROTOCOL };
         }
-        tried.push(`${port}: ${res.statusCode !== 200 ? `HTTP ${res.statusCode}` : read.ok ? 'not a Hub' : read.reason}`);
+        tried.push(`${port}: ${res.statusCode !== 200 ? `HTTP ${res.statusCode}` : 'not a Hub'}`);
       } catch (err) {
-        tried.push(`${port}: ${(err as { code?: string }).code ?? 'no answer'}`);
+        tried.push(`${port}: ${(err as { code?: string }).code ?? (err as Error).message ?? 'no answer'}`);
       } finally {
         await dial.close();
       }
@@ -124,10 +124,10 @@ export class AddressPairing {
         bodyTimeout: PAIRING_CALL_TIMEOUT_MS,
         signal: AbortSignal.timeout(PAIRING_CALL_TIMEOUT_MS),
       });
-      const read = await readJsonBounded(res.body, ANSWER_MAX_BYTES);
-      answer = { status: res.statusCode, json: read.ok ? read.json : null };
+      const json = parseJsonOrUndefined(await readBounded(res.body, { maxBytes: ANSWER_MAX_BYTES, timeoutMs: PAIRING_CALL_TIMEOUT_MS }, res.headers['content-length']));
+      answer = { status: res.statusCode, json: json ?? null };
     } catch (err) {
-      throw new HubError('HUB_ERR_PEER_UNREACHABLE', `could not reach the Hub at ${found.address}:${found.port} (${(err as { code?: string }).code ?? 'no answer'})`);
+      throw new HubError('HUB_ERR_PEER_UNREACHABLE', `could not reach the Hub at ${found.address}:${found.port} (${(err as { code?: string }).code ?? (err as Error).message ?? 'no answer'})`);
     } finally {
       await dial.close();
     }

@@ -1,0 +1,89 @@
+/**
+ * Every operator setting from the CLI (issue 11, item 5), against a real Hub whose environment
+ * overrides two of them: `cihub pool settings` shows each key's value, default, range and
+ * override; `cihub pool set` changes one with the API's own validation and writes nothing when
+ * it refuses.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SettingEntry } from '../../src/config/settings-catalogue.js';
+import { SETTING_RULES } from '../../src/config/settings-schema.js';
+import { runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+
+describe('cihub pool settings and cihub pool set', () => {
+  let hub: HubProcess;
+  const cli = (...args: string[]) => runCli(args, { dataDir: hub.dataDir });
+  const settingsFile = () => (existsSync(join(hub.dataDir, 'settings.json')) ? readFileSync(join(hub.dataDir, 'settings.json'), 'utf8') : null);
+
+  before(async () => {
+    hub = await startHubProcess({ env: { HUB_POOL_OUTBOUND_DISABLED: 'true', HUB_POOL_MAX_PROMPT_TOKENS: '4096' } });
+  });
+  after(async () => {
+    await hub?.stop();
+  });
+
+  it('lists every setting with value, default, range and the env var that overrides it', async () => {
+    const run = await cli('pool', 'settings', '--json');
+    assert.equal(run.code, 0, run.stderr);
+    const entries = (JSON.parse(run.stdout) as { settings: SettingEntry[] }).settings;
+    assert.deepEqual(entries.map((e) => e.key).sort(), Object.keys(SETTING_RULES).sort());
+    const byKey = new Map(entries.map((e) => [e.key, e]));
+    assert.deepEqual(byKey.get('poolLocalAffinity'), { key: 'poolLocalAffinity', value: 1, default: 1, range: 'a whole number from 0 to 20', lockedBy: null, lockedValue: null, settable: true });
+    assert.equal(byKey.get('poolOutboundEnabled')?.lockedBy, 'HUB_POOL_OUTBOUND_DISABLED');
+    assert.equal(byKey.get('poolOutboundEnabled')?.lockedValue, false);
+    assert.equal(byKey.get('poolMaxPromptTokens')?.lockedBy, 'HUB_POOL_MAX_PROMPT_TOKENS');
+    assert.equal(byKey.get('poolMaxPromptTokens')?.lockedValue, 4096);
+    assert.equal(byKey.get('poolPins')?.settable, false);
+
+    const table = await cli('pool', 'settings');
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /^poolHealthPollSeconds\s+30\s+30\s+a whole number from 10 to 300$/m);
+    assert.match(table.stdout, /^poolOutboundEnabled\s+true\s+true\s+true or false\s+HUB_POOL_OUTBOUND_DISABLED forces false$/m);
+  });
+
+  it('sets a whole number, a boolean and null, and says what changed', async () => {
+    const affinity = await cli('pool', 'set', 'poolLocalAffinity', '3', '--yes');
+    assert.equal(affinity.code, 0, affinity.stderr);
+    assert.equal(affinity.stdout, 'poolLocalAffinity is now 3 (was 1; default 1).\n');
+    const signed = await cli('pool', 'set', 'poolRequireSignedPeers', 'true', '--yes', '--json');
+    assert.equal((JSON.parse(signed.stdout) as SettingEntry).value, true);
+    const ceiling = await cli('pool', 'set', 'poolMaxPromptTokens', '8192', '--yes');
+    assert.match(ceiling.stdout, /^poolMaxPromptTokens is now 8192 \(was null; default null\)\.\nHUB_POOL_MAX_PROMPT_TOKENS in the Hub's environment still forces 4096/);
+    const back = await cli('pool', 'set', 'poolMaxPromptTokens', 'null', '--yes');
+    assert.equal(back.code, 0, back.stderr);
+    const { json } = await hub.api<Record<string, unknown>>('GET', '/api/inference/pool/settings');
+    assert.equal(json.poolLocalAffinity, 3);
+    assert.equal(json.poolRequireSignedPeers, true);
+    assert.equal(json.poolMaxPromptTokens, null);
+  });
+
+  const refusals: [string[], RegExp][] = [
+    [['poolHealthPollSeconds', '5'], /^Nothing was changed: poolHealthPollSeconds must be a whole number from 10 to 300; got 5\.$/],
+    [['poolLocalAffinity', '2.5'], /must be a whole number from 0 to 20; got 2\.5/],
+    [['poolEnabled', 'yes'], /poolEnabled must be true or false; got "yes"/],
+    [['poolShareContainerStats', 'null'], /must be true or false; got null/],
+    [['poolNoSuchKey', '1'], /^poolNoSuchKey is not a setting; nothing was changed/],
+    [['poolPins', '[]'], /set with `cihub pool pin` and `cihub pool unpin`/],
+  ];
+  for (const [args, why] of refusals) {
+    it(`refuses set ${args.join(' ')} in one sentence and writes nothing`, async () => {
+      const before = settingsFile();
+      const run = await cli('pool', 'set', ...args, '--yes');
+      assert.equal(run.code, 1);
+      assert.equal(run.stdout, '');
+      assert.match(run.stderr.trim(), why);
+      assert.equal(run.stderr.trim().split('\n').length, 1);
+      assert.equal(settingsFile(), before);
+    });
+  }
+
+  it('asks before changing anything, and changes nothing without an answer', async () => {
+    const before = settingsFile();
+    const run = await cli('pool', 'set', 'poolLocalAffinity', '4');
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /needs confirmation, so pass --yes/);
+    assert.equal(settingsFile(), before);
+  });
+});

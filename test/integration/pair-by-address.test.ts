@@ -1,0 +1,143 @@
+/**
+ * Probing and pairing by address, through the CLI, between real Hubs (spec: "Finding a peer by
+ * address"). The LAN address 192.168.77.2 stands for hub-b: the development dial map sends that
+ * address to hub-b's loopback port, while the address checks run on the address itself. Then
+ * every address the check must refuse, each refused before anything is dialled.
+ */
+import { after, afterEach, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { PeerView } from '../../src/peers/peer-view.js';
+import { eventually, freePort, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+
+const A = 'hub-a.tail0.ts.net';
+const B = 'hub-b.tail0.ts.net';
+const SUFFIX = 'tail0.ts.net';
+const B_ADDRESS = '192.168.77.2';
+/** Answers on the second default port only. */
+const B_ON_3000 = '192.168.77.3';
+/** An older Hub: /identify without a protocol version. */
+const OLD_HUB = '192.168.77.4';
+
+async function rowsOf(hub: HubProcess): Promise<PeerView[]> {
+  return (await hub.api<{ peers: PeerView[] }>('GET', '/api/inference/pool/peers')).json.peers;
+}
+
+describe('probe and pair by address', () => {
+  let a: HubProcess;
+  let b: HubProcess;
+  let old: Server;
+  const oldSeen: string[] = [];
+
+  before(async () => {
+    old = createServer((req, res) => {
+      oldSeen.push(`${req.method} ${req.url}`);
+      res.setHeader('content-type', 'application/json');
+      res.end(req.url === '/api/inference/pool/identify' ? '{"isCiHub":true}' : '{"received":true}');
+    });
+    await new Promise<void>((resolve) => old.listen(0, '127.0.0.1', resolve));
+    const oldPort = (old.address() as { port: number }).port;
+    const [pa, pb, closed] = [await freePort(), await freePort(), await freePort()];
+    const origins = [
+      `${A}=http://127.0.0.1:${pa}`,
+      `${B}=http://127.0.0.1:${pb}`,
+      `${B_ADDRESS}:5002=http://127.0.0.1:${pb}`,
+      `${B_ON_3000}:5002=http://127.0.0.1:${closed}`,
+      `${B_ON_3000}:3000=http://127.0.0.1:${pb}`,
+      `${OLD_HUB}=http://127.0.0.1:${oldPort}`,
+    ].join(',');
+    const env = (name: string) => ({ HUB_NODE_FQDN: name, HUB_TAILNET_SUFFIX: SUFFIX, HUB_POOL_PEER_ORIGINS: origins });
+    [a, b] = await Promise.all([startHubProcess({ port: pa, env: env(A) }), startHubProcess({ port: pb, env: env(B) })]);
+  });
+  after(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await new Promise<void>((resolve) => old.close(() => resolve()));
+  });
+  afterEach(async () => {
+    for (const hub of [a, b]) for (const p of await rowsOf(hub)) await hub.api('DELETE', `/api/inference/pool/peers/${p.id}`);
+  });
+
+  it('probes an address: a Hub answers there, and it can be paired with by address', async () => {
+    const run = await runCli(['pool', 'probe', `${B_ADDRESS}:5002`], { dataDir: a.dataDir });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^A Hub answers at 192\.168\.77\.2:5002 \(pool protocol 2\)\. Its name stays unknown until it answers a PIN\./);
+    assert.match(run.stdout, /cihub pool pair 192\.168\.77\.2:5002 --pin <the six digits>/);
+  });
+
+  it('tries port 5002, then 3000, when no port is given', async () => {
+    const run = await runCli(['pool', 'probe', B_ON_3000, '--json'], { dataDir: a.dataDir });
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(JSON.parse(run.stdout), { address: B_ON_3000, port: 3000, poolProtocol: 2, pairable: true });
+  });
+
+  it('reports an older protocol up front, and pairing by address with it sends no request', async () => {
+    const probe = await runCli(['pool', 'probe', OLD_HUB], { dataDir: a.dataDir });
+    assert.equal(probe.code, 0, probe.stderr);
+    assert.match(probe.stdout, /pool protocol 1: too old to pair by address/);
+    const pair = await runCli(['pool', 'pair', OLD_HUB, '--pin', '123456', '--yes'], { dataDir: a.dataDir });
+    assert.equal(pair.code, 1);
+    assert.match(pair.stderr, /speaks pool protocol 1.*pair with it by its MagicDNS name instead.*HUB_ERR_PEER_PROTOCOL_TOO_OLD/);
+    assert.ok(!oldSeen.some((s) => s.startsWith('POST')), `no pairing request reached the old Hub: ${oldSeen.join(', ')}`);
+    assert.deepEqual(await rowsOf(a), []);
+  });
+
+  it('pairs by address with a PIN: the answer names the Hub, and the walkthrough ends connected', async () => {
+    const minted = await runCli(['pool', 'pairing-pin', '--json', '--yes'], { dataDir: b.dataDir });
+    const pin = (JSON.parse(minted.stdout) as { pin: string }).pin;
+    const run = await runCli(['pool', 'pair', `${B_ADDRESS}:5002`, '--pin', pin, '--yes'], { dataDir: a.dataDir });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /it accepted the PIN and named itself hub-b\.tail0\.ts\.net/);
+    assert.match(run.stdout, /cihub pool approve hub-a\.tail0\.ts\.net/);
+    const [row] = await rowsOf(a);
+    assert.equal(row?.nodeFqdn, B, 'the row is keyed on the name, not the address');
+    assert.equal(row?.pinVerified, true);
+    assert.ok(!JSON.stringify(await rowsOf(a)).includes(B_ADDRESS), 'the address is not kept');
+
+    const approve = await runCli(['pool', 'approve', A, '--yes'], { dataDir: b.dataDir });
+    assert.equal(approve.code, 0, approve.stderr);
+    await eventually(async () => (await rowsOf(a)).find((p) => p.nodeFqdn === B && p.status === 'connected'), 'hub-a to show hub-b connected', 10_000);
+  });
+
+  it('needs a PIN to pair by address, and sends nothing without one', async () => {
+    const run = await runCli(['pool', 'pair', B_ADDRESS, '--yes'], { dataDir: a.dataDir });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /^Pairing by address needs --pin/);
+    assert.deepEqual(await rowsOf(b), []);
+  });
+
+  it('refuses a wrong PIN with the fix, and leaves no row here', async () => {
+    await runCli(['pool', 'pairing-pin', '--yes'], { dataDir: b.dataDir });
+    const run = await runCli(['pool', 'pair', `${B_ADDRESS}:5002`, '--pin', '000000', '--yes'], { dataDir: a.dataDir });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /refused the PIN|refused the pairing PIN/);
+    assert.deepEqual(await rowsOf(a), []);
+  });
+
+  const refusals: [string, RegExp][] = [
+    ['127.0.0.1:5002', /127\.0\.0\.1 is loopback/],
+    ['[::1]:5002', /::1 is loopback/],
+    ['169.254.169.254', /169\.254\.169\.254 is a cloud metadata endpoint/],
+    ['169.254.1.1', /is link-local/],
+    ['fe80::1', /is link-local/],
+    ['8.8.8.8', /8\.8\.8\.8 is a public address/],
+    ['localhost:5002', /localhost resolves to (127\.0\.0\.1|::1), and is loopback/],
+    ['http://192.168.1.2/', /is not an address/],
+  ];
+  for (const [address, why] of refusals) {
+    it(`refuses to probe ${address}`, async () => {
+      const run = await runCli(['pool', 'probe', address], { dataDir: a.dataDir });
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, why);
+      assert.match(run.stderr, /HUB_ERR_ADDRESS_REFUSED/);
+    });
+  }
+
+  it('refuses to pair with a loopback address where a Hub does answer', async () => {
+    const port = new URL(b.url).port;
+    await runCli(['pool', 'pairing-pin', '--yes'], { dataDir: b.dataDir });
+    const run = await runCli(['pool', 'pair', `127.0.0.1:${port}`, '--pin', '123456', '--yes'], { dataDir: a.dataDir });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /127\.0\.0\.1 is loopback/);
+    assert.deepEqual(await rowsOf(b), [], 'hub-b received no request');
+  });
+});
