@@ -93,18 +93,18 @@ describe('a Hub from first start to SIGTERM', () => {
     const client = new OpenAI({ baseURL: `${hub.pool}/v1`, apiKey: 'ollama', maxRetries: 0 });
     const completion = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: `please repeat ${marker}` }] });
     assert.ok((completion.choices[0]?.message.content ?? '').length > 0);
-    const streamed = await request(`${hub.pool}/api/chat`, { method: 'POST', body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: marker }] }) });
+    const streamed = await request(`${hub.pool}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: marker }] }) });
     assert.equal(streamed.statusCode, 200);
     await streamed.body.text();
-    const broken = await request(`${hub.pool}/api/generate`, { method: 'POST', body: `{"model":"${MODEL}","prompt":"${marker}` });
+    const broken = await request(`${hub.pool}/api/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"model":"${MODEL}","prompt":"${marker}` });
     assert.equal(broken.statusCode, 400);
     await broken.body.dump();
-    const missing = await request(`${hub.pool}/api/generate`, { method: 'POST', body: JSON.stringify({ model: 'missing:1b', prompt: marker }) });
+    const missing = await request(`${hub.pool}/api/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'missing:1b', prompt: marker }) });
     assert.equal(missing.statusCode, 502);
     await missing.body.dump();
     // An engine whose error quotes the prompt back: the app may see it, the log must not.
     await engine.setFault({ mode: 'error', status: 500, model: MODEL, count: 1, body: JSON.stringify({ error: `cannot handle ${marker}` }) });
-    const faulted = await request(`${hub.pool}/api/generate`, { method: 'POST', body: JSON.stringify({ model: MODEL, prompt: marker, stream: false }) });
+    const faulted = await request(`${hub.pool}/api/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, prompt: marker, stream: false }) });
     assert.equal(faulted.statusCode, 502);
     await faulted.body.dump();
     assert.equal(engine.state().faults.length, 0, 'the fault was used');
@@ -128,7 +128,7 @@ describe('a Hub from first start to SIGTERM', () => {
   });
 
   it('on SIGTERM finishes the stream in flight, refuses new requests, then exits 0 and removes hub.json', async () => {
-    const res = await request(`${hub.pool}/api/chat`, { method: 'POST', body: JSON.stringify({ model: SLOW, messages: [{ role: 'user', content: 'take your time' }] }) });
+    const res = await request(`${hub.pool}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: SLOW, messages: [{ role: 'user', content: 'take your time' }] }) });
     assert.equal(res.statusCode, 200);
     const frames: Array<{ done?: boolean }> = [];
     let streamEnded = false;

@@ -66,7 +66,7 @@ describe('Prometheus /metrics', () => {
   it('counts exactly what the routing log records: requests by route, outcome and node, failovers by reason, latencies per node', async () => {
     const openai = new OpenAI({ baseURL: `${hub.pool}/v1`, apiKey: 'unused', maxRetries: 0 });
     for (let i = 0; i < 2; i++) await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
-    const native = await request(`${hub.pool}/api/chat`, { method: 'POST', body: JSON.stringify({ model: MODEL, stream: false, messages: [{ role: 'user', content: 'hi' }] }) });
+    const native = await request(`${hub.pool}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, stream: false, messages: [{ role: 'user', content: 'hi' }] }) });
     assert.equal(native.statusCode, 200);
     await native.body.dump();
     // Ollama, tried first when both are idle, answers 503 once: the request fails over to vLLM.
