@@ -39,7 +39,10 @@ import { PeerStore } from './store/peers.js';
 import { parsePeerOrigins, type PeerOrigins } from './tailnet/peer-origins.js';
 import { privateOnlyAgent } from './tailnet/pinned-dial.js';
 import { systemResolver } from './tailnet/private-address.js';
-import { TailnetSelfCache, tailscaleStatusRunner } from './tailnet/tailnet-self.js';
+import { readTailnetSelf } from './tailnet/tailnet-self.js';
+import { TailscaleClient } from './tailnet/tailscale-client.js';
+import { tailscaleRunner } from './tailnet/tailscale-exec.js';
+import { userInfo } from 'node:os';
 import { ApiKeyStore } from './store/api-keys.js';
 import { DATABASE_FILE_NAME, openDatabase } from './store/database.js';
 import { Background } from './util/background.js';
@@ -231,8 +234,8 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
 /** The peer side of the Hub: identity, pairing, the guard's state and the health poller. */
 function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>; clock: Clock; logger: Logger; dispatcher: Agent; nameDispatcher: Agent; origins: PeerOrigins; settings: SettingsFile; inFlight: InFlight; background: Background }): PoolPeers {
   const { env, db, clock, logger, dispatcher, nameDispatcher, origins, settings, inFlight, background } = deps;
-  const selfCache = new TailnetSelfCache({ clock, envFqdn: env.nodeFqdn, envSuffix: env.tailnetSuffix, runStatus: tailscaleStatusRunner() });
-  const self = () => selfCache.get();
+  const tailscale = new TailscaleClient({ run: tailscaleRunner(env.tailscaleBinary), clock, account: userInfo().username, isRoot: process.getuid?.() === 0 });
+  const self = () => readTailnetSelf({ envFqdn: env.nodeFqdn, envSuffix: env.tailnetSuffix, status: () => tailscale.status() });
   const store = new PeerStore(db);
   const identity = new NodeIdentity({ db, dataDir: env.dataDir, envSecret: env.identitySecret, clock, logger, background });
   const pin = new PairingPin({ clock });
@@ -254,7 +257,7 @@ function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>
   });
   const nonces = new PeerNonces(db);
   poller = new HealthPoller({ store, client, pairing, identity, pollSeconds, clock, logger, forwardsTo: (name) => inFlight.count(name), onTick: (nowMs) => nonces.prune(nowMs), background });
-  return { store, identity, pairing, poller, pin, nonces, client, self, origins: origins.map };
+  return { store, identity, pairing, poller, pin, nonces, client, self, origins: origins.map, tailscale };
 }
 
 /**

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { EngineKind } from '../engines/engine-kind.js';
 import { parseAllowedHosts, parseAllowedOrigins, parseTrustedProxies } from './edge-trust.js';
+import { findExecutable } from './find-executable.js';
 
 /** Default engine addresses: each engine's usual port on this machine. */
 export const DEFAULT_ENGINE_URLS: Readonly<Record<Exclude<EngineKind, 'llamacpp'>, string>> = {
@@ -73,6 +74,10 @@ export interface HubEnv {
   readonly identitySecret: string | null;
   /** TAILSCALE_OAUTH_CLIENT_ID and _SECRET are both set (the Admin API leg of discovery). */
   readonly tailscaleAdminApiConfigured: boolean;
+  /** The OAuth client for the Tailscale Admin API; null unless both variables are set. */
+  readonly tailscaleOAuth: { readonly clientId: string; readonly clientSecret: string } | null;
+  /** Absolute path of the `tailscale` executable found on PATH at start; null when there is none. */
+  readonly tailscaleBinary: string | null;
   /** Values the schema refused, each replaced by its default: the Hub logs one warning per entry at start. */
   readonly problems: readonly EnvProblem[];
   /** Per-request knobs: read the environment at call time, as the spec asks. */
@@ -304,6 +309,8 @@ export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
     // Not trimmed: a secret is used exactly as given.
     identitySecret: env.HUB_POOL_IDENTITY_SECRET || null,
     tailscaleAdminApiConfigured: Boolean(v.TAILSCALE_OAUTH_CLIENT_ID && v.TAILSCALE_OAUTH_CLIENT_SECRET),
+    tailscaleOAuth: v.TAILSCALE_OAUTH_CLIENT_ID && v.TAILSCALE_OAUTH_CLIENT_SECRET ? Object.freeze({ clientId: v.TAILSCALE_OAUTH_CLIENT_ID, clientSecret: v.TAILSCALE_OAUTH_CLIENT_SECRET }) : null,
+    tailscaleBinary: findExecutable('tailscale', env.PATH),
     problems: Object.freeze(problems),
     knobs: {
       tailnetRequiresKey: () => readOne(env, 'HUB_INFERENCE_TAILNET_AUTH') === 'require-key',

@@ -5,6 +5,7 @@ import type { PairingPin } from '../pairing/pairing-pin.js';
 import type { PairingService } from '../pairing/pairing-service.js';
 import type { PeerStore } from '../store/peers.js';
 import type { TailnetSelf } from '../tailnet/tailnet-self.js';
+import type { TailscaleClient } from '../tailnet/tailscale-client.js';
 import type { HealthPoller } from './health-poller.js';
 import type { PeerClient } from './peer-client.js';
 
@@ -19,4 +20,6 @@ export interface PoolPeers {
   readonly self: () => Promise<TailnetSelf>;
   /** The development dial map (HUB_POOL_PEER_ORIGINS); empty in production. */
   readonly origins: ReadonlyMap<string, string>;
+  /** The local Tailscale daemon through its CLI (status cached 30 s). */
+  readonly tailscale: TailscaleClient;
 }

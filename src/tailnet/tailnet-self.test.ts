@@ -1,10 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ManualClock } from '../util/clock.js';
-import { parseTailscaleStatus, readTailnetSelf, TailnetSelfCache, tailscaleStatusRunner, type TailnetSelf } from './tailnet-self.js';
+import { parseTailscaleStatus, readTailnetSelf, type TailnetSelf } from './tailnet-self.js';
+import type { TailscaleRun } from './tailscale-exec.js';
+import { readTailscaleStatus, type TailscaleState } from './tailscale-status.js';
+
+/** The daemon's status as the client would hand it over, from one run of the CLI. */
+const statusOf = (run: () => Promise<TailscaleRun>) => async (): Promise<TailscaleState> => readTailscaleStatus(await run());
+const printing = (stdout: string) => statusOf(async () => ({ ok: true, stdout }));
 
 /** Our own `tailscale status --json` shape, trimmed to the fields protocols.md 6.1 lists. */
 function statusSample(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -67,11 +69,11 @@ describe('parseTailscaleStatus', () => {
 });
 
 describe('readTailnetSelf', () => {
-  const running = async () => JSON.stringify(statusSample());
-  const mustNotRun = async (): Promise<string | null> => assert.fail('tailscale must not be asked when env names this Hub');
+  const running = printing(JSON.stringify(statusSample()));
+  const mustNotRun = async (): Promise<TailscaleState> => assert.fail('tailscale must not be asked when env names this Hub');
 
   it('HUB_NODE_FQDN alone: the suffix is everything after the first label', async () => {
-    assert.deepEqual(await readTailnetSelf({ envFqdn: 'Hub-A.tail9.ts.net.', envSuffix: null, runStatus: mustNotRun }), {
+    assert.deepEqual(await readTailnetSelf({ envFqdn: 'Hub-A.tail9.ts.net.', envSuffix: null, status: mustNotRun }), {
       nodeFqdn: 'hub-a.tail9.ts.net',
       tailnetSuffix: 'tail9.ts.net',
       tailscaleConnected: false,
@@ -80,13 +82,13 @@ describe('readTailnetSelf', () => {
   });
 
   it('both env values: HUB_TAILNET_SUFFIX is taken as given', async () => {
-    const self = await readTailnetSelf({ envFqdn: 'hub-a.tail9.ts.net', envSuffix: 'other.ts.net', runStatus: mustNotRun });
+    const self = await readTailnetSelf({ envFqdn: 'hub-a.tail9.ts.net', envSuffix: 'other.ts.net', status: mustNotRun });
     assert.equal(self.tailnetSuffix, 'other.ts.net');
     assert.equal(self.source, 'env');
   });
 
   it('HUB_TAILNET_SUFFIX alone: no name, but a suffix to check peers against', async () => {
-    assert.deepEqual(await readTailnetSelf({ envFqdn: null, envSuffix: 'tail9.ts.net', runStatus: mustNotRun }), {
+    assert.deepEqual(await readTailnetSelf({ envFqdn: null, envSuffix: 'tail9.ts.net', status: mustNotRun }), {
       nodeFqdn: null,
       tailnetSuffix: 'tail9.ts.net',
       tailscaleConnected: false,
@@ -95,104 +97,26 @@ describe('readTailnetSelf', () => {
   });
 
   it('env values that do not normalise are ignored and the daemon is asked', async () => {
-    const self = await readTailnetSelf({ envFqdn: 'https://hub-a', envSuffix: 'bad suffix', runStatus: running });
+    const self = await readTailnetSelf({ envFqdn: 'https://hub-a', envSuffix: 'bad suffix', status: running });
     assert.equal(self.source, 'tailscale');
     assert.equal(self.nodeFqdn, 'studio.tailabcd.ts.net');
   });
 
   it('no env: the daemon answers', async () => {
-    const self = await readTailnetSelf({ envFqdn: null, envSuffix: null, runStatus: running });
+    const self = await readTailnetSelf({ envFqdn: null, envSuffix: null, status: running });
     assert.deepEqual(self, { nodeFqdn: 'studio.tailabcd.ts.net', tailnetSuffix: 'tailabcd.ts.net', tailscaleConnected: true, source: 'tailscale' });
   });
 
-  const failures: { name: string; runStatus: () => Promise<string | null> }[] = [
-    { name: 'the runner found no tailscale', runStatus: async () => null },
-    { name: 'the output is not JSON', runStatus: async () => 'failed to connect to local tailscaled' },
-    { name: 'the output is JSON but not an object', runStatus: async () => '"Running"' },
-    { name: 'the runner rejects', runStatus: async () => Promise.reject(new Error('spawn EACCES')) },
+  const failures: { name: string; status: () => Promise<TailscaleState> }[] = [
+    { name: 'the runner found no tailscale', status: statusOf(async () => ({ ok: false, kind: 'missing', exitCode: null, stderr: '' })) },
+    { name: 'the daemon is not running', status: statusOf(async () => ({ ok: false, kind: 'failed', exitCode: 1, stderr: 'failed to connect to local tailscaled; it doesn\'t appear to be running' })) },
+    { name: 'the output is not JSON', status: printing('failed to connect to local tailscaled') },
+    { name: 'the output is JSON but not an object', status: printing('"Running"') },
+    { name: 'the status read rejects', status: async () => Promise.reject(new Error('spawn EACCES')) },
   ];
   for (const f of failures) {
     it(`${f.name}: source none, nothing known`, async () => {
-      assert.deepEqual(await readTailnetSelf({ envFqdn: null, envSuffix: null, runStatus: f.runStatus }), NONE);
+      assert.deepEqual(await readTailnetSelf({ envFqdn: null, envSuffix: null, status: f.status }), NONE);
     });
   }
-});
-
-describe('tailscaleStatusRunner', () => {
-  it('resolves null when the binary does not exist', async () => {
-    assert.equal(await tailscaleStatusRunner(2_000, '/nonexistent/tailscale-for-test')(), null);
-  });
-  it('resolves null when the command exits non-zero', async () => {
-    // node status --json: node cannot find a script named "status" and exits 1.
-    assert.equal(await tailscaleStatusRunner(5_000, process.execPath)(), null);
-  });
-  it('resolves null when the command outlives the timeout', { skip: process.platform === 'win32' }, async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tailscale-stub-'));
-    try {
-      const stub = join(dir, 'tailscale');
-      writeFileSync(stub, '#!/bin/sh\nexec sleep 5\n');
-      chmodSync(stub, 0o755);
-      const started = Date.now();
-      assert.equal(await tailscaleStatusRunner(200, stub)(), null);
-      assert.ok(Date.now() - started < 4_000);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-  it('resolves with stdout when the command succeeds', { skip: process.platform === 'win32' }, async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tailscale-stub-'));
-    try {
-      const stub = join(dir, 'tailscale');
-      writeFileSync(stub, '#!/bin/sh\necho "{\\"args\\":\\"$1 $2\\"}"\n');
-      chmodSync(stub, 0o755);
-      assert.deepEqual(JSON.parse((await tailscaleStatusRunner(5_000, stub)()) ?? 'null'), { args: 'status --json' });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-});
-
-describe('TailnetSelfCache', () => {
-  function counted(): { calls: () => number; runStatus: () => Promise<string | null> } {
-    let calls = 0;
-    return { calls: () => calls, runStatus: async () => { calls += 1; return JSON.stringify(statusSample()); } };
-  }
-
-  it('reuses one reading for 30 s, then asks the daemon again', async () => {
-    const clock = new ManualClock();
-    const status = counted();
-    const cache = new TailnetSelfCache({ clock, envFqdn: null, envSuffix: null, runStatus: status.runStatus });
-    assert.equal((await cache.get()).nodeFqdn, 'studio.tailabcd.ts.net');
-    clock.advance(29_999);
-    await cache.get();
-    assert.equal(status.calls(), 1);
-    clock.advance(1);
-    await cache.get();
-    assert.equal(status.calls(), 2);
-  });
-
-  it('concurrent callers share one read', async () => {
-    const status = counted();
-    const cache = new TailnetSelfCache({ clock: new ManualClock(), envFqdn: null, envSuffix: null, runStatus: status.runStatus });
-    await Promise.all([cache.get(), cache.get(), cache.get()]);
-    assert.equal(status.calls(), 1);
-  });
-
-  it('a failed read is cached too, so a Hub without Tailscale is not re-spawning it per poll', async () => {
-    const clock = new ManualClock();
-    let calls = 0;
-    const cache = new TailnetSelfCache({ clock, envFqdn: null, envSuffix: null, runStatus: async () => { calls += 1; return null; } });
-    assert.equal((await cache.get()).source, 'none');
-    await cache.get();
-    assert.equal(calls, 1);
-  });
-
-  it('invalidate forces the next read', async () => {
-    const status = counted();
-    const cache = new TailnetSelfCache({ clock: new ManualClock(), envFqdn: null, envSuffix: null, runStatus: status.runStatus });
-    await cache.get();
-    cache.invalidate();
-    await cache.get();
-    assert.equal(status.calls(), 2);
-  });
 });
