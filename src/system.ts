@@ -43,6 +43,13 @@ import { readTailnetSelf } from './tailnet/tailnet-self.js';
 import { TailscaleClient } from './tailnet/tailscale-client.js';
 import { tailscaleRunner } from './tailnet/tailscale-exec.js';
 import { userInfo } from 'node:os';
+import { AdminApiClient } from './discovery/admin-api.js';
+import { DiscoveryService } from './discovery/discovery-service.js';
+import { identifyProbe } from './discovery/identify-probe.js';
+import { membershipOf, tailnetToAsk } from './discovery/membership.js';
+import { peerClockSkews } from './peers/peer-clock.js';
+import { publishOnce, publishSettled, reachableFromLoopback, SERVE_PUBLISH_RETRY_MS } from './tailnet/serve-publisher.js';
+import { tailscaleReport } from './tailnet/tailscale-report.js';
 import { ApiKeyStore } from './store/api-keys.js';
 import { DATABASE_FILE_NAME, openDatabase } from './store/database.js';
 import { Background } from './util/background.js';
@@ -158,6 +165,16 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     unservableModels: () => unservableHere(health.latest(), unservable),
     storeOpen: () => db.open,
     metrics,
+    discovery: new DiscoveryService({
+      tailscale: () => peers.tailscale.status(),
+      self: peers.self,
+      adminApi: peers.adminApi,
+      heldNames: () => new Set(peers.store.list().map((row) => row.nodeFqdn)),
+      identify: identifyProbe(peers.client),
+      logger,
+    }),
+    tailscaleReport: async () => tailscaleReport(peers.tailscale, await peers.self(), env.tailscaleBinary, port),
+    peerClocks: () => peerClockSkews(peers.store.list(), peers.client, clock),
     status: async () => {
       const tailnet = await peers.self();
       const peerViews = peers.store.list().map((row) => peerView(row, peers.poller.health(row.id), tailnet.nodeFqdn));
@@ -192,6 +209,18 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   health.latest();
   peers.poller.start();
   peers.identity.warmIfPresent();
+  // Publish with Serve only when the daemon names this Hub (not under the development stand-ins).
+  if (env.nodeFqdn === null && env.tailnetSuffix === null && env.tailscaleBinary !== null) {
+    if (reachableFromLoopback(env.host)) {
+      const tryPublish = async () => {
+        if (!publishSettled(peers.tailscale.lastPublish())) await publishOnce(peers.tailscale, port, logger);
+      };
+      background.run('tailscale serve publish', tryPublish);
+      background.every('tailscale serve publish', SERVE_PUBLISH_RETRY_MS, tryPublish);
+    } else {
+      logger.warn({ host: env.host }, `not publishing with Tailscale Serve: the Hub listens on ${env.host}, which Serve cannot reach at 127.0.0.1`);
+    }
+  }
   background.every('residency release', RESIDENCY_CHECK_MS, () =>
     releaseResident(health.latest(), unservable, dispatcher, (backendId, model) => onWithholdChange(backendId, model, false, 'resident in /api/ps')),
   );
@@ -236,6 +265,12 @@ function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>
   const { env, db, clock, logger, dispatcher, nameDispatcher, origins, settings, inFlight, background } = deps;
   const tailscale = new TailscaleClient({ run: tailscaleRunner(env.tailscaleBinary), clock, account: userInfo().username, isRoot: process.getuid?.() === 0 });
   const self = () => readTailnetSelf({ envFqdn: env.nodeFqdn, envSuffix: env.tailnetSuffix, status: () => tailscale.status() });
+  const adminApi = env.tailscaleOAuth === null ? null : new AdminApiClient({ ...env.tailscaleOAuth, clock });
+  // The Admin API layer of the inbound tailnet check; null when there is no tailnet to ask about.
+  const membership = adminApi === null ? undefined : async (name: string) => {
+    const tailnet = tailnetToAsk((await tailscale.status()).tailnetName, (await self()).tailnetSuffix);
+    return tailnet === null ? null : membershipOf(name, await adminApi.devices(tailnet));
+  };
   const store = new PeerStore(db);
   const identity = new NodeIdentity({ db, dataDir: env.dataDir, envSecret: env.identitySecret, clock, logger, background });
   const pin = new PairingPin({ clock });
@@ -254,10 +289,11 @@ function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>
     clock,
     logger,
     onConnected: (peer) => poller?.pollSoon(peer),
+    membership,
   });
   const nonces = new PeerNonces(db);
   poller = new HealthPoller({ store, client, pairing, identity, pollSeconds, clock, logger, forwardsTo: (name) => inFlight.count(name), onTick: (nowMs) => nonces.prune(nowMs), background });
-  return { store, identity, pairing, poller, pin, nonces, client, self, origins: origins.map, tailscale };
+  return { store, identity, pairing, poller, pin, nonces, client, self, origins: origins.map, tailscale, adminApi };
 }
 
 /**

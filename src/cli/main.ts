@@ -18,6 +18,7 @@ import { runDemo } from './commands/demo.js';
 import { pinCommand, unpinCommand } from './commands/pin.js';
 import { poolDoctor } from './commands/doctor.js';
 import { probe } from './commands/address.js';
+import { poolDiscover } from './commands/discover.js';
 import { poolSet, poolSettings } from './commands/settings.js';
 
 const DIALECTS = ['ollama', 'vllm', 'lemonade', 'omlx', 'llamacpp'] as const;
@@ -56,6 +57,7 @@ Hub Pool commands (cihub pool <command>):
   enable [--yes]                  turn pooling on for this Hub
   disable [--yes]                 turn pooling off for this Hub
   pairing-pin [--yes]             mint a six-digit PIN here and print the pair command for the other Hub
+  discover [--json]               unpaired Hubs this Hub can name, each probed at /identify
   probe <address[:port]>          is there a Hub at this LAN or tailnet address, and can it pair by address
   pair <name> [--pin D] [--yes]   send a pairing request to the Hub with that tailnet name
   pair <address> --pin D [--yes]  the same by address: the PIN-verified answer names the Hub
@@ -125,6 +127,11 @@ pool
   .option('--yes', 'do not ask for confirmation')
   .option('--json', 'print the changed setting as JSON')
   .action(async (key: string, value: string, o: { yes?: boolean; json?: boolean }) => out(await poolSet({ dataDir: dataDir(), key, value, json: o.json === true, ...yesOf(o) })));
+pool
+  .command('discover')
+  .description('unpaired Hubs this Hub can name (tailnet peers, the Tailscale Admin API), each probed')
+  .option('--json', 'print the candidates as JSON')
+  .action(async (o: { json?: boolean }) => out(await poolDiscover({ dataDir: dataDir(), json: o.json === true })));
 pool
   .command('probe <address>')
   .description('ask the address (ADDRESS[:PORT]; ports 5002 then 3000) whether a Hub answers there; private addresses only')

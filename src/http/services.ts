@@ -13,6 +13,9 @@ import type { PoolPeers } from '../peers/pool-peers.js';
 import type { Clock } from '../util/clock.js';
 import type { AddressPairing } from '../pairing/pair-by-address.js';
 import type { HubMetrics } from '../metrics/hub-metrics.js';
+import type { DiscoveryService } from '../discovery/discovery-service.js';
+import type { TailscaleReport } from '../tailnet/tailscale-report.js';
+import type { PeerClock } from '../peers/peer-clock.js';
 
 export interface HubServices {
   readonly env: HubEnv;
@@ -41,4 +44,10 @@ export interface HubServices {
   readonly metrics: HubMetrics;
   /** Whether the SQLite store is open, for GET /readyz. */
   storeOpen(): boolean;
+  /** Unpaired Hubs this Hub can name (an operator's request only: it probes every candidate). */
+  readonly discovery: DiscoveryService;
+  /** What this Hub knows about its Tailscale, for cihub pool doctor. */
+  tailscaleReport(): Promise<TailscaleReport>;
+  /** Each paired peer's clock against this one's, for cihub pool doctor. */
+  peerClocks(): Promise<PeerClock[]>;
 }

@@ -35,7 +35,7 @@ const ANSWER_MAX_BYTES = 16 * 1024;
 /** The first pool protocol whose /pair/request answers a valid PIN with the Hub's name. */
 export const ADDRESS_PAIRING_MIN_PROTOCOL = 2;
 
-const IDENTIFY = z.object({ isCiHub: z.literal(true), poolProtocol: z.number().int().min(1).max(10_000).optional() });
+export const IDENTIFY = z.object({ isCiHub: z.literal(true), poolProtocol: z.number().int().min(1).max(10_000).optional() });
 
 export interface ProbeResult {
   readonly address: string;

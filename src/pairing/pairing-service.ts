@@ -13,6 +13,7 @@ import type { PeerClient } from '../peers/peer-client.js';
 import type { PeerRow, PeerStore } from '../store/peers.js';
 import { belongsToTailnet, normalizePeerName } from '../tailnet/peer-name.js';
 import type { TailnetSelf } from '../tailnet/tailnet-self.js';
+import type { Membership } from '../discovery/membership.js';
 import type { Clock } from '../util/clock.js';
 import { readIdentityClaim, readToken, type IdentityClaim } from './identity-claim.js';
 import type { PairingPin } from './pairing-pin.js';
@@ -48,6 +49,11 @@ export interface PairingDeps {
   readonly logger: Logger;
   /** A peer just became connected: poll it now rather than a whole interval later. */
   readonly onConnected: (peer: PeerRow) => void;
+  /**
+   * The Admin API membership check, when a credential is set (discovery/membership.ts); null
+   * from it means there is no tailnet to compare against.
+   */
+  readonly membership?: (name: string) => Promise<Membership | null>;
 }
 
 export interface InboundRequest {
@@ -169,6 +175,9 @@ export class PairingService {
     const self = await this.#d.self();
     if (!belongsToTailnet(from, self.tailnetSuffix)) throw new HubError('HUB_ERR_PAIR_OUTSIDE_TAILNET', `${from} is not a name on this Hub's tailnet`);
     if (from === self.nodeFqdn) throw new HubError('HUB_ERR_PAIR_SELF', 'a Hub cannot pair with itself');
+    const member = this.#d.membership === undefined ? null : await this.#d.membership(from);
+    if (member?.kind === 'not-member') throw new HubError('HUB_ERR_PAIR_OUTSIDE_TAILNET', `${from} is not a device on this Hub's tailnet (Tailscale Admin API)`);
+    if (member?.kind === 'unknown') this.#d.logger.warn({ from, error: member.error }, 'could not ask the Tailscale Admin API whether the requester is on this tailnet; the request goes on, checked by its name suffix only');
     const token = readToken(body.token);
     if (token === null) throw new HubError('HUB_ERR_BAD_REQUEST', 'token must be 32 random bytes, base64url');
     const withPin = body.pin !== undefined && body.pin !== null;

@@ -6,6 +6,7 @@ import type { PairingService } from '../pairing/pairing-service.js';
 import type { PeerStore } from '../store/peers.js';
 import type { TailnetSelf } from '../tailnet/tailnet-self.js';
 import type { TailscaleClient } from '../tailnet/tailscale-client.js';
+import type { AdminApiClient } from '../discovery/admin-api.js';
 import type { HealthPoller } from './health-poller.js';
 import type { PeerClient } from './peer-client.js';
 
@@ -22,4 +23,6 @@ export interface PoolPeers {
   readonly origins: ReadonlyMap<string, string>;
   /** The local Tailscale daemon through its CLI (status cached 30 s). */
   readonly tailscale: TailscaleClient;
+  /** The Tailscale Admin API; null without TAILSCALE_OAUTH_CLIENT_ID / _SECRET. */
+  readonly adminApi: AdminApiClient | null;
 }

@@ -1,0 +1,122 @@
+/**
+ * The Tailscale Admin API, for the one thing the Hub asks it: which devices are on the tailnet
+ * (protocols.md §6.3-6.4). An OAuth client (TAILSCALE_OAUTH_CLIENT_ID / _SECRET, scope
+ * devices:core:read) is exchanged for a bearer token with the client-credentials grant; the
+ * token is reused until a minute before it expires (Tailscale issues them for an hour).
+ * Answers are untrusted input: read with a bound and parsed with zod. Failures are records.
+ */
+import { request, type Dispatcher } from 'undici';
+import { z } from 'zod';
+import { parseJsonOrUndefined, readBounded } from '../util/bounded-read.js';
+import type { Clock } from '../util/clock.js';
+import { normalizePeerName } from '../tailnet/peer-name.js';
+import type { TailnetDevice } from '../tailnet/tailscale-status.js';
+
+/** Where the Admin API lives. Not configurable: tests hand AdminApiClient a loopback fake instead. */
+export const TAILSCALE_API_BASE_URL = 'https://api.tailscale.com';
+/** One Admin API call, token or device list. */
+export const ADMIN_API_TIMEOUT_MS = 10_000;
+/** A token is renewed this long before it expires, so no call goes out with one about to lapse. */
+export const TOKEN_RENEW_BEFORE_EXPIRY_MS = 60_000;
+/** When the token answer gives no lifetime: Tailscale's documented one hour. */
+export const DEFAULT_TOKEN_LIFETIME_MS = 60 * 60_000;
+/** A token answer is a few hundred bytes. */
+const TOKEN_MAX_BYTES = 64 * 1024;
+/** A device is about 1 KiB with the default fields; 16 MiB is a tailnet of thousands. */
+const DEVICES_MAX_BYTES = 16 * 1024 * 1024;
+/** Devices read from one answer; the rest are ignored. */
+export const MAX_ADMIN_DEVICES = 10_000;
+
+const TOKEN = z.object({
+  access_token: z.string().min(1).max(4096),
+  token_type: z.string().max(64).optional(),
+  expires_in: z.number().int().positive().max(7 * 24 * 3600).optional(),
+});
+const DEVICE = z
+  .object({
+    name: z.string().max(1024).optional().catch(undefined),
+    hostname: z.string().max(1024).optional().catch(undefined),
+    os: z.string().max(256).optional().catch(undefined),
+    nodeId: z.string().max(256).optional().catch(undefined),
+    id: z.string().max(256).optional().catch(undefined),
+    connectedToControl: z.boolean().optional().catch(undefined),
+  })
+  .passthrough();
+const DEVICES = z.object({ devices: z.array(z.unknown()).max(MAX_ADMIN_DEVICES * 10) });
+
+export type AdminApiAnswer<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
+
+export interface AdminApiDeps {
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly clock: Clock;
+  /** TAILSCALE_API_BASE_URL in production; a loopback fake in tests. */
+  readonly baseUrl?: string;
+  readonly dispatcher?: Dispatcher;
+}
+
+export class AdminApiClient {
+  readonly #d: AdminApiDeps;
+  #token: { value: string; expiresAtMs: number } | null = null;
+
+  constructor(deps: AdminApiDeps) {
+    this.#d = deps;
+  }
+
+  /** Every device on `tailnet` ("-" is the OAuth client's own tailnet) with a usable MagicDNS name. */
+  async devices(tailnet: string): Promise<AdminApiAnswer<TailnetDevice[]>> {
+    const token = await this.#bearer();
+    if (!token.ok) return token;
+    const answer = await this.#call('GET', `/api/v2/tailnet/${encodeURIComponent(tailnet)}/devices`, { authorization: `Bearer ${token.value}` }, undefined, DEVICES_MAX_BYTES);
+    if (!answer.ok) {
+      // A token the server no longer takes is dropped, so the next call asks for a new one.
+      if (/HTTP 401/.test(answer.error)) this.#token = null;
+      return answer;
+    }
+    const list = DEVICES.safeParse(answer.value);
+    if (!list.success) return { ok: false, error: 'the device list is not in the Admin API\'s shape' };
+    const devices: TailnetDevice[] = [];
+    for (const raw of list.data.devices.slice(0, MAX_ADMIN_DEVICES)) {
+      const d = DEVICE.safeParse(raw);
+      if (!d.success || d.data.name === undefined) continue;
+      const name = normalizePeerName(d.data.name);
+      if (!name.ok) continue;
+      devices.push({ nodeFqdn: name.name, hostName: d.data.hostname ?? null, os: d.data.os ?? null, online: d.data.connectedToControl ?? null, deviceId: d.data.nodeId ?? d.data.id ?? null });
+    }
+    return { ok: true, value: devices };
+  }
+
+  async #bearer(): Promise<AdminApiAnswer<string>> {
+    const now = this.#d.clock.nowMs();
+    if (this.#token !== null && now < this.#token.expiresAtMs - TOKEN_RENEW_BEFORE_EXPIRY_MS) return { ok: true, value: this.#token.value };
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: this.#d.clientId, client_secret: this.#d.clientSecret }).toString();
+    const answer = await this.#call('POST', '/api/v2/oauth/token', { 'content-type': 'application/x-www-form-urlencoded' }, form, TOKEN_MAX_BYTES);
+    if (!answer.ok) return { ok: false, error: `the OAuth token request failed (${answer.error}); check TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET` };
+    const token = TOKEN.safeParse(answer.value);
+    if (!token.success) return { ok: false, error: 'the OAuth token answer carries no access_token' };
+    const lifetimeMs = token.data.expires_in === undefined ? DEFAULT_TOKEN_LIFETIME_MS : token.data.expires_in * 1000;
+    this.#token = { value: token.data.access_token, expiresAtMs: now + lifetimeMs };
+    return { ok: true, value: token.data.access_token };
+  }
+
+  async #call(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body: string | undefined, maxBytes: number): Promise<AdminApiAnswer<unknown>> {
+    const url = `${this.#d.baseUrl ?? TAILSCALE_API_BASE_URL}${path}`;
+    try {
+      const res = await request(url, {
+        method,
+        headers: { accept: 'application/json', ...headers },
+        body,
+        headersTimeout: ADMIN_API_TIMEOUT_MS,
+        bodyTimeout: ADMIN_API_TIMEOUT_MS,
+        signal: AbortSignal.timeout(ADMIN_API_TIMEOUT_MS),
+        ...(this.#d.dispatcher ? { dispatcher: this.#d.dispatcher } : {}),
+      });
+      const bytes = await readBounded(res.body, { maxBytes, timeoutMs: ADMIN_API_TIMEOUT_MS }, res.headers['content-length']);
+      if (res.statusCode !== 200) return { ok: false, error: `HTTP ${res.statusCode}` };
+      const json = parseJsonOrUndefined(bytes);
+      return json === undefined ? { ok: false, error: 'the answer is not JSON' } : { ok: true, value: json };
+    } catch (err) {
+      return { ok: false, error: (err as { code?: string }).code ?? (err as Error).message ?? 'no answer' };
+    }
+  }
+}

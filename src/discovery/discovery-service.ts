@@ -1,0 +1,134 @@
+/**
+ * GET /api/inference/pool/peers/discoverable: which unpaired Hubs can this Hub name? The
+ * directories (the daemon's peer map, the Admin API with a credential, the Portal registry)
+ * are asked, their answers merged (merge.ts), and each remaining name probed at /identify with
+ * bounded concurrency. Only an operator's request runs this: every call contacts each unpaired
+ * device, so nothing on a polling path may (spec: the route is not pollable).
+ */
+import type { Logger } from 'pino';
+import type { TailnetSelf } from '../tailnet/tailnet-self.js';
+import type { TailnetDevice, TailscaleState } from '../tailnet/tailscale-status.js';
+import type { AdminApiClient } from './admin-api.js';
+import type { IdentifyAnswer } from './identify-probe.js';
+import { tailnetToAsk } from './membership.js';
+import { mergeCandidates, type DirectoryName } from './merge.js';
+import { mapBounded } from './probe-pool.js';
+
+/** At most this many /identify probes in flight at once. */
+export const DISCOVERY_PROBE_CONCURRENCY = 4;
+/** Candidates probed per scan; the rest are counted, not contacted. */
+export const MAX_DISCOVERY_CANDIDATES = 256;
+
+export interface DiscoverableHub {
+  readonly nodeFqdn: string;
+  /** The first label of the name (what the UI shows; the full name on hover). */
+  readonly displayName: string;
+  /** A directory's device id; display only, never stored. Null when none reported one. */
+  readonly deviceId: string | null;
+  readonly os: string | null;
+  readonly online: boolean | null;
+  /** 'portal' when only the Portal directory named it; absent when a tailnet directory did. */
+  readonly source?: 'portal';
+  readonly poolProtocol: number;
+}
+
+/** A named device that did not answer as a Hub (the empty state lists these). */
+export interface SilentDevice {
+  readonly nodeFqdn: string;
+  readonly os: string | null;
+  readonly online: boolean | null;
+  readonly reason: string;
+}
+
+export interface DirectoryReport {
+  readonly directory: DirectoryName;
+  /** ok: asked and answered; failed: asked, no answer; not-configured: needs a credential; unavailable: cannot be asked here. */
+  readonly state: 'ok' | 'failed' | 'not-configured' | 'unavailable';
+  /** How many names it gave; null when it was not asked or failed. */
+  readonly named: number | null;
+  /** What went wrong, or what would turn it on; null when ok. */
+  readonly detail: string | null;
+}
+
+export interface Discovery {
+  readonly candidates: readonly DiscoverableHub[];
+  readonly notHubs: readonly SilentDevice[];
+  /** Names dropped because this Hub already holds a row for them. */
+  readonly excludedPaired: number;
+  /** Names left unprobed past MAX_DISCOVERY_CANDIDATES. */
+  readonly notProbed: number;
+  readonly directories: readonly DirectoryReport[];
+}
+
+export interface DiscoveryDeps {
+  readonly tailscale: () => Promise<TailscaleState>;
+  readonly self: () => Promise<TailnetSelf>;
+  /** Null without TAILSCALE_OAUTH_CLIENT_ID / _SECRET. */
+  readonly adminApi: AdminApiClient | null;
+  /** Every name this Hub holds a row for. */
+  readonly heldNames: () => ReadonlySet<string>;
+  readonly identify: (name: string) => Promise<IdentifyAnswer>;
+  readonly logger: Logger;
+}
+
+interface Directories {
+  readonly daemon: readonly TailnetDevice[];
+  readonly adminApi: readonly TailnetDevice[];
+  readonly reports: readonly DirectoryReport[];
+}
+
+export class DiscoveryService {
+  readonly #d: DiscoveryDeps;
+  constructor(deps: DiscoveryDeps) {
+    this.#d = deps;
+  }
+
+  /** Asks each directory, without probing anything (cihub pool doctor reports this). */
+  async directories(): Promise<Directories> {
+    const [state, self] = await Promise.all([this.#d.tailscale(), this.#d.self()]);
+    const reports: DirectoryReport[] = [];
+    const daemon = state.connected ? state.peers : [];
+    reports.push(
+      state.connected
+        ? { directory: 'tailscale-daemon', state: 'ok', named: daemon.length, detail: null }
+        : { directory: 'tailscale-daemon', state: 'unavailable', named: null, detail: state.problem ?? 'Tailscale is not connected on this machine' },
+    );
+    let adminApi: readonly TailnetDevice[] = [];
+    const tailnet = tailnetToAsk(state.tailnetName, self.tailnetSuffix);
+    if (this.#d.adminApi === null) {
+      reports.push({ directory: 'tailscale-admin-api', state: 'not-configured', named: null, detail: 'set TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET (an OAuth client with devices:core:read) to list the whole tailnet' });
+    } else if (tailnet === null) {
+      reports.push({ directory: 'tailscale-admin-api', state: 'unavailable', named: null, detail: 'this Hub has joined no tailnet, so there is none to ask about' });
+    } else {
+      const answer = await this.#d.adminApi.devices(tailnet);
+      if (answer.ok) {
+        adminApi = answer.value;
+        reports.push({ directory: 'tailscale-admin-api', state: 'ok', named: adminApi.length, detail: null });
+      } else {
+        this.#d.logger.debug({ error: answer.error }, 'the Tailscale Admin API leg of discovery failed');
+        reports.push({ directory: 'tailscale-admin-api', state: 'failed', named: null, detail: answer.error });
+      }
+    }
+    // This product has no CI Portal registration, and the spec's Portal leg names nothing today either.
+    reports.push({ directory: 'portal', state: 'unavailable', named: null, detail: 'this Hub is not registered with a CI Portal, and that directory names no tailnet devices today' });
+    return { daemon, adminApi, reports };
+  }
+
+  async discover(): Promise<Discovery> {
+    const [dirs, self] = await Promise.all([this.directories(), this.#d.self()]);
+    const merged = mergeCandidates({ daemon: dirs.daemon, adminApi: dirs.adminApi, portal: [], paired: this.#d.heldNames(), selfName: self.nodeFqdn, tailnetSuffix: self.tailnetSuffix });
+    const toProbe = merged.candidates.slice(0, MAX_DISCOVERY_CANDIDATES);
+    const answers = await mapBounded(toProbe, DISCOVERY_PROBE_CONCURRENCY, (c) => this.#d.identify(c.nodeFqdn));
+    const candidates: DiscoverableHub[] = [];
+    const notHubs: SilentDevice[] = [];
+    toProbe.forEach((c, i) => {
+      const answer = answers[i]!;
+      if (answer.ok) {
+        candidates.push({ nodeFqdn: c.nodeFqdn, displayName: c.nodeFqdn.split('.')[0]!, deviceId: c.deviceId, os: c.os, online: c.online, ...(c.source ? { source: c.source } : {}), poolProtocol: answer.poolProtocol });
+      } else {
+        notHubs.push({ nodeFqdn: c.nodeFqdn, os: c.os, online: c.online, reason: answer.reason });
+      }
+    });
+    return { candidates, notHubs, excludedPaired: merged.excludedPaired, notProbed: merged.candidates.length - toProbe.length, directories: dirs.reports };
+  }
+}
