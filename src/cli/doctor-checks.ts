@@ -1,14 +1,20 @@
 /**
  * `cihub pool doctor`: read-only checks of whether this Hub can pool and whether peers will
  * reach it, as records (code, verdict, what was found, what to do). Pure: the command gathers
- * the status document and what Tailscale Serve publishes, and prints the records.
+ * the status document, what the Hub knows of its Tailscale, each peer's clock and the discovery
+ * directories, and prints the records.
  */
+import type { DirectoryReport } from '../discovery/discovery-service.js';
+import { SKEW_WINDOW_MS } from '../peer-auth/verify-signed.js';
+import type { PeerClock } from '../peers/peer-clock.js';
 import type { PoolStatus } from '../status/pool-status.js';
+import { publishCommand } from '../tailnet/tailscale-serve.js';
+import type { TailscaleReport } from '../tailnet/tailscale-report.js';
 
 export type Verdict = 'ok' | 'warn' | 'fail' | 'unknown';
 
 export interface DoctorCheck {
-  /** Stable code: C* tailnet, P* pooling, E* engines, D* development settings, F* peers. */
+  /** Stable code: C* tailnet, P* pooling, E* engines, D* discovery and development settings, F* peers. */
   readonly code: string;
   readonly verdict: Verdict;
   readonly found: string;
@@ -16,65 +22,157 @@ export interface DoctorCheck {
   readonly fix: string | null;
 }
 
-/** What `tailscale serve status --json` says about this Hub's port: null when it could not be read. */
-export type ServeInfo = { readonly publishesPort: boolean } | null;
+export interface DoctorInputs {
+  readonly status: PoolStatus;
+  /** What the Hub knows of its Tailscale; null when it could not be read. */
+  readonly tailscale: TailscaleReport | null;
+  /** Each paired peer's clock; null when it could not be read. */
+  readonly clocks: readonly PeerClock[] | null;
+  /** The discovery directories; null when they could not be read. */
+  readonly directories: readonly DirectoryReport[] | null;
+  readonly hubPort: number;
+}
 
-export function doctorChecks(status: PoolStatus, serve: ServeInfo, hubPort: number): DoctorCheck[] {
+/** A clock this far off is reported before it is refused (signed requests allow SKEW_WINDOW_MS). */
+export const CLOCK_SKEW_WARN_MS = 60_000;
+
+const check = (code: string, verdict: Verdict, found: string, fix: string | null = null): DoctorCheck => ({ code, verdict, found, fix });
+
+function tailnetName(status: PoolStatus, ts: TailscaleReport | null): DoctorCheck {
   const node = status.localNode;
-  const checks: DoctorCheck[] = [];
-  checks.push(
-    node.nodeFqdn !== null
-      ? { code: 'C1', verdict: 'ok', found: `tailnet name ${node.nodeFqdn}${node.tailnetSource === 'env' ? ' (HUB_NODE_FQDN stand-in)' : ''}`, fix: null }
-      : { code: 'C1', verdict: 'fail', found: 'this Hub has no tailnet name', fix: 'connect Tailscale and turn on MagicDNS for the tailnet' },
+  if (node.nodeFqdn === null) {
+    const why = ts?.daemon.problem ?? 'this Hub has no tailnet name';
+    return check('C1', 'fail', why, ts !== null && !ts.daemon.answered && ts.binary === null ? 'install Tailscale on this machine and connect it (tailscale up)' : 'connect Tailscale (tailscale up) and turn on MagicDNS for the tailnet');
+  }
+  if (node.tailnetSource === 'env') return check('C1', 'ok', `tailnet name ${node.nodeFqdn} (HUB_NODE_FQDN stand-in)`);
+  if (ts?.daemon.magicDnsEnabled === false) {
+    return check('C1', 'fail', `tailnet name ${node.nodeFqdn}, but MagicDNS is off for the tailnet, so peers cannot resolve it`, 'turn on MagicDNS in the Tailscale admin console (DNS page)');
+  }
+  if (ts !== null && ts.daemon.answered && !ts.daemon.connected) return check('C1', 'fail', `tailnet name ${node.nodeFqdn}, but ${ts.daemon.problem ?? 'Tailscale is not connected'}`, 'connect Tailscale (tailscale up)');
+  return check('C1', 'ok', `tailnet name ${node.nodeFqdn}`);
+}
+
+function serveCheck(ts: TailscaleReport | null, hubPort: number): DoctorCheck {
+  const publish = publishCommand(hubPort, ts?.operator.allowed !== true);
+  if (ts === null) return check('C2', 'unknown', 'could not ask the Hub about its Tailscale', `publish the Hub with Tailscale Serve: ${publish}`);
+  if (ts.nameSource === 'env') return check('C2', 'unknown', 'this Hub is named by HUB_NODE_FQDN (development stand-in); Tailscale Serve is not checked');
+  const name = ts.nodeFqdn ?? '<this Hub\'s name>';
+  switch (ts.serve.verdict) {
+    case 'publishes':
+      return check('C2', 'ok', `Tailscale Serve publishes this Hub at https://${name}/ (port ${hubPort})`);
+    case 'absent': {
+      const refused = ts.lastPublish?.kind === 'refused' ? ts.lastPublish : null;
+      return check('C2', 'fail', `Tailscale Serve does not publish this Hub at https://${name}/${refused ? ' (Tailscale refused the Hub\'s change)' : ''}`, refused ? `run once on this machine: ${refused.command}; the Hub then publishes itself within a minute (or run ${refused.publishCommand})` : `run once on this machine: ${publish}`);
+    }
+    case 'other':
+      return check('C2', 'fail', `Tailscale Serve sends https://${name}/ to ${ts.serve.otherTarget ?? 'something else'}, not to this Hub`, `if that entry can go, run: ${publish}`);
+    case 'unknown':
+      return check('C2', 'unknown', `could not read Tailscale Serve's config: ${ts.serve.problem ?? 'no answer'}`, `check with: tailscale serve status --json; to publish: ${publish}`);
+  }
+}
+
+function certificatesCheck(ts: TailscaleReport | null): DoctorCheck {
+  if (ts === null || ts.nameSource === 'env') return check('C3', 'unknown', ts === null ? 'could not ask the Hub about its Tailscale' : 'HTTPS certificates are not checked under the HUB_NODE_FQDN stand-in');
+  const c = ts.certificates;
+  if (c.verdict === 'ok') return check('C3', 'ok', c.detail);
+  if (c.verdict === 'missing') return check('C3', 'fail', c.detail, 'turn on HTTPS Certificates in the Tailscale admin console (DNS page); peers dial https://<name> with no plain-HTTP fallback');
+  return check('C3', 'unknown', c.detail);
+}
+
+function operatorCheck(ts: TailscaleReport | null): DoctorCheck {
+  if (ts === null || ts.nameSource === 'env') return check('C4', 'unknown', ts === null ? 'could not ask the Hub about its Tailscale' : 'operator permission is not checked under the HUB_NODE_FQDN stand-in');
+  const o = ts.operator;
+  if (o.allowed === true) return check('C4', 'ok', `Tailscale accepts changes from ${o.account} (${o.basis})`);
+  if (o.allowed === null) return check('C4', 'unknown', `cannot tell whether Tailscale accepts changes from ${o.account}: ${o.basis}`, o.command === null ? null : `if publishing fails, run once on this machine: ${o.command}`);
+  // Only a problem while the Hub still has to publish itself: an existing Serve entry keeps working.
+  const verdict = ts.serve.verdict === 'publishes' ? 'warn' : 'fail';
+  return check('C4', verdict, `Tailscale does not accept changes from ${o.account}, the account the Hub runs as (${o.basis})`, `run once on this machine: ${o.command ?? `sudo tailscale set --operator=${o.account}`}`);
+}
+
+/** Why an engine the Hub cannot reach is unreachable, and where to look. */
+export function engineHint(error: string | null, url: string): string {
+  const e = error ?? '';
+  if (/timed? ?out|TIMEOUT|placement budget/i.test(e)) return `nothing answered from ${url} in time: a firewall may drop the Hub's connection to that port (allow it, e.g. ufw allow from 127.0.0.1 to any port ${portOf(url)}), or point the engine's *_URL at an address the Hub can reach`;
+  if (/ECONNREFUSED/.test(e)) return `nothing listens at ${url}: start the engine, or fix its *_URL (an engine published only on its tailnet address refuses 127.0.0.1)`;
+  if (/ENOTFOUND|EAI_AGAIN/.test(e)) return `the host in ${url} does not resolve: fix the engine's *_URL`;
+  return `check that the engine at ${url} runs and answers as the kind it is configured as`;
+}
+
+function portOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.port || (u.protocol === 'https:' ? '443' : '80');
+  } catch {
+    return '<port>';
+  }
+}
+
+function enginesCheck(status: PoolStatus): DoctorCheck {
+  const backends = status.localNode.backends;
+  if (backends.length === 0) return check('E1', 'warn', 'no engine configured', 'set OLLAMA_URL, VLLM_URL, LEMONADE_URL, OMLX_URL or LLAMACPP_URL for the engines on this machine');
+  const down = backends.filter((b) => !b.healthy);
+  if (down.length === 0) return check('E1', 'ok', `${backends.length} of ${backends.length} engines reachable and healthy`);
+  return check(
+    'E1',
+    'warn',
+    `${backends.length - down.length} of ${backends.length} engines healthy; ${down.map((b) => `${b.id} at ${b.url}: ${b.error ?? (b.probedMsAgo === null ? 'not probed yet' : 'unhealthy')}`).join('; ')}`,
+    down.map((b) => engineHint(b.error, b.url)).join(' | '),
   );
-  checks.push(
-    serve === null
-      ? { code: 'C2', verdict: 'unknown', found: 'could not read `tailscale serve status --json` on this machine', fix: `publish the Hub with Tailscale Serve (https:443 → http://127.0.0.1:${hubPort})` }
-      : serve.publishesPort
-        ? { code: 'C2', verdict: 'ok', found: `Tailscale Serve publishes port ${hubPort}`, fix: null }
-        : { code: 'C2', verdict: 'fail', found: `Tailscale Serve does not publish port ${hubPort}`, fix: `run once on this machine: tailscale serve --bg --https=443 http://127.0.0.1:${hubPort}` },
-  );
+}
+
+function directoriesCheck(directories: readonly DirectoryReport[] | null): DoctorCheck {
+  if (directories === null) return check('D2', 'unknown', 'could not ask the Hub which discovery directories answer');
+  const ok = directories.filter((d) => d.state === 'ok');
+  const failed = directories.filter((d) => d.state === 'failed');
+  const found = directories.map((d) => `${d.directory}: ${d.state === 'ok' ? `${d.named} named` : d.state}`).join(', ');
+  if (failed.length > 0) return check('D2', 'warn', found, failed.map((d) => `${d.directory}: ${d.detail ?? 'failed'}`).join(' | '));
+  if (ok.length === 0) return check('D2', 'warn', `${found}: no directory can name a peer`, 'connect Tailscale, or set TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET; a Hub no directory names can still be paired by address (cihub pool probe <address>)');
+  return check('D2', 'ok', found);
+}
+
+function clockCheck(clocks: readonly PeerClock[] | null): DoctorCheck {
+  if (clocks === null) return check('F2', 'unknown', 'could not ask the Hub for its peers\' clocks');
+  if (clocks.length === 0) return check('F2', 'ok', 'no paired peer to compare clocks with');
+  const off = clocks.filter((c) => c.skewMs !== null && Math.abs(c.skewMs) > SKEW_WINDOW_MS);
+  const drifting = clocks.filter((c) => c.skewMs !== null && Math.abs(c.skewMs) > CLOCK_SKEW_WARN_MS && Math.abs(c.skewMs) <= SKEW_WINDOW_MS);
+  const unread = clocks.filter((c) => c.skewMs === null);
+  const describe = (c: PeerClock) => (c.skewMs === null ? `${c.nodeFqdn}: ${c.error ?? 'unread'}` : `${c.nodeFqdn}: ${c.skewMs >= 0 ? '+' : ''}${Math.round(c.skewMs / 1000)} s`);
+  const found = clocks.map(describe).join('; ');
+  const fix = 'keep both clocks synchronised (NTP: timedatectl set-ntp true); signed requests allow 5 minutes of skew';
+  if (off.length > 0) return check('F2', 'fail', `clocks more than 5 minutes apart: ${found}`, fix);
+  if (drifting.length > 0) return check('F2', 'warn', `clocks more than a minute apart: ${found}`, fix);
+  if (unread.length === clocks.length) return check('F2', 'unknown', `no peer's clock could be read: ${found}`);
+  return check('F2', 'ok', `clocks within a minute: ${found}`);
+}
+
+export function doctorChecks(inputs: DoctorInputs): DoctorCheck[] {
+  const { status, tailscale, hubPort } = inputs;
+  const node = status.localNode;
+  const checks: DoctorCheck[] = [tailnetName(status, tailscale), serveCheck(tailscale, hubPort), certificatesCheck(tailscale), operatorCheck(tailscale)];
   checks.push(
     status.enabled
-      ? { code: 'P1', verdict: status.reason === 'partially_disabled' ? 'warn' : 'ok', found: `Hub Pool is on (${status.reason})`, fix: null }
-      : { code: 'P1', verdict: 'fail', found: `Hub Pool is off (${status.disabledBy === 'env' ? 'HUB_POOL_USER_DISABLED in the environment' : 'poolEnabled is false'})`, fix: status.disabledBy === 'env' ? 'remove HUB_POOL_USER_DISABLED=true and restart' : 'cihub pool enable' },
+      ? check('P1', status.reason === 'partially_disabled' ? 'warn' : 'ok', `Hub Pool is on (${status.reason})`)
+      : check('P1', 'fail', `Hub Pool is off (${status.disabledBy === 'env' ? 'HUB_POOL_USER_DISABLED in the environment' : 'poolEnabled is false'})`, status.disabledBy === 'env' ? 'remove HUB_POOL_USER_DISABLED=true and restart' : 'cihub pool enable'),
   );
   const identity = node.identity;
   checks.push(
     identity === null
-      ? { code: 'P2', verdict: 'ok', found: 'no pool identity yet (made on first use)', fix: null }
+      ? check('P2', 'ok', 'no pool identity yet (made on first use)')
       : identity.identityError === null
-        ? { code: 'P2', verdict: 'ok', found: `identity ${identity.fingerprint}`, fix: null }
-        : { code: 'P2', verdict: 'fail', found: `the identity key cannot be opened: ${identity.identityError}`, fix: 'cihub pool rotate-identity, then pair again' },
+        ? check('P2', 'ok', `identity ${identity.fingerprint}`)
+        : check('P2', 'fail', `the identity key cannot be opened: ${identity.identityError}`, 'cihub pool rotate-identity, then pair again'),
   );
-  const healthy = node.backends.filter((b) => b.healthy);
-  checks.push(
-    healthy.length > 0
-      ? { code: 'E1', verdict: 'ok', found: `${healthy.length} of ${node.backends.length} engines healthy`, fix: null }
-      : { code: 'E1', verdict: 'warn', found: node.backends.length === 0 ? 'no engine configured' : 'no engine answers', fix: 'check the engine URLs (OLLAMA_URL, VLLM_URL, ...) and that the engines run' },
-  );
+  checks.push(enginesCheck(status));
   if (node.peerOriginsMap.active) {
-    checks.push({
-      code: 'D1',
-      verdict: 'warn',
-      found: `HUB_POOL_PEER_ORIGINS is set: peers are dialled at ${node.peerOriginsMap.entries.map((e) => `${e.name} → ${e.origin}`).join(', ')}`,
-      fix: 'development only: unset it on a real tailnet',
-    });
+    checks.push(check('D1', 'warn', `HUB_POOL_PEER_ORIGINS is set: peers are dialled at ${node.peerOriginsMap.entries.map((e) => `${e.name} → ${e.origin}`).join(', ')}`, 'development only: unset it on a real tailnet'));
   }
+  checks.push(directoriesCheck(inputs.directories));
   const refusing = status.peers.filter((p) => p.probeFailure !== null && p.probeFailure.kind !== 'unreachable');
   checks.push(
     refusing.length === 0
-      ? { code: 'F1', verdict: 'ok', found: 'no peer refuses this Hub', fix: null }
-      : { code: 'F1', verdict: 'fail', found: refusing.map((p) => `${p.nodeFqdn}: ${p.probeFailure!.kind.replace('_', ' ')}`).join('; '), fix: refusing.map((p) => p.probeFailure!.action).join(' | ') },
+      ? check('F1', 'ok', 'no peer refuses this Hub')
+      : check('F1', 'fail', refusing.map((p) => `${p.nodeFqdn}: ${p.probeFailure!.kind.replace('_', ' ')}`).join('; '), refusing.map((p) => p.probeFailure!.action).join(' | ')),
   );
+  checks.push(clockCheck(inputs.clocks));
   return checks;
-}
-
-/** Whether a `tailscale serve status --json` document proxies some HTTPS handler to the port. */
-export function servePublishesPort(json: unknown, port: number): boolean {
-  const web = (json as { Web?: Record<string, { Handlers?: Record<string, { Proxy?: unknown }> }> } | null)?.Web;
-  if (typeof web !== 'object' || web === null) return false;
-  return Object.values(web).some((site) =>
-    Object.values(site?.Handlers ?? {}).some((h) => typeof h?.Proxy === 'string' && new RegExp(`^(https?://)?(127\\.0\\.0\\.1|localhost|\\[::1\\]):${port}(/|$)`).test(h.Proxy)),
-  );
 }

@@ -1,29 +1,41 @@
-/** `cihub pool doctor`: read-only checks; exits non-zero when one needs action. */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+/**
+ * `cihub pool doctor`: read-only checks; exits non-zero when one fails. Everything is asked of
+ * the Hub, which runs Tailscale's CLI and dials its peers itself, so the answers describe what
+ * the Hub sees rather than what the operator's shell sees.
+ */
+import type { DirectoryReport } from '../../discovery/discovery-service.js';
+import type { PeerClock } from '../../peers/peer-clock.js';
 import type { PoolStatus } from '../../status/pool-status.js';
-import { doctorChecks, servePublishesPort, type DoctorCheck, type ServeInfo } from '../doctor-checks.js';
-import { callHub, CliError, findHub } from '../hub-client.js';
+import type { TailscaleReport } from '../../tailnet/tailscale-report.js';
+import { doctorChecks, type DoctorCheck } from '../doctor-checks.js';
+import { callHub, CliError, findHub, type HubTarget } from '../hub-client.js';
 import { table } from '../render/pool-status.js';
 import { writeOut } from '../output.js';
 import type { CommonOptions } from './pool.js';
 
 const MARK: Readonly<Record<DoctorCheck['verdict'], string>> = { ok: '✓', warn: '!', fail: '✗', unknown: '?' };
 
-async function readServe(port: number): Promise<ServeInfo> {
+/**
+ * A read the checks can do without (asked after the status read proved the Hub answers): its
+ * check reads unknown instead of the doctor stopping.
+ */
+async function optional<T>(read: () => Promise<T>): Promise<T | null> {
   try {
-    const { stdout } = await promisify(execFile)('tailscale', ['serve', 'status', '--json'], { timeout: 5_000 });
-    return { publishesPort: servePublishesPort(JSON.parse(stdout), port) };
+    return await read();
   } catch {
     return null;
   }
 }
 
 export async function poolDoctor(opts: CommonOptions): Promise<string> {
-  const hub = findHub(opts.dataDir);
+  const hub: HubTarget = findHub(opts.dataDir);
   const status = await callHub<PoolStatus>(hub, 'GET', '/api/inference/pool/status');
-  const port = Number(new URL(hub.url).port);
-  const checks = doctorChecks(status, await readServe(port), port);
+  const [tailscale, clocks, directories] = await Promise.all([
+    optional(() => callHub<TailscaleReport>(hub, 'GET', '/api/inference/pool/tailscale')),
+    optional(async () => (await callHub<{ peers: PeerClock[] }>(hub, 'GET', '/api/inference/pool/peers/clocks')).peers),
+    optional(async () => (await callHub<{ directories: DirectoryReport[] }>(hub, 'GET', '/api/inference/pool/peers/directories')).directories),
+  ]);
+  const checks = doctorChecks({ status, tailscale, clocks, directories, hubPort: Number(new URL(hub.url).port) });
   const failed = checks.filter((c) => c.verdict === 'fail');
   const text = opts.json
     ? `${JSON.stringify({ checks }, null, 2)}\n`
