@@ -110,9 +110,10 @@ export class TailscaleClient {
    */
   async operator(): Promise<OperatorState> {
     const { account, isRoot } = this.#d;
-    if (isRoot) return { allowed: true, account, operatorUser: null, command: null, basis: 'the Hub runs as root' };
+    // What Tailscale actually did outranks what the Hub infers about its own account.
     const last = this.#lastPublish;
     if (last?.kind === 'refused') return { allowed: false, account, operatorUser: null, command: last.command, basis: 'Tailscale refused this Hub\'s Serve change' };
+    if (isRoot) return { allowed: true, account, operatorUser: null, command: null, basis: 'the Hub runs as root' };
     const run = await this.#d.run(['debug', 'prefs']);
     let operatorUser: string | null = null;
     if (run.ok) {

@@ -1,0 +1,97 @@
+/**
+ * cihub pool doctor against a real Hub whose `tailscale` is a fake on PATH, one recorded state
+ * at a time: what each check says, the fix it prints, and the exit status. The Hub publishes
+ * itself with Serve at start when Tailscale lets it, and says what to run when it does not.
+ */
+import assert from 'node:assert/strict';
+import { userInfo } from 'node:os';
+import { after, describe, it } from 'node:test';
+import type { DoctorCheck } from '../../src/cli/doctor-checks.js';
+import { eventually, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { fakeTailscale, loggedOutStatus, magicDnsOffStatus, oldDaemonStatus, runningStatus, type FakeTailscale, type FakeTailscaleState } from '../helpers/fake-tailscale.js';
+
+const ACCOUNT = userInfo().username;
+const started: HubProcess[] = [];
+after(async () => {
+  await Promise.all(started.map((h) => h.stop()));
+});
+
+async function hubWith(state: FakeTailscaleState): Promise<{ hub: HubProcess; fake: FakeTailscale }> {
+  const fake = fakeTailscale(state);
+  const hub = await startHubProcess({ env: { PATH: fake.path } });
+  started.push(hub);
+  return { hub, fake };
+}
+
+async function doctor(hub: HubProcess): Promise<{ code: number | null; checks: Record<string, DoctorCheck>; stderr: string }> {
+  const run = await runCli(['pool', 'doctor', '--json'], { dataDir: hub.dataDir });
+  const checks = (JSON.parse(run.stdout) as { checks: DoctorCheck[] }).checks;
+  return { code: run.code, checks: Object.fromEntries(checks.map((c) => [c.code, c])), stderr: run.stderr };
+}
+
+const peers = [{ host: 'hub-b' }, { host: 'laptop', os: 'macOS' }];
+
+describe('cihub pool doctor against each Tailscale state', () => {
+  it('connected with no Serve entry: the Hub publishes itself at start, and every Tailscale check passes', async () => {
+    const { hub, fake } = await hubWith({ status: runningStatus('hub-a', peers), serve: {}, operatorUser: ACCOUNT });
+    const port = new URL(hub.url).port;
+    await eventually(() => fake.calls().some((c) => c.join(' ') === `serve --bg --yes --https=443 http://127.0.0.1:${port}`), 'the Hub to publish itself with Serve');
+    const d = await doctor(hub);
+    assert.equal(d.code, 0, d.stderr);
+    assert.deepEqual(['C1', 'C2', 'C3', 'C4', 'D2'].map((c) => [c, d.checks[c]?.verdict]), [['C1', 'ok'], ['C2', 'ok'], ['C3', 'ok'], ['C4', 'ok'], ['D2', 'ok']]);
+    assert.match(d.checks.C2?.found ?? '', new RegExp(`publishes this Hub at https://hub-a\\.tail0\\.ts\\.net/ \\(port ${port}\\)`));
+    assert.match(d.checks.D2?.found ?? '', /tailscale-daemon: 2 named/);
+  });
+
+  it('Serve refused: C2 and C4 fail with the exact command for the Hub\'s account, the log says it too, and doctor exits non-zero', async () => {
+    const { hub } = await hubWith({ status: runningStatus('hub-a', peers), serve: {}, serveRefused: true });
+    const command = `sudo tailscale set --operator=${ACCOUNT}`;
+    await eventually(() => hub.log().includes(`Tailscale refused the Hub's changes: run once on this machine: ${command}`), 'the refusal in the log');
+    const d = await doctor(hub);
+    assert.equal(d.code, 1);
+    assert.match(d.stderr, /checks need action: C2, C4/);
+    assert.equal(d.checks.C2?.verdict, 'fail');
+    assert.ok(d.checks.C2?.fix?.startsWith(`run once on this machine: ${command};`), d.checks.C2?.fix ?? '');
+    assert.equal(d.checks.C4?.verdict, 'fail');
+    assert.equal(d.checks.C4?.fix, `run once on this machine: ${command}`);
+  });
+
+  it('logged out: C1 fails saying so, no directory can name a peer, and nothing is published', async () => {
+    const { hub, fake } = await hubWith({ status: loggedOutStatus(), serve: {} });
+    const d = await doctor(hub);
+    assert.equal(d.code, 1);
+    assert.equal(d.checks.C1?.verdict, 'fail');
+    assert.match(d.checks.C1?.found ?? '', /logged out/);
+    assert.equal(d.checks.C3?.verdict, 'unknown');
+    assert.equal(d.checks.D2?.verdict, 'warn');
+    assert.ok(!fake.calls().some((c) => c.includes('--bg')));
+  });
+
+  it('MagicDNS off: C1 fails with where to turn it on, and HTTPS certificates are missing', async () => {
+    const { hub } = await hubWith({ status: magicDnsOffStatus('hub-a', peers), serve: {}, operatorUser: ACCOUNT });
+    const d = await doctor(hub);
+    assert.equal(d.code, 1);
+    assert.equal(d.checks.C1?.verdict, 'fail');
+    assert.match(d.checks.C1?.fix ?? '', /turn on MagicDNS/);
+    assert.equal(d.checks.C3?.verdict, 'fail');
+  });
+
+  it('an old daemon: Serve and certificates read unknown (never a false pass or a crash), and the name still comes through', async () => {
+    const { hub, fake } = await hubWith({ status: oldDaemonStatus('hub-a', peers), serveJson: false, debugPrefs: false });
+    const d = await doctor(hub);
+    assert.equal(d.checks.C1?.verdict, 'ok');
+    assert.equal(d.checks.C2?.verdict, 'unknown');
+    assert.match(d.checks.C2?.found ?? '', /too old/);
+    assert.equal(d.checks.C3?.verdict, 'unknown');
+    assert.ok(!fake.calls().some((c) => c.includes('--bg')), 'an unreadable Serve config is never overwritten');
+  });
+
+  it('no tailscale at all: C1 fails and says to install it', async () => {
+    const hub = await startHubProcess({ env: { PATH: '/nonexistent-for-test' } });
+    started.push(hub);
+    const d = await doctor(hub);
+    assert.equal(d.checks.C1?.verdict, 'fail');
+    assert.match(d.checks.C1?.found ?? '', /not on this Hub's PATH/);
+    assert.match(d.checks.C1?.fix ?? '', /install Tailscale/);
+  });
+});
