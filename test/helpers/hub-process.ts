@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { scaled } from './time-scale.js';
@@ -33,6 +33,18 @@ export interface HubProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/**
+ * PATH for a test Hub: the runner's PATH without any directory holding a `tailscale`, so a Hub
+ * that is not given a fake never runs the host's real Tailscale (it would publish itself with
+ * Serve there). A test that wants Tailscale passes its own PATH with a fake first.
+ */
+export function pathWithoutTailscale(): string {
+  return (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((dir) => dir !== '' && !existsSync(join(dir, 'tailscale')))
+    .join(delimiter);
+}
+
 export function freshDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'cihub-test-'));
 }
@@ -48,7 +60,7 @@ export interface StartHubOptions {
 export async function startHubProcess(opts: StartHubOptions = {}): Promise<HubProcess> {
   const dataDir = opts.dataDir ?? freshDataDir();
   const child = spawn(process.execPath, [CIHUB_BIN, 'serve', '--port', String(opts.port ?? 0), '--host', '127.0.0.1', '--data-dir', dataDir], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dataDir, ...ENGINES_OFF, ...opts.env },
+    env: { PATH: pathWithoutTailscale(), HOME: process.env.HOME ?? dataDir, ...ENGINES_OFF, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(opts.user ? { uid: opts.user.uid, gid: opts.user.gid } : {}),
   });

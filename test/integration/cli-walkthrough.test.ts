@@ -53,10 +53,15 @@ describe('the guide\'s CLI walkthrough between real Hubs', () => {
   let b: HubProcess;
   let c: HubProcess;
   let laptop: Server;
+  /** Requests the non-Hub machine received: only discover may contact it. */
+  let laptopHits = 0;
 
   before(async () => {
     // A machine on the tailnet that is not a Hub: it answers, but not /identify.
-    laptop = createServer((_req, res) => res.writeHead(404).end());
+    laptop = createServer((_req, res) => {
+      laptopHits += 1;
+      res.writeHead(404).end();
+    });
     await new Promise<void>((resolve) => laptop.listen(0, '127.0.0.1', resolve));
     const [pa, pb, pc] = [await freePort(), await freePort(), await freePort()];
     const origins = [
@@ -88,11 +93,17 @@ describe('the guide\'s CLI walkthrough between real Hubs', () => {
     assert.match(doctor, /✓ C1\s+tailnet name hub-a\.tail0\.ts\.net/);
     assert.match(doctor, /✓ C2\s+Tailscale Serve publishes this Hub/);
 
+    // Nothing on a polling path contacts unpaired devices: status, peers and doctor did not.
+    await ok(a, 'pool', 'status');
+    await ok(a, 'pool', 'peers');
+    assert.equal(laptopHits, 0);
+
     // Discover: hub-b is offered with its OS and online chips; the laptop did not answer as a Hub.
     const listed = await ok(a, 'pool', 'discover');
     assert.match(listed, /^1 Hub you can pair with:$/m);
     assert.match(listed, /^ {2}hub-b\.tail0\.ts\.net\s+linux\s+online/m);
     assert.match(listed, /^ {2}laptop\.tail0\.ts\.net\s+macOS\s+offline\s+HTTP 404/m);
+    assert.equal(laptopHits, 1, 'one /identify probe per run');
     assert.doesNotMatch(listed, /hub-a\.tail0\.ts\.net/, 'this Hub never lists itself');
     const found = JSON.parse(await ok(a, 'pool', 'discover', '--json')) as Discovery;
     assert.deepEqual(found.candidates.map((x) => [x.nodeFqdn, x.os, x.online, x.poolProtocol]), [[B, 'linux', true, 2]]);
