@@ -6,6 +6,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { scaled } from '../../test/helpers/time-scale.js';
 
 export interface FakeReply {
   readonly status?: number;
@@ -89,9 +90,14 @@ export async function refusedUrl(): Promise<string> {
   return `http://127.0.0.1:${port}`;
 }
 
-/** Polls until `check` holds, or fails after `timeoutMs`. */
+/** The least time `until` waits before it gives up, ms (before scaling). */
+const UNTIL_FLOOR_MS = 10_000;
+
+/** Polls until `check` holds, or fails after `timeoutMs` (at least UNTIL_FLOOR_MS, scaled). */
 export async function until(check: () => boolean, timeoutMs = 1000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  // A bound, not a target: the check ends the wait as soon as it holds, so the deadline is
+  // floored well above what a loaded machine needs and stretched by HUB_TEST_TIME_SCALE.
+  const deadline = Date.now() + scaled(Math.max(timeoutMs, UNTIL_FLOOR_MS));
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 5));

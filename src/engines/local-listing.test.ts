@@ -42,7 +42,8 @@ describe('listLocal', { concurrency: true }, () => {
     assert.deepEqual(result.answers[0]?.body, ollamaTags('ollama-1-model').json);
     assert.deepEqual(leftOutIds(result), ['ollama-2']);
     assert.ok(result.ms >= LOCAL_LISTING_DEADLINE_MS - 100, `answered after ${result.ms} ms, before the deadline`);
-    assert.ok(result.ms < LOCAL_LISTING_DEADLINE_MS + 700, `answered after ${result.ms} ms, long past the deadline`);
+    // The silent engine never answers: any bound short of a second deadline shows it was not waited for.
+    assert.ok(result.ms < 2 * LOCAL_LISTING_DEADLINE_MS, `answered after ${result.ms} ms, long past the deadline`);
     await until(() => silent.server.abandoned() === 1, 1000, 'the silent engine to see its request closed');
   });
 
@@ -53,7 +54,7 @@ describe('listLocal', { concurrency: true }, () => {
     assert.deepEqual(answeredIds(result), ['ollama-1']);
     assert.deepEqual(leftOutIds(result), ['ollama-2']);
     assert.ok(result.ms >= LOCAL_LISTING_DEADLINE_MS + 200, `answered after ${result.ms} ms, before the late engine did`);
-    assert.ok(result.ms < LOCAL_LISTING_DEADLINE_MS + 1000, `answered after ${result.ms} ms`);
+    assert.ok(result.ms < 2 * LOCAL_LISTING_DEADLINE_MS, `answered after ${result.ms} ms`);
     await until(() => silent.server.abandoned() === 1, 1000, 'the silent engine to see its request closed');
   });
 
@@ -69,7 +70,7 @@ describe('listLocal', { concurrency: true }, () => {
     const a = await engine('ollama-1', 60);
     const b = await engine('ollama-2', 0);
     const result = await list([a.view, b.view]);
-    assert.ok(result.ms < 1000, `took ${result.ms} ms`);
+    assert.ok(result.ms < LOCAL_LISTING_DEADLINE_MS, `took ${result.ms} ms, as if it waited for the deadline`);
     assert.deepEqual(answeredIds(result), ['ollama-1', 'ollama-2'], 'configured order, not arrival order');
     assert.deepEqual(leftOutIds(result), []);
   });
@@ -80,12 +81,12 @@ describe('listLocal', { concurrency: true }, () => {
     const result = await list([broken.view, good.view]);
     assert.deepEqual(answeredIds(result), ['ollama-2']);
     assert.deepEqual(leftOutIds(result), []);
-    assert.ok(result.ms < 1000, `took ${result.ms} ms`);
+    assert.ok(result.ms < LOCAL_LISTING_DEADLINE_MS, `took ${result.ms} ms, as if it waited for the deadline`);
   });
 
   it('answers an empty list at once', async () => {
     const result = await list([]);
     assert.deepEqual([result.answers, result.leftOut], [[], []]);
-    assert.ok(result.ms < 100);
+    assert.ok(result.ms < LOCAL_LISTING_DEADLINE_MS, `took ${result.ms} ms, as if it waited for the deadline`);
   });
 });

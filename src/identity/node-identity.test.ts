@@ -8,6 +8,7 @@ import { DATABASE_FILE_NAME, openDatabase, type Db } from '../store/database.js'
 import { Background } from '../util/background.js';
 import { ManualClock } from '../util/clock.js';
 import { createLogger } from '../util/logger.js';
+import { scaled } from '../../test/helpers/time-scale.js';
 import { keyFingerprint } from './fingerprint.js';
 import { IDENTITY_SECRET_FILE, NodeIdentity, type IdentityState } from './node-identity.js';
 
@@ -77,8 +78,8 @@ function verifiesWith(publicKey: string, state: Extract<IdentityState, { ok: tru
   return verify(null, data, createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: publicKey }, format: 'jwk' }), state.sign(data));
 }
 
-async function eventually(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+async function eventually(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + scaled(timeoutMs);
   while (!(await check())) {
     if (Date.now() > deadline) assert.fail('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 10));

@@ -33,22 +33,36 @@ export function isDegenerate(generated: string): boolean {
   return head.trim() !== '' && PLACEHOLDERS_ONLY.test(head);
 }
 
+/**
+ * An engine's JSON value as an object, or null when it is anything else. Every step into a
+ * frame goes through this: the body is the engine's untrusted input, and one `null` where a
+ * choice belongs once threw here, on a stream's finish event, and ended the Hub (issue 9, the
+ * class of defect 2).
+ */
+function record(v: unknown): Record<string, unknown> | null {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+}
+
+/** The readable entries of an OpenAI `choices` array (empty when it is missing or not an array). */
+function choicesOf(d: Record<string, unknown>): Record<string, unknown>[] {
+  return Array.isArray(d.choices) ? d.choices.map(record).filter((c): c is Record<string, unknown> => c !== null) : [];
+}
+
 /** Generated text (answer and reasoning) of one parsed frame or body, in either dialect. */
 export function generatedText(doc: unknown): string {
-  const d = doc as Record<string, unknown> | null;
-  if (d === null || typeof d !== 'object') return '';
+  const d = record(doc);
+  if (d === null) return '';
   let out = '';
   const add = (v: unknown) => {
     if (typeof v === 'string') out += v;
   };
-  const message = d.message as Record<string, unknown> | undefined;
+  const message = record(d.message);
   add(message?.thinking);
   add(message?.content);
   add(d.thinking);
   add(d.response);
-  const choices = Array.isArray(d.choices) ? (d.choices as Record<string, unknown>[]) : [];
-  for (const choice of choices) {
-    const part = (choice.delta ?? choice.message) as Record<string, unknown> | undefined;
+  for (const choice of choicesOf(d)) {
+    const part = record(choice.delta ?? choice.message);
     add(part?.reasoning);
     add(part?.reasoning_content);
     add(part?.content);
@@ -65,13 +79,13 @@ export function judgeBody(dialect: ProxyDialect, body: Buffer): OutputFault | nu
   } catch {
     return 'malformed-output';
   }
-  if (typeof doc !== 'object' || doc === null) return null;
-  const d = doc as Record<string, unknown>;
+  const d = record(doc);
+  if (d === null) return null;
   if (dialect === 'ollama') {
     if (!('done' in d) || !('model' in d)) return null;
     if (d.done !== true) return 'truncated-upstream';
   } else {
-    const first = Array.isArray(d.choices) ? (d.choices[0] as Record<string, unknown> | undefined) : undefined;
+    const first = choicesOf(d)[0];
     if (first === undefined) return null;
     if (first.finish_reason === null || first.finish_reason === undefined) return 'truncated-upstream';
   }
@@ -118,7 +132,7 @@ export class StreamJudge {
     if (this.#dialect === 'openai' && lines.some((l) => l.startsWith('data:') && l.includes('"error"') && isErrorDoc(parseJson(l.slice(5).trim())))) return 'truncated-upstream';
     if (this.#dialect === 'ollama') {
       const last = parseJson(lines[lines.length - 1] ?? '');
-      if (isErrorDoc(last) || (last as { done?: unknown } | null)?.done !== true) return 'truncated-upstream';
+      if (isErrorDoc(last) || record(last)?.done !== true) return 'truncated-upstream';
     } else {
       const events = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim());
       const finished = events.includes('[DONE]') || events.slice(-LAST_EVENTS_PARSED).some((e) => hasFinishReason(parseJson(e)));
@@ -168,6 +182,6 @@ function isErrorDoc(doc: unknown): boolean {
 }
 
 function hasFinishReason(doc: unknown): boolean {
-  const choices = (doc as { choices?: unknown } | null)?.choices;
-  return Array.isArray(choices) && choices.some((c) => typeof (c as { finish_reason?: unknown }).finish_reason === 'string');
+  const d = record(doc);
+  return d !== null && choicesOf(d).some((c) => typeof c.finish_reason === 'string');
 }

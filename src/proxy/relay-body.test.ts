@@ -1,8 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
 import { PassThrough } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { readUpTo } from './relay-body.js';
+import { readUpTo, relayBody } from './relay-body.js';
 
 type Body = Dispatcher.ResponseData['body'];
 const bodyOf = (stream: PassThrough) => stream as unknown as Body;
@@ -39,5 +40,37 @@ describe('readUpTo', () => {
     assert.equal(r.kind, 'failed');
     assert.equal((r.kind === 'failed' ? (r.error as { code: string }) : null)?.code, 'UND_ERR_SOCKET');
     s.emit('error', new Error('late'));
+  });
+});
+
+describe('relayBody', () => {
+  it('hands a settle that throws to the awaiting caller: it never escapes from the stream event', async () => {
+    const body = new PassThrough();
+    const res = new PassThrough();
+    res.resume();
+    const escaped: unknown[] = [];
+    const onUncaught = (err: unknown) => escaped.push(err);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const relay = relayBody(bodyOf(body), res as unknown as ServerResponse, { judge: null }, () => {
+        throw new Error('the judge could not read a frame');
+      });
+      body.end('data: [DONE]\n\n');
+      await assert.rejects(relay, /the judge could not read a frame/);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+    assert.deepEqual(escaped, []);
+  });
+
+  it('settles once, not dropped, when the body ends', async () => {
+    const body = new PassThrough();
+    const res = new PassThrough();
+    res.resume();
+    const calls: boolean[] = [];
+    const relay = relayBody(bodyOf(body), res as unknown as ServerResponse, { judge: null, head: [Buffer.from('a')] }, (dropped) => calls.push(dropped));
+    body.end('b');
+    await relay;
+    assert.deepEqual(calls, [false]);
   });
 });

@@ -53,12 +53,20 @@ export function readUpTo(body: Body, limitBytes: number): Promise<BoundedRead> {
  * (bench/README.md). A judge, when given, sees each chunk as it passes; nothing is held back.
  */
 export function relayBody(body: Body, res: ServerResponse, opts: { judge: StreamJudge | null; head?: readonly Buffer[] }, settle: (dropped: boolean) => void): Promise<void> {
-  return new Promise<void>((resolve) => {
+  return new Promise<void>((resolve, reject) => {
     let settled = false;
     const finish = (dropped: boolean) => {
       if (settled) return;
       settled = true;
-      settle(dropped);
+      // finish runs inside stream events, where a throw would end the process: it goes to the
+      // awaiting walk instead, which settles the request as broken (a null choice in a stream
+      // once threw in the judge here and took the Hub down).
+      try {
+        settle(dropped);
+      } catch (err) {
+        reject(err);
+        return;
+      }
       resolve();
     };
     // The app left before the relay began: its close event has fired already and will not again.

@@ -275,7 +275,7 @@ export const header = (a: { headers: Record<string, string | string[] | undefine
 
 /** POSTs a JSON body to a route under the Hub's proxy and reads the whole answer. */
 export async function post(hub: PoolHub, path: string, body: unknown): Promise<Answer> {
-  const res = await request(`${hub.pool}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), headersTimeout: 20_000, bodyTimeout: 20_000 });
+  const res = await request(`${hub.pool}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), headersTimeout: scaled(20_000), bodyTimeout: scaled(20_000) });
   const text = await res.body.text();
   let json: unknown = null;
   try {
@@ -292,7 +292,7 @@ export function chat(hub: PoolHub, model: string, extra: Record<string, unknown>
 }
 
 export async function getJson(hub: PoolHub, path: string): Promise<Answer> {
-  const res = await request(`${hub.pool}${path}`, { headersTimeout: 20_000, bodyTimeout: 20_000 });
+  const res = await request(`${hub.pool}${path}`, { headersTimeout: scaled(20_000), bodyTimeout: scaled(20_000) });
   const text = await res.body.text();
   let json: unknown = null;
   try {

@@ -14,6 +14,7 @@ import { MAX_MODEL_NAME_LENGTH } from '../../src/proxy/request-facts.js';
 import type { RoutingLogPage } from '../../src/routing-log/entry.js';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { scaled } from '../helpers/time-scale.js';
 import { errorCode, openRaw, rawRequest } from '../helpers/raw-http.js';
 
 const MODEL = 'qwen3:8b';
@@ -22,7 +23,7 @@ const EXTRA_HOST = 'cihub.internal';
 const ALLOWED_ORIGIN = 'https://chat.example.com';
 const POOL = '/api/inference/pool';
 /** Deadlines for tests that wait on the Hub's own deadlines: the Hub's figure, doubled, plus slack for a loaded machine. */
-const HEAD_DEADLINE_TEST_MS = 2 * HEADERS_TIMEOUT_MS + 20_000;
+const HEAD_DEADLINE_TEST_MS = scaled(2 * HEADERS_TIMEOUT_MS + 20_000);
 
 const CHAT = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], stream: false });
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
@@ -54,7 +55,7 @@ describe('attacks on the HTTP edge', () => {
   }
 
   describe('defect 5: nobody reads a body, or holds a socket, without being let in', { concurrency: true }, () => {
-    it('refuses a peer forward without credentials on its head alone, and closes instead of reading its 64 MiB', { timeout: 30_000 }, async () => {
+    it('refuses a peer forward without credentials on its head alone, and closes instead of reading its 64 MiB', { timeout: scaled(30_000) }, async () => {
       const c = await openRaw(hub.url);
       c.write(head('POST', `${POOL}/local/v1/chat/completions`, { 'content-type': 'application/json', 'content-length': 64 * 1024 * 1024 }) + '{"model":');
       const answer = await c.answer();
@@ -63,7 +64,7 @@ describe('attacks on the HTTP edge', () => {
       assert.equal((await c.closed()).closedByHub, true);
     });
 
-    it('refuses an operator write without the key before reading its body, and closes', { timeout: 30_000 }, async () => {
+    it('refuses an operator write without the key before reading its body, and closes', { timeout: scaled(30_000) }, async () => {
       const c = await openRaw(hub.url);
       c.write(head('PATCH', `${POOL}/settings`, { 'content-type': 'application/json', 'content-length': 200_000 }) + '{"poolEnabled":');
       const answer = await c.answer();
@@ -88,7 +89,7 @@ describe('attacks on the HTTP edge', () => {
       assert.equal(errorCode(answer.body), 'HUB_ERR_REQUEST_TIMEOUT');
     });
 
-    it(`answers 408 and closes a body that trickles in past ${REQUEST_TIMEOUT_MS / 1000} s`, { timeout: 2 * REQUEST_TIMEOUT_MS + 20_000 }, async () => {
+    it(`answers 408 and closes a body that trickles in past ${REQUEST_TIMEOUT_MS / 1000} s`, { timeout: scaled(2 * REQUEST_TIMEOUT_MS + 20_000) }, async () => {
       const c = await openRaw(hub.url);
       c.write(head('POST', `${POOL}/v1/chat/completions`, { 'content-type': 'application/json', 'content-length': 10_000 }) + '{');
       const ticker = setInterval(() => c.socket.writable && c.write(' '), 2_000);

@@ -11,6 +11,7 @@ import { request } from 'undici';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import type { RoutingLogPage } from '../../src/routing-log/entry.js';
 import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { scaled } from '../helpers/time-scale.js';
 
 type Dialect = 'openai' | 'ollama';
 
@@ -66,7 +67,7 @@ function declareOversized(hub: HubProcess, path: string): Promise<{ status: numb
     const timer = setTimeout(() => {
       socket.destroy();
       reject(new Error(`no complete answer to a declared oversized body; got ${JSON.stringify(raw)}`));
-    }, 5_000);
+    }, scaled(15_000));
     socket.on('data', (d: Buffer) => {
       raw += d.toString('utf8');
       const split = raw.indexOf('\r\n\r\n');

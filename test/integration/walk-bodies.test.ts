@@ -134,6 +134,28 @@ describe("the walk and an answer's body", () => {
     assert.deepEqual(r.requestError, { signature: 'malformed-output', basis: 'node', confirms: null });
   });
 
+  // Issue 9 #2's class: a completion is an engine's untrusted input too. A `null` where a choice
+  // belongs once threw inside the judge, on a stream's finish event, and took the Hub down.
+  for (const c of [
+    { what: 'a stream whose frame has a null choice and no end', stream: true, body: 'data: {"choices":[null]}\n\n', outcome: 'failed', fault: 'truncated-upstream' },
+    { what: 'a stream of placeholders with a null choice beside them', stream: true, body: 'data: {"choices":[{"delta":{"content":"<unused49>"}},null]}\n\ndata: {"choices":[null,{"finish_reason":"stop"}]}\n\n', outcome: 'failed', fault: 'degenerate-output' },
+    // Not an answer in the dialect, so not judged (like any JSON the judge cannot place).
+    { what: 'a whole answer whose only choice is null', stream: false, body: '{"choices":[null]}', outcome: 'served', fault: null },
+  ] as const) {
+    it(`judges ${c.what} without throwing, and stays up`, async () => {
+      await ollama.setFault({ mode: 'error', status: 200, body: c.body, model, count: 1 });
+      const res = await ask(hub, '/v1/chat/completions', JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], stream: c.stream }));
+      assert.equal(res.status, 200);
+      const r = await row(hub, res.id);
+      assert.ok(hub.child.exitCode === null && hub.child.signalCode === null, `the Hub is still running; log:\n${hub.log().slice(-2000)}`);
+      assert.equal(res.backend, 'ollama');
+      assert.equal(r.outcome, c.outcome);
+      assert.equal(r.requestError?.signature ?? null, c.fault);
+      const again = await ask(hub, '/v1/chat/completions', chatBody({ stream: false }));
+      assert.equal(again.status, 200, 'and serves the next request');
+    });
+  }
+
   it('gives a larger prompt a larger header deadline: a slow first byte fails a short prompt over and is waited for on a long one', async () => {
     // ~4 s of wall time to the first byte: past the short prompt's 1.5 s, well inside the long one's 20 s.
     const slowMs = 4_000 / TIME_SCALE;
