@@ -171,6 +171,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
       adminApi: peers.adminApi,
       heldNames: () => new Set(peers.store.list().map((row) => row.nodeFqdn)),
       identify: identifyProbe(peers.client),
+      clock,
       logger,
     }),
     tailscaleReport: async () => tailscaleReport(peers.tailscale, await peers.self(), env.tailscaleBinary, port),
