@@ -264,7 +264,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
 /** The peer side of the Hub: identity, pairing, the guard's state and the health poller. */
 function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>; clock: Clock; logger: Logger; dispatcher: Agent; nameDispatcher: Agent; origins: PeerOrigins; settings: SettingsFile; inFlight: InFlight; background: Background }): PoolPeers {
   const { env, db, clock, logger, dispatcher, nameDispatcher, origins, settings, inFlight, background } = deps;
-  const tailscale = new TailscaleClient({ run: tailscaleRunner(env.tailscaleBinary), clock, account: userInfo().username, isRoot: process.getuid?.() === 0 });
+  const tailscale = new TailscaleClient({ run: tailscaleRunner(env.tailscaleBinary), clock, account: userInfo().username, isRoot: process.getuid?.() === 0, logger });
   const self = () => readTailnetSelf({ envFqdn: env.nodeFqdn, envSuffix: env.tailnetSuffix, status: () => tailscale.status() });
   const adminApi = env.tailscaleOAuth === null ? null : new AdminApiClient({ ...env.tailscaleOAuth, clock });
   // The Admin API layer of the inbound tailnet check; null when there is no tailnet to ask about.
