@@ -46,7 +46,7 @@ import { userInfo } from 'node:os';
 import { AdminApiClient } from './discovery/admin-api.js';
 import { DiscoveryService } from './discovery/discovery-service.js';
 import { identifyProbe } from './discovery/identify-probe.js';
-import { membershipOf, tailnetToAsk } from './discovery/membership.js';
+import { MembershipCache, tailnetToAsk } from './discovery/membership.js';
 import { peerClockSkews } from './peers/peer-clock.js';
 import { publishOnce, publishSettled, reachableFromLoopback, SERVE_PUBLISH_RETRY_MS } from './tailnet/serve-publisher.js';
 import { tailscaleReport } from './tailnet/tailscale-report.js';
@@ -268,10 +268,11 @@ function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>
   const self = () => readTailnetSelf({ envFqdn: env.nodeFqdn, envSuffix: env.tailnetSuffix, status: () => tailscale.status() });
   const adminApi = env.tailscaleOAuth === null ? null : new AdminApiClient({ ...env.tailscaleOAuth, clock });
   // The Admin API layer of the inbound tailnet check; null when there is no tailnet to ask about.
-  const membership = adminApi === null ? undefined : async (name: string) => {
+  const members = adminApi === null ? null : new MembershipCache(async () => {
     const tailnet = tailnetToAsk((await tailscale.status()).tailnetName, (await self()).tailnetSuffix);
-    return tailnet === null ? null : membershipOf(name, await adminApi.devices(tailnet));
-  };
+    return tailnet === null ? null : adminApi.devices(tailnet);
+  }, () => clock.nowMs());
+  const membership = members === null ? undefined : async (name: string) => members.check(name);
   const store = new PeerStore(db);
   const identity = new NodeIdentity({ db, dataDir: env.dataDir, envSecret: env.identitySecret, clock, logger, background });
   const pin = new PairingPin({ clock });
