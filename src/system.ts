@@ -46,7 +46,7 @@ import { userInfo } from 'node:os';
 import { AdminApiClient } from './discovery/admin-api.js';
 import { DiscoveryService } from './discovery/discovery-service.js';
 import { identifyProbe } from './discovery/identify-probe.js';
-import { membershipOf, tailnetToAsk } from './discovery/membership.js';
+import { MembershipCache, tailnetToAsk } from './discovery/membership.js';
 import { peerClockSkews } from './peers/peer-clock.js';
 import { publishOnce, publishSettled, reachableFromLoopback, SERVE_PUBLISH_RETRY_MS } from './tailnet/serve-publisher.js';
 import { tailscaleReport } from './tailnet/tailscale-report.js';
@@ -171,6 +171,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
       adminApi: peers.adminApi,
       heldNames: () => new Set(peers.store.list().map((row) => row.nodeFqdn)),
       identify: identifyProbe(peers.client),
+      clock,
       logger,
     }),
     tailscaleReport: async () => tailscaleReport(peers.tailscale, await peers.self(), env.tailscaleBinary, port),
@@ -263,14 +264,15 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
 /** The peer side of the Hub: identity, pairing, the guard's state and the health poller. */
 function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>; clock: Clock; logger: Logger; dispatcher: Agent; nameDispatcher: Agent; origins: PeerOrigins; settings: SettingsFile; inFlight: InFlight; background: Background }): PoolPeers {
   const { env, db, clock, logger, dispatcher, nameDispatcher, origins, settings, inFlight, background } = deps;
-  const tailscale = new TailscaleClient({ run: tailscaleRunner(env.tailscaleBinary), clock, account: userInfo().username, isRoot: process.getuid?.() === 0 });
+  const tailscale = new TailscaleClient({ run: tailscaleRunner(env.tailscaleBinary), clock, account: userInfo().username, isRoot: process.getuid?.() === 0, logger });
   const self = () => readTailnetSelf({ envFqdn: env.nodeFqdn, envSuffix: env.tailnetSuffix, status: () => tailscale.status() });
   const adminApi = env.tailscaleOAuth === null ? null : new AdminApiClient({ ...env.tailscaleOAuth, clock });
   // The Admin API layer of the inbound tailnet check; null when there is no tailnet to ask about.
-  const membership = adminApi === null ? undefined : async (name: string) => {
+  const members = adminApi === null ? null : new MembershipCache(async () => {
     const tailnet = tailnetToAsk((await tailscale.status()).tailnetName, (await self()).tailnetSuffix);
-    return tailnet === null ? null : membershipOf(name, await adminApi.devices(tailnet));
-  };
+    return tailnet === null ? null : adminApi.devices(tailnet);
+  }, () => clock.nowMs());
+  const membership = members === null ? undefined : async (name: string) => members.check(name);
   const store = new PeerStore(db);
   const identity = new NodeIdentity({ db, dataDir: env.dataDir, envSecret: env.identitySecret, clock, logger, background });
   const pin = new PairingPin({ clock });

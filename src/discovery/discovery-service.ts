@@ -2,10 +2,11 @@
  * GET /api/inference/pool/peers/discoverable: which unpaired Hubs can this Hub name? The
  * directories (the daemon's peer map, the Admin API with a credential, the Portal registry)
  * are asked, their answers merged (merge.ts), and each remaining name probed at /identify with
- * bounded concurrency. Only an operator's request runs this: every call contacts each unpaired
+ * bounded concurrency inside one scan budget. Only an operator's request runs this: every call contacts each unpaired
  * device, so nothing on a polling path may (spec: the route is not pollable).
  */
 import type { Logger } from 'pino';
+import type { Clock } from '../util/clock.js';
 import type { TailnetSelf } from '../tailnet/tailnet-self.js';
 import type { TailnetDevice, TailscaleState } from '../tailnet/tailscale-status.js';
 import type { AdminApiClient } from './admin-api.js';
@@ -15,7 +16,13 @@ import { mergeCandidates, type DirectoryName } from './merge.js';
 import { mapBounded } from './probe-pool.js';
 
 /** At most this many /identify probes in flight at once. */
-export const DISCOVERY_PROBE_CONCURRENCY = 4;
+export const DISCOVERY_PROBE_CONCURRENCY = 8;
+/**
+ * No probe starts after this much of a scan has passed, so a tailnet full of switched-off
+ * devices (each a 5 s probe timeout) still answers inside the CLI's 30 s wait; the devices left
+ * are listed as not probed, with that reason.
+ */
+export const DISCOVERY_SCAN_BUDGET_MS = 20_000;
 /** Candidates probed per scan; the rest are counted, not contacted. */
 export const MAX_DISCOVERY_CANDIDATES = 256;
 
@@ -68,6 +75,7 @@ export interface DiscoveryDeps {
   /** Every name this Hub holds a row for. */
   readonly heldNames: () => ReadonlySet<string>;
   readonly identify: (name: string) => Promise<IdentifyAnswer>;
+  readonly clock: Clock;
   readonly logger: Logger;
 }
 
@@ -118,7 +126,9 @@ export class DiscoveryService {
     const [dirs, self] = await Promise.all([this.directories(), this.#d.self()]);
     const merged = mergeCandidates({ daemon: dirs.daemon, adminApi: dirs.adminApi, portal: [], paired: this.#d.heldNames(), selfName: self.nodeFqdn, tailnetSuffix: self.tailnetSuffix });
     const toProbe = merged.candidates.slice(0, MAX_DISCOVERY_CANDIDATES);
-    const answers = await mapBounded(toProbe, DISCOVERY_PROBE_CONCURRENCY, (c) => this.#d.identify(c.nodeFqdn));
+    const deadlineMs = this.#d.clock.nowMs() + DISCOVERY_SCAN_BUDGET_MS;
+    const outOfTime: IdentifyAnswer = { ok: false, reason: `not probed: the scan's ${DISCOVERY_SCAN_BUDGET_MS / 1000} s were used up by slower devices; run discover again` };
+    const answers = await mapBounded(toProbe, DISCOVERY_PROBE_CONCURRENCY, async (c) => (this.#d.clock.nowMs() >= deadlineMs ? outOfTime : this.#d.identify(c.nodeFqdn)));
     const candidates: DiscoverableHub[] = [];
     const notHubs: SilentDevice[] = [];
     toProbe.forEach((c, i) => {

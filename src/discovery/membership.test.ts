@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { membershipOf, tailnetToAsk } from './membership.js';
+import { MEMBERSHIP_LIST_TTL_MS, MEMBERSHIP_MISS_REFETCH_MS, MembershipCache, membershipOf, tailnetToAsk } from './membership.js';
+import { ManualClock } from '../util/clock.js';
 import { mapBounded } from './probe-pool.js';
 
 const device = (nodeFqdn: string) => ({ nodeFqdn, hostName: null, os: null, online: null, deviceId: null });
@@ -40,5 +41,47 @@ describe('mapBounded', () => {
   });
   it('an empty list runs nothing', async () => {
     assert.deepEqual(await mapBounded([], 4, async () => assert.fail('no task')), []);
+  });
+});
+
+describe('MembershipCache', () => {
+  function counted(names: string[]) {
+    const calls = { n: 0 };
+    const listed = [...names];
+    return { calls, listed, fetch: async () => { calls.n += 1; return { ok: true as const, value: listed.map(device) }; } };
+  }
+
+  it('answers from one list for 30 s; a flood of unknown names costs one fetch per 10 s', async () => {
+    const clock = new ManualClock();
+    const api = counted(['hub-b.tail0.ts.net']);
+    const cache = new MembershipCache(api.fetch, () => clock.nowMs());
+    assert.deepEqual(await cache.check('hub-b.tail0.ts.net'), { kind: 'member' });
+    for (let i = 0; i < 50; i += 1) assert.deepEqual(await cache.check(`made-up-${i}.tail0.ts.net`), { kind: 'not-member' });
+    assert.equal(api.calls.n, 1);
+    clock.advance(MEMBERSHIP_MISS_REFETCH_MS);
+    await cache.check('made-up-x.tail0.ts.net');
+    assert.equal(api.calls.n, 2);
+  });
+
+  it('a device added since the last fetch is found once the list is old enough to refetch on a miss', async () => {
+    const clock = new ManualClock();
+    const api = counted([]);
+    const cache = new MembershipCache(api.fetch, () => clock.nowMs());
+    assert.deepEqual(await cache.check('new.tail0.ts.net'), { kind: 'not-member' });
+    api.listed.push('new.tail0.ts.net');
+    clock.advance(MEMBERSHIP_MISS_REFETCH_MS);
+    assert.deepEqual(await cache.check('new.tail0.ts.net'), { kind: 'member' });
+    clock.advance(MEMBERSHIP_LIST_TTL_MS);
+    await cache.check('new.tail0.ts.net');
+    assert.equal(api.calls.n, 3, 'a member is re-checked once the list expires');
+  });
+
+  it('a failed fetch is not cached, and no tailnet gives no verdict', async () => {
+    let calls = 0;
+    const failing = new MembershipCache(async () => { calls += 1; return { ok: false as const, error: 'HTTP 503' }; }, () => 0);
+    assert.equal((await failing.check('a.tail0.ts.net'))?.kind, 'unknown');
+    assert.equal((await failing.check('a.tail0.ts.net'))?.kind, 'unknown');
+    assert.equal(calls, 2);
+    assert.equal(await new MembershipCache(async () => null, () => 0).check('a.tail0.ts.net'), null);
   });
 });

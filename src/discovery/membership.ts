@@ -28,3 +28,45 @@ export function tailnetToAsk(daemonTailnetName: string | null, knownSuffix: stri
   if (daemonTailnetName !== null) return daemonTailnetName;
   return knownSuffix !== null ? '-' : null;
 }
+
+/** How long a device list answers membership questions before it is fetched again. */
+export const MEMBERSHIP_LIST_TTL_MS = 30_000;
+/**
+ * A name missing from a list at least this old triggers one fresh fetch, so a device added a
+ * moment ago is not refused for long, while a flood of requests under made-up names (the
+ * route is unauthenticated) costs the Admin API at most one call per this interval.
+ */
+export const MEMBERSHIP_MISS_REFETCH_MS = 10_000;
+
+/**
+ * Membership answered from one cached device list. A failed fetch is not cached: the next
+ * request asks again (and, meanwhile, degrades to a warning).
+ */
+type DeviceFetch = () => Promise<AdminApiAnswer<readonly TailnetDevice[]> | null>;
+
+export class MembershipCache {
+  readonly #fetch: DeviceFetch;
+  readonly #nowMs: () => number;
+  #list: { fetchedAtMs: number; names: ReadonlySet<string> } | null = null;
+  #inFlight: ReturnType<DeviceFetch> | null = null;
+
+  /** `fetch` answers null when this Hub has joined no tailnet: nothing to compare against. */
+  constructor(fetch: DeviceFetch, nowMs: () => number) {
+    this.#fetch = fetch;
+    this.#nowMs = nowMs;
+  }
+
+  /** The verdict for `name`; null when there is no tailnet to compare against (the request is taken). */
+  async check(name: string): Promise<Membership | null> {
+    const now = this.#nowMs();
+    const list = this.#list;
+    const fresh = list !== null && now - list.fetchedAtMs < MEMBERSHIP_LIST_TTL_MS;
+    if (fresh && list.names.has(name)) return { kind: 'member' };
+    if (fresh && now - list.fetchedAtMs < MEMBERSHIP_MISS_REFETCH_MS) return { kind: 'not-member' };
+    // Concurrent requests share one fetch.
+    const answer = await (this.#inFlight ??= this.#fetch().finally(() => (this.#inFlight = null)));
+    if (answer === null) return null;
+    if (answer.ok) this.#list = { fetchedAtMs: this.#nowMs(), names: new Set(answer.value.map((d) => d.nodeFqdn)) };
+    return membershipOf(name, answer);
+  }
+}

@@ -5,6 +5,7 @@
  * accepts changes from the account the Hub runs as, and publishing the Hub with Serve.
  * Nothing here throws: a failed read is "not connected" or "unknown".
  */
+import type { Logger } from 'pino';
 import type { Clock } from '../util/clock.js';
 import type { TailscaleRunner } from './tailscale-exec.js';
 import { isPermissionRefusal, operatorCommand, parseServeConfig, publishArgs, publishCommand, serveVerdict } from './tailscale-serve.js';
@@ -56,6 +57,8 @@ export interface TailscaleClientDeps {
   /** Whether the Hub runs as root (uid 0), which Tailscale always accepts changes from. */
   readonly isRoot: boolean;
   readonly ttlMs?: number;
+  /** A status read that fails is logged at warn, once per distinct problem (not every 30 s). */
+  readonly logger?: Logger;
 }
 
 export class TailscaleClient {
@@ -63,6 +66,8 @@ export class TailscaleClient {
   #status: { readAtMs: number; value: Promise<TailscaleState> } | null = null;
   /** The last publish attempt this process made; a permission refusal there settles the operator check. */
   #lastPublish: PublishOutcome | null = null;
+  /** The problem last logged; null while the daemon answers, connected. */
+  #loggedProblem: string | null = null;
 
   constructor(deps: TailscaleClientDeps) {
     this.#d = deps;
@@ -72,9 +77,18 @@ export class TailscaleClient {
   status(): Promise<TailscaleState> {
     const now = this.#d.clock.nowMs();
     if (this.#status !== null && now - this.#status.readAtMs < (this.#d.ttlMs ?? TAILSCALE_STATUS_TTL_MS)) return this.#status.value;
-    const value = this.#d.run(['status', '--json']).then(readTailscaleStatus);
+    const value = this.#d.run(['status', '--json']).then((run) => this.#noted(readTailscaleStatus(run)));
     this.#status = { readAtMs: now, value };
     return value;
+  }
+
+  #noted(state: TailscaleState): TailscaleState {
+    if (state.problem !== this.#loggedProblem) {
+      if (state.problem !== null) this.#d.logger?.warn({ problem: state.problem }, `Tailscale: ${state.problem}; this Hub counts as not connected to a tailnet`);
+      else if (this.#loggedProblem !== null) this.#d.logger?.info({ nodeFqdn: state.nodeFqdn }, 'Tailscale is connected');
+      this.#loggedProblem = state.problem;
+    }
+    return state;
   }
 
   /** Forget the cached status, so the next read asks the daemon. */

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import pino from 'pino';
 import { AdminApiClient, TOKEN_RENEW_BEFORE_EXPIRY_MS } from '../../src/discovery/admin-api.js';
-import { DiscoveryService } from '../../src/discovery/discovery-service.js';
+import { DISCOVERY_SCAN_BUDGET_MS, DiscoveryService } from '../../src/discovery/discovery-service.js';
 import { membershipOf } from '../../src/discovery/membership.js';
 import { parseTailscaleStatusDocument } from '../../src/tailnet/tailscale-status.js';
 import { ManualClock } from '../../src/util/clock.js';
@@ -92,6 +92,7 @@ describe('discovery across the daemon and the Admin API', () => {
       self: async () => ({ nodeFqdn: 'hub-a.tail0.ts.net', tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'tailscale' }),
       adminApi: opts.adminApi ? new AdminApiClient({ ...CLIENT, clock: new ManualClock(), baseUrl: api.url }) : null,
       heldNames: () => new Set(['paired.tail0.ts.net']),
+      clock: new ManualClock(),
       identify: async (name) => {
         opts.probed.push(name);
         return opts.hubs.has(name) ? { ok: true, poolProtocol: 2 } : { ok: false, reason: 'ECONNREFUSED' };
@@ -108,6 +109,30 @@ describe('discovery across the daemon and the Admin API', () => {
     assert.deepEqual(probed.sort(), ['hub-b.tail0.ts.net', 'hub-c.tail0.ts.net', 'laptop.tail0.ts.net']);
     assert.equal(found.excludedPaired, 1);
     assert.deepEqual(found.directories.map((d) => [d.directory, d.state, d.named]), [['tailscale-daemon', 'ok', 2], ['tailscale-admin-api', 'ok', 4], ['portal', 'unavailable', null]]);
+  });
+
+  it('no probe starts once the scan budget is spent: the rest are listed as not probed, with the reason', async () => {
+    const clock = new ManualClock();
+    const devices = Array.from({ length: 12 }, (_, i) => ({ host: `dev-${String(i).padStart(2, '0')}` }));
+    const state = parseTailscaleStatusDocument(runningStatus('hub-a', devices));
+    const probed: string[] = [];
+    const found = await new DiscoveryService({
+      tailscale: async () => state,
+      self: async () => ({ nodeFqdn: 'hub-a.tail0.ts.net', tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'tailscale' }),
+      adminApi: null,
+      heldNames: () => new Set(),
+      clock,
+      // The first probe takes the whole budget (a switched-off device timing out, scaled up).
+      identify: async (name) => {
+        probed.push(name);
+        clock.advance(DISCOVERY_SCAN_BUDGET_MS);
+        return { ok: false, reason: 'timed out' };
+      },
+      logger: pino({ level: 'silent' }),
+    }).discover();
+    assert.deepEqual(probed, ['dev-00.tail0.ts.net']);
+    assert.equal(found.notHubs.length, 12);
+    assert.equal(found.notHubs.filter((d) => /^not probed: the scan's 20 s were used up/.test(d.reason)).length, 11);
   });
 
   it('without the credential the daemon leg still answers, and the Admin API row says which variables would add the whole tailnet', async () => {

@@ -1,6 +1,7 @@
 /**
  * The Admin API layer of the inbound tailnet check, on the receiving side of a pairing request:
- * the real PairingService over SQLite on disk, asking a local fake of the Admin API. A name the
+ * the real PairingService over SQLite on disk, asking a local fake of the Admin API through
+ * the cache the Hub uses. A name the
  * tailnet's device list lacks is refused; a listed name is taken; an Admin API that cannot be
  * reached lets the request through and logs a warning.
  */
@@ -11,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { Agent } from 'undici';
 import { AdminApiClient } from '../../src/discovery/admin-api.js';
-import { membershipOf } from '../../src/discovery/membership.js';
+import { MembershipCache } from '../../src/discovery/membership.js';
 import { HubError } from '../../src/errors.js';
 import { NodeIdentity } from '../../src/identity/node-identity.js';
 import { PairingPin } from '../../src/pairing/pairing-pin.js';
@@ -49,6 +50,7 @@ describe('inbound pairing checks Admin API membership', () => {
     const store = new PeerStore(db);
     const identity = new NodeIdentity({ db, dataDir, envSecret: 'test-secret', clock, logger, background: new Background({ logger, clock }) });
     const admin = new AdminApiClient({ ...CLIENT, clock, baseUrl });
+    const members = new MembershipCache(() => admin.devices('operator@example.com'), () => clock.nowMs());
     const pairing = new PairingService({
       store,
       identity,
@@ -61,7 +63,7 @@ describe('inbound pairing checks Admin API membership', () => {
       clock,
       logger,
       onConnected: () => undefined,
-      membership: async (name) => membershipOf(name, await admin.devices('operator@example.com')),
+      membership: (name) => members.check(name),
     });
     return { pairing, store };
   }

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import pino from 'pino';
 import { TailscaleClient } from '../../src/tailnet/tailscale-client.js';
 import { tailscaleRunner } from '../../src/tailnet/tailscale-exec.js';
 import { ManualClock } from '../../src/util/clock.js';
@@ -66,6 +67,23 @@ describe('Tailscale status through the CLI', () => {
       assert.match(s.problem ?? '', c.problem);
     });
   }
+
+  it('a failed read is logged at warn once per distinct problem, and the recovery once at info', async () => {
+    const lines: string[] = [];
+    const fake = fakeTailscale({ status: null });
+    const clock = new ManualClock();
+    const client = new TailscaleClient({ run: tailscaleRunner(join(fake.dir, 'tailscale')), clock, account: ACCOUNT, isRoot: false, logger: pino({ level: 'info' }, { write: (l: string) => void lines.push(l) }) });
+    await client.status();
+    clock.advance(30_000);
+    await client.status();
+    assert.equal(lines.filter((l) => l.includes('not connected to a tailnet')).length, 1);
+    assert.match(lines[0] ?? '', /"level":40.*failed to connect to local tailscaled/);
+    fake.set({ status: runningStatus('hub-a') });
+    clock.advance(30_000);
+    await client.status();
+    assert.ok(lines.some((l) => l.includes('Tailscale is connected')));
+    assert.equal(lines.length, 2);
+  });
 
   it('no tailscale on PATH: not connected, and the reason says so', async () => {
     const client = new TailscaleClient({ run: tailscaleRunner(null), clock: new ManualClock(), account: ACCOUNT, isRoot: false });
