@@ -88,7 +88,7 @@ export function registerDashboardRoutes(app: FastifyInstance, s: Pick<HubService
     }
     s.logger.info({ role: session.role }, 'dashboard sign-in');
     reply.header('set-cookie', sessionCookie(session.id, SESSION_TTL_MS / 1000, secure(request))).header('cache-control', 'no-store');
-    return describe(session);
+    return describe(session, app);
   });
 
   app.get(SESSION_PATH, async (request, reply) => {
@@ -100,7 +100,7 @@ export function registerDashboardRoutes(app: FastifyInstance, s: Pick<HubService
       sessions.close(session.id);
       throw new HubError('HUB_ERR_UNAUTHORIZED', 'the qa:read key this browser signed in with has been revoked');
     }
-    return describe(session);
+    return describe(session, app);
   });
 
   app.delete(SESSION_PATH, async (request, reply) => {
@@ -126,6 +126,10 @@ export function registerDashboardRoutes(app: FastifyInstance, s: Pick<HubService
   });
 }
 
-function describe(session: Session): { role: Session['role']; csrfToken: string; expiresAt: string } {
-  return { role: session.role, csrfToken: session.csrfToken, expiresAt: new Date(session.expiresAtMs).toISOString() };
+/** Where discovery lives once a Hub has it (spec, "How Hubs find each other"). */
+export const DISCOVERY_PATH = '/api/inference/pool/peers/discoverable';
+
+/** The session as the page reads it, with the optional routes this Hub has (so the page asks no route that would 404). */
+function describe(session: Session, app: FastifyInstance): { role: Session['role']; csrfToken: string; expiresAt: string; features: { discovery: boolean } } {
+  return { role: session.role, csrfToken: session.csrfToken, expiresAt: new Date(session.expiresAtMs).toISOString(), features: { discovery: app.hasRoute({ method: 'GET', url: DISCOVERY_PATH }) } };
 }
