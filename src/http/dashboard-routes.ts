@@ -95,10 +95,11 @@ export function registerDashboardRoutes(app: FastifyInstance, s: Pick<HubService
     // The page asks here for its CSRF token, so the cookie alone is enough; other origins cannot read the answer (no credentialed CORS).
     const session = sessions.get(sessionIdFrom(request.headers.cookie));
     reply.header('cache-control', 'no-store');
-    if (session === null || !fromOwnOrigin(request.headers)) throw new HubError('HUB_ERR_UNAUTHORIZED', 'not signed in to the dashboard');
+    // Signed out is an answer, not an error: the sign-in page asks this on every load.
+    if (session === null || !fromOwnOrigin(request.headers)) return { signedIn: false };
     if (session.role === 'read' && (session.apiKeyId === null || liveKey(session.apiKeyId) === null)) {
       sessions.close(session.id);
-      throw new HubError('HUB_ERR_UNAUTHORIZED', 'the qa:read key this browser signed in with has been revoked');
+      return { signedIn: false };
     }
     return describe(session, app);
   });
@@ -130,6 +131,6 @@ export function registerDashboardRoutes(app: FastifyInstance, s: Pick<HubService
 export const DISCOVERY_PATH = '/api/inference/pool/peers/discoverable';
 
 /** The session as the page reads it, with the optional routes this Hub has (so the page asks no route that would 404). */
-function describe(session: Session, app: FastifyInstance): { role: Session['role']; csrfToken: string; expiresAt: string; features: { discovery: boolean } } {
-  return { role: session.role, csrfToken: session.csrfToken, expiresAt: new Date(session.expiresAtMs).toISOString(), features: { discovery: app.hasRoute({ method: 'GET', url: DISCOVERY_PATH }) } };
+function describe(session: Session, app: FastifyInstance): { signedIn: true; role: Session['role']; csrfToken: string; expiresAt: string; features: { discovery: boolean } } {
+  return { signedIn: true, role: session.role, csrfToken: session.csrfToken, expiresAt: new Date(session.expiresAtMs).toISOString(), features: { discovery: app.hasRoute({ method: 'GET', url: DISCOVERY_PATH }) } };
 }

@@ -56,8 +56,9 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
 /** The session this browser holds, or null when signed out. */
 export async function currentSession(): Promise<SessionInfo | null> {
   const res = await fetch('/api/hub/session', { credentials: 'same-origin', cache: 'no-store' });
-  if (res.status === 401) return null;
-  const session = await read<SessionInfo>(res);
+  const answer = await read<SessionInfo | { signedIn: false }>(res);
+  if (!answer.signedIn) return null;
+  const session = answer;
   csrfToken = session.csrfToken;
   features = session.features;
   return session;

@@ -5,6 +5,7 @@
  */
 export type Role = 'operator' | 'read';
 export interface SessionInfo {
+  readonly signedIn: true;
   readonly role: Role;
   readonly csrfToken: string;
   readonly expiresAt: string;
