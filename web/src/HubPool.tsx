@@ -1,5 +1,5 @@
 import { useEffect, useState, type ReactNode } from 'react';
-import { api, ApiError, POOL } from './api';
+import { api, POOL } from './api';
 import { notSentAdvice, pinProblem, scanForHubs, sendPairRequest, type Discovery } from './actions';
 import { useDashboard } from './context';
 import { FirstByteChart } from './FirstByteChart';
@@ -21,10 +21,10 @@ export function HubPool() {
   const [flash, setFlash] = useState<Flash>(null);
   const s = status.data;
 
-  const act = async (run: () => Promise<unknown>, done: string): Promise<boolean> => {
+  const act: Act = async (run, done) => {
     try {
-      await run();
-      setFlash({ tone: 'good', text: done });
+      const result = await run();
+      setFlash(typeof done === 'string' ? { tone: 'good', text: done } : done(result));
       return true;
     } catch (err) {
       setFlash({ tone: 'bad', text: (err as Error).message });
@@ -81,7 +81,7 @@ export function HubPool() {
         <PairingPin s={s} act={act} setFlash={setFlash} refresh={status.refresh} />
       </div>
       <DiscoverableDevices s={s} setFlash={setFlash} refresh={status.refresh} />
-      <PendingRequests s={s} act={act} setFlash={setFlash} />
+      <PendingRequests s={s} act={act} />
       <PairedHubs s={s} act={act} />
       <div className="grid2">
         <Controls s={s} catalogue={catalogue.data?.settings ?? null} act={act} />
@@ -96,7 +96,8 @@ export function HubPool() {
   );
 }
 
-type Act = (run: () => Promise<unknown>, done: string) => Promise<boolean>;
+/** Runs a change, says how it went (a sentence, or one made from the answer), and reads status again. */
+type Act = (run: () => Promise<unknown>, done: string | ((result: unknown) => Flash)) => Promise<boolean>;
 
 function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
   return (
@@ -280,7 +281,7 @@ function DiscoverableDevices({ s, setFlash, refresh }: { s: PoolStatus; setFlash
   );
 }
 
-function PendingRequests({ s, act, setFlash }: { s: PoolStatus; act: Act; setFlash: (f: Flash) => void }) {
+function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
   const { readOnly } = useDashboard();
   const outbound = s.peers.filter((p) => p.status === 'pending' && p.direction === 'outbound');
   const inbound = s.peers.filter((p) => p.status === 'pending' && p.direction === 'inbound');
@@ -321,19 +322,15 @@ function PendingRequests({ s, act, setFlash }: { s: PoolStatus; act: Act; setFla
                   type="button"
                   className="primary"
                   onClick={() =>
-                    void (async () => {
-                      try {
-                        const r = await api<{ callback: 'confirmed' | 'failed'; reason: string | null }>('POST', `${POOL}/peers/${p.id}/approve`);
-                        setFlash(
-                          r.callback === 'confirmed'
-                            ? { tone: 'good', text: `Approved ${p.nodeFqdn}. Both Hubs list each other as paired.` }
-                            : { tone: 'bad', text: `Approved here, but ${p.nodeFqdn} never received the approval, so it still waits (half paired). Fix its HTTPS and Tailscale Serve setup, then cancel the request there, unpair it here, and pair again.`, detail: r.reason ?? undefined },
-                        );
-                      } catch (err) {
-                        setFlash({ tone: 'bad', text: (err as ApiError).message });
-                      }
-                      await act(async () => undefined, 'Updated.');
-                    })()
+                    void act(
+                      () => api<{ callback: 'confirmed' | 'failed'; reason: string | null }>('POST', `${POOL}/peers/${p.id}/approve`),
+                      (result) => {
+                        const r = result as { callback: 'confirmed' | 'failed'; reason: string | null };
+                        return r.callback === 'confirmed'
+                          ? { tone: 'good', text: `Approved ${p.nodeFqdn}. Both Hubs list each other as paired.` }
+                          : { tone: 'bad', text: `Approved here, but ${p.nodeFqdn} never received the approval, so it still waits (half paired). Fix its HTTPS and Tailscale Serve setup, then cancel the request there, unpair it here, and pair again.`, detail: r.reason ?? undefined };
+                      },
+                    )
                   }
                 >
                   Approve
