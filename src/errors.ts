@@ -45,6 +45,8 @@ export const ERROR_CATALOGUE = {
   HUB_ERR_HEADERS_TOO_LARGE: { status: 431 },
   HUB_ERR_HOST_NOT_ALLOWED: { status: 403 },
   HUB_ERR_CROSS_SITE_REFUSED: { status: 403 },
+  HUB_ERR_CSRF_REFUSED: { status: 403 },
+  HUB_ERR_DASHBOARD_NOT_BUILT: { status: 503 },
 } as const satisfies Record<string, { status: number }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

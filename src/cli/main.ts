@@ -20,6 +20,7 @@ import { poolDoctor } from './commands/doctor.js';
 import { probe } from './commands/address.js';
 import { poolDiscover } from './commands/discover.js';
 import { poolSet, poolSettings } from './commands/settings.js';
+import { dashboardLink } from './commands/dashboard.js';
 
 const DIALECTS = ['ollama', 'vllm', 'lemonade', 'omlx', 'llamacpp'] as const;
 
@@ -182,6 +183,13 @@ pool
   .option('--yes', 'do not ask for confirmation')
   .option('--json', 'print the pins as JSON')
   .action(async (o: { model?: string; yes?: boolean; json?: boolean }) => out(await unpinCommand({ dataDir: dataDir(), model: o.model, json: o.json === true, ...yesOf(o) })));
+
+program
+  .command('dashboard')
+  .description('print a one-time link that signs a browser in to this Hub\'s dashboard, and open it when a browser is at hand')
+  .option('--json', 'print the link as JSON')
+  .option('--no-open', 'only print the link; do not start a browser')
+  .action(async (o: { json?: boolean; open: boolean }) => out(await dashboardLink({ dataDir: dataDir(), json: o.json === true, open: o.open, env })));
 
 const apiKey = program.command('api-key').description('API keys for apps (inference) and monitors (qa:read)');
 apiKey

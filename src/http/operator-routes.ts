@@ -27,7 +27,7 @@ export function registerOperatorRoutes(app: FastifyInstance, s: HubServices): vo
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const access = request.routeOptions.config.access;
     if (access === undefined) return;
-    const caller = identifyCaller(request.headers.authorization, request.method, s.operatorKey, (k) => s.apiKeys.lookup(k));
+    const caller = request.sessionCaller ?? identifyCaller(request.headers.authorization, request.method, s.operatorKey, (k) => s.apiKeys.lookup(k));
     const verdict = decideAccess(caller, access);
     if (!verdict.allowed) {
       refuseUnread(request, reply);

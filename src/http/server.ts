@@ -9,6 +9,7 @@ import { parseRequestJson } from '../util/request-json.js';
 import { edgeServerOptions, MAX_CONNECTIONS, registerEdgeGuard } from './edge.js';
 import { toHubError } from './error-mapping.js';
 import { registerOperatorRoutes } from './operator-routes.js';
+import { registerDashboardRoutes } from './dashboard-routes.js';
 import { registerProxyRoutes } from './proxy-routes.js';
 import { registerPeerRoutes } from './peer-routes.js';
 import { registerPeerOperatorRoutes } from './peer-operator-routes.js';
@@ -66,6 +67,8 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
     void reply.code(e.status).send(e.toBody());
   });
   registerHealthRoutes(app, () => ({ listening: app.server.listening, storeOpen: s.storeOpen(), draining: closing }));
+  // Before the operator routes: their access rule reads the caller a dashboard session names.
+  registerDashboardRoutes(app, s);
   registerOperatorRoutes(app, s);
   registerMetricsRoutes(app, s);
   registerPeerOperatorRoutes(app, s);

@@ -1,0 +1,25 @@
+/**
+ * Whether a browser request came from a page on this Hub's own origin. Stricter than the edge's
+ * check, which also admits origins listed in HUB_ALLOWED_ORIGINS: those are for apps calling
+ * the proxy, never for a page acting with the operator's session.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+
+export function fromOwnOrigin(headers: IncomingHttpHeaders): boolean {
+  const origin = typeof headers.origin === 'string' ? headers.origin : null;
+  const host = typeof headers.host === 'string' ? headers.host : null;
+  if (origin !== null) {
+    if (host === null) return false;
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      return false;
+    }
+    const bare = (h: string) => h.toLowerCase().replace(/\.$/, '').replace(/:(80|443)$/, '');
+    return url.origin !== 'null' && bare(url.host) === bare(host);
+  }
+  // Browsers that send no Origin on a same-origin GET still say where it came from.
+  const site = headers['sec-fetch-site'];
+  return site === undefined || site === 'same-origin' || site === 'none';
+}

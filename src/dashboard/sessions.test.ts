@@ -1,0 +1,87 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ManualClock } from '../util/clock.js';
+import type { ApiKeyRecord } from '../store/api-keys.js';
+import { DashboardSessions, MAX_SESSIONS, SESSION_TTL_MS, SIGN_IN_LINK_TTL_MS } from './sessions.js';
+import { sessionCookie, sessionIdFrom } from './cookies.js';
+import { CSRF_HEADER, sessionVerdict } from './session-caller.js';
+import { fromOwnOrigin } from './same-origin.js';
+
+describe('dashboard sessions', () => {
+  it('a session lives for its TTL and not a millisecond longer', () => {
+    const clock = new ManualClock();
+    const book = new DashboardSessions(clock);
+    const s = book.open('operator', null);
+    clock.advance(SESSION_TTL_MS - 1);
+    assert.equal(book.get(s.id)?.id, s.id);
+    clock.advance(1);
+    assert.equal(book.get(s.id), null);
+  });
+
+  it('a sign-in link works once, and not after its TTL', () => {
+    const clock = new ManualClock();
+    const book = new DashboardSessions(clock);
+    const first = book.mintLink();
+    assert.equal(book.consumeLink(first.token), true);
+    assert.equal(book.consumeLink(first.token), false, 'a used link is spent');
+    const late = book.mintLink();
+    clock.advance(SIGN_IN_LINK_TTL_MS);
+    assert.equal(book.consumeLink(late.token), false, 'an expired link signs nobody in');
+    assert.equal(book.consumeLink('made-up'), false);
+  });
+
+  it('holds at most MAX_SESSIONS, signing the oldest out first', () => {
+    const book = new DashboardSessions(new ManualClock());
+    const first = book.open('operator', null);
+    for (let i = 0; i < MAX_SESSIONS; i++) book.open('operator', null);
+    assert.equal(book.get(first.id), null);
+  });
+
+  it('reads exactly one well-formed session cookie', () => {
+    assert.equal(sessionIdFrom('a=1; cihub_session=abcdefghijklmnopqrstuvwxyz; b=2'), 'abcdefghijklmnopqrstuvwxyz');
+    assert.equal(sessionIdFrom('cihub_session=abcdefghijklmnopqrstuvwxyz; cihub_session=bcdefghijklmnopqrstuvwxyza'), null);
+    assert.equal(sessionIdFrom('cihub_session=short'), null);
+    assert.equal(sessionIdFrom(undefined), null);
+    assert.match(sessionCookie('x'.repeat(20), 60, false), /HttpOnly; SameSite=Strict; Max-Age=60$/);
+    assert.match(sessionCookie('x'.repeat(20), 60, true), /; Secure$/);
+  });
+});
+
+describe('sessionVerdict', () => {
+  const readKey: ApiKeyRecord = { id: 'k1', name: 'monitor', scope: 'qa:read', createdAt: '2026-01-01T00:00:00Z', revokedAt: null };
+  const setup = () => {
+    const book = new DashboardSessions(new ManualClock());
+    const op = book.open('operator', null);
+    const ro = book.open('read', 'k1');
+    return { book, op, ro };
+  };
+  const headers = (id: string, csrf: string | null, extra: Record<string, string> = {}) => ({ host: '127.0.0.1:5002', cookie: `cihub_session=${id}`, ...(csrf === null ? {} : { [CSRF_HEADER]: csrf }), ...extra });
+
+  const cases: readonly { name: string; run: (t: ReturnType<typeof setup>) => ReturnType<typeof sessionVerdict>; expect: string }[] = [
+    { name: 'operator session with its token', run: ({ book, op }) => sessionVerdict(headers(op.id, op.csrfToken), book, () => readKey), expect: 'caller:operator' },
+    { name: 'read session with its token', run: ({ book, ro }) => sessionVerdict(headers(ro.id, ro.csrfToken), book, () => readKey), expect: 'caller:qa-read' },
+    { name: 'cookie without the token', run: ({ book, op }) => sessionVerdict(headers(op.id, null), book, () => readKey), expect: 'refused' },
+    { name: "another session's token", run: ({ book, op, ro }) => sessionVerdict(headers(op.id, ro.csrfToken), book, () => readKey), expect: 'refused' },
+    { name: 'a page on another origin', run: ({ book, op }) => sessionVerdict(headers(op.id, op.csrfToken, { origin: 'http://127.0.0.1:3000' }), book, () => readKey), expect: 'refused' },
+    { name: 'a read session whose key was revoked', run: ({ book, ro }) => sessionVerdict(headers(ro.id, ro.csrfToken), book, () => null), expect: 'absent' },
+    { name: 'an unknown session', run: ({ book }) => sessionVerdict(headers('z'.repeat(43), 'x'), book, () => readKey), expect: 'absent' },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: ${c.expect}`, () => {
+      const v = c.run(setup());
+      assert.equal(v.kind === 'caller' ? `caller:${v.caller.kind}` : v.kind, c.expect);
+    });
+  }
+});
+
+describe('fromOwnOrigin', () => {
+  const cases: readonly [string, Record<string, string>, boolean][] = [
+    ['same origin', { host: 'hub.tail0.ts.net', origin: 'https://hub.tail0.ts.net' }, true],
+    ['same host, other port (same site, other origin)', { host: '127.0.0.1:5002', origin: 'http://127.0.0.1:3000' }, false],
+    ['no Origin, same-origin fetch', { host: 'h', 'sec-fetch-site': 'same-origin' }, true],
+    ['no Origin, same-site fetch', { host: 'h', 'sec-fetch-site': 'same-site' }, false],
+    ['no browser headers at all', { host: 'h' }, true],
+    ['Origin null', { host: 'h', origin: 'null' }, false],
+  ];
+  for (const [name, h, ok] of cases) it(`${name}: ${ok}`, () => assert.equal(fromOwnOrigin(h), ok));
+});

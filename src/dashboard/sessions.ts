@@ -1,0 +1,94 @@
+/**
+ * Dashboard sessions and one-time sign-in links, in memory: a restart signs every browser out,
+ * which is the safe direction for a credential that lives in a cookie. A session is what a
+ * browser holds instead of a key; it carries a CSRF token the page must echo on every API call
+ * (see docs/dashboard.md, "Sign-in and CSRF"). Pure bookkeeping over an injected clock.
+ */
+import { randomBytes } from 'node:crypto';
+import { sameSecret } from '../auth/operator-credential.js';
+import type { Clock } from '../util/clock.js';
+
+/** A browser stays signed in this long after signing in, then signs in again. */
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+/** A link `cihub dashboard` prints works once, within this time. */
+export const SIGN_IN_LINK_TTL_MS = 5 * 60 * 1000;
+/** Sessions held at once; past it the oldest is signed out (bounds memory against a sign-in loop). */
+export const MAX_SESSIONS = 256;
+/** Unused links held at once; past it the oldest stops working. */
+export const MAX_SIGN_IN_LINKS = 32;
+
+/** What a session may do: everything the operator key may, or read what a qa:read key reads. */
+export type SessionRole = 'operator' | 'read';
+
+export interface Session {
+  readonly id: string;
+  readonly role: SessionRole;
+  /** The qa:read key a read session came from (re-checked on use, so revoking the key signs it out); null for operator sessions. */
+  readonly apiKeyId: string | null;
+  /** Echoed by the page in the x-cihub-csrf header. */
+  readonly csrfToken: string;
+  readonly expiresAtMs: number;
+}
+
+const token = (): string => randomBytes(32).toString('base64url');
+
+export class DashboardSessions {
+  readonly #clock: Clock;
+  readonly #sessions = new Map<string, Session>();
+  readonly #links = new Map<string, number>();
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  open(role: SessionRole, apiKeyId: string | null): Session {
+    this.#sweep();
+    const session: Session = { id: token(), role, apiKeyId, csrfToken: token(), expiresAtMs: this.#clock.nowMs() + SESSION_TTL_MS };
+    this.#sessions.set(session.id, session);
+    while (this.#sessions.size > MAX_SESSIONS) this.#sessions.delete(this.#sessions.keys().next().value as string);
+    return session;
+  }
+
+  /** The live session a cookie names; null when unknown or expired. */
+  get(id: string | null): Session | null {
+    if (id === null) return null;
+    const session = this.#sessions.get(id);
+    if (session === undefined) return null;
+    if (session.expiresAtMs <= this.#clock.nowMs()) {
+      this.#sessions.delete(id);
+      return null;
+    }
+    return session;
+  }
+
+  close(id: string): void {
+    this.#sessions.delete(id);
+  }
+
+  /** Whether a presented CSRF token is this session's (constant time). */
+  csrfMatches(session: Session, presented: string | null): boolean {
+    return presented !== null && sameSecret(presented, session.csrfToken);
+  }
+
+  mintLink(): { token: string; expiresAtMs: number } {
+    this.#sweep();
+    const link = token();
+    const expiresAtMs = this.#clock.nowMs() + SIGN_IN_LINK_TTL_MS;
+    this.#links.set(link, expiresAtMs);
+    while (this.#links.size > MAX_SIGN_IN_LINKS) this.#links.delete(this.#links.keys().next().value as string);
+    return { token: link, expiresAtMs };
+  }
+
+  /** Uses up a link: true once for a live link, false ever after and for anything else. */
+  consumeLink(link: string): boolean {
+    const expiresAtMs = this.#links.get(link);
+    this.#links.delete(link);
+    return expiresAtMs !== undefined && expiresAtMs > this.#clock.nowMs();
+  }
+
+  #sweep(): void {
+    const now = this.#clock.nowMs();
+    for (const [id, s] of this.#sessions) if (s.expiresAtMs <= now) this.#sessions.delete(id);
+    for (const [link, at] of this.#links) if (at <= now) this.#links.delete(link);
+  }
+}

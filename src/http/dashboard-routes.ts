@@ -1,0 +1,136 @@
+/**
+ * The dashboard: the built web app at / and /assets, browser sign-in (a key typed on the
+ * sign-in page, or a one-time link from `cihub dashboard`), and the session cookie as an
+ * alternative to the bearer key on operator routes. Registered before the operator routes, so
+ * their access rule sees the session's caller. Signed out, the page is an empty shell: every
+ * byte of pool data still sits behind the operator routes' guard.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { sameSecret, type Caller } from '../auth/operator-credential.js';
+import { clearedSessionCookie, sessionCookie, sessionIdFrom } from '../dashboard/cookies.js';
+import { fromOwnOrigin } from '../dashboard/same-origin.js';
+import { CSRF_HEADER, sessionVerdict } from '../dashboard/session-caller.js';
+import { DashboardSessions, SESSION_TTL_MS, type Session } from '../dashboard/sessions.js';
+import { ASSET_MAX_AGE_SECONDS, loadWebApp, type WebApp } from '../dashboard/web-assets.js';
+import { HubError } from '../errors.js';
+import { refuseUnread } from './edge.js';
+import { parseBody } from './body-schema.js';
+import type { HubServices } from './services.js';
+
+export const SESSION_PATH = '/api/hub/session';
+export const SIGN_IN_LINK_PATH = '/api/hub/session/link';
+/** Where a one-time link points; the token follows. */
+export const LINK_LANDING_PREFIX = '/dashboard/sign-in/';
+/** A sign-in body is one key; keys are well under 100 characters. */
+const SIGN_IN_BODY_LIMIT_BYTES = 4 * 1024;
+/** The page loads only its own scripts and styles; nothing may frame it. React sets styles through the CSSOM, which style-src does not govern, but SVG presentation needs inline styles. */
+const CONTENT_SECURITY_POLICY = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller a dashboard session names; null when the request carries no usable session. */
+    sessionCaller: Caller | null;
+    dashboardSession: Session | null;
+  }
+}
+
+const SIGN_IN_REQUEST = z.object({ key: z.string({ message: 'key must be the operator key or a qa:read API key, as text' }).trim().min(1, 'key must not be empty').max(512, 'key is longer than any key this Hub issues') }, { message: 'the body must be a JSON object: { "key": "<operator key or qa:read key>" }' });
+
+export function registerDashboardRoutes(app: FastifyInstance, s: Pick<HubServices, 'clock' | 'operatorKey' | 'apiKeys' | 'logger'>): void {
+  const sessions = new DashboardSessions(s.clock);
+  const liveKey = (id: string) => s.apiKeys.list().find((k) => k.id === id && k.revokedAt === null) ?? null;
+  let web: WebApp | null | undefined;
+  const webApp = () => (web === undefined || web === null ? (web = loadWebApp()) : web);
+
+  app.decorateRequest('sessionCaller', null);
+  app.decorateRequest('dashboardSession', null);
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    // A bearer key, when sent, is the credential: the cookie a browser adds is not consulted.
+    if (request.headers.authorization !== undefined) return;
+    const verdict = sessionVerdict(request.headers, sessions, liveKey);
+    if (verdict.kind === 'caller') {
+      request.sessionCaller = verdict.caller;
+      request.dashboardSession = verdict.session;
+    } else if (verdict.kind === 'refused' && request.routeOptions.config.access !== undefined) {
+      refuseUnread(request, reply);
+      throw new HubError('HUB_ERR_CSRF_REFUSED', verdict.why);
+    }
+  });
+
+  const secure = (request: FastifyRequest) => request.protocol === 'https';
+  const pageHeaders = (reply: FastifyReply) =>
+    reply.header('content-security-policy', CONTENT_SECURITY_POLICY).header('x-content-type-options', 'nosniff').header('x-frame-options', 'DENY').header('referrer-policy', 'no-referrer');
+
+  app.get('/', async (_request, reply) => {
+    const built = webApp();
+    if (built === null) throw new HubError('HUB_ERR_DASHBOARD_NOT_BUILT', 'the dashboard is not built on this Hub (web/dist/index.html is missing); run npm install in the Hub checkout, which builds it');
+    return pageHeaders(reply).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(built.index);
+  });
+
+  app.get('/assets/:name', async (request, reply) => {
+    const asset = webApp()?.assets.get((request.params as { name: string }).name);
+    if (asset === undefined) throw new HubError('HUB_ERR_NOT_FOUND', `no dashboard asset ${request.url.split('?')[0]}`);
+    return reply.header('cache-control', `public, max-age=${ASSET_MAX_AGE_SECONDS}, immutable`).header('x-content-type-options', 'nosniff').type(asset.contentType).send(asset.body);
+  });
+
+  app.post(SESSION_PATH, { bodyLimit: SIGN_IN_BODY_LIMIT_BYTES }, async (request, reply) => {
+    // Login CSRF: another origin must not sign this browser in to a session of its choosing.
+    if (!fromOwnOrigin(request.headers)) throw new HubError('HUB_ERR_CSRF_REFUSED', "signing in is accepted only from a page on this Hub's own origin");
+    const { key } = parseBody(SIGN_IN_REQUEST, request.body);
+    let session: Session;
+    if (sameSecret(key, s.operatorKey)) session = sessions.open('operator', null);
+    else {
+      const record = s.apiKeys.lookup(key);
+      if (record === null) throw new HubError('HUB_ERR_UNAUTHORIZED', 'that key is not the operator key or a live API key of this Hub');
+      if (record.scope !== 'qa:read') throw new HubError('HUB_ERR_UNAUTHORIZED', 'an inference key admits apps to the proxy and reads nothing here; sign in with the operator key, or a qa:read key to look without changing anything');
+      session = sessions.open('read', record.id);
+    }
+    s.logger.info({ role: session.role }, 'dashboard sign-in');
+    reply.header('set-cookie', sessionCookie(session.id, SESSION_TTL_MS / 1000, secure(request))).header('cache-control', 'no-store');
+    return describe(session, app);
+  });
+
+  app.get(SESSION_PATH, async (request, reply) => {
+    // The page asks here for its CSRF token, so the cookie alone is enough; other origins cannot read the answer (no credentialed CORS).
+    const session = sessions.get(sessionIdFrom(request.headers.cookie));
+    reply.header('cache-control', 'no-store');
+    // Signed out is an answer, not an error: the sign-in page asks this on every load.
+    if (session === null || !fromOwnOrigin(request.headers)) return { signedIn: false };
+    if (session.role === 'read' && (session.apiKeyId === null || liveKey(session.apiKeyId) === null)) {
+      sessions.close(session.id);
+      return { signedIn: false };
+    }
+    return describe(session, app);
+  });
+
+  app.delete(SESSION_PATH, async (request, reply) => {
+    const session = request.dashboardSession;
+    if (session === null) throw new HubError('HUB_ERR_UNAUTHORIZED', `signing out needs the session cookie and its ${CSRF_HEADER} header`);
+    sessions.close(session.id);
+    reply.header('set-cookie', clearedSessionCookie(secure(request)));
+    return { signedOut: true };
+  });
+
+  app.post(SIGN_IN_LINK_PATH, { config: { access: 'operator' } }, async () => {
+    const link = sessions.mintLink();
+    s.logger.info({ expiresAt: new Date(link.expiresAtMs).toISOString() }, 'dashboard sign-in link minted');
+    return { path: `${LINK_LANDING_PREFIX}${link.token}`, expiresAt: new Date(link.expiresAtMs).toISOString() };
+  });
+
+  app.get(`${LINK_LANDING_PREFIX}:token`, async (request, reply) => {
+    reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
+    if (!sessions.consumeLink((request.params as { token: string }).token)) return reply.redirect('/?signin=link-used', 303);
+    const session = sessions.open('operator', null);
+    s.logger.info({ role: session.role, via: 'link' }, 'dashboard sign-in');
+    return reply.header('set-cookie', sessionCookie(session.id, SESSION_TTL_MS / 1000, secure(request))).redirect('/', 303);
+  });
+}
+
+/** Where discovery lives once a Hub has it (spec, "How Hubs find each other"). */
+export const DISCOVERY_PATH = '/api/inference/pool/peers/discoverable';
+
+/** The session as the page reads it, with the optional routes this Hub has (so the page asks no route that would 404). */
+function describe(session: Session, app: FastifyInstance): { signedIn: true; role: Session['role']; csrfToken: string; expiresAt: string; features: { discovery: boolean } } {
+  return { signedIn: true, role: session.role, csrfToken: session.csrfToken, expiresAt: new Date(session.expiresAtMs).toISOString(), features: { discovery: app.hasRoute({ method: 'GET', url: DISCOVERY_PATH }) } };
+}

@@ -1,0 +1,92 @@
+/**
+ * Real Chromium for the dashboard tests: Debian's /usr/bin/chromium driven by playwright-core
+ * (never a downloaded browser; .ci/run installs the package when it is missing). Helpers to
+ * sign a page in the ways a person does, to collect console errors, to run axe-core inside the
+ * page, and to keep screenshots under test-artifacts/ (git-ignored).
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { REPO_ROOT, runCli, type HubProcess } from '../helpers/hub-process.js';
+import { scaled } from '../helpers/time-scale.js';
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+export const ARTIFACTS_DIR = join(REPO_ROOT, 'test-artifacts');
+/** Bounds every wait on the page; the waits themselves end at the event. */
+export const PAGE_TIMEOUT_MS = scaled(60_000);
+export const PHONE = { width: 360, height: 780 } as const;
+export const DESKTOP = { width: 1440, height: 900 } as const;
+
+export async function launchBrowser(): Promise<Browser> {
+  // --no-sandbox: the tests run as root in CI, where Chromium refuses its sandbox.
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+}
+
+export interface WatchedPage {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  /** Console errors and uncaught page errors seen so far. */
+  readonly errors: string[];
+}
+
+export async function openPage(browser: Browser, viewport: { width: number; height: number } = DESKTOP): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  page.setDefaultTimeout(PAGE_TIMEOUT_MS);
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  return { context, page, errors };
+}
+
+/** `cihub dashboard --json --no-open` on the Hub's data dir: the one-time link. */
+export async function signInLink(hub: HubProcess): Promise<string> {
+  const res = await runCli(['dashboard', '--json', '--no-open'], { dataDir: hub.dataDir });
+  assert.equal(res.code, 0, res.stderr);
+  const link = JSON.parse(res.stdout) as { url: string; expiresAt: string; openedWith: string | null };
+  assert.equal(link.openedWith, null, '--no-open opens nothing');
+  return link.url;
+}
+
+/** Signs a page in through the link and waits for the signed-in shell. */
+export async function signInByLink(page: Page, hub: HubProcess): Promise<void> {
+  await page.goto(await signInLink(hub));
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/** Types a key into the sign-in page, as a person would. */
+export async function signInByKey(page: Page, hub: HubProcess, key: string): Promise<void> {
+  await page.goto(`${hub.url}/`);
+  await page.getByLabel('Operator key or API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+export async function gotoPool(page: Page): Promise<void> {
+  await page.getByRole('link', { name: 'Hub Pool', exact: true }).click();
+  await page.getByTestId('pool-badge').waitFor();
+}
+
+/** Runs axe-core in the page and returns the serious and critical violations (rule id: first target). */
+export async function seriousA11yViolations(page: Page): Promise<string[]> {
+  const source = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  // Evaluated through the DevTools protocol, which the page's CSP does not govern (an injected <script> would be refused).
+  await page.evaluate(`${source}\n;void 0`);
+  const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as { violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] };
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`);
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  const path = join(ARTIFACTS_DIR, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+/** Whether the page scrolls sideways at its current width (a layout break). */
+export async function overflowsSideways(page: Page): Promise<boolean> {
+  return (await page.evaluate('document.documentElement.scrollWidth > document.documentElement.clientWidth')) as boolean;
+}

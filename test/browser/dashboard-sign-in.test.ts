@@ -1,0 +1,180 @@
+/**
+ * The dashboard on one real Hub, in real Chromium: what a signed-out browser gets, the two ways
+ * to sign in, what the session cookie is and is not enough for, a read-only sign-in that cannot
+ * write, accessibility (axe-core), layout at phone and desktop widths, and the first render of
+ * the Hub Pool page (measured and printed, not asserted).
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'undici';
+import type { Browser } from 'playwright-core';
+import { POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { DESKTOP, gotoPool, launchBrowser, openPage, overflowsSideways, PHONE, screenshot, seriousA11yViolations, signInByKey, signInByLink, signInLink } from './browser.js';
+
+const MODEL = 'dash-model:1b';
+
+describe('dashboard: sign-in, sessions and the page itself', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 6 }, () => {
+  let pool: Pool<'a'>;
+  let browser: Browser;
+
+  before(async () => {
+    [pool, browser] = await Promise.all([startPool({ hubs: { a: { ollama: { models: [MODEL] } } }, pairs: [] }), launchBrowser()]);
+  });
+  after(async () => {
+    await Promise.allSettled([browser?.close(), pool?.stop()]);
+  });
+
+  it('serves the built app at / (index revalidated, hashed assets cached a year) and no pool data signed out', async () => {
+    const index = await request(`${pool.a.url}/`);
+    assert.equal(index.statusCode, 200);
+    assert.equal(index.headers['cache-control'], 'no-cache');
+    assert.match(String(index.headers['content-security-policy']), /default-src 'self'/);
+    const html = await index.body.text();
+    const asset = /\/assets\/[A-Za-z0-9_.-]+\.js/.exec(html)?.[0];
+    assert.ok(asset, 'index.html names a hashed script');
+    const js = await request(`${pool.a.url}${asset}`);
+    assert.equal(js.statusCode, 200);
+    assert.match(String(js.headers['cache-control']), /max-age=31536000, immutable/);
+    await js.body.dump();
+    for (const path of [`${POOL_API}/status`, `${POOL_API}/routing-log`, `${POOL_API}/peers`]) {
+      const res = await request(`${pool.a.url}${path}`);
+      assert.equal(res.statusCode, 401, `${path} signed out`);
+      await res.body.dump();
+    }
+
+    const { page, context, errors } = await openPage(browser);
+    await page.goto(`${pool.a.url}/`);
+    await page.getByLabel('Operator key or API key').waitFor();
+    assert.equal(await page.getByTestId('pool-badge').count(), 0, 'no pool data on the sign-in page');
+    assert.equal(await page.getByText(MODEL).count(), 0);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  it('a one-time link from `cihub dashboard` signs in once, with an HttpOnly SameSite=Strict cookie', async () => {
+    const link = await signInLink(pool.a.process);
+    const { page, context, errors } = await openPage(browser);
+    await page.goto(link);
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    const cookie = (await context.cookies()).find((c) => c.name === 'cihub_session');
+    assert.ok(cookie, 'a session cookie');
+    assert.equal(cookie.httpOnly, true);
+    assert.equal(cookie.sameSite, 'Strict');
+    assert.equal(await page.evaluate('document.cookie'), '', 'the page script cannot read it');
+
+    const second = await openPage(browser);
+    await second.page.goto(link);
+    await second.page.getByText('That sign-in link was already used or has expired').waitFor();
+    assert.equal(await second.page.getByRole('button', { name: 'Sign out' }).count(), 0);
+    await second.context.close();
+
+    // Sign out ends the session on the Hub, not only in this tab.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Operator key or API key').waitFor();
+    const replay = await request(`${pool.a.url}${POOL_API}/status`, { headers: { cookie: `cihub_session=${cookie.value}` } });
+    assert.equal(replay.statusCode, 401);
+    await replay.body.dump();
+    assert.deepEqual(errors.filter((e) => !e.includes('401')), []);
+    await context.close();
+  });
+
+  it('the cookie alone writes nothing: the CSRF token header and this origin are required', async () => {
+    const { page, context } = await openPage(browser);
+    await signInByLink(page, pool.a.process);
+    const cookie = (await context.cookies()).find((c) => c.name === 'cihub_session')!;
+    const session = (await page.evaluate('fetch("/api/hub/session").then((r) => r.json())')) as { csrfToken: string; role: string };
+    assert.equal(session.role, 'operator');
+
+    const patch = (headers: Record<string, string>) =>
+      request(`${pool.a.url}${POOL_API}/settings`, { method: 'PATCH', headers: { 'content-type': 'application/json', cookie: `cihub_session=${cookie.value}`, host: new URL(pool.a.url).host, ...headers }, body: JSON.stringify({ poolLocalAffinity: 2 }) });
+    const cases: readonly [string, Record<string, string>, number, string | null][] = [
+      ['no token', {}, 403, 'HUB_ERR_CSRF_REFUSED'],
+      ['a wrong token', { 'x-cihub-csrf': 'x'.repeat(43) }, 403, 'HUB_ERR_CSRF_REFUSED'],
+      ['the token from a page on another port (same site, other origin)', { 'x-cihub-csrf': session.csrfToken, origin: 'http://127.0.0.1:1' }, 403, null],
+      ['the token from this origin', { 'x-cihub-csrf': session.csrfToken, origin: new URL(pool.a.url).origin }, 200, null],
+    ];
+    for (const [name, headers, status, code] of cases) {
+      const res = await patch(headers);
+      const body = (await res.body.json()) as { error?: { code: string } };
+      assert.equal(res.statusCode, status, `${name}: ${JSON.stringify(body)}`);
+      if (code !== null) assert.equal(body.error?.code, code, name);
+    }
+    assert.equal((await pool.a.status()).settings.poolLocalAffinity, 2, 'only the last one wrote');
+    await pool.a.patchSettings({ poolLocalAffinity: 1 });
+    await context.close();
+  });
+
+  it('a qa:read key signs in read-only: no write controls, and the Hub refuses its writes', async () => {
+    const minted = await pool.a.api<{ key: string }>('POST', '/api/hub/api-keys', { name: 'monitor', scope: 'qa:read' });
+    assert.equal(minted.status, 201);
+    const inference = await pool.a.api<{ key: string }>('POST', '/api/hub/api-keys', { name: 'app', scope: 'inference' });
+
+    const { page, context, errors } = await openPage(browser);
+    await signInByKey(page, pool.a.process, inference.json.key);
+    await page.getByText('an inference key admits apps to the proxy').waitFor();
+
+    await page.getByLabel('Operator key or API key').fill(minted.json.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('Read-only', { exact: true }).waitFor();
+    await gotoPool(page);
+    await page.getByRole('heading', { name: 'Paired Hubs' }).waitFor();
+    for (const control of ['Generate PIN', 'Set up Hub Pool', 'Pair', 'Rescan', 'Add pin', 'Save']) {
+      assert.equal(await page.getByRole('button', { name: control, exact: true }).count(), 0, `no ${control} button`);
+    }
+    assert.equal(await page.getByRole('switch', { name: 'Hub Pool' }).isDisabled(), true, 'switches are shown, not usable');
+
+    const write = (await page.evaluate(`(async () => {
+      const s = await (await fetch('/api/hub/session')).json();
+      const r = await fetch('${POOL_API}/pairing-pin', { method: 'POST', headers: { 'x-cihub-csrf': s.csrfToken } });
+      return { status: r.status, body: await r.json() };
+    })()`)) as { status: number; body: { error: { code: string } } };
+    assert.equal(write.status, 403);
+    assert.equal(write.body.error.code, 'AUTH_ERROR_QA_READ_KEY_ROUTE_NOT_ALLOWED');
+    assert.equal((await pool.a.status()).pairingPin.active, false, 'no PIN was minted');
+    assert.deepEqual(errors.filter((e) => !/40[13]/.test(e)), []);
+    await context.close();
+  });
+
+  it('is accessible (axe-core: no serious violations), keeps its layout from 360 to 1440 px, and logs no console errors', async () => {
+    const { page, context, errors } = await openPage(browser, DESKTOP);
+    await signInByLink(page, pool.a.process);
+    await gotoPool(page);
+    await page.getByText(MODEL).first().waitFor();
+
+    // First render of the Hub Pool page: navigation start to the badge, reported only.
+    await page.goto(`${pool.a.url}/#/pool`);
+    await page.getByTestId('pool-badge').waitFor();
+    const firstRenderMs = (await page.evaluate('performance.now()')) as number;
+    process.stdout.write(`# first render of the Hub Pool page: ${Math.round(firstRenderMs)} ms\n`);
+
+    assert.deepEqual(await seriousA11yViolations(page), [], 'Hub Pool page');
+    await screenshot(page, 'hub-pool-1440');
+    for (const width of [PHONE.width, 768, 1024, DESKTOP.width]) {
+      await page.setViewportSize({ width, height: 900 });
+      assert.equal(await overflowsSideways(page), false, `no sideways scroll at ${width} px`);
+    }
+    await page.setViewportSize(PHONE);
+    await screenshot(page, 'hub-pool-360');
+
+    await page.getByRole('button', { name: 'Set up Hub Pool' }).click();
+    await page.getByRole('dialog').waitFor();
+    await page.getByTestId('phone-steps').getByText('Step 1 of 4 · Check').waitFor();
+    assert.equal(await overflowsSideways(page), false, 'guide at 360 px');
+    await screenshot(page, 'guide-360');
+    assert.deepEqual(await seriousA11yViolations(page), [], 'setup guide');
+
+    // Keyboard: Escape closes the guide.
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await page.setViewportSize(DESKTOP);
+    for (const hash of ['#/', '#/resources', '#/logs']) {
+      await page.goto(`${pool.a.url}/${hash}`);
+      await page.getByRole('button', { name: 'Sign out' }).waitFor();
+      await page.locator('main h2').first().waitFor();
+      assert.deepEqual(await seriousA11yViolations(page), [], hash);
+    }
+    await screenshot(page, 'resources-1440');
+    assert.deepEqual(errors, [], 'no console errors');
+    await context.close();
+  });
+});

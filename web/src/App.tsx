@@ -1,0 +1,72 @@
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { currentSession, signOut, whenSignedOut } from './api';
+import { Dashboard, type GuideStep } from './context';
+import { Home } from './Home';
+import { HubPool } from './HubPool';
+import { LogView } from './LogView';
+import { Resources } from './Resources';
+import { SetupGuide } from './SetupGuide';
+import { SignIn } from './SignIn';
+import type { SessionInfo } from './types';
+
+const PAGES = [
+  { hash: '#/', label: 'Home' },
+  { hash: '#/pool', label: 'Hub Pool' },
+  { hash: '#/resources', label: 'Resources' },
+  { hash: '#/logs', label: 'Logs' },
+] as const;
+
+function useHash(): string {
+  const [hash, setHash] = useState(() => window.location.hash || '#/');
+  useEffect(() => {
+    const on = () => setHash(window.location.hash || '#/');
+    window.addEventListener('hashchange', on);
+    return () => window.removeEventListener('hashchange', on);
+  }, []);
+  return hash;
+}
+
+export function App() {
+  const [session, setSession] = useState<SessionInfo | null | undefined>(undefined);
+  const [guide, setGuide] = useState<{ step: GuideStep | null } | null>(null);
+  const hash = useHash();
+
+  useEffect(() => {
+    whenSignedOut(() => setSession(null));
+    currentSession().then(setSession, () => setSession(null));
+  }, []);
+
+  const openGuide = useCallback((step?: GuideStep) => setGuide({ step: step ?? null }), []);
+  const ctx = useMemo(() => ({ role: session?.role ?? 'read', readOnly: session?.role !== 'operator', openGuide }), [session, openGuide]);
+
+  if (session === undefined) return <main aria-busy="true"><p className="muted">Loading…</p></main>;
+  if (session === null) return <SignIn onSignedIn={setSession} />;
+
+  const page = PAGES.find((p) => p.hash === hash.split('?')[0]) ?? PAGES[0];
+  return (
+    <Dashboard.Provider value={ctx}>
+      <header className="top">
+        <h1>Hub Pool</h1>
+        <nav className="main" aria-label="Main">
+          {PAGES.map((p) => (
+            <a key={p.hash} href={p.hash} aria-current={p === page ? 'page' : undefined}>
+              {p.label}
+            </a>
+          ))}
+        </nav>
+        <span className="spacer" />
+        {session.role === 'read' && <span className="badge warn" title="Signed in with a qa:read key: you can look, not change">Read-only</span>}
+        <button type="button" onClick={() => void signOut().finally(() => setSession(null))}>
+          Sign out
+        </button>
+      </header>
+      <main>
+        {page.hash === '#/' && <Home />}
+        {page.hash === '#/pool' && <HubPool />}
+        {page.hash === '#/resources' && <Resources />}
+        {page.hash === '#/logs' && <LogView />}
+      </main>
+      {guide !== null && !ctx.readOnly && <SetupGuide initialStep={guide.step} onClose={() => setGuide(null)} />}
+    </Dashboard.Provider>
+  );
+}

@@ -1,0 +1,94 @@
+import { useState } from 'react';
+import { api, POOL } from './api';
+import { useDashboard } from './context';
+import { usePoll } from './hooks';
+import type { PoolStatus, RoutingLogPage } from './types';
+import { isPaired, plural, poolBadge } from './words';
+
+/** Home reads status this often (the guide's figure). */
+export const HOME_POLL_MS = 30_000;
+/** Per browser origin, as the guide says: each address and the desktop app keep their own. */
+const DISMISS_KEY = 'cihub.poolCardDismissed';
+
+export function Home() {
+  const { readOnly, openGuide } = useDashboard();
+  const status = usePoll(() => api<PoolStatus>('GET', `${POOL}/status`), HOME_POLL_MS);
+  const log = usePoll(() => api<RoutingLogPage>('GET', `${POOL}/routing-log?limit=1`), HOME_POLL_MS);
+  const [dismissed, setDismissed] = useState(() => window.localStorage.getItem(DISMISS_KEY) === '1');
+  const s = status.data;
+  if (s === null) return <p className="muted">{status.error ?? 'Loading…'}</p>;
+
+  const paired = s.peers.filter(isPaired);
+  const waitingHere = s.peers.filter((p) => p.status === 'pending' && p.direction === 'inbound');
+  const pending = s.peers.filter((p) => p.status === 'pending');
+  const showPoolCard = !readOnly && !dismissed && s.localNode.nodeFqdn !== null && s.enabled && paired.length === 0 && pending.length === 0;
+  const badge = poolBadge(s);
+  const counts = log.data?.summary.counts;
+
+  return (
+    <>
+      <h2 className="visually-hidden">Home</h2>
+      {waitingHere.length > 0 && (
+        <section className="card" aria-labelledby="review-title">
+          <h2 id="review-title">{waitingHere.length === 1 ? '1 Hub wants to join your pool' : `${waitingHere.length} Hubs want to join your pool`}</h2>
+          <p className="muted">{waitingHere.map((p) => p.nodeFqdn).join(', ')}</p>
+          {readOnly ? (
+            <p className="small muted">An operator approves or rejects it; this sign-in is read-only.</p>
+          ) : (
+            <button type="button" className="primary" onClick={() => openGuide('approve')}>
+              {waitingHere.length === 1 ? 'Review request' : 'Review requests'}
+            </button>
+          )}
+        </section>
+      )}
+      {showPoolCard && (
+        <section className="card" aria-labelledby="pool-card-title">
+          <h2 id="pool-card-title">Pool your Hubs</h2>
+          <p>Let an app on this Hub be served by another Hub you own when that Hub has the model or a shorter queue. Pairing takes a few minutes and ends with a test.</p>
+          <div className="row">
+            <button type="button" className="primary" onClick={() => openGuide()}>
+              Set up Hub Pool
+            </button>
+            <button
+              type="button"
+              onClick={() => {
+                window.localStorage.setItem(DISMISS_KEY, '1');
+                setDismissed(true);
+              }}
+            >
+              Dismiss
+            </button>
+          </div>
+        </section>
+      )}
+      <div className="cards">
+        <section className="card" aria-labelledby="home-badge">
+          <h2 id="home-badge">Hub Pool</h2>
+          <p>
+            <span className={`badge ${badge.tone}`}>{badge.text}</span>
+          </p>
+          <p className="small muted">{badge.detail}</p>
+          <a href="#/pool">Open Hub Pool</a>
+        </section>
+        <section className="card" aria-labelledby="home-hubs">
+          <h2 id="home-hubs">Paired Hubs</h2>
+          <p>
+            {plural(paired.filter((p) => p.status === 'connected').length, 'Hub connected', 'Hubs connected')}
+            {paired.some((p) => p.status === 'unreachable') && `, ${plural(paired.filter((p) => p.status === 'unreachable').length, 'unreachable', 'unreachable')}`}
+          </p>
+          <p className="small muted">{plural(pending.length, 'request pending', 'requests pending')}</p>
+        </section>
+        <section className="card" aria-labelledby="home-models">
+          <h2 id="home-models">Models in the pool</h2>
+          <p>{plural(s.models.length, 'model', 'models')}</p>
+          <p className="small muted">{plural(s.models.filter((m) => m.singleNode).length, 'model on one node only', 'models on one node only')}</p>
+        </section>
+        <section className="card" aria-labelledby="home-requests">
+          <h2 id="home-requests">Requests since the Hub started</h2>
+          {counts === undefined ? <p className="muted">—</p> : <p>{counts.served} served · {counts.failed} failed · {counts.failedOver} failed over</p>}
+          <a href="#/logs">Open the routing log</a>
+        </section>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,65 @@
+import { useState } from 'react';
+import { useNow, useRoutingLog } from './hooks';
+import { ago, ms, rowFailovers, rowServedBy } from './words';
+
+/** The whole routing log the Hub holds, filterable: where each request went and why. */
+export function LogView() {
+  const log = useRoutingLog();
+  const now = useNow(5_000);
+  const [filter, setFilter] = useState('');
+  const [onlyProblems, setOnlyProblems] = useState(false);
+  const f = filter.trim().toLowerCase();
+  const rows = log.rows.filter((r) => (!onlyProblems || r.outcome === 'failed' || r.attempts.length > 0) && (f === '' || [r.model, r.node, r.path, r.reason, r.id, ...r.attempts.map((a) => `${a.node} ${a.reason}`)].some((t) => t?.toLowerCase().includes(f))));
+  return (
+    <section className="card" aria-labelledby="log-title">
+      <h2 id="log-title">Routing log</h2>
+      <p className="small muted">Every decision this Hub holds in memory (newest first), updated every 2 s. The Hub's own process log is read with its service manager (journalctl) or its terminal.</p>
+      <div className="row">
+        <div className="field">
+          <label htmlFor="log-filter">Filter</label>
+          <input id="log-filter" type="text" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="model, node, reason…" />
+        </div>
+        <div className="switch">
+          <input id="log-problems" type="checkbox" checked={onlyProblems} onChange={(e) => setOnlyProblems(e.target.checked)} />
+          <label htmlFor="log-problems">Only failures and failovers</label>
+        </div>
+      </div>
+      <p className="small">
+        Showing {rows.length} of {log.rows.length}
+      </p>
+      <div className="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Direction</th>
+              <th scope="col">Path</th>
+              <th scope="col">Model</th>
+              <th scope="col">Node</th>
+              <th scope="col">Outcome</th>
+              <th scope="col">First byte</th>
+              <th scope="col">Total</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.id}>
+                <td title={r.timestamp}>{ago(r.timestamp, now)}</td>
+                <td>{r.direction}</td>
+                <td className="mono">{r.path}</td>
+                <td className="mono">{r.model ?? '—'}</td>
+                <td className="mono">
+                  {rowServedBy(r)}
+                  {rowFailovers(r) !== null && <div className="small">{rowFailovers(r)}</div>}
+                </td>
+                <td>{r.outcome}{r.status !== null ? ` (${r.status})` : ''}{r.reason !== null && r.outcome === 'failed' ? `: ${r.reason}` : ''}</td>
+                <td>{ms(r.durationMs)}</td>
+                <td>{ms(r.totalMs)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

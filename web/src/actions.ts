@@ -1,0 +1,50 @@
+/** Calls that change something, shared by the Hub Pool page and the setup guide. */
+import { ApiError, api, hasDiscovery, POOL } from './api';
+import type { DiscoverableHub, PeerView } from './types';
+
+export const SIX_DIGITS = /^\d{6}$/;
+
+/** The PIN field's rule, said plainly (0.3.0 silently dropped a short PIN; this refuses it). */
+export function pinProblem(pin: string): string | null {
+  const t = pin.trim();
+  if (t === '' || SIX_DIGITS.test(t)) return null;
+  return 'A PIN is exactly six digits. Leave the field empty to pair without one.';
+}
+
+export type PairOutcome =
+  | { readonly sent: true; readonly peer: PeerView | null; readonly pinVerified: boolean }
+  | { readonly sent: false; readonly pinRefused: boolean; readonly reason: string; readonly code: string | null };
+
+export async function sendPairRequest(nodeFqdn: string, pin: string): Promise<PairOutcome> {
+  try {
+    const res = await api<{ peer: PeerView | null; pinVerified: boolean }>('POST', `${POOL}/peers/pair`, { nodeFqdn, ...(pin.trim() === '' ? {} : { pin: pin.trim() }) });
+    return { sent: true, peer: res.peer, pinVerified: res.pinVerified };
+  } catch (err) {
+    const e = err instanceof ApiError ? err : null;
+    return { sent: false, pinRefused: e?.code === 'HUB_ERR_PEER_REFUSED_PIN' || e?.code === 'HUB_ERR_PAIR_PIN_REFUSED', reason: (err as Error).message, code: e?.code ?? null };
+  }
+}
+
+/** What to check after a request that was not sent, in the guide's words. */
+export function notSentAdvice(o: Extract<PairOutcome, { sent: false }>): string {
+  return o.pinRefused
+    ? 'The other Hub refused the PIN: it was wrong, expired after ten minutes, already used, or replaced by a newer one. Generate a fresh PIN there and try again.'
+    : 'Could not reach the Hub or was declined. Check that it is online, on this tailnet, published at its name, and has Hub Pool on.';
+}
+
+export type Discovery = { readonly available: true; readonly hubs: readonly DiscoverableHub[]; readonly notHubs: readonly string[] } | { readonly available: false; readonly why: string };
+
+/** One scan. Never on a timer: each scan probes every unpaired device on the tailnet. */
+const NO_DISCOVERY = 'Discovery is not available on this Hub yet: this version cannot list the Hubs on your tailnet. Type the other Hub’s tailnet name instead (for example hub-b.example-tailnet.ts.net).';
+
+export async function scanForHubs(): Promise<Discovery> {
+  if (!hasDiscovery()) return { available: false, why: NO_DISCOVERY };
+  try {
+    const res = await api<{ candidates?: DiscoverableHub[]; hubs?: DiscoverableHub[]; peers?: DiscoverableHub[]; notHubs?: string[] } | DiscoverableHub[]>('GET', `${POOL}/peers/discoverable`);
+    const hubs = Array.isArray(res) ? res : (res.candidates ?? res.hubs ?? res.peers ?? []);
+    return { available: true, hubs: [...hubs].sort((a, b) => a.nodeFqdn.localeCompare(b.nodeFqdn)), notHubs: Array.isArray(res) ? [] : (res.notHubs ?? []) };
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return { available: false, why: NO_DISCOVERY };
+    return { available: false, why: `The scan failed: ${(err as Error).message}` };
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * The parts of the Hub's wire contracts the dashboard reads (the server's own types are in
+ * src/status/pool-status.ts, src/peers/peer-view.ts and src/routing-log/entry.ts). Absent is
+ * null, as on the wire.
+ */
+export type Role = 'operator' | 'read';
+export interface SessionInfo {
+  readonly signedIn: true;
+  readonly role: Role;
+  readonly csrfToken: string;
+  readonly expiresAt: string;
+  /** Optional routes this Hub has. */
+  readonly features: { readonly discovery: boolean };
+}
+
+export type DisabledBy = 'env' | 'setting' | null;
+export type StatusReason = 'active' | 'no_peers' | 'partially_disabled' | 'disabled_by_env' | 'disabled_by_setting';
+export type ProbeFailureKind = 'unreachable' | 'unauthorized' | 'identity_changed';
+
+export interface PeerView {
+  readonly id: string;
+  readonly nodeFqdn: string;
+  readonly direction: 'outbound' | 'inbound';
+  readonly status: 'pending' | 'connected' | 'unreachable';
+  readonly enabled: boolean;
+  readonly authMode: 'signed' | 'bearer' | 'none';
+  readonly fingerprint: string | null;
+  readonly pinVerified: boolean;
+  readonly createdAt: string;
+  readonly expiresAt: string | null;
+  readonly lastSeenAt: string | null;
+  readonly consecutiveFailures: number;
+  readonly probeFailure: { readonly kind: ProbeFailureKind; readonly since: string | null; readonly action: string } | null;
+  readonly acceptingWork: boolean | null;
+  readonly inFlightRequests: number | null;
+  readonly hardwareTier: string | null;
+  readonly backends: readonly { readonly kind: string; readonly models: readonly string[] }[] | null;
+  readonly forwardedInFlight?: number;
+  readonly queueDepth?: number | null;
+}
+
+export interface PoolSettings {
+  readonly poolEnabled: boolean;
+  readonly poolOutboundEnabled: boolean;
+  readonly poolInboundEnabled: boolean;
+  readonly poolLocalAffinity: number;
+  readonly poolHealthPollSeconds: number;
+  readonly poolMaxPromptTokens: number | null;
+  readonly [key: string]: unknown;
+}
+
+export interface Direction {
+  readonly enabled: boolean;
+  readonly disabledBy: DisabledBy;
+}
+
+export interface PoolStatus {
+  readonly enabled: boolean;
+  readonly disabledBy: DisabledBy;
+  readonly reason: StatusReason;
+  readonly directions: { readonly outbound: Direction; readonly inbound: Direction };
+  readonly routingActive: boolean;
+  readonly settings: PoolSettings;
+  readonly tailscaleAdminApiConfigured: boolean;
+  readonly pairingPin: { readonly active: boolean; readonly expiresAt: string | null };
+  readonly localNode: {
+    readonly nodeFqdn: string | null;
+    readonly tailnetSuffix: string | null;
+    readonly tailscaleConnected: boolean;
+    readonly tailnetSource: 'env' | 'tailscale' | 'none';
+    readonly identity: { readonly nodeUuid: string; readonly fingerprint: string; readonly identityError: string | null } | null;
+    readonly peerOriginsMap: { readonly active: boolean; readonly entries: readonly { readonly name: string; readonly origin: string }[] };
+    readonly queueDepth: number;
+    readonly maxPromptTokens: number | null;
+    readonly maxPromptTokensSetBy: 'env' | 'setting' | null;
+    readonly backends: readonly { readonly id: string; readonly kind: string; readonly healthy: boolean; readonly running: boolean; readonly error: string | null; readonly inFlight: number; readonly models: readonly string[] }[];
+  };
+  readonly peers: readonly PeerView[];
+  readonly pins: readonly { readonly scope: 'model' | 'default'; readonly model: string | null; readonly target: string; readonly targetNode: string; readonly targetAvailable: boolean }[];
+  readonly models: readonly { readonly model: string; readonly nodes: readonly string[]; readonly singleNode: boolean }[];
+}
+
+export interface SettingEntry {
+  readonly key: string;
+  readonly value: unknown;
+  readonly default: unknown;
+  readonly range: string;
+  readonly lockedBy: string | null;
+  readonly lockedValue: unknown;
+  readonly settable: boolean;
+}
+
+export interface Attempt {
+  readonly node: string;
+  readonly backend: string | null;
+  readonly status: number | null;
+  readonly reason: string;
+}
+
+export interface RoutingRow {
+  readonly id: string;
+  readonly timestamp: string;
+  readonly updatedAt: string;
+  readonly direction: 'outbound' | 'inbound';
+  readonly path: string;
+  readonly model: string | null;
+  readonly node: string | null;
+  readonly backend: string | null;
+  readonly failedOverFrom: readonly string[];
+  readonly attempts: readonly Attempt[];
+  readonly outcome: 'pending' | 'served' | 'failed';
+  readonly status: number | null;
+  readonly durationMs: number | null;
+  readonly totalMs: number | null;
+  readonly clientClosed: boolean;
+  readonly reason: string | null;
+  readonly stream: boolean;
+}
+
+export interface RoutingLogPage {
+  readonly entries: readonly RoutingRow[];
+  readonly nextSince: string;
+  readonly matched: number;
+  readonly summary: {
+    readonly bootId: string;
+    readonly totalRecorded: number;
+    readonly recorded: number;
+    readonly counts: { readonly served: number; readonly failed: number; readonly pending: number; readonly failedOver: number; readonly clientClosed: number };
+  };
+}
+
+/** One entry of GET /peers/discoverable, when the Hub has that route. */
+export interface DiscoverableHub {
+  readonly nodeFqdn: string;
+  readonly name?: string | null;
+  readonly os?: string | null;
+  readonly online?: boolean | null;
+  readonly unverified?: boolean;
+}

@@ -1,0 +1,93 @@
+/** Records into the words the user guide uses. The only place the dashboard turns data into sentences. */
+import type { PeerView, PoolStatus, RoutingRow } from './types';
+
+export interface Badge {
+  readonly text: string;
+  readonly tone: 'good' | 'warn' | 'bad' | 'neutral';
+  readonly detail: string;
+}
+
+/** The Hub Pool badge (the guide's table is empty; docs/dashboard.md lists these). */
+export function poolBadge(s: PoolStatus): Badge {
+  switch (s.reason) {
+    case 'active':
+      return s.routingActive ? { text: 'Routing', tone: 'good', detail: 'Requests can go to connected Hubs.' } : { text: 'On', tone: 'neutral', detail: 'On, with no connected Hub to send work to.' };
+    case 'no_peers':
+      return { text: 'No connected Hubs', tone: 'neutral', detail: 'Hub Pool is on; pair a Hub to start routing.' };
+    case 'partially_disabled':
+      return { text: 'Partly off', tone: 'warn', detail: `${!s.directions.outbound.enabled ? 'Sending work to peers' : 'Taking work from peers'} is switched off${disabledWhere(!s.directions.outbound.enabled ? s.directions.outbound.disabledBy : s.directions.inbound.disabledBy)}.` };
+    case 'disabled_by_setting':
+      return { text: 'Off', tone: 'bad', detail: 'Hub Pool is switched off under Controls.' };
+    case 'disabled_by_env':
+      return { text: "Disabled in this Hub's .env", tone: 'bad', detail: 'HUB_POOL_USER_DISABLED=true is set; remove it and restart the Hub to pool again.' };
+  }
+}
+
+function disabledWhere(by: 'env' | 'setting' | null): string {
+  return by === 'env' ? " in this Hub's .env" : by === 'setting' ? ' under Controls' : '';
+}
+
+export const TIER_WORDS: Readonly<Record<string, string>> = { high: 'High-end', 'high-end': 'High-end', mid: 'Mid-range', 'mid-range': 'Mid-range', cpu: 'CPU only', 'cpu-only': 'CPU only' };
+export const tierWords = (tier: string | null): string => (tier === null ? 'Tier not reported yet' : (TIER_WORDS[tier.toLowerCase()] ?? tier));
+
+export const isPaired = (p: PeerView): boolean => p.status === 'connected' || p.status === 'unreachable';
+export const isVerified = (p: PeerView): boolean => isPaired(p) && p.lastSeenAt !== null && p.backends !== null;
+
+export interface PeerState {
+  readonly label: 'Connected' | 'Unreachable' | 'Needs re-pair' | 'Credentials refused';
+  readonly tone: Badge['tone'];
+  /** What to do next; null when nothing is needed. */
+  readonly next: string | null;
+  /** Whether this state is cleared only by the operator (so Unpair is offered in the guide). */
+  readonly needsYou: boolean;
+}
+
+export function peerState(p: PeerView): PeerState {
+  if (p.probeFailure?.kind === 'identity_changed') return { label: 'Needs re-pair', tone: 'bad', next: `Its identity changed (for example, its database was recreated), and waiting will not fix that. Next: ${p.probeFailure.action}.`, needsYou: true };
+  if (p.probeFailure?.kind === 'unauthorized') return { label: 'Credentials refused', tone: 'bad', next: `It answers but refuses this Hub. Next: ${p.probeFailure.action}.`, needsYou: true };
+  if (p.status === 'unreachable') return { label: 'Unreachable', tone: 'warn', next: 'No action needed: it rejoins by itself on the first health check that succeeds. Unpair only if you want it out of the pool.', needsYou: false };
+  return { label: 'Connected', tone: 'good', next: null, needsYou: false };
+}
+
+export function ago(iso: string | null, now: number): string {
+  if (iso === null) return 'never';
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  return `${Math.floor(s / 3600)} h ago`;
+}
+
+export const ms = (n: number | null): string => (n === null ? '—' : n < 1000 ? `${Math.round(n)} ms` : `${(n / 1000).toFixed(1)} s`);
+
+/** Where a row went, as Recent routing words it. */
+export function rowServedBy(r: RoutingRow): string {
+  if (r.direction === 'inbound') return `for ${r.node ?? 'a peer'}`;
+  if (r.outcome === 'pending') return r.node === null ? 'placing…' : `waiting on ${r.node}`;
+  if (r.outcome === 'served') return r.node ?? 'local';
+  // A hang-up row keeps the node it was waiting on; the guide words it as nobody serving.
+  if (r.clientClosed) return r.node === null ? 'No node served this row (the app left before any node was tried)' : `No node served this row (the app closed its connection while ${r.node} was working on it)`;
+  return r.node === null ? 'No node served this row' : `failed on ${r.node}`;
+}
+
+export function rowFailovers(r: RoutingRow): string | null {
+  if (r.attempts.length === 0) return null;
+  return `Failed over from ${r.attempts.map((a) => `${a.node} (${a.reason})`).join(', then ')}`;
+}
+
+/** Outbound rows in the last `windowMs`, placed by this Hub. */
+export const recentOutbound = (rows: readonly RoutingRow[], now: number, windowMs: number): RoutingRow[] => rows.filter((r) => r.direction === 'outbound' && now - Date.parse(r.timestamp) <= windowMs);
+
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export function percentile(values: readonly number[], p: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+export const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
