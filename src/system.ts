@@ -122,7 +122,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     if (withheld) logger.warn({ backend: backendId, model, reason }, `withholding ${model} on ${backendId}: it failed twice within five minutes`);
     else logger.info({ backend: backendId, model }, `${model} on ${backendId} served again; no longer withheld`);
   };
-  const proxy = new PoolProxy({ pool, outputFaults, unservable, onWithholdChange, env, settings: () => settings.get(), health, inFlight, routingLog, dispatcher, logger });
+  const proxy = new PoolProxy({ pool, outputFaults, unservable, onWithholdChange, env, settings: () => settings.get(), health, inFlight, routingLog, dispatcher, logger, clock });
   const localRoutes = new LocalRoutes({ pool, health, dispatcher, proxy, logger });
 
   const services: HubServices = {
