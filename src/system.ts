@@ -43,6 +43,7 @@ import { TailnetSelfCache, tailscaleStatusRunner } from './tailnet/tailnet-self.
 import { ApiKeyStore } from './store/api-keys.js';
 import { DATABASE_FILE_NAME, openDatabase } from './store/database.js';
 import { Background } from './util/background.js';
+import { windowHandout } from './placement/handout.js';
 import { systemClock, type Clock } from './util/clock.js';
 import { createLogger, type Logger } from './util/logger.js';
 
@@ -155,6 +156,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     unservableModels: () => unservableHere(health.latest(), unservable),
     storeOpen: () => db.open,
     metrics,
+    handout: (model) => windowHandout(model, { backends: health.latest(), maxNumCtx: settings.get().inferenceMaxNumCtx }, pool.usablePeers()),
     status: async () => {
       const tailnet = await peers.self();
       const peerViews = peers.store.list().map((row) => peerView(row, peers.poller.health(row.id), tailnet.nodeFqdn));
