@@ -53,6 +53,7 @@ import { tailscaleReport } from './tailnet/tailscale-report.js';
 import { ApiKeyStore } from './store/api-keys.js';
 import { DATABASE_FILE_NAME, openDatabase } from './store/database.js';
 import { Background } from './util/background.js';
+import { windowHandout } from './placement/handout.js';
 import { systemClock, type Clock } from './util/clock.js';
 import { createLogger, type Logger } from './util/logger.js';
 
@@ -132,7 +133,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     if (withheld) logger.warn({ backend: backendId, model, reason }, `withholding ${model} on ${backendId}: it failed twice within five minutes`);
     else logger.info({ backend: backendId, model }, `${model} on ${backendId} served again; no longer withheld`);
   };
-  const proxy = new PoolProxy({ pool, outputFaults, unservable, onWithholdChange, env, settings: () => settings.get(), health, inFlight, routingLog, dispatcher, logger });
+  const proxy = new PoolProxy({ pool, outputFaults, unservable, onWithholdChange, env, settings: () => settings.get(), health, inFlight, routingLog, dispatcher, logger, clock });
   const localRoutes = new LocalRoutes({ pool, health, dispatcher, proxy, logger });
 
   const services: HubServices = {
@@ -176,6 +177,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     }),
     tailscaleReport: async () => tailscaleReport(peers.tailscale, await peers.self(), env.tailscaleBinary, port),
     peerClocks: () => peerClockSkews(peers.store.list(), peers.client, clock),
+    handout: (model) => windowHandout(model, { backends: health.latest(), maxNumCtx: settings.get().inferenceMaxNumCtx }, pool.usablePeers()),
     status: async () => {
       const tailnet = await peers.self();
       const peerViews = peers.store.list().map((row) => peerView(row, peers.poller.health(row.id), tailnet.nodeFqdn));

@@ -4,6 +4,7 @@
  * print one JSON document; changes ask [y/N] unless --yes or CI_HUB_ASSUME_YES=1. Failures
  * print one sentence on stderr and exit non-zero.
  */
+import { poolCeiling, poolContextCap } from './commands/node-limits.js';
 import { Command, InvalidArgumentError } from 'commander';
 import { assumeYes, dataDirFromEnv, processEnv } from '../config/env.js';
 import { CliError } from './hub-client.js';
@@ -71,6 +72,8 @@ Hub Pool commands (cihub pool <command>):
   rotate-identity [--yes]         a new key for this Hub; removes every pairing
   pin <target> [--model M] [--yes]  prefer 'local' or a peer for one model (or, without --model, for every model)
   unpin [--model M] [--yes]       remove that pin
+  ceiling <N|clear> [--yes]       this node's prompt ceiling in estimated tokens (poolMaxPromptTokens)
+  context-cap <N|clear> [--yes]   this node's context cap: the window its engine runs (OLLAMA_CONTEXT_LENGTH)
   <ref> is the ID that peers prints (8 characters), the full id, or the tailnet name; changes take --json too`,
   );
 const dataDir = () => (program.opts() as { dataDir?: string }).dataDir ?? dataDirFromEnv(env);
@@ -183,6 +186,18 @@ pool
   .option('--yes', 'do not ask for confirmation')
   .option('--json', 'print the pins as JSON')
   .action(async (o: { model?: string; yes?: boolean; json?: boolean }) => out(await unpinCommand({ dataDir: dataDir(), model: o.model, json: o.json === true, ...yesOf(o) })));
+pool
+  .command('ceiling <value>')
+  .description("this node's prompt ceiling: N estimated tokens, or clear")
+  .option('--yes', 'do not ask for confirmation')
+  .option('--json', 'print the ceiling in force as JSON')
+  .action(async (value: string, o: { yes?: boolean; json?: boolean }) => out(await poolCeiling({ dataDir: dataDir(), value, json: o.json === true, ...yesOf(o) })));
+pool
+  .command('context-cap <value>')
+  .description("this node's context cap (num_ctx its engine runs): N, or clear")
+  .option('--yes', 'do not ask for confirmation')
+  .option('--json', 'print the cap as JSON')
+  .action(async (value: string, o: { yes?: boolean; json?: boolean }) => out(await poolContextCap({ dataDir: dataDir(), value, json: o.json === true, ...yesOf(o) })));
 
 program
   .command('dashboard')

@@ -35,7 +35,19 @@ export interface PoolSettings {
   readonly poolPrefixAffinityMaxInFlight: number;
   /** 1: an Ollama candidate whose stated slots are full goes behind one with a free slot. */
   readonly poolSlotAwareness: number;
+  /**
+   * This node's context cap: the window its engine runs (set it to OLLAMA_CONTEXT_LENGTH), advertised
+   * to peers as maxNumCtx. null (the default) is no cap: the node reads as taking any window.
+   */
+  readonly inferenceMaxNumCtx: number | null;
 }
+
+/**
+ * A context cap's range. 1024 is the ceiling's floor too: a window smaller than that holds no agent
+ * turn. 10,000,000 is the largest window a peer may advertise (peers/capabilities.ts, MAX_NUM_CTX).
+ */
+export const MIN_CONTEXT_CAP = 1024;
+export const MAX_CONTEXT_CAP = 10_000_000;
 
 type Rule =
   | { readonly kind: 'boolean' }
@@ -57,6 +69,7 @@ export const SETTING_RULES: { readonly [K in keyof PoolSettings]: Rule } = {
   poolProbeSnapshotTtlMs: { kind: 'integer', min: 0, max: 300_000 },
   poolPrefixAffinityMaxInFlight: { kind: 'integer', min: 0, max: 20 },
   poolSlotAwareness: { kind: 'integer', min: 0, max: 1 },
+  inferenceMaxNumCtx: { kind: 'integer', min: MIN_CONTEXT_CAP, max: MAX_CONTEXT_CAP, nullable: true },
 };
 
 export const DEFAULT_SETTINGS: PoolSettings = Object.freeze({
@@ -73,6 +86,7 @@ export const DEFAULT_SETTINGS: PoolSettings = Object.freeze({
   poolProbeSnapshotTtlMs: 0,
   poolPrefixAffinityMaxInFlight: 0,
   poolSlotAwareness: 0,
+  inferenceMaxNumCtx: null,
 });
 
 /** Keys PATCH may not write: pins have their own route. */

@@ -10,6 +10,7 @@ import { API_KEY_SCOPES, MAX_KEY_NAME_LENGTH, type ApiKeyScope } from '../store/
 import { parseSince } from '../routing-log/ring.js';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../routing-log/cursor.js';
 import { refuseUnread } from './edge.js';
+import { MAX_MODEL_NAME_LENGTH } from '../proxy/request-facts.js';
 import { parseBody } from './body-schema.js';
 import type { HubServices } from './services.js';
 
@@ -47,6 +48,17 @@ export function registerOperatorRoutes(app: FastifyInstance, s: HubServices): vo
   app.get('/api/inference/pool/routing-log', observability, async (request) => {
     const query = request.query as Record<string, unknown>;
     return s.routingLog.page({ limit: parseLimit(query.limit), ...parseSinceQuery(query.since) });
+  });
+
+  // The window an app should be handed for a model; see placement/handout.ts.
+  app.get('/api/inference/pool/handout', observability, async (request) => {
+    const model = (request.query as Record<string, unknown>).model;
+    if (typeof model !== 'string' || model.trim() === '' || model.length > MAX_MODEL_NAME_LENGTH) {
+      throw new HubError('HUB_ERR_QUERY_INVALID', `model must be a model id of 1 to ${MAX_MODEL_NAME_LENGTH} characters, given once: /api/inference/pool/handout?model=<id>`);
+    }
+    const handout = s.handout(model);
+    if (handout.nodes.length === 0) throw new HubError('HUB_ERR_NOT_FOUND', `no pool node serves model "${model}" now, so there is no window to hand out for it`);
+    return handout;
   });
 
   app.get('/api/inference/pool/settings', operator, async () => s.settings.get());

@@ -100,6 +100,7 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
         inFlightRequests: s.inFlightTotal(),
         acceptingWork: directions.inbound.enabled && peer.enabled,
         maxPromptTokens: s.env.maxPromptTokens ?? s.settings.get().poolMaxPromptTokens,
+        maxNumCtx: s.settings.get().inferenceMaxNumCtx,
         unservableModels: s.unservableModels(),
       });
     });

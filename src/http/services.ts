@@ -6,6 +6,7 @@ import type { LocalRoutes } from '../proxy/local-routes.js';
 import type { PoolProxy } from '../proxy/pool-proxy.js';
 import type { RoutingLog } from '../routing-log/ring.js';
 import type { PoolStatus } from '../status/pool-status.js';
+import type { WindowHandout } from '../placement/handout.js';
 import type { ApiKeyStore } from '../store/api-keys.js';
 import type { PoolDirections } from '../config/kill-switch.js';
 import type { BackendView } from '../engines/types.js';
@@ -40,6 +41,8 @@ export interface HubServices {
   /** Models this node lists but cannot serve now, advertised to peers. */
   unservableModels(): string[];
   status(): Promise<PoolStatus>;
+  /** The context window an app should be handed for a model (GET /api/inference/pool/handout). */
+  handout(model: string): WindowHandout;
   /** Prometheus metrics, for GET /metrics. */
   readonly metrics: HubMetrics;
   /** Whether the SQLite store is open, for GET /readyz. */

@@ -20,6 +20,8 @@ export function peerViewFixture(extra: Partial<PeerView> = {}): PeerView {
     inFlightRequests: 0,
     hardwareTier: null,
     backends: [],
+    maxPromptTokens: null,
+    maxNumCtx: null,
     ...extra,
   };
 }

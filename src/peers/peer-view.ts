@@ -30,6 +30,10 @@ export interface PeerView {
   readonly inFlightRequests: number | null;
   readonly hardwareTier: string | null;
   readonly backends: readonly { readonly kind: string; readonly models: readonly string[] }[] | null;
+  /** The peer's advertised prompt ceiling; null when it names none or has not been polled (backends null tells which). */
+  readonly maxPromptTokens: number | null;
+  /** The peer's advertised context cap; null when it names none or has not been polled (backends null tells which). */
+  readonly maxNumCtx: number | null;
 }
 
 export function peerView(row: PeerRow, health: PeerHealth, selfName: string | null): PeerView {
@@ -52,5 +56,7 @@ export function peerView(row: PeerRow, health: PeerHealth, selfName: string | nu
     inFlightRequests: caps?.inFlightRequests ?? null,
     hardwareTier: caps?.hardwareTier ?? null,
     backends: caps?.backends ?? null,
+    maxPromptTokens: caps?.maxPromptTokens ?? null,
+    maxNumCtx: caps?.maxNumCtx ?? null,
   };
 }

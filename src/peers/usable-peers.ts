@@ -42,6 +42,8 @@ export function usablePeers(input: UsablePeersInput): UsablePeer[] {
       pressure: peerPressure(caps.gpuPressure, forwarded),
       unservableModels: caps.unservableModels ?? [],
       modelDetails: caps.modelDetails ?? new Map(),
+      maxPromptTokens: caps.maxPromptTokens,
+      maxNumCtx: caps.maxNumCtx,
     });
   }
   return out;

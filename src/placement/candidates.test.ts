@@ -143,6 +143,8 @@ describe('peerCandidates', () => {
     pressure: 1,
     unservableModels: [],
     modelDetails: new Map(),
+    maxPromptTokens: null,
+    maxNumCtx: null,
     ...extra,
   });
   const rows: readonly { name: string; peers: readonly UsablePeer[]; model: string; dialect: 'openai' | 'ollama'; nodes: readonly string[] }[] = [

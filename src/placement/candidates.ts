@@ -48,6 +48,10 @@ export interface UsablePeer {
   readonly unservableModels: readonly string[];
   /** What the peer's engines say about its models (for the auto alias); empty when it did not say. */
   readonly modelDetails: ReadonlyMap<string, ModelDetail>;
+  /** The peer's advertised prompt ceiling; null when it advertises none (or predates the key). */
+  readonly maxPromptTokens: number | null;
+  /** The peer's advertised context cap; null when it advertises none (or predates the key): it takes any window. */
+  readonly maxNumCtx: number | null;
 }
 
 function asEngineKind(kind: string): EngineKind | null {

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { NULL_PLACEMENT_RECORDS } from '../routing-log/entry.js';
+import { placementContext } from './context.fixture.js';
 import { assertOnlyDemoted, place } from './pipeline.js';
 import type { Candidate, PlacementStep, Tiers } from './types.js';
 
@@ -8,7 +9,7 @@ function peer(node: string): Candidate {
   return { id: `${node}/`, node, backendId: null, engine: null, url: `https://${node}`, queueDepth: 0, peerId: node, hardwareTier: null, pressure: 1 };
 }
 const localOllama: Candidate = { id: 'local/ollama', node: 'local', backendId: 'ollama', engine: 'ollama', url: 'http://127.0.0.1:11434', queueDepth: 0, peerId: null, hardwareTier: null, pressure: 1 };
-const ctx = { model: 'qwen3:8b', pins: [] };
+const ctx = placementContext();
 const a = peer('core-2.tail.ts.net');
 const b = peer('core-3.tail.ts.net');
 
@@ -44,7 +45,7 @@ function demoteNode(node: string): PlacementStep<'promptCeiling'> {
     run(tiers) {
       const moved = tiers.flat().filter((c) => c.node === node);
       const kept = tiers.map((tier) => tier.filter((c) => c.node !== node));
-      return { tiers: moved.length === 0 ? tiers : [...kept, moved], record: moved.length === 0 ? null : { excluded: moved.map((c) => c.node) } };
+      return { tiers: moved.length === 0 ? tiers : [...kept, moved], record: moved.length === 0 ? null : { estimatedTokens: 2048, excluded: moved.map((c) => ({ node: c.node, maxPromptTokens: 1024 })), overridden: false } };
     },
   };
 }
@@ -59,7 +60,7 @@ describe('place', () => {
   it('runs a demoting step and records its section under its own key', () => {
     const placement = place([localOllama, a, b], ctx, [demoteNode('local')]);
     assert.deepEqual(placement.order.map((c) => c.id), [a.id, b.id, 'local/ollama']);
-    assert.deepEqual(placement.records, { ...NULL_PLACEMENT_RECORDS, promptCeiling: { excluded: ['local'] } });
+    assert.deepEqual(placement.records, { ...NULL_PLACEMENT_RECORDS, promptCeiling: { estimatedTokens: 2048, excluded: [{ node: 'local', maxPromptTokens: 1024 }], overridden: false } });
   });
 
   it('keeps a step\'s null record when it did nothing', () => {

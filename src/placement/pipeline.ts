@@ -1,21 +1,41 @@
 /**
  * place(): runs the placement steps over the ranked list, in precedence order, as tiers.
- * The runner checks after every step that nothing was lost and nothing moved to an earlier
- * tier, so precedence holds by construction. The remaining pooled-routing rules (ceilings,
- * context caps, slots, throughput, contention, affinity) plug in ahead of the pin.
+ * The runner checks after every step that nothing was lost, nothing was added and nothing moved
+ * to an earlier tier, so precedence holds by construction: a step can only ever split a group
+ * or reorder inside one, and what an earlier step put behind stays behind.
  */
 import { NULL_PLACEMENT_RECORDS, type PlacementRecords } from '../routing-log/entry.js';
+import { contextCapStep } from './steps/context-cap.js';
 import { pinStep } from './steps/pin.js';
+import { promptCeilingStep } from './steps/prompt-ceiling.js';
+import { withheldStep } from './steps/withheld.js';
 import type { Candidate, Placement, PlacementContext, PlacementStep, Tiers } from './types.js';
 
 /**
- * The steps in the order they run. The pin stays last on purpose: every rule that can push a
- * candidate into a later tier (a prompt ceiling, a context cap, full slots, withholding) has
- * already done so, and the pin then reorders inside each finished tier. That is what keeps an
- * operator's preference from outranking a rule about the request itself: a pinned node over
- * its ceiling still goes behind the nodes under it, but leads the group it was put in.
+ * The steps in the order they run (spec: the ranking bullet of "How it fits together", and the
+ * "where it sits" paragraph of each rule). Operator statements split the list first, inferences
+ * split inside those groups, and the pin then reorders inside every finished group, so a pin at a
+ * node over its cap, its ceiling or its slots leads only the group it was put in.
+ *
+ * Rules that are not here yet go in the marked places, in this order:
+ *   1. prefix affinity (a hint: a session's warm engine to the front, before any split, so every
+ *      split below still wins over it)                       -> before contextCapStep
+ *   2. slots (an inference about a queue, inside the two statements)      -> after promptCeilingStep
+ *   3. throughput (measured speed, inside slots), then local engine contention inside throughput
+ *      (it reads affinity's record to hold a warm engine)                -> after slots
+ *   4. the much-slower rule, over each group's first node and the rest of the walk, after the
+ *      pin and after withholding (so it judges the first engine not withheld and never brings a
+ *      withheld one forward)                                             -> after withheldStep
  */
-export const STEPS: readonly PlacementStep[] = [pinStep];
+export const STEPS: readonly PlacementStep[] = [
+  // (1) prefix affinity
+  contextCapStep, // statement: the window the request asks for is over the node's cap (outermost)
+  promptCeilingStep, // statement: the prompt estimate is over the node's ceiling
+  // (2) slots, (3) throughput with contention inside it
+  pinStep, // statement, but a preference: reorders within each finished group
+  withheldStep, // bad-output engines into a last group of their own
+  // (4) much slower than a node as free
+];
 
 export function place(ranked: readonly Candidate[], ctx: PlacementContext, steps: readonly PlacementStep[] = STEPS): Placement {
   let tiers: Tiers = [ranked];

@@ -37,6 +37,58 @@ export type StepKey = keyof PlacementRecords;
 export interface PlacementContext {
   readonly model: string;
   readonly pins: readonly RoutingPin[];
+  /** The app-facing route, and whether the prompt-size rules judge it (see PlacementRoute). */
+  readonly route: PlacementRoute;
+  /** The pool's own prompt estimate: bytes / 4 of the body as forwarded, the figure the first-byte budget is sized from. */
+  readonly estimatedTokens: number;
+  /** The context window the request asks for, and where that figure came from. */
+  readonly window: RequestedWindow;
+  /** This node's clock (ms since the epoch), from the injected Clock: the one "now" every step reads. */
+  readonly nowMs: number;
+  /**
+   * What each node states about the work it takes, keyed by Candidate.node ('local' or a peer's
+   * name). A node missing from the map states nothing. Empty for a peer's forward: only the entry
+   * node knows whether there was anywhere else to send the work, so inbound work is never judged.
+   */
+  readonly limits: ReadonlyMap<string, NodeLimits>;
+  /** Candidates withheld for bad output, by Candidate.id, with until when and why; absent is not withheld. */
+  readonly withheld: ReadonlyMap<string, WithheldFact>;
+}
+
+export interface PlacementRoute {
+  readonly path: string;
+  /**
+   * Chat and completion routes (/v1/chat/completions, /v1/completions, /api/chat, /api/generate):
+   * the only ones whose body is a prompt worth judging. Embeddings are many short inputs, and the
+   * peer /api/show lookup supplies no prompt at all, so the ceiling and the cap leave both alone.
+   */
+  readonly judgesPrompt: boolean;
+}
+
+/**
+ * The window a request runs at. 'request': options.num_ctx on a native Ollama route, which is a
+ * load parameter. 'estimated': the request named none (every /v1 call), so it runs at the engine's
+ * default window, and the prompt estimate is what has to fit in it.
+ */
+export interface RequestedWindow {
+  readonly numCtx: number;
+  readonly source: 'request' | 'estimated';
+}
+
+/** One node's statements about the work it takes; null is "states none" (takes any). */
+export interface NodeLimits {
+  /** Prompt ceiling in estimated tokens (poolMaxPromptTokens, or a peer's advertised maxPromptTokens). */
+  readonly maxPromptTokens: number | null;
+  /** Context cap: the window its engine runs (inferenceMaxNumCtx, or a peer's advertised maxNumCtx). */
+  readonly maxNumCtx: number | null;
+}
+
+/** Why a withheld engine is tried last. */
+export interface WithheldFact {
+  /** ISO time the withhold ends. */
+  readonly until: string;
+  /** The fault that withheld it (truncated-upstream, degenerate-output). */
+  readonly reason: string;
 }
 
 export interface PlacementStep<K extends StepKey = StepKey> {

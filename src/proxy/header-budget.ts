@@ -12,3 +12,13 @@ export function headerBudgetMs(bodyBytes: number, firstByteTimeoutMs: number, mi
   const estimatedTokens = bodyBytes / BYTES_PER_ESTIMATED_TOKEN;
   return Math.max(firstByteTimeoutMs, Math.ceil((estimatedTokens / minPrefillTokensPerSec) * 1000));
 }
+
+/**
+ * The pool's prompt estimate as the placement rules read it: bytes / 4 of the body as forwarded,
+ * rounded up to a whole token. The same figure the budget above is sized from; rounding up
+ * changes no decision, since for a whole-number ceiling or cap C, C < bytes / 4 exactly when
+ * C < ceil(bytes / 4).
+ */
+export function estimatedPromptTokens(bodyBytes: number): number {
+  return Math.ceil(bodyBytes / BYTES_PER_ESTIMATED_TOKEN);
+}

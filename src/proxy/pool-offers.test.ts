@@ -25,6 +25,8 @@ const peer = (name: string, models: [string, string | null, string[] | null][]):
   pressure: 1,
   unservableModels: [],
   modelDetails: new Map(models.map(([m, parameterSize, capabilities]) => [m, { parameterSize, capabilities }])),
+  maxPromptTokens: null,
+  maxNumCtx: null,
 });
 
 describe('offersOf across the pool', () => {

@@ -19,7 +19,7 @@ import { rankCandidates } from '../placement/rank.js';
 import type { RoutingLog } from '../routing-log/ring.js';
 import { AUTO_MODEL, resolveAuto } from './auto-alias.js';
 import { offersOf } from './pool-offers.js';
-import { headerBudgetMs } from './header-budget.js';
+import { estimatedPromptTokens, headerBudgetMs } from './header-budget.js';
 import type { InFlight } from './in-flight.js';
 import { localBackendsReport } from './local-backends-report.js';
 import { writeProxyError } from './proxy-errors.js';
@@ -29,7 +29,9 @@ import { walk, type WalkDeps, type WalkObserver } from './walk.js';
 import { CallerLine } from './walk-caller.js';
 import { engineModelKey, type WithholdBook } from './withhold-book.js';
 import { resolvePin } from '../placement/steps/pin.js';
-import type { Candidate } from '../placement/types.js';
+import type { Candidate, NodeLimits, WithheldFact } from '../placement/types.js';
+import { requestedWindow } from '../placement/window.js';
+import type { Clock } from '../util/clock.js';
 
 /** A request id minted by another Hub is accepted only in the shape this Hub mints. */
 const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -62,6 +64,7 @@ export interface PoolProxyDeps {
   readonly routingLog: RoutingLog;
   readonly dispatcher: Dispatcher;
   readonly logger: Logger;
+  readonly clock: Clock;
   /** Hooks into every walk's lifecycle (walk-types.ts); none by default. */
   readonly observers?: readonly WalkObserver[];
 }
@@ -110,9 +113,19 @@ export class PoolProxy {
     const local = localCandidates(views, model, route.dialect, (id) => this.#deps.inFlight.count(id), (id) => this.#deps.unservable.isWithheld(engineModelKey('local', id, model)));
     const candidates = [...local, ...peerCandidates(peers, model, route.dialect)];
     const ranked = rankCandidates(candidates, { localAffinity: settings.poolLocalAffinity, pressureWeight: settings.poolPressureWeight });
-    const placed = place(ranked, { model, pins: inbound ? [] : settings.poolPins });
-    const placement = { ...placed, order: behindWithheld(placed.order, (c) => this.#deps.outputFaults.isWithheld(engineModelKey(c.node, c.peerId === null ? c.engine : null, model))) };
     const body = forwardBody(raw, facts, model);
+    const estimatedTokens = estimatedPromptTokens(body.length);
+    const placement = place(ranked, {
+      model,
+      pins: inbound ? [] : settings.poolPins,
+      route: { path: route.path, judgesPrompt: route.completion },
+      estimatedTokens,
+      window: requestedWindow(facts.numCtx, estimatedTokens),
+      nowMs: this.#deps.clock.nowMs(),
+      // Only the entry node judges ceilings and caps: it alone knows whether there was anywhere else to send the work.
+      limits: inbound ? new Map() : nodeLimits(this.#deps.env, settings, peers),
+      withheld: withheldFacts(ranked, model, this.#deps.outputFaults),
+    });
     const budgetMs = headerBudgetMs(body.length, this.#deps.env.firstByteTimeoutMs, this.#deps.env.minPrefillTokensPerSec);
     // The ring decides the id: a sender's id that a held row already has is replaced by a fresh one.
     const { id: requestId } = this.#deps.routingLog.open({
@@ -154,10 +167,19 @@ export class PoolProxy {
   }
 }
 
-/**
- * Engines withheld for bad output go behind every other candidate, after the pin and the local
- * head start, so retries go elsewhere; they are still asked when everything else fails.
- */
-export function behindWithheld(order: readonly Candidate[], withheld: (c: Candidate) => boolean): Candidate[] {
-  return [...order.filter((c) => !withheld(c)), ...order.filter(withheld)];
+/** What each node states about the work it takes: this node's ceiling (env over setting) and cap, and each usable peer's advertised ones. */
+export function nodeLimits(env: Pick<HubEnv, 'maxPromptTokens'>, settings: PoolSettings, peers: readonly UsablePeer[]): Map<string, NodeLimits> {
+  const limits = new Map<string, NodeLimits>([['local', { maxPromptTokens: env.maxPromptTokens ?? settings.poolMaxPromptTokens, maxNumCtx: settings.inferenceMaxNumCtx }]]);
+  for (const p of peers) limits.set(p.name, { maxPromptTokens: p.maxPromptTokens, maxNumCtx: p.maxNumCtx });
+  return limits;
+}
+
+/** The candidates withheld for bad output now, by id, read from the book once per request. */
+function withheldFacts(candidates: readonly Candidate[], model: string, book: WithholdBook): Map<string, WithheldFact> {
+  const out = new Map<string, WithheldFact>();
+  for (const c of candidates) {
+    const entry = book.withheldEntry(engineModelKey(c.node, c.peerId === null ? c.engine : null, model));
+    if (entry !== null) out.set(c.id, { until: entry.until, reason: entry.reason });
+  }
+  return out;
 }

@@ -74,6 +74,13 @@ export class WithholdBook {
     return e !== undefined && this.#clock.nowMs() < e.untilMs;
   }
 
+  /** The withhold in force for one key; null when the key is not withheld now. */
+  withheldEntry(key: string): WithheldEntry | null {
+    const e = this.#entries.get(key);
+    if (e === undefined || this.#clock.nowMs() >= e.untilMs) return null;
+    return { key, until: new Date(e.untilMs).toISOString(), reason: e.reason };
+  }
+
   /** Keys withheld now, for status and capabilities. */
   withheld(): WithheldEntry[] {
     const now = this.#clock.nowMs();

@@ -44,17 +44,64 @@ export interface PinRecord {
 }
 
 /**
+ * The promptCeiling section: null when no candidate had a ceiling (and on every inbound row, and
+ * on routes a ceiling does not judge). Tells "the ceiling skipped that node" apart from "the
+ * ranker preferred another".
+ */
+export interface PromptCeilingRecord {
+  /** bytes / 4 of the body as forwarded. */
+  readonly estimatedTokens: number;
+  /** The nodes moved to the back, each with its ceiling; empty when nothing moved (every candidate over, or none). */
+  readonly excluded: readonly { readonly node: string; readonly maxPromptTokens: number }[];
+  /** True when the request was placed on one of the excluded nodes anyway (everything ahead failed). */
+  readonly overridden: boolean;
+}
+
+/**
+ * The contextCap section: null when no candidate had a cap (and inbound, and on routes a cap
+ * does not judge).
+ */
+export interface ContextCapRecord {
+  /** The window the request asks for. */
+  readonly numCtx: number;
+  /** 'request': options.num_ctx in the body; 'estimated': the prompt estimate stood in. */
+  readonly source: 'request' | 'estimated';
+  /** The nodes moved behind the ones that can take the window, each with its cap; empty when nothing moved. */
+  readonly excluded: readonly { readonly node: string; readonly maxNumCtx: number }[];
+  readonly overridden: boolean;
+}
+
+/**
+ * The withheld section (beyond the spec's fields, so a row says why the best node was skipped):
+ * null when no candidate was withheld for bad output.
+ */
+export interface WithheldRecord {
+  /** The engines moved behind every other candidate, in walk order. */
+  readonly demoted: readonly {
+    readonly node: string;
+    /** The engine kind locally; null for a peer, whose engine is its own choice. */
+    readonly backend: EngineKind | null;
+    /** ISO time the withhold ends. */
+    readonly until: string;
+    /** The fault that withheld it. */
+    readonly reason: string;
+  }[];
+  readonly overridden: boolean;
+}
+
+/**
  * Placement records, one per step, under the spec's names. null: the step did nothing or
  * did not apply (later issues fill the rest).
  */
 export interface PlacementRecords {
   readonly pin: PinRecord | null;
-  readonly promptCeiling: unknown | null;
-  readonly contextCap: unknown | null;
+  readonly promptCeiling: PromptCeilingRecord | null;
+  readonly contextCap: ContextCapRecord | null;
   readonly slots: unknown | null;
   readonly throughput: unknown | null;
   readonly contention: unknown | null;
   readonly affinity: unknown | null;
+  readonly withheld: WithheldRecord | null;
 }
 
 export interface RoutingLogEntry extends PlacementRecords {
@@ -111,6 +158,7 @@ export const NULL_PLACEMENT_RECORDS: PlacementRecords = Object.freeze({
   throughput: null,
   contention: null,
   affinity: null,
+  withheld: null,
 });
 
 /** The summary block of GET /routing-log. */

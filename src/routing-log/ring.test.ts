@@ -30,13 +30,13 @@ const ids = (page: RoutingLogPage): string[] => page.entries.map((e) => e.id);
 describe('RoutingLog rows', () => {
   it('opens a pending row stamped by the clock, with every outcome field empty', () => {
     const { log } = ring();
-    const row = log.open(fields('r1', { node: 'local', backend: 'ollama', placement: { promptCeiling: { estimatedTokens: 9 } } }));
+    const row = log.open(fields('r1', { node: 'local', backend: 'ollama', placement: { promptCeiling: { estimatedTokens: 9, excluded: [], overridden: false } } }));
     assert.equal(row.timestamp, START);
     assert.equal(row.updatedAt, START);
     assert.equal(row.outcome, 'pending');
     assert.deepEqual([row.node, row.backend, row.attempt, row.status, row.durationMs, row.totalMs], ['local', 'ollama', null, null, null, null]);
     assert.deepEqual([row.failedOverFrom, row.attempts, row.clientClosed, row.requestError, row.reason], [[], [], false, null, null]);
-    assert.deepEqual(row.promptCeiling, { estimatedTokens: 9 });
+    assert.deepEqual(row.promptCeiling, { estimatedTokens: 9, excluded: [], overridden: false });
     assert.equal(row.pin, null);
     assert.equal(row.affinity, null);
     assert.equal(log.get('r1'), row);
@@ -84,7 +84,7 @@ describe('RoutingLog rows', () => {
   it('builds every row with the wire field order, whatever changed it', () => {
     const { log } = ring();
     const order = [
-      'pin', 'promptCeiling', 'contextCap', 'slots', 'throughput', 'contention', 'affinity',
+      'pin', 'promptCeiling', 'contextCap', 'slots', 'throughput', 'contention', 'affinity', 'withheld',
       'id', 'timestamp', 'updatedAt', 'direction', 'path', 'model', 'node', 'backend', 'candidates', 'attempt',
       'failedOverFrom', 'attempts', 'outcome', 'status', 'durationMs', 'totalMs', 'clientClosed', 'requestError',
       'reason', 'localLoadRefused', 'stream', 'bodyBytes', 'budgetMs',

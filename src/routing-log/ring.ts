@@ -11,6 +11,7 @@
  * the millisecond it last stamped; the holder the cursor sorts on is changed in place. The
  * routing log once cost the Hub about a third of its CPU per request (bench/README.md).
  */
+import { withOverridden } from './overridden.js';
 import { randomUUID } from 'node:crypto';
 import type { EngineKind } from '../engines/engine-kind.js';
 import { HubError } from '../errors.js';
@@ -126,7 +127,9 @@ export class RoutingLog {
 
   /** settle records a row's final outcome, with whatever else the walk learned; undefined when the row is gone. */
   settle(id: string, patch: SettlePatch): RoutingLogEntry | undefined {
-    const entry = this.#change(id, patch);
+    const settled = this.#change(id, patch);
+    // Which demotions the walk overrode is known only now, from the node the row settled on.
+    const entry = settled === undefined ? undefined : this.#replace(id, withOverridden(settled));
     if (entry !== undefined) this.#onSettle?.(entry);
     return entry;
   }
@@ -170,6 +173,13 @@ export class RoutingLog {
       oldestAt: oldest.done ? null : oldest.value.entry.timestamp,
       counts: countRows([...this.#rows.values()].map((row) => row.entry)),
     };
+  }
+
+  /** Puts an already-built copy of a held row in its place (same change stamp as the change that built it). */
+  #replace(id: string, entry: RoutingLogEntry): RoutingLogEntry {
+    const held = this.#rows.get(id)!;
+    held.entry = entry;
+    return entry;
   }
 
   #change(id: string, patch: RowPatch | SettlePatch): RoutingLogEntry | undefined {
@@ -236,6 +246,7 @@ function pendingRow(fields: OpenFields, id: string, at: string): RoutingLogEntry
     throughput: p?.throughput ?? null,
     contention: p?.contention ?? null,
     affinity: p?.affinity ?? null,
+    withheld: p?.withheld ?? null,
     id,
     timestamp: at,
     updatedAt: at,
@@ -276,6 +287,7 @@ function changedRow(prev: RoutingLogEntry, patch: Partial<RoutingLogEntry>, upda
     throughput: or(patch.throughput, prev.throughput),
     contention: or(patch.contention, prev.contention),
     affinity: or(patch.affinity, prev.affinity),
+    withheld: or(patch.withheld, prev.withheld),
     id: prev.id,
     timestamp: prev.timestamp,
     updatedAt,

@@ -54,6 +54,8 @@ export interface PoolStatus {
     /** The prompt ceiling in force (env override applied); null = no ceiling. */
     readonly maxPromptTokens: number | null;
     readonly maxPromptTokensSetBy: 'env' | 'setting' | null;
+    /** This node's context cap (inferenceMaxNumCtx), advertised as maxNumCtx; null = no cap. */
+    readonly maxNumCtx: number | null;
     readonly backends: readonly BackendStatus[];
   };
   /** Each peer, with the queue depth the ranker reads (null when it is not usable now) and this Hub's forwards in flight. */
@@ -179,6 +181,7 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
       queueDepth: backends.reduce((sum, b) => sum + b.inFlight, 0),
       maxPromptTokens: ceiling,
       maxPromptTokensSetBy: input.envMaxPromptTokens !== null ? 'env' : input.settings.poolMaxPromptTokens !== null ? 'setting' : null,
+      maxNumCtx: input.settings.inferenceMaxNumCtx,
       backends,
     },
     peers: input.peers.map((p) => {

@@ -16,4 +16,6 @@ export const SPEC_DEFAULT_SETTINGS = {
   poolProbeSnapshotTtlMs: 0,
   poolPrefixAffinityMaxInFlight: 0,
   poolSlotAwareness: 0,
+  // Not in that table: the spec's context cap is a user setting ("Context caps"), absent by default.
+  inferenceMaxNumCtx: null,
 } as const;

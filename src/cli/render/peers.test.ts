@@ -26,30 +26,39 @@ describe('ago', () => {
 
 describe('renderPeersTable', () => {
   const cases: readonly { name: string; peers: PeerView[]; row: RegExp; after?: RegExp }[] = [
-    { name: 'a connected signed peer', peers: [peer()], row: /^abcdef12 {2}hub-b\.tail0\.ts\.net {2}out {8}connected {2}signed {2}12s ago$/m },
-    { name: 'a peer on bearer auth reads legacy', peers: [peer({ direction: 'inbound', authMode: 'bearer' })], row: /^abcdef12\s+hub-b\.tail0\.ts\.net\s+in\s+connected\s+bearer \(legacy auth\)\s+12s ago$/m },
-    { name: 'a disabled, unreachable peer', peers: [peer({ status: 'unreachable', enabled: false })], row: /\s+unreachable, disabled\s+signed\s+12s ago$/m },
+    { name: 'a connected signed peer', peers: [peer()], row: /^abcdef12 {2}hub-b\.tail0\.ts\.net {2}out {8}connected {2}signed {2}12s ago {4}none$/m },
+    { name: 'a peer on bearer auth reads legacy', peers: [peer({ direction: 'inbound', authMode: 'bearer' })], row: /^abcdef12\s+hub-b\.tail0\.ts\.net\s+in\s+connected\s+bearer \(legacy auth\)\s+12s ago\s+none$/m },
+    { name: 'a disabled, unreachable peer', peers: [peer({ status: 'unreachable', enabled: false })], row: /\s+unreachable, disabled\s+signed\s+12s ago\s+none$/m },
     {
       name: 'an incoming request: pending, no auth yet, and the commands to answer it',
       peers: [peer({ direction: 'inbound', status: 'pending', lastSeenAt: null })],
-      row: /^abcdef12\s+hub-b\.tail0\.ts\.net\s+in\s+pending\s+-\s+never$/m,
+      row: /^abcdef12\s+hub-b\.tail0\.ts\.net\s+in\s+pending\s+-\s+never\s+-$/m,
       after: /^hub-b\.tail0\.ts\.net asks to pair: `cihub pool approve abcdef12` or `cihub pool reject abcdef12`\.$/m,
     },
     {
       name: 'an outgoing request, with how to cancel it',
       peers: [peer({ status: 'pending', lastSeenAt: null })],
-      row: /^abcdef12\s+hub-b\.tail0\.ts\.net\s+out\s+pending\s+-\s+never$/m,
+      row: /^abcdef12\s+hub-b\.tail0\.ts\.net\s+out\s+pending\s+-\s+never\s+-$/m,
       after: /^Waiting for hub-b\.tail0\.ts\.net to approve this Hub's request \(cancel it with `cihub pool unpair abcdef12`\)\.$/m,
     },
   ];
   for (const c of cases) {
     it(c.name, () => {
       const text = renderPeersTable(c.peers, NOW);
-      assert.match(text.split('\n')[0]!, /^ID\s+NAME\s+DIRECTION\s+STATE\s+AUTH\s+LAST SEEN$/);
+      assert.match(text.split('\n')[0]!, /^ID\s+NAME\s+DIRECTION\s+STATE\s+AUTH\s+LAST SEEN\s+CONTEXT$/);
       assert.match(text, c.row);
       if (c.after) assert.match(text, c.after);
     });
   }
+
+  describe('the CONTEXT column: a number, none and ? never share a cell', () => {
+    const rows: readonly { name: string; p: PeerView; cell: string }[] = [
+      { name: 'a peer that advertises a cap shows the number', p: peer({ maxNumCtx: 16_384 }), cell: '16384' },
+      { name: 'a peer that answered and named no cap shows none', p: peer({ maxNumCtx: null }), cell: 'none' },
+      { name: 'a peer not polled yet shows ?', p: peer({ backends: null, acceptingWork: null }), cell: '?' },
+    ];
+    for (const r of rows) it(r.name, () => assert.equal(renderPeersTable([r.p], NOW).split('\n')[1]!.trim().split(/\s+/).at(-1), r.cell));
+  });
 
   it('never prints a key fingerprint or a full id', () => {
     const p = peer({ direction: 'inbound', status: 'pending' });

@@ -5,6 +5,7 @@
  * `cihub pool status` or in the confirmation `cihub pool approve` asks).
  */
 import type { PeerView } from '../../peers/peer-view.js';
+import { capText, peerCapReading } from './context-caps.js';
 
 /** Characters of a peer id that `cihub pool peers` prints (the server accepts any unique prefix of 4 or more). */
 export const SHORT_ID_LENGTH = 8;
@@ -70,9 +71,9 @@ export function columns(rows: readonly (readonly string[])[]): string[] {
 /** The `cihub pool peers` table, with a hint under it for each request waiting for this Hub's approval. */
 export function renderPeersTable(peers: readonly PeerView[], nowMs: number): string {
   if (peers.length === 0) return 'No peers and no pairing requests. Send one with `cihub pool pair <name>`.\n';
-  const header = ['ID', 'NAME', 'DIRECTION', 'STATE', 'AUTH', 'LAST SEEN'];
+  const header = ['ID', 'NAME', 'DIRECTION', 'STATE', 'AUTH', 'LAST SEEN', 'CONTEXT'];
   // A pending row authenticates nothing yet, so its AUTH cell stays empty rather than promising a mode.
-  const rows = peers.map((p) => [shortId(p.id), p.nodeFqdn, directionWord(p), stateWord(p), p.status === 'pending' ? '-' : authWord(p.authMode), ago(p.lastSeenAt, nowMs)]);
+  const rows = peers.map((p) => [shortId(p.id), p.nodeFqdn, directionWord(p), stateWord(p), p.status === 'pending' ? '-' : authWord(p.authMode), ago(p.lastSeenAt, nowMs), p.status === 'pending' ? '-' : capText(peerCapReading(p))]);
   const lines = columns([header, ...rows]);
   const waiting = peers.filter((p) => p.direction === 'inbound' && p.status === 'pending');
   if (waiting.length > 0) {

@@ -113,7 +113,7 @@ const CASES: readonly Case[] = [
       /Qwen\/Qwen3-4B\s+hub-b\.tail0\.ts\.net\s+⚠ on one node only/,
       /llama3\.2:3b\s+local \(ollama\)\s+⚠ on one node only/,
       '3 models across 2 nodes; 2 on one node only',
-      /Peers \(1\)\n  hub-b\.tail0\.ts\.net\s+connected\s+signed\s+last seen 10s ago\s+2 models/,
+      /Peers \(1\)\n  hub-b\.tail0\.ts\.net\s+connected\s+signed\s+last seen 10s ago\s+context none\s+ceiling none\s+2 models/,
     ],
     excludes: ['Peers refusing this Hub', 'Legacy auth'],
   },
@@ -247,4 +247,37 @@ describe('renderPoolStatus: pins and withheld engines', () => {
     assert.match(text, /local \/ ollama \/ gemma4:e4b\s+tried last until .*degenerate-output/);
     assert.match(text, /local \/ ollama \/ gemma3:1b\s+not offered until .*HTTP 500/);
   });
+});
+
+describe('renderPoolStatus: context caps', () => {
+  const HEADING = "Context caps (the window each node's engine runs; none takes any window, ? is not known here)";
+  const capped = (cap: number | null) => ({ ...DEFAULT_SETTINGS, inferenceMaxNumCtx: cap });
+  const rows: readonly { name: string; status: PoolStatus; includes: (string | RegExp)[]; excludes: (string | RegExp)[] }[] = [
+    { name: 'no node capped: no block', status: status({ peers: [peer()] }), includes: [/context cap\s+none \(takes any window\)/], excludes: ['Context caps', '! caps differ'] },
+    {
+      name: 'this node capped and a peer at another cap: side by side, with the disagreement reported',
+      status: status({ settings: capped(65_536), peers: [peer({ maxNumCtx: 16_384 })] }),
+      includes: [/context cap\s+num_ctx 65536/, HEADING, /hub-a\.tail0\.ts\.net \(this node\)\s+65536/, /hub-b\.tail0\.ts\.net\s+16384/, '! caps differ (16384, 65536)'],
+      excludes: ['names no cap'],
+    },
+    {
+      name: 'a peer with no cap among capped ones reads none and is warned about',
+      status: status({ settings: capped(16_384), peers: [peer({ maxNumCtx: null })] }),
+      includes: [/hub-b\.tail0\.ts\.net\s+none$/m, /! hub-b\.tail0\.ts\.net names no cap while others do/],
+      excludes: ['! caps differ'],
+    },
+    {
+      name: 'a peer not polled yet reads ?, never none, and is not called uncapped',
+      status: status({ settings: capped(16_384), peers: [peer({ backends: null, acceptingWork: null })] }),
+      includes: [/hub-b\.tail0\.ts\.net\s+\?$/m],
+      excludes: ['names no cap', '! caps differ'],
+    },
+  ];
+  for (const r of rows) {
+    it(r.name, () => {
+      const text = render(r.status);
+      for (const inc of r.includes) typeof inc === 'string' ? assert.ok(text.includes(inc), `${inc}\n${text}`) : assert.match(text, inc);
+      for (const exc of r.excludes) typeof exc === 'string' ? assert.ok(!text.includes(exc), `${exc}\n${text}`) : assert.doesNotMatch(text, exc);
+    });
+  }
 });

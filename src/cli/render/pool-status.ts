@@ -9,6 +9,7 @@ import type { PoolStatus } from '../../status/pool-status.js';
 import type { RoutingLogSummary } from '../../routing-log/entry.js';
 import type { PeerView } from '../../peers/peer-view.js';
 import { describeFailedBreakdown } from './failed-breakdown.js';
+import { capText, contextCapLines, peerCapReading, peerCeilingReading } from './context-caps.js';
 import { ago, authWord, clockTime, columns, peerModels, shortId } from './peers.js';
 
 const REASON_TEXT: Readonly<Record<PoolStatus['reason'], string>> = {
@@ -95,6 +96,7 @@ export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary 
       );
     }
   }
+  lines.push(...contextCapLines(status));
   lines.push(...pinLines(status));
   lines.push(...withheldLines(status));
   if (summary !== null) {
@@ -142,6 +144,7 @@ function thisNodeLines(status: PoolStatus): string[] {
   lines.push(field('queue depth', String(node.queueDepth)));
   const ceiling = node.maxPromptTokens;
   lines.push(field('prompt ceiling', ceiling === null ? 'none' : `${ceiling} tokens (set by ${node.maxPromptTokensSetBy})`));
+  lines.push(field('context cap', node.maxNumCtx === null ? 'none (takes any window)' : `num_ctx ${node.maxNumCtx}`));
   return lines;
 }
 
@@ -219,7 +222,8 @@ function peerLines(peers: readonly PeerView[], nowMs: number): string[] {
       }
     }
     const auth = p.status === 'pending' ? '-' : authWord(p.authMode);
-    rows.push([p.nodeFqdn, peerState(p), auth, p.status === 'pending' ? `asked ${ago(p.createdAt, nowMs)}` : `last seen ${ago(p.lastSeenAt, nowMs)}`, detail]);
+    const limits = p.status === 'pending' ? ['', ''] : [`context ${capText(peerCapReading(p))}`, `ceiling ${capText(peerCeilingReading(p))}`];
+    rows.push([p.nodeFqdn, peerState(p), auth, p.status === 'pending' ? `asked ${ago(p.createdAt, nowMs)}` : `last seen ${ago(p.lastSeenAt, nowMs)}`, ...limits, detail]);
     if (note.length > 0) notes.set(i, note);
   });
   const out: string[] = [];

@@ -273,3 +273,35 @@ describe('renderRoutingLog header', () => {
     assert.equal(renderRoutingLog(pageOf([])), '0 rows · 0 served · 0 failed');
   });
 });
+
+describe('routing-log lines for context caps, prompt ceilings and withholding', () => {
+  const arrow = (entry: RoutingLogEntry) => body([entry]).filter((l) => l.startsWith('  ↳ ')).map((l) => l.slice(4));
+  const rows: readonly { name: string; entry: RoutingLogEntry; lines: string[] }[] = [
+    {
+      name: 'a cap that moved a node, judged on the request\'s num_ctx',
+      entry: row({ node: 'hub-b', contextCap: { numCtx: 65_536, source: 'request', excluded: [{ node: 'hub-a', maxNumCtx: 16_384 }], overridden: false } }),
+      lines: ['moved hub-a (cap 16384) behind nodes whose context cap takes num_ctx 65536 (from the request)'],
+    },
+    {
+      name: 'a cap judged on the estimate, then overridden on failover',
+      entry: row({ node: 'hub-a', contextCap: { numCtx: 44_340, source: 'estimated', excluded: [{ node: 'hub-a', maxNumCtx: 16_384 }], overridden: true } }),
+      lines: [
+        'moved hub-a (cap 16384) behind nodes whose context cap takes ~44340 tokens (estimated from the prompt; the request named no num_ctx)',
+        'placed anyway on hub-a over its context cap: nothing that could take the window answered',
+      ],
+    },
+    { name: 'a cap record that moved nothing gets no line', entry: row({ contextCap: { numCtx: 100, source: 'estimated', excluded: [], overridden: false } }), lines: [] },
+    {
+      name: 'a ceiling that moved a node, and one placed anyway',
+      entry: row({ node: 'hub-a', promptCeiling: { estimatedTokens: 10_240, excluded: [{ node: 'hub-a', maxPromptTokens: 1024 }], overridden: true } }),
+      lines: ['moved hub-a (ceiling 1024) behind nodes under their prompt ceiling: this prompt is ~10240 tokens', 'placed anyway on hub-a over its prompt ceiling: nothing under its ceiling answered'],
+    },
+    { name: 'a ceiling record that moved nothing gets no line', entry: row({ promptCeiling: { estimatedTokens: 10, excluded: [], overridden: false } }), lines: [] },
+    {
+      name: 'a withheld engine says why the first node was skipped',
+      entry: row({ node: 'hub-b', withheld: { demoted: [{ node: 'local', backend: 'ollama', until: '2026-09-29T10:01:00.000Z', reason: 'degenerate-output' }], overridden: false } }),
+      lines: ['moved local (ollama) behind every other candidate: withheld for degenerate-output until 2026-09-29 10:01:00Z'],
+    },
+  ];
+  for (const r of rows) it(r.name, () => assert.deepEqual(arrow(r.entry), r.lines));
+});

@@ -24,7 +24,7 @@ export interface LineContext {
  */
 export type Explainer = (row: RoutingLogEntry, ctx: LineContext) => readonly string[];
 
-const EXPLAINERS: readonly Explainer[] = [pinLine, failoverLines, localLoadLine, hangUpLine, requestErrorLine, ranOutLine, pendingLine];
+const EXPLAINERS: readonly Explainer[] = [contextCapLines, promptCeilingLines, pinLine, withheldLines, failoverLines, localLoadLine, hangUpLine, requestErrorLine, ranOutLine, pendingLine];
 
 /** Widths that reproduce the spec's sample row exactly; a longer value widens its column for every row on the page. */
 const MIN_WIDTHS = [20, 4, 20, 8, 5, 7] as const;
@@ -79,6 +79,36 @@ function aligned(cells: readonly string[], widths: readonly number[]): string {
 function answeredBy(row: RoutingLogEntry): string | null {
   if (row.direction === 'inbound') return row.node;
   return row.status === null ? null : row.node;
+}
+
+/** What a context cap did: the nodes it moved back, or that the request landed on one anyway. */
+function contextCapLines(row: RoutingLogEntry): readonly string[] {
+  const cap = row.contextCap;
+  if (cap === null || cap.excluded.length === 0) return [];
+  const window = cap.source === 'request' ? `num_ctx ${cap.numCtx} (from the request)` : `~${cap.numCtx} tokens (estimated from the prompt; the request named no num_ctx)`;
+  const nodes = cap.excluded.map((e) => `${e.node} (cap ${e.maxNumCtx})`).join(', ');
+  const lines = [`moved ${nodes} behind nodes whose context cap takes ${window}`];
+  if (cap.overridden) lines.push(`placed anyway on ${row.node ?? 'a capped node'} over its context cap: nothing that could take the window answered`);
+  return lines;
+}
+
+/** What a prompt ceiling did. */
+function promptCeilingLines(row: RoutingLogEntry): readonly string[] {
+  const ceiling = row.promptCeiling;
+  if (ceiling === null || ceiling.excluded.length === 0) return [];
+  const nodes = ceiling.excluded.map((e) => `${e.node} (ceiling ${e.maxPromptTokens})`).join(', ');
+  const lines = [`moved ${nodes} behind nodes under their prompt ceiling: this prompt is ~${ceiling.estimatedTokens} tokens`];
+  if (ceiling.overridden) lines.push(`placed anyway on ${row.node ?? 'a node over its ceiling'} over its prompt ceiling: nothing under its ceiling answered`);
+  return lines;
+}
+
+/** Engines tried last because they were withheld for bad output: why the best node was skipped. */
+function withheldLines(row: RoutingLogEntry): readonly string[] {
+  const w = row.withheld;
+  if (w === null) return [];
+  const lines = w.demoted.map((d) => `moved ${d.node}${d.backend === null ? '' : ` (${d.backend})`} behind every other candidate: withheld for ${d.reason} until ${shortTime(d.until)}`);
+  if (w.overridden) lines.push(`placed anyway on the withheld ${row.node ?? 'engine'}: every other candidate failed`);
+  return lines;
 }
 
 /** Which pin shaped the order, or that it matched no candidate and the ranked order stood. */

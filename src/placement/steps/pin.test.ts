@@ -1,4 +1,5 @@
 import { describe, it } from 'node:test';
+import { placementContext } from '../context.fixture.js';
 import assert from 'node:assert/strict';
 import type { RoutingPin } from '../../config/settings-schema.js';
 import type { PinRecord } from '../../routing-log/entry.js';
@@ -133,7 +134,7 @@ describe('pinStep', () => {
   ];
   for (const c of cases) {
     it(c.name, () => {
-      const out = pinStep.run(c.tiers, { model: c.model ?? 'qwen3:8b', pins: c.pins });
+      const out = pinStep.run(c.tiers, placementContext({ model: c.model ?? 'qwen3:8b', pins: c.pins }));
       assert.deepEqual(ids(out.tiers), ids(c.expect));
       assert.deepEqual(out.record, c.record);
     });
@@ -141,7 +142,7 @@ describe('pinStep', () => {
 
   it('a default pin stored without a model key (hand-edited settings.json) records model null', () => {
     const pin = { scope: 'default', target: 'local' } as unknown as RoutingPin;
-    assert.deepEqual(pinStep.run([[A, L1]], { model: 'm', pins: [pin] }).record, { scope: 'default', model: null, target: 'local', applied: true });
+    assert.deepEqual(pinStep.run([[A, L1]], placementContext({ model: 'm', pins: [pin] })).record, { scope: 'default', model: null, target: 'local', applied: true });
   });
 });
 
@@ -172,30 +173,33 @@ describe('pinTargetNode', () => {
 });
 
 describe('the pin in the pipeline', () => {
-  it('runs last among the steps', () => assert.equal(STEPS.at(-1)?.key, 'pin'));
+  it('runs after every split, so it reorders only inside finished groups', () => {
+    const keys = STEPS.map((s) => s.key);
+    for (const split of ['contextCap', 'promptCeiling'] as const) assert.ok(keys.indexOf(split) < keys.indexOf('pin'), `${split} runs before the pin`);
+  });
 
   /** A fake earlier step: sends every candidate of `node` into a later tier, as a prompt ceiling would. */
   const demote = (node: string): PlacementStep<'promptCeiling'> => ({
     key: 'promptCeiling',
     run: (tiers) => {
       const moved = tiers.flat().filter((c) => c.node === node);
-      return { tiers: moved.length === 0 ? tiers : [...tiers.map((t) => t.filter((c) => c.node !== node)), moved], record: { excluded: [node] } };
+      return { tiers: moved.length === 0 ? tiers : [...tiers.map((t) => t.filter((c) => c.node !== node)), moved], record: { estimatedTokens: 2048, excluded: [{ node, maxPromptTokens: 1024 }], overridden: false } };
     },
   });
 
   it('cannot lift a pinned node out of the later tier an earlier step put it in', () => {
-    const placement = place([L1, A, B], { model: 'qwen3:8b', pins: [defaultPin(A.node)] }, [demote(A.node), pinStep]);
+    const placement = place([L1, A, B], placementContext({ model: 'qwen3:8b', pins: [defaultPin(A.node)] }), [demote(A.node), pinStep]);
     assert.deepEqual(placement.order.map((c) => c.id), [L1.id, B.id, A.id]);
     assert.deepEqual(placement.records.pin, { scope: 'default', model: null, target: A.node, applied: true });
   });
 
   it('leads the first tier when nothing demoted it', () => {
-    const placement = place([L1, A, B], { model: 'qwen3:8b', pins: [defaultPin(B.node)] }, [demote(A.node), pinStep]);
+    const placement = place([L1, A, B], placementContext({ model: 'qwen3:8b', pins: [defaultPin(B.node)] }), [demote(A.node), pinStep]);
     assert.deepEqual(placement.order.map((c) => c.id), [B.id, L1.id, A.id]);
   });
 
   it('is what place() runs by default', () => {
-    const placement = place([L1, A], { model: 'qwen3:8b', pins: [modelPin('qwen3:8b', A.node)] });
+    const placement = place([L1, A], placementContext({ model: 'qwen3:8b', pins: [modelPin('qwen3:8b', A.node)] }));
     assert.deepEqual(placement.order.map((c) => c.id), [A.id, L1.id]);
     assert.equal((placement.records.pin as PinRecord).applied, true);
   });
