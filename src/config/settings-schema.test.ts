@@ -27,6 +27,7 @@ describe('operator settings defaults', () => {
     { key: 'poolProbeSnapshotTtlMs', value: 0 },
     { key: 'poolPrefixAffinityMaxInFlight', value: 0 },
     { key: 'poolSlotAwareness', value: 0 },
+    { key: 'inferenceOllamaSlots', value: null },
   ];
   for (const row of expected) {
     it(`defaults ${row.key} to ${JSON.stringify(row.value)}`, () => {
@@ -89,6 +90,7 @@ describe('operator settings ranges (validatePatch, one field at a time)', () => 
     ...wholeNumberRows('poolProbeSnapshotTtlMs', 0, 300_000),
     ...wholeNumberRows('poolPrefixAffinityMaxInFlight', 0, 20),
     ...wholeNumberRows('poolSlotAwareness', 0, 1),
+    ...wholeNumberRows('inferenceOllamaSlots', 1, 256, true),
     { name: 'poolPressureWeight accepts its minimum 0', key: 'poolPressureWeight', value: 0, accepted: true },
     { name: 'poolPressureWeight accepts its maximum 3', key: 'poolPressureWeight', value: 3, accepted: true },
     { name: 'poolPressureWeight accepts a fraction such as 1.5', key: 'poolPressureWeight', value: 1.5, accepted: true },

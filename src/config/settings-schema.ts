@@ -35,6 +35,8 @@ export interface PoolSettings {
   readonly poolPrefixAffinityMaxInFlight: number;
   /** 1: an Ollama candidate whose stated slots are full goes behind one with a free slot. */
   readonly poolSlotAwareness: number;
+  /** Requests this node's Ollama runs at once (OLLAMA_NUM_PARALLEL), as the operator states it; null = not stated. */
+  readonly inferenceOllamaSlots: number | null;
 }
 
 type Rule =
@@ -57,6 +59,7 @@ export const SETTING_RULES: { readonly [K in keyof PoolSettings]: Rule } = {
   poolProbeSnapshotTtlMs: { kind: 'integer', min: 0, max: 300_000 },
   poolPrefixAffinityMaxInFlight: { kind: 'integer', min: 0, max: 20 },
   poolSlotAwareness: { kind: 'integer', min: 0, max: 1 },
+  inferenceOllamaSlots: { kind: 'integer', min: 1, max: 256, nullable: true },
 };
 
 export const DEFAULT_SETTINGS: PoolSettings = Object.freeze({
@@ -73,6 +76,7 @@ export const DEFAULT_SETTINGS: PoolSettings = Object.freeze({
   poolProbeSnapshotTtlMs: 0,
   poolPrefixAffinityMaxInFlight: 0,
   poolSlotAwareness: 0,
+  inferenceOllamaSlots: null,
 });
 
 /** Keys PATCH may not write: pins have their own route. */

@@ -18,6 +18,7 @@ import { registerHubBootRoutes } from './hub-boot-routes.js';
 import { registerAddressRoutes } from './address-routes.js';
 import { registerMetricsRoutes } from './metrics-routes.js';
 import { registerSettingsCatalogueRoutes } from './settings-catalogue-routes.js';
+import { registerSlotStatementRoutes } from './slot-statement-routes.js';
 import type { HubServices } from './services.js';
 
 /** Operator bodies are small JSON documents. */
@@ -72,6 +73,7 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
   registerHubBootRoutes(app, s);
   registerAddressRoutes(app, s);
   registerSettingsCatalogueRoutes(app, s);
+  registerSlotStatementRoutes(app, s);
   await registerProxyRoutes(app, s);
   await registerPeerRoutes(app, s);
   return app;

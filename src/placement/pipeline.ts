@@ -6,6 +6,10 @@
  */
 import { NULL_PLACEMENT_RECORDS, type PlacementRecords } from '../routing-log/entry.js';
 import { pinStep } from './steps/pin.js';
+import { slotsStep } from './steps/slots.js';
+import { throughputStep } from './steps/throughput.js';
+import { contentionStep } from './steps/contention.js';
+import { muchSlowerStep } from './steps/much-slower.js';
 import type { Candidate, Placement, PlacementContext, PlacementStep, Tiers } from './types.js';
 
 /**
@@ -15,13 +19,23 @@ import type { Candidate, Placement, PlacementContext, PlacementStep, Tiers } fro
  * operator's preference from outranking a rule about the request itself: a pinned node over
  * its ceiling still goes behind the nodes under it, but leads the group it was put in.
  */
-export const STEPS: readonly PlacementStep[] = [pinStep];
+export const STEPS: readonly PlacementStep[] = [
+  // Slots sit inside the statements (ceiling, cap) and outside throughput: a full engine queues
+  // the whole request, a slow one only reads it slowly.
+  slotsStep,
+  throughputStep,
+  // Inside throughput: a contended engine may only be waiting out a turn that is nearly done.
+  contentionStep,
+  pinStep,
+  // Over each group's first node and the rest of the walk, after the pin; withheld engines go last after it.
+  muchSlowerStep,
+];
 
 export function place(ranked: readonly Candidate[], ctx: PlacementContext, steps: readonly PlacementStep[] = STEPS): Placement {
   let tiers: Tiers = [ranked];
   const records: Record<string, unknown> = { ...NULL_PLACEMENT_RECORDS };
   for (const step of steps) {
-    const next = step.run(tiers, ctx);
+    const next = step.run(tiers, ctx, records as unknown as PlacementRecords);
     assertOnlyDemoted(tiers, next.tiers, step.key);
     tiers = next.tiers;
     records[step.key] = next.record;

@@ -16,4 +16,6 @@ export const SPEC_DEFAULT_SETTINGS = {
   poolProbeSnapshotTtlMs: 0,
   poolPrefixAffinityMaxInFlight: 0,
   poolSlotAwareness: 0,
+  // Not in the settings table: the node's slot statement ("Slot-aware placement"), absent by default.
+  inferenceOllamaSlots: null,
 } as const;
