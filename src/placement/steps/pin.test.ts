@@ -172,7 +172,9 @@ describe('pinTargetNode', () => {
 });
 
 describe('the pin in the pipeline', () => {
-  it('runs last among the steps', () => assert.equal(STEPS.at(-1)?.key, 'pin'));
+  // Only the much-slower rule (it writes the throughput record) runs after the pin: it judges the node each group would try first, pin included, and leaves a pinned first node where it is.
+  it('runs after every step that splits or reorders groups, with only the much-slower rule after it', () =>
+    assert.deepEqual(STEPS.slice(-2).map((s) => s.key), ['pin', 'throughput']));
 
   /** A fake earlier step: sends every candidate of `node` into a later tier, as a prompt ceiling would. */
   const demote = (node: string): PlacementStep<'promptCeiling'> => ({
