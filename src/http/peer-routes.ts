@@ -101,6 +101,8 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
         acceptingWork: directions.inbound.enabled && peer.enabled,
         maxPromptTokens: s.env.maxPromptTokens ?? s.settings.get().poolMaxPromptTokens,
         unservableModels: s.unservableModels(),
+        ollamaSlots: s.ollamaSlots(),
+        throughput: s.throughputAdvert(),
       });
     });
 

@@ -42,6 +42,9 @@ export function usablePeers(input: UsablePeersInput): UsablePeer[] {
       pressure: peerPressure(caps.gpuPressure, forwarded),
       unservableModels: caps.unservableModels ?? [],
       modelDetails: caps.modelDetails ?? new Map(),
+      ollamaSlots: caps.ollamaSlots,
+      throughput: caps.throughput,
+      snapshotAtMs: h.capabilitiesAtMs,
     });
   }
   return out;

@@ -30,6 +30,9 @@ import { CallerLine } from './walk-caller.js';
 import { engineModelKey, type WithholdBook } from './withhold-book.js';
 import { resolvePin } from '../placement/steps/pin.js';
 import type { Candidate } from '../placement/types.js';
+import type { ThroughputBook } from '../placement/throughput/book.js';
+import type { EngineWork } from './engine-work.js';
+import { placementInputs } from './placement-inputs.js';
 
 /** A request id minted by another Hub is accepted only in the shape this Hub mints. */
 const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -64,6 +67,13 @@ export interface PoolProxyDeps {
   readonly logger: Logger;
   /** Hooks into every walk's lifecycle (walk-types.ts); none by default. */
   readonly observers?: readonly WalkObserver[];
+  /** Prefill readings per node, engine and model (throughput placement). */
+  readonly throughputBook: ThroughputBook;
+  /** What each local engine is generating (local engine contention); also one of the observers. */
+  readonly engineWork: EngineWork;
+  /** The window this node's Ollama runs a request that names none (its stated context cap); null when none is stated. */
+  readonly defaultNumCtx: () => number | null;
+  readonly nowMs: () => number;
 }
 
 export class PoolProxy {
@@ -110,10 +120,31 @@ export class PoolProxy {
     const local = localCandidates(views, model, route.dialect, (id) => this.#deps.inFlight.count(id), (id) => this.#deps.unservable.isWithheld(engineModelKey('local', id, model)));
     const candidates = [...local, ...peerCandidates(peers, model, route.dialect)];
     const ranked = rankCandidates(candidates, { localAffinity: settings.poolLocalAffinity, pressureWeight: settings.poolPressureWeight });
-    const placed = place(ranked, { model, pins: inbound ? [] : settings.poolPins });
-    const placement = { ...placed, order: behindWithheld(placed.order, (c) => this.#deps.outputFaults.isWithheld(engineModelKey(c.node, c.peerId === null ? c.engine : null, model))) };
     const body = forwardBody(raw, facts, model);
     const budgetMs = headerBudgetMs(body.length, this.#deps.env.firstByteTimeoutMs, this.#deps.env.minPrefillTokensPerSec);
+    const withheld = (c: Candidate) => this.#deps.outputFaults.isWithheld(engineModelKey(c.node, c.peerId === null ? c.engine : null, model));
+    const inputs = placementInputs({
+      route,
+      model,
+      candidates: ranked,
+      peers,
+      settings,
+      env: this.#deps.env.knobs,
+      // The pool's own unit, bytes / 4 of the forwarded body: the one the budget is sized in.
+      estimatedTokens: Math.floor(body.length / 4),
+      budgetMs,
+      numCtx: facts.numCtx,
+      defaultNumCtx: this.#deps.defaultNumCtx(),
+      book: this.#deps.throughputBook,
+      busy: this.#deps.engineWork.busy(),
+      withheld,
+      // Prefix affinity (issue 10, item 8) fills this in; until then no engine is held.
+      affinityHeld: null,
+      nowMs: this.#deps.nowMs(),
+    });
+    // A peer's forward is never re-placed: the sender judged it.
+    const placed = place(ranked, inbound ? { model, pins: [] } : { model, pins: settings.poolPins, ...inputs });
+    const placement = { ...placed, order: behindWithheld(placed.order, withheld) };
     // The ring decides the id: a sender's id that a held row already has is replaced by a fresh one.
     const { id: requestId } = this.#deps.routingLog.open({
       id: inbound?.requestId && REQUEST_ID.test(inbound.requestId) ? inbound.requestId : randomUUID(),
@@ -136,6 +167,7 @@ export class PoolProxy {
       writeProxyError(res, route.dialect, 502, 'HUB_ERR_NO_CANDIDATE', `No pool node currently has model "${model}" available.${pinNote}`, { localBackends: localBackendsReport(views) }, { 'x-hub-pool-request-id': requestId });
       return;
     }
+    if (route.completion) this.#deps.engineWork.expect(requestId, inputs.runsAt);
     await walk(
       this.#walkDeps,
       { requestId, route, model, body, stream: facts.stream, order: placement.order, budgetMs, startedAt, accept, res, caller, rowNode: inbound?.fromPeer ?? null, numCtx: facts.numCtx },
