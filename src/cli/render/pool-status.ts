@@ -10,6 +10,7 @@ import type { RoutingLogSummary } from '../../routing-log/entry.js';
 import type { PeerView } from '../../peers/peer-view.js';
 import { describeFailedBreakdown } from './failed-breakdown.js';
 import { ago, authWord, clockTime, columns, peerModels, shortId } from './peers.js';
+import { peerSlotsNote, slotsText, speedLines } from './speed-lines.js';
 
 const REASON_TEXT: Readonly<Record<PoolStatus['reason'], string>> = {
   active: 'routing across the pool',
@@ -95,6 +96,7 @@ export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary 
       );
     }
   }
+  lines.push(...speedLines(status));
   lines.push(...pinLines(status));
   lines.push(...withheldLines(status));
   if (summary !== null) {
@@ -142,6 +144,8 @@ function thisNodeLines(status: PoolStatus): string[] {
   lines.push(field('queue depth', String(node.queueDepth)));
   const ceiling = node.maxPromptTokens;
   lines.push(field('prompt ceiling', ceiling === null ? 'none' : `${ceiling} tokens (set by ${node.maxPromptTokensSetBy})`));
+  const slots = slotsText(node);
+  if (slots !== null) lines.push(field('ollama slots', slots));
   return lines;
 }
 
@@ -198,7 +202,7 @@ function peerState(p: PeerView): string {
   return p.enabled ? base : `${base}, disabled`;
 }
 
-function peerLines(peers: readonly PeerView[], nowMs: number): string[] {
+function peerLines(peers: PoolStatus['peers'], nowMs: number): string[] {
   const rows: string[][] = [];
   const notes = new Map<number, string[]>();
   peers.forEach((p, i) => {
@@ -218,6 +222,8 @@ function peerLines(peers: readonly PeerView[], nowMs: number): string[] {
         note.push(`refusing this Hub: see below`);
       }
     }
+    const slotsNote = peerSlotsNote(p);
+    if (slotsNote !== null) note.push(slotsNote);
     const auth = p.status === 'pending' ? '-' : authWord(p.authMode);
     rows.push([p.nodeFqdn, peerState(p), auth, p.status === 'pending' ? `asked ${ago(p.createdAt, nowMs)}` : `last seen ${ago(p.lastSeenAt, nowMs)}`, detail]);
     if (note.length > 0) notes.set(i, note);
