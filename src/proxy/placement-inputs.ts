@@ -38,7 +38,9 @@ export interface PlacementInputsArgs {
   readonly book: ThroughputBook;
   readonly busy: ReadonlyMap<string, readonly BusyWith[]>;
   readonly withheld: (c: Candidate) => boolean;
-  /** The candidate prefix affinity holds with its prefix warm there; null when none. */
+  /** The candidate prefix affinity qualified (throughput and the much-slower rule leave it in front); null when none. */
+  readonly affinityTarget: string | null;
+  /** The same candidate when contention may hold it (its prefix shown warm there, contention-hold.ts); null otherwise. */
   readonly affinityHeld: string | null;
   readonly nowMs: number;
 }
@@ -100,7 +102,7 @@ function throughputOf(a: PlacementInputsArgs, stated: ReadonlyMap<string, number
     score: (c) => rankScore(c, rankOpts),
     statedSlots: stated,
     withheld: new Set(a.candidates.filter(a.withheld).map((c) => c.id)),
-    affinityHeld: a.affinityHeld,
+    affinityHeld: a.affinityTarget,
     slowerRatio: a.env.slowerPlacementRatio(),
     slowerFloorMs: a.env.slowerPlacementFloorMs(),
   };

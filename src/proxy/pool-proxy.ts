@@ -33,6 +33,7 @@ import type { Candidate } from '../placement/types.js';
 import type { ThroughputBook } from '../placement/throughput/book.js';
 import type { EngineWork } from './engine-work.js';
 import { placementInputs } from './placement-inputs.js';
+import { affinityHold, ollamaResidency, type HoldDecision } from './contention-hold.js';
 
 /** A request id minted by another Hub is accepted only in the shape this Hub mints. */
 const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -74,6 +75,8 @@ export interface PoolProxyDeps {
   /** The window this node's Ollama runs a request that names none (its stated context cap); null when none is stated. */
   readonly defaultNumCtx: () => number | null;
   readonly nowMs: () => number;
+  /** The candidate prefix affinity qualified for this request (issue 10, item 8 supplies it); absent: none. */
+  readonly affinityTarget?: (ranked: readonly Candidate[], model: string) => Candidate | null;
 }
 
 export class PoolProxy {
@@ -123,6 +126,9 @@ export class PoolProxy {
     const body = forwardBody(raw, facts, model);
     const budgetMs = headerBudgetMs(body.length, this.#deps.env.firstByteTimeoutMs, this.#deps.env.minPrefillTokensPerSec);
     const withheld = (c: Candidate) => this.#deps.outputFaults.isWithheld(engineModelKey(c.node, c.peerId === null ? c.engine : null, model));
+    const affinityTarget = inbound ? null : (this.#deps.affinityTarget?.(ranked, model) ?? null);
+    const held = inbound || !route.completion ? { held: null, refused: null } : await this.#holdForAffinity(affinityTarget, model, facts.numCtx);
+    if (held.refused !== null) this.#deps.logger.debug({ model, check: held.refused }, 'contention does not hold the affinity engine: its prefix could not be shown warm');
     const inputs = placementInputs({
       route,
       model,
@@ -138,8 +144,8 @@ export class PoolProxy {
       book: this.#deps.throughputBook,
       busy: this.#deps.engineWork.busy(),
       withheld,
-      // Prefix affinity (issue 10, item 8) fills this in; until then no engine is held.
-      affinityHeld: null,
+      affinityTarget: affinityTarget?.id ?? null,
+      affinityHeld: held.held,
       nowMs: this.#deps.nowMs(),
     });
     // A peer's forward is never re-placed: the sender judged it.
@@ -172,6 +178,13 @@ export class PoolProxy {
       this.#walkDeps,
       { requestId, route, model, body, stream: facts.stream, order: placement.order, budgetMs, startedAt, accept, res, caller, rowNode: inbound?.fromPeer ?? null, numCtx: facts.numCtx },
     );
+  }
+
+  /** Whether contention may leave the affinity engine where it is (contention-hold.ts); asks the engine only when it is contended. */
+  #holdForAffinity(target: Candidate | null, model: string, numCtx: number | null): Promise<HoldDecision> {
+    if (target === null || target.backendId === null) return Promise.resolve({ held: null, refused: null });
+    const runsAt = target.engine === 'ollama' ? (numCtx ?? this.#deps.defaultNumCtx()) : null;
+    return affinityHold({ target, model, runsAt, busy: this.#deps.engineWork.busy().get(target.backendId) ?? [], read: ollamaResidency(this.#deps.dispatcher) });
   }
 
   /** The model auto stands for over what this node serves in the dialect; answers the 502 itself and returns null when there is none. */
