@@ -18,6 +18,11 @@ import { InFlight } from './proxy/in-flight.js';
 import { LocalRoutes } from './proxy/local-routes.js';
 import { PoolProxy, type PoolAccess } from './proxy/pool-proxy.js';
 import { EngineRefusalWarnings } from './proxy/engine-refusal-warnings.js';
+import { EngineWork } from './proxy/engine-work.js';
+import { PlacementOutcome } from './proxy/placement-outcome.js';
+import { ThroughputSampler } from './proxy/throughput-sampler.js';
+import { ThroughputBook } from './placement/throughput/book.js';
+import { advertOf } from './peers/throughput-advert.js';
 import { releaseResident, RESIDENCY_CHECK_MS } from './proxy/residency-release.js';
 import { engineModelKey, WithholdBook } from './proxy/withhold-book.js';
 import type { BackendView } from './engines/types.js';
@@ -133,7 +138,34 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     if (withheld) logger.warn({ backend: backendId, model, reason }, `withholding ${model} on ${backendId}: it failed twice within five minutes`);
     else logger.info({ backend: backendId, model }, `${model} on ${backendId} served again; no longer withheld`);
   };
-  const proxy = new PoolProxy({ pool, outputFaults, unservable, onWithholdChange, env, settings: () => settings.get(), health, inFlight, routingLog, dispatcher, logger, clock });
+  const throughputBook = new ThroughputBook(clock);
+  const engineWork = new EngineWork();
+  const localInFlight = () => env.engines.reduce((sum, e) => sum + inFlight.count(e.id), 0);
+  const observers = [
+    engineWork,
+    // A reading is taken only when the node had nothing else in flight, so a queue is never recorded as slow hardware.
+    new ThroughputSampler({ book: throughputBook, aloneOn: (c) => (c.peerId === null ? localInFlight() === 1 : inFlight.count(c.node) === 1) }),
+    new PlacementOutcome(routingLog),
+  ];
+  const proxy = new PoolProxy({
+    pool,
+    outputFaults,
+    unservable,
+    onWithholdChange,
+    env,
+    settings: () => settings.get(),
+    health,
+    inFlight,
+    routingLog,
+    dispatcher,
+    logger,
+    clock,
+    observers,
+    throughputBook,
+    engineWork,
+    // This node's context cap is the window its Ollama runs a request that names none.
+    defaultNumCtx: () => settings.get().inferenceMaxNumCtx,
+  });
   const localRoutes = new LocalRoutes({ pool, health, dispatcher, proxy, logger });
 
   const services: HubServices = {
@@ -161,6 +193,8 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     }),
     directions,
     localInventory: () => health.latest(),
+    ollamaSlots: () => settings.get().inferenceOllamaSlots,
+    throughputAdvert: () => advertOf(throughputBook.estimates((k) => k.node === 'local')),
     // Only this node's engines: what it forwards to peers is counted in their own figures.
     inFlightTotal: () => env.engines.reduce((sum, e) => sum + inFlight.count(e.id), 0),
     unservableModels: () => unservableHere(health.latest(), unservable),
@@ -199,6 +233,14 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
         usablePeers: usable,
         forwarded: (name) => inFlight.count(name),
         withheld: { outputFaults: outputFaults.withheld(), unservable: unservable.withheld() },
+        placement: {
+          book: throughputBook,
+          peerFacts: (id) => {
+            const h = peers.poller.health(id);
+            return h.capabilities === null ? null : { ollamaSlots: h.capabilities.ollamaSlots, throughput: h.capabilities.throughput, snapshotAtMs: h.capabilitiesAtMs };
+          },
+          nowMs: clock.nowMs(),
+        },
       });
     },
   };

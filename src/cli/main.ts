@@ -12,6 +12,7 @@ import { withLlama } from './llama-import.js';
 import { writeErr, writeOut } from './output.js';
 import { runServe } from './commands/serve.js';
 import { poolLog, poolStatus, poolSwitch } from './commands/pool.js';
+import { poolSlots } from './commands/slots.js';
 import { approve, pair, pairingPin, peerSwitch, peersList, reject, rotateIdentity, unpair } from './commands/peers.js';
 import { apiKeyCreate, apiKeyList, apiKeyRevoke } from './commands/api-key.js';
 import { runDevEngine } from './dev-engine.js';
@@ -56,6 +57,7 @@ Hub Pool commands (cihub pool <command>):
   log [--json] [--limit N]        recent routing decisions, newest first, with why
   settings [--json]               every setting: value, default, range, and any env var that overrides it
   set <key> <value> [--yes]       change one setting, checked as the API checks it
+  slots <n>|clear [--json]        state how many requests this node's Ollama runs at once (OLLAMA_NUM_PARALLEL)
   enable [--yes]                  turn pooling on for this Hub
   disable [--yes]                 turn pooling off for this Hub
   pairing-pin [--yes]             mint a six-digit PIN here and print the pair command for the other Hub
@@ -136,6 +138,11 @@ pool
   .description('unpaired Hubs this Hub can name (tailnet peers, the Tailscale Admin API), each probed')
   .option('--json', 'print the candidates as JSON')
   .action(async (o: { json?: boolean }) => out(await poolDiscover({ dataDir: dataDir(), json: o.json === true })));
+pool
+  .command('slots <n>')
+  .description("state how many requests this node's Ollama runs at once (1-256), or clear the statement")
+  .option('--json', 'print the statement as JSON')
+  .action(async (n: string, o: { json?: boolean }) => out(await poolSlots({ dataDir: dataDir(), value: n, json: o.json === true })));
 pool
   .command('probe <address>')
   .description('ask the address (ADDRESS[:PORT]; ports 5002 then 3000) whether a Hub answers there; private addresses only')

@@ -29,6 +29,7 @@ describe('operator settings defaults', () => {
     { key: 'poolSlotAwareness', value: 0 },
     // The node's context cap (spec, "Context caps"; a user setting there, stored beside these here).
     { key: 'inferenceMaxNumCtx', value: null },
+    { key: 'inferenceOllamaSlots', value: null },
   ];
   for (const row of expected) {
     it(`defaults ${row.key} to ${JSON.stringify(row.value)}`, () => {
@@ -92,6 +93,7 @@ describe('operator settings ranges (validatePatch, one field at a time)', () => 
     ...wholeNumberRows('poolPrefixAffinityMaxInFlight', 0, 20),
     ...wholeNumberRows('poolSlotAwareness', 0, 1),
     ...wholeNumberRows('inferenceMaxNumCtx', 1024, 10_000_000, true),
+    ...wholeNumberRows('inferenceOllamaSlots', 1, 256, true),
     { name: 'poolPressureWeight accepts its minimum 0', key: 'poolPressureWeight', value: 0, accepted: true },
     { name: 'poolPressureWeight accepts its maximum 3', key: 'poolPressureWeight', value: 3, accepted: true },
     { name: 'poolPressureWeight accepts a fraction such as 1.5', key: 'poolPressureWeight', value: 1.5, accepted: true },

@@ -40,6 +40,8 @@ export interface PoolSettings {
    * to peers as maxNumCtx. null (the default) is no cap: the node reads as taking any window.
    */
   readonly inferenceMaxNumCtx: number | null;
+  /** Requests this node's Ollama runs at once (OLLAMA_NUM_PARALLEL), as the operator states it; null = not stated. */
+  readonly inferenceOllamaSlots: number | null;
 }
 
 /**
@@ -70,6 +72,7 @@ export const SETTING_RULES: { readonly [K in keyof PoolSettings]: Rule } = {
   poolPrefixAffinityMaxInFlight: { kind: 'integer', min: 0, max: 20 },
   poolSlotAwareness: { kind: 'integer', min: 0, max: 1 },
   inferenceMaxNumCtx: { kind: 'integer', min: MIN_CONTEXT_CAP, max: MAX_CONTEXT_CAP, nullable: true },
+  inferenceOllamaSlots: { kind: 'integer', min: 1, max: 256, nullable: true },
 };
 
 export const DEFAULT_SETTINGS: PoolSettings = Object.freeze({
@@ -87,6 +90,7 @@ export const DEFAULT_SETTINGS: PoolSettings = Object.freeze({
   poolPrefixAffinityMaxInFlight: 0,
   poolSlotAwareness: 0,
   inferenceMaxNumCtx: null,
+  inferenceOllamaSlots: null,
 });
 
 /** Keys PATCH may not write: pins have their own route. */

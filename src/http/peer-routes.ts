@@ -102,6 +102,8 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
         maxPromptTokens: s.env.maxPromptTokens ?? s.settings.get().poolMaxPromptTokens,
         maxNumCtx: s.settings.get().inferenceMaxNumCtx,
         unservableModels: s.unservableModels(),
+        ollamaSlots: s.ollamaSlots(),
+        throughput: s.throughputAdvert(),
       });
     });
 

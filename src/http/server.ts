@@ -20,6 +20,7 @@ import { registerAddressRoutes } from './address-routes.js';
 import { registerMetricsRoutes } from './metrics-routes.js';
 import { registerSettingsCatalogueRoutes } from './settings-catalogue-routes.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
+import { registerSlotStatementRoutes } from './slot-statement-routes.js';
 import type { HubServices } from './services.js';
 
 /** Operator bodies are small JSON documents. */
@@ -77,6 +78,7 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
   registerAddressRoutes(app, s);
   registerSettingsCatalogueRoutes(app, s);
   registerDiscoveryRoutes(app, s);
+  registerSlotStatementRoutes(app, s);
   await registerProxyRoutes(app, s);
   await registerPeerRoutes(app, s);
   return app;

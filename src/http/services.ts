@@ -1,4 +1,5 @@
 /** What the HTTP layer needs from the rest of the Hub; system.ts builds it. */
+import type { ThroughputAdvert } from '../peers/throughput-advert.js';
 import type { Logger } from 'pino';
 import type { HubEnv } from '../config/env.js';
 import type { SettingsFile } from '../config/settings-file.js';
@@ -45,6 +46,10 @@ export interface HubServices {
   handout(model: string): WindowHandout;
   /** Prometheus metrics, for GET /metrics. */
   readonly metrics: HubMetrics;
+  /** This node's slot statement (inferenceOllamaSlots), advertised as ollamaSlots; null when not stated. */
+  readonly ollamaSlots: () => number | null;
+  /** This node's throughput bands as it advertises them; null when nothing has been timed. */
+  readonly throughputAdvert: () => ThroughputAdvert | null;
   /** Whether the SQLite store is open, for GET /readyz. */
   storeOpen(): boolean;
   /** Unpaired Hubs this Hub can name (an operator's request only: it probes every candidate). */

@@ -68,8 +68,15 @@ describe('readCapabilities: each optional key, valid and invalid', () => {
     { key: 'unservableModels', sent: ['ok', 'x'.repeat(257)], reads: null },
     { key: 'unservableModels', sent: ['ok', ''], reads: null },
     { key: 'unservableModels', sent: 'a:1b', reads: null },
-    // throughput: passed through when it is an object, for the throughput step to judge.
-    { key: 'throughput', sent: { 'qwen3:8b': { prefillTps: 900 } }, reads: { 'qwen3:8b': { prefillTps: 900 } } },
+    // throughput: parsed by its schema (throughput-advert.ts); a malformed advert reads as none.
+    {
+      key: 'throughput',
+      sent: { 'qwen3:8b': { bands: [{ fromTokens: 8192, promptTokens: 10_000, tokensPerSec: 480.5, deadline: false, ageMs: 60_000 }], decodeTokensPerSec: 42 } },
+      reads: { 'qwen3:8b': { bands: [{ fromTokens: 8192, promptTokens: 10_000, tokensPerSec: 480.5, deadline: false, ageMs: 60_000 }], decodeTokensPerSec: 42 } },
+    },
+    { key: 'throughput', sent: { 'qwen3:8b': { prefillTps: 900 } }, reads: null },
+    { key: 'throughput', sent: { 'qwen3:8b': { bands: [{ fromTokens: 8192, promptTokens: 10_000, tokensPerSec: -1, deadline: false, ageMs: 0 }], decodeTokensPerSec: null } }, reads: null },
+    { key: 'throughput', sent: { 'qwen3:8b': { bands: [{ fromTokens: 8192, promptTokens: 4096, tokensPerSec: 100, deadline: false, ageMs: 0 }], decodeTokensPerSec: null } }, reads: null },
     { key: 'throughput', sent: [1, 2], reads: null },
     { key: 'throughput', sent: 42, reads: null },
   ];

@@ -10,6 +10,7 @@
  * others. Clamping happens here, on read, and never on the publishing side.
  */
 import type { BackendView } from '../engines/types.js';
+import { readThroughputAdvert, type ThroughputAdvert } from './throughput-advert.js';
 
 /** Most models read from one peer engine; more is not a plausible inventory. */
 export const MAX_PEER_MODELS_PER_ENGINE = 2_000;
@@ -73,12 +74,8 @@ export interface PeerCapabilities {
   readonly unservableModels: readonly string[] | null;
   /** What the peer's engines say about each model (size, capabilities); null when not published. */
   readonly modelDetails: ReadonlyMap<string, ModelDetail> | null;
-  /**
-   * The peer's throughput evidence, passed through as an opaque object for now (null when
-   * absent or not an object). Whoever ranks on it (issue 5, throughput placement) must
-   * validate its contents before reading a figure from it.
-   */
-  readonly throughput: unknown;
+  /** The peer's throughput bands per model (throughput-advert.ts); null when absent or malformed. */
+  readonly throughput: ThroughputAdvert | null;
 }
 
 /**
@@ -99,6 +96,7 @@ export interface CapabilitiesDocument {
   readonly containers?: ContainerRollup;
   readonly unservableModels?: readonly string[];
   readonly modelDetails?: Readonly<Record<string, ModelDetail>>;
+  readonly throughput?: ThroughputAdvert;
 }
 
 /**
@@ -131,6 +129,8 @@ export interface PublishInputs {
   readonly containers?: ContainerRollup | null;
   /** Models this node lists but cannot serve now (withheld on every engine holding them). */
   readonly unservableModels?: readonly string[];
+  /** This node's throughput bands per model; null when nothing has been timed. */
+  readonly throughput?: ThroughputAdvert | null;
 }
 
 /** The document this Hub publishes. Not taking work: the real load, an empty inventory, acceptingWork false. */
@@ -151,6 +151,7 @@ export function publishCapabilities(input: PublishInputs): CapabilitiesDocument 
     ...present('containers', input.containers),
     ...(input.unservableModels && input.unservableModels.length > 0 ? { unservableModels: [...input.unservableModels] } : {}),
     ...(input.acceptingWork ? { modelDetails: modelDetailsOf(input.backends) } : {}),
+    ...present('throughput', input.throughput),
   };
 }
 
@@ -206,7 +207,7 @@ export function readCapabilities(json: unknown): PeerCapabilities | null {
     containers: readContainers(doc.containers),
     unservableModels: readUnservableModels(doc.unservableModels),
     modelDetails: readModelDetails(doc.modelDetails),
-    throughput: isPlainObject(doc.throughput) ? doc.throughput : null,
+    throughput: readThroughputAdvert(doc.throughput),
   };
 }
 

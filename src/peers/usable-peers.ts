@@ -44,6 +44,9 @@ export function usablePeers(input: UsablePeersInput): UsablePeer[] {
       modelDetails: caps.modelDetails ?? new Map(),
       maxPromptTokens: caps.maxPromptTokens,
       maxNumCtx: caps.maxNumCtx,
+      ollamaSlots: caps.ollamaSlots,
+      throughput: caps.throughput,
+      snapshotAtMs: h.capabilitiesAtMs,
     });
   }
   return out;

@@ -10,6 +10,7 @@ import { backendHolds, isSameModel } from '../engines/model-name.js';
 import { UNKNOWN_PRESSURE } from './peer-load.js';
 import type { Candidate } from './types.js';
 import type { ModelDetail } from '../peers/capabilities.js';
+import type { ThroughputAdvert } from '../peers/throughput-advert.js';
 
 export function localCandidates(
   backends: readonly BackendView[],
@@ -52,6 +53,12 @@ export interface UsablePeer {
   readonly maxPromptTokens: number | null;
   /** The peer's advertised context cap; null when it advertises none (or predates the key): it takes any window. */
   readonly maxNumCtx: number | null;
+  /** The slots the peer stated for its Ollama (ollamaSlots); null when not stated. */
+  readonly ollamaSlots?: number | null;
+  /** The peer's advertised throughput bands; null when it advertised none. */
+  readonly throughput?: ThroughputAdvert | null;
+  /** When the snapshot these figures come from was taken, epoch ms (advertised ages count from here). */
+  readonly snapshotAtMs?: number;
 }
 
 function asEngineKind(kind: string): EngineKind | null {

@@ -92,3 +92,15 @@ describe('place', () => {
     assert.throws(() => place([localOllama, a, b], ctx, [demoteNode('local'), flattener]), /throughput moved candidate local\/ollama to an earlier tier/);
   });
 });
+
+describe('the default pipeline at every knob\'s default', () => {
+  // With no rule's input (slots off, throughput and contention not judging), no pins: the walk is the ranked list.
+  const lists = [[localOllama, a, b], [b, a], [a, localOllama], [a, b, localOllama]];
+  for (const ranked of lists) {
+    it(`leaves ${ranked.map((c) => c.node).join(', ')} as ranked and records nothing`, () => {
+      const placement = place(ranked, ctx);
+      assert.deepEqual(placement.order.map((c) => c.id), ranked.map((c) => c.id));
+      assert.deepEqual(placement.records, NULL_PLACEMENT_RECORDS);
+    });
+  }
+});

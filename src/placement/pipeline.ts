@@ -9,6 +9,10 @@ import { contextCapStep } from './steps/context-cap.js';
 import { pinStep } from './steps/pin.js';
 import { promptCeilingStep } from './steps/prompt-ceiling.js';
 import { withheldStep } from './steps/withheld.js';
+import { slotsStep } from './steps/slots.js';
+import { throughputStep } from './steps/throughput.js';
+import { contentionStep } from './steps/contention.js';
+import { muchSlowerStep } from './steps/much-slower.js';
 import type { Candidate, Placement, PlacementContext, PlacementStep, Tiers } from './types.js';
 
 /**
@@ -17,31 +21,31 @@ import type { Candidate, Placement, PlacementContext, PlacementStep, Tiers } fro
  * split inside those groups, and the pin then reorders inside every finished group, so a pin at a
  * node over its cap, its ceiling or its slots leads only the group it was put in.
  *
- * Rules that are not here yet go in the marked places, in this order:
- *   1. prefix affinity (a hint: a session's warm engine to the front, before any split, so every
- *      split below still wins over it)                       -> before contextCapStep
- *   2. slots (an inference about a queue, inside the two statements)      -> after promptCeilingStep
- *   3. throughput (measured speed, inside slots), then local engine contention inside throughput
- *      (it reads affinity's record to hold a warm engine)                -> after slots
- *   4. the much-slower rule, over each group's first node and the rest of the walk, after the
- *      pin and after withholding (so it judges the first engine not withheld and never brings a
- *      withheld one forward)                                             -> after withheldStep
+ * Prefix affinity, a hint, goes first when it lands (a session's warm engine to the front before
+ * any split, so every split below still wins over it).
  */
 export const STEPS: readonly PlacementStep[] = [
   // (1) prefix affinity
   contextCapStep, // statement: the window the request asks for is over the node's cap (outermost)
   promptCeilingStep, // statement: the prompt estimate is over the node's ceiling
-  // (2) slots, (3) throughput with contention inside it
+  // Slots sit inside the statements (ceiling, cap) and outside throughput: a full engine queues
+  // the whole request, a slow one only reads it slowly.
+  slotsStep,
+  throughputStep,
+  // Inside throughput: a contended engine may only be waiting out a turn that is nearly done.
+  contentionStep,
   pinStep, // statement, but a preference: reorders within each finished group
   withheldStep, // bad-output engines into a last group of their own
-  // (4) much slower than a node as free
+  // Over each group's first node and the rest of the walk, after the pin and after withholding, so
+  // it judges the first engine not withheld and never brings a withheld one forward.
+  muchSlowerStep,
 ];
 
 export function place(ranked: readonly Candidate[], ctx: PlacementContext, steps: readonly PlacementStep[] = STEPS): Placement {
   let tiers: Tiers = [ranked];
   const records: Record<string, unknown> = { ...NULL_PLACEMENT_RECORDS };
   for (const step of steps) {
-    const next = step.run(tiers, ctx);
+    const next = step.run(tiers, ctx, records as unknown as PlacementRecords);
     assertOnlyDemoted(tiers, next.tiers, step.key);
     tiers = next.tiers;
     records[step.key] = next.record;

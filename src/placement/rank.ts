@@ -20,10 +20,13 @@ const TIER_RANK: Readonly<Record<string, number>> = { 'high-end': 0, 'mid-range'
 const UNREPORTED_TIER_RANK = 2;
 
 export function rankCandidates(candidates: readonly Candidate[], opts: RankOptions): Candidate[] {
-  const score =
-    opts.pressureWeight === 0
-      ? (c: Candidate) => (c.node === 'local' ? c.queueDepth - opts.localAffinity : c.queueDepth)
-      : (c: Candidate) => (c.node === 'local' ? c.queueDepth - opts.localAffinity : c.queueDepth) + opts.pressureWeight * c.pressure;
+  const score = (c: Candidate) => rankScore(c, opts);
   const tier = (c: Candidate) => (c.hardwareTier === null ? UNREPORTED_TIER_RANK : (TIER_RANK[c.hardwareTier] ?? UNREPORTED_TIER_RANK));
   return [...candidates].sort((a, b) => score(a) - score(b) || Number(b.node === 'local') - Number(a.node === 'local') || tier(a) - tier(b));
+}
+
+/** The figure the ranker sorts on first; steps that speak of "the same ranker score" read it here. At weight 0 pressure is never read. */
+export function rankScore(c: Candidate, opts: RankOptions): number {
+  const load = c.node === 'local' ? c.queueDepth - opts.localAffinity : c.queueDepth;
+  return opts.pressureWeight === 0 ? load : load + opts.pressureWeight * c.pressure;
 }

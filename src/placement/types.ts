@@ -5,6 +5,9 @@
 import type { RoutingPin } from '../config/settings-schema.js';
 import type { EngineKind } from '../engines/engine-kind.js';
 import type { PlacementRecords } from '../routing-log/entry.js';
+import type { SlotsInput } from './steps/slots.js';
+import type { ThroughputInput } from './throughput-input.js';
+import type { ContentionInput } from './steps/contention.js';
 
 /** One engine on one node that holds the requested model and speaks the request's dialect. */
 export interface Candidate {
@@ -53,6 +56,12 @@ export interface PlacementContext {
   readonly limits: ReadonlyMap<string, NodeLimits>;
   /** Candidates withheld for bad output, by Candidate.id, with until when and why; absent is not withheld. */
   readonly withheld: ReadonlyMap<string, WithheldFact>;
+  /** Slot-aware placement's inputs; absent when poolSlotAwareness is 0 (the step records null). */
+  readonly slots?: SlotsInput;
+  /** Throughput placement's and the much-slower rule's inputs; absent on routes they do not judge. */
+  readonly throughput?: ThroughputInput;
+  /** Local engine contention's inputs; absent when it is off or the route is not judged. */
+  readonly contention?: ContentionInput;
 }
 
 export interface PlacementRoute {
@@ -94,7 +103,8 @@ export interface WithheldFact {
 export interface PlacementStep<K extends StepKey = StepKey> {
   /** The routing-log field this step writes. */
   readonly key: K;
-  run(tiers: Tiers, ctx: PlacementContext): { tiers: Tiers; record: PlacementRecords[K] };
+  /** `earlier` holds the records of the steps that already ran (null for the rest). */
+  run(tiers: Tiers, ctx: PlacementContext, earlier?: PlacementRecords): { tiers: Tiers; record: PlacementRecords[K] };
 }
 
 export interface Placement {

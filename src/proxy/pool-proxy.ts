@@ -32,6 +32,10 @@ import { resolvePin } from '../placement/steps/pin.js';
 import type { Candidate, NodeLimits, WithheldFact } from '../placement/types.js';
 import { requestedWindow } from '../placement/window.js';
 import type { Clock } from '../util/clock.js';
+import type { ThroughputBook } from '../placement/throughput/book.js';
+import type { EngineWork } from './engine-work.js';
+import { placementInputs } from './placement-inputs.js';
+import { affinityHold, ollamaResidency, type HoldDecision } from './contention-hold.js';
 
 /** A request id minted by another Hub is accepted only in the shape this Hub mints. */
 const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -67,6 +71,14 @@ export interface PoolProxyDeps {
   readonly clock: Clock;
   /** Hooks into every walk's lifecycle (walk-types.ts); none by default. */
   readonly observers?: readonly WalkObserver[];
+  /** Prefill readings per node, engine and model (throughput placement). */
+  readonly throughputBook: ThroughputBook;
+  /** What each local engine is generating (local engine contention); also one of the observers. */
+  readonly engineWork: EngineWork;
+  /** The window this node's Ollama runs a request that names none (its stated context cap); null when none is stated. */
+  readonly defaultNumCtx: () => number | null;
+  /** The candidate prefix affinity qualified for this request (issue 10, item 8 supplies it); absent: none. */
+  readonly affinityTarget?: (ranked: readonly Candidate[], model: string) => Candidate | null;
 }
 
 export class PoolProxy {
@@ -115,18 +127,44 @@ export class PoolProxy {
     const ranked = rankCandidates(candidates, { localAffinity: settings.poolLocalAffinity, pressureWeight: settings.poolPressureWeight });
     const body = forwardBody(raw, facts, model);
     const estimatedTokens = estimatedPromptTokens(body.length);
+    const nowMs = this.#deps.clock.nowMs();
+    const budgetMs = headerBudgetMs(body.length, this.#deps.env.firstByteTimeoutMs, this.#deps.env.minPrefillTokensPerSec);
+    const withheld = (c: Candidate) => this.#deps.outputFaults.isWithheld(engineModelKey(c.node, c.peerId === null ? c.engine : null, model));
+    const affinityTarget = inbound ? null : (this.#deps.affinityTarget?.(ranked, model) ?? null);
+    const held = inbound || !route.completion ? { held: null, refused: null } : await this.#holdForAffinity(affinityTarget, model, facts.numCtx);
+    if (held.refused !== null) this.#deps.logger.debug({ model, check: held.refused }, 'contention does not hold the affinity engine: its prefix could not be shown warm');
+    const inputs = placementInputs({
+          route,
+          model,
+          candidates: ranked,
+          peers,
+          settings,
+          env: this.#deps.env.knobs,
+          // The pool's own unit, bytes / 4 of the forwarded body: the one the budget is sized in.
+          estimatedTokens,
+          budgetMs,
+          numCtx: facts.numCtx,
+          defaultNumCtx: this.#deps.defaultNumCtx(),
+          book: this.#deps.throughputBook,
+          busy: this.#deps.engineWork.busy(),
+          withheld,
+          affinityTarget: affinityTarget?.id ?? null,
+          affinityHeld: held.held,
+          nowMs,
+        });
     const placement = place(ranked, {
       model,
       pins: inbound ? [] : settings.poolPins,
       route: { path: route.path, judgesPrompt: route.completion },
       estimatedTokens,
       window: requestedWindow(facts.numCtx, estimatedTokens),
-      nowMs: this.#deps.clock.nowMs(),
+      nowMs,
       // Only the entry node judges ceilings and caps: it alone knows whether there was anywhere else to send the work.
       limits: inbound ? new Map() : nodeLimits(this.#deps.env, settings, peers),
       withheld: withheldFacts(ranked, model, this.#deps.outputFaults),
+      // A peer's forward is never re-placed by the load rules: the sender judged it.
+      ...(inbound ? {} : inputs),
     });
-    const budgetMs = headerBudgetMs(body.length, this.#deps.env.firstByteTimeoutMs, this.#deps.env.minPrefillTokensPerSec);
     // The ring decides the id: a sender's id that a held row already has is replaced by a fresh one.
     const { id: requestId } = this.#deps.routingLog.open({
       id: inbound?.requestId && REQUEST_ID.test(inbound.requestId) ? inbound.requestId : randomUUID(),
@@ -149,10 +187,18 @@ export class PoolProxy {
       writeProxyError(res, route.dialect, 502, 'HUB_ERR_NO_CANDIDATE', `No pool node currently has model "${model}" available.${pinNote}`, { localBackends: localBackendsReport(views) }, { 'x-hub-pool-request-id': requestId });
       return;
     }
+    if (route.completion) this.#deps.engineWork.expect(requestId, inputs.runsAt);
     await walk(
       this.#walkDeps,
       { requestId, route, model, body, stream: facts.stream, order: placement.order, budgetMs, startedAt, accept, res, caller, rowNode: inbound?.fromPeer ?? null, numCtx: facts.numCtx },
     );
+  }
+
+  /** Whether contention may leave the affinity engine where it is (contention-hold.ts); asks the engine only when it is contended. */
+  #holdForAffinity(target: Candidate | null, model: string, numCtx: number | null): Promise<HoldDecision> {
+    if (target === null || target.backendId === null) return Promise.resolve({ held: null, refused: null });
+    const runsAt = target.engine === 'ollama' ? (numCtx ?? this.#deps.defaultNumCtx()) : null;
+    return affinityHold({ target, model, runsAt, busy: this.#deps.engineWork.busy().get(target.backendId) ?? [], read: ollamaResidency(this.#deps.dispatcher) });
   }
 
   /** The model auto stands for over what this node serves in the dialect; answers the 502 itself and returns null when there is none. */

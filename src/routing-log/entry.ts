@@ -4,6 +4,7 @@
  * Metadata only: never a prompt, a body, or an engine's message text.
  */
 import type { EngineKind } from '../engines/engine-kind.js';
+import type { ContentionRecord, SlotsRecord, ThroughputRecord } from './placement-records.js';
 
 export type Direction = 'outbound' | 'inbound';
 export type Outcome = 'pending' | 'served' | 'failed';
@@ -97,9 +98,9 @@ export interface PlacementRecords {
   readonly pin: PinRecord | null;
   readonly promptCeiling: PromptCeilingRecord | null;
   readonly contextCap: ContextCapRecord | null;
-  readonly slots: unknown | null;
-  readonly throughput: unknown | null;
-  readonly contention: unknown | null;
+  readonly slots: SlotsRecord | null;
+  readonly throughput: ThroughputRecord | null;
+  readonly contention: ContentionRecord | null;
   readonly affinity: unknown | null;
   readonly withheld: WithheldRecord | null;
 }

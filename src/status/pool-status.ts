@@ -10,6 +10,8 @@ import type { PeerView } from '../peers/peer-view.js';
 import type { UsablePeer } from '../placement/candidates.js';
 import type { WithheldEntry } from '../proxy/withhold-book.js';
 import { LOCAL_PIN_TARGET, pinTargetNode } from '../placement/steps/pin.js';
+import type { ThroughputBook } from '../placement/throughput/book.js';
+import { localPlacementStatus, peerPlacementStatus, type LocalPlacementStatus, type PeerPlacementStatus, type PeerSnapshotFacts } from './placement-status.js';
 
 export type StatusReason = 'active' | 'no_peers' | 'partially_disabled' | 'disabled_by_env' | 'disabled_by_setting';
 
@@ -57,9 +59,9 @@ export interface PoolStatus {
     /** This node's context cap (inferenceMaxNumCtx), advertised as maxNumCtx; null = no cap. */
     readonly maxNumCtx: number | null;
     readonly backends: readonly BackendStatus[];
-  };
+  } & Partial<LocalPlacementStatus>;
   /** Each peer, with the queue depth the ranker reads (null when it is not usable now) and this Hub's forwards in flight. */
-  readonly peers: readonly (PeerView & { readonly forwardedInFlight: number; readonly queueDepth: number | null })[];
+  readonly peers: readonly (PeerView & { readonly forwardedInFlight: number; readonly queueDepth: number | null } & Partial<PeerPlacementStatus>)[];
   /** Every operator pin, with whether its target could be preferred right now. */
   readonly pins: readonly PinStatus[];
   /** Every model the pool can serve now, with the nodes that hold it. */
@@ -89,6 +91,8 @@ export interface PinStatus {
 }
 
 export interface StatusInputs {
+  /** Slot statements and throughput (placement-status.ts); absent leaves those fields out. */
+  readonly placement?: { readonly book: ThroughputBook; readonly peerFacts: (peerId: string) => PeerSnapshotFacts | null; readonly nowMs: number };
   readonly directions: PoolDirections;
   readonly settings: PoolSettings;
   readonly envMaxPromptTokens: number | null;
@@ -183,10 +187,12 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
       maxPromptTokensSetBy: input.envMaxPromptTokens !== null ? 'env' : input.settings.poolMaxPromptTokens !== null ? 'setting' : null,
       maxNumCtx: input.settings.inferenceMaxNumCtx,
       backends,
+      ...(input.placement ? localPlacementStatus(input.settings, input.placement.book) : {}),
     },
     peers: input.peers.map((p) => {
       const usable = input.usablePeers?.find((u) => u.peerId === p.id);
-      return { ...p, forwardedInFlight: input.forwarded?.(p.nodeFqdn) ?? 0, queueDepth: usable?.queueDepth ?? null };
+      const placement = input.placement ? peerPlacementStatus(p.nodeFqdn, input.placement.peerFacts(p.id), input.placement.book, input.placement.nowMs) : {};
+      return { ...p, forwardedInFlight: input.forwarded?.(p.nodeFqdn) ?? 0, queueDepth: usable?.queueDepth ?? null, ...placement };
     }),
     pins: pinStatuses(input.settings.poolPins, backends.some((b) => b.healthy), input.usablePeerNames ?? []),
     models: poolModels(input.backends, input.usablePeers ?? []),

@@ -18,4 +18,6 @@ export const SPEC_DEFAULT_SETTINGS = {
   poolSlotAwareness: 0,
   // Not in that table: the spec's context cap is a user setting ("Context caps"), absent by default.
   inferenceMaxNumCtx: null,
+  // Not in the settings table: the node's slot statement ("Slot-aware placement"), absent by default.
+  inferenceOllamaSlots: null,
 } as const;

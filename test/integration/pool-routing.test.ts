@@ -37,7 +37,10 @@ describe('pooled routing across three Hubs', () => {
     pool = await startPool<L>({
       hubs: {
         // keepAliveMs -1: a model stays loaded, so /api/ps answers the same from one call to the next.
-        a: { ollama: { models: [SHARED, HOLD], keepAliveMs: -1 } },
+        // The head-start table below holds another model's turns on A's engine to make a queue; local
+        // engine contention (on by default) would move A behind B for exactly that, so it is off here
+        // and these tests read the ranker alone. Contention has its own tests (pool-contention-slots).
+        a: { ollama: { models: [SHARED, HOLD], keepAliveMs: -1 }, env: { HUB_POOL_CONTENTION_PLACEMENT: 'off' } },
         b: { ollama: { models: [SHARED, B_ONLY, BC, BIG], keepAliveMs: -1 }, vllm: { models: [B_VLLM] } },
         c: { ollama: { models: [BC, C_ONLY, { name: EMBED, capabilities: ['embedding'] }], keepAliveMs: -1 } },
       },

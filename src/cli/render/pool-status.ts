@@ -11,6 +11,7 @@ import type { PeerView } from '../../peers/peer-view.js';
 import { describeFailedBreakdown } from './failed-breakdown.js';
 import { capText, contextCapLines, peerCapReading, peerCeilingReading } from './context-caps.js';
 import { ago, authWord, clockTime, columns, peerModels, shortId } from './peers.js';
+import { peerSlotsNote, slotsText, speedLines } from './speed-lines.js';
 
 const REASON_TEXT: Readonly<Record<PoolStatus['reason'], string>> = {
   active: 'routing across the pool',
@@ -97,6 +98,7 @@ export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary 
     }
   }
   lines.push(...contextCapLines(status));
+  lines.push(...speedLines(status));
   lines.push(...pinLines(status));
   lines.push(...withheldLines(status));
   if (summary !== null) {
@@ -145,6 +147,8 @@ function thisNodeLines(status: PoolStatus): string[] {
   const ceiling = node.maxPromptTokens;
   lines.push(field('prompt ceiling', ceiling === null ? 'none' : `${ceiling} tokens (set by ${node.maxPromptTokensSetBy})`));
   lines.push(field('context cap', node.maxNumCtx === null ? 'none (takes any window)' : `num_ctx ${node.maxNumCtx}`));
+  const slots = slotsText(node);
+  if (slots !== null) lines.push(field('ollama slots', slots));
   return lines;
 }
 
@@ -201,7 +205,7 @@ function peerState(p: PeerView): string {
   return p.enabled ? base : `${base}, disabled`;
 }
 
-function peerLines(peers: readonly PeerView[], nowMs: number): string[] {
+function peerLines(peers: PoolStatus['peers'], nowMs: number): string[] {
   const rows: string[][] = [];
   const notes = new Map<number, string[]>();
   peers.forEach((p, i) => {
@@ -221,6 +225,8 @@ function peerLines(peers: readonly PeerView[], nowMs: number): string[] {
         note.push(`refusing this Hub: see below`);
       }
     }
+    const slotsNote = peerSlotsNote(p);
+    if (slotsNote !== null) note.push(slotsNote);
     const auth = p.status === 'pending' ? '-' : authWord(p.authMode);
     const limits = p.status === 'pending' ? ['', ''] : [`context ${capText(peerCapReading(p))}`, `ceiling ${capText(peerCeilingReading(p))}`];
     rows.push([p.nodeFqdn, peerState(p), auth, p.status === 'pending' ? `asked ${ago(p.createdAt, nowMs)}` : `last seen ${ago(p.lastSeenAt, nowMs)}`, ...limits, detail]);

@@ -6,6 +6,7 @@
  */
 import type { RequestError, RoutingLogEntry, RoutingLogPage } from '../../routing-log/entry.js';
 import { describeFailedBreakdown } from './failed-breakdown.js';
+import { contentionLines, slotsLines, throughputLines } from './placement-lines.js';
 
 export interface RenderOptions {
   /** Epoch ms to measure a pending row's wait against; without it a pending row gets no wait line. */
@@ -24,7 +25,7 @@ export interface LineContext {
  */
 export type Explainer = (row: RoutingLogEntry, ctx: LineContext) => readonly string[];
 
-const EXPLAINERS: readonly Explainer[] = [contextCapLines, promptCeilingLines, pinLine, withheldLines, failoverLines, localLoadLine, hangUpLine, requestErrorLine, ranOutLine, pendingLine];
+const EXPLAINERS: readonly Explainer[] = [contextCapLines, promptCeilingLines, slotsLines, throughputLines, contentionLines, pinLine, withheldLines, failoverLines, localLoadLine, hangUpLine, requestErrorLine, ranOutLine, pendingLine];
 
 /** Widths that reproduce the spec's sample row exactly; a longer value widens its column for every row on the page. */
 const MIN_WIDTHS = [20, 4, 20, 8, 5, 7] as const;

@@ -173,10 +173,11 @@ describe('pinTargetNode', () => {
 });
 
 describe('the pin in the pipeline', () => {
-  it('runs after every split, so it reorders only inside finished groups', () => {
-    const keys = STEPS.map((s) => s.key);
-    for (const split of ['contextCap', 'promptCeiling'] as const) assert.ok(keys.indexOf(split) < keys.indexOf('pin'), `${split} runs before the pin`);
-  });
+  // Only withholding and the much-slower rule (it writes the throughput record) run after the pin:
+  // withheld engines form a last group of their own, and the much-slower rule judges the node each
+  // group would try first, pin included, leaving a pinned first node where it is.
+  it('runs after every step that splits or reorders groups by the request, with only withholding and the much-slower rule after it', () =>
+    assert.deepEqual(STEPS.slice(-3).map((s) => s.key), ['pin', 'withheld', 'throughput']));
 
   /** A fake earlier step: sends every candidate of `node` into a later tier, as a prompt ceiling would. */
   const demote = (node: string): PlacementStep<'promptCeiling'> => ({

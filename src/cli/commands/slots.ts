@@ -1,0 +1,39 @@
+/**
+ * `cihub pool slots N|clear`: this node's statement of how many requests its Ollama runs at
+ * once (OLLAMA_NUM_PARALLEL), written through PATCH /api/inference/preferences, the route that
+ * can clear it. The Hub checks the range; a refusal writes nothing. The statement does nothing
+ * by itself on this node until poolSlotAwareness is 1 here, and the answer says so.
+ */
+import type { PoolSettings } from '../../config/settings-schema.js';
+import { callHub, CliError, findHub } from '../hub-client.js';
+import type { CommonOptions } from './pool.js';
+
+export const CLEAR_WORD = 'clear';
+
+/** The value a command-line word stands for: null for "clear", a number otherwise (the Hub refuses anything out of range). */
+export function parseSlotsArgument(raw: string): number | null {
+  const text = raw.trim().toLowerCase();
+  if (text === CLEAR_WORD) return null;
+  if (!/^\d+$/.test(text)) throw new CliError(`slots must be a whole number from 1 to 256, or "${CLEAR_WORD}"; got ${JSON.stringify(raw)}. Nothing was changed.`);
+  return Number(text);
+}
+
+export async function poolSlots(opts: CommonOptions & { value: string }): Promise<string> {
+  const value = parseSlotsArgument(opts.value);
+  const hub = findHub(opts.dataDir);
+  let answer: { ollamaSlots: number | null };
+  try {
+    answer = await callHub<{ ollamaSlots: number | null }>(hub, 'PATCH', '/api/inference/preferences', { ollamaSlots: value });
+  } catch (err) {
+    if (err instanceof CliError && err.hub?.code === 'HUB_ERR_SETTINGS_INVALID') throw new CliError(`Nothing was changed: ${err.hub.message ?? 'slots must be a whole number from 1 to 256'}.`);
+    throw err;
+  }
+  if (opts.json) return `${JSON.stringify(answer, null, 2)}\n`;
+  const settings = await callHub<PoolSettings>(hub, 'GET', '/api/inference/pool/settings');
+  const stated = answer.ollamaSlots === null ? 'This node no longer states a slot count for its Ollama.' : `This node now states ${answer.ollamaSlots} Ollama slot${answer.ollamaSlots === 1 ? '' : 's'} (inferenceOllamaSlots); peers read it as ollamaSlots.`;
+  const knob =
+    settings.poolSlotAwareness === 1
+      ? ' poolSlotAwareness is on here, so ranking on this node reads it from the next request.'
+      : ' poolSlotAwareness is 0 here, so this node ranks as before; peers with it on read the statement.';
+  return `${stated}${knob}\n`;
+}

@@ -1,0 +1,116 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { NULL_PLACEMENT_RECORDS, type RoutingLogEntry } from '../../routing-log/entry.js';
+import type { ContentionRecord, SlotsRecord, ThroughputRecord } from '../../routing-log/placement-records.js';
+import { contentionLines, slotsLines, throughputLines } from './placement-lines.js';
+
+const AT = '2026-09-30T12:00:00.000Z';
+function row(overrides: Partial<RoutingLogEntry>): RoutingLogEntry {
+  return {
+    ...NULL_PLACEMENT_RECORDS,
+    id: 'r',
+    timestamp: AT,
+    updatedAt: AT,
+    direction: 'outbound',
+    path: '/api/chat',
+    model: 'qwen3.6:35b',
+    node: 'core-2.tail0.ts.net',
+    backend: null,
+    candidates: 2,
+    attempt: 1,
+    failedOverFrom: [],
+    attempts: [],
+    outcome: 'served',
+    status: 200,
+    durationMs: 900,
+    totalMs: 4000,
+    clientClosed: false,
+    requestError: null,
+    reason: null,
+    localLoadRefused: null,
+    stream: true,
+    bodyBytes: 160_000,
+    budgetMs: 327_000,
+    ...overrides,
+  };
+}
+
+const BETA_MAX = { node: 'beta-max.tail0.ts.net', backend: null, inFlight: 2, slots: 2 } as const;
+const slots = (over: Partial<SlotsRecord>): SlotsRecord => ({ demoted: [BETA_MAX], allFull: false, full: [BETA_MAX], overridden: false, ...over });
+const OPENCLAW = { model: 'qwen3.8:27b', numCtx: 65536 } as const;
+const contention = (over: Partial<ContentionRecord['demoted'][number]>, overridden = false): ContentionRecord => ({
+  numCtx: 65536,
+  demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: ['core-2.tail0.ts.net'], overriddenBy: null, ...over }],
+  overridden,
+});
+const throughput = (over: Partial<ThroughputRecord>): ThroughputRecord => ({ estimatedTokens: 35_809, budgetMs: 327_000, estimates: [], unmeasured: [], slowerDemoted: [], overridden: false, ...over });
+
+describe('pool log lines for slots, throughput and contention', () => {
+  const rows: readonly { name: string; lines: (r: RoutingLogEntry) => readonly string[]; row: RoutingLogEntry; expect: readonly string[] }[] = [
+    { name: 'slots null: no line', lines: slotsLines, row: row({}), expect: [] },
+    { name: 'every candidate had a free slot: no line', lines: slotsLines, row: row({ slots: slots({ demoted: [], full: [] }) }), expect: [] },
+    { name: 'a full engine was moved', lines: slotsLines, row: row({ slots: slots({}) }), expect: ['moved beta-max.tail0.ts.net (2 in flight, 2 slots) behind nodes with a free slot'] },
+    {
+      name: 'the request landed on a full node regardless',
+      lines: slotsLines,
+      row: row({ node: BETA_MAX.node, slots: slots({ demoted: [], allFull: true, overridden: true }) }),
+      expect: ['placed anyway with every slot full on beta-max.tail0.ts.net (2 in flight, 2 slots)'],
+    },
+    { name: 'contention null: no line', lines: contentionLines, row: row({}), expect: [] },
+    {
+      name: 'the engine gave way',
+      lines: contentionLines,
+      row: row({ contention: contention({}) }),
+      expect: ['moved local (busy with qwen3.8:27b at num_ctx 65536; this one at num_ctx 65536) behind core-2.tail0.ts.net'],
+    },
+    {
+      name: 'nothing it gave way to answered',
+      lines: contentionLines,
+      row: row({ node: 'local', backend: 'ollama', contention: contention({}, true) }),
+      expect: ['placed anyway on local (busy with qwen3.8:27b at num_ctx 65536; this one at num_ctx 65536): nothing it gave way to answered'],
+    },
+    {
+      name: 'it kept its place because every node after it was busier, and served',
+      lines: contentionLines,
+      row: row({ node: 'local', backend: 'ollama', contention: contention({ behind: [] }) }),
+      expect: ['kept local (busy with qwen3.8:27b at num_ctx 65536; this one at num_ctx 65536) first: every node after it was busier'],
+    },
+    {
+      name: 'affinity held it, and it served',
+      lines: contentionLines,
+      row: row({ node: 'local', backend: 'ollama', contention: contention({ behind: [], overriddenBy: 'affinity' }) }),
+      expect: ["kept local (busy with qwen3.8:27b at num_ctx 65536; this one at num_ctx 65536) first: it holds this session's prompt prefix, which prefix affinity follows over contention"],
+    },
+    { name: 'throughput null: no line', lines: throughputLines, row: row({}), expect: [] },
+    {
+      name: 'the much-slower rule moved core-7 behind beta-max',
+      lines: throughputLines,
+      row: row({
+        throughput: throughput({
+          slowerDemoted: [{ node: 'core-7.tail0.ts.net', backend: null, predictedMs: 162_910, inFlight: 0, fasterNode: 'beta-max.tail0.ts.net', fasterBackend: null, fasterMs: 34_651, fasterInFlight: 0 }],
+        }),
+      }),
+      expect: ['moved core-7.tail0.ts.net (predicted 163 s, 0 in flight) behind beta-max.tail0.ts.net (predicted 35 s, 0 in flight): much slower than a node as free'],
+    },
+    {
+      name: 'an unmeasured CPU-tier peer was deferred',
+      lines: throughputLines,
+      row: row({ throughput: throughput({ unmeasured: [{ node: 'fzzy.tail0.ts.net', backend: null, prior: 'cpu-only' }] }) }),
+      expect: ['moved fzzy.tail0.ts.net behind a node measured to meet the budget: nothing has timed it for ~35809 tokens, and it reports a CPU-only tier'],
+    },
+    {
+      name: 'a node predicted to miss the budget moved, naming the size it was read forward from',
+      lines: throughputLines,
+      row: row({
+        throughput: throughput({
+          estimates: [
+            { node: 'fzzy.tail0.ts.net', backend: null, tokensPerSec: 123, fromPromptTokens: 10_600, extrapolated: true, predictedMs: 873_000, source: 'observed', deadline: false, slow: true },
+            { node: 'core-6.tail0.ts.net', backend: null, tokensPerSec: 496, fromPromptTokens: 48_000, extrapolated: false, predictedMs: 72_000, source: 'advertised', deadline: false, slow: false },
+          ],
+        }),
+      }),
+      expect: ['moved fzzy.tail0.ts.net behind nodes that meet the 327 s budget for ~35809 tokens: predicted 873 s, read forward from 10600 tokens at 123 tok/s, observed'],
+    },
+  ];
+  for (const r of rows) it(r.name, () => assert.deepEqual(r.lines(r.row), r.expect));
+});

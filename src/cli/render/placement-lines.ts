@@ -1,0 +1,70 @@
+/**
+ * The "↳" lines `cihub pool log` prints for slot-aware placement, throughput placement (with
+ * the much-slower rule) and local engine contention, made from the row's records alone.
+ */
+import type { RoutingLogEntry } from '../../routing-log/entry.js';
+import type { BusyWith, ContentionDemotion, ThroughputEstimate } from '../../routing-log/placement-records.js';
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+const windowOf = (n: number | null) => (n === null ? 'the default window' : `num_ctx ${n}`);
+
+/** "moved beta-max (2 in flight, 2 slots) behind nodes with a free slot", and "placed anyway …" when it served regardless. */
+export function slotsLines(row: RoutingLogEntry): readonly string[] {
+  const s = row.slots;
+  if (s === null) return [];
+  const lines = s.demoted.map((d) => `moved ${d.node} (${d.inFlight} in flight, ${d.slots} slots) behind nodes with a free slot`);
+  const served = s.overridden ? s.full.find((f) => f.node === row.node) : undefined;
+  if (served !== undefined) lines.push(`placed anyway with every slot full on ${served.node} (${served.inFlight} in flight, ${served.slots} slots)`);
+  return lines;
+}
+
+function prediction(e: ThroughputEstimate): string {
+  const read = e.extrapolated ? `read forward from ${e.fromPromptTokens} tokens at ${e.tokensPerSec} tok/s` : `measured at ${e.tokensPerSec} tok/s on ${e.fromPromptTokens} tokens`;
+  return `predicted ${seconds(e.predictedMs)}${e.deadline ? ' or more (a missed deadline)' : ''}, ${read}, ${e.source}`;
+}
+
+/** Which requests a measurement, or the lack of one, moved. */
+export function throughputLines(row: RoutingLogEntry): readonly string[] {
+  const t = row.throughput;
+  if (t === null) return [];
+  const lines: string[] = [];
+  const slow = t.estimates.filter((e) => e.slow);
+  const allSlow = slow.length === t.estimates.length;
+  if (slow.length > 0 && allSlow) lines.push(`every measured node was predicted to miss the ${seconds(t.budgetMs)} budget for ~${t.estimatedTokens} tokens, so the ranked order stood`);
+  else for (const e of slow) lines.push(`moved ${e.node} behind nodes that meet the ${seconds(t.budgetMs)} budget for ~${t.estimatedTokens} tokens: ${prediction(e)}`);
+  for (const u of t.unmeasured) lines.push(`moved ${u.node} behind a node measured to meet the budget: nothing has timed it for ~${t.estimatedTokens} tokens${u.prior === 'cpu-only' ? ', and it reports a CPU-only tier' : ''}`);
+  for (const d of t.slowerDemoted) {
+    lines.push(`moved ${d.node} (predicted ${seconds(d.predictedMs)}, ${d.inFlight} in flight) behind ${d.fasterNode} (predicted ${seconds(d.fasterMs)}, ${d.fasterInFlight} in flight): much slower than a node as free`);
+  }
+  if (t.overridden) {
+    const e = t.estimates.find((x) => x.slow && x.node === row.node);
+    lines.push(`placed anyway on ${row.node ?? 'a slow node'}${e ? `, ${prediction(e)}` : ''}: nothing ahead of it answered`);
+  }
+  return lines;
+}
+
+function busyText(d: ContentionDemotion): string {
+  const busy = d.busyWith.map((b: BusyWith) => `${b.model} at ${windowOf(b.numCtx)}`).join(', ');
+  return `busy with ${busy}; this one at ${windowOf(d.runsAt)}`;
+}
+
+/** The four contention lines of the spec. */
+export function contentionLines(row: RoutingLogEntry): readonly string[] {
+  const c = row.contention;
+  if (c === null) return [];
+  const lines: string[] = [];
+  for (const d of c.demoted) {
+    const name = d.node;
+    const servedHere = row.node === d.node && row.backend === d.backend && row.status !== null;
+    if (d.behind.length > 0) {
+      lines.push(
+        c.overridden && servedHere ? `placed anyway on ${name} (${busyText(d)}): nothing it gave way to answered` : `moved ${name} (${busyText(d)}) behind ${d.behind.join(', ')}`,
+      );
+    } else if (servedHere && d.overriddenBy === 'affinity') {
+      lines.push(`kept ${name} (${busyText(d)}) first: it holds this session's prompt prefix, which prefix affinity follows over contention`);
+    } else if (servedHere) {
+      lines.push(`kept ${name} (${busyText(d)}) first: every node after it was busier`);
+    }
+  }
+  return lines;
+}

@@ -1,0 +1,36 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { FORGET_AFTER_MS } from '../placement/throughput/bands.js';
+import { advertisedReadings, advertOf, MAX_ADVERTISED_BANDS, MAX_ADVERTISED_MODELS, readThroughputAdvert } from './throughput-advert.js';
+
+const band = (fromTokens: number, tokensPerSec: number, ageMs = 0) => ({ fromTokens, promptTokens: fromTokens + 100, tokensPerSec, deadline: false, ageMs });
+
+describe('readThroughputAdvert: untrusted, bounded', () => {
+  it('refuses more models than the bound, whole', () => {
+    const doc = Object.fromEntries(Array.from({ length: MAX_ADVERTISED_MODELS + 1 }, (_, i) => [`m${i}`, { bands: [], decodeTokensPerSec: null }]));
+    assert.equal(readThroughputAdvert(doc), null);
+  });
+  it('refuses more bands per model than the bound', () =>
+    assert.equal(readThroughputAdvert({ m: { bands: Array.from({ length: MAX_ADVERTISED_BANDS + 1 }, () => band(4096, 100)), decodeTokensPerSec: null } }), null));
+  it('refuses an age past the 2-hour memory', () => assert.equal(readThroughputAdvert({ m: { bands: [band(4096, 100, FORGET_AFTER_MS + 1)], decodeTokensPerSec: null } }), null));
+  it('refuses a rate no engine reaches', () => assert.equal(readThroughputAdvert({ m: { bands: [band(4096, 1e9)], decodeTokensPerSec: null } }), null));
+  it('reads a well-formed advert as sent', () => assert.deepEqual(readThroughputAdvert({ m: { bands: [band(4096, 100)], decodeTokensPerSec: 30 } }), { m: { bands: [band(4096, 100)], decodeTokensPerSec: 30 } }));
+});
+
+describe('advertOf: what this node advertises', () => {
+  it('is null when nothing has been timed, so the key is left out', () => assert.equal(advertOf([]), null));
+  it('per model, the slowest reading of each band across the engines holding it', () => {
+    const advert = advertOf([
+      { node: 'local', backendId: 'ollama', model: 'm', bands: [band(4096, 300), band(8192, 200)], decodeTokensPerSec: 40 },
+      { node: 'local', backendId: 'vllm', model: 'm', bands: [band(4096, 100)], decodeTokensPerSec: 60 },
+    ]);
+    assert.deepEqual(advert, { m: { bands: [band(4096, 100), band(8192, 200)], decodeTokensPerSec: 40 } });
+  });
+});
+
+describe('advertisedReadings: aged from the snapshot', () => {
+  const advert = { m: { bands: [band(4096, 100, 60_000), band(8192, 50, FORGET_AFTER_MS - 1000)], decodeTokensPerSec: null } };
+  it('dates each band from the snapshot time less its age', () => assert.equal(advertisedReadings(advert, 'm', 1_000_000_000, 1_000_000_000)[0]?.atMs, 1_000_000_000 - 60_000));
+  it('forgets a band that aged past 2 hours since the snapshot', () => assert.deepEqual(advertisedReadings(advert, 'm', 1_000_000_000, 1_000_000_000 + 2000).map((r) => r.fromTokens), [4096]));
+  it('a model the peer did not advertise is unmeasured', () => assert.deepEqual(advertisedReadings(advert, 'other', 0, 0), []));
+});

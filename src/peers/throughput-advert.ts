@@ -1,0 +1,78 @@
+/**
+ * Throughput evidence on the wire (spec, "Throughput-aware placement", "Where it applies"): a
+ * node advertises its own engines' bands per model in GET /capabilities as throughput, and
+ * leaves the key out when nothing has been timed. A peer's document is untrusted: it is parsed
+ * with a schema, bounded in models and bands, and a malformed advert reads as none. On reading,
+ * each band is aged from when this Hub took the snapshot and forgotten after 2 hours, as this
+ * node's own readings are.
+ */
+import { z } from 'zod';
+import { FORGET_AFTER_MS, THROUGHPUT_MIN_TOKENS, type BandReading } from '../placement/throughput/bands.js';
+import type { EstimateView } from '../placement/throughput/book.js';
+
+/** Models read from one peer's advert; a longer advert is refused whole. */
+export const MAX_ADVERTISED_MODELS = 2_000;
+/** Bands per model: doubling from 4,096, 16 reach past 2^27 tokens, more than any model's window. */
+export const MAX_ADVERTISED_BANDS = 16;
+/** No engine reads or writes this many tokens a second; a larger figure is not a measurement. */
+const MAX_TOKENS_PER_SEC = 10_000_000;
+const MAX_PROMPT_TOKENS = 2 ** 28;
+
+const BAND = z
+  .object({
+    fromTokens: z.number().int().min(THROUGHPUT_MIN_TOKENS).max(MAX_PROMPT_TOKENS),
+    promptTokens: z.number().int().min(THROUGHPUT_MIN_TOKENS).max(MAX_PROMPT_TOKENS),
+    tokensPerSec: z.number().positive().max(MAX_TOKENS_PER_SEC),
+    deadline: z.boolean(),
+    ageMs: z.number().int().min(0).max(FORGET_AFTER_MS),
+  })
+  .refine((b) => b.promptTokens >= b.fromTokens, 'a band reading is taken at its size or larger');
+
+const MODEL_ADVERT = z.object({
+  bands: z.array(BAND).max(MAX_ADVERTISED_BANDS),
+  decodeTokensPerSec: z.number().positive().max(MAX_TOKENS_PER_SEC).nullable(),
+});
+
+export type AdvertisedBand = z.infer<typeof BAND>;
+export type ModelAdvert = z.infer<typeof MODEL_ADVERT>;
+/** A node's advert: per model, its bands and decode rate. */
+export type ThroughputAdvert = Readonly<Record<string, ModelAdvert>>;
+
+const ADVERT = z.record(z.string().min(1).max(256), MODEL_ADVERT);
+
+/** A peer's advert, or null when absent, oversized or malformed anywhere. */
+export function readThroughputAdvert(value: unknown): ThroughputAdvert | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  if (Object.keys(value).length > MAX_ADVERTISED_MODELS) return null;
+  const parsed = ADVERT.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
+
+/**
+ * What this node advertises from its own readings: per model, the slowest reading of each band
+ * across the local engines holding it (a peer picks its own engine, so the sender should not
+ * count on the fastest). null when nothing has been timed, so the key is left out.
+ */
+export function advertOf(local: readonly EstimateView[]): ThroughputAdvert | null {
+  const out: Record<string, { bands: Map<number, AdvertisedBand>; decodeTokensPerSec: number | null }> = {};
+  for (const e of local) {
+    const m = (out[e.model] ??= { bands: new Map(), decodeTokensPerSec: null });
+    for (const b of e.bands) {
+      const have = m.bands.get(b.fromTokens);
+      if (have === undefined || b.tokensPerSec < have.tokensPerSec) m.bands.set(b.fromTokens, { ...b, tokensPerSec: b.tokensPerSec, ageMs: Math.round(b.ageMs) });
+    }
+    if (e.decodeTokensPerSec !== null) m.decodeTokensPerSec = Math.min(m.decodeTokensPerSec ?? Infinity, e.decodeTokensPerSec);
+  }
+  const models = Object.entries(out);
+  if (models.length === 0) return null;
+  return Object.fromEntries(models.map(([model, m]) => [model, { bands: [...m.bands.values()].sort((a, b) => a.fromTokens - b.fromTokens), decodeTokensPerSec: m.decodeTokensPerSec }]));
+}
+
+/** A peer's advertised bands for `model`, aged from the snapshot time; forgotten ones dropped. */
+export function advertisedReadings(advert: ThroughputAdvert | null, model: string, snapshotAtMs: number, nowMs: number): BandReading[] {
+  const m = advert?.[model];
+  if (m === undefined) return [];
+  return m.bands
+    .map((b) => ({ fromTokens: b.fromTokens, promptTokens: b.promptTokens, tokensPerSec: b.tokensPerSec, deadline: b.deadline, atMs: snapshotAtMs - b.ageMs }))
+    .filter((r) => nowMs - r.atMs <= FORGET_AFTER_MS);
+}

@@ -1,0 +1,103 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { BusyWith, ContentionRecord } from '../../routing-log/placement-records.js';
+import type { Tiers } from '../types.js';
+import { localEngine, peerNode, tierIds } from './candidate-fixtures.js';
+import { contentionStep, unjoinable, type ContentionInput } from './contention.js';
+import { placementContext } from '../context.fixture.js';
+
+const MODEL = 'qwen3.6:35b';
+const L = localEngine('ollama', 3);
+const L0 = localEngine('ollama', 0);
+const P0 = peerNode('core-2', 0);
+const P3 = peerNode('core-2', 3);
+const Q3 = peerNode('beta-1', 3);
+const Q4 = peerNode('beta-1', 4);
+const OPENCLAW: BusyWith = { model: 'qwen3.8:27b', numCtx: 32768 };
+
+function input(busy: readonly BusyWith[], over: Partial<ContentionInput> = {}): ContentionInput {
+  return { numCtx: 65536, busy: new Map([['ollama', busy]]), runsAt: new Map([['ollama', 65536]]), affinityHeld: null, pressureWeight: 0, ...over };
+}
+
+describe('contentionStep (spec, "Local engine contention")', () => {
+  const rows: readonly { name: string; tiers: Tiers; input?: ContentionInput; expect: Tiers; record: ContentionRecord | null }[] = [
+    { name: 'HUB_POOL_CONTENTION_PLACEMENT=off (no input): nothing moves, record null', tiers: [[L, P3]], expect: [[L, P3]], record: null },
+    { name: 'no generation in flight: nothing moves, record null', tiers: [[L, P3]], input: input([]), expect: [[L, P3]], record: null },
+    {
+      name: 'the same model at the same window can be joined: nothing moves, record null',
+      tiers: [[L, P3]],
+      input: input([{ model: MODEL, numCtx: 65536 }]),
+      expect: [[L, P3]],
+      record: null,
+    },
+    {
+      name: 'the beta-max wait: another model generating moves local behind a peer as busy (3 here against core-2\'s 3)',
+      tiers: [[L, P3]],
+      input: input([OPENCLAW]),
+      expect: [[P3, L]],
+      record: { numCtx: 65536, demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [P3.node], overriddenBy: null }], overridden: false },
+    },
+    {
+      name: 'the same model at another window cannot be joined (num_ctx is a load parameter)',
+      tiers: [[L, P0]],
+      input: input([{ model: MODEL, numCtx: 32768 }]),
+      expect: [[P0, L]],
+      record: { numCtx: 65536, demoted: [{ node: 'local', backend: 'ollama', busyWith: [{ model: MODEL, numCtx: 32768 }], runsAt: 65536, behind: [P0.node], overriddenBy: null }], overridden: false },
+    },
+    {
+      name: 'no window named and no default stated: two such requests match each other',
+      tiers: [[L, P0]],
+      input: input([{ model: MODEL, numCtx: null }], { numCtx: null, runsAt: new Map([['ollama', null]]) }),
+      expect: [[L, P0]],
+      record: null,
+    },
+    {
+      name: 'no window named does not match one that names a number',
+      tiers: [[L, P0]],
+      input: input([{ model: MODEL, numCtx: 8192 }], { numCtx: null, runsAt: new Map([['ollama', null]]) }),
+      expect: [[P0, L]],
+      record: { numCtx: null, demoted: [{ node: 'local', backend: 'ollama', busyWith: [{ model: MODEL, numCtx: 8192 }], runsAt: null, behind: [P0.node], overriddenBy: null }], overridden: false },
+    },
+    {
+      name: 'it stops at the first busier candidate: behind a tie, ahead of a node with more in flight',
+      tiers: [[L, Q3, peerNode('core-9', 4), peerNode('core-7', 0)]],
+      input: input([OPENCLAW]),
+      expect: [[Q3, L, peerNode('core-9', 4), peerNode('core-7', 0)]],
+      record: { numCtx: 65536, demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [Q3.node], overriddenBy: null }], overridden: false },
+    },
+    {
+      name: 'every node after it is busier: it keeps its place, and the record says so with behind empty',
+      tiers: [[L, Q4]],
+      input: input([OPENCLAW]),
+      expect: [[L, Q4]],
+      record: { numCtx: 65536, demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [], overriddenBy: null }], overridden: false },
+    },
+    {
+      name: 'affinity holds the engine its session is warm on: it keeps its place, overriddenBy affinity',
+      tiers: [[L0, P0]],
+      input: input([OPENCLAW], { affinityHeld: L0.id }),
+      expect: [[L0, P0]],
+      record: { numCtx: 65536, demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [], overriddenBy: 'affinity' }], overridden: false },
+    },
+    {
+      name: 'within its group only: it never moves into a later group',
+      tiers: [[L], [P0]],
+      input: input([OPENCLAW]),
+      expect: [[L], [P0]],
+      record: { numCtx: 65536, demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [], overriddenBy: null }], overridden: false },
+    },
+    { name: 'no peer can take the request: nothing to give way to, record null', tiers: [[L]], input: input([OPENCLAW]), expect: [[L]], record: null },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      const out = contentionStep.run(row.tiers, placementContext({ model: MODEL, pins: [], ...(row.input ? { contention: row.input } : {}) }));
+      assert.deepEqual(tierIds(out.tiers), tierIds(row.expect));
+      assert.deepEqual(out.record, row.record);
+    });
+  }
+});
+
+describe('unjoinable', () => {
+  it('keeps another model at any window and this model at another window, drops this model at this window', () =>
+    assert.deepEqual(unjoinable([OPENCLAW, { model: MODEL, numCtx: 65536 }, { model: MODEL, numCtx: 32768 }], MODEL, 65536), [OPENCLAW, { model: MODEL, numCtx: 32768 }]));
+});

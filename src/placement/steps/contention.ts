@@ -1,0 +1,70 @@
+/**
+ * Local engine contention (spec, "Local engine contention"): a local engine generating for work
+ * this request cannot join (another model at any window, or on Ollama the same model at another
+ * window) gives up the poolLocalAffinity head start. It moves behind the candidates right after
+ * it, in its group, that are no busier than it once the head start is gone, ties included, and
+ * stops at the first busier one: on a one-slot engine each queued request is a whole turn, while
+ * the contended engine may be waiting out a turn that is nearly done. Demoted, never removed.
+ * The engine prefix affinity qualified keeps its place when its prefix can still be warm there
+ * (the caller checked residency before placing; see contention-hold.ts).
+ */
+import type { BusyWith, ContentionDemotion, ContentionRecord } from '../../routing-log/placement-records.js';
+import type { Candidate, PlacementStep, Tiers } from '../types.js';
+
+/** What the contention step reads; absent when HUB_POOL_CONTENTION_PLACEMENT is off or the route is not a chat or completion. */
+export interface ContentionInput {
+  /** The window the request named (options.num_ctx on a native route); null when none. */
+  readonly numCtx: number | null;
+  /** Generations in flight on each local engine, by backend id, windows resolved as the engine runs them. */
+  readonly busy: ReadonlyMap<string, readonly BusyWith[]>;
+  /** The window this request runs at on each local engine, by backend id (null: none named, none stated). */
+  readonly runsAt: ReadonlyMap<string, number | null>;
+  /** The candidate id prefix affinity holds, with its prefix shown warm there; null when none. */
+  readonly affinityHeld: string | null;
+  /** poolPressureWeight, so "no busier" reads the load the ranker read, less the head start. */
+  readonly pressureWeight: number;
+}
+
+/** The generations on an engine this request cannot join: another model at any window, or this model at another window. */
+export function unjoinable(busy: readonly BusyWith[], model: string, runsAt: number | null): BusyWith[] {
+  return busy.filter((g) => g.model !== model || g.numCtx !== runsAt);
+}
+
+function load(c: Candidate, pressureWeight: number): number {
+  return pressureWeight === 0 ? c.queueDepth : c.queueDepth + pressureWeight * c.pressure;
+}
+
+export const contentionStep: PlacementStep<'contention'> = {
+  key: 'contention',
+  run(tiers, ctx) {
+    const input = ctx.contention;
+    if (input === undefined) return { tiers, record: null };
+    // Only when a peer can take the request: giving way to nothing changes nothing.
+    if (!tiers.some((t) => t.some((c) => c.peerId !== null))) return { tiers, record: null };
+    const demoted: ContentionDemotion[] = [];
+    const next = tiers.map((tier) => {
+      let order = [...tier];
+      for (const c of tier) {
+        if (c.backendId === null || c.node !== 'local') continue;
+        const runsAt = input.runsAt.get(c.backendId) ?? input.numCtx;
+        const busyWith = unjoinable(input.busy.get(c.backendId) ?? [], ctx.model, runsAt);
+        if (busyWith.length === 0) continue;
+        if (input.affinityHeld === c.id) {
+          demoted.push({ node: c.node, backend: c.engine, busyWith, runsAt, behind: [], overriddenBy: 'affinity' });
+          continue;
+        }
+        const at = order.indexOf(c);
+        const mine = load(c, input.pressureWeight);
+        let end = at + 1;
+        while (end < order.length && load(order[end]!, input.pressureWeight) <= mine) end++;
+        const passed = order.slice(at + 1, end);
+        order = [...order.slice(0, at), ...passed, c, ...order.slice(end)];
+        demoted.push({ node: c.node, backend: c.engine, busyWith, runsAt, behind: passed.map((p) => p.node), overriddenBy: null });
+      }
+      return order;
+    });
+    if (demoted.length === 0) return { tiers, record: null };
+    const record: ContentionRecord = { numCtx: input.numCtx, demoted, overridden: false };
+    return { tiers: next as Tiers, record };
+  },
+};

@@ -1,0 +1,99 @@
+/**
+ * Much slower than a node as free (spec, "Much slower than a node as free"). Meeting the budget
+ * is a low bar, so after every other step, the pin included, each group's first node is judged:
+ * every later node in the group predicted at least HUB_POOL_SLOWER_PLACEMENT_RATIO times as fast
+ * and HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS sooner, with no more requests in flight (or one more on
+ * a node that states a slot free for it), goes ahead of it in the ranker's order, and the new
+ * first node is judged the same way. The margin counts from the node the ranker put first, or
+ * from the node being passed when that one is idler, never afresh from each move. The rest of
+ * the walk is judged the same way, position by position; only the first position's moves are
+ * named in slowerDemoted.
+ *
+ * Limits: both sides need a prediction and the faster one's must not be a missed deadline; a
+ * group led by an unmeasured, pinned or affinity-held node is left alone; prompts under 6,144
+ * estimated tokens move nothing; a local engine contention moved behind the peers is never
+ * brought back ahead of them; a withheld engine is never judged first nor brought forward.
+ * It writes the throughput record, adding slowerDemoted to what the throughput step wrote.
+ */
+import type { SlowerDemotion } from '../../routing-log/placement-records.js';
+import { LARGE_PROMPT_TOKENS, type ThroughputInput } from '../throughput-input.js';
+import type { Candidate, PlacementContext, PlacementStep, Tiers } from '../types.js';
+import type { PlacementRecords } from '../../routing-log/entry.js';
+import { heldInFront } from './throughput.js';
+
+interface Judge {
+  readonly input: ThroughputInput;
+  readonly ctx: PlacementContext;
+  /** Local candidates contention moved behind peers. */
+  readonly gaveWay: (c: Candidate) => boolean;
+}
+
+function predictedMs(c: Candidate, j: Judge): number | null {
+  return j.input.predictions.get(c.id)?.predictedMs ?? null;
+}
+
+/** Whether `f` goes ahead of `p`, with `base` the in-flight figure the margin counts from. */
+function goesAhead(f: Candidate, p: Candidate, base: number, j: Judge): boolean {
+  const fp = j.input.predictions.get(f.id);
+  const pMs = predictedMs(p, j);
+  if (fp === undefined || fp.deadline || pMs === null || j.input.withheld.has(f.id) || j.gaveWay(f)) return false;
+  if (!(fp.predictedMs < pMs) || pMs < j.input.slowerRatio * fp.predictedMs || pMs - fp.predictedMs < j.input.slowerFloorMs) return false;
+  const slots = j.input.statedSlots.get(f.id);
+  return f.queueDepth <= base || (f.queueDepth === base + 1 && slots !== undefined && slots > f.queueDepth);
+}
+
+/** Whether position `at` is judged at all: a measured node that no pin or affinity holds. */
+function judged(c: Candidate, j: Judge): boolean {
+  return predictedMs(c, j) !== null && !heldInFront(c, j.ctx, j.input.affinityHeld);
+}
+
+function reorderGroup(tier: readonly Candidate[], j: Judge, demoted: SlowerDemotion[]): Candidate[] {
+  const list = tier.filter((c) => !j.input.withheld.has(c.id));
+  const withheld = tier.filter((c) => j.input.withheld.has(c.id));
+  if (list.length === 0 || !judged(list[0]!, j)) return [...tier];
+  for (let at = 0; at < list.length - 1; at++) {
+    const rankerFirst = list[at]!;
+    // Each move puts a strictly faster node at `at`, so this ends; the bound is belt and braces.
+    for (let guard = 0; guard < list.length * list.length; guard++) {
+      const p = list[at]!;
+      if (!judged(p, j)) break;
+      const base = Math.min(rankerFirst.queueDepth, p.queueDepth);
+      const rest = list.slice(at + 1);
+      const ahead = rest.filter((f) => goesAhead(f, p, base, j));
+      if (ahead.length === 0) break;
+      const first = ahead[0]!;
+      if (at === 0) {
+        demoted.push({
+          node: p.node,
+          backend: p.engine,
+          predictedMs: predictedMs(p, j)!,
+          inFlight: p.queueDepth,
+          fasterNode: first.node,
+          fasterBackend: first.engine,
+          fasterMs: predictedMs(first, j)!,
+          fasterInFlight: first.queueDepth,
+        });
+      }
+      list.splice(at, list.length - at, ...ahead, p, ...rest.filter((c) => !ahead.includes(c)));
+    }
+  }
+  return [...list, ...withheld];
+}
+
+function gaveWayOf(earlier: PlacementRecords | undefined): (c: Candidate) => boolean {
+  const moved = (earlier?.contention?.demoted ?? []).filter((d) => d.behind.length > 0);
+  return (c) => c.node === 'local' && moved.some((d) => d.backend === c.engine);
+}
+
+export const muchSlowerStep: PlacementStep<'throughput'> = {
+  key: 'throughput',
+  run(tiers, ctx, earlier) {
+    const prior = earlier?.throughput ?? null;
+    const input = ctx.throughput;
+    if (input === undefined || prior === null || input.estimatedTokens < LARGE_PROMPT_TOKENS) return { tiers, record: prior };
+    const j: Judge = { input, ctx, gaveWay: gaveWayOf(earlier) };
+    const slowerDemoted: SlowerDemotion[] = [];
+    const next = tiers.map((tier) => reorderGroup(tier, j, slowerDemoted));
+    return { tiers: next as Tiers, record: { ...prior, slowerDemoted } };
+  },
+};

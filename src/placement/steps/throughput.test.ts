@@ -1,0 +1,168 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ThroughputRecord } from '../../routing-log/placement-records.js';
+import type { ThroughputInput } from '../throughput-input.js';
+import type { PlacementContext, Tiers } from '../types.js';
+import type { RoutingPin } from '../../config/settings-schema.js';
+import { localEngine, peerNode, tierIds } from './candidate-fixtures.js';
+import { throughputStep } from './throughput.js';
+import { throughputInput } from './throughput-fixtures.js';
+import { placementContext } from '../context.fixture.js';
+
+const MODEL = 'qwen3-coder:30b';
+const core7 = peerNode('core-7', 0, 'high-end');
+const beta1 = peerNode('beta-1', 0);
+const betaMax = peerNode('beta-max', 0);
+const fzzy = peerNode('fzzy', 0, 'cpu-only');
+const busy = peerNode('beta-red', 1);
+const local = localEngine('ollama', 0);
+
+interface Row {
+  name: string;
+  tiers: Tiers;
+  input?: ThroughputInput;
+  pins?: readonly RoutingPin[];
+  contention?: PlacementContext['contention'];
+  expect: Tiers;
+  /** The parts of the record the row is about; null: the record must be null. */
+  record: Partial<ThroughputRecord> | null;
+}
+
+const rows: readonly Row[] = [
+  { name: 'HUB_POOL_THROUGHPUT_PLACEMENT=off or a route it does not judge (no input): nothing moves, record null', tiers: [[core7, beta1]], expect: [[core7, beta1]], record: null },
+  {
+    name: 'no candidate has applicable evidence: nothing moves, record null',
+    tiers: [[core7, beta1]],
+    input: throughputInput(8000, []),
+    expect: [[core7, beta1]],
+    record: null,
+  },
+  {
+    name: 'a candidate predicted to miss the budget moves behind every one that is not (fzzy at 46k tokens)',
+    tiers: [[fzzy, beta1]],
+    input: throughputInput(46_000, [[fzzy, 1_122_000], [beta1, 93_000]]),
+    expect: [[beta1], [fzzy]],
+    record: { unmeasured: [], slowerDemoted: [], overridden: false },
+  },
+  {
+    name: 'a node predicted slow also goes behind an unmeasured one: unmeasured is not known to be slow',
+    tiers: [[fzzy, core7]],
+    input: throughputInput(46_000, [[fzzy, 1_122_000]]),
+    expect: [[core7], [fzzy]],
+    record: { unmeasured: [] },
+  },
+  {
+    name: 'all slow means nothing moves',
+    tiers: [[fzzy, core7]],
+    input: throughputInput(46_000, [[fzzy, 1_122_000], [core7, 900_000]]),
+    expect: [[fzzy, core7]],
+    record: { unmeasured: [] },
+  },
+  {
+    name: 'a slow node is judged within its group and never brought into an earlier one',
+    tiers: [[fzzy], [beta1]],
+    input: throughputInput(46_000, [[fzzy, 1_122_000], [beta1, 93_000]]),
+    expect: [[fzzy], [beta1]],
+    record: { unmeasured: [] },
+  },
+  {
+    name: 'core-7, 2026-09-29: an unmeasured peer moves behind measured peers the ranker scored the same (7,731 tokens)',
+    tiers: [[core7, beta1, betaMax]],
+    input: throughputInput(7731, [[beta1, 32_000], [betaMax, 36_000]]),
+    expect: [[beta1, betaMax, core7]],
+    record: { unmeasured: [{ node: core7.node, backend: null, prior: 'unknown' }] },
+  },
+  {
+    name: 'under 6,144 tokens an unmeasured peer keeps its place, which is how it gets measured',
+    tiers: [[core7, beta1]],
+    input: throughputInput(6000, [[beta1, 20_000]]),
+    expect: [[core7, beta1]],
+    record: { unmeasured: [] },
+  },
+  {
+    name: 'never behind a busier node: an idle unmeasured peer stays ahead of a measured one with a request in flight',
+    tiers: [[core7, busy]],
+    input: throughputInput(20_000, [[busy, 40_000]]),
+    expect: [[core7, busy]],
+    record: { unmeasured: [] },
+  },
+  {
+    name: 'a cpu-only prior also moves behind the other unmeasured peers of its score',
+    tiers: [[fzzy, core7, beta1]],
+    input: throughputInput(20_000, [[beta1, 40_000]]),
+    expect: [[beta1, core7, fzzy]],
+    record: {
+      unmeasured: [
+        { node: core7.node, backend: null, prior: 'unknown' },
+        { node: fzzy.node, backend: null, prior: 'cpu-only' },
+      ],
+    },
+  },
+  {
+    name: 'no candidate measured to meet the budget: unmeasured peers keep their places',
+    tiers: [[core7, beta1, fzzy]],
+    input: throughputInput(46_000, [[fzzy, 1_122_000]]),
+    expect: [[core7, beta1], [fzzy]],
+    record: { unmeasured: [] },
+  },
+  {
+    name: 'this node\'s own engine keeps its place unmeasured (its evidence dies with a restart, its prefix cache does not)',
+    tiers: [[localEngine('ollama', 1), beta1]],
+    input: throughputInput(20_000, [[beta1, 40_000]]),
+    expect: [[localEngine('ollama', 1), beta1]],
+    record: { unmeasured: [] },
+  },
+  {
+    name: 'a pinned peer keeps its place unmeasured: a pin is a statement, unmeasured only a prior',
+    tiers: [[core7, beta1]],
+    pins: [{ scope: 'model', model: MODEL, target: core7.node }],
+    input: throughputInput(20_000, [[beta1, 40_000]]),
+    expect: [[core7, beta1]],
+    record: { unmeasured: [] },
+  },
+  {
+    name: 'the engine prefix affinity holds keeps its place unmeasured',
+    tiers: [[core7, beta1]],
+    input: throughputInput(20_000, [[beta1, 40_000]], { affinityHeld: core7.id }),
+    expect: [[core7, beta1]],
+    record: { unmeasured: [] },
+  },
+  {
+    name: 'a local engine contention is about to move does not hold unmeasured peers back',
+    tiers: [[local, core7]],
+    input: throughputInput(20_000, [[local, 40_000]], { score: () => 0 }),
+    contention: { numCtx: 65536, busy: new Map([['ollama', [{ model: 'qwen3.8:27b', numCtx: 32768 }]]]), runsAt: new Map([['ollama', 65536]]), affinityHeld: null, pressureWeight: 0 },
+    expect: [[local, core7]],
+    record: { unmeasured: [] },
+  },
+];
+
+describe('throughputStep (spec, "Throughput-aware placement")', () => {
+  for (const row of rows) {
+    it(row.name, () => {
+      const ctx: PlacementContext = placementContext({ model: MODEL, pins: row.pins ?? [], ...(row.input ? { throughput: row.input } : {}), ...(row.contention ? { contention: row.contention } : {}) });
+      const out = throughputStep.run(row.tiers, ctx);
+      assert.deepEqual(tierIds(out.tiers.filter((t) => t.length > 0)), tierIds(row.expect));
+      if (row.record === null) assert.equal(out.record, null);
+      else {
+        assert.notEqual(out.record, null);
+        for (const [k, v] of Object.entries(row.record)) assert.deepEqual(out.record![k as keyof ThroughputRecord], v, k);
+      }
+    });
+  }
+
+  it('records each estimate with its source, the size it was read from, and whether it misses the budget', () => {
+    const out = throughputStep.run([[fzzy, beta1]], placementContext({ model: MODEL, pins: [], throughput: throughputInput(46_000, [[fzzy, 1_122_000], [beta1, 93_000]]) }));
+    assert.deepEqual(out.record, {
+      estimatedTokens: 46_000,
+      budgetMs: 327_000,
+      estimates: [
+        { node: fzzy.node, backend: null, tokensPerSec: 41, fromPromptTokens: 46_000, extrapolated: false, predictedMs: 1_122_000, source: 'observed', deadline: false, slow: true },
+        { node: beta1.node, backend: null, tokensPerSec: 494.6, fromPromptTokens: 46_000, extrapolated: false, predictedMs: 93_000, source: 'observed', deadline: false, slow: false },
+      ],
+      unmeasured: [],
+      slowerDemoted: [],
+      overridden: false,
+    });
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * Throughput-aware placement (spec, "Throughput-aware placement"), inside each group the
+ * ceilings and slots left:
+ * - a candidate predicted to miss the request's budget moves behind every one that is not;
+ *   a group where every candidate is predicted to miss stays as ranked;
+ * - for a prompt of 6,144 estimated tokens or more, an unmeasured peer moves behind a candidate
+ *   the ranker scored the same that is measured to meet the budget, and one advertising
+ *   hardwareTier cpu-only or insufficient also behind the other unmeasured peers of that score;
+ *   never behind a busier node, and not for a local engine contention is about to move;
+ * - this node's own engines, the engine prefix affinity holds and a pinned node keep their place.
+ * Absent input (a route it does not judge, HUB_POOL_THROUGHPUT_PLACEMENT=off, a prompt under
+ * 4,096 tokens) records null; so does a request no candidate had evidence for.
+ */
+import type { ThroughputEstimate, ThroughputRecord, UnmeasuredDeferral } from '../../routing-log/placement-records.js';
+import { LARGE_PROMPT_TOKENS, type ThroughputInput } from '../throughput-input.js';
+import type { Candidate, PlacementContext, PlacementStep, Tiers } from '../types.js';
+import { pinTargetNode, resolvePin } from './pin.js';
+import { unjoinable } from './contention.js';
+
+const CPU_PRIORS: ReadonlySet<string> = new Set(['cpu-only', 'insufficient']);
+
+/** The estimate row for one candidate, or null when it is unmeasured. */
+export function estimateOf(c: Candidate, input: ThroughputInput): ThroughputEstimate | null {
+  const p = input.predictions.get(c.id);
+  if (p === undefined) return null;
+  return {
+    node: c.node,
+    backend: c.engine,
+    tokensPerSec: Math.round(p.tokensPerSec * 10) / 10,
+    fromPromptTokens: p.fromPromptTokens,
+    extrapolated: p.extrapolated,
+    predictedMs: p.predictedMs,
+    source: p.source,
+    deadline: p.deadline,
+    slow: p.predictedMs > input.budgetMs,
+  };
+}
+
+/** A candidate a statement or a held prefix keeps in front: the pinned node's, or the one prefix affinity holds. */
+export function heldInFront(c: Candidate, ctx: PlacementContext, affinityHeld: string | null): boolean {
+  if (c.id === affinityHeld) return true;
+  const pin = resolvePin(ctx.pins, ctx.model);
+  return pin !== null && c.node.toLowerCase() === pinTargetNode(pin.target);
+}
+
+/** Candidates that keep their place unmeasured: this node's engines (its evidence dies with a restart, its prefix cache does not), and the held ones. */
+function keepsPlace(c: Candidate, ctx: PlacementContext, affinityHeld: string | null): boolean {
+  return c.peerId === null || heldInFront(c, ctx, affinityHeld);
+}
+
+/** A local engine contention is about to move behind the peers (and affinity does not hold). */
+function contended(c: Candidate, ctx: PlacementContext, affinityHeld: string | null): boolean {
+  const input = ctx.contention;
+  if (input === undefined || c.backendId === null || c.node !== 'local' || c.id === affinityHeld) return false;
+  const runsAt = input.runsAt.get(c.backendId) ?? input.numCtx;
+  return unjoinable(input.busy.get(c.backendId) ?? [], ctx.model, runsAt).length > 0;
+}
+
+function deferWithinTies(tier: readonly Candidate[], ctx: PlacementContext, input: ThroughputInput, unmeasured: UnmeasuredDeferral[]): Candidate[] {
+  const out: Candidate[] = [];
+  let i = 0;
+  while (i < tier.length) {
+    const score = input.score(tier[i]!);
+    let j = i;
+    while (j < tier.length && input.score(tier[j]!) === score) j++;
+    const run = tier.slice(i, j);
+    i = j;
+    const meets = run.some((c) => {
+      const e = estimateOf(c, input);
+      return e !== null && !e.slow && !contended(c, ctx, input.affinityHeld);
+    });
+    const deferred = (c: Candidate) => meets && !input.predictions.has(c.id) && !keepsPlace(c, ctx, input.affinityHeld);
+    const cpu = (c: Candidate) => c.hardwareTier !== null && CPU_PRIORS.has(c.hardwareTier);
+    const unknown = run.filter((c) => deferred(c) && !cpu(c));
+    const cpuOnly = run.filter((c) => deferred(c) && cpu(c));
+    for (const c of [...unknown, ...cpuOnly]) unmeasured.push({ node: c.node, backend: c.engine, prior: cpu(c) ? 'cpu-only' : 'unknown' });
+    out.push(...run.filter((c) => !deferred(c)), ...unknown, ...cpuOnly);
+  }
+  return out;
+}
+
+export const throughputStep: PlacementStep<'throughput'> = {
+  key: 'throughput',
+  run(tiers, ctx) {
+    const input = ctx.throughput;
+    if (input === undefined) return { tiers, record: null };
+    const all = tiers.flat();
+    const estimates = all.map((c) => estimateOf(c, input)).filter((e): e is ThroughputEstimate => e !== null);
+    if (estimates.length === 0) return { tiers, record: null };
+    const slow = (c: Candidate) => estimateOf(c, input)?.slow === true;
+    const unmeasured: UnmeasuredDeferral[] = [];
+    const next: Candidate[][] = [];
+    for (const tier of tiers) {
+      const allSlow = tier.every(slow);
+      const ahead = allSlow ? [...tier] : tier.filter((c) => !slow(c));
+      const behind = allSlow ? [] : tier.filter(slow);
+      next.push(input.estimatedTokens >= LARGE_PROMPT_TOKENS ? deferWithinTies(ahead, ctx, input, unmeasured) : ahead);
+      if (behind.length > 0) next.push(behind);
+    }
+    const record: ThroughputRecord = { estimatedTokens: input.estimatedTokens, budgetMs: input.budgetMs, estimates, unmeasured, slowerDemoted: [], overridden: false };
+    return { tiers: next as Tiers, record };
+  },
+};

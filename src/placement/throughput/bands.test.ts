@@ -1,0 +1,60 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { bandOf, FORGET_AFTER_MS, readBand, recordInBand, SLOW_HALF_LIFE_MS, SLOW_HOLD_MS, type Reading } from './bands.js';
+
+const T0 = Date.UTC(2026, 8, 17, 12);
+const reading = (tokensPerSec: number, atMs = T0, promptTokens = 10_600, deadline = false): Reading => ({ promptTokens, tokensPerSec, deadline, atMs });
+
+describe('bandOf: bands double from 4,096 estimated tokens', () => {
+  const rows = [
+    { tokens: 4095, band: null },
+    { tokens: 4096, band: 4096 },
+    { tokens: 8191, band: 4096 },
+    { tokens: 8192, band: 8192 },
+    { tokens: 46_000, band: 32_768 },
+    { tokens: Number.NaN, band: null },
+  ];
+  for (const row of rows) it(`${row.tokens} tokens → ${row.band}`, () => assert.equal(bandOf(row.tokens), row.band));
+});
+
+describe('recordInBand and readBand: replace, decay, forget', () => {
+  it('the first reading is the band', () => {
+    const band = recordInBand(null, reading(123), T0);
+    assert.deepEqual(readBand(band, T0), { ...reading(123), fromTokens: 8192 });
+  });
+
+  it('slower evidence replaces a band at once', () => {
+    const band = recordInBand(recordInBand(null, reading(300), T0), reading(30, T0 + 1000), T0 + 1000);
+    assert.equal(readBand(band, T0 + 1000)?.tokensPerSec, 30);
+    assert.equal(band.faster, null);
+  });
+
+  it('a faster reading is kept beside the slow one and does not take over during the 30-minute hold', () => {
+    const band = recordInBand(recordInBand(null, reading(30), T0), reading(3000, T0 + 60_000), T0 + 60_000);
+    assert.equal(readBand(band, T0 + SLOW_HOLD_MS)?.tokensPerSec, 30);
+  });
+
+  it('after the hold the slow reading\'s weight halves every 30 minutes', () => {
+    const band = recordInBand(recordInBand(null, reading(30), T0), reading(3000, T0 + 60_000), T0 + 60_000);
+    assert.equal(readBand(band, T0 + SLOW_HOLD_MS + SLOW_HALF_LIFE_MS)?.tokensPerSec, 3000 - (3000 - 30) / 2);
+    assert.equal(readBand(band, T0 + SLOW_HOLD_MS + 2 * SLOW_HALF_LIFE_MS)?.tokensPerSec, 3000 - (3000 - 30) / 4);
+  });
+
+  it('with no faster reading, a slow one stands until it is forgotten', () => {
+    const band = recordInBand(null, reading(30), T0);
+    assert.equal(readBand(band, T0 + FORGET_AFTER_MS)?.tokensPerSec, 30);
+    assert.equal(readBand(band, T0 + FORGET_AFTER_MS + 1), null);
+  });
+
+  it('once the slow reading is forgotten the faster one is the band, until it too is forgotten', () => {
+    const band = recordInBand(recordInBand(null, reading(30), T0), reading(3000, T0 + 60_000), T0 + 60_000);
+    assert.equal(readBand(band, T0 + FORGET_AFTER_MS + 1)?.tokensPerSec, 3000);
+    assert.equal(readBand(band, T0 + 60_000 + FORGET_AFTER_MS + 1), null);
+  });
+
+  it('a reading into a forgotten band starts it afresh, even if faster', () => {
+    const old = recordInBand(null, reading(30), T0);
+    const band = recordInBand(old, reading(3000, T0 + FORGET_AFTER_MS + 1), T0 + FORGET_AFTER_MS + 1);
+    assert.equal(readBand(band, T0 + FORGET_AFTER_MS + 1)?.tokensPerSec, 3000);
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * The throughput book: every prefill reading this node took, per node, engine and model, kept
+ * in bands (bands.ts) in memory only, so a restart forgets it. Written by the walk observer
+ * (proxy/throughput-sampler.ts), read by placement and status. The clock is injected.
+ */
+import type { Clock } from '../../util/clock.js';
+import { bandOf, FORGET_AFTER_MS, readBand, recordInBand, type Band, type BandReading, type Reading } from './bands.js';
+
+/** Keys (node, engine, model) held at most; the least recently written go first. Bounds memory however many models are asked for. */
+export const MAX_BOOK_KEYS = 2_000;
+
+export interface BookKey {
+  /** 'local' or a peer's MagicDNS name. */
+  readonly node: string;
+  /** The local engine's backend id; null for a peer, which picks its own engine. */
+  readonly backendId: string | null;
+  readonly model: string;
+}
+
+/** One band as status shows it. */
+export interface BandView {
+  readonly fromTokens: number;
+  readonly promptTokens: number;
+  readonly tokensPerSec: number;
+  readonly deadline: boolean;
+  readonly ageMs: number;
+}
+
+export interface EstimateView extends BookKey {
+  readonly bands: readonly BandView[];
+  /** The latest decode rate, tokens per second; null when none was timed. Reported, not ranked on. */
+  readonly decodeTokensPerSec: number | null;
+}
+
+interface Entry {
+  readonly key: BookKey;
+  bands: Map<number, Band>;
+  decode: { tokensPerSec: number; atMs: number } | null;
+}
+
+const keyOf = (k: BookKey) => `${k.node}\u0000${k.backendId ?? ''}\u0000${k.model}`;
+
+export class ThroughputBook {
+  readonly #clock: Clock;
+  readonly #entries = new Map<string, Entry>();
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  /** Records one prefill reading (ignored below the first band). */
+  record(key: BookKey, reading: Omit<Reading, 'atMs'>): void {
+    const from = bandOf(reading.promptTokens);
+    if (from === null || !(reading.tokensPerSec > 0)) return;
+    const now = this.#clock.nowMs();
+    const entry = this.#entry(key);
+    const band = recordInBand(entry.bands.get(from) ?? null, { ...reading, atMs: now }, now);
+    entry.bands.set(band.fromTokens, band);
+  }
+
+  recordDecode(key: BookKey, tokensPerSec: number): void {
+    this.#entry(key).decode = { tokensPerSec, atMs: this.#clock.nowMs() };
+  }
+
+  /** The bands placement reads for this key now, smallest first; empty when unmeasured. */
+  readings(key: BookKey): BandReading[] {
+    const entry = this.#entries.get(keyOf(key));
+    if (entry === undefined) return [];
+    const now = this.#clock.nowMs();
+    return [...entry.bands.values()]
+      .map((b) => readBand(b, now))
+      .filter((r): r is BandReading => r !== null)
+      .sort((a, b) => a.fromTokens - b.fromTokens);
+  }
+
+  /** Every key with a live reading, as status shows it. */
+  estimates(filter: (key: BookKey) => boolean = () => true): EstimateView[] {
+    const now = this.#clock.nowMs();
+    const out: EstimateView[] = [];
+    for (const entry of this.#entries.values()) {
+      if (!filter(entry.key)) continue;
+      const bands = this.readings(entry.key).map((r) => ({ fromTokens: r.fromTokens, promptTokens: r.promptTokens, tokensPerSec: r.tokensPerSec, deadline: r.deadline, ageMs: now - r.atMs }));
+      const decode = entry.decode !== null && now - entry.decode.atMs <= FORGET_AFTER_MS ? entry.decode.tokensPerSec : null;
+      if (bands.length === 0 && decode === null) continue;
+      out.push({ ...entry.key, bands, decodeTokensPerSec: decode });
+    }
+    return out;
+  }
+
+  #entry(key: BookKey): Entry {
+    const k = keyOf(key);
+    let entry = this.#entries.get(k);
+    if (entry === undefined) {
+      entry = { key: { node: key.node, backendId: key.backendId, model: key.model }, bands: new Map(), decode: null };
+    } else {
+      this.#entries.delete(k);
+    }
+    // Re-inserted last: Map order is then least recently written first.
+    this.#entries.set(k, entry);
+    while (this.#entries.size > MAX_BOOK_KEYS) this.#entries.delete(this.#entries.keys().next().value!);
+    return entry;
+  }
+}
+

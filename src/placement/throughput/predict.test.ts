@@ -1,0 +1,67 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { BandReading } from './bands.js';
+import { predict, slower, type Prediction } from './predict.js';
+
+const r = (fromTokens: number, promptTokens: number, tokensPerSec: number, deadline = false): BandReading => ({ fromTokens, promptTokens, tokensPerSec, deadline, atMs: 0 });
+
+describe('predict (spec, "Predicting a prompt larger than anything measured")', () => {
+  const rows: readonly { name: string; readings: readonly BandReading[]; tokens: number; expect: Prediction | null }[] = [
+    { name: 'no band at or below the prompt: unmeasured', readings: [r(16_384, 20_000, 100)], tokens: 10_000, expect: null },
+    { name: 'nothing measured: unmeasured', readings: [], tokens: 10_000, expect: null },
+    {
+      name: 'a prompt the size measured: its rate, not extrapolated',
+      readings: [r(8192, 10_000, 100)],
+      tokens: 10_000,
+      expect: { tokensPerSec: 100, fromPromptTokens: 10_000, extrapolated: false, predictedMs: 100_000, deadline: false },
+    },
+    {
+      name: 'a larger prompt: the per-token cost grows by N / measured',
+      readings: [r(8192, 10_000, 100)],
+      tokens: 20_000,
+      expect: { tokensPerSec: 100, fromPromptTokens: 10_000, extrapolated: true, predictedMs: 400_000, deadline: false },
+    },
+    {
+      name: 'never more than threefold growth however much longer (fzzy: 10.6k read at 123 tok/s, asked for 46k)',
+      readings: [r(8192, 10_600, 123)],
+      tokens: 46_000,
+      expect: { tokensPerSec: 123, fromPromptTokens: 10_600, extrapolated: true, predictedMs: Math.round((46_000 / 123) * 3 * 1000), deadline: false },
+    },
+    {
+      name: 'only the nearest band is read forward',
+      readings: [r(4096, 5000, 50), r(16_384, 20_000, 400)],
+      tokens: 20_000,
+      expect: { tokensPerSec: 50, fromPromptTokens: 5000, extrapolated: false, predictedMs: 400_000, deadline: false },
+    },
+    {
+      name: 'never past the slowest reading at or below the size: a faster long reading is bounded by a slower short one',
+      readings: [r(4096, 5000, 40), r(16_384, 20_000, 400)],
+      tokens: 20_000,
+      expect: { tokensPerSec: 40, fromPromptTokens: 5000, extrapolated: false, predictedMs: 500_000, deadline: false },
+    },
+    {
+      name: 'a band above the prompt is not read (prefill only gets slower as the prompt grows)',
+      readings: [r(4096, 5000, 400), r(32_768, 40_000, 10)],
+      tokens: 5000,
+      expect: { tokensPerSec: 400, fromPromptTokens: 5000, extrapolated: false, predictedMs: 12_500, deadline: false },
+    },
+    {
+      name: 'a missed deadline reads as a bound and says so',
+      readings: [r(8192, 10_000, 20, true)],
+      tokens: 10_000,
+      expect: { tokensPerSec: 20, fromPromptTokens: 10_000, extrapolated: false, predictedMs: 500_000, deadline: true },
+    },
+  ];
+  for (const row of rows) it(row.name, () => assert.deepEqual(predict(row.readings, row.tokens), row.expect));
+});
+
+describe('slower: a peer cannot advertise its way out of a deadline this node watched it miss', () => {
+  const fast: Prediction = { tokensPerSec: 400, fromPromptTokens: 10_000, extrapolated: false, predictedMs: 25_000, deadline: false };
+  const slow: Prediction = { tokensPerSec: 20, fromPromptTokens: 10_000, extrapolated: false, predictedMs: 500_000, deadline: true };
+  it('takes the slower of observed and advertised', () => assert.equal(slower(fast, slow), slow));
+  it('takes the one there is when the other is missing', () => {
+    assert.equal(slower(null, fast), fast);
+    assert.equal(slower(fast, null), fast);
+    assert.equal(slower(null, null), null);
+  });
+});

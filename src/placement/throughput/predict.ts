@@ -1,0 +1,44 @@
+/**
+ * Predicting a prompt's wait for a first byte from band readings (spec, "Predicting a prompt
+ * larger than anything measured"). Attention is quadratic, so the per-token cost grows with
+ * the prompt: the reading nearest the requested size is read forward at min(N / measured, 3)
+ * times its per-token cost, and the prediction is never faster than the slowest reading at or
+ * below that size (a node that slow on a shorter prompt cannot be faster on a longer one).
+ */
+import type { BandReading } from './bands.js';
+
+/** Reading forward never multiplies the per-token cost by more than this (the physical worst case). */
+export const MAX_GROWTH = 3;
+
+export interface Prediction {
+  /** The reading's rate as measured, estimated tokens per second. */
+  readonly tokensPerSec: number;
+  /** The prompt size it was measured at. */
+  readonly fromPromptTokens: number;
+  readonly extrapolated: boolean;
+  readonly predictedMs: number;
+  /** The reading is a missed deadline: a lower bound only. */
+  readonly deadline: boolean;
+}
+
+/** The prediction for a prompt of `estimatedTokens` from `readings`; null when no band applies (unmeasured). */
+export function predict(readings: readonly BandReading[], estimatedTokens: number): Prediction | null {
+  const applicable = readings.filter((r) => r.fromTokens <= estimatedTokens && r.tokensPerSec > 0);
+  if (applicable.length === 0) return null;
+  const nearest = applicable.reduce((a, b) => (b.fromTokens > a.fromTokens ? b : a));
+  const slowest = applicable.reduce((a, b) => (b.tokensPerSec < a.tokensPerSec ? b : a));
+  const growth = Math.min(Math.max(estimatedTokens / nearest.promptTokens, 1), MAX_GROWTH);
+  const forward = (estimatedTokens / nearest.tokensPerSec) * growth * 1000;
+  const bound = (estimatedTokens / slowest.tokensPerSec) * 1000;
+  if (bound > forward) {
+    return { tokensPerSec: slowest.tokensPerSec, fromPromptTokens: slowest.promptTokens, extrapolated: false, predictedMs: Math.round(bound), deadline: slowest.deadline };
+  }
+  return { tokensPerSec: nearest.tokensPerSec, fromPromptTokens: nearest.promptTokens, extrapolated: growth > 1, predictedMs: Math.round(forward), deadline: nearest.deadline };
+}
+
+/** The slower of two predictions (a peer cannot advertise its way out of a deadline this node watched it miss). */
+export function slower(a: Prediction | null, b: Prediction | null): Prediction | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return b.predictedMs > a.predictedMs ? b : a;
+}

@@ -1,0 +1,63 @@
+/**
+ * Whether contention may leave the engine prefix affinity qualified where it is (spec, "Local
+ * engine contention", "Except the engine a session's prefix is warm on"). Only a warm prefix is
+ * worth waiting beside another model's turn, so the hold needs both:
+ * - the session's model is not generating there at another window (Ollama reloaded the runner
+ *   for that request, which discarded the prefix), and
+ * - the engine shows the model resident (Ollama's /api/ps). An engine with no residency API
+ *   (vLLM, oMLX, llama.cpp) serves what it was started with, so the inventory that made it a
+ *   candidate stands for residency. Lemonade's health answer is not read here, so it cannot
+ *   show the prefix warm and is not held.
+ * Residency is asked only when the first check passes and the engine is contended, within the
+ * 500 ms placement budget; a read that fails, cannot tell or runs out of time does not hold.
+ */
+import type { Dispatcher } from 'undici';
+import { residentModels } from '../engines/engine-answers.js';
+import { PLACEMENT_BUDGET_MS } from '../engines/health-snapshot.js';
+import { isSameModel } from '../engines/model-name.js';
+import { ENGINE_LISTING_MAX_BYTES, getJson } from '../engines/probe-fetch.js';
+import { unjoinable } from '../placement/steps/contention.js';
+import type { Candidate } from '../placement/types.js';
+import type { BusyWith } from '../routing-log/placement-records.js';
+
+/** Why the hold was refused, for the one debug line the spec asks for. */
+export type HoldRefusal = 'reloaded at another window' | 'not resident' | 'residency unknown';
+
+export type HoldDecision = { readonly held: string | null; readonly refused: HoldRefusal | null };
+
+/** The models an engine shows resident; null when it cannot tell (failed, timed out, unknown shape); 'inventory' when it has no residency API. */
+export type ResidencyRead = (c: Candidate, signal: AbortSignal) => Promise<readonly string[] | null | 'inventory'>;
+
+export function ollamaResidency(dispatcher: Dispatcher): ResidencyRead {
+  return async (c, signal) => {
+    if (c.engine === 'vllm' || c.engine === 'omlx' || c.engine === 'llamacpp') return 'inventory';
+    if (c.engine !== 'ollama') return null;
+    const answer = await getJson(`${c.url}/api/ps`, dispatcher, signal, ENGINE_LISTING_MAX_BYTES);
+    return answer.ok ? residentModels(answer.json) : null;
+  };
+}
+
+export async function affinityHold(args: {
+  /** The local engine prefix affinity qualified; null when none (or a peer). */
+  readonly target: Candidate | null;
+  readonly model: string;
+  readonly runsAt: number | null;
+  readonly busy: readonly BusyWith[];
+  readonly read: ResidencyRead;
+  readonly budgetMs?: number;
+}): Promise<HoldDecision> {
+  const { target, model, runsAt, busy } = args;
+  if (target === null || target.peerId !== null) return { held: null, refused: null };
+  // Not contended: nothing to hold against, and no engine is asked.
+  if (unjoinable(busy, model, runsAt).length === 0) return { held: target.id, refused: null };
+  if (busy.some((g) => g.model === model && g.numCtx !== runsAt)) return { held: null, refused: 'reloaded at another window' };
+  let resident: readonly string[] | null | 'inventory';
+  try {
+    resident = await args.read(target, AbortSignal.timeout(args.budgetMs ?? PLACEMENT_BUDGET_MS));
+  } catch {
+    resident = null;
+  }
+  if (resident === 'inventory') return { held: target.id, refused: null };
+  if (resident === null) return { held: null, refused: 'residency unknown' };
+  return resident.some((m) => target.engine !== null && isSameModel(target.engine, m, model)) ? { held: target.id, refused: null } : { held: null, refused: 'not resident' };
+}

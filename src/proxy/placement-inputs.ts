@@ -1,0 +1,109 @@
+/**
+ * The per-request inputs of slot-aware placement, throughput placement (with the much-slower
+ * rule) and local engine contention, gathered from what is already in memory: settings, the
+ * env knobs read per request, the throughput book, the peers' snapshots and the engines' work.
+ * No I/O; each input is left out when its rule does not apply, so its step records null.
+ */
+import type { Knobs } from '../config/env.js';
+import type { PoolSettings } from '../config/settings-schema.js';
+import { ENGINE_KINDS, type EngineKind } from '../engines/engine-kind.js';
+import { isSameModel } from '../engines/model-name.js';
+import type { UsablePeer } from '../placement/candidates.js';
+import { rankScore } from '../placement/rank.js';
+import { countsAsSlots, type SlotsInput } from '../placement/steps/slots.js';
+import type { ContentionInput } from '../placement/steps/contention.js';
+import { THROUGHPUT_MIN_TOKENS } from '../placement/throughput/bands.js';
+import type { ThroughputBook } from '../placement/throughput/book.js';
+import { predict, slower } from '../placement/throughput/predict.js';
+import type { ThroughputInput } from '../placement/throughput-input.js';
+import type { Candidate } from '../placement/types.js';
+import { advertisedReadings } from '../peers/throughput-advert.js';
+import type { BusyWith } from '../routing-log/placement-records.js';
+import type { RoutedRoute } from './route-table.js';
+import { bookKeyOf } from './throughput-sampler.js';
+
+export interface PlacementInputsArgs {
+  readonly route: RoutedRoute;
+  readonly model: string;
+  readonly candidates: readonly Candidate[];
+  readonly peers: readonly UsablePeer[];
+  readonly settings: PoolSettings;
+  readonly env: Pick<Knobs, 'throughputPlacement' | 'contentionPlacement' | 'slowerPlacementRatio' | 'slowerPlacementFloorMs'>;
+  readonly estimatedTokens: number;
+  readonly budgetMs: number;
+  /** options.num_ctx on a native route; null when none. */
+  readonly numCtx: number | null;
+  /** The window this node's Ollama runs a request that names none (its stated context cap); null when it states none. */
+  readonly defaultNumCtx: number | null;
+  readonly book: ThroughputBook;
+  readonly busy: ReadonlyMap<string, readonly BusyWith[]>;
+  readonly withheld: (c: Candidate) => boolean;
+  /** The candidate prefix affinity qualified (throughput and the much-slower rule leave it in front); null when none. */
+  readonly affinityTarget: string | null;
+  /** The same candidate when contention may hold it (its prefix shown warm there, contention-hold.ts); null otherwise. */
+  readonly affinityHeld: string | null;
+  readonly nowMs: number;
+}
+
+export interface PlacementInputs {
+  readonly slots?: SlotsInput;
+  readonly throughput?: ThroughputInput;
+  readonly contention?: ContentionInput;
+  /** The window this request runs at on each local engine, by backend id (what EngineWork records). */
+  readonly runsAt: ReadonlyMap<string, number | null>;
+}
+
+/** Slot counts stated for each candidate whose engine counts as slots: this node's statement locally, a peer's ollamaSlots there. */
+export function statedSlots(candidates: readonly Candidate[], peers: readonly UsablePeer[], model: string, local: number | null): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const c of candidates) {
+    if (c.peerId === null) {
+      if (local !== null && c.engine !== null && countsAsSlots(c.engine)) out.set(c.id, local);
+      continue;
+    }
+    const p = peers.find((x) => x.peerId === c.peerId);
+    const slots = p?.ollamaSlots ?? null;
+    const holds = p?.backends.some((b) => (ENGINE_KINDS as readonly string[]).includes(b.kind) && countsAsSlots(b.kind as EngineKind) && b.models.some((m) => isSameModel(b.kind as EngineKind, m, model)));
+    if (slots !== null && holds) out.set(c.id, slots);
+  }
+  return out;
+}
+
+export function placementInputs(a: PlacementInputsArgs): PlacementInputs {
+  const runsAt = new Map<string, number | null>();
+  for (const c of a.candidates) {
+    // Only Ollama reloads for a window; any other engine runs a model at one window.
+    if (c.peerId === null && c.backendId !== null) runsAt.set(c.backendId, c.engine === 'ollama' ? (a.numCtx ?? a.defaultNumCtx) : null);
+  }
+  const stated = statedSlots(a.candidates, a.peers, a.model, a.settings.inferenceOllamaSlots);
+  const slots: SlotsInput | undefined = a.settings.poolSlotAwareness === 1 ? { stated } : undefined;
+  if (!a.route.completion) return { ...(slots ? { slots } : {}), runsAt };
+  const contention: ContentionInput | undefined = a.env.contentionPlacement()
+    ? { numCtx: a.numCtx, busy: a.busy, runsAt, affinityHeld: a.affinityHeld, pressureWeight: a.settings.poolPressureWeight }
+    : undefined;
+  const throughput = a.env.throughputPlacement() && a.estimatedTokens >= THROUGHPUT_MIN_TOKENS ? throughputOf(a, stated) : undefined;
+  return { ...(slots ? { slots } : {}), ...(throughput ? { throughput } : {}), ...(contention ? { contention } : {}), runsAt };
+}
+
+function throughputOf(a: PlacementInputsArgs, stated: ReadonlyMap<string, number>): ThroughputInput {
+  const predictions: Map<string, NonNullable<ReturnType<ThroughputInput['predictions']['get']>>> = new Map();
+  for (const c of a.candidates) {
+    const observed = predict(a.book.readings(bookKeyOf(c, a.model)), a.estimatedTokens);
+    const peer = c.peerId === null ? undefined : a.peers.find((p) => p.peerId === c.peerId);
+    const advertised = peer === undefined ? null : predict(advertisedReadings(peer.throughput ?? null, a.model, peer.snapshotAtMs ?? a.nowMs, a.nowMs), a.estimatedTokens);
+    const chosen = slower(observed, advertised);
+    if (chosen !== null) predictions.set(c.id, { ...chosen, source: chosen === observed ? 'observed' : 'advertised' });
+  }
+  const rankOpts = { localAffinity: a.settings.poolLocalAffinity, pressureWeight: a.settings.poolPressureWeight };
+  return {
+    estimatedTokens: a.estimatedTokens,
+    budgetMs: a.budgetMs,
+    predictions,
+    score: (c) => rankScore(c, rankOpts),
+    statedSlots: stated,
+    withheld: new Set(a.candidates.filter(a.withheld).map((c) => c.id)),
+    affinityHeld: a.affinityTarget,
+    slowerRatio: a.env.slowerPlacementRatio(),
+    slowerFloorMs: a.env.slowerPlacementFloorMs(),
+  };
+}

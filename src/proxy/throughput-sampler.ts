@@ -1,0 +1,55 @@
+/**
+ * The walk observer that feeds the throughput book: on the entry node and on the node that
+ * serves a peer's forward alike, each finished attempt becomes at most one prefill reading
+ * (placement/throughput/sample.ts decides which), filed under the node, engine and model.
+ * Whether the node was idle is read as each attempt starts, from this Hub's own counts.
+ */
+import type { ThroughputBook, BookKey } from '../placement/throughput/book.js';
+import { decodeRate, prefillReading } from '../placement/throughput/sample.js';
+import type { Candidate } from '../placement/types.js';
+import type { AttemptStart, WalkObserver, WalkSettled } from './walk-types.js';
+
+export interface ThroughputSamplerDeps {
+  readonly book: ThroughputBook;
+  /** Whether `c`'s node has nothing in flight but the attempt just started (its own count is held by then). */
+  readonly aloneOn: (c: Candidate) => boolean;
+}
+
+export function bookKeyOf(c: Candidate, model: string): BookKey {
+  return { node: c.node, backendId: c.peerId === null ? c.backendId : null, model };
+}
+
+export class ThroughputSampler implements WalkObserver {
+  readonly #deps: ThroughputSamplerDeps;
+  /** Per request, whether each attempt (by index) started with its node otherwise idle. */
+  readonly #idle = new Map<string, boolean[]>();
+
+  constructor(deps: ThroughputSamplerDeps) {
+    this.#deps = deps;
+  }
+
+  onAttempt(a: AttemptStart): void {
+    const list = this.#idle.get(a.requestId) ?? [];
+    list[a.index] = a.candidate.queueDepth === 0 && this.#deps.aloneOn(a.candidate);
+    this.#idle.set(a.requestId, list);
+  }
+
+  onSettled(s: WalkSettled): void {
+    const idle = this.#idle.get(s.requestId) ?? [];
+    this.#idle.delete(s.requestId);
+    if (!s.route.completion) return;
+    const common = { completion: true, estimatedTokens: Math.floor(s.bodyBytes / 4), stream: s.stream, budgetMs: s.budgetMs };
+    s.failures.forEach((f, i) => {
+      if (f.failure.kind !== 'deadline') return;
+      const r = prefillReading({ ...common, idle: idle[i] === true, headersMs: null, missedDeadline: true, timings: null });
+      if (r !== null) this.#deps.book.record(bookKeyOf(f.candidate, s.model), r);
+    });
+    if (s.served === null || s.attempt === null || s.end !== 'committed' || s.status === null || s.status >= 400) return;
+    const timings = s.engineTimings();
+    const key = bookKeyOf(s.served, s.model);
+    const r = prefillReading({ ...common, idle: idle[s.attempt - 1] === true, headersMs: s.headersMs, missedDeadline: false, timings });
+    if (r !== null) this.#deps.book.record(key, r);
+    const decode = decodeRate(timings);
+    if (decode !== null) this.#deps.book.recordDecode(key, decode);
+  }
+}
