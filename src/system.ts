@@ -17,6 +17,7 @@ import { buildServer } from './http/server.js';
 import { InFlight } from './proxy/in-flight.js';
 import { LocalRoutes } from './proxy/local-routes.js';
 import { PoolProxy, type PoolAccess } from './proxy/pool-proxy.js';
+import { PrefixAffinity } from './placement/affinity/prefix-affinity.js';
 import { EngineRefusalWarnings } from './proxy/engine-refusal-warnings.js';
 import { releaseResident, RESIDENCY_CHECK_MS } from './proxy/residency-release.js';
 import { engineModelKey, WithholdBook } from './proxy/withhold-book.js';
@@ -122,7 +123,8 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     if (withheld) logger.warn({ backend: backendId, model, reason }, `withholding ${model} on ${backendId}: it failed twice within five minutes`);
     else logger.info({ backend: backendId, model }, `${model} on ${backendId} served again; no longer withheld`);
   };
-  const proxy = new PoolProxy({ pool, outputFaults, unservable, onWithholdChange, env, settings: () => settings.get(), health, inFlight, routingLog, dispatcher, logger });
+  const affinity = new PrefixAffinity({ clock, ttlMs: env.prefixAffinityTtlMs });
+  const proxy = new PoolProxy({ pool, outputFaults, unservable, onWithholdChange, env, settings: () => settings.get(), health, inFlight, routingLog, dispatcher, logger, affinity });
   const localRoutes = new LocalRoutes({ pool, health, dispatcher, proxy, logger });
 
   const services: HubServices = {

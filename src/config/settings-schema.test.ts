@@ -26,6 +26,7 @@ describe('operator settings defaults', () => {
     { key: 'poolMaxPromptTokens', value: null },
     { key: 'poolProbeSnapshotTtlMs', value: 0 },
     { key: 'poolPrefixAffinityMaxInFlight', value: 0 },
+    { key: 'poolPrefixAffinityMargin', value: 0 },
     { key: 'poolSlotAwareness', value: 0 },
   ];
   for (const row of expected) {
@@ -88,6 +89,7 @@ describe('operator settings ranges (validatePatch, one field at a time)', () => 
     ...wholeNumberRows('poolMaxPromptTokens', 1024, 1_048_576, true),
     ...wholeNumberRows('poolProbeSnapshotTtlMs', 0, 300_000),
     ...wholeNumberRows('poolPrefixAffinityMaxInFlight', 0, 20),
+    ...wholeNumberRows('poolPrefixAffinityMargin', 0, 20),
     ...wholeNumberRows('poolSlotAwareness', 0, 1),
     { name: 'poolPressureWeight accepts its minimum 0', key: 'poolPressureWeight', value: 0, accepted: true },
     { name: 'poolPressureWeight accepts its maximum 3', key: 'poolPressureWeight', value: 3, accepted: true },

@@ -6,6 +6,7 @@
  */
 import { NULL_PLACEMENT_RECORDS, type PlacementRecords } from '../routing-log/entry.js';
 import { pinStep } from './steps/pin.js';
+import { affinityStep } from './steps/affinity.js';
 import type { Candidate, Placement, PlacementContext, PlacementStep, Tiers } from './types.js';
 
 /**
@@ -15,7 +16,7 @@ import type { Candidate, Placement, PlacementContext, PlacementStep, Tiers } fro
  * operator's preference from outranking a rule about the request itself: a pinned node over
  * its ceiling still goes behind the nodes under it, but leads the group it was put in.
  */
-export const STEPS: readonly PlacementStep[] = [pinStep];
+export const STEPS: readonly PlacementStep[] = [affinityStep, pinStep];
 
 export function place(ranked: readonly Candidate[], ctx: PlacementContext, steps: readonly PlacementStep[] = STEPS): Placement {
   let tiers: Tiers = [ranked];

@@ -5,6 +5,7 @@
 import type { RoutingPin } from '../config/settings-schema.js';
 import type { EngineKind } from '../engines/engine-kind.js';
 import type { PlacementRecords } from '../routing-log/entry.js';
+import type { AffinityContext } from './steps/affinity.js';
 
 /** One engine on one node that holds the requested model and speaks the request's dialect. */
 export interface Candidate {
@@ -37,6 +38,8 @@ export type StepKey = keyof PlacementRecords;
 export interface PlacementContext {
   readonly model: string;
   readonly pins: readonly RoutingPin[];
+  /** Prefix affinity's view of this request's session; absent or null when affinity does not apply. */
+  readonly affinity?: AffinityContext | null;
 }
 
 export interface PlacementStep<K extends StepKey = StepKey> {

@@ -30,6 +30,8 @@ import { CallerLine } from './walk-caller.js';
 import { engineModelKey, type WithholdBook } from './withhold-book.js';
 import { resolvePin } from '../placement/steps/pin.js';
 import type { Candidate } from '../placement/types.js';
+import type { PrefixAffinity } from '../placement/affinity/prefix-affinity.js';
+import { affinityOutcome } from '../placement/steps/affinity.js';
 
 /** A request id minted by another Hub is accepted only in the shape this Hub mints. */
 const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -64,6 +66,8 @@ export interface PoolProxyDeps {
   readonly logger: Logger;
   /** Hooks into every walk's lifecycle (walk-types.ts); none by default. */
   readonly observers?: readonly WalkObserver[];
+  /** Prefix affinity's table and hooks; without it affinity never applies. */
+  readonly affinity?: PrefixAffinity;
 }
 
 export class PoolProxy {
@@ -84,7 +88,7 @@ export class PoolProxy {
       outputFaults: deps.outputFaults,
       unservable: deps.unservable,
       onWithholdChange: deps.onWithholdChange,
-      observers: deps.observers ?? [],
+      observers: [...(deps.observers ?? []), ...(deps.affinity ? [deps.affinity.observer] : [])],
     };
   }
 
@@ -93,7 +97,7 @@ export class PoolProxy {
    * `inbound`, the request is a peer's forward: it is served from this node's own engines
    * only (a peer never relays), under the sender's request id, and logged as inbound.
    */
-  async serveRouted(route: RoutedRoute, raw: Buffer, accept: string | undefined, res: ServerResponse, inbound?: InboundForward): Promise<void> {
+  async serveRouted(route: RoutedRoute, raw: Buffer, accept: string | undefined, res: ServerResponse, inbound?: InboundForward, sessionHeader?: string | readonly string[]): Promise<void> {
     const startedAt = performance.now();
     // Watched from here: a caller that leaves during the engine probe must not leave a count behind.
     const caller = new CallerLine(res);
@@ -110,13 +114,20 @@ export class PoolProxy {
     const local = localCandidates(views, model, route.dialect, (id) => this.#deps.inFlight.count(id), (id) => this.#deps.unservable.isWithheld(engineModelKey('local', id, model)));
     const candidates = [...local, ...peerCandidates(peers, model, route.dialect)];
     const ranked = rankCandidates(candidates, { localAffinity: settings.poolLocalAffinity, pressureWeight: settings.poolPressureWeight });
-    const placed = place(ranked, { model, pins: inbound ? [] : settings.poolPins });
-    const placement = { ...placed, order: behindWithheld(placed.order, (c) => this.#deps.outputFaults.isWithheld(engineModelKey(c.node, c.peerId === null ? c.engine : null, model))) };
+    // Outbound ids are minted here and kept by the ring, so affinity can key its walk by this one.
+    const proposedId = inbound?.requestId && REQUEST_ID.test(inbound.requestId) ? inbound.requestId : randomUUID();
+    // A peer's forward is never re-routed, so affinity (like the pin) judges outbound requests only.
+    const affinity = inbound || !this.#deps.affinity ? null : this.#deps.affinity.contextFor({ requestId: proposedId, model, judgedRoute: route.completion, sessionHeader, body: facts.json }, settings);
+    const placed = place(ranked, { model, pins: inbound ? [] : settings.poolPins, affinity });
+    const order = behindWithheld(placed.order, (c) => this.#deps.outputFaults.isWithheld(engineModelKey(c.node, c.peerId === null ? c.engine : null, model)));
+    // The affinity outcome is read off the order the walk takes, after every later step and withholding.
+    const affinityRecord = placed.records.affinity === null ? null : affinityOutcome(placed.records.affinity, order, affinity?.remembered ?? null);
+    const placement = { order, records: { ...placed.records, affinity: affinityRecord } };
     const body = forwardBody(raw, facts, model);
     const budgetMs = headerBudgetMs(body.length, this.#deps.env.firstByteTimeoutMs, this.#deps.env.minPrefillTokensPerSec);
     // The ring decides the id: a sender's id that a held row already has is replaced by a fresh one.
     const { id: requestId } = this.#deps.routingLog.open({
-      id: inbound?.requestId && REQUEST_ID.test(inbound.requestId) ? inbound.requestId : randomUUID(),
+      id: proposedId,
       direction: inbound ? 'inbound' : 'outbound',
       path: route.path,
       ...(inbound ? { node: inbound.fromPeer } : {}),
@@ -133,12 +144,13 @@ export class PoolProxy {
       // A pin never makes inference fail; when one applies, the 502 says so in the same breath.
       const pin = inbound ? null : resolvePin(settings.poolPins, model);
       const pinNote = pin === null ? '' : ` A ${pin.scope} pin to ${pin.target} applies to this model; pins only reorder candidates and did not cause this.`;
-      writeProxyError(res, route.dialect, 502, 'HUB_ERR_NO_CANDIDATE', `No pool node currently has model "${model}" available.${pinNote}`, { localBackends: localBackendsReport(views) }, { 'x-hub-pool-request-id': requestId });
+      writeProxyError(res, route.dialect, 502, 'HUB_ERR_NO_CANDIDATE', `No pool node currently has model "${model}" available.${pinNote}`, { localBackends: localBackendsReport(views) }, { 'x-hub-pool-request-id': requestId, ...(affinityRecord ? { 'x-hub-pool-affinity': affinityRecord.outcome } : {}) });
+      this.#deps.affinity?.abandon(requestId);
       return;
     }
     await walk(
       this.#walkDeps,
-      { requestId, route, model, body, stream: facts.stream, order: placement.order, budgetMs, startedAt, accept, res, caller, rowNode: inbound?.fromPeer ?? null, numCtx: facts.numCtx },
+      { requestId, route, model, body, stream: facts.stream, order: placement.order, budgetMs, startedAt, accept, res, caller, rowNode: inbound?.fromPeer ?? null, numCtx: facts.numCtx, affinity: affinityRecord?.outcome ?? null },
     );
   }
 

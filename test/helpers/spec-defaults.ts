@@ -15,5 +15,6 @@ export const SPEC_DEFAULT_SETTINGS = {
   poolMaxPromptTokens: null,
   poolProbeSnapshotTtlMs: 0,
   poolPrefixAffinityMaxInFlight: 0,
+  poolPrefixAffinityMargin: 0,
   poolSlotAwareness: 0,
 } as const;
