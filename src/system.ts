@@ -17,6 +17,7 @@ import { buildServer } from './http/server.js';
 import { InFlight } from './proxy/in-flight.js';
 import { LocalRoutes } from './proxy/local-routes.js';
 import { PoolProxy, type PoolAccess } from './proxy/pool-proxy.js';
+import { PrefixAffinity } from './placement/affinity/prefix-affinity.js';
 import { EngineRefusalWarnings } from './proxy/engine-refusal-warnings.js';
 import { EngineWork } from './proxy/engine-work.js';
 import { PlacementOutcome } from './proxy/placement-outcome.js';
@@ -147,6 +148,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     new ThroughputSampler({ book: throughputBook, aloneOn: (c) => (c.peerId === null ? localInFlight() === 1 : inFlight.count(c.node) === 1) }),
     new PlacementOutcome(routingLog),
   ];
+  const affinity = new PrefixAffinity({ clock, ttlMs: env.prefixAffinityTtlMs });
   const proxy = new PoolProxy({
     pool,
     outputFaults,
@@ -165,6 +167,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     engineWork,
     // This node's context cap is the window its Ollama runs a request that names none.
     defaultNumCtx: () => settings.get().inferenceMaxNumCtx,
+    affinity,
   });
   const localRoutes = new LocalRoutes({ pool, health, dispatcher, proxy, logger });
 

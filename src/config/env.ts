@@ -33,6 +33,10 @@ export const MIN_PROMPT_CEILING_TOKENS = 1024;
 export const MAX_PROMPT_CEILING_TOKENS = 1_048_576;
 export const DEFAULT_SLOWER_PLACEMENT_RATIO = 3;
 export const DEFAULT_SLOWER_PLACEMENT_FLOOR_MS = 20_000;
+/** How long a session's placement is remembered (spec, Prefix affinity): 10 minutes. */
+export const DEFAULT_PREFIX_AFFINITY_TTL_MS = 600_000;
+/** A day: a prefix surviving longer than that in a shared slot is not a guess worth making. */
+export const MAX_PREFIX_AFFINITY_TTL_MS = 86_400_000;
 
 /** One local engine the Hub fronts. */
 export interface EngineEndpoint {
@@ -57,6 +61,8 @@ export interface HubEnv {
   readonly firstByteTimeoutMs: number;
   readonly minPrefillTokensPerSec: number;
   readonly routingLogSize: number;
+  /** HUB_POOL_PREFIX_AFFINITY_TTL_MS: how long after its last placement a session's entry expires. */
+  readonly prefixAffinityTtlMs: number;
   /** HUB_TRUST_PROXY: addresses and CIDR ranges whose X-Forwarded-For names the caller (config/edge-trust.ts). */
   readonly trustedProxies: readonly string[];
   /** HUB_ALLOWED_HOSTS: extra Host names this Hub answers to. */
@@ -164,6 +170,7 @@ export const ENV_SCHEMA = z.object({
   HUB_POOL_CONTENTION_PLACEMENT: flag.optional(),
   HUB_POOL_SLOWER_PLACEMENT_RATIO: numberAtLeast(1, false).optional(),
   HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS: numberAtLeast(0, false).optional(),
+  HUB_POOL_PREFIX_AFFINITY_TTL_MS: wholeIn(1, MAX_PREFIX_AFFINITY_TTL_MS).optional(),
   // Security lists: config/edge-trust.ts parses them, and refuses to start on an entry it cannot read.
   HUB_TRUST_PROXY: text.optional(),
   HUB_ALLOWED_HOSTS: text.optional(),
@@ -201,6 +208,7 @@ const FALLBACKS: Readonly<Record<EnvVariable, string | null>> = {
   HUB_POOL_CONTENTION_PLACEMENT: 'on',
   HUB_POOL_SLOWER_PLACEMENT_RATIO: String(DEFAULT_SLOWER_PLACEMENT_RATIO),
   HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS: String(DEFAULT_SLOWER_PLACEMENT_FLOOR_MS),
+  HUB_POOL_PREFIX_AFFINITY_TTL_MS: String(DEFAULT_PREFIX_AFFINITY_TTL_MS),
   HUB_TRUST_PROXY: '127.0.0.0/8,::1/128',
   HUB_ALLOWED_HOSTS: 'none',
   HUB_ALLOWED_ORIGINS: 'none',
@@ -299,6 +307,7 @@ export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
     firstByteTimeoutMs: v.HUB_POOL_FIRST_BYTE_TIMEOUT_MS ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS,
     minPrefillTokensPerSec: v.HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC ?? DEFAULT_MIN_PREFILL_TOKENS_PER_SEC,
     routingLogSize: v.HUB_POOL_ROUTING_LOG_SIZE ?? DEFAULT_ROUTING_LOG_SIZE,
+    prefixAffinityTtlMs: v.HUB_POOL_PREFIX_AFFINITY_TTL_MS ?? DEFAULT_PREFIX_AFFINITY_TTL_MS,
     trustedProxies: parseTrustedProxies(v.HUB_TRUST_PROXY),
     allowedHosts: parseAllowedHosts(v.HUB_ALLOWED_HOSTS),
     allowedOrigins: parseAllowedOrigins(v.HUB_ALLOWED_ORIGINS),

@@ -26,6 +26,7 @@ describe('operator settings defaults', () => {
     { key: 'poolMaxPromptTokens', value: null },
     { key: 'poolProbeSnapshotTtlMs', value: 0 },
     { key: 'poolPrefixAffinityMaxInFlight', value: 0 },
+    { key: 'poolPrefixAffinityMargin', value: 0 },
     { key: 'poolSlotAwareness', value: 0 },
     // The node's context cap (spec, "Context caps"; a user setting there, stored beside these here).
     { key: 'inferenceMaxNumCtx', value: null },
@@ -91,6 +92,7 @@ describe('operator settings ranges (validatePatch, one field at a time)', () => 
     ...wholeNumberRows('poolMaxPromptTokens', 1024, 1_048_576, true),
     ...wholeNumberRows('poolProbeSnapshotTtlMs', 0, 300_000),
     ...wholeNumberRows('poolPrefixAffinityMaxInFlight', 0, 20),
+    ...wholeNumberRows('poolPrefixAffinityMargin', 0, 20),
     ...wholeNumberRows('poolSlotAwareness', 0, 1),
     ...wholeNumberRows('inferenceMaxNumCtx', 1024, 10_000_000, true),
     ...wholeNumberRows('inferenceOllamaSlots', 1, 256, true),

@@ -33,6 +33,8 @@ export interface PoolSettings {
   readonly poolProbeSnapshotTtlMs: number;
   /** Queue depth up to which a session's last engine is preferred; 0 = prefix affinity off. */
   readonly poolPrefixAffinityMaxInFlight: number;
+  /** Past that limit, how much deeper than the least-loaded other candidate's queue the session's engine may be and still be preferred; widens only a limit that is on. */
+  readonly poolPrefixAffinityMargin: number;
   /** 1: an Ollama candidate whose stated slots are full goes behind one with a free slot. */
   readonly poolSlotAwareness: number;
   /**
@@ -70,6 +72,7 @@ export const SETTING_RULES: { readonly [K in keyof PoolSettings]: Rule } = {
   poolMaxPromptTokens: { kind: 'integer', min: 1024, max: 1_048_576, nullable: true },
   poolProbeSnapshotTtlMs: { kind: 'integer', min: 0, max: 300_000 },
   poolPrefixAffinityMaxInFlight: { kind: 'integer', min: 0, max: 20 },
+  poolPrefixAffinityMargin: { kind: 'integer', min: 0, max: 20 },
   poolSlotAwareness: { kind: 'integer', min: 0, max: 1 },
   inferenceMaxNumCtx: { kind: 'integer', min: MIN_CONTEXT_CAP, max: MAX_CONTEXT_CAP, nullable: true },
   inferenceOllamaSlots: { kind: 'integer', min: 1, max: 256, nullable: true },
@@ -88,6 +91,7 @@ export const DEFAULT_SETTINGS: PoolSettings = Object.freeze({
   poolMaxPromptTokens: null,
   poolProbeSnapshotTtlMs: 0,
   poolPrefixAffinityMaxInFlight: 0,
+  poolPrefixAffinityMargin: 0,
   poolSlotAwareness: 0,
   inferenceMaxNumCtx: null,
   inferenceOllamaSlots: null,

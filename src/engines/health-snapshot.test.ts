@@ -168,6 +168,23 @@ describe('BackendHealth with a TTL', () => {
     assert.deepEqual(r.engines.map((e) => e.paths.length), [1, 1], 'no engine was probed again');
   });
 
+  it('while a cold probe is still in flight after one read spent its budget, later reads do not wait the budget again', async () => {
+    const held = deferred<FakeReply>();
+    const r = await rig(TTL, (_p, hit) => (hit === 1 ? held.promise : NEVER));
+    const first = await timed(() => r.health.read());
+    assert.ok(first.ms >= PLACEMENT_BUDGET_MS - 100, `the first read waited the budget (${first.ms} ms)`);
+    for (let i = 0; i < 3; i++) {
+      const later = await timed(() => r.health.read());
+      assert.ok(later.ms < PLACEMENT_BUDGET_MS / 2, `read ${i + 2} waited ${later.ms} ms for a probe already waited out`);
+      assert.match(later.value[0]?.error ?? '', /no answer within the 500 ms placement budget/);
+    }
+    assert.equal(r.engines[0]!.paths.length, 1, 'the probe in flight is shared, not restarted');
+    held.resolve(ollamaTags('qwen3:8b'));
+    await until(() => r.engines[0]!.answered() === 1, 1000, 'the probe to land');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(modelsOf(await r.health.read()), ['qwen3:8b']);
+  });
+
   it('shares one probe between overlapping cold reads', async () => {
     const held = deferred<FakeReply>();
     const r = await rig(TTL, () => held.promise);

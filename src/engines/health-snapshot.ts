@@ -36,6 +36,12 @@ interface BackendState {
   /** Bumped by every answer, so a read can tell whether a cold engine answered while it waited. */
   generation: number;
   probing: Promise<void> | null;
+  /**
+   * True once a read has spent its budget on the probe still in flight: later reads do not wait
+   * for that probe again (it can take the full 5 s transport timeout), they read the engine as
+   * unanswered until it lands. Cleared by every answer.
+   */
+  budgetSpent: boolean;
   /** The last view #view built, and the answer it was built from: reused while the answer and its age are unchanged. */
   view: BackendView | null;
   viewAnswer: ProbeAnswer | null;
@@ -68,6 +74,7 @@ export class BackendHealth {
       answeredAtMs: null,
       generation: 0,
       probing: null,
+      budgetSpent: false,
       view: null,
       viewAnswer: null,
       unanswered: null,
@@ -90,8 +97,11 @@ export class BackendHealth {
       else (cold ??= new Map()).set(s, s.generation);
     }
     if (cold === null) return this.#states.map((s) => this.#view(s));
-    await this.#waitWithinBudget([...cold.keys()].map((s) => this.#probe(s)));
+    // A cold engine whose probe already ran out one read's budget is not waited for again.
+    const waitFor = [...cold.keys()].filter((s) => !(s.probing !== null && s.budgetSpent));
+    if (waitFor.length > 0) await this.#waitWithinBudget(waitFor.map((s) => this.#probe(s)));
     const waited = cold;
+    for (const [s, generation] of waited) if (s.generation === generation) s.budgetSpent = true;
     return this.#states.map((s) => (waited.get(s) === s.generation ? this.#unanswered(s) : this.#view(s)));
   }
 
@@ -134,6 +144,7 @@ export class BackendHealth {
         s.answer = answer;
         s.answeredAtMs = this.#deps.clock.nowMs();
         s.generation += 1;
+        s.budgetSpent = false;
       })
       .finally(() => {
         s.probing = null;

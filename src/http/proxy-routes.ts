@@ -8,6 +8,7 @@ import { bearerToken } from '../auth/bearer.js';
 import { checkOrigin } from '../auth/origin-check.js';
 import type { ProxyDialect } from '../engines/types.js';
 import { HubError } from '../errors.js';
+import { SESSION_HEADER } from '../placement/affinity/session-key.js';
 import { writeProxyError } from '../proxy/proxy-errors.js';
 import { MODEL_MANAGEMENT_PATHS, PROXY_PREFIX, ROUTED_ROUTES } from '../proxy/route-table.js';
 import { refuseUnread } from './edge.js';
@@ -36,7 +37,7 @@ export async function registerProxyRoutes(app: FastifyInstance, s: HubServices):
 
     for (const route of ROUTED_ROUTES) {
       scope.post(`${PROXY_PREFIX}${route.path}`, async (request, reply) =>
-        serve(reply, route.dialect, s, () => s.proxy.serveRouted(route, bodyOf(request), request.headers.accept, reply.raw)),
+        serve(reply, route.dialect, s, () => s.proxy.serveRouted(route, bodyOf(request), request.headers.accept, reply.raw, undefined, request.headers[SESSION_HEADER])),
       );
     }
     scope.get(`${PROXY_PREFIX}/v1/models`, async (_req, reply) => serve(reply, 'openai', s, () => s.localRoutes.openAIModels(reply.raw)));

@@ -13,6 +13,7 @@ import { slotsStep } from './steps/slots.js';
 import { throughputStep } from './steps/throughput.js';
 import { contentionStep } from './steps/contention.js';
 import { muchSlowerStep } from './steps/much-slower.js';
+import { affinityStep } from './steps/affinity.js';
 import type { Candidate, Placement, PlacementContext, PlacementStep, Tiers } from './types.js';
 
 /**
@@ -20,12 +21,10 @@ import type { Candidate, Placement, PlacementContext, PlacementStep, Tiers } fro
  * "where it sits" paragraph of each rule). Operator statements split the list first, inferences
  * split inside those groups, and the pin then reorders inside every finished group, so a pin at a
  * node over its cap, its ceiling or its slots leads only the group it was put in.
- *
- * Prefix affinity, a hint, goes first when it lands (a session's warm engine to the front before
- * any split, so every split below still wins over it).
  */
 export const STEPS: readonly PlacementStep[] = [
-  // (1) prefix affinity
+  // A hint, first: a session's warm engine to the front before any split, so every split below still wins over it.
+  affinityStep,
   contextCapStep, // statement: the window the request asks for is over the node's cap (outermost)
   promptCeilingStep, // statement: the prompt estimate is over the node's ceiling
   // Slots sit inside the statements (ceiling, cap) and outside throughput: a full engine queues

@@ -8,6 +8,7 @@ import type { PlacementRecords } from '../routing-log/entry.js';
 import type { SlotsInput } from './steps/slots.js';
 import type { ThroughputInput } from './throughput-input.js';
 import type { ContentionInput } from './steps/contention.js';
+import type { AffinityContext } from './steps/affinity.js';
 
 /** One engine on one node that holds the requested model and speaks the request's dialect. */
 export interface Candidate {
@@ -62,6 +63,8 @@ export interface PlacementContext {
   readonly throughput?: ThroughputInput;
   /** Local engine contention's inputs; absent when it is off or the route is not judged. */
   readonly contention?: ContentionInput;
+  /** Prefix affinity's view of this request's session; absent or null when affinity does not apply. */
+  readonly affinity?: AffinityContext | null;
 }
 
 export interface PlacementRoute {

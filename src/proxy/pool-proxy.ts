@@ -36,6 +36,8 @@ import type { ThroughputBook } from '../placement/throughput/book.js';
 import type { EngineWork } from './engine-work.js';
 import { placementInputs } from './placement-inputs.js';
 import { affinityHold, ollamaResidency, type HoldDecision } from './contention-hold.js';
+import type { PrefixAffinity } from '../placement/affinity/prefix-affinity.js';
+import { affinityHeldId, affinityOutcome } from '../placement/steps/affinity.js';
 
 /** A request id minted by another Hub is accepted only in the shape this Hub mints. */
 const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -77,8 +79,8 @@ export interface PoolProxyDeps {
   readonly engineWork: EngineWork;
   /** The window this node's Ollama runs a request that names none (its stated context cap); null when none is stated. */
   readonly defaultNumCtx: () => number | null;
-  /** The candidate prefix affinity qualified for this request (issue 10, item 8 supplies it); absent: none. */
-  readonly affinityTarget?: (ranked: readonly Candidate[], model: string) => Candidate | null;
+  /** Prefix affinity's table and hooks; without it affinity never applies. */
+  readonly affinity?: PrefixAffinity;
 }
 
 export class PoolProxy {
@@ -99,7 +101,7 @@ export class PoolProxy {
       outputFaults: deps.outputFaults,
       unservable: deps.unservable,
       onWithholdChange: deps.onWithholdChange,
-      observers: deps.observers ?? [],
+      observers: [...(deps.observers ?? []), ...(deps.affinity ? [deps.affinity.observer] : [])],
     };
   }
 
@@ -108,7 +110,7 @@ export class PoolProxy {
    * `inbound`, the request is a peer's forward: it is served from this node's own engines
    * only (a peer never relays), under the sender's request id, and logged as inbound.
    */
-  async serveRouted(route: RoutedRoute, raw: Buffer, accept: string | undefined, res: ServerResponse, inbound?: InboundForward): Promise<void> {
+  async serveRouted(route: RoutedRoute, raw: Buffer, accept: string | undefined, res: ServerResponse, inbound?: InboundForward, sessionHeader?: string | readonly string[]): Promise<void> {
     const startedAt = performance.now();
     // Watched from here: a caller that leaves during the engine probe must not leave a count behind.
     const caller = new CallerLine(res);
@@ -125,12 +127,18 @@ export class PoolProxy {
     const local = localCandidates(views, model, route.dialect, (id) => this.#deps.inFlight.count(id), (id) => this.#deps.unservable.isWithheld(engineModelKey('local', id, model)));
     const candidates = [...local, ...peerCandidates(peers, model, route.dialect)];
     const ranked = rankCandidates(candidates, { localAffinity: settings.poolLocalAffinity, pressureWeight: settings.poolPressureWeight });
+    // Outbound ids are minted here and kept by the ring, so affinity can key its walk by this one.
+    const proposedId = inbound?.requestId && REQUEST_ID.test(inbound.requestId) ? inbound.requestId : randomUUID();
+    // A peer's forward is never re-routed, so affinity (like the pin) judges outbound requests only.
+    const affinity = inbound || !this.#deps.affinity ? null : this.#deps.affinity.contextFor({ requestId: proposedId, model, judgedRoute: route.completion, sessionHeader, body: facts.json }, settings);
     const body = forwardBody(raw, facts, model);
     const estimatedTokens = estimatedPromptTokens(body.length);
     const nowMs = this.#deps.clock.nowMs();
     const budgetMs = headerBudgetMs(body.length, this.#deps.env.firstByteTimeoutMs, this.#deps.env.minPrefillTokensPerSec);
     const withheld = (c: Candidate) => this.#deps.outputFaults.isWithheld(engineModelKey(c.node, c.peerId === null ? c.engine : null, model));
-    const affinityTarget = inbound ? null : (this.#deps.affinityTarget?.(ranked, model) ?? null);
+    // The engine affinity holds for this session, which contention may leave in front when its prefix is warm.
+    const heldId = affinityHeldId([ranked], affinity);
+    const affinityTarget = heldId === null ? null : (ranked.find((c) => c.id === heldId) ?? null);
     const held = inbound || !route.completion ? { held: null, refused: null } : await this.#holdForAffinity(affinityTarget, model, facts.numCtx);
     if (held.refused !== null) this.#deps.logger.debug({ model, check: held.refused }, 'contention does not hold the affinity engine: its prefix could not be shown warm');
     const inputs = placementInputs({
@@ -152,7 +160,7 @@ export class PoolProxy {
           affinityHeld: held.held,
           nowMs,
         });
-    const placement = place(ranked, {
+    const placed = place(ranked, {
       model,
       pins: inbound ? [] : settings.poolPins,
       route: { path: route.path, judgesPrompt: route.completion },
@@ -164,10 +172,14 @@ export class PoolProxy {
       withheld: withheldFacts(ranked, model, this.#deps.outputFaults),
       // A peer's forward is never re-placed by the load rules: the sender judged it.
       ...(inbound ? {} : inputs),
+      affinity,
     });
+    // The affinity outcome is read off the order the walk takes, after every later step.
+    const affinityRecord = placed.records.affinity === null ? null : affinityOutcome(placed.records.affinity, placed.order, affinity?.remembered ?? null);
+    const placement = { order: placed.order, records: { ...placed.records, affinity: affinityRecord } };
     // The ring decides the id: a sender's id that a held row already has is replaced by a fresh one.
     const { id: requestId } = this.#deps.routingLog.open({
-      id: inbound?.requestId && REQUEST_ID.test(inbound.requestId) ? inbound.requestId : randomUUID(),
+      id: proposedId,
       direction: inbound ? 'inbound' : 'outbound',
       path: route.path,
       ...(inbound ? { node: inbound.fromPeer } : {}),
@@ -184,13 +196,14 @@ export class PoolProxy {
       // A pin never makes inference fail; when one applies, the 502 says so in the same breath.
       const pin = inbound ? null : resolvePin(settings.poolPins, model);
       const pinNote = pin === null ? '' : ` A ${pin.scope} pin to ${pin.target} applies to this model; pins only reorder candidates and did not cause this.`;
-      writeProxyError(res, route.dialect, 502, 'HUB_ERR_NO_CANDIDATE', `No pool node currently has model "${model}" available.${pinNote}`, { localBackends: localBackendsReport(views) }, { 'x-hub-pool-request-id': requestId });
+      writeProxyError(res, route.dialect, 502, 'HUB_ERR_NO_CANDIDATE', `No pool node currently has model "${model}" available.${pinNote}`, { localBackends: localBackendsReport(views) }, { 'x-hub-pool-request-id': requestId, ...(affinityRecord ? { 'x-hub-pool-affinity': affinityRecord.outcome } : {}) });
+      this.#deps.affinity?.abandon(requestId);
       return;
     }
     if (route.completion) this.#deps.engineWork.expect(requestId, inputs.runsAt);
     await walk(
       this.#walkDeps,
-      { requestId, route, model, body, stream: facts.stream, order: placement.order, budgetMs, startedAt, accept, res, caller, rowNode: inbound?.fromPeer ?? null, numCtx: facts.numCtx },
+      { requestId, route, model, body, stream: facts.stream, order: placement.order, budgetMs, startedAt, accept, res, caller, rowNode: inbound?.fromPeer ?? null, numCtx: facts.numCtx, affinity: affinityRecord?.outcome ?? null },
     );
   }
 

@@ -19,6 +19,8 @@ export interface Attribution {
   readonly backend: string | null;
   readonly model: string;
   readonly requestId: string;
+  /** X-Hub-Pool-Affinity: hit, miss or skipped where prefix affinity judged the request; absent (undefined or null) otherwise. */
+  readonly affinity?: string | null;
 }
 
 export function relayHeaders(upstream: IncomingHttpHeaders | Record<string, string | string[] | undefined>, attribution: Attribution): OutgoingHttpHeaders {
@@ -39,5 +41,6 @@ export function relayHeaders(upstream: IncomingHttpHeaders | Record<string, stri
   if (attribution.backend !== null) out['x-hub-pool-backend'] = attribution.backend;
   out['x-hub-pool-model'] = attribution.model;
   out['x-hub-pool-request-id'] = attribution.requestId;
+  if (attribution.affinity) out['x-hub-pool-affinity'] = attribution.affinity;
   return out;
 }

@@ -72,5 +72,5 @@ export function answerExhausted(req: WalkRequest, failures: readonly FailedAttem
   const message = allDeadlines
     ? `No pool candidate answered for model "${req.model}" within its deadline (${req.budgetMs} ms each, ${failures.length} tried). A deadline is not proof a node is down: a long prompt can take minutes to reach its first token.`
     : `All ${failures.length} pool candidates for model "${req.model}" failed; the last: ${last?.candidate.node ?? '?'} (${last ? describeFailure(last.failure) : 'no reason'})`;
-  writeProxyError(req.res, req.route.dialect, 502, 'HUB_ERR_ALL_CANDIDATES_FAILED', message, {}, { 'x-hub-pool-request-id': req.requestId });
+  writeProxyError(req.res, req.route.dialect, 502, 'HUB_ERR_ALL_CANDIDATES_FAILED', message, {}, { 'x-hub-pool-request-id': req.requestId, ...(req.affinity ? { 'x-hub-pool-affinity': req.affinity } : {}) });
 }

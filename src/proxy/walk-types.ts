@@ -64,6 +64,8 @@ export interface WalkRequest {
   readonly rowNode: string | null;
   /** options.num_ctx on a native route: the window an Ollama candidate runs the request at. */
   readonly numCtx: number | null;
+  /** Prefix affinity's outcome for the X-Hub-Pool-Affinity header; absent or null when affinity did not judge the request. */
+  readonly affinity?: 'hit' | 'skipped' | 'miss' | null;
 }
 
 /** A 500 whose body was a verdict on the request, kept while the walk asks another node. */

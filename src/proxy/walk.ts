@@ -358,7 +358,7 @@ class RequestWalk {
 
   #outHeaders(answer: Dispatcher.ResponseData): OutgoingHttpHeaders {
     const { answered } = this.#current!;
-    return relayHeaders(answer.headers, { servedBy: answered.node, backend: answered.engine, model: this.#req.model, requestId: this.#req.requestId });
+    return relayHeaders(answer.headers, { servedBy: answered.node, backend: answered.engine, model: this.#req.model, requestId: this.#req.requestId, affinity: this.#req.affinity });
   }
 }
 

@@ -91,6 +91,33 @@ export interface WithheldRecord {
 }
 
 /**
+ * The affinity section of a row (spec, "Prefix affinity", What it says). null on the row when
+ * affinity is off (poolPrefixAffinityMaxInFlight 0), the route is not one it judges, or the
+ * request had no session to key. Never carries the key itself.
+ * - hit: the remembered node and engine were placed first (qualified says whether affinity put them there);
+ * - skipped: remembered and a candidate, but not first (qualified false: its queue was too deep;
+ *   true: a later step put another node first);
+ * - miss: nothing remembered, or the remembered node and engine are no candidate now.
+ */
+export interface AffinityRecord {
+  readonly outcome: 'hit' | 'skipped' | 'miss';
+  /** header: named with X-Hub-Pool-Session; hashed: digested from the prompt's head. */
+  readonly key: 'header' | 'hashed';
+  /** Whether affinity's test passed (under the limit, or within the margin); false on a miss. */
+  readonly qualified: boolean;
+  /** The node the session was last placed on ('local' or a peer's name); null when nothing was remembered. */
+  readonly remembered: string | null;
+  /** The remembered engine's queue depth as ranked; null when it is no candidate. */
+  readonly inFlight: number | null;
+  /** The least-loaded other candidate's queue depth (what the margin is measured from); null when there is no other candidate or no remembered one. */
+  readonly leastLoadedInFlight: number | null;
+  /** poolPrefixAffinityMaxInFlight in force. */
+  readonly maxInFlight: number;
+  /** poolPrefixAffinityMargin in force. */
+  readonly affinityMargin: number;
+}
+
+/**
  * Placement records, one per step, under the spec's names. null: the step did nothing or
  * did not apply (later issues fill the rest).
  */
@@ -101,7 +128,7 @@ export interface PlacementRecords {
   readonly slots: SlotsRecord | null;
   readonly throughput: ThroughputRecord | null;
   readonly contention: ContentionRecord | null;
-  readonly affinity: unknown | null;
+  readonly affinity: AffinityRecord | null;
   readonly withheld: WithheldRecord | null;
 }
 

@@ -89,7 +89,7 @@ describe('RoutingLog rows', () => {
       'failedOverFrom', 'attempts', 'outcome', 'status', 'durationMs', 'totalMs', 'clientClosed', 'requestError',
       'reason', 'localLoadRefused', 'stream', 'bodyBytes', 'budgetMs',
     ];
-    assert.deepEqual(Object.keys(log.open(fields('r1', { placement: { affinity: 'x', pin: { scope: 'default', model: null, target: 'local', applied: true } } }))), order);
+    assert.deepEqual(Object.keys(log.open(fields('r1', { placement: { affinity: { outcome: 'miss', key: 'hashed', qualified: false, remembered: null, inFlight: null, leastLoadedInFlight: null, maxInFlight: 2, affinityMargin: 0 }, pin: { scope: 'default', model: null, target: 'local', applied: true } } }))), order);
     assert.deepEqual(Object.keys(log.update('r1', { status: 200, pin: null }) ?? {}), order);
     assert.deepEqual(Object.keys(log.settle('r1', { outcome: 'served', totalMs: 3 }) ?? {}), order);
   });

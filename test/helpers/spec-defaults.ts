@@ -15,6 +15,7 @@ export const SPEC_DEFAULT_SETTINGS = {
   poolMaxPromptTokens: null,
   poolProbeSnapshotTtlMs: 0,
   poolPrefixAffinityMaxInFlight: 0,
+  poolPrefixAffinityMargin: 0,
   poolSlotAwareness: 0,
   // Not in that table: the spec's context cap is a user setting ("Context caps"), absent by default.
   inferenceMaxNumCtx: null,

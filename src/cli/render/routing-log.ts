@@ -25,7 +25,7 @@ export interface LineContext {
  */
 export type Explainer = (row: RoutingLogEntry, ctx: LineContext) => readonly string[];
 
-const EXPLAINERS: readonly Explainer[] = [contextCapLines, promptCeilingLines, slotsLines, throughputLines, contentionLines, pinLine, withheldLines, failoverLines, localLoadLine, hangUpLine, requestErrorLine, ranOutLine, pendingLine];
+const EXPLAINERS: readonly Explainer[] = [affinityLine, contextCapLines, promptCeilingLines, slotsLines, throughputLines, contentionLines, pinLine, withheldLines, failoverLines, localLoadLine, hangUpLine, requestErrorLine, ranOutLine, pendingLine];
 
 /** Widths that reproduce the spec's sample row exactly; a longer value widens its column for every row on the page. */
 const MIN_WIDTHS = [20, 4, 20, 8, 5, 7] as const;
@@ -110,6 +110,26 @@ function withheldLines(row: RoutingLogEntry): readonly string[] {
   const lines = w.demoted.map((d) => `moved ${d.node}${d.backend === null ? '' : ` (${d.backend})`} behind every other candidate: withheld for ${d.reason} until ${shortTime(d.until)}`);
   if (w.overridden) lines.push(`placed anyway on the withheld ${row.node ?? 'engine'}: every other candidate failed`);
   return lines;
+}
+
+/**
+ * What prefix affinity did: a line for a hit and for a skipped, none for a miss. An unqualified
+ * hit says the ranker put the session's node first on its own, so it never reads as affinity
+ * following the session. The key is never on the row, so it is never printed.
+ */
+function affinityLine(row: RoutingLogEntry): readonly string[] {
+  const a = row.affinity;
+  if (a === null || a.outcome === 'miss' || a.remembered === null) return [];
+  const source = a.key === 'header' ? 'session from X-Hub-Pool-Session' : 'session from prompt digest';
+  const queue = `${a.inFlight ?? '?'} in flight, limit ${a.maxInFlight}${a.affinityMargin > 0 ? `, margin ${a.affinityMargin} over the least-loaded ${a.leastLoadedInFlight ?? '?'}` : ''}`;
+  if (a.outcome === 'hit') {
+    return a.qualified
+      ? [`prefix affinity placed this on ${a.remembered}, which holds this prompt's prefix (${queue}); ${source}`]
+      : [`landed on ${a.remembered}, which holds this prompt's prefix, by ranking alone (affinity stood aside: ${queue}); ${source}`];
+  }
+  return a.qualified
+    ? [`prefix affinity chose ${a.remembered}, but a later rule put another node first; ${source}`]
+    : [`prefix affinity skipped ${a.remembered}, which holds this prompt's prefix: its queue is too deep (${queue}); ${source}`];
 }
 
 /** Which pin shaped the order, or that it matched no candidate and the ranked order stood. */

@@ -1,0 +1,54 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { promptHead, sessionKey, validSessionHeader } from './session-key.js';
+
+const SYSTEM = { role: 'system', content: 'You are an agent. '.repeat(6_000) };
+const chat = (first: string, ...later: string[]) => ({ messages: [SYSTEM, { role: 'user', content: first }, ...later.map((content) => ({ role: 'assistant', content }))] });
+
+describe('validSessionHeader', () => {
+  const rows: readonly { value: string | string[] | undefined; ok: boolean }[] = [
+    { value: 'chat-42', ok: true },
+    { value: 'run:7/step@a+b=c.d_e', ok: true },
+    { value: 'a'.repeat(128), ok: true },
+    { value: 'a'.repeat(129), ok: false },
+    { value: '-starts-with-dash', ok: false },
+    { value: 'has space', ok: false },
+    { value: '', ok: false },
+    { value: ['a', 'b'], ok: false },
+    { value: undefined, ok: false },
+  ];
+  for (const r of rows) it(`${JSON.stringify(r.value)?.slice(0, 40)} is ${r.ok ? 'kept' : 'ignored'}`, () => assert.equal(validSessionHeader(r.value) !== null, r.ok));
+});
+
+describe('sessionKey', () => {
+  it('names one session across its calls however the conversation grows', () => {
+    assert.equal(sessionKey('m', null, chat('task A'))!.key, sessionKey('m', null, chat('task A', 'answer', 'more'))!.key);
+  });
+  it('tells apart sessions that share a system prompt longer than 4 KB (the core-2 herding, 2026-09-21)', () => {
+    assert.notEqual(sessionKey('m', null, chat('task A'))!.key, sessionKey('m', null, chat('task B'))!.key);
+  });
+  it('includes the model in both forms', () => {
+    assert.notEqual(sessionKey('a', null, chat('x'))!.key, sessionKey('b', null, chat('x'))!.key);
+    assert.notEqual(sessionKey('a', 'run-1', {})!.key, sessionKey('b', 'run-1', {})!.key);
+  });
+  it('a header names the session whatever the prompt says, and says so', () => {
+    const a = sessionKey('m', 'run-1', chat('task A'))!;
+    assert.deepEqual([a.source, a.key], ['header', sessionKey('m', 'run-1', chat('task B'))!.key]);
+    assert.equal(sessionKey('m', null, chat('task A'))!.source, 'hashed');
+  });
+  it('digests a completion or generate body whole (system and prompt)', () => {
+    assert.notEqual(sessionKey('m', null, { prompt: 'p', system: 's1' })!.key, sessionKey('m', null, { prompt: 'p', system: 's2' })!.key);
+    assert.notEqual(sessionKey('m', null, { prompt: 'p1' })!.key, sessionKey('m', null, { prompt: 'p2' })!.key);
+  });
+  it('a body with no head gets no key rather than one shared empty key', () => {
+    assert.equal(sessionKey('m', null, { messages: [] }), null);
+    assert.equal(sessionKey('m', null, {}), null);
+  });
+  it('the head stops after the first message that follows the system messages', () => {
+    assert.equal(promptHead({ messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'u' }, { role: 'assistant', content: 'a' }] }), JSON.stringify([{ role: 'system', content: 's' }, { role: 'user', content: 'u' }]));
+  });
+  it('the key is a hex digest, never the session id or any prompt text', () => {
+    const k = sessionKey('m', 'run-1', {})!.key;
+    assert.match(k, /^[0-9a-f]{64}$/);
+  });
+});
