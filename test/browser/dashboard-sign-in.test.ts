@@ -156,8 +156,15 @@ describe('dashboard: sign-in, sessions and the page itself', { timeout: START_TI
     await page.setViewportSize(PHONE);
     await screenshot(page, 'hub-pool-360');
 
-    await page.getByRole('button', { name: 'Set up Hub Pool' }).click();
+    // Keyboard only: Enter on the focused button opens the guide, focus lands on its heading, and Tab stays inside it.
+    await page.getByRole('button', { name: 'Set up Hub Pool' }).focus();
+    await page.keyboard.press('Enter');
     await page.getByRole('dialog').waitFor();
+    await page.waitForFunction('document.activeElement?.id === "guide-title"');
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate('document.activeElement?.closest("[role=dialog]") !== null || document.activeElement === document.body'), true, `Tab ${i + 1} stays in the dialog`);
+    }
     await page.getByTestId('phone-steps').getByText('Step 1 of 4 · Check').waitFor();
     assert.equal(await overflowsSideways(page), false, 'guide at 360 px');
     await screenshot(page, 'guide-360');
