@@ -149,6 +149,12 @@ describe('dashboard: sign-in, sessions and the page itself', { timeout: START_TI
 
     assert.deepEqual(await seriousA11yViolations(page), [], 'Hub Pool page');
     await screenshot(page, 'hub-pool-1440');
+    // Dark mode follows the system, and keeps its contrast.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    assert.equal(await page.evaluate('getComputedStyle(document.documentElement).backgroundColor'), 'rgb(17, 20, 24)');
+    assert.deepEqual(await seriousA11yViolations(page), [], 'Hub Pool page, dark');
+    await screenshot(page, 'hub-pool-dark-1440');
+    await page.emulateMedia({ colorScheme: 'light' });
     for (const width of [PHONE.width, 768, 1024, DESKTOP.width]) {
       await page.setViewportSize({ width, height: 900 });
       assert.equal(await overflowsSideways(page), false, `no sideways scroll at ${width} px`);
