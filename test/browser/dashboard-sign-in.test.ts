@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import type { Browser } from 'playwright-core';
-import { POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { HeldRequests, POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
 import { DESKTOP, gotoPool, launchBrowser, openPage, overflowsSideways, PHONE, screenshot, seriousA11yViolations, signInByKey, signInByLink, signInLink } from './browser.js';
 
 const MODEL = 'dash-model:1b';
@@ -132,6 +132,22 @@ describe('dashboard: sign-in, sessions and the page itself', { timeout: START_TI
     assert.equal(write.body.error.code, 'AUTH_ERROR_QA_READ_KEY_ROUTE_NOT_ALLOWED');
     assert.equal((await pool.a.status()).pairingPin.active, false, 'no PIN was minted');
     assert.deepEqual(errors.filter((e) => !/40[13]/.test(e)), []);
+    await context.close();
+  });
+
+  it('the Logs view words a hang-up as "No node served this row" and still names the node that was working on it', async () => {
+    await pool.a.engines.ollama!.setFault({ mode: 'hang', model: MODEL, count: 1 });
+    const held = new HeldRequests(pool.a, MODEL);
+    await held.hold(1);
+    await held.releaseAll();
+    const { page, context, errors } = await openPage(browser);
+    await signInByLink(page, pool.a.process);
+    await page.getByRole('link', { name: 'Logs' }).click();
+    await page.getByLabel('Only failures and failovers').check();
+    await page.getByText('No node served this row (the app closed its connection while local was working on it)').waitFor();
+    await page.getByLabel('Filter').fill('no-such-model');
+    await page.getByText('Showing 0 of').waitFor();
+    assert.deepEqual(errors, []);
     await context.close();
   });
 
