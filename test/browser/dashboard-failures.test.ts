@@ -113,6 +113,16 @@ describe('dashboard: failure states and their next steps', { timeout: START_TIME
     await guide.getByRole('button', { name: 'Done' }).click();
   });
 
+  it('a peer switched off: Unreachable after three failed checks, with no action needed', async () => {
+    await pairHubs(hubA, A, hubC, C);
+    await hubC.stop();
+    const a = pageA.page;
+    await gotoPool(a);
+    const row = a.locator(`[data-testid="paired-hub"][data-peer="${C}"]`);
+    await row.getByTestId('peer-status').getByText('Unreachable').waitFor();
+    await row.getByText('No action needed: it rejoins by itself').waitFor();
+  });
+
   it('an identity that changed: Needs re-pair at once, with the commands beneath', async () => {
     await pairHubs(hubA, A, hubB, B);
     await justPolled(hubA, B, ONE_POLL_MS);

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import type { Browser } from 'playwright-core';
-import { POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { HeldRequests, POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
 import { DESKTOP, gotoPool, launchBrowser, openPage, overflowsSideways, PHONE, screenshot, seriousA11yViolations, signInByKey, signInByLink, signInLink } from './browser.js';
 
 const MODEL = 'dash-model:1b';
@@ -135,6 +135,22 @@ describe('dashboard: sign-in, sessions and the page itself', { timeout: START_TI
     await context.close();
   });
 
+  it('the Logs view words a hang-up as "No node served this row" and still names the node that was working on it', async () => {
+    await pool.a.engines.ollama!.setFault({ mode: 'hang', model: MODEL, count: 1 });
+    const held = new HeldRequests(pool.a, MODEL);
+    await held.hold(1);
+    await held.releaseAll();
+    const { page, context, errors } = await openPage(browser);
+    await signInByLink(page, pool.a.process);
+    await page.getByRole('link', { name: 'Logs' }).click();
+    await page.getByLabel('Only failures and failovers').check();
+    await page.getByText('No node served this row (the app closed its connection while local was working on it)').waitFor();
+    await page.getByLabel('Filter').fill('no-such-model');
+    await page.getByText('Showing 0 of').waitFor();
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   it('is accessible (axe-core: no serious violations), keeps its layout from 360 to 1440 px, and logs no console errors', async () => {
     const { page, context, errors } = await openPage(browser, DESKTOP);
     await signInByLink(page, pool.a.process);
@@ -149,6 +165,12 @@ describe('dashboard: sign-in, sessions and the page itself', { timeout: START_TI
 
     assert.deepEqual(await seriousA11yViolations(page), [], 'Hub Pool page');
     await screenshot(page, 'hub-pool-1440');
+    // Dark mode follows the system, and keeps its contrast.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    assert.equal(await page.evaluate('getComputedStyle(document.documentElement).backgroundColor'), 'rgb(17, 20, 24)');
+    assert.deepEqual(await seriousA11yViolations(page), [], 'Hub Pool page, dark');
+    await screenshot(page, 'hub-pool-dark-1440');
+    await page.emulateMedia({ colorScheme: 'light' });
     for (const width of [PHONE.width, 768, 1024, DESKTOP.width]) {
       await page.setViewportSize({ width, height: 900 });
       assert.equal(await overflowsSideways(page), false, `no sideways scroll at ${width} px`);
@@ -156,8 +178,15 @@ describe('dashboard: sign-in, sessions and the page itself', { timeout: START_TI
     await page.setViewportSize(PHONE);
     await screenshot(page, 'hub-pool-360');
 
-    await page.getByRole('button', { name: 'Set up Hub Pool' }).click();
+    // Keyboard only: Enter on the focused button opens the guide, focus lands on its heading, and Tab stays inside it.
+    await page.getByRole('button', { name: 'Set up Hub Pool' }).focus();
+    await page.keyboard.press('Enter');
     await page.getByRole('dialog').waitFor();
+    await page.waitForFunction('document.activeElement?.id === "guide-title"');
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate('document.activeElement?.closest("[role=dialog]") !== null || document.activeElement === document.body'), true, `Tab ${i + 1} stays in the dialog`);
+    }
     await page.getByTestId('phone-steps').getByText('Step 1 of 4 · Check').waitFor();
     assert.equal(await overflowsSideways(page), false, 'guide at 360 px');
     await screenshot(page, 'guide-360');

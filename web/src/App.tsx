@@ -45,7 +45,7 @@ export function App() {
   const page = PAGES.find((p) => p.hash === hash.split('?')[0]) ?? PAGES[0];
   return (
     <Dashboard.Provider value={ctx}>
-      <header className="top">
+      <header className="top" inert={guide !== null && !ctx.readOnly}>
         <h1>Hub Pool</h1>
         <nav className="main" aria-label="Main">
           {PAGES.map((p) => (
@@ -60,7 +60,8 @@ export function App() {
           Sign out
         </button>
       </header>
-      <main>
+      {/* While the guide is open the page behind it takes no focus or clicks: the dialog is modal for keyboards too. */}
+      <main inert={guide !== null && !ctx.readOnly}>
         {page.hash === '#/' && <Home />}
         {page.hash === '#/pool' && <HubPool />}
         {page.hash === '#/resources' && <Resources />}

@@ -1,0 +1,131 @@
+/**
+ * Controls, the guide's Check step, re-entry and a request that vanished, in real Chromium
+ * against two real Hubs. Hub A runs with HUB_POOL_OUTBOUND_DISABLED=true, so one switch is locked
+ * by its .env and says so.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, Locator } from 'playwright-core';
+import { POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { gotoPool, launchBrowser, openPage, signInByLink, type WatchedPage } from './browser.js';
+
+describe('dashboard: controls, the Check step, re-entry and a vanished request', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 6 }, () => {
+  let pool: Pool<'a' | 'b'>;
+  let browser: Browser;
+  let pageA: WatchedPage;
+
+  before(async () => {
+    [pool, browser] = await Promise.all([startPool({ hubs: { a: { ollama: { models: ['m-a:1b'] }, env: { HUB_POOL_OUTBOUND_DISABLED: 'true' } }, b: { ollama: { models: ['m-b:1b'] } } }, pairs: [] }), launchBrowser()]);
+    pageA = await openPage(browser);
+    await signInByLink(pageA.page, pool.a.process);
+  });
+  after(async () => {
+    await Promise.allSettled([browser?.close(), pool?.stop()]);
+  });
+
+  it('Home offers "Pool your Hubs" until dismissed, and the dismissal outlives a reload', async () => {
+    const a = pageA.page;
+    await a.goto(`${pool.a.url}/#/`);
+    await a.getByRole('heading', { name: 'Pool your Hubs' }).waitFor();
+    await a.getByRole('button', { name: 'Dismiss' }).click();
+    await a.getByRole('heading', { name: 'Pool your Hubs' }).waitFor({ state: 'detached' });
+    await a.reload();
+    await a.getByRole('heading', { name: 'Models in the pool' }).waitFor();
+    assert.equal(await a.getByRole('heading', { name: 'Pool your Hubs' }).count(), 0);
+  });
+
+  it('an env-locked switch says so and cannot be used; the others apply at once, and numbers need Save', async () => {
+    const a = pageA.page;
+    await gotoPool(a);
+    await a.getByTestId('pool-badge').getByText('Partly off').waitFor();
+    const outbound = a.getByRole('switch', { name: 'Send work to paired Hubs' });
+    assert.equal(await outbound.isDisabled(), true);
+    await a.getByText("Disabled in this Hub's .env (HUB_POOL_OUTBOUND_DISABLED=true)").waitFor();
+
+    await a.getByRole('switch', { name: 'Take work from paired Hubs' }).click();
+    await a.getByText('Take work from paired Hubs switched off.').waitFor();
+    assert.equal((await pool.a.status()).settings.poolInboundEnabled, false);
+    await a.getByRole('switch', { name: 'Take work from paired Hubs' }).click();
+    await a.getByText('Take work from paired Hubs switched on.').waitFor();
+
+    await a.getByLabel('Local affinity (queued requests)').fill('3');
+    assert.equal((await pool.a.status()).settings.poolLocalAffinity, 1, 'nothing changes before Save');
+    await a.locator('.field').filter({ hasText: 'Local affinity' }).getByRole('button', { name: 'Save' }).click();
+    await a.getByText('Local affinity (queued requests) saved.').waitFor();
+    assert.equal((await pool.a.status()).settings.poolLocalAffinity, 3);
+
+    await a.getByLabel('Health check interval (seconds)').fill('5');
+    await a.locator('.field').filter({ hasText: 'Health check interval' }).getByRole('button', { name: 'Save' }).click();
+    await a.getByText(/poolHealthPollSeconds/).first().waitFor();
+    assert.equal((await pool.a.status()).settings.poolHealthPollSeconds, 30, 'an out-of-range value is refused with the Hub’s sentence');
+
+    await a.getByRole('switch', { name: 'Hub Pool' }).click();
+    await a.getByTestId('pool-badge').getByText('Off', { exact: true }).waitFor();
+  });
+
+  it('Check: Needs action blocks Continue until its fix button is used; warnings allow Continue anyway', async () => {
+    const a = pageA.page;
+    await a.getByRole('button', { name: 'Set up Hub Pool' }).click();
+    const guide = a.getByRole('dialog');
+    const poolOn = guide.getByTestId('check').filter({ hasText: 'Hub Pool is on' });
+    await poolOn.getByText('Needs action').waitFor();
+    assert.equal(await guide.getByRole('button', { name: 'Continue', exact: true }).isDisabled(), true);
+    await poolOn.getByRole('button', { name: 'Turn on Hub Pool' }).click();
+    await poolOn.getByText('Ready').waitFor();
+    assert.equal((await pool.a.status()).enabled, true);
+    await guide.getByTestId('check').filter({ hasText: 'This Hub sends work to paired Hubs' }).getByText(/HUB_POOL_OUTBOUND_DISABLED/).waitFor();
+    await guide.getByRole('button', { name: 'Continue anyway' }).click();
+    await guide.getByRole('button', { name: 'Choose Hubs' }).waitFor();
+    await guide.getByRole('button', { name: 'Close the setup guide' }).click();
+  });
+
+  it('re-entry opens on Approve with the request still waiting; a request rejected there is gone, with Pair again; a cancelled one is not', async () => {
+    const a = pageA.page;
+    const sendTo = async (guide: Locator) => {
+      await guide.getByLabel('Add a Hub by its tailnet name').fill(pool.b.name);
+      await guide.getByRole('button', { name: 'Add', exact: true }).click();
+      await guide.getByRole('button', { name: 'Send 1 request' }).click();
+      await guide.getByTestId('connect-result').getByText('Request sent').waitFor();
+      await guide.getByRole('button', { name: 'Continue' }).click();
+      await guide.getByTestId('guide-waiting').filter({ hasText: pool.b.name }).waitFor();
+    };
+    await a.getByRole('button', { name: 'Set up Hub Pool' }).click();
+    let guide = a.getByRole('dialog');
+    await guide.getByRole('button', { name: 'Continue anyway' }).click();
+    await sendTo(guide);
+    await guide.getByRole('button', { name: 'Close the setup guide' }).click();
+
+    // Reopened: read from the Hub, on Approve, nothing sent again.
+    await a.getByRole('button', { name: 'Set up Hub Pool' }).click();
+    guide = a.getByRole('dialog');
+    await guide.getByTestId('guide-waiting').filter({ hasText: pool.b.name }).waitFor();
+    const rows = (await pool.b.api<{ peers: { nodeFqdn: string }[] }>('GET', `${POOL_API}/peers`)).json.peers.filter((p) => p.nodeFqdn === pool.a.name);
+    assert.equal(rows.length, 1, 'one request on B, not two');
+
+    // Rejected on B, but sent before this open of the guide: the row goes, and nothing is reported gone.
+    const reject = async () => {
+      const onB = (await pool.b.peer(pool.a))!;
+      assert.equal((await pool.b.api('POST', `${POOL_API}/peers/${onB.id}/reject`)).status, 200);
+    };
+    await reject();
+    await guide.getByTestId('guide-waiting').waitFor({ state: 'detached' });
+    assert.equal(await guide.getByTestId('guide-gone').count(), 0, 'only requests sent since the guide opened are reported gone');
+
+    // Sent from this open of the guide, then rejected on B: gone, with Pair again.
+    await guide.getByRole('button', { name: 'Add another Hub' }).click();
+    await sendTo(guide);
+    await reject();
+    const gone = guide.getByTestId('guide-gone').filter({ hasText: `The request to ${pool.b.name} is gone.` });
+    await gone.waitFor();
+    await gone.getByRole('button', { name: 'Pair again' }).click();
+    await guide.getByTestId('guide-waiting').filter({ hasText: pool.b.name }).waitFor();
+    await guide.getByTestId('guide-gone').waitFor({ state: 'detached' });
+    assert.equal((await pool.b.peer(pool.a))?.status, 'pending', 'Pair again sent a new request');
+
+    // Cancelled here: gone from Waiting, and not reported as gone.
+    await guide.getByRole('button', { name: 'Cancel request' }).click();
+    await guide.getByTestId('guide-waiting').waitFor({ state: 'detached' });
+    assert.equal(await guide.getByTestId('guide-gone').count(), 0, 'a request cancelled here is not reported gone');
+    assert.deepEqual(pageA.errors.filter((e) => !/Failed to load resource: .* 400 \(Bad Request\)/.test(e)), [], 'no console errors beyond the refused setting');
+  });
+});
