@@ -2,6 +2,7 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { api, POOL } from './api';
 import { notSentAdvice, pinProblem, scanForHubs, sendPairRequest, type Discovery } from './actions';
 import { useDashboard } from './context';
+import { DirectoryNotes } from './DirectoryNotes';
 import { FirstByteChart } from './FirstByteChart';
 import { useNow, usePoll, useRoutingLog } from './hooks';
 import type { PeerView, PoolStatus, SettingEntry } from './types';
@@ -250,15 +251,16 @@ function DiscoverableDevices({ s, setFlash, refresh }: { s: PoolStatus; setFlash
           {scan.why}
         </p>
       ) : scan.hubs.length === 0 ? (
-        <div className="notice">
+        <div className="notice" data-testid="discovery-empty">
           <p>No unpaired Hubs found.</p>
+          <DirectoryNotes directories={scan.directories} />
           {!s.tailscaleAdminApiConfigured && <p className="small">To list every device on your tailnet, set TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET in the Hub's .env.</p>}
         </div>
       ) : (
         <ul className="plain">
           {scan.hubs.map((h) => (
             <li key={h.nodeFqdn} className="row">
-              <span title={h.nodeFqdn}>{h.name ?? h.nodeFqdn.split('.')[0]}</span>
+              <span title={h.nodeFqdn}>{h.displayName ?? h.nodeFqdn.split('.')[0]}</span>
               {h.unverified === true ? (
                 <span className="tag">Unverified</span>
               ) : (

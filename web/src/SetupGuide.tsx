@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { api, POOL } from './api';
 import { notSentAdvice, pinProblem, scanForHubs, sendPairRequest, type Discovery, type PairOutcome } from './actions';
 import type { GuideStep } from './context';
+import { DirectoryNotes } from './DirectoryNotes';
 import type { PoolStatus } from './types';
 import { isPaired, isVerified, peerState, plural, tierWords } from './words';
 
@@ -186,9 +187,10 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
             </div>
             {discovery !== null && !discovery.available && <p className="notice" data-testid="discovery-unavailable">{discovery.why}</p>}
             {discovery !== null && discovery.available && discovery.hubs.length === 0 && (
-              <div className="notice">
+              <div className="notice" data-testid="discovery-empty">
                 <p style={{ margin: 0 }}>No Hubs found</p>
                 {discovery.notHubs.length > 0 && <p className="small">These tailnet devices did not answer as a Hub: {discovery.notHubs.join(', ')}</p>}
+                <DirectoryNotes directories={discovery.directories} />
               </div>
             )}
             <div className="cards" style={{ gridTemplateColumns: 'repeat(auto-fill, minmax(min(100%, 320px), 1fr))', margin: '0.75rem 0' }}>

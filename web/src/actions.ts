@@ -1,6 +1,6 @@
 /** Calls that change something, shared by the Hub Pool page and the setup guide. */
 import { ApiError, api, hasDiscovery, POOL } from './api';
-import type { DiscoverableHub, PeerView } from './types';
+import type { DirectoryReport, DiscoverableHub, PeerView } from './types';
 
 export const SIX_DIGITS = /^\d{6}$/;
 
@@ -32,7 +32,9 @@ export function notSentAdvice(o: Extract<PairOutcome, { sent: false }>): string 
     : 'Could not reach the Hub or was declined. Check that it is online, on this tailnet, published at its name, and has Hub Pool on.';
 }
 
-export type Discovery = { readonly available: true; readonly hubs: readonly DiscoverableHub[]; readonly notHubs: readonly string[] } | { readonly available: false; readonly why: string };
+export type Discovery =
+  | { readonly available: true; readonly hubs: readonly DiscoverableHub[]; readonly notHubs: readonly string[]; readonly directories: readonly DirectoryReport[] }
+  | { readonly available: false; readonly why: string };
 
 /** One scan. Never on a timer: each scan probes every unpaired device on the tailnet. */
 const NO_DISCOVERY = 'Discovery is not available on this Hub yet: this version cannot list the Hubs on your tailnet. Type the other Hub’s tailnet name instead (for example hub-b.example-tailnet.ts.net).';
@@ -40,9 +42,13 @@ const NO_DISCOVERY = 'Discovery is not available on this Hub yet: this version c
 export async function scanForHubs(): Promise<Discovery> {
   if (!hasDiscovery()) return { available: false, why: NO_DISCOVERY };
   try {
-    const res = await api<{ candidates?: DiscoverableHub[]; hubs?: DiscoverableHub[]; peers?: DiscoverableHub[]; notHubs?: string[] } | DiscoverableHub[]>('GET', `${POOL}/peers/discoverable`);
-    const hubs = Array.isArray(res) ? res : (res.candidates ?? res.hubs ?? res.peers ?? []);
-    return { available: true, hubs: [...hubs].sort((a, b) => a.nodeFqdn.localeCompare(b.nodeFqdn)), notHubs: Array.isArray(res) ? [] : (res.notHubs ?? []) };
+    const res = await api<{ candidates: DiscoverableHub[]; notHubs: { nodeFqdn: string }[]; directories: DirectoryReport[] }>('GET', `${POOL}/peers/discoverable`);
+    return {
+      available: true,
+      hubs: [...res.candidates].sort((a, b) => a.nodeFqdn.localeCompare(b.nodeFqdn)),
+      notHubs: res.notHubs.map((d) => d.nodeFqdn),
+      directories: res.directories,
+    };
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return { available: false, why: NO_DISCOVERY };
     return { available: false, why: `The scan failed: ${(err as Error).message}` };

@@ -132,8 +132,18 @@ export interface RoutingLogPage {
 /** One entry of GET /peers/discoverable, when the Hub has that route. */
 export interface DiscoverableHub {
   readonly nodeFqdn: string;
+  /** The first label of the name, as the Hub shows it. */
+  readonly displayName?: string;
   readonly name?: string | null;
   readonly os?: string | null;
   readonly online?: boolean | null;
   readonly unverified?: boolean;
+}
+
+/** How one directory discovery asks answered (GET /peers/discoverable, directories[]). */
+export interface DirectoryReport {
+  readonly directory: string;
+  readonly state: 'ok' | 'failed' | 'not-configured' | 'unavailable';
+  readonly named: number | null;
+  readonly detail: string | null;
 }
