@@ -58,6 +58,14 @@ export function registerOperatorRoutes(app: FastifyInstance, s: HubServices): vo
     }
     const handout = s.handout(model);
     if (handout.nodes.length === 0) throw new HubError('HUB_ERR_NOT_FOUND', `no pool node serves model "${model}" now, so there is no window to hand out for it`);
+    const localCap = s.settings.get().inferenceMaxNumCtx;
+    if (localCap !== null && (handout.numCtx === null || handout.numCtx > localCap)) {
+      // Not a reload here: placement keeps windows above this node's cap on nodes that can take them.
+      s.logger.info(
+        { model, handout: handout.numCtx, localCap },
+        `handing out a window above this node's context cap (${localCap}): the pool places those requests on nodes whose cap can take it, and this node's engine serves them only on failover`,
+      );
+    }
     return handout;
   });
 

@@ -118,9 +118,15 @@ describe('output faults between two engines', () => {
     const res = await ask(hub, '/v1/chat/completions', true);
     assert.equal(res.backend, 'vllm', 'the withheld engine goes behind the other');
     assert.equal(first.state().requests, before, 'and is not asked while another answers');
+    // The row says why the engine the ranker put first was skipped.
+    const skipped = (await row(hub, res.id)).withheld;
+    assert.equal(skipped?.overridden, false);
+    assert.deepEqual(skipped?.demoted.map((d) => [d.node, d.backend, d.reason]), [['local', 'ollama', 'truncated-upstream']]);
+    assert.ok(Date.parse(skipped!.demoted[0]!.until) > Date.now());
     await second.setFault({ mode: 'error', status: 503, count: 1 });
     const last = await ask(hub, '/v1/chat/completions', true);
     assert.equal(last.backend, 'ollama', 'still asked when every other candidate fails');
+    assert.equal((await row(hub, last.id)).withheld?.overridden, true, 'placed on the withheld engine anyway');
   });
 });
 

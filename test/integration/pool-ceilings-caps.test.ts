@@ -135,6 +135,17 @@ describe('prompt ceilings and context caps across three Hubs', () => {
     });
   });
 
+  it('a ceiling or cap out of range is refused by name, and nothing changes', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const low = await cli('ceiling', '512');
+    assert.notEqual(low.code, 0);
+    assert.match(low.stderr, /Nothing was changed: poolMaxPromptTokens must be a whole number from 1024 to 1048576, or null; got 512/);
+    const word = await cli('context-cap', 'lots');
+    assert.notEqual(word.code, 0);
+    assert.match(word.stderr, /the context cap must be a whole number of tokens, or clear; got "lots"/);
+    const status = await pool.a.status();
+    assert.deepEqual([status.settings.poolMaxPromptTokens, status.localNode.maxNumCtx], [null, null]);
+  });
+
   describe("the issue's repro: hub-a's ceiling at 1024, a ~10k-token turn", () => {
     it('goes to hub-b, which has no ceiling, and the row says the ceiling moved hub-a and hub-c', { timeout: TEST_TIMEOUT_MS }, async () => {
       const set = await cli('ceiling', '1024');
