@@ -1,8 +1,8 @@
 /**
  * place(): runs the placement steps over the ranked list, in precedence order, as tiers.
  * The runner checks after every step that nothing was lost and nothing moved to an earlier
- * tier, so precedence holds by construction. The remaining pooled-routing rules (ceilings,
- * context caps, slots, throughput, contention, affinity) plug in ahead of the pin.
+ * tier, so precedence holds by construction. Ceilings, context caps and affinity plug in
+ * ahead of the pin as they land.
  */
 import { NULL_PLACEMENT_RECORDS, type PlacementRecords } from '../routing-log/entry.js';
 import { pinStep } from './steps/pin.js';
@@ -13,11 +13,13 @@ import { muchSlowerStep } from './steps/much-slower.js';
 import type { Candidate, Placement, PlacementContext, PlacementStep, Tiers } from './types.js';
 
 /**
- * The steps in the order they run. The pin stays last on purpose: every rule that can push a
+ * The steps in the order they run. The pin comes after every rule that can push a
  * candidate into a later tier (a prompt ceiling, a context cap, full slots, withholding) has
  * already done so, and the pin then reorders inside each finished tier. That is what keeps an
  * operator's preference from outranking a rule about the request itself: a pinned node over
- * its ceiling still goes behind the nodes under it, but leads the group it was put in.
+ * its ceiling still goes behind the nodes under it, but leads the group it was put in. Only
+ * the much-slower rule follows it: it judges the node each group would try first, pin
+ * included, and leaves a pinned first node where it is.
  */
 export const STEPS: readonly PlacementStep[] = [
   // Slots sit inside the statements (ceiling, cap) and outside throughput: a full engine queues
