@@ -1,0 +1,52 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ManualClock } from '../../util/clock.js';
+import { FORGET_AFTER_MS } from './bands.js';
+import { MAX_BOOK_KEYS, ThroughputBook } from './book.js';
+
+const key = (node: string, model = 'qwen3:8b') => ({ node, backendId: node === 'local' ? 'ollama' : null, model });
+
+describe('ThroughputBook', () => {
+  it('keeps readings per node, engine and model, in bands, smallest first', () => {
+    const book = new ThroughputBook(new ManualClock());
+    book.record(key('local'), { promptTokens: 20_000, tokensPerSec: 300, deadline: false });
+    book.record(key('local'), { promptTokens: 5000, tokensPerSec: 500, deadline: false });
+    book.record(key('local', 'other'), { promptTokens: 5000, tokensPerSec: 50, deadline: false });
+    assert.deepEqual(book.readings(key('local')).map((r) => [r.fromTokens, r.tokensPerSec]), [[4096, 500], [16_384, 300]]);
+    assert.deepEqual(book.readings(key('core-2')), []);
+  });
+
+  it('ignores a prompt under the first band and a rate that is not positive', () => {
+    const book = new ThroughputBook(new ManualClock());
+    book.record(key('local'), { promptTokens: 4095, tokensPerSec: 300, deadline: false });
+    book.record(key('local'), { promptTokens: 8000, tokensPerSec: 0, deadline: false });
+    assert.deepEqual(book.readings(key('local')), []);
+  });
+
+  it('forgets everything 2 hours after it was taken, and status then lists nothing', () => {
+    const clock = new ManualClock();
+    const book = new ThroughputBook(clock);
+    book.record(key('local'), { promptTokens: 8000, tokensPerSec: 300, deadline: false });
+    book.recordDecode(key('local'), 40);
+    assert.equal(book.estimates().length, 1);
+    clock.advance(FORGET_AFTER_MS + 1);
+    assert.deepEqual(book.readings(key('local')), []);
+    assert.deepEqual(book.estimates(), []);
+  });
+
+  it('shows each band with its age and the decode rate', () => {
+    const clock = new ManualClock();
+    const book = new ThroughputBook(clock);
+    book.record(key('local'), { promptTokens: 8000, tokensPerSec: 300, deadline: false });
+    book.recordDecode(key('local'), 40);
+    clock.advance(5000);
+    assert.deepEqual(book.estimates(), [{ ...key('local'), bands: [{ fromTokens: 4096, promptTokens: 8000, tokensPerSec: 300, deadline: false, ageMs: 5000 }], decodeTokensPerSec: 40 }]);
+  });
+
+  it('holds at most MAX_BOOK_KEYS keys, the least recently written dropped first', () => {
+    const book = new ThroughputBook(new ManualClock());
+    for (let i = 0; i <= MAX_BOOK_KEYS; i++) book.record(key(`n${i}`), { promptTokens: 8000, tokensPerSec: 100, deadline: false });
+    assert.deepEqual(book.readings(key('n0')), []);
+    assert.equal(book.readings(key(`n${MAX_BOOK_KEYS}`)).length, 1);
+  });
+});
