@@ -18,7 +18,8 @@ export function peerModels(peers: readonly UsablePeer[], dialect: ProxyDialect):
   const byPeer = new Map<string, Set<string>>();
   for (const peer of peers) {
     const names = new Set<string>();
-    for (const b of peer.backends) if (speaks(b.kind, dialect)) for (const m of b.models) names.add(m);
+    // A model the peer says it cannot serve now is no offer: listing it would hand apps a 502.
+    for (const b of peer.backends) if (speaks(b.kind, dialect)) for (const m of b.models) if (!peer.unservableModels.includes(m)) names.add(m);
     if (names.size > 0) byPeer.set(peer.name, names);
   }
   return byPeer;
