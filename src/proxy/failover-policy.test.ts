@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideOnStatus, describeFailure, failureStatus, type AttemptFailure, type StatusDecision } from './failover-policy.js';
+import { decideOnStatus, describeFailure, failureStatus, type AttemptFailure, type StatusDecision, decideOnAnswer, type AnswerContext, type AnswerDecision } from './failover-policy.js';
 
 describe('decideOnStatus', () => {
   const cases: readonly { name: string; status: number; decision: StatusDecision }[] = [
@@ -47,5 +47,48 @@ describe('describeFailure', () => {
       assert.equal(describeFailure(c.failure), c.reason);
       assert.equal(failureStatus(c.failure), c.status);
     });
+  }
+});
+
+describe('decideOnAnswer: the peer rules on top of the status rule', () => {
+  const local = { fromPeer: false, engineMarked: false, last: false };
+  const peerOwn = { fromPeer: true, engineMarked: false, last: false };
+  const peerOwnLast = { fromPeer: true, engineMarked: false, last: true };
+  const peerEngine = { fromPeer: true, engineMarked: true, last: false };
+  const peerEngineLast = { fromPeer: true, engineMarked: true, last: true };
+  const commit = { action: 'commit', warnEngineRefusal: false } as const;
+  const moveOn = { action: 'fail-over', dropPeer: false, warnEngineRefusal: false } as const;
+  const dropPeer = { action: 'fail-over', dropPeer: true, warnEngineRefusal: false } as const;
+  const moveOnWarn = { action: 'fail-over', dropPeer: false, warnEngineRefusal: true } as const;
+  const commitWarn = { action: 'commit', warnEngineRefusal: true } as const;
+  const cases: readonly { name: string; status: number; ctx: AnswerContext; decision: AnswerDecision }[] = [
+    // A local engine: the status rule alone.
+    { name: 'a local 200 is committed', status: 200, ctx: local, decision: commit },
+    { name: 'a local 401 is the request\'s (committed, no warning)', status: 401, ctx: local, decision: commit },
+    { name: 'a local 403 is committed', status: 403, ctx: local, decision: commit },
+    { name: 'a local 404 is committed', status: 404, ctx: local, decision: commit },
+    { name: 'a local 500 moves on and drops nothing', status: 500, ctx: local, decision: moveOn },
+    { name: 'a local 429 moves on', status: 429, ctx: local, decision: moveOn },
+    // The peer's own refusals (no X-Hub-Pool-Backend): it stopped trusting this Hub.
+    { name: 'the peer\'s own 401 moves on and drops its capabilities', status: 401, ctx: peerOwn, decision: dropPeer },
+    { name: 'the peer\'s own 403 moves on and drops its capabilities', status: 403, ctx: peerOwn, decision: dropPeer },
+    { name: 'the peer\'s own 404 moves on and drops its capabilities', status: 404, ctx: peerOwn, decision: dropPeer },
+    { name: 'the peer\'s own 404 from the last candidate still drops it (never an app answer)', status: 404, ctx: peerOwnLast, decision: dropPeer },
+    { name: 'the peer\'s own 403 from the last candidate still drops it', status: 403, ctx: peerOwnLast, decision: dropPeer },
+    { name: 'the peer\'s own 400 is the request\'s fault: committed', status: 400, ctx: peerOwn, decision: commit },
+    { name: 'the peer\'s own 405 is committed, not read as a pairing refusal', status: 405, ctx: peerOwn, decision: commit },
+    { name: 'the peer\'s own 503 moves on and keeps the pairing', status: 503, ctx: peerOwn, decision: moveOn },
+    { name: 'the peer\'s 200 is committed', status: 200, ctx: peerOwn, decision: commit },
+    // A peer's engine refused the key the peer holds for it (marked).
+    { name: 'a marked 401 moves on, keeps the pairing and warns', status: 401, ctx: peerEngine, decision: moveOnWarn },
+    { name: 'a marked 403 moves on, keeps the pairing and warns', status: 403, ctx: peerEngine, decision: moveOnWarn },
+    { name: 'a marked 401 from the last candidate goes to the app, with the warning', status: 401, ctx: peerEngineLast, decision: commitWarn },
+    { name: 'a marked 403 from the last candidate goes to the app, with the warning', status: 403, ctx: peerEngineLast, decision: commitWarn },
+    { name: 'a marked 404 is the engine\'s answer about the request: committed, pairing kept', status: 404, ctx: peerEngine, decision: commit },
+    { name: 'a marked 400 is committed', status: 400, ctx: peerEngine, decision: commit },
+    { name: 'a marked 500 moves on without a warning', status: 500, ctx: peerEngine, decision: moveOn },
+  ];
+  for (const c of cases) {
+    it(c.name, () => assert.deepEqual(decideOnAnswer(c.status, c.ctx), c.decision));
   }
 });

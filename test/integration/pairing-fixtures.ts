@@ -114,6 +114,8 @@ export class FakePeer {
   readonly legacy: boolean;
   /** When set, answers GET /capabilities instead of the well-formed document (a hostile peer). */
   answerCapabilities: ((res: ServerResponse) => void) | null = null;
+  /** When set, answers the Hub's forwards (POST /local/*); unset, they get this fake's own 404. */
+  answerLocal: ((res: ServerResponse) => void) | null = null;
   #server: Server | null = null;
   #port = 0;
 
@@ -152,6 +154,10 @@ export class FakePeer {
             return this.answerCapabilities(res);
           }
           return reply(200, { nodeUuid: this.legacy ? null : this.uuid, hardwareTier: null, backends: [], inFlightRequests: 0, acceptingWork: true });
+        }
+        if (rec.method === 'POST' && path?.startsWith(`${POOL}/local/`) && this.answerLocal) {
+          rec.status = 0;
+          return this.answerLocal(res);
         }
         if (rec.method === 'POST' && (path === `${POOL}/pair/unpair` || path === `${POOL}/pair/reject`)) return reply(200, { removed: true });
         return reply(404, { error: { code: 'HUB_ERR_NOT_FOUND', message: 'fake peer' } });
