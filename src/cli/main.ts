@@ -19,6 +19,8 @@ import { pinCommand, unpinCommand } from './commands/pin.js';
 import { poolDoctor } from './commands/doctor.js';
 import { probe } from './commands/address.js';
 import { poolSet, poolSettings } from './commands/settings.js';
+import { logs } from './commands/logs.js';
+import { untilSignalled } from '../util/until-signalled.js';
 
 const DIALECTS = ['ollama', 'vllm', 'lemonade', 'omlx', 'llamacpp'] as const;
 
@@ -68,6 +70,7 @@ Hub Pool commands (cihub pool <command>):
   rotate-identity [--yes]         a new key for this Hub; removes every pairing
   pin <target> [--model M] [--yes]  prefer 'local' or a peer for one model (or, without --model, for every model)
   unpin [--model M] [--yes]       remove that pin
+Logs: cihub logs [-f] [--since 10m|ISO] [--level warn]   this Hub's log (pretty on a terminal, JSON lines piped)
   <ref> is the ID that peers prints (8 characters), the full id, or the tailnet name; changes take --json too`,
   );
 const dataDir = () => (program.opts() as { dataDir?: string }).dataDir ?? dataDirFromEnv(env);
@@ -176,6 +179,15 @@ pool
   .option('--json', 'print the pins as JSON')
   .action(async (o: { model?: string; yes?: boolean; json?: boolean }) => out(await unpinCommand({ dataDir: dataDir(), model: o.model, json: o.json === true, ...yesOf(o) })));
 
+program
+  .command('logs')
+  .description("this Hub's log from its data dir, oldest first; pretty on a terminal, JSON lines when piped")
+  .option('-f, --follow', 'keep printing new lines until Ctrl-C')
+  .option('--since <time>', 'only lines at or after this ISO time (with a zone) or age (30s, 10m, 2h, 1d)')
+  .option('--level <level>', 'only lines at this level or above: trace, debug, info, warn, error, fatal')
+  .action(async (o: { follow?: boolean; since?: string; level?: string }) =>
+    logs({ dataDir: dataDir(), follow: o.follow === true, since: o.since, level: o.level, pretty: process.stdout.isTTY === true, nowMs: Date.now(), write: out, stopped: o.follow === true ? untilSignalled() : Promise.resolve() }),
+  );
 const apiKey = program.command('api-key').description('API keys for apps (inference) and monitors (qa:read)');
 apiKey
   .command('create')
