@@ -61,7 +61,7 @@ import { DATABASE_FILE_NAME, openDatabase } from './store/database.js';
 import { Background } from './util/background.js';
 import { windowHandout } from './placement/handout.js';
 import { systemClock, type Clock } from './util/clock.js';
-import { createLogger, type Logger } from './util/logger.js';
+import { createHubLogger, type Logger } from './util/logger.js';
 
 /** How long SIGTERM waits for in-flight requests before closing their connections: 30 s. */
 export const SHUTDOWN_DRAIN_TIMEOUT_MS = 30_000;
@@ -86,7 +86,9 @@ export interface StartOptions {
 
 export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<HubSystem> {
   const clock = opts.clock ?? systemClock;
-  const logger = opts.logger ?? createLogger(env.logLevel);
+  // The Hub's own logger writes stdout and the rotated file `cihub logs` reads (src/logs/log-file.ts).
+  const hubLog = opts.logger ? null : createHubLogger(env.logLevel, env.dataDir);
+  const logger = opts.logger ?? hubLog!.logger;
   for (const p of env.problems) logger.warn({ variable: p.variable, value: p.value, usedInstead: p.usedInstead }, `${p.variable}=${p.value} ${p.problem}; using ${p.usedInstead}`);
   ensureDataDir(env.dataDir);
   const background = new Background({ logger, clock });
@@ -303,6 +305,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
       db.close();
       removeHubInfo(env.dataDir, process.pid);
       logger.info('hub stopped');
+      hubLog?.file.close();
     })());
 
   return { url, port, app, logger, close };

@@ -23,6 +23,8 @@ import { probe } from './commands/address.js';
 import { poolDiscover } from './commands/discover.js';
 import { poolSet, poolSettings } from './commands/settings.js';
 import { dashboardLink } from './commands/dashboard.js';
+import { logs } from './commands/logs.js';
+import { untilSignalled } from '../util/until-signalled.js';
 
 const DIALECTS = ['ollama', 'vllm', 'lemonade', 'omlx', 'llamacpp'] as const;
 
@@ -76,7 +78,8 @@ Hub Pool commands (cihub pool <command>):
   unpin [--model M] [--yes]       remove that pin
   ceiling <N|clear> [--yes]       this node's prompt ceiling in estimated tokens (poolMaxPromptTokens)
   context-cap <N|clear> [--yes]   this node's context cap: the window its engine runs (OLLAMA_CONTEXT_LENGTH)
-  <ref> is the ID that peers prints (8 characters), the full id, or the tailnet name; changes take --json too`,
+  <ref> is the ID that peers prints (8 characters), the full id, or the tailnet name; changes take --json too
+Logs: cihub logs [-f] [--since 10m|ISO] [--level warn]   this Hub's log (pretty on a terminal, JSON lines piped)`,
   );
 const dataDir = () => (program.opts() as { dataDir?: string }).dataDir ?? dataDirFromEnv(env);
 
@@ -213,6 +216,15 @@ program
   .option('--no-open', 'only print the link; do not start a browser')
   .action(async (o: { json?: boolean; open: boolean }) => out(await dashboardLink({ dataDir: dataDir(), json: o.json === true, open: o.open, env })));
 
+program
+  .command('logs')
+  .description("this Hub's log from its data dir, oldest first; pretty on a terminal, JSON lines when piped")
+  .option('-f, --follow', 'keep printing new lines until Ctrl-C')
+  .option('--since <time>', 'only lines at or after this ISO time (with a zone) or age (30s, 10m, 2h, 1d)')
+  .option('--level <level>', 'only lines at this level or above: trace, debug, info, warn, error, fatal')
+  .action(async (o: { follow?: boolean; since?: string; level?: string }) =>
+    logs({ dataDir: dataDir(), follow: o.follow === true, since: o.since, level: o.level, pretty: process.stdout.isTTY === true, nowMs: Date.now(), write: out, stopped: o.follow === true ? untilSignalled() : Promise.resolve() }),
+  );
 const apiKey = program.command('api-key').description('API keys for apps (inference) and monitors (qa:read)');
 apiKey
   .command('create')

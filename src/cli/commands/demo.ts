@@ -10,14 +10,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { destination } from 'pino';
 import { request } from 'undici';
 import { readOperatorKey } from '../../config/data-dir.js';
 import { loadEnv } from '../../config/env.js';
 import { startSimEngine, type SimEngine } from '../../sim/engine.js';
 import { startHub, type HubSystem } from '../../system.js';
 import { freeLoopbackPort } from '../../util/free-port.js';
-import { createLogger } from '../../util/logger.js';
+import { createHubLogger } from '../../util/logger.js';
 import { untilSignalled } from '../../util/until-signalled.js';
 import { withLlama } from '../llama-import.js';
 import { table } from '../render/pool-status.js';
@@ -106,7 +105,7 @@ export async function runDemo(opts: { env: Readonly<Record<string, string | unde
       { ...opts.env, OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '', LLAMACPP_URL: '', ...p.env, HUB_NODE_FQDN: p.name, HUB_TAILNET_SUFFIX: SUFFIX, HUB_POOL_PEER_ORIGINS: origins },
       { port: ports[i], host: '127.0.0.1', dataDir },
     );
-    const hub = await startHub(env, { logger: createLogger('info', destination(join(dataDir, 'hub.log'))) });
+    const hub = await startHub(env, { logger: createHubLogger('info', dataDir, { stdout: false }).logger });
     closers.unshift(() => hub.close());
     hubs.push({ name: p.name, hub, dataDir, key: readOperatorKey(dataDir) ?? '', engines: p.engines });
   }
@@ -167,7 +166,7 @@ export async function runDemo(opts: { env: Readonly<Record<string, string | unde
       `  ${cli(entry)} pool log`,
       ...hubs.slice(1).map((h) => `  ${cli(h)} pool log`),
       '',
-      `hub-a's log is ${join(entry.dataDir, 'hub.log')}.`,
+      `hub-a's log: ${cli(entry)} logs (the file is ${join(entry.dataDir, 'logs', 'hub.log')}).`,
       opts.once ? '' : 'Ctrl-C stops the demo.',
       '',
     ].join('\n'),
