@@ -139,6 +139,11 @@ export interface GeneratedModel {
   readonly created: boolean;
 }
 
+/** Where the model file for `size` is cached (its name carries the recipe's hash, so a new recipe is a new file). */
+export function modelPath(size: ModelSize, dir: string = DEFAULT_MODEL_DIR): string {
+  return join(dir, `cihub-${size}-${recipeHash(MODEL_SPECS[size])}.gguf`);
+}
+
 /**
  * The model file for `size`, generated into `dir` if it is not there yet. The write is atomic
  * (util/atomic-write), so processes racing to create it never see a partial file, nor does a
@@ -146,7 +151,7 @@ export interface GeneratedModel {
  */
 export function ensureModel(size: ModelSize, dir: string = DEFAULT_MODEL_DIR): GeneratedModel {
   const spec = MODEL_SPECS[size];
-  const path = join(dir, `cihub-${size}-${recipeHash(spec)}.gguf`);
+  const path = modelPath(size, dir);
   const base = { size, name: modelName(size), path, spec };
   if (existsSync(path)) return { ...base, created: false };
   mkdirSync(dir, { recursive: true });
