@@ -7,7 +7,8 @@ import { startLlamaEngine } from '../llama/engine.js';
 import type { RequestRecord } from '../llama/request-log.js';
 import { MODEL_SIZES, type ModelSize } from '../llama/tiny-model.js';
 import { untilSignalled } from '../util/until-signalled.js';
-import { CliError } from './hub-client.js';
+import { CliError, UsageError } from './hub-client.js';
+import { step, stepIfModelMissing } from './steps.js';
 
 export interface DevLlamaOptions {
   port: number;
@@ -31,14 +32,16 @@ export function describeRequest(r: RequestRecord): string {
 
 function modelSizeOf(value: string): ModelSize {
   const size = MODEL_SIZES.find((s) => s === value);
-  if (size === undefined) throw new CliError(`--model-size must be one of ${MODEL_SIZES.join(', ')}; got ${value}.`);
+  if (size === undefined) throw new UsageError(`--model-size must be one of ${MODEL_SIZES.join(', ')}; got ${value}.`);
   return size;
 }
 
 export async function runDevLlama(opts: DevLlamaOptions): Promise<void> {
   const modelSize = modelSizeOf(opts.modelSize);
-  if (!Number.isInteger(opts.ctx) || opts.ctx < 64) throw new CliError(`--ctx must be at least 64 tokens; got ${opts.ctx}.`);
+  if (!Number.isInteger(opts.ctx) || opts.ctx < 64) throw new UsageError(`--ctx must be at least 64 tokens; got ${opts.ctx}.`);
   const out = opts.out ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  stepIfModelMissing(modelSize, opts.modelDir);
+  step('loading the model into llama.cpp');
   const engine = await startLlamaEngine({
     size: modelSize,
     slots: opts.slots,

@@ -24,6 +24,22 @@ export class CliError extends Error {
   }
 }
 
+/** The command line itself was wrong (a bad value, a missing flag): exit code 2, like commander's own usage errors. */
+export class UsageError extends CliError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** No Hub answers for this data dir: exit code 3, so a script can tell "start it" from "it said no". */
+export class HubNotRunningError extends CliError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'HubNotRunningError';
+  }
+}
+
 export interface HubTarget {
   readonly url: string;
   readonly operatorKey: string;
@@ -37,7 +53,7 @@ export interface HubTarget {
 
 export function findHub(dataDir: string): HubTarget {
   const info = readHubInfo(dataDir);
-  if (info === null) throw new CliError(`No Hub is running for the data dir ${dataDir} (no hub.json there). Start one with \`cihub serve\`.`);
+  if (info === null) throw new HubNotRunningError(`No Hub is running for the data dir ${dataDir} (no hub.json there). Start one with \`cihub serve\`.`);
   const operatorKey = readOperatorKey(dataDir);
   if (operatorKey === null) throw new CliError(`No operator key found in ${dataDir}. Run cihub as the user that owns that folder.`);
   return { url: info.url, operatorKey, pid: info.pid, bootId: typeof info.bootId === 'string' ? info.bootId : null, dataDir };
@@ -60,7 +76,7 @@ function pidAlive(pid: number): boolean {
  * else means hub.json outlived its Hub, and the one sentence says so.
  */
 export async function verifyHub(hub: HubTarget): Promise<void> {
-  const notRunning = new CliError(`The Hub is not running: ${hub.dataDir}/hub.json is left over from a Hub that has stopped, so the operator key was not sent to ${hub.url}; start it with \`cihub serve\`.`);
+  const notRunning = new HubNotRunningError(`The Hub is not running: ${hub.dataDir}/hub.json is left over from a Hub that has stopped, so the operator key was not sent to ${hub.url}; start it with \`cihub serve\`.`);
   if (hub.bootId === null || !pidAlive(hub.pid)) throw notRunning;
   let answered: unknown = null;
   try {
@@ -70,7 +86,7 @@ export async function verifyHub(hub: HubTarget): Promise<void> {
   } catch (err) {
     if (err instanceof UpstreamReadError) throw notRunning;
     const code = (err as { code?: string }).code ?? 'no answer';
-    throw new CliError(`The Hub is not running, or not answering, at ${hub.url} (${code}). Start it with \`cihub serve\`.`);
+    throw new HubNotRunningError(`The Hub is not running, or not answering, at ${hub.url} (${code}). Start it with \`cihub serve\`.`);
   }
   if ((answered as { bootId?: unknown } | null)?.bootId !== hub.bootId) throw notRunning;
 }
@@ -88,7 +104,7 @@ export async function callHub<T>(hub: HubTarget, method: 'GET' | 'POST' | 'PATCH
     });
   } catch (err) {
     const code = (err as { code?: string }).code ?? 'no answer';
-    throw new CliError(`The Hub is not running, or not answering, at ${hub.url} (${code}). Start it with \`cihub serve\`.`);
+    throw new HubNotRunningError(`The Hub is not running, or not answering, at ${hub.url} (${code}). Start it with \`cihub serve\`.`);
   }
   const text = await res.body.text();
   let json: unknown = null;

@@ -7,9 +7,9 @@
 import { poolCeiling, poolContextCap } from './commands/node-limits.js';
 import { Command, InvalidArgumentError } from 'commander';
 import { assumeYes, dataDirFromEnv, processEnv } from '../config/env.js';
-import { CliError } from './hub-client.js';
+import { UsageError } from './hub-client.js';
 import { withLlama } from './llama-import.js';
-import { writeErr, writeOut } from './output.js';
+import { writeOut } from './output.js';
 import { runServe } from './commands/serve.js';
 import { poolLog, poolStatus, poolSwitch } from './commands/pool.js';
 import { poolSlots } from './commands/slots.js';
@@ -97,10 +97,12 @@ const pool = program
   .showHelpAfterError('(`cihub --help` lists the Hub Pool commands)');
 pool
   .command('status')
+  .description('whether pooling routes, this node, its engines and peers')
   .option('--json', 'print the status document as JSON')
   .action(async (o: { json?: boolean }) => out(await poolStatus({ dataDir: dataDir(), json: o.json === true })));
 pool
   .command('log')
+  .description('recent routing decisions, newest first, with why')
   .option('--json', 'print the routing-log page as JSON')
   .option('--limit <n>', 'rows to show (1-10000, default 200)', wholeNumber(1, 10_000))
   .option('--since <iso>', 'only rows placed or changed at or after this ISO time (with a zone)')
@@ -108,6 +110,7 @@ pool
 for (const [name, on] of [['enable', true], ['disable', false]] as const) {
   pool
     .command(name)
+    .description(`turn pooling ${on ? 'on' : 'off'} for this Hub`)
     .option('--yes', 'do not ask for confirmation')
     .option('--json', 'print the resulting settings as JSON')
     .action(async (o: { yes?: boolean; json?: boolean }) => out(await poolSwitch(on, { dataDir: dataDir(), json: o.json === true, ...yesOf(o) })));
@@ -228,16 +231,19 @@ program
 const apiKey = program.command('api-key').description('API keys for apps (inference) and monitors (qa:read)');
 apiKey
   .command('create')
+  .description('mint an API key; it is printed once')
   .requiredOption('--name <name>', 'a label for the key')
   .requiredOption('--scope <scope>', 'inference or qa:read')
   .option('--json', 'print the new key as JSON')
   .action(async (o: { name: string; scope: string; json?: boolean }) => out(await apiKeyCreate({ dataDir: dataDir(), ...o, json: o.json === true })));
 apiKey
   .command('list')
+  .description('API keys by id, name and scope (never the key itself)')
   .option('--json', 'print the keys as JSON')
   .action(async (o: { json?: boolean }) => out(await apiKeyList({ dataDir: dataDir(), json: o.json === true })));
 apiKey
   .command('revoke <id>')
+  .description('revoke an API key; apps using it are refused from then on')
   .option('--yes', 'do not ask for confirmation')
   .option('--json', 'print the result as JSON')
   .action(async (id: string, o: { yes?: boolean; json?: boolean }) => out(await apiKeyRevoke({ dataDir: dataDir(), id, json: o.json === true, ...yesOf(o) })));
@@ -255,7 +261,7 @@ dev
   .option('--time-scale <x>', 'multiply every simulated wait by x (0.01 = 100 times faster)', positiveNumber)
   .action(async (o: { port: number; dialect: string; model: string; prefillTps?: number; decodeTps?: number; slots?: number; timeScale?: number }) => {
     const dialect = DIALECTS.find((d) => d === o.dialect);
-    if (!dialect) throw new CliError(`--dialect must be one of ${DIALECTS.join(', ')}; got ${o.dialect}.`);
+    if (!dialect) throw new UsageError(`--dialect must be one of ${DIALECTS.join(', ')}; got ${o.dialect}.`);
     const models = o.model.split(',').map((m) => m.trim()).filter(Boolean);
     await runDevEngine({ port: o.port, dialect, models, ...(o.prefillTps ? { prefillTps: o.prefillTps } : {}), ...(o.decodeTps ? { decodeTps: o.decodeTps } : {}), ...(o.slots ? { slots: o.slots } : {}), ...(o.timeScale ? { timeScale: o.timeScale } : {}) });
   });
@@ -282,10 +288,5 @@ program
   .option('--real', 'run on two real llama.cpp engines with generated random-weight models (their text is noise)')
   .action(async (o: { once?: boolean; real?: boolean }) => runDemo({ env, once: o.once === true, real: o.real === true }));
 
-try {
-  await program.parseAsync(process.argv);
-} catch (err) {
-  const message = err instanceof CliError ? err.message : `cihub failed: ${(err as Error).message ?? String(err)}`;
-  writeErr(`${message}\n`);
-  process.exitCode = 1;
-}
+/** The command tree; run.ts applies the CLI conventions to it and parses the command line. */
+export { program };

@@ -4,8 +4,9 @@
  * the CLI on the same machine can find it.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../util/atomic-write.js';
 
 export const OPERATOR_KEY_FILE = 'operator.key';
 export const HUB_INFO_FILE = 'hub.json';
@@ -63,7 +64,7 @@ export function loadOrCreateOperatorKey(dir: string): string {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
   const key = `cihub_op_${randomBytes(32).toString('base64url')}`;
-  writeAtomically(path, `${key}\n`, 0o600);
+  writeFileAtomic(path, `${key}\n`, { mode: 0o600 });
   return key;
 }
 
@@ -78,7 +79,7 @@ export function readOperatorKey(dir: string): string | null {
 }
 
 export function writeHubInfo(dir: string, info: HubInfo): void {
-  writeAtomically(join(dir, HUB_INFO_FILE), `${JSON.stringify(info, null, 2)}\n`, 0o600);
+  writeFileAtomic(join(dir, HUB_INFO_FILE), `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
 }
 
 export function readHubInfo(dir: string): HubInfo | null {
@@ -93,10 +94,4 @@ export function readHubInfo(dir: string): HubInfo | null {
 /** Removes hub.json if it is still this process's (a newer Hub may have replaced it). */
 export function removeHubInfo(dir: string, pid: number): void {
   if (readHubInfo(dir)?.pid === pid) rmSync(join(dir, HUB_INFO_FILE), { force: true });
-}
-
-function writeAtomically(path: string, text: string, mode: number): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, text, { mode });
-  renameSync(tmp, path);
 }

@@ -1,11 +1,12 @@
 /**
  * settings.json: the operator settings, read once at start and rewritten whole on each
- * change. Writes go to a temporary file that is renamed over the old one, so a crash
- * mid-write leaves the previous settings, never half of them.
+ * change. Writes go through util/atomic-write, so a crash or power cut mid-write leaves the
+ * previous settings, never half of them.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { HubError } from '../errors.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import {
   deepFreeze,
   describeRule,
@@ -81,9 +82,7 @@ export class SettingsFile {
   }
 
   #write(settings: PoolSettings): void {
-    const tmp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
-    renameSync(tmp, this.path);
+    writeFileAtomic(this.path, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
   }
 }
 

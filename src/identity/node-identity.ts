@@ -19,7 +19,7 @@
  * leaves earlier sealed tokens unreadable.
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, randomUUID, sign as cryptoSign, type KeyObject } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../store/database.js';
 import type { Background, BackgroundHandle } from '../util/background.js';
@@ -27,6 +27,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { keyFingerprint } from './fingerprint.js';
 import { deriveSealingKey, seal, unseal } from './sealing.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 
 export const IDENTITY_SECRET_FILE = 'identity.secret';
 export const DEFAULT_IDENTITY_RETRY_MS = 30_000;
@@ -208,8 +209,8 @@ export class NodeIdentity {
     }
     await mkdir(this.#dataDir, { recursive: true, mode: 0o700 });
     const value = randomBytes(32).toString('hex');
-    // 'wx': if another process created it in between, fail rather than overwrite its secret.
-    await writeFile(path, `${value}\n`, { mode: 0o600, flag: 'wx' });
+    // Exclusive: if another process created it in between, fail rather than overwrite its secret.
+    writeFileAtomic(path, `${value}\n`, { mode: 0o600, exclusive: true });
     return { value, source: path };
   }
 

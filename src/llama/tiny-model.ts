@@ -9,9 +9,10 @@
  * and samples; the time all that takes grows with the model and the context, as on a CPU node.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { GgmlType, writeGguf, type GgufTensor, type GgufValue } from './gguf-writer.js';
 import { gaussian, mulberry32 } from './prng.js';
 import { BOS_ID, buildVocabulary, CHATML_TEMPLATE, EOS_ID, IM_END_ID, UNK_ID, VOCAB_SIZE } from './vocab.js';
@@ -138,19 +139,22 @@ export interface GeneratedModel {
   readonly created: boolean;
 }
 
+/** Where the model file for `size` is cached (its name carries the recipe's hash, so a new recipe is a new file). */
+export function modelPath(size: ModelSize, dir: string = DEFAULT_MODEL_DIR): string {
+  return join(dir, `cihub-${size}-${recipeHash(MODEL_SPECS[size])}.gguf`);
+}
+
 /**
- * The model file for `size`, generated into `dir` if it is not there yet. The write goes to a
- * temporary name first and is renamed into place, so processes racing to create it never see a
- * partial file.
+ * The model file for `size`, generated into `dir` if it is not there yet. The write is atomic
+ * (util/atomic-write), so processes racing to create it never see a partial file, nor does a
+ * run after a power cut.
  */
 export function ensureModel(size: ModelSize, dir: string = DEFAULT_MODEL_DIR): GeneratedModel {
   const spec = MODEL_SPECS[size];
-  const path = join(dir, `cihub-${size}-${recipeHash(spec)}.gguf`);
+  const path = modelPath(size, dir);
   const base = { size, name: modelName(size), path, spec };
   if (existsSync(path)) return { ...base, created: false };
   mkdirSync(dir, { recursive: true });
-  const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
-  writeFileSync(temp, buildModelFile(size));
-  renameSync(temp, path);
+  writeFileAtomic(path, buildModelFile(size), { mode: 0o644 });
   return { ...base, created: true };
 }

@@ -59,19 +59,20 @@ describe('cihub pool settings and cihub pool set', () => {
     assert.equal(json.poolMaxPromptTokens, null);
   });
 
-  const refusals: [string[], RegExp][] = [
-    [['poolHealthPollSeconds', '5'], /^Nothing was changed: poolHealthPollSeconds must be a whole number from 10 to 300; got 5\.$/],
-    [['poolLocalAffinity', '2.5'], /must be a whole number from 0 to 20; got 2\.5/],
-    [['poolEnabled', 'yes'], /poolEnabled must be true or false; got "yes"/],
-    [['poolShareContainerStats', 'null'], /must be true or false; got null/],
-    [['poolNoSuchKey', '1'], /^poolNoSuchKey is not a setting; nothing was changed/],
-    [['poolPins', '[]'], /set with `cihub pool pin` and `cihub pool unpin`/],
+  // Exit 1: the Hub refused the value; exit 2: the command line named no setting `set` can change.
+  const refusals: [string[], RegExp, number][] = [
+    [['poolHealthPollSeconds', '5'], /^Nothing was changed: poolHealthPollSeconds must be a whole number from 10 to 300; got 5\.$/, 1],
+    [['poolLocalAffinity', '2.5'], /must be a whole number from 0 to 20; got 2\.5/, 1],
+    [['poolEnabled', 'yes'], /poolEnabled must be true or false; got "yes"/, 1],
+    [['poolShareContainerStats', 'null'], /must be true or false; got null/, 1],
+    [['poolNoSuchKey', '1'], /^poolNoSuchKey is not a setting; nothing was changed/, 2],
+    [['poolPins', '[]'], /set with `cihub pool pin` and `cihub pool unpin`/, 2],
   ];
-  for (const [args, why] of refusals) {
-    it(`refuses set ${args.join(' ')} in one sentence and writes nothing`, async () => {
+  for (const [args, why, exitCode] of refusals) {
+    it(`refuses set ${args.join(' ')} in one sentence, exit ${exitCode}, and writes nothing`, async () => {
       const before = settingsFile();
       const run = await cli('pool', 'set', ...args, '--yes');
-      assert.equal(run.code, 1);
+      assert.equal(run.code, exitCode);
       assert.equal(run.stdout, '');
       assert.match(run.stderr.trim(), why);
       assert.equal(run.stderr.trim().split('\n').length, 1);

@@ -51,7 +51,7 @@ describe('the CLI and a hub.json left behind by a crash', () => {
     fake = await squatter('boot-1');
     writeStaleHubJson(dataDir, fake.port, await deadPid(), 'boot-1');
     const run = await runCli(['pool', 'peers'], { dataDir });
-    assert.equal(run.code, 1);
+    assert.equal(run.code, 3, 'exit 3: no Hub is running');
     assert.match(run.stderr, /^The Hub is not running: .*hub\.json is left over from a Hub that has stopped, so the operator key was not sent/);
     assert.equal(run.stderr.trim().split('\n').length, 1);
     assert.equal(fake.seen.length, 0, 'nothing at all is sent to a dead process\'s URL');
@@ -63,7 +63,7 @@ describe('the CLI and a hub.json left behind by a crash', () => {
     // This test process is certainly alive: only the boot id tells the listener apart.
     writeStaleHubJson(dataDir, fake.port, process.pid, 'boot-recorded');
     const run = await runCli(['pool', 'status'], { dataDir });
-    assert.equal(run.code, 1);
+    assert.equal(run.code, 3, 'exit 3: no Hub is running');
     assert.match(run.stderr, /^The Hub is not running: /);
     assert.deepEqual(fake.seen.map((s) => s.url), ['/api/hub/boot']);
     assert.ok(fake.seen.every((s) => s.headers.authorization === undefined), 'the boot check carries no credential');
@@ -77,7 +77,7 @@ describe('the CLI and a hub.json left behind by a crash', () => {
     delete info.bootId;
     writeFileSync(join(dataDir, 'hub.json'), JSON.stringify(info));
     const run = await runCli(['pool', 'peers'], { dataDir });
-    assert.equal(run.code, 1);
+    assert.equal(run.code, 3, 'exit 3: no Hub is running');
     assert.equal(fake.seen.length, 0);
   });
 });

@@ -100,7 +100,7 @@ describe('probe and pair by address', () => {
 
   it('needs a PIN to pair by address, and sends nothing without one', async () => {
     const run = await runCli(['pool', 'pair', B_ADDRESS, '--yes'], { dataDir: a.dataDir });
-    assert.equal(run.code, 1);
+    assert.equal(run.code, 2, 'a usage error');
     assert.match(run.stderr, /^Pairing by address needs --pin/);
     assert.deepEqual(await rowsOf(b), []);
   });

@@ -8,7 +8,8 @@ import type { PeerView } from '../../peers/peer-view.js';
 import type { ProbeResult } from '../../pairing/pair-by-address.js';
 import { parseAddressTarget } from '../../tailnet/address-target.js';
 import { normalizePeerName } from '../../tailnet/peer-name.js';
-import { callHub, CliError, findHub } from '../hub-client.js';
+import { callHub, CliError, findHub, UsageError } from '../hub-client.js';
+import { step } from '../steps.js';
 import { confirm } from '../confirm.js';
 import type { CommonOptions } from './pool.js';
 
@@ -26,6 +27,7 @@ export function isAddressTarget(target: string): boolean {
 
 export async function probe(opts: CommonOptions & { address: string }): Promise<string> {
   const hub = findHub(opts.dataDir);
+  step(`asking ${opts.address} whether a Hub answers there`);
   const found = await callHub<ProbeResult>(hub, 'POST', `${POOL}/peers/probe`, { address: opts.address });
   if (opts.json) return `${JSON.stringify(found, null, 2)}\n`;
   const where = `${found.address}:${found.port}`;
@@ -43,10 +45,11 @@ export async function probe(opts: CommonOptions & { address: string }): Promise<
 
 export async function pairByAddress(opts: CommonOptions & { address: string; pin: string | undefined; yes: boolean; assumeYes: boolean }, selfName: () => Promise<string | null>): Promise<string> {
   if (opts.pin === undefined) {
-    throw new CliError(`Pairing by address needs --pin: only the other Hub's answer to a valid PIN tells this Hub its name, so mint one there with \`cihub pool pairing-pin\`; nothing was sent.`);
+    throw new UsageError(`Pairing by address needs --pin: only the other Hub's answer to a valid PIN tells this Hub its name, so mint one there with \`cihub pool pairing-pin\`; nothing was sent.`);
   }
   const hub = findHub(opts.dataDir);
   await confirm(`Send a pairing request with PIN ${opts.pin} to the Hub at ${opts.address}? It still has to approve it.`, opts);
+  step(`sending the pairing request to ${opts.address} and waiting for its answer`);
   const answer = await callHub<{ peer: PeerView | null; pinVerified: boolean }>(hub, 'POST', `${POOL}/peers/pair`, { address: opts.address, pin: opts.pin });
   if (opts.json) return `${JSON.stringify(answer, null, 2)}\n`;
   const name = answer.peer?.nodeFqdn ?? '<its name>';

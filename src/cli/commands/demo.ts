@@ -21,6 +21,7 @@ import { untilSignalled } from '../../util/until-signalled.js';
 import { withLlama } from '../llama-import.js';
 import { table } from '../render/pool-status.js';
 import { writeOut } from '../output.js';
+import { step, stepIfModelMissing } from '../steps.js';
 
 /** The demo's simulated engines run 20x faster than the timings they report. */
 const DEMO_TIME_SCALE = 0.05;
@@ -73,6 +74,8 @@ export async function runDemo(opts: { env: Readonly<Record<string, string | unde
   if (opts.real) {
     const { llama, real } = await withLlama(async () => {
       const llama = await import('../../llama/index.js');
+      for (const size of ['tiny', 'medium'] as const) stepIfModelMissing(size);
+      step('starting two llama.cpp engines');
       return { llama, real: await llama.startRealEngines() };
     });
     closers.push(() => real.close());
@@ -83,6 +86,7 @@ export async function runDemo(opts: { env: Readonly<Record<string, string | unde
     calls = llama.realDemoCalls();
     notes = real.notes;
   } else {
+    step('starting four simulated engines');
     const ollama = await sim('ollama', ['llama3.2:3b', 'qwen3:8b', { name: 'nomic-embed-text', capabilities: ['embedding'] }]);
     const vllm = await sim('vllm', ['Qwen/Qwen3-4B', 'qwen3:8b'], 4);
     const ollamaB = await sim('ollama', ['mistral:7b', 'qwen3:8b']);
@@ -96,6 +100,7 @@ export async function runDemo(opts: { env: Readonly<Record<string, string | unde
     calls = SIM_CALLS;
   }
 
+  step(`starting ${plan.length} Hubs on loopback`);
   const ports = await Promise.all(plan.map(() => freeLoopbackPort()));
   const origins = plan.map((p, i) => `${p.name}=http://127.0.0.1:${ports[i]}`).join(',');
   const hubs: DemoHub[] = [];
@@ -122,6 +127,7 @@ export async function runDemo(opts: { env: Readonly<Record<string, string | unde
     return json;
   };
   const pairings: string[] = [];
+  step('pairing the Hubs with PINs');
   for (const [i, from] of hubs.entries()) {
     for (const to of hubs.slice(i + 1)) {
       const { pin, fingerprint } = await op<{ pin: string; fingerprint: string }>(to, 'POST', '/pairing-pin');
@@ -132,8 +138,10 @@ export async function runDemo(opts: { env: Readonly<Record<string, string | unde
     }
   }
   const entry = hubs[0]!;
+  step("waiting for each Hub to read its peers' engines");
   const ready = await waitForPeers(() => op<{ peers: { status: string; backends: unknown[] | null }[] }>(entry, 'GET', '/peers'), hubs.length - 1);
 
+  step(`sending ${calls.length} requests`);
   const base = `${entry.hub.url}/api/inference/pool`;
   const rows: string[][] = [['REQUEST', 'ROUTE', 'MODEL', 'STATUS', 'SERVED BY', 'ENGINE']];
   for (const c of calls) {

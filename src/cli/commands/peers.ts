@@ -7,7 +7,8 @@
 import type { PeerView } from '../../peers/peer-view.js';
 import type { PoolStatus } from '../../status/pool-status.js';
 import { normalizePeerName } from '../../tailnet/peer-name.js';
-import { callHub, CliError, findHub, type HubTarget } from '../hub-client.js';
+import { callHub, CliError, findHub, type HubTarget, UsageError } from '../hub-client.js';
+import { step } from '../steps.js';
 import { confirm } from '../confirm.js';
 import { clockTime, renderPeersTable, shortId } from '../render/peers.js';
 import type { CommonOptions } from './pool.js';
@@ -98,7 +99,7 @@ interface PairAnswer {
 export async function pair(opts: ChangeOptions & { name: string; pin?: string | undefined }): Promise<string> {
   const pin = opts.pin;
   if (pin !== undefined && !PIN_FORMAT.test(pin)) {
-    throw new CliError(`--pin must be exactly the six digits \`cihub pool pairing-pin\` printed on the other Hub (got ${JSON.stringify(pin.slice(0, 20))}), so nothing was sent.`);
+    throw new UsageError(`--pin must be exactly the six digits \`cihub pool pairing-pin\` printed on the other Hub (got ${JSON.stringify(pin.slice(0, 20))}), so nothing was sent.`);
   }
   const hub = findHub(opts.dataDir);
   if (isAddressTarget(opts.name)) return pairByAddress({ ...opts, address: opts.name, pin }, () => selfName(hub));
@@ -109,6 +110,7 @@ export async function pair(opts: ChangeOptions & { name: string; pin?: string | 
     opts,
   );
   let answer: PairAnswer;
+  step(`sending the pairing request to ${opts.name} and waiting for its answer`);
   try {
     answer = await callHub<PairAnswer>(hub, 'POST', `${POOL}/peers/pair`, { nodeFqdn: opts.name, ...(pin === undefined ? {} : { pin }) });
   } catch (err) {

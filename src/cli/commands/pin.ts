@@ -8,7 +8,7 @@ import type { RoutingPin } from '../../config/settings-schema.js';
 import type { PinStatus, PoolStatus } from '../../status/pool-status.js';
 import { normalizePeerName } from '../../tailnet/peer-name.js';
 import { confirm } from '../confirm.js';
-import { callHub, CliError, findHub } from '../hub-client.js';
+import { callHub, CliError, findHub, UsageError } from '../hub-client.js';
 
 const PINS = '/api/inference/pool/pins';
 
@@ -47,7 +47,7 @@ export function pinSubject(model: string | undefined | null): string {
 export function normalizePinTarget(raw: string): string {
   if (raw.trim().toLowerCase() === 'local') return 'local';
   const name = normalizePeerName(raw);
-  if (!name.ok) throw new CliError(`The pin target must be "local" or a peer's MagicDNS name (host.tailXXXX.ts.net): ${name.reason}; nothing was changed.`);
+  if (!name.ok) throw new UsageError(`The pin target must be "local" or a peer's MagicDNS name (host.tailXXXX.ts.net): ${name.reason}; nothing was changed.`);
   return name.name;
 }
 
@@ -72,7 +72,7 @@ export function pinDoneLines(pin: RoutingPin, status: PinStatus | undefined): st
 
 export async function pinCommand(opts: PinOptions): Promise<string> {
   const target = normalizePinTarget(opts.target);
-  if (opts.model !== undefined && opts.model.length === 0) throw new CliError('--model needs the exact model id to pin; nothing was changed.');
+  if (opts.model !== undefined && opts.model.length === 0) throw new UsageError('--model needs the exact model id to pin; nothing was changed.');
   const hub = findHub(opts.dataDir);
   await confirm(pinQuestion(target, opts.model), opts);
   const body = opts.model === undefined ? { scope: 'default', target } : { scope: 'model', model: opts.model, target };
@@ -84,7 +84,7 @@ export async function pinCommand(opts: PinOptions): Promise<string> {
 }
 
 export async function unpinCommand(opts: UnpinOptions): Promise<string> {
-  if (opts.model !== undefined && opts.model.length === 0) throw new CliError('--model needs the exact model id whose pin to remove; nothing was changed.');
+  if (opts.model !== undefined && opts.model.length === 0) throw new UsageError('--model needs the exact model id whose pin to remove; nothing was changed.');
   const hub = findHub(opts.dataDir);
   const subject = opts.model === undefined ? 'the default pin' : `the pin for model ${opts.model}`;
   await confirm(`Remove ${subject}? Placement then ranks ${pinSubject(opts.model)} by load alone${opts.model === undefined ? '' : ' (or by the default pin, if there is one)'}.`, opts);

@@ -4,7 +4,7 @@
  * exactly what the API refuses, in the same words, and a refusal writes nothing.
  */
 import type { SettingEntry } from '../../config/settings-catalogue.js';
-import { callHub, CliError, findHub } from '../hub-client.js';
+import { callHub, CliError, findHub, UsageError } from '../hub-client.js';
 import { confirm } from '../confirm.js';
 import { renderSettingChanged, renderSettings } from '../render/settings.js';
 import type { CommonOptions } from './pool.js';
@@ -33,8 +33,8 @@ export function parseSettingValue(raw: string): unknown {
 export async function poolSet(opts: CommonOptions & { key: string; value: string; yes: boolean; assumeYes: boolean }): Promise<string> {
   const { hub, entries } = await catalogue(opts);
   const entry = entries.find((e) => e.key === opts.key);
-  if (entry === undefined) throw new CliError(`${opts.key} is not a setting; nothing was changed (\`cihub pool settings\` lists them: ${entries.map((e) => e.key).join(', ')}).`);
-  if (!entry.settable) throw new CliError(`${entry.key} is set with \`cihub pool pin\` and \`cihub pool unpin\`, not with set; nothing was changed.`);
+  if (entry === undefined) throw new UsageError(`${opts.key} is not a setting; nothing was changed (\`cihub pool settings\` lists them: ${entries.map((e) => e.key).join(', ')}).`);
+  if (!entry.settable) throw new UsageError(`${entry.key} is set with \`cihub pool pin\` and \`cihub pool unpin\`, not with set; nothing was changed.`);
   const value = parseSettingValue(opts.value);
   await confirm(`Set ${entry.key} to ${JSON.stringify(value)} (now ${JSON.stringify(entry.value)}) on this Hub?`, opts);
   try {

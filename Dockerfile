@@ -1,0 +1,51 @@
+# syntax=docker/dockerfile:1
+# cihub (Hub Pool) in a container. docs/deploy.md walks through running it.
+#
+# Stage 1 compiles the TypeScript with every dependency; stage 2 installs the runtime
+# dependencies alone (no node-llama-cpp: it is a development dependency, and a Hub needs
+# nothing bound to one platform), so the image runs on linux/amd64 and linux/arm64 alike.
+
+FROM node:20-bookworm AS build
+WORKDIR /src
+COPY package.json package-lock.json tsconfig.json ./
+COPY bin ./bin
+COPY src ./src
+COPY test ./test
+COPY bench ./bench
+# --ignore-scripts: node-llama-cpp's install step would fetch a binary the build does not need.
+RUN npm ci --ignore-scripts --no-audit --no-fund \
+ && npm rebuild better-sqlite3 \
+ && npx tsc -p tsconfig.json
+
+FROM node:20-bookworm AS runtime-deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+# Runtime dependencies only; better-sqlite3 is the one native addon and is built (or fetched
+# prebuilt) for this image's architecture.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+ && npm rebuild better-sqlite3
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production \
+    CIHUB_DATA_DIR=/data \
+    HUB_HOST=0.0.0.0 \
+    API_PORT=5002 \
+    OLLAMA_URL=http://host.docker.internal:11434 \
+    VLLM_URL=http://host.docker.internal:8000 \
+    LEMONADE_URL=http://host.docker.internal:13305 \
+    OMLX_URL=http://host.docker.internal:8000
+WORKDIR /app
+COPY --from=runtime-deps /app/node_modules ./node_modules
+COPY --from=build /src/dist/src ./dist/src
+COPY package.json ./
+COPY bin ./bin
+RUN mkdir -p /data && chown node:node /data
+# The node image's unprivileged user (uid 1000); the Hub never needs root.
+USER node
+VOLUME ["/data"]
+EXPOSE 5002
+# Readiness, not liveness: a draining Hub (after SIGTERM) reports unhealthy, so nothing routes to it.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.API_PORT || 5002) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+ENTRYPOINT ["node", "bin/cihub"]
+CMD ["serve"]

@@ -1,0 +1,58 @@
+/**
+ * The conventions every command of the real command tree follows (issue 12, item 7): a
+ * description on each, --json on each command that prints a read, and exit codes by kind of
+ * failure. The tree is main.ts's own, with the conventions applied as bin/cihub applies them.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { CommanderError } from 'commander';
+import { program } from './main.js';
+import { everyCommand, withConventions } from './conventions.js';
+import { EXIT_HUB_NOT_RUNNING, EXIT_OK, EXIT_REFUSED, EXIT_USAGE, failureOf } from './exit-codes.js';
+import { CliError, HubNotRunningError, UsageError } from './hub-client.js';
+
+const tree = withConventions(program);
+const pathOf = (cmd: (typeof tree)['commands'][number]): string => {
+  const names: string[] = [];
+  for (let c: typeof cmd | null = cmd; c !== null && c.parent !== null; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+};
+const leaves = everyCommand(tree).filter((c) => c.commands.length === 0);
+
+/** Commands that run something rather than read it: serving, engines, the demo's show, a script for the shell. */
+const NOT_READS = new Set(['serve', 'dev engine', 'dev llama', 'demo', 'completion']);
+
+describe('every cihub command', () => {
+  it('has a description', () => {
+    const missing = everyCommand(tree).filter((c) => c.description().trim() === '').map((c) => pathOf(c) || 'cihub');
+    assert.deepEqual(missing, []);
+  });
+
+  it('takes --json wherever it prints a read or a result', () => {
+    const without = leaves.filter((c) => !NOT_READS.has(pathOf(c)) && !c.options.some((o) => o.long === '--json')).map(pathOf);
+    assert.deepEqual(without, []);
+  });
+
+  it('keeps the list of non-read commands to commands that exist', () => {
+    const paths = new Set(leaves.map(pathOf));
+    assert.deepEqual([...NOT_READS].filter((p) => !paths.has(p)), []);
+  });
+});
+
+describe('exit codes', () => {
+  const cases: Array<{ what: string; err: unknown; exitCode: number; message: string | null }> = [
+    { what: 'help the user asked for', err: new CommanderError(0, 'commander.helpDisplayed', '(outputHelp)'), exitCode: EXIT_OK, message: null },
+    { what: '--version', err: new CommanderError(0, 'commander.version', '0.1.0'), exitCode: EXIT_OK, message: null },
+    { what: "commander's unknown command (it printed its own message)", err: new CommanderError(1, 'commander.unknownCommand', "error: unknown command 'x'"), exitCode: EXIT_USAGE, message: null },
+    { what: 'a command group run without its subcommand', err: new CommanderError(1, 'commander.help', '(outputHelp)'), exitCode: EXIT_USAGE, message: null },
+    { what: 'a value the CLI refuses', err: new UsageError('--pin must be six digits.'), exitCode: EXIT_USAGE, message: '--pin must be six digits.' },
+    { what: 'no Hub running', err: new HubNotRunningError('The Hub is not running.'), exitCode: EXIT_HUB_NOT_RUNNING, message: 'The Hub is not running.' },
+    { what: 'the Hub refused', err: new CliError('The Hub refused: no.'), exitCode: EXIT_REFUSED, message: 'The Hub refused: no.' },
+    { what: 'anything else', err: new Error('boom'), exitCode: EXIT_REFUSED, message: 'cihub failed: boom' },
+  ];
+  for (const c of cases) {
+    it(`${c.what}: exit ${c.exitCode}`, () => {
+      assert.deepEqual(failureOf(c.err), { exitCode: c.exitCode, message: c.message });
+    });
+  }
+});

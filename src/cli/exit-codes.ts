@@ -1,0 +1,36 @@
+/**
+ * What `cihub` exits with, so scripts and supervisors can tell the failures apart without
+ * parsing a sentence: 2 for a command line that was wrong (as getopt-style tools and
+ * commander's own parser do), 3 when there is no Hub to talk to, 1 when the Hub or the CLI
+ * refused what was asked (or anything else failed).
+ */
+import { CommanderError } from 'commander';
+import { CliError, HubNotRunningError, UsageError } from './hub-client.js';
+
+export const EXIT_OK = 0;
+export const EXIT_REFUSED = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_HUB_NOT_RUNNING = 3;
+
+/** commander's codes for output the user asked for, which are not failures. */
+const ASKED_FOR = new Set(['commander.helpDisplayed', 'commander.version']);
+
+export interface Failure {
+  readonly exitCode: number;
+  /** The sentence for stderr; null when commander has printed its own. */
+  readonly message: string | null;
+}
+
+/**
+ * The exit code and the sentence for stderr for whatever a command threw. commander has already
+ * printed its own message (and the help hint) for a usage error, so none is repeated.
+ */
+export function failureOf(err: unknown): Failure {
+  if (err instanceof CommanderError) {
+    return { exitCode: ASKED_FOR.has(err.code) ? EXIT_OK : EXIT_USAGE, message: null };
+  }
+  if (err instanceof UsageError) return { exitCode: EXIT_USAGE, message: err.message };
+  if (err instanceof HubNotRunningError) return { exitCode: EXIT_HUB_NOT_RUNNING, message: err.message };
+  if (err instanceof CliError) return { exitCode: EXIT_REFUSED, message: err.message };
+  return { exitCode: EXIT_REFUSED, message: `cihub failed: ${err instanceof Error ? err.message : String(err)}` };
+}

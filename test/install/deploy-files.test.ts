@@ -1,0 +1,139 @@
+/**
+ * The deploy files (issue 12, item 2) are well-formed and say what the Hub needs: the systemd
+ * unit passes `systemd-analyze verify`, the launchd plist parses as a property list, the compose
+ * file parses as YAML, and the Dockerfile is multi-stage, non-root, keeps its data in a volume,
+ * reaches engines at host.docker.internal on their usual ports and checks health on /readyz.
+ * No image is built here (that needs a Docker daemon); the Dockerfile is read instruction by
+ * instruction.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../helpers/hub-process.js';
+import { DEFAULT_ENGINE_URLS, DEFAULT_API_PORT } from '../../src/config/env.js';
+import { READYZ_PATH } from '../../src/http/health-routes.js';
+import { SHUTDOWN_DRAIN_TIMEOUT_MS } from '../../src/system.js';
+
+const file = (path: string): string => join(REPO_ROOT, path);
+const read = (path: string): string => readFileSync(file(path), 'utf8');
+const has = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
+
+interface Instruction {
+  readonly keyword: string;
+  readonly args: string;
+}
+
+const KNOWN = new Set(['FROM', 'RUN', 'CMD', 'LABEL', 'EXPOSE', 'ENV', 'ADD', 'COPY', 'ENTRYPOINT', 'VOLUME', 'USER', 'WORKDIR', 'ARG', 'ONBUILD', 'STOPSIGNAL', 'HEALTHCHECK', 'SHELL']);
+
+/** Dockerfile instructions with continuation lines joined and comments dropped. */
+export function dockerInstructions(text: string): Instruction[] {
+  const logical: string[] = [];
+  let current = '';
+  for (const line of text.split('\n')) {
+    if (current === '' && /^\s*(#|$)/.test(line)) continue;
+    const trimmed = line.replace(/\s+$/, '');
+    if (trimmed.endsWith('\\')) current += `${trimmed.slice(0, -1)} `;
+    else {
+      logical.push(current + trimmed);
+      current = '';
+    }
+  }
+  return logical.map((l) => {
+    const m = /^\s*(\S+)\s*(.*)$/.exec(l)!;
+    return { keyword: m[1]!.toUpperCase(), args: m[2]! };
+  });
+}
+
+describe('Dockerfile', () => {
+  const all = dockerInstructions(read('Dockerfile'));
+  const lastFrom = all.map((i) => i.keyword).lastIndexOf('FROM');
+  const final = all.slice(lastFrom);
+  const envOf = (name: string): string | undefined => {
+    for (const i of final.filter((x) => x.keyword === 'ENV')) {
+      const m = new RegExp(`(?:^|\\s)${name}=(\\S+)`).exec(i.args);
+      if (m) return m[1];
+    }
+    return undefined;
+  };
+
+  it('has only known instructions, and more than one stage', () => {
+    assert.deepEqual(all.filter((i) => !KNOWN.has(i.keyword)), []);
+    assert.ok(all.filter((i) => i.keyword === 'FROM').length >= 2);
+  });
+
+  it('runs the Hub as a user that is not root', () => {
+    const users = final.filter((i) => i.keyword === 'USER').map((i) => i.args.trim());
+    assert.ok(users.length > 0 && !['root', '0', '0:0'].includes(users.at(-1)!), `final USER: ${users.at(-1)}`);
+  });
+
+  it('keeps the data dir in a volume and points CIHUB_DATA_DIR at it', () => {
+    const volume = final.find((i) => i.keyword === 'VOLUME');
+    assert.ok(volume, 'a VOLUME');
+    assert.match(volume.args, new RegExp(`"${envOf('CIHUB_DATA_DIR')}"`));
+  });
+
+  it('reaches each engine at host.docker.internal on its usual port, and listens on every interface', () => {
+    for (const [kind, url] of Object.entries(DEFAULT_ENGINE_URLS)) {
+      const port = new URL(url).port;
+      assert.equal(envOf(`${kind.toUpperCase()}_URL`), `http://host.docker.internal:${port}`, kind);
+    }
+    assert.equal(envOf('HUB_HOST'), '0.0.0.0');
+    assert.equal(envOf('API_PORT'), String(DEFAULT_API_PORT));
+    assert.ok(final.some((i) => i.keyword === 'EXPOSE' && i.args.trim() === String(DEFAULT_API_PORT)));
+  });
+
+  it('checks health on the readiness route', () => {
+    const check = final.find((i) => i.keyword === 'HEALTHCHECK');
+    assert.ok(check);
+    assert.ok(check.args.includes(`'${READYZ_PATH}'`), check.args);
+  });
+
+  it('ships no development dependency into the final image', () => {
+    const deps = all.filter((i) => i.keyword === 'RUN' && i.args.includes('npm ci'));
+    assert.ok(deps.some((i) => i.args.includes('--omit=dev')));
+    assert.ok(final.every((i) => i.keyword !== 'RUN' || !i.args.includes('npm ')), 'the final stage installs nothing itself');
+  });
+});
+
+describe('systemd unit', () => {
+  const unit = read('deploy/cihub.service');
+  it('passes systemd-analyze verify', { skip: !has('systemd-analyze') && 'systemd-analyze is not installed here' }, () => {
+    const res = spawnSync('systemd-analyze', ['verify', file('deploy/cihub.service')], { encoding: 'utf8' });
+    assert.equal(res.status, 0, res.stderr);
+    assert.equal(res.stderr.trim(), '', 'no warnings');
+  });
+  it('runs as its own user, keeps its data in its state dir and waits out the drain', () => {
+    assert.match(unit, /^User=cihub$/m);
+    assert.match(unit, /^StateDirectory=cihub$/m);
+    assert.match(unit, /^Environment=CIHUB_DATA_DIR=\/var\/lib\/cihub$/m);
+    const stop = Number(/^TimeoutStopSec=(\d+)$/m.exec(unit)?.[1]);
+    assert.ok(stop * 1000 > SHUTDOWN_DRAIN_TIMEOUT_MS, `TimeoutStopSec ${stop} s outlasts the ${SHUTDOWN_DRAIN_TIMEOUT_MS} ms drain`);
+  });
+});
+
+describe('launchd plist', () => {
+  it('is a property list that runs cihub serve and waits out the drain', { skip: !has('python3') && 'python3 (plistlib) is not installed here' }, () => {
+    const res = spawnSync('python3', ['-c', 'import json, plistlib, sys; print(json.dumps(plistlib.load(open(sys.argv[1], "rb"))))', file('deploy/com.cihub.hub.plist')], { encoding: 'utf8' });
+    assert.equal(res.status, 0, res.stderr);
+    const plist = JSON.parse(res.stdout) as { Label: string; ProgramArguments: string[]; ExitTimeOut: number; RunAtLoad: boolean };
+    assert.equal(plist.Label, 'com.cihub.hub');
+    assert.deepEqual(plist.ProgramArguments.slice(-2), ['cihub', 'serve']);
+    assert.equal(plist.RunAtLoad, true);
+    assert.ok(plist.ExitTimeOut * 1000 > SHUTDOWN_DRAIN_TIMEOUT_MS);
+  });
+});
+
+describe('compose example', () => {
+  it('is YAML with a Hub beside an Ollama container, data in a volume', { skip: spawnSync('python3', ['-c', 'import yaml']).status !== 0 && 'python3 with PyYAML is not installed here' }, () => {
+    const res = spawnSync('python3', ['-c', 'import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))', file('deploy/docker-compose.example.yml')], { encoding: 'utf8' });
+    assert.equal(res.status, 0, res.stderr);
+    const doc = JSON.parse(res.stdout) as { services: Record<string, { environment?: Record<string, string>; volumes?: string[]; extra_hosts?: string[] }> };
+    assert.deepEqual(Object.keys(doc.services).sort(), ['cihub', 'ollama']);
+    const hub = doc.services.cihub!;
+    assert.equal(hub.environment?.OLLAMA_URL, 'http://ollama:11434');
+    assert.ok(hub.volumes?.some((v) => v.endsWith(':/data')));
+    assert.ok(hub.extra_hosts?.includes('host.docker.internal:host-gateway'));
+  });
+});

@@ -1,0 +1,156 @@
+/**
+ * The CLI conventions from the outside (issue 12, item 7), running the real `cihub`:
+ * --version, exit codes 2 (usage), 3 (no Hub) and 1 (refused), completion scripts that the
+ * shells load and complete with, and step lines only on a terminal.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CIHUB_BIN, freshDataDir, REPO_ROOT, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+
+const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const hasShell = (name: string): boolean => spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
+
+/** Runs a shell script with the completion script for that shell in a file; resolves with stdout. */
+function inShell(shell: 'bash' | 'zsh' | 'fish', script: string, completionFile: string): string {
+  const res = spawnSync(shell, ['-c', script.replaceAll('$FILE', completionFile)], { encoding: 'utf8' });
+  assert.equal(res.status, 0, res.stderr);
+  return res.stdout;
+}
+
+describe('cihub --version', () => {
+  it("prints package.json's version and exits 0", async () => {
+    const res = await runCli(['--version'], { dataDir: freshDataDir() });
+    assert.equal(res.code, 0);
+    assert.equal(res.stdout.trim(), VERSION);
+  });
+});
+
+describe('exit codes', () => {
+  const usage: string[][] = [
+    ['pool', 'bogus'],
+    ['pool'],
+    ['serve', '--port', 'x'],
+    ['api-key', 'create', '--name', 'n'],
+    ['completion', 'tcsh'],
+    ['pool', 'pin', 'local', '--model', ''],
+    ['pool', 'pair', 'hub-b.example.ts.net', '--pin', '12', '--yes'],
+  ];
+  for (const args of usage) {
+    it(`cihub ${args.join(' ')}: exit 2, a usage error, nothing on stdout`, async () => {
+      const res = await runCli(args, { dataDir: freshDataDir() });
+      assert.equal(res.code, 2, res.stderr);
+      assert.equal(res.stdout, '');
+      assert.notEqual(res.stderr.trim(), '');
+    });
+  }
+
+  for (const args of [['pool', 'status'], ['pool', 'log', '--json'], ['api-key', 'list']]) {
+    it(`cihub ${args.join(' ')} with no Hub running: exit 3`, async () => {
+      const res = await runCli(args, { dataDir: freshDataDir() });
+      assert.equal(res.code, 3);
+      assert.match(res.stderr, /^No Hub is running for the data dir/);
+    });
+  }
+
+  it('a hub.json whose process has gone: exit 3', async () => {
+    const dataDir = freshDataDir();
+    // A pid this test started and waited for: certainly no longer running.
+    const gone = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' });
+    writeFileSync(join(dataDir, 'hub.json'), JSON.stringify({ url: 'http://127.0.0.1:9', port: 9, pid: Number(gone.stdout.trim()), startedAt: new Date().toISOString(), bootId: 'b' }));
+    writeFileSync(join(dataDir, 'operator.key'), 'cihub_op_x\n');
+    const res = await runCli(['pool', 'peers'], { dataDir });
+    assert.equal(res.code, 3);
+  });
+
+  describe('against a running Hub', () => {
+    let hub: HubProcess;
+    before(async () => {
+      hub = await startHubProcess();
+    });
+    after(async () => {
+      await hub?.stop();
+    });
+
+    it('a change the Hub refuses: exit 1', async () => {
+      const res = await runCli(['pool', 'set', 'poolLocalAffinity', '99', '--yes'], { dataDir: hub.dataDir });
+      assert.equal(res.code, 1);
+      assert.match(res.stderr, /^Nothing was changed: poolLocalAffinity must be/);
+    });
+
+    it('a change declined at the prompt: exit 1', async () => {
+      const res = await runCli(['pool', 'disable'], { dataDir: hub.dataDir });
+      assert.equal(res.code, 1);
+      assert.match(res.stderr, /needs confirmation/);
+    });
+
+    it('a read that works: exit 0', async () => {
+      const res = await runCli(['pool', 'status', '--json'], { dataDir: hub.dataDir });
+      assert.equal(res.code, 0, res.stderr);
+      assert.equal(typeof JSON.parse(res.stdout), 'object');
+    });
+  });
+});
+
+describe('cihub completion', () => {
+  const scriptFor = async (shell: string): Promise<string> => {
+    const dataDir = freshDataDir();
+    const res = await runCli(['completion', shell], { dataDir });
+    assert.equal(res.code, 0, res.stderr);
+    const file = join(dataDir, `completion.${shell}`);
+    writeFileSync(file, res.stdout);
+    return file;
+  };
+
+  it('bash: completes commands, subcommands and the flags of the command typed', async () => {
+    const file = await scriptFor('bash');
+    const complete = (words: string[]) =>
+      inShell('bash', `source $FILE; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _cihub; printf '%s\\n' "\${COMPREPLY[@]}"`, file)
+        .split('\n')
+        .filter(Boolean);
+    assert.deepEqual(complete(['cihub', 'po']), ['pool']);
+    assert.deepEqual(complete(['cihub', 'pool', 'st']), ['status']);
+    assert.deepEqual(complete(['cihub', '--data-dir', '/tmp/x', 'pool', 'log', '--l']), ['--limit']);
+    assert.ok(complete(['cihub', '']).includes('completion'));
+    assert.ok(complete(['cihub', 'api-key', '']).includes('revoke'));
+  });
+
+  // zsh and fish are checked where they are installed (Debian: apt-get install zsh fish); bash always is.
+  it('zsh: the script parses, and offers each command with its description', { skip: !hasShell('zsh') && 'zsh is not installed here' }, async () => {
+    const file = await scriptFor('zsh');
+    inShell('zsh', 'zsh -n $FILE', file);
+    // compinit's functions stood in by their contracts: _describe prints the array it is given.
+    const offered = inShell('zsh', 'compdef() { :; }; _describe() { print -l -- "${(@P)4}"; }; source $FILE; words=(cihub pool st); CURRENT=3; _cihub', file);
+    assert.match(offered, /^status:whether pooling routes/m);
+    assert.match(offered, /^--help:/m);
+  });
+
+  it('fish: completes subcommands with their descriptions', { skip: !hasShell('fish') && 'fish is not installed here' }, async () => {
+    const file = await scriptFor('fish');
+    const offered = inShell('fish', 'source $FILE; complete -C "cihub pool st"; complete -C "cihub api-key list --"', file);
+    assert.match(offered, /^status\twhether pooling routes/m);
+    assert.match(offered, /^--json\t/m);
+  });
+});
+
+describe('step lines', () => {
+  it('cihub demo --once names each wait on a terminal', async () => {
+    // script(1) gives the CLI a pseudo-terminal for stdin, stdout and stderr.
+    const out = await new Promise<string>((resolve) => {
+      const child = spawn('script', ['-qec', `${process.execPath} ${CIHUB_BIN} demo --once`, '/dev/null'], { env: { PATH: process.env.PATH ?? '', HOME: freshDataDir() } });
+      let text = '';
+      child.stdout.on('data', (d: Buffer) => (text += d.toString()));
+      child.once('close', () => resolve(text));
+    });
+    assert.match(out, /… starting 3 Hubs on loopback/);
+    assert.match(out, /… pairing the Hubs with PINs/);
+  });
+
+  it('and is silent when stderr is not a terminal', async () => {
+    const res = await runCli(['demo', '--once'], { dataDir: freshDataDir() });
+    assert.equal(res.code, 0, res.stderr);
+    assert.doesNotMatch(res.stderr, /…/);
+  });
+});
