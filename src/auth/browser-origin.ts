@@ -31,7 +31,7 @@ export function judgeBrowserRequest(method: string, headers: IncomingHttpHeaders
 }
 
 /** Origin and Host name the same authority (scheme aside: Tailscale Serve terminates TLS in front of the Hub). */
-function sameOrigin(origin: string, host: string | null): boolean {
+export function sameOrigin(origin: string, host: string | null): boolean {
   if (host === null) return false;
   let url: URL;
   try {

@@ -225,8 +225,9 @@ program
   .option('-f, --follow', 'keep printing new lines until Ctrl-C')
   .option('--since <time>', 'only lines at or after this ISO time (with a zone) or age (30s, 10m, 2h, 1d)')
   .option('--level <level>', 'only lines at this level or above: trace, debug, info, warn, error, fatal')
-  .action(async (o: { follow?: boolean; since?: string; level?: string }) =>
-    logs({ dataDir: dataDir(), follow: o.follow === true, since: o.since, level: o.level, pretty: process.stdout.isTTY === true, nowMs: Date.now(), write: out, stopped: o.follow === true ? untilSignalled() : Promise.resolve() }),
+  .option('--json', 'print the stored JSON lines even on a terminal')
+  .action(async (o: { follow?: boolean; since?: string; level?: string; json?: boolean }) =>
+    logs({ dataDir: dataDir(), follow: o.follow === true, since: o.since, level: o.level, pretty: o.json !== true && process.stdout.isTTY === true, nowMs: Date.now(), write: out, stopped: o.follow === true ? untilSignalled() : Promise.resolve() }),
   );
 const apiKey = program.command('api-key').description('API keys for apps (inference) and monitors (qa:read)');
 apiKey

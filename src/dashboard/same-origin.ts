@@ -4,21 +4,12 @@
  * the proxy, never for a page acting with the operator's session.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { sameOrigin } from '../auth/browser-origin.js';
 
 export function fromOwnOrigin(headers: IncomingHttpHeaders): boolean {
   const origin = typeof headers.origin === 'string' ? headers.origin : null;
   const host = typeof headers.host === 'string' ? headers.host : null;
-  if (origin !== null) {
-    if (host === null) return false;
-    let url: URL;
-    try {
-      url = new URL(origin);
-    } catch {
-      return false;
-    }
-    const bare = (h: string) => h.toLowerCase().replace(/\.$/, '').replace(/:(80|443)$/, '');
-    return url.origin !== 'null' && bare(url.host) === bare(host);
-  }
+  if (origin !== null) return sameOrigin(origin, host);
   // Browsers that send no Origin on a same-origin GET still say where it came from.
   const site = headers['sec-fetch-site'];
   return site === undefined || site === 'same-origin' || site === 'none';

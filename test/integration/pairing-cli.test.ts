@@ -36,15 +36,22 @@ async function ok(hub: HubProcess, ...args: string[]): Promise<string> {
   return res.stdout;
 }
 
-/** Runs a command that must fail; asserts it said exactly one sentence on stderr and nothing on stdout. */
-async function fails(hub: HubProcess, ...args: string[]): Promise<string> {
+/**
+ * Runs a command that must fail with `code` (1: refused or failed; 2: the command line itself was
+ * wrong); asserts it said exactly one sentence on stderr and nothing on stdout.
+ */
+async function failsWith(code: 1 | 2, hub: HubProcess, ...args: string[]): Promise<string> {
   const res = await cli(hub, args);
-  assert.equal(res.code, 1, `cihub ${args.join(' ')} should fail:\n${res.stdout}`);
+  assert.equal(res.code, code, `cihub ${args.join(' ')} should fail:\n${res.stdout}`);
   assert.equal(res.stdout, '');
   const message = res.stderr.trimEnd();
   assert.equal(message.split('\n').length, 1, `one line on stderr:\n${res.stderr}`);
   assert.match(message, /^[^.]*(\.[^ .][^.]*)*\.$/, `one sentence on stderr: ${message}`);
   return message;
+}
+
+function fails(hub: HubProcess, ...args: string[]): Promise<string> {
+  return failsWith(1, hub, ...args);
 }
 
 async function peersOf(hub: HubProcess): Promise<PeerView[]> {
@@ -273,9 +280,9 @@ describe('pairing from the command line', () => {
     assert.deepEqual(await rowsOf(a), []);
   });
 
-  it('a PIN that is not six digits is refused before anything is sent', async () => {
+  it('a PIN that is not six digits is refused as a usage error before anything is sent', async () => {
     for (const pin of ['12345', '1234567', '12345a', '']) {
-      const message = await fails(a, 'pool', 'pair', B, '--pin', pin, '--yes');
+      const message = await failsWith(2, a, 'pool', 'pair', B, '--pin', pin, '--yes');
       assert.match(message, /^--pin must be exactly the six digits/);
     }
     assert.deepEqual(await rowsOf(a), []);
