@@ -47,6 +47,15 @@ describe('dashboard: the Hub log', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS
     await line('pool settings changed').first().waitFor();
     await page.getByTestId('hub-log-count').getByText(/^\d+ of \d+ lines shown$/).waitFor();
 
+    // Paused, the lines stay; following again brings what the Hub wrote meanwhile.
+    await page.getByLabel('Follow (new lines every 2 s)').uncheck();
+    await page.getByLabel('Search the Hub log').fill('');
+    await line('hub listening').first().waitFor();
+    assert.equal((await hub.api('PATCH', '/api/inference/pool/settings', { poolHealthPollSeconds: 55 })).status, 200);
+    await page.getByLabel('Follow (new lines every 2 s)').check();
+    await line('pool settings changed').nth(1).waitFor();
+    await line('hub listening').first().waitFor();
+
     assert.deepEqual(await seriousA11yViolations(page), [], 'Logs view with the Hub log');
     await screenshot(page, 'hub-log-1440');
     assert.deepEqual(errors, [], 'no console errors');

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { api } from './api';
 import type { HubLogEntry, HubLogWindow } from './types';
 
@@ -42,11 +42,22 @@ interface HubLogState {
 
 const EMPTY: HubLogState = { lines: [], error: null, olderNotScanned: false, gap: false, loaded: false };
 
-/** The Hub's log file, read at the chosen level and age, then followed through the Hub's cursor while `follow` is on. */
+/**
+ * The Hub's log file, read at the chosen level and age, then followed through the Hub's cursor
+ * while `follow` is on. Pausing keeps the lines on screen; following again carries on from the
+ * cursor, so nothing written meanwhile is missed.
+ */
 function useHubLog(level: string, since: string, follow: boolean): HubLogState {
   const [state, setState] = useState<HubLogState>(EMPTY);
+  const followRef = useRef(follow);
+  const resume = useRef<() => void>(() => undefined);
+  useEffect(() => {
+    followRef.current = follow;
+    if (follow) resume.current();
+  }, [follow]);
   useEffect(() => {
     let stopped = false;
+    let running = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let cursor: string | null = null;
     let next = 0;
@@ -54,6 +65,8 @@ function useHubLog(level: string, since: string, follow: boolean): HubLogState {
     setState(EMPTY);
     const filter = `level=${level}${since === '' ? '' : `&since=${since}`}`;
     const tick = async () => {
+      timer = undefined;
+      running = true;
       try {
         for (let read = 0; read < CATCH_UP_READS; read += 1) {
           const following = cursor !== null;
@@ -68,15 +81,20 @@ function useHubLog(level: string, since: string, follow: boolean): HubLogState {
         }
       } catch (err) {
         if (!stopped) setState((s) => ({ ...s, error: (err as Error).message, loaded: true }));
+      } finally {
+        running = false;
       }
-      if (!stopped && follow) timer = setTimeout(tick, HUB_LOG_POLL_MS);
+      if (!stopped && followRef.current) timer = setTimeout(tick, HUB_LOG_POLL_MS);
+    };
+    resume.current = () => {
+      if (!stopped && !running && timer === undefined) void tick();
     };
     void tick();
     return () => {
       stopped = true;
       clearTimeout(timer);
     };
-  }, [level, since, follow]);
+  }, [level, since]);
   return state;
 }
 
