@@ -28,7 +28,7 @@ const healthyTailscale: TailscaleReport = {
   nameSource: 'tailscale',
   nodeFqdn: 'hub-a.tail0.ts.net',
   binary: '/usr/bin/tailscale',
-  daemon: { answered: true, backendState: 'Running', connected: true, version: '1.90.1', nodeFqdn: 'hub-a.tail0.ts.net', tailnetSuffix: 'tail0.ts.net', tailnetName: 'operator@example.com', magicDnsEnabled: true, certDomains: ['hub-a.tail0.ts.net'], health: [], problem: null, peerCount: 2 },
+  daemon: { answered: true, backendState: 'Running', connected: true, version: '1.90.1', nodeFqdn: 'hub-a.tail0.ts.net', tailnetSuffix: 'tail0.ts.net', tailnetName: 'operator@example.com', magicDnsEnabled: true, certDomains: ['hub-a.tail0.ts.net'], tailscaleIps: ['100.101.1.2'], health: [], problem: null, peerCount: 2 },
   serve: { verdict: 'publishes', otherTarget: null, problem: null },
   certificates: { verdict: 'ok', detail: 'HTTPS certificates can be issued for hub-a.tail0.ts.net' },
   operator: { allowed: true, account: 'hub', operatorUser: 'hub', command: null, basis: 'hub is Tailscale\'s operator' },

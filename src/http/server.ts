@@ -21,6 +21,7 @@ import { registerMetricsRoutes } from './metrics-routes.js';
 import { registerSettingsCatalogueRoutes } from './settings-catalogue-routes.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 import { registerSlotStatementRoutes } from './slot-statement-routes.js';
+import { registerLogRoutes } from './log-routes.js';
 import type { HubServices } from './services.js';
 
 /** Operator bodies are small JSON documents. */
@@ -79,6 +80,7 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
   registerSettingsCatalogueRoutes(app, s);
   registerDiscoveryRoutes(app, s);
   registerSlotStatementRoutes(app, s);
+  registerLogRoutes(app, s);
   await registerProxyRoutes(app, s);
   await registerPeerRoutes(app, s);
   return app;

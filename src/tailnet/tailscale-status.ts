@@ -5,6 +5,7 @@
  * logged-out daemon sends empty strings. A document the schema refuses reads as "not
  * connected", like a daemon that does not answer.
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { normalizePeerName, normalizeTailnetSuffix } from './peer-name.js';
 import type { TailscaleRun } from './tailscale-exec.js';
@@ -40,6 +41,8 @@ export interface TailscaleState {
   readonly magicDnsEnabled: boolean | null;
   /** Names HTTPS certificates can be issued for; null when the daemon does not report them. */
   readonly certDomains: readonly string[] | null;
+  /** This node's Tailscale addresses (TailscaleIPs), IPv4 first; empty when the daemon reports none (logged out). */
+  readonly tailscaleIps: readonly string[];
   /** The daemon's own health warnings (empty when fine). */
   readonly health: readonly string[];
   /** Every peer in the daemon's map that has a usable MagicDNS name. */
@@ -49,6 +52,8 @@ export interface TailscaleState {
 }
 
 const optionalText = z.string().max(1024).optional().catch(undefined);
+/** A node has one IPv4 and one IPv6 tailnet address; a longer list is not read. */
+const MAX_NODE_IPS = 16;
 const optionalBool = z.boolean().optional().catch(undefined);
 const PEER = z
   .object({
@@ -57,6 +62,7 @@ const PEER = z
     DNSName: optionalText,
     OS: optionalText,
     Online: optionalBool,
+    TailscaleIPs: z.array(z.string().max(64)).max(MAX_NODE_IPS).nullish().catch(undefined),
   })
   .passthrough();
 /** The keys the Hub reads; anything else the daemon sends is ignored. */
@@ -71,6 +77,7 @@ const STATUS = z
       .nullish()
       .catch(undefined),
     CertDomains: z.array(z.string().max(1024)).max(1024).nullish().catch(undefined),
+    TailscaleIPs: z.array(z.string().max(64)).max(MAX_NODE_IPS).nullish().catch(undefined),
     Health: z.array(z.string().max(4096)).max(256).nullish().catch(undefined),
     // Bounded: a peer map past this is not a tailnet this Hub would list anyway.
     Peer: z.record(z.string(), PEER).nullish().catch(undefined),
@@ -97,7 +104,7 @@ export function deviceFromPeer(peer: z.infer<typeof PEER>): TailnetDevice | null
 }
 
 function notAnswered(problem: string): TailscaleState {
-  return { answered: false, backendState: null, connected: false, version: null, nodeFqdn: null, tailnetSuffix: null, tailnetName: null, magicDnsEnabled: null, certDomains: null, health: [], peers: [], problem };
+  return { answered: false, backendState: null, connected: false, version: null, nodeFqdn: null, tailnetSuffix: null, tailnetName: null, magicDnsEnabled: null, certDomains: null, tailscaleIps: [], health: [], peers: [], problem };
 }
 
 /** Why a status call produced no document, in words an operator can act on. */
@@ -121,6 +128,12 @@ const BACKEND_PROBLEM: Readonly<Record<string, string>> = {
   Starting: 'Tailscale is still starting',
   NoState: 'the Tailscale daemon has no state yet',
 };
+
+/** The addresses that are IPs, IPv4 first (the order is not promised by the daemon: protocols.md §6.1). */
+function ownAddresses(raw: readonly string[]): string[] {
+  const ips = raw.filter((a) => isIP(a) !== 0);
+  return [...ips.filter((a) => isIP(a) === 4), ...ips.filter((a) => isIP(a) === 6)];
+}
 
 /** One run of `tailscale status --json`, read. Never throws. */
 export function readTailscaleStatus(run: TailscaleRun): TailscaleState {
@@ -159,6 +172,7 @@ export function parseTailscaleStatusDocument(json: unknown): TailscaleState {
     tailnetName: textOrNull(current?.Name),
     magicDnsEnabled: current?.MagicDNSEnabled ?? null,
     certDomains: s.CertDomains === undefined ? null : (s.CertDomains ?? []).map((d) => d.toLowerCase().replace(/\.$/, '')),
+    tailscaleIps: ownAddresses(s.TailscaleIPs ?? s.Self?.TailscaleIPs ?? []),
     health: s.Health ?? [],
     peers,
     problem: connected ? null : (BACKEND_PROBLEM[backendState ?? ''] ?? `Tailscale reports ${backendState ?? 'no backend state'}`),

@@ -23,15 +23,23 @@ describe('dashboard: controls, the Check step, re-entry and a vanished request',
     await Promise.allSettled([browser?.close(), pool?.stop()]);
   });
 
-  it('Home offers "Pool your Hubs" until dismissed, and the dismissal outlives a reload', async () => {
+  it('first-run setup finishes without Tailscale or pooling; then Home offers "Pool your Hubs" until dismissed, and both outlive a reload', async () => {
     const a = pageA.page;
     await a.goto(`${pool.a.url}/#/`);
+    const firstRun = a.getByTestId('first-run');
+    await firstRun.getByText('Engines').waitFor();
+    await firstRun.getByText('Named by HUB_NODE_FQDN').waitFor();
+    assert.equal(await firstRun.getByRole('heading', { name: 'Pool with your other Hubs' }).count(), 0, 'the pool section needs Tailscale connected');
+    assert.equal(await a.getByRole('heading', { name: 'Pool your Hubs' }).count(), 0, 'the card waits while first-run setup shows');
+    await firstRun.getByRole('button', { name: 'Finish setup' }).click();
+    await firstRun.waitFor({ state: 'detached' });
     await a.getByRole('heading', { name: 'Pool your Hubs' }).waitFor();
     await a.getByRole('button', { name: 'Dismiss' }).click();
     await a.getByRole('heading', { name: 'Pool your Hubs' }).waitFor({ state: 'detached' });
     await a.reload();
     await a.getByRole('heading', { name: 'Models in the pool' }).waitFor();
     assert.equal(await a.getByRole('heading', { name: 'Pool your Hubs' }).count(), 0);
+    assert.equal(await a.getByTestId('first-run').count(), 0, 'finished stays finished');
   });
 
   it('an env-locked switch says so and cannot be used; the others apply at once, and numbers need Save', async () => {

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { api, POOL } from './api';
 import { useDashboard } from './context';
+import { FirstRun, firstRunFinished } from './FirstRun';
 import { usePoll } from './hooks';
 import type { PoolStatus, RoutingLogPage } from './types';
 import { isPaired, plural, poolBadge } from './words';
@@ -15,19 +16,23 @@ export function Home() {
   const status = usePoll(() => api<PoolStatus>('GET', `${POOL}/status`), HOME_POLL_MS);
   const log = usePoll(() => api<RoutingLogPage>('GET', `${POOL}/routing-log?limit=1`), HOME_POLL_MS);
   const [dismissed, setDismissed] = useState(() => window.localStorage.getItem(DISMISS_KEY) === '1');
+  const [finished, setFinished] = useState(firstRunFinished);
   const s = status.data;
   if (s === null) return <p className="muted">{status.error ?? 'Loading…'}</p>;
 
   const paired = s.peers.filter(isPaired);
   const waitingHere = s.peers.filter((p) => p.status === 'pending' && p.direction === 'inbound');
   const pending = s.peers.filter((p) => p.status === 'pending');
-  const showPoolCard = !readOnly && !dismissed && s.localNode.nodeFqdn !== null && s.enabled && paired.length === 0 && pending.length === 0;
+  // A Hub with any peer is past its first run; while first-run setup shows, it carries the pool offer, so the card waits.
+  const showFirstRun = !readOnly && !finished && s.peers.length === 0;
+  const showPoolCard = !readOnly && !showFirstRun && !dismissed && s.localNode.nodeFqdn !== null && s.enabled && paired.length === 0 && pending.length === 0;
   const badge = poolBadge(s);
   const counts = log.data?.summary.counts;
 
   return (
     <>
       <h2 className="visually-hidden">Home</h2>
+      {showFirstRun && <FirstRun s={s} onFinish={() => setFinished(true)} />}
       {waitingHere.length > 0 && (
         <section className="card" aria-labelledby="review-title">
           <h2 id="review-title">{waitingHere.length === 1 ? '1 Hub wants to join your pool' : `${waitingHere.length} Hubs want to join your pool`}</h2>

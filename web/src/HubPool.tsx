@@ -2,6 +2,7 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { api, POOL } from './api';
 import { notSentAdvice, pinProblem, scanForHubs, sendPairRequest, type Discovery } from './actions';
 import { useDashboard } from './context';
+import { readTailscaleReport, refusedChanges, type ReportRead } from './checks';
 import { DirectoryNotes } from './DirectoryNotes';
 import { FirstByteChart } from './FirstByteChart';
 import { useNow, usePoll, useRoutingLog } from './hooks';
@@ -10,6 +11,8 @@ import { ago, isPaired, ms, peerState, plural, poolBadge, rowFailovers, rowServe
 
 /** The page reads status this often (the guide: "The requesting Hub's page refreshes every 15 seconds"). */
 export const POOL_PAGE_POLL_MS = 15_000;
+/** The Tailscale report runs Tailscale's CLI on the host at every read, so it is read far less often than status. */
+export const TAILSCALE_REPORT_POLL_MS = 60_000;
 /** Recent routing shows this many of the rows the Hub keeps. */
 const RECENT_ROWS = 25;
 
@@ -19,6 +22,8 @@ export function HubPool() {
   const { readOnly, openGuide } = useDashboard();
   const status = usePoll(() => api<PoolStatus>('GET', `${POOL}/status`), POOL_PAGE_POLL_MS);
   const catalogue = usePoll(() => api<{ settings: SettingEntry[] }>('GET', `${POOL}/settings/catalogue`), POOL_PAGE_POLL_MS, !readOnly);
+  // Operator only: a qa:read key reads status and the routing log, not the Tailscale report.
+  const tailscale = usePoll(readTailscaleReport, TAILSCALE_REPORT_POLL_MS, !readOnly);
   const [flash, setFlash] = useState<Flash>(null);
   const s = status.data;
 
@@ -78,7 +83,7 @@ export function HubPool() {
       </section>
 
       <div className="grid2">
-        <ThisNode s={s} />
+        <ThisNode s={s} tailscale={tailscale.data} />
         <PairingPin s={s} act={act} setFlash={setFlash} refresh={status.refresh} />
       </div>
       <DiscoverableDevices s={s} setFlash={setFlash} refresh={status.refresh} />
@@ -109,21 +114,39 @@ function Section({ id, title, children }: { id: string; title: string; children:
   );
 }
 
-function ThisNode({ s }: { s: PoolStatus }) {
+function ThisNode({ s, tailscale }: { s: PoolStatus; tailscale: ReportRead | null }) {
   const n = s.localNode;
+  const report = tailscale?.ok === true ? tailscale.report : null;
+  const ips = report?.daemon.tailscaleIps ?? [];
+  const refused = report === null ? null : refusedChanges(report);
   return (
     <Section id="this-node" title="This node">
       <dl>
         <dt>Tailnet name</dt>
         <dd className="mono">{n.nodeFqdn ?? 'None yet: connect Tailscale with MagicDNS on'}</dd>
         <dt>Private VPN (Tailscale)</dt>
-        <dd>{n.tailscaleConnected ? 'Active' : n.tailnetSource === 'env' ? 'Name set by HUB_NODE_FQDN (Tailscale not read)' : 'Not connected'}</dd>
+        <dd>{n.tailscaleConnected ? 'Active' : n.tailnetSource === 'env' ? 'Name set by HUB_NODE_FQDN (Tailscale not read)' : `Not connected${report?.daemon.problem ? `: ${report.daemon.problem}` : ''}`}</dd>
+        {report !== null && report.daemon.connected && (
+          <>
+            <dt>Tailscale IP</dt>
+            <dd className="mono" data-testid="tailscale-ip">{ips.length > 0 ? ips.join(', ') : 'Not reported by Tailscale'}</dd>
+          </>
+        )}
         <dt>Key fingerprint</dt>
         <dd className="mono" data-testid="own-fingerprint">{n.identity?.fingerprint ?? 'Created on first use'}</dd>
         {n.identity?.identityError != null && <dd className="notice bad">{n.identity.identityError}</dd>}
         <dt>Requests in flight here</dt>
         <dd>{n.queueDepth}</dd>
       </dl>
+      {refused !== null && (
+        <div className="notice bad" data-testid="tailscale-refused">
+          <h3 style={{ marginTop: 0 }}>Tailscale refused the Hub’s changes</h3>
+          <p className="small">
+            The Hub could not publish itself at https://{report?.nodeFqdn ?? '<its name>'}/ with Tailscale Serve, so other Hubs cannot reach it. Run this once on the host; it names the account the Hub runs as ({report?.operator.account}). {refused.then}
+          </p>
+          <p className="mono small">{refused.command}</p>
+        </div>
+      )}
       {n.peerOriginsMap.active && <p className="notice warn small">HUB_POOL_PEER_ORIGINS is set: peers are dialled at the origins it lists instead of https://&lt;name&gt; (testing and demos only).</p>}
     </Section>
   );

@@ -1,9 +1,22 @@
 import { useState } from 'react';
+import { useDashboard } from './context';
+import { HubLog } from './HubLog';
 import { useNow, useRoutingLog } from './hooks';
 import { ago, ms, rowFailovers, rowServedBy } from './words';
 
-/** The whole routing log the Hub holds, filterable: where each request went and why. */
+/** Settings → Logs: the Hub's own log (operator only) and the routing log. */
 export function LogView() {
+  const { readOnly } = useDashboard();
+  return (
+    <>
+      {readOnly ? <p className="notice small">The Hub log is shown to an operator sign-in only; a qa:read key reads pool status and the routing log.</p> : <HubLog />}
+      <RoutingLog />
+    </>
+  );
+}
+
+/** The whole routing log the Hub holds, filterable: where each request went and why. */
+function RoutingLog() {
   const log = useRoutingLog();
   const now = useNow(5_000);
   const [filter, setFilter] = useState('');
@@ -13,7 +26,7 @@ export function LogView() {
   return (
     <section className="card" aria-labelledby="log-title">
       <h2 id="log-title">Routing log</h2>
-      <p className="small muted">Every decision this Hub holds in memory (newest first), updated every 2 s. The Hub's own process log is read with its service manager (journalctl) or its terminal.</p>
+      <p className="small muted">Every decision this Hub holds in memory (newest first), updated every 2 s.</p>
       <div className="row">
         <div className="field">
           <label htmlFor="log-filter">Filter</label>

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { api, POOL } from './api';
 import { notSentAdvice, pinProblem, scanForHubs, sendPairRequest, type Discovery, type PairOutcome } from './actions';
 import type { GuideStep } from './context';
+import { checksOf, readTailscaleReport, type ReportRead } from './checks';
 import { DirectoryNotes } from './DirectoryNotes';
 import type { PoolStatus } from './types';
 import { isPaired, isVerified, peerState, plural, tierWords } from './words';
@@ -18,42 +19,12 @@ const STEPS: readonly { id: GuideStep; label: string }[] = [
   { id: 'approve', label: 'Approve' },
 ];
 
-type CheckLevel = 'Ready' | 'Warning' | 'Needs action';
-interface Check {
-  readonly name: string;
-  readonly level: CheckLevel;
-  readonly say: string;
-  readonly fix?: { readonly label: string; readonly run: () => Promise<unknown> } | { readonly label: string; readonly href: string };
-  readonly command?: string;
-}
-
-function checksOf(s: PoolStatus): Check[] {
-  const n = s.localNode;
-  return [
-    s.enabled
-      ? { name: 'Hub Pool is on', level: 'Ready', say: 'Pooling is switched on here.' }
-      : s.disabledBy === 'env'
-        ? { name: 'Hub Pool is on', level: 'Needs action', say: "Disabled in this Hub's .env: remove HUB_POOL_USER_DISABLED=true and restart the Hub." }
-        : { name: 'Hub Pool is on', level: 'Needs action', say: 'Pooling is switched off under Controls.', fix: { label: 'Turn on Hub Pool', run: () => api('PATCH', `${POOL}/settings`, { poolEnabled: true }) } },
-    n.nodeFqdn === null
-      ? { name: 'Tailscale connected with a tailnet name', level: 'Needs action', say: 'This Hub has no tailnet name. Connect Tailscale on this machine (tailscale up) with MagicDNS on, then select Check again.', fix: { label: 'Open Tailscale DNS settings', href: 'https://login.tailscale.com/admin/dns' } }
-      : n.tailnetSource === 'env'
-        ? { name: 'Tailscale connected with a tailnet name', level: 'Warning', say: `The name ${n.nodeFqdn} comes from HUB_NODE_FQDN, not from Tailscale.` }
-        : { name: 'Tailscale connected with a tailnet name', level: 'Ready', say: `Active as ${n.nodeFqdn}.` },
-    { name: 'HTTPS certificates available', level: 'Warning', say: 'This Hub cannot see the tailnet’s certificate setting. Make sure HTTPS Certificates and MagicDNS are on, or run cihub pool doctor.', fix: { label: 'Open Tailscale DNS settings', href: 'https://login.tailscale.com/admin/dns' } },
-    { name: 'Tailscale accepts changes from this Hub', level: 'Warning', say: 'Whether Tailscale Serve publishes this Hub is checked by cihub pool doctor (check C2). If it refused, run this once on the host:', command: 'sudo tailscale set --operator=<the account the Hub runs as>' },
-    s.directions.outbound.enabled
-      ? { name: 'This Hub sends work to paired Hubs', level: 'Ready', say: 'Sending work to peers is on.' }
-      : s.directions.outbound.disabledBy === 'env'
-        ? { name: 'This Hub sends work to paired Hubs', level: 'Warning', say: "Disabled in this Hub's .env (HUB_POOL_OUTBOUND_DISABLED). Peers can still send work here." }
-        : { name: 'This Hub sends work to paired Hubs', level: 'Warning', say: 'Sending work to peers is switched off under Controls.', fix: { label: 'Turn on sending work', run: () => api('PATCH', `${POOL}/settings`, { poolOutboundEnabled: true }) } },
-  ];
-}
-
 export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | null; onClose: () => void }) {
   const [step, setStep] = useState<GuideStep | null>(null);
   const [status, setStatus] = useState<PoolStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** Read on open and on Check again only: each read runs Tailscale's CLI on the host. */
+  const [report, setReport] = useState<ReportRead | null>(null);
   const [discovery, setDiscovery] = useState<Discovery | null>(null);
   const [scanning, setScanning] = useState(false);
   const [chosen, setChosen] = useState<readonly string[]>([]);
@@ -80,15 +51,21 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
     }
   }, []);
 
+  const check = useCallback(async () => {
+    const [s, r] = await Promise.all([load(), readTailscaleReport()]);
+    setReport(r);
+    return { s, r };
+  }, [load]);
+
   // State is read from the Hub on each open; it never re-sends anything by itself.
   useEffect(() => {
-    void load().then((s) => {
+    void check().then(({ s, r }) => {
       if (s === null) return setStep(initialStep ?? 'check');
       if (initialStep !== null) return setStep(initialStep);
       if (s.peers.length > 0) return setStep('approve');
-      setStep(checksOf(s).every((c) => c.level === 'Ready') ? 'find' : 'check');
+      setStep(checksOf(s, r).every((c) => c.level === 'Ready') ? 'find' : 'check');
     });
-  }, [initialStep, load]);
+  }, [initialStep, check]);
 
   useEffect(() => {
     heading.current?.focus();
@@ -171,7 +148,7 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
         </div>
         {error !== null && <p className="notice bad">Could not read this Hub's pool status: {error}</p>}
 
-        {step === 'check' && status !== null && <CheckStep status={status} reload={load} onContinue={() => setStep('find')} />}
+        {step === 'check' && status !== null && report !== null && <CheckStep status={status} report={report} reload={check} onContinue={() => setStep('find')} />}
 
         {step === 'find' && (
           <section aria-labelledby="find-title">
@@ -336,8 +313,8 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
   );
 }
 
-function CheckStep({ status, reload, onContinue }: { status: PoolStatus; reload: () => Promise<unknown>; onContinue: () => void }) {
-  const checks = checksOf(status);
+function CheckStep({ status, report, reload, onContinue }: { status: PoolStatus; report: ReportRead; reload: () => Promise<unknown>; onContinue: () => void }) {
+  const checks = checksOf(status, report);
   const blocked = checks.some((c) => c.level === 'Needs action');
   const warned = checks.some((c) => c.level === 'Warning');
   const [busy, setBusy] = useState(false);

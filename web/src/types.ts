@@ -147,3 +147,49 @@ export interface DirectoryReport {
   readonly named: number | null;
   readonly detail: string | null;
 }
+
+/** GET /api/inference/pool/tailscale (operator only): what the Hub knows of its Tailscale (src/tailnet/tailscale-report.ts). */
+export interface TailscaleReport {
+  /** Where the Hub's name comes from: the daemon, the HUB_NODE_FQDN stand-in, or nowhere. */
+  readonly nameSource: 'tailscale' | 'env' | 'none';
+  readonly nodeFqdn: string | null;
+  /** The tailscale executable the Hub runs; null when none is on its PATH. */
+  readonly binary: string | null;
+  readonly daemon: {
+    readonly answered: boolean;
+    readonly connected: boolean;
+    readonly magicDnsEnabled: boolean | null;
+    /** This node's tailnet addresses, IPv4 first; empty when none reported. Absent from Hubs before this field. */
+    readonly tailscaleIps?: readonly string[];
+    readonly problem: string | null;
+  };
+  readonly serve: { readonly verdict: 'publishes' | 'absent' | 'other' | 'unknown'; readonly otherTarget: string | null; readonly problem: string | null };
+  readonly certificates: { readonly verdict: 'ok' | 'missing' | 'unknown'; readonly detail: string };
+  readonly operator: { readonly allowed: boolean | null; readonly account: string; readonly command: string | null; readonly basis: string };
+  readonly lastPublish:
+    | { readonly kind: 'already' | 'published' }
+    | { readonly kind: 'conflict'; readonly otherTarget: string; readonly command: string }
+    | { readonly kind: 'refused'; readonly command: string; readonly publishCommand: string; readonly stderr: string }
+    | { readonly kind: 'failed'; readonly problem: string; readonly command: string }
+    | { readonly kind: 'not-connected'; readonly problem: string }
+    | null;
+}
+
+/** One line of the Hub's log file (GET /api/hub/logs, operator only). */
+export interface HubLogEntry {
+  readonly time: string | null;
+  /** pino's level number; null for a line that is not pino's. */
+  readonly level: number | null;
+  readonly msg: string;
+  readonly fields: Readonly<Record<string, unknown>>;
+  readonly cut: boolean;
+}
+
+export interface HubLogWindow {
+  /** Oldest first. */
+  readonly entries: readonly HubLogEntry[];
+  readonly cursor: string | null;
+  readonly more: boolean;
+  readonly olderNotScanned: boolean;
+  readonly gap: boolean;
+}
