@@ -31,6 +31,8 @@ export interface PolicySummary {
   /** Chat and agent calls served per node (embeddings left out: they are cheap everywhere and would drown the rest). */
   readonly perNode: Readonly<Record<string, number>>;
   readonly engineLoads: number;
+  /** Requests whose placement threw (the Hub policies only); null for a policy that does not run the pipeline. */
+  readonly placementErrors: number | null;
   readonly endMs: number;
 }
 
@@ -70,6 +72,7 @@ export function summarize(run: RunResult, nodes: readonly string[], cpuNodes: Re
     cachedTokens: rs.reduce((n, r) => n + r.cachedTokens, 0),
     perNode,
     engineLoads: [...run.loads.values()].reduce((a, b) => a + b, 0),
+    placementErrors: run.extra.placementErrors ?? null,
     endMs: run.endMs,
   };
 }

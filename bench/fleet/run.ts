@@ -77,10 +77,10 @@ say('| --- | ---: | ---: | ---: | ---: | ---: |');
 for (const s of summaries) say(distRow(s.policy, s.short));
 say();
 say('## What went wrong on the way');
-say('| policy | requests | no usable answer | placeholder answers | app retries | missed first-byte deadlines | requests failed over | long prompts served on CPU | re-prefilled tokens | cached tokens | model loads | run ends (min) |');
-say('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+say('| policy | requests | no usable answer | placeholder answers | app retries | missed first-byte deadlines | requests failed over | long prompts served on CPU | re-prefilled tokens | cached tokens | model loads | placement threw | run ends (min) |');
+say('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const s of summaries) {
-  say(`| ${s.policy} | ${s.requests} | ${s.failed} | ${s.badAnswers} | ${s.appRetries} | ${s.deadlinesMissed} | ${s.failovers} | ${s.longOnCpu} | ${s.reprefilledTokens.toLocaleString('en-US')} | ${s.cachedTokens.toLocaleString('en-US')} | ${s.engineLoads} | ${(s.endMs / 60000).toFixed(0)} |`);
+  say(`| ${s.policy} | ${s.requests} | ${s.failed} | ${s.badAnswers} | ${s.appRetries} | ${s.deadlinesMissed} | ${s.failovers} | ${s.longOnCpu} | ${s.reprefilledTokens.toLocaleString('en-US')} | ${s.cachedTokens.toLocaleString('en-US')} | ${s.engineLoads} | ${s.placementErrors ?? '-'} | ${(s.endMs / 60000).toFixed(0)} |`);
 }
 say();
 say('## Chat and agent calls served per node (embeddings left out)');
@@ -114,11 +114,11 @@ say();
 let ablation: { without: string; summary: PolicySummary }[] = [];
 if (!values['no-ablation']) {
   say('## Which rule carries what: hub-pool-affinity-slots with one step taken out');
-  say('| without | mean TTFT | p95 long | p99 long | p95 short | missed deadlines | re-prefilled tokens | no usable answer | placeholder answers |');
-  say('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  say('| without | mean TTFT | p95 long | p99 long | p95 short | missed deadlines | re-prefilled tokens | no usable answer | placeholder answers | placement threw |');
+  say('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   const full = by('hub-pool-affinity-slots');
   const row = (label: string, s: PolicySummary) =>
-    say(`| ${label} | ${secs(s.all.meanMs)} | ${secs(s.long.p95Ms)} | ${secs(s.long.p99Ms)} | ${secs(s.short.p95Ms)} | ${s.deadlinesMissed} | ${s.reprefilledTokens.toLocaleString('en-US')} | ${s.failed} | ${s.badAnswers} |`);
+    say(`| ${label} | ${secs(s.all.meanMs)} | ${secs(s.long.p95Ms)} | ${secs(s.long.p99Ms)} | ${secs(s.short.p95Ms)} | ${s.deadlinesMissed} | ${s.reprefilledTokens.toLocaleString('en-US')} | ${s.failed} | ${s.badAnswers} | ${s.placementErrors ?? '-'} |`);
   if (full) row('(nothing: all steps)', full);
   ablation = STEPS.map((step) => {
     // The much-slower rule writes the throughput record, so its key is not its name.
@@ -131,26 +131,29 @@ if (!values['no-ablation']) {
   const whatIf = summarize(simulate(fleet, trace, hubPool({ name: 'what-if-cpu-tier', settings: AFFINITY_AND_SLOTS, advertiseCpuTier: true }), seed), nodes, cpuNodes);
   row('(all steps, and CPU nodes advertise hardwareTier cpu-only: a what-if)', whatIf);
   ablation.push({ without: 'what-if-cpu-tier', summary: whatIf });
+  const central = summarize(simulate(fleet, trace, hubPool({ name: 'what-if-single-entry', settings: AFFINITY_AND_SLOTS, singleEntry: true }), seed), nodes, cpuNodes);
+  row('(all steps, every request entering through one Hub that sees all work live: a what-if)', central);
+  ablation.push({ without: 'what-if-single-entry', summary: central });
   say();
 }
 
 const scale: Record<string, unknown>[] = [];
 if (!values['no-scale']) {
   say('## Scale on paper: hub-pool-affinity-slots on larger copies of the fleet');
-  say('| nodes | requests | placement CPU per request (µs) | health polls per node per minute (out / in) | capabilities body (bytes) | poll bodies per node per minute (KB in / out) | wall time (s) |');
-  say('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  say('| nodes | requests | placement CPU per request (µs) | placement threw | health polls per node per minute (out / in) | capabilities body (bytes) | poll bodies per node per minute (KB in / out) | wall time (s) |');
+  say('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const n of [fleet.nodes.length, ...values.scale!.split(',').map(Number)]) {
     const f = scaleFleet(fleet, n);
     const w = scaleWorkload(workload, fleet, n);
     const t = buildTrace(w, seed);
     const cpu = { us: 0, placements: 0 };
     const t0 = performance.now();
-    simulate(f, t, hubPool({ name: `scale-${n}`, settings: AFFINITY_AND_SLOTS, cpu }), seed);
+    const scaled = simulate(f, t, hubPool({ name: `scale-${n}`, settings: AFFINITY_AND_SLOTS, cpu }), seed);
     const wall = (performance.now() - t0) / 1000;
     const traffic = pollTraffic(f, n);
     const perReq = cpu.us / Math.max(1, cpu.placements);
-    scale.push({ ...traffic, requests: t.requestCount, placementCpuUsPerRequest: perReq, wallS: wall });
-    say(`| ${n} | ${t.requestCount} | ${perReq.toFixed(0)} | ${traffic.pollsOutPerMinute} / ${traffic.pollsInPerMinute} | ${traffic.bodyBytes} | ${(traffic.bytesInPerMinute / 1024).toFixed(0)} / ${(traffic.bytesOutPerMinute / 1024).toFixed(0)} | ${wall.toFixed(1)} |`);
+    scale.push({ ...traffic, requests: t.requestCount, placementCpuUsPerRequest: perReq, placementErrors: scaled.extra.placementErrors ?? 0, wallS: wall });
+    say(`| ${n} | ${t.requestCount} | ${perReq.toFixed(0)} | ${scaled.extra.placementErrors ?? 0} | ${traffic.pollsOutPerMinute} / ${traffic.pollsInPerMinute} | ${traffic.bodyBytes} | ${(traffic.bytesInPerMinute / 1024).toFixed(0)} / ${(traffic.bytesOutPerMinute / 1024).toFixed(0)} | ${wall.toFixed(1)} |`);
   }
   say();
 }

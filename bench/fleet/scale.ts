@@ -1,6 +1,7 @@
 /**
  * Item 6, scale on paper: the 15-node fleet and its workload repeated to N nodes (names get a
- * -rK suffix, each repeat's sessions enter through that repeat's nodes), run under Hub Pool with
+ * -rK suffix, each repeat's sessions enter through that repeat's nodes, over a shorter window
+ * with the same load per node), run under Hub Pool with
  * affinity and slots on, and what a symmetric pool costs each node: placement CPU per request
  * (measured around the placement calls in this process) and health-poll traffic (every node
  * polls every other every poolHealthPollSeconds; the payload is the real capabilities document
@@ -21,15 +22,25 @@ export function scaleFleet(fleet: FleetSpec, nodes: number): FleetSpec {
   return { ...fleet, nodes: out };
 }
 
+/**
+ * The scale runs start sessions over this window rather than the full hour, with sessions and
+ * rates cut to match, so the load per node is the same and a 200-node run takes minutes: they
+ * measure the cost of placing a request, which needs requests, not hours.
+ */
+export const SCALE_WINDOW_S = 900;
+
 export function scaleWorkload(w: WorkloadSpec, fleet: FleetSpec, nodes: number): WorkloadSpec {
-  const factor = nodes / fleet.nodes.length;
-  const reps = Math.ceil(factor);
+  const reps = Math.ceil(nodes / fleet.nodes.length);
+  const window = Math.min(w.startWindowS, SCALE_WINDOW_S);
+  const factor = (nodes / fleet.nodes.length) * (window / w.startWindowS);
   const spread = (entries: readonly string[]) => Array.from({ length: reps }, (_, k) => entries.map((e) => (k === 0 ? e : `${e}-r${k}`))).flat();
   return {
     ...w,
+    startWindowS: window,
     agents: w.agents.map((a) => ({ ...a, sessions: Math.round(a.sessions * factor), entries: spread(a.entries) })),
-    chat: { ...w.chat, perMinute: w.chat.perMinute * factor, entries: spread(w.chat.entries) },
-    embeddings: { ...w.embeddings, perMinute: w.embeddings.perMinute * factor, entries: spread(w.embeddings.entries) },
+    // Open-loop rates are per minute already: they scale with the node count only.
+    chat: { ...w.chat, perMinute: (w.chat.perMinute * nodes) / fleet.nodes.length, entries: spread(w.chat.entries) },
+    embeddings: { ...w.embeddings, perMinute: (w.embeddings.perMinute * nodes) / fleet.nodes.length, entries: spread(w.embeddings.entries) },
   };
 }
 

@@ -68,11 +68,15 @@ export function loadHeatmap(runs: readonly RunResult[], nodes: readonly string[]
       const yy = top + 14 + i * rowH;
       parts.push(`<text x="${labelW - 4}" y="${yy + rowH - 2}" text-anchor="end">${esc(n)}</text>`);
       const series = run.load.get(n) ?? [];
-      series.forEach((v, k) => {
-        if (v === 0) return;
-        const shade = Math.round(255 * (1 - Math.min(1, v / maxLoad)));
-        parts.push(`<rect x="${labelW + k * cell}" y="${yy}" width="${cell}" height="${rowH - 1}" fill="rgb(${shade},${shade},${shade})"/>`);
-      });
+      const shadeOf = (v: number) => Math.round(255 * (1 - Math.min(1, v / maxLoad)));
+      // Runs of one shade are one rectangle, which keeps the file small.
+      for (let k = 0; k < series.length; ) {
+        const shade = shadeOf(series[k]!);
+        let end = k + 1;
+        while (end < series.length && shadeOf(series[end]!) === shade) end++;
+        if (shade < 255) parts.push(`<rect x="${labelW + k * cell}" y="${yy}" width="${(end - k) * cell}" height="${rowH - 1}" fill="rgb(${shade},${shade},${shade})"/>`);
+        k = end;
+      }
     });
   });
   parts.push('</svg>');

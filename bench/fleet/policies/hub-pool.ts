@@ -100,6 +100,12 @@ export interface HubPoolOptions {
    * shows what it would be worth. Off in every policy the tables compare.
    */
   readonly advertiseCpuTier?: boolean;
+  /**
+   * What-if: every request enters through one Hub, which then sees every forward live, as a
+   * central router does. Separates the cost of a symmetric pool's partial view (each Hub sees the
+   * others' work only through health polls) from the cost of the rules. Off in the compared policies.
+   */
+  readonly singleEntry?: boolean;
   /** Summed process CPU time spent placing, µs, and placements made (scale report). */
   readonly cpu?: { us: number; placements: number };
 }
@@ -129,7 +135,8 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
         });
       }
     };
-    const hubFor = (entry: string): EntryHub => {
+    const hubFor = (requested: string): EntryHub => {
+      const entry = opts.singleEntry ? nodes[0]! : requested;
       let hub = hubs.get(entry);
       if (hub === undefined) {
         const h = new EntryHub(world);
@@ -146,6 +153,10 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
       return hub;
     };
     let lastNeededMs = 0;
+    let placementErrors = 0;
+    let firstPlacementError: string | null = null;
+
+    const hubOf = (r: TraceRequest) => hubs.get(opts.singleEntry ? nodes[0]! : r.entry)!;
 
     const usablePeers = (hub: EntryHub): UsablePeer[] =>
       nodes.map((n) => {
@@ -226,22 +237,33 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
           const e = hub.outputFaults.withheldEntry(engineModelKey(c.node, null, model));
           if (e !== null) withheldFacts.set(c.id, { until: e.until, reason: e.reason });
         }
-        const placed = place(
-          ranked,
-          {
-            model,
-            pins: settings.poolPins,
-            route: { path: route.path, judgesPrompt: route.completion },
-            estimatedTokens,
-            window: requestedWindow(r.numCtx, estimatedTokens),
-            nowMs,
-            limits: nodeLimits(HUB_ENV, settings, peers),
-            withheld: withheldFacts,
-            ...inputs,
-            affinity,
-          },
-          steps,
-        );
+        let placed: ReturnType<typeof place>;
+        try {
+          placed = place(
+            ranked,
+            {
+              model,
+              pins: settings.poolPins,
+              route: { path: route.path, judgesPrompt: route.completion },
+              estimatedTokens,
+              window: requestedWindow(r.numCtx, estimatedTokens),
+              nowMs,
+              limits: nodeLimits(HUB_ENV, settings, peers),
+              withheld: withheldFacts,
+              ...inputs,
+              affinity,
+            },
+            steps,
+          );
+        } catch (e) {
+          // The pipeline's own check (assertOnlyDemoted) threw: the real Hub answers this request
+          // with an error, so the simulated one does too (an empty walk: the app gets a 502 and retries).
+          placementErrors++;
+          if (firstPlacementError === null) firstPlacementError = e instanceof Error ? e.message : String(e);
+          hub.affinity.abandon(r.id);
+          hub.walks.set(r.id, { order: [], failures: [], budgetMs });
+          return [];
+        }
         if (placed.order.length === 0) hub.affinity.abandon(r.id);
         hub.walks.set(r.id, { order: placed.order, failures: [], budgetMs });
         if (started !== null && opts.cpu) {
@@ -252,8 +274,13 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
         return placed.order.map((c) => c.node);
       },
 
+      finish() {
+        if (firstPlacementError !== null) process.stderr.write(`  ${opts.name}: placement threw ${placementErrors} times; first: ${firstPlacementError}\n`);
+        return { placementErrors };
+      },
+
       onAttempt(r, index, node) {
-        const hub = hubs.get(r.entry)!;
+        const hub = hubOf(r);
         const c = hub.walks.get(r.id)!.order[index]!;
         hub.forwards.set(node, (hub.forwards.get(node) ?? 0) + 1);
         const a = attemptStart(r, c, index);
@@ -263,7 +290,7 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
       },
 
       onAttemptEnd(r, index, node, failure: AttemptFailure | null, degenerate) {
-        const hub = hubs.get(r.entry)!;
+        const hub = hubOf(r);
         const walk = hub.walks.get(r.id)!;
         hub.forwards.set(node, (hub.forwards.get(node) ?? 1) - 1);
         const model = modelOf(r);
@@ -277,7 +304,7 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
       },
 
       onSettled(r, st: Settled) {
-        const hub = hubs.get(r.entry)!;
+        const hub = hubOf(r);
         const walk = hub.walks.get(r.id)!;
         hub.walks.delete(r.id);
         const route = routeOf(r.path);
