@@ -17,7 +17,7 @@ import type { Segment, TraceRequest } from './trace.js';
 export interface JobEvents {
   /** The first token (the response's first byte): `cached` tokens came from a slot's cache. */
   firstToken(info: { cachedTokens: number; promptMs: number }): void;
-  /** The answer finished; `degenerate` when it was nothing but placeholders. */
+  /** The answer finished (Job.degenerate says whether it was nothing but placeholders). */
   done(info: { decodeMs: number }): void;
   /** A 500 before any byte (the model failed to load). */
   failed(status: number): void;
