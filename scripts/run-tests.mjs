@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs every compiled *.test.js under dist/ with node's test runner.
-// Unit tests sit beside their source (dist/src/**); integration tests start real Hub
+// Unit tests sit beside their source (dist/src/**, dist/bench/**); integration tests start real Hub
 // processes (dist/test/**), so concurrency is bounded for a two-core machine.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ function collect(dir, out) {
 }
 
 const filter = process.argv.slice(2);
-const files = [...collect('dist/src', []), ...collect('dist/test', [])]
+const files = [...collect('dist/src', []), ...collect('dist/bench', []), ...collect('dist/test', [])]
   .filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)))
   .sort();
 if (files.length === 0) {
