@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { NULL_PLACEMENT_RECORDS } from '../routing-log/entry.js';
-import { placementContext } from './context.fixture.js';
+import { FIXTURE_NOW_MS, limits, placementContext } from './context.fixture.js';
 import { assertOnlyDemoted, place } from './pipeline.js';
 import type { Candidate, PlacementStep, Tiers } from './types.js';
 
@@ -22,6 +22,7 @@ describe('assertOnlyDemoted', () => {
     { name: 'reordering inside a tier', after: [[a, localOllama], [b]] },
     { name: 'moving a candidate into a later tier', after: [[a], [b, localOllama]] },
     { name: 'moving a candidate into a new last tier', after: [[localOllama], [b], [a]] },
+    { name: 'moving a whole first tier behind the others, so later tiers are numbered one lower', after: [[b], [localOllama, a]] },
   ];
   for (const c of allowed) {
     it(`allows ${c.name}`, () => assert.doesNotThrow(() => assertOnlyDemoted(before, c.after, 'pin')));
@@ -32,6 +33,7 @@ describe('assertOnlyDemoted', () => {
     { name: 'swapping one candidate for another', after: [[localOllama, a], [peer('core-9.tail.ts.net')]], message: /pin dropped candidate core-3\.tail\.ts\.net\// },
     { name: 'adding a candidate', after: [[localOllama, a], [b, peer('core-9.tail.ts.net')]], message: /pin changed the number of candidates/ },
     { name: 'promoting a candidate to an earlier tier', after: [[localOllama, a, b]], message: /pin moved candidate core-3\.tail\.ts\.net\/ to an earlier tier/ },
+    { name: 'promoting a candidate while demoting another', after: [[localOllama, b], [a]], message: /pin moved candidate core-3\.tail\.ts\.net\/ to an earlier tier, level with or ahead of local\/ollama/ },
   ];
   for (const c of refused) {
     it(`throws on ${c.name}, naming the step`, () => assert.throws(() => assertOnlyDemoted(before, c.after, 'pin'), c.message));
@@ -80,6 +82,19 @@ describe('place', () => {
     };
     place([localOllama, a], ctx, [demoteNode('local'), spy]);
     assert.deepEqual(seen, [[[a.id], ['local/ollama']]]);
+  });
+
+  it('places when withholding empties the first group (bench/fleet found this throwing)', () => {
+    // The ceiling puts core-2 behind core-3; core-3 is then withheld, which leaves core-2 alone in
+    // the first group: its group number drops, though it moved ahead of nobody it was behind.
+    const withheldCtx = placementContext({
+      estimatedTokens: 9000,
+      limits: limits({ 'core-2.tail.ts.net': { maxPromptTokens: 1024 } }),
+      withheld: new Map([[b.id, { until: new Date(FIXTURE_NOW_MS + 60_000).toISOString(), reason: 'degenerate-output' }]]),
+    });
+    const placed = place([a, b], withheldCtx);
+    assert.deepEqual(placed.order.map((c) => c.id), [a.id, b.id]);
+    assert.notEqual(placed.records.withheld, null);
   });
 
   it('throws when a step drops a candidate, so a faulty step cannot lose work', () => {

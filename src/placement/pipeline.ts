@@ -52,15 +52,36 @@ export function place(ranked: readonly Candidate[], ctx: PlacementContext, steps
   return { order: tiers.flat(), records: records as unknown as PlacementRecords };
 }
 
-/** Throws when a step dropped, added or promoted a candidate: a bug in the step, never a runtime condition. */
+/**
+ * Throws when a step dropped, added or promoted a candidate: a bug in the step, never a runtime
+ * condition.
+ *
+ * "Promoted" is judged by who is ahead of whom, not by tier numbers: when a step moves the only
+ * candidates of an early tier behind everyone (withholding does), every later tier's number
+ * drops by one without anyone having gained a place. The rule: if x was strictly ahead of y and
+ * no longer is, x must have been demoted, meaning someone who was not ahead of x now is. Linear
+ * in the candidates, since this runs on every request (bench/fleet found the tier-number check
+ * throwing on a withheld engine that emptied the first tier).
+ */
 export function assertOnlyDemoted(before: Tiers, after: Tiers, stepKey: string): void {
-  const tierOf = (tiers: Tiers) => new Map(tiers.flatMap((tier, i) => tier.map((c) => [c.id, i] as const)));
-  const was = tierOf(before);
-  const now = tierOf(after);
-  if (was.size !== now.size) throw new Error(`placement step ${stepKey} changed the number of candidates`);
-  for (const [id, tier] of was) {
-    const moved = now.get(id);
-    if (moved === undefined) throw new Error(`placement step ${stepKey} dropped candidate ${id}`);
-    if (moved < tier) throw new Error(`placement step ${stepKey} moved candidate ${id} to an earlier tier`);
+  const now = new Map(after.flatMap((tier, i) => tier.map((c) => [c.id, i] as const)));
+  if (before.reduce((n, tier) => n + tier.length, 0) !== now.size) throw new Error(`placement step ${stepKey} changed the number of candidates`);
+  for (const c of before.flat()) {
+    if (!now.has(c.id)) throw new Error(`placement step ${stepKey} dropped candidate ${c.id}`);
+  }
+
+  // fromTier[i]: the earliest tier after the step among the candidates in tiers i.. before it.
+  const fromTier = new Array<number>(before.length + 1).fill(Infinity);
+  for (let i = before.length - 1; i >= 0; i -= 1) {
+    fromTier[i] = Math.min(fromTier[i + 1]!, ...before[i]!.map((c) => now.get(c.id)!));
+  }
+  for (let i = 0; i < before.length; i += 1) {
+    for (const x of before[i]!) {
+      const tierOfX = now.get(x.id)!;
+      const demoted = fromTier[i]! < tierOfX;
+      if (demoted || fromTier[i + 1]! > tierOfX) continue;
+      const caughtUp = before.slice(i + 1).flat().find((y) => now.get(y.id)! <= tierOfX)!;
+      throw new Error(`placement step ${stepKey} moved candidate ${caughtUp.id} to an earlier tier, level with or ahead of ${x.id}`);
+    }
   }
 }

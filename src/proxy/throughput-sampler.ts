@@ -45,6 +45,10 @@ export class ThroughputSampler implements WalkObserver {
       if (r !== null) this.#deps.book.record(bookKeyOf(f.candidate, s.model), r);
     });
     if (s.served === null || s.attempt === null || s.end !== 'committed' || s.status === null || s.status >= 400) return;
+    // An answer judged not to be one (placeholders, a truncated upstream) times nothing the
+    // engine read: a stream of placeholders can start at once, and filed as a prefill it would
+    // make the engine that broke look fast (bench/fleet caught this).
+    if (s.bodyFault?.kind === 'output') return;
     const timings = s.engineTimings();
     const key = bookKeyOf(s.served, s.model);
     const r = prefillReading({ ...common, idle: idle[s.attempt - 1] === true, headersMs: s.headersMs, missedDeadline: false, timings });

@@ -1,0 +1,45 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ThroughputBook } from '../placement/throughput/book.js';
+import { peerNode } from '../placement/steps/candidate-fixtures.js';
+import { ManualClock } from '../util/clock.js';
+import { ROUTED_ROUTES } from './route-table.js';
+import { bookKeyOf, ThroughputSampler } from './throughput-sampler.js';
+import type { BodyFault, WalkSettled } from './walk-types.js';
+
+const CHAT = ROUTED_ROUTES.find((r) => r.path === '/v1/chat/completions')!;
+const peer = peerNode('core-6');
+/** ~8k estimated tokens (bytes / 4): above the 4,096-token floor, so the answer is timed. */
+const BODY_BYTES = 32_768;
+
+function settled(bodyFault: BodyFault | null): WalkSettled {
+  return {
+    requestId: 'r1', model: 'qwen3:8b', route: CHAT, stream: true, bodyBytes: BODY_BYTES, budgetMs: 300_000,
+    end: 'committed', served: peer, attempt: 1, status: 200, headersMs: 400, totalMs: 2_000,
+    bodyFault, verdict: null, failures: [],
+    engineTimings: () => null,
+  };
+}
+
+function sampleOnce(bodyFault: BodyFault | null): number {
+  const book = new ThroughputBook(new ManualClock());
+  const sampler = new ThroughputSampler({ book, aloneOn: () => true });
+  sampler.onAttempt({ requestId: 'r1', model: 'qwen3:8b', candidate: peer, index: 0 });
+  sampler.onSettled(settled(bodyFault));
+  return book.readings(bookKeyOf(peer, 'qwen3:8b')).length;
+}
+
+describe('ThroughputSampler', () => {
+  it('files a clean streamed answer\'s first byte as a prefill reading', () => {
+    assert.equal(sampleOnce(null), 1);
+  });
+
+  it('files nothing for an answer of placeholders, so a broken engine never looks fast', () => {
+    assert.equal(sampleOnce({ kind: 'output', fault: 'degenerate-output' }), 0);
+    assert.equal(sampleOnce({ kind: 'output', fault: 'truncated-upstream' }), 0);
+  });
+
+  it('still files the first byte of a stream whose body was cut off after it began', () => {
+    assert.equal(sampleOnce({ kind: 'dropped' }), 1);
+  });
+});
