@@ -11,7 +11,7 @@ import type { HubEnv } from './config/env.js';
 import { ensureDataDir, loadOrCreateOperatorKey, removeHubInfo, writeHubInfo } from './config/data-dir.js';
 import { resolvePoolDirections } from './config/kill-switch.js';
 import { SettingsFile } from './config/settings-file.js';
-import { BackendHealth } from './engines/health-snapshot.js';
+import { BackendHealth, QUEUE_REPORT_IDLE_REFRESH_MS } from './engines/health-snapshot.js';
 import { readEngineQueue } from './engines/engine-queue-reader.js';
 import { localQueueDepth } from './placement/local-queue-depth.js';
 import type { HubServices } from './http/services.js';
@@ -285,6 +285,8 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
       logger.warn({ host: env.host }, `not publishing with Tailscale Serve: the Hub listens on ${env.host}, which Serve cannot reach at 127.0.0.1`);
     }
   }
+  // Engines' own queue reports stay fresh between requests, so a quiet Hub's first placement reads a recent one.
+  background.every('engine queue reports', QUEUE_REPORT_IDLE_REFRESH_MS, () => health.refreshQueueReports());
   background.every('residency release', RESIDENCY_CHECK_MS, () =>
     releaseResident(health.latest(), unservable, dispatcher, (backendId, model) => onWithholdChange(backendId, model, false, 'resident in /api/ps')),
   );

@@ -108,6 +108,20 @@ describe('queue reports in the health snapshot', () => {
     assert.deepEqual(queueOf(r.health.latest()), { running: 1, waiting: 3, slots: null, resident: null, ownInFlightAtReport: 0, reportedMsAgo: 0 });
   });
 
+  it('the idle tick asks for a due report with nothing reading, and for none that is not due', async () => {
+    const r = await rig((hit) => ({ text: hit === 1 ? VLLM_V1_METRICS : 'vllm:num_requests_running 0\nvllm:num_requests_waiting 0\n' }));
+    r.health.refreshQueueReports();
+    await until(() => r.metricsAsked() === 1, 2000, 'the first report');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    r.health.refreshQueueReports();
+    assert.equal(r.metricsAsked(), 1, 'not due yet');
+    r.clock.advance(QUEUE_REPORT_REFRESH_MS);
+    r.health.refreshQueueReports();
+    await until(() => r.engine.answered() >= 2, 2000, 'the second report');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual([queueOf(r.health.latest())?.running, queueOf(r.health.latest())?.waiting], [0, 0], 'the clients that were waiting are gone from the next report');
+  });
+
   it('reads a report older than QUEUE_REPORT_MAX_AGE_MS as null', async () => {
     const later = deferred<FakeReply>();
     const r = await rig((hit) => (hit === 1 ? { text: VLLM_V1_METRICS } : later.promise));

@@ -18,7 +18,8 @@
  * Beside the probe, what an engine says about its own queue (engine-queue-reader.ts) rides on
  * the same reads: a read or a status look starts a report in the background when the last one
  * asked is QUEUE_REPORT_REFRESH_MS old, and no read ever waits for one, so the hot path gains
- * no request. A report older than QUEUE_REPORT_MAX_AGE_MS, or one that failed, reads as null.
+ * no request; an idle tick (QUEUE_REPORT_IDLE_REFRESH_MS) keeps it fresh between requests.
+ * A report older than QUEUE_REPORT_MAX_AGE_MS, or one that failed, reads as null.
  */
 import type { Dispatcher } from 'undici';
 import type { EngineEndpoint } from '../config/env.js';
@@ -41,11 +42,18 @@ export const INVENTORY_CACHE_MS = 20_000;
  */
 export const QUEUE_REPORT_REFRESH_MS = 1_000;
 /**
- * Age past which a queue report is not read: 30 s, one default peer health poll. A Hub that sat
- * idle has asked nothing for a while; its first read then goes by its own count (and starts a
- * new report) rather than trust a queue from minutes ago.
+ * How often the reports are refreshed while nothing reads the snapshot: 5 s (system.ts runs
+ * refreshQueueReports on this tick). Without it, the first request after a quiet spell would
+ * read a queue from whenever the last request came, and a direct client that finished since
+ * would still push work away; with it, an idle Hub's report is at most this old.
  */
-export const QUEUE_REPORT_MAX_AGE_MS = 30_000;
+export const QUEUE_REPORT_IDLE_REFRESH_MS = 5_000;
+/**
+ * Age past which a queue report is not read: 15 s, three idle refreshes. Reports that stopped
+ * landing (each read is bounded at 2 s, so only a stopped tick does this) go by the proxy's own
+ * count rather than by an old queue.
+ */
+export const QUEUE_REPORT_MAX_AGE_MS = 15_000;
 
 /** Asks one engine for its queue report (engine-queue-reader.ts); null when it said nothing. Never rejects. */
 export type QueueReportReader = (endpoint: EngineEndpoint, dispatcher: Dispatcher, signal: AbortSignal) => Promise<EngineQueueReport | null>;
@@ -165,6 +173,11 @@ export class BackendHealth {
       s.answer = null;
       s.answeredAtMs = null;
     }
+  }
+
+  /** Starts the queue reports that are due, without waiting for them (the idle tick; reads and status looks do this themselves). */
+  refreshQueueReports(): void {
+    this.#refreshQueues();
   }
 
   /** Stops background probes (on shutdown). */
