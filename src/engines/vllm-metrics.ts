@@ -14,6 +14,7 @@ import { MAX_REPORTED_REQUESTS } from './engine-queue.js';
 const RUNNING = 'vllm:num_requests_running';
 const WAITING = 'vllm:num_requests_waiting';
 const SWAPPED = 'vllm:num_requests_swapped';
+const GAUGE_PREFIX = 'vllm:num_requests_';
 
 export interface VllmQueue {
   /** Sum of the num_requests_running series; null when no readable series was present. */
@@ -34,7 +35,8 @@ export function parseVllmQueue(text: string): VllmQueue | null {
   while (start <= end) {
     // Always found: start <= end, and end is a newline.
     const stop = text.indexOf('\n', start);
-    const line = text.charCodeAt(start) === 0x76 /* v */ ? text.slice(start, stop) : null;
+    // Most lines are other metrics' (histogram buckets above all): only these are cut out and read.
+    const line = text.startsWith(GAUGE_PREFIX, start) ? text.slice(start, stop) : null;
     start = stop + 1;
     if (line === null) continue;
     const sample = readSample(line);
