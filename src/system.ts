@@ -11,7 +11,9 @@ import type { HubEnv } from './config/env.js';
 import { ensureDataDir, loadOrCreateOperatorKey, removeHubInfo, writeHubInfo } from './config/data-dir.js';
 import { resolvePoolDirections } from './config/kill-switch.js';
 import { SettingsFile } from './config/settings-file.js';
-import { BackendHealth } from './engines/health-snapshot.js';
+import { BackendHealth, QUEUE_REPORT_IDLE_REFRESH_MS } from './engines/health-snapshot.js';
+import { readEngineQueue } from './engines/engine-queue-reader.js';
+import { localQueueDepth } from './placement/local-queue-depth.js';
 import type { HubServices } from './http/services.js';
 import { buildServer } from './http/server.js';
 import { InFlight } from './proxy/in-flight.js';
@@ -99,8 +101,19 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   const dispatcher = new Agent({ keepAliveTimeout: ENGINE_KEEP_ALIVE_MS, connections: null });
   // Peers dialled by name: every connection checks the address it resolves to (issue 9, #19).
   const nameDispatcher = privateOnlyAgent(systemResolver, ENGINE_KEEP_ALIVE_MS);
-  const health = new BackendHealth({ endpoints: env.engines, dispatcher, clock, ttlMs: () => settings.get().poolProbeSnapshotTtlMs, background });
   const inFlight = new InFlight();
+  const health = new BackendHealth({
+    endpoints: env.engines,
+    dispatcher,
+    clock,
+    ttlMs: () => settings.get().poolProbeSnapshotTtlMs,
+    background,
+    // What each engine says about its own queue, read behind the snapshot (engines/engine-queue-reader.ts).
+    readQueue: (e, d, signal) => readEngineQueue(e.kind, e.url, d, signal),
+    ownInFlight: (id) => inFlight.count(id),
+  });
+  // This node's queue depth per engine: the proxy's own count plus other clients' work the engine reported.
+  const localDepth = (views: readonly BackendView[]) => views.reduce((sum, b) => sum + localQueueDepth(inFlight.count(b.backendId), b.engineQueue), 0);
   const engineIds = new Set(env.engines.map((e) => e.id));
   // Gauges read these at scrape time only, after everything below exists.
   const metrics = new HubMetrics({
@@ -200,8 +213,9 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     localInventory: () => health.latest(),
     ollamaSlots: () => settings.get().inferenceOllamaSlots,
     throughputAdvert: () => advertOf(throughputBook.estimates((k) => k.node === 'local')),
-    // Only this node's engines: what it forwards to peers is counted in their own figures.
-    inFlightTotal: () => env.engines.reduce((sum, e) => sum + inFlight.count(e.id), 0),
+    // Only this node's engines: what it forwards to peers is counted in their own figures. Work
+    // other clients sent those engines directly counts too, where the engine reports it.
+    inFlightTotal: () => localDepth(health.latest()),
     unservableModels: () => unservableHere(health.latest(), unservable),
     storeOpen: () => db.open,
     metrics,
@@ -271,6 +285,8 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
       logger.warn({ host: env.host }, `not publishing with Tailscale Serve: the Hub listens on ${env.host}, which Serve cannot reach at 127.0.0.1`);
     }
   }
+  // Engines' own queue reports stay fresh between requests, so a quiet Hub's first placement reads a recent one.
+  background.every('engine queue reports', QUEUE_REPORT_IDLE_REFRESH_MS, () => health.refreshQueueReports());
   background.every('residency release', RESIDENCY_CHECK_MS, () =>
     releaseResident(health.latest(), unservable, dispatcher, (backendId, model) => onWithholdChange(backendId, model, false, 'resident in /api/ps')),
   );

@@ -14,12 +14,19 @@
  * Every request reads every engine's view, so a view is built once per answer and age and
  * handed out again (frozen) until one of them changes: with a TTL, most requests under load
  * land in a millisecond whose view already exists.
+ *
+ * Beside the probe, what an engine says about its own queue (engine-queue-reader.ts) rides on
+ * the same reads: a read or a status look starts a report in the background when the last one
+ * asked is QUEUE_REPORT_REFRESH_MS old, and no read ever waits for one, so the hot path gains
+ * no request; an idle tick (QUEUE_REPORT_IDLE_REFRESH_MS) keeps it fresh between requests.
+ * A report older than QUEUE_REPORT_MAX_AGE_MS, or one that failed, reads as null.
  */
 import type { Dispatcher } from 'undici';
 import type { EngineEndpoint } from '../config/env.js';
 import type { Background } from '../util/background.js';
 import type { Clock } from '../util/clock.js';
 import { ADAPTERS } from './adapters.js';
+import type { EngineQueueReport, EngineQueueView } from './engine-queue.js';
 import type { BackendView, ModelInfo, ProbeAnswer } from './types.js';
 
 /** How long past its TTL a snapshot is still served while it refreshes: 60 s. */
@@ -28,6 +35,34 @@ export const STALE_GRACE_MS = 60_000;
 export const PLACEMENT_BUDGET_MS = 500;
 /** Age past which status and the advertised inventory refresh in the background: 20 s. */
 export const INVENTORY_CACHE_MS = 20_000;
+/**
+ * Least time between two queue reports asked of one engine: 1 s. Under load every request
+ * reads the snapshot, so this is the report's cadence then: a queue a second old, at one small
+ * GET per engine per second (vLLM's /metrics text is tens of KiB).
+ */
+export const QUEUE_REPORT_REFRESH_MS = 1_000;
+/**
+ * How often the reports are refreshed while nothing reads the snapshot: 5 s (system.ts runs
+ * refreshQueueReports on this tick). Without it, the first request after a quiet spell would
+ * read a queue from whenever the last request came, and a direct client that finished since
+ * would still push work away; with it, an idle Hub's report is at most this old.
+ */
+export const QUEUE_REPORT_IDLE_REFRESH_MS = 5_000;
+/**
+ * Age past which a queue report is not read: 15 s, three idle refreshes. Reports that stopped
+ * landing (each read is bounded at 2 s, so only a stopped tick does this) go by the proxy's own
+ * count rather than by an old queue.
+ */
+export const QUEUE_REPORT_MAX_AGE_MS = 15_000;
+
+/** Asks one engine for its queue report (engine-queue-reader.ts); null when it said nothing. Never rejects. */
+export type QueueReportReader = (endpoint: EngineEndpoint, dispatcher: Dispatcher, signal: AbortSignal) => Promise<EngineQueueReport | null>;
+
+interface QueueReading {
+  readonly report: EngineQueueReport;
+  readonly atMs: number;
+  readonly ownInFlight: number;
+}
 
 interface BackendState {
   readonly endpoint: EngineEndpoint;
@@ -47,6 +82,13 @@ interface BackendState {
   viewAnswer: ProbeAnswer | null;
   /** The view of a cold read that ran out of budget; built the first time it is needed. */
   unanswered: BackendView | null;
+  /** The last queue report that answered; null before one did, or after one failed. */
+  queue: QueueReading | null;
+  /** When the last queue report was asked for; null before the first. */
+  queueAskedAtMs: number | null;
+  queueReading: boolean;
+  /** The reading the last view's engineQueue was built from. */
+  viewQueue: QueueReading | null;
 }
 
 const NO_MODELS: readonly ModelInfo[] = Object.freeze([]);
@@ -59,6 +101,10 @@ export interface BackendHealthDeps {
   readonly ttlMs: () => number;
   /** Owns the refreshes nobody waits for. */
   readonly background: Background;
+  /** Reads each engine's own queue report; absent, no report is asked and every view's engineQueue is null. */
+  readonly readQueue?: QueueReportReader;
+  /** Requests the proxy has in flight on an engine now, recorded with each report (placement/local-queue-depth.ts). */
+  readonly ownInFlight?: (backendId: string) => number;
 }
 
 export class BackendHealth {
@@ -78,11 +124,16 @@ export class BackendHealth {
       view: null,
       viewAnswer: null,
       unanswered: null,
+      queue: null,
+      queueAskedAtMs: null,
+      queueReading: false,
+      viewQueue: null,
     }));
   }
 
   /** Every engine's view for one placement, following the TTL rules above. */
   async read(): Promise<BackendView[]> {
+    this.#refreshQueues();
     const ttl = this.#deps.ttlMs();
     if (ttl === 0) {
       await Promise.all(this.#states.map((s) => this.#probe(s)));
@@ -107,6 +158,7 @@ export class BackendHealth {
 
   /** The latest answers without probing, for status; refreshes in the background when older than INVENTORY_CACHE_MS. */
   latest(): BackendView[] {
+    this.#refreshQueues();
     const now = this.#deps.clock.nowMs();
     for (const s of this.#states) {
       if (s.answeredAtMs === null || now - s.answeredAtMs >= INVENTORY_CACHE_MS) this.#refresh(s);
@@ -123,9 +175,39 @@ export class BackendHealth {
     }
   }
 
+  /** Starts the queue reports that are due, without waiting for them (the idle tick; reads and status looks do this themselves). */
+  refreshQueueReports(): void {
+    this.#refreshQueues();
+  }
+
   /** Stops background probes (on shutdown). */
   close(): void {
     this.#closing.abort();
+  }
+
+  /**
+   * Starts a queue report for every engine whose last one was asked QUEUE_REPORT_REFRESH_MS ago
+   * or more, none in flight, and that did not last answer as not running (a dead port is the
+   * probe's to notice). Nobody waits for these.
+   */
+  #refreshQueues(): void {
+    const readQueue = this.#deps.readQueue;
+    if (readQueue === undefined) return;
+    const now = this.#deps.clock.nowMs();
+    for (const s of this.#states) {
+      if (s.queueReading || s.answer?.running === false) continue;
+      if (s.queueAskedAtMs !== null && now - s.queueAskedAtMs < QUEUE_REPORT_REFRESH_MS) continue;
+      s.queueReading = true;
+      s.queueAskedAtMs = now;
+      this.#deps.background.run('engine queue report', async () => {
+        try {
+          const report = await readQueue(s.endpoint, this.#deps.dispatcher, this.#closing.signal).catch(() => null);
+          s.queue = report === null ? null : { report, atMs: this.#deps.clock.nowMs(), ownInFlight: this.#deps.ownInFlight?.(s.endpoint.id) ?? 0 };
+        } finally {
+          s.queueReading = false;
+        }
+      });
+    }
   }
 
   /** A probe nobody waits for (a stale or aging answer refreshing behind the reads). */
@@ -169,18 +251,23 @@ export class BackendHealth {
   #view(s: BackendState): BackendView {
     const at = s.answeredAtMs;
     const answer = at === null ? null : s.answer;
-    const probedMsAgo = at === null || answer === null ? null : Math.max(0, this.#deps.clock.nowMs() - at);
+    const now = this.#deps.clock.nowMs();
+    const probedMsAgo = at === null || answer === null ? null : Math.max(0, now - at);
+    const queue = s.queue !== null && now - s.queue.atMs <= QUEUE_REPORT_MAX_AGE_MS ? s.queue : null;
+    const queueAge = queue === null ? null : Math.max(0, now - queue.atMs);
     const cached = s.view;
-    if (cached !== null && s.viewAnswer === answer && cached.probedMsAgo === probedMsAgo) return cached;
+    if (cached !== null && s.viewAnswer === answer && cached.probedMsAgo === probedMsAgo && s.viewQueue === queue && (cached.engineQueue?.reportedMsAgo ?? null) === queueAge) return cached;
     const { id: backendId, kind, url } = s.endpoint;
+    const engineQueue = queue === null ? null : queueView(queue, queueAge ?? 0);
     // Field by field rather than spread: a spread of the answer into a literal that already
     // has fields is V8's slow path (it was most of read()'s time).
     const view: BackendView =
       answer === null
-        ? { backendId, kind, url, running: false, healthy: false, models: NO_MODELS, error: 'not probed yet', probedMsAgo: null }
-        : { backendId, kind, url, running: answer.running, healthy: answer.healthy, models: answer.models, error: answer.error, probedMsAgo };
+        ? { backendId, kind, url, running: false, healthy: false, models: NO_MODELS, error: 'not probed yet', probedMsAgo: null, engineQueue }
+        : { backendId, kind, url, running: answer.running, healthy: answer.healthy, models: answer.models, error: answer.error, probedMsAgo, engineQueue };
     s.view = Object.freeze(view);
     s.viewAnswer = answer;
+    s.viewQueue = queue;
     return view;
   }
 
@@ -196,4 +283,9 @@ export class BackendHealth {
       probedMsAgo: null,
     }));
   }
+}
+
+function queueView(q: QueueReading, reportedMsAgo: number): EngineQueueView {
+  const { running, waiting, slots, resident } = q.report;
+  return Object.freeze({ running, waiting, slots, resident, ownInFlightAtReport: q.ownInFlight, reportedMsAgo });
 }

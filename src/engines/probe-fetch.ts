@@ -33,20 +33,21 @@ export async function getJson(url: string, dispatcher: Dispatcher, signal: Abort
   return json === undefined ? { ok: false, running: true, error: NOT_JSON } : { ok: true, status: 200, json };
 }
 
-async function getBytes(url: string, dispatcher: Dispatcher, signal: AbortSignal, maxBytes: number): Promise<{ ok: true; bytes: Buffer } | { ok: false; running: boolean; error: string }> {
+/** One GET's whole 200 body within `maxBytes` and `timeoutMs` (headers, and the body from its start), or why not. */
+export async function getBytes(url: string, dispatcher: Dispatcher, signal: AbortSignal, maxBytes: number, timeoutMs: number = PROBE_TRANSPORT_TIMEOUT_MS): Promise<{ ok: true; bytes: Buffer } | { ok: false; running: boolean; error: string }> {
   try {
     const res = await request(url, {
       method: 'GET',
       dispatcher,
       signal,
-      headersTimeout: PROBE_TRANSPORT_TIMEOUT_MS,
-      bodyTimeout: PROBE_TRANSPORT_TIMEOUT_MS,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
     });
     if (res.statusCode !== 200) {
       discardBody(res.body);
       return { ok: false, running: true, error: `HTTP ${res.statusCode}` };
     }
-    return { ok: true, bytes: await readBounded(res.body, { maxBytes, timeoutMs: PROBE_TRANSPORT_TIMEOUT_MS }, res.headers['content-length']) };
+    return { ok: true, bytes: await readBounded(res.body, { maxBytes, timeoutMs }, res.headers['content-length']) };
   } catch (err) {
     if (err instanceof UpstreamReadError) return { ok: false, running: true, error: err.message };
     return { ok: false, running: false, error: describeTransportError(err) };

@@ -3,6 +3,7 @@
  * not report is null, and its comment says what null means.
  */
 import type { EngineKind } from './engine-kind.js';
+import type { EngineQueueView } from './engine-queue.js';
 
 /** One model an engine lists. */
 export interface ModelInfo {
@@ -33,6 +34,12 @@ export interface BackendView extends ProbeAnswer {
   readonly url: string;
   /** How old the answer was when it was read, ms; null when no probe has answered yet. */
   readonly probedMsAgo: number | null;
+  /**
+   * What the engine last said about its own queue, slots and resident models (engine-queue.ts).
+   * Absent or null: it said nothing, its kind publishes nothing the Hub reads, the last read
+   * failed, or the report is older than QUEUE_REPORT_MAX_AGE_MS (health-snapshot.ts).
+   */
+  readonly engineQueue?: EngineQueueView | null;
 }
 
 /** The app-facing routes the proxy relays, by dialect. */

@@ -164,3 +164,18 @@ describe('localCandidates: unservable models', () => {
     assert.deepEqual(ids, ['ollama-2']);
   });
 });
+
+describe("localCandidates: an engine's own queue report", () => {
+  const reported = (running: number | null, waiting: number | null, ownInFlightAtReport: number) => ({ engineQueue: { running, waiting, slots: null, resident: null, ownInFlightAtReport, reportedMsAgo: 0 } });
+  it("adds other clients' requests the engine reported to the proxy's own count", () => {
+    const got = localCandidates([backend('vllm', 'vllm', ['m'], reported(1, 3, 0)), backend('ollama', 'ollama', ['m'])], 'm', 'openai', (id) => (id === 'ollama' ? 1 : 0));
+    assert.deepEqual(got.map((c) => [c.backendId, c.queueDepth]), [
+      ['vllm', 4],
+      ['ollama', 1],
+    ]);
+  });
+  it("does not count this Hub's own requests twice when the engine reports them too", () => {
+    const got = localCandidates([backend('vllm', 'vllm', ['m'], reported(2, 0, 2))], 'm', 'openai', () => 2);
+    assert.equal(got[0]?.queueDepth, 2);
+  });
+});

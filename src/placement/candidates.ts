@@ -8,6 +8,7 @@ import { ADAPTERS } from '../engines/adapters.js';
 import { ENGINE_KINDS, type EngineKind } from '../engines/engine-kind.js';
 import { backendHolds, isSameModel } from '../engines/model-name.js';
 import { UNKNOWN_PRESSURE } from './peer-load.js';
+import { localQueueDepth } from './local-queue-depth.js';
 import type { Candidate } from './types.js';
 import type { ModelDetail } from '../peers/capabilities.js';
 import type { ThroughputAdvert } from '../peers/throughput-advert.js';
@@ -16,6 +17,7 @@ export function localCandidates(
   backends: readonly BackendView[],
   model: string,
   dialect: ProxyDialect,
+  /** Requests the proxy has in flight on an engine; other clients' work the engine reported is added (local-queue-depth.ts). */
   inFlight: (backendId: string) => number,
   /** Whether this engine has been unable to serve the model lately: then it is no candidate for it (until the withhold ends). */
   unservable: (backendId: string) => boolean = () => false,
@@ -28,7 +30,7 @@ export function localCandidates(
       backendId: b.backendId,
       engine: b.kind,
       url: b.url,
-      queueDepth: inFlight(b.backendId),
+      queueDepth: localQueueDepth(inFlight(b.backendId), b.engineQueue),
       peerId: null,
       hardwareTier: null,
       // This node measures no band yet: it reads mid-band, like any node that cannot measure.

@@ -22,7 +22,10 @@ export interface Candidate {
   readonly engine: EngineKind | null;
   /** Base URL to dial: the engine's, or the peer's origin. */
   readonly url: string;
-  /** Requests in flight that the ranker sorts on (for a peer: forwards plus what its snapshot counted beyond them). */
+  /**
+   * Requests in flight that the ranker sorts on: locally the proxy's own count plus what the engine
+   * reported beyond it (local-queue-depth.ts); for a peer, forwards plus what its snapshot counted beyond them.
+   */
   readonly queueDepth: number;
   /** The peer row's id; null for a local engine. */
   readonly peerId: string | null;

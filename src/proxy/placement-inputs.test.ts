@@ -84,3 +84,16 @@ describe('placementInputs: which rules apply to a request', () => {
     assert.deepEqual([t.predictions.get(P.id)?.source, t.predictions.get(P.id)?.tokensPerSec], ['advertised', 40]);
   });
 });
+
+describe("placementInputs: a llama.cpp server's own slot count", () => {
+  const C = localEngine('llamacpp', 0, 'llamacpp');
+  const withLlama = (inferenceOllamaSlots: number | null, engineSlots: ReadonlyMap<string, number> | undefined) =>
+    [...placementInputs(args({ route: route('/v1/chat/completions'), candidates: [C, V], peers: [], settings: { ...DEFAULT_SETTINGS, poolSlotAwareness: 1, inferenceOllamaSlots }, ...(engineSlots ? { engineSlots } : {}) })).slots!.stated];
+  const rows: { name: string; operator: number | null; reported: ReadonlyMap<string, number> | undefined; stated: [string, number][] }[] = [
+    { name: 'no statement: the /slots length the engine reported is its slot count', operator: null, reported: new Map([['llamacpp', 4]]), stated: [[C.id, 4]] },
+    { name: "the operator's statement wins over the engine's report", operator: 2, reported: new Map([['llamacpp', 4]]), stated: [[C.id, 2]] },
+    { name: 'neither: no slot count, the engine keeps its place', operator: null, reported: undefined, stated: [] },
+    { name: 'a slot count reported for an engine whose concurrency is not slots (vLLM) is not read', operator: null, reported: new Map([['vllm', 8]]), stated: [] },
+  ];
+  for (const row of rows) it(row.name, () => assert.deepEqual(withLlama(row.operator, row.reported), row.stated));
+});

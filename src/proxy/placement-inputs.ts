@@ -22,6 +22,8 @@ import type { BusyWith } from '../routing-log/placement-records.js';
 import type { RoutedRoute } from './route-table.js';
 import { bookKeyOf } from './throughput-sampler.js';
 
+const NO_ENGINE_SLOTS: ReadonlyMap<string, number> = new Map();
+
 export interface PlacementInputsArgs {
   readonly route: RoutedRoute;
   readonly model: string;
@@ -36,6 +38,8 @@ export interface PlacementInputsArgs {
   /** The window this node's Ollama runs a request that names none (its stated context cap); null when it states none. */
   readonly defaultNumCtx: number | null;
   readonly book: ThroughputBook;
+  /** Slot counts this node's engines reported themselves (llama.cpp's /slots), by backend id; absent when none did. */
+  readonly engineSlots?: ReadonlyMap<string, number>;
   readonly busy: ReadonlyMap<string, readonly BusyWith[]>;
   readonly withheld: (c: Candidate) => boolean;
   /** The candidate prefix affinity qualified (throughput and the much-slower rule leave it in front); null when none. */
@@ -53,12 +57,18 @@ export interface PlacementInputs {
   readonly runsAt: ReadonlyMap<string, number | null>;
 }
 
-/** Slot counts stated for each candidate whose engine counts as slots: this node's statement locally, a peer's ollamaSlots there. */
-export function statedSlots(candidates: readonly Candidate[], peers: readonly UsablePeer[], model: string, local: number | null): Map<string, number> {
+/**
+ * Slot counts stated for each candidate whose engine counts as slots: this node's statement
+ * locally, else the slot count the engine itself reported (llama.cpp's /slots; the operator's
+ * statement wins where there is one), and a peer's ollamaSlots there.
+ */
+export function statedSlots(candidates: readonly Candidate[], peers: readonly UsablePeer[], model: string, local: number | null, engineSlots: ReadonlyMap<string, number> = NO_ENGINE_SLOTS): Map<string, number> {
   const out = new Map<string, number>();
   for (const c of candidates) {
     if (c.peerId === null) {
-      if (local !== null && c.engine !== null && countsAsSlots(c.engine)) out.set(c.id, local);
+      if (c.engine === null || !countsAsSlots(c.engine)) continue;
+      const slots = local ?? (c.backendId === null ? undefined : engineSlots.get(c.backendId));
+      if (slots !== undefined) out.set(c.id, slots);
       continue;
     }
     const p = peers.find((x) => x.peerId === c.peerId);
@@ -75,7 +85,7 @@ export function placementInputs(a: PlacementInputsArgs): PlacementInputs {
     // Only Ollama reloads for a window; any other engine runs a model at one window.
     if (c.peerId === null && c.backendId !== null) runsAt.set(c.backendId, c.engine === 'ollama' ? (a.numCtx ?? a.defaultNumCtx) : null);
   }
-  const stated = statedSlots(a.candidates, a.peers, a.model, a.settings.inferenceOllamaSlots);
+  const stated = statedSlots(a.candidates, a.peers, a.model, a.settings.inferenceOllamaSlots, a.engineSlots);
   const slots: SlotsInput | undefined = a.settings.poolSlotAwareness === 1 ? { stated } : undefined;
   if (!a.route.completion) return { ...(slots ? { slots } : {}), runsAt };
   const contention: ContentionInput | undefined = a.env.contentionPlacement()

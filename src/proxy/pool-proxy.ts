@@ -154,6 +154,7 @@ export class PoolProxy {
           numCtx: facts.numCtx,
           defaultNumCtx: this.#deps.defaultNumCtx(),
           book: this.#deps.throughputBook,
+          engineSlots: engineSlotsOf(views),
           busy: this.#deps.engineWork.busy(),
           withheld,
           affinityTarget: affinityTarget?.id ?? null,
@@ -240,5 +241,12 @@ function withheldFacts(candidates: readonly Candidate[], model: string, book: Wi
     const entry = book.withheldEntry(engineModelKey(c.node, c.peerId === null ? c.engine : null, model));
     if (entry !== null) out.set(c.id, { until: entry.until, reason: entry.reason });
   }
+  return out;
+}
+
+/** The slot count each local engine reported itself (llama.cpp's /slots), by backend id. */
+function engineSlotsOf(views: readonly BackendView[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const v of views) if (v.engineQueue?.slots != null) out.set(v.backendId, v.engineQueue.slots);
   return out;
 }

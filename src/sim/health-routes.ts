@@ -1,9 +1,10 @@
 /**
- * Health and introspection routes of the OpenAI-compatible engines: vLLM's empty-bodied /health,
- * llama.cpp's /health, /props and /slots, oMLX's /health, Lemonade's /live and /health.
+ * Health and introspection routes of the OpenAI-compatible engines: vLLM's empty-bodied /health
+ * and its Prometheus /metrics, llama.cpp's /health, /props and /slots, oMLX's /health,
+ * Lemonade's /live and /health.
  */
 import type { RouteHandler, SimCore } from './core.js';
-import { sendJson, type Exchange } from './http-io.js';
+import { sendJson, sendRaw, type Exchange } from './http-io.js';
 import { OPENAI_FLAVORS } from './openai-flavors.js';
 import type { ModelRuntime } from './slots.js';
 import type { Dialect } from './types.js';
@@ -17,6 +18,7 @@ export const HEALTH_ROUTES: Readonly<Record<Exclude<Dialect, 'ollama'>, Readonly
   vllm: {
     // vLLM answers an empty 200 with no content type.
     'GET /health': async (_core, ex) => void ex.res.writeHead(200, { 'Content-Length': 0 }).end(),
+    'GET /metrics': async (core, ex) => sendRaw(ex.res, 200, vllmMetrics(core), PROMETHEUS_TEXT),
   },
   llamacpp: {
     'GET /health': async (_core, ex) => sendJson(ex.res, 200, OK),
@@ -66,6 +68,33 @@ function slots(core: SimCore, r: ModelRuntime): Record<string, unknown>[] {
     params: { n_predict: -1 },
     next_token: { has_next_token: busy, has_new_line: false, n_remain: -1, n_decoded: 0 },
   }));
+}
+
+/** The content type prometheus_client serves its text exposition format with. */
+const PROMETHEUS_TEXT = 'text/plain; version=0.0.4; charset=utf-8';
+
+/**
+ * vLLM's /metrics as its V1 engine writes it: process metrics first, then each `vllm:` metric
+ * with its HELP and TYPE lines and one series per served model, labelled engine="0" and
+ * model_name. The scheduler gauges are live: running is what holds a slot, waiting what queues.
+ */
+function vllmMetrics(core: SimCore): string {
+  const models = core.models();
+  const series = (name: string, help: string, type: string, value: (r: ModelRuntime) => number): string[] => [
+    `# HELP ${name} ${help}`,
+    `# TYPE ${name} ${type}`,
+    ...models.map((r) => `${name}{engine="0",model_name="${r.profile.name.replace(/["\\]/g, (c) => `\\${c}`)}"} ${value(r).toFixed(1)}`),
+  ];
+  return [
+    '# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.',
+    '# TYPE process_start_time_seconds gauge',
+    `process_start_time_seconds ${(core.startedAtMs / 1000).toFixed(2)}`,
+    ...series('vllm:num_requests_running', 'Number of requests in model execution batches.', 'gauge', (r) => r.inFlight),
+    ...series('vllm:num_requests_waiting', 'Number of requests waiting to be processed.', 'gauge', (r) => r.queued),
+    ...series('vllm:kv_cache_usage_perc', 'KV-cache usage. 1 means 100 percent usage.', 'gauge', (r) => r.inFlight / Math.max(1, r.profile.slots)),
+    ...series('vllm:request_success_total', 'Count of successfully processed requests.', 'counter', (r) => r.requests - r.aborted),
+    '',
+  ].join('\n');
 }
 
 function lemonadeHealth(core: SimCore): Record<string, unknown> {

@@ -153,3 +153,26 @@ describe('buildPoolStatus: pins', () => {
 
   it('no pins: an empty list', () => assert.deepEqual(buildPoolStatus(inputs()).pins, []));
 });
+
+describe("buildPoolStatus: what each engine reports about itself", () => {
+  const queue = (over: Partial<NonNullable<BackendView['engineQueue']>>) => ({ running: null, waiting: null, slots: null, resident: null, ownInFlightAtReport: 0, reportedMsAgo: 400, ...over });
+  it("shows each engine's own figures, null for those it did not report, and adds other clients' work to the queue depth", () => {
+    const backends: BackendView[] = [
+      { ...backend('vllm-1', ['m']), kind: 'vllm', engineQueue: queue({ running: 2, waiting: 3, ownInFlightAtReport: 1 }) },
+      { ...backend('llamacpp-1', ['m']), kind: 'llamacpp', engineQueue: queue({ running: 1, slots: 4 }) },
+      { ...backend('ollama-1', ['m']), engineQueue: queue({ resident: ['m'] }) },
+      backend('ollama-2', ['m']),
+    ];
+    const status = buildPoolStatus(inputs({ backends, inFlight: (id) => (id === 'vllm-1' || id === 'ollama-2' ? 1 : 0) }));
+    assert.deepEqual(
+      status.localNode.backends.map((b) => [b.id, b.inFlight, b.queueDepth, b.engineReported]),
+      [
+        ['vllm-1', 1, 5, { running: 2, waiting: 3, slots: null, resident: null, beyondThisHub: 4, reportedMsAgo: 400 }],
+        ['llamacpp-1', 0, 1, { running: 1, waiting: null, slots: 4, resident: null, beyondThisHub: 1, reportedMsAgo: 400 }],
+        ['ollama-1', 0, 0, { running: null, waiting: null, slots: null, resident: ['m'], beyondThisHub: null, reportedMsAgo: 400 }],
+        ['ollama-2', 1, 1, null],
+      ],
+    );
+    assert.equal(status.localNode.queueDepth, 7, "this node's queue depth counts what its engines reported beyond this Hub's own requests");
+  });
+});

@@ -6,6 +6,8 @@
 import type { DisabledBy, PoolDirections } from '../config/kill-switch.js';
 import type { PoolSettings, RoutingPin } from '../config/settings-schema.js';
 import type { BackendView } from '../engines/types.js';
+import type { EngineQueueView } from '../engines/engine-queue.js';
+import { localQueueDepth, othersOnEngine } from '../placement/local-queue-depth.js';
 import type { PeerView } from '../peers/peer-view.js';
 import type { UsablePeer } from '../placement/candidates.js';
 import type { WithheldEntry } from '../proxy/withhold-book.js';
@@ -24,8 +26,29 @@ export interface BackendStatus {
   readonly error: string | null;
   /** Age of the answer shown, ms; null before the first probe answered. */
   readonly probedMsAgo: number | null;
+  /** Requests this Hub's proxy has in flight on the engine. */
   readonly inFlight: number;
+  /** The queue depth placement reads for it: inFlight plus other clients' work the engine reported (placement/local-queue-depth.ts). */
+  readonly queueDepth: number;
+  /** What the engine last said about itself; null when it said nothing (or its report is too old to read). */
+  readonly engineReported: EngineReportedStatus | null;
   readonly models: readonly string[];
+}
+
+/** An engine's own report, as status shows it. Each figure is null when the engine did not say it. */
+export interface EngineReportedStatus {
+  /** Requests it is running (vLLM num_requests_running, llama.cpp busy slots). */
+  readonly running: number | null;
+  /** Requests waiting in it (vLLM num_requests_waiting). */
+  readonly waiting: number | null;
+  /** Requests it runs at once (llama.cpp's /slots length); placement reads it when the operator stated no slots. */
+  readonly slots: number | null;
+  /** Models loaded now (Ollama /api/ps). */
+  readonly resident: readonly string[] | null;
+  /** Of running + waiting, what this Hub did not send it: other clients' work; null when it reported no queue. */
+  readonly beyondThisHub: number | null;
+  /** Age of the report, ms. */
+  readonly reportedMsAgo: number;
 }
 
 export interface PoolStatus {
@@ -51,7 +74,7 @@ export interface PoolStatus {
     readonly identity: { readonly nodeUuid: string; readonly fingerprint: string; readonly identityError: string | null } | null;
     /** HUB_POOL_PEER_ORIGINS in force: peers are dialled at these origins instead of https://<name>. */
     readonly peerOriginsMap: { readonly active: boolean; readonly entries: readonly { readonly name: string; readonly origin: string }[] };
-    /** Requests this Hub's proxy has in flight on its own engines. */
+    /** This node's queue depth over its own engines: the proxy's in-flight requests plus other clients' work the engines reported. */
     readonly queueDepth: number;
     /** The prompt ceiling in force (env override applied); null = no ceiling. */
     readonly maxPromptTokens: number | null;
@@ -162,6 +185,8 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
     error: b.error,
     probedMsAgo: b.probedMsAgo,
     inFlight: input.inFlight(b.backendId),
+    queueDepth: localQueueDepth(input.inFlight(b.backendId), b.engineQueue),
+    engineReported: engineReported(b.engineQueue),
     models: b.models.map((m) => m.name),
   }));
   const ceiling = input.envMaxPromptTokens ?? input.settings.poolMaxPromptTokens;
@@ -182,7 +207,7 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
       tailnetSource: input.tailnet.source,
       identity: input.identity,
       peerOriginsMap: { active: input.peerOrigins.size > 0, entries: [...input.peerOrigins].map(([name, origin]) => ({ name, origin })) },
-      queueDepth: backends.reduce((sum, b) => sum + b.inFlight, 0),
+      queueDepth: backends.reduce((sum, b) => sum + b.queueDepth, 0),
       maxPromptTokens: ceiling,
       maxPromptTokensSetBy: input.envMaxPromptTokens !== null ? 'env' : input.settings.poolMaxPromptTokens !== null ? 'setting' : null,
       maxNumCtx: input.settings.inferenceMaxNumCtx,
@@ -213,4 +238,9 @@ export function pinStatuses(pins: readonly RoutingPin[], localHealthy: boolean, 
       targetAvailable: targetNode === LOCAL_PIN_TARGET ? localHealthy : usable.has(targetNode),
     };
   });
+}
+
+function engineReported(q: EngineQueueView | null | undefined): EngineReportedStatus | null {
+  if (q == null) return null;
+  return { running: q.running, waiting: q.waiting, slots: q.slots, resident: q.resident, beyondThisHub: othersOnEngine(q), reportedMsAgo: q.reportedMsAgo };
 }

@@ -5,6 +5,7 @@
  * sentences live here, not in the Hub (the one exception is a probe failure's action text,
  * which the Hub words because it names commands with both Hubs' names in them).
  */
+import { engineReportCell } from './engine-report.js';
 import type { PoolStatus } from '../../status/pool-status.js';
 import type { RoutingLogSummary } from '../../routing-log/entry.js';
 import type { PeerView } from '../../peers/peer-view.js';
@@ -66,6 +67,7 @@ export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary 
     b.probedMsAgo === null ? 'not probed yet' : `probed ${Math.round(b.probedMsAgo / 1000)}s ago`,
     `${b.inFlight} in flight`,
     b.error ?? `${b.models.length} models`,
+    engineReportCell(b),
   ]);
   lines.push(...columns(rows).map((l) => `  ${l}`));
   lines.push('');
