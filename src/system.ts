@@ -48,7 +48,11 @@ import { systemResolver } from './tailnet/private-address.js';
 import { readTailnetSelf } from './tailnet/tailnet-self.js';
 import { TailscaleClient } from './tailnet/tailscale-client.js';
 import { tailscaleRunner } from './tailnet/tailscale-exec.js';
-import { userInfo } from 'node:os';
+import { arch, platform, totalmem, userInfo } from 'node:os';
+import { PressureSampler } from './machine/pressure-sampler.js';
+import { pressurePaths, readPressure } from './machine/pressure-sources.js';
+import { HardwareReport } from './machine/hardware-report.js';
+import { nvidiaSmiRunner, probeHardware } from './machine/hardware-probe.js';
 import { AdminApiClient } from './discovery/admin-api.js';
 import { DiscoveryService } from './discovery/discovery-service.js';
 import { identifyProbe } from './discovery/identify-probe.js';
@@ -121,6 +125,10 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   if (peerOrigins.problems.length > 0) logger.warn({ problems: peerOrigins.problems }, 'HUB_POOL_PEER_ORIGINS has entries that were ignored');
   const peers = buildPoolPeers({ env, db, clock, logger, dispatcher, nameDispatcher, origins: peerOrigins, settings, inFlight, background });
   const refusals = new EngineRefusalWarnings(clock, logger);
+  // GPU pressure reads only while a peer is connected: without one, a tick is this one query.
+  const pressurePathsHere = pressurePaths(env.dataDir);
+  const pressure = new PressureSampler({ clock, logger, read: () => readPressure(pressurePathsHere), peerConnected: () => peers.store.list().some((row) => row.status === 'connected') });
+  const hardware = new HardwareReport();
   const pool: PoolAccess = {
     usablePeers: () =>
       directions().outbound.enabled
@@ -170,6 +178,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     // This node's context cap is the window its Ollama runs a request that names none.
     defaultNumCtx: () => settings.get().inferenceMaxNumCtx,
     affinity,
+    ownPressure: () => pressure.band(),
   });
   const localRoutes = new LocalRoutes({ pool, health, dispatcher, proxy, logger });
 
@@ -200,6 +209,8 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     localInventory: () => health.latest(),
     ollamaSlots: () => settings.get().inferenceOllamaSlots,
     throughputAdvert: () => advertOf(throughputBook.estimates((k) => k.node === 'local')),
+    gpuPressure: () => pressure.band(),
+    hardwareTier: () => hardware.tier(),
     // Only this node's engines: what it forwards to peers is counted in their own figures.
     inFlightTotal: () => env.engines.reduce((sum, e) => sum + inFlight.count(e.id), 0),
     unservableModels: () => unservableHere(health.latest(), unservable),
@@ -246,6 +257,14 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
           },
           nowMs: clock.nowMs(),
         },
+        machine: {
+          local: { gpuPressure: pressure.view(), hardware: hardware.view() },
+          peerFacts: (id) => {
+            const h = peers.poller.health(id);
+            return h.capabilities === null ? null : { gpuPressure: h.capabilities.gpuPressure, snapshotAtMs: h.capabilitiesAtMs };
+          },
+          nowMs: clock.nowMs(),
+        },
       });
     },
   };
@@ -271,6 +290,13 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
       logger.warn({ host: env.host }, `not publishing with Tailscale Serve: the Hub listens on ${env.host}, which Serve cannot reach at 127.0.0.1`);
     }
   }
+  background.run('hardware tier detection', async () => {
+    const decision = await hardware.detect(() =>
+      probeHardware({ platform: platform(), arch: arch(), totalMemoryBytes: totalmem(), nvidiaSmi: env.nvidiaSmiBinary, runNvidiaSmi: nvidiaSmiRunner, drmDir: '/sys/class/drm', nvidiaProcDir: '/proc/driver/nvidia' }),
+    );
+    logger.info({ hardwareTier: decision.tier, unknownBecause: decision.unknownBecause }, decision.tier === null ? `hardware tier not detected: ${decision.unknownBecause ?? 'unknown'}; none is advertised` : `hardware tier: ${decision.tier}`);
+  });
+  pressure.start((name, ms, task) => background.every(name, ms, task));
   background.every('residency release', RESIDENCY_CHECK_MS, () =>
     releaseResident(health.latest(), unservable, dispatcher, (backendId, model) => onWithholdChange(backendId, model, false, 'resident in /api/ps')),
   );
