@@ -76,6 +76,20 @@ describe('probeHardware: what the machine has', () => {
     assert.equal(decideTier(f).tier, 'mid-range');
   });
 
+  it('reads an NVIDIA card the drm directory shows, with nothing else describing it, as unsized: no tier, not cpu-only', async () => {
+    amdCard('card0', '0x10de', null);
+    const f = await probeHardware(deps());
+    assert.deepEqual(f.gpus, [{ vendor: 'nvidia', memoryBytes: null, via: join(root, 'drm', 'card0') }]);
+    assert.equal(decideTier(f).tier, null);
+  });
+
+  it('does not count an NVIDIA card twice when nvidia-smi has sized it', async () => {
+    amdCard('card0', '0x10de', null);
+    const f = await probeHardware(deps(smi({ ok: true, stdout: '12288\n' })));
+    assert.deepEqual(f.gpus?.map((g) => g.via), ['nvidia-smi']);
+    assert.equal(decideTier(f).tier, 'mid-range');
+  });
+
   it('reads an AMD card without a VRAM size as unknown: no tier', async () => {
     amdCard('card0', '0x1002', null);
     assert.equal(decideTier(await probeHardware(deps())).tier, null);

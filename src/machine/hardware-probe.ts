@@ -7,7 +7,8 @@
  *   (/proc/driver/nvidia) while nvidia-smi is missing or fails is a GPU of unknown size.
  * - AMD: each /sys/class/drm/cardN whose device/vendor is 0x1002, sized by
  *   device/mem_info_vram_total. No drm directory means no DRM driver, so no AMD GPU an engine
- *   could use; one that cannot be read means detection cannot tell.
+ *   could use; one that cannot be read means detection cannot tell. A card there with vendor
+ *   0x10de is an NVIDIA GPU even when nvidia-smi and /proc say nothing (a container): unsized.
  * - Apple silicon (darwin on arm64): the GPU shares system memory (APPLE_GPU_SHARE of it).
  * - Intel Macs and every other GPU: engines serve on the CPU there, so none counts.
  * - Any other platform: detection cannot tell (no tier).
@@ -22,6 +23,7 @@ export const NVIDIA_SMI_TIMEOUT_MS = 5_000;
 /** One line per card; 64 KiB is hundreds of cards. */
 export const NVIDIA_SMI_MAX_BYTES = 64 * 1024;
 const AMD_VENDOR_ID = '0x1002';
+const NVIDIA_VENDOR_ID = '0x10de';
 const MIB = 1024 ** 2;
 
 export type CommandRun = { readonly ok: true; readonly stdout: string } | { readonly ok: false; readonly detail: string };
@@ -50,9 +52,11 @@ export async function probeHardware(deps: HardwareProbeDeps): Promise<HardwareFa
   }
   if (deps.platform !== 'linux') return { ...base, gpus: null, problem: `GPU detection is not implemented on ${deps.platform}` };
   const nvidia = await probeNvidia(deps);
-  const amd = await probeAmd(deps.drmDir);
-  if (nvidia.gpus === null || amd.gpus === null) return { ...base, gpus: null, problem: nvidia.problem ?? amd.problem };
-  return { ...base, gpus: [...nvidia.gpus, ...amd.gpus], problem: null };
+  const drm = await probeDrm(deps.drmDir);
+  if (nvidia.gpus === null || drm.amd === null) return { ...base, gpus: null, problem: nvidia.problem ?? drm.problem };
+  // An NVIDIA card the drm directory shows, that neither nvidia-smi nor /proc could describe, is still a GPU: of unknown size.
+  const unseenNvidia: DetectedGpu[] = nvidia.gpus.length === 0 ? drm.nvidiaCards.map((via) => ({ vendor: 'nvidia', memoryBytes: null, via })) : [];
+  return { ...base, gpus: [...nvidia.gpus, ...unseenNvidia, ...drm.amd], problem: null };
 }
 
 interface Found {
@@ -83,19 +87,23 @@ export function parseNvidiaMemory(stdout: string): number[] | null {
   return lines.map(Number);
 }
 
-async function probeAmd(drmDir: string): Promise<Found> {
+/** AMD cards sized from the drm directory (null: it could not be read), and NVIDIA cards it shows. */
+async function probeDrm(drmDir: string): Promise<{ readonly amd: readonly DetectedGpu[] | null; readonly nvidiaCards: readonly string[]; readonly problem: string | null }> {
   const listing = await listDir(drmDir);
-  if (listing.kind === 'absent') return { gpus: [], problem: null };
-  if (listing.kind === 'unreadable') return { gpus: null, problem: `${drmDir} could not be read (${listing.code})` };
+  if (listing.kind === 'absent') return { amd: [], nvidiaCards: [], problem: null };
+  if (listing.kind === 'unreadable') return { amd: null, nvidiaCards: [], problem: `${drmDir} could not be read (${listing.code})` };
   const gpus: DetectedGpu[] = [];
+  const nvidiaCards: string[] = [];
   for (const card of listing.names.filter((n) => /^card\d+$/.test(n))) {
     const vendor = await readSmallFile(join(drmDir, card, 'device', 'vendor'));
-    if (vendor.kind !== 'ok' || vendor.text.trim().toLowerCase() !== AMD_VENDOR_ID) continue;
+    const id = vendor.kind === 'ok' ? vendor.text.trim().toLowerCase() : null;
+    if (id === NVIDIA_VENDOR_ID) nvidiaCards.push(join(drmDir, card));
+    if (id !== AMD_VENDOR_ID) continue;
     const vram = await readSmallFile(join(drmDir, card, 'device', 'mem_info_vram_total'));
     const bytes = vram.kind === 'ok' && /^\s*\d{1,16}\s*$/.test(vram.text) ? Number(vram.text.trim()) : null;
     gpus.push({ vendor: 'amd', memoryBytes: bytes, via: join(drmDir, card) });
   }
-  return { gpus, problem: null };
+  return { amd: gpus, nvidiaCards, problem: null };
 }
 
 /** Runs nvidia-smi: no shell, NVIDIA_SMI_TIMEOUT_MS, NVIDIA_SMI_MAX_BYTES of output; every outcome a record. */
