@@ -46,6 +46,9 @@ describe('GPU pressure and hardware tier between two Hubs', () => {
       return p?.gpuPressure === 3 ? p : null;
     }, 'hub-a to show hub-b at band 3', SAMPLE_AND_POLL_MS);
     assert.equal(seen.rankedPressure, 3);
+    // GET /peers carries the same checked band.
+    const listed = (await pool.a.api<{ peers: { nodeFqdn: string; gpuPressure: number | null }[] }>('GET', '/api/inference/pool/peers')).json.peers.find((p) => p.nodeFqdn === pool.b.name);
+    assert.equal(listed?.gpuPressure, 3);
   });
 
   it('hub-a shows the tier hub-b detected, and hub-b\'s doctor says what it detected', { timeout: TEST_TIMEOUT_MS }, async () => {
@@ -79,6 +82,8 @@ describe('GPU pressure and hardware tier between two Hubs', () => {
     }, 'hub-a to show hub-b with no band', 2 * SAMPLE_AND_POLL_MS);
     // Ranking reads an unmeasured peer mid-band (1), never 0.
     assert.equal(seen.rankedPressure, 1);
+    const listed = (await pool.a.api<{ peers: { nodeFqdn: string; gpuPressure: number | null }[] }>('GET', '/api/inference/pool/peers')).json.peers.find((p) => p.nodeFqdn === pool.b.name);
+    assert.equal(listed?.gpuPressure, null);
     const own = (await pool.b.status()).localNode.gpuPressure;
     assert.equal(own?.band, null);
   });
