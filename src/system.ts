@@ -52,7 +52,7 @@ import { arch, platform, totalmem, userInfo } from 'node:os';
 import { PressureSampler } from './machine/pressure-sampler.js';
 import { pressurePaths, readPressure } from './machine/pressure-sources.js';
 import { HardwareReport } from './machine/hardware-report.js';
-import { nvidiaSmiRunner, probeHardware } from './machine/hardware-probe.js';
+import { nvidiaSmiRunner, probeHardware, PROC_NVIDIA_DIR, SYS_DRM_DIR } from './machine/hardware-probe.js';
 import { AdminApiClient } from './discovery/admin-api.js';
 import { DiscoveryService } from './discovery/discovery-service.js';
 import { identifyProbe } from './discovery/identify-probe.js';
@@ -292,7 +292,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   }
   background.run('hardware tier detection', async () => {
     const decision = await hardware.detect(() =>
-      probeHardware({ platform: platform(), arch: arch(), totalMemoryBytes: totalmem(), nvidiaSmi: env.nvidiaSmiBinary, runNvidiaSmi: nvidiaSmiRunner, drmDir: '/sys/class/drm', nvidiaProcDir: '/proc/driver/nvidia' }),
+      probeHardware({ platform: platform(), arch: arch(), totalMemoryBytes: totalmem(), nvidiaSmi: env.nvidiaSmiBinary, runNvidiaSmi: nvidiaSmiRunner, drmDir: SYS_DRM_DIR, nvidiaProcDir: PROC_NVIDIA_DIR }),
     );
     logger.info({ hardwareTier: decision.tier, unknownBecause: decision.unknownBecause }, decision.tier === null ? `hardware tier not detected: ${decision.unknownBecause ?? 'unknown'}; none is advertised` : `hardware tier: ${decision.tier}`);
   });

@@ -22,6 +22,9 @@ import { listDir, readSmallFile } from './small-files.js';
 export const NVIDIA_SMI_TIMEOUT_MS = 5_000;
 /** One line per card; 64 KiB is hundreds of cards. */
 export const NVIDIA_SMI_MAX_BYTES = 64 * 1024;
+/** Where the kernel lists DRM devices, and where a loaded NVIDIA driver shows itself. */
+export const SYS_DRM_DIR = '/sys/class/drm';
+export const PROC_NVIDIA_DIR = '/proc/driver/nvidia';
 const AMD_VENDOR_ID = '0x1002';
 const NVIDIA_VENDOR_ID = '0x10de';
 const MIB = 1024 ** 2;
