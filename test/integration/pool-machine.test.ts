@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { eventually, runCli } from '../helpers/hub-process.js';
-import { LONG_TEST_TIMEOUT_MS, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { chat, header, LONG_TEST_TIMEOUT_MS, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool, type PoolHub } from '../helpers/pool-fixture.js';
 import { PRESSURE_HOST_FILE } from '../../src/machine/pressure-sources.js';
 import type { DoctorCheck } from '../../src/cli/doctor-checks.js';
 
@@ -86,5 +86,39 @@ describe('GPU pressure and hardware tier between two Hubs', () => {
     assert.equal(listed?.gpuPressure, null);
     const own = (await pool.b.status()).localNode.gpuPressure;
     assert.equal(own?.band, null);
+  });
+});
+
+describe('GPU pressure in ranking between two Hubs', () => {
+  let pool: Pool<L>;
+  const M = 'qwen3:8b';
+  const busy = (hub: PoolHub, percent: number) => {
+    const path = join(hub.dataDir, PRESSURE_HOST_FILE);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, JSON.stringify({ busyPercent: percent }));
+  };
+
+  before(async () => {
+    pool = await startPool<L>({ hubs: { a: { ollama: { models: [M] } }, b: { ollama: { models: [M] } } }, pairs: [['a', 'b']], settings: { poolHealthPollSeconds: 10 } });
+    // hub-a's GPU is committed to work outside the pool (its queue stays empty); hub-b's is idle.
+    busy(pool.a, 95);
+    busy(pool.b, 0);
+  }, { timeout: START_TIMEOUT_MS });
+  after(async () => {
+    await pool?.stop();
+  }, { timeout: START_TIMEOUT_MS });
+
+  it('at poolPressureWeight 1 an idle node whose GPU is committed hands work to a calm peer; at 0 it keeps it', { timeout: TEST_TIMEOUT_MS }, async () => {
+    await eventually(async () => (await pool.a.status()).localNode.gpuPressure?.band === 3, 'hub-a to read its own GPU at band 3', SAMPLE_AND_POLL_MS);
+    await eventually(async () => (await pool.a.status()).peers.find((p) => p.nodeFqdn === pool.b.name)?.gpuPressure === 0, 'hub-a to show hub-b at band 0', SAMPLE_AND_POLL_MS);
+
+    const atZero = await chat(pool.a, M);
+    assert.equal(atZero.status, 200, atZero.text);
+    assert.notEqual(header(atZero, 'x-hub-pool-served-by'), pool.b.name, 'weight 0: the band is not read, the head start keeps the work here');
+
+    await pool.a.patchSettings({ poolPressureWeight: 1 });
+    const atOne = await chat(pool.a, M);
+    assert.equal(atOne.status, 200, atOne.text);
+    assert.equal(header(atOne, 'x-hub-pool-served-by'), pool.b.name);
   });
 });
