@@ -50,7 +50,11 @@ import { systemResolver } from './tailnet/private-address.js';
 import { readTailnetSelf } from './tailnet/tailnet-self.js';
 import { TailscaleClient } from './tailnet/tailscale-client.js';
 import { tailscaleRunner } from './tailnet/tailscale-exec.js';
-import { userInfo } from 'node:os';
+import { arch, platform, totalmem, userInfo } from 'node:os';
+import { PressureSampler } from './machine/pressure-sampler.js';
+import { pressurePaths, readPressure } from './machine/pressure-sources.js';
+import { HardwareReport } from './machine/hardware-report.js';
+import { nvidiaSmiRunner, probeHardware, PROC_NVIDIA_DIR, SYS_DRM_DIR } from './machine/hardware-probe.js';
 import { AdminApiClient } from './discovery/admin-api.js';
 import { DiscoveryService } from './discovery/discovery-service.js';
 import { identifyProbe } from './discovery/identify-probe.js';
@@ -134,6 +138,10 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   if (peerOrigins.problems.length > 0) logger.warn({ problems: peerOrigins.problems }, 'HUB_POOL_PEER_ORIGINS has entries that were ignored');
   const peers = buildPoolPeers({ env, db, clock, logger, dispatcher, nameDispatcher, origins: peerOrigins, settings, inFlight, background });
   const refusals = new EngineRefusalWarnings(clock, logger);
+  // GPU pressure reads only while a peer is connected: without one, a tick is this one query.
+  const pressurePathsHere = pressurePaths(env.dataDir);
+  const pressure = new PressureSampler({ clock, logger, read: () => readPressure(pressurePathsHere), peerConnected: () => peers.store.list().some((row) => row.status === 'connected') });
+  const hardware = new HardwareReport();
   const pool: PoolAccess = {
     usablePeers: () =>
       directions().outbound.enabled
@@ -183,6 +191,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     // This node's context cap is the window its Ollama runs a request that names none.
     defaultNumCtx: () => settings.get().inferenceMaxNumCtx,
     affinity,
+    ownPressure: () => pressure.band(),
   });
   const localRoutes = new LocalRoutes({ pool, health, dispatcher, proxy, logger });
 
@@ -213,6 +222,8 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     localInventory: () => health.latest(),
     ollamaSlots: () => settings.get().inferenceOllamaSlots,
     throughputAdvert: () => advertOf(throughputBook.estimates((k) => k.node === 'local')),
+    gpuPressure: () => pressure.band(),
+    hardwareTier: () => hardware.tier(),
     // Only this node's engines: what it forwards to peers is counted in their own figures. Work
     // other clients sent those engines directly counts too, where the engine reports it.
     inFlightTotal: () => localDepth(health.latest()),
@@ -260,6 +271,14 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
           },
           nowMs: clock.nowMs(),
         },
+        machine: {
+          local: { gpuPressure: pressure.view(), hardware: hardware.view() },
+          peerFacts: (id) => {
+            const h = peers.poller.health(id);
+            return h.capabilities === null ? null : { gpuPressure: h.capabilities.gpuPressure, snapshotAtMs: h.capabilitiesAtMs };
+          },
+          nowMs: clock.nowMs(),
+        },
       });
     },
   };
@@ -287,6 +306,13 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   }
   // Engines' own queue reports stay fresh between requests, so a quiet Hub's first placement reads a recent one.
   background.every('engine queue reports', QUEUE_REPORT_IDLE_REFRESH_MS, () => health.refreshQueueReports());
+  background.run('hardware tier detection', async () => {
+    const decision = await hardware.detect(() =>
+      probeHardware({ platform: platform(), arch: arch(), totalMemoryBytes: totalmem(), nvidiaSmi: env.nvidiaSmiBinary, runNvidiaSmi: nvidiaSmiRunner, drmDir: SYS_DRM_DIR, nvidiaProcDir: PROC_NVIDIA_DIR }),
+    );
+    logger.info({ hardwareTier: decision.tier, unknownBecause: decision.unknownBecause }, decision.tier === null ? `hardware tier not detected: ${decision.unknownBecause ?? 'unknown'}; none is advertised` : `hardware tier: ${decision.tier}`);
+  });
+  pressure.start((name, ms, task) => background.every(name, ms, task));
   background.every('residency release', RESIDENCY_CHECK_MS, () =>
     releaseResident(health.latest(), unservable, dispatcher, (backendId, model) => onWithholdChange(backendId, model, false, 'resident in /api/ps')),
   );

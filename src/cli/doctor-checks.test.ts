@@ -7,6 +7,10 @@ import type { PeerClock } from '../peers/peer-clock.js';
 import { buildPoolStatus, type StatusInputs } from '../status/pool-status.js';
 import type { TailscaleReport } from '../tailnet/tailscale-report.js';
 import { doctorChecks, engineHint, type DoctorInputs } from './doctor-checks.js';
+import { HARDWARE, machine, PRESSURE } from '../status/machine.fixture.js';
+
+/** Status inputs with this node's machine views; no peer facts. */
+const withMachine = (local: ReturnType<typeof machine>, settings = DEFAULT_SETTINGS): Partial<StatusInputs> => ({ settings, machine: { local, peerFacts: () => null, nowMs: 0 } });
 
 const inputs = (extra: Partial<StatusInputs> = {}): StatusInputs => ({
   directions: resolvePoolDirections({ userDisabled: false, outboundDisabled: false, inboundDisabled: false }, DEFAULT_SETTINGS),
@@ -67,6 +71,12 @@ describe('doctorChecks', () => {
     { name: 'F2 fails for a peer more than five minutes off', over: { clocks: [{ nodeFqdn: 'hub-b.tail0.ts.net', skewMs: 301_000, error: null }] }, code: 'F2', verdict: 'fail', fix: /NTP/ },
     { name: 'F2 warns for a peer more than a minute off', over: { clocks: [{ nodeFqdn: 'hub-b.tail0.ts.net', skewMs: -90_000, error: null }] }, code: 'F2', verdict: 'warn' },
     { name: 'F2 passes clocks within a minute', over: { clocks: [{ nodeFqdn: 'hub-b.tail0.ts.net', skewMs: 2_000, error: null }] }, code: 'F2', verdict: 'ok' },
+    { name: 'M1 shows the detected tier and what it was decided from', over: { status: withMachine(machine(HARDWARE.midRange, PRESSURE.noPeer)) }, code: 'M1', verdict: 'ok' },
+    { name: 'M1 is unknown while detection runs', over: { status: withMachine(machine(HARDWARE.detecting, PRESSURE.noPeer)) }, code: 'M1', verdict: 'unknown' },
+    { name: 'M1 is unknown, never guessed, when the GPU cannot be sized, and says how to fix it', over: { status: withMachine(machine(HARDWARE.unsized, PRESSURE.noPeer)) }, code: 'M1', verdict: 'unknown', fix: /nvidia-smi on the PATH/ },
+    { name: 'M2 passes a measured band', over: { status: withMachine(machine(HARDWARE.midRange, PRESSURE.band2), { ...DEFAULT_SETTINGS, poolPressureWeight: 1 }) }, code: 'M2', verdict: 'ok' },
+    { name: 'M2 passes no source at the default weight 0 (nothing reads the band)', over: { status: withMachine(machine(HARDWARE.midRange, PRESSURE.noSource)) }, code: 'M2', verdict: 'ok' },
+    { name: 'M2 warns when bands are weighed here but this node has none, and says how to give it one', over: { status: withMachine(machine(HARDWARE.midRange, PRESSURE.noSource), { ...DEFAULT_SETTINGS, poolPressureWeight: 1 }) }, code: 'M2', verdict: 'warn', fix: /gpu_pressure\.json/ },
     { name: 'F2 is unknown when no peer\'s clock could be read', over: { clocks: [{ nodeFqdn: 'hub-b.tail0.ts.net', skewMs: null, error: 'ECONNREFUSED' }] }, code: 'F2', verdict: 'unknown' },
   ];
   for (const r of rows) {
@@ -109,4 +119,28 @@ describe('engineHint', () => {
     ['HTTP 404', /answers as the kind/],
   ];
   for (const [error, hint] of cases) it(`${error} → ${hint.source}`, () => assert.match(engineHint(error, 'http://127.0.0.1:8000'), hint));
+});
+
+describe('doctorChecks: what this machine is', () => {
+  it('M1 names the tier, the GPU with its size and source, and the memory', () => {
+    const m1 = run({ status: withMachine(machine(HARDWARE.midRange, PRESSURE.noPeer)) }).M1;
+    assert.equal(m1?.found, 'hardware tier mid-range: NVIDIA 12.0 GiB (nvidia-smi); 32.0 GiB memory');
+  });
+
+  it('M1 says why there is no tier and that none is advertised', () => {
+    const m1 = run({ status: withMachine(machine(HARDWARE.unsized, PRESSURE.noPeer)) }).M1;
+    assert.match(m1?.found ?? '', /^hardware tier not detected, so none is advertised: the nvidia GPU .* has no readable memory size/);
+  });
+
+  it('M2 words an absent band as not measured, never as 0', () => {
+    const m2 = run({ status: withMachine(machine(HARDWARE.cpuOnly, PRESSURE.noSource)) }).M2;
+    assert.match(m2?.found ?? '', /^GPU pressure not measured: no source answers/);
+    assert.doesNotMatch(m2?.found ?? '', /band 0/);
+  });
+
+  it('leaves M1 and M2 out for a Hub that reports no machine (an older build)', () => {
+    const v = run();
+    assert.equal(v.M1, undefined);
+    assert.equal(v.M2, undefined);
+  });
 });

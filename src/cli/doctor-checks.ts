@@ -9,12 +9,13 @@ import { SKEW_WINDOW_MS } from '../peer-auth/verify-signed.js';
 import type { PeerClock } from '../peers/peer-clock.js';
 import type { PoolStatus } from '../status/pool-status.js';
 import { publishCommand } from '../tailnet/tailscale-serve.js';
+import { hardwareFound, localPressureText } from './render/machine.js';
 import type { TailscaleReport } from '../tailnet/tailscale-report.js';
 
 export type Verdict = 'ok' | 'warn' | 'fail' | 'unknown';
 
 export interface DoctorCheck {
-  /** Stable code: C* tailnet, P* pooling, E* engines, D* discovery and development settings, F* peers. */
+  /** Stable code: C* tailnet, P* pooling, E* engines, M* this machine, D* discovery and development settings, F* peers. */
   readonly code: string;
   readonly verdict: Verdict;
   readonly found: string;
@@ -120,6 +121,31 @@ function enginesCheck(status: PoolStatus): DoctorCheck {
   );
 }
 
+/** M1: the hardware tier this Hub detected and advertises, and what it was decided from. */
+function hardwareCheck(status: PoolStatus): DoctorCheck | null {
+  const h = status.localNode.hardware;
+  if (h === undefined) return null;
+  if (!h.detected) return check('M1', 'unknown', 'hardware tier: detection has not finished yet');
+  if (h.tier === null) {
+    const fix = /nvidia/i.test(h.unknownBecause ?? '') ? 'put nvidia-smi on the PATH the Hub starts with, so it can size the GPU' : null;
+    return check('M1', 'unknown', `hardware tier not detected, so none is advertised: ${h.unknownBecause ?? 'unknown'} (${hardwareFound(h)})`, fix);
+  }
+  return check('M1', 'ok', `hardware tier ${h.tier}: ${hardwareFound(h)}`);
+}
+
+/** M2: this Hub's GPU-pressure band, and whether ranking here weighs bands at all. */
+function pressureCheck(status: PoolStatus): DoctorCheck | null {
+  const p = status.localNode.gpuPressure;
+  if (p === undefined) return null;
+  const weight = status.settings.poolPressureWeight;
+  const weighs = weight === 0 ? 'poolPressureWeight is 0: ranking here does not weigh bands' : `poolPressureWeight is ${weight}`;
+  const found = `GPU pressure ${localPressureText(p)}; ${weighs}`;
+  if (p.band === null && p.sampling && weight > 0) {
+    return check('M2', 'warn', found, 'this node ranks itself mid-band: mount the host /sys for the AMD counter, or have a timer write busyPercent to <data-dir>/state/hardware/gpu_pressure.json (docs/gpu-pressure.md)');
+  }
+  return check('M2', 'ok', found);
+}
+
 function directoriesCheck(directories: readonly DirectoryReport[] | null): DoctorCheck {
   if (directories === null) return check('D2', 'unknown', 'could not ask the Hub which discovery directories answer');
   const ok = directories.filter((d) => d.state === 'ok');
@@ -163,6 +189,7 @@ export function doctorChecks(inputs: DoctorInputs): DoctorCheck[] {
         : check('P2', 'fail', `the identity key cannot be opened: ${identity.identityError}`, 'cihub pool rotate-identity, then pair again'),
   );
   checks.push(enginesCheck(status));
+  for (const c of [hardwareCheck(status), pressureCheck(status)]) if (c !== null) checks.push(c);
   if (node.peerOriginsMap.active) {
     checks.push(check('D1', 'warn', `HUB_POOL_PEER_ORIGINS is set: peers are dialled at ${node.peerOriginsMap.entries.map((e) => `${e.name} → ${e.origin}`).join(', ')}`, 'development only: unset it on a real tailnet'));
   }

@@ -84,6 +84,8 @@ export interface HubEnv {
   readonly tailscaleOAuth: { readonly clientId: string; readonly clientSecret: string } | null;
   /** Absolute path of the `tailscale` executable found on PATH at start; null when there is none. */
   readonly tailscaleBinary: string | null;
+  /** Absolute path of `nvidia-smi` found on PATH at start (hardware tier detection); null when there is none. */
+  readonly nvidiaSmiBinary: string | null;
   /** Values the schema refused, each replaced by its default: the Hub logs one warning per entry at start. */
   readonly problems: readonly EnvProblem[];
   /** Per-request knobs: read the environment at call time, as the spec asks. */
@@ -320,6 +322,7 @@ export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
     tailscaleAdminApiConfigured: Boolean(v.TAILSCALE_OAUTH_CLIENT_ID && v.TAILSCALE_OAUTH_CLIENT_SECRET),
     tailscaleOAuth: v.TAILSCALE_OAUTH_CLIENT_ID && v.TAILSCALE_OAUTH_CLIENT_SECRET ? Object.freeze({ clientId: v.TAILSCALE_OAUTH_CLIENT_ID, clientSecret: v.TAILSCALE_OAUTH_CLIENT_SECRET }) : null,
     tailscaleBinary: findExecutable('tailscale', env.PATH),
+    nvidiaSmiBinary: findExecutable('nvidia-smi', env.PATH),
     problems: Object.freeze(problems),
     knobs: {
       tailnetRequiresKey: () => readOne(env, 'HUB_INFERENCE_TAILNET_AUTH') === 'require-key',

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { HubError } from '../errors.js';
 import { resolvePeer } from '../peers/resolve-peer.js';
 import { peerView } from '../peers/peer-view.js';
+import { peerMachineStatus } from '../status/machine-status.js';
 import type { HubServices } from './services.js';
 
 export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices): void {
@@ -19,7 +20,16 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
 
   app.get('/api/inference/pool/peers', operator, async () => {
     const selfName = (await p.self()).nodeFqdn;
-    return { peers: p.store.list().map((row) => peerView(row, p.poller.health(row.id), selfName)) };
+    const nowMs = s.clock.nowMs();
+    const pollSeconds = s.settings.get().poolHealthPollSeconds;
+    return {
+      peers: p.store.list().map((row) => {
+        const health = p.poller.health(row.id);
+        // The band as status shows it: clamped on read, and null from a snapshot too old to trust.
+        const facts = health.capabilities === null ? null : { gpuPressure: health.capabilities.gpuPressure, snapshotAtMs: health.capabilitiesAtMs };
+        return { ...peerView(row, health, selfName), gpuPressure: peerMachineStatus(facts, null, nowMs, pollSeconds).gpuPressure };
+      }),
+    };
   });
 
   app.post('/api/inference/pool/peers/pair', operator, async (request) => {

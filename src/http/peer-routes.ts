@@ -104,6 +104,8 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
         unservableModels: s.unservableModels(),
         ollamaSlots: s.ollamaSlots(),
         throughput: s.throughputAdvert(),
+        gpuPressure: s.gpuPressure(),
+        hardwareTier: s.hardwareTier(),
       });
     });
 

@@ -18,6 +18,7 @@ import type { HubMetrics } from '../metrics/hub-metrics.js';
 import type { DiscoveryService } from '../discovery/discovery-service.js';
 import type { TailscaleReport } from '../tailnet/tailscale-report.js';
 import type { PeerClock } from '../peers/peer-clock.js';
+import type { HardwareTier } from '../machine/hardware-tier.js';
 
 export interface HubServices {
   readonly env: HubEnv;
@@ -50,6 +51,10 @@ export interface HubServices {
   readonly ollamaSlots: () => number | null;
   /** This node's throughput bands as it advertises them; null when nothing has been timed. */
   readonly throughputAdvert: () => ThroughputAdvert | null;
+  /** This node's GPU-pressure band as advertised (machine/pressure-sampler.ts); null when it has none. */
+  readonly gpuPressure: () => number | null;
+  /** This node's detected hardware tier (machine/hardware-report.ts); null when not detected. */
+  readonly hardwareTier: () => HardwareTier | null;
   /** Whether the SQLite store is open, for GET /readyz. */
   storeOpen(): boolean;
   /** Unpaired Hubs this Hub can name (an operator's request only: it probes every candidate). */

@@ -229,3 +229,30 @@ function describeValue(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
+
+describe('hardwareTier on the wire', () => {
+  const inputs = (extra: Partial<PublishInputs> = {}): PublishInputs => ({ nodeUuid: 'u-1', backends: [], inFlightRequests: 0, acceptingWork: true, maxPromptTokens: null, ...extra });
+
+  it('publishes the detected tier, and null while none is detected (never a guess)', () => {
+    assert.equal(publishCapabilities(inputs({ hardwareTier: 'mid-range' })).hardwareTier, 'mid-range');
+    assert.equal(publishCapabilities(inputs({ hardwareTier: null })).hardwareTier, null);
+    assert.equal(publishCapabilities(inputs()).hardwareTier, null);
+  });
+
+  it('publishes the tier while not taking work, as the real figure', () => {
+    assert.equal(publishCapabilities(inputs({ acceptingWork: false, hardwareTier: 'cpu-only' })).hardwareTier, 'cpu-only');
+  });
+
+  const rows: readonly { sent: unknown; reads: string | null }[] = [
+    { sent: 'high-end', reads: 'high-end' },
+    { sent: 'mid-range', reads: 'mid-range' },
+    { sent: 'cpu-only', reads: 'cpu-only' },
+    { sent: 'insufficient', reads: 'insufficient' },
+    { sent: 'high', reads: null },
+    { sent: 'HIGH-END', reads: null },
+    { sent: '\u001b[31mhigh-end', reads: null },
+    { sent: 3, reads: null },
+    { sent: null, reads: null },
+  ];
+  for (const r of rows) it(`reads a peer's ${describeValue(r.sent)} as ${String(r.reads)}`, () => assert.equal(read({ hardwareTier: r.sent }).hardwareTier, r.reads));
+});

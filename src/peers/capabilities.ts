@@ -11,6 +11,7 @@
  */
 import type { BackendView } from '../engines/types.js';
 import { readThroughputAdvert, type ThroughputAdvert } from './throughput-advert.js';
+import { isHardwareTier, type HardwareTier } from '../machine/hardware-tier.js';
 
 /** Most models read from one peer engine; more is not a plausible inventory. */
 export const MAX_PEER_MODELS_PER_ENGINE = 2_000;
@@ -53,8 +54,8 @@ export interface ContainerRollup {
 export interface PeerCapabilities {
   /** The peer's node UUID as it reports it (authenticated by the route); null when absent. */
   readonly nodeUuid: string | null;
-  /** Reported hardware tier; null when not reported. */
-  readonly hardwareTier: string | null;
+  /** Reported hardware tier; null when not reported or not one of the four tiers. */
+  readonly hardwareTier: HardwareTier | null;
   readonly backends: readonly { readonly kind: string; readonly models: readonly string[] }[];
   /** Requests the peer has in flight by its own count; null when not reported. */
   readonly inFlightRequests: number | null;
@@ -85,7 +86,8 @@ export interface PeerCapabilities {
  */
 export interface CapabilitiesDocument {
   readonly nodeUuid: string;
-  readonly hardwareTier: string | null;
+  /** machine/hardware-tier.ts; null when detection has not finished or could not tell. */
+  readonly hardwareTier: HardwareTier | null;
   readonly backends: readonly { readonly kind: string; readonly models: readonly string[] }[];
   readonly inFlightRequests: number;
   readonly acceptingWork: boolean;
@@ -122,6 +124,8 @@ export interface PublishInputs {
   readonly acceptingWork: boolean;
   /** This node's prompt ceiling in force (env over setting); null when it has none. */
   readonly maxPromptTokens: number | null;
+  /** This node's detected tier (machine/hardware-report.ts); null or absent when it has none. */
+  readonly hardwareTier?: HardwareTier | null;
   /** Optional measurements, each published only when a sampler supplies one. */
   readonly maxNumCtx?: number | null;
   readonly ollamaSlots?: number | null;
@@ -137,8 +141,8 @@ export interface PublishInputs {
 export function publishCapabilities(input: PublishInputs): CapabilitiesDocument {
   return {
     nodeUuid: input.nodeUuid,
-    // No hardware detection yet, so the tier is not reported rather than guessed.
-    hardwareTier: null,
+    // Not detected (yet, or at all) reads null: a tier is never guessed.
+    hardwareTier: input.hardwareTier ?? null,
     backends: input.acceptingWork ? input.backends.filter((b) => b.healthy).map((b) => ({ kind: b.kind, models: b.models.map((m) => m.name) })) : [],
     inFlightRequests: input.inFlightRequests,
     acceptingWork: input.acceptingWork,
@@ -196,7 +200,7 @@ export function readCapabilities(json: unknown): PeerCapabilities | null {
   const doc = json;
   return {
     nodeUuid: typeof doc.nodeUuid === 'string' ? doc.nodeUuid : null,
-    hardwareTier: typeof doc.hardwareTier === 'string' ? doc.hardwareTier.slice(0, 32) : null,
+    hardwareTier: isHardwareTier(doc.hardwareTier) ? doc.hardwareTier : null,
     backends: readBackends(doc.backends),
     inFlightRequests: integerIn(doc.inFlightRequests, 0, 1_000_000),
     acceptingWork: doc.acceptingWork === true,

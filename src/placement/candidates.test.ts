@@ -130,6 +130,18 @@ describe('localCandidates', () => {
       { id: 'local/ollama-2', node: 'local', backendId: 'ollama-2', engine: 'ollama', url: 'http://127.0.0.1/ollama-2', queueDepth: 0, peerId: null, hardwareTier: null, pressure: UNKNOWN_PRESSURE },
     ]);
   });
+
+  const pressureRows: readonly { name: string; own: number | null; pressure: number }[] = [
+    { name: 'a node without a band of its own reads mid-band, never idle', own: null, pressure: UNKNOWN_PRESSURE },
+    { name: 'a node that measured an idle GPU reads 0', own: 0, pressure: 0 },
+    { name: 'a node that measured a committed GPU reads 3', own: 3, pressure: 3 },
+  ];
+  for (const r of pressureRows) {
+    it(`${r.name} (own band ${String(r.own)})`, () => {
+      const got = localCandidates([backend('ollama-1', 'ollama', ['m'])], 'm', 'ollama', noneInFlight, () => false, r.own);
+      assert.deepEqual(got.map((c) => c.pressure), [r.pressure]);
+    });
+  }
 });
 
 describe('peerCandidates', () => {

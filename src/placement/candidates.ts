@@ -21,6 +21,8 @@ export function localCandidates(
   inFlight: (backendId: string) => number,
   /** Whether this engine has been unable to serve the model lately: then it is no candidate for it (until the withhold ends). */
   unservable: (backendId: string) => boolean = () => false,
+  /** This node's own GPU-pressure band (machine/pressure-sampler.ts); null when it has none. */
+  ownPressure: number | null = null,
 ): Candidate[] {
   return backends
     .filter((b) => b.healthy && ADAPTERS[b.kind].speaks(dialect) && backendHolds(b, model) && !unservable(b.backendId))
@@ -33,8 +35,8 @@ export function localCandidates(
       queueDepth: localQueueDepth(inFlight(b.backendId), b.engineQueue),
       peerId: null,
       hardwareTier: null,
-      // This node measures no band yet: it reads mid-band, like any node that cannot measure.
-      pressure: UNKNOWN_PRESSURE,
+      // Without a band of its own this node reads mid-band, like any node that cannot measure.
+      pressure: ownPressure ?? UNKNOWN_PRESSURE,
     }));
 }
 

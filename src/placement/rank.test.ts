@@ -133,6 +133,12 @@ describe('rankCandidates: pressure and hardware tier', () => {
       order: ['b.ts.net/', 'a.ts.net/'],
     },
     {
+      name: 'at weight 1 this node, idle but with its own GPU committed, hands work to a calm peer despite the head start',
+      weight: 1,
+      candidates: [local('ollama', 0, { pressure: 3 }), peer('b.ts.net', 0, { pressure: 0 })],
+      order: ['b.ts.net/', 'local/ollama'],
+    },
+    {
       name: 'a materially shorter queue still wins over a band',
       weight: 1,
       candidates: [peer('a.ts.net', 5, { pressure: 0 }), peer('b.ts.net', 0, { pressure: 3 })],

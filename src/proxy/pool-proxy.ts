@@ -81,6 +81,8 @@ export interface PoolProxyDeps {
   readonly defaultNumCtx: () => number | null;
   /** Prefix affinity's table and hooks; without it affinity never applies. */
   readonly affinity?: PrefixAffinity;
+  /** This node's GPU-pressure band (machine/pressure-sampler.ts); null or absent when it has none. */
+  readonly ownPressure?: () => number | null;
 }
 
 export class PoolProxy {
@@ -124,7 +126,7 @@ export class PoolProxy {
     const model = facts.model === AUTO_MODEL ? this.resolveAutoModel(views, route.dialect, res, peers) : facts.model;
     if (model === null) return;
     const settings = this.#deps.settings();
-    const local = localCandidates(views, model, route.dialect, (id) => this.#deps.inFlight.count(id), (id) => this.#deps.unservable.isWithheld(engineModelKey('local', id, model)));
+    const local = localCandidates(views, model, route.dialect, (id) => this.#deps.inFlight.count(id), (id) => this.#deps.unservable.isWithheld(engineModelKey('local', id, model)), this.#deps.ownPressure?.() ?? null);
     const candidates = [...local, ...peerCandidates(peers, model, route.dialect)];
     const ranked = rankCandidates(candidates, { localAffinity: settings.poolLocalAffinity, pressureWeight: settings.poolPressureWeight });
     // Outbound ids are minted here and kept by the ring, so affinity can key its walk by this one.

@@ -14,6 +14,7 @@ import type { WithheldEntry } from '../proxy/withhold-book.js';
 import { LOCAL_PIN_TARGET, pinTargetNode } from '../placement/steps/pin.js';
 import type { ThroughputBook } from '../placement/throughput/book.js';
 import { localPlacementStatus, peerPlacementStatus, type LocalPlacementStatus, type PeerPlacementStatus, type PeerSnapshotFacts } from './placement-status.js';
+import { peerMachineStatus, type LocalMachineStatus, type PeerMachineFacts, type PeerMachineStatus } from './machine-status.js';
 
 export type StatusReason = 'active' | 'no_peers' | 'partially_disabled' | 'disabled_by_env' | 'disabled_by_setting';
 
@@ -82,9 +83,10 @@ export interface PoolStatus {
     /** This node's context cap (inferenceMaxNumCtx), advertised as maxNumCtx; null = no cap. */
     readonly maxNumCtx: number | null;
     readonly backends: readonly BackendStatus[];
-  } & Partial<LocalPlacementStatus>;
+  } & Partial<LocalPlacementStatus> &
+    Partial<LocalMachineStatus>;
   /** Each peer, with the queue depth the ranker reads (null when it is not usable now) and this Hub's forwards in flight. */
-  readonly peers: readonly (PeerView & { readonly forwardedInFlight: number; readonly queueDepth: number | null } & Partial<PeerPlacementStatus>)[];
+  readonly peers: readonly (PeerView & { readonly forwardedInFlight: number; readonly queueDepth: number | null } & Partial<PeerPlacementStatus> & Partial<PeerMachineStatus>)[];
   /** Every operator pin, with whether its target could be preferred right now. */
   readonly pins: readonly PinStatus[];
   /** Every model the pool can serve now, with the nodes that hold it. */
@@ -116,6 +118,8 @@ export interface PinStatus {
 export interface StatusInputs {
   /** Slot statements and throughput (placement-status.ts); absent leaves those fields out. */
   readonly placement?: { readonly book: ThroughputBook; readonly peerFacts: (peerId: string) => PeerSnapshotFacts | null; readonly nowMs: number };
+  /** GPU pressure and hardware tier (machine-status.ts); absent leaves those fields out. */
+  readonly machine?: { readonly local: LocalMachineStatus; readonly peerFacts: (peerId: string) => PeerMachineFacts | null; readonly nowMs: number };
   readonly directions: PoolDirections;
   readonly settings: PoolSettings;
   readonly envMaxPromptTokens: number | null;
@@ -213,11 +217,13 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
       maxNumCtx: input.settings.inferenceMaxNumCtx,
       backends,
       ...(input.placement ? localPlacementStatus(input.settings, input.placement.book) : {}),
+      ...(input.machine ? input.machine.local : {}),
     },
     peers: input.peers.map((p) => {
       const usable = input.usablePeers?.find((u) => u.peerId === p.id);
       const placement = input.placement ? peerPlacementStatus(p.nodeFqdn, input.placement.peerFacts(p.id), input.placement.book, input.placement.nowMs) : {};
-      return { ...p, forwardedInFlight: input.forwarded?.(p.nodeFqdn) ?? 0, queueDepth: usable?.queueDepth ?? null, ...placement };
+      const machine = input.machine ? peerMachineStatus(input.machine.peerFacts(p.id), usable?.pressure ?? null, input.machine.nowMs, input.settings.poolHealthPollSeconds) : {};
+      return { ...p, forwardedInFlight: input.forwarded?.(p.nodeFqdn) ?? 0, queueDepth: usable?.queueDepth ?? null, ...placement, ...machine };
     }),
     pins: pinStatuses(input.settings.poolPins, backends.some((b) => b.healthy), input.usablePeerNames ?? []),
     models: poolModels(input.backends, input.usablePeers ?? []),

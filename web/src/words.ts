@@ -27,7 +27,7 @@ function disabledWhere(by: 'env' | 'setting' | null): string {
   return by === 'env' ? " in this Hub's .env" : by === 'setting' ? ' under Controls' : '';
 }
 
-export const TIER_WORDS: Readonly<Record<string, string>> = { high: 'High-end', 'high-end': 'High-end', mid: 'Mid-range', 'mid-range': 'Mid-range', cpu: 'CPU only', 'cpu-only': 'CPU only' };
+export const TIER_WORDS: Readonly<Record<string, string>> = { high: 'High-end', 'high-end': 'High-end', mid: 'Mid-range', 'mid-range': 'Mid-range', cpu: 'CPU only', 'cpu-only': 'CPU only', insufficient: 'Insufficient hardware' };
 export const tierWords = (tier: string | null): string => (tier === null ? 'Tier not reported yet' : (TIER_WORDS[tier.toLowerCase()] ?? tier));
 
 export const isPaired = (p: PeerView): boolean => p.status === 'connected' || p.status === 'unreachable';

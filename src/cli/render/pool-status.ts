@@ -13,6 +13,7 @@ import { describeFailedBreakdown } from './failed-breakdown.js';
 import { capText, contextCapLines, peerCapReading, peerCeilingReading } from './context-caps.js';
 import { ago, authWord, clockTime, columns, peerModels, shortId } from './peers.js';
 import { peerSlotsNote, slotsText, speedLines } from './speed-lines.js';
+import { hardwareTierText, localPressureText, peerMachineNote } from './machine.js';
 
 const REASON_TEXT: Readonly<Record<PoolStatus['reason'], string>> = {
   active: 'routing across the pool',
@@ -151,6 +152,8 @@ function thisNodeLines(status: PoolStatus): string[] {
   lines.push(field('context cap', node.maxNumCtx === null ? 'none (takes any window)' : `num_ctx ${node.maxNumCtx}`));
   const slots = slotsText(node);
   if (slots !== null) lines.push(field('ollama slots', slots));
+  if (node.hardware !== undefined) lines.push(field('hardware tier', hardwareTierText(node.hardware)));
+  if (node.gpuPressure !== undefined) lines.push(field('GPU pressure', localPressureText(node.gpuPressure)));
   return lines;
 }
 
@@ -229,6 +232,8 @@ function peerLines(peers: PoolStatus['peers'], nowMs: number): string[] {
     }
     const slotsNote = peerSlotsNote(p);
     if (slotsNote !== null) note.push(slotsNote);
+    const machineNote = peerMachineNote(p);
+    if (machineNote !== null) note.push(machineNote);
     const auth = p.status === 'pending' ? '-' : authWord(p.authMode);
     const limits = p.status === 'pending' ? ['', ''] : [`context ${capText(peerCapReading(p))}`, `ceiling ${capText(peerCeilingReading(p))}`];
     rows.push([p.nodeFqdn, peerState(p), auth, p.status === 'pending' ? `asked ${ago(p.createdAt, nowMs)}` : `last seen ${ago(p.lastSeenAt, nowMs)}`, ...limits, detail]);

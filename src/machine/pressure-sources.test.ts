@@ -1,0 +1,92 @@
+import { describe, it, beforeEach, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { PRESSURE_HOST_FILE, pressurePaths, readPressure, type PressureSourcePaths } from './pressure-sources.js';
+
+let root: string;
+let paths: PressureSourcePaths;
+
+/** A data dir and two drm class directories (container mount, then the host's) under one temp root. */
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'cihub-pressure-'));
+  paths = { hostFile: pressurePaths(join(root, 'data')).hostFile, drmDirs: [join(root, 'host-sys-drm'), join(root, 'sys-drm')] };
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+function write(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}
+const hostFile = (text: string) => write(paths.hostFile, text);
+const card = (dir: number, name: string, busy: string) => write(join(paths.drmDirs[dir]!, name, 'device', 'gpu_busy_percent'), busy);
+
+describe('readPressure: the host file first, then the AMD drm counter', () => {
+  it('reads nothing on a machine with neither source: null, not 0', async () => {
+    assert.equal(await readPressure(paths), null);
+  });
+
+  it('puts the host file at <data-dir>/state/hardware/gpu_pressure.json', () => {
+    assert.equal(PRESSURE_HOST_FILE, join('state', 'hardware', 'gpu_pressure.json'));
+    assert.equal(pressurePaths('/d').hostFile, join('/d', 'state', 'hardware', 'gpu_pressure.json'));
+  });
+
+  const hostRows: readonly { name: string; text: string; busy: number | null }[] = [
+    { name: 'takes busyPercent from the host file', text: '{"busyPercent": 62.5}', busy: 62.5 },
+    { name: 'keeps a measured 0', text: '{"busyPercent": 0}', busy: 0 },
+    { name: 'keeps 100', text: '{"busyPercent": 100}', busy: 100 },
+    { name: 'ignores keys it does not know', text: '{"busyPercent": 10, "writer": "nvidia-timer"}', busy: 10 },
+    { name: 'refuses a percentage above 100', text: '{"busyPercent": 101}', busy: null },
+    { name: 'refuses a negative percentage', text: '{"busyPercent": -1}', busy: null },
+    { name: 'refuses a string', text: '{"busyPercent": "50"}', busy: null },
+    { name: 'refuses a file without busyPercent', text: '{"busy": 50}', busy: null },
+    { name: 'refuses a file that is not JSON', text: 'busy=50', busy: null },
+    { name: 'refuses a file larger than 4 KiB', text: `{"busyPercent": 50, "pad": "${'x'.repeat(5000)}"}`, busy: null },
+  ];
+  for (const r of hostRows) {
+    it(r.name, async () => {
+      hostFile(r.text);
+      const reading = await readPressure(paths);
+      assert.equal(reading?.busyPercent ?? null, r.busy);
+      if (r.busy !== null) assert.equal(reading?.source, 'host-file');
+    });
+  }
+
+  it('prefers the host file over an AMD counter that also answers', async () => {
+    hostFile('{"busyPercent": 20}');
+    card(0, 'card0', '90\n');
+    assert.deepEqual(await readPressure(paths), { source: 'host-file', busyPercent: 20, path: paths.hostFile });
+  });
+
+  it('falls through to the AMD counter when the host file is malformed', async () => {
+    hostFile('{"busyPercent": "high"}');
+    card(0, 'card0', '45\n');
+    assert.deepEqual(await readPressure(paths), { source: 'amd-drm', busyPercent: 45, path: join(paths.drmDirs[0]!, 'card0', 'device', 'gpu_busy_percent') });
+  });
+
+  it('takes the busiest of several AMD cards', async () => {
+    card(0, 'card0', '12\n');
+    card(0, 'card1', '88\n');
+    assert.equal((await readPressure(paths))?.busyPercent, 88);
+  });
+
+  it('reads only cardN devices, not their connectors', async () => {
+    card(0, 'card0-DP-1', '99\n');
+    card(0, 'card0', '5\n');
+    assert.equal((await readPressure(paths))?.busyPercent, 5);
+  });
+
+  it('skips a card whose counter is not a percentage', async () => {
+    card(0, 'card0', 'garbage\n');
+    card(0, 'card1', '250\n');
+    assert.equal(await readPressure(paths), null);
+  });
+
+  it('tries the host /sys mount first, then the drm directory of the machine it runs on', async () => {
+    card(1, 'card0', '33\n');
+    assert.equal((await readPressure(paths))?.busyPercent, 33);
+    card(0, 'card0', '66\n');
+    assert.equal((await readPressure(paths))?.busyPercent, 66);
+  });
+});
