@@ -60,8 +60,12 @@ export interface PoolStatus {
     readonly maxNumCtx: number | null;
     readonly backends: readonly BackendStatus[];
   } & Partial<LocalPlacementStatus>;
-  /** Each peer, with the queue depth the ranker reads (null when it is not usable now) and this Hub's forwards in flight. */
-  readonly peers: readonly (PeerView & { readonly forwardedInFlight: number; readonly queueDepth: number | null } & Partial<PeerPlacementStatus>)[];
+  /**
+   * Each peer, with the queue depth the ranker reads (null when it is not usable now), this Hub's
+   * forwards in flight, and snapshotStale: true when its last snapshot is older than three health
+   * polls, so queueDepth is the mid-load figure rather than what it last reported.
+   */
+  readonly peers: readonly (PeerView & { readonly forwardedInFlight: number; readonly queueDepth: number | null; readonly snapshotStale: boolean } & Partial<PeerPlacementStatus>)[];
   /** Every operator pin, with whether its target could be preferred right now. */
   readonly pins: readonly PinStatus[];
   /** Every model the pool can serve now, with the nodes that hold it. */
@@ -135,7 +139,8 @@ export function poolModels(backends: readonly BackendView[], peers: readonly Usa
     set.add(node);
   };
   for (const b of backends) if (b.healthy) for (const m of b.models) add(m.name, 'local');
-  for (const p of peers) for (const b of p.backends) for (const m of b.models) add(m, p.name);
+  // A model a peer lists but says it cannot serve is not one the pool can serve there (the listings agree).
+  for (const p of peers) for (const b of p.backends) for (const m of b.models) if (!p.unservableModels.includes(m)) add(m, p.name);
   return [...nodes.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([model, set]) => ({ model, nodes: [...set].sort((a, b) => Number(b === 'local') - Number(a === 'local') || a.localeCompare(b)), singleNode: set.size === 1 }));
@@ -192,7 +197,7 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
     peers: input.peers.map((p) => {
       const usable = input.usablePeers?.find((u) => u.peerId === p.id);
       const placement = input.placement ? peerPlacementStatus(p.nodeFqdn, input.placement.peerFacts(p.id), input.placement.book, input.placement.nowMs) : {};
-      return { ...p, forwardedInFlight: input.forwarded?.(p.nodeFqdn) ?? 0, queueDepth: usable?.queueDepth ?? null, ...placement };
+      return { ...p, forwardedInFlight: input.forwarded?.(p.nodeFqdn) ?? 0, queueDepth: usable?.queueDepth ?? null, snapshotStale: usable?.snapshotStale ?? false, ...placement };
     }),
     pins: pinStatuses(input.settings.poolPins, backends.some((b) => b.healthy), input.usablePeerNames ?? []),
     models: poolModels(input.backends, input.usablePeers ?? []),

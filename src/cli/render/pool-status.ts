@@ -225,6 +225,7 @@ function peerLines(peers: PoolStatus['peers'], nowMs: number): string[] {
         note.push(`refusing this Hub: see below`);
       }
     }
+    if (p.snapshotStale) note.push(`no good poll for over three polls: ranks as mid-load (queue ${p.queueDepth ?? '?'}) until the next one`);
     const slotsNote = peerSlotsNote(p);
     if (slotsNote !== null) note.push(slotsNote);
     const auth = p.status === 'pending' ? '-' : authWord(p.authMode);
