@@ -35,6 +35,7 @@ import type { Clock } from '../util/clock.js';
 import type { ThroughputBook } from '../placement/throughput/book.js';
 import type { EngineWork } from './engine-work.js';
 import { placementInputs } from './placement-inputs.js';
+import { verdictWindow } from './verdict-window.js';
 import { affinityHold, ollamaResidency, type HoldDecision } from './contention-hold.js';
 import type { PrefixAffinity } from '../placement/affinity/prefix-affinity.js';
 import { affinityHeldId, affinityOutcome } from '../placement/steps/affinity.js';
@@ -203,7 +204,9 @@ export class PoolProxy {
     if (route.completion) this.#deps.engineWork.expect(requestId, inputs.runsAt);
     await walk(
       this.#walkDeps,
-      { requestId, route, model, body, stream: facts.stream, order: placement.order, budgetMs, startedAt, accept, res, caller, rowNode: inbound?.fromPeer ?? null, numCtx: facts.numCtx, affinity: affinityRecord?.outcome ?? null },
+      { requestId, route, model, body, stream: facts.stream, order: placement.order, budgetMs, startedAt, accept, res, caller, rowNode: inbound?.fromPeer ?? null,
+        windowOf: verdictWindow({ model, dialect: route.dialect, numCtx: facts.numCtx, localCap: this.#deps.defaultNumCtx(), peers }),
+        affinity: affinityRecord?.outcome ?? null },
     );
   }
 

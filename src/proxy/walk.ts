@@ -78,8 +78,7 @@ class RequestWalk {
   constructor(deps: WalkDeps, req: WalkRequest) {
     this.#deps = deps;
     this.#req = req;
-    // An Ollama engine runs a native request at its own num_ctx; any other window this Hub cannot see.
-    this.#verdicts = new VerdictTracker(req.order, (c) => (c.engine === 'ollama' && req.route.dialect === 'ollama' ? req.numCtx : null));
+    this.#verdicts = new VerdictTracker(req.order, req.windowOf);
   }
 
   async run(): Promise<void> {
