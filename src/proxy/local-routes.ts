@@ -118,8 +118,7 @@ export class LocalRoutes {
     const forward = Buffer.from(JSON.stringify({ ...body, model }));
     const holder = views.find((v) => v.healthy && v.kind === 'ollama' && backendHolds(v, model));
     if (holder) return this.#relay(res, holder, 'POST', '/api/show', forward);
-    const holders = peers.filter((p) => peerModels([p], 'ollama').get(p.name)?.has(model));
-    for (const peer of holders) if (await this.#relayPeerShow(res, peer, forward)) return;
+    for (const peer of this.#deps.proxy.showOrder(model, peers)) if (await this.#relayPeerShow(res, peer, forward)) return;
     writeProxyError(res, 'ollama', 502, 'HUB_ERR_NO_CANDIDATE', `No pool node currently has model "${model}" available.`, { localBackends: localBackendsReport(views) });
   }
 

@@ -217,6 +217,28 @@ export class PoolProxy {
     return affinityHold({ target, model, runsAt, busy: this.#deps.engineWork.busy().get(target.backendId) ?? [], read: ollamaResidency(this.#deps.dispatcher) });
   }
 
+  /**
+   * The peers /api/show asks, when no local engine holds the model, in the order placement would
+   * try them for the model (issue 10 audit: it went in pairing order, so a busy first-paired peer
+   * was asked before an idle one). The lookup has no prompt, so the ceiling and the cap leave it
+   * alone, and it opens no routing-log row.
+   */
+  showOrder(model: string, peers: readonly UsablePeer[]): UsablePeer[] {
+    const settings = this.#deps.settings();
+    const ranked = rankCandidates(peerCandidates(peers, model, 'ollama'), { localAffinity: settings.poolLocalAffinity, pressureWeight: settings.poolPressureWeight });
+    const placed = place(ranked, {
+      model,
+      pins: settings.poolPins,
+      route: { path: '/api/show', judgesPrompt: false },
+      estimatedTokens: 0,
+      window: requestedWindow(null, 0),
+      nowMs: this.#deps.clock.nowMs(),
+      limits: nodeLimits(this.#deps.env, settings, peers),
+      withheld: withheldFacts(ranked, model, this.#deps.outputFaults),
+    });
+    return placed.order.flatMap((c) => peers.find((p) => p.peerId === c.peerId) ?? []);
+  }
+
   /** The model auto stands for over what this node serves in the dialect; answers the 502 itself and returns null when there is none. */
   resolveAutoModel(views: readonly BackendView[], dialect: ProxyDialect, res: ServerResponse, peers: readonly UsablePeer[] = this.#deps.pool.usablePeers()): string | null {
     const model = resolveAuto(offersOf(views, peers, dialect));
