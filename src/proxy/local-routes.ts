@@ -68,7 +68,7 @@ export class LocalRoutes {
   /** GET /api/tags: every healthy Ollama's tags merged by name, then peers' native-servable models with empty facts (never invented ones). */
   async ollamaTags(res: ServerResponse): Promise<void> {
     const views = await this.#deps.health.snapshot();
-    const models = views.some((v) => v.healthy) ? await this.#mergeOllama(views, '/api/tags') : [];
+    const { models, answered } = await this.#mergeOllama(views, '/api/tags');
     const seen = new Set(models.map((m) => (m as { name: string }).name));
     const fromPeers = [...this.#peerOnly('ollama', seen)].map((name) => ({
       name,
@@ -78,15 +78,17 @@ export class LocalRoutes {
       digest: '',
       details: { parent_model: '', format: '', family: '', families: [], parameter_size: '', quantization_level: '' },
     }));
-    if (models.length === 0 && fromPeers.length === 0 && !views.some((v) => v.healthy)) return this.#nothingToList(res, 'ollama', views);
+    // The snapshot can call an engine healthy that has since stopped answering: what answered now decides.
+    if (models.length === 0 && fromPeers.length === 0 && answered === 0) return this.#nothingToList(res, 'ollama', views);
     sendJson(res, 200, { models: [...models, ...fromPeers] });
   }
 
   /** GET /api/ps: what this machine's Ollama engines hold in memory. */
   async ollamaPs(res: ServerResponse): Promise<void> {
     const views = await this.#deps.health.snapshot();
-    if (!views.some((v) => v.healthy && v.kind === 'ollama')) return this.#nothingToList(res, 'ollama', views);
-    sendJson(res, 200, { models: await this.#mergeOllama(views, '/api/ps') });
+    const { models, answered } = await this.#mergeOllama(views, '/api/ps');
+    if (answered === 0) return this.#nothingToList(res, 'ollama', views);
+    sendJson(res, 200, { models });
   }
 
   /** GET /api/version: this machine's first healthy Ollama answers for itself. */
@@ -158,7 +160,8 @@ export class LocalRoutes {
     return new Set([...out].sort());
   }
 
-  async #mergeOllama(views: readonly BackendView[], path: '/api/tags' | '/api/ps'): Promise<unknown[]> {
+  /** Every healthy Ollama's answer merged by name, and how many answered (0: none of them, whatever the snapshot said). */
+  async #mergeOllama(views: readonly BackendView[], path: '/api/tags' | '/api/ps'): Promise<{ models: unknown[]; answered: number }> {
     const ollamas = views.filter((v) => v.healthy && v.kind === 'ollama');
     const { answers, leftOut } = await listLocal(ollamas, () => path, this.#deps.dispatcher);
     this.#logLeftOut(leftOut, path);
@@ -172,7 +175,7 @@ export class LocalRoutes {
         models.push(entry);
       }
     }
-    return models;
+    return { models, answered: answers.length };
   }
 
   async #relay(res: ServerResponse, backend: BackendView, method: 'GET' | 'POST', path: '/api/show' | '/api/version', body: Buffer | undefined): Promise<void> {

@@ -88,7 +88,7 @@ export interface PinStatus {
   /**
    * Whether routing could use the target now: for 'local', some local engine is healthy; for
    * a peer, it is among the peers placement may send work to (connected, enabled, taking
-   * work, fresh snapshot, outbound on). Node-level: whether the node holds the model is not
+   * work, polled at least once, outbound on). Node-level: whether the node holds the model is not
    * judged here.
    */
   readonly targetAvailable: boolean;
