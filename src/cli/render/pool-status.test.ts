@@ -205,6 +205,15 @@ const CASES: readonly Case[] = [
     },
   },
   {
+    name: 'what the pool can serve leaves out a model a peer says it cannot serve (issue 10 audit)',
+    status: status({ backends: [], peers: [peer({ unservableModels: ['Qwen/Qwen3-4B'] })] }),
+    check: (text) => {
+      const lines = block(text, 'What the pool can serve');
+      assert.ok(lines.some((l) => /qwen3:8b\s+hub-b\.tail0\.ts\.net/.test(l)), text);
+      assert.ok(!lines.some((l) => l.includes('Qwen/Qwen3-4B')), text);
+    },
+  },
+  {
     name: 'a peer with a fresh snapshot gets no mid-load note',
     status: status({ peers: [peer()], usablePeers: [{ peerId: peer().id, name: PEER, origin: 'http://127.0.0.1:1', backends: peer().backends ?? [], queueDepth: 0, hardwareTier: null, pressure: 1, unservableModels: [], modelDetails: new Map(), maxPromptTokens: null, maxNumCtx: null, snapshotStale: false }] }),
     excludes: ['mid-load'],
