@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { Background } from '../util/background.js';
 import { ManualClock } from '../util/clock.js';
 import { deferred, NEVER, ollamaTags, startFakeEngine, until, type FakeEngine, type FakeReply } from './fake-engine.testkit.js';
-import { BackendHealth, PLACEMENT_BUDGET_MS, STALE_GRACE_MS } from './health-snapshot.js';
+import { BackendHealth, INVENTORY_CACHE_MS, PLACEMENT_BUDGET_MS, STALE_GRACE_MS } from './health-snapshot.js';
 import { PROBE_TRANSPORT_TIMEOUT_MS } from './probe-fetch.js';
 
 const TTL = 10_000;
@@ -233,5 +233,35 @@ describe('BackendHealth.latest', () => {
     await until(() => r.engines[0]!.answered() === 1, 1000, 'the background probe');
     await new Promise((resolve) => setTimeout(resolve, 20));
     assert.deepEqual(modelsOf(r.health.latest()), ['qwen3:8b']);
+  });
+});
+
+describe('BackendHealth.snapshot(), what the listings read (issue 10 audit)', () => {
+  it('at the default TTL 0, answers while a silent engine\'s probe is still pending, and never starts or waits for another', async () => {
+    const held = deferred<FakeReply>();
+    const r = await rig(0, () => ollamaTags('qwen3:8b'), (_p, hit) => (hit === 1 ? held.promise : NEVER));
+    const first = await r.health.snapshot();
+    assert.equal(r.engines[1]!.answered(), 0, 'the listing answered before the silent engine did');
+    assert.deepEqual([modelsOf(first, 0), first[1]?.healthy], [['qwen3:8b'], false]);
+    const again = await r.health.snapshot();
+    assert.equal(r.engines[1]!.answered(), 0);
+    assert.deepEqual([modelsOf(again, 0), again[1]?.healthy], [['qwen3:8b'], false]);
+    assert.deepEqual(r.engines.map((e) => e.paths.length), [1, 1], 'one probe each: a listing is no live probe');
+    held.resolve(ollamaTags('late:8b'));
+    await until(() => r.engines[1]!.answered() === 1, 1000, 'the held probe to land');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(modelsOf(await r.health.snapshot(), 1), ['late:8b'], 'the next listing reads what the probe found');
+  });
+
+  it('serves an answer as it is until it is 20 s old, then serves it once more and refreshes it behind the caller', async () => {
+    const r = await rig(0, (_p, hit) => ollamaTags(hit === 1 ? 'old:8b' : 'new:8b'));
+    await r.health.read();
+    r.clock.advance(INVENTORY_CACHE_MS - 1);
+    assert.deepEqual(modelsOf(await r.health.snapshot()), ['old:8b']);
+    r.clock.advance(1);
+    assert.deepEqual(modelsOf(await r.health.snapshot()), ['old:8b'], 'an aging answer is served, not waited on');
+    await until(() => r.engines[0]!.answered() === 2, 1000, 'the refresh behind the listing');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(modelsOf(await r.health.snapshot()), ['new:8b']);
   });
 });

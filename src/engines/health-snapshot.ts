@@ -9,6 +9,9 @@
  *   one read share PLACEMENT_BUDGET_MS; one still silent then reads as not running and its
  *   probe lands for the next read. A dropped port costs one budget per TTL, not 5 s per request.
  *
+ * Listings and the other routes this node answers itself read snapshot() instead: the inventory
+ * as last heard (refreshed behind them), never a live probe, whatever the TTL.
+ *
  * Concurrent reads share one probe per engine rather than stacking probes on a slow port.
  *
  * Every request reads every engine's view, so a view is built once per answer and age and
@@ -139,12 +142,27 @@ export class BackendHealth {
       await Promise.all(this.#states.map((s) => this.#probe(s)));
       return this.#states.map((s) => this.#view(s));
     }
+    return this.#readWith(ttl, STALE_GRACE_MS);
+  }
+
+  /**
+   * Every engine's view for a listing (spec, "What the listing endpoints answer for"): the
+   * inventory snapshot whatever poolProbeSnapshotTtlMs says, so a listing never waits out a
+   * live probe of an engine that holds its port silently. Any answer is served as is and
+   * refreshed behind the caller once it is INVENTORY_CACHE_MS old; only an engine that has
+   * never answered (or was dropped) is cold, and waited for within the placement budget, once.
+   */
+  snapshot(): Promise<BackendView[]> {
+    return this.#readWith(INVENTORY_CACHE_MS, Infinity);
+  }
+
+  async #readWith(ttl: number, graceMs: number): Promise<BackendView[]> {
     const now = this.#deps.clock.nowMs();
     let cold: Map<BackendState, number> | null = null; // made only when an engine is cold: rare
     for (const s of this.#states) {
       const age = s.answeredAtMs === null ? Infinity : now - s.answeredAtMs;
       if (age < ttl) continue;
-      if (age < ttl + STALE_GRACE_MS) this.#refresh(s);
+      if (s.answeredAtMs !== null && age < ttl + graceMs) this.#refresh(s);
       else (cold ??= new Map()).set(s, s.generation);
     }
     if (cold === null) return this.#states.map((s) => this.#view(s));

@@ -22,6 +22,7 @@ export function peerViewFixture(extra: Partial<PeerView> = {}): PeerView {
     backends: [],
     maxPromptTokens: null,
     maxNumCtx: null,
+    unservableModels: [],
     ...extra,
   };
 }

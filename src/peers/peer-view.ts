@@ -34,6 +34,8 @@ export interface PeerView {
   readonly maxPromptTokens: number | null;
   /** The peer's advertised context cap; null when it names none or has not been polled (backends null tells which). */
   readonly maxNumCtx: number | null;
+  /** Models the peer lists but says it cannot serve now (no candidates there); null before its first good poll. */
+  readonly unservableModels: readonly string[] | null;
 }
 
 export function peerView(row: PeerRow, health: PeerHealth, selfName: string | null): PeerView {
@@ -58,5 +60,7 @@ export function peerView(row: PeerRow, health: PeerHealth, selfName: string | nu
     backends: caps?.backends ?? null,
     maxPromptTokens: caps?.maxPromptTokens ?? null,
     maxNumCtx: caps?.maxNumCtx ?? null,
+    // A peer that sent no list names none.
+    unservableModels: caps === null ? null : (caps.unservableModels ?? []),
   };
 }

@@ -1,10 +1,12 @@
 /**
  * Which peers placement may send work to, and how loaded each reads (spec, "Ranking" and
- * "Kill switches"): connected, enabled here, taking work, with a snapshot no older than three
- * health polls. An older snapshot is discarded: the peer then offers nothing rather than
- * stale models, and rejoins with its next good poll.
+ * "Kill switches"): connected, enabled here, taking work, with a snapshot. A snapshot older
+ * than three health polls is trusted for nothing it says about load: the peer then ranks
+ * mid-load (UNKNOWN_PEER_LOAD over this Hub's live forwards, the unknown pressure band), so a
+ * node gone quiet is never read as idle, and it stays a candidate for the models it listed
+ * (a peer that is really gone turns unreachable on its third failed poll; failover covers the gap).
  */
-import type { PeerStore } from '../store/peers.js';
+import type { PeerRow } from '../store/peers.js';
 import { peerOrigin } from '../tailnet/peer-origins.js';
 import { peerPressure, peerQueueDepth } from '../placement/peer-load.js';
 import type { UsablePeer } from '../placement/candidates.js';
@@ -14,7 +16,8 @@ import type { PeerHealth } from './health-poller.js';
 export const SNAPSHOT_TRUST_POLLS = 3;
 
 export interface UsablePeersInput {
-  readonly store: PeerStore;
+  /** The peer rows (the PeerStore); only these fields are read. */
+  readonly store: { list(): readonly Pick<PeerRow, 'id' | 'nodeFqdn' | 'status' | 'enabled'>[] };
   readonly health: (peerId: string) => PeerHealth;
   /** Requests this Hub has forwarded to the peer and not finished reading. */
   readonly forwarded: (peerName: string) => number;
@@ -30,16 +33,19 @@ export function usablePeers(input: UsablePeersInput): UsablePeer[] {
     if (row.status !== 'connected' || !row.enabled) continue;
     const h = input.health(row.id);
     const caps = h.capabilities;
-    if (caps === null || h.capabilitiesAtMs === null || input.nowMs - h.capabilitiesAtMs > maxAgeMs || !caps.acceptingWork) continue;
+    if (caps === null || h.capabilitiesAtMs === null || !caps.acceptingWork) continue;
+    const stale = input.nowMs - h.capabilitiesAtMs > maxAgeMs;
     const forwarded = input.forwarded(row.nodeFqdn);
     out.push({
       peerId: row.id,
       name: row.nodeFqdn,
       origin: peerOrigin(row.nodeFqdn, input.origins),
       backends: caps.backends,
-      queueDepth: peerQueueDepth(forwarded, caps.inFlightRequests, h.forwardedAtSnapshot),
+      // A stale snapshot's load figures are discarded: both read as unmeasured (mid-load, mid-band).
+      queueDepth: peerQueueDepth(forwarded, stale ? null : caps.inFlightRequests, h.forwardedAtSnapshot),
       hardwareTier: caps.hardwareTier,
-      pressure: peerPressure(caps.gpuPressure, forwarded),
+      pressure: peerPressure(stale ? null : caps.gpuPressure, forwarded),
+      snapshotStale: stale,
       unservableModels: caps.unservableModels ?? [],
       modelDetails: caps.modelDetails ?? new Map(),
       maxPromptTokens: caps.maxPromptTokens,

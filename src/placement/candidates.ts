@@ -40,7 +40,7 @@ export function localCandidates(
     }));
 }
 
-/** A peer placement may send work to: connected, enabled, taking work, with a fresh snapshot. */
+/** A peer placement may send work to: connected, enabled, taking work, with a snapshot (a stale one ranks mid-load). */
 export interface UsablePeer {
   readonly peerId: string;
   readonly name: string;
@@ -63,6 +63,11 @@ export interface UsablePeer {
   readonly throughput?: ThroughputAdvert | null;
   /** When the snapshot these figures come from was taken, epoch ms (advertised ages count from here). */
   readonly snapshotAtMs?: number;
+  /**
+   * True when that snapshot is older than three health polls: its load figures were discarded and
+   * queueDepth/pressure are the unmeasured (mid-load) ones. Absent reads as false (a fresh snapshot).
+   */
+  readonly snapshotStale?: boolean;
 }
 
 function asEngineKind(kind: string): EngineKind | null {

@@ -2,7 +2,9 @@
  * The routes a Hub answers without placing a request: the model listings (this node's
  * engines plus every usable peer's cached models; no extra network call for the peers),
  * /api/ps and /api/version (questions about this machine, so never another node's answer),
- * and /api/show (the local engine that holds the model, else a peer that does).
+ * and /api/show (the local engine that holds the model, else a peer that does). Each reads the
+ * engines' health snapshot, never a live probe (issue 10 audit: at the default TTL a port held
+ * silently cost every listing the probe's whole 5 s transport timeout).
  */
 import type { ServerResponse } from 'node:http';
 import { request, type Dispatcher } from 'undici';
@@ -44,7 +46,7 @@ export class LocalRoutes {
 
   /** GET /v1/models: every healthy engine's model list merged by id, then peer-only models marked owned_by hub-pool. */
   async openAIModels(res: ServerResponse): Promise<void> {
-    const views = await this.#deps.health.read();
+    const views = await this.#deps.health.snapshot();
     const healthy = views.filter((v) => v.healthy);
     const { answers, leftOut } = await listLocal(healthy, (b) => ADAPTERS[b.kind].upstreamPath('/v1/models') ?? '/v1/models', this.#deps.dispatcher);
     this.#logLeftOut(leftOut, '/v1/models');
@@ -65,8 +67,8 @@ export class LocalRoutes {
 
   /** GET /api/tags: every healthy Ollama's tags merged by name, then peers' native-servable models with empty facts (never invented ones). */
   async ollamaTags(res: ServerResponse): Promise<void> {
-    const views = await this.#deps.health.read();
-    const models = views.some((v) => v.healthy) ? await this.#mergeOllama(views, '/api/tags') : [];
+    const views = await this.#deps.health.snapshot();
+    const { models, answered } = await this.#mergeOllama(views, '/api/tags');
     const seen = new Set(models.map((m) => (m as { name: string }).name));
     const fromPeers = [...this.#peerOnly('ollama', seen)].map((name) => ({
       name,
@@ -76,20 +78,22 @@ export class LocalRoutes {
       digest: '',
       details: { parent_model: '', format: '', family: '', families: [], parameter_size: '', quantization_level: '' },
     }));
-    if (models.length === 0 && fromPeers.length === 0 && !views.some((v) => v.healthy)) return this.#nothingToList(res, 'ollama', views);
+    // The snapshot can call an engine healthy that has since stopped answering: what answered now decides.
+    if (models.length === 0 && fromPeers.length === 0 && answered === 0) return this.#nothingToList(res, 'ollama', views);
     sendJson(res, 200, { models: [...models, ...fromPeers] });
   }
 
   /** GET /api/ps: what this machine's Ollama engines hold in memory. */
   async ollamaPs(res: ServerResponse): Promise<void> {
-    const views = await this.#deps.health.read();
-    if (!views.some((v) => v.healthy && v.kind === 'ollama')) return this.#nothingToList(res, 'ollama', views);
-    sendJson(res, 200, { models: await this.#mergeOllama(views, '/api/ps') });
+    const views = await this.#deps.health.snapshot();
+    const { models, answered } = await this.#mergeOllama(views, '/api/ps');
+    if (answered === 0) return this.#nothingToList(res, 'ollama', views);
+    sendJson(res, 200, { models });
   }
 
   /** GET /api/version: this machine's first healthy Ollama answers for itself. */
   async ollamaVersion(res: ServerResponse): Promise<void> {
-    const views = await this.#deps.health.read();
+    const views = await this.#deps.health.snapshot();
     const ollama = views.find((v) => v.healthy && v.kind === 'ollama');
     if (!ollama) return this.#nothingToList(res, 'ollama', views);
     await this.#relay(res, ollama, 'GET', '/api/version', undefined);
@@ -109,15 +113,14 @@ export class LocalRoutes {
     const body = parseShowBody(raw);
     const named = typeof body.model === 'string' ? body.model : typeof body.name === 'string' ? body.name : null;
     if (named === null || named === '') throw new HubError('HUB_ERR_MODEL_REQUIRED', 'the /api/show body names no model: add a "model" field');
-    const views = await this.#deps.health.read();
+    const views = await this.#deps.health.snapshot();
     const peers = askPeers ? this.#deps.pool.usablePeers() : [];
     const model = named === AUTO_MODEL ? this.#deps.proxy.resolveAutoModel(views, 'ollama', res, peers) : named;
     if (model === null) return;
     const forward = Buffer.from(JSON.stringify({ ...body, model }));
     const holder = views.find((v) => v.healthy && v.kind === 'ollama' && backendHolds(v, model));
     if (holder) return this.#relay(res, holder, 'POST', '/api/show', forward);
-    const holders = peers.filter((p) => peerModels([p], 'ollama').get(p.name)?.has(model));
-    for (const peer of holders) if (await this.#relayPeerShow(res, peer, forward)) return;
+    for (const peer of this.#deps.proxy.showOrder(model, peers)) if (await this.#relayPeerShow(res, peer, forward)) return;
     writeProxyError(res, 'ollama', 502, 'HUB_ERR_NO_CANDIDATE', `No pool node currently has model "${model}" available.`, { localBackends: localBackendsReport(views) });
   }
 
@@ -157,7 +160,8 @@ export class LocalRoutes {
     return new Set([...out].sort());
   }
 
-  async #mergeOllama(views: readonly BackendView[], path: '/api/tags' | '/api/ps'): Promise<unknown[]> {
+  /** Every healthy Ollama's answer merged by name, and how many answered (0: none of them, whatever the snapshot said). */
+  async #mergeOllama(views: readonly BackendView[], path: '/api/tags' | '/api/ps'): Promise<{ models: unknown[]; answered: number }> {
     const ollamas = views.filter((v) => v.healthy && v.kind === 'ollama');
     const { answers, leftOut } = await listLocal(ollamas, () => path, this.#deps.dispatcher);
     this.#logLeftOut(leftOut, path);
@@ -171,7 +175,7 @@ export class LocalRoutes {
         models.push(entry);
       }
     }
-    return models;
+    return { models, answered: answers.length };
   }
 
   async #relay(res: ServerResponse, backend: BackendView, method: 'GET' | 'POST', path: '/api/show' | '/api/version', body: Buffer | undefined): Promise<void> {

@@ -35,6 +35,7 @@ import type { Clock } from '../util/clock.js';
 import type { ThroughputBook } from '../placement/throughput/book.js';
 import type { EngineWork } from './engine-work.js';
 import { placementInputs } from './placement-inputs.js';
+import { verdictWindow } from './verdict-window.js';
 import { affinityHold, ollamaResidency, type HoldDecision } from './contention-hold.js';
 import type { PrefixAffinity } from '../placement/affinity/prefix-affinity.js';
 import { affinityHeldId, affinityOutcome } from '../placement/steps/affinity.js';
@@ -206,7 +207,9 @@ export class PoolProxy {
     if (route.completion) this.#deps.engineWork.expect(requestId, inputs.runsAt);
     await walk(
       this.#walkDeps,
-      { requestId, route, model, body, stream: facts.stream, order: placement.order, budgetMs, startedAt, accept, res, caller, rowNode: inbound?.fromPeer ?? null, numCtx: facts.numCtx, affinity: affinityRecord?.outcome ?? null },
+      { requestId, route, model, body, stream: facts.stream, order: placement.order, budgetMs, startedAt, accept, res, caller, rowNode: inbound?.fromPeer ?? null,
+        windowOf: verdictWindow({ model, dialect: route.dialect, numCtx: facts.numCtx, localCap: this.#deps.defaultNumCtx(), peers }),
+        affinity: affinityRecord?.outcome ?? null },
     );
   }
 
@@ -215,6 +218,28 @@ export class PoolProxy {
     if (target === null || target.backendId === null) return Promise.resolve({ held: null, refused: null });
     const runsAt = target.engine === 'ollama' ? (numCtx ?? this.#deps.defaultNumCtx()) : null;
     return affinityHold({ target, model, runsAt, busy: this.#deps.engineWork.busy().get(target.backendId) ?? [], read: ollamaResidency(this.#deps.dispatcher) });
+  }
+
+  /**
+   * The peers /api/show asks, when no local engine holds the model, in the order placement would
+   * try them for the model (issue 10 audit: it went in pairing order, so a busy first-paired peer
+   * was asked before an idle one). The lookup has no prompt, so the ceiling and the cap leave it
+   * alone, and it opens no routing-log row.
+   */
+  showOrder(model: string, peers: readonly UsablePeer[]): UsablePeer[] {
+    const settings = this.#deps.settings();
+    const ranked = rankCandidates(peerCandidates(peers, model, 'ollama'), { localAffinity: settings.poolLocalAffinity, pressureWeight: settings.poolPressureWeight });
+    const placed = place(ranked, {
+      model,
+      pins: settings.poolPins,
+      route: { path: '/api/show', judgesPrompt: false },
+      estimatedTokens: 0,
+      window: requestedWindow(null, 0),
+      nowMs: this.#deps.clock.nowMs(),
+      limits: nodeLimits(this.#deps.env, settings, peers),
+      withheld: withheldFacts(ranked, model, this.#deps.outputFaults),
+    });
+    return placed.order.flatMap((c) => peers.find((p) => p.peerId === c.peerId) ?? []);
   }
 
   /** The model auto stands for over what this node serves in the dialect; answers the 502 itself and returns null when there is none. */

@@ -54,7 +54,7 @@ describe('an embeddings answer ends a withhold', () => {
       req.on('end', () => {
         void walk(deps, {
           requestId: 'e1', route: embed, model: EMBED, body: Buffer.concat(chunks), stream: false, order, budgetMs: 10_000, startedAt: performance.now(),
-          accept: undefined, res, caller: new CallerLine(res), rowNode: null, numCtx: null,
+          accept: undefined, res, caller: new CallerLine(res), rowNode: null, windowOf: () => null,
         });
       });
     });

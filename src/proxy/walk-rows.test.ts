@@ -13,7 +13,7 @@ const deadline: FailedAttempt = { candidate: peer, failure: { kind: 'deadline', 
 function request(rowNode: string | null = null): WalkRequest {
   return {
     requestId: 'r1', route: { path: '/api/chat', dialect: 'ollama', completion: true } as WalkRequest['route'], model: 'm', body: Buffer.alloc(0), stream: true, order: [peer, local],
-    budgetMs: 300_000, startedAt: 0, accept: undefined, res: {} as ServerResponse, caller: {} as CallerLine, rowNode, numCtx: null,
+    budgetMs: 300_000, startedAt: 0, accept: undefined, res: {} as ServerResponse, caller: {} as CallerLine, rowNode, windowOf: () => null,
   };
 }
 

@@ -80,7 +80,7 @@ describe('the walk tells its observers', () => {
         const body = Buffer.concat(chunks);
         void walk(deps, {
           requestId: 'r1', route: chat, model: MODEL, body, stream: true, order, budgetMs: 10_000, startedAt: performance.now(),
-          accept: undefined, res, caller: new CallerLine(res), rowNode: null, numCtx: null,
+          accept: undefined, res, caller: new CallerLine(res), rowNode: null, windowOf: () => null,
         });
       });
     });

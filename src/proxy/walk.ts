@@ -78,8 +78,7 @@ class RequestWalk {
   constructor(deps: WalkDeps, req: WalkRequest) {
     this.#deps = deps;
     this.#req = req;
-    // An Ollama engine runs a native request at its own num_ctx; any other window this Hub cannot see.
-    this.#verdicts = new VerdictTracker(req.order, (c) => (c.engine === 'ollama' && req.route.dialect === 'ollama' ? req.numCtx : null));
+    this.#verdicts = new VerdictTracker(req.order, req.windowOf);
   }
 
   async run(): Promise<void> {
@@ -158,9 +157,9 @@ class RequestWalk {
     at.status = status;
     at.headersMs = this.#elapsed();
     // A 500 an engine gave (locally, or marked by a peer; never a Hub's own 500) may be a verdict on
-    // the request. A Hub serving a peer's forward relays it untouched: the entry Hub judges it
-    // against the whole pool.
-    if (status === 500 && backend !== null && this.#req.rowNode === null) return this.#onVerdictBody(answer, backend);
+    // the request. A Hub serving a peer's forward reads it too, to know whether to strike its
+    // engine, and relays a verdict untouched: the entry Hub judges it against the whole pool.
+    if (status === 500 && backend !== null) return this.#onVerdictBody(answer, backend);
     const decision = decideOnAnswer(status, { fromPeer: candidate.peerId !== null, engineMarked: backend !== null, last: at.start.index === this.#req.order.length - 1 });
     if (decision.warnEngineRefusal) this.#deps.onEngineRefusal(candidate.node, backend, status);
     if (decision.action === 'fail-over') {
@@ -188,6 +187,17 @@ class RequestWalk {
     // about the model, except a template that would not render (the node's own copy may be broken).
     if (candidate.backendId !== null && (signature === null || signature === 'chat-template')) {
       strikeUnservable(this.#deps, this.#req, candidate.backendId, `HTTP 500${signature ? ` (${signature})` : ''}`);
+    }
+    if (signature !== null && bytes !== null && this.#req.rowNode !== null) {
+      // Serving a peer's forward: another engine here may still answer; from the last, the
+      // engine's own 500 goes back to the sender as it came (marked with the engine), where it
+      // used to become this Hub's 502 and lose the verdict the sender's walk is judging.
+      if (index < this.#req.order.length - 1) return { kind: 'engine-500', signature };
+      const out = this.#outHeaders(answer);
+      out['content-length'] = bytes.length;
+      this.#req.res.writeHead(500, out);
+      this.#req.res.end(bytes);
+      return this.#settle('committed');
     }
     if (signature !== null && bytes !== null) {
       const decision = this.#verdicts.onVerdict(index, signature, { headers: answer.headers, bytes, backend });

@@ -5,6 +5,7 @@ import { DEFAULT_SETTINGS, type PoolSettings, type RoutingPin } from '../config/
 import type { BackendView } from '../engines/types.js';
 import type { PeerView } from '../peers/peer-view.js';
 import { peerViewFixture } from '../peers/peer-view.fixture.js';
+import { UNKNOWN_PEER_LOAD } from '../placement/peer-load.js';
 import { buildPoolStatus, statusReason, type StatusInputs, type StatusReason } from './pool-status.js';
 
 const ENV_ON: SwitchInputs = { userDisabled: false, outboundDisabled: false, inboundDisabled: false };
@@ -98,6 +99,19 @@ describe('buildPoolStatus', () => {
     assert.equal(buildPoolStatus(inputs({ peers: [peer({ enabled: false })] })).routingActive, false);
     assert.equal(buildPoolStatus(inputs({ peers: [peer()], directions: directions({ outboundDisabled: true }) })).routingActive, false);
     assert.equal(buildPoolStatus(inputs({ peers: [peer()], directions: directions({}, { poolEnabled: false }) })).routingActive, false);
+  });
+
+  it('shows a peer whose snapshot is older than three polls with the mid-load queue the ranker reads, marked stale', () => {
+    const usable = { peerId: 'p1', name: 'hub-b.tail0.ts.net', origin: 'http://127.0.0.1:1', backends: [{ kind: 'ollama', models: ['m:8b'] }], queueDepth: UNKNOWN_PEER_LOAD, hardwareTier: null, pressure: 1, unservableModels: [], modelDetails: new Map(), maxPromptTokens: null, maxNumCtx: null, snapshotStale: true };
+    const status = buildPoolStatus(inputs({ peers: [peer()], usablePeers: [usable] }));
+    assert.deepEqual([status.peers[0]?.queueDepth, status.peers[0]?.snapshotStale], [UNKNOWN_PEER_LOAD, true]);
+    assert.deepEqual(status.models.map((m) => [m.model, m.nodes]), [['m:8b', ['hub-b.tail0.ts.net']]]);
+  });
+
+  it('leaves a model a peer says it cannot serve out of what the pool can serve (issue 10 audit)', () => {
+    const usable = { peerId: 'p1', name: 'hub-b.tail0.ts.net', origin: 'http://127.0.0.1:1', backends: [{ kind: 'ollama', models: ['ok:8b', 'broken:1b'] }], queueDepth: 0, hardwareTier: null, pressure: 1, unservableModels: ['broken:1b'], modelDetails: new Map(), maxPromptTokens: null, maxNumCtx: null };
+    const status = buildPoolStatus(inputs({ backends: [], peers: [peer()], usablePeers: [usable] }));
+    assert.deepEqual(status.models.map((m) => m.model), ['ok:8b']);
   });
 
   it('says loudly when the development dial map is in force', () => {

@@ -85,8 +85,12 @@ export interface PoolStatus {
     readonly backends: readonly BackendStatus[];
   } & Partial<LocalPlacementStatus> &
     Partial<LocalMachineStatus>;
-  /** Each peer, with the queue depth the ranker reads (null when it is not usable now) and this Hub's forwards in flight. */
-  readonly peers: readonly (PeerView & { readonly forwardedInFlight: number; readonly queueDepth: number | null } & Partial<PeerPlacementStatus> & Partial<PeerMachineStatus>)[];
+  /**
+   * Each peer, with the queue depth the ranker reads (null when it is not usable now), this Hub's
+   * forwards in flight, and snapshotStale: true when its last snapshot is older than three health
+   * polls, so queueDepth is the mid-load figure rather than what it last reported.
+   */
+  readonly peers: readonly (PeerView & { readonly forwardedInFlight: number; readonly queueDepth: number | null; readonly snapshotStale: boolean } & Partial<PeerPlacementStatus> & Partial<PeerMachineStatus>)[];
   /** Every operator pin, with whether its target could be preferred right now. */
   readonly pins: readonly PinStatus[];
   /** Every model the pool can serve now, with the nodes that hold it. */
@@ -109,7 +113,7 @@ export interface PinStatus {
   /**
    * Whether routing could use the target now: for 'local', some local engine is healthy; for
    * a peer, it is among the peers placement may send work to (connected, enabled, taking
-   * work, fresh snapshot, outbound on). Node-level: whether the node holds the model is not
+   * work, polled at least once, outbound on). Node-level: whether the node holds the model is not
    * judged here.
    */
   readonly targetAvailable: boolean;
@@ -162,7 +166,8 @@ export function poolModels(backends: readonly BackendView[], peers: readonly Usa
     set.add(node);
   };
   for (const b of backends) if (b.healthy) for (const m of b.models) add(m.name, 'local');
-  for (const p of peers) for (const b of p.backends) for (const m of b.models) add(m, p.name);
+  // A model a peer lists but says it cannot serve is not one the pool can serve there (the listings agree).
+  for (const p of peers) for (const b of p.backends) for (const m of b.models) if (!p.unservableModels.includes(m)) add(m, p.name);
   return [...nodes.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([model, set]) => ({ model, nodes: [...set].sort((a, b) => Number(b === 'local') - Number(a === 'local') || a.localeCompare(b)), singleNode: set.size === 1 }));
@@ -223,7 +228,7 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
       const usable = input.usablePeers?.find((u) => u.peerId === p.id);
       const placement = input.placement ? peerPlacementStatus(p.nodeFqdn, input.placement.peerFacts(p.id), input.placement.book, input.placement.nowMs) : {};
       const machine = input.machine ? peerMachineStatus(input.machine.peerFacts(p.id), usable?.pressure ?? null, input.machine.nowMs, input.settings.poolHealthPollSeconds) : {};
-      return { ...p, forwardedInFlight: input.forwarded?.(p.nodeFqdn) ?? 0, queueDepth: usable?.queueDepth ?? null, ...placement, ...machine };
+      return { ...p, forwardedInFlight: input.forwarded?.(p.nodeFqdn) ?? 0, queueDepth: usable?.queueDepth ?? null, snapshotStale: usable?.snapshotStale ?? false, ...placement, ...machine };
     }),
     pins: pinStatuses(input.settings.poolPins, backends.some((b) => b.healthy), input.usablePeerNames ?? []),
     models: poolModels(input.backends, input.usablePeers ?? []),

@@ -5,7 +5,7 @@
  * written before the Hub hung up, so a test proves the read was abandoned, not merely survived.
  */
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 
 /** One flood's outcome: bytes the Hub accepted before closing, and whether it closed early. */
 export interface FloodRecord {
@@ -85,6 +85,61 @@ export async function startHostileServer(routes: Record<string, HostileAnswer>, 
     floods,
     async close() {
       server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** One connection a silent port accepted: it is never answered; `closed` turns true when the Hub gives up on it. */
+export interface SilentConnection {
+  closed: boolean;
+  /** Resolves when the Hub closes the connection. */
+  readonly gone: Promise<void>;
+}
+
+export interface SilentPort {
+  readonly url: string;
+  /** Every connection accepted, oldest first. */
+  readonly connections: SilentConnection[];
+  /** Resolves once at least `n` connections have been accepted. */
+  accepted(n: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * An engine port held silently, as a firewall that drops the container's packets or a wedged
+ * daemon holds it: the TCP handshake completes, the request is read, and nothing is ever written.
+ * Raw TCP, so not even an HTTP server's own timeouts end a connection: only the Hub closes one.
+ */
+export async function startSilentPort(): Promise<SilentPort> {
+  const connections: SilentConnection[] = [];
+  const sockets = new Set<Socket>();
+  const waiters: { n: number; resolve: () => void }[] = [];
+  const server = createNetServer((socket) => {
+    sockets.add(socket);
+    let release: () => void = () => {};
+    const connection: SilentConnection = { closed: false, gone: new Promise<void>((r) => (release = r)) };
+    socket.on('data', () => {});
+    socket.on('error', () => {});
+    socket.once('close', () => {
+      sockets.delete(socket);
+      connection.closed = true;
+      release();
+    });
+    connections.push(connection);
+    for (const w of waiters.splice(0)) {
+      if (connections.length >= w.n) w.resolve();
+      else waiters.push(w);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    connections,
+    accepted: (n) => (connections.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve }))),
+    async close() {
+      for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

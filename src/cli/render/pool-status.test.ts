@@ -8,6 +8,7 @@ import type { RoutingLogSummary } from '../../routing-log/entry.js';
 import { probeFailureAction } from '../../peers/probe-failure.js';
 import { buildPoolStatus, type PoolStatus, type StatusInputs } from '../../status/pool-status.js';
 import { peerViewFixture } from '../../peers/peer-view.fixture.js';
+import { UNKNOWN_PEER_LOAD } from '../../placement/peer-load.js';
 import { renderPoolStatus } from './pool-status.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00.000Z');
@@ -192,6 +193,30 @@ const CASES: readonly Case[] = [
       assert.match(text, /Peers \(3\)/);
       assert.match(text, /routing is active: requests can be placed on 1 connected peer/);
     },
+  },
+  {
+    name: 'a peer with no good poll for over three polls: still usable, shown ranking mid-load (issue 10 audit)',
+    status: status({
+      peers: [peer()],
+      usablePeers: [{ peerId: peer().id, name: PEER, origin: 'http://127.0.0.1:1', backends: peer().backends ?? [], queueDepth: UNKNOWN_PEER_LOAD, hardwareTier: null, pressure: 1, unservableModels: [], modelDetails: new Map(), maxPromptTokens: null, maxNumCtx: null, snapshotStale: true }],
+    }),
+    check: (text) => {
+      assert.match(text, new RegExp(`hub-b\\.tail0\\.ts\\.net\\s+connected.*\\n {4}↳ no good poll for over three polls: ranks as mid-load \\(queue ${UNKNOWN_PEER_LOAD}\\) until the next one`));
+    },
+  },
+  {
+    name: 'what the pool can serve leaves out a model a peer says it cannot serve (issue 10 audit)',
+    status: status({ backends: [], peers: [peer({ unservableModels: ['Qwen/Qwen3-4B'] })] }),
+    check: (text) => {
+      const lines = block(text, 'What the pool can serve');
+      assert.ok(lines.some((l) => /qwen3:8b\s+hub-b\.tail0\.ts\.net/.test(l)), text);
+      assert.ok(!lines.some((l) => l.includes('Qwen/Qwen3-4B')), text);
+    },
+  },
+  {
+    name: 'a peer with a fresh snapshot gets no mid-load note',
+    status: status({ peers: [peer()], usablePeers: [{ peerId: peer().id, name: PEER, origin: 'http://127.0.0.1:1', backends: peer().backends ?? [], queueDepth: 0, hardwareTier: null, pressure: 1, unservableModels: [], modelDetails: new Map(), maxPromptTokens: null, maxNumCtx: null, snapshotStale: false }] }),
+    excludes: ['mid-load'],
   },
 ];
 

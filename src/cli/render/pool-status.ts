@@ -186,7 +186,8 @@ function servableLines(status: PoolStatus): string[] {
     add(model, `local (${healthy.filter((b) => b.models.includes(model)).map((b) => b.id).join(', ')})`);
   }
   const contributors = servingPeers(status.peers);
-  for (const p of contributors) for (const model of peerModels(p) ?? []) add(model, p.nodeFqdn);
+  // A model a peer says it cannot serve is not servable there (placement and the listings agree).
+  for (const p of contributors) for (const model of peerModels(p) ?? []) if (!(p.unservableModels ?? []).includes(model)) add(model, p.nodeFqdn);
   const models = [...holders.keys()].sort();
   if (models.length === 0) {
     return [contributors.length === 0 ? '  (nothing: no healthy engine lists a model)' : '  (nothing: no healthy engine here and no connected peer lists a model)'];
@@ -230,6 +231,7 @@ function peerLines(peers: PoolStatus['peers'], nowMs: number): string[] {
         note.push(`refusing this Hub: see below`);
       }
     }
+    if (p.snapshotStale) note.push(`no good poll for over three polls: ranks as mid-load (queue ${p.queueDepth ?? '?'}) until the next one`);
     const slotsNote = peerSlotsNote(p);
     if (slotsNote !== null) note.push(slotsNote);
     const machineNote = peerMachineNote(p);

@@ -1,0 +1,72 @@
+/**
+ * Issue 10 audit: a peer whose snapshot is older than three health polls ranks mid-load and stays
+ * a candidate (spec, "Ranking": an unmeasured node must never be mistaken for an idle one). Until
+ * this, such a peer was dropped from placement and from the listings outright.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { PeerCapabilities } from './capabilities.js';
+import type { PeerHealth } from './health-poller.js';
+import { SNAPSHOT_TRUST_POLLS, usablePeers } from './usable-peers.js';
+import { peerCandidates } from '../placement/candidates.js';
+import { UNKNOWN_PEER_LOAD, UNKNOWN_PRESSURE } from '../placement/peer-load.js';
+import { peerModels } from '../proxy/pool-offers.js';
+
+const POLL_SECONDS = 30;
+const NOW_MS = 1_000_000_000;
+const TRUSTED_MS = SNAPSHOT_TRUST_POLLS * POLL_SECONDS * 1000;
+
+const caps = (extra: Partial<PeerCapabilities> = {}): PeerCapabilities => ({
+  nodeUuid: null,
+  hardwareTier: 'high-end',
+  backends: [{ kind: 'ollama', models: ['qwen3:8b'] }],
+  inFlightRequests: 0,
+  acceptingWork: true,
+  gpuPressure: 0,
+  maxPromptTokens: null,
+  maxNumCtx: null,
+  ollamaSlots: null,
+  containers: null,
+  unservableModels: null,
+  modelDetails: null,
+  throughput: null,
+  ...extra,
+});
+
+function peersAt(snapshotAgeMs: number, capabilities: PeerCapabilities, forwarded = 0) {
+  const health: PeerHealth = { probeFailure: null, probeFailureSince: null, capabilities, capabilitiesAtMs: NOW_MS - snapshotAgeMs, forwardedAtSnapshot: 0 };
+  return usablePeers({
+    store: { list: () => [{ id: 'p1', nodeFqdn: 'hub-b.tail0.ts.net', status: 'connected', enabled: true }] },
+    health: () => health,
+    forwarded: () => forwarded,
+    origins: new Map(),
+    nowMs: NOW_MS,
+    pollSeconds: POLL_SECONDS,
+  });
+}
+
+describe('a peer whose snapshot is older than three polls', () => {
+  it('stays a candidate and in the listings, ranked mid-load rather than at the idle load it last reported', () => {
+    const [peer] = peersAt(TRUSTED_MS + 1, caps({ inFlightRequests: 0, gpuPressure: 0 }));
+    assert.ok(peer, 'still usable');
+    assert.equal(peer.snapshotStale, true);
+    assert.equal(peer.queueDepth, UNKNOWN_PEER_LOAD, 'its reported 0 in flight is discarded');
+    assert.equal(peer.pressure, UNKNOWN_PRESSURE, 'its reported band 0 is discarded');
+    assert.deepEqual(peerCandidates([peer], 'qwen3:8b', 'ollama').map((c) => [c.node, c.queueDepth]), [['hub-b.tail0.ts.net', UNKNOWN_PEER_LOAD]]);
+    assert.deepEqual([...(peerModels([peer], 'ollama').get('hub-b.tail0.ts.net') ?? [])], ['qwen3:8b']);
+  });
+
+  it('counts this Hub\'s live forwards on top of the mid-load figure, never a stale busy one', () => {
+    const [peer] = peersAt(TRUSTED_MS + 1, caps({ inFlightRequests: 9 }), 1);
+    assert.equal(peer?.queueDepth, 1 + UNKNOWN_PEER_LOAD);
+  });
+
+  it('reads a snapshot exactly three polls old as it was reported', () => {
+    const [peer] = peersAt(TRUSTED_MS, caps({ inFlightRequests: 0, gpuPressure: 0 }));
+    assert.deepEqual([peer?.snapshotStale, peer?.queueDepth, peer?.pressure], [false, 0, 0]);
+  });
+
+  it('still leaves out a peer whose last snapshot said it takes no work', () => {
+    assert.deepEqual(peersAt(TRUSTED_MS + 1, caps({ acceptingWork: false })), []);
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * The window a candidate runs a request at, as far as this Hub can know it: what a prompt-too-long
+ * verdict is confirmed against (spec, "A request no node can serve"). An Ollama candidate runs the
+ * request's own options.num_ctx on the native routes, and otherwise its node's context cap, which
+ * states the window that Ollama runs by default (OLLAMA_CONTEXT_LENGTH). Any other engine's window
+ * is unknown here: a peer's cap says nothing about the window its vLLM or Lemonade was launched
+ * with, and this node does not read a local one's launch window. A peer counts as an Ollama
+ * candidate when every engine it lists that could serve the model in the dialect is an Ollama,
+ * since the peer picks among those itself. Pure.
+ */
+import { ADAPTERS } from '../engines/adapters.js';
+import { ENGINE_KINDS, type EngineKind } from '../engines/engine-kind.js';
+import { isSameModel } from '../engines/model-name.js';
+import type { ProxyDialect } from '../engines/types.js';
+import type { UsablePeer } from '../placement/candidates.js';
+import type { Candidate } from '../placement/types.js';
+
+export interface VerdictWindowFacts {
+  readonly model: string;
+  readonly dialect: ProxyDialect;
+  /** options.num_ctx of a native body; null when the request names no window (every /v1 call). */
+  readonly numCtx: number | null;
+  /** This node's context cap (inferenceMaxNumCtx); null when it states none. */
+  readonly localCap: number | null;
+  /** The peers placement read, for their advertised caps and the engines they list. */
+  readonly peers: readonly UsablePeer[];
+}
+
+/** null: this Hub cannot know the window that candidate runs the request at. */
+export type VerdictWindow = (c: Candidate) => number | null;
+
+export function verdictWindow(facts: VerdictWindowFacts): VerdictWindow {
+  return (c) => {
+    if (c.peerId === null) return c.engine === 'ollama' ? runsAt(facts, facts.localCap) : null;
+    const peer = facts.peers.find((p) => p.peerId === c.peerId);
+    if (peer === undefined) return null;
+    const kinds = servingKinds(peer, facts.model, facts.dialect);
+    return kinds.length > 0 && kinds.every((k) => k === 'ollama') ? runsAt(facts, peer.maxNumCtx) : null;
+  };
+}
+
+/** An Ollama's window: the request's own on a native route, else its node's cap (null: none stated, so unknown). */
+function runsAt(facts: VerdictWindowFacts, cap: number | null): number | null {
+  return facts.dialect === 'ollama' && facts.numCtx !== null ? facts.numCtx : cap;
+}
+
+/** The engine kinds a peer lists the model on that speak the dialect. */
+function servingKinds(peer: UsablePeer, model: string, dialect: ProxyDialect): EngineKind[] {
+  const kinds: EngineKind[] = [];
+  for (const b of peer.backends) {
+    if (!(ENGINE_KINDS as readonly string[]).includes(b.kind)) continue;
+    const kind = b.kind as EngineKind;
+    if (ADAPTERS[kind].speaks(dialect) && b.models.some((m) => isSameModel(kind, m, model))) kinds.push(kind);
+  }
+  return kinds;
+}

@@ -1,0 +1,70 @@
+/**
+ * Issue 10 audit: the listings (GET /api/tags and /v1/models under the pool prefix) read the
+ * engines' health snapshot and never live-probe an engine. Until this, at the default
+ * poolProbeSnapshotTtlMs of 0, every listing on a node whose vLLM port was held silently (a
+ * firewall dropping the container's packets) waited the probe's whole 5 s transport timeout
+ * before it answered, for an engine that was never going to be listed.
+ *
+ * Waits on events only: the listing must come back while a probe of the silent engine (one a
+ * placement started) is still pending, i.e. while the connection it opened is still open.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'undici';
+import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
+import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { startSilentPort, type SilentPort } from '../helpers/hostile-upstream.js';
+import { scaled } from '../helpers/time-scale.js';
+
+const MODEL = 'qwen3:8b';
+
+async function get(hub: HubProcess, path: string): Promise<{ status: number; text: string }> {
+  const res = await request(`${hub.pool}${path}`, { headersTimeout: scaled(30_000), bodyTimeout: scaled(30_000) });
+  return { status: res.statusCode, text: await res.body.text() };
+}
+
+describe('listings beside an engine that holds its port silently', () => {
+  let ollama: SimEngine;
+  let silent: SilentPort;
+  let hub: HubProcess;
+
+  before(async () => {
+    silent = await startSilentPort();
+    ollama = await startSimEngine({ dialect: 'ollama', models: [MODEL], timeScale: 0.01 });
+    // poolProbeSnapshotTtlMs stays at its default 0: placement probes every engine live.
+    hub = await startHubProcess({ env: { OLLAMA_URL: ollama.url, VLLM_URL: silent.url } });
+  });
+  after(async () => {
+    await hub.stop();
+    await Promise.all([ollama.close(), silent.close()]);
+  });
+
+  it('answers /api/tags and /v1/models while a live probe of the silent engine is still pending', { timeout: scaled(60_000) }, async () => {
+    // The Hub probes its engines as it starts; let that first probe of the silent port run out,
+    // so the snapshot holds an answer for it and nothing is in flight there.
+    await silent.accepted(1);
+    await silent.connections[0]!.gone;
+
+    // A chat is placed at TTL 0, so it probes every engine live: the silent one holds it.
+    const placed = request(`${hub.pool}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], stream: false }),
+      headersTimeout: scaled(30_000),
+      bodyTimeout: scaled(30_000),
+    }).then(async (res) => ({ status: res.statusCode, text: await res.body.text() }));
+    await silent.accepted(2);
+    const pending = silent.connections[1]!;
+
+    for (const path of ['/api/tags', '/v1/models', '/api/tags']) {
+      const listing = await get(hub, path);
+      assert.equal(pending.closed, false, `${path} answered only after the silent engine's probe gave up`);
+      assert.equal(listing.status, 200, listing.text);
+      assert.ok(listing.text.includes(MODEL), `${path} names the Ollama's model: ${listing.text}`);
+    }
+    assert.equal(silent.connections.slice(2).filter((c) => c.closed).length, 0, 'no listing waited out a probe of its own');
+
+    const chat = await placed;
+    assert.equal(chat.status, 200, chat.text);
+  });
+});
