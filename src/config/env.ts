@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { EngineKind } from '../engines/engine-kind.js';
 import { parseAllowedHosts, parseAllowedOrigins, parseTrustedProxies } from './edge-trust.js';
+import { EnvError } from './env-error.js';
 import { findExecutable } from './find-executable.js';
 
 /** Default engine addresses: each engine's usual port on this machine. */
@@ -123,13 +124,7 @@ export interface EnvProblem {
   readonly usedInstead: string;
 }
 
-/** A value the Hub refuses to start with (a port it would otherwise have to guess). */
-export class EnvError extends Error {
-  constructor(readonly problem: Omit<EnvProblem, 'usedInstead'>) {
-    super(`${problem.variable}=${problem.value} ${problem.problem}: fix or unset it.`);
-    this.name = 'EnvError';
-  }
-}
+export { EnvError };
 
 const wholeIn = (min: number, max: number) =>
   z.string().regex(/^\d+$/, 'is not a whole number').transform(Number).pipe(z.number().max(max, `is above ${max}`).min(min, `is below ${min}`));
@@ -248,7 +243,7 @@ export function parseEnvValues(env: Env): { values: EnvValues; problems: EnvProb
   const problems = [...refused].map(([variable, problem]) => {
     const value = env[variable] ?? '';
     const usedInstead = FALLBACKS[variable];
-    if (usedInstead === null) throw new EnvError({ variable, value, problem });
+    if (usedInstead === null) throw new EnvError(variable, `${variable}=${value} ${problem}: fix or unset it.`);
     return { variable, value, problem, usedInstead };
   });
   return { values: ENV_SCHEMA.parse(raw), problems };
