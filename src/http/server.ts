@@ -21,6 +21,7 @@ import { registerMetricsRoutes } from './metrics-routes.js';
 import { registerSettingsCatalogueRoutes } from './settings-catalogue-routes.js';
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 import { registerSlotStatementRoutes } from './slot-statement-routes.js';
+import { recordRoutes, registerOpenApiRoutes } from './openapi-routes.js';
 import type { HubServices } from './services.js';
 
 /** Operator bodies are small JSON documents. */
@@ -37,6 +38,9 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
     ...edgeServerOptions(s.env),
   });
   app.server.maxConnections = MAX_CONNECTIONS;
+  // Before any route: the OpenAPI document is built from the routes as registered.
+  const routes = recordRoutes(app);
+  app.decorate('registeredRoutes', routes);
   // Operator bodies are JSON and nothing else (415 otherwise, text/plain included), parsed with
   // the depth bound every request body gets.
   app.removeAllContentTypeParsers();
@@ -79,6 +83,7 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
   registerSettingsCatalogueRoutes(app, s);
   registerDiscoveryRoutes(app, s);
   registerSlotStatementRoutes(app, s);
+  registerOpenApiRoutes(app, routes);
   await registerProxyRoutes(app, s);
   await registerPeerRoutes(app, s);
   return app;
