@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ENV_SCHEMA, loadEnv, type EnvProblem } from './env.js';
+import { loadEnv, type EnvProblem } from './env.js';
 
 const problemsOf = (raw: Record<string, string>): readonly EnvProblem[] => loadEnv(raw).problems;
 
