@@ -219,7 +219,7 @@ export class PoolProxy {
     if (placement.order.length === 0) {
       const reason = 'no candidate holds the model';
       this.#deps.routingLog.settle(requestId, { outcome: 'failed', attempt: null, reason, totalMs: Math.round(performance.now() - startedAt) });
-      trace.ended({ requestId, outcome: 'failed', node: inbound?.fromPeer ?? null, backend: null, status: 502, attempt: null, failedOver: 0, reason });
+      trace.ended({ requestId, outcome: 'failed', node: null, backend: null, status: 502, attempt: null, failedOver: 0, reason });
       // A pin never makes inference fail; when one applies, the 502 says so in the same breath.
       const pin = inbound ? null : resolvePin(settings.poolPins, model);
       const pinNote = pin === null ? '' : ` A ${pin.scope} pin to ${pin.target} applies to this model; pins only reorder candidates and did not cause this.`;

@@ -320,7 +320,8 @@ class RequestWalk {
     req.trace?.ended({
       requestId: req.requestId,
       outcome: row.outcome === 'served' ? 'served' : 'failed',
-      node: row.node ?? null,
+      // The node that served, even on an inbound row (whose node names the sender): 'local' there.
+      node: outcome.served?.node ?? null,
       backend: row.backend ?? null,
       status: row.status ?? null,
       attempt: row.attempt ?? null,

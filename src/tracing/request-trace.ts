@@ -28,7 +28,7 @@ export interface AttemptEnd {
 export interface RequestEnd {
   readonly requestId: string;
   readonly outcome: 'served' | 'failed';
-  /** The node that served (outbound) or that sent the work (inbound); null when none answered. */
+  /** The node that served: 'local' or a peer's name; null when none answered. */
   readonly node: string | null;
   readonly backend: string | null;
   readonly status: number | null;

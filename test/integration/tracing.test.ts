@@ -164,8 +164,8 @@ describe('tracing a request across two Hubs', () => {
     // B's request span is a child of A's attempt that reached it, and has its own failover.
     assert.equal(peer.parent, aAttempts[1]!.id);
     assert.deepEqual(
-      [peer.attrs['hub_pool.request_id'], peer.attrs['hub_pool.from_peer'], peer.attrs['hub_pool.backend'], peer.attrs['hub_pool.failed_over']],
-      [sent.requestId, a.name, 'vllm', '1'],
+      [peer.attrs['hub_pool.request_id'], peer.attrs['hub_pool.from_peer'], peer.attrs['hub_pool.node'], peer.attrs['hub_pool.backend'], peer.attrs['hub_pool.failed_over']],
+      [sent.requestId, a.name, 'local', 'vllm', '1'],
     );
     const bAttempts = spans.filter((s) => s.parent === peer.id).sort((x, y) => Number(x.attrs['hub_pool.attempt']) - Number(y.attrs['hub_pool.attempt']));
     assert.deepEqual(
