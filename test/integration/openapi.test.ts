@@ -6,6 +6,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { loadEnv } from '../../src/config/env.js';
 import { startHub, type HubSystem } from '../../src/system.js';
@@ -13,17 +15,22 @@ import { createLogger } from '../../src/util/logger.js';
 import { ROUTE_CATALOGUE } from '../../src/http/openapi/route-catalogue.js';
 import { describedRoutes, routeKey } from '../../src/http/openapi/openapi-document.js';
 import { freshDataDir } from '../helpers/hub-process.js';
+import { NOT_PATCHABLE, SETTING_RULES } from '../../src/config/settings-schema.js';
 
 const ENGINES_OFF = { OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '' };
-type Operation = { summary: string; security: Record<string, string[]>[]; tags: string[] };
+type Schema = { properties: Record<string, { type: string | string[]; minimum?: number; maximum?: number }> };
+type Operation = { summary: string; security: Record<string, string[]>[]; tags: string[]; requestBody?: { content: { 'application/json': { schema: Schema } } } };
 type Doc = { openapi: string; info: { version: string }; paths: Record<string, Record<string, Operation>> };
 
 describe('the OpenAPI document', () => {
   let hub: HubSystem;
   let doc: Doc;
+  let operatorKey = '';
 
   before(async () => {
-    hub = await startHub(loadEnv(ENGINES_OFF, { port: 0, host: '127.0.0.1', dataDir: freshDataDir() }), { logger: createLogger('silent') });
+    const dataDir = freshDataDir();
+    hub = await startHub(loadEnv(ENGINES_OFF, { port: 0, host: '127.0.0.1', dataDir }), { logger: createLogger('silent') });
+    operatorKey = readFileSync(join(dataDir, 'operator.key'), 'utf8').trim();
     // Unauthenticated: it describes routes, it holds nothing.
     const res = await request(`${hub.url}/api/inference/pool/openapi.json`);
     assert.equal(res.statusCode, 200);
@@ -71,5 +78,20 @@ describe('the OpenAPI document', () => {
     assert.deepEqual(sec('/api/inference/pool/local/api/chat', 'post'), [{ peerCredential: [] }]);
     assert.deepEqual(sec('/healthz', 'get'), []);
     assert.deepEqual(sec('/api/hub/api-keys/{id}', 'delete'), [{ operatorKey: [] }]);
+  });
+
+  it('describes the settings PATCH body from the rules the Hub validates it with', async () => {
+    const schema = doc.paths['/api/inference/pool/settings']?.patch?.requestBody?.content['application/json'].schema;
+    assert.ok(schema);
+    assert.deepEqual(Object.keys(schema.properties).sort(), Object.keys(SETTING_RULES).filter((k) => !NOT_PATCHABLE.has(k)).sort());
+    assert.deepEqual(schema.properties.poolHealthPollSeconds, { type: 'integer', minimum: 10, maximum: 300, default: 30 });
+    // The bounds the document states are the ones the Hub enforces.
+    const res = await request(`${hub.url}/api/inference/pool/settings`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${operatorKey}` },
+      body: JSON.stringify({ poolHealthPollSeconds: schema.properties.poolHealthPollSeconds!.maximum! + 1 }),
+    });
+    assert.equal(res.statusCode, 400);
+    await res.body.dump();
   });
 });

@@ -97,7 +97,9 @@ export function openApiDocument(routes: readonly RegisteredRoute[], version: str
         tags: [doc?.tag ?? 'undocumented'],
         security: doc === undefined ? [] : security(route, doc),
         ...(params.length === 0 ? {} : { parameters: params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })) }),
+        ...(doc?.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: doc.body } } } }),
         responses: {
+          ...(doc?.answer === undefined ? {} : { '200': { description: 'OK', content: { 'application/json': { schema: doc.answer } } } }),
           default: {
             description: 'Described in docs/api.md. Operator routes answer errors as { "error": { "code", "message" } } (docs/errors.md); the app proxy answers them in the request\'s dialect.',
           },

@@ -5,6 +5,7 @@
  * registered routes to each other, so neither can gain a route the other lacks.
  */
 import { MODEL_MANAGEMENT_PATHS, PROXY_PREFIX, ROUTED_ROUTES } from '../../proxy/route-table.js';
+import { settingsPatchSchema, settingsSchema } from './settings-json-schema.js';
 
 /** Who may call a route that declares no `access` of its own (those are read from the route). */
 export type OpenAuth =
@@ -23,6 +24,10 @@ export interface RouteDoc {
   readonly tag: 'app proxy' | 'operator' | 'observability' | 'dashboard' | 'peer' | 'supervisor';
   /** Only for a route that declares no `access`. */
   readonly auth?: OpenAuth;
+  /** JSON Schema of the request body, where the Hub validates it against rules this can be generated from. */
+  readonly body?: Readonly<Record<string, unknown>>;
+  /** JSON Schema of a 200 answer, likewise. */
+  readonly answer?: Readonly<Record<string, unknown>>;
 }
 
 /** `METHOD path` as Fastify registers it, e.g. `DELETE /api/hub/api-keys/:id`. */
@@ -39,8 +44,8 @@ const fixed: Record<RouteKey, RouteDoc> = {
   [`GET ${P}/status`]: { summary: 'pool status: this node, its engines, peers, switches (from memory only)', tag: 'observability' },
   [`GET ${P}/routing-log`]: { summary: 'routing-log rows, paged by `since` and `limit`, with a summary', tag: 'observability' },
   [`GET ${P}/handout`]: { summary: 'the context window to hand an app for `model`', tag: 'observability' },
-  [`GET ${P}/settings`]: { summary: 'pool settings', tag: 'operator' },
-  [`PATCH ${P}/settings`]: { summary: 'change pool settings (a JSON object of the keys to change)', tag: 'operator' },
+  [`GET ${P}/settings`]: { summary: 'pool settings', tag: 'operator', answer: settingsSchema() },
+  [`PATCH ${P}/settings`]: { summary: 'change pool settings (a JSON object of the keys to change)', tag: 'operator', body: settingsPatchSchema(), answer: settingsSchema() },
   [`GET ${P}/settings/catalogue`]: { summary: 'every setting with its range, default and meaning', tag: 'operator' },
   'GET /api/hub/api-keys': { summary: 'API keys (never the keys themselves)', tag: 'operator' },
   'POST /api/hub/api-keys': { summary: 'create an API key `{ name, scope }`; the key is shown once', tag: 'operator' },
