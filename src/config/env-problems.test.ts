@@ -77,6 +77,11 @@ describe('OpenTelemetry export variables', () => {
     assert.deepEqual(env.otlp, { tracesUrl: 'http://collector:4318/v1/traces', headers: { authorization: 'Bearer t0k', 'x-org': '7' }, serviceName: 'hub-a', intervalMs: 1000 });
   });
 
+  it('is off when OTEL_SDK_DISABLED is true, whatever endpoint is set', () => {
+    assert.equal(loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_SDK_DISABLED: 'true' }).otlp, null);
+    assert.notEqual(loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_SDK_DISABLED: 'false' }).otlp, null);
+  });
+
   it('takes the traces endpoint as given when it is set', () => {
     assert.equal(loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/otlp/v1/traces' }).otlp?.tracesUrl, 'https://b/otlp/v1/traces');
   });

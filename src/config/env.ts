@@ -229,6 +229,7 @@ export const ENV_SCHEMA = z.object({
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol.optional(),
   OTEL_SERVICE_NAME: text.optional(),
   OTEL_BSP_SCHEDULE_DELAY: wholeIn(1, 3_600_000).optional(),
+  OTEL_SDK_DISABLED: flag.optional(),
 });
 type EnvVariable = keyof typeof ENV_SCHEMA.shape;
 type EnvValues = z.infer<typeof ENV_SCHEMA>;
@@ -270,6 +271,7 @@ const FALLBACKS: Readonly<Record<EnvVariable, string | null>> = {
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: OTLP_PROTOCOL,
   OTEL_SERVICE_NAME: DEFAULT_OTEL_SERVICE_NAME,
   OTEL_BSP_SCHEDULE_DELAY: String(DEFAULT_OTLP_EXPORT_INTERVAL_MS),
+  OTEL_SDK_DISABLED: 'false',
 };
 
 const VARIABLES = Object.keys(ENV_SCHEMA.shape) as EnvVariable[];
@@ -386,11 +388,11 @@ export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
   return Object.freeze(hubEnv);
 }
 
-/** Trace export when an endpoint is set; a refused header list switches it off (the collector would refuse every export). */
+/** Trace export when an endpoint is set and OTEL_SDK_DISABLED is not true; a refused header list switches it off (the collector would refuse every export). */
 function otlpFrom(v: EnvValues, problems: readonly EnvProblem[]): OtlpExport | null {
   const base = v.OTEL_EXPORTER_OTLP_ENDPOINT;
   const tracesUrl = v.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base === undefined ? undefined : `${base.replace(/\/+$/, '')}/v1/traces`);
-  if (tracesUrl === undefined || problems.some((p) => p.variable === 'OTEL_EXPORTER_OTLP_HEADERS')) return null;
+  if (tracesUrl === undefined || v.OTEL_SDK_DISABLED === true || problems.some((p) => p.variable === 'OTEL_EXPORTER_OTLP_HEADERS')) return null;
   return Object.freeze({
     tracesUrl,
     headers: Object.freeze(v.OTEL_EXPORTER_OTLP_HEADERS ?? {}),
