@@ -68,6 +68,10 @@ import { Background } from './util/background.js';
 import { windowHandout } from './placement/handout.js';
 import { systemClock, type Clock } from './util/clock.js';
 import { createHubLogger, type Logger } from './util/logger.js';
+import { hostname } from 'node:os';
+import { CIHUB_VERSION } from './cli/version.js';
+import { OtlpExporter } from './tracing/otlp-exporter.js';
+import { Tracer } from './tracing/tracer.js';
 
 /** How long SIGTERM waits for in-flight requests before closing their connections: 30 s. */
 export const SHUTDOWN_DRAIN_TIMEOUT_MS = 30_000;
@@ -172,6 +176,21 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     new PlacementOutcome(routingLog),
   ];
   const affinity = new PrefixAffinity({ clock, ttlMs: env.prefixAffinityTtlMs });
+  // Spans leave only when an OTLP endpoint is configured; otherwise nothing is recorded at all.
+  const exporter =
+    env.otlp === null
+      ? null
+      : new OtlpExporter({
+          url: env.otlp.tracesUrl,
+          headers: env.otlp.headers,
+          resource: { serviceName: env.otlp.serviceName, serviceVersion: CIHUB_VERSION, hostName: hostname() },
+          dispatcher,
+          onBatchReady: () => background.run('otlp trace export', () => exporter?.flush()),
+        });
+  if (exporter !== null && env.otlp !== null) {
+    background.every('otlp trace export', env.otlp.intervalMs, () => exporter.flush());
+    logger.info({ tracesUrl: env.otlp.tracesUrl, serviceName: env.otlp.serviceName }, 'exporting request spans over OTLP');
+  }
   const proxy = new PoolProxy({
     pool,
     outputFaults,
@@ -192,6 +211,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     defaultNumCtx: () => settings.get().inferenceMaxNumCtx,
     affinity,
     ownPressure: () => pressure.band(),
+    tracer: new Tracer({ sink: exporter, clock }),
   });
   const localRoutes = new LocalRoutes({ pool, health, dispatcher, proxy, logger });
 
@@ -339,6 +359,8 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
       app.server.closeAllConnections();
       await closed;
       background.close();
+      // Spans of the requests just drained go out before the connections close.
+      if (exporter !== null) await background.settle('otlp trace export', () => exporter.flush());
       health.close();
       peers.poller.stop();
       peers.identity.close();

@@ -7,12 +7,12 @@ import { startLlamaEngine } from '../llama/engine.js';
 import type { RequestRecord } from '../llama/request-log.js';
 import { MODEL_SIZES, type ModelSize } from '../llama/tiny-model.js';
 import { untilSignalled } from '../util/until-signalled.js';
-import { CliError, UsageError } from './hub-client.js';
+import { UsageError } from './hub-client.js';
 import { step, stepIfModelMissing } from './steps.js';
 
 export interface DevLlamaOptions {
   port: number;
-  /** tiny or medium; anything else is refused with a CliError. */
+  /** tiny or medium; anything else is refused with a UsageError. */
   modelSize: string;
   slots: number;
   ctx: number;

@@ -5,6 +5,7 @@
  * the entry named: guessing at a security list would either lock everyone out or let everyone in.
  */
 import { isIP } from 'node:net';
+import { EnvError } from './env-error.js';
 
 /** HUB_TRUST_PROXY unset: only a proxy on this machine (Tailscale Serve, cloudflared) is believed. */
 export const DEFAULT_TRUSTED_PROXIES: readonly string[] = Object.freeze(['127.0.0.0/8', '::1/128']);
@@ -26,11 +27,11 @@ export function parseTrustedProxies(raw: string | undefined): readonly string[] 
   const word = raw.trim().toLowerCase();
   if (OFF_WORDS.has(word)) return Object.freeze([]);
   if (TRUE_WORDS.has(word)) {
-    throw new Error(`HUB_TRUST_PROXY=${raw.trim()} would believe X-Forwarded-For from any caller; list the proxies' addresses instead (e.g. HUB_TRUST_PROXY=127.0.0.1,::1,10.0.0.0/8), or set it to false`);
+    throw new EnvError('HUB_TRUST_PROXY', `HUB_TRUST_PROXY=${raw.trim()} would believe X-Forwarded-For from any caller; list the proxies' addresses instead (e.g. HUB_TRUST_PROXY=127.0.0.1,::1,10.0.0.0/8), or set it to false`);
   }
   return Object.freeze(entries(raw).map((entry) => {
     const cidr = normalizeCidr(entry);
-    if (cidr === null) throw new Error(`HUB_TRUST_PROXY entry "${entry}" is not an IP address or a CIDR range (e.g. 10.0.0.0/8, fd00::/8)`);
+    if (cidr === null) throw new EnvError('HUB_TRUST_PROXY', `HUB_TRUST_PROXY entry "${entry}" is not an IP address or a CIDR range (e.g. 10.0.0.0/8, fd00::/8)`);
     return cidr;
   }));
 }
@@ -63,7 +64,7 @@ export function parseAllowedHosts(raw: string | undefined): readonly string[] {
     const name = entry.toLowerCase().replace(/\.$/, '');
     const bare = name.startsWith('*.') ? name.slice(2) : name;
     if (bare.length > MAX_HOST_NAME_LENGTH || !HOST_NAME.test(bare) || isIP(bare) !== 0) {
-      throw new Error(`HUB_ALLOWED_HOSTS entry "${entry}" is not a host name (names only, no scheme, port or path; *.example.com allows its subdomains; IP addresses are always allowed)`);
+      throw new EnvError('HUB_ALLOWED_HOSTS', `HUB_ALLOWED_HOSTS entry "${entry}" is not a host name (names only, no scheme, port or path; *.example.com allows its subdomains; IP addresses are always allowed)`);
     }
     return name;
   }));
@@ -81,7 +82,7 @@ export function parseAllowedOrigins(raw: string | undefined): readonly string[] 
   return Object.freeze(entries(raw).map((entry) => {
     if (entry === ANY_ORIGIN) return ANY_ORIGIN;
     const origin = normalizeOrigin(entry);
-    if (origin === null) throw new Error(`HUB_ALLOWED_ORIGINS entry "${entry}" is not an origin (scheme://host[:port], no path; or * for any)`);
+    if (origin === null) throw new EnvError('HUB_ALLOWED_ORIGINS', `HUB_ALLOWED_ORIGINS entry "${entry}" is not an origin (scheme://host[:port], no path; or * for any)`);
     return origin;
   }));
 }

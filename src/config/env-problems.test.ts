@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ENV_SCHEMA, loadEnv, type EnvProblem } from './env.js';
+import { loadEnv, type EnvProblem } from './env.js';
 
 const problemsOf = (raw: Record<string, string>): readonly EnvProblem[] => loadEnv(raw).problems;
 
@@ -66,5 +66,38 @@ describe('environment values the schema refuses', () => {
     live.HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS = 'soon';
     live.HUB_POOL_CONTENTION_PLACEMENT = 'sometimes';
     assert.deepEqual([knobs.slowerPlacementFloorMs(), knobs.contentionPlacement()], [20_000, true]);
+  });
+});
+
+describe('OpenTelemetry export variables', () => {
+  it('is off unless an endpoint is set', () => assert.equal(loadEnv({}).otlp, null));
+
+  it('sends traces to <endpoint>/v1/traces, with the headers, service name and interval given', () => {
+    const env = loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/', OTEL_EXPORTER_OTLP_HEADERS: 'Authorization=Bearer%20t0k, x-org = 7', OTEL_SERVICE_NAME: 'hub-a', OTEL_BSP_SCHEDULE_DELAY: '1000' });
+    assert.deepEqual(env.otlp, { tracesUrl: 'http://collector:4318/v1/traces', headers: { authorization: 'Bearer t0k', 'x-org': '7' }, serviceName: 'hub-a', intervalMs: 1000 });
+  });
+
+  it('is off when OTEL_SDK_DISABLED is true, whatever endpoint is set', () => {
+    assert.equal(loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_SDK_DISABLED: 'true' }).otlp, null);
+    assert.notEqual(loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_SDK_DISABLED: 'false' }).otlp, null);
+  });
+
+  it('takes the traces endpoint as given when it is set', () => {
+    assert.equal(loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/otlp/v1/traces' }).otlp?.tracesUrl, 'https://b/otlp/v1/traces');
+  });
+
+  it('refuses a protocol it does not send, and an endpoint that is not a URL', () => {
+    const env = loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+    assert.equal(env.otlp, null);
+    assert.deepEqual(env.problems.map((p) => [p.variable, p.problem, p.usedInstead]), [
+      ['OTEL_EXPORTER_OTLP_ENDPOINT', 'is not an http:// or https:// URL', 'no trace export'],
+      ['OTEL_EXPORTER_OTLP_PROTOCOL', 'is not http/json, the one OTLP protocol this Hub sends', 'http/json'],
+    ]);
+  });
+
+  it('switches export off on a header list it cannot read, without repeating the value', () => {
+    const env = loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_HEADERS: 'secret-token-without-a-name' });
+    assert.equal(env.otlp, null);
+    assert.deepEqual(env.problems, [{ variable: 'OTEL_EXPORTER_OTLP_HEADERS', value: '(hidden: it may hold a credential)', problem: 'is not a list of name=value pairs', usedInstead: 'no trace export' }]);
   });
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { EngineKind } from '../engines/engine-kind.js';
 import { parseAllowedHosts, parseAllowedOrigins, parseTrustedProxies } from './edge-trust.js';
+import { EnvError } from './env-error.js';
 import { findExecutable } from './find-executable.js';
 
 /** Default engine addresses: each engine's usual port on this machine. */
@@ -35,6 +36,9 @@ export const DEFAULT_SLOWER_PLACEMENT_RATIO = 3;
 export const DEFAULT_SLOWER_PLACEMENT_FLOOR_MS = 20_000;
 /** How long a session's placement is remembered (spec, Prefix affinity): 10 minutes. */
 export const DEFAULT_PREFIX_AFFINITY_TTL_MS = 600_000;
+/** How often queued spans go to the OTLP collector (OTEL_BSP_SCHEDULE_DELAY's default): 5 s. */
+export const DEFAULT_OTLP_EXPORT_INTERVAL_MS = 5_000;
+export const DEFAULT_OTEL_SERVICE_NAME = 'cihub';
 /** A day: a prefix surviving longer than that in a shared slot is not a guess worth making. */
 export const MAX_PREFIX_AFFINITY_TTL_MS = 86_400_000;
 
@@ -86,10 +90,24 @@ export interface HubEnv {
   readonly tailscaleBinary: string | null;
   /** Absolute path of `nvidia-smi` found on PATH at start (hardware tier detection); null when there is none. */
   readonly nvidiaSmiBinary: string | null;
+  /** OpenTelemetry trace export (OTLP/HTTP, JSON); null when OTEL_EXPORTER_OTLP_ENDPOINT and _TRACES_ENDPOINT are unset: nothing is exported. */
+  readonly otlp: OtlpExport | null;
   /** Values the schema refused, each replaced by its default: the Hub logs one warning per entry at start. */
   readonly problems: readonly EnvProblem[];
   /** Per-request knobs: read the environment at call time, as the spec asks. */
   readonly knobs: Knobs;
+}
+
+/** Where and how spans are exported (src/tracing/otlp-exporter.ts). */
+export interface OtlpExport {
+  /** The full traces URL: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces. */
+  readonly tracesUrl: string;
+  /** OTEL_EXPORTER_OTLP_HEADERS (`name=value,...`, values percent-decoded): sent with each export. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** OTEL_SERVICE_NAME, default cihub. */
+  readonly serviceName: string;
+  /** OTEL_BSP_SCHEDULE_DELAY: ms between exports. */
+  readonly intervalMs: number;
 }
 
 export interface Knobs {
@@ -125,13 +143,7 @@ export interface EnvProblem {
   readonly usedInstead: string;
 }
 
-/** A value the Hub refuses to start with (a port it would otherwise have to guess). */
-export class EnvError extends Error {
-  constructor(readonly problem: Omit<EnvProblem, 'usedInstead'>) {
-    super(`${problem.variable}=${problem.value} ${problem.problem}: fix or unset it.`);
-    this.name = 'EnvError';
-  }
-}
+export { EnvError };
 
 const wholeIn = (min: number, max: number) =>
   z.string().regex(/^\d+$/, 'is not a whole number').transform(Number).pipe(z.number().max(max, `is above ${max}`).min(min, `is below ${min}`));
@@ -148,6 +160,30 @@ const flag = z
   .refine((v) => TRUE_WORDS.has(v) || OFF_WORDS.has(v), 'is not one of true, false, 1, 0, yes, no, on, off')
   .transform((v) => TRUE_WORDS.has(v));
 const text = z.string();
+const httpUrl = z.string().refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), 'is not an http:// or https:// URL');
+/** The one OTLP encoding this Hub sends; gRPC and binary protobuf are not built. */
+const OTLP_PROTOCOL = 'http/json';
+const otlpProtocol = z.string().refine((v) => v === OTLP_PROTOCOL, `is not ${OTLP_PROTOCOL}, the one OTLP protocol this Hub sends`);
+/** `name=value,...` with percent-encoded values (the OpenTelemetry spec's format for OTEL_EXPORTER_OTLP_HEADERS). */
+const headerList = z.string().transform((v, ctx) => {
+  const out: Record<string, string> = {};
+  for (const entry of v.split(',').map((e) => e.trim()).filter(Boolean)) {
+    const eq = entry.indexOf('=');
+    const name = eq > 0 ? entry.slice(0, eq).trim().toLowerCase() : '';
+    let value: string | null = null;
+    try {
+      value = eq > 0 ? decodeURIComponent(entry.slice(eq + 1).trim()) : null;
+    } catch {
+      value = null;
+    }
+    if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name) || value === null || /[\r\n\0]/.test(value)) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'is not a list of name=value pairs' });
+      return z.NEVER;
+    }
+    out[name] = value;
+  }
+  return out;
+});
 
 /**
  * Every variable the Hub reads, one zod schema. Values are trimmed and a blank one counts as
@@ -188,6 +224,14 @@ export const ENV_SCHEMA = z.object({
   HUB_POOL_IDENTITY_SECRET: text.optional(),
   TAILSCALE_OAUTH_CLIENT_ID: text.optional(),
   TAILSCALE_OAUTH_CLIENT_SECRET: text.optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl.optional(),
+  OTEL_EXPORTER_OTLP_HEADERS: headerList.optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol.optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol.optional(),
+  OTEL_SERVICE_NAME: text.optional(),
+  OTEL_BSP_SCHEDULE_DELAY: wholeIn(1, 3_600_000).optional(),
+  OTEL_SDK_DISABLED: flag.optional(),
 });
 type EnvVariable = keyof typeof ENV_SCHEMA.shape;
 type EnvValues = z.infer<typeof ENV_SCHEMA>;
@@ -221,9 +265,20 @@ const FALLBACKS: Readonly<Record<EnvVariable, string | null>> = {
   HUB_POOL_IDENTITY_SECRET: '<data-dir>/identity.secret',
   TAILSCALE_OAUTH_CLIENT_ID: 'none',
   TAILSCALE_OAUTH_CLIENT_SECRET: 'none',
+  OTEL_EXPORTER_OTLP_ENDPOINT: 'no trace export',
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'OTEL_EXPORTER_OTLP_ENDPOINT, or no trace export',
+  // Exporting without the collector's credential would only collect refusals.
+  OTEL_EXPORTER_OTLP_HEADERS: 'no trace export',
+  OTEL_EXPORTER_OTLP_PROTOCOL: OTLP_PROTOCOL,
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: OTLP_PROTOCOL,
+  OTEL_SERVICE_NAME: DEFAULT_OTEL_SERVICE_NAME,
+  OTEL_BSP_SCHEDULE_DELAY: String(DEFAULT_OTLP_EXPORT_INTERVAL_MS),
+  OTEL_SDK_DISABLED: 'false',
 };
 
 const VARIABLES = Object.keys(ENV_SCHEMA.shape) as EnvVariable[];
+/** Variables whose value is never repeated in a warning: it may be a collector's token. */
+const SECRET_VARIABLES: ReadonlySet<EnvVariable> = new Set(['OTEL_EXPORTER_OTLP_HEADERS']);
 
 function trimmedOrUnset(value: string | undefined): string | undefined {
   const v = value?.trim();
@@ -248,9 +303,9 @@ export function parseEnvValues(env: Env): { values: EnvValues; problems: EnvProb
   }
   for (const key of refused.keys()) raw[key] = undefined;
   const problems = [...refused].map(([variable, problem]) => {
-    const value = env[variable] ?? '';
+    const value = SECRET_VARIABLES.has(variable) ? '(hidden: it may hold a credential)' : (env[variable] ?? '');
     const usedInstead = FALLBACKS[variable];
-    if (usedInstead === null) throw new EnvError({ variable, value, problem });
+    if (usedInstead === null) throw new EnvError(variable, `${variable}=${value} ${problem}: fix or unset it.`);
     return { variable, value, problem, usedInstead };
   });
   return { values: ENV_SCHEMA.parse(raw), problems };
@@ -323,6 +378,7 @@ export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
     tailscaleOAuth: v.TAILSCALE_OAUTH_CLIENT_ID && v.TAILSCALE_OAUTH_CLIENT_SECRET ? Object.freeze({ clientId: v.TAILSCALE_OAUTH_CLIENT_ID, clientSecret: v.TAILSCALE_OAUTH_CLIENT_SECRET }) : null,
     tailscaleBinary: findExecutable('tailscale', env.PATH),
     nvidiaSmiBinary: findExecutable('nvidia-smi', env.PATH),
+    otlp: otlpFrom(v, problems),
     problems: Object.freeze(problems),
     knobs: {
       tailnetRequiresKey: () => readOne(env, 'HUB_INFERENCE_TAILNET_AUTH') === 'require-key',
@@ -333,6 +389,19 @@ export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
     },
   };
   return Object.freeze(hubEnv);
+}
+
+/** Trace export when an endpoint is set and OTEL_SDK_DISABLED is not true; a refused header list switches it off (the collector would refuse every export). */
+function otlpFrom(v: EnvValues, problems: readonly EnvProblem[]): OtlpExport | null {
+  const base = v.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const tracesUrl = v.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base === undefined ? undefined : `${base.replace(/\/+$/, '')}/v1/traces`);
+  if (tracesUrl === undefined || v.OTEL_SDK_DISABLED === true || problems.some((p) => p.variable === 'OTEL_EXPORTER_OTLP_HEADERS')) return null;
+  return Object.freeze({
+    tracesUrl,
+    headers: Object.freeze(v.OTEL_EXPORTER_OTLP_HEADERS ?? {}),
+    serviceName: v.OTEL_SERVICE_NAME ?? DEFAULT_OTEL_SERVICE_NAME,
+    intervalMs: v.OTEL_BSP_SCHEDULE_DELAY ?? DEFAULT_OTLP_EXPORT_INTERVAL_MS,
+  });
 }
 
 /** The data dir: CIHUB_DATA_DIR, else ~/.cihub. Also what the CLI uses to find its Hub. */

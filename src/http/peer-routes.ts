@@ -128,9 +128,11 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
         try {
           // 503, never 403: a 403 reads to the sender as "no longer paired" and drops a healthy pairing.
           if (!directions.inbound.enabled || !peer.enabled) throw new HubError('HUB_ERR_PEER_NOT_ACCEPTING', 'this Hub is not taking work from peers right now');
-          await s.proxy.serveRouted(route, rawBody(request), request.headers.accept, reply.raw, {
-            fromPeer: peer.nodeFqdn,
-            requestId: headerOf(request, 'x-hub-pool-request-id'),
+          await s.proxy.serveRouted(route, rawBody(request), reply.raw, {
+            accept: request.headers.accept,
+            inbound: { fromPeer: peer.nodeFqdn, requestId: headerOf(request, 'x-hub-pool-request-id') },
+            // The sender's traceparent names its attempt span: this Hub's row and spans join the same trace.
+            trace: { traceparent: request.headers.traceparent, tracestate: request.headers.tracestate },
           });
         } catch (err) {
           const e = toHubError(err);

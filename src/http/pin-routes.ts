@@ -92,7 +92,6 @@ function modelProblem(model: unknown): string | null {
   if (typeof model !== 'string' || model.length === 0) return `model must be the exact model id to pin when scope is "model"; got ${describe(model)}`;
   if (model.length > MAX_PIN_MODEL_LENGTH) return `model must be at most ${MAX_PIN_MODEL_LENGTH} characters`;
   if (model.trim() !== model) return 'model must be the exact model id, without spaces around it (pins match model ids exactly)';
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(model)) return 'model must not contain control characters';
   return null;
 }

@@ -37,7 +37,7 @@ export async function registerProxyRoutes(app: FastifyInstance, s: HubServices):
 
     for (const route of ROUTED_ROUTES) {
       scope.post(`${PROXY_PREFIX}${route.path}`, async (request, reply) =>
-        serve(reply, route.dialect, s, () => s.proxy.serveRouted(route, bodyOf(request), request.headers.accept, reply.raw, undefined, request.headers[SESSION_HEADER])),
+        serve(reply, route.dialect, s, () => s.proxy.serveRouted(route, bodyOf(request), reply.raw, { accept: request.headers.accept, sessionHeader: request.headers[SESSION_HEADER], trace: { traceparent: request.headers.traceparent, tracestate: request.headers.tracestate } })),
       );
     }
     scope.get(`${PROXY_PREFIX}/v1/models`, async (_req, reply) => serve(reply, 'openai', s, () => s.localRoutes.openAIModels(reply.raw)));

@@ -22,6 +22,7 @@ import { registerSettingsCatalogueRoutes } from './settings-catalogue-routes.js'
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 import { registerSlotStatementRoutes } from './slot-statement-routes.js';
 import { registerLogRoutes } from './log-routes.js';
+import { recordRoutes, registerOpenApiRoutes } from './openapi-routes.js';
 import type { HubServices } from './services.js';
 
 /** Operator bodies are small JSON documents. */
@@ -38,6 +39,9 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
     ...edgeServerOptions(s.env),
   });
   app.server.maxConnections = MAX_CONNECTIONS;
+  // Before any route: the OpenAPI document is built from the routes as registered.
+  const routes = recordRoutes(app);
+  app.decorate('registeredRoutes', routes);
   // Operator bodies are JSON and nothing else (415 otherwise, text/plain included), parsed with
   // the depth bound every request body gets.
   app.removeAllContentTypeParsers();
@@ -81,6 +85,7 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
   registerDiscoveryRoutes(app, s);
   registerSlotStatementRoutes(app, s);
   registerLogRoutes(app, s);
+  registerOpenApiRoutes(app, routes);
   await registerProxyRoutes(app, s);
   await registerPeerRoutes(app, s);
   return app;

@@ -39,6 +39,8 @@ import { verdictWindow } from './verdict-window.js';
 import { affinityHold, ollamaResidency, type HoldDecision } from './contention-hold.js';
 import type { PrefixAffinity } from '../placement/affinity/prefix-affinity.js';
 import { affinityHeldId, affinityOutcome } from '../placement/steps/affinity.js';
+import type { IncomingTraceHeaders } from '../tracing/trace-context.js';
+import type { Tracer } from '../tracing/tracer.js';
 
 /** A request id minted by another Hub is accepted only in the shape this Hub mints. */
 const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -48,6 +50,18 @@ export interface InboundForward {
   readonly fromPeer: string;
   /** The sender's X-Hub-Pool-Request-Id, so both rows share one id; null when absent. */
   readonly requestId: string | null;
+}
+
+/** What a route hands the proxy beside the body. */
+export interface ServeOptions {
+  /** The app's Accept header, passed on. */
+  readonly accept?: string | undefined;
+  /** Set when the request is a peer's forward. */
+  readonly inbound?: InboundForward;
+  /** X-Hub-Pool-Session, for prefix affinity. */
+  readonly sessionHeader?: string | readonly string[] | undefined;
+  /** traceparent and tracestate as they arrived. */
+  readonly trace?: IncomingTraceHeaders;
 }
 
 /** What the proxy needs from the pool: the peers it may use, and how to reach and judge them. */
@@ -84,6 +98,8 @@ export interface PoolProxyDeps {
   readonly affinity?: PrefixAffinity;
   /** This node's GPU-pressure band (machine/pressure-sampler.ts); null or absent when it has none. */
   readonly ownPressure?: () => number | null;
+  /** Each request's trace: traceparent passed on, spans exported when OTLP export is configured. */
+  readonly tracer: Tracer;
 }
 
 export class PoolProxy {
@@ -113,8 +129,15 @@ export class PoolProxy {
    * `inbound`, the request is a peer's forward: it is served from this node's own engines
    * only (a peer never relays), under the sender's request id, and logged as inbound.
    */
-  async serveRouted(route: RoutedRoute, raw: Buffer, accept: string | undefined, res: ServerResponse, inbound?: InboundForward, sessionHeader?: string | readonly string[]): Promise<void> {
+  async serveRouted(route: RoutedRoute, raw: Buffer, res: ServerResponse, opts: ServeOptions = {}): Promise<void> {
+    const { accept, inbound, sessionHeader } = opts;
     const startedAt = performance.now();
+    const trace = this.#deps.tracer.begin(opts.trace ?? {}, `POST ${route.path}`, {
+      'http.request.method': 'POST',
+      'http.route': route.path,
+      'hub_pool.direction': inbound ? 'inbound' : 'outbound',
+      ...(inbound ? { 'hub_pool.from_peer': inbound.fromPeer } : {}),
+    });
     // Watched from here: a caller that leaves during the engine probe must not leave a count behind.
     const caller = new CallerLine(res);
     const facts = readRequestFacts(raw, route);
@@ -193,10 +216,14 @@ export class PoolProxy {
       bodyBytes: body.length,
       budgetMs,
       placement: placement.records,
+      traceId: trace.traceId,
     });
+    trace.setRequestId(requestId);
 
     if (placement.order.length === 0) {
-      this.#deps.routingLog.settle(requestId, { outcome: 'failed', attempt: null, reason: 'no candidate holds the model', totalMs: Math.round(performance.now() - startedAt) });
+      const reason = 'no candidate holds the model';
+      this.#deps.routingLog.settle(requestId, { outcome: 'failed', attempt: null, reason, totalMs: Math.round(performance.now() - startedAt) });
+      trace.ended({ requestId, outcome: 'failed', node: null, backend: null, status: 502, attempt: null, failedOver: 0, reason });
       // A pin never makes inference fail; when one applies, the 502 says so in the same breath.
       const pin = inbound ? null : resolvePin(settings.poolPins, model);
       const pinNote = pin === null ? '' : ` A ${pin.scope} pin to ${pin.target} applies to this model; pins only reorder candidates and did not cause this.`;
@@ -209,7 +236,7 @@ export class PoolProxy {
       this.#walkDeps,
       { requestId, route, model, body, stream: facts.stream, order: placement.order, budgetMs, startedAt, accept, res, caller, rowNode: inbound?.fromPeer ?? null,
         windowOf: verdictWindow({ model, dialect: route.dialect, numCtx: facts.numCtx, localCap: this.#deps.defaultNumCtx(), peers }),
-        affinity: affinityRecord?.outcome ?? null },
+        affinity: affinityRecord?.outcome ?? null, trace },
     );
   }
 

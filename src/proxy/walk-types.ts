@@ -16,6 +16,7 @@ import type { WithholdBook } from './withhold-book.js';
 import type { EngineKind } from '../engines/engine-kind.js';
 import type { CallerLine } from './walk-caller.js';
 import type { EngineTimings } from './walk-timings.js';
+import type { RequestTrace } from '../tracing/request-trace.js';
 
 export interface RowWriter {
   update(id: string, patch: Partial<RoutingLogEntry>): void;
@@ -66,6 +67,8 @@ export interface WalkRequest {
   readonly windowOf: (c: Candidate) => number | null;
   /** Prefix affinity's outcome for the X-Hub-Pool-Affinity header; absent or null when affinity did not judge the request. */
   readonly affinity?: 'hit' | 'skipped' | 'miss' | null;
+  /** The request's trace: each attempt sends its traceparent on and records a span. Absent: no trace. */
+  readonly trace?: RequestTrace;
 }
 
 /** A 500 whose body was a verdict on the request, kept while the walk asks another node. */

@@ -72,12 +72,16 @@ class RequestWalk {
   readonly #failures: FailedAttempt[] = [];
   #current: CurrentAttempt | null = null;
   #settled = false;
+  /** The walk's log lines name the trace, so a peer's line can be found from the app's trace id. */
+  readonly #log: WalkDeps['logger'];
   /** Where the answer's engine timings are read from, once it was read or relayed. */
   #finalFrames: (() => unknown[]) | null = null;
 
   constructor(deps: WalkDeps, req: WalkRequest) {
     this.#deps = deps;
     this.#req = req;
+    const traceId = req.trace?.traceId ?? null;
+    this.#log = traceId === null ? deps.logger : deps.logger.child({ traceId });
     this.#verdicts = new VerdictTracker(req.order, req.windowOf);
   }
 
@@ -104,7 +108,7 @@ class RequestWalk {
     this.#current = { start, release: this.#deps.inFlight.acquire(candidate.backendId ?? candidate.node), answered: candidate, status: null, headersMs: null };
     this.#tell((o) => o.onAttempt?.(start));
 
-    const headers: Record<string, string> = { 'content-type': 'application/json', ...(req.accept ? { accept: req.accept } : {}) };
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...(req.accept ? { accept: req.accept } : {}), ...req.trace?.attemptStarted(index) };
     let path: string;
     if (candidate.peerId !== null) {
       // A peer serves from its own engines under /local/*, and logs the work under our request id.
@@ -141,7 +145,7 @@ class RequestWalk {
     try {
       return await this.#deps.peerAuth(peerId, 'POST', path, this.#req.body);
     } catch (err) {
-      this.#deps.logger.error({ err, requestId: this.#req.requestId }, 'computing a peer credential failed');
+      this.#log.error({ err, requestId: this.#req.requestId }, 'computing a peer credential failed');
       return 'this Hub failed to sign the forward';
     }
   }
@@ -277,7 +281,7 @@ class RequestWalk {
   #failOver(failure: AttemptFailure): void {
     const at = this.#current!;
     this.#failures.push({ candidate: at.answered, failure });
-    this.#deps.logger.warn(
+    this.#log.warn(
       { requestId: this.#req.requestId, node: at.answered.node, backend: at.answered.engine, status: at.status, reason: describeFailure(failure) },
       'failed over from a candidate',
     );
@@ -290,6 +294,7 @@ class RequestWalk {
     if (at === null) return;
     this.#current = null;
     at.release();
+    this.#req.trace?.attemptEnded({ node: at.answered.node, backend: at.answered.engine, status: at.status, failedOver: failure === null ? null : describeFailure(failure) });
     this.#tell((o) => o.onAttemptEnd?.(at.start, failure));
   }
 
@@ -313,14 +318,26 @@ class RequestWalk {
     this.#endAttempt(null);
     req.caller.detach();
     if (end === 'hung-up') {
-      this.#deps.logger.info(
+      this.#log.info(
         { requestId: req.requestId, node: outcome.served?.node ?? null, afterMs: outcome.totalMs, answered: outcome.status !== null },
         'the caller closed its connection before the answer was complete',
       );
     } else if (end === 'verdict') {
-      this.#deps.logger.info({ requestId: req.requestId, node: outcome.served?.node, signature: outcome.verdict?.signature, basis: outcome.verdict?.basis }, "answered with an engine's verdict on the request");
+      this.#log.info({ requestId: req.requestId, node: outcome.served?.node, signature: outcome.verdict?.signature, basis: outcome.verdict?.basis }, "answered with an engine's verdict on the request");
     }
-    this.#deps.rows.settle(req.requestId, settledRow(req, outcome));
+    const row = settledRow(req, outcome);
+    this.#deps.rows.settle(req.requestId, row);
+    req.trace?.ended({
+      requestId: req.requestId,
+      outcome: row.outcome === 'served' ? 'served' : 'failed',
+      // The node that served, even on an inbound row (whose node names the sender): 'local' there.
+      node: outcome.served?.node ?? null,
+      backend: row.backend ?? null,
+      status: row.status ?? null,
+      attempt: row.attempt ?? null,
+      failedOver: outcome.failures.length,
+      reason: row.reason ?? null,
+    });
     if (end === 'exhausted') answerExhausted(req, this.#failures);
     if (this.#deps.observers.length > 0) {
       const frames = this.#finalFrames;
@@ -345,7 +362,7 @@ class RequestWalk {
       try {
         call(o);
       } catch (err) {
-        this.#deps.logger.error({ err, requestId: this.#req.requestId }, 'a walk observer failed');
+        this.#log.error({ err, requestId: this.#req.requestId }, 'a walk observer failed');
       }
     }
   }

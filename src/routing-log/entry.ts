@@ -176,6 +176,12 @@ export interface RoutingLogEntry extends PlacementRecords {
   readonly bodyBytes: number;
   /** The header deadline each attempt was given, ms. */
   readonly budgetMs: number;
+  /**
+   * The W3C trace id the request belongs to (32 hex digits): the app's traceparent, or the one
+   * the entering Hub started when it exports spans; a peer's inbound row carries the sender's.
+   * null: the request belongs to no trace.
+   */
+  readonly traceId: string | null;
 }
 
 export const NULL_PLACEMENT_RECORDS: PlacementRecords = Object.freeze({

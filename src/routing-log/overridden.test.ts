@@ -7,7 +7,7 @@ const base: RoutingLogEntry = {
   ...NULL_PLACEMENT_RECORDS,
   id: 'r', timestamp: 't', updatedAt: 't', direction: 'outbound', path: '/api/chat', model: 'm', node: 'hub-a', backend: 'ollama', candidates: 2, attempt: 2,
   failedOverFrom: ['hub-b'], attempts: [], outcome: 'served', status: 200, durationMs: 1, totalMs: 2, clientClosed: false, requestError: null, reason: null,
-  localLoadRefused: null, stream: false, bodyBytes: 1, budgetMs: 300_000,
+  localLoadRefused: null, stream: false, bodyBytes: 1, budgetMs: 300_000, traceId: null,
 };
 const ceiling = { estimatedTokens: 9000, excluded: [{ node: 'hub-a', maxPromptTokens: 1024 }], overridden: false };
 const cap = { numCtx: 65_536, source: 'request' as const, excluded: [{ node: 'hub-a', maxNumCtx: 16_384 }], overridden: false };

@@ -87,7 +87,7 @@ describe('RoutingLog rows', () => {
       'pin', 'promptCeiling', 'contextCap', 'slots', 'throughput', 'contention', 'affinity', 'withheld',
       'id', 'timestamp', 'updatedAt', 'direction', 'path', 'model', 'node', 'backend', 'candidates', 'attempt',
       'failedOverFrom', 'attempts', 'outcome', 'status', 'durationMs', 'totalMs', 'clientClosed', 'requestError',
-      'reason', 'localLoadRefused', 'stream', 'bodyBytes', 'budgetMs',
+      'reason', 'localLoadRefused', 'stream', 'bodyBytes', 'budgetMs', 'traceId',
     ];
     assert.deepEqual(Object.keys(log.open(fields('r1', { placement: { affinity: { outcome: 'miss', key: 'hashed', qualified: false, remembered: null, inFlight: null, leastLoadedInFlight: null, maxInFlight: 2, affinityMargin: 0 }, pin: { scope: 'default', model: null, target: 'local', applied: true } } }))), order);
     assert.deepEqual(Object.keys(log.update('r1', { status: 200, pin: null }) ?? {}), order);

@@ -63,12 +63,14 @@ export interface OpenFields {
   readonly budgetMs: number;
   readonly node?: string | null;
   readonly backend?: EngineKind | null;
+  /** The trace the request belongs to; absent or null: none. */
+  readonly traceId?: string | null;
   /** What each placement step did; a record left out starts null. */
   readonly placement?: Partial<PlacementRecords>;
 }
 
 /** A change to a row. Who and when it was placed never change; only settle sets the outcome. Undefined fields are ignored. */
-export type RowPatch = Partial<Omit<RoutingLogEntry, 'id' | 'timestamp' | 'updatedAt' | 'direction' | 'outcome'>>;
+export type RowPatch = Partial<Omit<RoutingLogEntry, 'id' | 'timestamp' | 'updatedAt' | 'direction' | 'outcome' | 'traceId'>>;
 export type SettlePatch = RowPatch & { readonly outcome: 'served' | 'failed' };
 
 export interface PageQuery {
@@ -270,6 +272,7 @@ function pendingRow(fields: OpenFields, id: string, at: string): RoutingLogEntry
     stream: fields.stream,
     bodyBytes: fields.bodyBytes,
     budgetMs: fields.budgetMs,
+    traceId: fields.traceId ?? null,
   });
 }
 
@@ -311,6 +314,8 @@ function changedRow(prev: RoutingLogEntry, patch: Partial<RoutingLogEntry>, upda
     stream: or(patch.stream, prev.stream),
     bodyBytes: or(patch.bodyBytes, prev.bodyBytes),
     budgetMs: or(patch.budgetMs, prev.budgetMs),
+    // Set when the row opens, from a validated header: never changed by a patch.
+    traceId: prev.traceId,
   });
 }
 

@@ -52,7 +52,6 @@ function ipLiteralProblem(value: string): string | null {
 
 /** The caller's text, shortened and stripped of control characters, for echoing in a reason. */
 function quoted(raw: string): string {
-  // eslint-disable-next-line no-control-regex
   const clean = raw.trim().replace(/[\u0000-\u001f\u007f]/g, '?');
   return clean.length > 120 ? `${clean.slice(0, 120)}...` : clean;
 }

@@ -1,7 +1,7 @@
 /**
  * Config that refuses nonsense (issue 12, item 6): a Hub started with a value it cannot use says
  * so once, naming the variable, the value and what it used instead; a port it would have to guess
- * stops it from starting.
+ * stops it from starting, with exit code 2 (a usage error: the fix is in how it was started).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,6 +34,12 @@ describe('environment values at start', () => {
   it('refuses to start on an API_PORT that is not a port, instead of binding 5002', async () => {
     const res = await runCli(['serve'], { dataDir: freshDataDir(), env: { API_PORT: '50o2', OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '' } });
     assert.equal(res.stderr, 'API_PORT=50o2 is not a whole number: fix or unset it.\n');
-    assert.notEqual(res.code, 0);
+    assert.equal(res.code, 2, 'a value the Hub cannot start with is a usage error, like a wrong flag');
+  });
+
+  it('refuses to start on a security list it cannot read, as a usage error naming the entry', async () => {
+    const res = await runCli(['serve'], { dataDir: freshDataDir(), env: { HUB_TRUST_PROXY: '10.0.0.0/33', OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '' } });
+    assert.equal(res.stderr, 'HUB_TRUST_PROXY entry "10.0.0.0/33" is not an IP address or a CIDR range (e.g. 10.0.0.0/8, fd00::/8)\n');
+    assert.equal(res.code, 2);
   });
 });

@@ -25,7 +25,7 @@ export interface Answer {
   readonly headers: IncomingHttpHeaders;
   readonly text: string;
   /** Parsed body, loosely typed: tests read whatever field they assert on. */
-  readonly json: any;
+  readonly json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- a test reads any JSON answer
 }
 
 export interface SendOptions {

@@ -12,7 +12,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { header, HeldRequests, post, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Answer, type Pool } from '../helpers/pool-fixture.js';
+import { header, HeldRequests, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Answer, type Pool } from '../helpers/pool-fixture.js';
 
 const MODEL = 'agent:8b';
 const HOLD = 'hold:1b'; // on hub-a only: the engine never answers it, so held requests keep hub-a's engine busy

@@ -11,7 +11,6 @@ import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import type { RoutingLogEntry, RoutingLogPage } from '../../src/routing-log/entry.js';
 import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 
-const MODEL = 'qwen3:8b';
 // Two failures of one engine within five minutes withhold that model there, so each test asks
 // for its own model: the rules under test must not see each other's strikes.
 const MODELS = Array.from({ length: 16 }, (_, i) => `qwen3:8b-t${i}`);

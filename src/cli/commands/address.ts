@@ -8,7 +8,7 @@ import type { PeerView } from '../../peers/peer-view.js';
 import type { ProbeResult } from '../../pairing/pair-by-address.js';
 import { parseAddressTarget } from '../../tailnet/address-target.js';
 import { normalizePeerName } from '../../tailnet/peer-name.js';
-import { callHub, CliError, findHub, UsageError } from '../hub-client.js';
+import { callHub, findHub, UsageError } from '../hub-client.js';
 import { step } from '../steps.js';
 import { confirm } from '../confirm.js';
 import type { CommonOptions } from './pool.js';

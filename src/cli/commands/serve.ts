@@ -1,14 +1,15 @@
 /** `cihub serve`: runs a Hub in the foreground until SIGTERM or SIGINT, then drains and exits. */
 import { EnvError, loadEnv, processEnv } from '../../config/env.js';
 import { startHub } from '../../system.js';
-import { CliError } from '../hub-client.js';
+import { UsageError } from '../hub-client.js';
 
 export async function runServe(opts: { port?: number | undefined; dataDir?: string | undefined; host?: string | undefined }): Promise<void> {
   let env;
   try {
     env = loadEnv(processEnv(), { port: opts.port, dataDir: opts.dataDir, host: opts.host });
   } catch (err) {
-    if (err instanceof EnvError) throw new CliError(err.message);
+    // A value the Hub cannot start with is the command line's fault: exit 2, as a wrong flag is.
+    if (err instanceof EnvError) throw new UsageError(err.message);
     throw err;
   }
   const hub = await startHub(env);

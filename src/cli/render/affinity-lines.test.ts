@@ -10,7 +10,7 @@ const row = (affinity: AffinityRecord | null): RoutingLogEntry => ({
   affinity,
   id: 'req-1', timestamp: AT, updatedAt: AT, direction: 'outbound', path: '/api/chat', model: 'qwen3.6:35b', node: 'core-2', backend: 'ollama',
   candidates: 3, attempt: 1, failedOverFrom: [], attempts: [], outcome: 'served', status: 200, durationMs: 812, totalMs: 4_020,
-  clientClosed: false, requestError: null, reason: null, localLoadRefused: null, stream: true, bodyBytes: 2_048, budgetMs: 300_000,
+  clientClosed: false, requestError: null, reason: null, localLoadRefused: null, stream: true, bodyBytes: 2_048, budgetMs: 300_000, traceId: null,
 });
 const arrows = (entry: RoutingLogEntry) =>
   renderRoutingLog({ entries: [entry], nextSince: AT, matched: 1, summary: { bootId: 'b', startedAt: AT, totalRecorded: 1, recorded: 1, oldestAt: AT, counts: countRows([entry]) } })

@@ -31,6 +31,7 @@ function row(overrides: Partial<RoutingLogEntry>): RoutingLogEntry {
     stream: true,
     bodyBytes: 160_000,
     budgetMs: 327_000,
+    traceId: null,
     ...overrides,
   };
 }

@@ -32,6 +32,7 @@ function row(overrides: Partial<RoutingLogEntry> = {}): RoutingLogEntry {
     stream: true,
     bodyBytes: 2_048,
     budgetMs: 300_000,
+    traceId: null,
     ...overrides,
   };
 }

@@ -1,0 +1,131 @@
+/**
+ * The walk tells each engine it asks about the request's trace (issue 12, item 5), over real
+ * sockets: two loopback engines that record the headers they are sent, the first answering 503
+ * so the walk fails over to the second.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Agent, request } from 'undici';
+import { pino } from 'pino';
+import { ManualClock, systemClock } from '../util/clock.js';
+import type { Candidate } from '../placement/types.js';
+import type { FinishedSpan } from '../tracing/span.js';
+import { Tracer } from '../tracing/tracer.js';
+import { InFlight } from './in-flight.js';
+import { ROUTED_ROUTES } from './route-table.js';
+import { walk } from './walk.js';
+import { CallerLine } from './walk-caller.js';
+import type { WalkDeps } from './walk-types.js';
+import { WithholdBook } from './withhold-book.js';
+
+const embed = ROUTED_ROUTES.find((r) => r.path === '/api/embed')!;
+const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const APP_PARENT = `00-${TRACE}-00f067aa0ba902b7-01`;
+
+interface Engine {
+  readonly url: string;
+  readonly seen: IncomingHttpHeaders[];
+  close(): Promise<void>;
+}
+
+async function engine(status: number): Promise<Engine> {
+  const seen: IncomingHttpHeaders[] = [];
+  const server: Server = createServer((req, res) => {
+    seen.push(req.headers);
+    req.resume();
+    req.on('end', () => res.writeHead(status, { 'content-type': 'application/json' }).end(status === 200 ? '{"embeddings":[[0.5]]}' : '{"error":"busy"}'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+function candidate(id: string, url: string): Candidate {
+  return { id: `local/${id}`, node: 'local', backendId: id, engine: 'ollama', url, queueDepth: 0, peerId: null, hardwareTier: null, pressure: 1 };
+}
+
+describe("the walk passes the request's trace to each engine", () => {
+  let busy: Engine;
+  let good: Engine;
+  let app: Server;
+  let tracer: Tracer;
+  const dispatcher = new Agent();
+
+  before(async () => {
+    busy = await engine(503);
+    good = await engine(200);
+    const deps: WalkDeps = {
+      dispatcher,
+      rows: { update: () => {}, settle: () => {} },
+      inFlight: new InFlight(),
+      logger: pino({ level: 'silent' }),
+      peerAuth: async () => 'no peers here',
+      onPeerRefused: () => {},
+      onEngineRefusal: () => {},
+      outputFaults: new WithholdBook(systemClock),
+      unservable: new WithholdBook(systemClock),
+      onWithholdChange: () => {},
+      observers: [],
+    };
+    app = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const trace = tracer.begin({ traceparent: req.headers.traceparent, tracestate: req.headers.tracestate }, 'POST /api/embed', {});
+        void walk(deps, {
+          requestId: 'r1', route: embed, model: 'm', body: Buffer.concat(chunks), stream: false, order: [candidate('busy', busy.url), candidate('good', good.url)],
+          budgetMs: 10_000, startedAt: performance.now(), accept: undefined, res, caller: new CallerLine(res), rowNode: null, windowOf: () => null, trace,
+        });
+      });
+    });
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+  });
+  after(async () => {
+    await new Promise<void>((resolve) => app.close(() => resolve()));
+    await dispatcher.close();
+    await busy.close();
+    await good.close();
+  });
+
+  async function send(headers: Record<string, string>): Promise<void> {
+    busy.seen.length = 0;
+    good.seen.length = 0;
+    const { port } = app.address() as AddressInfo;
+    const res = await request(`http://127.0.0.1:${port}/api/embed`, { method: 'POST', headers, body: '{"model":"m","input":"x"}' });
+    assert.equal(res.statusCode, 200);
+    await res.body.text();
+  }
+
+  it("passes the app's traceparent and tracestate unchanged when nothing is exported", async () => {
+    tracer = new Tracer({ sink: null, clock: systemClock });
+    await send({ traceparent: APP_PARENT, tracestate: 'app=1' });
+    assert.deepEqual([busy.seen[0]?.traceparent, busy.seen[0]?.tracestate], [APP_PARENT, 'app=1']);
+    assert.deepEqual([good.seen[0]?.traceparent, good.seen[0]?.tracestate], [APP_PARENT, 'app=1']);
+  });
+
+  it('sends no trace header when the app sent none and nothing is exported', async () => {
+    tracer = new Tracer({ sink: null, clock: systemClock });
+    await send({});
+    assert.deepEqual([busy.seen[0]?.traceparent, good.seen[0]?.traceparent], [undefined, undefined]);
+  });
+
+  it('names each attempt as the parent when spans are exported', async () => {
+    const spans: FinishedSpan[] = [];
+    tracer = new Tracer({ sink: { add: (s) => spans.push(s) }, clock: new ManualClock() });
+    await send({ traceparent: APP_PARENT });
+    // The walk settles (and ends its spans) as the body ends, which can be after the app has read it.
+    await until(() => spans.some((s) => s.kind === 'server'));
+    const attempts = spans.filter((s) => s.kind === 'client');
+    assert.equal(attempts.length, 2);
+    assert.equal(busy.seen[0]?.traceparent, `00-${TRACE}-${attempts[0]!.spanId}-01`);
+    assert.equal(good.seen[0]?.traceparent, `00-${TRACE}-${attempts[1]!.spanId}-01`);
+    assert.deepEqual(attempts.map((s) => s.error), ['HTTP 503', null]);
+  });
+});
+
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(done(), 'the walk did not settle');
+}

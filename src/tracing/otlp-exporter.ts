@@ -1,0 +1,87 @@
+/**
+ * Sends finished spans to an OTLP/HTTP collector as JSON (POST <endpoint>/v1/traces), in batches,
+ * off the request path: add() only queues; the Hub's background timer calls flush(). The queue is
+ * bounded, so a collector that is down costs memory up to MAX_QUEUED_SPANS and then drops spans,
+ * counted and reported, never the Hub. Bounds and the export timeout are the OpenTelemetry SDK's
+ * batch span processor and OTLP exporter defaults.
+ */
+import { request, type Dispatcher } from 'undici';
+import { otlpTraceBody, type TraceResource } from './otlp-body.js';
+import type { FinishedSpan, SpanSink } from './span.js';
+
+/** Spans held while waiting for the next export: 2048. */
+export const MAX_QUEUED_SPANS = 2048;
+/** Spans in one export request: 512. */
+export const MAX_EXPORT_BATCH_SPANS = 512;
+/** How long one export request may take: 10 s. */
+export const EXPORT_TIMEOUT_MS = 10_000;
+
+export interface OtlpExporterOptions {
+  /** The traces URL: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces. */
+  readonly url: string;
+  /** OTEL_EXPORTER_OTLP_HEADERS: sent with every export (a collector's credential, typically). */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly resource: TraceResource;
+  readonly dispatcher: Dispatcher;
+  /** Called when a full batch is waiting, so it goes out before the next tick. */
+  readonly onBatchReady?: () => void;
+}
+
+export class OtlpExporter implements SpanSink {
+  readonly #opts: OtlpExporterOptions;
+  #queue: FinishedSpan[] = [];
+  #dropped = 0;
+
+  constructor(opts: OtlpExporterOptions) {
+    this.#opts = opts;
+  }
+
+  add(span: FinishedSpan): void {
+    if (this.#queue.length >= MAX_QUEUED_SPANS) {
+      this.#dropped += 1;
+      return;
+    }
+    this.#queue.push(span);
+    if (this.#queue.length === MAX_EXPORT_BATCH_SPANS) this.#opts.onBatchReady?.();
+  }
+
+  /** Spans waiting to be sent. */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  /**
+   * Sends everything queued, a batch at a time. A batch the collector refuses or that cannot be
+   * sent is dropped (spans are for looking at now, not a ledger) and the call rejects with what
+   * happened, for the caller to log.
+   */
+  async flush(): Promise<void> {
+    const dropped = this.#dropped;
+    this.#dropped = 0;
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.slice(0, MAX_EXPORT_BATCH_SPANS);
+      this.#queue = this.#queue.slice(batch.length);
+      await this.#send(batch);
+    }
+    if (dropped > 0) throw new Error(`${dropped} spans were dropped: ${MAX_QUEUED_SPANS} were already waiting for the collector`);
+  }
+
+  async #send(batch: readonly FinishedSpan[]): Promise<void> {
+    const { url, headers, resource, dispatcher } = this.#opts;
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(url, {
+        method: 'POST',
+        dispatcher,
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify(otlpTraceBody(resource, batch)),
+        headersTimeout: EXPORT_TIMEOUT_MS,
+        bodyTimeout: EXPORT_TIMEOUT_MS,
+      });
+    } catch (err) {
+      throw new Error(`could not send ${batch.length} spans to the OTLP collector at ${url}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    await res.body.dump();
+    if (res.statusCode < 200 || res.statusCode > 299) throw new Error(`the OTLP collector at ${url} refused ${batch.length} spans with HTTP ${res.statusCode}`);
+  }
+}

@@ -1,0 +1,51 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { formatTraceParent, MAX_TRACESTATE_CHARS, parseTraceParent, readIncomingTrace } from './trace-context.js';
+
+const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const SPAN = '00f067aa0ba902b7';
+
+describe('traceparent', () => {
+  it('reads a version 00 header with its sampled flag', () => {
+    assert.deepEqual(parseTraceParent(`00-${TRACE}-${SPAN}-01`), { traceId: TRACE, parentId: SPAN, sampled: true });
+    assert.deepEqual(parseTraceParent(`00-${TRACE}-${SPAN}-00`), { traceId: TRACE, parentId: SPAN, sampled: false });
+    assert.deepEqual(parseTraceParent(` 00-${TRACE}-${SPAN}-03 `), { traceId: TRACE, parentId: SPAN, sampled: true });
+  });
+
+  it('reads a later version and ignores what it appends', () => {
+    assert.deepEqual(parseTraceParent(`01-${TRACE}-${SPAN}-01-extra`), { traceId: TRACE, parentId: SPAN, sampled: true });
+  });
+
+  const refused: Array<[string, string | string[] | undefined]> = [
+    ['absent', undefined],
+    ['repeated', [`00-${TRACE}-${SPAN}-01`, `00-${TRACE}-${SPAN}-01`]],
+    ['version ff', `ff-${TRACE}-${SPAN}-01`],
+    ['version 00 with more after it', `00-${TRACE}-${SPAN}-01-extra`],
+    ['an all-zero trace id', `00-${'0'.repeat(32)}-${SPAN}-01`],
+    ['an all-zero parent id', `00-${TRACE}-${'0'.repeat(16)}-01`],
+    ['upper-case hex', `00-${TRACE.toUpperCase()}-${SPAN}-01`],
+    ['a short trace id', `00-${TRACE.slice(1)}-${SPAN}-01`],
+    ['not hex', `00-${'z'.repeat(32)}-${SPAN}-01`],
+  ];
+  for (const [name, value] of refused) it(`ignores ${name}`, () => assert.equal(parseTraceParent(value), null));
+
+  it('writes version 00 with the span as parent', () => {
+    assert.equal(formatTraceParent(TRACE, SPAN, true), `00-${TRACE}-${SPAN}-01`);
+    assert.equal(formatTraceParent(TRACE, SPAN, false), `00-${TRACE}-${SPAN}-00`);
+  });
+});
+
+describe('tracestate', () => {
+  const parent = `00-${TRACE}-${SPAN}-01`;
+  it('rides along with a valid traceparent, repeated headers joined', () => {
+    assert.equal(readIncomingTrace({ traceparent: parent, tracestate: 'a=1' })?.state, 'a=1');
+    assert.equal(readIncomingTrace({ traceparent: parent, tracestate: ['a=1', 'b=2'] })?.state, 'a=1,b=2');
+  });
+  it('means nothing without a valid traceparent', () => {
+    assert.equal(readIncomingTrace({ traceparent: 'nonsense', tracestate: 'a=1' }), null);
+  });
+  it(`is dropped, not cut, past ${MAX_TRACESTATE_CHARS} characters or with control characters`, () => {
+    assert.equal(readIncomingTrace({ traceparent: parent, tracestate: `a=${'x'.repeat(MAX_TRACESTATE_CHARS)}` })?.state, null);
+    assert.equal(readIncomingTrace({ traceparent: parent, tracestate: 'a=1\u0000' })?.state, null);
+  });
+});
