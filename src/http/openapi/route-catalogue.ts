@@ -70,6 +70,7 @@ const fixed: Record<RouteKey, RouteDoc> = {
   [`DELETE ${P}/pins`]: { summary: 'remove a pin', tag: 'operator' },
   'PATCH /api/user-settings': { summary: "state this node's Ollama slots (`inferenceOllamaSlots`)", tag: 'operator' },
   'PATCH /api/inference/preferences': { summary: "state this node's Ollama slots (`ollamaSlots`)", tag: 'operator' },
+  'GET /api/hub/logs': { summary: "the Hub's own log lines, filtered by level and time, with a cursor to follow from", tag: 'operator' },
   'GET /api/hub/boot': { summary: "this Hub's boot id and start time, for `cihub` to tell a live Hub from a stale hub.json", tag: 'operator', auth: 'none' },
   'GET /': { summary: 'the dashboard page', tag: 'dashboard', auth: 'none' },
   'GET /assets/:name': { summary: "the dashboard's scripts and styles", tag: 'dashboard', auth: 'none' },
