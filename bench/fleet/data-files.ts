@@ -19,7 +19,27 @@ export const NODE = z.object({
   name: z.string().min(1),
   /** Where the rates come from: "spec" when the spec measured this node, "assigned" when picked inside the spec's range. */
   source: z.enum(['spec', 'assigned']),
+  /**
+   * Whether the engine reads prompts on a GPU. Not the same as the machine having one: core-7
+   * has a GPU, but its Ollama reads prompts on the CPU (spec, 2026-09-27 capture).
+   */
   gpu: z.boolean(),
+  /**
+   * What tier detection would find on the machine, for the hardwareTier its Hub publishes
+   * (hardware.ts calls the Hub's rule on these). Linux GPUs only: Apple's unified memory is
+   * sized by the probe, not by the rule.
+   */
+  hardware: z.object({
+    /** Each GPU detection would find, with its memory as the driver reports it; [] for none. */
+    gpus: z.array(z.object({ vendor: z.enum(['nvidia', 'amd']), memoryGiB: z.number().positive() })),
+    /** Total system memory. */
+    memoryGiB: z.number().positive(),
+    /**
+     * "spec" when the spec states the machine's GPU (beta-red's 10 GB card, fzzy's size_vram 0,
+     * core-7 advertising a high tier), "assigned" when picked to fit its rates. Memory sizes are assigned.
+     */
+    source: z.enum(['spec', 'assigned']),
+  }),
   /** Prompt-read rate on a short context, pool tokens per second (bytes / 4 of the body). */
   prefillTokensPerSec: z.number().positive(),
   /**

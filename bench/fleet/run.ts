@@ -15,6 +15,7 @@ import { cpus } from 'node:os';
 import { STEPS } from '../../src/placement/pipeline.js';
 import { muchSlowerStep } from '../../src/placement/steps/much-slower.js';
 import { readFleet, readWorkload } from './data-files.js';
+import { publishedTier } from './hardware.js';
 import { summarize, type Distribution, type PolicySummary } from './metrics.js';
 import { AFFINITY_AND_SLOTS, POLICIES } from './policies/all.js';
 import { hubPool } from './policies/hub-pool.js';
@@ -52,6 +53,7 @@ const secs = (ms: number | null) => (ms === null ? '-' : (ms / 1000).toFixed(1))
 
 say(`# bench/fleet — ${new Date().toISOString()}`);
 say(`fleet ${nodes.length} nodes, ${trace.sessions.length} agent sessions, ${trace.requestCount} requests, seed ${seed}; node ${process.version}, ${cpus().length} cpus`);
+say(`hardwareTier published: ${fleet.nodes.map((n) => `${n.name} ${publishedTier(n) ?? 'none'}`).join(', ')}`);
 say();
 
 const wanted = values.policies?.split(',');
@@ -128,9 +130,12 @@ if (!values['no-ablation']) {
     row(label, summary);
     return { without: label, summary };
   });
-  const whatIf = summarize(simulate(fleet, trace, hubPool({ name: 'what-if-cpu-tier', settings: AFFINITY_AND_SLOTS, advertiseCpuTier: true }), seed), nodes, cpuNodes);
-  row('(all steps, and CPU nodes advertise hardwareTier cpu-only: a what-if)', whatIf);
-  ablation.push({ without: 'what-if-cpu-tier', summary: whatIf });
+  const noTiers = summarize(simulate(fleet, trace, hubPool({ name: 'no-tiers', settings: AFFINITY_AND_SLOTS, tiers: 'none' }), seed), nodes, cpuNodes);
+  row('(all steps, no node publishes a hardwareTier: the build before tier detection)', noTiers);
+  ablation.push({ without: 'no-tiers', summary: noTiers });
+  const servingTiers = summarize(simulate(fleet, trace, hubPool({ name: 'what-if-serving-tier', settings: AFFINITY_AND_SLOTS, tiers: 'serving' }), seed), nodes, cpuNodes);
+  row('(all steps, and every CPU-served node publishes cpu-only, core-7 too: a what-if)', servingTiers);
+  ablation.push({ without: 'what-if-serving-tier', summary: servingTiers });
   const central = summarize(simulate(fleet, trace, hubPool({ name: 'what-if-single-entry', settings: AFFINITY_AND_SLOTS, singleEntry: true }), seed), nodes, cpuNodes);
   row('(all steps, every request entering through one Hub that sees all work live: a what-if)', central);
   ablation.push({ without: 'what-if-single-entry', summary: central });

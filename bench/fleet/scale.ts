@@ -5,7 +5,7 @@
  * affinity and slots on, and what a symmetric pool costs each node: placement CPU per request
  * (measured around the placement calls in this process) and health-poll traffic (every node
  * polls every other every poolHealthPollSeconds; the payload is the real capabilities document
- * for a node advertising the fleet's two models and four throughput bands).
+ * for a node advertising the fleet's two models, a hardware tier and four throughput bands).
  */
 import { DEFAULT_SETTINGS } from '../../src/config/settings-schema.js';
 import { publishCapabilities } from '../../src/peers/capabilities.js';
@@ -66,6 +66,7 @@ export function pollTraffic(fleet: FleetSpec, nodes: number, pollSeconds = DEFAU
     inFlightRequests: 3,
     acceptingWork: true,
     maxPromptTokens: null,
+    hardwareTier: 'high-end',
     maxNumCtx: 65536,
     ollamaSlots: 4,
     throughput: advertOf([{ node: 'local', backendId: 'ollama', model: fleet.model, bands, decodeTokensPerSec: 31.5 }]),

@@ -14,10 +14,10 @@ const fleet: FleetSpec = FLEET.parse({
   decodeShare: 0.3,
   embedMs: { gpu: 60, cpu: 400 },
   nodes: [
-    { name: 'gpu-a', source: 'assigned', gpu: true, prefillTokensPerSec: 500, growthTokens: 186000, decodeTokensPerSec: 40, slots: 4, statesSlots: true, defaultNumCtx: 65536, maxNumCtx: 65536, loadMs: 10000 },
-    { name: 'gpu-b', source: 'assigned', gpu: true, prefillTokensPerSec: 250, growthTokens: 186000, decodeTokensPerSec: 25, slots: 1, statesSlots: true, defaultNumCtx: 16384, maxNumCtx: 16384, loadMs: 10000, faults: [{ kind: 'placeholders', probability: 0.5, fromS: 0, toS: 100000 }] },
-    { name: 'cpu-c', source: 'assigned', gpu: false, prefillTokensPerSec: 30, growthTokens: 19000, decodeTokensPerSec: 6, slots: 2, statesSlots: false, defaultNumCtx: 65536, maxNumCtx: null, loadMs: 30000 },
-    { name: 'broken-d', source: 'assigned', gpu: true, prefillTokensPerSec: 300, growthTokens: 186000, decodeTokensPerSec: 30, slots: 4, statesSlots: true, defaultNumCtx: 65536, maxNumCtx: 65536, loadMs: 10000, faults: [{ kind: 'fails', failMs: 2000, fromS: 0, toS: 100000 }] },
+    { name: 'gpu-a', source: 'assigned', gpu: true, hardware: { gpus: [{ vendor: 'nvidia', memoryGiB: 24 }], memoryGiB: 64, source: 'assigned' }, prefillTokensPerSec: 500, growthTokens: 186000, decodeTokensPerSec: 40, slots: 4, statesSlots: true, defaultNumCtx: 65536, maxNumCtx: 65536, loadMs: 10000 },
+    { name: 'gpu-b', source: 'assigned', gpu: true, hardware: { gpus: [{ vendor: 'nvidia', memoryGiB: 10 }], memoryGiB: 32, source: 'assigned' }, prefillTokensPerSec: 250, growthTokens: 186000, decodeTokensPerSec: 25, slots: 1, statesSlots: true, defaultNumCtx: 16384, maxNumCtx: 16384, loadMs: 10000, faults: [{ kind: 'placeholders', probability: 0.5, fromS: 0, toS: 100000 }] },
+    { name: 'cpu-c', source: 'assigned', gpu: false, hardware: { gpus: [], memoryGiB: 32, source: 'assigned' }, prefillTokensPerSec: 30, growthTokens: 19000, decodeTokensPerSec: 6, slots: 2, statesSlots: false, defaultNumCtx: 65536, maxNumCtx: null, loadMs: 30000 },
+    { name: 'broken-d', source: 'assigned', gpu: true, hardware: { gpus: [{ vendor: 'nvidia', memoryGiB: 24 }], memoryGiB: 64, source: 'assigned' }, prefillTokensPerSec: 300, growthTokens: 186000, decodeTokensPerSec: 30, slots: 4, statesSlots: true, defaultNumCtx: 65536, maxNumCtx: 65536, loadMs: 10000, faults: [{ kind: 'fails', failMs: 2000, fromS: 0, toS: 100000 }] },
   ],
 });
 

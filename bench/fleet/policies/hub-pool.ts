@@ -13,7 +13,8 @@
  * affinity table and withhold book, and a snapshot of every node from its last health poll
  * (poolHealthPollSeconds). Each serving node runs the Hub half that sees inbound work: it times
  * its own prefills into its own book (advertised in its capabilities) and marks the model
- * unservable after two 500s in five minutes (advertised as unservableModels).
+ * unservable after two 500s in five minutes (advertised as unservableModels). Each node publishes
+ * the hardwareTier the Hub's rule gives its hardware facts (hardware.ts).
  * Every engine is reached as a peer, the entry node's own included: the local head start and
  * local engine contention are not exercised (see README, "What the simulation leaves out").
  */
@@ -37,6 +38,8 @@ import { ThroughputSampler } from '../../../src/proxy/throughput-sampler.js';
 import { engineModelKey, WithholdBook } from '../../../src/proxy/withhold-book.js';
 import type { AttemptStart, FailedAttempt, WalkSettled } from '../../../src/proxy/walk-types.js';
 import type { AttemptFailure } from '../../../src/proxy/failover-policy.js';
+import type { HardwareTier } from '../../../src/machine/hardware-tier.js';
+import { publishedTier } from '../hardware.js';
 import type { Policy, PolicyFactory, Settled, World } from '../policy.js';
 import type { TraceRequest } from '../trace.js';
 
@@ -95,11 +98,13 @@ export interface HubPoolOptions {
   /** The pipeline's steps; [] is ranking by queue depth alone (the build before the placement rules). */
   readonly steps?: readonly PlacementStep[];
   /**
-   * What-if: CPU-served nodes advertise hardwareTier cpu-only. The Hub publishes no tier today
-   * (capabilities.ts), so the throughput step's cpu-only prior never fires on a real fleet; this
-   * shows what it would be worth. Off in every policy the tables compare.
+   * The hardwareTier each peer reads for a node. 'published' (every compared policy): what the
+   * node's Hub publishes, the Hub's rule on the fleet file's hardware facts (hardware.ts).
+   * 'none': no node publishes one, the build before tier detection. 'serving', a what-if: a node
+   * whose engine reads prompts on the CPU publishes cpu-only whatever its machine holds (core-7
+   * has a GPU its Ollama does not use), so the rule's blind spot can be priced.
    */
-  readonly advertiseCpuTier?: boolean;
+  readonly tiers?: 'published' | 'none' | 'serving';
   /**
    * What-if: every request enters through one Hub, which then sees every forward live, as a
    * central router does. Separates the cost of a symmetric pool's partial view (each Hub sees the
@@ -121,6 +126,15 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
     const hubs = new Map<string, EntryHub>();
     const modelOf = (r: TraceRequest) => (r.model === 'chat' ? world.fleet.model : world.fleet.embedModel);
     const pollMs = settings.poolHealthPollSeconds * 1000;
+    const tierMode = opts.tiers ?? 'published';
+    const tiers = new Map<string, HardwareTier | null>(
+      nodes.map((n) => {
+        const spec = world.engines.get(n)!.spec;
+        if (tierMode === 'none') return [n, null];
+        if (tierMode === 'serving' && !spec.gpu) return [n, 'cpu-only'];
+        return [n, publishedTier(spec)];
+      }),
+    );
 
     const poll = (hub: EntryHub) => {
       for (const n of nodes) {
@@ -169,8 +183,7 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
           origin: `https://${n}`,
           backends: [{ kind: 'ollama', models: [world.fleet.model, world.fleet.embedModel] }],
           queueDepth: peerQueueDepth(fwd, snap.inFlight, snap.forwardedAtSnapshot),
-          // The Hub publishes no hardware tier yet (capabilities.ts), so every peer reads null unless the what-if says otherwise.
-          hardwareTier: opts.advertiseCpuTier && !spec.gpu ? 'cpu-only' : null,
+          hardwareTier: tiers.get(n)!,
           pressure: peerPressure(null, fwd),
           unservableModels: snap.unservable,
           modelDetails: new Map(),
