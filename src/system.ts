@@ -38,6 +38,7 @@ import { PairingService } from './pairing/pairing-service.js';
 import { AddressPairing } from './pairing/pair-by-address.js';
 import { StrikeLimiter } from './pairing/strike-limiter.js';
 import { HealthPoller } from './peers/health-poller.js';
+import { tellPeersLeaving } from './peers/leaving-notice.js';
 import { PeerClient } from './peers/peer-client.js';
 import { peerView } from './peers/peer-view.js';
 import type { PoolPeers } from './peers/pool-peers.js';
@@ -219,7 +220,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     handout: (model) => windowHandout(model, { backends: health.latest(), maxNumCtx: settings.get().inferenceMaxNumCtx }, pool.usablePeers()),
     status: async () => {
       const tailnet = await peers.self();
-      const peerViews = peers.store.list().map((row) => peerView(row, peers.poller.health(row.id), tailnet.nodeFqdn));
+      const peerViews = peers.store.list().map((row) => peerView(row, peers.poller.health(row.id), tailnet.nodeFqdn, peers.pairing.approvedThere(row.id)));
       const usable = pool.usablePeers();
       return buildPoolStatus({
         directions: directions(),
@@ -291,11 +292,20 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   const close = () =>
     (closing ??= (async () => {
       logger.info({ inFlight: inFlight.total(), openRequests }, 'hub stopping: draining in-flight requests');
+      // Tell paired peers first, so they stop sending work while this Hub drains. A Hub with
+      // pooling switched off has left the pool already and makes no pool call on the way out.
+      const leaving = directions().enabled
+        ? tellPeersLeaving(peers.store.list(), peers.client, settings.get().poolRequireSignedPeers).then(
+            (outcome) => logger.info(outcome, `leaving notice: ${outcome.told.length} peer(s) told, ${outcome.notTold.length} not reached, ${outcome.skipped.length} on bearer tokens left to notice by polling`),
+            (err: unknown) => logger.warn({ err }, 'leaving notice not sent'),
+          )
+        : Promise.resolve();
       const closed = app.close();
       const deadline = clock.nowMs() + SHUTDOWN_DRAIN_TIMEOUT_MS;
       while (openRequests > 0 && clock.nowMs() < deadline) await sleep(DRAIN_POLL_MS);
       app.server.closeAllConnections();
       await closed;
+      await leaving;
       background.close();
       health.close();
       peers.poller.stop();

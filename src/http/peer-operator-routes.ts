@@ -13,13 +13,13 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
   const p = s.peers;
   const view = async (id: string) => {
     const row = p.store.get(id);
-    return row === null ? null : peerView(row, p.poller.health(row.id), (await p.self()).nodeFqdn);
+    return row === null ? null : peerView(row, p.poller.health(row.id), (await p.self()).nodeFqdn, p.pairing.approvedThere(row.id));
   };
   const refOf = (params: unknown) => resolvePeer(p.store, (params as { ref: string }).ref);
 
   app.get('/api/inference/pool/peers', operator, async () => {
     const selfName = (await p.self()).nodeFqdn;
-    return { peers: p.store.list().map((row) => peerView(row, p.poller.health(row.id), selfName)) };
+    return { peers: p.store.list().map((row) => peerView(row, p.poller.health(row.id), selfName, p.pairing.approvedThere(row.id))) };
   });
 
   app.post('/api/inference/pool/peers/pair', operator, async (request) => {

@@ -7,6 +7,7 @@ import { keyFingerprint } from '../identity/fingerprint.js';
 import type { PeerRow } from '../store/peers.js';
 import { reportedAuthMode } from './auth-mode.js';
 import type { PeerHealth } from './health-poller.js';
+import { pairingProblem, type PairingProblem } from './pairing-problem.js';
 import { probeFailureAction, type ProbeFailureKind } from './probe-failure.js';
 
 export interface PeerView {
@@ -23,8 +24,15 @@ export interface PeerView {
   readonly expiresAt: string | null;
   readonly lastSeenAt: string | null;
   readonly consecutiveFailures: number;
+  /** A pairing state that needs an operator on each Hub (half paired, crossed requests), with the fix; null when none. */
+  readonly pairingProblem: PairingProblem | null;
   /** Why the last probe failed and what to do; null when the last probe succeeded or none ran. */
   readonly probeFailure: { readonly kind: ProbeFailureKind; readonly since: string | null; readonly action: string } | null;
+  /**
+   * When the peer said, in a signed leaving notice, that it was shutting down; null when it has
+   * not, or has answered a poll since (it is then back).
+   */
+  readonly leftAt: string | null;
   /** From the last good poll; null before it (not an empty inventory). */
   readonly acceptingWork: boolean | null;
   readonly inFlightRequests: number | null;
@@ -36,7 +44,8 @@ export interface PeerView {
   readonly maxNumCtx: number | null;
 }
 
-export function peerView(row: PeerRow, health: PeerHealth, selfName: string | null): PeerView {
+/** `approvedThereAt`: when the peer was seen acting on an approval this Hub never received (pairing-service.ts). */
+export function peerView(row: PeerRow, health: PeerHealth, selfName: string | null, approvedThereAt: string | null = null): PeerView {
   const caps = health.capabilities;
   return {
     id: row.id,
@@ -51,7 +60,9 @@ export function peerView(row: PeerRow, health: PeerHealth, selfName: string | nu
     expiresAt: row.expiresAt,
     lastSeenAt: row.lastSeenAt,
     consecutiveFailures: row.consecutiveFailures,
+    pairingProblem: pairingProblem(row, selfName, approvedThereAt),
     probeFailure: health.probeFailure === null ? null : { kind: health.probeFailure, since: health.probeFailureSince, action: probeFailureAction(health.probeFailure, row.nodeFqdn, selfName) },
+    leftAt: health.leftAt,
     acceptingWork: caps?.acceptingWork ?? null,
     inFlightRequests: caps?.inFlightRequests ?? null,
     hardwareTier: caps?.hardwareTier ?? null,
