@@ -29,6 +29,11 @@ export const MAX_PENDING_INBOUND = 20;
  * a handful is plenty.
  */
 export const MAX_PENDING_WITH_PIN = 5;
+/**
+ * Longest refusal text kept from a peer's answer: 400 characters. The peer is untrusted, so its
+ * words are bounded; a Hub's own refusals, which name a command with both Hubs' names, fit.
+ */
+export const PEER_REFUSAL_MAX_CHARS = 400;
 /** A pairing call gives up after 10 s (a first HTTPS request can wait on certificate issuance). */
 export const PAIRING_CALL_TIMEOUT_MS = 10_000;
 /** Bearer grace after learning a key from a request: 10 minutes or four polls, whichever is longer. */
@@ -372,7 +377,7 @@ export class PairingService {
       return new HubError('HUB_ERR_PEER_UNREACHABLE', `could not reach ${name} (${answer.error}); check that it is online, on this tailnet and published at https://${name}`);
     }
     const said = (answer.json as { error?: { message?: unknown; code?: unknown } } | null)?.error;
-    const reason = typeof said?.message === 'string' ? said.message.slice(0, 200) : `HTTP ${answer.status}`;
+    const reason = typeof said?.message === 'string' ? said.message.slice(0, PEER_REFUSAL_MAX_CHARS) : `HTTP ${answer.status}`;
     if (answer.status === 401) {
       this.#d.logger.warn({ peer: name }, 'Peer refused the pairing PIN');
       return new HubError('HUB_ERR_PEER_REFUSED_PIN', `${name} refused the pairing PIN (wrong, expired, already used or replaced); mint a fresh one there with cihub pool pairing-pin`);
