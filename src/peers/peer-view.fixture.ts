@@ -22,6 +22,7 @@ export function peerViewFixture(extra: Partial<PeerView> = {}): PeerView {
     inFlightRequests: 0,
     hardwareTier: null,
     backends: [],
+    containers: null,
     maxPromptTokens: null,
     maxNumCtx: null,
     ...extra,

@@ -4,6 +4,7 @@
  * and the dashboard word it.
  */
 import { keyFingerprint } from '../identity/fingerprint.js';
+import type { ContainerRollup } from './capabilities.js';
 import type { PeerRow } from '../store/peers.js';
 import { reportedAuthMode } from './auth-mode.js';
 import type { PeerHealth } from './health-poller.js';
@@ -38,6 +39,12 @@ export interface PeerView {
   readonly inFlightRequests: number | null;
   readonly hardwareTier: string | null;
   readonly backends: readonly { readonly kind: string; readonly models: readonly string[] }[] | null;
+  /**
+   * The peer's container counts and totals from its last good poll, validated whole on read
+   * (capabilities.ts); null when not reported (an older build, poolShareContainerStats off
+   * there, no recent sample, a rejected rollup, or not polled yet). Never zeros in its place.
+   */
+  readonly containers: ContainerRollup | null;
   /** The peer's advertised prompt ceiling; null when it names none or has not been polled (backends null tells which). */
   readonly maxPromptTokens: number | null;
   /** The peer's advertised context cap; null when it names none or has not been polled (backends null tells which). */
@@ -67,6 +74,7 @@ export function peerView(row: PeerRow, health: PeerHealth, selfName: string | nu
     inFlightRequests: caps?.inFlightRequests ?? null,
     hardwareTier: caps?.hardwareTier ?? null,
     backends: caps?.backends ?? null,
+    containers: caps?.containers ?? null,
     maxPromptTokens: caps?.maxPromptTokens ?? null,
     maxNumCtx: caps?.maxNumCtx ?? null,
   };

@@ -8,7 +8,7 @@ import type { RoutingLogSummary } from '../../routing-log/entry.js';
 import { probeFailureAction } from '../../peers/probe-failure.js';
 import { buildPoolStatus, type PoolStatus, type StatusInputs } from '../../status/pool-status.js';
 import { peerViewFixture } from '../../peers/peer-view.fixture.js';
-import { renderPoolStatus } from './pool-status.js';
+import { containersText, renderPoolStatus } from './pool-status.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00.000Z');
 const SELF = 'hub-a.tail0.ts.net';
@@ -334,4 +334,21 @@ describe('renderPoolStatus: context caps', () => {
       for (const exc of r.excludes) typeof exc === 'string' ? assert.ok(!text.includes(exc), `${exc}\n${text}`) : assert.doesNotMatch(text, exc);
     });
   }
+});
+
+describe('containersText: a peer\'s container counts as status shows them', () => {
+  const table: readonly { name: string; given: PeerView['containers']; reads: string }[] = [
+    { name: 'reported and busy', given: { running: 6, stopped: 2, total: 8, cpuPercent: 91.25, memoryBytes: 5_368_709_120 }, reads: 'containers: 6 running, 2 stopped (8 in all); 91.3% CPU, 5.0 GiB memory' },
+    { name: 'reported, nothing running: real zeros', given: { running: 0, stopped: 0, total: 0, cpuPercent: 0, memoryBytes: 0 }, reads: 'containers: 0 running, 0 stopped (0 in all); 0.0% CPU, 0.0 GiB memory' },
+    { name: 'not reported (older build, sharing off, or a rejected rollup): never drawn as zero', given: null, reads: 'containers: not reported' },
+  ];
+  for (const c of table) {
+    it(c.name, () => assert.equal(containersText(c.given), c.reads));
+  }
+
+  it('shows under each paired peer in cihub pool status', () => {
+    const text = render(status({ peers: [peer({ containers: { running: 1, stopped: 0, total: 1, cpuPercent: 3, memoryBytes: 2 ** 30 } }), peer({ id: 'bbbbbbbb-0000-4000-8000-000000000002', nodeFqdn: 'hub-c.tail0.ts.net' })] }));
+    assert.ok(text.includes('↳ containers: 1 running, 0 stopped (1 in all); 3.0% CPU, 1.0 GiB memory'), text);
+    assert.ok(text.includes('↳ containers: not reported'), text);
+  });
 });

@@ -206,6 +206,13 @@ const PROBLEM_TEXT: Readonly<Record<NonNullable<PeerView['pairingProblem']>['kin
   crossed_requests: 'the requests crossed: it sent this Hub a request too, and each Hub sets the other\'s aside',
 };
 
+/** A peer's container rollup; absent reads "not reported", never as an idle machine. */
+export function containersText(c: PeerView['containers']): string {
+  if (c === null) return 'containers: not reported';
+  const gib = c.memoryBytes / 2 ** 30;
+  return `containers: ${c.running} running, ${c.stopped} stopped (${c.total} in all); ${c.cpuPercent.toFixed(1)}% CPU, ${gib.toFixed(1)} GiB memory`;
+}
+
 /** Peers the ranker can place work on now: status gives them a queue depth. */
 function routable(status: PoolStatus): PoolStatus['peers'] {
   return status.peers.filter((p) => p.queueDepth !== null);
@@ -280,6 +287,7 @@ function peerLines(peers: PoolStatus['peers'], nowMs: number): string[] {
         note.push(`refusing this Hub: see below`);
       }
     }
+    if (p.status !== 'pending') note.push(containersText(p.containers));
     const slotsNote = peerSlotsNote(p);
     if (slotsNote !== null) note.push(slotsNote);
     const auth = p.status === 'pending' ? '-' : p.pairingProblem !== null ? 'not confirmed' : authWord(p.authMode);
