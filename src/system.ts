@@ -49,7 +49,9 @@ import { systemResolver } from './tailnet/private-address.js';
 import { readTailnetSelf } from './tailnet/tailnet-self.js';
 import { TailscaleClient } from './tailnet/tailscale-client.js';
 import { tailscaleRunner } from './tailnet/tailscale-exec.js';
-import { userInfo } from 'node:os';
+import { hostname, userInfo } from 'node:os';
+import { ContainerSampler } from './containers/container-sampler.js';
+import { DockerApi } from './containers/docker-api.js';
 import { AdminApiClient } from './discovery/admin-api.js';
 import { DiscoveryService } from './discovery/discovery-service.js';
 import { identifyProbe } from './discovery/identify-probe.js';
@@ -121,6 +123,8 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   const peerOrigins = parsePeerOrigins(env.peerOriginsRaw);
   if (peerOrigins.problems.length > 0) logger.warn({ problems: peerOrigins.problems }, 'HUB_POOL_PEER_ORIGINS has entries that were ignored');
   const peers = buildPoolPeers({ env, db, clock, logger, dispatcher, nameDispatcher, origins: peerOrigins, settings, inFlight, background });
+  const docker = env.dockerSocket === null ? null : new DockerApi(env.dockerSocket);
+  const containers = new ContainerSampler({ docker, projects: env.composeProjects, hostname: hostname(), shared: () => settings.get().poolShareContainerStats, clock, logger, background });
   const refusals = new EngineRefusalWarnings(clock, logger);
   const pool: PoolAccess = {
     usablePeers: () =>
@@ -201,6 +205,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     localInventory: () => health.latest(),
     ollamaSlots: () => settings.get().inferenceOllamaSlots,
     throughputAdvert: () => advertOf(throughputBook.estimates((k) => k.node === 'local')),
+    containersPublished: () => containers.published(),
     // Only this node's engines: what it forwards to peers is counted in their own figures.
     inFlightTotal: () => env.engines.reduce((sum, e) => sum + inFlight.count(e.id), 0),
     unservableModels: () => unservableHere(health.latest(), unservable),
@@ -239,6 +244,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
         usablePeers: usable,
         forwarded: (name) => inFlight.count(name),
         withheld: { outputFaults: outputFaults.withheld(), unservable: unservable.withheld() },
+        containers: containers.report(),
         placement: {
           book: throughputBook,
           peerFacts: (id) => {
@@ -259,6 +265,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   writeHubInfo(env.dataDir, { url, port, pid: process.pid, startedAt: new Date(clock.nowMs()).toISOString(), bootId });
   health.latest();
   peers.poller.start();
+  containers.start();
   peers.identity.warmIfPresent();
   // Publish with Serve only when the daemon names this Hub (not under the development stand-ins).
   if (env.nodeFqdn === null && env.tailnetSuffix === null && env.tailscaleBinary !== null) {
@@ -312,6 +319,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
       peers.identity.close();
       await dispatcher.close();
       await nameDispatcher.close();
+      await docker?.close();
       db.close();
       removeHubInfo(env.dataDir, process.pid);
       logger.info('hub stopped');

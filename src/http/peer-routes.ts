@@ -126,6 +126,7 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
         unservableModels: s.unservableModels(),
         ollamaSlots: s.ollamaSlots(),
         throughput: s.throughputAdvert(),
+        containers: s.containersPublished(),
       });
     });
 

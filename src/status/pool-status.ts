@@ -5,6 +5,7 @@
  */
 import type { DisabledBy, PoolDirections } from '../config/kill-switch.js';
 import type { PoolSettings, RoutingPin } from '../config/settings-schema.js';
+import type { ContainerReport } from '../containers/container-sampler.js';
 import type { BackendView } from '../engines/types.js';
 import type { PeerView } from '../peers/peer-view.js';
 import type { UsablePeer } from '../placement/candidates.js';
@@ -59,6 +60,8 @@ export interface PoolStatus {
     /** This node's context cap (inferenceMaxNumCtx), advertised as maxNumCtx; null = no cap. */
     readonly maxNumCtx: number | null;
     readonly backends: readonly BackendStatus[];
+    /** This Hub's own container counts (spec, "Container counts"); null when the Hub was built without a sampler. */
+    readonly containers: ContainerReport | null;
   } & Partial<LocalPlacementStatus>;
   /** Each peer, with the queue depth the ranker reads (null when it is not usable now) and this Hub's forwards in flight. */
   readonly peers: readonly (PeerView & { readonly forwardedInFlight: number; readonly queueDepth: number | null } & Partial<PeerPlacementStatus>)[];
@@ -115,6 +118,8 @@ export interface StatusInputs {
   readonly forwarded?: (peerName: string) => number;
   /** Engines withheld now: for bad output (node|engine|model) and models a local engine could not serve. */
   readonly withheld?: { readonly outputFaults: readonly WithheldEntry[]; readonly unservable: readonly WithheldEntry[] };
+  /** This Hub's container sampler report; absent reads as null. */
+  readonly containers?: ContainerReport;
 }
 
 /** One model the pool can serve and the nodes that hold it. */
@@ -187,6 +192,7 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
       maxPromptTokensSetBy: input.envMaxPromptTokens !== null ? 'env' : input.settings.poolMaxPromptTokens !== null ? 'setting' : null,
       maxNumCtx: input.settings.inferenceMaxNumCtx,
       backends,
+      containers: input.containers ?? null,
       ...(input.placement ? localPlacementStatus(input.settings, input.placement.book) : {}),
     },
     peers: input.peers.map((p) => {

@@ -149,6 +149,7 @@ function thisNodeLines(status: PoolStatus): string[] {
   lines.push(field('context cap', node.maxNumCtx === null ? 'none (takes any window)' : `num_ctx ${node.maxNumCtx}`));
   const slots = slotsText(node);
   if (slots !== null) lines.push(field('ollama slots', slots));
+  if (node.containers) lines.push(field('containers', ownContainersText(node.containers)));
   return lines;
 }
 
@@ -205,6 +206,14 @@ const PROBLEM_TEXT: Readonly<Record<NonNullable<PeerView['pairingProblem']>['kin
   half_paired_there: 'half paired: it approved this Hub\'s request, but the approval never arrived here',
   crossed_requests: 'the requests crossed: it sent this Hub a request too, and each Hub sets the other\'s aside',
 };
+
+/** This Hub's own counts: what it collects, from where, and whether peers see them. */
+function ownContainersText(c: NonNullable<PoolStatus['localNode']['containers']>): string {
+  if (c.socket === null) return 'not collected: no Docker socket is mounted (peers see "not reported")';
+  const counts = c.rollup === null ? `not measured${c.problem === null ? ' yet' : `: ${c.problem}`}` : containersText(c.rollup).replace(/^containers: /, '');
+  const projects = c.projects === null ? '' : ` in ${c.projects.join(', ')}`;
+  return `${counts}${c.rollup === null ? '' : projects}; ${c.shared ? 'shared with peers' : 'not shared (poolShareContainerStats is off)'}`;
+}
 
 /** A peer's container rollup; absent reads "not reported", never as an idle machine. */
 export function containersText(c: PeerView['containers']): string {
