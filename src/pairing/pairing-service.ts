@@ -410,13 +410,13 @@ function receiverConflict(existing: PeerRow, self: string, from: string): string
 
 /** What the requester says when the answer to its PIN request describes another Hub than the one asked. */
 function answerMismatch(kind: 'self' | 'other-name' | 'held', asked: string, named: string | null, heldAs: string | null, self: string, retracted: boolean): string {
-  const after = retracted ? 'The request was withdrawn there' : `The request could not be withdrawn there: on it, run cihub pool unpair ${self}`;
+  const after = retracted ? 'the request was withdrawn there' : `the request could not be withdrawn there (on it, run cihub pool unpair ${self})`;
   switch (kind) {
     case 'self':
       return `${asked} is this Hub itself; a Hub cannot pair with itself`;
     case 'other-name':
-      return `the Hub answering at ${asked} calls itself ${named ?? '(no name)'}; ${after}, and its PIN is spent. Mint a fresh PIN there (cihub pool pairing-pin) and pair by the name it gave (cihub pool pair ${named ?? '<its name>'} --pin <digits>)`;
+      return `the Hub answering at ${asked} calls itself ${named ?? '(no name)'}; ${after}, and its PIN is spent; mint a fresh PIN there (cihub pool pairing-pin) and pair by the name it gave (cihub pool pair ${named ?? '<its name>'} --pin <digits>)`;
     case 'held':
-      return `this Hub already holds a pairing with that Hub's node identity under the name ${heldAs ?? '(another name)'}; ${after}, and its PIN is spent. Remove the old row here (cihub pool unpair ${heldAs ?? '<old name>'}), mint a fresh PIN there (cihub pool pairing-pin) and pair again`;
+      return `this Hub already holds a pairing with that Hub's node identity under the name ${heldAs ?? '(another name)'}; ${after}, and its PIN is spent; remove the old row here (cihub pool unpair ${heldAs ?? '<old name>'}), mint a fresh PIN there (cihub pool pairing-pin) and pair again`;
   }
 }

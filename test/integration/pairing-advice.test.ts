@@ -14,6 +14,7 @@ import { eventually, freePort, runCli, startHubProcess, type HubProcess } from '
 
 const A = 'hub-a.tail0.ts.net';
 const B = 'hub-b.tail0.ts.net';
+const X = 'hub-x.tail0.ts.net';
 const SUFFIX = 'tail0.ts.net';
 const re = (s: string): string => s.replaceAll('.', '\\.');
 
@@ -102,7 +103,8 @@ describe('advice that is right in every state', () => {
     await Promise.all([toA.start(pToA), toB.start(pToB)]);
     const env = (name: string, origins: string) => ({ HUB_NODE_FQDN: name, HUB_TAILNET_SUFFIX: SUFFIX, HUB_POOL_PEER_ORIGINS: origins });
     [a, b] = await Promise.all([
-      startHubProcess({ port: pa, env: env(A, `${A}=http://127.0.0.1:${pa},${B}=http://127.0.0.1:${pToB}`) }),
+      // hub-x is another name that reaches B: the Hub answering there names itself B.
+      startHubProcess({ port: pa, env: env(A, `${A}=http://127.0.0.1:${pa},${B}=http://127.0.0.1:${pToB},${X}=http://127.0.0.1:${pToB}`) }),
       startHubProcess({ port: pb, env: env(B, `${B}=http://127.0.0.1:${pb},${A}=http://127.0.0.1:${pToA}`) }),
     ]);
     for (const hub of [a, b]) assert.equal((await hub.api('PATCH', '/api/inference/pool/settings', { poolHealthPollSeconds: 10 })).status, 200);
@@ -171,6 +173,16 @@ describe('advice that is right in every state', () => {
     await ok(b, 'pool', 'unpair', A, '--yes');
     assert.match(await ok(a, 'pool', 'pair', B, '--pin', pin, '--yes'), /^PIN verified: /m);
     assert.match(await ok(b, 'pool', 'approve', A, '--yes'), /confirmed the pairing/);
+  });
+
+  it('a PIN answer from a Hub under another name than the one asked: withdrawn there, nothing left, and the name to pair by', async () => {
+    const pin = await pinOf(b);
+    const refused = await fails(a, 'pool', 'pair', X, '--pin', pin, '--yes');
+    assert.match(refused, new RegExp(`the Hub answering at ${re(X)} calls itself ${re(B)}; The request was withdrawn there`, 'i'));
+    assert.ok(refused.includes(`cihub pool pair ${B} --pin <digits>`), refused);
+    assert.doesNotMatch(refused, /older Hub/);
+    assert.deepEqual(await rowsOf(a), []);
+    assert.deepEqual(await rowsOf(b), [], 'the request B took with the PIN was withdrawn');
   });
 
   it('a request without a PIN to a receiver holding a stale row says what to do if the request never shows there', async () => {
