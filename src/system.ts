@@ -40,6 +40,7 @@ import { PairingService } from './pairing/pairing-service.js';
 import { AddressPairing } from './pairing/pair-by-address.js';
 import { StrikeLimiter } from './pairing/strike-limiter.js';
 import { HealthPoller } from './peers/health-poller.js';
+import { tellPeersLeaving } from './peers/leaving-notice.js';
 import { PeerClient } from './peers/peer-client.js';
 import { peerView } from './peers/peer-view.js';
 import type { PoolPeers } from './peers/pool-peers.js';
@@ -50,11 +51,13 @@ import { systemResolver } from './tailnet/private-address.js';
 import { readTailnetSelf } from './tailnet/tailnet-self.js';
 import { TailscaleClient } from './tailnet/tailscale-client.js';
 import { tailscaleRunner } from './tailnet/tailscale-exec.js';
-import { arch, platform, totalmem, userInfo } from 'node:os';
+import { arch, hostname, platform, totalmem, userInfo } from 'node:os';
 import { PressureSampler } from './machine/pressure-sampler.js';
 import { pressurePaths, readPressure } from './machine/pressure-sources.js';
 import { HardwareReport } from './machine/hardware-report.js';
 import { nvidiaSmiRunner, probeHardware, PROC_NVIDIA_DIR, SYS_DRM_DIR } from './machine/hardware-probe.js';
+import { ContainerSampler } from './containers/container-sampler.js';
+import { DockerApi } from './containers/docker-api.js';
 import { AdminApiClient } from './discovery/admin-api.js';
 import { DiscoveryService } from './discovery/discovery-service.js';
 import { identifyProbe } from './discovery/identify-probe.js';
@@ -68,7 +71,6 @@ import { Background } from './util/background.js';
 import { windowHandout } from './placement/handout.js';
 import { systemClock, type Clock } from './util/clock.js';
 import { createHubLogger, type Logger } from './util/logger.js';
-import { hostname } from 'node:os';
 import { CIHUB_VERSION } from './cli/version.js';
 import { OtlpExporter } from './tracing/otlp-exporter.js';
 import { Tracer } from './tracing/tracer.js';
@@ -141,6 +143,8 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   const peerOrigins = parsePeerOrigins(env.peerOriginsRaw);
   if (peerOrigins.problems.length > 0) logger.warn({ problems: peerOrigins.problems }, 'HUB_POOL_PEER_ORIGINS has entries that were ignored');
   const peers = buildPoolPeers({ env, db, clock, logger, dispatcher, nameDispatcher, origins: peerOrigins, settings, inFlight, background });
+  const docker = env.dockerSocket === null ? null : new DockerApi(env.dockerSocket);
+  const containers = new ContainerSampler({ docker, projects: env.composeProjects, hostname: hostname(), shared: () => settings.get().poolShareContainerStats, clock, logger, background });
   const refusals = new EngineRefusalWarnings(clock, logger);
   // GPU pressure reads only while a peer is connected: without one, a tick is this one query.
   const pressurePathsHere = pressurePaths(env.dataDir);
@@ -244,6 +248,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     throughputAdvert: () => advertOf(throughputBook.estimates((k) => k.node === 'local')),
     gpuPressure: () => pressure.band(),
     hardwareTier: () => hardware.tier(),
+    containersPublished: () => containers.published(),
     // Only this node's engines: what it forwards to peers is counted in their own figures. Work
     // other clients sent those engines directly counts too, where the engine reports it.
     inFlightTotal: () => localDepth(health.latest()),
@@ -264,7 +269,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     handout: (model) => windowHandout(model, { backends: health.latest(), maxNumCtx: settings.get().inferenceMaxNumCtx }, pool.usablePeers()),
     status: async () => {
       const tailnet = await peers.self();
-      const peerViews = peers.store.list().map((row) => peerView(row, peers.poller.health(row.id), tailnet.nodeFqdn));
+      const peerViews = peers.store.list().map((row) => peerView(row, peers.poller.health(row.id), tailnet.nodeFqdn, peers.pairing.approvedThere(row.id)));
       const usable = pool.usablePeers();
       return buildPoolStatus({
         directions: directions(),
@@ -283,6 +288,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
         usablePeers: usable,
         forwarded: (name) => inFlight.count(name),
         withheld: { outputFaults: outputFaults.withheld(), unservable: unservable.withheld() },
+        containers: containers.report(),
         placement: {
           book: throughputBook,
           peerFacts: (id) => {
@@ -311,6 +317,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   writeHubInfo(env.dataDir, { url, port, pid: process.pid, startedAt: new Date(clock.nowMs()).toISOString(), bootId });
   health.latest();
   peers.poller.start();
+  containers.start();
   peers.identity.warmIfPresent();
   // Publish with Serve only when the daemon names this Hub (not under the development stand-ins).
   if (env.nodeFqdn === null && env.tailnetSuffix === null && env.tailscaleBinary !== null) {
@@ -353,11 +360,20 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   const close = () =>
     (closing ??= (async () => {
       logger.info({ inFlight: inFlight.total(), openRequests }, 'hub stopping: draining in-flight requests');
+      // Tell paired peers first, so they stop sending work while this Hub drains. A Hub with
+      // pooling switched off has left the pool already and makes no pool call on the way out.
+      const leaving = directions().enabled
+        ? tellPeersLeaving(peers.store.list(), peers.client, settings.get().poolRequireSignedPeers).then(
+            (outcome) => logger.info(outcome, `leaving notice: ${outcome.told.length} peer(s) told, ${outcome.notTold.length} not reached, ${outcome.skipped.length} on bearer tokens left to notice by polling`),
+            (err: unknown) => logger.warn({ err }, 'leaving notice not sent'),
+          )
+        : Promise.resolve();
       const closed = app.close();
       const deadline = clock.nowMs() + SHUTDOWN_DRAIN_TIMEOUT_MS;
       while (openRequests > 0 && clock.nowMs() < deadline) await sleep(DRAIN_POLL_MS);
       app.server.closeAllConnections();
       await closed;
+      await leaving;
       background.close();
       // Spans of the requests just drained go out before the connections close.
       if (exporter !== null) await background.settle('otlp trace export', () => exporter.flush());
@@ -366,6 +382,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
       peers.identity.close();
       await dispatcher.close();
       await nameDispatcher.close();
+      await docker?.close();
       db.close();
       removeHubInfo(env.dataDir, process.pid);
       logger.info('hub stopped');

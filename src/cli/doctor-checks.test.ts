@@ -89,11 +89,40 @@ describe('doctorChecks', () => {
 
   it('F1 fails for a peer whose identity changed, and names what to do', () => {
     const status = buildPoolStatus(inputs());
-    const refusing = { ...status, peers: [{ ...({} as (typeof status.peers)[number]), nodeFqdn: 'hub-b.tail0.ts.net', probeFailure: { kind: 'identity_changed' as const, since: null, action: 're-pair' } }] };
+    const refusing = { ...status, peers: [{ ...({} as (typeof status.peers)[number]), nodeFqdn: 'hub-b.tail0.ts.net', pairingProblem: null, probeFailure: { kind: 'identity_changed' as const, since: null, action: 're-pair' } }] };
     const f1 = doctorChecks({ status: refusing, tailscale: healthyTailscale, clocks: [], directories: [daemonOk], hubPort: 5002 }).find((c) => c.code === 'F1');
     assert.equal(f1?.verdict, 'fail');
     assert.match(f1?.found ?? '', /hub-b\.tail0\.ts\.net: identity changed/);
     assert.equal(f1?.fix, 're-pair');
+  });
+
+  it('F3 fails for a half-paired peer with both unpairs, and F1 does not send it to the clocks', () => {
+    const status = buildPoolStatus(inputs());
+    const half = {
+      ...status,
+      peers: [
+        {
+          ...({} as (typeof status.peers)[number]),
+          nodeFqdn: 'hub-b.tail0.ts.net',
+          pairingProblem: { kind: 'half_paired_here' as const, since: '2026-11-30T11:00:00.000Z', action: 'remove both halves' },
+          probeFailure: { kind: 'unauthorized' as const, since: null, action: 'compare the two clocks' },
+        },
+      ],
+    };
+    const checks = doctorChecks({ status: half, tailscale: healthyTailscale, clocks: [], directories: [daemonOk], hubPort: 5002 });
+    const f3 = checks.find((c) => c.code === 'F3');
+    assert.equal(f3?.verdict, 'fail');
+    assert.match(f3?.found ?? '', /hub-b\.tail0\.ts\.net: half paired here/);
+    assert.equal(f3?.fix, 'remove both halves');
+    assert.equal(checks.find((c) => c.code === 'F1')?.verdict, 'ok');
+  });
+
+  it('P3 reports the container counts: collected, not measured with why, or no socket', () => {
+    const status = buildPoolStatus(inputs());
+    const withContainers = (containers: NonNullable<(typeof status)['localNode']['containers']>) => doctorChecks({ status: { ...status, localNode: { ...status.localNode, containers } }, tailscale: healthyTailscale, clocks: [], directories: [daemonOk], hubPort: 5002 }).find((c) => c.code === 'P3');
+    const base = { socket: '/var/run/docker.sock', projects: ['lab'], shared: true, sampledAt: null, problem: null };
+    assert.deepEqual([withContainers({ ...base, rollup: { running: 2, stopped: 1, total: 3, cpuPercent: 1, memoryBytes: 1 } })?.verdict, withContainers({ ...base, rollup: null, problem: 'Docker answered 403' })?.verdict, withContainers({ ...base, socket: null, rollup: null })?.verdict], ['ok', 'warn', 'ok']);
+    assert.match(withContainers({ ...base, rollup: null, problem: 'Docker answered 403' })?.found ?? '', /not measured: Docker answered 403/);
   });
 
   it('E1 names each unreachable engine with where to look', () => {

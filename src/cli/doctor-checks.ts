@@ -194,7 +194,19 @@ export function doctorChecks(inputs: DoctorInputs): DoctorCheck[] {
     checks.push(check('D1', 'warn', `HUB_POOL_PEER_ORIGINS is set: peers are dialled at ${node.peerOriginsMap.entries.map((e) => `${e.name} → ${e.origin}`).join(', ')}`, 'development only: unset it on a real tailnet'));
   }
   checks.push(directoriesCheck(inputs.directories));
-  const refusing = status.peers.filter((p) => p.probeFailure !== null && p.probeFailure.kind !== 'unreachable');
+  const containers = node.containers;
+  if (containers) {
+    checks.push(
+      containers.socket === null
+        ? check('P3', 'ok', 'container counts: no Docker socket is mounted, so none are collected (peers read "not reported")')
+        : containers.rollup !== null
+          ? check('P3', 'ok', `container counts from ${containers.socket}: ${containers.rollup.running} running of ${containers.rollup.total}${containers.shared ? '' : ' (not shared: poolShareContainerStats is off)'}`)
+          : check('P3', 'warn', `container counts not measured: ${containers.problem ?? 'no collection yet'}`, 'mount the Docker socket the Hub can read, and set HUB_COMPOSE_PROJECTS when the Hub does not run in the compose project to count'),
+    );
+  }
+  const stuck = status.peers.filter((p) => p.pairingProblem !== null);
+  if (stuck.length > 0) checks.push(check('F3', 'fail', stuck.map((p) => `${p.nodeFqdn}: ${p.pairingProblem!.kind.replaceAll('_', ' ')}`).join('; '), stuck.map((p) => p.pairingProblem!.action).join(' | ')));
+  const refusing = status.peers.filter((p) => p.pairingProblem === null && p.probeFailure !== null && p.probeFailure.kind !== 'unreachable');
   checks.push(
     refusing.length === 0
       ? check('F1', 'ok', 'no peer refuses this Hub')

@@ -258,3 +258,25 @@ describe('port, host and data dir', () => {
     assert.equal(dataDirFromEnv({ CIHUB_DATA_DIR: '  ' }), join(homedir(), '.cihub'));
   });
 });
+
+describe('container counts: HUB_DOCKER_SOCKET and HUB_COMPOSE_PROJECTS', () => {
+  it('takes the socket as given, and "off" as none', () => {
+    assert.equal(loadEnv({ HUB_DOCKER_SOCKET: '/tmp/d.sock' }).dockerSocket, '/tmp/d.sock');
+    assert.equal(loadEnv({ HUB_DOCKER_SOCKET: 'off' }).dockerSocket, null);
+  });
+
+  const table: readonly { value: string; projects: readonly string[] | null; problem: boolean }[] = [
+    { value: 'lab', projects: ['lab'], problem: false },
+    { value: 'lab, ci-hub_2 ,', projects: ['lab', 'ci-hub_2'], problem: false },
+    { value: 'Lab', projects: null, problem: true },
+    { value: 'lab,../x', projects: null, problem: true },
+    { value: ',', projects: null, problem: true },
+  ];
+  for (const c of table) {
+    it(`HUB_COMPOSE_PROJECTS=${JSON.stringify(c.value)}: ${c.problem ? "refused, the Hub's own project is used" : c.projects?.join(' + ')}`, () => {
+      const env = loadEnv({ HUB_COMPOSE_PROJECTS: c.value });
+      assert.deepEqual(env.composeProjects, c.projects);
+      assert.equal(env.problems.some((p) => p.variable === 'HUB_COMPOSE_PROJECTS'), c.problem);
+    });
+  }
+});

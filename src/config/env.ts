@@ -3,6 +3,7 @@
  * process.env. Knobs the spec says are read per request (placement switches, tailnet auth)
  * are exposed as accessors over the same environment object rather than copied.
  */
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -20,6 +21,8 @@ export const DEFAULT_ENGINE_URLS: Readonly<Record<Exclude<EngineKind, 'llamacpp'
 };
 
 export const DEFAULT_API_PORT = 5002;
+/** Where Docker's socket is mounted by default, on a host and in a container alike. */
+export const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
 export const DEFAULT_HOST = '127.0.0.1';
 /** First-byte budget floor (spec, Failover): 300 s. */
 export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 300_000;
@@ -92,6 +95,13 @@ export interface HubEnv {
   readonly nvidiaSmiBinary: string | null;
   /** OpenTelemetry trace export (OTLP/HTTP, JSON); null when OTEL_EXPORTER_OTLP_ENDPOINT and _TRACES_ENDPOINT are unset: nothing is exported. */
   readonly otlp: OtlpExport | null;
+  /**
+   * HUB_DOCKER_SOCKET, else the default socket when it exists at start; null when there is none
+   * or the variable is `off`. Container counts are collected only through it.
+   */
+  readonly dockerSocket: string | null;
+  /** HUB_COMPOSE_PROJECTS: the compose projects counted; null: the project of the Hub's own container. */
+  readonly composeProjects: readonly string[] | null;
   /** Values the schema refused, each replaced by its default: the Hub logs one warning per entry at start. */
   readonly problems: readonly EnvProblem[];
   /** Per-request knobs: read the environment at call time, as the spec asks. */
@@ -232,6 +242,12 @@ export const ENV_SCHEMA = z.object({
   OTEL_SERVICE_NAME: text.optional(),
   OTEL_BSP_SCHEDULE_DELAY: wholeIn(1, 3_600_000).optional(),
   OTEL_SDK_DISABLED: flag.optional(),
+  HUB_DOCKER_SOCKET: text.optional(),
+  HUB_COMPOSE_PROJECTS: z
+    .string()
+    .transform((v) => v.split(',').map((p) => p.trim()).filter((p) => p !== ''))
+    .refine((list) => list.length > 0 && list.every((p) => /^[a-z0-9][a-z0-9_-]{0,62}$/.test(p)), 'is not a comma-separated list of compose project names (lower case, digits, - and _)')
+    .optional(),
 });
 type EnvVariable = keyof typeof ENV_SCHEMA.shape;
 type EnvValues = z.infer<typeof ENV_SCHEMA>;
@@ -274,6 +290,8 @@ const FALLBACKS: Readonly<Record<EnvVariable, string | null>> = {
   OTEL_SERVICE_NAME: DEFAULT_OTEL_SERVICE_NAME,
   OTEL_BSP_SCHEDULE_DELAY: String(DEFAULT_OTLP_EXPORT_INTERVAL_MS),
   OTEL_SDK_DISABLED: 'false',
+  HUB_DOCKER_SOCKET: `${DEFAULT_DOCKER_SOCKET} when it exists`,
+  HUB_COMPOSE_PROJECTS: "the compose project of the Hub's own container",
 };
 
 const VARIABLES = Object.keys(ENV_SCHEMA.shape) as EnvVariable[];
@@ -379,6 +397,8 @@ export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
     tailscaleBinary: findExecutable('tailscale', env.PATH),
     nvidiaSmiBinary: findExecutable('nvidia-smi', env.PATH),
     otlp: otlpFrom(v, problems),
+    dockerSocket: dockerSocketFrom(v.HUB_DOCKER_SOCKET),
+    composeProjects: v.HUB_COMPOSE_PROJECTS ? Object.freeze(v.HUB_COMPOSE_PROJECTS) : null,
     problems: Object.freeze(problems),
     knobs: {
       tailnetRequiresKey: () => readOne(env, 'HUB_INFERENCE_TAILNET_AUTH') === 'require-key',
@@ -402,6 +422,16 @@ function otlpFrom(v: EnvValues, problems: readonly EnvProblem[]): OtlpExport | n
     serviceName: v.OTEL_SERVICE_NAME ?? DEFAULT_OTEL_SERVICE_NAME,
     intervalMs: v.OTEL_BSP_SCHEDULE_DELAY ?? DEFAULT_OTLP_EXPORT_INTERVAL_MS,
   });
+}
+
+/** HUB_DOCKER_SOCKET (`off` switches collection off), else the default socket when one exists at start. */
+function dockerSocketFrom(value: string | undefined): string | null {
+  if (value !== undefined) return isOff(value) ? null : value;
+  try {
+    return statSync(DEFAULT_DOCKER_SOCKET).isSocket() ? DEFAULT_DOCKER_SOCKET : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The data dir: CIHUB_DATA_DIR, else ~/.cihub. Also what the CLI uses to find its Hub. */

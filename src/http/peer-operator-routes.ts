@@ -14,7 +14,7 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
   const p = s.peers;
   const view = async (id: string) => {
     const row = p.store.get(id);
-    return row === null ? null : peerView(row, p.poller.health(row.id), (await p.self()).nodeFqdn);
+    return row === null ? null : peerView(row, p.poller.health(row.id), (await p.self()).nodeFqdn, p.pairing.approvedThere(row.id));
   };
   const refOf = (params: unknown) => resolvePeer(p.store, (params as { ref: string }).ref);
 
@@ -27,7 +27,7 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
         const health = p.poller.health(row.id);
         // The band as status shows it: clamped on read, and null from a snapshot too old to trust.
         const facts = health.capabilities === null ? null : { gpuPressure: health.capabilities.gpuPressure, snapshotAtMs: health.capabilitiesAtMs };
-        return { ...peerView(row, health, selfName), gpuPressure: peerMachineStatus(facts, null, nowMs, pollSeconds).gpuPressure };
+        return { ...peerView(row, health, selfName, p.pairing.approvedThere(row.id)), gpuPressure: peerMachineStatus(facts, null, nowMs, pollSeconds).gpuPressure };
       }),
     };
   });

@@ -8,6 +8,7 @@ import { HubError } from '../errors.js';
 import { admitPeer } from '../peer-auth/peer-guard.js';
 import { HEADER_REFUSAL } from '../peer-auth/signed-headers.js';
 import { publishCapabilities } from '../peers/capabilities.js';
+import { LEAVING_PATH } from '../peers/leaving-notice.js';
 import type { PeerRow } from '../store/peers.js';
 import { resolvePoolDirections } from '../config/kill-switch.js';
 import { PROXY_BODY_LIMIT_BYTES } from './proxy-routes.js';
@@ -22,6 +23,8 @@ import type { HubServices } from './services.js';
 declare module 'fastify' {
   interface FastifyRequest {
     peer?: PeerRow;
+    /** How the peer guard admitted the caller. */
+    via?: 'signed' | 'bearer';
   }
 }
 
@@ -37,6 +40,15 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
       return;
     }
     peers.poller.noteRename(id, name);
+  };
+  const connectedPeer = (request: FastifyRequest): PeerRow => {
+    const peer = request.peer!;
+    if (peer.status === 'pending') {
+      // A peer holding this Hub's token or key only calls once it has approved: half paired, seen from here.
+      peers.pairing.noteApprovedThere(peer);
+      throw new HubError('HUB_ERR_PEER_UNAUTHORIZED', 'this pairing is not approved yet');
+    }
+    return peer;
   };
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
@@ -61,6 +73,7 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
         throw new HubError('HUB_ERR_PEER_UNAUTHORIZED', 'this Hub does not accept these peer credentials');
       }
       request.peer = admission.peer;
+      request.via = admission.via;
     };
     const jsonOf = (request: FastifyRequest): unknown => {
       const raw = rawBody(request);
@@ -88,6 +101,15 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
       return { removed: true };
     });
 
+    // The leaving notice: acted on only when signed (a bearer token is the legacy carrier), and
+    // only for a pairing past its request. A refusal changes nothing.
+    scope.post(LEAVING_PATH, control, async (request) => {
+      const peer = connectedPeer(request);
+      if (request.via !== 'signed') throw new HubError('HUB_ERR_PEER_UNAUTHORIZED', 'a leaving notice must be signed');
+      peers.poller.noteLeft(peer);
+      return { noted: true };
+    });
+
     scope.get('/api/inference/pool/capabilities', admitted, async (request) => {
       const peer = connectedPeer(request);
       const directions = resolvePoolDirections(s.env, s.settings.get());
@@ -106,6 +128,7 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
         throughput: s.throughputAdvert(),
         gpuPressure: s.gpuPressure(),
         hardwareTier: s.hardwareTier(),
+        containers: s.containersPublished(),
       });
     });
 
@@ -143,11 +166,6 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
   });
 }
 
-function connectedPeer(request: FastifyRequest): PeerRow {
-  const peer = request.peer!;
-  if (peer.status === 'pending') throw new HubError('HUB_ERR_PEER_UNAUTHORIZED', 'this pairing is not approved yet');
-  return peer;
-}
 
 function rawBody(request: FastifyRequest): Buffer {
   return Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);

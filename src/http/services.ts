@@ -1,4 +1,5 @@
 /** What the HTTP layer needs from the rest of the Hub; system.ts builds it. */
+import type { ContainerRollup } from '../peers/capabilities.js';
 import type { ThroughputAdvert } from '../peers/throughput-advert.js';
 import type { Logger } from 'pino';
 import type { HubEnv } from '../config/env.js';
@@ -55,6 +56,8 @@ export interface HubServices {
   readonly gpuPressure: () => number | null;
   /** This node's detected hardware tier (machine/hardware-report.ts); null when not detected. */
   readonly hardwareTier: () => HardwareTier | null;
+  /** This Hub's container counts as published to peers (fresh and shared, or null: the key is left out). */
+  readonly containersPublished: () => ContainerRollup | null;
   /** Whether the SQLite store is open, for GET /readyz. */
   storeOpen(): boolean;
   /** Unpaired Hubs this Hub can name (an operator's request only: it probes every candidate). */

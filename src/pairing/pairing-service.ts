@@ -29,6 +29,11 @@ export const MAX_PENDING_INBOUND = 20;
  * a handful is plenty.
  */
 export const MAX_PENDING_WITH_PIN = 5;
+/**
+ * Longest refusal text kept from a peer's answer: 400 characters. The peer is untrusted, so its
+ * words are bounded; a Hub's own refusals, which name a command with both Hubs' names, fit.
+ */
+export const PEER_REFUSAL_MAX_CHARS = 400;
 /** A pairing call gives up after 10 s (a first HTTPS request can wait on certificate issuance). */
 export const PAIRING_CALL_TIMEOUT_MS = 10_000;
 /** Bearer grace after learning a key from a request: 10 minutes or four polls, whichever is longer. */
@@ -64,6 +69,7 @@ export interface InboundRequest {
 
 export class PairingService {
   readonly #d: PairingDeps;
+  readonly #approvedThere = new Map<string, string>();
   constructor(deps: PairingDeps) {
     this.#d = deps;
   }
@@ -81,7 +87,7 @@ export class PairingService {
     const self = await this.#selfName();
     if (name === self) throw new HubError('HUB_ERR_PAIR_SELF', 'a Hub cannot pair with itself');
     const existing = this.#d.store.byFqdn(name);
-    if (existing) throw new HubError('HUB_ERR_CONFLICT', `this Hub already has a ${existing.status} row for ${name}; unpair it first (cihub pool unpair ${name})`);
+    if (existing) throw new HubError('HUB_ERR_CONFLICT', localConflict(existing));
 
     const token = randomBytes(32).toString('base64url');
     const row = this.#d.store.insert({
@@ -105,10 +111,21 @@ export class PairingService {
     if (typeof pin !== 'string') return { peer: row, pinVerified: false };
     const claim = readIdentityClaim(answer.json);
     const named = (answer.json as { nodeFqdn?: unknown } | null)?.nodeFqdn;
-    if (claim === null || named !== name || claim.nodeUuid === me.nodeUuid || this.#d.store.byUuid(claim.nodeUuid)) {
-      // Either an older Hub that ignores PINs, or an answer that does not describe the Hub we asked.
-      this.#d.logger.warn({ peer: name }, 'the pairing answer to a PIN request carried no usable identity; the key will be exchanged on confirm');
+    if (claim === null) {
+      // A Hub on the first pool protocol ignores the PIN and answers without an identity.
+      this.#d.logger.warn({ peer: name }, 'the pairing answer to a PIN request carried no identity (a Hub on the first pool protocol); the key will be exchanged on confirm');
       return { peer: row, pinVerified: false };
+    }
+    const mismatch = claim.nodeUuid === me.nodeUuid ? 'self' : named !== name ? 'other-name' : this.#d.store.byUuid(claim.nodeUuid) !== null ? 'held' : null;
+    if (mismatch !== null) {
+      // The far Hub took the PIN and holds a request an approval could not complete: take it back
+      // (signed with the key it just pinned for this Hub), drop this half, and say what to do.
+      const held = this.#d.store.byUuid(claim.nodeUuid);
+      const retracted = await this.#d.client.call({ ...row, peerNodeUuid: claim.nodeUuid, peerPublicKey: claim.publicKey }, 'POST', '/api/inference/pool/pair/unpair', {}, { timeoutMs: PAIRING_CALL_TIMEOUT_MS });
+      this.#d.store.delete(row.id);
+      const told = retracted.ok && retracted.status === 200;
+      this.#d.logger.warn({ peer: name, mismatch, retracted: told }, 'the pairing answer named another Hub than the one asked; the request was withdrawn');
+      throw new HubError('HUB_ERR_CONFLICT', answerMismatch(mismatch, name, typeof named === 'string' ? named : null, held?.nodeFqdn ?? null, self, told));
     }
     // Learned from a response: the peer holds our key (it verified our PIN request), so sign from now on.
     const pinned = this.#d.store.update(row.id, { peerNodeUuid: claim.nodeUuid, peerPublicKey: claim.publicKey, pinVerified: true })!;
@@ -127,8 +144,10 @@ export class PairingService {
     const failure = !answer.ok ? answer.error : answer.status !== 200 ? `HTTP ${answer.status}` : null;
     if (failure !== null) {
       this.#d.logger.warn({ peer: peer.nodeFqdn }, `[HubPool] pairing confirmed locally but callback to ${peer.nodeFqdn} failed: ${failure}`);
-      this.#d.onConnected(connected);
-      return { peer: connected, callback: 'failed', reason: failure };
+      // Half paired: kept on the row so status names the fix until a good poll shows otherwise.
+      const half = this.#d.store.update(peer.id, { confirmFailedAt: this.#iso() }) ?? connected;
+      this.#d.onConnected(half);
+      return { peer: half, callback: 'failed', reason: failure };
     }
     const claim = answer.ok ? readIdentityClaim(answer.json) : null;
     let final = connected;
@@ -193,7 +212,10 @@ export class PairingService {
 
     if (claim === null || me === null) {
       // A name this Hub already holds a row for is ignored without saying so (spec: a request stays pending).
-      if (existing) return { received: true };
+      if (existing) {
+        this.#noteCrossing(existing);
+        return { received: true };
+      }
       if (waiting.filter((r) => !r.pinVerified).length >= MAX_PENDING_INBOUND) {
         throw new HubError('HUB_ERR_PAIR_PENDING_FULL', `${MAX_PENDING_INBOUND} pairing requests without a PIN already wait for approval here; approve or reject some, or pair with a PIN (cihub pool pairing-pin on this Hub), which these do not block`);
       }
@@ -218,11 +240,12 @@ export class PairingService {
     // request replaces it rather than being dropped behind it (issue 9, defect 11).
     const squatter = existing !== null && existing.direction === 'inbound' && existing.status === 'pending' && !existing.pinVerified ? existing : null;
     if (existing !== null && squatter === null) {
-      throw new HubError('HUB_ERR_CONFLICT', `${self.nodeFqdn} already holds a row for ${from} (${existing.direction}, ${existing.status}); remove it there (cihub pool unpair ${from}) and send the request again with the same PIN`);
+      this.#noteCrossing(existing);
+      throw new HubError('HUB_ERR_CONFLICT', receiverConflict(existing, self.nodeFqdn ?? 'the other Hub', from));
     }
     const holder = this.#d.store.byUuid(claim.nodeUuid);
     if (holder !== null && holder.id !== squatter?.id) {
-      throw new HubError('HUB_ERR_CONFLICT', `${self.nodeFqdn} already holds a pairing with this node UUID under another name; unpair it there and send the request again with the same PIN`);
+      throw new HubError('HUB_ERR_CONFLICT', `${self.nodeFqdn} already holds a pairing with this Hub's node identity under the name ${holder.nodeFqdn}; remove it there (cihub pool unpair ${holder.nodeFqdn}) and send the request again with the same PIN`);
     }
     this.#d.pin.consume();
     if (squatter !== null) {
@@ -286,6 +309,29 @@ export class PairingService {
     this.#d.logger.info({ peer: peer.nodeFqdn }, kind === 'reject' ? 'the peer rejected the pairing request' : 'the peer unpaired this Hub');
   }
 
+  /**
+   * A peer called a peer route with valid credentials while this Hub's request to it still
+   * waits: it holds the pairing as approved, so its confirmation never arrived here (half paired,
+   * seen from the requester). Remembered in memory; the peer's next call notes it again.
+   */
+  noteApprovedThere(peer: PeerRow): void {
+    if (peer.direction !== 'outbound' || peer.status !== 'pending') return;
+    if (!this.#approvedThere.has(peer.id)) this.#d.logger.warn({ peer: peer.nodeFqdn }, `${peer.nodeFqdn} acts as paired with this Hub, but its approval never arrived here (half paired)`);
+    this.#approvedThere.set(peer.id, this.#approvedThere.get(peer.id) ?? this.#iso());
+  }
+
+  /** When a peer was first seen acting on an approval this Hub never received; null when not seen. */
+  approvedThere(peerId: string): string | null {
+    return this.#approvedThere.get(peerId) ?? null;
+  }
+
+  /** The peer asked to pair while this Hub's own request to it waits: the two requests crossed. */
+  #noteCrossing(existing: PeerRow): void {
+    if (existing.direction !== 'outbound' || existing.status !== 'pending' || existing.crossedAt !== null) return;
+    this.#d.store.update(existing.id, { crossedAt: this.#iso() });
+    this.#d.logger.warn({ peer: existing.nodeFqdn }, `${existing.nodeFqdn} sent a pairing request while this Hub's own request to it waits; the two crossed, and each Hub sets the other's aside`);
+  }
+
   /** Drops requests unanswered for 24 hours (both directions). */
   sweep(): string[] {
     const dropped = this.#d.store.deleteExpiredPending(this.#iso());
@@ -331,12 +377,46 @@ export class PairingService {
       return new HubError('HUB_ERR_PEER_UNREACHABLE', `could not reach ${name} (${answer.error}); check that it is online, on this tailnet and published at https://${name}`);
     }
     const said = (answer.json as { error?: { message?: unknown; code?: unknown } } | null)?.error;
-    const reason = typeof said?.message === 'string' ? said.message.slice(0, 200) : `HTTP ${answer.status}`;
+    const reason = typeof said?.message === 'string' ? said.message.slice(0, PEER_REFUSAL_MAX_CHARS) : `HTTP ${answer.status}`;
     if (answer.status === 401) {
       this.#d.logger.warn({ peer: name }, 'Peer refused the pairing PIN');
       return new HubError('HUB_ERR_PEER_REFUSED_PIN', `${name} refused the pairing PIN (wrong, expired, already used or replaced); mint a fresh one there with cihub pool pairing-pin`);
     }
-    this.#d.logger.warn({ peer: name, status: answer.status }, `Peer declined pairing request (${answer.status})`);
+    // Both spellings the docs tell operators to search for: "declined pairing request" and "declined the pairing request".
+    this.#d.logger.warn({ peer: name, status: answer.status, reason }, `Peer declined pairing request (${answer.status}): ${name} declined the pairing request: ${reason}`);
     return new HubError('HUB_ERR_PEER_REFUSED', `${name} declined the pairing request (HTTP ${answer.status}): ${reason}`);
+  }
+}
+
+/** Why this Hub cannot send a request to a name it already holds a row for, with the fix. */
+function localConflict(existing: PeerRow): string {
+  const name = existing.nodeFqdn;
+  if (existing.direction === 'inbound' && existing.status === 'pending') {
+    return `${name} has already asked to pair with this Hub: approve its request instead of sending one back (cihub pool approve ${name})`;
+  }
+  if (existing.status === 'pending') {
+    return `this Hub has already sent ${name} a request, which waits for its approval; to send a new one, cancel it first (cihub pool unpair ${name})`;
+  }
+  return `this Hub is already paired with ${name} (${existing.status}); to pair again, unpair first (cihub pool unpair ${name})`;
+}
+
+/** What the receiver tells a PIN-carrying requester whose name it already holds a row for. */
+function receiverConflict(existing: PeerRow, self: string, from: string): string {
+  if (existing.direction === 'outbound' && existing.status === 'pending') {
+    return `${self} has sent ${from} a pairing request of its own, still waiting, so the two crossed; cancel that one there (cihub pool unpair ${from} on ${self}) and send this request again with the same PIN`;
+  }
+  return `${self} already holds a row for ${from} (${existing.direction}, ${existing.status}), perhaps from before a reset; remove it there (cihub pool unpair ${from} on ${self}) and send the request again with the same PIN`;
+}
+
+/** What the requester says when the answer to its PIN request describes another Hub than the one asked. */
+function answerMismatch(kind: 'self' | 'other-name' | 'held', asked: string, named: string | null, heldAs: string | null, self: string, retracted: boolean): string {
+  const after = retracted ? 'the request was withdrawn there' : `the request could not be withdrawn there (on it, run cihub pool unpair ${self})`;
+  switch (kind) {
+    case 'self':
+      return `${asked} is this Hub itself; a Hub cannot pair with itself`;
+    case 'other-name':
+      return `the Hub answering at ${asked} calls itself ${named ?? '(no name)'}; ${after}, and its PIN is spent; mint a fresh PIN there (cihub pool pairing-pin) and pair by the name it gave (cihub pool pair ${named ?? '<its name>'} --pin <digits>)`;
+    case 'held':
+      return `this Hub already holds a pairing with that Hub's node identity under the name ${heldAs ?? '(another name)'}; ${after}, and its PIN is spent; remove the old row here (cihub pool unpair ${heldAs ?? '<old name>'}), mint a fresh PIN there (cihub pool pairing-pin) and pair again`;
   }
 }

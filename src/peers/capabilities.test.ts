@@ -256,3 +256,15 @@ describe('hardwareTier on the wire', () => {
   ];
   for (const r of rows) it(`reads a peer's ${describeValue(r.sent)} as ${String(r.reads)}`, () => assert.equal(read({ hardwareTier: r.sent }).hardwareTier, r.reads));
 });
+
+describe('peerView: containers as status and GET /peers carry them', () => {
+  it('carries a valid rollup, and null (not zeros) for a rejected one or none', async () => {
+    const { peerView } = await import('./peer-view.js');
+    const row = { id: 'p1', nodeFqdn: 'hub-b.tail0.ts.net', direction: 'outbound', status: 'connected', enabled: true, peerNodeUuid: null, peerPublicKey: null, pinVerified: false, issuedTokenHash: null, presentTokenSealed: null, signedSeenAt: null, bearerGraceUntil: null, createdAt: '2026-11-30T11:00:00.000Z', expiresAt: null, lastSeenAt: null, consecutiveFailures: 0, confirmFailedAt: null, crossedAt: null } as const;
+    const health = (containers: unknown) => ({ probeFailure: null, probeFailureSince: null, capabilities: read({ containers }), capabilitiesAtMs: 0, forwardedAtSnapshot: 0, leftAt: null });
+    assert.deepEqual(peerView(row, health(CONTAINERS), null).containers, CONTAINERS);
+    assert.equal(peerView(row, health({ ...CONTAINERS, running: 9 }), null).containers, null);
+    assert.equal(peerView(row, health(undefined), null).containers, null);
+    assert.equal(peerView(row, { ...health(undefined), capabilities: null }, null).containers, null);
+  });
+});

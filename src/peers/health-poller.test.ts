@@ -61,3 +61,64 @@ describe('HealthPoller: the bearer grace window', () => {
     assert.equal(store.get(row.id)?.peerPublicKey, KEY);
   });
 });
+
+/** A poller whose peer answers a good capabilities document when `answer()` is called, one probe at a time. */
+function answering() {
+  const clock = new ManualClock();
+  const store = new PeerStore(openDatabase(join(mkdtempSync(join(tmpdir(), 'cihub-poller-')), 'hub.db')));
+  const waiting: (() => void)[] = [];
+  const client = {
+    call: () =>
+      new Promise((resolve) =>
+        waiting.push(() => resolve({ ok: true, status: 200, headers: {}, json: { nodeUuid: 'u', hardwareTier: null, backends: [{ kind: 'ollama', models: ['m'] }], inFlightRequests: 0, acceptingWork: true }, auth: 'signed' })),
+      ),
+  } as unknown as PeerClient;
+  const pairing = { sweep: () => [] } as unknown as PairingService;
+  const identity = { load: async () => ({ ok: false, error: 'unused' }) } as unknown as NodeIdentity;
+  const poller = new HealthPoller({ store, client, pairing, identity, pollSeconds: () => 30, clock, logger: pino({ level: 'silent' }), forwardsTo: () => 0, background: new Background({ logger: pino({ level: 'silent' }), clock }) });
+  const row = store.insert({ nodeFqdn: 'b.tail0.ts.net', direction: 'inbound', status: 'connected', peerNodeUuid: 'u', peerPublicKey: KEY, pinVerified: true, issuedTokenHash: null, presentTokenSealed: null, createdAt: new Date(clock.nowMs()).toISOString(), expiresAt: null });
+  /** Starts a probe; resolves to a function that lets the peer answer and waits for the probe to finish. */
+  const probe = () => {
+    const done = poller.probe(store.get(row.id)!);
+    return async () => {
+      while (waiting.length === 0) await new Promise((r) => setImmediate(r));
+      waiting.shift()!();
+      await done;
+    };
+  };
+  return { clock, store, poller, row, probe };
+}
+
+describe('HealthPoller: a peer that said it is leaving', () => {
+  it('is out at once (no snapshot, unreachable, no failure counted) and back on its next good poll', async () => {
+    const { clock, store, poller, row, probe } = answering();
+    await (await probe())();
+    assert.ok(poller.health(row.id).capabilities !== null);
+    poller.noteLeft(store.get(row.id)!);
+    assert.equal(poller.health(row.id).capabilities, null);
+    assert.ok(poller.health(row.id).leftAt);
+    assert.deepEqual([store.get(row.id)?.status, store.get(row.id)?.consecutiveFailures], ['unreachable', 0]);
+    clock.advance(30_000);
+    await (await probe())();
+    assert.equal(store.get(row.id)?.status, 'connected');
+    assert.equal(poller.health(row.id).leftAt, null);
+    assert.ok(poller.health(row.id).capabilities !== null);
+  });
+
+  it('an answer given before the notice does not take it back', async () => {
+    const { clock, store, poller, row, probe } = answering();
+    const answerLater = probe();
+    clock.advance(1);
+    poller.noteLeft(store.get(row.id)!);
+    await answerLater();
+    assert.equal(store.get(row.id)?.status, 'unreachable');
+    assert.equal(poller.health(row.id).capabilities, null);
+  });
+
+  it('a good poll settles a half pairing: the peer answered as paired after all', async () => {
+    const { store, row, probe } = answering();
+    store.update(row.id, { confirmFailedAt: new Date(0).toISOString() });
+    await (await probe())();
+    assert.equal(store.get(row.id)?.confirmFailedAt, null);
+  });
+});

@@ -36,6 +36,8 @@ export interface PeerHealth {
   readonly capabilitiesAtMs: number | null;
   /** What this Hub had forwarded to the peer when the snapshot arrived (the snapshot counts those too). */
   readonly forwardedAtSnapshot: number;
+  /** When the peer said, signed, that it was shutting down; null once a poll succeeds again, or if it never did. */
+  readonly leftAt: string | null;
 }
 
 interface State {
@@ -46,6 +48,7 @@ interface State {
   capabilities: PeerCapabilities | null;
   capabilitiesAtMs: number | null;
   forwardedAtSnapshot: number;
+  leftAt: string | null;
   polling: boolean;
 }
 
@@ -95,7 +98,23 @@ export class HealthPoller {
       capabilities: s?.capabilities ?? null,
       capabilitiesAtMs: s?.capabilitiesAtMs ?? null,
       forwardedAtSnapshot: s?.forwardedAtSnapshot ?? 0,
+      leftAt: s?.leftAt ?? null,
     };
+  }
+
+  /**
+   * The peer said (in a signed leaving notice) that it is shutting down: it stops being a
+   * candidate now, instead of after three failed polls, and comes back with its first good poll.
+   * The poll cadence is left alone, so a Hub that restarts is taken back within one interval.
+   */
+  noteLeft(peer: PeerRow): void {
+    const s = this.#state(peer.id);
+    const now = this.#d.clock.nowMs();
+    s.leftAt = new Date(now).toISOString();
+    s.capabilities = null;
+    s.capabilitiesAtMs = null;
+    if (peer.status === 'connected') this.#d.store.update(peer.id, { status: 'unreachable' });
+    this.#d.logger.info({ peer: peer.nodeFqdn }, `${peer.nodeFqdn} is shutting down: no work goes to it until its next good poll`);
   }
 
   /** Records a new name a signed peer presented; applied on the next tick. */
@@ -158,12 +177,15 @@ export class HealthPoller {
   async probe(row: PeerRow): Promise<void> {
     const s = this.#state(row.id);
     const pollMs = this.#d.pollSeconds() * 1000;
+    const startedAtMs = this.#d.clock.nowMs();
     const answer = await this.#d.client.call(row, 'GET', '/api/inference/pool/capabilities', undefined, { timeoutMs: HEALTH_PROBE_TIMEOUT_MS, maxBytes: PEER_CAPABILITIES_MAX_BYTES });
     const now = this.#d.clock.nowMs();
     const current = this.#d.store.get(row.id);
     if (current === null) return;
     const kind = classifyProbe(answer);
     if (kind === null && answer.ok) {
+      // An answer the peer gave before it said it was leaving does not take it back.
+      if (s.leftAt !== null && Date.parse(s.leftAt) >= startedAtMs) return;
       const caps = readCapabilities(answer.json);
       s.capabilities = caps;
       s.capabilitiesAtMs = now;
@@ -171,9 +193,11 @@ export class HealthPoller {
       if (s.probeFailure !== null || current.status !== 'connected') this.#d.logger.info({ peer: row.nodeFqdn }, 'peer reachable');
       s.probeFailure = null;
       s.probeFailureSince = null;
+      s.leftAt = null;
       s.refusals = 0;
       s.nextPollAtMs = now + pollMs;
-      this.#d.store.update(row.id, { status: 'connected', lastSeenAt: new Date(now).toISOString(), consecutiveFailures: 0 });
+      // A good poll also settles a half pairing: the peer answered as paired, so the confirmation arrived after all.
+      this.#d.store.update(row.id, { status: 'connected', lastSeenAt: new Date(now).toISOString(), consecutiveFailures: 0, ...(current.confirmFailedAt !== null ? { confirmFailedAt: null } : {}) });
       if (current.peerNodeUuid === null && caps?.nodeUuid) await this.#upgrade(current);
       return;
     }
@@ -226,7 +250,7 @@ export class HealthPoller {
   #state(id: string): State {
     let s = this.#states.get(id);
     if (!s) {
-      s = { probeFailure: null, probeFailureSince: null, refusals: 0, nextPollAtMs: 0, capabilities: null, capabilitiesAtMs: null, forwardedAtSnapshot: 0, polling: false };
+      s = { probeFailure: null, probeFailureSince: null, refusals: 0, nextPollAtMs: 0, capabilities: null, capabilitiesAtMs: null, forwardedAtSnapshot: 0, leftAt: null, polling: false };
       this.#states.set(id, s);
     }
     return s;

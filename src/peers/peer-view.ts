@@ -4,9 +4,11 @@
  * and the dashboard word it.
  */
 import { keyFingerprint } from '../identity/fingerprint.js';
+import type { ContainerRollup } from './capabilities.js';
 import type { PeerRow } from '../store/peers.js';
 import { reportedAuthMode } from './auth-mode.js';
 import type { PeerHealth } from './health-poller.js';
+import { pairingProblem, type PairingProblem } from './pairing-problem.js';
 import { probeFailureAction, type ProbeFailureKind } from './probe-failure.js';
 
 export interface PeerView {
@@ -23,13 +25,26 @@ export interface PeerView {
   readonly expiresAt: string | null;
   readonly lastSeenAt: string | null;
   readonly consecutiveFailures: number;
+  /** A pairing state that needs an operator on each Hub (half paired, crossed requests), with the fix; null when none. */
+  readonly pairingProblem: PairingProblem | null;
   /** Why the last probe failed and what to do; null when the last probe succeeded or none ran. */
   readonly probeFailure: { readonly kind: ProbeFailureKind; readonly since: string | null; readonly action: string } | null;
+  /**
+   * When the peer said, in a signed leaving notice, that it was shutting down; null when it has
+   * not, or has answered a poll since (it is then back).
+   */
+  readonly leftAt: string | null;
   /** From the last good poll; null before it (not an empty inventory). */
   readonly acceptingWork: boolean | null;
   readonly inFlightRequests: number | null;
   readonly hardwareTier: string | null;
   readonly backends: readonly { readonly kind: string; readonly models: readonly string[] }[] | null;
+  /**
+   * The peer's container counts and totals from its last good poll, validated whole on read
+   * (capabilities.ts); null when not reported (an older build, poolShareContainerStats off
+   * there, no recent sample, a rejected rollup, or not polled yet). Never zeros in its place.
+   */
+  readonly containers: ContainerRollup | null;
   /** The peer's advertised prompt ceiling; null when it names none or has not been polled (backends null tells which). */
   readonly maxPromptTokens: number | null;
   /** The peer's advertised context cap; null when it names none or has not been polled (backends null tells which). */
@@ -38,7 +53,8 @@ export interface PeerView {
   readonly unservableModels: readonly string[] | null;
 }
 
-export function peerView(row: PeerRow, health: PeerHealth, selfName: string | null): PeerView {
+/** `approvedThereAt`: when the peer was seen acting on an approval this Hub never received (pairing-service.ts). */
+export function peerView(row: PeerRow, health: PeerHealth, selfName: string | null, approvedThereAt: string | null = null): PeerView {
   const caps = health.capabilities;
   return {
     id: row.id,
@@ -53,11 +69,14 @@ export function peerView(row: PeerRow, health: PeerHealth, selfName: string | nu
     expiresAt: row.expiresAt,
     lastSeenAt: row.lastSeenAt,
     consecutiveFailures: row.consecutiveFailures,
+    pairingProblem: pairingProblem(row, selfName, approvedThereAt),
     probeFailure: health.probeFailure === null ? null : { kind: health.probeFailure, since: health.probeFailureSince, action: probeFailureAction(health.probeFailure, row.nodeFqdn, selfName) },
+    leftAt: health.leftAt,
     acceptingWork: caps?.acceptingWork ?? null,
     inFlightRequests: caps?.inFlightRequests ?? null,
     hardwareTier: caps?.hardwareTier ?? null,
     backends: caps?.backends ?? null,
+    containers: caps?.containers ?? null,
     maxPromptTokens: caps?.maxPromptTokens ?? null,
     maxNumCtx: caps?.maxNumCtx ?? null,
     // A peer that sent no list names none.

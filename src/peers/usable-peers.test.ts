@@ -34,7 +34,7 @@ const caps = (extra: Partial<PeerCapabilities> = {}): PeerCapabilities => ({
 });
 
 function peersAt(snapshotAgeMs: number, capabilities: PeerCapabilities, forwarded = 0) {
-  const health: PeerHealth = { probeFailure: null, probeFailureSince: null, capabilities, capabilitiesAtMs: NOW_MS - snapshotAgeMs, forwardedAtSnapshot: 0 };
+  const health: PeerHealth = { probeFailure: null, probeFailureSince: null, capabilities, capabilitiesAtMs: NOW_MS - snapshotAgeMs, forwardedAtSnapshot: 0, leftAt: null };
   return usablePeers({
     store: { list: () => [{ id: 'p1', nodeFqdn: 'hub-b.tail0.ts.net', status: 'connected', enabled: true }] },
     health: () => health,

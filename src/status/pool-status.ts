@@ -5,6 +5,7 @@
  */
 import type { DisabledBy, PoolDirections } from '../config/kill-switch.js';
 import type { PoolSettings, RoutingPin } from '../config/settings-schema.js';
+import type { ContainerReport } from '../containers/container-sampler.js';
 import type { BackendView } from '../engines/types.js';
 import type { EngineQueueView } from '../engines/engine-queue.js';
 import { localQueueDepth, othersOnEngine } from '../placement/local-queue-depth.js';
@@ -83,6 +84,8 @@ export interface PoolStatus {
     /** This node's context cap (inferenceMaxNumCtx), advertised as maxNumCtx; null = no cap. */
     readonly maxNumCtx: number | null;
     readonly backends: readonly BackendStatus[];
+    /** This Hub's own container counts (spec, "Container counts"); null when the Hub was built without a sampler. */
+    readonly containers: ContainerReport | null;
   } & Partial<LocalPlacementStatus> &
     Partial<LocalMachineStatus>;
   /**
@@ -146,6 +149,8 @@ export interface StatusInputs {
   readonly forwarded?: (peerName: string) => number;
   /** Engines withheld now: for bad output (node|engine|model) and models a local engine could not serve. */
   readonly withheld?: { readonly outputFaults: readonly WithheldEntry[]; readonly unservable: readonly WithheldEntry[] };
+  /** This Hub's container sampler report; absent reads as null. */
+  readonly containers?: ContainerReport;
 }
 
 /** One model the pool can serve and the nodes that hold it. */
@@ -221,6 +226,7 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
       maxPromptTokensSetBy: input.envMaxPromptTokens !== null ? 'env' : input.settings.poolMaxPromptTokens !== null ? 'setting' : null,
       maxNumCtx: input.settings.inferenceMaxNumCtx,
       backends,
+      containers: input.containers ?? null,
       ...(input.placement ? localPlacementStatus(input.settings, input.placement.book) : {}),
       ...(input.machine ? input.machine.local : {}),
     },

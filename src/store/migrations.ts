@@ -67,4 +67,12 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX peer_nonce_expiry ON peer_nonce (expires_at);
     `,
   },
+  {
+    version: 4,
+    name: 'pairing states that need both operators (half paired, crossed requests)',
+    sql: `
+      ALTER TABLE hub_pool_peer ADD COLUMN confirm_failed_at TEXT;
+      ALTER TABLE hub_pool_peer ADD COLUMN crossed_at TEXT;
+    `,
+  },
 ];

@@ -35,9 +35,20 @@ export interface PeerRow {
   readonly expiresAt: string | null;
   readonly lastSeenAt: string | null;
   readonly consecutiveFailures: number;
+  /**
+   * When this Hub approved the peer's request but the confirmation did not reach it (half
+   * paired); null otherwise. Cleared by the first good poll, which shows the peer holds the
+   * pairing after all.
+   */
+  readonly confirmFailedAt: string | null;
+  /**
+   * On a request this Hub sent: when the peer's own request to this Hub arrived and was set
+   * aside because this one waits (the two crossed); null otherwise.
+   */
+  readonly crossedAt: string | null;
 }
 
-export type NewPeer = Omit<PeerRow, 'id' | 'enabled' | 'signedSeenAt' | 'bearerGraceUntil' | 'lastSeenAt' | 'consecutiveFailures'> & Partial<Pick<PeerRow, 'bearerGraceUntil'>>;
+export type NewPeer = Omit<PeerRow, 'id' | 'enabled' | 'signedSeenAt' | 'bearerGraceUntil' | 'lastSeenAt' | 'consecutiveFailures' | 'confirmFailedAt' | 'crossedAt'> & Partial<Pick<PeerRow, 'bearerGraceUntil'>>;
 export type PeerPatch = Partial<Omit<PeerRow, 'id' | 'createdAt'>>;
 
 const COLUMNS: Readonly<Record<keyof PeerRow, string>> = {
@@ -57,6 +68,8 @@ const COLUMNS: Readonly<Record<keyof PeerRow, string>> = {
   expiresAt: 'expires_at',
   lastSeenAt: 'last_seen_at',
   consecutiveFailures: 'consecutive_failures',
+  confirmFailedAt: 'confirm_failed_at',
+  crossedAt: 'crossed_at',
 };
 
 const SELECT = `SELECT ${Object.entries(COLUMNS).map(([k, c]) => `${c} AS ${k}`).join(', ')} FROM hub_pool_peer`;
@@ -103,7 +116,7 @@ export class PeerStore {
 
   insert(row: NewPeer): PeerRow {
     this.#rows = null;
-    const full: PeerRow = { id: randomUUID(), enabled: true, signedSeenAt: null, bearerGraceUntil: null, lastSeenAt: null, consecutiveFailures: 0, ...row };
+    const full: PeerRow = { id: randomUUID(), enabled: true, signedSeenAt: null, bearerGraceUntil: null, lastSeenAt: null, consecutiveFailures: 0, confirmFailedAt: null, crossedAt: null, ...row };
     const keys = Object.keys(COLUMNS) as (keyof PeerRow)[];
     this.#db
       .prepare(`INSERT INTO hub_pool_peer (${keys.map((k) => COLUMNS[k]).join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`)

@@ -170,7 +170,7 @@ describe('pairing from the command line', () => {
     const onB = await connectedAndSigned(b, A);
     for (const text of [onA, onB]) {
       assert.match(text, /^Hub Pool: routing across the pool$/m);
-      assert.match(text, /routing is active: requests can be placed on 1 connected peer/);
+      assert.match(text, /routing is active: requests can be placed on 1 peer as well as on this Hub/);
       assert.match(text, /HUB_POOL_PEER_ORIGINS \(development\)/);
       assert.match(text, /HUB_NODE_FQDN stand-in/);
       assert.doesNotMatch(text, /Peers refusing this Hub/);

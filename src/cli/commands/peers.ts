@@ -124,16 +124,25 @@ export async function pair(opts: ChangeOptions & { name: string; pin?: string | 
       ? 'No PIN was sent: the request carries only this Hub\'s name, so its operator should approve only a name they recognise.'
       : answer.pinVerified
         ? `PIN verified: ${peerName} accepted it, and this Hub pinned its key${answer.peer?.fingerprint ? ` (fingerprint ${answer.peer.fingerprint})` : ''}.`
-        : `PIN not verified: ${peerName} took the request but did not answer with its identity (an older Hub?); keys are exchanged when it approves.`;
+        : `PIN not verified: ${peerName} runs the first pool protocol, which ignores PINs, so it did not answer with its identity; keys are exchanged when it approves.`;
+  const meName = me ?? '<this Hub\'s name>';
   return text([
     `Pairing request sent to ${peerName}.`,
     pinLine,
     '',
     `It is not paired yet: ${peerName} has to approve it. On ${peerName}, run:`,
     '  cihub pool peers',
-    `  cihub pool approve ${me ?? '<this Hub\'s name>'}`,
+    `  cihub pool approve ${meName}`,
     '',
     `Then \`cihub pool status\` here shows it connected. To withdraw the request: cihub pool unpair ${peerName}`,
+    // A request without a PIN is set aside without a word when the receiver already holds a row for this name (spec).
+    ...(pin === undefined
+      ? [
+          '',
+          `If \`cihub pool peers\` on ${peerName} does not list this request, ${peerName} already holds a row for this Hub (an old pairing, or a request of its own) and set this one aside.`,
+          `Then remove that row there (cihub pool unpair ${meName} on ${peerName}), cancel this one here (cihub pool unpair ${peerName}), and pair again with a PIN, which makes a refusal visible.`,
+        ]
+      : []),
   ]);
 }
 

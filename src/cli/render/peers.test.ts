@@ -71,3 +71,20 @@ describe('renderPeersTable', () => {
     assert.match(renderPeersTable([], NOW), /^No peers and no pairing requests\./);
   });
 });
+
+describe('renderPeersTable: pairings that need both operators', () => {
+  it('does not call a half-paired row legacy auth, and prints its fix under the table', () => {
+    const half = peerViewFixture({ direction: 'inbound', authMode: 'bearer', pairingProblem: { kind: 'half_paired_here', since: '2026-11-30T11:00:00.000Z', action: 'remove both halves: cihub pool unpair hub-b.tail0.ts.net here' } });
+    const text = renderPeersTable([half], Date.parse('2026-11-30T12:00:00.000Z'));
+    assert.ok(!text.includes('legacy auth'), text);
+    assert.match(text, /\bnot confirmed\b/);
+    assert.ok(text.includes('hub-b.tail0.ts.net needs both operators (half paired here): remove both halves: cihub pool unpair hub-b.tail0.ts.net here.'), text);
+  });
+
+  it('a crossed request is not told to simply wait', () => {
+    const crossed = peerViewFixture({ status: 'pending', pairingProblem: { kind: 'crossed_requests', since: '2026-11-30T11:00:00.000Z', action: 'cancel both requests' } });
+    const text = renderPeersTable([crossed], Date.parse('2026-11-30T12:00:00.000Z'));
+    assert.ok(!text.includes('Waiting for'), text);
+    assert.ok(text.includes('needs both operators (crossed requests): cancel both requests.'), text);
+  });
+});

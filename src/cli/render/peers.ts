@@ -73,14 +73,20 @@ export function renderPeersTable(peers: readonly PeerView[], nowMs: number): str
   if (peers.length === 0) return 'No peers and no pairing requests. Send one with `cihub pool pair <name>`.\n';
   const header = ['ID', 'NAME', 'DIRECTION', 'STATE', 'AUTH', 'LAST SEEN', 'CONTEXT'];
   // A pending row authenticates nothing yet, so its AUTH cell stays empty rather than promising a mode.
-  const rows = peers.map((p) => [shortId(p.id), p.nodeFqdn, directionWord(p), stateWord(p), p.status === 'pending' ? '-' : authWord(p.authMode), ago(p.lastSeenAt, nowMs), p.status === 'pending' ? '-' : capText(peerCapReading(p))]);
+  // A half-paired row authenticates nothing the far side accepts, so it is not called legacy auth.
+  const rows = peers.map((p) => [shortId(p.id), p.nodeFqdn, directionWord(p), stateWord(p), p.status === 'pending' ? '-' : p.pairingProblem !== null ? 'not confirmed' : authWord(p.authMode), ago(p.lastSeenAt, nowMs), p.status === 'pending' ? '-' : capText(peerCapReading(p))]);
   const lines = columns([header, ...rows]);
   const waiting = peers.filter((p) => p.direction === 'inbound' && p.status === 'pending');
   if (waiting.length > 0) {
     lines.push('');
     for (const p of waiting) lines.push(`${p.nodeFqdn} asks to pair: \`cihub pool approve ${shortId(p.id)}\` or \`cihub pool reject ${shortId(p.id)}\`.`);
   }
-  const sent = peers.filter((p) => p.direction === 'outbound' && p.status === 'pending');
+  const stuck = peers.filter((p) => p.pairingProblem !== null);
+  if (stuck.length > 0) {
+    lines.push('');
+    for (const p of stuck) lines.push(`${p.nodeFqdn} needs both operators (${p.pairingProblem!.kind.replaceAll('_', ' ')}): ${p.pairingProblem!.action}.`);
+  }
+  const sent = peers.filter((p) => p.direction === 'outbound' && p.status === 'pending' && p.pairingProblem === null);
   if (sent.length > 0) {
     if (waiting.length === 0) lines.push('');
     for (const p of sent) lines.push(`Waiting for ${p.nodeFqdn} to approve this Hub's request (cancel it with \`cihub pool unpair ${shortId(p.id)}\`).`);

@@ -9,7 +9,7 @@ import { probeFailureAction } from '../../peers/probe-failure.js';
 import { buildPoolStatus, type PoolStatus, type StatusInputs } from '../../status/pool-status.js';
 import { peerViewFixture } from '../../peers/peer-view.fixture.js';
 import { UNKNOWN_PEER_LOAD } from '../../placement/peer-load.js';
-import { renderPoolStatus } from './pool-status.js';
+import { containersText, renderPoolStatus } from './pool-status.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00.000Z');
 const SELF = 'hub-a.tail0.ts.net';
@@ -49,6 +49,11 @@ function peer(extra: Partial<PeerView> = {}): PeerView {
 }
 
 const render = (s: PoolStatus): string => renderPoolStatus(s, null, { nowMs: NOW });
+
+/** Status as the Hub builds it when placement can use these peers: each gets the queue depth the ranker reads. */
+function usable(s: PoolStatus, names: readonly string[] = s.peers.map((p) => p.nodeFqdn)): PoolStatus {
+  return { ...s, peers: s.peers.map((p) => (names.includes(p.nodeFqdn) ? { ...p, queueDepth: 0 } : p)) };
+}
 
 /** The lines under a block heading, up to the next blank line. */
 function block(text: string, heading: string): string[] {
@@ -106,10 +111,10 @@ const CASES: readonly Case[] = [
   },
   {
     name: 'a connected signed peer: routing is active, its models join the pool, single-node models are marked',
-    status: status({ peers: [peer()] }),
+    status: usable(status({ peers: [peer()] })),
     includes: [
       'Hub Pool: routing across the pool',
-      'routing is active: requests can be placed on 1 connected peer as well as on this Hub',
+      'routing is active: requests can be placed on 1 peer as well as on this Hub',
       /qwen3:8b\s+local \(ollama\), hub-b\.tail0\.ts\.net$/m,
       /Qwen\/Qwen3-4B\s+hub-b\.tail0\.ts\.net\s+⚠ on one node only/,
       /llama3\.2:3b\s+local \(ollama\)\s+⚠ on one node only/,
@@ -123,6 +128,52 @@ const CASES: readonly Case[] = [
     status: status({ peers: [peer({ enabled: false })] }),
     includes: [/hub-b\.tail0\.ts\.net\s+connected, disabled/],
     excludes: ['Qwen/Qwen3-4B', 'routing is active'],
+  },
+  {
+    name: 'a peer disabled here: the headline says no peer can take work, and names the switch (not "no peer connected")',
+    status: status({ peers: [peer({ enabled: false })] }),
+    includes: ["Hub Pool: on, but no peer can take work now: serving from this Hub's own engines", `${PEER} is disabled here: no work goes to it or comes from it (cihub pool peer-enable ${PEER} undoes this)`],
+    excludes: ['no peer connected', 'routing across the pool'],
+  },
+  {
+    name: 'a peer that disabled this Hub: connected and enabled here, yet routing cannot use it, and the headline says so',
+    status: status({ peers: [peer({ acceptingWork: false, backends: [] })] }),
+    includes: ["Hub Pool: on, but no peer can take work now", `${PEER} is not taking work from this Hub: it has disabled this Hub or switched off serving peers`],
+    excludes: ['routing is active', 'routing across the pool'],
+  },
+  {
+    name: 'half paired here: the row says the approval never reached it, with both unpairs, instead of legacy auth, "rejoins by itself" or clocks',
+    status: status({
+      peers: [
+        peer({
+          direction: 'inbound',
+          authMode: 'bearer',
+          status: 'unreachable',
+          consecutiveFailures: 3,
+          probeFailure: { kind: 'unauthorized', since: '2026-11-30T11:58:00.000Z', action: probeFailureAction('unauthorized', PEER, SELF) },
+          pairingProblem: { kind: 'half_paired_here', since: '2026-11-30T11:57:00.000Z', action: `make sure each Hub reaches the other over HTTPS (run cihub pool doctor on both), then remove both halves: cihub pool unpair ${PEER} here, and cihub pool unpair ${SELF} on ${PEER} if it still lists the request; then pair again from one Hub` },
+        }),
+      ],
+    }),
+    includes: [/hub-b\.tail0\.ts\.net\s+unreachable\s+not confirmed/, 'Pairings that need both operators', 'half paired: this Hub approved its request, but the approval never reached it', `cihub pool unpair ${SELF} on ${PEER}`],
+    excludes: ['bearer (legacy auth)', 'rejoins by itself', 'compare the two clocks', 'Legacy auth', 'Peers refusing this Hub'],
+  },
+  {
+    name: 'a peer that said it is shutting down: no work goes to it, and it rejoins by itself',
+    status: status({ peers: [peer({ status: 'unreachable', leftAt: '2026-11-30T11:59:00.000Z' })] }),
+    includes: ['↳ said it was shutting down at 2026-11-30 11:59:00Z: no work goes to it, and it rejoins by itself on its first good poll'],
+  },
+  {
+    name: 'every peer signs and signed-only is off: it says turning poolRequireSignedPeers on is safe now',
+    status: usable(status({ peers: [peer(), peer({ id: 'bbbbbbbb-0000-4000-8000-000000000002', nodeFqdn: 'hub-c.tail0.ts.net' })] })),
+    includes: ['Signed requests only: every peer signs now, so turning on poolRequireSignedPeers is safe (cihub pool set poolRequireSignedPeers true).'],
+    excludes: ['Legacy auth'],
+  },
+  {
+    name: 'one peer still on a bearer token: not safe yet, and no "safe" line',
+    status: status({ peers: [peer(), peer({ id: 'bbbbbbbb-0000-4000-8000-000000000002', nodeFqdn: 'hub-c.tail0.ts.net', authMode: 'bearer' })] }),
+    includes: ['Legacy auth: hub-c.tail0.ts.net still uses a bearer token; leave poolRequireSignedPeers off until every peer shows signed'],
+    excludes: ['is safe'],
   },
   {
     name: 'a peer on bearer auth is called legacy, with the poolRequireSignedPeers advice',
@@ -177,13 +228,16 @@ const CASES: readonly Case[] = [
   },
   {
     name: 'only refusing peers are listed under the refusal block',
-    status: status({
-      peers: [
-        refusing('identity_changed'),
-        peer({ id: 'bbbbbbbb-0000-4000-8000-000000000002', nodeFqdn: 'hub-c.tail0.ts.net' }),
-        { ...refusing('unauthorized'), id: 'cccccccc-0000-4000-8000-000000000003', nodeFqdn: 'hub-d.tail0.ts.net' },
-      ],
-    }),
+    status: usable(
+      status({
+        peers: [
+          refusing('identity_changed'),
+          peer({ id: 'bbbbbbbb-0000-4000-8000-000000000002', nodeFqdn: 'hub-c.tail0.ts.net' }),
+          { ...refusing('unauthorized'), id: 'cccccccc-0000-4000-8000-000000000003', nodeFqdn: 'hub-d.tail0.ts.net' },
+        ],
+      }),
+      ['hub-c.tail0.ts.net'],
+    ),
     check: (text) => {
       const lines = block(text, 'Peers refusing this Hub');
       assert.deepEqual(
@@ -191,7 +245,7 @@ const CASES: readonly Case[] = [
         [PEER, 'hub-d.tail0.ts.net'],
       );
       assert.match(text, /Peers \(3\)/);
-      assert.match(text, /routing is active: requests can be placed on 1 connected peer/);
+      assert.match(text, /routing is active: requests can be placed on 1 peer/);
     },
   },
   {
@@ -305,4 +359,21 @@ describe('renderPoolStatus: context caps', () => {
       for (const exc of r.excludes) typeof exc === 'string' ? assert.ok(!text.includes(exc), `${exc}\n${text}`) : assert.doesNotMatch(text, exc);
     });
   }
+});
+
+describe('containersText: a peer\'s container counts as status shows them', () => {
+  const table: readonly { name: string; given: PeerView['containers']; reads: string }[] = [
+    { name: 'reported and busy', given: { running: 6, stopped: 2, total: 8, cpuPercent: 91.25, memoryBytes: 5_368_709_120 }, reads: 'containers: 6 running, 2 stopped (8 in all); 91.3% CPU, 5.0 GiB memory' },
+    { name: 'reported, nothing running: real zeros', given: { running: 0, stopped: 0, total: 0, cpuPercent: 0, memoryBytes: 0 }, reads: 'containers: 0 running, 0 stopped (0 in all); 0.0% CPU, 0.0 GiB memory' },
+    { name: 'not reported (older build, sharing off, or a rejected rollup): never drawn as zero', given: null, reads: 'containers: not reported' },
+  ];
+  for (const c of table) {
+    it(c.name, () => assert.equal(containersText(c.given), c.reads));
+  }
+
+  it('shows under each paired peer in cihub pool status', () => {
+    const text = render(status({ peers: [peer({ containers: { running: 1, stopped: 0, total: 1, cpuPercent: 3, memoryBytes: 2 ** 30 } }), peer({ id: 'bbbbbbbb-0000-4000-8000-000000000002', nodeFqdn: 'hub-c.tail0.ts.net' })] }));
+    assert.ok(text.includes('↳ containers: 1 running, 0 stopped (1 in all); 3.0% CPU, 1.0 GiB memory'), text);
+    assert.ok(text.includes('↳ containers: not reported'), text);
+  });
 });

@@ -45,12 +45,9 @@ export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary 
   const nowMs = opts.nowMs ?? Date.now();
   const peers = status.peers;
   const lines: string[] = [];
-  lines.push(`Hub Pool: ${REASON_TEXT[status.reason]}`);
+  lines.push(`Hub Pool: ${headline(status)}`);
   lines.push(`  ${direction('sending work to peers', status.directions.outbound)} · ${direction('serving peers', status.directions.inbound)}`);
-  if (status.routingActive) {
-    const n = peers.filter((p) => p.status === 'connected' && p.enabled).length;
-    lines.push(`  routing is active: requests can be placed on ${n} connected peer${n === 1 ? '' : 's'} as well as on this Hub`);
-  }
+  lines.push(...routingLines(status));
   const origins = status.localNode.peerOriginsMap;
   if (origins.active) {
     lines.push(`  !! peers are dialled through HUB_POOL_PEER_ORIGINS (development): ${origins.entries.map((e) => `${e.name} → ${e.origin}`).join(', ')}`);
@@ -80,7 +77,17 @@ export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary 
   } else {
     lines.push(`Peers (${peers.length})`);
     lines.push(...peerLines(peers, nowMs));
-    const refusing = peers.filter((p) => p.probeFailure !== null && p.probeFailure.kind !== 'unreachable');
+    const stuck = peers.filter((p) => p.pairingProblem !== null);
+    if (stuck.length > 0) {
+      lines.push('');
+      lines.push('Pairings that need both operators');
+      for (const p of stuck) {
+        const problem = p.pairingProblem!;
+        lines.push(`  ${p.nodeFqdn}: ${PROBLEM_TEXT[problem.kind]} (since ${clockTime(problem.since)})`);
+        lines.push(`    what to do: ${problem.action}`);
+      }
+    }
+    const refusing = peers.filter((p) => p.pairingProblem === null && p.probeFailure !== null && p.probeFailure.kind !== 'unreachable');
     if (refusing.length > 0) {
       lines.push('');
       lines.push('Peers refusing this Hub');
@@ -91,14 +98,7 @@ export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary 
         lines.push(`    what to do: ${failure.action}`);
       }
     }
-    const legacy = peers.filter((p) => p.status !== 'pending' && p.authMode === 'bearer');
-    if (legacy.length > 0) {
-      const on = status.settings.poolRequireSignedPeers;
-      lines.push('');
-      lines.push(
-        `Legacy auth: ${legacy.map((p) => p.nodeFqdn).join(', ')} still ${legacy.length === 1 ? 'uses a bearer token' : 'use bearer tokens'}; ${on ? 'poolRequireSignedPeers is on, which cuts such a pairing off in both directions' : 'leave poolRequireSignedPeers off until every peer shows signed'}`,
-      );
-    }
+    lines.push(...signedOnlyLines(status));
   }
   lines.push(...contextCapLines(status));
   lines.push(...speedLines(status));
@@ -154,6 +154,7 @@ function thisNodeLines(status: PoolStatus): string[] {
   if (slots !== null) lines.push(field('ollama slots', slots));
   if (node.hardware !== undefined) lines.push(field('hardware tier', hardwareTierText(node.hardware)));
   if (node.gpuPressure !== undefined) lines.push(field('GPU pressure', localPressureText(node.gpuPressure)));
+  if (node.containers) lines.push(field('containers', ownContainersText(node.containers)));
   return lines;
 }
 
@@ -206,6 +207,71 @@ function servableLines(status: PoolStatus): string[] {
   return lines;
 }
 
+const PROBLEM_TEXT: Readonly<Record<NonNullable<PeerView['pairingProblem']>['kind'], string>> = {
+  half_paired_here: 'half paired: this Hub approved its request, but the approval never reached it',
+  half_paired_there: 'half paired: it approved this Hub\'s request, but the approval never arrived here',
+  crossed_requests: 'the requests crossed: it sent this Hub a request too, and each Hub sets the other\'s aside',
+};
+
+/** This Hub's own counts: what it collects, from where, and whether peers see them. */
+function ownContainersText(c: NonNullable<PoolStatus['localNode']['containers']>): string {
+  if (c.socket === null) return 'not collected: no Docker socket is mounted (peers see "not reported")';
+  const counts = c.rollup === null ? `not measured${c.problem === null ? ' yet' : `: ${c.problem}`}` : containersText(c.rollup).replace(/^containers: /, '');
+  const projects = c.projects === null ? '' : ` in ${c.projects.join(', ')}`;
+  return `${counts}${c.rollup === null ? '' : projects}; ${c.shared ? 'shared with peers' : 'not shared (poolShareContainerStats is off)'}`;
+}
+
+/** A peer's container rollup; absent reads "not reported", never as an idle machine. */
+export function containersText(c: PeerView['containers']): string {
+  if (c === null) return 'containers: not reported';
+  const gib = c.memoryBytes / 2 ** 30;
+  return `containers: ${c.running} running, ${c.stopped} stopped (${c.total} in all); ${c.cpuPercent.toFixed(1)}% CPU, ${gib.toFixed(1)} GiB memory`;
+}
+
+/** Peers the ranker can place work on now: status gives them a queue depth. */
+function routable(status: PoolStatus): PoolStatus['peers'] {
+  return status.peers.filter((p) => p.queueDepth !== null);
+}
+
+/** The first line: the switches, or else whether routing can actually use a peer right now. */
+function headline(status: PoolStatus): string {
+  if (status.reason !== 'active' && status.reason !== 'no_peers') return REASON_TEXT[status.reason];
+  if (routable(status).length > 0) return REASON_TEXT.active;
+  const paired = status.peers.filter((p) => p.status !== 'pending');
+  if (paired.length === 0) return status.peers.length === 0 ? 'on, no peer paired: serving from this Hub\'s own engines' : 'on, no pairing approved yet: serving from this Hub\'s own engines';
+  return 'on, but no peer can take work now: serving from this Hub\'s own engines';
+}
+
+/** Which peers routing can use, and for a paired peer it cannot use because of a switch, which switch. */
+function routingLines(status: PoolStatus): string[] {
+  if (!status.enabled || !status.directions.outbound.enabled) return [];
+  const lines: string[] = [];
+  const n = routable(status).length;
+  if (n > 0) lines.push(`  routing is active: requests can be placed on ${n} peer${n === 1 ? '' : 's'} as well as on this Hub`);
+  for (const p of status.peers) {
+    if (p.status === 'pending' || p.queueDepth !== null) continue;
+    if (!p.enabled) lines.push(`  ${p.nodeFqdn} is disabled here: no work goes to it or comes from it (cihub pool peer-enable ${p.nodeFqdn} undoes this)`);
+    else if (p.acceptingWork === false) lines.push(`  ${p.nodeFqdn} is not taking work from this Hub: it has disabled this Hub or switched off serving peers (its operator can undo that there)`);
+  }
+  return lines;
+}
+
+/** Whether poolRequireSignedPeers is safe to turn on: only once every pairing signs. */
+function signedOnlyLines(status: PoolStatus): string[] {
+  const pairings = status.peers.filter((p) => p.status !== 'pending' && p.pairingProblem === null);
+  if (pairings.length === 0) return [];
+  const on = status.settings.poolRequireSignedPeers;
+  const legacy = pairings.filter((p) => p.authMode === 'bearer');
+  if (legacy.length > 0) {
+    return [
+      '',
+      `Legacy auth: ${legacy.map((p) => p.nodeFqdn).join(', ')} still ${legacy.length === 1 ? 'uses a bearer token' : 'use bearer tokens'}; ${on ? 'poolRequireSignedPeers is on, which cuts such a pairing off in both directions' : 'leave poolRequireSignedPeers off until every peer shows signed'}`,
+    ];
+  }
+  if (!pairings.every((p) => p.authMode === 'signed')) return [];
+  return ['', on ? 'Signed requests only: on, and every peer signs.' : 'Signed requests only: every peer signs now, so turning on poolRequireSignedPeers is safe (cihub pool set poolRequireSignedPeers true).'];
+}
+
 function peerState(p: PeerView): string {
   const base = p.status !== 'pending' ? p.status : p.direction === 'inbound' ? 'pending: waiting for your approval' : 'pending: waiting for its approval';
   return p.enabled ? base : `${base}, disabled`;
@@ -222,21 +288,27 @@ function peerLines(peers: PoolStatus['peers'], nowMs: number): string[] {
       note.push(p.fingerprint === null ? 'no key: this request carried no PIN, so its name is only a claim' : `key fingerprint ${p.fingerprint} (compare it with that Hub's \`cihub pool status\`)`);
     } else if (p.status === 'pending') {
       detail = p.expiresAt === null ? 'sent' : `sent; expires ${clockTime(p.expiresAt)}`;
+      if (p.pairingProblem !== null) note.push(`${PROBLEM_TEXT[p.pairingProblem.kind]}: see below`);
     } else {
       const models = peerModels(p);
       detail = models === null ? 'models not reported yet' : p.acceptingWork === false ? 'not taking work from this Hub' : `${models.length} model${models.length === 1 ? '' : 's'}`;
-      if (p.probeFailure !== null && p.probeFailure.kind === 'unreachable') {
+      if (p.pairingProblem !== null) {
+        note.push(`${PROBLEM_TEXT[p.pairingProblem.kind]}: see below`);
+      } else if (p.leftAt !== null) {
+        note.push(`said it was shutting down at ${clockTime(p.leftAt)}: no work goes to it, and it rejoins by itself on its first good poll`);
+      } else if (p.probeFailure !== null && p.probeFailure.kind === 'unreachable') {
         note.push(`last probe failed: no usable answer${p.probeFailure.since === null ? '' : ` since ${clockTime(p.probeFailure.since)}`} (${p.consecutiveFailures} in a row); it rejoins by itself on the next probe that succeeds`);
       } else if (p.probeFailure !== null) {
         note.push(`refusing this Hub: see below`);
       }
     }
     if (p.snapshotStale) note.push(`no good poll for over three polls: ranks as mid-load (queue ${p.queueDepth ?? '?'}) until the next one`);
+    if (p.status !== 'pending') note.push(containersText(p.containers));
     const slotsNote = peerSlotsNote(p);
     if (slotsNote !== null) note.push(slotsNote);
     const machineNote = peerMachineNote(p);
     if (machineNote !== null) note.push(machineNote);
-    const auth = p.status === 'pending' ? '-' : authWord(p.authMode);
+    const auth = p.status === 'pending' ? '-' : p.pairingProblem !== null ? 'not confirmed' : authWord(p.authMode);
     const limits = p.status === 'pending' ? ['', ''] : [`context ${capText(peerCapReading(p))}`, `ceiling ${capText(peerCeilingReading(p))}`];
     rows.push([p.nodeFqdn, peerState(p), auth, p.status === 'pending' ? `asked ${ago(p.createdAt, nowMs)}` : `last seen ${ago(p.lastSeenAt, nowMs)}`, ...limits, detail]);
     if (note.length > 0) notes.set(i, note);

@@ -84,6 +84,7 @@ const fixed: Record<RouteKey, RouteDoc> = {
   [`POST ${P}/pair/upgrade`]: { summary: 'a peer moves the pairing to signed requests', tag: 'peer', auth: 'peer' },
   [`POST ${P}/pair/reject`]: { summary: 'a peer rejected the pairing request', tag: 'peer', auth: 'peer' },
   [`POST ${P}/pair/unpair`]: { summary: 'a peer ended the pairing', tag: 'peer', auth: 'peer' },
+  [`POST ${P}/leaving`]: { summary: 'a peer is shutting down (acted on only when signed; a bearer token is refused)', tag: 'peer', auth: 'peer' },
   [`GET ${P}/capabilities`]: { summary: "this Hub's engines, models, load and limits, for a peer's placement", tag: 'peer', auth: 'peer' },
   [`POST ${P}/local/api/show`]: { summary: "a peer asks this node's Ollama about a model", tag: 'peer', auth: 'peer' },
   [`GET ${P}/v1/models`]: { summary: "the pool's models (OpenAI)", tag: 'app proxy', auth: 'inference' },

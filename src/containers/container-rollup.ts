@@ -1,0 +1,71 @@
+/**
+ * This Hub's container counts, as published to peers (spec, "Container counts"): counts and
+ * totals over the compose projects it manages, never a name. Pure: built from what the Docker
+ * socket answered (docker-api.ts), and gated on freshness before it is published.
+ */
+import type { ContainerRollup } from '../peers/capabilities.js';
+
+/** The sampler collects once a minute (the spec's runtime monitor cadence). */
+export const CONTAINER_SAMPLE_INTERVAL_MS = 60_000;
+/** A collection older than two intervals is not published: the key is left out rather than stale. */
+export const CONTAINER_SAMPLE_MAX_AGE_MS = 2 * CONTAINER_SAMPLE_INTERVAL_MS;
+
+/** One container as the list answers it: its id and state ('running', 'exited', 'paused', ...). */
+export interface ListedContainer {
+  readonly id: string;
+  readonly state: string;
+}
+
+/** What one running container's stats answer gives the rollup. */
+export interface ContainerUsage {
+  /** Percent of one core (summed over cores, as docker stats shows it). */
+  readonly cpuPercent: number;
+  readonly memoryBytes: number;
+}
+
+export interface ContainerSample {
+  readonly rollup: ContainerRollup;
+  readonly atMs: number;
+}
+
+/** The Docker stats fields the rollup reads (the Engine API's /containers/{id}/stats). */
+export interface DockerStats {
+  readonly cpu_stats?: { readonly cpu_usage?: { readonly total_usage?: number; readonly percpu_usage?: readonly number[] | null }; readonly system_cpu_usage?: number; readonly online_cpus?: number };
+  readonly precpu_stats?: { readonly cpu_usage?: { readonly total_usage?: number }; readonly system_cpu_usage?: number };
+  readonly memory_stats?: { readonly usage?: number; readonly stats?: Readonly<Record<string, number>> };
+}
+
+/**
+ * CPU and memory of one container the way `docker stats` computes them: the container's share of
+ * the host's CPU time since the previous reading, times the online cores; memory in use less the
+ * page cache the kernel can drop (inactive_file on cgroup v2, total_inactive_file or cache on v1).
+ */
+export function usageOf(stats: DockerStats): ContainerUsage {
+  const cpu = stats.cpu_stats;
+  const pre = stats.precpu_stats;
+  const cpuDelta = (cpu?.cpu_usage?.total_usage ?? 0) - (pre?.cpu_usage?.total_usage ?? 0);
+  const systemDelta = (cpu?.system_cpu_usage ?? 0) - (pre?.system_cpu_usage ?? 0);
+  const cores = cpu?.online_cpus ?? cpu?.cpu_usage?.percpu_usage?.length ?? 1;
+  const cpuPercent = systemDelta > 0 && cpuDelta > 0 ? (cpuDelta / systemDelta) * cores * 100 : 0;
+  const mem = stats.memory_stats;
+  const cache = mem?.stats?.inactive_file ?? mem?.stats?.total_inactive_file ?? mem?.stats?.cache ?? 0;
+  return { cpuPercent, memoryBytes: Math.max(0, (mem?.usage ?? 0) - cache) };
+}
+
+/** The rollup of one collection: everything not running (paused and restarting included) is stopped. */
+export function rollupOf(containers: readonly ListedContainer[], usage: readonly ContainerUsage[]): ContainerRollup {
+  const running = containers.filter((c) => c.state === 'running').length;
+  return {
+    running,
+    stopped: containers.length - running,
+    total: containers.length,
+    cpuPercent: Math.round(usage.reduce((sum, u) => sum + u.cpuPercent, 0) * 100) / 100,
+    memoryBytes: usage.reduce((sum, u) => sum + u.memoryBytes, 0),
+  };
+}
+
+/** What is published: the last collection while it is fresh and sharing is on; otherwise nothing (the key is absent). */
+export function publishedRollup(sample: ContainerSample | null, nowMs: number, shared: boolean): ContainerRollup | null {
+  if (!shared || sample === null || nowMs - sample.atMs > CONTAINER_SAMPLE_MAX_AGE_MS) return null;
+  return sample.rollup;
+}

@@ -1,0 +1,50 @@
+/**
+ * Pairing states that do not clear by waiting and need an operator on each Hub (spec, "Set up a
+ * pool" → "Troubleshooting a new pool"): half paired, seen from either side, and two requests
+ * that crossed. Decided from the row and what this Hub has seen; the action names the commands
+ * with both Hubs' names in them, as a probe failure's does.
+ */
+import type { PeerRow } from '../store/peers.js';
+
+export type PairingProblemKind =
+  /** This Hub approved, but its confirmation never reached the requester. */
+  | 'half_paired_here'
+  /** The peer approved this Hub's request (it calls as paired), but the confirmation never arrived here. */
+  | 'half_paired_there'
+  /** Each Hub sent the other a request, and each set the other's aside. */
+  | 'crossed_requests';
+
+export interface PairingProblem {
+  readonly kind: PairingProblemKind;
+  readonly since: string;
+  readonly action: string;
+}
+
+/** The problem a row is in, or null. `approvedThereAt` is when the peer was seen acting on an approval (pairing-service.ts). */
+export function pairingProblem(row: PeerRow, selfName: string | null, approvedThereAt: string | null): PairingProblem | null {
+  const peer = row.nodeFqdn;
+  const me = selfName ?? '<this Hub>';
+  const removeBoth = `cihub pool unpair ${peer} here, and cihub pool unpair ${me} on ${peer}`;
+  if (row.direction === 'inbound' && row.status !== 'pending' && row.confirmFailedAt !== null) {
+    return {
+      kind: 'half_paired_here',
+      since: row.confirmFailedAt,
+      action: `make sure each Hub reaches the other over HTTPS (run cihub pool doctor on both), then remove both halves: ${removeBoth} if it still lists the request; then pair again from one Hub`,
+    };
+  }
+  if (row.direction === 'outbound' && row.status === 'pending' && approvedThereAt !== null) {
+    return {
+      kind: 'half_paired_there',
+      since: approvedThereAt,
+      action: `make sure each Hub reaches the other over HTTPS (run cihub pool doctor on both), then remove both halves: ${removeBoth}; then pair again from one Hub`,
+    };
+  }
+  if (row.direction === 'outbound' && row.status === 'pending' && row.crossedAt !== null) {
+    return {
+      kind: 'crossed_requests',
+      since: row.crossedAt,
+      action: `cancel both requests (${removeBoth}), then pair again from one Hub only`,
+    };
+  }
+  return null;
+}
