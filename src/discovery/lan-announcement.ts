@@ -23,7 +23,7 @@ export const MAX_TXT_STRING_BYTES = 255;
 export interface LanSelf {
   /** A random token per Hub process, so a Hub can tell its own announcement apart. */
   readonly id: string;
-  /** The first label of this machine's name: the instance label and the host shown. */
+  /** This machine's name; its first label, made DNS-safe, is the host shown and starts the instance name. */
   readonly hostLabel: string;
   /** This Hub's MagicDNS name when it has one; null when it is not on a tailnet. */
   readonly nodeFqdn: string | null;
@@ -53,17 +53,21 @@ export function safeLabel(raw: string): string {
   return cleaned === '' ? 'hub' : cleaned;
 }
 
+function hostLabelOf(self: LanSelf): string {
+  return safeLabel(self.hostLabel.split('.')[0] ?? '');
+}
+
 export function instanceName(self: LanSelf): string {
-  return `${safeLabel(`${self.hostLabel}-${self.id}`)}.${LAN_SERVICE_TYPE}`;
+  return `${safeLabel(`${hostLabelOf(self)}-${self.id}`)}.${LAN_SERVICE_TYPE}`;
 }
 
 /** The records this Hub answers with, in the shape multicast-dns sends. */
 export function announcementRecords(self: LanSelf) {
   const instance = instanceName(self);
-  const txt = [`id=${self.id}`, `host=${safeLabel(self.hostLabel)}`, ...(self.nodeFqdn === null ? [] : [`fqdn=${self.nodeFqdn}`])];
+  const txt = [`id=${self.id}`, `host=${hostLabelOf(self)}`, ...(self.nodeFqdn === null ? [] : [`fqdn=${self.nodeFqdn}`])];
   return [
     { name: LAN_SERVICE_TYPE, type: 'PTR' as const, ttl: 120, data: instance },
-    { name: instance, type: 'SRV' as const, ttl: 120, data: { port: self.port, target: `${safeLabel(self.hostLabel)}.local` } },
+    { name: instance, type: 'SRV' as const, ttl: 120, data: { port: self.port, target: `${hostLabelOf(self)}.local` } },
     { name: instance, type: 'TXT' as const, ttl: 120, data: txt },
   ];
 }

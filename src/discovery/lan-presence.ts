@@ -79,7 +79,7 @@ export class LanPresence {
       return;
     }
     if (this.#transport !== null) return;
-    const self: LanSelf = { id: this.id, hostLabel: this.#d.hostName.split('.')[0] ?? 'hub', nodeFqdn: await this.#d.nodeFqdn(), port: this.#d.port() };
+    const self: LanSelf = { id: this.id, hostLabel: this.#d.hostName, nodeFqdn: await this.#d.nodeFqdn(), port: this.#d.port() };
     let transport: MdnsTransport;
     try {
       transport = this.#d.open();
