@@ -397,7 +397,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
       health.close();
       peers.poller.stop();
       peers.identity.close();
-      lan.close();
+      lan.stop();
       await dispatcher.close();
       await nameDispatcher.close();
       await docker?.close();

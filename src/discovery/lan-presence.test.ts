@@ -133,4 +133,14 @@ describe('LAN presence (mDNS)', () => {
     assert.deepEqual(await lan.browse(0), { state: 'ok', heard: [] });
     assert.doesNotThrow(() => opened[0]!.onQueryQueryHandler!({ get questions(): unknown[] { throw new Error('boom'); } }, '192.168.1.42'));
   });
+
+  it('after shutdown, neither a switch nor a scan opens a socket again', async () => {
+    const { lan, opened } = presence({ enabled: () => true });
+    await lan.sync();
+    lan.stop();
+    await lan.sync();
+    assert.deepEqual(await lan.browse(0), { state: 'off' });
+    assert.equal(opened.length, 1);
+    assert.equal(opened[0]!.destroyed, true);
+  });
 });

@@ -55,6 +55,8 @@ export class LanPresence {
   #failure: string | null = null;
   #listeners = new Set<(packet: unknown, from: string) => void>();
   #syncing: Promise<void> = Promise.resolve();
+  /** Set on shutdown: no switch or scan opens a socket after it. */
+  #stopped = false;
 
   constructor(deps: LanPresenceDeps) {
     this.#d = deps;
@@ -73,13 +75,15 @@ export class LanPresence {
   }
 
   async #apply(): Promise<void> {
-    if (!this.#d.enabled()) {
+    if (this.#stopped || !this.#d.enabled()) {
       this.close();
       this.#failure = null;
       return;
     }
     if (this.#transport !== null) return;
     const self: LanSelf = { id: this.id, hostLabel: this.#d.hostName, nodeFqdn: await this.#d.nodeFqdn(), port: this.#d.port() };
+    // The name read may have taken a while: the switch or a shutdown may have moved meanwhile.
+    if (this.#stopped || !this.#d.enabled()) return;
     let transport: MdnsTransport;
     try {
       transport = this.#d.open();
@@ -130,7 +134,7 @@ export class LanPresence {
    * rate-limited). Only a discovery scan calls this. Off: resolves at once without a socket.
    */
   async browse(windowMs = LAN_BROWSE_WINDOW_MS): Promise<LanScan> {
-    if (!this.#d.enabled()) return { state: 'off' };
+    if (this.#stopped || !this.#d.enabled()) return { state: 'off' };
     await this.sync();
     const transport = this.#transport;
     if (transport === null) return { state: 'failed', detail: this.#failure ?? 'the mDNS socket is not open' };
@@ -148,6 +152,12 @@ export class LanPresence {
       this.#listeners.delete(listener);
     }
     return { state: 'ok', heard };
+  }
+
+  /** On shutdown: closes the socket, and nothing opens one again. */
+  stop(): void {
+    this.#stopped = true;
+    this.close();
   }
 
   close(): void {
