@@ -58,4 +58,34 @@ describe('WithholdBook', () => {
     book.strike('b', 'r');
     assert.deepEqual(book.withheld().map((w) => [w.key, w.reason]), [['a', 'truncated-upstream']]);
   });
+
+  describe('strikes that land while the key is already withheld', () => {
+    // Requests sent before the withhold began still come back and fault. The withhold they find
+    // was already decided: they must neither lengthen it nor count towards the next one.
+    const cases: readonly { name: string; lateStrikesAtMs: readonly number[] }[] = [
+      { name: 'one strike in the same millisecond the withhold began', lateStrikesAtMs: [0] },
+      { name: 'one strike half-way through', lateStrikesAtMs: [FIRST_WITHHOLD_MS / 2] },
+      { name: 'one strike in its last millisecond', lateStrikesAtMs: [FIRST_WITHHOLD_MS - 1] },
+      { name: 'three strikes spread through it', lateStrikesAtMs: [1, 20_000, 40_000] },
+    ];
+    for (const c of cases) {
+      it(`${c.name}: the withhold still ends on time, and a failed re-probe then withholds for 120 s`, () => {
+        const clock = new ManualClock();
+        const book = new WithholdBook(clock);
+        book.strike('k', 'r');
+        assert.equal(book.strike('k', 'r'), true);
+        const startMs = clock.nowMs();
+        const until = book.withheldEntry('k')!.until;
+        for (const atMs of c.lateStrikesAtMs) {
+          clock.advance(startMs + atMs - clock.nowMs());
+          assert.equal(book.strike('k', 'r'), false, 'a late strike starts no withhold');
+          assert.equal(book.withheldEntry('k')?.until, until, 'nor moves the end of this one');
+        }
+        clock.advance(startMs + FIRST_WITHHOLD_MS - clock.nowMs());
+        assert.equal(book.isWithheld('k'), false, 'offered again when the first withhold ends');
+        assert.equal(book.strike('k', 'r'), true);
+        assert.equal(Date.parse(book.withheldEntry('k')!.until) - clock.nowMs(), 2 * FIRST_WITHHOLD_MS, 'the next one doubles once, not once per late strike');
+      });
+    }
+  });
 });
