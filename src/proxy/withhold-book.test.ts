@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../util/clock.js';
-import { FIRST_WITHHOLD_MS, MAX_WITHHOLD_MS, STRIKE_WINDOW_MS, WithholdBook } from './withhold-book.js';
+import { engineModelKey, FIRST_WITHHOLD_MS, MAX_KEYS, MAX_WITHHOLD_MS, STRIKE_WINDOW_MS, WithholdBook } from './withhold-book.js';
 
 describe('WithholdBook', () => {
   it('withholds after two strikes within five minutes, for 60 s', () => {
@@ -88,4 +88,43 @@ describe('WithholdBook', () => {
       });
     }
   });
+
+  it('says whether a clean answer ended a withhold: no for a key never struck or struck once, yes for a withheld one', () => {
+    const book = new WithholdBook(new ManualClock());
+    assert.equal(book.clear('never'), false);
+    book.strike('once', 'r');
+    assert.equal(book.clear('once'), false);
+    book.strike('twice', 'r');
+    book.strike('twice', 'r');
+    assert.equal(book.clear('twice'), true);
+  });
+
+  it('reports a withhold in force until its last millisecond, and nothing from the moment it ends', () => {
+    const clock = new ManualClock();
+    const book = new WithholdBook(clock);
+    assert.equal(book.withheldEntry('never'), null);
+    book.strike('k', 'degenerate-output');
+    book.strike('k', 'degenerate-output');
+    clock.advance(FIRST_WITHHOLD_MS - 1);
+    assert.deepEqual(book.withheldEntry('k'), { key: 'k', until: new Date(clock.nowMs() + 1).toISOString(), reason: 'degenerate-output' });
+    assert.equal(book.withheld().length, 1);
+    clock.advance(1);
+    assert.equal(book.withheldEntry('k'), null);
+    assert.deepEqual(book.withheld(), []);
+  });
+
+  it(`holds at most ${MAX_KEYS} keys, forgetting the oldest to make room`, () => {
+    const book = new WithholdBook(new ManualClock());
+    book.strike('oldest', 'r');
+    book.strike('oldest', 'r');
+    for (let i = 1; i < MAX_KEYS; i++) book.strike(`k${i}`, 'r');
+    assert.equal(book.isWithheld('oldest'), true, `${MAX_KEYS} keys fit`);
+    book.strike('one-more', 'r');
+    assert.equal(book.isWithheld('oldest'), false, 'the oldest key made room for a new one');
+  });
+});
+
+describe('engineModelKey', () => {
+  it('names the node, the engine there and the model', () => assert.equal(engineModelKey('local', 'ollama', 'qwen3:8b'), 'local|ollama|qwen3:8b'));
+  it("names a peer's engine as * (this Hub cannot see which one served)", () => assert.equal(engineModelKey('core-2.tail0.ts.net', null, 'qwen3:8b'), 'core-2.tail0.ts.net|*|qwen3:8b'));
 });
