@@ -77,7 +77,7 @@ function answering() {
   const identity = { load: async () => ({ ok: false, error: 'unused' }) } as unknown as NodeIdentity;
   const poller = new HealthPoller({ store, client, pairing, identity, pollSeconds: () => 30, clock, logger: pino({ level: 'silent' }), forwardsTo: () => 0, background: new Background({ logger: pino({ level: 'silent' }), clock }) });
   const row = store.insert({ nodeFqdn: 'b.tail0.ts.net', direction: 'inbound', status: 'connected', peerNodeUuid: 'u', peerPublicKey: KEY, pinVerified: true, issuedTokenHash: null, presentTokenSealed: null, createdAt: new Date(clock.nowMs()).toISOString(), expiresAt: null });
-  /** Starts a probe; resolves to a function that lets the peer answer and waits for the probe to finish. */
+  /** Starts a probe; returns a function that lets the peer answer and waits for the probe to finish. */
   const probe = () => {
     const done = poller.probe(store.get(row.id)!);
     return async () => {
@@ -92,14 +92,14 @@ function answering() {
 describe('HealthPoller: a peer that said it is leaving', () => {
   it('is out at once (no snapshot, unreachable, no failure counted) and back on its next good poll', async () => {
     const { clock, store, poller, row, probe } = answering();
-    await (await probe())();
+    await probe()();
     assert.ok(poller.health(row.id).capabilities !== null);
     poller.noteLeft(store.get(row.id)!);
     assert.equal(poller.health(row.id).capabilities, null);
     assert.ok(poller.health(row.id).leftAt);
     assert.deepEqual([store.get(row.id)?.status, store.get(row.id)?.consecutiveFailures], ['unreachable', 0]);
     clock.advance(30_000);
-    await (await probe())();
+    await probe()();
     assert.equal(store.get(row.id)?.status, 'connected');
     assert.equal(poller.health(row.id).leftAt, null);
     assert.ok(poller.health(row.id).capabilities !== null);
@@ -118,7 +118,7 @@ describe('HealthPoller: a peer that said it is leaving', () => {
   it('a good poll settles a half pairing: the peer answered as paired after all', async () => {
     const { store, row, probe } = answering();
     store.update(row.id, { confirmFailedAt: new Date(0).toISOString() });
-    await (await probe())();
+    await probe()();
     assert.equal(store.get(row.id)?.confirmFailedAt, null);
   });
 });

@@ -118,6 +118,56 @@ describe('rankCandidates: stable among equals', () => {
   });
 });
 
+describe('rankCandidates: the local head start also holds when pressure is weighed', () => {
+  // poolPressureWeight above 0 takes the other branch of the score; the head start must survive it.
+  // Both sides carry the same band, so pressure cannot be what decides these rows.
+  const rows: readonly (Row & { readonly weight: number; readonly pressure: number })[] = [
+    {
+      name: 'at weight 1, local one request busier than an idle peer keeps the work (affinity 1)',
+      weight: 1,
+      pressure: 2,
+      affinity: 1,
+      candidates: [peer('core-2.tail.ts.net', 0), local('ollama', 1)],
+      order: ['local/ollama', 'core-2.tail.ts.net/'],
+    },
+    {
+      name: 'at weight 1, the work leaves once the peer is two requests emptier (affinity 1)',
+      weight: 1,
+      pressure: 2,
+      affinity: 1,
+      candidates: [local('ollama', 2), peer('core-2.tail.ts.net', 0)],
+      order: ['core-2.tail.ts.net/', 'local/ollama'],
+    },
+    {
+      name: 'at weight 3 and affinity 3, local with 3 queued still beats an idle peer',
+      weight: 3,
+      pressure: 1,
+      affinity: 3,
+      candidates: [peer('core-2.tail.ts.net', 0), local('ollama', 3)],
+      order: ['local/ollama', 'core-2.tail.ts.net/'],
+    },
+    {
+      name: 'at weight 3 and affinity 3, local with 4 queued yields to an idle peer',
+      weight: 3,
+      pressure: 1,
+      affinity: 3,
+      candidates: [local('ollama', 4), peer('core-2.tail.ts.net', 0)],
+      order: ['core-2.tail.ts.net/', 'local/ollama'],
+    },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      const banded = row.candidates.map((c) => ({ ...c, pressure: row.pressure }));
+      assert.deepEqual(ids(rankCandidates(banded, { localAffinity: row.affinity, pressureWeight: row.weight })), row.order);
+    });
+  }
+
+  it('a calmer local GPU adds to the head start: local two requests busier than a pressured peer keeps the work', () => {
+    const list = [peer('core-2.tail.ts.net', 0, { pressure: 1 }), local('ollama', 2, { pressure: 0 })];
+    assert.deepEqual(ids(rankCandidates(list, { localAffinity: 1, pressureWeight: 1 })), ['local/ollama', 'core-2.tail.ts.net/']);
+  });
+});
+
 describe('rankCandidates: pressure and hardware tier', () => {
   const rows: readonly { name: string; weight: number; candidates: readonly Candidate[]; order: readonly string[] }[] = [
     {

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_FIRST_BYTE_TIMEOUT_MS, DEFAULT_MIN_PREFILL_TOKENS_PER_SEC } from '../config/env.js';
-import { BYTES_PER_ESTIMATED_TOKEN, headerBudgetMs } from './header-budget.js';
+import { BYTES_PER_ESTIMATED_TOKEN, estimatedPromptTokens, headerBudgetMs } from './header-budget.js';
 
 describe('headerBudgetMs: max(first-byte timeout, bytes/4 ÷ tok/s)', () => {
   const cases: readonly { name: string; bytes: number; timeoutMs?: number; tps?: number; budgetMs: number }[] = [
@@ -25,4 +25,18 @@ describe('headerBudgetMs: max(first-byte timeout, bytes/4 ÷ tok/s)', () => {
   it('estimates four bytes per token, the same figure prompt ceilings use', () => {
     assert.equal(BYTES_PER_ESTIMATED_TOKEN, 4);
   });
+});
+
+describe('estimatedPromptTokens: the prompt estimate placement reads, bytes / 4 rounded up', () => {
+  const cases: readonly { bytes: number; tokens: number }[] = [
+    { bytes: 0, tokens: 0 },
+    { bytes: 1, tokens: 1 },
+    { bytes: 4, tokens: 1 },
+    { bytes: 5, tokens: 2 },
+    { bytes: 4_000, tokens: 1_000 },
+    { bytes: 60_001, tokens: 15_001 },
+  ];
+  for (const c of cases) {
+    it(`estimates ${c.bytes} bytes as ${c.tokens} tokens`, () => assert.equal(estimatedPromptTokens(c.bytes), c.tokens));
+  }
 });

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../util/clock.js';
-import { FIRST_WITHHOLD_MS, MAX_WITHHOLD_MS, STRIKE_WINDOW_MS, WithholdBook } from './withhold-book.js';
+import { engineModelKey, FIRST_WITHHOLD_MS, MAX_KEYS, MAX_WITHHOLD_MS, STRIKE_WINDOW_MS, WithholdBook } from './withhold-book.js';
 
 describe('WithholdBook', () => {
   it('withholds after two strikes within five minutes, for 60 s', () => {
@@ -58,4 +58,73 @@ describe('WithholdBook', () => {
     book.strike('b', 'r');
     assert.deepEqual(book.withheld().map((w) => [w.key, w.reason]), [['a', 'truncated-upstream']]);
   });
+
+  describe('strikes that land while the key is already withheld', () => {
+    // Requests sent before the withhold began still come back and fault. The withhold they find
+    // was already decided: they must neither lengthen it nor count towards the next one.
+    const cases: readonly { name: string; lateStrikesAtMs: readonly number[] }[] = [
+      { name: 'one strike in the same millisecond the withhold began', lateStrikesAtMs: [0] },
+      { name: 'one strike half-way through', lateStrikesAtMs: [FIRST_WITHHOLD_MS / 2] },
+      { name: 'one strike in its last millisecond', lateStrikesAtMs: [FIRST_WITHHOLD_MS - 1] },
+      { name: 'three strikes spread through it', lateStrikesAtMs: [1, 20_000, 40_000] },
+    ];
+    for (const c of cases) {
+      it(`${c.name}: the withhold still ends on time, and a failed re-probe then withholds for 120 s`, () => {
+        const clock = new ManualClock();
+        const book = new WithholdBook(clock);
+        book.strike('k', 'r');
+        assert.equal(book.strike('k', 'r'), true);
+        const startMs = clock.nowMs();
+        const until = book.withheldEntry('k')!.until;
+        for (const atMs of c.lateStrikesAtMs) {
+          clock.advance(startMs + atMs - clock.nowMs());
+          assert.equal(book.strike('k', 'r'), false, 'a late strike starts no withhold');
+          assert.equal(book.withheldEntry('k')?.until, until, 'nor moves the end of this one');
+        }
+        clock.advance(startMs + FIRST_WITHHOLD_MS - clock.nowMs());
+        assert.equal(book.isWithheld('k'), false, 'offered again when the first withhold ends');
+        assert.equal(book.strike('k', 'r'), true);
+        assert.equal(Date.parse(book.withheldEntry('k')!.until) - clock.nowMs(), 2 * FIRST_WITHHOLD_MS, 'the next one doubles once, not once per late strike');
+      });
+    }
+  });
+
+  it('says whether a clean answer ended a withhold: no for a key never struck or struck once, yes for a withheld one', () => {
+    const book = new WithholdBook(new ManualClock());
+    assert.equal(book.clear('never'), false);
+    book.strike('once', 'r');
+    assert.equal(book.clear('once'), false);
+    book.strike('twice', 'r');
+    book.strike('twice', 'r');
+    assert.equal(book.clear('twice'), true);
+  });
+
+  it('reports a withhold in force until its last millisecond, and nothing from the moment it ends', () => {
+    const clock = new ManualClock();
+    const book = new WithholdBook(clock);
+    assert.equal(book.withheldEntry('never'), null);
+    book.strike('k', 'degenerate-output');
+    book.strike('k', 'degenerate-output');
+    clock.advance(FIRST_WITHHOLD_MS - 1);
+    assert.deepEqual(book.withheldEntry('k'), { key: 'k', until: new Date(clock.nowMs() + 1).toISOString(), reason: 'degenerate-output' });
+    assert.equal(book.withheld().length, 1);
+    clock.advance(1);
+    assert.equal(book.withheldEntry('k'), null);
+    assert.deepEqual(book.withheld(), []);
+  });
+
+  it(`holds at most ${MAX_KEYS} keys, forgetting the oldest to make room`, () => {
+    const book = new WithholdBook(new ManualClock());
+    book.strike('oldest', 'r');
+    book.strike('oldest', 'r');
+    for (let i = 1; i < MAX_KEYS; i++) book.strike(`k${i}`, 'r');
+    assert.equal(book.isWithheld('oldest'), true, `${MAX_KEYS} keys fit`);
+    book.strike('one-more', 'r');
+    assert.equal(book.isWithheld('oldest'), false, 'the oldest key made room for a new one');
+  });
+});
+
+describe('engineModelKey', () => {
+  it('names the node, the engine there and the model', () => assert.equal(engineModelKey('local', 'ollama', 'qwen3:8b'), 'local|ollama|qwen3:8b'));
+  it("names a peer's engine as * (this Hub cannot see which one served)", () => assert.equal(engineModelKey('core-2.tail0.ts.net', null, 'qwen3:8b'), 'core-2.tail0.ts.net|*|qwen3:8b'));
 });

@@ -12,7 +12,8 @@ export const STRIKE_WINDOW_MS = 5 * 60_000;
 export const STRIKES_TO_WITHHOLD = 2;
 export const FIRST_WITHHOLD_MS = 60_000;
 export const MAX_WITHHOLD_MS = 15 * 60_000;
-const MAX_KEYS = 10_000;
+/** The most keys the book holds; the oldest is forgotten to make room (see the header). */
+export const MAX_KEYS = 10_000;
 
 interface Entry {
   strikes: number[];

@@ -39,9 +39,13 @@ async function page(hub: HubProcess, query = ''): Promise<RoutingLogPage> {
   return res.json;
 }
 
-/** The structure of a JSON value with its leaves replaced by their types. */
+/**
+ * The structure of a JSON value with its leaves replaced by their types. A list of plain values
+ * is just a list: its length is data, not structure (an engine's loaded-model list can change
+ * between two reads).
+ */
 function shape(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(shape);
+  if (Array.isArray(value)) return value.every((v) => v === null || typeof v !== 'object') ? 'list of values' : value.map(shape);
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shape(v)]));
   return value === null ? 'null' : typeof value;
 }
