@@ -151,7 +151,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     nodeFqdn: async () => (await peers.self()).nodeFqdn,
     hostName: hostname(),
     port: () => listeningPort,
-    open: openMulticastDns,
+    open: () => openMulticastDns(env.host),
     clock,
     logger,
   });

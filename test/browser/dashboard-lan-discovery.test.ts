@@ -23,7 +23,7 @@ describe('dashboard: Hubs heard on the LAN', { timeout: START_TIMEOUT_MS + TEST_
 
   before(async () => {
     [pool, browser] = await Promise.all([startPool({ hubs: { a: { ollama: { models: ['m-a:1b'] } } }, pairs: [] }), launchBrowser()]);
-    responder = makeMdns();
+    responder = makeMdns({ interface: '127.0.0.1', bind: '0.0.0.0' });
     const records = announcementRecords({ id: STUDIO_ID, hostLabel: STUDIO, nodeFqdn: `${STUDIO}.tail0.ts.net`, port: 5002 });
     responder.on('query', (q) => {
       if (q.questions.some((x) => x.name === LAN_SERVICE_TYPE)) responder.respond({ answers: records });

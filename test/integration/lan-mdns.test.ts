@@ -3,7 +3,8 @@
  * (guide, "How Hubs find each other"): switched on through the settings API, the Hub announces
  * itself on the local network and its discovery scan lists the responder as an unverified row
  * that the CLI prints without a pair command; switched off, the scan reports the source off.
- * Multicast goes over this machine's default interface (224.0.0.251:5353), as it does in use.
+ * Multicast goes over the loopback interface (224.0.0.251:5353 on 127.0.0.1): the Hub listens on
+ * 127.0.0.1, so it announces and listens there, and the test's responder does the same.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -25,7 +26,7 @@ describe('LAN discovery over mDNS with a real Hub', () => {
 
   before(async () => {
     hub = await startHubProcess({ env: { HUB_NODE_FQDN: HUB_NAME, HUB_TAILNET_SUFFIX: SUFFIX } });
-    responder = makeMdns();
+    responder = makeMdns({ interface: '127.0.0.1', bind: '0.0.0.0' });
     const studio = announcementRecords({ id: STUDIO_ID, hostLabel: `studio-${STUDIO_ID}`, nodeFqdn: STUDIO_NAME, port: 5002 });
     responder.on('query', (q) => {
       if (q.questions.some((x) => x.name === LAN_SERVICE_TYPE)) responder.respond({ answers: studio });
