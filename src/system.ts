@@ -60,6 +60,8 @@ import { ContainerSampler } from './containers/container-sampler.js';
 import { DockerApi } from './containers/docker-api.js';
 import { AdminApiClient } from './discovery/admin-api.js';
 import { DiscoveryService } from './discovery/discovery-service.js';
+import { LanPresence } from './discovery/lan-presence.js';
+import { openMulticastDns } from './discovery/multicast-transport.js';
 import { identifyProbe } from './discovery/identify-probe.js';
 import { MembershipCache, tailnetToAsk } from './discovery/membership.js';
 import { peerClockSkews } from './peers/peer-clock.js';
@@ -106,6 +108,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   const background = new Background({ logger, clock });
   const settings = new SettingsFile(env.dataDir, (keys) => logger.warn({ keys }, 'settings.json had values outside their ranges; defaults used for those keys'));
   const db = openDatabase(join(env.dataDir, DATABASE_FILE_NAME));
+  let listeningPort = env.port;
   const apiKeys = new ApiKeyStore(db, clock);
   const operatorKey = loadOrCreateOperatorKey(env.dataDir);
   const dispatcher = new Agent({ keepAliveTimeout: ENGINE_KEEP_ALIVE_MS, connections: null });
@@ -143,6 +146,15 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   const peerOrigins = parsePeerOrigins(env.peerOriginsRaw);
   if (peerOrigins.problems.length > 0) logger.warn({ problems: peerOrigins.problems }, 'HUB_POOL_PEER_ORIGINS has entries that were ignored');
   const peers = buildPoolPeers({ env, db, clock, logger, dispatcher, nameDispatcher, origins: peerOrigins, settings, inFlight, background });
+  const lan = new LanPresence({
+    enabled: () => settings.get().poolLanDiscovery,
+    nodeFqdn: async () => (await peers.self()).nodeFqdn,
+    hostName: hostname(),
+    port: () => listeningPort,
+    open: () => openMulticastDns(env.host),
+    clock,
+    logger,
+  });
   const docker = env.dockerSocket === null ? null : new DockerApi(env.dockerSocket);
   const containers = new ContainerSampler({ docker, projects: env.composeProjects, hostname: hostname(), shared: () => settings.get().poolShareContainerStats, clock, logger, background });
   const refusals = new EngineRefusalWarnings(clock, logger);
@@ -256,6 +268,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     storeOpen: () => db.open,
     metrics,
     discovery: new DiscoveryService({
+      lan,
       tailscale: () => peers.tailscale.status(),
       self: peers.self,
       adminApi: peers.adminApi,
@@ -313,12 +326,16 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   await app.listen({ port: env.port, host: env.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : env.port;
+  listeningPort = port;
   const url = `http://${env.host.includes(':') ? `[${env.host}]` : env.host}:${port}`;
   writeHubInfo(env.dataDir, { url, port, pid: process.pid, startedAt: new Date(clock.nowMs()).toISOString(), bootId });
   health.latest();
   peers.poller.start();
   containers.start();
   peers.identity.warmIfPresent();
+  // The LAN source follows its switch from now on: opened only while poolLanDiscovery is true.
+  settings.onChange(() => void lan.sync());
+  void lan.sync();
   // Publish with Serve only when the daemon names this Hub (not under the development stand-ins).
   if (env.nodeFqdn === null && env.tailnetSuffix === null && env.tailscaleBinary !== null) {
     if (reachableFromLoopback(env.host)) {
@@ -380,6 +397,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
       health.close();
       peers.poller.stop();
       peers.identity.close();
+      lan.stop();
       await dispatcher.close();
       await nameDispatcher.close();
       await docker?.close();

@@ -23,6 +23,7 @@ export const SETTINGS_FILE_NAME = 'settings.json';
 export class SettingsFile {
   readonly path: string;
   #current: PoolSettings;
+  readonly #listeners: Array<(settings: PoolSettings) => void> = [];
 
   /** Opens (or creates) settings.json in dataDir. `ignored` lists keys that failed their rule. */
   constructor(dataDir: string, onIgnored: (keys: string[]) => void = () => {}) {
@@ -47,6 +48,11 @@ export class SettingsFile {
   /** The settings in force; a frozen object, replaced (never mutated) on change. */
   get(): PoolSettings {
     return this.#current;
+  }
+
+  /** Calls `listener` after every change is written (it must not throw). */
+  onChange(listener: (settings: PoolSettings) => void): void {
+    this.#listeners.push(listener);
   }
 
   /** Applies a PATCH body: all of it or, on any problem, none of it. */
@@ -78,6 +84,7 @@ export class SettingsFile {
     const frozen = deepFreeze(structuredClone(next));
     this.#write(frozen);
     this.#current = frozen;
+    for (const listener of this.#listeners) listener(frozen);
     return frozen;
   }
 

@@ -31,6 +31,8 @@ describe('operator settings defaults', () => {
     // The node's context cap (spec, "Context caps"; a user setting there, stored beside these here).
     { key: 'inferenceMaxNumCtx', value: null },
     { key: 'inferenceOllamaSlots', value: null },
+    // Guide, "How Hubs find each other": LAN discovery is opt-in.
+    { key: 'poolLanDiscovery', value: false },
   ];
   for (const row of expected) {
     it(`defaults ${row.key} to ${JSON.stringify(row.value)}`, () => {

@@ -44,6 +44,8 @@ export interface PoolSettings {
   readonly inferenceMaxNumCtx: number | null;
   /** Requests this node's Ollama runs at once (OLLAMA_NUM_PARALLEL), as the operator states it; null = not stated. */
   readonly inferenceOllamaSlots: number | null;
+  /** Announce this Hub over mDNS on the LAN and list Hubs heard there (unverified) in discovery; off by default. */
+  readonly poolLanDiscovery: boolean;
 }
 
 /**
@@ -76,6 +78,7 @@ export const SETTING_RULES: { readonly [K in keyof PoolSettings]: Rule } = {
   poolSlotAwareness: { kind: 'integer', min: 0, max: 1 },
   inferenceMaxNumCtx: { kind: 'integer', min: MIN_CONTEXT_CAP, max: MAX_CONTEXT_CAP, nullable: true },
   inferenceOllamaSlots: { kind: 'integer', min: 1, max: 256, nullable: true },
+  poolLanDiscovery: { kind: 'boolean' },
 };
 
 export const DEFAULT_SETTINGS: PoolSettings = Object.freeze({
@@ -95,6 +98,7 @@ export const DEFAULT_SETTINGS: PoolSettings = Object.freeze({
   poolSlotAwareness: 0,
   inferenceMaxNumCtx: null,
   inferenceOllamaSlots: null,
+  poolLanDiscovery: false,
 });
 
 /** Keys PATCH may not write: pins have their own route. */

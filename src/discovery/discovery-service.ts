@@ -14,6 +14,8 @@ import type { IdentifyAnswer } from './identify-probe.js';
 import { tailnetToAsk } from './membership.js';
 import { mergeCandidates, type DirectoryName } from './merge.js';
 import { mapBounded } from './probe-pool.js';
+import type { LanScan } from './lan-presence.js';
+import { lanRows, type LanHub } from './lan-rows.js';
 
 /** At most this many /identify probes in flight at once. */
 export const DISCOVERY_PROBE_CONCURRENCY = 8;
@@ -65,6 +67,21 @@ export interface Discovery {
   /** Names left unprobed past MAX_DISCOVERY_CANDIDATES. */
   readonly notProbed: number;
   readonly directories: readonly DirectoryReport[];
+  /** Always present from this Hub; absent in an older Hub's answer, which the CLI may be reading. */
+  readonly lan?: LanDiscovery;
+}
+
+/** The opt-in LAN source's part of a scan (guide, "How Hubs find each other"). */
+export interface LanDiscovery {
+  /** off: poolLanDiscovery is false (no socket exists); failed: on, but the socket could not be used. */
+  readonly state: 'off' | 'ok' | 'failed';
+  /** Why it failed; null otherwise. */
+  readonly detail: string | null;
+  /** Hubs heard on the LAN and named by no tailnet directory; never pairable from this list. */
+  readonly rows: readonly LanHub[];
+  /** Announcements left out because a tailnet directory or a held row already names them. */
+  readonly coveredByTailnet: number;
+  readonly notListed: number;
 }
 
 export interface DiscoveryDeps {
@@ -75,6 +92,8 @@ export interface DiscoveryDeps {
   /** Every name this Hub holds a row for. */
   readonly heldNames: () => ReadonlySet<string>;
   readonly identify: (name: string) => Promise<IdentifyAnswer>;
+  /** The LAN browse; only a scan calls it, and it opens nothing while the setting is off. Absent: the LAN source is off. */
+  readonly lan?: { readonly id: string; browse(): Promise<LanScan> };
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -123,6 +142,7 @@ export class DiscoveryService {
   }
 
   async discover(): Promise<Discovery> {
+    const lanHeard: Promise<LanScan> = this.#d.lan?.browse() ?? Promise.resolve({ state: 'off' });
     const [dirs, self] = await Promise.all([this.directories(), this.#d.self()]);
     const merged = mergeCandidates({ daemon: dirs.daemon, adminApi: dirs.adminApi, portal: [], paired: this.#d.heldNames(), selfName: self.nodeFqdn, tailnetSuffix: self.tailnetSuffix });
     const toProbe = merged.candidates.slice(0, MAX_DISCOVERY_CANDIDATES);
@@ -139,6 +159,13 @@ export class DiscoveryService {
         notHubs.push({ nodeFqdn: c.nodeFqdn, os: c.os, online: c.online, reason: answer.reason });
       }
     });
-    return { candidates, notHubs, excludedPaired: merged.excludedPaired, notProbed: merged.candidates.length - toProbe.length, directories: dirs.reports };
+    const tailnetNames = new Set([...dirs.daemon, ...dirs.adminApi].map((d) => d.nodeFqdn));
+    const lan = lanDiscovery(await lanHeard, { ownId: this.#d.lan?.id ?? '', selfName: self.nodeFqdn, tailnetNames, held: this.#d.heldNames() });
+    return { candidates, notHubs, excludedPaired: merged.excludedPaired, notProbed: merged.candidates.length - toProbe.length, directories: dirs.reports, lan };
   }
+}
+
+function lanDiscovery(scan: LanScan, ctx: { ownId: string; selfName: string | null; tailnetNames: ReadonlySet<string>; held: ReadonlySet<string> }): LanDiscovery {
+  if (scan.state !== 'ok') return { state: scan.state, detail: scan.state === 'failed' ? scan.detail : null, rows: [], coveredByTailnet: 0, notListed: 0 };
+  return { state: 'ok', detail: null, ...lanRows({ heard: scan.heard, ...ctx }) };
 }

@@ -21,4 +21,6 @@ export const SPEC_DEFAULT_SETTINGS = {
   inferenceMaxNumCtx: null,
   // Not in the settings table: the node's slot statement ("Slot-aware placement"), absent by default.
   inferenceOllamaSlots: null,
+  // Not in the settings table: the guide's "Discover Hubs on the LAN (mDNS)" switch, off by default.
+  poolLanDiscovery: false,
 } as const;

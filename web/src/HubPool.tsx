@@ -427,6 +427,7 @@ const SWITCHES = [
   { key: 'poolEnabled', label: 'Hub Pool' },
   { key: 'poolOutboundEnabled', label: 'Send work to paired Hubs' },
   { key: 'poolInboundEnabled', label: 'Take work from paired Hubs' },
+  { key: 'poolLanDiscovery', label: 'Discover Hubs on the LAN (mDNS)' },
 ] as const;
 const NUMBERS = [
   { key: 'poolLocalAffinity', label: 'Local affinity (queued requests)' },
@@ -466,7 +467,7 @@ function Controls({ s, catalogue, act }: { s: PoolStatus; catalogue: readonly Se
           </div>
         );
       })}
-      <p className="small muted">Discover Hubs on the LAN (mDNS) is not in this version of the Hub, so it has no switch here.</p>
+      <p className="small muted">Discover Hubs on the LAN (mDNS) is off by default. Hubs heard that way are listed as Unverified, with no Pair button: anything on the network can announce itself as a Hub.</p>
       {NUMBERS.map((n) => {
         const id = `num-${n.key}`;
         const value = draft[n.key] ?? String(s.settings[n.key]);

@@ -39,13 +39,26 @@ export type Discovery =
 /** One scan. Never on a timer: each scan probes every unpaired device on the tailnet. */
 const NO_DISCOVERY = 'Discovery is not available on this Hub yet: this version cannot list the Hubs on your tailnet. Type the other Hub’s tailnet name instead (for example hub-b.example-tailnet.ts.net).';
 
+/** A Hub heard on the LAN (mDNS): shown as Unverified, never offered for pairing. */
+interface LanRow {
+  readonly displayName: string;
+  readonly claimedName: string | null;
+  readonly address: string;
+  readonly port: number | null;
+}
+
+function lanHub(r: LanRow): DiscoverableHub {
+  const where = r.port === null ? r.address : `${r.address}:${r.port}`;
+  return { nodeFqdn: r.claimedName ?? where, displayName: `${r.displayName} (${where})`, unverified: true };
+}
+
 export async function scanForHubs(): Promise<Discovery> {
   if (!hasDiscovery()) return { available: false, why: NO_DISCOVERY };
   try {
-    const res = await api<{ candidates: DiscoverableHub[]; notHubs: { nodeFqdn: string }[]; directories: DirectoryReport[] }>('GET', `${POOL}/peers/discoverable`);
+    const res = await api<{ candidates: DiscoverableHub[]; notHubs: { nodeFqdn: string }[]; directories: DirectoryReport[]; lan?: { rows: readonly LanRow[] } }>('GET', `${POOL}/peers/discoverable`);
     return {
       available: true,
-      hubs: [...res.candidates].sort((a, b) => a.nodeFqdn.localeCompare(b.nodeFqdn)),
+      hubs: [...res.candidates, ...(res.lan?.rows ?? []).map(lanHub)].sort((a, b) => a.nodeFqdn.localeCompare(b.nodeFqdn)),
       notHubs: res.notHubs.map((d) => d.nodeFqdn),
       directories: res.directories,
     };

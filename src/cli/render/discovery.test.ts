@@ -27,4 +27,21 @@ describe('renderDiscovery', () => {
     assert.match(text, /cihub pool pair <name>/);
     assert.doesNotMatch(text, /cihub pool probe/);
   });
+
+  it('prints Hubs heard on the LAN as Unverified, with their address and no pair command', () => {
+    const lan = { state: 'ok' as const, detail: null, coveredByTailnet: 1, notListed: 0, rows: [{ source: 'mdns' as const, verified: false as const, displayName: 'studio', claimedName: 'studio.tail0.ts.net', address: '192.168.1.42', port: 5002 }] };
+    const text = renderDiscovery({ candidates: [], notHubs: [], excludedPaired: 0, notProbed: 0, directories, lan });
+    assert.match(text, /^Unverified: heard on the local network \(mDNS\) only/m);
+    assert.match(text, /^ {2}studio\s+192\.168\.1\.42:5002\s+Unverified, claims studio\.tail0\.ts\.net$/m);
+    assert.match(text, /cihub pool probe <address>/);
+    assert.doesNotMatch(text, /cihub pool pair studio/);
+    assert.match(text, /^1 Hub heard on the LAN is left out: the tailnet already names it\.$/m);
+  });
+
+  it('says nothing about the LAN while LAN discovery is off, and says why when it could not listen', () => {
+    const off = renderDiscovery({ candidates: [], notHubs: [], excludedPaired: 0, notProbed: 0, directories, lan: { state: 'off', detail: null, rows: [], coveredByTailnet: 0, notListed: 0 } });
+    assert.doesNotMatch(off, /mDNS|Unverified/);
+    const failed = renderDiscovery({ candidates: [], notHubs: [], excludedPaired: 0, notProbed: 0, directories, lan: { state: 'failed', detail: 'bind EADDRINUSE', rows: [], coveredByTailnet: 0, notListed: 0 } });
+    assert.match(failed, /^LAN discovery \(mDNS\) is on but could not listen: bind EADDRINUSE\.$/m);
+  });
 });
