@@ -103,9 +103,12 @@ export class PoolHub {
     if (!inTime) await this.#process.stop('SIGKILL');
   }
 
-  /** Starts the Hub again on the same port and data dir; `env` adds to (or overrides) what it first started with. */
-  async restart(env: Record<string, string> = {}): Promise<void> {
-    await this.stop();
+  /**
+   * Starts the Hub again on the same port and data dir; `env` adds to (or overrides) what it first
+   * started with. Stopped with SIGTERM it tells its peers it is leaving; SIGKILL vanishes silently.
+   */
+  async restart(env: Record<string, string> = {}, signal?: NodeJS.Signals): Promise<void> {
+    await this.stop(signal);
     this.#process = await startHubProcess({ port: this.port, dataDir: this.dataDir, env: { ...this.#baseEnv, ...env } });
   }
 

@@ -126,7 +126,9 @@ describe('kill switches on the serving side', () => {
     const dataDir = hubB.dataDir;
     // Restarted just after a poll, so every probe A makes from here on meets the 503.
     await justPolled(hubA, B, ONE_POLL_MS);
-    await hubB.stop();
+    // Killed, not stopped: a stopped Hub tells its peers it is leaving, and A would mark it
+    // unreachable at once instead of counting the 503s this test is about.
+    await hubB.stop('SIGKILL');
     hubB = await startB({ HUB_POOL_USER_DISABLED: 'true' }, dataDir);
     const refused = await caps();
     assert.equal(refused.status, 503, refused.text);

@@ -81,7 +81,9 @@ describe('kill switches across the pool', () => {
 
   it('HUB_POOL_USER_DISABLED: peers mark the Hub unreachable after three polls on its 503, and take it back once the flag goes', { timeout: LONG_TEST_TIMEOUT_MS }, async () => {
     const { a, b, c } = pool;
-    await c.restart({ HUB_POOL_USER_DISABLED: 'true' });
+    // Killed, not stopped: a stopped Hub says it is leaving, and its peers would drop it at once
+    // instead of on the 503s this test is about.
+    await c.restart({ HUB_POOL_USER_DISABLED: 'true' }, 'SIGKILL');
 
     // The Hub behaves as if it had no peers, and still serves its own engines.
     const status = await c.status();
