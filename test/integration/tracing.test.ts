@@ -19,8 +19,12 @@ import { scaled } from '../helpers/time-scale.js';
 const MODEL = 'traced:8b';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const APP_SPAN = '00f067aa0ba902b7';
-/** Written into the prompt, so the test can show no span carries it. */
-const PROMPT = 'a prompt that must never reach a span 7391';
+/**
+ * Written into the prompt, so the test can show no span carries it. The marker is a word no id or
+ * timestamp can spell (they are hex digits), unlike a number, which a span id once matched.
+ */
+const MARKER = 'quokkazebra';
+const PROMPT = `a prompt that must never reach a span ${MARKER}`;
 
 interface OtlpValue { stringValue?: string; intValue?: string; boolValue?: boolean }
 interface OtlpSpan {
@@ -177,7 +181,7 @@ describe('tracing a request across two Hubs', () => {
     );
 
     assert.ok(collector.paths.every((p) => p === 'POST /v1/traces application/json k=1'), collector.paths.join('\n'));
-    assert.ok(collector.bodies.every((body) => !body.includes(PROMPT) && !body.includes('7391')), 'no export carries the prompt');
+    assert.ok(collector.bodies.every((body) => !body.includes(PROMPT) && !body.includes(MARKER)), 'no export carries the prompt');
   });
 
   it('starts a trace when the app sent none, and leaves an unsampled one unexported', { timeout: TEST_TIMEOUT_MS }, async () => {
