@@ -103,10 +103,13 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   // The Hub's own logger writes stdout and the rotated file `cihub logs` reads (src/logs/log-file.ts).
   const hubLog = opts.logger ? null : createHubLogger(env.logLevel, env.dataDir);
   const logger = opts.logger ?? hubLog!.logger;
-  for (const p of env.problems) logger.warn({ variable: p.variable, value: p.value, usedInstead: p.usedInstead }, `${p.variable}=${p.value} ${p.problem}; using ${p.usedInstead}`);
+  for (const p of env.problems)
+    logger.warn({ variable: p.variable, value: p.value, usedInstead: p.usedInstead }, `${p.variable}=${p.value} ${p.problem}; using ${p.usedInstead}`);
   ensureDataDir(env.dataDir);
   const background = new Background({ logger, clock });
-  const settings = new SettingsFile(env.dataDir, (keys) => logger.warn({ keys }, 'settings.json had values outside their ranges; defaults used for those keys'));
+  const settings = new SettingsFile(env.dataDir, (keys) =>
+    logger.warn({ keys }, 'settings.json had values outside their ranges; defaults used for those keys'),
+  );
   const db = openDatabase(join(env.dataDir, DATABASE_FILE_NAME));
   let listeningPort = env.port;
   const apiKeys = new ApiKeyStore(db, clock);
@@ -132,7 +135,11 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   const metrics = new HubMetrics({
     inFlight: () => inFlight.entries(),
     engineIds: () => engineIds,
-    engines: () => health.latest().filter((b) => b.probedMsAgo !== null).map((b) => ({ id: b.backendId, kind: b.kind, healthy: b.healthy })),
+    engines: () =>
+      health
+        .latest()
+        .filter((b) => b.probedMsAgo !== null)
+        .map((b) => ({ id: b.backendId, kind: b.kind, healthy: b.healthy })),
     peers: () => peers.store.list().map((row) => ({ name: row.nodeFqdn, status: row.status, enabled: row.enabled })),
     withheld: () => [
       ...outputFaults.withheld().map((w) => ({ book: 'output_fault' as const, key: w.key })),
@@ -156,16 +163,36 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     logger,
   });
   const docker = env.dockerSocket === null ? null : new DockerApi(env.dockerSocket);
-  const containers = new ContainerSampler({ docker, projects: env.composeProjects, hostname: hostname(), shared: () => settings.get().poolShareContainerStats, clock, logger, background });
+  const containers = new ContainerSampler({
+    docker,
+    projects: env.composeProjects,
+    hostname: hostname(),
+    shared: () => settings.get().poolShareContainerStats,
+    clock,
+    logger,
+    background,
+  });
   const refusals = new EngineRefusalWarnings(clock, logger);
   // GPU pressure reads only while a peer is connected: without one, a tick is this one query.
   const pressurePathsHere = pressurePaths(env.dataDir);
-  const pressure = new PressureSampler({ clock, logger, read: () => readPressure(pressurePathsHere), peerConnected: () => peers.store.list().some((row) => row.status === 'connected') });
+  const pressure = new PressureSampler({
+    clock,
+    logger,
+    read: () => readPressure(pressurePathsHere),
+    peerConnected: () => peers.store.list().some((row) => row.status === 'connected'),
+  });
   const hardware = new HardwareReport();
   const pool: PoolAccess = {
     usablePeers: () =>
       directions().outbound.enabled
-        ? usablePeers({ store: peers.store, health: (id) => peers.poller.health(id), forwarded: (name) => inFlight.count(name), origins: peers.origins, nowMs: clock.nowMs(), pollSeconds: settings.get().poolHealthPollSeconds })
+        ? usablePeers({
+            store: peers.store,
+            health: (id) => peers.poller.health(id),
+            forwarded: (name) => inFlight.count(name),
+            origins: peers.origins,
+            nowMs: clock.nowMs(),
+            pollSeconds: settings.get().poolHealthPollSeconds,
+          })
         : [],
     peerAuth: async (peerId, method, path, body) => {
       const row = peers.store.get(peerId);
@@ -306,7 +333,9 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
           book: throughputBook,
           peerFacts: (id) => {
             const h = peers.poller.health(id);
-            return h.capabilities === null ? null : { ollamaSlots: h.capabilities.ollamaSlots, throughput: h.capabilities.throughput, snapshotAtMs: h.capabilitiesAtMs };
+            return h.capabilities === null
+              ? null
+              : { ollamaSlots: h.capabilities.ollamaSlots, throughput: h.capabilities.throughput, snapshotAtMs: h.capabilitiesAtMs };
           },
           nowMs: clock.nowMs(),
         },
@@ -352,16 +381,35 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
   background.every('engine queue reports', QUEUE_REPORT_IDLE_REFRESH_MS, () => health.refreshQueueReports());
   background.run('hardware tier detection', async () => {
     const decision = await hardware.detect(() =>
-      probeHardware({ platform: platform(), arch: arch(), totalMemoryBytes: totalmem(), nvidiaSmi: env.nvidiaSmiBinary, runNvidiaSmi: nvidiaSmiRunner, drmDir: SYS_DRM_DIR, nvidiaProcDir: PROC_NVIDIA_DIR }),
+      probeHardware({
+        platform: platform(),
+        arch: arch(),
+        totalMemoryBytes: totalmem(),
+        nvidiaSmi: env.nvidiaSmiBinary,
+        runNvidiaSmi: nvidiaSmiRunner,
+        drmDir: SYS_DRM_DIR,
+        nvidiaProcDir: PROC_NVIDIA_DIR,
+      }),
     );
-    logger.info({ hardwareTier: decision.tier, unknownBecause: decision.unknownBecause }, decision.tier === null ? `hardware tier not detected: ${decision.unknownBecause ?? 'unknown'}; none is advertised` : `hardware tier: ${decision.tier}`);
+    logger.info(
+      { hardwareTier: decision.tier, unknownBecause: decision.unknownBecause },
+      decision.tier === null ? `hardware tier not detected: ${decision.unknownBecause ?? 'unknown'}; none is advertised` : `hardware tier: ${decision.tier}`,
+    );
   });
   pressure.start((name, ms, task) => background.every(name, ms, task));
   background.every('residency release', RESIDENCY_CHECK_MS, () =>
     releaseResident(health.latest(), unservable, dispatcher, (backendId, model) => onWithholdChange(backendId, model, false, 'resident in /api/ps')),
   );
-  if (peerOrigins.addresses.size > 0) logger.warn({ map: Object.fromEntries(peerOrigins.addresses) }, 'HUB_POOL_PEER_ORIGINS maps addresses: probing and pairing by these addresses dial these origins (development only)');
-  if (peers.origins.size > 0) logger.warn({ map: Object.fromEntries(peers.origins) }, 'HUB_POOL_PEER_ORIGINS is set: peers are dialled at these origins, not at https://<name> (development only)');
+  if (peerOrigins.addresses.size > 0)
+    logger.warn(
+      { map: Object.fromEntries(peerOrigins.addresses) },
+      'HUB_POOL_PEER_ORIGINS maps addresses: probing and pairing by these addresses dial these origins (development only)',
+    );
+  if (peers.origins.size > 0)
+    logger.warn(
+      { map: Object.fromEntries(peers.origins) },
+      'HUB_POOL_PEER_ORIGINS is set: peers are dialled at these origins, not at https://<name> (development only)',
+    );
   logger.info({ url, dataDir: env.dataDir, engines: env.engines.map((e) => `${e.id}=${e.url}`) }, 'hub listening');
 
   // Requests in progress, counted at the socket level so hijacked proxy responses count too.
@@ -381,7 +429,11 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
       // pooling switched off has left the pool already and makes no pool call on the way out.
       const leaving = directions().enabled
         ? tellPeersLeaving(peers.store.list(), peers.client, settings.get().poolRequireSignedPeers).then(
-            (outcome) => logger.info(outcome, `leaving notice: ${outcome.told.length} peer(s) told, ${outcome.notTold.length} not reached, ${outcome.skipped.length} on bearer tokens left to notice by polling`),
+            (outcome) =>
+              logger.info(
+                outcome,
+                `leaving notice: ${outcome.told.length} peer(s) told, ${outcome.notTold.length} not reached, ${outcome.skipped.length} on bearer tokens left to notice by polling`,
+              ),
             (err: unknown) => logger.warn({ err }, 'leaving notice not sent'),
           )
         : Promise.resolve();
@@ -411,21 +463,52 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
 }
 
 /** The peer side of the Hub: identity, pairing, the guard's state and the health poller. */
-function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>; clock: Clock; logger: Logger; dispatcher: Agent; nameDispatcher: Agent; origins: PeerOrigins; settings: SettingsFile; inFlight: InFlight; background: Background }): PoolPeers {
+function buildPoolPeers(deps: {
+  env: HubEnv;
+  db: ReturnType<typeof openDatabase>;
+  clock: Clock;
+  logger: Logger;
+  dispatcher: Agent;
+  nameDispatcher: Agent;
+  origins: PeerOrigins;
+  settings: SettingsFile;
+  inFlight: InFlight;
+  background: Background;
+}): PoolPeers {
   const { env, db, clock, logger, dispatcher, nameDispatcher, origins, settings, inFlight, background } = deps;
-  const tailscale = new TailscaleClient({ run: tailscaleRunner(env.tailscaleBinary), clock, account: userInfo().username, isRoot: process.getuid?.() === 0, logger });
+  const tailscale = new TailscaleClient({
+    run: tailscaleRunner(env.tailscaleBinary),
+    clock,
+    account: userInfo().username,
+    isRoot: process.getuid?.() === 0,
+    logger,
+  });
   const self = () => readTailnetSelf({ envFqdn: env.nodeFqdn, envSuffix: env.tailnetSuffix, status: () => tailscale.status() });
   const adminApi = env.tailscaleOAuth === null ? null : new AdminApiClient({ ...env.tailscaleOAuth, clock });
   // The Admin API layer of the inbound tailnet check; null when there is no tailnet to ask about.
-  const members = adminApi === null ? null : new MembershipCache(async () => {
-    const tailnet = tailnetToAsk((await tailscale.status()).tailnetName, (await self()).tailnetSuffix);
-    return tailnet === null ? null : adminApi.devices(tailnet);
-  }, () => clock.nowMs());
+  const members =
+    adminApi === null
+      ? null
+      : new MembershipCache(
+          async () => {
+            const tailnet = tailnetToAsk((await tailscale.status()).tailnetName, (await self()).tailnetSuffix);
+            return tailnet === null ? null : adminApi.devices(tailnet);
+          },
+          () => clock.nowMs(),
+        );
   const membership = members === null ? undefined : async (name: string) => members.check(name);
   const store = new PeerStore(db);
   const identity = new NodeIdentity({ db, dataDir: env.dataDir, envSecret: env.identitySecret, clock, logger, background });
   const pin = new PairingPin({ clock });
-  const client = new PeerClient({ identity, selfName: async () => (await self()).nodeFqdn, origins: origins.map, dispatcher, nameDispatcher, settings: () => settings.get(), clock });
+  const client = new PeerClient({
+    identity,
+    selfName: async () => (await self()).nodeFqdn,
+    origins: origins.map,
+    dispatcher,
+    nameDispatcher,
+    settings: () => settings.get(),
+    clock,
+  });
   const pollSeconds = () => settings.get().poolHealthPollSeconds;
   let poller: HealthPoller | null = null;
   const pairing = new PairingService({
@@ -443,7 +526,18 @@ function buildPoolPeers(deps: { env: HubEnv; db: ReturnType<typeof openDatabase>
     membership,
   });
   const nonces = new PeerNonces(db);
-  poller = new HealthPoller({ store, client, pairing, identity, pollSeconds, clock, logger, forwardsTo: (name) => inFlight.count(name), onTick: (nowMs) => nonces.prune(nowMs), background });
+  poller = new HealthPoller({
+    store,
+    client,
+    pairing,
+    identity,
+    pollSeconds,
+    clock,
+    logger,
+    forwardsTo: (name) => inFlight.count(name),
+    onTick: (nowMs) => nonces.prune(nowMs),
+    background,
+  });
   return { store, identity, pairing, poller, pin, nonces, client, self, origins: origins.map, tailscale, adminApi };
 }
 
@@ -460,5 +554,8 @@ function unservableHere(backends: readonly BackendView[], book: WithholdBook): s
       models.set(m.name, (models.get(m.name) ?? true) && withheld);
     }
   }
-  return [...models].filter(([, all]) => all).map(([name]) => name).sort();
+  return [...models]
+    .filter(([, all]) => all)
+    .map(([name]) => name)
+    .sort();
 }

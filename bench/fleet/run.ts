@@ -52,7 +52,9 @@ const say = (s = '') => process.stdout.write(`${s}\n`);
 const secs = (ms: number | null) => (ms === null ? '-' : (ms / 1000).toFixed(1));
 
 say(`# bench/fleet — ${new Date().toISOString()}`);
-say(`fleet ${nodes.length} nodes, ${trace.sessions.length} agent sessions, ${trace.requestCount} requests, seed ${seed}; node ${process.version}, ${cpus().length} cpus`);
+say(
+  `fleet ${nodes.length} nodes, ${trace.sessions.length} agent sessions, ${trace.requestCount} requests, seed ${seed}; node ${process.version}, ${cpus().length} cpus`,
+);
 say(`hardwareTier published: ${fleet.nodes.map((n) => `${n.name} ${publishedTier(n) ?? 'none'}`).join(', ')}`);
 say();
 
@@ -62,7 +64,9 @@ for (const p of POLICIES.filter((x) => wanted === undefined || wanted.includes(x
   const t0 = performance.now();
   const run = simulate(fleet, trace, p.factory, seed);
   runs.push(run);
-  process.stderr.write(`  ${p.key}: ${run.events} events, simulated ${(run.endMs / 60000).toFixed(0)} min in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+  process.stderr.write(
+    `  ${p.key}: ${run.events} events, simulated ${(run.endMs / 60000).toFixed(0)} min in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+  );
 }
 const cpuNodes = new Set(fleet.nodes.filter((n) => !n.gpu).map((n) => n.name));
 const summaries = runs.map((r) => summarize(r, nodes, cpuNodes));
@@ -79,10 +83,14 @@ say('| --- | ---: | ---: | ---: | ---: | ---: |');
 for (const s of summaries) say(distRow(s.policy, s.short));
 say();
 say('## What went wrong on the way');
-say('| policy | requests | no usable answer | placeholder answers | app retries | missed first-byte deadlines | requests failed over | long prompts served on CPU | re-prefilled tokens | cached tokens | model loads | placement threw | run ends (min) |');
+say(
+  '| policy | requests | no usable answer | placeholder answers | app retries | missed first-byte deadlines | requests failed over | long prompts served on CPU | re-prefilled tokens | cached tokens | model loads | placement threw | run ends (min) |',
+);
 say('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const s of summaries) {
-  say(`| ${s.policy} | ${s.requests} | ${s.failed} | ${s.badAnswers} | ${s.appRetries} | ${s.deadlinesMissed} | ${s.failovers} | ${s.longOnCpu} | ${s.reprefilledTokens.toLocaleString('en-US')} | ${s.cachedTokens.toLocaleString('en-US')} | ${s.engineLoads} | ${s.placementErrors ?? '-'} | ${(s.endMs / 60000).toFixed(0)} |`);
+  say(
+    `| ${s.policy} | ${s.requests} | ${s.failed} | ${s.badAnswers} | ${s.appRetries} | ${s.deadlinesMissed} | ${s.failovers} | ${s.longOnCpu} | ${s.reprefilledTokens.toLocaleString('en-US')} | ${s.cachedTokens.toLocaleString('en-US')} | ${s.engineLoads} | ${s.placementErrors ?? '-'} | ${(s.endMs / 60000).toFixed(0)} |`,
+  );
 }
 say();
 say('## Chat and agent calls served per node (embeddings left out)');
@@ -101,14 +109,18 @@ for (const name of ['hub-pool-defaults', 'hub-pool-affinity-slots']) {
   if (oracleS?.all.meanMs != null && s.all.meanMs !== null) {
     const ratio = s.all.meanMs / oracleS.all.meanMs;
     goals.push({ policy: name, goal: 'mean TTFT within 1.15x of oracle', ratio });
-    say(`- ${name}: mean TTFT ${secs(s.all.meanMs)} s against the oracle's ${secs(oracleS.all.meanMs)} s = ${ratio.toFixed(2)}x (goal ≤ ${GOAL_MEAN_VS_ORACLE}x): ${ratio <= GOAL_MEAN_VS_ORACLE ? 'met' : 'missed'}`);
+    say(
+      `- ${name}: mean TTFT ${secs(s.all.meanMs)} s against the oracle's ${secs(oracleS.all.meanMs)} s = ${ratio.toFixed(2)}x (goal ≤ ${GOAL_MEAN_VS_ORACLE}x): ${ratio <= GOAL_MEAN_VS_ORACLE ? 'met' : 'missed'}`,
+    );
   }
   for (const base of ['least-connections', 'round-robin']) {
     const b = by(base);
     if (b?.long.p95Ms == null || s.long.p95Ms === null) continue;
     const factor = b.long.p95Ms / s.long.p95Ms;
     goals.push({ policy: name, goal: `p95 long TTFT ≥3x better than ${base}`, factor });
-    say(`- ${name}: p95 long-prompt TTFT ${secs(s.long.p95Ms)} s against ${base}'s ${secs(b.long.p95Ms)} s = ${factor.toFixed(2)}x better (goal ≥ ${GOAL_P95_LONG_FACTOR}x): ${factor >= GOAL_P95_LONG_FACTOR ? 'met' : 'missed'}`);
+    say(
+      `- ${name}: p95 long-prompt TTFT ${secs(s.long.p95Ms)} s against ${base}'s ${secs(b.long.p95Ms)} s = ${factor.toFixed(2)}x better (goal ≥ ${GOAL_P95_LONG_FACTOR}x): ${factor >= GOAL_P95_LONG_FACTOR ? 'met' : 'missed'}`,
+    );
   }
 }
 say();
@@ -116,11 +128,15 @@ say();
 let ablation: { without: string; summary: PolicySummary }[] = [];
 if (!values['no-ablation']) {
   say('## Which rule carries what: hub-pool-affinity-slots with one step taken out');
-  say('| without | mean TTFT | p95 long | p99 long | p95 short | missed deadlines | re-prefilled tokens | no usable answer | placeholder answers | placement threw |');
+  say(
+    '| without | mean TTFT | p95 long | p99 long | p95 short | missed deadlines | re-prefilled tokens | no usable answer | placeholder answers | placement threw |',
+  );
   say('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   const full = by('hub-pool-affinity-slots');
   const row = (label: string, s: PolicySummary) =>
-    say(`| ${label} | ${secs(s.all.meanMs)} | ${secs(s.long.p95Ms)} | ${secs(s.long.p99Ms)} | ${secs(s.short.p95Ms)} | ${s.deadlinesMissed} | ${s.reprefilledTokens.toLocaleString('en-US')} | ${s.failed} | ${s.badAnswers} | ${s.placementErrors ?? '-'} |`);
+    say(
+      `| ${label} | ${secs(s.all.meanMs)} | ${secs(s.long.p95Ms)} | ${secs(s.long.p99Ms)} | ${secs(s.short.p95Ms)} | ${s.deadlinesMissed} | ${s.reprefilledTokens.toLocaleString('en-US')} | ${s.failed} | ${s.badAnswers} | ${s.placementErrors ?? '-'} |`,
+    );
   if (full) row('(nothing: all steps)', full);
   ablation = STEPS.map((step) => {
     // The much-slower rule writes the throughput record, so its key is not its name.
@@ -133,10 +149,18 @@ if (!values['no-ablation']) {
   const noTiers = summarize(simulate(fleet, trace, hubPool({ name: 'no-tiers', settings: AFFINITY_AND_SLOTS, tiers: 'none' }), seed), nodes, cpuNodes);
   row('(all steps, no node publishes a hardwareTier: the build before tier detection)', noTiers);
   ablation.push({ without: 'no-tiers', summary: noTiers });
-  const servingTiers = summarize(simulate(fleet, trace, hubPool({ name: 'what-if-serving-tier', settings: AFFINITY_AND_SLOTS, tiers: 'serving' }), seed), nodes, cpuNodes);
+  const servingTiers = summarize(
+    simulate(fleet, trace, hubPool({ name: 'what-if-serving-tier', settings: AFFINITY_AND_SLOTS, tiers: 'serving' }), seed),
+    nodes,
+    cpuNodes,
+  );
   row('(all steps, and every CPU-served node publishes cpu-only, core-7 too: a what-if)', servingTiers);
   ablation.push({ without: 'what-if-serving-tier', summary: servingTiers });
-  const central = summarize(simulate(fleet, trace, hubPool({ name: 'what-if-single-entry', settings: AFFINITY_AND_SLOTS, singleEntry: true }), seed), nodes, cpuNodes);
+  const central = summarize(
+    simulate(fleet, trace, hubPool({ name: 'what-if-single-entry', settings: AFFINITY_AND_SLOTS, singleEntry: true }), seed),
+    nodes,
+    cpuNodes,
+  );
   row('(all steps, every request entering through one Hub that sees all work live: a what-if)', central);
   ablation.push({ without: 'what-if-single-entry', summary: central });
   say();
@@ -145,7 +169,9 @@ if (!values['no-ablation']) {
 const scale: Record<string, unknown>[] = [];
 if (!values['no-scale']) {
   say('## Scale on paper: hub-pool-affinity-slots on larger copies of the fleet');
-  say('| nodes | requests | placement CPU per request (µs) | placement threw | health polls per node per minute (out / in) | capabilities body (bytes) | poll bodies per node per minute (KB in / out) | wall time (s) |');
+  say(
+    '| nodes | requests | placement CPU per request (µs) | placement threw | health polls per node per minute (out / in) | capabilities body (bytes) | poll bodies per node per minute (KB in / out) | wall time (s) |',
+  );
   say('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const n of [fleet.nodes.length, ...values.scale!.split(',').map(Number)]) {
     const f = scaleFleet(fleet, n);
@@ -158,17 +184,42 @@ if (!values['no-scale']) {
     const traffic = pollTraffic(f, n);
     const perReq = cpu.us / Math.max(1, cpu.placements);
     scale.push({ ...traffic, requests: t.requestCount, placementCpuUsPerRequest: perReq, placementErrors: scaled.extra.placementErrors ?? 0, wallS: wall });
-    say(`| ${n} | ${t.requestCount} | ${perReq.toFixed(0)} | ${scaled.extra.placementErrors ?? 0} | ${traffic.pollsOutPerMinute} / ${traffic.pollsInPerMinute} | ${traffic.bodyBytes} | ${(traffic.bytesInPerMinute / 1024).toFixed(0)} / ${(traffic.bytesOutPerMinute / 1024).toFixed(0)} | ${wall.toFixed(1)} |`);
+    say(
+      `| ${n} | ${t.requestCount} | ${perReq.toFixed(0)} | ${scaled.extra.placementErrors ?? 0} | ${traffic.pollsOutPerMinute} / ${traffic.pollsInPerMinute} | ${traffic.bodyBytes} | ${(traffic.bytesInPerMinute / 1024).toFixed(0)} / ${(traffic.bytesOutPerMinute / 1024).toFixed(0)} | ${wall.toFixed(1)} |`,
+    );
   }
   say();
 }
 
 mkdirSync(values.charts!, { recursive: true });
-writeFileSync(join(values.charts!, 'ttft-long.svg'), ttftCdf(runs, (r) => r.kind !== 'embed' && r.long, 'Time to first token, long prompts (≥ 6,144 tokens): share answered within'));
-writeFileSync(join(values.charts!, 'ttft-short.svg'), ttftCdf(runs, (r) => r.kind !== 'embed' && !r.long, 'Time to first token, short prompts: share answered within'));
+writeFileSync(
+  join(values.charts!, 'ttft-long.svg'),
+  ttftCdf(runs, (r) => r.kind !== 'embed' && r.long, 'Time to first token, long prompts (≥ 6,144 tokens): share answered within'),
+);
+writeFileSync(
+  join(values.charts!, 'ttft-short.svg'),
+  ttftCdf(runs, (r) => r.kind !== 'embed' && !r.long, 'Time to first token, short prompts: share answered within'),
+);
 writeFileSync(join(values.charts!, 'load-per-node.svg'), loadHeatmap(runs, nodes));
-writeFileSync(join(values.charts!, 'long-mean-p95.svg'), summaryBars(summaries.map((s) => ({ policy: s.policy, meanS: s.long.meanMs === null ? null : s.long.meanMs / 1000, p95S: s.long.p95Ms === null ? null : s.long.p95Ms / 1000 })), 'Long-prompt time to first token: mean and p95, seconds'));
+writeFileSync(
+  join(values.charts!, 'long-mean-p95.svg'),
+  summaryBars(
+    summaries.map((s) => ({
+      policy: s.policy,
+      meanS: s.long.meanMs === null ? null : s.long.meanMs / 1000,
+      p95S: s.long.p95Ms === null ? null : s.long.p95Ms / 1000,
+    })),
+    'Long-prompt time to first token: mean and p95, seconds',
+  ),
+);
 const out = values.out ?? join(REPO_ROOT, 'bench/results', `fleet-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
 mkdirSync(resolve(out, '..'), { recursive: true });
-writeFileSync(out, JSON.stringify({ seed, fleet: values.fleet, workload: values.workload, summaries, goals, ablation: ablation.map((a) => ({ without: a.without, ...a.summary })), scale }, null, 2));
+writeFileSync(
+  out,
+  JSON.stringify(
+    { seed, fleet: values.fleet, workload: values.workload, summaries, goals, ablation: ablation.map((a) => ({ without: a.without, ...a.summary })), scale },
+    null,
+    2,
+  ),
+);
 say(`charts in ${values.charts}; figures in ${out}`);

@@ -59,10 +59,27 @@ export interface PollTraffic {
 
 export function pollTraffic(fleet: FleetSpec, nodes: number, pollSeconds = DEFAULT_SETTINGS.poolHealthPollSeconds): PollTraffic {
   const model = (name: string) => ({ name, parameterSize: null, capabilities: null, sizeBytes: null });
-  const bands = [4096, 8192, 16384, 32768].map((fromTokens) => ({ fromTokens, promptTokens: fromTokens + 1234, tokensPerSec: 312.4, deadline: false, ageMs: 123456 }));
+  const bands = [4096, 8192, 16384, 32768].map((fromTokens) => ({
+    fromTokens,
+    promptTokens: fromTokens + 1234,
+    tokensPerSec: 312.4,
+    deadline: false,
+    ageMs: 123456,
+  }));
   const doc = publishCapabilities({
     nodeUuid: '8d0c7d4e-2f6b-4c1a-9a57-0f3e5b7c9d21',
-    backends: [{ backendId: 'ollama', kind: 'ollama', url: 'http://127.0.0.1:11434', running: true, healthy: true, error: null, probedMsAgo: 0, models: [model(fleet.model), model(fleet.embedModel)] }],
+    backends: [
+      {
+        backendId: 'ollama',
+        kind: 'ollama',
+        url: 'http://127.0.0.1:11434',
+        running: true,
+        healthy: true,
+        error: null,
+        probedMsAgo: 0,
+        models: [model(fleet.model), model(fleet.embedModel)],
+      },
+    ],
     inFlightRequests: 3,
     acceptingWork: true,
     maxPromptTokens: null,
@@ -73,5 +90,12 @@ export function pollTraffic(fleet: FleetSpec, nodes: number, pollSeconds = DEFAU
   });
   const bodyBytes = Buffer.byteLength(JSON.stringify(doc));
   const perMinute = (60 / pollSeconds) * (nodes - 1);
-  return { nodes, bodyBytes, pollsOutPerMinute: perMinute, pollsInPerMinute: perMinute, bytesInPerMinute: perMinute * bodyBytes, bytesOutPerMinute: perMinute * bodyBytes };
+  return {
+    nodes,
+    bodyBytes,
+    pollsOutPerMinute: perMinute,
+    pollsInPerMinute: perMinute,
+    bytesInPerMinute: perMinute * bodyBytes,
+    bytesOutPerMinute: perMinute * bodyBytes,
+  };
 }

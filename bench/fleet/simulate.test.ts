@@ -14,10 +14,64 @@ const fleet: FleetSpec = FLEET.parse({
   decodeShare: 0.3,
   embedMs: { gpu: 60, cpu: 400 },
   nodes: [
-    { name: 'gpu-a', source: 'assigned', gpu: true, hardware: { gpus: [{ vendor: 'nvidia', memoryGiB: 24 }], memoryGiB: 64, source: 'assigned' }, prefillTokensPerSec: 500, growthTokens: 186000, decodeTokensPerSec: 40, slots: 4, statesSlots: true, defaultNumCtx: 65536, maxNumCtx: 65536, loadMs: 10000 },
-    { name: 'gpu-b', source: 'assigned', gpu: true, hardware: { gpus: [{ vendor: 'nvidia', memoryGiB: 10 }], memoryGiB: 32, source: 'assigned' }, prefillTokensPerSec: 250, growthTokens: 186000, decodeTokensPerSec: 25, slots: 1, statesSlots: true, defaultNumCtx: 16384, maxNumCtx: 16384, loadMs: 10000, faults: [{ kind: 'placeholders', probability: 0.5, fromS: 0, toS: 100000 }] },
-    { name: 'cpu-c', source: 'assigned', gpu: false, hardware: { gpus: [], memoryGiB: 32, source: 'assigned' }, prefillTokensPerSec: 30, growthTokens: 19000, decodeTokensPerSec: 6, slots: 2, statesSlots: false, defaultNumCtx: 65536, maxNumCtx: null, loadMs: 30000 },
-    { name: 'broken-d', source: 'assigned', gpu: true, hardware: { gpus: [{ vendor: 'nvidia', memoryGiB: 24 }], memoryGiB: 64, source: 'assigned' }, prefillTokensPerSec: 300, growthTokens: 186000, decodeTokensPerSec: 30, slots: 4, statesSlots: true, defaultNumCtx: 65536, maxNumCtx: 65536, loadMs: 10000, faults: [{ kind: 'fails', failMs: 2000, fromS: 0, toS: 100000 }] },
+    {
+      name: 'gpu-a',
+      source: 'assigned',
+      gpu: true,
+      hardware: { gpus: [{ vendor: 'nvidia', memoryGiB: 24 }], memoryGiB: 64, source: 'assigned' },
+      prefillTokensPerSec: 500,
+      growthTokens: 186000,
+      decodeTokensPerSec: 40,
+      slots: 4,
+      statesSlots: true,
+      defaultNumCtx: 65536,
+      maxNumCtx: 65536,
+      loadMs: 10000,
+    },
+    {
+      name: 'gpu-b',
+      source: 'assigned',
+      gpu: true,
+      hardware: { gpus: [{ vendor: 'nvidia', memoryGiB: 10 }], memoryGiB: 32, source: 'assigned' },
+      prefillTokensPerSec: 250,
+      growthTokens: 186000,
+      decodeTokensPerSec: 25,
+      slots: 1,
+      statesSlots: true,
+      defaultNumCtx: 16384,
+      maxNumCtx: 16384,
+      loadMs: 10000,
+      faults: [{ kind: 'placeholders', probability: 0.5, fromS: 0, toS: 100000 }],
+    },
+    {
+      name: 'cpu-c',
+      source: 'assigned',
+      gpu: false,
+      hardware: { gpus: [], memoryGiB: 32, source: 'assigned' },
+      prefillTokensPerSec: 30,
+      growthTokens: 19000,
+      decodeTokensPerSec: 6,
+      slots: 2,
+      statesSlots: false,
+      defaultNumCtx: 65536,
+      maxNumCtx: null,
+      loadMs: 30000,
+    },
+    {
+      name: 'broken-d',
+      source: 'assigned',
+      gpu: true,
+      hardware: { gpus: [{ vendor: 'nvidia', memoryGiB: 24 }], memoryGiB: 64, source: 'assigned' },
+      prefillTokensPerSec: 300,
+      growthTokens: 186000,
+      decodeTokensPerSec: 30,
+      slots: 4,
+      statesSlots: true,
+      defaultNumCtx: 65536,
+      maxNumCtx: 65536,
+      loadMs: 10000,
+      faults: [{ kind: 'fails', failMs: 2000, fromS: 0, toS: 100000 }],
+    },
   ],
 });
 
@@ -26,7 +80,20 @@ const workload: WorkloadSpec = WORKLOAD.parse({
   seed: 7,
   startWindowS: 600,
   agents: [
-    { name: 'agent', sessions: 4, entries: ['gpu-a', 'cpu-c'], systemTokens: 8000, firstHistoryTokens: [0, 6000], appendTokens: [500, 2000], turns: [3, 5], maxPromptTokens: 30000, parallelProbability: 0.4, outputTokens: [50, 200], thinkMs: [1000, 5000], numCtx: 65536 },
+    {
+      name: 'agent',
+      sessions: 4,
+      entries: ['gpu-a', 'cpu-c'],
+      systemTokens: 8000,
+      firstHistoryTokens: [0, 6000],
+      appendTokens: [500, 2000],
+      turns: [3, 5],
+      maxPromptTokens: 30000,
+      parallelProbability: 0.4,
+      outputTokens: [50, 200],
+      thinkMs: [1000, 5000],
+      numCtx: 65536,
+    },
   ],
   chat: { perMinute: 3, promptTokens: [100, 1500], outputTokens: [20, 100], entries: ['gpu-b'] },
   embeddings: { perMinute: 4, inputTokens: [10, 200], entries: ['gpu-a'] },
@@ -60,6 +127,9 @@ describe('bench/fleet simulator', () => {
   it('lets a different seed give a different trace', () => {
     const a = buildTrace(workload, 7);
     const b = buildTrace(workload, 8);
-    assert.notDeepEqual(a.sessions.map((s) => s.startMs), b.sessions.map((s) => s.startMs));
+    assert.notDeepEqual(
+      a.sessions.map((s) => s.startMs),
+      b.sessions.map((s) => s.startMs),
+    );
   });
 });

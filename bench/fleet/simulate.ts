@@ -132,7 +132,17 @@ export function simulate(fleet: FleetSpec, trace: Trace, factory: PolicyFactory,
       const attempt = (i: number) => {
         const node = order[i];
         if (node === undefined) {
-          policy.onSettled?.(req, { end: 'exhausted', served: null, attempt: null, status: null, headersMs: null, totalMs: q.nowMs() - arrivalMs, degenerate: false, failures, timings: null });
+          policy.onSettled?.(req, {
+            end: 'exhausted',
+            served: null,
+            attempt: null,
+            status: null,
+            headersMs: null,
+            totalMs: q.nowMs() - arrivalMs,
+            degenerate: false,
+            failures,
+            timings: null,
+          });
           retryOr({ ttftMs: null, outcome: 'failed', servedBy: null, cachedTokens: 0, reprefilled: 0 });
           return;
         }
@@ -171,8 +181,20 @@ export function simulate(fleet: FleetSpec, trace: Trace, factory: PolicyFactory,
             inFlight.set(node, inFlight.get(node)! - 1);
             policy.onAttemptEnd?.(req, i, node, null, job.degenerate);
             const headersMs = firstMs! - arrivalMs;
-            const timings = job.degenerate ? null : { promptTokens: req.promptTokens, cachedTokens: cached, promptMs, completionTokens: req.outputTokens, decodeMs: info.decodeMs };
-            policy.onSettled?.(req, { end: 'committed', served: node, attempt: i + 1, status: 200, headersMs, totalMs: q.nowMs() - arrivalMs, degenerate: job.degenerate, failures, timings });
+            const timings = job.degenerate
+              ? null
+              : { promptTokens: req.promptTokens, cachedTokens: cached, promptMs, completionTokens: req.outputTokens, decodeMs: info.decodeMs };
+            policy.onSettled?.(req, {
+              end: 'committed',
+              served: node,
+              attempt: i + 1,
+              status: 200,
+              headersMs,
+              totalMs: q.nowMs() - arrivalMs,
+              degenerate: job.degenerate,
+              failures,
+              timings,
+            });
             const res = { servedBy: node, cachedTokens: cached, reprefilled: Math.max(0, Math.min(req.sharedWithPrevious, req.promptTokens) - cached) };
             if (job.degenerate) badAnswers++;
             if (job.degenerate) retryOr({ ...res, ttftMs: null, outcome: 'bad-output' });

@@ -35,7 +35,10 @@ export function ttftCdf(runs: readonly RunResult[], pick: (r: RunResult['request
   parts.push(`<text x="${(L + W - R) / 2}" y="${H - 12}" text-anchor="middle">time to first token (log scale); unanswered requests never reach the top</text>`);
   runs.forEach((run, i) => {
     const rs = run.requests.filter(pick);
-    const vals = rs.filter((r) => r.ttftMs !== null).map((r) => r.ttftMs! / 1000).sort((a, b) => a - b);
+    const vals = rs
+      .filter((r) => r.ttftMs !== null)
+      .map((r) => r.ttftMs! / 1000)
+      .sort((a, b) => a - b);
     if (rs.length === 0) return;
     const pts = vals.map((v, k) => `${x(v).toFixed(1)},${y((k + 1) / rs.length).toFixed(1)}`);
     const color = COLORS[i % COLORS.length]!;
@@ -60,7 +63,9 @@ export function loadHeatmap(runs: readonly RunResult[], nodes: readonly string[]
   const parts: string[] = [];
   parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="9">`);
   parts.push(`<rect width="${W}" height="${H}" fill="white"/>`);
-  parts.push(`<text x="6" y="18" font-size="13" font-weight="bold">Requests in flight per node, sampled every ${LOAD_SAMPLE_MS / 1000} s (white 0, black ${maxLoad} or more)</text>`);
+  parts.push(
+    `<text x="6" y="18" font-size="13" font-weight="bold">Requests in flight per node, sampled every ${LOAD_SAMPLE_MS / 1000} s (white 0, black ${maxLoad} or more)</text>`,
+  );
   runs.forEach((run, p) => {
     const top = 40 + p * (panelH + panelGap);
     parts.push(`<text x="6" y="${top + 8}" font-size="11" font-weight="bold">${esc(run.policy)}</text>`);
@@ -70,11 +75,12 @@ export function loadHeatmap(runs: readonly RunResult[], nodes: readonly string[]
       const series = run.load.get(n) ?? [];
       const shadeOf = (v: number) => Math.round(255 * (1 - Math.min(1, v / maxLoad)));
       // Runs of one shade are one rectangle, which keeps the file small.
-      for (let k = 0; k < series.length; ) {
+      for (let k = 0; k < series.length;) {
         const shade = shadeOf(series[k]!);
         let end = k + 1;
         while (end < series.length && shadeOf(series[end]!) === shade) end++;
-        if (shade < 255) parts.push(`<rect x="${labelW + k * cell}" y="${yy}" width="${(end - k) * cell}" height="${rowH - 1}" fill="rgb(${shade},${shade},${shade})"/>`);
+        if (shade < 255)
+          parts.push(`<rect x="${labelW + k * cell}" y="${yy}" width="${(end - k) * cell}" height="${rowH - 1}" fill="rgb(${shade},${shade},${shade})"/>`);
         k = end;
       }
     });
@@ -101,7 +107,9 @@ export function summaryBars(rows: readonly { policy: string; meanS: number | nul
   parts.push(`<rect x="${W - 130}" y="12" width="12" height="10" fill="#ff7f0e"/><text x="${W - 114}" y="21">p95</text>`);
   for (let k = 0; k <= 4; k++) {
     const v = (max * k) / 4;
-    parts.push(`<line x1="${L}" y1="${y(v)}" x2="${W - 20}" y2="${y(v)}" stroke="#eee"/><text x="${L - 6}" y="${y(v) + 4}" text-anchor="end">${v.toFixed(0)} s</text>`);
+    parts.push(
+      `<line x1="${L}" y1="${y(v)}" x2="${W - 20}" y2="${y(v)}" stroke="#eee"/><text x="${L - 6}" y="${y(v) + 4}" text-anchor="end">${v.toFixed(0)} s</text>`,
+    );
   }
   rows.forEach((r, i) => {
     const x0 = L + i * bw + bw * 0.15;

@@ -97,7 +97,12 @@ export function buildTrace(w: WorkloadSpec, seed: number): Trace {
             numCtx: agent.numCtx,
             outputTokens: arng.int(agent.outputTokens[0], agent.outputTokens[1]),
             stream: true,
-            body: { messages: [{ role: 'system', content: `agent ${agent.name}` }, { role: 'user', content: `session ${id}` }] },
+            body: {
+              messages: [
+                { role: 'system', content: `agent ${agent.name}` },
+                { role: 'user', content: `session ${id}` },
+              ],
+            },
             sharedWithPrevious: previous === 0 ? 0 : Math.min(previous, agent.systemTokens + history),
           });
           requestCount++;

@@ -38,7 +38,13 @@ const engine = await startFakeEngine(() => ollamaTags('qwen3:8b', 'llama3.2:3b')
 const dispatcher = new Agent();
 const endpoints: EngineEndpoint[] = Array.from({ length: engineCount }, (_, i) => ({ id: `ollama-${i + 1}`, kind: 'ollama', url: engine.url }));
 const clock = new ManualClock();
-const health = new BackendHealth({ endpoints, dispatcher, clock, ttlMs: () => 3_600_000, background: new Background({ logger: pino({ level: 'silent' }), clock }) });
+const health = new BackendHealth({
+  endpoints,
+  dispatcher,
+  clock,
+  ttlMs: () => 3_600_000,
+  background: new Background({ logger: pino({ level: 'silent' }), clock }),
+});
 const first = await health.read(); // the one cold read: probes every engine
 if (!first.every((v) => v.healthy)) throw new Error(`the fake engine did not answer healthy: ${JSON.stringify(first)}`);
 
@@ -62,7 +68,9 @@ await dispatcher.destroy();
 await engine.close();
 if (engine.paths.length !== engineCount) throw new Error(`expected ${engineCount} probes, saw ${engine.paths.length}: a read probed`);
 
-console.log(`BackendHealth.read() micro-benchmark: ${engineCount} engine(s), fresh snapshot, ${opts.opsPerRound} reads per round, ${opts.rounds} rounds, median shown`);
+console.log(
+  `BackendHealth.read() micro-benchmark: ${engineCount} engine(s), fresh snapshot, ${opts.opsPerRound} reads per round, ${opts.rounds} rounds, median shown`,
+);
 console.log(`impl: ${implUrl}`);
 if (!hasGc) console.log('(no --expose-gc: allocation figures left out)');
 for (const line of lines) console.log(line);

@@ -38,10 +38,7 @@ const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
  * then estimates allocation with allocBatches batches of allocBatch operations each. op may
  * return a promise (awaited) or not.
  */
-export async function measure(
-  op: (i: number) => unknown,
-  { rounds = 5, opsPerRound = 100_000, allocBatch = 1_000, allocBatches = 15 } = {},
-): Promise<Figures> {
+export async function measure(op: (i: number) => unknown, { rounds = 5, opsPerRound = 100_000, allocBatch = 1_000, allocBatches = 15 } = {}): Promise<Figures> {
   let counter = 0;
   const run = async (n: number): Promise<number> => {
     const start = process.hrtime.bigint();

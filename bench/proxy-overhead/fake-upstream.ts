@@ -37,7 +37,13 @@ export const COMPLETION_BODY = Buffer.from(
 );
 
 function sseEvent(delta: Record<string, string>, finishReason: string | null): string {
-  const chunk = { id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: CREATED, model: BENCH_MODEL, choices: [{ index: 0, delta, finish_reason: finishReason }] };
+  const chunk = {
+    id: 'chatcmpl-bench',
+    object: 'chat.completion.chunk',
+    created: CREATED,
+    model: BENCH_MODEL,
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  };
   return `data: ${JSON.stringify(chunk)}\n\n`;
 }
 

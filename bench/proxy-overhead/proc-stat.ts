@@ -25,7 +25,10 @@ function statFields(pid: number | 'self'): string[] {
   } catch {
     throw new Error(`process ${pid} is gone: a benchmark process exited during the run`);
   }
-  return text.slice(text.lastIndexOf(')') + 2).trim().split(' ');
+  return text
+    .slice(text.lastIndexOf(')') + 2)
+    .trim()
+    .split(' ');
 }
 
 /** utime + stime of one process, in ticks. */
@@ -55,11 +58,7 @@ export function machineTicks(): { busy: number; total: number } {
 /** The pids a process has started (Linux 3.5+, /proc/<pid>/task/<pid>/children). */
 export function childPids(pid: number): number[] {
   try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
   } catch {
     return [];
   }

@@ -138,7 +138,10 @@ function options(): Options {
 }
 
 function targetList(raw: string, noBare: boolean): TargetName[] {
-  const named = raw.split(',').map((t) => t.trim()).filter(Boolean);
+  const named = raw
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   for (const t of named) if (!(TARGETS as readonly string[]).includes(t)) fail(`--targets: unknown target ${t}; known: ${TARGETS.join(', ')}`);
   const list = TARGETS.filter((t) => named.includes(t) && !(noBare && t === 'undici-bare'));
   if (list.length === 0) fail('--targets names no target');
@@ -177,7 +180,8 @@ async function verifyTarget(name: TargetName, url: string): Promise<void> {
     const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: requestBody(mode) });
     const body = Buffer.from(await res.body.arrayBuffer());
     if (res.statusCode !== 200) throw new Error(`${name} answered ${res.statusCode} to a ${mode} request: ${body.toString().slice(0, 500)}`);
-    if (!body.equals(expected[mode])) throw new Error(`${name} relayed a ${mode} body of ${body.length} bytes that differs from the upstream's ${expected[mode].length}`);
+    if (!body.equals(expected[mode]))
+      throw new Error(`${name} relayed a ${mode} body of ${body.length} bytes that differs from the upstream's ${expected[mode].length}`);
     if (name === 'hub' && (res.headers['x-hub-pool-served-by'] !== 'local' || res.headers['x-hub-pool-backend'] !== 'llamacpp')) {
       throw new Error(`the Hub did not attribute the answer to its local llamacpp engine: ${JSON.stringify(res.headers)}`);
     }
@@ -314,23 +318,25 @@ function summarize(samples: readonly Sample[]): CaseSummary[] {
     for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
     return 0;
   };
-  return [...keys.values()].sort((a, b) => before(a[0]!, b[0]!)).map((group) => {
-    const s0 = group[0]!;
-    const cpu = group.map((g) => g.proxyCpuMsPerReq).filter((v): v is number => v !== null);
-    return {
-      set: s0.set,
-      mode: s0.mode,
-      connections: s0.connections,
-      target: s0.target,
-      rps: median(group.map((g) => g.rps)),
-      p50Ms: median(group.map((g) => g.p50Ms)),
-      p99Ms: median(group.map((g) => g.p99Ms)),
-      proxyCpuMsPerReq: cpu.length > 0 ? median(cpu) : null,
-      upstreamCpuMsPerReq: median(group.map((g) => g.upstreamCpuMsPerReq)),
-      rpsPerRound: group.map((g) => Math.round(g.rps)),
-      p50PerRound: group.map((g) => Math.round(g.p50Ms * 1000) / 1000),
-    };
-  });
+  return [...keys.values()]
+    .sort((a, b) => before(a[0]!, b[0]!))
+    .map((group) => {
+      const s0 = group[0]!;
+      const cpu = group.map((g) => g.proxyCpuMsPerReq).filter((v): v is number => v !== null);
+      return {
+        set: s0.set,
+        mode: s0.mode,
+        connections: s0.connections,
+        target: s0.target,
+        rps: median(group.map((g) => g.rps)),
+        p50Ms: median(group.map((g) => g.p50Ms)),
+        p99Ms: median(group.map((g) => g.p99Ms)),
+        proxyCpuMsPerReq: cpu.length > 0 ? median(cpu) : null,
+        upstreamCpuMsPerReq: median(group.map((g) => g.upstreamCpuMsPerReq)),
+        rpsPerRound: group.map((g) => Math.round(g.rps)),
+        p50PerRound: group.map((g) => Math.round(g.p50Ms * 1000) / 1000),
+      };
+    });
 }
 
 interface Verdict {
@@ -385,7 +391,9 @@ function verdicts(summaries: readonly CaseSummary[]): Verdict[] {
         target: `Hub adds < 0.15 ms at p50, c=1, ${mode}`,
         measured: `+${fixed(added, 3)} ms (nginx +${nginx ? fixed(nginx.p50Ms - direct.p50Ms, 3) : '–'} ms)`,
         met,
-        gap: met ? `met, ${fixed(TARGET_ADDED_P50_MS - added, 3)} ms to spare` : `missed by ${fixed(added - TARGET_ADDED_P50_MS, 3)} ms (×${fixed(added / TARGET_ADDED_P50_MS, 1)} the budget)`,
+        gap: met
+          ? `met, ${fixed(TARGET_ADDED_P50_MS - added, 3)} ms to spare`
+          : `missed by ${fixed(added - TARGET_ADDED_P50_MS, 3)} ms (×${fixed(added / TARGET_ADDED_P50_MS, 1)} the budget)`,
       });
     }
   }
@@ -411,11 +419,17 @@ function resultsTable(summaries: readonly CaseSummary[], set: SetName): string {
       s.rpsPerRound.join(' / '),
     ]);
   }
-  return markdownTable(['mode', 'c', 'target', 'req/s', 'of nginx', 'of direct', 'p50 ms', 'added p50 ms', 'p99 ms', 'proxy CPU ms/req', 'req/s each round'], rows);
+  return markdownTable(
+    ['mode', 'c', 'target', 'req/s', 'of nginx', 'of direct', 'p50 ms', 'added p50 ms', 'p99 ms', 'proxy CPU ms/req', 'req/s each round'],
+    rows,
+  );
 }
 
 function timestamp(d: Date): string {
-  return d.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
+  return d
+    .toISOString()
+    .replace(/:/g, '-')
+    .replace(/\.\d+Z$/, 'Z');
 }
 
 function machineNote(o: Options): Record<string, unknown> {
@@ -426,7 +440,10 @@ function machineNote(o: Options): Record<string, unknown> {
     kernel: release(),
     node: process.version,
     nginx: versionOf('nginx', ['-v']),
-    client: o.client === 'wrk' ? versionOf('wrk', ['--version']) : `autocannon ${JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules/autocannon/package.json'), 'utf8')).version as string}`,
+    client:
+      o.client === 'wrk'
+        ? versionOf('wrk', ['--version'])
+        : `autocannon ${JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules/autocannon/package.json'), 'utf8')).version as string}`,
     loadavgAtStart: loadavg().map((x) => Math.round(x * 100) / 100),
   };
 }
@@ -496,12 +513,16 @@ async function runProfile(w: World, o: Options, profDir: string, keepAs: string)
   const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error(`the Hub wrote no .cpuprofile into ${profDir}`);
   copyFileSync(join(profDir, file), keepAs);
-  return { file: keepAs, perMode: windows.map((x) => ({ mode: x.mode, rps: x.rps, window: { startUs: x.startUs, endUs: x.endUs }, summary: summarizeProfile(keepAs, x) })) };
+  return {
+    file: keepAs,
+    perMode: windows.map((x) => ({ mode: x.mode, rps: x.rps, window: { startUs: x.startUs, endUs: x.endUs }, summary: summarizeProfile(keepAs, x) })),
+  };
 }
 
 async function main(): Promise<void> {
   const o = options();
-  if (!o.profile && o.targets.includes('nginx') && which('nginx') === null) fail('nginx is not installed: run `apt-get install -y nginx` (Debian), then again `npm run bench:proxy`.');
+  if (!o.profile && o.targets.includes('nginx') && which('nginx') === null)
+    fail('nginx is not installed: run `apt-get install -y nginx` (Debian), then again `npm run bench:proxy`.');
   if (o.client === 'wrk' && which('wrk') === null) fail('wrk is not installed: run `apt-get install -y wrk`, or use --client autocannon.');
   if (!existsSync(join(REPO_ROOT, 'dist/src/cli/main.js'))) fail('the Hub is not built: run `npm run build` first (npm run bench:proxy does).');
 
@@ -519,7 +540,12 @@ async function main(): Promise<void> {
     started.push(upstream);
     const dataDir = join(scratch, 'hub');
     mkdirSync(dataDir, { recursive: true });
-    const hub = await startHub({ repoRoot: REPO_ROOT, dataDir, upstreamOrigin: upstream.origin, nodeArgs: o.profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [] });
+    const hub = await startHub({
+      repoRoot: REPO_ROOT,
+      dataDir,
+      upstreamOrigin: upstream.origin,
+      nodeArgs: o.profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [],
+    });
     started.push(hub);
     const nginx = o.profile || !o.targets.includes('nginx') ? null : await startNginx(join(scratch, 'nginx'), upstream.origin);
     if (nginx) started.push(nginx);
@@ -551,14 +577,23 @@ async function main(): Promise<void> {
           '',
           `${summary.samplesInWindow} samples over ${summary.windowMs} ms; busy ${summary.busyMs} ms, idle ${summary.idleMs} ms${summary.windowMatched ? '' : ' (whole profile: the load window could not be matched)'}.`,
           '',
-          markdownTable(['where (self time)', 'ms', '% of busy'], summary.byGroup.map((l) => [l.name, fixed(l.selfMs, 1), `${l.pct}%`])),
+          markdownTable(
+            ['where (self time)', 'ms', '% of busy'],
+            summary.byGroup.map((l) => [l.name, fixed(l.selfMs, 1), `${l.pct}%`]),
+          ),
           '',
-          markdownTable(['function (self time)', 'ms', '% of busy'], summary.topFunctions.map((l) => [`\`${l.name}\``, fixed(l.selfMs, 1), `${l.pct}%`])),
+          markdownTable(
+            ['function (self time)', 'ms', '% of busy'],
+            summary.topFunctions.map((l) => [`\`${l.name}\``, fixed(l.selfMs, 1), `${l.pct}%`]),
+          ),
           '',
         );
       }
       process.stdout.write(`${lines.join('\n')}\n`);
-      writeFileSync(outFile, `${JSON.stringify({ kind: 'profile', startedAt: startedAt.toISOString(), machine, durationS: o.durationS, ...result }, null, 2)}\n`);
+      writeFileSync(
+        outFile,
+        `${JSON.stringify({ kind: 'profile', startedAt: startedAt.toISOString(), machine, durationS: o.durationS, ...result }, null, 2)}\n`,
+      );
       process.stderr.write(`wrote ${outFile} and ${result.file}\n`);
       ok = true;
       return;
@@ -600,7 +635,12 @@ async function main(): Promise<void> {
           finishedAt: finishedAt.toISOString(),
           options: o,
           machine: { ...machine, loadavgAtEnd: loadavg().map((x) => Math.round(x * 100) / 100), clockTicksPerSecond: clockTicksPerSecond() },
-          upstream: { streamEvents: STREAM_EVENTS, streamWrites: STREAM_WRITES, streamBytes: Buffer.concat(STREAM_PARTS).length, completionBytes: COMPLETION_BODY.length },
+          upstream: {
+            streamEvents: STREAM_EVENTS,
+            streamWrites: STREAM_WRITES,
+            streamBytes: Buffer.concat(STREAM_PARTS).length,
+            completionBytes: COMPLETION_BODY.length,
+          },
           sets: sets.map((s) => ({ set: s.set, poolProbeSnapshotTtlMs: s.ttlMs, label: s.label })),
           summaries,
           verdicts: v,

@@ -22,7 +22,10 @@ function classifyV4(ip: string): AddressClass {
 }
 
 export function classifyAddress(raw: string): AddressClass {
-  const ip = raw.trim().replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const ip = raw
+    .trim()
+    .replace(/^\[|\]$/g, '')
+    .replace(/%.*$/, '');
   const family = isIP(ip);
   if (family === 4) return classifyV4(ip);
   if (family !== 6) return 'invalid';

@@ -39,7 +39,11 @@ export function sameOrigin(origin: string, host: string | null): boolean {
   } catch {
     return false;
   }
-  const withoutDefaultPort = (h: string) => h.toLowerCase().replace(/\.$/, '').replace(/:(80|443)$/, '');
+  const withoutDefaultPort = (h: string) =>
+    h
+      .toLowerCase()
+      .replace(/\.$/, '')
+      .replace(/:(80|443)$/, '');
   return url.origin !== 'null' && withoutDefaultPort(url.host) === withoutDefaultPort(host);
 }
 

@@ -12,7 +12,9 @@ export type Caller = { readonly kind: 'operator' } | { readonly kind: 'qa-read';
 /** What an operator route lets a qa:read key do. */
 export type RouteAccess = 'operator' | 'observability-read';
 
-export type AccessVerdict = { readonly allowed: true } | { readonly allowed: false; readonly status: 401 | 403; readonly code: 'HUB_ERR_UNAUTHORIZED' | 'AUTH_ERROR_QA_READ_KEY_ROUTE_NOT_ALLOWED' };
+export type AccessVerdict =
+  | { readonly allowed: true }
+  | { readonly allowed: false; readonly status: 401 | 403; readonly code: 'HUB_ERR_UNAUTHORIZED' | 'AUTH_ERROR_QA_READ_KEY_ROUTE_NOT_ALLOWED' };
 
 export function sameSecret(a: string, b: string): boolean {
   const da = createHash('sha256').update(a).digest();

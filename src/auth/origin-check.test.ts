@@ -38,7 +38,13 @@ table('checkOrigin: the source address', [
   { name: 'admits a tailnet source', remote: '100.100.1.2', inside: true },
   { name: 'admits a tailnet IPv6 source', remote: 'fd7a:115c:a1e0::42', inside: true },
   { name: 'refuses a tailnet source when tailnet callers need a key', remote: '100.100.1.2', tailnetRequiresKey: true, inside: false, why: /require-key/ },
-  { name: 'refuses a tailnet IPv6 source when tailnet callers need a key', remote: 'fd7a:115c:a1e0::42', tailnetRequiresKey: true, inside: false, why: /require-key/ },
+  {
+    name: 'refuses a tailnet IPv6 source when tailnet callers need a key',
+    remote: 'fd7a:115c:a1e0::42',
+    tailnetRequiresKey: true,
+    inside: false,
+    why: /require-key/,
+  },
   { name: 'still admits loopback when tailnet callers need a key', remote: '127.0.0.1', tailnetRequiresKey: true, inside: true },
   { name: 'still admits a private source when tailnet callers need a key', remote: DOCKER_BRIDGE, tailnetRequiresKey: true, inside: true },
 ]);
@@ -73,7 +79,13 @@ table('checkOrigin: X-Forwarded-For hops', [
     inside: false,
     why: /require-key/,
   },
-  { name: 'refuses a hop that is not an address', remote: DOCKER_BRIDGE, headers: { 'x-forwarded-for': 'evil.example' }, inside: false, why: /could not be read/ },
+  {
+    name: 'refuses a hop that is not an address',
+    remote: DOCKER_BRIDGE,
+    headers: { 'x-forwarded-for': 'evil.example' },
+    inside: false,
+    why: /could not be read/,
+  },
   { name: 'ignores empty entries in the list', remote: DOCKER_BRIDGE, headers: { 'x-forwarded-for': '10.0.0.5,,' }, inside: true },
 ]);
 

@@ -33,7 +33,7 @@ function judge(cls: AddressClass, tailnetRequiresKey: boolean): string | null {
     case 'tailnet':
       return tailnetRequiresKey ? 'this Hub requires a key from tailnet callers (HUB_INFERENCE_TAILNET_AUTH=require-key)' : null;
     case 'public':
-      return 'it came from outside this machine\'s networks';
+      return "it came from outside this machine's networks";
     case 'invalid':
       return 'its source address could not be read';
   }
@@ -42,7 +42,13 @@ function judge(cls: AddressClass, tailnetRequiresKey: boolean): string | null {
 function forwardedHops(headers: IncomingHttpHeaders): string[] {
   const hops: string[] = [];
   const xff = headers['x-forwarded-for'];
-  for (const value of Array.isArray(xff) ? xff : xff ? [xff] : []) hops.push(...value.split(',').map((s) => s.trim()).filter(Boolean));
+  for (const value of Array.isArray(xff) ? xff : xff ? [xff] : [])
+    hops.push(
+      ...value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
   const fwd = headers.forwarded;
   if (typeof fwd === 'string') {
     for (const m of fwd.matchAll(/for="?\[?([^\]";,]+)\]?"?/gi)) hops.push(m[1]!.replace(/:\d+$/, (p) => (m[1]!.includes('.') ? '' : p)));

@@ -127,7 +127,9 @@ function fishScript(root: CompletionNode): string {
       lines.push(`complete -c cihub -n ${fishQuote(beforeChild)} -a ${fishQuote(child.path.at(-1)!)} -d ${fishQuote(oneLine(child.description))}`);
     }
     for (const flag of node.flags) {
-      lines.push(`complete -c cihub -n ${fishQuote(beforeChild)} -l ${flag.long.replace(/^--/, '')}${flag.takesValue ? ' -r' : ''} -d ${fishQuote(oneLine(flag.description))}`);
+      lines.push(
+        `complete -c cihub -n ${fishQuote(beforeChild)} -l ${flag.long.replace(/^--/, '')}${flag.takesValue ? ' -r' : ''} -d ${fishQuote(oneLine(flag.description))}`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;

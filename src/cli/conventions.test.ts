@@ -24,7 +24,9 @@ const NOT_READS = new Set(['serve', 'dev engine', 'dev llama', 'demo', 'completi
 
 describe('every cihub command', () => {
   it('has a description', () => {
-    const missing = everyCommand(tree).filter((c) => c.description().trim() === '').map((c) => pathOf(c) || 'cihub');
+    const missing = everyCommand(tree)
+      .filter((c) => c.description().trim() === '')
+      .map((c) => pathOf(c) || 'cihub');
     assert.deepEqual(missing, []);
   });
 
@@ -35,7 +37,10 @@ describe('every cihub command', () => {
 
   it('keeps the list of non-read commands to commands that exist', () => {
     const paths = new Set(leaves.map(pathOf));
-    assert.deepEqual([...NOT_READS].filter((p) => !paths.has(p)), []);
+    assert.deepEqual(
+      [...NOT_READS].filter((p) => !paths.has(p)),
+      [],
+    );
   });
 });
 
@@ -43,7 +48,12 @@ describe('exit codes', () => {
   const cases: Array<{ what: string; err: unknown; exitCode: number; message: string | null }> = [
     { what: 'help the user asked for', err: new CommanderError(0, 'commander.helpDisplayed', '(outputHelp)'), exitCode: EXIT_OK, message: null },
     { what: '--version', err: new CommanderError(0, 'commander.version', '0.1.0'), exitCode: EXIT_OK, message: null },
-    { what: "commander's unknown command (it printed its own message)", err: new CommanderError(1, 'commander.unknownCommand', "error: unknown command 'x'"), exitCode: EXIT_USAGE, message: null },
+    {
+      what: "commander's unknown command (it printed its own message)",
+      err: new CommanderError(1, 'commander.unknownCommand', "error: unknown command 'x'"),
+      exitCode: EXIT_USAGE,
+      message: null,
+    },
     { what: 'a command group run without its subcommand', err: new CommanderError(1, 'commander.help', '(outputHelp)'), exitCode: EXIT_USAGE, message: null },
     { what: 'a value the CLI refuses', err: new UsageError('--pin must be six digits.'), exitCode: EXIT_USAGE, message: '--pin must be six digits.' },
     { what: 'no Hub running', err: new HubNotRunningError('The Hub is not running.'), exitCode: EXIT_HUB_NOT_RUNNING, message: 'The Hub is not running.' },

@@ -25,7 +25,10 @@ describe('cihub dev llama', () => {
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(lines.all[0] ?? '')?.[1];
     assert.ok(url, lines.all[0]);
     assert.match(lines.all[0]!, /model=cihub-tiny:latest slots=1 ctx=512 .*the text is noise/);
-    const res = await fetch(`${url}/api/generate`, { method: 'POST', body: JSON.stringify({ model: 'cihub-tiny', prompt: 'hi', stream: false, options: { num_predict: 3 } }) });
+    const res = await fetch(`${url}/api/generate`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'cihub-tiny', prompt: 'hi', stream: false, options: { num_predict: 3 } }),
+    });
     assert.equal(res.status, 200);
     await res.text();
     await lines.count(2);

@@ -10,7 +10,10 @@ import { doctorChecks, engineHint, type DoctorInputs } from './doctor-checks.js'
 import { HARDWARE, machine, PRESSURE } from '../status/machine.fixture.js';
 
 /** Status inputs with this node's machine views; no peer facts. */
-const withMachine = (local: ReturnType<typeof machine>, settings = DEFAULT_SETTINGS): Partial<StatusInputs> => ({ settings, machine: { local, peerFacts: () => null, nowMs: 0 } });
+const withMachine = (local: ReturnType<typeof machine>, settings = DEFAULT_SETTINGS): Partial<StatusInputs> => ({
+  settings,
+  machine: { local, peerFacts: () => null, nowMs: 0 },
+});
 
 const inputs = (extra: Partial<StatusInputs> = {}): StatusInputs => ({
   directions: resolvePoolDirections({ userDisabled: false, outboundDisabled: false, inboundDisabled: false }, DEFAULT_SETTINGS),
@@ -32,15 +35,36 @@ const healthyTailscale: TailscaleReport = {
   nameSource: 'tailscale',
   nodeFqdn: 'hub-a.tail0.ts.net',
   binary: '/usr/bin/tailscale',
-  daemon: { answered: true, backendState: 'Running', connected: true, version: '1.90.1', nodeFqdn: 'hub-a.tail0.ts.net', tailnetSuffix: 'tail0.ts.net', tailnetName: 'operator@example.com', magicDnsEnabled: true, certDomains: ['hub-a.tail0.ts.net'], tailscaleIps: ['100.101.1.2'], health: [], problem: null, peerCount: 2 },
+  daemon: {
+    answered: true,
+    backendState: 'Running',
+    connected: true,
+    version: '1.90.1',
+    nodeFqdn: 'hub-a.tail0.ts.net',
+    tailnetSuffix: 'tail0.ts.net',
+    tailnetName: 'operator@example.com',
+    magicDnsEnabled: true,
+    certDomains: ['hub-a.tail0.ts.net'],
+    tailscaleIps: ['100.101.1.2'],
+    health: [],
+    problem: null,
+    peerCount: 2,
+  },
   serve: { verdict: 'publishes', otherTarget: null, problem: null },
   certificates: { verdict: 'ok', detail: 'HTTPS certificates can be issued for hub-a.tail0.ts.net' },
-  operator: { allowed: true, account: 'hub', operatorUser: 'hub', command: null, basis: 'hub is Tailscale\'s operator' },
+  operator: { allowed: true, account: 'hub', operatorUser: 'hub', command: null, basis: "hub is Tailscale's operator" },
   lastPublish: { kind: 'already' },
 };
 const daemonOk: DirectoryReport = { directory: 'tailscale-daemon', state: 'ok', named: 2, detail: null };
 
-function run(over: { status?: Partial<StatusInputs>; tailscale?: Partial<TailscaleReport> | null; clocks?: PeerClock[] | null; directories?: DirectoryReport[] | null } = {}) {
+function run(
+  over: {
+    status?: Partial<StatusInputs>;
+    tailscale?: Partial<TailscaleReport> | null;
+    clocks?: PeerClock[] | null;
+    directories?: DirectoryReport[] | null;
+  } = {},
+) {
   const doctor: DoctorInputs = {
     status: buildPoolStatus(inputs(over.status)),
     tailscale: over.tailscale === null ? null : { ...healthyTailscale, ...over.tailscale },
@@ -53,31 +77,168 @@ function run(over: { status?: Partial<StatusInputs>; tailscale?: Partial<Tailsca
 
 describe('doctorChecks', () => {
   const rows: readonly { name: string; over: Parameters<typeof run>[0]; code: string; verdict: string; fix?: RegExp }[] = [
-    { name: 'C1 fails when this Hub has no tailnet name', over: { status: { tailnet: { nodeFqdn: null, tailnetSuffix: null, tailscaleConnected: false, source: 'none' } } }, code: 'C1', verdict: 'fail' },
-    { name: 'C1 fails when MagicDNS is off, and says where to turn it on', over: { tailscale: { daemon: { ...healthyTailscale.daemon, magicDnsEnabled: false } } }, code: 'C1', verdict: 'fail', fix: /MagicDNS in the Tailscale admin console/ },
-    { name: 'C2 fails when Serve has no entry, with the publish command', over: { tailscale: { serve: { verdict: 'absent', otherTarget: null, problem: null } } }, code: 'C2', verdict: 'fail', fix: /tailscale serve --bg --yes --https=443 http:\/\/127\.0\.0\.1:5002/ },
-    { name: 'C2 after a refused publish names the operator command first', over: { tailscale: { serve: { verdict: 'absent', otherTarget: null, problem: null }, lastPublish: { kind: 'refused', command: 'sudo tailscale set --operator=hub', publishCommand: 'tailscale serve --bg --yes --https=443 http://127.0.0.1:5002', stderr: 'Access denied' } } }, code: 'C2', verdict: 'fail', fix: /^run once on this machine: sudo tailscale set --operator=hub;/ },
-    { name: 'C2 fails when Serve sends the name somewhere else', over: { tailscale: { serve: { verdict: 'other', otherTarget: 'http://127.0.0.1:8080', problem: null } } }, code: 'C2', verdict: 'fail' },
-    { name: 'C2 is unknown when Serve cannot be read (an old daemon)', over: { tailscale: { serve: { verdict: 'unknown', otherTarget: null, problem: 'too old' } } }, code: 'C2', verdict: 'unknown' },
+    {
+      name: 'C1 fails when this Hub has no tailnet name',
+      over: { status: { tailnet: { nodeFqdn: null, tailnetSuffix: null, tailscaleConnected: false, source: 'none' } } },
+      code: 'C1',
+      verdict: 'fail',
+    },
+    {
+      name: 'C1 fails when MagicDNS is off, and says where to turn it on',
+      over: { tailscale: { daemon: { ...healthyTailscale.daemon, magicDnsEnabled: false } } },
+      code: 'C1',
+      verdict: 'fail',
+      fix: /MagicDNS in the Tailscale admin console/,
+    },
+    {
+      name: 'C2 fails when Serve has no entry, with the publish command',
+      over: { tailscale: { serve: { verdict: 'absent', otherTarget: null, problem: null } } },
+      code: 'C2',
+      verdict: 'fail',
+      fix: /tailscale serve --bg --yes --https=443 http:\/\/127\.0\.0\.1:5002/,
+    },
+    {
+      name: 'C2 after a refused publish names the operator command first',
+      over: {
+        tailscale: {
+          serve: { verdict: 'absent', otherTarget: null, problem: null },
+          lastPublish: {
+            kind: 'refused',
+            command: 'sudo tailscale set --operator=hub',
+            publishCommand: 'tailscale serve --bg --yes --https=443 http://127.0.0.1:5002',
+            stderr: 'Access denied',
+          },
+        },
+      },
+      code: 'C2',
+      verdict: 'fail',
+      fix: /^run once on this machine: sudo tailscale set --operator=hub;/,
+    },
+    {
+      name: 'C2 fails when Serve sends the name somewhere else',
+      over: { tailscale: { serve: { verdict: 'other', otherTarget: 'http://127.0.0.1:8080', problem: null } } },
+      code: 'C2',
+      verdict: 'fail',
+    },
+    {
+      name: 'C2 is unknown when Serve cannot be read (an old daemon)',
+      over: { tailscale: { serve: { verdict: 'unknown', otherTarget: null, problem: 'too old' } } },
+      code: 'C2',
+      verdict: 'unknown',
+    },
     { name: 'C2 is unknown when the Hub cannot be asked', over: { tailscale: null }, code: 'C2', verdict: 'unknown' },
-    { name: 'C3 fails when HTTPS certificates are off', over: { tailscale: { certificates: { verdict: 'missing', detail: 'off' } } }, code: 'C3', verdict: 'fail', fix: /HTTPS Certificates/ },
-    { name: 'C4 fails when Tailscale refuses the Hub\'s account and Serve does not publish it yet', over: { tailscale: { serve: { verdict: 'absent', otherTarget: null, problem: null }, operator: { allowed: false, account: 'hub', operatorUser: null, command: 'sudo tailscale set --operator=hub', basis: 'no operator' } } }, code: 'C4', verdict: 'fail', fix: /sudo tailscale set --operator=hub/ },
-    { name: 'C4 only warns when Serve already publishes the Hub', over: { tailscale: { operator: { allowed: false, account: 'hub', operatorUser: null, command: 'sudo tailscale set --operator=hub', basis: 'no operator' } } }, code: 'C4', verdict: 'warn' },
-    { name: 'P1 fails when pooling is off by the environment', over: { status: { directions: resolvePoolDirections({ userDisabled: true, outboundDisabled: false, inboundDisabled: false }, DEFAULT_SETTINGS) } }, code: 'P1', verdict: 'fail' },
-    { name: 'P2 fails when the identity key cannot be opened', over: { status: { identity: { nodeUuid: 'u', fingerprint: 'f', identityError: 'unseal failed' } } }, code: 'P2', verdict: 'fail' },
-    { name: 'D1 warns loudly when the development dial map is active', over: { status: { peerOrigins: new Map([['hub-b.tail0.ts.net', 'http://127.0.0.1:5102']]) } }, code: 'D1', verdict: 'warn' },
-    { name: 'D2 warns when no directory can name a peer, and points at pairing by address', over: { directories: [{ directory: 'tailscale-daemon', state: 'unavailable', named: null, detail: 'logged out' }] }, code: 'D2', verdict: 'warn', fix: /cihub pool probe/ },
-    { name: 'D2 warns when the Admin API fails', over: { directories: [daemonOk, { directory: 'tailscale-admin-api', state: 'failed', named: null, detail: 'HTTP 401' }] }, code: 'D2', verdict: 'warn', fix: /HTTP 401/ },
-    { name: 'F2 fails for a peer more than five minutes off', over: { clocks: [{ nodeFqdn: 'hub-b.tail0.ts.net', skewMs: 301_000, error: null }] }, code: 'F2', verdict: 'fail', fix: /NTP/ },
-    { name: 'F2 warns for a peer more than a minute off', over: { clocks: [{ nodeFqdn: 'hub-b.tail0.ts.net', skewMs: -90_000, error: null }] }, code: 'F2', verdict: 'warn' },
+    {
+      name: 'C3 fails when HTTPS certificates are off',
+      over: { tailscale: { certificates: { verdict: 'missing', detail: 'off' } } },
+      code: 'C3',
+      verdict: 'fail',
+      fix: /HTTPS Certificates/,
+    },
+    {
+      name: "C4 fails when Tailscale refuses the Hub's account and Serve does not publish it yet",
+      over: {
+        tailscale: {
+          serve: { verdict: 'absent', otherTarget: null, problem: null },
+          operator: { allowed: false, account: 'hub', operatorUser: null, command: 'sudo tailscale set --operator=hub', basis: 'no operator' },
+        },
+      },
+      code: 'C4',
+      verdict: 'fail',
+      fix: /sudo tailscale set --operator=hub/,
+    },
+    {
+      name: 'C4 only warns when Serve already publishes the Hub',
+      over: {
+        tailscale: { operator: { allowed: false, account: 'hub', operatorUser: null, command: 'sudo tailscale set --operator=hub', basis: 'no operator' } },
+      },
+      code: 'C4',
+      verdict: 'warn',
+    },
+    {
+      name: 'P1 fails when pooling is off by the environment',
+      over: { status: { directions: resolvePoolDirections({ userDisabled: true, outboundDisabled: false, inboundDisabled: false }, DEFAULT_SETTINGS) } },
+      code: 'P1',
+      verdict: 'fail',
+    },
+    {
+      name: 'P2 fails when the identity key cannot be opened',
+      over: { status: { identity: { nodeUuid: 'u', fingerprint: 'f', identityError: 'unseal failed' } } },
+      code: 'P2',
+      verdict: 'fail',
+    },
+    {
+      name: 'D1 warns loudly when the development dial map is active',
+      over: { status: { peerOrigins: new Map([['hub-b.tail0.ts.net', 'http://127.0.0.1:5102']]) } },
+      code: 'D1',
+      verdict: 'warn',
+    },
+    {
+      name: 'D2 warns when no directory can name a peer, and points at pairing by address',
+      over: { directories: [{ directory: 'tailscale-daemon', state: 'unavailable', named: null, detail: 'logged out' }] },
+      code: 'D2',
+      verdict: 'warn',
+      fix: /cihub pool probe/,
+    },
+    {
+      name: 'D2 warns when the Admin API fails',
+      over: { directories: [daemonOk, { directory: 'tailscale-admin-api', state: 'failed', named: null, detail: 'HTTP 401' }] },
+      code: 'D2',
+      verdict: 'warn',
+      fix: /HTTP 401/,
+    },
+    {
+      name: 'F2 fails for a peer more than five minutes off',
+      over: { clocks: [{ nodeFqdn: 'hub-b.tail0.ts.net', skewMs: 301_000, error: null }] },
+      code: 'F2',
+      verdict: 'fail',
+      fix: /NTP/,
+    },
+    {
+      name: 'F2 warns for a peer more than a minute off',
+      over: { clocks: [{ nodeFqdn: 'hub-b.tail0.ts.net', skewMs: -90_000, error: null }] },
+      code: 'F2',
+      verdict: 'warn',
+    },
     { name: 'F2 passes clocks within a minute', over: { clocks: [{ nodeFqdn: 'hub-b.tail0.ts.net', skewMs: 2_000, error: null }] }, code: 'F2', verdict: 'ok' },
-    { name: 'M1 shows the detected tier and what it was decided from', over: { status: withMachine(machine(HARDWARE.midRange, PRESSURE.noPeer)) }, code: 'M1', verdict: 'ok' },
+    {
+      name: 'M1 shows the detected tier and what it was decided from',
+      over: { status: withMachine(machine(HARDWARE.midRange, PRESSURE.noPeer)) },
+      code: 'M1',
+      verdict: 'ok',
+    },
     { name: 'M1 is unknown while detection runs', over: { status: withMachine(machine(HARDWARE.detecting, PRESSURE.noPeer)) }, code: 'M1', verdict: 'unknown' },
-    { name: 'M1 is unknown, never guessed, when the GPU cannot be sized, and says how to fix it', over: { status: withMachine(machine(HARDWARE.unsized, PRESSURE.noPeer)) }, code: 'M1', verdict: 'unknown', fix: /nvidia-smi on the PATH/ },
-    { name: 'M2 passes a measured band', over: { status: withMachine(machine(HARDWARE.midRange, PRESSURE.band2), { ...DEFAULT_SETTINGS, poolPressureWeight: 1 }) }, code: 'M2', verdict: 'ok' },
-    { name: 'M2 passes no source at the default weight 0 (nothing reads the band)', over: { status: withMachine(machine(HARDWARE.midRange, PRESSURE.noSource)) }, code: 'M2', verdict: 'ok' },
-    { name: 'M2 warns when bands are weighed here but this node has none, and says how to give it one', over: { status: withMachine(machine(HARDWARE.midRange, PRESSURE.noSource), { ...DEFAULT_SETTINGS, poolPressureWeight: 1 }) }, code: 'M2', verdict: 'warn', fix: /gpu_pressure\.json/ },
-    { name: 'F2 is unknown when no peer\'s clock could be read', over: { clocks: [{ nodeFqdn: 'hub-b.tail0.ts.net', skewMs: null, error: 'ECONNREFUSED' }] }, code: 'F2', verdict: 'unknown' },
+    {
+      name: 'M1 is unknown, never guessed, when the GPU cannot be sized, and says how to fix it',
+      over: { status: withMachine(machine(HARDWARE.unsized, PRESSURE.noPeer)) },
+      code: 'M1',
+      verdict: 'unknown',
+      fix: /nvidia-smi on the PATH/,
+    },
+    {
+      name: 'M2 passes a measured band',
+      over: { status: withMachine(machine(HARDWARE.midRange, PRESSURE.band2), { ...DEFAULT_SETTINGS, poolPressureWeight: 1 }) },
+      code: 'M2',
+      verdict: 'ok',
+    },
+    {
+      name: 'M2 passes no source at the default weight 0 (nothing reads the band)',
+      over: { status: withMachine(machine(HARDWARE.midRange, PRESSURE.noSource)) },
+      code: 'M2',
+      verdict: 'ok',
+    },
+    {
+      name: 'M2 warns when bands are weighed here but this node has none, and says how to give it one',
+      over: { status: withMachine(machine(HARDWARE.midRange, PRESSURE.noSource), { ...DEFAULT_SETTINGS, poolPressureWeight: 1 }) },
+      code: 'M2',
+      verdict: 'warn',
+      fix: /gpu_pressure\.json/,
+    },
+    {
+      name: "F2 is unknown when no peer's clock could be read",
+      over: { clocks: [{ nodeFqdn: 'hub-b.tail0.ts.net', skewMs: null, error: 'ECONNREFUSED' }] },
+      code: 'F2',
+      verdict: 'unknown',
+    },
   ];
   for (const r of rows) {
     it(r.name, () => {
@@ -89,7 +250,17 @@ describe('doctorChecks', () => {
 
   it('F1 fails for a peer whose identity changed, and names what to do', () => {
     const status = buildPoolStatus(inputs());
-    const refusing = { ...status, peers: [{ ...({} as (typeof status.peers)[number]), nodeFqdn: 'hub-b.tail0.ts.net', pairingProblem: null, probeFailure: { kind: 'identity_changed' as const, since: null, action: 're-pair' } }] };
+    const refusing = {
+      ...status,
+      peers: [
+        {
+          ...({} as (typeof status.peers)[number]),
+          nodeFqdn: 'hub-b.tail0.ts.net',
+          pairingProblem: null,
+          probeFailure: { kind: 'identity_changed' as const, since: null, action: 're-pair' },
+        },
+      ],
+    };
     const f1 = doctorChecks({ status: refusing, tailscale: healthyTailscale, clocks: [], directories: [daemonOk], hubPort: 5002 }).find((c) => c.code === 'F1');
     assert.equal(f1?.verdict, 'fail');
     assert.match(f1?.found ?? '', /hub-b\.tail0\.ts\.net: identity changed/);
@@ -119,14 +290,43 @@ describe('doctorChecks', () => {
 
   it('P3 reports the container counts: collected, not measured with why, or no socket', () => {
     const status = buildPoolStatus(inputs());
-    const withContainers = (containers: NonNullable<(typeof status)['localNode']['containers']>) => doctorChecks({ status: { ...status, localNode: { ...status.localNode, containers } }, tailscale: healthyTailscale, clocks: [], directories: [daemonOk], hubPort: 5002 }).find((c) => c.code === 'P3');
+    const withContainers = (containers: NonNullable<(typeof status)['localNode']['containers']>) =>
+      doctorChecks({
+        status: { ...status, localNode: { ...status.localNode, containers } },
+        tailscale: healthyTailscale,
+        clocks: [],
+        directories: [daemonOk],
+        hubPort: 5002,
+      }).find((c) => c.code === 'P3');
     const base = { socket: '/var/run/docker.sock', projects: ['lab'], shared: true, sampledAt: null, problem: null };
-    assert.deepEqual([withContainers({ ...base, rollup: { running: 2, stopped: 1, total: 3, cpuPercent: 1, memoryBytes: 1 } })?.verdict, withContainers({ ...base, rollup: null, problem: 'Docker answered 403' })?.verdict, withContainers({ ...base, socket: null, rollup: null })?.verdict], ['ok', 'warn', 'ok']);
+    assert.deepEqual(
+      [
+        withContainers({ ...base, rollup: { running: 2, stopped: 1, total: 3, cpuPercent: 1, memoryBytes: 1 } })?.verdict,
+        withContainers({ ...base, rollup: null, problem: 'Docker answered 403' })?.verdict,
+        withContainers({ ...base, socket: null, rollup: null })?.verdict,
+      ],
+      ['ok', 'warn', 'ok'],
+    );
     assert.match(withContainers({ ...base, rollup: null, problem: 'Docker answered 403' })?.found ?? '', /not measured: Docker answered 403/);
   });
 
   it('E1 names each unreachable engine with where to look', () => {
-    const e1 = run({ status: { backends: [{ backendId: 'vllm', kind: 'vllm', url: 'http://127.0.0.1:8000', running: false, healthy: false, models: [], error: 'timed out (UND_ERR_HEADERS_TIMEOUT)', probedMsAgo: 10 }] } }).E1;
+    const e1 = run({
+      status: {
+        backends: [
+          {
+            backendId: 'vllm',
+            kind: 'vllm',
+            url: 'http://127.0.0.1:8000',
+            running: false,
+            healthy: false,
+            models: [],
+            error: 'timed out (UND_ERR_HEADERS_TIMEOUT)',
+            probedMsAgo: 10,
+          },
+        ],
+      },
+    }).E1;
     assert.equal(e1?.verdict, 'warn');
     assert.match(e1?.found ?? '', /vllm at http:\/\/127\.0\.0\.1:8000: timed out/);
     assert.match(e1?.fix ?? '', /firewall.*port 8000/);
@@ -135,7 +335,10 @@ describe('doctorChecks', () => {
   it('has no D1 row without the map, and passes a healthy Hub', () => {
     const v = run();
     assert.equal(v.D1, undefined);
-    assert.deepEqual(['C1', 'C2', 'C3', 'C4', 'P1', 'P2', 'D2', 'F1', 'F2'].map((c) => v[c]?.verdict), ['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok']);
+    assert.deepEqual(
+      ['C1', 'C2', 'C3', 'C4', 'P1', 'P2', 'D2', 'F1', 'F2'].map((c) => v[c]?.verdict),
+      ['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok'],
+    );
   });
 });
 

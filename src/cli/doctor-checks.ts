@@ -43,13 +43,26 @@ function tailnetName(status: PoolStatus, ts: TailscaleReport | null): DoctorChec
   const node = status.localNode;
   if (node.nodeFqdn === null) {
     const why = ts?.daemon.problem ?? 'this Hub has no tailnet name';
-    return check('C1', 'fail', why, ts !== null && !ts.daemon.answered && ts.binary === null ? 'install Tailscale on this machine and connect it (tailscale up)' : 'connect Tailscale (tailscale up) and turn on MagicDNS for the tailnet');
+    return check(
+      'C1',
+      'fail',
+      why,
+      ts !== null && !ts.daemon.answered && ts.binary === null
+        ? 'install Tailscale on this machine and connect it (tailscale up)'
+        : 'connect Tailscale (tailscale up) and turn on MagicDNS for the tailnet',
+    );
   }
   if (node.tailnetSource === 'env') return check('C1', 'ok', `tailnet name ${node.nodeFqdn} (HUB_NODE_FQDN stand-in)`);
   if (ts?.daemon.magicDnsEnabled === false) {
-    return check('C1', 'fail', `tailnet name ${node.nodeFqdn}, but MagicDNS is off for the tailnet, so peers cannot resolve it`, 'turn on MagicDNS in the Tailscale admin console (DNS page)');
+    return check(
+      'C1',
+      'fail',
+      `tailnet name ${node.nodeFqdn}, but MagicDNS is off for the tailnet, so peers cannot resolve it`,
+      'turn on MagicDNS in the Tailscale admin console (DNS page)',
+    );
   }
-  if (ts !== null && ts.daemon.answered && !ts.daemon.connected) return check('C1', 'fail', `tailnet name ${node.nodeFqdn}, but ${ts.daemon.problem ?? 'Tailscale is not connected'}`, 'connect Tailscale (tailscale up)');
+  if (ts !== null && ts.daemon.answered && !ts.daemon.connected)
+    return check('C1', 'fail', `tailnet name ${node.nodeFqdn}, but ${ts.daemon.problem ?? 'Tailscale is not connected'}`, 'connect Tailscale (tailscale up)');
   return check('C1', 'ok', `tailnet name ${node.nodeFqdn}`);
 }
 
@@ -57,44 +70,90 @@ function serveCheck(ts: TailscaleReport | null, hubPort: number): DoctorCheck {
   const publish = publishCommand(hubPort, ts?.operator.allowed !== true);
   if (ts === null) return check('C2', 'unknown', 'could not ask the Hub about its Tailscale', `publish the Hub with Tailscale Serve: ${publish}`);
   if (ts.nameSource === 'env') return check('C2', 'unknown', 'this Hub is named by HUB_NODE_FQDN (development stand-in); Tailscale Serve is not checked');
-  const name = ts.nodeFqdn ?? '<this Hub\'s name>';
+  const name = ts.nodeFqdn ?? "<this Hub's name>";
   switch (ts.serve.verdict) {
     case 'publishes':
       return check('C2', 'ok', `Tailscale Serve publishes this Hub at https://${name}/ (port ${hubPort})`);
     case 'absent': {
       const refused = ts.lastPublish?.kind === 'refused' ? ts.lastPublish : null;
-      return check('C2', 'fail', `Tailscale Serve does not publish this Hub at https://${name}/${refused ? ' (Tailscale refused the Hub\'s change)' : ''}`, refused ? `run once on this machine: ${refused.command}; the Hub then publishes itself within a minute (or run ${refused.publishCommand})` : `run once on this machine: ${publish}`);
+      return check(
+        'C2',
+        'fail',
+        `Tailscale Serve does not publish this Hub at https://${name}/${refused ? " (Tailscale refused the Hub's change)" : ''}`,
+        refused
+          ? `run once on this machine: ${refused.command}; the Hub then publishes itself within a minute (or run ${refused.publishCommand})`
+          : `run once on this machine: ${publish}`,
+      );
     }
     case 'other':
-      return check('C2', 'fail', `Tailscale Serve sends https://${name}/ to ${ts.serve.otherTarget ?? 'something else'}, not to this Hub`, `if that entry can go, run: ${publish}`);
+      return check(
+        'C2',
+        'fail',
+        `Tailscale Serve sends https://${name}/ to ${ts.serve.otherTarget ?? 'something else'}, not to this Hub`,
+        `if that entry can go, run: ${publish}`,
+      );
     case 'unknown':
-      return check('C2', 'unknown', `could not read Tailscale Serve's config: ${ts.serve.problem ?? 'no answer'}`, `check with: tailscale serve status --json; to publish: ${publish}`);
+      return check(
+        'C2',
+        'unknown',
+        `could not read Tailscale Serve's config: ${ts.serve.problem ?? 'no answer'}`,
+        `check with: tailscale serve status --json; to publish: ${publish}`,
+      );
   }
 }
 
 function certificatesCheck(ts: TailscaleReport | null): DoctorCheck {
-  if (ts === null || ts.nameSource === 'env') return check('C3', 'unknown', ts === null ? 'could not ask the Hub about its Tailscale' : 'HTTPS certificates are not checked under the HUB_NODE_FQDN stand-in');
+  if (ts === null || ts.nameSource === 'env')
+    return check(
+      'C3',
+      'unknown',
+      ts === null ? 'could not ask the Hub about its Tailscale' : 'HTTPS certificates are not checked under the HUB_NODE_FQDN stand-in',
+    );
   const c = ts.certificates;
   if (c.verdict === 'ok') return check('C3', 'ok', c.detail);
-  if (c.verdict === 'missing') return check('C3', 'fail', c.detail, 'turn on HTTPS Certificates in the Tailscale admin console (DNS page); peers dial https://<name> with no plain-HTTP fallback');
+  if (c.verdict === 'missing')
+    return check(
+      'C3',
+      'fail',
+      c.detail,
+      'turn on HTTPS Certificates in the Tailscale admin console (DNS page); peers dial https://<name> with no plain-HTTP fallback',
+    );
   return check('C3', 'unknown', c.detail);
 }
 
 function operatorCheck(ts: TailscaleReport | null): DoctorCheck {
-  if (ts === null || ts.nameSource === 'env') return check('C4', 'unknown', ts === null ? 'could not ask the Hub about its Tailscale' : 'operator permission is not checked under the HUB_NODE_FQDN stand-in');
+  if (ts === null || ts.nameSource === 'env')
+    return check(
+      'C4',
+      'unknown',
+      ts === null ? 'could not ask the Hub about its Tailscale' : 'operator permission is not checked under the HUB_NODE_FQDN stand-in',
+    );
   const o = ts.operator;
   if (o.allowed === true) return check('C4', 'ok', `Tailscale accepts changes from ${o.account} (${o.basis})`);
-  if (o.allowed === null) return check('C4', 'unknown', `cannot tell whether Tailscale accepts changes from ${o.account}: ${o.basis}`, o.command === null ? null : `if publishing fails, run once on this machine: ${o.command}`);
+  if (o.allowed === null)
+    return check(
+      'C4',
+      'unknown',
+      `cannot tell whether Tailscale accepts changes from ${o.account}: ${o.basis}`,
+      o.command === null ? null : `if publishing fails, run once on this machine: ${o.command}`,
+    );
   // Only a problem while the Hub still has to publish itself: an existing Serve entry keeps working.
   const verdict = ts.serve.verdict === 'publishes' ? 'warn' : 'fail';
-  return check('C4', verdict, `Tailscale does not accept changes from ${o.account}, the account the Hub runs as (${o.basis})`, `run once on this machine: ${o.command ?? `sudo tailscale set --operator=${o.account}`}`);
+  return check(
+    'C4',
+    verdict,
+    `Tailscale does not accept changes from ${o.account}, the account the Hub runs as (${o.basis})`,
+    `run once on this machine: ${o.command ?? `sudo tailscale set --operator=${o.account}`}`,
+  );
 }
 
 /** Why an engine the Hub cannot reach is unreachable, and where to look. */
 export function engineHint(error: string | null, url: string): string {
   const e = error ?? '';
-  if (/timed? ?out|TIMEOUT|placement budget/i.test(e)) return `nothing answered from ${url} in time: a firewall may drop the Hub's connection to that port (allow it, e.g. ufw allow from 127.0.0.1 to any port ${portOf(url)}), or point the engine's *_URL at an address the Hub can reach`;
-  if (/ECONNREFUSED/.test(e)) return `nothing listens at ${url}: start the engine, or fix its *_URL (an engine published only on its tailnet address refuses 127.0.0.1)`;
+  if (/timed? ?out|TIMEOUT|placement budget/i.test(e))
+    return `nothing answered from ${url} in time: a firewall may drop the Hub's connection to that port (allow it, e.g. ufw allow from 127.0.0.1 to any port ${portOf(url)}), or point the engine's *_URL at an address the Hub can reach`;
+  if (/ECONNREFUSED/.test(e))
+    return `nothing listens at ${url}: start the engine, or fix its *_URL (an engine published only on its tailnet address refuses 127.0.0.1)`;
   if (/ENOTFOUND|EAI_AGAIN/.test(e)) return `the host in ${url} does not resolve: fix the engine's *_URL`;
   return `check that the engine at ${url} runs and answers as the kind it is configured as`;
 }
@@ -110,7 +169,8 @@ function portOf(url: string): string {
 
 function enginesCheck(status: PoolStatus): DoctorCheck {
   const backends = status.localNode.backends;
-  if (backends.length === 0) return check('E1', 'warn', 'no engine configured', 'set OLLAMA_URL, VLLM_URL, LEMONADE_URL, OMLX_URL or LLAMACPP_URL for the engines on this machine');
+  if (backends.length === 0)
+    return check('E1', 'warn', 'no engine configured', 'set OLLAMA_URL, VLLM_URL, LEMONADE_URL, OMLX_URL or LLAMACPP_URL for the engines on this machine');
   const down = backends.filter((b) => !b.healthy);
   if (down.length === 0) return check('E1', 'ok', `${backends.length} of ${backends.length} engines reachable and healthy`);
   return check(
@@ -141,7 +201,12 @@ function pressureCheck(status: PoolStatus): DoctorCheck | null {
   const weighs = weight === 0 ? 'poolPressureWeight is 0: ranking here does not weigh bands' : `poolPressureWeight is ${weight}`;
   const found = `GPU pressure ${localPressureText(p)}; ${weighs}`;
   if (p.band === null && p.sampling && weight > 0) {
-    return check('M2', 'warn', found, 'this node ranks itself mid-band: mount the host /sys for the AMD counter, or have a timer write busyPercent to <data-dir>/state/hardware/gpu_pressure.json (docs/gpu-pressure.md)');
+    return check(
+      'M2',
+      'warn',
+      found,
+      'this node ranks itself mid-band: mount the host /sys for the AMD counter, or have a timer write busyPercent to <data-dir>/state/hardware/gpu_pressure.json (docs/gpu-pressure.md)',
+    );
   }
   return check('M2', 'ok', found);
 }
@@ -152,17 +217,24 @@ function directoriesCheck(directories: readonly DirectoryReport[] | null): Docto
   const failed = directories.filter((d) => d.state === 'failed');
   const found = directories.map((d) => `${d.directory}: ${d.state === 'ok' ? `${d.named} named` : d.state}`).join(', ');
   if (failed.length > 0) return check('D2', 'warn', found, failed.map((d) => `${d.directory}: ${d.detail ?? 'failed'}`).join(' | '));
-  if (ok.length === 0) return check('D2', 'warn', `${found}: no directory can name a peer`, 'connect Tailscale, or set TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET; a Hub no directory names can still be paired by address (cihub pool probe <address>)');
+  if (ok.length === 0)
+    return check(
+      'D2',
+      'warn',
+      `${found}: no directory can name a peer`,
+      'connect Tailscale, or set TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET; a Hub no directory names can still be paired by address (cihub pool probe <address>)',
+    );
   return check('D2', 'ok', found);
 }
 
 function clockCheck(clocks: readonly PeerClock[] | null): DoctorCheck {
-  if (clocks === null) return check('F2', 'unknown', 'could not ask the Hub for its peers\' clocks');
+  if (clocks === null) return check('F2', 'unknown', "could not ask the Hub for its peers' clocks");
   if (clocks.length === 0) return check('F2', 'ok', 'no paired peer to compare clocks with');
   const off = clocks.filter((c) => c.skewMs !== null && Math.abs(c.skewMs) > SKEW_WINDOW_MS);
   const drifting = clocks.filter((c) => c.skewMs !== null && Math.abs(c.skewMs) > CLOCK_SKEW_WARN_MS && Math.abs(c.skewMs) <= SKEW_WINDOW_MS);
   const unread = clocks.filter((c) => c.skewMs === null);
-  const describe = (c: PeerClock) => (c.skewMs === null ? `${c.nodeFqdn}: ${c.error ?? 'unread'}` : `${c.nodeFqdn}: ${c.skewMs >= 0 ? '+' : ''}${Math.round(c.skewMs / 1000)} s`);
+  const describe = (c: PeerClock) =>
+    c.skewMs === null ? `${c.nodeFqdn}: ${c.error ?? 'unread'}` : `${c.nodeFqdn}: ${c.skewMs >= 0 ? '+' : ''}${Math.round(c.skewMs / 1000)} s`;
   const found = clocks.map(describe).join('; ');
   const fix = 'keep both clocks synchronised (NTP: timedatectl set-ntp true); signed requests allow 5 minutes of skew';
   if (off.length > 0) return check('F2', 'fail', `clocks more than 5 minutes apart: ${found}`, fix);
@@ -178,7 +250,12 @@ export function doctorChecks(inputs: DoctorInputs): DoctorCheck[] {
   checks.push(
     status.enabled
       ? check('P1', status.reason === 'partially_disabled' ? 'warn' : 'ok', `Hub Pool is on (${status.reason})`)
-      : check('P1', 'fail', `Hub Pool is off (${status.disabledBy === 'env' ? 'HUB_POOL_USER_DISABLED in the environment' : 'poolEnabled is false'})`, status.disabledBy === 'env' ? 'remove HUB_POOL_USER_DISABLED=true and restart' : 'cihub pool enable'),
+      : check(
+          'P1',
+          'fail',
+          `Hub Pool is off (${status.disabledBy === 'env' ? 'HUB_POOL_USER_DISABLED in the environment' : 'poolEnabled is false'})`,
+          status.disabledBy === 'env' ? 'remove HUB_POOL_USER_DISABLED=true and restart' : 'cihub pool enable',
+        ),
   );
   const identity = node.identity;
   checks.push(
@@ -191,7 +268,14 @@ export function doctorChecks(inputs: DoctorInputs): DoctorCheck[] {
   checks.push(enginesCheck(status));
   for (const c of [hardwareCheck(status), pressureCheck(status)]) if (c !== null) checks.push(c);
   if (node.peerOriginsMap.active) {
-    checks.push(check('D1', 'warn', `HUB_POOL_PEER_ORIGINS is set: peers are dialled at ${node.peerOriginsMap.entries.map((e) => `${e.name} → ${e.origin}`).join(', ')}`, 'development only: unset it on a real tailnet'));
+    checks.push(
+      check(
+        'D1',
+        'warn',
+        `HUB_POOL_PEER_ORIGINS is set: peers are dialled at ${node.peerOriginsMap.entries.map((e) => `${e.name} → ${e.origin}`).join(', ')}`,
+        'development only: unset it on a real tailnet',
+      ),
+    );
   }
   checks.push(directoriesCheck(inputs.directories));
   const containers = node.containers;
@@ -200,17 +284,39 @@ export function doctorChecks(inputs: DoctorInputs): DoctorCheck[] {
       containers.socket === null
         ? check('P3', 'ok', 'container counts: no Docker socket is mounted, so none are collected (peers read "not reported")')
         : containers.rollup !== null
-          ? check('P3', 'ok', `container counts from ${containers.socket}: ${containers.rollup.running} running of ${containers.rollup.total}${containers.shared ? '' : ' (not shared: poolShareContainerStats is off)'}`)
-          : check('P3', 'warn', `container counts not measured: ${containers.problem ?? 'no collection yet'}`, 'mount the Docker socket the Hub can read, and set HUB_COMPOSE_PROJECTS when the Hub does not run in the compose project to count'),
+          ? check(
+              'P3',
+              'ok',
+              `container counts from ${containers.socket}: ${containers.rollup.running} running of ${containers.rollup.total}${containers.shared ? '' : ' (not shared: poolShareContainerStats is off)'}`,
+            )
+          : check(
+              'P3',
+              'warn',
+              `container counts not measured: ${containers.problem ?? 'no collection yet'}`,
+              'mount the Docker socket the Hub can read, and set HUB_COMPOSE_PROJECTS when the Hub does not run in the compose project to count',
+            ),
     );
   }
   const stuck = status.peers.filter((p) => p.pairingProblem !== null);
-  if (stuck.length > 0) checks.push(check('F3', 'fail', stuck.map((p) => `${p.nodeFqdn}: ${p.pairingProblem!.kind.replaceAll('_', ' ')}`).join('; '), stuck.map((p) => p.pairingProblem!.action).join(' | ')));
+  if (stuck.length > 0)
+    checks.push(
+      check(
+        'F3',
+        'fail',
+        stuck.map((p) => `${p.nodeFqdn}: ${p.pairingProblem!.kind.replaceAll('_', ' ')}`).join('; '),
+        stuck.map((p) => p.pairingProblem!.action).join(' | '),
+      ),
+    );
   const refusing = status.peers.filter((p) => p.pairingProblem === null && p.probeFailure !== null && p.probeFailure.kind !== 'unreachable');
   checks.push(
     refusing.length === 0
       ? check('F1', 'ok', 'no peer refuses this Hub')
-      : check('F1', 'fail', refusing.map((p) => `${p.nodeFqdn}: ${p.probeFailure!.kind.replace('_', ' ')}`).join('; '), refusing.map((p) => p.probeFailure!.action).join(' | ')),
+      : check(
+          'F1',
+          'fail',
+          refusing.map((p) => `${p.nodeFqdn}: ${p.probeFailure!.kind.replace('_', ' ')}`).join('; '),
+          refusing.map((p) => p.probeFailure!.action).join(' | '),
+        ),
   );
   checks.push(clockCheck(inputs.clocks));
   return checks;

@@ -76,11 +76,18 @@ function pidAlive(pid: number): boolean {
  * else means hub.json outlived its Hub, and the one sentence says so.
  */
 export async function verifyHub(hub: HubTarget): Promise<void> {
-  const notRunning = new HubNotRunningError(`The Hub is not running: ${hub.dataDir}/hub.json is left over from a Hub that has stopped, so the operator key was not sent to ${hub.url}; start it with \`cihub serve\`.`);
+  const notRunning = new HubNotRunningError(
+    `The Hub is not running: ${hub.dataDir}/hub.json is left over from a Hub that has stopped, so the operator key was not sent to ${hub.url}; start it with \`cihub serve\`.`,
+  );
   if (hub.bootId === null || !pidAlive(hub.pid)) throw notRunning;
   let answered: unknown = null;
   try {
-    const res = await request(`${hub.url}${HUB_BOOT_PATH}`, { method: 'GET', headersTimeout: BOOT_CHECK_TIMEOUT_MS, bodyTimeout: BOOT_CHECK_TIMEOUT_MS, signal: AbortSignal.timeout(BOOT_CHECK_TIMEOUT_MS) });
+    const res = await request(`${hub.url}${HUB_BOOT_PATH}`, {
+      method: 'GET',
+      headersTimeout: BOOT_CHECK_TIMEOUT_MS,
+      bodyTimeout: BOOT_CHECK_TIMEOUT_MS,
+      signal: AbortSignal.timeout(BOOT_CHECK_TIMEOUT_MS),
+    });
     const bytes = await readBounded(res.body, { maxBytes: BOOT_ANSWER_MAX_BYTES, timeoutMs: BOOT_CHECK_TIMEOUT_MS }, res.headers['content-length']);
     if (res.statusCode === 200) answered = parseJsonOrUndefined(bytes) ?? null;
   } catch (err) {
@@ -116,7 +123,10 @@ export async function callHub<T>(hub: HubTarget, method: 'GET' | 'POST' | 'PATCH
   if (res.statusCode >= 400) {
     const err = (json as { error?: { message?: string; code?: string } } | null)?.error;
     // One sentence on stderr, even when the Hub's message runs to two.
-    const said = (err?.message ?? `HTTP ${res.statusCode}`).trim().replace(/\.\s+(?=\S)/g, '; ').replace(/\.$/, '');
+    const said = (err?.message ?? `HTTP ${res.statusCode}`)
+      .trim()
+      .replace(/\.\s+(?=\S)/g, '; ')
+      .replace(/\.$/, '');
     throw new CliError(`The Hub refused: ${said}${err?.code ? ` (${err.code})` : ''}.`, {
       status: res.statusCode,
       code: typeof err?.code === 'string' ? err.code : null,

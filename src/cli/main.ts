@@ -106,8 +106,13 @@ pool
   .option('--json', 'print the routing-log page as JSON')
   .option('--limit <n>', 'rows to show (1-10000, default 200)', wholeNumber(1, 10_000))
   .option('--since <iso>', 'only rows placed or changed at or after this ISO time (with a zone)')
-  .action(async (o: { json?: boolean; limit?: number; since?: string }) => out(await poolLog({ dataDir: dataDir(), json: o.json === true, limit: o.limit, since: o.since })));
-for (const [name, on] of [['enable', true], ['disable', false]] as const) {
+  .action(async (o: { json?: boolean; limit?: number; since?: string }) =>
+    out(await poolLog({ dataDir: dataDir(), json: o.json === true, limit: o.limit, since: o.since })),
+  );
+for (const [name, on] of [
+  ['enable', true],
+  ['disable', false],
+] as const) {
   pool
     .command(name)
     .description(`turn pooling ${on ? 'on' : 'off'} for this Hub`)
@@ -127,7 +132,9 @@ pool
   .option('--pin <digits>', 'the six-digit PIN minted on the other Hub')
   .option('--yes', 'do not ask for confirmation')
   .option('--json', 'print the result as JSON')
-  .action(async (name: string, o: { pin?: string; yes?: boolean; json?: boolean }) => out(await pair({ dataDir: dataDir(), name, pin: o.pin, json: o.json === true, ...yesOf(o) })));
+  .action(async (name: string, o: { pin?: string; yes?: boolean; json?: boolean }) =>
+    out(await pair({ dataDir: dataDir(), name, pin: o.pin, json: o.json === true, ...yesOf(o) })),
+  );
 pool
   .command('settings')
   .description('every operator setting with its value, default, range and env override')
@@ -138,7 +145,9 @@ pool
   .description('change one operator setting (true/false, a number, or null)')
   .option('--yes', 'do not ask for confirmation')
   .option('--json', 'print the changed setting as JSON')
-  .action(async (key: string, value: string, o: { yes?: boolean; json?: boolean }) => out(await poolSet({ dataDir: dataDir(), key, value, json: o.json === true, ...yesOf(o) })));
+  .action(async (key: string, value: string, o: { yes?: boolean; json?: boolean }) =>
+    out(await poolSet({ dataDir: dataDir(), key, value, json: o.json === true, ...yesOf(o) })),
+  );
 pool
   .command('discover')
   .description('unpaired Hubs this Hub can name (tailnet peers, the Tailscale Admin API), each probed')
@@ -191,30 +200,38 @@ pool
   .option('--model <id>', 'the exact model id; without it, the pool-wide default pin')
   .option('--yes', 'do not ask for confirmation')
   .option('--json', 'print the pins as JSON')
-  .action(async (target: string, o: { model?: string; yes?: boolean; json?: boolean }) => out(await pinCommand({ dataDir: dataDir(), target, model: o.model, json: o.json === true, ...yesOf(o) })));
+  .action(async (target: string, o: { model?: string; yes?: boolean; json?: boolean }) =>
+    out(await pinCommand({ dataDir: dataDir(), target, model: o.model, json: o.json === true, ...yesOf(o) })),
+  );
 pool
   .command('unpin')
   .description('remove the pin for a model, or the default pin')
   .option('--model <id>', 'the exact model id; without it, the default pin')
   .option('--yes', 'do not ask for confirmation')
   .option('--json', 'print the pins as JSON')
-  .action(async (o: { model?: string; yes?: boolean; json?: boolean }) => out(await unpinCommand({ dataDir: dataDir(), model: o.model, json: o.json === true, ...yesOf(o) })));
+  .action(async (o: { model?: string; yes?: boolean; json?: boolean }) =>
+    out(await unpinCommand({ dataDir: dataDir(), model: o.model, json: o.json === true, ...yesOf(o) })),
+  );
 pool
   .command('ceiling <value>')
   .description("this node's prompt ceiling: N estimated tokens, or clear")
   .option('--yes', 'do not ask for confirmation')
   .option('--json', 'print the ceiling in force as JSON')
-  .action(async (value: string, o: { yes?: boolean; json?: boolean }) => out(await poolCeiling({ dataDir: dataDir(), value, json: o.json === true, ...yesOf(o) })));
+  .action(async (value: string, o: { yes?: boolean; json?: boolean }) =>
+    out(await poolCeiling({ dataDir: dataDir(), value, json: o.json === true, ...yesOf(o) })),
+  );
 pool
   .command('context-cap <value>')
   .description("this node's context cap (num_ctx its engine runs): N, or clear")
   .option('--yes', 'do not ask for confirmation')
   .option('--json', 'print the cap as JSON')
-  .action(async (value: string, o: { yes?: boolean; json?: boolean }) => out(await poolContextCap({ dataDir: dataDir(), value, json: o.json === true, ...yesOf(o) })));
+  .action(async (value: string, o: { yes?: boolean; json?: boolean }) =>
+    out(await poolContextCap({ dataDir: dataDir(), value, json: o.json === true, ...yesOf(o) })),
+  );
 
 program
   .command('dashboard')
-  .description('print a one-time link that signs a browser in to this Hub\'s dashboard, and open it when a browser is at hand')
+  .description("print a one-time link that signs a browser in to this Hub's dashboard, and open it when a browser is at hand")
   .option('--json', 'print the link as JSON')
   .option('--no-open', 'only print the link; do not start a browser')
   .action(async (o: { json?: boolean; open: boolean }) => out(await dashboardLink({ dataDir: dataDir(), json: o.json === true, open: o.open, env })));
@@ -227,7 +244,16 @@ program
   .option('--level <level>', 'only lines at this level or above: trace, debug, info, warn, error, fatal')
   .option('--json', 'print the stored JSON lines even on a terminal')
   .action(async (o: { follow?: boolean; since?: string; level?: string; json?: boolean }) =>
-    logs({ dataDir: dataDir(), follow: o.follow === true, since: o.since, level: o.level, pretty: o.json !== true && process.stdout.isTTY === true, nowMs: Date.now(), write: out, stopped: o.follow === true ? untilSignalled() : Promise.resolve() }),
+    logs({
+      dataDir: dataDir(),
+      follow: o.follow === true,
+      since: o.since,
+      level: o.level,
+      pretty: o.json !== true && process.stdout.isTTY === true,
+      nowMs: Date.now(),
+      write: out,
+      stopped: o.follow === true ? untilSignalled() : Promise.resolve(),
+    }),
   );
 const apiKey = program.command('api-key').description('API keys for apps (inference) and monitors (qa:read)');
 apiKey
@@ -263,8 +289,19 @@ dev
   .action(async (o: { port: number; dialect: string; model: string; prefillTps?: number; decodeTps?: number; slots?: number; timeScale?: number }) => {
     const dialect = DIALECTS.find((d) => d === o.dialect);
     if (!dialect) throw new UsageError(`--dialect must be one of ${DIALECTS.join(', ')}; got ${o.dialect}.`);
-    const models = o.model.split(',').map((m) => m.trim()).filter(Boolean);
-    await runDevEngine({ port: o.port, dialect, models, ...(o.prefillTps ? { prefillTps: o.prefillTps } : {}), ...(o.decodeTps ? { decodeTps: o.decodeTps } : {}), ...(o.slots ? { slots: o.slots } : {}), ...(o.timeScale ? { timeScale: o.timeScale } : {}) });
+    const models = o.model
+      .split(',')
+      .map((m) => m.trim())
+      .filter(Boolean);
+    await runDevEngine({
+      port: o.port,
+      dialect,
+      models,
+      ...(o.prefillTps ? { prefillTps: o.prefillTps } : {}),
+      ...(o.decodeTps ? { decodeTps: o.decodeTps } : {}),
+      ...(o.slots ? { slots: o.slots } : {}),
+      ...(o.timeScale ? { timeScale: o.timeScale } : {}),
+    });
   });
 
 dev

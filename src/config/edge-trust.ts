@@ -14,7 +14,10 @@ const TRUE_WORDS = new Set(['1', 'true', 'yes', 'on']);
 const OFF_WORDS = new Set(['0', 'false', 'off', 'no', 'none']);
 
 function entries(raw: string): string[] {
-  return raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  return raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
 }
 
 /**
@@ -27,13 +30,19 @@ export function parseTrustedProxies(raw: string | undefined): readonly string[] 
   const word = raw.trim().toLowerCase();
   if (OFF_WORDS.has(word)) return Object.freeze([]);
   if (TRUE_WORDS.has(word)) {
-    throw new EnvError('HUB_TRUST_PROXY', `HUB_TRUST_PROXY=${raw.trim()} would believe X-Forwarded-For from any caller; list the proxies' addresses instead (e.g. HUB_TRUST_PROXY=127.0.0.1,::1,10.0.0.0/8), or set it to false`);
+    throw new EnvError(
+      'HUB_TRUST_PROXY',
+      `HUB_TRUST_PROXY=${raw.trim()} would believe X-Forwarded-For from any caller; list the proxies' addresses instead (e.g. HUB_TRUST_PROXY=127.0.0.1,::1,10.0.0.0/8), or set it to false`,
+    );
   }
-  return Object.freeze(entries(raw).map((entry) => {
-    const cidr = normalizeCidr(entry);
-    if (cidr === null) throw new EnvError('HUB_TRUST_PROXY', `HUB_TRUST_PROXY entry "${entry}" is not an IP address or a CIDR range (e.g. 10.0.0.0/8, fd00::/8)`);
-    return cidr;
-  }));
+  return Object.freeze(
+    entries(raw).map((entry) => {
+      const cidr = normalizeCidr(entry);
+      if (cidr === null)
+        throw new EnvError('HUB_TRUST_PROXY', `HUB_TRUST_PROXY entry "${entry}" is not an IP address or a CIDR range (e.g. 10.0.0.0/8, fd00::/8)`);
+      return cidr;
+    }),
+  );
 }
 
 /** An address or address/prefix, with the prefix in range for its family; null otherwise. */
@@ -60,14 +69,19 @@ const HOST_NAME = /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0
  */
 export function parseAllowedHosts(raw: string | undefined): readonly string[] {
   if (raw === undefined) return Object.freeze([]);
-  return Object.freeze(entries(raw).map((entry) => {
-    const name = entry.toLowerCase().replace(/\.$/, '');
-    const bare = name.startsWith('*.') ? name.slice(2) : name;
-    if (bare.length > MAX_HOST_NAME_LENGTH || !HOST_NAME.test(bare) || isIP(bare) !== 0) {
-      throw new EnvError('HUB_ALLOWED_HOSTS', `HUB_ALLOWED_HOSTS entry "${entry}" is not a host name (names only, no scheme, port or path; *.example.com allows its subdomains; IP addresses are always allowed)`);
-    }
-    return name;
-  }));
+  return Object.freeze(
+    entries(raw).map((entry) => {
+      const name = entry.toLowerCase().replace(/\.$/, '');
+      const bare = name.startsWith('*.') ? name.slice(2) : name;
+      if (bare.length > MAX_HOST_NAME_LENGTH || !HOST_NAME.test(bare) || isIP(bare) !== 0) {
+        throw new EnvError(
+          'HUB_ALLOWED_HOSTS',
+          `HUB_ALLOWED_HOSTS entry "${entry}" is not a host name (names only, no scheme, port or path; *.example.com allows its subdomains; IP addresses are always allowed)`,
+        );
+      }
+      return name;
+    }),
+  );
 }
 
 /** Every origin is allowed: the operator's explicit choice, written `HUB_ALLOWED_ORIGINS=*`. */
@@ -79,12 +93,15 @@ export const ANY_ORIGIN = '*';
  */
 export function parseAllowedOrigins(raw: string | undefined): readonly string[] {
   if (raw === undefined) return Object.freeze([]);
-  return Object.freeze(entries(raw).map((entry) => {
-    if (entry === ANY_ORIGIN) return ANY_ORIGIN;
-    const origin = normalizeOrigin(entry);
-    if (origin === null) throw new EnvError('HUB_ALLOWED_ORIGINS', `HUB_ALLOWED_ORIGINS entry "${entry}" is not an origin (scheme://host[:port], no path; or * for any)`);
-    return origin;
-  }));
+  return Object.freeze(
+    entries(raw).map((entry) => {
+      if (entry === ANY_ORIGIN) return ANY_ORIGIN;
+      const origin = normalizeOrigin(entry);
+      if (origin === null)
+        throw new EnvError('HUB_ALLOWED_ORIGINS', `HUB_ALLOWED_ORIGINS entry "${entry}" is not an origin (scheme://host[:port], no path; or * for any)`);
+      return origin;
+    }),
+  );
 }
 
 /** The serialised origin of `scheme://host[:port]` with nothing after it; null for anything else. */

@@ -13,7 +13,10 @@ describe('HUB_POOL_PREFIX_AFFINITY_TTL_MS', () => {
     it(r.name, () => {
       const env = loadEnv(r.value === undefined ? {} : { HUB_POOL_PREFIX_AFFINITY_TTL_MS: r.value });
       assert.equal(env.prefixAffinityTtlMs, r.expected);
-      assert.equal(env.problems.some((p) => p.variable === 'HUB_POOL_PREFIX_AFFINITY_TTL_MS'), r.problem);
+      assert.equal(
+        env.problems.some((p) => p.variable === 'HUB_POOL_PREFIX_AFFINITY_TTL_MS'),
+        r.problem,
+      );
     });
   }
 });

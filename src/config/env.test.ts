@@ -131,7 +131,10 @@ describe('engine URLs', () => {
   });
 
   it('switches an engine off with "off" too', () => {
-    assert.deepEqual(enginesFromEnv({ OMLX_URL: 'off' }).map((e) => e.kind), ['ollama', 'vllm', 'lemonade']);
+    assert.deepEqual(
+      enginesFromEnv({ OMLX_URL: 'off' }).map((e) => e.kind),
+      ['ollama', 'vllm', 'lemonade'],
+    );
   });
 
   it('switches every engine off when each is empty', () => {
@@ -159,7 +162,10 @@ describe('engine URLs', () => {
 
   it('loadEnv carries the same engine list, frozen', () => {
     const env = loadEnv({ VLLM_URL: '', OMLX_URL: '' });
-    assert.deepEqual(env.engines.map((e) => e.id), ['ollama', 'lemonade']);
+    assert.deepEqual(
+      env.engines.map((e) => e.id),
+      ['ollama', 'lemonade'],
+    );
     assert.ok(Object.isFrozen(env.engines));
   });
 });
@@ -276,7 +282,10 @@ describe('container counts: HUB_DOCKER_SOCKET and HUB_COMPOSE_PROJECTS', () => {
     it(`HUB_COMPOSE_PROJECTS=${JSON.stringify(c.value)}: ${c.problem ? "refused, the Hub's own project is used" : c.projects?.join(' + ')}`, () => {
       const env = loadEnv({ HUB_COMPOSE_PROJECTS: c.value });
       assert.deepEqual(env.composeProjects, c.projects);
-      assert.equal(env.problems.some((p) => p.variable === 'HUB_COMPOSE_PROJECTS'), c.problem);
+      assert.equal(
+        env.problems.some((p) => p.variable === 'HUB_COMPOSE_PROJECTS'),
+        c.problem,
+      );
     });
   }
 });

@@ -156,7 +156,11 @@ export interface EnvProblem {
 export { EnvError };
 
 const wholeIn = (min: number, max: number) =>
-  z.string().regex(/^\d+$/, 'is not a whole number').transform(Number).pipe(z.number().max(max, `is above ${max}`).min(min, `is below ${min}`));
+  z
+    .string()
+    .regex(/^\d+$/, 'is not a whole number')
+    .transform(Number)
+    .pipe(z.number().max(max, `is above ${max}`).min(min, `is below ${min}`));
 const numberAtLeast = (min: number, exclusive: boolean) =>
   z.string().transform((v, ctx) => {
     const n = Number(v);
@@ -177,7 +181,10 @@ const otlpProtocol = z.string().refine((v) => v === OTLP_PROTOCOL, `is not ${OTL
 /** `name=value,...` with percent-encoded values (the OpenTelemetry spec's format for OTEL_EXPORTER_OTLP_HEADERS). */
 const headerList = z.string().transform((v, ctx) => {
   const out: Record<string, string> = {};
-  for (const entry of v.split(',').map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of v
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const eq = entry.indexOf('=');
     const name = eq > 0 ? entry.slice(0, eq).trim().toLowerCase() : '';
     let value: string | null = null;
@@ -245,8 +252,16 @@ export const ENV_SCHEMA = z.object({
   HUB_DOCKER_SOCKET: text.optional(),
   HUB_COMPOSE_PROJECTS: z
     .string()
-    .transform((v) => v.split(',').map((p) => p.trim()).filter((p) => p !== ''))
-    .refine((list) => list.length > 0 && list.every((p) => /^[a-z0-9][a-z0-9_-]{0,62}$/.test(p)), 'is not a comma-separated list of compose project names (lower case, digits, - and _)')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((p) => p.trim())
+        .filter((p) => p !== ''),
+    )
+    .refine(
+      (list) => list.length > 0 && list.every((p) => /^[a-z0-9][a-z0-9_-]{0,62}$/.test(p)),
+      'is not a comma-separated list of compose project names (lower case, digits, - and _)',
+    )
     .optional(),
 });
 type EnvVariable = keyof typeof ENV_SCHEMA.shape;
@@ -337,11 +352,15 @@ export function enginesFromEnv(env: Env, problems: EnvProblem[] = []): EngineEnd
     // An empty value (or "off") switches an engine off; unset takes the default address.
     const value = raw === undefined ? fallback : raw.trim();
     if (value === undefined || value === '' || isOff(value)) return;
-    const urls = value.split(',').map((u) => u.trim()).filter(Boolean).filter((url) => {
-      const ok = engineUrl.safeParse(url);
-      if (!ok.success) problems.push({ variable, value: url, problem: ok.error.issues[0]?.message ?? 'is not a URL', usedInstead: 'that entry is skipped' });
-      return ok.success;
-    });
+    const urls = value
+      .split(',')
+      .map((u) => u.trim())
+      .filter(Boolean)
+      .filter((url) => {
+        const ok = engineUrl.safeParse(url);
+        if (!ok.success) problems.push({ variable, value: url, problem: ok.error.issues[0]?.message ?? 'is not a URL', usedInstead: 'that entry is skipped' });
+        return ok.success;
+      });
     urls.forEach((url, i, all) => {
       out.push({ id: all.length > 1 ? `${kind}-${i + 1}` : kind, kind, url: url.replace(/\/+$/, '') });
     });
@@ -393,7 +412,10 @@ export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
     // Not trimmed: a secret is used exactly as given.
     identitySecret: env.HUB_POOL_IDENTITY_SECRET || null,
     tailscaleAdminApiConfigured: Boolean(v.TAILSCALE_OAUTH_CLIENT_ID && v.TAILSCALE_OAUTH_CLIENT_SECRET),
-    tailscaleOAuth: v.TAILSCALE_OAUTH_CLIENT_ID && v.TAILSCALE_OAUTH_CLIENT_SECRET ? Object.freeze({ clientId: v.TAILSCALE_OAUTH_CLIENT_ID, clientSecret: v.TAILSCALE_OAUTH_CLIENT_SECRET }) : null,
+    tailscaleOAuth:
+      v.TAILSCALE_OAUTH_CLIENT_ID && v.TAILSCALE_OAUTH_CLIENT_SECRET
+        ? Object.freeze({ clientId: v.TAILSCALE_OAUTH_CLIENT_ID, clientSecret: v.TAILSCALE_OAUTH_CLIENT_SECRET })
+        : null,
     tailscaleBinary: findExecutable('tailscale', env.PATH),
     nvidiaSmiBinary: findExecutable('nvidia-smi', env.PATH),
     otlp: otlpFrom(v, problems),

@@ -123,7 +123,10 @@ describe('resolvePoolDirections', () => {
           for (const poolEnabled of bools)
             for (const poolOutboundEnabled of bools)
               for (const poolInboundEnabled of bools) {
-                const got = resolvePoolDirections({ userDisabled, outboundDisabled, inboundDisabled }, { poolEnabled, poolOutboundEnabled, poolInboundEnabled });
+                const got = resolvePoolDirections(
+                  { userDisabled, outboundDisabled, inboundDisabled },
+                  { poolEnabled, poolOutboundEnabled, poolInboundEnabled },
+                );
                 const master: DisabledBy = userDisabled ? 'env' : poolEnabled ? null : 'setting';
                 const label = JSON.stringify({ userDisabled, outboundDisabled, inboundDisabled, poolEnabled, poolOutboundEnabled, poolInboundEnabled });
                 assert.equal(got.enabled, master === null, label);

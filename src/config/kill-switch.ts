@@ -26,7 +26,10 @@ export interface SwitchInputs {
   readonly inboundDisabled: boolean;
 }
 
-export function resolvePoolDirections(env: SwitchInputs, settings: Pick<PoolSettings, 'poolEnabled' | 'poolOutboundEnabled' | 'poolInboundEnabled'>): PoolDirections {
+export function resolvePoolDirections(
+  env: SwitchInputs,
+  settings: Pick<PoolSettings, 'poolEnabled' | 'poolOutboundEnabled' | 'poolInboundEnabled'>,
+): PoolDirections {
   const master: DisabledBy = env.userDisabled ? 'env' : settings.poolEnabled === false ? 'setting' : null;
   if (master !== null) {
     const off: Direction = { enabled: false, disabledBy: master };

@@ -81,7 +81,10 @@ describe('SettingsFile.patch', () => {
         assert.equal(err.code, 'HUB_ERR_SETTINGS_INVALID');
         assert.equal(err.status, 400);
         assert.match(err.message, /poolHealthPollSeconds must be a whole number from 10 to 300/);
-        assert.deepEqual((err.details?.fields as { field: string }[]).map((f) => f.field), ['poolHealthPollSeconds']);
+        assert.deepEqual(
+          (err.details?.fields as { field: string }[]).map((f) => f.field),
+          ['poolHealthPollSeconds'],
+        );
         return true;
       },
     );
@@ -171,7 +174,7 @@ describe('SettingsFile reading a damaged settings.json', () => {
     assert.match(reported[0]?.[0] ?? '', /not valid JSON/);
   });
 
-  it('keeps the damaged file beside the new one instead of overwriting the operator\'s edits', () => {
+  it("keeps the damaged file beside the new one instead of overwriting the operator's edits", () => {
     const dir = freshDir();
     writeFileSync(fileOf(dir), '{"poolLocalAffinity": 4,,');
     new SettingsFile(dir);
@@ -203,7 +206,10 @@ describe('SettingsFile reading a damaged settings.json', () => {
 describe('settingsCatalogue', () => {
   it('lists every setting with its default and a readable range', () => {
     const catalogue = settingsCatalogue();
-    assert.deepEqual(catalogue.map((e) => e.key), Object.keys(SETTING_RULES));
+    assert.deepEqual(
+      catalogue.map((e) => e.key),
+      Object.keys(SETTING_RULES),
+    );
     const ceiling = catalogue.find((e) => e.key === 'poolMaxPromptTokens');
     assert.deepEqual(ceiling, { key: 'poolMaxPromptTokens', default: null, range: 'a whole number from 1024 to 1048576, or null' });
   });

@@ -1,14 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  DEFAULT_SETTINGS,
-  isPin,
-  SETTING_RULES,
-  settingsFromFile,
-  validatePatch,
-  valueFits,
-  type PoolSettings,
-} from './settings-schema.js';
+import { DEFAULT_SETTINGS, isPin, SETTING_RULES, settingsFromFile, validatePatch, valueFits, type PoolSettings } from './settings-schema.js';
 
 type Key = keyof PoolSettings;
 
@@ -143,7 +135,10 @@ describe('validatePatch as a whole', () => {
   it('refuses an empty object: it names nothing to change', () => {
     const { patch, problems } = validatePatch({});
     assert.deepEqual(patch, {});
-    assert.deepEqual(problems.map((p) => p.field), ['(body)']);
+    assert.deepEqual(
+      problems.map((p) => p.field),
+      ['(body)'],
+    );
   });
 
   const notObjects: readonly { name: string; body: unknown }[] = [
@@ -157,14 +152,20 @@ describe('validatePatch as a whole', () => {
     it(`refuses a body that is ${c.name}`, () => {
       const { patch, problems } = validatePatch(c.body);
       assert.deepEqual(patch, {});
-      assert.deepEqual(problems.map((p) => p.field), ['(body)']);
+      assert.deepEqual(
+        problems.map((p) => p.field),
+        ['(body)'],
+      );
     });
   }
 
   it('yields no patch at all when one field of several is bad, and reports only the bad one', () => {
     const { patch, problems } = validatePatch({ poolLocalAffinity: 3, poolHealthPollSeconds: 5, poolEnabled: false });
     assert.deepEqual(patch, {});
-    assert.deepEqual(problems.map((p) => p.field), ['poolHealthPollSeconds']);
+    assert.deepEqual(
+      problems.map((p) => p.field),
+      ['poolHealthPollSeconds'],
+    );
   });
 
   it('reports every bad field, not just the first', () => {

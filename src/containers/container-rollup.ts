@@ -30,7 +30,11 @@ export interface ContainerSample {
 
 /** The Docker stats fields the rollup reads (the Engine API's /containers/{id}/stats). */
 export interface DockerStats {
-  readonly cpu_stats?: { readonly cpu_usage?: { readonly total_usage?: number; readonly percpu_usage?: readonly number[] | null }; readonly system_cpu_usage?: number; readonly online_cpus?: number };
+  readonly cpu_stats?: {
+    readonly cpu_usage?: { readonly total_usage?: number; readonly percpu_usage?: readonly number[] | null };
+    readonly system_cpu_usage?: number;
+    readonly online_cpus?: number;
+  };
   readonly precpu_stats?: { readonly cpu_usage?: { readonly total_usage?: number }; readonly system_cpu_usage?: number };
   readonly memory_stats?: { readonly usage?: number; readonly stats?: Readonly<Record<string, number>> };
 }

@@ -9,7 +9,15 @@ import type { Logger } from 'pino';
 import type { ContainerRollup } from '../peers/capabilities.js';
 import type { Background } from '../util/background.js';
 import type { Clock } from '../util/clock.js';
-import { CONTAINER_SAMPLE_INTERVAL_MS, publishedRollup, rollupOf, usageOf, type ContainerSample, type ContainerUsage, type ListedContainer } from './container-rollup.js';
+import {
+  CONTAINER_SAMPLE_INTERVAL_MS,
+  publishedRollup,
+  rollupOf,
+  usageOf,
+  type ContainerSample,
+  type ContainerUsage,
+  type ListedContainer,
+} from './container-rollup.js';
 import type { DockerApi } from './docker-api.js';
 
 /** Stats calls in flight at once: each can take a second while Docker reads two CPU samples. */

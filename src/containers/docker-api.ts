@@ -19,7 +19,13 @@ const LIST = z.array(z.object({ Id: z.string().max(128), State: z.string().max(3
 const INSPECT = z.object({ Config: z.object({ Labels: z.record(z.string()).nullable().optional() }).optional() });
 const finite = z.number().finite().nonnegative();
 const STATS = z.object({
-  cpu_stats: z.object({ cpu_usage: z.object({ total_usage: finite.optional(), percpu_usage: z.array(finite).max(4096).nullable().optional() }).optional(), system_cpu_usage: finite.optional(), online_cpus: z.number().int().min(1).max(4096).optional() }).optional(),
+  cpu_stats: z
+    .object({
+      cpu_usage: z.object({ total_usage: finite.optional(), percpu_usage: z.array(finite).max(4096).nullable().optional() }).optional(),
+      system_cpu_usage: finite.optional(),
+      online_cpus: z.number().int().min(1).max(4096).optional(),
+    })
+    .optional(),
   precpu_stats: z.object({ cpu_usage: z.object({ total_usage: finite.optional() }).optional(), system_cpu_usage: finite.optional() }).optional(),
   memory_stats: z.object({ usage: finite.optional(), stats: z.record(finite).optional() }).optional(),
 });
@@ -55,7 +61,12 @@ export class DockerApi {
 
   async #get<T>(path: string, schema: z.ZodType<T>): Promise<DockerAnswer<T>> {
     try {
-      const res = await request(`http://docker${path}`, { dispatcher: this.#agent, headersTimeout: DOCKER_CALL_TIMEOUT_MS, bodyTimeout: DOCKER_CALL_TIMEOUT_MS, signal: AbortSignal.timeout(DOCKER_CALL_TIMEOUT_MS) });
+      const res = await request(`http://docker${path}`, {
+        dispatcher: this.#agent,
+        headersTimeout: DOCKER_CALL_TIMEOUT_MS,
+        bodyTimeout: DOCKER_CALL_TIMEOUT_MS,
+        signal: AbortSignal.timeout(DOCKER_CALL_TIMEOUT_MS),
+      });
       const bytes = await readBounded(res.body, { maxBytes: DOCKER_REPLY_MAX_BYTES, timeoutMs: DOCKER_CALL_TIMEOUT_MS }, res.headers['content-length']);
       if (res.statusCode !== 200) return { ok: false, error: `Docker answered ${res.statusCode} to ${path.split('?')[0]}` };
       const parsed = schema.safeParse(parseJsonOrUndefined(bytes));

@@ -55,14 +55,27 @@ describe('sessionVerdict', () => {
     const ro = book.open('read', 'k1');
     return { book, op, ro };
   };
-  const headers = (id: string, csrf: string | null, extra: Record<string, string> = {}) => ({ host: '127.0.0.1:5002', cookie: `cihub_session=${id}`, ...(csrf === null ? {} : { [CSRF_HEADER]: csrf }), ...extra });
+  const headers = (id: string, csrf: string | null, extra: Record<string, string> = {}) => ({
+    host: '127.0.0.1:5002',
+    cookie: `cihub_session=${id}`,
+    ...(csrf === null ? {} : { [CSRF_HEADER]: csrf }),
+    ...extra,
+  });
 
   const cases: readonly { name: string; run: (t: ReturnType<typeof setup>) => ReturnType<typeof sessionVerdict>; expect: string }[] = [
-    { name: 'operator session with its token', run: ({ book, op }) => sessionVerdict(headers(op.id, op.csrfToken), book, () => readKey), expect: 'caller:operator' },
+    {
+      name: 'operator session with its token',
+      run: ({ book, op }) => sessionVerdict(headers(op.id, op.csrfToken), book, () => readKey),
+      expect: 'caller:operator',
+    },
     { name: 'read session with its token', run: ({ book, ro }) => sessionVerdict(headers(ro.id, ro.csrfToken), book, () => readKey), expect: 'caller:qa-read' },
     { name: 'cookie without the token', run: ({ book, op }) => sessionVerdict(headers(op.id, null), book, () => readKey), expect: 'refused' },
     { name: "another session's token", run: ({ book, op, ro }) => sessionVerdict(headers(op.id, ro.csrfToken), book, () => readKey), expect: 'refused' },
-    { name: 'a page on another origin', run: ({ book, op }) => sessionVerdict(headers(op.id, op.csrfToken, { origin: 'http://127.0.0.1:3000' }), book, () => readKey), expect: 'refused' },
+    {
+      name: 'a page on another origin',
+      run: ({ book, op }) => sessionVerdict(headers(op.id, op.csrfToken, { origin: 'http://127.0.0.1:3000' }), book, () => readKey),
+      expect: 'refused',
+    },
     { name: 'a read session whose key was revoked', run: ({ book, ro }) => sessionVerdict(headers(ro.id, ro.csrfToken), book, () => null), expect: 'absent' },
     { name: 'an unknown session', run: ({ book }) => sessionVerdict(headers('z'.repeat(43), 'x'), book, () => readKey), expect: 'absent' },
   ];

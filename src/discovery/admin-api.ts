@@ -30,7 +30,12 @@ export const MAX_ADMIN_DEVICES = 10_000;
 const TOKEN = z.object({
   access_token: z.string().min(1).max(4096),
   token_type: z.string().max(64).optional(),
-  expires_in: z.number().int().positive().max(7 * 24 * 3600).optional(),
+  expires_in: z
+    .number()
+    .int()
+    .positive()
+    .max(7 * 24 * 3600)
+    .optional(),
 });
 const DEVICE = z
   .object({
@@ -67,21 +72,33 @@ export class AdminApiClient {
   async devices(tailnet: string): Promise<AdminApiAnswer<TailnetDevice[]>> {
     const token = await this.#bearer();
     if (!token.ok) return token;
-    const answer = await this.#call('GET', `/api/v2/tailnet/${encodeURIComponent(tailnet)}/devices`, { authorization: `Bearer ${token.value}` }, undefined, DEVICES_MAX_BYTES);
+    const answer = await this.#call(
+      'GET',
+      `/api/v2/tailnet/${encodeURIComponent(tailnet)}/devices`,
+      { authorization: `Bearer ${token.value}` },
+      undefined,
+      DEVICES_MAX_BYTES,
+    );
     if (!answer.ok) {
       // A token the server no longer takes is dropped, so the next call asks for a new one.
       if (/HTTP 401/.test(answer.error)) this.#token = null;
       return answer;
     }
     const list = DEVICES.safeParse(answer.value);
-    if (!list.success) return { ok: false, error: 'the device list is not in the Admin API\'s shape' };
+    if (!list.success) return { ok: false, error: "the device list is not in the Admin API's shape" };
     const devices: TailnetDevice[] = [];
     for (const raw of list.data.devices.slice(0, MAX_ADMIN_DEVICES)) {
       const d = DEVICE.safeParse(raw);
       if (!d.success || d.data.name === undefined) continue;
       const name = normalizePeerName(d.data.name);
       if (!name.ok) continue;
-      devices.push({ nodeFqdn: name.name, hostName: d.data.hostname ?? null, os: d.data.os ?? null, online: d.data.connectedToControl ?? null, deviceId: d.data.nodeId ?? d.data.id ?? null });
+      devices.push({
+        nodeFqdn: name.name,
+        hostName: d.data.hostname ?? null,
+        os: d.data.os ?? null,
+        online: d.data.connectedToControl ?? null,
+        deviceId: d.data.nodeId ?? d.data.id ?? null,
+      });
     }
     return { ok: true, value: devices };
   }
@@ -91,7 +108,8 @@ export class AdminApiClient {
     if (this.#token !== null && now < this.#token.expiresAtMs - TOKEN_RENEW_BEFORE_EXPIRY_MS) return { ok: true, value: this.#token.value };
     const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: this.#d.clientId, client_secret: this.#d.clientSecret }).toString();
     const answer = await this.#call('POST', '/api/v2/oauth/token', { 'content-type': 'application/x-www-form-urlencoded' }, form, TOKEN_MAX_BYTES);
-    if (!answer.ok) return { ok: false, error: `the OAuth token request failed (${answer.error}); check TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET` };
+    if (!answer.ok)
+      return { ok: false, error: `the OAuth token request failed (${answer.error}); check TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET` };
     const token = TOKEN.safeParse(answer.value);
     if (!token.success) return { ok: false, error: 'the OAuth token answer carries no access_token' };
     const lifetimeMs = token.data.expires_in === undefined ? DEFAULT_TOKEN_LIFETIME_MS : token.data.expires_in * 1000;
@@ -99,7 +117,13 @@ export class AdminApiClient {
     return { ok: true, value: token.data.access_token };
   }
 
-  async #call(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body: string | undefined, maxBytes: number): Promise<AdminApiAnswer<unknown>> {
+  async #call(
+    method: 'GET' | 'POST',
+    path: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    maxBytes: number,
+  ): Promise<AdminApiAnswer<unknown>> {
     const url = `${this.#d.baseUrl ?? TAILSCALE_API_BASE_URL}${path}`;
     try {
       const res = await request(url, {

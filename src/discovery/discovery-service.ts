@@ -123,9 +123,19 @@ export class DiscoveryService {
     let adminApi: readonly TailnetDevice[] = [];
     const tailnet = tailnetToAsk(state.tailnetName, self.tailnetSuffix);
     if (this.#d.adminApi === null) {
-      reports.push({ directory: 'tailscale-admin-api', state: 'not-configured', named: null, detail: 'set TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET (an OAuth client with devices:core:read) to list the whole tailnet' });
+      reports.push({
+        directory: 'tailscale-admin-api',
+        state: 'not-configured',
+        named: null,
+        detail: 'set TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET (an OAuth client with devices:core:read) to list the whole tailnet',
+      });
     } else if (tailnet === null) {
-      reports.push({ directory: 'tailscale-admin-api', state: 'unavailable', named: null, detail: 'this Hub has joined no tailnet, so there is none to ask about' });
+      reports.push({
+        directory: 'tailscale-admin-api',
+        state: 'unavailable',
+        named: null,
+        detail: 'this Hub has joined no tailnet, so there is none to ask about',
+      });
     } else {
       const answer = await this.#d.adminApi.devices(tailnet);
       if (answer.ok) {
@@ -137,24 +147,49 @@ export class DiscoveryService {
       }
     }
     // This product has no CI Portal registration, and the spec's Portal leg names nothing today either.
-    reports.push({ directory: 'portal', state: 'unavailable', named: null, detail: 'this Hub is not registered with a CI Portal, and that directory names no tailnet devices today' });
+    reports.push({
+      directory: 'portal',
+      state: 'unavailable',
+      named: null,
+      detail: 'this Hub is not registered with a CI Portal, and that directory names no tailnet devices today',
+    });
     return { daemon, adminApi, reports };
   }
 
   async discover(): Promise<Discovery> {
     const lanHeard: Promise<LanScan> = this.#d.lan?.browse() ?? Promise.resolve({ state: 'off' });
     const [dirs, self] = await Promise.all([this.directories(), this.#d.self()]);
-    const merged = mergeCandidates({ daemon: dirs.daemon, adminApi: dirs.adminApi, portal: [], paired: this.#d.heldNames(), selfName: self.nodeFqdn, tailnetSuffix: self.tailnetSuffix });
+    const merged = mergeCandidates({
+      daemon: dirs.daemon,
+      adminApi: dirs.adminApi,
+      portal: [],
+      paired: this.#d.heldNames(),
+      selfName: self.nodeFqdn,
+      tailnetSuffix: self.tailnetSuffix,
+    });
     const toProbe = merged.candidates.slice(0, MAX_DISCOVERY_CANDIDATES);
     const deadlineMs = this.#d.clock.nowMs() + DISCOVERY_SCAN_BUDGET_MS;
-    const outOfTime: IdentifyAnswer = { ok: false, reason: `not probed: the scan's ${DISCOVERY_SCAN_BUDGET_MS / 1000} s were used up by slower devices; run discover again` };
-    const answers = await mapBounded(toProbe, DISCOVERY_PROBE_CONCURRENCY, async (c) => (this.#d.clock.nowMs() >= deadlineMs ? outOfTime : this.#d.identify(c.nodeFqdn)));
+    const outOfTime: IdentifyAnswer = {
+      ok: false,
+      reason: `not probed: the scan's ${DISCOVERY_SCAN_BUDGET_MS / 1000} s were used up by slower devices; run discover again`,
+    };
+    const answers = await mapBounded(toProbe, DISCOVERY_PROBE_CONCURRENCY, async (c) =>
+      this.#d.clock.nowMs() >= deadlineMs ? outOfTime : this.#d.identify(c.nodeFqdn),
+    );
     const candidates: DiscoverableHub[] = [];
     const notHubs: SilentDevice[] = [];
     toProbe.forEach((c, i) => {
       const answer = answers[i]!;
       if (answer.ok) {
-        candidates.push({ nodeFqdn: c.nodeFqdn, displayName: c.nodeFqdn.split('.')[0]!, deviceId: c.deviceId, os: c.os, online: c.online, ...(c.source ? { source: c.source } : {}), poolProtocol: answer.poolProtocol });
+        candidates.push({
+          nodeFqdn: c.nodeFqdn,
+          displayName: c.nodeFqdn.split('.')[0]!,
+          deviceId: c.deviceId,
+          os: c.os,
+          online: c.online,
+          ...(c.source ? { source: c.source } : {}),
+          poolProtocol: answer.poolProtocol,
+        });
       } else {
         notHubs.push({ nodeFqdn: c.nodeFqdn, os: c.os, online: c.online, reason: answer.reason });
       }
@@ -165,7 +200,10 @@ export class DiscoveryService {
   }
 }
 
-function lanDiscovery(scan: LanScan, ctx: { ownId: string; selfName: string | null; tailnetNames: ReadonlySet<string>; held: ReadonlySet<string> }): LanDiscovery {
+function lanDiscovery(
+  scan: LanScan,
+  ctx: { ownId: string; selfName: string | null; tailnetNames: ReadonlySet<string>; held: ReadonlySet<string> },
+): LanDiscovery {
   if (scan.state !== 'ok') return { state: scan.state, detail: scan.state === 'failed' ? scan.detail : null, rows: [], coveredByTailnet: 0, notListed: 0 };
   return { state: 'ok', detail: null, ...lanRows({ heard: scan.heard, ...ctx }) };
 }

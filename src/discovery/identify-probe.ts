@@ -15,7 +15,11 @@ export type IdentifyAnswer = { readonly ok: true; readonly poolProtocol: number 
 
 export function identifyProbe(client: Pick<PeerClient, 'call'>): (name: string) => Promise<IdentifyAnswer> {
   return async (name) => {
-    const answer = await client.call({ nodeFqdn: name }, 'GET', '/api/inference/pool/identify', undefined, { timeoutMs: DISCOVERY_PROBE_TIMEOUT_MS, maxBytes: IDENTIFY_MAX_BYTES, auth: 'none' });
+    const answer = await client.call({ nodeFqdn: name }, 'GET', '/api/inference/pool/identify', undefined, {
+      timeoutMs: DISCOVERY_PROBE_TIMEOUT_MS,
+      maxBytes: IDENTIFY_MAX_BYTES,
+      auth: 'none',
+    });
     if (!answer.ok) return { ok: false, reason: answer.error };
     if (answer.status !== 200) return { ok: false, reason: `HTTP ${answer.status}` };
     const parsed = IDENTIFY.safeParse(answer.json);

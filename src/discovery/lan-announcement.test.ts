@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { announcementRecords, heardFromPacket, instanceName, LAN_SERVICE_TYPE, MAX_RECORDS_PER_PACKET, queryAsksForHubs, type LanSelf } from './lan-announcement.js';
+import {
+  announcementRecords,
+  heardFromPacket,
+  instanceName,
+  LAN_SERVICE_TYPE,
+  MAX_RECORDS_PER_PACKET,
+  queryAsksForHubs,
+  type LanSelf,
+} from './lan-announcement.js';
 
 const HUB_B: LanSelf = { id: 'b0b0b0b0', hostLabel: 'Studio.local', nodeFqdn: 'studio.tail0.ts.net', port: 5002 };
 const FROM = '192.168.1.42';

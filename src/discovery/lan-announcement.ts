@@ -49,7 +49,12 @@ const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 /** A DNS label made from any text: lower-case letters, digits and hyphens, at most 63 characters. */
 export function safeLabel(raw: string): string {
-  const cleaned = raw.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, MAX_DNS_LABEL_CHARS).replace(/-+$/g, '');
+  const cleaned = raw
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, MAX_DNS_LABEL_CHARS)
+    .replace(/-+$/g, '');
   return cleaned === '' ? 'hub' : cleaned;
 }
 
@@ -77,7 +82,7 @@ export function queryAsksForHubs(packet: unknown, ownInstance: string): boolean 
   const questions = (packet as { questions?: unknown } | null)?.questions;
   if (!Array.isArray(questions)) return false;
   return questions.slice(0, MAX_RECORDS_PER_PACKET).some((q) => {
-    const name = typeof (q as { name?: unknown })?.name === 'string' ? ((q as { name: string }).name).toLowerCase() : '';
+    const name = typeof (q as { name?: unknown })?.name === 'string' ? (q as { name: string }).name.toLowerCase() : '';
     return name === LAN_SERVICE_TYPE || name === ownInstance;
   });
 }
@@ -104,7 +109,13 @@ function txtPairs(data: unknown): Map<string, string> {
   const out = new Map<string, string>();
   const strings = Array.isArray(data) ? data : [data];
   for (const s of strings.slice(0, MAX_TXT_STRINGS)) {
-    const text = Buffer.isBuffer(s) ? (s.length > MAX_TXT_STRING_BYTES ? null : s.toString('utf8')) : typeof s === 'string' && s.length <= MAX_TXT_STRING_BYTES ? s : null;
+    const text = Buffer.isBuffer(s)
+      ? s.length > MAX_TXT_STRING_BYTES
+        ? null
+        : s.toString('utf8')
+      : typeof s === 'string' && s.length <= MAX_TXT_STRING_BYTES
+        ? s
+        : null;
     if (text === null) continue;
     const eq = text.indexOf('=');
     if (eq <= 0) continue;

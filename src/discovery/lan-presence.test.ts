@@ -128,10 +128,23 @@ describe('LAN presence (mDNS)', () => {
   it('a packet that breaks a reader is dropped, not thrown into the socket', async () => {
     const { lan, opened } = presence({ enabled: () => true });
     await lan.sync();
-    const hostile = { get answers(): unknown[] { throw new Error('boom'); } };
+    const hostile = {
+      get answers(): unknown[] {
+        throw new Error('boom');
+      },
+    };
     opened[0]!.replies.push({ packet: hostile, from: '192.168.1.42' });
     assert.deepEqual(await lan.browse(0), { state: 'ok', heard: [] });
-    assert.doesNotThrow(() => opened[0]!.onQueryQueryHandler!({ get questions(): unknown[] { throw new Error('boom'); } }, '192.168.1.42'));
+    assert.doesNotThrow(() =>
+      opened[0]!.onQueryQueryHandler!(
+        {
+          get questions(): unknown[] {
+            throw new Error('boom');
+          },
+        },
+        '192.168.1.42',
+      ),
+    );
   });
 
   it('after shutdown, neither a switch nor a scan opens a socket again', async () => {

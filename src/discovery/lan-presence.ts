@@ -64,9 +64,11 @@ export class LanPresence {
 
   /** Opens or closes the socket to match the setting. Never rejects. */
   sync(): Promise<void> {
-    this.#syncing = this.#syncing.then(() => this.#apply()).catch((err: unknown) => {
-      this.#d.logger.warn({ err }, 'LAN discovery (mDNS) could not be switched');
-    });
+    this.#syncing = this.#syncing
+      .then(() => this.#apply())
+      .catch((err: unknown) => {
+        this.#d.logger.warn({ err }, 'LAN discovery (mDNS) could not be switched');
+      });
     return this.#syncing;
   }
 

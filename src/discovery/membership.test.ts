@@ -48,7 +48,14 @@ describe('MembershipCache', () => {
   function counted(names: string[]) {
     const calls = { n: 0 };
     const listed = [...names];
-    return { calls, listed, fetch: async () => { calls.n += 1; return { ok: true as const, value: listed.map(device) }; } };
+    return {
+      calls,
+      listed,
+      fetch: async () => {
+        calls.n += 1;
+        return { ok: true as const, value: listed.map(device) };
+      },
+    };
   }
 
   it('answers from one list for 30 s; a flood of unknown names costs one fetch per 10 s', async () => {
@@ -78,10 +85,22 @@ describe('MembershipCache', () => {
 
   it('a failed fetch is not cached, and no tailnet gives no verdict', async () => {
     let calls = 0;
-    const failing = new MembershipCache(async () => { calls += 1; return { ok: false as const, error: 'HTTP 503' }; }, () => 0);
+    const failing = new MembershipCache(
+      async () => {
+        calls += 1;
+        return { ok: false as const, error: 'HTTP 503' };
+      },
+      () => 0,
+    );
     assert.equal((await failing.check('a.tail0.ts.net'))?.kind, 'unknown');
     assert.equal((await failing.check('a.tail0.ts.net'))?.kind, 'unknown');
     assert.equal(calls, 2);
-    assert.equal(await new MembershipCache(async () => null, () => 0).check('a.tail0.ts.net'), null);
+    assert.equal(
+      await new MembershipCache(
+        async () => null,
+        () => 0,
+      ).check('a.tail0.ts.net'),
+      null,
+    );
   });
 });

@@ -41,7 +41,9 @@ const optional = <T extends z.ZodTypeAny>(schema: T) => schema.optional().catch(
 const modelName = z.string().min(1).max(MAX_MODEL_NAME_LENGTH);
 const fact = z.string().min(1).max(MAX_FACT_LENGTH);
 /** Short strings out of an array, the rest dropped (Ollama's capabilities). */
-const facts = z.array(z.unknown()).transform((list) => list.filter((c): c is string => typeof c === 'string' && c.length > 0 && c.length <= MAX_FACT_LENGTH).slice(0, MAX_CAPABILITIES));
+const facts = z
+  .array(z.unknown())
+  .transform((list) => list.filter((c): c is string => typeof c === 'string' && c.length > 0 && c.length <= MAX_FACT_LENGTH).slice(0, MAX_CAPABILITIES));
 
 const tagEntry = z
   .object({

@@ -39,7 +39,11 @@ export const VLLM_V1_METRICS = [
   '# HELP vllm:lora_requests_info Running stats on lora requests.',
   '# TYPE vllm:lora_requests_info gauge',
   'vllm:lora_requests_info{max_lora="0",running_lora_adapters="",waiting_lora_adapters=""} 1.7649e+09',
-  histogram('vllm:time_to_first_token_seconds', `engine="0",model_name="${MODEL}"`, [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10]),
+  histogram(
+    'vllm:time_to_first_token_seconds',
+    `engine="0",model_name="${MODEL}"`,
+    [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10],
+  ),
   histogram('vllm:e2e_request_latency_seconds', `engine="0",model_name="${MODEL}"`, [0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60]),
   '',
 ].join('\n');
@@ -99,9 +103,27 @@ export const LLAMACPP_SLOTS = [llamaSlot(0, true), llamaSlot(1, false), llamaSlo
 
 /** An older llama-server (before is_processing): `state` 0 is idle, 1 processing. One of two slots busy. */
 export const LLAMACPP_SLOTS_WITH_STATE = [
-  { id: 0, state: 1, task_id: 7, n_ctx: 4096, model: '/models/qwen3-8b-q4_k_m.gguf', prompt: '', next_token: { has_next_token: true, n_remain: -1, n_decoded: 12 } },
-  { id: 1, state: 0, task_id: -1, n_ctx: 4096, model: '/models/qwen3-8b-q4_k_m.gguf', prompt: '', next_token: { has_next_token: true, n_remain: -1, n_decoded: 0 } },
+  {
+    id: 0,
+    state: 1,
+    task_id: 7,
+    n_ctx: 4096,
+    model: '/models/qwen3-8b-q4_k_m.gguf',
+    prompt: '',
+    next_token: { has_next_token: true, n_remain: -1, n_decoded: 12 },
+  },
+  {
+    id: 1,
+    state: 0,
+    task_id: -1,
+    n_ctx: 4096,
+    model: '/models/qwen3-8b-q4_k_m.gguf',
+    prompt: '',
+    next_token: { has_next_token: true, n_remain: -1, n_decoded: 0 },
+  },
 ];
 
 /** What a llama-server started with --no-slots answers (HTTP 501). */
-export const LLAMACPP_SLOTS_DISABLED = { error: { code: 501, message: 'This server does not support slots endpoint. Start it with `--slots`', type: 'not_supported_error' } };
+export const LLAMACPP_SLOTS_DISABLED = {
+  error: { code: 501, message: 'This server does not support slots endpoint. Start it with `--slots`', type: 'not_supported_error' },
+};

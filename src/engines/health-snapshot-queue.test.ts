@@ -119,7 +119,11 @@ describe('queue reports in the health snapshot', () => {
     r.health.refreshQueueReports();
     await until(() => r.engine.answered() >= 2, 2000, 'the second report');
     await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.deepEqual([queueOf(r.health.latest())?.running, queueOf(r.health.latest())?.waiting], [0, 0], 'the clients that were waiting are gone from the next report');
+    assert.deepEqual(
+      [queueOf(r.health.latest())?.running, queueOf(r.health.latest())?.waiting],
+      [0, 0],
+      'the clients that were waiting are gone from the next report',
+    );
   });
 
   it('reads a report older than QUEUE_REPORT_MAX_AGE_MS as null', async () => {

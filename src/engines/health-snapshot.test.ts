@@ -30,7 +30,13 @@ async function rig(ttl: number, ...handlers: ((path: string, hit: number) => Fak
   const dispatcher = new Agent();
   const clock = new ManualClock();
   const state: { ttl: number } = { ttl };
-  const health = new BackendHealth({ endpoints, dispatcher, clock, ttlMs: () => state.ttl, background: new Background({ logger: pino({ level: 'silent' }), clock }) });
+  const health = new BackendHealth({
+    endpoints,
+    dispatcher,
+    clock,
+    ttlMs: () => state.ttl,
+    background: new Background({ logger: pino({ level: 'silent' }), clock }),
+  });
   cleanups.push(async () => {
     health.close();
     await Promise.all(engines.map((e) => e.close()));
@@ -62,7 +68,10 @@ describe('BackendHealth with TTL 0 (the default)', () => {
     await until(() => r.engines[0]!.paths.length === 1, 1000, 'the probe to arrive');
     held.resolve(ollamaTags('qwen3:8b'));
     const views = await reads;
-    assert.deepEqual(views.map((v) => modelsOf(v)), [['qwen3:8b'], ['qwen3:8b'], ['qwen3:8b']]);
+    assert.deepEqual(
+      views.map((v) => modelsOf(v)),
+      [['qwen3:8b'], ['qwen3:8b'], ['qwen3:8b']],
+    );
     assert.equal(r.engines[0]?.paths.length, 1);
   });
 });
@@ -144,7 +153,11 @@ describe('BackendHealth with a TTL', () => {
     const first = deferred<FakeReply>();
     const second = deferred<FakeReply>();
     // Each engine answers its first probe only when released; any later probe would hang.
-    const r = await rig(TTL, (_p, hit) => (hit === 1 ? first.promise : NEVER), (_p, hit) => (hit === 1 ? second.promise : NEVER));
+    const r = await rig(
+      TTL,
+      (_p, hit) => (hit === 1 ? first.promise : NEVER),
+      (_p, hit) => (hit === 1 ? second.promise : NEVER),
+    );
     const cold = await timed(() => r.health.read());
     assert.ok(cold.ms >= PLACEMENT_BUDGET_MS - 100, `waited only ${cold.ms} ms`);
     assert.ok(cold.ms < 2 * PLACEMENT_BUDGET_MS, `the budget is shared, not per engine (took ${cold.ms} ms)`);
@@ -165,7 +178,11 @@ describe('BackendHealth with a TTL', () => {
     assert.ok(next.ms < PLACEMENT_BUDGET_MS - 50, `the next read waited ${next.ms} ms`);
     assert.deepEqual([next.value[0]?.running, next.value[0]?.healthy, modelsOf(next.value)], [true, true, ['qwen3:8b']]);
     assert.deepEqual([next.value[1]?.running, next.value[1]?.healthy, next.value[1]?.error], [true, false, 'HTTP 500']);
-    assert.deepEqual(r.engines.map((e) => e.paths.length), [1, 1], 'no engine was probed again');
+    assert.deepEqual(
+      r.engines.map((e) => e.paths.length),
+      [1, 1],
+      'no engine was probed again',
+    );
   });
 
   it('while a cold probe is still in flight after one read spent its budget, later reads do not wait the budget again', async () => {
@@ -192,7 +209,10 @@ describe('BackendHealth with a TTL', () => {
     await until(() => r.engines[0]!.paths.length === 1, 1000, 'the probe to arrive');
     held.resolve(ollamaTags('qwen3:8b'));
     const views = await reads;
-    assert.deepEqual(views.map((v) => modelsOf(v)), [['qwen3:8b'], ['qwen3:8b']]);
+    assert.deepEqual(
+      views.map((v) => modelsOf(v)),
+      [['qwen3:8b'], ['qwen3:8b']],
+    );
     assert.equal(r.engines[0]?.paths.length, 1);
   });
 
@@ -237,16 +257,24 @@ describe('BackendHealth.latest', () => {
 });
 
 describe('BackendHealth.snapshot(), what the listings read (issue 10 audit)', () => {
-  it('at the default TTL 0, answers while a silent engine\'s probe is still pending, and never starts or waits for another', async () => {
+  it("at the default TTL 0, answers while a silent engine's probe is still pending, and never starts or waits for another", async () => {
     const held = deferred<FakeReply>();
-    const r = await rig(0, () => ollamaTags('qwen3:8b'), (_p, hit) => (hit === 1 ? held.promise : NEVER));
+    const r = await rig(
+      0,
+      () => ollamaTags('qwen3:8b'),
+      (_p, hit) => (hit === 1 ? held.promise : NEVER),
+    );
     const first = await r.health.snapshot();
     assert.equal(r.engines[1]!.answered(), 0, 'the listing answered before the silent engine did');
     assert.deepEqual([modelsOf(first, 0), first[1]?.healthy], [['qwen3:8b'], false]);
     const again = await r.health.snapshot();
     assert.equal(r.engines[1]!.answered(), 0);
     assert.deepEqual([modelsOf(again, 0), again[1]?.healthy], [['qwen3:8b'], false]);
-    assert.deepEqual(r.engines.map((e) => e.paths.length), [1, 1], 'one probe each: a listing is no live probe');
+    assert.deepEqual(
+      r.engines.map((e) => e.paths.length),
+      [1, 1],
+      'one probe each: a listing is no live probe',
+    );
     held.resolve(ollamaTags('late:8b'));
     await until(() => r.engines[1]!.answered() === 1, 1000, 'the held probe to land');
     await new Promise((resolve) => setTimeout(resolve, 20));

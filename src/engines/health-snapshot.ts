@@ -239,7 +239,12 @@ export class BackendHealth {
     const adapter = ADAPTERS[s.endpoint.kind];
     s.probing = adapter
       .probe(s.endpoint.url, this.#deps.dispatcher, this.#closing.signal)
-      .catch((err: unknown): ProbeAnswer => ({ running: false, healthy: false, models: NO_MODELS, error: `the probe failed: ${err instanceof Error ? err.message : String(err)}` }))
+      .catch((err: unknown): ProbeAnswer => ({
+        running: false,
+        healthy: false,
+        models: NO_MODELS,
+        error: `the probe failed: ${err instanceof Error ? err.message : String(err)}`,
+      }))
       .then((answer) => {
         s.answer = answer;
         s.answeredAtMs = this.#deps.clock.nowMs();
@@ -274,7 +279,14 @@ export class BackendHealth {
     const queue = s.queue !== null && now - s.queue.atMs <= QUEUE_REPORT_MAX_AGE_MS ? s.queue : null;
     const queueAge = queue === null ? null : Math.max(0, now - queue.atMs);
     const cached = s.view;
-    if (cached !== null && s.viewAnswer === answer && cached.probedMsAgo === probedMsAgo && s.viewQueue === queue && (cached.engineQueue?.reportedMsAgo ?? null) === queueAge) return cached;
+    if (
+      cached !== null &&
+      s.viewAnswer === answer &&
+      cached.probedMsAgo === probedMsAgo &&
+      s.viewQueue === queue &&
+      (cached.engineQueue?.reportedMsAgo ?? null) === queueAge
+    )
+      return cached;
     const { id: backendId, kind, url } = s.endpoint;
     const engineQueue = queue === null ? null : queueView(queue, queueAge ?? 0);
     // Field by field rather than spread: a spread of the answer into a literal that already

@@ -22,11 +22,7 @@ export interface ListingResult {
   readonly leftOut: BackendView[];
 }
 
-export async function listLocal(
-  backends: readonly BackendView[],
-  pathFor: (b: BackendView) => string,
-  dispatcher: Dispatcher,
-): Promise<ListingResult> {
+export async function listLocal(backends: readonly BackendView[], pathFor: (b: BackendView) => string, dispatcher: Dispatcher): Promise<ListingResult> {
   const answers: ListingAnswer[] = [];
   const controllers = backends.map(() => new AbortController());
   const settled = new Set<number>();

@@ -44,7 +44,7 @@ describe('parseTags', () => {
     assert.deepEqual(parseTags({ models: [{ name: '' }, { size: 3 }, 'qwen3:8b'] }), []);
   });
 
-  it('is null for a body not in Ollama\'s shape', () => {
+  it("is null for a body not in Ollama's shape", () => {
     assert.equal(parseTags({ data: [] }), null);
     assert.equal(parseTags(null), null);
     assert.equal(parseTags({ models: 'qwen3:8b' }), null);

@@ -17,7 +17,7 @@ export const ollamaAdapter: EngineAdapter = {
     const res = await getParsed(`${baseUrl}/api/tags`, dispatcher, signal, ENGINE_LISTING_MAX_BYTES, TAGS);
     if (!res.ok) return { running: res.running, healthy: false, models: [], error: res.error };
     const models = res.value;
-    if (models === null) return { running: true, healthy: false, models: [], error: 'GET /api/tags did not answer in Ollama\'s shape' };
+    if (models === null) return { running: true, healthy: false, models: [], error: "GET /api/tags did not answer in Ollama's shape" };
     return { running: true, healthy: true, models, error: null };
   },
   upstreamPath(appPath) {

@@ -59,13 +59,36 @@ describe('two engines on port 8000: reading owned_by', () => {
 
   const rows: readonly { name: string; kind: OpenAIKind; reply: FakeReply; healthy: boolean; error?: RegExp }[] = [
     { name: 'vLLM naming itself vllm is healthy', kind: 'vllm', reply: modelList('vllm', 'Qwen/Qwen3-8B'), healthy: true },
-    { name: 'the vLLM adapter finding an oMLX-named server is running but not healthy', kind: 'vllm', reply: modelList('omlx', 'm'), healthy: false, error: /names itself omlx, not vllm/ },
-    { name: 'the oMLX adapter finding vLLM is running but not healthy', kind: 'omlx', reply: modelList('vllm', 'Qwen/Qwen3-8B'), healthy: false, error: /names itself vllm, not omlx/ },
+    {
+      name: 'the vLLM adapter finding an oMLX-named server is running but not healthy',
+      kind: 'vllm',
+      reply: modelList('omlx', 'm'),
+      healthy: false,
+      error: /names itself omlx, not vllm/,
+    },
+    {
+      name: 'the oMLX adapter finding vLLM is running but not healthy',
+      kind: 'omlx',
+      reply: modelList('vllm', 'Qwen/Qwen3-8B'),
+      healthy: false,
+      error: /names itself vllm, not omlx/,
+    },
     { name: 'a server naming itself ollama is not a vLLM', kind: 'vllm', reply: modelList('ollama', 'm'), healthy: false, error: /names itself ollama/ },
-    { name: 'the vLLM adapter finding llama.cpp is running but not healthy', kind: 'vllm', reply: modelList('llamacpp', 'm'), healthy: false, error: /llamacpp/ },
-    { name: 'a server that does not name itself (mlx_lm.server) is left alone', kind: 'omlx', reply: modelList(undefined, 'mlx-community/Qwen3-8B-4bit'), healthy: true },
+    {
+      name: 'the vLLM adapter finding llama.cpp is running but not healthy',
+      kind: 'vllm',
+      reply: modelList('llamacpp', 'm'),
+      healthy: false,
+      error: /llamacpp/,
+    },
+    {
+      name: 'a server that does not name itself (mlx_lm.server) is left alone',
+      kind: 'omlx',
+      reply: modelList(undefined, 'mlx-community/Qwen3-8B-4bit'),
+      healthy: true,
+    },
     { name: 'owned_by absent is left alone for vLLM too', kind: 'vllm', reply: modelList(undefined, 'm'), healthy: true },
-    { name: 'Ollama\'s library namespace names no engine', kind: 'vllm', reply: modelList('library', 'qwen3:8b'), healthy: true },
+    { name: "Ollama's library namespace names no engine", kind: 'vllm', reply: modelList('library', 'qwen3:8b'), healthy: true },
     { name: 'an organisation namespace names no engine', kind: 'llamacpp', reply: modelList('someone', 'm'), healthy: true },
     {
       name: 'one entry naming another engine among unnamed ones is enough',
@@ -102,7 +125,10 @@ describe('two engines on port 8000: reading owned_by', () => {
 describe('parseModelList', () => {
   it('reads ids and owners and skips entries without an id', () => {
     const parsed = parseModelList({ data: [{ id: 'a', owned_by: 'vllm' }, { id: '' }, { owned_by: 'x' }, { id: 'b' }] });
-    assert.deepEqual(parsed?.models.map((m) => m.name), ['a', 'b']);
+    assert.deepEqual(
+      parsed?.models.map((m) => m.name),
+      ['a', 'b'],
+    );
     assert.deepEqual(parsed?.owners, ['vllm']);
   });
 

@@ -34,7 +34,13 @@ export async function getJson(url: string, dispatcher: Dispatcher, signal: Abort
 }
 
 /** One GET's whole 200 body within `maxBytes` and `timeoutMs` (headers, and the body from its start), or why not. */
-export async function getBytes(url: string, dispatcher: Dispatcher, signal: AbortSignal, maxBytes: number, timeoutMs: number = PROBE_TRANSPORT_TIMEOUT_MS): Promise<{ ok: true; bytes: Buffer } | { ok: false; running: boolean; error: string }> {
+export async function getBytes(
+  url: string,
+  dispatcher: Dispatcher,
+  signal: AbortSignal,
+  maxBytes: number,
+  timeoutMs: number = PROBE_TRANSPORT_TIMEOUT_MS,
+): Promise<{ ok: true; bytes: Buffer } | { ok: false; running: boolean; error: string }> {
   try {
     const res = await request(url, {
       method: 'GET',
@@ -83,7 +89,13 @@ export class ParsedAnswers<T> {
 export type GetParsedResult<T> = { ok: true; value: T } | { ok: false; running: boolean; error: string };
 
 /** getJson, read through a memoised schema. */
-export async function getParsed<T>(url: string, dispatcher: Dispatcher, signal: AbortSignal, maxBytes: number, answers: ParsedAnswers<T>): Promise<GetParsedResult<T>> {
+export async function getParsed<T>(
+  url: string,
+  dispatcher: Dispatcher,
+  signal: AbortSignal,
+  maxBytes: number,
+  answers: ParsedAnswers<T>,
+): Promise<GetParsedResult<T>> {
   const res = await getBytes(url, dispatcher, signal, maxBytes);
   if (!res.ok) return res;
   const value = answers.read(url, res.bytes);

@@ -69,7 +69,10 @@ function readSample(line: string): { name: string; value: number } | null {
     // Another metric whose name only starts like this one (e.g. ..._waiting_by_reason).
     return null;
   }
-  const fields = line.slice(i).trim().split(/[ \t]+/);
+  const fields = line
+    .slice(i)
+    .trim()
+    .split(/[ \t]+/);
   if (fields.length < 1 || fields.length > 2 || fields[0] === '') return null;
   const value = Number(fields[0]);
   if (!Number.isFinite(value) || value < 0) return null;

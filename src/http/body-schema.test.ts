@@ -10,10 +10,18 @@ describe('POST /api/hub/api-keys body', () => {
   });
 
   const refused: Array<{ name: string; body: unknown; message: string }> = [
-    { name: 'a missing name and an unknown scope, both named', body: { scope: 'admin' }, message: 'name must be 1 to 64 printable characters; scope must be one of inference, qa:read; got "admin"' },
+    {
+      name: 'a missing name and an unknown scope, both named',
+      body: { scope: 'admin' },
+      message: 'name must be 1 to 64 printable characters; scope must be one of inference, qa:read; got "admin"',
+    },
     { name: 'a blank name', body: { name: '   ', scope: 'qa:read' }, message: 'name must be 1 to 64 printable characters' },
     { name: 'a control character in the name', body: { name: 'a\nb', scope: 'qa:read' }, message: 'name must be 1 to 64 printable characters' },
-    { name: 'a body that is not an object', body: ['laptop'], message: 'the body must be a JSON object: { "name": "<label>", "scope": "inference" | "qa:read" }' },
+    {
+      name: 'a body that is not an object',
+      body: ['laptop'],
+      message: 'the body must be a JSON object: { "name": "<label>", "scope": "inference" | "qa:read" }',
+    },
   ];
   for (const c of refused) {
     it(`refuses ${c.name} with one 400`, () => {

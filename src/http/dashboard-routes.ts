@@ -25,7 +25,8 @@ export const LINK_LANDING_PREFIX = '/dashboard/sign-in/';
 /** A sign-in body is one key; keys are well under 100 characters. */
 const SIGN_IN_BODY_LIMIT_BYTES = 4 * 1024;
 /** The page loads only its own scripts and styles; nothing may frame it. React sets styles through the CSSOM, which style-src does not govern, but SVG presentation needs inline styles. */
-const CONTENT_SECURITY_POLICY = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -35,7 +36,16 @@ declare module 'fastify' {
   }
 }
 
-const SIGN_IN_REQUEST = z.object({ key: z.string({ message: 'key must be the operator key or a qa:read API key, as text' }).trim().min(1, 'key must not be empty').max(512, 'key is longer than any key this Hub issues') }, { message: 'the body must be a JSON object: { "key": "<operator key or qa:read key>" }' });
+const SIGN_IN_REQUEST = z.object(
+  {
+    key: z
+      .string({ message: 'key must be the operator key or a qa:read API key, as text' })
+      .trim()
+      .min(1, 'key must not be empty')
+      .max(512, 'key is longer than any key this Hub issues'),
+  },
+  { message: 'the body must be a JSON object: { "key": "<operator key or qa:read key>" }' },
+);
 
 export function registerDashboardRoutes(app: FastifyInstance, s: Pick<HubServices, 'clock' | 'operatorKey' | 'apiKeys' | 'logger'>): void {
   const sessions = new DashboardSessions(s.clock);
@@ -60,18 +70,30 @@ export function registerDashboardRoutes(app: FastifyInstance, s: Pick<HubService
 
   const secure = (request: FastifyRequest) => request.protocol === 'https';
   const pageHeaders = (reply: FastifyReply) =>
-    reply.header('content-security-policy', CONTENT_SECURITY_POLICY).header('x-content-type-options', 'nosniff').header('x-frame-options', 'DENY').header('referrer-policy', 'no-referrer');
+    reply
+      .header('content-security-policy', CONTENT_SECURITY_POLICY)
+      .header('x-content-type-options', 'nosniff')
+      .header('x-frame-options', 'DENY')
+      .header('referrer-policy', 'no-referrer');
 
   app.get('/', async (_request, reply) => {
     const built = webApp();
-    if (built === null) throw new HubError('HUB_ERR_DASHBOARD_NOT_BUILT', 'the dashboard is not built on this Hub (web/dist/index.html is missing); run npm install in the Hub checkout, which builds it');
+    if (built === null)
+      throw new HubError(
+        'HUB_ERR_DASHBOARD_NOT_BUILT',
+        'the dashboard is not built on this Hub (web/dist/index.html is missing); run npm install in the Hub checkout, which builds it',
+      );
     return pageHeaders(reply).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(built.index);
   });
 
   app.get('/assets/:name', async (request, reply) => {
     const asset = webApp()?.assets.get((request.params as { name: string }).name);
     if (asset === undefined) throw new HubError('HUB_ERR_NOT_FOUND', `no dashboard asset ${request.url.split('?')[0]}`);
-    return reply.header('cache-control', `public, max-age=${ASSET_MAX_AGE_SECONDS}, immutable`).header('x-content-type-options', 'nosniff').type(asset.contentType).send(asset.body);
+    return reply
+      .header('cache-control', `public, max-age=${ASSET_MAX_AGE_SECONDS}, immutable`)
+      .header('x-content-type-options', 'nosniff')
+      .type(asset.contentType)
+      .send(asset.body);
   });
 
   app.post(SESSION_PATH, { bodyLimit: SIGN_IN_BODY_LIMIT_BYTES }, async (request, reply) => {
@@ -83,7 +105,11 @@ export function registerDashboardRoutes(app: FastifyInstance, s: Pick<HubService
     else {
       const record = s.apiKeys.lookup(key);
       if (record === null) throw new HubError('HUB_ERR_UNAUTHORIZED', 'that key is not the operator key or a live API key of this Hub');
-      if (record.scope !== 'qa:read') throw new HubError('HUB_ERR_UNAUTHORIZED', 'an inference key admits apps to the proxy and reads nothing here; sign in with the operator key, or a qa:read key to look without changing anything');
+      if (record.scope !== 'qa:read')
+        throw new HubError(
+          'HUB_ERR_UNAUTHORIZED',
+          'an inference key admits apps to the proxy and reads nothing here; sign in with the operator key, or a qa:read key to look without changing anything',
+        );
       session = sessions.open('read', record.id);
     }
     s.logger.info({ role: session.role }, 'dashboard sign-in');
@@ -131,6 +157,15 @@ export function registerDashboardRoutes(app: FastifyInstance, s: Pick<HubService
 export const DISCOVERY_PATH = '/api/inference/pool/peers/discoverable';
 
 /** The session as the page reads it, with the optional routes this Hub has (so the page asks no route that would 404). */
-function describe(session: Session, app: FastifyInstance): { signedIn: true; role: Session['role']; csrfToken: string; expiresAt: string; features: { discovery: boolean } } {
-  return { signedIn: true, role: session.role, csrfToken: session.csrfToken, expiresAt: new Date(session.expiresAtMs).toISOString(), features: { discovery: app.hasRoute({ method: 'GET', url: DISCOVERY_PATH }) } };
+function describe(
+  session: Session,
+  app: FastifyInstance,
+): { signedIn: true; role: Session['role']; csrfToken: string; expiresAt: string; features: { discovery: boolean } } {
+  return {
+    signedIn: true,
+    role: session.role,
+    csrfToken: session.csrfToken,
+    expiresAt: new Date(session.expiresAtMs).toISOString(),
+    features: { discovery: app.hasRoute({ method: 'GET', url: DISCOVERY_PATH }) },
+  };
 }

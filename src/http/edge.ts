@@ -38,10 +38,21 @@ const EXPOSED_HEADERS = 'x-hub-pool-served-by, x-hub-pool-backend, x-hub-pool-mo
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /** The Fastify and Node server options that carry the limits above and the trusted-proxy list. */
-export function edgeServerOptions(env: HubEnv): Pick<FastifyHttpOptions<Server>, 'http' | 'keepAliveTimeout' | 'requestTimeout' | 'maxRequestsPerSocket' | 'trustProxy' | 'clientErrorHandler' | 'frameworkErrors'> {
+export function edgeServerOptions(
+  env: HubEnv,
+): Pick<
+  FastifyHttpOptions<Server>,
+  'http' | 'keepAliveTimeout' | 'requestTimeout' | 'maxRequestsPerSocket' | 'trustProxy' | 'clientErrorHandler' | 'frameworkErrors'
+> {
   return {
     // requireHostHeader is off so a missing Host is refused by the edge hook, in the catalogue.
-    http: { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, connectionsCheckingInterval: DEADLINE_CHECK_INTERVAL_MS, requireHostHeader: false },
+    http: {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      connectionsCheckingInterval: DEADLINE_CHECK_INTERVAL_MS,
+      requireHostHeader: false,
+    },
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     requestTimeout: REQUEST_TIMEOUT_MS,
     maxRequestsPerSocket: MAX_REQUESTS_PER_SOCKET,
@@ -64,12 +75,17 @@ function answerClientError(err: Error & { code?: string }, socket: Socket): void
   }
   const e =
     err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? new HubError('HUB_ERR_REQUEST_TIMEOUT', `the request did not arrive in time (head within ${HEADERS_TIMEOUT_MS / 1000} s, whole request within ${REQUEST_TIMEOUT_MS / 1000} s)`)
+      ? new HubError(
+          'HUB_ERR_REQUEST_TIMEOUT',
+          `the request did not arrive in time (head within ${HEADERS_TIMEOUT_MS / 1000} s, whole request within ${REQUEST_TIMEOUT_MS / 1000} s)`,
+        )
       : err.code === 'HPE_HEADER_OVERFLOW'
         ? new HubError('HUB_ERR_HEADERS_TOO_LARGE', 'the request headers are larger than this Hub reads (16 KiB)')
         : new HubError('HUB_ERR_BAD_REQUEST', 'the request is not well-formed HTTP/1.1');
   const body = JSON.stringify(e.toBody());
-  socket.end(`HTTP/1.1 ${e.status} ${STATUS_CODES[e.status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${e.status} ${STATUS_CODES[e.status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
   socket.destroySoon();
 }
 
@@ -90,7 +106,10 @@ export function registerEdgeGuard(app: FastifyInstance, s: Pick<HubServices, 'en
       refuseUnread(request, reply);
       throw host === undefined
         ? new HubError('HUB_ERR_BAD_REQUEST', 'the request has no Host header')
-        : new HubError('HUB_ERR_HOST_NOT_ALLOWED', `this Hub does not answer to the name ${JSON.stringify(host.slice(0, 100))}; if it is one of its names, add it to HUB_ALLOWED_HOSTS`);
+        : new HubError(
+            'HUB_ERR_HOST_NOT_ALLOWED',
+            `this Hub does not answer to the name ${JSON.stringify(host.slice(0, 100))}; if it is one of its names, add it to HUB_ALLOWED_HOSTS`,
+          );
     }
     const verdict = judgeBrowserRequest(request.method, request.headers, s.env.allowedOrigins);
     if (!verdict.allowed) {

@@ -11,7 +11,12 @@ describe('GET /readyz', () => {
     { name: 'draining after SIGTERM', checks: { ...READY, draining: true }, status: 503, reasons: ['draining'] },
     { name: 'the store is closed', checks: { ...READY, storeOpen: false }, status: 503, reasons: ['store_closed'] },
     { name: 'not listening', checks: { ...READY, listening: false }, status: 503, reasons: ['not_listening'] },
-    { name: 'everything wrong at once, in a fixed order', checks: { listening: false, storeOpen: false, draining: true }, status: 503, reasons: ['not_listening', 'store_closed', 'draining'] },
+    {
+      name: 'everything wrong at once, in a fixed order',
+      checks: { listening: false, storeOpen: false, draining: true },
+      status: 503,
+      reasons: ['not_listening', 'store_closed', 'draining'],
+    },
   ];
   for (const c of cases) {
     it(`answers ${c.status} when ${c.name}`, async () => {

@@ -36,7 +36,8 @@ export function registerLogRoutes(app: FastifyInstance, s: Pick<HubServices, 'en
 
     const sinceText = single(query, 'since');
     const sinceMs = sinceText === undefined ? null : parseSince(sinceText, s.clock.nowMs());
-    if (sinceText !== undefined && sinceMs === null) throw new HubError('HUB_ERR_QUERY_INVALID', 'since must be an ISO 8601 time with a zone (send + as %2B) or an age such as 30s, 10m, 2h or 1d');
+    if (sinceText !== undefined && sinceMs === null)
+      throw new HubError('HUB_ERR_QUERY_INVALID', 'since must be an ISO 8601 time with a zone (send + as %2B) or an age such as 30s, 10m, 2h or 1d');
 
     const afterText = single(query, 'after');
     const after = afterText === undefined ? null : parseCursor(afterText);

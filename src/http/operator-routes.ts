@@ -54,10 +54,14 @@ export function registerOperatorRoutes(app: FastifyInstance, s: HubServices): vo
   app.get('/api/inference/pool/handout', observability, async (request) => {
     const model = (request.query as Record<string, unknown>).model;
     if (typeof model !== 'string' || model.trim() === '' || model.length > MAX_MODEL_NAME_LENGTH) {
-      throw new HubError('HUB_ERR_QUERY_INVALID', `model must be a model id of 1 to ${MAX_MODEL_NAME_LENGTH} characters, given once: /api/inference/pool/handout?model=<id>`);
+      throw new HubError(
+        'HUB_ERR_QUERY_INVALID',
+        `model must be a model id of 1 to ${MAX_MODEL_NAME_LENGTH} characters, given once: /api/inference/pool/handout?model=<id>`,
+      );
     }
     const handout = s.handout(model);
-    if (handout.nodes.length === 0) throw new HubError('HUB_ERR_NOT_FOUND', `no pool node serves model "${model}" now, so there is no window to hand out for it`);
+    if (handout.nodes.length === 0)
+      throw new HubError('HUB_ERR_NOT_FOUND', `no pool node serves model "${model}" now, so there is no window to hand out for it`);
     const localCap = s.settings.get().inferenceMaxNumCtx;
     if (localCap !== null && (handout.numCtx === null || handout.numCtx > localCap)) {
       // Not a reload here: placement keeps windows above this node's cap on nodes that can take them.
@@ -74,7 +78,8 @@ export function registerOperatorRoutes(app: FastifyInstance, s: HubServices): vo
     const before = s.settings.get();
     const after = s.settings.patch(request.body);
     s.logger.info({ changed: Object.keys(request.body as object) }, 'pool settings changed');
-    if (before.poolEnabled !== after.poolEnabled) s.logger.info({ poolEnabled: after.poolEnabled }, after.poolEnabled ? 'pooling switched on' : 'pooling switched off');
+    if (before.poolEnabled !== after.poolEnabled)
+      s.logger.info({ poolEnabled: after.poolEnabled }, after.poolEnabled ? 'pooling switched on' : 'pooling switched off');
     return after;
   });
 
@@ -116,7 +121,12 @@ const KEY_NAME_RULE = `name must be 1 to ${MAX_KEY_NAME_LENGTH} printable charac
 /** POST /api/hub/api-keys: a printable label and one of the scopes. */
 export const API_KEY_REQUEST = z.object(
   {
-    name: z.string({ message: KEY_NAME_RULE }).trim().min(1, KEY_NAME_RULE).max(MAX_KEY_NAME_LENGTH, KEY_NAME_RULE).regex(/^[^\u0000-\u001f]*$/, KEY_NAME_RULE),
+    name: z
+      .string({ message: KEY_NAME_RULE })
+      .trim()
+      .min(1, KEY_NAME_RULE)
+      .max(MAX_KEY_NAME_LENGTH, KEY_NAME_RULE)
+      .regex(/^[^\u0000-\u001f]*$/, KEY_NAME_RULE),
     scope: z.unknown().transform((v, ctx): ApiKeyScope => {
       const scope = API_KEY_SCOPES.find((known) => known === v);
       if (scope !== undefined) return scope;

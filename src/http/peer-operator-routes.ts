@@ -27,7 +27,10 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
         const health = p.poller.health(row.id);
         // The band as status shows it: clamped on read, and null from a snapshot too old to trust.
         const facts = health.capabilities === null ? null : { gpuPressure: health.capabilities.gpuPressure, snapshotAtMs: health.capabilitiesAtMs };
-        return { ...peerView(row, health, selfName, p.pairing.approvedThere(row.id)), gpuPressure: peerMachineStatus(facts, null, nowMs, pollSeconds).gpuPressure };
+        return {
+          ...peerView(row, health, selfName, p.pairing.approvedThere(row.id)),
+          gpuPressure: peerMachineStatus(facts, null, nowMs, pollSeconds).gpuPressure,
+        };
       }),
     };
   });
@@ -60,7 +63,10 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
     return { unpaired: row.nodeFqdn, notified };
   });
 
-  for (const [verb, enabled] of [['enable', true], ['disable', false]] as const) {
+  for (const [verb, enabled] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
     app.post(`/api/inference/pool/peers/:ref/${verb}`, operator, async (request) => {
       const row = refOf(request.params);
       p.store.update(row.id, { enabled });
@@ -70,9 +76,14 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
   }
 
   app.post('/api/inference/pool/pairing-pin', operator, async () => {
-    if (!s.directions().enabled) throw new HubError('HUB_ERR_POOL_DISABLED', 'Hub Pool is switched off on this Hub, so it takes no pairing requests; a PIN would be useless');
+    if (!s.directions().enabled)
+      throw new HubError('HUB_ERR_POOL_DISABLED', 'Hub Pool is switched off on this Hub, so it takes no pairing requests; a PIN would be useless');
     const identity = await p.identity.load();
-    if (!identity.ok) throw new HubError('HUB_ERR_IDENTITY_UNAVAILABLE', `this Hub's pool identity cannot be used: ${identity.error}. Run cihub pool rotate-identity, then pair again`);
+    if (!identity.ok)
+      throw new HubError(
+        'HUB_ERR_IDENTITY_UNAVAILABLE',
+        `this Hub's pool identity cannot be used: ${identity.error}. Run cihub pool rotate-identity, then pair again`,
+      );
     const minted = p.pin.mint();
     s.logger.info({ expiresAt: minted.expiresAt }, 'pairing PIN minted');
     return { ...minted, fingerprint: identity.fingerprint, nodeFqdn: (await p.self()).nodeFqdn };

@@ -150,7 +150,8 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
         reply.hijack();
         try {
           // 503, never 403: a 403 reads to the sender as "no longer paired" and drops a healthy pairing.
-          if (!directions.inbound.enabled || !peer.enabled) throw new HubError('HUB_ERR_PEER_NOT_ACCEPTING', 'this Hub is not taking work from peers right now');
+          if (!directions.inbound.enabled || !peer.enabled)
+            throw new HubError('HUB_ERR_PEER_NOT_ACCEPTING', 'this Hub is not taking work from peers right now');
           await s.proxy.serveRouted(route, rawBody(request), reply.raw, {
             accept: request.headers.accept,
             inbound: { fromPeer: peer.nodeFqdn, requestId: headerOf(request, 'x-hub-pool-request-id') },
@@ -165,7 +166,6 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
     }
   });
 }
-
 
 function rawBody(request: FastifyRequest): Buffer {
   return Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);

@@ -13,13 +13,37 @@ import { parsePinQuery, parsePinRequest, registerPinRoutes } from './pin-routes.
 
 describe('parsePinRequest', () => {
   const accepted: readonly { name: string; body: unknown; pin: RoutingPin }[] = [
-    { name: 'a model pin at local', body: { scope: 'model', model: 'llama3.2:3b', target: 'local' }, pin: { scope: 'model', model: 'llama3.2:3b', target: 'local' } },
-    { name: 'a model id with / and : kept verbatim, case included', body: { scope: 'model', model: 'Org/Model-7B:Q4', target: 'core-1.tail0.ts.net' }, pin: { scope: 'model', model: 'Org/Model-7B:Q4', target: 'core-1.tail0.ts.net' } },
-    { name: 'a default pin without model', body: { scope: 'default', target: 'core-1.tail0.ts.net' }, pin: { scope: 'default', model: null, target: 'core-1.tail0.ts.net' } },
-    { name: 'a default pin with model null', body: { scope: 'default', model: null, target: 'local' }, pin: { scope: 'default', model: null, target: 'local' } },
-    { name: 'a peer name normalised: case, spaces and a trailing dot', body: { scope: 'default', target: ' Core-1.Tail0.TS.net. ' }, pin: { scope: 'default', model: null, target: 'core-1.tail0.ts.net' } },
+    {
+      name: 'a model pin at local',
+      body: { scope: 'model', model: 'llama3.2:3b', target: 'local' },
+      pin: { scope: 'model', model: 'llama3.2:3b', target: 'local' },
+    },
+    {
+      name: 'a model id with / and : kept verbatim, case included',
+      body: { scope: 'model', model: 'Org/Model-7B:Q4', target: 'core-1.tail0.ts.net' },
+      pin: { scope: 'model', model: 'Org/Model-7B:Q4', target: 'core-1.tail0.ts.net' },
+    },
+    {
+      name: 'a default pin without model',
+      body: { scope: 'default', target: 'core-1.tail0.ts.net' },
+      pin: { scope: 'default', model: null, target: 'core-1.tail0.ts.net' },
+    },
+    {
+      name: 'a default pin with model null',
+      body: { scope: 'default', model: null, target: 'local' },
+      pin: { scope: 'default', model: null, target: 'local' },
+    },
+    {
+      name: 'a peer name normalised: case, spaces and a trailing dot',
+      body: { scope: 'default', target: ' Core-1.Tail0.TS.net. ' },
+      pin: { scope: 'default', model: null, target: 'core-1.tail0.ts.net' },
+    },
     { name: 'LOCAL in any case', body: { scope: 'default', target: 'LOCAL' }, pin: { scope: 'default', model: null, target: 'local' } },
-    { name: 'a peer that is not paired is still accepted', body: { scope: 'default', target: 'not-paired.tail0.ts.net' }, pin: { scope: 'default', model: null, target: 'not-paired.tail0.ts.net' } },
+    {
+      name: 'a peer that is not paired is still accepted',
+      body: { scope: 'default', target: 'not-paired.tail0.ts.net' },
+      pin: { scope: 'default', model: null, target: 'not-paired.tail0.ts.net' },
+    },
   ];
   for (const c of accepted) it(`accepts ${c.name}`, () => assert.deepEqual(parsePinRequest(c.body), c.pin));
 
@@ -29,10 +53,22 @@ describe('parsePinRequest', () => {
     { name: 'an unknown scope', body: { scope: 'require', target: 'local' }, message: /scope must be "model" or "default"; got "require"/ },
     { name: 'a model pin without model', body: { scope: 'model', target: 'local' }, message: /model must be the exact model id/ },
     { name: 'a model pin with an empty model', body: { scope: 'model', model: '', target: 'local' }, message: /model must be the exact model id/ },
-    { name: 'a model with spaces around it', body: { scope: 'model', model: ' qwen3:8b', target: 'local' }, message: /model must be the exact model id, without spaces/ },
-    { name: 'a model with a control character', body: { scope: 'model', model: 'qwen\n3', target: 'local' }, message: /model must not contain control characters/ },
+    {
+      name: 'a model with spaces around it',
+      body: { scope: 'model', model: ' qwen3:8b', target: 'local' },
+      message: /model must be the exact model id, without spaces/,
+    },
+    {
+      name: 'a model with a control character',
+      body: { scope: 'model', model: 'qwen\n3', target: 'local' },
+      message: /model must not contain control characters/,
+    },
     { name: 'a model too long', body: { scope: 'model', model: 'm'.repeat(257), target: 'local' }, message: /model must be at most 256 characters/ },
-    { name: 'a default pin that names a model', body: { scope: 'default', model: 'qwen3:8b', target: 'local' }, message: /model must be left out for the default pin/ },
+    {
+      name: 'a default pin that names a model',
+      body: { scope: 'default', model: 'qwen3:8b', target: 'local' },
+      message: /model must be left out for the default pin/,
+    },
     { name: 'no target', body: { scope: 'default' }, message: /target must be "local" or a peer's MagicDNS name; got nothing/ },
     { name: 'a URL as target', body: { scope: 'default', target: 'https://core-1.tail0.ts.net' }, message: /target must be .*has a scheme/ },
     { name: 'an IP as target', body: { scope: 'default', target: '100.64.0.1' }, message: /target must be .*IP literal/ },
@@ -48,7 +84,10 @@ describe('parsePinRequest', () => {
   }
 
   it('names every field at fault in one answer', () =>
-    assert.throws(() => parsePinRequest({ scope: 'nope', target: 7 }), (err: unknown) => err instanceof HubError && /scope/.test(err.message) && /target/.test(err.message)));
+    assert.throws(
+      () => parsePinRequest({ scope: 'nope', target: 7 }),
+      (err: unknown) => err instanceof HubError && /scope/.test(err.message) && /target/.test(err.message),
+    ));
 });
 
 describe('parsePinQuery', () => {
@@ -61,7 +100,11 @@ describe('parsePinQuery', () => {
     { name: 'scope default with a model', query: { scope: 'default', model: 'm' }, message: /model must be left out with scope=default/ },
   ];
   for (const c of refused) {
-    it(`refuses ${c.name}`, () => assert.throws(() => parsePinQuery(c.query), (err: unknown) => err instanceof HubError && err.code === 'HUB_ERR_QUERY_INVALID' && c.message.test(err.message)));
+    it(`refuses ${c.name}`, () =>
+      assert.throws(
+        () => parsePinQuery(c.query),
+        (err: unknown) => err instanceof HubError && err.code === 'HUB_ERR_QUERY_INVALID' && c.message.test(err.message),
+      ));
   }
 });
 

@@ -33,7 +33,10 @@ export function registerPinRoutes(app: FastifyInstance, s: Pick<HubServices, 'se
   app.delete(PINS_PATH, operator, async (request) => {
     const { scope, model } = parsePinQuery(request.query);
     if (!s.settings.removePin(scope, model)) {
-      throw new HubError('HUB_ERR_NOT_FOUND', scope === 'default' ? 'there is no default pin to remove' : `there is no pin for model ${JSON.stringify(model)} to remove`);
+      throw new HubError(
+        'HUB_ERR_NOT_FOUND',
+        scope === 'default' ? 'there is no default pin to remove' : `there is no pin for model ${JSON.stringify(model)} to remove`,
+      );
     }
     s.logger.info({ scope, model }, 'routing pin removed');
     return list();
@@ -43,12 +46,16 @@ export function registerPinRoutes(app: FastifyInstance, s: Pick<HubServices, 'se
 /** A POST body as the pin it asks for, or a 400 that names every field at fault. */
 export function parsePinRequest(body: unknown): RoutingPin {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new HubError('HUB_ERR_BAD_REQUEST', 'the body must be a JSON object: { "scope": "model" | "default", "model"?: "<model id>", "target": "local" | "<peer name>" }');
+    throw new HubError(
+      'HUB_ERR_BAD_REQUEST',
+      'the body must be a JSON object: { "scope": "model" | "default", "model"?: "<model id>", "target": "local" | "<peer name>" }',
+    );
   }
   const b = body as Record<string, unknown>;
   const problems: string[] = [];
   const unknown = Object.keys(b).filter((k) => !BODY_FIELDS.has(k));
-  if (unknown.length > 0) problems.push(`${unknown.join(', ')} ${unknown.length === 1 ? 'is not a pin field' : 'are not pin fields'} (a pin has scope, model and target)`);
+  if (unknown.length > 0)
+    problems.push(`${unknown.join(', ')} ${unknown.length === 1 ? 'is not a pin field' : 'are not pin fields'} (a pin has scope, model and target)`);
 
   const scope = b.scope === 'model' || b.scope === 'default' ? b.scope : null;
   if (scope === null) problems.push(`scope must be "model" or "default"; got ${describe(b.scope)}`);

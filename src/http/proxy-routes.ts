@@ -37,7 +37,13 @@ export async function registerProxyRoutes(app: FastifyInstance, s: HubServices):
 
     for (const route of ROUTED_ROUTES) {
       scope.post(`${PROXY_PREFIX}${route.path}`, async (request, reply) =>
-        serve(reply, route.dialect, s, () => s.proxy.serveRouted(route, bodyOf(request), reply.raw, { accept: request.headers.accept, sessionHeader: request.headers[SESSION_HEADER], trace: { traceparent: request.headers.traceparent, tracestate: request.headers.tracestate } })),
+        serve(reply, route.dialect, s, () =>
+          s.proxy.serveRouted(route, bodyOf(request), reply.raw, {
+            accept: request.headers.accept,
+            sessionHeader: request.headers[SESSION_HEADER],
+            trace: { traceparent: request.headers.traceparent, tracestate: request.headers.tracestate },
+          }),
+        ),
       );
     }
     scope.get(`${PROXY_PREFIX}/v1/models`, async (_req, reply) => serve(reply, 'openai', s, () => s.localRoutes.openAIModels(reply.raw)));
@@ -48,7 +54,10 @@ export async function registerProxyRoutes(app: FastifyInstance, s: HubServices):
     for (const path of MODEL_MANAGEMENT_PATHS) {
       scope.all(`${PROXY_PREFIX}${path}`, async (_req, reply) =>
         serve(reply, 'ollama', s, async () => {
-          throw new HubError('HUB_ERR_ROUTE_NOT_PROXIED', `${path} is not relayed by the pool: managing models is done on each node's own engine, never through the pool`);
+          throw new HubError(
+            'HUB_ERR_ROUTE_NOT_PROXIED',
+            `${path} is not relayed by the pool: managing models is done on each node's own engine, never through the pool`,
+          );
         }),
       );
     }

@@ -60,7 +60,8 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
   });
   app.addHook('onRequest', async (request) => {
     // A supervisor asking whether the Hub is ready gets the answer (503, draining), not a refusal.
-    if (closing && !HEALTH_PATHS.has(request.url.split('?')[0] ?? '')) throw new HubError('HUB_ERR_SHUTTING_DOWN', 'this Hub is shutting down; retry once it is back');
+    if (closing && !HEALTH_PATHS.has(request.url.split('?')[0] ?? ''))
+      throw new HubError('HUB_ERR_SHUTTING_DOWN', 'this Hub is shutting down; retry once it is back');
   });
   registerEdgeGuard(app, s);
   app.setErrorHandler((err, _request, reply) => {

@@ -44,7 +44,15 @@ function hub(opts: { envSecret?: string | null; retryMs?: number; dir?: string }
   const made: NodeIdentity[] = [];
   const make = (o: { envSecret?: string | null; retryMs?: number }): NodeIdentity => {
     const clock = new ManualClock();
-    const identity = new NodeIdentity({ db, dataDir: dir, envSecret: o.envSecret ?? null, clock, logger, background: new Background({ logger, clock }), retryMs: o.retryMs });
+    const identity = new NodeIdentity({
+      db,
+      dataDir: dir,
+      envSecret: o.envSecret ?? null,
+      clock,
+      logger,
+      background: new Background({ logger, clock }),
+      retryMs: o.retryMs,
+    });
     made.push(identity);
     return identity;
   };

@@ -41,7 +41,12 @@ describe('sealing', () => {
     { name: 'a flipped tag byte', key, sealed: flipped(12), error: /failed authentication/ },
     { name: 'a flipped IV byte', key, sealed: flipped(0), error: /failed authentication/ },
     { name: 'a blob cut short of IV and tag', key, sealed: `v1.${raw.subarray(0, 20).toString('base64url')}`, error: /truncated/ },
-    { name: 'a blob missing its last ciphertext byte', key, sealed: `v1.${raw.subarray(0, raw.length - 1).toString('base64url')}`, error: /failed authentication/ },
+    {
+      name: 'a blob missing its last ciphertext byte',
+      key,
+      sealed: `v1.${raw.subarray(0, raw.length - 1).toString('base64url')}`,
+      error: /failed authentication/,
+    },
     { name: 'an unknown version', key, sealed: `v2.${raw.toString('base64url')}`, error: /unknown format version 'v2'/ },
     { name: 'no version at all', key, sealed: raw.toString('base64url'), error: /unknown format version/ },
     { name: 'characters outside base64url', key, sealed: `v1.${raw.toString('base64')}!`, error: /not valid base64url/ },

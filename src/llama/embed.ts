@@ -29,7 +29,12 @@ export function normalize(v: readonly number[]): number[] {
  * Embeds each text. An input longer than the context is cut to fit when `truncate` (Ollama's
  * default), else refused with EmbedInputTooLong.
  */
-export async function embedTexts(core: LlamaCore, route: string, texts: readonly string[], opts: { truncate: boolean; normalize: boolean; dimensions?: number }): Promise<EmbedOutcome> {
+export async function embedTexts(
+  core: LlamaCore,
+  route: string,
+  texts: readonly string[],
+  opts: { truncate: boolean; normalize: boolean; dimensions?: number },
+): Promise<EmbedOutcome> {
   const { model, slotCtx } = core.runtime;
   const inputs = texts.map((t) => model.tokenize(t, false));
   // Room for the beginning token llama.cpp adds, and one spare as its embedding context wants.
@@ -38,7 +43,13 @@ export async function embedTexts(core: LlamaCore, route: string, texts: readonly
   const id = core.log.begin();
   let outcome: { vectors: number[][]; promptTokens: number; started: number; ended: number };
   try {
-    outcome = await core.exclusiveEmbedding(() => embedEach(core, inputs.map((t) => t.slice(0, room)), opts));
+    outcome = await core.exclusiveEmbedding(() =>
+      embedEach(
+        core,
+        inputs.map((t) => t.slice(0, room)),
+        opts,
+      ),
+    );
   } catch (err) {
     core.log.abandon();
     throw err;

@@ -119,7 +119,11 @@ describe('llama engine', () => {
     assert.deepEqual([think.status, JSON.parse(think.text)], [400, { error: '"cihub-tiny:latest" does not support thinking' }]);
     const format = await post('/api/generate', { model: 'cihub-tiny:latest', prompt: 'hi', format: 'json' });
     assert.equal(format.status, 400);
-    const tools = await post('/v1/chat/completions', { model: 'cihub-tiny:latest', messages: [{ role: 'user', content: 'hi' }], tools: [{ type: 'function', function: { name: 'f' } }] });
+    const tools = await post('/v1/chat/completions', {
+      model: 'cihub-tiny:latest',
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [{ type: 'function', function: { name: 'f' } }],
+    });
     assert.equal(tools.status, 400);
     assert.equal(JSON.parse(tools.text).error.type, 'invalid_request_error');
     const load = JSON.parse((await post('/api/chat', { model: 'cihub-tiny:latest', messages: [] })).text) as { done: boolean; done_reason: string };

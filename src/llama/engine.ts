@@ -94,7 +94,7 @@ export async function startLlamaEngine(opts: LlamaEngineOptions = {}): Promise<L
       closed ??= (async () => {
         await server.close();
         // Closing the connections aborts every generation; let them leave their slots first.
-        for (const deadline = Date.now() + CLOSE_DRAIN_MS; core.log.active > 0 && Date.now() < deadline; ) await sleep(10);
+        for (const deadline = Date.now() + CLOSE_DRAIN_MS; core.log.active > 0 && Date.now() < deadline;) await sleep(10);
         await runtime.dispose();
       })();
       return closed;

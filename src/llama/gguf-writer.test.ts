@@ -21,11 +21,11 @@ function readBack(buf: Buffer) {
       case GgufValueType.UINT8:
         return buf.readUInt8(at++);
       case GgufValueType.INT32:
-        return (at += 4), buf.readInt32LE(at - 4);
+        return ((at += 4), buf.readInt32LE(at - 4));
       case GgufValueType.UINT32:
         return u32();
       case GgufValueType.FLOAT32:
-        return (at += 4), buf.readFloatLE(at - 4);
+        return ((at += 4), buf.readFloatLE(at - 4));
       case GgufValueType.BOOL:
         return buf.readUInt8(at++) === 1;
       case GgufValueType.STRING:
@@ -103,11 +103,14 @@ describe('GGUF writer', () => {
     assert.ok(buf.subarray(r.infoEnd, r.dataStart).every((b) => b === 0));
     assert.equal(buf.readFloatLE(r.dataStart + 8), 3);
     const b = r.dataStart + 32;
-    assert.deepEqual([0, 1, 5, 7].map((i) => fromHalf(buf.readUInt16LE(b + i * 2))), [0.5, -1, 65504, 3.140625]);
+    assert.deepEqual(
+      [0, 1, 5, 7].map((i) => fromHalf(buf.readUInt16LE(b + i * 2))),
+      [0.5, -1, 65504, 3.140625],
+    );
     assert.equal(buf.length % 32, 0);
   });
 
-  it('is read the same way by node-llama-cpp\'s own GGUF parser', async () => {
+  it("is read the same way by node-llama-cpp's own GGUF parser", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cihub-gguf-'));
     const path = join(dir, 'sample.gguf');
     writeFileSync(path, writeGguf(SAMPLE));
@@ -117,14 +120,27 @@ describe('GGUF writer', () => {
     const meta = info.metadata as unknown as { test: Record<string, unknown> };
     assert.equal(meta.test['count'], 7);
     assert.deepEqual(meta.test['words'], ['a', 'ünï', '<0x0A>']);
-    assert.deepEqual(info.tensorInfo?.map((t) => [t.name, t.dimensions.map(Number), Number(t.offset)]), [
-      ['a.weight', [3], 0],
-      ['b.weight', [4, 2], 32],
-    ]);
+    assert.deepEqual(
+      info.tensorInfo?.map((t) => [t.name, t.dimensions.map(Number), Number(t.offset)]),
+      [
+        ['a.weight', [3], 0],
+        ['b.weight', [4, 2], 32],
+      ],
+    );
   });
 
   it('refuses a duplicate key and a tensor whose data does not match its dimensions', () => {
-    assert.throws(() => writeGguf({ metadata: [['k', { type: 'u32', value: 1 }], ['k', { type: 'u32', value: 2 }]], tensors: [] }), /twice/);
+    assert.throws(
+      () =>
+        writeGguf({
+          metadata: [
+            ['k', { type: 'u32', value: 1 }],
+            ['k', { type: 'u32', value: 2 }],
+          ],
+          tensors: [],
+        }),
+      /twice/,
+    );
     assert.throws(() => writeGguf({ metadata: [], tensors: [{ name: 'x', dims: [2, 2], type: GgmlType.F32, data: new Float32Array(3) }] }), /holds 3 values/);
   });
 

@@ -80,8 +80,7 @@ export function modelInfo(core: LlamaCore, verbose: boolean): Record<string, unk
 }
 
 /** The ChatML template in Ollama's Go template syntax, as /api/show reports a template. */
-const GO_CHATML =
-  '{{- range .Messages }}<|im_start|>{{ .Role }}\n{{ .Content }}<|im_end|>\n{{ end }}<|im_start|>assistant\n';
+const GO_CHATML = '{{- range .Messages }}<|im_start|>{{ .Role }}\n{{ .Content }}<|im_end|>\n{{ end }}<|im_start|>assistant\n';
 
 export function showBody(core: LlamaCore, verbose: boolean): Record<string, unknown> {
   return {

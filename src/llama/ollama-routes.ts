@@ -106,11 +106,15 @@ async function generate(core: LlamaCore, ex: Exchange, body: Buffer, route: 'cha
   const frame = route === 'chat' ? chatFrame : generateFrame;
   let result: CompletionResult;
   try {
-    result = await runCompletion(core, { route: `/api/${route}`, prompt, sampling: nativeSampling(obj), signal: ex.signal, receivedAt, loadMs }, async (text) => {
-      if (!stream) return;
-      startStream(ex.res, NDJSON_TYPE);
-      await writeChunk(ex.res, `${JSON.stringify(frame(shown, text))}\n`);
-    });
+    result = await runCompletion(
+      core,
+      { route: `/api/${route}`, prompt, sampling: nativeSampling(obj), signal: ex.signal, receivedAt, loadMs },
+      async (text) => {
+        if (!stream) return;
+        startStream(ex.res, NDJSON_TYPE);
+        await writeChunk(ex.res, `${JSON.stringify(frame(shown, text))}\n`);
+      },
+    );
   } catch (err) {
     return failMidway(ex, err);
   }
@@ -152,7 +156,11 @@ async function embed(core: LlamaCore, ex: Exchange, body: Buffer): Promise<void>
   if (texts.length === 0) return sendJson(ex.res, 200, { model: shown, embeddings: [] });
   const dimensions = typeof obj['dimensions'] === 'number' ? obj['dimensions'] : undefined;
   try {
-    const r = await embedTexts(core, '/api/embed', texts, { truncate: obj['truncate'] !== false, normalize: true, ...(dimensions === undefined ? {} : { dimensions }) });
+    const r = await embedTexts(core, '/api/embed', texts, {
+      truncate: obj['truncate'] !== false,
+      normalize: true,
+      ...(dimensions === undefined ? {} : { dimensions }),
+    });
     sendJson(ex.res, 200, {
       model: shown,
       embeddings: r.vectors,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { realDemoCalls, startRealEngines } from './real-engines.js';
 
 describe('real engines for the demo', () => {
-  it('starts a two-slot tiny and a one-slot medium engine that answer the demo\'s calls, with a note that the text is noise', async () => {
+  it("starts a two-slot tiny and a one-slot medium engine that answer the demo's calls, with a note that the text is noise", async () => {
     const real = await startRealEngines({ ctx: 1024 });
     try {
       assert.deepEqual([real.tiny.modelName, real.tiny.slots, real.medium.modelName, real.medium.slots], ['cihub-tiny:latest', 2, 'cihub-medium:latest', 1]);

@@ -58,7 +58,11 @@ export function realDemoCalls(): Array<{ label: string; path: string; body: Reco
     { label: 'OpenAI chat (tiny)', path: '/v1/chat/completions', body: { model: tiny, messages: turn, max_tokens: 24 } },
     { label: 'same prompt again (cached)', path: '/v1/chat/completions', body: { model: tiny, messages: turn, max_tokens: 24 } },
     { label: 'Ollama chat, streamed (tiny)', path: '/api/chat', body: { model: tiny, messages: turn, options: { num_predict: 24 } } },
-    { label: 'Ollama generate (medium)', path: '/api/generate', body: { model: medium, prompt: 'why is the queue slow', stream: false, options: { num_predict: 24 } } },
+    {
+      label: 'Ollama generate (medium)',
+      path: '/api/generate',
+      body: { model: medium, prompt: 'why is the queue slow', stream: false, options: { num_predict: 24 } },
+    },
     { label: 'Ollama embed (tiny)', path: '/api/embed', body: { model: tiny, input: 'pooling' } },
   ];
 }

@@ -59,7 +59,10 @@ describe('generated models', () => {
     assert.ok(words.length <= 6, `five words took ${words.length} tokens`);
     assert.equal(model.detokenize(tokens, true), text);
     const nonAscii = model.tokenize('é€', false);
-    assert.ok(nonAscii.every((t) => t >= FIRST_BYTE_ID && t < FIRST_BYTE_ID + 256), 'characters outside the pieces fall back to bytes');
+    assert.ok(
+      nonAscii.every((t) => t >= FIRST_BYTE_ID && t < FIRST_BYTE_ID + 256),
+      'characters outside the pieces fall back to bytes',
+    );
     assert.equal(model.detokenize(nonAscii), 'é€');
   });
 

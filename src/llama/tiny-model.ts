@@ -48,7 +48,10 @@ export function modelName(size: ModelSize): string {
 }
 
 export function recipeHash(spec: TinyModelSpec): string {
-  return createHash('sha256').update(JSON.stringify({ generator: GENERATOR_VERSION, spec })).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify({ generator: GENERATOR_VERSION, spec }))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 export function parameterCount(spec: TinyModelSpec): number {

@@ -54,7 +54,9 @@ describe('the rotating log file', () => {
       assert.equal(statSync(path).mode & 0o777, 0o600, `${name} owner-only`);
     }
     // Three lines a file: 0-2, 3-5, … 18-19; the three kept files hold 12 … 19, read oldest first.
-    const kept = logFilesOldestFirst(dir, 3).flatMap((p) => readFileSync(p, 'utf8').split('\n').filter(Boolean)).map((l) => (JSON.parse(l) as { n: number }).n);
+    const kept = logFilesOldestFirst(dir, 3)
+      .flatMap((p) => readFileSync(p, 'utf8').split('\n').filter(Boolean))
+      .map((l) => (JSON.parse(l) as { n: number }).n);
     assert.deepEqual(kept, [12, 13, 14, 15, 16, 17, 18, 19]);
   });
 

@@ -54,7 +54,8 @@ export class RotatingLogFile {
     this.path = join(this.#dir, LOG_FILE);
     this.#maxBytes = opts.maxBytes ?? LOG_FILE_MAX_BYTES;
     this.#kept = Math.max(1, opts.kept ?? LOG_FILES_KEPT);
-    this.#onError = opts.onError ?? ((err) => process.stderr.write(`cihub: the log file cannot be written (${err.message}); logging to stdout only until it can\n`));
+    this.#onError =
+      opts.onError ?? ((err) => process.stderr.write(`cihub: the log file cannot be written (${err.message}); logging to stdout only until it can\n`));
   }
 
   write(line: string): boolean {

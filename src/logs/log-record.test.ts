@@ -18,11 +18,20 @@ describe('--since', () => {
     ['yesterday', null],
     ['-5m', null],
   ];
-  for (const [text, expected] of cases) it(`${JSON.stringify(text)} → ${expected === null ? 'refused' : new Date(expected).toISOString()}`, () => assert.equal(parseSince(text, NOW), expected));
+  for (const [text, expected] of cases)
+    it(`${JSON.stringify(text)} → ${expected === null ? 'refused' : new Date(expected).toISOString()}`, () => assert.equal(parseSince(text, NOW), expected));
 });
 
 describe('a log line read back', () => {
-  const line = JSON.stringify({ level: 40, time: '2026-12-01T17:59:00.000Z', service: 'cihub', pid: 1, msg: 'Peer refused the pairing PIN', peer: 'hub-b.tail0.ts.net', count: 2 });
+  const line = JSON.stringify({
+    level: 40,
+    time: '2026-12-01T17:59:00.000Z',
+    service: 'cihub',
+    pid: 1,
+    msg: 'Peer refused the pairing PIN',
+    peer: 'hub-b.tail0.ts.net',
+    count: 2,
+  });
 
   it('keeps time, level, message and the other fields, dropping service and pid', () => {
     const r = parseLogLine(line);

@@ -16,7 +16,8 @@ const freshDir = () => mkdtempSync(join(root, 'd-'));
 
 const T0 = Date.UTC(2026, 11, 1, 18, 0, 0);
 /** A pino-shaped line; n is also its second, so times rise with n. Every line the same length. */
-const line = (n: number, level = 30) => `${JSON.stringify({ level, time: new Date(T0 + n * 1000).toISOString(), service: 'cihub', pid: 7, msg: `line ${String(n).padStart(4, '0')}` })}\n`;
+const line = (n: number, level = 30) =>
+  `${JSON.stringify({ level, time: new Date(T0 + n * 1000).toISOString(), service: 'cihub', pid: 7, msg: `line ${String(n).padStart(4, '0')}` })}\n`;
 const LINE_BYTES = Buffer.byteLength(line(0));
 const ALL = { sinceMs: null, minLevel: null };
 const numbers = (w: LogWindow) => w.entries.map((e) => Number(e.msg.slice(5)));
@@ -104,7 +105,10 @@ describe('the log window the dashboard reads', () => {
       cursor = w.cursor;
       if (!w.more) break;
     }
-    assert.deepEqual(seen, Array.from({ length: 25 }, (_, i) => 40 + i));
+    assert.deepEqual(
+      seen,
+      Array.from({ length: 25 }, (_, i) => 40 + i),
+    );
   });
 
   it('a follow read stops at limit and carries on from there', () => {

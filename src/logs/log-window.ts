@@ -98,7 +98,10 @@ function headOf(fd: number, end: number): string {
   const first = readRange(fd, 0, Math.min(end, HEAD_BYTES));
   const nl = first.indexOf(0x0a);
   if (end === 0) return '0';
-  return createHash('sha256').update(nl < 0 ? first : first.subarray(0, nl + 1)).digest('hex').slice(0, HEAD_HASH_CHARS);
+  return createHash('sha256')
+    .update(nl < 0 ? first : first.subarray(0, nl + 1))
+    .digest('hex')
+    .slice(0, HEAD_HASH_CHARS);
 }
 
 export function toEntry(r: LogRecord): LogEntry {

@@ -43,9 +43,17 @@ describe('probeHardware: what the machine has', () => {
 
   it('sizes NVIDIA cards from nvidia-smi (MiB per line), with the arguments it asks for', async () => {
     let asked: readonly string[] = [];
-    const f = await probeHardware(deps({ nvidiaSmi: '/opt/nvidia-smi', runNvidiaSmi: async (_bin, args) => ((asked = args), { ok: true, stdout: '24564\n24564\n' }) }));
+    const f = await probeHardware(
+      deps({ nvidiaSmi: '/opt/nvidia-smi', runNvidiaSmi: async (_bin, args) => ((asked = args), { ok: true, stdout: '24564\n24564\n' }) }),
+    );
     assert.deepEqual(asked, NVIDIA_SMI_ARGS);
-    assert.deepEqual(f.gpus?.map((g) => [g.vendor, g.memoryBytes]), [['nvidia', 24564 * 1024 ** 2], ['nvidia', 24564 * 1024 ** 2]]);
+    assert.deepEqual(
+      f.gpus?.map((g) => [g.vendor, g.memoryBytes]),
+      [
+        ['nvidia', 24564 * 1024 ** 2],
+        ['nvidia', 24564 * 1024 ** 2],
+      ],
+    );
     assert.equal(decideTier(f).tier, 'high-end');
   });
 
@@ -72,7 +80,10 @@ describe('probeHardware: what the machine has', () => {
     amdCard('card1', '0x1002', String(16 * GIB));
     amdCard('card1-DP-1', '0x1002', String(64 * GIB));
     const f = await probeHardware(deps());
-    assert.deepEqual(f.gpus?.map((g) => [g.vendor, g.memoryBytes]), [['amd', 16 * GIB]]);
+    assert.deepEqual(
+      f.gpus?.map((g) => [g.vendor, g.memoryBytes]),
+      [['amd', 16 * GIB]],
+    );
     assert.equal(decideTier(f).tier, 'mid-range');
   });
 
@@ -86,7 +97,10 @@ describe('probeHardware: what the machine has', () => {
   it('does not count an NVIDIA card twice when nvidia-smi has sized it', async () => {
     amdCard('card0', '0x10de', null);
     const f = await probeHardware(deps(smi({ ok: true, stdout: '12288\n' })));
-    assert.deepEqual(f.gpus?.map((g) => g.via), ['nvidia-smi']);
+    assert.deepEqual(
+      f.gpus?.map((g) => g.via),
+      ['nvidia-smi'],
+    );
     assert.equal(decideTier(f).tier, 'mid-range');
   });
 

@@ -50,7 +50,8 @@ export const NVIDIA_SMI_ARGS = ['--query-gpu=memory.total', '--format=csv,nohead
 export async function probeHardware(deps: HardwareProbeDeps): Promise<HardwareFacts> {
   const base = { platform: deps.platform, arch: deps.arch, memoryBytes: deps.totalMemoryBytes };
   if (deps.platform === 'darwin') {
-    const gpus: DetectedGpu[] = deps.arch === 'arm64' ? [{ vendor: 'apple', memoryBytes: Math.floor(deps.totalMemoryBytes * APPLE_GPU_SHARE), via: 'unified memory' }] : [];
+    const gpus: DetectedGpu[] =
+      deps.arch === 'arm64' ? [{ vendor: 'apple', memoryBytes: Math.floor(deps.totalMemoryBytes * APPLE_GPU_SHARE), via: 'unified memory' }] : [];
     return { ...base, gpus, problem: null };
   }
   if (deps.platform !== 'linux') return { ...base, gpus: null, problem: `GPU detection is not implemented on ${deps.platform}` };
@@ -85,13 +86,18 @@ async function probeNvidia(deps: HardwareProbeDeps): Promise<Found> {
 
 /** MiB per card, one integer a line; null when any line is not one (or there are none). */
 export function parseNvidiaMemory(stdout: string): number[] | null {
-  const lines = stdout.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const lines = stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   if (lines.length === 0 || !lines.every((l) => /^\d{1,9}$/.test(l))) return null;
   return lines.map(Number);
 }
 
 /** AMD cards sized from the drm directory (null: it could not be read), and NVIDIA cards it shows. */
-async function probeDrm(drmDir: string): Promise<{ readonly amd: readonly DetectedGpu[] | null; readonly nvidiaCards: readonly string[]; readonly problem: string | null }> {
+async function probeDrm(
+  drmDir: string,
+): Promise<{ readonly amd: readonly DetectedGpu[] | null; readonly nvidiaCards: readonly string[]; readonly problem: string | null }> {
   const listing = await listDir(drmDir);
   if (listing.kind === 'absent') return { amd: [], nvidiaCards: [], problem: null };
   if (listing.kind === 'unreadable') return { amd: null, nvidiaCards: [], problem: `${drmDir} could not be read (${listing.code})` };
@@ -112,12 +118,20 @@ async function probeDrm(drmDir: string): Promise<{ readonly amd: readonly Detect
 /** Runs nvidia-smi: no shell, NVIDIA_SMI_TIMEOUT_MS, NVIDIA_SMI_MAX_BYTES of output; every outcome a record. */
 export function nvidiaSmiRunner(binary: string, args: readonly string[]): Promise<CommandRun> {
   return new Promise((resolve) => {
-    execFile(binary, [...args], { timeout: NVIDIA_SMI_TIMEOUT_MS, maxBuffer: NVIDIA_SMI_MAX_BYTES, killSignal: 'SIGKILL', windowsHide: true, encoding: 'utf8' }, (error, stdout) => {
-      if (error === null) resolve({ ok: true, stdout });
-      else {
-        const e = error as NodeJS.ErrnoException & { killed?: boolean };
-        resolve({ ok: false, detail: e.killed ? `no answer within ${NVIDIA_SMI_TIMEOUT_MS} ms` : typeof e.code === 'string' ? e.code : `exit ${String(e.code ?? 'unknown')}` });
-      }
-    });
+    execFile(
+      binary,
+      [...args],
+      { timeout: NVIDIA_SMI_TIMEOUT_MS, maxBuffer: NVIDIA_SMI_MAX_BYTES, killSignal: 'SIGKILL', windowsHide: true, encoding: 'utf8' },
+      (error, stdout) => {
+        if (error === null) resolve({ ok: true, stdout });
+        else {
+          const e = error as NodeJS.ErrnoException & { killed?: boolean };
+          resolve({
+            ok: false,
+            detail: e.killed ? `no answer within ${NVIDIA_SMI_TIMEOUT_MS} ms` : typeof e.code === 'string' ? e.code : `exit ${String(e.code ?? 'unknown')}`,
+          });
+        }
+      },
+    );
   });
 }

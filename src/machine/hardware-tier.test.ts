@@ -3,9 +3,19 @@ import assert from 'node:assert/strict';
 import { decideTier, type DetectedGpu, type HardwareFacts, type HardwareTier } from './hardware-tier.js';
 
 const GIB = 1024 ** 3;
-const facts = (memoryGiB: number, gpus: readonly DetectedGpu[] | null, problem: string | null = null): HardwareFacts => ({ platform: 'linux', arch: 'x64', memoryBytes: memoryGiB * GIB, gpus, problem });
+const facts = (memoryGiB: number, gpus: readonly DetectedGpu[] | null, problem: string | null = null): HardwareFacts => ({
+  platform: 'linux',
+  arch: 'x64',
+  memoryBytes: memoryGiB * GIB,
+  gpus,
+  problem,
+});
 const nvidia = (gib: number | null): DetectedGpu => ({ vendor: 'nvidia', memoryBytes: gib === null ? null : gib * GIB, via: 'nvidia-smi' });
-const amd = (gib: number | null, card = 'card0'): DetectedGpu => ({ vendor: 'amd', memoryBytes: gib === null ? null : gib * GIB, via: `/sys/class/drm/${card}` });
+const amd = (gib: number | null, card = 'card0'): DetectedGpu => ({
+  vendor: 'amd',
+  memoryBytes: gib === null ? null : gib * GIB,
+  via: `/sys/class/drm/${card}`,
+});
 const apple = (gib: number): DetectedGpu => ({ vendor: 'apple', memoryBytes: gib * GIB, via: 'unified memory' });
 
 describe('decideTier: one row per rule', () => {

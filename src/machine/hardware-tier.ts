@@ -84,7 +84,8 @@ export interface TierDecision {
 export function decideTier(facts: HardwareFacts): TierDecision {
   if (facts.gpus === null) return { tier: null, gpuMemoryBytes: null, unknownBecause: facts.problem ?? 'GPU detection could not tell' };
   const unsized = facts.gpus.find((g) => g.memoryBytes === null);
-  if (unsized !== undefined) return { tier: null, gpuMemoryBytes: null, unknownBecause: `the ${unsized.vendor} GPU at ${unsized.via} has no readable memory size` };
+  if (unsized !== undefined)
+    return { tier: null, gpuMemoryBytes: null, unknownBecause: `the ${unsized.vendor} GPU at ${unsized.via} has no readable memory size` };
   const byVendor = new Map<GpuVendor, number>();
   for (const g of facts.gpus) byVendor.set(g.vendor, (byVendor.get(g.vendor) ?? 0) + (g.memoryBytes ?? 0));
   const gpuBytes = Math.max(0, ...byVendor.values());

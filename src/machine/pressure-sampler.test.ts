@@ -35,7 +35,10 @@ function harness(initial: { connected: boolean; busy: number | null }) {
 describe('PressureSampler', () => {
   it('is scheduled every 10 s under the background owner', () => {
     const h = harness({ connected: false, busy: 50 });
-    assert.deepEqual(h.scheduled.map((s) => [s.name, s.intervalMs]), [['gpu pressure sample', 10_000]]);
+    assert.deepEqual(
+      h.scheduled.map((s) => [s.name, s.intervalMs]),
+      [['gpu pressure sample', 10_000]],
+    );
   });
 
   it('reads no file at all while no peer is connected, and advertises no band', async () => {

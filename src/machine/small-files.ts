@@ -14,7 +14,8 @@ import { open, readdir } from 'node:fs/promises';
 export const SMALL_FILE_MAX_BYTES = 4096;
 
 export type FileRead = { readonly kind: 'ok'; readonly text: string } | { readonly kind: 'absent' } | { readonly kind: 'unreadable'; readonly code: string };
-export type DirRead = { readonly kind: 'ok'; readonly names: readonly string[] } | { readonly kind: 'absent' } | { readonly kind: 'unreadable'; readonly code: string };
+export type DirRead =
+  { readonly kind: 'ok'; readonly names: readonly string[] } | { readonly kind: 'absent' } | { readonly kind: 'unreadable'; readonly code: string };
 
 const ABSENT_CODES = new Set(['ENOENT', 'ENOTDIR']);
 

@@ -17,6 +17,9 @@ describe('docs/grafana-dashboard.json', () => {
     const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as { panels: Array<{ title: string; targets: Array<{ expr: string }> }> };
     const used = dashboard.panels.flatMap((p) => p.targets.flatMap((t) => t.expr.match(/\bcihub_[a-z_]+/g) ?? []));
     assert.ok(used.length > 10);
-    assert.deepEqual([...new Set(used)].filter((name) => !exported.has(name)), []);
+    assert.deepEqual(
+      [...new Set(used)].filter((name) => !exported.has(name)),
+      [],
+    );
   });
 });

@@ -54,14 +54,14 @@ export class HubMetrics {
     });
     this.#firstByte = new Histogram({
       name: 'cihub_first_byte_seconds',
-      help: 'Time to the serving node\'s response headers (the routing log\'s durationMs), by node.',
+      help: "Time to the serving node's response headers (the routing log's durationMs), by node.",
       labelNames: ['direction', 'node'],
       buckets: [...LATENCY_BUCKETS_SECONDS],
       registers,
     });
     this.#total = new Histogram({
       name: 'cihub_request_duration_seconds',
-      help: 'Time to the end of the response relayed to the caller (the routing log\'s totalMs), by node.',
+      help: "Time to the end of the response relayed to the caller (the routing log's totalMs), by node.",
       labelNames: ['direction', 'node'],
       buckets: [...LATENCY_BUCKETS_SECONDS],
       registers,
@@ -89,7 +89,7 @@ export class HubMetrics {
     });
     new Gauge({
       name: 'cihub_peer_status',
-      help: 'Each paired peer\'s status: 1 on the label of its current status, 0 on the others.',
+      help: "Each paired peer's status: 1 on the label of its current status, 0 on the others.",
       labelNames: ['peer', 'status'],
       registers,
       collect() {

@@ -81,8 +81,16 @@ export class AddressPairing {
     for (const port of target.port === null ? DEFAULT_HUB_PORTS : [target.port]) {
       const dial = await this.#dial(target.host, port);
       try {
-        const res = await request(`${dial.origin}/api/inference/pool/identify`, { method: 'GET', dispatcher: dial.dispatcher, headersTimeout: ADDRESS_PROBE_TIMEOUT_MS, bodyTimeout: ADDRESS_PROBE_TIMEOUT_MS, signal: AbortSignal.timeout(ADDRESS_PROBE_TIMEOUT_MS) });
-        const json = parseJsonOrUndefined(await readBounded(res.body, { maxBytes: ANSWER_MAX_BYTES, timeoutMs: ADDRESS_PROBE_TIMEOUT_MS }, res.headers['content-length']));
+        const res = await request(`${dial.origin}/api/inference/pool/identify`, {
+          method: 'GET',
+          dispatcher: dial.dispatcher,
+          headersTimeout: ADDRESS_PROBE_TIMEOUT_MS,
+          bodyTimeout: ADDRESS_PROBE_TIMEOUT_MS,
+          signal: AbortSignal.timeout(ADDRESS_PROBE_TIMEOUT_MS),
+        });
+        const json = parseJsonOrUndefined(
+          await readBounded(res.body, { maxBytes: ANSWER_MAX_BYTES, timeoutMs: ADDRESS_PROBE_TIMEOUT_MS }, res.headers['content-length']),
+        );
         const identify = res.statusCode === 200 ? IDENTIFY.safeParse(json) : null;
         if (identify?.success) {
           const poolProtocol = identify.data.poolProtocol ?? 1;
@@ -95,20 +103,35 @@ export class AddressPairing {
         await dial.close();
       }
     }
-    throw new HubError('HUB_ERR_NO_HUB_AT_ADDRESS', `no Hub answered at ${target.host} (${tried.join('; ')}); if it publishes another port, give it as ${authority(target.host, 5002).replace(/5002$/, '<port>')}`);
+    throw new HubError(
+      'HUB_ERR_NO_HUB_AT_ADDRESS',
+      `no Hub answered at ${target.host} (${tried.join('; ')}); if it publishes another port, give it as ${authority(target.host, 5002).replace(/5002$/, '<port>')}`,
+    );
   }
 
   /** Sends a PIN-carrying pairing request to the Hub at this address and keys the row on the name it answers with. */
   async pair(raw: unknown, pin: unknown): Promise<{ peer: PeerRow; pinVerified: true }> {
-    if (typeof pin !== 'string' || !/^\d{6}$/.test(pin)) throw new HubError('HUB_ERR_BAD_REQUEST', 'pairing by address needs the six-digit PIN minted on the other Hub: only its answer to a valid PIN says its name');
+    if (typeof pin !== 'string' || !/^\d{6}$/.test(pin))
+      throw new HubError(
+        'HUB_ERR_BAD_REQUEST',
+        'pairing by address needs the six-digit PIN minted on the other Hub: only its answer to a valid PIN says its name',
+      );
     if (!this.#d.poolEnabled()) throw new HubError('HUB_ERR_POOL_DISABLED', 'Hub Pool is switched off on this Hub; turn it on before pairing');
     const me = await this.#d.identity.load();
-    if (!me.ok) throw new HubError('HUB_ERR_IDENTITY_UNAVAILABLE', `this Hub's pool identity cannot be used: ${me.error}. Run cihub pool rotate-identity, then pair again`);
+    if (!me.ok)
+      throw new HubError(
+        'HUB_ERR_IDENTITY_UNAVAILABLE',
+        `this Hub's pool identity cannot be used: ${me.error}. Run cihub pool rotate-identity, then pair again`,
+      );
     const self = await this.#d.self();
-    if (self.nodeFqdn === null) throw new HubError('HUB_ERR_NO_TAILNET_NAME', 'this Hub has no tailnet name (connect Tailscale with MagicDNS, or set HUB_NODE_FQDN)');
+    if (self.nodeFqdn === null)
+      throw new HubError('HUB_ERR_NO_TAILNET_NAME', 'this Hub has no tailnet name (connect Tailscale with MagicDNS, or set HUB_NODE_FQDN)');
     const found = await this.probe(raw);
     if (!found.pairable) {
-      throw new HubError('HUB_ERR_PEER_PROTOCOL_TOO_OLD', `the Hub at ${found.address} speaks pool protocol ${found.poolProtocol}, which ignores a PIN and never says its name; pair with it by its MagicDNS name instead`);
+      throw new HubError(
+        'HUB_ERR_PEER_PROTOCOL_TOO_OLD',
+        `the Hub at ${found.address} speaks pool protocol ${found.poolProtocol}, which ignores a PIN and never says its name; pair with it by its MagicDNS name instead`,
+      );
     }
     const token = randomBytes(32).toString('base64url');
     // The check again, right before the call that carries the token out, pinned to what it returns.
@@ -124,10 +147,15 @@ export class AddressPairing {
         bodyTimeout: PAIRING_CALL_TIMEOUT_MS,
         signal: AbortSignal.timeout(PAIRING_CALL_TIMEOUT_MS),
       });
-      const json = parseJsonOrUndefined(await readBounded(res.body, { maxBytes: ANSWER_MAX_BYTES, timeoutMs: PAIRING_CALL_TIMEOUT_MS }, res.headers['content-length']));
+      const json = parseJsonOrUndefined(
+        await readBounded(res.body, { maxBytes: ANSWER_MAX_BYTES, timeoutMs: PAIRING_CALL_TIMEOUT_MS }, res.headers['content-length']),
+      );
       answer = { status: res.statusCode, json: json ?? null };
     } catch (err) {
-      throw new HubError('HUB_ERR_PEER_UNREACHABLE', `could not reach the Hub at ${found.address}:${found.port} (${(err as { code?: string }).code ?? (err as Error).message ?? 'no answer'})`);
+      throw new HubError(
+        'HUB_ERR_PEER_UNREACHABLE',
+        `could not reach the Hub at ${found.address}:${found.port} (${(err as { code?: string }).code ?? (err as Error).message ?? 'no answer'})`,
+      );
     } finally {
       await dial.close();
     }
@@ -135,23 +163,39 @@ export class AddressPairing {
       const said = (answer.json as { error?: { message?: unknown } } | null)?.error?.message;
       if (answer.status === 401) {
         this.#d.logger.warn({ status: answer.status }, 'Peer refused the pairing PIN');
-        throw new HubError('HUB_ERR_PEER_REFUSED_PIN', `the Hub at ${found.address} refused the pairing PIN (wrong, expired, already used or replaced); mint a fresh one there with cihub pool pairing-pin`);
+        throw new HubError(
+          'HUB_ERR_PEER_REFUSED_PIN',
+          `the Hub at ${found.address} refused the pairing PIN (wrong, expired, already used or replaced); mint a fresh one there with cihub pool pairing-pin`,
+        );
       }
       this.#d.logger.warn({ status: answer.status }, `Peer declined pairing request (${answer.status})`);
-      throw new HubError('HUB_ERR_PEER_REFUSED', `the Hub at ${found.address} declined the pairing request (HTTP ${answer.status}): ${typeof said === 'string' ? said.slice(0, 200) : 'no reason given'}`);
+      throw new HubError(
+        'HUB_ERR_PEER_REFUSED',
+        `the Hub at ${found.address} declined the pairing request (HTTP ${answer.status}): ${typeof said === 'string' ? said.slice(0, 200) : 'no reason given'}`,
+      );
     }
     const claim = readIdentityClaim(answer.json);
     const named = (answer.json as { nodeFqdn?: unknown } | null)?.nodeFqdn;
     const name = typeof named === 'string' ? normalizePeerName(named) : null;
     if (claim === null || name === null || !name.ok) {
-      throw new HubError('HUB_ERR_PEER_PROTOCOL_TOO_OLD', `the Hub at ${found.address} took the request without saying its name and key, so it cannot be paired with by address; pair with it by its MagicDNS name instead`);
+      throw new HubError(
+        'HUB_ERR_PEER_PROTOCOL_TOO_OLD',
+        `the Hub at ${found.address} took the request without saying its name and key, so it cannot be paired with by address; pair with it by its MagicDNS name instead`,
+      );
     }
     if (name.name === self.nodeFqdn || claim.nodeUuid === me.nodeUuid) throw new HubError('HUB_ERR_PAIR_SELF', `${found.address} is this Hub itself`);
     if (!belongsToTailnet(name.name, self.tailnetSuffix)) {
-      throw new HubError('HUB_ERR_PAIR_OUTSIDE_TAILNET', `the Hub at ${found.address} is ${name.name}, which is not on this Hub's tailnet (${self.tailnetSuffix}); peers reach each other over the tailnet, so join it there first`);
+      throw new HubError(
+        'HUB_ERR_PAIR_OUTSIDE_TAILNET',
+        `the Hub at ${found.address} is ${name.name}, which is not on this Hub's tailnet (${self.tailnetSuffix}); peers reach each other over the tailnet, so join it there first`,
+      );
     }
     const existing = this.#d.store.byFqdn(name.name) ?? this.#d.store.byUuid(claim.nodeUuid);
-    if (existing) throw new HubError('HUB_ERR_CONFLICT', `this Hub already has a ${existing.status} row for ${existing.nodeFqdn}; unpair it first (cihub pool unpair ${existing.nodeFqdn})`);
+    if (existing)
+      throw new HubError(
+        'HUB_ERR_CONFLICT',
+        `this Hub already has a ${existing.status} row for ${existing.nodeFqdn}; unpair it first (cihub pool unpair ${existing.nodeFqdn})`,
+      );
     const now = this.#d.clock.nowMs();
     // Learned from a response to our PIN: the peer verified the PIN and holds our key, so this side signs at once.
     const row = this.#d.store.insert({

@@ -15,7 +15,9 @@ export const PIN_MAX_WRONG_GUESSES = 5;
 const PIN_SHAPE = new RegExp(`^\\d{${PIN_DIGITS}}$`);
 
 function cryptoDigits(): string {
-  return randomInt(0, 10 ** PIN_DIGITS).toString().padStart(PIN_DIGITS, '0');
+  return randomInt(0, 10 ** PIN_DIGITS)
+    .toString()
+    .padStart(PIN_DIGITS, '0');
 }
 
 interface Outstanding {

@@ -113,7 +113,10 @@ export class PairingService {
     const named = (answer.json as { nodeFqdn?: unknown } | null)?.nodeFqdn;
     if (claim === null) {
       // A Hub on the first pool protocol ignores the PIN and answers without an identity.
-      this.#d.logger.warn({ peer: name }, 'the pairing answer to a PIN request carried no identity (a Hub on the first pool protocol); the key will be exchanged on confirm');
+      this.#d.logger.warn(
+        { peer: name },
+        'the pairing answer to a PIN request carried no identity (a Hub on the first pool protocol); the key will be exchanged on confirm',
+      );
       return { peer: row, pinVerified: false };
     }
     const mismatch = claim.nodeUuid === me.nodeUuid ? 'self' : named !== name ? 'other-name' : this.#d.store.byUuid(claim.nodeUuid) !== null ? 'held' : null;
@@ -121,7 +124,13 @@ export class PairingService {
       // The far Hub took the PIN and holds a request an approval could not complete: take it back
       // (signed with the key it just pinned for this Hub), drop this half, and say what to do.
       const held = this.#d.store.byUuid(claim.nodeUuid);
-      const retracted = await this.#d.client.call({ ...row, peerNodeUuid: claim.nodeUuid, peerPublicKey: claim.publicKey }, 'POST', '/api/inference/pool/pair/unpair', {}, { timeoutMs: PAIRING_CALL_TIMEOUT_MS });
+      const retracted = await this.#d.client.call(
+        { ...row, peerNodeUuid: claim.nodeUuid, peerPublicKey: claim.publicKey },
+        'POST',
+        '/api/inference/pool/pair/unpair',
+        {},
+        { timeoutMs: PAIRING_CALL_TIMEOUT_MS },
+      );
       this.#d.store.delete(row.id);
       const told = retracted.ok && retracted.status === 200;
       this.#d.logger.warn({ peer: name, mismatch, retracted: told }, 'the pairing answer named another Hub than the one asked; the request was withdrawn');
@@ -140,7 +149,13 @@ export class PairingService {
     const me = await this.#requireIdentity();
     const token = randomBytes(32).toString('base64url');
     const connected = this.#d.store.update(peer.id, { status: 'connected', issuedTokenHash: hashToken(token), expiresAt: null })!;
-    const answer = await this.#d.client.call(connected, 'POST', '/api/inference/pool/pair/confirm', { token, nodeUuid: me.nodeUuid, publicKey: me.publicKey }, { timeoutMs: PAIRING_CALL_TIMEOUT_MS });
+    const answer = await this.#d.client.call(
+      connected,
+      'POST',
+      '/api/inference/pool/pair/confirm',
+      { token, nodeUuid: me.nodeUuid, publicKey: me.publicKey },
+      { timeoutMs: PAIRING_CALL_TIMEOUT_MS },
+    );
     const failure = !answer.ok ? answer.error : answer.status !== 200 ? `HTTP ${answer.status}` : null;
     if (failure !== null) {
       this.#d.logger.warn({ peer: peer.nodeFqdn }, `[HubPool] pairing confirmed locally but callback to ${peer.nodeFqdn} failed: ${failure}`);
@@ -190,25 +205,39 @@ export class PairingService {
     const from = parsed.name;
     const keys = pairingSourceKeys(from, req.sourceIp);
     const limit = this.#d.limiter.check(keys);
-    if (!limit.allowed) throw new HubError('HUB_ERR_PAIR_RATE_LIMITED', `too many refused pairing attempts from this source; retry in ${Math.ceil(limit.retryAfterMs / 1000)} s`);
+    if (!limit.allowed)
+      throw new HubError('HUB_ERR_PAIR_RATE_LIMITED', `too many refused pairing attempts from this source; retry in ${Math.ceil(limit.retryAfterMs / 1000)} s`);
     const self = await this.#d.self();
     if (!belongsToTailnet(from, self.tailnetSuffix)) throw new HubError('HUB_ERR_PAIR_OUTSIDE_TAILNET', `${from} is not a name on this Hub's tailnet`);
     if (from === self.nodeFqdn) throw new HubError('HUB_ERR_PAIR_SELF', 'a Hub cannot pair with itself');
     const member = this.#d.membership === undefined ? null : await this.#d.membership(from);
-    if (member?.kind === 'not-member') throw new HubError('HUB_ERR_PAIR_OUTSIDE_TAILNET', `${from} is not a device on this Hub's tailnet (Tailscale Admin API)`);
-    if (member?.kind === 'unknown') this.#d.logger.warn({ from, error: member.error }, 'could not ask the Tailscale Admin API whether the requester is on this tailnet; the request goes on, checked by its name suffix only');
+    if (member?.kind === 'not-member')
+      throw new HubError('HUB_ERR_PAIR_OUTSIDE_TAILNET', `${from} is not a device on this Hub's tailnet (Tailscale Admin API)`);
+    if (member?.kind === 'unknown')
+      this.#d.logger.warn(
+        { from, error: member.error },
+        'could not ask the Tailscale Admin API whether the requester is on this tailnet; the request goes on, checked by its name suffix only',
+      );
     const token = readToken(body.token);
     if (token === null) throw new HubError('HUB_ERR_BAD_REQUEST', 'token must be 32 random bytes, base64url');
     const withPin = body.pin !== undefined && body.pin !== null;
     const claim: IdentityClaim | null = withPin ? readIdentityClaim(body) : null;
-    if (withPin && claim === null) throw new HubError('HUB_ERR_BAD_REQUEST', 'a request with a PIN must carry the sender\'s nodeUuid and publicKey');
+    if (withPin && claim === null) throw new HubError('HUB_ERR_BAD_REQUEST', "a request with a PIN must carry the sender's nodeUuid and publicKey");
     // Everything that waits comes first: from the PIN check to the insert nothing yields, so no
     // other request can take the name in between.
     const me = claim !== null ? await this.#requireIdentity() : null;
     const sealed = await this.#d.identity.sealToken(token);
     const existing = this.#d.store.byFqdn(from);
     const waiting = this.#d.store.list().filter((row) => row.direction === 'inbound' && row.status === 'pending');
-    const row = { nodeFqdn: from, direction: 'inbound' as const, status: 'pending' as const, issuedTokenHash: null, presentTokenSealed: sealed, createdAt: this.#iso(), expiresAt: this.#iso(PAIRING_REQUEST_TTL_MS) };
+    const row = {
+      nodeFqdn: from,
+      direction: 'inbound' as const,
+      status: 'pending' as const,
+      issuedTokenHash: null,
+      presentTokenSealed: sealed,
+      createdAt: this.#iso(),
+      expiresAt: this.#iso(PAIRING_REQUEST_TTL_MS),
+    };
 
     if (claim === null || me === null) {
       // A name this Hub already holds a row for is ignored without saying so (spec: a request stays pending).
@@ -217,7 +246,10 @@ export class PairingService {
         return { received: true };
       }
       if (waiting.filter((r) => !r.pinVerified).length >= MAX_PENDING_INBOUND) {
-        throw new HubError('HUB_ERR_PAIR_PENDING_FULL', `${MAX_PENDING_INBOUND} pairing requests without a PIN already wait for approval here; approve or reject some, or pair with a PIN (cihub pool pairing-pin on this Hub), which these do not block`);
+        throw new HubError(
+          'HUB_ERR_PAIR_PENDING_FULL',
+          `${MAX_PENDING_INBOUND} pairing requests without a PIN already wait for approval here; approve or reject some, or pair with a PIN (cihub pool pairing-pin on this Hub), which these do not block`,
+        );
       }
       this.#d.store.insert({ ...row, peerNodeUuid: null, peerPublicKey: null, pinVerified: false });
       this.#d.logger.info({ from, withPin: false }, 'pairing request received');
@@ -226,7 +258,10 @@ export class PairingService {
 
     // With a PIN. Refusals that do not depend on it come first, so a right PIN is not spent on them.
     if (waiting.filter((r) => r.pinVerified).length >= MAX_PENDING_WITH_PIN) {
-      throw new HubError('HUB_ERR_PAIR_PENDING_FULL', `${MAX_PENDING_WITH_PIN} PIN-verified pairing requests already wait for approval here; approve or reject some first`);
+      throw new HubError(
+        'HUB_ERR_PAIR_PENDING_FULL',
+        `${MAX_PENDING_WITH_PIN} PIN-verified pairing requests already wait for approval here; approve or reject some first`,
+      );
     }
     if (!this.#d.pin.check(body.pin)) {
       this.#d.limiter.strike(keys);
@@ -245,7 +280,10 @@ export class PairingService {
     }
     const holder = this.#d.store.byUuid(claim.nodeUuid);
     if (holder !== null && holder.id !== squatter?.id) {
-      throw new HubError('HUB_ERR_CONFLICT', `${self.nodeFqdn} already holds a pairing with this Hub's node identity under the name ${holder.nodeFqdn}; remove it there (cihub pool unpair ${holder.nodeFqdn}) and send the request again with the same PIN`);
+      throw new HubError(
+        'HUB_ERR_CONFLICT',
+        `${self.nodeFqdn} already holds a pairing with this Hub's node identity under the name ${holder.nodeFqdn}; remove it there (cihub pool unpair ${holder.nodeFqdn}) and send the request again with the same PIN`,
+      );
     }
     this.#d.pin.consume();
     if (squatter !== null) {
@@ -271,7 +309,8 @@ export class PairingService {
       throw new HubError('HUB_ERR_CONFLICT', 'the confirmation names another identity than the one this Hub pinned at the PIN exchange');
     }
     const holder = this.#d.store.byUuid(claim.nodeUuid);
-    if (claim.nodeUuid === me.nodeUuid || (holder && holder.id !== peer.id)) throw new HubError('HUB_ERR_CONFLICT', 'that node UUID is already pinned to another peer');
+    if (claim.nodeUuid === me.nodeUuid || (holder && holder.id !== peer.id))
+      throw new HubError('HUB_ERR_CONFLICT', 'that node UUID is already pinned to another peer');
     const learnedFromRequest = peer.peerNodeUuid === null;
     const connected = this.#d.store.update(peer.id, {
       status: 'connected',
@@ -293,7 +332,7 @@ export class PairingService {
     const claim = readIdentityClaim(body);
     if (claim === null) throw new HubError('HUB_ERR_BAD_REQUEST', 'an upgrade carries nodeUuid and publicKey');
     const me = await this.#requireIdentity();
-    if (claim.nodeUuid === me.nodeUuid) throw new HubError('HUB_ERR_CONFLICT', 'a peer cannot claim this Hub\'s own node UUID');
+    if (claim.nodeUuid === me.nodeUuid) throw new HubError('HUB_ERR_CONFLICT', "a peer cannot claim this Hub's own node UUID");
     if (peer.peerNodeUuid !== null && peer.peerNodeUuid !== claim.nodeUuid) throw new HubError('HUB_ERR_CONFLICT', 'this peer is pinned to another identity');
     const holder = this.#d.store.byUuid(claim.nodeUuid);
     if (holder && holder.id !== peer.id) throw new HubError('HUB_ERR_CONFLICT', 'that node UUID is already pinned to another peer');
@@ -316,7 +355,8 @@ export class PairingService {
    */
   noteApprovedThere(peer: PeerRow): void {
     if (peer.direction !== 'outbound' || peer.status !== 'pending') return;
-    if (!this.#approvedThere.has(peer.id)) this.#d.logger.warn({ peer: peer.nodeFqdn }, `${peer.nodeFqdn} acts as paired with this Hub, but its approval never arrived here (half paired)`);
+    if (!this.#approvedThere.has(peer.id))
+      this.#d.logger.warn({ peer: peer.nodeFqdn }, `${peer.nodeFqdn} acts as paired with this Hub, but its approval never arrived here (half paired)`);
     this.#approvedThere.set(peer.id, this.#approvedThere.get(peer.id) ?? this.#iso());
   }
 
@@ -329,7 +369,10 @@ export class PairingService {
   #noteCrossing(existing: PeerRow): void {
     if (existing.direction !== 'outbound' || existing.status !== 'pending' || existing.crossedAt !== null) return;
     this.#d.store.update(existing.id, { crossedAt: this.#iso() });
-    this.#d.logger.warn({ peer: existing.nodeFqdn }, `${existing.nodeFqdn} sent a pairing request while this Hub's own request to it waits; the two crossed, and each Hub sets the other's aside`);
+    this.#d.logger.warn(
+      { peer: existing.nodeFqdn },
+      `${existing.nodeFqdn} sent a pairing request while this Hub's own request to it waits; the two crossed, and each Hub sets the other's aside`,
+    );
   }
 
   /** Drops requests unanswered for 24 hours (both directions). */
@@ -353,13 +396,18 @@ export class PairingService {
 
   async #selfName(): Promise<string> {
     const self = await this.#d.self();
-    if (self.nodeFqdn === null) throw new HubError('HUB_ERR_NO_TAILNET_NAME', 'this Hub has no tailnet name (connect Tailscale with MagicDNS, or set HUB_NODE_FQDN)');
+    if (self.nodeFqdn === null)
+      throw new HubError('HUB_ERR_NO_TAILNET_NAME', 'this Hub has no tailnet name (connect Tailscale with MagicDNS, or set HUB_NODE_FQDN)');
     return self.nodeFqdn;
   }
 
   async #requireIdentity() {
     const identity = await this.#d.identity.load();
-    if (!identity.ok) throw new HubError('HUB_ERR_IDENTITY_UNAVAILABLE', `this Hub's pool identity cannot be used: ${identity.error}. Run cihub pool rotate-identity, then pair again`);
+    if (!identity.ok)
+      throw new HubError(
+        'HUB_ERR_IDENTITY_UNAVAILABLE',
+        `this Hub's pool identity cannot be used: ${identity.error}. Run cihub pool rotate-identity, then pair again`,
+      );
     return identity;
   }
 
@@ -374,16 +422,25 @@ export class PairingService {
   #pairingRefusal(name: string, answer: Awaited<ReturnType<PeerClient['call']>>): HubError {
     if (!answer.ok) {
       this.#d.logger.warn({ peer: name, error: answer.error }, 'could not reach the peer to send the pairing request');
-      return new HubError('HUB_ERR_PEER_UNREACHABLE', `could not reach ${name} (${answer.error}); check that it is online, on this tailnet and published at https://${name}`);
+      return new HubError(
+        'HUB_ERR_PEER_UNREACHABLE',
+        `could not reach ${name} (${answer.error}); check that it is online, on this tailnet and published at https://${name}`,
+      );
     }
     const said = (answer.json as { error?: { message?: unknown; code?: unknown } } | null)?.error;
     const reason = typeof said?.message === 'string' ? said.message.slice(0, PEER_REFUSAL_MAX_CHARS) : `HTTP ${answer.status}`;
     if (answer.status === 401) {
       this.#d.logger.warn({ peer: name }, 'Peer refused the pairing PIN');
-      return new HubError('HUB_ERR_PEER_REFUSED_PIN', `${name} refused the pairing PIN (wrong, expired, already used or replaced); mint a fresh one there with cihub pool pairing-pin`);
+      return new HubError(
+        'HUB_ERR_PEER_REFUSED_PIN',
+        `${name} refused the pairing PIN (wrong, expired, already used or replaced); mint a fresh one there with cihub pool pairing-pin`,
+      );
     }
     // Both spellings the docs tell operators to search for: "declined pairing request" and "declined the pairing request".
-    this.#d.logger.warn({ peer: name, status: answer.status, reason }, `Peer declined pairing request (${answer.status}): ${name} declined the pairing request: ${reason}`);
+    this.#d.logger.warn(
+      { peer: name, status: answer.status, reason },
+      `Peer declined pairing request (${answer.status}): ${name} declined the pairing request: ${reason}`,
+    );
     return new HubError('HUB_ERR_PEER_REFUSED', `${name} declined the pairing request (HTTP ${answer.status}): ${reason}`);
   }
 }
@@ -409,7 +466,14 @@ function receiverConflict(existing: PeerRow, self: string, from: string): string
 }
 
 /** What the requester says when the answer to its PIN request describes another Hub than the one asked. */
-function answerMismatch(kind: 'self' | 'other-name' | 'held', asked: string, named: string | null, heldAs: string | null, self: string, retracted: boolean): string {
+function answerMismatch(
+  kind: 'self' | 'other-name' | 'held',
+  asked: string,
+  named: string | null,
+  heldAs: string | null,
+  self: string,
+  retracted: boolean,
+): string {
   const after = retracted ? 'the request was withdrawn there' : `the request could not be withdrawn there (on it, run cihub pool unpair ${self})`;
   switch (kind) {
     case 'self':

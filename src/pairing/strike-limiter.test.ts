@@ -51,7 +51,10 @@ describe('StrikeLimiter', () => {
       }
       limiter.strike(['a']);
     }
-    assert.deepEqual(seen, [1, 2, 4, 8, 15, 15].map((m) => m * MIN));
+    assert.deepEqual(
+      seen,
+      [1, 2, 4, 8, 15, 15].map((m) => m * MIN),
+    );
   });
 
   it('a strike while still blocked also doubles, counted from now', () => {

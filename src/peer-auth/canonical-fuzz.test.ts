@@ -56,7 +56,9 @@ describe('the canonical signing string, on generated fields', () => {
         const encoded = (s: string) => Buffer.from(s, 'utf8').toString('utf8');
         assert.deepEqual(
           lines,
-          [CANONICAL_PREAMBLE, p.method.toUpperCase(), p.path, p.senderUuid, p.senderFqdn, p.recipientUuid, p.timestamp, p.nonce, p.bodyHash ?? ''].map(encoded),
+          [CANONICAL_PREAMBLE, p.method.toUpperCase(), p.path, p.senderUuid, p.senderFqdn, p.recipientUuid, p.timestamp, p.nonce, p.bodyHash ?? ''].map(
+            encoded,
+          ),
         );
       }),
       { numRuns: fuzzRuns(BOUNDED_RUNS) },
@@ -65,7 +67,9 @@ describe('the canonical signing string, on generated fields', () => {
 
   it('refuses, by throwing, any field that holds a line break, whichever field it is', () => {
     const withBreak = fc.tuple(anyText, fc.constantFrom('\n', '\r', '\r\n'), anyText).map(([a, br, b]) => a + br + b);
-    const field = fc.constantFrom('method', 'path', 'senderUuid', 'senderFqdn', 'recipientUuid', 'timestamp', 'nonce', 'bodyHash') satisfies fc.Arbitrary<keyof CanonicalRequestParts>;
+    const field = fc.constantFrom('method', 'path', 'senderUuid', 'senderFqdn', 'recipientUuid', 'timestamp', 'nonce', 'bodyHash') satisfies fc.Arbitrary<
+      keyof CanonicalRequestParts
+    >;
     fc.assert(
       fc.property(parts, field, withBreak, (p, name, bad) => {
         assert.throws(() => canonicalRequest({ ...p, [name]: bad }), /line break/);
@@ -77,13 +81,24 @@ describe('the canonical signing string, on generated fields', () => {
 
 describe('the signed-request headers as the receiver parses them, on generated input', () => {
   const headerValue = fc.oneof(fc.constant(undefined), anyText, fc.array(anyText, { maxLength: 3 }));
-  const headers = fc.record(Object.fromEntries(HEADERS.map((h) => [h, headerValue])) as Record<(typeof HEADERS)[number], typeof headerValue>, { requiredKeys: [] });
+  const headers = fc.record(Object.fromEntries(HEADERS.map((h) => [h, headerValue])) as Record<(typeof HEADERS)[number], typeof headerValue>, {
+    requiredKeys: [],
+  });
 
   it('answers any headers, method, path and body with a catalogued refusal, never a throw, and remembers no nonce', () => {
     fc.assert(
       fc.property(headers, anyText, anyText, fc.uint8Array({ maxLength: 64 }), fc.integer({ min: 0, max: 2 * T0 }), (h, method, path, body, nowMs) => {
         const nonces = new RecordingNonces();
-        const r = verifySignedRequest({ headers: h, method, path, body: Buffer.from(body), myUuid: BOB, nowMs, peerKey: (u) => (u === ALICE ? aliceKey : null), nonces });
+        const r = verifySignedRequest({
+          headers: h,
+          method,
+          path,
+          body: Buffer.from(body),
+          myUuid: BOB,
+          nowMs,
+          peerKey: (u) => (u === ALICE ? aliceKey : null),
+          nonces,
+        });
         assert.equal(r.ok, false);
         if (!r.ok) assert.ok(REFUSALS.includes(r.reason), r.reason);
         assert.deepEqual(nonces.keys, []);
@@ -97,10 +112,28 @@ describe('the signed-request headers as the receiver parses them, on generated i
     const body = Buffer.from('{"token":"t"}');
     fc.assert(
       fc.property(fc.constantFrom(...HEADERS), anyText, (name, value) => {
-        const genuine = signRequest({ sign: (d) => sign(null, d, alice.privateKey), senderUuid: ALICE, senderFqdn: 'alpha.tail0.ts.net', recipientUuid: BOB, method: 'POST', path, body, nowMs: T0 });
+        const genuine = signRequest({
+          sign: (d) => sign(null, d, alice.privateKey),
+          senderUuid: ALICE,
+          senderFqdn: 'alpha.tail0.ts.net',
+          recipientUuid: BOB,
+          method: 'POST',
+          path,
+          body,
+          nowMs: T0,
+        });
         fc.pre(genuine[name] !== value);
         const nonces = new RecordingNonces();
-        const r = verifySignedRequest({ headers: { ...genuine, [name]: value }, method: 'POST', path, body, myUuid: BOB, nowMs: T0, peerKey: (u) => (u === ALICE ? aliceKey : null), nonces });
+        const r = verifySignedRequest({
+          headers: { ...genuine, [name]: value },
+          method: 'POST',
+          path,
+          body,
+          myUuid: BOB,
+          nowMs: T0,
+          peerKey: (u) => (u === ALICE ? aliceKey : null),
+          nonces,
+        });
         assert.equal(r.ok, false, `accepted with ${name}: ${JSON.stringify(value)}`);
         assert.deepEqual(nonces.keys, []);
       }),
@@ -114,9 +147,27 @@ describe('the signed-request headers as the receiver parses them, on generated i
     fc.assert(
       fc.property(fc.oneof(fc.record({ body: anyText }), fc.record({ path: fieldText })), (change: { body?: string; path?: string }) => {
         fc.pre(change.body !== body && change.path !== path);
-        const genuine = signRequest({ sign: (d) => sign(null, d, alice.privateKey), senderUuid: ALICE, senderFqdn: 'alpha.tail0.ts.net', recipientUuid: BOB, method: 'POST', path, body: Buffer.from(body), nowMs: T0 });
+        const genuine = signRequest({
+          sign: (d) => sign(null, d, alice.privateKey),
+          senderUuid: ALICE,
+          senderFqdn: 'alpha.tail0.ts.net',
+          recipientUuid: BOB,
+          method: 'POST',
+          path,
+          body: Buffer.from(body),
+          nowMs: T0,
+        });
         const nonces = new RecordingNonces();
-        const r = verifySignedRequest({ headers: genuine, method: 'POST', path: change.path ?? path, body: Buffer.from(change.body ?? body), myUuid: BOB, nowMs: T0, peerKey: (u) => (u === ALICE ? aliceKey : null), nonces });
+        const r = verifySignedRequest({
+          headers: genuine,
+          method: 'POST',
+          path: change.path ?? path,
+          body: Buffer.from(change.body ?? body),
+          myUuid: BOB,
+          nowMs: T0,
+          peerKey: (u) => (u === ALICE ? aliceKey : null),
+          nonces,
+        });
         assert.equal(r.ok, false);
         assert.deepEqual(nonces.keys, []);
       }),

@@ -30,7 +30,10 @@ describe('canonicalRequest', () => {
 
   it('ends in an empty line when the body is not covered', () => {
     const bytes = canonicalRequest({ ...parts, method: 'GET', path: '/api/inference/pool/local/v1/models?x=1', bodyHash: null }).toString('utf8');
-    assert.equal(bytes, 'hub-pool-request-v1\nGET\n/api/inference/pool/local/v1/models?x=1\n6f1c2a3b-4d5e-4f60-8a71-92b3c4d5e6f7\nalpha.tail1234.ts.net\n0a1b2c3d-4e5f-4a6b-8c7d-8e9fa0b1c2d3\n1796040000000\nAAECAwQFBgcICQoLDA0ODw\n');
+    assert.equal(
+      bytes,
+      'hub-pool-request-v1\nGET\n/api/inference/pool/local/v1/models?x=1\n6f1c2a3b-4d5e-4f60-8a71-92b3c4d5e6f7\nalpha.tail1234.ts.net\n0a1b2c3d-4e5f-4a6b-8c7d-8e9fa0b1c2d3\n1796040000000\nAAECAwQFBgcICQoLDA0ODw\n',
+    );
   });
 
   it('refuses a field holding a line break, which would let one field pose as two', () => {

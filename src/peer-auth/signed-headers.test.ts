@@ -19,7 +19,14 @@ const base = {
 describe('signRequest', () => {
   it('returns exactly the six headers, lower-cased, with the sender, recipient, unix-ms timestamp and nonce in the clear', () => {
     const headers = signRequest({ ...base, nonce: 'AAECAwQFBgcICQoLDA0ODw' });
-    assert.deepEqual(Object.keys(headers).sort(), ['x-hub-pool-node', 'x-hub-pool-nonce', 'x-hub-pool-peer', 'x-hub-pool-recipient', 'x-hub-pool-signature', 'x-hub-pool-timestamp']);
+    assert.deepEqual(Object.keys(headers).sort(), [
+      'x-hub-pool-node',
+      'x-hub-pool-nonce',
+      'x-hub-pool-peer',
+      'x-hub-pool-recipient',
+      'x-hub-pool-signature',
+      'x-hub-pool-timestamp',
+    ]);
     assert.equal(headers['x-hub-pool-node'], base.senderUuid);
     assert.equal(headers['x-hub-pool-peer'], base.senderFqdn);
     assert.equal(headers['x-hub-pool-recipient'], base.recipientUuid);

@@ -168,7 +168,10 @@ describe('verifySignedRequest', () => {
   });
 
   const malformed: Array<[string, (h: Record<string, string | string[]>) => void]> = [
-    ['a signature without the v1.ed25519. prefix', (h) => void (h['x-hub-pool-signature'] = String(h['x-hub-pool-signature']).replace('v1.ed25519.', 'v2.ed25519.'))],
+    [
+      'a signature without the v1.ed25519. prefix',
+      (h) => void (h['x-hub-pool-signature'] = String(h['x-hub-pool-signature']).replace('v1.ed25519.', 'v2.ed25519.')),
+    ],
     ['a signature of the wrong length', (h) => void (h['x-hub-pool-signature'] = 'v1.ed25519.AAAA')],
     ['a signature outside base64url', (h) => void (h['x-hub-pool-signature'] = `v1.ed25519.${'+'.repeat(86)}`)],
     ['a timestamp that is not unix ms', (h) => void (h['x-hub-pool-timestamp'] = new Date(T0).toISOString())],
@@ -180,7 +183,21 @@ describe('verifySignedRequest', () => {
       const call = aliceSends();
       const headers: Record<string, string | string[]> = { ...call.headers };
       spoil(headers);
-      assert.equal(reason(verifySignedRequest({ headers, method: call.method, path: call.path, body: call.body, myUuid: BOB, nowMs: T0, peerKey: (u) => pinned.get(u) ?? null, nonces: new NonceCache() })), 'malformed');
+      assert.equal(
+        reason(
+          verifySignedRequest({
+            headers,
+            method: call.method,
+            path: call.path,
+            body: call.body,
+            myUuid: BOB,
+            nowMs: T0,
+            peerKey: (u) => pinned.get(u) ?? null,
+            nonces: new NonceCache(),
+          }),
+        ),
+        'malformed',
+      );
     });
   }
 });

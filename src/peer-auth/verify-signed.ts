@@ -14,7 +14,16 @@
  */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { bodyHash, canonicalRequest, coversBody } from './canonical.js';
-import { HEADER_NODE, HEADER_NONCE, HEADER_PEER, HEADER_RECIPIENT, HEADER_SIGNATURE, HEADER_TIMESTAMP, SIGNATURE_PREFIX, type IncomingHeaders } from './signed-headers.js';
+import {
+  HEADER_NODE,
+  HEADER_NONCE,
+  HEADER_PEER,
+  HEADER_RECIPIENT,
+  HEADER_SIGNATURE,
+  HEADER_TIMESTAMP,
+  SIGNATURE_PREFIX,
+  type IncomingHeaders,
+} from './signed-headers.js';
 
 // Re-exported so the receiving side can import everything it needs from one module.
 export { isSignedRequest, type IncomingHeaders } from './signed-headers.js';
@@ -73,7 +82,16 @@ export function verifySignedRequest(p: VerifySignedParams): VerifyResult {
   if (sig.length !== SIGNATURE_BYTES) return refuse('malformed');
   let data: Buffer;
   try {
-    data = canonicalRequest({ method: p.method, path: p.path, senderUuid, senderFqdn, recipientUuid: recipient, timestamp, nonce, bodyHash: coversBody(p.path) ? bodyHash(p.body) : null });
+    data = canonicalRequest({
+      method: p.method,
+      path: p.path,
+      senderUuid,
+      senderFqdn,
+      recipientUuid: recipient,
+      timestamp,
+      nonce,
+      bodyHash: coversBody(p.path) ? bodyHash(p.body) : null,
+    });
   } catch {
     return refuse('malformed');
   }

@@ -1,7 +1,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BackendView } from '../engines/types.js';
-import { MAX_PEER_MODELS_PER_ENGINE, publishCapabilities, readCapabilities, type ContainerRollup, type PeerCapabilities, type PublishInputs } from './capabilities.js';
+import {
+  MAX_PEER_MODELS_PER_ENGINE,
+  publishCapabilities,
+  readCapabilities,
+  type ContainerRollup,
+  type PeerCapabilities,
+  type PublishInputs,
+} from './capabilities.js';
 
 /** A minimal document an up-to-date peer sends, before any optional key. */
 const BASE = { nodeUuid: 'u-1', hardwareTier: null, backends: [{ kind: 'ollama', models: ['qwen3:8b'] }], inFlightRequests: 2, acceptingWork: true };
@@ -55,7 +62,11 @@ describe('readCapabilities: each optional key, valid and invalid', () => {
     { key: 'gpuPressure', sent: NaN, reads: null },
     // containers: the whole rollup or nothing.
     { key: 'containers', sent: CONTAINERS, reads: CONTAINERS },
-    { key: 'containers', sent: { running: 0, stopped: 0, total: 0, cpuPercent: 0, memoryBytes: 0 }, reads: { running: 0, stopped: 0, total: 0, cpuPercent: 0, memoryBytes: 0 } },
+    {
+      key: 'containers',
+      sent: { running: 0, stopped: 0, total: 0, cpuPercent: 0, memoryBytes: 0 },
+      reads: { running: 0, stopped: 0, total: 0, cpuPercent: 0, memoryBytes: 0 },
+    },
     { key: 'containers', sent: { ...CONTAINERS, names: ['db'] }, reads: CONTAINERS },
     { key: 'containers', sent: [CONTAINERS], reads: null },
     { key: 'containers', sent: 'busy', reads: null },
@@ -71,12 +82,24 @@ describe('readCapabilities: each optional key, valid and invalid', () => {
     // throughput: parsed by its schema (throughput-advert.ts); a malformed advert reads as none.
     {
       key: 'throughput',
-      sent: { 'qwen3:8b': { bands: [{ fromTokens: 8192, promptTokens: 10_000, tokensPerSec: 480.5, deadline: false, ageMs: 60_000 }], decodeTokensPerSec: 42 } },
-      reads: { 'qwen3:8b': { bands: [{ fromTokens: 8192, promptTokens: 10_000, tokensPerSec: 480.5, deadline: false, ageMs: 60_000 }], decodeTokensPerSec: 42 } },
+      sent: {
+        'qwen3:8b': { bands: [{ fromTokens: 8192, promptTokens: 10_000, tokensPerSec: 480.5, deadline: false, ageMs: 60_000 }], decodeTokensPerSec: 42 },
+      },
+      reads: {
+        'qwen3:8b': { bands: [{ fromTokens: 8192, promptTokens: 10_000, tokensPerSec: 480.5, deadline: false, ageMs: 60_000 }], decodeTokensPerSec: 42 },
+      },
     },
     { key: 'throughput', sent: { 'qwen3:8b': { prefillTps: 900 } }, reads: null },
-    { key: 'throughput', sent: { 'qwen3:8b': { bands: [{ fromTokens: 8192, promptTokens: 10_000, tokensPerSec: -1, deadline: false, ageMs: 0 }], decodeTokensPerSec: null } }, reads: null },
-    { key: 'throughput', sent: { 'qwen3:8b': { bands: [{ fromTokens: 8192, promptTokens: 4096, tokensPerSec: 100, deadline: false, ageMs: 0 }], decodeTokensPerSec: null } }, reads: null },
+    {
+      key: 'throughput',
+      sent: { 'qwen3:8b': { bands: [{ fromTokens: 8192, promptTokens: 10_000, tokensPerSec: -1, deadline: false, ageMs: 0 }], decodeTokensPerSec: null } },
+      reads: null,
+    },
+    {
+      key: 'throughput',
+      sent: { 'qwen3:8b': { bands: [{ fromTokens: 8192, promptTokens: 4096, tokensPerSec: 100, deadline: false, ageMs: 0 }], decodeTokensPerSec: null } },
+      reads: null,
+    },
     { key: 'throughput', sent: [1, 2], reads: null },
     { key: 'throughput', sent: 42, reads: null },
   ];
@@ -108,7 +131,14 @@ describe('readCapabilities: one bad container field rejects the whole rollup', (
       const caps = read({ containers: sent, gpuPressure: 2, maxPromptTokens: 16_000, ollamaSlots: 4, maxNumCtx: 8192, unservableModels: ['x'] });
       assert.equal(caps.containers, null);
       assert.deepEqual(
-        { gpuPressure: caps.gpuPressure, maxPromptTokens: caps.maxPromptTokens, ollamaSlots: caps.ollamaSlots, maxNumCtx: caps.maxNumCtx, unservableModels: caps.unservableModels, inFlightRequests: caps.inFlightRequests },
+        {
+          gpuPressure: caps.gpuPressure,
+          maxPromptTokens: caps.maxPromptTokens,
+          ollamaSlots: caps.ollamaSlots,
+          maxNumCtx: caps.maxNumCtx,
+          unservableModels: caps.unservableModels,
+          inFlightRequests: caps.inFlightRequests,
+        },
         { gpuPressure: 2, maxPromptTokens: 16_000, ollamaSlots: 4, maxNumCtx: 8192, unservableModels: ['x'], inFlightRequests: 2 },
       );
     });
@@ -130,7 +160,10 @@ describe('readCapabilities: absent is not zero', () => {
   it('a rejected value never becomes 0', () => {
     const caps = read({ maxPromptTokens: 0, maxNumCtx: 0, ollamaSlots: 0, gpuPressure: -1, containers: { ...CONTAINERS, running: -6 } });
     for (const key of OPTIONAL_KEYS) assert.notEqual(caps[key], 0, key);
-    assert.deepEqual(OPTIONAL_KEYS.map((k) => caps[k]), OPTIONAL_KEYS.map(() => null));
+    assert.deepEqual(
+      OPTIONAL_KEYS.map((k) => caps[k]),
+      OPTIONAL_KEYS.map(() => null),
+    );
   });
 
   it('a reported zero stays zero where zero is in range', () => {
@@ -148,10 +181,42 @@ describe('readCapabilities: a hostile document never throws', () => {
     { name: 'a string', doc: '{"nodeUuid":"x"}' },
     { name: 'a number', doc: 42 },
     { name: 'an empty object', doc: {} },
-    { name: 'huge arrays everywhere', doc: { ...BASE, backends: Array.from({ length: 5000 }, () => ({ kind: 'ollama', models: huge })), unservableModels: huge } },
-    { name: 'nested junk in every key', doc: { ...BASE, ...Object.fromEntries(OPTIONAL_KEYS.map((k) => [k, { a: [{ b: { c: null } }] }])), backends: [null, 3, 'x', [], { kind: 7, models: 'all' }, { kind: 'ollama', models: [null, {}, [], 5, 'ok'] }] } },
-    { name: 'negative numbers everywhere', doc: { ...BASE, inFlightRequests: -1, gpuPressure: -3, maxPromptTokens: -2048, maxNumCtx: -1, ollamaSlots: -4, containers: { running: -1, stopped: -1, total: -2, cpuPercent: -5, memoryBytes: -1 } } },
-    { name: 'NaN and Infinity as strings', doc: { ...BASE, inFlightRequests: 'NaN', gpuPressure: 'Infinity', maxPromptTokens: 'NaN', maxNumCtx: '1e400', ollamaSlots: '-Infinity', containers: { running: 'NaN', stopped: '0', total: '0', cpuPercent: 'Infinity', memoryBytes: '1e400' } } },
+    {
+      name: 'huge arrays everywhere',
+      doc: { ...BASE, backends: Array.from({ length: 5000 }, () => ({ kind: 'ollama', models: huge })), unservableModels: huge },
+    },
+    {
+      name: 'nested junk in every key',
+      doc: {
+        ...BASE,
+        ...Object.fromEntries(OPTIONAL_KEYS.map((k) => [k, { a: [{ b: { c: null } }] }])),
+        backends: [null, 3, 'x', [], { kind: 7, models: 'all' }, { kind: 'ollama', models: [null, {}, [], 5, 'ok'] }],
+      },
+    },
+    {
+      name: 'negative numbers everywhere',
+      doc: {
+        ...BASE,
+        inFlightRequests: -1,
+        gpuPressure: -3,
+        maxPromptTokens: -2048,
+        maxNumCtx: -1,
+        ollamaSlots: -4,
+        containers: { running: -1, stopped: -1, total: -2, cpuPercent: -5, memoryBytes: -1 },
+      },
+    },
+    {
+      name: 'NaN and Infinity as strings',
+      doc: {
+        ...BASE,
+        inFlightRequests: 'NaN',
+        gpuPressure: 'Infinity',
+        maxPromptTokens: 'NaN',
+        maxNumCtx: '1e400',
+        ollamaSlots: '-Infinity',
+        containers: { running: 'NaN', stopped: '0', total: '0', cpuPercent: 'Infinity', memoryBytes: '1e400' },
+      },
+    },
     { name: 'a __proto__ key from JSON', doc: JSON.parse('{"__proto__": {"acceptingWork": true}, "containers": {"__proto__": {"running": 1}}}') },
   ];
   for (const c of docs) {
@@ -190,12 +255,20 @@ describe('publishCapabilities', () => {
     error: null,
     probedMsAgo: 0,
   };
-  const inputs = (extra: Partial<PublishInputs> = {}): PublishInputs => ({ nodeUuid: 'u-1', backends: [backend], inFlightRequests: 3, acceptingWork: true, maxPromptTokens: null, ...extra });
+  const inputs = (extra: Partial<PublishInputs> = {}): PublishInputs => ({
+    nodeUuid: 'u-1',
+    backends: [backend],
+    inFlightRequests: 3,
+    acceptingWork: true,
+    maxPromptTokens: null,
+    ...extra,
+  });
   const wire = (extra: Partial<PublishInputs> = {}) => JSON.parse(JSON.stringify(publishCapabilities(inputs(extra)))) as Record<string, unknown>;
 
   it('leaves every unmeasured key off the wire: no gpuPressure, containers or ceiling key at all', () => {
     const doc = wire();
-    for (const key of ['gpuPressure', 'containers', 'maxPromptTokens', 'maxNumCtx', 'ollamaSlots', 'unservableModels', 'throughput']) assert.equal(key in doc, false, key);
+    for (const key of ['gpuPressure', 'containers', 'maxPromptTokens', 'maxNumCtx', 'ollamaSlots', 'unservableModels', 'throughput'])
+      assert.equal(key in doc, false, key);
   });
 
   it('explicit nulls from a sampler that has nothing are left off the wire too', () => {
@@ -231,7 +304,14 @@ function describeValue(value: unknown): string {
 }
 
 describe('hardwareTier on the wire', () => {
-  const inputs = (extra: Partial<PublishInputs> = {}): PublishInputs => ({ nodeUuid: 'u-1', backends: [], inFlightRequests: 0, acceptingWork: true, maxPromptTokens: null, ...extra });
+  const inputs = (extra: Partial<PublishInputs> = {}): PublishInputs => ({
+    nodeUuid: 'u-1',
+    backends: [],
+    inFlightRequests: 0,
+    acceptingWork: true,
+    maxPromptTokens: null,
+    ...extra,
+  });
 
   it('publishes the detected tier, and null while none is detected (never a guess)', () => {
     assert.equal(publishCapabilities(inputs({ hardwareTier: 'mid-range' })).hardwareTier, 'mid-range');
@@ -254,14 +334,41 @@ describe('hardwareTier on the wire', () => {
     { sent: 3, reads: null },
     { sent: null, reads: null },
   ];
-  for (const r of rows) it(`reads a peer's ${describeValue(r.sent)} as ${String(r.reads)}`, () => assert.equal(read({ hardwareTier: r.sent }).hardwareTier, r.reads));
+  for (const r of rows)
+    it(`reads a peer's ${describeValue(r.sent)} as ${String(r.reads)}`, () => assert.equal(read({ hardwareTier: r.sent }).hardwareTier, r.reads));
 });
 
 describe('peerView: containers as status and GET /peers carry them', () => {
   it('carries a valid rollup, and null (not zeros) for a rejected one or none', async () => {
     const { peerView } = await import('./peer-view.js');
-    const row = { id: 'p1', nodeFqdn: 'hub-b.tail0.ts.net', direction: 'outbound', status: 'connected', enabled: true, peerNodeUuid: null, peerPublicKey: null, pinVerified: false, issuedTokenHash: null, presentTokenSealed: null, signedSeenAt: null, bearerGraceUntil: null, createdAt: '2026-11-30T11:00:00.000Z', expiresAt: null, lastSeenAt: null, consecutiveFailures: 0, confirmFailedAt: null, crossedAt: null } as const;
-    const health = (containers: unknown) => ({ probeFailure: null, probeFailureSince: null, capabilities: read({ containers }), capabilitiesAtMs: 0, forwardedAtSnapshot: 0, leftAt: null });
+    const row = {
+      id: 'p1',
+      nodeFqdn: 'hub-b.tail0.ts.net',
+      direction: 'outbound',
+      status: 'connected',
+      enabled: true,
+      peerNodeUuid: null,
+      peerPublicKey: null,
+      pinVerified: false,
+      issuedTokenHash: null,
+      presentTokenSealed: null,
+      signedSeenAt: null,
+      bearerGraceUntil: null,
+      createdAt: '2026-11-30T11:00:00.000Z',
+      expiresAt: null,
+      lastSeenAt: null,
+      consecutiveFailures: 0,
+      confirmFailedAt: null,
+      crossedAt: null,
+    } as const;
+    const health = (containers: unknown) => ({
+      probeFailure: null,
+      probeFailureSince: null,
+      capabilities: read({ containers }),
+      capabilitiesAtMs: 0,
+      forwardedAtSnapshot: 0,
+      leftAt: null,
+    });
     assert.deepEqual(peerView(row, health(CONTAINERS), null).containers, CONTAINERS);
     assert.equal(peerView(row, health({ ...CONTAINERS, running: 9 }), null).containers, null);
     assert.equal(peerView(row, health(undefined), null).containers, null);

@@ -184,7 +184,9 @@ export function readModelDetails(value: unknown): ReadonlyMap<string, ModelDetai
     const caps = raw.capabilities;
     const parameterSize = typeof size === 'string' && size.length <= MAX_DETAIL_TEXT ? size : null;
     const capabilities =
-      Array.isArray(caps) && caps.length <= MAX_DETAIL_CAPABILITIES && caps.every((c) => typeof c === 'string' && c.length <= MAX_DETAIL_TEXT) ? (caps as string[]) : null;
+      Array.isArray(caps) && caps.length <= MAX_DETAIL_CAPABILITIES && caps.every((c) => typeof c === 'string' && c.length <= MAX_DETAIL_TEXT)
+        ? (caps as string[])
+        : null;
     out.set(name, { parameterSize, capabilities });
   }
   return out;

@@ -22,7 +22,17 @@ function setup() {
   const client = { call: async () => ({ ok: false, error: 'no answer', auth: 'none' }) } as unknown as PeerClient;
   const pairing = { sweep: () => [] } as unknown as PairingService;
   const identity = { load: async () => ({ ok: false, error: 'unused', nodeUuid: null, publicKey: null }) } as unknown as NodeIdentity;
-  const poller = new HealthPoller({ store, client, pairing, identity, pollSeconds: () => 30, clock, logger: pino({ level: 'silent' }), forwardsTo: () => 0, background: new Background({ logger: pino({ level: 'silent' }), clock }) });
+  const poller = new HealthPoller({
+    store,
+    client,
+    pairing,
+    identity,
+    pollSeconds: () => 30,
+    clock,
+    logger: pino({ level: 'silent' }),
+    forwardsTo: () => 0,
+    background: new Background({ logger: pino({ level: 'silent' }), clock }),
+  });
   const add = (name: string, extra: Partial<PeerRow>): PeerRow => {
     const row = store.insert({
       nodeFqdn: name,
@@ -70,13 +80,42 @@ function answering() {
   const client = {
     call: () =>
       new Promise((resolve) =>
-        waiting.push(() => resolve({ ok: true, status: 200, headers: {}, json: { nodeUuid: 'u', hardwareTier: null, backends: [{ kind: 'ollama', models: ['m'] }], inFlightRequests: 0, acceptingWork: true }, auth: 'signed' })),
+        waiting.push(() =>
+          resolve({
+            ok: true,
+            status: 200,
+            headers: {},
+            json: { nodeUuid: 'u', hardwareTier: null, backends: [{ kind: 'ollama', models: ['m'] }], inFlightRequests: 0, acceptingWork: true },
+            auth: 'signed',
+          }),
+        ),
       ),
   } as unknown as PeerClient;
   const pairing = { sweep: () => [] } as unknown as PairingService;
   const identity = { load: async () => ({ ok: false, error: 'unused' }) } as unknown as NodeIdentity;
-  const poller = new HealthPoller({ store, client, pairing, identity, pollSeconds: () => 30, clock, logger: pino({ level: 'silent' }), forwardsTo: () => 0, background: new Background({ logger: pino({ level: 'silent' }), clock }) });
-  const row = store.insert({ nodeFqdn: 'b.tail0.ts.net', direction: 'inbound', status: 'connected', peerNodeUuid: 'u', peerPublicKey: KEY, pinVerified: true, issuedTokenHash: null, presentTokenSealed: null, createdAt: new Date(clock.nowMs()).toISOString(), expiresAt: null });
+  const poller = new HealthPoller({
+    store,
+    client,
+    pairing,
+    identity,
+    pollSeconds: () => 30,
+    clock,
+    logger: pino({ level: 'silent' }),
+    forwardsTo: () => 0,
+    background: new Background({ logger: pino({ level: 'silent' }), clock }),
+  });
+  const row = store.insert({
+    nodeFqdn: 'b.tail0.ts.net',
+    direction: 'inbound',
+    status: 'connected',
+    peerNodeUuid: 'u',
+    peerPublicKey: KEY,
+    pinVerified: true,
+    issuedTokenHash: null,
+    presentTokenSealed: null,
+    createdAt: new Date(clock.nowMs()).toISOString(),
+    expiresAt: null,
+  });
   /** Starts a probe; returns a function that lets the peer answer and waits for the probe to finish. */
   const probe = () => {
     const done = poller.probe(store.get(row.id)!);

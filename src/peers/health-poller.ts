@@ -178,7 +178,10 @@ export class HealthPoller {
     const s = this.#state(row.id);
     const pollMs = this.#d.pollSeconds() * 1000;
     const startedAtMs = this.#d.clock.nowMs();
-    const answer = await this.#d.client.call(row, 'GET', '/api/inference/pool/capabilities', undefined, { timeoutMs: HEALTH_PROBE_TIMEOUT_MS, maxBytes: PEER_CAPABILITIES_MAX_BYTES });
+    const answer = await this.#d.client.call(row, 'GET', '/api/inference/pool/capabilities', undefined, {
+      timeoutMs: HEALTH_PROBE_TIMEOUT_MS,
+      maxBytes: PEER_CAPABILITIES_MAX_BYTES,
+    });
     const now = this.#d.clock.nowMs();
     const current = this.#d.store.get(row.id);
     if (current === null) return;
@@ -197,7 +200,12 @@ export class HealthPoller {
       s.refusals = 0;
       s.nextPollAtMs = now + pollMs;
       // A good poll also settles a half pairing: the peer answered as paired, so the confirmation arrived after all.
-      this.#d.store.update(row.id, { status: 'connected', lastSeenAt: new Date(now).toISOString(), consecutiveFailures: 0, ...(current.confirmFailedAt !== null ? { confirmFailedAt: null } : {}) });
+      this.#d.store.update(row.id, {
+        status: 'connected',
+        lastSeenAt: new Date(now).toISOString(),
+        consecutiveFailures: 0,
+        ...(current.confirmFailedAt !== null ? { confirmFailedAt: null } : {}),
+      });
       if (current.peerNodeUuid === null && caps?.nodeUuid) await this.#upgrade(current);
       return;
     }
@@ -218,7 +226,13 @@ export class HealthPoller {
   async #upgrade(row: PeerRow): Promise<void> {
     const identity = await this.#d.identity.load();
     if (!identity.ok) return;
-    const answer = await this.#d.client.call(row, 'POST', '/api/inference/pool/pair/upgrade', { nodeUuid: identity.nodeUuid, publicKey: identity.publicKey }, { timeoutMs: HEALTH_PROBE_TIMEOUT_MS });
+    const answer = await this.#d.client.call(
+      row,
+      'POST',
+      '/api/inference/pool/pair/upgrade',
+      { nodeUuid: identity.nodeUuid, publicKey: identity.publicKey },
+      { timeoutMs: HEALTH_PROBE_TIMEOUT_MS },
+    );
     const claim = answer.ok && answer.status === 200 ? readIdentityClaim(answer.json) : null;
     if (claim === null || this.#d.store.byUuid(claim.nodeUuid)) return;
     // Learned from a response: the peer has pinned our key, so this side signs from now on.
@@ -230,7 +244,10 @@ export class HealthPoller {
     if (row.bearerGraceUntil === null || row.signedSeenAt !== null || Date.parse(row.bearerGraceUntil) > now) return;
     // Enforcing a key the peer never used would lock out a peer that behaves correctly: roll back, retry later.
     this.#d.store.update(row.id, { peerNodeUuid: null, peerPublicKey: null, bearerGraceUntil: null });
-    this.#d.logger.warn({ peer: row.nodeFqdn }, 'no signed request seen from the peer within the grace window; its key is unpinned and the exchange will be retried');
+    this.#d.logger.warn(
+      { peer: row.nodeFqdn },
+      'no signed request seen from the peer within the grace window; its key is unpinned and the exchange will be retried',
+    );
   }
 
   #applyRenames(): void {
@@ -250,7 +267,17 @@ export class HealthPoller {
   #state(id: string): State {
     let s = this.#states.get(id);
     if (!s) {
-      s = { probeFailure: null, probeFailureSince: null, refusals: 0, nextPollAtMs: 0, capabilities: null, capabilitiesAtMs: null, forwardedAtSnapshot: 0, leftAt: null, polling: false };
+      s = {
+        probeFailure: null,
+        probeFailureSince: null,
+        refusals: 0,
+        nextPollAtMs: 0,
+        capabilities: null,
+        capabilitiesAtMs: null,
+        forwardedAtSnapshot: 0,
+        leftAt: null,
+        polling: false,
+      };
       this.#states.set(id, s);
     }
     return s;

@@ -11,19 +11,44 @@ const KEY = 'A'.repeat(43);
 
 function row(extra: Partial<PeerRow>): PeerRow {
   return {
-    id: 'p1', nodeFqdn: PEER, direction: 'outbound', status: 'connected', enabled: true, peerNodeUuid: null, peerPublicKey: null, pinVerified: false,
-    issuedTokenHash: null, presentTokenSealed: null, signedSeenAt: null, bearerGraceUntil: null, createdAt: T, expiresAt: null, lastSeenAt: null,
-    consecutiveFailures: 0, confirmFailedAt: null, crossedAt: null, ...extra,
+    id: 'p1',
+    nodeFqdn: PEER,
+    direction: 'outbound',
+    status: 'connected',
+    enabled: true,
+    peerNodeUuid: null,
+    peerPublicKey: null,
+    pinVerified: false,
+    issuedTokenHash: null,
+    presentTokenSealed: null,
+    signedSeenAt: null,
+    bearerGraceUntil: null,
+    createdAt: T,
+    expiresAt: null,
+    lastSeenAt: null,
+    consecutiveFailures: 0,
+    confirmFailedAt: null,
+    crossedAt: null,
+    ...extra,
   };
 }
 
 describe('pairingProblem: which pairing states need both operators', () => {
   const table: readonly { name: string; row: Partial<PeerRow>; approvedThere?: string; kind: string | null }[] = [
-    { name: 'an approval whose confirmation failed, on the approver', row: { direction: 'inbound', status: 'connected', confirmFailedAt: T }, kind: 'half_paired_here' },
+    {
+      name: 'an approval whose confirmation failed, on the approver',
+      row: { direction: 'inbound', status: 'connected', confirmFailedAt: T },
+      kind: 'half_paired_here',
+    },
     { name: 'the same once marked unreachable', row: { direction: 'inbound', status: 'unreachable', confirmFailedAt: T }, kind: 'half_paired_here' },
     { name: 'a request this Hub sent, while the peer calls as paired', row: { status: 'pending' }, approvedThere: T, kind: 'half_paired_there' },
     { name: 'a request this Hub sent whose peer asked too', row: { status: 'pending', crossedAt: T }, kind: 'crossed_requests' },
-    { name: 'half paired wins over crossed on the requester (the peer approved after all)', row: { status: 'pending', crossedAt: T }, approvedThere: T, kind: 'half_paired_there' },
+    {
+      name: 'half paired wins over crossed on the requester (the peer approved after all)',
+      row: { status: 'pending', crossedAt: T },
+      approvedThere: T,
+      kind: 'half_paired_there',
+    },
     { name: 'a healthy pairing', row: {}, kind: null },
     { name: 'a request waiting here for approval', row: { direction: 'inbound', status: 'pending' }, kind: null },
     { name: 'a crossing mark on a row that has since connected', row: { status: 'connected', crossedAt: T }, kind: null },
@@ -47,6 +72,10 @@ describe('leavingRecipients: who is told a Hub is leaving', () => {
     const graced = row({ id: 'g', nodeFqdn: 'grace.tail0.ts.net', peerNodeUuid: 'x', peerPublicKey: KEY, presentTokenSealed: 'sealed', bearerGraceUntil: T });
     const got = leavingRecipients([signed, bearer, waiting, graced], false);
     assert.deepEqual({ send: got.send.map((r) => r.id), skipped: got.skipped }, { send: ['s'], skipped: ['bearer.tail0.ts.net', 'grace.tail0.ts.net'] });
-    assert.deepEqual(leavingRecipients([graced], true).send.map((r) => r.id), ['g'], 'signed-only signs to a graced row at once');
+    assert.deepEqual(
+      leavingRecipients([graced], true).send.map((r) => r.id),
+      ['g'],
+      'signed-only signs to a graced row at once',
+    );
   });
 });

@@ -17,7 +17,13 @@ import type { Clock } from '../util/clock.js';
 import { outboundAuthMode, type AuthMode } from './auth-mode.js';
 
 export type PeerAnswer =
-  | { readonly ok: true; readonly status: number; readonly headers: Record<string, string | string[] | undefined>; readonly json: unknown; readonly auth: AuthMode }
+  | {
+      readonly ok: true;
+      readonly status: number;
+      readonly headers: Record<string, string | string[] | undefined>;
+      readonly json: unknown;
+      readonly auth: AuthMode;
+    }
   | { readonly ok: false; readonly error: string; readonly auth: AuthMode };
 
 export interface PeerClientDeps {
@@ -103,8 +109,16 @@ export class PeerClient {
     return this.#authHeaders(peer, auth, await this.#deps.selfName(), method, path, body);
   }
 
-  async #authHeaders(peer: PeerRow, auth: AuthMode, self: string | null, method: string, path: string, payload: Buffer): Promise<Record<string, string> | string> {
-    if (auth === 'none') return this.#deps.settings().poolRequireSignedPeers ? 'poolRequireSignedPeers is on and this peer has no pinned key' : 'No outbound pairing token stored';
+  async #authHeaders(
+    peer: PeerRow,
+    auth: AuthMode,
+    self: string | null,
+    method: string,
+    path: string,
+    payload: Buffer,
+  ): Promise<Record<string, string> | string> {
+    if (auth === 'none')
+      return this.#deps.settings().poolRequireSignedPeers ? 'poolRequireSignedPeers is on and this peer has no pinned key' : 'No outbound pairing token stored';
     if (self === null) return 'this Hub has no tailnet name to present';
     if (auth === 'bearer') {
       const token = await this.#deps.identity.unsealToken(peer.presentTokenSealed!);

@@ -33,7 +33,10 @@ export async function peerClockSkews(rows: readonly PeerRow[], client: Pick<Peer
   return Promise.all(
     paired.map(async (row) => {
       const sentAtMs = clock.nowMs();
-      const answer = await client.call({ nodeFqdn: row.nodeFqdn }, 'GET', '/api/inference/pool/identify', undefined, { timeoutMs: PEER_CLOCK_TIMEOUT_MS, auth: 'none' });
+      const answer = await client.call({ nodeFqdn: row.nodeFqdn }, 'GET', '/api/inference/pool/identify', undefined, {
+        timeoutMs: PEER_CLOCK_TIMEOUT_MS,
+        auth: 'none',
+      });
       if (!answer.ok) return { nodeFqdn: row.nodeFqdn, skewMs: null, error: answer.error };
       const skewMs = skewFromDate(answer.headers.date, sentAtMs, clock.nowMs());
       return { nodeFqdn: row.nodeFqdn, skewMs, error: skewMs === null ? 'the answer carried no usable Date header' : null };

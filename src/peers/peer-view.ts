@@ -70,7 +70,10 @@ export function peerView(row: PeerRow, health: PeerHealth, selfName: string | nu
     lastSeenAt: row.lastSeenAt,
     consecutiveFailures: row.consecutiveFailures,
     pairingProblem: pairingProblem(row, selfName, approvedThereAt),
-    probeFailure: health.probeFailure === null ? null : { kind: health.probeFailure, since: health.probeFailureSince, action: probeFailureAction(health.probeFailure, row.nodeFqdn, selfName) },
+    probeFailure:
+      health.probeFailure === null
+        ? null
+        : { kind: health.probeFailure, since: health.probeFailureSince, action: probeFailureAction(health.probeFailure, row.nodeFqdn, selfName) },
     leftAt: health.leftAt,
     acceptingWork: caps?.acceptingWork ?? null,
     inFlightRequests: caps?.inFlightRequests ?? null,

@@ -20,7 +20,8 @@ export function resolvePeer(store: PeerStore, ref: string): PeerRow {
   if (ref.length >= MIN_ID_PREFIX) {
     const matches = store.list().filter((p) => p.id.startsWith(ref.toLowerCase()));
     if (matches.length === 1) return matches[0]!;
-    if (matches.length > 1) throw new HubError('HUB_ERR_CONFLICT', `${ref} matches ${matches.length} peers (${matches.map((m) => m.nodeFqdn).join(', ')}); give more of the id`);
+    if (matches.length > 1)
+      throw new HubError('HUB_ERR_CONFLICT', `${ref} matches ${matches.length} peers (${matches.map((m) => m.nodeFqdn).join(', ')}); give more of the id`);
   }
   throw new HubError('HUB_ERR_NOT_FOUND', `no peer or pairing request matches ${ref}`);
 }

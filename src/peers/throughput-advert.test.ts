@@ -11,10 +11,17 @@ describe('readThroughputAdvert: untrusted, bounded', () => {
     assert.equal(readThroughputAdvert(doc), null);
   });
   it('refuses more bands per model than the bound', () =>
-    assert.equal(readThroughputAdvert({ m: { bands: Array.from({ length: MAX_ADVERTISED_BANDS + 1 }, () => band(4096, 100)), decodeTokensPerSec: null } }), null));
-  it('refuses an age past the 2-hour memory', () => assert.equal(readThroughputAdvert({ m: { bands: [band(4096, 100, FORGET_AFTER_MS + 1)], decodeTokensPerSec: null } }), null));
+    assert.equal(
+      readThroughputAdvert({ m: { bands: Array.from({ length: MAX_ADVERTISED_BANDS + 1 }, () => band(4096, 100)), decodeTokensPerSec: null } }),
+      null,
+    ));
+  it('refuses an age past the 2-hour memory', () =>
+    assert.equal(readThroughputAdvert({ m: { bands: [band(4096, 100, FORGET_AFTER_MS + 1)], decodeTokensPerSec: null } }), null));
   it('refuses a rate no engine reaches', () => assert.equal(readThroughputAdvert({ m: { bands: [band(4096, 1e9)], decodeTokensPerSec: null } }), null));
-  it('reads a well-formed advert as sent', () => assert.deepEqual(readThroughputAdvert({ m: { bands: [band(4096, 100)], decodeTokensPerSec: 30 } }), { m: { bands: [band(4096, 100)], decodeTokensPerSec: 30 } }));
+  it('reads a well-formed advert as sent', () =>
+    assert.deepEqual(readThroughputAdvert({ m: { bands: [band(4096, 100)], decodeTokensPerSec: 30 } }), {
+      m: { bands: [band(4096, 100)], decodeTokensPerSec: 30 },
+    }));
 });
 
 describe('advertOf: what this node advertises', () => {
@@ -30,7 +37,12 @@ describe('advertOf: what this node advertises', () => {
 
 describe('advertisedReadings: aged from the snapshot', () => {
   const advert = { m: { bands: [band(4096, 100, 60_000), band(8192, 50, FORGET_AFTER_MS - 1000)], decodeTokensPerSec: null } };
-  it('dates each band from the snapshot time less its age', () => assert.equal(advertisedReadings(advert, 'm', 1_000_000_000, 1_000_000_000)[0]?.atMs, 1_000_000_000 - 60_000));
-  it('forgets a band that aged past 2 hours since the snapshot', () => assert.deepEqual(advertisedReadings(advert, 'm', 1_000_000_000, 1_000_000_000 + 2000).map((r) => r.fromTokens), [4096]));
+  it('dates each band from the snapshot time less its age', () =>
+    assert.equal(advertisedReadings(advert, 'm', 1_000_000_000, 1_000_000_000)[0]?.atMs, 1_000_000_000 - 60_000));
+  it('forgets a band that aged past 2 hours since the snapshot', () =>
+    assert.deepEqual(
+      advertisedReadings(advert, 'm', 1_000_000_000, 1_000_000_000 + 2000).map((r) => r.fromTokens),
+      [4096],
+    ));
   it('a model the peer did not advertise is unmeasured', () => assert.deepEqual(advertisedReadings(advert, 'other', 0, 0), []));
 });

@@ -59,13 +59,16 @@ export function advertOf(local: readonly EstimateView[]): ThroughputAdvert | nul
     const m = (out[e.model] ??= { bands: new Map(), decodeTokensPerSec: null });
     for (const b of e.bands) {
       const have = m.bands.get(b.fromTokens);
-      if (have === undefined || b.tokensPerSec < have.tokensPerSec) m.bands.set(b.fromTokens, { ...b, tokensPerSec: b.tokensPerSec, ageMs: Math.round(b.ageMs) });
+      if (have === undefined || b.tokensPerSec < have.tokensPerSec)
+        m.bands.set(b.fromTokens, { ...b, tokensPerSec: b.tokensPerSec, ageMs: Math.round(b.ageMs) });
     }
     if (e.decodeTokensPerSec !== null) m.decodeTokensPerSec = Math.min(m.decodeTokensPerSec ?? Infinity, e.decodeTokensPerSec);
   }
   const models = Object.entries(out);
   if (models.length === 0) return null;
-  return Object.fromEntries(models.map(([model, m]) => [model, { bands: [...m.bands.values()].sort((a, b) => a.fromTokens - b.fromTokens), decodeTokensPerSec: m.decodeTokensPerSec }]));
+  return Object.fromEntries(
+    models.map(([model, m]) => [model, { bands: [...m.bands.values()].sort((a, b) => a.fromTokens - b.fromTokens), decodeTokensPerSec: m.decodeTokensPerSec }]),
+  );
 }
 
 /** A peer's advertised bands for `model`, aged from the snapshot time; forgotten ones dropped. */

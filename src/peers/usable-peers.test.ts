@@ -34,7 +34,14 @@ const caps = (extra: Partial<PeerCapabilities> = {}): PeerCapabilities => ({
 });
 
 function peersAt(snapshotAgeMs: number, capabilities: PeerCapabilities, forwarded = 0) {
-  const health: PeerHealth = { probeFailure: null, probeFailureSince: null, capabilities, capabilitiesAtMs: NOW_MS - snapshotAgeMs, forwardedAtSnapshot: 0, leftAt: null };
+  const health: PeerHealth = {
+    probeFailure: null,
+    probeFailureSince: null,
+    capabilities,
+    capabilitiesAtMs: NOW_MS - snapshotAgeMs,
+    forwardedAtSnapshot: 0,
+    leftAt: null,
+  };
   return usablePeers({
     store: { list: () => [{ id: 'p1', nodeFqdn: 'hub-b.tail0.ts.net', status: 'connected', enabled: true }] },
     health: () => health,
@@ -52,11 +59,14 @@ describe('a peer whose snapshot is older than three polls', () => {
     assert.equal(peer.snapshotStale, true);
     assert.equal(peer.queueDepth, UNKNOWN_PEER_LOAD, 'its reported 0 in flight is discarded');
     assert.equal(peer.pressure, UNKNOWN_PRESSURE, 'its reported band 0 is discarded');
-    assert.deepEqual(peerCandidates([peer], 'qwen3:8b', 'ollama').map((c) => [c.node, c.queueDepth]), [['hub-b.tail0.ts.net', UNKNOWN_PEER_LOAD]]);
+    assert.deepEqual(
+      peerCandidates([peer], 'qwen3:8b', 'ollama').map((c) => [c.node, c.queueDepth]),
+      [['hub-b.tail0.ts.net', UNKNOWN_PEER_LOAD]],
+    );
     assert.deepEqual([...(peerModels([peer], 'ollama').get('hub-b.tail0.ts.net') ?? [])], ['qwen3:8b']);
   });
 
-  it('counts this Hub\'s live forwards on top of the mid-load figure, never a stale busy one', () => {
+  it("counts this Hub's live forwards on top of the mid-load figure, never a stale busy one", () => {
     const [peer] = peersAt(TRUSTED_MS + 1, caps({ inFlightRequests: 9 }), 1);
     assert.equal(peer?.queueDepth, 1 + UNKNOWN_PEER_LOAD);
   });

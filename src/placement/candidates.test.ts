@@ -113,21 +113,39 @@ describe('localCandidates', () => {
   ];
   for (const row of rows) {
     it(row.name, () => {
-      assert.deepEqual(localCandidates(row.backends, row.model, row.dialect, noneInFlight).map((c) => c.id), row.ids);
+      assert.deepEqual(
+        localCandidates(row.backends, row.model, row.dialect, noneInFlight).map((c) => c.id),
+        row.ids,
+      );
     });
   }
 
   it('fills each candidate from its engine and reads its queue depth from the in-flight counter', () => {
     const depths: Record<string, number> = { 'ollama-1': 3, 'ollama-2': 0 };
-    const got = localCandidates(
-      [backend('ollama-1', 'ollama', ['m']), backend('ollama-2', 'ollama', ['m'])],
-      'm',
-      'ollama',
-      (id) => depths[id] ?? -1,
-    );
+    const got = localCandidates([backend('ollama-1', 'ollama', ['m']), backend('ollama-2', 'ollama', ['m'])], 'm', 'ollama', (id) => depths[id] ?? -1);
     assert.deepEqual(got, [
-      { id: 'local/ollama-1', node: 'local', backendId: 'ollama-1', engine: 'ollama', url: 'http://127.0.0.1/ollama-1', queueDepth: 3, peerId: null, hardwareTier: null, pressure: UNKNOWN_PRESSURE },
-      { id: 'local/ollama-2', node: 'local', backendId: 'ollama-2', engine: 'ollama', url: 'http://127.0.0.1/ollama-2', queueDepth: 0, peerId: null, hardwareTier: null, pressure: UNKNOWN_PRESSURE },
+      {
+        id: 'local/ollama-1',
+        node: 'local',
+        backendId: 'ollama-1',
+        engine: 'ollama',
+        url: 'http://127.0.0.1/ollama-1',
+        queueDepth: 3,
+        peerId: null,
+        hardwareTier: null,
+        pressure: UNKNOWN_PRESSURE,
+      },
+      {
+        id: 'local/ollama-2',
+        node: 'local',
+        backendId: 'ollama-2',
+        engine: 'ollama',
+        url: 'http://127.0.0.1/ollama-2',
+        queueDepth: 0,
+        peerId: null,
+        hardwareTier: null,
+        pressure: UNKNOWN_PRESSURE,
+      },
     ]);
   });
 
@@ -139,7 +157,10 @@ describe('localCandidates', () => {
   for (const r of pressureRows) {
     it(`${r.name} (own band ${String(r.own)})`, () => {
       const got = localCandidates([backend('ollama-1', 'ollama', ['m'])], 'm', 'ollama', noneInFlight, () => false, r.own);
-      assert.deepEqual(got.map((c) => c.pressure), [r.pressure]);
+      assert.deepEqual(
+        got.map((c) => c.pressure),
+        [r.pressure],
+      );
     });
   }
 });
@@ -160,31 +181,89 @@ describe('peerCandidates', () => {
     ...extra,
   });
   const rows: readonly { name: string; peers: readonly UsablePeer[]; model: string; dialect: 'openai' | 'ollama'; nodes: readonly string[] }[] = [
-    { name: 'a peer holding the model in any engine serves the OpenAI dialect', peers: [peer('b.ts.net', [{ kind: 'vllm', models: ['m'] }])], model: 'm', dialect: 'openai', nodes: ['b.ts.net'] },
-    { name: 'a peer whose only holder is vLLM is no candidate for a native request', peers: [peer('b.ts.net', [{ kind: 'vllm', models: ['m'] }])], model: 'm', dialect: 'ollama', nodes: [] },
-    { name: "a tagless name matches Ollama's :latest on a peer too", peers: [peer('b.ts.net', [{ kind: 'ollama', models: ['m:latest'] }])], model: 'm', dialect: 'ollama', nodes: ['b.ts.net'] },
-    { name: 'a model the peer says it cannot serve is no candidate there', peers: [peer('b.ts.net', [{ kind: 'ollama', models: ['m'] }], { unservableModels: ['m'] }), peer('c.ts.net', [{ kind: 'ollama', models: ['m'] }])], model: 'm', dialect: 'openai', nodes: ['c.ts.net'] },
-    { name: 'an engine kind this Hub does not know offers nothing', peers: [peer('b.ts.net', [{ kind: 'mystery', models: ['m'] }])], model: 'm', dialect: 'openai', nodes: [] },
+    {
+      name: 'a peer holding the model in any engine serves the OpenAI dialect',
+      peers: [peer('b.ts.net', [{ kind: 'vllm', models: ['m'] }])],
+      model: 'm',
+      dialect: 'openai',
+      nodes: ['b.ts.net'],
+    },
+    {
+      name: 'a peer whose only holder is vLLM is no candidate for a native request',
+      peers: [peer('b.ts.net', [{ kind: 'vllm', models: ['m'] }])],
+      model: 'm',
+      dialect: 'ollama',
+      nodes: [],
+    },
+    {
+      name: "a tagless name matches Ollama's :latest on a peer too",
+      peers: [peer('b.ts.net', [{ kind: 'ollama', models: ['m:latest'] }])],
+      model: 'm',
+      dialect: 'ollama',
+      nodes: ['b.ts.net'],
+    },
+    {
+      name: 'a model the peer says it cannot serve is no candidate there',
+      peers: [peer('b.ts.net', [{ kind: 'ollama', models: ['m'] }], { unservableModels: ['m'] }), peer('c.ts.net', [{ kind: 'ollama', models: ['m'] }])],
+      model: 'm',
+      dialect: 'openai',
+      nodes: ['c.ts.net'],
+    },
+    {
+      name: 'an engine kind this Hub does not know offers nothing',
+      peers: [peer('b.ts.net', [{ kind: 'mystery', models: ['m'] }])],
+      model: 'm',
+      dialect: 'openai',
+      nodes: [],
+    },
   ];
-  for (const r of rows) it(r.name, () => assert.deepEqual(peerCandidates(r.peers, r.model, r.dialect).map((c) => c.node), r.nodes));
+  for (const r of rows)
+    it(r.name, () =>
+      assert.deepEqual(
+        peerCandidates(r.peers, r.model, r.dialect).map((c) => c.node),
+        r.nodes,
+      ),
+    );
 });
 
 describe('localCandidates: unservable models', () => {
   it('leaves out an engine that has been unable to serve the model, and only that engine', () => {
-    const view = (backendId: string): BackendView => ({ backendId, kind: 'ollama', url: 'http://127.0.0.1', running: true, healthy: true, error: null, probedMsAgo: 0, models: [{ name: 'm', parameterSize: null, capabilities: null, sizeBytes: null }] });
-    const ids = localCandidates([view('ollama-1'), view('ollama-2')], 'm', 'ollama', () => 0, (id) => id === 'ollama-1').map((c) => c.backendId);
+    const view = (backendId: string): BackendView => ({
+      backendId,
+      kind: 'ollama',
+      url: 'http://127.0.0.1',
+      running: true,
+      healthy: true,
+      error: null,
+      probedMsAgo: 0,
+      models: [{ name: 'm', parameterSize: null, capabilities: null, sizeBytes: null }],
+    });
+    const ids = localCandidates(
+      [view('ollama-1'), view('ollama-2')],
+      'm',
+      'ollama',
+      () => 0,
+      (id) => id === 'ollama-1',
+    ).map((c) => c.backendId);
     assert.deepEqual(ids, ['ollama-2']);
   });
 });
 
 describe("localCandidates: an engine's own queue report", () => {
-  const reported = (running: number | null, waiting: number | null, ownInFlightAtReport: number) => ({ engineQueue: { running, waiting, slots: null, resident: null, ownInFlightAtReport, reportedMsAgo: 0 } });
+  const reported = (running: number | null, waiting: number | null, ownInFlightAtReport: number) => ({
+    engineQueue: { running, waiting, slots: null, resident: null, ownInFlightAtReport, reportedMsAgo: 0 },
+  });
   it("adds other clients' requests the engine reported to the proxy's own count", () => {
-    const got = localCandidates([backend('vllm', 'vllm', ['m'], reported(1, 3, 0)), backend('ollama', 'ollama', ['m'])], 'm', 'openai', (id) => (id === 'ollama' ? 1 : 0));
-    assert.deepEqual(got.map((c) => [c.backendId, c.queueDepth]), [
-      ['vllm', 4],
-      ['ollama', 1],
-    ]);
+    const got = localCandidates([backend('vllm', 'vllm', ['m'], reported(1, 3, 0)), backend('ollama', 'ollama', ['m'])], 'm', 'openai', (id) =>
+      id === 'ollama' ? 1 : 0,
+    );
+    assert.deepEqual(
+      got.map((c) => [c.backendId, c.queueDepth]),
+      [
+        ['vllm', 4],
+        ['ollama', 1],
+      ],
+    );
   });
   it("does not count this Hub's own requests twice when the engine reports them too", () => {
     const got = localCandidates([backend('vllm', 'vllm', ['m'], reported(2, 0, 2))], 'm', 'openai', () => 2);

@@ -5,28 +5,79 @@ import type { UsablePeer } from './candidates.js';
 import { windowHandout } from './handout.js';
 
 const ollama = (models: string[]): BackendView =>
-  ({ backendId: 'ollama', kind: 'ollama', url: 'http://127.0.0.1:11434', running: true, healthy: true, error: null, probedMsAgo: 0, models: models.map((name) => ({ name, parameterSize: null, capabilities: null, sizeBytes: null })) }) as BackendView;
+  ({
+    backendId: 'ollama',
+    kind: 'ollama',
+    url: 'http://127.0.0.1:11434',
+    running: true,
+    healthy: true,
+    error: null,
+    probedMsAgo: 0,
+    models: models.map((name) => ({ name, parameterSize: null, capabilities: null, sizeBytes: null })),
+  }) as BackendView;
 const peer = (name: string, models: string[], maxNumCtx: number | null): UsablePeer => ({
-  peerId: name, name, origin: `http://${name}`, backends: [{ kind: 'ollama', models }], queueDepth: 0, hardwareTier: null, pressure: 1,
-  unservableModels: [], modelDetails: new Map(), maxPromptTokens: null, maxNumCtx,
+  peerId: name,
+  name,
+  origin: `http://${name}`,
+  backends: [{ kind: 'ollama', models }],
+  queueDepth: 0,
+  hardwareTier: null,
+  pressure: 1,
+  unservableModels: [],
+  modelDetails: new Map(),
+  maxPromptTokens: null,
+  maxNumCtx,
 });
 const M = 'qwen3-coder:30b';
 
 describe('windowHandout: the largest cap among the nodes serving the model, none when any is uncapped', () => {
   const rows: readonly { name: string; local: { models: string[]; cap: number | null }; peers: UsablePeer[]; numCtx: number | null; nodes: string[] }[] = [
-    { name: 'the 2026-09-21 incident: core-2 uncapped and core-17 at 16384 hand no cap (not 16384)', local: { models: [M], cap: null }, peers: [peer('core-17', [M], 16_384)], numCtx: null, nodes: ['local', 'core-17'] },
-    { name: 'core-2 capped 65536 beside core-17 at 16384 hands the largest, 65536', local: { models: [M], cap: 65_536 }, peers: [peer('core-17', [M], 16_384)], numCtx: 65_536, nodes: ['local', 'core-17'] },
-    { name: 'a node serving another model does not count', local: { models: [M], cap: 16_384 }, peers: [peer('core-9', ['other:8b'], 131_072)], numCtx: 16_384, nodes: ['local'] },
-    { name: 'an uncapped node serving another model does not lift the cap', local: { models: [M], cap: 16_384 }, peers: [peer('core-9', ['other:8b'], null)], numCtx: 16_384, nodes: ['local'] },
-    { name: 'peerless: this node\'s own cap applies', local: { models: [M], cap: 32_768 }, peers: [], numCtx: 32_768, nodes: ['local'] },
-    { name: 'the model only on peers: the largest of theirs', local: { models: [], cap: 4096 }, peers: [peer('a', [M], 16_384), peer('b', [M], 32_768)], numCtx: 32_768, nodes: ['a', 'b'] },
+    {
+      name: 'the 2026-09-21 incident: core-2 uncapped and core-17 at 16384 hand no cap (not 16384)',
+      local: { models: [M], cap: null },
+      peers: [peer('core-17', [M], 16_384)],
+      numCtx: null,
+      nodes: ['local', 'core-17'],
+    },
+    {
+      name: 'core-2 capped 65536 beside core-17 at 16384 hands the largest, 65536',
+      local: { models: [M], cap: 65_536 },
+      peers: [peer('core-17', [M], 16_384)],
+      numCtx: 65_536,
+      nodes: ['local', 'core-17'],
+    },
+    {
+      name: 'a node serving another model does not count',
+      local: { models: [M], cap: 16_384 },
+      peers: [peer('core-9', ['other:8b'], 131_072)],
+      numCtx: 16_384,
+      nodes: ['local'],
+    },
+    {
+      name: 'an uncapped node serving another model does not lift the cap',
+      local: { models: [M], cap: 16_384 },
+      peers: [peer('core-9', ['other:8b'], null)],
+      numCtx: 16_384,
+      nodes: ['local'],
+    },
+    { name: "peerless: this node's own cap applies", local: { models: [M], cap: 32_768 }, peers: [], numCtx: 32_768, nodes: ['local'] },
+    {
+      name: 'the model only on peers: the largest of theirs',
+      local: { models: [], cap: 4096 },
+      peers: [peer('a', [M], 16_384), peer('b', [M], 32_768)],
+      numCtx: 32_768,
+      nodes: ['a', 'b'],
+    },
     { name: 'nobody serves it: no nodes and no cap', local: { models: [], cap: 4096 }, peers: [], numCtx: null, nodes: [] },
   ];
   for (const r of rows) {
     it(r.name, () => {
       const out = windowHandout(M, { backends: [ollama(r.local.models)], maxNumCtx: r.local.cap }, r.peers);
       assert.equal(out.numCtx, r.numCtx);
-      assert.deepEqual(out.nodes.map((n) => n.node), r.nodes);
+      assert.deepEqual(
+        out.nodes.map((n) => n.node),
+        r.nodes,
+      );
     });
   }
 });

@@ -18,7 +18,11 @@ export interface WindowHandout {
   readonly nodes: readonly { readonly node: string; readonly maxNumCtx: number | null }[];
 }
 
-export function windowHandout(model: string, local: { readonly backends: readonly BackendView[]; readonly maxNumCtx: number | null }, peers: readonly UsablePeer[]): WindowHandout {
+export function windowHandout(
+  model: string,
+  local: { readonly backends: readonly BackendView[]; readonly maxNumCtx: number | null },
+  peers: readonly UsablePeer[],
+): WindowHandout {
   // Every engine speaks the OpenAI dialect, so these are every node that holds the model at all.
   const servesHere = localCandidates(local.backends, model, 'openai', () => 0).length > 0;
   const nodes = [

@@ -8,7 +8,17 @@ import type { Candidate, PlacementStep, Tiers } from './types.js';
 function peer(node: string): Candidate {
   return { id: `${node}/`, node, backendId: null, engine: null, url: `https://${node}`, queueDepth: 0, peerId: node, hardwareTier: null, pressure: 1 };
 }
-const localOllama: Candidate = { id: 'local/ollama', node: 'local', backendId: 'ollama', engine: 'ollama', url: 'http://127.0.0.1:11434', queueDepth: 0, peerId: null, hardwareTier: null, pressure: 1 };
+const localOllama: Candidate = {
+  id: 'local/ollama',
+  node: 'local',
+  backendId: 'ollama',
+  engine: 'ollama',
+  url: 'http://127.0.0.1:11434',
+  queueDepth: 0,
+  peerId: null,
+  hardwareTier: null,
+  pressure: 1,
+};
 const ctx = placementContext();
 const a = peer('core-2.tail.ts.net');
 const b = peer('core-3.tail.ts.net');
@@ -30,10 +40,29 @@ describe('assertOnlyDemoted', () => {
 
   const refused: readonly { name: string; after: Tiers; message: RegExp }[] = [
     { name: 'dropping a candidate', after: [[localOllama, a]], message: /pin changed the number of candidates/ },
-    { name: 'swapping one candidate for another', after: [[localOllama, a], [peer('core-9.tail.ts.net')]], message: /pin dropped candidate core-3\.tail\.ts\.net\// },
-    { name: 'adding a candidate', after: [[localOllama, a], [b, peer('core-9.tail.ts.net')]], message: /pin changed the number of candidates/ },
-    { name: 'promoting a candidate to an earlier tier', after: [[localOllama, a, b]], message: /pin moved candidate core-3\.tail\.ts\.net\/ to an earlier tier/ },
-    { name: 'promoting a candidate while demoting another', after: [[localOllama, b], [a]], message: /pin moved candidate core-3\.tail\.ts\.net\/ to an earlier tier, level with or ahead of local\/ollama/ },
+    {
+      name: 'swapping one candidate for another',
+      after: [[localOllama, a], [peer('core-9.tail.ts.net')]],
+      message: /pin dropped candidate core-3\.tail\.ts\.net\//,
+    },
+    {
+      name: 'adding a candidate',
+      after: [
+        [localOllama, a],
+        [b, peer('core-9.tail.ts.net')],
+      ],
+      message: /pin changed the number of candidates/,
+    },
+    {
+      name: 'promoting a candidate to an earlier tier',
+      after: [[localOllama, a, b]],
+      message: /pin moved candidate core-3\.tail\.ts\.net\/ to an earlier tier/,
+    },
+    {
+      name: 'promoting a candidate while demoting another',
+      after: [[localOllama, b], [a]],
+      message: /pin moved candidate core-3\.tail\.ts\.net\/ to an earlier tier, level with or ahead of local\/ollama/,
+    },
   ];
   for (const c of refused) {
     it(`throws on ${c.name}, naming the step`, () => assert.throws(() => assertOnlyDemoted(before, c.after, 'pin'), c.message));
@@ -47,7 +76,10 @@ function demoteNode(node: string): PlacementStep<'promptCeiling'> {
     run(tiers) {
       const moved = tiers.flat().filter((c) => c.node === node);
       const kept = tiers.map((tier) => tier.filter((c) => c.node !== node));
-      return { tiers: moved.length === 0 ? tiers : [...kept, moved], record: moved.length === 0 ? null : { estimatedTokens: 2048, excluded: moved.map((c) => ({ node: c.node, maxPromptTokens: 1024 })), overridden: false } };
+      return {
+        tiers: moved.length === 0 ? tiers : [...kept, moved],
+        record: moved.length === 0 ? null : { estimatedTokens: 2048, excluded: moved.map((c) => ({ node: c.node, maxPromptTokens: 1024 })), overridden: false },
+      };
     },
   };
 }
@@ -55,19 +87,31 @@ function demoteNode(node: string): PlacementStep<'promptCeiling'> {
 describe('place', () => {
   it('with no steps, keeps the ranked order and records nothing', () => {
     const placement = place([localOllama, a, b], ctx, []);
-    assert.deepEqual(placement.order.map((c) => c.id), ['local/ollama', a.id, b.id]);
+    assert.deepEqual(
+      placement.order.map((c) => c.id),
+      ['local/ollama', a.id, b.id],
+    );
     assert.deepEqual(placement.records, NULL_PLACEMENT_RECORDS);
   });
 
   it('runs a demoting step and records its section under its own key', () => {
     const placement = place([localOllama, a, b], ctx, [demoteNode('local')]);
-    assert.deepEqual(placement.order.map((c) => c.id), [a.id, b.id, 'local/ollama']);
-    assert.deepEqual(placement.records, { ...NULL_PLACEMENT_RECORDS, promptCeiling: { estimatedTokens: 2048, excluded: [{ node: 'local', maxPromptTokens: 1024 }], overridden: false } });
+    assert.deepEqual(
+      placement.order.map((c) => c.id),
+      [a.id, b.id, 'local/ollama'],
+    );
+    assert.deepEqual(placement.records, {
+      ...NULL_PLACEMENT_RECORDS,
+      promptCeiling: { estimatedTokens: 2048, excluded: [{ node: 'local', maxPromptTokens: 1024 }], overridden: false },
+    });
   });
 
-  it('keeps a step\'s null record when it did nothing', () => {
+  it("keeps a step's null record when it did nothing", () => {
     const placement = place([a, b], ctx, [demoteNode('local')]);
-    assert.deepEqual(placement.order.map((c) => c.id), [a.id, b.id]);
+    assert.deepEqual(
+      placement.order.map((c) => c.id),
+      [a.id, b.id],
+    );
     assert.equal(placement.records.promptCeiling, null);
   });
 
@@ -93,7 +137,10 @@ describe('place', () => {
       withheld: new Map([[b.id, { until: new Date(FIXTURE_NOW_MS + 60_000).toISOString(), reason: 'degenerate-output' }]]),
     });
     const placed = place([a, b], withheldCtx);
-    assert.deepEqual(placed.order.map((c) => c.id), [a.id, b.id]);
+    assert.deepEqual(
+      placed.order.map((c) => c.id),
+      [a.id, b.id],
+    );
     assert.notEqual(placed.records.withheld, null);
   });
 
@@ -108,13 +155,21 @@ describe('place', () => {
   });
 });
 
-describe('the default pipeline at every knob\'s default', () => {
+describe("the default pipeline at every knob's default", () => {
   // With no rule's input (slots off, throughput and contention not judging), no pins: the walk is the ranked list.
-  const lists = [[localOllama, a, b], [b, a], [a, localOllama], [a, b, localOllama]];
+  const lists = [
+    [localOllama, a, b],
+    [b, a],
+    [a, localOllama],
+    [a, b, localOllama],
+  ];
   for (const ranked of lists) {
     it(`leaves ${ranked.map((c) => c.node).join(', ')} as ranked and records nothing`, () => {
       const placement = place(ranked, ctx);
-      assert.deepEqual(placement.order.map((c) => c.id), ranked.map((c) => c.id));
+      assert.deepEqual(
+        placement.order.map((c) => c.id),
+        ranked.map((c) => c.id),
+      );
       assert.deepEqual(placement.records, NULL_PLACEMENT_RECORDS);
     });
   }

@@ -80,7 +80,10 @@ export function assertOnlyDemoted(before: Tiers, after: Tiers, stepKey: string):
       const tierOfX = now.get(x.id)!;
       const demoted = fromTier[i]! < tierOfX;
       if (demoted || fromTier[i + 1]! > tierOfX) continue;
-      const caughtUp = before.slice(i + 1).flat().find((y) => now.get(y.id)! <= tierOfX)!;
+      const caughtUp = before
+        .slice(i + 1)
+        .flat()
+        .find((y) => now.get(y.id)! <= tierOfX)!;
       throw new Error(`placement step ${stepKey} moved candidate ${caughtUp.id} to an earlier tier, level with or ahead of ${x.id}`);
     }
   }

@@ -4,7 +4,18 @@ import { rankCandidates } from './rank.js';
 import type { Candidate } from './types.js';
 
 function local(backendId: string, queueDepth: number, extra: Partial<Candidate> = {}): Candidate {
-  return { id: `local/${backendId}`, node: 'local', backendId, engine: 'ollama', url: `http://127.0.0.1:11434`, queueDepth, peerId: null, hardwareTier: null, pressure: 1, ...extra };
+  return {
+    id: `local/${backendId}`,
+    node: 'local',
+    backendId,
+    engine: 'ollama',
+    url: `http://127.0.0.1:11434`,
+    queueDepth,
+    peerId: null,
+    hardwareTier: null,
+    pressure: 1,
+    ...extra,
+  };
 }
 
 function peer(node: string, queueDepth: number, extra: Partial<Candidate> = {}): Candidate {
@@ -107,7 +118,12 @@ describe('rankCandidates: stable among equals', () => {
 
   it('keeps local engines together ahead of tied peers, each group in its given order', () => {
     const list = [peer('core-9.tail.ts.net', 0), local('vllm', 0), peer('core-2.tail.ts.net', 0), local('ollama', 0)];
-    assert.deepEqual(ids(rankCandidates(list, { pressureWeight: 0, localAffinity: 0 })), ['local/vllm', 'local/ollama', 'core-9.tail.ts.net/', 'core-2.tail.ts.net/']);
+    assert.deepEqual(ids(rankCandidates(list, { pressureWeight: 0, localAffinity: 0 })), [
+      'local/vllm',
+      'local/ollama',
+      'core-9.tail.ts.net/',
+      'core-2.tail.ts.net/',
+    ]);
   });
 
   it('leaves the input list as it was', () => {

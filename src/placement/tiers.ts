@@ -20,7 +20,10 @@ export function splitEachTier(tiers: Tiers, behind: (c: Candidate) => boolean): 
       next.push(tier);
       continue;
     }
-    next.push(tier.filter((c) => !behind(c)), back);
+    next.push(
+      tier.filter((c) => !behind(c)),
+      back,
+    );
     moved.push(...back);
   }
   return { tiers: moved.length === 0 ? tiers : next, moved };

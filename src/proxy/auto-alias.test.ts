@@ -75,7 +75,11 @@ describe('resolveAuto', () => {
     },
     {
       name: 'an embedding model is never picked, even the only large one',
-      offers: [offer('nomic-embed-text:v1.5', { capabilities: ['embedding'], parameterSize: '137M' }), offer('qwen3-embedding:8b', { capabilities: ['embedding'] }), offer('gemma3:1b', { parameterSize: '1B' })],
+      offers: [
+        offer('nomic-embed-text:v1.5', { capabilities: ['embedding'], parameterSize: '137M' }),
+        offer('qwen3-embedding:8b', { capabilities: ['embedding'] }),
+        offer('gemma3:1b', { parameterSize: '1B' }),
+      ],
       picks: 'gemma3:1b',
     },
     {
@@ -85,7 +89,11 @@ describe('resolveAuto', () => {
     },
     {
       name: 'an embedding model whose engine gives no capabilities is known by its name',
-      offers: [offer('mxbai-embed-large', { capabilities: null, parameterSize: '70B' }), offer('bge-m3', { capabilities: null, parameterSize: '70B' }), offer('m', { capabilities: null, parameterSize: '1B' })],
+      offers: [
+        offer('mxbai-embed-large', { capabilities: null, parameterSize: '70B' }),
+        offer('bge-m3', { capabilities: null, parameterSize: '70B' }),
+        offer('m', { capabilities: null, parameterSize: '1B' }),
+      ],
       picks: 'm',
     },
     {
@@ -185,7 +193,13 @@ describe('parseParameterCount', () => {
 });
 
 describe('resolveAuto against claims a peer makes about its own models', () => {
-  const offer = (name: string, parameterSize: string | null, capabilities: string[] | null, local: boolean): ModelOffer => ({ name, parameterSize, capabilities, nodes: 1, local });
+  const offer = (name: string, parameterSize: string | null, capabilities: string[] | null, local: boolean): ModelOffer => ({
+    name,
+    parameterSize,
+    capabilities,
+    nodes: 1,
+    local,
+  });
   const local = offer('qwen3:8b', '8.2B', ['completion', 'tools'], true);
 
   it('does not hand auto to a peer claiming an impossibly large tools model', () => {

@@ -14,7 +14,17 @@ describe('affinityHold: contention holds an affinity engine only where its prefi
   let local: Candidate;
   before(async () => {
     engine = await startSimEngine({ dialect: 'ollama', models: [HERMES, OPENCLAW.model], timeScale: 0 });
-    local = { id: 'local/ollama', node: 'local', backendId: 'ollama', engine: 'ollama', url: engine.url, queueDepth: 1, peerId: null, hardwareTier: null, pressure: 1 };
+    local = {
+      id: 'local/ollama',
+      node: 'local',
+      backendId: 'ollama',
+      engine: 'ollama',
+      url: engine.url,
+      queueDepth: 1,
+      peerId: null,
+      hardwareTier: null,
+      pressure: 1,
+    };
   });
   after(async () => {
     await engine.close();
@@ -23,32 +33,52 @@ describe('affinityHold: contention holds an affinity engine only where its prefi
 
   const read = () => ollamaResidency(dispatcher);
 
-  it('no affinity target: nothing is held and nothing asked', async () => assert.deepEqual(await affinityHold({ target: null, model: HERMES, runsAt: 65536, busy: [OPENCLAW], read: read() }), { held: null, refused: null }));
+  it('no affinity target: nothing is held and nothing asked', async () =>
+    assert.deepEqual(await affinityHold({ target: null, model: HERMES, runsAt: 65536, busy: [OPENCLAW], read: read() }), { held: null, refused: null }));
 
   it('the model is not resident (evicted, or never loaded): the turn would prefill cold, so no hold', async () =>
-    assert.deepEqual(await affinityHold({ target: local, model: HERMES, runsAt: 65536, busy: [OPENCLAW], read: read() }), { held: null, refused: 'not resident' }));
+    assert.deepEqual(await affinityHold({ target: local, model: HERMES, runsAt: 65536, busy: [OPENCLAW], read: read() }), {
+      held: null,
+      refused: 'not resident',
+    }));
 
   it('resident in /api/ps: held', async () => {
-    const res = await fetch(`${engine.url}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: HERMES, stream: false, messages: [{ role: 'user', content: 'hi' }], options: { num_ctx: 65536 } }) });
+    const res = await fetch(`${engine.url}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: HERMES, stream: false, messages: [{ role: 'user', content: 'hi' }], options: { num_ctx: 65536 } }),
+    });
     assert.equal(res.status, 200);
     await res.text();
-    assert.deepEqual(await affinityHold({ target: local, model: HERMES, runsAt: 65536, busy: [OPENCLAW], read: read() }), { held: 'local/ollama', refused: null });
+    assert.deepEqual(await affinityHold({ target: local, model: HERMES, runsAt: 65536, busy: [OPENCLAW], read: read() }), {
+      held: 'local/ollama',
+      refused: null,
+    });
   });
 
-  it('the session\'s model generating there at another window: the runner was reloaded, no hold, and the engine is not asked', async () => {
+  it("the session's model generating there at another window: the runner was reloaded, no hold, and the engine is not asked", async () => {
     let asked = false;
     const spy: ResidencyRead = async () => ((asked = true), [HERMES]);
-    assert.deepEqual(await affinityHold({ target: local, model: HERMES, runsAt: 65536, busy: [{ model: HERMES, numCtx: 32768 }], read: spy }), { held: null, refused: 'reloaded at another window' });
+    assert.deepEqual(await affinityHold({ target: local, model: HERMES, runsAt: 65536, busy: [{ model: HERMES, numCtx: 32768 }], read: spy }), {
+      held: null,
+      refused: 'reloaded at another window',
+    });
     assert.equal(asked, false);
   });
 
   it('a read slower than the placement budget does not hold', async () => {
     const slow: ResidencyRead = (_c, signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
-    assert.deepEqual(await affinityHold({ target: local, model: HERMES, runsAt: 65536, busy: [OPENCLAW], read: slow, budgetMs: 20 }), { held: null, refused: 'residency unknown' });
+    assert.deepEqual(await affinityHold({ target: local, model: HERMES, runsAt: 65536, busy: [OPENCLAW], read: slow, budgetMs: 20 }), {
+      held: null,
+      refused: 'residency unknown',
+    });
   });
 
   it('an engine with no residency API is read from its inventory: held', async () =>
-    assert.deepEqual(await affinityHold({ target: { ...local, engine: 'vllm' }, model: HERMES, runsAt: null, busy: [OPENCLAW], read: read() }), { held: 'local/ollama', refused: null }));
+    assert.deepEqual(await affinityHold({ target: { ...local, engine: 'vllm' }, model: HERMES, runsAt: null, busy: [OPENCLAW], read: read() }), {
+      held: 'local/ollama',
+      refused: null,
+    }));
 
   it('not contended: the engine keeps its place anyway and nothing is asked', async () => {
     const never: ResidencyRead = async () => assert.fail('asked');

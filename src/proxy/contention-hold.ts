@@ -59,5 +59,7 @@ export async function affinityHold(args: {
   }
   if (resident === 'inventory') return { held: target.id, refused: null };
   if (resident === null) return { held: null, refused: 'residency unknown' };
-  return resident.some((m) => target.engine !== null && isSameModel(target.engine, m, model)) ? { held: target.id, refused: null } : { held: null, refused: 'not resident' };
+  return resident.some((m) => target.engine !== null && isSameModel(target.engine, m, model))
+    ? { held: target.id, refused: null }
+    : { held: null, refused: 'not resident' };
 }

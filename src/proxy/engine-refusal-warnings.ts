@@ -27,7 +27,7 @@ export class EngineRefusalWarnings {
     const last = this.#last.get(key);
     const fields = { peer, engine, status };
     if (last !== undefined && now - last < ENGINE_REFUSAL_WARN_EVERY_MS) {
-      this.#logger.debug(fields, 'a peer\'s engine refused the key that peer holds for it');
+      this.#logger.debug(fields, "a peer's engine refused the key that peer holds for it");
       return false;
     }
     if (this.#last.size >= MAX_KEYS) this.#last.delete(this.#last.keys().next().value!);

@@ -10,7 +10,10 @@ import { engineModelKey } from './withhold-book.js';
 /** An output fault: two within five minutes withhold that engine for that model, here or on the peer. */
 export function strikeOutput(deps: WalkDeps, req: WalkRequest, key: string, fault: OutputFault): void {
   if (deps.outputFaults.strike(key, fault)) {
-    deps.logger.warn({ requestId: req.requestId, engine: key, fault }, `withholding ${key} after repeated ${fault}: it is asked only when every other candidate fails`);
+    deps.logger.warn(
+      { requestId: req.requestId, engine: key, fault },
+      `withholding ${key} after repeated ${fault}: it is asked only when every other candidate fails`,
+    );
   }
 }
 
@@ -25,4 +28,3 @@ export function clearFaults(deps: WalkDeps, req: WalkRequest, served: Candidate,
     deps.onWithholdChange(served.backendId, req.model, false, 'served');
   }
 }
-

@@ -121,7 +121,9 @@ export class LocalRoutes {
     const holder = views.find((v) => v.healthy && v.kind === 'ollama' && backendHolds(v, model));
     if (holder) return this.#relay(res, holder, 'POST', '/api/show', forward);
     for (const peer of this.#deps.proxy.showOrder(model, peers)) if (await this.#relayPeerShow(res, peer, forward)) return;
-    writeProxyError(res, 'ollama', 502, 'HUB_ERR_NO_CANDIDATE', `No pool node currently has model "${model}" available.`, { localBackends: localBackendsReport(views) });
+    writeProxyError(res, 'ollama', 502, 'HUB_ERR_NO_CANDIDATE', `No pool node currently has model "${model}" available.`, {
+      localBackends: localBackendsReport(views),
+    });
   }
 
   /** Asks one peer to describe the model; true when its answer was relayed. Opens no routing-log row. */
@@ -143,7 +145,11 @@ export class LocalRoutes {
         discardBody(answer.body);
         return false;
       }
-      const bytes = await readBounded(answer.body, { maxBytes: ENGINE_SHOW_MAX_BYTES, timeoutMs: PEER_SHOW_HEADERS_TIMEOUT_MS }, answer.headers['content-length']);
+      const bytes = await readBounded(
+        answer.body,
+        { maxBytes: ENGINE_SHOW_MAX_BYTES, timeoutMs: PEER_SHOW_HEADERS_TIMEOUT_MS },
+        answer.headers['content-length'],
+      );
       res.writeHead(200, { 'content-type': String(answer.headers['content-type'] ?? 'application/json'), 'content-length': bytes.length });
       res.end(bytes);
       return true;
@@ -193,12 +199,20 @@ export class LocalRoutes {
       res.writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type'] ?? 'application/json'), 'content-length': bytes.length });
       res.end(bytes);
     } catch (err) {
-      writeProxyError(res, 'ollama', 502, 'HUB_ERR_ALL_CANDIDATES_FAILED', `${backend.backendId} at ${backend.url} did not answer ${path} (${describeTransportError(err)})`);
+      writeProxyError(
+        res,
+        'ollama',
+        502,
+        'HUB_ERR_ALL_CANDIDATES_FAILED',
+        `${backend.backendId} at ${backend.url} did not answer ${path} (${describeTransportError(err)})`,
+      );
     }
   }
 
   #nothingToList(res: ServerResponse, dialect: 'openai' | 'ollama', views: readonly BackendView[]): void {
-    writeProxyError(res, dialect, 502, 'HUB_ERR_NO_CANDIDATE', 'No engine on this Hub answered, and no peer has models to offer.', { localBackends: localBackendsReport(views) });
+    writeProxyError(res, dialect, 502, 'HUB_ERR_NO_CANDIDATE', 'No engine on this Hub answered, and no peer has models to offer.', {
+      localBackends: localBackendsReport(views),
+    });
   }
 
   #logLeftOut(leftOut: readonly BackendView[], path: string): void {
@@ -208,7 +222,8 @@ export class LocalRoutes {
 
 function parseShowBody(raw: Buffer): Record<string, unknown> {
   const parsed = raw.length === 0 ? null : parseRequestJson(raw);
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new HubError('HUB_ERR_INVALID_JSON', 'the /api/show body must be a JSON object with a model field');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new HubError('HUB_ERR_INVALID_JSON', 'the /api/show body must be a JSON object with a model field');
   return parsed as Record<string, unknown>;
 }
 

@@ -126,10 +126,15 @@ export class StreamJudge {
     const head = Buffer.concat(this.#headParts).toString('utf8');
     // Not recognisably in the dialect: not judged. One frame is enough to know.
     if (this.#frames(head, 1).length === 0) return null;
-    const lines = Buffer.concat(this.#tailParts).toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+    const lines = Buffer.concat(this.#tailParts)
+      .toString('utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
     // An engine's error frame ends its stream (vLLM still sends [DONE] after it; llama.cpp closes),
     // so it is in the tail: searching every chunk for one cost 8% of the Hub's CPU on streams.
-    if (this.#dialect === 'openai' && lines.some((l) => l.startsWith('data:') && l.includes('"error"') && isErrorDoc(parseJson(l.slice(5).trim())))) return 'truncated-upstream';
+    if (this.#dialect === 'openai' && lines.some((l) => l.startsWith('data:') && l.includes('"error"') && isErrorDoc(parseJson(l.slice(5).trim()))))
+      return 'truncated-upstream';
     if (this.#dialect === 'ollama') {
       const last = parseJson(lines[lines.length - 1] ?? '');
       if (isErrorDoc(last) || record(last)?.done !== true) return 'truncated-upstream';

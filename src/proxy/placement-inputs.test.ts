@@ -53,10 +53,18 @@ function args(over: Partial<PlacementInputsArgs> = {}): PlacementInputsArgs {
 }
 
 describe('placementInputs: which rules apply to a request', () => {
-  it('slots read this node\'s statement for its Ollama only, and a peer\'s for a peer whose Ollama holds the model', () =>
-    assert.deepEqual([...placementInputs(args()).slots!.stated], [[L.id, 2], [P.id, 4]]));
-  it('poolSlotAwareness 0: no slots input, so the step records null', () => assert.equal(placementInputs(args({ settings: { ...DEFAULT_SETTINGS, inferenceOllamaSlots: 2 } })).slots, undefined));
-  it('a peer whose only engine holding the model is vLLM states no slots for it', () => assert.deepEqual([...placementInputs(args({ peers: [peer(4, 'vllm')] })).slots!.stated], [[L.id, 2]]));
+  it("slots read this node's statement for its Ollama only, and a peer's for a peer whose Ollama holds the model", () =>
+    assert.deepEqual(
+      [...placementInputs(args()).slots!.stated],
+      [
+        [L.id, 2],
+        [P.id, 4],
+      ],
+    ));
+  it('poolSlotAwareness 0: no slots input, so the step records null', () =>
+    assert.equal(placementInputs(args({ settings: { ...DEFAULT_SETTINGS, inferenceOllamaSlots: 2 } })).slots, undefined));
+  it('a peer whose only engine holding the model is vLLM states no slots for it', () =>
+    assert.deepEqual([...placementInputs(args({ peers: [peer(4, 'vllm')] })).slots!.stated], [[L.id, 2]]));
   it('embeddings take a slot, so slots judge them; throughput and contention do not', () => {
     const inputs = placementInputs(args({ route: route('/api/embed') }));
     assert.notEqual(inputs.slots, undefined);
@@ -73,13 +81,27 @@ describe('placementInputs: which rules apply to a request', () => {
     assert.deepEqual([t.slowerRatio, t.slowerFloorMs], [1000, 0]);
   });
   it('a window is resolved as the engine runs it: Ollama the named num_ctx, else the stated default; other engines one window', () => {
-    assert.deepEqual([...placementInputs(args()).runsAt], [['ollama', 65536], ['vllm', null]]);
-    assert.deepEqual([...placementInputs(args({ numCtx: null })).runsAt], [['ollama', 32768], ['vllm', null]]);
+    assert.deepEqual(
+      [...placementInputs(args()).runsAt],
+      [
+        ['ollama', 65536],
+        ['vllm', null],
+      ],
+    );
+    assert.deepEqual(
+      [...placementInputs(args({ numCtx: null })).runsAt],
+      [
+        ['ollama', 32768],
+        ['vllm', null],
+      ],
+    );
   });
   it('the slower of observed and advertised is the prediction', () => {
     const book = new ThroughputBook(new ManualClock(1_000_000));
     book.record({ node: P.node, backendId: null, model: MODEL }, { promptTokens: 8000, tokensPerSec: 400, deadline: false });
-    const advertised = { [MODEL]: { bands: [{ fromTokens: 4096, promptTokens: 8000, tokensPerSec: 40, deadline: false, ageMs: 0 }], decodeTokensPerSec: null } };
+    const advertised = {
+      [MODEL]: { bands: [{ fromTokens: 4096, promptTokens: 8000, tokensPerSec: 40, deadline: false, ageMs: 0 }], decodeTokensPerSec: null },
+    };
     const t = placementInputs(args({ book, peers: [{ ...peer(4), throughput: advertised, snapshotAtMs: 1_000_000 }], nowMs: 1_000_000 })).throughput!;
     assert.deepEqual([t.predictions.get(P.id)?.source, t.predictions.get(P.id)?.tokensPerSec], ['advertised', 40]);
   });
@@ -87,13 +109,32 @@ describe('placementInputs: which rules apply to a request', () => {
 
 describe("placementInputs: a llama.cpp server's own slot count", () => {
   const C = localEngine('llamacpp', 0, 'llamacpp');
-  const withLlama = (inferenceOllamaSlots: number | null, engineSlots: ReadonlyMap<string, number> | undefined) =>
-    [...placementInputs(args({ route: route('/v1/chat/completions'), candidates: [C, V], peers: [], settings: { ...DEFAULT_SETTINGS, poolSlotAwareness: 1, inferenceOllamaSlots }, ...(engineSlots ? { engineSlots } : {}) })).slots!.stated];
+  const withLlama = (inferenceOllamaSlots: number | null, engineSlots: ReadonlyMap<string, number> | undefined) => [
+    ...placementInputs(
+      args({
+        route: route('/v1/chat/completions'),
+        candidates: [C, V],
+        peers: [],
+        settings: { ...DEFAULT_SETTINGS, poolSlotAwareness: 1, inferenceOllamaSlots },
+        ...(engineSlots ? { engineSlots } : {}),
+      }),
+    ).slots!.stated,
+  ];
   const rows: { name: string; operator: number | null; reported: ReadonlyMap<string, number> | undefined; stated: [string, number][] }[] = [
-    { name: 'no statement: the /slots length the engine reported is its slot count', operator: null, reported: new Map([['llamacpp', 4]]), stated: [[C.id, 4]] },
+    {
+      name: 'no statement: the /slots length the engine reported is its slot count',
+      operator: null,
+      reported: new Map([['llamacpp', 4]]),
+      stated: [[C.id, 4]],
+    },
     { name: "the operator's statement wins over the engine's report", operator: 2, reported: new Map([['llamacpp', 4]]), stated: [[C.id, 2]] },
     { name: 'neither: no slot count, the engine keeps its place', operator: null, reported: undefined, stated: [] },
-    { name: 'a slot count reported for an engine whose concurrency is not slots (vLLM) is not read', operator: null, reported: new Map([['vllm', 8]]), stated: [] },
+    {
+      name: 'a slot count reported for an engine whose concurrency is not slots (vLLM) is not read',
+      operator: null,
+      reported: new Map([['vllm', 8]]),
+      stated: [],
+    },
   ];
   for (const row of rows) it(row.name, () => assert.deepEqual(withLlama(row.operator, row.reported), row.stated));
 });

@@ -62,7 +62,13 @@ export interface PlacementInputs {
  * locally, else the slot count the engine itself reported (llama.cpp's /slots; the operator's
  * statement wins where there is one), and a peer's ollamaSlots there.
  */
-export function statedSlots(candidates: readonly Candidate[], peers: readonly UsablePeer[], model: string, local: number | null, engineSlots: ReadonlyMap<string, number> = NO_ENGINE_SLOTS): Map<string, number> {
+export function statedSlots(
+  candidates: readonly Candidate[],
+  peers: readonly UsablePeer[],
+  model: string,
+  local: number | null,
+  engineSlots: ReadonlyMap<string, number> = NO_ENGINE_SLOTS,
+): Map<string, number> {
   const out = new Map<string, number>();
   for (const c of candidates) {
     if (c.peerId === null) {
@@ -73,7 +79,12 @@ export function statedSlots(candidates: readonly Candidate[], peers: readonly Us
     }
     const p = peers.find((x) => x.peerId === c.peerId);
     const slots = p?.ollamaSlots ?? null;
-    const holds = p?.backends.some((b) => (ENGINE_KINDS as readonly string[]).includes(b.kind) && countsAsSlots(b.kind as EngineKind) && b.models.some((m) => isSameModel(b.kind as EngineKind, m, model)));
+    const holds = p?.backends.some(
+      (b) =>
+        (ENGINE_KINDS as readonly string[]).includes(b.kind) &&
+        countsAsSlots(b.kind as EngineKind) &&
+        b.models.some((m) => isSameModel(b.kind as EngineKind, m, model)),
+    );
     if (slots !== null && holds) out.set(c.id, slots);
   }
   return out;
@@ -100,7 +111,8 @@ function throughputOf(a: PlacementInputsArgs, stated: ReadonlyMap<string, number
   for (const c of a.candidates) {
     const observed = predict(a.book.readings(bookKeyOf(c, a.model)), a.estimatedTokens);
     const peer = c.peerId === null ? undefined : a.peers.find((p) => p.peerId === c.peerId);
-    const advertised = peer === undefined ? null : predict(advertisedReadings(peer.throughput ?? null, a.model, peer.snapshotAtMs ?? a.nowMs, a.nowMs), a.estimatedTokens);
+    const advertised =
+      peer === undefined ? null : predict(advertisedReadings(peer.throughput ?? null, a.model, peer.snapshotAtMs ?? a.nowMs, a.nowMs), a.estimatedTokens);
     const chosen = slower(observed, advertised);
     if (chosen !== null) predictions.set(c.id, { ...chosen, source: chosen === observed ? 'observed' : 'advertised' });
   }

@@ -7,12 +7,33 @@ import { EngineWork } from './engine-work.js';
 
 const P = peerNode('beta-max', 2);
 const L = localEngine('ollama', 1);
-const slots: SlotsRecord = { demoted: [{ node: P.node, backend: null, inFlight: 2, slots: 2 }], allFull: false, full: [{ node: P.node, backend: null, inFlight: 2, slots: 2 }], overridden: false };
-const contention: ContentionRecord = { numCtx: null, demoted: [{ node: 'local', backend: 'ollama', busyWith: [{ model: 'x', numCtx: null }], runsAt: null, behind: [P.node], overriddenBy: null }], overridden: false };
+const slots: SlotsRecord = {
+  demoted: [{ node: P.node, backend: null, inFlight: 2, slots: 2 }],
+  allFull: false,
+  full: [{ node: P.node, backend: null, inFlight: 2, slots: 2 }],
+  overridden: false,
+};
+const contention: ContentionRecord = {
+  numCtx: null,
+  demoted: [{ node: 'local', backend: 'ollama', busyWith: [{ model: 'x', numCtx: null }], runsAt: null, behind: [P.node], overriddenBy: null }],
+  overridden: false,
+};
 const throughput: ThroughputRecord = {
   estimatedTokens: 46_000,
   budgetMs: 920_000,
-  estimates: [{ node: P.node, backend: null, tokensPerSec: 20, fromPromptTokens: 10_000, extrapolated: true, predictedMs: 2_000_000, source: 'observed', deadline: false, slow: true }],
+  estimates: [
+    {
+      node: P.node,
+      backend: null,
+      tokensPerSec: 20,
+      fromPromptTokens: 10_000,
+      extrapolated: true,
+      predictedMs: 2_000_000,
+      source: 'observed',
+      deadline: false,
+      slow: true,
+    },
+  ],
   unmeasured: [],
   slowerDemoted: [],
   overridden: false,
@@ -20,9 +41,14 @@ const throughput: ThroughputRecord = {
 
 describe('overriddenPatch: a demotion the walk had to undo', () => {
   it('marks slots and throughput when the node they demoted served', () =>
-    assert.deepEqual(overriddenPatch({ slots, throughput, contention: null }, { ...P, engine: 'ollama' }), { slots: { ...slots, overridden: true }, throughput: { ...throughput, overridden: true } }));
-  it('marks contention when the local engine that gave way served', () => assert.deepEqual(overriddenPatch({ slots: null, throughput: null, contention }, L), { contention: { ...contention, overridden: true } }));
-  it('changes nothing when a node the records left alone served', () => assert.deepEqual(overriddenPatch({ slots, throughput, contention }, peerNode('core-2')), {}));
+    assert.deepEqual(overriddenPatch({ slots, throughput, contention: null }, { ...P, engine: 'ollama' }), {
+      slots: { ...slots, overridden: true },
+      throughput: { ...throughput, overridden: true },
+    }));
+  it('marks contention when the local engine that gave way served', () =>
+    assert.deepEqual(overriddenPatch({ slots: null, throughput: null, contention }, L), { contention: { ...contention, overridden: true } }));
+  it('changes nothing when a node the records left alone served', () =>
+    assert.deepEqual(overriddenPatch({ slots, throughput, contention }, peerNode('core-2')), {}));
 });
 
 describe('EngineWork: generations per local engine as this Hub placed them', () => {

@@ -20,7 +20,8 @@ export function overriddenPatch(row: Overridable, served: Candidate): Partial<Ov
   const patch: { -readonly [K in keyof Overridable]?: Overridable[K] } = {};
   if (row.slots !== null && row.slots.full.some((e) => names(e, served))) patch.slots = { ...row.slots, overridden: true };
   if (row.throughput !== null && row.throughput.estimates.some((e) => e.slow && names(e, served))) patch.throughput = { ...row.throughput, overridden: true };
-  if (row.contention !== null && row.contention.demoted.some((d) => d.behind.length > 0 && names(d, served))) patch.contention = { ...row.contention, overridden: true };
+  if (row.contention !== null && row.contention.demoted.some((d) => d.behind.length > 0 && names(d, served)))
+    patch.contention = { ...row.contention, overridden: true };
   return patch;
 }
 

@@ -30,7 +30,7 @@ const peer = (name: string, models: [string, string | null, string[] | null][]):
 });
 
 describe('offersOf across the pool', () => {
-  it('gives every Hub the same facts, so auto resolves to the same model on each (not each Hub\'s own)', () => {
+  it("gives every Hub the same facts, so auto resolves to the same model on each (not each Hub's own)", () => {
     const a: [string, string, string[]] = ['a:8b', '8B', ['completion', 'tools']];
     const big: [string, string, string[]] = ['big:70b', '70B', ['completion', 'tools']];
     const onA = resolveAuto(offersOf([local([a])], [peer('b.ts.net', [big])], 'ollama'));
@@ -41,21 +41,39 @@ describe('offersOf across the pool', () => {
 
   it('counts the nodes that hold a model and reads a peer model it does not describe as unknown', () => {
     const offers = offersOf([local([['m', '8B', null]])], [peer('b.ts.net', [['m', null, null]]), peer('c.ts.net', [['n', null, null]])], 'ollama');
-    assert.deepEqual(offers.map((o) => [o.name, o.nodes, o.local, o.parameterSize]), [['m', 2, true, '8B'], ['n', 1, false, null]]);
+    assert.deepEqual(
+      offers.map((o) => [o.name, o.nodes, o.local, o.parameterSize]),
+      [
+        ['m', 2, true, '8B'],
+        ['n', 1, false, null],
+      ],
+    );
   });
 });
 
-describe('a peer\'s unservableModels (issue 10 audit)', () => {
-  it('are no offer: the listings, the status models and auto leave them out, and keep the peer\'s other models', () => {
-    const b = { ...peer('b.ts.net', [['ok:8b', '8B', ['completion']], ['broken:70b', '70B', ['completion']]]), unservableModels: ['broken:70b'] };
+describe("a peer's unservableModels (issue 10 audit)", () => {
+  it("are no offer: the listings, the status models and auto leave them out, and keep the peer's other models", () => {
+    const b = {
+      ...peer('b.ts.net', [
+        ['ok:8b', '8B', ['completion']],
+        ['broken:70b', '70B', ['completion']],
+      ]),
+      unservableModels: ['broken:70b'],
+    };
     assert.deepEqual([...(peerModels([b], 'ollama').get('b.ts.net') ?? [])], ['ok:8b']);
-    assert.deepEqual(offersOf([], [b], 'ollama').map((o) => o.name), ['ok:8b']);
+    assert.deepEqual(
+      offersOf([], [b], 'ollama').map((o) => o.name),
+      ['ok:8b'],
+    );
     assert.equal(resolveAuto(offersOf([], [b], 'ollama')), 'ok:8b', 'auto never picks a model its only holder cannot serve');
   });
 
   it('still offer a model another node serves', () => {
     const b = { ...peer('b.ts.net', [['m:8b', null, null]]), unservableModels: ['m:8b'] };
     const offers = offersOf([local([['m:8b', '8B', null]])], [b], 'ollama');
-    assert.deepEqual(offers.map((o) => [o.name, o.nodes, o.local]), [['m:8b', 1, true]]);
+    assert.deepEqual(
+      offers.map((o) => [o.name, o.nodes, o.local]),
+      [['m:8b', 1, true]],
+    );
   });
 });

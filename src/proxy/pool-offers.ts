@@ -31,7 +31,12 @@ export function offersOf(views: readonly BackendView[], peers: readonly UsablePe
     const seen = byName.get(name);
     if (seen) {
       seen.nodes.add(node);
-      seen.offer = { ...seen.offer, parameterSize: seen.offer.parameterSize ?? facts.parameterSize, capabilities: seen.offer.capabilities ?? facts.capabilities, local: seen.offer.local || node === 'local' };
+      seen.offer = {
+        ...seen.offer,
+        parameterSize: seen.offer.parameterSize ?? facts.parameterSize,
+        capabilities: seen.offer.capabilities ?? facts.capabilities,
+        local: seen.offer.local || node === 'local',
+      };
     } else {
       byName.set(name, { offer: { name, ...facts, nodes: 1, local: node === 'local' }, nodes: new Set([node]) });
     }

@@ -150,13 +150,23 @@ export class PoolProxy {
     const model = facts.model === AUTO_MODEL ? this.resolveAutoModel(views, route.dialect, res, peers) : facts.model;
     if (model === null) return;
     const settings = this.#deps.settings();
-    const local = localCandidates(views, model, route.dialect, (id) => this.#deps.inFlight.count(id), (id) => this.#deps.unservable.isWithheld(engineModelKey('local', id, model)), this.#deps.ownPressure?.() ?? null);
+    const local = localCandidates(
+      views,
+      model,
+      route.dialect,
+      (id) => this.#deps.inFlight.count(id),
+      (id) => this.#deps.unservable.isWithheld(engineModelKey('local', id, model)),
+      this.#deps.ownPressure?.() ?? null,
+    );
     const candidates = [...local, ...peerCandidates(peers, model, route.dialect)];
     const ranked = rankCandidates(candidates, { localAffinity: settings.poolLocalAffinity, pressureWeight: settings.poolPressureWeight });
     // Outbound ids are minted here and kept by the ring, so affinity can key its walk by this one.
     const proposedId = inbound?.requestId && REQUEST_ID.test(inbound.requestId) ? inbound.requestId : randomUUID();
     // A peer's forward is never re-routed, so affinity (like the pin) judges outbound requests only.
-    const affinity = inbound || !this.#deps.affinity ? null : this.#deps.affinity.contextFor({ requestId: proposedId, model, judgedRoute: route.completion, sessionHeader, body: facts.json }, settings);
+    const affinity =
+      inbound || !this.#deps.affinity
+        ? null
+        : this.#deps.affinity.contextFor({ requestId: proposedId, model, judgedRoute: route.completion, sessionHeader, body: facts.json }, settings);
     const body = forwardBody(raw, facts, model);
     const estimatedTokens = estimatedPromptTokens(body.length);
     const nowMs = this.#deps.clock.nowMs();
@@ -166,27 +176,28 @@ export class PoolProxy {
     const heldId = affinityHeldId([ranked], affinity);
     const affinityTarget = heldId === null ? null : (ranked.find((c) => c.id === heldId) ?? null);
     const held = inbound || !route.completion ? { held: null, refused: null } : await this.#holdForAffinity(affinityTarget, model, facts.numCtx);
-    if (held.refused !== null) this.#deps.logger.debug({ model, check: held.refused }, 'contention does not hold the affinity engine: its prefix could not be shown warm');
+    if (held.refused !== null)
+      this.#deps.logger.debug({ model, check: held.refused }, 'contention does not hold the affinity engine: its prefix could not be shown warm');
     const inputs = placementInputs({
-          route,
-          model,
-          candidates: ranked,
-          peers,
-          settings,
-          env: this.#deps.env.knobs,
-          // The pool's own unit, bytes / 4 of the forwarded body: the one the budget is sized in.
-          estimatedTokens,
-          budgetMs,
-          numCtx: facts.numCtx,
-          defaultNumCtx: this.#deps.defaultNumCtx(),
-          book: this.#deps.throughputBook,
-          engineSlots: engineSlotsOf(views),
-          busy: this.#deps.engineWork.busy(),
-          withheld,
-          affinityTarget: affinityTarget?.id ?? null,
-          affinityHeld: held.held,
-          nowMs,
-        });
+      route,
+      model,
+      candidates: ranked,
+      peers,
+      settings,
+      env: this.#deps.env.knobs,
+      // The pool's own unit, bytes / 4 of the forwarded body: the one the budget is sized in.
+      estimatedTokens,
+      budgetMs,
+      numCtx: facts.numCtx,
+      defaultNumCtx: this.#deps.defaultNumCtx(),
+      book: this.#deps.throughputBook,
+      engineSlots: engineSlotsOf(views),
+      busy: this.#deps.engineWork.busy(),
+      withheld,
+      affinityTarget: affinityTarget?.id ?? null,
+      affinityHeld: held.held,
+      nowMs,
+    });
     const placed = place(ranked, {
       model,
       pins: inbound ? [] : settings.poolPins,
@@ -227,24 +238,49 @@ export class PoolProxy {
       // A pin never makes inference fail; when one applies, the 502 says so in the same breath.
       const pin = inbound ? null : resolvePin(settings.poolPins, model);
       const pinNote = pin === null ? '' : ` A ${pin.scope} pin to ${pin.target} applies to this model; pins only reorder candidates and did not cause this.`;
-      writeProxyError(res, route.dialect, 502, 'HUB_ERR_NO_CANDIDATE', `No pool node currently has model "${model}" available.${pinNote}`, { localBackends: localBackendsReport(views) }, { 'x-hub-pool-request-id': requestId, ...(affinityRecord ? { 'x-hub-pool-affinity': affinityRecord.outcome } : {}) });
+      writeProxyError(
+        res,
+        route.dialect,
+        502,
+        'HUB_ERR_NO_CANDIDATE',
+        `No pool node currently has model "${model}" available.${pinNote}`,
+        { localBackends: localBackendsReport(views) },
+        { 'x-hub-pool-request-id': requestId, ...(affinityRecord ? { 'x-hub-pool-affinity': affinityRecord.outcome } : {}) },
+      );
       this.#deps.affinity?.abandon(requestId);
       return;
     }
     if (route.completion) this.#deps.engineWork.expect(requestId, inputs.runsAt);
-    await walk(
-      this.#walkDeps,
-      { requestId, route, model, body, stream: facts.stream, order: placement.order, budgetMs, startedAt, accept, res, caller, rowNode: inbound?.fromPeer ?? null,
-        windowOf: verdictWindow({ model, dialect: route.dialect, numCtx: facts.numCtx, localCap: this.#deps.defaultNumCtx(), peers }),
-        affinity: affinityRecord?.outcome ?? null, trace },
-    );
+    await walk(this.#walkDeps, {
+      requestId,
+      route,
+      model,
+      body,
+      stream: facts.stream,
+      order: placement.order,
+      budgetMs,
+      startedAt,
+      accept,
+      res,
+      caller,
+      rowNode: inbound?.fromPeer ?? null,
+      windowOf: verdictWindow({ model, dialect: route.dialect, numCtx: facts.numCtx, localCap: this.#deps.defaultNumCtx(), peers }),
+      affinity: affinityRecord?.outcome ?? null,
+      trace,
+    });
   }
 
   /** Whether contention may leave the affinity engine where it is (contention-hold.ts); asks the engine only when it is contended. */
   #holdForAffinity(target: Candidate | null, model: string, numCtx: number | null): Promise<HoldDecision> {
     if (target === null || target.backendId === null) return Promise.resolve({ held: null, refused: null });
     const runsAt = target.engine === 'ollama' ? (numCtx ?? this.#deps.defaultNumCtx()) : null;
-    return affinityHold({ target, model, runsAt, busy: this.#deps.engineWork.busy().get(target.backendId) ?? [], read: ollamaResidency(this.#deps.dispatcher) });
+    return affinityHold({
+      target,
+      model,
+      runsAt,
+      busy: this.#deps.engineWork.busy().get(target.backendId) ?? [],
+      read: ollamaResidency(this.#deps.dispatcher),
+    });
   }
 
   /**
@@ -255,7 +291,10 @@ export class PoolProxy {
    */
   showOrder(model: string, peers: readonly UsablePeer[]): UsablePeer[] {
     const settings = this.#deps.settings();
-    const ranked = rankCandidates(peerCandidates(peers, model, 'ollama'), { localAffinity: settings.poolLocalAffinity, pressureWeight: settings.poolPressureWeight });
+    const ranked = rankCandidates(peerCandidates(peers, model, 'ollama'), {
+      localAffinity: settings.poolLocalAffinity,
+      pressureWeight: settings.poolPressureWeight,
+    });
     const placed = place(ranked, {
       model,
       pins: settings.poolPins,
@@ -270,12 +309,24 @@ export class PoolProxy {
   }
 
   /** The model auto stands for over what this node serves in the dialect; answers the 502 itself and returns null when there is none. */
-  resolveAutoModel(views: readonly BackendView[], dialect: ProxyDialect, res: ServerResponse, peers: readonly UsablePeer[] = this.#deps.pool.usablePeers()): string | null {
+  resolveAutoModel(
+    views: readonly BackendView[],
+    dialect: ProxyDialect,
+    res: ServerResponse,
+    peers: readonly UsablePeer[] = this.#deps.pool.usablePeers(),
+  ): string | null {
     const model = resolveAuto(offersOf(views, peers, dialect));
     if (model === null) {
-      writeProxyError(res, dialect, 502, 'HUB_ERR_NO_AUTO_MODEL', 'No chat model on this Hub or its connected peers can stand in for "auto". Load a chat model on a pool node, or ask for one by name.', {
-        localBackends: localBackendsReport(views),
-      });
+      writeProxyError(
+        res,
+        dialect,
+        502,
+        'HUB_ERR_NO_AUTO_MODEL',
+        'No chat model on this Hub or its connected peers can stand in for "auto". Load a chat model on a pool node, or ask for one by name.',
+        {
+          localBackends: localBackendsReport(views),
+        },
+      );
     }
     return model;
   }
@@ -283,7 +334,9 @@ export class PoolProxy {
 
 /** What each node states about the work it takes: this node's ceiling (env over setting) and cap, and each usable peer's advertised ones. */
 export function nodeLimits(env: Pick<HubEnv, 'maxPromptTokens'>, settings: PoolSettings, peers: readonly UsablePeer[]): Map<string, NodeLimits> {
-  const limits = new Map<string, NodeLimits>([['local', { maxPromptTokens: env.maxPromptTokens ?? settings.poolMaxPromptTokens, maxNumCtx: settings.inferenceMaxNumCtx }]]);
+  const limits = new Map<string, NodeLimits>([
+    ['local', { maxPromptTokens: env.maxPromptTokens ?? settings.poolMaxPromptTokens, maxNumCtx: settings.inferenceMaxNumCtx }],
+  ]);
   for (const p of peers) limits.set(p.name, { maxPromptTokens: p.maxPromptTokens, maxNumCtx: p.maxNumCtx });
   return limits;
 }

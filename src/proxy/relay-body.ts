@@ -52,7 +52,12 @@ export function readUpTo(body: Body, limitBytes: number): Promise<BoundedRead> {
  * AbortController on every normal finish, which showed up as 4 % of the Hub's CPU on streams
  * (bench/README.md). A judge, when given, sees each chunk as it passes; nothing is held back.
  */
-export function relayBody(body: Body, res: ServerResponse, opts: { judge: StreamJudge | null; head?: readonly Buffer[] }, settle: (dropped: boolean) => void): Promise<void> {
+export function relayBody(
+  body: Body,
+  res: ServerResponse,
+  opts: { judge: StreamJudge | null; head?: readonly Buffer[] },
+  settle: (dropped: boolean) => void,
+): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let settled = false;
     const finish = (dropped: boolean) => {

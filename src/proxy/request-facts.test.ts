@@ -98,7 +98,7 @@ describe('readRequestFacts: bodies it refuses', () => {
 });
 
 describe('forwardBody', () => {
-  it('returns the very same Buffer when the model is unchanged, so the app\'s bytes go out untouched', () => {
+  it("returns the very same Buffer when the model is unchanged, so the app's bytes go out untouched", () => {
     const raw = Buffer.from('{ "model" : "llama3.2:3b",  "messages": [] }');
     const facts = readRequestFacts(raw, route('/api/chat'));
     assert.equal(forwardBody(raw, facts, 'llama3.2:3b'), raw);

@@ -43,7 +43,8 @@ export function readRequestFacts(raw: Buffer, route: RoutedRoute): RequestFacts 
   const model = typeof body.model === 'string' && body.model.trim() !== '' ? body.model : null;
   const stream = route.streamsByDefault ? body.stream !== false : body.stream === true;
   const options = body.options as { num_ctx?: unknown } | undefined;
-  const numCtx = route.dialect === 'ollama' && typeof options?.num_ctx === 'number' && Number.isInteger(options.num_ctx) && options.num_ctx > 0 ? options.num_ctx : null;
+  const numCtx =
+    route.dialect === 'ollama' && typeof options?.num_ctx === 'number' && Number.isInteger(options.num_ctx) && options.num_ctx > 0 ? options.num_ctx : null;
   return { model, stream, numCtx, json: body };
 }
 

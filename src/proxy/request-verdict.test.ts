@@ -4,23 +4,63 @@ import { classifyVerdict, engineErrorMessage, verdictStatus, type VerdictSignatu
 
 const cases: readonly { name: string; body: string; signature: VerdictSignature | null }[] = [
   { name: 'Ollama: a Qwen3 template with no user turn', body: '{"error":"no user query found in messages"}', signature: 'no-user-query' },
-  { name: 'llama-server: the same refusal in the OpenAI shape', body: '{"error":{"code":500,"message":"No user query found in messages.","type":"server_error"}}', signature: 'no-user-query' },
-  { name: 'vLLM: the refusal wrapped in its template error, still the request\'s fault', body: '{"error":{"message":"Error in applying chat template from request: No user query found in messages.","type":"InternalServerError","param":null,"code":500}}', signature: 'no-user-query' },
-  { name: 'llama-server: a chat body with no messages', body: '{"error":{"code":500,"message":"\'messages\' is required","type":"server_error"}}', signature: 'missing-messages' },
-  { name: 'Lemonade / llama-server: a message without content', body: '{"error":{"code":500,"message":"Missing \'content\' in message","type":"server_error"}}', signature: 'invalid-message' },
-  { name: 'Ollama: a Go template that would not render', body: '{"error":"template: :3:10: executing \\"\\" at <.Messages>: error calling index: index out of range"}', signature: 'chat-template' },
-  { name: 'llama-server: a Jinja template error', body: '{"error":{"code":500,"message":"Failed to apply chat template: Jinja exception","type":"server_error"}}', signature: 'chat-template' },
+  {
+    name: 'llama-server: the same refusal in the OpenAI shape',
+    body: '{"error":{"code":500,"message":"No user query found in messages.","type":"server_error"}}',
+    signature: 'no-user-query',
+  },
+  {
+    name: "vLLM: the refusal wrapped in its template error, still the request's fault",
+    body: '{"error":{"message":"Error in applying chat template from request: No user query found in messages.","type":"InternalServerError","param":null,"code":500}}',
+    signature: 'no-user-query',
+  },
+  {
+    name: 'llama-server: a chat body with no messages',
+    body: '{"error":{"code":500,"message":"\'messages\' is required","type":"server_error"}}',
+    signature: 'missing-messages',
+  },
+  {
+    name: 'Lemonade / llama-server: a message without content',
+    body: '{"error":{"code":500,"message":"Missing \'content\' in message","type":"server_error"}}',
+    signature: 'invalid-message',
+  },
+  {
+    name: 'Ollama: a Go template that would not render',
+    body: '{"error":"template: :3:10: executing \\"\\" at <.Messages>: error calling index: index out of range"}',
+    signature: 'chat-template',
+  },
+  {
+    name: 'llama-server: a Jinja template error',
+    body: '{"error":{"code":500,"message":"Failed to apply chat template: Jinja exception","type":"server_error"}}',
+    signature: 'chat-template',
+  },
   { name: 'Ollama: a prompt over the window', body: '{"error":"the input length exceeds the context length"}', signature: 'context-length' },
-  { name: 'llama-server: a prompt over the context size', body: '{"error":{"code":500,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}', signature: 'context-length' },
-  { name: 'vLLM: a prompt over the maximum context length', body: '{"error":{"message":"This model\'s maximum context length is 32768 tokens. However, you requested 40000 tokens.","type":"BadRequestError","param":null,"code":400}}', signature: 'context-length' },
-  { name: 'older vLLM error object shape', body: '{"object":"error","message":"Input length (40001) exceeds model\'s maximum context length (32768).","type":"BadRequestError"}', signature: 'context-length' },
+  {
+    name: 'llama-server: a prompt over the context size',
+    body: '{"error":{"code":500,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}',
+    signature: 'context-length',
+  },
+  {
+    name: 'vLLM: a prompt over the maximum context length',
+    body: '{"error":{"message":"This model\'s maximum context length is 32768 tokens. However, you requested 40000 tokens.","type":"BadRequestError","param":null,"code":400}}',
+    signature: 'context-length',
+  },
+  {
+    name: 'older vLLM error object shape',
+    body: '{"object":"error","message":"Input length (40001) exceeds model\'s maximum context length (32768).","type":"BadRequestError"}',
+    signature: 'context-length',
+  },
   { name: 'an engine failure that is not about the request', body: '{"error":"CUDA error: out of memory"}', signature: null },
-  { name: 'a model that failed to load', body: '{"error":"model failed to load, this may be due to resource limitations or an internal error"}', signature: null },
-  { name: 'plain text, not an engine\'s JSON shape', body: 'no user query found in messages', signature: null },
+  {
+    name: 'a model that failed to load',
+    body: '{"error":"model failed to load, this may be due to resource limitations or an internal error"}',
+    signature: null,
+  },
+  { name: "plain text, not an engine's JSON shape", body: 'no user query found in messages', signature: null },
   { name: 'JSON without an error field', body: '{"detail":"no user query found in messages"}', signature: null },
 ];
 
-describe('classifyVerdict: each engine\'s wording', () => {
+describe("classifyVerdict: each engine's wording", () => {
   for (const c of cases) it(`${c.name} → ${c.signature ?? 'no verdict'}`, () => assert.equal(classifyVerdict(Buffer.from(c.body)), c.signature));
 });
 

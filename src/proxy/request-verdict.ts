@@ -29,10 +29,26 @@ interface VerdictPattern {
  */
 export const VERDICT_PATTERNS: readonly VerdictPattern[] = [
   { signature: 'no-user-query', pattern: /no user query found in messages/i, engine: 'Qwen3 chat templates (Ollama, llama-server, vLLM)' },
-  { signature: 'missing-messages', pattern: /'messages' is required|messages (is|are) required|messages must not be empty|no messages (were )?provided|\[\] is too short - 'messages'/i, engine: 'llama-server, vLLM, Ollama /v1' },
-  { signature: 'context-length', pattern: /exceeds? (the )?(available )?context (size|length)|maximum context length|exceed_context_size|input length .*exceeds|context window/i, engine: 'Ollama, llama-server, vLLM' },
-  { signature: 'invalid-message', pattern: /missing '?(content|role)'? in message|invalid (chat )?message|message (content|role) (must|is invalid)|expected .*'content'/i, engine: 'llama-server, Lemonade' },
-  { signature: 'chat-template', pattern: /chat template|template: |error rendering|jinja|templateerror/i, engine: 'Ollama (Go templates), llama-server and vLLM (Jinja)' },
+  {
+    signature: 'missing-messages',
+    pattern: /'messages' is required|messages (is|are) required|messages must not be empty|no messages (were )?provided|\[\] is too short - 'messages'/i,
+    engine: 'llama-server, vLLM, Ollama /v1',
+  },
+  {
+    signature: 'context-length',
+    pattern: /exceeds? (the )?(available )?context (size|length)|maximum context length|exceed_context_size|input length .*exceeds|context window/i,
+    engine: 'Ollama, llama-server, vLLM',
+  },
+  {
+    signature: 'invalid-message',
+    pattern: /missing '?(content|role)'? in message|invalid (chat )?message|message (content|role) (must|is invalid)|expected .*'content'/i,
+    engine: 'llama-server, Lemonade',
+  },
+  {
+    signature: 'chat-template',
+    pattern: /chat template|template: |error rendering|jinja|templateerror/i,
+    engine: 'Ollama (Go templates), llama-server and vLLM (Jinja)',
+  },
 ];
 
 /** The message of an error body in one of the engines' JSON shapes; null when it is not one. */

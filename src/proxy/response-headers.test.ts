@@ -5,14 +5,24 @@ import { relayHeaders, type Attribution } from './response-headers.js';
 const local: Attribution = { servedBy: 'local', backend: 'ollama', model: 'qwen3:8b', requestId: 'req-1' };
 
 describe('relayHeaders', () => {
-  it('keeps the engine\'s ordinary headers', () => {
+  it("keeps the engine's ordinary headers", () => {
     const out = relayHeaders({ 'content-type': 'application/x-ndjson', 'x-request-id': 'abc', date: 'Mon, 30 Nov 2026 12:00:00 GMT' }, local);
     assert.equal(out['content-type'], 'application/x-ndjson');
     assert.equal(out['x-request-id'], 'abc');
     assert.equal(out.date, 'Mon, 30 Nov 2026 12:00:00 GMT');
   });
 
-  const hopByHop = ['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'proxy-authenticate', 'proxy-authorization'];
+  const hopByHop = [
+    'connection',
+    'keep-alive',
+    'proxy-connection',
+    'transfer-encoding',
+    'upgrade',
+    'te',
+    'trailer',
+    'proxy-authenticate',
+    'proxy-authorization',
+  ];
   for (const name of hopByHop) {
     it(`drops the hop-by-hop header ${name}`, () => {
       const out = relayHeaders({ [name]: 'x', 'content-type': 'application/json' }, local);
@@ -42,9 +52,14 @@ describe('relayHeaders', () => {
     assert.deepEqual(out, { 'x-hub-pool-served-by': 'local', 'x-hub-pool-model': 'qwen3:8b', 'x-hub-pool-request-id': 'req-1' });
   });
 
-  it('states this Hub\'s attribution for a local engine', () => {
+  it("states this Hub's attribution for a local engine", () => {
     const out = relayHeaders({}, local);
-    assert.deepEqual(out, { 'x-hub-pool-served-by': 'local', 'x-hub-pool-backend': 'ollama', 'x-hub-pool-model': 'qwen3:8b', 'x-hub-pool-request-id': 'req-1' });
+    assert.deepEqual(out, {
+      'x-hub-pool-served-by': 'local',
+      'x-hub-pool-backend': 'ollama',
+      'x-hub-pool-model': 'qwen3:8b',
+      'x-hub-pool-request-id': 'req-1',
+    });
   });
 
   it('names the serving peer by its MagicDNS name', () => {
@@ -68,8 +83,24 @@ describe('relayHeaders', () => {
     assert.deepEqual(out.link, ['</a>; rel=preload', '</b>; rel=preload']);
   });
 
-  const originScoped = ['set-cookie', 'set-cookie2', 'alt-svc', 'strict-transport-security', 'clear-site-data', 'public-key-pins', 'www-authenticate', 'timing-allow-origin'];
-  for (const name of [...originScoped, 'access-control-allow-origin', 'access-control-allow-credentials', 'access-control-allow-headers', 'access-control-expose-headers', 'access-control-max-age']) {
+  const originScoped = [
+    'set-cookie',
+    'set-cookie2',
+    'alt-svc',
+    'strict-transport-security',
+    'clear-site-data',
+    'public-key-pins',
+    'www-authenticate',
+    'timing-allow-origin',
+  ];
+  for (const name of [
+    ...originScoped,
+    'access-control-allow-origin',
+    'access-control-allow-credentials',
+    'access-control-allow-headers',
+    'access-control-expose-headers',
+    'access-control-max-age',
+  ]) {
     it(`drops ${name}: it would speak for this Hub's origin in an app's browser`, () => {
       const out = relayHeaders({ [name]: name === 'set-cookie' ? ['session=engine; Path=/', 'b=2'] : '*', 'content-type': 'application/json' }, local);
       assert.equal(name in out, false);

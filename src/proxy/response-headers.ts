@@ -8,9 +8,28 @@
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'proxy-authenticate', 'proxy-authorization']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'proxy-authenticate',
+  'proxy-authorization',
+]);
 /** Headers about the upstream's origin, which would take effect on this Hub's origin if relayed. */
-const ORIGIN_SCOPED = new Set(['set-cookie', 'set-cookie2', 'alt-svc', 'strict-transport-security', 'clear-site-data', 'public-key-pins', 'www-authenticate', 'timing-allow-origin']);
+const ORIGIN_SCOPED = new Set([
+  'set-cookie',
+  'set-cookie2',
+  'alt-svc',
+  'strict-transport-security',
+  'clear-site-data',
+  'public-key-pins',
+  'www-authenticate',
+  'timing-allow-origin',
+]);
 
 export interface Attribution {
   /** 'local' or the serving peer's MagicDNS name. */
@@ -28,13 +47,21 @@ export function relayHeaders(upstream: IncomingHttpHeaders | Record<string, stri
   // Headers the engine lists in Connection belong to that one hop as well (RFC 9110, 7.6.1).
   const connection = upstream.connection;
   const named = new Set(
-    (Array.isArray(connection) ? connection.join(',') : connection ?? '')
+    (Array.isArray(connection) ? connection.join(',') : (connection ?? ''))
       .split(',')
       .map((token) => token.trim().toLowerCase())
       .filter(Boolean),
   );
   for (const [name, value] of Object.entries(upstream)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || named.has(name) || ORIGIN_SCOPED.has(name) || name.startsWith('access-control-') || name.startsWith('x-hub-pool-')) continue;
+    if (
+      value === undefined ||
+      HOP_BY_HOP.has(name) ||
+      named.has(name) ||
+      ORIGIN_SCOPED.has(name) ||
+      name.startsWith('access-control-') ||
+      name.startsWith('x-hub-pool-')
+    )
+      continue;
     out[name] = value;
   }
   out['x-hub-pool-served-by'] = attribution.servedBy;

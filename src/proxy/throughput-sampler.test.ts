@@ -14,9 +14,21 @@ const BODY_BYTES = 32_768;
 
 function settled(bodyFault: BodyFault | null): WalkSettled {
   return {
-    requestId: 'r1', model: 'qwen3:8b', route: CHAT, stream: true, bodyBytes: BODY_BYTES, budgetMs: 300_000,
-    end: 'committed', served: peer, attempt: 1, status: 200, headersMs: 400, totalMs: 2_000,
-    bodyFault, verdict: null, failures: [],
+    requestId: 'r1',
+    model: 'qwen3:8b',
+    route: CHAT,
+    stream: true,
+    bodyBytes: BODY_BYTES,
+    budgetMs: 300_000,
+    end: 'committed',
+    served: peer,
+    attempt: 1,
+    status: 200,
+    headersMs: 400,
+    totalMs: 2_000,
+    bodyFault,
+    verdict: null,
+    failures: [],
     engineTimings: () => null,
   };
 }
@@ -30,7 +42,7 @@ function sampleOnce(bodyFault: BodyFault | null): number {
 }
 
 describe('ThroughputSampler', () => {
-  it('files a clean streamed answer\'s first byte as a prefill reading', () => {
+  it("files a clean streamed answer's first byte as a prefill reading", () => {
     assert.equal(sampleOnce(null), 1);
   });
 

@@ -11,7 +11,13 @@ import type { VerdictResponse, WalkRequest } from './walk-types.js';
 
 export function answerVerdict(req: WalkRequest, verdict: HeldVerdict<VerdictResponse>): void {
   const status = verdictStatus(verdict.signature);
-  const out = relayHeaders(verdict.response.headers, { servedBy: verdict.node, backend: verdict.response.backend, model: req.model, requestId: req.requestId, affinity: req.affinity });
+  const out = relayHeaders(verdict.response.headers, {
+    servedBy: verdict.node,
+    backend: verdict.response.backend,
+    model: req.model,
+    requestId: req.requestId,
+    affinity: req.affinity,
+  });
   if (status !== 500) out['x-hub-pool-upstream-status'] = '500';
   out['content-length'] = verdict.response.bytes.length;
   req.res.writeHead(status, out);

@@ -5,7 +5,17 @@ import type { Candidate } from '../placement/types.js';
 import { VerdictTracker } from './verdict-tracker.js';
 
 function c(node: string, engine: EngineKind | null): Candidate {
-  return { id: `${node}/${engine}`, node, backendId: engine, engine, url: 'http://127.0.0.1', queueDepth: 0, peerId: engine === null ? node : null, hardwareTier: null, pressure: 1 };
+  return {
+    id: `${node}/${engine}`,
+    node,
+    backendId: engine,
+    engine,
+    url: 'http://127.0.0.1',
+    queueDepth: 0,
+    peerId: engine === null ? node : null,
+    hardwareTier: null,
+    pressure: 1,
+  };
 }
 const noWindow = () => null;
 
@@ -38,7 +48,11 @@ describe('VerdictTracker', () => {
   });
 
   it('confirms a prompt over the window only on the same known window with no larger or unknown one ahead', () => {
-    const windows = new Map<string, number | null>([['a', 8192], ['b', 8192], ['c', 32768]]);
+    const windows = new Map<string, number | null>([
+      ['a', 8192],
+      ['b', 8192],
+      ['c', 32768],
+    ]);
     const order = [c('a', 'ollama'), c('b', 'ollama'), c('c', 'ollama')];
     const t = new VerdictTracker(order, (x) => windows.get(x.node) ?? null);
     t.onVerdict(0, 'context-length', 'r1');

@@ -18,7 +18,12 @@ export interface HeldVerdict<R> {
 }
 
 export type VerdictDecision<R> =
-  | { readonly action: 'answer'; readonly basis: 'definitive' | 'confirmed' | 'last-candidate'; readonly confirms: string | null; readonly verdict: HeldVerdict<R> }
+  | {
+      readonly action: 'answer';
+      readonly basis: 'definitive' | 'confirmed' | 'last-candidate';
+      readonly confirms: string | null;
+      readonly verdict: HeldVerdict<R>;
+    }
   | { readonly action: 'walk-on' };
 
 export class VerdictTracker<R> {

@@ -14,13 +14,46 @@ import { verdictWindow } from './verdict-window.js';
 
 const MODEL = 'qwen3:8b';
 
-const local = (engine: EngineKind): Candidate => ({ id: `local/${engine}`, node: 'local', backendId: engine, engine, url: 'http://127.0.0.1:1', queueDepth: 0, peerId: null, hardwareTier: null, pressure: 1 });
-const peerCandidate = (name: string): Candidate => ({ id: `${name}/pool`, node: name, backendId: null, engine: null, url: 'http://127.0.0.1:2', queueDepth: 0, peerId: name, hardwareTier: null, pressure: 1 });
+const local = (engine: EngineKind): Candidate => ({
+  id: `local/${engine}`,
+  node: 'local',
+  backendId: engine,
+  engine,
+  url: 'http://127.0.0.1:1',
+  queueDepth: 0,
+  peerId: null,
+  hardwareTier: null,
+  pressure: 1,
+});
+const peerCandidate = (name: string): Candidate => ({
+  id: `${name}/pool`,
+  node: name,
+  backendId: null,
+  engine: null,
+  url: 'http://127.0.0.1:2',
+  queueDepth: 0,
+  peerId: name,
+  hardwareTier: null,
+  pressure: 1,
+});
 const peer = (name: string, maxNumCtx: number | null, backends: UsablePeer['backends']): UsablePeer => ({
-  peerId: name, name, origin: 'http://127.0.0.1:2', backends, queueDepth: 0, hardwareTier: null, pressure: 1, unservableModels: [], modelDetails: new Map(), maxPromptTokens: null, maxNumCtx,
+  peerId: name,
+  name,
+  origin: 'http://127.0.0.1:2',
+  backends,
+  queueDepth: 0,
+  hardwareTier: null,
+  pressure: 1,
+  unservableModels: [],
+  modelDetails: new Map(),
+  maxPromptTokens: null,
+  maxNumCtx,
 });
 const OLLAMA_PEER = peer('hub-b', 8192, [{ kind: 'ollama', models: [MODEL] }]);
-const MIXED_PEER = peer('hub-c', 8192, [{ kind: 'ollama', models: [MODEL] }, { kind: 'vllm', models: [MODEL] }]);
+const MIXED_PEER = peer('hub-c', 8192, [
+  { kind: 'ollama', models: [MODEL] },
+  { kind: 'vllm', models: [MODEL] },
+]);
 const UNCAPPED_PEER = peer('hub-d', null, [{ kind: 'ollama', models: [MODEL] }]);
 
 interface Row {
@@ -33,15 +66,57 @@ interface Row {
 }
 
 const ROWS: readonly Row[] = [
-  { name: 'a local Ollama on a native route runs the request\'s own num_ctx', candidate: local('ollama'), dialect: 'ollama', numCtx: 32768, localCap: 8192, window: 32768 },
-  { name: 'a local Ollama on a native route with no num_ctx runs its node\'s cap', candidate: local('ollama'), dialect: 'ollama', numCtx: null, localCap: 8192, window: 8192 },
-  { name: 'a local Ollama on /v1 runs its node\'s cap', candidate: local('ollama'), dialect: 'openai', numCtx: null, localCap: 8192, window: 8192 },
+  {
+    name: "a local Ollama on a native route runs the request's own num_ctx",
+    candidate: local('ollama'),
+    dialect: 'ollama',
+    numCtx: 32768,
+    localCap: 8192,
+    window: 32768,
+  },
+  {
+    name: "a local Ollama on a native route with no num_ctx runs its node's cap",
+    candidate: local('ollama'),
+    dialect: 'ollama',
+    numCtx: null,
+    localCap: 8192,
+    window: 8192,
+  },
+  { name: "a local Ollama on /v1 runs its node's cap", candidate: local('ollama'), dialect: 'openai', numCtx: null, localCap: 8192, window: 8192 },
   { name: 'a local Ollama on a node stating no cap: unknown', candidate: local('ollama'), dialect: 'openai', numCtx: null, localCap: null, window: null },
   { name: 'a local vLLM: unknown, whatever the cap says', candidate: local('vllm'), dialect: 'openai', numCtx: null, localCap: 8192, window: null },
-  { name: 'a peer whose only engine for the model is Ollama, on /v1: its advertised cap', candidate: peerCandidate('hub-b'), dialect: 'openai', numCtx: null, localCap: null, window: 8192 },
-  { name: 'a peer whose only engine for the model is Ollama, native with num_ctx: the request\'s window', candidate: peerCandidate('hub-b'), dialect: 'ollama', numCtx: 16384, localCap: null, window: 16384 },
-  { name: 'a peer that could serve the model on vLLM too: unknown (its cap says nothing about vLLM)', candidate: peerCandidate('hub-c'), dialect: 'openai', numCtx: null, localCap: 8192, window: null },
-  { name: 'the same peer on a native route, where only its Ollama speaks: its cap', candidate: peerCandidate('hub-c'), dialect: 'ollama', numCtx: null, localCap: null, window: 8192 },
+  {
+    name: 'a peer whose only engine for the model is Ollama, on /v1: its advertised cap',
+    candidate: peerCandidate('hub-b'),
+    dialect: 'openai',
+    numCtx: null,
+    localCap: null,
+    window: 8192,
+  },
+  {
+    name: "a peer whose only engine for the model is Ollama, native with num_ctx: the request's window",
+    candidate: peerCandidate('hub-b'),
+    dialect: 'ollama',
+    numCtx: 16384,
+    localCap: null,
+    window: 16384,
+  },
+  {
+    name: 'a peer that could serve the model on vLLM too: unknown (its cap says nothing about vLLM)',
+    candidate: peerCandidate('hub-c'),
+    dialect: 'openai',
+    numCtx: null,
+    localCap: 8192,
+    window: null,
+  },
+  {
+    name: 'the same peer on a native route, where only its Ollama speaks: its cap',
+    candidate: peerCandidate('hub-c'),
+    dialect: 'ollama',
+    numCtx: null,
+    localCap: null,
+    window: 8192,
+  },
   { name: 'a peer advertising no cap: unknown', candidate: peerCandidate('hub-d'), dialect: 'openai', numCtx: null, localCap: 8192, window: null },
   { name: 'a peer placement did not read: unknown', candidate: peerCandidate('hub-z'), dialect: 'openai', numCtx: null, localCap: 8192, window: null },
 ];
@@ -49,7 +124,13 @@ const ROWS: readonly Row[] = [
 describe('verdictWindow', () => {
   for (const row of ROWS) {
     it(row.name, () => {
-      const windowOf = verdictWindow({ model: MODEL, dialect: row.dialect, numCtx: row.numCtx, localCap: row.localCap, peers: [OLLAMA_PEER, MIXED_PEER, UNCAPPED_PEER] });
+      const windowOf = verdictWindow({
+        model: MODEL,
+        dialect: row.dialect,
+        numCtx: row.numCtx,
+        localCap: row.localCap,
+        peers: [OLLAMA_PEER, MIXED_PEER, UNCAPPED_PEER],
+      });
       assert.equal(windowOf(row.candidate), row.window);
     });
   }

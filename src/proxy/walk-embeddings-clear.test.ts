@@ -47,14 +47,37 @@ describe('an embeddings answer ends a withhold', () => {
       onWithholdChange: (backendId, model, withheld) => changes.push(`${backendId} ${model} ${withheld ? 'withheld' : 'released'}`),
       observers: [],
     };
-    const order = [{ id: 'local/ollama', node: 'local', backendId: 'ollama', engine: 'ollama' as const, url: engine.url, queueDepth: 0, peerId: null, hardwareTier: null, pressure: 1 }];
+    const order = [
+      {
+        id: 'local/ollama',
+        node: 'local',
+        backendId: 'ollama',
+        engine: 'ollama' as const,
+        url: engine.url,
+        queueDepth: 0,
+        peerId: null,
+        hardwareTier: null,
+        pressure: 1,
+      },
+    ];
     app = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         void walk(deps, {
-          requestId: 'e1', route: embed, model: EMBED, body: Buffer.concat(chunks), stream: false, order, budgetMs: 10_000, startedAt: performance.now(),
-          accept: undefined, res, caller: new CallerLine(res), rowNode: null, windowOf: () => null,
+          requestId: 'e1',
+          route: embed,
+          model: EMBED,
+          body: Buffer.concat(chunks),
+          stream: false,
+          order,
+          budgetMs: 10_000,
+          startedAt: performance.now(),
+          accept: undefined,
+          res,
+          caller: new CallerLine(res),
+          rowNode: null,
+          windowOf: () => null,
         });
       });
     });
@@ -71,7 +94,11 @@ describe('an embeddings answer ends a withhold', () => {
     unservable.strike(key, 'HTTP 500');
     assert.equal(unservable.isWithheld(key), true, 'two failures withhold it');
     const port = (app.address() as AddressInfo).port;
-    const res = await request(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: EMBED, input: 'hello' }) });
+    const res = await request(`http://127.0.0.1:${port}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: EMBED, input: 'hello' }),
+    });
     assert.equal(res.statusCode, 200);
     await res.body.text();
     // The record is settled as the relayed body ends, which can be just after the app read it.

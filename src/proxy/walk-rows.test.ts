@@ -6,14 +6,35 @@ import { settledRow } from './walk-rows.js';
 import type { FailedAttempt, WalkOutcome, WalkRequest } from './walk-types.js';
 import type { CallerLine } from './walk-caller.js';
 
-const local: Candidate = { id: 'local/ollama-1', node: 'local', backendId: 'ollama-1', engine: 'ollama', url: 'http://127.0.0.1:1', queueDepth: 0, peerId: null, hardwareTier: null, pressure: 1 };
+const local: Candidate = {
+  id: 'local/ollama-1',
+  node: 'local',
+  backendId: 'ollama-1',
+  engine: 'ollama',
+  url: 'http://127.0.0.1:1',
+  queueDepth: 0,
+  peerId: null,
+  hardwareTier: null,
+  pressure: 1,
+};
 const peer: Candidate = { ...local, id: 'core-2/pool', node: 'core-2', backendId: null, engine: null, peerId: 'p1' };
 const deadline: FailedAttempt = { candidate: peer, failure: { kind: 'deadline', budgetMs: 300_000 } };
 
 function request(rowNode: string | null = null): WalkRequest {
   return {
-    requestId: 'r1', route: { path: '/api/chat', dialect: 'ollama', completion: true } as WalkRequest['route'], model: 'm', body: Buffer.alloc(0), stream: true, order: [peer, local],
-    budgetMs: 300_000, startedAt: 0, accept: undefined, res: {} as ServerResponse, caller: {} as CallerLine, rowNode, windowOf: () => null,
+    requestId: 'r1',
+    route: { path: '/api/chat', dialect: 'ollama', completion: true } as WalkRequest['route'],
+    model: 'm',
+    body: Buffer.alloc(0),
+    stream: true,
+    order: [peer, local],
+    budgetMs: 300_000,
+    startedAt: 0,
+    accept: undefined,
+    res: {} as ServerResponse,
+    caller: {} as CallerLine,
+    rowNode,
+    windowOf: () => null,
   };
 }
 
@@ -26,8 +47,19 @@ describe('settledRow', () => {
     {
       name: 'a served answer after a failover names the node, the attempt and why the first was passed over',
       outcome: outcome({}),
-      expect: { node: 'local', backend: 'ollama', attempt: 2, outcome: 'served', status: 200, durationMs: 40, totalMs: 90, failedOverFrom: ['core-2'], requestError: null, reason: null,
-        attempts: [{ node: 'core-2', backend: null, status: null, reason: 'No response headers within 300000ms' }] },
+      expect: {
+        node: 'local',
+        backend: 'ollama',
+        attempt: 2,
+        outcome: 'served',
+        status: 200,
+        durationMs: 40,
+        totalMs: 90,
+        failedOverFrom: ['core-2'],
+        requestError: null,
+        reason: null,
+        attempts: [{ node: 'core-2', backend: null, status: null, reason: 'No response headers within 300000ms' }],
+      },
     },
     {
       name: 'a 4xx passed through settles failed as a refused request',
@@ -35,7 +67,7 @@ describe('settledRow', () => {
       expect: { outcome: 'failed', requestError: { signature: 'client-error', basis: 'status', confirms: null }, reason: 'HTTP 400' },
     },
     {
-      name: 'an output fault on the last candidate is the node\'s fault',
+      name: "an output fault on the last candidate is the node's fault",
       outcome: outcome({ bodyFault: { kind: 'output', fault: 'malformed-output' } }),
       expect: { outcome: 'failed', requestError: { signature: 'malformed-output', basis: 'node', confirms: null }, reason: 'output fault (malformed-output)' },
     },
@@ -57,13 +89,25 @@ describe('settledRow', () => {
     },
     {
       name: 'a walk that ran out counts every attempt and gives the last reason',
-      outcome: outcome({ end: 'exhausted', served: null, attempt: null, status: null, headersMs: null, failures: [deadline, { candidate: local, failure: { kind: 'body-stalled', status: 200, idleMs: 300_000 } }] }),
+      outcome: outcome({
+        end: 'exhausted',
+        served: null,
+        attempt: null,
+        status: null,
+        headersMs: null,
+        failures: [deadline, { candidate: local, failure: { kind: 'body-stalled', status: 200, idleMs: 300_000 } }],
+      }),
       expect: { node: null, backend: null, attempt: 2, status: null, outcome: 'failed', reason: 'the engine stopped sending its body (nothing for 300000ms)' },
     },
     {
       name: 'a verdict records its signature and basis, never the message',
       outcome: outcome({ end: 'verdict', status: 500, verdict: { signature: 'context-length', basis: 'confirmed', confirms: 'core-2' } }),
-      expect: { outcome: 'failed', status: 500, requestError: { signature: 'context-length', basis: 'confirmed', confirms: 'core-2' }, reason: 'HTTP 500 (context-length)' },
+      expect: {
+        outcome: 'failed',
+        status: 500,
+        requestError: { signature: 'context-length', basis: 'confirmed', confirms: 'core-2' },
+        reason: 'HTTP 500 (context-length)',
+      },
     },
   ];
   for (const c of cases) {

@@ -61,7 +61,14 @@ function committed(req: WalkRequest, o: WalkOutcome): Partial<RoutingLogEntry> {
   return {
     outcome: refused || fault !== null ? 'failed' : 'served',
     requestError,
-    reason: fault?.kind === 'output' ? `output fault (${fault.fault})` : fault?.kind === 'dropped' ? "the engine's connection dropped mid-body" : refused ? `HTTP ${status}` : null,
+    reason:
+      fault?.kind === 'output'
+        ? `output fault (${fault.fault})`
+        : fault?.kind === 'dropped'
+          ? "the engine's connection dropped mid-body"
+          : refused
+            ? `HTTP ${status}`
+            : null,
   };
 }
 
@@ -72,5 +79,13 @@ export function answerExhausted(req: WalkRequest, failures: readonly FailedAttem
   const message = allDeadlines
     ? `No pool candidate answered for model "${req.model}" within its deadline (${req.budgetMs} ms each, ${failures.length} tried). A deadline is not proof a node is down: a long prompt can take minutes to reach its first token.`
     : `All ${failures.length} pool candidates for model "${req.model}" failed; the last: ${last?.candidate.node ?? '?'} (${last ? describeFailure(last.failure) : 'no reason'})`;
-  writeProxyError(req.res, req.route.dialect, 502, 'HUB_ERR_ALL_CANDIDATES_FAILED', message, {}, { 'x-hub-pool-request-id': req.requestId, ...(req.affinity ? { 'x-hub-pool-affinity': req.affinity } : {}) });
+  writeProxyError(
+    req.res,
+    req.route.dialect,
+    502,
+    'HUB_ERR_ALL_CANDIDATES_FAILED',
+    message,
+    {},
+    { 'x-hub-pool-request-id': req.requestId, ...(req.affinity ? { 'x-hub-pool-affinity': req.affinity } : {}) },
+  );
 }

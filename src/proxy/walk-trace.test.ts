@@ -39,7 +39,11 @@ async function engine(status: number): Promise<Engine> {
     req.on('end', () => res.writeHead(status, { 'content-type': 'application/json' }).end(status === 200 ? '{"embeddings":[[0.5]]}' : '{"error":"busy"}'));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 function candidate(id: string, url: string): Candidate {
@@ -75,8 +79,20 @@ describe("the walk passes the request's trace to each engine", () => {
       req.on('end', () => {
         const trace = tracer.begin({ traceparent: req.headers.traceparent, tracestate: req.headers.tracestate }, 'POST /api/embed', {});
         void walk(deps, {
-          requestId: 'r1', route: embed, model: 'm', body: Buffer.concat(chunks), stream: false, order: [candidate('busy', busy.url), candidate('good', good.url)],
-          budgetMs: 10_000, startedAt: performance.now(), accept: undefined, res, caller: new CallerLine(res), rowNode: null, windowOf: () => null, trace,
+          requestId: 'r1',
+          route: embed,
+          model: 'm',
+          body: Buffer.concat(chunks),
+          stream: false,
+          order: [candidate('busy', busy.url), candidate('good', good.url)],
+          budgetMs: 10_000,
+          startedAt: performance.now(),
+          accept: undefined,
+          res,
+          caller: new CallerLine(res),
+          rowNode: null,
+          windowOf: () => null,
+          trace,
         });
       });
     });
@@ -121,7 +137,10 @@ describe("the walk passes the request's trace to each engine", () => {
     assert.equal(attempts.length, 2);
     assert.equal(busy.seen[0]?.traceparent, `00-${TRACE}-${attempts[0]!.spanId}-01`);
     assert.equal(good.seen[0]?.traceparent, `00-${TRACE}-${attempts[1]!.spanId}-01`);
-    assert.deepEqual(attempts.map((s) => s.error), ['HTTP 503', null]);
+    assert.deepEqual(
+      attempts.map((s) => s.error),
+      ['HTTP 503', null],
+    );
   });
 });
 

@@ -117,7 +117,11 @@ export interface WalkOutcome {
   /** How a committed body ended badly; null when it did not (or nothing was committed). */
   readonly bodyFault: BodyFault | null;
   /** The verdict answered with, on a verdict end. */
-  readonly verdict: { readonly signature: VerdictSignature; readonly basis: 'definitive' | 'confirmed' | 'last-candidate'; readonly confirms: string | null } | null;
+  readonly verdict: {
+    readonly signature: VerdictSignature;
+    readonly basis: 'definitive' | 'confirmed' | 'last-candidate';
+    readonly confirms: string | null;
+  } | null;
   /** The candidates passed over before `served`, in order. */
   readonly failures: readonly FailedAttempt[];
 }

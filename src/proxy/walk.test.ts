@@ -79,8 +79,19 @@ describe('the walk tells its observers', () => {
       req.on('end', () => {
         const body = Buffer.concat(chunks);
         void walk(deps, {
-          requestId: 'r1', route: chat, model: MODEL, body, stream: true, order, budgetMs: 10_000, startedAt: performance.now(),
-          accept: undefined, res, caller: new CallerLine(res), rowNode: null, windowOf: () => null,
+          requestId: 'r1',
+          route: chat,
+          model: MODEL,
+          body,
+          stream: true,
+          order,
+          budgetMs: 10_000,
+          startedAt: performance.now(),
+          accept: undefined,
+          res,
+          caller: new CallerLine(res),
+          rowNode: null,
+          windowOf: () => null,
         });
       });
     });
@@ -92,9 +103,12 @@ describe('the walk tells its observers', () => {
     await engine.close();
   });
 
-  it('of each attempt with its count held, and of the settle with the served candidate, its times and the engine\'s timings; a throwing observer changes nothing', async () => {
+  it("of each attempt with its count held, and of the settle with the served candidate, its times and the engine's timings; a throwing observer changes nothing", async () => {
     const { port } = app.address() as AddressInfo;
-    const res = await request(`http://127.0.0.1:${port}/api/chat`, { method: 'POST', body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }) });
+    const res = await request(`http://127.0.0.1:${port}/api/chat`, {
+      method: 'POST',
+      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }),
+    });
     assert.equal(res.statusCode, 200);
     await res.body.text();
     const s = await waitFor(() => settled);
@@ -103,7 +117,10 @@ describe('the walk tells its observers', () => {
     assert.equal(s.served?.backendId, 'ollama-1');
     assert.equal(s.attempt, 2);
     assert.equal(s.status, 200);
-    assert.deepEqual(s.failures.map((f) => f.failure.kind), ['transport']);
+    assert.deepEqual(
+      s.failures.map((f) => f.failure.kind),
+      ['transport'],
+    );
     assert.ok(s.headersMs !== null && s.headersMs <= s.totalMs);
     const timings = s.engineTimings();
     assert.ok(timings !== null && timings.promptTokens !== null && timings.promptMs !== null && timings.completionTokens !== null, JSON.stringify(timings));

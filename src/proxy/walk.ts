@@ -108,7 +108,11 @@ class RequestWalk {
     this.#current = { start, release: this.#deps.inFlight.acquire(candidate.backendId ?? candidate.node), answered: candidate, status: null, headersMs: null };
     this.#tell((o) => o.onAttempt?.(start));
 
-    const headers: Record<string, string> = { 'content-type': 'application/json', ...(req.accept ? { accept: req.accept } : {}), ...req.trace?.attemptStarted(index) };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      ...(req.accept ? { accept: req.accept } : {}),
+      ...req.trace?.attemptStarted(index),
+    };
     let path: string;
     if (candidate.peerId !== null) {
       // A peer serves from its own engines under /local/*, and logs the work under our request id.
@@ -164,7 +168,11 @@ class RequestWalk {
     // the request. A Hub serving a peer's forward reads it too, to know whether to strike its
     // engine, and relays a verdict untouched: the entry Hub judges it against the whole pool.
     if (status === 500 && backend !== null) return this.#onVerdictBody(answer, backend);
-    const decision = decideOnAnswer(status, { fromPeer: candidate.peerId !== null, engineMarked: backend !== null, last: at.start.index === this.#req.order.length - 1 });
+    const decision = decideOnAnswer(status, {
+      fromPeer: candidate.peerId !== null,
+      engineMarked: backend !== null,
+      last: at.start.index === this.#req.order.length - 1,
+    });
     if (decision.warnEngineRefusal) this.#deps.onEngineRefusal(candidate.node, backend, status);
     if (decision.action === 'fail-over') {
       discardBody(answer.body);
@@ -258,7 +266,12 @@ class RequestWalk {
     const req = this.#req;
     req.res.writeHead(answer.statusCode, this.#outHeaders(answer));
     req.res.flushHeaders();
-    this.#deps.rows.update(req.requestId, { node: req.rowNode ?? at.answered.node, backend: at.answered.engine, status: answer.statusCode, durationMs: at.headersMs });
+    this.#deps.rows.update(req.requestId, {
+      node: req.rowNode ?? at.answered.node,
+      backend: at.answered.engine,
+      status: answer.statusCode,
+      durationMs: at.headersMs,
+    });
     const judge = judgeable && this.#judged() ? new StreamJudge(req.route.dialect) : null;
     if (judge !== null) this.#finalFrames = () => judge.lastFrames();
     await relayBody(answer.body, req.res, { judge, head }, (dropped) => {
@@ -294,7 +307,12 @@ class RequestWalk {
     if (at === null) return;
     this.#current = null;
     at.release();
-    this.#req.trace?.attemptEnded({ node: at.answered.node, backend: at.answered.engine, status: at.status, failedOver: failure === null ? null : describeFailure(failure) });
+    this.#req.trace?.attemptEnded({
+      node: at.answered.node,
+      backend: at.answered.engine,
+      status: at.status,
+      failedOver: failure === null ? null : describeFailure(failure),
+    });
     this.#tell((o) => o.onAttemptEnd?.(at.start, failure));
   }
 
@@ -323,7 +341,10 @@ class RequestWalk {
         'the caller closed its connection before the answer was complete',
       );
     } else if (end === 'verdict') {
-      this.#log.info({ requestId: req.requestId, node: outcome.served?.node, signature: outcome.verdict?.signature, basis: outcome.verdict?.basis }, "answered with an engine's verdict on the request");
+      this.#log.info(
+        { requestId: req.requestId, node: outcome.served?.node, signature: outcome.verdict?.signature, basis: outcome.verdict?.basis },
+        "answered with an engine's verdict on the request",
+      );
     }
     const row = settledRow(req, outcome);
     this.#deps.rows.settle(req.requestId, row);
@@ -386,7 +407,13 @@ class RequestWalk {
 
   #outHeaders(answer: Dispatcher.ResponseData): OutgoingHttpHeaders {
     const { answered } = this.#current!;
-    return relayHeaders(answer.headers, { servedBy: answered.node, backend: answered.engine, model: this.#req.model, requestId: this.#req.requestId, affinity: this.#req.affinity });
+    return relayHeaders(answer.headers, {
+      servedBy: answered.node,
+      backend: answered.engine,
+      model: this.#req.model,
+      requestId: this.#req.requestId,
+      affinity: this.#req.affinity,
+    });
   }
 }
 

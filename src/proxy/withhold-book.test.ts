@@ -56,7 +56,10 @@ describe('WithholdBook', () => {
     book.strike('a', 'truncated-upstream');
     book.strike('a', 'truncated-upstream');
     book.strike('b', 'r');
-    assert.deepEqual(book.withheld().map((w) => [w.key, w.reason]), [['a', 'truncated-upstream']]);
+    assert.deepEqual(
+      book.withheld().map((w) => [w.key, w.reason]),
+      [['a', 'truncated-upstream']],
+    );
   });
 
   describe('strikes that land while the key is already withheld', () => {
@@ -126,5 +129,6 @@ describe('WithholdBook', () => {
 
 describe('engineModelKey', () => {
   it('names the node, the engine there and the model', () => assert.equal(engineModelKey('local', 'ollama', 'qwen3:8b'), 'local|ollama|qwen3:8b'));
-  it("names a peer's engine as * (this Hub cannot see which one served)", () => assert.equal(engineModelKey('core-2.tail0.ts.net', null, 'qwen3:8b'), 'core-2.tail0.ts.net|*|qwen3:8b'));
+  it("names a peer's engine as * (this Hub cannot see which one served)", () =>
+    assert.equal(engineModelKey('core-2.tail0.ts.net', null, 'qwen3:8b'), 'core-2.tail0.ts.net|*|qwen3:8b'));
 });

@@ -17,7 +17,12 @@ export function withOverridden(row: RoutingLogEntry): RoutingLogEntry {
   const capOverridden = cap !== null && cap.excluded.some((e) => e.node === node);
   // A withheld peer is named without an engine (the peer picks its own), so its node alone matches.
   const withheldOverridden = withheld !== null && withheld.demoted.some((d) => d.node === node && (d.backend === null || d.backend === row.backend));
-  if (ceilingOverridden === (ceiling?.overridden ?? false) && capOverridden === (cap?.overridden ?? false) && withheldOverridden === (withheld?.overridden ?? false)) return row;
+  if (
+    ceilingOverridden === (ceiling?.overridden ?? false) &&
+    capOverridden === (cap?.overridden ?? false) &&
+    withheldOverridden === (withheld?.overridden ?? false)
+  )
+    return row;
   return Object.freeze({
     ...row,
     promptCeiling: ceiling === null ? null : { ...ceiling, overridden: ceilingOverridden },

@@ -54,7 +54,7 @@ describe('routing-log rows hold bounded text', () => {
 });
 
 describe('routing-log ids', () => {
-  it("gives a row a fresh id when the one asked for is held, and leaves the held row as it was", () => {
+  it('gives a row a fresh id when the one asked for is held, and leaves the held row as it was', () => {
     const log = newRing();
     const own = log.open(fields('shared-id', { direction: 'outbound', model: 'mine' }));
     log.settle('shared-id', { outcome: 'served', status: 200 });

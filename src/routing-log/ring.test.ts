@@ -30,7 +30,9 @@ const ids = (page: RoutingLogPage): string[] => page.entries.map((e) => e.id);
 describe('RoutingLog rows', () => {
   it('opens a pending row stamped by the clock, with every outcome field empty', () => {
     const { log } = ring();
-    const row = log.open(fields('r1', { node: 'local', backend: 'ollama', placement: { promptCeiling: { estimatedTokens: 9, excluded: [], overridden: false } } }));
+    const row = log.open(
+      fields('r1', { node: 'local', backend: 'ollama', placement: { promptCeiling: { estimatedTokens: 9, excluded: [], overridden: false } } }),
+    );
     assert.equal(row.timestamp, START);
     assert.equal(row.updatedAt, START);
     assert.equal(row.outcome, 'pending');
@@ -72,10 +74,13 @@ describe('RoutingLog rows', () => {
     assert.equal(JSON.stringify({ page, got, summary }), before);
     assert.ok(page.entries.every((e) => Object.isFrozen(e) && Object.isFrozen(e.failedOverFrom) && Object.isFrozen(e.attempts)));
     const now = log.page();
-    assert.deepEqual(now.entries.map((e) => [e.id, e.outcome, e.updatedAt]), [
-      ['r2', 'served', '2026-11-30T12:00:00.010Z'],
-      ['r1', 'failed', '2026-11-30T12:00:00.010Z'],
-    ]);
+    assert.deepEqual(
+      now.entries.map((e) => [e.id, e.outcome, e.updatedAt]),
+      [
+        ['r2', 'served', '2026-11-30T12:00:00.010Z'],
+        ['r1', 'failed', '2026-11-30T12:00:00.010Z'],
+      ],
+    );
     assert.deepEqual(log.get('r1')?.failedOverFrom, ['core-2']);
     assert.equal(log.get('r1')?.status, 200, 'a field the settle left out keeps the value the update gave it');
     assert.deepEqual(now.summary.counts.failed, 1);
@@ -84,12 +89,61 @@ describe('RoutingLog rows', () => {
   it('builds every row with the wire field order, whatever changed it', () => {
     const { log } = ring();
     const order = [
-      'pin', 'promptCeiling', 'contextCap', 'slots', 'throughput', 'contention', 'affinity', 'withheld',
-      'id', 'timestamp', 'updatedAt', 'direction', 'path', 'model', 'node', 'backend', 'candidates', 'attempt',
-      'failedOverFrom', 'attempts', 'outcome', 'status', 'durationMs', 'totalMs', 'clientClosed', 'requestError',
-      'reason', 'localLoadRefused', 'stream', 'bodyBytes', 'budgetMs', 'traceId',
+      'pin',
+      'promptCeiling',
+      'contextCap',
+      'slots',
+      'throughput',
+      'contention',
+      'affinity',
+      'withheld',
+      'id',
+      'timestamp',
+      'updatedAt',
+      'direction',
+      'path',
+      'model',
+      'node',
+      'backend',
+      'candidates',
+      'attempt',
+      'failedOverFrom',
+      'attempts',
+      'outcome',
+      'status',
+      'durationMs',
+      'totalMs',
+      'clientClosed',
+      'requestError',
+      'reason',
+      'localLoadRefused',
+      'stream',
+      'bodyBytes',
+      'budgetMs',
+      'traceId',
     ];
-    assert.deepEqual(Object.keys(log.open(fields('r1', { placement: { affinity: { outcome: 'miss', key: 'hashed', qualified: false, remembered: null, inFlight: null, leastLoadedInFlight: null, maxInFlight: 2, affinityMargin: 0 }, pin: { scope: 'default', model: null, target: 'local', applied: true } } }))), order);
+    assert.deepEqual(
+      Object.keys(
+        log.open(
+          fields('r1', {
+            placement: {
+              affinity: {
+                outcome: 'miss',
+                key: 'hashed',
+                qualified: false,
+                remembered: null,
+                inFlight: null,
+                leastLoadedInFlight: null,
+                maxInFlight: 2,
+                affinityMargin: 0,
+              },
+              pin: { scope: 'default', model: null, target: 'local', applied: true },
+            },
+          }),
+        ),
+      ),
+      order,
+    );
     assert.deepEqual(Object.keys(log.update('r1', { status: 200, pin: null }) ?? {}), order);
     assert.deepEqual(Object.keys(log.settle('r1', { outcome: 'served', totalMs: 3 }) ?? {}), order);
   });
@@ -318,7 +372,10 @@ function seeded(seed: number): () => number {
 class Poller {
   readonly seen = new Map<string, RoutingLogEntry>();
   #since = START;
-  constructor(readonly log: RoutingLog, readonly limit: number) {}
+  constructor(
+    readonly log: RoutingLog,
+    readonly limit: number,
+  ) {}
 
   /** One poll; true when the page was cut and more is waiting. */
   poll(): boolean {

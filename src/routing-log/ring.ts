@@ -343,7 +343,8 @@ function ownNames(list: readonly string[]): readonly string[] {
 }
 
 function ownAttempts(list: readonly Attempt[]): readonly Attempt[] {
-  if (Object.isFrozen(list) && list.every((a) => Object.isFrozen(a) && a.node.length <= MAX_ROW_TEXT_CHARS && a.reason.length <= MAX_ROW_TEXT_CHARS)) return list;
+  if (Object.isFrozen(list) && list.every((a) => Object.isFrozen(a) && a.node.length <= MAX_ROW_TEXT_CHARS && a.reason.length <= MAX_ROW_TEXT_CHARS))
+    return list;
   return list.length === 0 ? NONE : Object.freeze(list.map((a) => Object.freeze({ ...a, node: clip(a.node), reason: clip(a.reason) })));
 }
 

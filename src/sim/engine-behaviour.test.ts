@@ -34,7 +34,9 @@ describe('slots and queueing', { timeout: HTTP_SUITE_TIMEOUT_MS }, () => {
     // Long answers at real speed keep both slots busy while the state is read.
     await withEngine({ dialect: 'ollama', models: ['m1'], slots: 2, decodeTps: 10, answerTokens: 100, loadMs: 0, timeScale: 1 }, async (engine) => {
       const ac = new AbortController();
-      const calls = [1, 2, 3].map((i) => fetch(`${engine.url}/api/chat`, { method: 'POST', body: JSON.stringify(chatBody(`request ${i}`)), signal: ac.signal }).catch(() => undefined));
+      const calls = [1, 2, 3].map((i) =>
+        fetch(`${engine.url}/api/chat`, { method: 'POST', body: JSON.stringify(chatBody(`request ${i}`)), signal: ac.signal }).catch(() => undefined),
+      );
       await waitFor(() => engine.state().queued === 1, 'one queued request');
       const state = engine.state();
       assert.equal(state.inFlight, 2);
@@ -70,7 +72,11 @@ describe('prefix cache', { timeout: HTTP_SUITE_TIMEOUT_MS }, () => {
       const b1 = [{ role: 'user', content: 'conversation B is about something else entirely, at length '.repeat(4) }];
       const aReply = await ask(a1);
       await ask(b1);
-      assert.deepEqual(engine.state().perModel['m1']?.slotCachedTokens.every((n) => n > 0), true, 'each conversation holds a slot');
+      assert.deepEqual(
+        engine.state().perModel['m1']?.slotCachedTokens.every((n) => n > 0),
+        true,
+        'each conversation holds a slot',
+      );
       const followUp = await ask([...a1, { role: 'assistant', content: aReply.choices[0]?.message.content }, { role: 'user', content: 'and then?' }]);
       assert.ok(followUp.timings.cache_n > followUp.timings.prompt_n, 'most of the follow-up comes from the cache');
     });
@@ -105,7 +111,11 @@ describe('reload on a changed num_ctx', { timeout: HTTP_SUITE_TIMEOUT_MS }, () =
       const warmMs = performance.now() - warmStart;
 
       const ac = new AbortController();
-      const long = fetch(`${engine.url}/api/chat`, { method: 'POST', body: JSON.stringify(chatBody('long', { options: { num_predict: 100_000 }, ignore_eos: true })), signal: ac.signal }).catch(() => undefined);
+      const long = fetch(`${engine.url}/api/chat`, {
+        method: 'POST',
+        body: JSON.stringify(chatBody('long', { options: { num_predict: 100_000 }, ignore_eos: true })),
+        signal: ac.signal,
+      }).catch(() => undefined);
       await waitFor(() => engine.state().inFlight === 1, 'the long request to run');
       const reloadStart = performance.now();
       const reload = postJson(`${engine.url}/api/chat`, chatBody('bigger window', { stream: false, options: { num_ctx: 8192 } }));
@@ -163,7 +173,9 @@ describe('answer length', { timeout: HTTP_SUITE_TIMEOUT_MS }, () => {
     await withEngine({ dialect: 'ollama', models: ['m1'], answerTokens: 5, timeScale: 0.001 }, async (engine) => {
       const natural = JSON.parse((await postJson(`${engine.url}/api/generate`, { model: 'm1', prompt: 'p', stream: false })).text) as Record<string, unknown>;
       assert.deepEqual([natural['done_reason'], natural['eval_count']], ['stop', 5]);
-      const capped = JSON.parse((await postJson(`${engine.url}/api/generate`, { model: 'm1', prompt: 'p', stream: false, options: { num_predict: 3 } })).text) as Record<string, unknown>;
+      const capped = JSON.parse(
+        (await postJson(`${engine.url}/api/generate`, { model: 'm1', prompt: 'p', stream: false, options: { num_predict: 3 } })).text,
+      ) as Record<string, unknown>;
       assert.deepEqual([capped['done_reason'], capped['eval_count']], ['length', 3]);
       const again = JSON.parse((await postJson(`${engine.url}/api/generate`, { model: 'm1', prompt: 'p', stream: false })).text) as Record<string, unknown>;
       assert.equal(again['response'], natural['response'], 'the same prompt gives the same answer');

@@ -180,7 +180,10 @@ describe('fault: refuse', { timeout: HTTP_SUITE_TIMEOUT_MS }, () => {
 describe('control routes', { timeout: HTTP_SUITE_TIMEOUT_MS }, () => {
   it('rejects an unknown fault mode and clears faults with DELETE', async () => {
     await withEngine({ dialect: 'vllm', faults: [{ mode: 'unused' }] }, async (engine) => {
-      assert.deepEqual(engine.state().faults.map((f) => f.mode), ['unused']);
+      assert.deepEqual(
+        engine.state().faults.map((f) => f.mode),
+        ['unused'],
+      );
       assert.equal((await postJson(`${engine.url}/__sim/faults`, { mode: 'explode' })).status, 400);
       assert.equal((await fetch(`${engine.url}/__sim/faults`, { method: 'DELETE' })).status, 200);
       assert.deepEqual(engine.state().faults, []);
@@ -191,7 +194,10 @@ describe('control routes', { timeout: HTTP_SUITE_TIMEOUT_MS }, () => {
     await withEngine({ dialect: 'llamacpp' }, async (engine) => {
       await postJson(`${engine.url}/v1/chat/completions`, openaiChat());
       await postJson(`${engine.url}/v1/chat/completions`, openaiChat({ model: 'nope' }));
-      const state = (await (await fetch(`${engine.url}/__sim/state`)).json()) as { requests: number; perModel: Record<string, { requests: number; slotCachedTokens: number[] }> };
+      const state = (await (await fetch(`${engine.url}/__sim/state`)).json()) as {
+        requests: number;
+        perModel: Record<string, { requests: number; slotCachedTokens: number[] }>;
+      };
       assert.equal(state.requests, 2);
       assert.equal(state.perModel['m1']?.requests, 1);
       assert.ok((state.perModel['m1']?.slotCachedTokens[0] ?? 0) > 0);

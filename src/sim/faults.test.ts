@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { FaultBook, parseFault } from './faults.js';
 
 describe('fault book', () => {
-  it('prefers a model\'s own fault over the every-model one', () => {
+  it("prefers a model's own fault over the every-model one", () => {
     const book = new FaultBook();
     book.set({ mode: 'error' });
     book.set({ mode: 'hang', model: 'a' });
@@ -26,9 +26,18 @@ describe('fault book', () => {
     book.set({ mode: 'hang', model: 'a' });
     book.set({ mode: 'cut', model: 'a' });
     book.set({ mode: 'error' });
-    assert.deepEqual(book.list().map((f) => f.mode).sort(), ['cut', 'error']);
+    assert.deepEqual(
+      book
+        .list()
+        .map((f) => f.mode)
+        .sort(),
+      ['cut', 'error'],
+    );
     book.set({ mode: 'none', model: 'a' });
-    assert.deepEqual(book.list().map((f) => f.mode), ['error']);
+    assert.deepEqual(
+      book.list().map((f) => f.mode),
+      ['error'],
+    );
     book.set({ mode: 'none' });
     assert.deepEqual(book.list(), []);
   });

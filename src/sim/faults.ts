@@ -45,9 +45,7 @@ export class FaultBook {
 
   /** The fault that hits this request, counted against its budget; undefined when the request runs clean. */
   take(model: string): SimActiveFault | undefined {
-    const fault =
-      this.#faults.find((f) => f.mode !== 'refuse' && f.model === model) ??
-      this.#faults.find((f) => f.mode !== 'refuse' && f.model === undefined);
+    const fault = this.#faults.find((f) => f.mode !== 'refuse' && f.model === model) ?? this.#faults.find((f) => f.mode !== 'refuse' && f.model === undefined);
     if (fault === undefined) return undefined;
     if (fault.remaining !== undefined) {
       fault.remaining--;

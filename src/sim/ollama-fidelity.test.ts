@@ -2,17 +2,7 @@ import assert from 'node:assert/strict';
 import { scaled } from '../../test/helpers/time-scale.js';
 import { after, before, describe, it } from 'node:test';
 import { startSimEngine, type SimEngine } from './engine.js';
-import {
-  assertSameShape,
-  collapsedShapes,
-  DONE,
-  fixtureJson,
-  fixtureText,
-  getReply,
-  parseNdjson,
-  parseSse,
-  postJson,
-} from './test-helpers.js';
+import { assertSameShape, collapsedShapes, DONE, fixtureJson, fixtureText, getReply, parseNdjson, parseSse, postJson } from './test-helpers.js';
 
 /** A wedged exchange fails the suite instead of stalling a shared test run. */
 const HTTP_SUITE_TIMEOUT_MS = scaled(60_000); // stretched by HUB_TEST_TIME_SCALE on a loaded machine
@@ -88,8 +78,14 @@ describe('Ollama native API fidelity', { timeout: HTTP_SUITE_TIMEOUT_MS }, () =>
     const tags = JSON.parse((await getReply(`${engine.url}/api/tags`)).text) as { models: Array<Record<string, unknown>> };
     const recorded = fixtureJson('ollama-tags.json') as { models: unknown[] };
     for (const m of tags.models) assertSameShape(m, recorded.models[0], 'tags entry');
-    assert.deepEqual(tags.models.map((m) => m['name']), ['llama3.2:latest', 'nomic-embed-text:latest']);
-    assert.deepEqual(tags.models.map((m) => m['capabilities']), [['completion', 'tools'], ['embedding']]);
+    assert.deepEqual(
+      tags.models.map((m) => m['name']),
+      ['llama3.2:latest', 'nomic-embed-text:latest'],
+    );
+    assert.deepEqual(
+      tags.models.map((m) => m['capabilities']),
+      [['completion', 'tools'], ['embedding']],
+    );
   });
 
   it('shows a loaded model in /api/ps at the window it was loaded with', async () => {

@@ -24,7 +24,7 @@ function positiveInt(v: unknown): number | undefined {
   return n !== undefined && n > 0 ? n : undefined;
 }
 
-const DURATION_UNITS_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION_UNITS_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /**
  * keep_alive as simulated ms: a JSON number is seconds, a string is a Go duration ("5m", "1h30m",

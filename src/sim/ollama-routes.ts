@@ -5,18 +5,7 @@ import { admit, cutPoint } from './admission.js';
 import type { RouteHandler, SimCore } from './core.js';
 import { plannedLength, runGeneration, runPrefillOnly, type GenerationResult } from './generation.js';
 import { Exchange, isAbortError, parseJson, sendJson, sendRaw, startStream, writeChunk } from './http-io.js';
-import {
-  chatFinal,
-  chatFrame,
-  generateFinal,
-  generateFrame,
-  loadReply,
-  NDJSON_TYPE,
-  psEntry,
-  rfc3339Nano,
-  showBody,
-  tagsEntry,
-} from './ollama-frames.js';
+import { chatFinal, chatFrame, generateFinal, generateFrame, loadReply, NDJSON_TYPE, psEntry, rfc3339Nano, showBody, tagsEntry } from './ollama-frames.js';
 import { keepAliveMs, nativeOptions } from './ollama-request.js';
 import type { ModelRuntime } from './slots.js';
 import { contentText, embedText, isRecord, renderChatPrompt, tokenIds, type ChatMessageLike } from './tokens.js';
@@ -27,8 +16,7 @@ const VERSION_WITHOUT_CACHED_COUNT = '0.12.3';
 
 export const OLLAMA_ROUTES: Readonly<Record<string, RouteHandler>> = {
   'GET /': async (_core, ex) => sendRaw(ex.res, 200, 'Ollama is running', 'text/plain; charset=utf-8'),
-  'GET /api/version': async (core, ex) =>
-    sendJson(ex.res, 200, { version: core.reportCachedCount ? VERSION_WITH_CACHED_COUNT : VERSION_WITHOUT_CACHED_COUNT }),
+  'GET /api/version': async (core, ex) => sendJson(ex.res, 200, { version: core.reportCachedCount ? VERSION_WITH_CACHED_COUNT : VERSION_WITHOUT_CACHED_COUNT }),
   'GET /api/tags': async (core, ex) => sendJson(ex.res, 200, { models: core.models().map((r) => tagsEntry(r.profile)) }),
   'GET /api/ps': async (core, ex) => sendJson(ex.res, 200, { models: loadedModels(core) }),
   'POST /api/show': async (core, ex, body) => {
@@ -212,7 +200,14 @@ async function embed(core: SimCore, ex: Exchange, body: Buffer): Promise<void> {
   if (texts.length === 0) return sendJson(ex.res, 200, { model: shownName, embeddings: [] });
   const numCtx = windowFor(core, runtime, nativeOptions(obj).numCtx);
   try {
-    const r = await runPrefillOnly({ runtime, input: texts.join(''), numCtx, keepAliveMs: keepAliveMs(obj['keep_alive']), signal: ex.signal, scale: core.scale });
+    const r = await runPrefillOnly({
+      runtime,
+      input: texts.join(''),
+      numCtx,
+      keepAliveMs: keepAliveMs(obj['keep_alive']),
+      signal: ex.signal,
+      scale: core.scale,
+    });
     const metrics: Record<string, number> = {};
     if (r.totalMs > 0) metrics['total_duration'] = Math.round(r.totalMs * 1e6);
     if (r.loadMs > 0) metrics['load_duration'] = Math.round(r.loadMs * 1e6);

@@ -22,13 +22,27 @@ export async function embeddings(core: SimCore, ex: Exchange, body: Buffer): Pro
   const flags = await admit(core, ex, runtime, (status) => faultBody(core, status));
   if (flags === null) return;
   try {
-    const r = await runPrefillOnly({ runtime, input: inputs.join(''), numCtx: core.defaultNumCtx, keepAliveMs: undefined, signal: ex.signal, scale: core.scale });
+    const r = await runPrefillOnly({
+      runtime,
+      input: inputs.join(''),
+      numCtx: core.defaultNumCtx,
+      keepAliveMs: undefined,
+      signal: ex.signal,
+      scale: core.scale,
+    });
     const base64 = obj['encoding_format'] === 'base64';
     const data = inputs.map((text, index) => ({ object: 'embedding', index, embedding: encode(embedText(text), base64) }));
     const usage = { prompt_tokens: r.promptTokens, total_tokens: r.promptTokens };
     if (core.dialect === 'vllm' || core.dialect === 'omlx') {
       const created = Math.floor(Date.now() / 1000);
-      return sendJson(ex.res, 200, { id: `embd-${randomUUID().replace(/-/g, '')}`, object: 'list', created, model: shownModel, data, usage: { ...usage, completion_tokens: 0 } });
+      return sendJson(ex.res, 200, {
+        id: `embd-${randomUUID().replace(/-/g, '')}`,
+        object: 'list',
+        created,
+        model: shownModel,
+        data,
+        usage: { ...usage, completion_tokens: 0 },
+      });
     }
     sendJson(ex.res, 200, { object: 'list', data, model: shownModel, usage });
   } catch (err) {

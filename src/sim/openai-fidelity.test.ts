@@ -2,16 +2,7 @@ import assert from 'node:assert/strict';
 import { scaled } from '../../test/helpers/time-scale.js';
 import { after, before, describe, it } from 'node:test';
 import { startSimEngine, type SimEngine } from './engine.js';
-import {
-  assertSameShape,
-  collapsedShapes,
-  DONE,
-  fixtureJson,
-  fixtureText,
-  getReply,
-  parseSse,
-  postJson,
-} from './test-helpers.js';
+import { assertSameShape, collapsedShapes, DONE, fixtureJson, fixtureText, getReply, parseSse, postJson } from './test-helpers.js';
 import type { Dialect } from './types.js';
 
 /** A wedged exchange fails the suite instead of stalling a shared test run. */
@@ -59,7 +50,9 @@ describe('vLLM fidelity', { timeout: HTTP_SUITE_TIMEOUT_MS }, () => {
   it('answers non-streamed chat like the recorded body, with cached tokens on a repeated prompt', async () => {
     const body = chat('the same prompt, long enough to be cached in part');
     await postJson(`${engine.url}/v1/chat/completions`, body);
-    const second = JSON.parse((await postJson(`${engine.url}/v1/chat/completions`, body)).text) as { usage: { prompt_tokens: number; prompt_tokens_details: { cached_tokens: number } } };
+    const second = JSON.parse((await postJson(`${engine.url}/v1/chat/completions`, body)).text) as {
+      usage: { prompt_tokens: number; prompt_tokens_details: { cached_tokens: number } };
+    };
     assertSameShape(second, fixtureJson('vllm-chat-nonstreamed.json'), 'non-streamed chat');
     assert.equal(second.usage.prompt_tokens_details.cached_tokens, second.usage.prompt_tokens - 1);
   });
@@ -125,7 +118,9 @@ describe('llama.cpp fidelity', { timeout: HTTP_SUITE_TIMEOUT_MS }, () => {
   });
 
   it('moves timings to the trailing usage chunk when usage is asked for', async () => {
-    const chunks = chunksOf(parseSse((await postJson(`${engine.url}/v1/chat/completions`, chat('hi', { stream: true, stream_options: { include_usage: true } }))).text));
+    const chunks = chunksOf(
+      parseSse((await postJson(`${engine.url}/v1/chat/completions`, chat('hi', { stream: true, stream_options: { include_usage: true } }))).text),
+    );
     const [finish, usage] = chunks.slice(-2);
     assert.equal('timings' in (finish ?? {}), false);
     assert.ok(usage !== undefined && 'timings' in usage && 'usage' in usage);
@@ -156,7 +151,10 @@ describe('llama.cpp fidelity', { timeout: HTTP_SUITE_TIMEOUT_MS }, () => {
     const props = JSON.parse((await getReply(`${engine.url}/props`)).text) as { total_slots: number };
     assert.equal(props.total_slots, 2);
     const slots = JSON.parse((await getReply(`${engine.url}/slots`)).text) as Array<{ is_processing: boolean }>;
-    assert.deepEqual(slots.map((s) => s.is_processing), [false, false]);
+    assert.deepEqual(
+      slots.map((s) => s.is_processing),
+      [false, false],
+    );
   });
 });
 

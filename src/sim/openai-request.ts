@@ -48,4 +48,3 @@ export function faultBody(core: SimCore, status: number): string {
   const kind: ErrorKind = status >= 500 ? 'server' : status === 404 ? 'not_found' : 'bad_request';
   return JSON.stringify(OPENAI_FLAVORS[core.dialect].errorBody(status, 'simulated engine failure', kind));
 }
-

@@ -33,7 +33,9 @@ function longChats(engine: SimEngine, n: number, abort: AbortController): Promis
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'm1', stream: true, messages: [{ role: 'user', content: `direct client ${i}` }] }),
       signal: abort.signal,
-    }).then((res) => res.text()).catch(() => undefined),
+    })
+      .then((res) => res.text())
+      .catch(() => undefined),
   );
 }
 
@@ -86,7 +88,11 @@ describe('the simulator reports its queue as the engines do', { timeout: SUITE_T
         assert.deepEqual(await readEngineQueue('llamacpp', engine.url, dispatcher, signal), { running: 0, waiting: null, slots: 2, resident: null });
       });
       await withEngine({ dialect: 'ollama', models: ['m1'] }, async (engine) => {
-        assert.deepEqual(await readEngineQueue('ollama', engine.url, dispatcher, signal), { running: null, waiting: null, slots: null, resident: [] }, 'nothing loaded yet');
+        assert.deepEqual(
+          await readEngineQueue('ollama', engine.url, dispatcher, signal),
+          { running: null, waiting: null, slots: null, resident: [] },
+          'nothing loaded yet',
+        );
       });
       await withEngine({ dialect: 'lemonade', models: ['m1'] }, async (engine) => {
         assert.equal(await readEngineQueue('lemonade', engine.url, dispatcher, signal), null, 'Lemonade publishes nothing the Hub reads');

@@ -86,7 +86,12 @@ export interface HttpReply {
 }
 
 export async function postJson(url: string, body: unknown, signal?: AbortSignal): Promise<HttpReply> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), ...(signal === undefined ? {} : { signal }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    ...(signal === undefined ? {} : { signal }),
+  });
   return { status: res.status, contentType: res.headers.get('content-type') ?? '', text: await res.text() };
 }
 
@@ -105,10 +110,7 @@ export async function waitFor(check: () => boolean, what: string, timeoutMs = 50
 }
 
 /** Raw response of one request on a fresh connection; resolves with how the exchange ended. */
-export async function rawPost(
-  url: string,
-  body: unknown,
-): Promise<{ status: number; text: string; ended: 'complete' | 'reset' } | { error: string }> {
+export async function rawPost(url: string, body: unknown): Promise<{ status: number; text: string; ended: 'complete' | 'reset' } | { error: string }> {
   return await new Promise((resolve) => {
     const req = request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } }, (res) => {
       let text = '';

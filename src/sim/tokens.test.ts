@@ -20,7 +20,15 @@ describe('simulated tokenizer', () => {
   });
 
   it('reads the text parts of OpenAI content arrays', () => {
-    const prompt = renderChatPrompt([{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }]);
+    const prompt = renderChatPrompt([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 'b' },
+        ],
+      },
+    ]);
     assert.ok(prompt.includes('ab'));
   });
 

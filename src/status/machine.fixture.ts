@@ -7,15 +7,41 @@ const GIB = 1024 ** 3;
 
 export const HARDWARE: Readonly<Record<'detecting' | 'midRange' | 'unsized' | 'cpuOnly', HardwareTierView>> = {
   detecting: { detected: false, tier: null, unknownBecause: null, platform: null, arch: null, memoryBytes: null, gpus: null, gpuMemoryBytes: null },
-  midRange: { detected: true, tier: 'mid-range', unknownBecause: null, platform: 'linux', arch: 'x64', memoryBytes: 32 * GIB, gpus: [{ vendor: 'nvidia', memoryBytes: 12 * GIB, via: 'nvidia-smi' }], gpuMemoryBytes: 12 * GIB },
-  unsized: { detected: true, tier: null, unknownBecause: 'the nvidia GPU at /proc/driver/nvidia (nvidia-smi not on PATH) has no readable memory size', platform: 'linux', arch: 'x64', memoryBytes: 32 * GIB, gpus: [{ vendor: 'nvidia', memoryBytes: null, via: '/proc/driver/nvidia (nvidia-smi not on PATH)' }], gpuMemoryBytes: null },
+  midRange: {
+    detected: true,
+    tier: 'mid-range',
+    unknownBecause: null,
+    platform: 'linux',
+    arch: 'x64',
+    memoryBytes: 32 * GIB,
+    gpus: [{ vendor: 'nvidia', memoryBytes: 12 * GIB, via: 'nvidia-smi' }],
+    gpuMemoryBytes: 12 * GIB,
+  },
+  unsized: {
+    detected: true,
+    tier: null,
+    unknownBecause: 'the nvidia GPU at /proc/driver/nvidia (nvidia-smi not on PATH) has no readable memory size',
+    platform: 'linux',
+    arch: 'x64',
+    memoryBytes: 32 * GIB,
+    gpus: [{ vendor: 'nvidia', memoryBytes: null, via: '/proc/driver/nvidia (nvidia-smi not on PATH)' }],
+    gpuMemoryBytes: null,
+  },
   cpuOnly: { detected: true, tier: 'cpu-only', unknownBecause: null, platform: 'linux', arch: 'arm64', memoryBytes: 64 * GIB, gpus: [], gpuMemoryBytes: null },
 };
 
 export const PRESSURE: Readonly<Record<'noPeer' | 'noSource' | 'band2', LocalPressureView>> = {
   noPeer: { band: null, smoothedPercent: null, source: null, path: null, sampledMsAgo: null, sampling: false, noSource: false },
   noSource: { band: null, smoothedPercent: null, source: null, path: null, sampledMsAgo: null, sampling: true, noSource: true },
-  band2: { band: 2, smoothedPercent: 72.4, source: 'amd-drm', path: '/sys/class/drm/card0/device/gpu_busy_percent', sampledMsAgo: 4000, sampling: true, noSource: false },
+  band2: {
+    band: 2,
+    smoothedPercent: 72.4,
+    source: 'amd-drm',
+    path: '/sys/class/drm/card0/device/gpu_busy_percent',
+    sampledMsAgo: 4000,
+    sampling: true,
+    noSource: false,
+  },
 };
 
 export function machine(hardware: HardwareTierView, gpuPressure: LocalPressureView): LocalMachineStatus {

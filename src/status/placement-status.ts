@@ -33,7 +33,11 @@ export interface PeerSnapshotFacts {
 
 export function localPlacementStatus(settings: PoolSettings, book: ThroughputBook): LocalPlacementStatus {
   const estimates = book.estimates((k) => k.node === 'local');
-  return { ollamaSlots: settings.inferenceOllamaSlots, slotAwareness: settings.poolSlotAwareness === 1, throughput: { estimates, advertised: advertOf(estimates) } };
+  return {
+    ollamaSlots: settings.inferenceOllamaSlots,
+    slotAwareness: settings.poolSlotAwareness === 1,
+    throughput: { estimates, advertised: advertOf(estimates) },
+  };
 }
 
 export function peerPlacementStatus(name: string, facts: PeerSnapshotFacts | null, book: ThroughputBook, nowMs: number): PeerPlacementStatus {

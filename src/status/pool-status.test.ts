@@ -23,7 +23,12 @@ describe('statusReason', () => {
     { name: 'both masters off: the env is named', directions: directions({ userDisabled: true }, { poolEnabled: false }), peers: 0, reason: 'disabled_by_env' },
     { name: 'outbound off by env: partially_disabled', directions: directions({ outboundDisabled: true }), peers: 1, reason: 'partially_disabled' },
     { name: 'inbound off by setting: partially_disabled', directions: directions({}, { poolInboundEnabled: false }), peers: 1, reason: 'partially_disabled' },
-    { name: 'a direction off with no peers still reads partially_disabled', directions: directions({ inboundDisabled: true }), peers: 0, reason: 'partially_disabled' },
+    {
+      name: 'a direction off with no peers still reads partially_disabled',
+      directions: directions({ inboundDisabled: true }),
+      peers: 0,
+      reason: 'partially_disabled',
+    },
   ];
   for (const row of rows) {
     it(row.name, () => assert.equal(statusReason(row.directions, row.peers), row.reason));
@@ -80,14 +85,17 @@ describe('buildPoolStatus: the prompt ceiling and who set it', () => {
 });
 
 describe('buildPoolStatus', () => {
-  it('sums this node\'s queue depth over its engines and lists each engine\'s models', () => {
+  it("sums this node's queue depth over its engines and lists each engine's models", () => {
     const depth: Record<string, number> = { 'ollama-1': 2, 'ollama-2': 3 };
     const status = buildPoolStatus(inputs({ backends: [backend('ollama-1', ['a', 'b']), backend('ollama-2', ['c'])], inFlight: (id) => depth[id] ?? 0 }));
     assert.equal(status.localNode.queueDepth, 5);
-    assert.deepEqual(status.localNode.backends.map((b) => [b.id, b.inFlight, b.models]), [
-      ['ollama-1', 2, ['a', 'b']],
-      ['ollama-2', 3, ['c']],
-    ]);
+    assert.deepEqual(
+      status.localNode.backends.map((b) => [b.id, b.inFlight, b.models]),
+      [
+        ['ollama-1', 2, ['a', 'b']],
+        ['ollama-2', 3, ['c']],
+      ],
+    );
     assert.equal(status.localNode.backends[0]?.probedMsAgo, 1200);
   });
 
@@ -102,16 +110,47 @@ describe('buildPoolStatus', () => {
   });
 
   it('shows a peer whose snapshot is older than three polls with the mid-load queue the ranker reads, marked stale', () => {
-    const usable = { peerId: 'p1', name: 'hub-b.tail0.ts.net', origin: 'http://127.0.0.1:1', backends: [{ kind: 'ollama', models: ['m:8b'] }], queueDepth: UNKNOWN_PEER_LOAD, hardwareTier: null, pressure: 1, unservableModels: [], modelDetails: new Map(), maxPromptTokens: null, maxNumCtx: null, snapshotStale: true };
+    const usable = {
+      peerId: 'p1',
+      name: 'hub-b.tail0.ts.net',
+      origin: 'http://127.0.0.1:1',
+      backends: [{ kind: 'ollama', models: ['m:8b'] }],
+      queueDepth: UNKNOWN_PEER_LOAD,
+      hardwareTier: null,
+      pressure: 1,
+      unservableModels: [],
+      modelDetails: new Map(),
+      maxPromptTokens: null,
+      maxNumCtx: null,
+      snapshotStale: true,
+    };
     const status = buildPoolStatus(inputs({ peers: [peer()], usablePeers: [usable] }));
     assert.deepEqual([status.peers[0]?.queueDepth, status.peers[0]?.snapshotStale], [UNKNOWN_PEER_LOAD, true]);
-    assert.deepEqual(status.models.map((m) => [m.model, m.nodes]), [['m:8b', ['hub-b.tail0.ts.net']]]);
+    assert.deepEqual(
+      status.models.map((m) => [m.model, m.nodes]),
+      [['m:8b', ['hub-b.tail0.ts.net']]],
+    );
   });
 
   it('leaves a model a peer says it cannot serve out of what the pool can serve (issue 10 audit)', () => {
-    const usable = { peerId: 'p1', name: 'hub-b.tail0.ts.net', origin: 'http://127.0.0.1:1', backends: [{ kind: 'ollama', models: ['ok:8b', 'broken:1b'] }], queueDepth: 0, hardwareTier: null, pressure: 1, unservableModels: ['broken:1b'], modelDetails: new Map(), maxPromptTokens: null, maxNumCtx: null };
+    const usable = {
+      peerId: 'p1',
+      name: 'hub-b.tail0.ts.net',
+      origin: 'http://127.0.0.1:1',
+      backends: [{ kind: 'ollama', models: ['ok:8b', 'broken:1b'] }],
+      queueDepth: 0,
+      hardwareTier: null,
+      pressure: 1,
+      unservableModels: ['broken:1b'],
+      modelDetails: new Map(),
+      maxPromptTokens: null,
+      maxNumCtx: null,
+    };
     const status = buildPoolStatus(inputs({ backends: [], peers: [peer()], usablePeers: [usable] }));
-    assert.deepEqual(status.models.map((m) => m.model), ['ok:8b']);
+    assert.deepEqual(
+      status.models.map((m) => m.model),
+      ['ok:8b'],
+    );
   });
 
   it('says loudly when the development dial map is in force', () => {
@@ -142,7 +181,12 @@ describe('buildPoolStatus: pins', () => {
   }[] = [
     { name: 'a healthy local engine and the peer usable', backends: [backend('ollama', ['qwen3:8b'])], usable: [PEER], available: [true, true, false] },
     { name: 'no local engine at all', backends: [], usable: [PEER], available: [false, true, false] },
-    { name: 'only an unhealthy local engine', backends: [{ ...backend('ollama', ['qwen3:8b']), healthy: false }], usable: [PEER], available: [false, true, false] },
+    {
+      name: 'only an unhealthy local engine',
+      backends: [{ ...backend('ollama', ['qwen3:8b']), healthy: false }],
+      usable: [PEER],
+      available: [false, true, false],
+    },
     { name: 'the peer not usable (down, disabled, stale or outbound off)', backends: [backend('ollama', [])], usable: [], available: [true, false, false] },
     { name: 'no usable-peer list given: peers read unavailable', backends: [backend('ollama', [])], usable: undefined, available: [true, false, false] },
     { name: 'an unpaired target still listed, unavailable', backends: [], usable: [PEER, 'hub-c.tail0.ts.net'], available: [false, true, false] },
@@ -150,9 +194,16 @@ describe('buildPoolStatus: pins', () => {
   for (const row of rows) {
     it(`${row.name}: targetAvailable ${row.available.join('/')}`, () => {
       const status = buildPoolStatus(
-        inputs({ settings: { ...DEFAULT_SETTINGS, poolPins: pins }, backends: row.backends, ...(row.usable === undefined ? {} : { usablePeerNames: row.usable }) }),
+        inputs({
+          settings: { ...DEFAULT_SETTINGS, poolPins: pins },
+          backends: row.backends,
+          ...(row.usable === undefined ? {} : { usablePeerNames: row.usable }),
+        }),
       );
-      assert.deepEqual(status.pins.map((p) => p.targetAvailable), row.available);
+      assert.deepEqual(
+        status.pins.map((p) => p.targetAvailable),
+        row.available,
+      );
     });
   }
 
@@ -168,8 +219,16 @@ describe('buildPoolStatus: pins', () => {
   it('no pins: an empty list', () => assert.deepEqual(buildPoolStatus(inputs()).pins, []));
 });
 
-describe("buildPoolStatus: what each engine reports about itself", () => {
-  const queue = (over: Partial<NonNullable<BackendView['engineQueue']>>) => ({ running: null, waiting: null, slots: null, resident: null, ownInFlightAtReport: 0, reportedMsAgo: 400, ...over });
+describe('buildPoolStatus: what each engine reports about itself', () => {
+  const queue = (over: Partial<NonNullable<BackendView['engineQueue']>>) => ({
+    running: null,
+    waiting: null,
+    slots: null,
+    resident: null,
+    ownInFlightAtReport: 0,
+    reportedMsAgo: 400,
+    ...over,
+  });
   it("shows each engine's own figures, null for those it did not report, and adds other clients' work to the queue depth", () => {
     const backends: BackendView[] = [
       { ...backend('vllm-1', ['m']), kind: 'vllm', engineQueue: queue({ running: 2, waiting: 3, ownInFlightAtReport: 1 }) },

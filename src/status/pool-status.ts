@@ -93,7 +93,12 @@ export interface PoolStatus {
    * forwards in flight, and snapshotStale: true when its last snapshot is older than three health
    * polls, so queueDepth is the mid-load figure rather than what it last reported.
    */
-  readonly peers: readonly (PeerView & { readonly forwardedInFlight: number; readonly queueDepth: number | null; readonly snapshotStale: boolean } & Partial<PeerPlacementStatus> & Partial<PeerMachineStatus>)[];
+  readonly peers: readonly (PeerView & {
+    readonly forwardedInFlight: number;
+    readonly queueDepth: number | null;
+    readonly snapshotStale: boolean;
+  } & Partial<PeerPlacementStatus> &
+    Partial<PeerMachineStatus>)[];
   /** Every operator pin, with whether its target could be preferred right now. */
   readonly pins: readonly PinStatus[];
   /** Every model the pool can serve now, with the nodes that hold it. */
@@ -133,7 +138,12 @@ export interface StatusInputs {
   readonly backends: readonly BackendView[];
   readonly inFlight: (backendId: string) => number;
   readonly peers: readonly PeerView[];
-  readonly tailnet: { readonly nodeFqdn: string | null; readonly tailnetSuffix: string | null; readonly tailscaleConnected: boolean; readonly source: 'env' | 'tailscale' | 'none' };
+  readonly tailnet: {
+    readonly nodeFqdn: string | null;
+    readonly tailnetSuffix: string | null;
+    readonly tailscaleConnected: boolean;
+    readonly source: 'env' | 'tailscale' | 'none';
+  };
   readonly identity: PoolStatus['localNode']['identity'];
   readonly pairingPin: PoolStatus['pairingPin'];
   readonly peerOrigins: ReadonlyMap<string, string>;
@@ -175,7 +185,11 @@ export function poolModels(backends: readonly BackendView[], peers: readonly Usa
   for (const p of peers) for (const b of p.backends) for (const m of b.models) if (!p.unservableModels.includes(m)) add(m, p.name);
   return [...nodes.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([model, set]) => ({ model, nodes: [...set].sort((a, b) => Number(b === 'local') - Number(a === 'local') || a.localeCompare(b)), singleNode: set.size === 1 }));
+    .map(([model, set]) => ({
+      model,
+      nodes: [...set].sort((a, b) => Number(b === 'local') - Number(a === 'local') || a.localeCompare(b)),
+      singleNode: set.size === 1,
+    }));
 }
 
 /** Peers work can be sent to: paired, connected and enabled here. */
@@ -233,10 +247,23 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
     peers: input.peers.map((p) => {
       const usable = input.usablePeers?.find((u) => u.peerId === p.id);
       const placement = input.placement ? peerPlacementStatus(p.nodeFqdn, input.placement.peerFacts(p.id), input.placement.book, input.placement.nowMs) : {};
-      const machine = input.machine ? peerMachineStatus(input.machine.peerFacts(p.id), usable?.pressure ?? null, input.machine.nowMs, input.settings.poolHealthPollSeconds) : {};
-      return { ...p, forwardedInFlight: input.forwarded?.(p.nodeFqdn) ?? 0, queueDepth: usable?.queueDepth ?? null, snapshotStale: usable?.snapshotStale ?? false, ...placement, ...machine };
+      const machine = input.machine
+        ? peerMachineStatus(input.machine.peerFacts(p.id), usable?.pressure ?? null, input.machine.nowMs, input.settings.poolHealthPollSeconds)
+        : {};
+      return {
+        ...p,
+        forwardedInFlight: input.forwarded?.(p.nodeFqdn) ?? 0,
+        queueDepth: usable?.queueDepth ?? null,
+        snapshotStale: usable?.snapshotStale ?? false,
+        ...placement,
+        ...machine,
+      };
     }),
-    pins: pinStatuses(input.settings.poolPins, backends.some((b) => b.healthy), input.usablePeerNames ?? []),
+    pins: pinStatuses(
+      input.settings.poolPins,
+      backends.some((b) => b.healthy),
+      input.usablePeerNames ?? [],
+    ),
     models: poolModels(input.backends, input.usablePeers ?? []),
     withheld: input.withheld ?? { outputFaults: [], unservable: [] },
   };

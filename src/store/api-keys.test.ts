@@ -104,7 +104,10 @@ describe('ApiKeyStore', () => {
       const b = store.create('b', 'qa:read');
       store.revoke(a.record.id);
       const listed = store.list();
-      assert.deepEqual(listed.map((r) => r.name), ['a', 'b']);
+      assert.deepEqual(
+        listed.map((r) => r.name),
+        ['a', 'b'],
+      );
       assert.notEqual(listed[0]?.revokedAt, null);
       assert.equal(listed[1]?.revokedAt, null);
       const text = JSON.stringify(listed);

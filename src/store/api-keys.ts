@@ -35,19 +35,25 @@ export class ApiKeyStore {
   constructor(db: Db, clock: Clock) {
     this.#db = db;
     this.#clock = clock;
-    this.#byHash = db.prepare('SELECT id, name, scope, created_at AS createdAt, revoked_at AS revokedAt FROM api_key WHERE key_hash = ? AND revoked_at IS NULL');
+    this.#byHash = db.prepare(
+      'SELECT id, name, scope, created_at AS createdAt, revoked_at AS revokedAt FROM api_key WHERE key_hash = ? AND revoked_at IS NULL',
+    );
   }
 
   /** Mints a key; the returned secret is never stored or shown again. */
   create(name: string, scope: ApiKeyScope): { record: ApiKeyRecord; key: string } {
     const key = `${KEY_PREFIX[scope]}${randomBytes(24).toString('base64url')}`;
     const record: ApiKeyRecord = { id: randomBytes(6).toString('hex'), name, scope, createdAt: new Date(this.#clock.nowMs()).toISOString(), revokedAt: null };
-    this.#db.prepare('INSERT INTO api_key (id, name, scope, key_hash, created_at) VALUES (?, ?, ?, ?, ?)').run(record.id, name, scope, hashKey(key), record.createdAt);
+    this.#db
+      .prepare('INSERT INTO api_key (id, name, scope, key_hash, created_at) VALUES (?, ?, ?, ?, ?)')
+      .run(record.id, name, scope, hashKey(key), record.createdAt);
     return { record, key };
   }
 
   list(): ApiKeyRecord[] {
-    return this.#db.prepare('SELECT id, name, scope, created_at AS createdAt, revoked_at AS revokedAt FROM api_key ORDER BY created_at, id').all() as ApiKeyRecord[];
+    return this.#db
+      .prepare('SELECT id, name, scope, created_at AS createdAt, revoked_at AS revokedAt FROM api_key ORDER BY created_at, id')
+      .all() as ApiKeyRecord[];
   }
 
   /** Revokes by id; false when no live key has that id. */

@@ -30,7 +30,10 @@ describe('openDatabase', () => {
   it('applies every shipped migration to a new file and records each once', () => {
     const db = openDatabase(freshPath());
     try {
-      assert.deepEqual(versions(db), MIGRATIONS.map((m) => m.version));
+      assert.deepEqual(
+        versions(db),
+        MIGRATIONS.map((m) => m.version),
+      );
       assert.ok(tableExists(db, 'api_key'));
     } finally {
       db.close();
@@ -44,9 +47,15 @@ describe('openDatabase', () => {
     first.close();
     const second = openDatabase(path);
     try {
-      assert.deepEqual(versions(second), MIGRATIONS.map((m) => m.version));
+      assert.deepEqual(
+        versions(second),
+        MIGRATIONS.map((m) => m.version),
+      );
       assert.equal(migrate(second, MIGRATIONS), latest);
-      assert.deepEqual(versions(second), MIGRATIONS.map((m) => m.version));
+      assert.deepEqual(
+        versions(second),
+        MIGRATIONS.map((m) => m.version),
+      );
       assert.equal((second.prepare('SELECT COUNT(*) AS n FROM api_key').get() as { n: number }).n, 1);
     } finally {
       second.close();

@@ -67,7 +67,16 @@ describe('a signed request checked against the database-backed nonce store', () 
   const body = Buffer.from('{"model":"m"}');
   // Alice's clock is as far ahead as the skew check allows: her timestamp stays acceptable for
   // two skew windows of Bob's time, the longest a captured request can be replayed.
-  const headers = signRequest({ sign: (data) => sign(null, data, alice.privateKey), senderUuid: ALICE, senderFqdn: 'alpha.tail1234.ts.net', recipientUuid: BOB, method: 'POST', path, body, nowMs: T0 + SKEW_WINDOW_MS });
+  const headers = signRequest({
+    sign: (data) => sign(null, data, alice.privateKey),
+    senderUuid: ALICE,
+    senderFqdn: 'alpha.tail1234.ts.net',
+    recipientUuid: BOB,
+    method: 'POST',
+    path,
+    body,
+    nowMs: T0 + SKEW_WINDOW_MS,
+  });
   const receive = (nonces: PeerNonces, nowMs: number) => {
     const r = verifySignedRequest({ headers, method: 'POST', path, body, myUuid: BOB, nowMs, peerKey: (uuid) => (uuid === ALICE ? aliceKey : null), nonces });
     return r.ok ? 'accepted' : r.reason;

@@ -26,12 +26,18 @@ describe('PeerStore', () => {
     const store = fresh();
     assert.deepEqual(store.list(), []);
     const a = store.insert(row('a.tail0.ts.net'));
-    assert.deepEqual(store.list().map((r) => r.nodeFqdn), ['a.tail0.ts.net']);
+    assert.deepEqual(
+      store.list().map((r) => r.nodeFqdn),
+      ['a.tail0.ts.net'],
+    );
     store.update(a.id, { status: 'connected', expiresAt: null });
     assert.equal(store.list()[0]?.status, 'connected');
     store.insert(row('b.tail0.ts.net', { expiresAt: '2026-11-30T12:30:00.000Z' }));
     assert.deepEqual(store.deleteExpiredPending('2026-11-30T13:00:00.000Z'), ['b.tail0.ts.net']);
-    assert.deepEqual(store.list().map((r) => r.nodeFqdn), ['a.tail0.ts.net']);
+    assert.deepEqual(
+      store.list().map((r) => r.nodeFqdn),
+      ['a.tail0.ts.net'],
+    );
     store.delete(a.id);
     assert.deepEqual(store.list(), []);
   });

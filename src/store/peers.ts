@@ -48,7 +48,11 @@ export interface PeerRow {
   readonly crossedAt: string | null;
 }
 
-export type NewPeer = Omit<PeerRow, 'id' | 'enabled' | 'signedSeenAt' | 'bearerGraceUntil' | 'lastSeenAt' | 'consecutiveFailures' | 'confirmFailedAt' | 'crossedAt'> & Partial<Pick<PeerRow, 'bearerGraceUntil'>>;
+export type NewPeer = Omit<
+  PeerRow,
+  'id' | 'enabled' | 'signedSeenAt' | 'bearerGraceUntil' | 'lastSeenAt' | 'consecutiveFailures' | 'confirmFailedAt' | 'crossedAt'
+> &
+  Partial<Pick<PeerRow, 'bearerGraceUntil'>>;
 export type PeerPatch = Partial<Omit<PeerRow, 'id' | 'createdAt'>>;
 
 const COLUMNS: Readonly<Record<keyof PeerRow, string>> = {
@@ -72,7 +76,9 @@ const COLUMNS: Readonly<Record<keyof PeerRow, string>> = {
   crossedAt: 'crossed_at',
 };
 
-const SELECT = `SELECT ${Object.entries(COLUMNS).map(([k, c]) => `${c} AS ${k}`).join(', ')} FROM hub_pool_peer`;
+const SELECT = `SELECT ${Object.entries(COLUMNS)
+  .map(([k, c]) => `${c} AS ${k}`)
+  .join(', ')} FROM hub_pool_peer`;
 
 type RawRow = Omit<PeerRow, 'enabled' | 'pinVerified'> & { enabled: number; pinVerified: number };
 
@@ -116,7 +122,17 @@ export class PeerStore {
 
   insert(row: NewPeer): PeerRow {
     this.#rows = null;
-    const full: PeerRow = { id: randomUUID(), enabled: true, signedSeenAt: null, bearerGraceUntil: null, lastSeenAt: null, consecutiveFailures: 0, confirmFailedAt: null, crossedAt: null, ...row };
+    const full: PeerRow = {
+      id: randomUUID(),
+      enabled: true,
+      signedSeenAt: null,
+      bearerGraceUntil: null,
+      lastSeenAt: null,
+      consecutiveFailures: 0,
+      confirmFailedAt: null,
+      crossedAt: null,
+      ...row,
+    };
     const keys = Object.keys(COLUMNS) as (keyof PeerRow)[];
     this.#db
       .prepare(`INSERT INTO hub_pool_peer (${keys.map((k) => COLUMNS[k]).join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`)
@@ -150,7 +166,9 @@ export class PeerStore {
   /** Deletes pending requests whose expiry has passed; returns the names dropped. */
   deleteExpiredPending(nowIso: string): string[] {
     this.#rows = null;
-    const rows = this.#db.prepare("SELECT node_fqdn AS name FROM hub_pool_peer WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ?").all(nowIso) as { name: string }[];
+    const rows = this.#db
+      .prepare("SELECT node_fqdn AS name FROM hub_pool_peer WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ?")
+      .all(nowIso) as { name: string }[];
     this.#db.prepare("DELETE FROM hub_pool_peer WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ?").run(nowIso);
     return rows.map((r) => r.name);
   }

@@ -45,7 +45,10 @@ describe('the store answers transient SQLite refusals as HUB_ERR_STORE_UNAVAILAB
 
   it('leaves a bug (a constraint, a bad statement) as it is', () => {
     const db = openDatabase(dbPath());
-    assert.throws(() => db.prepare('SELECT nope FROM nowhere').get(), (err: unknown) => !(err instanceof HubError));
+    assert.throws(
+      () => db.prepare('SELECT nope FROM nowhere').get(),
+      (err: unknown) => !(err instanceof HubError),
+    );
     db.close();
   });
 });

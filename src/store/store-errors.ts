@@ -20,5 +20,8 @@ export function sqliteCode(err: unknown): string | null {
 export function translateStoreError(err: unknown): unknown {
   const code = sqliteCode(err);
   if (code === null || !TRANSIENT.test(code)) return err;
-  return new HubError('HUB_ERR_STORE_UNAVAILABLE', `this Hub's database is not writable right now (${code}); retry in a moment`, { details: { sqliteCode: code }, cause: err });
+  return new HubError('HUB_ERR_STORE_UNAVAILABLE', `this Hub's database is not writable right now (${code}); retry in a moment`, {
+    details: { sqliteCode: code },
+    cause: err,
+  });
 }

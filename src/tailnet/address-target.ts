@@ -20,7 +20,8 @@ const HOST_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 export function parseAddressTarget(raw: string): { ok: true; target: AddressTarget } | { ok: false; reason: string } {
   const text = raw.trim().toLowerCase();
   if (text === '') return { ok: false, reason: 'the address is empty' };
-  if (/[/@?#\s]/.test(text) || text.includes('://')) return { ok: false, reason: `${JSON.stringify(raw.slice(0, 80))} is not an address: give ADDRESS or ADDRESS:PORT, without a scheme or path` };
+  if (/[/@?#\s]/.test(text) || text.includes('://'))
+    return { ok: false, reason: `${JSON.stringify(raw.slice(0, 80))} is not an address: give ADDRESS or ADDRESS:PORT, without a scheme or path` };
   let host = text;
   let portText: string | null = null;
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
@@ -40,11 +41,13 @@ export function parseAddressTarget(raw: string): { ok: true; target: AddressTarg
   let port: number | null = null;
   if (portText !== null) {
     port = /^\d{1,5}$/.test(portText) ? Number(portText) : NaN;
-    if (!Number.isInteger(port) || port < 1 || port > 65535) return { ok: false, reason: `the port in ${raw.trim().slice(0, 80)} must be a whole number from 1 to 65535` };
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      return { ok: false, reason: `the port in ${raw.trim().slice(0, 80)} must be a whole number from 1 to 65535` };
   }
   if (isIP(host) === 0) {
     const name = host.endsWith('.') ? host.slice(0, -1) : host;
-    if (name.length > 253 || !name.split('.').every((l) => HOST_LABEL.test(l))) return { ok: false, reason: `${JSON.stringify(host.slice(0, 80))} is neither an IP address nor a host name` };
+    if (name.length > 253 || !name.split('.').every((l) => HOST_LABEL.test(l)))
+      return { ok: false, reason: `${JSON.stringify(host.slice(0, 80))} is neither an IP address nor a host name` };
     host = name;
   }
   return { ok: true, target: { host, port } };

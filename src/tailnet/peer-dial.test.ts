@@ -48,14 +48,26 @@ describe('pairing dials to a peer name', () => {
     });
 
   it('refuses to dial a name that resolves to loopback, and says why', async () => {
-    const answer = await client(null).call({ nodeFqdn: 'evil.tail0.ts.net' }, 'POST', '/api/inference/pool/pair/request', { token: 'x' }, { timeoutMs: 2_000, auth: 'none' });
+    const answer = await client(null).call(
+      { nodeFqdn: 'evil.tail0.ts.net' },
+      'POST',
+      '/api/inference/pool/pair/request',
+      { token: 'x' },
+      { timeoutMs: 2_000, auth: 'none' },
+    );
     assert.equal(answer.ok, false);
     assert.match(answer.ok ? '' : answer.error, /^not dialled: evil\.tail0\.ts\.net resolves to 127\.0\.0\.1, and is loopback/);
     assert.deepEqual(seen, []);
   });
 
   it('still dials a name the development map sends to loopback', async () => {
-    const answer = await client(`hub-b.tail0.ts.net=http://127.0.0.1:${port}`).call({ nodeFqdn: 'hub-b.tail0.ts.net' }, 'POST', '/api/inference/pool/pair/request', { token: 'x' }, { timeoutMs: 2_000, auth: 'none' });
+    const answer = await client(`hub-b.tail0.ts.net=http://127.0.0.1:${port}`).call(
+      { nodeFqdn: 'hub-b.tail0.ts.net' },
+      'POST',
+      '/api/inference/pool/pair/request',
+      { token: 'x' },
+      { timeoutMs: 2_000, auth: 'none' },
+    );
     assert.equal(answer.ok, true);
     assert.deepEqual(seen, ['/api/inference/pool/pair/request']);
   });

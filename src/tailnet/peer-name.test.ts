@@ -11,7 +11,11 @@ describe('normalizePeerName accepts MagicDNS names in canonical form', () => {
     { name: 'two labels is enough', raw: 'hub.lan', expected: 'hub.lan' },
     { name: 'digits and inner hyphens', raw: 'gpu-01.x-y.ts.net', expected: 'gpu-01.x-y.ts.net' },
     { name: 'a label of exactly 63 characters', raw: `${'a'.repeat(63)}.ts.net`, expected: `${'a'.repeat(63)}.ts.net` },
-    { name: 'a name of exactly 253 characters', raw: `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`, expected: `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}` },
+    {
+      name: 'a name of exactly 253 characters',
+      raw: `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`,
+      expected: `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`,
+    },
   ];
   for (const c of cases) {
     it(`${c.name}: ${JSON.stringify(c.raw.slice(0, 40))}`, () => assert.deepEqual(normalizePeerName(c.raw), { ok: true, name: c.expected }));

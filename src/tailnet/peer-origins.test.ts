@@ -13,10 +13,13 @@ describe('parsePeerOrigins', () => {
 
   it('maps normalised names to origins without a trailing slash', () => {
     const parsed = parsePeerOrigins(' Hub-B.tail9.ts.net. = http://127.0.0.1:5102/ , hub-c.tail9.ts.net=https://Example.test:8443');
-    assert.deepEqual([...parsed.map], [
-      ['hub-b.tail9.ts.net', 'http://127.0.0.1:5102'],
-      ['hub-c.tail9.ts.net', 'https://example.test:8443'],
-    ]);
+    assert.deepEqual(
+      [...parsed.map],
+      [
+        ['hub-b.tail9.ts.net', 'http://127.0.0.1:5102'],
+        ['hub-c.tail9.ts.net', 'https://example.test:8443'],
+      ],
+    );
     assert.deepEqual(parsed.problems, []);
   });
 

@@ -42,7 +42,10 @@ export function parsePeerOrigins(raw: string | null): PeerOrigins {
   const map = new Map<string, string>();
   const addresses = new Map<string, string>();
   const problems: string[] = [];
-  const entries = (raw ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const entries = (raw ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
   for (const entry of entries) {
     const eq = entry.indexOf('=');
     if (eq < 0) {

@@ -46,9 +46,15 @@ describe('dialling only where the check said', () => {
   });
 
   it('answers a lookup that asks for all addresses with the checked list', async () => {
-    const lookup = checkingLookup(async () => [{ address: '10.0.0.2', family: 4 }, { address: 'fd12::2', family: 6 }]);
+    const lookup = checkingLookup(async () => [
+      { address: '10.0.0.2', family: 4 },
+      { address: 'fd12::2', family: 6 },
+    ]);
     const all = await new Promise<unknown>((resolve) => lookup('two.lan', { all: true }, (_e, a) => resolve(a)));
-    assert.deepEqual(all, [{ address: '10.0.0.2', family: 4 }, { address: 'fd12::2', family: 6 }]);
+    assert.deepEqual(all, [
+      { address: '10.0.0.2', family: 4 },
+      { address: 'fd12::2', family: 6 },
+    ]);
   });
 
   it('pins a connection to the checked address: the name is not resolved again at connect', async () => {

@@ -20,7 +20,11 @@ function refused(reason: string): NodeJS.ErrnoException {
 }
 
 function answer(addresses: readonly ResolvedAddress[], options: LookupOneOptions | LookupAllOptions, callback: LookupCallback): void {
-  if ((options as LookupAllOptions).all === true) callback(null, addresses.map((a) => ({ address: a.address, family: a.family })));
+  if ((options as LookupAllOptions).all === true)
+    callback(
+      null,
+      addresses.map((a) => ({ address: a.address, family: a.family })),
+    );
   else callback(null, addresses[0]!.address, addresses[0]!.family);
 }
 

@@ -2,14 +2,29 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { addressRefusal, checkPoolTarget, type Resolver } from './private-address.js';
 
-const resolver = (answers: Record<string, string[]>): Resolver => async (host) => {
-  const list = answers[host];
-  if (list === undefined) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
-  return list.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-};
+const resolver =
+  (answers: Record<string, string[]>): Resolver =>
+  async (host) => {
+    const list = answers[host];
+    if (list === undefined) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+    return list.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
 
 describe('addressRefusal: which addresses a Hub may dial to find or pair with another', () => {
-  const allowed = ['10.0.0.1', '10.255.255.255', '172.16.0.1', '172.31.255.254', '192.168.1.42', '100.64.0.1', '100.101.102.103', '100.127.255.254', 'fd12:3456::7', 'fd7a:115c:a1e0::1', 'fc00::1', '::ffff:192.168.1.42'];
+  const allowed = [
+    '10.0.0.1',
+    '10.255.255.255',
+    '172.16.0.1',
+    '172.31.255.254',
+    '192.168.1.42',
+    '100.64.0.1',
+    '100.101.102.103',
+    '100.127.255.254',
+    'fd12:3456::7',
+    'fd7a:115c:a1e0::1',
+    'fc00::1',
+    '::ffff:192.168.1.42',
+  ];
   for (const ip of allowed) it(`allows ${ip}`, () => assert.equal(addressRefusal(ip), null));
 
   const refused: [string, RegExp][] = [
@@ -50,7 +65,13 @@ describe('checkPoolTarget', () => {
 
   it('passes a name only when every address it resolves to is private, and returns them to pin', async () => {
     const check = await checkPoolTarget('nas.lan', resolver({ 'nas.lan': ['192.168.1.9', 'fd12::9'] }));
-    assert.deepEqual(check, { ok: true, addresses: [{ address: '192.168.1.9', family: 4 }, { address: 'fd12::9', family: 6 }] });
+    assert.deepEqual(check, {
+      ok: true,
+      addresses: [
+        { address: '192.168.1.9', family: 4 },
+        { address: 'fd12::9', family: 6 },
+      ],
+    });
   });
 
   it('refuses a name with one public address among private ones', async () => {

@@ -41,12 +41,49 @@ const ALLOWED = blockList([
 
 /** Refused ranges that deserve their own words; anything else outside ALLOWED is "public". */
 const NAMED_REFUSALS: readonly (readonly [BlockList, string])[] = [
-  [blockList([['169.254.169.254', 32, 'ipv4'], ['fd00:ec2::254', 128, 'ipv6'], ['100.100.100.200', 32, 'ipv4']]), 'a cloud metadata endpoint'],
-  [blockList([['100.100.100.100', 32, 'ipv4'], ['fd7a:115c:a1e0::53', 128, 'ipv6']]), "Tailscale's own resolver address, not a device"],
-  [blockList([['127.0.0.0', 8, 'ipv4'], ['::1', 128, 'ipv6']]), 'loopback'],
-  [blockList([['169.254.0.0', 16, 'ipv4'], ['fe80::', 10, 'ipv6']]), 'link-local'],
-  [blockList([['0.0.0.0', 8, 'ipv4'], ['::', 128, 'ipv6']]), 'unspecified'],
-  [blockList([['224.0.0.0', 4, 'ipv4'], ['ff00::', 8, 'ipv6']]), 'multicast'],
+  [
+    blockList([
+      ['169.254.169.254', 32, 'ipv4'],
+      ['fd00:ec2::254', 128, 'ipv6'],
+      ['100.100.100.200', 32, 'ipv4'],
+    ]),
+    'a cloud metadata endpoint',
+  ],
+  [
+    blockList([
+      ['100.100.100.100', 32, 'ipv4'],
+      ['fd7a:115c:a1e0::53', 128, 'ipv6'],
+    ]),
+    "Tailscale's own resolver address, not a device",
+  ],
+  [
+    blockList([
+      ['127.0.0.0', 8, 'ipv4'],
+      ['::1', 128, 'ipv6'],
+    ]),
+    'loopback',
+  ],
+  [
+    blockList([
+      ['169.254.0.0', 16, 'ipv4'],
+      ['fe80::', 10, 'ipv6'],
+    ]),
+    'link-local',
+  ],
+  [
+    blockList([
+      ['0.0.0.0', 8, 'ipv4'],
+      ['::', 128, 'ipv6'],
+    ]),
+    'unspecified',
+  ],
+  [
+    blockList([
+      ['224.0.0.0', 4, 'ipv4'],
+      ['ff00::', 8, 'ipv6'],
+    ]),
+    'multicast',
+  ],
 ];
 
 /** An IPv4 address written as IPv6 (::ffff:10.0.0.1) is judged as the IPv4 address it is. */
@@ -77,7 +114,9 @@ export async function checkPoolTarget(host: string, resolve: Resolver = systemRe
   const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
   if (isIP(bare.replace(/%.*$/, '')) !== 0) {
     const refusal = addressRefusal(bare);
-    return refusal === null ? { ok: true, addresses: [{ address: bare, family: isIP(bare.replace(/%.*$/, '')) as 4 | 6 }] } : { ok: false, reason: `${refusal}; only private LAN (RFC 1918), CGNAT/tailnet (100.64.0.0/10) and IPv6 ULA addresses are dialled` };
+    return refusal === null
+      ? { ok: true, addresses: [{ address: bare, family: isIP(bare.replace(/%.*$/, '')) as 4 | 6 }] }
+      : { ok: false, reason: `${refusal}; only private LAN (RFC 1918), CGNAT/tailnet (100.64.0.0/10) and IPv6 ULA addresses are dialled` };
   }
   let answers: readonly { address: string; family: number }[];
   try {
@@ -88,7 +127,11 @@ export async function checkPoolTarget(host: string, resolve: Resolver = systemRe
   if (answers.length === 0) return { ok: false, reason: `${bare} resolved to no address` };
   for (const a of answers) {
     const refusal = addressRefusal(a.address);
-    if (refusal !== null) return { ok: false, reason: `${bare} resolves to ${a.address}, and ${refusal.slice(a.address.length + 1)}; a name is dialled only when every address it resolves to is private` };
+    if (refusal !== null)
+      return {
+        ok: false,
+        reason: `${bare} resolves to ${a.address}, and ${refusal.slice(a.address.length + 1)}; a name is dialled only when every address it resolves to is private`,
+      };
   }
   return { ok: true, addresses: answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 })) };
 }

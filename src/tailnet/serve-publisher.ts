@@ -33,13 +33,22 @@ export async function publishOnce(client: TailscaleClient, port: number, logger:
     case 'already':
       break;
     case 'refused':
-      logger.warn({ command: outcome.command, then: outcome.publishCommand, tailscale: outcome.stderr }, `Tailscale refused the Hub's changes: run once on this machine: ${outcome.command} (then the Hub publishes itself within a minute, or run ${outcome.publishCommand})`);
+      logger.warn(
+        { command: outcome.command, then: outcome.publishCommand, tailscale: outcome.stderr },
+        `Tailscale refused the Hub's changes: run once on this machine: ${outcome.command} (then the Hub publishes itself within a minute, or run ${outcome.publishCommand})`,
+      );
       break;
     case 'conflict':
-      logger.warn({ servedThere: outcome.otherTarget, command: outcome.command }, `Tailscale Serve already serves ${outcome.otherTarget} at this machine's https://<name>/; the Hub leaves it alone. To publish the Hub there instead, run: ${outcome.command}`);
+      logger.warn(
+        { servedThere: outcome.otherTarget, command: outcome.command },
+        `Tailscale Serve already serves ${outcome.otherTarget} at this machine's https://<name>/; the Hub leaves it alone. To publish the Hub there instead, run: ${outcome.command}`,
+      );
       break;
     case 'failed':
-      logger.warn({ problem: outcome.problem, command: outcome.command }, `could not publish this Hub with Tailscale Serve (${outcome.problem}); run: ${outcome.command}`);
+      logger.warn(
+        { problem: outcome.problem, command: outcome.command },
+        `could not publish this Hub with Tailscale Serve (${outcome.problem}); run: ${outcome.command}`,
+      );
       break;
     case 'not-connected':
       logger.debug({ problem: outcome.problem }, 'not publishing with Tailscale Serve yet: Tailscale is not connected');

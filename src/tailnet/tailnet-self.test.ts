@@ -38,12 +38,36 @@ describe('parseTailscaleStatus', () => {
   });
 
   const cases: { name: string; json: unknown; expected: Partial<TailnetSelf> }[] = [
-    { name: 'any BackendState but Running is not connected', json: statusSample({ BackendState: 'Stopped' }), expected: { tailscaleConnected: false, nodeFqdn: 'studio.tailabcd.ts.net' } },
-    { name: 'NeedsLogin with an empty DNSName and no tailnet', json: statusSample({ BackendState: 'NeedsLogin', Self: { DNSName: '' }, CurrentTailnet: null, MagicDNSSuffix: '' }), expected: { tailscaleConnected: false, nodeFqdn: null, tailnetSuffix: null } },
-    { name: 'CurrentTailnet missing: falls back to the top-level MagicDNSSuffix', json: statusSample({ CurrentTailnet: undefined, MagicDNSSuffix: 'tailold.ts.net' }), expected: { tailnetSuffix: 'tailold.ts.net' } },
-    { name: 'CurrentTailnet suffix empty: falls back too', json: statusSample({ CurrentTailnet: { MagicDNSSuffix: '' }, MagicDNSSuffix: 'tailold.ts.net' }), expected: { tailnetSuffix: 'tailold.ts.net' } },
-    { name: 'CurrentTailnet wins over the deprecated top-level key', json: statusSample({ MagicDNSSuffix: 'tailold.ts.net' }), expected: { tailnetSuffix: 'tailabcd.ts.net' } },
-    { name: 'fields of the wrong type become null', json: statusSample({ Self: { DNSName: 7 }, CurrentTailnet: 'x', MagicDNSSuffix: ['y'] }), expected: { nodeFqdn: null, tailnetSuffix: null } },
+    {
+      name: 'any BackendState but Running is not connected',
+      json: statusSample({ BackendState: 'Stopped' }),
+      expected: { tailscaleConnected: false, nodeFqdn: 'studio.tailabcd.ts.net' },
+    },
+    {
+      name: 'NeedsLogin with an empty DNSName and no tailnet',
+      json: statusSample({ BackendState: 'NeedsLogin', Self: { DNSName: '' }, CurrentTailnet: null, MagicDNSSuffix: '' }),
+      expected: { tailscaleConnected: false, nodeFqdn: null, tailnetSuffix: null },
+    },
+    {
+      name: 'CurrentTailnet missing: falls back to the top-level MagicDNSSuffix',
+      json: statusSample({ CurrentTailnet: undefined, MagicDNSSuffix: 'tailold.ts.net' }),
+      expected: { tailnetSuffix: 'tailold.ts.net' },
+    },
+    {
+      name: 'CurrentTailnet suffix empty: falls back too',
+      json: statusSample({ CurrentTailnet: { MagicDNSSuffix: '' }, MagicDNSSuffix: 'tailold.ts.net' }),
+      expected: { tailnetSuffix: 'tailold.ts.net' },
+    },
+    {
+      name: 'CurrentTailnet wins over the deprecated top-level key',
+      json: statusSample({ MagicDNSSuffix: 'tailold.ts.net' }),
+      expected: { tailnetSuffix: 'tailabcd.ts.net' },
+    },
+    {
+      name: 'fields of the wrong type become null',
+      json: statusSample({ Self: { DNSName: 7 }, CurrentTailnet: 'x', MagicDNSSuffix: ['y'] }),
+      expected: { nodeFqdn: null, tailnetSuffix: null },
+    },
     { name: 'Self missing', json: statusSample({ Self: undefined }), expected: { nodeFqdn: null, tailnetSuffix: 'tailabcd.ts.net' } },
     { name: 'a DNSName that is not a host name', json: statusSample({ Self: { DNSName: '100.70.8.9' } }), expected: { nodeFqdn: null } },
     { name: 'BackendState of the wrong type', json: statusSample({ BackendState: true }), expected: { tailscaleConnected: false } },
@@ -109,7 +133,15 @@ describe('readTailnetSelf', () => {
 
   const failures: { name: string; status: () => Promise<TailscaleState> }[] = [
     { name: 'the runner found no tailscale', status: statusOf(async () => ({ ok: false, kind: 'missing', exitCode: null, stderr: '' })) },
-    { name: 'the daemon is not running', status: statusOf(async () => ({ ok: false, kind: 'failed', exitCode: 1, stderr: 'failed to connect to local tailscaled; it doesn\'t appear to be running' })) },
+    {
+      name: 'the daemon is not running',
+      status: statusOf(async () => ({
+        ok: false,
+        kind: 'failed',
+        exitCode: 1,
+        stderr: "failed to connect to local tailscaled; it doesn't appear to be running",
+      })),
+    },
     { name: 'the output is not JSON', status: printing('failed to connect to local tailscaled') },
     { name: 'the output is JSON but not an object', status: printing('"Running"') },
     { name: 'the status read rejects', status: async () => Promise.reject(new Error('spawn EACCES')) },

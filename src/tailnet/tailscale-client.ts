@@ -84,7 +84,8 @@ export class TailscaleClient {
 
   #noted(state: TailscaleState): TailscaleState {
     if (state.problem !== this.#loggedProblem) {
-      if (state.problem !== null) this.#d.logger?.warn({ problem: state.problem }, `Tailscale: ${state.problem}; this Hub counts as not connected to a tailnet`);
+      if (state.problem !== null)
+        this.#d.logger?.warn({ problem: state.problem }, `Tailscale: ${state.problem}; this Hub counts as not connected to a tailnet`);
       else if (this.#loggedProblem !== null) this.#d.logger?.info({ nodeFqdn: state.nodeFqdn }, 'Tailscale is connected');
       this.#loggedProblem = state.problem;
     }
@@ -101,7 +102,10 @@ export class TailscaleClient {
     const run = await this.#d.run(['serve', 'status', '--json']);
     if (!run.ok) {
       // Daemons before `serve status --json` reject the flag; the operator needs a newer Tailscale, not a Serve fix.
-      const problem = run.kind === 'failed' && /unknown|flag provided but not defined|usage/i.test(run.stderr) ? 'this Tailscale is too old to report its Serve config as JSON (update Tailscale)' : runProblem(run);
+      const problem =
+        run.kind === 'failed' && /unknown|flag provided but not defined|usage/i.test(run.stderr)
+          ? 'this Tailscale is too old to report its Serve config as JSON (update Tailscale)'
+          : runProblem(run);
       return { verdict: 'unknown', otherTarget: null, problem };
     }
     let json: unknown;
@@ -112,9 +116,12 @@ export class TailscaleClient {
       return { verdict: 'unknown', otherTarget: null, problem: 'tailscale serve status --json printed something that is not JSON' };
     }
     const config = parseServeConfig(json);
-    if (config === null) return { verdict: 'unknown', otherTarget: null, problem: 'tailscale serve status --json printed a document this Hub does not understand' };
+    if (config === null)
+      return { verdict: 'unknown', otherTarget: null, problem: 'tailscale serve status --json printed a document this Hub does not understand' };
     const verdict = serveVerdict(config, nodeFqdn, port);
-    return verdict.kind === 'other' ? { verdict: 'other', otherTarget: verdict.target, problem: null } : { verdict: verdict.kind, otherTarget: null, problem: null };
+    return verdict.kind === 'other'
+      ? { verdict: 'other', otherTarget: verdict.target, problem: null }
+      : { verdict: verdict.kind, otherTarget: null, problem: null };
   }
 
   /**
@@ -126,7 +133,8 @@ export class TailscaleClient {
     const { account, isRoot } = this.#d;
     // What Tailscale actually did outranks what the Hub infers about its own account.
     const last = this.#lastPublish;
-    if (last?.kind === 'refused') return { allowed: false, account, operatorUser: null, command: last.command, basis: 'Tailscale refused this Hub\'s Serve change' };
+    if (last?.kind === 'refused')
+      return { allowed: false, account, operatorUser: null, command: last.command, basis: "Tailscale refused this Hub's Serve change" };
     if (isRoot) return { allowed: true, account, operatorUser: null, command: null, basis: 'the Hub runs as root' };
     const run = await this.#d.run(['debug', 'prefs']);
     let operatorUser: string | null = null;
@@ -135,14 +143,32 @@ export class TailscaleClient {
         const prefs = JSON.parse(run.stdout) as { OperatorUser?: unknown };
         operatorUser = typeof prefs.OperatorUser === 'string' && prefs.OperatorUser !== '' ? prefs.OperatorUser : null;
       } catch {
-        return { allowed: null, account, operatorUser: null, command: operatorCommand(account), basis: 'tailscale debug prefs printed something that is not JSON' };
+        return {
+          allowed: null,
+          account,
+          operatorUser: null,
+          command: operatorCommand(account),
+          basis: 'tailscale debug prefs printed something that is not JSON',
+        };
       }
     } else {
-      return { allowed: last?.kind === 'published' ? true : null, account, operatorUser: null, command: last?.kind === 'published' ? null : operatorCommand(account), basis: `could not read Tailscale's preferences (${runProblem(run)})` };
+      return {
+        allowed: last?.kind === 'published' ? true : null,
+        account,
+        operatorUser: null,
+        command: last?.kind === 'published' ? null : operatorCommand(account),
+        basis: `could not read Tailscale's preferences (${runProblem(run)})`,
+      };
     }
     if (operatorUser === account) return { allowed: true, account, operatorUser, command: null, basis: `${account} is Tailscale's operator` };
-    if (last?.kind === 'published') return { allowed: true, account, operatorUser, command: null, basis: 'Tailscale accepted this Hub\'s Serve change' };
-    return { allowed: false, account, operatorUser, command: operatorCommand(account), basis: operatorUser === null ? 'Tailscale has no operator account set' : `Tailscale's operator is ${operatorUser}, not ${account}` };
+    if (last?.kind === 'published') return { allowed: true, account, operatorUser, command: null, basis: "Tailscale accepted this Hub's Serve change" };
+    return {
+      allowed: false,
+      account,
+      operatorUser,
+      command: operatorCommand(account),
+      basis: operatorUser === null ? 'Tailscale has no operator account set' : `Tailscale's operator is ${operatorUser}, not ${account}`,
+    };
   }
 
   /**
@@ -162,12 +188,15 @@ export class TailscaleClient {
 
   async #publish(port: number): Promise<PublishOutcome> {
     const status = await this.status();
-    if (!status.connected || status.nodeFqdn === null) return { kind: 'not-connected', problem: status.problem ?? 'Tailscale reports no name for this machine' };
+    if (!status.connected || status.nodeFqdn === null)
+      return { kind: 'not-connected', problem: status.problem ?? 'Tailscale reports no name for this machine' };
     const serve = await this.serve(status.nodeFqdn, port);
     if (serve.verdict === 'publishes') return { kind: 'already' };
     // Without reading the config the Hub cannot know it would not replace someone else's entry.
-    if (serve.verdict === 'unknown') return { kind: 'failed', problem: serve.problem ?? 'could not read the Serve config', command: publishCommand(port, !this.#d.isRoot) };
-    if (serve.verdict === 'other') return { kind: 'conflict', otherTarget: serve.otherTarget ?? 'another handler', command: publishCommand(port, !this.#d.isRoot) };
+    if (serve.verdict === 'unknown')
+      return { kind: 'failed', problem: serve.problem ?? 'could not read the Serve config', command: publishCommand(port, !this.#d.isRoot) };
+    if (serve.verdict === 'other')
+      return { kind: 'conflict', otherTarget: serve.otherTarget ?? 'another handler', command: publishCommand(port, !this.#d.isRoot) };
     const run = await this.#d.run(publishArgs(port));
     if (run.ok) return { kind: 'published' };
     if (run.kind === 'failed' && isPermissionRefusal(run.stderr)) {

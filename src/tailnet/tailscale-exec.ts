@@ -46,8 +46,22 @@ export function tailscaleRunner(binary: string | null, opts: { timeoutMs?: numbe
           return;
         }
         const e = error as NodeJS.ErrnoException & { killed?: boolean; code?: string | number };
-        const kind = e.code === 'ENOENT' || e.code === 'EACCES' ? 'missing' : e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER' ? 'too-large' : e.killed ? 'timeout' : 'failed';
-        resolve({ ok: false, kind, exitCode: typeof e.code === 'number' ? e.code : null, stderr: String(stderr ?? '').slice(0, STDERR_KEPT_CHARS).trim() });
+        const kind =
+          e.code === 'ENOENT' || e.code === 'EACCES'
+            ? 'missing'
+            : e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER'
+              ? 'too-large'
+              : e.killed
+                ? 'timeout'
+                : 'failed';
+        resolve({
+          ok: false,
+          kind,
+          exitCode: typeof e.code === 'number' ? e.code : null,
+          stderr: String(stderr ?? '')
+            .slice(0, STDERR_KEPT_CHARS)
+            .trim(),
+        });
       });
     });
 }

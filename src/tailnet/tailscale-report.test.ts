@@ -4,7 +4,21 @@ import { skewFromDate } from '../peers/peer-clock.js';
 import { certificateState } from './tailscale-report.js';
 import type { TailscaleState } from './tailscale-status.js';
 
-const connected: TailscaleState = { answered: true, backendState: 'Running', connected: true, version: '1.90.1', nodeFqdn: 'hub-a.tail0.ts.net', tailnetSuffix: 'tail0.ts.net', tailnetName: 't', magicDnsEnabled: true, certDomains: ['hub-a.tail0.ts.net'], tailscaleIps: ['100.101.1.2'], health: [], peers: [], problem: null };
+const connected: TailscaleState = {
+  answered: true,
+  backendState: 'Running',
+  connected: true,
+  version: '1.90.1',
+  nodeFqdn: 'hub-a.tail0.ts.net',
+  tailnetSuffix: 'tail0.ts.net',
+  tailnetName: 't',
+  magicDnsEnabled: true,
+  certDomains: ['hub-a.tail0.ts.net'],
+  tailscaleIps: ['100.101.1.2'],
+  health: [],
+  peers: [],
+  problem: null,
+};
 
 describe('certificateState', () => {
   const cases: { name: string; state: TailscaleState; verdict: 'ok' | 'missing' | 'unknown' }[] = [
@@ -18,7 +32,7 @@ describe('certificateState', () => {
 });
 
 describe('skewFromDate', () => {
-  it('is the peer\'s Date minus the midpoint of the call', () => {
+  it("is the peer's Date minus the midpoint of the call", () => {
     const sent = Date.UTC(2026, 11, 1, 12, 0, 0);
     assert.equal(skewFromDate(new Date(sent + 90_000).toUTCString(), sent, sent + 2_000), 89_000);
   });

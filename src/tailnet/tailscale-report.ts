@@ -31,10 +31,11 @@ export interface TailscaleReport {
 
 export function certificateState(state: TailscaleState, nodeFqdn: string | null): CertificateState {
   if (!state.connected) return { verdict: 'unknown', detail: state.problem ?? 'Tailscale is not connected' };
-  if (state.certDomains === null) return { verdict: 'unknown', detail: 'this Tailscale does not report which names it can get certificates for (update Tailscale)' };
+  if (state.certDomains === null)
+    return { verdict: 'unknown', detail: 'this Tailscale does not report which names it can get certificates for (update Tailscale)' };
   if (nodeFqdn !== null && state.certDomains.includes(nodeFqdn)) return { verdict: 'ok', detail: `HTTPS certificates can be issued for ${nodeFqdn}` };
   if (state.certDomains.length === 0) return { verdict: 'missing', detail: 'HTTPS certificates are off for this tailnet' };
-  return { verdict: 'missing', detail: `certificates cover ${state.certDomains.join(', ')}, not ${nodeFqdn ?? 'this Hub\'s name'}` };
+  return { verdict: 'missing', detail: `certificates cover ${state.certDomains.join(', ')}, not ${nodeFqdn ?? "this Hub's name"}` };
 }
 
 export async function tailscaleReport(client: TailscaleClient, self: TailnetSelf, binary: string | null, port: number): Promise<TailscaleReport> {

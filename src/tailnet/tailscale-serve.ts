@@ -8,8 +8,14 @@ import { z } from 'zod';
 const HANDLER = z.object({ Proxy: z.string().max(2048).optional().catch(undefined) }).passthrough();
 const SERVE_CONFIG = z
   .object({
-    TCP: z.record(z.string(), z.object({ HTTPS: z.boolean().optional().catch(undefined) }).passthrough()).nullish().catch(undefined),
-    Web: z.record(z.string(), z.object({ Handlers: z.record(z.string(), HANDLER).nullish().catch(undefined) }).passthrough()).nullish().catch(undefined),
+    TCP: z
+      .record(z.string(), z.object({ HTTPS: z.boolean().optional().catch(undefined) }).passthrough())
+      .nullish()
+      .catch(undefined),
+    Web: z
+      .record(z.string(), z.object({ Handlers: z.record(z.string(), HANDLER).nullish().catch(undefined) }).passthrough())
+      .nullish()
+      .catch(undefined),
   })
   .passthrough();
 

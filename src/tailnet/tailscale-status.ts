@@ -72,10 +72,7 @@ const STATUS = z
     BackendState: optionalText,
     Self: PEER.nullish().catch(undefined),
     MagicDNSSuffix: optionalText,
-    CurrentTailnet: z
-      .object({ Name: optionalText, MagicDNSSuffix: optionalText, MagicDNSEnabled: optionalBool })
-      .nullish()
-      .catch(undefined),
+    CurrentTailnet: z.object({ Name: optionalText, MagicDNSSuffix: optionalText, MagicDNSEnabled: optionalBool }).nullish().catch(undefined),
     CertDomains: z.array(z.string().max(1024)).max(1024).nullish().catch(undefined),
     TailscaleIPs: z.array(z.string().max(64)).max(MAX_NODE_IPS).nullish().catch(undefined),
     Health: z.array(z.string().max(4096)).max(256).nullish().catch(undefined),
@@ -104,14 +101,28 @@ export function deviceFromPeer(peer: z.infer<typeof PEER>): TailnetDevice | null
 }
 
 function notAnswered(problem: string): TailscaleState {
-  return { answered: false, backendState: null, connected: false, version: null, nodeFqdn: null, tailnetSuffix: null, tailnetName: null, magicDnsEnabled: null, certDomains: null, tailscaleIps: [], health: [], peers: [], problem };
+  return {
+    answered: false,
+    backendState: null,
+    connected: false,
+    version: null,
+    nodeFqdn: null,
+    tailnetSuffix: null,
+    tailnetName: null,
+    magicDnsEnabled: null,
+    certDomains: null,
+    tailscaleIps: [],
+    health: [],
+    peers: [],
+    problem,
+  };
 }
 
 /** Why a status call produced no document, in words an operator can act on. */
 export function runProblem(run: Exclude<TailscaleRun, { ok: true }>): string {
   switch (run.kind) {
     case 'missing':
-      return 'the tailscale command is not on this Hub\'s PATH';
+      return "the tailscale command is not on this Hub's PATH";
     case 'timeout':
       return 'tailscale did not answer in time';
     case 'too-large':

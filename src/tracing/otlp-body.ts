@@ -39,7 +39,9 @@ export function otlpTraceBody(resource: TraceResource, spans: readonly FinishedS
   return {
     resourceSpans: [
       {
-        resource: { attributes: attributes({ 'service.name': resource.serviceName, 'service.version': resource.serviceVersion, 'host.name': resource.hostName }) },
+        resource: {
+          attributes: attributes({ 'service.name': resource.serviceName, 'service.version': resource.serviceVersion, 'host.name': resource.hostName }),
+        },
         scopeSpans: [
           {
             scope: { name: 'cihub', version: resource.serviceVersion },

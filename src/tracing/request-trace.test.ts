@@ -60,7 +60,15 @@ describe('a request trace with export', () => {
         ['POST /api/chat', 'server', '0000000000000001', APP_SPAN, 1_000, 1_012, null],
       ],
     );
-    assert.deepEqual(spans[0]!.attributes, { 'http.route': '/api/chat', 'hub_pool.request_id': 'r1', 'hub_pool.attempt': 1, 'hub_pool.node': 'local', 'hub_pool.backend': 'ollama', 'http.response.status_code': 503, 'hub_pool.failed_over': 'HTTP 503' });
+    assert.deepEqual(spans[0]!.attributes, {
+      'http.route': '/api/chat',
+      'hub_pool.request_id': 'r1',
+      'hub_pool.attempt': 1,
+      'hub_pool.node': 'local',
+      'hub_pool.backend': 'ollama',
+      'http.response.status_code': 503,
+      'hub_pool.failed_over': 'HTTP 503',
+    });
     assert.ok(spans.every((s) => s.traceId === TRACE));
   });
 
@@ -74,7 +82,7 @@ describe('a request trace with export', () => {
     assert.equal(spans.find((s) => s.kind === 'server')?.parentSpanId, null);
   });
 
-  it("exports nothing for an app trace that is not sampled, and passes the flag on", () => {
+  it('exports nothing for an app trace that is not sampled, and passes the flag on', () => {
     const { spans, tracer } = setup();
     const trace = tracer.begin({ traceparent: `00-${TRACE}-${APP_SPAN}-00` }, 'POST /api/chat', {});
     assert.deepEqual(trace.attemptStarted(0), { traceparent: `00-${TRACE}-0000000000000002-00` });
@@ -88,6 +96,9 @@ describe('a request trace with export', () => {
     const trace = tracer.begin({}, 'POST /api/chat', {});
     trace.ended({ ...END, outcome: 'failed', reason: 'no candidate holds the model' });
     trace.ended(END);
-    assert.deepEqual(spans.map((s) => s.error), ['no candidate holds the model']);
+    assert.deepEqual(
+      spans.map((s) => s.error),
+      ['no candidate holds the model'],
+    );
   });
 });

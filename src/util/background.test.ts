@@ -28,7 +28,13 @@ describe('Background', () => {
       throw busy();
     });
     await bg.settle('async', async () => Promise.reject(busy()));
-    assert.deepEqual(lines.map((l) => [l.level, l.task]), [[40, 'sync'], [40, 'async']]);
+    assert.deepEqual(
+      lines.map((l) => [l.level, l.task]),
+      [
+        [40, 'sync'],
+        [40, 'async'],
+      ],
+    );
   });
 
   it('logs a repeated failure once per interval, then the count of the ones it held back', async () => {
@@ -53,7 +59,10 @@ describe('Background', () => {
     await bg.settle('poll', () => Promise.reject(busy()));
     await bg.settle('poll', () => undefined);
     await bg.settle('poll', () => undefined);
-    assert.deepEqual(lines.map((l) => l.level), [40, 30]);
+    assert.deepEqual(
+      lines.map((l) => l.level),
+      [40, 30],
+    );
     assert.match(lines[1]!.msg, /succeeded again/);
   });
 

@@ -114,7 +114,10 @@ export class Background {
     }
     const repeats = prior?.suppressed ?? 0;
     this.#failures.set(name, { signature, loggedAtMs: now, suppressed: 0 });
-    this.#logger.warn({ task: name, error, ...(repeats > 0 ? { repeatsNotLogged: repeats } : {}) }, `background task "${name}" failed and will run again: ${error.message}`);
+    this.#logger.warn(
+      { task: name, error, ...(repeats > 0 ? { repeatsNotLogged: repeats } : {}) },
+      `background task "${name}" failed and will run again: ${error.message}`,
+    );
   }
 
   #succeeded(name: string): void {

@@ -42,7 +42,10 @@ export async function readBounded(body: Readable, limits: ReadLimits, declaredLe
     throw tooLarge(limits.maxBytes);
   }
   // A deadline on an awaited read, cleared below: not a background task.
-  const deadline = setTimeout(() => body.destroy(new UpstreamReadError('timed-out', `the answer took longer than ${limits.timeoutMs} ms to arrive`)), limits.timeoutMs);
+  const deadline = setTimeout(
+    () => body.destroy(new UpstreamReadError('timed-out', `the answer took longer than ${limits.timeoutMs} ms to arrive`)),
+    limits.timeoutMs,
+  );
   const chunks: Buffer[] = [];
   let size = 0;
   try {

@@ -13,7 +13,21 @@ import { RotatingLogFile } from '../logs/log-file.js';
 export type { Logger } from 'pino';
 
 /** Field names that carry a secret: keys, tokens, PINs, passwords and authorization headers. */
-const SECRET_FIELDS = ['token', 'pin', 'key', 'apiKey', 'operatorKey', 'privateKey', 'secret', 'password', 'authorization', 'cookie', 'identitySecret', 'presentTokenSealed', 'issuedTokenHash'] as const;
+const SECRET_FIELDS = [
+  'token',
+  'pin',
+  'key',
+  'apiKey',
+  'operatorKey',
+  'privateKey',
+  'secret',
+  'password',
+  'authorization',
+  'cookie',
+  'identitySecret',
+  'presentTokenSealed',
+  'issuedTokenHash',
+] as const;
 /** Headers that authenticate a request, wherever a header set is logged. */
 const SECRET_HEADERS = ['authorization', 'cookie', 'x-hub-pool-signature', 'x-api-key'] as const;
 

@@ -27,12 +27,30 @@ describe('nestsDeeperThan', () => {
 
 describe('parseRequestJson', () => {
   it(`parses a body nested exactly ${MAX_JSON_DEPTH} deep`, () => assert.ok(Array.isArray(parseRequestJson(nested(MAX_JSON_DEPTH)))));
-  it('refuses one level more with HUB_ERR_JSON_TOO_DEEP', () => assert.equal(code(() => parseRequestJson(nested(MAX_JSON_DEPTH + 1))), 'HUB_ERR_JSON_TOO_DEEP'));
-  it('refuses 100,000 levels without touching the stack', () => assert.equal(code(() => parseRequestJson(nested(100_000))), 'HUB_ERR_JSON_TOO_DEEP'));
-  it('refuses text that is not JSON with HUB_ERR_INVALID_JSON', () => assert.equal(code(() => parseRequestJson(Buffer.from('{"a":'))), 'HUB_ERR_INVALID_JSON'));
+  it('refuses one level more with HUB_ERR_JSON_TOO_DEEP', () =>
+    assert.equal(
+      code(() => parseRequestJson(nested(MAX_JSON_DEPTH + 1))),
+      'HUB_ERR_JSON_TOO_DEEP',
+    ));
+  it('refuses 100,000 levels without touching the stack', () =>
+    assert.equal(
+      code(() => parseRequestJson(nested(100_000))),
+      'HUB_ERR_JSON_TOO_DEEP',
+    ));
+  it('refuses text that is not JSON with HUB_ERR_INVALID_JSON', () =>
+    assert.equal(
+      code(() => parseRequestJson(Buffer.from('{"a":'))),
+      'HUB_ERR_INVALID_JSON',
+    ));
   it('refuses __proto__ when asked to', () => {
-    assert.equal(code(() => parseRequestJson(Buffer.from('{"__proto__":{"x":1}}'), { refusePrototypeKeys: true })), 'HUB_ERR_INVALID_JSON');
-    assert.equal(code(() => parseRequestJson(Buffer.from('{"constructor":{"prototype":{}}}'), { refusePrototypeKeys: true })), 'HUB_ERR_INVALID_JSON');
+    assert.equal(
+      code(() => parseRequestJson(Buffer.from('{"__proto__":{"x":1}}'), { refusePrototypeKeys: true })),
+      'HUB_ERR_INVALID_JSON',
+    );
+    assert.equal(
+      code(() => parseRequestJson(Buffer.from('{"constructor":{"prototype":{}}}'), { refusePrototypeKeys: true })),
+      'HUB_ERR_INVALID_JSON',
+    );
     assert.deepEqual(parseRequestJson(Buffer.from('{"constructor":"fine"}'), { refusePrototypeKeys: true }), { constructor: 'fine' });
   });
 });

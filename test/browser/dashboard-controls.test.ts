@@ -15,7 +15,13 @@ describe('dashboard: controls, the Check step, re-entry and a vanished request',
   let pageA: WatchedPage;
 
   before(async () => {
-    [pool, browser] = await Promise.all([startPool({ hubs: { a: { ollama: { models: ['m-a:1b'] }, env: { HUB_POOL_OUTBOUND_DISABLED: 'true' } }, b: { ollama: { models: ['m-b:1b'] } } }, pairs: [] }), launchBrowser()]);
+    [pool, browser] = await Promise.all([
+      startPool({
+        hubs: { a: { ollama: { models: ['m-a:1b'] }, env: { HUB_POOL_OUTBOUND_DISABLED: 'true' } }, b: { ollama: { models: ['m-b:1b'] } } },
+        pairs: [],
+      }),
+      launchBrowser(),
+    ]);
     pageA = await openPage(browser);
     await signInByLink(pageA.page, pool.a.process);
   });
@@ -64,7 +70,10 @@ describe('dashboard: controls, the Check step, re-entry and a vanished request',
 
     await a.getByLabel('Health check interval (seconds)').fill('5');
     await a.locator('.field').filter({ hasText: 'Health check interval' }).getByRole('button', { name: 'Save' }).click();
-    await a.getByText(/poolHealthPollSeconds/).first().waitFor();
+    await a
+      .getByText(/poolHealthPollSeconds/)
+      .first()
+      .waitFor();
     assert.equal((await pool.a.status()).settings.poolHealthPollSeconds, 30, 'an out-of-range value is refused with the Hub’s sentence');
 
     await a.getByRole('switch', { name: 'Hub Pool' }).click();
@@ -81,7 +90,11 @@ describe('dashboard: controls, the Check step, re-entry and a vanished request',
     await poolOn.getByRole('button', { name: 'Turn on Hub Pool' }).click();
     await poolOn.getByText('Ready').waitFor();
     assert.equal((await pool.a.status()).enabled, true);
-    await guide.getByTestId('check').filter({ hasText: 'This Hub sends work to paired Hubs' }).getByText(/HUB_POOL_OUTBOUND_DISABLED/).waitFor();
+    await guide
+      .getByTestId('check')
+      .filter({ hasText: 'This Hub sends work to paired Hubs' })
+      .getByText(/HUB_POOL_OUTBOUND_DISABLED/)
+      .waitFor();
     await guide.getByRole('button', { name: 'Continue anyway' }).click();
     await guide.getByRole('button', { name: 'Choose Hubs' }).waitFor();
     await guide.getByRole('button', { name: 'Close the setup guide' }).click();
@@ -134,6 +147,10 @@ describe('dashboard: controls, the Check step, re-entry and a vanished request',
     await guide.getByRole('button', { name: 'Cancel request' }).click();
     await guide.getByTestId('guide-waiting').waitFor({ state: 'detached' });
     assert.equal(await guide.getByTestId('guide-gone').count(), 0, 'a request cancelled here is not reported gone');
-    assert.deepEqual(pageA.errors.filter((e) => !/Failed to load resource: .* 400 \(Bad Request\)/.test(e)), [], 'no console errors beyond the refused setting');
+    assert.deepEqual(
+      pageA.errors.filter((e) => !/Failed to load resource: .* 400 \(Bad Request\)/.test(e)),
+      [],
+      'no console errors beyond the refused setting',
+    );
   });
 });

@@ -30,7 +30,8 @@ describe('dashboard: failure states and their next steps', { timeout: START_TIME
   let pageA: WatchedPage;
   let pageB: WatchedPage;
   const at = (port: number) => `http://127.0.0.1:${port}`;
-  const startB = (dataDir?: string) => startNamedHub({ name: B, port: ports.b, origins: { [A]: at(ports.a), [C]: at(ports.z) }, ...(dataDir ? { dataDir } : {}) });
+  const startB = (dataDir?: string) =>
+    startNamedHub({ name: B, port: ports.b, origins: { [A]: at(ports.a), [C]: at(ports.z) }, ...(dataDir ? { dataDir } : {}) });
 
   before(async () => {
     ports = await reservePorts(['a', 'b', 'c', 'z']);
@@ -137,6 +138,10 @@ describe('dashboard: failure states and their next steps', { timeout: START_TIME
     await row.getByRole('button', { name: 'Unpair' }).waitFor();
     await screenshot(a, 'needs-re-pair-1440');
     // Chromium logs every error answer as a console line; the refused pairings above were provoked.
-    assert.deepEqual(pageA.errors.filter((e) => !/Failed to load resource: .* 502 \(Bad Gateway\)/.test(e)), [], 'no other console errors');
+    assert.deepEqual(
+      pageA.errors.filter((e) => !/Failed to load resource: .* 502 \(Bad Gateway\)/.test(e)),
+      [],
+      'no other console errors',
+    );
   });
 });

@@ -38,14 +38,18 @@ describe('dashboard: the Hub log', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS
     await line('hub listening').first().waitFor({ state: 'detached' });
     await hub.api('GET', '/api/inference/pool/tailscale'); // no tailscale on this Hub's PATH: it says so at warn
     await line('this Hub counts as not connected to a tailnet').first().waitFor();
-    for (const badge of await page.getByTestId('hub-log-line').locator('.badge').allTextContents()) assert.ok(['warn', 'error', 'fatal'].includes(badge), badge);
+    for (const badge of await page.getByTestId('hub-log-line').locator('.badge').allTextContents())
+      assert.ok(['warn', 'error', 'fatal'].includes(badge), badge);
 
     await page.getByLabel('Level').selectOption('info');
     await line('hub listening').first().waitFor();
     await page.getByLabel('Search the Hub log').fill('settings changed');
     await line('hub listening').first().waitFor({ state: 'detached' });
     await line('pool settings changed').first().waitFor();
-    await page.getByTestId('hub-log-count').getByText(/^\d+ of \d+ lines shown$/).waitFor();
+    await page
+      .getByTestId('hub-log-count')
+      .getByText(/^\d+ of \d+ lines shown$/)
+      .waitFor();
 
     // Paused, the lines stay; following again brings what the Hub wrote meanwhile.
     await page.getByLabel('Follow (new lines every 2 s)').uncheck();
@@ -84,7 +88,10 @@ describe('dashboard: the Hub log', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS
     })()`)) as { status: number; body: { error: { code: string } } };
     assert.equal(tried.status, 403);
     assert.equal(tried.body.error.code, 'AUTH_ERROR_QA_READ_KEY_ROUTE_NOT_ALLOWED');
-    assert.deepEqual(errors.filter((e) => !/403/.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => !/403/.test(e)),
+      [],
+    );
     await context.close();
   });
 });

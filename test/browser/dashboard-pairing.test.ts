@@ -24,7 +24,11 @@ describe('dashboard: pairing two Hubs through the UI', { timeout: START_TIMEOUT_
 
   before(async () => {
     [pool, browser] = await Promise.all([
-      startPool({ hubs: { a: { ollama: { models: [SHARED] } }, b: { ollama: { models: [SHARED, B_ONLY] } }, c: { ollama: { models: [C_ONLY] } } }, pairs: [], settings: { poolHealthPollSeconds: 10 } }),
+      startPool({
+        hubs: { a: { ollama: { models: [SHARED] } }, b: { ollama: { models: [SHARED, B_ONLY] } }, c: { ollama: { models: [C_ONLY] } } },
+        pairs: [],
+        settings: { poolHealthPollSeconds: 10 },
+      }),
       launchBrowser(),
     ]);
     [pageA, pageB, pageC] = await Promise.all([openPage(browser), openPage(browser), openPage(browser)]);
@@ -81,7 +85,10 @@ describe('dashboard: pairing two Hubs through the UI', { timeout: START_TIMEOUT_
     await guideA.getByRole('button', { name: 'Done' }).click();
     await guideB.getByRole('button', { name: 'Done' }).click();
 
-    for (const [page, other] of [[a, pool.b.name], [b, pool.a.name]] as const) {
+    for (const [page, other] of [
+      [a, pool.b.name],
+      [b, pool.a.name],
+    ] as const) {
       await gotoPool(page);
       await page.locator(`[data-testid="paired-hub"][data-peer="${other}"]`).getByTestId('peer-status').getByText('Connected').waitFor();
       await page.getByTestId('pool-badge').getByText('Routing').waitFor();
@@ -99,7 +106,10 @@ describe('dashboard: pairing two Hubs through the UI', { timeout: START_TIMEOUT_
     assert.equal(header(answer, 'x-hub-pool-served-by'), pool.b.name);
     const row = a.getByTestId('recent-routing').locator(`tr[data-node="${pool.b.name}"]`).filter({ hasText: B_ONLY });
     await row.waitFor();
-    await a.getByTestId('routing-summary').getByText(/^1 served/).waitFor();
+    await a
+      .getByTestId('routing-summary')
+      .getByText(/^1 served/)
+      .waitFor();
     await a.getByTestId('first-byte-chart').locator(`g[data-node="${pool.b.name}"]`).waitFor();
     await screenshot(a, 'recent-routing-1440');
 

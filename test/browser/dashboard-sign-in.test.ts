@@ -9,7 +9,19 @@ import assert from 'node:assert/strict';
 import { request } from 'undici';
 import type { Browser } from 'playwright-core';
 import { HeldRequests, POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
-import { DESKTOP, gotoPool, launchBrowser, openPage, overflowsSideways, PHONE, screenshot, seriousA11yViolations, signInByKey, signInByLink, signInLink } from './browser.js';
+import {
+  DESKTOP,
+  gotoPool,
+  launchBrowser,
+  openPage,
+  overflowsSideways,
+  PHONE,
+  screenshot,
+  seriousA11yViolations,
+  signInByKey,
+  signInByLink,
+  signInLink,
+} from './browser.js';
 
 const MODEL = 'dash-model:1b';
 
@@ -74,7 +86,10 @@ describe('dashboard: sign-in, sessions and the page itself', { timeout: START_TI
     const replay = await request(`${pool.a.url}${POOL_API}/status`, { headers: { cookie: `cihub_session=${cookie.value}` } });
     assert.equal(replay.statusCode, 401);
     await replay.body.dump();
-    assert.deepEqual(errors.filter((e) => !e.includes('401')), []);
+    assert.deepEqual(
+      errors.filter((e) => !e.includes('401')),
+      [],
+    );
     await context.close();
   });
 
@@ -86,7 +101,11 @@ describe('dashboard: sign-in, sessions and the page itself', { timeout: START_TI
     assert.equal(session.role, 'operator');
 
     const patch = (headers: Record<string, string>) =>
-      request(`${pool.a.url}${POOL_API}/settings`, { method: 'PATCH', headers: { 'content-type': 'application/json', cookie: `cihub_session=${cookie.value}`, host: new URL(pool.a.url).host, ...headers }, body: JSON.stringify({ poolLocalAffinity: 2 }) });
+      request(`${pool.a.url}${POOL_API}/settings`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json', cookie: `cihub_session=${cookie.value}`, host: new URL(pool.a.url).host, ...headers },
+        body: JSON.stringify({ poolLocalAffinity: 2 }),
+      });
     const cases: readonly [string, Record<string, string>, number, string | null][] = [
       ['no token', {}, 403, 'HUB_ERR_CSRF_REFUSED'],
       ['a wrong token', { 'x-cihub-csrf': 'x'.repeat(43) }, 403, 'HUB_ERR_CSRF_REFUSED'],
@@ -131,7 +150,10 @@ describe('dashboard: sign-in, sessions and the page itself', { timeout: START_TI
     assert.equal(write.status, 403);
     assert.equal(write.body.error.code, 'AUTH_ERROR_QA_READ_KEY_ROUTE_NOT_ALLOWED');
     assert.equal((await pool.a.status()).pairingPin.active, false, 'no PIN was minted');
-    assert.deepEqual(errors.filter((e) => !/40[13]/.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => !/40[13]/.test(e)),
+      [],
+    );
     await context.close();
   });
 
@@ -185,7 +207,11 @@ describe('dashboard: sign-in, sessions and the page itself', { timeout: START_TI
     await page.waitForFunction('document.activeElement?.id === "guide-title"');
     for (let i = 0; i < 12; i++) {
       await page.keyboard.press('Tab');
-      assert.equal(await page.evaluate('document.activeElement?.closest("[role=dialog]") !== null || document.activeElement === document.body'), true, `Tab ${i + 1} stays in the dialog`);
+      assert.equal(
+        await page.evaluate('document.activeElement?.closest("[role=dialog]") !== null || document.activeElement === document.body'),
+        true,
+        `Tab ${i + 1} stays in the dialog`,
+      );
     }
     await page.getByTestId('phone-steps').getByText('Step 1 of 4 · Check').waitFor();
     assert.equal(await overflowsSideways(page), false, 'guide at 360 px');

@@ -28,11 +28,18 @@ describe('dashboard: Tailscale as the Hub reports it', { timeout: START_TIMEOUT_
   before(async () => {
     const readyFake = fakeTailscale({ status: runningStatus('hub-x'), serve: {}, operatorUser: ACCOUNT });
     const refusedFake = fakeTailscale({ status: { ...runningStatus('hub-y'), CertDomains: [] }, serve: {}, serveRefused: true });
-    const [readyHub, refusedHub, b] = await Promise.all([startHubProcess({ env: { PATH: readyFake.path } }), startHubProcess({ env: { PATH: refusedFake.path } }), launchBrowser()]);
+    const [readyHub, refusedHub, b] = await Promise.all([
+      startHubProcess({ env: { PATH: readyFake.path } }),
+      startHubProcess({ env: { PATH: refusedFake.path } }),
+      launchBrowser(),
+    ]);
     ready = { hub: readyHub, fake: readyFake };
     refused = { hub: refusedHub, fake: refusedFake };
     browser = b;
-    await eventually(() => readyFake.calls().some((c) => c.includes('--bg')) && readyFake.state().serve?.Web !== undefined, 'hub-x to publish itself with Serve');
+    await eventually(
+      () => readyFake.calls().some((c) => c.includes('--bg')) && readyFake.state().serve?.Web !== undefined,
+      'hub-x to publish itself with Serve',
+    );
     await eventually(() => refusedHub.log().includes("Tailscale refused the Hub's changes"), 'hub-y to be refused by Tailscale');
   });
   after(async () => {
@@ -92,7 +99,12 @@ describe('dashboard: Tailscale as the Hub reports it', { timeout: START_TIMEOUT_
     // The operator runs the commands on the host: Serve now publishes the Hub.
     const port = new URL(refused.hub.url).port;
     const name = fqdn('hub-y');
-    refused.fake.set({ ...refused.fake.state(), serveRefused: false, operatorUser: ACCOUNT, serve: { TCP: { 443: { HTTPS: true } }, Web: { [`${name}:443`]: { Handlers: { '/': { Proxy: `http://127.0.0.1:${port}` } } } } } });
+    refused.fake.set({
+      ...refused.fake.state(),
+      serveRefused: false,
+      operatorUser: ACCOUNT,
+      serve: { TCP: { 443: { HTTPS: true } }, Web: { [`${name}:443`]: { Handlers: { '/': { Proxy: `http://127.0.0.1:${port}` } } } } },
+    });
     await guide.getByRole('button', { name: 'Check again' }).click();
     await changes.getByText('Ready').waitFor();
     await changes.getByText(`Tailscale Serve publishes this Hub at https://${name}/.`).waitFor();

@@ -50,7 +50,12 @@ export async function startFakeAdminApi(opts: { clientId: string; clientSecret: 
       if (api.failWith !== null) return json(api.failWith, { message: 'unavailable' });
       if (req.method === 'POST' && path === '/api/v2/oauth/token') {
         const form = new URLSearchParams(body);
-        if (req.headers['content-type'] !== 'application/x-www-form-urlencoded' || form.get('grant_type') !== 'client_credentials' || form.get('client_id') !== opts.clientId || form.get('client_secret') !== opts.clientSecret) {
+        if (
+          req.headers['content-type'] !== 'application/x-www-form-urlencoded' ||
+          form.get('grant_type') !== 'client_credentials' ||
+          form.get('client_id') !== opts.clientId ||
+          form.get('client_secret') !== opts.clientSecret
+        ) {
           return json(401, { message: 'invalid client' });
         }
         issued += 1;
@@ -63,7 +68,26 @@ export async function startFakeAdminApi(opts: { clientId: string; clientSecret: 
         const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
         if (token === undefined || !valid.has(token)) return json(401, { message: 'invalid token' });
         return json(200, {
-          devices: api.devices.map((d, i) => ({ addresses: [`100.101.2.${i + 1}`], id: `${9000 + i}`, nodeId: `nADMIN${i}CNTRL`, user: 'operator@example.com', name: d.name, hostname: d.hostname ?? d.name.split('.')[0], clientVersion: '1.90.1', updateAvailable: false, os: d.os ?? 'linux', tags: [], created: '2025-11-01T09:00:00Z', lastSeen: '2026-01-02T03:04:05Z', connectedToControl: d.connectedToControl ?? true, keyExpiryDisabled: true, expires: '0001-01-01T00:00:00Z', authorized: true, isExternal: false, blocksIncomingConnections: false })),
+          devices: api.devices.map((d, i) => ({
+            addresses: [`100.101.2.${i + 1}`],
+            id: `${9000 + i}`,
+            nodeId: `nADMIN${i}CNTRL`,
+            user: 'operator@example.com',
+            name: d.name,
+            hostname: d.hostname ?? d.name.split('.')[0],
+            clientVersion: '1.90.1',
+            updateAvailable: false,
+            os: d.os ?? 'linux',
+            tags: [],
+            created: '2025-11-01T09:00:00Z',
+            lastSeen: '2026-01-02T03:04:05Z',
+            connectedToControl: d.connectedToControl ?? true,
+            keyExpiryDisabled: true,
+            expires: '0001-01-01T00:00:00Z',
+            authorized: true,
+            isExternal: false,
+            blocksIncomingConnections: false,
+          })),
         });
       }
       return json(404, { message: 'not found' });

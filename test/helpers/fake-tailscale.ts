@@ -42,7 +42,16 @@ export function fqdn(host: string): string {
 function peerStatus(d: FakeDevice, i: number): [string, Record<string, unknown>] {
   return [
     `nodekey:${String(i).padStart(64, '0')}`,
-    { ID: `nPEER${i}CNTRL`, PublicKey: `nodekey:${i}`, HostName: d.host, DNSName: `${fqdn(d.host)}.`, OS: d.os ?? 'linux', TailscaleIPs: [`100.101.1.${10 + i}`], Online: d.online ?? true, LastSeen: '0001-01-01T00:00:00Z' },
+    {
+      ID: `nPEER${i}CNTRL`,
+      PublicKey: `nodekey:${i}`,
+      HostName: d.host,
+      DNSName: `${fqdn(d.host)}.`,
+      OS: d.os ?? 'linux',
+      TailscaleIPs: [`100.101.1.${10 + i}`],
+      Online: d.online ?? true,
+      LastSeen: '0001-01-01T00:00:00Z',
+    },
   ];
 }
 
@@ -120,6 +129,13 @@ export function fakeTailscale(state: FakeTailscaleState): FakeTailscale {
     path: [dir, process.env.PATH ?? ''].join(delimiter),
     set,
     state: () => JSON.parse(readFileSync(statePath, 'utf8')) as FakeTailscaleState,
-    calls: () => (existsSync(join(dir, 'calls.log')) ? readFileSync(join(dir, 'calls.log'), 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as string[]) : []),
+    calls: () =>
+      existsSync(join(dir, 'calls.log'))
+        ? readFileSync(join(dir, 'calls.log'), 'utf8')
+            .trim()
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as string[])
+        : [],
   };
 }

@@ -28,7 +28,12 @@ export interface HubProcess {
   /** Everything the Hub wrote to stdout (its JSON log lines). */
   log(): string;
   /** An operator-authenticated call; returns status and parsed JSON. */
-  api<T = unknown>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: T; headers: Record<string, unknown> }>;
+  api<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; json: T; headers: Record<string, unknown> }>;
   /** Sends a signal and waits for the process to exit; resolves with its exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -119,7 +124,10 @@ export async function startHubProcess(opts: StartHubOptions = {}): Promise<HubPr
 }
 
 /** Runs the CLI to completion; resolves with its exit code and output. */
-export function runCli(args: readonly string[], opts: { dataDir: string; env?: Record<string, string>; input?: string }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(
+  args: readonly string[],
+  opts: { dataDir: string; env?: Record<string, string>; input?: string },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolveRun) => {
     const child = spawn(process.execPath, [CIHUB_BIN, '--data-dir', opts.dataDir, ...args], {
       env: { PATH: process.env.PATH ?? '', HOME: opts.dataDir, ...opts.env },
@@ -145,7 +153,11 @@ export const EVENTUALLY_FLOOR_MS = 15_000;
  * Waits until `check` returns a truthy value, polling; throws with `what` after the deadline:
  * `timeoutMs` (at least EVENTUALLY_FLOOR_MS) stretched by HUB_TEST_TIME_SCALE.
  */
-export async function eventually<T>(check: () => Promise<T | null | undefined | false> | T | null | undefined | false, what: string, timeoutMs = EVENTUALLY_FLOOR_MS): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | null | undefined | false> | T | null | undefined | false,
+  what: string,
+  timeoutMs = EVENTUALLY_FLOOR_MS,
+): Promise<T> {
   const deadline = Date.now() + scaled(Math.max(timeoutMs, EVENTUALLY_FLOOR_MS));
   for (;;) {
     const value = await check();

@@ -138,7 +138,8 @@ export class PoolHub {
     for (;;) {
       const p = await this.peer(other);
       if (p && ok(p)) return p;
-      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${this.name} to show ${other.name} ${what}; last: ${JSON.stringify(p)}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out after ${timeoutMs} ms waiting for ${this.name} to show ${other.name} ${what}; last: ${JSON.stringify(p)}`);
       await sleep(200);
     }
   }
@@ -157,7 +158,11 @@ export class PoolHub {
 
   /** The routing-log row with this id, once it has settled (a row settles as the body ends). */
   async settledRow(id: string, timeoutMs = 15_000): Promise<RoutingLogEntry> {
-    return eventually(async () => (await this.routingLog()).find((e) => e.id === id && e.outcome !== 'pending'), `${this.name}'s routing-log row ${id} to settle`, timeoutMs);
+    return eventually(
+      async () => (await this.routingLog()).find((e) => e.id === id && e.outcome !== 'pending'),
+      `${this.name}'s routing-log row ${id} to settle`,
+      timeoutMs,
+    );
   }
 
   /** The model names this Hub's engines publish (Ollama spells a bare name with :latest). */
@@ -278,7 +283,13 @@ export const header = (a: { headers: Record<string, string | string[] | undefine
 
 /** POSTs a JSON body to a route under the Hub's proxy and reads the whole answer. */
 export async function post(hub: PoolHub, path: string, body: unknown): Promise<Answer> {
-  const res = await request(`${hub.pool}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), headersTimeout: scaled(20_000), bodyTimeout: scaled(20_000) });
+  const res = await request(`${hub.pool}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    headersTimeout: scaled(20_000),
+    bodyTimeout: scaled(20_000),
+  });
   const text = await res.body.text();
   let json: unknown = null;
   try {

@@ -25,7 +25,25 @@ interface Instruction {
   readonly args: string;
 }
 
-const KNOWN = new Set(['FROM', 'RUN', 'CMD', 'LABEL', 'EXPOSE', 'ENV', 'ADD', 'COPY', 'ENTRYPOINT', 'VOLUME', 'USER', 'WORKDIR', 'ARG', 'ONBUILD', 'STOPSIGNAL', 'HEALTHCHECK', 'SHELL']);
+const KNOWN = new Set([
+  'FROM',
+  'RUN',
+  'CMD',
+  'LABEL',
+  'EXPOSE',
+  'ENV',
+  'ADD',
+  'COPY',
+  'ENTRYPOINT',
+  'VOLUME',
+  'USER',
+  'WORKDIR',
+  'ARG',
+  'ONBUILD',
+  'STOPSIGNAL',
+  'HEALTHCHECK',
+  'SHELL',
+]);
 
 /** Dockerfile instructions with continuation lines joined and comments dropped. */
 export function dockerInstructions(text: string): Instruction[] {
@@ -59,7 +77,10 @@ describe('Dockerfile', () => {
   };
 
   it('has only known instructions, and more than one stage', () => {
-    assert.deepEqual(all.filter((i) => !KNOWN.has(i.keyword)), []);
+    assert.deepEqual(
+      all.filter((i) => !KNOWN.has(i.keyword)),
+      [],
+    );
     assert.ok(all.filter((i) => i.keyword === 'FROM').length >= 2);
   });
 
@@ -93,7 +114,10 @@ describe('Dockerfile', () => {
   it('ships no development dependency into the final image', () => {
     const deps = all.filter((i) => i.keyword === 'RUN' && i.args.includes('npm ci'));
     assert.ok(deps.some((i) => i.args.includes('--omit=dev')));
-    assert.ok(final.every((i) => i.keyword !== 'RUN' || !i.args.includes('npm ')), 'the final stage installs nothing itself');
+    assert.ok(
+      final.every((i) => i.keyword !== 'RUN' || !i.args.includes('npm ')),
+      'the final stage installs nothing itself',
+    );
   });
 });
 
@@ -115,7 +139,11 @@ describe('systemd unit', () => {
 
 describe('launchd plist', () => {
   it('is a property list that runs cihub serve and waits out the drain', { skip: !has('python3') && 'python3 (plistlib) is not installed here' }, () => {
-    const res = spawnSync('python3', ['-c', 'import json, plistlib, sys; print(json.dumps(plistlib.load(open(sys.argv[1], "rb"))))', file('deploy/com.cihub.hub.plist')], { encoding: 'utf8' });
+    const res = spawnSync(
+      'python3',
+      ['-c', 'import json, plistlib, sys; print(json.dumps(plistlib.load(open(sys.argv[1], "rb"))))', file('deploy/com.cihub.hub.plist')],
+      { encoding: 'utf8' },
+    );
     assert.equal(res.status, 0, res.stderr);
     const plist = JSON.parse(res.stdout) as { Label: string; ProgramArguments: string[]; ExitTimeOut: number; RunAtLoad: boolean };
     assert.equal(plist.Label, 'com.cihub.hub');
@@ -126,14 +154,22 @@ describe('launchd plist', () => {
 });
 
 describe('compose example', () => {
-  it('is YAML with a Hub beside an Ollama container, data in a volume', { skip: spawnSync('python3', ['-c', 'import yaml']).status !== 0 && 'python3 with PyYAML is not installed here' }, () => {
-    const res = spawnSync('python3', ['-c', 'import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))', file('deploy/docker-compose.example.yml')], { encoding: 'utf8' });
-    assert.equal(res.status, 0, res.stderr);
-    const doc = JSON.parse(res.stdout) as { services: Record<string, { environment?: Record<string, string>; volumes?: string[]; extra_hosts?: string[] }> };
-    assert.deepEqual(Object.keys(doc.services).sort(), ['cihub', 'ollama']);
-    const hub = doc.services.cihub!;
-    assert.equal(hub.environment?.OLLAMA_URL, 'http://ollama:11434');
-    assert.ok(hub.volumes?.some((v) => v.endsWith(':/data')));
-    assert.ok(hub.extra_hosts?.includes('host.docker.internal:host-gateway'));
-  });
+  it(
+    'is YAML with a Hub beside an Ollama container, data in a volume',
+    { skip: spawnSync('python3', ['-c', 'import yaml']).status !== 0 && 'python3 with PyYAML is not installed here' },
+    () => {
+      const res = spawnSync(
+        'python3',
+        ['-c', 'import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))', file('deploy/docker-compose.example.yml')],
+        { encoding: 'utf8' },
+      );
+      assert.equal(res.status, 0, res.stderr);
+      const doc = JSON.parse(res.stdout) as { services: Record<string, { environment?: Record<string, string>; volumes?: string[]; extra_hosts?: string[] }> };
+      assert.deepEqual(Object.keys(doc.services).sort(), ['cihub', 'ollama']);
+      const hub = doc.services.cihub!;
+      assert.equal(hub.environment?.OLLAMA_URL, 'http://ollama:11434');
+      assert.ok(hub.volumes?.some((v) => v.endsWith(':/data')));
+      assert.ok(hub.extra_hosts?.includes('host.docker.internal:host-gateway'));
+    },
+  );
 });

@@ -51,7 +51,11 @@ async function createKey(hub: HubProcess, name: string, scope: 'inference' | 'qa
 
 /** Every byte the Hub has written to its data dir's database files. */
 function databaseBytes(dataDir: string): Buffer {
-  return Buffer.concat(readdirSync(dataDir).filter((f) => f.startsWith('hub.db')).map((f) => readFileSync(join(dataDir, f))));
+  return Buffer.concat(
+    readdirSync(dataDir)
+      .filter((f) => f.startsWith('hub.db'))
+      .map((f) => readFileSync(join(dataDir, f))),
+  );
 }
 
 function assertRefused(res: Awaited<ReturnType<typeof chat>>, code: 'missing_api_key' | 'invalid_api_key'): OpenAIError['error'] {
@@ -253,7 +257,7 @@ describe('inference access guard and API keys', () => {
       }
     });
 
-    it('never writes a key into the Hub\'s log or its database files', async () => {
+    it("never writes a key into the Hub's log or its database files", async () => {
       assert.ok(secrets.length >= 5);
       for (const h of [hub, strict]) {
         const db = databaseBytes(h.dataDir);

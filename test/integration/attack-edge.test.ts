@@ -36,7 +36,13 @@ describe('attacks on the HTTP edge', () => {
   before(async () => {
     engine = await startSimEngine({ dialect: 'ollama', models: [MODEL], timeScale: 0.01 });
     hub = await startHubProcess({
-      env: { OLLAMA_URL: engine.url, HUB_NODE_FQDN: SELF, HUB_TAILNET_SUFFIX: 'tail0.ts.net', HUB_ALLOWED_HOSTS: EXTRA_HOST, HUB_ALLOWED_ORIGINS: ALLOWED_ORIGIN },
+      env: {
+        OLLAMA_URL: engine.url,
+        HUB_NODE_FQDN: SELF,
+        HUB_TAILNET_SUFFIX: 'tail0.ts.net',
+        HUB_ALLOWED_HOSTS: EXTRA_HOST,
+        HUB_ALLOWED_ORIGINS: ALLOWED_ORIGIN,
+      },
     });
     host = new URL(hub.url).host;
   });
@@ -46,7 +52,9 @@ describe('attacks on the HTTP edge', () => {
   });
 
   const head = (method: string, path: string, headers: Record<string, string | number>) =>
-    `${method} ${path} HTTP/1.1\r\n${Object.entries({ host, ...headers }).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`;
+    `${method} ${path} HTTP/1.1\r\n${Object.entries({ host, ...headers })
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\r\n')}\r\n\r\n`;
 
   async function post(path: string, body: string, headers: Record<string, string> = {}) {
     const res = await request(`${hub.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
@@ -79,15 +87,19 @@ describe('attacks on the HTTP edge', () => {
       assert.equal(res.code, 'HUB_ERR_BODY_TOO_LARGE');
     });
 
-    it(`answers 408 and closes a connection whose head trickles in past ${HEADERS_TIMEOUT_MS / 1000} s (slowloris)`, { timeout: HEAD_DEADLINE_TEST_MS }, async () => {
-      const c = await openRaw(hub.url);
-      c.write(`GET ${POOL}/identify HTTP/1.1\r\nHost: ${host}\r\n`);
-      const ticker = setInterval(() => c.socket.writable && c.write('X-Slow: 1\r\n'), 1_000);
-      const answer = await c.closed();
-      clearInterval(ticker);
-      assert.equal(answer.status, 408, answer.head);
-      assert.equal(errorCode(answer.body), 'HUB_ERR_REQUEST_TIMEOUT');
-    });
+    it(
+      `answers 408 and closes a connection whose head trickles in past ${HEADERS_TIMEOUT_MS / 1000} s (slowloris)`,
+      { timeout: HEAD_DEADLINE_TEST_MS },
+      async () => {
+        const c = await openRaw(hub.url);
+        c.write(`GET ${POOL}/identify HTTP/1.1\r\nHost: ${host}\r\n`);
+        const ticker = setInterval(() => c.socket.writable && c.write('X-Slow: 1\r\n'), 1_000);
+        const answer = await c.closed();
+        clearInterval(ticker);
+        assert.equal(answer.status, 408, answer.head);
+        assert.equal(errorCode(answer.body), 'HUB_ERR_REQUEST_TIMEOUT');
+      },
+    );
 
     it(`answers 408 and closes a body that trickles in past ${REQUEST_TIMEOUT_MS / 1000} s`, { timeout: scaled(2 * REQUEST_TIMEOUT_MS + 20_000) }, async () => {
       const c = await openRaw(hub.url);
@@ -121,7 +133,10 @@ describe('attacks on the HTTP edge', () => {
     for (const name of ['evil.example.com', 'evil.example.com:5002', `${SELF}.evil.example.com`, 'tail0.ts.net']) {
       it(`refuses Host: ${name} with 403, before reaching an engine`, async () => {
         const before = engine.state().requests;
-        const answer = await rawRequest(hub.url, `POST ${POOL}/v1/chat/completions HTTP/1.1\r\nHost: ${name}\r\nContent-Type: application/json\r\nContent-Length: ${CHAT.length}\r\nConnection: close\r\n\r\n${CHAT}`);
+        const answer = await rawRequest(
+          hub.url,
+          `POST ${POOL}/v1/chat/completions HTTP/1.1\r\nHost: ${name}\r\nContent-Type: application/json\r\nContent-Length: ${CHAT.length}\r\nConnection: close\r\n\r\n${CHAT}`,
+        );
         assert.equal(answer.status, 403, answer.head);
         assert.equal(errorCode(answer.body), 'HUB_ERR_HOST_NOT_ALLOWED');
         assert.equal(engine.state().requests, before);
@@ -130,7 +145,16 @@ describe('attacks on the HTTP edge', () => {
 
     it('answers to its loopback names, IP literals, its MagicDNS name and the names listed in HUB_ALLOWED_HOSTS', async () => {
       const port = new URL(hub.url).port;
-      for (const name of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, `app.localhost:${port}`, SELF, `${SELF.toUpperCase()}.`, EXTRA_HOST, `10.1.2.3:${port}`]) {
+      for (const name of [
+        `localhost:${port}`,
+        `127.0.0.1:${port}`,
+        `[::1]:${port}`,
+        `app.localhost:${port}`,
+        SELF,
+        `${SELF.toUpperCase()}.`,
+        EXTRA_HOST,
+        `10.1.2.3:${port}`,
+      ]) {
         const answer = await rawRequest(hub.url, `GET ${POOL}/identify HTTP/1.1\r\nHost: ${name}\r\nConnection: close\r\n\r\n`);
         assert.equal(answer.status, 200, `${name}: ${answer.head}`);
       }
@@ -144,7 +168,12 @@ describe('attacks on the HTTP edge', () => {
 
     it('refuses a chat from a web page on another origin, and one marked cross-site by the browser', async () => {
       const before = engine.state().requests;
-      const attempts: Array<Record<string, string>> = [{ origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' }, { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'cors' }];
+      const attempts: Array<Record<string, string>> = [
+        { origin: 'https://evil.example' },
+        { origin: 'null' },
+        { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' },
+        { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'cors' },
+      ];
       for (const headers of attempts) {
         const res = await post(`${POOL}/v1/chat/completions`, CHAT, headers);
         assert.equal(res.status, 403, `${JSON.stringify(headers)}: ${res.text}`);
@@ -165,7 +194,10 @@ describe('attacks on the HTTP edge', () => {
 
     it('answers a preflight from a listed origin with 204, and one from any other origin with 403', async () => {
       const ask = (origin: string) =>
-        request(`${hub.url}${POOL}/v1/chat/completions`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, authorization' } });
+        request(`${hub.url}${POOL}/v1/chat/completions`, {
+          method: 'OPTIONS',
+          headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, authorization' },
+        });
       const listed = await ask(ALLOWED_ORIGIN);
       await listed.body.text();
       assert.equal(listed.statusCode, 204);
@@ -194,7 +226,10 @@ describe('attacks on the HTTP edge', () => {
     }
 
     it('refuses an untyped body on the proxy with 415', async () => {
-      const answer = await rawRequest(hub.url, `POST ${POOL}/api/chat HTTP/1.1\r\nHost: ${host}\r\nContent-Length: ${CHAT.length}\r\nConnection: close\r\n\r\n${CHAT}`);
+      const answer = await rawRequest(
+        hub.url,
+        `POST ${POOL}/api/chat HTTP/1.1\r\nHost: ${host}\r\nContent-Length: ${CHAT.length}\r\nConnection: close\r\n\r\n${CHAT}`,
+      );
       assert.equal(answer.status, 415, answer.head);
       assert.equal(errorCode(answer.body), 'HUB_ERR_UNSUPPORTED_MEDIA_TYPE');
     });
@@ -216,7 +251,11 @@ describe('attacks on the HTTP edge', () => {
     ];
     for (const [method, path, body] of routes) {
       it(`${method} ${path}`, async () => {
-        const res = await request(`${hub.url}${path}`, { method: method as 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${hub.operatorKey}` }, body });
+        const res = await request(`${hub.url}${path}`, {
+          method: method as 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${hub.operatorKey}` },
+          body,
+        });
         const text = await res.body.text();
         assert.equal(res.statusCode, 400, text.slice(0, 300));
         assert.equal(errorCode(text), 'HUB_ERR_JSON_TOO_DEEP');
@@ -228,14 +267,37 @@ describe('attacks on the HTTP edge', () => {
     const key = () => `Authorization: Bearer ${hub.operatorKey}\r\n`;
     const cases: Array<[string, number, () => string]> = [
       ['a malformed %-escape in the URL', 400, () => `GET ${POOL}/%zz HTTP/1.1\r\nHost: ${host}\r\n${key()}Connection: close\r\n\r\n`],
-      ['text/plain on an operator route', 415, () => `PATCH ${POOL}/settings HTTP/1.1\r\nHost: ${host}\r\n${key()}Content-Type: text/plain\r\nContent-Length: 20\r\nConnection: close\r\n\r\n{"poolEnabled":true}`],
-      ['an untyped body on an operator route', 415, () => `PATCH ${POOL}/settings HTTP/1.1\r\nHost: ${host}\r\n${key()}Content-Length: 20\r\nConnection: close\r\n\r\n{"poolEnabled":true}`],
-      ['broken JSON on an operator route', 400, () => `POST /api/hub/api-keys HTTP/1.1\r\nHost: ${host}\r\n${key()}Content-Type: application/json\r\nContent-Length: 5\r\nConnection: close\r\n\r\n{"nam`],
-      ['an operator body over 256 KiB', 413, () => `PATCH ${POOL}/settings HTTP/1.1\r\nHost: ${host}\r\n${key()}Content-Type: application/json\r\nContent-Length: ${300 * 1024}\r\nConnection: close\r\n\r\n`],
+      [
+        'text/plain on an operator route',
+        415,
+        () =>
+          `PATCH ${POOL}/settings HTTP/1.1\r\nHost: ${host}\r\n${key()}Content-Type: text/plain\r\nContent-Length: 20\r\nConnection: close\r\n\r\n{"poolEnabled":true}`,
+      ],
+      [
+        'an untyped body on an operator route',
+        415,
+        () => `PATCH ${POOL}/settings HTTP/1.1\r\nHost: ${host}\r\n${key()}Content-Length: 20\r\nConnection: close\r\n\r\n{"poolEnabled":true}`,
+      ],
+      [
+        'broken JSON on an operator route',
+        400,
+        () =>
+          `POST /api/hub/api-keys HTTP/1.1\r\nHost: ${host}\r\n${key()}Content-Type: application/json\r\nContent-Length: 5\r\nConnection: close\r\n\r\n{"nam`,
+      ],
+      [
+        'an operator body over 256 KiB',
+        413,
+        () =>
+          `PATCH ${POOL}/settings HTTP/1.1\r\nHost: ${host}\r\n${key()}Content-Type: application/json\r\nContent-Length: ${300 * 1024}\r\nConnection: close\r\n\r\n`,
+      ],
       ['a route that does not exist', 404, () => `GET ${POOL}/nothing-here HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`],
       ['OPTIONS with no browser origin', 404, () => `OPTIONS ${POOL}/v1/chat/completions HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`],
       ['bytes that are not HTTP', 400, () => 'GARBAGE\r\n\r\n'],
-      ['two different Content-Lengths', 400, () => `POST ${POOL}/api/chat HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`],
+      [
+        'two different Content-Lengths',
+        400,
+        () => `POST ${POOL}/api/chat HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`,
+      ],
       ['headers over 16 KiB', 431, () => `GET ${POOL}/identify HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${'a'.repeat(20_000)}\r\nConnection: close\r\n\r\n`],
     ];
     for (const [what, status, text] of cases) {
@@ -259,18 +321,22 @@ describe('defect 5: a bounded number of connections, and idle ones do not keep t
     await hub?.stop();
   });
 
-  it(`closes connections past ${MAX_CONNECTIONS} unanswered, closes idle ones at the head deadline, then serves again`, { timeout: HEAD_DEADLINE_TEST_MS + 30_000 }, async () => {
-    const idle = [];
-    for (let batch = 0; batch < MAX_CONNECTIONS; batch += 64) {
-      idle.push(...(await Promise.all(Array.from({ length: Math.min(64, MAX_CONNECTIONS - batch) }, () => openRaw(hub.url)))));
-    }
-    const extra = await openRaw(hub.url);
-    const refused = await extra.closed();
-    assert.equal(refused.status, null, 'the connection over the ceiling is closed without an answer');
-    const closed = await Promise.all(idle.map((c) => c.closed()));
-    assert.ok(closed.every((a) => a.closedByHub));
-    const res = await request(`${hub.url}/api/inference/pool/identify`);
-    assert.equal(res.statusCode, 200);
-    await res.body.text();
-  });
+  it(
+    `closes connections past ${MAX_CONNECTIONS} unanswered, closes idle ones at the head deadline, then serves again`,
+    { timeout: HEAD_DEADLINE_TEST_MS + 30_000 },
+    async () => {
+      const idle = [];
+      for (let batch = 0; batch < MAX_CONNECTIONS; batch += 64) {
+        idle.push(...(await Promise.all(Array.from({ length: Math.min(64, MAX_CONNECTIONS - batch) }, () => openRaw(hub.url)))));
+      }
+      const extra = await openRaw(hub.url);
+      const refused = await extra.closed();
+      assert.equal(refused.status, null, 'the connection over the ceiling is closed without an answer');
+      const closed = await Promise.all(idle.map((c) => c.closed()));
+      assert.ok(closed.every((a) => a.closedByHub));
+      const res = await request(`${hub.url}/api/inference/pool/identify`);
+      assert.equal(res.statusCode, 200);
+      await res.body.text();
+    },
+  );
 });

@@ -11,19 +11,39 @@ import { request } from 'undici';
 import { MAX_PENDING_INBOUND } from '../../src/pairing/pairing-service.js';
 import type { RoutingLogPage } from '../../src/routing-log/entry.js';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
-import { FakePeer, POOL, fqdn, mintPin, pairFakeWithPin, peerNamed, reservePorts, send, startNamedHub, type Answer, type HubProcess } from './pairing-fixtures.js';
+import {
+  FakePeer,
+  POOL,
+  fqdn,
+  mintPin,
+  pairFakeWithPin,
+  peerNamed,
+  reservePorts,
+  send,
+  startNamedHub,
+  type Answer,
+  type HubProcess,
+} from './pairing-fixtures.js';
 
 const MODEL = 'qwen3:8b';
 const CHAT = { model: MODEL, messages: [{ role: 'user', content: 'hi' }], stream: false };
 
 /** A pairing request as `fake` would send it, from wherever and with whatever headers the test says. */
-function pairRequest(hub: HubProcess, fake: FakePeer, opts: { pin?: string; name?: string; headers?: Record<string, string>; localAddress?: string } = {}): Promise<Answer> {
+function pairRequest(
+  hub: HubProcess,
+  fake: FakePeer,
+  opts: { pin?: string; name?: string; headers?: Record<string, string>; localAddress?: string } = {},
+): Promise<Answer> {
   const body = {
     fromNodeFqdn: opts.name ?? fake.name,
     token: randomBytes(32).toString('base64url'),
     ...(opts.pin === undefined ? {} : { pin: opts.pin, nodeUuid: fake.uuid, publicKey: fake.publicKey }),
   };
-  return send(hub.url, 'POST', `${POOL}/pair/request`, { body, ...(opts.headers ? { headers: opts.headers } : {}), ...(opts.localAddress ? { localAddress: opts.localAddress } : {}) });
+  return send(hub.url, 'POST', `${POOL}/pair/request`, {
+    body,
+    ...(opts.headers ? { headers: opts.headers } : {}),
+    ...(opts.localAddress ? { localAddress: opts.localAddress } : {}),
+  });
 }
 
 const wrongPin = (right: string) => (right === '000000' ? '000001' : '000000');
@@ -55,7 +75,7 @@ describe('pairing and peer forwards under attack', () => {
     assert.equal(asked.json.nodeUuid !== undefined && typeof asked.json.publicKey === 'string', true, `the requester learns it was verified: ${asked.text}`);
     const row = await peerNamed(hub, real.name);
     assert.ok(row && row.status === 'pending' && row.direction === 'inbound');
-    assert.notEqual(row.fingerprint, null, 'the row now carries the requester\'s key');
+    assert.notEqual(row.fingerprint, null, "the row now carries the requester's key");
     assert.notEqual(row.fingerprint, fingerprint);
   });
 
@@ -69,9 +89,13 @@ describe('pairing and peer forwards under attack', () => {
     assert.equal(typeof other.json.nodeUuid, 'string');
   });
 
-  it('defect 14: a peer reusing this Hub\'s request id gets its own row; the Hub\'s row is untouched', async () => {
+  it("defect 14: a peer reusing this Hub's request id gets its own row; the Hub's row is untouched", async () => {
     const { hubUuid } = await pairFakeWithPin(hub, forwarder);
-    const app = await request(`${hub.pool}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(CHAT) });
+    const app = await request(`${hub.pool}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(CHAT),
+    });
     await app.body.text();
     assert.equal(app.statusCode, 200);
     const id = String(app.headers['x-hub-pool-request-id']);
@@ -79,11 +103,18 @@ describe('pairing and peer forwards under attack', () => {
     assert.ok(ownRow && ownRow.direction === 'outbound' && ownRow.outcome === 'served');
 
     const path = `${POOL}/local/v1/chat/completions`;
-    const forwarded = await send(hub.url, 'POST', path, { headers: { ...forwarder.sign({ recipient: hubUuid, method: 'POST', path, body: CHAT }), 'x-hub-pool-request-id': id }, body: CHAT });
+    const forwarded = await send(hub.url, 'POST', path, {
+      headers: { ...forwarder.sign({ recipient: hubUuid, method: 'POST', path, body: CHAT }), 'x-hub-pool-request-id': id },
+      body: CHAT,
+    });
     assert.equal(forwarded.status, 200, forwarded.text);
 
     const rows = (await hub.api<RoutingLogPage>('GET', `${POOL}/routing-log`)).json.entries;
-    assert.deepEqual(rows.find((e) => e.id === id), ownRow, "this Hub's own row is exactly as it was");
+    assert.deepEqual(
+      rows.find((e) => e.id === id),
+      ownRow,
+      "this Hub's own row is exactly as it was",
+    );
     const theirs = rows.filter((e) => e.direction === 'inbound' && e.node === forwarder.name);
     assert.equal(theirs.length, 1, JSON.stringify(rows.map((r) => [r.id, r.direction, r.node])));
     assert.notEqual(theirs[0]!.id, id);
@@ -92,7 +123,9 @@ describe('pairing and peer forwards under attack', () => {
 
   it(`defect 17: ${MAX_PENDING_INBOUND} PIN-less requests cannot stop a PIN pairing`, async () => {
     const squatters = Array.from({ length: MAX_PENDING_INBOUND }, (_, i) => new FakePeer(`squatter-${i}`));
-    const waiting = (await hub.api<{ peers: Array<{ status: string; direction: string; fingerprint: string | null }> }>('GET', `${POOL}/peers`)).json.peers.filter((p) => p.status === 'pending' && p.direction === 'inbound' && p.fingerprint === null).length;
+    const waiting = (
+      await hub.api<{ peers: Array<{ status: string; direction: string; fingerprint: string | null }> }>('GET', `${POOL}/peers`)
+    ).json.peers.filter((p) => p.status === 'pending' && p.direction === 'inbound' && p.fingerprint === null).length;
     for (const s of squatters.slice(waiting)) assert.equal((await pairRequest(hub, s)).status, 200);
     const full = await pairRequest(hub, new FakePeer('one-too-many'));
     assert.equal(full.status, 429, full.text);

@@ -147,7 +147,7 @@ describe('the data dir is owner-only', () => {
     chmodSync(join(dataDir, 'notes.txt'), 0o666);
     // A link out of the data dir must not make the Hub chmod someone else's file.
     outside = join(mkdtempSync(join(tmpdir(), 'cihub-outside-')), 'shared.txt');
-    writeFileSync(outside, 'not the Hub\'s', { mode: 0o644 });
+    writeFileSync(outside, "not the Hub's", { mode: 0o644 });
     chmodSync(outside, 0o644);
     symlinkSync(outside, join(dataDir, 'link-out'));
     hub = await startHubProcess({ dataDir });
@@ -174,7 +174,17 @@ describe('the data dir is owner-only', () => {
       }
     };
     walk(dataDir);
-    for (const expected of ['hub.db', 'hub.db-wal', 'hub.db-shm', 'operator.key', 'hub.json', 'settings.json', 'identity.secret', 'notes.txt', 'backups/old.db']) {
+    for (const expected of [
+      'hub.db',
+      'hub.db-wal',
+      'hub.db-shm',
+      'operator.key',
+      'hub.json',
+      'settings.json',
+      'identity.secret',
+      'notes.txt',
+      'backups/old.db',
+    ]) {
       assert.ok(seen.includes(expected), `${expected} exists (seen: ${seen.join(', ')})`);
     }
     assert.equal(mode(join(dataDir, 'hub.db')), 0o600);

@@ -28,7 +28,8 @@ async function localBackends(hub: HubProcess): Promise<PoolStatus['localNode']['
   return res.json.localNode.backends;
 }
 
-async function get(hub: HubProcess, path: string): Promise<{ status: number; json: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any -- a test reads any JSON answer
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test reads any JSON answer
+async function get(hub: HubProcess, path: string): Promise<{ status: number; json: any }> {
   return hub.api<any>('GET', `${POOL}${path}`); // eslint-disable-line @typescript-eslint/no-explicit-any -- a test reads any JSON answer
 }
 
@@ -61,10 +62,14 @@ describe('an engine that lists null entries', () => {
   });
 
   it('probes it, keeps the readable models and stays up', async () => {
-    const backends = await eventually(async () => {
-      const b = await localBackends(hub);
-      return b.every((x) => x.probedMsAgo !== null) ? b : null;
-    }, 'every engine probed', scaled(15_000));
+    const backends = await eventually(
+      async () => {
+        const b = await localBackends(hub);
+        return b.every((x) => x.probedMsAgo !== null) ? b : null;
+      },
+      'every engine probed',
+      scaled(15_000),
+    );
     assert.deepEqual(backends.find((b) => b.kind === 'ollama')?.models, ['real:1b']);
     assert.deepEqual(backends.find((b) => b.kind === 'llamacpp')?.models, ['listed-model']);
     assert.ok(alive(hub), 'the Hub is still running');
@@ -73,10 +78,17 @@ describe('an engine that lists null entries', () => {
   it('answers /api/tags, /v1/models and /api/ps with the entries it can read', async () => {
     const tags = await get(hub, '/api/tags');
     assert.equal(tags.status, 200, JSON.stringify(tags.json));
-    assert.deepEqual(tags.json.models.map((m: { name: string }) => m.name), ['real:1b']);
+    assert.deepEqual(
+      tags.json.models.map((m: { name: string }) => m.name),
+      ['real:1b'],
+    );
     const models = await get(hub, '/v1/models');
     assert.equal(models.status, 200, JSON.stringify(models.json));
-    assert.deepEqual(models.json.data.map((m: { id: string }) => m.id).sort(), [GOOD_MODEL, 'listed-model'].sort(), "real:1b is listed by /api/tags only; the hostile server's /v1/models is its OpenAI layer");
+    assert.deepEqual(
+      models.json.data.map((m: { id: string }) => m.id).sort(),
+      [GOOD_MODEL, 'listed-model'].sort(),
+      "real:1b is listed by /api/tags only; the hostile server's /v1/models is its OpenAI layer",
+    );
     const ps = await get(hub, '/api/ps');
     assert.equal(ps.status, 200, JSON.stringify(ps.json));
     assert.deepEqual(ps.json.models, []);
@@ -111,7 +123,11 @@ describe('engine answers past their byte limit', () => {
   });
 
   it('abandons a listing at its limit and marks the engine failed, naming the limit', async () => {
-    const ollama = await eventually(async () => (await localBackends(hub)).find((b) => b.kind === 'ollama' && b.probedMsAgo !== null), 'the flooding engine probed', scaled(20_000));
+    const ollama = await eventually(
+      async () => (await localBackends(hub)).find((b) => b.kind === 'ollama' && b.probedMsAgo !== null),
+      'the flooding engine probed',
+      scaled(20_000),
+    );
     assert.equal(ollama.healthy, false);
     assert.match(ollama.error ?? '', new RegExp(`${ENGINE_LISTING_MAX_BYTES}-byte limit`));
     const first = floods[0];
@@ -122,7 +138,11 @@ describe('engine answers past their byte limit', () => {
   });
 
   it('refuses an announced multi-GiB body without reading it', async () => {
-    const llamacpp = await eventually(async () => (await localBackends(hub)).find((b) => b.kind === 'llamacpp' && b.probedMsAgo !== null), 'the declaring engine probed', scaled(20_000));
+    const llamacpp = await eventually(
+      async () => (await localBackends(hub)).find((b) => b.kind === 'llamacpp' && b.probedMsAgo !== null),
+      'the declaring engine probed',
+      scaled(20_000),
+    );
     assert.equal(llamacpp.healthy, false);
     assert.match(llamacpp.error ?? '', /byte limit/);
   });
@@ -155,12 +175,16 @@ describe('a peer whose capabilities answer never ends', () => {
 
   it('abandons the read at the limit and counts the poll as a failure of that peer', async () => {
     await pairFakeWithPin(hub, peer);
-    const view = await eventually(async () => {
-      const p = await peerNamed(hub, peer.name);
-      return p?.probeFailure ? p : null;
-    }, 'the first poll of the hostile peer to fail', scaled(30_000));
+    const view = await eventually(
+      async () => {
+        const p = await peerNamed(hub, peer.name);
+        return p?.probeFailure ? p : null;
+      },
+      'the first poll of the hostile peer to fail',
+      scaled(30_000),
+    );
     assert.equal(view.probeFailure?.kind, 'unreachable');
-    assert.equal(view.backends, null, "nothing of the oversized document was kept");
+    assert.equal(view.backends, null, 'nothing of the oversized document was kept');
     const first = floods[0];
     assert.ok(first, 'the Hub polled the peer');
     await first.done;
@@ -180,7 +204,11 @@ describe('a peer claiming a huge tools model to capture auto', () => {
   const peer = new FakePeer('auto-bait');
 
   before(async () => {
-    engine = await startSimEngine({ dialect: 'ollama', models: [{ name: LOCAL_MODEL, parameterSize: '8.2B', capabilities: ['completion', 'tools'] }], timeScale: 0.01 });
+    engine = await startSimEngine({
+      dialect: 'ollama',
+      models: [{ name: LOCAL_MODEL, parameterSize: '8.2B', capabilities: ['completion', 'tools'] }],
+      timeScale: 0.01,
+    });
     await peer.start();
     const ports = await reservePorts(['hub']);
     hub = await startNamedHub({ name: NAME, port: ports.hub, origins: { [peer.name]: peer.origin }, env: { OLLAMA_URL: engine.url } });

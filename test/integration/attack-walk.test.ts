@@ -60,7 +60,9 @@ async function quiet(hub: PoolHub): Promise<void> {
   ).catch(async (err) => {
     const status = await hub.status();
     const pending = (await hub.routingLog()).filter((r) => r.outcome === 'pending').length;
-    throw new Error(`${(err as Error).message}: queueDepth ${status.localNode.queueDepth}, forwarded ${JSON.stringify(status.peers.map((p) => p.forwardedInFlight))}, ${pending} rows pending`);
+    throw new Error(
+      `${(err as Error).message}: queueDepth ${status.localNode.queueDepth}, forwarded ${JSON.stringify(status.peers.map((p) => p.forwardedInFlight))}, ${pending} rows pending`,
+    );
   });
 }
 
@@ -108,7 +110,7 @@ describe('callers that hang up at any point', { timeout: START_TIMEOUT_MS + 4 * 
     assert.equal(engine.state().inFlight, 0);
   });
 
-  it('releases what both Hubs count when the caller of a forward leaves during the serving Hub\'s probe', { timeout: TEST_TIMEOUT_MS }, async () => {
+  it("releases what both Hubs count when the caller of a forward leaves during the serving Hub's probe", { timeout: TEST_TIMEOUT_MS }, async () => {
     await leaveDuringProbe(pool.a);
     await quiet(pool.a);
     await quiet(pool.b);

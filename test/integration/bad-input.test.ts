@@ -61,7 +61,9 @@ function declareOversized(hub: HubProcess, path: string): Promise<{ status: numb
   const { hostname, port } = new URL(hub.url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname, () => {
-      socket.write(`POST /api/inference/pool${path} HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${MAX_BODY_BYTES + 1}\r\n\r\n{"model":`);
+      socket.write(
+        `POST /api/inference/pool${path} HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${MAX_BODY_BYTES + 1}\r\n\r\n{"model":`,
+      );
     });
     let raw = '';
     const timer = setTimeout(() => {

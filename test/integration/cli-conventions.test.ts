@@ -47,7 +47,11 @@ describe('exit codes', () => {
     });
   }
 
-  for (const args of [['pool', 'status'], ['pool', 'log', '--json'], ['api-key', 'list']]) {
+  for (const args of [
+    ['pool', 'status'],
+    ['pool', 'log', '--json'],
+    ['api-key', 'list'],
+  ]) {
     it(`cihub ${args.join(' ')} with no Hub running: exit 3`, async () => {
       const res = await runCli(args, { dataDir: freshDataDir() });
       assert.equal(res.code, 3);
@@ -59,7 +63,10 @@ describe('exit codes', () => {
     const dataDir = freshDataDir();
     // A pid this test started and waited for: certainly no longer running.
     const gone = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' });
-    writeFileSync(join(dataDir, 'hub.json'), JSON.stringify({ url: 'http://127.0.0.1:9', port: 9, pid: Number(gone.stdout.trim()), startedAt: new Date().toISOString(), bootId: 'b' }));
+    writeFileSync(
+      join(dataDir, 'hub.json'),
+      JSON.stringify({ url: 'http://127.0.0.1:9', port: 9, pid: Number(gone.stdout.trim()), startedAt: new Date().toISOString(), bootId: 'b' }),
+    );
     writeFileSync(join(dataDir, 'operator.key'), 'cihub_op_x\n');
     const res = await runCli(['pool', 'peers'], { dataDir });
     assert.equal(res.code, 3);
@@ -107,7 +114,11 @@ describe('cihub completion', () => {
   it('bash: completes commands, subcommands and the flags of the command typed', async () => {
     const file = await scriptFor('bash');
     const complete = (words: string[]) =>
-      inShell('bash', `source $FILE; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _cihub; printf '%s\\n' "\${COMPREPLY[@]}"`, file)
+      inShell(
+        'bash',
+        `source $FILE; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _cihub; printf '%s\\n' "\${COMPREPLY[@]}"`,
+        file,
+      )
         .split('\n')
         .filter(Boolean);
     assert.deepEqual(complete(['cihub', 'po']), ['pool']);
@@ -139,7 +150,9 @@ describe('step lines', () => {
   it('cihub demo --once names each wait on a terminal', async () => {
     // script(1) gives the CLI a pseudo-terminal for stdin, stdout and stderr.
     const out = await new Promise<string>((resolve) => {
-      const child = spawn('script', ['-qec', `${process.execPath} ${CIHUB_BIN} demo --once`, '/dev/null'], { env: { PATH: process.env.PATH ?? '', HOME: freshDataDir() } });
+      const child = spawn('script', ['-qec', `${process.execPath} ${CIHUB_BIN} demo --once`, '/dev/null'], {
+        env: { PATH: process.env.PATH ?? '', HOME: freshDataDir() },
+      });
       let text = '';
       child.stdout.on('data', (d: Buffer) => (text += d.toString()));
       child.once('close', () => resolve(text));

@@ -30,7 +30,15 @@ describe('cihub pool settings and cihub pool set', () => {
     const entries = (JSON.parse(run.stdout) as { settings: SettingEntry[] }).settings;
     assert.deepEqual(entries.map((e) => e.key).sort(), Object.keys(SETTING_RULES).sort());
     const byKey = new Map(entries.map((e) => [e.key, e]));
-    assert.deepEqual(byKey.get('poolLocalAffinity'), { key: 'poolLocalAffinity', value: 1, default: 1, range: 'a whole number from 0 to 20', lockedBy: null, lockedValue: null, settable: true });
+    assert.deepEqual(byKey.get('poolLocalAffinity'), {
+      key: 'poolLocalAffinity',
+      value: 1,
+      default: 1,
+      range: 'a whole number from 0 to 20',
+      lockedBy: null,
+      lockedValue: null,
+      settable: true,
+    });
     assert.equal(byKey.get('poolOutboundEnabled')?.lockedBy, 'HUB_POOL_OUTBOUND_DISABLED');
     assert.equal(byKey.get('poolOutboundEnabled')?.lockedValue, false);
     assert.equal(byKey.get('poolMaxPromptTokens')?.lockedBy, 'HUB_POOL_MAX_PROMPT_TOKENS');
@@ -50,7 +58,10 @@ describe('cihub pool settings and cihub pool set', () => {
     const signed = await cli('pool', 'set', 'poolRequireSignedPeers', 'true', '--yes', '--json');
     assert.equal((JSON.parse(signed.stdout) as SettingEntry).value, true);
     const ceiling = await cli('pool', 'set', 'poolMaxPromptTokens', '8192', '--yes');
-    assert.match(ceiling.stdout, /^poolMaxPromptTokens is now 8192 \(was null; default null\)\.\nHUB_POOL_MAX_PROMPT_TOKENS in the Hub's environment still forces 4096/);
+    assert.match(
+      ceiling.stdout,
+      /^poolMaxPromptTokens is now 8192 \(was null; default null\)\.\nHUB_POOL_MAX_PROMPT_TOKENS in the Hub's environment still forces 4096/,
+    );
     const back = await cli('pool', 'set', 'poolMaxPromptTokens', 'null', '--yes');
     assert.equal(back.code, 0, back.stderr);
     const { json } = await hub.api<Record<string, unknown>>('GET', '/api/inference/pool/settings');

@@ -54,7 +54,7 @@ describe('the CLI and a hub.json left behind by a crash', () => {
     assert.equal(run.code, 3, 'exit 3: no Hub is running');
     assert.match(run.stderr, /^The Hub is not running: .*hub\.json is left over from a Hub that has stopped, so the operator key was not sent/);
     assert.equal(run.stderr.trim().split('\n').length, 1);
-    assert.equal(fake.seen.length, 0, 'nothing at all is sent to a dead process\'s URL');
+    assert.equal(fake.seen.length, 0, "nothing at all is sent to a dead process's URL");
   });
 
   it('never sends the key when the process lives but another server answers at the URL', async () => {
@@ -65,8 +65,14 @@ describe('the CLI and a hub.json left behind by a crash', () => {
     const run = await runCli(['pool', 'status'], { dataDir });
     assert.equal(run.code, 3, 'exit 3: no Hub is running');
     assert.match(run.stderr, /^The Hub is not running: /);
-    assert.deepEqual(fake.seen.map((s) => s.url), ['/api/hub/boot']);
-    assert.ok(fake.seen.every((s) => s.headers.authorization === undefined), 'the boot check carries no credential');
+    assert.deepEqual(
+      fake.seen.map((s) => s.url),
+      ['/api/hub/boot'],
+    );
+    assert.ok(
+      fake.seen.every((s) => s.headers.authorization === undefined),
+      'the boot check carries no credential',
+    );
   });
 
   it('never sends the key to a hub.json without a boot id', async () => {

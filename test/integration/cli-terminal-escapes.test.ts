@@ -17,16 +17,22 @@ const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066
 
 describe('CLI output with hostile names', () => {
   let pool: Pool<'a' | 'b'>;
-  before(async () => {
-    pool = await startPool<'a' | 'b'>({
-      hubs: { a: { ollama: { models: ['plain:1b'] } }, b: { ollama: { models: [HOSTILE_PEER_MODEL] } } },
-      pairs: [['a', 'b']],
-      settings: { poolHealthPollSeconds: 300 },
-    });
-  }, { timeout: START_TIMEOUT_MS });
-  after(async () => {
-    await pool?.stop();
-  }, { timeout: START_TIMEOUT_MS });
+  before(
+    async () => {
+      pool = await startPool<'a' | 'b'>({
+        hubs: { a: { ollama: { models: ['plain:1b'] } }, b: { ollama: { models: [HOSTILE_PEER_MODEL] } } },
+        pairs: [['a', 'b']],
+        settings: { poolHealthPollSeconds: 300 },
+      });
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  after(
+    async () => {
+      await pool?.stop();
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
 
   it('escapes a peer-supplied model name in `pool status`', { timeout: TEST_TIMEOUT_MS }, async () => {
     const run = await runCli(['pool', 'status'], { dataDir: pool.a.dataDir });

@@ -48,7 +48,7 @@ async function connected(hub: HubProcess, peer: string): Promise<void> {
   }, `${peer} connected`);
 }
 
-describe('the guide\'s CLI walkthrough between real Hubs', () => {
+describe("the guide's CLI walkthrough between real Hubs", () => {
   let a: HubProcess;
   let b: HubProcess;
   let c: HubProcess;
@@ -76,7 +76,10 @@ describe('the guide\'s CLI walkthrough between real Hubs', () => {
       return startHubProcess({ port, env: { PATH: fake.path, HUB_POOL_PEER_ORIGINS: origins } });
     };
     [a, b, c] = await Promise.all([
-      hub('hub-a', pa, [{ host: 'hub-b', os: 'linux' }, { host: 'laptop', os: 'macOS', online: false }]),
+      hub('hub-a', pa, [
+        { host: 'hub-b', os: 'linux' },
+        { host: 'laptop', os: 'macOS', online: false },
+      ]),
       hub('hub-b', pb, [{ host: 'hub-a' }]),
       hub('hub-c', pc, [{ host: 'hub-a' }]),
     ]);
@@ -106,7 +109,10 @@ describe('the guide\'s CLI walkthrough between real Hubs', () => {
     assert.equal(laptopHits, 1, 'one /identify probe per run');
     assert.doesNotMatch(listed, /hub-a\.tail0\.ts\.net/, 'this Hub never lists itself');
     const found = JSON.parse(await ok(a, 'pool', 'discover', '--json')) as Discovery;
-    assert.deepEqual(found.candidates.map((x) => [x.nodeFqdn, x.os, x.online, x.poolProtocol]), [[B, 'linux', true, 2]]);
+    assert.deepEqual(
+      found.candidates.map((x) => [x.nodeFqdn, x.os, x.online, x.poolProtocol]),
+      [[B, 'linux', true, 2]],
+    );
 
     // Pair by name: the PIN is minted on hub-b, used on hub-a; hub-b approves.
     const pinB = await mintPin(b);
@@ -131,6 +137,9 @@ describe('the guide\'s CLI walkthrough between real Hubs', () => {
 
     // Both pairings stand on hub-a, each keyed on the peer's tailnet name.
     const rows = (JSON.parse(await ok(a, 'pool', 'peers', '--json')) as { peers: PeerView[] }).peers;
-    assert.deepEqual(rows.map((p) => [p.nodeFqdn, p.status]).sort(), [[B, 'connected'], [C, 'connected']]);
+    assert.deepEqual(rows.map((p) => [p.nodeFqdn, p.status]).sort(), [
+      [B, 'connected'],
+      [C, 'connected'],
+    ]);
   });
 });

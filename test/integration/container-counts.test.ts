@@ -26,7 +26,11 @@ const CONTAINERS = [
   { Id: 'byhand', State: 'running', Labels: {} },
 ];
 /** One core busy (a quarter of four) and 800 bytes in use past the page cache, per running container. */
-const STATS = { cpu_stats: { cpu_usage: { total_usage: 2_000 }, system_cpu_usage: 10_000, online_cpus: 4 }, precpu_stats: { cpu_usage: { total_usage: 1_000 }, system_cpu_usage: 6_000 }, memory_stats: { usage: 1_000, stats: { inactive_file: 200 } } };
+const STATS = {
+  cpu_stats: { cpu_usage: { total_usage: 2_000 }, system_cpu_usage: 10_000, online_cpus: 4 },
+  precpu_stats: { cpu_usage: { total_usage: 1_000 }, system_cpu_usage: 6_000 },
+  memory_stats: { usage: 1_000, stats: { inactive_file: 200 } },
+};
 const LAB = { running: 2, stopped: 2, total: 4, cpuPercent: 200, memoryBytes: 1_600 };
 
 /** The Engine API routes the Hub calls, with Docker's label filter applied as Docker applies it. */
@@ -36,7 +40,15 @@ function fakeDocker(socketPath: string): Promise<Server> {
     const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (url.pathname === '/containers/json') {
       const labels = (JSON.parse(url.searchParams.get('filters') ?? '{}') as { label?: string[] }).label ?? [];
-      return json(200, CONTAINERS.filter((c) => labels.every((l) => { const [k, v] = l.split('='); return (c.Labels as Record<string, string>)[k!] === v; })));
+      return json(
+        200,
+        CONTAINERS.filter((c) =>
+          labels.every((l) => {
+            const [k, v] = l.split('=');
+            return (c.Labels as Record<string, string>)[k!] === v;
+          }),
+        ),
+      );
     }
     const stats = /^\/containers\/([^/]+)\/stats$/.exec(url.pathname);
     if (stats) return CONTAINERS.some((c) => c.Id === stats[1]) ? json(200, STATS) : json(404, { message: 'No such container' });
@@ -50,33 +62,45 @@ describe('container counts from the Docker socket', () => {
   let pool: Pool<'a' | 'b'>;
   let docker: Server;
 
-  before(async () => {
-    const socket = join(mkdtempSync(join(tmpdir(), 'cihub-docker-')), 'docker.sock');
-    docker = await fakeDocker(socket);
-    pool = await startPool<'a' | 'b'>({
-      hubs: {
-        a: { ollama: { models: ['a:1b'] }, env: { HUB_DOCKER_SOCKET: socket } },
-        b: { ollama: { models: ['b:1b'] }, env: { HUB_DOCKER_SOCKET: socket, HUB_COMPOSE_PROJECTS: 'lab' } },
-      },
-      pairs: [['a', 'b']],
-      settings: { poolHealthPollSeconds: 10 },
-    });
-  }, { timeout: START_TIMEOUT_MS });
-  after(async () => {
-    await pool?.stop();
-    await new Promise((resolve) => docker?.close(resolve));
-  }, { timeout: START_TIMEOUT_MS });
+  before(
+    async () => {
+      const socket = join(mkdtempSync(join(tmpdir(), 'cihub-docker-')), 'docker.sock');
+      docker = await fakeDocker(socket);
+      pool = await startPool<'a' | 'b'>({
+        hubs: {
+          a: { ollama: { models: ['a:1b'] }, env: { HUB_DOCKER_SOCKET: socket } },
+          b: { ollama: { models: ['b:1b'] }, env: { HUB_DOCKER_SOCKET: socket, HUB_COMPOSE_PROJECTS: 'lab' } },
+        },
+        pairs: [['a', 'b']],
+        settings: { poolHealthPollSeconds: 10 },
+      });
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  after(
+    async () => {
+      await pool?.stop();
+      await new Promise((resolve) => docker?.close(resolve));
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
 
   it("each Hub shows the other's counts for its own compose project only, and its own on status and doctor", { timeout: TEST_TIMEOUT_MS }, async () => {
     const { a, b } = pool;
     assert.deepEqual((await a.waitForPeer(b, 'with container counts', (p) => p.containers !== null, 30_000)).containers, LAB);
-    assert.deepEqual((await b.waitForPeer(a, 'with container counts', (p) => p.containers !== null, 30_000)).containers, LAB, "A counts the project of its own container");
+    assert.deepEqual(
+      (await b.waitForPeer(a, 'with container counts', (p) => p.containers !== null, 30_000)).containers,
+      LAB,
+      'A counts the project of its own container',
+    );
 
     const own = (await b.status()).localNode.containers;
     assert.deepEqual({ projects: own?.projects, rollup: own?.rollup, shared: own?.shared }, { projects: ['lab'], rollup: LAB, shared: true });
     const text = (await runCli(['pool', 'status'], { dataDir: a.dataDir })).stdout;
     assert.ok(text.includes('↳ containers: 2 running, 2 stopped (4 in all); 200.0% CPU, 0.0 GiB memory'), text);
-    const doctor = JSON.parse((await runCli(['pool', 'doctor', '--json'], { dataDir: b.dataDir })).stdout) as { checks: { code: string; verdict: string; found: string }[] };
+    const doctor = JSON.parse((await runCli(['pool', 'doctor', '--json'], { dataDir: b.dataDir })).stdout) as {
+      checks: { code: string; verdict: string; found: string }[];
+    };
     const p3 = doctor.checks.find((c) => c.code === 'P3');
     assert.equal(p3?.verdict, 'ok', JSON.stringify(p3));
     assert.match(p3?.found ?? '', /2 running of 4/);
@@ -90,7 +114,10 @@ describe('container counts from the Docker socket', () => {
     assert.equal(after.status, 'connected', 'the peer is healthy; only the counts are gone');
     const text = (await runCli(['pool', 'status'], { dataDir: a.dataDir })).stdout;
     assert.ok(text.includes('↳ containers: not reported'), text);
-    assert.match((await runCli(['pool', 'status'], { dataDir: b.dataDir })).stdout, /containers\s+2 running, 2 stopped .*; not shared \(poolShareContainerStats is off\)/);
+    assert.match(
+      (await runCli(['pool', 'status'], { dataDir: b.dataDir })).stdout,
+      /containers\s+2 running, 2 stopped .*; not shared \(poolShareContainerStats is off\)/,
+    );
     await b.patchSettings({ poolShareContainerStats: true });
   });
 });

@@ -21,14 +21,22 @@ interface SignedIn {
 }
 
 async function signIn(hub: HubProcess, headers: Record<string, string>): Promise<SignedIn> {
-  const res = await request(`${hub.url}/api/hub/session`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ key: hub.operatorKey }) });
+  const res = await request(`${hub.url}/api/hub/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ key: hub.operatorKey }),
+  });
   const body = (await res.body.json()) as { csrfToken: string };
   const setCookie = res.headers['set-cookie'];
   return { status: res.statusCode, setCookie: typeof setCookie === 'string' ? setCookie : '', csrfToken: body.csrfToken };
 }
 
 const direct = (hub: HubProcess) => ({ origin: hub.url });
-const attributes = (setCookie: string) => setCookie.split(';').slice(1).map((a) => a.trim());
+const attributes = (setCookie: string) =>
+  setCookie
+    .split(';')
+    .slice(1)
+    .map((a) => a.trim());
 const sessionOf = (setCookie: string) => setCookie.split(';')[0]!;
 
 describe('the session cookie is Secure exactly when the browser came over HTTPS', () => {
@@ -55,10 +63,15 @@ describe('the session cookie is Secure exactly when the browser came over HTTPS'
     const s = await signIn(hub, VIA_SERVE);
     assert.equal(s.status, 200);
     assert.deepEqual(attributes(s.setCookie), ['Path=/', 'HttpOnly', 'SameSite=Strict', 'Max-Age=43200', 'Secure']);
-    const status = await request(`${hub.url}/api/inference/pool/status`, { headers: { ...VIA_SERVE, cookie: sessionOf(s.setCookie), 'x-cihub-csrf': s.csrfToken } });
+    const status = await request(`${hub.url}/api/inference/pool/status`, {
+      headers: { ...VIA_SERVE, cookie: sessionOf(s.setCookie), 'x-cihub-csrf': s.csrfToken },
+    });
     await status.body.dump();
     assert.equal(status.statusCode, 200);
-    const out = await request(`${hub.url}/api/hub/session`, { method: 'DELETE', headers: { ...VIA_SERVE, cookie: sessionOf(s.setCookie), 'x-cihub-csrf': s.csrfToken } });
+    const out = await request(`${hub.url}/api/hub/session`, {
+      method: 'DELETE',
+      headers: { ...VIA_SERVE, cookie: sessionOf(s.setCookie), 'x-cihub-csrf': s.csrfToken },
+    });
     await out.body.dump();
     assert.equal(out.statusCode, 200);
     assert.match(String(out.headers['set-cookie']), /Max-Age=0; Secure$/, 'signing out clears it with the same attributes');
@@ -70,7 +83,9 @@ describe('the session cookie is Secure exactly when the browser came over HTTPS'
     await plain.body.dump();
     assert.equal(plain.statusCode, 303);
     assert.doesNotMatch(String(plain.headers['set-cookie']), /Secure/);
-    const served = await request(`${hub.url}${(await mint()).json.path}`, { headers: { host: NAME, 'x-forwarded-proto': 'https', 'x-forwarded-for': '100.101.1.9' } });
+    const served = await request(`${hub.url}${(await mint()).json.path}`, {
+      headers: { host: NAME, 'x-forwarded-proto': 'https', 'x-forwarded-for': '100.101.1.9' },
+    });
     await served.body.dump();
     assert.equal(served.statusCode, 303);
     assert.match(String(served.headers['set-cookie']), /; Secure$/);

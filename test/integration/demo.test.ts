@@ -50,7 +50,10 @@ describe('cihub demo --once', () => {
     // A model only one peer holds is served by that peer, named by its tailnet name.
     assert.deepEqual(
       rows.filter((r) => r.servedBy !== 'local').map((r) => [r.model, r.servedBy]),
-      [['mistral:7b', 'hub-b.demo.ts.net'], ['phi4:14b', 'hub-c.demo.ts.net']],
+      [
+        ['mistral:7b', 'hub-b.demo.ts.net'],
+        ['phi4:14b', 'hub-c.demo.ts.net'],
+      ],
     );
     const engines = new Set(rows.map((r) => r.engine));
     assert.ok(engines.has('ollama'), 'some request was served by the Ollama engine');
@@ -62,7 +65,10 @@ describe('cihub demo --once', () => {
     assert.equal(failover.engine, 'vllm');
     assert.equal(failover.servedBy, 'local');
     // The failed-over model is one both engines hold, so only the walk can explain vLLM serving it.
-    assert.ok(rows.some((r) => r !== failover && r.model === failover.model && r.engine === 'ollama'), 'the same model is served by Ollama when nothing fails');
+    assert.ok(
+      rows.some((r) => r !== failover && r.model === failover.model && r.engine === 'ollama'),
+      'the same model is served by Ollama when nothing fails',
+    );
 
     // --once stops everything it started: the demo Hub's hub.json is gone.
     const dataDir = /--data-dir (\S+) pool status/.exec(res.stdout)?.[1];

@@ -8,7 +8,15 @@ import { userInfo } from 'node:os';
 import { after, describe, it } from 'node:test';
 import type { DoctorCheck } from '../../src/cli/doctor-checks.js';
 import { eventually, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
-import { fakeTailscale, loggedOutStatus, magicDnsOffStatus, oldDaemonStatus, runningStatus, type FakeTailscale, type FakeTailscaleState } from '../helpers/fake-tailscale.js';
+import {
+  fakeTailscale,
+  loggedOutStatus,
+  magicDnsOffStatus,
+  oldDaemonStatus,
+  runningStatus,
+  type FakeTailscale,
+  type FakeTailscaleState,
+} from '../helpers/fake-tailscale.js';
 
 const ACCOUNT = userInfo().username;
 const started: HubProcess[] = [];
@@ -35,15 +43,27 @@ describe('cihub pool doctor against each Tailscale state', () => {
   it('connected with no Serve entry: the Hub publishes itself at start, and every Tailscale check passes', async () => {
     const { hub, fake } = await hubWith({ status: runningStatus('hub-a', peers), serve: {}, operatorUser: ACCOUNT });
     const port = new URL(hub.url).port;
-    await eventually(() => fake.calls().some((c) => c.join(' ') === `serve --bg --yes --https=443 http://127.0.0.1:${port}`), 'the Hub to publish itself with Serve');
+    await eventually(
+      () => fake.calls().some((c) => c.join(' ') === `serve --bg --yes --https=443 http://127.0.0.1:${port}`),
+      'the Hub to publish itself with Serve',
+    );
     const d = await doctor(hub);
     assert.equal(d.code, 0, d.stderr);
-    assert.deepEqual(['C1', 'C2', 'C3', 'C4', 'D2'].map((c) => [c, d.checks[c]?.verdict]), [['C1', 'ok'], ['C2', 'ok'], ['C3', 'ok'], ['C4', 'ok'], ['D2', 'ok']]);
+    assert.deepEqual(
+      ['C1', 'C2', 'C3', 'C4', 'D2'].map((c) => [c, d.checks[c]?.verdict]),
+      [
+        ['C1', 'ok'],
+        ['C2', 'ok'],
+        ['C3', 'ok'],
+        ['C4', 'ok'],
+        ['D2', 'ok'],
+      ],
+    );
     assert.match(d.checks.C2?.found ?? '', new RegExp(`publishes this Hub at https://hub-a\\.tail0\\.ts\\.net/ \\(port ${port}\\)`));
     assert.match(d.checks.D2?.found ?? '', /tailscale-daemon: 2 named/);
   });
 
-  it('Serve refused: C2 and C4 fail with the exact command for the Hub\'s account, the log says it too, and doctor exits non-zero', async () => {
+  it("Serve refused: C2 and C4 fail with the exact command for the Hub's account, the log says it too, and doctor exits non-zero", async () => {
     const { hub } = await hubWith({ status: runningStatus('hub-a', peers), serve: {}, serveRefused: true });
     const command = `sudo tailscale set --operator=${ACCOUNT}`;
     await eventually(() => hub.log().includes(`Tailscale refused the Hub's changes: run once on this machine: ${command}`), 'the refusal in the log');

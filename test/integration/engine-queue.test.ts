@@ -40,7 +40,9 @@ function directClients(engine: SimEngine, n: number, abort: AbortController, mod
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: `a client of the engine itself, ${i}` }] }),
       signal: abort.signal,
-    }).then((res) => res.text()).catch(() => undefined),
+    })
+      .then((res) => res.text())
+      .catch(() => undefined),
   );
 }
 
@@ -49,20 +51,26 @@ const backendOf = (status: PoolStatus, kind: string) => status.localNode.backend
 describe("an engine's own queue report", () => {
   let pool: Pool<'a' | 'b'>;
 
-  before(async () => {
-    pool = await startPool<'a' | 'b'>({
-      hubs: {
-        // One slot, one token a second: a direct client's answer (a million tokens) outlasts the test.
-        a: { vllm: { models: [MODEL], slots: 1, decodeTps: 1, answerTokens: 1_000_000 }, ollama: { models: ['other:1b'] } },
-        b: { vllm: { models: [MODEL] } },
-      },
-      pairs: [['a', 'b']],
-      settings: { poolHealthPollSeconds: POLL_SECONDS },
-    });
-  }, { timeout: START_TIMEOUT_MS });
-  after(async () => {
-    await pool?.stop();
-  }, { timeout: START_TIMEOUT_MS });
+  before(
+    async () => {
+      pool = await startPool<'a' | 'b'>({
+        hubs: {
+          // One slot, one token a second: a direct client's answer (a million tokens) outlasts the test.
+          a: { vllm: { models: [MODEL], slots: 1, decodeTps: 1, answerTokens: 1_000_000 }, ollama: { models: ['other:1b'] } },
+          b: { vllm: { models: [MODEL] } },
+        },
+        pairs: [['a', 'b']],
+        settings: { poolHealthPollSeconds: POLL_SECONDS },
+      });
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  after(
+    async () => {
+      await pool?.stop();
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
 
   it('keeps a request on an idle local engine that says it is idle', { timeout: TEST_TIMEOUT_MS }, async () => {
     const { a } = pool;
@@ -87,7 +95,14 @@ describe("an engine's own queue report", () => {
         const v = backendOf(await a.status(), 'vllm');
         return v?.engineReported?.waiting === 3 ? v : null;
       }, "hub-a to read the engine's queue");
-      assert.deepEqual(seen.engineReported, { running: 1, waiting: 3, slots: null, resident: null, beyondThisHub: 4, reportedMsAgo: seen.engineReported?.reportedMsAgo });
+      assert.deepEqual(seen.engineReported, {
+        running: 1,
+        waiting: 3,
+        slots: null,
+        resident: null,
+        beyondThisHub: 4,
+        reportedMsAgo: seen.engineReported?.reportedMsAgo,
+      });
       assert.equal(seen.queueDepth, 4, "the queue depth placement reads counts the engine's own report");
 
       assert.equal(await placedOn(a), b.name, 'the request goes to the idle peer, not behind three waiting requests');
@@ -117,21 +132,27 @@ describe("llama.cpp's own slot count", () => {
   let pool: Pool<'a' | 'b'>;
   let llama: SimEngine;
 
-  before(async () => {
-    llama = await startSimEngine({ dialect: 'llamacpp', models: [LLAMA_MODEL], slots: 1, decodeTps: 1, answerTokens: 1_000_000, timeScale: 0.01 });
-    pool = await startPool<'a' | 'b'>({
-      hubs: {
-        a: { env: { LLAMACPP_URL: llama.url } },
-        b: { ollama: { models: [LLAMA_MODEL] }, settings: { inferenceOllamaSlots: 4 } },
-      },
-      pairs: [['a', 'b']],
-      settings: { poolHealthPollSeconds: POLL_SECONDS, poolSlotAwareness: 1 },
-    });
-  }, { timeout: START_TIMEOUT_MS });
-  after(async () => {
-    await pool?.stop();
-    await llama?.close();
-  }, { timeout: START_TIMEOUT_MS });
+  before(
+    async () => {
+      llama = await startSimEngine({ dialect: 'llamacpp', models: [LLAMA_MODEL], slots: 1, decodeTps: 1, answerTokens: 1_000_000, timeScale: 0.01 });
+      pool = await startPool<'a' | 'b'>({
+        hubs: {
+          a: { env: { LLAMACPP_URL: llama.url } },
+          b: { ollama: { models: [LLAMA_MODEL] }, settings: { inferenceOllamaSlots: 4 } },
+        },
+        pairs: [['a', 'b']],
+        settings: { poolHealthPollSeconds: POLL_SECONDS, poolSlotAwareness: 1 },
+      });
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  after(
+    async () => {
+      await pool?.stop();
+      await llama?.close();
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
 
   it('stands for the slot statement when none is made, and the statement wins when one is', { timeout: LONG_TEST_TIMEOUT_MS }, async () => {
     const { a, b } = pool;
@@ -143,7 +164,10 @@ describe("llama.cpp's own slot count", () => {
     const abort = new AbortController();
     const clients = directClients(llama, 1, abort, LLAMA_MODEL);
     try {
-      await eventually(async () => (backendOf(await a.status(), 'llamacpp')?.engineReported?.running === 1 ? true : null), "hub-a to see the engine's one slot busy");
+      await eventually(
+        async () => (backendOf(await a.status(), 'llamacpp')?.engineReported?.running === 1 ? true : null),
+        "hub-a to see the engine's one slot busy",
+      );
       const res = await chat(a, LLAMA_MODEL, SHORT);
       assert.equal(res.status, 200, res.text.slice(0, 300));
       const row = await a.settledRow(String(res.headers['x-hub-pool-request-id']));

@@ -23,7 +23,10 @@ describe('environment values at start', () => {
           ['HUB_POOL_ROUTING_LOG_SIZE', 'big', '200', 'HUB_POOL_ROUTING_LOG_SIZE=big is not a whole number; using 200'],
         ],
       );
-      assert.ok(lines.every((l) => l.level === 40), 'logged as warnings');
+      assert.ok(
+        lines.every((l) => l.level === 40),
+        'logged as warnings',
+      );
       const status = await hub.api<{ enabled: boolean }>('GET', '/api/inference/pool/status');
       assert.equal(status.json.enabled, true, 'the refused flag did not switch pooling off');
     } finally {
@@ -38,7 +41,10 @@ describe('environment values at start', () => {
   });
 
   it('refuses to start on a security list it cannot read, as a usage error naming the entry', async () => {
-    const res = await runCli(['serve'], { dataDir: freshDataDir(), env: { HUB_TRUST_PROXY: '10.0.0.0/33', OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '' } });
+    const res = await runCli(['serve'], {
+      dataDir: freshDataDir(),
+      env: { HUB_TRUST_PROXY: '10.0.0.0/33', OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '' },
+    });
     assert.equal(res.stderr, 'HUB_TRUST_PROXY entry "10.0.0.0/33" is not an IP address or a CIDR range (e.g. 10.0.0.0/8, fd00::/8)\n');
     assert.equal(res.code, 2);
   });

@@ -101,7 +101,7 @@ describe('failover between two local engines', () => {
     }
   });
 
-  it('never fails over an ordinary 4xx: the app gets the engine\'s answer and the row settles failed', async () => {
+  it("never fails over an ordinary 4xx: the app gets the engine's answer and the row settles failed", async () => {
     await first.setFault({ mode: 'error', status: 400, body: '{"error":"qwen3:8b does not support tools"}' });
     const secondBefore = second.state().requests;
     const res = await chat(hub);
@@ -185,7 +185,11 @@ describe('attribution headers', () => {
   });
 
   it('drops every x-hub-pool-* header the engine sent and sets its own', async () => {
-    const res = await request(`${hub.pool}/api/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, prompt: 'x', stream: false }) });
+    const res = await request(`${hub.pool}/api/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, prompt: 'x', stream: false }),
+    });
     await res.body.text();
     assert.equal(res.headers['x-hub-pool-served-by'], 'local');
     assert.equal(res.headers['x-hub-pool-upstream-status'], undefined);

@@ -25,7 +25,13 @@ describe('X-Forwarded-For and the inference guard', () => {
   });
 
   const chatFrom = (remoteAddress: string, headers: Record<string, string>) =>
-    hub.app.inject({ method: 'POST', url: '/api/inference/pool/v1/chat/completions', remoteAddress, headers: { host: '127.0.0.1', 'content-type': 'application/json', ...headers }, payload: CHAT });
+    hub.app.inject({
+      method: 'POST',
+      url: '/api/inference/pool/v1/chat/completions',
+      remoteAddress,
+      headers: { host: '127.0.0.1', 'content-type': 'application/json', ...headers },
+      payload: CHAT,
+    });
 
   it('refuses HUB_TRUST_PROXY=true at start: it would believe the header from every caller', () => {
     for (const value of ['true', '1', 'yes', 'on']) assert.throws(() => loadEnv({ HUB_TRUST_PROXY: value }), /HUB_TRUST_PROXY/);

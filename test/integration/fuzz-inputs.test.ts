@@ -22,14 +22,14 @@ const BOUNDED_RUNS = 60;
 const SETTINGS_PATH = `${POOL}/settings`;
 
 /** JSON of any shape, a few levels deep, with the awkward numbers JSON can carry. */
-const anyJson = fc.oneof(
-  fc.jsonValue({ maxDepth: 2 }),
-  fc.constantFrom(-1, 0, 1, 1e308, -1e308, 2 ** 53, 0.5, '', '0', 'true', null, [], {}),
-);
+const anyJson = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom(-1, 0, 1, 1e308, -1e308, 2 ** 53, 0.5, '', '0', 'true', null, [], {}));
 /** Text that is usually not JSON at all, line breaks and odd code points included. */
 const anyText = fc.string({ unit: 'binary', maxLength: 200 });
 /** A body: JSON text of any value, or raw text. */
-const anyBody = fc.oneof(anyJson.map((v) => JSON.stringify(v) ?? 'null'), anyText);
+const anyBody = fc.oneof(
+  anyJson.map((v) => JSON.stringify(v) ?? 'null'),
+  anyText,
+);
 
 describe('generated input against a running Hub', () => {
   let hub: HubProcess;
@@ -50,8 +50,16 @@ describe('generated input against a running Hub', () => {
       fc
         .record(
           {
-            fromNodeFqdn: fc.oneof(fc.constantFrom(fqdn('alpha'), fqdn('fuzzed'), 'evil.example.com', `${fqdn('a')}.`, `http://${fqdn('a')}`, fqdn('a').toUpperCase()), anyText, anyJson),
-            token: fc.oneof(fc.constant(null).map(() => token()), anyText, anyJson),
+            fromNodeFqdn: fc.oneof(
+              fc.constantFrom(fqdn('alpha'), fqdn('fuzzed'), 'evil.example.com', `${fqdn('a')}.`, `http://${fqdn('a')}`, fqdn('a').toUpperCase()),
+              anyText,
+              anyJson,
+            ),
+            token: fc.oneof(
+              fc.constant(null).map(() => token()),
+              anyText,
+              anyJson,
+            ),
             pin: fc.oneof(fc.constantFrom('000000', '123456', 123456, null), anyText, anyJson),
             nodeUuid: fc.oneof(fc.uuid(), anyText, anyJson),
             publicKey: fc.oneof(fc.constant(randomBytes(32).toString('base64url')), anyText, anyJson),
@@ -78,7 +86,16 @@ describe('generated input against a running Hub', () => {
     const value = fc.oneof(
       fc.integer({ min: -5, max: 100_000 }).map(String),
       fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
-      fc.constantFrom('2026-11-30T12:00:00', '2026-11-30T12:00:00+01:00', '2026-11-30T12:00:00 01:00', '9999-12-31T23:59:59.999Z', '2026-02-30T00:00:00Z', '1e3', ' 5', '0x10'),
+      fc.constantFrom(
+        '2026-11-30T12:00:00',
+        '2026-11-30T12:00:00+01:00',
+        '2026-11-30T12:00:00 01:00',
+        '9999-12-31T23:59:59.999Z',
+        '2026-02-30T00:00:00Z',
+        '1e3',
+        ' 5',
+        '0x10',
+      ),
       anyText,
     );
     await fc.assert(
@@ -97,7 +114,10 @@ describe('generated input against a running Hub', () => {
     const settingsFile = join(hub.dataDir, 'settings.json');
     const field = fc.oneof(fc.constantFrom(...Object.keys(SPEC_DEFAULT_SETTINGS), '__proto__', 'constructor', 'poolenabled'), anyText);
     const value = fc.oneof(anyJson, fc.integer({ min: -1, max: 300_000 }), fc.boolean());
-    const body = fc.oneof(anyBody, fc.dictionary(field, value, { maxKeys: 4 }).map((o) => JSON.stringify(o)));
+    const body = fc.oneof(
+      anyBody,
+      fc.dictionary(field, value, { maxKeys: 4 }).map((o) => JSON.stringify(o)),
+    );
     await fc.assert(
       fc.asyncProperty(body, async (payload) => {
         const fileBefore = readFileSync(settingsFile);

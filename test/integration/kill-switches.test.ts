@@ -33,7 +33,11 @@ async function patch(hub: HubProcess, body: Record<string, unknown>): Promise<vo
 async function servedBy(hub: HubProcess): Promise<{ servedBy: string | null; backend: string | null; content: string }> {
   const client = new OpenAI({ baseURL: `${hub.pool}/v1`, apiKey: 'ollama', maxRetries: 0 });
   const { data, response } = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hello' }] }).withResponse();
-  return { servedBy: response.headers.get('x-hub-pool-served-by'), backend: response.headers.get('x-hub-pool-backend'), content: data.choices[0]?.message.content ?? '' };
+  return {
+    servedBy: response.headers.get('x-hub-pool-served-by'),
+    backend: response.headers.get('x-hub-pool-backend'),
+    content: data.choices[0]?.message.content ?? '',
+  };
 }
 
 const ON = { enabled: true, disabledBy: null };

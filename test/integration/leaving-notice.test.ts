@@ -11,7 +11,18 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { signRequest } from '../../src/peer-auth/signed-headers.js';
 import { UNREACHABLE_AFTER_FAILURES } from '../../src/peers/health-poller.js';
 import { LEAVING_PATH } from '../../src/peers/leaving-notice.js';
-import { chat, getJson, header, LONG_TEST_TIMEOUT_MS, POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, waitConnected, type Pool } from '../helpers/pool-fixture.js';
+import {
+  chat,
+  getJson,
+  header,
+  LONG_TEST_TIMEOUT_MS,
+  POOL_API,
+  START_TIMEOUT_MS,
+  startPool,
+  TEST_TIMEOUT_MS,
+  waitConnected,
+  type Pool,
+} from '../helpers/pool-fixture.js';
 import { send } from './pairing-fixtures.js';
 
 const B_ONLY = 'b-only:8b';
@@ -20,16 +31,22 @@ const POLL_SECONDS = 10;
 describe('the leaving notice between two Hubs', () => {
   let pool: Pool<'a' | 'b'>;
 
-  before(async () => {
-    pool = await startPool<'a' | 'b'>({
-      hubs: { a: { ollama: { models: ['a-only:1b'] } }, b: { ollama: { models: [B_ONLY] } } },
-      pairs: [['a', 'b']],
-      settings: { poolHealthPollSeconds: POLL_SECONDS },
-    });
-  }, { timeout: START_TIMEOUT_MS });
-  after(async () => {
-    await pool?.stop();
-  }, { timeout: START_TIMEOUT_MS });
+  before(
+    async () => {
+      pool = await startPool<'a' | 'b'>({
+        hubs: { a: { ollama: { models: ['a-only:1b'] } }, b: { ollama: { models: [B_ONLY] } } },
+        pairs: [['a', 'b']],
+        settings: { poolHealthPollSeconds: POLL_SECONDS },
+      });
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  after(
+    async () => {
+      await pool?.stop();
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
 
   const listed = async (): Promise<string[]> => ((await getJson(pool.a, '/v1/models')).json.data as { id: string }[]).map((m) => m.id);
 
@@ -41,9 +58,22 @@ describe('the leaving notice between two Hubs', () => {
     const forger = generateKeyPairSync('ed25519');
     const body = Buffer.from(JSON.stringify({ reason: 'shutdown' }));
     // Everything B would send, but signed with a key A never pinned.
-    const forged = signRequest({ sign: (data) => sign(null, data, forger.privateKey), senderUuid: bUuid, senderFqdn: b.name, recipientUuid: aUuid, method: 'POST', path: LEAVING_PATH, body, nowMs: Date.now() });
+    const forged = signRequest({
+      sign: (data) => sign(null, data, forger.privateKey),
+      senderUuid: bUuid,
+      senderFqdn: b.name,
+      recipientUuid: aUuid,
+      method: 'POST',
+      path: LEAVING_PATH,
+      body,
+      nowMs: Date.now(),
+    });
     assert.equal((await send(a.url, 'POST', LEAVING_PATH, { headers: forged, body })).status, 401, 'forged signature');
-    assert.equal((await send(a.url, 'POST', LEAVING_PATH, { headers: { 'x-hub-pool-peer': b.name, authorization: 'Bearer not-a-token' }, body })).status, 401, 'bearer');
+    assert.equal(
+      (await send(a.url, 'POST', LEAVING_PATH, { headers: { 'x-hub-pool-peer': b.name, authorization: 'Bearer not-a-token' }, body })).status,
+      401,
+      'bearer',
+    );
     assert.equal((await send(a.url, 'POST', LEAVING_PATH, { body })).status, 401, 'no credentials');
 
     const seen = await a.peer(b);
@@ -54,30 +84,34 @@ describe('the leaving notice between two Hubs', () => {
     assert.doesNotMatch(a.log(), /is shutting down: no work goes to it/);
   });
 
-  it('a Hub that stops tells its peer, which stops placing work on it before any failed poll and takes it back on its first good poll', { timeout: LONG_TEST_TIMEOUT_MS }, async () => {
-    const { a, b } = pool;
-    await waitConnected(a, b);
-    const served = await chat(a, B_ONLY);
-    assert.equal(header(served, 'x-hub-pool-served-by'), b.name);
+  it(
+    'a Hub that stops tells its peer, which stops placing work on it before any failed poll and takes it back on its first good poll',
+    { timeout: LONG_TEST_TIMEOUT_MS },
+    async () => {
+      const { a, b } = pool;
+      await waitConnected(a, b);
+      const served = await chat(a, B_ONLY);
+      assert.equal(header(served, 'x-hub-pool-served-by'), b.name);
 
-    await b.stop('SIGTERM');
-    assert.match(b.log(), /leaving notice: 1 peer\(s\) told/);
+      await b.stop('SIGTERM');
+      assert.match(b.log(), /leaving notice: 1 peer\(s\) told/);
 
-    const gone = await a.peer(b);
-    assert.equal(gone?.status, 'unreachable');
-    assert.ok(gone?.leftAt, JSON.stringify(gone));
-    assert.ok((gone?.consecutiveFailures ?? 0) < UNREACHABLE_AFTER_FAILURES, `marked before three failed polls: ${JSON.stringify(gone)}`);
-    assert.equal(gone?.backends, null);
-    assert.ok(!(await listed()).includes(B_ONLY), "B's models leave the listing at once");
-    assert.equal((await chat(a, B_ONLY)).status, 502, 'no candidate holds the model while B is away');
-    const status = await a.api<{ peers: { nodeFqdn: string; leftAt: string | null }[] }>('GET', `${POOL_API}/status`);
-    assert.ok(status.json.peers.find((p) => p.nodeFqdn === b.name)?.leftAt);
+      const gone = await a.peer(b);
+      assert.equal(gone?.status, 'unreachable');
+      assert.ok(gone?.leftAt, JSON.stringify(gone));
+      assert.ok((gone?.consecutiveFailures ?? 0) < UNREACHABLE_AFTER_FAILURES, `marked before three failed polls: ${JSON.stringify(gone)}`);
+      assert.equal(gone?.backends, null);
+      assert.ok(!(await listed()).includes(B_ONLY), "B's models leave the listing at once");
+      assert.equal((await chat(a, B_ONLY)).status, 502, 'no candidate holds the model while B is away');
+      const status = await a.api<{ peers: { nodeFqdn: string; leftAt: string | null }[] }>('GET', `${POOL_API}/status`);
+      assert.ok(status.json.peers.find((p) => p.nodeFqdn === b.name)?.leftAt);
 
-    await b.restart();
-    const back = await waitConnected(a, b, (POLL_SECONDS + 5) * 1000);
-    assert.equal(back.leftAt, null);
-    const again = await chat(a, B_ONLY);
-    assert.equal(again.status, 200, again.text);
-    assert.equal(header(again, 'x-hub-pool-served-by'), b.name);
-  });
+      await b.restart();
+      const back = await waitConnected(a, b, (POLL_SECONDS + 5) * 1000);
+      assert.equal(back.leftAt, null);
+      const again = await chat(a, B_ONLY);
+      assert.equal(again.status, 200, again.text);
+      assert.equal(header(again, 'x-hub-pool-served-by'), b.name);
+    },
+  );
 });

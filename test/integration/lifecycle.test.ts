@@ -88,29 +88,45 @@ describe('a Hub from first start to SIGTERM', () => {
     assert.equal(new URL(info.url).port, String(info.port));
   });
 
-  it('writes its log as JSON, one event per line, and never a prompt, a body or an engine\'s error text', async () => {
+  it("writes its log as JSON, one event per line, and never a prompt, a body or an engine's error text", async () => {
     const marker = `marker-${randomUUID()}`;
     const client = new OpenAI({ baseURL: `${hub.pool}/v1`, apiKey: 'ollama', maxRetries: 0 });
     const completion = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: `please repeat ${marker}` }] });
     assert.ok((completion.choices[0]?.message.content ?? '').length > 0);
-    const streamed = await request(`${hub.pool}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: marker }] }) });
+    const streamed = await request(`${hub.pool}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: marker }] }),
+    });
     assert.equal(streamed.statusCode, 200);
     await streamed.body.text();
-    const broken = await request(`${hub.pool}/api/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"model":"${MODEL}","prompt":"${marker}` });
+    const broken = await request(`${hub.pool}/api/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"model":"${MODEL}","prompt":"${marker}`,
+    });
     assert.equal(broken.statusCode, 400);
     await broken.body.dump();
-    const missing = await request(`${hub.pool}/api/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'missing:1b', prompt: marker }) });
+    const missing = await request(`${hub.pool}/api/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'missing:1b', prompt: marker }),
+    });
     assert.equal(missing.statusCode, 502);
     await missing.body.dump();
     // An engine whose error quotes the prompt back: the app may see it, the log must not.
     await engine.setFault({ mode: 'error', status: 500, model: MODEL, count: 1, body: JSON.stringify({ error: `cannot handle ${marker}` }) });
-    const faulted = await request(`${hub.pool}/api/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, prompt: marker, stream: false }) });
+    const faulted = await request(`${hub.pool}/api/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, prompt: marker, stream: false }),
+    });
     assert.equal(faulted.statusCode, 502);
     await faulted.body.dump();
     assert.equal(engine.state().faults.length, 0, 'the fault was used');
 
     const output = hub.log();
-    assert.ok(!output.includes(marker), 'the prompt marker appeared in the Hub\'s output');
+    assert.ok(!output.includes(marker), "the prompt marker appeared in the Hub's output");
     const lines = output.split('\n').filter((l) => l.length > 0);
     assert.ok(lines.length >= 2);
     for (const line of lines) {
@@ -124,11 +140,18 @@ describe('a Hub from first start to SIGTERM', () => {
       assert.equal(typeof event.time, 'string', line);
       assert.equal(typeof event.msg, 'string', line);
     }
-    assert.ok(lines.some((l) => (JSON.parse(l) as { url?: string }).url === hub.url), 'a line says where the Hub listens');
+    assert.ok(
+      lines.some((l) => (JSON.parse(l) as { url?: string }).url === hub.url),
+      'a line says where the Hub listens',
+    );
   });
 
   it('on SIGTERM finishes the stream in flight, refuses new requests, then exits 0 and removes hub.json', async () => {
-    const res = await request(`${hub.pool}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: SLOW, messages: [{ role: 'user', content: 'take your time' }] }) });
+    const res = await request(`${hub.pool}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: SLOW, messages: [{ role: 'user', content: 'take your time' }] }),
+    });
     assert.equal(res.statusCode, 200);
     const frames: Array<{ done?: boolean }> = [];
     let streamEnded = false;
@@ -192,7 +215,10 @@ describe('a second start on the same data dir', () => {
     const listed = await runCli(['api-key', 'list', '--json'], { dataDir: second.dataDir });
     assert.equal(listed.code, 0, listed.stderr);
     const keys = JSON.parse(listed.stdout) as Array<{ id: string; name: string; revokedAt: string | null }>;
-    assert.deepEqual(keys.map((k) => [k.id, k.name, k.revokedAt]), [[key.id, 'survivor', null]]);
+    assert.deepEqual(
+      keys.map((k) => [k.id, k.name, k.revokedAt]),
+      [[key.id, 'survivor', null]],
+    );
     const outside = await request(`${second.pool}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.9', authorization: `Bearer ${key.key}` },
@@ -208,7 +234,11 @@ describe('a second start on the same data dir', () => {
 describe('the CLI without a running Hub', () => {
   it('says in one sentence that no Hub is running for an empty data dir', async () => {
     const dataDir = freshDataDir();
-    for (const args of [['pool', 'status'], ['pool', 'status', '--json'], ['pool', 'log']]) {
+    for (const args of [
+      ['pool', 'status'],
+      ['pool', 'status', '--json'],
+      ['pool', 'log'],
+    ]) {
       const res = await runCli(args, { dataDir });
       assertOneSentenceOnStderr(res);
       assert.match(res.stderr, /No Hub is running/);
@@ -220,7 +250,11 @@ describe('the CLI without a running Hub', () => {
     const port = await closedPort();
     writeFileSync(join(dataDir, 'operator.key'), 'cihub_op_left-behind\n', { mode: 0o600 });
     writeFileSync(join(dataDir, 'hub.json'), JSON.stringify({ url: `http://127.0.0.1:${port}`, port, pid: 2 ** 22 + 1, startedAt: new Date().toISOString() }));
-    for (const args of [['pool', 'status'], ['pool', 'log', '--json'], ['pool', 'disable', '--yes']]) {
+    for (const args of [
+      ['pool', 'status'],
+      ['pool', 'log', '--json'],
+      ['pool', 'disable', '--yes'],
+    ]) {
       const res = await runCli(args, { dataDir });
       assertOneSentenceOnStderr(res);
       assert.match(res.stderr, new RegExp(`127\\.0\\.0\\.1:${port}`), 'it names where it looked');

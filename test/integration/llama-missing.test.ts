@@ -20,7 +20,10 @@ const REGISTER = `import { register } from 'node:module'; register(${JSON.string
 const WITHOUT_LLAMA = { NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(REGISTER)}` };
 
 describe('without node-llama-cpp installed', () => {
-  for (const args of [['dev', 'llama', '--port', '0'], ['demo', '--real', '--once']]) {
+  for (const args of [
+    ['dev', 'llama', '--port', '0'],
+    ['demo', '--real', '--once'],
+  ]) {
     it(`cihub ${args.join(' ')} says in one sentence how to get it`, async () => {
       const res = await runCli(args, { dataDir: freshDataDir(), env: WITHOUT_LLAMA });
       assert.equal(res.stderr, `${LLAMA_MISSING}\n`);

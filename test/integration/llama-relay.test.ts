@@ -34,12 +34,26 @@ function documents(bytes: Buffer): unknown[] {
 }
 
 /** Keys that differ between two runs of one request: clocks, ids, and how much the cache held. */
-const VOLATILE = new Set(['created_at', 'created', 'id', 'total_duration', 'load_duration', 'prompt_eval_duration', 'eval_duration', 'prompt_eval_cached_count', 'prompt_tokens_details']);
+const VOLATILE = new Set([
+  'created_at',
+  'created',
+  'id',
+  'total_duration',
+  'load_duration',
+  'prompt_eval_duration',
+  'eval_duration',
+  'prompt_eval_cached_count',
+  'prompt_tokens_details',
+]);
 
 function stable(doc: unknown): unknown {
   if (Array.isArray(doc)) return doc.map(stable);
   if (doc === null || typeof doc !== 'object') return doc;
-  return Object.fromEntries(Object.entries(doc).filter(([k]) => !VOLATILE.has(k)).map(([k, v]) => [k, stable(v)]));
+  return Object.fromEntries(
+    Object.entries(doc)
+      .filter(([k]) => !VOLATILE.has(k))
+      .map(([k, v]) => [k, stable(v)]),
+  );
 }
 
 interface Case {
@@ -50,16 +64,43 @@ interface Case {
 
 const question = (q: string) => [{ role: 'user', content: q }];
 const CASES: readonly Case[] = [
-  { name: 'an Ollama chat, streamed', path: '/api/chat', body: { model: MODEL, messages: question('what does the pool do'), options: { temperature: 0, num_predict: 16 } } },
-  { name: 'an Ollama chat, whole', path: '/api/chat', body: { model: MODEL, messages: question('what is a slot'), stream: false, options: { temperature: 0, num_predict: 16 } } },
-  { name: 'an Ollama generate, streamed', path: '/api/generate', body: { model: MODEL, prompt: 'why is the cache warm', options: { temperature: 0, num_predict: 16 } } },
+  {
+    name: 'an Ollama chat, streamed',
+    path: '/api/chat',
+    body: { model: MODEL, messages: question('what does the pool do'), options: { temperature: 0, num_predict: 16 } },
+  },
+  {
+    name: 'an Ollama chat, whole',
+    path: '/api/chat',
+    body: { model: MODEL, messages: question('what is a slot'), stream: false, options: { temperature: 0, num_predict: 16 } },
+  },
+  {
+    name: 'an Ollama generate, streamed',
+    path: '/api/generate',
+    body: { model: MODEL, prompt: 'why is the cache warm', options: { temperature: 0, num_predict: 16 } },
+  },
   {
     name: 'an OpenAI chat, streamed with usage',
     path: '/v1/chat/completions',
-    body: { model: MODEL, messages: question('which node holds the model'), stream: true, stream_options: { include_usage: true }, temperature: 0, max_tokens: 16 },
+    body: {
+      model: MODEL,
+      messages: question('which node holds the model'),
+      stream: true,
+      stream_options: { include_usage: true },
+      temperature: 0,
+      max_tokens: 16,
+    },
   },
-  { name: 'an OpenAI chat, whole', path: '/v1/chat/completions', body: { model: MODEL, messages: question('how fast is prefill'), temperature: 0, max_tokens: 16 } },
-  { name: 'an OpenAI completion, streamed', path: '/v1/completions', body: { model: MODEL, prompt: 'the queue', stream: true, temperature: 0, max_tokens: 16 } },
+  {
+    name: 'an OpenAI chat, whole',
+    path: '/v1/chat/completions',
+    body: { model: MODEL, messages: question('how fast is prefill'), temperature: 0, max_tokens: 16 },
+  },
+  {
+    name: 'an OpenAI completion, streamed',
+    path: '/v1/completions',
+    body: { model: MODEL, prompt: 'the queue', stream: true, temperature: 0, max_tokens: 16 },
+  },
 ];
 
 describe('a real llama.cpp engine behind the Hub', () => {
@@ -79,7 +120,10 @@ describe('a real llama.cpp engine behind the Hub', () => {
     it(`relays ${c.name} byte for byte, and answers it the same way directly`, async () => {
       const viaHub = await send(`${hub.pool}${c.path}`, c.body);
       assert.equal(viaHub.status, 200, viaHub.bytes.toString());
-      const sent = engine.recorded().filter((r) => r.path === c.path).at(-1);
+      const sent = engine
+        .recorded()
+        .filter((r) => r.path === c.path)
+        .at(-1);
       assert.ok(sent !== undefined, 'the engine served it');
       assert.equal(sent.requestBody.toString(), JSON.stringify(c.body), 'the Hub forwarded the request as the app wrote it');
       assert.equal(sent.complete, true);
@@ -119,7 +163,10 @@ describe('a real llama.cpp engine behind the Hub', () => {
     const body1 = { model: MODEL, messages: turn1, stream: false, options: { temperature: 0, num_predict: 12 } };
     const r1 = JSON.parse((await send(`${hub.pool}/api/chat`, body1)).bytes.toString()) as { prompt_eval_count: number; message: { content: string } };
     const turn2 = [...turn1, { role: 'assistant', content: r1.message.content }, { role: 'user', content: 'and the peers' }];
-    const r2 = JSON.parse((await send(`${hub.pool}/api/chat`, { ...body1, messages: turn2 })).bytes.toString()) as { prompt_eval_count: number; prompt_eval_cached_count: number };
+    const r2 = JSON.parse((await send(`${hub.pool}/api/chat`, { ...body1, messages: turn2 })).bytes.toString()) as {
+      prompt_eval_count: number;
+      prompt_eval_cached_count: number;
+    };
     assert.ok(r2.prompt_eval_cached_count >= r1.prompt_eval_count, `cached ${r2.prompt_eval_cached_count} of the first turn's ${r1.prompt_eval_count}`);
     assert.ok(r2.prompt_eval_cached_count < r2.prompt_eval_count);
   });

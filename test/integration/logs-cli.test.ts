@@ -17,7 +17,11 @@ interface Line {
   readonly [field: string]: unknown;
 }
 
-const jsonLines = (text: string): Line[] => text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+const jsonLines = (text: string): Line[] =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Line);
 
 describe('cihub logs', () => {
   let hub: HubProcess;
@@ -54,7 +58,11 @@ describe('cihub logs', () => {
     const lines = jsonLines(all.stdout);
     const msgs = lines.map((l) => l.msg);
     assert.ok(msgs.indexOf('hub listening') < msgs.indexOf('pool settings changed'), 'oldest first');
-    assert.deepEqual(lines.map((l) => l.time), [...lines.map((l) => l.time)].sort(), 'in time order');
+    assert.deepEqual(
+      lines.map((l) => l.time),
+      [...lines.map((l) => l.time)].sort(),
+      'in time order',
+    );
 
     const warnings = await runCli(['logs', '--level', 'warn'], { dataDir: hub.dataDir });
     assert.equal(warnings.code, 0, warnings.stderr);
@@ -67,7 +75,10 @@ describe('cihub logs', () => {
     const recent = await runCli(['logs', '--since', '1h'], { dataDir: hub.dataDir });
     assert.match(recent.stdout, /pool settings changed/);
 
-    for (const [flag, value, said] of [['--since', 'yesterday', /^--since takes an ISO time/], ['--level', 'loud', /^--level takes one of trace, debug/]] as const) {
+    for (const [flag, value, said] of [
+      ['--since', 'yesterday', /^--since takes an ISO time/],
+      ['--level', 'loud', /^--level takes one of trace, debug/],
+    ] as const) {
       const bad = await runCli(['logs', flag, value], { dataDir: hub.dataDir });
       assert.equal(bad.code, 1);
       assert.equal(bad.stdout, '');

@@ -72,7 +72,10 @@ describe('GET /api/hub/logs', () => {
     const warnings = await logs('?level=warn');
     assert.equal(warnings.status, 200);
     assert.ok(warnings.json.entries.length > 0);
-    assert.ok(warnings.json.entries.every((e) => e.level !== null && e.level >= 40), 'nothing below warn');
+    assert.ok(
+      warnings.json.entries.every((e) => e.level !== null && e.level >= 40),
+      'nothing below warn',
+    );
     assert.ok(warnings.json.entries.some((e) => e.msg.includes('this Hub counts as not connected to a tailnet')));
 
     const future = await logs(`?since=${encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString())}`);

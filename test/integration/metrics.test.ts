@@ -66,7 +66,11 @@ describe('Prometheus /metrics', () => {
   it('counts exactly what the routing log records: requests by route, outcome and node, failovers by reason, latencies per node', async () => {
     const openai = new OpenAI({ baseURL: `${hub.pool}/v1`, apiKey: 'unused', maxRetries: 0 });
     for (let i = 0; i < 2; i++) await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
-    const native = await request(`${hub.pool}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, stream: false, messages: [{ role: 'user', content: 'hi' }] }) });
+    const native = await request(`${hub.pool}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, stream: false, messages: [{ role: 'user', content: 'hi' }] }),
+    });
     assert.equal(native.statusCode, 200);
     await native.body.dump();
     // Ollama, tried first when both are idle, answers 503 once: the request fails over to vLLM.
@@ -113,8 +117,14 @@ describe('Prometheus /metrics', () => {
   it('reports each engine probe, nothing in flight when idle, and the process metrics', async () => {
     const all = samples((await scrape(hub.operatorKey)).text);
     assert.deepEqual(
-      all.filter((s) => s.name === 'cihub_engine_up').map((s) => [s.labels.engine, s.labels.kind, s.value]).sort(),
-      [['ollama', 'ollama', 1], ['vllm', 'vllm', 1]],
+      all
+        .filter((s) => s.name === 'cihub_engine_up')
+        .map((s) => [s.labels.engine, s.labels.kind, s.value])
+        .sort(),
+      [
+        ['ollama', 'ollama', 1],
+        ['vllm', 'vllm', 1],
+      ],
     );
     assert.equal(sum(all, 'cihub_in_flight_requests'), 0);
     assert.ok(all.some((s) => s.name === 'cihub_process_resident_memory_bytes' && s.value > 0));

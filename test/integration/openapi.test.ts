@@ -19,7 +19,12 @@ import { NOT_PATCHABLE, SETTING_RULES } from '../../src/config/settings-schema.j
 
 const ENGINES_OFF = { OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '' };
 type Schema = { properties: Record<string, { type: string | string[]; minimum?: number; maximum?: number }> };
-type Operation = { summary: string; security: Record<string, string[]>[]; tags: string[]; requestBody?: { content: { 'application/json': { schema: Schema } } } };
+type Operation = {
+  summary: string;
+  security: Record<string, string[]>[];
+  tags: string[];
+  requestBody?: { content: { 'application/json': { schema: Schema } } };
+};
 type Doc = { openapi: string; info: { version: string }; paths: Record<string, Record<string, Operation>> };
 
 describe('the OpenAPI document', () => {
@@ -59,13 +64,17 @@ describe('the OpenAPI document', () => {
 
   it('has no catalogue entry for a route that is not registered', () => {
     const registered = new Set(describedRoutes(hub.app.registeredRoutes).map(routeKey));
-    assert.deepEqual(Object.keys(ROUTE_CATALOGUE).filter((k) => !registered.has(k)), []);
+    assert.deepEqual(
+      Object.keys(ROUTE_CATALOGUE).filter((k) => !registered.has(k)),
+      [],
+    );
   });
 
   it('lists only operations Fastify answers', () => {
     for (const [path, item] of Object.entries(doc.paths)) {
       const url = path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
-      for (const method of Object.keys(item)) assert.ok(hub.app.hasRoute({ method: method.toUpperCase() as 'GET', url }), `${method.toUpperCase()} ${url} is in the document but not a route`);
+      for (const method of Object.keys(item))
+        assert.ok(hub.app.hasRoute({ method: method.toUpperCase() as 'GET', url }), `${method.toUpperCase()} ${url} is in the document but not a route`);
     }
   });
 
@@ -83,7 +92,12 @@ describe('the OpenAPI document', () => {
   it('describes the settings PATCH body from the rules the Hub validates it with', async () => {
     const schema = doc.paths['/api/inference/pool/settings']?.patch?.requestBody?.content['application/json'].schema;
     assert.ok(schema);
-    assert.deepEqual(Object.keys(schema.properties).sort(), Object.keys(SETTING_RULES).filter((k) => !NOT_PATCHABLE.has(k)).sort());
+    assert.deepEqual(
+      Object.keys(schema.properties).sort(),
+      Object.keys(SETTING_RULES)
+        .filter((k) => !NOT_PATCHABLE.has(k))
+        .sort(),
+    );
     assert.deepEqual(schema.properties.poolHealthPollSeconds, { type: 'integer', minimum: 10, maximum: 300, default: 30 });
     // The bounds the document states are the ones the Hub enforces.
     const res = await request(`${hub.url}/api/inference/pool/settings`, {

@@ -65,7 +65,7 @@ describe('output checks on a single engine', () => {
     assert.deepEqual(r.requestError, { signature: 'degenerate-output', basis: 'node', confirms: null });
   });
 
-  it('relays a faulty non-streamed answer from the last candidate as the engine gave it, and records it as the node\'s fault', async () => {
+  it("relays a faulty non-streamed answer from the last candidate as the engine gave it, and records it as the node's fault", async () => {
     await engine.setFault({ mode: 'unused', count: 1 });
     const res = await ask(hub, '/v1/chat/completions', false);
     assert.equal(res.status, 200);
@@ -108,7 +108,10 @@ describe('output faults between two engines', () => {
     assert.doesNotMatch(res.text, /<unused/);
     const r = await row(hub, res.id);
     assert.equal(r.outcome, 'served');
-    assert.deepEqual(r.attempts.map((a) => a.reason), ['output fault (degenerate-output)']);
+    assert.deepEqual(
+      r.attempts.map((a) => a.reason),
+      ['output fault (degenerate-output)'],
+    );
   });
 
   it('withholds an engine after its second fault within five minutes: retries go elsewhere first, and it is still asked last', async () => {
@@ -121,7 +124,10 @@ describe('output faults between two engines', () => {
     // The row says why the engine the ranker put first was skipped.
     const skipped = (await row(hub, res.id)).withheld;
     assert.equal(skipped?.overridden, false);
-    assert.deepEqual(skipped?.demoted.map((d) => [d.node, d.backend, d.reason]), [['local', 'ollama', 'truncated-upstream']]);
+    assert.deepEqual(
+      skipped?.demoted.map((d) => [d.node, d.backend, d.reason]),
+      [['local', 'ollama', 'truncated-upstream']],
+    );
     assert.ok(Date.parse(skipped!.demoted[0]!.until) > Date.now());
     await second.setFault({ mode: 'error', status: 503, count: 1 });
     const last = await ask(hub, '/v1/chat/completions', true);
@@ -145,7 +151,11 @@ describe('a model an engine lists but cannot serve', () => {
   });
 
   it('stops offering it there after two failures within five minutes (the core-4 incident)', async () => {
-    await broken.setFault({ mode: 'error', status: 500, body: '{"error":"model failed to load, this may be due to resource limitations or an internal error"}' });
+    await broken.setFault({
+      mode: 'error',
+      status: 500,
+      body: '{"error":"model failed to load, this may be due to resource limitations or an internal error"}',
+    });
     for (let i = 0; i < 2; i++) assert.equal((await ask(hub, '/v1/chat/completions', false)).backend, 'vllm');
     const before = broken.state().requests;
     const res = await ask(hub, '/v1/chat/completions', false);

@@ -136,10 +136,11 @@ describe('advice that is right in every state', () => {
     assert.ok(onB.includes('half paired: this Hub approved its request, but the approval never reached it'), onB);
     assert.ok(onB.includes(`cihub pool unpair ${A} here, and cihub pool unpair ${B} on ${A}`), onB);
     assert.match(onB, new RegExp(`${re(A)}\\s+\\S+\\s+not confirmed`));
-    for (const wrong of ['bearer (legacy auth)', 'rejoins by itself', 'compare the two clocks', 'Legacy auth', 'is safe']) assert.ok(!onB.includes(wrong), `B must not say ${JSON.stringify(wrong)}:\n${onB}`);
+    for (const wrong of ['bearer (legacy auth)', 'rejoins by itself', 'compare the two clocks', 'Legacy auth', 'is safe'])
+      assert.ok(!onB.includes(wrong), `B must not say ${JSON.stringify(wrong)}:\n${onB}`);
 
     // A sees B calling as paired while its own request waits: half paired, seen from the requester.
-    await eventually(async () => (await rowsOf(a))[0]?.pairingProblem?.kind === 'half_paired_there', "A to see B acting on an approval it never received");
+    await eventually(async () => (await rowsOf(a))[0]?.pairingProblem?.kind === 'half_paired_there', 'A to see B acting on an approval it never received');
     const onA = await ok(a, 'pool', 'status');
     assert.ok(onA.includes("half paired: it approved this Hub's request, but the approval never arrived here"), onA);
     assert.ok(onA.includes(`cihub pool unpair ${B} here, and cihub pool unpair ${A} on ${B}`), onA);
@@ -197,7 +198,10 @@ describe('advice that is right in every state', () => {
   it('both Hubs send a request: the second is told to approve the first, and requests that crossed are named with the fix on both', async () => {
     await ok(a, 'pool', 'pair', B, '--yes');
     const refused = await fails(b, 'pool', 'pair', A, '--yes');
-    assert.match(refused, new RegExp(`has already asked to pair with this Hub: approve its request instead of sending one back \\(cihub pool approve ${re(A)}\\)`));
+    assert.match(
+      refused,
+      new RegExp(`has already asked to pair with this Hub: approve its request instead of sending one back \\(cihub pool approve ${re(A)}\\)`),
+    );
     assert.doesNotMatch(refused, /unpair/);
     assert.match(await ok(b, 'pool', 'approve', A, '--yes'), /confirmed the pairing/);
     for (const hub of [a, b]) for (const p of await rowsOf(hub)) await hub.api('DELETE', `/api/inference/pool/peers/${p.id}`);
@@ -210,11 +214,17 @@ describe('advice that is right in every state', () => {
     toB.rule = () => 'pass';
     toB.release();
     await fromA;
-    for (const [hub, other, me] of [[a, B, A], [b, A, B]] as const) {
+    for (const [hub, other, me] of [
+      [a, B, A],
+      [b, A, B],
+    ] as const) {
       await eventually(async () => (await rowsOf(hub))[0]?.pairingProblem?.kind === 'crossed_requests', `${me} to see the requests crossed`);
       const text = await ok(hub, 'pool', 'status');
       assert.ok(text.includes("the requests crossed: it sent this Hub a request too, and each Hub sets the other's aside"), text);
-      assert.ok(text.includes(`cancel both requests (cihub pool unpair ${other} here, and cihub pool unpair ${me} on ${other}), then pair again from one Hub only`), text);
+      assert.ok(
+        text.includes(`cancel both requests (cihub pool unpair ${other} here, and cihub pool unpair ${me} on ${other}), then pair again from one Hub only`),
+        text,
+      );
     }
   });
 
@@ -239,8 +249,14 @@ describe('advice that is right in every state', () => {
   it('says when turning on poolRequireSignedPeers has become safe: once every peer signs', async () => {
     await ok(a, 'pool', 'pair', B, '--pin', await pinOf(b), '--yes');
     await ok(b, 'pool', 'approve', A, '--yes');
-    for (const [hub, other] of [[a, B], [b, A]] as const) {
-      await eventually(async () => (await rowsOf(hub)).some((p) => p.nodeFqdn === other && p.authMode === 'signed' && p.lastSeenAt !== null), `${other} signed and polled`);
+    for (const [hub, other] of [
+      [a, B],
+      [b, A],
+    ] as const) {
+      await eventually(
+        async () => (await rowsOf(hub)).some((p) => p.nodeFqdn === other && p.authMode === 'signed' && p.lastSeenAt !== null),
+        `${other} signed and polled`,
+      );
       const text = await ok(hub, 'pool', 'status');
       assert.ok(text.includes('every peer signs now, so turning on poolRequireSignedPeers is safe (cihub pool set poolRequireSignedPeers true)'), text);
     }

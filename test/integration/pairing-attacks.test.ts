@@ -78,7 +78,14 @@ describe('signed peer requests under attack', () => {
     proxyAB = await new RecordingProxy(`http://127.0.0.1:${ports.b}`).start();
     proxyAC = await new RecordingProxy(`http://127.0.0.1:${ports.c}`).start();
     const fakeOrigins = Object.fromEntries(Object.values(fakes).map((f) => [f.name, f.origin]));
-    startB = (dataDir) => startNamedHub({ name: B, port: ports.b, origins: { [A]: `http://127.0.0.1:${ports.a}`, ...fakeOrigins }, env: { OLLAMA_URL: engine.url }, ...(dataDir ? { dataDir } : {}) });
+    startB = (dataDir) =>
+      startNamedHub({
+        name: B,
+        port: ports.b,
+        origins: { [A]: `http://127.0.0.1:${ports.a}`, ...fakeOrigins },
+        env: { OLLAMA_URL: engine.url },
+        ...(dataDir ? { dataDir } : {}),
+      });
     [hubA, hubB, hubC] = await Promise.all([
       startNamedHub({ name: A, port: ports.a, origins: { [B]: proxyAB.origin, [C]: proxyAC.origin } }),
       startB(),
@@ -93,7 +100,9 @@ describe('signed peer requests under attack', () => {
     assert.ok(request, 'proxyAC saw the pairing request');
     capturedTa = (JSON.parse(request.body.toString('utf8')) as { token: string }).token;
     // Still bearer-only: the guard admits the captured token as C (a 400 for the empty upgrade body, not a 401).
-    capturedTaControl = (await send(hubA.url, 'POST', `${POOL}/pair/upgrade`, { headers: { 'x-hub-pool-peer': C, authorization: `Bearer ${capturedTa}` }, body: {} })).status;
+    capturedTaControl = (
+      await send(hubA.url, 'POST', `${POOL}/pair/upgrade`, { headers: { 'x-hub-pool-peer': C, authorization: `Bearer ${capturedTa}` }, body: {} })
+    ).status;
     assert.equal((await approve(hubC, A)).callback, 'confirmed');
     await waitPaired(hubA, C, hubC, A, 'signed');
     await eventually(async () => (await status(hubB)).localNode.backends.some((b) => b.healthy && b.models.includes(MODEL)), "B's engine healthy", 10_000);
@@ -106,7 +115,9 @@ describe('signed peer requests under attack', () => {
 
   /** The newest signed GET /capabilities A sent B that B accepted. */
   function capturedCapabilities(): Recorded {
-    const rec = proxyAB.records.filter((r) => r.method === 'GET' && r.url === CAPS && r.headers['x-hub-pool-signature'] !== undefined && r.status === 200).at(-1);
+    const rec = proxyAB.records
+      .filter((r) => r.method === 'GET' && r.url === CAPS && r.headers['x-hub-pool-signature'] !== undefined && r.status === 200)
+      .at(-1);
     assert.ok(rec, 'proxyAB recorded a signed capabilities poll that B answered 200');
     return rec;
   }
@@ -130,7 +141,14 @@ describe('signed peer requests under attack', () => {
     assert.equal(replay.headers['x-hub-pool-refusal'], undefined, 'a replay is not an identity mismatch');
 
     // The same nonce under a fresh timestamp and a fresh, valid signature is still a replay.
-    const resigned = fake.sign({ recipient: hubUuid, method: 'POST', path: CHAT, body: chatBody, nonce: headers['x-hub-pool-nonce']!, nowMs: Date.now() + 1_000 });
+    const resigned = fake.sign({
+      recipient: hubUuid,
+      method: 'POST',
+      path: CHAT,
+      body: chatBody,
+      nonce: headers['x-hub-pool-nonce']!,
+      nowMs: Date.now() + 1_000,
+    });
     assert.notEqual(resigned['x-hub-pool-signature'], headers['x-hub-pool-signature']);
     assert.equal((await send(hubB.url, 'POST', CHAT, { headers: resigned, body: chatBody })).status, 401);
 
@@ -188,13 +206,28 @@ describe('signed peer requests under attack', () => {
 
     // A forged control message changes nothing: the row survives a forged unpair.
     const unpairNonce = randomBytes(16).toString('base64url');
-    const forgedUnpair = await fake.signed(hubB, { recipient: hubUuid, method: 'POST', path: `${POOL}/pair/unpair`, body: {}, nonce: unpairNonce, key: otherKey });
+    const forgedUnpair = await fake.signed(hubB, {
+      recipient: hubUuid,
+      method: 'POST',
+      path: `${POOL}/pair/unpair`,
+      body: {},
+      nonce: unpairNonce,
+      key: otherKey,
+    });
     assert.equal(forgedUnpair.status, 401);
     // A genuine signature lifted onto another route, or onto another body, is refused the same way.
     const liftedHeaders = fake.sign({ recipient: hubUuid, method: 'GET', path: CAPS });
-    assert.equal((await send(hubB.url, 'POST', `${POOL}/pair/unpair`, { headers: liftedHeaders, body: {} })).status, 401, 'signature for GET /capabilities used on POST /pair/unpair');
+    assert.equal(
+      (await send(hubB.url, 'POST', `${POOL}/pair/unpair`, { headers: liftedHeaders, body: {} })).status,
+      401,
+      'signature for GET /capabilities used on POST /pair/unpair',
+    );
     const bodyHeaders = fake.sign({ recipient: hubUuid, method: 'POST', path: `${POOL}/pair/unpair`, body: { reason: 'signed' } });
-    assert.equal((await send(hubB.url, 'POST', `${POOL}/pair/unpair`, { headers: bodyHeaders, body: { reason: 'swapped' } })).status, 401, 'a /pair/* body is covered');
+    assert.equal(
+      (await send(hubB.url, 'POST', `${POOL}/pair/unpair`, { headers: bodyHeaders, body: { reason: 'swapped' } })).status,
+      401,
+      'a /pair/* body is covered',
+    );
     assert.equal((await peerNamed(hubB, fake.name))?.status, 'connected', 'no forged or lifted unpair removed the row');
 
     // The genuine requests with the nonces the forgeries used still work.
@@ -220,7 +253,10 @@ describe('signed peer requests under attack', () => {
   it('5b. a pairing token captured on the wire stops working once the real peer signs', async () => {
     assert.match(capturedTa, /^[A-Za-z0-9_-]{43}$/);
     assert.equal(capturedTaControl, 400, 'while the pairing was bearer-only, A admitted the captured token as C');
-    const upgrade = await send(hubA.url, 'POST', `${POOL}/pair/upgrade`, { headers: { 'x-hub-pool-peer': C, authorization: `Bearer ${capturedTa}` }, body: {} });
+    const upgrade = await send(hubA.url, 'POST', `${POOL}/pair/upgrade`, {
+      headers: { 'x-hub-pool-peer': C, authorization: `Bearer ${capturedTa}` },
+      body: {},
+    });
     assert.equal(upgrade.status, 401, upgrade.text);
     const caps = await send(hubA.url, 'GET', CAPS, { headers: { 'x-hub-pool-peer': C, authorization: `Bearer ${capturedTa}` } });
     assert.equal(caps.status, 401, caps.text);
@@ -258,15 +294,24 @@ describe('signed peer requests under attack', () => {
     assert.equal(engine.state().requests, served, 'nothing reached the engine');
     assert.equal((await fake.signed(hubB, { recipient: hubUuid, method: 'GET', path: CAPS })).status, 401);
     // Nor can it approve itself: a confirmation from the requester is refused.
-    const selfConfirm = await fake.signed(hubB, { recipient: hubUuid, method: 'POST', path: `${POOL}/pair/confirm`, body: { token: fake.token, nodeUuid: fake.uuid, publicKey: fake.publicKey } });
+    const selfConfirm = await fake.signed(hubB, {
+      recipient: hubUuid,
+      method: 'POST',
+      path: `${POOL}/pair/confirm`,
+      body: { token: fake.token, nodeUuid: fake.uuid, publicKey: fake.publicKey },
+    });
     assert.equal(selfConfirm.status, 409, selfConfirm.text);
     assert.equal((await peerNamed(hubB, fake.name))?.status, 'pending');
   });
 
-  it('a signed peer cannot rename itself off the tailnet, or to this Hub\'s own name', async () => {
+  it("a signed peer cannot rename itself off the tailnet, or to this Hub's own name", async () => {
     const fake = fakes.rename;
     const { hubUuid } = await pairFakeWithPin(hubB, fake);
-    const refusedRenames = () => hubB.log().split('\n').filter((l) => l.includes('rename not applied')).length;
+    const refusedRenames = () =>
+      hubB
+        .log()
+        .split('\n')
+        .filter((l) => l.includes('rename not applied')).length;
     for (const name of ['mallory.evil.example', B]) {
       const before = refusedRenames();
       const res = await fake.signed(hubB, { recipient: hubUuid, method: 'GET', path: CAPS, senderFqdn: name });
@@ -283,7 +328,7 @@ describe('signed peer requests under attack', () => {
     await eventually(async () => (await peerNamed(hubB, moved)) !== null, 'the in-tailnet rename', 5_000);
   });
 
-  it('14. unpairing from one side sends the authenticated notification: the other side\'s row is gone', async () => {
+  it("14. unpairing from one side sends the authenticated notification: the other side's row is gone", async () => {
     const bOnA = await peerNamed(hubA, B);
     assert.ok(bOnA);
     assert.ok(await peerNamed(hubB, A), 'B holds a row for A before');
@@ -301,21 +346,18 @@ describe('signed peer requests under attack', () => {
     assert.equal((await peerNamed(hubC, A))?.status, 'connected');
   });
 
-  it(
-    'a signed request captured before the receiver restarts is refused after it (signatures older than the process are refused)',
-    async () => {
-      const fake = fakes.restart;
-      const { hubUuid } = await pairFakeWithPin(hubB, fake);
-      const headers = fake.sign({ recipient: hubUuid, method: 'POST', path: CHAT, body: chatBody });
-      assert.equal((await send(hubB.url, 'POST', CHAT, { headers, body: chatBody })).status, 200);
-      const dataDir = hubB.dataDir;
-      await hubB.stop();
-      hubB = await startB(dataDir);
-      await eventually(async () => (await status(hubB)).localNode.backends.some((b) => b.healthy), "B's engine healthy again", 10_000);
-      const served = engine.state().requests;
-      const replay = await send(hubB.url, 'POST', CHAT, { headers, body: chatBody });
-      assert.equal(replay.status, 401, `replayed after a restart: ${replay.status}`);
-      assert.equal(engine.state().requests, served);
-    },
-  );
+  it('a signed request captured before the receiver restarts is refused after it (signatures older than the process are refused)', async () => {
+    const fake = fakes.restart;
+    const { hubUuid } = await pairFakeWithPin(hubB, fake);
+    const headers = fake.sign({ recipient: hubUuid, method: 'POST', path: CHAT, body: chatBody });
+    assert.equal((await send(hubB.url, 'POST', CHAT, { headers, body: chatBody })).status, 200);
+    const dataDir = hubB.dataDir;
+    await hubB.stop();
+    hubB = await startB(dataDir);
+    await eventually(async () => (await status(hubB)).localNode.backends.some((b) => b.healthy), "B's engine healthy again", 10_000);
+    const served = engine.state().requests;
+    const replay = await send(hubB.url, 'POST', CHAT, { headers, body: chatBody });
+    assert.equal(replay.status, 401, `replayed after a restart: ${replay.status}`);
+    assert.equal(engine.state().requests, served);
+  });
 });

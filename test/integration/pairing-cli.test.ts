@@ -137,7 +137,10 @@ describe('pairing from the command line', () => {
     assert.ok(bFingerprint, 'minting a PIN made hub-b an identity');
     assert.ok(bIdentity === null || bIdentity.fingerprint === bFingerprint);
     assert.ok(minted.includes(bFingerprint), `pairing-pin prints this Hub's fingerprint:\n${minted}`);
-    const command = minted.split('\n').map((l) => l.trim()).find((l) => l.startsWith('cihub pool pair '));
+    const command = minted
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.startsWith('cihub pool pair '));
     assert.equal(command, `cihub pool pair ${B} --pin ${pin}`);
     assert.match(await ok(b, 'pool', 'status'), /pairing PIN\s+active until /);
 
@@ -159,7 +162,7 @@ describe('pairing from the command line', () => {
     const aFingerprint = (await statusOf(a)).localNode.identity?.fingerprint;
     assert.ok(aFingerprint);
     assert.ok(!table.includes(aFingerprint), 'peers does not print the key fingerprint');
-    assert.equal((await rowsOf(b))[0]?.fingerprint, aFingerprint, 'the request carried hub-a\'s key, which status shows');
+    assert.equal((await rowsOf(b))[0]?.fingerprint, aFingerprint, "the request carried hub-a's key, which status shows");
     assert.match(await ok(b, 'pool', 'status'), new RegExp(`↳ key fingerprint ${aFingerprint}`));
 
     const approved = await ok(b, 'pool', 'approve', id!, '--yes');
@@ -181,11 +184,27 @@ describe('pairing from the command line', () => {
     const [rowA] = await peersOf(a);
     const [rowB] = await peersOf(b);
     assert.deepEqual(
-      { name: rowA?.nodeFqdn, direction: rowA?.direction, status: rowA?.status, enabled: rowA?.enabled, auth: rowA?.authMode, fp: rowA?.fingerprint, pin: rowA?.pinVerified },
+      {
+        name: rowA?.nodeFqdn,
+        direction: rowA?.direction,
+        status: rowA?.status,
+        enabled: rowA?.enabled,
+        auth: rowA?.authMode,
+        fp: rowA?.fingerprint,
+        pin: rowA?.pinVerified,
+      },
       { name: B, direction: 'outbound', status: 'connected', enabled: true, auth: 'signed', fp: bFingerprint, pin: true },
     );
     assert.deepEqual(
-      { name: rowB?.nodeFqdn, direction: rowB?.direction, status: rowB?.status, enabled: rowB?.enabled, auth: rowB?.authMode, fp: rowB?.fingerprint, pin: rowB?.pinVerified },
+      {
+        name: rowB?.nodeFqdn,
+        direction: rowB?.direction,
+        status: rowB?.status,
+        enabled: rowB?.enabled,
+        auth: rowB?.authMode,
+        fp: rowB?.fingerprint,
+        pin: rowB?.pinVerified,
+      },
       { name: A, direction: 'inbound', status: 'connected', enabled: true, auth: 'signed', fp: aFingerprint, pin: true },
     );
     assert.ok(rowA?.lastSeenAt && rowB?.lastSeenAt, 'both have been seen by a health poll');
@@ -241,7 +260,7 @@ describe('pairing from the command line', () => {
     const out = await ok(b, 'pool', 'unpair', A, '--yes');
     assert.match(out, new RegExp(`^Unpaired ${A.replaceAll('.', '\\.')}; it was told and dropped its half too\\.$`, 'm'));
     assert.deepEqual(await rowsOf(b), []);
-    assert.deepEqual(await rowsOf(a), [], 'the other side\'s row is gone too');
+    assert.deepEqual(await rowsOf(a), [], "the other side's row is gone too");
     assert.match(await ok(a, 'pool', 'status'), /^Peers: none paired$/m);
   });
 
@@ -250,7 +269,10 @@ describe('pairing from the command line', () => {
     assert.ok(pin);
     await ok(a, 'pool', 'pair', B, '--pin', pin, '--yes');
     assert.equal((await rowsOf(b)).length, 1);
-    assert.match(await ok(a, 'pool', 'unpair', B, '--yes'), new RegExp(`^Cancelled the request to ${B.replaceAll('.', '\\.')}; it was told and dropped its half too\\.$`, 'm'));
+    assert.match(
+      await ok(a, 'pool', 'unpair', B, '--yes'),
+      new RegExp(`^Cancelled the request to ${B.replaceAll('.', '\\.')}; it was told and dropped its half too\\.$`, 'm'),
+    );
     assert.deepEqual(await rowsOf(a), []);
     assert.deepEqual(await rowsOf(b), [], 'the PIN pinned a key, so hub-b could be told');
   });

@@ -46,7 +46,10 @@ export function bodyBytes(body: unknown): Buffer {
 export function send(baseUrl: string, method: string, path: string, opts: SendOptions = {}): Promise<Answer> {
   const url = new URL(baseUrl);
   const payload = opts.body === undefined ? null : bodyBytes(opts.body);
-  const headers: Record<string, string> = { ...(payload !== null && opts.headers?.['content-type'] === undefined ? { 'content-type': 'application/json' } : {}), ...opts.headers };
+  const headers: Record<string, string> = {
+    ...(payload !== null && opts.headers?.['content-type'] === undefined ? { 'content-type': 'application/json' } : {}),
+    ...opts.headers,
+  };
   if (payload !== null) headers['content-length'] = String(payload.length);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -198,7 +201,10 @@ export class FakePeer {
 
   /** The legacy credential: this peer's name and a bearer token. */
   bearer(hub: { url: string }, token: string, method: string, path: string, body?: unknown): Promise<Answer> {
-    return send(hub.url, method, path, { headers: { 'x-hub-pool-peer': this.name, authorization: `Bearer ${token}` }, ...(body === undefined ? {} : { body }) });
+    return send(hub.url, method, path, {
+      headers: { 'x-hub-pool-peer': this.name, authorization: `Bearer ${token}` },
+      ...(body === undefined ? {} : { body }),
+    });
   }
 
   /** The unauthenticated pairing request, with a PIN (and this peer's identity) or without. */
@@ -232,7 +238,14 @@ export class RecordingProxy {
         const rec: Recorded = { method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers }, body: Buffer.concat(chunks) };
         this.records.push(rec);
         const upstream = httpRequest(
-          { host: this.#target.hostname, port: this.#target.port, method: rec.method, path: rec.url, headers: { ...req.headers, host: this.#target.host }, agent: false },
+          {
+            host: this.#target.hostname,
+            port: this.#target.port,
+            method: rec.method,
+            path: rec.url,
+            headers: { ...req.headers, host: this.#target.host },
+            agent: false,
+          },
           (up) => {
             rec.status = up.statusCode ?? 0;
             res.writeHead(up.statusCode ?? 502, up.headers);
@@ -290,7 +303,13 @@ export function hubEnv(name: string, origins: Record<string, string>, extra: Rec
 }
 
 /** Starts a Hub on a reserved port, retrying once if the port was taken in between. */
-export async function startNamedHub(opts: { name: string; port: number; origins: Record<string, string>; env?: Record<string, string>; dataDir?: string }): Promise<HubProcess> {
+export async function startNamedHub(opts: {
+  name: string;
+  port: number;
+  origins: Record<string, string>;
+  env?: Record<string, string>;
+  dataDir?: string;
+}): Promise<HubProcess> {
   return startHubProcess({ port: opts.port, env: hubEnv(opts.name, opts.origins, opts.env), ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) });
 }
 
@@ -340,7 +359,13 @@ export async function approve(hub: HubProcess, peerName: string): Promise<{ call
  * Pairs Hub `a` (named aName) with Hub `b` (named bName) through the operator API, with a PIN
  * unless told otherwise, and waits until both sides show the other connected and polled.
  */
-export async function pairHubs(a: HubProcess, aName: string, b: HubProcess, bName: string, opts: { pin?: boolean; settle?: 'signed' | 'connected' } = {}): Promise<void> {
+export async function pairHubs(
+  a: HubProcess,
+  aName: string,
+  b: HubProcess,
+  bName: string,
+  opts: { pin?: boolean; settle?: 'signed' | 'connected' } = {},
+): Promise<void> {
   const body: Record<string, unknown> = { nodeFqdn: bName };
   if (opts.pin !== false) body.pin = (await mintPin(b)).pin;
   const asked = await a.api('POST', `${POOL}/peers/pair`, body);
@@ -350,7 +375,14 @@ export async function pairHubs(a: HubProcess, aName: string, b: HubProcess, bNam
   await waitPaired(a, bName, b, aName, opts.settle ?? 'signed');
 }
 
-export async function waitPaired(a: HubProcess, bName: string, b: HubProcess, aName: string, settle: 'signed' | 'connected' = 'signed', timeoutMs = 30_000): Promise<void> {
+export async function waitPaired(
+  a: HubProcess,
+  bName: string,
+  b: HubProcess,
+  aName: string,
+  settle: 'signed' | 'connected' = 'signed',
+  timeoutMs = 30_000,
+): Promise<void> {
   const ready = async (hub: HubProcess, name: string) => {
     const p = await peerNamed(hub, name);
     return p !== null && p.status === 'connected' && p.lastSeenAt !== null && (settle === 'connected' || p.authMode === 'signed') ? p : null;
@@ -395,10 +427,14 @@ export async function pairFakeWithoutPin(hub: HubProcess, fake: FakePeer): Promi
  */
 export async function justPolled(hub: HubProcess, peerName: string, timeoutMs: number): Promise<void> {
   const before = (await peerNamed(hub, peerName))?.lastSeenAt ?? null;
-  await eventually(async () => {
-    const seen = (await peerNamed(hub, peerName))?.lastSeenAt ?? null;
-    return seen !== null && seen !== before;
-  }, `a fresh poll of ${peerName}`, timeoutMs);
+  await eventually(
+    async () => {
+      const seen = (await peerNamed(hub, peerName))?.lastSeenAt ?? null;
+      return seen !== null && seen !== before;
+    },
+    `a fresh poll of ${peerName}`,
+    timeoutMs,
+  );
 }
 
 /** A source address on loopback other than 127.0.0.1, a fresh one each call. */

@@ -11,7 +11,20 @@ import { randomBytes } from 'node:crypto';
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
-import { FakePeer, POOL, eventually, fqdn, isAlive, pairFakeWithPin, peerNamed, reservePorts, send, startNamedHub, status, type HubProcess } from './pairing-fixtures.js';
+import {
+  FakePeer,
+  POOL,
+  eventually,
+  fqdn,
+  isAlive,
+  pairFakeWithPin,
+  peerNamed,
+  reservePorts,
+  send,
+  startNamedHub,
+  status,
+  type HubProcess,
+} from './pairing-fixtures.js';
 
 const MODEL = 'qwen3:8b';
 const D = fqdn('hub-d');
@@ -25,7 +38,8 @@ describe('a Hub whose sealed identity key cannot be opened', () => {
   let hubUuid: string;
   let oldFingerprint: string;
   let pinAnswer: { status: number; json: { error?: { code?: string; message?: string } } };
-  const startD = (dataDir?: string) => startNamedHub({ name: D, port, origins: { [fake.name]: fake.origin }, env: { OLLAMA_URL: engine.url }, ...(dataDir ? { dataDir } : {}) });
+  const startD = (dataDir?: string) =>
+    startNamedHub({ name: D, port, origins: { [fake.name]: fake.origin }, env: { OLLAMA_URL: engine.url }, ...(dataDir ? { dataDir } : {}) });
 
   before(async () => {
     engine = await startSimEngine({ dialect: 'ollama', models: [MODEL], timeScale: 0.01 });
@@ -50,10 +64,14 @@ describe('a Hub whose sealed identity key cannot be opened', () => {
 
   it('12a. status answers 200 naming the problem; the Hub still serves and still verifies its peers', async () => {
     // D has a peer, so its health poll touches the identity within a tick of starting.
-    const identity = await eventually(async () => {
-      const id = (await status(hubD)).localNode.identity;
-      return id?.identityError ? id : null;
-    }, 'identityError in status', 5_000);
+    const identity = await eventually(
+      async () => {
+        const id = (await status(hubD)).localNode.identity;
+        return id?.identityError ? id : null;
+      },
+      'identityError in status',
+      5_000,
+    );
     assert.match(identity.identityError!, /cannot be unsealed/);
     assert.equal(identity.nodeUuid, hubUuid, 'the UUID is still known (stored in the clear)');
     assert.equal(identity.fingerprint, oldFingerprint);
@@ -77,7 +95,10 @@ describe('a Hub whose sealed identity key cannot be opened', () => {
   });
 
   it('12c. POST /identity/rotate recovers: new fingerprint, same UUID, no error, and the unreachable peer is named', async () => {
-    const rotated = await hubD.api<{ nodeUuid: string; fingerprint: string | null; identityError: string | null; unpaired: string[]; notReached: string[] }>('POST', `${POOL}/identity/rotate`);
+    const rotated = await hubD.api<{ nodeUuid: string; fingerprint: string | null; identityError: string | null; unpaired: string[]; notReached: string[] }>(
+      'POST',
+      `${POOL}/identity/rotate`,
+    );
     assert.equal(rotated.status, 200, JSON.stringify(rotated.json));
     assert.equal(rotated.json.identityError, null);
     assert.equal(rotated.json.nodeUuid, hubUuid, 'rotation keeps the UUID');

@@ -50,11 +50,22 @@ describe('inbound pairing checks Admin API membership', () => {
     const store = new PeerStore(db);
     const identity = new NodeIdentity({ db, dataDir, envSecret: 'test-secret', clock, logger, background: new Background({ logger, clock }) });
     const admin = new AdminApiClient({ ...CLIENT, clock, baseUrl });
-    const members = new MembershipCache(() => admin.devices('operator@example.com'), () => clock.nowMs());
+    const members = new MembershipCache(
+      () => admin.devices('operator@example.com'),
+      () => clock.nowMs(),
+    );
     const pairing = new PairingService({
       store,
       identity,
-      client: new PeerClient({ identity, selfName: async () => SELF.nodeFqdn, origins: new Map(), dispatcher, nameDispatcher: dispatcher, settings: () => DEFAULT_SETTINGS, clock }),
+      client: new PeerClient({
+        identity,
+        selfName: async () => SELF.nodeFqdn,
+        origins: new Map(),
+        dispatcher,
+        nameDispatcher: dispatcher,
+        settings: () => DEFAULT_SETTINGS,
+        clock,
+      }),
       pin: new PairingPin({ clock }),
       limiter: new StrikeLimiter({ clock }),
       self: async () => SELF,
@@ -69,16 +80,22 @@ describe('inbound pairing checks Admin API membership', () => {
   }
   const request = (from: string) => ({ body: { fromNodeFqdn: from, token: randomBytes(32).toString('base64url') }, sourceIp: '100.101.1.9' });
 
-  it('a name on the tailnet\'s suffix but not in its device list is refused, and nothing is written', async () => {
+  it("a name on the tailnet's suffix but not in its device list is refused, and nothing is written", async () => {
     const { pairing, store } = receiver(api.url);
-    await assert.rejects(pairing.receiveRequest(request('squatter.tail0.ts.net')), (err: HubError) => err.code === 'HUB_ERR_PAIR_OUTSIDE_TAILNET' && /not a device on this Hub's tailnet/.test(err.message));
+    await assert.rejects(
+      pairing.receiveRequest(request('squatter.tail0.ts.net')),
+      (err: HubError) => err.code === 'HUB_ERR_PAIR_OUTSIDE_TAILNET' && /not a device on this Hub's tailnet/.test(err.message),
+    );
     assert.deepEqual(store.list(), []);
   });
 
   it('a listed device is taken as a pending request', async () => {
     const { pairing, store } = receiver(api.url);
     assert.deepEqual(await pairing.receiveRequest(request('hub-b.tail0.ts.net')), { received: true });
-    assert.deepEqual(store.list().map((r) => [r.nodeFqdn, r.direction, r.status]), [['hub-b.tail0.ts.net', 'inbound', 'pending']]);
+    assert.deepEqual(
+      store.list().map((r) => [r.nodeFqdn, r.direction, r.status]),
+      [['hub-b.tail0.ts.net', 'inbound', 'pending']],
+    );
   });
 
   it('an Admin API that cannot be reached degrades to a warning: the request is taken', async () => {
@@ -86,6 +103,9 @@ describe('inbound pairing checks Admin API membership', () => {
     warnings.length = 0;
     assert.deepEqual(await pairing.receiveRequest(request('squatter.tail0.ts.net')), { received: true });
     assert.equal(store.list().length, 1);
-    assert.ok(warnings.some((w) => w.includes('could not ask the Tailscale Admin API whether the requester is on this tailnet')), warnings.join('\n'));
+    assert.ok(
+      warnings.some((w) => w.includes('could not ask the Tailscale Admin API whether the requester is on this tailnet')),
+      warnings.join('\n'),
+    );
   });
 });

@@ -11,7 +11,20 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID, generateKeyPairSync } from 'node:crypto';
 import { keyFingerprint } from '../../src/identity/fingerprint.js';
-import { POOL, fqdn, freshSource, mintPin, nodeUuidOf, peers, send, startNamedHub, status, reservePorts, type Answer, type HubProcess } from './pairing-fixtures.js';
+import {
+  POOL,
+  fqdn,
+  freshSource,
+  mintPin,
+  nodeUuidOf,
+  peers,
+  send,
+  startNamedHub,
+  status,
+  reservePorts,
+  type Answer,
+  type HubProcess,
+} from './pairing-fixtures.js';
 
 const P = fqdn('hub-p');
 const Q = fqdn('hub-q');
@@ -129,7 +142,7 @@ describe('pairing requests from anonymous callers', () => {
     assert.equal(row?.pinVerified, false);
   });
 
-  it('7. names: off-tailnet 403, URL-ish or IP-literal 400, this Hub\'s own name or UUID refused — and no row for any', async () => {
+  it("7. names: off-tailnet 403, URL-ish or IP-literal 400, this Hub's own name or UUID refused — and no row for any", async () => {
     const before = await rowNames(hubP);
     const offTailnet = ['evil.example.com', `hub-x.tail9.ts.net`, `hub-x.${'tail0.ts.net'}.evil.com`, 'tail0.ts.net', 'xtail0.ts.net'];
     for (const from of offTailnet) {

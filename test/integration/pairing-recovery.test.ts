@@ -10,7 +10,21 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { freshDataDir } from '../helpers/hub-process.js';
-import { POOL, approve, eventually, fqdn, justPolled, mintPin, nodeUuidOf, pairHubs, peerNamed, reservePorts, startNamedHub, waitPaired, type HubProcess } from './pairing-fixtures.js';
+import {
+  POOL,
+  approve,
+  eventually,
+  fqdn,
+  justPolled,
+  mintPin,
+  nodeUuidOf,
+  pairHubs,
+  peerNamed,
+  reservePorts,
+  startNamedHub,
+  waitPaired,
+  type HubProcess,
+} from './pairing-fixtures.js';
 
 const A = fqdn('hub-a');
 const B = fqdn('hub-b');
@@ -22,7 +36,8 @@ describe('recovering a pairing', () => {
   let ports: { a: number; b: number };
   let hubA: HubProcess;
   let hubB: HubProcess;
-  const startB = (dataDir?: string) => startNamedHub({ name: B, port: ports.b, origins: { [A]: `http://127.0.0.1:${ports.a}` }, ...(dataDir ? { dataDir } : {}) });
+  const startB = (dataDir?: string) =>
+    startNamedHub({ name: B, port: ports.b, origins: { [A]: `http://127.0.0.1:${ports.a}` }, ...(dataDir ? { dataDir } : {}) });
 
   before(async () => {
     ports = await reservePorts(['a', 'b']);
@@ -84,27 +99,39 @@ describe('recovering a pairing', () => {
     await hubB.stop('SIGKILL');
     const started = Date.now();
 
-    const afterTwo = await eventually(async () => {
-      const p = await peerNamed(hubA, B);
-      return p && p.consecutiveFailures >= 2 ? p : null;
-    }, 'two failed polls', 2 * ONE_POLL_MS);
+    const afterTwo = await eventually(
+      async () => {
+        const p = await peerNamed(hubA, B);
+        return p && p.consecutiveFailures >= 2 ? p : null;
+      },
+      'two failed polls',
+      2 * ONE_POLL_MS,
+    );
     assert.equal(afterTwo.status, 'connected', 'two failures are not enough');
     assert.equal(afterTwo.probeFailure?.kind, 'unreachable');
 
-    const down = await eventually(async () => {
-      const p = await peerNamed(hubA, B);
-      return p?.status === 'unreachable' ? p : null;
-    }, 'A to mark B unreachable', ONE_POLL_MS);
+    const down = await eventually(
+      async () => {
+        const p = await peerNamed(hubA, B);
+        return p?.status === 'unreachable' ? p : null;
+      },
+      'A to mark B unreachable',
+      ONE_POLL_MS,
+    );
     assert.equal(down.consecutiveFailures, 3, 'on the third failure');
     assert.equal(down.probeFailure?.kind, 'unreachable');
     assert.match(down.probeFailure!.action, /none needed/);
     assert.ok(Date.now() - started >= 2 * POLL_SECONDS * 1000 - 2_000, 'three polls take at least two intervals');
 
     hubB = await startB(dataDir);
-    const back = await eventually(async () => {
-      const p = await peerNamed(hubA, B);
-      return p?.status === 'connected' ? p : null;
-    }, 'A to see B again', ONE_POLL_MS);
+    const back = await eventually(
+      async () => {
+        const p = await peerNamed(hubA, B);
+        return p?.status === 'connected' ? p : null;
+      },
+      'A to see B again',
+      ONE_POLL_MS,
+    );
     assert.equal(back.probeFailure, null);
     assert.equal(back.consecutiveFailures, 0);
     assert.equal(back.authMode, 'signed');

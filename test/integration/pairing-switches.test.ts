@@ -12,7 +12,22 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
-import { FakePeer, POOL, eventually, fqdn, justPolled, pairFakeWithPin, pairHubs, peerNamed, reservePorts, send, startNamedHub, status, type Answer, type HubProcess } from './pairing-fixtures.js';
+import {
+  FakePeer,
+  POOL,
+  eventually,
+  fqdn,
+  justPolled,
+  pairFakeWithPin,
+  pairHubs,
+  peerNamed,
+  reservePorts,
+  send,
+  startNamedHub,
+  status,
+  type Answer,
+  type HubProcess,
+} from './pairing-fixtures.js';
 
 const MODEL = 'qwen3:8b';
 const A = fqdn('hub-a');
@@ -31,16 +46,26 @@ describe('kill switches on the serving side', () => {
   const fake = new FakePeer('fake-sender');
   let bUuid: string;
   const startB = (env: Record<string, string> = {}, dataDir?: string) =>
-    startNamedHub({ name: B, port: ports.b, origins: { [A]: `http://127.0.0.1:${ports.a}`, [fake.name]: fake.origin }, env: { OLLAMA_URL: engine.url, ...env }, ...(dataDir ? { dataDir } : {}) });
+    startNamedHub({
+      name: B,
+      port: ports.b,
+      origins: { [A]: `http://127.0.0.1:${ports.a}`, [fake.name]: fake.origin },
+      env: { OLLAMA_URL: engine.url, ...env },
+      ...(dataDir ? { dataDir } : {}),
+    });
 
   const caps = (): Promise<Answer> => fake.signed(hubB, { recipient: bUuid, method: 'GET', path: CAPS });
   const local = (): Promise<Answer> => fake.signed(hubB, { recipient: bUuid, method: 'POST', path: CHAT, body: chatBody });
   /** A's view of B after A's next poll that reports `accepting`. */
   const aSeesAccepting = (accepting: boolean) =>
-    eventually(async () => {
-      const p = await peerNamed(hubA, B);
-      return p?.acceptingWork === accepting ? p : null;
-    }, `A to see B with acceptingWork ${accepting}`, ONE_POLL_MS);
+    eventually(
+      async () => {
+        const p = await peerNamed(hubA, B);
+        return p?.acceptingWork === accepting ? p : null;
+      },
+      `A to see B with acceptingWork ${accepting}`,
+      ONE_POLL_MS,
+    );
 
   before(async () => {
     engine = await startSimEngine({ dialect: 'ollama', models: [MODEL], timeScale: 0.01 });
@@ -62,7 +87,10 @@ describe('kill switches on the serving side', () => {
     const open = await caps();
     assert.equal(open.status, 200, open.text);
     assert.equal(open.json.acceptingWork, true);
-    assert.ok(open.json.backends.some((b: { models: string[] }) => b.models.includes(MODEL)), 'B offers its engine while inbound is on');
+    assert.ok(
+      open.json.backends.some((b: { models: string[] }) => b.models.includes(MODEL)),
+      'B offers its engine while inbound is on',
+    );
     const served = engine.state().requests;
     assert.equal((await local()).status, 200);
     assert.equal(engine.state().requests, served + 1);
@@ -140,16 +168,24 @@ describe('kill switches on the serving side', () => {
     const pairing = await send(hubB.url, 'POST', `${POOL}/pair/request`, { body: { fromNodeFqdn: fqdn('newcomer'), token: 'x'.repeat(43) } });
     assert.equal(pairing.status, 503, 'no pairing requests while out of the pool');
 
-    const first = await eventually(async () => {
-      const p = await peerNamed(hubA, B);
-      return p?.probeFailure ? p : null;
-    }, "A's first probe of the switched-off B", ONE_POLL_MS);
+    const first = await eventually(
+      async () => {
+        const p = await peerNamed(hubA, B);
+        return p?.probeFailure ? p : null;
+      },
+      "A's first probe of the switched-off B",
+      ONE_POLL_MS,
+    );
     assert.equal(first.probeFailure!.kind, 'unreachable', 'a 503 is unreachable, not a refusal');
     assert.equal(first.status, 'connected', 'one strike does not leave routing');
-    const down = await eventually(async () => {
-      const p = await peerNamed(hubA, B);
-      return p?.status === 'unreachable' ? p : null;
-    }, 'A to mark B unreachable', 2 * ONE_POLL_MS);
+    const down = await eventually(
+      async () => {
+        const p = await peerNamed(hubA, B);
+        return p?.status === 'unreachable' ? p : null;
+      },
+      'A to mark B unreachable',
+      2 * ONE_POLL_MS,
+    );
     assert.equal(down.consecutiveFailures, 3);
     assert.equal(down.probeFailure?.kind, 'unreachable');
     assert.match(hubA.log(), /capabilities probe of hub-b\.tail0\.ts\.net failed: HTTP 503/, 'the strikes were the 503s');

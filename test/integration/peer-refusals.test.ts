@@ -75,7 +75,13 @@ describe('a peer that refuses a forward', () => {
     for (const [i, peer] of peers.entries()) {
       peer.answerCapabilities = (res) => {
         res.writeHead(200, { 'content-type': 'application/json' }).end(
-          JSON.stringify({ nodeUuid: peer.uuid, hardwareTier: null, backends: [{ kind: 'ollama', models: [modelOf(i)] }], inFlightRequests: 0, acceptingWork: true }),
+          JSON.stringify({
+            nodeUuid: peer.uuid,
+            hardwareTier: null,
+            backends: [{ kind: 'ollama', models: [modelOf(i)] }],
+            inFlightRequests: 0,
+            acceptingWork: true,
+          }),
         );
       };
       await pairFakeWithPin(hub, peer);
@@ -92,14 +98,14 @@ describe('a peer that refuses a forward', () => {
   });
 
   for (const [i, c] of CASES.entries()) {
-    it(`${c.name}: ${c.dropped ? 'moves on and drops the peer\'s capabilities' : 'goes to the app as the engine\'s answer (the last candidate) and keeps the pairing and the inventory'}`, async () => {
+    it(`${c.name}: ${c.dropped ? "moves on and drops the peer's capabilities" : "goes to the app as the engine's answer (the last candidate) and keeps the pairing and the inventory"}`, async () => {
       const peer = peers[i]!;
       const model = modelOf(i);
       peer.answerLocal = (res) => {
         const body = JSON.stringify({ error: { code: 'REFUSED', message: 'refused' } });
         res.writeHead(c.status, { 'content-type': 'application/json', ...(c.marked ? { 'x-hub-pool-backend': c.marked } : {}) }).end(body);
       };
-      assert.ok((await listed(hub)).includes(model), 'the peer\'s model is listed before');
+      assert.ok((await listed(hub)).includes(model), "the peer's model is listed before");
 
       const first = await chat(hub, model);
       assert.equal(first.status, c.appStatus);
@@ -119,7 +125,11 @@ describe('a peer that refuses a forward', () => {
         assert.notEqual(again.status, 200);
         assert.equal(forwards(peer), 1, 'it is not asked again before a good poll');
       } else {
-        assert.deepEqual(view?.backends?.map((b) => b.models), [[model]], 'its inventory is kept');
+        assert.deepEqual(
+          view?.backends?.map((b) => b.models),
+          [[model]],
+          'its inventory is kept',
+        );
         assert.ok((await listed(hub)).includes(model));
         await chat(hub, model);
         assert.equal(forwards(peer), 2, 'it stays a candidate');

@@ -27,7 +27,11 @@ const OLLAMA_CONTEXT = '{"error":"the input length exceeds the context length"}'
 type L = 'a' | 'b' | 'c';
 
 async function engineShow(hub: PoolHub, model: string): Promise<unknown> {
-  const res = await request(`${hub.engines.ollama!.url}/api/show`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model }) });
+  const res = await request(`${hub.engines.ollama!.url}/api/show`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model }),
+  });
   return res.body.json();
 }
 
@@ -46,24 +50,30 @@ async function listed(hub: PoolHub): Promise<{ tags: string[]; openai: string[];
 describe('issue 10 audit regressions across three Hubs', () => {
   let pool: Pool<L>;
 
-  before(async () => {
-    pool = await startPool<L>({
-      hubs: {
-        a: { ollama: { models: [CTX] } },
-        b: { ollama: { models: [{ name: SHARED, contextLength: 8192 }, HOLD_B, BROKEN, CTX] } },
-        c: { ollama: { models: [{ name: SHARED, contextLength: 32768 }, CTX] } },
-      },
-      pairs: [
-        ['a', 'b'],
-        ['a', 'c'],
-        ['b', 'c'],
-      ],
-      settings: { poolHealthPollSeconds: 10, inferenceMaxNumCtx: CAP },
-    });
-  }, { timeout: START_TIMEOUT_MS });
-  after(async () => {
-    await pool?.stop();
-  }, { timeout: START_TIMEOUT_MS });
+  before(
+    async () => {
+      pool = await startPool<L>({
+        hubs: {
+          a: { ollama: { models: [CTX] } },
+          b: { ollama: { models: [{ name: SHARED, contextLength: 8192 }, HOLD_B, BROKEN, CTX] } },
+          c: { ollama: { models: [{ name: SHARED, contextLength: 32768 }, CTX] } },
+        },
+        pairs: [
+          ['a', 'b'],
+          ['a', 'c'],
+          ['b', 'c'],
+        ],
+        settings: { poolHealthPollSeconds: 10, inferenceMaxNumCtx: CAP },
+      });
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  after(
+    async () => {
+      await pool?.stop();
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
 
   it('/api/show asks the less busy of two peers holding the model first, not the one paired first', { timeout: TEST_TIMEOUT_MS }, async () => {
     const { a, b, c } = pool;
@@ -74,7 +84,7 @@ describe('issue 10 audit regressions across three Hubs', () => {
       await held.hold(1);
       const shown = await post(a, '/api/show', { model: SHARED });
       assert.equal(shown.status, 200, shown.text);
-      assert.deepEqual(shown.json, await engineShow(c, SHARED), 'C described it: B, paired first, has A\'s forward in flight');
+      assert.deepEqual(shown.json, await engineShow(c, SHARED), "C described it: B, paired first, has A's forward in flight");
     } finally {
       await held.releaseAll();
       await b.engines.ollama!.clearFaults();
@@ -84,7 +94,10 @@ describe('issue 10 audit regressions across three Hubs', () => {
   it('leaves a model a peer says it cannot serve out of /api/tags, /v1/models and status (the core-4 load failure)', { timeout: scaled(90_000) }, async () => {
     const { a, b } = pool;
     const first = await listed(a);
-    assert.ok(first.tags.includes(BROKEN) && first.openai.includes(BROKEN) && first.status.includes(BROKEN), `listed while B serves it: ${JSON.stringify(first)}`);
+    assert.ok(
+      first.tags.includes(BROKEN) && first.openai.includes(BROKEN) && first.status.includes(BROKEN),
+      `listed while B serves it: ${JSON.stringify(first)}`,
+    );
 
     // Two failures within five minutes withhold the model on B's engine; B then advertises it as unservable.
     await b.engines.ollama!.setFault({ mode: 'error', status: 500, model: BROKEN, body: CORE_4_LOAD_FAILURE });
@@ -99,7 +112,7 @@ describe('issue 10 audit regressions across three Hubs', () => {
         'A to leave the model out after its next poll of B',
         scaled(60_000),
       );
-      assert.ok(after.tags.includes(SHARED) && after.openai.includes(SHARED), 'B\'s other models are still listed');
+      assert.ok(after.tags.includes(SHARED) && after.openai.includes(SHARED), "B's other models are still listed");
     } finally {
       await b.engines.ollama!.clearFaults();
     }
@@ -117,7 +130,7 @@ describe('issue 10 audit regressions across three Hubs', () => {
       const row = await a.settledRow(header(answer, 'x-hub-pool-request-id')!);
       assert.deepEqual(row.requestError, { signature: 'context-length', basis: 'confirmed', confirms: 'local' });
       const asked = engines.map((e, i) => e.state().requests - before[i]!);
-      assert.equal(asked[0], 1, 'A\'s own engine first');
+      assert.equal(asked[0], 1, "A's own engine first");
       assert.equal(asked[1]! + asked[2]!, 1, `one peer agreed and the third node, stating the same cap, was never asked: ${JSON.stringify(asked)}`);
     } finally {
       await Promise.all(engines.map((e) => e.clearFaults()));

@@ -30,29 +30,40 @@ describe('prompt ceilings and context caps across three Hubs', () => {
   let pool: Pool<L>;
   const cli = (...args: string[]) => runCli(['pool', ...args, '--yes'], { dataDir: pool.a.dataDir });
 
-  before(async () => {
-    pool = await startPool<L>({
-      hubs: {
-        a: { ollama: { models: [M], keepAliveMs: -1, defaultNumCtx: 16_384 } },
-        b: { ollama: { models: [M], keepAliveMs: -1, defaultNumCtx: 65_536 }, settings: { inferenceMaxNumCtx: 65_536 } },
-        c: { ollama: { models: [M, ONLY_C], keepAliveMs: -1, defaultNumCtx: 16_384 }, settings: { inferenceMaxNumCtx: 16_384 }, env: { HUB_POOL_MAX_PROMPT_TOKENS: '1024' } },
-      },
-      pairs: [
-        ['a', 'b'],
-        ['a', 'c'],
-      ],
-      settings: { poolHealthPollSeconds: 300 },
-    });
-  }, { timeout: START_TIMEOUT_MS });
-  after(async () => {
-    await pool?.stop();
-  }, { timeout: START_TIMEOUT_MS });
+  before(
+    async () => {
+      pool = await startPool<L>({
+        hubs: {
+          a: { ollama: { models: [M], keepAliveMs: -1, defaultNumCtx: 16_384 } },
+          b: { ollama: { models: [M], keepAliveMs: -1, defaultNumCtx: 65_536 }, settings: { inferenceMaxNumCtx: 65_536 } },
+          c: {
+            ollama: { models: [M, ONLY_C], keepAliveMs: -1, defaultNumCtx: 16_384 },
+            settings: { inferenceMaxNumCtx: 16_384 },
+            env: { HUB_POOL_MAX_PROMPT_TOKENS: '1024' },
+          },
+        },
+        pairs: [
+          ['a', 'b'],
+          ['a', 'c'],
+        ],
+        settings: { poolHealthPollSeconds: 300 },
+      });
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  after(
+    async () => {
+      await pool?.stop();
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
 
-  const handout = async (model: string) => pool.a.api<{ numCtx: number | null; nodes: { node: string; maxNumCtx: number | null }[] }>('GET', `${POOL_API}/handout?model=${encodeURIComponent(model)}`);
+  const handout = async (model: string) =>
+    pool.a.api<{ numCtx: number | null; nodes: { node: string; maxNumCtx: number | null }[] }>('GET', `${POOL_API}/handout?model=${encodeURIComponent(model)}`);
   const longTurn = () => post(pool.a, '/v1/chat/completions', { model: M, messages: [{ role: 'user', content: LONG }] });
   const shortTurn = () => post(pool.a, '/v1/chat/completions', { model: M, messages: [{ role: 'user', content: 'hello' }] });
 
-  it('hub-a sees each peer\'s advertised ceiling and cap, and says where its own come from', { timeout: TEST_TIMEOUT_MS }, async () => {
+  it("hub-a sees each peer's advertised ceiling and cap, and says where its own come from", { timeout: TEST_TIMEOUT_MS }, async () => {
     const status = await pool.a.status();
     const peer = (name: string) => status.peers.find((p) => p.nodeFqdn === name)!;
     assert.deepEqual([peer(pool.b.name).maxNumCtx, peer(pool.b.name).maxPromptTokens], [65_536, null]);
@@ -67,33 +78,47 @@ describe('prompt ceilings and context caps across three Hubs', () => {
       assert.equal(res.status, 200, JSON.stringify(res.json));
       // The old rule (the smallest cap) answered 16384 here, below the 64,000 Hermes needs for tool use.
       assert.equal(res.json.numCtx, null);
-      assert.deepEqual(res.json.nodes.map((n) => [n.node, n.maxNumCtx]), [['local', null], [pool.b.name, 65_536], [pool.c.name, 16_384]]);
+      assert.deepEqual(
+        res.json.nodes.map((n) => [n.node, n.maxNumCtx]),
+        [
+          ['local', null],
+          [pool.b.name, 65_536],
+          [pool.c.name, 16_384],
+        ],
+      );
     });
 
     it('counts only the nodes serving that model', { timeout: TEST_TIMEOUT_MS }, async () => {
       const res = await handout(ONLY_C);
       assert.equal(res.json.numCtx, 16_384);
-      assert.deepEqual(res.json.nodes.map((n) => n.node), [pool.c.name]);
+      assert.deepEqual(
+        res.json.nodes.map((n) => n.node),
+        [pool.c.name],
+      );
       const none = await handout('nobody-serves:1b');
       assert.equal(none.status, 404);
     });
   });
 
   describe('the 44 GB reload incident (2026-09-20)', () => {
-    it('without a cap, a request at another window reloads hub-a\'s engine, and the next default-window request flips it back', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const engine = pool.a.engines.ollama!;
-      const loadsBefore = engine.state().perModel[M]!.loads;
-      const big = await post(pool.a, '/api/chat', { model: M, messages: [{ role: 'user', content: 'hi' }], stream: false, options: { num_ctx: 65_536 } });
-      assert.equal(big.status, 200, big.text);
-      assert.equal(header(big, 'x-hub-pool-served-by'), 'local');
-      assert.equal(engine.state().loadedNumCtx[M], 65_536);
-      const small = await shortTurn();
-      assert.equal(header(small, 'x-hub-pool-served-by'), 'local');
-      assert.equal(engine.state().loadedNumCtx[M], 16_384);
-      assert.equal(engine.state().perModel[M]!.loads, loadsBefore + 2, 'two full reloads of the model');
-    });
+    it(
+      "without a cap, a request at another window reloads hub-a's engine, and the next default-window request flips it back",
+      { timeout: TEST_TIMEOUT_MS },
+      async () => {
+        const engine = pool.a.engines.ollama!;
+        const loadsBefore = engine.state().perModel[M]!.loads;
+        const big = await post(pool.a, '/api/chat', { model: M, messages: [{ role: 'user', content: 'hi' }], stream: false, options: { num_ctx: 65_536 } });
+        assert.equal(big.status, 200, big.text);
+        assert.equal(header(big, 'x-hub-pool-served-by'), 'local');
+        assert.equal(engine.state().loadedNumCtx[M], 65_536);
+        const small = await shortTurn();
+        assert.equal(header(small, 'x-hub-pool-served-by'), 'local');
+        assert.equal(engine.state().loadedNumCtx[M], 16_384);
+        assert.equal(engine.state().perModel[M]!.loads, loadsBefore + 2, 'two full reloads of the model');
+      },
+    );
 
-    it('with hub-a capped at its engine\'s window, the 65536 request goes to hub-b and hub-a\'s engine never reloads', { timeout: TEST_TIMEOUT_MS }, async () => {
+    it("with hub-a capped at its engine's window, the 65536 request goes to hub-b and hub-a's engine never reloads", { timeout: TEST_TIMEOUT_MS }, async () => {
       const set = await cli('context-cap', '16384');
       assert.equal(set.code, 0, set.stderr);
       assert.match(set.stdout, /context cap is num_ctx 16384/);
@@ -104,7 +129,15 @@ describe('prompt ceilings and context caps across three Hubs', () => {
       assert.equal(big.status, 200, big.text);
       assert.equal(header(big, 'x-hub-pool-served-by'), pool.b.name);
       const row = await pool.a.settledRow(header(big, 'x-hub-pool-request-id')!);
-      assert.deepEqual(row.contextCap, { numCtx: 65_536, source: 'request', excluded: [{ node: 'local', maxNumCtx: 16_384 }, { node: pool.c.name, maxNumCtx: 16_384 }], overridden: false });
+      assert.deepEqual(row.contextCap, {
+        numCtx: 65_536,
+        source: 'request',
+        excluded: [
+          { node: 'local', maxNumCtx: 16_384 },
+          { node: pool.c.name, maxNumCtx: 16_384 },
+        ],
+        overridden: false,
+      });
 
       const small = await shortTurn();
       assert.equal(header(small, 'x-hub-pool-served-by'), 'local');
@@ -155,7 +188,10 @@ describe('prompt ceilings and context caps across three Hubs', () => {
       assert.equal(header(res, 'x-hub-pool-served-by'), pool.b.name);
       const row = await pool.a.settledRow(header(res, 'x-hub-pool-request-id')!);
       assert.ok(row.promptCeiling!.estimatedTokens > 10_000 && row.promptCeiling!.estimatedTokens < 10_100, JSON.stringify(row.promptCeiling));
-      assert.deepEqual(row.promptCeiling!.excluded, [{ node: 'local', maxPromptTokens: 1024 }, { node: pool.c.name, maxPromptTokens: 1024 }]);
+      assert.deepEqual(row.promptCeiling!.excluded, [
+        { node: 'local', maxPromptTokens: 1024 },
+        { node: pool.c.name, maxPromptTokens: 1024 },
+      ]);
       assert.equal(row.promptCeiling!.overridden, false);
       const log = await runCli(['pool', 'log', '--limit', '1'], { dataDir: pool.a.dataDir });
       assert.match(log.stdout, /↳ moved local \(ceiling 1024\), hub-c\.tail0\.ts\.net \(ceiling 1024\) behind nodes under their prompt ceiling/);

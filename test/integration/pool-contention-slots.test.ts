@@ -29,19 +29,25 @@ async function hermesTurn(hub: PoolHub) {
 describe('local engine contention and slot-aware placement', () => {
   let pool: Pool<'a' | 'b'>;
 
-  before(async () => {
-    pool = await startPool<'a' | 'b'>({
-      hubs: {
-        a: { ollama: { models: [HERMES, OPENCLAW] } },
-        b: { ollama: { models: [HERMES] } },
-      },
-      pairs: [['a', 'b']],
-      settings: { poolHealthPollSeconds: 10 },
-    });
-  }, { timeout: START_TIMEOUT_MS });
-  after(async () => {
-    await pool?.stop();
-  }, { timeout: START_TIMEOUT_MS });
+  before(
+    async () => {
+      pool = await startPool<'a' | 'b'>({
+        hubs: {
+          a: { ollama: { models: [HERMES, OPENCLAW] } },
+          b: { ollama: { models: [HERMES] } },
+        },
+        pairs: [['a', 'b']],
+        settings: { poolHealthPollSeconds: 10 },
+      });
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  after(
+    async () => {
+      await pool?.stop();
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
 
   /** Runs `body` with one OpenClaw turn held open on a's engine. */
   async function withOpenClawTurn<T>(body: () => Promise<T>): Promise<T> {
@@ -70,29 +76,35 @@ describe('local engine contention and slot-aware placement', () => {
     assert.equal(row.attempt, 1);
     assert.deepEqual(row.contention, {
       numCtx: 65536,
-      demoted: [{ node: 'local', backend: 'ollama', busyWith: [{ model: OPENCLAW, numCtx: null }], runsAt: 65536, behind: [nodeName('b')], overriddenBy: null }],
+      demoted: [
+        { node: 'local', backend: 'ollama', busyWith: [{ model: OPENCLAW, numCtx: null }], runsAt: 65536, behind: [nodeName('b')], overriddenBy: null },
+      ],
       overridden: false,
     });
     const log = await runCli(['pool', 'log', '--limit', '1'], { dataDir: pool.a.dataDir });
     assert.match(log.stdout, /↳ moved local \(busy with qwen3\.8:27b at the default window; this one at num_ctx 65536\) behind hub-b\.tail0\.ts\.net/);
   });
 
-  it('demoted, never removed: when the peer fails, failover reaches the local engine and the row says the demotion was overridden', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const peerEngine = pool.b.engines.ollama!;
-    await peerEngine.setFault({ mode: 'error', status: 503, model: HERMES, count: 1 });
-    try {
-      const row = await withOpenClawTurn(() => hermesTurn(pool.a));
-      assert.equal(row.node, 'local');
-      assert.deepEqual(row.failedOverFrom, [nodeName('b')]);
-      assert.equal(row.contention?.overridden, true);
-      const log = await runCli(['pool', 'log', '--limit', '1'], { dataDir: pool.a.dataDir });
-      assert.match(log.stdout, /↳ placed anyway on local \(busy with qwen3\.8:27b .*\): nothing it gave way to answered/);
-    } finally {
-      await peerEngine.clearFaults();
-    }
-  });
+  it(
+    'demoted, never removed: when the peer fails, failover reaches the local engine and the row says the demotion was overridden',
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      const peerEngine = pool.b.engines.ollama!;
+      await peerEngine.setFault({ mode: 'error', status: 503, model: HERMES, count: 1 });
+      try {
+        const row = await withOpenClawTurn(() => hermesTurn(pool.a));
+        assert.equal(row.node, 'local');
+        assert.deepEqual(row.failedOverFrom, [nodeName('b')]);
+        assert.equal(row.contention?.overridden, true);
+        const log = await runCli(['pool', 'log', '--limit', '1'], { dataDir: pool.a.dataDir });
+        assert.match(log.stdout, /↳ placed anyway on local \(busy with qwen3\.8:27b .*\): nothing it gave way to answered/);
+      } finally {
+        await peerEngine.clearFaults();
+      }
+    },
+  );
 
-  it('HUB_POOL_CONTENTION_PLACEMENT=off: the ranker\'s order stands', { timeout: TEST_TIMEOUT_MS }, async () => {
+  it("HUB_POOL_CONTENTION_PLACEMENT=off: the ranker's order stands", { timeout: TEST_TIMEOUT_MS }, async () => {
     const { a, b } = pool;
     await a.restart({ HUB_POOL_CONTENTION_PLACEMENT: 'off' });
     await waitConnected(a, b);
@@ -102,32 +114,36 @@ describe('local engine contention and slot-aware placement', () => {
   });
 
   // From here a runs with contention off, so a held turn on its engine counts only as queue.
-  it('slots: a node full at its stated count goes behind a peer with a free slot while poolSlotAwareness is on, and only then', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a, b } = pool;
-    const stated = await runCli(['pool', 'slots', '1'], { dataDir: a.dataDir });
-    assert.equal(stated.code, 0, stated.stderr);
-    assert.match(stated.stdout, /now states 1 Ollama slot .*poolSlotAwareness is 0 here/);
-    const peerStated = await b.api('PATCH', '/api/user-settings', { inferenceOllamaSlots: 4 });
-    assert.equal(peerStated.status, 200, JSON.stringify(peerStated.json));
-    await eventually(async () => (await a.status()).peers.find((p) => p.nodeFqdn === b.name)?.ollamaSlots === 4, "a to read b's 4 slots", 30_000);
+  it(
+    'slots: a node full at its stated count goes behind a peer with a free slot while poolSlotAwareness is on, and only then',
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      const { a, b } = pool;
+      const stated = await runCli(['pool', 'slots', '1'], { dataDir: a.dataDir });
+      assert.equal(stated.code, 0, stated.stderr);
+      assert.match(stated.stdout, /now states 1 Ollama slot .*poolSlotAwareness is 0 here/);
+      const peerStated = await b.api('PATCH', '/api/user-settings', { inferenceOllamaSlots: 4 });
+      assert.equal(peerStated.status, 200, JSON.stringify(peerStated.json));
+      await eventually(async () => (await a.status()).peers.find((p) => p.nodeFqdn === b.name)?.ollamaSlots === 4, "a to read b's 4 slots", 30_000);
 
-    const off = await withOpenClawTurn(() => hermesTurn(a));
-    assert.equal(off.node, 'local', 'at poolSlotAwareness 0 slot counts stay out of ranking');
-    assert.equal(off.slots, null);
+      const off = await withOpenClawTurn(() => hermesTurn(a));
+      assert.equal(off.node, 'local', 'at poolSlotAwareness 0 slot counts stay out of ranking');
+      assert.equal(off.slots, null);
 
-    await a.patchSettings({ poolSlotAwareness: 1 });
-    const on = await withOpenClawTurn(() => hermesTurn(a));
-    assert.equal(on.node, b.name);
-    assert.deepEqual(on.slots?.demoted, [{ node: 'local', backend: 'ollama', inFlight: 1, slots: 1 }]);
-    const log = await runCli(['pool', 'log', '--limit', '1'], { dataDir: a.dataDir });
-    assert.match(log.stdout, /↳ moved local \(1 in flight, 1 slots\) behind nodes with a free slot/);
+      await a.patchSettings({ poolSlotAwareness: 1 });
+      const on = await withOpenClawTurn(() => hermesTurn(a));
+      assert.equal(on.node, b.name);
+      assert.deepEqual(on.slots?.demoted, [{ node: 'local', backend: 'ollama', inFlight: 1, slots: 1 }]);
+      const log = await runCli(['pool', 'log', '--limit', '1'], { dataDir: a.dataDir });
+      assert.match(log.stdout, /↳ moved local \(1 in flight, 1 slots\) behind nodes with a free slot/);
 
-    const cleared = await runCli(['pool', 'slots', 'clear'], { dataDir: a.dataDir });
-    assert.equal(cleared.code, 0, cleared.stderr);
-    const unstated = await withOpenClawTurn(() => hermesTurn(a));
-    assert.equal(unstated.node, 'local', 'a node that states no count keeps its place');
-    await a.patchSettings({ poolSlotAwareness: 0 });
-  });
+      const cleared = await runCli(['pool', 'slots', 'clear'], { dataDir: a.dataDir });
+      assert.equal(cleared.code, 0, cleared.stderr);
+      const unstated = await withOpenClawTurn(() => hermesTurn(a));
+      assert.equal(unstated.node, 'local', 'a node that states no count keeps its place');
+      await a.patchSettings({ poolSlotAwareness: 0 });
+    },
+  );
 
   it('cihub pool slots refuses a count out of range and writes nothing', { timeout: TEST_TIMEOUT_MS }, async () => {
     const { a } = pool;

@@ -14,7 +14,19 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DATABASE_FILE_NAME } from '../../src/store/database.js';
-import { chat, getJson, header, HeldRequests, LONG_TEST_TIMEOUT_MS, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, waitConnected, type Pool, type PoolHub } from '../helpers/pool-fixture.js';
+import {
+  chat,
+  getJson,
+  header,
+  HeldRequests,
+  LONG_TEST_TIMEOUT_MS,
+  START_TIMEOUT_MS,
+  startPool,
+  TEST_TIMEOUT_MS,
+  waitConnected,
+  type Pool,
+  type PoolHub,
+} from '../helpers/pool-fixture.js';
 
 const SHARED = 'shared:8b'; // on A and B
 const HOLD = 'hold:1b'; // on A only; its engine never answers it
@@ -41,59 +53,69 @@ async function withBRankingFirst(a: PoolHub, body: () => Promise<void>): Promise
 describe('failover between Hubs', () => {
   let pool: Pool<'a' | 'b'>;
 
-  before(async () => {
-    pool = await startPool<'a' | 'b'>({
-      hubs: {
-        a: { ollama: { models: [SHARED, HOLD] } },
-        b: { ollama: { models: [SHARED, B_ONLY] } },
-      },
-      pairs: [['a', 'b']],
-      settings: { poolHealthPollSeconds: POLL_SECONDS },
-    });
-  }, { timeout: START_TIMEOUT_MS });
-  after(async () => {
-    await pool?.stop();
-  }, { timeout: START_TIMEOUT_MS });
+  before(
+    async () => {
+      pool = await startPool<'a' | 'b'>({
+        hubs: {
+          a: { ollama: { models: [SHARED, HOLD] } },
+          b: { ollama: { models: [SHARED, B_ONLY] } },
+        },
+        pairs: [['a', 'b']],
+        settings: { poolHealthPollSeconds: POLL_SECONDS },
+      });
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  after(
+    async () => {
+      await pool?.stop();
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
 
-  it('fails over from a peer killed while it ranks first, marks it unreachable after three polls, and takes it back when it returns', { timeout: LONG_TEST_TIMEOUT_MS }, async () => {
-    const { a, b } = pool;
-    await withBRankingFirst(a, async () => {
-      const before = await chat(a, SHARED);
-      assert.equal(header(before, 'x-hub-pool-served-by'), b.name, 'B ranks first while A is busier');
+  it(
+    'fails over from a peer killed while it ranks first, marks it unreachable after three polls, and takes it back when it returns',
+    { timeout: LONG_TEST_TIMEOUT_MS },
+    async () => {
+      const { a, b } = pool;
+      await withBRankingFirst(a, async () => {
+        const before = await chat(a, SHARED);
+        assert.equal(header(before, 'x-hub-pool-served-by'), b.name, 'B ranks first while A is busier');
 
-      await b.stop('SIGKILL');
-      const killedAt = Date.now();
+        await b.stop('SIGKILL');
+        const killedAt = Date.now();
 
-      // The walk meets the dead peer and moves on to the next candidate, A's own engine.
-      const res = await chat(a, SHARED);
-      assert.equal(res.status, 200, res.text);
-      assert.equal(header(res, 'x-hub-pool-served-by'), 'local');
-      const row = await a.settledRow(String(header(res, 'x-hub-pool-request-id')));
-      assert.deepEqual(row.failedOverFrom, [b.name]);
-      assert.equal(row.attempts[0]?.status, null, 'no status: the peer never answered');
-      assert.equal(row.outcome, 'served');
+        // The walk meets the dead peer and moves on to the next candidate, A's own engine.
+        const res = await chat(a, SHARED);
+        assert.equal(res.status, 200, res.text);
+        assert.equal(header(res, 'x-hub-pool-served-by'), 'local');
+        const row = await a.settledRow(String(header(res, 'x-hub-pool-request-id')));
+        assert.deepEqual(row.failedOverFrom, [b.name]);
+        assert.equal(row.attempts[0]?.status, null, 'no status: the peer never answered');
+        assert.equal(row.outcome, 'served');
 
-      // Three failed polls later, B is unreachable and no longer a candidate at all.
-      const down = await a.waitForPeer(b, 'unreachable', (p) => p.status === 'unreachable', UNREACHABLE_WITHIN_MS);
-      assert.ok(down.consecutiveFailures >= 3, JSON.stringify(down));
-      assert.ok(Date.now() - killedAt >= 2 * POLL_SECONDS * 1000, 'not before the third poll could have run');
-      const skipped = await chat(a, SHARED);
-      assert.equal(header(skipped, 'x-hub-pool-served-by'), 'local');
-      const skippedRow = await a.settledRow(String(header(skipped, 'x-hub-pool-request-id')));
-      assert.equal(skippedRow.candidates, 1);
-      assert.deepEqual(skippedRow.failedOverFrom, []);
-      assert.equal((await chat(a, B_ONLY)).status, 502, 'a model only B holds has no candidate while B is away');
+        // Three failed polls later, B is unreachable and no longer a candidate at all.
+        const down = await a.waitForPeer(b, 'unreachable', (p) => p.status === 'unreachable', UNREACHABLE_WITHIN_MS);
+        assert.ok(down.consecutiveFailures >= 3, JSON.stringify(down));
+        assert.ok(Date.now() - killedAt >= 2 * POLL_SECONDS * 1000, 'not before the third poll could have run');
+        const skipped = await chat(a, SHARED);
+        assert.equal(header(skipped, 'x-hub-pool-served-by'), 'local');
+        const skippedRow = await a.settledRow(String(header(skipped, 'x-hub-pool-request-id')));
+        assert.equal(skippedRow.candidates, 1);
+        assert.deepEqual(skippedRow.failedOverFrom, []);
+        assert.equal((await chat(a, B_ONLY)).status, 502, 'a model only B holds has no candidate while B is away');
 
-      // B comes back on the same port with the same data: the next poll reconnects it by itself.
-      await b.restart();
-      await waitConnected(a, b, (POLL_SECONDS + 5) * 1000);
-      const after = await chat(a, SHARED);
-      assert.equal(header(after, 'x-hub-pool-served-by'), b.name, 'B ranks first again');
-      const peerOnly = await chat(a, B_ONLY);
-      assert.equal(peerOnly.status, 200, peerOnly.text);
-      assert.equal(header(peerOnly, 'x-hub-pool-served-by'), b.name);
-    });
-  });
+        // B comes back on the same port with the same data: the next poll reconnects it by itself.
+        await b.restart();
+        await waitConnected(a, b, (POLL_SECONDS + 5) * 1000);
+        const after = await chat(a, SHARED);
+        assert.equal(header(after, 'x-hub-pool-served-by'), b.name, 'B ranks first again');
+        const peerOnly = await chat(a, B_ONLY);
+        assert.equal(peerOnly.status, 200, peerOnly.text);
+        assert.equal(header(peerOnly, 'x-hub-pool-served-by'), b.name);
+      });
+    },
+  );
 
   it('skips a peer that no longer trusts this Hub on its 401, and forgets its models until a good poll', { timeout: TEST_TIMEOUT_MS }, async () => {
     const { a, b } = pool;

@@ -15,24 +15,30 @@ const POLL_SECONDS = 10;
 describe('the load a Hub publishes', () => {
   let pool: Pool<'a' | 'b' | 'c'>;
 
-  before(async () => {
-    pool = await startPool<'a' | 'b' | 'c'>({
-      hubs: {
-        a: { ollama: { models: ['a-only:8b'] } },
-        b: { ollama: { models: ['b-only:8b'] } },
-        c: { ollama: { models: [HOLD] } },
-      },
-      pairs: [
-        ['a', 'b'],
-        ['a', 'c'],
-        ['b', 'c'],
-      ],
-      settings: { poolHealthPollSeconds: POLL_SECONDS },
-    });
-  }, { timeout: START_TIMEOUT_MS });
-  after(async () => {
-    await pool?.stop();
-  }, { timeout: START_TIMEOUT_MS });
+  before(
+    async () => {
+      pool = await startPool<'a' | 'b' | 'c'>({
+        hubs: {
+          a: { ollama: { models: ['a-only:8b'] } },
+          b: { ollama: { models: ['b-only:8b'] } },
+          c: { ollama: { models: [HOLD] } },
+        },
+        pairs: [
+          ['a', 'b'],
+          ['a', 'c'],
+          ['b', 'c'],
+        ],
+        settings: { poolHealthPollSeconds: POLL_SECONDS },
+      });
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  after(
+    async () => {
+      await pool?.stop();
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
 
   it('counts the work on its own engines, not what it forwarded to another peer', { timeout: LONG_TEST_TIMEOUT_MS }, async () => {
     const { a, b, c } = pool;

@@ -25,33 +25,49 @@ describe('GPU pressure and hardware tier between two Hubs', () => {
   const hostFile = () => join(pool.b.dataDir, PRESSURE_HOST_FILE);
   const peerB = async () => (await pool.a.status()).peers.find((p) => p.nodeFqdn === pool.b.name);
 
-  before(async () => {
-    pool = await startPool<L>({ hubs: { a: {}, b: {} }, pairs: [['a', 'b']], settings: { poolHealthPollSeconds: 10 } });
-    mkdirSync(dirname(hostFile()), { recursive: true });
-    writeFileSync(hostFile(), JSON.stringify({ busyPercent: 90 }));
-  }, { timeout: START_TIMEOUT_MS });
-  after(async () => {
-    await pool?.stop();
-  }, { timeout: START_TIMEOUT_MS });
+  before(
+    async () => {
+      pool = await startPool<L>({ hubs: { a: {}, b: {} }, pairs: [['a', 'b']], settings: { poolHealthPollSeconds: 10 } });
+      mkdirSync(dirname(hostFile()), { recursive: true });
+      writeFileSync(hostFile(), JSON.stringify({ busyPercent: 90 }));
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  after(
+    async () => {
+      await pool?.stop();
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
 
   it('hub-b reads its host file once a peer is connected, and hub-a ranks on the band it advertises', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const own = await eventually(async () => {
-      const p = (await pool.b.status()).localNode.gpuPressure;
-      return p?.band === 3 ? p : null;
-    }, 'hub-b to read 90 % busy from its host file', SAMPLE_AND_POLL_MS);
+    const own = await eventually(
+      async () => {
+        const p = (await pool.b.status()).localNode.gpuPressure;
+        return p?.band === 3 ? p : null;
+      },
+      'hub-b to read 90 % busy from its host file',
+      SAMPLE_AND_POLL_MS,
+    );
     assert.equal(own.source, 'host-file');
     assert.equal(own.path, hostFile());
-    const seen = await eventually(async () => {
-      const p = await peerB();
-      return p?.gpuPressure === 3 ? p : null;
-    }, 'hub-a to show hub-b at band 3', SAMPLE_AND_POLL_MS);
+    const seen = await eventually(
+      async () => {
+        const p = await peerB();
+        return p?.gpuPressure === 3 ? p : null;
+      },
+      'hub-a to show hub-b at band 3',
+      SAMPLE_AND_POLL_MS,
+    );
     assert.equal(seen.rankedPressure, 3);
     // GET /peers carries the same checked band.
-    const listed = (await pool.a.api<{ peers: { nodeFqdn: string; gpuPressure: number | null }[] }>('GET', '/api/inference/pool/peers')).json.peers.find((p) => p.nodeFqdn === pool.b.name);
+    const listed = (await pool.a.api<{ peers: { nodeFqdn: string; gpuPressure: number | null }[] }>('GET', '/api/inference/pool/peers')).json.peers.find(
+      (p) => p.nodeFqdn === pool.b.name,
+    );
     assert.equal(listed?.gpuPressure, 3);
   });
 
-  it('hub-a shows the tier hub-b detected, and hub-b\'s doctor says what it detected', { timeout: TEST_TIMEOUT_MS }, async () => {
+  it("hub-a shows the tier hub-b detected, and hub-b's doctor says what it detected", { timeout: TEST_TIMEOUT_MS }, async () => {
     const hardware = await eventually(async () => {
       const h = (await pool.b.status()).localNode.hardware;
       return h?.detected ? h : null;
@@ -64,7 +80,7 @@ describe('GPU pressure and hardware tier between two Hubs', () => {
     assert.match(m1.found, hardware.tier === null ? /^hardware tier not detected/ : new RegExp(`^hardware tier ${hardware.tier}: `));
   });
 
-  it('cihub pool status on hub-a prints hub-b\'s tier and band', { timeout: TEST_TIMEOUT_MS }, async () => {
+  it("cihub pool status on hub-a prints hub-b's tier and band", { timeout: TEST_TIMEOUT_MS }, async () => {
     const out = await runCli(['pool', 'status'], { dataDir: pool.a.dataDir });
     assert.equal(out.code, 0, out.stderr);
     const tier = (await peerB())?.hardwareTier ?? null;
@@ -76,13 +92,19 @@ describe('GPU pressure and hardware tier between two Hubs', () => {
   it('once hub-b can no longer measure, hub-a reads no band rather than an idle one', { timeout: LONG_TEST_TIMEOUT_MS }, async () => {
     rmSync(hostFile());
     // The last reading ages out after two samples; then hub-b leaves gpuPressure off the wire.
-    const seen = await eventually(async () => {
-      const p = await peerB();
-      return p !== undefined && p.gpuPressure === null ? p : null;
-    }, 'hub-a to show hub-b with no band', 2 * SAMPLE_AND_POLL_MS);
+    const seen = await eventually(
+      async () => {
+        const p = await peerB();
+        return p !== undefined && p.gpuPressure === null ? p : null;
+      },
+      'hub-a to show hub-b with no band',
+      2 * SAMPLE_AND_POLL_MS,
+    );
     // Ranking reads an unmeasured peer mid-band (1), never 0.
     assert.equal(seen.rankedPressure, 1);
-    const listed = (await pool.a.api<{ peers: { nodeFqdn: string; gpuPressure: number | null }[] }>('GET', '/api/inference/pool/peers')).json.peers.find((p) => p.nodeFqdn === pool.b.name);
+    const listed = (await pool.a.api<{ peers: { nodeFqdn: string; gpuPressure: number | null }[] }>('GET', '/api/inference/pool/peers')).json.peers.find(
+      (p) => p.nodeFqdn === pool.b.name,
+    );
     assert.equal(listed?.gpuPressure, null);
     const own = (await pool.b.status()).localNode.gpuPressure;
     assert.equal(own?.band, null);
@@ -98,19 +120,33 @@ describe('GPU pressure in ranking between two Hubs', () => {
     writeFileSync(path, JSON.stringify({ busyPercent: percent }));
   };
 
-  before(async () => {
-    pool = await startPool<L>({ hubs: { a: { ollama: { models: [M] } }, b: { ollama: { models: [M] } } }, pairs: [['a', 'b']], settings: { poolHealthPollSeconds: 10 } });
-    // hub-a's GPU is committed to work outside the pool (its queue stays empty); hub-b's is idle.
-    busy(pool.a, 95);
-    busy(pool.b, 0);
-  }, { timeout: START_TIMEOUT_MS });
-  after(async () => {
-    await pool?.stop();
-  }, { timeout: START_TIMEOUT_MS });
+  before(
+    async () => {
+      pool = await startPool<L>({
+        hubs: { a: { ollama: { models: [M] } }, b: { ollama: { models: [M] } } },
+        pairs: [['a', 'b']],
+        settings: { poolHealthPollSeconds: 10 },
+      });
+      // hub-a's GPU is committed to work outside the pool (its queue stays empty); hub-b's is idle.
+      busy(pool.a, 95);
+      busy(pool.b, 0);
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  after(
+    async () => {
+      await pool?.stop();
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
 
   it('at poolPressureWeight 1 an idle node whose GPU is committed hands work to a calm peer; at 0 it keeps it', { timeout: TEST_TIMEOUT_MS }, async () => {
     await eventually(async () => (await pool.a.status()).localNode.gpuPressure?.band === 3, 'hub-a to read its own GPU at band 3', SAMPLE_AND_POLL_MS);
-    await eventually(async () => (await pool.a.status()).peers.find((p) => p.nodeFqdn === pool.b.name)?.gpuPressure === 0, 'hub-a to show hub-b at band 0', SAMPLE_AND_POLL_MS);
+    await eventually(
+      async () => (await pool.a.status()).peers.find((p) => p.nodeFqdn === pool.b.name)?.gpuPressure === 0,
+      'hub-a to show hub-b at band 0',
+      SAMPLE_AND_POLL_MS,
+    );
 
     const atZero = await chat(pool.a, M);
     assert.equal(atZero.status, 200, atZero.text);

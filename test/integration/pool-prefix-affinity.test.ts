@@ -28,22 +28,28 @@ describe('prefix affinity across two Hubs', () => {
   let pool: Pool<L>;
   let held: HeldRequests;
 
-  before(async () => {
-    pool = await startPool<L>({
-      hubs: {
-        a: { ollama: { models: [MODEL, HOLD], keepAliveMs: -1 } },
-        b: { ollama: { models: [MODEL], keepAliveMs: -1 } },
-      },
-      pairs: [['a', 'b']],
-      settings: { poolHealthPollSeconds: 300 },
-    });
-    await pool.a.engines.ollama!.setFault({ mode: 'hang', model: HOLD });
-    held = new HeldRequests(pool.a, HOLD);
-  }, { timeout: START_TIMEOUT_MS });
-  after(async () => {
-    await held?.releaseAll();
-    await pool?.stop();
-  }, { timeout: START_TIMEOUT_MS });
+  before(
+    async () => {
+      pool = await startPool<L>({
+        hubs: {
+          a: { ollama: { models: [MODEL, HOLD], keepAliveMs: -1 } },
+          b: { ollama: { models: [MODEL], keepAliveMs: -1 } },
+        },
+        pairs: [['a', 'b']],
+        settings: { poolHealthPollSeconds: 300 },
+      });
+      await pool.a.engines.ollama!.setFault({ mode: 'hang', model: HOLD });
+      held = new HeldRequests(pool.a, HOLD);
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  after(
+    async () => {
+      await held?.releaseAll();
+      await pool?.stop();
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
 
   const send = (messages: unknown[], extraHeaders: Record<string, string> = {}) => postWith(pool.a, messages, extraHeaders);
 
@@ -62,41 +68,45 @@ describe('prefix affinity across two Hubs', () => {
     assert.equal((await rowOf(answer)).affinity, null);
   });
 
-  it('herded sessions on core-2: sessions sharing a long system prompt are keyed apart, and warm ones stay where they are', { timeout: TEST_TIMEOUT_MS }, async () => {
-    await pool.a.patchSettings({ poolPrefixAffinityMaxInFlight: 8, poolPrefixAffinityMargin: 0 });
-    // Four sessions' first turns land on hub-a's idle engine. None has been served before, so each is a miss.
-    for (const s of ['s1', 's2', 's3', 's4']) {
-      const answer = await send(firstTurn(s));
-      assert.equal(header(answer, 'x-hub-pool-served-by'), 'local');
-      assert.equal(header(answer, 'x-hub-pool-affinity'), 'miss', `${s}'s first turn was served nowhere before`);
-      const row = await rowOf(answer);
-      assert.equal(row.affinity?.outcome, 'miss');
-      assert.equal(row.affinity?.key, 'hashed');
-    }
-    // hub-a's engine gets busy: the next two sessions are ranked onto hub-b (core-1).
-    await held.hold(2);
-    for (const s of ['s5', 's6']) {
-      const answer = await send(firstTurn(s));
-      assert.equal(header(answer, 'x-hub-pool-served-by'), pool.b.name);
-      assert.equal(header(answer, 'x-hub-pool-affinity'), 'miss');
-    }
-    await held.releaseAll();
-    // The sessions warm on hub-a stay there: the shared prefix did not flip them to hub-b.
-    for (const s of ['s1', 's2', 's3', 's4']) {
-      const answer = await send(secondTurn(s));
-      assert.equal(header(answer, 'x-hub-pool-served-by'), 'local', `${s} stays on the node holding its prefix`);
-      const row = await rowOf(answer);
-      assert.deepEqual([row.affinity?.outcome, row.affinity?.remembered], ['hit', 'local']);
-    }
-    // And a session warm on hub-b follows to hub-b, although the ranker alone would pick hub-a's idle engine.
-    const moved = await send(secondTurn('s5'));
-    assert.equal(header(moved, 'x-hub-pool-served-by'), pool.b.name);
-    assert.equal(header(moved, 'x-hub-pool-affinity'), 'hit');
-    const row = await rowOf(moved);
-    assert.deepEqual([row.affinity?.outcome, row.affinity?.qualified, row.affinity?.remembered, row.affinity?.maxInFlight], ['hit', true, pool.b.name, 8]);
-    const keyText = JSON.stringify(row);
-    assert.ok(!keyText.includes('task s5') && !/[0-9a-f]{64}/.test(keyText), 'the row carries neither the prompt nor the key');
-  });
+  it(
+    'herded sessions on core-2: sessions sharing a long system prompt are keyed apart, and warm ones stay where they are',
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      await pool.a.patchSettings({ poolPrefixAffinityMaxInFlight: 8, poolPrefixAffinityMargin: 0 });
+      // Four sessions' first turns land on hub-a's idle engine. None has been served before, so each is a miss.
+      for (const s of ['s1', 's2', 's3', 's4']) {
+        const answer = await send(firstTurn(s));
+        assert.equal(header(answer, 'x-hub-pool-served-by'), 'local');
+        assert.equal(header(answer, 'x-hub-pool-affinity'), 'miss', `${s}'s first turn was served nowhere before`);
+        const row = await rowOf(answer);
+        assert.equal(row.affinity?.outcome, 'miss');
+        assert.equal(row.affinity?.key, 'hashed');
+      }
+      // hub-a's engine gets busy: the next two sessions are ranked onto hub-b (core-1).
+      await held.hold(2);
+      for (const s of ['s5', 's6']) {
+        const answer = await send(firstTurn(s));
+        assert.equal(header(answer, 'x-hub-pool-served-by'), pool.b.name);
+        assert.equal(header(answer, 'x-hub-pool-affinity'), 'miss');
+      }
+      await held.releaseAll();
+      // The sessions warm on hub-a stay there: the shared prefix did not flip them to hub-b.
+      for (const s of ['s1', 's2', 's3', 's4']) {
+        const answer = await send(secondTurn(s));
+        assert.equal(header(answer, 'x-hub-pool-served-by'), 'local', `${s} stays on the node holding its prefix`);
+        const row = await rowOf(answer);
+        assert.deepEqual([row.affinity?.outcome, row.affinity?.remembered], ['hit', 'local']);
+      }
+      // And a session warm on hub-b follows to hub-b, although the ranker alone would pick hub-a's idle engine.
+      const moved = await send(secondTurn('s5'));
+      assert.equal(header(moved, 'x-hub-pool-served-by'), pool.b.name);
+      assert.equal(header(moved, 'x-hub-pool-affinity'), 'hit');
+      const row = await rowOf(moved);
+      assert.deepEqual([row.affinity?.outcome, row.affinity?.qualified, row.affinity?.remembered, row.affinity?.maxInFlight], ['hit', true, pool.b.name, 8]);
+      const keyText = JSON.stringify(row);
+      assert.ok(!keyText.includes('task s5') && !/[0-9a-f]{64}/.test(keyText), 'the row carries neither the prompt nor the key');
+    },
+  );
 
   it('a session named with X-Hub-Pool-Session follows its node whatever its prompt, and the row says header', { timeout: TEST_TIMEOUT_MS }, async () => {
     await pool.a.patchSettings({ poolPrefixAffinityMaxInFlight: 2 });

@@ -33,28 +33,34 @@ type L = 'a' | 'b' | 'c';
 describe('pooled routing across three Hubs', () => {
   let pool: Pool<L>;
 
-  before(async () => {
-    pool = await startPool<L>({
-      hubs: {
-        // keepAliveMs -1: a model stays loaded, so /api/ps answers the same from one call to the next.
-        // The head-start table below holds another model's turns on A's engine to make a queue; local
-        // engine contention (on by default) would move A behind B for exactly that, so it is off here
-        // and these tests read the ranker alone. Contention has its own tests (pool-contention-slots).
-        a: { ollama: { models: [SHARED, HOLD], keepAliveMs: -1 }, env: { HUB_POOL_CONTENTION_PLACEMENT: 'off' } },
-        b: { ollama: { models: [SHARED, B_ONLY, BC, BIG], keepAliveMs: -1 }, vllm: { models: [B_VLLM] } },
-        c: { ollama: { models: [BC, C_ONLY, { name: EMBED, capabilities: ['embedding'] }], keepAliveMs: -1 } },
-      },
-      pairs: [
-        ['a', 'b'],
-        ['a', 'c'],
-        ['b', 'c'],
-      ],
-      settings: { poolHealthPollSeconds: 300 },
-    });
-  }, { timeout: START_TIMEOUT_MS });
-  after(async () => {
-    await pool?.stop();
-  }, { timeout: START_TIMEOUT_MS });
+  before(
+    async () => {
+      pool = await startPool<L>({
+        hubs: {
+          // keepAliveMs -1: a model stays loaded, so /api/ps answers the same from one call to the next.
+          // The head-start table below holds another model's turns on A's engine to make a queue; local
+          // engine contention (on by default) would move A behind B for exactly that, so it is off here
+          // and these tests read the ranker alone. Contention has its own tests (pool-contention-slots).
+          a: { ollama: { models: [SHARED, HOLD], keepAliveMs: -1 }, env: { HUB_POOL_CONTENTION_PLACEMENT: 'off' } },
+          b: { ollama: { models: [SHARED, B_ONLY, BC, BIG], keepAliveMs: -1 }, vllm: { models: [B_VLLM] } },
+          c: { ollama: { models: [BC, C_ONLY, { name: EMBED, capabilities: ['embedding'] }], keepAliveMs: -1 } },
+        },
+        pairs: [
+          ['a', 'b'],
+          ['a', 'c'],
+          ['b', 'c'],
+        ],
+        settings: { poolHealthPollSeconds: 300 },
+      });
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  after(
+    async () => {
+      await pool?.stop();
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
 
   describe('a model only a peer holds', () => {
     it('is answered by that peer through the OpenAI SDK, streamed and not, naming the peer and the engine it used', { timeout: TEST_TIMEOUT_MS }, async () => {
@@ -187,20 +193,24 @@ describe('pooled routing across three Hubs', () => {
       for (const peerOnly of [B_ONLY, B_VLLM, BC, BIG, C_ONLY, EMBED]) assert.equal(owner.get(peerOnly), 'hub-pool', `${peerOnly} is listed as a pool model`);
     });
 
-    it('/api/tags names the peer-only models a native request can be placed on, with empty facts rather than invented ones', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const { a } = pool;
-      const res = await getJson(a, '/api/tags');
-      assert.equal(res.status, 200, res.text);
-      const models = res.json.models as { name: string; size: number; digest: string; modified_at: string }[];
-      const byName = new Map(models.map((m) => [m.name, m]));
-      const fromPeer = byName.get(B_ONLY);
-      assert.ok(fromPeer, `${B_ONLY} is listed`);
-      assert.equal(fromPeer.size, 0);
-      assert.equal(fromPeer.digest, '');
-      assert.equal(fromPeer.modified_at, '');
-      assert.ok((byName.get(SHARED)?.digest ?? '').length > 0, "A's own model keeps its engine's digest");
-      assert.ok(!byName.has(B_VLLM), 'a model only a vLLM holds is not offered to the native dialect');
-    });
+    it(
+      '/api/tags names the peer-only models a native request can be placed on, with empty facts rather than invented ones',
+      { timeout: TEST_TIMEOUT_MS },
+      async () => {
+        const { a } = pool;
+        const res = await getJson(a, '/api/tags');
+        assert.equal(res.status, 200, res.text);
+        const models = res.json.models as { name: string; size: number; digest: string; modified_at: string }[];
+        const byName = new Map(models.map((m) => [m.name, m]));
+        const fromPeer = byName.get(B_ONLY);
+        assert.ok(fromPeer, `${B_ONLY} is listed`);
+        assert.equal(fromPeer.size, 0);
+        assert.equal(fromPeer.digest, '');
+        assert.equal(fromPeer.modified_at, '');
+        assert.ok((byName.get(SHARED)?.digest ?? '').length > 0, "A's own model keeps its engine's digest");
+        assert.ok(!byName.has(B_VLLM), 'a model only a vLLM holds is not offered to the native dialect');
+      },
+    );
 
     it("answers the listings from peers when A's own engines are down, while /api/ps and /api/version stay A's own", { timeout: TEST_TIMEOUT_MS }, async () => {
       const { a } = pool;
@@ -234,7 +244,7 @@ describe('pooled routing across three Hubs', () => {
       const aEngine = ((await direct(a.engines.ollama!.url, '/api/ps')).models as { name: string }[]).map((m) => m.name).sort();
       assert.deepEqual(names, aEngine);
       const bEngine = ((await direct(b.engines.ollama!.url, '/api/ps')).models as { name: string }[]).map((m) => m.name);
-      assert.ok(bEngine.includes(B_ONLY) && !names.includes(B_ONLY), 'what B has loaded is not in A\'s /api/ps');
+      assert.ok(bEngine.includes(B_ONLY) && !names.includes(B_ONLY), "what B has loaded is not in A's /api/ps");
 
       const version = await getJson(a, '/api/version');
       assert.equal(version.status, 200);
@@ -246,48 +256,56 @@ describe('pooled routing across three Hubs', () => {
       const rowsBefore = (await a.routingLog()).length;
       const shown = await post(a, '/api/show', { model: B_ONLY });
       assert.equal(shown.status, 200, shown.text);
-      const fromB = await request(`${b.engines.ollama!.url}/api/show`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: B_ONLY }) });
+      const fromB = await request(`${b.engines.ollama!.url}/api/show`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: B_ONLY }),
+      });
       assert.deepEqual(shown.json, await fromB.body.json(), "B's engine's description, relayed");
       assert.equal((await a.routingLog()).length, rowsBefore);
     });
   });
 
-  it('a pin reorders the candidates but never forces one: the walk goes on past it, and a pin with no candidate does nothing', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a, b, c } = pool;
-    const pins = '/api/inference/pool/pins';
-    const pinTo = async (model: string, target: string) => {
-      const res = await a.api('POST', pins, { scope: 'model', model, target });
-      assert.equal(res.status, 200, JSON.stringify(res.json));
-    };
-    const served = async (model: string) => {
-      const res = await chat(a, model);
-      assert.equal(res.status, 200, res.text);
-      return { by: header(res, 'x-hub-pool-served-by'), row: await a.settledRow(String(header(res, 'x-hub-pool-request-id'))) };
-    };
-    try {
-      assert.equal((await served(BC)).by, b.name, 'unpinned, B ranks first on the tie');
+  it(
+    'a pin reorders the candidates but never forces one: the walk goes on past it, and a pin with no candidate does nothing',
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      const { a, b, c } = pool;
+      const pins = '/api/inference/pool/pins';
+      const pinTo = async (model: string, target: string) => {
+        const res = await a.api('POST', pins, { scope: 'model', model, target });
+        assert.equal(res.status, 200, JSON.stringify(res.json));
+      };
+      const served = async (model: string) => {
+        const res = await chat(a, model);
+        assert.equal(res.status, 200, res.text);
+        return { by: header(res, 'x-hub-pool-served-by'), row: await a.settledRow(String(header(res, 'x-hub-pool-request-id'))) };
+      };
+      try {
+        assert.equal((await served(BC)).by, b.name, 'unpinned, B ranks first on the tie');
 
-      await pinTo(BC, c.name);
-      const pinned = await served(BC);
-      assert.equal(pinned.by, c.name, 'the pin moves C to the front');
-      assert.deepEqual(pinned.row.pin, { scope: 'model', model: BC, target: c.name, applied: true });
+        await pinTo(BC, c.name);
+        const pinned = await served(BC);
+        assert.equal(pinned.by, c.name, 'the pin moves C to the front');
+        assert.deepEqual(pinned.row.pin, { scope: 'model', model: BC, target: c.name, applied: true });
 
-      // The pinned node failing does not fail the request: B is still behind it in the walk.
-      await c.engines.ollama!.setFault({ mode: 'error', status: 503, model: BC, count: 1 });
-      const pastPin = await served(BC);
-      assert.equal(pastPin.by, b.name);
-      assert.deepEqual(pastPin.row.failedOverFrom, [c.name]);
+        // The pinned node failing does not fail the request: B is still behind it in the walk.
+        await c.engines.ollama!.setFault({ mode: 'error', status: 503, model: BC, count: 1 });
+        const pastPin = await served(BC);
+        assert.equal(pastPin.by, b.name);
+        assert.deepEqual(pastPin.row.failedOverFrom, [c.name]);
 
-      // C holds no B_ONLY: the pin matches no candidate and the ranked order stands.
-      await pinTo(B_ONLY, c.name);
-      const noOp = await served(B_ONLY);
-      assert.equal(noOp.by, b.name);
-      assert.deepEqual(noOp.row.pin, { scope: 'model', model: B_ONLY, target: c.name, applied: false });
-    } finally {
-      await c.engines.ollama!.clearFaults();
-      for (const model of [BC, B_ONLY]) await a.api('DELETE', `${pins}?scope=model&model=${encodeURIComponent(model)}`);
-    }
-  });
+        // C holds no B_ONLY: the pin matches no candidate and the ranked order stands.
+        await pinTo(B_ONLY, c.name);
+        const noOp = await served(B_ONLY);
+        assert.equal(noOp.by, b.name);
+        assert.deepEqual(noOp.row.pin, { scope: 'model', model: B_ONLY, target: c.name, applied: false });
+      } finally {
+        await c.engines.ollama!.clearFaults();
+        for (const model of [BC, B_ONLY]) await a.api('DELETE', `${pins}?scope=model&model=${encodeURIComponent(model)}`);
+      }
+    },
+  );
 
   describe('auto', () => {
     it('resolves to the same model on every Hub, and never to an embedding model', { timeout: TEST_TIMEOUT_MS }, async () => {
@@ -342,7 +360,7 @@ describe('pooled routing across three Hubs', () => {
     });
   });
 
-  it("never retries a stream the peer already committed: the app sees the cut, the next candidate receives nothing", { timeout: TEST_TIMEOUT_MS }, async () => {
+  it('never retries a stream the peer already committed: the app sees the cut, the next candidate receives nothing', { timeout: TEST_TIMEOUT_MS }, async () => {
     const { a, b, c } = pool;
     await b.engines.ollama!.setFault({ mode: 'cut', model: BC });
     try {
@@ -374,65 +392,82 @@ describe('pooled routing across three Hubs', () => {
     }
   });
 
-  it("a peer's engine refusing its key moves the request on, keeps the pairing, warns once, and reaches the app from the last candidate", { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a, b, c } = pool;
-    const engine = b.engines.ollama!;
-    await engine.setFault({ mode: 'error', status: 401, model: BC });
-    await engine.setFault({ mode: 'error', status: 401, model: B_ONLY });
-    const warnings = () => a.log().split('\n').filter((line) => line.includes('check the API key'));
-    try {
-      const movedOn = await chat(a, BC);
-      assert.equal(movedOn.status, 200, movedOn.text);
-      assert.equal(header(movedOn, 'x-hub-pool-served-by'), c.name);
-      const row = await a.settledRow(String(header(movedOn, 'x-hub-pool-request-id')));
-      assert.deepEqual(row.failedOverFrom, [b.name]);
-      assert.equal(row.attempts[0]?.status, 401);
-      assert.equal(row.attempts[0]?.backend, 'ollama');
+  it(
+    "a peer's engine refusing its key moves the request on, keeps the pairing, warns once, and reaches the app from the last candidate",
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      const { a, b, c } = pool;
+      const engine = b.engines.ollama!;
+      await engine.setFault({ mode: 'error', status: 401, model: BC });
+      await engine.setFault({ mode: 'error', status: 401, model: B_ONLY });
+      const warnings = () =>
+        a
+          .log()
+          .split('\n')
+          .filter((line) => line.includes('check the API key'));
+      try {
+        const movedOn = await chat(a, BC);
+        assert.equal(movedOn.status, 200, movedOn.text);
+        assert.equal(header(movedOn, 'x-hub-pool-served-by'), c.name);
+        const row = await a.settledRow(String(header(movedOn, 'x-hub-pool-request-id')));
+        assert.deepEqual(row.failedOverFrom, [b.name]);
+        assert.equal(row.attempts[0]?.status, 401);
+        assert.equal(row.attempts[0]?.backend, 'ollama');
 
-      // The pairing and B's inventory are untouched: B is still connected and still listed.
-      const peer = await a.peer(b);
-      assert.equal(peer?.status, 'connected');
-      assert.ok(peer?.backends?.some((e) => e.models.includes(B_ONLY)), "A still holds B's inventory");
-      const listed = ((await getJson(a, '/v1/models')).json.data as { id: string }[]).map((m) => m.id);
-      assert.ok(listed.includes(B_ONLY));
+        // The pairing and B's inventory are untouched: B is still connected and still listed.
+        const peer = await a.peer(b);
+        assert.equal(peer?.status, 'connected');
+        assert.ok(
+          peer?.backends?.some((e) => e.models.includes(B_ONLY)),
+          "A still holds B's inventory",
+        );
+        const listed = ((await getJson(a, '/v1/models')).json.data as { id: string }[]).map((m) => m.id);
+        assert.ok(listed.includes(B_ONLY));
 
-      // B is the only candidate: the app gets the engine's own 401, not a 502.
-      const last = await chat(a, B_ONLY);
-      assert.equal(last.status, 401, last.text);
-      assert.equal(header(last, 'x-hub-pool-served-by'), b.name);
-      const lastRow = await a.settledRow(String(header(last, 'x-hub-pool-request-id')));
-      assert.equal(lastRow.outcome, 'failed');
-      assert.deepEqual(lastRow.requestError, { signature: 'client-error', basis: 'status', confirms: null });
+        // B is the only candidate: the app gets the engine's own 401, not a 502.
+        const last = await chat(a, B_ONLY);
+        assert.equal(last.status, 401, last.text);
+        assert.equal(header(last, 'x-hub-pool-served-by'), b.name);
+        const lastRow = await a.settledRow(String(header(last, 'x-hub-pool-request-id')));
+        assert.equal(lastRow.outcome, 'failed');
+        assert.deepEqual(lastRow.requestError, { signature: 'client-error', basis: 'status', confirms: null });
 
-      // One warning for the peer, engine and status, however often the refusal recurs.
-      await chat(a, BC);
-      const lines = await waitForLines(warnings, 1);
-      assert.equal(lines.length, 1, lines.join('\n'));
-      const warned = JSON.parse(lines[0]!) as { level: number; peer: string; engine: string; status: number; msg: string };
-      assert.equal(warned.level, 40);
-      assert.deepEqual([warned.peer, warned.engine, warned.status], [b.name, 'ollama', 401]);
-      assert.match(warned.msg, /hub-b\.tail0\.ts\.net's ollama answered 401: check the API key/);
-    } finally {
-      await engine.clearFaults();
-    }
-  });
+        // One warning for the peer, engine and status, however often the refusal recurs.
+        await chat(a, BC);
+        const lines = await waitForLines(warnings, 1);
+        assert.equal(lines.length, 1, lines.join('\n'));
+        const warned = JSON.parse(lines[0]!) as { level: number; peer: string; engine: string; status: number; msg: string };
+        assert.equal(warned.level, 40);
+        assert.deepEqual([warned.peer, warned.engine, warned.status], [b.name, 'ollama', 401]);
+        assert.match(warned.msg, /hub-b\.tail0\.ts\.net's ollama answered 401: check the API key/);
+      } finally {
+        await engine.clearFaults();
+      }
+    },
+  );
 });
 
 describe('auto in a pool with no chat model', () => {
   let pool: Pool<'a' | 'b'>;
-  before(async () => {
-    pool = await startPool<'a' | 'b'>({
-      hubs: {
-        a: { ollama: { models: [{ name: EMBED, capabilities: ['embedding'] }] } },
-        b: { ollama: { models: [{ name: 'mxbai-embed-large:latest', capabilities: ['embedding'] }] } },
-      },
-      pairs: [['a', 'b']],
-      settings: { poolHealthPollSeconds: 300 },
-    });
-  }, { timeout: START_TIMEOUT_MS });
-  after(async () => {
-    await pool?.stop();
-  }, { timeout: START_TIMEOUT_MS });
+  before(
+    async () => {
+      pool = await startPool<'a' | 'b'>({
+        hubs: {
+          a: { ollama: { models: [{ name: EMBED, capabilities: ['embedding'] }] } },
+          b: { ollama: { models: [{ name: 'mxbai-embed-large:latest', capabilities: ['embedding'] }] } },
+        },
+        pairs: [['a', 'b']],
+        settings: { poolHealthPollSeconds: 300 },
+      });
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  after(
+    async () => {
+      await pool?.stop();
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
 
   it('answers 502 saying so, on either Hub', { timeout: TEST_TIMEOUT_MS }, async () => {
     for (const hub of pool.hubs) {

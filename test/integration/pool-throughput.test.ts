@@ -56,28 +56,34 @@ async function servedRow(hub: PoolHub, tokens: number) {
 describe('throughput-aware placement', () => {
   let pool: Pool<'a' | 'b' | 'c'>;
 
-  before(async () => {
-    pool = await startPool<'a' | 'b' | 'c'>({
-      hubs: {
-        // The entry node for the core-7 test: no engine of its own, starting with the knob off.
-        a: { ollama: { models: ['a-only:1b'] }, env: { HUB_POOL_THROUGHPUT_PLACEMENT: 'off' } },
-        b: { ollama: { models: [{ name: MODEL, prefillTps: FAST_TPS }] } },
-        c: { ollama: { models: [{ name: MODEL, prefillTps: SLOW_TPS }] } },
-      },
-      // a pairs with c first, so its ranker lists c first among two idle peers.
-      pairs: [
-        ['a', 'c'],
-        ['a', 'b'],
-        ['c', 'b'],
-      ],
-      settings: { poolHealthPollSeconds: 10 },
-    });
-  }, { timeout: START_TIMEOUT_MS });
-  after(async () => {
-    await pool?.stop();
-  }, { timeout: START_TIMEOUT_MS });
+  before(
+    async () => {
+      pool = await startPool<'a' | 'b' | 'c'>({
+        hubs: {
+          // The entry node for the core-7 test: no engine of its own, starting with the knob off.
+          a: { ollama: { models: ['a-only:1b'] }, env: { HUB_POOL_THROUGHPUT_PLACEMENT: 'off' } },
+          b: { ollama: { models: [{ name: MODEL, prefillTps: FAST_TPS }] } },
+          c: { ollama: { models: [{ name: MODEL, prefillTps: SLOW_TPS }] } },
+        },
+        // a pairs with c first, so its ranker lists c first among two idle peers.
+        pairs: [
+          ['a', 'c'],
+          ['a', 'b'],
+          ['c', 'b'],
+        ],
+        settings: { poolHealthPollSeconds: 10 },
+      });
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  after(
+    async () => {
+      await pool?.stop();
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
 
-  it('HUB_POOL_THROUGHPUT_PLACEMENT=off keeps measuring and advertising, and the ranker\'s order stands', { timeout: TEST_TIMEOUT_MS }, async () => {
+  it("HUB_POOL_THROUGHPUT_PLACEMENT=off keeps measuring and advertising, and the ranker's order stands", { timeout: TEST_TIMEOUT_MS }, async () => {
     const { a } = pool;
     assert.equal(await measure(a, nodeName('c'), 20_000), nodeName('c'));
     assert.equal(await measure(a, nodeName('b'), 20_000), nodeName('b'));
@@ -87,7 +93,7 @@ describe('throughput-aware placement', () => {
     assert.ok(Math.abs(observed(nodeName('c'))[0]!.bands[0]!.tokensPerSec - SLOW_TPS) < SLOW_TPS * 0.2, JSON.stringify(observed(nodeName('c'))));
     assert.ok(observed(nodeName('b'))[0]!.bands[0]!.tokensPerSec > 10 * SLOW_TPS, JSON.stringify(observed(nodeName('b'))));
     const row = await servedRow(a, 30_000);
-    assert.equal(row.node, nodeName('c'), 'with the knob off the ranker\'s first node serves');
+    assert.equal(row.node, nodeName('c'), "with the knob off the ranker's first node serves");
     assert.equal(row.throughput, null);
   });
 
@@ -109,7 +115,12 @@ describe('throughput-aware placement', () => {
     assert.equal(slow.extrapolated, true, 'read forward from the 20k reading');
     assert.equal(slow.slow, false, 'c meets the budget: the much-slower rule, not the budget, moved it');
     const log = await runCli(['pool', 'log', '--limit', '1'], { dataDir: a.dataDir });
-    assert.match(log.stdout, new RegExp(`↳ moved ${nodeName('c').replace(/\./g, '\\.')} \\(predicted \\d+ s, 0 in flight\\) behind ${nodeName('b').replace(/\./g, '\\.')} .*much slower than a node as free`));
+    assert.match(
+      log.stdout,
+      new RegExp(
+        `↳ moved ${nodeName('c').replace(/\./g, '\\.')} \\(predicted \\d+ s, 0 in flight\\) behind ${nodeName('b').replace(/\./g, '\\.')} .*much slower than a node as free`,
+      ),
+    );
   });
 
   it('HUB_POOL_SLOWER_PLACEMENT_RATIO=1000 turns the much-slower rule off on its own', { timeout: TEST_TIMEOUT_MS }, async () => {
@@ -136,18 +147,29 @@ describe('throughput-aware placement', () => {
     assert.equal(local?.slow, true, 'local was read forward from a shorter prompt to a wait past the budget');
     assert.ok(local.fromPromptTokens < 45_000 && local.extrapolated, JSON.stringify(local));
     const rows = await c.routingLog();
-    assert.deepEqual(rows.filter((r) => r.attempts.some((at) => at.reason.includes('No response headers'))), [], 'no deadline was missed on the way');
+    assert.deepEqual(
+      rows.filter((r) => r.attempts.some((at) => at.reason.includes('No response headers'))),
+      [],
+      'no deadline was missed on the way',
+    );
   });
 
   it('a peer advertises the bands its own engine was timed at, and the entry node reads them', { timeout: TEST_TIMEOUT_MS }, async () => {
     const { a, c } = pool;
-    const status = await eventually(async () => {
-      const s = await a.status();
-      const adv = s.peers.find((p) => p.nodeFqdn === nodeName('c'))?.throughput?.advertised;
-      return adv?.[MODEL]?.bands.length ? s : null;
-    }, "a to read c's advertised bands", 30_000);
+    const status = await eventually(
+      async () => {
+        const s = await a.status();
+        const adv = s.peers.find((p) => p.nodeFqdn === nodeName('c'))?.throughput?.advertised;
+        return adv?.[MODEL]?.bands.length ? s : null;
+      },
+      "a to read c's advertised bands",
+      30_000,
+    );
     const advert = status.peers.find((p) => p.nodeFqdn === nodeName('c'))!.throughput!.advertised![MODEL]!;
-    assert.ok(advert.bands.every((band) => band.tokensPerSec < SLOW_TPS * 1.2), JSON.stringify(advert));
+    assert.ok(
+      advert.bands.every((band) => band.tokensPerSec < SLOW_TPS * 1.2),
+      JSON.stringify(advert),
+    );
     const own = (await c.status()).localNode.throughput?.advertised?.[MODEL];
     assert.ok(own !== undefined && own.bands.length > 0, 'c shows what it advertises');
   });

@@ -25,7 +25,7 @@ describe('Ollama dialect through the pool proxy', () => {
     await Promise.all([engine.close(), vllm.close()]);
   });
 
-  it('streams a chat as NDJSON and ends on the done frame with the engine\'s timings', async () => {
+  it("streams a chat as NDJSON and ends on the done frame with the engine's timings", async () => {
     const stream = await client.chat({ model: 'qwen3:8b', messages: [{ role: 'user', content: 'hi' }], stream: true });
     let frames = 0;
     let last: { done: boolean; eval_count?: number } | null = null;

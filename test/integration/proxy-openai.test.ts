@@ -15,7 +15,11 @@ describe('OpenAI dialect through the pool proxy', () => {
   let client: OpenAI;
 
   before(async () => {
-    ollama = await startSimEngine({ dialect: 'ollama', models: ['qwen3:8b', { name: 'llama3.2:3b', capabilities: ['completion'] }, { name: 'nomic-embed-text', capabilities: ['embedding'] }], timeScale: 0.01 });
+    ollama = await startSimEngine({
+      dialect: 'ollama',
+      models: ['qwen3:8b', { name: 'llama3.2:3b', capabilities: ['completion'] }, { name: 'nomic-embed-text', capabilities: ['embedding'] }],
+      timeScale: 0.01,
+    });
     vllm = await startSimEngine({ dialect: 'vllm', models: ['Qwen/Qwen3-4B'], timeScale: 0.01 });
     hub = await startHubProcess({ env: { OLLAMA_URL: ollama.url, VLLM_URL: vllm.url } });
     client = new OpenAI({ baseURL: `${hub.pool}/v1`, apiKey: 'unused-inside-the-machine', maxRetries: 0 });
@@ -37,7 +41,9 @@ describe('OpenAI dialect through the pool proxy', () => {
   });
 
   it('streams a chat chunk by chunk, with the attribution headers before the first chunk', async () => {
-    const { data: stream, response } = await client.chat.completions.create({ model: 'qwen3:8b', stream: true, messages: [{ role: 'user', content: 'count' }] }).withResponse();
+    const { data: stream, response } = await client.chat.completions
+      .create({ model: 'qwen3:8b', stream: true, messages: [{ role: 'user', content: 'count' }] })
+      .withResponse();
     assert.equal(response.headers.get('x-hub-pool-backend'), 'ollama');
     assert.match(response.headers.get('content-type') ?? '', /text\/event-stream/);
     let chunks = 0;
@@ -60,7 +66,7 @@ describe('OpenAI dialect through the pool proxy', () => {
     assert.ok(Array.isArray(embedding.data[0]?.embedding));
   });
 
-  it('lists every engine\'s models once on /v1/models', async () => {
+  it("lists every engine's models once on /v1/models", async () => {
     const ids: string[] = [];
     for await (const model of client.models.list()) ids.push(model.id);
     assert.deepEqual(ids.sort(), ['Qwen/Qwen3-4B', 'llama3.2:3b', 'nomic-embed-text:latest', 'qwen3:8b'].sort());
@@ -80,7 +86,13 @@ describe('OpenAI dialect through the pool proxy', () => {
       assert.ok(err.headers?.get('x-hub-pool-request-id'));
       assert.equal(err.headers?.get('x-hub-pool-served-by'), null);
       const body = err.error as { localBackends?: Array<{ backend: string; running: boolean }> };
-      assert.deepEqual(body.localBackends?.map((b) => [b.backend, b.running]), [['ollama', true], ['vllm', true]]);
+      assert.deepEqual(
+        body.localBackends?.map((b) => [b.backend, b.running]),
+        [
+          ['ollama', true],
+          ['vllm', true],
+        ],
+      );
       return true;
     });
   });

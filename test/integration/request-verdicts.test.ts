@@ -74,10 +74,14 @@ describe('verdicts on the request', () => {
       return true;
     });
     const after = requests();
-    assert.deepEqual(after.map((n, i) => n - before[i]!), [1, 0, 0], 'one engine asked, once: no failover and no SDK retry');
+    assert.deepEqual(
+      after.map((n, i) => n - before[i]!),
+      [1, 0, 0],
+      'one engine asked, once: no failover and no SDK retry',
+    );
   });
 
-  it('records the verdict by signature and basis, never the engine\'s text', async () => {
+  it("records the verdict by signature and basis, never the engine's text", async () => {
     await ollama.setFault({ mode: 'error', status: 500, body: OLLAMA_NO_USER_QUERY });
     const res = await chat(hub);
     assert.equal(res.status, 400);
@@ -99,10 +103,16 @@ describe('verdicts on the request', () => {
     const res = await chat(hub);
     assert.equal(res.status, 400);
     assert.match(res.body, /Missing 'content' in message/);
-    assert.deepEqual(requests().map((n, i) => n - before[i]!), [1, 1, 1]);
+    assert.deepEqual(
+      requests().map((n, i) => n - before[i]!),
+      [1, 1, 1],
+    );
     const row = await rowOf(hub, String(res.headers['x-hub-pool-request-id']));
     assert.equal(row.requestError?.signature, 'invalid-message');
-    assert.deepEqual(row.attempts.map((a) => a.reason), ['HTTP 500 (invalid-message)', 'HTTP 500 (invalid-message)']);
+    assert.deepEqual(
+      row.attempts.map((a) => a.reason),
+      ['HTTP 500 (invalid-message)', 'HTTP 500 (invalid-message)'],
+    );
   });
 
   it('serves the request when the next engine answers instead of agreeing', async () => {
@@ -112,7 +122,7 @@ describe('verdicts on the request', () => {
     assert.equal(res.headers['x-hub-pool-backend'], 'vllm');
   });
 
-  it('keeps the engine\'s 500 for a template that would not render (the node\'s own copy may be broken)', async () => {
+  it("keeps the engine's 500 for a template that would not render (the node's own copy may be broken)", async () => {
     await Promise.all([ollama, vllm, llama].map((e) => e.setFault({ mode: 'error', status: 500, body: OLLAMA_TEMPLATE })));
     const res = await chat(hub);
     assert.equal(res.status, 500);
@@ -121,7 +131,7 @@ describe('verdicts on the request', () => {
     assert.equal(row.requestError?.signature, 'chat-template');
   });
 
-  it('returns a waiting verdict from the last candidate rather than a 502 that loses the engine\'s words', async () => {
+  it("returns a waiting verdict from the last candidate rather than a 502 that loses the engine's words", async () => {
     await Promise.all([ollama, vllm, llama].map((e) => e.setFault({ mode: 'error', status: 500, body: OLLAMA_CONTEXT })));
     const res = await chat(hub);
     assert.equal(res.status, 400);
@@ -145,7 +155,7 @@ describe('verdicts on the request', () => {
     assert.equal(res.headers['x-hub-pool-backend'], 'vllm');
   });
 
-  it('reads no verdict from a body that is not an engine\'s JSON error', async () => {
+  it("reads no verdict from a body that is not an engine's JSON error", async () => {
     await ollama.setFault({ mode: 'error', status: 500, body: 'no user query found in messages' });
     const res = await chat(hub);
     assert.equal(res.status, 200);

@@ -71,14 +71,29 @@ describe('operator settings', () => {
   });
 
   it('accepts each range at its edges, and null for the prompt ceiling', async () => {
-    const edges = { poolLocalAffinity: 20, poolHealthPollSeconds: 300, poolPressureWeight: 3, poolMaxPromptTokens: 1024, poolProbeSnapshotTtlMs: 300_000, poolPrefixAffinityMaxInFlight: 20, poolSlotAwareness: 1 };
+    const edges = {
+      poolLocalAffinity: 20,
+      poolHealthPollSeconds: 300,
+      poolPressureWeight: 3,
+      poolMaxPromptTokens: 1024,
+      poolProbeSnapshotTtlMs: 300_000,
+      poolPrefixAffinityMaxInFlight: 20,
+      poolSlotAwareness: 1,
+    };
     const res = await hub.api<Record<string, unknown>>('PATCH', SETTINGS_PATH, edges);
     assert.equal(res.status, 200, JSON.stringify(res.json));
     for (const [key, value] of Object.entries(edges)) assert.equal(res.json[key], value, key);
     const cleared = await hub.api<Record<string, unknown>>('PATCH', SETTINGS_PATH, { poolMaxPromptTokens: null });
     assert.equal(cleared.status, 200);
     assert.equal(cleared.json.poolMaxPromptTokens, null);
-    const reset = await hub.api('PATCH', SETTINGS_PATH, { poolLocalAffinity: 1, poolHealthPollSeconds: 30, poolPressureWeight: 0, poolProbeSnapshotTtlMs: 0, poolPrefixAffinityMaxInFlight: 0, poolSlotAwareness: 0 });
+    const reset = await hub.api('PATCH', SETTINGS_PATH, {
+      poolLocalAffinity: 1,
+      poolHealthPollSeconds: 30,
+      poolPressureWeight: 0,
+      poolProbeSnapshotTtlMs: 0,
+      poolPrefixAffinityMaxInFlight: 0,
+      poolSlotAwareness: 0,
+    });
     assert.deepEqual(reset.json, SPEC_DEFAULTS);
   });
 

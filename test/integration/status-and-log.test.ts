@@ -119,8 +119,15 @@ describe('status and routing log', () => {
       const ids = [await chat(hub, SHARED, 'one'), await chat(hub, 'llama3.2:3b', 'two'), await chat(hub, 'Qwen/Qwen3-4B', 'three')];
       const { entries } = await page(hub);
       const positions = ids.map((id) => entries.findIndex((e) => e.id === id));
-      assert.ok(positions.every((p) => p >= 0), 'every request has a row');
-      assert.deepEqual(positions, [...positions].sort((a, b) => b - a), 'the newest request comes first');
+      assert.ok(
+        positions.every((p) => p >= 0),
+        'every request has a row',
+      );
+      assert.deepEqual(
+        positions,
+        [...positions].sort((a, b) => b - a),
+        'the newest request comes first',
+      );
       for (let i = 1; i < entries.length; i++) assert.ok(entries[i - 1]!.timestamp >= entries[i]!.timestamp, 'timestamps never increase down the page');
       const newest = entries[positions[2]!]!;
       assert.equal(newest.path, '/v1/chat/completions');
@@ -152,12 +159,18 @@ describe('status and routing log', () => {
       assert.ok(older.length > 0);
 
       const again = await page(hub, `?since=${encodeURIComponent(first.nextSince)}`);
-      assert.ok(again.entries.some((e) => e.id === carrier.id), 'the row carrying nextSince is returned once more');
+      assert.ok(
+        again.entries.some((e) => e.id === carrier.id),
+        'the row carrying nextSince is returned once more',
+      );
       for (const e of older) assert.ok(!again.entries.some((x) => x.id === e.id), `row ${e.id} changed before since and is not returned`);
 
       const fresh = await chat(hub, SHARED, 'after the cursor');
       const next = await page(hub, `?since=${encodeURIComponent(again.nextSince)}`);
-      assert.ok(next.entries.some((e) => e.id === fresh), 'a row placed after the cursor is returned');
+      assert.ok(
+        next.entries.some((e) => e.id === fresh),
+        'a row placed after the cursor is returned',
+      );
     });
 
     it('returns a row it last showed as pending once it has settled, on the next poll', async () => {
@@ -186,7 +199,10 @@ describe('status and routing log', () => {
       const local = new Date(ms + 3_600_000).toISOString().replace('Z', '');
       const viaZ = await page(hub, `?since=${encodeURIComponent(nextSince)}`);
       const viaOffset = await page(hub, `?since=${local}%2B01:00`);
-      assert.deepEqual(viaOffset.entries.map((e) => e.id), viaZ.entries.map((e) => e.id));
+      assert.deepEqual(
+        viaOffset.entries.map((e) => e.id),
+        viaZ.entries.map((e) => e.id),
+      );
       assert.ok(viaZ.entries.length > 0);
     });
 
@@ -334,8 +350,14 @@ describe('routing-log ring bound', () => {
     assert.equal(p.summary.totalRecorded, TOTAL);
     const held = new Set(p.entries.map((e) => e.id));
     // Each batch is placed only after the one before it has finished, so the first batch is the oldest five.
-    assert.ok(ids.slice(BATCH).every((id) => held.has(id)), 'the newest 200 requests are held');
-    assert.ok(ids.slice(0, BATCH).every((id) => !held.has(id)), 'the oldest five are evicted');
+    assert.ok(
+      ids.slice(BATCH).every((id) => held.has(id)),
+      'the newest 200 requests are held',
+    );
+    assert.ok(
+      ids.slice(0, BATCH).every((id) => !held.has(id)),
+      'the oldest five are evicted',
+    );
     assert.equal(p.summary.oldestAt, p.entries.at(-1)!.timestamp);
     const unlimited = await page(hub);
     assert.equal(unlimited.entries.length, 200, 'a call without limit returns at most 200 rows');

@@ -22,11 +22,19 @@ function clientFor(state: FakeTailscaleState, opts: { isRoot?: boolean } = {}) {
   return { fake, clock, client };
 }
 
-const servedAt = (host: string, target: string) => ({ TCP: { '443': { HTTPS: true } }, Web: { [`${fqdn(host)}:443`]: { Handlers: { '/': { Proxy: target } } } } });
+const servedAt = (host: string, target: string) => ({
+  TCP: { '443': { HTTPS: true } },
+  Web: { [`${fqdn(host)}:443`]: { Handlers: { '/': { Proxy: target } } } },
+});
 
 describe('Tailscale status through the CLI', () => {
   it('a connected node: its MagicDNS name, the tailnet suffix and name, certificates, and the peer map with OS and online state', async () => {
-    const { client } = clientFor({ status: runningStatus('hub-a', [{ host: 'hub-b', os: 'linux' }, { host: 'laptop', os: 'macOS', online: false }]) });
+    const { client } = clientFor({
+      status: runningStatus('hub-a', [
+        { host: 'hub-b', os: 'linux' },
+        { host: 'laptop', os: 'macOS', online: false },
+      ]),
+    });
     const s = await client.status();
     assert.equal(s.connected, true);
     assert.equal(s.nodeFqdn, 'hub-a.tail0.ts.net');
@@ -36,7 +44,10 @@ describe('Tailscale status through the CLI', () => {
     assert.deepEqual(s.certDomains, ['hub-a.tail0.ts.net']);
     assert.deepEqual(
       s.peers.map((p) => [p.nodeFqdn, p.os, p.online]),
-      [['hub-b.tail0.ts.net', 'linux', true], ['laptop.tail0.ts.net', 'macOS', false]],
+      [
+        ['hub-b.tail0.ts.net', 'linux', true],
+        ['laptop.tail0.ts.net', 'macOS', false],
+      ],
     );
     assert.equal(s.problem, null);
   });
@@ -72,7 +83,13 @@ describe('Tailscale status through the CLI', () => {
     const lines: string[] = [];
     const fake = fakeTailscale({ status: null });
     const clock = new ManualClock();
-    const client = new TailscaleClient({ run: tailscaleRunner(join(fake.dir, 'tailscale')), clock, account: ACCOUNT, isRoot: false, logger: pino({ level: 'info' }, { write: (l: string) => void lines.push(l) }) });
+    const client = new TailscaleClient({
+      run: tailscaleRunner(join(fake.dir, 'tailscale')),
+      clock,
+      account: ACCOUNT,
+      isRoot: false,
+      logger: pino({ level: 'info' }, { write: (l: string) => void lines.push(l) }),
+    });
     await client.status();
     clock.advance(30_000);
     await client.status();
@@ -123,7 +140,7 @@ describe('Tailscale Serve', () => {
     assert.deepEqual(await client.publish(HUB_PORT), { kind: 'already' });
   });
 
-  it('Serve refused: the outcome names the one-time operator command for the Hub\'s own account, and the operator check fails with it', async () => {
+  it("Serve refused: the outcome names the one-time operator command for the Hub's own account, and the operator check fails with it", async () => {
     const { client } = clientFor({ status: runningStatus('hub-a'), serve: {}, serveRefused: true });
     const outcome = await client.publish(HUB_PORT);
     assert.equal(outcome.kind, 'refused');
@@ -159,11 +176,21 @@ describe('Tailscale Serve', () => {
 
 describe('Tailscale operator permission', () => {
   const cases: { name: string; state: FakeTailscaleState; isRoot?: boolean; allowed: boolean | null; command: string | null }[] = [
-    { name: 'the Hub\'s account is the operator', state: { status: runningStatus('hub-a'), operatorUser: ACCOUNT }, allowed: true, command: null },
-    { name: 'another account is the operator', state: { status: runningStatus('hub-a'), operatorUser: 'someone' }, allowed: false, command: `sudo tailscale set --operator=${ACCOUNT}` },
+    { name: "the Hub's account is the operator", state: { status: runningStatus('hub-a'), operatorUser: ACCOUNT }, allowed: true, command: null },
+    {
+      name: 'another account is the operator',
+      state: { status: runningStatus('hub-a'), operatorUser: 'someone' },
+      allowed: false,
+      command: `sudo tailscale set --operator=${ACCOUNT}`,
+    },
     { name: 'no operator is set', state: { status: runningStatus('hub-a') }, allowed: false, command: `sudo tailscale set --operator=${ACCOUNT}` },
     { name: 'the Hub runs as root', state: { status: runningStatus('hub-a') }, isRoot: true, allowed: true, command: null },
-    { name: 'preferences cannot be read (old CLI)', state: { status: runningStatus('hub-a'), debugPrefs: false }, allowed: null, command: `sudo tailscale set --operator=${ACCOUNT}` },
+    {
+      name: 'preferences cannot be read (old CLI)',
+      state: { status: runningStatus('hub-a'), debugPrefs: false },
+      allowed: null,
+      command: `sudo tailscale set --operator=${ACCOUNT}`,
+    },
   ];
   for (const c of cases) {
     it(`${c.name}: allowed ${String(c.allowed)}`, async () => {

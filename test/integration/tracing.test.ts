@@ -26,7 +26,11 @@ const APP_SPAN = '00f067aa0ba902b7';
 const MARKER = 'quokkazebra';
 const PROMPT = `a prompt that must never reach a span ${MARKER}`;
 
-interface OtlpValue { stringValue?: string; intValue?: string; boolValue?: boolean }
+interface OtlpValue {
+  stringValue?: string;
+  intValue?: string;
+  boolValue?: boolean;
+}
 interface OtlpSpan {
   traceId: string;
   spanId: string;
@@ -101,24 +105,30 @@ describe('tracing a request across two Hubs', () => {
   let pool: Pool<'a' | 'b'>;
   const collector = new Collector();
 
-  before(async () => {
-    await collector.start();
-    // A short export interval, so spans arrive while the Hubs run; the header shows OTEL_EXPORTER_OTLP_HEADERS is sent.
-    const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-key=k%3D1' };
-    pool = await startPool<'a' | 'b'>({
-      hubs: {
-        a: { ollama: { models: [MODEL] }, env: otel },
-        b: { ollama: { models: [MODEL] }, vllm: { models: [MODEL] }, env: otel },
-      },
-      pairs: [['a', 'b']],
-    });
-    await pool.a.engines.ollama!.setFault({ mode: 'error', status: 503, model: MODEL });
-    await pool.b.engines.ollama!.setFault({ mode: 'error', status: 503, model: MODEL });
-  }, { timeout: START_TIMEOUT_MS });
-  after(async () => {
-    await pool?.stop();
-    await collector.close();
-  }, { timeout: START_TIMEOUT_MS });
+  before(
+    async () => {
+      await collector.start();
+      // A short export interval, so spans arrive while the Hubs run; the header shows OTEL_EXPORTER_OTLP_HEADERS is sent.
+      const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-key=k%3D1' };
+      pool = await startPool<'a' | 'b'>({
+        hubs: {
+          a: { ollama: { models: [MODEL] }, env: otel },
+          b: { ollama: { models: [MODEL] }, vllm: { models: [MODEL] }, env: otel },
+        },
+        pairs: [['a', 'b']],
+      });
+      await pool.a.engines.ollama!.setFault({ mode: 'error', status: 503, model: MODEL });
+      await pool.b.engines.ollama!.setFault({ mode: 'error', status: 503, model: MODEL });
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  after(
+    async () => {
+      await pool?.stop();
+      await collector.close();
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
 
   it("carries the app's trace id into both Hubs' rows and the peer's log line", { timeout: TEST_TIMEOUT_MS }, async () => {
     const { a, b } = pool;
@@ -130,59 +140,96 @@ describe('tracing a request across two Hubs', () => {
     assert.deepEqual([entry.direction, entry.traceId, entry.failedOverFrom], ['outbound', TRACE_ID, ['local']]);
     assert.deepEqual([inbound.direction, inbound.traceId, inbound.backend, inbound.failedOverFrom], ['inbound', TRACE_ID, 'vllm', ['local']]);
     const bLine = await eventually(
-      () => b.log().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.requestId === sent.requestId && l.msg === 'failed over from a candidate'),
+      () =>
+        b
+          .log()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+          .find((l) => l.requestId === sent.requestId && l.msg === 'failed over from a candidate'),
       "B's failover line",
     );
     assert.equal(bLine.traceId, TRACE_ID);
   });
 
-  it('exports a span for the request and one for each attempt on each Hub, joined into one trace, with no prompt in them', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a, b } = pool;
-    const traceId = 'a'.repeat(31) + '1';
-    const sent = await tracedChat(a, { traceparent: `00-${traceId}-${APP_SPAN}-01` });
-    assert.equal(sent.status, 200);
-    // Two server spans and four attempt spans: A (local, B) and B (its Ollama, its vLLM).
-    const spans = await eventually(() => (collector.ofTrace(traceId).length >= 6 ? collector.ofTrace(traceId) : null), 'six spans at the collector');
-    assert.equal(spans.length, 6);
-    const servers = spans.filter((s) => s.kind === 2);
-    const entry = servers.find((s) => s.attrs['hub_pool.direction'] === 'outbound')!;
-    const peer = servers.find((s) => s.attrs['hub_pool.direction'] === 'inbound')!;
-    assert.ok(entry && peer, JSON.stringify(servers));
+  it(
+    'exports a span for the request and one for each attempt on each Hub, joined into one trace, with no prompt in them',
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      const { a, b } = pool;
+      const traceId = 'a'.repeat(31) + '1';
+      const sent = await tracedChat(a, { traceparent: `00-${traceId}-${APP_SPAN}-01` });
+      assert.equal(sent.status, 200);
+      // Two server spans and four attempt spans: A (local, B) and B (its Ollama, its vLLM).
+      const spans = await eventually(() => (collector.ofTrace(traceId).length >= 6 ? collector.ofTrace(traceId) : null), 'six spans at the collector');
+      assert.equal(spans.length, 6);
+      const servers = spans.filter((s) => s.kind === 2);
+      const entry = servers.find((s) => s.attrs['hub_pool.direction'] === 'outbound')!;
+      const peer = servers.find((s) => s.attrs['hub_pool.direction'] === 'inbound')!;
+      assert.ok(entry && peer, JSON.stringify(servers));
 
-    // A's request span: a child of the app's span, naming the request, the node that served and the failover.
-    assert.equal(entry.parent, APP_SPAN);
-    assert.equal(entry.name, 'POST /v1/chat/completions');
-    assert.deepEqual(
-      [entry.attrs['hub_pool.request_id'], entry.attrs['hub_pool.node'], entry.attrs['hub_pool.outcome'], entry.attrs['hub_pool.failed_over'], entry.attrs['hub_pool.attempt'], entry.error],
-      [sent.requestId, b.name, 'served', '1', '2', null],
-    );
-    const aAttempts = spans.filter((s) => s.parent === entry.id).sort((x, y) => Number(x.attrs['hub_pool.attempt']) - Number(y.attrs['hub_pool.attempt']));
-    assert.deepEqual(
-      aAttempts.map((s) => [s.name, s.kind, s.attrs['hub_pool.request_id'], s.attrs['hub_pool.attempt'], s.attrs['hub_pool.node'], s.attrs['http.response.status_code'], s.error]),
-      [
-        ['forward to local', 3, sent.requestId, '1', 'local', '503', 'HTTP 503'],
-        [`forward to ${b.name}`, 3, sent.requestId, '2', b.name, '200', null],
-      ],
-    );
+      // A's request span: a child of the app's span, naming the request, the node that served and the failover.
+      assert.equal(entry.parent, APP_SPAN);
+      assert.equal(entry.name, 'POST /v1/chat/completions');
+      assert.deepEqual(
+        [
+          entry.attrs['hub_pool.request_id'],
+          entry.attrs['hub_pool.node'],
+          entry.attrs['hub_pool.outcome'],
+          entry.attrs['hub_pool.failed_over'],
+          entry.attrs['hub_pool.attempt'],
+          entry.error,
+        ],
+        [sent.requestId, b.name, 'served', '1', '2', null],
+      );
+      const aAttempts = spans.filter((s) => s.parent === entry.id).sort((x, y) => Number(x.attrs['hub_pool.attempt']) - Number(y.attrs['hub_pool.attempt']));
+      assert.deepEqual(
+        aAttempts.map((s) => [
+          s.name,
+          s.kind,
+          s.attrs['hub_pool.request_id'],
+          s.attrs['hub_pool.attempt'],
+          s.attrs['hub_pool.node'],
+          s.attrs['http.response.status_code'],
+          s.error,
+        ]),
+        [
+          ['forward to local', 3, sent.requestId, '1', 'local', '503', 'HTTP 503'],
+          [`forward to ${b.name}`, 3, sent.requestId, '2', b.name, '200', null],
+        ],
+      );
 
-    // B's request span is a child of A's attempt that reached it, and has its own failover.
-    assert.equal(peer.parent, aAttempts[1]!.id);
-    assert.deepEqual(
-      [peer.attrs['hub_pool.request_id'], peer.attrs['hub_pool.from_peer'], peer.attrs['hub_pool.node'], peer.attrs['hub_pool.backend'], peer.attrs['hub_pool.failed_over']],
-      [sent.requestId, a.name, 'local', 'vllm', '1'],
-    );
-    const bAttempts = spans.filter((s) => s.parent === peer.id).sort((x, y) => Number(x.attrs['hub_pool.attempt']) - Number(y.attrs['hub_pool.attempt']));
-    assert.deepEqual(
-      bAttempts.map((s) => [s.attrs['hub_pool.node'], s.attrs['hub_pool.backend'], s.attrs['http.response.status_code'], s.error]),
-      [
-        ['local', 'ollama', '503', 'HTTP 503'],
-        ['local', 'vllm', '200', null],
-      ],
-    );
+      // B's request span is a child of A's attempt that reached it, and has its own failover.
+      assert.equal(peer.parent, aAttempts[1]!.id);
+      assert.deepEqual(
+        [
+          peer.attrs['hub_pool.request_id'],
+          peer.attrs['hub_pool.from_peer'],
+          peer.attrs['hub_pool.node'],
+          peer.attrs['hub_pool.backend'],
+          peer.attrs['hub_pool.failed_over'],
+        ],
+        [sent.requestId, a.name, 'local', 'vllm', '1'],
+      );
+      const bAttempts = spans.filter((s) => s.parent === peer.id).sort((x, y) => Number(x.attrs['hub_pool.attempt']) - Number(y.attrs['hub_pool.attempt']));
+      assert.deepEqual(
+        bAttempts.map((s) => [s.attrs['hub_pool.node'], s.attrs['hub_pool.backend'], s.attrs['http.response.status_code'], s.error]),
+        [
+          ['local', 'ollama', '503', 'HTTP 503'],
+          ['local', 'vllm', '200', null],
+        ],
+      );
 
-    assert.ok(collector.paths.every((p) => p === 'POST /v1/traces application/json k=1'), collector.paths.join('\n'));
-    assert.ok(collector.bodies.every((body) => !body.includes(PROMPT) && !body.includes(MARKER)), 'no export carries the prompt');
-  });
+      assert.ok(
+        collector.paths.every((p) => p === 'POST /v1/traces application/json k=1'),
+        collector.paths.join('\n'),
+      );
+      assert.ok(
+        collector.bodies.every((body) => !body.includes(PROMPT) && !body.includes(MARKER)),
+        'no export carries the prompt',
+      );
+    },
+  );
 
   it('starts a trace when the app sent none, and leaves an unsampled one unexported', { timeout: TEST_TIMEOUT_MS }, async () => {
     const { a, b } = pool;
@@ -190,7 +237,10 @@ describe('tracing a request across two Hubs', () => {
     const row = await a.settledRow(started.requestId);
     assert.match(row.traceId ?? '', /^[0-9a-f]{32}$/);
     assert.equal((await b.settledRow(started.requestId)).traceId, row.traceId, 'the peer joined the trace A started');
-    const root = await eventually(() => collector.ofTrace(row.traceId!).find((s) => s.kind === 2 && s.attrs['hub_pool.direction'] === 'outbound'), "A's root span");
+    const root = await eventually(
+      () => collector.ofTrace(row.traceId!).find((s) => s.kind === 2 && s.attrs['hub_pool.direction'] === 'outbound'),
+      "A's root span",
+    );
     assert.equal(root.parent, null);
 
     const unsampledTrace = 'b'.repeat(31) + '2';

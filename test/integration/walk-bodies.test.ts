@@ -57,7 +57,12 @@ describe("the walk and an answer's body", () => {
     front = await startEngineFront(ollama.url);
     // Ollama is configured before vLLM, so with both idle the walk tries Ollama (the front) first.
     hub = await startHubProcess({
-      env: { OLLAMA_URL: front.url, VLLM_URL: vllm.url, HUB_POOL_FIRST_BYTE_TIMEOUT_MS: String(FIRST_BYTE_TIMEOUT_MS), HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC: String(MIN_PREFILL_TOKENS_PER_SEC) },
+      env: {
+        OLLAMA_URL: front.url,
+        VLLM_URL: vllm.url,
+        HUB_POOL_FIRST_BYTE_TIMEOUT_MS: String(FIRST_BYTE_TIMEOUT_MS),
+        HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC: String(MIN_PREFILL_TOKENS_PER_SEC),
+      },
     });
   });
   afterEach(async () => {
@@ -71,7 +76,9 @@ describe("the walk and an answer's body", () => {
 
   it('relays a non-streamed answer past the whole-read bound as it comes, instead of holding it', async () => {
     const content = 'a'.repeat(WHOLE_ANSWER_LIMIT_BYTES + 256 * 1024);
-    const whole = Buffer.from(JSON.stringify({ id: 'c1', object: 'chat.completion', model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }));
+    const whole = Buffer.from(
+      JSON.stringify({ id: 'c1', object: 'chat.completion', model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }),
+    );
     const cut = WHOLE_ANSWER_LIMIT_BYTES + 128 * 1024;
     let finish!: () => void;
     const rest = new Promise<void>((resolve) => (finish = resolve));
@@ -81,7 +88,11 @@ describe("the walk and an answer's body", () => {
       // The rest waits for the app to have seen the headers: a Hub holding the body whole would never send them.
       void rest.then(() => res.end(whole.subarray(cut)));
     });
-    const res = await request(`${hub.pool}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: chatBody({ stream: false }) });
+    const res = await request(`${hub.pool}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: chatBody({ stream: false }),
+    });
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['x-hub-pool-backend'], 'ollama');
     finish();
@@ -103,7 +114,9 @@ describe("the walk and an answer's body", () => {
     assert.ok(JSON.parse(res.text).choices[0].message.content);
     const r = await row(hub, res.id);
     assert.equal(r.outcome, 'served');
-    assert.deepEqual(r.attempts, [{ node: 'local', backend: 'ollama', status: 200, reason: `the engine stopped sending its body (nothing for ${FIRST_BYTE_TIMEOUT_MS}ms)` }]);
+    assert.deepEqual(r.attempts, [
+      { node: 'local', backend: 'ollama', status: 200, reason: `the engine stopped sending its body (nothing for ${FIRST_BYTE_TIMEOUT_MS}ms)` },
+    ]);
   });
 
   it("fails over an engine's garbage 200 as malformed output, and withholds the engine after two", async () => {
@@ -137,8 +150,20 @@ describe("the walk and an answer's body", () => {
   // Issue 9 #2's class: a completion is an engine's untrusted input too. A `null` where a choice
   // belongs once threw inside the judge, on a stream's finish event, and took the Hub down.
   for (const c of [
-    { what: 'a stream whose frame has a null choice and no end', stream: true, body: 'data: {"choices":[null]}\n\n', outcome: 'failed', fault: 'truncated-upstream' },
-    { what: 'a stream of placeholders with a null choice beside them', stream: true, body: 'data: {"choices":[{"delta":{"content":"<unused49>"}},null]}\n\ndata: {"choices":[null,{"finish_reason":"stop"}]}\n\n', outcome: 'failed', fault: 'degenerate-output' },
+    {
+      what: 'a stream whose frame has a null choice and no end',
+      stream: true,
+      body: 'data: {"choices":[null]}\n\n',
+      outcome: 'failed',
+      fault: 'truncated-upstream',
+    },
+    {
+      what: 'a stream of placeholders with a null choice beside them',
+      stream: true,
+      body: 'data: {"choices":[{"delta":{"content":"<unused49>"}},null]}\n\ndata: {"choices":[null,{"finish_reason":"stop"}]}\n\n',
+      outcome: 'failed',
+      fault: 'degenerate-output',
+    },
     // Not an answer in the dialect, so not judged (like any JSON the judge cannot place).
     { what: 'a whole answer whose only choice is null', stream: false, body: '{"choices":[null]}', outcome: 'served', fault: null },
   ] as const) {
@@ -166,7 +191,10 @@ describe("the walk and an answer's body", () => {
     const shortRow = await row(hub, short.id);
     assert.equal(shortRow.budgetMs, FIRST_BYTE_TIMEOUT_MS);
     assert.equal(short.backend, 'vllm');
-    assert.deepEqual(shortRow.attempts.map((a) => a.reason), [`No response headers within ${FIRST_BYTE_TIMEOUT_MS}ms`]);
+    assert.deepEqual(
+      shortRow.attempts.map((a) => a.reason),
+      [`No response headers within ${FIRST_BYTE_TIMEOUT_MS}ms`],
+    );
 
     await ollama.setFault({ mode: 'slow-first-byte', delayMs: slowMs, model, count: 1 });
     const longAnswer = await ask(hub, '/v1/chat/completions', chatBody({ stream: true }, long));

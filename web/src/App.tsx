@@ -39,7 +39,12 @@ export function App() {
   const openGuide = useCallback((step?: GuideStep) => setGuide({ step: step ?? null }), []);
   const ctx = useMemo(() => ({ role: session?.role ?? 'read', readOnly: session?.role !== 'operator', openGuide }), [session, openGuide]);
 
-  if (session === undefined) return <main aria-busy="true"><p className="muted">Loading…</p></main>;
+  if (session === undefined)
+    return (
+      <main aria-busy="true">
+        <p className="muted">Loading…</p>
+      </main>
+    );
   if (session === null) return <SignIn onSignedIn={setSession} />;
 
   const page = PAGES.find((p) => p.hash === hash.split('?')[0]) ?? PAGES[0];
@@ -55,7 +60,11 @@ export function App() {
           ))}
         </nav>
         <span className="spacer" />
-        {session.role === 'read' && <span className="badge warn" title="Signed in with a qa:read key: you can look, not change">Read-only</span>}
+        {session.role === 'read' && (
+          <span className="badge warn" title="Signed in with a qa:read key: you can look, not change">
+            Read-only
+          </span>
+        )}
         <button type="button" onClick={() => void signOut().finally(() => setSession(null))}>
           Sign out
         </button>

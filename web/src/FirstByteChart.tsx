@@ -45,7 +45,12 @@ export function FirstByteChart({ rows, now }: { rows: readonly RoutingRow[]; now
               const colour = COLOURS[i % COLOURS.length];
               return (
                 <g key={node} data-node={node}>
-                  <polyline fill="none" stroke={colour} strokeWidth="2" points={mine.map((r) => `${x(r.timestamp).toFixed(1)},${y(r.durationMs!).toFixed(1)}`).join(' ')} />
+                  <polyline
+                    fill="none"
+                    stroke={colour}
+                    strokeWidth="2"
+                    points={mine.map((r) => `${x(r.timestamp).toFixed(1)},${y(r.durationMs!).toFixed(1)}`).join(' ')}
+                  />
                   {mine.map((r) => (
                     <circle key={r.id} cx={x(r.timestamp)} cy={y(r.durationMs!)} r="3" fill={colour}>
                       <title>{`${node}: ${ms(r.durationMs)} at ${new Date(r.timestamp).toLocaleTimeString()}`}</title>

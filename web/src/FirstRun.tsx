@@ -35,7 +35,9 @@ export function FirstRun({ s, onFinish }: { s: PoolStatus; onFinish: () => void 
         <li>
           <div className="row">
             <strong>Private VPN (Tailscale)</strong>
-            <span className={`badge ${n.tailscaleConnected ? 'good' : 'warn'}`}>{n.tailscaleConnected ? 'Active' : n.tailnetSource === 'env' ? 'Named by HUB_NODE_FQDN' : 'Not connected'}</span>
+            <span className={`badge ${n.tailscaleConnected ? 'good' : 'warn'}`}>
+              {n.tailscaleConnected ? 'Active' : n.tailnetSource === 'env' ? 'Named by HUB_NODE_FQDN' : 'Not connected'}
+            </span>
           </div>
           <p className="small">
             {n.tailscaleConnected

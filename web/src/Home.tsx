@@ -49,7 +49,10 @@ export function Home() {
       {showPoolCard && (
         <section className="card" aria-labelledby="pool-card-title">
           <h2 id="pool-card-title">Pool your Hubs</h2>
-          <p>Let an app on this Hub be served by another Hub you own when that Hub has the model or a shorter queue. Pairing takes a few minutes and ends with a test.</p>
+          <p>
+            Let an app on this Hub be served by another Hub you own when that Hub has the model or a shorter queue. Pairing takes a few minutes and ends with a
+            test.
+          </p>
           <div className="row">
             <button type="button" className="primary" onClick={() => openGuide()}>
               Set up Hub Pool
@@ -79,7 +82,8 @@ export function Home() {
           <h2 id="home-hubs">Paired Hubs</h2>
           <p>
             {plural(paired.filter((p) => p.status === 'connected').length, 'Hub connected', 'Hubs connected')}
-            {paired.some((p) => p.status === 'unreachable') && `, ${plural(paired.filter((p) => p.status === 'unreachable').length, 'unreachable', 'unreachable')}`}
+            {paired.some((p) => p.status === 'unreachable') &&
+              `, ${plural(paired.filter((p) => p.status === 'unreachable').length, 'unreachable', 'unreachable')}`}
           </p>
           <p className="small muted">{plural(pending.length, 'request pending', 'requests pending')}</p>
         </section>
@@ -90,7 +94,13 @@ export function Home() {
         </section>
         <section className="card" aria-labelledby="home-requests">
           <h2 id="home-requests">Requests since the Hub started</h2>
-          {counts === undefined ? <p className="muted">—</p> : <p>{counts.served} served · {counts.failed} failed · {counts.failedOver} failed over</p>}
+          {counts === undefined ? (
+            <p className="muted">—</p>
+          ) : (
+            <p>
+              {counts.served} served · {counts.failed} failed · {counts.failedOver} failed over
+            </p>
+          )}
           <a href="#/logs">Open the routing log</a>
         </section>
       </div>

@@ -70,7 +70,10 @@ function useHubLog(level: string, since: string, follow: boolean): HubLogState {
       try {
         for (let read = 0; read < CATCH_UP_READS; read += 1) {
           const following = cursor !== null;
-          const w = await api<HubLogWindow>('GET', `/api/hub/logs?${filter}&limit=${following ? KEPT_LINES : FIRST_LINES}${following ? `&after=${encodeURIComponent(cursor!)}` : ''}`);
+          const w = await api<HubLogWindow>(
+            'GET',
+            `/api/hub/logs?${filter}&limit=${following ? KEPT_LINES : FIRST_LINES}${following ? `&after=${encodeURIComponent(cursor!)}` : ''}`,
+          );
           if (stopped) return;
           const fresh = w.entries.map((e) => ({ ...e, key: next++ })).reverse();
           // A gap answers with the newest lines again: the view starts over from them.
@@ -120,7 +123,9 @@ export function HubLog() {
   return (
     <section className="card" aria-labelledby="hub-log-title">
       <h2 id="hub-log-title">Hub log</h2>
-      <p className="small muted">What this Hub writes to its log file (the lines cihub logs prints), newest first. Prompts and request bodies are never logged.</p>
+      <p className="small muted">
+        What this Hub writes to its log file (the lines cihub logs prints), newest first. Prompts and request bodies are never logged.
+      </p>
       <div className="row">
         <div className="field">
           <label htmlFor="hub-log-level">Level</label>
@@ -152,8 +157,14 @@ export function HubLog() {
         </div>
       </div>
       {log.error !== null && <p className="notice bad">Could not read the Hub log: {log.error}</p>}
-      {log.gap && <p className="notice warn small">The log rotated past the lines this view had reached; some lines in between are not shown (cihub logs on the host has them all).</p>}
-      {log.olderNotScanned && <p className="small muted">Only the newest 4 MiB of the log were searched for lines at this level; cihub logs --level on the host reads all of it.</p>}
+      {log.gap && (
+        <p className="notice warn small">
+          The log rotated past the lines this view had reached; some lines in between are not shown (cihub logs on the host has them all).
+        </p>
+      )}
+      {log.olderNotScanned && (
+        <p className="small muted">Only the newest 4 MiB of the log were searched for lines at this level; cihub logs --level on the host reads all of it.</p>
+      )}
       <p className="small" data-testid="hub-log-count">
         {log.loaded ? `${shown.length} of ${log.lines.length} lines shown` : 'Reading the log…'}
       </p>

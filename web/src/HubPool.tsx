@@ -125,15 +125,25 @@ function ThisNode({ s, tailscale }: { s: PoolStatus; tailscale: ReportRead | nul
         <dt>Tailnet name</dt>
         <dd className="mono">{n.nodeFqdn ?? 'None yet: connect Tailscale with MagicDNS on'}</dd>
         <dt>Private VPN (Tailscale)</dt>
-        <dd>{n.tailscaleConnected ? 'Active' : n.tailnetSource === 'env' ? 'Name set by HUB_NODE_FQDN (Tailscale not read)' : `Not connected${report?.daemon.problem ? `: ${report.daemon.problem}` : ''}`}</dd>
+        <dd>
+          {n.tailscaleConnected
+            ? 'Active'
+            : n.tailnetSource === 'env'
+              ? 'Name set by HUB_NODE_FQDN (Tailscale not read)'
+              : `Not connected${report?.daemon.problem ? `: ${report.daemon.problem}` : ''}`}
+        </dd>
         {report !== null && report.daemon.connected && (
           <>
             <dt>Tailscale IP</dt>
-            <dd className="mono" data-testid="tailscale-ip">{ips.length > 0 ? ips.join(', ') : 'Not reported by Tailscale'}</dd>
+            <dd className="mono" data-testid="tailscale-ip">
+              {ips.length > 0 ? ips.join(', ') : 'Not reported by Tailscale'}
+            </dd>
           </>
         )}
         <dt>Key fingerprint</dt>
-        <dd className="mono" data-testid="own-fingerprint">{n.identity?.fingerprint ?? 'Created on first use'}</dd>
+        <dd className="mono" data-testid="own-fingerprint">
+          {n.identity?.fingerprint ?? 'Created on first use'}
+        </dd>
         {n.identity?.identityError != null && <dd className="notice bad">{n.identity.identityError}</dd>}
         <dt>Requests in flight here</dt>
         <dd>{n.queueDepth}</dd>
@@ -142,12 +152,17 @@ function ThisNode({ s, tailscale }: { s: PoolStatus; tailscale: ReportRead | nul
         <div className="notice bad" data-testid="tailscale-refused">
           <h3 style={{ marginTop: 0 }}>Tailscale refused the Hub’s changes</h3>
           <p className="small">
-            The Hub could not publish itself at https://{report?.nodeFqdn ?? '<its name>'}/ with Tailscale Serve, so other Hubs cannot reach it. Run this once on the host; it names the account the Hub runs as ({report?.operator.account}). {refused.then}
+            The Hub could not publish itself at https://{report?.nodeFqdn ?? '<its name>'}/ with Tailscale Serve, so other Hubs cannot reach it. Run this once
+            on the host; it names the account the Hub runs as ({report?.operator.account}). {refused.then}
           </p>
           <p className="mono small">{refused.command}</p>
         </div>
       )}
-      {n.peerOriginsMap.active && <p className="notice warn small">HUB_POOL_PEER_ORIGINS is set: peers are dialled at the origins it lists instead of https://&lt;name&gt; (testing and demos only).</p>}
+      {n.peerOriginsMap.active && (
+        <p className="notice warn small">
+          HUB_POOL_PEER_ORIGINS is set: peers are dialled at the origins it lists instead of https://&lt;name&gt; (testing and demos only).
+        </p>
+      )}
     </Section>
   );
 }
@@ -178,7 +193,10 @@ function PairingPin({ s, act, setFlash, refresh }: { s: PoolStatus; act: Act; se
 
   return (
     <Section id="pairing-pin" title="Pairing PIN">
-      <p className="small muted">A PIN proves the request comes from someone in front of this Hub's screen. It works once, for ten minutes; generating another replaces it, and five wrong guesses destroy it.</p>
+      <p className="small muted">
+        A PIN proves the request comes from someone in front of this Hub's screen. It works once, for ten minutes; generating another replaces it, and five
+        wrong guesses destroy it.
+      </p>
       {minted !== null && left > 0 ? (
         <div>
           <div className="pin-digits mono" data-testid="pin-digits" aria-label={`PIN ${minted.pin.split('').join(' ')}`}>
@@ -230,11 +248,28 @@ function PairingPin({ s, act, setFlash, refresh }: { s: PoolStatus; act: Act; se
           <h3 style={{ marginTop: '1rem' }}>Send a request</h3>
           <div className="field">
             <label htmlFor="pair-name">Other Hub's tailnet name</label>
-            <input id="pair-name" type="text" className="mono" placeholder="hub-b.example-tailnet.ts.net" value={name} onChange={(e) => setName(e.target.value)} />
+            <input
+              id="pair-name"
+              type="text"
+              className="mono"
+              placeholder="hub-b.example-tailnet.ts.net"
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+            />
           </div>
           <div className="field">
             <label htmlFor="other-pin">PIN from the other Hub (optional)</label>
-            <input id="other-pin" type="text" inputMode="numeric" autoComplete="off" maxLength={6} value={otherPin} onChange={(e) => setOtherPin(e.target.value.replace(/\D/g, ''))} aria-invalid={problem !== null} aria-describedby="other-pin-help" />
+            <input
+              id="other-pin"
+              type="text"
+              inputMode="numeric"
+              autoComplete="off"
+              maxLength={6}
+              value={otherPin}
+              onChange={(e) => setOtherPin(e.target.value.replace(/\D/g, ''))}
+              aria-invalid={problem !== null}
+              aria-describedby="other-pin-help"
+            />
             <span id="other-pin-help" className={`small ${problem !== null ? '' : 'muted'}`}>
               {problem ?? 'Six digits, made under Pairing PIN on the other Hub. Without one, the request carries only this Hub’s name.'}
             </span>
@@ -277,7 +312,9 @@ function DiscoverableDevices({ s, setFlash, refresh }: { s: PoolStatus; setFlash
         <div className="notice" data-testid="discovery-empty">
           <p>No unpaired Hubs found.</p>
           <DirectoryNotes directories={scan.directories} />
-          {!s.tailscaleAdminApiConfigured && <p className="small">To list every device on your tailnet, set TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET in the Hub's .env.</p>}
+          {!s.tailscaleAdminApiConfigured && (
+            <p className="small">To list every device on your tailnet, set TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET in the Hub's .env.</p>
+          )}
         </div>
       ) : (
         <ul className="plain">
@@ -291,7 +328,11 @@ function DiscoverableDevices({ s, setFlash, refresh }: { s: PoolStatus; setFlash
                   type="button"
                   onClick={async () => {
                     const o = await sendPairRequest(h.nodeFqdn, '');
-                    setFlash(o.sent ? { tone: 'good', text: `Pairing request sent to ${h.nodeFqdn}.` } : { tone: 'bad', text: `Not sent. ${notSentAdvice(o)}`, detail: `The Hub said: ${o.reason}` });
+                    setFlash(
+                      o.sent
+                        ? { tone: 'good', text: `Pairing request sent to ${h.nodeFqdn}.` }
+                        : { tone: 'bad', text: `Not sent. ${notSentAdvice(o)}`, detail: `The Hub said: ${o.reason}` },
+                    );
                     await refresh();
                   }}
                 >
@@ -353,7 +394,11 @@ function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
                         const r = result as { callback: 'confirmed' | 'failed'; reason: string | null };
                         return r.callback === 'confirmed'
                           ? { tone: 'good', text: `Approved ${p.nodeFqdn}. Both Hubs list each other as paired.` }
-                          : { tone: 'bad', text: `Approved here, but ${p.nodeFqdn} never received the approval, so it still waits (half paired). Fix its HTTPS and Tailscale Serve setup, then cancel the request there, unpair it here, and pair again.`, detail: r.reason ?? undefined };
+                          : {
+                              tone: 'bad',
+                              text: `Approved here, but ${p.nodeFqdn} never received the approval, so it still waits (half paired). Fix its HTTPS and Tailscale Serve setup, then cancel the request there, unpair it here, and pair again.`,
+                              detail: r.reason ?? undefined,
+                            };
                       },
                     )
                   }
@@ -390,18 +435,28 @@ export function PeerRow({ p, act, now }: { p: PeerView; act: Act; now: number })
       </div>
       {st.next !== null && <p className={`small ${st.needsYou ? 'notice bad' : 'muted'}`}>{st.next}</p>}
       <p className="small muted">
-        Last seen {ago(p.lastSeenAt, now)} · queue {p.inFlightRequests ?? '—'} · {tierWords(p.hardwareTier)} · engines {p.backends === null ? 'not reported yet' : p.backends.map((b) => b.kind).join(', ') || 'none'}
+        Last seen {ago(p.lastSeenAt, now)} · queue {p.inFlightRequests ?? '—'} · {tierWords(p.hardwareTier)} · engines{' '}
+        {p.backends === null ? 'not reported yet' : p.backends.map((b) => b.kind).join(', ') || 'none'}
       </p>
       {!readOnly && (
         <div className="row">
-          <button type="button" onClick={() => void act(() => api('POST', `${POOL}/peers/${p.id}/${p.enabled ? 'disable' : 'enable'}`), p.enabled ? `${p.nodeFqdn} disabled: no work either way until enabled.` : `${p.nodeFqdn} enabled.`)}>
+          <button
+            type="button"
+            onClick={() =>
+              void act(
+                () => api('POST', `${POOL}/peers/${p.id}/${p.enabled ? 'disable' : 'enable'}`),
+                p.enabled ? `${p.nodeFqdn} disabled: no work either way until enabled.` : `${p.nodeFqdn} enabled.`,
+              )
+            }
+          >
             {p.enabled ? 'Disable' : 'Enable'}
           </button>
           <button
             type="button"
             className="danger"
             onClick={() => {
-              if (window.confirm(`Unpair ${p.nodeFqdn}? It is told to drop its half too.`)) void act(() => api('DELETE', `${POOL}/peers/${p.id}`), `Unpaired ${p.nodeFqdn}.`);
+              if (window.confirm(`Unpair ${p.nodeFqdn}? It is told to drop its half too.`))
+                void act(() => api('DELETE', `${POOL}/peers/${p.id}`), `Unpaired ${p.nodeFqdn}.`);
             }}
           >
             Unpair
@@ -417,8 +472,19 @@ function PairedHubs({ s, act }: { s: PoolStatus; act: Act }) {
   const paired = s.peers.filter(isPaired);
   return (
     <Section id="paired" title="Paired Hubs">
-      {paired.length === 0 ? <p className="muted">No Hub is paired yet.</p> : <ul className="plain">{paired.map((p) => <PeerRow key={p.id} p={p} act={act} now={now} />)}</ul>}
-      <p className="small muted">Refreshes every {POOL_PAGE_POLL_MS / 1000} s. Peers are health-checked every {s.settings.poolHealthPollSeconds} s; three failures in a row mark one Unreachable.</p>
+      {paired.length === 0 ? (
+        <p className="muted">No Hub is paired yet.</p>
+      ) : (
+        <ul className="plain">
+          {paired.map((p) => (
+            <PeerRow key={p.id} p={p} act={act} now={now} />
+          ))}
+        </ul>
+      )}
+      <p className="small muted">
+        Refreshes every {POOL_PAGE_POLL_MS / 1000} s. Peers are health-checked every {s.settings.poolHealthPollSeconds} s; three failures in a row mark one
+        Unreachable.
+      </p>
     </Section>
   );
 }
@@ -455,7 +521,9 @@ function Controls({ s, catalogue, act }: { s: PoolStatus; catalogue: readonly Se
                 checked={on}
                 disabled={readOnly || locked !== null}
                 aria-describedby={locked !== null ? `${id}-lock` : undefined}
-                onChange={(ev) => void act(() => api('PATCH', `${POOL}/settings`, { [sw.key]: ev.target.checked }), `${sw.label} switched ${ev.target.checked ? 'on' : 'off'}.`)}
+                onChange={(ev) =>
+                  void act(() => api('PATCH', `${POOL}/settings`, { [sw.key]: ev.target.checked }), `${sw.label} switched ${ev.target.checked ? 'on' : 'off'}.`)
+                }
               />
               <label htmlFor={id}>{sw.label}</label>
             </div>
@@ -467,7 +535,10 @@ function Controls({ s, catalogue, act }: { s: PoolStatus; catalogue: readonly Se
           </div>
         );
       })}
-      <p className="small muted">Discover Hubs on the LAN (mDNS) is off by default. Hubs heard that way are listed as Unverified, with no Pair button: anything on the network can announce itself as a Hub.</p>
+      <p className="small muted">
+        Discover Hubs on the LAN (mDNS) is off by default. Hubs heard that way are listed as Unverified, with no Pair button: anything on the network can
+        announce itself as a Hub.
+      </p>
       {NUMBERS.map((n) => {
         const id = `num-${n.key}`;
         const value = draft[n.key] ?? String(s.settings[n.key]);
@@ -476,13 +547,22 @@ function Controls({ s, catalogue, act }: { s: PoolStatus; catalogue: readonly Se
           <div key={n.key} className="field">
             <label htmlFor={id}>{n.label}</label>
             <div className="row">
-              <input id={id} type="number" value={value} disabled={readOnly} onChange={(ev) => setDraft({ ...draft, [n.key]: ev.target.value })} aria-describedby={`${id}-range`} style={{ width: '8rem' }} />
+              <input
+                id={id}
+                type="number"
+                value={value}
+                disabled={readOnly}
+                onChange={(ev) => setDraft({ ...draft, [n.key]: ev.target.value })}
+                aria-describedby={`${id}-range`}
+                style={{ width: '8rem' }}
+              />
               {!readOnly && (
                 <button
                   type="button"
                   disabled={value === String(s.settings[n.key]) || value.trim() === ''}
                   onClick={async () => {
-                    if (await act(() => api('PATCH', `${POOL}/settings`, { [n.key]: Number(value) }), `${n.label} saved.`)) setDraft((d) => Object.fromEntries(Object.entries(d).filter(([k]) => k !== n.key)));
+                    if (await act(() => api('PATCH', `${POOL}/settings`, { [n.key]: Number(value) }), `${n.label} saved.`))
+                      setDraft((d) => Object.fromEntries(Object.entries(d).filter(([k]) => k !== n.key)));
                   }}
                 >
                   Save
@@ -516,9 +596,19 @@ function RoutingPins({ s, act }: { s: PoolStatus; act: Act }) {
             <li key={`${p.scope}:${p.model ?? ''}`} className="row">
               <span>{p.scope === 'default' ? 'Every model' : <span className="mono">{p.model}</span>}</span>
               <span>→ {p.targetNode}</span>
-              <span className={`badge ${p.targetAvailable ? 'good' : 'warn'}`}>{p.targetAvailable ? 'Target available' : 'Target not available now: the pin is idle'}</span>
+              <span className={`badge ${p.targetAvailable ? 'good' : 'warn'}`}>
+                {p.targetAvailable ? 'Target available' : 'Target not available now: the pin is idle'}
+              </span>
               {!readOnly && (
-                <button type="button" onClick={() => void act(() => api('DELETE', `${POOL}/pins?scope=${p.scope}${p.scope === 'model' ? `&model=${encodeURIComponent(p.model ?? '')}` : ''}`), 'Pin removed.')}>
+                <button
+                  type="button"
+                  onClick={() =>
+                    void act(
+                      () => api('DELETE', `${POOL}/pins?scope=${p.scope}${p.scope === 'model' ? `&model=${encodeURIComponent(p.model ?? '')}` : ''}`),
+                      'Pin removed.',
+                    )
+                  }
+                >
                   Remove
                 </button>
               )}
@@ -531,7 +621,11 @@ function RoutingPins({ s, act }: { s: PoolStatus; act: Act }) {
           <div className="field">
             <label htmlFor="pin-model">Model (empty: every model)</label>
             <input id="pin-model" type="text" className="mono" value={model} onChange={(e) => setModel(e.target.value)} list="pool-models" />
-            <datalist id="pool-models">{s.models.map((m) => <option key={m.model} value={m.model} />)}</datalist>
+            <datalist id="pool-models">
+              {s.models.map((m) => (
+                <option key={m.model} value={m.model} />
+              ))}
+            </datalist>
           </div>
           <div className="field">
             <label htmlFor="pin-target">Prefer</label>
@@ -543,7 +637,16 @@ function RoutingPins({ s, act }: { s: PoolStatus; act: Act }) {
               ))}
             </select>
           </div>
-          <button type="button" className="field" onClick={() => void act(() => api('POST', `${POOL}/pins`, model.trim() === '' ? { scope: 'default', target } : { scope: 'model', model: model.trim(), target }), 'Pin saved.')}>
+          <button
+            type="button"
+            className="field"
+            onClick={() =>
+              void act(
+                () => api('POST', `${POOL}/pins`, model.trim() === '' ? { scope: 'default', target } : { scope: 'model', model: model.trim(), target }),
+                'Pin saved.',
+              )
+            }
+          >
             Add pin
           </button>
         </div>
@@ -602,7 +705,9 @@ function ContextCaps({ s }: { s: PoolStatus }) {
         {n.maxPromptTokensSetBy === 'env' && ' (set by HUB_POOL_MAX_PROMPT_TOKENS in the .env)'}
         {n.maxPromptTokensSetBy === 'setting' && ' (set by poolMaxPromptTokens)'}
       </p>
-      <p className="small muted">A prompt estimated above a node's ceiling goes to a node that can take it first. Per-model context sizes are not reported in this Hub's status yet.</p>
+      <p className="small muted">
+        A prompt estimated above a node's ceiling goes to a node that can take it first. Per-model context sizes are not reported in this Hub's status yet.
+      </p>
     </Section>
   );
 }
@@ -643,7 +748,11 @@ function RecentRouting() {
                     {rowServedBy(r)}
                     {rowFailovers(r) !== null && <div className="small badge warn">{rowFailovers(r)}</div>}
                   </td>
-                  <td>{r.outcome}{r.status !== null ? ` (${r.status})` : ''}{r.reason !== null && r.outcome === 'failed' ? `: ${r.reason}` : ''}</td>
+                  <td>
+                    {r.outcome}
+                    {r.status !== null ? ` (${r.status})` : ''}
+                    {r.reason !== null && r.outcome === 'failed' ? `: ${r.reason}` : ''}
+                  </td>
                   <td>{ms(r.durationMs)}</td>
                 </tr>
               ))}

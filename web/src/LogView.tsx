@@ -9,7 +9,11 @@ export function LogView() {
   const { readOnly } = useDashboard();
   return (
     <>
-      {readOnly ? <p className="notice small">The Hub log is shown to an operator sign-in only; a qa:read key reads pool status and the routing log.</p> : <HubLog />}
+      {readOnly ? (
+        <p className="notice small">The Hub log is shown to an operator sign-in only; a qa:read key reads pool status and the routing log.</p>
+      ) : (
+        <HubLog />
+      )}
       <RoutingLog />
     </>
   );
@@ -22,7 +26,11 @@ function RoutingLog() {
   const [filter, setFilter] = useState('');
   const [onlyProblems, setOnlyProblems] = useState(false);
   const f = filter.trim().toLowerCase();
-  const rows = log.rows.filter((r) => (!onlyProblems || r.outcome === 'failed' || r.attempts.length > 0) && (f === '' || [r.model, r.node, r.path, r.reason, r.id, ...r.attempts.map((a) => `${a.node} ${a.reason}`)].some((t) => t?.toLowerCase().includes(f))));
+  const rows = log.rows.filter(
+    (r) =>
+      (!onlyProblems || r.outcome === 'failed' || r.attempts.length > 0) &&
+      (f === '' || [r.model, r.node, r.path, r.reason, r.id, ...r.attempts.map((a) => `${a.node} ${a.reason}`)].some((t) => t?.toLowerCase().includes(f))),
+  );
   return (
     <section className="card" aria-labelledby="log-title">
       <h2 id="log-title">Routing log</h2>
@@ -65,7 +73,11 @@ function RoutingLog() {
                   {rowServedBy(r)}
                   {rowFailovers(r) !== null && <div className="small">{rowFailovers(r)}</div>}
                 </td>
-                <td>{r.outcome}{r.status !== null ? ` (${r.status})` : ''}{r.reason !== null && r.outcome === 'failed' ? `: ${r.reason}` : ''}</td>
+                <td>
+                  {r.outcome}
+                  {r.status !== null ? ` (${r.status})` : ''}
+                  {r.reason !== null && r.outcome === 'failed' ? `: ${r.reason}` : ''}
+                </td>
                 <td>{ms(r.durationMs)}</td>
                 <td>{ms(r.totalMs)}</td>
               </tr>

@@ -24,8 +24,22 @@ export function Resources() {
   if (s === null) return <p className="muted">{status.error ?? 'Loading…'}</p>;
 
   const cards: NodeCard[] = [
-    { name: 'local', title: `This Hub${s.localNode.nodeFqdn !== null ? ` (${s.localNode.nodeFqdn})` : ''}`, models: s.localNode.backends.flatMap((b) => b.models), queue: s.localNode.queueDepth, state: s.localNode.backends.some((b) => b.healthy) ? 'Engines healthy' : 'No healthy engine', tier: 'This machine' },
-    ...s.peers.filter(isPaired).map((p) => ({ name: p.nodeFqdn, title: p.nodeFqdn, models: p.backends?.flatMap((b) => b.models) ?? [], queue: p.inFlightRequests, state: peerState(p).label, tier: tierWords(p.hardwareTier) })),
+    {
+      name: 'local',
+      title: `This Hub${s.localNode.nodeFqdn !== null ? ` (${s.localNode.nodeFqdn})` : ''}`,
+      models: s.localNode.backends.flatMap((b) => b.models),
+      queue: s.localNode.queueDepth,
+      state: s.localNode.backends.some((b) => b.healthy) ? 'Engines healthy' : 'No healthy engine',
+      tier: 'This machine',
+    },
+    ...s.peers.filter(isPaired).map((p) => ({
+      name: p.nodeFqdn,
+      title: p.nodeFqdn,
+      models: p.backends?.flatMap((b) => b.models) ?? [],
+      queue: p.inFlightRequests,
+      state: peerState(p).label,
+      tier: tierWords(p.hardwareTier),
+    })),
   ];
   const recent = log.rows.filter((r) => r.direction === 'outbound' && now - Date.parse(r.timestamp) <= CHART_WINDOW_MS);
   const unplaced = recent.filter((r) => r.outcome === 'failed' && r.node === null);

@@ -148,7 +148,9 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
         </div>
         {error !== null && <p className="notice bad">Could not read this Hub's pool status: {error}</p>}
 
-        {step === 'check' && status !== null && report !== null && <CheckStep status={status} report={report} reload={check} onContinue={() => setStep('find')} />}
+        {step === 'check' && status !== null && report !== null && (
+          <CheckStep status={status} report={report} reload={check} onContinue={() => setStep('find')} />
+        )}
 
         {step === 'find' && (
           <section aria-labelledby="find-title">
@@ -162,7 +164,11 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
                 Select all
               </button>
             </div>
-            {discovery !== null && !discovery.available && <p className="notice" data-testid="discovery-unavailable">{discovery.why}</p>}
+            {discovery !== null && !discovery.available && (
+              <p className="notice" data-testid="discovery-unavailable">
+                {discovery.why}
+              </p>
+            )}
             {discovery !== null && discovery.available && discovery.hubs.length === 0 && (
               <div className="notice" data-testid="discovery-empty">
                 <p style={{ margin: 0 }}>No Hubs found</p>
@@ -177,7 +183,12 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
                 return (
                   <div key={name} className="card" style={{ margin: 0 }}>
                     <div className="switch">
-                      <input id={id} type="checkbox" checked={chosen.includes(name)} onChange={(e) => setChosen(e.target.checked ? [...chosen, name] : chosen.filter((c) => c !== name))} />
+                      <input
+                        id={id}
+                        type="checkbox"
+                        checked={chosen.includes(name)}
+                        onChange={(e) => setChosen(e.target.checked ? [...chosen, name] : chosen.filter((c) => c !== name))}
+                      />
                       <label htmlFor={id} className="mono" title={name}>
                         {h?.name ?? name}
                       </label>
@@ -196,7 +207,8 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
                 .filter((h) => h.unverified === true)
                 .map((h) => (
                   <p key={h.nodeFqdn} className="small">
-                    <span className="mono">{h.nodeFqdn}</span> <span className="tag">Unverified</span> heard on the LAN; pair it with cihub pool probe and a PIN.
+                    <span className="mono">{h.nodeFqdn}</span> <span className="tag">Unverified</span> heard on the LAN; pair it with cihub pool probe and a
+                    PIN.
                   </p>
                 ))}
             <form
@@ -213,7 +225,14 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
             >
               <div className="field">
                 <label htmlFor="guide-name">Add a Hub by its tailnet name</label>
-                <input id="guide-name" type="text" className="mono" placeholder="hub-b.example-tailnet.ts.net" value={typedName} onChange={(e) => setTypedName(e.target.value)} />
+                <input
+                  id="guide-name"
+                  type="text"
+                  className="mono"
+                  placeholder="hub-b.example-tailnet.ts.net"
+                  value={typedName}
+                  onChange={(e) => setTypedName(e.target.value)}
+                />
               </div>
               <button type="submit" className="field" disabled={typedName.trim() === ''}>
                 Add
@@ -223,9 +242,23 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
               <summary>Have a PIN?</summary>
               <div className="field" style={{ marginTop: '0.5rem' }}>
                 <label htmlFor="guide-pin">PIN from the other Hub</label>
-                <input id="guide-pin" type="text" inputMode="numeric" maxLength={6} autoComplete="off" value={pin} disabled={chosen.length !== 1} onChange={(e) => setPin(e.target.value.replace(/\D/g, ''))} aria-describedby="guide-pin-help" aria-invalid={pinProblem(pin) !== null} style={{ width: '10rem' }} />
+                <input
+                  id="guide-pin"
+                  type="text"
+                  inputMode="numeric"
+                  maxLength={6}
+                  autoComplete="off"
+                  value={pin}
+                  disabled={chosen.length !== 1}
+                  onChange={(e) => setPin(e.target.value.replace(/\D/g, ''))}
+                  aria-describedby="guide-pin-help"
+                  aria-invalid={pinProblem(pin) !== null}
+                  style={{ width: '10rem' }}
+                />
                 <span id="guide-pin-help" className="small muted">
-                  {chosen.length !== 1 ? 'A PIN works for one Hub at a time: choose exactly one Hub to use it.' : (pinProblem(pin) ?? 'Generate it on the other Hub under Hub Pool → Pairing PIN.')}
+                  {chosen.length !== 1
+                    ? 'A PIN works for one Hub at a time: choose exactly one Hub to use it.'
+                    : (pinProblem(pin) ?? 'Generate it on the other Hub under Hub Pool → Pairing PIN.')}
                 </span>
               </div>
             </details>
@@ -255,7 +288,13 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
                   <li key={name} data-testid="connect-result" data-hub={name}>
                     <div className="row">
                       <span className="mono">{name}</span>
-                      {r === undefined || r === 'sending' ? <span className="badge">Sending…</span> : r.sent ? <span className="badge good">Request sent</span> : <span className="badge bad">Not sent</span>}
+                      {r === undefined || r === 'sending' ? (
+                        <span className="badge">Sending…</span>
+                      ) : r.sent ? (
+                        <span className="badge good">Request sent</span>
+                      ) : (
+                        <span className="badge bad">Not sent</span>
+                      )}
                       {r !== undefined && r !== 'sending' && !r.sent && (
                         <button type="button" onClick={() => void send([name])}>
                           Retry
@@ -273,8 +312,21 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
               })}
             </ul>
             <div className="row">
-              {chosen.some((n) => { const r = results[n]; return r !== undefined && r !== 'sending' && !r.sent; }) && (
-                <button type="button" onClick={() => void send(chosen.filter((n) => { const r = results[n]; return r !== undefined && r !== 'sending' && !r.sent; }))}>
+              {chosen.some((n) => {
+                const r = results[n];
+                return r !== undefined && r !== 'sending' && !r.sent;
+              }) && (
+                <button
+                  type="button"
+                  onClick={() =>
+                    void send(
+                      chosen.filter((n) => {
+                        const r = results[n];
+                        return r !== undefined && r !== 'sending' && !r.sent;
+                      }),
+                    )
+                  }
+                >
                   Retry failed requests
                 </button>
               )}
@@ -289,7 +341,9 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
           <ApproveStep
             status={status}
             reload={load}
-            sentSinceOpen={sentSinceOpen.filter((n) => !cancelled.includes(n) && results[n] !== undefined && results[n] !== 'sending' && (results[n] as PairOutcome).sent)}
+            sentSinceOpen={sentSinceOpen.filter(
+              (n) => !cancelled.includes(n) && results[n] !== undefined && results[n] !== 'sending' && (results[n] as PairOutcome).sent,
+            )}
             notHeard={notHeard}
             onCancelled={(n) => setCancelled((c) => [...c, n])}
             onNotHeard={(n, why) => setNotHeard((m) => ({ ...m, [n]: why }))}
@@ -402,12 +456,17 @@ function ApproveStep(p: ApproveProps) {
   return (
     <section aria-labelledby="approve-title">
       <h3 id="approve-title">Approve</h3>
-      {message !== null && <p className="notice bad" role="alert">{message}</p>}
+      {message !== null && (
+        <p className="notice bad" role="alert">
+          {message}
+        </p>
+      )}
       {verified.length > 0 && (
         <div className="notice good" data-testid="pool-ready">
           <strong>Your pool is ready</strong>
           <p style={{ margin: '0.3rem 0 0' }}>
-            {plural(verified.length, 'connected Hub', 'connected Hubs')}: {verified.map((v) => v.nodeFqdn).join(', ')} · {plural(s.models.length, 'model', 'models')} in the pool
+            {plural(verified.length, 'connected Hub', 'connected Hubs')}: {verified.map((v) => v.nodeFqdn).join(', ')} ·{' '}
+            {plural(s.models.length, 'model', 'models')} in the pool
           </p>
         </div>
       )}
@@ -447,7 +506,15 @@ function ApproveStep(p: ApproveProps) {
         {incoming.map((x) => (
           <li key={x.id} data-testid="guide-incoming">
             <span className="mono">{x.nodeFqdn}</span>
-            <p className="small">{x.fingerprint !== null ? <>Key fingerprint: <span className="mono">{x.fingerprint}</span></> : 'No key — this request arrived without a pairing PIN, so the name is only a claim.'}</p>
+            <p className="small">
+              {x.fingerprint !== null ? (
+                <>
+                  Key fingerprint: <span className="mono">{x.fingerprint}</span>
+                </>
+              ) : (
+                'No key — this request arrived without a pairing PIN, so the name is only a claim.'
+              )}
+            </p>
             <div className="row">
               <button
                 type="button"
@@ -482,11 +549,19 @@ function ApproveStep(p: ApproveProps) {
                 {isVerified(x) && <span className="badge good">Verified</span>}
               </div>
               <p className="small">
-                {tierWords(x.hardwareTier)} · engines {x.backends === null ? 'not reported yet' : x.backends.map((b) => b.kind).join(', ') || 'none running'} · {x.backends === null ? '—' : plural(x.backends.reduce((n, b) => n + b.models.length, 0), 'model', 'models')}
+                {tierWords(x.hardwareTier)} · engines {x.backends === null ? 'not reported yet' : x.backends.map((b) => b.kind).join(', ') || 'none running'} ·{' '}
+                {x.backends === null
+                  ? '—'
+                  : plural(
+                      x.backends.reduce((n, b) => n + b.models.length, 0),
+                      'model',
+                      'models',
+                    )}
               </p>
               {missed !== undefined && (
                 <p className="small notice bad" data-testid="guide-problem">
-                  {x.nodeFqdn} never received your approval ({missed}), so it still waits. Fix its HTTPS and Tailscale Serve setup, cancel the request there, then Unpair here and pair again.
+                  {x.nodeFqdn} never received your approval ({missed}), so it still waits. Fix its HTTPS and Tailscale Serve setup, cancel the request there,
+                  then Unpair here and pair again.
                 </p>
               )}
               {missed === undefined && st.needsYou && (

@@ -26,16 +26,33 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: SessionInfo) => void })
     <main>
       <section className="card" style={{ maxWidth: 520, margin: '2rem auto' }}>
         <h1 style={{ fontSize: '1.3rem', marginTop: 0 }}>Sign in to this Hub</h1>
-        {linkUsed && <p className="notice warn" role="status">That sign-in link was already used or has expired. Run <span className="mono">cihub dashboard</span> for a new one, or sign in with a key.</p>}
+        {linkUsed && (
+          <p className="notice warn" role="status">
+            That sign-in link was already used or has expired. Run <span className="mono">cihub dashboard</span> for a new one, or sign in with a key.
+          </p>
+        )}
         <form onSubmit={submit}>
           <div className="field">
             <label htmlFor="signin-key">Operator key or API key</label>
-            <input id="signin-key" type="password" autoComplete="current-password" value={key} onChange={(e) => setKey(e.target.value)} aria-describedby="signin-help" required />
+            <input
+              id="signin-key"
+              type="password"
+              autoComplete="current-password"
+              value={key}
+              onChange={(e) => setKey(e.target.value)}
+              aria-describedby="signin-help"
+              required
+            />
             <span id="signin-help" className="small muted">
-              The operator key is the line in <span className="mono">operator.key</span> in the Hub's data folder. A <span className="mono">qa:read</span> key signs you in read-only. Or run <span className="mono">cihub dashboard</span> on the Hub for a one-time link.
+              The operator key is the line in <span className="mono">operator.key</span> in the Hub's data folder. A <span className="mono">qa:read</span> key
+              signs you in read-only. Or run <span className="mono">cihub dashboard</span> on the Hub for a one-time link.
             </span>
           </div>
-          {error !== null && <p className="notice bad" role="alert">{error}</p>}
+          {error !== null && (
+            <p className="notice bad" role="alert">
+              {error}
+            </p>
+          )}
           <button type="submit" className="primary" disabled={busy || key.trim() === ''}>
             Sign in
           </button>

@@ -17,11 +17,19 @@ export type PairOutcome =
 
 export async function sendPairRequest(nodeFqdn: string, pin: string): Promise<PairOutcome> {
   try {
-    const res = await api<{ peer: PeerView | null; pinVerified: boolean }>('POST', `${POOL}/peers/pair`, { nodeFqdn, ...(pin.trim() === '' ? {} : { pin: pin.trim() }) });
+    const res = await api<{ peer: PeerView | null; pinVerified: boolean }>('POST', `${POOL}/peers/pair`, {
+      nodeFqdn,
+      ...(pin.trim() === '' ? {} : { pin: pin.trim() }),
+    });
     return { sent: true, peer: res.peer, pinVerified: res.pinVerified };
   } catch (err) {
     const e = err instanceof ApiError ? err : null;
-    return { sent: false, pinRefused: e?.code === 'HUB_ERR_PEER_REFUSED_PIN' || e?.code === 'HUB_ERR_PAIR_PIN_REFUSED', reason: (err as Error).message, code: e?.code ?? null };
+    return {
+      sent: false,
+      pinRefused: e?.code === 'HUB_ERR_PEER_REFUSED_PIN' || e?.code === 'HUB_ERR_PAIR_PIN_REFUSED',
+      reason: (err as Error).message,
+      code: e?.code ?? null,
+    };
   }
 }
 
@@ -33,11 +41,17 @@ export function notSentAdvice(o: Extract<PairOutcome, { sent: false }>): string 
 }
 
 export type Discovery =
-  | { readonly available: true; readonly hubs: readonly DiscoverableHub[]; readonly notHubs: readonly string[]; readonly directories: readonly DirectoryReport[] }
+  | {
+      readonly available: true;
+      readonly hubs: readonly DiscoverableHub[];
+      readonly notHubs: readonly string[];
+      readonly directories: readonly DirectoryReport[];
+    }
   | { readonly available: false; readonly why: string };
 
 /** One scan. Never on a timer: each scan probes every unpaired device on the tailnet. */
-const NO_DISCOVERY = 'Discovery is not available on this Hub yet: this version cannot list the Hubs on your tailnet. Type the other Hub’s tailnet name instead (for example hub-b.example-tailnet.ts.net).';
+const NO_DISCOVERY =
+  'Discovery is not available on this Hub yet: this version cannot list the Hubs on your tailnet. Type the other Hub’s tailnet name instead (for example hub-b.example-tailnet.ts.net).';
 
 /** A Hub heard on the LAN (mDNS): shown as Unverified, never offered for pairing. */
 interface LanRow {
@@ -55,7 +69,12 @@ function lanHub(r: LanRow): DiscoverableHub {
 export async function scanForHubs(): Promise<Discovery> {
   if (!hasDiscovery()) return { available: false, why: NO_DISCOVERY };
   try {
-    const res = await api<{ candidates: DiscoverableHub[]; notHubs: { nodeFqdn: string }[]; directories: DirectoryReport[]; lan?: { rows: readonly LanRow[] } }>('GET', `${POOL}/peers/discoverable`);
+    const res = await api<{
+      candidates: DiscoverableHub[];
+      notHubs: { nodeFqdn: string }[];
+      directories: DirectoryReport[];
+      lan?: { rows: readonly LanRow[] };
+    }>('GET', `${POOL}/peers/discoverable`);
     return {
       available: true,
       hubs: [...res.candidates, ...(res.lan?.rows ?? []).map(lanHub)].sort((a, b) => a.nodeFqdn.localeCompare(b.nodeFqdn)),

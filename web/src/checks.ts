@@ -33,7 +33,12 @@ export async function readTailscaleReport(): Promise<ReportRead> {
 
 function notRead(name: string, read: ReportRead): Check | null {
   if (!read.ok) return { name, level: 'Warning', say: `Could not ask this Hub about its Tailscale (${read.why}). Run cihub pool doctor on the host.` };
-  if (read.report.nameSource === 'env') return { name, level: 'Warning', say: 'Not checked: this Hub takes its name from HUB_NODE_FQDN instead of Tailscale (testing and demos). On a real tailnet the Hub reads this from Tailscale.' };
+  if (read.report.nameSource === 'env')
+    return {
+      name,
+      level: 'Warning',
+      say: 'Not checked: this Hub takes its name from HUB_NODE_FQDN instead of Tailscale (testing and demos). On a real tailnet the Hub reads this from Tailscale.',
+    };
   return null;
 }
 
@@ -45,17 +50,29 @@ export function certificatesCheck(read: ReportRead): Check {
     case 'ok':
       return { name: CERTIFICATES, level: 'Ready', say: `${c.detail}.` };
     case 'missing':
-      return { name: CERTIFICATES, level: 'Needs action', say: `${c.detail}. Hubs reach each other only over HTTPS at their tailnet names: turn on HTTPS Certificates and MagicDNS in the Tailscale admin console, then select Check again.`, fix: DNS_SETTINGS };
+      return {
+        name: CERTIFICATES,
+        level: 'Needs action',
+        say: `${c.detail}. Hubs reach each other only over HTTPS at their tailnet names: turn on HTTPS Certificates and MagicDNS in the Tailscale admin console, then select Check again.`,
+        fix: DNS_SETTINGS,
+      };
     case 'unknown':
-      return { name: CERTIFICATES, level: 'Warning', say: `Tailscale did not say (${c.detail}). Make sure HTTPS Certificates and MagicDNS are on for the tailnet.`, fix: DNS_SETTINGS };
+      return {
+        name: CERTIFICATES,
+        level: 'Warning',
+        say: `Tailscale did not say (${c.detail}). Make sure HTTPS Certificates and MagicDNS are on for the tailnet.`,
+        fix: DNS_SETTINGS,
+      };
   }
 }
 
 /** Tailscale refused the Hub's change (Serve); null when it did not. The Settings card and the check share it. */
 export function refusedChanges(r: TailscaleReport): { readonly command: string; readonly then: string } | null {
   if (r.serve.verdict === 'publishes') return null;
-  if (r.lastPublish?.kind === 'refused') return { command: r.lastPublish.command, then: `The Hub then publishes itself within a minute (or run ${r.lastPublish.publishCommand}).` };
-  if (r.operator.allowed === false) return { command: r.operator.command ?? `sudo tailscale set --operator=${r.operator.account}`, then: 'The Hub then publishes itself within a minute.' };
+  if (r.lastPublish?.kind === 'refused')
+    return { command: r.lastPublish.command, then: `The Hub then publishes itself within a minute (or run ${r.lastPublish.publishCommand}).` };
+  if (r.operator.allowed === false)
+    return { command: r.operator.command ?? `sudo tailscale set --operator=${r.operator.account}`, then: 'The Hub then publishes itself within a minute.' };
   return null;
 }
 
@@ -66,14 +83,40 @@ export function changesCheck(read: ReportRead): Check {
   const at = `https://${r.nodeFqdn ?? '<this Hub’s name>'}/`;
   if (r.serve.verdict === 'publishes') return { name: CHANGES, level: 'Ready', say: `Tailscale Serve publishes this Hub at ${at}.` };
   const refused = refusedChanges(r);
-  if (refused !== null) return { name: CHANGES, level: 'Needs action', say: `Tailscale refused the Hub’s changes, so it is not published at ${at}. Run this once on the Hub’s host (it names the account the Hub runs as, ${r.operator.account}). ${refused.then}`, command: refused.command };
+  if (refused !== null)
+    return {
+      name: CHANGES,
+      level: 'Needs action',
+      say: `Tailscale refused the Hub’s changes, so it is not published at ${at}. Run this once on the Hub’s host (it names the account the Hub runs as, ${r.operator.account}). ${refused.then}`,
+      command: refused.command,
+    };
   if (r.serve.verdict === 'other') {
     const command = r.lastPublish?.kind === 'conflict' ? r.lastPublish.command : undefined;
-    return { name: CHANGES, level: 'Needs action', say: `Tailscale Serve sends ${at} to ${r.serve.otherTarget ?? 'something else'}, not to this Hub, and the Hub leaves another entry alone. If that entry can go, run:`, ...(command === undefined ? {} : { command }) };
+    return {
+      name: CHANGES,
+      level: 'Needs action',
+      say: `Tailscale Serve sends ${at} to ${r.serve.otherTarget ?? 'something else'}, not to this Hub, and the Hub leaves another entry alone. If that entry can go, run:`,
+      ...(command === undefined ? {} : { command }),
+    };
   }
-  if (r.lastPublish?.kind === 'failed') return { name: CHANGES, level: 'Needs action', say: `The Hub could not publish itself at ${at} (${r.lastPublish.problem}). Run:`, command: r.lastPublish.command };
-  if (r.serve.verdict === 'absent') return { name: CHANGES, level: 'Warning', say: `Not published at ${at} yet. The Hub publishes itself with Tailscale Serve within a minute of Tailscale connecting; select Check again.` };
-  return { name: CHANGES, level: 'Warning', say: `Could not read Tailscale Serve’s settings (${r.serve.problem ?? 'no answer'}). Run cihub pool doctor on the host.` };
+  if (r.lastPublish?.kind === 'failed')
+    return {
+      name: CHANGES,
+      level: 'Needs action',
+      say: `The Hub could not publish itself at ${at} (${r.lastPublish.problem}). Run:`,
+      command: r.lastPublish.command,
+    };
+  if (r.serve.verdict === 'absent')
+    return {
+      name: CHANGES,
+      level: 'Warning',
+      say: `Not published at ${at} yet. The Hub publishes itself with Tailscale Serve within a minute of Tailscale connecting; select Check again.`,
+    };
+  return {
+    name: CHANGES,
+    level: 'Warning',
+    say: `Could not read Tailscale Serve’s settings (${r.serve.problem ?? 'no answer'}). Run cihub pool doctor on the host.`,
+  };
 }
 
 export function checksOf(s: PoolStatus, read: ReportRead): Check[] {
@@ -84,9 +127,19 @@ export function checksOf(s: PoolStatus, read: ReportRead): Check[] {
       ? { name: 'Hub Pool is on', level: 'Ready', say: 'Pooling is switched on here.' }
       : s.disabledBy === 'env'
         ? { name: 'Hub Pool is on', level: 'Needs action', say: "Disabled in this Hub's .env: remove HUB_POOL_USER_DISABLED=true and restart the Hub." }
-        : { name: 'Hub Pool is on', level: 'Needs action', say: 'Pooling is switched off under Controls.', fix: { label: 'Turn on Hub Pool', run: () => api('PATCH', `${POOL}/settings`, { poolEnabled: true }) } },
+        : {
+            name: 'Hub Pool is on',
+            level: 'Needs action',
+            say: 'Pooling is switched off under Controls.',
+            fix: { label: 'Turn on Hub Pool', run: () => api('PATCH', `${POOL}/settings`, { poolEnabled: true }) },
+          },
     n.nodeFqdn === null
-      ? { name: 'Tailscale connected with a tailnet name', level: 'Needs action', say: `This Hub has no tailnet name.${daemonProblem} Connect Tailscale on this machine (tailscale up) with MagicDNS on, then select Check again.`, fix: DNS_SETTINGS }
+      ? {
+          name: 'Tailscale connected with a tailnet name',
+          level: 'Needs action',
+          say: `This Hub has no tailnet name.${daemonProblem} Connect Tailscale on this machine (tailscale up) with MagicDNS on, then select Check again.`,
+          fix: DNS_SETTINGS,
+        }
       : n.tailnetSource === 'env'
         ? { name: 'Tailscale connected with a tailnet name', level: 'Warning', say: `The name ${n.nodeFqdn} comes from HUB_NODE_FQDN, not from Tailscale.` }
         : { name: 'Tailscale connected with a tailnet name', level: 'Ready', say: `Active as ${n.nodeFqdn}.` },
@@ -95,7 +148,16 @@ export function checksOf(s: PoolStatus, read: ReportRead): Check[] {
     s.directions.outbound.enabled
       ? { name: 'This Hub sends work to paired Hubs', level: 'Ready', say: 'Sending work to peers is on.' }
       : s.directions.outbound.disabledBy === 'env'
-        ? { name: 'This Hub sends work to paired Hubs', level: 'Warning', say: "Disabled in this Hub's .env (HUB_POOL_OUTBOUND_DISABLED). Peers can still send work here." }
-        : { name: 'This Hub sends work to paired Hubs', level: 'Warning', say: 'Sending work to peers is switched off under Controls.', fix: { label: 'Turn on sending work', run: () => api('PATCH', `${POOL}/settings`, { poolOutboundEnabled: true }) } },
+        ? {
+            name: 'This Hub sends work to paired Hubs',
+            level: 'Warning',
+            say: "Disabled in this Hub's .env (HUB_POOL_OUTBOUND_DISABLED). Peers can still send work here.",
+          }
+        : {
+            name: 'This Hub sends work to paired Hubs',
+            level: 'Warning',
+            say: 'Sending work to peers is switched off under Controls.',
+            fix: { label: 'Turn on sending work', run: () => api('PATCH', `${POOL}/settings`, { poolOutboundEnabled: true }) },
+          },
   ];
 }

@@ -73,10 +73,24 @@ export interface PoolStatus {
     readonly queueDepth: number;
     readonly maxPromptTokens: number | null;
     readonly maxPromptTokensSetBy: 'env' | 'setting' | null;
-    readonly backends: readonly { readonly id: string; readonly kind: string; readonly healthy: boolean; readonly running: boolean; readonly error: string | null; readonly inFlight: number; readonly models: readonly string[] }[];
+    readonly backends: readonly {
+      readonly id: string;
+      readonly kind: string;
+      readonly healthy: boolean;
+      readonly running: boolean;
+      readonly error: string | null;
+      readonly inFlight: number;
+      readonly models: readonly string[];
+    }[];
   };
   readonly peers: readonly PeerView[];
-  readonly pins: readonly { readonly scope: 'model' | 'default'; readonly model: string | null; readonly target: string; readonly targetNode: string; readonly targetAvailable: boolean }[];
+  readonly pins: readonly {
+    readonly scope: 'model' | 'default';
+    readonly model: string | null;
+    readonly target: string;
+    readonly targetNode: string;
+    readonly targetAvailable: boolean;
+  }[];
   readonly models: readonly { readonly model: string; readonly nodes: readonly string[]; readonly singleNode: boolean }[];
 }
 

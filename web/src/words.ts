@@ -11,11 +11,17 @@ export interface Badge {
 export function poolBadge(s: PoolStatus): Badge {
   switch (s.reason) {
     case 'active':
-      return s.routingActive ? { text: 'Routing', tone: 'good', detail: 'Requests can go to connected Hubs.' } : { text: 'On', tone: 'neutral', detail: 'On, with no connected Hub to send work to.' };
+      return s.routingActive
+        ? { text: 'Routing', tone: 'good', detail: 'Requests can go to connected Hubs.' }
+        : { text: 'On', tone: 'neutral', detail: 'On, with no connected Hub to send work to.' };
     case 'no_peers':
       return { text: 'No connected Hubs', tone: 'neutral', detail: 'Hub Pool is on; pair a Hub to start routing.' };
     case 'partially_disabled':
-      return { text: 'Partly off', tone: 'warn', detail: `${!s.directions.outbound.enabled ? 'Sending work to peers' : 'Taking work from peers'} is switched off${disabledWhere(!s.directions.outbound.enabled ? s.directions.outbound.disabledBy : s.directions.inbound.disabledBy)}.` };
+      return {
+        text: 'Partly off',
+        tone: 'warn',
+        detail: `${!s.directions.outbound.enabled ? 'Sending work to peers' : 'Taking work from peers'} is switched off${disabledWhere(!s.directions.outbound.enabled ? s.directions.outbound.disabledBy : s.directions.inbound.disabledBy)}.`,
+      };
     case 'disabled_by_setting':
       return { text: 'Off', tone: 'bad', detail: 'Hub Pool is switched off under Controls.' };
     case 'disabled_by_env':
@@ -27,7 +33,15 @@ function disabledWhere(by: 'env' | 'setting' | null): string {
   return by === 'env' ? " in this Hub's .env" : by === 'setting' ? ' under Controls' : '';
 }
 
-export const TIER_WORDS: Readonly<Record<string, string>> = { high: 'High-end', 'high-end': 'High-end', mid: 'Mid-range', 'mid-range': 'Mid-range', cpu: 'CPU only', 'cpu-only': 'CPU only', insufficient: 'Insufficient hardware' };
+export const TIER_WORDS: Readonly<Record<string, string>> = {
+  high: 'High-end',
+  'high-end': 'High-end',
+  mid: 'Mid-range',
+  'mid-range': 'Mid-range',
+  cpu: 'CPU only',
+  'cpu-only': 'CPU only',
+  insufficient: 'Insufficient hardware',
+};
 export const tierWords = (tier: string | null): string => (tier === null ? 'Tier not reported yet' : (TIER_WORDS[tier.toLowerCase()] ?? tier));
 
 export const isPaired = (p: PeerView): boolean => p.status === 'connected' || p.status === 'unreachable';
@@ -43,9 +57,22 @@ export interface PeerState {
 }
 
 export function peerState(p: PeerView): PeerState {
-  if (p.probeFailure?.kind === 'identity_changed') return { label: 'Needs re-pair', tone: 'bad', next: `Its identity changed (for example, its database was recreated), and waiting will not fix that. Next: ${p.probeFailure.action}.`, needsYou: true };
-  if (p.probeFailure?.kind === 'unauthorized') return { label: 'Credentials refused', tone: 'bad', next: `It answers but refuses this Hub. Next: ${p.probeFailure.action}.`, needsYou: true };
-  if (p.status === 'unreachable') return { label: 'Unreachable', tone: 'warn', next: 'No action needed: it rejoins by itself on the first health check that succeeds. Unpair only if you want it out of the pool.', needsYou: false };
+  if (p.probeFailure?.kind === 'identity_changed')
+    return {
+      label: 'Needs re-pair',
+      tone: 'bad',
+      next: `Its identity changed (for example, its database was recreated), and waiting will not fix that. Next: ${p.probeFailure.action}.`,
+      needsYou: true,
+    };
+  if (p.probeFailure?.kind === 'unauthorized')
+    return { label: 'Credentials refused', tone: 'bad', next: `It answers but refuses this Hub. Next: ${p.probeFailure.action}.`, needsYou: true };
+  if (p.status === 'unreachable')
+    return {
+      label: 'Unreachable',
+      tone: 'warn',
+      next: 'No action needed: it rejoins by itself on the first health check that succeeds. Unpair only if you want it out of the pool.',
+      needsYou: false,
+    };
   return { label: 'Connected', tone: 'good', next: null, needsYou: false };
 }
 
@@ -65,7 +92,10 @@ export function rowServedBy(r: RoutingRow): string {
   if (r.outcome === 'pending') return r.node === null ? 'placing…' : `waiting on ${r.node}`;
   if (r.outcome === 'served') return r.node ?? 'local';
   // A hang-up row keeps the node it was waiting on; the guide words it as nobody serving.
-  if (r.clientClosed) return r.node === null ? 'No node served this row (the app left before any node was tried)' : `No node served this row (the app closed its connection while ${r.node} was working on it)`;
+  if (r.clientClosed)
+    return r.node === null
+      ? 'No node served this row (the app left before any node was tried)'
+      : `No node served this row (the app closed its connection while ${r.node} was working on it)`;
   return r.node === null ? 'No node served this row' : `failed on ${r.node}`;
 }
 
@@ -75,7 +105,8 @@ export function rowFailovers(r: RoutingRow): string | null {
 }
 
 /** Outbound rows in the last `windowMs`, placed by this Hub. */
-export const recentOutbound = (rows: readonly RoutingRow[], now: number, windowMs: number): RoutingRow[] => rows.filter((r) => r.direction === 'outbound' && now - Date.parse(r.timestamp) <= windowMs);
+export const recentOutbound = (rows: readonly RoutingRow[], now: number, windowMs: number): RoutingRow[] =>
+  rows.filter((r) => r.direction === 'outbound' && now - Date.parse(r.timestamp) <= windowMs);
 
 export function median(values: readonly number[]): number | null {
   if (values.length === 0) return null;

@@ -347,7 +347,18 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
         hub.affinity.observer.onSettled!(settled);
         // The serving node's own Hub sees one inbound attempt per node asked: the served one answered, the others were closed on it.
         for (const f of walk.failures) {
-          serving.get(f.candidate.node)!.sampler.onSettled({ ...base, end: 'hung-up', served: null, attempt: null, status: null, headersMs: null, totalMs: st.totalMs, bodyFault: null, failures: [], engineTimings: () => null });
+          serving.get(f.candidate.node)!.sampler.onSettled({
+            ...base,
+            end: 'hung-up',
+            served: null,
+            attempt: null,
+            status: null,
+            headersMs: null,
+            totalMs: st.totalMs,
+            bodyFault: null,
+            failures: [],
+            engineTimings: () => null,
+          });
         }
         if (served !== null && st.end === 'committed') {
           const local = localCandidate(served.node);

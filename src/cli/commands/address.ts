@@ -43,9 +43,14 @@ export async function probe(opts: CommonOptions & { address: string }): Promise<
   ].join('\n');
 }
 
-export async function pairByAddress(opts: CommonOptions & { address: string; pin: string | undefined; yes: boolean; assumeYes: boolean }, selfName: () => Promise<string | null>): Promise<string> {
+export async function pairByAddress(
+  opts: CommonOptions & { address: string; pin: string | undefined; yes: boolean; assumeYes: boolean },
+  selfName: () => Promise<string | null>,
+): Promise<string> {
   if (opts.pin === undefined) {
-    throw new UsageError(`Pairing by address needs --pin: only the other Hub's answer to a valid PIN tells this Hub its name, so mint one there with \`cihub pool pairing-pin\`; nothing was sent.`);
+    throw new UsageError(
+      `Pairing by address needs --pin: only the other Hub's answer to a valid PIN tells this Hub its name, so mint one there with \`cihub pool pairing-pin\`; nothing was sent.`,
+    );
   }
   const hub = findHub(opts.dataDir);
   await confirm(`Send a pairing request with PIN ${opts.pin} to the Hub at ${opts.address}? It still has to approve it.`, opts);

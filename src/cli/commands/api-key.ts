@@ -22,7 +22,10 @@ export async function apiKeyList(opts: CommonOptions): Promise<string> {
   const { keys } = await callHub<{ keys: ApiKeyRecord[] }>(findHub(opts.dataDir), 'GET', '/api/hub/api-keys');
   if (opts.json) return `${JSON.stringify(keys, null, 2)}\n`;
   if (keys.length === 0) return 'No API keys.\n';
-  const rows = [['ID', 'NAME', 'SCOPE', 'CREATED', 'STATE'], ...keys.map((k) => [k.id, k.name, k.scope, k.createdAt, k.revokedAt ? `revoked ${k.revokedAt}` : 'live'])];
+  const rows = [
+    ['ID', 'NAME', 'SCOPE', 'CREATED', 'STATE'],
+    ...keys.map((k) => [k.id, k.name, k.scope, k.createdAt, k.revokedAt ? `revoked ${k.revokedAt}` : 'live']),
+  ];
   return `${table(rows).join('\n')}\n`;
 }
 

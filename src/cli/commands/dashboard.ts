@@ -39,7 +39,9 @@ export async function dashboardLink(opts: CommonOptions & { open: boolean; env: 
   const link: DashboardLink = { url, expiresAt: minted.expiresAt, openedWith: opener };
   if (opts.json) return `${JSON.stringify(link, null, 2)}\n`;
   return [
-    opener === null ? 'Open this link in a browser to sign in to the dashboard:' : `Opening the dashboard in your browser (${opener}). If it does not open, use this link:`,
+    opener === null
+      ? 'Open this link in a browser to sign in to the dashboard:'
+      : `Opening the dashboard in your browser (${opener}). If it does not open, use this link:`,
     '',
     `  ${url}`,
     '',

@@ -39,14 +39,23 @@ interface DemoCall {
 
 const SIM_CALLS: readonly DemoCall[] = [
   { label: 'OpenAI chat', path: '/v1/chat/completions', body: { model: 'qwen3:8b', messages: [{ role: 'user', content: 'Say hello' }] } },
-  { label: 'OpenAI chat, streamed', path: '/v1/chat/completions', body: { model: 'Qwen/Qwen3-4B', stream: true, messages: [{ role: 'user', content: 'Count to three' }] } },
+  {
+    label: 'OpenAI chat, streamed',
+    path: '/v1/chat/completions',
+    body: { model: 'Qwen/Qwen3-4B', stream: true, messages: [{ role: 'user', content: 'Count to three' }] },
+  },
   { label: 'Ollama chat, streamed', path: '/api/chat', body: { model: 'llama3.2:3b', messages: [{ role: 'user', content: 'Name a colour' }] } },
   { label: 'Ollama generate', path: '/api/generate', body: { model: 'qwen3:8b', prompt: 'Why is the sky blue?', stream: false } },
   { label: 'Ollama embed', path: '/api/embed', body: { model: 'nomic-embed-text', input: 'pooling' } },
   { label: 'only hub-b has it', path: '/api/chat', body: { model: 'mistral:7b', messages: [{ role: 'user', content: 'Hello from hub-a' }] } },
   { label: 'only hub-c has it', path: '/v1/chat/completions', body: { model: 'phi4:14b', messages: [{ role: 'user', content: 'Hello from hub-a' }] } },
   { label: 'auto (best chat model)', path: '/v1/chat/completions', body: { model: 'auto', messages: [{ role: 'user', content: 'Pick for me' }] } },
-  { label: 'Ollama engine answers 503', path: '/v1/chat/completions', body: { model: 'qwen3:8b', messages: [{ role: 'user', content: 'Still there?' }] }, failOllama: true },
+  {
+    label: 'Ollama engine answers 503',
+    path: '/v1/chat/completions',
+    body: { model: 'qwen3:8b', messages: [{ role: 'user', content: 'Still there?' }] },
+    failOllama: true,
+  },
 ];
 
 interface DemoHub {
@@ -93,7 +102,11 @@ export async function runDemo(opts: { env: Readonly<Record<string, string | unde
     const vllmC = await sim('vllm', ['phi4:14b', 'Qwen/Qwen3-4B'], 2);
     failable = ollama;
     plan = [
-      { name: `hub-a.${SUFFIX}`, env: { OLLAMA_URL: ollama.url, VLLM_URL: vllm.url }, engines: [`ollama  ${ollama.url}  llama3.2:3b, qwen3:8b, nomic-embed-text`, `vllm    ${vllm.url}  Qwen/Qwen3-4B, qwen3:8b`] },
+      {
+        name: `hub-a.${SUFFIX}`,
+        env: { OLLAMA_URL: ollama.url, VLLM_URL: vllm.url },
+        engines: [`ollama  ${ollama.url}  llama3.2:3b, qwen3:8b, nomic-embed-text`, `vllm    ${vllm.url}  Qwen/Qwen3-4B, qwen3:8b`],
+      },
       { name: `hub-b.${SUFFIX}`, env: { OLLAMA_URL: ollamaB.url }, engines: [`ollama  ${ollamaB.url}  mistral:7b, qwen3:8b`] },
       { name: `hub-c.${SUFFIX}`, env: { VLLM_URL: vllmC.url }, engines: [`vllm    ${vllmC.url}  phi4:14b, Qwen/Qwen3-4B`] },
     ];
@@ -107,7 +120,18 @@ export async function runDemo(opts: { env: Readonly<Record<string, string | unde
   for (const [i, p] of plan.entries()) {
     const dataDir = mkdtempSync(join(tmpdir(), `cihub-demo-${p.name.slice(0, 5)}-`));
     const env = loadEnv(
-      { ...opts.env, OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '', LLAMACPP_URL: '', ...p.env, HUB_NODE_FQDN: p.name, HUB_TAILNET_SUFFIX: SUFFIX, HUB_POOL_PEER_ORIGINS: origins },
+      {
+        ...opts.env,
+        OLLAMA_URL: '',
+        VLLM_URL: '',
+        LEMONADE_URL: '',
+        OMLX_URL: '',
+        LLAMACPP_URL: '',
+        ...p.env,
+        HUB_NODE_FQDN: p.name,
+        HUB_TAILNET_SUFFIX: SUFFIX,
+        HUB_POOL_PEER_ORIGINS: origins,
+      },
       { port: ports[i], host: '127.0.0.1', dataDir },
     );
     const hub = await startHub(env, { logger: createHubLogger('info', dataDir, { stdout: false }).logger });
@@ -165,7 +189,9 @@ export async function runDemo(opts: { env: Readonly<Record<string, string | unde
       `Requests sent to ${entry.name}:`,
       ...table(rows).map((l) => `  ${l}`),
       '',
-      ...(opts.real ? ['Real engines:', ...notes.map((n) => `  ${n}`)] : [`Models only a peer holds are served by that peer; the last row failed over: hub-a's Ollama answered 503 and its vLLM served it.`]),
+      ...(opts.real
+        ? ['Real engines:', ...notes.map((n) => `  ${n}`)]
+        : [`Models only a peer holds are served by that peer; the last row failed over: hub-a's Ollama answered 503 and its vLLM served it.`]),
       '',
       'Try it:',
       `  curl -s ${base}/v1/models`,

@@ -42,7 +42,9 @@ export async function poolDoctor(opts: CommonOptions): Promise<string> {
     : `${table(checks.map((c) => [`${MARK[c.verdict]} ${c.code}`, c.found, c.fix === null ? '' : `→ ${c.fix}`])).join('\n')}\n`;
   if (failed.length > 0) {
     writeOut(text);
-    throw new CliError(`${failed.length} check${failed.length === 1 ? '' : 's'} need${failed.length === 1 ? 's' : ''} action: ${failed.map((c) => c.code).join(', ')}.`);
+    throw new CliError(
+      `${failed.length} check${failed.length === 1 ? '' : 's'} need${failed.length === 1 ? 's' : ''} action: ${failed.map((c) => c.code).join(', ')}.`,
+    );
   }
   return text;
 }

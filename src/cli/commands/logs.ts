@@ -34,7 +34,10 @@ export function logFilter(opts: Pick<LogsOptions, 'since' | 'level' | 'nowMs'>):
   let sinceMs: number | null = null;
   if (opts.since !== undefined) {
     sinceMs = parseSince(opts.since, opts.nowMs);
-    if (sinceMs === null) throw new CliError(`--since takes an ISO time with a zone (2026-12-01T18:00:00Z) or an age such as 30s, 10m, 2h or 1d, not ${JSON.stringify(opts.since.slice(0, 40))}.`);
+    if (sinceMs === null)
+      throw new CliError(
+        `--since takes an ISO time with a zone (2026-12-01T18:00:00Z) or an age such as 30s, 10m, 2h or 1d, not ${JSON.stringify(opts.since.slice(0, 40))}.`,
+      );
   }
   let minLevel: number | null = null;
   if (opts.level !== undefined) {
@@ -67,7 +70,12 @@ export async function logs(opts: LogsOptions): Promise<void> {
       start = bytes.lastIndexOf(0x0a) + 1;
       bytes = bytes.subarray(0, start);
     }
-    show(bytes.toString('utf8').split('\n').filter((l) => l.length > 0));
+    show(
+      bytes
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l.length > 0),
+    );
   }
   if (!opts.follow) return;
   const tail = new LogTail(current, start);

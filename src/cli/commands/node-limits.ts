@@ -19,7 +19,12 @@ export function parseLimitValue(raw: string, what: string): number | null {
   return Number(text);
 }
 
-async function setLimit(key: LimitKey, value: number | null, opts: CommonOptions & { yes: boolean; assumeYes: boolean }, question: string): Promise<PoolStatus> {
+async function setLimit(
+  key: LimitKey,
+  value: number | null,
+  opts: CommonOptions & { yes: boolean; assumeYes: boolean },
+  question: string,
+): Promise<PoolStatus> {
   const hub = findHub(opts.dataDir);
   await confirm(question, opts);
   try {
@@ -33,11 +38,18 @@ async function setLimit(key: LimitKey, value: number | null, opts: CommonOptions
 
 export async function poolCeiling(opts: CommonOptions & { value: string; yes: boolean; assumeYes: boolean }): Promise<string> {
   const value = parseLimitValue(opts.value, 'the prompt ceiling');
-  const status = await setLimit('poolMaxPromptTokens', value, opts, value === null ? 'Clear this node\'s prompt ceiling?' : `Set this node's prompt ceiling to ${value} estimated tokens?`);
+  const status = await setLimit(
+    'poolMaxPromptTokens',
+    value,
+    opts,
+    value === null ? "Clear this node's prompt ceiling?" : `Set this node's prompt ceiling to ${value} estimated tokens?`,
+  );
   const node = status.localNode;
-  if (opts.json) return `${JSON.stringify({ maxPromptTokens: node.maxPromptTokens, maxPromptTokensSetBy: node.maxPromptTokensSetBy, setting: status.settings.poolMaxPromptTokens }, null, 2)}\n`;
+  if (opts.json)
+    return `${JSON.stringify({ maxPromptTokens: node.maxPromptTokens, maxPromptTokensSetBy: node.maxPromptTokensSetBy, setting: status.settings.poolMaxPromptTokens }, null, 2)}\n`;
   const saved = value === null ? 'The poolMaxPromptTokens setting is cleared.' : `The poolMaxPromptTokens setting is ${value}.`;
-  if (node.maxPromptTokensSetBy === 'env') return `${saved} HUB_POOL_MAX_PROMPT_TOKENS=${node.maxPromptTokens} in this Hub's environment still decides the ceiling in force.\n`;
+  if (node.maxPromptTokensSetBy === 'env')
+    return `${saved} HUB_POOL_MAX_PROMPT_TOKENS=${node.maxPromptTokens} in this Hub's environment still decides the ceiling in force.\n`;
   return value === null
     ? `${saved} This node has no prompt ceiling: it takes prompts of any size.\n`
     : `${saved} Prompts estimated above ${value} tokens go to other nodes first; this node still serves them when nothing else can.\n`;
@@ -45,7 +57,12 @@ export async function poolCeiling(opts: CommonOptions & { value: string; yes: bo
 
 export async function poolContextCap(opts: CommonOptions & { value: string; yes: boolean; assumeYes: boolean }): Promise<string> {
   const value = parseLimitValue(opts.value, 'the context cap');
-  const status = await setLimit('inferenceMaxNumCtx', value, opts, value === null ? 'Clear this node\'s context cap?' : `Set this node's context cap to num_ctx ${value} (it should equal OLLAMA_CONTEXT_LENGTH here)?`);
+  const status = await setLimit(
+    'inferenceMaxNumCtx',
+    value,
+    opts,
+    value === null ? "Clear this node's context cap?" : `Set this node's context cap to num_ctx ${value} (it should equal OLLAMA_CONTEXT_LENGTH here)?`,
+  );
   if (opts.json) return `${JSON.stringify({ maxNumCtx: status.localNode.maxNumCtx }, null, 2)}\n`;
   return value === null
     ? 'This node has no context cap: the pool reads it as taking any window.\n'

@@ -4,7 +4,7 @@ import type { PeerView } from '../../peers/peer-view.js';
 import { CliError } from '../hub-client.js';
 import { approveQuestion, findPeer } from './peers.js';
 
-const row = (id: string, nodeFqdn: string): PeerView => ({ id, nodeFqdn } as Partial<PeerView> as PeerView);
+const row = (id: string, nodeFqdn: string): PeerView => ({ id, nodeFqdn }) as Partial<PeerView> as PeerView;
 const PEERS = [row('abcd1234-0000-4000-8000-000000000001', 'hub-b.tail0.ts.net'), row('abcd9999-0000-4000-8000-000000000002', 'hub-c.tail0.ts.net')];
 
 describe('findPeer: the rules the Hub resolves a <ref> by', () => {
@@ -24,7 +24,10 @@ describe('findPeer: the rules the Hub resolves a <ref> by', () => {
   ];
   for (const [ref, message] of refused) {
     it(`${ref} is refused with one sentence`, () => {
-      assert.throws(() => findPeer(PEERS, ref), (err: unknown) => err instanceof CliError && message.test(err.message) && err.message.split('. ').length === 1);
+      assert.throws(
+        () => findPeer(PEERS, ref),
+        (err: unknown) => err instanceof CliError && message.test(err.message) && err.message.split('. ').length === 1,
+      );
     });
   }
 });

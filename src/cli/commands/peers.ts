@@ -48,7 +48,10 @@ export function findPeer(peers: readonly PeerView[], ref: string): PeerView {
   if (ref.length >= MIN_ID_PREFIX) {
     const matches = peers.filter((p) => p.id.startsWith(ref.toLowerCase()));
     if (matches.length === 1) return matches[0]!;
-    if (matches.length > 1) throw new CliError(`${ref} matches ${matches.length} peers (${matches.map((m) => m.nodeFqdn).join(', ')}); give more of the id that \`cihub pool peers\` prints.`);
+    if (matches.length > 1)
+      throw new CliError(
+        `${ref} matches ${matches.length} peers (${matches.map((m) => m.nodeFqdn).join(', ')}); give more of the id that \`cihub pool peers\` prints.`,
+      );
   }
   throw new CliError(`No peer or pairing request here matches ${ref}; \`cihub pool peers\` lists their ids and names.`);
 }
@@ -75,14 +78,16 @@ export async function pairingPin(opts: ChangeOptions): Promise<string> {
   await confirm('Mint a pairing PIN on this Hub? A PIN minted earlier stops working.', opts);
   const minted = await callHub<MintedPin>(hub, 'POST', `${POOL}/pairing-pin`);
   if (opts.json) return json(minted);
-  const name = minted.nodeFqdn ?? '<this Hub\'s tailnet name>';
+  const name = minted.nodeFqdn ?? "<this Hub's tailnet name>";
   return text([
     `Pairing PIN: ${minted.pin}`,
     '',
     `It works once, until ${clockTime(minted.expiresAt)}; five wrong guesses or a newer PIN end it sooner.`,
     `This Hub: ${name}`,
     `Key fingerprint: ${minted.fingerprint}`,
-    ...(minted.nodeFqdn === null ? ['(This Hub has no tailnet name yet, so a peer cannot reach it: connect Tailscale with MagicDNS, or set HUB_NODE_FQDN.)'] : []),
+    ...(minted.nodeFqdn === null
+      ? ['(This Hub has no tailnet name yet, so a peer cannot reach it: connect Tailscale with MagicDNS, or set HUB_NODE_FQDN.)']
+      : []),
     '',
     'On the other Hub, run:',
     `  cihub pool pair ${name} --pin ${minted.pin}`,
@@ -99,7 +104,9 @@ interface PairAnswer {
 export async function pair(opts: ChangeOptions & { name: string; pin?: string | undefined }): Promise<string> {
   const pin = opts.pin;
   if (pin !== undefined && !PIN_FORMAT.test(pin)) {
-    throw new UsageError(`--pin must be exactly the six digits \`cihub pool pairing-pin\` printed on the other Hub (got ${JSON.stringify(pin.slice(0, 20))}), so nothing was sent.`);
+    throw new UsageError(
+      `--pin must be exactly the six digits \`cihub pool pairing-pin\` printed on the other Hub (got ${JSON.stringify(pin.slice(0, 20))}), so nothing was sent.`,
+    );
   }
   const hub = findHub(opts.dataDir);
   if (isAddressTarget(opts.name)) return pairByAddress({ ...opts, address: opts.name, pin }, () => selfName(hub));
@@ -121,11 +128,11 @@ export async function pair(opts: ChangeOptions & { name: string; pin?: string | 
   const me = await selfName(hub);
   const pinLine =
     pin === undefined
-      ? 'No PIN was sent: the request carries only this Hub\'s name, so its operator should approve only a name they recognise.'
+      ? "No PIN was sent: the request carries only this Hub's name, so its operator should approve only a name they recognise."
       : answer.pinVerified
         ? `PIN verified: ${peerName} accepted it, and this Hub pinned its key${answer.peer?.fingerprint ? ` (fingerprint ${answer.peer.fingerprint})` : ''}.`
         : `PIN not verified: ${peerName} runs the first pool protocol, which ignores PINs, so it did not answer with its identity; keys are exchanged when it approves.`;
-  const meName = me ?? '<this Hub\'s name>';
+  const meName = me ?? "<this Hub's name>";
   return text([
     `Pairing request sent to ${peerName}.`,
     pinLine,
@@ -150,7 +157,9 @@ function pairFailure(err: unknown, name: string, withPin: boolean): unknown {
   if (!(err instanceof CliError) || err.hub === undefined) return err;
   const { code, message } = err.hub;
   if (code === 'HUB_ERR_PEER_REFUSED_PIN' && withPin) {
-    return new CliError(`${name} refused the PIN (wrong, expired, already used or replaced by a newer one), so nothing was paired on either side; mint a fresh one there with \`cihub pool pairing-pin\` and pair again.`);
+    return new CliError(
+      `${name} refused the PIN (wrong, expired, already used or replaced by a newer one), so nothing was paired on either side; mint a fresh one there with \`cihub pool pairing-pin\` and pair again.`,
+    );
   }
   return message === null ? err : new CliError(`Pairing failed: ${oneSentence(message)}`);
 }
@@ -185,7 +194,9 @@ export async function approve(opts: ChangeOptions & { ref: string }): Promise<st
   const hub = findHub(opts.dataDir);
   const peer = findPeer(await listPeers(hub), opts.ref);
   if (peer.direction !== 'inbound' || peer.status !== 'pending') {
-    throw new CliError(`${peer.nodeFqdn} has no request waiting for this Hub's approval (its row is ${peer.direction === 'inbound' ? 'in' : 'out'}, ${peer.status}).`);
+    throw new CliError(
+      `${peer.nodeFqdn} has no request waiting for this Hub's approval (its row is ${peer.direction === 'inbound' ? 'in' : 'out'}, ${peer.status}).`,
+    );
   }
   await confirm(approveQuestion(peer), opts);
   const result = await callHub<ApproveAnswer>(hub, 'POST', peerPath(peer, 'approve'));
@@ -196,7 +207,7 @@ export async function approve(opts: ChangeOptions & { ref: string }): Promise<st
       'The first health check follows within seconds; `cihub pool status` then shows its models.',
     ]);
   }
-  const me = (await selfName(hub)) ?? '<this Hub\'s name>';
+  const me = (await selfName(hub)) ?? "<this Hub's name>";
   return text([
     `Approved ${peer.nodeFqdn} here, but the call back to it failed (${result.reason ?? 'no reason given'}).`,
     `Half paired: this Hub lists ${peer.nodeFqdn} as connected while it still waits for approval, and nothing is retried.`,
@@ -210,14 +221,18 @@ export async function reject(opts: ChangeOptions & { ref: string }): Promise<str
   const hub = findHub(opts.dataDir);
   const peer = findPeer(await listPeers(hub), opts.ref);
   if (peer.direction !== 'inbound' || peer.status !== 'pending') {
-    throw new CliError(`${peer.nodeFqdn} has no request waiting for this Hub's approval, so there is nothing to reject; \`cihub pool unpair ${shortId(peer.id)}\` removes its row.`);
+    throw new CliError(
+      `${peer.nodeFqdn} has no request waiting for this Hub's approval, so there is nothing to reject; \`cihub pool unpair ${shortId(peer.id)}\` removes its row.`,
+    );
   }
   await confirm(`Reject the pairing request from ${peer.nodeFqdn}? It is removed here, and ${peer.nodeFqdn} is told.`, opts);
   const result = await callHub<{ rejected: string; notified: boolean }>(hub, 'POST', peerPath(peer, 'reject'));
   if (opts.json) return json(result);
   if (result.notified) return text([`Rejected the request from ${result.rejected}; it was told and dropped its request too.`]);
-  const me = (await selfName(hub)) ?? '<this Hub\'s name>';
-  return text([`Rejected the request from ${result.rejected} here, but it could not be told: on ${result.rejected}, run \`cihub pool unpair ${me}\` to cancel it there.`]);
+  const me = (await selfName(hub)) ?? "<this Hub's name>";
+  return text([
+    `Rejected the request from ${result.rejected} here, but it could not be told: on ${result.rejected}, run \`cihub pool unpair ${me}\` to cancel it there.`,
+  ]);
 }
 
 // ---- unpair --------------------------------------------------------------------------------
@@ -236,7 +251,7 @@ export async function unpair(opts: ChangeOptions & { ref: string }): Promise<str
   if (opts.json) return json(result);
   const done = cancelling ? `Cancelled the request to ${result.unpaired}` : `Unpaired ${result.unpaired}`;
   if (result.notified) return text([`${done}; it was told and dropped its half too.`]);
-  const me = (await selfName(hub)) ?? '<this Hub\'s name>';
+  const me = (await selfName(hub)) ?? "<this Hub's name>";
   return text([`${done} here, but it could not be told: on ${result.unpaired}, run \`cihub pool unpair ${me}\` as well.`]);
 }
 
@@ -273,18 +288,29 @@ interface RotateAnswer {
 export async function rotateIdentity(opts: ChangeOptions): Promise<string> {
   const hub = findHub(opts.dataDir);
   const peers = await listPeers(hub);
-  const affected = peers.length === 0 ? 'No peer is paired now.' : `This removes every pairing and request (${peers.map((p) => p.nodeFqdn).join(', ')}); each is told, and pooling with them again takes a new pairing.`;
+  const affected =
+    peers.length === 0
+      ? 'No peer is paired now.'
+      : `This removes every pairing and request (${peers.map((p) => p.nodeFqdn).join(', ')}); each is told, and pooling with them again takes a new pairing.`;
   await confirm(`Rotate this Hub's pool identity to a new key? ${affected}`, opts);
   const result = await callHub<RotateAnswer>(hub, 'POST', `${POOL}/identity/rotate`);
   if (opts.json) return json(result);
   if (result.fingerprint === null) {
-    throw new CliError(`The identity was rotated but the new key cannot be used either (${result.identityError ?? 'no reason given'}), and every pairing was removed.`);
+    throw new CliError(
+      `The identity was rotated but the new key cannot be used either (${result.identityError ?? 'no reason given'}), and every pairing was removed.`,
+    );
   }
-  const me = (await selfName(hub)) ?? '<this Hub\'s name>';
+  const me = (await selfName(hub)) ?? "<this Hub's name>";
   const lines = [`New key fingerprint: ${result.fingerprint} (node UUID unchanged: ${result.nodeUuid}).`];
-  lines.push(result.unpaired.length === 0 ? 'No pairing had to be removed.' : `Removed ${result.unpaired.length === 1 ? 'the pairing' : 'every pairing'}: ${result.unpaired.join(', ')}.`);
+  lines.push(
+    result.unpaired.length === 0
+      ? 'No pairing had to be removed.'
+      : `Removed ${result.unpaired.length === 1 ? 'the pairing' : 'every pairing'}: ${result.unpaired.join(', ')}.`,
+  );
   if (result.notReached.length > 0) {
-    lines.push(`Could not tell ${result.notReached.join(', ')}: on ${result.notReached.length === 1 ? 'it' : 'each'}, run \`cihub pool unpair ${me}\` before pairing again.`);
+    lines.push(
+      `Could not tell ${result.notReached.join(', ')}: on ${result.notReached.length === 1 ? 'it' : 'each'}, run \`cihub pool unpair ${me}\` before pairing again.`,
+    );
   }
   return text(lines);
 }

@@ -23,14 +23,21 @@ describe('normalizePinTarget', () => {
   for (const [raw, target] of ok) it(`${raw} → ${target}`, () => assert.equal(normalizePinTarget(raw), target));
   for (const raw of ['core-1', 'https://core-1.tail0.ts.net', '100.64.0.1', '']) {
     it(`refuses ${JSON.stringify(raw)} in one sentence, before asking anything`, () =>
-      assert.throws(() => normalizePinTarget(raw), (err: unknown) => err instanceof CliError && /^The pin target must be "local" or a peer's MagicDNS name/.test(err.message) && /nothing was changed\.$/.test(err.message)));
+      assert.throws(
+        () => normalizePinTarget(raw),
+        (err: unknown) =>
+          err instanceof CliError &&
+          /^The pin target must be "local" or a peer's MagicDNS name/.test(err.message) &&
+          /nothing was changed\.$/.test(err.message),
+      ));
   }
 });
 
 describe('pinQuestion and pinDoneLines', () => {
   it('asks about a model pin by its id and says failover stays', () =>
     assert.match(pinQuestion('core-1.tail0.ts.net', 'llama3.2:3b'), /^Pin model llama3\.2:3b to core-1\.tail0\.ts\.net\? .*failover/));
-  it('asks about the default pin as every model without its own', () => assert.match(pinQuestion('local', undefined), /^Pin every model without its own pin to this Hub's own engines\?/));
+  it('asks about the default pin as every model without its own', () =>
+    assert.match(pinQuestion('local', undefined), /^Pin every model without its own pin to this Hub's own engines\?/));
 
   it('warns when the target cannot be preferred right now', () => {
     const pin = { scope: 'model', model: 'm', target: 'core-1.tail0.ts.net' } as const;
@@ -43,7 +50,10 @@ describe('pinQuestion and pinDoneLines', () => {
 
   it('says nothing more when the target is available', () => {
     const pin = { scope: 'default', model: null, target: 'local' } as const;
-    assert.deepEqual(pinDoneLines(pin, pinStatuses([pin], true, [])[0]), ['Pinned every model without its own pin to local.', 'Remove it with: cihub pool unpin']);
+    assert.deepEqual(pinDoneLines(pin, pinStatuses([pin], true, [])[0]), [
+      'Pinned every model without its own pin to local.',
+      'Remove it with: cihub pool unpin',
+    ]);
   });
 });
 
@@ -99,7 +109,10 @@ describe('pinCommand and unpinCommand against the routes', () => {
   });
 
   it('says in one sentence when there is no such pin', async () => {
-    await assert.rejects(unpinCommand({ ...flags(), model: 'org/m:7b' }), (err: unknown) => err instanceof CliError && err.message === 'This Hub has no pin for model org/m:7b; nothing was changed.');
+    await assert.rejects(
+      unpinCommand({ ...flags(), model: 'org/m:7b' }),
+      (err: unknown) => err instanceof CliError && err.message === 'This Hub has no pin for model org/m:7b; nothing was changed.',
+    );
   });
 
   it('removes the default pin', async () => {

@@ -87,7 +87,10 @@ export async function unpinCommand(opts: UnpinOptions): Promise<string> {
   if (opts.model !== undefined && opts.model.length === 0) throw new UsageError('--model needs the exact model id whose pin to remove; nothing was changed.');
   const hub = findHub(opts.dataDir);
   const subject = opts.model === undefined ? 'the default pin' : `the pin for model ${opts.model}`;
-  await confirm(`Remove ${subject}? Placement then ranks ${pinSubject(opts.model)} by load alone${opts.model === undefined ? '' : ' (or by the default pin, if there is one)'}.`, opts);
+  await confirm(
+    `Remove ${subject}? Placement then ranks ${pinSubject(opts.model)} by load alone${opts.model === undefined ? '' : ' (or by the default pin, if there is one)'}.`,
+    opts,
+  );
   const query = new URLSearchParams(opts.model === undefined ? { scope: 'default' } : { scope: 'model', model: opts.model });
   let answer: { pins: RoutingPin[] };
   try {
@@ -98,5 +101,8 @@ export async function unpinCommand(opts: UnpinOptions): Promise<string> {
   }
   if (opts.json) return json(answer);
   const left = answer.pins.length;
-  return text([`Removed ${subject}.`, left === 0 ? 'No pins are left: the ranker alone decides.' : `${left} pin${left === 1 ? '' : 's'} left; \`cihub pool status\` lists them.`]);
+  return text([
+    `Removed ${subject}.`,
+    left === 0 ? 'No pins are left: the ranker alone decides.' : `${left} pin${left === 1 ? '' : 's'} left; \`cihub pool status\` lists them.`,
+  ]);
 }

@@ -34,7 +34,10 @@ export async function poolLog(opts: CommonOptions & { limit?: number | undefined
 
 export async function poolSwitch(on: boolean, opts: CommonOptions & { yes: boolean; assumeYes: boolean }): Promise<string> {
   const hub = findHub(opts.dataDir);
-  await confirm(on ? 'Turn Hub Pool on for this Hub?' : 'Turn Hub Pool off for this Hub? Peers will stop receiving work from it and mark it unreachable.', opts);
+  await confirm(
+    on ? 'Turn Hub Pool on for this Hub?' : 'Turn Hub Pool off for this Hub? Peers will stop receiving work from it and mark it unreachable.',
+    opts,
+  );
   const settings = await callHub<PoolSettings>(hub, 'PATCH', '/api/inference/pool/settings', { poolEnabled: on });
   if (opts.json) return `${JSON.stringify(settings, null, 2)}\n`;
   const status = await callHub<PoolStatus>(hub, 'GET', '/api/inference/pool/status');

@@ -33,14 +33,16 @@ export function parseSettingValue(raw: string): unknown {
 export async function poolSet(opts: CommonOptions & { key: string; value: string; yes: boolean; assumeYes: boolean }): Promise<string> {
   const { hub, entries } = await catalogue(opts);
   const entry = entries.find((e) => e.key === opts.key);
-  if (entry === undefined) throw new UsageError(`${opts.key} is not a setting; nothing was changed (\`cihub pool settings\` lists them: ${entries.map((e) => e.key).join(', ')}).`);
+  if (entry === undefined)
+    throw new UsageError(`${opts.key} is not a setting; nothing was changed (\`cihub pool settings\` lists them: ${entries.map((e) => e.key).join(', ')}).`);
   if (!entry.settable) throw new UsageError(`${entry.key} is set with \`cihub pool pin\` and \`cihub pool unpin\`, not with set; nothing was changed.`);
   const value = parseSettingValue(opts.value);
   await confirm(`Set ${entry.key} to ${JSON.stringify(value)} (now ${JSON.stringify(entry.value)}) on this Hub?`, opts);
   try {
     await callHub(hub, 'PATCH', '/api/inference/pool/settings', { [entry.key]: value });
   } catch (err) {
-    if (err instanceof CliError && err.hub?.code === 'HUB_ERR_SETTINGS_INVALID') throw new CliError(`Nothing was changed: ${err.hub.message ?? `${entry.key} must be ${entry.range}`}.`);
+    if (err instanceof CliError && err.hub?.code === 'HUB_ERR_SETTINGS_INVALID')
+      throw new CliError(`Nothing was changed: ${err.hub.message ?? `${entry.key} must be ${entry.range}`}.`);
     throw err;
   }
   const after = (await catalogue(opts)).entries.find((e) => e.key === entry.key)!;

@@ -14,7 +14,8 @@ export const CLEAR_WORD = 'clear';
 export function parseSlotsArgument(raw: string): number | null {
   const text = raw.trim().toLowerCase();
   if (text === CLEAR_WORD) return null;
-  if (!/^\d+$/.test(text)) throw new CliError(`slots must be a whole number from 1 to 256, or "${CLEAR_WORD}"; got ${JSON.stringify(raw)}. Nothing was changed.`);
+  if (!/^\d+$/.test(text))
+    throw new CliError(`slots must be a whole number from 1 to 256, or "${CLEAR_WORD}"; got ${JSON.stringify(raw)}. Nothing was changed.`);
   return Number(text);
 }
 
@@ -25,12 +26,16 @@ export async function poolSlots(opts: CommonOptions & { value: string }): Promis
   try {
     answer = await callHub<{ ollamaSlots: number | null }>(hub, 'PATCH', '/api/inference/preferences', { ollamaSlots: value });
   } catch (err) {
-    if (err instanceof CliError && err.hub?.code === 'HUB_ERR_SETTINGS_INVALID') throw new CliError(`Nothing was changed: ${err.hub.message ?? 'slots must be a whole number from 1 to 256'}.`);
+    if (err instanceof CliError && err.hub?.code === 'HUB_ERR_SETTINGS_INVALID')
+      throw new CliError(`Nothing was changed: ${err.hub.message ?? 'slots must be a whole number from 1 to 256'}.`);
     throw err;
   }
   if (opts.json) return `${JSON.stringify(answer, null, 2)}\n`;
   const settings = await callHub<PoolSettings>(hub, 'GET', '/api/inference/pool/settings');
-  const stated = answer.ollamaSlots === null ? 'This node no longer states a slot count for its Ollama.' : `This node now states ${answer.ollamaSlots} Ollama slot${answer.ollamaSlots === 1 ? '' : 's'} (inferenceOllamaSlots); peers read it as ollamaSlots.`;
+  const stated =
+    answer.ollamaSlots === null
+      ? 'This node no longer states a slot count for its Ollama.'
+      : `This node now states ${answer.ollamaSlots} Ollama slot${answer.ollamaSlots === 1 ? '' : 's'} (inferenceOllamaSlots); peers read it as ollamaSlots.`;
   const knob =
     settings.poolSlotAwareness === 1
       ? ' poolSlotAwareness is on here, so ranking on this node reads it from the next request.'

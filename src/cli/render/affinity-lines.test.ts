@@ -8,15 +8,51 @@ const AT = '2026-09-21T20:09:06.118Z';
 const row = (affinity: AffinityRecord | null): RoutingLogEntry => ({
   ...NULL_PLACEMENT_RECORDS,
   affinity,
-  id: 'req-1', timestamp: AT, updatedAt: AT, direction: 'outbound', path: '/api/chat', model: 'qwen3.6:35b', node: 'core-2', backend: 'ollama',
-  candidates: 3, attempt: 1, failedOverFrom: [], attempts: [], outcome: 'served', status: 200, durationMs: 812, totalMs: 4_020,
-  clientClosed: false, requestError: null, reason: null, localLoadRefused: null, stream: true, bodyBytes: 2_048, budgetMs: 300_000, traceId: null,
+  id: 'req-1',
+  timestamp: AT,
+  updatedAt: AT,
+  direction: 'outbound',
+  path: '/api/chat',
+  model: 'qwen3.6:35b',
+  node: 'core-2',
+  backend: 'ollama',
+  candidates: 3,
+  attempt: 1,
+  failedOverFrom: [],
+  attempts: [],
+  outcome: 'served',
+  status: 200,
+  durationMs: 812,
+  totalMs: 4_020,
+  clientClosed: false,
+  requestError: null,
+  reason: null,
+  localLoadRefused: null,
+  stream: true,
+  bodyBytes: 2_048,
+  budgetMs: 300_000,
+  traceId: null,
 });
 const arrows = (entry: RoutingLogEntry) =>
-  renderRoutingLog({ entries: [entry], nextSince: AT, matched: 1, summary: { bootId: 'b', startedAt: AT, totalRecorded: 1, recorded: 1, oldestAt: AT, counts: countRows([entry]) } })
+  renderRoutingLog({
+    entries: [entry],
+    nextSince: AT,
+    matched: 1,
+    summary: { bootId: 'b', startedAt: AT, totalRecorded: 1, recorded: 1, oldestAt: AT, counts: countRows([entry]) },
+  })
     .split('\n')
     .filter((l) => l.startsWith('  ↳'));
-const rec = (over: Partial<AffinityRecord>): AffinityRecord => ({ outcome: 'hit', key: 'hashed', qualified: true, remembered: 'core-2', inFlight: 1, leastLoadedInFlight: 0, maxInFlight: 2, affinityMargin: 0, ...over });
+const rec = (over: Partial<AffinityRecord>): AffinityRecord => ({
+  outcome: 'hit',
+  key: 'hashed',
+  qualified: true,
+  remembered: 'core-2',
+  inFlight: 1,
+  leastLoadedInFlight: 0,
+  maxInFlight: 2,
+  affinityMargin: 0,
+  ...over,
+});
 
 describe('cihub pool log: prefix affinity lines', () => {
   const cases: readonly { name: string; affinity: AffinityRecord | null; lines: string[] }[] = [
@@ -30,12 +66,16 @@ describe('cihub pool log: prefix affinity lines', () => {
     {
       name: 'an unqualified hit reads as ranking alone',
       affinity: rec({ qualified: false, inFlight: 2 }),
-      lines: ["  ↳ landed on core-2, which holds this prompt's prefix, by ranking alone (affinity stood aside: 2 in flight, limit 2); session from prompt digest"],
+      lines: [
+        "  ↳ landed on core-2, which holds this prompt's prefix, by ranking alone (affinity stood aside: 2 in flight, limit 2); session from prompt digest",
+      ],
     },
     {
       name: 'skipped for a deep queue, with the margin it was measured against',
       affinity: rec({ outcome: 'skipped', qualified: false, inFlight: 6, leastLoadedInFlight: 1, affinityMargin: 2 }),
-      lines: ["  ↳ prefix affinity skipped core-2, which holds this prompt's prefix: its queue is too deep (6 in flight, limit 2, margin 2 over the least-loaded 1); session from prompt digest"],
+      lines: [
+        "  ↳ prefix affinity skipped core-2, which holds this prompt's prefix: its queue is too deep (6 in flight, limit 2, margin 2 over the least-loaded 1); session from prompt digest",
+      ],
     },
     {
       name: 'skipped because a later rule won',

@@ -40,10 +40,12 @@ export function contextCapLines(status: PoolStatus): string[] {
   ];
   const numbers = nodes.map((n) => n.reading).filter((r): r is number => typeof r === 'number');
   if (numbers.length === 0) return [];
-  const lines = ['', 'Context caps (the window each node\'s engine runs; none takes any window, ? is not known here)'];
+  const lines = ['', "Context caps (the window each node's engine runs; none takes any window, ? is not known here)"];
   lines.push(...columns(nodes.map((n) => [n.name, capText(n.reading)])).map((l) => `  ${l}`));
   if (new Set(numbers).size > 1) {
-    lines.push(`  ! caps differ (${[...new Set(numbers)].sort((a, b) => a - b).join(', ')}): a node capped low stops taking requests for larger windows while passing every health check; check that this is meant`);
+    lines.push(
+      `  ! caps differ (${[...new Set(numbers)].sort((a, b) => a - b).join(', ')}): a node capped low stops taking requests for larger windows while passing every health check; check that this is meant`,
+    );
   }
   const uncapped = nodes.filter((n) => n.reading === 'none');
   if (uncapped.length > 0) {

@@ -30,11 +30,23 @@ function lanLines(lan: LanDiscovery | undefined): string[] {
   const lines: string[] = [];
   if (lan.rows.length > 0) {
     lines.push('', 'Unverified: heard on the local network (mDNS) only. Anything there can announce itself, so these cannot be paired from this list:');
-    lines.push(...table(lan.rows.map((r) => [`  ${r.displayName}`, r.port === null ? r.address : hostPort(r.address, r.port), r.claimedName === null ? 'Unverified' : `Unverified, claims ${r.claimedName}`])));
+    lines.push(
+      ...table(
+        lan.rows.map((r) => [
+          `  ${r.displayName}`,
+          r.port === null ? r.address : hostPort(r.address, r.port),
+          r.claimedName === null ? 'Unverified' : `Unverified, claims ${r.claimedName}`,
+        ]),
+      ),
+    );
     lines.push('', 'To add one, check it with cihub pool probe <address>, then pair by address with a PIN minted on that Hub.');
   }
-  if (lan.coveredByTailnet > 0) lines.push(`${lan.coveredByTailnet} Hub${lan.coveredByTailnet === 1 ? '' : 's'} heard on the LAN ${lan.coveredByTailnet === 1 ? 'is' : 'are'} left out: the tailnet already names ${lan.coveredByTailnet === 1 ? 'it' : 'them'}.`);
-  if (lan.notListed > 0) lines.push(`${lan.notListed} more announcement${lan.notListed === 1 ? ' was' : 's were'} heard on the LAN and not listed (too many in one scan).`);
+  if (lan.coveredByTailnet > 0)
+    lines.push(
+      `${lan.coveredByTailnet} Hub${lan.coveredByTailnet === 1 ? '' : 's'} heard on the LAN ${lan.coveredByTailnet === 1 ? 'is' : 'are'} left out: the tailnet already names ${lan.coveredByTailnet === 1 ? 'it' : 'them'}.`,
+    );
+  if (lan.notListed > 0)
+    lines.push(`${lan.notListed} more announcement${lan.notListed === 1 ? ' was' : 's were'} heard on the LAN and not listed (too many in one scan).`);
   if (lines.length === 0) lines.push('', 'LAN discovery (mDNS): no other Hub answered on the local network.');
   return lines;
 }
@@ -56,10 +68,15 @@ export function renderDiscovery(found: Discovery): string {
     lines.push('', 'Named but not answering as a Hub (off, not a Hub, or not published at its name):');
     lines.push(...table(found.notHubs.map((d) => [`  ${d.nodeFqdn}`, d.os ?? '', chip(d.online), d.reason])));
   }
-  if (found.excludedPaired > 0) lines.push('', `${found.excludedPaired} named Hub${found.excludedPaired === 1 ? ' is' : 's are'} left out: already paired or pending here (cihub pool peers).`);
+  if (found.excludedPaired > 0)
+    lines.push(
+      '',
+      `${found.excludedPaired} named Hub${found.excludedPaired === 1 ? ' is' : 's are'} left out: already paired or pending here (cihub pool peers).`,
+    );
   if (found.notProbed > 0) lines.push(`${found.notProbed} more named device${found.notProbed === 1 ? ' was' : 's were'} not probed (too many in one scan).`);
   lines.push(...lanLines(found.lan));
   lines.push('', 'Directories:', ...found.directories.map((d) => `  ${directoryLine(d)}`));
-  if (found.candidates.length === 0) lines.push('', 'A Hub no directory names can still be paired by address: cihub pool probe <address>, then cihub pool pair <address> --pin <digits>.');
+  if (found.candidates.length === 0)
+    lines.push('', 'A Hub no directory names can still be paired by address: cihub pool probe <address>, then cihub pool pair <address> --pin <digits>.');
   return `${lines.join('\n')}\n`;
 }

@@ -13,9 +13,36 @@ const NOW = Date.parse('2026-11-30T12:00:00.000Z');
 const PEER = 'hub-b.tail0.ts.net';
 
 /** A status with this node's machine views and one connected peer whose last snapshot said `facts`. */
-function status(local: ReturnType<typeof machine>, facts: PeerMachineFacts | null, usablePressure: number | null, extra: Partial<StatusInputs> = {}): PoolStatus {
-  const view = peerViewFixture({ nodeFqdn: PEER, lastSeenAt: '2026-11-30T11:59:50.000Z', hardwareTier: 'high-end', backends: [{ kind: 'ollama', models: ['m'] }] });
-  const usable = usablePressure === null ? [] : [{ peerId: view.id, name: PEER, origin: 'http://127.0.0.1:1', backends: [], queueDepth: 0, hardwareTier: 'high-end', pressure: usablePressure, unservableModels: [], modelDetails: new Map(), maxPromptTokens: null, maxNumCtx: null } satisfies UsablePeer];
+function status(
+  local: ReturnType<typeof machine>,
+  facts: PeerMachineFacts | null,
+  usablePressure: number | null,
+  extra: Partial<StatusInputs> = {},
+): PoolStatus {
+  const view = peerViewFixture({
+    nodeFqdn: PEER,
+    lastSeenAt: '2026-11-30T11:59:50.000Z',
+    hardwareTier: 'high-end',
+    backends: [{ kind: 'ollama', models: ['m'] }],
+  });
+  const usable =
+    usablePressure === null
+      ? []
+      : [
+          {
+            peerId: view.id,
+            name: PEER,
+            origin: 'http://127.0.0.1:1',
+            backends: [],
+            queueDepth: 0,
+            hardwareTier: 'high-end',
+            pressure: usablePressure,
+            unservableModels: [],
+            modelDetails: new Map(),
+            maxPromptTokens: null,
+            maxNumCtx: null,
+          } satisfies UsablePeer,
+        ];
   return buildPoolStatus({
     directions: resolvePoolDirections({ userDisabled: false, outboundDisabled: false, inboundDisabled: false }, DEFAULT_SETTINGS),
     settings: DEFAULT_SETTINGS,
@@ -35,15 +62,33 @@ function status(local: ReturnType<typeof machine>, facts: PeerMachineFacts | nul
 }
 
 const lines = (s: PoolStatus) => renderPoolStatus(s, null, { nowMs: NOW }).split('\n');
-const field = (s: PoolStatus, label: string) => lines(s).find((l) => l.startsWith(`  ${label}`))?.slice(2 + 16) ?? null;
+const field = (s: PoolStatus, label: string) =>
+  lines(s)
+    .find((l) => l.startsWith(`  ${label}`))
+    ?.slice(2 + 16) ?? null;
 const peerNote = (s: PoolStatus) => lines(s).find((l) => l.includes('↳ hardware tier')) ?? null;
 
-describe('pool status: this node\'s tier and band', () => {
+describe("pool status: this node's tier and band", () => {
   const rows: readonly { name: string; local: ReturnType<typeof machine>; tier: string | RegExp; pressure: string | RegExp }[] = [
-    { name: 'a detected tier with its facts, and a measured band with its source', local: machine(HARDWARE.midRange, PRESSURE.band2), tier: 'mid-range (NVIDIA 12.0 GiB (nvidia-smi); 32.0 GiB memory)', pressure: 'band 2 (72.4 % busy, smoothed, amd-drm: /sys/class/drm/card0/device/gpu_busy_percent, 4 s ago)' },
+    {
+      name: 'a detected tier with its facts, and a measured band with its source',
+      local: machine(HARDWARE.midRange, PRESSURE.band2),
+      tier: 'mid-range (NVIDIA 12.0 GiB (nvidia-smi); 32.0 GiB memory)',
+      pressure: 'band 2 (72.4 % busy, smoothed, amd-drm: /sys/class/drm/card0/device/gpu_busy_percent, 4 s ago)',
+    },
     { name: 'detection still running', local: machine(HARDWARE.detecting, PRESSURE.noPeer), tier: /^detecting/, pressure: /^not measured: no peer connected/ },
-    { name: 'no tier when the GPU could not be sized', local: machine(HARDWARE.unsized, PRESSURE.noSource), tier: /^not detected: the nvidia GPU/, pressure: /^not measured: no source answers/ },
-    { name: 'cpu-only without a GPU', local: machine(HARDWARE.cpuOnly, PRESSURE.noPeer), tier: 'cpu-only (no GPU an engine uses; 64.0 GiB memory)', pressure: /^not measured/ },
+    {
+      name: 'no tier when the GPU could not be sized',
+      local: machine(HARDWARE.unsized, PRESSURE.noSource),
+      tier: /^not detected: the nvidia GPU/,
+      pressure: /^not measured: no source answers/,
+    },
+    {
+      name: 'cpu-only without a GPU',
+      local: machine(HARDWARE.cpuOnly, PRESSURE.noPeer),
+      tier: 'cpu-only (no GPU an engine uses; 64.0 GiB memory)',
+      pressure: /^not measured/,
+    },
   ];
   for (const r of rows) {
     it(r.name, () => {
@@ -58,14 +103,44 @@ describe('pool status: this node\'s tier and band', () => {
   }
 });
 
-describe('pool status: each peer\'s tier and band', () => {
+describe("pool status: each peer's tier and band", () => {
   const local = machine(HARDWARE.midRange, PRESSURE.band2);
   const fresh = NOW - 5_000;
-  const rows: readonly { name: string; facts: PeerMachineFacts | null; ranked: number | null; json: { gpuPressure: number | null; rankedPressure: number | null }; note: string }[] = [
-    { name: 'a measured band, ranked as sent', facts: { gpuPressure: 0, snapshotAtMs: fresh }, ranked: 0, json: { gpuPressure: 0, rankedPressure: 0 }, note: 'hardware tier high-end · GPU pressure band 0' },
-    { name: 'a band floored by this Hub\'s forwards', facts: { gpuPressure: 0, snapshotAtMs: fresh }, ranked: 2, json: { gpuPressure: 0, rankedPressure: 2 }, note: 'hardware tier high-end · GPU pressure band 0 (ranks as 2: floored by this Hub\'s forwards in flight there)' },
-    { name: 'no band sent: not reported, ranked mid-band', facts: { gpuPressure: null, snapshotAtMs: fresh }, ranked: 1, json: { gpuPressure: null, rankedPressure: 1 }, note: 'hardware tier high-end · GPU pressure not reported (ranks as 1: unmeasured reads mid-band, never idle)' },
-    { name: 'a band from a snapshot older than three polls is dropped', facts: { gpuPressure: 3, snapshotAtMs: NOW - 91_000 }, ranked: null, json: { gpuPressure: null, rankedPressure: null }, note: 'hardware tier high-end · GPU pressure not reported' },
+  const rows: readonly {
+    name: string;
+    facts: PeerMachineFacts | null;
+    ranked: number | null;
+    json: { gpuPressure: number | null; rankedPressure: number | null };
+    note: string;
+  }[] = [
+    {
+      name: 'a measured band, ranked as sent',
+      facts: { gpuPressure: 0, snapshotAtMs: fresh },
+      ranked: 0,
+      json: { gpuPressure: 0, rankedPressure: 0 },
+      note: 'hardware tier high-end · GPU pressure band 0',
+    },
+    {
+      name: "a band floored by this Hub's forwards",
+      facts: { gpuPressure: 0, snapshotAtMs: fresh },
+      ranked: 2,
+      json: { gpuPressure: 0, rankedPressure: 2 },
+      note: "hardware tier high-end · GPU pressure band 0 (ranks as 2: floored by this Hub's forwards in flight there)",
+    },
+    {
+      name: 'no band sent: not reported, ranked mid-band',
+      facts: { gpuPressure: null, snapshotAtMs: fresh },
+      ranked: 1,
+      json: { gpuPressure: null, rankedPressure: 1 },
+      note: 'hardware tier high-end · GPU pressure not reported (ranks as 1: unmeasured reads mid-band, never idle)',
+    },
+    {
+      name: 'a band from a snapshot older than three polls is dropped',
+      facts: { gpuPressure: 3, snapshotAtMs: NOW - 91_000 },
+      ranked: null,
+      json: { gpuPressure: null, rankedPressure: null },
+      note: 'hardware tier high-end · GPU pressure not reported',
+    },
   ];
   for (const r of rows) {
     it(r.name, () => {

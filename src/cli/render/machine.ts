@@ -14,7 +14,12 @@ const VENDOR: Readonly<Record<string, string>> = { nvidia: 'NVIDIA', amd: 'AMD',
 
 /** What detection found, e.g. "NVIDIA 23.6 GiB (nvidia-smi); 62.7 GiB memory". */
 export function hardwareFound(h: HardwareTierView): string {
-  const gpus = h.gpus === null ? 'GPUs unknown' : h.gpus.length === 0 ? 'no GPU an engine uses' : h.gpus.map((g) => `${VENDOR[g.vendor] ?? g.vendor} ${g.memoryBytes === null ? 'of unknown size' : gib(g.memoryBytes)} (${g.via})`).join(', ');
+  const gpus =
+    h.gpus === null
+      ? 'GPUs unknown'
+      : h.gpus.length === 0
+        ? 'no GPU an engine uses'
+        : h.gpus.map((g) => `${VENDOR[g.vendor] ?? g.vendor} ${g.memoryBytes === null ? 'of unknown size' : gib(g.memoryBytes)} (${g.via})`).join(', ');
   const memory = h.memoryBytes === null ? 'memory unknown' : `${gib(h.memoryBytes)} memory`;
   return `${gpus}; ${memory}`;
 }
@@ -33,10 +38,14 @@ function ago(ms: number): string {
 /** The "GPU pressure" field of this node. */
 export function localPressureText(p: LocalPressureView): string {
   if (p.band !== null) {
-    const parts = [`${p.smoothedPercent ?? '?'} % busy, smoothed`, `${p.source ?? '?'}: ${p.path ?? '?'}`, ...(p.sampledMsAgo === null ? [] : [ago(p.sampledMsAgo)])];
+    const parts = [
+      `${p.smoothedPercent ?? '?'} % busy, smoothed`,
+      `${p.source ?? '?'}: ${p.path ?? '?'}`,
+      ...(p.sampledMsAgo === null ? [] : [ago(p.sampledMsAgo)]),
+    ];
     return `band ${p.band} (${parts.join(', ')})`;
   }
-  if (!p.sampling) return 'not measured: no peer connected, so nothing is read (a band is only compared with a peer\'s)';
+  if (!p.sampling) return "not measured: no peer connected, so nothing is read (a band is only compared with a peer's)";
   if (p.noSource) return 'not measured: no source answers (no host file, no AMD gpu_busy_percent); peers rank this node mid-band';
   if (p.sampledMsAgo !== null) return `not measured: the last reading (${ago(p.sampledMsAgo)}) is too old to advertise`;
   return 'not measured yet: the first reading comes within 10 s';
@@ -50,7 +59,12 @@ export function peerMachineNote(p: PeerRow): string | null {
   const tier = p.hardwareTier === null ? 'hardware tier not reported' : `hardware tier ${p.hardwareTier}`;
   const band = p.gpuPressure === null ? 'GPU pressure not reported' : `GPU pressure band ${p.gpuPressure}`;
   const r = p.rankedPressure;
-  const why = r === null || r === undefined || r === p.gpuPressure ? null : r > (p.gpuPressure ?? UNKNOWN_PRESSURE) ? 'floored by this Hub\'s forwards in flight there' : 'unmeasured reads mid-band, never idle';
+  const why =
+    r === null || r === undefined || r === p.gpuPressure
+      ? null
+      : r > (p.gpuPressure ?? UNKNOWN_PRESSURE)
+        ? "floored by this Hub's forwards in flight there"
+        : 'unmeasured reads mid-band, never idle';
   const ranked = why === null ? '' : ` (ranks as ${r}: ${why})`;
   return `${tier} · ${band}${ranked}`;
 }

@@ -27,8 +27,16 @@ describe('ago', () => {
 describe('renderPeersTable', () => {
   const cases: readonly { name: string; peers: PeerView[]; row: RegExp; after?: RegExp }[] = [
     { name: 'a connected signed peer', peers: [peer()], row: /^abcdef12 {2}hub-b\.tail0\.ts\.net {2}out {8}connected {2}signed {2}12s ago {4}none$/m },
-    { name: 'a peer on bearer auth reads legacy', peers: [peer({ direction: 'inbound', authMode: 'bearer' })], row: /^abcdef12\s+hub-b\.tail0\.ts\.net\s+in\s+connected\s+bearer \(legacy auth\)\s+12s ago\s+none$/m },
-    { name: 'a disabled, unreachable peer', peers: [peer({ status: 'unreachable', enabled: false })], row: /\s+unreachable, disabled\s+signed\s+12s ago\s+none$/m },
+    {
+      name: 'a peer on bearer auth reads legacy',
+      peers: [peer({ direction: 'inbound', authMode: 'bearer' })],
+      row: /^abcdef12\s+hub-b\.tail0\.ts\.net\s+in\s+connected\s+bearer \(legacy auth\)\s+12s ago\s+none$/m,
+    },
+    {
+      name: 'a disabled, unreachable peer',
+      peers: [peer({ status: 'unreachable', enabled: false })],
+      row: /\s+unreachable, disabled\s+signed\s+12s ago\s+none$/m,
+    },
     {
       name: 'an incoming request: pending, no auth yet, and the commands to answer it',
       peers: [peer({ direction: 'inbound', status: 'pending', lastSeenAt: null })],
@@ -74,15 +82,25 @@ describe('renderPeersTable', () => {
 
 describe('renderPeersTable: pairings that need both operators', () => {
   it('does not call a half-paired row legacy auth, and prints its fix under the table', () => {
-    const half = peerViewFixture({ direction: 'inbound', authMode: 'bearer', pairingProblem: { kind: 'half_paired_here', since: '2026-11-30T11:00:00.000Z', action: 'remove both halves: cihub pool unpair hub-b.tail0.ts.net here' } });
+    const half = peerViewFixture({
+      direction: 'inbound',
+      authMode: 'bearer',
+      pairingProblem: { kind: 'half_paired_here', since: '2026-11-30T11:00:00.000Z', action: 'remove both halves: cihub pool unpair hub-b.tail0.ts.net here' },
+    });
     const text = renderPeersTable([half], Date.parse('2026-11-30T12:00:00.000Z'));
     assert.ok(!text.includes('legacy auth'), text);
     assert.match(text, /\bnot confirmed\b/);
-    assert.ok(text.includes('hub-b.tail0.ts.net needs both operators (half paired here): remove both halves: cihub pool unpair hub-b.tail0.ts.net here.'), text);
+    assert.ok(
+      text.includes('hub-b.tail0.ts.net needs both operators (half paired here): remove both halves: cihub pool unpair hub-b.tail0.ts.net here.'),
+      text,
+    );
   });
 
   it('a crossed request is not told to simply wait', () => {
-    const crossed = peerViewFixture({ status: 'pending', pairingProblem: { kind: 'crossed_requests', since: '2026-11-30T11:00:00.000Z', action: 'cancel both requests' } });
+    const crossed = peerViewFixture({
+      status: 'pending',
+      pairingProblem: { kind: 'crossed_requests', since: '2026-11-30T11:00:00.000Z', action: 'cancel both requests' },
+    });
     const text = renderPeersTable([crossed], Date.parse('2026-11-30T12:00:00.000Z'));
     assert.ok(!text.includes('Waiting for'), text);
     assert.ok(text.includes('needs both operators (crossed requests): cancel both requests.'), text);

@@ -65,7 +65,12 @@ export function columns(rows: readonly (readonly string[])[]): string[] {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
   // Padding stops at the last cell, and a row whose trailing cells are empty ends without spaces.
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd());
+  return rows.map((row) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 /** The `cihub pool peers` table, with a hint under it for each request waiting for this Hub's approval. */
@@ -74,7 +79,15 @@ export function renderPeersTable(peers: readonly PeerView[], nowMs: number): str
   const header = ['ID', 'NAME', 'DIRECTION', 'STATE', 'AUTH', 'LAST SEEN', 'CONTEXT'];
   // A pending row authenticates nothing yet, so its AUTH cell stays empty rather than promising a mode.
   // A half-paired row authenticates nothing the far side accepts, so it is not called legacy auth.
-  const rows = peers.map((p) => [shortId(p.id), p.nodeFqdn, directionWord(p), stateWord(p), p.status === 'pending' ? '-' : p.pairingProblem !== null ? 'not confirmed' : authWord(p.authMode), ago(p.lastSeenAt, nowMs), p.status === 'pending' ? '-' : capText(peerCapReading(p))]);
+  const rows = peers.map((p) => [
+    shortId(p.id),
+    p.nodeFqdn,
+    directionWord(p),
+    stateWord(p),
+    p.status === 'pending' ? '-' : p.pairingProblem !== null ? 'not confirmed' : authWord(p.authMode),
+    ago(p.lastSeenAt, nowMs),
+    p.status === 'pending' ? '-' : capText(peerCapReading(p)),
+  ]);
   const lines = columns([header, ...rows]);
   const waiting = peers.filter((p) => p.direction === 'inbound' && p.status === 'pending');
   if (waiting.length > 0) {

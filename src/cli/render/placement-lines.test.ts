@@ -44,13 +44,26 @@ const contention = (over: Partial<ContentionRecord['demoted'][number]>, overridd
   demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: ['core-2.tail0.ts.net'], overriddenBy: null, ...over }],
   overridden,
 });
-const throughput = (over: Partial<ThroughputRecord>): ThroughputRecord => ({ estimatedTokens: 35_809, budgetMs: 327_000, estimates: [], unmeasured: [], slowerDemoted: [], overridden: false, ...over });
+const throughput = (over: Partial<ThroughputRecord>): ThroughputRecord => ({
+  estimatedTokens: 35_809,
+  budgetMs: 327_000,
+  estimates: [],
+  unmeasured: [],
+  slowerDemoted: [],
+  overridden: false,
+  ...over,
+});
 
 describe('pool log lines for slots, throughput and contention', () => {
   const rows: readonly { name: string; lines: (r: RoutingLogEntry) => readonly string[]; row: RoutingLogEntry; expect: readonly string[] }[] = [
     { name: 'slots null: no line', lines: slotsLines, row: row({}), expect: [] },
     { name: 'every candidate had a free slot: no line', lines: slotsLines, row: row({ slots: slots({ demoted: [], full: [] }) }), expect: [] },
-    { name: 'a full engine was moved', lines: slotsLines, row: row({ slots: slots({}) }), expect: ['moved beta-max.tail0.ts.net (2 in flight, 2 slots) behind nodes with a free slot'] },
+    {
+      name: 'a full engine was moved',
+      lines: slotsLines,
+      row: row({ slots: slots({}) }),
+      expect: ['moved beta-max.tail0.ts.net (2 in flight, 2 slots) behind nodes with a free slot'],
+    },
     {
       name: 'the request landed on a full node regardless',
       lines: slotsLines,
@@ -80,7 +93,9 @@ describe('pool log lines for slots, throughput and contention', () => {
       name: 'affinity held it, and it served',
       lines: contentionLines,
       row: row({ node: 'local', backend: 'ollama', contention: contention({ behind: [], overriddenBy: 'affinity' }) }),
-      expect: ["kept local (busy with qwen3.8:27b at num_ctx 65536; this one at num_ctx 65536) first: it holds this session's prompt prefix, which prefix affinity follows over contention"],
+      expect: [
+        "kept local (busy with qwen3.8:27b at num_ctx 65536; this one at num_ctx 65536) first: it holds this session's prompt prefix, which prefix affinity follows over contention",
+      ],
     },
     { name: 'throughput null: no line', lines: throughputLines, row: row({}), expect: [] },
     {
@@ -88,10 +103,23 @@ describe('pool log lines for slots, throughput and contention', () => {
       lines: throughputLines,
       row: row({
         throughput: throughput({
-          slowerDemoted: [{ node: 'core-7.tail0.ts.net', backend: null, predictedMs: 162_910, inFlight: 0, fasterNode: 'beta-max.tail0.ts.net', fasterBackend: null, fasterMs: 34_651, fasterInFlight: 0 }],
+          slowerDemoted: [
+            {
+              node: 'core-7.tail0.ts.net',
+              backend: null,
+              predictedMs: 162_910,
+              inFlight: 0,
+              fasterNode: 'beta-max.tail0.ts.net',
+              fasterBackend: null,
+              fasterMs: 34_651,
+              fasterInFlight: 0,
+            },
+          ],
         }),
       }),
-      expect: ['moved core-7.tail0.ts.net (predicted 163 s, 0 in flight) behind beta-max.tail0.ts.net (predicted 35 s, 0 in flight): much slower than a node as free'],
+      expect: [
+        'moved core-7.tail0.ts.net (predicted 163 s, 0 in flight) behind beta-max.tail0.ts.net (predicted 35 s, 0 in flight): much slower than a node as free',
+      ],
     },
     {
       name: 'an unmeasured CPU-tier peer was deferred',
@@ -105,12 +133,34 @@ describe('pool log lines for slots, throughput and contention', () => {
       row: row({
         throughput: throughput({
           estimates: [
-            { node: 'fzzy.tail0.ts.net', backend: null, tokensPerSec: 123, fromPromptTokens: 10_600, extrapolated: true, predictedMs: 873_000, source: 'observed', deadline: false, slow: true },
-            { node: 'core-6.tail0.ts.net', backend: null, tokensPerSec: 496, fromPromptTokens: 48_000, extrapolated: false, predictedMs: 72_000, source: 'advertised', deadline: false, slow: false },
+            {
+              node: 'fzzy.tail0.ts.net',
+              backend: null,
+              tokensPerSec: 123,
+              fromPromptTokens: 10_600,
+              extrapolated: true,
+              predictedMs: 873_000,
+              source: 'observed',
+              deadline: false,
+              slow: true,
+            },
+            {
+              node: 'core-6.tail0.ts.net',
+              backend: null,
+              tokensPerSec: 496,
+              fromPromptTokens: 48_000,
+              extrapolated: false,
+              predictedMs: 72_000,
+              source: 'advertised',
+              deadline: false,
+              slow: false,
+            },
           ],
         }),
       }),
-      expect: ['moved fzzy.tail0.ts.net behind nodes that meet the 327 s budget for ~35809 tokens: predicted 873 s, read forward from 10600 tokens at 123 tok/s, observed'],
+      expect: [
+        'moved fzzy.tail0.ts.net behind nodes that meet the 327 s budget for ~35809 tokens: predicted 873 s, read forward from 10600 tokens at 123 tok/s, observed',
+      ],
     },
   ];
   for (const r of rows) it(r.name, () => assert.deepEqual(r.lines(r.row), r.expect));

@@ -19,7 +19,9 @@ export function slotsLines(row: RoutingLogEntry): readonly string[] {
 }
 
 function prediction(e: ThroughputEstimate): string {
-  const read = e.extrapolated ? `read forward from ${e.fromPromptTokens} tokens at ${e.tokensPerSec} tok/s` : `measured at ${e.tokensPerSec} tok/s on ${e.fromPromptTokens} tokens`;
+  const read = e.extrapolated
+    ? `read forward from ${e.fromPromptTokens} tokens at ${e.tokensPerSec} tok/s`
+    : `measured at ${e.tokensPerSec} tok/s on ${e.fromPromptTokens} tokens`;
   return `predicted ${seconds(e.predictedMs)}${e.deadline ? ' or more (a missed deadline)' : ''}, ${read}, ${e.source}`;
 }
 
@@ -30,11 +32,19 @@ export function throughputLines(row: RoutingLogEntry): readonly string[] {
   const lines: string[] = [];
   const slow = t.estimates.filter((e) => e.slow);
   const allSlow = slow.length === t.estimates.length;
-  if (slow.length > 0 && allSlow) lines.push(`every measured node was predicted to miss the ${seconds(t.budgetMs)} budget for ~${t.estimatedTokens} tokens, so the ranked order stood`);
-  else for (const e of slow) lines.push(`moved ${e.node} behind nodes that meet the ${seconds(t.budgetMs)} budget for ~${t.estimatedTokens} tokens: ${prediction(e)}`);
-  for (const u of t.unmeasured) lines.push(`moved ${u.node} behind a node measured to meet the budget: nothing has timed it for ~${t.estimatedTokens} tokens${u.prior === 'cpu-only' ? ', and it reports a CPU-only tier' : ''}`);
+  if (slow.length > 0 && allSlow)
+    lines.push(`every measured node was predicted to miss the ${seconds(t.budgetMs)} budget for ~${t.estimatedTokens} tokens, so the ranked order stood`);
+  else
+    for (const e of slow)
+      lines.push(`moved ${e.node} behind nodes that meet the ${seconds(t.budgetMs)} budget for ~${t.estimatedTokens} tokens: ${prediction(e)}`);
+  for (const u of t.unmeasured)
+    lines.push(
+      `moved ${u.node} behind a node measured to meet the budget: nothing has timed it for ~${t.estimatedTokens} tokens${u.prior === 'cpu-only' ? ', and it reports a CPU-only tier' : ''}`,
+    );
   for (const d of t.slowerDemoted) {
-    lines.push(`moved ${d.node} (predicted ${seconds(d.predictedMs)}, ${d.inFlight} in flight) behind ${d.fasterNode} (predicted ${seconds(d.fasterMs)}, ${d.fasterInFlight} in flight): much slower than a node as free`);
+    lines.push(
+      `moved ${d.node} (predicted ${seconds(d.predictedMs)}, ${d.inFlight} in flight) behind ${d.fasterNode} (predicted ${seconds(d.fasterMs)}, ${d.fasterInFlight} in flight): much slower than a node as free`,
+    );
   }
   if (t.overridden) {
     const e = t.estimates.find((x) => x.slow && x.node === row.node);
@@ -58,7 +68,9 @@ export function contentionLines(row: RoutingLogEntry): readonly string[] {
     const servedHere = row.node === d.node && row.backend === d.backend && row.status !== null;
     if (d.behind.length > 0) {
       lines.push(
-        c.overridden && servedHere ? `placed anyway on ${name} (${busyText(d)}): nothing it gave way to answered` : `moved ${name} (${busyText(d)}) behind ${d.behind.join(', ')}`,
+        c.overridden && servedHere
+          ? `placed anyway on ${name} (${busyText(d)}): nothing it gave way to answered`
+          : `moved ${name} (${busyText(d)}) behind ${d.behind.join(', ')}`,
       );
     } else if (servedHere && d.overriddenBy === 'affinity') {
       lines.push(`kept ${name} (${busyText(d)}) first: it holds this session's prompt prefix, which prefix affinity follows over contention`);

@@ -45,7 +45,12 @@ function status(extra: Partial<StatusInputs> = {}): PoolStatus {
 }
 
 function peer(extra: Partial<PeerView> = {}): PeerView {
-  return peerViewFixture({ nodeFqdn: PEER, lastSeenAt: '2026-11-30T11:59:50.000Z', backends: [{ kind: 'vllm', models: ['qwen3:8b', 'Qwen/Qwen3-4B'] }], ...extra });
+  return peerViewFixture({
+    nodeFqdn: PEER,
+    lastSeenAt: '2026-11-30T11:59:50.000Z',
+    backends: [{ kind: 'vllm', models: ['qwen3:8b', 'Qwen/Qwen3-4B'] }],
+    ...extra,
+  });
 }
 
 const render = (s: PoolStatus): string => renderPoolStatus(s, null, { nowMs: NOW });
@@ -73,7 +78,11 @@ interface Case {
 }
 
 const refusing = (kind: 'identity_changed' | 'unauthorized'): PeerView =>
-  peer({ status: 'unreachable', consecutiveFailures: 1, probeFailure: { kind, since: '2026-11-30T11:58:00.000Z', action: probeFailureAction(kind, PEER, SELF) } });
+  peer({
+    status: 'unreachable',
+    consecutiveFailures: 1,
+    probeFailure: { kind, since: '2026-11-30T11:58:00.000Z', action: probeFailureAction(kind, PEER, SELF) },
+  });
 
 const CASES: readonly Case[] = [
   {
@@ -85,7 +94,12 @@ const CASES: readonly Case[] = [
   {
     name: 'this node: name, tailnet from Tailscale, fingerprint and node UUID',
     status: status(),
-    includes: [/name\s+hub-a\.tail0\.ts\.net/, /tailnet\s+tail0\.ts\.net \(from Tailscale, connected\)/, `fingerprint     ${FP}`, /node UUID\s+11111111-2222-3333-4444-555555555555/],
+    includes: [
+      /name\s+hub-a\.tail0\.ts\.net/,
+      /tailnet\s+tail0\.ts\.net \(from Tailscale, connected\)/,
+      `fingerprint     ${FP}`,
+      /node UUID\s+11111111-2222-3333-4444-555555555555/,
+    ],
     excludes: ['UNUSABLE'],
   },
   {
@@ -95,7 +109,9 @@ const CASES: readonly Case[] = [
   },
   {
     name: 'an unusable identity names the error and the recovery command',
-    status: status({ identity: { nodeUuid: '11111111-2222-3333-4444-555555555555', fingerprint: FP, identityError: 'the sealed key cannot be opened with this secret' } }),
+    status: status({
+      identity: { nodeUuid: '11111111-2222-3333-4444-555555555555', fingerprint: FP, identityError: 'the sealed key cannot be opened with this secret' },
+    }),
     includes: [/identity\s+UNUSABLE: the sealed key cannot be opened with this secret; .*cihub pool rotate-identity/],
   },
   {
@@ -132,13 +148,19 @@ const CASES: readonly Case[] = [
   {
     name: 'a peer disabled here: the headline says no peer can take work, and names the switch (not "no peer connected")',
     status: status({ peers: [peer({ enabled: false })] }),
-    includes: ["Hub Pool: on, but no peer can take work now: serving from this Hub's own engines", `${PEER} is disabled here: no work goes to it or comes from it (cihub pool peer-enable ${PEER} undoes this)`],
+    includes: [
+      "Hub Pool: on, but no peer can take work now: serving from this Hub's own engines",
+      `${PEER} is disabled here: no work goes to it or comes from it (cihub pool peer-enable ${PEER} undoes this)`,
+    ],
     excludes: ['no peer connected', 'routing across the pool'],
   },
   {
     name: 'a peer that disabled this Hub: connected and enabled here, yet routing cannot use it, and the headline says so',
     status: status({ peers: [peer({ acceptingWork: false, backends: [] })] }),
-    includes: ["Hub Pool: on, but no peer can take work now", `${PEER} is not taking work from this Hub: it has disabled this Hub or switched off serving peers`],
+    includes: [
+      'Hub Pool: on, but no peer can take work now',
+      `${PEER} is not taking work from this Hub: it has disabled this Hub or switched off serving peers`,
+    ],
     excludes: ['routing is active', 'routing across the pool'],
   },
   {
@@ -151,11 +173,20 @@ const CASES: readonly Case[] = [
           status: 'unreachable',
           consecutiveFailures: 3,
           probeFailure: { kind: 'unauthorized', since: '2026-11-30T11:58:00.000Z', action: probeFailureAction('unauthorized', PEER, SELF) },
-          pairingProblem: { kind: 'half_paired_here', since: '2026-11-30T11:57:00.000Z', action: `make sure each Hub reaches the other over HTTPS (run cihub pool doctor on both), then remove both halves: cihub pool unpair ${PEER} here, and cihub pool unpair ${SELF} on ${PEER} if it still lists the request; then pair again from one Hub` },
+          pairingProblem: {
+            kind: 'half_paired_here',
+            since: '2026-11-30T11:57:00.000Z',
+            action: `make sure each Hub reaches the other over HTTPS (run cihub pool doctor on both), then remove both halves: cihub pool unpair ${PEER} here, and cihub pool unpair ${SELF} on ${PEER} if it still lists the request; then pair again from one Hub`,
+          },
         }),
       ],
     }),
-    includes: [/hub-b\.tail0\.ts\.net\s+unreachable\s+not confirmed/, 'Pairings that need both operators', 'half paired: this Hub approved its request, but the approval never reached it', `cihub pool unpair ${SELF} on ${PEER}`],
+    includes: [
+      /hub-b\.tail0\.ts\.net\s+unreachable\s+not confirmed/,
+      'Pairings that need both operators',
+      'half paired: this Hub approved its request, but the approval never reached it',
+      `cihub pool unpair ${SELF} on ${PEER}`,
+    ],
     excludes: ['bearer (legacy auth)', 'rejoins by itself', 'compare the two clocks', 'Legacy auth', 'Peers refusing this Hub'],
   },
   {
@@ -178,12 +209,20 @@ const CASES: readonly Case[] = [
   {
     name: 'a peer on bearer auth is called legacy, with the poolRequireSignedPeers advice',
     status: status({ peers: [peer({ authMode: 'bearer' })] }),
-    includes: [/connected\s+bearer \(legacy auth\)/, 'Legacy auth: hub-b.tail0.ts.net still uses a bearer token; leave poolRequireSignedPeers off until every peer shows signed'],
+    includes: [
+      /connected\s+bearer \(legacy auth\)/,
+      'Legacy auth: hub-b.tail0.ts.net still uses a bearer token; leave poolRequireSignedPeers off until every peer shows signed',
+    ],
   },
   {
     name: 'an incoming request is marked pending, with the approve command and its key fingerprint',
-    status: status({ peers: [peer({ direction: 'inbound', status: 'pending', authMode: 'bearer', lastSeenAt: null, backends: null, expiresAt: '2026-12-01T11:00:00.000Z' })] }),
-    includes: [/hub-b\.tail0\.ts\.net\s+pending: waiting for your approval\s+-\s+asked 1h ago\s+approve with `cihub pool approve abcdef12`/, '↳ key fingerprint 9999:8888:7777:6666:5555:4444:3333:2222'],
+    status: status({
+      peers: [peer({ direction: 'inbound', status: 'pending', authMode: 'bearer', lastSeenAt: null, backends: null, expiresAt: '2026-12-01T11:00:00.000Z' })],
+    }),
+    includes: [
+      /hub-b\.tail0\.ts\.net\s+pending: waiting for your approval\s+-\s+asked 1h ago\s+approve with `cihub pool approve abcdef12`/,
+      '↳ key fingerprint 9999:8888:7777:6666:5555:4444:3333:2222',
+    ],
     excludes: ['Legacy auth', 'routing is active'],
   },
   {
@@ -198,7 +237,15 @@ const CASES: readonly Case[] = [
   },
   {
     name: 'an unreachable peer names the failure and that it rejoins by itself, outside the refusal block',
-    status: status({ peers: [peer({ status: 'unreachable', consecutiveFailures: 3, probeFailure: { kind: 'unreachable', since: '2026-11-30T11:58:00.000Z', action: probeFailureAction('unreachable', PEER, SELF) } })] }),
+    status: status({
+      peers: [
+        peer({
+          status: 'unreachable',
+          consecutiveFailures: 3,
+          probeFailure: { kind: 'unreachable', since: '2026-11-30T11:58:00.000Z', action: probeFailureAction('unreachable', PEER, SELF) },
+        }),
+      ],
+    }),
     includes: [/hub-b\.tail0\.ts\.net\s+unreachable/, '↳ last probe failed: no usable answer since 2026-11-30 11:58:00Z (3 in a row); it rejoins by itself'],
     excludes: ['Peers refusing this Hub', 'Qwen/Qwen3-4B'],
   },
@@ -252,10 +299,30 @@ const CASES: readonly Case[] = [
     name: 'a peer with no good poll for over three polls: still usable, shown ranking mid-load (issue 10 audit)',
     status: status({
       peers: [peer()],
-      usablePeers: [{ peerId: peer().id, name: PEER, origin: 'http://127.0.0.1:1', backends: peer().backends ?? [], queueDepth: UNKNOWN_PEER_LOAD, hardwareTier: null, pressure: 1, unservableModels: [], modelDetails: new Map(), maxPromptTokens: null, maxNumCtx: null, snapshotStale: true }],
+      usablePeers: [
+        {
+          peerId: peer().id,
+          name: PEER,
+          origin: 'http://127.0.0.1:1',
+          backends: peer().backends ?? [],
+          queueDepth: UNKNOWN_PEER_LOAD,
+          hardwareTier: null,
+          pressure: 1,
+          unservableModels: [],
+          modelDetails: new Map(),
+          maxPromptTokens: null,
+          maxNumCtx: null,
+          snapshotStale: true,
+        },
+      ],
     }),
     check: (text) => {
-      assert.match(text, new RegExp(`hub-b\\.tail0\\.ts\\.net\\s+connected.*\\n {4}↳ no good poll for over three polls: ranks as mid-load \\(queue ${UNKNOWN_PEER_LOAD}\\) until the next one`));
+      assert.match(
+        text,
+        new RegExp(
+          `hub-b\\.tail0\\.ts\\.net\\s+connected.*\\n {4}↳ no good poll for over three polls: ranks as mid-load \\(queue ${UNKNOWN_PEER_LOAD}\\) until the next one`,
+        ),
+      );
     },
   },
   {
@@ -263,13 +330,34 @@ const CASES: readonly Case[] = [
     status: status({ backends: [], peers: [peer({ unservableModels: ['Qwen/Qwen3-4B'] })] }),
     check: (text) => {
       const lines = block(text, 'What the pool can serve');
-      assert.ok(lines.some((l) => /qwen3:8b\s+hub-b\.tail0\.ts\.net/.test(l)), text);
+      assert.ok(
+        lines.some((l) => /qwen3:8b\s+hub-b\.tail0\.ts\.net/.test(l)),
+        text,
+      );
       assert.ok(!lines.some((l) => l.includes('Qwen/Qwen3-4B')), text);
     },
   },
   {
     name: 'a peer with a fresh snapshot gets no mid-load note',
-    status: status({ peers: [peer()], usablePeers: [{ peerId: peer().id, name: PEER, origin: 'http://127.0.0.1:1', backends: peer().backends ?? [], queueDepth: 0, hardwareTier: null, pressure: 1, unservableModels: [], modelDetails: new Map(), maxPromptTokens: null, maxNumCtx: null, snapshotStale: false }] }),
+    status: status({
+      peers: [peer()],
+      usablePeers: [
+        {
+          peerId: peer().id,
+          name: PEER,
+          origin: 'http://127.0.0.1:1',
+          backends: peer().backends ?? [],
+          queueDepth: 0,
+          hardwareTier: null,
+          pressure: 1,
+          unservableModels: [],
+          modelDetails: new Map(),
+          maxPromptTokens: null,
+          maxNumCtx: null,
+          snapshotStale: false,
+        },
+      ],
+    }),
     excludes: ['mid-load'],
   },
 ];
@@ -302,7 +390,13 @@ describe('renderPoolStatus: pins and withheld engines', () => {
   it('lists each pin and says when one is idle because its target is not available', () => {
     const text = renderPoolStatus(
       status({
-        settings: { ...DEFAULT_SETTINGS, poolPins: [{ scope: 'model', model: 'qwen3:8b', target: 'core-2.tail0.ts.net' }, { scope: 'default', model: null, target: 'local' }] },
+        settings: {
+          ...DEFAULT_SETTINGS,
+          poolPins: [
+            { scope: 'model', model: 'qwen3:8b', target: 'core-2.tail0.ts.net' },
+            { scope: 'default', model: null, target: 'local' },
+          ],
+        },
         backends: [],
       }),
       null,
@@ -332,11 +426,22 @@ describe('renderPoolStatus: context caps', () => {
   const HEADING = "Context caps (the window each node's engine runs; none takes any window, ? is not known here)";
   const capped = (cap: number | null) => ({ ...DEFAULT_SETTINGS, inferenceMaxNumCtx: cap });
   const rows: readonly { name: string; status: PoolStatus; includes: (string | RegExp)[]; excludes: (string | RegExp)[] }[] = [
-    { name: 'no node capped: no block', status: status({ peers: [peer()] }), includes: [/context cap\s+none \(takes any window\)/], excludes: ['Context caps', '! caps differ'] },
+    {
+      name: 'no node capped: no block',
+      status: status({ peers: [peer()] }),
+      includes: [/context cap\s+none \(takes any window\)/],
+      excludes: ['Context caps', '! caps differ'],
+    },
     {
       name: 'this node capped and a peer at another cap: side by side, with the disagreement reported',
       status: status({ settings: capped(65_536), peers: [peer({ maxNumCtx: 16_384 })] }),
-      includes: [/context cap\s+num_ctx 65536/, HEADING, /hub-a\.tail0\.ts\.net \(this node\)\s+65536/, /hub-b\.tail0\.ts\.net\s+16384/, '! caps differ (16384, 65536)'],
+      includes: [
+        /context cap\s+num_ctx 65536/,
+        HEADING,
+        /hub-a\.tail0\.ts\.net \(this node\)\s+65536/,
+        /hub-b\.tail0\.ts\.net\s+16384/,
+        '! caps differ (16384, 65536)',
+      ],
       excludes: ['names no cap'],
     },
     {
@@ -361,10 +466,18 @@ describe('renderPoolStatus: context caps', () => {
   }
 });
 
-describe('containersText: a peer\'s container counts as status shows them', () => {
+describe("containersText: a peer's container counts as status shows them", () => {
   const table: readonly { name: string; given: PeerView['containers']; reads: string }[] = [
-    { name: 'reported and busy', given: { running: 6, stopped: 2, total: 8, cpuPercent: 91.25, memoryBytes: 5_368_709_120 }, reads: 'containers: 6 running, 2 stopped (8 in all); 91.3% CPU, 5.0 GiB memory' },
-    { name: 'reported, nothing running: real zeros', given: { running: 0, stopped: 0, total: 0, cpuPercent: 0, memoryBytes: 0 }, reads: 'containers: 0 running, 0 stopped (0 in all); 0.0% CPU, 0.0 GiB memory' },
+    {
+      name: 'reported and busy',
+      given: { running: 6, stopped: 2, total: 8, cpuPercent: 91.25, memoryBytes: 5_368_709_120 },
+      reads: 'containers: 6 running, 2 stopped (8 in all); 91.3% CPU, 5.0 GiB memory',
+    },
+    {
+      name: 'reported, nothing running: real zeros',
+      given: { running: 0, stopped: 0, total: 0, cpuPercent: 0, memoryBytes: 0 },
+      reads: 'containers: 0 running, 0 stopped (0 in all); 0.0% CPU, 0.0 GiB memory',
+    },
     { name: 'not reported (older build, sharing off, or a rejected rollup): never drawn as zero', given: null, reads: 'containers: not reported' },
   ];
   for (const c of table) {
@@ -372,7 +485,14 @@ describe('containersText: a peer\'s container counts as status shows them', () =
   }
 
   it('shows under each paired peer in cihub pool status', () => {
-    const text = render(status({ peers: [peer({ containers: { running: 1, stopped: 0, total: 1, cpuPercent: 3, memoryBytes: 2 ** 30 } }), peer({ id: 'bbbbbbbb-0000-4000-8000-000000000002', nodeFqdn: 'hub-c.tail0.ts.net' })] }));
+    const text = render(
+      status({
+        peers: [
+          peer({ containers: { running: 1, stopped: 0, total: 1, cpuPercent: 3, memoryBytes: 2 ** 30 } }),
+          peer({ id: 'bbbbbbbb-0000-4000-8000-000000000002', nodeFqdn: 'hub-c.tail0.ts.net' }),
+        ],
+      }),
+    );
     assert.ok(text.includes('↳ containers: 1 running, 0 stopped (1 in all); 3.0% CPU, 1.0 GiB memory'), text);
     assert.ok(text.includes('↳ containers: not reported'), text);
   });

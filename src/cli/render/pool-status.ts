@@ -17,9 +17,9 @@ import { hardwareTierText, localPressureText, peerMachineNote } from './machine.
 
 const REASON_TEXT: Readonly<Record<PoolStatus['reason'], string>> = {
   active: 'routing across the pool',
-  no_peers: 'on, no peer connected: serving from this Hub\'s own engines',
+  no_peers: "on, no peer connected: serving from this Hub's own engines",
   partially_disabled: 'partly switched off',
-  disabled_by_env: 'off: HUB_POOL_USER_DISABLED=true in this Hub\'s environment (the setting cannot override it)',
+  disabled_by_env: "off: HUB_POOL_USER_DISABLED=true in this Hub's environment (the setting cannot override it)",
   disabled_by_setting: 'off: poolEnabled is false (turn on with `cihub pool enable`)',
 };
 
@@ -38,7 +38,7 @@ const field = (label: string, value: string): string => `  ${label.padEnd(LABEL_
 
 const REFUSAL_TEXT: Readonly<Record<'unauthorized' | 'identity_changed', string>> = {
   identity_changed: 'identity changed: it no longer holds the node identity pinned here, and waiting will not fix that',
-  unauthorized: 'credentials refused: it answers, but turns down this Hub\'s credentials',
+  unauthorized: "credentials refused: it answers, but turns down this Hub's credentials",
 };
 
 export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary | null, opts: StatusRenderOptions = {}): string {
@@ -114,7 +114,11 @@ export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary 
 /** Routing pins, and which of them cannot apply right now (a pin never forces, so an idle one is easy to miss). */
 function pinLines(status: PoolStatus): string[] {
   if (status.pins.length === 0) return [];
-  const rows = status.pins.map((p) => [p.scope === 'model' ? (p.model ?? '') : '(every model)', `→ ${p.targetNode}`, p.targetAvailable ? 'in force' : 'idle: the target is not available, so the ranker alone decides']);
+  const rows = status.pins.map((p) => [
+    p.scope === 'model' ? (p.model ?? '') : '(every model)',
+    `→ ${p.targetNode}`,
+    p.targetAvailable ? 'in force' : 'idle: the target is not available, so the ranker alone decides',
+  ]);
   return ['', 'Routing pins (prefer, never force)', ...columns(rows).map((l) => `  ${l}`)];
 }
 
@@ -136,16 +140,26 @@ function thisNodeLines(status: PoolStatus): string[] {
   lines.push(field('tailnet', tailnetText(node)));
   const id = node.identity;
   if (id === null) {
-    lines.push(field('identity', 'not made yet (it is made on first use: a PIN, a pairing or a peer\'s probe)'));
+    lines.push(field('identity', "not made yet (it is made on first use: a PIN, a pairing or a peer's probe)"));
   } else {
     lines.push(field('fingerprint', id.fingerprint));
     lines.push(field('node UUID', id.nodeUuid));
     if (id.identityError !== null) {
-      lines.push(field('identity', `UNUSABLE: ${id.identityError}; this Hub cannot sign. Run \`cihub pool rotate-identity\` (it removes every pairing), then pair again`));
+      lines.push(
+        field(
+          'identity',
+          `UNUSABLE: ${id.identityError}; this Hub cannot sign. Run \`cihub pool rotate-identity\` (it removes every pairing), then pair again`,
+        ),
+      );
     }
   }
   const pin = status.pairingPin;
-  lines.push(field('pairing PIN', pin.active && pin.expiresAt !== null ? `active until ${clockTime(pin.expiresAt)} (its digits are shown only when minted)` : 'none active'));
+  lines.push(
+    field(
+      'pairing PIN',
+      pin.active && pin.expiresAt !== null ? `active until ${clockTime(pin.expiresAt)} (its digits are shown only when minted)` : 'none active',
+    ),
+  );
   lines.push(field('queue depth', String(node.queueDepth)));
   const ceiling = node.maxPromptTokens;
   lines.push(field('prompt ceiling', ceiling === null ? 'none' : `${ceiling} tokens (set by ${node.maxPromptTokensSetBy})`));
@@ -184,14 +198,22 @@ function servableLines(status: PoolStatus): string[] {
   };
   const healthy = status.localNode.backends.filter((b) => b.healthy);
   for (const model of new Set(healthy.flatMap((b) => b.models))) {
-    add(model, `local (${healthy.filter((b) => b.models.includes(model)).map((b) => b.id).join(', ')})`);
+    add(
+      model,
+      `local (${healthy
+        .filter((b) => b.models.includes(model))
+        .map((b) => b.id)
+        .join(', ')})`,
+    );
   }
   const contributors = servingPeers(status.peers);
   // A model a peer says it cannot serve is not servable there (placement and the listings agree).
   for (const p of contributors) for (const model of peerModels(p) ?? []) if (!(p.unservableModels ?? []).includes(model)) add(model, p.nodeFqdn);
   const models = [...holders.keys()].sort();
   if (models.length === 0) {
-    return [contributors.length === 0 ? '  (nothing: no healthy engine lists a model)' : '  (nothing: no healthy engine here and no connected peer lists a model)'];
+    return [
+      contributors.length === 0 ? '  (nothing: no healthy engine lists a model)' : '  (nothing: no healthy engine here and no connected peer lists a model)',
+    ];
   }
   // On a Hub with no peer serving, every model is on one node; the mark would say nothing.
   const pooled = contributors.length > 0;
@@ -209,8 +231,8 @@ function servableLines(status: PoolStatus): string[] {
 
 const PROBLEM_TEXT: Readonly<Record<NonNullable<PeerView['pairingProblem']>['kind'], string>> = {
   half_paired_here: 'half paired: this Hub approved its request, but the approval never reached it',
-  half_paired_there: 'half paired: it approved this Hub\'s request, but the approval never arrived here',
-  crossed_requests: 'the requests crossed: it sent this Hub a request too, and each Hub sets the other\'s aside',
+  half_paired_there: "half paired: it approved this Hub's request, but the approval never arrived here",
+  crossed_requests: "the requests crossed: it sent this Hub a request too, and each Hub sets the other's aside",
 };
 
 /** This Hub's own counts: what it collects, from where, and whether peers see them. */
@@ -238,8 +260,11 @@ function headline(status: PoolStatus): string {
   if (status.reason !== 'active' && status.reason !== 'no_peers') return REASON_TEXT[status.reason];
   if (routable(status).length > 0) return REASON_TEXT.active;
   const paired = status.peers.filter((p) => p.status !== 'pending');
-  if (paired.length === 0) return status.peers.length === 0 ? 'on, no peer paired: serving from this Hub\'s own engines' : 'on, no pairing approved yet: serving from this Hub\'s own engines';
-  return 'on, but no peer can take work now: serving from this Hub\'s own engines';
+  if (paired.length === 0)
+    return status.peers.length === 0
+      ? "on, no peer paired: serving from this Hub's own engines"
+      : "on, no pairing approved yet: serving from this Hub's own engines";
+  return "on, but no peer can take work now: serving from this Hub's own engines";
 }
 
 /** Which peers routing can use, and for a paired peer it cannot use because of a switch, which switch. */
@@ -251,7 +276,8 @@ function routingLines(status: PoolStatus): string[] {
   for (const p of status.peers) {
     if (p.status === 'pending' || p.queueDepth !== null) continue;
     if (!p.enabled) lines.push(`  ${p.nodeFqdn} is disabled here: no work goes to it or comes from it (cihub pool peer-enable ${p.nodeFqdn} undoes this)`);
-    else if (p.acceptingWork === false) lines.push(`  ${p.nodeFqdn} is not taking work from this Hub: it has disabled this Hub or switched off serving peers (its operator can undo that there)`);
+    else if (p.acceptingWork === false)
+      lines.push(`  ${p.nodeFqdn} is not taking work from this Hub: it has disabled this Hub or switched off serving peers (its operator can undo that there)`);
   }
   return lines;
 }
@@ -269,7 +295,12 @@ function signedOnlyLines(status: PoolStatus): string[] {
     ];
   }
   if (!pairings.every((p) => p.authMode === 'signed')) return [];
-  return ['', on ? 'Signed requests only: on, and every peer signs.' : 'Signed requests only: every peer signs now, so turning on poolRequireSignedPeers is safe (cihub pool set poolRequireSignedPeers true).'];
+  return [
+    '',
+    on
+      ? 'Signed requests only: on, and every peer signs.'
+      : 'Signed requests only: every peer signs now, so turning on poolRequireSignedPeers is safe (cihub pool set poolRequireSignedPeers true).',
+  ];
 }
 
 function peerState(p: PeerView): string {
@@ -285,19 +316,30 @@ function peerLines(peers: PoolStatus['peers'], nowMs: number): string[] {
     let detail: string;
     if (p.status === 'pending' && p.direction === 'inbound') {
       detail = `approve with \`cihub pool approve ${shortId(p.id)}\``;
-      note.push(p.fingerprint === null ? 'no key: this request carried no PIN, so its name is only a claim' : `key fingerprint ${p.fingerprint} (compare it with that Hub's \`cihub pool status\`)`);
+      note.push(
+        p.fingerprint === null
+          ? 'no key: this request carried no PIN, so its name is only a claim'
+          : `key fingerprint ${p.fingerprint} (compare it with that Hub's \`cihub pool status\`)`,
+      );
     } else if (p.status === 'pending') {
       detail = p.expiresAt === null ? 'sent' : `sent; expires ${clockTime(p.expiresAt)}`;
       if (p.pairingProblem !== null) note.push(`${PROBLEM_TEXT[p.pairingProblem.kind]}: see below`);
     } else {
       const models = peerModels(p);
-      detail = models === null ? 'models not reported yet' : p.acceptingWork === false ? 'not taking work from this Hub' : `${models.length} model${models.length === 1 ? '' : 's'}`;
+      detail =
+        models === null
+          ? 'models not reported yet'
+          : p.acceptingWork === false
+            ? 'not taking work from this Hub'
+            : `${models.length} model${models.length === 1 ? '' : 's'}`;
       if (p.pairingProblem !== null) {
         note.push(`${PROBLEM_TEXT[p.pairingProblem.kind]}: see below`);
       } else if (p.leftAt !== null) {
         note.push(`said it was shutting down at ${clockTime(p.leftAt)}: no work goes to it, and it rejoins by itself on its first good poll`);
       } else if (p.probeFailure !== null && p.probeFailure.kind === 'unreachable') {
-        note.push(`last probe failed: no usable answer${p.probeFailure.since === null ? '' : ` since ${clockTime(p.probeFailure.since)}`} (${p.consecutiveFailures} in a row); it rejoins by itself on the next probe that succeeds`);
+        note.push(
+          `last probe failed: no usable answer${p.probeFailure.since === null ? '' : ` since ${clockTime(p.probeFailure.since)}`} (${p.consecutiveFailures} in a row); it rejoins by itself on the next probe that succeeds`,
+        );
       } else if (p.probeFailure !== null) {
         note.push(`refusing this Hub: see below`);
       }
@@ -310,7 +352,14 @@ function peerLines(peers: PoolStatus['peers'], nowMs: number): string[] {
     if (machineNote !== null) note.push(machineNote);
     const auth = p.status === 'pending' ? '-' : p.pairingProblem !== null ? 'not confirmed' : authWord(p.authMode);
     const limits = p.status === 'pending' ? ['', ''] : [`context ${capText(peerCapReading(p))}`, `ceiling ${capText(peerCeilingReading(p))}`];
-    rows.push([p.nodeFqdn, peerState(p), auth, p.status === 'pending' ? `asked ${ago(p.createdAt, nowMs)}` : `last seen ${ago(p.lastSeenAt, nowMs)}`, ...limits, detail]);
+    rows.push([
+      p.nodeFqdn,
+      peerState(p),
+      auth,
+      p.status === 'pending' ? `asked ${ago(p.createdAt, nowMs)}` : `last seen ${ago(p.lastSeenAt, nowMs)}`,
+      ...limits,
+      detail,
+    ]);
     if (note.length > 0) notes.set(i, note);
   });
   const out: string[] = [];

@@ -55,7 +55,9 @@ function pageOf(entries: readonly RoutingLogEntry[]): RoutingLogPage {
 
 /** The rendered lines under the header. */
 function body(entries: readonly RoutingLogEntry[], now?: number): string[] {
-  return renderRoutingLog(pageOf(entries), now === undefined ? {} : { now }).split('\n').slice(1);
+  return renderRoutingLog(pageOf(entries), now === undefined ? {} : { now })
+    .split('\n')
+    .slice(1);
 }
 
 const hangUp = row({ candidates: 14, attempt: 1, outcome: 'failed', status: null, durationMs: null, totalMs: 30_031, clientClosed: true });
@@ -93,7 +95,9 @@ describe('renderRoutingLog rows', () => {
     },
     {
       name: 'an inbound forward its sender gave up on',
-      entries: [row({ direction: 'inbound', node: 'core-2', candidates: 1, outcome: 'failed', status: null, durationMs: null, totalMs: 5_000, clientClosed: true })],
+      entries: [
+        row({ direction: 'inbound', node: 'core-2', candidates: 1, outcome: 'failed', status: null, durationMs: null, totalMs: 5_000, clientClosed: true }),
+      ],
       lines: [
         '2026-09-21 20:09:06Z in   qwen3-coder:30b      core-2   1/1   5000    ✗ failed',
         "  ↳ core-2 stopped waiting for this forward after 5000 ms — the sender's choice, not a failure of this node",
@@ -153,7 +157,18 @@ describe('renderRoutingLog rows', () => {
     },
     {
       name: 'a request nothing could take',
-      entries: [row({ node: null, model: null, candidates: 0, attempt: null, outcome: 'failed', status: null, durationMs: null, reason: 'no candidate holds the model' })],
+      entries: [
+        row({
+          node: null,
+          model: null,
+          candidates: 0,
+          attempt: null,
+          outcome: 'failed',
+          status: null,
+          durationMs: null,
+          reason: 'no candidate holds the model',
+        }),
+      ],
       lines: ['2026-09-21 20:09:06Z out  -                    -        -/0   4020    ✗ failed', '  ↳ no node was tried: no candidate holds the model'],
     },
     {
@@ -166,7 +181,15 @@ describe('renderRoutingLog rows', () => {
     },
     {
       name: 'a confirmed verdict names the node it agreed with',
-      entries: [row({ node: 'core-3', attempt: 2, outcome: 'failed', status: 500, requestError: { signature: 'invalid-message', basis: 'confirmed', confirms: 'local' } })],
+      entries: [
+        row({
+          node: 'core-3',
+          attempt: 2,
+          outcome: 'failed',
+          status: 500,
+          requestError: { signature: 'invalid-message', basis: 'confirmed', confirms: 'local' },
+        }),
+      ],
       lines: [
         '2026-09-21 20:09:06Z out  qwen3-coder:30b      core-3   2/3   812     ✗ failed',
         '  ↳ refused as a bad request by core-3: invalid-message (basis confirmed: local had answered the same)',
@@ -276,10 +299,13 @@ describe('renderRoutingLog header', () => {
 });
 
 describe('routing-log lines for context caps, prompt ceilings and withholding', () => {
-  const arrow = (entry: RoutingLogEntry) => body([entry]).filter((l) => l.startsWith('  ↳ ')).map((l) => l.slice(4));
+  const arrow = (entry: RoutingLogEntry) =>
+    body([entry])
+      .filter((l) => l.startsWith('  ↳ '))
+      .map((l) => l.slice(4));
   const rows: readonly { name: string; entry: RoutingLogEntry; lines: string[] }[] = [
     {
-      name: 'a cap that moved a node, judged on the request\'s num_ctx',
+      name: "a cap that moved a node, judged on the request's num_ctx",
       entry: row({ node: 'hub-b', contextCap: { numCtx: 65_536, source: 'request', excluded: [{ node: 'hub-a', maxNumCtx: 16_384 }], overridden: false } }),
       lines: ['moved hub-a (cap 16384) behind nodes whose context cap takes num_ctx 65536 (from the request)'],
     },
@@ -291,16 +317,30 @@ describe('routing-log lines for context caps, prompt ceilings and withholding', 
         'placed anyway on hub-a over its context cap: nothing that could take the window answered',
       ],
     },
-    { name: 'a cap record that moved nothing gets no line', entry: row({ contextCap: { numCtx: 100, source: 'estimated', excluded: [], overridden: false } }), lines: [] },
+    {
+      name: 'a cap record that moved nothing gets no line',
+      entry: row({ contextCap: { numCtx: 100, source: 'estimated', excluded: [], overridden: false } }),
+      lines: [],
+    },
     {
       name: 'a ceiling that moved a node, and one placed anyway',
       entry: row({ node: 'hub-a', promptCeiling: { estimatedTokens: 10_240, excluded: [{ node: 'hub-a', maxPromptTokens: 1024 }], overridden: true } }),
-      lines: ['moved hub-a (ceiling 1024) behind nodes under their prompt ceiling: this prompt is ~10240 tokens', 'placed anyway on hub-a over its prompt ceiling: nothing under its ceiling answered'],
+      lines: [
+        'moved hub-a (ceiling 1024) behind nodes under their prompt ceiling: this prompt is ~10240 tokens',
+        'placed anyway on hub-a over its prompt ceiling: nothing under its ceiling answered',
+      ],
     },
-    { name: 'a ceiling record that moved nothing gets no line', entry: row({ promptCeiling: { estimatedTokens: 10, excluded: [], overridden: false } }), lines: [] },
+    {
+      name: 'a ceiling record that moved nothing gets no line',
+      entry: row({ promptCeiling: { estimatedTokens: 10, excluded: [], overridden: false } }),
+      lines: [],
+    },
     {
       name: 'a withheld engine says why the first node was skipped',
-      entry: row({ node: 'hub-b', withheld: { demoted: [{ node: 'local', backend: 'ollama', until: '2026-09-29T10:01:00.000Z', reason: 'degenerate-output' }], overridden: false } }),
+      entry: row({
+        node: 'hub-b',
+        withheld: { demoted: [{ node: 'local', backend: 'ollama', until: '2026-09-29T10:01:00.000Z', reason: 'degenerate-output' }], overridden: false },
+      }),
       lines: ['moved local (ollama) behind every other candidate: withheld for degenerate-output until 2026-09-29 10:01:00Z'],
     },
   ];

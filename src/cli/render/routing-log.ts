@@ -25,7 +25,22 @@ export interface LineContext {
  */
 export type Explainer = (row: RoutingLogEntry, ctx: LineContext) => readonly string[];
 
-const EXPLAINERS: readonly Explainer[] = [affinityLine, contextCapLines, promptCeilingLines, slotsLines, throughputLines, contentionLines, pinLine, withheldLines, failoverLines, localLoadLine, hangUpLine, requestErrorLine, ranOutLine, pendingLine];
+const EXPLAINERS: readonly Explainer[] = [
+  affinityLine,
+  contextCapLines,
+  promptCeilingLines,
+  slotsLines,
+  throughputLines,
+  contentionLines,
+  pinLine,
+  withheldLines,
+  failoverLines,
+  localLoadLine,
+  hangUpLine,
+  requestErrorLine,
+  ranOutLine,
+  pendingLine,
+];
 
 /** Widths that reproduce the spec's sample row exactly; a longer value widens its column for every row on the page. */
 const MIN_WIDTHS = [20, 4, 20, 8, 5, 7] as const;
@@ -86,7 +101,8 @@ function answeredBy(row: RoutingLogEntry): string | null {
 function contextCapLines(row: RoutingLogEntry): readonly string[] {
   const cap = row.contextCap;
   if (cap === null || cap.excluded.length === 0) return [];
-  const window = cap.source === 'request' ? `num_ctx ${cap.numCtx} (from the request)` : `~${cap.numCtx} tokens (estimated from the prompt; the request named no num_ctx)`;
+  const window =
+    cap.source === 'request' ? `num_ctx ${cap.numCtx} (from the request)` : `~${cap.numCtx} tokens (estimated from the prompt; the request named no num_ctx)`;
   const nodes = cap.excluded.map((e) => `${e.node} (cap ${e.maxNumCtx})`).join(', ');
   const lines = [`moved ${nodes} behind nodes whose context cap takes ${window}`];
   if (cap.overridden) lines.push(`placed anyway on ${row.node ?? 'a capped node'} over its context cap: nothing that could take the window answered`);
@@ -107,7 +123,9 @@ function promptCeilingLines(row: RoutingLogEntry): readonly string[] {
 function withheldLines(row: RoutingLogEntry): readonly string[] {
   const w = row.withheld;
   if (w === null) return [];
-  const lines = w.demoted.map((d) => `moved ${d.node}${d.backend === null ? '' : ` (${d.backend})`} behind every other candidate: withheld for ${d.reason} until ${shortTime(d.until)}`);
+  const lines = w.demoted.map(
+    (d) => `moved ${d.node}${d.backend === null ? '' : ` (${d.backend})`} behind every other candidate: withheld for ${d.reason} until ${shortTime(d.until)}`,
+  );
   if (w.overridden) lines.push(`placed anyway on the withheld ${row.node ?? 'engine'}: every other candidate failed`);
   return lines;
 }

@@ -18,11 +18,17 @@ describe('status: slots and measured speed', () => {
   ];
   for (const row of slotRows) it(`ollama slots: ${row.name}`, () => assert.equal(slotsText(row.node as PoolStatus['localNode']), row.expect));
 
-  it('lists this node\'s bands and a peer\'s advertised ones, each with size, rate and age', () => {
+  it("lists this node's bands and a peer's advertised ones, each with size, rate and age", () => {
     const lines = speedLines(
-      status({ throughput: { estimates: [{ node: 'local', backendId: 'ollama', model: 'qwen3:8b', bands: [band], decodeTokensPerSec: 41.7 }], advertised: null } }, [
-        { nodeFqdn: 'core-6.tail0.ts.net', throughput: { observed: [], advertised: { 'qwen3:8b': { bands: [{ ...band, tokensPerSec: 20, deadline: true }], decodeTokensPerSec: null } } } },
-      ] as unknown as PoolStatus['peers']),
+      status(
+        { throughput: { estimates: [{ node: 'local', backendId: 'ollama', model: 'qwen3:8b', bands: [band], decodeTokensPerSec: 41.7 }], advertised: null } },
+        [
+          {
+            nodeFqdn: 'core-6.tail0.ts.net',
+            throughput: { observed: [], advertised: { 'qwen3:8b': { bands: [{ ...band, tokensPerSec: 20, deadline: true }], decodeTokensPerSec: null } } },
+          },
+        ] as unknown as PoolStatus['peers'],
+      ),
     );
     assert.deepEqual(lines, [
       '',
@@ -33,5 +39,8 @@ describe('status: slots and measured speed', () => {
   });
 
   it('says nothing has been timed yet rather than showing an empty block', () =>
-    assert.equal(speedLines(status({ throughput: { estimates: [], advertised: null } })).at(-1), '  nothing timed yet: chat and completion prompts of 4,096 estimated tokens or more are timed'));
+    assert.equal(
+      speedLines(status({ throughput: { estimates: [], advertised: null } })).at(-1),
+      '  nothing timed yet: chat and completion prompts of 4,096 estimated tokens or more are timed',
+    ));
 });

@@ -33,7 +33,9 @@ function estimateLine(who: string, e: EstimateView): string {
 
 function advertLines(who: string, advert: ThroughputAdvert | null): string[] {
   if (advert === null) return [];
-  return Object.entries(advert).map(([model, m]) => `  ${who} ${model} (advertised): ${[...m.bands.map(bandText), ...decodeText(m.decodeTokensPerSec)].join(' · ')}`);
+  return Object.entries(advert).map(
+    ([model, m]) => `  ${who} ${model} (advertised): ${[...m.bands.map(bandText), ...decodeText(m.decodeTokensPerSec)].join(' · ')}`,
+  );
 }
 
 /** The "Measured speed" block; empty when the Hub reported no throughput (an older build). */

@@ -37,10 +37,22 @@ export function describedRoutes(routes: readonly RegisteredRoute[]): RegisteredR
 }
 
 const SECURITY_SCHEMES = {
-  operatorKey: { type: 'http', scheme: 'bearer', description: "the contents of operator.key in the Hub's data dir; a dashboard session cookie with its X-CSRF-Token header counts the same" },
+  operatorKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description: "the contents of operator.key in the Hub's data dir; a dashboard session cookie with its X-CSRF-Token header counts the same",
+  },
   qaReadKey: { type: 'http', scheme: 'bearer', description: 'an API key of scope qa:read (cihub api-key create --scope qa:read)' },
-  inferenceKey: { type: 'http', scheme: 'bearer', description: 'an API key of scope inference; not needed by a caller on this machine or (unless HUB_INFERENCE_TAILNET_AUTH=require-key) the tailnet' },
-  peerCredential: { type: 'http', scheme: 'bearer', description: 'another Hub: an Ed25519-signed request (docs/peer-protocol.md), or the bearer token issued at pairing until the peer is seen signing' },
+  inferenceKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'an API key of scope inference; not needed by a caller on this machine or (unless HUB_INFERENCE_TAILNET_AUTH=require-key) the tailnet',
+  },
+  peerCredential: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'another Hub: an Ed25519-signed request (docs/peer-protocol.md), or the bearer token issued at pairing until the peer is seen signing',
+  },
   dashboardSession: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: "the dashboard's session cookie" },
 } as const;
 
@@ -101,7 +113,8 @@ export function openApiDocument(routes: readonly RegisteredRoute[], version: str
         responses: {
           ...(doc?.answer === undefined ? {} : { '200': { description: 'OK', content: { 'application/json': { schema: doc.answer } } } }),
           default: {
-            description: 'Described in docs/api.md. Operator routes answer errors as { "error": { "code", "message" } } (docs/errors.md); the app proxy answers them in the request\'s dialect.',
+            description:
+              'Described in docs/api.md. Operator routes answer errors as { "error": { "code", "message" } } (docs/errors.md); the app proxy answers them in the request\'s dialect.',
           },
         },
       };

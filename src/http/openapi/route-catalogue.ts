@@ -45,7 +45,12 @@ const fixed: Record<RouteKey, RouteDoc> = {
   [`GET ${P}/routing-log`]: { summary: 'routing-log rows, paged by `since` and `limit`, with a summary', tag: 'observability' },
   [`GET ${P}/handout`]: { summary: 'the context window to hand an app for `model`', tag: 'observability' },
   [`GET ${P}/settings`]: { summary: 'pool settings', tag: 'operator', answer: settingsSchema() },
-  [`PATCH ${P}/settings`]: { summary: 'change pool settings (a JSON object of the keys to change)', tag: 'operator', body: settingsPatchSchema(), answer: settingsSchema() },
+  [`PATCH ${P}/settings`]: {
+    summary: 'change pool settings (a JSON object of the keys to change)',
+    tag: 'operator',
+    body: settingsPatchSchema(),
+    answer: settingsSchema(),
+  },
   [`GET ${P}/settings/catalogue`]: { summary: 'every setting with its range, default and meaning', tag: 'operator' },
   'GET /api/hub/api-keys': { summary: 'API keys (never the keys themselves)', tag: 'operator' },
   'POST /api/hub/api-keys': { summary: 'create an API key `{ name, scope }`; the key is shown once', tag: 'operator' },
@@ -61,7 +66,7 @@ const fixed: Record<RouteKey, RouteDoc> = {
   [`GET ${P}/peers/discoverable`]: { summary: 'Hubs on the tailnet that could be paired', tag: 'operator' },
   [`GET ${P}/peers/directories`]: { summary: 'which directories discovery can ask', tag: 'operator' },
   [`GET ${P}/peers/clocks`]: { summary: "each peer's clock skew against this Hub", tag: 'operator' },
-  [`GET ${P}/tailscale`]: { summary: "what this Hub knows of Tailscale (daemon, Serve, operator permission)", tag: 'operator' },
+  [`GET ${P}/tailscale`]: { summary: 'what this Hub knows of Tailscale (daemon, Serve, operator permission)', tag: 'operator' },
   [`POST ${P}/pairing-pin`]: { summary: 'mint a pairing PIN (six digits, ten minutes, single use)', tag: 'operator' },
   [`DELETE ${P}/pairing-pin`]: { summary: 'withdraw the pairing PIN', tag: 'operator' },
   [`POST ${P}/identity/rotate`]: { summary: "rotate this Hub's identity key", tag: 'operator' },
@@ -96,14 +101,20 @@ const fixed: Record<RouteKey, RouteDoc> = {
 
 const routed = Object.fromEntries(
   ROUTED_ROUTES.flatMap((r): [RouteKey, RouteDoc][] => [
-    [`POST ${P}${r.path}`, { summary: `${r.path} (${r.dialect === 'openai' ? 'OpenAI' : 'Ollama'}), placed on a pool node with failover`, tag: 'app proxy', auth: 'inference' }],
+    [
+      `POST ${P}${r.path}`,
+      { summary: `${r.path} (${r.dialect === 'openai' ? 'OpenAI' : 'Ollama'}), placed on a pool node with failover`, tag: 'app proxy', auth: 'inference' },
+    ],
     [`POST ${P}/local${r.path}`, { summary: `a peer's forward of ${r.path}, served by this node's own engines`, tag: 'peer', auth: 'peer' }],
   ]),
 );
 
 /** Model management is registered for every method only to refuse it in the app's dialect. */
 const refused = Object.fromEntries(
-  MODEL_MANAGEMENT_PATHS.map((path): [RouteKey, RouteDoc] => [`ALL ${P}${path}`, { summary: `${path}: refused (404 HUB_ERR_ROUTE_NOT_PROXIED): models are managed on each node's own engine`, tag: 'app proxy', auth: 'inference' }]),
+  MODEL_MANAGEMENT_PATHS.map((path): [RouteKey, RouteDoc] => [
+    `ALL ${P}${path}`,
+    { summary: `${path}: refused (404 HUB_ERR_ROUTE_NOT_PROXIED): models are managed on each node's own engine`, tag: 'app proxy', auth: 'inference' },
+  ]),
 );
 
 export const ROUTE_CATALOGUE: Readonly<Record<RouteKey, RouteDoc>> = Object.freeze({ ...fixed, ...routed, ...refused });

@@ -5,8 +5,25 @@ import type { WalkSettled } from '../../proxy/walk-types.js';
 import type { Candidate } from '../types.js';
 import { PrefixAffinity, type AffinityRequest } from './prefix-affinity.js';
 
-const cand = (node: string, backendId: string | null): Candidate => ({ id: `${node}/${backendId ?? 'pool'}`, node, backendId, engine: null, url: 'http://x', queueDepth: 0, peerId: backendId === null ? node : null, hardwareTier: null, pressure: 1 });
-const req = (requestId: string, over: Partial<AffinityRequest> = {}): AffinityRequest => ({ requestId, model: 'm', judgedRoute: true, sessionHeader: 'run-1', body: {}, ...over });
+const cand = (node: string, backendId: string | null): Candidate => ({
+  id: `${node}/${backendId ?? 'pool'}`,
+  node,
+  backendId,
+  engine: null,
+  url: 'http://x',
+  queueDepth: 0,
+  peerId: backendId === null ? node : null,
+  hardwareTier: null,
+  pressure: 1,
+});
+const req = (requestId: string, over: Partial<AffinityRequest> = {}): AffinityRequest => ({
+  requestId,
+  model: 'm',
+  judgedRoute: true,
+  sessionHeader: 'run-1',
+  body: {},
+  ...over,
+});
 const ON = { poolPrefixAffinityMaxInFlight: 2, poolPrefixAffinityMargin: 0 };
 const settled = (requestId: string, end: WalkSettled['end']) => ({ requestId, end }) as WalkSettled;
 

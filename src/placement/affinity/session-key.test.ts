@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { promptHead, sessionKey, validSessionHeader } from './session-key.js';
 
 const SYSTEM = { role: 'system', content: 'You are an agent. '.repeat(6_000) };
-const chat = (first: string, ...later: string[]) => ({ messages: [SYSTEM, { role: 'user', content: first }, ...later.map((content) => ({ role: 'assistant', content }))] });
+const chat = (first: string, ...later: string[]) => ({
+  messages: [SYSTEM, { role: 'user', content: first }, ...later.map((content) => ({ role: 'assistant', content }))],
+});
 
 describe('validSessionHeader', () => {
   const rows: readonly { value: string | string[] | undefined; ok: boolean }[] = [
@@ -17,7 +19,8 @@ describe('validSessionHeader', () => {
     { value: ['a', 'b'], ok: false },
     { value: undefined, ok: false },
   ];
-  for (const r of rows) it(`${JSON.stringify(r.value)?.slice(0, 40)} is ${r.ok ? 'kept' : 'ignored'}`, () => assert.equal(validSessionHeader(r.value) !== null, r.ok));
+  for (const r of rows)
+    it(`${JSON.stringify(r.value)?.slice(0, 40)} is ${r.ok ? 'kept' : 'ignored'}`, () => assert.equal(validSessionHeader(r.value) !== null, r.ok));
 });
 
 describe('sessionKey', () => {
@@ -45,7 +48,19 @@ describe('sessionKey', () => {
     assert.equal(sessionKey('m', null, {}), null);
   });
   it('the head stops after the first message that follows the system messages', () => {
-    assert.equal(promptHead({ messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'u' }, { role: 'assistant', content: 'a' }] }), JSON.stringify([{ role: 'system', content: 's' }, { role: 'user', content: 'u' }]));
+    assert.equal(
+      promptHead({
+        messages: [
+          { role: 'system', content: 's' },
+          { role: 'user', content: 'u' },
+          { role: 'assistant', content: 'a' },
+        ],
+      }),
+      JSON.stringify([
+        { role: 'system', content: 's' },
+        { role: 'user', content: 'u' },
+      ]),
+    );
   });
   it('the key is a hex digest, never the session id or any prompt text', () => {
     const k = sessionKey('m', 'run-1', {})!.key;

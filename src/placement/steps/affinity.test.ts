@@ -18,13 +18,28 @@ const local = (backendId: string, queueDepth = 0): Candidate => ({
   hardwareTier: null,
   pressure: 1,
 });
-const peer = (node: string, queueDepth = 0): Candidate => ({ id: `${node}/pool`, node, backendId: null, engine: null, url: `https://${node}`, queueDepth, peerId: node, hardwareTier: null, pressure: 1 });
+const peer = (node: string, queueDepth = 0): Candidate => ({
+  id: `${node}/pool`,
+  node,
+  backendId: null,
+  engine: null,
+  url: `https://${node}`,
+  queueDepth,
+  peerId: node,
+  hardwareTier: null,
+  pressure: 1,
+});
 
 const CORE1 = 'core-1.tail0.ts.net';
 const CORE2 = 'core-2.tail0.ts.net';
 const ids = (tiers: Tiers) => tiers.map((t) => t.map((c) => c.id));
 const ctx = (affinity: AffinityContext | null): PlacementContext => placementContext({ model: 'qwen3:8b', pins: [], affinity });
-const remembering = (node: string, backendId: string | null, maxInFlight = 2, margin = 0): AffinityContext => ({ keySource: 'hashed', remembered: { node, backendId }, maxInFlight, margin });
+const remembering = (node: string, backendId: string | null, maxInFlight = 2, margin = 0): AffinityContext => ({
+  keySource: 'hashed',
+  remembered: { node, backendId },
+  maxInFlight,
+  margin,
+});
 
 describe('qualifies: the limit counts the request being placed; the margin widens only a limit that is on', () => {
   const rows: readonly { name: string; inFlight: number; least: number | null; max: number; margin: number; expect: boolean }[] = [
@@ -118,8 +133,15 @@ describe('affinityStep', () => {
 
   it('a pin still wins over affinity (it runs after, inside the same tier): the row reads skipped, qualified', () => {
     const ranked = [local('ollama'), peer(CORE1), peer(CORE2)];
-    const placed = place(ranked, placementContext({ model: 'qwen3:8b', pins: [{ scope: 'default', model: null, target: CORE2 }], affinity: remembering(CORE1, null) }), [affinityStep, pinStep]);
-    assert.deepEqual(placed.order.map((c) => c.id), [`${CORE2}/pool`, `${CORE1}/pool`, 'local/ollama']);
+    const placed = place(
+      ranked,
+      placementContext({ model: 'qwen3:8b', pins: [{ scope: 'default', model: null, target: CORE2 }], affinity: remembering(CORE1, null) }),
+      [affinityStep, pinStep],
+    );
+    assert.deepEqual(
+      placed.order.map((c) => c.id),
+      [`${CORE2}/pool`, `${CORE1}/pool`, 'local/ollama'],
+    );
     const final = affinityOutcome(placed.records.affinity!, placed.order, { node: CORE1, backendId: null });
     assert.equal(final.outcome, 'skipped');
     assert.equal(final.qualified, true);

@@ -86,7 +86,14 @@ export const affinityStep: PlacementStep<'affinity'> = {
     const base = { key: a.keySource, maxInFlight: a.maxInFlight, affinityMargin: a.margin } as const;
     const judged = judge(tiers, a);
     if (judged === null) {
-      const record: AffinityRecord = { ...base, outcome: 'miss', qualified: false, remembered: a.remembered?.node ?? null, inFlight: null, leastLoadedInFlight: null };
+      const record: AffinityRecord = {
+        ...base,
+        outcome: 'miss',
+        qualified: false,
+        remembered: a.remembered?.node ?? null,
+        inFlight: null,
+        leastLoadedInFlight: null,
+      };
       return { tiers, record };
     }
     const { candidate, qualified, leastLoadedInFlight } = judged;

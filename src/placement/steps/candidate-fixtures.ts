@@ -3,7 +3,17 @@ import type { EngineKind } from '../../engines/engine-kind.js';
 import type { Candidate, Tiers } from '../types.js';
 
 export function localEngine(backendId: string, queueDepth = 0, engine: EngineKind = 'ollama'): Candidate {
-  return { id: `local/${backendId}`, node: 'local', backendId, engine, url: `http://127.0.0.1:11434/${backendId}`, queueDepth, peerId: null, hardwareTier: null, pressure: 1 };
+  return {
+    id: `local/${backendId}`,
+    node: 'local',
+    backendId,
+    engine,
+    url: `http://127.0.0.1:11434/${backendId}`,
+    queueDepth,
+    peerId: null,
+    hardwareTier: null,
+    pressure: 1,
+  };
 }
 
 export function peerNode(name: string, queueDepth = 0, hardwareTier: string | null = null): Candidate {

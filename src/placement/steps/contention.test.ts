@@ -31,18 +31,26 @@ describe('contentionStep (spec, "Local engine contention")', () => {
       record: null,
     },
     {
-      name: 'the beta-max wait: another model generating moves local behind a peer as busy (3 here against core-2\'s 3)',
+      name: "the beta-max wait: another model generating moves local behind a peer as busy (3 here against core-2's 3)",
       tiers: [[L, P3]],
       input: input([OPENCLAW]),
       expect: [[P3, L]],
-      record: { numCtx: 65536, demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [P3.node], overriddenBy: null }], overridden: false },
+      record: {
+        numCtx: 65536,
+        demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [P3.node], overriddenBy: null }],
+        overridden: false,
+      },
     },
     {
       name: 'the same model at another window cannot be joined (num_ctx is a load parameter)',
       tiers: [[L, P0]],
       input: input([{ model: MODEL, numCtx: 32768 }]),
       expect: [[P0, L]],
-      record: { numCtx: 65536, demoted: [{ node: 'local', backend: 'ollama', busyWith: [{ model: MODEL, numCtx: 32768 }], runsAt: 65536, behind: [P0.node], overriddenBy: null }], overridden: false },
+      record: {
+        numCtx: 65536,
+        demoted: [{ node: 'local', backend: 'ollama', busyWith: [{ model: MODEL, numCtx: 32768 }], runsAt: 65536, behind: [P0.node], overriddenBy: null }],
+        overridden: false,
+      },
     },
     {
       name: 'no window named and no default stated: two such requests match each other',
@@ -56,35 +64,55 @@ describe('contentionStep (spec, "Local engine contention")', () => {
       tiers: [[L, P0]],
       input: input([{ model: MODEL, numCtx: 8192 }], { numCtx: null, runsAt: new Map([['ollama', null]]) }),
       expect: [[P0, L]],
-      record: { numCtx: null, demoted: [{ node: 'local', backend: 'ollama', busyWith: [{ model: MODEL, numCtx: 8192 }], runsAt: null, behind: [P0.node], overriddenBy: null }], overridden: false },
+      record: {
+        numCtx: null,
+        demoted: [{ node: 'local', backend: 'ollama', busyWith: [{ model: MODEL, numCtx: 8192 }], runsAt: null, behind: [P0.node], overriddenBy: null }],
+        overridden: false,
+      },
     },
     {
       name: 'it stops at the first busier candidate: behind a tie, ahead of a node with more in flight',
       tiers: [[L, Q3, peerNode('core-9', 4), peerNode('core-7', 0)]],
       input: input([OPENCLAW]),
       expect: [[Q3, L, peerNode('core-9', 4), peerNode('core-7', 0)]],
-      record: { numCtx: 65536, demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [Q3.node], overriddenBy: null }], overridden: false },
+      record: {
+        numCtx: 65536,
+        demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [Q3.node], overriddenBy: null }],
+        overridden: false,
+      },
     },
     {
       name: 'every node after it is busier: it keeps its place, and the record says so with behind empty',
       tiers: [[L, Q4]],
       input: input([OPENCLAW]),
       expect: [[L, Q4]],
-      record: { numCtx: 65536, demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [], overriddenBy: null }], overridden: false },
+      record: {
+        numCtx: 65536,
+        demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [], overriddenBy: null }],
+        overridden: false,
+      },
     },
     {
       name: 'affinity holds the engine its session is warm on: it keeps its place, overriddenBy affinity',
       tiers: [[L0, P0]],
       input: input([OPENCLAW], { affinityHeld: L0.id }),
       expect: [[L0, P0]],
-      record: { numCtx: 65536, demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [], overriddenBy: 'affinity' }], overridden: false },
+      record: {
+        numCtx: 65536,
+        demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [], overriddenBy: 'affinity' }],
+        overridden: false,
+      },
     },
     {
       name: 'within its group only: it never moves into a later group',
       tiers: [[L], [P0]],
       input: input([OPENCLAW]),
       expect: [[L], [P0]],
-      record: { numCtx: 65536, demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [], overriddenBy: null }], overridden: false },
+      record: {
+        numCtx: 65536,
+        demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [], overriddenBy: null }],
+        overridden: false,
+      },
     },
     { name: 'no peer can take the request: nothing to give way to, record null', tiers: [[L]], input: input([OPENCLAW]), expect: [[L]], record: null },
   ];
@@ -99,5 +127,8 @@ describe('contentionStep (spec, "Local engine contention")', () => {
 
 describe('unjoinable', () => {
   it('keeps another model at any window and this model at another window, drops this model at this window', () =>
-    assert.deepEqual(unjoinable([OPENCLAW, { model: MODEL, numCtx: 65536 }, { model: MODEL, numCtx: 32768 }], MODEL, 65536), [OPENCLAW, { model: MODEL, numCtx: 32768 }]));
+    assert.deepEqual(unjoinable([OPENCLAW, { model: MODEL, numCtx: 65536 }, { model: MODEL, numCtx: 32768 }], MODEL, 65536), [
+      OPENCLAW,
+      { model: MODEL, numCtx: 32768 },
+    ]));
 });

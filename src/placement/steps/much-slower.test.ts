@@ -20,10 +20,23 @@ const beta1Busier = peerNode('beta-1', 2);
 const OPENCLAW = 35_809;
 
 const PRIOR: ThroughputRecord = { estimatedTokens: OPENCLAW, budgetMs: 327_000, estimates: [], unmeasured: [], slowerDemoted: [], overridden: false };
-const earlierWith = (throughput: ThroughputRecord | null, contention: ContentionRecord | null = null): PlacementRecords => ({ ...NULL_PLACEMENT_RECORDS, throughput, contention });
+const earlierWith = (throughput: ThroughputRecord | null, contention: ContentionRecord | null = null): PlacementRecords => ({
+  ...NULL_PLACEMENT_RECORDS,
+  throughput,
+  contention,
+});
 
 const fleet = (over: Partial<ThroughputInput> = {}, c7: Candidate = core7, b1: Candidate = beta1) =>
-  throughputInput(OPENCLAW, [[c7, 162_910], [betaMax, 34_651], [betaRed, 38_973], [b1, 22_080]], over);
+  throughputInput(
+    OPENCLAW,
+    [
+      [c7, 162_910],
+      [betaMax, 34_651],
+      [betaRed, 38_973],
+      [b1, 22_080],
+    ],
+    over,
+  );
 
 const demotion = (p: Candidate, pMs: number, f: Candidate, fMs: number): SlowerDemotion => ({
   node: p.node,
@@ -48,7 +61,7 @@ interface Row {
 
 const rows: readonly Row[] = [
   {
-    name: 'the 2026-09-30 re-bank: every GPU node goes ahead of core-7, in the ranker\'s order, and beta-max then stays first (35 s is not 3 × 22 s)',
+    name: "the 2026-09-30 re-bank: every GPU node goes ahead of core-7, in the ranker's order, and beta-max then stays first (35 s is not 3 × 22 s)",
     tiers: [[core7, betaMax, betaRed, beta1]],
     input: fleet(),
     expect: [[betaMax, betaRed, beta1, core7]],
@@ -64,14 +77,24 @@ const rows: readonly Row[] = [
   {
     name: 'the floor keeps the order when the gap is seconds (3× faster but under 20 s sooner)',
     tiers: [[core7, beta1]],
-    input: throughputInput(OPENCLAW, [[core7, 27_000], [beta1, 9000]]),
+    input: throughputInput(OPENCLAW, [
+      [core7, 27_000],
+      [beta1, 9000],
+    ]),
     expect: [[core7, beta1]],
     slowerDemoted: [],
   },
   {
     name: 'HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS 0 lets that same gap move',
     tiers: [[core7, beta1]],
-    input: throughputInput(OPENCLAW, [[core7, 27_000], [beta1, 9000]], { slowerFloorMs: 0 }),
+    input: throughputInput(
+      OPENCLAW,
+      [
+        [core7, 27_000],
+        [beta1, 9000],
+      ],
+      { slowerFloorMs: 0 },
+    ),
     expect: [[beta1, core7]],
     slowerDemoted: [demotion(core7, 27_000, beta1, 9000)],
   },
@@ -99,7 +122,10 @@ const rows: readonly Row[] = [
   {
     name: 'a first node nothing has measured leaves the whole walk as ranked',
     tiers: [[core7, betaMax, beta1]],
-    input: throughputInput(OPENCLAW, [[betaMax, 160_000], [beta1, 22_080]]),
+    input: throughputInput(OPENCLAW, [
+      [betaMax, 160_000],
+      [beta1, 22_080],
+    ]),
     expect: [[core7, betaMax, beta1]],
     slowerDemoted: [],
   },
@@ -135,7 +161,10 @@ const rows: readonly Row[] = [
   {
     name: 'a missed deadline is only a lower bound: it never makes a node the faster one',
     tiers: [[core7, beta1]],
-    input: throughputInput(OPENCLAW, [[core7, 162_910], [beta1, 22_080, true]]),
+    input: throughputInput(OPENCLAW, [
+      [core7, 162_910],
+      [beta1, 22_080, true],
+    ]),
     expect: [[core7, beta1]],
     slowerDemoted: [],
   },
@@ -149,7 +178,10 @@ const rows: readonly Row[] = [
   {
     name: 'under 6,144 tokens nothing moves',
     tiers: [[core7, beta1]],
-    input: throughputInput(6000, [[core7, 162_910], [beta1, 22_080]]),
+    input: throughputInput(6000, [
+      [core7, 162_910],
+      [beta1, 22_080],
+    ]),
     expect: [[core7, beta1]],
     slowerDemoted: null,
   },
@@ -170,8 +202,15 @@ const rows: readonly Row[] = [
   {
     name: 'a local engine contention moved behind the peers is never brought back ahead of them',
     tiers: [[core7, localEngine('ollama', 0)]],
-    input: throughputInput(OPENCLAW, [[core7, 162_910], [localEngine('ollama', 0), 22_080]]),
-    earlier: earlierWith(PRIOR, { numCtx: null, demoted: [{ node: 'local', backend: 'ollama', busyWith: [{ model: 'x', numCtx: null }], runsAt: null, behind: [core7.node], overriddenBy: null }], overridden: false }),
+    input: throughputInput(OPENCLAW, [
+      [core7, 162_910],
+      [localEngine('ollama', 0), 22_080],
+    ]),
+    earlier: earlierWith(PRIOR, {
+      numCtx: null,
+      demoted: [{ node: 'local', backend: 'ollama', busyWith: [{ model: 'x', numCtx: null }], runsAt: null, behind: [core7.node], overriddenBy: null }],
+      overridden: false,
+    }),
     expect: [[core7, localEngine('ollama', 0)]],
     slowerDemoted: [],
   },
@@ -180,7 +219,11 @@ const rows: readonly Row[] = [
 describe('muchSlowerStep (spec, "Much slower than a node as free")', () => {
   for (const row of rows) {
     it(row.name, () => {
-      const out = muchSlowerStep.run(row.tiers, placementContext({ model: MODEL, pins: row.pins ?? [], throughput: row.input }), row.earlier ?? earlierWith(PRIOR));
+      const out = muchSlowerStep.run(
+        row.tiers,
+        placementContext({ model: MODEL, pins: row.pins ?? [], throughput: row.input }),
+        row.earlier ?? earlierWith(PRIOR),
+      );
       assert.deepEqual(tierIds(out.tiers), tierIds(row.expect));
       if (row.slowerDemoted === null) assert.equal(out.record?.slowerDemoted.length, 0);
       else assert.deepEqual(out.record?.slowerDemoted, row.slowerDemoted);

@@ -18,7 +18,17 @@ const local = (backendId: string): Candidate => ({
   hardwareTier: null,
   pressure: 1,
 });
-const peer = (node: string): Candidate => ({ id: `${node}/pool`, node, backendId: null, engine: null, url: `https://${node}`, queueDepth: 0, peerId: node, hardwareTier: null, pressure: 1 });
+const peer = (node: string): Candidate => ({
+  id: `${node}/pool`,
+  node,
+  backendId: null,
+  engine: null,
+  url: `https://${node}`,
+  queueDepth: 0,
+  peerId: node,
+  hardwareTier: null,
+  pressure: 1,
+});
 
 const L1 = local('ollama');
 const L2 = local('vllm');
@@ -113,15 +123,27 @@ describe('pinStep', () => {
     {
       name: 'the pinned node moves to the front of each tier it is in, never across tiers',
       pins: [defaultPin('local')],
-      tiers: [[A, L1], [B, L2, C]],
-      expect: [[L1, A], [L2, B, C]],
+      tiers: [
+        [A, L1],
+        [B, L2, C],
+      ],
+      expect: [
+        [L1, A],
+        [L2, B, C],
+      ],
       record: { scope: 'default', model: null, target: 'local', applied: true },
     },
     {
       name: 'a pinned node found only in a later tier leads that tier alone',
       pins: [modelPin('qwen3:8b', C.node)],
-      tiers: [[L1, A], [B, C]],
-      expect: [[L1, A], [C, B]],
+      tiers: [
+        [L1, A],
+        [B, C],
+      ],
+      expect: [
+        [L1, A],
+        [C, B],
+      ],
       record: { scope: 'model', model: 'qwen3:8b', target: C.node, applied: true },
     },
     {
@@ -142,7 +164,12 @@ describe('pinStep', () => {
 
   it('a default pin stored without a model key (hand-edited settings.json) records model null', () => {
     const pin = { scope: 'default', target: 'local' } as unknown as RoutingPin;
-    assert.deepEqual(pinStep.run([[A, L1]], placementContext({ model: 'm', pins: [pin] })).record, { scope: 'default', model: null, target: 'local', applied: true });
+    assert.deepEqual(pinStep.run([[A, L1]], placementContext({ model: 'm', pins: [pin] })).record, {
+      scope: 'default',
+      model: null,
+      target: 'local',
+      applied: true,
+    });
   });
 });
 
@@ -177,31 +204,46 @@ describe('the pin in the pipeline', () => {
   // withheld engines form a last group of their own, and the much-slower rule judges the node each
   // group would try first, pin included, leaving a pinned first node where it is.
   it('runs after every step that splits or reorders groups by the request, with only withholding and the much-slower rule after it', () =>
-    assert.deepEqual(STEPS.slice(-3).map((s) => s.key), ['pin', 'withheld', 'throughput']));
+    assert.deepEqual(
+      STEPS.slice(-3).map((s) => s.key),
+      ['pin', 'withheld', 'throughput'],
+    ));
 
   /** A fake earlier step: sends every candidate of `node` into a later tier, as a prompt ceiling would. */
   const demote = (node: string): PlacementStep<'promptCeiling'> => ({
     key: 'promptCeiling',
     run: (tiers) => {
       const moved = tiers.flat().filter((c) => c.node === node);
-      return { tiers: moved.length === 0 ? tiers : [...tiers.map((t) => t.filter((c) => c.node !== node)), moved], record: { estimatedTokens: 2048, excluded: [{ node, maxPromptTokens: 1024 }], overridden: false } };
+      return {
+        tiers: moved.length === 0 ? tiers : [...tiers.map((t) => t.filter((c) => c.node !== node)), moved],
+        record: { estimatedTokens: 2048, excluded: [{ node, maxPromptTokens: 1024 }], overridden: false },
+      };
     },
   });
 
   it('cannot lift a pinned node out of the later tier an earlier step put it in', () => {
     const placement = place([L1, A, B], placementContext({ model: 'qwen3:8b', pins: [defaultPin(A.node)] }), [demote(A.node), pinStep]);
-    assert.deepEqual(placement.order.map((c) => c.id), [L1.id, B.id, A.id]);
+    assert.deepEqual(
+      placement.order.map((c) => c.id),
+      [L1.id, B.id, A.id],
+    );
     assert.deepEqual(placement.records.pin, { scope: 'default', model: null, target: A.node, applied: true });
   });
 
   it('leads the first tier when nothing demoted it', () => {
     const placement = place([L1, A, B], placementContext({ model: 'qwen3:8b', pins: [defaultPin(B.node)] }), [demote(A.node), pinStep]);
-    assert.deepEqual(placement.order.map((c) => c.id), [B.id, L1.id, A.id]);
+    assert.deepEqual(
+      placement.order.map((c) => c.id),
+      [B.id, L1.id, A.id],
+    );
   });
 
   it('is what place() runs by default', () => {
     const placement = place([L1, A], placementContext({ model: 'qwen3:8b', pins: [modelPin('qwen3:8b', A.node)] }));
-    assert.deepEqual(placement.order.map((c) => c.id), [A.id, L1.id]);
+    assert.deepEqual(
+      placement.order.map((c) => c.id),
+      [A.id, L1.id],
+    );
     assert.equal((placement.records.pin as PinRecord).applied, true);
   });
 });

@@ -33,21 +33,40 @@ describe('slotsStep (spec, "Slot-aware placement")', () => {
     {
       name: 'a candidate whose queue fills its slots goes behind one with a free slot (the B5 cell: 2 in flight on 2 slots)',
       tiers: [[B2, A0]],
-      slots: stated([[B2, 2], [A0, 4]]),
+      slots: stated([
+        [B2, 2],
+        [A0, 4],
+      ]),
       expect: [[A0], [B2]],
-      record: { demoted: [{ node: B2.node, backend: null, inFlight: 2, slots: 2 }], allFull: false, full: [{ node: B2.node, backend: null, inFlight: 2, slots: 2 }], overridden: false },
+      record: {
+        demoted: [{ node: B2.node, backend: null, inFlight: 2, slots: 2 }],
+        allFull: false,
+        full: [{ node: B2.node, backend: null, inFlight: 2, slots: 2 }],
+        overridden: false,
+      },
     },
     {
       name: 'a queue over its slots counts as full too',
       tiers: [[L2, A0]],
-      slots: stated([[L2, 1], [A0, 1]]),
+      slots: stated([
+        [L2, 1],
+        [A0, 1],
+      ]),
       expect: [[A0], [L2]],
-      record: { demoted: [{ node: 'local', backend: 'ollama', inFlight: 2, slots: 1 }], allFull: false, full: [{ node: 'local', backend: 'ollama', inFlight: 2, slots: 1 }], overridden: false },
+      record: {
+        demoted: [{ node: 'local', backend: 'ollama', inFlight: 2, slots: 1 }],
+        allFull: false,
+        full: [{ node: 'local', backend: 'ollama', inFlight: 2, slots: 1 }],
+        overridden: false,
+      },
     },
     {
       name: 'a queue under its slots is free and keeps its place',
       tiers: [[B1, A0]],
-      slots: stated([[B1, 2], [A0, 4]]),
+      slots: stated([
+        [B1, 2],
+        [A0, 4],
+      ]),
       expect: [[B1, A0]],
       record: { demoted: [], allFull: false, full: [], overridden: false },
     },
@@ -61,14 +80,25 @@ describe('slotsStep (spec, "Slot-aware placement")', () => {
     {
       name: 'unstated keeps its place among the free: only the full one moves, behind every free and unstated one',
       tiers: [[B2, C0, A0]],
-      slots: stated([[B2, 2], [A0, 4]]),
+      slots: stated([
+        [B2, 2],
+        [A0, 4],
+      ]),
       expect: [[C0, A0], [B2]],
-      record: { demoted: [{ node: B2.node, backend: null, inFlight: 2, slots: 2 }], allFull: false, full: [{ node: B2.node, backend: null, inFlight: 2, slots: 2 }], overridden: false },
+      record: {
+        demoted: [{ node: B2.node, backend: null, inFlight: 2, slots: 2 }],
+        allFull: false,
+        full: [{ node: B2.node, backend: null, inFlight: 2, slots: 2 }],
+        overridden: false,
+      },
     },
     {
       name: 'all full means nothing moves',
       tiers: [[B2, A4]],
-      slots: stated([[B2, 2], [A4, 4]]),
+      slots: stated([
+        [B2, 2],
+        [A4, 4],
+      ]),
       expect: [[B2, A4]],
       record: {
         demoted: [],
@@ -83,14 +113,21 @@ describe('slotsStep (spec, "Slot-aware placement")', () => {
     {
       name: 'judged within each group: a full node in the first group never moves behind a free one in a later group',
       tiers: [[B2], [A0]],
-      slots: stated([[B2, 2], [A0, 4]]),
+      slots: stated([
+        [B2, 2],
+        [A0, 4],
+      ]),
       expect: [[B2], [A0]],
       record: { demoted: [], allFull: false, full: [{ node: B2.node, backend: null, inFlight: 2, slots: 2 }], overridden: false },
     },
     {
       name: 'full candidates keep the ranker order among themselves behind the free ones',
       tiers: [[L2, B2, A0]],
-      slots: stated([[L2, 2], [B2, 2], [A0, 4]]),
+      slots: stated([
+        [L2, 2],
+        [B2, 2],
+        [A0, 4],
+      ]),
       expect: [[A0], [L2, B2]],
       record: {
         demoted: [

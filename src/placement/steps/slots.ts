@@ -55,7 +55,10 @@ export const slotsStep: PlacementStep<'slots'> = {
         next.push([...tier]);
         continue;
       }
-      next.push(tier.filter((c) => fullOf(c) === null), behind);
+      next.push(
+        tier.filter((c) => fullOf(c) === null),
+        behind,
+      );
       for (const c of behind) demoted.push(fullOf(c)!);
     }
     const stated = all.filter((c) => input.stated.has(c.id));

@@ -5,10 +5,21 @@ import type { Candidate } from '../types.js';
 
 /** A prediction measured here at the requested size. */
 export function measured(predictedMs: number, tokens: number, deadline = false): Prediction & { source: 'observed' } {
-  return { tokensPerSec: Math.round((tokens / predictedMs) * 1000 * 10) / 10, fromPromptTokens: tokens, extrapolated: false, predictedMs, deadline, source: 'observed' };
+  return {
+    tokensPerSec: Math.round((tokens / predictedMs) * 1000 * 10) / 10,
+    fromPromptTokens: tokens,
+    extrapolated: false,
+    predictedMs,
+    deadline,
+    source: 'observed',
+  };
 }
 
-export function throughputInput(tokens: number, predictions: readonly (readonly [Candidate, number, boolean?])[], over: Partial<ThroughputInput> = {}): ThroughputInput {
+export function throughputInput(
+  tokens: number,
+  predictions: readonly (readonly [Candidate, number, boolean?])[],
+  over: Partial<ThroughputInput> = {},
+): ThroughputInput {
   return {
     estimatedTokens: tokens,
     budgetMs: 327_000,

@@ -29,7 +29,12 @@ interface Row {
 }
 
 const rows: readonly Row[] = [
-  { name: 'HUB_POOL_THROUGHPUT_PLACEMENT=off or a route it does not judge (no input): nothing moves, record null', tiers: [[core7, beta1]], expect: [[core7, beta1]], record: null },
+  {
+    name: 'HUB_POOL_THROUGHPUT_PLACEMENT=off or a route it does not judge (no input): nothing moves, record null',
+    tiers: [[core7, beta1]],
+    expect: [[core7, beta1]],
+    record: null,
+  },
   {
     name: 'no candidate has applicable evidence: nothing moves, record null',
     tiers: [[core7, beta1]],
@@ -40,7 +45,10 @@ const rows: readonly Row[] = [
   {
     name: 'a candidate predicted to miss the budget moves behind every one that is not (fzzy at 46k tokens)',
     tiers: [[fzzy, beta1]],
-    input: throughputInput(46_000, [[fzzy, 1_122_000], [beta1, 93_000]]),
+    input: throughputInput(46_000, [
+      [fzzy, 1_122_000],
+      [beta1, 93_000],
+    ]),
     expect: [[beta1], [fzzy]],
     record: { unmeasured: [], slowerDemoted: [], overridden: false },
   },
@@ -54,21 +62,30 @@ const rows: readonly Row[] = [
   {
     name: 'all slow means nothing moves',
     tiers: [[fzzy, core7]],
-    input: throughputInput(46_000, [[fzzy, 1_122_000], [core7, 900_000]]),
+    input: throughputInput(46_000, [
+      [fzzy, 1_122_000],
+      [core7, 900_000],
+    ]),
     expect: [[fzzy, core7]],
     record: { unmeasured: [] },
   },
   {
     name: 'a slow node is judged within its group and never brought into an earlier one',
     tiers: [[fzzy], [beta1]],
-    input: throughputInput(46_000, [[fzzy, 1_122_000], [beta1, 93_000]]),
+    input: throughputInput(46_000, [
+      [fzzy, 1_122_000],
+      [beta1, 93_000],
+    ]),
     expect: [[fzzy], [beta1]],
     record: { unmeasured: [] },
   },
   {
     name: 'core-7, 2026-09-29: an unmeasured peer moves behind measured peers the ranker scored the same (7,731 tokens)',
     tiers: [[core7, beta1, betaMax]],
-    input: throughputInput(7731, [[beta1, 32_000], [betaMax, 36_000]]),
+    input: throughputInput(7731, [
+      [beta1, 32_000],
+      [betaMax, 36_000],
+    ]),
     expect: [[beta1, betaMax, core7]],
     record: { unmeasured: [{ node: core7.node, backend: null, prior: 'unknown' }] },
   },
@@ -106,7 +123,7 @@ const rows: readonly Row[] = [
     record: { unmeasured: [] },
   },
   {
-    name: 'this node\'s own engine keeps its place unmeasured (its evidence dies with a restart, its prefix cache does not)',
+    name: "this node's own engine keeps its place unmeasured (its evidence dies with a restart, its prefix cache does not)",
     tiers: [[localEngine('ollama', 1), beta1]],
     input: throughputInput(20_000, [[beta1, 40_000]]),
     expect: [[localEngine('ollama', 1), beta1]],
@@ -131,7 +148,13 @@ const rows: readonly Row[] = [
     name: 'a local engine contention is about to move does not hold unmeasured peers back',
     tiers: [[local, core7]],
     input: throughputInput(20_000, [[local, 40_000]], { score: () => 0 }),
-    contention: { numCtx: 65536, busy: new Map([['ollama', [{ model: 'qwen3.8:27b', numCtx: 32768 }]]]), runsAt: new Map([['ollama', 65536]]), affinityHeld: null, pressureWeight: 0 },
+    contention: {
+      numCtx: 65536,
+      busy: new Map([['ollama', [{ model: 'qwen3.8:27b', numCtx: 32768 }]]]),
+      runsAt: new Map([['ollama', 65536]]),
+      affinityHeld: null,
+      pressureWeight: 0,
+    },
     expect: [[local, core7]],
     record: { unmeasured: [] },
   },
@@ -140,7 +163,12 @@ const rows: readonly Row[] = [
 describe('throughputStep (spec, "Throughput-aware placement")', () => {
   for (const row of rows) {
     it(row.name, () => {
-      const ctx: PlacementContext = placementContext({ model: MODEL, pins: row.pins ?? [], ...(row.input ? { throughput: row.input } : {}), ...(row.contention ? { contention: row.contention } : {}) });
+      const ctx: PlacementContext = placementContext({
+        model: MODEL,
+        pins: row.pins ?? [],
+        ...(row.input ? { throughput: row.input } : {}),
+        ...(row.contention ? { contention: row.contention } : {}),
+      });
       const out = throughputStep.run(row.tiers, ctx);
       assert.deepEqual(tierIds(out.tiers.filter((t) => t.length > 0)), tierIds(row.expect));
       if (row.record === null) assert.equal(out.record, null);
@@ -152,13 +180,43 @@ describe('throughputStep (spec, "Throughput-aware placement")', () => {
   }
 
   it('records each estimate with its source, the size it was read from, and whether it misses the budget', () => {
-    const out = throughputStep.run([[fzzy, beta1]], placementContext({ model: MODEL, pins: [], throughput: throughputInput(46_000, [[fzzy, 1_122_000], [beta1, 93_000]]) }));
+    const out = throughputStep.run(
+      [[fzzy, beta1]],
+      placementContext({
+        model: MODEL,
+        pins: [],
+        throughput: throughputInput(46_000, [
+          [fzzy, 1_122_000],
+          [beta1, 93_000],
+        ]),
+      }),
+    );
     assert.deepEqual(out.record, {
       estimatedTokens: 46_000,
       budgetMs: 327_000,
       estimates: [
-        { node: fzzy.node, backend: null, tokensPerSec: 41, fromPromptTokens: 46_000, extrapolated: false, predictedMs: 1_122_000, source: 'observed', deadline: false, slow: true },
-        { node: beta1.node, backend: null, tokensPerSec: 494.6, fromPromptTokens: 46_000, extrapolated: false, predictedMs: 93_000, source: 'observed', deadline: false, slow: false },
+        {
+          node: fzzy.node,
+          backend: null,
+          tokensPerSec: 41,
+          fromPromptTokens: 46_000,
+          extrapolated: false,
+          predictedMs: 1_122_000,
+          source: 'observed',
+          deadline: false,
+          slow: true,
+        },
+        {
+          node: beta1.node,
+          backend: null,
+          tokensPerSec: 494.6,
+          fromPromptTokens: 46_000,
+          extrapolated: false,
+          predictedMs: 93_000,
+          source: 'observed',
+          deadline: false,
+          slow: false,
+        },
       ],
       unmeasured: [],
       slowerDemoted: [],

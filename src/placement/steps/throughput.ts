@@ -97,7 +97,14 @@ export const throughputStep: PlacementStep<'throughput'> = {
       next.push(input.estimatedTokens >= LARGE_PROMPT_TOKENS ? deferWithinTies(ahead, ctx, input, unmeasured) : ahead);
       if (behind.length > 0) next.push(behind);
     }
-    const record: ThroughputRecord = { estimatedTokens: input.estimatedTokens, budgetMs: input.budgetMs, estimates, unmeasured, slowerDemoted: [], overridden: false };
+    const record: ThroughputRecord = {
+      estimatedTokens: input.estimatedTokens,
+      budgetMs: input.budgetMs,
+      estimates,
+      unmeasured,
+      slowerDemoted: [],
+      overridden: false,
+    };
     return { tiers: next as Tiers, record };
   },
 };

@@ -8,7 +8,17 @@ import { withheldStep } from './withheld.js';
 function peer(name: string): Candidate {
   return { id: `${name}/pool`, node: name, backendId: null, engine: null, url: `http://${name}`, queueDepth: 0, peerId: name, hardwareTier: null, pressure: 1 };
 }
-const L: Candidate = { id: 'local/ollama', node: 'local', backendId: 'ollama', engine: 'ollama', url: 'http://local', queueDepth: 0, peerId: null, hardwareTier: null, pressure: 1 };
+const L: Candidate = {
+  id: 'local/ollama',
+  node: 'local',
+  backendId: 'ollama',
+  engine: 'ollama',
+  url: 'http://local',
+  queueDepth: 0,
+  peerId: null,
+  hardwareTier: null,
+  pressure: 1,
+};
 const A = peer('hub-a');
 const B = peer('hub-b');
 const FACT: WithheldFact = { until: '2026-09-29T10:01:00.000Z', reason: 'degenerate-output' };
@@ -16,17 +26,42 @@ const FACT: WithheldFact = { until: '2026-09-29T10:01:00.000Z', reason: 'degener
 describe('withheld step', () => {
   const rows: readonly { name: string; tiers: Candidate[][]; withheld: string[]; after: string[][]; demoted: string[] | null }[] = [
     { name: 'nothing withheld: no move, null record', tiers: [[L, A, B]], withheld: [], after: [['local', 'hub-a', 'hub-b']], demoted: null },
-    { name: 'a withheld engine the ranker put first goes behind every other candidate', tiers: [[L, A, B]], withheld: ['local/ollama'], after: [['hub-a', 'hub-b'], ['local']], demoted: ['local'] },
+    {
+      name: 'a withheld engine the ranker put first goes behind every other candidate',
+      tiers: [[L, A, B]],
+      withheld: ['local/ollama'],
+      after: [['hub-a', 'hub-b'], ['local']],
+      demoted: ['local'],
+    },
     { name: 'it goes behind later groups too', tiers: [[L, A], [B]], withheld: ['local/ollama'], after: [['hub-a'], ['hub-b'], ['local']], demoted: ['local'] },
-    { name: 'several withheld keep their order at the end', tiers: [[A, L, B]], withheld: ['hub-a/pool', 'local/ollama'], after: [['hub-b'], ['hub-a', 'local']], demoted: ['hub-a', 'local'] },
-    { name: 'a withheld fact for an engine that is no candidate changes nothing', tiers: [[A, B]], withheld: ['local/ollama'], after: [['hub-a', 'hub-b']], demoted: null },
+    {
+      name: 'several withheld keep their order at the end',
+      tiers: [[A, L, B]],
+      withheld: ['hub-a/pool', 'local/ollama'],
+      after: [['hub-b'], ['hub-a', 'local']],
+      demoted: ['hub-a', 'local'],
+    },
+    {
+      name: 'a withheld fact for an engine that is no candidate changes nothing',
+      tiers: [[A, B]],
+      withheld: ['local/ollama'],
+      after: [['hub-a', 'hub-b']],
+      demoted: null,
+    },
   ];
   for (const r of rows) {
     it(r.name, () => {
       const out = withheldStep.run(r.tiers, placementContext({ withheld: new Map(r.withheld.map((id) => [id, FACT])) }));
-      assert.deepEqual(out.tiers.map((t) => t.map((c) => c.node)), r.after);
+      assert.deepEqual(
+        out.tiers.map((t) => t.map((c) => c.node)),
+        r.after,
+      );
       if (r.demoted === null) assert.equal(out.record, null);
-      else assert.deepEqual(out.record?.demoted.map((d) => d.node), r.demoted);
+      else
+        assert.deepEqual(
+          out.record?.demoted.map((d) => d.node),
+          r.demoted,
+        );
     });
   }
 
@@ -36,13 +71,25 @@ describe('withheld step', () => {
   });
 
   it('a pin at a withheld engine cannot bring it forward', () => {
-    const placed = place([L, A, B], placementContext({ pins: [{ scope: 'default', model: null, target: 'local' }], withheld: new Map([['local/ollama', FACT]]) }));
-    assert.deepEqual(placed.order.map((c) => c.node), ['hub-a', 'hub-b', 'local']);
+    const placed = place(
+      [L, A, B],
+      placementContext({ pins: [{ scope: 'default', model: null, target: 'local' }], withheld: new Map([['local/ollama', FACT]]) }),
+    );
+    assert.deepEqual(
+      placed.order.map((c) => c.node),
+      ['hub-a', 'hub-b', 'local'],
+    );
     assert.equal(placed.records.pin?.applied, true);
   });
 
   it('goes behind even candidates a ceiling moved back', () => {
-    const placed = place([L, A, B], placementContext({ estimatedTokens: 9000, limits: limits({ 'hub-a': { maxPromptTokens: 1024 } }), withheld: new Map([['local/ollama', FACT]]) }));
-    assert.deepEqual(placed.order.map((c) => c.node), ['hub-b', 'hub-a', 'local']);
+    const placed = place(
+      [L, A, B],
+      placementContext({ estimatedTokens: 9000, limits: limits({ 'hub-a': { maxPromptTokens: 1024 } }), withheld: new Map([['local/ollama', FACT]]) }),
+    );
+    assert.deepEqual(
+      placed.order.map((c) => c.node),
+      ['hub-b', 'hub-a', 'local'],
+    );
   });
 });

@@ -34,7 +34,7 @@ describe('recordInBand and readBand: replace, decay, forget', () => {
     assert.equal(readBand(band, T0 + SLOW_HOLD_MS)?.tokensPerSec, 30);
   });
 
-  it('after the hold the slow reading\'s weight halves every 30 minutes', () => {
+  it("after the hold the slow reading's weight halves every 30 minutes", () => {
     const band = recordInBand(recordInBand(null, reading(30), T0), reading(3000, T0 + 60_000), T0 + 60_000);
     assert.equal(readBand(band, T0 + SLOW_HOLD_MS + SLOW_HALF_LIFE_MS)?.tokensPerSec, 3000 - (3000 - 30) / 2);
     assert.equal(readBand(band, T0 + SLOW_HOLD_MS + 2 * SLOW_HALF_LIFE_MS)?.tokensPerSec, 3000 - (3000 - 30) / 4);

@@ -12,7 +12,13 @@ describe('ThroughputBook', () => {
     book.record(key('local'), { promptTokens: 20_000, tokensPerSec: 300, deadline: false });
     book.record(key('local'), { promptTokens: 5000, tokensPerSec: 500, deadline: false });
     book.record(key('local', 'other'), { promptTokens: 5000, tokensPerSec: 50, deadline: false });
-    assert.deepEqual(book.readings(key('local')).map((r) => [r.fromTokens, r.tokensPerSec]), [[4096, 500], [16_384, 300]]);
+    assert.deepEqual(
+      book.readings(key('local')).map((r) => [r.fromTokens, r.tokensPerSec]),
+      [
+        [4096, 500],
+        [16_384, 300],
+      ],
+    );
     assert.deepEqual(book.readings(key('core-2')), []);
   });
 
@@ -40,7 +46,9 @@ describe('ThroughputBook', () => {
     book.record(key('local'), { promptTokens: 8000, tokensPerSec: 300, deadline: false });
     book.recordDecode(key('local'), 40);
     clock.advance(5000);
-    assert.deepEqual(book.estimates(), [{ ...key('local'), bands: [{ fromTokens: 4096, promptTokens: 8000, tokensPerSec: 300, deadline: false, ageMs: 5000 }], decodeTokensPerSec: 40 }]);
+    assert.deepEqual(book.estimates(), [
+      { ...key('local'), bands: [{ fromTokens: 4096, promptTokens: 8000, tokensPerSec: 300, deadline: false, ageMs: 5000 }], decodeTokensPerSec: 40 },
+    ]);
   });
 
   it('holds at most MAX_BOOK_KEYS keys, the least recently written dropped first', () => {

@@ -79,7 +79,13 @@ export class ThroughputBook {
     const out: EstimateView[] = [];
     for (const entry of this.#entries.values()) {
       if (!filter(entry.key)) continue;
-      const bands = this.readings(entry.key).map((r) => ({ fromTokens: r.fromTokens, promptTokens: r.promptTokens, tokensPerSec: r.tokensPerSec, deadline: r.deadline, ageMs: now - r.atMs }));
+      const bands = this.readings(entry.key).map((r) => ({
+        fromTokens: r.fromTokens,
+        promptTokens: r.promptTokens,
+        tokensPerSec: r.tokensPerSec,
+        deadline: r.deadline,
+        ageMs: now - r.atMs,
+      }));
       const decode = entry.decode !== null && now - entry.decode.atMs <= FORGET_AFTER_MS ? entry.decode.tokensPerSec : null;
       if (bands.length === 0 && decode === null) continue;
       out.push({ ...entry.key, bands, decodeTokensPerSec: decode });
@@ -101,4 +107,3 @@ export class ThroughputBook {
     return entry;
   }
 }
-

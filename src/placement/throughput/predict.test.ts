@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import type { BandReading } from './bands.js';
 import { predict, slower, type Prediction } from './predict.js';
 
-const r = (fromTokens: number, promptTokens: number, tokensPerSec: number, deadline = false): BandReading => ({ fromTokens, promptTokens, tokensPerSec, deadline, atMs: 0 });
+const r = (fromTokens: number, promptTokens: number, tokensPerSec: number, deadline = false): BandReading => ({
+  fromTokens,
+  promptTokens,
+  tokensPerSec,
+  deadline,
+  atMs: 0,
+});
 
 describe('predict (spec, "Predicting a prompt larger than anything measured")', () => {
   const rows: readonly { name: string; readings: readonly BandReading[]; tokens: number; expect: Prediction | null }[] = [

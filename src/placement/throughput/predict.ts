@@ -31,9 +31,21 @@ export function predict(readings: readonly BandReading[], estimatedTokens: numbe
   const forward = (estimatedTokens / nearest.tokensPerSec) * growth * 1000;
   const bound = (estimatedTokens / slowest.tokensPerSec) * 1000;
   if (bound > forward) {
-    return { tokensPerSec: slowest.tokensPerSec, fromPromptTokens: slowest.promptTokens, extrapolated: false, predictedMs: Math.round(bound), deadline: slowest.deadline };
+    return {
+      tokensPerSec: slowest.tokensPerSec,
+      fromPromptTokens: slowest.promptTokens,
+      extrapolated: false,
+      predictedMs: Math.round(bound),
+      deadline: slowest.deadline,
+    };
   }
-  return { tokensPerSec: nearest.tokensPerSec, fromPromptTokens: nearest.promptTokens, extrapolated: growth > 1, predictedMs: Math.round(forward), deadline: nearest.deadline };
+  return {
+    tokensPerSec: nearest.tokensPerSec,
+    fromPromptTokens: nearest.promptTokens,
+    extrapolated: growth > 1,
+    predictedMs: Math.round(forward),
+    deadline: nearest.deadline,
+  };
 }
 
 /** The slower of two predictions (a peer cannot advertise its way out of a deadline this node watched it miss). */

@@ -3,20 +3,48 @@ import assert from 'node:assert/strict';
 import type { EngineTimings } from '../../proxy/walk-timings.js';
 import { decodeRate, prefillReading, type AttemptFacts, type PrefillReading } from './sample.js';
 
-const timings = (over: Partial<EngineTimings>): EngineTimings => ({ promptTokens: null, cachedTokens: null, promptMs: null, completionTokens: null, decodeMs: null, ...over });
-const base: AttemptFacts = { completion: true, estimatedTokens: 10_000, stream: true, idle: true, headersMs: 20_000, missedDeadline: false, budgetMs: 327_000, timings: null };
+const timings = (over: Partial<EngineTimings>): EngineTimings => ({
+  promptTokens: null,
+  cachedTokens: null,
+  promptMs: null,
+  completionTokens: null,
+  decodeMs: null,
+  ...over,
+});
+const base: AttemptFacts = {
+  completion: true,
+  estimatedTokens: 10_000,
+  stream: true,
+  idle: true,
+  headersMs: 20_000,
+  missedDeadline: false,
+  budgetMs: 327_000,
+  timings: null,
+};
 
 describe('prefillReading (spec, "What is measured")', () => {
   const rows: readonly { name: string; facts: Partial<AttemptFacts>; expect: PrefillReading | null }[] = [
-    { name: 'a streamed turn without engine timings is timed to its first byte', facts: {}, expect: { promptTokens: 10_000, tokensPerSec: 500, deadline: false } },
-    { name: 'the engine\'s own prompt time wins over the first byte (it leaves out load and queue)', facts: { timings: timings({ promptMs: 5000 }) }, expect: { promptTokens: 10_000, tokensPerSec: 2000, deadline: false } },
+    {
+      name: 'a streamed turn without engine timings is timed to its first byte',
+      facts: {},
+      expect: { promptTokens: 10_000, tokensPerSec: 500, deadline: false },
+    },
+    {
+      name: "the engine's own prompt time wins over the first byte (it leaves out load and queue)",
+      facts: { timings: timings({ promptMs: 5000 }) },
+      expect: { promptTokens: 10_000, tokensPerSec: 2000, deadline: false },
+    },
     { name: 'a non-streamed answer without timings gives nothing: its wait was the whole generation', facts: { stream: false }, expect: null },
-    { name: 'a non-streamed answer with timings is timed on them', facts: { stream: false, timings: timings({ promptMs: 10_000 }) }, expect: { promptTokens: 10_000, tokensPerSec: 1000, deadline: false } },
+    {
+      name: 'a non-streamed answer with timings is timed on them',
+      facts: { stream: false, timings: timings({ promptMs: 10_000 }) },
+      expect: { promptTokens: 10_000, tokensPerSec: 1000, deadline: false },
+    },
     { name: 'under 4,096 estimated tokens nothing is measured', facts: { estimatedTokens: 4095 }, expect: null },
     { name: 'embeddings are never measured', facts: { completion: false }, expect: null },
     { name: 'a node with something else in flight is not measured (a queue is not slow hardware)', facts: { idle: false }, expect: null },
     {
-      name: 'a cache hit is not a read: Ollama 0.34.4\'s repeated 7,615-token prompt (1 token read in 19 ms) gives nothing',
+      name: "a cache hit is not a read: Ollama 0.34.4's repeated 7,615-token prompt (1 token read in 19 ms) gives nothing",
       facts: { timings: timings({ promptTokens: 7615, cachedTokens: 7614, promptMs: 19 }) },
       expect: null,
     },
@@ -35,13 +63,21 @@ describe('prefillReading (spec, "What is measured")', () => {
       facts: { timings: timings({ promptTokens: 10_000, promptMs: 10_000 }) },
       expect: { promptTokens: 10_000, tokensPerSec: 1000, deadline: false },
     },
-    { name: 'a streamed request that missed its deadline is "at least this slow"', facts: { missedDeadline: true, headersMs: null }, expect: { promptTokens: 10_000, tokensPerSec: (10_000 / 327_000) * 1000, deadline: true } },
-    { name: 'a non-streamed missed deadline gives nothing (its budget covered the generation)', facts: { missedDeadline: true, stream: false, headersMs: null }, expect: null },
+    {
+      name: 'a streamed request that missed its deadline is "at least this slow"',
+      facts: { missedDeadline: true, headersMs: null },
+      expect: { promptTokens: 10_000, tokensPerSec: (10_000 / 327_000) * 1000, deadline: true },
+    },
+    {
+      name: 'a non-streamed missed deadline gives nothing (its budget covered the generation)',
+      facts: { missedDeadline: true, stream: false, headersMs: null },
+      expect: null,
+    },
   ];
   for (const row of rows) it(row.name, () => assert.deepEqual(prefillReading({ ...base, ...row.facts }), row.expect));
 });
 
 describe('decodeRate', () => {
-  it('is the engine\'s own generation rate', () => assert.equal(decodeRate(timings({ completionTokens: 100, decodeMs: 2000 })), 50));
+  it("is the engine's own generation rate", () => assert.equal(decodeRate(timings({ completionTokens: 100, decodeMs: 2000 })), 50));
   it('is null when the engine timed none', () => assert.equal(decodeRate(timings({ completionTokens: 100 })), null));
 });
