@@ -63,7 +63,10 @@ const fixed: Record<RouteKey, RouteDoc> = {
   [`POST ${P}/peers/:ref/enable`]: { summary: 'send work to this peer again', tag: 'operator' },
   [`POST ${P}/peers/:ref/disable`]: { summary: 'stop sending work to this peer (and taking its work)', tag: 'operator' },
   [`DELETE ${P}/peers/:ref`]: { summary: 'unpair, telling the peer', tag: 'operator' },
-  [`GET ${P}/peers/discoverable`]: { summary: 'Hubs on the tailnet that could be paired, and unverified ones heard over mDNS when LAN discovery is on', tag: 'operator' },
+  [`GET ${P}/peers/discoverable`]: {
+    summary: 'Hubs on the tailnet that could be paired, and unverified ones heard over mDNS when LAN discovery is on',
+    tag: 'operator',
+  },
   [`GET ${P}/peers/directories`]: { summary: 'which directories discovery can ask', tag: 'operator' },
   [`GET ${P}/peers/clocks`]: { summary: "each peer's clock skew against this Hub", tag: 'operator' },
   [`GET ${P}/tailscale`]: { summary: 'what this Hub knows of Tailscale (daemon, Serve, operator permission)', tag: 'operator' },
