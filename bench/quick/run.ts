@@ -1,0 +1,127 @@
+/**
+ * bench:quick: the check to run by hand after touching the proxy's hot path. Under a minute, it
+ * measures the Hub (placing from its engine snapshot, as bench/proxy-overhead does) and the bare node:http + undici relay against the
+ * same fake upstream, non-streamed, taking turns within each round so drift on a shared machine
+ * hits both alike, and prints the Hub's CPU per request as a multiple of the relay's. It exits 1
+ * when the median ratio is over the bound: the issue's target for the full routing path. A ratio
+ * within one run is what survives this machine's noise; absolute times do not (bench/README.md).
+ *
+ *   npm run bench:quick -- [--rounds 3] [--requests 6000] [--connections 8] [--bound 1.2]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Pool, request } from 'undici';
+import { BENCH_MODEL } from '../proxy-overhead/fake-upstream.js';
+import { clockTicksPerSecond, processTicks } from '../proxy-overhead/proc-stat.js';
+import { median } from '../proxy-overhead/stats.js';
+import { startBareProxy, startHub, startUpstream, type Started } from '../proxy-overhead/targets.js';
+
+const REPO_ROOT = resolve(import.meta.dirname, '../../..');
+const PROXY_OVERHEAD_DIR = resolve(import.meta.dirname, '../proxy-overhead');
+/**
+ * The snapshot TTL bench/proxy-overhead's measured set uses. At the default (0) every request
+ * also pays a live engine probe, which issue 13 item 4 is about; this check is for the rest.
+ */
+const SNAPSHOT_TTL_MS = 10_000;
+/** Issue 13's target for the non-streamed full routing path: CPU per request within 1.2x of the bare relay's. */
+const DEFAULT_CPU_RATIO_BOUND = 1.2;
+/** Requests each target serves before the measured rounds (JIT, connection set-up). */
+const WARMUP_REQUESTS = 2_000;
+const CHAT_PATH = '/api/inference/pool/v1/chat/completions';
+const BODY = JSON.stringify({ model: BENCH_MODEL, messages: [{ role: 'user', content: 'hi' }] });
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    requests: { type: 'string', default: '6000' },
+    connections: { type: 'string', default: '8' },
+    bound: { type: 'string', default: String(DEFAULT_CPU_RATIO_BOUND) },
+  },
+});
+const wholeNumber = (name: string, raw: string): number => {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number of at least 1, not ${JSON.stringify(raw)}`);
+  return n;
+};
+const rounds = wholeNumber('rounds', values.rounds);
+const requests = wholeNumber('requests', values.requests);
+const connections = wholeNumber('connections', values.connections);
+const bound = Number(values.bound);
+if (!(bound > 0)) throw new Error(`--bound must be a positive ratio, not ${JSON.stringify(values.bound)}`);
+
+/**
+ * CPU milliseconds `target`'s process spends per request over `requests` requests from
+ * `connections` keep-alive connections. The load is undici's Pool rather than autocannon: the Hub
+ * closes a connection after 1,000 requests (MAX_REQUESTS_PER_SOCKET) and autocannon keeps writing
+ * on it, so every request after that is Node's 503, where undici opens a new connection as a
+ * real client does.
+ */
+async function cpuMsPerRequest(target: Started, origin: string, requests: number): Promise<number> {
+  const pool = new Pool(origin, { connections });
+  const before = processTicks(target.cpuPid);
+  let next = 0;
+  let failed = 0;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (next < requests) {
+        next += 1;
+        const res = await pool.request({ path: CHAT_PATH, method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY });
+        await res.body.dump();
+        if (res.statusCode !== 200) failed += 1;
+      }
+    }),
+  );
+  const after = processTicks(target.cpuPid);
+  await pool.close();
+  if (failed > 0) throw new Error(`${target.name}: ${failed} of ${requests} requests did not answer 200`);
+  return ((after - before) * 1000) / clockTicksPerSecond() / requests;
+}
+
+async function waitServes(url: string): Promise<void> {
+  for (let tries = 0; tries < 150; tries += 1) {
+    const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY });
+    await res.body.dump();
+    if (res.statusCode === 200) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} never answered 200`);
+}
+
+const scratch = mkdtempSync(join(tmpdir(), 'cihub-bench-quick-'));
+const started: Started[] = [];
+try {
+  const upstream = await startUpstream(join(PROXY_OVERHEAD_DIR, 'fake-upstream.js'));
+  started.push(upstream);
+  const hub = await startHub({ repoRoot: REPO_ROOT, dataDir: join(scratch, 'hub'), upstreamOrigin: upstream.origin });
+  started.push(hub);
+  const patched = await request(`${hub.origin}/api/inference/pool/settings`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${hub.operatorKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ poolProbeSnapshotTtlMs: SNAPSHOT_TTL_MS }),
+  });
+  await patched.body.dump();
+  if (patched.statusCode !== 200) throw new Error(`setting poolProbeSnapshotTtlMs answered ${patched.statusCode}`);
+  const bare = await startBareProxy(join(PROXY_OVERHEAD_DIR, 'bare-proxy.js'), upstream.origin);
+  started.push(bare);
+  for (const target of [hub, bare]) {
+    await waitServes(`${target.origin}${CHAT_PATH}`);
+    await cpuMsPerRequest(target, target.origin, WARMUP_REQUESTS);
+  }
+  const ratios: number[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    const [hubMs, bareMs] = [await cpuMsPerRequest(hub, hub.origin, requests), await cpuMsPerRequest(bare, bare.origin, requests)];
+    ratios.push(hubMs / bareMs);
+    process.stdout.write(
+      `round ${round + 1}: hub ${hubMs.toFixed(3)} ms CPU/req, bare relay ${bareMs.toFixed(3)} ms CPU/req, ratio ${(hubMs / bareMs).toFixed(2)}x\n`,
+    );
+  }
+  const ratio = median(ratios);
+  const over = ratio > bound;
+  process.stdout.write(`hub CPU per request: ${ratio.toFixed(2)}x the bare relay's (median of ${rounds}); bound ${bound}x: ${over ? 'OVER' : 'within'}\n`);
+  process.exitCode = over ? 1 : 0;
+} finally {
+  await Promise.all(started.map((s) => s.stop()));
+  rmSync(scratch, { recursive: true, force: true });
+}
