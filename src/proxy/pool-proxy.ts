@@ -132,12 +132,12 @@ export class PoolProxy {
   async serveRouted(route: RoutedRoute, raw: Buffer, res: ServerResponse, opts: ServeOptions = {}): Promise<void> {
     const { accept, inbound, sessionHeader } = opts;
     const startedAt = performance.now();
-    const trace = this.#deps.tracer.begin(opts.trace ?? {}, `POST ${route.path}`, {
+    const trace = this.#deps.tracer.begin(opts.trace ?? {}, `POST ${route.path}`, () => ({
       'http.request.method': 'POST',
       'http.route': route.path,
       'hub_pool.direction': inbound ? 'inbound' : 'outbound',
       ...(inbound ? { 'hub_pool.from_peer': inbound.fromPeer } : {}),
-    });
+    }));
     // Watched from here: a caller that leaves during the engine probe must not leave a count behind.
     const caller = new CallerLine(res);
     const facts = readRequestFacts(raw, route);

@@ -77,7 +77,7 @@ describe("the walk passes the request's trace to each engine", () => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const trace = tracer.begin({ traceparent: req.headers.traceparent, tracestate: req.headers.tracestate }, 'POST /api/embed', {});
+        const trace = tracer.begin({ traceparent: req.headers.traceparent, tracestate: req.headers.tracestate }, 'POST /api/embed', () => ({}));
         void walk(deps, {
           requestId: 'r1',
           route: embed,

@@ -20,13 +20,22 @@ describe('a request trace without export', () => {
   const tracer = new Tracer({ sink: null, clock: new ManualClock(), ids: countingIds() });
 
   it('has no trace and sends nothing on when the app sent no traceparent', () => {
-    const trace = tracer.begin({}, 'POST /api/chat', {});
+    const trace = tracer.begin({}, 'POST /api/chat', () => ({}));
     assert.equal(trace.traceId, null);
     assert.deepEqual(trace.attemptStarted(0), {});
   });
 
+  it('never builds span attributes, and shares one inert trace across such requests', () => {
+    const attributes = () => assert.fail('attributes built for a span nobody records');
+    const first = tracer.begin({}, 'POST /api/chat', attributes);
+    first.ended(END);
+    const second = tracer.begin({}, 'POST /api/chat', attributes);
+    assert.equal(second, first);
+    assert.deepEqual(second.attemptStarted(0), {});
+  });
+
   it("passes the app's traceparent and tracestate on unchanged to every attempt", () => {
-    const trace = tracer.begin({ traceparent: `00-${TRACE}-${APP_SPAN}-01`, tracestate: 'app=1' }, 'POST /api/chat', {});
+    const trace = tracer.begin({ traceparent: `00-${TRACE}-${APP_SPAN}-01`, tracestate: 'app=1' }, 'POST /api/chat', () => ({}));
     assert.equal(trace.traceId, TRACE);
     assert.deepEqual(trace.attemptStarted(0), { traceparent: `00-${TRACE}-${APP_SPAN}-01`, tracestate: 'app=1' });
     assert.deepEqual(trace.attemptStarted(1), { traceparent: `00-${TRACE}-${APP_SPAN}-01`, tracestate: 'app=1' });
@@ -43,7 +52,7 @@ describe('a request trace with export', () => {
 
   it("makes the request a child of the app's span and each attempt a child of the request, each engine told its attempt", () => {
     const { spans, clock, tracer } = setup();
-    const trace = tracer.begin({ traceparent: `00-${TRACE}-${APP_SPAN}-01` }, 'POST /api/chat', { 'http.route': '/api/chat' });
+    const trace = tracer.begin({ traceparent: `00-${TRACE}-${APP_SPAN}-01` }, 'POST /api/chat', () => ({ 'http.route': '/api/chat' }));
     trace.setRequestId('r1');
     assert.deepEqual(trace.attemptStarted(0), { traceparent: `00-${TRACE}-0000000000000002-01` });
     clock.advance(5);
@@ -74,7 +83,7 @@ describe('a request trace with export', () => {
 
   it('starts a sampled trace of its own when the app sent none', () => {
     const { spans, tracer } = setup();
-    const trace = tracer.begin({}, 'POST /api/chat', {});
+    const trace = tracer.begin({}, 'POST /api/chat', () => ({}));
     assert.equal(trace.traceId, 'f'.repeat(32));
     assert.deepEqual(trace.attemptStarted(0), { traceparent: `00-${'f'.repeat(32)}-0000000000000002-01` });
     trace.attemptEnded({ node: 'local', backend: 'ollama', status: 200, failedOver: null });
@@ -84,7 +93,7 @@ describe('a request trace with export', () => {
 
   it('exports nothing for an app trace that is not sampled, and passes the flag on', () => {
     const { spans, tracer } = setup();
-    const trace = tracer.begin({ traceparent: `00-${TRACE}-${APP_SPAN}-00` }, 'POST /api/chat', {});
+    const trace = tracer.begin({ traceparent: `00-${TRACE}-${APP_SPAN}-00` }, 'POST /api/chat', () => ({}));
     assert.deepEqual(trace.attemptStarted(0), { traceparent: `00-${TRACE}-0000000000000002-00` });
     trace.attemptEnded({ node: 'local', backend: 'ollama', status: 200, failedOver: null });
     trace.ended(END);
@@ -93,7 +102,7 @@ describe('a request trace with export', () => {
 
   it('ends the request span once, marked failed with the reason', () => {
     const { spans, tracer } = setup();
-    const trace = tracer.begin({}, 'POST /api/chat', {});
+    const trace = tracer.begin({}, 'POST /api/chat', () => ({}));
     trace.ended({ ...END, outcome: 'failed', reason: 'no candidate holds the model' });
     trace.ended(END);
     assert.deepEqual(
