@@ -17,7 +17,7 @@ export interface EngineFront {
   /** Holds every GET (the health probe) from now until `releaseProbes`. */
   holdProbes(): void;
   releaseProbes(): void;
-  /** How many GETs are being held now. */
+  /** How many health probes (GET /api/tags) are being held now; other held GETs are not counted. */
   readonly probesHeld: number;
   /** The next POST is answered by `handler` instead of the engine. */
   takeNextCompletion(handler: CompletionHandler): void;
@@ -27,6 +27,8 @@ export interface EngineFront {
 export async function startEngineFront(target: string): Promise<EngineFront> {
   let holding = false;
   const held: (() => void)[] = [];
+  /** Held GETs that are health probes (/api/tags): other GETs, such as the queue report's /api/ps, are held too but not counted. */
+  let heldProbes = 0;
   const takeovers: CompletionHandler[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -34,8 +36,10 @@ export async function startEngineFront(target: string): Promise<EngineFront> {
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       if (req.method === 'POST' && takeovers.length > 0) return takeovers.shift()!(req, res, body);
-      if (req.method === 'GET' && holding) held.push(() => relay(target, req, res, body));
-      else relay(target, req, res, body);
+      if (req.method === 'GET' && holding) {
+        if (req.url === '/api/tags') heldProbes += 1;
+        held.push(() => relay(target, req, res, body));
+      } else relay(target, req, res, body);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -47,10 +51,11 @@ export async function startEngineFront(target: string): Promise<EngineFront> {
     },
     releaseProbes: () => {
       holding = false;
+      heldProbes = 0;
       for (const go of held.splice(0)) go();
     },
     get probesHeld() {
-      return held.length;
+      return heldProbes;
     },
     takeNextCompletion: (handler) => {
       takeovers.push(handler);
