@@ -30,7 +30,8 @@ import type { SimFault, SimState } from '../../src/sim/types.js';
 import { FAKE_TAILNET_SUFFIX, fakeTailscale, runningStatus, type FakeTailscale } from '../helpers/fake-tailscale.js';
 import { CIHUB_BIN, REPO_ROOT, eventually, pathWithoutTailscale } from '../helpers/hub-process.js';
 import { scaled } from '../helpers/time-scale.js';
-import { OPERATOR_ADDRESS, createNetwork, planHosts, removeNetwork, setLink, type HostLink } from './network.js';
+import { SERVE_PUBLISH_RETRY_MS } from '../../src/tailnet/serve-publisher.js';
+import { OPERATOR_ADDRESS, createNetwork, leftovers, namespaceProbe, planHosts, removeNetwork, setLink, type HostLink } from './network.js';
 import { makeTestCa } from './test-ca.js';
 import { toolPath } from './system-commands.js';
 
@@ -50,6 +51,16 @@ const LOCK_PATH = join(tmpdir(), 'cihub-hosts.lock');
 /** Bounds on a broken start, not targets (stretched by HUB_TEST_TIME_SCALE). */
 const PROCESS_READY_MS = scaled(60_000);
 const STOP_GRACE_MS = scaled(5_000);
+/**
+ * A Hub publishes itself at start and then once a minute until it has. On a loaded machine its
+ * first `tailscale` call can miss the CLI's 5 s deadline (the fake is a node process), so the
+ * wait spans two retries: a bound, ended by the publish itself.
+ */
+const PUBLISH_WAIT_MS = scaled(2 * SERVE_PUBLISH_RETRY_MS + 30_000);
+/** Starting the hosts: the slowest case is PUBLISH_WAIT_MS on top of the processes' start. */
+export const HOSTS_START_TIMEOUT_MS = PUBLISH_WAIT_MS + 2 * PROCESS_READY_MS;
+/** The simulated engines answer in milliseconds, so a forward with no headers after this is a dead link. */
+const FORWARD_FIRST_BYTE_MS = scaled(5_000);
 export const HOSTS_TEST_TIMEOUT_MS = scaled(180_000);
 
 export const hostName = (label: string): string => `hub-${label}.${FAKE_TAILNET_SUFFIX}`;
@@ -89,11 +100,11 @@ function spawnIn(namespace: string, what: string, argv: readonly string[], env: 
   return proc;
 }
 
-async function untilReady(proc: Proc, ready: () => boolean): Promise<void> {
-  const deadline = Date.now() + PROCESS_READY_MS;
+async function untilReady(proc: Proc, ready: () => boolean, boundMs = PROCESS_READY_MS): Promise<void> {
+  const deadline = Date.now() + boundMs;
   while (!ready()) {
     if (proc.child.exitCode !== null || proc.child.signalCode !== null) throw new Error(`${proc.what} exited before it was ready:\n${proc.output}`);
-    if (Date.now() > deadline) throw new Error(`${proc.what} was not ready within ${PROCESS_READY_MS} ms:\n${proc.output}`);
+    if (Date.now() > deadline) throw new Error(`${proc.what} was not ready within ${boundMs} ms:\n${proc.output}`);
     await sleep(25);
   }
 }
@@ -241,7 +252,10 @@ export class Host {
 
   /** The routing-log row with this id once it has settled. */
   settledRow(id: string): Promise<RoutingLogEntry> {
-    return eventually(async () => (await this.routingLog()).find((e) => e.id === id && e.outcome !== 'pending'), `${this.name}'s routing-log row ${id} to settle`);
+    return eventually(
+      async () => (await this.routingLog()).find((e) => e.id === id && e.outcome !== 'pending'),
+      `${this.name}'s routing-log row ${id} to settle`,
+    );
   }
 
   /** The engine's live state, read over the switch. */
@@ -299,7 +313,8 @@ export function hostsUnavailable(): string | null {
       return (err as Error).message;
     }
   }
-  return null;
+  const refused = namespaceProbe();
+  return refused === null ? null : `this machine refuses network namespaces: ${refused}`;
 }
 
 function takeLock(): void {
@@ -328,6 +343,14 @@ function releaseLock(): void {
 export function removeLeftovers(): void {
   removeNetwork();
   for (const name of readdirSync(tmpdir())) if (name.startsWith(WORK_DIR_PREFIX)) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+}
+
+/** Temp dirs and the lock a run leaves when it does not end cleanly, beside the network's leftovers. */
+export function harnessLeftovers(): string[] {
+  const dirs = readdirSync(tmpdir())
+    .filter((name) => name.startsWith(WORK_DIR_PREFIX))
+    .map((name) => join(tmpdir(), name));
+  return [...leftovers(), ...dirs, ...(existsSync(LOCK_PATH) ? [LOCK_PATH] : [])];
 }
 
 /** The `tailscale status --json` a host's fake CLI prints: itself and every other host, each at its harness address. */
@@ -443,7 +466,11 @@ export async function startHosts<L extends string>(spec: HostsSpec<L>): Promise<
         const engine = spawnIn(
           link.namespace,
           `${name}'s engine`,
-          [node, join(REPO_ROOT, 'dist/test/hosts/host-engine.js'), JSON.stringify({ dialect: 'ollama', models: hs.models, host: '0.0.0.0', port: ENGINE_PORT, timeScale: ENGINE_TIME_SCALE })],
+          [
+            node,
+            join(REPO_ROOT, 'dist/test/hosts/host-engine.js'),
+            JSON.stringify({ dialect: 'ollama', models: hs.models, host: '0.0.0.0', port: ENGINE_PORT, timeScale: ENGINE_TIME_SCALE }),
+          ],
           baseEnv,
         );
         const serve = spawnIn(
@@ -452,31 +479,45 @@ export async function startHosts<L extends string>(spec: HostsSpec<L>): Promise<
           [
             node,
             join(REPO_ROOT, 'dist/test/hosts/serve-stand-in.js'),
-            JSON.stringify({ name, address: link.address, port: HTTPS_PORT, certPath: cert.certPath, keyPath: cert.keyPath, statePath: join(tailscale.dir, 'state.json') }),
+            JSON.stringify({
+              name,
+              address: link.address,
+              port: HTTPS_PORT,
+              certPath: cert.certPath,
+              keyPath: cert.keyPath,
+              statePath: join(tailscale.dir, 'state.json'),
+            }),
           ],
           baseEnv,
         );
         procs.push(engine, serve);
         await Promise.all([untilReady(engine, () => engine.output.includes('listening')), untilReady(serve, () => serve.output.includes('listening'))]);
-        const hub = spawnIn(link.namespace, `${name}'s Hub`, [node, CIHUB_BIN, 'serve', '--port', String(HUB_PORT), '--host', '127.0.0.1', '--data-dir', dataDir], {
-          ...baseEnv,
-          PATH: [tailscale.dir, baseEnv.PATH].join(delimiter),
-          HOME: dataDir,
-          NODE_EXTRA_CA_CERTS: ca.certPath,
-          OLLAMA_URL: `http://127.0.0.1:${ENGINE_PORT}`,
-          VLLM_URL: '',
-          LEMONADE_URL: '',
-          OMLX_URL: '',
-          LLAMACPP_URL: '',
-          ...hs.env,
-        });
+        const hub = spawnIn(
+          link.namespace,
+          `${name}'s Hub`,
+          [node, CIHUB_BIN, 'serve', '--port', String(HUB_PORT), '--host', '127.0.0.1', '--data-dir', dataDir],
+          {
+            ...baseEnv,
+            PATH: [tailscale.dir, baseEnv.PATH].join(delimiter),
+            HOME: dataDir,
+            NODE_EXTRA_CA_CERTS: ca.certPath,
+            OLLAMA_URL: `http://127.0.0.1:${ENGINE_PORT}`,
+            VLLM_URL: '',
+            LEMONADE_URL: '',
+            OMLX_URL: '',
+            LLAMACPP_URL: '',
+            // A host whose link is down never answers; the walk moves on at this deadline instead of the spec's 300 s default, sized for real engines loading models.
+            HUB_POOL_FIRST_BYTE_TIMEOUT_MS: String(FORWARD_FIRST_BYTE_MS),
+            ...hs.env,
+          },
+        );
         procs.push(hub);
         const host = new Host({ label, link, dataDir, tailscale, dispatcher: trusting, procs: { hub, engine, serve } });
         hosts[label] = host;
         await untilReady(hub, () => existsSync(join(dataDir, 'hub.json')));
         host.loadOperatorKey();
         // The Hub publishes itself with `tailscale serve`; until it has, its name serves nothing.
-        await untilReady(hub, () => JSON.stringify(tailscale.state().serve ?? {}).includes(`${name}:${HTTPS_PORT}`));
+        await untilReady(hub, () => JSON.stringify(tailscale.state().serve ?? {}).includes(`${name}:${HTTPS_PORT}`), PUBLISH_WAIT_MS);
         await eventually(async () => (await host.fetch(`${POOL_API}/identify`).catch(() => null))?.status === 200, `${name} to answer at ${host.url}`);
         if (spec.settings) await host.patchSettings(spec.settings);
       }),

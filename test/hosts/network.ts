@@ -151,6 +151,20 @@ export function removeNetwork(): void {
   if (existsSync(NETNS_ETC) && readdirSync(NETNS_ETC).length === 0) rmSync(NETNS_ETC, { recursive: true, force: true });
 }
 
+/** Whether this machine lets us make a namespace and a veth pair in it: null when it does, else what `ip` said. */
+export function namespaceProbe(): string | null {
+  const ns = `${NAMESPACE_PREFIX}probe`;
+  try {
+    run('ip', ['netns', 'add', ns]);
+    run('ip', ['-n', ns, 'link', 'add', 'probe0', 'type', 'veth', 'peer', 'name', 'probe1']);
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  } finally {
+    tryRun('ip', ['netns', 'del', ns]);
+  }
+}
+
 /** What is left of the harness on this machine; empty after a clean teardown. */
 export function leftovers(): string[] {
   return [...harnessNamespaces().map((n) => `namespace ${n}`), ...harnessRootLinks().map((l) => `link ${l}`), ...harnessEtcDirs()];

@@ -51,7 +51,12 @@ export function makeTestCa(dir: string): TestCa {
       serial += 1;
       const base = join(dir, name);
       const ext = `${base}.ext`;
-      writeFileSync(ext, [`subjectAltName=DNS:${name}`, 'basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature', 'extendedKeyUsage=serverAuth', ''].join('\n'));
+      writeFileSync(
+        ext,
+        [`subjectAltName=DNS:${name}`, 'basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature', 'extendedKeyUsage=serverAuth', ''].join(
+          '\n',
+        ),
+      );
       run('openssl', ['req', ...KEY_ARGS, '-keyout', `${base}.key`, '-out', `${base}.csr`, '-subj', `/CN=${name}`]);
       run('openssl', [
         'x509',
