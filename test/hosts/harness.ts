@@ -22,7 +22,8 @@ import type { LookupFunction } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, request, type Dispatcher } from 'undici';
+import OpenAI from 'openai';
+import { Agent, fetch as undiciFetch, request, type Dispatcher } from 'undici';
 import type { PeerView } from '../../src/peers/peer-view.js';
 import type { PoolStatus } from '../../src/status/pool-status.js';
 import type { RoutingLogEntry, RoutingLogPage } from '../../src/routing-log/entry.js';
@@ -214,6 +215,15 @@ export class Host {
     });
   }
 
+  /** An app's official OpenAI client at https://<name>/api/inference/pool/v1, resolving and trusting names as the harness does. */
+  openai(): OpenAI {
+    const dispatcher = this.#dispatcher;
+    const fetchThroughHarness = (url: string | URL | Request, init?: RequestInit) =>
+      undiciFetch(url as string, { ...(init as object), dispatcher }) as unknown as Promise<Response>;
+    // No key: a caller on the tailnet is inside by default (spec, "What guards what").
+    return new OpenAI({ baseURL: `${this.url}${POOL_API}/v1`, apiKey: 'unused-on-the-tailnet', maxRetries: 0, fetch: fetchThroughHarness });
+  }
+
   async status(): Promise<PoolStatus> {
     const res = await this.api('GET', `${POOL_API}/status`);
     assert.equal(res.status, 200, res.text);
@@ -343,6 +353,15 @@ function releaseLock(): void {
 export function removeLeftovers(): void {
   removeNetwork();
   for (const name of readdirSync(tmpdir())) if (name.startsWith(WORK_DIR_PREFIX)) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+}
+
+/** Whether the fake's serve config has an entry for `hostPort`; false while the fake is still writing its state file. */
+function published(tailscale: FakeTailscale, hostPort: string): boolean {
+  try {
+    return JSON.stringify(tailscale.state().serve ?? {}).includes(hostPort);
+  } catch {
+    return false;
+  }
 }
 
 /** Temp dirs and the lock a run leaves when it does not end cleanly, beside the network's leftovers. */
@@ -517,7 +536,7 @@ export async function startHosts<L extends string>(spec: HostsSpec<L>): Promise<
         await untilReady(hub, () => existsSync(join(dataDir, 'hub.json')));
         host.loadOperatorKey();
         // The Hub publishes itself with `tailscale serve`; until it has, its name serves nothing.
-        await untilReady(hub, () => JSON.stringify(tailscale.state().serve ?? {}).includes(`${name}:${HTTPS_PORT}`), PUBLISH_WAIT_MS);
+        await untilReady(hub, () => published(tailscale, `${name}:${HTTPS_PORT}`), PUBLISH_WAIT_MS);
         await eventually(async () => (await host.fetch(`${POOL_API}/identify`).catch(() => null))?.status === 200, `${name} to answer at ${host.url}`);
         if (spec.settings) await host.patchSettings(spec.settings);
       }),

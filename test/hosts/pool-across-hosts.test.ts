@@ -19,9 +19,11 @@ const ALPHA = 'alpha:1b';
 const BETA = 'beta:1b';
 /** On b's and c's engines. */
 const SHARED = 'shared:1b';
+/** Only on d's engine. */
+const DELTA = 'delta:1b';
 
 describe('a pool of Hubs on separate hosts, at their https names', { timeout: HOSTS_START_TIMEOUT_MS + HOSTS_TEST_TIMEOUT_MS * 6 }, () => {
-  let hosts: Hosts<'a' | 'b' | 'c'>;
+  let hosts: Hosts<'a' | 'b' | 'c' | 'd'>;
 
   before(
     async () => {
@@ -30,6 +32,8 @@ describe('a pool of Hubs on separate hosts, at their https names', { timeout: HO
           a: { models: [ALPHA] },
           b: { models: [BETA, SHARED] },
           c: { models: [SHARED] },
+          // A fourth Hub that was never told to trust the run's CA.
+          d: { models: [DELTA], env: { NODE_EXTRA_CA_CERTS: '' } },
         },
         // The shortest poll the settings allow, so a host that comes back is seen again soon.
         settings: { poolHealthPollSeconds: 10 },
@@ -72,6 +76,17 @@ describe('a pool of Hubs on separate hosts, at their https names', { timeout: HO
     }
   });
 
+  it('verifies TLS for real: a Hub that does not trust the CA cannot pair at https://<name>', { timeout: HOSTS_TEST_TIMEOUT_MS }, async () => {
+    const { a, d } = hosts;
+    const minted = await a.api('POST', `${POOL_API}/pairing-pin`);
+    assert.equal(minted.status, 200, minted.text);
+    const asked = await d.api('POST', `${POOL_API}/peers/pair`, { nodeFqdn: a.name, pin: (minted.json as { pin: string }).pin });
+    assert.notEqual(asked.status, 200, asked.text);
+    assert.equal(asked.json?.error?.code, 'HUB_ERR_PEER_UNREACHABLE', asked.text);
+    assert.match(asked.text, /UNABLE_TO_VERIFY_LEAF_SIGNATURE/, 'the TLS handshake refused a certificate from a CA it does not trust');
+    assert.equal(await a.peer(d), null, 'a never heard the request');
+  });
+
   it("places a request on another host's engine and relays the answer, streamed or not", { timeout: HOSTS_TEST_TIMEOUT_MS }, async () => {
     const { a, b } = hosts;
     const before_ = await b.engineRequests(BETA);
@@ -97,6 +112,23 @@ describe('a pool of Hubs on separate hosts, at their https names', { timeout: HO
       "b's inbound row for a's request",
     );
     assert.equal(inbound.node, a.name, 'b attributes the work to the peer it authenticated');
+  });
+
+  it('serves an app using the official openai client at https://<name>, streamed from another host', { timeout: HOSTS_TEST_TIMEOUT_MS }, async () => {
+    const { a, b } = hosts;
+    const stream = await a
+      .openai()
+      .chat.completions.create({ model: BETA, messages: [{ role: 'user', content: 'hello' }], stream: true })
+      .withResponse();
+    assert.equal(stream.response.headers.get('x-hub-pool-served-by'), b.name);
+    let text = '';
+    let finish: string | null = null;
+    for await (const chunk of stream.data) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    assert.ok(text.length > 0);
+    assert.equal(finish, 'stop');
   });
 
   it('signs every forward, and the receiving host verifies it and refuses one signed with another key', { timeout: HOSTS_TEST_TIMEOUT_MS }, async () => {
