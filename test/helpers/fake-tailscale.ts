@@ -114,8 +114,9 @@ export interface FakeTailscale {
   calls(): string[][];
 }
 
-export function fakeTailscale(state: FakeTailscaleState): FakeTailscale {
-  const dir = mkdtempSync(join(tmpdir(), 'fake-tailscale-'));
+/** `parent`: where its directory is made (default the system temp dir), for a harness that removes its own tree. */
+export function fakeTailscale(state: FakeTailscaleState, parent: string = tmpdir()): FakeTailscale {
+  const dir = mkdtempSync(join(parent, 'fake-tailscale-'));
   const script = join(dir, 'fake-tailscale.mjs');
   copyFileSync(join(REPO_ROOT, 'test/fixtures/fake-tailscale.mjs'), script);
   // The shebang names this node, so the fake runs wherever the Hub's PATH leads.
