@@ -102,9 +102,11 @@ export interface HubPoolOptions {
    * node's Hub publishes, the Hub's rule on the fleet file's hardware facts (hardware.ts).
    * 'none': no node publishes one, the build before tier detection. 'serving', a what-if: a node
    * whose engine reads prompts on the CPU publishes cpu-only whatever its machine holds (core-7
-   * has a GPU its Ollama does not use), so the rule's blind spot can be priced.
+   * has a GPU its Ollama does not use), so the rule's blind spot can be priced. `{ byNode }`: each
+   * node publishes the tier given for it (null: none), as read from real Hubs in the validation
+   * run (validate/run.ts), where they all detect the one machine they run on.
    */
-  readonly tiers?: 'published' | 'none' | 'serving';
+  readonly tiers?: 'published' | 'none' | 'serving' | { readonly byNode: Readonly<Record<string, HardwareTier | null>> };
   /**
    * What-if: every request enters through one Hub, which then sees every forward live, as a
    * central router does. Separates the cost of a symmetric pool's partial view (each Hub sees the
@@ -130,6 +132,7 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
     const tiers = new Map<string, HardwareTier | null>(
       nodes.map((n) => {
         const spec = world.engines.get(n)!.spec;
+        if (typeof tierMode === 'object') return [n, tierMode.byNode[n] ?? null];
         if (tierMode === 'none') return [n, null];
         if (tierMode === 'serving' && !spec.gpu) return [n, 'cpu-only'];
         return [n, publishedTier(spec)];
