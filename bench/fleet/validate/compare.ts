@@ -46,6 +46,11 @@ export interface Comparison {
   readonly unpaired: number;
   /** |predicted - real| / real TTFT, over every pair, and for long and short prompts apart. */
   readonly relative: { readonly all: ErrorSpread; readonly long: ErrorSpread; readonly short: ErrorSpread };
+  /**
+   * The same, over the pairs both sides served on the same node: there the placements agreed, so
+   * what is left is the engine model, queueing behind other work, and timing.
+   */
+  readonly samePlaceRelative: ErrorSpread;
   /** |predicted - real| TTFT in simulated ms: what the relative figure hides on sub-second answers. */
   readonly absoluteMs: ErrorSpread;
   /** Mean of (predicted - real) / real: above 0, the simulator predicted slower answers than the Hubs gave. */
@@ -91,6 +96,7 @@ export function compare(predicted: readonly Observed[], real: readonly Observed[
     pairs,
     unpaired,
     relative: { all: spread(pairs.map(rel)), long: spread(pairs.filter((x) => x.long).map(rel)), short: spread(pairs.filter((x) => !x.long).map(rel)) },
+    samePlaceRelative: spread(pairs.filter((x) => x.samePlace).map(rel)),
     absoluteMs: spread(pairs.map((x) => Math.abs(x.predictedMs - x.realMs))),
     bias: mean(pairs.map((x) => (x.predictedMs - x.realMs) / x.realMs)),
     samePlaceShare: pairs.length === 0 ? null : pairs.filter((x) => x.samePlace).length / pairs.length,
