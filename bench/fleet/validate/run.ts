@@ -4,7 +4,7 @@
  * same three nodes, and the run reports how far the prediction was from what the Hubs did.
  *
  *   npm run bench:fleet:validate -- [--fleet FILE] [--workload FILE] [--seed N] [--time-scale X]
- *                                   [--window-s S] [--max-turns N] [--policies a,b] [--out FILE]
+ *                                   [--window-s S] [--max-turns N] [--policies a,b] [--repeats N] [--out FILE]
  *
  * Only the Hub Pool policies run: the real Hubs cannot be made to place like round-robin,
  * least-connections, SmartRouter or the oracle. Prints markdown tables (the ones in
@@ -43,6 +43,7 @@ const { values } = parseArgs({
     'window-s': { type: 'string', default: '600' },
     'max-turns': { type: 'string', default: '5' },
     policies: { type: 'string' },
+    repeats: { type: 'string', default: '1' },
     out: { type: 'string' },
   },
 });
@@ -57,6 +58,9 @@ const slice = sliceTrace(buildTrace(workload, seed), { nodes, windowMs: Number(v
 /** The Hubs poll every REPLAY_POLL_SECONDS of wall time; the simulator is given the same interval in its own time. */
 const simPollSeconds = REPLAY_POLL_SECONDS / timeScale;
 const wanted = values.policies?.split(',');
+/** Replays per policy: from the second on, each is compared with the first, which measures how far two replays of one slice drift apart. */
+const repeats = Number(values.repeats);
+if (!Number.isInteger(repeats) || repeats < 1 || repeats > 5) throw new Error(`--repeats must be a whole number from 1 to 5, not ${values.repeats}`);
 const say = (s = '') => process.stdout.write(`${s}\n`);
 const secs = (ms: number | null) => (ms === null ? '-' : (ms / 1000).toFixed(1));
 const pct = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(0)}%`);
@@ -87,6 +91,8 @@ interface Row {
   readonly predicted: unknown;
 }
 const rows: Row[] = [];
+/** Later replays of a policy against its first: the real side's own spread. */
+const replayDrift: { policy: string; repeat: number; comparison: Comparison; wallMs: number }[] = [];
 for (const p of VALIDATED.filter((x) => wanted === undefined || wanted.includes(x.key))) {
   process.stderr.write(`  ${p.key}: replaying through three Hubs…\n`);
   const real = await replay({ fleet, trace: slice, timeScale, settings: p.settings, maxWallMs: MAX_REPLAY_WALL_MS });
@@ -108,6 +114,11 @@ for (const p of VALIDATED.filter((x) => wanted === undefined || wanted.includes(
       real: real.requests,
       predicted: predicted.requests,
     });
+  }
+  for (let i = 2; i <= repeats; i++) {
+    process.stderr.write(`  ${p.key}: replay ${i} of ${repeats}…\n`);
+    const again = await replay({ fleet, trace: slice, timeScale, settings: p.settings, maxWallMs: MAX_REPLAY_WALL_MS });
+    replayDrift.push({ policy: p.key, repeat: i, comparison: compare(again.requests, real.requests, nodes), wallMs: again.wallMs });
   }
 }
 
@@ -133,6 +144,21 @@ for (const r of rows) {
 }
 say();
 
+if (replayDrift.length > 0) {
+  say('## One replay against another (the real side’s own spread): |replay n − replay 1| / replay 1');
+  say(
+    '| policy | replay | paired | mean | p50 | p95 | absolute error mean / p95 (s) | mean TTFT replay n / replay 1 (s) | same node both times | per node, replay n / replay 1 | mean relative error per node |',
+  );
+  say('| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | --- | ---: |');
+  for (const d of replayDrift) {
+    const c = d.comparison;
+    say(
+      `| ${d.policy} | ${d.repeat} | ${c.pairs.length} | ${spreadCells(c.relative.all)} | ${secs(c.absoluteMs.mean)} / ${secs(c.absoluteMs.p95)} | ${secs(c.predictedMeanMs)} / ${secs(c.realMeanMs)} | ${pct(c.samePlaceShare)} | ${c.perNode.map((n) => `${n.predicted} / ${n.real}`).join(', ')} | ${pct(c.perNodeMeanRelativeError)} |`,
+    );
+  }
+  say();
+}
+
 const out = values.out ?? join(REPO_ROOT, 'bench/results', `fleet-validate-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
 mkdirSync(resolve(out, '..'), { recursive: true });
 writeFileSync(
@@ -148,6 +174,7 @@ writeFileSync(
       replayPollSeconds: REPLAY_POLL_SECONDS,
       simPollSeconds,
       runs: rows,
+      replayDrift,
     },
     null,
     2,
