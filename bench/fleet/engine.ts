@@ -44,10 +44,6 @@ interface Slot {
   job: Job | null;
 }
 
-/** A placeholder answer's prompt read and its stream of placeholders, ms: a broken model answers fast (its time does not depend on the prompt). */
-export const DEGENERATE_PREFILL_MS = 300;
-export const DEGENERATE_DECODE_MS = 2000;
-
 /** Shared prefix of two prompts, in tokens: whole segments while ids match, then the shorter of the first differing one when its id matches. */
 export function commonPrefix(a: readonly Segment[], b: readonly Segment[]): number {
   let n = 0;
@@ -278,7 +274,7 @@ export class Engine {
     job.cached = Math.min(commonPrefix(s.cache, r.segments), prompt - 1);
     job.phase = 'prefill';
     job.prefillStartedMs = this.#q.nowMs();
-    job.remainingMs = job.degenerate ? DEGENERATE_PREFILL_MS : prefillMs(job.cached, prompt, this.spec.prefillTokensPerSec, this.spec.growthTokens);
+    job.remainingMs = job.degenerate ? 300 : prefillMs(job.cached, prompt, this.spec.prefillTokensPerSec, this.spec.growthTokens);
   }
 
   #share(): number {
@@ -312,7 +308,7 @@ export class Engine {
         if (j?.phase !== 'prefill' || j.remainingMs > PREFILL_EPSILON_MS) continue;
         j.phase = 'decode';
         s.cache = j.request.segments;
-        const decodeMs = j.degenerate ? DEGENERATE_DECODE_MS : this.#decodeMs(j.request);
+        const decodeMs = j.degenerate ? 2000 : this.#decodeMs(j.request);
         j.events.firstToken({ cachedTokens: j.cached, promptMs: this.#q.nowMs() - j.prefillStartedMs });
         if (j.phase !== 'decode') continue; // cancelled from the callback
         j.timer = this.#q.after(decodeMs, () => {
