@@ -245,7 +245,9 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
         const hubSettings: PoolSettings = local
           ? { ...settings, inferenceOllamaSlots: entrySpec.statesSlots ? entrySpec.slots : null, inferenceMaxNumCtx: entrySpec.maxNumCtx }
           : settings;
-        const candidates = [...(local ? [ownEngine(entry)] : []), ...peerCandidates(peers, model, route.dialect)];
+        // As localCandidates does: an engine its own Hub marked unservable for the model is no candidate.
+        const ownServes = local && !serving.get(entry)!.unservable.isWithheld(engineModelKey('local', LOCAL_BACKEND, model));
+        const candidates = [...(ownServes ? [ownEngine(entry)] : []), ...peerCandidates(peers, model, route.dialect)];
         const ranked = rankCandidates(candidates, { localAffinity: settings.poolLocalAffinity, pressureWeight: settings.poolPressureWeight });
         const affinity = hub.affinity.contextFor({ requestId: r.id, model, judgedRoute: route.completion, sessionHeader: undefined, body: r.body }, settings);
         const bodyBytes = r.promptTokens * 4;
