@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { cpus } from 'node:os';
 import { STEPS } from '../../src/placement/pipeline.js';
 import { muchSlowerStep } from '../../src/placement/steps/much-slower.js';
+import { contentionFreeBounds } from './bound.js';
 import { readFleet, readWorkload } from './data-files.js';
 import { publishedTier } from './hardware.js';
 import { summarize, type Distribution, type PolicySummary } from './metrics.js';
@@ -97,6 +98,36 @@ say('## Chat and agent calls served per node (embeddings left out)');
 say(`| policy | ${nodes.join(' | ')} |`);
 say(`| --- | ${nodes.map(() => '---:').join(' | ')} |`);
 for (const s of summaries) say(`| ${s.policy} | ${nodes.map((n) => s.perNode[n] ?? 0).join(' | ')} |`);
+say();
+
+/** Each chat and agent call's contention-free bound (bound.ts), by id. */
+const boundById = contentionFreeBounds(trace, fleet);
+const bounds = runs.map((run) => {
+  const answered = run.requests.filter((r) => r.kind !== 'embed' && r.ttftMs !== null);
+  // The bound does not hold for an answer that came after a placeholder answer (bound.ts): those are counted apart.
+  const compared = answered.filter((r) => r.badAnswers === 0);
+  const ratio = (rs: typeof answered) => {
+    if (rs.length === 0) return null;
+    const ttft = rs.reduce((n, r) => n + r.ttftMs!, 0) / rs.length;
+    const bound = rs.reduce((n, r) => n + boundById.get(r.id)!, 0) / rs.length;
+    return { meanTtftMs: ttft, meanBoundMs: bound, ratio: ttft / bound };
+  };
+  return {
+    policy: run.policy,
+    afterPlaceholders: answered.length - compared.length,
+    all: ratio(compared),
+    long: ratio(compared.filter((r) => r.long)),
+    short: ratio(compared.filter((r) => !r.long)),
+  };
+});
+say('## Against a lower bound: mean TTFT over the mean contention-free bound of the same answered calls (bound.ts)');
+say(
+  '| policy | all: mean / bound (s) | all: ratio | long: mean / bound (s) | long: ratio | short: mean / bound (s) | short: ratio | left out (answered after a placeholder answer) |',
+);
+say('| --- | --- | ---: | --- | ---: | --- | ---: | ---: |');
+const ratioCell = (x: { meanTtftMs: number; meanBoundMs: number; ratio: number } | null) =>
+  x === null ? '- | -' : `${secs(x.meanTtftMs)} / ${secs(x.meanBoundMs)} | ${x.ratio.toFixed(2)}x`;
+for (const b of bounds) say(`| ${b.policy} | ${ratioCell(b.all)} | ${ratioCell(b.long)} | ${ratioCell(b.short)} | ${b.afterPlaceholders} |`);
 say();
 
 const by = (name: string) => summaries.find((s) => s.policy === name);
@@ -217,7 +248,16 @@ mkdirSync(resolve(out, '..'), { recursive: true });
 writeFileSync(
   out,
   JSON.stringify(
-    { seed, fleet: values.fleet, workload: values.workload, summaries, goals, ablation: ablation.map((a) => ({ without: a.without, ...a.summary })), scale },
+    {
+      seed,
+      fleet: values.fleet,
+      workload: values.workload,
+      summaries,
+      bounds,
+      goals,
+      ablation: ablation.map((a) => ({ without: a.without, ...a.summary })),
+      scale,
+    },
     null,
     2,
   ),

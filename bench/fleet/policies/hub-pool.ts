@@ -21,7 +21,7 @@
 import { loadEnv } from '../../../src/config/env.js';
 import { DEFAULT_SETTINGS, type PoolSettings } from '../../../src/config/settings-schema.js';
 import { peerCandidates, type UsablePeer } from '../../../src/placement/candidates.js';
-import { peerPressure, peerQueueDepth } from '../../../src/placement/peer-load.js';
+import { peerPressure, peerQueueDepth, UNKNOWN_PRESSURE } from '../../../src/placement/peer-load.js';
 import { place, STEPS } from '../../../src/placement/pipeline.js';
 import { rankCandidates } from '../../../src/placement/rank.js';
 import { affinityHeldId } from '../../../src/placement/steps/affinity.js';
@@ -84,9 +84,13 @@ class EntryHub {
   readonly affinity: PrefixAffinity;
   readonly outputFaults: WithholdBook;
   readonly walks = new Map<string, Walk>();
-  constructor(world: World) {
+  constructor(world: World, node: string) {
     this.book = new ThroughputBook(world.q);
-    this.sampler = new ThroughputSampler({ book: this.book, aloneOn: (c) => (this.forwards.get(c.node) ?? 0) === 1 });
+    // As src/system.ts wires it: the local engine is alone when it has one request; a peer when this Hub sends it one.
+    this.sampler = new ThroughputSampler({
+      book: this.book,
+      aloneOn: (c) => (c.node === 'local' ? world.engines.get(node)!.inFlight === 1 : (this.forwards.get(c.node) ?? 0) === 1),
+    });
     this.affinity = new PrefixAffinity({ clock: world.q, ttlMs: HUB_ENV.prefixAffinityTtlMs });
     this.outputFaults = new WithholdBook(world.q);
   }
@@ -102,15 +106,24 @@ export interface HubPoolOptions {
    * node's Hub publishes, the Hub's rule on the fleet file's hardware facts (hardware.ts).
    * 'none': no node publishes one, the build before tier detection. 'serving', a what-if: a node
    * whose engine reads prompts on the CPU publishes cpu-only whatever its machine holds (core-7
-   * has a GPU its Ollama does not use), so the rule's blind spot can be priced.
+   * has a GPU its Ollama does not use), so the rule's blind spot can be priced. `{ byNode }`: each
+   * node publishes the tier given for it (null: none), as read from real Hubs in the validation
+   * run (validate/run.ts), where they all detect the one machine they run on.
    */
-  readonly tiers?: 'published' | 'none' | 'serving';
+  readonly tiers?: 'published' | 'none' | 'serving' | { readonly byNode: Readonly<Record<string, HardwareTier | null>> };
   /**
    * What-if: every request enters through one Hub, which then sees every forward live, as a
    * central router does. Separates the cost of a symmetric pool's partial view (each Hub sees the
    * others' work only through health polls) from the cost of the rules. Off in the compared policies.
    */
   readonly singleEntry?: boolean;
+  /**
+   * Each entry Hub reaches its own node's engine as a local candidate (live queue, the
+   * poolLocalAffinity head start, its own slots and cap from its settings) and the others as peers,
+   * as a real Hub does. Off in the compared policies, which reach every engine as a peer; on in
+   * the validation run (validate/run.ts) beside a run with it off, so the two can be told apart.
+   */
+  readonly localEntry?: boolean;
   /** Summed process CPU time spent placing, µs, and placements made (scale report). */
   readonly cpu?: { us: number; placements: number };
 }
@@ -130,6 +143,7 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
     const tiers = new Map<string, HardwareTier | null>(
       nodes.map((n) => {
         const spec = world.engines.get(n)!.spec;
+        if (typeof tierMode === 'object') return [n, tierMode.byNode[n] ?? null];
         if (tierMode === 'none') return [n, null];
         if (tierMode === 'serving' && !spec.gpu) return [n, 'cpu-only'];
         return [n, publishedTier(spec)];
@@ -153,7 +167,7 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
       const entry = opts.singleEntry ? nodes[0]! : requested;
       let hub = hubs.get(entry);
       if (hub === undefined) {
-        const h = new EntryHub(world);
+        const h = new EntryHub(world, entry);
         hubs.set(entry, h);
         poll(h);
         // Polls repeat for as long as the run has events to answer; a Hub's poll phase is its own.
@@ -170,7 +184,10 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
     let placementErrors = 0;
     let firstPlacementError: string | null = null;
 
-    const hubOf = (r: TraceRequest) => hubs.get(opts.singleEntry ? nodes[0]! : r.entry)!;
+    const entryOf = (r: TraceRequest) => (opts.singleEntry ? nodes[0]! : r.entry);
+    const hubOf = (r: TraceRequest) => hubs.get(entryOf(r))!;
+    /** The node a candidate runs on: its own, or the entry's for the entry Hub's local engine. */
+    const nodeOfCandidate = (r: TraceRequest, c: Candidate) => (c.node === 'local' ? entryOf(r) : c.node);
 
     const usablePeers = (hub: EntryHub): UsablePeer[] =>
       nodes.map((n) => {
@@ -208,6 +225,9 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
       pressure: 1,
     });
 
+    /** The entry node's own engine as its Hub lists it (localCandidates): the proxy's live count of work on it, no tier, its own pressure unknown. */
+    const ownEngine = (n: string): Candidate => ({ ...localCandidate(n), queueDepth: world.engines.get(n)!.inFlight, pressure: UNKNOWN_PRESSURE });
+
     return {
       name: opts.name,
       order(r: TraceRequest): string[] {
@@ -216,22 +236,32 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
         const hub = hubFor(r.entry);
         const route = routeOf(r.path);
         const model = modelOf(r);
-        const peers = usablePeers(hub);
-        const candidates = peerCandidates(peers, model, route.dialect);
+        const entry = entryOf(r);
+        const local = opts.localEntry === true;
+        const nodeOf = (c: Candidate) => nodeOfCandidate(r, c);
+        const peers = local ? usablePeers(hub).filter((p) => p.peerId !== entry) : usablePeers(hub);
+        const entrySpec = world.engines.get(entry)!.spec;
+        // A Hub states its own engine's slots and cap in its settings (inferenceOllamaSlots, inferenceMaxNumCtx).
+        const hubSettings: PoolSettings = local
+          ? { ...settings, inferenceOllamaSlots: entrySpec.statesSlots ? entrySpec.slots : null, inferenceMaxNumCtx: entrySpec.maxNumCtx }
+          : settings;
+        // As localCandidates does: an engine its own Hub marked unservable for the model is no candidate.
+        const ownServes = local && !serving.get(entry)!.unservable.isWithheld(engineModelKey('local', LOCAL_BACKEND, model));
+        const candidates = [...(ownServes ? [ownEngine(entry)] : []), ...peerCandidates(peers, model, route.dialect)];
         const ranked = rankCandidates(candidates, { localAffinity: settings.poolLocalAffinity, pressureWeight: settings.poolPressureWeight });
         const affinity = hub.affinity.contextFor({ requestId: r.id, model, judgedRoute: route.completion, sessionHeader: undefined, body: r.body }, settings);
         const bodyBytes = r.promptTokens * 4;
         const estimatedTokens = estimatedPromptTokens(bodyBytes);
         const nowMs = world.q.nowMs();
         const budgetMs = headerBudgetMs(bodyBytes, HUB_ENV.firstByteTimeoutMs, HUB_ENV.minPrefillTokensPerSec);
-        const withheld = (c: Candidate) => hub.outputFaults.isWithheld(engineModelKey(c.node, null, model));
+        const withheld = (c: Candidate) => hub.outputFaults.isWithheld(engineModelKey(nodeOf(c), null, model));
         const heldId = affinityHeldId([ranked], affinity);
         const inputs = placementInputs({
           route,
           model,
           candidates: ranked,
           peers,
-          settings,
+          settings: hubSettings,
           env: HUB_ENV.knobs,
           estimatedTokens,
           budgetMs,
@@ -241,13 +271,13 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
           busy: new Map(),
           withheld,
           affinityTarget: heldId,
-          // Contention's hold concerns a local engine; every engine here is a peer.
+          // Contention's hold needs a live probe of the local engine's cache, which the model does not give.
           affinityHeld: null,
           nowMs,
         });
         const withheldFacts = new Map<string, WithheldFact>();
         for (const c of ranked) {
-          const e = hub.outputFaults.withheldEntry(engineModelKey(c.node, null, model));
+          const e = hub.outputFaults.withheldEntry(engineModelKey(nodeOf(c), null, model));
           if (e !== null) withheldFacts.set(c.id, { until: e.until, reason: e.reason });
         }
         let placed: ReturnType<typeof place>;
@@ -261,7 +291,7 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
               estimatedTokens,
               window: requestedWindow(r.numCtx, estimatedTokens),
               nowMs,
-              limits: nodeLimits(HUB_ENV, settings, peers),
+              limits: nodeLimits(HUB_ENV, hubSettings, peers),
               withheld: withheldFacts,
               ...inputs,
               affinity,
@@ -284,7 +314,7 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
           opts.cpu.us += d.user + d.system;
           opts.cpu.placements++;
         }
-        return placed.order.map((c) => c.node);
+        return placed.order.map(nodeOf);
       },
 
       finish() {
@@ -347,7 +377,7 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
         hub.affinity.observer.onSettled!(settled);
         // The serving node's own Hub sees one inbound attempt per node asked: the served one answered, the others were closed on it.
         for (const f of walk.failures) {
-          serving.get(f.candidate.node)!.sampler.onSettled({
+          serving.get(nodeOfCandidate(r, f.candidate))!.sampler.onSettled({
             ...base,
             end: 'hung-up',
             served: null,
@@ -361,8 +391,8 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
           });
         }
         if (served !== null && st.end === 'committed') {
-          const local = localCandidate(served.node);
-          serving.get(served.node)!.sampler.onSettled({ ...settled, served: local, attempt: 1, failures: [] });
+          const local = localCandidate(nodeOfCandidate(r, served));
+          serving.get(nodeOfCandidate(r, served))!.sampler.onSettled({ ...settled, served: local, attempt: 1, failures: [] });
         }
       },
     };
