@@ -152,9 +152,28 @@ export class StreamJudge {
     return isDegenerate(generated) ? 'degenerate-output' : null;
   }
 
-  /** The last few frames of the stream, parsed (where the engine's timings are); lines that are not frames are skipped. */
+  /**
+   * The last few frames of the stream, parsed (where the engine's timings are), oldest first;
+   * lines that are not frames are skipped. Read from the end: parsing every frame of the 4 KiB
+   * tail to keep the last four was 7% of the Hub's busy time on streams (bench/proxy-overhead
+   * --profile, 2026-12-02), for ~20 frames a stream of short events leaves there.
+   */
   lastFrames(): unknown[] {
-    return this.#frames(`${Buffer.concat(this.#tailParts).toString('utf8')}\n`, Infinity).slice(-LAST_EVENTS_PARSED);
+    const lines = Buffer.concat(this.#tailParts).toString('utf8').split('\n');
+    const out: unknown[] = [];
+    for (let i = lines.length - 1; i >= 0 && out.length < LAST_EVENTS_PARSED; i--) {
+      const doc = this.#frameOf(lines[i]!);
+      if (doc !== null) out.push(doc);
+    }
+    return out.reverse();
+  }
+
+  /** One line's frame in the dialect, parsed; null for a blank line, a comment, [DONE] or anything not JSON. */
+  #frameOf(raw: string): unknown {
+    const line = raw.trim();
+    if (line === '' || line.startsWith(':')) return null;
+    const payload = this.#dialect === 'openai' ? (line.startsWith('data:') ? line.slice(5).trim() : null) : line;
+    return payload === null || payload === '[DONE]' ? null : parseJson(payload);
   }
 
   /** Up to `limit` frames from the complete lines of `text`, in the dialect; not-JSON lines are skipped. */
@@ -163,11 +182,7 @@ export class StreamJudge {
     const lines = text.split('\n');
     lines.pop(); // the last piece may be a partial line
     for (const raw of lines) {
-      const line = raw.trim();
-      if (line === '' || line.startsWith(':')) continue;
-      const payload = this.#dialect === 'openai' ? (line.startsWith('data:') ? line.slice(5).trim() : null) : line;
-      if (payload === null || payload === '[DONE]') continue;
-      const doc = parseJson(payload);
+      const doc = this.#frameOf(raw);
       if (doc !== null && out.push(doc) >= limit) break;
     }
     return out;
