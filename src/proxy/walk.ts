@@ -30,7 +30,18 @@ import { answerVerdict } from './verdict-answer.js';
 import { VerdictTracker } from './verdict-tracker.js';
 import { answerExhausted, settledRow } from './walk-rows.js';
 import { readEngineTimings } from './walk-timings.js';
-import type { AttemptStart, BodyFault, FailedAttempt, VerdictResponse, WalkDeps, WalkEnd, WalkObserver, WalkOutcome, WalkRequest, WalkSettled } from './walk-types.js';
+import type {
+  AttemptStart,
+  BodyFault,
+  FailedAttempt,
+  VerdictResponse,
+  WalkDeps,
+  WalkEnd,
+  WalkObserver,
+  WalkOutcome,
+  WalkRequest,
+  WalkSettled,
+} from './walk-types.js';
 import { engineModelKey } from './withhold-book.js';
 
 export type { RowWriter, WalkDeps, WalkObserver, WalkRequest, WalkSettled } from './walk-types.js';
