@@ -9,7 +9,7 @@
  * drift on a shared machine hits them alike; medians, ratios and each proxy's CPU time per
  * request are reported. See bench/README.md.
  *
- *   npm run bench:proxy -- [--rounds 3] [--duration 5] [--warmup 1] [--client autocannon|wrk]
+ *   npm run bench:proxy -- [--rounds 3] [--duration 5] [--warmup 1] [--client undici|autocannon|wrk]
  *                          [--targets LIST] [--no-live] [--profile] [--out FILE]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -102,7 +102,7 @@ function usage(): string {
     '  --rounds N        rounds of every case, targets interleaved in each (default 3)',
     '  --duration S      seconds of each measured run (default 5)',
     '  --warmup S        seconds of the discarded run before each measured one (default 1)',
-    '  --client NAME     autocannon (default, in this process) or wrk (apt-get install -y wrk)',
+    '  --client NAME     undici (default, in this process), autocannon (fails past 1,000 requests a connection) or wrk',
     '  --no-live         skip the extra set with poolProbeSnapshotTtlMs 0 (a live probe per request)',
     '  --targets LIST    which targets to run, comma-separated (default direct,nginx,undici-bare,hub)',
     '  --no-bare         same as leaving undici-bare out of --targets',
@@ -120,7 +120,7 @@ function options(): Options {
       rounds: { type: 'string', default: '3' },
       duration: { type: 'string', default: '5' },
       warmup: { type: 'string', default: '1' },
-      client: { type: 'string', default: 'autocannon' },
+      client: { type: 'string', default: 'undici' },
       'no-live': { type: 'boolean', default: false },
       'no-bare': { type: 'boolean', default: false },
       targets: { type: 'string', default: TARGETS.join(',') },
@@ -142,7 +142,7 @@ function options(): Options {
     return n;
   };
   const client = values.client;
-  if (client !== 'autocannon' && client !== 'wrk') fail(`--client must be autocannon or wrk, got ${client}`);
+  if (client !== 'undici' && client !== 'autocannon' && client !== 'wrk') fail(`--client must be undici, autocannon or wrk, got ${client}`);
   return {
     rounds: whole('rounds', values.rounds, 1),
     durationS: whole('duration', values.duration, 1),
@@ -620,7 +620,7 @@ function machineNote(o: Options): Record<string, unknown> {
     client:
       o.client === 'wrk'
         ? versionOf('wrk', ['--version'])
-        : `autocannon ${JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules/autocannon/package.json'), 'utf8')).version as string}`,
+        : `${o.client} ${JSON.parse(readFileSync(join(REPO_ROOT, `node_modules/${o.client}/package.json`), 'utf8')).version as string}`,
     loadavgAtStart: loadavg().map((x) => Math.round(x * 100) / 100),
   };
 }
@@ -700,7 +700,7 @@ async function main(): Promise<void> {
   const o = options();
   if (!o.profile && o.targets.includes('nginx') && which('nginx') === null)
     fail('nginx is not installed: run `apt-get install -y nginx` (Debian), then again `npm run bench:proxy`.');
-  if (o.client === 'wrk' && which('wrk') === null) fail('wrk is not installed: run `apt-get install -y wrk`, or use --client autocannon.');
+  if (o.client === 'wrk' && which('wrk') === null) fail('wrk is not installed: run `apt-get install -y wrk`, or use --client undici.');
   if (!existsSync(join(REPO_ROOT, 'dist/src/cli/main.js'))) fail('the Hub is not built: run `npm run build` first (npm run bench:proxy does).');
 
   const scratch = mkdtempSync(join(tmpdir(), 'cihub-bench-proxy-'));
