@@ -104,7 +104,7 @@ class RequestWalk {
         if (step === ENDED) return;
         this.#failOver(step);
       }
-      this.#settle(caller.gone ? 'hung-up' : 'exhausted');
+      this.#settle(caller.gone ? 'hung-up' : order.length === 0 ? 'no-candidate' : 'exhausted');
     } finally {
       // Only a throw gets here unsettled; the count and the row must not outlive it.
       if (!this.#settled) this.#settle('broken');
@@ -375,12 +375,14 @@ class RequestWalk {
       // The node that served, even on an inbound row (whose node names the sender): 'local' there.
       node: outcome.served?.node ?? null,
       backend: row.backend ?? null,
-      status: row.status ?? null,
+      // The status the app got: the walk's own 502 when it answered one.
+      status: end === 'exhausted' || end === 'no-candidate' ? 502 : (row.status ?? null),
       attempt: row.attempt ?? null,
       failedOver: outcome.failures.length,
       reason: row.reason ?? null,
     });
-    if (end === 'exhausted') answerExhausted(req, this.#failures);
+    if (end === 'no-candidate' && req.answerNoCandidate) req.answerNoCandidate();
+    else if (end === 'exhausted' || end === 'no-candidate') answerExhausted(req, this.#failures);
     if (this.#deps.observers.length > 0) this.#tell((o) => o.onSettled?.(outcome));
     return ENDED;
   }
