@@ -73,12 +73,25 @@ export function generatedText(doc: unknown): string {
 
 /** Judges a whole non-streamed body; null when it is a sound answer or JSON not in the dialect. */
 export function judgeBody(dialect: ProxyDialect, body: Buffer): OutputFault | null {
+  return readAnswer(dialect, body).fault;
+}
+
+/**
+ * Judges a whole non-streamed body and hands back the document it parsed (null when it was not
+ * JSON), so the engine's timings are read from the same parse rather than a second one of the
+ * whole answer.
+ */
+export function readAnswer(dialect: ProxyDialect, body: Buffer): { readonly fault: OutputFault | null; readonly doc: unknown } {
   let doc: unknown;
   try {
     doc = JSON.parse(body.toString('utf8'));
   } catch {
-    return 'malformed-output';
+    return { fault: 'malformed-output', doc: null };
   }
+  return { fault: judgeDoc(dialect, doc), doc };
+}
+
+function judgeDoc(dialect: ProxyDialect, doc: unknown): OutputFault | null {
   const d = record(doc);
   if (d === null) return null;
   if (dialect === 'ollama') {

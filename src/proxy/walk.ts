@@ -20,7 +20,7 @@ import { ENGINE_KINDS, type EngineKind } from '../engines/engine-kind.js';
 import type { Candidate } from '../placement/types.js';
 import { decideOnAnswer, describeFailure, type AttemptFailure } from './failover-policy.js';
 import { clearFaults, strikeOutput, strikeUnservable } from './fault-records.js';
-import { judgeBody, StreamJudge } from './output-check.js';
+import { readAnswer, StreamJudge } from './output-check.js';
 import { readBounded, discardBody } from '../util/bounded-read.js';
 import { readUpTo, relayBody } from './relay-body.js';
 import { classifyVerdict, VERDICT_BODY_LIMIT_BYTES, VERDICT_BODY_TIMEOUT_MS } from './request-verdict.js';
@@ -250,7 +250,8 @@ class RequestWalk {
         ? { kind: 'body-stalled', status, idleMs: this.#req.budgetMs }
         : { kind: 'body-dropped', status, reason: describeTransportError(read.error) };
     }
-    const fault = judged ? judgeBody(this.#req.route.dialect, read.bytes) : null;
+    const reading = judged ? readAnswer(this.#req.route.dialect, read.bytes) : null;
+    const fault = reading?.fault ?? null;
     if (fault !== null) {
       strikeOutput(this.#deps, this.#req, this.#faultKey(), fault);
       // From the last candidate the answer goes to the app as the engine gave it, recorded as the node's fault.
@@ -261,7 +262,7 @@ class RequestWalk {
     this.#req.res.writeHead(status, out);
     this.#req.res.end(read.bytes);
     if (judged && fault === null) clearFaults(this.#deps, this.#req, at.answered, this.#faultKey());
-    this.#finalFrames = () => [parseJson(read.bytes)];
+    this.#finalFrames = reading === null ? () => [parseJson(read.bytes)] : () => [reading.doc];
     return this.#settle('committed', { bodyFault: fault === null ? null : { kind: 'output', fault } });
   }
 
