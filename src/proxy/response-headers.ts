@@ -49,7 +49,8 @@ export function relayHeaders(upstream: IncomingHttpHeaders | Record<string, stri
   // Headers the engine lists in Connection belong to that one hop as well (RFC 9110, 7.6.1).
   const connection = upstream.connection;
   // The usual values name no header to drop ('keep-alive' is hop-by-hop already): parsing them
-  // into a set on every answer was most of this function's time in the profile.
+  // into a set on every answer was half of this function's time (2.7 against 5.7-6.5 µs a call
+  // for a five-header answer, in a loop on the busy 2-core VM, 2026-12-02).
   const named =
     connection === undefined || connection === 'keep-alive' || connection === 'close'
       ? NO_NAMES
