@@ -2,13 +2,13 @@
  * Micro-benchmark of BackendHealth.read() at poolProbeSnapshotTtlMs 0 (the default) for a lone
  * client (issue 13 item 4): reads one after another against a real loopback fake engine, with
  * the real clock, each followed by `--gap-us` of busy work standing in for the rest of the
- * request (placement, the relay). Prints probes per read and the mean time a read waited, for
- * the build under test and, with --reuse-ms 0, as it was before an answer could be reused.
+ * request (placement, the relay). Prints probes per read and how long reads waited, with the
+ * LIVE_PROBE_REUSE_MS the build has.
  *
- *   npx tsc -p . && node dist/bench/micro/live-probe.js [--reads 5000] [--gap-us 300] [--reuse-ms 2]
+ *   npx tsc -p . && node dist/bench/micro/live-probe.js [--reads 5000] [--gap-us 300]
  *
- * --reuse-ms only says which figure this is: the constant is compiled in, so "before" is the same
- * build with LIVE_PROBE_REUSE_MS patched to 0 in dist (bench/README.md says how it was run).
+ * The constant is compiled in, so "before" (no reuse) is the same build with LIVE_PROBE_REUSE_MS
+ * patched to 0 in dist/ (bench/README.md says how it was run).
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
