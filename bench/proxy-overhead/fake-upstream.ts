@@ -6,13 +6,17 @@
  *
  *   GET  /v1/models            one model, bench-model, owned_by llamacpp
  *   POST /v1/chat/completions  a fixed chat.completion, or with "stream": true in the body
- *                              STREAM_EVENTS SSE chunks then `data: [DONE]`, written back to back
+ *                              STREAM_EVENTS SSE chunks then `data: [DONE]`, written back to back;
+ *                              with "bench_token_rate": R as well, a token stream instead: one
+ *                              event per write, R a second ("bench_token_events": N of them,
+ *                              TOKEN_STREAM_EVENTS by default), the first with the headers
  *
  * Run as its own process: `node dist/bench/proxy-overhead/fake-upstream.js [--port N]`. It
  * prints one line, `listening <port>`, once it accepts connections.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 
 export const BENCH_MODEL = 'bench-model';
@@ -62,6 +66,46 @@ export const STREAM_PARTS: readonly Buffer[] = (() => {
   return parts;
 })();
 
+/** Events in one token stream when the request does not say (bench_token_events). */
+export const TOKEN_STREAM_EVENTS = 100;
+/** Bounds on what a request may ask of a token stream, so a typo cannot tie the upstream up. */
+const MAX_TOKEN_RATE = 10_000;
+const MAX_TOKEN_EVENTS = 100_000;
+
+/** One token event (a content delta), the last one (finish_reason stop) and [DONE], each its own write. */
+export function tokenEvent(i: number, events: number): Buffer {
+  if (i === events - 1) return Buffer.from(sseEvent({}, 'stop'));
+  return Buffer.from(sseEvent(i === 0 ? { role: 'assistant', content: '' } : { content: `tok${i} ` }, null));
+}
+const TOKEN_DONE = Buffer.from('data: [DONE]\n\n');
+
+/**
+ * A token stream as a fast GPU engine writes one: every event its own socket write, one every
+ * 1000/rate ms, the first right behind the headers (so time to the first event is the proxy's,
+ * not a prefill's). Stops writing if the caller goes away.
+ */
+function writeTokenStream(res: ServerResponse, rate: number, events: number): void {
+  res.writeHead(200, SSE_HEADERS);
+  const gapMs = 1000 / rate;
+  const started = performance.now();
+  let i = 0;
+  const next = (): void => {
+    if (res.destroyed) return;
+    res.write(tokenEvent(i, events));
+    i += 1;
+    if (i === events) {
+      res.end(TOKEN_DONE);
+      return;
+    }
+    // Paced against the start, so timer lateness does not add up over a stream.
+    setTimeout(next, Math.max(0, started + i * gapMs - performance.now()));
+  };
+  next();
+}
+
+const TOKEN_RATE = /"bench_token_rate"\s*:\s*(\d+)/;
+const TOKEN_EVENTS = /"bench_token_events"\s*:\s*(\d+)/;
+
 const JSON_HEADERS = { 'content-type': 'application/json', 'content-length': String(COMPLETION_BODY.length) };
 const MODELS_HEADERS = { 'content-type': 'application/json', 'content-length': String(MODELS_BODY.length) };
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
@@ -80,7 +124,12 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      if (STREAM_TRUE.test(body.toString('latin1'))) {
+      const text = body.toString('latin1');
+      const rate = Number(TOKEN_RATE.exec(text)?.[1] ?? 0);
+      if (rate > 0 && STREAM_TRUE.test(text)) {
+        const events = Number(TOKEN_EVENTS.exec(text)?.[1] ?? TOKEN_STREAM_EVENTS);
+        writeTokenStream(res, Math.min(rate, MAX_TOKEN_RATE), Math.max(1, Math.min(events, MAX_TOKEN_EVENTS)));
+      } else if (STREAM_TRUE.test(text)) {
         res.writeHead(200, SSE_HEADERS);
         const last = STREAM_PARTS.length - 1;
         for (let i = 0; i < last; i++) res.write(STREAM_PARTS[i]);

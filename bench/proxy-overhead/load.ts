@@ -11,9 +11,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
+import { Pool } from 'undici';
 import { clockTicksPerSecond, reapedChildrenTicks } from './proc-stat.js';
 
-export type LoadClient = 'autocannon' | 'wrk';
+export type LoadClient = 'undici' | 'autocannon' | 'wrk';
 
 export interface LoadSpec {
   readonly url: string;
@@ -39,7 +40,78 @@ export interface LoadResult {
 }
 
 export async function runLoad(client: LoadClient, spec: LoadSpec, scratchDir: string): Promise<LoadResult> {
-  return client === 'wrk' ? runWrk(spec, scratchDir) : runAutocannon(spec);
+  return client === 'wrk' ? runWrk(spec, scratchDir) : client === 'undici' ? runUndici(spec) : runAutocannon(spec);
+}
+
+/**
+ * The default client: undici's Pool in this process, one request at a time per connection. The
+ * Hub closes a keep-alive connection after 1,000 requests (http/edge.ts MAX_REQUESTS_PER_SOCKET,
+ * as Node's maxRequestsPerSocket: the last answer says Connection: close), and autocannon keeps
+ * writing on it, so every later request comes back as Node's 503 and a run at c=1 fails after
+ * its first thousand (2026-12-02). undici opens a new connection, as a real client does.
+ */
+async function runUndici(spec: LoadSpec): Promise<LoadResult> {
+  const url = new URL(spec.url);
+  const pool = new Pool(url.origin, { connections: spec.connections, pipelining: 1 });
+  let latencies = new Float64Array(1 << 16);
+  let count = 0;
+  let non200 = 0;
+  let errors = 0;
+  let bytes = 0;
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  const endAt = started + spec.durationS * 1000;
+  const opts = {
+    path: url.pathname,
+    method: 'POST' as const,
+    headers: { 'content-type': 'application/json' },
+    body: spec.body,
+    headersTimeout: 10_000,
+    bodyTimeout: 10_000,
+  };
+  await Promise.all(
+    Array.from({ length: spec.connections }, async () => {
+      while (performance.now() < endAt) {
+        const sent = performance.now();
+        try {
+          const res = await pool.request(opts);
+          let size = 0;
+          for await (const chunk of res.body as AsyncIterable<Buffer>) size += chunk.length;
+          const ms = performance.now() - sent;
+          bytes += size;
+          if (res.statusCode !== 200) {
+            non200++;
+            continue;
+          }
+          if (count === latencies.length) {
+            const grown = new Float64Array(latencies.length * 2);
+            grown.set(latencies);
+            latencies = grown;
+          }
+          latencies[count++] = ms;
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  const elapsedS = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  await pool.close();
+  const sorted = latencies.subarray(0, count).sort();
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  return {
+    ok: count,
+    non200,
+    errors,
+    bytes,
+    elapsedS,
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
+    meanMs: count > 0 ? sum / count : Number.NaN,
+    clientCpuMs: (cpu.user + cpu.system) / 1000,
+  };
 }
 
 function percentile(sorted: Float64Array, p: number): number {

@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { Background } from '../util/background.js';
 import { ManualClock } from '../util/clock.js';
 import { deferred, NEVER, ollamaTags, startFakeEngine, until, type FakeEngine, type FakeReply } from './fake-engine.testkit.js';
-import { BackendHealth, INVENTORY_CACHE_MS, PLACEMENT_BUDGET_MS, STALE_GRACE_MS } from './health-snapshot.js';
+import { BackendHealth, INVENTORY_CACHE_MS, LIVE_PROBE_REUSE_MS, PLACEMENT_BUDGET_MS, STALE_GRACE_MS } from './health-snapshot.js';
 import { PROBE_TRANSPORT_TIMEOUT_MS } from './probe-fetch.js';
 
 const TTL = 10_000;
@@ -57,8 +57,28 @@ describe('BackendHealth with TTL 0 (the default)', () => {
   it('probes every engine on every read and returns what it just heard', async () => {
     const r = await rig(0, (_path, hit) => ollamaTags(hit === 1 ? 'qwen3:8b' : 'llama3.2:3b'));
     assert.deepEqual(modelsOf(await r.health.read()), ['qwen3:8b']);
+    r.clock.advance(LIVE_PROBE_REUSE_MS);
     assert.deepEqual(modelsOf(await r.health.read()), ['llama3.2:3b']);
     assert.deepEqual(r.engines[0]?.paths, ['/api/tags', '/api/tags']);
+  });
+
+  it('uses an answer that landed under 2 ms ago as the live probe, and probes again once it is 2 ms old', async () => {
+    const r = await rig(0, (_path, hit) => ollamaTags(hit === 1 ? 'qwen3:8b' : 'llama3.2:3b'));
+    assert.deepEqual(modelsOf(await r.health.read()), ['qwen3:8b']);
+    r.clock.advance(LIVE_PROBE_REUSE_MS - 1);
+    assert.deepEqual(modelsOf(await r.health.read()), ['qwen3:8b']);
+    assert.equal(r.engines[0]?.paths.length, 1, 'the answer just heard served the second read');
+    r.clock.advance(1);
+    assert.deepEqual(modelsOf(await r.health.read()), ['llama3.2:3b']);
+    assert.equal(r.engines[0]?.paths.length, 2);
+  });
+
+  it('never reuses an answer the proxy dropped (a quarantine it recorded), however recent', async () => {
+    const r = await rig(0, (_path, hit) => ollamaTags(hit === 1 ? 'qwen3:8b' : 'llama3.2:3b'));
+    await r.health.read();
+    r.health.drop('ollama-1');
+    assert.deepEqual(modelsOf(await r.health.read()), ['llama3.2:3b']);
+    assert.equal(r.engines[0]?.paths.length, 2);
   });
 
   it('shares one probe between reads that overlap', async () => {
@@ -240,6 +260,7 @@ describe('BackendHealth with a TTL', () => {
     await r.health.read();
     assert.equal(r.engines[0]?.paths.length, 1);
     r.ttl = 0;
+    r.clock.advance(LIVE_PROBE_REUSE_MS);
     await r.health.read();
     assert.equal(r.engines[0]?.paths.length, 2);
   });

@@ -2,7 +2,8 @@
  * BackendHealth: each local engine's last probe answer, read by placement under the TTL
  * rules of spec "Placement reads a snapshot, not a live probe":
  *
- * - TTL 0 (the default): every read probes every engine live and waits for it.
+ * - TTL 0 (the default): every read probes every engine live and waits for it, unless an answer
+ *   landed under LIVE_PROBE_REUSE_MS ago (see there): that one is as live as a shared probe.
  * - fresh (younger than the TTL): served as is.
  * - stale (past the TTL, within STALE_GRACE_MS more): served as is; a refresh runs behind it.
  * - cold (nothing usable): the read starts a probe and waits for it, but all cold engines in
@@ -34,6 +35,17 @@ import type { BackendView, ModelInfo, ProbeAnswer } from './types.js';
 
 /** How long past its TTL a snapshot is still served while it refreshes: 60 s. */
 export const STALE_GRACE_MS = 60_000;
+/**
+ * At TTL 0, an answer that landed less than 2 ms ago is used as the live probe, not asked again.
+ * Reads that overlap already share one probe, so a read can get an answer whose probe started
+ * a round trip before it arrived; an answer that landed within a couple of ms is no older than
+ * that, and the TTL-0 contract (no snapshot, a stall still felt by every read) is kept: an engine
+ * that stops answering is never reused, since nothing lands. What it buys is the lone client's
+ * back-to-back requests: each paid a whole probe first (+0.18 ms p50, bench/README.md), and now
+ * one in several does. A quarantine the proxy records drops the answer (drop()), so it is never
+ * reused across one.
+ */
+export const LIVE_PROBE_REUSE_MS = 2;
 /** How long one placement read waits for cold engines in total: 500 ms. */
 export const PLACEMENT_BUDGET_MS = 500;
 /** Age past which status and the advertised inventory refresh in the background: 20 s. */
@@ -139,7 +151,9 @@ export class BackendHealth {
     this.#refreshQueues();
     const ttl = this.#deps.ttlMs();
     if (ttl === 0) {
-      await Promise.all(this.#states.map((s) => this.#probe(s)));
+      const now = this.#deps.clock.nowMs();
+      const due = this.#states.filter((s) => s.answeredAtMs === null || now - s.answeredAtMs >= LIVE_PROBE_REUSE_MS);
+      if (due.length > 0) await Promise.all(due.map((s) => this.#probe(s)));
       return this.#states.map((s) => this.#view(s));
     }
     return this.#readWith(ttl, STALE_GRACE_MS);

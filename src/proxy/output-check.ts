@@ -73,12 +73,25 @@ export function generatedText(doc: unknown): string {
 
 /** Judges a whole non-streamed body; null when it is a sound answer or JSON not in the dialect. */
 export function judgeBody(dialect: ProxyDialect, body: Buffer): OutputFault | null {
+  return readAnswer(dialect, body).fault;
+}
+
+/**
+ * Judges a whole non-streamed body and hands back the document it parsed (null when it was not
+ * JSON), so the engine's timings are read from the same parse rather than a second one of the
+ * whole answer.
+ */
+export function readAnswer(dialect: ProxyDialect, body: Buffer): { readonly fault: OutputFault | null; readonly doc: unknown } {
   let doc: unknown;
   try {
     doc = JSON.parse(body.toString('utf8'));
   } catch {
-    return 'malformed-output';
+    return { fault: 'malformed-output', doc: null };
   }
+  return { fault: judgeDoc(dialect, doc), doc };
+}
+
+function judgeDoc(dialect: ProxyDialect, doc: unknown): OutputFault | null {
   const d = record(doc);
   if (d === null) return null;
   if (dialect === 'ollama') {
@@ -152,9 +165,28 @@ export class StreamJudge {
     return isDegenerate(generated) ? 'degenerate-output' : null;
   }
 
-  /** The last few frames of the stream, parsed (where the engine's timings are); lines that are not frames are skipped. */
+  /**
+   * The last few frames of the stream, parsed (where the engine's timings are), oldest first;
+   * lines that are not frames are skipped. Read from the end: parsing every frame of the 4 KiB
+   * tail to keep the last four was 7% of the Hub's busy time on streams (bench/proxy-overhead
+   * --profile, 2026-12-02), for ~20 frames a stream of short events leaves there.
+   */
   lastFrames(): unknown[] {
-    return this.#frames(`${Buffer.concat(this.#tailParts).toString('utf8')}\n`, Infinity).slice(-LAST_EVENTS_PARSED);
+    const lines = Buffer.concat(this.#tailParts).toString('utf8').split('\n');
+    const out: unknown[] = [];
+    for (let i = lines.length - 1; i >= 0 && out.length < LAST_EVENTS_PARSED; i--) {
+      const doc = this.#frameOf(lines[i]!);
+      if (doc !== null) out.push(doc);
+    }
+    return out.reverse();
+  }
+
+  /** One line's frame in the dialect, parsed; null for a blank line, a comment, [DONE] or anything not JSON. */
+  #frameOf(raw: string): unknown {
+    const line = raw.trim();
+    if (line === '' || line.startsWith(':')) return null;
+    const payload = this.#dialect === 'openai' ? (line.startsWith('data:') ? line.slice(5).trim() : null) : line;
+    return payload === null || payload === '[DONE]' ? null : parseJson(payload);
   }
 
   /** Up to `limit` frames from the complete lines of `text`, in the dialect; not-JSON lines are skipped. */
@@ -163,11 +195,7 @@ export class StreamJudge {
     const lines = text.split('\n');
     lines.pop(); // the last piece may be a partial line
     for (const raw of lines) {
-      const line = raw.trim();
-      if (line === '' || line.startsWith(':')) continue;
-      const payload = this.#dialect === 'openai' ? (line.startsWith('data:') ? line.slice(5).trim() : null) : line;
-      if (payload === null || payload === '[DONE]') continue;
-      const doc = parseJson(payload);
+      const doc = this.#frameOf(raw);
       if (doc !== null && out.push(doc) >= limit) break;
     }
     return out;

@@ -231,26 +231,7 @@ export class PoolProxy {
     });
     trace.setRequestId(requestId);
 
-    if (placement.order.length === 0) {
-      const reason = 'no candidate holds the model';
-      this.#deps.routingLog.settle(requestId, { outcome: 'failed', attempt: null, reason, totalMs: Math.round(performance.now() - startedAt) });
-      trace.ended({ requestId, outcome: 'failed', node: null, backend: null, status: 502, attempt: null, failedOver: 0, reason });
-      // A pin never makes inference fail; when one applies, the 502 says so in the same breath.
-      const pin = inbound ? null : resolvePin(settings.poolPins, model);
-      const pinNote = pin === null ? '' : ` A ${pin.scope} pin to ${pin.target} applies to this model; pins only reorder candidates and did not cause this.`;
-      writeProxyError(
-        res,
-        route.dialect,
-        502,
-        'HUB_ERR_NO_CANDIDATE',
-        `No pool node currently has model "${model}" available.${pinNote}`,
-        { localBackends: localBackendsReport(views) },
-        { 'x-hub-pool-request-id': requestId, ...(affinityRecord ? { 'x-hub-pool-affinity': affinityRecord.outcome } : {}) },
-      );
-      this.#deps.affinity?.abandon(requestId);
-      return;
-    }
-    if (route.completion) this.#deps.engineWork.expect(requestId, inputs.runsAt);
+    if (route.completion && placement.order.length > 0) this.#deps.engineWork.expect(requestId, inputs.runsAt);
     await walk(this.#walkDeps, {
       requestId,
       route,
@@ -267,6 +248,20 @@ export class PoolProxy {
       windowOf: verdictWindow({ model, dialect: route.dialect, numCtx: facts.numCtx, localCap: this.#deps.defaultNumCtx(), peers }),
       affinity: affinityRecord?.outcome ?? null,
       trace,
+      answerNoCandidate: () => {
+        // A pin never makes inference fail; when one applies, the 502 says so in the same breath.
+        const pin = inbound ? null : resolvePin(settings.poolPins, model);
+        const pinNote = pin === null ? '' : ` A ${pin.scope} pin to ${pin.target} applies to this model; pins only reorder candidates and did not cause this.`;
+        writeProxyError(
+          res,
+          route.dialect,
+          502,
+          'HUB_ERR_NO_CANDIDATE',
+          `No pool node currently has model "${model}" available.${pinNote}`,
+          { localBackends: localBackendsReport(views) },
+          { 'x-hub-pool-request-id': requestId, ...(affinityRecord ? { 'x-hub-pool-affinity': affinityRecord.outcome } : {}) },
+        );
+      },
     });
   }
 

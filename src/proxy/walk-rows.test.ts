@@ -100,6 +100,11 @@ describe('settledRow', () => {
       expect: { node: null, backend: null, attempt: 2, status: null, outcome: 'failed', reason: 'the engine stopped sending its body (nothing for 300000ms)' },
     },
     {
+      name: 'a walk placement left nothing to try: no node, no attempt, the reason says so',
+      outcome: outcome({ end: 'no-candidate', served: null, attempt: null, status: null, headersMs: null, failures: [] }),
+      expect: { node: null, backend: null, attempt: null, status: null, outcome: 'failed', attempts: [], reason: 'no candidate holds the model' },
+    },
+    {
       name: 'a verdict records its signature and basis, never the message',
       outcome: outcome({ end: 'verdict', status: 500, verdict: { signature: 'context-length', basis: 'confirmed', confirms: 'core-2' } }),
       expect: {

@@ -41,6 +41,8 @@ export function settledRow(req: WalkRequest, o: WalkOutcome): Partial<RoutingLog
       const last = o.failures[o.failures.length - 1];
       return { ...common, attempt: o.failures.length, outcome: 'failed', reason: last ? describeFailure(last.failure) : null };
     }
+    case 'no-candidate':
+      return { ...common, outcome: 'failed', reason: 'no candidate holds the model' };
     case 'broken':
       return { ...common, outcome: 'failed', reason: 'this Hub failed while relaying the answer (see its log)' };
   }

@@ -69,6 +69,12 @@ export interface WalkRequest {
   readonly affinity?: 'hit' | 'skipped' | 'miss' | null;
   /** The request's trace: each attempt sends its traceparent on and records a span. Absent: no trace. */
   readonly trace?: RequestTrace;
+  /**
+   * Writes the app's 502 when placement left no candidate at all (the walk settles as
+   * 'no-candidate'); the proxy writes it, since it alone knows the pins and local engines to
+   * name. Absent: the walk answers as for an exhausted order.
+   */
+  readonly answerNoCandidate?: () => void;
 }
 
 /** A 500 whose body was a verdict on the request, kept while the walk asks another node. */
@@ -98,9 +104,10 @@ export interface AttemptStart {
  * - verdict: an engine's verdict on the request went to the app;
  * - hung-up: the caller left; `served` is the candidate it was waiting on, if any;
  * - exhausted: every candidate failed (the 502);
+ * - no-candidate: placement left no candidate to try (the 502 that says so);
  * - broken: this Hub failed while relaying (a bug); the row still settles and the counts are released.
  */
-export type WalkEnd = 'committed' | 'verdict' | 'hung-up' | 'exhausted' | 'broken';
+export type WalkEnd = 'committed' | 'verdict' | 'hung-up' | 'exhausted' | 'no-candidate' | 'broken';
 
 export interface WalkOutcome {
   readonly end: WalkEnd;

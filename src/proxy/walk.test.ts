@@ -128,6 +128,74 @@ describe('the walk tells its observers', () => {
   });
 });
 
+describe('a walk with no candidate', () => {
+  it('settles once through the same settle point: the row, the trace status 502, the observers, and the 502 the proxy words', async () => {
+    const settledRows: Record<string, unknown>[] = [];
+    const ends: string[] = [];
+    const traced: { status: number | null; outcome: string }[] = [];
+    const deps: WalkDeps = {
+      dispatcher: new Agent(),
+      rows: { update: () => {}, settle: (_id, patch) => void settledRows.push(patch as Record<string, unknown>) },
+      inFlight: new InFlight(),
+      logger: pino({ level: 'silent' }),
+      peerAuth: async () => 'no peers here',
+      onPeerRefused: () => {},
+      onEngineRefusal: () => {},
+      outputFaults: new WithholdBook(systemClock),
+      unservable: new WithholdBook(systemClock),
+      onWithholdChange: () => {},
+      observers: [{ onSettled: (s) => void ends.push(s.end) }],
+    };
+    const app = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        void walk(deps, {
+          requestId: 'r-none',
+          route: chat,
+          model: MODEL,
+          body: Buffer.alloc(0),
+          stream: false,
+          order: [],
+          budgetMs: 10_000,
+          startedAt: performance.now(),
+          accept: undefined,
+          res,
+          caller: new CallerLine(res),
+          rowNode: null,
+          windowOf: () => null,
+          trace: {
+            traceId: null,
+            attemptStarted: () => ({}),
+            attemptEnded: () => {},
+            ended: (e: { status: number | null; outcome: string }) => void traced.push({ status: e.status, outcome: e.outcome }),
+            setRequestId: () => {},
+          } as unknown as NonNullable<Parameters<typeof walk>[1]['trace']>,
+          answerNoCandidate: () => {
+            res.writeHead(502, { 'content-type': 'application/json' });
+            res.end('{"error":"worded by the proxy"}');
+          },
+        });
+      });
+    });
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = app.address() as AddressInfo;
+      const res = await request(`http://127.0.0.1:${port}/api/chat`, { method: 'POST', body: '{}' });
+      assert.equal(res.statusCode, 502);
+      assert.equal(await res.body.text(), '{"error":"worded by the proxy"}');
+      await waitFor(() => (ends.length > 0 ? ends : null));
+      assert.deepEqual(ends, ['no-candidate']);
+      assert.deepEqual(traced, [{ status: 502, outcome: 'failed' }]);
+      assert.equal(settledRows.length, 1);
+      assert.equal(settledRows[0]!.reason, 'no candidate holds the model');
+      assert.equal(settledRows[0]!.attempt, null);
+    } finally {
+      await new Promise<void>((resolve) => app.close(() => resolve()));
+      await deps.dispatcher.close();
+    }
+  });
+});
+
 async function waitFor<T>(read: () => T | null): Promise<T> {
   for (let i = 0; i < 500; i++) {
     const v = read();

@@ -1,0 +1,87 @@
+/**
+ * The token-stream load: `connections` callers, each asking for one token stream after another
+ * for `durationS` seconds (fake-upstream.ts paces it: one SSE event per write, `rate` a second).
+ * It counts the events relayed and times each stream's first event, from the moment the request
+ * was sent to the moment the first `data:` bytes arrive. autocannon cannot see inside a body, so
+ * this is undici in the runner's own process.
+ */
+import { performance } from 'node:perf_hooks';
+import { Pool } from 'undici';
+
+export interface TokenLoadSpec {
+  readonly url: string;
+  readonly body: string;
+  readonly connections: number;
+  readonly durationS: number;
+  /** Events (and the final [DONE]) each stream carries; a stream with fewer is a failure. */
+  readonly eventsPerStream: number;
+}
+
+export interface TokenLoadResult {
+  /** Streams that ended with every event. */
+  readonly streams: number;
+  /** Events relayed in those streams ([DONE] not counted). */
+  readonly events: number;
+  /** Streams that answered other than 200, broke off, or came short. */
+  readonly failed: number;
+  readonly elapsedS: number;
+  /** Time to the first event: median and 99th percentile over the streams, ms. */
+  readonly firstEventP50Ms: number;
+  readonly firstEventP99Ms: number;
+}
+
+const DATA_PREFIX = Buffer.from('data: ');
+const DONE = 'data: [DONE]';
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/** Events in an SSE body: lines that start with `data: `, less the closing [DONE]. */
+function countEvents(text: string): number {
+  let n = 0;
+  for (const line of text.split('\n')) if (line.startsWith('data: ') && line !== DONE) n += 1;
+  return n;
+}
+
+export async function runTokenStreams(spec: TokenLoadSpec): Promise<TokenLoadResult> {
+  const url = new URL(spec.url);
+  const pool = new Pool(url.origin, { connections: spec.connections });
+  const firsts: number[] = [];
+  let streams = 0;
+  let events = 0;
+  let failed = 0;
+  const started = performance.now();
+  const endAt = started + spec.durationS * 1000;
+  await Promise.all(
+    Array.from({ length: spec.connections }, async () => {
+      while (performance.now() < endAt) {
+        const sent = performance.now();
+        let first: number | null = null;
+        const parts: Buffer[] = [];
+        try {
+          const res = await pool.request({ path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json' }, body: spec.body });
+          for await (const chunk of res.body as AsyncIterable<Buffer>) {
+            if (first === null && chunk.includes(DATA_PREFIX)) first = performance.now() - sent;
+            parts.push(chunk);
+          }
+          const got = countEvents(Buffer.concat(parts).toString('utf8'));
+          if (res.statusCode !== 200 || got !== spec.eventsPerStream || first === null) {
+            failed += 1;
+            continue;
+          }
+          streams += 1;
+          events += got;
+          firsts.push(first);
+        } catch {
+          failed += 1;
+        }
+      }
+    }),
+  );
+  const elapsedS = (performance.now() - started) / 1000;
+  await pool.close();
+  firsts.sort((a, b) => a - b);
+  return { streams, events, failed, elapsedS, firstEventP50Ms: percentile(firsts, 50), firstEventP99Ms: percentile(firsts, 99) };
+}
