@@ -12,6 +12,7 @@ const FUZZ_FILES = [
   'dist/src/engines/engine-listings-fuzz.test.js',
   'dist/src/peers/capabilities-fuzz.test.js',
   'dist/test/integration/fuzz-inputs.test.js',
+  'dist/test/integration/fuzz-proxy-bodies.test.js',
 ];
 const DEFAULT_RUNS = 5_000;
 

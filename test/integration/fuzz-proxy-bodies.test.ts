@@ -41,12 +41,41 @@ const anyText = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 200 }),
   fc.constantFrom('{', '{"model":', '{"model":"qwen3:8b"', '[]', 'null', '{"model":"qwen3:8b"}garbage', '\uFEFF{"model":"qwen3:8b","prompt":"hi"}'),
 );
-const model = fc.oneof(fc.constantFrom(CHAT, EMBED, 'auto', 'qwen3', 'QWEN3:8B', 'no-such-model', ' ', '', 'x'.repeat(256), 'x'.repeat(257), '../../etc/passwd', 'qwen3:8b\r\nX-Injected: 1'), anyJson);
+const model = fc.oneof(
+  fc.constantFrom(
+    CHAT,
+    EMBED,
+    'auto',
+    'qwen3',
+    'QWEN3:8B',
+    'no-such-model',
+    ' ',
+    '',
+    'x'.repeat(256),
+    'x'.repeat(257),
+    '../../etc/passwd',
+    'qwen3:8b\r\nX-Injected: 1',
+  ),
+  anyJson,
+);
 const message = fc.oneof(
   anyJson,
-  fc.record({ role: fc.oneof(fc.constantFrom('user', 'system', 'assistant', 'tool', 'admin'), anyJson), content: fc.oneof(fc.string({ maxLength: 60 }), anyJson) }, { requiredKeys: [] }),
+  fc.record(
+    { role: fc.oneof(fc.constantFrom('user', 'system', 'assistant', 'tool', 'admin'), anyJson), content: fc.oneof(fc.string({ maxLength: 60 }), anyJson) },
+    { requiredKeys: [] },
+  ),
 );
-const options = fc.oneof(anyJson, fc.record({ num_ctx: fc.oneof(fc.integer({ min: -5, max: 10_000_000 }), anyJson), temperature: anyJson, num_predict: fc.oneof(fc.integer({ min: -2, max: 64 }), anyJson) }, { requiredKeys: [] }));
+const options = fc.oneof(
+  anyJson,
+  fc.record(
+    {
+      num_ctx: fc.oneof(fc.integer({ min: -5, max: 10_000_000 }), anyJson),
+      temperature: anyJson,
+      num_predict: fc.oneof(fc.integer({ min: -2, max: 64 }), anyJson),
+    },
+    { requiredKeys: [] },
+  ),
+);
 /** An object body shaped like a real request, each field sometimes of the wrong type. */
 const nearRequest = fc
   .record(
@@ -80,7 +109,10 @@ describe('generated request bodies through the pool proxy', () => {
   let hub: HubProcess;
 
   before(async () => {
-    const models = [{ name: CHAT, answerTokens: 8 }, { name: EMBED, capabilities: ['embedding'] }];
+    const models = [
+      { name: CHAT, answerTokens: 8 },
+      { name: EMBED, capabilities: ['embedding'] },
+    ];
     ollama = await startSimEngine({ dialect: 'ollama', models, timeScale: 0.01 });
     vllm = await startSimEngine({ dialect: 'vllm', models: [{ name: CHAT, answerTokens: 8 }], timeScale: 0.01 });
     hub = await startHubProcess({ env: { OLLAMA_URL: ollama.url, VLLM_URL: vllm.url } });
