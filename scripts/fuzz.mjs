@@ -11,6 +11,7 @@ const FUZZ_FILES = [
   'dist/src/peer-auth/canonical-fuzz.test.js',
   'dist/src/engines/engine-listings-fuzz.test.js',
   'dist/src/peers/capabilities-fuzz.test.js',
+  'dist/src/tailnet/peer-name-fuzz.test.js',
   'dist/test/integration/fuzz-inputs.test.js',
   'dist/test/integration/fuzz-proxy-bodies.test.js',
 ];
