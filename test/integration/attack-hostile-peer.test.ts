@@ -93,22 +93,22 @@ describe('a peer whose capabilities lie', () => {
     assert.ok(isAlive(hub));
   });
 
-  it('takes a peer that lists a model and also calls it unservable as not serving it', async () => {
+  it('takes a peer that lists a model and also calls it unservable as not serving it, though it is the only one listing it', async () => {
+    const onlyThere = 'liar-only:1b';
     await publish(
       JSON.stringify({
         nodeUuid: liar.uuid,
         hardwareTier: 'high-end',
-        backends: [{ kind: 'ollama', models: [MODEL] }],
+        backends: [{ kind: 'ollama', models: [MODEL, onlyThere] }],
         inFlightRequests: 0,
         acceptingWork: true,
-        unservableModels: [MODEL],
+        unservableModels: [onlyThere],
       }),
     );
     const before = liar.received.filter((r) => r.url.startsWith(`${POOL}/local/`)).length;
-    for (let i = 0; i < 3; i++) {
-      const res = await send(hub.url, 'POST', `${POOL}/api/chat`, { body: { model: MODEL, stream: false, messages: [{ role: 'user', content: 'hi' }] } });
-      assert.equal(res.status, 200, res.text);
-    }
+    const res = await send(hub.url, 'POST', `${POOL}/api/chat`, { body: { model: onlyThere, stream: false, messages: [{ role: 'user', content: 'hi' }] } });
+    assert.equal(res.status, 502, res.text);
+    assert.match(res.text, /HUB_ERR_NO_CANDIDATE|No pool node/);
     assert.equal(liar.received.filter((r) => r.url.startsWith(`${POOL}/local/`)).length, before, 'nothing was forwarded to it');
   });
 
