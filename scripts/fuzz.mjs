@@ -7,7 +7,14 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-const FUZZ_FILES = ['dist/src/peer-auth/canonical-fuzz.test.js', 'dist/test/integration/fuzz-inputs.test.js'];
+const FUZZ_FILES = [
+  'dist/src/peer-auth/canonical-fuzz.test.js',
+  'dist/src/engines/engine-listings-fuzz.test.js',
+  'dist/src/peers/capabilities-fuzz.test.js',
+  'dist/src/tailnet/peer-name-fuzz.test.js',
+  'dist/test/integration/fuzz-inputs.test.js',
+  'dist/test/integration/fuzz-proxy-bodies.test.js',
+];
 const DEFAULT_RUNS = 5_000;
 
 const runsArg = process.argv.slice(2).find((a) => a.startsWith('--runs='));

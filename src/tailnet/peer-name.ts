@@ -16,9 +16,18 @@ export const MAX_NAME_LENGTH = 253;
 
 const LABEL_CHARS = /^[a-z0-9-]+$/;
 
+/**
+ * Leading and trailing ASCII whitespace only. String.prototype.trim also strips U+FEFF, U+00A0,
+ * U+3000 and the line separators, which would let an invisible character ride in on a name
+ * that then reads as an ordinary one.
+ */
+function trimAscii(raw: string): string {
+  return raw.replace(/^[\t\n\v\f\r ]+|[\t\n\v\f\r ]+$/g, '');
+}
+
 /** Trim, lower-case and drop one trailing dot (Tailscale reports DNSName as `host.suffix.`). */
 function canonical(raw: string): string {
-  const lower = raw.trim().toLowerCase();
+  const lower = trimAscii(raw).toLowerCase();
   return lower.endsWith('.') ? lower.slice(0, -1) : lower;
 }
 
@@ -57,12 +66,16 @@ function quoted(raw: string): string {
 }
 
 export function normalizePeerName(raw: string): PeerNameResult {
-  const value = raw.trim().toLowerCase();
+  const trimmed = trimAscii(raw);
+  const value = trimmed.toLowerCase();
   // `why` can quote a label of the input, so it is cleaned the same way.
   const refuse = (why: string): PeerNameResult => ({ ok: false, reason: `"${quoted(raw)}" ${quoted(why)}` });
   if (value === '') return { ok: false, reason: 'name is empty' };
   const early = urlPartProblem(value) ?? ipLiteralProblem(value);
   if (early) return refuse(early);
+  // Before lower-casing is trusted: a few non-ASCII letters lower-case to ASCII ones (the Kelvin
+  // sign U+212A to 'k'), so a look-alike would otherwise be accepted as the name it imitates.
+  if (/[^\x00-\x7f]/.test(trimmed)) return refuse("has characters outside a-z, 0-9, '-' and '.' (a look-alike is not the letter it imitates)");
   // Only after the IPv6 test, since a bare IPv6 literal is full of colons.
   if (value.includes(':')) return refuse('has a port; peers are dialled at https://<name> on 443');
   const name = canonical(value);
