@@ -7,6 +7,7 @@
  * before the first body byte. CORS for an allowed origin is this Hub's to grant (http/edge.ts).
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import { modelHeaderValue } from './model-header.js';
 
 const HOP_BY_HOP = new Set([
   'connection',
@@ -74,7 +75,7 @@ export function relayHeaders(upstream: IncomingHttpHeaders | Record<string, stri
   }
   out['x-hub-pool-served-by'] = attribution.servedBy;
   if (attribution.backend !== null) out['x-hub-pool-backend'] = attribution.backend;
-  out['x-hub-pool-model'] = attribution.model;
+  out['x-hub-pool-model'] = modelHeaderValue(attribution.model);
   out['x-hub-pool-request-id'] = attribution.requestId;
   if (attribution.affinity) out['x-hub-pool-affinity'] = attribution.affinity;
   return out;

@@ -28,6 +28,7 @@ import { relayHeaders } from './response-headers.js';
 import { PROXY_PREFIX } from './route-table.js';
 import { answerVerdict } from './verdict-answer.js';
 import { VerdictTracker } from './verdict-tracker.js';
+import { modelHeaderValue } from './model-header.js';
 import { answerExhausted, settledRow } from './walk-rows.js';
 import { readEngineTimings } from './walk-timings.js';
 import type {
@@ -131,7 +132,7 @@ class RequestWalk {
       const auth = await this.#peerAuth(candidate.peerId, path);
       if (req.caller.gone) return this.#settle('hung-up');
       if (typeof auth === 'string') return { kind: 'no-credentials', why: auth };
-      Object.assign(headers, auth, { 'x-hub-pool-request-id': req.requestId, 'x-hub-pool-model': req.model });
+      Object.assign(headers, auth, { 'x-hub-pool-request-id': req.requestId, 'x-hub-pool-model': modelHeaderValue(req.model) });
     } else {
       path = ADAPTERS[candidate.engine!].upstreamPath(req.route.path) ?? req.route.path;
     }
