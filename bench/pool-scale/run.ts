@@ -23,6 +23,7 @@ import Database from 'better-sqlite3';
 import { Pool } from 'undici';
 import { DATABASE_FILE_NAME, openDatabase } from '../../src/store/database.js';
 import { PeerStore } from '../../src/store/peers.js';
+import { HEALTHZ_PATH as HEALTHZ } from '../../src/http/health-routes.js';
 import { freePort, freshDataDir, startHubProcess, type HubProcess } from '../../test/helpers/hub-process.js';
 import { lineChart } from '../line-chart.js';
 import { clockTicksPerSecond, machineTicks, processTicks } from '../proxy-overhead/proc-stat.js';
@@ -58,6 +59,8 @@ interface HubPoint {
   readonly peers: number;
   readonly statusCpuMsPerAnswer: number;
   readonly statusBytes: number;
+  /** Hub CPU per answer of GET /healthz measured right after: the floor of any operator GET at that moment. */
+  readonly healthzCpuMsPerAnswer: number;
   readonly forwardCpuMsPerRequest: number;
   /** Forwards each fake peer served in the run: every peer got work, or placement skipped some. */
   readonly peersServing: number;
@@ -110,14 +113,15 @@ async function waitConnected(hub: HubProcess, n: number): Promise<void> {
   }
 }
 
-async function measureStatus(hub: HubProcess, requests: number): Promise<{ cpuMs: number; bytes: number }> {
+/** Hub CPU per answer of an operator GET, called one after another. */
+async function measureGet(hub: HubProcess, path: string, requests: number): Promise<{ cpuMs: number; bytes: number }> {
   const pid = hub.child.pid!;
   let bytes = 0;
-  for (let i = 0; i < 20; i++) await hub.api('GET', `${POOL}/status`);
+  for (let i = 0; i < 20; i++) await hub.api('GET', path);
   const before = processTicks(pid);
   for (let i = 0; i < requests; i++) {
-    const res = await hub.api('GET', `${POOL}/status`);
-    if (res.status !== 200) throw new Error(`GET /status answered ${res.status}`);
+    const res = await hub.api('GET', path);
+    if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}`);
     if (i === 0) bytes = JSON.stringify(res.json).length;
   }
   return { cpuMs: ms(processTicks(pid) - before) / requests, bytes };
@@ -238,11 +242,20 @@ async function main(): Promise<void> {
         seedPeers(dataDir, fleet, n);
         hub = await startHubProcess({ port, dataDir, env });
         await waitConnected(hub, n);
-        const status = await measureStatus(hub, Number(o['status-requests']));
+        const status = await measureGet(hub, `${POOL}/status`, Number(o['status-requests']));
+        // The floor on this machine at this moment: the same request path for the smallest answer there is.
+        const floor = await measureGet(hub, HEALTHZ, Number(o['status-requests']));
         const fwd = await measureForwards(hub, fleet, n, Number(o['forward-requests']), Number(o['forward-connections']));
-        points.push({ peers: n, statusCpuMsPerAnswer: status.cpuMs, statusBytes: status.bytes, forwardCpuMsPerRequest: fwd.cpuMs, peersServing: fwd.serving });
+        points.push({
+          peers: n,
+          statusCpuMsPerAnswer: status.cpuMs,
+          statusBytes: status.bytes,
+          healthzCpuMsPerAnswer: floor.cpuMs,
+          forwardCpuMsPerRequest: fwd.cpuMs,
+          peersServing: fwd.serving,
+        });
         console.log(
-          `${n} peers: status ${status.cpuMs.toFixed(3)} ms CPU/answer (${status.bytes} B), forward ${fwd.cpuMs.toFixed(3)} ms CPU/request, ${fwd.serving}/${n} peers served`,
+          `${n} peers: status ${status.cpuMs.toFixed(3)} ms CPU/answer (${status.bytes} B; /healthz ${floor.cpuMs.toFixed(3)}), forward ${fwd.cpuMs.toFixed(3)} ms CPU/request, ${fwd.serving}/${n} peers served`,
         );
       }
       result.hub = points;
@@ -266,10 +279,12 @@ async function main(): Promise<void> {
         `Hub idle with ${maxPeers} peers polled every ${o['poll-seconds']} s: ${(idleFleet * 100).toFixed(2)}% of a core; ${polls} polls (${refused} refused by the fleet)` +
           (perPollMs === null ? '' : `; ${perPollMs.toFixed(2)} ms CPU per poll, so ${(at30! * 100).toFixed(2)}% of a core at the default 30 s`),
       );
-      console.log('\n| peers | status ms CPU/answer | status bytes | forward ms CPU/request | peers that served |\n| ---: | ---: | ---: | ---: | ---: |');
+      console.log(
+        '\n| peers | status ms CPU/answer | status bytes | /healthz ms CPU/answer | forward ms CPU/request | peers that served |\n| ---: | ---: | ---: | ---: | ---: | ---: |',
+      );
       for (const p of points)
         console.log(
-          `| ${p.peers} | ${p.statusCpuMsPerAnswer.toFixed(3)} | ${p.statusBytes} | ${p.forwardCpuMsPerRequest.toFixed(3)} | ${p.peersServing}/${p.peers} |`,
+          `| ${p.peers} | ${p.statusCpuMsPerAnswer.toFixed(3)} | ${p.statusBytes} | ${p.healthzCpuMsPerAnswer.toFixed(3)} | ${p.forwardCpuMsPerRequest.toFixed(3)} | ${p.peersServing}/${p.peers} |`,
         );
     } finally {
       await hub.stop();
