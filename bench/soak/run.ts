@@ -124,6 +124,9 @@ async function main(): Promise<void> {
   const endings = new Map<Ending, number>();
   const faults: FaultWindow[] = [];
   const inFlightSamples: [number, number][] = [];
+  /** Endings other than done, by second since the load started: which fault they follow. */
+  const failuresPerSecond: Record<number, Record<string, number>> = {};
+  const refusalBodies: string[] = [];
   let inFlight = 0;
   let started_ = 0;
   const t0 = Date.now();
@@ -134,7 +137,13 @@ async function main(): Promise<void> {
     const loadFrom = Date.now();
     const loadUntil = loadFrom + num('duration') * 1000;
     const body = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'tell me a long story' }], stream: true });
-    const end = (e: Ending) => endings.set(e, (endings.get(e) ?? 0) + 1);
+    const end = (e: Ending) => {
+      endings.set(e, (endings.get(e) ?? 0) + 1);
+      if (e === 'done') return;
+      const second = Math.floor((Date.now() - loadFrom) / 1000);
+      const row = (failuresPerSecond[second] ??= {});
+      row[e] = (row[e] ?? 0) + 1;
+    };
     const oneStream = async (): Promise<void> => {
       inFlight++;
       started_++;
@@ -146,7 +155,8 @@ async function main(): Promise<void> {
           dispatcher: agent,
         });
         if (res.statusCode !== 200) {
-          await res.body.dump();
+          const text = await res.body.text();
+          if (refusalBodies.length < 10) refusalBodies.push(`${res.statusCode} ${text.slice(0, 400)}`);
           end(`status-${res.statusCode}`);
           return;
         }
@@ -238,6 +248,8 @@ async function main(): Promise<void> {
       summary,
       faults: faults.map((f) => ({ label: f.label, fromS: (f.fromMs - loadFrom) / 1000, toS: (f.toMs - loadFrom) / 1000 })),
       samples: probe.map((p) => ({ ...p, s: (p.t - loadFrom) / 1000 })),
+      failuresPerSecond,
+      refusalBodies,
       inFlight: inFlightSamples.map(([t, n]) => ({ s: (t - loadFrom) / 1000, n })),
     };
     const out = o.out ?? join(REPO_ROOT, `bench/results/soak-${started.toISOString().replace(/[:.]/g, '-')}.json`);
