@@ -47,6 +47,8 @@ const { values: o } = parseArgs({
     'placement-rounds': { type: 'string', default: '3' },
     'no-placement': { type: 'boolean', default: false },
     'no-hub': { type: 'boolean', default: false },
+    /** Run the Hub under --cpu-prof: one .cpuprofile per Hub start, written to bench/results/. */
+    profile: { type: 'boolean', default: false },
     out: { type: 'string' },
     chart: { type: 'string', default: join(REPO_ROOT, 'bench/pool-scale/placement-curve.svg') },
   },
@@ -223,6 +225,9 @@ async function main(): Promise<void> {
       HUB_TAILNET_SUFFIX: FLEET_TAILNET,
       HUB_POOL_PEER_ORIGINS: fleet.peers.map((p) => `${p.name}=${p.origin}`).join(','),
       HUB_LOG_LEVEL: 'warn',
+      ...(o.profile
+        ? { NODE_OPTIONS: `--import=${join(import.meta.dirname, 'cpu-profile.js')}`, CPU_PROFILE_DIR: join(REPO_ROOT, 'bench/results/pool-scale-profiles') }
+        : {}),
     };
     let hub = await startHubProcess({ port, dataDir, env });
     const points: HubPoint[] = [];
