@@ -26,6 +26,27 @@ export interface UsablePeersInput {
   readonly pollSeconds: number;
 }
 
+/**
+ * Each name's origin, per origins map. peerOrigin validates the name twice with the peer-name
+ * regexes, and usablePeers runs for every routed request over every peer: at 50 peers that was
+ * ~10% of placement's CPU (bench/pool-scale, 2026-12-02). The answer depends only on the name and
+ * the map, both fixed between renames, so it is kept; the bound only stops a churn of renames.
+ */
+const ORIGIN_CACHE_MAX = 4_096;
+const originCache = new WeakMap<ReadonlyMap<string, string>, Map<string, string>>();
+
+function originOf(name: string, origins: ReadonlyMap<string, string>): string {
+  let cache = originCache.get(origins);
+  if (cache === undefined) originCache.set(origins, (cache = new Map()));
+  let origin = cache.get(name);
+  if (origin === undefined) {
+    origin = peerOrigin(name, origins);
+    if (cache.size >= ORIGIN_CACHE_MAX) cache.clear();
+    cache.set(name, origin);
+  }
+  return origin;
+}
+
 export function usablePeers(input: UsablePeersInput): UsablePeer[] {
   const maxAgeMs = SNAPSHOT_TRUST_POLLS * input.pollSeconds * 1000;
   const out: UsablePeer[] = [];
@@ -39,7 +60,7 @@ export function usablePeers(input: UsablePeersInput): UsablePeer[] {
     out.push({
       peerId: row.id,
       name: row.nodeFqdn,
-      origin: peerOrigin(row.nodeFqdn, input.origins),
+      origin: originOf(row.nodeFqdn, input.origins),
       backends: caps.backends,
       // A stale snapshot's load figures are discarded: both read as unmeasured (mid-load, mid-band).
       queueDepth: peerQueueDepth(forwarded, stale ? null : caps.inFlightRequests, h.forwardedAtSnapshot),

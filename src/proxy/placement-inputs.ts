@@ -64,12 +64,13 @@ export interface PlacementInputs {
  */
 export function statedSlots(
   candidates: readonly Candidate[],
-  peers: readonly UsablePeer[],
+  peers: readonly UsablePeer[] | ReadonlyMap<string, UsablePeer>,
   model: string,
   local: number | null,
   engineSlots: ReadonlyMap<string, number> = NO_ENGINE_SLOTS,
 ): Map<string, number> {
   const out = new Map<string, number>();
+  const byId = peersById(peers);
   for (const c of candidates) {
     if (c.peerId === null) {
       if (c.engine === null || !countsAsSlots(c.engine)) continue;
@@ -77,7 +78,7 @@ export function statedSlots(
       if (slots !== undefined) out.set(c.id, slots);
       continue;
     }
-    const p = peers.find((x) => x.peerId === c.peerId);
+    const p = byId.get(c.peerId);
     const slots = p?.ollamaSlots ?? null;
     const holds = p?.backends.some(
       (b) =>
@@ -90,27 +91,40 @@ export function statedSlots(
   return out;
 }
 
+/**
+ * The peers by id, built once per request: each candidate's peer was found with a linear
+ * peers.find, twice (slots and throughput), which made placement quadratic in the pool size
+ * (bench/fleet's scale run; bench/pool-scale measures the curve).
+ */
+function peersById(peers: readonly UsablePeer[] | ReadonlyMap<string, UsablePeer>): ReadonlyMap<string, UsablePeer> {
+  if (!Array.isArray(peers)) return peers as ReadonlyMap<string, UsablePeer>;
+  const out = new Map<string, UsablePeer>();
+  for (const p of peers as readonly UsablePeer[]) out.set(p.peerId, p);
+  return out;
+}
+
 export function placementInputs(a: PlacementInputsArgs): PlacementInputs {
   const runsAt = new Map<string, number | null>();
   for (const c of a.candidates) {
     // Only Ollama reloads for a window; any other engine runs a model at one window.
     if (c.peerId === null && c.backendId !== null) runsAt.set(c.backendId, c.engine === 'ollama' ? (a.numCtx ?? a.defaultNumCtx) : null);
   }
-  const stated = statedSlots(a.candidates, a.peers, a.model, a.settings.inferenceOllamaSlots, a.engineSlots);
+  const byId = peersById(a.peers);
+  const stated = statedSlots(a.candidates, byId, a.model, a.settings.inferenceOllamaSlots, a.engineSlots);
   const slots: SlotsInput | undefined = a.settings.poolSlotAwareness === 1 ? { stated } : undefined;
   if (!a.route.completion) return { ...(slots ? { slots } : {}), runsAt };
   const contention: ContentionInput | undefined = a.env.contentionPlacement()
     ? { numCtx: a.numCtx, busy: a.busy, runsAt, affinityHeld: a.affinityHeld, pressureWeight: a.settings.poolPressureWeight }
     : undefined;
-  const throughput = a.env.throughputPlacement() && a.estimatedTokens >= THROUGHPUT_MIN_TOKENS ? throughputOf(a, stated) : undefined;
+  const throughput = a.env.throughputPlacement() && a.estimatedTokens >= THROUGHPUT_MIN_TOKENS ? throughputOf(a, byId, stated) : undefined;
   return { ...(slots ? { slots } : {}), ...(throughput ? { throughput } : {}), ...(contention ? { contention } : {}), runsAt };
 }
 
-function throughputOf(a: PlacementInputsArgs, stated: ReadonlyMap<string, number>): ThroughputInput {
+function throughputOf(a: PlacementInputsArgs, byId: ReadonlyMap<string, UsablePeer>, stated: ReadonlyMap<string, number>): ThroughputInput {
   const predictions: Map<string, NonNullable<ReturnType<ThroughputInput['predictions']['get']>>> = new Map();
   for (const c of a.candidates) {
     const observed = predict(a.book.readings(bookKeyOf(c, a.model)), a.estimatedTokens);
-    const peer = c.peerId === null ? undefined : a.peers.find((p) => p.peerId === c.peerId);
+    const peer = c.peerId === null ? undefined : byId.get(c.peerId);
     const advertised =
       peer === undefined ? null : predict(advertisedReadings(peer.throughput ?? null, a.model, peer.snapshotAtMs ?? a.nowMs, a.nowMs), a.estimatedTokens);
     const chosen = slower(observed, advertised);

@@ -219,6 +219,7 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
   }));
   const ceiling = input.envMaxPromptTokens ?? input.settings.poolMaxPromptTokens;
   const connected = connectedPeerCount(input.peers);
+  const usableById = new Map((input.usablePeers ?? []).map((u) => [u.peerId, u] as const));
   return {
     enabled: input.directions.enabled,
     disabledBy: input.directions.disabledBy,
@@ -245,19 +246,22 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
       ...(input.machine ? input.machine.local : {}),
     },
     peers: input.peers.map((p) => {
-      const usable = input.usablePeers?.find((u) => u.peerId === p.id);
+      const usable = usableById.get(p.id);
       const placement = input.placement ? peerPlacementStatus(p.nodeFqdn, input.placement.peerFacts(p.id), input.placement.book, input.placement.nowMs) : {};
       const machine = input.machine
         ? peerMachineStatus(input.machine.peerFacts(p.id), usable?.pressure ?? null, input.machine.nowMs, input.settings.poolHealthPollSeconds)
         : {};
-      return {
+      // One spread, then plain assignments: a second and third spread into a literal that already
+      // has fields takes V8's slow path and leaves a dictionary-mode object. With the linear
+      // lookup of the usable peer, that was 60% of building /status at 50 peers (bench/pool-scale,
+      // 2026-12-02: 5.6-6.0 ms of Hub CPU per answer on a machine at load 12-18).
+      const row = {
         ...p,
         forwardedInFlight: input.forwarded?.(p.nodeFqdn) ?? 0,
         queueDepth: usable?.queueDepth ?? null,
         snapshotStale: usable?.snapshotStale ?? false,
-        ...placement,
-        ...machine,
       };
+      return Object.assign(row, placement, machine);
     }),
     pins: pinStatuses(
       input.settings.poolPins,

@@ -1,0 +1,167 @@
+/**
+ * Placement CPU per request against the number of candidate peers, in this process, from the
+ * Hub's own code: every peer's capabilities go through readCapabilities (as a poll stores them),
+ * then each request runs the placement half of PoolProxy.serveRouted call for call: usablePeers,
+ * peerCandidates, rankCandidates, prefix affinity's context, placementInputs (slots, throughput,
+ * contention), nodeLimits, the withheld facts and place() with every step. The glue (the order of
+ * the calls and their arguments) is mirrored, as bench/fleet does; no rule is restated.
+ *
+ * Two request shapes: a short chat (the throughput step records null) and a long prompt over
+ * THROUGHPUT_MIN_TOKENS (it predicts every candidate from the book and the peer's advert). Every
+ * peer holds the model, so every peer is a candidate: the worst case for a given pool size.
+ */
+import { performance } from 'node:perf_hooks';
+import { loadEnv } from '../../src/config/env.js';
+import { DEFAULT_SETTINGS, type PoolSettings } from '../../src/config/settings-schema.js';
+import { readCapabilities, type PeerCapabilities } from '../../src/peers/capabilities.js';
+import type { PeerHealth } from '../../src/peers/health-poller.js';
+import { usablePeers } from '../../src/peers/usable-peers.js';
+import { peerCandidates } from '../../src/placement/candidates.js';
+import { place } from '../../src/placement/pipeline.js';
+import { rankCandidates } from '../../src/placement/rank.js';
+import { PrefixAffinity } from '../../src/placement/affinity/prefix-affinity.js';
+import { affinityHeldId } from '../../src/placement/steps/affinity.js';
+import { ThroughputBook } from '../../src/placement/throughput/book.js';
+import { THROUGHPUT_MIN_TOKENS } from '../../src/placement/throughput/bands.js';
+import type { Candidate, WithheldFact } from '../../src/placement/types.js';
+import { requestedWindow } from '../../src/placement/window.js';
+import { estimatedPromptTokens, headerBudgetMs } from '../../src/proxy/header-budget.js';
+import { placementInputs } from '../../src/proxy/placement-inputs.js';
+import { nodeLimits } from '../../src/proxy/pool-proxy.js';
+import { forwardBody, readRequestFacts } from '../../src/proxy/request-facts.js';
+import { ROUTED_ROUTES } from '../../src/proxy/route-table.js';
+import { engineModelKey, WithholdBook } from '../../src/proxy/withhold-book.js';
+import type { PeerRow } from '../../src/store/peers.js';
+import { systemClock } from '../../src/util/clock.js';
+import { CHAT_MODEL, peerDocument } from './peer-document.js';
+
+const env = loadEnv({});
+/** The Hub's development dial map is built once at boot (system.ts); empty in production. */
+const ORIGINS: ReadonlyMap<string, string> = new Map();
+const CHAT_ROUTE = ROUTED_ROUTES.find((r) => r.path === '/v1/chat/completions')!;
+
+/** Every rule on: slot awareness and prefix affinity at the values the spec validates them at. */
+const SETTINGS: PoolSettings = { ...DEFAULT_SETTINGS, poolSlotAwareness: 1, poolPrefixAffinityMaxInFlight: 2 };
+
+export type RequestShape = 'short' | 'long';
+
+export interface PlacementPoint {
+  readonly peers: number;
+  readonly shape: RequestShape;
+  /** CPU (user + system) per placement, µs: the median over rounds. */
+  readonly cpuUsPerRequest: number;
+  readonly rounds: readonly number[];
+}
+
+/** A fixed pool of N peers as the poller would hold them: rows, health, a book with readings for half of them. */
+function poolOf(n: number) {
+  const now = systemClock.nowMs();
+  const rows: Pick<PeerRow, 'id' | 'nodeFqdn' | 'status' | 'enabled'>[] = [];
+  const health = new Map<string, PeerHealth>();
+  const book = new ThroughputBook(systemClock);
+  for (let i = 0; i < n; i++) {
+    const id = `peer-${i}`;
+    const name = `bench-${i}.tail0.ts.net`;
+    rows.push({ id, nodeFqdn: name, status: 'connected', enabled: true });
+    const caps: PeerCapabilities | null = readCapabilities(
+      JSON.parse(JSON.stringify(peerDocument(`00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, i, i % 4))),
+    );
+    if (caps === null) throw new Error('the fake peer document did not pass readCapabilities');
+    health.set(id, { probeFailure: null, probeFailureSince: null, capabilities: caps, capabilitiesAtMs: now, forwardedAtSnapshot: 0, leftAt: null });
+    if (i % 2 === 0) book.record({ node: name, backendId: null, model: CHAT_MODEL }, { promptTokens: 9000, tokensPerSec: 200 + i, deadline: false });
+  }
+  return { rows, health, book };
+}
+
+function bodyOf(shape: RequestShape): Buffer {
+  const content = shape === 'long' ? 'lorem ipsum '.repeat(Math.ceil((THROUGHPUT_MIN_TOKENS * 4 * 1.5) / 12)) : 'hello';
+  return Buffer.from(JSON.stringify({ model: CHAT_MODEL, messages: [{ role: 'user', content }] }));
+}
+
+/** One request's placement, as serveRouted runs it (pool-proxy.ts), minus the local engines (none here) and the I/O. */
+function placeOnce(pool: ReturnType<typeof poolOf>, raw: Buffer, affinity: PrefixAffinity, outputFaults: WithholdBook, requestId: string): number {
+  const facts = readRequestFacts(raw, CHAT_ROUTE);
+  const model = facts.model!;
+  const peers = usablePeers({
+    store: { list: () => pool.rows },
+    health: (id) => pool.health.get(id)!,
+    forwarded: () => 0,
+    origins: ORIGINS,
+    nowMs: systemClock.nowMs(),
+    pollSeconds: SETTINGS.poolHealthPollSeconds,
+  });
+  const candidates = peerCandidates(peers, model, CHAT_ROUTE.dialect);
+  const ranked = rankCandidates(candidates, { localAffinity: SETTINGS.poolLocalAffinity, pressureWeight: SETTINGS.poolPressureWeight });
+  const ctx = affinity.contextFor({ requestId, model, judgedRoute: true, sessionHeader: undefined, body: facts.json }, SETTINGS);
+  const body = forwardBody(raw, facts, model);
+  const estimatedTokens = estimatedPromptTokens(body.length);
+  const nowMs = systemClock.nowMs();
+  const budgetMs = headerBudgetMs(body.length, env.firstByteTimeoutMs, env.minPrefillTokensPerSec);
+  const withheld = (c: Candidate) => outputFaults.isWithheld(engineModelKey(c.node, null, model));
+  const heldId = affinityHeldId([ranked], ctx);
+  const inputs = placementInputs({
+    route: CHAT_ROUTE,
+    model,
+    candidates: ranked,
+    peers,
+    settings: SETTINGS,
+    env: env.knobs,
+    estimatedTokens,
+    budgetMs,
+    numCtx: facts.numCtx,
+    defaultNumCtx: null,
+    book: pool.book,
+    busy: new Map(),
+    withheld,
+    affinityTarget: heldId,
+    affinityHeld: null,
+    nowMs,
+  });
+  const withheldNow = new Map<string, WithheldFact>();
+  for (const c of ranked) {
+    const entry = outputFaults.withheldEntry(engineModelKey(c.node, null, model));
+    if (entry !== null) withheldNow.set(c.id, { until: entry.until, reason: entry.reason });
+  }
+  const placed = place(ranked, {
+    model,
+    pins: SETTINGS.poolPins,
+    route: { path: CHAT_ROUTE.path, judgesPrompt: true },
+    estimatedTokens,
+    window: requestedWindow(facts.numCtx, estimatedTokens),
+    nowMs,
+    limits: nodeLimits(env, SETTINGS, peers),
+    withheld: withheldNow,
+    ...inputs,
+    affinity: ctx,
+  });
+  affinity.abandon(requestId);
+  return placed.order.length;
+}
+
+export function measurePlacement(n: number, shape: RequestShape, opts: { requests: number; rounds: number }): PlacementPoint {
+  const pool = poolOf(n);
+  const raw = bodyOf(shape);
+  const affinity = new PrefixAffinity({ clock: systemClock, ttlMs: 10 * 60_000 });
+  const outputFaults = new WithholdBook(systemClock);
+  // Warm-up: let V8 optimise the path at this pool size before it is timed.
+  for (let i = 0; i < Math.min(500, opts.requests); i++) {
+    if (placeOnce(pool, raw, affinity, outputFaults, `w${i}`) !== n) throw new Error(`expected ${n} candidates placed`);
+  }
+  const rounds: number[] = [];
+  for (let r = 0; r < opts.rounds; r++) {
+    const start = process.cpuUsage();
+    for (let i = 0; i < opts.requests; i++) placeOnce(pool, raw, affinity, outputFaults, `r${r}-${i}`);
+    const used = process.cpuUsage(start);
+    rounds.push((used.user + used.system) / opts.requests);
+  }
+  const sorted = [...rounds].sort((a, b) => a - b);
+  return { peers: n, shape, cpuUsPerRequest: sorted[Math.floor(sorted.length / 2)]!, rounds };
+}
+
+/** Wall time of the whole curve, for the report; the figures themselves are CPU time. */
+export function placementCurve(counts: readonly number[], opts: { requests: number; rounds: number }): { points: PlacementPoint[]; wallMs: number } {
+  const t0 = performance.now();
+  const points: PlacementPoint[] = [];
+  for (const shape of ['short', 'long'] as const) for (const n of counts) points.push(measurePlacement(n, shape, opts));
+  return { points, wallMs: performance.now() - t0 };
+}
