@@ -75,6 +75,12 @@ describe('VerdictTracker', () => {
     assert.deepEqual(t.onVerdict(1, 'chat-template', 'r2'), { action: 'walk-on' });
   });
 
+  it('does not confirm while any engine kind ahead has not refused, behind ones that have', () => {
+    const t = new VerdictTracker([c('a', 'ollama'), c('b', 'ollama'), c('c', 'ollama'), c('d', 'vllm')], noWindow);
+    t.onVerdict(0, 'invalid-message', 'r1');
+    assert.deepEqual(t.onVerdict(1, 'invalid-message', 'r2'), { action: 'walk-on' });
+  });
+
   it('answers a missing-messages verdict at once, like no-user-query', () => {
     const t = new VerdictTracker([c('local', 'ollama'), c('local', 'vllm')], noWindow);
     const d = t.onVerdict(0, 'missing-messages', 'r');

@@ -62,6 +62,11 @@ const OTHER_MODEL_PEER = peer('hub-e', 8192, [
 ]);
 /** Lists the model on no engine at all (a stale listing): no engine kind to judge by. */
 const NO_ENGINE_PEER = peer('hub-f', 8192, [{ kind: 'ollama', models: ['llama3:8b'] }]);
+/** Its vLLM lists the model among others, so the vLLM counts and the window is unknown. */
+const MANY_MODELS_PEER = peer('hub-h', 8192, [
+  { kind: 'ollama', models: [MODEL] },
+  { kind: 'vllm', models: ['llama3:8b', MODEL] },
+]);
 /** An engine kind this Hub does not know (a newer peer's) is skipped, not read. */
 const NEWER_PEER = peer('hub-g', 8192, [
   { kind: 'ollama', models: [MODEL] },
@@ -139,6 +144,22 @@ const ROWS: readonly Row[] = [
     localCap: null,
     window: 8192,
   },
+  {
+    name: 'a peer whose vLLM lists the model among others: unknown',
+    candidate: peerCandidate('hub-h'),
+    dialect: 'openai',
+    numCtx: null,
+    localCap: null,
+    window: null,
+  },
+  {
+    name: 'a num_ctx counts only on a native route: on /v1 the local cap applies',
+    candidate: local('ollama'),
+    dialect: 'openai',
+    numCtx: 32768,
+    localCap: 8192,
+    window: 8192,
+  },
   { name: 'a peer listing the model on no engine: unknown', candidate: peerCandidate('hub-f'), dialect: 'openai', numCtx: null, localCap: null, window: null },
   {
     name: "a peer's engine kind this Hub does not know is skipped: its Ollama's cap applies",
@@ -158,7 +179,7 @@ describe('verdictWindow', () => {
         dialect: row.dialect,
         numCtx: row.numCtx,
         localCap: row.localCap,
-        peers: [OLLAMA_PEER, MIXED_PEER, UNCAPPED_PEER, OTHER_MODEL_PEER, NO_ENGINE_PEER, NEWER_PEER],
+        peers: [OLLAMA_PEER, MIXED_PEER, UNCAPPED_PEER, OTHER_MODEL_PEER, NO_ENGINE_PEER, NEWER_PEER, MANY_MODELS_PEER],
       });
       assert.equal(windowOf(row.candidate), row.window);
     });
