@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyVerdict, engineErrorMessage, verdictStatus, type VerdictSignature } from './request-verdict.js';
+import { classifyVerdict, engineErrorMessage, VERDICT_PATTERNS, verdictStatus, type VerdictSignature } from './request-verdict.js';
 
 const cases: readonly { name: string; body: string; signature: VerdictSignature | null }[] = [
   { name: 'Ollama: a Qwen3 template with no user turn', body: '{"error":"no user query found in messages"}', signature: 'no-user-query' },
@@ -74,6 +74,12 @@ const cases: readonly { name: string; body: string; signature: VerdictSignature 
 
 describe("classifyVerdict: each engine's wording", () => {
   for (const c of cases) it(`${c.name} → ${c.signature ?? 'no verdict'}`, () => assert.equal(classifyVerdict(Buffer.from(c.body)), c.signature));
+});
+
+describe('the patterns', () => {
+  it('each names the engines whose wording it matches (a pattern needs its evidence)', () => {
+    for (const p of VERDICT_PATTERNS) assert.match(p.engine, /Ollama|llama-server|vLLM|Lemonade|Qwen3/, p.signature);
+  });
 });
 
 describe('verdict status and message', () => {
