@@ -135,6 +135,20 @@ describe('StreamJudge', () => {
       parts: [sse('{"choices":[{"delta":{"content":"<unused49>"}},null]}'), sse(chunk('', 'stop'))],
       fault: 'degenerate-output',
     },
+    {
+      name: 'frames that are a bare JSON string or number read as no text',
+      dialect: 'ollama',
+      parts: ['"<unused1> hello"\n', '42\n', ollamaFrame('<unused1>'), ollamaFrame('', true)],
+      fault: 'degenerate-output',
+    },
+    { name: 'an Ollama last line that is a bare number is a cut stream', dialect: 'ollama', parts: [ollamaFrame('hi'), '42\n'], fault: 'truncated-upstream' },
+    { name: 'OpenAI events that are bare JSON values end nothing', dialect: 'openai', parts: [sse(chunk('hi')), sse('42'), sse('null')], fault: 'truncated-upstream' },
+    {
+      name: 'indented data: lines are read as frames, like the tail',
+      dialect: 'openai',
+      parts: ['  ' + sse(chunk('<unused1>')), sse(chunk('', 'stop'))],
+      fault: 'degenerate-output',
+    },
     { name: 'an Ollama last line that is null is a cut stream', dialect: 'ollama', parts: [ollamaFrame('hi'), 'null\n'], fault: 'truncated-upstream' },
     {
       name: 'an Ollama frame whose message is a number reads as no text',
@@ -150,6 +164,13 @@ describe('StreamJudge', () => {
     assert.equal(judge('ollama', [ollamaFrame('Hel'), '{"error":"runner died","done":true}\n']), 'truncated-upstream'));
   it('reads past a first placeholder: real words after it make the stream an answer', () =>
     assert.equal(judge('ollama', [ollamaFrame('<unused49>'), ollamaFrame(' and here is the real answer'), ollamaFrame('', true)]), null));
+  it('reads past a whitespace-only line after an Ollama done frame', () =>
+    assert.equal(judge('ollama', [ollamaFrame('hi'), ollamaFrame('', true), '   \n']), null));
+  it('counts a finish_reason only among the last four events when no [DONE] came', () => {
+    const usage = sse({ id: 'c', object: 'chat.completion.chunk', choices: [], usage: { total_tokens: 3 } });
+    assert.equal(judge('openai', [sse(chunk('hi')), sse(chunk('', 'stop')), usage, usage, usage]), null, 'three events after it');
+    assert.equal(judge('openai', [sse(chunk('hi')), sse(chunk('', 'stop')), usage, usage, usage, usage]), 'truncated-upstream', 'four after it');
+  });
   it('reads an OpenAI stream with CRLF line endings', () =>
     assert.equal(judge('openai', [sse(chunk('hi')).replaceAll('\n', '\r\n'), sse('[DONE]').replaceAll('\n', '\r\n')]), null));
   it('judges placeholders on the first 16 KB only: text after it is not read', () => {
