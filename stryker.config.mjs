@@ -6,6 +6,7 @@ export const RULE_MODULES = [
   'src/proxy/failover-policy.ts',
   'src/proxy/request-verdict.ts',
   'src/proxy/verdict-tracker.ts',
+  'src/proxy/verdict-window.ts',
   'src/proxy/output-check.ts',
   'src/proxy/withhold-book.ts',
   'src/proxy/header-budget.ts',

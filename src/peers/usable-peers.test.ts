@@ -80,3 +80,51 @@ describe('a peer whose snapshot is older than three polls', () => {
     assert.deepEqual(peersAt(TRUSTED_MS + 1, caps({ acceptingWork: false })), []);
   });
 });
+
+describe('which peers placement may send work to', () => {
+  type Row = { readonly id: string; readonly nodeFqdn: string; readonly status: 'pending' | 'connected' | 'unreachable'; readonly enabled: boolean };
+  const row = (id: string, extra: Partial<Row> = {}): Row => ({ id, nodeFqdn: `${id}.tail0.ts.net`, status: 'connected', enabled: true, ...extra });
+  const polled = (capabilities: PeerCapabilities | null, capabilitiesAtMs: number | null = NOW_MS): PeerHealth => ({
+    probeFailure: null,
+    probeFailureSince: null,
+    capabilities,
+    capabilitiesAtMs,
+    forwardedAtSnapshot: 0,
+    leftAt: null,
+  });
+  const cases: readonly { name: string; row: Row; health: PeerHealth; usable: boolean }[] = [
+    { name: 'a connected, enabled peer with a snapshot that takes work', row: row('a'), health: polled(caps()), usable: true },
+    { name: 'a peer still pending', row: row('b', { status: 'pending' }), health: polled(caps()), usable: false },
+    { name: 'an unreachable peer', row: row('c', { status: 'unreachable' }), health: polled(caps()), usable: false },
+    { name: 'a peer disabled here (the per-peer kill switch)', row: row('d', { enabled: false }), health: polled(caps()), usable: false },
+    { name: 'a peer never polled yet (no snapshot)', row: row('e'), health: polled(null, null), usable: false },
+    { name: 'a peer with capabilities but no snapshot time', row: row('f'), health: polled(caps(), null), usable: false },
+  ];
+  for (const c of cases) {
+    it(`${c.usable ? 'takes' : 'leaves out'} ${c.name}`, () => {
+      const got = usablePeers({
+        store: { list: () => [c.row] },
+        health: () => c.health,
+        forwarded: () => 0,
+        origins: new Map(),
+        nowMs: NOW_MS,
+        pollSeconds: POLL_SECONDS,
+      });
+      assert.deepEqual(
+        got.map((p) => p.peerId),
+        c.usable ? [c.row.id] : [],
+      );
+    });
+  }
+
+  it("carries what the snapshot says, with an absent list read as empty and the peer's HTTPS origin", () => {
+    const [peer] = peersAt(0, caps({ maxNumCtx: 8192, maxPromptTokens: 6000, hardwareTier: 'mid-range' }));
+    assert.ok(peer);
+    assert.deepEqual(peer.unservableModels, []);
+    assert.equal(peer.modelDetails.size, 0);
+    assert.equal(peer.origin, 'https://hub-b.tail0.ts.net');
+    assert.deepEqual([peer.maxNumCtx, peer.maxPromptTokens, peer.hardwareTier, peer.snapshotAtMs], [8192, 6000, 'mid-range', NOW_MS]);
+    const [listed] = peersAt(0, caps({ unservableModels: ['big:70b'] }));
+    assert.deepEqual(listed?.unservableModels, ['big:70b']);
+  });
+});

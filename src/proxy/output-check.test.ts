@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ProxyDialect } from '../engines/types.js';
-import { isDegenerate, judgeBody, StreamJudge, type OutputFault } from './output-check.js';
+import { isDegenerate, judgeBody, STREAM_HEAD_BYTES, STREAM_TAIL_BYTES, StreamJudge, type OutputFault } from './output-check.js';
 
 const ollamaFrame = (content: string, done = false) => JSON.stringify({ model: 'g', created_at: 't', message: { role: 'assistant', content }, done }) + '\n';
 const sse = (doc: unknown) => `data: ${typeof doc === 'string' ? doc : JSON.stringify(doc)}\n\n`;
@@ -81,6 +81,21 @@ describe('judgeBody (non-streamed)', () => {
     },
     { name: 'an Ollama message that is null reads as no text', dialect: 'ollama', body: '{"model":"g","message":null,"done":true}', fault: null },
     { name: 'a JSON array is not judged', dialect: 'openai', body: '[null]', fault: null },
+    // Only a body recognisably in the dialect is judged: Ollama's carries both model and done.
+    { name: 'an Ollama-looking body without a model is not judged', dialect: 'ollama', body: '{"done":false}', fault: null },
+    { name: 'an Ollama-looking body without done is not judged', dialect: 'ollama', body: '{"model":"g","message":{"content":"hi"}}', fault: null },
+    {
+      name: 'an OpenAI choice with no finish_reason at all is truncated',
+      dialect: 'openai',
+      body: JSON.stringify({ choices: [{ message: { content: 'hi' } }] }),
+      fault: 'truncated-upstream',
+    },
+    {
+      name: "Ollama's thinking is generated text too: real thinking makes it sound",
+      dialect: 'ollama',
+      body: JSON.stringify({ model: 'g', message: { thinking: 'let me see', content: '<unused1>' }, done: true }),
+      fault: null,
+    },
   ];
   for (const r of rows) it(r.name, () => assert.equal(judgeBody(r.dialect, Buffer.from(r.body)), r.fault));
 });
@@ -120,6 +135,20 @@ describe('StreamJudge', () => {
       parts: [sse('{"choices":[{"delta":{"content":"<unused49>"}},null]}'), sse(chunk('', 'stop'))],
       fault: 'degenerate-output',
     },
+    {
+      name: 'frames that are a bare JSON string or number read as no text',
+      dialect: 'ollama',
+      parts: ['"<unused1> hello"\n', '42\n', ollamaFrame('<unused1>'), ollamaFrame('', true)],
+      fault: 'degenerate-output',
+    },
+    { name: 'an Ollama last line that is a bare number is a cut stream', dialect: 'ollama', parts: [ollamaFrame('hi'), '42\n'], fault: 'truncated-upstream' },
+    { name: 'OpenAI events that are bare JSON values end nothing', dialect: 'openai', parts: [sse(chunk('hi')), sse('42'), sse('null')], fault: 'truncated-upstream' },
+    {
+      name: 'indented data: lines are read as frames, like the tail',
+      dialect: 'openai',
+      parts: ['  ' + sse(chunk('<unused1>')), sse(chunk('', 'stop'))],
+      fault: 'degenerate-output',
+    },
     { name: 'an Ollama last line that is null is a cut stream', dialect: 'ollama', parts: [ollamaFrame('hi'), 'null\n'], fault: 'truncated-upstream' },
     {
       name: 'an Ollama frame whose message is a number reads as no text',
@@ -129,6 +158,45 @@ describe('StreamJudge', () => {
     },
   ];
   for (const r of hostile) it(`judges a hostile stream without throwing: ${r.name}`, () => assert.equal(judge(r.dialect, r.parts), r.fault));
+  it('accepts an OpenAI stream that ends with [DONE] though its last chunks carry no finish_reason', () =>
+    assert.equal(judge('openai', [sse(chunk('hi')), sse('[DONE]')]), null));
+  it('finds an Ollama stream whose last line is an error, even one that also says done', () =>
+    assert.equal(judge('ollama', [ollamaFrame('Hel'), '{"error":"runner died","done":true}\n']), 'truncated-upstream'));
+  it('reads past a first placeholder: real words after it make the stream an answer', () =>
+    assert.equal(judge('ollama', [ollamaFrame('<unused49>'), ollamaFrame(' and here is the real answer'), ollamaFrame('', true)]), null));
+  it('reads past a whitespace-only line after an Ollama done frame', () =>
+    assert.equal(judge('ollama', [ollamaFrame('hi'), ollamaFrame('', true), '   \n']), null));
+  it('counts a finish_reason only among the last four events when no [DONE] came', () => {
+    const usage = sse({ id: 'c', object: 'chat.completion.chunk', choices: [], usage: { total_tokens: 3 } });
+    assert.equal(judge('openai', [sse(chunk('hi')), sse(chunk('', 'stop')), usage, usage, usage]), null, 'three events after it');
+    assert.equal(judge('openai', [sse(chunk('hi')), sse(chunk('', 'stop')), usage, usage, usage, usage]), 'truncated-upstream', 'four after it');
+  });
+  it('reads an OpenAI stream with CRLF line endings', () =>
+    assert.equal(judge('openai', [sse(chunk('hi')).replaceAll('\n', '\r\n'), sse('[DONE]').replaceAll('\n', '\r\n')]), null));
+  it('judges placeholders on the first 16 KB only: text after it is not read', () => {
+    // One chunk of exactly STREAM_HEAD_BYTES: a placeholder, then empty frames padded to the byte.
+    const first = ollamaFrame('<unused49>');
+    const empty = ollamaFrame('');
+    let head = first;
+    while (head.length + 2 * empty.length <= STREAM_HEAD_BYTES) head += empty;
+    const padded = (pad: number) => JSON.stringify({ model: 'g', created_at: 't'.repeat(pad), message: { role: 'assistant', content: '' }, done: false }) + '\n';
+    head += padded(STREAM_HEAD_BYTES - head.length - padded(0).length);
+    assert.equal(Buffer.byteLength(head), STREAM_HEAD_BYTES);
+    const later = ollamaFrame(' and here is the real answer');
+    assert.equal(judge('ollama', [head, later, ollamaFrame('', true)]), 'degenerate-output');
+    // The same text with the answer inside the first 16 KB is an answer.
+    assert.equal(judge('ollama', [first, later, ollamaFrame('', true)]), null);
+  });
+  it('looks for an error frame in the last 4 KB only (an engine ends its stream on one)', () => {
+    const errorFrame = sse({ error: { message: 'boom', code: 500 } });
+    const filler = sse(chunk(''));
+    let tail = '';
+    while (tail.length + filler.length <= STREAM_TAIL_BYTES - sse('[DONE]').length) tail += filler;
+    tail += ':'.repeat(STREAM_TAIL_BYTES - sse('[DONE]').length - tail.length - 1) + '\n' + sse('[DONE]');
+    assert.equal(Buffer.byteLength(tail), STREAM_TAIL_BYTES);
+    assert.equal(judge('openai', [sse(chunk('hi')), errorFrame, tail]), null, '4 KB after the error frame: out of the tail');
+    assert.equal(judge('openai', [sse(chunk('hi')), errorFrame, tail.slice(1)]), 'truncated-upstream', 'one byte less: still in it');
+  });
   it('ignores SSE comment lines', () => assert.equal(judge('openai', [': keepalive 1/10\n\n', sse(chunk('hi', 'stop')), sse('[DONE]')]), null));
   it('does not judge a stream with no frames in the dialect', () => assert.equal(judge('ollama', ['not json at all\n']), null));
   it('still judges the end of a long stream whose text stays short (the head is bounded, the tail is not)', () => {
@@ -147,5 +215,40 @@ describe('isDegenerate', () => {
     assert.equal(isDegenerate('<unused1>'.repeat(40) + ' a real word'), true);
     assert.equal(isDegenerate('<unused1> hello'), false);
     assert.equal(isDegenerate(''), false);
+  });
+  const rows: readonly { name: string; text: string; degenerate: boolean }[] = [
+    { name: 'placeholders with spaces between and around', text: ' <unused49><unused49> <unused12> ', degenerate: true },
+    { name: 'text before a placeholder is an answer', text: 'hello <unused1>', degenerate: false },
+    { name: 'whitespace alone is not degenerate (there is no placeholder)', text: '   \n ', degenerate: false },
+    { name: 'a placeholder with a many-digit number', text: '<unused12345>', degenerate: true },
+    { name: 'an angle-bracket token that is not a placeholder', text: '<unusedX>', degenerate: false },
+    // The cut at 256 characters lands inside a placeholder: the fragment is not text.
+    { name: 'a cut that leaves "<unused1" (digits included) at the end', text: '     ' + '<unused1>'.repeat(40), degenerate: true },
+    { name: 'a cut that leaves "<unu" at the end', text: '<unused1>'.repeat(40), degenerate: true },
+    { name: 'a cut that leaves "<" at the end', text: '    ' + '<unused1>'.repeat(40), degenerate: true },
+  ];
+  for (const r of rows) it(`${r.name}: ${r.degenerate ? 'degenerate' : 'not degenerate'}`, () => assert.equal(isDegenerate(r.text), r.degenerate));
+});
+
+describe('StreamJudge.lastFrames (where the engine timings are read)', () => {
+  it('gives the last four frames, parsed, skipping lines that are not frames', () => {
+    const j = new StreamJudge('ollama');
+    for (let i = 0; i < 6; i += 1) j.push(Buffer.from(ollamaFrame(`w${i}`)));
+    j.push(Buffer.from('not a frame\n'));
+    j.push(Buffer.from(ollamaFrame('', true).trimEnd()));
+    const frames = j.lastFrames() as { message: { content: string }; done: boolean }[];
+    assert.deepEqual(
+      frames.map((f) => f.message.content),
+      ['w3', 'w4', 'w5', ''],
+    );
+    assert.equal(frames[3]!.done, true, 'the final frame counts though no newline followed it');
+  });
+  it('reads OpenAI events from their data: lines and skips [DONE]', () => {
+    const j = new StreamJudge('openai');
+    j.push(Buffer.from(sse(chunk('a')) + sse(chunk('b', 'stop')) + sse('[DONE]')));
+    assert.deepEqual(
+      (j.lastFrames() as { choices: { delta: { content: string } }[] }[]).map((f) => f.choices[0]!.delta.content),
+      ['a', 'b'],
+    );
   });
 });

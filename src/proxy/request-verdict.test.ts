@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyVerdict, engineErrorMessage, verdictStatus, type VerdictSignature } from './request-verdict.js';
+import { classifyVerdict, engineErrorMessage, VERDICT_PATTERNS, verdictStatus, type VerdictSignature } from './request-verdict.js';
 
 const cases: readonly { name: string; body: string; signature: VerdictSignature | null }[] = [
   { name: 'Ollama: a Qwen3 template with no user turn', body: '{"error":"no user query found in messages"}', signature: 'no-user-query' },
@@ -56,12 +56,30 @@ const cases: readonly { name: string; body: string; signature: VerdictSignature 
     body: '{"error":"model failed to load, this may be due to resource limitations or an internal error"}',
     signature: null,
   },
+  // Each pattern's optional parts, read without them: the engines word the same refusal more than one way.
+  { name: 'no messages provided (no "were")', body: '{"error":"no messages provided"}', signature: 'missing-messages' },
+  { name: 'a prompt that would exceed the context size (plural subject)', body: '{"error":"prompt tokens exceed the available context size"}', signature: 'context-length' },
+  { name: 'a prompt over the context size, said without "the"', body: '{"error":"prompt exceeds available context size"}', signature: 'context-length' },
+  { name: 'a prompt over the context length, said without "available"', body: '{"error":"prompt exceeds the context length"}', signature: 'context-length' },
+  { name: 'an input length that exceeds, with words between', body: '{"error":"input length of 40001 tokens exceeds the limit"}', signature: 'context-length' },
+  { name: 'a message missing its content, unquoted', body: '{"error":"missing content in message"}', signature: 'invalid-message' },
+  { name: 'an invalid message, without "chat"', body: '{"error":"invalid message at index 2"}', signature: 'invalid-message' },
+  { name: 'a content of the wrong type', body: '{"error":"expected string or list for \'content\'"}', signature: 'invalid-message' },
   { name: "plain text, not an engine's JSON shape", body: 'no user query found in messages', signature: null },
+  { name: 'a bare message without the older vLLM "object": "error" marker', body: '{"message":"no user query found in messages"}', signature: null },
+  { name: 'a JSON null', body: 'null', signature: null },
+  { name: 'an error field that is null', body: '{"error":null}', signature: null },
   { name: 'JSON without an error field', body: '{"detail":"no user query found in messages"}', signature: null },
 ];
 
 describe("classifyVerdict: each engine's wording", () => {
   for (const c of cases) it(`${c.name} → ${c.signature ?? 'no verdict'}`, () => assert.equal(classifyVerdict(Buffer.from(c.body)), c.signature));
+});
+
+describe('the patterns', () => {
+  it('each names the engines whose wording it matches (a pattern needs its evidence)', () => {
+    for (const p of VERDICT_PATTERNS) assert.match(p.engine, /Ollama|llama-server|vLLM|Lemonade|Qwen3/, p.signature);
+  });
 });
 
 describe('verdict status and message', () => {
@@ -71,4 +89,8 @@ describe('verdict status and message', () => {
     assert.equal(verdictStatus('chat-template'), 500);
   });
   it('reads no message from a body that is not JSON', () => assert.equal(engineErrorMessage(Buffer.from('<html>')), null));
+  it('reads an older vLLM message only when it is text', () => {
+    assert.equal(engineErrorMessage(Buffer.from('{"object":"error","message":"boom"}')), 'boom');
+    assert.equal(engineErrorMessage(Buffer.from('{"object":"error","message":5}')), null);
+  });
 });

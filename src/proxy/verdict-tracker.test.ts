@@ -69,9 +69,45 @@ describe('VerdictTracker', () => {
     assert.equal(d.action === 'answer' && d.basis, 'last-candidate');
   });
 
-  it('does not count a different verdict as agreement', () => {
-    const t = new VerdictTracker([c('a', 'ollama'), c('b', 'ollama'), c('c', 'vllm')], noWindow);
+  it('does not count a different verdict as agreement, even with only refused kinds ahead', () => {
+    const t = new VerdictTracker([c('a', 'ollama'), c('b', 'ollama'), c('c', 'ollama')], noWindow);
     t.onVerdict(0, 'invalid-message', 'r1');
     assert.deepEqual(t.onVerdict(1, 'chat-template', 'r2'), { action: 'walk-on' });
+  });
+
+  it('does not confirm while any engine kind ahead has not refused, behind ones that have', () => {
+    const t = new VerdictTracker([c('a', 'ollama'), c('b', 'ollama'), c('c', 'ollama'), c('d', 'vllm')], noWindow);
+    t.onVerdict(0, 'invalid-message', 'r1');
+    assert.deepEqual(t.onVerdict(1, 'invalid-message', 'r2'), { action: 'walk-on' });
+  });
+
+  it('answers a missing-messages verdict at once, like no-user-query', () => {
+    const t = new VerdictTracker([c('local', 'ollama'), c('local', 'vllm')], noWindow);
+    const d = t.onVerdict(0, 'missing-messages', 'r');
+    assert.equal(d.action === 'answer' && d.basis, 'definitive');
+  });
+
+  describe('a prompt over the window, confirmed by the second refusal against what is ahead', () => {
+    // Three Ollama candidates a, b, c: a and b refuse in turn; the row gives each one's window.
+    const rows: readonly { name: string; a: number | null; b: number | null; c: number | null; action: 'answer' | 'walk-on' }[] = [
+      { name: 'the same window ahead cannot answer otherwise: confirmed', a: 8192, b: 8192, c: 8192, action: 'answer' },
+      { name: 'a smaller window ahead cannot either: confirmed', a: 8192, b: 8192, c: 4096, action: 'answer' },
+      { name: 'a larger window ahead might: walk on', a: 8192, b: 8192, c: 32768, action: 'walk-on' },
+      { name: 'a window this Hub cannot see ahead might: walk on', a: 8192, b: 8192, c: null, action: 'walk-on' },
+      { name: 'two refusals at different windows confirm nothing', a: 8192, b: 4096, c: 4096, action: 'walk-on' },
+      { name: 'a second refusal at an unknown window confirms nothing', a: null, b: null, c: 4096, action: 'walk-on' },
+    ];
+    for (const r of rows) {
+      it(r.name, () => {
+        const windows = new Map([
+          ['a', r.a],
+          ['b', r.b],
+          ['c', r.c],
+        ]);
+        const t = new VerdictTracker([c('a', 'ollama'), c('b', 'ollama'), c('c', 'ollama')], (x) => windows.get(x.node) ?? null);
+        t.onVerdict(0, 'context-length', 'r1');
+        assert.equal(t.onVerdict(1, 'context-length', 'r2').action, r.action);
+      });
+    }
   });
 });

@@ -55,6 +55,23 @@ const MIXED_PEER = peer('hub-c', 8192, [
   { kind: 'vllm', models: [MODEL] },
 ]);
 const UNCAPPED_PEER = peer('hub-d', null, [{ kind: 'ollama', models: [MODEL] }]);
+/** Ollama serves the model; its vLLM serves another one, so it does not count. */
+const OTHER_MODEL_PEER = peer('hub-e', 8192, [
+  { kind: 'ollama', models: [MODEL] },
+  { kind: 'vllm', models: ['llama3:8b'] },
+]);
+/** Lists the model on no engine at all (a stale listing): no engine kind to judge by. */
+const NO_ENGINE_PEER = peer('hub-f', 8192, [{ kind: 'ollama', models: ['llama3:8b'] }]);
+/** Its vLLM lists the model among others, so the vLLM counts and the window is unknown. */
+const MANY_MODELS_PEER = peer('hub-h', 8192, [
+  { kind: 'ollama', models: [MODEL] },
+  { kind: 'vllm', models: ['llama3:8b', MODEL] },
+]);
+/** An engine kind this Hub does not know (a newer peer's) is skipped, not read. */
+const NEWER_PEER = peer('hub-g', 8192, [
+  { kind: 'ollama', models: [MODEL] },
+  { kind: 'future-engine', models: [MODEL] },
+]);
 
 interface Row {
   readonly name: string;
@@ -119,6 +136,39 @@ const ROWS: readonly Row[] = [
   },
   { name: 'a peer advertising no cap: unknown', candidate: peerCandidate('hub-d'), dialect: 'openai', numCtx: null, localCap: 8192, window: null },
   { name: 'a peer placement did not read: unknown', candidate: peerCandidate('hub-z'), dialect: 'openai', numCtx: null, localCap: 8192, window: null },
+  {
+    name: "a peer whose other engine serves another model: that engine does not count, the peer's cap applies",
+    candidate: peerCandidate('hub-e'),
+    dialect: 'openai',
+    numCtx: null,
+    localCap: null,
+    window: 8192,
+  },
+  {
+    name: 'a peer whose vLLM lists the model among others: unknown',
+    candidate: peerCandidate('hub-h'),
+    dialect: 'openai',
+    numCtx: null,
+    localCap: null,
+    window: null,
+  },
+  {
+    name: 'a num_ctx counts only on a native route: on /v1 the local cap applies',
+    candidate: local('ollama'),
+    dialect: 'openai',
+    numCtx: 32768,
+    localCap: 8192,
+    window: 8192,
+  },
+  { name: 'a peer listing the model on no engine: unknown', candidate: peerCandidate('hub-f'), dialect: 'openai', numCtx: null, localCap: null, window: null },
+  {
+    name: "a peer's engine kind this Hub does not know is skipped: its Ollama's cap applies",
+    candidate: peerCandidate('hub-g'),
+    dialect: 'openai',
+    numCtx: null,
+    localCap: null,
+    window: 8192,
+  },
 ];
 
 describe('verdictWindow', () => {
@@ -129,7 +179,7 @@ describe('verdictWindow', () => {
         dialect: row.dialect,
         numCtx: row.numCtx,
         localCap: row.localCap,
-        peers: [OLLAMA_PEER, MIXED_PEER, UNCAPPED_PEER],
+        peers: [OLLAMA_PEER, MIXED_PEER, UNCAPPED_PEER, OTHER_MODEL_PEER, NO_ENGINE_PEER, NEWER_PEER, MANY_MODELS_PEER],
       });
       assert.equal(windowOf(row.candidate), row.window);
     });
