@@ -5,7 +5,10 @@
  * random source (a failing mixed run can be replayed), and the read of every in-flight counter
  * and queue depth a Hub's status reports.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { request } from 'undici';
 import type { PoolStatus } from '../../src/status/pool-status.js';
@@ -189,4 +192,78 @@ export function heldCounters(status: PoolStatus): string[] {
     if (p.forwardedInFlight !== 0) held.push(`peer ${p.nodeFqdn} forwardedInFlight=${p.forwardedInFlight}`);
   }
   return held;
+}
+
+/** A filesystem mounted for one test as the Hub's data dir; needs root (CI runs as root). */
+export interface TestMount {
+  /** An empty directory on the mount, for the data dir. */
+  readonly dataDir: string;
+  /** Unmounts (lazily, if something still holds it) and removes what the mount was made of. */
+  unmount(): void;
+}
+
+function needRoot(what: string): void {
+  if (process.getuid?.() !== 0) throw new Error(`${what} needs root (mount); run the chaos tests as root, as CI does`);
+}
+
+/** A tmpfs of `sizeBytes`: a disk that fills up as soon as a test wants it to. */
+export function mountTmpfs(sizeBytes: number): TestMount {
+  needRoot('a small disk');
+  const mountPoint = mkdtempSync(join(tmpdir(), 'cihub-chaos-tmpfs-'));
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeBytes},mode=0700`, 'tmpfs', mountPoint]);
+  const dataDir = join(mountPoint, 'data');
+  mkdirSync(dataDir, { mode: 0o700 });
+  return {
+    dataDir,
+    unmount() {
+      execFileSync('umount', ['-l', mountPoint]);
+      rmSync(mountPoint, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * An ext4 filesystem on a loop device, mounted with errors=remount-ro. failFilesystem() makes
+ * the kernel record a filesystem error, and the kernel remounts it read-only under whatever
+ * holds it open: how a real disk turns read-only under a running Hub. (A plain `mount -o
+ * remount,ro` is refused while any file on it is open for writing, as the Hub's are.)
+ */
+export function mountExt4Loop(sizeBytes: number): TestMount & { failFilesystem(): void; remount(): void } {
+  needRoot('a loop-mounted disk');
+  const work = mkdtempSync(join(tmpdir(), 'cihub-chaos-ext4-'));
+  const image = join(work, 'disk.img');
+  const mountPoint = join(work, 'mnt');
+  mkdirSync(mountPoint);
+  writeFileSync(image, '');
+  truncateSync(image, sizeBytes);
+  execFileSync('mkfs.ext4', ['-q', '-F', image]);
+  const mount = () => execFileSync('mount', ['-o', 'loop,errors=remount-ro', image, mountPoint]);
+  mount();
+  const dataDir = join(mountPoint, 'data');
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const device = () => basename(execFileSync('findmnt', ['-n', '-o', 'SOURCE', mountPoint], { encoding: 'utf8' }).trim());
+  return {
+    dataDir,
+    failFilesystem() {
+      writeFileSync(`/sys/fs/ext4/${device()}/trigger_fs_error`, '1');
+    },
+    /** Unmounts, repairs and mounts the filesystem again: what an operator does once the disk is back. */
+    remount() {
+      execFileSync('umount', [mountPoint]);
+      // e2fsck exits 1 or 2 when it corrected errors, which after a recorded error it will have.
+      const fsck = spawnSync('e2fsck', ['-p', '-f', image], { stdio: 'ignore' });
+      if (fsck.status === null || fsck.status > 2) throw new Error(`e2fsck could not repair the test disk (exit ${fsck.status})`);
+      mount();
+    },
+    unmount() {
+      execFileSync('umount', ['-l', mountPoint]);
+      rmSync(work, { recursive: true, force: true });
+    },
+  };
+}
+
+/** True when the filesystem holding `path` is mounted read-only now. */
+export function mountedReadOnly(path: string): boolean {
+  const options = execFileSync('findmnt', ['-n', '-o', 'OPTIONS', '--target', path], { encoding: 'utf8' }).trim().split(',');
+  return options.includes('ro') || options.includes('emergency_ro');
 }
