@@ -7,6 +7,7 @@ import { readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { HubError } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { translateFileWriteError } from '../store/store-errors.js';
 import {
   deepFreeze,
   describeRule,
@@ -88,8 +89,13 @@ export class SettingsFile {
     return frozen;
   }
 
+  /** Throws HUB_ERR_STORE_UNAVAILABLE when the disk refuses the write; the settings in force stay as they were. */
   #write(settings: PoolSettings): void {
-    writeFileAtomic(this.path, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
+    try {
+      writeFileAtomic(this.path, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
+    } catch (err) {
+      throw translateFileWriteError(err, 'settings.json');
+    }
   }
 }
 

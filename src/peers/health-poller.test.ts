@@ -125,7 +125,10 @@ function answering() {
       await done;
     };
   };
-  return { clock, store, poller, row, probe };
+  /** Probes started and not yet answered. */
+  const unanswered = () => waiting.length;
+  const answerNext = () => waiting.shift()!();
+  return { clock, store, poller, row, probe, unanswered, answerNext };
 }
 
 describe('HealthPoller: a peer that said it is leaving', () => {
@@ -159,5 +162,27 @@ describe('HealthPoller: a peer that said it is leaving', () => {
     store.update(row.id, { confirmFailedAt: new Date(0).toISOString() });
     await probe()();
     assert.equal(store.get(row.id)?.confirmFailedAt, null);
+  });
+});
+
+describe('HealthPoller: a wall clock set back', () => {
+  const settle = async () => {
+    for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+  };
+
+  it('polls at the next tick instead of waiting for the clock to catch up with the old schedule', async () => {
+    const { clock, poller, probe, unanswered, answerNext } = answering();
+    await probe()();
+    await poller.tick();
+    assert.equal(unanswered(), 0, 'the next poll is a whole interval away');
+
+    clock.advance(-10 * 60_000);
+    const ticking = poller.tick();
+    await settle();
+    assert.equal(unanswered(), 1, 'polled at once, not ten minutes and an interval later');
+    answerNext();
+    await ticking;
+    await poller.tick();
+    assert.equal(unanswered(), 0, 'and then on its interval again');
   });
 });

@@ -45,6 +45,8 @@ interface State {
   probeFailureSince: string | null;
   refusals: number;
   nextPollAtMs: number;
+  /** The wait nextPollAtMs was set with: a schedule further off than this means the wall clock went back. */
+  pollWaitMs: number;
   capabilities: PeerCapabilities | null;
   capabilitiesAtMs: number | null;
   forwardedAtSnapshot: number;
@@ -149,7 +151,8 @@ export class HealthPoller {
   #startTick(): Promise<void>[] {
     const bg = this.#d.background;
     const now = this.#d.clock.nowMs();
-    if (now - this.#lastSweepMs >= SWEEP_EVERY_MS) {
+    // `now < last`: the wall clock went back; waiting for it to catch up would stop the sweep for as long.
+    if (now - this.#lastSweepMs >= SWEEP_EVERY_MS || now < this.#lastSweepMs) {
       this.#lastSweepMs = now;
       void bg.settle('pairing request sweep', () => this.#d.pairing.sweep());
       const onTick = this.#d.onTick;
@@ -162,7 +165,7 @@ export class HealthPoller {
       bg.settle('peer health probe', async () => {
         this.#rollBackLapsedGrace(row, now);
         const s = this.#state(row.id);
-        if (row.status === 'pending' || s.polling || s.nextPollAtMs > now) return;
+        if (row.status === 'pending' || s.polling || !pollDue(s, now)) return;
         s.polling = true;
         try {
           await this.probe(row);
@@ -198,7 +201,7 @@ export class HealthPoller {
       s.probeFailureSince = null;
       s.leftAt = null;
       s.refusals = 0;
-      s.nextPollAtMs = now + pollMs;
+      schedule(s, now, pollMs);
       // A good poll also settles a half pairing: the peer answered as paired, so the confirmation arrived after all.
       this.#d.store.update(row.id, {
         status: 'connected',
@@ -216,7 +219,7 @@ export class HealthPoller {
     const refusal = failedKind !== 'unreachable';
     s.refusals = refusal ? s.refusals + 1 : 0;
     // Refusals do not clear by waiting: back off from two polls, doubling, to at most 15 minutes.
-    s.nextPollAtMs = now + (refusal ? Math.min(MAX_REFUSAL_BACKOFF_MS, 2 * pollMs * 2 ** (s.refusals - 1)) : pollMs);
+    schedule(s, now, refusal ? Math.min(MAX_REFUSAL_BACKOFF_MS, 2 * pollMs * 2 ** (s.refusals - 1)) : pollMs);
     const unreachable = failedKind === 'identity_changed' || failures >= UNREACHABLE_AFTER_FAILURES;
     this.#d.store.update(row.id, { consecutiveFailures: failures, ...(unreachable ? { status: 'unreachable' } : {}) });
     const reason = answer.ok ? `HTTP ${answer.status}` : answer.error;
@@ -272,6 +275,7 @@ export class HealthPoller {
         probeFailureSince: null,
         refusals: 0,
         nextPollAtMs: 0,
+        pollWaitMs: 0,
         capabilities: null,
         capabilitiesAtMs: null,
         forwardedAtSnapshot: 0,
@@ -282,4 +286,20 @@ export class HealthPoller {
     }
     return s;
   }
+}
+
+function schedule(s: State, nowMs: number, waitMs: number): void {
+  s.nextPollAtMs = nowMs + waitMs;
+  s.pollWaitMs = waitMs;
+}
+
+/**
+ * Whether a peer's next poll is due. The schedule is on the wall clock (the injected Clock), so
+ * a clock set back (NTP correcting a skew, an operator fixing the date) would otherwise hold
+ * every poll until the clock caught up, 10 minutes for a 10-minute correction, and a pairing
+ * refused for skew would stay refused that long after the clocks agreed again. A schedule
+ * further off than the wait it was set with can only mean that, and is due now.
+ */
+function pollDue(s: State, nowMs: number): boolean {
+  return s.nextPollAtMs <= nowMs || s.nextPollAtMs - nowMs > s.pollWaitMs;
 }

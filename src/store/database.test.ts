@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DATABASE_FILE_NAME, migrate, openDatabase, type Db } from './database.js';
@@ -129,5 +129,22 @@ describe('migrate', () => {
     } finally {
       db.close();
     }
+  });
+});
+
+describe('openDatabase over a damaged file', () => {
+  it('throws a sentence naming the file and the way out, and leaves the file as it was', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'cihub-damaged-')), DATABASE_FILE_NAME);
+    const garbage = Buffer.from('not a database '.repeat(500));
+    writeFileSync(path, garbage);
+    assert.throws(
+      () => openDatabase(path),
+      (err: Error) => {
+        assert.ok(err.message.startsWith(`${path} is damaged (SQLITE_NOTADB)`), err.message);
+        assert.match(err.message, /Restore it from a backup/);
+        return true;
+      },
+    );
+    assert.deepEqual(readFileSync(path), garbage);
   });
 });

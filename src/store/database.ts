@@ -4,7 +4,7 @@
 import { closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { MIGRATIONS, type Migration } from './migrations.js';
-import { translateStoreError } from './store-errors.js';
+import { sqliteCode, translateStoreError } from './store-errors.js';
 
 export type Db = Database.Database;
 
@@ -25,13 +25,37 @@ const STATEMENT_METHODS = ['run', 'get', 'all', 'iterate'] as const;
 
 export function openDatabase(path: string, migrations: readonly Migration[] = MIGRATIONS): Db {
   createOwnerOnly(path);
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma(`busy_timeout = ${STORE_BUSY_TIMEOUT_MS}`);
-  migrate(db, migrations);
+  let db: Db | null = null;
+  try {
+    db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma(`busy_timeout = ${STORE_BUSY_TIMEOUT_MS}`);
+    migrate(db, migrations);
+  } catch (err) {
+    db?.close();
+    throw damagedStoreError(path, err);
+  }
   translateErrors(db);
   return db;
+}
+
+/** SQLite's codes for a file that is not a database it can read. */
+const DAMAGED = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
+
+/**
+ * A damaged hub.db stops the start with a sentence saying what to do, and is left as it is. The
+ * Hub never starts over it with a fresh one: a new database is a new node identity, and every
+ * peer would refuse this Hub until each pairing was redone (spec, identity; the 28-hour outage
+ * of a recreated database). Any other error is returned unchanged.
+ */
+function damagedStoreError(path: string, err: unknown): unknown {
+  const code = sqliteCode(err);
+  if (code === null || !DAMAGED.has(code)) return err;
+  return new Error(
+    `${path} is damaged (${code}): the Hub will not start over it. Restore it from a backup; or move it aside to start this Hub with a new identity, then pair it again with each peer`,
+    { cause: err },
+  );
 }
 
 /**

@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { HubError } from '../errors.js';
 import { openDatabase, STORE_BUSY_TIMEOUT_MS } from './database.js';
 import { PeerNonces } from './peer-nonces.js';
+import { translateFileWriteError } from './store-errors.js';
 
 const dbPath = () => join(mkdtempSync(join(tmpdir(), 'cihub-store-')), 'hub.db');
 
@@ -50,5 +51,25 @@ describe('the store answers transient SQLite refusals as HUB_ERR_STORE_UNAVAILAB
       (err: unknown) => !(err instanceof HubError),
     );
     db.close();
+  });
+});
+
+describe('a file write in the data dir that the machine refuses', () => {
+  const errno = (code: string) => Object.assign(new Error(`${code}: refused`), { code });
+
+  it('is HUB_ERR_STORE_UNAVAILABLE for a full, read-only or failing disk, naming the file and the errno', () => {
+    for (const code of ['ENOSPC', 'EDQUOT', 'EROFS', 'EIO', 'EACCES', 'EPERM']) {
+      const translated = translateFileWriteError(errno(code), 'settings.json');
+      assert.ok(translated instanceof HubError, code);
+      assert.equal(translated.code, 'HUB_ERR_STORE_UNAVAILABLE');
+      assert.match(translated.message, new RegExp(`${code} writing settings\\.json`));
+    }
+  });
+
+  it('leaves any other error as it is', () => {
+    const bug = errno('EEXIST');
+    assert.equal(translateFileWriteError(bug, 'settings.json'), bug);
+    const plain = new Error('not a file error');
+    assert.equal(translateFileWriteError(plain, 'settings.json'), plain);
   });
 });

@@ -25,3 +25,20 @@ export function translateStoreError(err: unknown): unknown {
     cause: err,
   });
 }
+
+/** Errno codes of a file write the machine refused for now: a full disk or quota, a read-only or failing disk, permissions changed under the Hub. */
+const TRANSIENT_FILE_ERRNO = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EIO', 'EACCES', 'EPERM']);
+
+/**
+ * The error a caller sees when a file the Hub keeps in its data dir (settings.json) could not be
+ * written: HUB_ERR_STORE_UNAVAILABLE for the same machine conditions SQLite reports as transient,
+ * the error itself otherwise. A full or read-only disk answered a settings PATCH 500 before.
+ */
+export function translateFileWriteError(err: unknown, file: string): unknown {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (typeof code !== 'string' || !TRANSIENT_FILE_ERRNO.has(code)) return err;
+  return new HubError('HUB_ERR_STORE_UNAVAILABLE', `this Hub's data dir is not writable right now (${code} writing ${file}); retry in a moment`, {
+    details: { errno: code },
+    cause: err,
+  });
+}
