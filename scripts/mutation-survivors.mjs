@@ -31,7 +31,9 @@ for (const [file, f] of Object.entries(r.files)) {
     fs.writeFileSync(out, js);
     const res = spawnSync(process.execPath, ['--test', test], { encoding: 'utf8' });
     const fail = /# fail (\d+)/.exec(res.stdout)?.[1];
-    console.log(`${fail && fail !== '0' ? 'KILLED  ' : 'SURVIVES'} ${file}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName} -> ${m.replacement.replace(/\s+/g, ' ').slice(0, 90)}`);
+    console.log(
+      `${fail && fail !== '0' ? 'KILLED  ' : 'SURVIVES'} ${file}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName} -> ${m.replacement.replace(/\s+/g, ' ').slice(0, 90)}`,
+    );
   }
   fs.writeFileSync(out, orig);
 }

@@ -142,7 +142,12 @@ describe('StreamJudge', () => {
       fault: 'degenerate-output',
     },
     { name: 'an Ollama last line that is a bare number is a cut stream', dialect: 'ollama', parts: [ollamaFrame('hi'), '42\n'], fault: 'truncated-upstream' },
-    { name: 'OpenAI events that are bare JSON values end nothing', dialect: 'openai', parts: [sse(chunk('hi')), sse('42'), sse('null')], fault: 'truncated-upstream' },
+    {
+      name: 'OpenAI events that are bare JSON values end nothing',
+      dialect: 'openai',
+      parts: [sse(chunk('hi')), sse('42'), sse('null')],
+      fault: 'truncated-upstream',
+    },
     {
       name: 'indented data: lines are read as frames, like the tail',
       dialect: 'openai',
@@ -179,7 +184,8 @@ describe('StreamJudge', () => {
     const empty = ollamaFrame('');
     let head = first;
     while (head.length + 2 * empty.length <= STREAM_HEAD_BYTES) head += empty;
-    const padded = (pad: number) => JSON.stringify({ model: 'g', created_at: 't'.repeat(pad), message: { role: 'assistant', content: '' }, done: false }) + '\n';
+    const padded = (pad: number) =>
+      JSON.stringify({ model: 'g', created_at: 't'.repeat(pad), message: { role: 'assistant', content: '' }, done: false }) + '\n';
     head += padded(STREAM_HEAD_BYTES - head.length - padded(0).length);
     assert.equal(Buffer.byteLength(head), STREAM_HEAD_BYTES);
     const later = ollamaFrame(' and here is the real answer');

@@ -58,7 +58,11 @@ const cases: readonly { name: string; body: string; signature: VerdictSignature 
   },
   // Each pattern's optional parts, read without them: the engines word the same refusal more than one way.
   { name: 'no messages provided (no "were")', body: '{"error":"no messages provided"}', signature: 'missing-messages' },
-  { name: 'a prompt that would exceed the context size (plural subject)', body: '{"error":"prompt tokens exceed the available context size"}', signature: 'context-length' },
+  {
+    name: 'a prompt that would exceed the context size (plural subject)',
+    body: '{"error":"prompt tokens exceed the available context size"}',
+    signature: 'context-length',
+  },
   { name: 'a prompt over the context size, said without "the"', body: '{"error":"prompt exceeds available context size"}', signature: 'context-length' },
   { name: 'a prompt over the context length, said without "available"', body: '{"error":"prompt exceeds the context length"}', signature: 'context-length' },
   { name: 'an input length that exceeds, with words between', body: '{"error":"input length of 40001 tokens exceeds the limit"}', signature: 'context-length' },
