@@ -1,9 +1,9 @@
 /**
  * The tools the chaos tests break things with, all on loopback and all real processes or
  * sockets: a TCP relay between two Hubs that can be cut and restored (a partition and its
- * healing), a simulated engine in its own process (so it can be killed with SIGKILL), a seeded
- * random source (a failing mixed run can be replayed), and the read of every in-flight counter
- * and queue depth a Hub's status reports.
+ * healing), a simulated engine in its own process (so it can be killed with SIGKILL), and the
+ * read of every in-flight counter and queue depth a Hub's status reports. The mixed run's seeded
+ * random source is src/llama/prng.ts's mulberry32, so a failing run can be replayed.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
@@ -163,18 +163,6 @@ export class EngineProcess {
     await res.body.text();
     if (res.statusCode !== 200) throw new Error(`fault refused: ${res.statusCode}`);
   }
-}
-
-/** A small seeded PRNG (mulberry32): the same seed replays the same mixed run. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**
