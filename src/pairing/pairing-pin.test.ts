@@ -12,6 +12,32 @@ function setup(...pins: string[]): { clock: ManualClock; pin: PairingPin } {
   return { clock, pin: new PairingPin({ clock, randomDigits: pins.length > 0 ? fixedPins(...pins) : undefined }) };
 }
 
+describe('PairingPin with no PIN outstanding', () => {
+  const states: { name: string; arrange: (clock: ManualClock, pin: PairingPin) => void }[] = [
+    { name: 'none was minted', arrange: () => {} },
+    {
+      name: 'it expired',
+      arrange: (clock, pin) => {
+        pin.mint();
+        clock.advance(PIN_TTL_MS);
+      },
+    },
+    { name: 'it was spent', arrange: (_clock, pin) => void pin.verify(pin.mint().pin) },
+  ];
+  for (const state of states) {
+    it(`check refuses the right-looking digits when ${state.name}`, () => {
+      const { clock, pin } = setup('123456', '123456');
+      state.arrange(clock, pin);
+      assert.equal(pin.check('123456'), false);
+    });
+    it(`consume reports there was nothing to spend when ${state.name}`, () => {
+      const { clock, pin } = setup('123456', '123456');
+      state.arrange(clock, pin);
+      assert.equal(pin.consume(), false);
+    });
+  }
+});
+
 describe('PairingPin', () => {
   it('the limits are six digits, ten minutes and five wrong guesses', () => {
     assert.equal(PIN_DIGITS, 6);

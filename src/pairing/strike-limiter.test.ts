@@ -122,6 +122,29 @@ describe('StrikeLimiter', () => {
   });
 });
 
+describe('StrikeLimiter: strikes older than the window', () => {
+  // With three strikes to block, a key struck at 0, w/2 and w is never quiet for a whole window
+  // (so it is not forgotten), but its first strike is a full window old by the third: the window
+  // is strictly shorter than w, so only two strikes count.
+  const cases: { name: string; gapsMs: number[]; blocked: boolean }[] = [
+    { name: 'a strike exactly one window old no longer counts', gapsMs: [2.5 * MIN, 2.5 * MIN], blocked: false },
+    { name: 'a strike older than the window no longer counts', gapsMs: [3 * MIN, 3 * MIN], blocked: false },
+    { name: 'three strikes inside one window block', gapsMs: [2.5 * MIN, 2.5 * MIN - 1], blocked: true },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const clock = new ManualClock();
+      const limiter = new StrikeLimiter({ clock, strikesToBlock: 3 });
+      limiter.strike(['a']);
+      for (const gap of c.gapsMs) {
+        clock.advance(gap);
+        limiter.strike(['a']);
+      }
+      assert.equal(limiter.check(['a']).allowed, !c.blocked);
+    });
+  }
+});
+
 describe('pairingSourceKeys', () => {
   const cases: { name: string; fqdn: string; ip: string | null; expected: string[] }[] = [
     { name: 'name and address', fqdn: 'hub-a.tail9.ts.net', ip: '100.70.1.2', expected: ['fqdn:hub-a.tail9.ts.net', 'ip:100.70.1.2'] },
@@ -130,6 +153,25 @@ describe('pairingSourceKeys', () => {
     { name: 'name spellings share a key', fqdn: ' HUB-A.tail9.ts.net. ', ip: null, expected: ['fqdn:hub-a.tail9.ts.net'] },
     { name: 'an IPv4-mapped address shares the IPv4 key', fqdn: 'h.ts.net', ip: '::FFFF:192.168.1.9', expected: ['fqdn:h.ts.net', 'ip:192.168.1.9'] },
     { name: 'IPv6 is lower-cased', fqdn: 'h.ts.net', ip: 'FD7A:115C:A1E0::9', expected: ['fqdn:h.ts.net', 'ip:fd7a:115c:a1e0::9'] },
+    { name: 'an address with spaces around it shares the bare key', fqdn: 'h.ts.net', ip: ' 10.0.0.7 ', expected: ['fqdn:h.ts.net', 'ip:10.0.0.7'] },
+    {
+      name: 'an IPv4-mapped address with multi-digit octets maps whole',
+      fqdn: 'h.ts.net',
+      ip: '::ffff:10.20.30.40',
+      expected: ['fqdn:h.ts.net', 'ip:10.20.30.40'],
+    },
+    {
+      name: 'an IPv6 address that merely contains ::ffff: is its own key',
+      fqdn: 'h.ts.net',
+      ip: '1::ffff:10.0.0.7',
+      expected: ['fqdn:h.ts.net', 'ip:1::ffff:10.0.0.7'],
+    },
+    {
+      name: 'a mapped address with a zone is not the IPv4 one',
+      fqdn: 'h.ts.net',
+      ip: '::ffff:10.0.0.7%eth0',
+      expected: ['fqdn:h.ts.net', 'ip:::ffff:10.0.0.7%eth0'],
+    },
   ];
   for (const c of cases) it(c.name, () => assert.deepEqual(pairingSourceKeys(c.fqdn, c.ip), c.expected));
 });
