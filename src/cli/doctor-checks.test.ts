@@ -348,6 +348,7 @@ describe('engineHint', () => {
     ['no answer within the 500 ms placement budget; still probing in the background', /firewall/],
     ['fetch failed (ECONNREFUSED)', /nothing listens/],
     ['fetch failed (ENOTFOUND)', /does not resolve/],
+    ['TLS certificate not trusted (DEPTH_ZERO_SELF_SIGNED_CERT)', /does not trust: add its CA .*NODE_EXTRA_CA_CERTS/],
     ['HTTP 404', /answers as the kind/],
   ];
   for (const [error, hint] of cases) it(`${error} → ${hint.source}`, () => assert.match(engineHint(error, 'http://127.0.0.1:8000'), hint));

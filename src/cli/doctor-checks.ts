@@ -155,6 +155,8 @@ export function engineHint(error: string | null, url: string): string {
   if (/ECONNREFUSED/.test(e))
     return `nothing listens at ${url}: start the engine, or fix its *_URL (an engine published only on its tailnet address refuses 127.0.0.1)`;
   if (/ENOTFOUND|EAI_AGAIN/.test(e)) return `the host in ${url} does not resolve: fix the engine's *_URL`;
+  if (/TLS certificate not trusted/.test(e))
+    return `${url} presents a certificate this machine does not trust: add its CA to the Hub's environment (NODE_EXTRA_CA_CERTS=<file>) or point the engine's *_URL at its plain http address`;
   return `check that the engine at ${url} runs and answers as the kind it is configured as`;
 }
 

@@ -102,12 +102,24 @@ export async function getParsed<T>(
   return value === undefined ? { ok: false, running: true, error: NOT_JSON } : { ok: true, value };
 }
 
-/** "fetch failed (ECONNREFUSED)"-style text from a transport error: the code, never a body. */
+/**
+ * The codes Node gives a TLS handshake that refused the far side's certificate: OpenSSL's
+ * verification results (UNABLE_TO_VERIFY_LEAF_SIGNATURE, CERT_HAS_EXPIRED, DEPTH_ZERO_SELF_SIGNED_CERT,
+ * INVALID_CA, HOSTNAME_MISMATCH, ...) and Node's own ERR_TLS_CERT_ALTNAME_INVALID.
+ */
+const CERTIFICATE_ERROR_CODE = /CERT|^UNABLE_TO_|^INVALID_CA$|^HOSTNAME_MISMATCH$/;
+
+/**
+ * "fetch failed (ECONNREFUSED)"-style text from a transport error: the code, never a body. A
+ * refused certificate says so, since "fetch failed" sends an operator looking at the network
+ * when the fix is the name's certificate or this machine's trust store.
+ */
 export function describeTransportError(err: unknown): string {
   if (err instanceof UpstreamReadError) return err.message;
   const e = err as { code?: unknown; name?: unknown; cause?: { code?: unknown } };
   const code = typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : null;
   if (e?.name === 'AbortError' || code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR') return 'aborted';
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return `timed out (${code})`;
+  if (code !== null && CERTIFICATE_ERROR_CODE.test(code)) return `TLS certificate not trusted (${code})`;
   return code ? `fetch failed (${code})` : 'fetch failed';
 }

@@ -424,7 +424,7 @@ export class PairingService {
       this.#d.logger.warn({ peer: name, error: answer.error }, 'could not reach the peer to send the pairing request');
       return new HubError(
         'HUB_ERR_PEER_UNREACHABLE',
-        `could not reach ${name} (${answer.error}); check that it is online, on this tailnet and published at https://${name}`,
+        `could not reach ${name} (${answer.error}); check that it is online, on this tailnet and published at https://${name} with the certificate Tailscale Serve issues for that name`,
       );
     }
     const said = (answer.json as { error?: { message?: unknown; code?: unknown } } | null)?.error;

@@ -83,7 +83,11 @@ describe('a pool of Hubs on separate hosts, at their https names', { timeout: HO
     const asked = await d.api('POST', `${POOL_API}/peers/pair`, { nodeFqdn: a.name, pin: (minted.json as { pin: string }).pin });
     assert.notEqual(asked.status, 200, asked.text);
     assert.equal(asked.json?.error?.code, 'HUB_ERR_PEER_UNREACHABLE', asked.text);
-    assert.match(asked.text, /UNABLE_TO_VERIFY_LEAF_SIGNATURE/, 'the TLS handshake refused a certificate from a CA it does not trust');
+    assert.match(
+      asked.text,
+      /TLS certificate not trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\)/,
+      'the TLS handshake refused a certificate from a CA it does not trust, and says so',
+    );
     assert.equal(await a.peer(d), null, 'a never heard the request');
   });
 

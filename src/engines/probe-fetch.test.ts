@@ -1,0 +1,67 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Agent } from 'undici';
+import { REPO_ROOT } from '../../test/helpers/hub-process.js';
+import { describeTransportError, getBytes } from './probe-fetch.js';
+
+describe('describeTransportError', () => {
+  const cases: [name: string, err: unknown, said: string][] = [
+    ['a refused connection', Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), 'fetch failed (ECONNREFUSED)'],
+    ["undici's wrapper around a cause", Object.assign(new TypeError('fetch failed'), { cause: { code: 'ENOTFOUND' } }), 'fetch failed (ENOTFOUND)'],
+    ['no code at all', new Error('x'), 'fetch failed'],
+    ['an abort', Object.assign(new Error('x'), { name: 'AbortError' }), 'aborted'],
+    ['a headers timeout', Object.assign(new Error('x'), { code: 'UND_ERR_HEADERS_TIMEOUT' }), 'timed out (UND_ERR_HEADERS_TIMEOUT)'],
+    [
+      'a CA nobody here trusts',
+      Object.assign(new Error('x'), { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' }),
+      'TLS certificate not trusted (UNABLE_TO_VERIFY_LEAF_SIGNATURE)',
+    ],
+    ['an expired certificate', Object.assign(new Error('x'), { code: 'CERT_HAS_EXPIRED' }), 'TLS certificate not trusted (CERT_HAS_EXPIRED)'],
+    [
+      'a certificate for another name',
+      Object.assign(new Error('x'), { code: 'ERR_TLS_CERT_ALTNAME_INVALID' }),
+      'TLS certificate not trusted (ERR_TLS_CERT_ALTNAME_INVALID)',
+    ],
+    ['an invalid CA', Object.assign(new Error('x'), { code: 'INVALID_CA' }), 'TLS certificate not trusted (INVALID_CA)'],
+    ['a reset, which only looks like TLS trouble', Object.assign(new Error('x'), { code: 'ECONNRESET' }), 'fetch failed (ECONNRESET)'],
+  ];
+  for (const [name, err, said] of cases) it(`words ${name} as "${said}"`, () => assert.equal(describeTransportError(err), said));
+});
+
+describe('getBytes against a certificate this machine does not trust', () => {
+  let server: Server;
+  let url: string;
+  before(async () => {
+    const tls = join(REPO_ROOT, 'test/fixtures/tls');
+    server = createServer({ cert: readFileSync(join(tls, 'self-signed-cert.pem')), key: readFileSync(join(tls, 'self-signed-key.pem')) }, (_req, res) =>
+      res.end('{}'),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/api/tags`;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('says the certificate was not trusted, with the handshake code', async () => {
+    const agent = new Agent();
+    try {
+      const res = await getBytes(url, agent, AbortSignal.timeout(10_000), 1024);
+      assert.deepEqual(res, { ok: false, running: false, error: 'TLS certificate not trusted (DEPTH_ZERO_SELF_SIGNED_CERT)' });
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it('reads the same server once its certificate is trusted', async () => {
+    const agent = new Agent({ connect: { ca: readFileSync(join(REPO_ROOT, 'test/fixtures/tls/self-signed-cert.pem')) } });
+    try {
+      const res = await getBytes(url, agent, AbortSignal.timeout(10_000), 1024);
+      assert.equal(res.ok, true, JSON.stringify(res));
+    } finally {
+      await agent.close();
+    }
+  });
+});
