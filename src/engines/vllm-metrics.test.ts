@@ -46,6 +46,17 @@ describe("reading vLLM's queue from its /metrics text", () => {
       queue: { running: 1, waiting: null },
     },
     {
+      name: 'values in the spellings only JavaScript reads (hex, binary, octal, Infinity, a separator) as not reported',
+      text:
+        ['0x10', '0b11', '0o7', 'Infinity', '1_000', '1e', '.', '+'].map((v) => gauge('num_requests_waiting', v)).join('') + gauge('num_requests_running', '1'),
+      queue: { running: 1, waiting: null },
+    },
+    {
+      name: 'exponent and signed spellings',
+      text: gauge('num_requests_running', '2e0') + gauge('num_requests_waiting', '+.5E1'),
+      queue: { running: 2, waiting: 5 },
+    },
+    {
       name: 'a sum no engine could hold as not reported',
       text: gauge('num_requests_waiting', String(MAX_REPORTED_REQUESTS + 1)) + gauge('num_requests_running', '1'),
       queue: { running: 1, waiting: null },

@@ -56,6 +56,13 @@ function believable(sum: number | undefined): number | null {
   return Math.round(sum);
 }
 
+/**
+ * A sample value as the exposition format writes a finite number: decimal with an optional
+ * exponent. `Number()` alone would also take 0x10, 0b11 and 0o7, which Prometheus's own parser
+ * refuses; NaN and ±Inf are not counts, so they are left out too.
+ */
+const DECIMAL_VALUE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
 /** One sample of a gauge this reader wants: `name{labels} value [timestamp]`; null for anything else. */
 function readSample(line: string): { name: string; value: number } | null {
   const name = [RUNNING, WAITING, SWAPPED].find((n) => line.startsWith(n));
@@ -73,8 +80,9 @@ function readSample(line: string): { name: string; value: number } | null {
     .slice(i)
     .trim()
     .split(/[ \t]+/);
-  if (fields.length < 1 || fields.length > 2 || fields[0] === '') return null;
-  const value = Number(fields[0]);
+  const text = fields[0];
+  if (fields.length > 2 || text === undefined || !DECIMAL_VALUE.test(text)) return null;
+  const value = Number(text);
   if (!Number.isFinite(value) || value < 0) return null;
   return { name, value };
 }
