@@ -149,8 +149,7 @@ export class PeerStore {
     // The cached list gets the one row read back, not dropped: every good health poll writes
     // its peer's lastSeenAt, so dropping it re-read the whole table on the next request after
     // each poll (issue 13 item 3). An update changes neither created_at nor id, so order holds.
-    if (this.#rows !== null)
-      this.#rows = row === null ? null : Object.freeze(this.#rows.map((r) => (r.id === id ? Object.freeze({ ...row }) : r)));
+    if (this.#rows !== null) this.#rows = row === null ? null : Object.freeze(this.#rows.map((r) => (r.id === id ? Object.freeze({ ...row }) : r)));
     return row;
   }
 
