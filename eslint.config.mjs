@@ -26,4 +26,16 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
     },
   },
+  {
+    // The Hub's code takes undici's values from src/util/undici-lean.ts: undici's index loads
+    // fetch and Node's bundled undici too, about 9 MB of RSS (bench/README.md, idle memory).
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.test.ts', 'src/**/*.case.ts', 'src/util/undici-lean.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'undici', message: 'import undici values from src/util/undici-lean.ts (types may come from undici)', allowTypeImports: true }] },
+      ],
+    },
+  },
 );

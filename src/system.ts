@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent } from 'undici';
+import { Agent } from './util/undici-lean.js';
 import type { FastifyInstance } from 'fastify';
 import type { HubEnv } from './config/env.js';
 import { ensureDataDir, loadOrCreateOperatorKey, removeHubInfo, writeHubInfo } from './config/data-dir.js';

@@ -127,6 +127,7 @@ async function main(): Promise<void> {
   /** Endings other than done, by second since the load started: which fault they follow. */
   const failuresPerSecond: Record<number, Record<string, number>> = {};
   const refusalBodies: string[] = [];
+  const failedRows = new Map<string, number>();
   let inFlight = 0;
   let started_ = 0;
   const t0 = Date.now();
@@ -174,6 +175,10 @@ async function main(): Promise<void> {
       while (Date.now() < loadUntil) await oneStream();
     };
     const sampler = setInterval(() => inFlightSamples.push([Date.now(), inFlight]), 1_000);
+    // Why rows failed, from each Hub's own routing log: `a`'s rows name the candidates it had and
+    // why each attempt failed; a peer's inbound rows say why it answered `a` with an error. Read
+    // every few seconds with the log's cursor, since its ring (200 rows) holds only a few seconds here.
+    const failureWatch = (['a', 'b', 'c'] as const).map((name) => watchFailedRows(name, pool[name], () => loadUntil + 10_000, failedRows));
     // The streams ramp up over 10 s, not all in one instant.
     const lanes = Array.from({ length: num('streams') }, (_, i) => lane((i * 10_000) / num('streams')));
     const chaos = (async () => {
@@ -203,6 +208,7 @@ async function main(): Promise<void> {
     })();
     console.log(`${o.streams} streams for ${o.duration} s, a fault every ${o['fault-every']} s...`);
     await Promise.all([...lanes, chaos]);
+    await Promise.all(failureWatch);
     const loadTo = Date.now();
     clearInterval(sampler);
     console.log(`load over after ${Math.round((loadTo - loadFrom) / 1000)} s; settling for ${o.settle} s...`);
@@ -250,6 +256,7 @@ async function main(): Promise<void> {
       samples: probe.map((p) => ({ ...p, s: (p.t - loadFrom) / 1000 })),
       failuresPerSecond,
       refusalBodies,
+      failedRows: Object.fromEntries([...failedRows].sort((x, y) => y[1] - x[1])),
       inFlight: inFlightSamples.map(([t, n]) => ({ s: (t - loadFrom) / 1000, n })),
     };
     const out = o.out ?? join(REPO_ROOT, `bench/results/soak-${started.toISOString().replace(/[:.]/g, '-')}.json`);
@@ -301,3 +308,49 @@ main().catch((err: unknown) => {
   console.error(err);
   process.exitCode = 1;
 });
+
+/** At most this many distinct failure shapes are kept; the rest are counted under one key. */
+const MAX_FAILURE_SHAPES = 60;
+
+interface FailedRowView {
+  readonly direction: string;
+  readonly outcome: string;
+  readonly candidates: number;
+  readonly reason: string | null;
+  readonly clientClosed: boolean;
+  readonly attempts: readonly { readonly node: string; readonly backend: string | null; readonly reason: string }[];
+}
+
+/**
+ * Polls one Hub's routing log until `until()`, counting each failed row under its shape: the Hub,
+ * direction, candidates ranked, each attempt's node and reason, and the row's reason. A Hub that
+ * is down (killed or restarting in a fault window) is skipped until it answers again.
+ */
+async function watchFailedRows(
+  name: string,
+  hub: { api<T>(method: string, path: string): Promise<{ status: number; json: T }> },
+  until: () => number,
+  into: Map<string, number>,
+): Promise<void> {
+  let since: string | null = null;
+  const seen = new Set<string>();
+  while (Date.now() < until()) {
+    await sleep(3_000);
+    try {
+      const q: string = since === null ? 'limit=10000' : `limit=10000&since=${encodeURIComponent(since)}`;
+      const page = await hub.api<{ entries: (FailedRowView & { id: string })[]; nextSince: string }>('GET', `/api/inference/pool/routing-log?${q}`);
+      if (page.status !== 200) continue;
+      since = page.json.nextSince;
+      for (const row of page.json.entries) {
+        if (row.outcome !== 'failed' || row.clientClosed || seen.has(row.id)) continue;
+        seen.add(row.id);
+        const attempts = row.attempts.map((t) => `${t.node}/${t.backend ?? '?'}: ${t.reason}`).join(' | ');
+        let key = `${name} ${row.direction}, ${row.candidates} candidates; attempts [${attempts}]; ${row.reason ?? 'no reason'}`;
+        if (!into.has(key) && into.size >= MAX_FAILURE_SHAPES) key = 'other shapes';
+        into.set(key, (into.get(key) ?? 0) + 1);
+      }
+    } catch {
+      // Down for the fault: its rows from before the restart are gone with it.
+    }
+  }
+}

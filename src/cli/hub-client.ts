@@ -3,7 +3,7 @@
  * Hub through hub.json in the data dir and authenticates with operator.key beside it.
  * Every failure becomes a CliError carrying one sentence for stderr.
  */
-import { request } from 'undici';
+import { request } from '../util/undici-lean.js';
 import { readHubInfo, readOperatorKey } from '../config/data-dir.js';
 import { HUB_BOOT_PATH } from '../http/hub-boot-routes.js';
 import { parseJsonOrUndefined, readBounded, UpstreamReadError } from '../util/bounded-read.js';

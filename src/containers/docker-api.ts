@@ -4,7 +4,7 @@
  * project of the container the Hub itself runs in. Answers are parsed with zod and bounded in
  * size; a failure is a record, never a throw.
  */
-import { Agent, request } from 'undici';
+import { Agent, request } from '../util/undici-lean.js';
 import { z } from 'zod';
 import { parseJsonOrUndefined, readBounded } from '../util/bounded-read.js';
 import type { DockerStats, ListedContainer } from './container-rollup.js';

@@ -5,7 +5,8 @@
  * token is reused until a minute before it expires (Tailscale issues them for an hour).
  * Answers are untrusted input: read with a bound and parsed with zod. Failures are records.
  */
-import { request, type Dispatcher } from 'undici';
+import { request } from '../util/undici-lean.js';
+import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import { parseJsonOrUndefined, readBounded } from '../util/bounded-read.js';
 import type { Clock } from '../util/clock.js';

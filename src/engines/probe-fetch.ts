@@ -3,7 +3,8 @@
  * within a stated byte limit and the transport budget, so an engine cannot grow the Hub's
  * memory without bound by answering a listing with gigabytes (issue 9, defect 3).
  */
-import { request, type Dispatcher } from 'undici';
+import { request } from '../util/undici-lean.js';
+import type { Dispatcher } from 'undici';
 import { discardBody, parseJsonOrUndefined, readBounded, UpstreamReadError } from '../util/bounded-read.js';
 
 /** Transport budget for one probe (spec, "Placement reads a snapshot": 5 s per backend). */

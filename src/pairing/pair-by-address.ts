@@ -11,7 +11,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { request, type Dispatcher } from 'undici';
+import { request } from '../util/undici-lean.js';
+import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import { HubError } from '../errors.js';
 import type { NodeIdentity } from '../identity/node-identity.js';

@@ -4,7 +4,8 @@
  * never a throw, so callers classify every outcome in one place.
  */
 import { randomBytes } from 'node:crypto';
-import { request, type Dispatcher } from 'undici';
+import { request } from '../util/undici-lean.js';
+import type { Dispatcher } from 'undici';
 import type { PoolSettings } from '../config/settings-schema.js';
 import { describeTransportError } from '../engines/probe-fetch.js';
 import type { NodeIdentity } from '../identity/node-identity.js';

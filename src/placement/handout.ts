@@ -25,9 +25,11 @@ export function windowHandout(
 ): WindowHandout {
   // Every engine speaks the OpenAI dialect, so these are every node that holds the model at all.
   const servesHere = localCandidates(local.backends, model, 'openai', () => 0).length > 0;
+  // One map, not a peers.find per candidate: quadratic in the pool size otherwise.
+  const capByName = new Map(peers.map((p) => [p.name, p.maxNumCtx]));
   const nodes = [
     ...(servesHere ? [{ node: 'local', maxNumCtx: local.maxNumCtx }] : []),
-    ...peerCandidates(peers, model, 'openai').map((c) => ({ node: c.node, maxNumCtx: peers.find((p) => p.name === c.node)?.maxNumCtx ?? null })),
+    ...peerCandidates(peers, model, 'openai').map((c) => ({ node: c.node, maxNumCtx: capByName.get(c.node) ?? null })),
   ];
   const caps = nodes.map((n) => n.maxNumCtx);
   const numCtx = caps.length === 0 || caps.some((c) => c === null) ? null : Math.max(...(caps as number[]));

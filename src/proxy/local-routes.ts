@@ -7,7 +7,8 @@
  * silently cost every listing the probe's whole 5 s transport timeout).
  */
 import type { ServerResponse } from 'node:http';
-import { request, type Dispatcher } from 'undici';
+import { request } from '../util/undici-lean.js';
+import type { Dispatcher } from 'undici';
 import type { BackendHealth } from '../engines/health-snapshot.js';
 import { listLocal } from '../engines/local-listing.js';
 import type { BackendView } from '../engines/types.js';

@@ -300,7 +300,9 @@ export class PoolProxy {
       limits: nodeLimits(this.#deps.env, settings, peers),
       withheld: withheldFacts(ranked, model, this.#deps.outputFaults),
     });
-    return placed.order.flatMap((c) => peers.find((p) => p.peerId === c.peerId) ?? []);
+    // One map, not a peers.find per candidate: quadratic in the pool size otherwise.
+    const byId = new Map(peers.map((p) => [p.peerId, p]));
+    return placed.order.flatMap((c) => (c.peerId === null ? [] : (byId.get(c.peerId) ?? [])));
   }
 
   /** The model auto stands for over what this node serves in the dialect; answers the 502 itself and returns null when there is none. */

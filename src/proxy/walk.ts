@@ -13,7 +13,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { OutgoingHttpHeaders } from 'node:http';
-import { request, type Dispatcher } from 'undici';
+import { request } from '../util/undici-lean.js';
+import type { Dispatcher } from 'undici';
 import { describeTransportError } from '../engines/probe-fetch.js';
 import { ADAPTERS } from '../engines/adapters.js';
 import { ENGINE_KINDS, type EngineKind } from '../engines/engine-kind.js';

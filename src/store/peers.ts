@@ -141,12 +141,16 @@ export class PeerStore {
   }
 
   update(id: string, patch: PeerPatch): PeerRow | null {
-    this.#rows = null;
     const keys = (Object.keys(patch) as (keyof PeerPatch)[]).filter((k) => patch[k] !== undefined);
     if (keys.length > 0) {
       this.#db.prepare(`UPDATE hub_pool_peer SET ${keys.map((k) => `${COLUMNS[k]} = ?`).join(', ')} WHERE id = ?`).run(...keys.map((k) => toDb(patch[k])), id);
     }
-    return this.get(id);
+    const row = this.get(id);
+    // The cached list gets the one row read back, not dropped: every good health poll writes
+    // its peer's lastSeenAt, so dropping it re-read the whole table on the next request after
+    // each poll (issue 13 item 3). An update changes neither created_at nor id, so order holds.
+    if (this.#rows !== null) this.#rows = row === null ? null : Object.freeze(this.#rows.map((r) => (r.id === id ? Object.freeze({ ...row }) : r)));
+    return row;
   }
 
   delete(id: string): boolean {

@@ -6,7 +6,7 @@
  * check and the connect (rebinding) cannot reach anything the check refused.
  */
 import type { LookupAddress, LookupOneOptions, LookupAllOptions } from 'node:dns';
-import { Agent } from 'undici';
+import { Agent } from '../util/undici-lean.js';
 import { checkPoolTarget, type ResolvedAddress, type Resolver } from './private-address.js';
 
 /** The code a refused dial fails with; its message is the refusal, ready for an operator. */

@@ -5,7 +5,8 @@
  * counted and reported, never the Hub. Bounds and the export timeout are the OpenTelemetry SDK's
  * batch span processor and OTLP exporter defaults.
  */
-import { request, type Dispatcher } from 'undici';
+import { request } from '../util/undici-lean.js';
+import type { Dispatcher } from 'undici';
 import { otlpTraceBody, type TraceResource } from './otlp-body.js';
 import type { FinishedSpan, SpanSink } from './span.js';
 

@@ -10,7 +10,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { request } from 'undici';
+import { request } from '../../util/undici-lean.js';
 import { readOperatorKey } from '../../config/data-dir.js';
 import { loadEnv } from '../../config/env.js';
 import { startSimEngine, type SimEngine } from '../../sim/engine.js';
