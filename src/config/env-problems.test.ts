@@ -117,6 +117,21 @@ describe('OpenTelemetry export variables', () => {
     assert.notEqual(loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_SDK_DISABLED: 'false' }).otlp, null);
   });
 
+  it('accepts http/json, the protocol it sends, under either protocol variable', () => {
+    const env = loadEnv({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+    });
+    assert.deepEqual(env.problems, []);
+    assert.notEqual(env.otlp, null);
+  });
+
+  it('keeps exporting when some other variable is refused: only a refused header list stops it', () => {
+    const env = loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', HUB_LOG_LEVEL: 'loud' });
+    assert.equal(env.otlp?.tracesUrl, 'http://a:4318/v1/traces');
+  });
+
   it('takes the traces endpoint as given when it is set', () => {
     assert.equal(
       loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/otlp/v1/traces' }).otlp?.tracesUrl,
@@ -228,10 +243,13 @@ describe('every variable the schema can refuse: what is said and what is used in
     });
   }
 
-  it('does not refuse a bad API_PORT when a --port flag replaces it, nor report it', () => {
-    const env = loadEnv({ API_PORT: '70000' }, { port: 5102 });
-    assert.equal(env.port, 5102);
-    assert.deepEqual(env.problems, []);
+  it('does not refuse a bad API_PORT when a --port flag replaces it, nor report it, and reads the rest as usual', () => {
+    const env = loadEnv({ API_PORT: '70000', HUB_POOL_ROUTING_LOG_SIZE: '500', HUB_LOG_LEVEL: 'loud' }, { port: 5102 });
+    assert.deepEqual([env.port, env.routingLogSize], [5102, 500]);
+    assert.deepEqual(
+      env.problems.map((p) => p.variable),
+      ['HUB_LOG_LEVEL'],
+    );
   });
 });
 
@@ -241,6 +259,7 @@ describe('OTEL_EXPORTER_OTLP_HEADERS', () => {
     { name: 'a trailing comma is tolerated', value: 'a=1,', headers: { a: '1' } },
     { name: 'a trailing comma and space are tolerated', value: 'a=1, ', headers: { a: '1' } },
     { name: 'an empty entry between two is skipped', value: 'a=1,,b=2', headers: { a: '1', b: '2' } },
+    { name: 'a blank entry between two is skipped', value: 'a=1, ,b=2', headers: { a: '1', b: '2' } },
     { name: 'every token character is allowed in a name', value: "x!#$%&'*+.^_`|~09-z=1", headers: { "x!#$%&'*+.^_`|~09-z": '1' } },
     { name: 'an empty value is a value', value: 'a=', headers: { a: '' } },
     { name: 'a value keeps its inner "=" signs', value: 'a=b=c', headers: { a: 'b=c' } },

@@ -1,12 +1,13 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   assumeYes,
   dataDirFromEnv,
   DEFAULT_API_PORT,
+  DEFAULT_DOCKER_SOCKET,
   DEFAULT_FIRST_BYTE_TIMEOUT_MS,
   DEFAULT_MIN_PREFILL_TOKENS_PER_SEC,
   DEFAULT_ROUTING_LOG_SIZE,
@@ -106,6 +107,19 @@ describe('true-ish flags', () => {
     it(c.name, () => assert.equal(isTrue(c.value), c.expected));
   }
 
+  const switches: readonly { raw: Record<string, string>; expected: readonly [boolean, boolean, boolean] }[] = [
+    { raw: {}, expected: [false, false, false] },
+    { raw: { HUB_POOL_USER_DISABLED: 'true' }, expected: [true, false, false] },
+    { raw: { HUB_POOL_OUTBOUND_DISABLED: 'true' }, expected: [false, true, false] },
+    { raw: { HUB_POOL_INBOUND_DISABLED: 'true' }, expected: [false, false, true] },
+  ];
+  for (const c of switches) {
+    it(`kill switches [user, outbound, inbound] with ${JSON.stringify(c.raw)}: ${JSON.stringify(c.expected)}`, () => {
+      const env = loadEnv(c.raw);
+      assert.deepEqual([env.userDisabled, env.outboundDisabled, env.inboundDisabled], c.expected);
+    });
+  }
+
   it('feeds the three kill-switch flags independently', () => {
     const env = loadEnv({ HUB_POOL_USER_DISABLED: 'true', HUB_POOL_OUTBOUND_DISABLED: '0', HUB_POOL_INBOUND_DISABLED: 'yes' });
     assert.deepEqual([env.userDisabled, env.outboundDisabled, env.inboundDisabled], [true, false, true]);
@@ -149,6 +163,15 @@ describe('engine URLs', () => {
       { id: 'ollama-1', kind: 'ollama', url: 'http://10.0.0.2:11434' },
       { id: 'ollama-2', kind: 'ollama', url: 'http://10.0.0.3:11434' },
     ]);
+  });
+
+  it('skips empty entries of a list without reporting them', () => {
+    const env = loadEnv({ OLLAMA_URL: 'http://a:1,, http://b:2,', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '' });
+    assert.deepEqual(
+      env.engines.map((e) => e.url),
+      ['http://a:1', 'http://b:2'],
+    );
+    assert.deepEqual(env.problems, []);
   });
 
   it('keeps a plain id for a single URL with a trailing comma', () => {
@@ -268,6 +291,18 @@ describe('port, host and data dir', () => {
 });
 
 describe('container counts: HUB_DOCKER_SOCKET and HUB_COMPOSE_PROJECTS', () => {
+  it('looks for Docker at its usual socket path', () => assert.equal(DEFAULT_DOCKER_SOCKET, '/var/run/docker.sock'));
+
+  it('with HUB_DOCKER_SOCKET unset, uses the usual socket when one exists there, else none', () => {
+    let present = false;
+    try {
+      present = statSync(DEFAULT_DOCKER_SOCKET).isSocket();
+    } catch {
+      present = false;
+    }
+    assert.equal(loadEnv({}).dockerSocket, present ? DEFAULT_DOCKER_SOCKET : null);
+  });
+
   it('takes the socket as given, and "off" as none', () => {
     assert.equal(loadEnv({ HUB_DOCKER_SOCKET: '/tmp/d.sock' }).dockerSocket, '/tmp/d.sock');
     assert.equal(loadEnv({ HUB_DOCKER_SOCKET: 'off' }).dockerSocket, null);
@@ -279,6 +314,11 @@ describe('container counts: HUB_DOCKER_SOCKET and HUB_COMPOSE_PROJECTS', () => {
     { value: 'Lab', projects: null, problem: true },
     { value: 'lab,../x', projects: null, problem: true },
     { value: ',', projects: null, problem: true },
+    // A compose project name is at most 63 characters, every one of them lower case, a digit, - or _.
+    { value: 'a'.repeat(63), projects: ['a'.repeat(63)], problem: false },
+    { value: 'a'.repeat(64), projects: null, problem: true },
+    { value: 'lab.x', projects: null, problem: true },
+    { value: 'lab/x', projects: null, problem: true },
   ];
   for (const c of table) {
     it(`HUB_COMPOSE_PROJECTS=${JSON.stringify(c.value)}: ${c.problem ? "refused, the Hub's own project is used" : c.projects?.join(' + ')}`, () => {

@@ -192,6 +192,8 @@ describe('isPin', () => {
     { name: 'a pin with no target', pin: { scope: 'model', model: 'm' }, valid: false },
     { name: 'a pin with an unknown scope', pin: { scope: 'node', model: 'm', target: 'local' }, valid: false },
     { name: 'null', pin: null, valid: false },
+    { name: 'nothing (undefined)', pin: undefined, valid: false },
+    { name: 'a string naming a target', pin: 'local', valid: false },
   ];
   for (const c of cases) {
     it(`${c.valid ? 'accepts' : 'refuses'} ${c.name}`, () => assert.equal(isPin(c.pin), c.valid));
