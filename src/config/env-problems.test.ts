@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEnv, type EnvProblem } from './env.js';
+import { EnvError, loadEnv, type EnvProblem } from './env.js';
 
 const problemsOf = (raw: Record<string, string>): readonly EnvProblem[] => loadEnv(raw).problems;
 
@@ -117,6 +117,21 @@ describe('OpenTelemetry export variables', () => {
     assert.notEqual(loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_SDK_DISABLED: 'false' }).otlp, null);
   });
 
+  it('accepts http/json, the protocol it sends, under either protocol variable', () => {
+    const env = loadEnv({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+    });
+    assert.deepEqual(env.problems, []);
+    assert.notEqual(env.otlp, null);
+  });
+
+  it('keeps exporting when some other variable is refused: only a refused header list stops it', () => {
+    const env = loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', HUB_LOG_LEVEL: 'loud' });
+    assert.equal(env.otlp?.tracesUrl, 'http://a:4318/v1/traces');
+  });
+
   it('takes the traces endpoint as given when it is set', () => {
     assert.equal(
       loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/otlp/v1/traces' }).otlp?.tracesUrl,
@@ -148,4 +163,124 @@ describe('OpenTelemetry export variables', () => {
       },
     ]);
   });
+});
+
+describe('every variable the schema can refuse: what is said and what is used instead', () => {
+  // One row per variable (and per bound): the warning must name the rule the value broke and what
+  // the Hub does instead, or an operator reading it cannot tell what to fix.
+  const rows: readonly { variable: string; value: string; problem: string; usedInstead: string }[] = [
+    { variable: 'HUB_LOG_LEVEL', value: 'verbose', problem: 'is not one of fatal, error, warn, info, debug, trace, silent', usedInstead: 'info' },
+    { variable: 'HUB_POOL_USER_DISABLED', value: 'maybe', problem: 'is not one of true, false, 1, 0, yes, no, on, off', usedInstead: 'false' },
+    { variable: 'HUB_POOL_OUTBOUND_DISABLED', value: 'maybe', problem: 'is not one of true, false, 1, 0, yes, no, on, off', usedInstead: 'false' },
+    { variable: 'HUB_POOL_INBOUND_DISABLED', value: 'maybe', problem: 'is not one of true, false, 1, 0, yes, no, on, off', usedInstead: 'false' },
+    {
+      variable: 'HUB_POOL_MAX_PROMPT_TOKENS',
+      value: '1048577',
+      problem: 'is above 1048576',
+      usedInstead: 'no env ceiling (the poolMaxPromptTokens setting applies)',
+    },
+    { variable: 'HUB_POOL_FIRST_BYTE_TIMEOUT_MS', value: '0', problem: 'is below 1', usedInstead: '300000' },
+    { variable: 'HUB_POOL_FIRST_BYTE_TIMEOUT_MS', value: '5m', problem: 'is not a whole number', usedInstead: '300000' },
+    { variable: 'HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC', value: '0', problem: 'is not above 0', usedInstead: '50' },
+    { variable: 'HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC', value: 'Infinity', problem: 'is not a number', usedInstead: '50' },
+    { variable: 'HUB_POOL_ROUTING_LOG_SIZE', value: '199', problem: 'is below 200', usedInstead: '200' },
+    { variable: 'HUB_POOL_ROUTING_LOG_SIZE', value: '10001', problem: 'is above 10000', usedInstead: '200' },
+    // Digits after a letter, and digits before a point: neither is a whole number.
+    { variable: 'HUB_POOL_ROUTING_LOG_SIZE', value: 'x500', problem: 'is not a whole number', usedInstead: '200' },
+    { variable: 'HUB_POOL_ROUTING_LOG_SIZE', value: '500.5', problem: 'is not a whole number', usedInstead: '200' },
+    { variable: 'HUB_POOL_THROUGHPUT_PLACEMENT', value: 'sometimes', problem: 'is not one of true, false, 1, 0, yes, no, on, off', usedInstead: 'on' },
+    { variable: 'HUB_POOL_CONTENTION_PLACEMENT', value: 'sometimes', problem: 'is not one of true, false, 1, 0, yes, no, on, off', usedInstead: 'on' },
+    { variable: 'HUB_POOL_SLOWER_PLACEMENT_RATIO', value: 'Infinity', problem: 'is not a number', usedInstead: '3' },
+    { variable: 'HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS', value: '-1', problem: 'is below 0', usedInstead: '20000' },
+    { variable: 'HUB_POOL_PREFIX_AFFINITY_TTL_MS', value: '0', problem: 'is below 1', usedInstead: '600000' },
+    { variable: 'HUB_POOL_PREFIX_AFFINITY_TTL_MS', value: '86400001', problem: 'is above 86400000', usedInstead: '600000' },
+    {
+      variable: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+      value: 'ftp://collector/v1/traces',
+      problem: 'is not an http:// or https:// URL',
+      usedInstead: 'OTEL_EXPORTER_OTLP_ENDPOINT, or no trace export',
+    },
+    { variable: 'OTEL_EXPORTER_OTLP_ENDPOINT', value: 'not a url', problem: 'is not an http:// or https:// URL', usedInstead: 'no trace export' },
+    // A scheme that merely contains "https" is not https.
+    {
+      variable: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+      value: 'git+https://collector:4318',
+      problem: 'is not an http:// or https:// URL',
+      usedInstead: 'no trace export',
+    },
+    {
+      variable: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
+      value: 'http/protobuf',
+      problem: 'is not http/json, the one OTLP protocol this Hub sends',
+      usedInstead: 'http/json',
+    },
+    { variable: 'OTEL_BSP_SCHEDULE_DELAY', value: '0', problem: 'is below 1', usedInstead: '5000' },
+    { variable: 'OTEL_BSP_SCHEDULE_DELAY', value: '3600001', problem: 'is above 3600000', usedInstead: '5000' },
+    { variable: 'OTEL_SDK_DISABLED', value: 'maybe', problem: 'is not one of true, false, 1, 0, yes, no, on, off', usedInstead: 'false' },
+    {
+      variable: 'HUB_COMPOSE_PROJECTS',
+      value: 'Lab',
+      problem: 'is not a comma-separated list of compose project names (lower case, digits, - and _)',
+      usedInstead: "the compose project of the Hub's own container",
+    },
+  ];
+  for (const r of rows) {
+    it(`${r.variable}=${r.value} ${r.problem}; the Hub uses ${r.usedInstead}`, () => {
+      assert.deepEqual(problemsOf({ [r.variable]: r.value }), [r]);
+    });
+  }
+
+  const fatal: readonly { value: string; message: string }[] = [
+    { value: '65536', message: 'API_PORT=65536 is above 65535: fix or unset it.' },
+    { value: '-1', message: 'API_PORT=-1 is not a whole number: fix or unset it.' },
+  ];
+  for (const f of fatal) {
+    it(`refuses to start on API_PORT=${f.value}, naming the variable and the value`, () => {
+      assert.throws(
+        () => loadEnv({ API_PORT: f.value }),
+        (e: unknown) => e instanceof EnvError && e.variable === 'API_PORT' && e.message === f.message,
+      );
+    });
+  }
+
+  it('does not refuse a bad API_PORT when a --port flag replaces it, nor report it, and reads the rest as usual', () => {
+    const env = loadEnv({ API_PORT: '70000', HUB_POOL_ROUTING_LOG_SIZE: '500', HUB_LOG_LEVEL: 'loud' }, { port: 5102 });
+    assert.deepEqual([env.port, env.routingLogSize], [5102, 500]);
+    assert.deepEqual(
+      env.problems.map((p) => p.variable),
+      ['HUB_LOG_LEVEL'],
+    );
+  });
+});
+
+describe('OTEL_EXPORTER_OTLP_HEADERS', () => {
+  const endpoint = 'http://collector:4318';
+  const rows: readonly { name: string; value: string; headers: Record<string, string> | null }[] = [
+    { name: 'a trailing comma is tolerated', value: 'a=1,', headers: { a: '1' } },
+    { name: 'a trailing comma and space are tolerated', value: 'a=1, ', headers: { a: '1' } },
+    { name: 'an empty entry between two is skipped', value: 'a=1,,b=2', headers: { a: '1', b: '2' } },
+    { name: 'a blank entry between two is skipped', value: 'a=1, ,b=2', headers: { a: '1', b: '2' } },
+    { name: 'every token character is allowed in a name', value: "x!#$%&'*+.^_`|~09-z=1", headers: { "x!#$%&'*+.^_`|~09-z": '1' } },
+    { name: 'an empty value is a value', value: 'a=', headers: { a: '' } },
+    { name: 'a value keeps its inner "=" signs', value: 'a=b=c', headers: { a: 'b=c' } },
+    { name: 'an entry with no name is refused', value: '=token', headers: null },
+    { name: 'an entry with no "=" is refused', value: 'a=1,token', headers: null },
+    { name: 'a name with a space is refused', value: 'x y=1', headers: null },
+    { name: 'a name with a colon is refused', value: 'x:y=1', headers: null },
+    { name: 'a value that is not valid percent-encoding is refused', value: 'a=%E0%A4%A', headers: null },
+    { name: 'a value that decodes to a line break is refused', value: 'a=x%0D%0Ab', headers: null },
+    { name: 'a value that decodes to a lone carriage return is refused', value: 'a=x%0Db', headers: null },
+    { name: 'a value that decodes to a lone newline is refused', value: 'a=x%0Ab', headers: null },
+    { name: 'a value that decodes to a NUL is refused', value: 'a=x%00', headers: null },
+  ];
+  for (const r of rows) {
+    it(`${r.name}: ${JSON.stringify(r.value)}`, () => {
+      const env = loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_HEADERS: r.value });
+      assert.deepEqual(env.otlp?.headers ?? null, r.headers);
+      assert.equal(
+        env.problems.some((p) => p.variable === 'OTEL_EXPORTER_OTLP_HEADERS'),
+        r.headers === null,
+      );
+    });
+  }
 });

@@ -1,11 +1,13 @@
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { homedir } from 'node:os';
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   assumeYes,
   dataDirFromEnv,
   DEFAULT_API_PORT,
+  DEFAULT_DOCKER_SOCKET,
   DEFAULT_FIRST_BYTE_TIMEOUT_MS,
   DEFAULT_MIN_PREFILL_TOKENS_PER_SEC,
   DEFAULT_ROUTING_LOG_SIZE,
@@ -14,6 +16,7 @@ import {
   enginesFromEnv,
   isTrue,
   loadEnv,
+  processEnv,
 } from './env.js';
 
 type EnvCase<T> = { readonly name: string; readonly value: string | undefined; readonly expected: T };
@@ -104,6 +107,19 @@ describe('true-ish flags', () => {
     it(c.name, () => assert.equal(isTrue(c.value), c.expected));
   }
 
+  const switches: readonly { raw: Record<string, string>; expected: readonly [boolean, boolean, boolean] }[] = [
+    { raw: {}, expected: [false, false, false] },
+    { raw: { HUB_POOL_USER_DISABLED: 'true' }, expected: [true, false, false] },
+    { raw: { HUB_POOL_OUTBOUND_DISABLED: 'true' }, expected: [false, true, false] },
+    { raw: { HUB_POOL_INBOUND_DISABLED: 'true' }, expected: [false, false, true] },
+  ];
+  for (const c of switches) {
+    it(`kill switches [user, outbound, inbound] with ${JSON.stringify(c.raw)}: ${JSON.stringify(c.expected)}`, () => {
+      const env = loadEnv(c.raw);
+      assert.deepEqual([env.userDisabled, env.outboundDisabled, env.inboundDisabled], c.expected);
+    });
+  }
+
   it('feeds the three kill-switch flags independently', () => {
     const env = loadEnv({ HUB_POOL_USER_DISABLED: 'true', HUB_POOL_OUTBOUND_DISABLED: '0', HUB_POOL_INBOUND_DISABLED: 'yes' });
     assert.deepEqual([env.userDisabled, env.outboundDisabled, env.inboundDisabled], [true, false, true]);
@@ -147,6 +163,15 @@ describe('engine URLs', () => {
       { id: 'ollama-1', kind: 'ollama', url: 'http://10.0.0.2:11434' },
       { id: 'ollama-2', kind: 'ollama', url: 'http://10.0.0.3:11434' },
     ]);
+  });
+
+  it('skips empty entries of a list without reporting them', () => {
+    const env = loadEnv({ OLLAMA_URL: 'http://a:1,, http://b:2,', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '' });
+    assert.deepEqual(
+      env.engines.map((e) => e.url),
+      ['http://a:1', 'http://b:2'],
+    );
+    assert.deepEqual(env.problems, []);
   });
 
   it('keeps a plain id for a single URL with a trailing comma', () => {
@@ -266,6 +291,18 @@ describe('port, host and data dir', () => {
 });
 
 describe('container counts: HUB_DOCKER_SOCKET and HUB_COMPOSE_PROJECTS', () => {
+  it('looks for Docker at its usual socket path', () => assert.equal(DEFAULT_DOCKER_SOCKET, '/var/run/docker.sock'));
+
+  it('with HUB_DOCKER_SOCKET unset, uses the usual socket when one exists there, else none', () => {
+    let present = false;
+    try {
+      present = statSync(DEFAULT_DOCKER_SOCKET).isSocket();
+    } catch {
+      present = false;
+    }
+    assert.equal(loadEnv({}).dockerSocket, present ? DEFAULT_DOCKER_SOCKET : null);
+  });
+
   it('takes the socket as given, and "off" as none', () => {
     assert.equal(loadEnv({ HUB_DOCKER_SOCKET: '/tmp/d.sock' }).dockerSocket, '/tmp/d.sock');
     assert.equal(loadEnv({ HUB_DOCKER_SOCKET: 'off' }).dockerSocket, null);
@@ -277,6 +314,11 @@ describe('container counts: HUB_DOCKER_SOCKET and HUB_COMPOSE_PROJECTS', () => {
     { value: 'Lab', projects: null, problem: true },
     { value: 'lab,../x', projects: null, problem: true },
     { value: ',', projects: null, problem: true },
+    // A compose project name is at most 63 characters, every one of them lower case, a digit, - or _.
+    { value: 'a'.repeat(63), projects: ['a'.repeat(63)], problem: false },
+    { value: 'a'.repeat(64), projects: null, problem: true },
+    { value: 'lab.x', projects: null, problem: true },
+    { value: 'lab/x', projects: null, problem: true },
   ];
   for (const c of table) {
     it(`HUB_COMPOSE_PROJECTS=${JSON.stringify(c.value)}: ${c.problem ? "refused, the Hub's own project is used" : c.projects?.join(' + ')}`, () => {
@@ -288,4 +330,167 @@ describe('container counts: HUB_DOCKER_SOCKET and HUB_COMPOSE_PROJECTS', () => {
       );
     });
   }
+});
+
+describe('the words a flag takes', () => {
+  const words: readonly { value: string; on: boolean }[] = [
+    { value: 'true', on: true },
+    { value: '1', on: true },
+    { value: 'yes', on: true },
+    { value: 'on', on: true },
+    { value: 'YES', on: true },
+    { value: 'false', on: false },
+    { value: '0', on: false },
+    { value: 'no', on: false },
+    { value: 'off', on: false },
+    { value: 'Off', on: false },
+  ];
+  for (const w of words) {
+    it(`HUB_POOL_USER_DISABLED=${w.value} reads as ${w.on ? 'on' : 'off'}, with no warning`, () => {
+      const env = loadEnv({ HUB_POOL_USER_DISABLED: w.value });
+      assert.equal(env.userDisabled, w.on);
+      assert.deepEqual(env.problems, []);
+    });
+  }
+
+  // The off words also switch an engine off, and Docker collection.
+  for (const w of words.filter((x) => !x.on)) {
+    it(`OLLAMA_URL=${w.value} switches Ollama off, and HUB_DOCKER_SOCKET=${w.value} switches container counts off`, () => {
+      const env = loadEnv({ OLLAMA_URL: w.value, HUB_DOCKER_SOCKET: w.value });
+      assert.deepEqual(
+        env.engines.map((e) => e.kind),
+        ['vllm', 'lemonade', 'omlx'],
+      );
+      assert.equal(env.dockerSocket, null);
+    });
+  }
+});
+
+describe('HUB_LOG_LEVEL', () => {
+  it('is info when unset', () => assert.equal(loadEnv({}).logLevel, 'info'));
+  for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) {
+    it(`takes ${level}`, () => {
+      const env = loadEnv({ HUB_LOG_LEVEL: level });
+      assert.equal(env.logLevel, level);
+      assert.deepEqual(env.problems, []);
+    });
+  }
+});
+
+describe('the ends of each whole-number range are accepted', () => {
+  const rows: readonly { variable: string; value: string; read: (e: ReturnType<typeof loadEnv>) => unknown; expected: number }[] = [
+    { variable: 'API_PORT', value: '0', read: (e) => e.port, expected: 0 },
+    { variable: 'API_PORT', value: '65535', read: (e) => e.port, expected: 65_535 },
+    { variable: 'HUB_POOL_PREFIX_AFFINITY_TTL_MS', value: '1', read: (e) => e.prefixAffinityTtlMs, expected: 1 },
+    { variable: 'HUB_POOL_PREFIX_AFFINITY_TTL_MS', value: '86400000', read: (e) => e.prefixAffinityTtlMs, expected: 86_400_000 },
+    { variable: 'OTEL_BSP_SCHEDULE_DELAY', value: '1', read: (e) => e.otlp?.intervalMs, expected: 1 },
+    { variable: 'OTEL_BSP_SCHEDULE_DELAY', value: '3600000', read: (e) => e.otlp?.intervalMs, expected: 3_600_000 },
+  ];
+  for (const r of rows) {
+    it(`${r.variable}=${r.value}`, () => {
+      const env = loadEnv({ [r.variable]: r.value, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' });
+      assert.equal(r.read(env), r.expected);
+      assert.deepEqual(env.problems, []);
+    });
+  }
+});
+
+describe('engine and collector addresses', () => {
+  const engineRows: readonly { value: string; urls: readonly string[] }[] = [
+    { value: 'http://10.0.0.2:11434//', urls: ['http://10.0.0.2:11434'] },
+    { value: 'HTTPS://ollama.lan', urls: ['HTTPS://ollama.lan'] },
+    { value: 'not a url', urls: [] },
+    { value: 'git+https://ollama.lan', urls: [] },
+    { value: 'ftp://ollama.lan', urls: [] },
+  ];
+  for (const r of engineRows) {
+    it(`OLLAMA_URL=${r.value}: ${r.urls.length === 0 ? 'skipped, and reported' : r.urls.join(', ')}`, () => {
+      const env = loadEnv({ OLLAMA_URL: r.value, VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '' });
+      assert.deepEqual(
+        env.engines.map((e) => e.url),
+        r.urls,
+      );
+      assert.deepEqual(
+        env.problems.map((p) => p.variable),
+        r.urls.length === 0 ? ['OLLAMA_URL'] : [],
+      );
+    });
+  }
+
+  it('exports to <endpoint>/v1/traces with every trailing slash of the endpoint dropped', () => {
+    assert.equal(loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318//' }).otlp?.tracesUrl, 'http://collector:4318/v1/traces');
+  });
+
+  it('exports with no headers, as cihub, every 5 s, when only the endpoint is set', () => {
+    assert.deepEqual(loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).otlp, {
+      tracesUrl: 'http://collector:4318/v1/traces',
+      headers: {},
+      serviceName: 'cihub',
+      intervalMs: 5000,
+    });
+  });
+
+  it('exports with the traces endpoint alone, no base endpoint needed', () => {
+    assert.equal(loadEnv({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/otlp/v1/traces' }).otlp?.tracesUrl, 'https://b/otlp/v1/traces');
+  });
+});
+
+describe('tailnet identity and secrets', () => {
+  it('reads nothing from tailscale stand-ins when they are unset', () => {
+    const env = loadEnv({});
+    assert.deepEqual(
+      [env.nodeFqdn, env.tailnetSuffix, env.peerOriginsRaw, env.identitySecret, env.tailscaleOAuth, env.tailscaleAdminApiConfigured],
+      [null, null, null, null, null, false],
+    );
+  });
+
+  it('takes HUB_NODE_FQDN, HUB_TAILNET_SUFFIX and HUB_POOL_PEER_ORIGINS as given', () => {
+    const env = loadEnv({
+      HUB_NODE_FQDN: 'core-1.tail.ts.net',
+      HUB_TAILNET_SUFFIX: 'tail.ts.net',
+      HUB_POOL_PEER_ORIGINS: 'core-2.tail.ts.net=http://127.0.0.1:5102',
+    });
+    assert.deepEqual([env.nodeFqdn, env.tailnetSuffix, env.peerOriginsRaw], ['core-1.tail.ts.net', 'tail.ts.net', 'core-2.tail.ts.net=http://127.0.0.1:5102']);
+  });
+
+  it('uses HUB_POOL_IDENTITY_SECRET exactly as given, spaces and all; an empty one is none', () => {
+    assert.equal(loadEnv({ HUB_POOL_IDENTITY_SECRET: ' s3cret ' }).identitySecret, ' s3cret ');
+    assert.equal(loadEnv({ HUB_POOL_IDENTITY_SECRET: '' }).identitySecret, null);
+  });
+
+  const oauth: readonly { name: string; raw: Record<string, string>; configured: boolean }[] = [
+    { name: 'both set', raw: { TAILSCALE_OAUTH_CLIENT_ID: 'id', TAILSCALE_OAUTH_CLIENT_SECRET: 'sec' }, configured: true },
+    { name: 'only the id', raw: { TAILSCALE_OAUTH_CLIENT_ID: 'id' }, configured: false },
+    { name: 'only the secret', raw: { TAILSCALE_OAUTH_CLIENT_SECRET: 'sec' }, configured: false },
+  ];
+  for (const c of oauth) {
+    it(`configures the Admin API client only when both halves are set: ${c.name}`, () => {
+      const env = loadEnv(c.raw);
+      assert.equal(env.tailscaleAdminApiConfigured, c.configured);
+      assert.deepEqual(env.tailscaleOAuth, c.configured ? { clientId: 'id', clientSecret: 'sec' } : null);
+    });
+  }
+});
+
+describe('executables found on PATH at start', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'env-path-'));
+  for (const name of ['tailscale', 'nvidia-smi']) {
+    writeFileSync(join(dir, name), '#!/bin/sh\n');
+    chmodSync(join(dir, name), 0o755);
+  }
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('records where tailscale and nvidia-smi are', () => {
+    const env = loadEnv({ PATH: dir });
+    assert.deepEqual([env.tailscaleBinary, env.nvidiaSmiBinary], [join(dir, 'tailscale'), join(dir, 'nvidia-smi')]);
+  });
+
+  it('records none when PATH holds neither', () => {
+    const env = loadEnv({ PATH: join(dir, 'absent') });
+    assert.deepEqual([env.tailscaleBinary, env.nvidiaSmiBinary], [null, null]);
+  });
+});
+
+describe('processEnv', () => {
+  it('hands out the process environment itself', () => assert.equal(processEnv(), process.env));
 });

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_SETTINGS, isPin, SETTING_RULES, settingsFromFile, validatePatch, valueFits, type PoolSettings } from './settings-schema.js';
+import { DEFAULT_SETTINGS, describeRule, isPin, SETTING_RULES, settingsFromFile, validatePatch, valueFits, type PoolSettings } from './settings-schema.js';
 
 type Key = keyof PoolSettings;
 
@@ -192,6 +192,8 @@ describe('isPin', () => {
     { name: 'a pin with no target', pin: { scope: 'model', model: 'm' }, valid: false },
     { name: 'a pin with an unknown scope', pin: { scope: 'node', model: 'm', target: 'local' }, valid: false },
     { name: 'null', pin: null, valid: false },
+    { name: 'nothing (undefined)', pin: undefined, valid: false },
+    { name: 'a string naming a target', pin: 'local', valid: false },
   ];
   for (const c of cases) {
     it(`${c.valid ? 'accepts' : 'refuses'} ${c.name}`, () => assert.equal(isPin(c.pin), c.valid));
@@ -247,5 +249,41 @@ describe('settingsFromFile', () => {
     assert.ok(Object.isFrozen(settings));
     assert.ok(Object.isFrozen(settings.poolPins));
     assert.ok(Object.isFrozen(settings.poolPins[0]));
+  });
+});
+
+describe('each rule in words (the range the catalogue shows and a refusal quotes)', () => {
+  const rows: readonly { key: Key; words: string }[] = [
+    { key: 'poolEnabled', words: 'true or false' },
+    { key: 'poolLocalAffinity', words: 'a whole number from 0 to 20' },
+    { key: 'inferenceOllamaSlots', words: 'a whole number from 1 to 256, or null' },
+    { key: 'poolPressureWeight', words: 'a number from 0 to 3' },
+    { key: 'poolPins', words: 'a list of pins (written through /api/inference/pool/pins)' },
+  ];
+  for (const r of rows) {
+    it(`${r.key}: ${r.words}`, () => assert.equal(describeRule(SETTING_RULES[r.key]), r.words));
+  }
+});
+
+describe('what a refusal says', () => {
+  it('quotes the rule and the value it got', () => {
+    assert.deepEqual(validatePatch({ poolPressureWeight: '1' }).problems, [
+      { field: 'poolPressureWeight', message: 'poolPressureWeight must be a number from 0 to 3; got "1"' },
+    ]);
+  });
+
+  it('lists every known setting after a name that is not one', () => {
+    const [problem] = validatePatch({ poolLocalAfinity: 2 }).problems;
+    assert.equal(problem?.message, `poolLocalAfinity is not a setting (known: ${Object.keys(SETTING_RULES).join(', ')})`);
+    assert.match(problem?.message ?? '', /\(known: poolEnabled, poolOutboundEnabled, /);
+  });
+
+  it('sends poolPins to the pins route', () => {
+    assert.equal(validatePatch({ poolPins: [] }).problems[0]?.message, 'poolPins is written through POST/DELETE /api/inference/pool/pins, not PATCH');
+  });
+
+  it('tells a body that is not an object from one that names nothing', () => {
+    assert.deepEqual(validatePatch([]).problems, [{ field: '(body)', message: 'the body must be a JSON object of settings' }]);
+    assert.deepEqual(validatePatch({}).problems, [{ field: '(body)', message: 'the body names no setting to change' }]);
   });
 });
