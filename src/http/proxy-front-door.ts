@@ -4,8 +4,8 @@
  * app sends. Fastify's routing, its five async onRequest hooks, its content-type parser and its
  * reply object were 5-10% of the Hub's busy time per non-streamed request in a CPU profile, for
  * an answer the proxy then writes on the raw response anyway. Measured gain: CPU per request
- * 0.78-0.99x of the same Hub without the front door, about 0.9x over five paired runs on a
- * loaded 2-core machine (bench/README.md, "2026-12-02 05:50 UTC").
+ * about 0.9x of the same Hub without the front door (medians 0.78-0.99x over five paired runs on
+ * a loaded 2-core machine; bench/README.md, "2026-12-02 05:50 UTC").
  *
  * Nothing is re-implemented that decides a refusal: the front door takes a request only when
  * every guard Fastify runs would let it through, judged by the same functions (the shutdown
