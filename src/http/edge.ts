@@ -89,17 +89,37 @@ function answerClientError(err: Error & { code?: string }, socket: Socket): void
   socket.destroySoon();
 }
 
-/** Runs first on every request: Host, browser origin, and unknown routes, all before any body is read. */
-export function registerEdgeGuard(app: FastifyInstance, s: Pick<HubServices, 'env' | 'peers'>): void {
-  const machineName = hostname().trim().toLowerCase().replace(/\.$/, '') || null;
-  const answersTo = async (host: string): Promise<boolean> => {
-    const name = hostName(host);
-    if (name === null) return false;
-    if (isLocalName(name) || isOwnName(name, { selfFqdn: null, machineName, extra: s.env.allowedHosts })) return true;
-    // Only now the MagicDNS name, which may mean asking tailscaled (cached 30 s).
-    return isOwnName(name, { selfFqdn: (await s.peers.self()).nodeFqdn, machineName: null, extra: [] });
-  };
+/**
+ * Whether this Hub answers to the name in a Host header. `known` settles it without asking
+ * tailscaled (a loopback or machine name, or one the operator listed): true, or null when only
+ * the MagicDNS name is left to compare; `answersTo` settles every case.
+ */
+export interface HostJudge {
+  known(host: string): true | null;
+  answersTo(host: string): Promise<boolean>;
+}
 
+export function hostJudge(s: Pick<HubServices, 'env' | 'peers'>): HostJudge {
+  const machineName = hostname().trim().toLowerCase().replace(/\.$/, '') || null;
+  const known = (host: string): true | null => {
+    const name = hostName(host);
+    return name !== null && (isLocalName(name) || isOwnName(name, { selfFqdn: null, machineName, extra: s.env.allowedHosts })) ? true : null;
+  };
+  return {
+    known,
+    answersTo: async (host) => {
+      if (known(host)) return true;
+      const name = hostName(host);
+      if (name === null) return false;
+      // Only now the MagicDNS name, which may mean asking tailscaled (cached 30 s).
+      return isOwnName(name, { selfFqdn: (await s.peers.self()).nodeFqdn, machineName: null, extra: [] });
+    },
+  };
+}
+
+/** Runs first on every request: Host, browser origin, and unknown routes, all before any body is read. */
+export function registerEdgeGuard(app: FastifyInstance, hosts: HostJudge, s: Pick<HubServices, 'env'>): void {
+  const { answersTo } = hosts;
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const host = request.headers.host;
     if (host === undefined ? request.raw.httpVersion !== '1.0' : !(await answersTo(host))) {

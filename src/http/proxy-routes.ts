@@ -3,6 +3,7 @@
  * before the body is read; bodies are kept as the raw bytes the app sent (parsed once by
  * the proxy), and responses are written straight to the socket so streams pass untouched.
  */
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerToken } from '../auth/bearer.js';
 import { checkOrigin } from '../auth/origin-check.js';
@@ -10,7 +11,7 @@ import type { ProxyDialect } from '../engines/types.js';
 import { HubError } from '../errors.js';
 import { SESSION_HEADER } from '../placement/affinity/session-key.js';
 import { writeProxyError } from '../proxy/proxy-errors.js';
-import { MODEL_MANAGEMENT_PATHS, PROXY_PREFIX, ROUTED_ROUTES } from '../proxy/route-table.js';
+import { MODEL_MANAGEMENT_PATHS, PROXY_PREFIX, ROUTED_ROUTES, type RoutedRoute } from '../proxy/route-table.js';
 import { refuseUnread } from './edge.js';
 import { toHubError } from './error-mapping.js';
 import type { HubServices } from './services.js';
@@ -36,15 +37,10 @@ export async function registerProxyRoutes(app: FastifyInstance, s: HubServices):
     });
 
     for (const route of ROUTED_ROUTES) {
-      scope.post(`${PROXY_PREFIX}${route.path}`, async (request, reply) =>
-        serve(reply, route.dialect, s, () =>
-          s.proxy.serveRouted(route, bodyOf(request), reply.raw, {
-            accept: request.headers.accept,
-            sessionHeader: request.headers[SESSION_HEADER],
-            trace: { traceparent: request.headers.traceparent, tracestate: request.headers.tracestate },
-          }),
-        ),
-      );
+      scope.post(`${PROXY_PREFIX}${route.path}`, async (request, reply) => {
+        reply.hijack();
+        await serveRouted(s, route, bodyOf(request), reply.raw, request.headers);
+      });
     }
     scope.get(`${PROXY_PREFIX}/v1/models`, async (_req, reply) => serve(reply, 'openai', s, () => s.localRoutes.openAIModels(reply.raw)));
     scope.get(`${PROXY_PREFIX}/api/tags`, async (_req, reply) => serve(reply, 'ollama', s, () => s.localRoutes.ollamaTags(reply.raw)));
@@ -68,32 +64,61 @@ function bodyOf(request: FastifyRequest): Buffer {
   return Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
 }
 
+/** One routed request (chat, completion, generate, embeddings) handed to the pool proxy, from Fastify or from the front door. */
+export function serveRouted(s: HubServices, route: RoutedRoute, body: Buffer, res: ServerResponse, headers: IncomingHttpHeaders): Promise<void> {
+  return serveRaw(res, route.dialect, s, () =>
+    s.proxy.serveRouted(route, body, res, {
+      accept: headers.accept,
+      sessionHeader: headers[SESSION_HEADER],
+      trace: { traceparent: headers.traceparent, tracestate: headers.tracestate },
+    }),
+  );
+}
+
 /** Runs a proxy handler on the raw response; errors thrown before anything was sent answer in the app's dialect. */
 async function serve(reply: FastifyReply, dialect: ProxyDialect, s: HubServices, handler: () => Promise<void>): Promise<void> {
   reply.hijack();
+  await serveRaw(reply.raw, dialect, s, handler);
+}
+
+async function serveRaw(res: ServerResponse, dialect: ProxyDialect, s: HubServices, handler: () => Promise<void>): Promise<void> {
   try {
     await handler();
   } catch (err) {
     const hubError = toHubError(err);
     if (hubError.code === 'HUB_ERR_INTERNAL') s.logger.error({ err }, 'proxy handler failed');
-    writeProxyError(reply.raw, dialect, hubError.status, hubError.code, hubError.message);
+    writeProxyError(res, dialect, hubError.status, hubError.code, hubError.message);
   }
+}
+
+/** Why the inference guard refuses a caller (401, in OpenAI's shape); null when it is admitted by origin or by an inference key. */
+export function inferenceRefusal(
+  s: Pick<HubServices, 'env' | 'apiKeys'>,
+  socketAddress: string | undefined,
+  headers: IncomingHttpHeaders,
+): { readonly code: 'missing_api_key' | 'invalid_api_key'; readonly message: string } | null {
+  // The socket's own address, always: forwarded headers can only add hops to judge, never replace
+  // the one that connected, so X-Forwarded-For: 127.0.0.1 buys nothing (issue 9, defect 7).
+  const origin = checkOrigin(socketAddress, headers, s.env.knobs.tailnetRequiresKey());
+  if (origin.inside) return null;
+  const token = bearerToken(headers.authorization);
+  if (token !== null && s.apiKeys.lookup(token)?.scope === 'inference') return null;
+  return token === null
+    ? {
+        code: 'missing_api_key',
+        message: `This request needs an inference API key because ${origin.why}. Create one on the Hub with \`cihub api-key create --name <label> --scope inference\` and send it as Authorization: Bearer <key>.`,
+      }
+    : {
+        code: 'invalid_api_key',
+        message: `The API key sent is not a live inference key for this Hub (${origin.why}, so a key is required). Create one with \`cihub api-key create --name <label> --scope inference\`.`,
+      };
 }
 
 /** The inference access guard: admitted by origin, else by an inference key; refusals in OpenAI's shape. */
 async function guardInference(s: HubServices, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  // The socket's own address, always: forwarded headers can only add hops to judge, never replace
-  // the one that connected, so X-Forwarded-For: 127.0.0.1 buys nothing (issue 9, defect 7).
-  const origin = checkOrigin(request.socket.remoteAddress, request.headers, s.env.knobs.tailnetRequiresKey());
-  if (origin.inside) return;
-  const token = bearerToken(request.headers.authorization);
-  if (token !== null && s.apiKeys.lookup(token)?.scope === 'inference') return;
-  const code = token === null ? 'missing_api_key' : 'invalid_api_key';
-  const message =
-    token === null
-      ? `This request needs an inference API key because ${origin.why}. Create one on the Hub with \`cihub api-key create --name <label> --scope inference\` and send it as Authorization: Bearer <key>.`
-      : `The API key sent is not a live inference key for this Hub (${origin.why}, so a key is required). Create one with \`cihub api-key create --name <label> --scope inference\`.`;
+  const refusal = inferenceRefusal(s, request.socket.remoteAddress, request.headers);
+  if (refusal === null) return;
   refuseUnread(request, reply);
   reply.hijack();
-  writeProxyError(reply.raw, 'openai', 401, code, message);
+  writeProxyError(reply.raw, 'openai', 401, refusal.code, refusal.message);
 }

@@ -6,11 +6,12 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { HubError } from '../errors.js';
 import { parseRequestJson } from '../util/request-json.js';
-import { edgeServerOptions, MAX_CONNECTIONS, registerEdgeGuard } from './edge.js';
+import { edgeServerOptions, hostJudge, MAX_CONNECTIONS, registerEdgeGuard } from './edge.js';
 import { toHubError } from './error-mapping.js';
 import { registerOperatorRoutes } from './operator-routes.js';
 import { registerDashboardRoutes } from './dashboard-routes.js';
 import { registerProxyRoutes } from './proxy-routes.js';
+import { installProxyFrontDoor } from './proxy-front-door.js';
 import { registerPeerRoutes } from './peer-routes.js';
 import { registerPeerOperatorRoutes } from './peer-operator-routes.js';
 import { registerPinRoutes } from './pin-routes.js';
@@ -63,7 +64,8 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
     if (closing && !HEALTH_PATHS.has(request.url.split('?')[0] ?? ''))
       throw new HubError('HUB_ERR_SHUTTING_DOWN', 'this Hub is shutting down; retry once it is back');
   });
-  registerEdgeGuard(app, s);
+  const hosts = hostJudge(s);
+  registerEdgeGuard(app, hosts, s);
   app.setErrorHandler((err, _request, reply) => {
     const hubError = toHubError(err);
     if (hubError.code === 'HUB_ERR_INTERNAL') s.logger.error({ err }, 'operator route failed');
@@ -89,5 +91,6 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
   registerOpenApiRoutes(app, routes);
   await registerProxyRoutes(app, s);
   await registerPeerRoutes(app, s);
+  installProxyFrontDoor(app.server, { s, hosts, closing: () => closing });
   return app;
 }
