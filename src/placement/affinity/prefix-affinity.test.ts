@@ -61,6 +61,40 @@ describe('PrefixAffinity', () => {
     assert.equal(a.contextFor(req('r3'), ON)?.remembered, null);
   });
 
+  it("gives the step the key's source, what is remembered and both settings", () => {
+    const a = new PrefixAffinity({ clock: new ManualClock(), ttlMs: 600_000 });
+    assert.deepEqual(a.contextFor(req('r1'), { poolPrefixAffinityMaxInFlight: 3, poolPrefixAffinityMargin: 1 }), {
+      keySource: 'header',
+      remembered: null,
+      maxInFlight: 3,
+      margin: 1,
+    });
+    assert.equal(a.contextFor(req('r2', { sessionHeader: undefined, body: { prompt: 'p' } }), ON)?.keySource, 'hashed');
+  });
+
+  it('a request with no valid session header and no prompt head gets no context, and its walk writes nothing', () => {
+    const a = new PrefixAffinity({ clock: new ManualClock(), ttlMs: 600_000 });
+    assert.equal(a.contextFor(req('r1', { sessionHeader: 'has space', body: {} }), ON), null);
+    walk(a, 'r1', [cand('core-1', null)], 'committed');
+    assert.equal(a.size, 0);
+  });
+
+  it('an abandoned request (no candidate, so no walk) leaves no key behind to be written later', () => {
+    const a = new PrefixAffinity({ clock: new ManualClock(), ttlMs: 600_000 });
+    a.contextFor(req('r1'), ON);
+    a.abandon('r1');
+    walk(a, 'r1', [cand('core-1', null)], 'committed');
+    assert.equal(a.size, 0);
+  });
+
+  it('a settled walk lets go of its key: a later attempt under the same request id writes nothing', () => {
+    const a = new PrefixAffinity({ clock: new ManualClock(), ttlMs: 600_000 });
+    a.contextFor(req('r1'), ON);
+    walk(a, 'r1', [cand('core-1', null)], 'committed');
+    walk(a, 'r1', [cand('core-2', null)], 'committed');
+    assert.deepEqual(a.contextFor(req('r2'), ON)?.remembered, { node: 'core-1', backendId: null });
+  });
+
   it('HUB_POOL_PREFIX_AFFINITY_TTL_MS is the TTL it is built with', () => {
     const clock = new ManualClock();
     const a = new PrefixAffinity({ clock, ttlMs: 5_000 });

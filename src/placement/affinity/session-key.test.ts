@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { promptHead, sessionKey, validSessionHeader } from './session-key.js';
+import { promptHead, SESSION_HEADER, sessionKey, validSessionHeader } from './session-key.js';
 
 const SYSTEM = { role: 'system', content: 'You are an agent. '.repeat(6_000) };
 const chat = (first: string, ...later: string[]) => ({
@@ -8,6 +8,8 @@ const chat = (first: string, ...later: string[]) => ({
 });
 
 describe('validSessionHeader', () => {
+  it('reads X-Hub-Pool-Session (lower-cased, as Node names request headers)', () => assert.equal(SESSION_HEADER, 'x-hub-pool-session'));
+
   const rows: readonly { value: string | string[] | undefined; ok: boolean }[] = [
     { value: 'chat-42', ok: true },
     { value: 'run:7/step@a+b=c.d_e', ok: true },
@@ -61,6 +63,13 @@ describe('sessionKey', () => {
         { role: 'user', content: 'u' },
       ]),
     );
+  });
+  it('keeps the model and the session id apart: model m1 with session x is not model m with session 1x', () => {
+    assert.notEqual(sessionKey('m1', 'x', {})!.key, sessionKey('m', '1x', {})!.key);
+    assert.notEqual(sessionKey('m1', null, { prompt: 'x' })!.key, sessionKey('m', null, { prompt: '1x' })!.key);
+  });
+  it('a malformed message (null) is not a system message: the head is that first message alone', () => {
+    assert.equal(promptHead({ messages: [null, { role: 'user', content: 'u' }] }), JSON.stringify([null]));
   });
   it('the key is a hex digest, never the session id or any prompt text', () => {
     const k = sessionKey('m', 'run-1', {})!.key;
