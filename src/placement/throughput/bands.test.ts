@@ -29,6 +29,27 @@ describe('recordInBand and readBand: replace, decay, forget', () => {
     assert.equal(band.faster, null);
   });
 
+  it('a reading as fast as the band replaces it: the band is that fresh evidence', () => {
+    const band = recordInBand(recordInBand(null, reading(300), T0), reading(300, T0 + 1000), T0 + 1000);
+    assert.deepEqual(band, { fromTokens: 8192, slow: reading(300, T0 + 1000), faster: null });
+  });
+
+  it('a missed deadline holding its band reads as a bound through the last millisecond of the hold', () => {
+    const band = recordInBand(recordInBand(null, reading(30, T0, 10_600, true), T0), reading(3000, T0 + 60_000), T0 + 60_000);
+    assert.deepEqual(readBand(band, T0 + SLOW_HOLD_MS), { ...reading(30, T0, 10_600, true), fromTokens: 8192 });
+  });
+
+  it('once a faster reading takes over, the blend is a rate, not a bound', () => {
+    const band = recordInBand(recordInBand(null, reading(30, T0, 10_600, true), T0), reading(3000, T0 + 60_000), T0 + 60_000);
+    assert.deepEqual(readBand(band, T0 + SLOW_HOLD_MS + SLOW_HALF_LIFE_MS), {
+      fromTokens: 8192,
+      promptTokens: 10_600,
+      tokensPerSec: 3000 - (3000 - 30) / 2,
+      deadline: false,
+      atMs: T0,
+    });
+  });
+
   it('a faster reading is kept beside the slow one and does not take over during the 30-minute hold', () => {
     const band = recordInBand(recordInBand(null, reading(30), T0), reading(3000, T0 + 60_000), T0 + 60_000);
     assert.equal(readBand(band, T0 + SLOW_HOLD_MS)?.tokensPerSec, 30);

@@ -55,6 +55,49 @@ describe('ThroughputBook', () => {
     const book = new ThroughputBook(new ManualClock());
     for (let i = 0; i <= MAX_BOOK_KEYS; i++) book.record(key(`n${i}`), { promptTokens: 8000, tokensPerSec: 100, deadline: false });
     assert.deepEqual(book.readings(key('n0')), []);
+    assert.equal(book.readings(key('n1')).length, 1);
     assert.equal(book.readings(key(`n${MAX_BOOK_KEYS}`)).length, 1);
+  });
+
+  it('a key written again counts as the most recently written', () => {
+    const book = new ThroughputBook(new ManualClock());
+    for (let i = 0; i < MAX_BOOK_KEYS; i++) book.record(key(`n${i}`), { promptTokens: 8000, tokensPerSec: 100, deadline: false });
+    book.recordDecode(key('n0'), 40);
+    book.record(key('new'), { promptTokens: 8000, tokensPerSec: 100, deadline: false });
+    assert.equal(book.readings(key('n0')).length, 1);
+    assert.deepEqual(book.readings(key('n1')), []);
+  });
+
+  it('status lists only the keys its filter keeps', () => {
+    const book = new ThroughputBook(new ManualClock());
+    book.record(key('local'), { promptTokens: 8000, tokensPerSec: 300, deadline: false });
+    book.record(key('core-2'), { promptTokens: 8000, tokensPerSec: 100, deadline: false });
+    assert.deepEqual(
+      book.estimates((k) => k.node === 'core-2').map((e) => e.node),
+      ['core-2'],
+    );
+  });
+
+  it('lists a key with bands and no decode rate, and one with only a decode rate', () => {
+    const book = new ThroughputBook(new ManualClock());
+    book.record(key('local'), { promptTokens: 8000, tokensPerSec: 300, deadline: false });
+    book.recordDecode(key('core-2'), 40);
+    assert.deepEqual(
+      book.estimates().map((e) => [e.node, e.bands.length, e.decodeTokensPerSec]),
+      [
+        ['local', 1, null],
+        ['core-2', 0, 40],
+      ],
+    );
+  });
+
+  it('shows a decode rate until 2 hours after it was timed, and not after', () => {
+    const clock = new ManualClock();
+    const book = new ThroughputBook(clock);
+    book.recordDecode(key('local'), 40);
+    clock.advance(FORGET_AFTER_MS);
+    assert.equal(book.estimates()[0]?.decodeTokensPerSec, 40);
+    clock.advance(1);
+    assert.deepEqual(book.estimates(), []);
   });
 });

@@ -52,6 +52,25 @@ describe('predict (spec, "Predicting a prompt larger than anything measured")', 
       expect: { tokensPerSec: 400, fromPromptTokens: 5000, extrapolated: false, predictedMs: 12_500, deadline: false },
     },
     {
+      name: 'a prompt exactly at the start of a band is read from that band',
+      readings: [r(8192, 10_000, 100)],
+      tokens: 8192,
+      expect: { tokensPerSec: 100, fromPromptTokens: 10_000, extrapolated: false, predictedMs: 81_920, deadline: false },
+    },
+    {
+      name: 'a prompt smaller than the reading it falls under is not predicted faster than that reading',
+      readings: [r(8192, 12_000, 100)],
+      tokens: 9000,
+      expect: { tokensPerSec: 100, fromPromptTokens: 12_000, extrapolated: false, predictedMs: 90_000, deadline: false },
+    },
+    { name: 'a reading with no rate (0 tokens/s) is no measurement', readings: [r(8192, 10_000, 0)], tokens: 10_000, expect: null },
+    {
+      name: 'a shorter reading exactly as slow as the nearest does not displace it',
+      readings: [r(4096, 5000, 100), r(16_384, 20_000, 100)],
+      tokens: 20_000,
+      expect: { tokensPerSec: 100, fromPromptTokens: 20_000, extrapolated: false, predictedMs: 200_000, deadline: false },
+    },
+    {
       name: 'a missed deadline reads as a bound and says so',
       readings: [r(8192, 10_000, 20, true)],
       tokens: 10_000,
@@ -65,6 +84,10 @@ describe('slower: a peer cannot advertise its way out of a deadline this node wa
   const fast: Prediction = { tokensPerSec: 400, fromPromptTokens: 10_000, extrapolated: false, predictedMs: 25_000, deadline: false };
   const slow: Prediction = { tokensPerSec: 20, fromPromptTokens: 10_000, extrapolated: false, predictedMs: 500_000, deadline: true };
   it('takes the slower of observed and advertised', () => assert.equal(slower(fast, slow), slow));
+  it("on a tie keeps the first (the caller passes this node's own observation first)", () => {
+    const advertised: Prediction = { ...slow, deadline: false };
+    assert.equal(slower(slow, advertised), slow);
+  });
   it('takes the one there is when the other is missing', () => {
     assert.equal(slower(null, fast), fast);
     assert.equal(slower(fast, null), fast);

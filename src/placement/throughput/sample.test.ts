@@ -41,6 +41,13 @@ describe('prefillReading (spec, "What is measured")', () => {
       expect: { promptTokens: 10_000, tokensPerSec: 1000, deadline: false },
     },
     { name: 'under 4,096 estimated tokens nothing is measured', facts: { estimatedTokens: 4095 }, expect: null },
+    {
+      name: 'a prompt of exactly 4,096 estimated tokens is measured',
+      facts: { estimatedTokens: 4096 },
+      expect: { promptTokens: 4096, tokensPerSec: (4096 / 20_000) * 1000, deadline: false },
+    },
+    { name: 'a first byte at 0 ms is no timing', facts: { headersMs: 0 }, expect: null },
+    { name: 'an engine prompt time of 0 ms is no timing', facts: { stream: false, timings: timings({ promptMs: 0 }) }, expect: null },
     { name: 'embeddings are never measured', facts: { completion: false }, expect: null },
     { name: 'a node with something else in flight is not measured (a queue is not slow hardware)', facts: { idle: false }, expect: null },
     {
@@ -59,6 +66,16 @@ describe('prefillReading (spec, "What is measured")', () => {
       expect: { promptTokens: 10_000, tokensPerSec: 250, deadline: false },
     },
     {
+      name: 'a turn that read exactly 1,024 tokens past its cache counts',
+      facts: { timings: timings({ promptTokens: 10_000, cachedTokens: 8976, promptMs: 1000 }) },
+      expect: { promptTokens: 10_000, tokensPerSec: 1024, deadline: false },
+    },
+    {
+      name: 'an engine that reports a cache but 0 prompt tokens is timed as before',
+      facts: { timings: timings({ promptTokens: 0, cachedTokens: 0, promptMs: 10_000 }) },
+      expect: { promptTokens: 10_000, tokensPerSec: 1000, deadline: false },
+    },
+    {
       name: 'an engine that does not report its cache is timed as before',
       facts: { timings: timings({ promptTokens: 10_000, promptMs: 10_000 }) },
       expect: { promptTokens: 10_000, tokensPerSec: 1000, deadline: false },
@@ -68,6 +85,7 @@ describe('prefillReading (spec, "What is measured")', () => {
       facts: { missedDeadline: true, headersMs: null },
       expect: { promptTokens: 10_000, tokensPerSec: (10_000 / 327_000) * 1000, deadline: true },
     },
+    { name: 'a missed deadline with no budget (0 ms) gives nothing', facts: { missedDeadline: true, headersMs: null, budgetMs: 0 }, expect: null },
     {
       name: 'a non-streamed missed deadline gives nothing (its budget covered the generation)',
       facts: { missedDeadline: true, stream: false, headersMs: null },
@@ -78,6 +96,13 @@ describe('prefillReading (spec, "What is measured")', () => {
 });
 
 describe('decodeRate', () => {
-  it("is the engine's own generation rate", () => assert.equal(decodeRate(timings({ completionTokens: 100, decodeMs: 2000 })), 50));
-  it('is null when the engine timed none', () => assert.equal(decodeRate(timings({ completionTokens: 100 })), null));
+  const rows: readonly { name: string; timings: EngineTimings | null; rate: number | null }[] = [
+    { name: "the engine's own generation rate", timings: timings({ completionTokens: 100, decodeMs: 2000 }), rate: 50 },
+    { name: 'no timings at all: none', timings: null, rate: null },
+    { name: 'no decode time: none', timings: timings({ completionTokens: 100 }), rate: null },
+    { name: 'no token count: none', timings: timings({ decodeMs: 2000 }), rate: null },
+    { name: 'a decode time of 0 ms: none', timings: timings({ completionTokens: 100, decodeMs: 0 }), rate: null },
+    { name: 'no tokens generated: none, not a rate of 0', timings: timings({ completionTokens: 0, decodeMs: 2000 }), rate: null },
+  ];
+  for (const row of rows) it(row.name, () => assert.equal(decodeRate(row.timings), row.rate));
 });
