@@ -22,6 +22,16 @@ describe('ThroughputBook', () => {
     assert.deepEqual(book.readings(key('core-2')), []);
   });
 
+  it('keeps two local engines serving the same model apart', () => {
+    const book = new ThroughputBook(new ManualClock());
+    book.record({ node: 'local', backendId: 'ollama', model: 'm' }, { promptTokens: 8000, tokensPerSec: 300, deadline: false });
+    book.record({ node: 'local', backendId: 'llama-cpp', model: 'm' }, { promptTokens: 8000, tokensPerSec: 30, deadline: false });
+    assert.deepEqual(
+      book.readings({ node: 'local', backendId: 'ollama', model: 'm' }).map((r) => r.tokensPerSec),
+      [300],
+    );
+  });
+
   it('ignores a prompt under the first band and a rate that is not positive', () => {
     const book = new ThroughputBook(new ManualClock());
     book.record(key('local'), { promptTokens: 4095, tokensPerSec: 300, deadline: false });

@@ -46,6 +46,18 @@ describe('predict (spec, "Predicting a prompt larger than anything measured")', 
       expect: { tokensPerSec: 40, fromPromptTokens: 5000, extrapolated: false, predictedMs: 500_000, deadline: false },
     },
     {
+      name: 'the slowest reading bounds the prediction wherever it sits in the list',
+      readings: [r(4096, 5000, 400), r(8192, 9000, 40), r(16_384, 20_000, 300)],
+      tokens: 20_000,
+      expect: { tokensPerSec: 40, fromPromptTokens: 9000, extrapolated: false, predictedMs: 500_000, deadline: false },
+    },
+    {
+      name: 'the nearest band is the largest at or below the prompt, in whatever order a peer lists its bands',
+      readings: [r(16_384, 20_000, 400), r(4096, 5000, 400)],
+      tokens: 40_000,
+      expect: { tokensPerSec: 400, fromPromptTokens: 20_000, extrapolated: true, predictedMs: 200_000, deadline: false },
+    },
+    {
       name: 'a band above the prompt is not read (prefill only gets slower as the prompt grows)',
       readings: [r(4096, 5000, 400), r(32_768, 40_000, 10)],
       tokens: 5000,
