@@ -44,6 +44,7 @@ describe('sessionKey', () => {
   it('digests a completion or generate body whole (system and prompt)', () => {
     assert.notEqual(sessionKey('m', null, { prompt: 'p', system: 's1' })!.key, sessionKey('m', null, { prompt: 'p', system: 's2' })!.key);
     assert.notEqual(sessionKey('m', null, { prompt: 'p1' })!.key, sessionKey('m', null, { prompt: 'p2' })!.key);
+    assert.notEqual(sessionKey('m', null, { system: 's1' })!.key, sessionKey('m', null, { system: 's2' })!.key);
   });
   it('a body with no head gets no key rather than one shared empty key', () => {
     assert.equal(sessionKey('m', null, { messages: [] }), null);
