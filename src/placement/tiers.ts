@@ -9,7 +9,7 @@ import type { Candidate, Tiers } from './types.js';
  * place, and the flagged ones follow them as a new tier of their own, in the order they arrived.
  * A tier with nothing flagged, or with everything flagged, is left whole: a split moves a
  * candidate behind others in its group, and there is nothing to move it behind when the whole
- * group is flagged. Empty tiers never appear in the result.
+ * group is flagged. A split never makes an empty tier (an empty tier given is passed through as it is).
  */
 export function splitEachTier(tiers: Tiers, behind: (c: Candidate) => boolean): { tiers: Tiers; moved: readonly Candidate[] } {
   const moved: Candidate[] = [];
