@@ -187,6 +187,8 @@ describe('contentionStep: the load it compares and the facts it looks up', () =>
 });
 
 describe('unjoinable', () => {
+  it('keeps another model generating at the very window this request runs at', () =>
+    assert.deepEqual(unjoinable([{ model: 'qwen3.8:27b', numCtx: 65536 }], MODEL, 65536), [{ model: 'qwen3.8:27b', numCtx: 65536 }]));
   it('keeps another model at any window and this model at another window, drops this model at this window', () =>
     assert.deepEqual(unjoinable([OPENCLAW, { model: MODEL, numCtx: 65536 }, { model: MODEL, numCtx: 32768 }], MODEL, 65536), [
       OPENCLAW,
