@@ -158,6 +158,36 @@ const rows: readonly Row[] = [
     expect: [[local, core7]],
     record: { unmeasured: [] },
   },
+  {
+    name: 'an insufficient prior moves behind the other unmeasured peers of its score, as cpu-only does',
+    tiers: [[peerNode('mini', 0, 'insufficient'), core7, beta1]],
+    input: throughputInput(20_000, [[beta1, 40_000]]),
+    expect: [[beta1, core7, peerNode('mini', 0, 'insufficient')]],
+    record: {
+      unmeasured: [
+        { node: core7.node, backend: null, prior: 'unknown' },
+        { node: peerNode('mini').node, backend: null, prior: 'cpu-only' },
+      ],
+    },
+  },
+  {
+    name: 'a prediction exactly at the budget meets it: nothing moves behind',
+    tiers: [[betaMax, beta1]],
+    input: throughputInput(46_000, [
+      [betaMax, 327_000],
+      [beta1, 93_000],
+    ]),
+    expect: [[betaMax, beta1]],
+    record: { unmeasured: [] },
+  },
+  {
+    name: 'a pin at another node holds back no unmeasured peer',
+    tiers: [[core7, beta1]],
+    pins: [{ scope: 'model', model: MODEL, target: betaMax.node }],
+    input: throughputInput(20_000, [[beta1, 40_000]]),
+    expect: [[beta1, core7]],
+    record: { unmeasured: [{ node: core7.node, backend: null, prior: 'unknown' }] },
+  },
 ];
 
 describe('throughputStep (spec, "Throughput-aware placement")', () => {
