@@ -188,6 +188,42 @@ const rows: readonly Row[] = [
     expect: [[beta1, core7]],
     record: { unmeasured: [{ node: core7.node, backend: null, prior: 'unknown' }] },
   },
+  {
+    name: 'with contention not judged, a measured local engine that meets the budget holds unmeasured peers of its score back',
+    tiers: [[core7, local]],
+    input: throughputInput(20_000, [[local, 40_000]], { score: () => 0 }),
+    expect: [[local, core7]],
+    record: { unmeasured: [{ node: core7.node, backend: null, prior: 'unknown' }] },
+  },
+  {
+    name: 'a local engine busy only with work this request can join is not contended: it still holds unmeasured peers back',
+    tiers: [[core7, local]],
+    input: throughputInput(20_000, [[local, 40_000]], { score: () => 0 }),
+    contention: {
+      numCtx: 65536,
+      busy: new Map([['ollama', [{ model: MODEL, numCtx: 65536 }]]]),
+      // No window of its own: the engine runs at the one the request named.
+      runsAt: new Map(),
+      affinityHeld: null,
+      pressureWeight: 0,
+    },
+    expect: [[local, core7]],
+    record: { unmeasured: [{ node: core7.node, backend: null, prior: 'unknown' }] },
+  },
+  {
+    name: 'a contended local engine that prefix affinity holds stays, so it still holds unmeasured peers back',
+    tiers: [[core7, local]],
+    input: throughputInput(20_000, [[local, 40_000]], { score: () => 0, affinityHeld: local.id }),
+    contention: {
+      numCtx: 65536,
+      busy: new Map([['ollama', [{ model: 'qwen3.8:27b', numCtx: 32768 }]]]),
+      runsAt: new Map([['ollama', 65536]]),
+      affinityHeld: local.id,
+      pressureWeight: 0,
+    },
+    expect: [[local, core7]],
+    record: { unmeasured: [{ node: core7.node, backend: null, prior: 'unknown' }] },
+  },
 ];
 
 describe('throughputStep (spec, "Throughput-aware placement")', () => {
