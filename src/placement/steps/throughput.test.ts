@@ -211,6 +211,14 @@ const rows: readonly Row[] = [
     record: { unmeasured: [{ node: core7.node, backend: null, prior: 'unknown' }] },
   },
   {
+    name: 'a local engine with nothing listed in flight is not contended: it still holds unmeasured peers back',
+    tiers: [[core7, local]],
+    input: throughputInput(20_000, [[local, 40_000]], { score: () => 0 }),
+    contention: { numCtx: 65536, busy: new Map(), runsAt: new Map([['ollama', 65536]]), affinityHeld: null, pressureWeight: 0 },
+    expect: [[local, core7]],
+    record: { unmeasured: [{ node: core7.node, backend: null, prior: 'unknown' }] },
+  },
+  {
     name: 'a contended local engine that prefix affinity holds stays, so it still holds unmeasured peers back',
     tiers: [[core7, local]],
     input: throughputInput(20_000, [[local, 40_000]], { score: () => 0, affinityHeld: local.id }),
