@@ -317,6 +317,32 @@ const rows: readonly Row[] = [
     expect: [[core7], [betaMax, beta1]],
     slowerDemoted: [],
   },
+  {
+    name: 'the new first node is judged the same way: a much faster node passes it too, and both moves are named',
+    tiers: [[core7, betaMax, beta1]],
+    input: throughputInput(OPENCLAW, [
+      [core7, 162_910],
+      [betaMax, 50_000],
+      [beta1, 15_000],
+    ]),
+    expect: [[beta1, betaMax, core7]],
+    slowerDemoted: [demotion(core7, 162_910, betaMax, 50_000), demotion(betaMax, 50_000, beta1, 15_000)],
+  },
+  {
+    name: 'once the engine prefix affinity holds reaches the front, it keeps it',
+    tiers: [[core7, betaMax, beta1]],
+    input: throughputInput(
+      OPENCLAW,
+      [
+        [core7, 162_910],
+        [betaMax, 50_000],
+        [beta1, 15_000],
+      ],
+      { affinityHeld: betaMax.id },
+    ),
+    expect: [[betaMax, beta1, core7]],
+    slowerDemoted: [demotion(core7, 162_910, betaMax, 50_000)],
+  },
 ];
 
 describe('muchSlowerStep (spec, "Much slower than a node as free")', () => {
