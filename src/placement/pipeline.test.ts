@@ -69,6 +69,16 @@ describe('assertOnlyDemoted', () => {
   }
 });
 
+describe('assertOnlyDemoted names the candidate that was promoted, not another of its tier', () => {
+  const c = peer('core-4.tail.ts.net');
+  const d = peer('core-5.tail.ts.net');
+  it('three tiers, the second one of the middle tier lifted level with the first tier', () =>
+    assert.throws(
+      () => assertOnlyDemoted([[localOllama], [a, c], [d]], [[localOllama, c], [a], [d]], 'pin'),
+      /pin moved candidate core-4\.tail\.ts\.net\/ to an earlier tier, level with or ahead of local\/ollama/,
+    ));
+});
+
 /** A test step: moves every candidate on `node` into a new tier after the others and records which it moved. */
 function demoteNode(node: string): PlacementStep<'promptCeiling'> {
   return {

@@ -343,6 +343,21 @@ const rows: readonly Row[] = [
     expect: [[betaMax, beta1, core7]],
     slowerDemoted: [demotion(core7, 162_910, betaMax, 50_000)],
   },
+  {
+    name: 'only the engine contention moved stays behind: another local engine is brought ahead as usual',
+    tiers: [[core7, localEngine('llama', 0, 'llamacpp')]],
+    input: throughputInput(OPENCLAW, [
+      [core7, 162_910],
+      [localEngine('llama', 0, 'llamacpp'), 22_080],
+    ]),
+    earlier: earlierWith(PRIOR, {
+      numCtx: null,
+      demoted: [{ node: 'local', backend: 'ollama', busyWith: [{ model: 'x', numCtx: null }], runsAt: null, behind: [core7.node], overriddenBy: null }],
+      overridden: false,
+    }),
+    expect: [[localEngine('llama', 0, 'llamacpp'), core7]],
+    slowerDemoted: [demotion(core7, 162_910, localEngine('llama', 0, 'llamacpp'), 22_080)],
+  },
 ];
 
 describe('muchSlowerStep (spec, "Much slower than a node as free")', () => {
