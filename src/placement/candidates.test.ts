@@ -210,6 +210,18 @@ describe('peerCandidates', () => {
       nodes: ['c.ts.net'],
     },
     {
+      name: 'one engine holding the model is enough, beside engines that hold others',
+      peers: [
+        peer('b.ts.net', [
+          { kind: 'vllm', models: ['other'] },
+          { kind: 'ollama', models: ['m', 'n'] },
+        ]),
+      ],
+      model: 'm',
+      dialect: 'ollama',
+      nodes: ['b.ts.net'],
+    },
+    {
       name: 'an engine kind this Hub does not know offers nothing',
       peers: [peer('b.ts.net', [{ kind: 'mystery', models: ['m'] }])],
       model: 'm',
