@@ -97,6 +97,13 @@ const rows: readonly Row[] = [
     record: { unmeasured: [] },
   },
   {
+    name: 'at exactly 6,144 tokens an unmeasured peer moves behind a measured one of its score',
+    tiers: [[core7, beta1]],
+    input: throughputInput(6144, [[beta1, 20_000]]),
+    expect: [[beta1, core7]],
+    record: { unmeasured: [{ node: core7.node, backend: null, prior: 'unknown' }] },
+  },
+  {
     name: 'never behind a busier node: an idle unmeasured peer stays ahead of a measured one with a request in flight',
     tiers: [[core7, busy]],
     input: throughputInput(20_000, [[busy, 40_000]]),
