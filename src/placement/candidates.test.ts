@@ -229,6 +229,13 @@ describe('peerCandidates', () => {
       nodes: [],
     },
   ];
+  it("names each peer's candidate by the peer: one id per peer, never shared", () =>
+    assert.deepEqual(
+      peerCandidates([peer('b.ts.net', [{ kind: 'ollama', models: ['m'] }]), peer('c.ts.net', [{ kind: 'ollama', models: ['m'] }])], 'm', 'openai').map(
+        (c) => c.id,
+      ),
+      ['b.ts.net/pool', 'c.ts.net/pool'],
+    ));
   for (const r of rows)
     it(r.name, () =>
       assert.deepEqual(
