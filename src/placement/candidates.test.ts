@@ -210,6 +210,18 @@ describe('peerCandidates', () => {
       nodes: ['c.ts.net'],
     },
     {
+      name: 'one engine holding the model is enough, beside engines that hold others',
+      peers: [
+        peer('b.ts.net', [
+          { kind: 'vllm', models: ['other'] },
+          { kind: 'ollama', models: ['m', 'n'] },
+        ]),
+      ],
+      model: 'm',
+      dialect: 'ollama',
+      nodes: ['b.ts.net'],
+    },
+    {
       name: 'an engine kind this Hub does not know offers nothing',
       peers: [peer('b.ts.net', [{ kind: 'mystery', models: ['m'] }])],
       model: 'm',
@@ -217,6 +229,13 @@ describe('peerCandidates', () => {
       nodes: [],
     },
   ];
+  it("names each peer's candidate by the peer: one id per peer, never shared", () =>
+    assert.deepEqual(
+      peerCandidates([peer('b.ts.net', [{ kind: 'ollama', models: ['m'] }]), peer('c.ts.net', [{ kind: 'ollama', models: ['m'] }])], 'm', 'openai').map(
+        (c) => c.id,
+      ),
+      ['b.ts.net/pool', 'c.ts.net/pool'],
+    ));
   for (const r of rows)
     it(r.name, () =>
       assert.deepEqual(

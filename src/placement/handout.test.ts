@@ -81,3 +81,18 @@ describe('windowHandout: the largest cap among the nodes serving the model, none
     });
   }
 });
+
+describe('windowHandout counts nodes whose only holder speaks no native dialect', () => {
+  it('a vLLM on this node and on a peer both serve the model', () => {
+    const vllm = { ...ollama([M]), backendId: 'vllm', kind: 'vllm' } as BackendView;
+    const vllmPeer: UsablePeer = { ...peer('core-9', [M], 8192), backends: [{ kind: 'vllm', models: [M] }] };
+    assert.deepEqual(windowHandout(M, { backends: [vllm], maxNumCtx: 32_768 }, [vllmPeer]), {
+      model: M,
+      numCtx: 32_768,
+      nodes: [
+        { node: 'local', maxNumCtx: 32_768 },
+        { node: 'core-9', maxNumCtx: 8192 },
+      ],
+    });
+  });
+});

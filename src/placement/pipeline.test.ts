@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { NULL_PLACEMENT_RECORDS } from '../routing-log/entry.js';
 import { FIXTURE_NOW_MS, limits, placementContext } from './context.fixture.js';
-import { assertOnlyDemoted, place } from './pipeline.js';
+import { assertOnlyDemoted, place, STEPS } from './pipeline.js';
 import type { Candidate, PlacementStep, Tiers } from './types.js';
 
 function peer(node: string): Candidate {
@@ -67,6 +67,16 @@ describe('assertOnlyDemoted', () => {
   for (const c of refused) {
     it(`throws on ${c.name}, naming the step`, () => assert.throws(() => assertOnlyDemoted(before, c.after, 'pin'), c.message));
   }
+});
+
+describe('assertOnlyDemoted names the candidate that was promoted, not another of its tier', () => {
+  const c = peer('core-4.tail.ts.net');
+  const d = peer('core-5.tail.ts.net');
+  it('three tiers, the second one of the middle tier lifted level with the first tier', () =>
+    assert.throws(
+      () => assertOnlyDemoted([[localOllama], [a, c], [d]], [[localOllama, c], [a], [d]], 'pin'),
+      /pin moved candidate core-4\.tail\.ts\.net\/ to an earlier tier, level with or ahead of local\/ollama/,
+    ));
 });
 
 /** A test step: moves every candidate on `node` into a new tier after the others and records which it moved. */
@@ -173,4 +183,27 @@ describe("the default pipeline at every knob's default", () => {
       assert.deepEqual(placement.records, NULL_PLACEMENT_RECORDS);
     });
   }
+});
+
+describe('STEPS: the precedence order, each step recording under its own section', () => {
+  it('runs affinity, the statements (cap, ceiling), slots, throughput, contention, the pin, withholding, then the much-slower rule', () =>
+    assert.deepEqual(
+      STEPS.map((s) => s.key),
+      ['affinity', 'contextCap', 'promptCeiling', 'slots', 'throughput', 'contention', 'pin', 'withheld', 'throughput'],
+    ));
+
+  it('is what place() runs when no steps are given: a withheld engine goes last and is recorded', () => {
+    const placement = place(
+      [localOllama, a, b],
+      placementContext({ withheld: new Map([[localOllama.id, { until: '2026-09-29T10:01:00.000Z', reason: 'degenerate-output' }]]) }),
+    );
+    assert.deepEqual(
+      placement.order.map((c) => c.id),
+      [a.id, b.id, localOllama.id],
+    );
+    assert.deepEqual(
+      placement.records.withheld?.demoted.map((d) => d.node),
+      ['local'],
+    );
+  });
 });

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AffinityRecord } from '../../routing-log/entry.js';
+import type { AffinityPlacement } from '../affinity/affinity-table.js';
 import { place } from '../pipeline.js';
 import type { Candidate, PlacementContext, Tiers } from '../types.js';
 import { affinityHeldId, affinityOutcome, affinityStep, qualifies, type AffinityContext } from './affinity.js';
@@ -51,6 +52,7 @@ describe('qualifies: the limit counts the request being placed; the margin widen
     { name: 'past the limit but within the margin of the least-loaded other', inFlight: 4, least: 2, max: 2, margin: 2, expect: true },
     { name: 'past the limit and beyond the margin', inFlight: 5, least: 2, max: 2, margin: 2, expect: false },
     { name: 'a margin with no other candidate measures from nothing', inFlight: 4, least: null, max: 2, margin: 3, expect: false },
+    { name: 'with no other candidate even a queue within the margin gets nothing from it', inFlight: 3, least: null, max: 2, margin: 3, expect: false },
     { name: 'a margin at limit 0 does nothing (beta-max, 2026-09-29)', inFlight: 0, least: 0, max: 0, margin: 3, expect: false },
   ];
   for (const r of rows) it(r.name, () => assert.equal(qualifies(r.inFlight, r.least, r.max, r.margin), r.expect));
@@ -122,6 +124,20 @@ describe('affinityStep', () => {
       expect: [[peer(CORE2)], [peer(CORE1), local('ollama')]],
       record: { ...base, outcome: 'skipped', qualified: true, remembered: CORE1, inFlight: 0, leastLoadedInFlight: 0 },
     },
+    {
+      name: 'the only candidate: no other to measure a margin from, so past its limit it stands aside',
+      tiers: [[peer(CORE1, 3)]],
+      affinity: remembering(CORE1, null, 2, 5),
+      expect: [[peer(CORE1, 3)]],
+      record: { ...base, affinityMargin: 5, outcome: 'hit', qualified: false, remembered: CORE1, inFlight: 3, leastLoadedInFlight: null },
+    },
+    {
+      name: 'the margin is measured from the least-loaded other candidate, not the busiest',
+      tiers: [[peer(CORE2, 1), local('ollama', 6), peer(CORE1, 4)]],
+      affinity: remembering(CORE1, null, 2, 2),
+      expect: [[peer(CORE2, 1), local('ollama', 6), peer(CORE1, 4)]],
+      record: { ...base, affinityMargin: 2, outcome: 'skipped', qualified: false, remembered: CORE1, inFlight: 4, leastLoadedInFlight: 1 },
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -145,6 +161,56 @@ describe('affinityStep', () => {
     const final = affinityOutcome(placed.records.affinity!, placed.order, { node: CORE1, backendId: null });
     assert.equal(final.outcome, 'skipped');
     assert.equal(final.qualified, true);
+  });
+
+  describe('affinityOutcome: the outcome for the order the walk will take', () => {
+    const at: AffinityPlacement = { node: CORE1, backendId: null };
+    const recorded = (outcome: AffinityRecord['outcome']): AffinityRecord => ({
+      ...base,
+      outcome,
+      qualified: outcome !== 'miss',
+      remembered: CORE1,
+      inFlight: outcome === 'miss' ? null : 0,
+      leastLoadedInFlight: outcome === 'miss' ? null : 0,
+    });
+    const rows: readonly {
+      name: string;
+      record: AffinityRecord;
+      order: Candidate[];
+      remembered: AffinityPlacement | null;
+      outcome: AffinityRecord['outcome'];
+    }[] = [
+      { name: 'a miss stays a miss whatever goes first', record: recorded('miss'), order: [peer(CORE1)], remembered: at, outcome: 'miss' },
+      { name: 'nothing remembered: the record stands', record: recorded('skipped'), order: [peer(CORE1)], remembered: null, outcome: 'skipped' },
+      {
+        name: 'the remembered candidate first after later steps: hit',
+        record: recorded('skipped'),
+        order: [peer(CORE1), peer(CORE2)],
+        remembered: at,
+        outcome: 'hit',
+      },
+      {
+        name: 'another candidate first after later steps: skipped',
+        record: recorded('hit'),
+        order: [peer(CORE2), peer(CORE1)],
+        remembered: at,
+        outcome: 'skipped',
+      },
+      {
+        name: 'the same node on another engine is not the remembered one',
+        record: recorded('hit'),
+        order: [local('vllm'), local('ollama')],
+        remembered: { node: 'local', backendId: 'ollama' },
+        outcome: 'skipped',
+      },
+      { name: 'an empty order: skipped', record: recorded('hit'), order: [], remembered: at, outcome: 'skipped' },
+    ];
+    for (const r of rows) {
+      it(r.name, () => {
+        const out = affinityOutcome(r.record, r.order, r.remembered);
+        assert.deepEqual(out, { ...r.record, outcome: r.outcome });
+      });
+    }
   });
 
   it('affinityHeldId names the candidate affinity qualified, and nothing when it stood aside', () => {

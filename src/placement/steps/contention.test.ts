@@ -125,7 +125,70 @@ describe('contentionStep (spec, "Local engine contention")', () => {
   }
 });
 
+describe('contentionStep: the load it compares and the facts it looks up', () => {
+  const demotedBehind = (behind: string[], over: Partial<ContentionRecord['demoted'][number]> = {}): ContentionRecord => ({
+    numCtx: 65536,
+    demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind, overriddenBy: null, ...over }],
+    overridden: false,
+  });
+  // Local at 3 in flight, pressure 1; a peer at 3 in flight whose GPU pressure is 2.
+  const pressed = { ...peerNode('core-2', 3), pressure: 2 };
+  const rows: readonly { name: string; tiers: Tiers; input: ContentionInput; expect: Tiers; record: ContentionRecord | null }[] = [
+    {
+      name: 'pressure weight 0: a peer as busy by queue is no busier, whatever its pressure',
+      tiers: [[L, pressed]],
+      input: input([OPENCLAW]),
+      expect: [[pressed, L]],
+      record: demotedBehind([pressed.node]),
+    },
+    {
+      name: 'pressure weight above 0: the same peer under more pressure is busier, so local keeps its place',
+      tiers: [[L, pressed]],
+      input: input([OPENCLAW], { pressureWeight: 1 }),
+      expect: [[L, pressed]],
+      record: demotedBehind([]),
+    },
+    {
+      name: 'pressure weight above 0: a peer under less pressure at the same queue is no busier',
+      tiers: [[L, { ...P3, pressure: 0.5 }]],
+      input: input([OPENCLAW], { pressureWeight: 1 }),
+      expect: [[P3, L]],
+      record: demotedBehind([P3.node]),
+    },
+    {
+      name: 'an engine with no window of its own runs at the window the request named: the same model there can be joined',
+      tiers: [[L, P0]],
+      input: input([{ model: MODEL, numCtx: 65536 }], { runsAt: new Map() }),
+      expect: [[L, P0]],
+      record: null,
+    },
+    {
+      name: 'an engine with nothing in flight listed is not contended',
+      tiers: [[L, P0]],
+      input: input([], { busy: new Map() }),
+      expect: [[L, P0]],
+      record: null,
+    },
+    {
+      name: 'only the contended engine of two gives way, from where it stands',
+      tiers: [[localEngine('ollama', 0), localEngine('llama', 0, 'llamacpp'), P0]],
+      input: input([OPENCLAW], { busy: new Map([['llama', [OPENCLAW]]]), runsAt: new Map([['llama', 65536]]) }),
+      expect: [[localEngine('ollama', 0), P0, localEngine('llama', 0, 'llamacpp')]],
+      record: demotedBehind([P0.node], { backend: 'llamacpp' }),
+    },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      const out = contentionStep.run(row.tiers, placementContext({ model: MODEL, pins: [], contention: row.input }));
+      assert.deepEqual(tierIds(out.tiers), tierIds(row.expect));
+      assert.deepEqual(out.record, row.record);
+    });
+  }
+});
+
 describe('unjoinable', () => {
+  it('keeps another model generating at the very window this request runs at', () =>
+    assert.deepEqual(unjoinable([{ model: 'qwen3.8:27b', numCtx: 65536 }], MODEL, 65536), [{ model: 'qwen3.8:27b', numCtx: 65536 }]));
   it('keeps another model at any window and this model at another window, drops this model at this window', () =>
     assert.deepEqual(unjoinable([OPENCLAW, { model: MODEL, numCtx: 65536 }, { model: MODEL, numCtx: 32768 }], MODEL, 65536), [
       OPENCLAW,

@@ -214,6 +214,150 @@ const rows: readonly Row[] = [
     expect: [[core7, localEngine('ollama', 0)]],
     slowerDemoted: [],
   },
+  {
+    name: 'exactly 6,144 estimated tokens is a large prompt: the rule applies',
+    tiers: [[core7, beta1]],
+    input: throughputInput(6144, [
+      [core7, 162_910],
+      [beta1, 22_080],
+    ]),
+    expect: [[beta1, core7]],
+    slowerDemoted: [demotion(core7, 162_910, beta1, 22_080)],
+  },
+  {
+    name: 'exactly the ratio faster is fast enough (60 s against 20 s at ratio 3)',
+    tiers: [[core7, beta1]],
+    input: throughputInput(OPENCLAW, [
+      [core7, 60_000],
+      [beta1, 20_000],
+    ]),
+    expect: [[beta1, core7]],
+    slowerDemoted: [demotion(core7, 60_000, beta1, 20_000)],
+  },
+  {
+    name: 'exactly the floor sooner is soon enough (100 s against 80 s, floor 20 s, ratio 1.25)',
+    tiers: [[core7, beta1]],
+    input: throughputInput(
+      OPENCLAW,
+      [
+        [core7, 100_000],
+        [beta1, 80_000],
+      ],
+      { slowerRatio: 1.25 },
+    ),
+    expect: [[beta1, core7]],
+    slowerDemoted: [demotion(core7, 100_000, beta1, 80_000)],
+  },
+  {
+    name: 'an equal prediction is not faster, even at ratio 1 and floor 0',
+    tiers: [[core7, beta1]],
+    input: throughputInput(
+      OPENCLAW,
+      [
+        [core7, 50_000],
+        [beta1, 50_000],
+      ],
+      { slowerRatio: 1, slowerFloorMs: 0 },
+    ),
+    expect: [[core7, beta1]],
+    slowerDemoted: [],
+  },
+  {
+    name: 'one more in flight on a node whose stated slots it already fills stays behind',
+    tiers: [[core7, beta1Busy]],
+    input: fleet({ statedSlots: new Map([[beta1Busy.id, 1]]) }, core7, beta1Busy),
+    expect: [[core7, beta1Busy]],
+    slowerDemoted: [],
+  },
+  {
+    name: 'the margin counts from the node the ranker put first, not afresh from a busier node that moved ahead of it',
+    tiers: [[core7, peerNode('beta-max', 1), beta1Busy]],
+    input: throughputInput(
+      OPENCLAW,
+      [
+        [core7, 162_910],
+        [peerNode('beta-max', 1), 50_000],
+        [beta1Busy, 15_000],
+      ],
+      { statedSlots: new Map([[betaMax.id, 4]]) },
+    ),
+    expect: [[peerNode('beta-max', 1), core7, beta1Busy]],
+    slowerDemoted: [demotion(core7, 162_910, peerNode('beta-max', 1), 50_000)],
+  },
+  {
+    name: 'the margin counts from the node being passed when that one is idler than the ranker first',
+    tiers: [[peerNode('core-7', 2), betaMax, beta1Busier]],
+    input: throughputInput(OPENCLAW, [
+      [peerNode('core-7', 2), 162_910],
+      [betaMax, 50_000],
+      [beta1Busier, 15_000],
+    ]),
+    expect: [[betaMax, beta1Busier, peerNode('core-7', 2)]],
+    slowerDemoted: [demotion(peerNode('core-7', 2), 162_910, betaMax, 50_000)],
+  },
+  {
+    name: 'a local engine that contention judged but left in place (nothing to give way to) is brought ahead like any other',
+    tiers: [[core7, localEngine('ollama', 0)]],
+    input: throughputInput(OPENCLAW, [
+      [core7, 162_910],
+      [localEngine('ollama', 0), 22_080],
+    ]),
+    earlier: earlierWith(PRIOR, {
+      numCtx: null,
+      demoted: [{ node: 'local', backend: 'ollama', busyWith: [{ model: 'x', numCtx: null }], runsAt: null, behind: [], overriddenBy: null }],
+      overridden: false,
+    }),
+    expect: [[localEngine('ollama', 0), core7]],
+    slowerDemoted: [demotion(core7, 162_910, localEngine('ollama', 0), 22_080)],
+  },
+  {
+    name: 'a group of withheld engines only (the last one withholding makes) stays as it is',
+    tiers: [[core7], [betaMax, beta1]],
+    input: fleet({ withheld: new Set([betaMax.id, beta1.id]) }),
+    expect: [[core7], [betaMax, beta1]],
+    slowerDemoted: [],
+  },
+  {
+    name: 'the new first node is judged the same way: a much faster node passes it too, and both moves are named',
+    tiers: [[core7, betaMax, beta1]],
+    input: throughputInput(OPENCLAW, [
+      [core7, 162_910],
+      [betaMax, 50_000],
+      [beta1, 15_000],
+    ]),
+    expect: [[beta1, betaMax, core7]],
+    slowerDemoted: [demotion(core7, 162_910, betaMax, 50_000), demotion(betaMax, 50_000, beta1, 15_000)],
+  },
+  {
+    name: 'once the engine prefix affinity holds reaches the front, it keeps it',
+    tiers: [[core7, betaMax, beta1]],
+    input: throughputInput(
+      OPENCLAW,
+      [
+        [core7, 162_910],
+        [betaMax, 50_000],
+        [beta1, 15_000],
+      ],
+      { affinityHeld: betaMax.id },
+    ),
+    expect: [[betaMax, beta1, core7]],
+    slowerDemoted: [demotion(core7, 162_910, betaMax, 50_000)],
+  },
+  {
+    name: 'only the engine contention moved stays behind: another local engine is brought ahead as usual',
+    tiers: [[core7, localEngine('llama', 0, 'llamacpp')]],
+    input: throughputInput(OPENCLAW, [
+      [core7, 162_910],
+      [localEngine('llama', 0, 'llamacpp'), 22_080],
+    ]),
+    earlier: earlierWith(PRIOR, {
+      numCtx: null,
+      demoted: [{ node: 'local', backend: 'ollama', busyWith: [{ model: 'x', numCtx: null }], runsAt: null, behind: [core7.node], overriddenBy: null }],
+      overridden: false,
+    }),
+    expect: [[localEngine('llama', 0, 'llamacpp'), core7]],
+    slowerDemoted: [demotion(core7, 162_910, localEngine('llama', 0, 'llamacpp'), 22_080)],
+  },
 ];
 
 describe('muchSlowerStep (spec, "Much slower than a node as free")', () => {

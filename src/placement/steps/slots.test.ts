@@ -14,6 +14,7 @@ const A4 = peerNode('core-2', 4);
 const B1 = peerNode('beta-max', 1);
 const B2 = peerNode('beta-max', 2);
 const C0 = peerNode('core-3', 0);
+const D1 = peerNode('core-4', 1);
 
 describe('slotsStep (spec, "Slot-aware placement")', () => {
   const rows: readonly { name: string; tiers: Tiers; slots?: ReadonlyMap<string, number>; expect: Tiers; record: SlotsRecord | null }[] = [
@@ -139,6 +140,25 @@ describe('slotsStep (spec, "Slot-aware placement")', () => {
           { node: 'local', backend: 'ollama', inFlight: 2, slots: 2 },
           { node: B2.node, backend: null, inFlight: 2, slots: 2 },
         ],
+        overridden: false,
+      },
+    },
+    {
+      name: 'a later group with nothing full stays whole, behind the split of the first',
+      tiers: [
+        [B2, A0],
+        [C0, D1],
+      ],
+      slots: stated([
+        [B2, 2],
+        [A0, 4],
+        [D1, 2],
+      ]),
+      expect: [[A0], [B2], [C0, D1]],
+      record: {
+        demoted: [{ node: B2.node, backend: null, inFlight: 2, slots: 2 }],
+        allFull: false,
+        full: [{ node: B2.node, backend: null, inFlight: 2, slots: 2 }],
         overridden: false,
       },
     },

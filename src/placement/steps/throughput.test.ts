@@ -97,6 +97,13 @@ const rows: readonly Row[] = [
     record: { unmeasured: [] },
   },
   {
+    name: 'at exactly 6,144 tokens an unmeasured peer moves behind a measured one of its score',
+    tiers: [[core7, beta1]],
+    input: throughputInput(6144, [[beta1, 20_000]]),
+    expect: [[beta1, core7]],
+    record: { unmeasured: [{ node: core7.node, backend: null, prior: 'unknown' }] },
+  },
+  {
     name: 'never behind a busier node: an idle unmeasured peer stays ahead of a measured one with a request in flight',
     tiers: [[core7, busy]],
     input: throughputInput(20_000, [[busy, 40_000]]),
@@ -157,6 +164,80 @@ const rows: readonly Row[] = [
     },
     expect: [[local, core7]],
     record: { unmeasured: [] },
+  },
+  {
+    name: 'an insufficient prior moves behind the other unmeasured peers of its score, as cpu-only does',
+    tiers: [[peerNode('mini', 0, 'insufficient'), core7, beta1]],
+    input: throughputInput(20_000, [[beta1, 40_000]]),
+    expect: [[beta1, core7, peerNode('mini', 0, 'insufficient')]],
+    record: {
+      unmeasured: [
+        { node: core7.node, backend: null, prior: 'unknown' },
+        { node: peerNode('mini').node, backend: null, prior: 'cpu-only' },
+      ],
+    },
+  },
+  {
+    name: 'a prediction exactly at the budget meets it: nothing moves behind',
+    tiers: [[betaMax, beta1]],
+    input: throughputInput(46_000, [
+      [betaMax, 327_000],
+      [beta1, 93_000],
+    ]),
+    expect: [[betaMax, beta1]],
+    record: { unmeasured: [] },
+  },
+  {
+    name: 'a pin at another node holds back no unmeasured peer',
+    tiers: [[core7, beta1]],
+    pins: [{ scope: 'model', model: MODEL, target: betaMax.node }],
+    input: throughputInput(20_000, [[beta1, 40_000]]),
+    expect: [[beta1, core7]],
+    record: { unmeasured: [{ node: core7.node, backend: null, prior: 'unknown' }] },
+  },
+  {
+    name: 'with contention not judged, a measured local engine that meets the budget holds unmeasured peers of its score back',
+    tiers: [[core7, local]],
+    input: throughputInput(20_000, [[local, 40_000]], { score: () => 0 }),
+    expect: [[local, core7]],
+    record: { unmeasured: [{ node: core7.node, backend: null, prior: 'unknown' }] },
+  },
+  {
+    name: 'a local engine busy only with work this request can join is not contended: it still holds unmeasured peers back',
+    tiers: [[core7, local]],
+    input: throughputInput(20_000, [[local, 40_000]], { score: () => 0 }),
+    contention: {
+      numCtx: 65536,
+      busy: new Map([['ollama', [{ model: MODEL, numCtx: 65536 }]]]),
+      // No window of its own: the engine runs at the one the request named.
+      runsAt: new Map(),
+      affinityHeld: null,
+      pressureWeight: 0,
+    },
+    expect: [[local, core7]],
+    record: { unmeasured: [{ node: core7.node, backend: null, prior: 'unknown' }] },
+  },
+  {
+    name: 'a local engine with nothing listed in flight is not contended: it still holds unmeasured peers back',
+    tiers: [[core7, local]],
+    input: throughputInput(20_000, [[local, 40_000]], { score: () => 0 }),
+    contention: { numCtx: 65536, busy: new Map(), runsAt: new Map([['ollama', 65536]]), affinityHeld: null, pressureWeight: 0 },
+    expect: [[local, core7]],
+    record: { unmeasured: [{ node: core7.node, backend: null, prior: 'unknown' }] },
+  },
+  {
+    name: 'a contended local engine that prefix affinity holds stays, so it still holds unmeasured peers back',
+    tiers: [[core7, local]],
+    input: throughputInput(20_000, [[local, 40_000]], { score: () => 0, affinityHeld: local.id }),
+    contention: {
+      numCtx: 65536,
+      busy: new Map([['ollama', [{ model: 'qwen3.8:27b', numCtx: 32768 }]]]),
+      runsAt: new Map([['ollama', 65536]]),
+      affinityHeld: local.id,
+      pressureWeight: 0,
+    },
+    expect: [[local, core7]],
+    record: { unmeasured: [{ node: core7.node, backend: null, prior: 'unknown' }] },
   },
 ];
 
