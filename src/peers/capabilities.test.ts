@@ -273,6 +273,11 @@ describe('publishCapabilities', () => {
       assert.equal(key in doc, false, key);
   });
 
+  it('leaves an unmeasured key out of the document itself, not only out of its JSON', () => {
+    const doc = publishCapabilities(inputs({ gpuPressure: undefined, containers: undefined, maxNumCtx: null, throughput: undefined }));
+    for (const key of ['gpuPressure', 'containers', 'maxPromptTokens', 'maxNumCtx', 'ollamaSlots', 'throughput']) assert.equal(key in doc, false, key);
+  });
+
   it('explicit nulls from a sampler that has nothing are left off the wire too', () => {
     const doc = wire({ gpuPressure: null, containers: null, maxNumCtx: null, ollamaSlots: null });
     for (const key of ['gpuPressure', 'containers', 'maxNumCtx', 'ollamaSlots']) assert.equal(key in doc, false, key);
@@ -458,6 +463,7 @@ describe('readModelDetails', () => {
       'edge:1b': { parameterSize: 'x'.repeat(32), capabilities: Array.from({ length: 16 }, () => 'y'.repeat(32)) },
       'many:1b': { capabilities: Array.from({ length: 17 }, () => 'tools') },
       'mixed:1b': { capabilities: ['tools', 7] },
+      'nested:1b': { capabilities: [['tools']] },
     });
     assert.deepEqual(details === null ? null : Object.fromEntries(details), {
       'qwen3:8b': { parameterSize: '8.2B', capabilities: ['completion', 'tools'] },
@@ -466,6 +472,7 @@ describe('readModelDetails', () => {
       'edge:1b': { parameterSize: 'x'.repeat(32), capabilities: Array.from({ length: 16 }, () => 'y'.repeat(32)) },
       'many:1b': { parameterSize: null, capabilities: null },
       'mixed:1b': { parameterSize: null, capabilities: null },
+      'nested:1b': { parameterSize: null, capabilities: null },
     });
   });
 
