@@ -163,6 +163,14 @@ describe('admitPeer: a signed request', () => {
     h.done();
   });
 
+  it('refuses a signed request from a node UUID no pairing pins', async () => {
+    const h = hub();
+    const req = await h.aliceSigns();
+    req.headers['x-hub-pool-node'] = 'c4r01000-0000-4000-8000-000000000000';
+    assert.deepEqual(refusal(await h.admit(req)), { reason: 'signature refused (unknown-sender)', identityMismatch: false });
+    h.done();
+  });
+
   it('judges a request carrying any signed-only header as signed, never falling back to its bearer token', async () => {
     const h = hub();
     const admission = await h.admit(
