@@ -124,6 +124,9 @@ describe('readCapabilities: one bad container field rejects the whole rollup', (
     { name: 'memory beyond 2^53 bytes', change: { memoryBytes: 2 ** 53 + 4096 } },
     { name: 'memory as null', change: { memoryBytes: null } },
     { name: 'a missing field', change: { drop: 'memoryBytes' } },
+    // A missing count reads as null, and null counts as 0 in arithmetic: these still add up.
+    { name: 'running missing, with stopped equal to total', change: { running: null, stopped: 8 } },
+    { name: 'running sent as a string, with stopped equal to total', change: { running: '6', stopped: 8 } },
   ];
   for (const c of bad) {
     it(`${c.name}: containers null, every other key kept`, () => {
