@@ -56,6 +56,10 @@ describe('coversBody', () => {
     ['/api/inference/pool/local/v1/chat/completions', false],
     ['/api/inference/pool/capabilities', false],
     ['/api/inference/pool/local/v1/models?next=/pair/x', false],
+    // With no query the whole path is judged, up to its last character.
+    ['/api/inference/pool/pair/', true],
+    // A bare query names no route at all.
+    ['?next=/pair/x', false],
   ];
   for (const [path, covered] of table) {
     it(`${covered ? 'covers' : 'does not cover'} the body on ${path}`, () => {

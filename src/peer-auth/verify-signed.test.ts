@@ -42,13 +42,15 @@ interface Call {
 }
 
 /** A request Alice signs for Bob; `signer` swaps in another key, as a forger would. */
-function aliceSends(o: { path?: string; body?: string; atMs?: number; nonce?: string; recipient?: string; signer?: typeof alice } = {}): Call {
+function aliceSends(
+  o: { path?: string; body?: string; atMs?: number; nonce?: string; recipient?: string; signer?: typeof alice; senderUuid?: string } = {},
+): Call {
   const path = o.path ?? PAIR_PATH;
   const body = Buffer.from(o.body ?? '{"token":"t"}');
   const signer = o.signer ?? alice;
   const headers = signRequest({
     sign: (data) => sign(null, data, signer.privateKey),
-    senderUuid: ALICE,
+    senderUuid: o.senderUuid ?? ALICE,
     senderFqdn: 'alpha.tail1234.ts.net',
     recipientUuid: o.recipient ?? BOB,
     method: 'POST',
@@ -125,6 +127,15 @@ describe('verifySignedRequest', () => {
     assert.equal(reason(receive(call, { nonces, nowMs: T0 + 1_000 })), 'replay');
   });
 
+  it('remembers a nonce per sender: another nonce from the same peer, or the same nonce from another peer, is no replay', () => {
+    const nonces = new NonceCache();
+    const nonce = 'AAECAwQFBgcICQoLDA0ODw';
+    assert.equal(reason(receive(aliceSends({ nonce }), { nonces })), 'accepted');
+    assert.equal(reason(receive(aliceSends({ nonce: 'BBECAwQFBgcICQoLDA0ODw' }), { nonces })), 'accepted', 'another nonce from Alice');
+    assert.equal(reason(receive(aliceSends({ nonce, senderUuid: MALLORY, signer: mallory }), { nonces })), 'accepted', "Alice's nonce from Mallory");
+    assert.equal(reason(receive(aliceSends({ nonce }), { nonces })), 'replay', "Alice's nonce from Alice again");
+  });
+
   it('refuses a request re-addressed to another Hub: the signature covers the recipient', () => {
     const call = aliceSends();
     assert.equal(reason(receive(call, { myUuid: CAROL })), 'identity-mismatch', 'as sent');
@@ -176,6 +187,19 @@ describe('verifySignedRequest', () => {
     ['a signature outside base64url', (h) => void (h['x-hub-pool-signature'] = `v1.ed25519.${'+'.repeat(86)}`)],
     ['a timestamp that is not unix ms', (h) => void (h['x-hub-pool-timestamp'] = new Date(T0).toISOString())],
     ['a nonce too short to be 16 bytes', (h) => void (h['x-hub-pool-nonce'] = 'abc')],
+    ['a signature with base64 padding after it', (h) => void (h['x-hub-pool-signature'] = `${String(h['x-hub-pool-signature'])}==`)],
+    [
+      'a signature starting with a character outside base64url',
+      (h) => void (h['x-hub-pool-signature'] = `v1.ed25519.+${String(h['x-hub-pool-signature']).slice(12)}`),
+    ],
+    ['a timestamp in exponent notation', (h) => void (h['x-hub-pool-timestamp'] = `${T0 / 1e12}e12`)],
+    ['a timestamp of 16 digits', (h) => void (h['x-hub-pool-timestamp'] = `000${T0}`)],
+    ['a timestamp with a sign', (h) => void (h['x-hub-pool-timestamp'] = `+${T0}`)],
+    ['a nonce of 15 characters', (h) => void (h['x-hub-pool-nonce'] = 'A'.repeat(15))],
+    ['a nonce of 65 characters', (h) => void (h['x-hub-pool-nonce'] = 'A'.repeat(65))],
+    ['a nonce with a character outside base64url', (h) => void (h['x-hub-pool-nonce'] = `+${'A'.repeat(21)}`)],
+    ['a nonce with base64 padding', (h) => void (h['x-hub-pool-nonce'] = 'AAECAwQFBgcICQoLDA0ODw==')],
+    ['a sender name holding a line break', (h) => void (h['x-hub-pool-peer'] = 'alpha.tail1234.ts.net\nPOST')],
     ['a header sent twice', (h) => void (h['x-hub-pool-nonce'] = ['AAECAwQFBgcICQoLDA0ODw', 'BBECAwQFBgcICQoLDA0ODw'])],
   ];
   for (const [name, spoil] of malformed) {
@@ -200,4 +224,35 @@ describe('verifySignedRequest', () => {
       );
     });
   }
+
+  const nonces: Array<[string, string]> = [
+    ['16 characters, the shortest', 'A'.repeat(16)],
+    ['64 characters, the longest', '_-'.repeat(32)],
+    ['the 22 characters of 16 random bytes', 'AAECAwQFBgcICQoLDA0ODw'],
+  ];
+  for (const [name, nonce] of nonces) {
+    it(`accepts a nonce of ${name}`, () => {
+      assert.equal(reason(receive(aliceSends({ nonce }))), 'accepted');
+    });
+  }
+
+  const timestamps: Array<[string, string, string]> = [
+    ['one digit, far in the past', '5', 'skew'],
+    ['15 digits, the longest, far in the future', '9'.repeat(15), 'skew'],
+  ];
+  for (const [name, timestamp, expected] of timestamps) {
+    it(`reads a timestamp of ${name} as a time: ${expected}`, () => {
+      const call = aliceSends();
+      assert.equal(reason(receive({ ...call, headers: { ...call.headers, 'x-hub-pool-timestamp': timestamp } })), expected);
+    });
+  }
+
+  it('reads a header sent as a one-element list as its value, and an empty list as absent', () => {
+    const call = aliceSends();
+    const headers: Record<string, string | string[]> = { ...call.headers };
+    headers['x-hub-pool-nonce'] = [call.headers['x-hub-pool-nonce'] ?? ''];
+    assert.equal(reason(receive(call, { headers })), 'accepted');
+    headers['x-hub-pool-nonce'] = [];
+    assert.equal(reason(receive(call, { headers })), 'missing-headers');
+  });
 });

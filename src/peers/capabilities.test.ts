@@ -3,8 +3,10 @@ import assert from 'node:assert/strict';
 import type { BackendView } from '../engines/types.js';
 import {
   MAX_PEER_MODELS_PER_ENGINE,
+  MAX_PEER_MODELS_TOTAL,
   publishCapabilities,
   readCapabilities,
+  readModelDetails,
   type ContainerRollup,
   type PeerCapabilities,
   type PublishInputs,
@@ -122,6 +124,9 @@ describe('readCapabilities: one bad container field rejects the whole rollup', (
     { name: 'memory beyond 2^53 bytes', change: { memoryBytes: 2 ** 53 + 4096 } },
     { name: 'memory as null', change: { memoryBytes: null } },
     { name: 'a missing field', change: { drop: 'memoryBytes' } },
+    // A missing count reads as null, and null counts as 0 in arithmetic: these still add up.
+    { name: 'running missing, with stopped equal to total', change: { running: null, stopped: 8 } },
+    { name: 'running sent as a string, with stopped equal to total', change: { running: '6', stopped: 8 } },
   ];
   for (const c of bad) {
     it(`${c.name}: containers null, every other key kept`, () => {
@@ -271,6 +276,11 @@ describe('publishCapabilities', () => {
       assert.equal(key in doc, false, key);
   });
 
+  it('leaves an unmeasured key out of the document itself, not only out of its JSON', () => {
+    const doc = publishCapabilities(inputs({ gpuPressure: undefined, containers: undefined, maxNumCtx: null, throughput: undefined }));
+    for (const key of ['gpuPressure', 'containers', 'maxPromptTokens', 'maxNumCtx', 'ollamaSlots', 'throughput']) assert.equal(key in doc, false, key);
+  });
+
   it('explicit nulls from a sampler that has nothing are left off the wire too', () => {
     const doc = wire({ gpuPressure: null, containers: null, maxNumCtx: null, ollamaSlots: null });
     for (const key of ['gpuPressure', 'containers', 'maxNumCtx', 'ollamaSlots']) assert.equal(key in doc, false, key);
@@ -373,5 +383,190 @@ describe('peerView: containers as status and GET /peers carry them', () => {
     assert.equal(peerView(row, health({ ...CONTAINERS, running: 9 }), null).containers, null);
     assert.equal(peerView(row, health(undefined), null).containers, null);
     assert.equal(peerView(row, { ...health(undefined), capabilities: null }, null).containers, null);
+  });
+});
+
+describe('readCapabilities: the figures every document carries', () => {
+  const rows: readonly { key: 'nodeUuid' | 'inFlightRequests' | 'acceptingWork'; sent: unknown; reads: unknown }[] = [
+    { key: 'nodeUuid', sent: '6f1c2a3b-4d5e-4f60-8a71-92b3c4d5e6f7', reads: '6f1c2a3b-4d5e-4f60-8a71-92b3c4d5e6f7' },
+    { key: 'nodeUuid', sent: 42, reads: null },
+    { key: 'nodeUuid', sent: undefined, reads: null },
+    { key: 'inFlightRequests', sent: 0, reads: 0 },
+    { key: 'inFlightRequests', sent: 1_000_000, reads: 1_000_000 },
+    { key: 'inFlightRequests', sent: 1_000_001, reads: null },
+    { key: 'inFlightRequests', sent: -1, reads: null },
+    { key: 'inFlightRequests', sent: 2.5, reads: null },
+    { key: 'acceptingWork', sent: true, reads: true },
+    { key: 'acceptingWork', sent: false, reads: false },
+    { key: 'acceptingWork', sent: 'true', reads: false },
+    { key: 'acceptingWork', sent: 1, reads: false },
+  ];
+  for (const r of rows) {
+    it(`${r.key}: ${describeValue(r.sent)} reads as ${describeValue(r.reads)}`, () => assert.deepEqual(read({ [r.key]: r.sent })[r.key], r.reads));
+  }
+
+  it('a model name of 256 characters is kept, in an engine and in the unservable list', () => {
+    const name = 'm'.repeat(256);
+    const caps = read({ backends: [{ kind: 'ollama', models: [name] }], unservableModels: [name] });
+    assert.deepEqual(caps.backends, [{ kind: 'ollama', models: [name] }]);
+    assert.deepEqual(caps.unservableModels, [name]);
+  });
+
+  it('a container rollup with every container running, and figures at their upper limits, is kept', () => {
+    const full = { running: 8, stopped: 0, total: 8, cpuPercent: 102_400, memoryBytes: 2 ** 53 };
+    assert.deepEqual(read({ containers: full }).containers, full);
+  });
+});
+
+describe('readCapabilities: the engines a peer lists', () => {
+  it('skips a malformed engine entry or model name and keeps the rest, in order', () => {
+    const caps = read({
+      backends: [
+        null,
+        { kind: 7, models: ['a'] },
+        { kind: 'vllm', models: 'a' },
+        ['ollama', ['a']],
+        { kind: 'ollama', models: ['a:1b', '', 3, null, 'x'.repeat(257), 'b:7b'] },
+        { kind: 'vllm', models: [] },
+      ],
+    });
+    assert.deepEqual(caps.backends, [
+      { kind: 'ollama', models: ['a:1b', 'b:7b'] },
+      { kind: 'vllm', models: [] },
+    ]);
+  });
+
+  it('cuts an engine kind to 32 characters', () => {
+    assert.equal(read({ backends: [{ kind: 'k'.repeat(40), models: [] }] }).backends[0]?.kind, 'k'.repeat(32));
+  });
+
+  it('reads at most 4,000 model names across all engines: the engines past the bound read with none', () => {
+    const names = (prefix: string) => Array.from({ length: MAX_PEER_MODELS_PER_ENGINE }, (_, i) => `${prefix}${i}`);
+    const caps = read({
+      backends: [
+        { kind: 'ollama', models: names('a') },
+        { kind: 'ollama', models: ['', ...names('b')] },
+        { kind: 'vllm', models: ['c'] },
+      ],
+    });
+    assert.deepEqual(
+      caps.backends.map((b) => b.models.length),
+      [MAX_PEER_MODELS_PER_ENGINE, MAX_PEER_MODELS_PER_ENGINE, 0],
+    );
+    assert.equal(MAX_PEER_MODELS_TOTAL, 2 * MAX_PEER_MODELS_PER_ENGINE);
+  });
+});
+
+describe('readModelDetails', () => {
+  it("reads each model's size and capabilities, and a malformed figure as not said (null)", () => {
+    const details = readModelDetails({
+      'qwen3:8b': { parameterSize: '8.2B', capabilities: ['completion', 'tools'] },
+      'gemma:2b': { parameterSize: 2, capabilities: 'tools' },
+      'long:1b': { parameterSize: 'x'.repeat(33), capabilities: ['x'.repeat(33)] },
+      'edge:1b': { parameterSize: 'x'.repeat(32), capabilities: Array.from({ length: 16 }, () => 'y'.repeat(32)) },
+      'many:1b': { capabilities: Array.from({ length: 17 }, () => 'tools') },
+      'mixed:1b': { capabilities: ['tools', 7] },
+      'nested:1b': { capabilities: [['tools']] },
+    });
+    assert.deepEqual(details === null ? null : Object.fromEntries(details), {
+      'qwen3:8b': { parameterSize: '8.2B', capabilities: ['completion', 'tools'] },
+      'gemma:2b': { parameterSize: null, capabilities: null },
+      'long:1b': { parameterSize: null, capabilities: null },
+      'edge:1b': { parameterSize: 'x'.repeat(32), capabilities: Array.from({ length: 16 }, () => 'y'.repeat(32)) },
+      'many:1b': { parameterSize: null, capabilities: null },
+      'mixed:1b': { parameterSize: null, capabilities: null },
+      'nested:1b': { parameterSize: null, capabilities: null },
+    });
+  });
+
+  it('skips an entry under an impossible model name or that is not an object', () => {
+    const details = readModelDetails({
+      '': { parameterSize: '1B' },
+      ['x'.repeat(257)]: { parameterSize: '1B' },
+      'a:1b': 'big',
+      'b:1b': ['1B'],
+      'c:1b': null,
+      'ok:1b': {},
+    });
+    assert.deepEqual(details === null ? null : [...details.keys()], ['ok:1b']);
+  });
+
+  const refused: readonly { name: string; value: unknown }[] = [
+    { name: 'an array', value: [{ parameterSize: '1B' }] },
+    { name: 'null', value: null },
+    { name: 'a string', value: '8.2B' },
+    { name: 'more than 2,000 models', value: Object.fromEntries(Array.from({ length: 2001 }, (_, i) => [`m${i}`, {}])) },
+  ];
+  for (const r of refused) it(`reads ${r.name} as no details at all`, () => assert.equal(readModelDetails(r.value), null));
+
+  it('reads 2,000 models, the most it takes', () => {
+    assert.equal(readModelDetails(Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`m${i}`, {}])))?.size, 2000);
+  });
+
+  it('is what readCapabilities carries as modelDetails', () => {
+    assert.deepEqual(read({ modelDetails: { 'qwen3:8b': { parameterSize: '8.2B' } } }).modelDetails?.get('qwen3:8b'), {
+      parameterSize: '8.2B',
+      capabilities: null,
+    });
+    assert.equal(read({}).modelDetails, null);
+  });
+});
+
+describe('publishCapabilities: the inventory and what is said about it', () => {
+  const engine = (backendId: string, healthy: boolean, models: BackendView['models']): BackendView => ({
+    backendId,
+    kind: 'ollama',
+    url: 'http://127.0.0.1:11434',
+    running: true,
+    healthy,
+    models,
+    error: null,
+    probedMsAgo: 0,
+  });
+  const model = (name: string, parameterSize: string | null, capabilities: string[] | null) => ({ name, parameterSize, capabilities, sizeBytes: null });
+  const inputs = (extra: Partial<PublishInputs> = {}): PublishInputs => ({
+    nodeUuid: 'u-1',
+    backends: [
+      engine('ollama', true, [model('qwen3:8b', '8.2B', ['completion', 'tools']), model('bare:1b', null, null), model('sized:1b', '1B', null)]),
+      engine('ollama-2', true, [model('qwen3:8b', '9B', null), model('caps:1b', null, ['embedding'])]),
+      engine('ollama-down', false, [model('down:7b', '7B', ['tools'])]),
+    ],
+    inFlightRequests: 0,
+    acceptingWork: true,
+    maxPromptTokens: null,
+    ...extra,
+  });
+  const wire = (extra: Partial<PublishInputs> = {}) => JSON.parse(JSON.stringify(publishCapabilities(inputs(extra)))) as Record<string, unknown>;
+
+  it('lists the healthy engines only', () => {
+    assert.deepEqual(wire().backends, [
+      { kind: 'ollama', models: ['qwen3:8b', 'bare:1b', 'sized:1b'] },
+      { kind: 'ollama', models: ['qwen3:8b', 'caps:1b'] },
+    ]);
+  });
+
+  it('describes each model of a healthy engine once, as the first engine describing it says, leaving out models no engine describes', () => {
+    assert.deepEqual(wire().modelDetails, {
+      'qwen3:8b': { parameterSize: '8.2B', capabilities: ['completion', 'tools'] },
+      'sized:1b': { parameterSize: '1B', capabilities: null },
+      'caps:1b': { parameterSize: null, capabilities: ['embedding'] },
+    });
+  });
+
+  it('says nothing about models while not taking work', () => {
+    assert.equal('modelDetails' in wire({ acceptingWork: false }), false);
+  });
+
+  it('sends the unservable list when it has a model, and leaves the key off when empty', () => {
+    assert.deepEqual(wire({ unservableModels: ['qwen3:8b'] }).unservableModels, ['qwen3:8b']);
+    assert.equal('unservableModels' in wire({ unservableModels: [] }), false);
+  });
+
+  it('sends the throughput advert when something was timed', () => {
+    const throughput = {
+      'qwen3:8b': { bands: [{ fromTokens: 8192, promptTokens: 10_000, tokensPerSec: 480.5, deadline: false, ageMs: 0 }], decodeTokensPerSec: 42 },
+    };
+    assert.deepEqual(wire({ throughput }).throughput, throughput);
+    assert.equal('throughput' in wire({ throughput: null }), false);
   });
 });
