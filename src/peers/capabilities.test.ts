@@ -127,6 +127,7 @@ describe('readCapabilities: one bad container field rejects the whole rollup', (
     // A missing count reads as null, and null counts as 0 in arithmetic: these still add up.
     { name: 'running missing, with stopped equal to total', change: { running: null, stopped: 8 } },
     { name: 'running sent as a string, with stopped equal to total', change: { running: '6', stopped: 8 } },
+    { name: 'total missing, with nothing running or stopped', change: { running: 0, stopped: 0, total: null } },
   ];
   for (const c of bad) {
     it(`${c.name}: containers null, every other key kept`, () => {
