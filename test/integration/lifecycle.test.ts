@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI from 'openai';
@@ -29,6 +29,27 @@ async function closedPort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((r) => server.close(() => r()));
   return port;
+}
+
+/**
+ * A connection that has sent the first bytes of a chat request and stops mid-header. The server
+ * counts it as busy (a message has begun), so draining neither closes it as idle nor refuses it:
+ * the rest of the request arrives, and is judged, after SIGTERM.
+ */
+async function halfSentChat(url: string): Promise<() => Promise<string>> {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  const body = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hello' }], stream: false });
+  socket.write(`POST /api/inference/pool/api/chat HTTP/1.1\r\nHost: ${hostname}:${port}\r\n`);
+  return async (): Promise<string> => {
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+    const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.write(`content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    await ended;
+    return answer;
+  };
 }
 
 /** Whether a brand-new connection to the Hub is refused (or, on one it still holds open, answered 503). */
@@ -170,9 +191,15 @@ describe('a Hub from first start to SIGTERM', () => {
     })();
     await eventually(() => frames.length > 0, 'the first stream frame');
 
+    const finishLate = await halfSentChat(hub.url);
     const exited = hub.stop('SIGTERM');
     await eventually(() => refusesNewRequests(hub.url), 'new requests to be refused', 3_000);
     assert.equal(streamEnded, false, 'new requests are refused while the stream is still running');
+    // A routed POST finished on a connection opened before SIGTERM is refused too, not served:
+    // the proxy's own front door, ahead of Fastify, must see the drain as well.
+    const lateAnswer = await finishLate();
+    assert.match(lateAnswer, /^HTTP\/1\.1 503 /, lateAnswer.split('\r\n')[0]);
+    assert.match(lateAnswer, /HUB_ERR_SHUTTING_DOWN/);
 
     await reading;
     assert.equal(frames.at(-1)?.done, true, 'the stream ends on its final frame');
