@@ -24,6 +24,10 @@ export const RULE_MODULES = [
   '!src/**/*-fixtures.ts',
 ];
 
+/** Set by `scripts/mutation.mjs --tests=<glob>`: the compiled test files to run instead of every unit test of the rule folders. */
+export const MUTATION_TEST_FILES_ENV = 'HUB_MUTATION_TEST_FILES';
+const UNIT_TEST_FILES = 'dist/src/{placement,proxy,peer-auth,pairing,config,peers,store}/**/*.test.js';
+
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   mutate: RULE_MODULES,
@@ -31,7 +35,7 @@ export default {
   // The unit tests of the rule modules' folders, compiled. Integration tests start Hub processes,
   // which do not carry the active mutant, so they cannot kill one and are left out.
   tap: {
-    testFiles: ['dist/src/{placement,proxy,peer-auth,pairing,config,peers,store}/**/*.test.js'],
+    testFiles: [process.env[MUTATION_TEST_FILES_ENV] ?? UNIT_TEST_FILES],
     nodeArgs: ['-r', '{{hookFile}}', '{{testFile}}'],
   },
   // Each test file is one "test" to the tap runner: a mutant runs only the files that reach it.
