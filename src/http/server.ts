@@ -6,6 +6,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { HubError } from '../errors.js';
 import { parseRequestJson } from '../util/request-json.js';
+import { NO_ROUTE_SCHEMAS } from './no-route-schemas.js';
 import { edgeServerOptions, hostJudge, MAX_CONNECTIONS, registerEdgeGuard } from './edge.js';
 import { toHubError } from './error-mapping.js';
 import { registerOperatorRoutes } from './operator-routes.js';
@@ -37,6 +38,7 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
     bodyLimit: OPERATOR_BODY_LIMIT_BYTES,
     forceCloseConnections: 'idle',
     return503OnClosing: false,
+    schemaController: NO_ROUTE_SCHEMAS,
     ...edgeServerOptions(s.env),
   });
   app.server.maxConnections = MAX_CONNECTIONS;

@@ -29,12 +29,12 @@ import { walk, type WalkDeps, type WalkObserver } from './walk.js';
 import { CallerLine } from './walk-caller.js';
 import { engineModelKey, type WithholdBook } from './withhold-book.js';
 import { resolvePin } from '../placement/steps/pin.js';
-import type { Candidate, NodeLimits, WithheldFact } from '../placement/types.js';
+import type { Candidate, NodeLimits, Placement, PlacementContext, WithheldFact } from '../placement/types.js';
 import { requestedWindow } from '../placement/window.js';
 import type { Clock } from '../util/clock.js';
 import type { ThroughputBook } from '../placement/throughput/book.js';
 import type { EngineWork } from './engine-work.js';
-import { placementInputs } from './placement-inputs.js';
+import { placementInputs, type PlacementInputs, type PlacementInputsArgs } from './placement-inputs.js';
 import { verdictWindow } from './verdict-window.js';
 import { affinityHold, ollamaResidency, type HoldDecision } from './contention-hold.js';
 import type { PrefixAffinity } from '../placement/affinity/prefix-affinity.js';
@@ -178,40 +178,43 @@ export class PoolProxy {
     const held = inbound || !route.completion ? { held: null, refused: null } : await this.#holdForAffinity(affinityTarget, model, facts.numCtx);
     if (held.refused !== null)
       this.#deps.logger.debug({ model, check: held.refused }, 'contention does not hold the affinity engine: its prefix could not be shown warm');
-    const inputs = placementInputs({
-      route,
-      model,
-      candidates: ranked,
-      peers,
-      settings,
-      env: this.#deps.env.knobs,
-      // The pool's own unit, bytes / 4 of the forwarded body: the one the budget is sized in.
-      estimatedTokens,
-      budgetMs,
-      numCtx: facts.numCtx,
-      defaultNumCtx: this.#deps.defaultNumCtx(),
-      book: this.#deps.throughputBook,
-      engineSlots: engineSlotsOf(views),
-      busy: this.#deps.engineWork.busy(),
-      withheld,
-      affinityTarget: affinityTarget?.id ?? null,
-      affinityHeld: held.held,
-      nowMs,
-    });
-    const placed = place(ranked, {
-      model,
-      pins: inbound ? [] : settings.poolPins,
-      route: { path: route.path, judgesPrompt: route.completion },
-      estimatedTokens,
-      window: requestedWindow(facts.numCtx, estimatedTokens),
-      nowMs,
-      // Only the entry node judges ceilings and caps: it alone knows whether there was anywhere else to send the work.
-      limits: inbound ? new Map() : nodeLimits(this.#deps.env, settings, peers),
-      withheld: withheldFacts(ranked, model, this.#deps.outputFaults),
+    const { placed, runsAt } = this.#place(
+      ranked,
+      {
+        route,
+        model,
+        candidates: ranked,
+        peers,
+        settings,
+        env: this.#deps.env.knobs,
+        // The pool's own unit, bytes / 4 of the forwarded body: the one the budget is sized in.
+        estimatedTokens,
+        budgetMs,
+        numCtx: facts.numCtx,
+        defaultNumCtx: this.#deps.defaultNumCtx(),
+        book: this.#deps.throughputBook,
+        engineSlots: engineSlotsOf(views),
+        busy: this.#deps.engineWork.busy(),
+        withheld,
+        affinityTarget: affinityTarget?.id ?? null,
+        affinityHeld: held.held,
+        nowMs,
+      },
+      {
+        model,
+        pins: inbound ? [] : settings.poolPins,
+        route: { path: route.path, judgesPrompt: route.completion },
+        estimatedTokens,
+        window: requestedWindow(facts.numCtx, estimatedTokens),
+        nowMs,
+        // Only the entry node judges ceilings and caps: it alone knows whether there was anywhere else to send the work.
+        limits: inbound ? new Map() : nodeLimits(this.#deps.env, settings, peers),
+        withheld: withheldFacts(ranked, model, this.#deps.outputFaults),
+        affinity,
+      },
       // A peer's forward is never re-placed by the load rules: the sender judged it.
-      ...(inbound ? {} : inputs),
-      affinity,
-    });
+      !inbound,
+    );
     // The affinity outcome is read off the order the walk takes, after every later step.
     const affinityRecord = placed.records.affinity === null ? null : affinityOutcome(placed.records.affinity, placed.order, affinity?.remembered ?? null);
     const placement = { order: placed.order, records: { ...placed.records, affinity: affinityRecord } };
@@ -231,7 +234,7 @@ export class PoolProxy {
     });
     trace.setRequestId(requestId);
 
-    if (route.completion && placement.order.length > 0) this.#deps.engineWork.expect(requestId, inputs.runsAt);
+    if (route.completion && placement.order.length > 0) this.#deps.engineWork.expect(requestId, runsAt);
     await walk(this.#walkDeps, {
       requestId,
       route,
@@ -263,6 +266,23 @@ export class PoolProxy {
         );
       },
     });
+  }
+
+  /**
+   * The load rules' inputs, then the placement steps. A method of its own so that the inputs die
+   * with its frame: serveRouted stays suspended for as long as the answer streams, and an async
+   * function's suspended frame keeps its locals. The inputs hold a copy of every generation
+   * running on this node's engines, so each open stream kept one: 1,000 open streams held about
+   * 500,000 such entries, 27 MB of heap (bench/README.md, 2026-12-02 08:45).
+   */
+  #place(
+    ranked: readonly Candidate[],
+    inputArgs: PlacementInputsArgs,
+    ctx: PlacementContext,
+    loadRules: boolean,
+  ): { placed: Placement; runsAt: PlacementInputs['runsAt'] } {
+    const inputs = placementInputs(inputArgs);
+    return { placed: place(ranked, loadRules ? { ...ctx, ...inputs } : ctx), runsAt: inputs.runsAt };
   }
 
   /** Whether contention may leave the affinity engine where it is (contention-hold.ts); asks the engine only when it is contended. */

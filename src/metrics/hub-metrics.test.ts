@@ -1,0 +1,142 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Counter, Histogram, Registry } from 'prom-client';
+import { failoverReasonKind } from './failover-reason.js';
+import { HubMetrics, type MetricsSources } from './hub-metrics.js';
+import { FAILOVERS_METRIC, FIRST_BYTE_METRIC, LATENCY_BUCKETS_SECONDS, REQUEST_DURATION_METRIC, REQUESTS_METRIC, type SettledRow } from './request-metrics.js';
+
+const NO_SOURCES: MetricsSources = { inFlight: () => new Map(), engineIds: () => new Set(), engines: () => [], peers: () => [], withheld: () => [] };
+
+const served = (durationMs: number, totalMs: number, node = 'local'): SettledRow => ({
+  direction: 'outbound',
+  path: '/v1/chat/completions',
+  outcome: 'served',
+  node,
+  backend: 'ollama',
+  attempts: [],
+  durationMs,
+  totalMs,
+});
+
+const failedOver: SettledRow = {
+  direction: 'inbound',
+  path: '/api/chat',
+  outcome: 'failed',
+  node: null,
+  backend: null,
+  attempts: [
+    { node: 'hub-b.tail0.ts.net', backend: 'vllm', status: 503, reason: 'HTTP 503' },
+    { node: 'local', backend: null, status: null, reason: 'No response headers within 300000ms' },
+  ],
+  durationMs: null,
+  totalMs: 40,
+};
+
+/** Values on bucket bounds, between them, above the last one, and an awkward node name. */
+const ROWS: readonly SettledRow[] = [
+  served(50, 120),
+  failedOver,
+  served(900_000, 1_000_000, 'hub-"c"\\.ts.net'),
+  served(0.3, 2500),
+  served(123.4, 300_000, 'hub-b.tail0.ts.net'),
+  served(50, 120),
+];
+
+/** One metric's block of the text format (its HELP, TYPE and sample lines), or null when absent. */
+function block(text: string, name: string): string | null {
+  return (
+    text
+      .split('\n\n')
+      .map((b) => b.trimEnd())
+      .find((b) => b.startsWith(`# HELP ${name} `)) ?? null
+  );
+}
+
+/** What prom-client's own Counter and Histogram make of the same rows, observed one at a time. */
+async function eagerReference(rows: readonly SettledRow[]): Promise<string> {
+  const registers = [new Registry()];
+  const requests = new Counter({ ...REQUESTS_METRIC, labelNames: [...REQUESTS_METRIC.labelNames], registers });
+  const failovers = new Counter({ ...FAILOVERS_METRIC, labelNames: [...FAILOVERS_METRIC.labelNames], registers });
+  const buckets = [...LATENCY_BUCKETS_SECONDS];
+  const firstByte = new Histogram({ ...FIRST_BYTE_METRIC, labelNames: [...FIRST_BYTE_METRIC.labelNames], buckets, registers });
+  const total = new Histogram({ ...REQUEST_DURATION_METRIC, labelNames: [...REQUEST_DURATION_METRIC.labelNames], buckets, registers });
+  for (const row of rows) {
+    const node = row.node ?? 'none';
+    requests.inc({ direction: row.direction, route: row.path, outcome: row.outcome, node, backend: row.backend ?? 'none' });
+    for (const a of row.attempts) failovers.inc({ direction: row.direction, node: a.node, reason: failoverReasonKind(a) });
+    if (row.durationMs !== null) firstByte.observe({ direction: row.direction, node }, row.durationMs / 1000);
+    if (row.totalMs !== null) total.observe({ direction: row.direction, node }, row.totalMs / 1000);
+  }
+  return registers[0]!.metrics();
+}
+
+const REQUEST_METRIC_NAMES = [REQUESTS_METRIC.name, FAILOVERS_METRIC.name, FIRST_BYTE_METRIC.name, REQUEST_DURATION_METRIC.name];
+
+describe('HubMetrics', () => {
+  it('shows on the first scrape the requests that settled before it, and keeps counting after it', async () => {
+    const metrics = new HubMetrics(NO_SOURCES);
+    metrics.onSettle(served(50, 120));
+    metrics.onSettle(failedOver);
+    const first = (await metrics.text()).body;
+    const line = 'cihub_requests_total{direction="outbound",route="/v1/chat/completions",outcome="served",node="local",backend="ollama"}';
+    assert.ok(first.includes(`\n${line} 1\n`), first);
+    assert.ok(first.includes('\ncihub_requests_total{direction="inbound",route="/api/chat",outcome="failed",node="none",backend="none"} 1\n'));
+    assert.ok(first.includes('\ncihub_failovers_total{direction="inbound",node="hub-b.tail0.ts.net",reason="http_5xx"} 1\n'));
+    assert.ok(first.includes('\ncihub_first_byte_seconds_count{direction="outbound",node="local"} 1\n'));
+
+    metrics.onSettle(served(50, 120));
+    const second = (await metrics.text()).body;
+    assert.ok(second.includes(`\n${line} 2\n`), second);
+    assert.ok(second.includes('\ncihub_first_byte_seconds_count{direction="outbound",node="local"} 2\n'));
+  });
+
+  it("renders the request counts and latencies line for line as prom-client's own Counter and Histogram would", async () => {
+    const metrics = new HubMetrics(NO_SOURCES);
+    // Half before the registry exists, half after.
+    for (const row of ROWS.slice(0, 3)) metrics.onSettle(row);
+    await metrics.text();
+    for (const row of ROWS.slice(3)) metrics.onSettle(row);
+    const lazy = (await metrics.text()).body;
+    const eager = await eagerReference(ROWS);
+    for (const name of REQUEST_METRIC_NAMES) {
+      assert.notEqual(block(eager, name), null, name);
+      assert.equal(block(lazy, name), block(eager, name), name);
+    }
+  });
+
+  it('lists the process metrics first, then the request metrics, then the gauges, in the Prometheus text format', async () => {
+    const { contentType, body } = await new HubMetrics(NO_SOURCES).text();
+    assert.match(contentType, /^text\/plain; version=0\.0\.4/);
+    const names = [...body.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!);
+    const firstRequest = names.indexOf(REQUESTS_METRIC.name);
+    assert.deepEqual(names.slice(firstRequest, firstRequest + 4), REQUEST_METRIC_NAMES);
+    assert.ok(names.slice(0, firstRequest).every((n) => n.startsWith('cihub_process_') || n.startsWith('cihub_nodejs_')));
+    assert.ok(names.slice(0, firstRequest).includes('cihub_process_cpu_seconds_total'));
+    assert.deepEqual(names.slice(firstRequest + 4), [
+      'cihub_in_flight_requests',
+      'cihub_engine_up',
+      'cihub_peer_status',
+      'cihub_peer_enabled',
+      'cihub_withheld',
+    ]);
+  });
+
+  it('counts CPU from its own creation, not from the first scrape', async () => {
+    const since = process.cpuUsage();
+    const metrics = new HubMetrics(NO_SOURCES);
+    // Spend at least 100 ms of CPU before anything is scraped (bounded: no wall-clock wait).
+    const SPEND_MICROS = 100_000;
+    let spent = process.cpuUsage(since);
+    for (let i = 0; i < 10_000_000 && spent.user + spent.system < SPEND_MICROS; i++) {
+      JSON.parse(JSON.stringify(ROWS));
+      spent = process.cpuUsage(since);
+    }
+    const spentSeconds = (spent.user + spent.system) / 1e6;
+    assert.ok(spentSeconds >= SPEND_MICROS / 1e6, 'the loop spent its CPU');
+    const { body } = await metrics.text();
+    const cpu = Number(/^cihub_process_cpu_seconds_total (\S+)$/m.exec(body)?.[1]);
+    // Counted from the first scrape it would be the few ms since the registry was built. Not
+    // compared exactly: the kernel's per-thread CPU times can lag a running thread by a tick.
+    assert.ok(cpu >= spentSeconds / 2, `counted ${cpu} s, spent ${spentSeconds} s`);
+  });
+});

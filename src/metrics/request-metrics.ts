@@ -1,0 +1,60 @@
+/**
+ * The Hub's request counts and latencies, recorded from a routing-log row at the moment it
+ * settles, from the row itself, so /metrics and the routing log cannot disagree about what
+ * happened. Kept in plain tallies (label-tallies.ts) whether or not anything ever scrapes them;
+ * prom-registry.ts renders them.
+ *
+ * Label values are bounded: routes come from the route table, nodes are `local` or a paired
+ * peer's name, failover reasons are kinds (failover-reason.ts).
+ */
+import type { RoutingLogEntry } from '../routing-log/entry.js';
+import { failoverReasonKind } from './failover-reason.js';
+import { CounterTally, HistogramTally } from './label-tallies.js';
+
+/** Seconds; LLM answers run from tens of milliseconds (cached, embeddings) to the 300 s first-byte floor and beyond. */
+export const LATENCY_BUCKETS_SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900] as const;
+
+export const REQUESTS_METRIC = {
+  name: 'cihub_requests_total',
+  help: 'Proxied requests by how their routing-log row settled; node is local, a peer name, or none when nothing answered.',
+  labelNames: ['direction', 'route', 'outcome', 'node', 'backend'],
+} as const;
+
+export const FAILOVERS_METRIC = {
+  name: 'cihub_failovers_total',
+  help: 'Candidates passed over before a request settled, by the node passed over and the kind of reason.',
+  labelNames: ['direction', 'node', 'reason'],
+} as const;
+
+export const FIRST_BYTE_METRIC = {
+  name: 'cihub_first_byte_seconds',
+  help: "Time to the serving node's response headers (the routing log's durationMs), by node.",
+  labelNames: ['direction', 'node'],
+} as const;
+
+export const REQUEST_DURATION_METRIC = {
+  name: 'cihub_request_duration_seconds',
+  help: "Time to the end of the response relayed to the caller (the routing log's totalMs), by node.",
+  labelNames: ['direction', 'node'],
+} as const;
+
+type LabelOf<M extends { labelNames: readonly string[] }> = M['labelNames'][number];
+
+/** What the metrics read from a settled row. */
+export type SettledRow = Pick<RoutingLogEntry, 'direction' | 'path' | 'outcome' | 'node' | 'backend' | 'attempts' | 'durationMs' | 'totalMs'>;
+
+export class RequestMetrics {
+  readonly requests = new CounterTally<LabelOf<typeof REQUESTS_METRIC>>(REQUESTS_METRIC.labelNames);
+  readonly failovers = new CounterTally<LabelOf<typeof FAILOVERS_METRIC>>(FAILOVERS_METRIC.labelNames);
+  readonly firstByte = new HistogramTally<LabelOf<typeof FIRST_BYTE_METRIC>>(FIRST_BYTE_METRIC.labelNames, LATENCY_BUCKETS_SECONDS);
+  readonly total = new HistogramTally<LabelOf<typeof REQUEST_DURATION_METRIC>>(REQUEST_DURATION_METRIC.labelNames, LATENCY_BUCKETS_SECONDS);
+
+  /** Called once per row, when the row settles. */
+  record(row: SettledRow): void {
+    const node = row.node ?? 'none';
+    this.requests.inc({ direction: row.direction, route: row.path, outcome: row.outcome, node, backend: row.backend ?? 'none' });
+    for (const a of row.attempts) this.failovers.inc({ direction: row.direction, node: a.node, reason: failoverReasonKind(a) });
+    if (row.durationMs !== null) this.firstByte.observe({ direction: row.direction, node }, row.durationMs / 1000);
+    if (row.totalMs !== null) this.total.observe({ direction: row.direction, node }, row.totalMs / 1000);
+  }
+}
