@@ -120,6 +120,8 @@ export class StreamJudge {
   readonly #tail = new ByteRun();
   /** The length of each chunk in the tail, oldest first. */
   readonly #tailChunks: number[] = [];
+  /** The tail decoded, once read; null again after every push. */
+  #tailDecoded: string | null = null;
 
   constructor(dialect: ProxyDialect) {
     this.#dialect = dialect;
@@ -133,6 +135,7 @@ export class StreamJudge {
    * (bench/README.md, 2026-12-02).
    */
   push(chunk: Buffer): void {
+    this.#tailDecoded = null;
     if (this.#head.length < STREAM_HEAD_BYTES) this.#head.append(chunk, STREAM_HEAD_BYTES);
     this.#tail.append(chunk, 2 * STREAM_TAIL_BYTES);
     this.#tailChunks.push(chunk.length);
@@ -141,11 +144,9 @@ export class StreamJudge {
 
   /** The verdict once the stream ended cleanly on the wire; a dropped connection is judged by the caller. */
   finish(): OutputFault | null {
-    const head = this.#head.text();
     // Not recognisably in the dialect: not judged. One frame is enough to know.
-    if (this.#frames(head, 1).length === 0) return null;
-    const lines = this.#tail
-      .text()
+    if (!this.#headHasFrame()) return null;
+    const lines = this.#tailText()
       .split('\n')
       .map((l) => l.trim())
       .filter(Boolean);
@@ -161,9 +162,9 @@ export class StreamJudge {
       const finished = events.includes('[DONE]') || events.slice(-LAST_EVENTS_PARSED).some((e) => hasFinishReason(parseJson(e)));
       if (!finished) return 'truncated-upstream';
     }
-    if (!head.includes('<unused')) return null;
+    if (!this.#head.includes('<unused')) return null;
     let generated = '';
-    for (const frame of this.#frames(head, Infinity)) {
+    for (const frame of this.#frames(this.#head.text(), Infinity)) {
       generated += generatedText(frame);
       if (generated.length >= DEGENERATE_PREFIX_CHARS) break;
     }
@@ -177,13 +178,29 @@ export class StreamJudge {
    * --profile, 2026-12-02), for ~20 frames a stream of short events leaves there.
    */
   lastFrames(): unknown[] {
-    const lines = this.#tail.text().split('\n');
+    const lines = this.#tailText().split('\n');
     const out: unknown[] = [];
     for (let i = lines.length - 1; i >= 0 && out.length < LAST_EVENTS_PARSED; i--) {
       const doc = this.#frameOf(lines[i]!);
       if (doc !== null) out.push(doc);
     }
     return out.reverse();
+  }
+
+  /**
+   * Whether a complete line of the head is a frame in the dialect, decoding one line at a time:
+   * the first line almost always is one, and decoding and splitting the whole 16 KiB head to
+   * find it was most of what judging a finished stream cost.
+   */
+  #headHasFrame(): boolean {
+    for (const line of this.#head.lines()) if (this.#frameOf(line) !== null) return true;
+    return false;
+  }
+
+  /** The tail as text, decoded once when the stream has ended (finish and lastFrames both read it). */
+  #tailText(): string {
+    this.#tailDecoded ??= this.#tail.text();
+    return this.#tailDecoded;
   }
 
   /** One line's frame in the dialect, parsed; null for a blank line, a comment, [DONE] or anything not JSON. */
@@ -211,6 +228,8 @@ export class StreamJudge {
  * Bytes copied into one buffer of its own, which grows by doubling (up to a stated size, past
  * which it grows only as far as it must) and can drop bytes from its front.
  */
+const NEWLINE = 0x0a;
+
 class ByteRun {
   #bytes: Buffer | null = null;
   #start = 0;
@@ -242,6 +261,20 @@ class ByteRun {
 
   text(): string {
     return this.#bytes === null ? '' : this.#bytes.toString('utf8', this.#start, this.#end);
+  }
+
+  includes(ascii: string): boolean {
+    return this.#bytes !== null && this.#bytes.subarray(this.#start, this.#end).includes(ascii);
+  }
+
+  /** The complete lines (each ended by a newline), decoded one by one; what follows the last newline is left out. Splitting at the byte gives the same text as decoding first, since a newline byte is never part of a UTF-8 sequence. */
+  *lines(): Generator<string> {
+    if (this.#bytes === null) return;
+    let from = this.#start;
+    for (let nl = this.#bytes.indexOf(NEWLINE, from); nl >= 0 && nl < this.#end; nl = this.#bytes.indexOf(NEWLINE, from)) {
+      yield this.#bytes.toString('utf8', from, nl);
+      from = nl + 1;
+    }
   }
 }
 
