@@ -224,12 +224,12 @@ export class StreamJudge {
   }
 }
 
+const NEWLINE = 0x0a;
+
 /**
  * Bytes copied into one buffer of its own, which grows by doubling (up to a stated size, past
  * which it grows only as far as it must) and can drop bytes from its front.
  */
-const NEWLINE = 0x0a;
-
 class ByteRun {
   #bytes: Buffer | null = null;
   #start = 0;
