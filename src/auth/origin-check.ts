@@ -14,15 +14,21 @@ const PROVENANCE_HEADERS = ['cf-ray', 'cf-connecting-ip', 'cf-ipcountry', 'cf-vi
 
 export type OriginVerdict = { readonly inside: true } | { readonly inside: false; readonly why: string };
 
+const INSIDE: OriginVerdict = Object.freeze({ inside: true });
+
 export function checkOrigin(remoteAddress: string | undefined, headers: IncomingHttpHeaders, tailnetRequiresKey: boolean): OriginVerdict {
   const provenance = PROVENANCE_HEADERS.find((h) => headers[h] !== undefined);
   if (provenance) return { inside: false, why: `it came through a reverse proxy (${provenance})` };
-  const hops = [remoteAddress ?? '', ...forwardedHops(headers)];
-  for (const hop of hops) {
+  // The socket's address first, then each forwarded hop in order. A request without forwarding
+  // headers (every app on the machine) builds no list of hops.
+  const own = judge(classifyAddress(remoteAddress ?? ''), tailnetRequiresKey);
+  if (own) return { inside: false, why: own };
+  if (headers['x-forwarded-for'] === undefined && headers.forwarded === undefined) return INSIDE;
+  for (const hop of forwardedHops(headers)) {
     const verdict = judge(classifyAddress(hop), tailnetRequiresKey);
     if (verdict) return { inside: false, why: verdict };
   }
-  return { inside: true };
+  return INSIDE;
 }
 
 function judge(cls: AddressClass, tailnetRequiresKey: boolean): string | null {

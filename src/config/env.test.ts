@@ -253,6 +253,10 @@ describe('per-request knobs read the environment at call time', () => {
     const { knobs } = loadEnv(live);
     live.HUB_POOL_SLOWER_PLACEMENT_RATIO = '5';
     assert.equal(knobs.slowerPlacementRatio(), 5);
+    delete live.HUB_POOL_SLOWER_PLACEMENT_RATIO;
+    assert.equal(knobs.slowerPlacementRatio(), DEFAULT_SLOWER_PLACEMENT_RATIO, 'unset again: the default again');
+    live.HUB_POOL_SLOWER_PLACEMENT_RATIO = '5';
+    assert.equal(knobs.slowerPlacementRatio(), 5, 'and back');
   });
 
   it('start-up values do not follow later changes', () => {

@@ -210,6 +210,20 @@ describe('StreamJudge', () => {
     assert.equal(judge('openai', [...frames, sse(chunk('', 'stop')), sse('[DONE]')]), null);
     assert.equal(judge('openai', frames), 'truncated-upstream');
   });
+  it('judges the bytes as they passed, though the buffers they came in are reused afterwards', () => {
+    // The judge copies what it keeps rather than holding the relayed chunks alive for the stream's life.
+    const j = new StreamJudge('openai');
+    const chunks = [sse(chunk('<unused1>')), sse(chunk('', 'stop')), sse('[DONE]')].map((text) => Buffer.from(text));
+    for (const c of chunks) {
+      j.push(c);
+      c.fill(0x20);
+    }
+    assert.equal(j.finish(), 'degenerate-output');
+    assert.deepEqual(
+      (j.lastFrames() as { choices: { finish_reason: string | null }[] }[]).map((f) => f.choices[0]!.finish_reason),
+      [null, 'stop'],
+    );
+  });
   it('finds placeholders at the start of a long stream', () => {
     const frames = [...Array.from({ length: 40 }, () => ollamaFrame('<unused49>')), ...Array.from({ length: 500 }, () => ollamaFrame('word '))];
     assert.equal(judge('ollama', [...frames, ollamaFrame('', true)]), 'degenerate-output');

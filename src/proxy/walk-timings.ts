@@ -27,24 +27,30 @@ function obj(v: unknown): Record<string, unknown> | null {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
 }
 
-/** Timings from one parsed frame or body, in either dialect; null when it carries none. */
+/** A nanosecond count as ms; null when absent. */
+function nsAsMs(v: unknown): number | null {
+  const n = num(v);
+  return n === null ? null : n / NS_PER_MS;
+}
+
+/**
+ * Timings from one parsed frame or body, in either dialect; null when it carries none. Written
+ * without closures, Object.values or Object.keys: it runs on every settled completion, and those
+ * were most of the throughput sampler's 2% of the Hub's busy time in the bench:quick profile
+ * (2026-12-02).
+ */
 function timingsOf(doc: unknown): EngineTimings | null {
   const d = obj(doc);
   if (d === null) return null;
   const usage = obj(d.usage);
   const llama = obj(d.timings);
-  const ns = (v: unknown) => {
-    const n = num(v);
-    return n === null ? null : n / NS_PER_MS;
-  };
-  const t: EngineTimings = {
-    promptTokens: num(d.prompt_eval_count) ?? num(usage?.prompt_tokens) ?? num(llama?.prompt_n),
-    cachedTokens: num(d.prompt_eval_cached_count) ?? num(obj(usage?.prompt_tokens_details)?.cached_tokens) ?? num(llama?.cache_n),
-    promptMs: ns(d.prompt_eval_duration) ?? num(llama?.prompt_ms),
-    completionTokens: num(d.eval_count) ?? num(usage?.completion_tokens) ?? num(llama?.predicted_n),
-    decodeMs: ns(d.eval_duration) ?? num(llama?.predicted_ms),
-  };
-  return Object.values(t).every((v) => v === null) ? null : t;
+  const promptTokens = num(d.prompt_eval_count) ?? num(usage?.prompt_tokens) ?? num(llama?.prompt_n);
+  const cachedTokens = num(d.prompt_eval_cached_count) ?? num(obj(usage?.prompt_tokens_details)?.cached_tokens) ?? num(llama?.cache_n);
+  const promptMs = nsAsMs(d.prompt_eval_duration) ?? num(llama?.prompt_ms);
+  const completionTokens = num(d.eval_count) ?? num(usage?.completion_tokens) ?? num(llama?.predicted_n);
+  const decodeMs = nsAsMs(d.eval_duration) ?? num(llama?.predicted_ms);
+  if (promptTokens === null && cachedTokens === null && promptMs === null && completionTokens === null && decodeMs === null) return null;
+  return { promptTokens, cachedTokens, promptMs, completionTokens, decodeMs };
 }
 
 /**
@@ -57,8 +63,15 @@ export function readEngineTimings(frames: readonly unknown[]): EngineTimings | n
   for (let i = frames.length - 1; i >= 0; i--) {
     const t = timingsOf(frames[i]);
     if (t === null) continue;
-    merged ??= { promptTokens: null, cachedTokens: null, promptMs: null, completionTokens: null, decodeMs: null };
-    for (const key of Object.keys(merged) as (keyof EngineTimings)[]) merged[key] ??= t[key];
+    if (merged === null) {
+      merged = { ...t };
+      continue;
+    }
+    merged.promptTokens ??= t.promptTokens;
+    merged.cachedTokens ??= t.cachedTokens;
+    merged.promptMs ??= t.promptMs;
+    merged.completionTokens ??= t.completionTokens;
+    merged.decodeMs ??= t.decodeMs;
   }
   return merged;
 }

@@ -43,14 +43,38 @@ type RequestOptions = { dispatcher?: Undici.Dispatcher } & Partial<Undici.Dispat
  * undici's global one.
  */
 function leanRequest(url: string | URL, options: RequestOptions = {}): Promise<Undici.Dispatcher.ResponseData> {
-  const parsed = internals.parseURL(url);
+  const { origin, path } = typeof url === 'string' ? targetOf(url) : splitURL(internals.parseURL(url));
   const { dispatcher = internals.getGlobalDispatcher(), ...rest } = options;
-  return dispatcher.request({
-    ...rest,
-    origin: parsed.origin,
-    path: parsed.search ? `${parsed.pathname}${parsed.search}` : parsed.pathname,
-    method: options.method ?? (options.body ? 'PUT' : 'GET'),
-  });
+  return dispatcher.request({ ...rest, origin, path, method: options.method ?? (options.body ? 'PUT' : 'GET') });
+}
+
+interface Target {
+  readonly origin: string;
+  readonly path: string;
+}
+
+function splitURL(parsed: URL): Target {
+  return { origin: parsed.origin, path: parsed.search ? `${parsed.pathname}${parsed.search}` : parsed.pathname };
+}
+
+/**
+ * URL strings already split into origin and path. The proxy asks the same few engine and peer
+ * URLs over and over, and building a WHATWG URL for each request was 1.2% of the Hub's busy time
+ * in the bench:quick profile (2026-12-02). A string always splits the same way, so this is a pure
+ * memo; it is bounded, and emptied when full (peer URLs come from the pool). A URL that does not
+ * parse is not kept, and throws as before.
+ */
+const targets = new Map<string, Target>();
+const MAX_TARGETS = 256;
+
+function targetOf(url: string): Target {
+  let target = targets.get(url);
+  if (target === undefined) {
+    target = splitURL(internals.parseURL(url));
+    if (targets.size >= MAX_TARGETS) targets.clear();
+    targets.set(url, target);
+  }
+  return target;
 }
 
 export const request = leanRequest as typeof Undici.request;
