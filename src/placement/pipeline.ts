@@ -14,6 +14,7 @@ import { throughputStep } from './steps/throughput.js';
 import { contentionStep } from './steps/contention.js';
 import { muchSlowerStep } from './steps/much-slower.js';
 import { affinityStep } from './steps/affinity.js';
+import { allCandidates } from './tiers.js';
 import type { Candidate, Placement, PlacementContext, PlacementStep, Tiers } from './types.js';
 
 /**
@@ -49,7 +50,7 @@ export function place(ranked: readonly Candidate[], ctx: PlacementContext, steps
     tiers = next.tiers;
     records[step.key] = next.record;
   }
-  return { order: tiers.flat(), records: records as unknown as PlacementRecords };
+  return { order: allCandidates(tiers), records: records as unknown as PlacementRecords };
 }
 
 /**

@@ -15,6 +15,7 @@
 import type { AffinityRecord } from '../../routing-log/entry.js';
 import type { AffinityPlacement } from '../affinity/affinity-table.js';
 import type { SessionKeySource } from '../affinity/session-key.js';
+import { allCandidates } from '../tiers.js';
 import type { Candidate, PlacementStep, Tiers } from '../types.js';
 
 /** What the step reads: null when affinity is off, the route is not judged, or no session was keyed. */
@@ -57,7 +58,7 @@ interface Judged {
 
 function judge(tiers: Tiers, ctx: AffinityContext | null | undefined): Judged | null {
   if (!ctx || ctx.remembered === null) return null;
-  const all = tiers.flat();
+  const all = allCandidates(tiers);
   const candidate = all.find((c) => isRememberedCandidate(c, ctx.remembered!));
   if (candidate === undefined) return null;
   const others = all.filter((c) => c.id !== candidate.id).map((c) => c.queueDepth);
@@ -102,7 +103,7 @@ export const affinityStep: PlacementStep<'affinity'> = {
     }
     const { candidate, qualified, leastLoadedInFlight } = judged;
     const next = qualified ? tiers.map((tier) => (tier.includes(candidate) ? [candidate, ...tier.filter((c) => c !== candidate)] : tier)) : tiers;
-    const first = next.flat()[0];
+    const first = allCandidates(next)[0];
     const record: AffinityRecord = {
       key: a.keySource,
       maxInFlight: a.maxInFlight,
