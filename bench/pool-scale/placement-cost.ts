@@ -23,14 +23,14 @@ import { PrefixAffinity } from '../../src/placement/affinity/prefix-affinity.js'
 import { affinityHeldId } from '../../src/placement/steps/affinity.js';
 import { ThroughputBook } from '../../src/placement/throughput/book.js';
 import { THROUGHPUT_MIN_TOKENS } from '../../src/placement/throughput/bands.js';
-import type { Candidate, Placement, WithheldFact } from '../../src/placement/types.js';
+import type { Placement } from '../../src/placement/types.js';
 import { requestedWindow } from '../../src/placement/window.js';
 import { estimatedPromptTokens, headerBudgetMs } from '../../src/proxy/header-budget.js';
 import { placementInputs } from '../../src/proxy/placement-inputs.js';
 import { nodeLimits } from '../../src/proxy/pool-proxy.js';
 import { forwardBody, readRequestFacts } from '../../src/proxy/request-facts.js';
 import { ROUTED_ROUTES } from '../../src/proxy/route-table.js';
-import { engineModelKey, WithholdBook } from '../../src/proxy/withhold-book.js';
+import { WithholdBook, withheldFacts, withheldTest } from '../../src/proxy/withhold-book.js';
 import type { PeerRow } from '../../src/store/peers.js';
 import { systemClock } from '../../src/util/clock.js';
 import { CHAT_MODEL, peerDocument } from './peer-document.js';
@@ -97,7 +97,7 @@ function placeOnce(pool: ReturnType<typeof poolOf>, raw: Buffer, affinity: Prefi
   const estimatedTokens = estimatedPromptTokens(body.length);
   const nowMs = systemClock.nowMs();
   const budgetMs = headerBudgetMs(body.length, env.firstByteTimeoutMs, env.minPrefillTokensPerSec);
-  const withheld = (c: Candidate) => outputFaults.isWithheld(engineModelKey(c.node, null, model));
+  const withheld = withheldTest(outputFaults, model);
   const heldId = affinityHeldId([ranked], ctx);
   const inputs = placementInputs({
     route: CHAT_ROUTE,
@@ -117,11 +117,6 @@ function placeOnce(pool: ReturnType<typeof poolOf>, raw: Buffer, affinity: Prefi
     affinityHeld: null,
     nowMs,
   });
-  const withheldNow = new Map<string, WithheldFact>();
-  for (const c of ranked) {
-    const entry = outputFaults.withheldEntry(engineModelKey(c.node, null, model));
-    if (entry !== null) withheldNow.set(c.id, { until: entry.until, reason: entry.reason });
-  }
   const placed = place(ranked, {
     model,
     pins: SETTINGS.poolPins,
@@ -130,7 +125,7 @@ function placeOnce(pool: ReturnType<typeof poolOf>, raw: Buffer, affinity: Prefi
     window: requestedWindow(facts.numCtx, estimatedTokens),
     nowMs,
     limits: nodeLimits(env, SETTINGS, peers),
-    withheld: withheldNow,
+    withheld: withheldFacts(ranked, model, outputFaults),
     ...inputs,
     affinity: ctx,
   });
