@@ -87,7 +87,7 @@ function digest(parts: readonly unknown[]): string {
  *
  * Why not JSON.stringify: it scans every character of the prompt for escapes, and that scan was
  * most of the key's cost on a long prompt (a 24.6 KB chat body: 31 µs of JSON.stringify before
- * a 17-20 µs SHA-256; the key 57 -> 20 µs, bench/micro/placement.ts). A string goes in as it
+ * a 17-20 µs SHA-256; the key 57 -> 20 µs, timed alone, 2026-12-02). A string goes in as it
  * is, so the hash reads it as UTF-8: a string with a lone surrogate, which UTF-8 cannot carry
  * (it would read as U+FFFD), is written as its JSON text under its own tag instead.
  */
@@ -123,7 +123,7 @@ interface WellFormed {
 
 /**
  * SHA-256 of the text's UTF-8 bytes, as hex. node:crypto's one-shot hash() (Node 20.12 on) skips
- * the Hash object createHash builds: 0.26 against 2.3 µs for a short key (bench/micro/placement.ts).
+ * the Hash object createHash builds: 0.26 against 2.3 µs for a short key (timed alone, 2026-12-02).
  * An older Node 20 takes createHash, which gives the same digest.
  */
 const sha256Hex: (text: string) => string =
