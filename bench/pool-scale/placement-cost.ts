@@ -23,14 +23,14 @@ import { PrefixAffinity } from '../../src/placement/affinity/prefix-affinity.js'
 import { affinityHeldId } from '../../src/placement/steps/affinity.js';
 import { ThroughputBook } from '../../src/placement/throughput/book.js';
 import { THROUGHPUT_MIN_TOKENS } from '../../src/placement/throughput/bands.js';
-import type { Candidate, WithheldFact } from '../../src/placement/types.js';
+import type { Placement } from '../../src/placement/types.js';
 import { requestedWindow } from '../../src/placement/window.js';
 import { estimatedPromptTokens, headerBudgetMs } from '../../src/proxy/header-budget.js';
 import { placementInputs } from '../../src/proxy/placement-inputs.js';
 import { nodeLimits } from '../../src/proxy/pool-proxy.js';
 import { forwardBody, readRequestFacts } from '../../src/proxy/request-facts.js';
 import { ROUTED_ROUTES } from '../../src/proxy/route-table.js';
-import { engineModelKey, WithholdBook } from '../../src/proxy/withhold-book.js';
+import { WithholdBook, withheldFacts, withheldTest } from '../../src/proxy/withhold-book.js';
 import type { PeerRow } from '../../src/store/peers.js';
 import { systemClock } from '../../src/util/clock.js';
 import { CHAT_MODEL, peerDocument } from './peer-document.js';
@@ -79,7 +79,7 @@ function bodyOf(shape: RequestShape): Buffer {
 }
 
 /** One request's placement, as serveRouted runs it (pool-proxy.ts), minus the local engines (none here) and the I/O. */
-function placeOnce(pool: ReturnType<typeof poolOf>, raw: Buffer, affinity: PrefixAffinity, outputFaults: WithholdBook, requestId: string): number {
+function placeOnce(pool: ReturnType<typeof poolOf>, raw: Buffer, affinity: PrefixAffinity, outputFaults: WithholdBook, requestId: string): Placement {
   const facts = readRequestFacts(raw, CHAT_ROUTE);
   const model = facts.model!;
   const peers = usablePeers({
@@ -97,7 +97,7 @@ function placeOnce(pool: ReturnType<typeof poolOf>, raw: Buffer, affinity: Prefi
   const estimatedTokens = estimatedPromptTokens(body.length);
   const nowMs = systemClock.nowMs();
   const budgetMs = headerBudgetMs(body.length, env.firstByteTimeoutMs, env.minPrefillTokensPerSec);
-  const withheld = (c: Candidate) => outputFaults.isWithheld(engineModelKey(c.node, null, model));
+  const withheld = withheldTest(outputFaults, model);
   const heldId = affinityHeldId([ranked], ctx);
   const inputs = placementInputs({
     route: CHAT_ROUTE,
@@ -117,11 +117,6 @@ function placeOnce(pool: ReturnType<typeof poolOf>, raw: Buffer, affinity: Prefi
     affinityHeld: null,
     nowMs,
   });
-  const withheldNow = new Map<string, WithheldFact>();
-  for (const c of ranked) {
-    const entry = outputFaults.withheldEntry(engineModelKey(c.node, null, model));
-    if (entry !== null) withheldNow.set(c.id, { until: entry.until, reason: entry.reason });
-  }
   const placed = place(ranked, {
     model,
     pins: SETTINGS.poolPins,
@@ -130,12 +125,20 @@ function placeOnce(pool: ReturnType<typeof poolOf>, raw: Buffer, affinity: Prefi
     window: requestedWindow(facts.numCtx, estimatedTokens),
     nowMs,
     limits: nodeLimits(env, SETTINGS, peers),
-    withheld: withheldNow,
+    withheld: withheldFacts(ranked, model, outputFaults),
     ...inputs,
     affinity: ctx,
   });
   affinity.abandon(requestId);
-  return placed.order.length;
+  return placed;
+}
+
+/**
+ * One placement of the given shape over a fresh pool of n peers, whole (order and records): for
+ * checking that two builds decide alike on the benchmark's own inputs (bench/micro/placement.ts).
+ */
+export function onePlacement(n: number, shape: RequestShape): Placement {
+  return placeOnce(poolOf(n), bodyOf(shape), new PrefixAffinity({ clock: systemClock, ttlMs: 10 * 60_000 }), new WithholdBook(systemClock), 'one');
 }
 
 export function measurePlacement(n: number, shape: RequestShape, opts: { requests: number; rounds: number }): PlacementPoint {
@@ -145,7 +148,7 @@ export function measurePlacement(n: number, shape: RequestShape, opts: { request
   const outputFaults = new WithholdBook(systemClock);
   // Warm-up: let V8 optimise the path at this pool size before it is timed.
   for (let i = 0; i < Math.min(500, opts.requests); i++) {
-    if (placeOnce(pool, raw, affinity, outputFaults, `w${i}`) !== n) throw new Error(`expected ${n} candidates placed`);
+    if (placeOnce(pool, raw, affinity, outputFaults, `w${i}`).order.length !== n) throw new Error(`expected ${n} candidates placed`);
   }
   const rounds: number[] = [];
   for (let r = 0; r < opts.rounds; r++) {

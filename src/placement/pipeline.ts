@@ -14,6 +14,7 @@ import { throughputStep } from './steps/throughput.js';
 import { contentionStep } from './steps/contention.js';
 import { muchSlowerStep } from './steps/much-slower.js';
 import { affinityStep } from './steps/affinity.js';
+import { allCandidates } from './tiers.js';
 import type { Candidate, Placement, PlacementContext, PlacementStep, Tiers } from './types.js';
 
 /**
@@ -49,7 +50,7 @@ export function place(ranked: readonly Candidate[], ctx: PlacementContext, steps
     tiers = next.tiers;
     records[step.key] = next.record;
   }
-  return { order: tiers.flat(), records: records as unknown as PlacementRecords };
+  return { order: allCandidates(tiers), records: records as unknown as PlacementRecords };
 }
 
 /**
@@ -67,11 +68,16 @@ export function assertOnlyDemoted(before: Tiers, after: Tiers, stepKey: string):
   // Most steps leave the tiers as they were (their rule does not apply to this request) and hand
   // back the same array: nothing moved, so nothing to check. At 50 candidates the check on every
   // one of the nine steps was ~15% of placement's CPU (bench/pool-scale, 2026-12-02).
-  if (before === after) return;
-  const now = new Map(after.flatMap((tier, i) => tier.map((c) => [c.id, i] as const)));
-  if (before.reduce((n, tier) => n + tier.length, 0) !== now.size) throw new Error(`placement step ${stepKey} changed the number of candidates`);
-  for (const c of before.flat()) {
-    if (!now.has(c.id)) throw new Error(`placement step ${stepKey} dropped candidate ${c.id}`);
+  if (before === after || sameTiers(before, after)) return;
+  // Plain loops and one Map: the same check written with flatMap, reduce and flat() cost 13 µs at
+  // 50 candidates, this 3.5 (the check alone in a loop, one step moving 25 of 50, 2026-12-02).
+  const now = new Map<string, number>();
+  for (let i = 0; i < after.length; i += 1) for (const c of after[i]!) now.set(c.id, i);
+  let count = 0;
+  for (const tier of before) count += tier.length;
+  if (count !== now.size) throw new Error(`placement step ${stepKey} changed the number of candidates`);
+  for (const tier of before) {
+    for (const c of tier) if (!now.has(c.id)) throw new Error(`placement step ${stepKey} dropped candidate ${c.id}`);
   }
 
   // fromTier[i]: the earliest tier after the step among the candidates in tiers i.. before it.
@@ -93,4 +99,20 @@ export function assertOnlyDemoted(before: Tiers, after: Tiers, stepKey: string):
       throw new Error(`placement step ${stepKey} moved candidate ${caughtUp.id} to an earlier tier, level with or ahead of ${x.id}`);
     }
   }
+}
+
+/**
+ * Whether the step handed back the very same candidates in the same tiers, in new arrays: the
+ * throughput step and the much-slower rule rebuild the list on every large request and mostly
+ * move nobody, and nothing that moved nobody can have promoted anyone.
+ */
+function sameTiers(before: Tiers, after: Tiers): boolean {
+  if (before.length !== after.length) return false;
+  for (let i = 0; i < before.length; i += 1) {
+    const b = before[i]!;
+    const a = after[i]!;
+    if (a.length !== b.length) return false;
+    for (let j = 0; j < b.length; j += 1) if (a[j] !== b[j]) return false;
+  }
+  return true;
 }

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Candidate, Tiers } from './types.js';
-import { behindEveryone, distinctNodes, splitEachTier } from './tiers.js';
+import { allCandidates, behindEveryone, distinctNodes, splitEachTier } from './tiers.js';
 
 const c = (id: string, node = id): Candidate => ({
   id,
@@ -97,4 +97,14 @@ describe('behindEveryone: the flagged move into one tier behind every other cand
 describe('distinctNodes', () => {
   it('names each node once, in the order its first candidate appears', () =>
     assert.deepEqual(distinctNodes([c('x/1', 'core-2'), c('local/a', 'local'), c('x/2', 'core-2')]), ['core-2', 'local']));
+});
+
+describe('allCandidates', () => {
+  it('lists every candidate tier after tier, empty tiers included, in a new array', () => {
+    const tiers: Tiers = [[a, b], [], [d], [e]];
+    const all = allCandidates(tiers);
+    assert.deepEqual(all.map((x) => x.id), ['a', 'b', 'd', 'e']);
+    assert.notEqual(all, tiers[0]);
+    assert.deepEqual(allCandidates([]), []);
+  });
 });

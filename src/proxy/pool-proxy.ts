@@ -27,9 +27,9 @@ import { forwardBody, readRequestFacts } from './request-facts.js';
 import type { RoutedRoute } from './route-table.js';
 import { walk, type WalkDeps, type WalkObserver } from './walk.js';
 import { CallerLine } from './walk-caller.js';
-import { engineModelKey, type WithholdBook } from './withhold-book.js';
+import { engineModelKey, withheldFacts, withheldTest, type WithholdBook } from './withhold-book.js';
 import { resolvePin } from '../placement/steps/pin.js';
-import type { Candidate, NodeLimits, Placement, PlacementContext, WithheldFact } from '../placement/types.js';
+import type { Candidate, NodeLimits, Placement, PlacementContext } from '../placement/types.js';
 import { requestedWindow } from '../placement/window.js';
 import type { Clock } from '../util/clock.js';
 import type { ThroughputBook } from '../placement/throughput/book.js';
@@ -171,7 +171,7 @@ export class PoolProxy {
     const estimatedTokens = estimatedPromptTokens(body.length);
     const nowMs = this.#deps.clock.nowMs();
     const budgetMs = headerBudgetMs(body.length, this.#deps.env.firstByteTimeoutMs, this.#deps.env.minPrefillTokensPerSec);
-    const withheld = (c: Candidate) => this.#deps.outputFaults.isWithheld(engineModelKey(c.node, c.peerId === null ? c.engine : null, model));
+    const withheld = withheldTest(this.#deps.outputFaults, model);
     // The engine affinity holds for this session, which contention may leave in front when its prefix is warm.
     const heldId = affinityHeldId([ranked], affinity);
     const affinityTarget = heldId === null ? null : (ranked.find((c) => c.id === heldId) ?? null);
@@ -359,14 +359,6 @@ export function nodeLimits(env: Pick<HubEnv, 'maxPromptTokens'>, settings: PoolS
 }
 
 /** The candidates withheld for bad output now, by id, read from the book once per request. */
-function withheldFacts(candidates: readonly Candidate[], model: string, book: WithholdBook): Map<string, WithheldFact> {
-  const out = new Map<string, WithheldFact>();
-  for (const c of candidates) {
-    const entry = book.withheldEntry(engineModelKey(c.node, c.peerId === null ? c.engine : null, model));
-    if (entry !== null) out.set(c.id, { until: entry.until, reason: entry.reason });
-  }
-  return out;
-}
 
 /** The slot count each local engine reported itself (llama.cpp's /slots), by backend id. */
 function engineSlotsOf(views: readonly BackendView[]): Map<string, number> {

@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../util/clock.js';
-import { engineModelKey, FIRST_WITHHOLD_MS, MAX_KEYS, MAX_WITHHOLD_MS, STRIKE_WINDOW_MS, WithholdBook } from './withhold-book.js';
+import { localEngine, peerNode } from '../placement/steps/candidate-fixtures.js';
+import { engineModelKey, FIRST_WITHHOLD_MS, MAX_KEYS, MAX_WITHHOLD_MS, STRIKE_WINDOW_MS, WithholdBook, withheldFacts, withheldTest } from './withhold-book.js';
 
 describe('WithholdBook', () => {
   it('withholds after two strikes within five minutes, for 60 s', () => {
@@ -131,4 +132,62 @@ describe('engineModelKey', () => {
   it('names the node, the engine there and the model', () => assert.equal(engineModelKey('local', 'ollama', 'qwen3:8b'), 'local|ollama|qwen3:8b'));
   it("names a peer's engine as * (this Hub cannot see which one served)", () =>
     assert.equal(engineModelKey('core-2.tail0.ts.net', null, 'qwen3:8b'), 'core-2.tail0.ts.net|*|qwen3:8b'));
+});
+
+describe('withheldFacts and withheldTest: what placement reads of the book', () => {
+  const peer = peerNode('core-2');
+  const local = localEngine('ollama');
+  const other = peerNode('core-3');
+  const withheldBook = () => {
+    const clock = new ManualClock();
+    const book = new WithholdBook(clock);
+    for (const key of [engineModelKey(peer.node, null, 'm'), engineModelKey('local', 'ollama', 'm')]) {
+      book.strike(key, 'degenerate-output');
+      book.strike(key, 'degenerate-output');
+    }
+    return { clock, book };
+  };
+
+  it('names each withheld candidate, a peer under its node and a local engine under its engine, with until when and why', () => {
+    const { clock, book } = withheldBook();
+    const until = new Date(clock.nowMs() + FIRST_WITHHOLD_MS).toISOString();
+    assert.deepEqual(
+      [...withheldFacts([peer, local, other], 'm', book)],
+      [
+        [peer.id, { until, reason: 'degenerate-output' }],
+        [local.id, { until, reason: 'degenerate-output' }],
+      ],
+    );
+    assert.deepEqual([peer, local, other].map(withheldTest(book, 'm')), [true, true, false]);
+  });
+
+  it('withholds nobody for another model', () => {
+    const { book } = withheldBook();
+    assert.equal(withheldFacts([peer, local], 'other-model', book).size, 0);
+    assert.deepEqual([peer, local].map(withheldTest(book, 'other-model')), [false, false]);
+  });
+
+  it('withholds nobody from an empty book, from a book holding only strikes, or once a withhold has run out', () => {
+    const clock = new ManualClock();
+    const book = new WithholdBook(clock);
+    assert.equal(book.isEmpty, true);
+    assert.equal(withheldFacts([peer], 'm', book).size, 0);
+    book.strike(engineModelKey(peer.node, null, 'm'), 'degenerate-output');
+    assert.equal(book.isEmpty, false);
+    assert.equal(withheldFacts([peer], 'm', book).size, 0);
+    book.strike(engineModelKey(peer.node, null, 'm'), 'degenerate-output');
+    assert.equal(withheldTest(book, 'm')(peer), true);
+    clock.advance(FIRST_WITHHOLD_MS);
+    assert.equal(withheldFacts([peer], 'm', book).size, 0);
+    assert.equal(withheldTest(book, 'm')(peer), false);
+  });
+
+  it('a test taken from an empty book sees a withhold that starts after it was taken', () => {
+    const clock = new ManualClock();
+    const book = new WithholdBook(clock);
+    const test = withheldTest(book, 'm');
+    book.strike(engineModelKey(peer.node, null, 'm'), 'r');
+    book.strike(engineModelKey(peer.node, null, 'm'), 'r');
+    assert.equal(test(peer), true);
+  });
 });

@@ -54,3 +54,47 @@ describe('parseRequestJson', () => {
     assert.deepEqual(parseRequestJson(Buffer.from('{"constructor":"fine"}'), { refusePrototypeKeys: true }), { constructor: 'fine' });
   });
 });
+
+describe('nestsDeeperThan reads strings as a byte-at-a-time scan does', () => {
+  /** The scan as first written: every byte read, a backslash skipping the byte after it. */
+  const byteAtATime = (raw: Uint8Array, maxDepth: number): boolean => {
+    let depth = 0;
+    let inString = false;
+    for (let i = 0; i < raw.length; i++) {
+      const c = raw[i]!;
+      if (inString) {
+        if (c === 0x5c) i++;
+        else if (c === 0x22) inString = false;
+      } else if (c === 0x22) inString = true;
+      else if (c === 0x7b || c === 0x5b) {
+        if (++depth > maxDepth) return true;
+      } else if (c === 0x7d || c === 0x5d) depth--;
+    }
+    return false;
+  };
+  // A fixed seed: the same 3,000 inputs every run, drawn from the bytes that matter (quotes, backslashes,
+  // brackets) and filler, some of it long enough for a string to outrun the bytes read one at a time.
+  let seed = 13;
+  // The low bits of this generator repeat quickly, so only its high bits are used.
+  const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) >>> 12;
+  const alphabet = Buffer.from('"\\\\[]{}a:,é');
+  const filler = Buffer.from('lorem ipsum dolor sit amet, ');
+  const piece = () => (next() % 8 === 0 ? filler.subarray(0, next() % filler.length) : Buffer.from([alphabet[next() % alphabet.length]!]));
+  it('past the bytes read one at a time, a quote after an even run of backslashes closes the string and one after an odd run does not', () => {
+    const long = 'x'.repeat(40);
+    assert.equal(nestsDeeperThan(Buffer.from(`{"a":"${long}\\"","b":[[1]]}`), 1), true);
+    assert.equal(nestsDeeperThan(Buffer.from(`{"a":"${long}\\\\","b":[[1]]}`), 1), true);
+    assert.equal(nestsDeeperThan(Buffer.from(`{"a":"${long}\\","b":[[1]]}`), 1), false);
+  });
+  it('agrees on 3,000 random byte strings at limits 0-3, long and unterminated strings included', () => {
+    let deeper = 0;
+    for (let n = 0; n < 3000; n++) {
+      const bytes = Buffer.concat(Array.from({ length: next() % 60 }, piece));
+      const max = next() % 4;
+      const expected = byteAtATime(bytes, max);
+      if (expected) deeper++;
+      assert.equal(nestsDeeperThan(bytes, max), expected, `${JSON.stringify(bytes.toString('latin1'))} at limit ${max}`);
+    }
+    assert.ok(deeper > 100 && deeper < 2900, `both verdicts drawn (${deeper} deeper)`);
+  });
+});

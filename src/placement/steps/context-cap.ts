@@ -10,7 +10,7 @@
  * over its ceiling is merely slow, so no later step can bring a capped node back ahead.
  */
 import type { ContextCapRecord } from '../../routing-log/entry.js';
-import { distinctNodes, splitEachTier } from '../tiers.js';
+import { allCandidates, distinctNodes, splitEachTier } from '../tiers.js';
 import type { Candidate, PlacementContext, PlacementStep } from '../types.js';
 
 function capOf(c: Candidate, ctx: PlacementContext): number | null {
@@ -21,7 +21,7 @@ export const contextCapStep: PlacementStep<'contextCap'> = {
   key: 'contextCap',
   run(tiers, ctx) {
     if (!ctx.route.judgesPrompt) return { tiers, record: null };
-    const all = tiers.flat();
+    const all = allCandidates(tiers);
     if (!all.some((c) => capOf(c, ctx) !== null)) return { tiers, record: null };
     // An uncapped node takes any window; a capped one takes windows up to its cap.
     const capped = (c: Candidate) => {

@@ -380,3 +380,68 @@ describe('muchSlowerStep (spec, "Much slower than a node as free")', () => {
     assert.deepEqual(tierIds(out.tiers), [[core7.id, beta1.id]]);
   });
 });
+
+describe('muchSlowerStep decides as judging every later node at every position does', () => {
+  /**
+   * The rule judged in full, as the step was first written: at each position, every node behind
+   * it is asked whether it goes ahead. The step passes a position over when the fastest node
+   * behind it cannot be fast enough; this proves that never changes an order or a record.
+   */
+  function judgedInFull(tier: readonly Candidate[], input: ThroughputInput, demoted: SlowerDemotion[]): Candidate[] {
+    const ms = (c: Candidate) => input.predictions.get(c.id)?.predictedMs ?? null;
+    const goes = (f: Candidate, p: Candidate, base: number) => {
+      const fp = input.predictions.get(f.id);
+      const pMs = ms(p);
+      if (fp === undefined || fp.deadline || pMs === null || input.withheld.has(f.id)) return false;
+      if (!(fp.predictedMs < pMs) || pMs < input.slowerRatio * fp.predictedMs || pMs - fp.predictedMs < input.slowerFloorMs) return false;
+      const slots = input.statedSlots.get(f.id);
+      return f.queueDepth <= base || (f.queueDepth === base + 1 && slots !== undefined && slots > f.queueDepth);
+    };
+    const list = tier.filter((c) => !input.withheld.has(c.id));
+    const held = tier.filter((c) => input.withheld.has(c.id));
+    const judgedHere = (c: Candidate) => ms(c) !== null && c.id !== input.affinityHeld;
+    if (list.length === 0 || !judgedHere(list[0]!)) return [...tier];
+    for (let at = 0; at < list.length - 1; at++) {
+      const rankerFirst = list[at]!;
+      for (;;) {
+        const p = list[at]!;
+        if (!judgedHere(p)) break;
+        const rest = list.slice(at + 1);
+        const ahead = rest.filter((f) => goes(f, p, Math.min(rankerFirst.queueDepth, p.queueDepth)));
+        if (ahead.length === 0) break;
+        if (at === 0) demoted.push(demotion(p, ms(p)!, ahead[0]!, ms(ahead[0]!)!));
+        list.splice(at, list.length - at, ...ahead, p, ...rest.filter((c) => !ahead.includes(c)));
+      }
+    }
+    return [...list, ...held];
+  }
+
+  // A fixed seed: the same 2,000 pools every run. The low bits of this generator repeat quickly, so only its high bits are used.
+  let seed = 13;
+  const next = (n: number) => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) >>> 12) % n;
+  const MS = [5000, 9000, 22_080, 34_651, 38_973, 60_000, 162_910];
+
+  it('on 2,000 random groups of 2-9 nodes: predictions, missed deadlines, withheld nodes, queues, slots, ratios and floors', () => {
+    let moved = 0;
+    for (let n = 0; n < 2000; n++) {
+      const nodes = Array.from({ length: 2 + next(8) }, (_, i) => peerNode(`n${i}`, next(3)));
+      const predictions: [Candidate, number, boolean][] = nodes.filter(() => next(5) > 0).map((c) => [c, MS[next(MS.length)]! + next(3) * 1000, next(7) === 0]);
+      const input = throughputInput(OPENCLAW, predictions, {
+        withheld: new Set(nodes.filter(() => next(10) === 0).map((c) => c.id)),
+        statedSlots: new Map(nodes.filter(() => next(3) === 0).map((c) => [c.id, 1 + next(4)] as const)),
+        affinityHeld: next(6) === 0 ? nodes[next(nodes.length)]!.id : null,
+        slowerRatio: [1, 1.5, 3, 5][next(4)]!,
+        slowerFloorMs: [0, 20_000][next(2)]!,
+      });
+      const split = next(nodes.length);
+      const tiers: Tiers = split === 0 ? [nodes] : [nodes.slice(0, split), nodes.slice(split)];
+      const expectedDemoted: SlowerDemotion[] = [];
+      const expected = tiers.map((t) => judgedInFull(t, input, expectedDemoted));
+      const out = muchSlowerStep.run(tiers, placementContext({ model: MODEL, pins: [], throughput: input }), earlierWith(PRIOR));
+      assert.deepEqual(tierIds(out.tiers), tierIds(expected), `pool ${n}`);
+      assert.deepEqual(out.record?.slowerDemoted, expectedDemoted, `pool ${n}`);
+      if (tierIds(expected).flat().join() !== tierIds(tiers).flat().join()) moved++;
+    }
+    assert.ok(moved > 200 && moved < 1800, `both outcomes drawn (${moved} of 2,000 reordered)`);
+  });
+});

@@ -32,14 +32,25 @@ function predictedMs(c: Candidate, j: Judge): number | null {
   return j.input.predictions.get(c.id)?.predictedMs ?? null;
 }
 
+/** Whether `f` may go ahead of anyone at all: measured by a rate (not a missed deadline), not withheld, not moved aside by contention. */
+function mayGoAhead(f: Candidate, j: Judge): boolean {
+  const fp = j.input.predictions.get(f.id);
+  return fp !== undefined && !fp.deadline && !j.input.withheld.has(f.id) && !j.gaveWay(f);
+}
+
 /** Whether `f` goes ahead of `p`, with `base` the in-flight figure the margin counts from. */
 function goesAhead(f: Candidate, p: Candidate, base: number, j: Judge): boolean {
-  const fp = j.input.predictions.get(f.id);
   const pMs = predictedMs(p, j);
-  if (fp === undefined || fp.deadline || pMs === null || j.input.withheld.has(f.id) || j.gaveWay(f)) return false;
-  if (!(fp.predictedMs < pMs) || pMs < j.input.slowerRatio * fp.predictedMs || pMs - fp.predictedMs < j.input.slowerFloorMs) return false;
+  if (pMs === null || !mayGoAhead(f, j)) return false;
+  const fMs = j.input.predictions.get(f.id)!.predictedMs;
+  if (!fastEnough(fMs, pMs, j)) return false;
   const slots = j.input.statedSlots.get(f.id);
   return f.queueDepth <= base || (f.queueDepth === base + 1 && slots !== undefined && slots > f.queueDepth);
+}
+
+/** The ratio and the floor: `fMs` at least slowerRatio times and slowerFloorMs faster than `pMs`. */
+function fastEnough(fMs: number, pMs: number, j: Judge): boolean {
+  return !(!(fMs < pMs) || pMs < j.input.slowerRatio * fMs || pMs - fMs < j.input.slowerFloorMs);
 }
 
 /** Whether position `at` is judged at all: a measured node that no pin or affinity holds. */
@@ -47,16 +58,38 @@ function judged(c: Candidate, j: Judge): boolean {
   return predictedMs(c, j) !== null && !heldInFront(c, j.ctx, j.input.affinityHeld);
 }
 
+/**
+ * fastestFrom[k]: the smallest prediction among list[k..] of the candidates that may go ahead
+ * (Infinity when none). fastEnough only gets easier as fMs falls (the ratio is at least 1), so
+ * when the fastest of the rest is not fast enough for a position, nobody behind it is, and the
+ * position is passed over without judging each of the rest. That made the rule linear in the
+ * candidates where it was quadratic: 1,225 goesAhead calls at 50 candidates when nothing moves.
+ */
+function fastestFrom(list: readonly Candidate[], j: Judge): number[] {
+  const out = new Array<number>(list.length + 1).fill(Infinity);
+  for (let k = list.length - 1; k >= 0; k--) {
+    const f = list[k]!;
+    const ms = mayGoAhead(f, j) ? j.input.predictions.get(f.id)!.predictedMs : Infinity;
+    // A NaN prediction is never fast enough, so it is left out of the minimum rather than taken as it.
+    out[k] = ms < out[k + 1]! ? ms : out[k + 1]!;
+  }
+  return out;
+}
+
 function reorderGroup(tier: readonly Candidate[], j: Judge, demoted: SlowerDemotion[]): Candidate[] {
   const list = tier.filter((c) => !j.input.withheld.has(c.id));
   const withheld = tier.filter((c) => j.input.withheld.has(c.id));
   if (list.length === 0 || !judged(list[0]!, j)) return [...tier];
+  // The shortcut holds for a ratio of 1 or more, which is all the setting allows; anything else is judged in full.
+  const shortcut = j.input.slowerRatio >= 1;
+  let fastest = shortcut ? fastestFrom(list, j) : null;
   for (let at = 0; at < list.length - 1; at++) {
     const rankerFirst = list[at]!;
     // Each move puts a strictly faster node at `at`, so this ends; the bound is belt and braces.
     for (let guard = 0; guard < list.length * list.length; guard++) {
       const p = list[at]!;
       if (!judged(p, j)) break;
+      if (fastest !== null && !fastEnough(fastest[at + 1]!, predictedMs(p, j)!, j)) break;
       const base = Math.min(rankerFirst.queueDepth, p.queueDepth);
       const rest = list.slice(at + 1);
       const ahead = rest.filter((f) => goesAhead(f, p, base, j));
@@ -75,6 +108,7 @@ function reorderGroup(tier: readonly Candidate[], j: Judge, demoted: SlowerDemot
         });
       }
       list.splice(at, list.length - at, ...ahead, p, ...rest.filter((c) => !ahead.includes(c)));
+      if (fastest !== null) fastest = fastestFrom(list, j);
     }
   }
   return [...list, ...withheld];

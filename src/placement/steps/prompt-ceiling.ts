@@ -10,7 +10,7 @@
  * GPU node served the same turn in 268 s. Pins cannot say this: they never look at the request.
  */
 import type { PromptCeilingRecord } from '../../routing-log/entry.js';
-import { distinctNodes, splitEachTier } from '../tiers.js';
+import { allCandidates, distinctNodes, splitEachTier } from '../tiers.js';
 import type { Candidate, PlacementContext, PlacementStep } from '../types.js';
 
 function ceilingOf(c: Candidate, ctx: PlacementContext): number | null {
@@ -22,7 +22,7 @@ export const promptCeilingStep: PlacementStep<'promptCeiling'> = {
   run(tiers, ctx) {
     // Embeddings and the /api/show lookup carry no prompt worth judging; the row says so with null.
     if (!ctx.route.judgesPrompt) return { tiers, record: null };
-    const all = tiers.flat();
+    const all = allCandidates(tiers);
     if (!all.some((c) => ceilingOf(c, ctx) !== null)) return { tiers, record: null };
     const over = (c: Candidate) => {
       const ceiling = ceilingOf(c, ctx);

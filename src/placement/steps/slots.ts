@@ -12,6 +12,7 @@
  */
 import type { EngineKind } from '../../engines/engine-kind.js';
 import type { SlotDemotion, SlotsRecord } from '../../routing-log/placement-records.js';
+import { allCandidates } from '../tiers.js';
 import type { Candidate, PlacementStep, Tiers } from '../types.js';
 
 /** What the slots step reads; absent from the context when poolSlotAwareness is 0. */
@@ -39,7 +40,7 @@ export const slotsStep: PlacementStep<'slots'> = {
   run(tiers, ctx) {
     const input = ctx.slots;
     if (input === undefined) return { tiers, record: null };
-    const all = tiers.flat();
+    const all = allCandidates(tiers);
     if (!all.some((c) => input.stated.has(c.id))) return { tiers, record: null };
     const fullOf = (c: Candidate): SlotDemotion | null => {
       const slots = input.stated.get(c.id);

@@ -13,6 +13,7 @@
  */
 import type { ThroughputEstimate, ThroughputRecord, UnmeasuredDeferral } from '../../routing-log/placement-records.js';
 import { LARGE_PROMPT_TOKENS, type ThroughputInput } from '../throughput-input.js';
+import { allCandidates } from '../tiers.js';
 import type { Candidate, PlacementContext, PlacementStep, Tiers } from '../types.js';
 import { pinTargetNode, resolvePin } from './pin.js';
 import { unjoinable } from './contention.js';
@@ -84,7 +85,7 @@ export const throughputStep: PlacementStep<'throughput'> = {
   run(tiers, ctx) {
     const input = ctx.throughput;
     if (input === undefined) return { tiers, record: null };
-    const all = tiers.flat();
+    const all = allCandidates(tiers);
     const estimates = all.map((c) => estimateOf(c, input)).filter((e): e is ThroughputEstimate => e !== null);
     if (estimates.length === 0) return { tiers, record: null };
     const slow = (c: Candidate) => estimateOf(c, input)?.slow === true;
