@@ -43,10 +43,11 @@ if (other !== null) {
     for (const n of counts) {
       const a = here.onePlacement(n, shape);
       const b = other.onePlacement(n, shape);
-      const same = isDeepStrictEqual(
-        a.order.map((c) => c.id),
-        b.order.map((c) => c.id),
-      ) && JSON.stringify(a.records) === JSON.stringify(b.records);
+      const same =
+        isDeepStrictEqual(
+          a.order.map((c) => c.id),
+          b.order.map((c) => c.id),
+        ) && JSON.stringify(a.records) === JSON.stringify(b.records);
       if (!same) {
         console.error(`the builds place ${shape} at ${n} peers differently:\nthis:  ${JSON.stringify(a)}\nother: ${JSON.stringify(b)}`);
         process.exit(1);

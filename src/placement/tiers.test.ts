@@ -103,7 +103,10 @@ describe('allCandidates', () => {
   it('lists every candidate tier after tier, empty tiers included, in a new array', () => {
     const tiers: Tiers = [[a, b], [], [d], [e]];
     const all = allCandidates(tiers);
-    assert.deepEqual(all.map((x) => x.id), ['a', 'b', 'd', 'e']);
+    assert.deepEqual(
+      all.map((x) => x.id),
+      ['a', 'b', 'd', 'e'],
+    );
     assert.notEqual(all, tiers[0]);
     assert.deepEqual(allCandidates([]), []);
   });

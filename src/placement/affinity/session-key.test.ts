@@ -82,7 +82,11 @@ describe('sessionKey names the sessions JSON.stringify of the head names (the ke
   // Each pair is two request bodies as an app sends them; the keys must be equal exactly when the heads' JSON texts are.
   const pairs: readonly { name: string; a: string; b: string }[] = [
     { name: 'the same head', a: '{"messages":[{"role":"user","content":"hi"}]}', b: '{"messages":[{"role":"user","content":"hi"}]}' },
-    { name: 'the same head written with other whitespace and escapes', a: '{"messages":[{"role":"user","content":"h\\u0069"}]}', b: '{ "messages" : [ { "role":"user", "content":"hi" } ] }' },
+    {
+      name: 'the same head written with other whitespace and escapes',
+      a: '{"messages":[{"role":"user","content":"h\\u0069"}]}',
+      b: '{ "messages" : [ { "role":"user", "content":"hi" } ] }',
+    },
     { name: 'keys in another order', a: '{"messages":[{"role":"user","content":"hi"}]}', b: '{"messages":[{"content":"hi","role":"user"}]}' },
     { name: 'a number against the same digits as a string', a: '{"prompt":1}', b: '{"prompt":"1"}' },
     { name: 'one number written two ways', a: '{"prompt":1e21}', b: '{"prompt":1000000000000000000000}' },
@@ -90,14 +94,30 @@ describe('sessionKey names the sessions JSON.stringify of the head names (the ke
     { name: 'null against "null"', a: '{"system":null,"prompt":"p"}', b: '{"system":"null","prompt":"p"}' },
     { name: 'a lone surrogate against U+FFFD (one character in UTF-8)', a: '{"prompt":"\\ud800"}', b: '{"prompt":"\\ufffd"}' },
     { name: 'the same lone surrogate', a: '{"prompt":"x\\udc00y"}', b: '{"prompt":"x\\udc00y"}' },
-    { name: 'text moved from one field to the next', a: '{"messages":[{"role":"user","content":"ab","name":"c"}]}', b: '{"messages":[{"role":"user","content":"a","name":"bc"}]}' },
+    {
+      name: 'text moved from one field to the next',
+      a: '{"messages":[{"role":"user","content":"ab","name":"c"}]}',
+      b: '{"messages":[{"role":"user","content":"a","name":"bc"}]}',
+    },
     { name: 'a string that spells the key text of two fields', a: '{"system":"s1:a","prompt":"b"}', b: '{"system":"s1:as1:b","prompt":null}' },
-    { name: 'content parts against the same text', a: '{"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]}', b: '{"messages":[{"role":"user","content":"hi"}]}' },
-    { name: 'the same content parts', a: '{"messages":[{"role":"user","content":[{"type":"text","text":"hi"},{"type":"image_url","image_url":{"url":"data:x"}}]}]}', b: '{"messages":[{"role":"user","content":[{"type":"text","text":"hi"},{"type":"image_url","image_url":{"url":"data:x"}}]}]}' },
+    {
+      name: 'content parts against the same text',
+      a: '{"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]}',
+      b: '{"messages":[{"role":"user","content":"hi"}]}',
+    },
+    {
+      name: 'the same content parts',
+      a: '{"messages":[{"role":"user","content":[{"type":"text","text":"hi"},{"type":"image_url","image_url":{"url":"data:x"}}]}]}',
+      b: '{"messages":[{"role":"user","content":[{"type":"text","text":"hi"},{"type":"image_url","image_url":{"url":"data:x"}}]}]}',
+    },
     { name: 'an empty array against an empty object', a: '{"messages":[{"role":"user","content":[]}]}', b: '{"messages":[{"role":"user","content":{}}]}' },
     { name: 'one nested array against two', a: '{"prompt":[["a"],"b"]}', b: '{"prompt":[["a","b"]]}' },
     { name: 'non-ASCII text (UTF-8 longer than its length in characters)', a: '{"prompt":"é€😀"}', b: '{"prompt":"é€😀"}' },
-    { name: 'a key spelled __proto__ is part of the head', a: '{"messages":[{"role":"user","content":"hi","__proto__":1}]}', b: '{"messages":[{"role":"user","content":"hi"}]}' },
+    {
+      name: 'a key spelled __proto__ is part of the head',
+      a: '{"messages":[{"role":"user","content":"hi","__proto__":1}]}',
+      b: '{"messages":[{"role":"user","content":"hi"}]}',
+    },
     { name: 'integer-like keys, which both orders put first', a: '{"messages":[{"b":1,"1":2}]}', b: '{"messages":[{"1":2,"b":1}]}' },
   ];
   for (const p of pairs) {
