@@ -204,6 +204,7 @@ describe('StreamJudge', () => {
     assert.equal(judge('openai', [sse(chunk('hi')), errorFrame, tail.slice(1)]), 'truncated-upstream', 'one byte less: still in it');
   });
   it('ignores SSE comment lines', () => assert.equal(judge('openai', [': keepalive 1/10\n\n', sse(chunk('hi', 'stop')), sse('[DONE]')]), null));
+  it('judges a stream whose first byte is a blank line', () => assert.equal(judge('ollama', ['\n', ollamaFrame('Hel')]), 'truncated-upstream'));
   it('does not judge a stream with no frames in the dialect', () => assert.equal(judge('ollama', ['not json at all\n']), null));
   it('still judges the end of a long stream whose text stays short (the head is bounded, the tail is not)', () => {
     const frames = Array.from({ length: 2_000 }, () => sse(chunk('')));
