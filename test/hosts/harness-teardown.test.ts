@@ -10,16 +10,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { REPO_ROOT, eventually } from '../helpers/hub-process.js';
 import { HOSTS_START_TIMEOUT_MS, harnessLeftovers, startHosts, type Hosts } from './harness.js';
-import { NAMESPACE_PREFIX, namespacePids } from './network.js';
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+import { NAMESPACE_PREFIX, namespacePids, processRuns } from './network.js';
 
 describe('the hosts harness cleans up after itself', { timeout: HOSTS_START_TIMEOUT_MS * 3 }, () => {
   let second: Hosts<'a'> | null = null;
@@ -51,7 +42,7 @@ describe('the hosts harness cleans up after itself', { timeout: HOSTS_START_TIME
     assert.ok(left.includes(`namespace ${NAMESPACE_PREFIX}a`), `the killed run left its namespace behind: ${left.join(', ')}`);
 
     second = await startHosts({ hosts: { a: { models: ['m:1b'] } } });
-    assert.deepEqual(orphans.filter(alive), [], 'every process of the killed run is gone');
+    assert.deepEqual(orphans.filter(processRuns), [], 'every process of the killed run is gone');
     assert.equal((await second.a.status()).localNode.nodeFqdn, second.a.name, 'the new run works on the same names');
     await second.stop();
     second = null;

@@ -9,7 +9,7 @@
  * namespaces (`cihub-h-*`), the root-side link (`chh-op`), the per-namespace hosts files under
  * /etc/netns. Clean-up runs before a run (leftovers of a crashed one) and after it.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run, tryRun } from './system-commands.js';
 
@@ -130,20 +130,51 @@ export function namespacePids(namespace: string): number[] {
 }
 
 /**
+ * Whether a process still runs. A zombie does not: it has exited and only waits for whoever
+ * adopted it (here, after its parent was killed, the machine's init) to reap it, which can take a
+ * while on a loaded box; `kill(pid, 0)` alone still answers yes for it.
+ */
+export function processRuns(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  // /proc/<pid>/stat: "pid (comm) state ..."; comm may hold spaces and parentheses, so read after the last ')'.
+  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+}
+
+/** How long clean-up waits for SIGKILLed processes to exit before it goes on regardless. */
+const KILL_SETTLE_TIMEOUT_MS = 10_000;
+const KILL_SETTLE_POLL_MS = 20;
+
+/** Blocks until none of `pids` runs, or the timeout passes (clean-up is synchronous so it can run in exit hooks). */
+function waitUntilExited(pids: readonly number[]): void {
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + KILL_SETTLE_TIMEOUT_MS;
+  while (pids.some(processRuns) && Date.now() < deadline) Atomics.wait(sleeper, 0, 0, KILL_SETTLE_POLL_MS);
+}
+
+/**
  * Removes everything of the harness's network, whoever made it: kills what still runs inside a
- * harness namespace (by the pids the kernel lists for it), deletes the namespaces (which takes
- * their links with them), then any root link and hosts file left. Never throws.
+ * harness namespace (by the pids the kernel lists for it) and waits for those processes to exit
+ * (SIGKILL is delivered asynchronously), deletes the namespaces (which takes their links with
+ * them), then any root link and hosts file left. Never throws.
  */
 export function removeNetwork(): void {
+  const killed: number[] = [];
   for (const ns of harnessNamespaces()) {
     for (const pid of namespacePids(ns)) {
       try {
         process.kill(pid, 'SIGKILL');
+        killed.push(pid);
       } catch {
         // already gone
       }
     }
   }
+  waitUntilExited(killed);
   for (const ns of harnessNamespaces()) tryRun('ip', ['netns', 'del', ns]);
   for (const link of harnessRootLinks()) tryRun('ip', ['link', 'del', link]);
   for (const dir of harnessEtcDirs()) rmSync(dir, { recursive: true, force: true });
