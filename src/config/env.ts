@@ -267,12 +267,13 @@ export const ENV_SCHEMA = z.object({
 type EnvVariable = keyof typeof ENV_SCHEMA.shape;
 type EnvValues = z.infer<typeof ENV_SCHEMA>;
 
+/** The variables a value can be refused for: all but those read as plain text, which takes any non-blank value. */
+type RefusableVariable = { [K in EnvVariable]: (typeof ENV_SCHEMA.shape)[K] extends z.ZodOptional<z.ZodString> ? never : K }[EnvVariable];
+
 /** What stands in for a refused value, in words for the start-up warning; null: the Hub refuses to start. */
-const FALLBACKS: Readonly<Record<EnvVariable, string | null>> = {
+const FALLBACKS: Readonly<Record<RefusableVariable, string | null>> = {
   // A Hub on another port than the one its operator named is unreachable where apps look for it.
   API_PORT: null,
-  HUB_HOST: DEFAULT_HOST,
-  CIHUB_DATA_DIR: '~/.cihub',
   HUB_LOG_LEVEL: 'info',
   HUB_POOL_USER_DISABLED: 'false',
   HUB_POOL_OUTBOUND_DISABLED: 'false',
@@ -286,26 +287,15 @@ const FALLBACKS: Readonly<Record<EnvVariable, string | null>> = {
   HUB_POOL_SLOWER_PLACEMENT_RATIO: String(DEFAULT_SLOWER_PLACEMENT_RATIO),
   HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS: String(DEFAULT_SLOWER_PLACEMENT_FLOOR_MS),
   HUB_POOL_PREFIX_AFFINITY_TTL_MS: String(DEFAULT_PREFIX_AFFINITY_TTL_MS),
-  HUB_TRUST_PROXY: '127.0.0.0/8,::1/128',
-  HUB_ALLOWED_HOSTS: 'none',
-  HUB_ALLOWED_ORIGINS: 'none',
   HUB_INFERENCE_TAILNET_AUTH: 'tailnet callers admitted by origin, without a key',
-  HUB_NODE_FQDN: 'tailscale status',
-  HUB_TAILNET_SUFFIX: 'tailscale status',
-  HUB_POOL_PEER_ORIGINS: 'none',
-  HUB_POOL_IDENTITY_SECRET: '<data-dir>/identity.secret',
-  TAILSCALE_OAUTH_CLIENT_ID: 'none',
-  TAILSCALE_OAUTH_CLIENT_SECRET: 'none',
   OTEL_EXPORTER_OTLP_ENDPOINT: 'no trace export',
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'OTEL_EXPORTER_OTLP_ENDPOINT, or no trace export',
   // Exporting without the collector's credential would only collect refusals.
   OTEL_EXPORTER_OTLP_HEADERS: 'no trace export',
   OTEL_EXPORTER_OTLP_PROTOCOL: OTLP_PROTOCOL,
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: OTLP_PROTOCOL,
-  OTEL_SERVICE_NAME: DEFAULT_OTEL_SERVICE_NAME,
   OTEL_BSP_SCHEDULE_DELAY: String(DEFAULT_OTLP_EXPORT_INTERVAL_MS),
   OTEL_SDK_DISABLED: 'false',
-  HUB_DOCKER_SOCKET: `${DEFAULT_DOCKER_SOCKET} when it exists`,
   HUB_COMPOSE_PROJECTS: "the compose project of the Hub's own container",
 };
 
@@ -357,7 +347,8 @@ export function parseEnvValues(env: Env): { values: EnvValues; problems: EnvProb
   for (const key of refused.keys()) raw[key] = undefined;
   const problems = [...refused].map(([variable, problem]) => {
     const value = SECRET_VARIABLES.has(variable) ? '(hidden: it may hold a credential)' : (env[variable] ?? '');
-    const usedInstead = FALLBACKS[variable];
+    // Only a refusable variable has an issue: the plain-text ones accept every value they are given.
+    const usedInstead = FALLBACKS[variable as RefusableVariable];
     if (usedInstead === null) throw new EnvError(variable, `${variable}=${value} ${problem}: fix or unset it.`);
     return { variable, value, problem, usedInstead };
   });
