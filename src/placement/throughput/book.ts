@@ -80,10 +80,12 @@ export class ThroughputBook {
       ?.get(key.model);
     if (entry === undefined) return [];
     const now = this.#clock.nowMs();
-    return [...entry.bands.values()]
-      .map((b) => readBand(b, now))
-      .filter((r): r is BandReading => r !== null)
-      .sort((a, b) => a.fromTokens - b.fromTokens);
+    const out: BandReading[] = [];
+    for (const band of entry.bands.values()) {
+      const r = readBand(band, now);
+      if (r !== null) out.push(r);
+    }
+    return out.sort((a, b) => a.fromTokens - b.fromTokens);
   }
 
   /** Every key with a live reading, as status shows it. */
