@@ -37,16 +37,19 @@ export function estimateOf(c: Candidate, input: ThroughputInput): ThroughputEsti
   };
 }
 
-/** A candidate a statement or a held prefix keeps in front: the pinned node's, or the one prefix affinity holds. */
-export function heldInFront(c: Candidate, ctx: PlacementContext, affinityHeld: string | null): boolean {
-  if (c.id === affinityHeld) return true;
+/**
+ * The test for a candidate a statement or a held prefix keeps in front: the pinned node's, or the
+ * one prefix affinity holds. The pin is resolved once per step rather than per candidate.
+ */
+export function heldInFront(ctx: PlacementContext, affinityHeld: string | null): (c: Candidate) => boolean {
   const pin = resolvePin(ctx.pins, ctx.model);
-  return pin !== null && c.node.toLowerCase() === pinTargetNode(pin.target);
+  const pinned = pin === null ? null : pinTargetNode(pin.target);
+  return (c) => c.id === affinityHeld || (pinned !== null && c.node.toLowerCase() === pinned);
 }
 
 /** Candidates that keep their place unmeasured: this node's engines (its evidence dies with a restart, its prefix cache does not), and the held ones. */
-function keepsPlace(c: Candidate, ctx: PlacementContext, affinityHeld: string | null): boolean {
-  return c.peerId === null || heldInFront(c, ctx, affinityHeld);
+function keepsPlace(c: Candidate, held: (c: Candidate) => boolean): boolean {
+  return c.peerId === null || held(c);
 }
 
 /** A local engine contention is about to move behind the peers (and affinity does not hold). */
@@ -67,7 +70,13 @@ function predictedSlow(c: Candidate, input: ThroughputInput): boolean {
   return p !== undefined && p.predictedMs > input.budgetMs;
 }
 
-function deferWithinTies(tier: readonly Candidate[], ctx: PlacementContext, input: ThroughputInput, unmeasured: UnmeasuredDeferral[]): Candidate[] {
+function deferWithinTies(
+  tier: readonly Candidate[],
+  ctx: PlacementContext,
+  input: ThroughputInput,
+  held: (c: Candidate) => boolean,
+  unmeasured: UnmeasuredDeferral[],
+): Candidate[] {
   const out: Candidate[] = [];
   let i = 0;
   while (i < tier.length) {
@@ -88,7 +97,7 @@ function deferWithinTies(tier: readonly Candidate[], ctx: PlacementContext, inpu
     const unknown: Candidate[] = [];
     const cpuOnly: Candidate[] = [];
     for (const c of run) {
-      if (input.predictions.has(c.id) || keepsPlace(c, ctx, input.affinityHeld)) out.push(c);
+      if (input.predictions.has(c.id) || keepsPlace(c, held)) out.push(c);
       else if (c.hardwareTier !== null && CPU_PRIORS.has(c.hardwareTier)) cpuOnly.push(c);
       else unknown.push(c);
     }
@@ -111,6 +120,7 @@ export const throughputStep: PlacementStep<'throughput'> = {
     }
     if (estimates.length === 0) return { tiers, record: null };
     const unmeasured: UnmeasuredDeferral[] = [];
+    const held = heldInFront(ctx, input.affinityHeld);
     const next: Candidate[][] = [];
     for (const tier of tiers) {
       // Split in one pass; a group where every candidate is slow stays as ranked.
@@ -119,7 +129,7 @@ export const throughputStep: PlacementStep<'throughput'> = {
       for (const c of tier) (predictedSlow(c, input) ? behind : ahead).push(c);
       const allSlow = ahead.length === 0;
       const kept = allSlow ? behind : ahead;
-      next.push(input.estimatedTokens >= LARGE_PROMPT_TOKENS ? deferWithinTies(kept, ctx, input, unmeasured) : kept);
+      next.push(input.estimatedTokens >= LARGE_PROMPT_TOKENS ? deferWithinTies(kept, ctx, input, held, unmeasured) : kept);
       if (!allSlow && behind.length > 0) next.push(behind);
     }
     const record: ThroughputRecord = {
