@@ -50,7 +50,7 @@ export class ThroughputBook {
   /**
    * The same entries by node, engine and model, for reads: placement reads every candidate on
    * every large request, and looking up by the parts (strings V8 has already hashed) rather than a
-   * key string built per read made a long placement at 50 peers 0.89x (bench/micro/placement.ts).
+   * key string built per read made a long placement at 50 peers 0.89-0.92x (bench/micro/placement.ts).
    */
   readonly #index: Index = new Map();
 
