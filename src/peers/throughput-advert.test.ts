@@ -65,11 +65,12 @@ describe('advertisedReadings: read once per advert and snapshot', () => {
     assert.equal(advertisedReadings(advert, 'm', snapshot + 5000, snapshot + 5000)[0]?.atMs, snapshot + 5000 - 60_000);
   });
   it('drops a band forgotten since the advert was first read, and keeps the others', () => {
-    const advert = { m: { bands: [band(4096, 100, 60_000), band(8192, 50, FORGET_AFTER_MS - 1000)], decodeTokensPerSec: null } };
+    // The older band first, so that it is the oldest, not the last, that says when the read is stale.
+    const advert = { m: { bands: [band(8192, 50, FORGET_AFTER_MS - 1000), band(4096, 100, 60_000)], decodeTokensPerSec: null } };
     assert.equal(advertisedReadings(advert, 'm', snapshot, snapshot).length, 2);
     assert.deepEqual(
       advertisedReadings(advert, 'm', snapshot, snapshot + 1000).map((r) => r.fromTokens),
-      [4096, 8192],
+      [8192, 4096],
     );
     assert.deepEqual(
       advertisedReadings(advert, 'm', snapshot, snapshot + 1001).map((r) => r.fromTokens),
