@@ -46,3 +46,36 @@ describe('advertisedReadings: aged from the snapshot', () => {
     ));
   it('a model the peer did not advertise is unmeasured', () => assert.deepEqual(advertisedReadings(advert, 'other', 0, 0), []));
 });
+
+describe('advertisedReadings: read once per advert and snapshot', () => {
+  const snapshot = 1_000_000_000;
+  it('reads the same advert at the same snapshot once', () => {
+    const advert = { m: { bands: [band(4096, 100, 60_000)], decodeTokensPerSec: null } };
+    assert.equal(advertisedReadings(advert, 'm', snapshot, snapshot), advertisedReadings(advert, 'm', snapshot, snapshot + 1000));
+  });
+  it('reads a new advert afresh, though the snapshot time is the same', () => {
+    const first = { m: { bands: [band(4096, 100)], decodeTokensPerSec: null } };
+    const second = { m: { bands: [band(4096, 40)], decodeTokensPerSec: null } };
+    assert.equal(advertisedReadings(first, 'm', snapshot, snapshot)[0]?.tokensPerSec, 100);
+    assert.equal(advertisedReadings(second, 'm', snapshot, snapshot)[0]?.tokensPerSec, 40);
+  });
+  it('dates the same advert afresh from a new snapshot time', () => {
+    const advert = { m: { bands: [band(4096, 100, 60_000)], decodeTokensPerSec: null } };
+    assert.equal(advertisedReadings(advert, 'm', snapshot, snapshot)[0]?.atMs, snapshot - 60_000);
+    assert.equal(advertisedReadings(advert, 'm', snapshot + 5000, snapshot + 5000)[0]?.atMs, snapshot + 5000 - 60_000);
+  });
+  it('drops a band forgotten since the advert was first read, and keeps the others', () => {
+    // The older band first, so that it is the oldest, not the last, that says when the read is stale.
+    const advert = { m: { bands: [band(8192, 50, FORGET_AFTER_MS - 1000), band(4096, 100, 60_000)], decodeTokensPerSec: null } };
+    assert.equal(advertisedReadings(advert, 'm', snapshot, snapshot).length, 2);
+    assert.deepEqual(
+      advertisedReadings(advert, 'm', snapshot, snapshot + 1000).map((r) => r.fromTokens),
+      [8192, 4096],
+    );
+    assert.deepEqual(
+      advertisedReadings(advert, 'm', snapshot, snapshot + 1001).map((r) => r.fromTokens),
+      [4096],
+    );
+    assert.equal(advertisedReadings(advert, 'm', snapshot, snapshot + FORGET_AFTER_MS - 60_000 + 1).length, 0);
+  });
+});

@@ -236,6 +236,13 @@ describe('peerCandidates', () => {
       ),
       ['b.ts.net/pool', 'c.ts.net/pool'],
     ));
+  it("keeps each peer's id by name: a rename, or more names than are kept, still names each by its own", () => {
+    const idOf = (name: string) => peerCandidates([peer(name, [{ kind: 'ollama', models: ['m'] }])], 'm', 'openai')[0]?.id;
+    assert.equal(idOf('b.ts.net'), 'b.ts.net/pool');
+    assert.equal(idOf('b2.ts.net'), 'b2.ts.net/pool');
+    for (let i = 0; i < 5000; i++) assert.equal(idOf(`n${i}.ts.net`), `n${i}.ts.net/pool`);
+    assert.equal(idOf('b.ts.net'), 'b.ts.net/pool');
+  });
   for (const r of rows)
     it(r.name, () =>
       assert.deepEqual(

@@ -19,10 +19,25 @@ export interface RankOptions {
 const TIER_RANK: Readonly<Record<string, number>> = { 'high-end': 0, 'mid-range': 1, 'cpu-only': 3, insufficient: 4 };
 const UNREPORTED_TIER_RANK = 2;
 
+interface Keyed {
+  readonly c: Candidate;
+  readonly score: number;
+  readonly local: number;
+  readonly tier: number;
+}
+
 export function rankCandidates(candidates: readonly Candidate[], opts: RankOptions): Candidate[] {
-  const score = (c: Candidate) => rankScore(c, opts);
-  const tier = (c: Candidate) => (c.hardwareTier === null ? UNREPORTED_TIER_RANK : (TIER_RANK[c.hardwareTier] ?? UNREPORTED_TIER_RANK));
-  return [...candidates].sort((a, b) => score(a) - score(b) || Number(b.node === 'local') - Number(a.node === 'local') || tier(a) - tier(b));
+  // Each candidate's keys read once rather than in every comparison (about 5 per candidate at 50):
+  // placement at 50 peers 0.91x short, 0.95x long (bench/micro/placement.ts).
+  const keyed: Keyed[] = [];
+  for (const c of candidates) {
+    const tier = c.hardwareTier === null ? UNREPORTED_TIER_RANK : (TIER_RANK[c.hardwareTier] ?? UNREPORTED_TIER_RANK);
+    keyed.push({ c, score: rankScore(c, opts), local: Number(c.node === 'local'), tier });
+  }
+  keyed.sort((a, b) => a.score - b.score || b.local - a.local || a.tier - b.tier);
+  const out: Candidate[] = [];
+  for (const k of keyed) out.push(k.c);
+  return out;
 }
 
 /** The figure the ranker sorts on first; steps that speak of "the same ranker score" read it here. At weight 0 pressure is never read. */

@@ -37,16 +37,19 @@ export function estimateOf(c: Candidate, input: ThroughputInput): ThroughputEsti
   };
 }
 
-/** A candidate a statement or a held prefix keeps in front: the pinned node's, or the one prefix affinity holds. */
-export function heldInFront(c: Candidate, ctx: PlacementContext, affinityHeld: string | null): boolean {
-  if (c.id === affinityHeld) return true;
+/**
+ * The test for a candidate a statement or a held prefix keeps in front: the pinned node's, or the
+ * one prefix affinity holds. The pin is resolved once per step rather than per candidate.
+ */
+export function heldInFront(ctx: PlacementContext, affinityHeld: string | null): (c: Candidate) => boolean {
   const pin = resolvePin(ctx.pins, ctx.model);
-  return pin !== null && c.node.toLowerCase() === pinTargetNode(pin.target);
+  const pinned = pin === null ? null : pinTargetNode(pin.target);
+  return (c) => c.id === affinityHeld || (pinned !== null && c.node.toLowerCase() === pinned);
 }
 
 /** Candidates that keep their place unmeasured: this node's engines (its evidence dies with a restart, its prefix cache does not), and the held ones. */
-function keepsPlace(c: Candidate, ctx: PlacementContext, affinityHeld: string | null): boolean {
-  return c.peerId === null || heldInFront(c, ctx, affinityHeld);
+function keepsPlace(c: Candidate, held: (c: Candidate) => boolean): boolean {
+  return c.peerId === null || held(c);
 }
 
 /** A local engine contention is about to move behind the peers (and affinity does not hold). */
@@ -57,7 +60,23 @@ function contended(c: Candidate, ctx: PlacementContext, affinityHeld: string | n
   return unjoinable(input.busy.get(c.backendId) ?? [], ctx.model, runsAt).length > 0;
 }
 
-function deferWithinTies(tier: readonly Candidate[], ctx: PlacementContext, input: ThroughputInput, unmeasured: UnmeasuredDeferral[]): Candidate[] {
+/**
+ * Predicted to miss the budget: estimateOf's slow, read without building the row. The step built
+ * each candidate's row up to four times and split each group in three passes; once, in one pass:
+ * a long placement at 50 peers 0.93x (bench/micro/placement.ts).
+ */
+function predictedSlow(c: Candidate, input: ThroughputInput): boolean {
+  const p = input.predictions.get(c.id);
+  return p !== undefined && p.predictedMs > input.budgetMs;
+}
+
+function deferWithinTies(
+  tier: readonly Candidate[],
+  ctx: PlacementContext,
+  input: ThroughputInput,
+  held: (c: Candidate) => boolean,
+  unmeasured: UnmeasuredDeferral[],
+): Candidate[] {
   const out: Candidate[] = [];
   let i = 0;
   while (i < tier.length) {
@@ -67,15 +86,24 @@ function deferWithinTies(tier: readonly Candidate[], ctx: PlacementContext, inpu
     const run = tier.slice(i, j);
     i = j;
     const meets = run.some((c) => {
-      const e = estimateOf(c, input);
-      return e !== null && !e.slow && !contended(c, ctx, input.affinityHeld);
+      const p = input.predictions.get(c.id);
+      return p !== undefined && !(p.predictedMs > input.budgetMs) && !contended(c, ctx, input.affinityHeld);
     });
-    const deferred = (c: Candidate) => meets && !input.predictions.has(c.id) && !keepsPlace(c, ctx, input.affinityHeld);
-    const cpu = (c: Candidate) => c.hardwareTier !== null && CPU_PRIORS.has(c.hardwareTier);
-    const unknown = run.filter((c) => deferred(c) && !cpu(c));
-    const cpuOnly = run.filter((c) => deferred(c) && cpu(c));
-    for (const c of [...unknown, ...cpuOnly]) unmeasured.push({ node: c.node, backend: c.engine, prior: cpu(c) ? 'cpu-only' : 'unknown' });
-    out.push(...run.filter((c) => !deferred(c)), ...unknown, ...cpuOnly);
+    if (!meets) {
+      out.push(...run);
+      continue;
+    }
+    // One pass into kept, unknown and cpu-only, in the order the run had them.
+    const unknown: Candidate[] = [];
+    const cpuOnly: Candidate[] = [];
+    for (const c of run) {
+      if (input.predictions.has(c.id) || keepsPlace(c, held)) out.push(c);
+      else if (c.hardwareTier !== null && CPU_PRIORS.has(c.hardwareTier)) cpuOnly.push(c);
+      else unknown.push(c);
+    }
+    for (const c of unknown) unmeasured.push({ node: c.node, backend: c.engine, prior: 'unknown' });
+    for (const c of cpuOnly) unmeasured.push({ node: c.node, backend: c.engine, prior: 'cpu-only' });
+    out.push(...unknown, ...cpuOnly);
   }
   return out;
 }
@@ -85,18 +113,24 @@ export const throughputStep: PlacementStep<'throughput'> = {
   run(tiers, ctx) {
     const input = ctx.throughput;
     if (input === undefined) return { tiers, record: null };
-    const all = allCandidates(tiers);
-    const estimates = all.map((c) => estimateOf(c, input)).filter((e): e is ThroughputEstimate => e !== null);
+    const estimates: ThroughputEstimate[] = [];
+    for (const c of allCandidates(tiers)) {
+      const e = estimateOf(c, input);
+      if (e !== null) estimates.push(e);
+    }
     if (estimates.length === 0) return { tiers, record: null };
-    const slow = (c: Candidate) => estimateOf(c, input)?.slow === true;
     const unmeasured: UnmeasuredDeferral[] = [];
+    const held = heldInFront(ctx, input.affinityHeld);
     const next: Candidate[][] = [];
     for (const tier of tiers) {
-      const allSlow = tier.every(slow);
-      const ahead = allSlow ? [...tier] : tier.filter((c) => !slow(c));
-      const behind = allSlow ? [] : tier.filter(slow);
-      next.push(input.estimatedTokens >= LARGE_PROMPT_TOKENS ? deferWithinTies(ahead, ctx, input, unmeasured) : ahead);
-      if (behind.length > 0) next.push(behind);
+      // Split in one pass; a group where every candidate is slow stays as ranked.
+      const ahead: Candidate[] = [];
+      const behind: Candidate[] = [];
+      for (const c of tier) (predictedSlow(c, input) ? behind : ahead).push(c);
+      const allSlow = ahead.length === 0;
+      const kept = allSlow ? behind : ahead;
+      next.push(input.estimatedTokens >= LARGE_PROMPT_TOKENS ? deferWithinTies(kept, ctx, input, held, unmeasured) : kept);
+      if (!allSlow && behind.length > 0) next.push(behind);
     }
     const record: ThroughputRecord = {
       estimatedTokens: input.estimatedTokens,

@@ -69,6 +69,18 @@ describe('ThroughputBook', () => {
     assert.equal(book.readings(key(`n${MAX_BOOK_KEYS}`)).length, 1);
   });
 
+  it('a key evicted and written again reads only what was written after', () => {
+    const book = new ThroughputBook(new ManualClock());
+    book.record(key('n0'), { promptTokens: 8000, tokensPerSec: 50, deadline: false });
+    for (let i = 1; i <= MAX_BOOK_KEYS; i++) book.record(key(`n${i}`), { promptTokens: 8000, tokensPerSec: 100, deadline: false });
+    book.record(key('n0'), { promptTokens: 8000, tokensPerSec: 300, deadline: false });
+    assert.deepEqual(
+      book.readings(key('n0')).map((r) => r.tokensPerSec),
+      [300],
+    );
+    assert.deepEqual(book.readings(key('n1')), []);
+  });
+
   it('a key written again counts as the most recently written', () => {
     const book = new ThroughputBook(new ManualClock());
     for (let i = 0; i < MAX_BOOK_KEYS; i++) book.record(key(`n${i}`), { promptTokens: 8000, tokensPerSec: 100, deadline: false });

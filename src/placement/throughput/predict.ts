@@ -23,10 +23,15 @@ export interface Prediction {
 
 /** The prediction for a prompt of `estimatedTokens` from `readings`; null when no band applies (unmeasured). */
 export function predict(readings: readonly BandReading[], estimatedTokens: number): Prediction | null {
-  const applicable = readings.filter((r) => r.fromTokens <= estimatedTokens && r.tokensPerSec > 0);
-  if (applicable.length === 0) return null;
-  const nearest = applicable.reduce((a, b) => (b.fromTokens > a.fromTokens ? b : a));
-  const slowest = applicable.reduce((a, b) => (b.tokensPerSec < a.tokensPerSec ? b : a));
+  // One pass, no filtered copy: this runs twice per candidate on every large request.
+  let nearest: BandReading | null = null;
+  let slowest: BandReading | null = null;
+  for (const r of readings) {
+    if (!(r.fromTokens <= estimatedTokens && r.tokensPerSec > 0)) continue;
+    if (nearest === null || r.fromTokens > nearest.fromTokens) nearest = r;
+    if (slowest === null || r.tokensPerSec < slowest.tokensPerSec) slowest = r;
+  }
+  if (nearest === null || slowest === null) return null;
   const growth = Math.min(Math.max(estimatedTokens / nearest.promptTokens, 1), MAX_GROWTH);
   const forward = (estimatedTokens / nearest.tokensPerSec) * growth * 1000;
   const bound = (estimatedTokens / slowest.tokensPerSec) * 1000;
