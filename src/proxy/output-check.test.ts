@@ -206,6 +206,13 @@ describe('StreamJudge', () => {
   it('ignores SSE comment lines', () => assert.equal(judge('openai', [': keepalive 1/10\n\n', sse(chunk('hi', 'stop')), sse('[DONE]')]), null));
   it('judges a stream whose first byte is a blank line', () => assert.equal(judge('ollama', ['\n', ollamaFrame('Hel')]), 'truncated-upstream'));
   it('does not judge a stream with no frames in the dialect', () => assert.equal(judge('ollama', ['not json at all\n']), null));
+  it('judges nothing and reads no frames when not a byte came', () => {
+    for (const dialect of ['ollama', 'openai'] as const) {
+      const j = new StreamJudge(dialect);
+      assert.equal(j.finish(), null);
+      assert.deepEqual(j.lastFrames(), []);
+    }
+  });
   it('still judges the end of a long stream whose text stays short (the head is bounded, the tail is not)', () => {
     const frames = Array.from({ length: 2_000 }, () => sse(chunk('')));
     assert.equal(judge('openai', [...frames, sse(chunk('', 'stop')), sse('[DONE]')]), null);

@@ -270,9 +270,11 @@ class ByteRun {
   /** The complete lines (each ended by a newline), decoded one by one; what follows the last newline is left out. Splitting at the byte gives the same text as decoding first, since a newline byte is never part of a UTF-8 sequence. */
   *lines(): Generator<string> {
     if (this.#bytes === null) return;
+    // A view that ends where the bytes do: the buffer's spare room past them was never written.
+    const bytes = this.#bytes.subarray(0, this.#end);
     let from = this.#start;
-    for (let nl = this.#bytes.indexOf(NEWLINE, from); nl >= 0 && nl < this.#end; nl = this.#bytes.indexOf(NEWLINE, from)) {
-      yield this.#bytes.toString('utf8', from, nl);
+    for (let nl = bytes.indexOf(NEWLINE, from); nl >= 0; nl = bytes.indexOf(NEWLINE, from)) {
+      yield bytes.toString('utf8', from, nl);
       from = nl + 1;
     }
   }
