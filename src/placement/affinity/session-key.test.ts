@@ -49,6 +49,8 @@ describe('sessionKey', () => {
   it('a body with no head gets no key rather than one shared empty key', () => {
     assert.equal(sessionKey('m', null, { messages: [] }), null);
     assert.equal(sessionKey('m', null, {}), null);
+    assert.equal(promptHead({ messages: [] }), null);
+    assert.equal(promptHead({}), null);
   });
   it('the head stops after the first message that follows the system messages', () => {
     assert.equal(
@@ -118,6 +120,14 @@ describe('sessionKey names the sessions JSON.stringify of the head names (the ke
       a: '{"messages":[{"role":"user","content":"hi","__proto__":1}]}',
       b: '{"messages":[{"role":"user","content":"hi"}]}',
     },
+    // Each value type's tag in the key text, moved past a string: a type written as nothing would read the same both ways.
+    { name: 'null before a string against after it', a: '{"prompt":[null,"a"]}', b: '{"prompt":["a",null]}' },
+    { name: 'true before a string against after it', a: '{"prompt":[true,"a"]}', b: '{"prompt":["a",true]}' },
+    { name: 'false before a string against after it', a: '{"prompt":[false,"a"]}', b: '{"prompt":["a",false]}' },
+    { name: 'a number before a string against after it', a: '{"prompt":[1,"a"]}', b: '{"prompt":["a",1]}' },
+    { name: 'two different numbers', a: '{"prompt":1}', b: '{"prompt":2}' },
+    { name: 'an empty object before a number against after it', a: '{"prompt":[{},1]}', b: '{"prompt":[1,{}]}' },
+    { name: 'two different lone surrogates', a: '{"prompt":"\\ud800"}', b: '{"prompt":"\\udc00"}' },
     { name: 'integer-like keys, which both orders put first', a: '{"messages":[{"b":1,"1":2}]}', b: '{"messages":[{"1":2,"b":1}]}' },
   ];
   for (const p of pairs) {

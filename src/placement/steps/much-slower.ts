@@ -61,7 +61,7 @@ function judged(c: Candidate, j: Judge): boolean {
 
 /**
  * fastestFrom[k]: the smallest prediction among list[k..] of the candidates that may go ahead
- * (Infinity when none). fastEnough only gets easier as fMs falls (the ratio is at least 1), so
+ * (Infinity when none). fastEnough only gets easier as fMs falls (for any ratio of 0 or more; the env refuses one below 1), so
  * when the fastest of the rest is not fast enough for a position, nobody behind it is, and the
  * position is passed over without judging each of the rest. That made the rule linear in the
  * candidates where it was quadratic: 1,225 goesAhead calls at 50 candidates when nothing moves.
@@ -82,16 +82,14 @@ function reorderGroup(tier: readonly Candidate[], j: Judge, demoted: SlowerDemot
   const withheld: Candidate[] = [];
   for (const c of tier) (j.input.withheld.has(c.id) ? withheld : list).push(c);
   if (list.length === 0 || !judged(list[0]!, j)) return [...tier];
-  // The shortcut holds for a ratio of 1 or more, which is all the setting allows; anything else is judged in full.
-  const shortcut = j.input.slowerRatio >= 1;
-  let fastest = shortcut ? fastestFrom(list, j) : null;
+  let fastest = fastestFrom(list, j);
   for (let at = 0; at < list.length - 1; at++) {
     const rankerFirst = list[at]!;
     // Each move puts a strictly faster node at `at`, so this ends; the bound is belt and braces.
     for (let guard = 0; guard < list.length * list.length; guard++) {
       const p = list[at]!;
       if (!judged(p, j)) break;
-      if (fastest !== null && !fastEnough(fastest[at + 1]!, predictedMs(p, j)!, j)) break;
+      if (!fastEnough(fastest[at + 1]!, predictedMs(p, j)!, j)) break;
       const base = Math.min(rankerFirst.queueDepth, p.queueDepth);
       const rest = list.slice(at + 1);
       const ahead = rest.filter((f) => goesAhead(f, p, base, j));
@@ -110,7 +108,7 @@ function reorderGroup(tier: readonly Candidate[], j: Judge, demoted: SlowerDemot
         });
       }
       list.splice(at, list.length - at, ...ahead, p, ...rest.filter((c) => !ahead.includes(c)));
-      if (fastest !== null) fastest = fastestFrom(list, j);
+      fastest = fastestFrom(list, j);
     }
   }
   return [...list, ...withheld];
