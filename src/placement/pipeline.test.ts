@@ -54,6 +54,14 @@ describe('assertOnlyDemoted', () => {
       message: /pin changed the number of candidates/,
     },
     {
+      name: 'adding a candidate at the end of every tier (each tier still starts as it did)',
+      after: [
+        [localOllama, a, peer('core-9.tail.ts.net')],
+        [b, peer('core-8.tail.ts.net')],
+      ],
+      message: /pin changed the number of candidates/,
+    },
+    {
       name: 'promoting a candidate to an earlier tier',
       after: [[localOllama, a, b]],
       message: /pin moved candidate core-3\.tail\.ts\.net\/ to an earlier tier/,

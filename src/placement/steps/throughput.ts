@@ -33,7 +33,7 @@ export function estimateOf(c: Candidate, input: ThroughputInput): ThroughputEsti
     predictedMs: p.predictedMs,
     source: p.source,
     deadline: p.deadline,
-    slow: p.predictedMs > input.budgetMs,
+    slow: missesBudget(p.predictedMs, input),
   };
 }
 
@@ -67,7 +67,12 @@ function contended(c: Candidate, ctx: PlacementContext, affinityHeld: string | n
  */
 function predictedSlow(c: Candidate, input: ThroughputInput): boolean {
   const p = input.predictions.get(c.id);
-  return p !== undefined && p.predictedMs > input.budgetMs;
+  return p !== undefined && missesBudget(p.predictedMs, input);
+}
+
+/** The rule's one comparison: a prediction exactly at the budget meets it. */
+function missesBudget(predictedMs: number, input: ThroughputInput): boolean {
+  return predictedMs > input.budgetMs;
 }
 
 function deferWithinTies(
@@ -85,10 +90,9 @@ function deferWithinTies(
     while (j < tier.length && input.score(tier[j]!) === score) j++;
     const run = tier.slice(i, j);
     i = j;
-    const meets = run.some((c) => {
-      const p = input.predictions.get(c.id);
-      return p !== undefined && !(p.predictedMs > input.budgetMs) && !contended(c, ctx, input.affinityHeld);
-    });
+    // The group handed in holds no slow candidate, or only slow ones (all measured, so none to defer):
+    // a measured candidate here meets the budget.
+    const meets = run.some((c) => input.predictions.has(c.id) && !contended(c, ctx, input.affinityHeld));
     if (!meets) {
       out.push(...run);
       continue;
