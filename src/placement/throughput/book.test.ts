@@ -32,6 +32,39 @@ describe('ThroughputBook', () => {
     );
   });
 
+  it('reads nothing for an engine or model it has no reading of, on a node it has readings of', () => {
+    const book = new ThroughputBook(new ManualClock());
+    book.record({ node: 'local', backendId: 'ollama', model: 'm' }, { promptTokens: 8000, tokensPerSec: 300, deadline: false });
+    assert.deepEqual(book.readings({ node: 'local', backendId: 'vllm', model: 'm' }), []);
+    assert.deepEqual(book.readings({ node: 'local', backendId: 'ollama', model: 'other' }), []);
+  });
+
+  it('keeps two models of one peer apart', () => {
+    const book = new ThroughputBook(new ManualClock());
+    book.record(key('core-2', 'a'), { promptTokens: 8000, tokensPerSec: 300, deadline: false });
+    book.record(key('core-2', 'b'), { promptTokens: 8000, tokensPerSec: 30, deadline: false });
+    assert.deepEqual(
+      [book.readings(key('core-2', 'a')), book.readings(key('core-2', 'b'))].map((rs) => rs.map((r) => r.tokensPerSec)),
+      [[300], [30]],
+    );
+  });
+
+  it('drops only the evicted key: the other models of its engine and the other engines of its node still read', () => {
+    const book = new ThroughputBook(new ManualClock());
+    const first = { node: 'local', backendId: 'ollama', model: 'a' };
+    const sameEngine = { node: 'local', backendId: 'ollama', model: 'b' };
+    const otherEngine = { node: 'local', backendId: 'vllm', model: 'a' };
+    for (const k of [first, sameEngine, otherEngine]) book.record(k, { promptTokens: 8000, tokensPerSec: 100, deadline: false });
+    for (let i = 3; i <= MAX_BOOK_KEYS; i++) book.record(key(`n${i}`), { promptTokens: 8000, tokensPerSec: 100, deadline: false });
+    assert.deepEqual(book.readings(first), []);
+    assert.equal(book.readings(sameEngine).length, 1);
+    assert.equal(book.readings(otherEngine).length, 1);
+    // Once the engine's last model goes too, the node's other engine still reads.
+    book.record(key('one-more'), { promptTokens: 8000, tokensPerSec: 100, deadline: false });
+    assert.deepEqual(book.readings(sameEngine), []);
+    assert.equal(book.readings(otherEngine).length, 1);
+  });
+
   it('ignores a prompt under the first band and a rate that is not positive', () => {
     const book = new ThroughputBook(new ManualClock());
     book.record(key('local'), { promptTokens: 4095, tokensPerSec: 300, deadline: false });
