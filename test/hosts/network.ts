@@ -142,7 +142,8 @@ export function processRuns(pid: number): boolean {
     return false;
   }
   // /proc/<pid>/stat: "pid (comm) state ..."; comm may hold spaces and parentheses, so read after the last ')'.
-  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  const state = stat.lastIndexOf(')') + 2;
+  return stat.slice(state, state + 1) !== 'Z';
 }
 
 /** How long clean-up waits for SIGKILLed processes to exit before it goes on regardless. */

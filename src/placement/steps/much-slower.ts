@@ -61,9 +61,9 @@ function judged(c: Candidate, j: Judge): boolean {
 
 /**
  * fastestFrom[k]: the smallest prediction among list[k..] of the candidates that may go ahead
- * (Infinity when none). fastEnough only gets easier as fMs falls (for any ratio of 0 or more; the env refuses one below 1), so
- * when the fastest of the rest is not fast enough for a position, nobody behind it is, and the
- * position is passed over without judging each of the rest. That made the rule linear in the
+ * (Infinity when none). fastEnough only gets easier as fMs falls (for any ratio of 0 or more;
+ * the env refuses one below 1), so when the fastest of the rest is not fast enough for a
+ * position, nobody behind it is, and the position is passed over without judging each of the rest. That made the rule linear in the
  * candidates where it was quadratic: 1,225 goesAhead calls at 50 candidates when nothing moves.
  */
 function fastestFrom(list: readonly Candidate[], j: Judge): number[] {
@@ -125,7 +125,8 @@ export const muchSlowerStep: PlacementStep<'throughput'> = {
     const prior = earlier?.throughput ?? null;
     const input = ctx.throughput;
     if (input === undefined || prior === null || input.estimatedTokens < LARGE_PROMPT_TOKENS) return { tiers, record: prior };
-    // The pin resolved once per step, not for every position judged: with the one-pass withheld split, 0.96x of a long placement at 50 peers.
+    // The pin resolved once per step, not for every position judged: with the one-pass withheld
+    // split, 0.96x of a long placement at 50 peers.
     const j: Judge = { input, gaveWay: gaveWayOf(earlier), held: heldInFront(ctx, input.affinityHeld) };
     const slowerDemoted: SlowerDemotion[] = [];
     const next = tiers.map((tier) => reorderGroup(tier, j, slowerDemoted));
