@@ -186,3 +186,29 @@ describe('HealthPoller: a wall clock set back', () => {
     assert.equal(unanswered(), 0, 'and then on its interval again');
   });
 });
+
+describe('HealthPoller: a poll asked for while one is out', () => {
+  const settle = async () => {
+    for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+  };
+
+  // Regression: an approver's tick polled the requester while the confirm call was out, with the
+  // row as it was before the key arrived; that probe's reschedule swallowed the pollSoon the
+  // confirmation asked for, and the first signed request waited a whole interval (pairing-attacks flake).
+  it('polls again at the next tick instead of a whole interval after the probe that was out', async () => {
+    const { poller, row, store, unanswered, answerNext } = answering();
+    const ticking = poller.tick();
+    await settle();
+    assert.equal(unanswered(), 1, 'the first tick probes the new peer');
+    poller.pollSoon(store.get(row.id)!);
+    answerNext();
+    await ticking;
+    const next = poller.tick();
+    await settle();
+    assert.equal(unanswered(), 1, 'the asked-for poll runs at the next tick');
+    answerNext();
+    await next;
+    await poller.tick();
+    assert.equal(unanswered(), 0, 'and then the interval holds again');
+  });
+});

@@ -52,6 +52,8 @@ interface State {
   forwardedAtSnapshot: number;
   leftAt: string | null;
   polling: boolean;
+  /** pollSoon was asked while a probe was out: that probe read the row before the change, so poll again. */
+  pollAgain: boolean;
 }
 
 export interface HealthPollerDeps {
@@ -126,7 +128,10 @@ export class HealthPoller {
 
   /** Polls a peer at the next tick (a new pairing is verified within a poll, not after a whole interval). */
   pollSoon(peer: PeerRow): void {
-    this.#state(peer.id).nextPollAtMs = 0;
+    const s = this.#state(peer.id);
+    s.nextPollAtMs = 0;
+    // The probe out now would reschedule a whole interval away when it ends and lose this request.
+    if (s.polling) s.pollAgain = true;
   }
 
   /** Forgets a peer's cached capabilities until its next good poll (a peer that refused a forward). */
@@ -171,6 +176,10 @@ export class HealthPoller {
           await this.probe(row);
         } finally {
           s.polling = false;
+          if (s.pollAgain) {
+            s.pollAgain = false;
+            s.nextPollAtMs = 0;
+          }
         }
       }),
     );
@@ -281,6 +290,7 @@ export class HealthPoller {
         forwardedAtSnapshot: 0,
         leftAt: null,
         polling: false,
+        pollAgain: false,
       };
       this.#states.set(id, s);
     }
