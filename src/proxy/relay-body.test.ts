@@ -1,61 +1,176 @@
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ServerResponse } from 'node:http';
-import { PassThrough } from 'node:stream';
-import type { Dispatcher } from 'undici';
-import { readUpTo, relayBody } from './relay-body.js';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { PassThrough, Writable } from 'node:stream';
+import { once } from 'node:events';
+import { Agent } from '../util/undici-lean.js';
+import { dropBody, readUpTo, readWithin, relayBody } from './relay-body.js';
+import { UpstreamExchange } from './upstream-exchange.js';
+import { CallerSignal } from './walk-caller.js';
 
-type Body = Dispatcher.ResponseData['body'];
-const bodyOf = (stream: PassThrough) => stream as unknown as Body;
+/** How the upstream answers a path: each test registers its own. */
+type Answer = (req: IncomingMessage, res: ServerResponse) => void;
+const answers = new Map<string, Answer>();
+let server: Server;
+let origin: string;
+let agent: Agent;
+const sockets = new Set<Socket>();
 
-describe('readUpTo', () => {
-  it('reads a body within the bound whole', async () => {
-    const s = new PassThrough();
-    const read = readUpTo(bodyOf(s), 11);
-    s.write('hello ');
-    s.end('there');
-    assert.deepEqual(await read, { kind: 'whole', bytes: Buffer.from('hello there') });
+before(async () => {
+  server = createServer((req, res) => {
+    req.resume();
+    req.once('end', () => answers.get(req.url!)!(req, res));
+  });
+  server.on('connection', (s: Socket) => sockets.add(s));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  agent = new Agent({ keepAliveTimeout: 10_000 });
+});
+
+after(async () => {
+  await agent.close();
+  server.closeAllConnections();
+  server.close();
+});
+
+let paths = 0;
+/** Starts an exchange with the upstream answering `answer`; resolves with it once its headers are in. */
+function exchange(answer: Answer, opts: { signal?: CallerSignal; bodyTimeoutMs?: number } = {}): UpstreamExchange {
+  const path = `/t${(paths += 1)}`;
+  answers.set(path, answer);
+  return new UpstreamExchange(agent, {
+    origin,
+    path,
+    headers: { 'content-type': 'application/json' },
+    body: Buffer.from('{}'),
+    signal: opts.signal ?? new CallerSignal(),
+    headersTimeoutMs: 10_000,
+    bodyTimeoutMs: opts.bodyTimeoutMs ?? 10_000,
+  });
+}
+
+/** An app's end that keeps what it is sent. */
+function appEnd(): PassThrough & { text: () => string } {
+  const res = new PassThrough();
+  const got: Buffer[] = [];
+  res.on('data', (c: Buffer) => got.push(c));
+  return Object.assign(res, { text: () => Buffer.concat(got).toString() });
+}
+const asResponse = (s: Writable) => s as unknown as ServerResponse;
+
+describe('UpstreamExchange', () => {
+  it('keeps the chunks that came with the headers for the consumer that takes the body later', async () => {
+    const ex = await exchange((_q, r) => r.end('all of it')).answered;
+    while (!ex.finished) await new Promise((r) => setImmediate(r));
+    const read = await readUpTo(ex, 1024);
+    assert.equal(read.kind === 'whole' && read.bytes.toString(), 'all of it');
+    assert.equal(ex.statusCode, 200);
   });
 
-  it('stops past the bound, keeps what it read and leaves the rest unread for a relay', async () => {
-    const s = new PassThrough();
-    const read = readUpTo(bodyOf(s), 4);
-    s.write('abc');
-    s.write('defg');
-    const r = await read;
-    assert.equal(r.kind, 'over-limit');
-    assert.equal(Buffer.concat(r.kind === 'over-limit' ? [...r.head] : []).toString(), 'abcdefg');
-    s.end('hij');
-    const rest: Buffer[] = [];
-    for await (const chunk of s) rest.push(chunk as Buffer);
-    assert.equal(Buffer.concat(rest).toString(), 'hij');
+  it('rejects its answer with the caller abort when the caller leaves before the headers', async () => {
+    const signal = new CallerSignal();
+    const ex = exchange(() => {}, { signal });
+    setImmediate(() => signal.abort());
+    await assert.rejects(ex.answered, { name: 'AbortError' });
   });
 
-  it('reports a body that fails part-way, and a later error does not escape', async () => {
-    const s = new PassThrough();
-    const read = readUpTo(bodyOf(s), 100);
-    s.write('par');
-    s.destroy(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }));
+  it('fails the body it is relaying when the caller leaves part-way', async () => {
+    const signal = new CallerSignal();
+    const ex = await exchange((_q, r) => r.write('first'), { signal }).answered;
+    const read = readUpTo(ex, 1024);
+    setImmediate(() => signal.abort());
     const r = await read;
     assert.equal(r.kind, 'failed');
-    assert.equal((r.kind === 'failed' ? (r.error as { code: string }) : null)?.code, 'UND_ERR_SOCKET');
-    s.emit('error', new Error('late'));
+  });
+
+  it('carries a large body through an app that reads slowly, in order, pausing and resuming', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    const ex = await exchange((_q, r) => {
+      for (let i = 0; i < 64; i++) r.write(chunk);
+      r.end('!');
+    }).answered;
+    let bytes = 0;
+    let last = '';
+    const slow = new Writable({
+      highWaterMark: 1024,
+      write(c: Buffer, _e, done) {
+        bytes += c.length;
+        last = c.toString('latin1').slice(-1);
+        setImmediate(done);
+      },
+    });
+    const ends: boolean[] = [];
+    await relayBody(ex, asResponse(slow), { judge: null }, (dropped) => ends.push(dropped));
+    assert.deepEqual([bytes, last, ends], [64 * chunk.length + 1, '!', [false]]);
+  });
+});
+
+describe('readUpTo', () => {
+  it('stops past the bound, keeps what it read, and leaves the rest for a relay', async () => {
+    const ex = await exchange((_q, r) => {
+      r.write('abcdefg');
+      setTimeout(() => r.end('hij'), 20);
+    }).answered;
+    const r = await readUpTo(ex, 4);
+    assert.equal(r.kind, 'over-limit');
+    const head = r.kind === 'over-limit' ? r.head : [];
+    assert.equal(Buffer.concat([...head]).toString(), 'abcdefg');
+    const res = appEnd();
+    await relayBody(ex, asResponse(res), { judge: null, head }, () => {});
+    assert.equal(res.text(), 'abcdefghij');
+  });
+
+  it('reports a body that fails part-way', async () => {
+    const ex = await exchange((_q, r) => {
+      r.writeHead(200, { 'content-length': '100' });
+      r.write('par', () => r.socket?.destroy());
+    }).answered;
+    const r = await readUpTo(ex, 1024);
+    assert.equal(r.kind, 'failed');
+    assert.equal((r.kind === 'failed' ? (r.error as { code?: string }) : null)?.code, 'UND_ERR_SOCKET');
+  });
+
+  it("reports undici's body timeout when the body stops arriving", async () => {
+    const ex = await exchange((_q, r) => r.write('a'), { bodyTimeoutMs: 50 }).answered;
+    const r = await readUpTo(ex, 1024);
+    assert.equal((r.kind === 'failed' ? (r.error as { code?: string }) : null)?.code, 'UND_ERR_BODY_TIMEOUT');
+  });
+});
+
+describe('readWithin', () => {
+  it('gives null for a body past its bound, and for one still arriving at its deadline', async () => {
+    const big = await exchange((_q, r) => r.end('x'.repeat(100))).answered;
+    assert.equal(await readWithin(big, 10, 10_000), null);
+    const slow = await exchange((_q, r) => r.write('a')).answered;
+    assert.equal(await readWithin(slow, 1024, 50), null);
+  });
+});
+
+describe('dropBody', () => {
+  it('keeps the connection of an answer that had already arrived whole', async () => {
+    const first = await exchange((_q, r) => r.end('done')).answered;
+    while (!first.finished) await new Promise((r) => setImmediate(r));
+    dropBody(first);
+    const before = sockets.size;
+    const second = await exchange((_q, r) => r.end('again')).answered;
+    const read = await readUpTo(second, 1024);
+    assert.equal(read.kind === 'whole' && read.bytes.toString(), 'again');
+    assert.equal(sockets.size, before, 'the second request reused the connection');
   });
 });
 
 describe('relayBody', () => {
-  it('hands a settle that throws to the awaiting caller: it never escapes from the stream event', async () => {
-    const body = new PassThrough();
-    const res = new PassThrough();
-    res.resume();
+  it('hands a settle that throws to the awaiting caller: it never escapes from the handler', async () => {
     const escaped: unknown[] = [];
     const onUncaught = (err: unknown) => escaped.push(err);
     process.on('uncaughtException', onUncaught);
     try {
-      const relay = relayBody(bodyOf(body), res as unknown as ServerResponse, { judge: null }, () => {
+      const ex = await exchange((_q, r) => r.end('data: [DONE]\n\n')).answered;
+      const relay = relayBody(ex, asResponse(appEnd()), { judge: null }, () => {
         throw new Error('the judge could not read a frame');
       });
-      body.end('data: [DONE]\n\n');
       await assert.rejects(relay, /the judge could not read a frame/);
     } finally {
       process.off('uncaughtException', onUncaught);
@@ -64,13 +179,20 @@ describe('relayBody', () => {
   });
 
   it('settles once, not dropped, when the body ends', async () => {
-    const body = new PassThrough();
-    const res = new PassThrough();
-    res.resume();
+    const ex = await exchange((_q, r) => r.end('b')).answered;
+    const res = appEnd();
     const calls: boolean[] = [];
-    const relay = relayBody(bodyOf(body), res as unknown as ServerResponse, { judge: null, head: [Buffer.from('a')] }, (dropped) => calls.push(dropped));
-    body.end('b');
-    await relay;
-    assert.deepEqual(calls, [false]);
+    await relayBody(ex, asResponse(res), { judge: null, head: [Buffer.from('a')] }, (dropped) => calls.push(dropped));
+    assert.deepEqual([calls, res.text()], [[false], 'ab']);
+  });
+
+  it('settles dropped when the upstream drops part-way', async () => {
+    const ex = await exchange((_q, r) => {
+      r.writeHead(200, { 'content-length': '100' });
+      r.write('par', () => setTimeout(() => r.socket?.destroy(), 10));
+    }).answered;
+    const calls: boolean[] = [];
+    await relayBody(ex, asResponse(appEnd()), { judge: null }, (dropped) => calls.push(dropped));
+    assert.deepEqual(calls, [true]);
   });
 });

@@ -1,19 +1,15 @@
 import type { ServerResponse } from 'node:http';
-import type { Dispatcher } from 'undici';
 import type { StreamJudge } from './output-check.js';
-
-type Body = Dispatcher.ResponseData['body'];
+import type { BodySink, UpstreamExchange } from './upstream-exchange.js';
 
 /** How reading a body up to a bound ended. */
 export type BoundedRead =
   /** The whole body, within the bound. */
   | { readonly kind: 'whole'; readonly bytes: Buffer }
-  /** Past the bound: what was read so far, in order. The body is paused there, unread, for a relay to carry on. */
+  /** Past the bound: what was read so far, in order. The exchange is paused there, the rest unread, for a relay to carry on. */
   | { readonly kind: 'over-limit'; readonly head: readonly Buffer[] }
   /** The body failed part-way (a dropped connection, undici's body timeout, an abort). */
   | { readonly kind: 'failed'; readonly error: unknown };
-
-const ignore = (): void => {};
 
 /**
  * Reads a body whole if it ends within `limitBytes`, and stops at the bound otherwise, keeping
@@ -21,39 +17,55 @@ const ignore = (): void => {};
  * past a stated size. (util/bounded-read.ts abandons a body at its bound; a completion past it
  * is still the app's answer.)
  */
-export function readUpTo(body: Body, limitBytes: number): Promise<BoundedRead> {
-  // An error after the read gave up (a paused body later destroyed) must not crash the Hub.
-  body.on('error', ignore);
+export function readUpTo(exchange: UpstreamExchange, limitBytes: number): Promise<BoundedRead> {
   return new Promise<BoundedRead>((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const done = (result: BoundedRead) => {
-      body.off('data', onData).off('end', onEnd).off('error', onError);
-      resolve(result);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      chunks.push(chunk);
-      if (size > limitBytes) {
-        body.pause();
-        done({ kind: 'over-limit', head: chunks });
-      }
-    };
-    const onEnd = () => done({ kind: 'whole', bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) });
-    const onError = (error: unknown) => done({ kind: 'failed', error });
-    body.on('data', onData).once('end', onEnd).once('error', onError);
+    exchange.take({
+      data(chunk) {
+        size += chunk.length;
+        chunks.push(chunk);
+        if (size <= limitBytes) return true;
+        exchange.release();
+        resolve({ kind: 'over-limit', head: chunks });
+        return false;
+      },
+      end: () => resolve({ kind: 'whole', bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) }),
+      error: (error) => resolve({ kind: 'failed', error }),
+    });
   });
 }
 
 /**
- * Pipes a committed body to the app, after `head` (what was already read of it), and calls
+ * A body read whole within `limitBytes` and `timeoutMs`; null past either, or when it failed
+ * (the exchange is stopped then). For an engine's 500, read to see whether it is a verdict.
+ */
+export async function readWithin(exchange: UpstreamExchange, limitBytes: number, timeoutMs: number): Promise<Buffer | null> {
+  // A deadline on an awaited read, cleared below: not a background task.
+  const deadline = setTimeout(() => exchange.abort(new Error(`the body took longer than ${timeoutMs} ms to arrive`)), timeoutMs);
+  try {
+    const read = await readUpTo(exchange, limitBytes);
+    if (read.kind === 'whole') return read.bytes;
+    exchange.abort(new Error(`the body passed ${limitBytes} bytes`));
+    return null;
+  } finally {
+    clearTimeout(deadline);
+  }
+}
+
+/** Drops a body that will not be read (a non-200 answer); its connection closes unless it had already ended. */
+export function dropBody(exchange: UpstreamExchange): void {
+  exchange.abort(new Error('the answer is not read'));
+}
+
+/**
+ * Relays a committed body to the app, after `head` (what was already read of it), chunk by
+ * chunk from undici's handler, pausing the exchange while the app's socket is full; calls
  * `settle` once, when it ended (dropped: false), the engine's side failed (dropped: true) or
- * the app left. Plain pipe() rather than stream.pipeline(): pipeline builds and aborts an
- * AbortController on every normal finish, which showed up as 4 % of the Hub's CPU on streams
- * (bench/README.md). A judge, when given, sees each chunk as it passes; nothing is held back.
+ * the app left. A judge, when given, sees each chunk as it passes; nothing is held back.
  */
 export function relayBody(
-  body: Body,
+  exchange: UpstreamExchange,
   res: ServerResponse,
   opts: { judge: StreamJudge | null; head?: readonly Buffer[] },
   settle: (dropped: boolean) => void,
@@ -63,9 +75,9 @@ export function relayBody(
     const finish = (dropped: boolean) => {
       if (settled) return;
       settled = true;
-      // finish runs inside stream events, where a throw would end the process: it goes to the
-      // awaiting walk instead, which settles the request as broken (a null choice in a stream
-      // once threw in the judge here and took the Hub down).
+      // finish runs inside undici's handler and the response's events, where a throw would end
+      // the process: it goes to the awaiting walk instead, which settles the request as broken (a
+      // null choice in a stream once threw in the judge here and took the Hub down).
       try {
         settle(dropped);
       } catch (err) {
@@ -74,22 +86,17 @@ export function relayBody(
       }
       resolve();
     };
+    const resume = () => exchange.resume();
     // The app left before the relay began: its close event has fired already and will not again.
     if (res.destroyed) {
-      body.on('error', ignore).destroy();
+      exchange.abort(new Error('the caller left'));
       return finish(false);
     }
     const { judge } = opts;
-    if (judge !== null) body.on('data', (chunk: Buffer) => judge.push(chunk));
-    body.once('error', () => {
-      // Settle before destroying: the destroy closes the response, which must not read as a hang-up.
-      finish(!res.writableFinished);
-      res.destroy();
-    });
     res.once('finish', () => finish(false));
     res.once('close', () => {
       if (!res.writableFinished) {
-        body.destroy();
+        exchange.abort(new Error('the caller left'));
         finish(false);
       }
     });
@@ -97,6 +104,20 @@ export function relayBody(
       judge?.push(chunk);
       res.write(chunk);
     }
-    body.pipe(res);
+    const sink: BodySink = {
+      data(chunk) {
+        judge?.push(chunk);
+        if (res.write(chunk)) return true;
+        res.once('drain', resume);
+        return false;
+      },
+      end: () => res.end(),
+      error() {
+        // Settle before destroying: the destroy closes the response, which must not read as a hang-up.
+        finish(!res.writableFinished);
+        res.destroy();
+      },
+    };
+    exchange.take(sink);
   });
 }

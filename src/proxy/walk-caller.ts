@@ -46,11 +46,11 @@ export class CallerLine {
 }
 
 /**
- * The abort signal undici is given, as the EventEmitter its request options also accept
- * (`aborted`, `reason`, an 'abort' event): creating an AbortController and reading its signal
- * cost ~26 µs a request on Node 20 in a loop, and 1.6% of the Hub's busy time in the
- * non-streamed profile (bench/proxy-overhead --profile, 2026-12-02), where an EventEmitter costs
- * ~0.1 µs. Only undici listens to it.
+ * The caller's abort signal, an EventEmitter shaped like one (`aborted`, `reason`, an 'abort'
+ * event): creating an AbortController and reading its signal cost ~26 µs a request on Node 20 in
+ * a loop, and 1.6% of the Hub's busy time in the non-streamed profile (bench/proxy-overhead
+ * --profile, 2026-12-02), where an EventEmitter costs ~0.1 µs. Only the attempt's
+ * UpstreamExchange listens to it.
  */
 export class CallerSignal extends EventEmitter {
   aborted = false;

@@ -13,8 +13,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { OutgoingHttpHeaders } from 'node:http';
-import { request } from '../util/undici-lean.js';
-import type { Dispatcher } from 'undici';
+import { targetOf } from '../util/undici-lean.js';
 import { describeTransportError } from '../engines/probe-fetch.js';
 import { ADAPTERS } from '../engines/adapters.js';
 import { ENGINE_KINDS, type EngineKind } from '../engines/engine-kind.js';
@@ -22,8 +21,8 @@ import type { Candidate } from '../placement/types.js';
 import { decideOnAnswer, describeFailure, type AttemptFailure } from './failover-policy.js';
 import { clearFaults, strikeOutput, strikeUnservable } from './fault-records.js';
 import { readAnswer, StreamJudge } from './output-check.js';
-import { readBounded, discardBody } from '../util/bounded-read.js';
-import { readUpTo, relayBody } from './relay-body.js';
+import { dropBody, readUpTo, readWithin, relayBody } from './relay-body.js';
+import { UpstreamExchange } from './upstream-exchange.js';
 import { classifyVerdict, VERDICT_BODY_LIMIT_BYTES, VERDICT_BODY_TIMEOUT_MS } from './request-verdict.js';
 import { relayHeaders } from './response-headers.js';
 import { PROXY_PREFIX } from './route-table.js';
@@ -137,19 +136,19 @@ class RequestWalk {
     } else {
       path = ADAPTERS[candidate.engine!].upstreamPath(req.route.path) ?? req.route.path;
     }
-    let answer: Dispatcher.ResponseData;
+    let answer: UpstreamExchange;
     try {
-      answer = await request(`${candidate.url}${path}`, {
-        method: 'POST',
-        dispatcher: this.#deps.dispatcher,
+      // An engine URL may carry a path of its own (behind a reverse proxy): split the whole URL.
+      answer = await new UpstreamExchange(this.#deps.dispatcher, {
+        ...targetOf(`${candidate.url}${path}`),
         headers,
         body: req.body,
         signal: req.caller.signal,
-        headersTimeout: req.budgetMs,
+        headersTimeoutMs: req.budgetMs,
         // A whole answer arrives right behind its headers: one that stops arriving for as long as
         // the headers were allowed is stalled (issue 9), not slow. A stream's gaps are the engine's.
-        bodyTimeout: req.stream ? 0 : req.budgetMs,
-      });
+        bodyTimeoutMs: req.stream ? 0 : req.budgetMs,
+      }).answered;
     } catch (err) {
       if (req.caller.gone) return this.#settle('hung-up');
       const code = (err as { code?: unknown }).code;
@@ -169,7 +168,7 @@ class RequestWalk {
 
   // ---- headers ------------------------------------------------------------------------------
 
-  #onHeaders(answer: Dispatcher.ResponseData): Step | Promise<Step> {
+  #onHeaders(answer: UpstreamExchange): Step | Promise<Step> {
     const at = this.#current!;
     const { candidate } = at.start;
     const status = answer.statusCode;
@@ -188,7 +187,7 @@ class RequestWalk {
     });
     if (decision.warnEngineRefusal) this.#deps.onEngineRefusal(candidate.node, backend, status);
     if (decision.action === 'fail-over') {
-      discardBody(answer.body);
+      dropBody(answer);
       // 408 and 429 are an engine talking about its queue, not about the model.
       if (candidate.backendId !== null && status >= 500) strikeUnservable(this.#deps, this.#req, candidate.backendId, `HTTP ${status}`);
       if (decision.dropPeer && candidate.peerId !== null) this.#deps.onPeerRefused(candidate.peerId);
@@ -201,11 +200,11 @@ class RequestWalk {
 
   // ---- body ---------------------------------------------------------------------------------
 
-  async #onVerdictBody(answer: Dispatcher.ResponseData, backend: EngineKind): Promise<Step> {
+  async #onVerdictBody(answer: UpstreamExchange, backend: EngineKind): Promise<Step> {
     const at = this.#current!;
     const { candidate, index } = at.start;
     // Longer or slower than a verdict could be: no verdict.
-    const bytes = await readBounded(answer.body, { maxBytes: VERDICT_BODY_LIMIT_BYTES, timeoutMs: VERDICT_BODY_TIMEOUT_MS }).catch(() => null);
+    const bytes = await readWithin(answer, VERDICT_BODY_LIMIT_BYTES, VERDICT_BODY_TIMEOUT_MS);
     if (this.#req.caller.gone) return this.#settle('hung-up');
     const signature = bytes === null ? null : classifyVerdict(bytes);
     // A model a local engine keeps failing is withheld there; a verdict on the request says nothing
@@ -239,11 +238,11 @@ class RequestWalk {
    * WHOLE_ANSWER_LIMIT_BYTES) before committing, so an engine that drops the connection
    * part-way, stalls, or answers with output nobody can use can still be failed over.
    */
-  async #readWhole(answer: Dispatcher.ResponseData): Promise<Step> {
+  async #readWhole(answer: UpstreamExchange): Promise<Step> {
     const at = this.#current!;
     const status = answer.statusCode;
     const judged = this.#judged();
-    const read = await readUpTo(answer.body, WHOLE_ANSWER_LIMIT_BYTES);
+    const read = await readUpTo(answer, WHOLE_ANSWER_LIMIT_BYTES);
     if (read.kind === 'over-limit') return this.#relay(answer, read.head, false);
     if (read.kind === 'failed') {
       if (this.#req.caller.gone) return this.#settle('hung-up');
@@ -275,7 +274,7 @@ class RequestWalk {
    * recalled once sent: it is judged on the way past, and recorded; an answer past the
    * whole-read bound is not judged at all (`judgeable` false).
    */
-  async #relay(answer: Dispatcher.ResponseData, head: readonly Buffer[], judgeable: boolean): Promise<Step> {
+  async #relay(answer: UpstreamExchange, head: readonly Buffer[], judgeable: boolean): Promise<Step> {
     const at = this.#current!;
     const req = this.#req;
     req.res.writeHead(answer.statusCode, this.#outHeaders(answer));
@@ -288,7 +287,7 @@ class RequestWalk {
     });
     const judge = judgeable && this.#judged() ? new StreamJudge(req.route.dialect) : null;
     if (judge !== null) this.#finalFrames = () => judge.lastFrames();
-    await relayBody(answer.body, req.res, { judge, head }, (dropped) => {
+    await relayBody(answer, req.res, { judge, head }, (dropped) => {
       if (req.caller.gone) {
         this.#settle('hung-up');
         return;
@@ -418,7 +417,7 @@ class RequestWalk {
     return engineModelKey(answered.node, answered.peerId === null ? answered.engine : null, this.#req.model);
   }
 
-  #outHeaders(answer: Dispatcher.ResponseData): OutgoingHttpHeaders {
+  #outHeaders(answer: UpstreamExchange): OutgoingHttpHeaders {
     const { answered } = this.#current!;
     return relayHeaders(answer.headers, {
       servedBy: answered.node,

@@ -48,7 +48,7 @@ function leanRequest(url: string | URL, options: RequestOptions = {}): Promise<U
   return dispatcher.request({ ...rest, origin, path, method: options.method ?? (options.body ? 'PUT' : 'GET') });
 }
 
-interface Target {
+export interface Target {
   readonly origin: string;
   readonly path: string;
 }
@@ -67,7 +67,7 @@ function splitURL(parsed: URL): Target {
 const targets = new Map<string, Target>();
 const MAX_TARGETS = 256;
 
-function targetOf(url: string): Target {
+export function targetOf(url: string): Target {
   let target = targets.get(url);
   if (target === undefined) {
     target = splitURL(internals.parseURL(url));
