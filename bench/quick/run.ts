@@ -9,7 +9,7 @@
  * With --ttl 0 the Hub runs at poolProbeSnapshotTtlMs 0, the default, so every request also pays
  * (or shares) a live engine probe: issue 13 item 4's case.
  *
- *   npm run bench:quick -- [--rounds 3] [--requests 6000] [--connections 8] [--bound 1.2] [--ttl 10000]
+ *   npm run bench:quick -- [--rounds 7] [--requests 6000] [--connections 8] [--bound 1.2] [--ttl 10000]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,14 +31,25 @@ const PROXY_OVERHEAD_DIR = resolve(import.meta.dirname, '../proxy-overhead');
 const SNAPSHOT_TTL_MS = 10_000;
 /** Issue 13's target for the non-streamed full routing path: CPU per request within 1.2x of the bare relay's. */
 const DEFAULT_CPU_RATIO_BOUND = 1.2;
-/** Requests each target serves before the measured rounds (JIT, connection set-up). */
-const WARMUP_REQUESTS = 2_000;
+/**
+ * Rounds by default: seven, not three. On this shared host one run of three rounds read 1.87x,
+ * 1.58x and 1.11x for the same build minutes apart (bench/README.md, 2026-12-02 16:05 UTC); a
+ * median of seven, with the order of the two targets swapped every round so drift in the host's
+ * speed hits both alike, still takes under a minute.
+ */
+const DEFAULT_ROUNDS = 7;
+/**
+ * Requests each target serves before the measured rounds (JIT, connection set-up): 6,000. After
+ * 2,000 the Hub's first measured round still ran 1.5-2x its later ones (0.392 against 0.17-0.23
+ * ms a request, 2026-12-02 16:10 UTC), so the first round measured the JIT, not the Hub.
+ */
+const WARMUP_REQUESTS = 6_000;
 const CHAT_PATH = '/api/inference/pool/v1/chat/completions';
 const BODY = JSON.stringify({ model: BENCH_MODEL, messages: [{ role: 'user', content: 'hi' }] });
 
 const { values } = parseArgs({
   options: {
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: String(DEFAULT_ROUNDS) },
     requests: { type: 'string', default: '6000' },
     connections: { type: 'string', default: '8' },
     bound: { type: 'string', default: String(DEFAULT_CPU_RATIO_BOUND) },
@@ -118,7 +129,15 @@ try {
   }
   const ratios: number[] = [];
   for (let round = 0; round < rounds; round += 1) {
-    const [hubMs, bareMs] = [await cpuMsPerRequest(hub, hub.origin, requests), await cpuMsPerRequest(bare, bare.origin, requests)];
+    let hubMs: number;
+    let bareMs: number;
+    if (round % 2 === 0) {
+      hubMs = await cpuMsPerRequest(hub, hub.origin, requests);
+      bareMs = await cpuMsPerRequest(bare, bare.origin, requests);
+    } else {
+      bareMs = await cpuMsPerRequest(bare, bare.origin, requests);
+      hubMs = await cpuMsPerRequest(hub, hub.origin, requests);
+    }
     ratios.push(hubMs / bareMs);
     process.stdout.write(
       `round ${round + 1}: hub ${hubMs.toFixed(3)} ms CPU/req, bare relay ${bareMs.toFixed(3)} ms CPU/req, ratio ${(hubMs / bareMs).toFixed(2)}x\n`,
