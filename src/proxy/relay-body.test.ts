@@ -51,14 +51,14 @@ function exchange(answer: Answer, opts: { signal?: CallerSignal; bodyTimeoutMs?:
   });
 }
 
-/** An app's end that keeps what it is sent. */
+/** An app's end that keeps what it is sent (a stand-in for the response: no socket, so no headers to flush). */
 function appEnd(): PassThrough & { text: () => string } {
   const res = new PassThrough();
   const got: Buffer[] = [];
   res.on('data', (c: Buffer) => got.push(c));
   return Object.assign(res, { text: () => Buffer.concat(got).toString() });
 }
-const asResponse = (s: Writable) => s as unknown as ServerResponse;
+const asResponse = (s: Writable) => Object.assign(s, { flushHeaders() {} }) as unknown as ServerResponse;
 
 describe('UpstreamExchange', () => {
   it('keeps the chunks that came with the headers for the consumer that takes the body later', async () => {
@@ -184,6 +184,33 @@ describe('relayBody', () => {
     const calls: boolean[] = [];
     await relayBody(ex, asResponse(res), { judge: null, head: [Buffer.from('a')] }, (dropped) => calls.push(dropped));
     assert.deepEqual([calls, res.text()], [[false], 'ab']);
+  });
+
+  it('sends status and headers at once when no byte of the body has come yet', async () => {
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    const front = createServer((_req, res) => {
+      void exchange((_q, r) => {
+        r.writeHead(200, { 'content-type': 'text/event-stream' });
+        r.flushHeaders();
+        void held.then(() => r.end('data: late\n\n'));
+      }).answered.then((ex) => {
+        res.writeHead(ex.statusCode, { 'content-type': 'text/event-stream' });
+        return relayBody(ex, res, { judge: null }, () => {});
+      });
+    });
+    front.listen(0, '127.0.0.1');
+    await once(front, 'listening');
+    try {
+      const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}/`;
+      const answer = await agent.request({ origin: url, path: '/', method: 'POST', body: '{}' });
+      assert.equal(answer.statusCode, 200, 'the headers came while the upstream still held its body');
+      release();
+      assert.equal(await answer.body.text(), 'data: late\n\n');
+    } finally {
+      front.closeAllConnections();
+      front.close();
+    }
   });
 
   it('settles dropped when the upstream drops part-way', async () => {

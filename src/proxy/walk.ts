@@ -278,7 +278,6 @@ class RequestWalk {
     const at = this.#current!;
     const req = this.#req;
     req.res.writeHead(answer.statusCode, this.#outHeaders(answer));
-    req.res.flushHeaders();
     this.#deps.rows.update(req.requestId, {
       node: req.rowNode ?? at.answered.node,
       backend: at.answered.engine,
