@@ -165,11 +165,12 @@ describe('HealthPoller: a peer that said it is leaving', () => {
   });
 });
 
-describe('HealthPoller: a wall clock set back', () => {
-  const settle = async () => {
-    for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
-  };
+/** Lets the probes a tick started reach the peer. */
+const settle = async () => {
+  for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+};
 
+describe('HealthPoller: a wall clock set back', () => {
   it('polls at the next tick instead of waiting for the clock to catch up with the old schedule', async () => {
     const { clock, poller, probe, unanswered, answerNext } = answering();
     await probe()();
@@ -188,10 +189,6 @@ describe('HealthPoller: a wall clock set back', () => {
 });
 
 describe('HealthPoller: a poll asked for while one is out', () => {
-  const settle = async () => {
-    for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
-  };
-
   // Regression: an approver's tick polled the requester while the confirm call was out, with the
   // row as it was before the key arrived; that probe's reschedule swallowed the pollSoon the
   // confirmation asked for, and the first signed request waited a whole interval (pairing-attacks flake).
