@@ -112,7 +112,7 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
     else if (wantsMore) this.#controller?.resume();
   }
 
-  /** The sink stops taking chunks (it pauses the exchange first); what arrives is queued for the next. */
+  /** The sink stops taking chunks (from its data(), which then returns false to pause); what arrives is queued for the next. */
   release(): void {
     this.#sink = null;
   }
@@ -185,14 +185,13 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
       return;
     }
     this.#bodyEnd = end;
-    if (this.#sink !== null && this.#queued.length === 0) this.#deliverEnd(this.#sink, end);
+    // A sink holds no queue (take() hands it everything first), so the end comes after every chunk.
+    if (this.#sink !== null) this.#deliverEnd(this.#sink, end);
   }
 
   #deliverEnd(sink: BodySink, end: BodyEnd): void {
     this.#sink = null;
     this.#bodyEnd = null;
-    this.#queued = [];
-    this.#queuedBytes = 0;
     if (end.kind === 'end') sink.end();
     else sink.error(end.error);
   }
