@@ -107,6 +107,57 @@ describe('UpstreamExchange', () => {
   });
 });
 
+describe('UpstreamExchange: what nobody has taken yet', () => {
+  /** The exchange driven through undici's handler interface by hand, to see when it pauses. */
+  function byHand() {
+    const calls: string[] = [];
+    const controller = {
+      paused: false,
+      aborted: false,
+      reason: null,
+      pause() {
+        this.paused = true;
+        calls.push('pause');
+      },
+      resume() {
+        this.paused = false;
+        calls.push('resume');
+      },
+      abort() {
+        calls.push('abort');
+      },
+    };
+    const dispatcher = { dispatch: () => true } as unknown as Agent;
+    const ex = new UpstreamExchange(dispatcher, {
+      origin,
+      path: '/',
+      headers: {},
+      body: Buffer.alloc(0),
+      signal: new CallerSignal(),
+      headersTimeoutMs: 1,
+      bodyTimeoutMs: 1,
+    });
+    ex.onRequestStart(controller);
+    ex.onResponseStart(controller, 200, {});
+    return { ex, controller, calls };
+  }
+
+  it('queues up to 64 KiB unclaimed, pauses past it, and resumes when a consumer takes the body', async () => {
+    const { ex, controller, calls } = byHand();
+    const kib = (n: number) => Buffer.alloc(n * 1024, 'a');
+    ex.onResponseData(controller, kib(40));
+    ex.onResponseData(controller, kib(24));
+    assert.deepEqual(calls, [], 'exactly 64 KiB is still within the bound');
+    ex.onResponseData(controller, kib(1));
+    assert.deepEqual(calls, ['pause']);
+    const read = readUpTo(ex, 1024 * 1024);
+    assert.deepEqual(calls, ['pause', 'resume'], 'taking the body resumes it');
+    ex.onResponseEnd();
+    const r = await read;
+    assert.equal(r.kind === 'whole' && r.bytes.length, 65 * 1024);
+  });
+});
+
 describe('readUpTo', () => {
   it('stops past the bound, keeps what it read, and leaves the rest for a relay', async () => {
     const ex = await exchange((_q, r) => {
