@@ -11,7 +11,6 @@
  * the same pass as its headers) are queued, up to UNCLAIMED_BYTES_MAX; past it the exchange
  * pauses until a consumer comes.
  */
-import type { OutgoingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { CallerSignal } from './walk-caller.js';
 
@@ -35,7 +34,7 @@ export interface BodySink {
 export interface ExchangeOptions {
   readonly origin: string;
   readonly path: string;
-  readonly headers: OutgoingHttpHeaders;
+  readonly headers: Readonly<Record<string, string>>;
   readonly body: Buffer;
   /** Aborts the exchange when the caller leaves, at any stage. */
   readonly signal: CallerSignal;
@@ -81,7 +80,7 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
         origin: opts.origin,
         path: opts.path,
         method: 'POST',
-        headers: opts.headers as Record<string, string>,
+        headers: opts.headers,
         body: opts.body,
         headersTimeout: opts.headersTimeoutMs,
         bodyTimeout: opts.bodyTimeoutMs,

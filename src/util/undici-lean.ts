@@ -48,7 +48,7 @@ function leanRequest(url: string | URL, options: RequestOptions = {}): Promise<U
   return dispatcher.request({ ...rest, origin, path, method: options.method ?? (options.body ? 'PUT' : 'GET') });
 }
 
-export interface Target {
+interface Target {
   readonly origin: string;
   readonly path: string;
 }

@@ -63,8 +63,9 @@ function judged(c: Candidate, j: Judge): boolean {
  * fastestFrom[k]: the smallest prediction among list[k..] of the candidates that may go ahead
  * (Infinity when none). fastEnough only gets easier as fMs falls (for any ratio of 0 or more;
  * the env refuses one below 1), so when the fastest of the rest is not fast enough for a
- * position, nobody behind it is, and the position is passed over without judging each of the rest. That made the rule linear in the
- * candidates where it was quadratic: 1,225 goesAhead calls at 50 candidates when nothing moves.
+ * position, nobody behind it is, and the position is passed over without judging each of the
+ * rest. That made the rule linear in the candidates where it was quadratic: 1,225 goesAhead
+ * calls at 50 candidates when nothing moves.
  */
 function fastestFrom(list: readonly Candidate[], j: Judge): number[] {
   const out = new Array<number>(list.length + 1).fill(Infinity);
