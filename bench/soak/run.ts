@@ -66,6 +66,13 @@ interface FaultWindow {
   toMs: number;
 }
 
+/** A transport error's code and message, for counting: an ECONNRESET and a client-side port shortage read alike as "transport-error" otherwise. */
+function transportErrorOf(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const code = (err as { code?: unknown }).code;
+  return `${typeof code === 'string' ? code : err.name}: ${err.message}`;
+}
+
 function readProbe(file: string): ProbeLine[] {
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')
@@ -128,6 +135,8 @@ async function main(): Promise<void> {
   const failuresPerSecond: Record<number, Record<string, number>> = {};
   const refusalBodies: string[] = [];
   const failedRows = new Map<string, number>();
+  /** What each transport error was, as undici or the socket named it (code: message). */
+  const transportErrors = new Map<string, number>();
   let inFlight = 0;
   let started_ = 0;
   const t0 = Date.now();
@@ -164,8 +173,10 @@ async function main(): Promise<void> {
         let tail = '';
         for await (const chunk of res.body) tail = (tail + (chunk as Buffer).toString('latin1')).slice(-64);
         end(tail.includes('[DONE]') ? 'done' : 'cut');
-      } catch {
+      } catch (err) {
         end('transport-error');
+        const what = transportErrorOf(err);
+        transportErrors.set(what, (transportErrors.get(what) ?? 0) + 1);
       } finally {
         inFlight--;
       }
@@ -257,6 +268,7 @@ async function main(): Promise<void> {
       failuresPerSecond,
       refusalBodies,
       failedRows: Object.fromEntries([...failedRows].sort((x, y) => y[1] - x[1])),
+      transportErrors: Object.fromEntries([...transportErrors].sort((x, y) => y[1] - x[1])),
       inFlight: inFlightSamples.map(([t, n]) => ({ s: (t - loadFrom) / 1000, n })),
     };
     const out = o.out ?? join(REPO_ROOT, `bench/results/soak-${started.toISOString().replace(/[:.]/g, '-')}.json`);
