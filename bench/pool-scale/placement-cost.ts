@@ -6,9 +6,12 @@
  * contention), nodeLimits, the withheld facts and place() with every step. The glue (the order of
  * the calls and their arguments) is mirrored, as bench/fleet does; no rule is restated.
  *
- * Two request shapes: a short chat (the throughput step records null) and a long prompt over
- * THROUGHPUT_MIN_TOKENS (it predicts every candidate from the book and the peer's advert). Every
- * peer holds the model, so every peer is a candidate: the worst case for a given pool size.
+ * Three request shapes: a short chat (the throughput step records null); a long prompt over
+ * THROUGHPUT_MIN_TOKENS (it predicts every candidate from the book and the peer's advert), sent
+ * again and again as a session's later calls repeat their head, so prefix affinity's digest
+ * comes from its memo; and the same long prompt as a session's first call, each request with a
+ * head the memo does not hold, so each pays the SHA-256. Every peer holds the model, so every
+ * peer is a candidate: the worst case for a given pool size.
  */
 import { performance } from 'node:perf_hooks';
 import { loadEnv } from '../../src/config/env.js';
@@ -19,6 +22,7 @@ import { usablePeers } from '../../src/peers/usable-peers.js';
 import { peerCandidates } from '../../src/placement/candidates.js';
 import { place } from '../../src/placement/pipeline.js';
 import { rankCandidates } from '../../src/placement/rank.js';
+import { DIGEST_MEMO_MAX_ENTRIES } from '../../src/placement/affinity/digest-memo.js';
 import { PrefixAffinity } from '../../src/placement/affinity/prefix-affinity.js';
 import { affinityHeldId } from '../../src/placement/steps/affinity.js';
 import { ThroughputBook } from '../../src/placement/throughput/book.js';
@@ -43,7 +47,9 @@ const CHAT_ROUTE = ROUTED_ROUTES.find((r) => r.path === '/v1/chat/completions')!
 /** Every rule on: slot awareness and prefix affinity at the values the spec validates them at. */
 const SETTINGS: PoolSettings = { ...DEFAULT_SETTINGS, poolSlotAwareness: 1, poolPrefixAffinityMaxInFlight: 2 };
 
-export type RequestShape = 'short' | 'long';
+export type RequestShape = 'short' | 'long' | 'long-first';
+
+export const REQUEST_SHAPES: readonly RequestShape[] = ['short', 'long', 'long-first'];
 
 export interface PlacementPoint {
   readonly peers: number;
@@ -73,9 +79,15 @@ function poolOf(n: number) {
   return { rows, health, book };
 }
 
-function bodyOf(shape: RequestShape): Buffer {
-  const content = shape === 'long' ? 'lorem ipsum '.repeat(Math.ceil((THROUGHPUT_MIN_TOKENS * 4 * 1.5) / 12)) : 'hello';
-  return Buffer.from(JSON.stringify({ model: CHAT_MODEL, messages: [{ role: 'user', content }] }));
+/** The bodies a shape's requests take in turn: one, or for first calls more heads than the digest memo holds. */
+function bodiesOf(shape: RequestShape): Buffer[] {
+  const chat = (content: string) => Buffer.from(JSON.stringify({ model: CHAT_MODEL, messages: [{ role: 'user', content }] }));
+  if (shape === 'short') return [chat('hello')];
+  const prompt = 'lorem ipsum '.repeat(Math.ceil((THROUGHPUT_MIN_TOKENS * 4 * 1.5) / 12));
+  if (shape === 'long') return [chat(prompt)];
+  // Each head differs in its first characters, so the memo's fingerprint tells them apart, and a
+  // cycle one longer than the memo's entries finds none of them still held.
+  return Array.from({ length: DIGEST_MEMO_MAX_ENTRIES + 1 }, (_, i) => chat(`${String(i).padStart(4, '0')}${prompt.slice(4)}`));
 }
 
 /** One request's placement, as serveRouted runs it (pool-proxy.ts), minus the local engines (none here) and the I/O. */
@@ -138,22 +150,22 @@ function placeOnce(pool: ReturnType<typeof poolOf>, raw: Buffer, affinity: Prefi
  * checking that two builds decide alike on the benchmark's own inputs (bench/micro/placement.ts).
  */
 export function onePlacement(n: number, shape: RequestShape): Placement {
-  return placeOnce(poolOf(n), bodyOf(shape), new PrefixAffinity({ clock: systemClock, ttlMs: 10 * 60_000 }), new WithholdBook(systemClock), 'one');
+  return placeOnce(poolOf(n), bodiesOf(shape)[0]!, new PrefixAffinity({ clock: systemClock, ttlMs: 10 * 60_000 }), new WithholdBook(systemClock), 'one');
 }
 
 export function measurePlacement(n: number, shape: RequestShape, opts: { requests: number; rounds: number }): PlacementPoint {
   const pool = poolOf(n);
-  const raw = bodyOf(shape);
+  const bodies = bodiesOf(shape);
   const affinity = new PrefixAffinity({ clock: systemClock, ttlMs: 10 * 60_000 });
   const outputFaults = new WithholdBook(systemClock);
   // Warm-up: let V8 optimise the path at this pool size before it is timed.
   for (let i = 0; i < Math.min(500, opts.requests); i++) {
-    if (placeOnce(pool, raw, affinity, outputFaults, `w${i}`).order.length !== n) throw new Error(`expected ${n} candidates placed`);
+    if (placeOnce(pool, bodies[i % bodies.length]!, affinity, outputFaults, `w${i}`).order.length !== n) throw new Error(`expected ${n} candidates placed`);
   }
   const rounds: number[] = [];
   for (let r = 0; r < opts.rounds; r++) {
     const start = process.cpuUsage();
-    for (let i = 0; i < opts.requests; i++) placeOnce(pool, raw, affinity, outputFaults, `r${r}-${i}`);
+    for (let i = 0; i < opts.requests; i++) placeOnce(pool, bodies[i % bodies.length]!, affinity, outputFaults, `r${r}-${i}`);
     const used = process.cpuUsage(start);
     rounds.push((used.user + used.system) / opts.requests);
   }
@@ -165,6 +177,6 @@ export function measurePlacement(n: number, shape: RequestShape, opts: { request
 export function placementCurve(counts: readonly number[], opts: { requests: number; rounds: number }): { points: PlacementPoint[]; wallMs: number } {
   const t0 = performance.now();
   const points: PlacementPoint[] = [];
-  for (const shape of ['short', 'long'] as const) for (const n of counts) points.push(measurePlacement(n, shape, opts));
+  for (const shape of REQUEST_SHAPES) for (const n of counts) points.push(measurePlacement(n, shape, opts));
   return { points, wallMs: performance.now() - t0 };
 }

@@ -29,11 +29,16 @@ import { lineChart } from '../line-chart.js';
 import { clockTicksPerSecond, machineTicks, processTicks } from '../proxy-overhead/proc-stat.js';
 import { FLEET_TAILNET, startFakeFleet, type FakeFleet } from './fake-fleet.js';
 import { CHAT_MODEL } from './peer-document.js';
-import { placementCurve, type PlacementPoint } from './placement-cost.js';
+import { placementCurve, REQUEST_SHAPES, type PlacementPoint, type RequestShape } from './placement-cost.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../../..');
 const POOL = '/api/inference/pool';
 const HUB_NAME = `bench-hub.${FLEET_TAILNET}`;
+const SHAPE_LABELS: Readonly<Record<RequestShape, string>> = {
+  short: 'short chat',
+  long: "long prompt, a session's later call",
+  'long-first': "long prompt, a session's first call",
+};
 
 const { values: o } = parseArgs({
   options: {
@@ -193,11 +198,10 @@ async function main(): Promise<void> {
     console.log(`placement CPU per request, 1..50 peers (${o['placement-requests']} requests x ${o['placement-rounds']} rounds per point)...`);
     placement = placementCurve(curve, { requests: Number(o['placement-requests']), rounds: Number(o['placement-rounds']) }).points;
     result.placement = placement;
-    console.log('\n| peers | short chat µs | long prompt µs |\n| ---: | ---: | ---: |');
+    console.log(`\n| peers | ${REQUEST_SHAPES.map((shape) => `${SHAPE_LABELS[shape]} µs`).join(' | ')} |\n| ---: |${' ---: |'.repeat(REQUEST_SHAPES.length)}`);
     for (const n of curve) {
-      const s = placement.find((p) => p.peers === n && p.shape === 'short')!;
-      const l = placement.find((p) => p.peers === n && p.shape === 'long')!;
-      if (n === 1 || n % 5 === 0) console.log(`| ${n} | ${s.cpuUsPerRequest.toFixed(1)} | ${l.cpuUsPerRequest.toFixed(1)} |`);
+      const at = REQUEST_SHAPES.map((shape) => placement.find((p) => p.peers === n && p.shape === shape)!.cpuUsPerRequest.toFixed(1));
+      if (n === 1 || n % 5 === 0) console.log(`| ${n} | ${at.join(' | ')} |`);
     }
     mkdirSync(resolve(o.chart, '..'), { recursive: true });
     writeFileSync(
@@ -205,8 +209,8 @@ async function main(): Promise<void> {
       lineChart(`Placement CPU per request against candidate peers (${started.toISOString().slice(0, 10)}, shared machine)`, 'candidate peers', [
         {
           yLabel: 'CPU per placement, µs',
-          series: (['short', 'long'] as const).map((shape) => ({
-            label: shape === 'short' ? 'short chat' : 'long prompt (throughput step on)',
+          series: REQUEST_SHAPES.map((shape) => ({
+            label: SHAPE_LABELS[shape],
             points: placement.filter((p) => p.shape === shape).map((p) => [p.peers, p.cpuUsPerRequest] as const),
           })),
           marks: [{ y: 50, label: 'target at 50 peers' }],

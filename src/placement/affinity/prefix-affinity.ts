@@ -9,7 +9,8 @@ import type { Clock } from '../../util/clock.js';
 import type { WalkObserver } from '../../proxy/walk-types.js';
 import type { AffinityContext } from '../steps/affinity.js';
 import { AffinityTable } from './affinity-table.js';
-import { sessionKey, validSessionHeader } from './session-key.js';
+import { DigestMemo } from './digest-memo.js';
+import { sessionKey, sha256Hex, validSessionHeader } from './session-key.js';
 
 export interface AffinityRequest {
   readonly requestId: string;
@@ -25,6 +26,8 @@ export class PrefixAffinity {
   readonly #table: AffinityTable;
   /** The key of each walk in progress, by request id; bounded by the requests in flight. */
   readonly #walks = new Map<string, string>();
+  /** A session's later calls repeat its head: their digests come from here. */
+  readonly #digests = new DigestMemo(sha256Hex);
 
   constructor(deps: { clock: Clock; ttlMs: number; maxKeys?: number }) {
     this.#table = new AffinityTable(deps);
@@ -36,7 +39,7 @@ export class PrefixAffinity {
    */
   contextFor(req: AffinityRequest, settings: Pick<PoolSettings, 'poolPrefixAffinityMaxInFlight' | 'poolPrefixAffinityMargin'>): AffinityContext | null {
     if (settings.poolPrefixAffinityMaxInFlight <= 0 || !req.judgedRoute) return null;
-    const key = sessionKey(req.model, validSessionHeader(req.sessionHeader), req.body);
+    const key = sessionKey(req.model, validSessionHeader(req.sessionHeader), req.body, this.#digests.digestOf);
     if (key === null) return null;
     this.#walks.set(req.requestId, key.key);
     return {

@@ -35,11 +35,17 @@ export function validSessionHeader(value: string | readonly string[] | undefined
 /**
  * The key for one request, or null when the body has no head to digest (no messages, no
  * prompt): such a request gets no affinity rather than sharing one empty key with every other.
+ * sha256 digests the key text; PrefixAffinity passes its DigestMemo's, which gives the same hex.
  */
-export function sessionKey(model: string, sessionHeader: string | null, body: Readonly<Record<string, unknown>>): SessionKey | null {
-  if (sessionHeader !== null) return { key: digest(['header', model, sessionHeader]), source: 'header' };
+export function sessionKey(
+  model: string,
+  sessionHeader: string | null,
+  body: Readonly<Record<string, unknown>>,
+  sha256: (text: string) => string = sha256Hex,
+): SessionKey | null {
+  if (sessionHeader !== null) return { key: sha256(keyText(['header', model, sessionHeader])), source: 'header' };
   const head = headOf(body);
-  return head === null ? null : { key: digest(['hashed', model, head]), source: 'hashed' };
+  return head === null ? null : { key: sha256(keyText(['hashed', model, head])), source: 'hashed' };
 }
 
 /**
@@ -71,11 +77,6 @@ function headOf(body: Readonly<Record<string, unknown>>): readonly unknown[] | n
 
 function isSystem(message: unknown): boolean {
   return typeof message === 'object' && message !== null && (message as { role?: unknown }).role === 'system';
-}
-
-/** One SHA-256 over the parts, written by keyText so no two different part lists hash the same text. */
-function digest(parts: readonly unknown[]): string {
-  return sha256Hex(keyText(parts));
 }
 
 /**
@@ -126,5 +127,5 @@ interface WellFormed {
  * the Hash object createHash builds: 0.26 against 2.3 µs for a short key (timed alone, 2026-12-02).
  * An older Node 20 takes createHash, which gives the same digest.
  */
-const sha256Hex: (text: string) => string =
+export const sha256Hex: (text: string) => string =
   typeof crypto.hash === 'function' ? (text) => crypto.hash('sha256', text, 'hex') : (text) => crypto.createHash('sha256').update(text).digest('hex');
