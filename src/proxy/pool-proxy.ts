@@ -358,8 +358,6 @@ export function nodeLimits(env: Pick<HubEnv, 'maxPromptTokens'>, settings: PoolS
   return limits;
 }
 
-/** The candidates withheld for bad output now, by id, read from the book once per request. */
-
 /** The slot count each local engine reported itself (llama.cpp's /slots), by backend id. */
 function engineSlotsOf(views: readonly BackendView[]): Map<string, number> {
   const out = new Map<string, number>();
