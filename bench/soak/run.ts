@@ -240,7 +240,8 @@ async function main(): Promise<void> {
       peakRssMb: peakRss,
       addedUnderLoadMb: idleRss === null || peakRss === null ? null : peakRss - idleRss,
       endRssMb: endRss,
-      endVsIdle: idleRss === null || endRss === null ? null : endRss / idleRss - 1,
+      // A fraction above idle (0.47 is 47% more), not a ratio: read as one, it was once misreported as "1.70x".
+      endAboveIdleFraction: idleRss === null || endRss === null ? null : endRss / idleRss - 1,
       rssSlopeSecondHalfMbPerMin: (() => {
         const s = slope(secondHalf.map((p) => [p.t / 60_000, p.rssMb] as const));
         return s;
