@@ -22,6 +22,7 @@ if (file) {
       loopMaxMs: h.max / NS_PER_MS,
       rssMb: m.rss / 2 ** 20,
       heapUsedMb: m.heapUsed / 2 ** 20,
+      heapTotalMb: m.heapTotal / 2 ** 20,
       externalMb: m.external / 2 ** 20,
       arrayBuffersMb: m.arrayBuffers / 2 ** 20,
     };

@@ -42,4 +42,11 @@ describe('InFlight', () => {
     inFlight.acquire('ollama');
     assert.equal(inFlight.count('ollama'), 1);
   });
+
+  it('counts every placement since start, finished or not', () => {
+    const inFlight = new InFlight();
+    inFlight.acquire('ollama')();
+    inFlight.acquire('peer-b.tail0.ts.net');
+    assert.deepEqual([inFlight.placed, inFlight.total()], [2, 1]);
+  });
 });

@@ -5,10 +5,12 @@
  */
 export class InFlight {
   readonly #counts = new Map<string, number>();
+  #placed = 0;
 
   /** Counts one request placed on `key` (a local backend id, or a peer's name); returns the release function, idempotent. */
   acquire(key: string): () => void {
     this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1);
+    this.#placed += 1;
     let released = false;
     return () => {
       if (released) return;
@@ -26,6 +28,11 @@ export class InFlight {
   /** Every key with something in flight, and how many. */
   entries(): ReadonlyMap<string, number> {
     return new Map(this.#counts);
+  }
+
+  /** Requests placed since start, every attempt counted: how the idle collection tells that work arrived between its checks. */
+  get placed(): number {
+    return this.#placed;
   }
 
   total(): number {
