@@ -1,11 +1,13 @@
 /**
- * One full garbage collection when the Hub goes quiet after a burst of work.
+ * Full garbage collections when the Hub goes quiet after a burst of work: one, and a few more
+ * while V8 still holds heap pages it emptied.
  *
  * V8 collects when a process allocates. A Hub that has just relayed a thousand streams and then
  * sits idle allocates next to nothing, so the burst's garbage (tens of MB of heap, and the array
  * buffers its sockets read into) stays until the next burst, and RSS with it. Measured with
  * bench/soak on 2026-12-03: 60 s after 1,000 streams ended the Hub still held 75 MB of heap and
- * 73 MB of array buffers, almost all of it garbage, RSS 168% over idle.
+ * 73 MB of array buffers, almost all of it garbage, RSS 168% over idle; with these collections
+ * the heap was back to its idle size and RSS 92% over (the rest is the C allocator's).
  *
  * Nothing is collected while an inference request is in flight or one was placed since the last
  * check, so the pause (tens of ms for a heap of that size) falls between bursts. Other requests
