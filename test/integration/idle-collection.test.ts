@@ -1,0 +1,76 @@
+/**
+ * The garbage a burst leaves is collected once the Hub goes quiet (issue 13 item 2;
+ * src/util/idle-collection.ts), through a real Hub: a burst of large prompts, then the Hub's own
+ * debug line saying what one collection freed.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'undici';
+import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
+import { IDLE_COLLECTION_MIN_BYTES } from '../../src/util/idle-collection.js';
+import { eventually, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+
+const MODEL = 'idle:8b';
+const COLLECTED = 'collected the garbage a burst of requests left';
+/** Each prompt's size: the burst's bodies add up to three times the garbage that starts a collection. */
+const PROMPT_BYTES = 1024 * 1024;
+const PROMPTS = (3 * IDLE_COLLECTION_MIN_BYTES) / PROMPT_BYTES;
+const CONCURRENCY = 8;
+
+interface CollectedLine {
+  readonly msg: string;
+  readonly before: { readonly heldBytes: number };
+  readonly after: { readonly heldBytes: number };
+  readonly inSpell: number;
+}
+
+function collections(hub: HubProcess): CollectedLine[] {
+  return hub
+    .log()
+    .split('\n')
+    .filter((line) => line.includes(COLLECTED))
+    .map((line) => JSON.parse(line) as CollectedLine);
+}
+
+describe('idle collection in a running Hub', () => {
+  let engine: SimEngine;
+  let hub: HubProcess;
+
+  before(async () => {
+    engine = await startSimEngine({ dialect: 'vllm', models: [MODEL], timeScale: 0.0001 });
+    hub = await startHubProcess({ env: { VLLM_URL: engine.url, HUB_LOG_LEVEL: 'debug' } });
+  });
+  after(async () => {
+    await hub.stop();
+    await engine.close();
+  });
+
+  it('collects what a burst of large prompts left once the Hub is quiet, and says what it freed', async () => {
+    assert.deepEqual(collections(hub), [], 'nothing to collect before the burst');
+
+    let next = 0;
+    const ask = async () => {
+      while (next < PROMPTS) {
+        const i = next++;
+        const content = `${i} ${'a'.repeat(PROMPT_BYTES)}`;
+        const res = await request(`${hub.pool}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content }] }),
+        });
+        await res.body.dump();
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, ask));
+
+    const [first] = await eventually(() => {
+      const found = collections(hub);
+      return found.length > 0 ? found : null;
+    }, 'the Hub to log a collection after the burst');
+    assert.equal(first!.inSpell, 1);
+    assert.ok(
+      first!.before.heldBytes - first!.after.heldBytes >= IDLE_COLLECTION_MIN_BYTES,
+      `the collection freed ${first!.before.heldBytes - first!.after.heldBytes} bytes`,
+    );
+  });
+});
