@@ -13,11 +13,12 @@
  * (a fresh 15,000-character key: 22 µs, measured 2026-12-03). Two texts that share a fingerprint
  * share a slot: the later one takes it, and the comparison keeps them from ever sharing a digest.
  */
+import { PREFIX_AFFINITY_MAX_KEYS } from './affinity-table.js';
 
 /** Texts shorter than this are digested directly: below it the lookup costs about what the digest does. */
 export const DIGEST_MEMO_MIN_CHARS = 4_096;
-/** As many texts as the affinity table holds keys (PREFIX_AFFINITY_MAX_KEYS). */
-export const DIGEST_MEMO_MAX_ENTRIES = 1_000;
+/** As many texts as the affinity table holds keys: a session it forgot needs no digest kept. */
+export const DIGEST_MEMO_MAX_ENTRIES = PREFIX_AFFINITY_MAX_KEYS;
 /** The texts held, in UTF-16 code units: at most 16 MiB of strings (8 MiB for text V8 stores a byte a character). */
 export const DIGEST_MEMO_MAX_CHARS = 8 * 1024 * 1024;
 /** Characters from each end of the text that go into its fingerprint, beside its length. */
