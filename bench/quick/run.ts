@@ -9,14 +9,23 @@
  * With --ttl 0 the Hub runs at poolProbeSnapshotTtlMs 0, the default, so every request also pays
  * (or shares) a live engine probe: issue 13 item 4's case.
  *
+ * With --against <checkout> a second Hub, built from another checkout of this repository (its
+ * dist/ compiled), takes its turn in every round too, and the run also prints this build's CPU per
+ * request as a multiple of that one's: the way to tell whether a change to the hot path paid off.
+ *
+ * Where taskset works (Linux, two CPUs or more) the Hubs and the relay share one CPU and the load
+ * and the upstream another (cpu-pin.ts says why); --pin off measures unpinned.
+ *
  *   npm run bench:quick -- [--rounds 7] [--requests 6000] [--connections 8] [--bound 1.2] [--ttl 10000]
+ *                          [--against /path/to/other/checkout] [--pin auto|off]
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool, request } from 'undici';
 import { BENCH_MODEL } from '../proxy-overhead/fake-upstream.js';
+import { cpuPlan, pinToCpu } from '../proxy-overhead/cpu-pin.js';
 import { clockTicksPerSecond, processTicks } from '../proxy-overhead/proc-stat.js';
 import { median } from '../proxy-overhead/stats.js';
 import { startBareProxy, startHub, startUpstream, type Started } from '../proxy-overhead/targets.js';
@@ -54,6 +63,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '8' },
     bound: { type: 'string', default: String(DEFAULT_CPU_RATIO_BOUND) },
     ttl: { type: 'string', default: String(SNAPSHOT_TTL_MS) },
+    against: { type: 'string' },
+    pin: { type: 'string', default: 'auto' },
   },
 });
 const wholeNumber = (name: string, raw: string): number => {
@@ -68,6 +79,12 @@ const bound = Number(values.bound);
 const ttlMs = Number(values.ttl);
 if (!Number.isInteger(ttlMs) || ttlMs < 0) throw new Error(`--ttl must be a whole number of ms, not ${JSON.stringify(values.ttl)}`);
 if (!(bound > 0)) throw new Error(`--bound must be a positive ratio, not ${JSON.stringify(values.bound)}`);
+if (values.pin !== 'auto' && values.pin !== 'off') throw new Error(`--pin must be auto or off, not ${JSON.stringify(values.pin)}`);
+const againstRoot = values.against === undefined ? null : resolve(values.against);
+if (againstRoot !== null && !existsSync(join(againstRoot, 'dist/src/cli/run.js'))) {
+  throw new Error(`--against ${againstRoot}: no dist/src/cli/run.js there; run npm install (or tsc) in that checkout first`);
+}
+const plan = values.pin === 'off' ? null : cpuPlan();
 
 /**
  * CPU milliseconds `target`'s process spends per request over `requests` requests from
@@ -109,10 +126,10 @@ async function waitServes(url: string): Promise<void> {
 
 const scratch = mkdtempSync(join(tmpdir(), 'cihub-bench-quick-'));
 const started: Started[] = [];
-try {
-  const upstream = await startUpstream(join(PROXY_OVERHEAD_DIR, 'fake-upstream.js'));
-  started.push(upstream);
-  const hub = await startHub({ repoRoot: REPO_ROOT, dataDir: join(scratch, 'hub'), upstreamOrigin: upstream.origin });
+
+/** A Hub from the checkout at `root`, at the snapshot TTL this run measures. */
+async function startMeasuredHub(root: string, upstreamOrigin: string, dataDir: string): Promise<Started> {
+  const hub = await startHub({ repoRoot: root, dataDir, upstreamOrigin });
   started.push(hub);
   const patched = await request(`${hub.origin}/api/inference/pool/settings`, {
     method: 'PATCH',
@@ -121,33 +138,56 @@ try {
   });
   await patched.body.dump();
   if (patched.statusCode !== 200) throw new Error(`setting poolProbeSnapshotTtlMs answered ${patched.statusCode}`);
+  return hub;
+}
+
+const ratioText = (r: number) => `${r.toFixed(2)}x`;
+try {
+  if (plan !== null) pinToCpu(process.pid, plan.rest);
+  const upstream = await startUpstream(join(PROXY_OVERHEAD_DIR, 'fake-upstream.js'));
+  started.push(upstream);
+  const hub = await startMeasuredHub(REPO_ROOT, upstream.origin, join(scratch, 'hub'));
+  const other = againstRoot === null ? null : await startMeasuredHub(againstRoot, upstream.origin, join(scratch, 'other'));
   const bare = await startBareProxy(join(PROXY_OVERHEAD_DIR, 'bare-proxy.js'), upstream.origin);
   started.push(bare);
-  for (const target of [hub, bare]) {
+  const targets = other === null ? [hub, bare] : [hub, other, bare];
+  if (plan !== null) {
+    pinToCpu(upstream.cpuPid, plan.rest);
+    for (const target of targets) pinToCpu(target.cpuPid, plan.measured);
+  }
+  process.stdout.write(plan === null ? 'unpinned\n' : `pinned: Hubs and relay on CPU ${plan.measured}, load and upstream on CPU ${plan.rest}\n`);
+  for (const target of targets) {
     await waitServes(`${target.origin}${CHAT_PATH}`);
     await cpuMsPerRequest(target, target.origin, WARMUP_REQUESTS);
   }
   const ratios: number[] = [];
+  const againstRatios: number[] = [];
   for (let round = 0; round < rounds; round += 1) {
-    let hubMs: number;
-    let bareMs: number;
-    if (round % 2 === 0) {
-      hubMs = await cpuMsPerRequest(hub, hub.origin, requests);
-      bareMs = await cpuMsPerRequest(bare, bare.origin, requests);
-    } else {
-      bareMs = await cpuMsPerRequest(bare, bare.origin, requests);
-      hubMs = await cpuMsPerRequest(hub, hub.origin, requests);
+    // Each round starts with the next target, so none is always first or always after another.
+    const ms = new Map<Started, number>();
+    for (let i = 0; i < targets.length; i += 1) {
+      const target = targets[(round + i) % targets.length]!;
+      ms.set(target, await cpuMsPerRequest(target, target.origin, requests));
     }
+    const hubMs = ms.get(hub)!;
+    const bareMs = ms.get(bare)!;
     ratios.push(hubMs / bareMs);
-    process.stdout.write(
-      `round ${round + 1}: hub ${hubMs.toFixed(3)} ms CPU/req, bare relay ${bareMs.toFixed(3)} ms CPU/req, ratio ${(hubMs / bareMs).toFixed(2)}x\n`,
-    );
+    let line = `round ${round + 1}: hub ${hubMs.toFixed(3)} ms CPU/req, bare relay ${bareMs.toFixed(3)} ms CPU/req, ratio ${ratioText(hubMs / bareMs)}`;
+    if (other !== null) {
+      const otherMs = ms.get(other)!;
+      againstRatios.push(hubMs / otherMs);
+      line += `; other build ${otherMs.toFixed(3)} ms (${ratioText(otherMs / bareMs)} the relay's), this/other ${ratioText(hubMs / otherMs)}`;
+    }
+    process.stdout.write(`${line}\n`);
   }
   const ratio = median(ratios);
   const over = ratio > bound;
   process.stdout.write(
     `hub CPU per request (poolProbeSnapshotTtlMs ${ttlMs}): ${ratio.toFixed(2)}x the bare relay's (median of ${rounds}); bound ${bound}x: ${over ? 'OVER' : 'within'}\n`,
   );
+  if (againstRoot !== null) {
+    process.stdout.write(`this build's CPU per request: ${ratioText(median(againstRatios))} that of ${againstRoot} (median of the per-round ratios)\n`);
+  }
   process.exitCode = over ? 1 : 0;
 } finally {
   await Promise.all(started.map((s) => s.stop()));

@@ -1,0 +1,31 @@
+/**
+ * Pinning benchmark processes to CPUs (Linux `taskset`). On this 2-vCPU host, two identical Hub
+ * builds measured side by side without pinning read up to 1.25x apart, and the bias followed the
+ * process, not the turn: whichever build was started first kept it for the whole run (bench/README.md,
+ * 2026-12-03 08:10-08:40 UTC). With every measured process on one CPU and the load and the
+ * upstream on the other, identical builds read within 0.97-1.03x of each other.
+ */
+import { execFileSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+
+/** The CPUs a pinned run uses: the measured processes share `measured`; the load, the upstream and this script take `rest`. */
+export interface CpuPlan {
+  readonly measured: number;
+  readonly rest: number;
+}
+
+/** A plan when taskset works here and there are two CPUs to split; null otherwise (the run goes unpinned). */
+export function cpuPlan(): CpuPlan | null {
+  if (process.platform !== 'linux' || availableParallelism() < 2) return null;
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+  } catch {
+    return null;
+  }
+  return { measured: availableParallelism() - 1, rest: 0 };
+}
+
+/** Pins every thread of `pid` to `cpu`; throws when taskset refuses (a plan said it works). */
+export function pinToCpu(pid: number, cpu: number): void {
+  execFileSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' });
+}
