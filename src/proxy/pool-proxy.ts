@@ -16,6 +16,7 @@ import { HubError } from '../errors.js';
 import { localCandidates, peerCandidates, type UsablePeer } from '../placement/candidates.js';
 import { place } from '../placement/pipeline.js';
 import { rankCandidates } from '../placement/rank.js';
+import type { PlacementRecords } from '../routing-log/entry.js';
 import type { RoutingLog } from '../routing-log/ring.js';
 import { AUTO_MODEL, resolveAuto } from './auto-alias.js';
 import { offersOf } from './pool-offers.js';
@@ -217,7 +218,19 @@ export class PoolProxy {
     );
     // The affinity outcome is read off the order the walk takes, after every later step.
     const affinityRecord = placed.records.affinity === null ? null : affinityOutcome(placed.records.affinity, placed.order, affinity?.remembered ?? null);
-    const placement = { order: placed.order, records: { ...placed.records, affinity: affinityRecord } };
+    const r = placed.records;
+    // Written out, not { ...placed.records, affinity }: see recordsOf in the placement pipeline.
+    const records: PlacementRecords = {
+      pin: r.pin,
+      promptCeiling: r.promptCeiling,
+      contextCap: r.contextCap,
+      slots: r.slots,
+      throughput: r.throughput,
+      contention: r.contention,
+      affinity: affinityRecord,
+      withheld: r.withheld,
+    };
+    const placement = { order: placed.order, records };
     // The ring decides the id: a sender's id that a held row already has is replaced by a fresh one.
     const { id: requestId } = this.#deps.routingLog.open({
       id: proposedId,
@@ -282,7 +295,24 @@ export class PoolProxy {
     loadRules: boolean,
   ): { placed: Placement; runsAt: PlacementInputs['runsAt'] } {
     const inputs = placementInputs(inputArgs);
-    return { placed: place(ranked, loadRules ? { ...ctx, ...inputs } : ctx), runsAt: inputs.runsAt };
+    if (!loadRules) return { placed: place(ranked, ctx), runsAt: inputs.runsAt };
+    // Written out, not { ...ctx, ...inputs }: a literal that starts with a spread gets a hidden
+    // class of its own on Node 20, and every placement step reads this context.
+    const withInputs: PlacementContext = {
+      model: ctx.model,
+      pins: ctx.pins,
+      route: ctx.route,
+      estimatedTokens: ctx.estimatedTokens,
+      window: ctx.window,
+      nowMs: ctx.nowMs,
+      limits: ctx.limits,
+      withheld: ctx.withheld,
+      affinity: ctx.affinity,
+      slots: inputs.slots,
+      throughput: inputs.throughput,
+      contention: inputs.contention,
+    };
+    return { placed: place(ranked, withInputs), runsAt: inputs.runsAt };
   }
 
   /** Whether contention may leave the affinity engine where it is (contention-hold.ts); asks the engine only when it is contended. */

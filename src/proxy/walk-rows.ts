@@ -2,7 +2,8 @@
  * The routing-log row a walk leaves, decided from its outcome record alone (pure), and the
  * 502 for a walk that ran out of candidates.
  */
-import type { Attempt, RoutingLogEntry } from '../routing-log/entry.js';
+import type { Attempt, RequestError } from '../routing-log/entry.js';
+import type { SettlePatch } from '../routing-log/ring.js';
 import { describeFailure, failureStatus } from './failover-policy.js';
 import { writeProxyError } from './proxy-errors.js';
 import type { FailedAttempt, WalkOutcome, WalkRequest } from './walk-types.js';
@@ -11,58 +12,84 @@ export function toAttempt({ candidate, failure }: FailedAttempt): Attempt {
   return { node: candidate.node, backend: candidate.engine, status: failureStatus(failure), reason: describeFailure(failure) };
 }
 
-/** The patch that settles a walk's row. */
-export function settledRow(req: WalkRequest, o: WalkOutcome): Partial<RoutingLogEntry> {
-  const common = {
+/** What settling sets beyond the fields every walk sets, by how it ended. */
+interface Ending {
+  readonly outcome: 'served' | 'failed';
+  readonly requestError: RequestError | null;
+  readonly reason: string | null;
+  readonly clientClosed: boolean;
+}
+
+/**
+ * The patch that settles a walk's row: one object literal of fixed shape, whichever way the
+ * walk ended. Built as { ...common, ...ending } each patch had a hidden class of its own (on
+ * Node 20 a literal that starts with a spread does), so the ring's reads of it missed every
+ * inline cache: 4.3-6.5 µs a settle against 0.3-0.8 µs for a literal (2026-12-03).
+ */
+export function settledRow(req: WalkRequest, o: WalkOutcome): SettlePatch {
+  const e = endingOf(req, o);
+  return {
     node: req.rowNode ?? o.served?.node ?? null,
     backend: o.served?.engine ?? null,
-    attempt: o.attempt,
+    attempt: o.end === 'exhausted' ? o.failures.length : o.attempt,
     failedOverFrom: o.failures.map((f) => f.candidate.node),
     attempts: o.failures.map(toAttempt),
     status: o.status,
     durationMs: o.headersMs,
     totalMs: o.totalMs,
+    outcome: e.outcome,
+    requestError: e.requestError,
+    reason: e.reason,
+    clientClosed: e.clientClosed,
   };
+}
+
+function endingOf(req: WalkRequest, o: WalkOutcome): Ending {
   switch (o.end) {
     case 'committed':
-      return { ...common, ...committed(req, o) };
+      return committed(req, o);
     case 'verdict': {
       const v = o.verdict!;
-      return { ...common, outcome: 'failed', requestError: v, reason: `HTTP 500 (${v.signature})` };
+      return failed(`HTTP 500 (${v.signature})`, v);
     }
     case 'hung-up':
       return {
-        ...common,
         outcome: 'failed',
+        requestError: null,
         clientClosed: true,
         reason: o.status === null ? 'the caller closed its connection before any answer' : 'the caller closed its connection mid-answer',
       };
     case 'exhausted': {
       const last = o.failures[o.failures.length - 1];
-      return { ...common, attempt: o.failures.length, outcome: 'failed', reason: last ? describeFailure(last.failure) : null };
+      return failed(last ? describeFailure(last.failure) : null);
     }
     case 'no-candidate':
-      return { ...common, outcome: 'failed', reason: 'no candidate holds the model' };
+      return failed('no candidate holds the model');
     case 'broken':
-      return { ...common, outcome: 'failed', reason: 'this Hub failed while relaying the answer (see its log)' };
+      return failed('this Hub failed while relaying the answer (see its log)');
   }
 }
 
-function committed(req: WalkRequest, o: WalkOutcome): Partial<RoutingLogEntry> {
+function failed(reason: string | null, requestError: RequestError | null = null): Ending {
+  return { outcome: 'failed', requestError, reason, clientClosed: false };
+}
+
+function committed(req: WalkRequest, o: WalkOutcome): Ending {
   const status = o.status!;
   const refused = status >= 400;
   const entry = req.rowNode === null;
   const fault = o.bodyFault;
   // Inbound rows never carry a requestError: the entry Hub judges the request, this Hub only served it.
-  const requestError =
+  const requestError: RequestError | null =
     fault?.kind === 'output' && entry
-      ? { signature: fault.fault, basis: 'node' as const, confirms: null }
+      ? { signature: fault.fault, basis: 'node', confirms: null }
       : refused && entry
-        ? { signature: 'client-error', basis: 'status' as const, confirms: null }
+        ? { signature: 'client-error', basis: 'status', confirms: null }
         : null;
   return {
     outcome: refused || fault !== null ? 'failed' : 'served',
     requestError,
+    clientClosed: false,
     reason:
       fault?.kind === 'output'
         ? `output fault (${fault.fault})`
