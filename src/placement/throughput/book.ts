@@ -64,8 +64,7 @@ export class ThroughputBook {
     if (from === null || !(reading.tokensPerSec > 0)) return;
     const now = this.#clock.nowMs();
     const entry = this.#entry(key);
-    const stamped = { promptTokens: reading.promptTokens, tokensPerSec: reading.tokensPerSec, deadline: reading.deadline, atMs: now };
-    const band = recordInBand(entry.bands.get(from) ?? null, stamped, now);
+    const band = recordInBand(entry.bands.get(from) ?? null, { ...reading, atMs: now }, now);
     entry.bands.set(band.fromTokens, band);
   }
 
