@@ -7,8 +7,8 @@
  * --impl loads another compiled ring.js (e.g. a saved copy of an older build) so two
  * implementations can be compared on the same machine minutes apart.
  *
- * The patches are built per request with the shapes src/proxy passes (fresh arrays in settle,
- * a full placement-records object in open), so "bytes/op" includes the caller's own objects;
+ * The patches are built per request as src/proxy builds them (the settle patch by the walk's own
+ * settledRow, a full placement-records object in open), so "bytes/op" includes the caller's own objects;
  * the "caller's objects alone" line measures just those, to subtract.
  */
 import { resolve } from 'node:path';
@@ -16,7 +16,10 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ManualClock } from '../../src/util/clock.js';
 import type { RoutingLog as RoutingLogType, OpenFields, RowPatch, SettlePatch } from '../../src/routing-log/ring.js';
-import { NULL_PLACEMENT_RECORDS, type Attempt } from '../../src/routing-log/entry.js';
+import { NULL_PLACEMENT_RECORDS } from '../../src/routing-log/entry.js';
+import type { Candidate } from '../../src/placement/types.js';
+import { settledRow } from '../../src/proxy/walk-rows.js';
+import type { WalkOutcome, WalkRequest } from '../../src/proxy/walk-types.js';
 import { hasGc, measure, report } from './measure.js';
 
 const { values } = parseArgs({
@@ -53,21 +56,18 @@ function updatePatch(): RowPatch {
   return { node: 'local', backend: 'llamacpp', status: 200, durationMs: 1 };
 }
 
+/** Only rowNode is read from the request (null: the entry node's own row). */
+const ENTRY_REQUEST = { rowNode: null } as unknown as WalkRequest;
+const SERVED_LOCALLY = { node: 'local', engine: 'llamacpp' } as Candidate;
+
+/**
+ * The settle patch from the walk's own settledRow, so the ring reads the object the proxy hands
+ * it: a hand-written literal here once hid a settle patch whose hidden class was new on every
+ * request, 10x slower to read (bench/README.md, 2026-12-03).
+ */
 function settlePatch(): SettlePatch {
-  const attempts: Attempt[] = [];
-  return {
-    node: 'local',
-    backend: 'llamacpp',
-    attempt: 1,
-    failedOverFrom: attempts.map((a) => a.node),
-    attempts: [...attempts],
-    status: 200,
-    durationMs: 1,
-    totalMs: 2,
-    outcome: 'served',
-    requestError: null,
-    reason: null,
-  };
+  const outcome = { end: 'committed', served: SERVED_LOCALLY, attempt: 1, status: 200, headersMs: 1, totalMs: 2, bodyFault: null, verdict: null, failures: [] };
+  return settledRow(ENTRY_REQUEST, outcome as unknown as WalkOutcome);
 }
 
 /** A full ring on a clock that moves 1 ms per request: each request stamps a new millisecond. */
