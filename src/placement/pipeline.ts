@@ -4,7 +4,7 @@
  * to an earlier tier, so precedence holds by construction: a step can only ever split a group
  * or reorder inside one, and what an earlier step put behind stays behind.
  */
-import type { PlacementRecords } from '../routing-log/entry.js';
+import { nullPlacementRecords, type PlacementRecords } from '../routing-log/entry.js';
 import { contextCapStep } from './steps/context-cap.js';
 import { pinStep } from './steps/pin.js';
 import { promptCeilingStep } from './steps/prompt-ceiling.js';
@@ -43,18 +43,9 @@ export const STEPS: readonly PlacementStep[] = [
 
 export function place(ranked: readonly Candidate[], ctx: PlacementContext, steps: readonly PlacementStep[] = STEPS): Placement {
   let tiers: Tiers = [ranked];
-  // Written out, not { ...NULL_PLACEMENT_RECORDS }: on Node 20 a spread literal can get a hidden
-  // class of its own, and the routing log reads these records on every request (walk-rows.ts).
-  const records: Record<keyof PlacementRecords, unknown> = {
-    pin: null,
-    promptCeiling: null,
-    contextCap: null,
-    slots: null,
-    throughput: null,
-    contention: null,
-    affinity: null,
-    withheld: null,
-  };
+  // Not { ...NULL_PLACEMENT_RECORDS }: a copy made by spreading gets a hidden class of its own on
+  // Node 20, and the routing log reads these records on every request (walk-rows.ts).
+  const records: Record<keyof PlacementRecords, unknown> = nullPlacementRecords();
   for (const step of steps) {
     const next = step.run(tiers, ctx, records as unknown as PlacementRecords);
     assertOnlyDemoted(tiers, next.tiers, step.key);

@@ -219,7 +219,7 @@ export class PoolProxy {
     // The affinity outcome is read off the order the walk takes, after every later step.
     const affinityRecord = placed.records.affinity === null ? null : affinityOutcome(placed.records.affinity, placed.order, affinity?.remembered ?? null);
     const r = placed.records;
-    // Written out, not { ...placed.records, affinity }: see the records literal in place() (pipeline.ts).
+    // Written out, not { ...placed.records, affinity }: see nullPlacementRecords (routing-log/entry.ts).
     const records: PlacementRecords = {
       pin: r.pin,
       promptCeiling: r.promptCeiling,

@@ -184,16 +184,15 @@ export interface RoutingLogEntry extends PlacementRecords {
   readonly traceId: string | null;
 }
 
-export const NULL_PLACEMENT_RECORDS: PlacementRecords = Object.freeze({
-  pin: null,
-  promptCeiling: null,
-  contextCap: null,
-  slots: null,
-  throughput: null,
-  contention: null,
-  affinity: null,
-  withheld: null,
-});
+/**
+ * Every record null, as a fresh object each call: one literal, so every copy shares one hidden
+ * class (placement fills a copy in; a copy made by spreading would get a class of its own).
+ */
+export function nullPlacementRecords(): { -readonly [K in keyof PlacementRecords]: PlacementRecords[K] } {
+  return { pin: null, promptCeiling: null, contextCap: null, slots: null, throughput: null, contention: null, affinity: null, withheld: null };
+}
+
+export const NULL_PLACEMENT_RECORDS: PlacementRecords = Object.freeze(nullPlacementRecords());
 
 /** The summary block of GET /routing-log. */
 export interface RoutingLogSummary {
