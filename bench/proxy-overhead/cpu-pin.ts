@@ -1,9 +1,9 @@
 /**
- * Pinning benchmark processes to CPUs (Linux `taskset`). On this 2-vCPU host, two identical Hub
- * builds measured side by side without pinning read up to 1.25x apart, and the bias followed the
- * process, not the turn: whichever build was started first kept it for the whole run (bench/README.md,
- * 2026-12-03 08:10-08:40 UTC). With every measured process on one CPU and the load and the
- * upstream on the other, identical builds read within 0.97-1.03x of each other.
+ * Pinning benchmark processes to CPUs (Linux `taskset`). On this 2-vCPU host, Hub builds measured
+ * side by side without pinning could carry a bias of their own for a whole run: one that pinned
+ * runs put at 0.85-0.90x of another read 1.23-1.29x of it unpinned (bench/README.md, 2026-12-03
+ * 08:05). With every measured process on one CPU and the load and the upstream on the other,
+ * identical builds read within 0.96-1.04x of each other.
  */
 import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
