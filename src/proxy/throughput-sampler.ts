@@ -5,8 +5,9 @@
  * Whether the node was idle is read as each attempt starts, from this Hub's own counts.
  */
 import type { ThroughputBook, BookKey } from '../placement/throughput/book.js';
-import { decodeRate, prefillReading } from '../placement/throughput/sample.js';
+import { decodeRate, prefillReading, type AttemptFacts } from '../placement/throughput/sample.js';
 import type { Candidate } from '../placement/types.js';
+import type { EngineTimings } from './walk-timings.js';
 import type { AttemptStart, WalkObserver, WalkSettled } from './walk-types.js';
 
 export interface ThroughputSamplerDeps {
@@ -38,22 +39,9 @@ export class ThroughputSampler implements WalkObserver {
     const idle = this.#idle.get(s.requestId) ?? [];
     this.#idle.delete(s.requestId);
     if (!s.route.completion) return;
-    // The facts are written out in full each time, not spread from a common part: on Node 20 a
-    // literal that starts with a spread gets a hidden class of its own (walk-rows.ts), and V8's IC
-    // log showed prefillReading's reads of it going megamorphic on every request.
-    const estimatedTokens = Math.floor(s.bodyBytes / 4);
     s.failures.forEach((f, i) => {
       if (f.failure.kind !== 'deadline') return;
-      const r = prefillReading({
-        completion: true,
-        estimatedTokens,
-        stream: s.stream,
-        budgetMs: s.budgetMs,
-        idle: idle[i] === true,
-        headersMs: null,
-        missedDeadline: true,
-        timings: null,
-      });
+      const r = prefillReading(attemptFacts(s, idle[i] === true, null, true, null));
       if (r !== null) this.#deps.book.record(bookKeyOf(f.candidate, s.model), r);
     });
     if (s.served === null || s.attempt === null || s.end !== 'committed' || s.status === null || s.status >= 400) return;
@@ -63,18 +51,18 @@ export class ThroughputSampler implements WalkObserver {
     if (s.bodyFault?.kind === 'output') return;
     const timings = s.engineTimings();
     const key = bookKeyOf(s.served, s.model);
-    const r = prefillReading({
-      completion: true,
-      estimatedTokens,
-      stream: s.stream,
-      budgetMs: s.budgetMs,
-      idle: idle[s.attempt - 1] === true,
-      headersMs: s.headersMs,
-      missedDeadline: false,
-      timings,
-    });
+    const r = prefillReading(attemptFacts(s, idle[s.attempt - 1] === true, s.headersMs, false, timings));
     if (r !== null) this.#deps.book.record(key, r);
     const decode = decodeRate(timings);
     if (decode !== null) this.#deps.book.recordDecode(key, decode);
   }
+}
+
+/**
+ * One attempt's facts, always built by this one literal: on Node 20 a literal that starts with a
+ * spread gets a hidden class of its own (walk-rows.ts), and V8's IC log showed prefillReading's
+ * reads of { ...common, idle, ... } going megamorphic on every request.
+ */
+function attemptFacts(s: WalkSettled, idle: boolean, headersMs: number | null, missedDeadline: boolean, timings: EngineTimings | null): AttemptFacts {
+  return { completion: true, estimatedTokens: Math.floor(s.bodyBytes / 4), stream: s.stream, budgetMs: s.budgetMs, idle, headersMs, missedDeadline, timings };
 }
