@@ -26,7 +26,7 @@ import { PeerStore } from '../../src/store/peers.js';
 import { HEALTHZ_PATH as HEALTHZ } from '../../src/http/health-routes.js';
 import { freePort, freshDataDir, startHubProcess, type HubProcess } from '../../test/helpers/hub-process.js';
 import { lineChart } from '../line-chart.js';
-import { clockTicksPerSecond, machineTicks, processTicks } from '../proxy-overhead/proc-stat.js';
+import { machineTicks, processCpuMs } from '../proxy-overhead/proc-stat.js';
 import { FLEET_TAILNET, startFakeFleet, type FakeFleet } from './fake-fleet.js';
 import { CHAT_MODEL } from './peer-document.js';
 import { placementCurve, REQUEST_SHAPES, type PlacementPoint, type RequestShape } from './placement-cost.js';
@@ -60,7 +60,6 @@ const { values: o } = parseArgs({
 });
 const counts = o.peers.split(',').map(Number);
 const maxPeers = Math.max(...counts);
-const ms = (ticks: number) => (ticks * 1000) / clockTicksPerSecond();
 
 interface HubPoint {
   readonly peers: number;
@@ -125,13 +124,13 @@ async function measureGet(hub: HubProcess, path: string, requests: number): Prom
   const pid = hub.child.pid!;
   let bytes = 0;
   for (let i = 0; i < 20; i++) await hub.api('GET', path);
-  const before = processTicks(pid);
+  const before = processCpuMs(pid);
   for (let i = 0; i < requests; i++) {
     const res = await hub.api('GET', path);
     if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}`);
     if (i === 0) bytes = JSON.stringify(res.json).length;
   }
-  return { cpuMs: ms(processTicks(pid) - before) / requests, bytes };
+  return { cpuMs: (processCpuMs(pid) - before) / requests, bytes };
 }
 
 async function measureForwards(
@@ -162,9 +161,9 @@ async function measureForwards(
   try {
     await run(100);
     const before = fleet.peers.slice(0, n).map((p) => p.counts.forwards);
-    const t0 = processTicks(hub.child.pid!);
+    const t0 = processCpuMs(hub.child.pid!);
     await run(requests);
-    const cpuMs = ms(processTicks(hub.child.pid!) - t0) / requests;
+    const cpuMs = (processCpuMs(hub.child.pid!) - t0) / requests;
     const serving = fleet.peers.slice(0, n).filter((p, i) => p.counts.forwards > before[i]!).length;
     return { cpuMs, serving };
   } finally {
@@ -175,10 +174,10 @@ async function measureForwards(
 /** The Hub's CPU over an idle window, as a share of one core. */
 async function idleCpu(hub: HubProcess, seconds: number): Promise<number> {
   const pid = hub.child.pid!;
-  const t0 = processTicks(pid);
+  const t0 = processCpuMs(pid);
   const w0 = Date.now();
   await sleep(seconds * 1000);
-  return ms(processTicks(pid) - t0) / (Date.now() - w0);
+  return (processCpuMs(pid) - t0) / (Date.now() - w0);
 }
 
 async function main(): Promise<void> {

@@ -21,7 +21,7 @@ import { request } from 'undici';
 import { BENCH_MODEL, COMPLETION_BODY, STREAM_EVENTS, STREAM_PARTS, STREAM_WRITES } from './fake-upstream.js';
 import { runTokenStreams } from './token-load.js';
 import { runLoad, type LoadClient, type LoadResult } from './load.js';
-import { childPids, clockTicksPerSecond, machineTicks, processTicks } from './proc-stat.js';
+import { childPids, clockTicksPerSecond, machineTicks, processCpuMs, processTicks } from './proc-stat.js';
 import { summarizeProfile, type ProfileSummary } from './profile-summary.js';
 import { fixed, markdownTable, median, percent } from './stats.js';
 import { startBareProxy, startHub, startNginx, startUpstream, type Started } from './targets.js';
@@ -94,6 +94,8 @@ interface Options {
   targets: TargetName[];
   profile: boolean;
   out: string | null;
+  /** Whether to run the request sets (non-streamed and streamed); false: --token-only. */
+  requests: boolean;
   /** Token-stream cases: events a second per stream and events per stream; null: --no-token. */
   token: { rate: number; events: number } | null;
 }
@@ -111,6 +113,7 @@ function usage(): string {
     '  --token-rate N    token streams: events a second per stream (default 150)',
     '  --token-events N  token streams: events per stream (default 100)',
     '  --no-token        skip the token-stream cases',
+    '  --token-only      run the token-stream cases alone (a longer --duration gives their CPU figures more events)',
     '  --profile         instead of measuring, run the Hub alone under --cpu-prof and summarise it',
     '  --out FILE        where to write the JSON results (default bench/results/proxy-overhead-<date>.json)',
   ].join('\n');
@@ -130,6 +133,7 @@ function options(): Options {
       'token-rate': { type: 'string', default: String(DEFAULT_TOKEN_RATE) },
       'token-events': { type: 'string', default: String(DEFAULT_TOKEN_EVENTS) },
       'no-token': { type: 'boolean', default: false },
+      'token-only': { type: 'boolean', default: false },
       out: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -145,6 +149,7 @@ function options(): Options {
   };
   const client = values.client;
   if (client !== 'undici' && client !== 'autocannon' && client !== 'wrk') fail(`--client must be undici, autocannon or wrk, got ${client}`);
+  if (values['token-only'] && values['no-token']) fail('--token-only and --no-token leave nothing to run');
   return {
     rounds: whole('rounds', values.rounds, 1),
     durationS: whole('duration', values.duration, 1),
@@ -154,6 +159,7 @@ function options(): Options {
     targets: targetList(values.targets ?? '', values['no-bare'] ?? false),
     profile: values.profile ?? false,
     out: values.out ?? null,
+    requests: !values['token-only'],
     token: values['no-token'] ? null : { rate: whole('token-rate', values['token-rate'], 1), events: whole('token-events', values['token-events'], 2) },
   };
 }
@@ -268,16 +274,16 @@ async function measure(w: World, o: Options, set: SetName, c: CaseDef, target: T
 
   const hz = clockTicksPerSecond();
   const proxyPid = target === 'hub' ? w.hub.cpuPid : target === 'nginx' ? w.nginx!.cpuPid : target === 'undici-bare' ? w.bare!.cpuPid : null;
-  const proxyBefore = proxyPid === null ? 0 : processTicks(proxyPid);
-  const upstreamBefore = processTicks(w.upstream.cpuPid);
+  const proxyBefore = proxyPid === null ? 0 : processCpuMs(proxyPid);
+  const upstreamBefore = processCpuMs(w.upstream.cpuPid);
   const oursBefore = ourTicks(w);
   const machineBefore = machineTicks();
   const r = await runLoad(o.client, { ...spec, durationS: o.durationS }, w.scratch);
   check(label, r);
   const machineAfter = machineTicks();
   const oursAfter = ourTicks(w);
-  const upstreamAfter = processTicks(w.upstream.cpuPid);
-  const proxyAfter = proxyPid === null ? 0 : processTicks(proxyPid);
+  const upstreamAfter = processCpuMs(w.upstream.cpuPid);
+  const proxyAfter = proxyPid === null ? 0 : processCpuMs(proxyPid);
 
   const expectedBody = c.mode === 'streamed' ? Buffer.concat(STREAM_PARTS).length : COMPLETION_BODY.length;
   const bytesPerResponse = r.bytes / (r.ok + r.non200);
@@ -299,8 +305,8 @@ async function measure(w: World, o: Options, set: SetName, c: CaseDef, target: T
     p99Ms: r.p99Ms,
     meanMs: r.meanMs,
     bytesPerResponse,
-    proxyCpuMsPerReq: proxyPid === null ? null : ms(proxyAfter - proxyBefore) / r.ok,
-    upstreamCpuMsPerReq: ms(upstreamAfter - upstreamBefore) / r.ok,
+    proxyCpuMsPerReq: proxyPid === null ? null : (proxyAfter - proxyBefore) / r.ok,
+    upstreamCpuMsPerReq: (upstreamAfter - upstreamBefore) / r.ok,
     clientCpuMsPerReq: r.clientCpuMs / r.ok,
     machineBusy: machineTotalMs > 0 ? machineMs / machineTotalMs : Number.NaN,
     otherCores: Math.max(0, machineMs - oursMs) / (r.elapsedS * 1000),
@@ -471,7 +477,7 @@ async function measureToken(w: World, o: Options, connections: number, target: T
   if (o.warmupS > 0) check(`warm-up ${label}`, await runTokenStreams({ ...spec, durationS: o.warmupS }));
   const proxyPid = target === 'hub' ? w.hub.cpuPid : target === 'nginx' ? w.nginx!.cpuPid : target === 'undici-bare' ? w.bare!.cpuPid : null;
   const hz = clockTicksPerSecond();
-  const proxyBefore = proxyPid === null ? 0 : processTicks(proxyPid);
+  const proxyBefore = proxyPid === null ? 0 : processCpuMs(proxyPid);
   const oursBefore = ourTicks(w);
   const machineBefore = machineTicks();
   const cpuBefore = process.cpuUsage();
@@ -479,7 +485,7 @@ async function measureToken(w: World, o: Options, connections: number, target: T
   const cpu = process.cpuUsage(cpuBefore);
   const machineAfter = machineTicks();
   const oursAfter = ourTicks(w);
-  const proxyAfter = proxyPid === null ? 0 : processTicks(proxyPid);
+  const proxyAfter = proxyPid === null ? 0 : processCpuMs(proxyPid);
   check(label, r);
   const ms = (ticks: number) => (ticks * 1000) / hz;
   const oursMs = ms(oursAfter - oursBefore) + (cpu.user + cpu.system) / 1000;
@@ -492,7 +498,7 @@ async function measureToken(w: World, o: Options, connections: number, target: T
     eventsPerS: r.events / r.elapsedS,
     firstEventP50Ms: r.firstEventP50Ms,
     firstEventP99Ms: r.firstEventP99Ms,
-    proxyCpuMsPerEvent: proxyPid === null ? null : ms(proxyAfter - proxyBefore) / r.events,
+    proxyCpuMsPerEvent: proxyPid === null ? null : (proxyAfter - proxyBefore) / r.events,
     otherCores: Math.max(0, ms(machineAfter.busy - machineBefore.busy) - oursMs) / (r.elapsedS * 1000),
   };
   process.stderr.write(
@@ -797,12 +803,12 @@ async function main(): Promise<void> {
     process.stderr.write(
       `bench:proxy — ${o.rounds} round(s) × ${o.durationS} s (+${o.warmupS} s warm-up) per case, client ${o.client}, ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(2)}\n`,
     );
-    const { samples, sets } = await runMeasured(w, o);
+    const { samples, sets } = o.requests ? await runMeasured(w, o) : { samples: [], sets: [] };
     const tokenSamples = o.token === null ? [] : await runTokenCases(w, o);
     const tokenSummaries = summarizeTokens(tokenSamples);
     const summaries = summarize(samples);
     const v = [...verdicts(summaries), ...tokenVerdicts(tokenSummaries)];
-    const others = samples.map((s) => s.otherCores);
+    const others = [...samples, ...tokenSamples].map((s) => s.otherCores);
     const finishedAt = new Date();
     const doc = [
       `## Proxy overhead, ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`,

@@ -26,7 +26,7 @@ import { parseArgs } from 'node:util';
 import { Pool, request } from 'undici';
 import { BENCH_MODEL } from '../proxy-overhead/fake-upstream.js';
 import { cpuPlan, pinToCpu } from '../proxy-overhead/cpu-pin.js';
-import { clockTicksPerSecond, processTicks } from '../proxy-overhead/proc-stat.js';
+import { processCpuMs } from '../proxy-overhead/proc-stat.js';
 import { median } from '../proxy-overhead/stats.js';
 import { startBareProxy, startHub, startUpstream, type Started } from '../proxy-overhead/targets.js';
 
@@ -95,7 +95,7 @@ const plan = values.pin === 'off' ? null : cpuPlan();
  */
 async function cpuMsPerRequest(target: Started, origin: string, requests: number): Promise<number> {
   const pool = new Pool(origin, { connections });
-  const before = processTicks(target.cpuPid);
+  const before = processCpuMs(target.cpuPid);
   let next = 0;
   let failed = 0;
   await Promise.all(
@@ -108,10 +108,10 @@ async function cpuMsPerRequest(target: Started, origin: string, requests: number
       }
     }),
   );
-  const after = processTicks(target.cpuPid);
+  const after = processCpuMs(target.cpuPid);
   await pool.close();
   if (failed > 0) throw new Error(`${target.name}: ${failed} of ${requests} requests did not answer 200`);
-  return ((after - before) * 1000) / clockTicksPerSecond() / requests;
+  return (after - before) / requests;
 }
 
 async function waitServes(url: string): Promise<void> {
