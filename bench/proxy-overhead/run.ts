@@ -21,6 +21,7 @@ import { request } from 'undici';
 import { BENCH_MODEL, COMPLETION_BODY, STREAM_EVENTS, STREAM_PARTS, STREAM_WRITES } from './fake-upstream.js';
 import { runTokenStreams } from './token-load.js';
 import { runLoad, type LoadClient, type LoadResult } from './load.js';
+import { cpuPlan, pinToCpu, type CpuPlan } from './cpu-pin.js';
 import { childPids, clockTicksPerSecond, machineTicks, processCpuMs, processTicks } from './proc-stat.js';
 import { summarizeProfile, type ProfileSummary } from './profile-summary.js';
 import { fixed, markdownTable, median, percent } from './stats.js';
@@ -94,6 +95,8 @@ interface Options {
   targets: TargetName[];
   profile: boolean;
   out: string | null;
+  /** --pin auto: the proxies on one CPU, the load and the upstream on the other (cpu-pin.ts); null: unpinned (the default). */
+  pin: CpuPlan | null;
   /** Whether to run the request sets (non-streamed and streamed); false: --token-only. */
   requests: boolean;
   /** Token-stream cases: events a second per stream and events per stream; null: --no-token. */
@@ -113,6 +116,8 @@ function usage(): string {
     '  --token-rate N    token streams: events a second per stream (default 150)',
     '  --token-events N  token streams: events per stream (default 100)',
     '  --no-token        skip the token-stream cases',
+    '  --pin auto|off    auto: every proxy on one CPU, the load and the upstream on the other, for CPU ratios free of',
+    "                    the scheduler's placement; throughput then meets the shared CPU first (default off)",
     '  --token-only      run the token-stream cases alone (a longer --duration gives their CPU figures more events)',
     '  --profile         instead of measuring, run the Hub alone under --cpu-prof and summarise it',
     '  --out FILE        where to write the JSON results (default bench/results/proxy-overhead-<date>.json)',
@@ -134,6 +139,7 @@ function options(): Options {
       'token-events': { type: 'string', default: String(DEFAULT_TOKEN_EVENTS) },
       'no-token': { type: 'boolean', default: false },
       'token-only': { type: 'boolean', default: false },
+      pin: { type: 'string', default: 'off' },
       out: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -149,6 +155,9 @@ function options(): Options {
   };
   const client = values.client;
   if (client !== 'undici' && client !== 'autocannon' && client !== 'wrk') fail(`--client must be undici, autocannon or wrk, got ${client}`);
+  if (values.pin !== 'auto' && values.pin !== 'off') fail(`--pin must be auto or off, got ${values.pin}`);
+  const pin = values.pin === 'auto' ? cpuPlan() : null;
+  if (values.pin === 'auto' && pin === null) fail('--pin auto needs Linux, taskset and at least two CPUs');
   if (values['token-only'] && values['no-token']) fail('--token-only and --no-token leave nothing to run');
   return {
     rounds: whole('rounds', values.rounds, 1),
@@ -160,6 +169,7 @@ function options(): Options {
     profile: values.profile ?? false,
     out: values.out ?? null,
     requests: !values['token-only'],
+    pin,
     token: values['no-token'] ? null : { rate: whole('token-rate', values['token-rate'], 1), events: whole('token-events', values['token-events'], 2) },
   };
 }
@@ -693,22 +703,34 @@ async function runMeasured(w: World, o: Options): Promise<{ samples: Sample[]; s
   return { samples, sets };
 }
 
+/** A profiled load: the two request modes, and token streams (whose rate is events a second, not requests). */
+type ProfiledMode = Mode | 'token-stream';
+
 interface ProfileResult {
   readonly file: string;
-  readonly perMode: { mode: Mode; rps: number; window: { startUs: number; endUs: number }; summary: ProfileSummary }[];
+  readonly perMode: { mode: ProfiledMode; rps: number; window: { startUs: number; endUs: number }; summary: ProfileSummary }[];
 }
 
-/** --profile: the Hub alone, under --cpu-prof, at c=32 in each mode; no figures are taken from this run. */
+/** --profile: the Hub alone, under --cpu-prof, at c=32 in each mode (and on token streams unless --no-token); no figures are taken from this run. */
 async function runProfile(w: World, o: Options, profDir: string, keepAs: string): Promise<ProfileResult> {
-  const windows: { mode: Mode; rps: number; startUs: number; endUs: number }[] = [];
+  const windows: { mode: ProfiledMode; rps: number; startUs: number; endUs: number }[] = [];
+  const nowUs = () => Number(process.hrtime.bigint() / 1000n);
   for (const mode of ['non-streamed', 'streamed'] as const) {
-    const startUs = Number(process.hrtime.bigint() / 1000n);
+    const startUs = nowUs();
     const r = await runLoad(o.client, { url: w.urls.hub, body: requestBody(mode), connections: 32, durationS: o.durationS }, w.scratch);
-    const endUs = Number(process.hrtime.bigint() / 1000n);
+    const endUs = nowUs();
     const rps = r.ok / r.elapsedS;
     process.stderr.write(`  profiled hub ${mode} c=32: ${rps.toFixed(0)} req/s (slowed by the profiler)\n`);
     if (r.non200 > 0 || r.errors > 0) throw new Error(`profile run: ${r.non200} non-200, ${r.errors} errors`);
     windows.push({ mode, rps, startUs, endUs });
+  }
+  if (o.token !== null) {
+    const startUs = nowUs();
+    const r = await runTokenStreams({ url: w.urls.hub, body: tokenBody(o.token), connections: 32, eventsPerStream: o.token.events, durationS: o.durationS });
+    const endUs = nowUs();
+    process.stderr.write(`  profiled hub token streams c=32: ${(r.events / r.elapsedS).toFixed(0)} events/s (slowed by the profiler)\n`);
+    if (r.failed > 0) throw new Error(`profile run: ${r.failed} token streams failed or came short`);
+    windows.push({ mode: 'token-stream', rps: r.events / r.elapsedS, startUs, endUs });
   }
   await w.hub.stop();
   const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
@@ -759,6 +781,11 @@ async function main(): Promise<void> {
       'undici-bare': bare ? `${bare.origin}/api/inference/pool/v1/chat/completions` : '',
     };
     const w: World = { upstream, hub, nginx, bare, urls, scratch };
+    if (o.pin !== null) {
+      pinToCpu(process.pid, o.pin.rest);
+      pinToCpu(upstream.cpuPid, o.pin.rest);
+      for (const p of [hub, bare, nginx]) if (p !== null) for (const pid of [p.child.pid!, ...childPids(p.child.pid!)]) pinToCpu(pid, o.pin.measured);
+    }
     await waitHubServes(urls.hub);
     await setSnapshotTtl(hub, SNAPSHOT_TTL_MS);
     for (const t of TARGETS) if (urls[t] !== '') await verifyTarget(t, urls[t]);
@@ -774,7 +801,7 @@ async function main(): Promise<void> {
       const lines = [`# Hub CPU profile, ${startedAt.toISOString()} (${o.client}, c=32, ${o.durationS} s per mode)`, ''];
       for (const { mode, rps, summary } of result.perMode) {
         lines.push(
-          `## ${mode}: ${rps.toFixed(0)} req/s under the profiler`,
+          `## ${mode}: ${rps.toFixed(0)} ${mode === 'token-stream' ? 'events' : 'req'}/s under the profiler`,
           '',
           `${summary.samplesInWindow} samples over ${summary.windowMs} ms; busy ${summary.busyMs} ms, idle ${summary.idleMs} ms${summary.windowMatched ? '' : ' (whole profile: the load window could not be matched)'}.`,
           '',
@@ -816,7 +843,8 @@ async function main(): Promise<void> {
       `${o.rounds} rounds × ${o.durationS} s per case (each after a ${o.warmupS} s warm-up), targets interleaved; medians over rounds. ` +
         `Client: ${String(machine.client)}. ${String(machine.cpus)} CPUs (${String(machine.cpuModel)}), Node ${process.version}, ${String(machine.nginx)}, 1 nginx worker. ` +
         `Other processes on the machine used a median ${fixed(median(others), 2)} cores (max ${fixed(Math.max(...others), 2)}) during the runs. ` +
-        `Fake upstream: ${STREAM_EVENTS} SSE chunks in ${STREAM_WRITES} writes when streamed.`,
+        `Fake upstream: ${STREAM_EVENTS} SSE chunks in ${STREAM_WRITES} writes when streamed. ` +
+        (o.pin === null ? 'Unpinned.' : `Pinned: the proxies on CPU ${o.pin.measured}, the load and the upstream on CPU ${o.pin.rest}.`),
       '',
       ...sets.flatMap((def) => [`### ${def.label}`, '', resultsTable(summaries, def.set), '']),
       ...(o.token === null
