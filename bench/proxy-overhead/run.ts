@@ -578,7 +578,22 @@ function tokenTable(summaries: readonly TokenSummary[]): string {
   return markdownTable(['c', 'target', 'events/s', 'first event p50 ms', 'added p50 ms', 'first event p99 ms', 'proxy CPU µs/event', 'of bare relay'], rows);
 }
 
-function tokenVerdicts(summaries: readonly TokenSummary[]): Verdict[] {
+/**
+ * The Hub's CPU per event over the relay's in each round, the two measured minutes apart: the
+ * host's speed drifts between rounds (the relay alone read 32-67 µs an event at c=32 in one run,
+ * 2026-12-03), and a ratio taken within a round carries less of that than the ratio of medians.
+ */
+function pairedEventRatios(samples: readonly TokenSample[], c: number): number[] {
+  const out: number[] = [];
+  for (const hub of samples) {
+    if (hub.connections !== c || hub.target !== 'hub' || hub.proxyCpuMsPerEvent === null) continue;
+    const bare = samples.find((s) => s.connections === c && s.round === hub.round && s.target === 'undici-bare');
+    if (bare?.proxyCpuMsPerEvent) out.push(hub.proxyCpuMsPerEvent / bare.proxyCpuMsPerEvent);
+  }
+  return out;
+}
+
+function tokenVerdicts(summaries: readonly TokenSummary[], samples: readonly TokenSample[]): Verdict[] {
   const out: Verdict[] = [];
   const at = (c: number, t: TargetName) => summaries.find((s) => s.connections === c && s.target === t);
   for (const c of TOKEN_CONNECTIONS) {
@@ -586,11 +601,17 @@ function tokenVerdicts(summaries: readonly TokenSummary[]): Verdict[] {
     const bare = at(c, 'undici-bare');
     if (hub?.proxyCpuMsPerEvent && bare?.proxyCpuMsPerEvent) {
       const ratio = hub.proxyCpuMsPerEvent / bare.proxyCpuMsPerEvent;
+      const paired = pairedEventRatios(samples, c);
+      const pairedMedian = median(paired);
+      // Met only when both readings are within the bound: neither is the one to pick after the fact.
+      const worst = Math.max(ratio, pairedMedian);
       out.push({
         target: `token stream, c=${c}: Hub CPU per event within 1.2x of the bare relay's`,
-        measured: `${fixed(ratio, 2)}x (${fixed(hub.proxyCpuMsPerEvent * 1000, 1)} vs ${fixed(bare.proxyCpuMsPerEvent * 1000, 1)} µs)`,
-        met: ratio <= TARGET_EVENT_CPU_RATIO,
-        gap: ratio <= TARGET_EVENT_CPU_RATIO ? 'met' : `missed: ${fixed(ratio / TARGET_EVENT_CPU_RATIO, 2)}x the bound`,
+        measured:
+          `${fixed(ratio, 2)}x (${fixed(hub.proxyCpuMsPerEvent * 1000, 1)} vs ${fixed(bare.proxyCpuMsPerEvent * 1000, 1)} µs); ` +
+          `round by round ${fixed(pairedMedian, 2)}x (${fixed(Math.min(...paired), 2)}-${fixed(Math.max(...paired), 2)}x)`,
+        met: worst <= TARGET_EVENT_CPU_RATIO,
+        gap: worst <= TARGET_EVENT_CPU_RATIO ? 'met' : `missed: ${fixed(worst / TARGET_EVENT_CPU_RATIO, 2)}x the bound`,
       });
     }
   }
@@ -834,7 +855,7 @@ async function main(): Promise<void> {
     const tokenSamples = o.token === null ? [] : await runTokenCases(w, o);
     const tokenSummaries = summarizeTokens(tokenSamples);
     const summaries = summarize(samples);
-    const v = [...verdicts(summaries), ...tokenVerdicts(tokenSummaries)];
+    const v = [...verdicts(summaries), ...tokenVerdicts(tokenSummaries, tokenSamples)];
     const others = [...samples, ...tokenSamples].map((s) => s.otherCores);
     const finishedAt = new Date();
     const doc = [
