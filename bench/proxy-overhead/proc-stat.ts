@@ -1,6 +1,7 @@
 /**
- * CPU time from /proc (Linux only): a process's user+system time, the children it has
- * reaped, and the whole machine's busy time, all in clock ticks (USER_HZ, `getconf CLK_TCK`).
+ * CPU time from /proc (Linux only): a process's own (in ms, from its threads' schedstat, or in
+ * clock ticks), the children it has reaped, and the whole machine's busy time, the last two in
+ * clock ticks (USER_HZ, `getconf CLK_TCK`).
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
