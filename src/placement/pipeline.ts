@@ -43,8 +43,6 @@ export const STEPS: readonly PlacementStep[] = [
 
 export function place(ranked: readonly Candidate[], ctx: PlacementContext, steps: readonly PlacementStep[] = STEPS): Placement {
   let tiers: Tiers = [ranked];
-  // Not { ...NULL_PLACEMENT_RECORDS }: a copy made by spreading gets a hidden class of its own on
-  // Node 20, and the routing log reads these records on every request (walk-rows.ts).
   const records: Record<keyof PlacementRecords, unknown> = nullPlacementRecords();
   for (const step of steps) {
     const next = step.run(tiers, ctx, records as unknown as PlacementRecords);
