@@ -19,7 +19,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { BENCH_MODEL, COMPLETION_BODY, STREAM_EVENTS, STREAM_PARTS, STREAM_WRITES } from './fake-upstream.js';
-import { runTokenStreams } from './token-load.js';
+import { DEFAULT_TOKEN_EVENTS, DEFAULT_TOKEN_RATE, runTokenStreams, tokenBody } from './token-load.js';
 import { runLoad, type LoadClient, type LoadResult } from './load.js';
 import { cpuPlan, pinToCpu, type CpuPlan } from './cpu-pin.js';
 import { childPids, clockTicksPerSecond, machineTicks, processCpuMs, processTicks } from './proc-stat.js';
@@ -38,10 +38,6 @@ const TARGET_RPS_SHARE_OF_BARE = 0.9;
 /** Token streams: CPU per relayed event within 1.2x of the bare relay's, under 0.5 ms added before the first event. */
 const TARGET_EVENT_CPU_RATIO = 1.2;
 const TARGET_ADDED_FIRST_EVENT_MS = 0.5;
-/** Token streams' default pace: events a second per stream, what a fast GPU engine writes for one caller. */
-const DEFAULT_TOKEN_RATE = 150;
-/** Token streams' default length in events (with the default rate, two thirds of a second a stream). */
-const DEFAULT_TOKEN_EVENTS = 100;
 /** The connection counts token streams run at. */
 const TOKEN_CONNECTIONS = [1, 32] as const;
 
@@ -465,16 +461,6 @@ interface TokenSample {
   /** CPU of the target's own process per relayed event; null for direct. */
   readonly proxyCpuMsPerEvent: number | null;
   readonly otherCores: number;
-}
-
-function tokenBody(token: { rate: number; events: number }): string {
-  return JSON.stringify({
-    model: BENCH_MODEL,
-    messages: [{ role: 'user', content: 'hi' }],
-    stream: true,
-    bench_token_rate: token.rate,
-    bench_token_events: token.events,
-  });
 }
 
 async function measureToken(w: World, o: Options, connections: number, target: TargetName, round: number): Promise<TokenSample> {

@@ -7,6 +7,23 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
+import { BENCH_MODEL } from './fake-upstream.js';
+
+/** The default pace: events a second per stream, what a fast GPU engine writes for one caller. */
+export const DEFAULT_TOKEN_RATE = 150;
+/** The default length in events (with the default rate, two thirds of a second a stream). */
+export const DEFAULT_TOKEN_EVENTS = 100;
+
+/** The request that asks fake-upstream.ts for a token stream of `events` events at `rate` a second. */
+export function tokenBody(token: { rate: number; events: number }): string {
+  return JSON.stringify({
+    model: BENCH_MODEL,
+    messages: [{ role: 'user', content: 'hi' }],
+    stream: true,
+    bench_token_rate: token.rate,
+    bench_token_events: token.events,
+  });
+}
 
 export interface TokenLoadSpec {
   readonly url: string;

@@ -13,11 +13,16 @@
  * dist/ compiled), takes its turn in every round too, and the run also prints this build's CPU per
  * request as a multiple of that one's: the way to tell whether a change to the hot path paid off.
  *
+ * With --tokens each turn is --seconds of token streams instead (one SSE event per write, 150 a
+ * second, 100 a stream, from 32 connections unless --connections says otherwise), and the ratio is
+ * CPU per relayed event: issue 13's streamed target, with the same bound. bench/proxy-overhead
+ * measures the same streams beside nginx; this is the quick build-against-build reading of them.
+ *
  * Where taskset works (Linux, two CPUs or more) the Hubs and the relay share one CPU and the load
  * and the upstream another (cpu-pin.ts says why); --pin off measures unpinned.
  *
  *   npm run bench:quick -- [--rounds 7] [--requests 6000] [--connections 8] [--bound 1.2] [--ttl 10000]
- *                          [--against /path/to/other/checkout] [--pin auto|off]
+ *                          [--tokens [--seconds 6]] [--against /path/to/other/checkout] [--pin auto|off]
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,6 +34,7 @@ import { cpuPlan, pinToCpu } from '../proxy-overhead/cpu-pin.js';
 import { processCpuMs } from '../proxy-overhead/proc-stat.js';
 import { median } from '../proxy-overhead/stats.js';
 import { startBareProxy, startHub, startUpstream, type Started } from '../proxy-overhead/targets.js';
+import { DEFAULT_TOKEN_EVENTS, DEFAULT_TOKEN_RATE, runTokenStreams, tokenBody } from '../proxy-overhead/token-load.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../../..');
 const PROXY_OVERHEAD_DIR = resolve(import.meta.dirname, '../proxy-overhead');
@@ -53,18 +59,24 @@ const DEFAULT_ROUNDS = 7;
  * ms a request, 2026-12-02 16:10 UTC), so the first round measured the JIT, not the Hub.
  */
 const WARMUP_REQUESTS = 6_000;
+/** Token streams: connections by default, the load at which the bench:proxy runs read the gap (bench/README.md, 2026-12-03). */
+const TOKEN_CONNECTIONS = 32;
+/** Token streams: seconds of warm-up per target before the measured rounds. */
+const TOKEN_WARMUP_S = 4;
 const CHAT_PATH = '/api/inference/pool/v1/chat/completions';
 const BODY = JSON.stringify({ model: BENCH_MODEL, messages: [{ role: 'user', content: 'hi' }] });
 
 const { values } = parseArgs({
   options: {
     rounds: { type: 'string', default: String(DEFAULT_ROUNDS) },
-    requests: { type: 'string', default: '6000' },
-    connections: { type: 'string', default: '8' },
+    requests: { type: 'string' },
+    connections: { type: 'string' },
     bound: { type: 'string', default: String(DEFAULT_CPU_RATIO_BOUND) },
     ttl: { type: 'string', default: String(SNAPSHOT_TTL_MS) },
     against: { type: 'string' },
     pin: { type: 'string', default: 'auto' },
+    tokens: { type: 'boolean', default: false },
+    seconds: { type: 'string' },
   },
 });
 const wholeNumber = (name: string, raw: string): number => {
@@ -73,8 +85,17 @@ const wholeNumber = (name: string, raw: string): number => {
   return n;
 };
 const rounds = wholeNumber('rounds', values.rounds);
-const requests = wholeNumber('requests', values.requests);
-const connections = wholeNumber('connections', values.connections);
+const tokens = values.tokens;
+if (tokens ? values.requests !== undefined : values.seconds !== undefined) {
+  throw new Error(
+    tokens
+      ? '--requests counts non-streamed requests; with --tokens each turn lasts --seconds'
+      : '--seconds is the length of a token-stream turn; it needs --tokens',
+  );
+}
+const requests = wholeNumber('requests', values.requests ?? '6000');
+const connections = wholeNumber('connections', values.connections ?? String(tokens ? TOKEN_CONNECTIONS : 8));
+const seconds = wholeNumber('seconds', values.seconds ?? '6');
 const bound = Number(values.bound);
 const ttlMs = Number(values.ttl);
 if (!Number.isInteger(ttlMs) || ttlMs < 0) throw new Error(`--ttl must be a whole number of ms, not ${JSON.stringify(values.ttl)}`);
@@ -113,6 +134,28 @@ async function cpuMsPerRequest(target: Started, origin: string, requests: number
   if (failed > 0) throw new Error(`${target.name}: ${failed} of ${requests} requests did not answer 200`);
   return (after - before) / requests;
 }
+
+/** CPU milliseconds `target`'s process spends per relayed event over `durationS` seconds of token streams. */
+async function cpuMsPerEvent(target: Started, origin: string, durationS: number): Promise<number> {
+  const before = processCpuMs(target.cpuPid);
+  const r = await runTokenStreams({
+    url: `${origin}${CHAT_PATH}`,
+    body: tokenBody({ rate: DEFAULT_TOKEN_RATE, events: DEFAULT_TOKEN_EVENTS }),
+    connections,
+    durationS,
+    eventsPerStream: DEFAULT_TOKEN_EVENTS,
+  });
+  const after = processCpuMs(target.cpuPid);
+  if (r.failed > 0 || r.events === 0) throw new Error(`${target.name}: ${r.failed} token streams failed or came short, ${r.streams} whole`);
+  return (after - before) / r.events;
+}
+
+/** The measure this run compares: CPU ms per non-streamed request, or per relayed event with --tokens. */
+const cpuMsPer = (target: Started, warmUp = false): Promise<number> =>
+  tokens
+    ? cpuMsPerEvent(target, target.origin, warmUp ? TOKEN_WARMUP_S : seconds)
+    : cpuMsPerRequest(target, target.origin, warmUp ? WARMUP_REQUESTS : requests);
+const unit = tokens ? 'event' : 'req';
 
 async function waitServes(url: string): Promise<void> {
   for (let tries = 0; tries < 150; tries += 1) {
@@ -158,7 +201,7 @@ try {
   process.stdout.write(plan === null ? 'unpinned\n' : `pinned: Hubs and relay on CPU ${plan.measured}, load and upstream on CPU ${plan.rest}\n`);
   for (const target of targets) {
     await waitServes(`${target.origin}${CHAT_PATH}`);
-    await cpuMsPerRequest(target, target.origin, WARMUP_REQUESTS);
+    await cpuMsPer(target, true);
   }
   const ratios: number[] = [];
   const againstRatios: number[] = [];
@@ -167,26 +210,28 @@ try {
     const ms = new Map<Started, number>();
     for (let i = 0; i < targets.length; i += 1) {
       const target = targets[(round + i) % targets.length]!;
-      ms.set(target, await cpuMsPerRequest(target, target.origin, requests));
+      ms.set(target, await cpuMsPer(target));
     }
     const hubMs = ms.get(hub)!;
     const bareMs = ms.get(bare)!;
     ratios.push(hubMs / bareMs);
-    let line = `round ${round + 1}: hub ${hubMs.toFixed(3)} ms CPU/req, bare relay ${bareMs.toFixed(3)} ms CPU/req, ratio ${ratioText(hubMs / bareMs)}`;
+    let line = `round ${round + 1}: hub ${hubMs.toFixed(4)} ms CPU/${unit}, bare relay ${bareMs.toFixed(4)} ms CPU/${unit}, ratio ${ratioText(hubMs / bareMs)}`;
     if (other !== null) {
       const otherMs = ms.get(other)!;
       againstRatios.push(hubMs / otherMs);
-      line += `; other build ${otherMs.toFixed(3)} ms (${ratioText(otherMs / bareMs)} the relay's), this/other ${ratioText(hubMs / otherMs)}`;
+      line += `; other build ${otherMs.toFixed(4)} ms (${ratioText(otherMs / bareMs)} the relay's), this/other ${ratioText(hubMs / otherMs)}`;
     }
     process.stdout.write(`${line}\n`);
   }
   const ratio = median(ratios);
   const over = ratio > bound;
   process.stdout.write(
-    `hub CPU per request (poolProbeSnapshotTtlMs ${ttlMs}): ${ratio.toFixed(2)}x the bare relay's (median of ${rounds}); bound ${bound}x: ${over ? 'OVER' : 'within'}\n`,
+    `hub CPU per ${tokens ? `relayed event (token streams, ${connections} connections)` : 'request'} (poolProbeSnapshotTtlMs ${ttlMs}): ${ratio.toFixed(2)}x the bare relay's (median of ${rounds}); bound ${bound}x: ${over ? 'OVER' : 'within'}\n`,
   );
   if (againstRoot !== null) {
-    process.stdout.write(`this build's CPU per request: ${ratioText(median(againstRatios))} that of ${againstRoot} (median of the per-round ratios)\n`);
+    process.stdout.write(
+      `this build's CPU per ${tokens ? 'event' : 'request'}: ${ratioText(median(againstRatios))} that of ${againstRoot} (median of the per-round ratios)\n`,
+    );
   }
   process.exitCode = over ? 1 : 0;
 } finally {
