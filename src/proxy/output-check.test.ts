@@ -193,16 +193,26 @@ describe('StreamJudge', () => {
     // The same text with the answer inside the first 16 KB is an answer.
     assert.equal(judge('ollama', [first, later, ollamaFrame('', true)]), null);
   });
-  it('looks for an error frame in the last 4 KB only (an engine ends its stream on one)', () => {
-    const errorFrame = sse({ error: { message: 'boom', code: 500 } });
-    const filler = sse(chunk(''));
-    let tail = '';
-    while (tail.length + filler.length <= STREAM_TAIL_BYTES - sse('[DONE]').length) tail += filler;
-    tail += ':'.repeat(STREAM_TAIL_BYTES - sse('[DONE]').length - tail.length - 1) + '\n' + sse('[DONE]');
-    assert.equal(Buffer.byteLength(tail), STREAM_TAIL_BYTES);
-    assert.equal(judge('openai', [sse(chunk('hi')), errorFrame, tail]), null, '4 KB after the error frame: out of the tail');
-    assert.equal(judge('openai', [sse(chunk('hi')), errorFrame, tail.slice(1)]), 'truncated-upstream', 'one byte less: still in it');
-  });
+  // The tail is the head's own last bytes while the stream fits in the head, and its own copy
+  // after: the bound holds in both, and across the chunk that moves it from one to the other.
+  const filler = sse(chunk(''));
+  const fillerUpTo = (bytes: number) => Array.from({ length: Math.floor(bytes / filler.length) }, () => filler);
+  const before = [
+    { name: 'a stream that fits in the head', parts: [] },
+    { name: 'a stream past the head already', parts: fillerUpTo(STREAM_HEAD_BYTES + filler.length) },
+    { name: 'the head’s last chunk, when the next one outgrows it', parts: fillerUpTo(STREAM_HEAD_BYTES - 200) },
+  ];
+  for (const b of before) {
+    it(`looks for an error frame in the last 4 KB only (an engine ends its stream on one): ${b.name}`, () => {
+      const errorFrame = sse({ error: { message: 'boom', code: 500 } });
+      let tail = '';
+      while (tail.length + filler.length <= STREAM_TAIL_BYTES - sse('[DONE]').length) tail += filler;
+      tail += ':'.repeat(STREAM_TAIL_BYTES - sse('[DONE]').length - tail.length - 1) + '\n' + sse('[DONE]');
+      assert.equal(Buffer.byteLength(tail), STREAM_TAIL_BYTES);
+      assert.equal(judge('openai', [sse(chunk('hi')), ...b.parts, errorFrame, tail]), null, '4 KB after the error frame: out of the tail');
+      assert.equal(judge('openai', [sse(chunk('hi')), ...b.parts, errorFrame, tail.slice(1)]), 'truncated-upstream', 'one byte less: still in it');
+    });
+  }
   it('ignores SSE comment lines', () => assert.equal(judge('openai', [': keepalive 1/10\n\n', sse(chunk('hi', 'stop')), sse('[DONE]')]), null));
   it('judges a stream whose first byte is a blank line', () => assert.equal(judge('ollama', ['\n', ollamaFrame('Hel')]), 'truncated-upstream'));
   it('does not judge a stream with no frames in the dialect', () => assert.equal(judge('ollama', ['not json at all\n']), null));

@@ -114,12 +114,17 @@ function judgeDoc(dialect: ProxyDialect, doc: unknown): OutputFault | null {
  */
 export class StreamJudge {
   readonly #dialect: ProxyDialect;
-  /** The first chunks, whole, until they reach STREAM_HEAD_BYTES. */
+  /** The first chunks, whole, until they reach STREAM_HEAD_BYTES: the whole stream while it is no longer. */
   readonly #head = new ByteRun();
-  /** The fewest last chunks, whole, that hold STREAM_TAIL_BYTES (all of them while there are fewer). */
-  readonly #tail = new ByteRun();
-  /** The length of each chunk in the tail, oldest first. */
+  /**
+   * The tail's own copy, from the chunk that outgrew the head on; null until then, while the tail
+   * is the head's last #tailBytes. Most answers fit in the head, and a second copy of every chunk
+   * into a second buffer grown by doubling was half of what a short stream allocated.
+   */
+  #tail: ByteRun | null = null;
+  /** The length of each chunk in the tail, oldest first: the fewest last chunks that hold STREAM_TAIL_BYTES (all of them while there are fewer). */
   readonly #tailChunks: number[] = [];
+  #tailBytes = 0;
   /** The tail decoded, once read; null again after every push. */
   #tailDecoded: string | null = null;
 
@@ -136,10 +141,21 @@ export class StreamJudge {
    */
   push(chunk: Buffer): void {
     this.#tailDecoded = null;
-    if (this.#head.length < STREAM_HEAD_BYTES) this.#head.append(chunk, STREAM_HEAD_BYTES);
-    this.#tail.append(chunk, 2 * STREAM_TAIL_BYTES);
+    if (this.#tail !== null) this.#tail.append(chunk, 2 * STREAM_TAIL_BYTES);
+    else if (this.#head.length < STREAM_HEAD_BYTES) this.#head.append(chunk, STREAM_HEAD_BYTES);
+    else {
+      // The stream outgrew the head: the tail so far is the head's last chunks.
+      this.#tail = new ByteRun();
+      this.#tail.append(this.#head.last(this.#tailBytes), 2 * STREAM_TAIL_BYTES, 2 * STREAM_TAIL_BYTES);
+      this.#tail.append(chunk, 2 * STREAM_TAIL_BYTES);
+    }
     this.#tailChunks.push(chunk.length);
-    while (this.#tailChunks.length > 1 && this.#tail.length - this.#tailChunks[0]! >= STREAM_TAIL_BYTES) this.#tail.dropFront(this.#tailChunks.shift()!);
+    this.#tailBytes += chunk.length;
+    while (this.#tailChunks.length > 1 && this.#tailBytes - this.#tailChunks[0]! >= STREAM_TAIL_BYTES) {
+      const dropped = this.#tailChunks.shift()!;
+      this.#tailBytes -= dropped;
+      this.#tail?.dropFront(dropped);
+    }
   }
 
   /** The verdict once the stream ended cleanly on the wire; a dropped connection is judged by the caller. */
@@ -199,7 +215,7 @@ export class StreamJudge {
 
   /** The tail as text, decoded once when the stream has ended (finish and lastFrames both read it). */
   #tailText(): string {
-    this.#tailDecoded ??= this.#tail.text();
+    this.#tailDecoded ??= this.#tail === null ? this.#head.textOfLast(this.#tailBytes) : this.#tail.text();
     return this.#tailDecoded;
   }
 
@@ -239,20 +255,26 @@ class ByteRun {
     return this.#end - this.#start;
   }
 
-  append(chunk: Buffer, usualMaxBytes: number): void {
+  /** Appends a copy of `chunk`; the first buffer holds at least `firstBytes`. */
+  append(chunk: Uint8Array, usualMaxBytes: number, firstBytes = 1024): void {
     const length = this.length;
     const needed = length + chunk.length;
     if (this.#bytes === null || this.#end + chunk.length > this.#bytes.length) {
       const capacity = this.#bytes?.length ?? 0;
       // Unpooled: a pooled slice would keep its whole shared slab alive with the stream.
-      const next = needed <= capacity ? this.#bytes! : Buffer.allocUnsafeSlow(Math.max(needed, Math.min(2 * capacity, usualMaxBytes), 1024));
+      const next = needed <= capacity ? this.#bytes! : Buffer.allocUnsafeSlow(Math.max(needed, Math.min(2 * capacity, usualMaxBytes), firstBytes));
       if (this.#bytes !== null) this.#bytes.copy(next, 0, this.#start, this.#end);
       this.#bytes = next;
       this.#start = 0;
       this.#end = length;
     }
-    chunk.copy(this.#bytes, this.#end);
+    this.#bytes.set(chunk, this.#end);
     this.#end += chunk.length;
+  }
+
+  /** A view of the last `bytes` bytes (not a copy: it changes with the run). */
+  last(bytes: number): Uint8Array {
+    return this.#bytes === null ? new Uint8Array(0) : this.#bytes.subarray(this.#end - bytes, this.#end);
   }
 
   dropFront(bytes: number): void {
@@ -260,7 +282,12 @@ class ByteRun {
   }
 
   text(): string {
-    return this.#bytes === null ? '' : this.#bytes.toString('utf8', this.#start, this.#end);
+    return this.textOfLast(this.length);
+  }
+
+  /** The last `bytes` bytes as text. */
+  textOfLast(bytes: number): string {
+    return this.#bytes === null ? '' : this.#bytes.toString('utf8', this.#end - bytes, this.#end);
   }
 
   includes(ascii: string): boolean {
