@@ -72,14 +72,16 @@ export class ThroughputBook {
     this.#entry(key).decode = { tokensPerSec, atMs: this.#clock.nowMs() };
   }
 
-  /** The bands placement reads for this key now, smallest first; empty when unmeasured. */
-  readings(key: BookKey): BandReading[] {
+  /**
+   * The bands placement reads for this key at `now` (the clock's reading by default; placement
+   * passes the one it read for the whole request), smallest first; empty when unmeasured.
+   */
+  readings(key: BookKey, now = this.#clock.nowMs()): BandReading[] {
     const entry = this.#index
       .get(key.node)
       ?.get(key.backendId ?? '')
       ?.get(key.model);
     if (entry === undefined) return [];
-    const now = this.#clock.nowMs();
     const out: BandReading[] = [];
     for (const band of entry.bands.values()) {
       const r = readBand(band, now);
