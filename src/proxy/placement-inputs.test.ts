@@ -65,19 +65,6 @@ describe('placementInputs: which rules apply to a request', () => {
     assert.equal(placementInputs(args({ settings: { ...DEFAULT_SETTINGS, inferenceOllamaSlots: 2 } })).slots, undefined));
   it('a peer whose only engine holding the model is vLLM states no slots for it', () =>
     assert.deepEqual([...placementInputs(args({ peers: [peer(4, 'vllm')] })).slots!.stated], [[L.id, 2]]));
-  it("reads each of a peer's snapshots afresh: an Ollama that stops holding the model stops stating slots for it", () => {
-    const before = peer(4);
-    assert.equal(placementInputs(args({ peers: [before] })).slots!.stated.size, 2);
-    const after: UsablePeer = {
-      ...before,
-      backends: [
-        { kind: 'ollama', models: ['other:1b'] },
-        { kind: 'vllm', models: [MODEL] },
-      ],
-    };
-    assert.deepEqual([...placementInputs(args({ peers: [after] })).slots!.stated], [[L.id, 2]]);
-    assert.equal(placementInputs(args({ peers: [before] })).slots!.stated.size, 2, 'the first snapshot still reads as it did');
-  });
   it('embeddings take a slot, so slots judge them; throughput and contention do not', () => {
     const inputs = placementInputs(args({ route: route('/api/embed') }));
     assert.notEqual(inputs.slots, undefined);

@@ -80,37 +80,15 @@ export function statedSlots(
     }
     const p = byId.get(c.peerId);
     const slots = p?.ollamaSlots ?? null;
-    if (slots !== null && slotEngineHolds(p!.backends, model)) out.set(c.id, slots);
-  }
-  return out;
-}
-
-type PeerListing = UsablePeer['backends'];
-
-/**
- * Per peer listing (a poll stores a new one, so an entry lives as long as its snapshot), the
- * models an engine that counts as slots holds there. Scanning every engine's models for every
- * candidate of every request was 3% of a long placement at 50 peers (bench/micro/placement.ts).
- * The names asked for are the callers', so each listing keeps at most SLOT_HOLDERS_MAX of them.
- */
-const SLOT_HOLDERS_MAX = 64;
-const slotHolders = new WeakMap<PeerListing, Map<string, boolean>>();
-
-function slotEngineHolds(backends: PeerListing, model: string): boolean {
-  let byModel = slotHolders.get(backends);
-  if (byModel === undefined) slotHolders.set(backends, (byModel = new Map()));
-  let holds = byModel.get(model);
-  if (holds === undefined) {
-    holds = backends.some(
+    const holds = p?.backends.some(
       (b) =>
         (ENGINE_KINDS as readonly string[]).includes(b.kind) &&
         countsAsSlots(b.kind as EngineKind) &&
         b.models.some((m) => isSameModel(b.kind as EngineKind, m, model)),
     );
-    if (byModel.size >= SLOT_HOLDERS_MAX) byModel.clear();
-    byModel.set(model, holds);
+    if (slots !== null && holds) out.set(c.id, slots);
   }
-  return holds;
+  return out;
 }
 
 /**
