@@ -13,7 +13,6 @@
  * head the memo does not hold, so each pays the SHA-256. Every peer holds the model, so every
  * peer is a candidate: the worst case for a given pool size.
  */
-import { performance } from 'node:perf_hooks';
 import { loadEnv } from '../../src/config/env.js';
 import { DEFAULT_SETTINGS, type PoolSettings } from '../../src/config/settings-schema.js';
 import { readCapabilities, type PeerCapabilities } from '../../src/peers/capabilities.js';
@@ -54,7 +53,7 @@ export const REQUEST_SHAPES: readonly RequestShape[] = ['short', 'long', 'long-f
 export interface PlacementPoint {
   readonly peers: number;
   readonly shape: RequestShape;
-  /** CPU (user + system) per placement, µs: the median over rounds. */
+  /** CPU (user + system) per placement, µs: the median of `rounds`. */
   readonly cpuUsPerRequest: number;
   readonly rounds: readonly number[];
 }
@@ -153,30 +152,43 @@ export function onePlacement(n: number, shape: RequestShape): Placement {
   return placeOnce(poolOf(n), bodiesOf(shape)[0]!, new PrefixAffinity({ clock: systemClock, ttlMs: 10 * 60_000 }), new WithholdBook(systemClock), 'one');
 }
 
+/** CPU per call of `op(i)` (user + system, µs): after a warm-up, the median over rounds of `requests` calls each. */
+function cpuPerCall(op: (i: number, round: number) => void, opts: { requests: number; rounds: number }): { median: number; rounds: number[] } {
+  // Warm-up: let V8 optimise the path before it is timed.
+  for (let i = 0; i < Math.min(500, opts.requests); i++) op(i, -1);
+  const rounds: number[] = [];
+  for (let r = 0; r < opts.rounds; r++) {
+    const start = process.cpuUsage();
+    for (let i = 0; i < opts.requests; i++) op(i, r);
+    const used = process.cpuUsage(start);
+    rounds.push((used.user + used.system) / opts.requests);
+  }
+  const sorted = [...rounds].sort((a, b) => a - b);
+  return { median: sorted[Math.floor(sorted.length / 2)]!, rounds };
+}
+
 export function measurePlacement(n: number, shape: RequestShape, opts: { requests: number; rounds: number }): PlacementPoint {
   const pool = poolOf(n);
   const bodies = bodiesOf(shape);
   const affinity = new PrefixAffinity({ clock: systemClock, ttlMs: 10 * 60_000 });
   const outputFaults = new WithholdBook(systemClock);
-  // Warm-up: let V8 optimise the path at this pool size before it is timed.
-  for (let i = 0; i < Math.min(500, opts.requests); i++) {
-    if (placeOnce(pool, bodies[i % bodies.length]!, affinity, outputFaults, `w${i}`).order.length !== n) throw new Error(`expected ${n} candidates placed`);
-  }
-  const rounds: number[] = [];
-  for (let r = 0; r < opts.rounds; r++) {
-    const start = process.cpuUsage();
-    for (let i = 0; i < opts.requests; i++) placeOnce(pool, bodies[i % bodies.length]!, affinity, outputFaults, `r${r}-${i}`);
-    const used = process.cpuUsage(start);
-    rounds.push((used.user + used.system) / opts.requests);
-  }
-  const sorted = [...rounds].sort((a, b) => a - b);
-  return { peers: n, shape, cpuUsPerRequest: sorted[Math.floor(sorted.length / 2)]!, rounds };
+  const { median, rounds } = cpuPerCall((i, r) => {
+    const placed = placeOnce(pool, bodies[i % bodies.length]!, affinity, outputFaults, `r${r}-${i}`);
+    if (r < 0 && placed.order.length !== n) throw new Error(`expected ${n} candidates placed`);
+  }, opts);
+  return { peers: n, shape, cpuUsPerRequest: median, rounds };
 }
 
-/** Wall time of the whole curve, for the report; the figures themselves are CPU time. */
-export function placementCurve(counts: readonly number[], opts: { requests: number; rounds: number }): { points: PlacementPoint[]; wallMs: number } {
-  const t0 = performance.now();
-  const points: PlacementPoint[] = [];
-  for (const shape of REQUEST_SHAPES) for (const n of counts) points.push(measurePlacement(n, shape, opts));
-  return { points, wallMs: performance.now() - t0 };
+/**
+ * Reading a shape's body alone (readRequestFacts, the first call of placeOnce): the part of a
+ * placement that is the same at any number of peers, and the cost any routed request pays.
+ */
+export function measureBodyRead(shape: RequestShape, opts: { requests: number; rounds: number }): { cpuUsPerRequest: number } {
+  const bodies = bodiesOf(shape);
+  let models = 0;
+  const { median } = cpuPerCall((i) => {
+    if (readRequestFacts(bodies[i % bodies.length]!, CHAT_ROUTE).model !== null) models += 1;
+  }, opts);
+  if (models === 0) throw new Error('the bodies named no model');
+  return { cpuUsPerRequest: median };
 }

@@ -29,7 +29,9 @@ import { lineChart } from '../line-chart.js';
 import { machineTicks, processCpuMs } from '../proxy-overhead/proc-stat.js';
 import { FLEET_TAILNET, startFakeFleet, type FakeFleet } from './fake-fleet.js';
 import { CHAT_MODEL } from './peer-document.js';
-import { placementCurve, REQUEST_SHAPES, type PlacementPoint, type RequestShape } from './placement-cost.js';
+import { median } from '../micro/measure.js';
+import { REQUEST_SHAPES, type PlacementPoint, type RequestShape } from './placement-cost.js';
+import { cpuUsInChild, THIS_BUILD } from './placement-child.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../../..');
 const POOL = '/api/inference/pool';
@@ -49,7 +51,7 @@ const { values: o } = parseArgs({
     'poll-seconds': { type: 'string', default: '10' },
     'idle-seconds': { type: 'string', default: '60' },
     'placement-requests': { type: 'string', default: '2000' },
-    'placement-rounds': { type: 'string', default: '3' },
+    'placement-rounds': { type: 'string', default: '1' },
     'no-placement': { type: 'boolean', default: false },
     'no-hub': { type: 'boolean', default: false },
     /** Run the Hub under --cpu-prof: one .cpuprofile per Hub start, written to bench/results/. */
@@ -194,8 +196,21 @@ async function main(): Promise<void> {
   let placement: PlacementPoint[] = [];
   if (!o['no-placement']) {
     const curve = Array.from({ length: 50 }, (_, i) => i + 1);
-    console.log(`placement CPU per request, 1..50 peers (${o['placement-requests']} requests x ${o['placement-rounds']} rounds per point)...`);
-    placement = placementCurve(curve, { requests: Number(o['placement-requests']), rounds: Number(o['placement-rounds']) }).points;
+    const requests = Number(o['placement-requests']);
+    const children = Number(o['placement-rounds']);
+    console.log(`placement CPU per request, 1..50 peers (per point the median of ${children} process(es), each the median of its rounds of ${requests})...`);
+    for (const shape of REQUEST_SHAPES) {
+      for (const peers of curve) {
+        const rounds = Array.from({ length: children }, () => cpuUsInChild(THIS_BUILD, `place:${shape}:${peers}`, requests));
+        placement.push({ peers, shape, cpuUsPerRequest: median(rounds), rounds });
+      }
+    }
+    // The body's parse is in every figure and the same at any pool size: shown apart, so the part that grows with peers reads plainly.
+    const bodyRead = Object.fromEntries(REQUEST_SHAPES.map((shape) => [shape, cpuUsInChild(THIS_BUILD, `read:${shape}`, requests)]));
+    result.placementBodyReadUs = bodyRead;
+    console.log(
+      `reading the body alone, in every figure below: ${REQUEST_SHAPES.map((shape) => `${SHAPE_LABELS[shape]} ${bodyRead[shape]!.toFixed(1)} µs`).join(', ')}`,
+    );
     result.placement = placement;
     console.log(`\n| peers | ${REQUEST_SHAPES.map((shape) => `${SHAPE_LABELS[shape]} µs`).join(' | ')} |\n| ---: |${' ---: |'.repeat(REQUEST_SHAPES.length)}`);
     for (const n of curve) {
