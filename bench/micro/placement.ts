@@ -47,7 +47,7 @@ if (other !== null) {
 
 const fmt = (v: number) => v.toFixed(1).padStart(6);
 console.log(
-  `CPU µs per placement, median of ${rounds} rounds of ${requests}, each in a process of its own${other === null ? '' : ', alternated with --against'}`,
+  `CPU µs per placement: the median of ${rounds} processes, each the median of its rounds of ${requests}${other === null ? '' : ', alternated with --against'}`,
 );
 for (const shape of o.shapes.split(',')) {
   console.log(`${shape}: reading the body alone ${cpuUsInChild(THIS_BUILD, `read:${shape}`, requests).toFixed(1)} µs (this build)`);

@@ -9,6 +9,9 @@
  *   decisions:<shapes>:<sizes>  one placement of each shape and size, order and records, as JSON
  *   read:<shape>                CPU µs per reading of the shape's body alone
  *   place:<shape>:<peers>       CPU µs per placement
+ *
+ * Fresh processes can still disagree when something else keeps the machine busy (a long prompt
+ * at 50 peers read 84-137 µs against 51-66 in most): read the median of several.
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
