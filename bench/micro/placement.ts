@@ -73,7 +73,7 @@ for (const shape of o.shapes.split(',')) {
     const line = `${shape.padEnd(10)} ${String(n).padStart(3)} peers: this ${fmt(median(mine))} µs`;
     console.log(
       other === null
-        ? `${line}  (rounds ${mine.map((v) => v.toFixed(1)).join(' / ')})`
+        ? `${line}  (processes ${mine.map((v) => v.toFixed(1)).join(' / ')})`
         : `${line}, other ${fmt(median(theirs))} µs, this/other ${median(ratios).toFixed(2)}x (ratios ${ratios.map((v) => v.toFixed(2)).join(' / ')})`,
     );
   }
