@@ -242,6 +242,55 @@ describe('StreamJudge', () => {
       [null, 'stop'],
     );
   });
+  // The head is read frame by frame and the placeholder check decided as early as the text
+  // allows: whatever the frames, the verdict is the one isDegenerate gives their text whole.
+  const texts = [
+    '<unused49>'.repeat(30),
+    ' \n <unused1> <unused22>',
+    '<unused1><abc>',
+    '<unused1>'.repeat(28) + '<abcdefg and more',
+    '<unusedX> <unused1>',
+    'word <unused1>',
+    ' '.repeat(300) + '<unused1>',
+    ' '.repeat(250) + '<unused1>',
+    '',
+  ];
+  for (const text of texts) {
+    for (const size of [1, 3, 10]) {
+      it(`decides placeholders as the whole text would, ${size} characters a frame: ${JSON.stringify(text.slice(0, 40))}`, () => {
+        const frames = Array.from({ length: Math.ceil(text.length / size) }, (_, i) => ollamaFrame(text.slice(i * size, (i + 1) * size)));
+        const expected = isDegenerate(text) ? 'degenerate-output' : null;
+        assert.equal(judge('ollama', [...frames, ollamaFrame('', true)]), expected);
+      });
+    }
+  }
+  it('reads a character split between two chunks as one', () => {
+    // U+3000, an ideographic space, is whitespace between placeholders; its three bytes misread would be text.
+    const bytes = Buffer.from(ollamaFrame('<unused1>') + ollamaFrame('\u3000<unused1>') + ollamaFrame('', true));
+    const at = bytes.indexOf(Buffer.from('\u3000')) + 1;
+    const j = new StreamJudge('ollama');
+    j.push(bytes.subarray(0, at));
+    j.push(bytes.subarray(at));
+    assert.equal(j.finish(), 'degenerate-output');
+  });
+  it('judges alike however the stream is cut into chunks', () => {
+    const streams: readonly [ProxyDialect, string][] = [
+      ['ollama', ollamaFrame('<unused1>') + ollamaFrame(' <unused2>') + ollamaFrame('', true)],
+      ['ollama', ollamaFrame('hi') + ollamaFrame('')],
+      ['openai', sse(chunk('')) + sse(chunk('<unused7>')) + sse(chunk('', 'stop')) + sse('[DONE]')],
+      ['openai', ': hello\n\n' + sse(chunk('real')) + sse(chunk(' text', 'stop'))],
+    ];
+    for (const [dialect, text] of streams) {
+      const bytes = Buffer.from(text);
+      const whole = judge(dialect, [text]);
+      for (let at = 1; at < bytes.length; at += 1) {
+        const j = new StreamJudge(dialect);
+        j.push(bytes.subarray(0, at));
+        j.push(bytes.subarray(at));
+        assert.equal(j.finish(), whole, `cut at byte ${at} of ${JSON.stringify(text)}`);
+      }
+    }
+  });
   it('finds placeholders at the start of a long stream', () => {
     const frames = [...Array.from({ length: 40 }, () => ollamaFrame('<unused49>')), ...Array.from({ length: 500 }, () => ollamaFrame('word '))];
     assert.equal(judge('ollama', [...frames, ollamaFrame('', true)]), 'degenerate-output');

@@ -12,6 +12,7 @@
  *   bytes cut mid-document): nobody can read it, so it was never served (issue 9).
  * A JSON body not recognisably in the dialect is not judged. Token usage is not a signal.
  */
+import { StringDecoder } from 'node:string_decoder';
 import type { ProxyDialect } from '../engines/types.js';
 
 export type OutputFault = 'truncated-upstream' | 'degenerate-output' | 'malformed-output';
@@ -106,23 +107,36 @@ function judgeDoc(dialect: ProxyDialect, doc: unknown): OutputFault | null {
 }
 
 /**
- * Judges a stream as it passes: it keeps only the first STREAM_HEAD_BYTES and the last
- * STREAM_TAIL_BYTES of text, and never holds a byte back. Frames are parsed only at the end,
- * and the head's frames only when it contains a placeholder at all: parsing every frame of every
- * stream cost a fifth of the Hub's CPU on streams in a profile, to confirm what a substring
- * search already rules out for almost every stream.
+ * Judges a stream as it passes, never holding a byte back. It keeps a copy of the last
+ * STREAM_TAIL_BYTES and nothing of the head: the head's frames are parsed as they come, until
+ * they have told whether the stream is in the dialect at all and whether its text could still
+ * be nothing but placeholders. For almost every stream that is its first frame with text, so
+ * the parsing stops there; a stream whose text stays empty (a tool call's arguments are not
+ * text) is parsed for at most its first STREAM_HEAD_BYTES.
+ *
+ * The head was a copy before, grown by doubling up to 16 KiB: on the soak's slow streams each
+ * copy outlived a young-generation collection, so every buffer a stream dropped as its copy grew,
+ * and the last at its end, waited for a full one (15-31 KiB a stream). Now a stream allocates one
+ * 8 KiB tail buffer, grown only for a chunk that needs more; the soak's array buffers peaked at
+ * 28 MB instead of 54-72, and its RSS at +137 MB instead of +186 (bench/README.md, 2026-12-03 20:25).
  */
 export class StreamJudge {
   readonly #dialect: ProxyDialect;
-  /** The first chunks, whole, until they reach STREAM_HEAD_BYTES: the whole stream while it is no longer. */
-  readonly #head = new ByteRun();
-  /**
-   * The tail's own copy, from the chunk that outgrew the head on; null until then, while the tail
-   * is the head's last #tailBytes. Most answers fit in the head, and a second copy of every chunk
-   * into a second buffer grown by doubling was half of what a short stream allocated.
-   */
-  #tail: ByteRun | null = null;
-  /** The length of each chunk in the tail, oldest first: the fewest last chunks that hold STREAM_TAIL_BYTES (all of them while there are fewer). */
+  /** Bytes of the head read so far; the head is every chunk that began before STREAM_HEAD_BYTES. */
+  #headBytes = 0;
+  /** The head's decoder while it is read (it carries a character split between chunks); null once the head has told all it can. */
+  #headDecoder: StringDecoder | null = null;
+  /** A head line begun and not yet ended. */
+  #headPartial = '';
+  /** Whether a complete line of the head was a frame in the dialect. */
+  #sawFrame = false;
+  /** The head's generated text so far, while the placeholder check is undecided. */
+  #generated = '';
+  /** The placeholder check's verdict once decided (true: degenerate); null while undecided. */
+  #degenerate: boolean | null = null;
+  /** The last chunks, copied: the fewest that hold STREAM_TAIL_BYTES (all of them while there are fewer). */
+  readonly #tail = new ByteRun(2 * STREAM_TAIL_BYTES);
+  /** The length of each chunk in the tail, oldest first. */
   readonly #tailChunks: number[] = [];
   #tailBytes = 0;
   /** The tail decoded, once read; null again after every push. */
@@ -133,35 +147,29 @@ export class StreamJudge {
   }
 
   /**
-   * Copies what it needs of each chunk (no decoding): this runs for every chunk of every stream.
-   * Copied rather than held: holding the chunks themselves kept every event's buffer alive for
-   * as long as its stream ran, which pushed them into the old generation; on token streams at 32
-   * connections garbage collection was 16% of the Hub's busy time against 3% for the bare relay
-   * (bench/README.md, 2026-12-02).
+   * Copies the chunk into the tail (no decoding) and, while the head is undecided, reads its
+   * lines: this runs for every chunk of every stream. Copied rather than held: holding the chunks
+   * themselves kept every event's buffer alive for as long as its stream ran, which pushed them
+   * into the old generation; on token streams at 32 connections garbage collection was 16% of
+   * the Hub's busy time against 3% for the bare relay (bench/README.md, 2026-12-02).
    */
   push(chunk: Buffer): void {
     this.#tailDecoded = null;
-    if (this.#tail !== null) this.#tail.append(chunk, 2 * STREAM_TAIL_BYTES);
-    else if (this.#head.length < STREAM_HEAD_BYTES) this.#head.append(chunk, STREAM_HEAD_BYTES);
-    else {
-      // The stream outgrew the head: the tail so far is the head's last chunks.
-      this.#tail = new ByteRun();
-      this.#tail.append(this.#head.last(this.#tailBytes), 2 * STREAM_TAIL_BYTES, 2 * STREAM_TAIL_BYTES);
-      this.#tail.append(chunk, 2 * STREAM_TAIL_BYTES);
-    }
+    if (this.#headBytes < STREAM_HEAD_BYTES) this.#readHead(chunk);
+    this.#tail.append(chunk);
     this.#tailChunks.push(chunk.length);
     this.#tailBytes += chunk.length;
     while (this.#tailChunks.length > 1 && this.#tailBytes - this.#tailChunks[0]! >= STREAM_TAIL_BYTES) {
       const dropped = this.#tailChunks.shift()!;
       this.#tailBytes -= dropped;
-      this.#tail?.dropFront(dropped);
+      this.#tail.dropFront(dropped);
     }
   }
 
   /** The verdict once the stream ended cleanly on the wire; a dropped connection is judged by the caller. */
   finish(): OutputFault | null {
     // Not recognisably in the dialect: not judged. One frame is enough to know.
-    if (!this.#headHasFrame()) return null;
+    if (!this.#sawFrame) return null;
     const lines = this.#tailText()
       .split('\n')
       .map((l) => l.trim())
@@ -178,13 +186,8 @@ export class StreamJudge {
       const finished = events.includes('[DONE]') || events.slice(-LAST_EVENTS_PARSED).some((e) => hasFinishReason(parseJson(e)));
       if (!finished) return 'truncated-upstream';
     }
-    if (!this.#head.includes('<unused')) return null;
-    let generated = '';
-    for (const frame of this.#frames(this.#head.text(), Infinity)) {
-      generated += generatedText(frame);
-      if (generated.length >= DEGENERATE_PREFIX_CHARS) break;
-    }
-    return isDegenerate(generated) ? 'degenerate-output' : null;
+    // Undecided at the end: the text was shorter than the check reads, or the head ran out first.
+    return (this.#degenerate ?? isDegenerate(this.#generated)) ? 'degenerate-output' : null;
   }
 
   /**
@@ -203,19 +206,38 @@ export class StreamJudge {
     return out.reverse();
   }
 
-  /**
-   * Whether a complete line of the head is a frame in the dialect, decoding one line at a time:
-   * the first line almost always is one, and decoding and splitting the whole 16 KiB head to
-   * find it was most of what judging a finished stream cost.
-   */
-  #headHasFrame(): boolean {
-    for (const line of this.#head.lines()) if (this.#frameOf(line) !== null) return true;
-    return false;
+  /** Reads the complete lines a head chunk ends, until a frame was seen and the placeholder check is decided. */
+  #readHead(chunk: Buffer): void {
+    this.#headBytes += chunk.length;
+    if (this.#sawFrame && this.#degenerate !== null) return;
+    this.#headDecoder ??= new StringDecoder('utf8');
+    const lines = (this.#headPartial + this.#headDecoder.write(chunk)).split('\n');
+    this.#headPartial = lines.pop()!;
+    for (const line of lines) {
+      const frame = this.#frameOf(line);
+      if (frame === null) continue;
+      this.#sawFrame = true;
+      if (this.#degenerate === null) this.#readText(generatedText(frame));
+      if (this.#degenerate !== null) break;
+    }
+    // Told all it can, or read all it may: what is left of the head is not needed.
+    if ((this.#sawFrame && this.#degenerate !== null) || this.#headBytes >= STREAM_HEAD_BYTES) {
+      this.#headDecoder = null;
+      this.#headPartial = '';
+    }
+  }
+
+  /** Adds a head frame's text to the placeholder check, deciding it once the text settles it. */
+  #readText(text: string): void {
+    this.#generated += text;
+    if (this.#generated.length >= DEGENERATE_PREFIX_CHARS) this.#degenerate = isDegenerate(this.#generated);
+    else if (!couldBePlaceholders(this.#generated)) this.#degenerate = false;
+    if (this.#degenerate !== null) this.#generated = '';
   }
 
   /** The tail as text, decoded once when the stream has ended (finish and lastFrames both read it). */
   #tailText(): string {
-    this.#tailDecoded ??= this.#tail === null ? this.#head.textOfLast(this.#tailBytes) : this.#tail.text();
+    this.#tailDecoded ??= this.#tail.text();
     return this.#tailDecoded;
   }
 
@@ -226,43 +248,47 @@ export class StreamJudge {
     const payload = this.#dialect === 'openai' ? (line.startsWith('data:') ? line.slice(5).trim() : null) : line;
     return payload === null || payload === '[DONE]' ? null : parseJson(payload);
   }
-
-  /** Up to `limit` frames from the complete lines of `text`, in the dialect; not-JSON lines are skipped. */
-  #frames(text: string, limit: number): unknown[] {
-    const out: unknown[] = [];
-    const lines = text.split('\n');
-    lines.pop(); // the last piece may be a partial line
-    for (const raw of lines) {
-      const doc = this.#frameOf(raw);
-      if (doc !== null && out.push(doc) >= limit) break;
-    }
-    return out;
-  }
 }
 
-const NEWLINE = 0x0a;
+/**
+ * Whether more text could still make `generated` (shorter than the check reads) nothing but
+ * placeholders: it is placeholders and whitespace so far, but for a last placeholder begun and
+ * not yet closed, which the check itself leaves out when the cut at 256 characters splits one.
+ * Once this is false no later text can change the verdict: the text is an answer.
+ */
+function couldBePlaceholders(generated: string): boolean {
+  return PLACEHOLDERS_SO_FAR.test(generated.replace(/<[a-z]*\d*$/, ''));
+}
+
+const PLACEHOLDERS_SO_FAR = /^(?:\s*<unused\d+>)*\s*$/;
 
 /**
- * Bytes copied into one buffer of its own, which grows by doubling (up to a stated size, past
- * which it grows only as far as it must) and can drop bytes from its front.
+ * Bytes copied into one buffer of its own that drops bytes from its front: allocated once at
+ * `usualBytes` and reused by moving what it holds back to its start, grown only for a chunk that
+ * needs more room than that.
  */
 class ByteRun {
+  readonly #usualBytes: number;
   #bytes: Buffer | null = null;
   #start = 0;
   #end = 0;
+
+  constructor(usualBytes: number) {
+    this.#usualBytes = usualBytes;
+  }
 
   get length(): number {
     return this.#end - this.#start;
   }
 
-  /** Appends a copy of `chunk`; the first buffer holds at least `firstBytes`. */
-  append(chunk: Uint8Array, usualMaxBytes: number, firstBytes = 1024): void {
+  /** Appends a copy of `chunk`. */
+  append(chunk: Uint8Array): void {
     const length = this.length;
     const needed = length + chunk.length;
     if (this.#bytes === null || this.#end + chunk.length > this.#bytes.length) {
       const capacity = this.#bytes?.length ?? 0;
       // Unpooled: a pooled slice would keep its whole shared slab alive with the stream.
-      const next = needed <= capacity ? this.#bytes! : Buffer.allocUnsafeSlow(Math.max(needed, Math.min(2 * capacity, usualMaxBytes), firstBytes));
+      const next = needed <= capacity ? this.#bytes! : Buffer.allocUnsafeSlow(Math.max(needed, this.#usualBytes));
       if (this.#bytes !== null) this.#bytes.copy(next, 0, this.#start, this.#end);
       this.#bytes = next;
       this.#start = 0;
@@ -272,38 +298,12 @@ class ByteRun {
     this.#end += chunk.length;
   }
 
-  /** A view of the last `bytes` bytes (not a copy: it changes with the run). */
-  last(bytes: number): Uint8Array {
-    return this.#bytes === null ? new Uint8Array(0) : this.#bytes.subarray(this.#end - bytes, this.#end);
-  }
-
   dropFront(bytes: number): void {
     this.#start += bytes;
   }
 
   text(): string {
-    return this.textOfLast(this.length);
-  }
-
-  /** The last `bytes` bytes as text. */
-  textOfLast(bytes: number): string {
-    return this.#bytes === null ? '' : this.#bytes.toString('utf8', this.#end - bytes, this.#end);
-  }
-
-  includes(ascii: string): boolean {
-    return this.#bytes !== null && this.#bytes.subarray(this.#start, this.#end).includes(ascii);
-  }
-
-  /** The complete lines (each ended by a newline), decoded one by one; what follows the last newline is left out. Splitting at the byte gives the same text as decoding first, since a newline byte is never part of a UTF-8 sequence. */
-  *lines(): Generator<string> {
-    if (this.#bytes === null) return;
-    // A view that ends where the bytes do: the buffer's spare room past them was never written.
-    const bytes = this.#bytes.subarray(0, this.#end);
-    let from = this.#start;
-    for (let nl = bytes.indexOf(NEWLINE, from); nl >= 0; nl = bytes.indexOf(NEWLINE, from)) {
-      yield bytes.toString('utf8', from, nl);
-      from = nl + 1;
-    }
+    return this.#bytes === null ? '' : this.#bytes.toString('utf8', this.#start, this.#end);
   }
 }
 
