@@ -26,7 +26,7 @@ import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 import { startPool, type Pool } from '../../test/helpers/pool-fixture.js';
 import { lineChart } from '../line-chart.js';
-import { machineTicks } from '../proxy-overhead/proc-stat.js';
+import { machineTicks, processCpuMs } from '../proxy-overhead/proc-stat.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../../..');
 const MODEL = 'soak:8b';
@@ -145,6 +145,8 @@ async function main(): Promise<void> {
     console.log(`idle for ${o.idle} s...`);
     await sleep(num('idle') * 1000);
     const loadFrom = Date.now();
+    const hubPid = hubA.process.child.pid!;
+    const cpuFromMs = processCpuMs(hubPid);
     const loadUntil = loadFrom + num('duration') * 1000;
     const body = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'tell me a long story' }], stream: true });
     const end = (e: Ending) => {
@@ -221,6 +223,7 @@ async function main(): Promise<void> {
     await Promise.all([...lanes, chaos]);
     await Promise.all(failureWatch);
     const loadTo = Date.now();
+    const hubCpuUnderLoadMs = processCpuMs(hubPid) - cpuFromMs;
     clearInterval(sampler);
     console.log(`load over after ${Math.round((loadTo - loadFrom) / 1000)} s; settling for ${o.settle} s...`);
     await sleep(num('settle') * 1000);
@@ -252,6 +255,9 @@ async function main(): Promise<void> {
       loopMaxUnderLoadMs: load.length === 0 ? null : Math.max(...load.map((p) => p.loopMaxMs)),
       loopP99IdleMs: medianOf(idle.map((p) => p.loopP99Ms)),
       streamsStarted: started_,
+      // What a's own work cost (GC threads included), the figure a collector setting trades against memory.
+      hubCpuSecondsUnderLoad: hubCpuUnderLoadMs / 1000,
+      hubCpuMsPerStream: started_ === 0 ? null : hubCpuUnderLoadMs / started_,
       endings: Object.fromEntries(endings),
       inFlightMedian: medianOf(inFlightSamples.filter(([t]) => t > loadFrom + 15_000).map(([, n]) => n)),
     };
