@@ -1,6 +1,7 @@
 /** `cihub serve`: runs a Hub in the foreground until SIGTERM or SIGINT, then drains and exits. */
 import { EnvError, loadEnv, processEnv } from '../../config/env.js';
 import { startHub } from '../../system.js';
+import { limitHeapGrowth } from '../../util/heap-growth.js';
 import { UsageError } from '../hub-client.js';
 
 export async function runServe(opts: { port?: number | undefined; dataDir?: string | undefined; host?: string | undefined }): Promise<void> {
@@ -12,6 +13,8 @@ export async function runServe(opts: { port?: number | undefined; dataDir?: stri
     if (err instanceof EnvError) throw new UsageError(err.message);
     throw err;
   }
+  // The daemon's process, so its setting: a Hub started inside another program leaves that program's heap alone.
+  limitHeapGrowth();
   const hub = await startHub(env);
   const stop = (signal: string) => {
     hub.logger.info({ signal }, 'signal received');
