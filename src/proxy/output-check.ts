@@ -21,7 +21,9 @@ export type OutputFault = 'truncated-upstream' | 'degenerate-output' | 'malforme
 export const DEGENERATE_PREFIX_CHARS = 256;
 /** The tail of a stream kept to find its last frames (a final frame, a usage chunk and [DONE] fit easily). */
 export const STREAM_TAIL_BYTES = 4 * 1024;
-/** The head kept for the placeholder check: past this, a stream whose text is short is judged on what it had. */
+/** The tail's first buffer: a short answer's whole stream; a longer one's tail moves to a buffer of twice STREAM_TAIL_BYTES. */
+const TAIL_FIRST_BYTES = 1024;
+/** How much of a stream's start the placeholder check reads: past this, a stream whose text is short is judged on what it had. */
 export const STREAM_HEAD_BYTES = 16 * 1024;
 /** How many of the last events are parsed looking for a finish_reason. */
 const LAST_EVENTS_PARSED = 4;
@@ -116,9 +118,9 @@ function judgeDoc(dialect: ProxyDialect, doc: unknown): OutputFault | null {
  *
  * The head was a copy before, grown by doubling up to 16 KiB: on the soak's slow streams each
  * copy outlived a young-generation collection, so every buffer a stream dropped as its copy grew,
- * and the last at its end, waited for a full one (15-31 KiB a stream). Now a stream allocates one
- * 8 KiB tail buffer, grown only for a chunk that needs more; the soak's array buffers peaked at
- * 28 MB instead of 54-72, and its RSS at +137 MB instead of +186 (bench/README.md, 2026-12-03 20:25).
+ * and the last at its end, waited for a full one (15-31 KiB a stream). Now a stream's tail takes
+ * 1 KiB and then 8 KiB; the soak's array buffers peaked at 28-41 MB instead of 54-72, and its RSS
+ * at +137 to +177 MB over idle instead of +162 to +196 (bench/README.md, 2026-12-03 20:25).
  */
 export class StreamJudge {
   readonly #dialect: ProxyDialect;
@@ -135,7 +137,7 @@ export class StreamJudge {
   /** The placeholder check's verdict once decided (true: degenerate); null while undecided. */
   #degenerate: boolean | null = null;
   /** The last chunks, copied: the fewest that hold STREAM_TAIL_BYTES (all of them while there are fewer). */
-  readonly #tail = new ByteRun(2 * STREAM_TAIL_BYTES);
+  readonly #tail = new ByteRun(TAIL_FIRST_BYTES, 2 * STREAM_TAIL_BYTES);
   /** The length of each chunk in the tail, oldest first. */
   readonly #tailChunks: number[] = [];
   #tailBytes = 0;
@@ -263,17 +265,21 @@ function couldBePlaceholders(generated: string): boolean {
 const PLACEHOLDERS_SO_FAR = /^(?:\s*<unused\d+>)*\s*$/;
 
 /**
- * Bytes copied into one buffer of its own that drops bytes from its front: allocated once at
- * `usualBytes` and reused by moving what it holds back to its start, grown only for a chunk that
- * needs more room than that.
+ * Bytes copied into one buffer of its own that drops bytes from its front. The first buffer holds
+ * `firstBytes`, enough for a short answer; one that outgrows it gets `usualBytes` at once, reused
+ * from then on by moving what it holds back to its start, and grown again only for a chunk that
+ * needs more room than that. Two sizes, not doubling: each buffer a long stream drops is garbage
+ * only a full collection frees.
  */
 class ByteRun {
+  readonly #firstBytes: number;
   readonly #usualBytes: number;
   #bytes: Buffer | null = null;
   #start = 0;
   #end = 0;
 
-  constructor(usualBytes: number) {
+  constructor(firstBytes: number, usualBytes: number) {
+    this.#firstBytes = firstBytes;
     this.#usualBytes = usualBytes;
   }
 
@@ -288,7 +294,7 @@ class ByteRun {
     if (this.#bytes === null || this.#end + chunk.length > this.#bytes.length) {
       const capacity = this.#bytes?.length ?? 0;
       // Unpooled: a pooled slice would keep its whole shared slab alive with the stream.
-      const next = needed <= capacity ? this.#bytes! : Buffer.allocUnsafeSlow(Math.max(needed, this.#usualBytes));
+      const next = needed <= capacity ? this.#bytes! : Buffer.allocUnsafeSlow(Math.max(needed, capacity === 0 ? this.#firstBytes : this.#usualBytes));
       if (this.#bytes !== null) this.#bytes.copy(next, 0, this.#start, this.#end);
       this.#bytes = next;
       this.#start = 0;
