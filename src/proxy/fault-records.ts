@@ -5,7 +5,7 @@
 import type { Candidate } from '../placement/types.js';
 import type { OutputFault } from './output-check.js';
 import type { WalkDeps, WalkRequest } from './walk-types.js';
-import { engineModelKey } from './withhold-book.js';
+import { engineModelKey, type StrikeMark } from './withhold-book.js';
 
 /** An output fault: two within five minutes withhold that engine for that model, here or on the peer. */
 export function strikeOutput(deps: WalkDeps, req: WalkRequest, key: string, fault: OutputFault): void {
@@ -21,10 +21,20 @@ export function strikeUnservable(deps: WalkDeps, req: WalkRequest, backendId: st
   if (deps.unservable.strike(engineModelKey('local', backendId, req.model), reason)) deps.onWithholdChange(backendId, req.model, true, reason);
 }
 
-/** A clean, complete answer ends both records for what served it. */
-export function clearFaults(deps: WalkDeps, req: WalkRequest, served: Candidate, faultKey: string): void {
-  deps.outputFaults.clear(faultKey);
-  if (served.backendId !== null && deps.unservable.clear(engineModelKey('local', served.backendId, req.model))) {
+/** Where both records' strikes stood when an attempt began. */
+export interface FaultMarks {
+  readonly output: StrikeMark;
+  readonly unservable: StrikeMark;
+}
+
+export function faultMarks(deps: WalkDeps): FaultMarks {
+  return { output: deps.outputFaults.mark(), unservable: deps.unservable.mark() };
+}
+
+/** A clean, complete answer ends both records for what served it, unless a strike came after its attempt began. */
+export function clearFaults(deps: WalkDeps, req: WalkRequest, served: Candidate, faultKey: string, since: FaultMarks): void {
+  deps.outputFaults.clear(faultKey, since.output);
+  if (served.backendId !== null && deps.unservable.clear(engineModelKey('local', served.backendId, req.model), since.unservable)) {
     deps.onWithholdChange(served.backendId, req.model, false, 'served');
   }
 }

@@ -19,7 +19,7 @@ import { ADAPTERS } from '../engines/adapters.js';
 import { ENGINE_KINDS, type EngineKind } from '../engines/engine-kind.js';
 import type { Candidate } from '../placement/types.js';
 import { decideOnAnswer, describeFailure, type AttemptFailure } from './failover-policy.js';
-import { clearFaults, strikeOutput, strikeUnservable } from './fault-records.js';
+import { clearFaults, faultMarks, strikeOutput, strikeUnservable, type FaultMarks } from './fault-records.js';
 import { readAnswer, StreamJudge } from './output-check.js';
 import { dropBody, readUpTo, readWithin, relayBody } from './relay-body.js';
 import { UpstreamExchange } from './upstream-exchange.js';
@@ -71,6 +71,8 @@ interface CurrentAttempt {
   answered: Candidate;
   status: number | null;
   headersMs: number | null;
+  /** Where each withholding record's strikes stood as the attempt began: its clean answer ends only what came before it. */
+  readonly marks: FaultMarks;
 }
 
 export function walk(deps: WalkDeps, req: WalkRequest): Promise<void> {
@@ -117,7 +119,14 @@ class RequestWalk {
   async #attempt(candidate: Candidate, index: number): Promise<Step> {
     const req = this.#req;
     const start: AttemptStart = { requestId: req.requestId, model: req.model, candidate, index };
-    this.#current = { start, release: this.#deps.inFlight.acquire(candidate.backendId ?? candidate.node), answered: candidate, status: null, headersMs: null };
+    this.#current = {
+      start,
+      release: this.#deps.inFlight.acquire(candidate.backendId ?? candidate.node),
+      answered: candidate,
+      status: null,
+      headersMs: null,
+      marks: faultMarks(this.#deps),
+    };
     this.#tell((o) => o.onAttempt?.(start));
 
     const headers: Record<string, string> = {
@@ -267,7 +276,7 @@ class RequestWalk {
     out['content-length'] = read.bytes.length;
     this.#req.res.writeHead(status, out);
     this.#req.res.end(read.bytes);
-    if (judged && fault === null) clearFaults(this.#deps, this.#req, at.answered, this.#faultKey());
+    if (judged && fault === null) clearFaults(this.#deps, this.#req, at.answered, this.#faultKey(), at.marks);
     this.#finalFrames = reading === null ? () => [parseJson(read.bytes)] : () => [reading.doc];
     return this.#settle('committed', { bodyFault: fault === null ? null : { kind: 'output', fault } });
   }
@@ -299,7 +308,8 @@ class RequestWalk {
       const fault = judge === null ? null : dropped ? 'truncated-upstream' : judge.finish();
       if (fault !== null) strikeOutput(this.#deps, req, this.#faultKey(), fault);
       // An embedding has no output to judge: a complete 200 is its clean answer, and ends a withhold like any other success.
-      else if (judge !== null || (!req.route.completion && !dropped && answer.statusCode === 200)) clearFaults(this.#deps, req, at.answered, this.#faultKey());
+      else if (judge !== null || (!req.route.completion && !dropped && answer.statusCode === 200))
+        clearFaults(this.#deps, req, at.answered, this.#faultKey(), at.marks);
       const bodyFault: BodyFault | null = fault !== null ? { kind: 'output', fault } : dropped ? { kind: 'dropped' } : null;
       this.#settle('committed', { bodyFault });
     });

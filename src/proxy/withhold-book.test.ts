@@ -51,6 +51,41 @@ describe('WithholdBook', () => {
     assert.equal(book.strike('k', 'r'), false, 'one strike after a clean answer is not enough');
   });
 
+  it('keeps a withhold that an answer begun before the last strike would end', () => {
+    const book = new WithholdBook(new ManualClock());
+    const longStream = book.mark();
+    book.strike('k', 'HTTP 500');
+    book.strike('k', 'HTTP 500');
+    assert.equal(book.clear('k', longStream), false, 'the stream began before the engine failed');
+    assert.equal(book.isWithheld('k'), true);
+    const reprobe = book.mark();
+    assert.equal(book.clear('k', reprobe), true, 'an answer begun after the strikes ends it');
+    assert.equal(book.isWithheld('k'), false);
+  });
+  it('counts a strike during a withhold as newer than the answers begun before it', () => {
+    const book = new WithholdBook(new ManualClock());
+    book.strike('k', 'r');
+    book.strike('k', 'r');
+    const begun = book.mark();
+    book.strike('k', 'r');
+    assert.equal(book.clear('k', begun), false);
+    assert.equal(book.isWithheld('k'), true);
+  });
+  it('judges each key by its own strikes: a strike on another key does not make an answer stale', () => {
+    const book = new WithholdBook(new ManualClock());
+    book.strike('k', 'r');
+    book.strike('k', 'r');
+    const begun = book.mark();
+    book.strike('other', 'r');
+    assert.equal(book.clear('k', begun), true);
+  });
+  it('ends a withhold at once on evidence of the engine now (no mark: the model resident)', () => {
+    const book = new WithholdBook(new ManualClock());
+    book.strike('k', 'r');
+    book.strike('k', 'r');
+    assert.equal(book.clear('k'), true);
+  });
+
   it('lists what is withheld now, with when it ends and why', () => {
     const clock = new ManualClock();
     const book = new WithholdBook(clock);

@@ -5,6 +5,13 @@
  * up to 15 minutes; one clean answer clears it outright. Withholding is never permanent: an
  * expired entry is offered again, and the next request is the re-probe. Keys are bounded
  * because they grow with what engines and peers list.
+ *
+ * A clean answer counts only when its attempt began after the key's last strike. A long stream
+ * that began before an engine started failing ends cleanly while new requests to it fail: in the
+ * soak (1,000 streams, an Ollama answering 500) each such stream ended the withhold the failures
+ * had just started, the next requests went back to the failing engine, and the warning that it
+ * was withheld was logged 7-22 times a second for the whole fault (bench/README.md, 2026-12-03
+ * 22:00). An answer that began before the failure says nothing about the engine now.
  */
 import type { Candidate, WithheldFact } from '../placement/types.js';
 import type { Clock } from '../util/clock.js';
@@ -16,8 +23,13 @@ export const MAX_WITHHOLD_MS = 15 * 60_000;
 /** The most keys the book holds; the oldest is forgotten to make room (see the header). */
 export const MAX_KEYS = 10_000;
 
+/** Where the book's strikes stood when an attempt began (see the header): taken with mark(), given back to clear(). */
+export type StrikeMark = number;
+
 interface Entry {
   strikes: number[];
+  /** The book's strike count after this key's last strike: answers begun at a mark below it are older than that strike. */
+  lastStrike: StrikeMark;
   /** Length of the last withhold; 0 when never withheld since the last clean answer. */
   backoffMs: number;
   untilMs: number;
@@ -33,9 +45,16 @@ export interface WithheldEntry {
 export class WithholdBook {
   readonly #clock: Clock;
   readonly #entries = new Map<string, Entry>();
+  /** Strikes recorded so far, on every key. */
+  #struck = 0;
 
   constructor(clock: Clock) {
     this.#clock = clock;
+  }
+
+  /** Where the strikes stand now: an attempt takes this as it begins. */
+  mark(): StrikeMark {
+    return this.#struck;
   }
 
   /** Records a strike; returns true when this strike started a withhold. */
@@ -44,10 +63,13 @@ export class WithholdBook {
     let e = this.#entries.get(key);
     if (!e) {
       if (this.#entries.size >= MAX_KEYS) this.#entries.delete(this.#entries.keys().next().value!);
-      e = { strikes: [], backoffMs: 0, untilMs: 0, reason };
+      e = { strikes: [], lastStrike: 0, backoffMs: 0, untilMs: 0, reason };
       this.#entries.set(key, e);
     }
     e.reason = reason;
+    // Even a strike during a withhold is news: answers begun before it are older than it.
+    this.#struck += 1;
+    e.lastStrike = this.#struck;
     if (now < e.untilMs) return false;
     if (e.backoffMs > 0) {
       // The re-probe after a withhold failed too: withhold again, twice as long.
@@ -63,10 +85,14 @@ export class WithholdBook {
     return true;
   }
 
-  /** A clean answer: forgets the key. Returns true when it was withheld (or had been). */
-  clear(key: string): boolean {
+  /**
+   * A clean answer: forgets the key, unless `since` (the mark its attempt took as it began) is
+   * older than the key's last strike. No `since`: evidence of the engine now (the model resident
+   * in /api/ps). Returns true when it ended a withhold (or a backoff).
+   */
+  clear(key: string, since?: StrikeMark): boolean {
     const e = this.#entries.get(key);
-    if (!e) return false;
+    if (!e || (since !== undefined && since < e.lastStrike)) return false;
     this.#entries.delete(key);
     return e.backoffMs > 0;
   }
