@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { HEAP_GROWING_PERCENT } from '../util/heap-growth.js';
 import {
   assumeYes,
   dataDirFromEnv,
@@ -71,6 +72,22 @@ describe('HUB_POOL_FIRST_BYTE_TIMEOUT_MS', () => {
     it(c.name, () => assert.equal(loadEnv({ HUB_POOL_FIRST_BYTE_TIMEOUT_MS: c.value }).firstByteTimeoutMs, c.expected));
   }
   it('defaults to 300000 ms', () => assert.equal(DEFAULT_FIRST_BYTE_TIMEOUT_MS, 300_000));
+});
+
+describe('HUB_HEAP_GROWING_PERCENT', () => {
+  const cases: EnvCase<number>[] = [
+    { name: 'unset: 25%', value: undefined, expected: HEAP_GROWING_PERCENT },
+    { name: 'zero: V8 keeps its own rule', value: '0', expected: 0 },
+    { name: 'a valid 50', value: '50', expected: 50 },
+    { name: 'the most, 300', value: '300', expected: 300 },
+    { name: 'above 300: the default', value: '301', expected: HEAP_GROWING_PERCENT },
+    { name: 'a negative number: the default', value: '-5', expected: HEAP_GROWING_PERCENT },
+    { name: 'a word: the default', value: 'tight', expected: HEAP_GROWING_PERCENT },
+  ];
+  for (const c of cases) {
+    it(c.name, () => assert.equal(loadEnv({ HUB_HEAP_GROWING_PERCENT: c.value }).heapGrowingPercent, c.expected));
+  }
+  it('defaults to 25%', () => assert.equal(HEAP_GROWING_PERCENT, 25));
 });
 
 describe('HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC', () => {

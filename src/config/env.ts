@@ -11,6 +11,7 @@ import type { EngineKind } from '../engines/engine-kind.js';
 import { parseAllowedHosts, parseAllowedOrigins, parseTrustedProxies } from './edge-trust.js';
 import { EnvError } from './env-error.js';
 import { findExecutable } from './find-executable.js';
+import { HEAP_GROWING_PERCENT, MAX_HEAP_GROWING_PERCENT } from '../util/heap-growth.js';
 
 /** Default engine addresses: each engine's usual port on this machine. */
 export const DEFAULT_ENGINE_URLS: Readonly<Record<Exclude<EngineKind, 'llamacpp'>, string>> = {
@@ -70,6 +71,8 @@ export interface HubEnv {
   readonly routingLogSize: number;
   /** HUB_POOL_PREFIX_AFFINITY_TTL_MS: how long after its last placement a session's entry expires. */
   readonly prefixAffinityTtlMs: number;
+  /** HUB_HEAP_GROWING_PERCENT: how far `cihub serve` lets V8's old generation grow past what the last full collection kept (util/heap-growth.ts); 0 leaves V8's own rule. */
+  readonly heapGrowingPercent: number;
   /** HUB_TRUST_PROXY: addresses and CIDR ranges whose X-Forwarded-For names the caller (config/edge-trust.ts). */
   readonly trustedProxies: readonly string[];
   /** HUB_ALLOWED_HOSTS: extra Host names this Hub answers to. */
@@ -226,6 +229,7 @@ export const ENV_SCHEMA = z.object({
   HUB_POOL_SLOWER_PLACEMENT_RATIO: numberAtLeast(1, false).optional(),
   HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS: numberAtLeast(0, false).optional(),
   HUB_POOL_PREFIX_AFFINITY_TTL_MS: wholeIn(1, MAX_PREFIX_AFFINITY_TTL_MS).optional(),
+  HUB_HEAP_GROWING_PERCENT: wholeIn(0, MAX_HEAP_GROWING_PERCENT).optional(),
   // Security lists: config/edge-trust.ts parses them, and refuses to start on an entry it cannot read.
   HUB_TRUST_PROXY: text.optional(),
   HUB_ALLOWED_HOSTS: text.optional(),
@@ -287,6 +291,7 @@ const FALLBACKS: Readonly<Record<RefusableVariable, string | null>> = {
   HUB_POOL_SLOWER_PLACEMENT_RATIO: String(DEFAULT_SLOWER_PLACEMENT_RATIO),
   HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS: String(DEFAULT_SLOWER_PLACEMENT_FLOOR_MS),
   HUB_POOL_PREFIX_AFFINITY_TTL_MS: String(DEFAULT_PREFIX_AFFINITY_TTL_MS),
+  HUB_HEAP_GROWING_PERCENT: String(HEAP_GROWING_PERCENT),
   HUB_INFERENCE_TAILNET_AUTH: 'tailnet callers admitted by origin, without a key',
   OTEL_EXPORTER_OTLP_ENDPOINT: 'no trace export',
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'OTEL_EXPORTER_OTLP_ENDPOINT, or no trace export',
@@ -413,6 +418,7 @@ export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
     minPrefillTokensPerSec: v.HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC ?? DEFAULT_MIN_PREFILL_TOKENS_PER_SEC,
     routingLogSize: v.HUB_POOL_ROUTING_LOG_SIZE ?? DEFAULT_ROUTING_LOG_SIZE,
     prefixAffinityTtlMs: v.HUB_POOL_PREFIX_AFFINITY_TTL_MS ?? DEFAULT_PREFIX_AFFINITY_TTL_MS,
+    heapGrowingPercent: v.HUB_HEAP_GROWING_PERCENT ?? HEAP_GROWING_PERCENT,
     trustedProxies: parseTrustedProxies(v.HUB_TRUST_PROXY),
     allowedHosts: parseAllowedHosts(v.HUB_ALLOWED_HOSTS),
     allowedOrigins: parseAllowedOrigins(v.HUB_ALLOWED_ORIGINS),

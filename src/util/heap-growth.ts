@@ -14,12 +14,16 @@
  */
 import v8 from 'node:v8';
 
+/** The default; HUB_HEAP_GROWING_PERCENT sets another, 0 for V8's own rule. */
 export const HEAP_GROWING_PERCENT = 25;
+/** V8's own rule lets the heap grow by up to four times what was live, so more than 300% limits nothing. */
+export const MAX_HEAP_GROWING_PERCENT = 300;
 
 /**
- * Sets the growth for this process. Node refuses this V8 flag in NODE_OPTIONS, and V8 reads it
- * afresh at every full collection, so setting it once at start is enough.
+ * Sets the growth for this process; 0 leaves V8's own rule. Node refuses this V8 flag in
+ * NODE_OPTIONS, and V8 reads it afresh at every full collection, so setting it once at start is
+ * enough.
  */
-export function limitHeapGrowth(): void {
-  v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+export function limitHeapGrowth(percent: number): void {
+  if (percent > 0) v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
 }

@@ -14,7 +14,7 @@ export async function runServe(opts: { port?: number | undefined; dataDir?: stri
     throw err;
   }
   // The daemon's process, so its setting: a Hub started inside another program leaves that program's heap alone.
-  limitHeapGrowth();
+  limitHeapGrowth(env.heapGrowingPercent);
   const hub = await startHub(env);
   const stop = (signal: string) => {
     hub.logger.info({ signal }, 'signal received');
