@@ -60,15 +60,21 @@ export interface StartHubOptions {
   port?: number;
   /** Run the Hub as this user (the test must be root to ask): file permissions bind it, as they do not bind root. */
   user?: { uid: number; gid: number };
+  /** Options for node itself, ahead of the Hub's script (V8 flags a test must pin). */
+  nodeArgs?: readonly string[];
 }
 
 export async function startHubProcess(opts: StartHubOptions = {}): Promise<HubProcess> {
   const dataDir = opts.dataDir ?? freshDataDir();
-  const child = spawn(process.execPath, [CIHUB_BIN, 'serve', '--port', String(opts.port ?? 0), '--host', '127.0.0.1', '--data-dir', dataDir], {
-    env: { PATH: pathWithoutTailscale(), HOME: process.env.HOME ?? dataDir, ...ENGINES_OFF, ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    ...(opts.user ? { uid: opts.user.uid, gid: opts.user.gid } : {}),
-  });
+  const child = spawn(
+    process.execPath,
+    [...(opts.nodeArgs ?? []), CIHUB_BIN, 'serve', '--port', String(opts.port ?? 0), '--host', '127.0.0.1', '--data-dir', dataDir],
+    {
+      env: { PATH: pathWithoutTailscale(), HOME: process.env.HOME ?? dataDir, ...ENGINES_OFF, ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(opts.user ? { uid: opts.user.uid, gid: opts.user.gid } : {}),
+    },
+  );
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
