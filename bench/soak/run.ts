@@ -18,7 +18,7 @@
  * Run it by hand, never from npm test. It opens about 2,000 sockets in this process and 1,000 in
  * the Hub: raise the limit first if `ulimit -n` is under 4096 (`ulimit -n 8192`). Only loopback.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -43,6 +43,8 @@ const { values: o } = parseArgs({
     settle: { type: 'string', default: '60' },
     out: { type: 'string' },
     chart: { type: 'string', default: join(REPO_ROOT, 'bench/soak/soak-chart.svg') },
+    /** NAME=VALUE for the soaked Hub's environment, repeatable (its env is not this process's). */
+    'hub-env': { type: 'string', multiple: true, default: [] },
   },
 });
 const num = (k: keyof typeof o) => Number(o[k]);
@@ -112,10 +114,17 @@ async function main(): Promise<void> {
     timeScale: 1,
   };
   const quiet = { HUB_LOG_LEVEL: 'warn' };
+  const hubEnv = Object.fromEntries(
+    o['hub-env'].map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq <= 0) throw new Error(`--hub-env wants NAME=VALUE, got ${JSON.stringify(pair)}`);
+      return [pair.slice(0, eq), pair.slice(eq + 1)];
+    }),
+  );
   console.log(`starting three Hubs and four simulated engines (${cpus().length} cpus, load ${loadavg()[0]!.toFixed(1)})...`);
   const pool: Pool<'a' | 'b' | 'c'> = await startPool({
     hubs: {
-      a: { ollama: engine, vllm: engine, env: { ...quiet, NODE_OPTIONS: `--import=${probeModule}`, SOAK_PROBE_FILE: probeFile } },
+      a: { ollama: engine, vllm: engine, env: { ...quiet, ...hubEnv, NODE_OPTIONS: `--import=${probeModule}`, SOAK_PROBE_FILE: probeFile } },
       b: { ollama: engine, env: quiet },
       c: { ollama: engine, env: quiet },
     },
@@ -281,6 +290,13 @@ async function main(): Promise<void> {
     const out = o.out ?? join(REPO_ROOT, `bench/results/soak-${started.toISOString().replace(/[:.]/g, '-')}.json`);
     mkdirSync(resolve(out, '..'), { recursive: true });
     writeFileSync(out, JSON.stringify(result, null, 2));
+    // Each Hub's own log (warnings and up) beside the results: what the client saw as a burst of
+    // closed sockets or a run of failovers is often explained only there.
+    const logsOut = out.replace(/\.json$/, '') + '-logs';
+    for (const name of ['a', 'b', 'c'] as const) {
+      const logs = join(pool[name].dataDir, 'logs');
+      if (existsSync(logs)) cpSync(logs, join(logsOut, name), { recursive: true });
+    }
     const secs = (t: number) => (t - loadFrom) / 1000;
     mkdirSync(resolve(o.chart, '..'), { recursive: true });
     writeFileSync(
@@ -316,7 +332,7 @@ async function main(): Promise<void> {
       ),
     );
     console.log(JSON.stringify(summary, null, 2));
-    console.log(`results: ${out}\nchart: ${o.chart}`);
+    console.log(`results: ${out}\nHub logs: ${logsOut}\nchart: ${o.chart}`);
   } finally {
     await agent.close().catch(() => undefined);
     await pool.stop();
