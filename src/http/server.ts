@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { HubError } from '../errors.js';
 import { parseRequestJson } from '../util/request-json.js';
 import { NO_ROUTE_SCHEMAS } from './no-route-schemas.js';
+import { ConnectionDrops } from './connection-drops.js';
 import { edgeServerOptions, hostJudge, MAX_CONNECTIONS, registerEdgeGuard } from './edge.js';
 import { toHubError } from './error-mapping.js';
 import { registerOperatorRoutes } from './operator-routes.js';
@@ -42,6 +43,13 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
     ...edgeServerOptions(s.env),
   });
   app.server.maxConnections = MAX_CONNECTIONS;
+  const drops = new ConnectionDrops(s.clock);
+  app.server.on('drop', () => {
+    s.metrics.onConnectionDropped();
+    const turnedAway = drops.record();
+    if (turnedAway !== null)
+      s.logger.warn({ maxConnections: MAX_CONNECTIONS, turnedAway }, 'closed new connections unanswered: the Hub holds as many open connections as it allows');
+  });
   // Before any route: the OpenAPI document is built from the routes as registered.
   const routes = recordRoutes(app);
   app.decorate('registeredRoutes', routes);

@@ -118,7 +118,16 @@ describe('HubMetrics', () => {
       'cihub_peer_status',
       'cihub_peer_enabled',
       'cihub_withheld',
+      'cihub_http_connections_dropped_total',
     ]);
+  });
+
+  it('counts the connections the server turned away at its ceiling, from before the first scrape on', async () => {
+    const metrics = new HubMetrics(NO_SOURCES);
+    assert.match((await metrics.text()).body, /^cihub_http_connections_dropped_total 0$/m);
+    metrics.onConnectionDropped();
+    metrics.onConnectionDropped();
+    assert.match((await metrics.text()).body, /^cihub_http_connections_dropped_total 2$/m);
   });
 
   it('counts CPU from its own creation, not from the first scrape', async () => {

@@ -27,6 +27,7 @@ export interface MetricsSources {
 export class HubMetrics {
   readonly #sources: MetricsSources;
   readonly #requests = new RequestMetrics();
+  #connectionsDropped = 0;
   /** Where a registry built at start-up would have started counting CPU. */
   readonly #cpuAtStart = process.cpuUsage();
   /** null until the first scrape asks for it. */
@@ -41,6 +42,11 @@ export class HubMetrics {
     this.#requests.record(row);
   }
 
+  /** Called by the HTTP server for each connection it turned away at its ceiling. */
+  onConnectionDropped(): void {
+    this.#connectionsDropped += 1;
+  }
+
   async text(): Promise<{ contentType: string; body: string }> {
     const registry = await this.#registryOnce();
     return { contentType: registry.contentType, body: await registry.metrics() };
@@ -48,7 +54,7 @@ export class HubMetrics {
 
   #registryOnce(): Promise<Registry> {
     this.#registry ??= import('./prom-registry.js')
-      .then((m) => m.buildPromRegistry(this.#sources, this.#requests, this.#cpuAtStart))
+      .then((m) => m.buildPromRegistry(this.#sources, this.#requests, this.#cpuAtStart, () => this.#connectionsDropped))
       .catch((err: unknown) => {
         // A registry that failed to build is tried again on the next scrape, not remembered.
         this.#registry = null;

@@ -83,7 +83,7 @@ function topUpCpu(registry: Registry, since: NodeJS.CpuUsage): void {
 }
 
 /** `cpuSince`: process.cpuUsage() when HubMetrics was created, where an eager registry would have started counting. */
-export function buildPromRegistry(sources: MetricsSources, requests: RequestMetrics, cpuSince: NodeJS.CpuUsage): Registry {
+export function buildPromRegistry(sources: MetricsSources, requests: RequestMetrics, cpuSince: NodeJS.CpuUsage, connectionsDropped: () => number): Registry {
   const registry = new Registry();
   const registers = [registry];
   collectDefaultMetrics({ register: registry, prefix: PREFIX });
@@ -144,6 +144,15 @@ export function buildPromRegistry(sources: MetricsSources, requests: RequestMetr
         const [node = '', backend = '', model = ''] = w.key.split('|');
         this.set({ book: w.book, node, backend, model }, 1);
       }
+    },
+  });
+  new Counter({
+    name: 'cihub_http_connections_dropped_total',
+    help: 'Connections closed unanswered because the Hub already held its ceiling of open connections.',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(connectionsDropped());
     },
   });
   return registry;

@@ -13,7 +13,7 @@ import { HEADERS_TIMEOUT_MS, MAX_CONNECTIONS, REQUEST_TIMEOUT_MS } from '../../s
 import { MAX_MODEL_NAME_LENGTH } from '../../src/proxy/request-facts.js';
 import type { RoutingLogPage } from '../../src/routing-log/entry.js';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
-import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { eventually, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 import { scaled } from '../helpers/time-scale.js';
 import { errorCode, openRaw, rawRequest } from '../helpers/raw-http.js';
 
@@ -322,7 +322,7 @@ describe('defect 5: a bounded number of connections, and idle ones do not keep t
   });
 
   it(
-    `closes connections past ${MAX_CONNECTIONS} unanswered, closes idle ones at the head deadline, then serves again`,
+    `closes connections past ${MAX_CONNECTIONS} unanswered and says so, closes idle ones at the head deadline, then serves again`,
     { timeout: HEAD_DEADLINE_TEST_MS + 30_000 },
     async () => {
       const idle = [];
@@ -332,11 +332,25 @@ describe('defect 5: a bounded number of connections, and idle ones do not keep t
       const extra = await openRaw(hub.url);
       const refused = await extra.closed();
       assert.equal(refused.status, null, 'the connection over the ceiling is closed without an answer');
+      const warning = await eventually(
+        () =>
+          hub
+            .log()
+            .split('\n')
+            .find((line) => line.includes('"turnedAway"')),
+        'the Hub to warn that it turned a connection away',
+      );
+      assert.deepEqual(
+        { level: JSON.parse(warning).level, turnedAway: JSON.parse(warning).turnedAway, maxConnections: JSON.parse(warning).maxConnections },
+        { level: 40, turnedAway: 1, maxConnections: MAX_CONNECTIONS },
+      );
       const closed = await Promise.all(idle.map((c) => c.closed()));
       assert.ok(closed.every((a) => a.closedByHub));
       const res = await request(`${hub.url}/api/inference/pool/identify`);
       assert.equal(res.statusCode, 200);
       await res.body.text();
+      const metrics = await request(`${hub.url}/metrics`, { headers: { authorization: `Bearer ${hub.operatorKey}` } });
+      assert.match(await metrics.body.text(), /^cihub_http_connections_dropped_total 1$/m);
     },
   );
 });
