@@ -105,6 +105,10 @@ describe('Dockerfile', () => {
     assert.ok(final.some((i) => i.keyword === 'EXPOSE' && i.args.trim() === String(DEFAULT_API_PORT)));
   });
 
+  it("caps glibc's allocator at two arenas, as the systemd unit does", () => {
+    assert.equal(envOf('MALLOC_ARENA_MAX'), '2');
+  });
+
   it('checks health on the readiness route', () => {
     const check = final.find((i) => i.keyword === 'HEALTHCHECK');
     assert.ok(check);
@@ -132,6 +136,7 @@ describe('systemd unit', () => {
     assert.match(unit, /^User=cihub$/m);
     assert.match(unit, /^StateDirectory=cihub$/m);
     assert.match(unit, /^Environment=CIHUB_DATA_DIR=\/var\/lib\/cihub$/m);
+    assert.match(unit, /^Environment=MALLOC_ARENA_MAX=2$/m);
     const stop = Number(/^TimeoutStopSec=(\d+)$/m.exec(unit)?.[1]);
     assert.ok(stop * 1000 > SHUTDOWN_DRAIN_TIMEOUT_MS, `TimeoutStopSec ${stop} s outlasts the ${SHUTDOWN_DRAIN_TIMEOUT_MS} ms drain`);
   });
