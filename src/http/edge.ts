@@ -32,9 +32,9 @@ export const MAX_REQUESTS_PER_SOCKET = 1_000;
  * (http/connection-drops.ts tells the operator). It was 1,024 until the soak (bench/README.md,
  * 2026-12-04) showed 1,000 streams from one app's connection pool holding 1,022-1,024 open at
  * all times: the app's new streams and the peers' health polls were dropped in bursts, and the
- * peers took this Hub for unreachable. Each connection costs a descriptor here and one upstream;
- * Node raises the descriptor limit to the hard limit at start, and idle sockets still meet the
- * head deadline.
+ * peers took this Hub for unreachable. Each connection costs a file descriptor (a proxied one a
+ * second, upstream); Node raises the descriptor limit to the hard limit at start, and idle
+ * sockets still meet the head deadline.
  */
 export const MAX_CONNECTIONS = 4_096;
 /** Largest body read before the caller is authenticated: pairing messages, whose signature covers the body. */

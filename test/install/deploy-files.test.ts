@@ -132,11 +132,13 @@ describe('systemd unit', () => {
     assert.equal(res.status, 0, res.stderr);
     assert.equal(res.stderr.trim(), '', 'no warnings');
   });
+  it("caps glibc's allocator at two arenas", () => {
+    assert.match(unit, /^Environment=MALLOC_ARENA_MAX=2$/m);
+  });
   it('runs as its own user, keeps its data in its state dir and waits out the drain', () => {
     assert.match(unit, /^User=cihub$/m);
     assert.match(unit, /^StateDirectory=cihub$/m);
     assert.match(unit, /^Environment=CIHUB_DATA_DIR=\/var\/lib\/cihub$/m);
-    assert.match(unit, /^Environment=MALLOC_ARENA_MAX=2$/m);
     const stop = Number(/^TimeoutStopSec=(\d+)$/m.exec(unit)?.[1]);
     assert.ok(stop * 1000 > SHUTDOWN_DRAIN_TIMEOUT_MS, `TimeoutStopSec ${stop} s outlasts the ${SHUTDOWN_DRAIN_TIMEOUT_MS} ms drain`);
   });
