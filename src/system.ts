@@ -146,6 +146,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
       ...outputFaults.withheld().map((w) => ({ book: 'output_fault' as const, key: w.key })),
       ...unservable.withheld().map((w) => ({ book: 'unservable' as const, key: w.key })),
     ],
+    openConnections: () => new Promise((resolve, reject) => app.server.getConnections((err, n) => (err ? reject(err) : resolve(n)))),
   });
   // One id for this process: the routing log's cursor reset signal and hub.json's liveness proof.
   const bootId = randomUUID();

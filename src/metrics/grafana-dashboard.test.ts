@@ -3,12 +3,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { HubMetrics } from './hub-metrics.js';
+import { NO_SOURCES } from './metrics-sources.fixture.js';
 
 const DASHBOARD = resolve(import.meta.dirname, '../../../docs/grafana-dashboard.json');
 
 describe('docs/grafana-dashboard.json', () => {
   it('queries only metrics the Hub exports', async () => {
-    const metrics = new HubMetrics({ inFlight: () => new Map(), engineIds: () => new Set(), engines: () => [], peers: () => [], withheld: () => [] });
+    const metrics = new HubMetrics(NO_SOURCES);
     const exported = new Set<string>();
     for (const [, name, type] of (await metrics.text()).body.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
       exported.add(name!);

@@ -2,10 +2,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { failoverReasonKind } from './failover-reason.js';
-import { HubMetrics, type MetricsSources } from './hub-metrics.js';
+import { HubMetrics } from './hub-metrics.js';
+import { NO_SOURCES } from './metrics-sources.fixture.js';
 import { FAILOVERS_METRIC, FIRST_BYTE_METRIC, LATENCY_BUCKETS_SECONDS, REQUEST_DURATION_METRIC, REQUESTS_METRIC, type SettledRow } from './request-metrics.js';
-
-const NO_SOURCES: MetricsSources = { inFlight: () => new Map(), engineIds: () => new Set(), engines: () => [], peers: () => [], withheld: () => [] };
 
 const served = (durationMs: number, totalMs: number, node = 'local'): SettledRow => ({
   direction: 'outbound',
@@ -118,8 +117,17 @@ describe('HubMetrics', () => {
       'cihub_peer_status',
       'cihub_peer_enabled',
       'cihub_withheld',
+      'cihub_http_open_connections',
       'cihub_http_connections_dropped_total',
     ]);
+  });
+
+  it('reports the open connections as the server counts them at each scrape', async () => {
+    let open = 7;
+    const metrics = new HubMetrics({ ...NO_SOURCES, openConnections: async () => open });
+    assert.match((await metrics.text()).body, /^cihub_http_open_connections 7$/m);
+    open = 1;
+    assert.match((await metrics.text()).body, /^cihub_http_open_connections 1$/m);
   });
 
   it('counts the connections the server turned away at its ceiling, from before the first scrape on', async () => {

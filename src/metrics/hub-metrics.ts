@@ -22,6 +22,8 @@ export interface MetricsSources {
   peers(): ReadonlyArray<{ readonly name: string; readonly status: string; readonly enabled: boolean }>;
   /** Withheld engine/model pairs by why: output faults, or a model the engine cannot serve. */
   withheld(): ReadonlyArray<{ readonly book: 'output_fault' | 'unservable'; readonly key: string }>;
+  /** Connections the HTTP server holds open now, the scrape's own included. */
+  openConnections(): Promise<number>;
 }
 
 export class HubMetrics {

@@ -146,6 +146,14 @@ export function buildPromRegistry(sources: MetricsSources, requests: RequestMetr
       }
     },
   });
+  new Gauge({
+    name: 'cihub_http_open_connections',
+    help: 'Connections the HTTP server holds open, against its ceiling (cihub_http_connections_dropped_total counts those turned away).',
+    registers,
+    async collect() {
+      this.set(await sources.openConnections());
+    },
+  });
   new Counter({
     name: 'cihub_http_connections_dropped_total',
     help: 'Connections closed unanswered because the Hub already held its ceiling of open connections.',

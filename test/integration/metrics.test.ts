@@ -5,12 +5,13 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'undici';
+import { Client, request } from 'undici';
 import OpenAI from 'openai';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import type { RoutingLogPage } from '../../src/routing-log/entry.js';
 import { failoverReasonKind } from '../../src/metrics/failover-reason.js';
 import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { openRaw } from '../helpers/raw-http.js';
 
 const MODEL = 'qwen3:8b';
 
@@ -128,5 +129,30 @@ describe('Prometheus /metrics', () => {
     );
     assert.equal(sum(all, 'cihub_in_flight_requests'), 0);
     assert.ok(all.some((s) => s.name === 'cihub_process_resident_memory_bytes' && s.value > 0));
+  });
+});
+
+describe('Prometheus /metrics: open connections', () => {
+  // A Hub of its own, so that nothing but this test holds a connection to it.
+  let hub: HubProcess;
+  before(async () => {
+    hub = await startHubProcess();
+  });
+  after(async () => {
+    await hub.stop();
+  });
+
+  it("counts the connections the Hub holds open, the scrape's own included, and none turned away", async () => {
+    const held = await Promise.all([openRaw(hub.url), openRaw(hub.url), openRaw(hub.url)]);
+    const client = new Client(hub.url);
+    try {
+      const res = await client.request({ method: 'GET', path: '/metrics', headers: { authorization: `Bearer ${hub.operatorKey}` } });
+      const all = samples(await res.body.text());
+      assert.equal(sum(all, 'cihub_http_open_connections'), held.length + 1);
+      assert.equal(sum(all, 'cihub_http_connections_dropped_total'), 0);
+    } finally {
+      for (const c of held) c.destroy();
+      await client.close();
+    }
   });
 });
