@@ -28,16 +28,22 @@ export function HubPool() {
   const s = status.data;
 
   const act: Act = async (run, done) => {
+    let outcome: Flash;
+    let ok: boolean;
     try {
       const result = await run();
-      setFlash(typeof done === 'string' ? { tone: 'good', text: done } : done(result));
-      return true;
+      outcome = typeof done === 'string' ? { tone: 'good', text: done } : done(result);
+      ok = true;
     } catch (err) {
-      setFlash({ tone: 'bad', text: (err as Error).message });
-      return false;
-    } finally {
-      await Promise.all([status.refresh(), readOnly ? null : catalogue.refresh()]);
+      outcome = { tone: 'bad', text: (err as Error).message };
+      ok = false;
     }
+    // The message waits for the state it reports: a switch said "switched off" while it still
+    // showed on until the status came back, and a second click then switched it off again (a CI
+    // run of the dashboard-controls browser test caught it under load).
+    await Promise.all([status.refresh(), readOnly ? null : catalogue.refresh()]);
+    setFlash(outcome);
+    return ok;
   };
 
   if (s === null) return <p className="muted">{status.error ?? 'Loading…'}</p>;
