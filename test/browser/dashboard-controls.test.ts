@@ -5,9 +5,13 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, Locator } from 'playwright-core';
 import { POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
 import { gotoPool, launchBrowser, openPage, signInByLink, type WatchedPage } from './browser.js';
+
+/** How late each status read answers in the late-status case: far longer than a click takes. */
+const STATUS_DELAY_MS = 1_500;
 
 describe('dashboard: controls, the Check step, re-entry and a vanished request', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 6 }, () => {
   let pool: Pool<'a' | 'b'>;
@@ -78,6 +82,29 @@ describe('dashboard: controls, the Check step, re-entry and a vanished request',
 
     await a.getByRole('switch', { name: 'Hub Pool' }).click();
     await a.getByTestId('pool-badge').getByText('Off', { exact: true }).waitFor();
+  });
+
+  it("reports a switch's change only once the switch shows it, however late the status comes back", async () => {
+    const a = pageA.page;
+    const inbound = a.getByRole('switch', { name: 'Take work from paired Hubs' });
+    assert.equal(await inbound.isChecked(), true);
+    // Every status read answers late, as on a loaded machine, where a second click used to land
+    // while the switch was still drawn in its old position and undo the first.
+    const lateStatus = `**${POOL_API}/status`;
+    await a.route(lateStatus, async (route) => {
+      await sleep(STATUS_DELAY_MS);
+      await route.continue();
+    });
+    try {
+      await inbound.click();
+      await a.getByText('Take work from paired Hubs switched off.').waitFor();
+      assert.equal(await inbound.isChecked(), false, 'the message and the switch agree');
+      await inbound.click();
+      await a.getByText('Take work from paired Hubs switched on.').waitFor();
+      assert.equal(await inbound.isChecked(), true);
+    } finally {
+      await a.unroute(lateStatus);
+    }
   });
 
   it('Check: Needs action blocks Continue until its fix button is used; warnings allow Continue anyway', async () => {
