@@ -24,6 +24,6 @@ export const MAX_HEAP_GROWING_PERCENT = 300;
  * NODE_OPTIONS, and V8 reads it afresh at every full collection, so setting it once at start is
  * enough.
  */
-export function limitHeapGrowth(percent: number): void {
-  if (percent > 0) v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
+export function limitHeapGrowth(percent: number, setFlags: (flags: string) => void = v8.setFlagsFromString): void {
+  if (percent > 0) setFlags(`--heap-growing-percent=${percent}`);
 }
