@@ -5,7 +5,23 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { HEAP_GROWING_PERCENT } from '../../src/util/heap-growth.js';
 import { freshDataDir, runCli, startHubProcess } from '../helpers/hub-process.js';
+
+const FLAG_RECORDER = join(import.meta.dirname, '../helpers/v8-flag-recorder.js');
+
+/** The heap-growth flags a Hub started with this environment handed to V8 by the time it answered. */
+async function heapGrowthFlagsOf(env: Record<string, string>): Promise<string[]> {
+  const record = join(freshDataDir(), 'v8-flags');
+  const hub = await startHubProcess({ env: { ...env, V8_FLAG_RECORD: record }, nodeArgs: [`--import=${FLAG_RECORDER}`] });
+  await hub.stop();
+  if (!existsSync(record)) return [];
+  return readFileSync(record, 'utf8')
+    .split('\n')
+    .filter((flag) => flag.startsWith('--heap-growing-percent'));
+}
 
 describe('environment values at start', () => {
   it('logs one warning for each unusable value, naming it and what was used instead', async () => {
@@ -32,6 +48,12 @@ describe('environment values at start', () => {
     } finally {
       await hub.stop();
     }
+  });
+
+  it('hands V8 the heap growth HUB_HEAP_GROWING_PERCENT names, its default when unset, and none at 0', async () => {
+    assert.deepEqual(await heapGrowthFlagsOf({ HUB_HEAP_GROWING_PERCENT: '40' }), ['--heap-growing-percent=40']);
+    assert.deepEqual(await heapGrowthFlagsOf({}), [`--heap-growing-percent=${HEAP_GROWING_PERCENT}`]);
+    assert.deepEqual(await heapGrowthFlagsOf({ HUB_HEAP_GROWING_PERCENT: '0' }), []);
   });
 
   it('refuses to start on an API_PORT that is not a port, instead of binding 5002', async () => {
