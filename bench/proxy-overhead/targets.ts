@@ -89,6 +89,8 @@ export interface HubStart {
   readonly upstreamOrigin: string;
   /** Extra node flags (e.g. --cpu-prof) placed before bin/cihub. */
   readonly nodeArgs?: readonly string[];
+  /** Variables for this Hub alone, set last (e.g. an allocator to compare: LD_PRELOAD, MALLOC_CONF). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** A Hub (`bin/cihub serve`) whose only engine is the fake upstream, registered as llama.cpp. */
@@ -96,6 +98,7 @@ export async function startHub(opts: HubStart): Promise<Started & { operatorKey:
   const bin = join(opts.repoRoot, 'bin/cihub');
   const env: NodeJS.ProcessEnv = { ...process.env, OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '', LLAMACPP_URL: opts.upstreamOrigin };
   for (const key of Object.keys(env)) if (key.startsWith('HUB_') || key === 'API_PORT' || key === 'CIHUB_DATA_DIR') delete env[key];
+  Object.assign(env, opts.env);
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), bin, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', opts.dataDir], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -18,17 +18,23 @@
  * CPU per relayed event: issue 13's streamed target, with the same bound. bench/proxy-overhead
  * measures the same streams beside nginx; this is the quick build-against-build reading of them.
  *
+ * --hub-env NAME=VALUE (repeatable) starts this build's Hub with that variable and leaves the
+ * --against Hub as it is: with --against pointing at this same checkout, the ratio between them
+ * is what the setting costs (an allocator, say: LD_PRELOAD and MALLOC_CONF).
+ *
  * Where taskset works (Linux, two CPUs or more) the Hubs and the relay share one CPU and the load
  * and the upstream another (cpu-pin.ts says why); --pin off measures unpinned.
  *
  *   npm run bench:quick -- [--rounds 7] [--requests 6000] [--connections 8] [--bound 1.2] [--ttl 10000]
  *                          [--tokens [--seconds 6]] [--against /path/to/other/checkout] [--pin auto|off]
+ *                          [--hub-env NAME=VALUE ...]
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool, request } from 'undici';
+import { parseEnvPairs } from '../env-pairs.js';
 import { BENCH_MODEL } from '../proxy-overhead/fake-upstream.js';
 import { cpuPlan, pinToCpu } from '../proxy-overhead/cpu-pin.js';
 import { processCpuMs } from '../proxy-overhead/proc-stat.js';
@@ -77,6 +83,7 @@ const { values } = parseArgs({
     pin: { type: 'string', default: 'auto' },
     tokens: { type: 'boolean', default: false },
     seconds: { type: 'string' },
+    'hub-env': { type: 'string', multiple: true, default: [] },
   },
 });
 const wholeNumber = (name: string, raw: string): number => {
@@ -105,6 +112,7 @@ const againstRoot = values.against === undefined ? null : resolve(values.against
 if (againstRoot !== null && !existsSync(join(againstRoot, 'dist/src/cli/run.js'))) {
   throw new Error(`--against ${againstRoot}: no dist/src/cli/run.js there; run npm install (or tsc) in that checkout first`);
 }
+const hubEnv = parseEnvPairs(values['hub-env']);
 const plan = values.pin === 'off' ? null : cpuPlan();
 
 /**
@@ -171,8 +179,8 @@ const scratch = mkdtempSync(join(tmpdir(), 'cihub-bench-quick-'));
 const started: Started[] = [];
 
 /** A Hub from the checkout at `root`, at the snapshot TTL this run measures. */
-async function startMeasuredHub(root: string, upstreamOrigin: string, dataDir: string): Promise<Started> {
-  const hub = await startHub({ repoRoot: root, dataDir, upstreamOrigin });
+async function startMeasuredHub(root: string, upstreamOrigin: string, dataDir: string, env?: Record<string, string>): Promise<Started> {
+  const hub = await startHub({ repoRoot: root, dataDir, upstreamOrigin, env });
   started.push(hub);
   const patched = await request(`${hub.origin}/api/inference/pool/settings`, {
     method: 'PATCH',
@@ -189,7 +197,7 @@ try {
   if (plan !== null) pinToCpu(process.pid, plan.rest);
   const upstream = await startUpstream(join(PROXY_OVERHEAD_DIR, 'fake-upstream.js'));
   started.push(upstream);
-  const hub = await startMeasuredHub(REPO_ROOT, upstream.origin, join(scratch, 'hub'));
+  const hub = await startMeasuredHub(REPO_ROOT, upstream.origin, join(scratch, 'hub'), hubEnv);
   const other = againstRoot === null ? null : await startMeasuredHub(againstRoot, upstream.origin, join(scratch, 'other'));
   const bare = await startBareProxy(join(PROXY_OVERHEAD_DIR, 'bare-proxy.js'), upstream.origin);
   started.push(bare);

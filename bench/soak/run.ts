@@ -13,7 +13,8 @@
  *   peer c stopped with SIGTERM (its leaving notice), then restarted;
  *   a's vLLM cutting every stream part-way.
  * The client keeps --streams requests in flight, starting a new one as each ends, and counts how
- * each ended. Phases: --idle seconds idle (the idle RSS), the load, a drain, --settle seconds idle.
+ * each ended. Phases: --idle seconds idle (its last IDLE_WINDOW_MS give the idle RSS), the load, a
+ * drain, --settle seconds idle.
  *
  * Run it by hand, never from npm test. It opens about 2,000 sockets in this process and 1,000 in
  * the Hub: raise the limit first if `ulimit -n` is under 4096 (`ulimit -n 8192`). Only loopback.
@@ -25,11 +26,20 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 import { startPool, type Pool } from '../../test/helpers/pool-fixture.js';
+import { parseEnvPairs } from '../env-pairs.js';
 import { lineChart } from '../line-chart.js';
 import { machineTicks, processCpuMs } from '../proxy-overhead/proc-stat.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../../..');
 const MODEL = 'soak:8b';
+
+/**
+ * The idle RSS is read over the idle phase's last 20 s. Pairing grows a Hub's young generation,
+ * and V8 gives it back only after 15-30 s of quiet: a paired Hub read 84-90 MiB for its first
+ * 20 s and 71-76 MiB from 30 s on (three runs, 2026-12-04 03:40 UTC), so the old 15 s phase
+ * measured start-up, not idleness.
+ */
+const IDLE_WINDOW_MS = 20_000;
 
 const { values: o } = parseArgs({
   options: {
@@ -39,11 +49,11 @@ const { values: o } = parseArgs({
     'answer-tokens': { type: 'string', default: '40' },
     'fault-every': { type: 'string', default: '30' },
     'fault-for': { type: 'string', default: '10' },
-    idle: { type: 'string', default: '15' },
+    idle: { type: 'string', default: '60' },
     settle: { type: 'string', default: '60' },
     out: { type: 'string' },
     chart: { type: 'string', default: join(REPO_ROOT, 'bench/soak/soak-chart.svg') },
-    /** NAME=VALUE for the soaked Hub's environment, repeatable (its env is not this process's). */
+    /** NAME=VALUE for the soaked Hub's environment, repeatable (its env is not this process's); NODE_OPTIONS goes ahead of the probe's. */
     'hub-env': { type: 'string', multiple: true, default: [] },
   },
 });
@@ -58,6 +68,10 @@ interface ProbeLine {
   readonly heapUsedMb: number;
   readonly externalMb: number;
   readonly arrayBuffersMb: number;
+  /** RSS in anonymous pages (/proc/self/status RssAnon); null off Linux. */
+  readonly rssAnonMb: number | null;
+  /** RSS in file-backed pages, mostly the node binary's (RssFile); null off Linux. */
+  readonly rssFileMb: number | null;
 }
 
 type Ending = 'done' | 'cut' | 'transport-error' | `status-${number}`;
@@ -114,17 +128,15 @@ async function main(): Promise<void> {
     timeScale: 1,
   };
   const quiet = { HUB_LOG_LEVEL: 'warn' };
-  const hubEnv = Object.fromEntries(
-    o['hub-env'].map((pair) => {
-      const eq = pair.indexOf('=');
-      if (eq <= 0) throw new Error(`--hub-env wants NAME=VALUE, got ${JSON.stringify(pair)}`);
-      return [pair.slice(0, eq), pair.slice(eq + 1)];
-    }),
-  );
+  const hubEnv = parseEnvPairs(o['hub-env']);
   console.log(`starting three Hubs and four simulated engines (${cpus().length} cpus, load ${loadavg()[0]!.toFixed(1)})...`);
   const pool: Pool<'a' | 'b' | 'c'> = await startPool({
     hubs: {
-      a: { ollama: engine, vllm: engine, env: { ...quiet, ...hubEnv, NODE_OPTIONS: `--import=${probeModule}`, SOAK_PROBE_FILE: probeFile } },
+      a: {
+        ollama: engine,
+        vllm: engine,
+        env: { ...quiet, ...hubEnv, NODE_OPTIONS: `${hubEnv.NODE_OPTIONS ?? ''} --import=${probeModule}`.trim(), SOAK_PROBE_FILE: probeFile },
+      },
       b: { ollama: engine, env: quiet },
       c: { ollama: engine, env: quiet },
     },
@@ -240,13 +252,14 @@ async function main(): Promise<void> {
 
     const probe = readProbe(probeFile);
     const during = (from: number, to: number) => probe.filter((p) => p.t >= from && p.t < to);
-    const idle = during(t0, loadFrom);
+    const idle = during(Math.max(t0, loadFrom - IDLE_WINDOW_MS), loadFrom);
     const load = during(loadFrom, loadTo);
     const settled = during(settleTo - Math.min(20_000, num('settle') * 1000), settleTo + 2_000);
     const secondHalf = load.filter((p) => p.t >= loadFrom + (loadTo - loadFrom) / 2);
     const idleRss = medianOf(idle.map((p) => p.rssMb));
     const peakRss = load.length === 0 ? null : Math.max(...load.map((p) => p.rssMb));
     const endRss = medianOf(settled.map((p) => p.rssMb));
+    const measured = (xs: readonly (number | null)[]) => medianOf(xs.filter((x): x is number => x !== null));
     const summary = {
       idleRssMb: idleRss,
       peakRssMb: peakRss,
@@ -254,6 +267,12 @@ async function main(): Promise<void> {
       endRssMb: endRss,
       // A fraction above idle (0.47 is 47% more), not a ratio: read as one, it was once misreported as "1.70x".
       endAboveIdleFraction: idleRss === null || endRss === null ? null : endRss / idleRss - 1,
+      // Which kind of page the difference is: file-backed growth is the node binary's code that the
+      // load touched, anonymous is the heap's and the allocators'.
+      idleRssAnonMb: measured(idle.map((p) => p.rssAnonMb)),
+      endRssAnonMb: measured(settled.map((p) => p.rssAnonMb)),
+      idleRssFileMb: measured(idle.map((p) => p.rssFileMb)),
+      endRssFileMb: measured(settled.map((p) => p.rssFileMb)),
       rssSlopeSecondHalfMbPerMin: (() => {
         const s = slope(secondHalf.map((p) => [p.t / 60_000, p.rssMb] as const));
         return s;
