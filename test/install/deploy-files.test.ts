@@ -2,7 +2,8 @@
  * The deploy files (issue 12, item 2) are well-formed and say what the Hub needs: the systemd
  * unit passes `systemd-analyze verify`, the launchd plist parses as a property list, the compose
  * file parses as YAML, and the Dockerfile is multi-stage, non-root, keeps its data in a volume,
- * reaches engines at host.docker.internal on their usual ports and checks health on /readyz.
+ * reaches engines at host.docker.internal on their usual ports, allocates with jemalloc and checks
+ * health on /readyz.
  * No image is built here (that needs a Docker daemon); the Dockerfile is read instruction by
  * instruction.
  */
@@ -105,8 +106,11 @@ describe('Dockerfile', () => {
     assert.ok(final.some((i) => i.keyword === 'EXPOSE' && i.args.trim() === String(DEFAULT_API_PORT)));
   });
 
-  it("caps glibc's allocator at two arenas, as the systemd unit does", () => {
-    assert.equal(envOf('MALLOC_ARENA_MAX'), '2');
+  it('runs the Hub on jemalloc with its background thread, installed in the final stage', () => {
+    assert.ok(final.some((i) => i.keyword === 'RUN' && /apt-get install .*\blibjemalloc2\b/.test(i.args)));
+    assert.equal(envOf('LD_PRELOAD'), 'libjemalloc.so.2', 'a bare name: the loader finds it on amd64 and arm64 alike');
+    assert.match(envOf('MALLOC_CONF') ?? '', /(^|,)background_thread:true(,|$)/);
+    assert.equal(envOf('MALLOC_ARENA_MAX'), undefined, "glibc's setting means nothing once jemalloc allocates");
   });
 
   it('checks health on the readiness route', () => {
