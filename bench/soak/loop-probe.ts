@@ -3,8 +3,9 @@
  * JSON line to the file named by SOAK_PROBE_FILE with the event-loop delay over that second
  * (perf_hooks.monitorEventLoopDelay, 10 ms resolution: what a request waiting on the loop saw),
  * process.memoryUsage(), and on Linux RSS split into anonymous and file-backed pages (the node
- * binary's code touched under load counts in RSS too, and is not the Hub's memory to give back). Bench code only: the Hub itself never loads it. The timer is
- * unref'd, so it never holds the Hub open, and a failed write is dropped, never thrown.
+ * binary's code touched under load counts in RSS too, and is not the Hub's memory to give back).
+ * Bench code only: the Hub itself never loads it. The timer is unref'd, so it never holds the Hub
+ * open, and a failed write is dropped, never thrown.
  */
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
