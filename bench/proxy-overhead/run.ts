@@ -22,6 +22,7 @@ import { BENCH_MODEL, COMPLETION_BODY, STREAM_EVENTS, STREAM_PARTS, STREAM_WRITE
 import { DEFAULT_TOKEN_EVENTS, DEFAULT_TOKEN_RATE, runTokenStreams, tokenBody } from './token-load.js';
 import { runLoad, type LoadClient, type LoadResult } from './load.js';
 import { cpuPlan, pinToCpu, type CpuPlan } from './cpu-pin.js';
+import { parseEnvPairs } from '../env-pairs.js';
 import { childPids, clockTicksPerSecond, machineTicks, processCpuMs, processTicks } from './proc-stat.js';
 import { summarizeProfile, type ProfileSummary } from './profile-summary.js';
 import { fixed, markdownTable, median, percent } from './stats.js';
@@ -97,6 +98,8 @@ interface Options {
   requests: boolean;
   /** Token-stream cases: events a second per stream and events per stream; null: --no-token. */
   token: { rate: number; events: number } | null;
+  /** --hub-env NAME=VALUE: variables added to the Hub's environment (a setting tried against the same build run without it). */
+  hubEnv: Record<string, string>;
 }
 
 function usage(): string {
@@ -117,6 +120,7 @@ function usage(): string {
     '  --token-only      run the token-stream cases alone (a longer --duration gives their CPU figures more events)',
     '  --profile         instead of measuring, run the Hub alone under --cpu-prof and summarise it',
     '  --out FILE        where to write the JSON results (default bench/results/proxy-overhead-<date>.json)',
+    '  --hub-env K=V     start the Hub with this variable too (repeatable); HUB_* from your own shell never reach it',
   ].join('\n');
 }
 
@@ -137,6 +141,7 @@ function options(): Options {
       'token-only': { type: 'boolean', default: false },
       pin: { type: 'string', default: 'off' },
       out: { type: 'string' },
+      'hub-env': { type: 'string', multiple: true, default: [] },
       help: { type: 'boolean', default: false },
     },
   });
@@ -167,7 +172,16 @@ function options(): Options {
     requests: !values['token-only'],
     pin,
     token: values['no-token'] ? null : { rate: whole('token-rate', values['token-rate'], 1), events: whole('token-events', values['token-events'], 2) },
+    hubEnv: parseHubEnv(values['hub-env'] ?? []),
   };
+}
+
+function parseHubEnv(pairs: readonly string[]): Record<string, string> {
+  try {
+    return parseEnvPairs(pairs);
+  } catch (err) {
+    return fail((err as Error).message);
+  }
 }
 
 function targetList(raw: string, noBare: boolean): TargetName[] {
@@ -663,6 +677,7 @@ function machineNote(o: Options): Record<string, unknown> {
         ? versionOf('wrk', ['--version'])
         : `${o.client} ${JSON.parse(readFileSync(join(REPO_ROOT, `node_modules/${o.client}/package.json`), 'utf8')).version as string}`,
     loadavgAtStart: loadavg().map((x) => Math.round(x * 100) / 100),
+    hubEnv: o.hubEnv,
   };
 }
 
@@ -774,6 +789,7 @@ async function main(): Promise<void> {
       repoRoot: REPO_ROOT,
       dataDir,
       upstreamOrigin: upstream.origin,
+      env: o.hubEnv,
       nodeArgs: o.profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [],
     });
     started.push(hub);
