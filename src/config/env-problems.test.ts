@@ -194,8 +194,8 @@ describe('every variable the schema can refuse: what is said and what is used in
     { variable: 'HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS', value: '-1', problem: 'is below 0', usedInstead: '20000' },
     { variable: 'HUB_POOL_PREFIX_AFFINITY_TTL_MS', value: '0', problem: 'is below 1', usedInstead: '600000' },
     { variable: 'HUB_POOL_PREFIX_AFFINITY_TTL_MS', value: '86400001', problem: 'is above 86400000', usedInstead: '600000' },
-    { variable: 'HUB_HEAP_GROWING_PERCENT', value: '301', problem: 'is above 300', usedInstead: '25' },
-    { variable: 'HUB_HEAP_GROWING_PERCENT', value: '12.5', problem: 'is not a whole number', usedInstead: '25' },
+    { variable: 'HUB_HEAP_GROWING_PERCENT', value: '301', problem: 'is above 300', usedInstead: '100' },
+    { variable: 'HUB_HEAP_GROWING_PERCENT', value: '12.5', problem: 'is not a whole number', usedInstead: '100' },
     {
       variable: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
       value: 'ftp://collector/v1/traces',

@@ -76,7 +76,7 @@ describe('HUB_POOL_FIRST_BYTE_TIMEOUT_MS', () => {
 
 describe('HUB_HEAP_GROWING_PERCENT', () => {
   const cases: EnvCase<number>[] = [
-    { name: 'unset: 25%', value: undefined, expected: HEAP_GROWING_PERCENT },
+    { name: 'unset: 100%', value: undefined, expected: HEAP_GROWING_PERCENT },
     { name: 'zero: V8 keeps its own rule', value: '0', expected: 0 },
     { name: 'a valid 50', value: '50', expected: 50 },
     { name: 'the most, 300', value: '300', expected: 300 },
@@ -87,7 +87,7 @@ describe('HUB_HEAP_GROWING_PERCENT', () => {
   for (const c of cases) {
     it(c.name, () => assert.equal(loadEnv({ HUB_HEAP_GROWING_PERCENT: c.value }).heapGrowingPercent, c.expected));
   }
-  it('defaults to 25%', () => assert.equal(HEAP_GROWING_PERCENT, 25));
+  it('defaults to 100%', () => assert.equal(HEAP_GROWING_PERCENT, 100));
 });
 
 describe('HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC', () => {

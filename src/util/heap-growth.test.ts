@@ -10,7 +10,7 @@ describe('limitHeapGrowth', () => {
   };
 
   it("hands V8 the percentage it is given, the default's included", () => {
-    assert.deepEqual(flagsSetFor(HEAP_GROWING_PERCENT), ['--heap-growing-percent=25']);
+    assert.deepEqual(flagsSetFor(HEAP_GROWING_PERCENT), ['--heap-growing-percent=100']);
     assert.deepEqual(flagsSetFor(300), ['--heap-growing-percent=300']);
   });
 
