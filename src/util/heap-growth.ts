@@ -12,7 +12,7 @@
  * 25% and 50% the Hub served 0.71-0.87x the bare relay's streamed requests a second at 1.41-1.75x
  * its CPU per request, at 100% and with no limit 1.02-1.32x at 0.71-0.94x (four runs at 25%, two
  * at each other setting). At 100% the soak rose +134 MB (target 150) for 3.84 ms of CPU a stream,
- * against 4.2-4.5 at 25%. bench/README.md, 2026-12-04 09:34-10:40 UTC.
+ * against 4.2-4.5 at 25%. bench/README.md, 2026-12-04 09:34-10:45 UTC.
  */
 import v8 from 'node:v8';
 
