@@ -5,16 +5,21 @@
  *
  *   npx tsc -p . && node dist/bench/micro/placement.js [--peers 1,10,25,50] [--shapes short,long]
  *   node dist/bench/micro/placement.js --against /path/to/other/dist/bench/pool-scale/placement-cost.js
+ *   node dist/bench/micro/placement.js --cpus 0,1
  *
  * Each figure is the whole placement as the Hub runs it, reading the body included; beside each
  * shape is what reading its body alone costs (request-facts.ts, the same at any number of peers).
  * Every figure comes from a process of its own (pool-scale/placement-child.ts says why). With
  * --against, the other build's rounds alternate with this build's (this, other; other, this;
  * ...), so a machine whose load moves between rounds moves both alike; each pair gives a ratio,
- * and the median ratio is printed beside each build's median. Before timing, one placement of
- * every shape and size is taken from each build and compared whole (order and routing-log
+ * and the median ratio is printed beside each build's median. With --cpus 0,1 (Linux, taskset)
+ * every round runs its processes once on each CPU listed, pinned there, and each CPU's figures
+ * are printed apart: on this host one vCPU can run placement 1.5-1.7x slower than the other for
+ * minutes (pool-scale/placement-child.ts), and unpinned processes land on either. Before timing,
+ * one placement of every shape and size is taken from each build and compared whole (order and routing-log
  * records): a build that decides differently on these inputs is reported and the run stops.
  */
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpuUsInChild, placementInChild, THIS_BUILD } from '../pool-scale/placement-child.js';
@@ -27,11 +32,27 @@ const { values: o } = parseArgs({
     rounds: { type: 'string', default: '7' },
     requests: { type: 'string', default: '2000' },
     against: { type: 'string' },
+    cpus: { type: 'string' },
   },
 });
 const rounds = Number(o.rounds);
 const requests = Number(o.requests);
 const other = o.against === undefined ? null : resolve(o.against);
+/** The CPUs each round pins its processes to in turn; [null] runs them unpinned. */
+const cpus: readonly (number | null)[] = o.cpus === undefined ? [null] : cpuList(o.cpus);
+
+function cpuList(text: string): number[] {
+  if (process.platform !== 'linux') fail('--cpus pins with taskset, which only Linux has');
+  const list = text.split(',').map((c) => Number(c));
+  const bad = list.find((c) => !Number.isInteger(c) || c < 0 || c >= availableParallelism());
+  if (bad !== undefined) fail(`--cpus takes CPU numbers from 0 to ${availableParallelism() - 1}, comma-separated; got ${JSON.stringify(text)}`);
+  return list;
+}
+
+function fail(message: string): never {
+  console.error(message);
+  process.exit(2);
+}
 
 if (other !== null) {
   // Placement records carry no clock reading at these inputs, so two builds must agree to the byte.
@@ -50,31 +71,43 @@ console.log(
   `CPU µs per placement: the median of ${rounds} processes, each the median of its rounds of ${requests}${other === null ? '' : ', alternated with --against'}`,
 );
 for (const shape of o.shapes.split(',')) {
-  console.log(`${shape}: reading the body alone ${cpuUsInChild(THIS_BUILD, `read:${shape}`, requests).toFixed(1)} µs (this build)`);
+  const reads = cpus.map((cpu) => `${cpuUsInChild(THIS_BUILD, `read:${shape}`, requests, cpu).toFixed(1)} µs${cpu === null ? '' : ` on CPU ${cpu}`}`);
+  console.log(`${shape}: reading the body alone ${reads.join(', ')} (this build)`);
   for (const n of o.peers.split(',').map(Number)) {
     const job = `place:${shape}:${n}`;
-    const mine: number[] = [];
-    const theirs: number[] = [];
-    const ratios: number[] = [];
+    const mine = new Map<number | null, number[]>(cpus.map((c) => [c, []]));
+    const theirs = new Map<number | null, number[]>(cpus.map((c) => [c, []]));
+    const ratios = new Map<number | null, number[]>(cpus.map((c) => [c, []]));
     for (let r = 0; r < rounds; r++) {
-      if (other === null) {
-        mine.push(cpuUsInChild(THIS_BUILD, job, requests));
-        continue;
+      // Each round visits the CPUs in another order, so neither always follows the other.
+      for (let k = 0; k < cpus.length; k++) {
+        const cpu = cpus[(r + k) % cpus.length]!;
+        if (other === null) {
+          mine.get(cpu)!.push(cpuUsInChild(THIS_BUILD, job, requests, cpu));
+          continue;
+        }
+        // Alternate which build goes first, so neither always runs on the machine the other left.
+        const first = r % 2 === 0 ? THIS_BUILD : other;
+        const a = cpuUsInChild(first, job, requests, cpu);
+        const b = cpuUsInChild(first === THIS_BUILD ? other : THIS_BUILD, job, requests, cpu);
+        const [m, t] = first === THIS_BUILD ? [a, b] : [b, a];
+        mine.get(cpu)!.push(m);
+        theirs.get(cpu)!.push(t);
+        ratios.get(cpu)!.push(m / t);
       }
-      // Alternate which build goes first, so neither always runs on the machine the other left.
-      const first = r % 2 === 0 ? THIS_BUILD : other;
-      const a = cpuUsInChild(first, job, requests);
-      const b = cpuUsInChild(first === THIS_BUILD ? other : THIS_BUILD, job, requests);
-      const [m, t] = first === THIS_BUILD ? [a, b] : [b, a];
-      mine.push(m);
-      theirs.push(t);
-      ratios.push(m / t);
     }
-    const line = `${shape.padEnd(10)} ${String(n).padStart(3)} peers: this ${fmt(median(mine))} µs`;
-    console.log(
-      other === null
-        ? `${line}  (processes ${mine.map((v) => v.toFixed(1)).join(' / ')})`
-        : `${line}, other ${fmt(median(theirs))} µs, this/other ${median(ratios).toFixed(2)}x (ratios ${ratios.map((v) => v.toFixed(2)).join(' / ')})`,
-    );
+    for (const cpu of cpus) {
+      const where = cpu === null ? '' : ` on CPU ${cpu}`;
+      const line = `${shape.padEnd(10)} ${String(n).padStart(3)} peers${where}: this ${fmt(median(mine.get(cpu)!))} µs`;
+      const rs = ratios.get(cpu)!;
+      console.log(
+        other === null
+          ? `${line}  (processes ${mine
+              .get(cpu)!
+              .map((v) => v.toFixed(1))
+              .join(' / ')})`
+          : `${line}, other ${fmt(median(theirs.get(cpu)!))} µs, this/other ${median(rs).toFixed(2)}x (ratios ${rs.map((v) => v.toFixed(2)).join(' / ')})`,
+      );
+    }
   }
 }

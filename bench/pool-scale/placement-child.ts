@@ -10,8 +10,10 @@
  *   read:<shape>                CPU µs per reading of the shape's body alone
  *   place:<shape>:<peers>       CPU µs per placement
  *
- * Fresh processes can still disagree when something else keeps the machine busy (a long prompt
- * at 50 peers read 84-137 µs against 51-66 in most): read the median of several.
+ * Fresh processes can still disagree, with nothing else busy, by the CPU they ran on: on this
+ * 2-vCPU host one vCPU at a time ran placement 1.5-1.7x slower than the other, for minutes
+ * together, while a plain arithmetic loop ran alike on both (bench/README.md, 2026-12-04 13:35).
+ * Read the median of several, or pin the processes (micro/placement's --cpus) and read each CPU apart.
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -30,14 +32,19 @@ export const THIS_BUILD = fileURLToPath(new URL('./placement-cost.js', import.me
  */
 const CHILD_ROUNDS = 11;
 
-/** What `job` prints when run in a fresh process on the build whose placement-cost module is `module`. */
-export function placementInChild(module: string, job: string, requests: number): string {
-  return execFileSync(process.execPath, [fileURLToPath(import.meta.url), resolve(module), job, String(requests)], { encoding: 'utf8' });
+/**
+ * What `job` prints when run in a fresh process on the build whose placement-cost module is
+ * `module`; with `cpu`, the process and all its threads run on that CPU only (`taskset`, Linux).
+ */
+export function placementInChild(module: string, job: string, requests: number, cpu: number | null = null): string {
+  const args = [fileURLToPath(import.meta.url), resolve(module), job, String(requests)];
+  if (cpu === null) return execFileSync(process.execPath, args, { encoding: 'utf8' });
+  return execFileSync('taskset', ['-c', String(cpu), process.execPath, ...args], { encoding: 'utf8' });
 }
 
 /** The figure a measuring job printed. */
-export function cpuUsInChild(module: string, job: string, requests: number): number {
-  const out = placementInChild(module, job, requests);
+export function cpuUsInChild(module: string, job: string, requests: number, cpu: number | null = null): number {
+  const out = placementInChild(module, job, requests, cpu);
   const us = Number(out);
   if (!(us > 0)) throw new Error(`the placement child for ${job} printed ${JSON.stringify(out)}, not a figure`);
   return us;
