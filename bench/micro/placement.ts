@@ -16,9 +16,11 @@
  * every round runs its processes once on each CPU listed, pinned there, and each CPU's figures
  * are printed apart: on this host one vCPU can run placement 1.5-1.7x slower than the other for
  * minutes (pool-scale/placement-child.ts), and unpinned processes land on either. Before timing,
- * one placement of every shape and size is taken from each build and compared whole (order and routing-log
- * records): a build that decides differently on these inputs is reported and the run stops.
+ * one placement of every shape and size is taken from each build and compared whole (order and
+ * routing-log records): a build that decides differently on these inputs is reported and the run
+ * stops.
  */
+import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -42,11 +44,16 @@ const other = o.against === undefined ? null : resolve(o.against);
 const cpus: readonly (number | null)[] = o.cpus === undefined ? [null] : cpuList(o.cpus);
 
 function cpuList(text: string): number[] {
-  if (process.platform !== 'linux') fail('--cpus pins with taskset, which only Linux has');
-  const list = text.split(',').map((c) => Number(c));
-  const bad = list.find((c) => !Number.isInteger(c) || c < 0 || c >= availableParallelism());
-  if (bad !== undefined) fail(`--cpus takes CPU numbers from 0 to ${availableParallelism() - 1}, comma-separated; got ${JSON.stringify(text)}`);
-  return list;
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+  } catch {
+    fail('--cpus pins each process with taskset (Linux), which does not run here');
+  }
+  const parts = text.split(',');
+  if (parts.some((c) => !/^\d+$/.test(c) || Number(c) >= availableParallelism())) {
+    fail(`--cpus takes CPU numbers from 0 to ${availableParallelism() - 1}, comma-separated; got ${JSON.stringify(text)}`);
+  }
+  return [...new Set(parts.map(Number))];
 }
 
 function fail(message: string): never {
@@ -98,14 +105,12 @@ for (const shape of o.shapes.split(',')) {
     }
     for (const cpu of cpus) {
       const where = cpu === null ? '' : ` on CPU ${cpu}`;
-      const line = `${shape.padEnd(10)} ${String(n).padStart(3)} peers${where}: this ${fmt(median(mine.get(cpu)!))} µs`;
+      const ms = mine.get(cpu)!;
       const rs = ratios.get(cpu)!;
+      const line = `${shape.padEnd(10)} ${String(n).padStart(3)} peers${where}: this ${fmt(median(ms))} µs`;
       console.log(
         other === null
-          ? `${line}  (processes ${mine
-              .get(cpu)!
-              .map((v) => v.toFixed(1))
-              .join(' / ')})`
+          ? `${line}  (processes ${ms.map((v) => v.toFixed(1)).join(' / ')})`
           : `${line}, other ${fmt(median(theirs.get(cpu)!))} µs, this/other ${median(rs).toFixed(2)}x (ratios ${rs.map((v) => v.toFixed(2)).join(' / ')})`,
       );
     }
