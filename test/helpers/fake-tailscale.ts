@@ -5,7 +5,7 @@
  * real Hub process finds it through PATH like the real CLI. The named states below are the
  * ones the issue asks the Hub to be tried against.
  */
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { REPO_ROOT } from './hub-process.js';
@@ -123,7 +123,12 @@ export function fakeTailscale(state: FakeTailscaleState, parent: string = tmpdir
   writeFileSync(join(dir, 'tailscale'), `#!${process.execPath}\nimport(${JSON.stringify(script)});\n`);
   chmodSync(join(dir, 'tailscale'), 0o755);
   const statePath = join(dir, 'state.json');
-  const set = (s: FakeTailscaleState) => writeFileSync(statePath, JSON.stringify(s));
+  // Written aside and renamed over, as the fake writes it: whichever reads it then sees a whole file.
+  const set = (s: FakeTailscaleState) => {
+    const next = `${statePath}.${process.pid}`;
+    writeFileSync(next, JSON.stringify(s));
+    renameSync(next, statePath);
+  };
   set(state);
   return {
     dir,
