@@ -5,9 +5,10 @@
  * real Hub process finds it through PATH like the real CLI. The named states below are the
  * ones the issue asks the Hub to be tried against.
  */
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { writeFileAtomic } from '../../src/util/atomic-write.js';
 import { REPO_ROOT } from './hub-process.js';
 
 export const FAKE_TAILNET_SUFFIX = 'tail0.ts.net';
@@ -123,12 +124,8 @@ export function fakeTailscale(state: FakeTailscaleState, parent: string = tmpdir
   writeFileSync(join(dir, 'tailscale'), `#!${process.execPath}\nimport(${JSON.stringify(script)});\n`);
   chmodSync(join(dir, 'tailscale'), 0o755);
   const statePath = join(dir, 'state.json');
-  // Written aside and renamed over, as the fake writes it: whichever reads it then sees a whole file.
-  const set = (s: FakeTailscaleState) => {
-    const next = `${statePath}.${process.pid}`;
-    writeFileSync(next, JSON.stringify(s));
-    renameSync(next, statePath);
-  };
+  // Replaced whole, as the fake replaces it: whichever polls it never reads a half-written file.
+  const set = (s: FakeTailscaleState) => writeFileAtomic(statePath, JSON.stringify(s));
   set(state);
   return {
     dir,
