@@ -20,11 +20,11 @@
  * routing-log records): a build that decides differently on these inputs is reported and the run
  * stops.
  */
-import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpuUsInChild, placementInChild, THIS_BUILD } from '../pool-scale/placement-child.js';
+import { tasksetRuns } from '../proxy-overhead/cpu-pin.js';
 import { median } from './measure.js';
 
 const { values: o } = parseArgs({
@@ -44,11 +44,7 @@ const other = o.against === undefined ? null : resolve(o.against);
 const cpus: readonly (number | null)[] = o.cpus === undefined ? [null] : cpuList(o.cpus);
 
 function cpuList(text: string): number[] {
-  try {
-    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
-  } catch {
-    fail('--cpus pins each process with taskset (Linux), which does not run here');
-  }
+  if (!tasksetRuns()) fail('--cpus pins each process with taskset (Linux), which does not run here');
   const parts = text.split(',');
   if (parts.some((c) => !/^\d+$/.test(c) || Number(c) >= availableParallelism())) {
     fail(`--cpus takes CPU numbers from 0 to ${availableParallelism() - 1}, comma-separated; got ${JSON.stringify(text)}`);

@@ -16,13 +16,18 @@ export interface CpuPlan {
 
 /** A plan when taskset works here and there are two CPUs to split; null otherwise (the run goes unpinned). */
 export function cpuPlan(): CpuPlan | null {
-  if (process.platform !== 'linux' || availableParallelism() < 2) return null;
+  if (process.platform !== 'linux' || availableParallelism() < 2 || !tasksetRuns()) return null;
+  return { measured: availableParallelism() - 1, rest: 0 };
+}
+
+/** Whether `taskset` runs here (Linux with util-linux). */
+export function tasksetRuns(): boolean {
   try {
     execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+    return true;
   } catch {
-    return null;
+    return false;
   }
-  return { measured: availableParallelism() - 1, rest: 0 };
 }
 
 /** Pins every thread of `pid` to `cpu`; throws when taskset refuses (a plan said it works). */
