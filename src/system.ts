@@ -70,6 +70,7 @@ import { tailscaleReport } from './tailnet/tailscale-report.js';
 import { ApiKeyStore } from './store/api-keys.js';
 import { DATABASE_FILE_NAME, openDatabase } from './store/database.js';
 import { Background } from './util/background.js';
+import { closePooledParsers, nodeParserPool } from './util/http-parser-pool.js';
 import { fullCollection, IDLE_COLLECTION_CHECK_MS, IdleCollector, readHeap } from './util/idle-collection.js';
 import { windowHandout } from './placement/handout.js';
 import { systemClock, type Clock } from './util/clock.js';
@@ -422,7 +423,14 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     openRequests += 1;
     res.once('close', () => (openRequests -= 1));
   });
-  const idle = new IdleCollector({ inFlight: () => inFlight.total(), placed: () => inFlight.placed, readHeap, collector: fullCollection });
+  const parserPool = nodeParserPool();
+  const idle = new IdleCollector({
+    inFlight: () => inFlight.total(),
+    placed: () => inFlight.placed,
+    readHeap,
+    collector: fullCollection,
+    closePooledParsers: () => closePooledParsers(parserPool),
+  });
   background.every('idle collection', IDLE_COLLECTION_CHECK_MS, () => {
     const collected = idle.check();
     if (collected !== null) logger.debug(collected, 'collected the garbage a burst of requests left');

@@ -48,7 +48,18 @@ describe('shouldCollect', () => {
 
 /** A collector over a scripted process: requests and heap set by the test, collections counted. */
 function scripted(startBytes: number) {
-  const state = { open: 0, placed: 0, held: startBytes, idle: 0, collections: 0, obtained: 0, freesTo: startBytes, idleAfter: 0 };
+  const state = {
+    open: 0,
+    placed: 0,
+    held: startBytes,
+    idle: 0,
+    collections: 0,
+    obtained: 0,
+    freesTo: startBytes,
+    idleAfter: 0,
+    pooled: 0,
+    steps: [] as string[],
+  };
   const collector = new IdleCollector({
     inFlight: () => state.open,
     placed: () => state.placed,
@@ -56,10 +67,17 @@ function scripted(startBytes: number) {
     collector: () => {
       state.obtained += 1;
       return () => {
+        state.steps.push('collect');
         state.collections += 1;
         state.held = state.freesTo;
         state.idle = state.idleAfter;
       };
+    },
+    closePooledParsers: () => {
+      state.steps.push('close parsers');
+      const closed = state.pooled;
+      state.pooled = 0;
+      return closed;
     },
   });
   return { state, collector };
@@ -76,7 +94,14 @@ describe('IdleCollector', () => {
     state.placed += 2;
     assert.equal(collector.check(), null, 'requests placed since the last check');
     state.freesTo = 22 * MB;
-    assert.deepEqual(collector.check(), { before: { heldBytes: 150 * MB, idleHeapBytes: 0 }, after: { heldBytes: 22 * MB, idleHeapBytes: 0 }, inSpell: 1 });
+    state.pooled = 1000;
+    assert.deepEqual(collector.check(), {
+      before: { heldBytes: 150 * MB, idleHeapBytes: 0 },
+      after: { heldBytes: 22 * MB, idleHeapBytes: 0 },
+      inSpell: 1,
+      parsersClosed: 1000,
+    });
+    assert.deepEqual(state.steps, ['close parsers', 'collect'], 'the parsers are closed first, so the collection takes their JS halves');
     assert.equal(collector.check(), null, 'nothing grew since, and no page is left unused');
     assert.deepEqual([state.collections, state.obtained], [1, 1]);
   });
@@ -96,11 +121,12 @@ describe('IdleCollector', () => {
     assert.equal(state.collections, SPELL_MAX + 1, 'a new spell after the next burst');
   });
 
-  it('never asks for the collector on a Hub that stays idle', () => {
+  it('never asks for the collector, nor closes pooled parsers, on a Hub that stays idle', () => {
     const { state, collector } = scripted(20 * MB);
     state.idle = 3 * MIN;
+    state.pooled = 10;
     for (let i = 0; i < 10; i++) collector.check();
-    assert.deepEqual([state.collections, state.obtained], [0, 0]);
+    assert.deepEqual([state.collections, state.obtained, state.pooled], [0, 0, 10]);
   });
 
   it('keeps the baseline where live data really grew, so it does not collect again and again', () => {
@@ -120,6 +146,7 @@ describe('IdleCollector', () => {
       placed: () => 0,
       readHeap: () => ({ heldBytes: (held += MIN), idleHeapBytes: 0 }),
       collector: () => null,
+      closePooledParsers: () => assert.fail('nothing is closed when nothing can be collected'),
     });
     assert.equal(collector.check(), null);
   });

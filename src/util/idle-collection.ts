@@ -1,6 +1,7 @@
 /**
  * Full garbage collections when the Hub goes quiet after a burst of work: one, and a few more
- * while V8 still holds heap pages it emptied.
+ * while V8 still holds heap pages it emptied; before each, node:http's pool of idle parsers is
+ * emptied (http-parser-pool.ts).
  *
  * V8 collects when a process allocates. A Hub that has just relayed a thousand streams and then
  * sits idle allocates next to nothing, so the burst's garbage (tens of MB of heap, and the array
@@ -89,6 +90,12 @@ export interface IdleCollectorDeps {
   readonly readHeap: () => HeapReading;
   /** Obtained on the first collection, so a Hub that is never busy never makes the extra context. */
   readonly collector: () => (() => void) | null;
+  /**
+   * Closes the HTTP parsers node:http pooled for connections the burst opened (http-parser-pool.ts),
+   * run before each collection so their JS halves are collected with it; how many it closed, null
+   * when the runtime has no such pool.
+   */
+  readonly closePooledParsers: () => number | null;
 }
 
 /** What one collection did, for the log. */
@@ -97,6 +104,8 @@ export interface Collected {
   readonly after: HeapReading;
   /** 1 for the first collection of a quiet spell, then 2, 3... */
   readonly inSpell: number;
+  /** Pooled HTTP parsers closed before it; null when this runtime has no pool to empty. */
+  readonly parsersClosed: number | null;
 }
 
 export class IdleCollector {
@@ -129,10 +138,11 @@ export class IdleCollector {
     if (!shouldCollect(check)) return null;
     if (this.#gc === undefined) this.#gc = this.#deps.collector();
     if (this.#gc === null) return null;
+    const parsersClosed = this.#deps.closePooledParsers();
     this.#gc();
     this.#collectionsThisSpell += 1;
     const after = this.#deps.readHeap();
     this.#baselineBytes = after.heldBytes;
-    return { before, after, inSpell: this.#collectionsThisSpell };
+    return { before, after, inSpell: this.#collectionsThisSpell, parsersClosed };
   }
 }
