@@ -21,8 +21,8 @@ async function burst(server: Server, count: number): Promise<void> {
   );
 }
 
-/** A server that holds each answer until `count` requests are waiting; emit('hold', n) sets the next count. */
-function serverHolding(count: number): Server {
+/** A server that holds each answer until `count` requests are waiting; holdFor(n) sets the count for the next ones. */
+function serverHolding(count: number): { server: Server; holdFor: (n: number) => void } {
   let holding: ServerResponse[] = [];
   const server = createServer((_req, res) => {
     holding.push(res);
@@ -30,15 +30,14 @@ function serverHolding(count: number): Server {
     for (const r of holding) r.end('ok');
     holding = [];
   });
-  server.on('hold', (n: number) => (count = n));
-  return server;
+  return { server, holdFor: (n) => (count = n) };
 }
 
 describe('closePooledParsers', () => {
   it("empties node:http's pool of the parsers a burst of connections left, and the server goes on answering", async () => {
     const pool = nodeParserPool();
     assert.notEqual(pool, null, 'Node 20 pools its HTTP parsers in _http_common');
-    const server = serverHolding(20);
+    const { server, holdFor } = serverHolding(20);
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     try {
@@ -59,7 +58,7 @@ describe('closePooledParsers', () => {
       const before = pool!.list.length;
       assert.equal(closePooledParsers(pool), before);
       assert.equal(pool!.list.length, 0);
-      server.emit('hold', 3);
+      holdFor(3);
       await burst(server, 3);
     } finally {
       server.close();
