@@ -21,8 +21,12 @@ async function burst(server: Server, count: number): Promise<void> {
   );
 }
 
-/** A server that holds each answer until `count` requests are waiting; holdFor(n) sets the count for the next ones. */
-function serverHolding(count: number): { server: Server; holdFor: (n: number) => void } {
+/**
+ * A server that holds each answer until `count` requests are waiting; holdFor(n) sets the count
+ * for the next ones. allClosed() settles once no connection to it is open: a connection's parser
+ * goes back to the pool when its socket closes, which can come just after the client has its answer.
+ */
+function serverHolding(count: number): { server: Server; holdFor: (n: number) => void; allClosed: () => Promise<void> } {
   let holding: ServerResponse[] = [];
   const server = createServer((_req, res) => {
     holding.push(res);
@@ -30,30 +34,34 @@ function serverHolding(count: number): { server: Server; holdFor: (n: number) =>
     for (const r of holding) r.end('ok');
     holding = [];
   });
-  return { server, holdFor: (n) => (count = n) };
+  let open = 0;
+  let closedWaiters: (() => void)[] = [];
+  server.on('connection', (socket) => {
+    open += 1;
+    socket.once('close', () => {
+      open -= 1;
+      if (open > 0) return;
+      for (const resolve of closedWaiters) resolve();
+      closedWaiters = [];
+    });
+  });
+  return {
+    server,
+    holdFor: (n) => (count = n),
+    allClosed: () => (open === 0 ? Promise.resolve() : new Promise((resolve) => closedWaiters.push(resolve))),
+  };
 }
 
 describe('closePooledParsers', () => {
   it("empties node:http's pool of the parsers a burst of connections left, and the server goes on answering", async () => {
     const pool = nodeParserPool();
     assert.notEqual(pool, null, 'Node 20 pools its HTTP parsers in _http_common');
-    const { server, holdFor } = serverHolding(20);
+    const { server, holdFor, allClosed } = serverHolding(20);
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     try {
-      let waiting = 0;
-      // A connection's parser goes back to the pool when its socket closes, which can come just
-      // after the client has its answer: wait for the server to see every socket close.
-      server.on('connection', (socket) => {
-        waiting += 1;
-        socket.once('close', () => {
-          waiting -= 1;
-          if (waiting === 0) server.emit('all closed');
-        });
-      });
-      const closed = once(server, 'all closed');
       await burst(server, 20);
-      await closed;
+      await allClosed();
       assert.ok(pool!.list.length >= 20, `20 closed connections leave 20 pooled parsers, found ${pool!.list.length}`);
       const before = pool!.list.length;
       assert.equal(closePooledParsers(pool), before);
