@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { clockTicksPerSecond, reapedChildrenTicks } from './proc-stat.js';
+import { percentile } from './stats.js';
 
 export type LoadClient = 'undici' | 'autocannon' | 'wrk';
 
@@ -112,12 +113,6 @@ async function runUndici(spec: LoadSpec): Promise<LoadResult> {
     meanMs: count > 0 ? sum / count : Number.NaN,
     clientCpuMs: (cpu.user + cpu.system) / 1000,
   };
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[rank]!;
 }
 
 async function runAutocannon(spec: LoadSpec): Promise<LoadResult> {

@@ -7,7 +7,8 @@
  * (a Hub with the upstream as its only engine). Each case (non-streamed or ~200-chunk SSE, at
  * 1 and 32 connections) runs --rounds times with the targets taking turns inside each round, so
  * drift on a shared machine hits them alike; medians, ratios and each proxy's CPU time per
- * request are reported. See bench/README.md.
+ * request are reported. Each set then reads one client's latency again with the targets taking
+ * turns every few dozen requests (alternating-latency.ts). See bench/README.md.
  *
  *   npm run bench:proxy -- [--rounds 3] [--duration 5] [--warmup 1] [--client undici|autocannon|wrk]
  *                          [--targets LIST] [--no-live] [--profile] [--out FILE]
@@ -18,6 +19,7 @@ import { cpus, loadavg, release, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
+import { BLOCK_REQUESTS, BLOCK_WARMUP_REQUESTS, runAlternating, slowerWithinCycles, type AlternatingResult, type Quartiles } from './alternating-latency.js';
 import { BENCH_MODEL, COMPLETION_BODY, STREAM_EVENTS, STREAM_PARTS, STREAM_WRITES } from './fake-upstream.js';
 import { DEFAULT_TOKEN_EVENTS, DEFAULT_TOKEN_RATE, runTokenStreams, tokenBody } from './token-load.js';
 import { runLoad, type LoadClient, type LoadResult } from './load.js';
@@ -451,7 +453,7 @@ function verdicts(summaries: readonly CaseSummary[]): Verdict[] {
       const added = hub.p50Ms - direct.p50Ms;
       const met = added < TARGET_ADDED_P50_MS;
       out.push({
-        target: `Hub adds < 0.15 ms at p50, c=1, ${mode}`,
+        target: `Hub adds < 0.15 ms at p50, c=1, ${mode}, each target in its own turn`,
         measured: `+${fixed(added, 3)} ms (nginx +${nginx ? fixed(nginx.p50Ms - direct.p50Ms, 3) : '–'} ms)`,
         met,
         gap: met
@@ -681,7 +683,13 @@ function machineNote(o: Options): Record<string, unknown> {
   };
 }
 
-async function runMeasured(w: World, o: Options): Promise<{ samples: Sample[]; sets: SetDef[] }> {
+/** One set's one-client latency with the targets alternating in blocks (alternating-latency.ts). */
+interface AlternatingRun {
+  readonly set: SetName;
+  readonly result: AlternatingResult;
+}
+
+async function runMeasured(w: World, o: Options): Promise<{ samples: Sample[]; sets: SetDef[]; alternating: AlternatingRun[] }> {
   const sets: SetDef[] = [
     {
       set: 'snapshot',
@@ -709,6 +717,7 @@ async function runMeasured(w: World, o: Options): Promise<{ samples: Sample[]; s
     });
   }
   const samples: Sample[] = [];
+  const alternating: AlternatingRun[] = [];
   for (const def of sets) {
     await setSnapshotTtl(w.hub, def.ttlMs);
     process.stderr.write(`${def.label}\n`);
@@ -720,9 +729,69 @@ async function runMeasured(w: World, o: Options): Promise<{ samples: Sample[]; s
         for (const target of order) samples.push(await measure(w, o, def.set, c, target, round));
       }
     }
+    if (o.targets.includes('direct') && o.targets.length > 1) alternating.push({ set: def.set, result: await measureAlternating(w, o, def) });
   }
   await setSnapshotTtl(w.hub, SNAPSHOT_TTL_MS);
-  return { samples, sets };
+  return { samples, sets, alternating };
+}
+
+/**
+ * Every target at one client, alternating in blocks for as long as the set's c=1 non-streamed
+ * case ran in all. The bare relay is in every set's blocks, so the Hub is read beside it in the
+ * same cycles (its answers do not depend on the Hub's setting).
+ */
+async function measureAlternating(w: World, o: Options, def: SetDef): Promise<AlternatingResult> {
+  const targets = o.targets.map((name) => ({ name, url: w.urls[name] }));
+  const durationS = o.rounds * o.durationS * targets.length;
+  process.stderr.write(`  ${def.set} non-streamed c=1, targets alternating every ${BLOCK_REQUESTS} requests for ${durationS} s\n`);
+  const result = await runAlternating({ targets, body: requestBody('non-streamed'), durationS });
+  for (const t of result.targets) process.stderr.write(`    ${t.name}: ${t.requests} requests, p50 ${t.p50Ms.toFixed(3)} ms\n`);
+  return result;
+}
+
+function quartiles(q: Quartiles | null): string {
+  return q === null ? '–' : `${fixed(q.q1, 3)} / ${fixed(q.median, 3)} / ${fixed(q.q3, 3)}`;
+}
+
+function alternatingTable({ result }: AlternatingRun): string {
+  const direct = result.targets.find((t) => t.name === 'direct')!;
+  const bare = result.targets.find((t) => t.name === 'undici-bare') ?? null;
+  return markdownTable(
+    ['target', 'requests', 'p50 ms', 'added p50 ms', 'added within a cycle, quartiles ms', 'over the bare relay within a cycle, quartiles ms', 'p99 ms'],
+    result.targets.map((t) => [
+      t.name,
+      String(t.requests),
+      fixed(t.p50Ms, 3),
+      t === direct ? '–' : `+${fixed(t.p50Ms - direct.p50Ms, 3)}`,
+      quartiles(t === direct ? null : slowerWithinCycles(t, direct)),
+      quartiles(t === direct || bare === null || t === bare ? null : slowerWithinCycles(t, bare)),
+      fixed(t.p99Ms, 3),
+    ]),
+  );
+}
+
+function alternatingVerdicts(runs: readonly AlternatingRun[]): Verdict[] {
+  return runs.flatMap(({ set, result }) => {
+    const at = (name: TargetName) => result.targets.find((t) => t.name === name) ?? null;
+    const hub = at('hub');
+    const direct = at('direct');
+    const bare = at('undici-bare');
+    if (hub === null || direct === null) return [];
+    const added = hub.p50Ms - direct.p50Ms;
+    const met = added < TARGET_ADDED_P50_MS;
+    const beside =
+      bare === null
+        ? ''
+        : `; the bare relay +${fixed(bare.p50Ms - direct.p50Ms, 3)} ms, the Hub over it +${fixed(slowerWithinCycles(hub, bare).median, 3)} ms (median within a cycle)`;
+    return [
+      {
+        target: `Hub adds < 0.15 ms at p50, c=1, non-streamed, ${set}, targets alternating every ${BLOCK_REQUESTS} requests`,
+        measured: `+${fixed(added, 3)} ms over ${hub.requests} requests${beside}`,
+        met,
+        gap: met ? `met, ${fixed(TARGET_ADDED_P50_MS - added, 3)} ms to spare` : `missed by ${fixed(added - TARGET_ADDED_P50_MS, 3)} ms`,
+      },
+    ];
+  });
 }
 
 /** A profiled load: the two request modes, and token streams (whose rate is events a second, not requests). */
@@ -853,11 +922,11 @@ async function main(): Promise<void> {
     process.stderr.write(
       `bench:proxy — ${o.rounds} round(s) × ${o.durationS} s (+${o.warmupS} s warm-up) per case, client ${o.client}, ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(2)}\n`,
     );
-    const { samples, sets } = o.requests ? await runMeasured(w, o) : { samples: [], sets: [] };
+    const { samples, sets, alternating } = o.requests ? await runMeasured(w, o) : { samples: [], sets: [], alternating: [] };
     const tokenSamples = o.token === null ? [] : await runTokenCases(w, o);
     const tokenSummaries = summarizeTokens(tokenSamples);
     const summaries = summarize(samples);
-    const v = [...verdicts(summaries), ...tokenVerdicts(tokenSummaries, tokenSamples)];
+    const v = [...verdicts(summaries), ...alternatingVerdicts(alternating), ...tokenVerdicts(tokenSummaries, tokenSamples)];
     const others = [...samples, ...tokenSamples].map((s) => s.otherCores);
     const finishedAt = new Date();
     const doc = [
@@ -870,6 +939,12 @@ async function main(): Promise<void> {
         (o.pin === null ? 'Unpinned.' : `Pinned: the proxies on CPU ${o.pin.measured}, the load and the upstream on CPU ${o.pin.rest}.`),
       '',
       ...sets.flatMap((def) => [`### ${def.label}`, '', resultsTable(summaries, def.set), '']),
+      ...alternating.flatMap((run) => [
+        `### One client, non-streamed, targets alternating every ${BLOCK_REQUESTS} requests (the first ${BLOCK_WARMUP_REQUESTS} of each not counted): ${run.set}, ${run.result.cycles} cycles`,
+        '',
+        alternatingTable(run),
+        '',
+      ]),
       ...(o.token === null
         ? []
         : [
@@ -907,6 +982,7 @@ async function main(): Promise<void> {
           summaries,
           tokenSummaries,
           verdicts: v,
+          alternating,
           samples,
           tokenSamples,
           markdown: doc,

@@ -7,6 +7,13 @@ export function median(values: readonly number[]): number {
   return v.length % 2 === 1 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
 }
 
+/** The nearest-rank percentile of ascending values; NaN when there are none. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
 export function fixed(value: number | null, digits: number): string {
   return value === null || !Number.isFinite(value) ? '–' : value.toFixed(digits);
 }

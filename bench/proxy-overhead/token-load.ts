@@ -8,6 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { BENCH_MODEL } from './fake-upstream.js';
+import { percentile } from './stats.js';
 
 /** The default pace: events a second per stream, what a fast GPU engine writes for one caller. */
 export const DEFAULT_TOKEN_RATE = 150;
@@ -49,11 +50,6 @@ export interface TokenLoadResult {
 
 const DATA_PREFIX = Buffer.from('data: ');
 const DONE = 'data: [DONE]';
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
 
 /** Events in an SSE body: lines that start with `data: `, less the closing [DONE]. */
 function countEvents(text: string): number {
