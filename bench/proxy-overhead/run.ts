@@ -736,9 +736,9 @@ async function runMeasured(w: World, o: Options): Promise<{ samples: Sample[]; s
 }
 
 /**
- * Every target at one client, alternating in blocks for as long as the set's c=1 non-streamed
- * case ran in all. The bare relay is in every set's blocks, so the Hub is read beside it in the
- * same cycles (its answers do not depend on the Hub's setting).
+ * Every target at one client, alternating in blocks, --rounds × --duration seconds per target.
+ * The bare relay is in every set's blocks, so the Hub is read beside it in the same cycles (its
+ * answers do not depend on the Hub's setting).
  */
 async function measureAlternating(w: World, o: Options, def: SetDef): Promise<AlternatingResult> {
   const targets = o.targets.map((name) => ({ name, url: w.urls[name] }));
