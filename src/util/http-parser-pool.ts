@@ -7,8 +7,8 @@
  * concurrent streams keeps 1,000 of them until the next burst: the soak's Hub `a` held 1,001
  * after its load (heap snapshot, bench/README.md 2026-12-04). A bare node:http server on
  * jemalloc through which 1,000 concurrent streams passed three times kept 1-5 MiB less
- * anonymous memory 20 s on when its pool was emptied, and the soak's Hub came back to +7.2 to
- * +10.5% of its idle RSS instead of +11.2 to +14.2% (bench/README.md, same day).
+ * anonymous memory 20 s on when its pool was emptied, and in five soaks the Hub came back to
+ * +7.1 to +10.5% of its idle RSS (median +8.2%) instead of +11.2 to +14.2% (bench/README.md, same day).
  *
  * The pool is not part of Node's public API, so it is reached defensively: on a runtime where
  * it is missing or shaped otherwise, nothing is closed and the caller is told so. Closing a
