@@ -85,7 +85,37 @@ describe('queue reports in the health snapshot', () => {
     await r.health.read();
     await r.health.read();
     assert.ok(performance.now() - start < PLACEMENT_BUDGET_MS, 'two reads took no report time');
+    await until(() => r.metricsAsked() === 1, 2000, 'the report to be asked');
+    // One more live probe's round trip to the same engine: a second report would be there by now.
+    await r.health.read();
     assert.equal(r.metricsAsked(), 1, 'one report in flight at a time');
+  });
+
+  it("starts a read's report only after the reading request's own callback is done, so its write comes first", async () => {
+    const r = await rig(() => ({ text: VLLM_V1_METRICS }));
+    const started: string[] = [];
+    const health = new BackendHealth({
+      endpoints: [{ id: 'vllm-1', kind: 'vllm', url: r.engine.url }],
+      dispatcher: new Agent(),
+      clock: r.clock,
+      ttlMs: () => 60_000,
+      background: new Background({ logger: pino({ level: 'silent' }), clock: r.clock }),
+      readQueue: () => {
+        started.push('queue report');
+        return Promise.resolve(null);
+      },
+    });
+    cleanups.push(async () => health.close());
+    // The first read is cold and waits for the probe, so its report starts while it waits.
+    await health.read();
+    await new Promise((resolve) => setImmediate(resolve));
+    started.length = 0;
+    r.clock.advance(QUEUE_REPORT_REFRESH_MS);
+    await health.read();
+    // What the request does with its views within the same callback (placement, its upstream write).
+    started.push('request');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(started, ['request', 'queue report']);
   });
 
   it('asks again only once QUEUE_REPORT_REFRESH_MS has passed, however many reads come', async () => {

@@ -90,11 +90,36 @@ describe('Background', () => {
     assert.equal(most, 1);
   });
 
+  it('runs a soon task after the caller, its promise callbacks and its I/O callback are done', async () => {
+    const { bg, lines } = rig();
+    const order: string[] = [];
+    let ran = () => {};
+    const done = new Promise<void>((r) => (ran = r));
+    bg.soon('after the request', () => {
+      order.push('task');
+      ran();
+      throw busy();
+    });
+    void Promise.resolve().then(() => order.push('promise callback'));
+    process.nextTick(() => order.push('next tick'));
+    order.push('caller');
+    await done;
+    assert.deepEqual([order[0], order[3]], ['caller', 'task'], order.join(', '));
+    await tick();
+    assert.deepEqual(
+      lines.map((l) => [l.level, l.task]),
+      [[40, 'after the request']],
+      'its failure is caught and logged like any task',
+    );
+  });
+
   it('runs nothing after close', async () => {
     const { bg } = rig();
     let ran = false;
+    bg.soon('asked before close', () => (ran = true));
     bg.close();
     bg.run('late', () => (ran = true));
+    bg.soon('soon', () => (ran = true));
     bg.after('later', 1, () => (ran = true));
     await new Promise((r) => setTimeout(r, 20));
     assert.equal(ran, false);

@@ -71,6 +71,18 @@ export class Background {
   }
 
   /**
+   * Runs `task` once the I/O callback that asked for it is done (setImmediate), without waiting
+   * for it. For work a request starts but does not wait for: started in line, its synchronous
+   * part (an undici dispatch, a socket write) ran before the request's own upstream write.
+   */
+  soon(name: string, task: BackgroundTask): void {
+    if (this.#closed) return;
+    setImmediate(() => {
+      if (!this.#closed) void this.settle(name, task);
+    });
+  }
+
+  /**
    * Runs `task` now (its synchronous part before this returns) and resolves when it is done,
    * whichever way: never rejects, so a caller may await it or leave it.
    */
