@@ -520,8 +520,26 @@ async function measureToken(w: World, o: Options, connections: number, target: T
   return sample;
 }
 
+/**
+ * Seconds of non-streamed requests at 32 connections each proxy serves before the token cases of
+ * a --token-only run. At one connection a proxy's request path runs once a stream, under a hundred
+ * times a run, and V8 had not optimised the Hub's for most of it: 5,000 requests first took the
+ * Hub's own step from request to upstream write from 1.0-1.2 to 0.6-0.8 ms, and its first event from
+ * 3.6-5.3 to 2.2-3.7 ms (bench/README.md, 2026-12-04 21:10). A full run has served its request sets
+ * by then; a Hub in service has served more.
+ */
+const TOKEN_ONLY_WARMUP_S = 3;
+
 async function runTokenCases(w: World, o: Options): Promise<TokenSample[]> {
   const out: TokenSample[] = [];
+  if (!o.requests) {
+    for (const target of o.targets.filter((t) => t !== 'direct')) {
+      const r = await runLoad(o.client, { url: w.urls[target], body: requestBody('non-streamed'), connections: 32, durationS: TOKEN_ONLY_WARMUP_S }, w.scratch);
+      if (r.non200 > 0 || r.errors > 0 || r.ok === 0)
+        throw new Error(`request-path warm-up of ${target}: ${r.ok} answered 200, ${r.non200} otherwise, ${r.errors} errors`);
+      process.stderr.write(`request-path warm-up: ${target} answered ${r.ok} non-streamed requests\n`);
+    }
+  }
   process.stderr.write(`token streams: ${o.token!.events} events a stream, ${o.token!.rate} a second, one per write\n`);
   for (let round = 0; round < o.rounds; round++) {
     for (const [ci, c] of TOKEN_CONNECTIONS.entries()) {
