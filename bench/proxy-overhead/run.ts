@@ -8,7 +8,9 @@
  * 1 and 32 connections) runs --rounds times with the targets taking turns inside each round, so
  * drift on a shared machine hits them alike; medians, ratios and each proxy's CPU time per
  * request are reported. Each set then reads one client's latency again with the targets taking
- * turns every few dozen requests (alternating-latency.ts). See bench/README.md.
+ * turns every few dozen requests (alternating-latency.ts), and the token streams at one
+ * connection with the targets taking turns every few streams (alternating-streams.ts). See
+ * bench/README.md.
  *
  *   npm run bench:proxy -- [--rounds 3] [--duration 5] [--warmup 1] [--client undici|autocannon|wrk]
  *                          [--targets LIST] [--no-live] [--profile] [--out FILE]
@@ -20,6 +22,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { BLOCK_REQUESTS, BLOCK_WARMUP_REQUESTS, runAlternating, slowerWithinCycles, type AlternatingResult, type Quartiles } from './alternating-latency.js';
+import { runAlternatingStreams, STREAM_BLOCK, STREAM_BLOCK_WARMUP, withinCycles, type AlternatingStreamResult } from './alternating-streams.js';
 import { BENCH_MODEL, COMPLETION_BODY, STREAM_EVENTS, STREAM_PARTS, STREAM_WRITES } from './fake-upstream.js';
 import { DEFAULT_TOKEN_EVENTS, DEFAULT_TOKEN_RATE, runTokenStreams, tokenBody } from './token-load.js';
 import { runLoad, type LoadClient, type LoadResult } from './load.js';
@@ -652,6 +655,84 @@ function tokenVerdicts(summaries: readonly TokenSummary[], samples: readonly Tok
   return out;
 }
 
+/** Token streams at one connection with the targets alternating (alternating-streams.ts), --rounds × --duration seconds per target. */
+async function measureAlternatingStreams(w: World, o: Options): Promise<AlternatingStreamResult> {
+  const token = o.token!;
+  const cpuPids: Record<TargetName, number | null> = { direct: null, hub: w.hub.cpuPid, nginx: w.nginx?.cpuPid ?? null, 'undici-bare': w.bare?.cpuPid ?? null };
+  const targets = o.targets.map((name) => ({ name, url: w.urls[name], cpuPid: cpuPids[name] }));
+  const durationS = o.rounds * o.durationS * targets.length;
+  process.stderr.write(`token streams c=1, targets alternating every ${STREAM_BLOCK} streams for ${durationS} s\n`);
+  const result = await runAlternatingStreams({ targets, body: tokenBody(token), eventsPerStream: token.events, durationS });
+  for (const t of result.targets) {
+    const cpu = t.cpuUsPerEvent === null ? '' : `, ${fixed(t.cpuUsPerEvent, 1)} µs CPU/event`;
+    process.stderr.write(`  ${t.name}: ${t.streams} streams, first event p50 ${fixed(t.firstEventP50Ms, 3)} ms${cpu}\n`);
+  }
+  return result;
+}
+
+function alternatingStreamTable(result: AlternatingStreamResult): string {
+  const direct = result.targets.find((t) => t.name === 'direct')!;
+  const bare = result.targets.find((t) => t.name === 'undici-bare') ?? null;
+  return markdownTable(
+    [
+      'target',
+      'streams',
+      'first event p50 ms',
+      'added p50 ms',
+      'added within a cycle, quartiles ms',
+      'proxy CPU µs/event',
+      'of the bare relay within a cycle, quartiles',
+    ],
+    result.targets.map((t) => [
+      t.name,
+      String(t.streams),
+      fixed(t.firstEventP50Ms, 3),
+      t === direct ? '–' : `+${fixed(t.firstEventP50Ms - direct.firstEventP50Ms, 3)}`,
+      t === direct ? '–' : quartiles(withinCycles(t.blockFirstEventMs, direct.blockFirstEventMs, 'difference')),
+      fixed(t.cpuUsPerEvent, 1),
+      bare === null || t === bare || t.cpuUsPerEvent === null ? '–' : quartiles(withinCycles(t.blockCpuUsPerEvent, bare.blockCpuUsPerEvent, 'ratio')),
+    ]),
+  );
+}
+
+function alternatingStreamVerdicts(result: AlternatingStreamResult): Verdict[] {
+  const at = (name: TargetName) => result.targets.find((t) => t.name === name) ?? null;
+  const hub = at('hub');
+  const direct = at('direct');
+  const bare = at('undici-bare');
+  const out: Verdict[] = [];
+  const how = `targets alternating every ${STREAM_BLOCK} streams`;
+  if (hub?.cpuUsPerEvent && bare?.cpuUsPerEvent) {
+    const ratio = hub.cpuUsPerEvent / bare.cpuUsPerEvent;
+    const cycle = withinCycles(hub.blockCpuUsPerEvent, bare.blockCpuUsPerEvent, 'ratio');
+    // As the turn-based verdict: met only when both readings are within the bound.
+    const worst = Math.max(ratio, cycle.median);
+    out.push({
+      target: `token stream, c=1: Hub CPU per event within 1.2x of the bare relay's, ${how}`,
+      measured: `${fixed(ratio, 2)}x (${fixed(hub.cpuUsPerEvent, 1)} vs ${fixed(bare.cpuUsPerEvent, 1)} µs); within a cycle ${fixed(cycle.median, 2)}x (quartiles ${fixed(cycle.q1, 2)}-${fixed(cycle.q3, 2)}x)`,
+      met: worst <= TARGET_EVENT_CPU_RATIO,
+      gap: worst <= TARGET_EVENT_CPU_RATIO ? 'met' : `missed: ${fixed(worst / TARGET_EVENT_CPU_RATIO, 2)}x the bound`,
+    });
+  }
+  if (hub && direct) {
+    const added = hub.firstEventP50Ms - direct.firstEventP50Ms;
+    const beside =
+      bare === null
+        ? ''
+        : `; the bare relay +${fixed(bare.firstEventP50Ms - direct.firstEventP50Ms, 3)} ms, the Hub over it +${fixed(withinCycles(hub.blockFirstEventMs, bare.blockFirstEventMs, 'difference').median, 3)} ms (median within a cycle)`;
+    out.push({
+      target: `token stream, c=1: Hub adds < 0.5 ms before the first event (p50), ${how}`,
+      measured: `+${fixed(added, 3)} ms over ${hub.streams} streams${beside}`,
+      met: added < TARGET_ADDED_FIRST_EVENT_MS,
+      gap:
+        added < TARGET_ADDED_FIRST_EVENT_MS
+          ? `met, ${fixed(TARGET_ADDED_FIRST_EVENT_MS - added, 3)} ms to spare`
+          : `missed by ${fixed(added - TARGET_ADDED_FIRST_EVENT_MS, 3)} ms`,
+    });
+  }
+  return out;
+}
+
 function resultsTable(summaries: readonly CaseSummary[], set: SetName): string {
   const rows: string[][] = [];
   for (const s of summaries.filter((x) => x.set === set)) {
@@ -943,8 +1024,14 @@ async function main(): Promise<void> {
     const { samples, sets, alternating } = o.requests ? await runMeasured(w, o) : { samples: [], sets: [], alternating: [] };
     const tokenSamples = o.token === null ? [] : await runTokenCases(w, o);
     const tokenSummaries = summarizeTokens(tokenSamples);
+    const alternatingStreams = o.token !== null && o.targets.includes('direct') && o.targets.length > 1 ? await measureAlternatingStreams(w, o) : null;
     const summaries = summarize(samples);
-    const v = [...verdicts(summaries), ...alternatingVerdicts(alternating), ...tokenVerdicts(tokenSummaries, tokenSamples)];
+    const v = [
+      ...verdicts(summaries),
+      ...alternatingVerdicts(alternating),
+      ...tokenVerdicts(tokenSummaries, tokenSamples),
+      ...(alternatingStreams === null ? [] : alternatingStreamVerdicts(alternatingStreams)),
+    ];
     const others = [...samples, ...tokenSamples].map((s) => s.otherCores);
     const finishedAt = new Date();
     const doc = [
@@ -969,6 +1056,14 @@ async function main(): Promise<void> {
             `### Token streams: ${o.token.events} events a stream at ${o.token.rate} a second, one per write (poolProbeSnapshotTtlMs ${SNAPSHOT_TTL_MS})`,
             '',
             tokenTable(tokenSummaries),
+            '',
+          ]),
+      ...(alternatingStreams === null
+        ? []
+        : [
+            `### Token streams at one connection, targets alternating every ${STREAM_BLOCK} streams (the first ${STREAM_BLOCK_WARMUP} of each not counted), ${alternatingStreams.cycles} cycles`,
+            '',
+            alternatingStreamTable(alternatingStreams),
             '',
           ]),
       '### Against the targets',
@@ -1003,6 +1098,7 @@ async function main(): Promise<void> {
           alternating,
           samples,
           tokenSamples,
+          alternatingStreams,
           markdown: doc,
         },
         null,

@@ -58,6 +58,27 @@ function countEvents(text: string): number {
   return n;
 }
 
+/**
+ * One token stream on `pool`: its events, and the ms from sending the request to the first
+ * `data:` bytes; null when it answered other than 200, broke off or came short of `eventsPerStream`.
+ */
+export async function oneTokenStream(pool: Pool, path: string, body: string, eventsPerStream: number): Promise<{ events: number; firstMs: number } | null> {
+  const sent = performance.now();
+  let first: number | null = null;
+  const parts: Buffer[] = [];
+  try {
+    const res = await pool.request({ path, method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      if (first === null && chunk.includes(DATA_PREFIX)) first = performance.now() - sent;
+      parts.push(chunk);
+    }
+    const events = countEvents(Buffer.concat(parts).toString('utf8'));
+    return res.statusCode !== 200 || events !== eventsPerStream || first === null ? null : { events, firstMs: first };
+  } catch {
+    return null;
+  }
+}
+
 export async function runTokenStreams(spec: TokenLoadSpec): Promise<TokenLoadResult> {
   const url = new URL(spec.url);
   const pool = new Pool(url.origin, { connections: spec.connections });
@@ -70,26 +91,14 @@ export async function runTokenStreams(spec: TokenLoadSpec): Promise<TokenLoadRes
   await Promise.all(
     Array.from({ length: spec.connections }, async () => {
       while (performance.now() < endAt) {
-        const sent = performance.now();
-        let first: number | null = null;
-        const parts: Buffer[] = [];
-        try {
-          const res = await pool.request({ path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json' }, body: spec.body });
-          for await (const chunk of res.body as AsyncIterable<Buffer>) {
-            if (first === null && chunk.includes(DATA_PREFIX)) first = performance.now() - sent;
-            parts.push(chunk);
-          }
-          const got = countEvents(Buffer.concat(parts).toString('utf8'));
-          if (res.statusCode !== 200 || got !== spec.eventsPerStream || first === null) {
-            failed += 1;
-            continue;
-          }
-          streams += 1;
-          events += got;
-          firsts.push(first);
-        } catch {
+        const got = await oneTokenStream(pool, url.pathname, spec.body, spec.eventsPerStream);
+        if (got === null) {
           failed += 1;
+          continue;
         }
+        streams += 1;
+        events += got.events;
+        firsts.push(got.firstMs);
       }
     }),
   );

@@ -94,9 +94,10 @@ describe('queue reports in the health snapshot', () => {
   it("starts a read's report only after the reading request's own callback is done, so its write comes first", async () => {
     const r = await rig(() => ({ text: VLLM_V1_METRICS }));
     const started: string[] = [];
+    const dispatcher = new Agent();
     const health = new BackendHealth({
       endpoints: [{ id: 'vllm-1', kind: 'vllm', url: r.engine.url }],
-      dispatcher: new Agent(),
+      dispatcher,
       clock: r.clock,
       ttlMs: () => 60_000,
       background: new Background({ logger: pino({ level: 'silent' }), clock: r.clock }),
@@ -105,7 +106,10 @@ describe('queue reports in the health snapshot', () => {
         return Promise.resolve(null);
       },
     });
-    cleanups.push(async () => health.close());
+    cleanups.push(async () => {
+      health.close();
+      await dispatcher.destroy();
+    });
     // The first read is cold and waits for the probe, so its report starts while it waits.
     await health.read();
     await new Promise((resolve) => setImmediate(resolve));

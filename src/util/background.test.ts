@@ -90,7 +90,7 @@ describe('Background', () => {
     assert.equal(most, 1);
   });
 
-  it('runs a soon task after the caller, its promise callbacks and its I/O callback are done', async () => {
+  it('runs a soon task after the caller and what it queued for the same turn (next ticks, promise callbacks)', async () => {
     const { bg, lines } = rig();
     const order: string[] = [];
     let ran = () => {};
