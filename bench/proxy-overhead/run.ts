@@ -646,13 +646,15 @@ function tokenVerdicts(summaries: readonly TokenSummary[], samples: readonly Tok
       target: 'token stream, c=1: Hub adds < 0.5 ms before the first event (p50)',
       measured: `+${fixed(added, 3)} ms`,
       met: added < TARGET_ADDED_FIRST_EVENT_MS,
-      gap:
-        added < TARGET_ADDED_FIRST_EVENT_MS
-          ? `met, ${fixed(TARGET_ADDED_FIRST_EVENT_MS - added, 3)} ms to spare`
-          : `missed by ${fixed(added - TARGET_ADDED_FIRST_EVENT_MS, 3)} ms`,
+      gap: msGap(added, TARGET_ADDED_FIRST_EVENT_MS),
     });
   }
   return out;
+}
+
+/** How far `addedMs` is under an added-time bound (met) or over it (missed). */
+function msGap(addedMs: number, boundMs: number): string {
+  return addedMs < boundMs ? `met, ${fixed(boundMs - addedMs, 3)} ms to spare` : `missed by ${fixed(addedMs - boundMs, 3)} ms`;
 }
 
 /** Token streams at one connection with the targets alternating (alternating-streams.ts), --rounds × --duration seconds per target. */
@@ -724,10 +726,7 @@ function alternatingStreamVerdicts(result: AlternatingStreamResult): Verdict[] {
       target: `token stream, c=1: Hub adds < 0.5 ms before the first event (p50), ${how}`,
       measured: `+${fixed(added, 3)} ms over ${hub.streams} streams${beside}`,
       met: added < TARGET_ADDED_FIRST_EVENT_MS,
-      gap:
-        added < TARGET_ADDED_FIRST_EVENT_MS
-          ? `met, ${fixed(TARGET_ADDED_FIRST_EVENT_MS - added, 3)} ms to spare`
-          : `missed by ${fixed(added - TARGET_ADDED_FIRST_EVENT_MS, 3)} ms`,
+      gap: msGap(added, TARGET_ADDED_FIRST_EVENT_MS),
     });
   }
   return out;
@@ -887,7 +886,7 @@ function alternatingVerdicts(runs: readonly AlternatingRun[]): Verdict[] {
         target: `Hub adds < 0.15 ms at p50, c=1, non-streamed, ${set}, targets alternating every ${BLOCK_REQUESTS} requests`,
         measured: `+${fixed(added, 3)} ms over ${hub.requests} requests${beside}`,
         met,
-        gap: met ? `met, ${fixed(TARGET_ADDED_P50_MS - added, 3)} ms to spare` : `missed by ${fixed(added - TARGET_ADDED_P50_MS, 3)} ms`,
+        gap: msGap(added, TARGET_ADDED_P50_MS),
       },
     ];
   });
