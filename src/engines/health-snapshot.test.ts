@@ -1,6 +1,6 @@
 import { describe, it, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { Agent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { EngineEndpoint } from '../config/env.js';
 import { pino } from 'pino';
 import { Background } from '../util/background.js';
@@ -153,6 +153,39 @@ describe('BackendHealth with a TTL', () => {
     assert.deepEqual(modelsOf(after), ['new:8b']);
     assert.equal(after[0]?.probedMsAgo, 0);
     assert.equal(r.engines[0]?.paths.length, 2, 'one refresh, not one per read');
+  });
+
+  it("starts a stale answer's refresh only after the reading request's own callback is done, so its write comes first", async () => {
+    const engine = await startFakeEngine(() => ollamaTags('old:8b'));
+    const started: string[] = [];
+    // Records each request as undici is handed it, which is when its socket write is set going.
+    const dispatcher = new (class extends Agent {
+      override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+        started.push('probe');
+        return super.dispatch(opts, handler);
+      }
+    })();
+    const clock = new ManualClock();
+    const health = new BackendHealth({
+      endpoints: [{ id: 'ollama-1', kind: 'ollama', url: engine.url }],
+      dispatcher,
+      clock,
+      ttlMs: () => TTL,
+      background: new Background({ logger: pino({ level: 'silent' }), clock }),
+    });
+    cleanups.push(async () => {
+      health.close();
+      await engine.close();
+      await dispatcher.destroy();
+    });
+    await health.read();
+    clock.advance(TTL);
+    started.length = 0;
+    assert.deepEqual(modelsOf(await health.read()), ['old:8b'], 'the stale answer, at once');
+    // What the request does with its views within the same callback (placement, its upstream write).
+    started.push('request');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(started, ['request', 'probe']);
   });
 
   it('treats an answer older than the TTL plus the 60 s grace as cold: the read waits for a new probe', async () => {
