@@ -12,7 +12,6 @@
  */
 import type { EngineKind } from '../../engines/engine-kind.js';
 import type { SlotDemotion, SlotsRecord } from '../../routing-log/placement-records.js';
-import { allCandidates } from '../tiers.js';
 import type { Candidate, PlacementStep, Tiers } from '../types.js';
 
 /** What the slots step reads; absent from the context when poolSlotAwareness is 0. */
@@ -40,30 +39,41 @@ export const slotsStep: PlacementStep<'slots'> = {
   run(tiers, ctx) {
     const input = ctx.slots;
     if (input === undefined) return { tiers, record: null };
-    const all = allCandidates(tiers);
-    if (!all.some((c) => input.stated.has(c.id))) return { tiers, record: null };
-    const fullOf = (c: Candidate): SlotDemotion | null => {
-      const slots = input.stated.get(c.id);
-      return slots !== undefined && c.queueDepth >= slots ? slotEntry(c, slots) : null;
-    };
-    const full = all.map(fullOf).filter((e): e is SlotDemotion => e !== null);
+    // One pass and one lookup per candidate: the step read each candidate's count five times
+    // over (a full list, then each group's free test, split and entries, then the stated list).
+    let statedCount = 0;
+    const full: SlotDemotion[] = [];
     const demoted: SlotDemotion[] = [];
-    const next: Candidate[][] = [];
+    const next: (readonly Candidate[])[] = [];
     for (const tier of tiers) {
-      const freeHere = tier.some((c) => input.stated.has(c.id) && fullOf(c) === null);
-      const behind = freeHere ? tier.filter((c) => fullOf(c) !== null) : [];
-      if (behind.length === 0) {
-        next.push([...tier]);
-        continue;
+      const free: Candidate[] = [];
+      const behind: Candidate[] = [];
+      const entries: SlotDemotion[] = [];
+      let freeHere = false;
+      for (const c of tier) {
+        const slots = input.stated.get(c.id);
+        if (slots === undefined) {
+          free.push(c);
+          continue;
+        }
+        statedCount += 1;
+        if (c.queueDepth < slots) {
+          free.push(c);
+          freeHere = true;
+          continue;
+        }
+        const entry = slotEntry(c, slots);
+        full.push(entry);
+        entries.push(entry);
+        behind.push(c);
       }
-      next.push(
-        tier.filter((c) => fullOf(c) === null),
-        behind,
-      );
-      for (const c of behind) demoted.push(fullOf(c)!);
+      if (freeHere && behind.length > 0) {
+        next.push(free, behind);
+        demoted.push(...entries);
+      } else next.push(tier);
     }
-    const stated = all.filter((c) => input.stated.has(c.id));
-    const record: SlotsRecord = { demoted, allFull: stated.length > 0 && full.length === stated.length, full, overridden: false };
+    if (statedCount === 0) return { tiers, record: null };
+    const record: SlotsRecord = { demoted, allFull: full.length === statedCount, full, overridden: false };
     return { tiers: demoted.length === 0 ? tiers : (next as Tiers), record };
   },
 };
