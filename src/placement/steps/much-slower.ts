@@ -33,18 +33,20 @@ function predictedMs(c: Candidate, j: Judge): number | null {
   return j.input.predictions.get(c.id)?.predictedMs ?? null;
 }
 
-/** Whether `f` may go ahead of anyone at all: measured by a rate (not a missed deadline), not withheld, not moved aside by contention. */
-function mayGoAhead(f: Candidate, j: Judge): boolean {
+/**
+ * The prediction `f` may go ahead of anyone with, or Infinity: measured by a rate (not a missed
+ * deadline) and not moved aside by contention. Withheld engines never get here: reorderGroup
+ * sets them aside before it judges anyone.
+ */
+function aheadMs(f: Candidate, j: Judge): number {
   const fp = j.input.predictions.get(f.id);
-  return fp !== undefined && !fp.deadline && !j.input.withheld.has(f.id) && !j.gaveWay(f);
+  return fp !== undefined && !fp.deadline && !j.gaveWay(f) ? fp.predictedMs : Infinity;
 }
 
 /** Whether `f` goes ahead of `p`, with `base` the in-flight figure the margin counts from. */
 function goesAhead(f: Candidate, p: Candidate, base: number, j: Judge): boolean {
   const pMs = predictedMs(p, j);
-  if (pMs === null || !mayGoAhead(f, j)) return false;
-  const fMs = j.input.predictions.get(f.id)!.predictedMs;
-  if (!fastEnough(fMs, pMs, j)) return false;
+  if (pMs === null || !fastEnough(aheadMs(f, j), pMs, j)) return false;
   const slots = j.input.statedSlots.get(f.id);
   return f.queueDepth <= base || (f.queueDepth === base + 1 && slots !== undefined && slots > f.queueDepth);
 }
@@ -54,9 +56,9 @@ function fastEnough(fMs: number, pMs: number, j: Judge): boolean {
   return !(!(fMs < pMs) || pMs < j.input.slowerRatio * fMs || pMs - fMs < j.input.slowerFloorMs);
 }
 
-/** Whether position `at` is judged at all: a measured node that no pin or affinity holds. */
-function judged(c: Candidate, j: Judge): boolean {
-  return predictedMs(c, j) !== null && !j.held(c);
+/** The prediction of the node at a position, when it is judged at all (measured, and no pin or affinity holds it); null otherwise. */
+function judgedMs(c: Candidate, j: Judge): number | null {
+  return j.held(c) ? null : predictedMs(c, j);
 }
 
 /**
@@ -70,8 +72,7 @@ function judged(c: Candidate, j: Judge): boolean {
 function fastestFrom(list: readonly Candidate[], j: Judge): number[] {
   const out = new Array<number>(list.length + 1).fill(Infinity);
   for (let k = list.length - 1; k >= 0; k--) {
-    const f = list[k]!;
-    const ms = mayGoAhead(f, j) ? j.input.predictions.get(f.id)!.predictedMs : Infinity;
+    const ms = aheadMs(list[k]!, j);
     // A NaN prediction is never fast enough, so it is left out of the minimum rather than taken as it.
     out[k] = ms < out[k + 1]! ? ms : out[k + 1]!;
   }
@@ -82,15 +83,16 @@ function reorderGroup(tier: readonly Candidate[], j: Judge, demoted: SlowerDemot
   const list: Candidate[] = [];
   const withheld: Candidate[] = [];
   for (const c of tier) (j.input.withheld.has(c.id) ? withheld : list).push(c);
-  if (list.length === 0 || !judged(list[0]!, j)) return [...tier];
+  if (list.length === 0 || judgedMs(list[0]!, j) === null) return [...tier];
   let fastest = fastestFrom(list, j);
-  for (let at = 0; at < list.length - 1; at++) {
+  // Past the last candidate that may go ahead of anyone, no position can change.
+  for (let at = 0; at < list.length - 1 && fastest[at + 1]! < Infinity; at++) {
     const rankerFirst = list[at]!;
     // Each move puts a strictly faster node at `at`, so this ends; the bound is belt and braces.
     for (let guard = 0; guard < list.length * list.length; guard++) {
       const p = list[at]!;
-      if (!judged(p, j)) break;
-      if (!fastEnough(fastest[at + 1]!, predictedMs(p, j)!, j)) break;
+      const pMs = judgedMs(p, j);
+      if (pMs === null || !fastEnough(fastest[at + 1]!, pMs, j)) break;
       const base = Math.min(rankerFirst.queueDepth, p.queueDepth);
       const rest = list.slice(at + 1);
       const ahead = rest.filter((f) => goesAhead(f, p, base, j));
@@ -100,7 +102,7 @@ function reorderGroup(tier: readonly Candidate[], j: Judge, demoted: SlowerDemot
         demoted.push({
           node: p.node,
           backend: p.engine,
-          predictedMs: predictedMs(p, j)!,
+          predictedMs: pMs,
           inFlight: p.queueDepth,
           fasterNode: first.node,
           fasterBackend: first.engine,

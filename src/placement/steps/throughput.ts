@@ -13,7 +13,6 @@
  */
 import type { ThroughputEstimate, ThroughputRecord, UnmeasuredDeferral } from '../../routing-log/placement-records.js';
 import { LARGE_PROMPT_TOKENS, type ThroughputInput } from '../throughput-input.js';
-import { allCandidates } from '../tiers.js';
 import type { Candidate, PlacementContext, PlacementStep, Tiers } from '../types.js';
 import { pinTargetNode, resolvePin } from './pin.js';
 import { unjoinable } from './contention.js';
@@ -58,16 +57,6 @@ function contended(c: Candidate, ctx: PlacementContext, affinityHeld: string | n
   if (input === undefined || c.backendId === null || c.node !== 'local' || c.id === affinityHeld) return false;
   const runsAt = input.runsAt.get(c.backendId) ?? input.numCtx;
   return unjoinable(input.busy.get(c.backendId) ?? [], ctx.model, runsAt).length > 0;
-}
-
-/**
- * Predicted to miss the budget: estimateOf's slow, read without building the row. The step built
- * each candidate's row up to four times and split each group in three passes; once, in one pass:
- * a long placement at 50 peers 0.93x (bench/micro/placement.ts).
- */
-function predictedSlow(c: Candidate, input: ThroughputInput): boolean {
-  const p = input.predictions.get(c.id);
-  return p !== undefined && missesBudget(p.predictedMs, input);
 }
 
 /** The rule's one comparison: a prediction exactly at the budget meets it. */
@@ -117,20 +106,27 @@ export const throughputStep: PlacementStep<'throughput'> = {
   run(tiers, ctx) {
     const input = ctx.throughput;
     if (input === undefined) return { tiers, record: null };
+    // One lookup of each candidate's prediction: its estimate row says whether it is slow, and
+    // each group is split in the same pass (a group where every candidate is slow stays as
+    // ranked). Building the row up to four times and splitting in three passes cost 7% of a long
+    // placement at 50 peers (bench/micro/placement.ts).
     const estimates: ThroughputEstimate[] = [];
-    for (const c of allCandidates(tiers)) {
-      const e = estimateOf(c, input);
-      if (e !== null) estimates.push(e);
+    const splits: { readonly ahead: Candidate[]; readonly behind: Candidate[] }[] = [];
+    for (const tier of tiers) {
+      const ahead: Candidate[] = [];
+      const behind: Candidate[] = [];
+      for (const c of tier) {
+        const e = estimateOf(c, input);
+        if (e !== null) estimates.push(e);
+        (e !== null && e.slow ? behind : ahead).push(c);
+      }
+      splits.push({ ahead, behind });
     }
     if (estimates.length === 0) return { tiers, record: null };
     const unmeasured: UnmeasuredDeferral[] = [];
     const held = heldInFront(ctx, input.affinityHeld);
     const next: Candidate[][] = [];
-    for (const tier of tiers) {
-      // Split in one pass; a group where every candidate is slow stays as ranked.
-      const ahead: Candidate[] = [];
-      const behind: Candidate[] = [];
-      for (const c of tier) (predictedSlow(c, input) ? behind : ahead).push(c);
+    for (const { ahead, behind } of splits) {
       const allSlow = ahead.length === 0;
       const kept = allSlow ? behind : ahead;
       next.push(input.estimatedTokens >= LARGE_PROMPT_TOKENS ? deferWithinTies(kept, ctx, input, held, unmeasured) : kept);
