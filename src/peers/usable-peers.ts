@@ -35,9 +35,14 @@ export interface UsablePeersInput {
 const ORIGIN_CACHE_MAX = 4_096;
 const originCache = new WeakMap<ReadonlyMap<string, string>, Map<string, string>>();
 
-function originOf(name: string, origins: ReadonlyMap<string, string>): string {
+/** The kept origins for one origins map (read once a request, not once a peer). */
+function originCacheOf(origins: ReadonlyMap<string, string>): Map<string, string> {
   let cache = originCache.get(origins);
   if (cache === undefined) originCache.set(origins, (cache = new Map()));
+  return cache;
+}
+
+function originOf(name: string, origins: ReadonlyMap<string, string>, cache: Map<string, string>): string {
   let origin = cache.get(name);
   if (origin === undefined) {
     origin = peerOrigin(name, origins);
@@ -49,6 +54,7 @@ function originOf(name: string, origins: ReadonlyMap<string, string>): string {
 
 export function usablePeers(input: UsablePeersInput): UsablePeer[] {
   const maxAgeMs = SNAPSHOT_TRUST_POLLS * input.pollSeconds * 1000;
+  const origins = originCacheOf(input.origins);
   const out: UsablePeer[] = [];
   for (const row of input.store.list()) {
     if (row.status !== 'connected' || !row.enabled) continue;
@@ -60,7 +66,7 @@ export function usablePeers(input: UsablePeersInput): UsablePeer[] {
     out.push({
       peerId: row.id,
       name: row.nodeFqdn,
-      origin: originOf(row.nodeFqdn, input.origins),
+      origin: originOf(row.nodeFqdn, input.origins, origins),
       backends: caps.backends,
       // A stale snapshot's load figures are discarded: both read as unmeasured (mid-load, mid-band).
       queueDepth: peerQueueDepth(forwarded, stale ? null : caps.inFlightRequests, h.forwardedAtSnapshot),

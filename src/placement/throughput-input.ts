@@ -14,7 +14,7 @@ export interface ThroughputInput {
   /** The first-byte budget each attempt is given, ms. */
   readonly budgetMs: number;
   /** Each candidate's prediction (slower of observed and advertised), by id; absent: unmeasured. */
-  readonly predictions: ReadonlyMap<string, Prediction & { readonly source: 'observed' | 'advertised' }>;
+  readonly predictions: ReadonlyMap<string, Prediction>;
   /** The ranker's score for a candidate (same score = a tie the ranker broke by tier or order). */
   readonly score: (c: Candidate) => number;
   /** Slot counts stated per candidate id (the much-slower rule reads them whether or not slot awareness is on). */

@@ -14,7 +14,7 @@ import { countsAsSlots, type SlotsInput } from '../placement/steps/slots.js';
 import type { ContentionInput } from '../placement/steps/contention.js';
 import { THROUGHPUT_MIN_TOKENS } from '../placement/throughput/bands.js';
 import type { ThroughputBook } from '../placement/throughput/book.js';
-import { predict, slower } from '../placement/throughput/predict.js';
+import { predict, slower, type Prediction } from '../placement/throughput/predict.js';
 import type { ThroughputInput } from '../placement/throughput-input.js';
 import type { Candidate } from '../placement/types.js';
 import { advertisedReadings } from '../peers/throughput-advert.js';
@@ -129,26 +129,16 @@ export function placementInputs(a: PlacementInputsArgs): PlacementInputs {
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 function throughputOf(a: PlacementInputsArgs, byId: ReadonlyMap<string, UsablePeer>, stated: ReadonlyMap<string, number>): ThroughputInput {
-  const predictions: Map<string, NonNullable<ReturnType<ThroughputInput['predictions']['get']>>> = new Map();
+  const predictions = new Map<string, Prediction>();
   for (const c of a.candidates) {
-    const observed = predict(a.book.readings(bookKeyOf(c, a.model), a.nowMs), a.estimatedTokens);
+    const observed = predict(a.book.readings(bookKeyOf(c, a.model), a.nowMs), a.estimatedTokens, 'observed');
     const peer = c.peerId === null ? undefined : byId.get(c.peerId);
     const advertised =
-      peer === undefined ? null : predict(advertisedReadings(peer.throughput ?? null, a.model, peer.snapshotAtMs ?? a.nowMs, a.nowMs), a.estimatedTokens);
+      peer === undefined
+        ? null
+        : predict(advertisedReadings(peer.throughput ?? null, a.model, peer.snapshotAtMs ?? a.nowMs, a.nowMs), a.estimatedTokens, 'advertised');
     const chosen = slower(observed, advertised);
-    // Written out rather than { ...chosen, source }: on Node 20 an object literal that starts with a
-    // spread and adds a key builds a new hidden class each time, ~1 µs a candidate here (8% of a
-    // long-prompt placement at 50 peers, bench/micro/placement.ts).
-    if (chosen !== null) {
-      predictions.set(c.id, {
-        tokensPerSec: chosen.tokensPerSec,
-        fromPromptTokens: chosen.fromPromptTokens,
-        extrapolated: chosen.extrapolated,
-        predictedMs: chosen.predictedMs,
-        deadline: chosen.deadline,
-        source: chosen === observed ? 'observed' : 'advertised',
-      });
-    }
+    if (chosen !== null) predictions.set(c.id, chosen);
   }
   const rankOpts = { localAffinity: a.settings.poolLocalAffinity, pressureWeight: a.settings.poolPressureWeight };
   return {

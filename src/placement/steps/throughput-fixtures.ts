@@ -4,7 +4,7 @@ import type { Prediction } from '../throughput/predict.js';
 import type { Candidate } from '../types.js';
 
 /** A prediction measured here at the requested size. */
-export function measured(predictedMs: number, tokens: number, deadline = false): Prediction & { source: 'observed' } {
+export function measured(predictedMs: number, tokens: number, deadline = false): Prediction {
   return {
     tokensPerSec: Math.round((tokens / predictedMs) * 1000 * 10) / 10,
     fromPromptTokens: tokens,

@@ -12,7 +12,7 @@ const r = (fromTokens: number, promptTokens: number, tokensPerSec: number, deadl
 });
 
 describe('predict (spec, "Predicting a prompt larger than anything measured")', () => {
-  const rows: readonly { name: string; readings: readonly BandReading[]; tokens: number; expect: Prediction | null }[] = [
+  const rows: readonly { name: string; readings: readonly BandReading[]; tokens: number; expect: Omit<Prediction, 'source'> | null }[] = [
     { name: 'no band at or below the prompt: unmeasured', readings: [r(16_384, 20_000, 100)], tokens: 10_000, expect: null },
     { name: 'nothing measured: unmeasured', readings: [], tokens: 10_000, expect: null },
     {
@@ -89,15 +89,22 @@ describe('predict (spec, "Predicting a prompt larger than anything measured")', 
       expect: { tokensPerSec: 20, fromPromptTokens: 10_000, extrapolated: false, predictedMs: 500_000, deadline: true },
     },
   ];
-  for (const row of rows) it(row.name, () => assert.deepEqual(predict(row.readings, row.tokens), row.expect));
+  for (const row of rows) {
+    it(row.name, () => assert.deepEqual(predict(row.readings, row.tokens, 'observed'), row.expect === null ? null : { ...row.expect, source: 'observed' }));
+  }
+  it('names the source of the readings it was given', () => {
+    const readings = [r(4096, 5000, 100)];
+    assert.equal(predict(readings, 5000, 'advertised')?.source, 'advertised');
+    assert.equal(predict(readings, 5000, 'observed')?.source, 'observed');
+  });
 });
 
 describe('slower: a peer cannot advertise its way out of a deadline this node watched it miss', () => {
-  const fast: Prediction = { tokensPerSec: 400, fromPromptTokens: 10_000, extrapolated: false, predictedMs: 25_000, deadline: false };
-  const slow: Prediction = { tokensPerSec: 20, fromPromptTokens: 10_000, extrapolated: false, predictedMs: 500_000, deadline: true };
+  const fast: Prediction = { tokensPerSec: 400, fromPromptTokens: 10_000, extrapolated: false, predictedMs: 25_000, deadline: false, source: 'observed' };
+  const slow: Prediction = { tokensPerSec: 20, fromPromptTokens: 10_000, extrapolated: false, predictedMs: 500_000, deadline: true, source: 'observed' };
   it('takes the slower of observed and advertised', () => assert.equal(slower(fast, slow), slow));
   it("on a tie keeps the first (the caller passes this node's own observation first)", () => {
-    const advertised: Prediction = { ...slow, deadline: false };
+    const advertised: Prediction = { ...slow, deadline: false, source: 'advertised' };
     assert.equal(slower(slow, advertised), slow);
   });
   it('takes the one there is when the other is missing', () => {

@@ -10,6 +10,9 @@ import type { BandReading } from './bands.js';
 /** Reading forward never multiplies the per-token cost by more than this (the physical worst case). */
 export const MAX_GROWTH = 3;
 
+/** Where a prediction's readings came from: this node's own book, or the peer's advert. */
+export type PredictionSource = 'observed' | 'advertised';
+
 export interface Prediction {
   /** The reading's rate as measured, estimated tokens per second. */
   readonly tokensPerSec: number;
@@ -19,10 +22,15 @@ export interface Prediction {
   readonly predictedMs: number;
   /** The reading is a missed deadline: a lower bound only. */
   readonly deadline: boolean;
+  readonly source: PredictionSource;
 }
 
-/** The prediction for a prompt of `estimatedTokens` from `readings`; null when no band applies (unmeasured). */
-export function predict(readings: readonly BandReading[], estimatedTokens: number): Prediction | null {
+/**
+ * The prediction for a prompt of `estimatedTokens` from `readings`; null when no band applies
+ * (unmeasured). It names its source itself so placement keeps the object as it is: a copy that
+ * added the source cost 3% of a long placement at 50 peers (bench/micro/placement.ts).
+ */
+export function predict(readings: readonly BandReading[], estimatedTokens: number, source: PredictionSource): Prediction | null {
   // One pass, no filtered copy: this runs twice per candidate on every large request.
   let nearest: BandReading | null = null;
   let slowest: BandReading | null = null;
@@ -42,6 +50,7 @@ export function predict(readings: readonly BandReading[], estimatedTokens: numbe
       extrapolated: false,
       predictedMs: Math.round(bound),
       deadline: slowest.deadline,
+      source,
     };
   }
   return {
@@ -50,6 +59,7 @@ export function predict(readings: readonly BandReading[], estimatedTokens: numbe
     extrapolated: growth > 1,
     predictedMs: Math.round(forward),
     deadline: nearest.deadline,
+    source,
   };
 }
 
