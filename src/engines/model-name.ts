@@ -7,13 +7,25 @@
 import type { EngineKind } from './engine-kind.js';
 import type { BackendView } from './types.js';
 
+const LATEST_TAG = ':latest';
+
+/**
+ * A tag is a ':' after the last '/'. Placement asks this for every model every candidate peer
+ * lists, on every request, so it reads the name in place and builds no string.
+ */
 function hasOllamaTag(name: string): boolean {
-  return name.slice(name.lastIndexOf('/') + 1).includes(':');
+  return name.indexOf(':', name.lastIndexOf('/') + 1) !== -1;
 }
 
 export function isSameModel(kind: EngineKind, listed: string, requested: string): boolean {
   if (listed === requested) return true;
-  return kind === 'ollama' && !hasOllamaTag(requested) && listed === `${requested}:latest`;
+  return (
+    kind === 'ollama' &&
+    listed.length === requested.length + LATEST_TAG.length &&
+    listed.endsWith(LATEST_TAG) &&
+    listed.startsWith(requested) &&
+    !hasOllamaTag(requested)
+  );
 }
 
 export function backendHolds(backend: BackendView, requested: string): boolean {

@@ -90,6 +90,20 @@ describe('localCandidates', () => {
       ids: [],
     },
     {
+      name: 'does not add :latest to a name that already has a tag',
+      backends: [backend('ollama', 'ollama', ['qwen3:8b:latest'])],
+      model: 'qwen3:8b',
+      dialect: 'ollama',
+      ids: [],
+    },
+    {
+      name: "reads a ':' before the last '/' as the registry's port, not a tag",
+      backends: [backend('ollama', 'ollama', ['registry.lan:5000/team/embed:latest'])],
+      model: 'registry.lan:5000/team/embed',
+      dialect: 'ollama',
+      ids: ['local/ollama'],
+    },
+    {
       name: 'excludes a vLLM for /api/chat: it does not speak the native dialect',
       backends: [backend('vllm', 'vllm', ['qwen3:8b']), backend('ollama', 'ollama', ['qwen3:8b'])],
       model: 'qwen3:8b',
