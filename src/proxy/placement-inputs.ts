@@ -6,7 +6,6 @@
  */
 import type { Knobs } from '../config/env.js';
 import type { PoolSettings } from '../config/settings-schema.js';
-import { ENGINE_KINDS, type EngineKind } from '../engines/engine-kind.js';
 import { isSameModel } from '../engines/model-name.js';
 import type { UsablePeer } from '../placement/candidates.js';
 import { rankScore } from '../placement/rank.js';
@@ -79,14 +78,9 @@ export function statedSlots(
       continue;
     }
     const p = byId.get(c.peerId);
-    const slots = p?.ollamaSlots ?? null;
-    const holds = p?.backends.some(
-      (b) =>
-        (ENGINE_KINDS as readonly string[]).includes(b.kind) &&
-        countsAsSlots(b.kind as EngineKind) &&
-        b.models.some((m) => isSameModel(b.kind as EngineKind, m, model)),
-    );
-    if (slots !== null && holds) out.set(c.id, slots);
+    if (p === undefined || p.ollamaSlots == null) continue;
+    // The statement is the peer's Ollama's: it counts where the peer serves the model from an engine whose concurrency is slots.
+    if (p.backends.some(({ kind, models }) => countsAsSlots(kind) && models.some((m) => isSameModel(kind, m, model)))) out.set(c.id, p.ollamaSlots);
   }
   return out;
 }

@@ -26,7 +26,7 @@ export interface SlotsInput {
  * node's count reads for it too. vLLM, Lemonade and oMLX batch continuously, so their queue is
  * not "full" at any count the operator states.
  */
-export function countsAsSlots(engine: EngineKind): boolean {
+export function countsAsSlots(engine: string): engine is Extract<EngineKind, 'ollama' | 'llamacpp'> {
   return engine === 'ollama' || engine === 'llamacpp';
 }
 
