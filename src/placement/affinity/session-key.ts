@@ -35,17 +35,18 @@ export function validSessionHeader(value: string | readonly string[] | undefined
 /**
  * The key for one request, or null when the body has no head to digest (no messages, no
  * prompt): such a request gets no affinity rather than sharing one empty key with every other.
- * sha256 digests the key text; PrefixAffinity passes its DigestMemo's, which gives the same hex.
+ * `digest` takes the key text in parts (keyParts) and gives the SHA-256 hex of their
+ * concatenation; PrefixAffinity passes its DigestMemo's, which gives the same hex.
  */
 export function sessionKey(
   model: string,
   sessionHeader: string | null,
   body: Readonly<Record<string, unknown>>,
-  sha256: (text: string) => string = sha256Hex,
+  digest: (parts: readonly string[]) => string = sha256OfParts,
 ): SessionKey | null {
-  if (sessionHeader !== null) return { key: sha256(keyText(['header', model, sessionHeader])), source: 'header' };
+  if (sessionHeader !== null) return { key: digest(keyParts(['header', model, sessionHeader])), source: 'header' };
   const head = headOf(body);
-  return head === null ? null : { key: sha256(keyText(['hashed', model, head])), source: 'hashed' };
+  return head === null ? null : { key: digest(keyParts(['hashed', model, head])), source: 'hashed' };
 }
 
 /**
@@ -93,28 +94,40 @@ function isSystem(message: unknown): boolean {
  * (it would read as U+FFFD), is written as its JSON text under its own tag instead.
  */
 export function keyText(value: unknown): string {
+  return keyParts(value).join('');
+}
+
+/**
+ * keyText's pieces in order, each string value one piece of its own: a long prompt stays the
+ * flat string JSON.parse made, so DigestMemo can fingerprint and compare it without copying it
+ * into one joined text (about 1.1 µs and 24.6 KB of garbage a request on a 24.6 KB chat body,
+ * timed alone, 2026-12-05).
+ */
+export function keyParts(value: unknown, out: string[] = []): string[] {
   if (typeof value === 'string') {
-    if ((value as string & WellFormed).isWellFormed()) return `s${value.length}:${value}`;
-    const json = JSON.stringify(value);
-    return `j${json.length}:${json}`;
-  }
-  if (typeof value === 'number') return `n${String(value)};`;
-  if (value === null) return 'z';
-  if (value === true) return 't';
-  if (value === false) return 'f';
-  if (Array.isArray(value)) {
-    let text = `a${value.length}[`;
-    for (const item of value as readonly unknown[]) text += keyText(item);
-    return text;
-  }
-  if (typeof value === 'object') {
+    if ((value as string & WellFormed).isWellFormed()) out.push(`s${value.length}:`, value);
+    else {
+      const json = JSON.stringify(value);
+      out.push(`j${json.length}:`, json);
+    }
+  } else if (typeof value === 'number') out.push(`n${String(value)};`);
+  else if (value === null) out.push('z');
+  else if (value === true) out.push('t');
+  else if (value === false) out.push('f');
+  else if (Array.isArray(value)) {
+    out.push(`a${value.length}[`);
+    for (const item of value as readonly unknown[]) keyParts(item, out);
+  } else if (typeof value === 'object') {
     const keys = Object.keys(value);
-    let text = `o${keys.length}{`;
-    for (const k of keys) text += keyText(k) + keyText((value as Record<string, unknown>)[k]);
-    return text;
+    out.push(`o${keys.length}{`);
+    for (const k of keys) {
+      keyParts(k, out);
+      keyParts((value as Record<string, unknown>)[k], out);
+    }
   }
   // Not a JSON value (JSON.parse never returns one): kept apart from every JSON value.
-  return `x${typeof value};`;
+  else out.push(`x${typeof value};`);
+  return out;
 }
 
 /** String.prototype.isWellFormed (Node 20's V8 has it; the ES2023 lib this project compiles against does not declare it). */
@@ -129,3 +142,8 @@ interface WellFormed {
  */
 export const sha256Hex: (text: string) => string =
   typeof crypto.hash === 'function' ? (text) => crypto.hash('sha256', text, 'hex') : (text) => crypto.createHash('sha256').update(text).digest('hex');
+
+/** SHA-256 of the parts' concatenation, as hex. */
+export function sha256OfParts(parts: readonly string[]): string {
+  return sha256Hex(parts.join(''));
+}
