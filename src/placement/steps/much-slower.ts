@@ -82,7 +82,9 @@ function fastestFrom(list: readonly Candidate[], j: Judge): number[] {
 function reorderGroup(tier: readonly Candidate[], j: Judge, demoted: SlowerDemotion[]): Candidate[] {
   const list: Candidate[] = [];
   const withheld: Candidate[] = [];
-  for (const c of tier) (j.input.withheld.has(c.id) ? withheld : list).push(c);
+  // Nothing withheld is the usual case: then the whole group is judged, with no test per candidate.
+  if (j.input.withheld.size === 0) list.push(...tier);
+  else for (const c of tier) (j.input.withheld.has(c.id) ? withheld : list).push(c);
   if (list.length === 0 || judgedMs(list[0]!, j) === null) return [...tier];
   let fastest = fastestFrom(list, j);
   // Past the last candidate that may go ahead of anyone, no position can change.
