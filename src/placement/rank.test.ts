@@ -229,3 +229,34 @@ describe('rankCandidates: pressure and hardware tier', () => {
     rankCandidates([spy, peer('b.ts.net', 1)], { localAffinity: 1, pressureWeight: 0 });
   });
 });
+
+describe('rankCandidates: the order as a whole', () => {
+  const TIERS = [null, 'high-end', 'mid-range', 'cpu-only', 'insufficient', 'unheard-of'];
+  const TIER_ORDER: Record<string, number> = { 'high-end': 0, 'mid-range': 1, 'cpu-only': 3, insufficient: 4 };
+
+  /** The ranker's rule stated directly: score, then local first, then tier, then the given order. */
+  function byTheRule(list: readonly Candidate[], opts: { localAffinity: number; pressureWeight: number }): string[] {
+    const score = (c: Candidate) => (c.node === 'local' ? c.queueDepth - opts.localAffinity : c.queueDepth) + opts.pressureWeight * c.pressure;
+    const tier = (c: Candidate) => (c.hardwareTier === null ? 2 : (TIER_ORDER[c.hardwareTier] ?? 2));
+    const at = new Map(list.map((c, i) => [c, i]));
+    const sorted = [...list].sort(
+      (a, b) => score(a) - score(b) || Number(b.node === 'local') - Number(a.node === 'local') || tier(a) - tier(b) || at.get(a)! - at.get(b)!,
+    );
+    return ids(sorted);
+  }
+
+  it('orders 300 random pools of up to 60 candidates exactly as the rule says', () => {
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let round = 0; round < 300; round++) {
+      const list = Array.from({ length: next(61) }, (_, i) =>
+        next(5) === 0 ? local(`engine-${i}`, next(6)) : peer(`node-${i}.ts.net`, next(6), { hardwareTier: TIERS[next(TIERS.length)]!, pressure: next(4) }),
+      );
+      const opts = { localAffinity: next(3), pressureWeight: next(3) };
+      assert.deepEqual(ids(rankCandidates(list, opts)), byTheRule(list, opts), `round ${round}`);
+    }
+  });
+});

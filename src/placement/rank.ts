@@ -4,7 +4,7 @@
  * turn served here reuses the prompt cache the previous one left; an exact tie still goes to
  * local (no hop). With poolPressureWeight above 0 the GPU-pressure band adds weight × band; at
  * 0 the comparator never reads pressure at all. Remaining ties go to the better hardware tier,
- * then to the order candidates were built in (Array.prototype.sort is stable).
+ * then to the order candidates were built in (the sort is stable).
  */
 import type { Candidate } from './types.js';
 
@@ -34,10 +34,24 @@ export function rankCandidates(candidates: readonly Candidate[], opts: RankOptio
     const tier = c.hardwareTier === null ? UNREPORTED_TIER_RANK : (TIER_RANK[c.hardwareTier] ?? UNREPORTED_TIER_RANK);
     keyed.push({ c, score: rankScore(c, opts), local: Number(c.node === 'local'), tier });
   }
-  keyed.sort((a, b) => a.score - b.score || b.local - a.local || a.tier - b.tier);
+  // A stable insertion sort written out: Array.prototype.sort called the comparator through a
+  // generic call for each of about 280 comparisons at 51 candidates. Ranking 51 candidates
+  // 3.3 -> 2.1 µs (scratch, CPU 1, 2026-12-05); a pool's candidates are tens, where its
+  // quadratic worst case stays under the call overhead it saves.
+  for (let i = 1; i < keyed.length; i++) {
+    const k = keyed[i]!;
+    let j = i - 1;
+    for (; j >= 0 && rankedBefore(k, keyed[j]!); j--) keyed[j + 1] = keyed[j]!;
+    keyed[j + 1] = k;
+  }
   const out: Candidate[] = [];
   for (const k of keyed) out.push(k.c);
   return out;
+}
+
+/** Lower score first; on a tie this node's own engine, then the better tier; otherwise the order they came in. */
+function rankedBefore(a: Keyed, b: Keyed): boolean {
+  return (a.score - b.score || b.local - a.local || a.tier - b.tier) < 0;
 }
 
 /** The figure the ranker sorts on first; steps that speak of "the same ranker score" read it here. At weight 0 pressure is never read. */
