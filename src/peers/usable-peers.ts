@@ -54,7 +54,7 @@ function originOf(name: string, origins: ReadonlyMap<string, string>, cache: Map
 
 export function usablePeers(input: UsablePeersInput): UsablePeer[] {
   const maxAgeMs = SNAPSHOT_TRUST_POLLS * input.pollSeconds * 1000;
-  const origins = originCacheOf(input.origins);
+  const kept = originCacheOf(input.origins);
   const out: UsablePeer[] = [];
   for (const row of input.store.list()) {
     if (row.status !== 'connected' || !row.enabled) continue;
@@ -66,7 +66,7 @@ export function usablePeers(input: UsablePeersInput): UsablePeer[] {
     out.push({
       peerId: row.id,
       name: row.nodeFqdn,
-      origin: originOf(row.nodeFqdn, input.origins, origins),
+      origin: originOf(row.nodeFqdn, input.origins, kept),
       backends: caps.backends,
       // A stale snapshot's load figures are discarded: both read as unmeasured (mid-load, mid-band).
       queueDepth: peerQueueDepth(forwarded, stale ? null : caps.inFlightRequests, h.forwardedAtSnapshot),

@@ -12,7 +12,7 @@
  */
 import type { EngineKind } from '../../engines/engine-kind.js';
 import type { SlotDemotion, SlotsRecord } from '../../routing-log/placement-records.js';
-import type { Candidate, PlacementStep, Tiers } from '../types.js';
+import type { Candidate, PlacementStep } from '../types.js';
 
 /** What the slots step reads; absent from the context when poolSlotAwareness is 0. */
 export interface SlotsInput {
@@ -74,6 +74,6 @@ export const slotsStep: PlacementStep<'slots'> = {
     }
     if (statedCount === 0) return { tiers, record: null };
     const record: SlotsRecord = { demoted, allFull: full.length === statedCount, full, overridden: false };
-    return { tiers: demoted.length === 0 ? tiers : (next as Tiers), record };
+    return { tiers: demoted.length === 0 ? tiers : next, record };
   },
 };

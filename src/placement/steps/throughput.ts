@@ -106,10 +106,9 @@ export const throughputStep: PlacementStep<'throughput'> = {
   run(tiers, ctx) {
     const input = ctx.throughput;
     if (input === undefined) return { tiers, record: null };
-    // One lookup of each candidate's prediction: its estimate row says whether it is slow, and
-    // each group is split in the same pass (a group where every candidate is slow stays as
-    // ranked). Building the row up to four times and splitting in three passes cost 7% of a long
-    // placement at 50 peers (bench/micro/placement.ts).
+    // One lookup of each candidate's prediction: the estimate row, built once, also says whether
+    // it is slow, so each group is split in the same pass (a group where every candidate is slow
+    // stays as ranked).
     const estimates: ThroughputEstimate[] = [];
     const splits: { readonly ahead: Candidate[]; readonly behind: Candidate[] }[] = [];
     for (const tier of tiers) {
