@@ -7,11 +7,11 @@
  * Why: on a 24.6 KB prompt the digest was 15-17 µs of a 70 µs placement at 50 peers (2026-12-03),
  * and an agent sends the same head on every call of its session. A hit costs a lookup by a short
  * fingerprint and one comparison of the two texts (memcmp, about 1 µs for 24.6 KB).
-
-A text comes in parts (session-key.ts, keyParts) and is compared part by part: joined, the
-parts would be copied into one new string on every request, where a long part is the flat
-string JSON.parse made and compares in place. Two texts are held as equal only when their
-parts are, and equal parts join to equal texts, so a hit is still the digest of this text.
+ *
+ * A text comes in parts (session-key.ts, keyParts) and is compared part by part: joined, the
+ * parts would be copied into one new string on every request, where a long part is the flat
+ * string JSON.parse made and compares in place. Two texts are held as equal only when their
+ * parts are, and equal parts join to equal texts, so a hit is still the digest of this text.
  *
  * The lookup goes through a fingerprint because V8 hashes a string of up to 16,383 characters
  * over every character to use it as a Map key, and that hash is slower than the SHA-256 itself

@@ -124,9 +124,10 @@ export function keyParts(value: unknown, out: string[] = []): string[] {
       keyParts(k, out);
       keyParts((value as Record<string, unknown>)[k], out);
     }
+  } else {
+    // Not a JSON value (JSON.parse never returns one): kept apart from every JSON value.
+    out.push(`x${typeof value};`);
   }
-  // Not a JSON value (JSON.parse never returns one): kept apart from every JSON value.
-  else out.push(`x${typeof value};`);
   return out;
 }
 
