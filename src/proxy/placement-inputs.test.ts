@@ -105,6 +105,15 @@ describe('placementInputs: which rules apply to a request', () => {
     const t = placementInputs(args({ book, peers: [{ ...peer(4), throughput: advertised, snapshotAtMs: 1_000_000 }], nowMs: 1_000_000 })).throughput!;
     assert.deepEqual([t.predictions.get(P.id)?.source, t.predictions.get(P.id)?.tokensPerSec], ['advertised', 40]);
   });
+  it('names the book as the source when this node watched the peer be slower than it advertises', () => {
+    const book = new ThroughputBook(new ManualClock(1_000_000));
+    book.record({ node: P.node, backendId: null, model: MODEL }, { promptTokens: 8000, tokensPerSec: 40, deadline: false });
+    const advertised = {
+      [MODEL]: { bands: [{ fromTokens: 4096, promptTokens: 8000, tokensPerSec: 400, deadline: false, ageMs: 0 }], decodeTokensPerSec: null },
+    };
+    const t = placementInputs(args({ book, peers: [{ ...peer(4), throughput: advertised, snapshotAtMs: 1_000_000 }], nowMs: 1_000_000 })).throughput!;
+    assert.deepEqual([t.predictions.get(P.id)?.source, t.predictions.get(P.id)?.tokensPerSec], ['observed', 40]);
+  });
 });
 
 describe("placementInputs: a llama.cpp server's own slot count", () => {

@@ -27,8 +27,8 @@ export interface Prediction {
 
 /**
  * The prediction for a prompt of `estimatedTokens` from `readings`; null when no band applies
- * (unmeasured). It names its source itself so placement keeps the object as it is: a copy that
- * added the source cost 3% of a long placement at 50 peers (bench/micro/placement.ts).
+ * (unmeasured). It names its source itself, so placement keeps the object as it is rather than
+ * copying it for every candidate of every large request to add the source.
  */
 export function predict(readings: readonly BandReading[], estimatedTokens: number, source: PredictionSource): Prediction | null {
   // One pass, no filtered copy: this runs twice per candidate on every large request.
