@@ -54,7 +54,7 @@ export class DigestMemo {
     let chars = 0;
     for (const part of parts) chars += part.length;
     if (chars < DIGEST_MEMO_MIN_CHARS || chars > this.#maxChars) return this.#digest(parts.join(''));
-    const fingerprint = `${chars}:${headOf(parts)}${tailOf(parts)}`;
+    const fingerprint = `${chars}:${firstChars(parts)}${lastChars(parts)}`;
     const held = this.#entries.get(fingerprint);
     if (held !== undefined) {
       this.#entries.delete(fingerprint);
@@ -88,7 +88,7 @@ export class DigestMemo {
 }
 
 /** The text's first FINGERPRINT_END_CHARS characters, sliced from the parts that hold them (never from a joined text). */
-function headOf(parts: readonly string[]): string {
+function firstChars(parts: readonly string[]): string {
   let head = '';
   for (const part of parts) {
     const room = FINGERPRINT_END_CHARS - head.length;
@@ -99,7 +99,7 @@ function headOf(parts: readonly string[]): string {
 }
 
 /** The text's last FINGERPRINT_END_CHARS characters, the same way. */
-function tailOf(parts: readonly string[]): string {
+function lastChars(parts: readonly string[]): string {
   let tail = '';
   for (let i = parts.length - 1; i >= 0; i--) {
     const part = parts[i]!;

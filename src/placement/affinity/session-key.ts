@@ -53,7 +53,7 @@ export function sessionKey(
  * The head of the prompt as JSON text: for a chat body, the leading system message(s) and the
  * first message after them, whole; for a completion or generate body, its system and prompt
  * fields, whole (they have no turn structure to stop at). null when there is none. The key
- * digests the same head, written as keyText writes it (two heads get one key exactly when
+ * digests the same head, written as keyParts writes it (two heads get one key exactly when
  * their JSON texts are equal).
  */
 export function promptHead(body: Readonly<Record<string, unknown>>): string | null {
@@ -81,27 +81,21 @@ function isSystem(message: unknown): boolean {
 }
 
 /**
- * A JSON value (as JSON.parse returns it) as text that no other value writes the same: every
- * string is prefixed with its length and every array and object with its count, keys in the
- * order JSON.stringify takes them, numbers as JSON.stringify writes them. So two values get one
- * text exactly when their JSON texts are equal, and the key names the same sessions it named
- * when it digested JSON.stringify(head).
+ * A JSON value (as JSON.parse returns it) as text that no other value writes the same, in parts
+ * whose concatenation is that text: every string is prefixed with its length and every array and
+ * object with its count, keys in the order JSON.stringify takes them, numbers as JSON.stringify
+ * writes them. So two values get one text exactly when their JSON texts are equal, and the key
+ * names the same sessions it named when it digested JSON.stringify(head).
  *
  * Why not JSON.stringify: it scans every character of the prompt for escapes, and that scan was
  * most of the key's cost on a long prompt (a 24.6 KB chat body: 31 µs of JSON.stringify before
  * a 17-20 µs SHA-256; the key 57 -> 20 µs, timed alone, 2026-12-02). A string goes in as it
  * is, so the hash reads it as UTF-8: a string with a lone surrogate, which UTF-8 cannot carry
  * (it would read as U+FFFD), is written as its JSON text under its own tag instead.
- */
-export function keyText(value: unknown): string {
-  return keyParts(value).join('');
-}
-
-/**
- * keyText's pieces in order, each string value one piece of its own: a long prompt stays the
- * flat string JSON.parse made, so DigestMemo can fingerprint and compare it without copying it
- * into one joined text (about 1.1 µs and 24.6 KB of garbage a request on a 24.6 KB chat body,
- * timed alone, 2026-12-05).
+ *
+ * Why parts: each string value is one part of its own, so a long prompt stays the flat string
+ * JSON.parse made and DigestMemo fingerprints and compares it without joining it into a new one
+ * (about 1.1 µs and 24.6 KB of garbage a request on a 24.6 KB chat body, timed alone, 2026-12-05).
  */
 export function keyParts(value: unknown, out: string[] = []): string[] {
   if (typeof value === 'string') {
