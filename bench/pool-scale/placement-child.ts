@@ -8,7 +8,7 @@
  *
  *   decisions:<shapes>:<sizes>  one placement of each shape and size, order and records, as JSON
  *   read:<shape>                CPU µs per reading of the shape's body alone
- *   place:<shape>:<peers>       CPU µs per placement
+ *   place:<shape>:<peers>[:<models>]  CPU µs per placement, each peer listing <models> models (default 2)
  *
  * Fresh processes can still disagree, with nothing else busy, by the CPU they ran on: on this
  * 2-vCPU host one vCPU at a time ran placement 1.5-1.7x slower than the other, for minutes
@@ -52,8 +52,8 @@ export function cpuUsInChild(module: string, job: string, requests: number, cpu:
 
 async function child(module: string, job: string, requests: number): Promise<string> {
   const m = (await import(pathToFileURL(module).href)) as CostModule;
-  const [what, shapeOrShapes, n] = job.split(':') as [string, string, string | undefined];
-  const opts = { requests, rounds: CHILD_ROUNDS };
+  const [what, shapeOrShapes, n, models] = job.split(':') as [string, string, string | undefined, string | undefined];
+  const opts = { requests, rounds: CHILD_ROUNDS, ...(models === undefined ? {} : { models: Number(models) }) };
   if (what === 'read') return String(m.measureBodyRead(shapeOrShapes as RequestShape, opts).cpuUsPerRequest);
   if (what === 'place') return String(m.measurePlacement(Number(n), shapeOrShapes as RequestShape, opts).cpuUsPerRequest);
   if (what !== 'decisions') throw new Error(`unknown placement job ${job}`);

@@ -36,7 +36,7 @@ import { ROUTED_ROUTES } from '../../src/proxy/route-table.js';
 import { WithholdBook, withheldFacts, withheldTest } from '../../src/proxy/withhold-book.js';
 import type { PeerRow } from '../../src/store/peers.js';
 import { systemClock } from '../../src/util/clock.js';
-import { CHAT_MODEL, peerDocument } from './peer-document.js';
+import { CHAT_MODEL, PEER_MODELS_DEFAULT, peerDocument } from './peer-document.js';
 
 const env = loadEnv({});
 /** The Hub's development dial map is built once at boot (system.ts); empty in production. */
@@ -53,13 +53,15 @@ export const REQUEST_SHAPES: readonly RequestShape[] = ['short', 'long', 'long-f
 export interface PlacementPoint {
   readonly peers: number;
   readonly shape: RequestShape;
+  /** Models each peer lists (peer-document.ts). */
+  readonly models: number;
   /** CPU (user + system) per placement, µs: the median of `rounds`. */
   readonly cpuUsPerRequest: number;
   readonly rounds: readonly number[];
 }
 
-/** A fixed pool of N peers as the poller would hold them: rows, health, a book with readings for half of them. */
-function poolOf(n: number) {
+/** A fixed pool of N peers, each listing `models` models, as the poller would hold them: rows, health, a book with readings for half of them. */
+function poolOf(n: number, models: number) {
   const now = systemClock.nowMs();
   const rows: Pick<PeerRow, 'id' | 'nodeFqdn' | 'status' | 'enabled'>[] = [];
   const health = new Map<string, PeerHealth>();
@@ -69,7 +71,7 @@ function poolOf(n: number) {
     const name = `bench-${i}.tail0.ts.net`;
     rows.push({ id, nodeFqdn: name, status: 'connected', enabled: true });
     const caps: PeerCapabilities | null = readCapabilities(
-      JSON.parse(JSON.stringify(peerDocument(`00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, i, i % 4))),
+      JSON.parse(JSON.stringify(peerDocument(`00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, i, i % 4, models))),
     );
     if (caps === null) throw new Error('the fake peer document did not pass readCapabilities');
     health.set(id, { probeFailure: null, probeFailureSince: null, capabilities: caps, capabilitiesAtMs: now, forwardedAtSnapshot: 0, leftAt: null });
@@ -148,8 +150,14 @@ function placeOnce(pool: ReturnType<typeof poolOf>, raw: Buffer, affinity: Prefi
  * One placement of the given shape over a fresh pool of n peers, whole (order and records): for
  * checking that two builds decide alike on the benchmark's own inputs (bench/micro/placement.ts).
  */
-export function onePlacement(n: number, shape: RequestShape): Placement {
-  return placeOnce(poolOf(n), bodiesOf(shape)[0]!, new PrefixAffinity({ clock: systemClock, ttlMs: 10 * 60_000 }), new WithholdBook(systemClock), 'one');
+export function onePlacement(n: number, shape: RequestShape, models = PEER_MODELS_DEFAULT): Placement {
+  return placeOnce(
+    poolOf(n, models),
+    bodiesOf(shape)[0]!,
+    new PrefixAffinity({ clock: systemClock, ttlMs: 10 * 60_000 }),
+    new WithholdBook(systemClock),
+    'one',
+  );
 }
 
 /** CPU per call of `op(i)` (user + system, µs): after a warm-up, the median over rounds of `requests` calls each. */
@@ -167,8 +175,9 @@ function cpuPerCall(op: (i: number, round: number) => void, opts: { requests: nu
   return { median: sorted[Math.floor(sorted.length / 2)]!, rounds };
 }
 
-export function measurePlacement(n: number, shape: RequestShape, opts: { requests: number; rounds: number }): PlacementPoint {
-  const pool = poolOf(n);
+export function measurePlacement(n: number, shape: RequestShape, opts: { requests: number; rounds: number; models?: number }): PlacementPoint {
+  const models = opts.models ?? PEER_MODELS_DEFAULT;
+  const pool = poolOf(n, models);
   const bodies = bodiesOf(shape);
   const affinity = new PrefixAffinity({ clock: systemClock, ttlMs: 10 * 60_000 });
   const outputFaults = new WithholdBook(systemClock);
@@ -176,7 +185,7 @@ export function measurePlacement(n: number, shape: RequestShape, opts: { request
     const placed = placeOnce(pool, bodies[i % bodies.length]!, affinity, outputFaults, `r${r}-${i}`);
     if (r < 0 && placed.order.length !== n) throw new Error(`expected ${n} candidates placed`);
   }, opts);
-  return { peers: n, shape, cpuUsPerRequest: median, rounds };
+  return { peers: n, shape, models, cpuUsPerRequest: median, rounds };
 }
 
 /**

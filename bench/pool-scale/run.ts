@@ -28,7 +28,7 @@ import { freePort, freshDataDir, startHubProcess, type HubProcess } from '../../
 import { lineChart } from '../line-chart.js';
 import { machineTicks, processCpuMs } from '../proxy-overhead/proc-stat.js';
 import { FLEET_TAILNET, startFakeFleet, type FakeFleet } from './fake-fleet.js';
-import { CHAT_MODEL } from './peer-document.js';
+import { CHAT_MODEL, PEER_MODELS_DEFAULT } from './peer-document.js';
 import { median } from '../micro/measure.js';
 import { REQUEST_SHAPES, type PlacementPoint, type RequestShape } from './placement-cost.js';
 import { cpuUsInChild, THIS_BUILD } from './placement-child.js';
@@ -202,7 +202,7 @@ async function main(): Promise<void> {
     for (const shape of REQUEST_SHAPES) {
       for (const peers of curve) {
         const rounds = Array.from({ length: children }, () => cpuUsInChild(THIS_BUILD, `place:${shape}:${peers}`, requests));
-        placement.push({ peers, shape, cpuUsPerRequest: median(rounds), rounds });
+        placement.push({ peers, shape, models: PEER_MODELS_DEFAULT, cpuUsPerRequest: median(rounds), rounds });
       }
     }
     // The body's parse is in every figure and the same at any pool size: shown apart, so the part that grows with peers reads plainly.
