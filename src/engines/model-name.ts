@@ -7,13 +7,13 @@
 import type { EngineKind } from './engine-kind.js';
 import type { BackendView } from './types.js';
 
-const LATEST_TAG = ':latest';
+export const LATEST_TAG = ':latest';
 
 /**
- * A tag is a ':' after the last '/'. Placement asks this for every model every candidate peer
- * lists, on every request, so it reads the name in place and builds no string.
+ * A tag is a ':' after the last '/'. Read in place, building no string: isSameModel asks it of
+ * the requested name for each listed model it compares.
  */
-function hasOllamaTag(name: string): boolean {
+export function hasOllamaTag(name: string): boolean {
   return name.indexOf(':', name.lastIndexOf('/') + 1) !== -1;
 }
 

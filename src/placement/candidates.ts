@@ -5,8 +5,8 @@
  */
 import type { BackendView, ProxyDialect } from '../engines/types.js';
 import { ADAPTERS } from '../engines/adapters.js';
-import { ENGINE_KINDS, type EngineKind } from '../engines/engine-kind.js';
-import { backendHolds, isSameModel } from '../engines/model-name.js';
+import { backendHolds } from '../engines/model-name.js';
+import { kindBits, kindsHolding, type KindBits } from '../engines/model-holdings.js';
 import { UNKNOWN_PRESSURE } from './peer-load.js';
 import { localQueueDepth } from './local-queue-depth.js';
 import type { Candidate } from './types.js';
@@ -70,9 +70,11 @@ export interface UsablePeer {
   readonly snapshotStale?: boolean;
 }
 
-function asEngineKind(kind: string): EngineKind | null {
-  return (ENGINE_KINDS as readonly string[]).includes(kind) ? (kind as EngineKind) : null;
-}
+/** The engine kinds that speak each dialect, as bits for kindsHolding. */
+const SPEAKERS: Readonly<Record<ProxyDialect, KindBits>> = {
+  openai: kindBits((kind) => ADAPTERS[kind].speaks('openai')),
+  ollama: kindBits((kind) => ADAPTERS[kind].speaks('ollama')),
+};
 
 /** Peer names whose candidate id is kept; past this many (a churn of renames) the kept ids are dropped. */
 const POOL_ID_CACHE_MAX = 4_096;
@@ -95,14 +97,9 @@ function poolIdOf(name: string): string {
 
 /** One candidate per peer that holds the model in an engine speaking the dialect (the peer picks its own engine). */
 export function peerCandidates(peers: readonly UsablePeer[], model: string, dialect: ProxyDialect): Candidate[] {
+  const speakers = SPEAKERS[dialect];
   return peers
-    .filter((p) => !p.unservableModels.includes(model))
-    .filter((p) =>
-      p.backends.some((b) => {
-        const kind = asEngineKind(b.kind);
-        return kind !== null && ADAPTERS[kind].speaks(dialect) && b.models.some((m) => isSameModel(kind, m, model));
-      }),
-    )
+    .filter((p) => !p.unservableModels.includes(model) && (kindsHolding(p.backends, model) & speakers) !== 0)
     .map((p) => ({
       id: poolIdOf(p.name),
       node: p.name,

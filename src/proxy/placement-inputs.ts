@@ -6,7 +6,7 @@
  */
 import type { Knobs } from '../config/env.js';
 import type { PoolSettings } from '../config/settings-schema.js';
-import { isSameModel } from '../engines/model-name.js';
+import { kindBits, kindsHolding } from '../engines/model-holdings.js';
 import type { UsablePeer } from '../placement/candidates.js';
 import { rankScore } from '../placement/rank.js';
 import { countsAsSlots, type SlotsInput } from '../placement/steps/slots.js';
@@ -22,6 +22,8 @@ import type { RoutedRoute } from './route-table.js';
 import { bookKeyOf } from './throughput-sampler.js';
 
 const NO_ENGINE_SLOTS: ReadonlyMap<string, number> = new Map();
+/** The engine kinds whose concurrency is a slot count, as bits for kindsHolding. */
+const SLOT_KINDS = kindBits(countsAsSlots);
 
 export interface PlacementInputsArgs {
   readonly route: RoutedRoute;
@@ -80,7 +82,7 @@ export function statedSlots(
     const p = byId.get(c.peerId);
     if (p === undefined || p.ollamaSlots == null) continue;
     // The statement is the peer's Ollama's: it counts where the peer serves the model from an engine whose concurrency is slots.
-    if (p.backends.some(({ kind, models }) => countsAsSlots(kind) && models.some((m) => isSameModel(kind, m, model)))) out.set(c.id, p.ollamaSlots);
+    if ((kindsHolding(p.backends, model) & SLOT_KINDS) !== 0) out.set(c.id, p.ollamaSlots);
   }
   return out;
 }
