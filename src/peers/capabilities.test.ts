@@ -554,6 +554,15 @@ describe('publishCapabilities: the inventory and what is said about it', () => {
     });
   });
 
+  it('describes models named like members of every object as any other', () => {
+    const named = inputs({ backends: [engine('ollama', true, [model('constructor', '1B', null), model('__proto__', '2B', null)])] });
+    assert.deepEqual(JSON.parse(JSON.stringify(publishCapabilities(named))).modelDetails, {
+      constructor: { parameterSize: '1B', capabilities: null },
+      // Computed, so the literal has the key as its own rather than as its prototype.
+      ['__proto__']: { parameterSize: '2B', capabilities: null },
+    });
+  });
+
   it('says nothing about models while not taking work', () => {
     assert.equal('modelDetails' in wire({ acceptingWork: false }), false);
   });

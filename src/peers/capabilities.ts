@@ -161,15 +161,17 @@ export function publishCapabilities(input: PublishInputs): CapabilitiesDocument 
 
 /** The facts this node's healthy engines give about their models; models no engine describes are left out. */
 function modelDetailsOf(backends: readonly BackendView[]): Record<string, ModelDetail> {
-  const out: Record<string, ModelDetail> = {};
+  // Gathered in a Map: in a plain object a model named `constructor` found Object.prototype's
+  // member and went undescribed, and one named `__proto__` replaced the object's prototype.
+  const out = new Map<string, ModelDetail>();
   for (const b of backends) {
     if (!b.healthy) continue;
     for (const m of b.models) {
-      if (out[m.name] !== undefined || (m.parameterSize === null && m.capabilities === null)) continue;
-      out[m.name] = { parameterSize: m.parameterSize, capabilities: m.capabilities === null ? null : [...m.capabilities] };
+      if (out.has(m.name) || (m.parameterSize === null && m.capabilities === null)) continue;
+      out.set(m.name, { parameterSize: m.parameterSize, capabilities: m.capabilities === null ? null : [...m.capabilities] });
     }
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
 /** A peer's modelDetails: bounded, each entry checked; anything malformed reads as no detail (null). */

@@ -33,6 +33,16 @@ describe('advertOf: what this node advertises', () => {
     ]);
     assert.deepEqual(advert, { m: { bands: [band(4096, 100), band(8192, 200)], decodeTokensPerSec: 40 } });
   });
+  it('advertises a model named like a member of every object as any other', () => {
+    const advert = advertOf([
+      { node: 'local', backendId: 'ollama', model: 'constructor', bands: [band(4096, 300)], decodeTokensPerSec: null },
+      { node: 'local', backendId: 'ollama', model: 'toString', bands: [band(4096, 200)], decodeTokensPerSec: null },
+    ]);
+    assert.deepEqual(JSON.parse(JSON.stringify(advert)), {
+      constructor: { bands: [band(4096, 300)], decodeTokensPerSec: null },
+      toString: { bands: [band(4096, 200)], decodeTokensPerSec: null },
+    });
+  });
 });
 
 describe('advertisedReadings: aged from the snapshot', () => {
@@ -45,6 +55,14 @@ describe('advertisedReadings: aged from the snapshot', () => {
       [4096],
     ));
   it('a model the peer did not advertise is unmeasured', () => assert.deepEqual(advertisedReadings(advert, 'other', 0, 0), []));
+  it('a model named like a member of every object is unmeasured unless advertised, and read when it is', () => {
+    for (const name of ['constructor', 'toString', 'hasOwnProperty', '__proto__']) assert.deepEqual(advertisedReadings(advert, name, 0, 0), [], name);
+    const named = readThroughputAdvert({ constructor: { bands: [band(4096, 100)], decodeTokensPerSec: null } });
+    assert.deepEqual(
+      advertisedReadings(named, 'constructor', 0, 0).map((r) => r.tokensPerSec),
+      [100],
+    );
+  });
 });
 
 describe('advertisedReadings: read once per advert and snapshot', () => {

@@ -54,9 +54,11 @@ export function readThroughputAdvert(value: unknown): ThroughputAdvert | null {
  * count on the fastest). null when nothing has been timed, so the key is left out.
  */
 export function advertOf(local: readonly EstimateView[]): ThroughputAdvert | null {
-  const out: Record<string, { bands: Map<number, AdvertisedBand>; decodeTokensPerSec: number | null }> = {};
+  // By model in a Map: a model named `constructor` found Object.prototype's member in a plain object.
+  const out = new Map<string, { bands: Map<number, AdvertisedBand>; decodeTokensPerSec: number | null }>();
   for (const e of local) {
-    const m = (out[e.model] ??= { bands: new Map(), decodeTokensPerSec: null });
+    let m = out.get(e.model);
+    if (m === undefined) out.set(e.model, (m = { bands: new Map(), decodeTokensPerSec: null }));
     for (const b of e.bands) {
       const have = m.bands.get(b.fromTokens);
       if (have === undefined || b.tokensPerSec < have.tokensPerSec)
@@ -64,10 +66,12 @@ export function advertOf(local: readonly EstimateView[]): ThroughputAdvert | nul
     }
     if (e.decodeTokensPerSec !== null) m.decodeTokensPerSec = Math.min(m.decodeTokensPerSec ?? Infinity, e.decodeTokensPerSec);
   }
-  const models = Object.entries(out);
-  if (models.length === 0) return null;
+  if (out.size === 0) return null;
   return Object.fromEntries(
-    models.map(([model, m]) => [model, { bands: [...m.bands.values()].sort((a, b) => a.fromTokens - b.fromTokens), decodeTokensPerSec: m.decodeTokensPerSec }]),
+    [...out].map(([model, m]) => [
+      model,
+      { bands: [...m.bands.values()].sort((a, b) => a.fromTokens - b.fromTokens), decodeTokensPerSec: m.decodeTokensPerSec },
+    ]),
   );
 }
 
@@ -89,7 +93,9 @@ const readAdverts = new WeakMap<ModelAdvert, ReadAdvert>();
 
 /** A peer's advertised bands for `model`, aged from the snapshot time; forgotten ones dropped. Shared: not to be changed. */
 export function advertisedReadings(advert: ThroughputAdvert | null, model: string, snapshotAtMs: number, nowMs: number): readonly BandReading[] {
-  const m = advert?.[model];
+  // Own keys only: an advert is a plain object, so a model named `constructor` or `toString`
+  // would otherwise read Object.prototype's member as an advert and throw.
+  const m = advert !== null && Object.hasOwn(advert, model) ? advert[model] : undefined;
   if (m === undefined) return NO_READINGS;
   let read = readAdverts.get(m);
   if (read === undefined || read.snapshotAtMs !== snapshotAtMs) {
