@@ -125,6 +125,14 @@ describe('validatePatch as a whole', () => {
     assert.match(problems[0]?.message ?? '', /poolLocalAfinity is not a setting/);
   });
 
+  it('refuses a key named like a member of every object as no setting', () => {
+    for (const field of ['constructor', 'toString', '__proto__']) {
+      const { patch, problems } = validatePatch(JSON.parse(`{"${field}": 1}`));
+      assert.deepEqual(patch, {});
+      assert.match(problems[0]?.message ?? '', new RegExp(`^${field} is not a setting`), field);
+    }
+  });
+
   it('refuses poolPins, which has its own route, even with a valid pin list', () => {
     const { patch, problems } = validatePatch({ poolPins: [{ scope: 'default', model: null, target: 'local' }] });
     assert.deepEqual(patch, {});

@@ -149,6 +149,15 @@ export function isPin(value: unknown): value is RoutingPin {
 }
 
 /**
+ * The rule for a field a document names; undefined when it is not a setting. Own keys only: a
+ * field named `constructor` or `toString` found Object.prototype's member and was refused as
+ * "must be undefined" instead of as no setting.
+ */
+function ruleOf(field: string): Rule | undefined {
+  return Object.hasOwn(SETTING_RULES, field) ? (SETTING_RULES as Record<string, Rule>)[field] : undefined;
+}
+
+/**
  * Validates a PATCH body as a whole: every problem is reported, and a body with any
  * problem changes nothing.
  */
@@ -159,7 +168,7 @@ export function validatePatch(body: unknown): { patch: SettingsPatch; problems: 
   const problems: SettingProblem[] = [];
   const patch: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(body)) {
-    const rule = (SETTING_RULES as Record<string, Rule | undefined>)[field];
+    const rule = ruleOf(field);
     if (rule === undefined) {
       problems.push({ field, message: `${field} is not a setting (known: ${Object.keys(SETTING_RULES).join(', ')})` });
     } else if (NOT_PATCHABLE.has(field)) {
@@ -186,7 +195,7 @@ export function settingsFromFile(doc: unknown): { settings: PoolSettings; ignore
   const merged: Record<string, unknown> = { ...DEFAULT_SETTINGS };
   if (typeof doc === 'object' && doc !== null && !Array.isArray(doc)) {
     for (const [field, value] of Object.entries(doc)) {
-      const rule = (SETTING_RULES as Record<string, Rule | undefined>)[field];
+      const rule = ruleOf(field);
       if (rule === undefined || !valueFits(rule, value)) ignored.push(field);
       else merged[field] = value;
     }
