@@ -10,6 +10,7 @@ import { NO_ROUTE_SCHEMAS } from './no-route-schemas.js';
 import { ConnectionDrops } from './connection-drops.js';
 import { edgeServerOptions, hostJudge, MAX_CONNECTIONS, registerEdgeGuard } from './edge.js';
 import { toHubError } from './error-mapping.js';
+import { jsonReply } from './json-reply.js';
 import { registerOperatorRoutes } from './operator-routes.js';
 import { registerDashboardRoutes } from './dashboard-routes.js';
 import { registerProxyRoutes } from './proxy-routes.js';
@@ -43,6 +44,10 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
     ...edgeServerOptions(s.env),
   });
   app.server.maxConnections = MAX_CONNECTIONS;
+  // Answers as JSON.stringify writes them, built in pieces (json-reply.ts). A large one comes back
+  // as a Buffer, which Fastify sends as it sends any Buffer; its type for a serializer names only
+  // string (json-reply.test.ts holds Fastify to it).
+  app.setReplySerializer(jsonReply as (payload: unknown) => string);
   const drops = new ConnectionDrops(s.clock);
   app.server.on('drop', () => {
     s.metrics.onConnectionDropped();
