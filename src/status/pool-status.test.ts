@@ -153,6 +153,49 @@ describe('buildPoolStatus', () => {
     );
   });
 
+  it("carries every field of a peer's view, in the view's order, then this Hub's live figures", () => {
+    const view = peer({ nodeFqdn: 'hub-b.tail0.ts.net' });
+    const row = buildPoolStatus(inputs({ peers: [view], forwarded: () => 2 })).peers[0]!;
+    assert.deepEqual(Object.keys(row), [...Object.keys(view), 'forwardedInFlight', 'queueDepth', 'snapshotStale']);
+    assert.deepEqual(row, { ...view, forwardedInFlight: 2, queueDepth: null, snapshotStale: false });
+  });
+
+  it("lists each model's nodes this node first, then by name, each once, whatever order the peers come in", () => {
+    const usable = (name: string, backends: { kind: string; models: string[] }[]) => ({
+      peerId: name,
+      name,
+      origin: 'http://127.0.0.1:1',
+      backends,
+      queueDepth: 0,
+      hardwareTier: null,
+      pressure: 1,
+      unservableModels: [],
+      modelDetails: new Map(),
+      maxPromptTokens: null,
+      maxNumCtx: null,
+    });
+    const status = buildPoolStatus(
+      inputs({
+        backends: [backend('ollama-1', ['m:8b'])],
+        usablePeers: [
+          usable('zeta.ts.net', [{ kind: 'ollama', models: ['m:8b', 'only-zeta:1b'] }]),
+          usable('Beta.ts.net', [{ kind: 'ollama', models: ['m:8b'] }]),
+          usable('alpha.ts.net', [
+            { kind: 'ollama', models: ['m:8b'] },
+            { kind: 'vllm', models: ['m:8b'] },
+          ]),
+        ],
+      }),
+    );
+    assert.deepEqual(
+      status.models.map((m) => [m.model, m.nodes, m.singleNode]),
+      [
+        ['m:8b', ['local', 'alpha.ts.net', 'Beta.ts.net', 'zeta.ts.net'], false],
+        ['only-zeta:1b', ['zeta.ts.net'], true],
+      ],
+    );
+  });
+
   it('says loudly when the development dial map is in force', () => {
     const status = buildPoolStatus(inputs({ peerOrigins: new Map([['hub-b.tail0.ts.net', 'http://127.0.0.1:5102']]) }));
     assert.deepEqual(status.localNode.peerOriginsMap, { active: true, entries: [{ name: 'hub-b.tail0.ts.net', origin: 'http://127.0.0.1:5102' }] });

@@ -53,6 +53,13 @@ export interface EngineReportedStatus {
   readonly reportedMsAgo: number;
 }
 
+/** A peer as status reports it, before what placement and machine status add. */
+export type PeerStatusRow = PeerView & {
+  readonly forwardedInFlight: number;
+  readonly queueDepth: number | null;
+  readonly snapshotStale: boolean;
+};
+
 export interface PoolStatus {
   readonly enabled: boolean;
   readonly disabledBy: DisabledBy;
@@ -93,12 +100,7 @@ export interface PoolStatus {
    * forwards in flight, and snapshotStale: true when its last snapshot is older than three health
    * polls, so queueDepth is the mid-load figure rather than what it last reported.
    */
-  readonly peers: readonly (PeerView & {
-    readonly forwardedInFlight: number;
-    readonly queueDepth: number | null;
-    readonly snapshotStale: boolean;
-  } & Partial<PeerPlacementStatus> &
-    Partial<PeerMachineStatus>)[];
+  readonly peers: readonly (PeerStatusRow & Partial<PeerPlacementStatus> & Partial<PeerMachineStatus>)[];
   /** Every operator pin, with whether its target could be preferred right now. */
   readonly pins: readonly PinStatus[];
   /** Every model the pool can serve now, with the nodes that hold it. */
@@ -174,22 +176,21 @@ export interface PoolModel {
 
 /** What the pool can serve now: this node's healthy engines plus every usable peer's cached models. */
 export function poolModels(backends: readonly BackendView[], peers: readonly UsablePeer[]): PoolModel[] {
-  const nodes = new Map<string, Set<string>>();
+  // Each model's nodes, this node first and then the peers by name. The peers are visited in that
+  // order, so every list comes out sorted with no sort of its own: a sort per model was a tenth of
+  // /status at 50 peers listing 50 models each (bench/pool-scale --peer-models, 2026-12-05).
+  const nodes = new Map<string, string[]>();
   const add = (model: string, node: string) => {
-    let set = nodes.get(model);
-    if (!set) nodes.set(model, (set = new Set()));
-    set.add(node);
+    const list = nodes.get(model);
+    if (list === undefined) nodes.set(model, [node]);
+    // A node's models are all added before the next node's, so a repeat is always the last entry.
+    else if (list[list.length - 1] !== node) list.push(node);
   };
   for (const b of backends) if (b.healthy) for (const m of b.models) add(m.name, 'local');
+  const byName = [...peers].sort((a, b) => a.name.localeCompare(b.name));
   // A model a peer lists but says it cannot serve is not one the pool can serve there (the listings agree).
-  for (const p of peers) for (const b of p.backends) for (const m of b.models) if (!p.unservableModels.includes(m)) add(m, p.name);
-  return [...nodes.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([model, set]) => ({
-      model,
-      nodes: [...set].sort((a, b) => Number(b === 'local') - Number(a === 'local') || a.localeCompare(b)),
-      singleNode: set.size === 1,
-    }));
+  for (const p of byName) for (const b of p.backends) for (const m of b.models) if (!p.unservableModels.includes(m)) add(m, p.name);
+  return [...nodes.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([model, list]) => ({ model, nodes: list, singleNode: list.length === 1 }));
 }
 
 /** Peers work can be sent to: paired, connected and enabled here. */
@@ -251,17 +252,7 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
       const machine = input.machine
         ? peerMachineStatus(input.machine.peerFacts(p.id), usable?.pressure ?? null, input.machine.nowMs, input.settings.poolHealthPollSeconds)
         : {};
-      // One spread, then plain assignments: a second and third spread into a literal that already
-      // has fields takes V8's slow path and leaves a dictionary-mode object. With the linear
-      // lookup of the usable peer, that was 60% of building /status at 50 peers (bench/pool-scale,
-      // 2026-12-02: 5.6-6.0 ms of Hub CPU per answer on a machine at load 12-18).
-      const row = {
-        ...p,
-        forwardedInFlight: input.forwarded?.(p.nodeFqdn) ?? 0,
-        queueDepth: usable?.queueDepth ?? null,
-        snapshotStale: usable?.snapshotStale ?? false,
-      };
-      return Object.assign(row, placement, machine);
+      return Object.assign(peerRow(p, input.forwarded?.(p.nodeFqdn) ?? 0, usable), placement, machine);
     }),
     pins: pinStatuses(
       input.settings.poolPins,
@@ -270,6 +261,43 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
     ),
     models: poolModels(input.backends, input.usablePeers ?? []),
     withheld: input.withheld ?? { outputFaults: [], unservable: [] },
+  };
+}
+
+/**
+ * A peer's view with this Hub's live figures for it, written out field by field. Any literal
+ * that spreads the view and then adds a field (or a spread copy the fields are then assigned to)
+ * takes V8's slow path for every row: 10-27 µs a row against 0.1 written out (scratch, 2026-12-05),
+ * about a tenth of /status at 50 peers. Written in the view's own order, so the JSON keeps it.
+ */
+function peerRow(p: PeerView, forwardedInFlight: number, usable: UsablePeer | undefined): PeerStatusRow {
+  return {
+    id: p.id,
+    nodeFqdn: p.nodeFqdn,
+    direction: p.direction,
+    status: p.status,
+    enabled: p.enabled,
+    authMode: p.authMode,
+    fingerprint: p.fingerprint,
+    pinVerified: p.pinVerified,
+    createdAt: p.createdAt,
+    expiresAt: p.expiresAt,
+    lastSeenAt: p.lastSeenAt,
+    consecutiveFailures: p.consecutiveFailures,
+    pairingProblem: p.pairingProblem,
+    probeFailure: p.probeFailure,
+    leftAt: p.leftAt,
+    acceptingWork: p.acceptingWork,
+    inFlightRequests: p.inFlightRequests,
+    hardwareTier: p.hardwareTier,
+    backends: p.backends,
+    containers: p.containers,
+    maxPromptTokens: p.maxPromptTokens,
+    maxNumCtx: p.maxNumCtx,
+    unservableModels: p.unservableModels,
+    forwardedInFlight,
+    queueDepth: usable?.queueDepth ?? null,
+    snapshotStale: usable?.snapshotStale ?? false,
   };
 }
 
