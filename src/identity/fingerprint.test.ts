@@ -17,6 +17,19 @@ describe('keyFingerprint', () => {
     assert.match(keyFingerprint(a), /^[0-9a-f]{4}(:[0-9a-f]{4}){7}$/);
   });
 
+  it('names each key by its own fingerprint through more keys than are kept, and again after', () => {
+    const keys = Array.from({ length: 1_500 }, (_, i) =>
+      Buffer.alloc(32)
+        .fill(i % 251, 0, 16)
+        .fill(Math.floor(i / 251), 16)
+        .toString('base64url'),
+    );
+    const first = keys.map(keyFingerprint);
+    assert.equal(new Set(first).size, keys.length);
+    assert.deepEqual(keys.map(keyFingerprint), first);
+    assert.equal(keyFingerprint(Buffer.alloc(32).toString('base64url')), '6668:7aad:f862:bd77:6c8f:c18b:8e9f:8e20');
+  });
+
   for (const [name, key] of [
     ['31 bytes', Buffer.alloc(31).toString('base64url')],
     ['33 bytes', Buffer.alloc(33).toString('base64url')],

@@ -12,6 +12,24 @@ export const ED25519_PUBLIC_KEY_BYTES = 32;
  * wrong size is a bug upstream, and a fingerprint of it would look valid to a human.
  */
 export function keyFingerprint(publicKey: string): string {
+  let fingerprint = fingerprints.get(publicKey);
+  if (fingerprint === undefined) {
+    fingerprint = fingerprintOf(publicKey);
+    if (fingerprints.size >= FINGERPRINTS_KEPT) fingerprints.clear();
+    fingerprints.set(publicKey, fingerprint);
+  }
+  return fingerprint;
+}
+
+/**
+ * Fingerprints already worked out, by key. Status shows every peer's on every answer, and the
+ * SHA-256 behind each was about 5% of /status at 50 peers (bench/pool-scale, 2026-12-05). A pool
+ * holds a few dozen keys; the bound only stops a churn of pairings from growing it.
+ */
+const FINGERPRINTS_KEPT = 1_024;
+const fingerprints = new Map<string, string>();
+
+function fingerprintOf(publicKey: string): string {
   const raw = Buffer.from(publicKey, 'base64url');
   if (raw.length !== ED25519_PUBLIC_KEY_BYTES || raw.toString('base64url') !== publicKey) {
     throw new Error(`public key is not base64url of ${ED25519_PUBLIC_KEY_BYTES} raw bytes`);
