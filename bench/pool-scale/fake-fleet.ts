@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import { verifySignedRequest, type NonceMemory } from '../../src/peer-auth/verify-signed.js';
-import { CHAT_MODEL, peerDocument } from './peer-document.js';
+import { CHAT_MODEL, PEER_MODELS_DEFAULT, peerDocument } from './peer-document.js';
 
 export const FLEET_TAILNET = 'tail0.ts.net';
 
@@ -67,7 +67,8 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
-export async function startFakeFleet(count: number, hub: () => { nodeUuid: string; publicKey: string }): Promise<FakeFleet> {
+/** `models`: how many models each fake peer lists (peer-document.ts). */
+export async function startFakeFleet(count: number, hub: () => { nodeUuid: string; publicKey: string }, models = PEER_MODELS_DEFAULT): Promise<FakeFleet> {
   const servers: Server[] = [];
   const peers: FakePeer[] = [];
   for (let index = 0; index < count; index++) {
@@ -75,7 +76,7 @@ export async function startFakeFleet(count: number, hub: () => { nodeUuid: strin
     const nodeUuid = randomUUID();
     const counts = { polls: 0, forwards: 0, refused: 0 };
     const nonces = nonceMemory();
-    const capabilities = Buffer.from(JSON.stringify(peerDocument(nodeUuid, index)));
+    const capabilities = Buffer.from(JSON.stringify(peerDocument(nodeUuid, index, 0, models)));
     const server = createServer((req: IncomingMessage, res: ServerResponse) => {
       void (async () => {
         const body = await readBody(req);

@@ -45,6 +45,8 @@ const SHAPE_LABELS: Readonly<Record<RequestShape, string>> = {
 const { values: o } = parseArgs({
   options: {
     peers: { type: 'string', default: '1,5,10,20,30,40,50' },
+    /** Models each fake peer lists (peer-document.ts); for the Hub's half only, the placement curve keeps its fixture. */
+    'peer-models': { type: 'string', default: String(PEER_MODELS_DEFAULT) },
     'status-requests': { type: 'string', default: '300' },
     'forward-requests': { type: 'string', default: '1000' },
     'forward-connections': { type: 'string', default: '4' },
@@ -237,7 +239,7 @@ async function main(): Promise<void> {
     const dataDir = freshDataDir();
     const port = await freePort();
     let identity: { nodeUuid: string; publicKey: string } | null = null;
-    const fleet = await startFakeFleet(maxPeers, () => identity!);
+    const fleet = await startFakeFleet(maxPeers, () => identity!, Number(o['peer-models']));
     const env = {
       HUB_NODE_FQDN: HUB_NAME,
       HUB_TAILNET_SUFFIX: FLEET_TAILNET,
