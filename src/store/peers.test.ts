@@ -42,6 +42,22 @@ describe('PeerStore', () => {
     assert.deepEqual(store.list(), []);
   });
 
+  it('finds a row by id, name and UUID as last written, through every kind of write', () => {
+    const store = fresh();
+    const uuid = '22222222-2222-4222-8222-222222222222';
+    const a = store.insert(row('a.tail0.ts.net', { peerNodeUuid: uuid, peerPublicKey: 'B'.repeat(43) }));
+    const found = () => [store.get(a.id)?.status ?? null, store.byFqdn('a.tail0.ts.net')?.status ?? null, store.byUuid(uuid)?.status ?? null];
+    assert.deepEqual(found(), ['pending', 'pending', 'pending']);
+    store.update(a.id, { status: 'connected', expiresAt: null });
+    assert.deepEqual(found(), ['connected', 'connected', 'connected']);
+    store.update(a.id, { nodeFqdn: 'a2.tail0.ts.net' });
+    assert.equal(store.byFqdn('a.tail0.ts.net'), null);
+    assert.equal(store.byFqdn('a2.tail0.ts.net')?.id, a.id);
+    store.delete(a.id);
+    assert.deepEqual(found(), [null, null, null]);
+    assert.equal(store.get('no-such-id'), null);
+  });
+
   it('hands out rows nobody can change under the next reader', () => {
     const store = fresh();
     store.insert(row('a.tail0.ts.net'));
