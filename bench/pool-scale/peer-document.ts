@@ -5,8 +5,9 @@
  * for the chat model (the fields placement reads per candidate).
  *
  * By default the peer lists two models, the asked one first. A real Ollama node often lists tens,
- * and placement matches the asked name against each of them on every peer (candidates, slots), so
- * `models` above 2 adds others ahead of the two: the asked one is then found last but one.
+ * and what placement and status cost can grow with them (placement walked every list until
+ * engines/model-holdings.ts), so `models` above 2 adds others ahead of the two: the asked one is
+ * then listed last but one.
  */
 import { publishCapabilities, type CapabilitiesDocument } from '../../src/peers/capabilities.js';
 import { advertOf } from '../../src/peers/throughput-advert.js';
