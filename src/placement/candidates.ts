@@ -71,7 +71,7 @@ export interface UsablePeer {
 }
 
 /** The engine kinds that speak each dialect, as bits for kindsHolding. */
-const SPEAKERS: Readonly<Record<ProxyDialect, KindBits>> = {
+export const DIALECT_SPEAKERS: Readonly<Record<ProxyDialect, KindBits>> = {
   openai: kindBits((kind) => ADAPTERS[kind].speaks('openai')),
   ollama: kindBits((kind) => ADAPTERS[kind].speaks('ollama')),
 };
@@ -97,7 +97,7 @@ function poolIdOf(name: string): string {
 
 /** One candidate per peer that holds the model in an engine speaking the dialect (the peer picks its own engine). */
 export function peerCandidates(peers: readonly UsablePeer[], model: string, dialect: ProxyDialect): Candidate[] {
-  const speakers = SPEAKERS[dialect];
+  const speakers = DIALECT_SPEAKERS[dialect];
   return peers
     .filter((p) => !p.unservableModels.includes(model) && (kindsHolding(p.backends, model) & speakers) !== 0)
     .map((p) => ({

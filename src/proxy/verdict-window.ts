@@ -8,11 +8,9 @@
  * candidate when every engine it lists that could serve the model in the dialect is an Ollama,
  * since the peer picks among those itself. Pure.
  */
-import { ADAPTERS } from '../engines/adapters.js';
-import { ENGINE_KINDS, type EngineKind } from '../engines/engine-kind.js';
-import { isSameModel } from '../engines/model-name.js';
+import { kindBits, kindsHolding } from '../engines/model-holdings.js';
 import type { ProxyDialect } from '../engines/types.js';
-import type { UsablePeer } from '../placement/candidates.js';
+import { DIALECT_SPEAKERS, type UsablePeer } from '../placement/candidates.js';
 import type { Candidate } from '../placement/types.js';
 
 export interface VerdictWindowFacts {
@@ -26,6 +24,8 @@ export interface VerdictWindowFacts {
   readonly peers: readonly UsablePeer[];
 }
 
+const OLLAMA = kindBits((kind) => kind === 'ollama');
+
 /** null: this Hub cannot know the window that candidate runs the request at. */
 export type VerdictWindow = (c: Candidate) => number | null;
 
@@ -34,23 +34,13 @@ export function verdictWindow(facts: VerdictWindowFacts): VerdictWindow {
     if (c.peerId === null) return c.engine === 'ollama' ? runsAt(facts, facts.localCap) : null;
     const peer = facts.peers.find((p) => p.peerId === c.peerId);
     if (peer === undefined) return null;
-    const kinds = servingKinds(peer, facts.model, facts.dialect);
-    return kinds.length > 0 && kinds.every((k) => k === 'ollama') ? runsAt(facts, peer.maxNumCtx) : null;
+    // The engine kinds the peer lists the model on that speak the dialect: known only when all are Ollama.
+    const serving = kindsHolding(peer.backends, facts.model) & DIALECT_SPEAKERS[facts.dialect];
+    return serving !== 0 && (serving & ~OLLAMA) === 0 ? runsAt(facts, peer.maxNumCtx) : null;
   };
 }
 
 /** An Ollama's window: the request's own on a native route, else its node's cap (null: none stated, so unknown). */
 function runsAt(facts: VerdictWindowFacts, cap: number | null): number | null {
   return facts.dialect === 'ollama' && facts.numCtx !== null ? facts.numCtx : cap;
-}
-
-/** The engine kinds a peer lists the model on that speak the dialect. */
-function servingKinds(peer: UsablePeer, model: string, dialect: ProxyDialect): EngineKind[] {
-  const kinds: EngineKind[] = [];
-  for (const b of peer.backends) {
-    if (!(ENGINE_KINDS as readonly string[]).includes(b.kind)) continue;
-    const kind = b.kind as EngineKind;
-    if (ADAPTERS[kind].speaks(dialect) && b.models.some((m) => isSameModel(kind, m, model))) kinds.push(kind);
-  }
-  return kinds;
 }
