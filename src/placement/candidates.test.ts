@@ -4,6 +4,7 @@ import type { EngineKind } from '../engines/engine-kind.js';
 import type { BackendView, ModelInfo, ProxyDialect } from '../engines/types.js';
 import { localCandidates, peerCandidates, type UsablePeer } from './candidates.js';
 import { UNKNOWN_PRESSURE } from './peer-load.js';
+import { usablePeerFixture } from './usable-peer.fixture.js';
 
 const model = (name: string): ModelInfo => ({ name, parameterSize: null, capabilities: null, sizeBytes: null });
 
@@ -180,20 +181,8 @@ describe('localCandidates', () => {
 });
 
 describe('peerCandidates', () => {
-  const peer = (name: string, backends: UsablePeer['backends'], extra: Partial<UsablePeer> = {}): UsablePeer => ({
-    peerId: `id-${name}`,
-    name,
-    origin: `http://127.0.0.1/${name}`,
-    backends,
-    queueDepth: 0,
-    hardwareTier: null,
-    pressure: 1,
-    unservableModels: [],
-    modelDetails: new Map(),
-    maxPromptTokens: null,
-    maxNumCtx: null,
-    ...extra,
-  });
+  const peer = (name: string, backends: UsablePeer['backends'], extra: Partial<UsablePeer> = {}): UsablePeer =>
+    usablePeerFixture(name, backends, { peerId: `id-${name}`, origin: `http://127.0.0.1/${name}`, ...extra });
   const rows: readonly { name: string; peers: readonly UsablePeer[]; model: string; dialect: 'openai' | 'ollama'; nodes: readonly string[] }[] = [
     {
       name: 'a peer holding the model in any engine serves the OpenAI dialect',

@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BackendView } from '../engines/types.js';
 import type { UsablePeer } from './candidates.js';
+import { usablePeerFixture } from './usable-peer.fixture.js';
 import { windowHandout } from './handout.js';
 
 const ollama = (models: string[]): BackendView =>
@@ -15,19 +16,8 @@ const ollama = (models: string[]): BackendView =>
     probedMsAgo: 0,
     models: models.map((name) => ({ name, parameterSize: null, capabilities: null, sizeBytes: null })),
   }) as BackendView;
-const peer = (name: string, models: string[], maxNumCtx: number | null): UsablePeer => ({
-  peerId: name,
-  name,
-  origin: `http://${name}`,
-  backends: [{ kind: 'ollama', models }],
-  queueDepth: 0,
-  hardwareTier: null,
-  pressure: 1,
-  unservableModels: [],
-  modelDetails: new Map(),
-  maxPromptTokens: null,
-  maxNumCtx,
-});
+const peer = (name: string, models: string[], maxNumCtx: number | null): UsablePeer =>
+  usablePeerFixture(name, [{ kind: 'ollama', models }], { origin: `http://${name}`, maxNumCtx });
 const M = 'qwen3-coder:30b';
 
 describe('windowHandout: the largest cap among the nodes serving the model, none when any is uncapped', () => {

@@ -5,6 +5,7 @@ import { ThroughputBook } from '../placement/throughput/book.js';
 import { localEngine, peerNode } from '../placement/steps/candidate-fixtures.js';
 import type { UsablePeer } from '../placement/candidates.js';
 import { ManualClock } from '../util/clock.js';
+import { usablePeerFixture } from '../placement/usable-peer.fixture.js';
 import { ROUTED_ROUTES } from './route-table.js';
 import { placementInputs, type PlacementInputsArgs } from './placement-inputs.js';
 
@@ -13,22 +14,8 @@ const MODEL = 'qwen3:8b';
 const L = localEngine('ollama', 0);
 const V = localEngine('vllm', 0, 'vllm');
 const P = peerNode('core-2', 0);
-const peer = (ollamaSlots: number | null, kind = 'ollama'): UsablePeer => ({
-  peerId: P.peerId!,
-  maxPromptTokens: null,
-  maxNumCtx: null,
-  name: P.node,
-  origin: P.url,
-  backends: [{ kind, models: [MODEL] }],
-  queueDepth: 0,
-  hardwareTier: null,
-  pressure: 1,
-  unservableModels: [],
-  modelDetails: new Map(),
-  ollamaSlots,
-  throughput: null,
-  snapshotAtMs: 0,
-});
+const peer = (ollamaSlots: number | null, kind = 'ollama'): UsablePeer =>
+  usablePeerFixture(P.node, [{ kind, models: [MODEL] }], { peerId: P.peerId!, origin: P.url, ollamaSlots, throughput: null, snapshotAtMs: 0 });
 
 function args(over: Partial<PlacementInputsArgs> = {}): PlacementInputsArgs {
   return {

@@ -10,6 +10,7 @@ import type { EngineKind } from '../engines/engine-kind.js';
 import type { ProxyDialect } from '../engines/types.js';
 import type { UsablePeer } from '../placement/candidates.js';
 import type { Candidate } from '../placement/types.js';
+import { usablePeerFixture } from '../placement/usable-peer.fixture.js';
 import { verdictWindow } from './verdict-window.js';
 
 const MODEL = 'qwen3:8b';
@@ -36,19 +37,8 @@ const peerCandidate = (name: string): Candidate => ({
   hardwareTier: null,
   pressure: 1,
 });
-const peer = (name: string, maxNumCtx: number | null, backends: UsablePeer['backends']): UsablePeer => ({
-  peerId: name,
-  name,
-  origin: 'http://127.0.0.1:2',
-  backends,
-  queueDepth: 0,
-  hardwareTier: null,
-  pressure: 1,
-  unservableModels: [],
-  modelDetails: new Map(),
-  maxPromptTokens: null,
-  maxNumCtx,
-});
+const peer = (name: string, maxNumCtx: number | null, backends: UsablePeer['backends']): UsablePeer =>
+  usablePeerFixture(name, backends, { origin: 'http://127.0.0.1:2', maxNumCtx });
 const OLLAMA_PEER = peer('hub-b', 8192, [{ kind: 'ollama', models: [MODEL] }]);
 const MIXED_PEER = peer('hub-c', 8192, [
   { kind: 'ollama', models: [MODEL] },

@@ -4,9 +4,9 @@ import { resolvePoolDirections, type PoolDirections, type SwitchInputs } from '.
 import { DEFAULT_SETTINGS, type PoolSettings, type RoutingPin } from '../config/settings-schema.js';
 import type { BackendView } from '../engines/types.js';
 import type { PeerView } from '../peers/peer-view.js';
-import type { UsablePeer } from '../placement/candidates.js';
 import { peerViewFixture } from '../peers/peer-view.fixture.js';
 import { UNKNOWN_PEER_LOAD } from '../placement/peer-load.js';
+import { usablePeerFixture } from '../placement/usable-peer.fixture.js';
 import { buildPoolStatus, statusReason, type StatusInputs, type StatusReason } from './pool-status.js';
 
 const ENV_ON: SwitchInputs = { userDisabled: false, outboundDisabled: false, inboundDisabled: false };
@@ -69,24 +69,6 @@ function peer(extra: Partial<PeerView> = {}): PeerView {
   return peerViewFixture({ id: 'p1', fingerprint: null, pinVerified: false, createdAt: '2026-11-30T12:00:00.000Z', lastSeenAt: null, ...extra });
 }
 
-/** A peer placement could use now, holding the given engines' models. */
-function usable(name: string, backends: UsablePeer['backends'], extra: Partial<UsablePeer> = {}): UsablePeer {
-  return {
-    peerId: name,
-    name,
-    origin: 'http://127.0.0.1:1',
-    backends,
-    queueDepth: 0,
-    hardwareTier: null,
-    pressure: 1,
-    unservableModels: [],
-    modelDetails: new Map(),
-    maxPromptTokens: null,
-    maxNumCtx: null,
-    ...extra,
-  };
-}
-
 describe('buildPoolStatus: the prompt ceiling and who set it', () => {
   const rows: readonly { name: string; env: number | null; setting: number | null; ceiling: number | null; setBy: 'env' | 'setting' | null }[] = [
     { name: 'neither set: no ceiling, set by nobody', env: null, setting: null, ceiling: null, setBy: null },
@@ -129,7 +111,11 @@ describe('buildPoolStatus', () => {
   });
 
   it('shows a peer whose snapshot is older than three polls with the mid-load queue the ranker reads, marked stale', () => {
-    const stale = usable('hub-b.tail0.ts.net', [{ kind: 'ollama', models: ['m:8b'] }], { peerId: 'p1', queueDepth: UNKNOWN_PEER_LOAD, snapshotStale: true });
+    const stale = usablePeerFixture('hub-b.tail0.ts.net', [{ kind: 'ollama', models: ['m:8b'] }], {
+      peerId: 'p1',
+      queueDepth: UNKNOWN_PEER_LOAD,
+      snapshotStale: true,
+    });
     const status = buildPoolStatus(inputs({ peers: [peer()], usablePeers: [stale] }));
     assert.deepEqual([status.peers[0]?.queueDepth, status.peers[0]?.snapshotStale], [UNKNOWN_PEER_LOAD, true]);
     assert.deepEqual(
@@ -139,7 +125,10 @@ describe('buildPoolStatus', () => {
   });
 
   it('leaves a model a peer says it cannot serve out of what the pool can serve (issue 10 audit)', () => {
-    const refusing = usable('hub-b.tail0.ts.net', [{ kind: 'ollama', models: ['ok:8b', 'broken:1b'] }], { peerId: 'p1', unservableModels: ['broken:1b'] });
+    const refusing = usablePeerFixture('hub-b.tail0.ts.net', [{ kind: 'ollama', models: ['ok:8b', 'broken:1b'] }], {
+      peerId: 'p1',
+      unservableModels: ['broken:1b'],
+    });
     const status = buildPoolStatus(inputs({ backends: [], peers: [peer()], usablePeers: [refusing] }));
     assert.deepEqual(
       status.models.map((m) => m.model),
@@ -159,9 +148,9 @@ describe('buildPoolStatus', () => {
       inputs({
         backends: [backend('ollama-1', ['m:8b'])],
         usablePeers: [
-          usable('zeta.ts.net', [{ kind: 'ollama', models: ['m:8b', 'only-zeta:1b'] }]),
-          usable('Beta.ts.net', [{ kind: 'ollama', models: ['m:8b'] }]),
-          usable('alpha.ts.net', [
+          usablePeerFixture('zeta.ts.net', [{ kind: 'ollama', models: ['m:8b', 'only-zeta:1b'] }]),
+          usablePeerFixture('Beta.ts.net', [{ kind: 'ollama', models: ['m:8b'] }]),
+          usablePeerFixture('alpha.ts.net', [
             { kind: 'ollama', models: ['m:8b'] },
             { kind: 'vllm', models: ['m:8b'] },
           ]),

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { resolvePoolDirections } from '../../config/kill-switch.js';
 import { DEFAULT_SETTINGS } from '../../config/settings-schema.js';
 import { peerViewFixture } from '../../peers/peer-view.fixture.js';
-import type { UsablePeer } from '../../placement/candidates.js';
 import { buildPoolStatus, type PoolStatus, type StatusInputs } from '../../status/pool-status.js';
 import { HARDWARE, machine, PRESSURE } from '../../status/machine.fixture.js';
+import { usablePeerFixture } from '../../placement/usable-peer.fixture.js';
 import type { PeerMachineFacts } from '../../status/machine-status.js';
 import { renderPoolStatus } from './pool-status.js';
 
@@ -25,24 +25,7 @@ function status(
     hardwareTier: 'high-end',
     backends: [{ kind: 'ollama', models: ['m'] }],
   });
-  const usable =
-    usablePressure === null
-      ? []
-      : [
-          {
-            peerId: view.id,
-            name: PEER,
-            origin: 'http://127.0.0.1:1',
-            backends: [],
-            queueDepth: 0,
-            hardwareTier: 'high-end',
-            pressure: usablePressure,
-            unservableModels: [],
-            modelDetails: new Map(),
-            maxPromptTokens: null,
-            maxNumCtx: null,
-          } satisfies UsablePeer,
-        ];
+  const usable = usablePressure === null ? [] : [usablePeerFixture(PEER, [], { peerId: view.id, hardwareTier: 'high-end', pressure: usablePressure })];
   return buildPoolStatus({
     directions: resolvePoolDirections({ userDisabled: false, outboundDisabled: false, inboundDisabled: false }, DEFAULT_SETTINGS),
     settings: DEFAULT_SETTINGS,

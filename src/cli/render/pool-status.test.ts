@@ -9,6 +9,7 @@ import { probeFailureAction } from '../../peers/probe-failure.js';
 import { buildPoolStatus, type PoolStatus, type StatusInputs } from '../../status/pool-status.js';
 import { peerViewFixture } from '../../peers/peer-view.fixture.js';
 import { UNKNOWN_PEER_LOAD } from '../../placement/peer-load.js';
+import { usablePeerFixture } from '../../placement/usable-peer.fixture.js';
 import { containersText, renderPoolStatus } from './pool-status.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00.000Z');
@@ -299,22 +300,7 @@ const CASES: readonly Case[] = [
     name: 'a peer with no good poll for over three polls: still usable, shown ranking mid-load (issue 10 audit)',
     status: status({
       peers: [peer()],
-      usablePeers: [
-        {
-          peerId: peer().id,
-          name: PEER,
-          origin: 'http://127.0.0.1:1',
-          backends: peer().backends ?? [],
-          queueDepth: UNKNOWN_PEER_LOAD,
-          hardwareTier: null,
-          pressure: 1,
-          unservableModels: [],
-          modelDetails: new Map(),
-          maxPromptTokens: null,
-          maxNumCtx: null,
-          snapshotStale: true,
-        },
-      ],
+      usablePeers: [usablePeerFixture(PEER, peer().backends ?? [], { peerId: peer().id, queueDepth: UNKNOWN_PEER_LOAD, snapshotStale: true })],
     }),
     check: (text) => {
       assert.match(
@@ -341,22 +327,7 @@ const CASES: readonly Case[] = [
     name: 'a peer with a fresh snapshot gets no mid-load note',
     status: status({
       peers: [peer()],
-      usablePeers: [
-        {
-          peerId: peer().id,
-          name: PEER,
-          origin: 'http://127.0.0.1:1',
-          backends: peer().backends ?? [],
-          queueDepth: 0,
-          hardwareTier: null,
-          pressure: 1,
-          unservableModels: [],
-          modelDetails: new Map(),
-          maxPromptTokens: null,
-          maxNumCtx: null,
-          snapshotStale: false,
-        },
-      ],
+      usablePeers: [usablePeerFixture(PEER, peer().backends ?? [], { peerId: peer().id, snapshotStale: false })],
     }),
     excludes: ['mid-load'],
   },
