@@ -4,6 +4,10 @@ import { NULL_PLACEMENT_RECORDS } from '../routing-log/entry.js';
 import { FIXTURE_NOW_MS, limits, placementContext } from './context.fixture.js';
 import { assertOnlyDemoted, place, STEPS } from './pipeline.js';
 import type { Candidate, PlacementStep, Tiers } from './types.js';
+import type { RoutingPin } from '../config/settings-schema.js';
+import type { ThroughputInput } from './throughput-input.js';
+import { localEngine, peerNode } from './steps/candidate-fixtures.js';
+import { throughputInput } from './steps/throughput-fixtures.js';
 
 function peer(node: string): Candidate {
   return { id: `${node}/`, node, backendId: null, engine: null, url: `https://${node}`, queueDepth: 0, peerId: node, hardwareTier: null, pressure: 1 };
@@ -214,4 +218,71 @@ describe('STEPS: the precedence order, each step recording under its own section
       ['local'],
     );
   });
+});
+
+describe('contention through the steps after it (spec, "Local engine contention" and "Much slower than a node as free")', () => {
+  const MODEL = 'qwen3.6:27b';
+  const OPENCLAW_TOKENS = 35_809;
+  const core7 = peerNode('core-7', 0);
+  const ollama1 = localEngine('ollama-1', 0);
+  const ollama2 = localEngine('ollama-2', 0);
+  // ollama-1 is generating another model's turn; ollama-2 is idle.
+  const contention = {
+    numCtx: null,
+    busy: new Map([['ollama-1', [{ model: 'qwen3.8:27b', numCtx: null }]]]),
+    runsAt: new Map<string, number | null>(),
+    affinityHeld: null,
+    pressureWeight: 0,
+  };
+  const fast = throughputInput(OPENCLAW_TOKENS, [
+    [core7, 162_910],
+    [ollama1, 22_080],
+    [ollama2, 22_080],
+  ]);
+  const rows: readonly { name: string; ranked: Candidate[]; pins?: RoutingPin[]; throughput?: ThroughputInput; order: Candidate[]; behind?: string[] }[] = [
+    {
+      name: 'a pin at this node does not put a contended engine back in front of the peer it gave way to',
+      ranked: [ollama1, core7],
+      pins: [{ scope: 'default', model: null, target: 'local' }],
+      order: [core7, ollama1],
+    },
+    {
+      name: 'a pin at a peer still leads the group it sits in',
+      ranked: [ollama1, core7],
+      pins: [{ scope: 'default', model: null, target: core7.node }],
+      order: [core7, ollama1],
+    },
+    {
+      name: 'a much faster engine contention moved aside is never brought back ahead of the peer it gave way to',
+      ranked: [ollama1, core7],
+      throughput: fast,
+      order: [core7, ollama1],
+    },
+    {
+      name: 'another engine of the same kind, idle, is brought ahead of a much slower node as usual',
+      ranked: [ollama1, core7, ollama2],
+      throughput: fast,
+      order: [ollama2, core7, ollama1],
+      behind: [core7.node, ollama2.node],
+    },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      const placement = place(
+        row.ranked,
+        placementContext({
+          model: MODEL,
+          pins: row.pins ?? [],
+          estimatedTokens: OPENCLAW_TOKENS,
+          contention,
+          ...(row.throughput === undefined ? {} : { throughput: row.throughput }),
+        }),
+      );
+      assert.deepEqual(
+        placement.order.map((c) => c.id),
+        row.order.map((c) => c.id),
+      );
+      assert.deepEqual(placement.records.contention?.demoted[0]?.behind, row.behind ?? [core7.node]);
+    });
+  }
 });

@@ -34,7 +34,7 @@ describe('contentionStep (spec, "Local engine contention")', () => {
       name: "the beta-max wait: another model generating moves local behind a peer as busy (3 here against core-2's 3)",
       tiers: [[L, P3]],
       input: input([OPENCLAW]),
-      expect: [[P3, L]],
+      expect: [[P3], [L]],
       record: {
         numCtx: 65536,
         demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [P3.node], overriddenBy: null }],
@@ -45,7 +45,7 @@ describe('contentionStep (spec, "Local engine contention")', () => {
       name: 'the same model at another window cannot be joined (num_ctx is a load parameter)',
       tiers: [[L, P0]],
       input: input([{ model: MODEL, numCtx: 32768 }]),
-      expect: [[P0, L]],
+      expect: [[P0], [L]],
       record: {
         numCtx: 65536,
         demoted: [{ node: 'local', backend: 'ollama', busyWith: [{ model: MODEL, numCtx: 32768 }], runsAt: 65536, behind: [P0.node], overriddenBy: null }],
@@ -63,7 +63,7 @@ describe('contentionStep (spec, "Local engine contention")', () => {
       name: 'no window named does not match one that names a number',
       tiers: [[L, P0]],
       input: input([{ model: MODEL, numCtx: 8192 }], { numCtx: null, runsAt: new Map([['ollama', null]]) }),
-      expect: [[P0, L]],
+      expect: [[P0], [L]],
       record: {
         numCtx: null,
         demoted: [{ node: 'local', backend: 'ollama', busyWith: [{ model: MODEL, numCtx: 8192 }], runsAt: null, behind: [P0.node], overriddenBy: null }],
@@ -71,10 +71,10 @@ describe('contentionStep (spec, "Local engine contention")', () => {
       },
     },
     {
-      name: 'it stops at the first busier candidate: behind a tie, ahead of a node with more in flight',
+      name: 'it stops at the first busier candidate: behind a tie, ahead of a node with more in flight, in a group of its own with the rest',
       tiers: [[L, Q3, peerNode('core-9', 4), peerNode('core-7', 0)]],
       input: input([OPENCLAW]),
-      expect: [[Q3, L, peerNode('core-9', 4), peerNode('core-7', 0)]],
+      expect: [[Q3], [L, peerNode('core-9', 4), peerNode('core-7', 0)]],
       record: {
         numCtx: 65536,
         demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [Q3.node], overriddenBy: null }],
@@ -93,13 +93,35 @@ describe('contentionStep (spec, "Local engine contention")', () => {
       },
     },
     {
-      name: 'affinity holds the engine its session is warm on: it keeps its place, overriddenBy affinity',
+      name: 'affinity holds the engine its session is warm on: it keeps the place it would have given up, overriddenBy affinity',
       tiers: [[L0, P0]],
       input: input([OPENCLAW], { affinityHeld: L0.id }),
       expect: [[L0, P0]],
       record: {
         numCtx: 65536,
         demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [], overriddenBy: 'affinity' }],
+        overridden: false,
+      },
+    },
+    {
+      name: 'affinity holds an engine that every node after it is busier than: it kept its place on its own, overriddenBy null',
+      tiers: [[L, Q4]],
+      input: input([OPENCLAW], { affinityHeld: L.id }),
+      expect: [[L, Q4]],
+      record: {
+        numCtx: 65536,
+        demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [], overriddenBy: null }],
+        overridden: false,
+      },
+    },
+    {
+      name: 'a move inside a later group splits only that group',
+      tiers: [[P0], [L, Q3, Q4]],
+      input: input([OPENCLAW]),
+      expect: [[P0], [Q3], [L, Q4]],
+      record: {
+        numCtx: 65536,
+        demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [Q3.node], overriddenBy: null }],
         overridden: false,
       },
     },
@@ -138,7 +160,7 @@ describe('contentionStep: the load it compares and the facts it looks up', () =>
       name: 'pressure weight 0: a peer as busy by queue is no busier, whatever its pressure',
       tiers: [[L, pressed]],
       input: input([OPENCLAW]),
-      expect: [[pressed, L]],
+      expect: [[pressed], [L]],
       record: demotedBehind([pressed.node]),
     },
     {
@@ -152,7 +174,7 @@ describe('contentionStep: the load it compares and the facts it looks up', () =>
       name: 'pressure weight above 0: a peer under less pressure at the same queue is no busier',
       tiers: [[L, { ...P3, pressure: 0.5 }]],
       input: input([OPENCLAW], { pressureWeight: 1 }),
-      expect: [[P3, L]],
+      expect: [[P3], [L]],
       record: demotedBehind([P3.node]),
     },
     {
@@ -173,7 +195,7 @@ describe('contentionStep: the load it compares and the facts it looks up', () =>
       name: 'only the contended engine of two gives way, from where it stands',
       tiers: [[localEngine('ollama', 0), localEngine('llama', 0, 'llamacpp'), P0]],
       input: input([OPENCLAW], { busy: new Map([['llama', [OPENCLAW]]]), runsAt: new Map([['llama', 65536]]) }),
-      expect: [[localEngine('ollama', 0), P0, localEngine('llama', 0, 'llamacpp')]],
+      expect: [[localEngine('ollama', 0), P0], [localEngine('llama', 0, 'llamacpp')]],
       record: demotedBehind([P0.node], { backend: 'llamacpp' }),
     },
   ];

@@ -7,6 +7,13 @@
  * the contended engine may be waiting out a turn that is nearly done. Demoted, never removed.
  * The engine prefix affinity qualified keeps its place when its prefix can still be warm there
  * (the caller checked residency before placing; see contention-hold.ts).
+ *
+ * The move splits the group: the engine and the busier nodes after it form a group of their own
+ * behind the nodes it gave way to. The pin reorders within each group, and the spec has it that a
+ * pin at this node does not put it back in front of a peer it gave way to; a move within one
+ * group, which the pin then undid, left the row saying "behind core-2" of a request local served
+ * first (found by an audit, 2026-12-05). The much-slower rule works within groups too, so it
+ * cannot bring the engine back ahead of them either.
  */
 import type { BusyWith, ContentionDemotion, ContentionRecord } from '../../routing-log/placement-records.js';
 import type { Candidate, PlacementStep, Tiers } from '../types.js';
@@ -42,27 +49,38 @@ export const contentionStep: PlacementStep<'contention'> = {
     // Only when a peer can take the request: giving way to nothing changes nothing.
     if (!tiers.some((t) => t.some((c) => c.peerId !== null))) return { tiers, record: null };
     const demoted: ContentionDemotion[] = [];
-    const next = tiers.map((tier) => {
-      let order = [...tier];
+    const next: Candidate[][] = [];
+    for (const tier of tiers) {
+      // The tier as groups; a demotion splits the group its engine is in.
+      let groups: Candidate[][] = [[...tier]];
       for (const c of tier) {
         if (c.backendId === null || c.node !== 'local') continue;
         const runsAt = input.runsAt.get(c.backendId) ?? input.numCtx;
         const busyWith = unjoinable(input.busy.get(c.backendId) ?? [], ctx.model, runsAt);
         if (busyWith.length === 0) continue;
-        if (input.affinityHeld === c.id) {
+        const g = groups.findIndex((group) => group.includes(c));
+        const group = groups[g]!;
+        const at = group.indexOf(c);
+        const mine = load(c, input.pressureWeight);
+        let end = at + 1;
+        while (end < group.length && load(group[end]!, input.pressureWeight) <= mine) end++;
+        const passed = group.slice(at + 1, end);
+        // Affinity overrides a move that would have happened; an engine every later node is busier
+        // than keeps its place on its own, and the record says so (overriddenBy null).
+        if (input.affinityHeld === c.id && passed.length > 0) {
           demoted.push({ node: c.node, backend: c.engine, busyWith, runsAt, behind: [], overriddenBy: 'affinity' });
           continue;
         }
-        const at = order.indexOf(c);
-        const mine = load(c, input.pressureWeight);
-        let end = at + 1;
-        while (end < order.length && load(order[end]!, input.pressureWeight) <= mine) end++;
-        const passed = order.slice(at + 1, end);
-        order = [...order.slice(0, at), ...passed, c, ...order.slice(end)];
         demoted.push({ node: c.node, backend: c.engine, busyWith, runsAt, behind: passed.map((p) => p.node), overriddenBy: null });
+        if (passed.length === 0) continue;
+        const split = [
+          [...group.slice(0, at), ...passed],
+          [c, ...group.slice(end)],
+        ];
+        groups = [...groups.slice(0, g), ...split, ...groups.slice(g + 1)];
       }
-      return order;
-    });
+      next.push(...groups);
+    }
     if (demoted.length === 0) return { tiers, record: null };
     const record: ContentionRecord = { numCtx: input.numCtx, demoted, overridden: false };
     return { tiers: next as Tiers, record };

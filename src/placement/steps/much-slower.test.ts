@@ -1,11 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ContentionRecord, SlowerDemotion, ThroughputRecord } from '../../routing-log/placement-records.js';
+import type { SlowerDemotion, ThroughputRecord } from '../../routing-log/placement-records.js';
 import { NULL_PLACEMENT_RECORDS, type PlacementRecords } from '../../routing-log/entry.js';
 import type { RoutingPin } from '../../config/settings-schema.js';
 import type { ThroughputInput } from '../throughput-input.js';
 import type { Candidate, Tiers } from '../types.js';
-import { localEngine, peerNode, tierIds } from './candidate-fixtures.js';
+import { peerNode, tierIds } from './candidate-fixtures.js';
 import { muchSlowerStep } from './much-slower.js';
 import { throughputInput } from './throughput-fixtures.js';
 import { placementContext } from '../context.fixture.js';
@@ -20,11 +20,7 @@ const beta1Busier = peerNode('beta-1', 2);
 const OPENCLAW = 35_809;
 
 const PRIOR: ThroughputRecord = { estimatedTokens: OPENCLAW, budgetMs: 327_000, estimates: [], unmeasured: [], slowerDemoted: [], overridden: false };
-const earlierWith = (throughput: ThroughputRecord | null, contention: ContentionRecord | null = null): PlacementRecords => ({
-  ...NULL_PLACEMENT_RECORDS,
-  throughput,
-  contention,
-});
+const earlierWith = (throughput: ThroughputRecord | null): PlacementRecords => ({ ...NULL_PLACEMENT_RECORDS, throughput });
 
 const fleet = (over: Partial<ThroughputInput> = {}, c7: Candidate = core7, b1: Candidate = beta1) =>
   throughputInput(
@@ -53,7 +49,6 @@ interface Row {
   name: string;
   tiers: Tiers;
   input: ThroughputInput;
-  earlier?: PlacementRecords;
   pins?: readonly RoutingPin[];
   expect: Tiers;
   slowerDemoted: readonly SlowerDemotion[] | null;
@@ -200,21 +195,6 @@ const rows: readonly Row[] = [
     slowerDemoted: [],
   },
   {
-    name: 'a local engine contention moved behind the peers is never brought back ahead of them',
-    tiers: [[core7, localEngine('ollama', 0)]],
-    input: throughputInput(OPENCLAW, [
-      [core7, 162_910],
-      [localEngine('ollama', 0), 22_080],
-    ]),
-    earlier: earlierWith(PRIOR, {
-      numCtx: null,
-      demoted: [{ node: 'local', backend: 'ollama', busyWith: [{ model: 'x', numCtx: null }], runsAt: null, behind: [core7.node], overriddenBy: null }],
-      overridden: false,
-    }),
-    expect: [[core7, localEngine('ollama', 0)]],
-    slowerDemoted: [],
-  },
-  {
     name: 'exactly 6,144 estimated tokens is a large prompt: the rule applies',
     tiers: [[core7, beta1]],
     input: throughputInput(6144, [
@@ -296,21 +276,6 @@ const rows: readonly Row[] = [
     slowerDemoted: [demotion(peerNode('core-7', 2), 162_910, betaMax, 50_000)],
   },
   {
-    name: 'a local engine that contention judged but left in place (nothing to give way to) is brought ahead like any other',
-    tiers: [[core7, localEngine('ollama', 0)]],
-    input: throughputInput(OPENCLAW, [
-      [core7, 162_910],
-      [localEngine('ollama', 0), 22_080],
-    ]),
-    earlier: earlierWith(PRIOR, {
-      numCtx: null,
-      demoted: [{ node: 'local', backend: 'ollama', busyWith: [{ model: 'x', numCtx: null }], runsAt: null, behind: [], overriddenBy: null }],
-      overridden: false,
-    }),
-    expect: [[localEngine('ollama', 0), core7]],
-    slowerDemoted: [demotion(core7, 162_910, localEngine('ollama', 0), 22_080)],
-  },
-  {
     name: 'a group of withheld engines only (the last one withholding makes) stays as it is',
     tiers: [[core7], [betaMax, beta1]],
     input: fleet({ withheld: new Set([betaMax.id, beta1.id]) }),
@@ -343,31 +308,12 @@ const rows: readonly Row[] = [
     expect: [[betaMax, beta1, core7]],
     slowerDemoted: [demotion(core7, 162_910, betaMax, 50_000)],
   },
-  {
-    name: 'only the engine contention moved stays behind: another local engine is brought ahead as usual',
-    tiers: [[core7, localEngine('llama', 0, 'llamacpp')]],
-    input: throughputInput(OPENCLAW, [
-      [core7, 162_910],
-      [localEngine('llama', 0, 'llamacpp'), 22_080],
-    ]),
-    earlier: earlierWith(PRIOR, {
-      numCtx: null,
-      demoted: [{ node: 'local', backend: 'ollama', busyWith: [{ model: 'x', numCtx: null }], runsAt: null, behind: [core7.node], overriddenBy: null }],
-      overridden: false,
-    }),
-    expect: [[localEngine('llama', 0, 'llamacpp'), core7]],
-    slowerDemoted: [demotion(core7, 162_910, localEngine('llama', 0, 'llamacpp'), 22_080)],
-  },
 ];
 
 describe('muchSlowerStep (spec, "Much slower than a node as free")', () => {
   for (const row of rows) {
     it(row.name, () => {
-      const out = muchSlowerStep.run(
-        row.tiers,
-        placementContext({ model: MODEL, pins: row.pins ?? [], throughput: row.input }),
-        row.earlier ?? earlierWith(PRIOR),
-      );
+      const out = muchSlowerStep.run(row.tiers, placementContext({ model: MODEL, pins: row.pins ?? [], throughput: row.input }), earlierWith(PRIOR));
       assert.deepEqual(tierIds(out.tiers), tierIds(row.expect));
       if (row.slowerDemoted === null) assert.equal(out.record?.slowerDemoted.length, 0);
       else assert.deepEqual(out.record?.slowerDemoted, row.slowerDemoted);

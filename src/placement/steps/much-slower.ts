@@ -11,20 +11,18 @@
  *
  * Limits: both sides need a prediction and the faster one's must not be a missed deadline; a
  * group led by an unmeasured, pinned or affinity-held node is left alone; prompts under 6,144
- * estimated tokens move nothing; a local engine contention moved behind the peers is never
- * brought back ahead of them; a withheld engine is never judged first nor brought forward.
+ * estimated tokens move nothing; a withheld engine is never judged first nor brought forward. A
+ * local engine contention moved behind the peers sits in a later group than they do (contention
+ * splits the group), so this rule, working within groups, never brings it back ahead of them.
  * It writes the throughput record, adding slowerDemoted to what the throughput step wrote.
  */
 import type { SlowerDemotion } from '../../routing-log/placement-records.js';
 import { LARGE_PROMPT_TOKENS, type ThroughputInput } from '../throughput-input.js';
 import type { Candidate, PlacementStep, Tiers } from '../types.js';
-import type { PlacementRecords } from '../../routing-log/entry.js';
 import { heldInFront } from './throughput.js';
 
 interface Judge {
   readonly input: ThroughputInput;
-  /** Local candidates contention moved behind peers. */
-  readonly gaveWay: (c: Candidate) => boolean;
   /** Pinned or affinity-held: never judged. */
   readonly held: (c: Candidate) => boolean;
 }
@@ -34,13 +32,12 @@ function predictedMs(c: Candidate, j: Judge): number | null {
 }
 
 /**
- * The prediction `f` may go ahead of anyone with, or Infinity: measured by a rate (not a missed
- * deadline) and not moved aside by contention. Withheld engines never get here: reorderGroup
- * sets them aside before it judges anyone.
+ * The prediction `f` may go ahead of anyone with, or Infinity: measured by a rate, not a missed
+ * deadline. Withheld engines never get here: reorderGroup sets them aside before it judges anyone.
  */
 function aheadMs(f: Candidate, j: Judge): number {
   const fp = j.input.predictions.get(f.id);
-  return fp !== undefined && !fp.deadline && !j.gaveWay(f) ? fp.predictedMs : Infinity;
+  return fp !== undefined && !fp.deadline ? fp.predictedMs : Infinity;
 }
 
 /** Whether `f` goes ahead of `p`, with `base` the in-flight figure the margin counts from. */
@@ -119,11 +116,6 @@ function reorderGroup(tier: readonly Candidate[], j: Judge, demoted: SlowerDemot
   return [...list, ...withheld];
 }
 
-function gaveWayOf(earlier: PlacementRecords | undefined): (c: Candidate) => boolean {
-  const moved = (earlier?.contention?.demoted ?? []).filter((d) => d.behind.length > 0);
-  return (c) => c.node === 'local' && moved.some((d) => d.backend === c.engine);
-}
-
 export const muchSlowerStep: PlacementStep<'throughput'> = {
   key: 'throughput',
   run(tiers, ctx, earlier) {
@@ -132,7 +124,7 @@ export const muchSlowerStep: PlacementStep<'throughput'> = {
     if (input === undefined || prior === null || input.estimatedTokens < LARGE_PROMPT_TOKENS) return { tiers, record: prior };
     // The pin resolved once per step, not for every position judged: with the one-pass withheld
     // split, 0.96x of a long placement at 50 peers.
-    const j: Judge = { input, gaveWay: gaveWayOf(earlier), held: heldInFront(ctx, input.affinityHeld) };
+    const j: Judge = { input, held: heldInFront(ctx, input.affinityHeld) };
     const slowerDemoted: SlowerDemotion[] = [];
     const next = tiers.map((tier) => reorderGroup(tier, j, slowerDemoted));
     return { tiers: next as Tiers, record: { ...prior, slowerDemoted } };
