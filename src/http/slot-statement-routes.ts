@@ -1,28 +1,66 @@
 /**
- * The node's slot statement (spec, "Slot-aware placement"): how many requests its Ollama runs at
- * once, as the operator says. The spec names two routes for it besides the pool settings PATCH:
- * PATCH /api/user-settings {"inferenceOllamaSlots": n} and PATCH /api/inference/preferences
- * {"ollamaSlots": n | null} (the one that can clear it). Both write the one stored value,
- * inferenceOllamaSlots, through the same range check as every other setting.
+ * This node's two statements about its engine, over the routes the spec names beside the pool
+ * settings PATCH: the slot count ("Slot-aware placement") and the context cap ("Context caps").
+ * PATCH /api/user-settings takes them under their setting names, inferenceOllamaSlots and
+ * inferenceMaxNumCtx; PATCH /api/inference/preferences takes them as ollamaSlots and maxNumCtx,
+ * each a number or null (the spec's way to clear them). Both write the one stored setting each,
+ * through its rule in config/settings-schema.ts, so placement, status and GET /capabilities read
+ * what they wrote. A body is applied whole or not at all, and a refusal names the field as the
+ * caller sent it, never the setting behind it.
  */
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import { parseBody } from './body-schema.js';
+import { HubError } from '../errors.js';
+import { describeRule, SETTING_RULES, valueFits, type SettingsPatch } from '../config/settings-schema.js';
 import type { HubServices } from './services.js';
 
-const USER_SETTINGS = z.object({ inferenceOllamaSlots: z.unknown() }).strict();
-const PREFERENCES = z.object({ ollamaSlots: z.unknown() }).strict();
+type StatementSetting = 'inferenceOllamaSlots' | 'inferenceMaxNumCtx';
+
+/** Each route's field names, mapped to the setting each writes. */
+type FieldMap = Readonly<Record<string, StatementSetting>>;
+
+const USER_SETTINGS_FIELDS: FieldMap = { inferenceOllamaSlots: 'inferenceOllamaSlots', inferenceMaxNumCtx: 'inferenceMaxNumCtx' };
+const PREFERENCES_FIELDS: FieldMap = { ollamaSlots: 'inferenceOllamaSlots', maxNumCtx: 'inferenceMaxNumCtx' };
+
+/**
+ * The settings patch a body asks for, or a refusal naming every field at fault in the route's own
+ * words. Pure. An empty body is refused as naming nothing, not read as a field that is undefined.
+ */
+export function statementPatch(fields: FieldMap, raw: unknown): SettingsPatch {
+  const body = raw ?? {};
+  const known = Object.keys(fields).join(' or ');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new HubError('HUB_ERR_SETTINGS_INVALID', `the body must be a JSON object naming ${known}`);
+  const problems: { field: string; message: string }[] = [];
+  const patch: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(body)) {
+    const setting = Object.hasOwn(fields, field) ? fields[field] : undefined;
+    if (setting === undefined) {
+      problems.push({ field, message: `${field} is not taken here (this route takes ${known})` });
+    } else if (!valueFits(SETTING_RULES[setting], value)) {
+      problems.push({ field, message: `${field} must be ${describeRule(SETTING_RULES[setting])}; got ${JSON.stringify(value)}` });
+    } else {
+      patch[setting] = value;
+    }
+  }
+  if (problems.length === 0 && Object.keys(patch).length === 0) problems.push({ field: '(body)', message: `the body names nothing to change: send ${known}` });
+  if (problems.length > 0) throw new HubError('HUB_ERR_SETTINGS_INVALID', problems.map((p) => p.message).join('; '), { details: { fields: problems } });
+  return patch as SettingsPatch;
+}
 
 export function registerSlotStatementRoutes(app: FastifyInstance, s: HubServices): void {
   const operator = { config: { access: 'operator' as const } };
-  const write = (value: unknown) => {
-    const after = s.settings.patch({ inferenceOllamaSlots: value });
-    s.logger.info({ inferenceOllamaSlots: after.inferenceOllamaSlots }, 'ollama slot statement changed');
-    return { inferenceOllamaSlots: after.inferenceOllamaSlots };
+  const write = (fields: FieldMap, body: unknown) => {
+    const patch = statementPatch(fields, body);
+    const after = s.settings.patch(patch);
+    s.logger.info(Object.fromEntries(Object.keys(patch).map((k) => [k, after[k as StatementSetting]])), 'node statement changed (slots or context cap)');
+    return after;
   };
-  app.patch('/api/user-settings', operator, async (request) => write(parseBody(USER_SETTINGS, request.body).inferenceOllamaSlots));
+  app.patch('/api/user-settings', operator, async (request) => {
+    const after = write(USER_SETTINGS_FIELDS, request.body);
+    return { inferenceOllamaSlots: after.inferenceOllamaSlots, inferenceMaxNumCtx: after.inferenceMaxNumCtx };
+  });
   app.patch('/api/inference/preferences', operator, async (request) => {
-    const { ollamaSlots } = parseBody(PREFERENCES, request.body);
-    return { ollamaSlots: write(ollamaSlots).inferenceOllamaSlots };
+    const after = write(PREFERENCES_FIELDS, request.body);
+    return { ollamaSlots: after.inferenceOllamaSlots, maxNumCtx: after.inferenceMaxNumCtx };
   });
 }
