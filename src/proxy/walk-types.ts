@@ -115,9 +115,9 @@ export interface WalkOutcome {
   readonly served: Candidate | null;
   /** 1-based place of `served` in the order; null when there is none. */
   readonly attempt: number | null;
-  /** The status `served` answered; null when none arrived. */
+  /** The status `served` answered; null when none arrived, or when the caller hung up before any response headers were written to it. */
   readonly status: number | null;
-  /** Time to `served`'s response headers, ms from arrival; null when none arrived. */
+  /** Time to `served`'s response headers, ms from arrival; null when `status` is. */
   readonly headersMs: number | null;
   /** Time to the end of what was relayed (or to the end of the walk), ms from arrival. */
   readonly totalMs: number;

@@ -350,14 +350,18 @@ class RequestWalk {
     const req = this.#req;
     const at = this.#current;
     const frames = this.#finalFrames;
+    // The row says what the app saw (spec, "Client hang-ups"): a caller that left before this Hub
+    // wrote it any response headers got no status, even when the engine had already answered and
+    // the walk was reading its body whole or reading a 500 for a verdict.
+    const appGotHeaders = end !== 'hung-up' || req.res.headersSent;
     // One record for the row, the trace and the observers: building the outcome and then
     // spreading it into the observers' copy was a second object of 17 fields on every request.
     const outcome: WalkSettled = {
       end,
       served: at?.answered ?? null,
       attempt: at === null ? null : at.start.index + 1,
-      status: at?.status ?? null,
-      headersMs: at?.headersMs ?? null,
+      status: appGotHeaders ? (at?.status ?? null) : null,
+      headersMs: appGotHeaders ? (at?.headersMs ?? null) : null,
       totalMs: this.#elapsed(),
       bodyFault: extra.bodyFault ?? null,
       verdict: extra.verdict ?? null,

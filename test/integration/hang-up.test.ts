@@ -5,8 +5,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
+import type { ServerResponse } from 'node:http';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
-import type { RoutingLogPage } from '../../src/routing-log/entry.js';
+import type { RoutingLogEntry, RoutingLogPage } from '../../src/routing-log/entry.js';
+import { startEngineFront, type EngineFront } from '../helpers/engine-front.js';
 import { eventually, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 
 describe('a caller that hangs up', () => {
@@ -66,4 +68,70 @@ describe('a caller that hangs up', () => {
     abort.abort();
     await eventually(() => slow.state().aborted === 2 && slow.state().inFlight === 0, 'the engine to stop generating');
   });
+});
+
+describe('a caller that hangs up after the engine answered, before the Hub sent it headers', () => {
+  let ollama: SimEngine;
+  let front: EngineFront;
+  let hub: HubProcess;
+  // One model per case, so each case finds its own row (the app that left has no request id).
+  const modelFor = (status: number) => `held:8b-${status}`;
+
+  before(async () => {
+    ollama = await startSimEngine({ dialect: 'ollama', models: [modelFor(200), modelFor(500)], timeScale: 0.01 });
+    front = await startEngineFront(ollama.url);
+    hub = await startHubProcess({ env: { OLLAMA_URL: front.url } });
+  });
+  after(async () => {
+    await hub.stop();
+    await front.close();
+    await ollama.close();
+  });
+
+  /**
+   * The engine answers `status` and holds its body: the Hub reads a non-streamed answer whole,
+   * and a 500's body for a verdict, before it writes anything to the app. The app leaves once
+   * the Hub has had the engine's headers (it answered a request sent after they were written).
+   */
+  async function leaveWhileTheHubReads(status: number): Promise<RoutingLogEntry> {
+    const model = modelFor(status);
+    let engineClosed!: () => void;
+    const closed = new Promise<void>((resolve) => (engineClosed = resolve));
+    let headersWritten!: () => void;
+    const written = new Promise<void>((resolve) => (headersWritten = resolve));
+    front.takeNextCompletion((_req, res: ServerResponse) => {
+      res.on('close', engineClosed);
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.write('{"model":', () => headersWritten());
+    });
+    const abort = new AbortController();
+    const pending = request(`${hub.pool}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model, stream: false, messages: [{ role: 'user', content: 'hi' }] }),
+      signal: abort.signal,
+    });
+    await written;
+    await hub.api('GET', '/api/inference/pool/routing-log');
+    abort.abort();
+    await assert.rejects(pending, 'the app got no response headers');
+    await closed;
+    return eventually(async () => {
+      const { json } = await hub.api<RoutingLogPage>('GET', '/api/inference/pool/routing-log');
+      return json.entries.find((e) => e.model === model && e.outcome !== 'pending');
+    }, 'the row to settle');
+  }
+
+  for (const status of [200, 500]) {
+    it(`records no status and the before-headers reason when the engine had answered ${status} (what the app saw)`, async () => {
+      const r = await leaveWhileTheHubReads(status);
+      assert.equal(r.outcome, 'failed');
+      assert.equal(r.clientClosed, true);
+      assert.equal(r.status, null, 'the app was sent no status');
+      assert.equal(r.durationMs, null, 'the app was sent no response headers');
+      assert.equal(r.reason, 'the caller closed its connection before any answer');
+      assert.equal(r.node, 'local', 'the node it was waiting on');
+      assert.equal(r.backend, 'ollama');
+    });
+  }
 });
