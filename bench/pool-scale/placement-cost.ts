@@ -126,8 +126,8 @@ function placeOnce(pool: ReturnType<typeof poolOf>, raw: Buffer, affinity: Prefi
     book: pool.book,
     busy: new Map(),
     withheld,
-    affinityTarget: heldId,
-    affinityHeld: null,
+    // Nothing is busy here, so the node affinity qualified is held (contention-hold.ts).
+    affinityHeld: heldId,
     nowMs,
   });
   const placed = place(ranked, {

@@ -91,6 +91,15 @@ describe('affinityHold: contention holds an affinity engine only where its prefi
       },
     ));
 
+  it("a peer affinity qualified is held: its engines are the peer's to judge, and nothing is asked", async () => {
+    const never: ResidencyRead = async () => assert.fail('asked');
+    const peer: Candidate = { ...local, id: 'core-2.tail0.ts.net/pool', node: 'core-2.tail0.ts.net', backendId: null, engine: null, peerId: 'core-2' };
+    assert.deepEqual(await affinityHold({ target: peer, model: HERMES, runsAt: null, busy: [OPENCLAW], read: never }), {
+      held: 'core-2.tail0.ts.net/pool',
+      refused: null,
+    });
+  });
+
   it('not contended: the engine keeps its place anyway and nothing is asked', async () => {
     const never: ResidencyRead = async () => assert.fail('asked');
     assert.deepEqual(await affinityHold({ target: local, model: HERMES, runsAt: 65536, busy: [], read: never }), { held: 'local/ollama', refused: null });

@@ -38,7 +38,7 @@ export function ollamaResidency(dispatcher: Dispatcher): ResidencyRead {
 }
 
 export async function affinityHold(args: {
-  /** The local engine prefix affinity qualified; null when none (or a peer). */
+  /** The candidate prefix affinity qualified; null when none. */
   readonly target: Candidate | null;
   readonly model: string;
   readonly runsAt: number | null;
@@ -47,7 +47,9 @@ export async function affinityHold(args: {
   readonly budgetMs?: number;
 }): Promise<HoldDecision> {
   const { target, model, runsAt, busy } = args;
-  if (target === null || target.peerId !== null) return { held: null, refused: null };
+  if (target === null) return { held: null, refused: null };
+  // A peer's engines are the peer's to judge: affinity qualifying it is the hold, and nothing is asked.
+  if (target.peerId !== null) return { held: target.id, refused: null };
   // Not contended: nothing to hold against, and no engine is asked.
   if (unjoinable(busy, model, runsAt).length === 0) return { held: target.id, refused: null };
   if (busy.some((g) => g.model === model && g.numCtx !== runsAt)) return { held: null, refused: 'reloaded at another window' };

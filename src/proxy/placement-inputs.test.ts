@@ -32,7 +32,6 @@ function args(over: Partial<PlacementInputsArgs> = {}): PlacementInputsArgs {
     book: new ThroughputBook(new ManualClock()),
     busy: new Map(),
     withheld: () => false,
-    affinityTarget: null,
     affinityHeld: null,
     nowMs: 0,
     ...over,
@@ -62,6 +61,12 @@ describe('placementInputs: which rules apply to a request', () => {
     assert.equal(placementInputs(args({ env: { ...args().env, throughputPlacement: () => false } })).throughput, undefined));
   it('HUB_POOL_CONTENTION_PLACEMENT=off: no contention input', () =>
     assert.equal(placementInputs(args({ env: { ...args().env, contentionPlacement: () => false } })).contention, undefined));
+  it('throughput reads the hold contention reads, so an engine whose prefix was not shown warm holds no peer back', () => {
+    for (const held of [null, L.id]) {
+      const inputs = placementInputs(args({ affinityHeld: held }));
+      assert.deepEqual([inputs.contention?.affinityHeld, inputs.throughput?.affinityHeld], [held, held]);
+    }
+  });
   it('under 4,096 estimated tokens throughput neither judges', () => assert.equal(placementInputs(args({ estimatedTokens: 4095 })).throughput, undefined));
   it('the slower-placement knobs are read per request', () => {
     const t = placementInputs(args({ env: { ...args().env, slowerPlacementRatio: () => 1000, slowerPlacementFloorMs: () => 0 } })).throughput!;

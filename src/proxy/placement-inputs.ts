@@ -43,9 +43,13 @@ export interface PlacementInputsArgs {
   readonly engineSlots?: ReadonlyMap<string, number>;
   readonly busy: ReadonlyMap<string, readonly BusyWith[]>;
   readonly withheld: (c: Candidate) => boolean;
-  /** The candidate prefix affinity qualified (throughput and the much-slower rule leave it in front); null when none. */
-  readonly affinityTarget: string | null;
-  /** The same candidate when contention may hold it (its prefix shown warm there, contention-hold.ts); null otherwise. */
+  /**
+   * The candidate prefix affinity holds (contention-hold.ts): a peer it qualified, or the local
+   * engine it qualified where the prefix was shown still warm; null otherwise. Contention,
+   * throughput and the much-slower rule all read this one hold: throughput once read the bare
+   * qualification, so a contended engine whose prefix was gone still counted as meeting the
+   * budget and deferred idle unmeasured peers behind it (audit, 2026-12-05).
+   */
   readonly affinityHeld: string | null;
   readonly nowMs: number;
 }
@@ -144,7 +148,7 @@ function throughputOf(a: PlacementInputsArgs, byId: ReadonlyMap<string, UsablePe
     score: (c) => rankScore(c, rankOpts),
     statedSlots: stated,
     withheld: new Set(a.candidates.filter(a.withheld).map((c) => c.id)),
-    affinityHeld: a.affinityTarget,
+    affinityHeld: a.affinityHeld,
     slowerRatio: a.env.slowerPlacementRatio(),
     slowerFloorMs: a.env.slowerPlacementFloorMs(),
   };

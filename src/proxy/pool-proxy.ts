@@ -197,7 +197,6 @@ export class PoolProxy {
         engineSlots: engineSlotsOf(views),
         busy: this.#deps.engineWork.busy(),
         withheld,
-        affinityTarget: affinityTarget?.id ?? null,
         affinityHeld: held.held,
         nowMs,
       },
@@ -317,13 +316,13 @@ export class PoolProxy {
 
   /** Whether contention may leave the affinity engine where it is (contention-hold.ts); asks the engine only when it is contended. */
   #holdForAffinity(target: Candidate | null, model: string, numCtx: number | null): Promise<HoldDecision> {
-    if (target === null || target.backendId === null) return Promise.resolve({ held: null, refused: null });
+    if (target === null) return Promise.resolve({ held: null, refused: null });
     const runsAt = target.engine === 'ollama' ? (numCtx ?? this.#deps.defaultNumCtx()) : null;
     return affinityHold({
       target,
       model,
       runsAt,
-      busy: this.#deps.engineWork.busy().get(target.backendId) ?? [],
+      busy: target.backendId === null ? [] : (this.#deps.engineWork.busy().get(target.backendId) ?? []),
       read: ollamaResidency(this.#deps.dispatcher),
     });
   }

@@ -270,9 +270,8 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
           book: hub.book,
           busy: new Map(),
           withheld,
-          affinityTarget: heldId,
-          // Contention's hold needs a live probe of the local engine's cache, which the model does not give.
-          affinityHeld: null,
+          // Nothing is busy in this model, so the node affinity qualified is held (contention-hold.ts).
+          affinityHeld: heldId,
           nowMs,
         });
         const withheldFacts = new Map<string, WithheldFact>();
