@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { keyFingerprint } from './fingerprint.js';
+import { keyFingerprint, keyFingerprintOrNull } from './fingerprint.js';
 
 describe('keyFingerprint', () => {
   it('is the first 16 bytes of SHA-256 of the raw key, hex in groups of four joined by colons', () => {
@@ -40,4 +40,12 @@ describe('keyFingerprint', () => {
       assert.throws(() => keyFingerprint(key), /32 raw bytes/);
     });
   }
+
+  it('has a form that answers null for a key it refuses, and the fingerprint otherwise', () => {
+    const key = Buffer.alloc(32).toString('base64url');
+    assert.equal(keyFingerprintOrNull(key), keyFingerprint(key));
+    // The same 32 bytes with the last character's two unused bits set: decodes, but is not the key's own spelling.
+    assert.equal(keyFingerprintOrNull(`${key.slice(0, -1)}D`), null);
+    assert.equal(keyFingerprintOrNull(''), null);
+  });
 });

@@ -22,6 +22,20 @@ export function keyFingerprint(publicKey: string): string {
 }
 
 /**
+ * The fingerprint, or null for a key that has none. For answers that list many keys (status, the
+ * peer list): one bad stored key shows as no fingerprint on its own row rather than failing
+ * the whole answer. Keys are checked where they enter (pairing/identity-claim.ts), so a key
+ * reaching this null was stored by an older build or edited into the database.
+ */
+export function keyFingerprintOrNull(publicKey: string): string | null {
+  try {
+    return keyFingerprint(publicKey);
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Fingerprints already worked out, by key. Status shows every peer's on every answer, and the
  * SHA-256 behind each was about 5% of /status at 50 peers (bench/pool-scale, 2026-12-05). A pool
  * holds a few dozen keys; the bound only stops a churn of pairings from growing it.

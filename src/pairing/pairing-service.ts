@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { HubError } from '../errors.js';
 import type { NodeIdentity } from '../identity/node-identity.js';
-import { keyFingerprint } from '../identity/fingerprint.js';
+import { keyFingerprintOrNull } from '../identity/fingerprint.js';
 import { hashToken } from '../peer-auth/peer-guard.js';
 import type { PeerClient } from '../peers/peer-client.js';
 import type { PeerRow, PeerStore } from '../store/peers.js';
@@ -383,7 +383,7 @@ export class PairingService {
   }
 
   fingerprintOf(peer: PeerRow): string | null {
-    return peer.peerPublicKey === null ? null : keyFingerprint(peer.peerPublicKey);
+    return peer.peerPublicKey === null ? null : keyFingerprintOrNull(peer.peerPublicKey);
   }
 
   // ---- helpers ----------------------------------------------------------------------------

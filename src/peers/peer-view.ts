@@ -3,7 +3,7 @@
  * with its auth mode, fingerprint, probe failure and cached capabilities. Data only; the CLI
  * and the dashboard word it.
  */
-import { keyFingerprint } from '../identity/fingerprint.js';
+import { keyFingerprintOrNull } from '../identity/fingerprint.js';
 import type { ContainerRollup } from './capabilities.js';
 import type { PeerRow } from '../store/peers.js';
 import { reportedAuthMode } from './auth-mode.js';
@@ -18,7 +18,10 @@ export interface PeerView {
   readonly status: PeerRow['status'];
   readonly enabled: boolean;
   readonly authMode: 'signed' | 'bearer' | 'none';
-  /** The peer's key fingerprint; null when no key is pinned (a request without a PIN says only a name). */
+  /**
+   * The peer's key fingerprint; null when no key is pinned (a request without a PIN says only a
+   * name), or when the stored key cannot be read as one.
+   */
   readonly fingerprint: string | null;
   readonly pinVerified: boolean;
   readonly createdAt: string;
@@ -63,7 +66,7 @@ export function peerView(row: PeerRow, health: PeerHealth, selfName: string | nu
     status: row.status,
     enabled: row.enabled,
     authMode: reportedAuthMode(row),
-    fingerprint: row.peerPublicKey === null ? null : keyFingerprint(row.peerPublicKey),
+    fingerprint: row.peerPublicKey === null ? null : keyFingerprintOrNull(row.peerPublicKey),
     pinVerified: row.pinVerified,
     createdAt: row.createdAt,
     expiresAt: row.expiresAt,

@@ -1,0 +1,72 @@
+/**
+ * The peer and pairing surface under attack, on real Hub processes (the peer-surface audit):
+ * a public key spelled so that it verifies but cannot be fingerprinted, and what a stored one
+ * does to status and the peer list.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { DATABASE_FILE_NAME } from '../../src/store/database.js';
+import { FakePeer, POOL, fqdn, mintPin, peerNamed, reservePorts, send, startNamedHub, type HubProcess } from './pairing-fixtures.js';
+
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/**
+ * The same 32 key bytes spelled another way: the last of 43 characters carries two bits the
+ * decoder drops, so flipping one of them changes the text and not the key.
+ */
+function nonCanonical(publicKey: string): string {
+  const last = BASE64URL.indexOf(publicKey.at(-1)!);
+  const other = publicKey.slice(0, -1) + BASE64URL[last ^ 1];
+  assert.deepEqual(Buffer.from(other, 'base64url'), Buffer.from(publicKey, 'base64url'), 'the two spellings decode to the same bytes');
+  return other;
+}
+
+describe('a public key in a non-canonical spelling', () => {
+  const NAME = fqdn('key-spelling');
+  let hub: HubProcess;
+  let port: number;
+
+  before(async () => {
+    ({ hub: port } = await reservePorts(['hub']));
+    hub = await startNamedHub({ name: NAME, port, origins: {} });
+  });
+  after(async () => {
+    await hub?.stop();
+  });
+
+  it('is refused on a PIN request (400), which plants no row; status and the peer list still answer', async () => {
+    const fake = new FakePeer('odd-spelling');
+    const { pin } = await mintPin(hub);
+    const body = { fromNodeFqdn: fake.name, token: fake.token, pin, nodeUuid: fake.uuid, publicKey: nonCanonical(fake.publicKey) };
+    const asked = await send(hub.url, 'POST', `${POOL}/pair/request`, { body });
+    assert.equal(asked.status, 400, asked.text);
+    assert.equal(asked.json.error.code, 'HUB_ERR_BAD_REQUEST');
+    assert.equal((await hub.api('GET', `${POOL}/status`)).status, 200);
+    assert.equal(await peerNamed(hub, fake.name), null);
+    // The PIN was not spent on it: the same requester with its key as Node writes it is taken.
+    assert.equal((await fake.requestPairing(hub, pin)).status, 200);
+  });
+
+  it('already stored (an older build, an edited database) shows as no fingerprint on its row; status and the peer list answer 200', async () => {
+    const fake = new FakePeer('stored-odd-spelling');
+    const { pin } = await mintPin(hub);
+    assert.equal((await fake.requestPairing(hub, pin)).status, 200);
+    await hub.stop();
+    const db = new Database(join(hub.dataDir, DATABASE_FILE_NAME));
+    try {
+      const changed = db.prepare('UPDATE hub_pool_peer SET peer_public_key = ? WHERE node_fqdn = ?').run(nonCanonical(fake.publicKey), fake.name);
+      assert.equal(changed.changes, 1);
+    } finally {
+      db.close();
+    }
+    hub = await startNamedHub({ name: NAME, port, origins: {}, dataDir: hub.dataDir });
+    const status = await hub.api<{ peers: Array<{ nodeFqdn: string; fingerprint: string | null }> }>('GET', `${POOL}/status`);
+    assert.equal(status.status, 200, JSON.stringify(status.json));
+    assert.equal(status.json.peers.find((p) => p.nodeFqdn === fake.name)?.fingerprint, null);
+    const row = await peerNamed(hub, fake.name);
+    assert.ok(row, 'the peer list answers and names the row');
+    assert.equal(row.fingerprint, null);
+  });
+});
