@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ProxyDialect } from '../engines/types.js';
-import { isDegenerate, judgeBody, STREAM_HEAD_BYTES, STREAM_TAIL_BYTES, StreamJudge, type OutputFault } from './output-check.js';
+import { isDegenerate, judgeBody, readAnswer, STREAM_HEAD_BYTES, STREAM_TAIL_BYTES, StreamJudge, type OutputFault } from './output-check.js';
 
 const ollamaFrame = (content: string, done = false) => JSON.stringify({ model: 'g', created_at: 't', message: { role: 'assistant', content }, done }) + '\n';
 const sse = (doc: unknown) => `data: ${typeof doc === 'string' ? doc : JSON.stringify(doc)}\n\n`;
@@ -56,9 +56,10 @@ describe('judgeBody (non-streamed)', () => {
       fault: null,
     },
     { name: 'a body not in the dialect is not judged', dialect: 'openai', body: JSON.stringify({ hello: 'world' }), fault: null },
-    { name: 'a body that is not JSON is malformed output', dialect: 'ollama', body: 'oops', fault: 'malformed-output' },
-    { name: 'an empty 200 is malformed output', dialect: 'openai', body: '', fault: 'malformed-output' },
-    { name: 'an HTML page is malformed output', dialect: 'openai', body: '<html><body>Sign in to the network</body></html>', fault: 'malformed-output' },
+    // Not JSON is not recognisably in the dialect either: relayed as it came, never judged.
+    { name: 'a body that is not JSON (text/plain "OK") is not judged', dialect: 'ollama', body: 'OK', fault: null },
+    { name: 'an empty 200 is not judged', dialect: 'openai', body: '', fault: null },
+    { name: 'an HTML page is not judged', dialect: 'openai', body: '<html><body>Sign in to the network</body></html>', fault: null },
     // An engine's body is untrusted: wrong shapes are read past, never thrown on (issue 9, defect 2's class).
     { name: 'a null choice is skipped: with no readable choice the body is not judged', dialect: 'openai', body: '{"choices":[null]}', fault: null },
     {
@@ -98,6 +99,13 @@ describe('judgeBody (non-streamed)', () => {
     },
   ];
   for (const r of rows) it(r.name, () => assert.equal(judgeBody(r.dialect, Buffer.from(r.body)), r.fault));
+
+  it('says whether a body was recognisably in the dialect: only such a body can be a clean answer', () => {
+    assert.equal(readAnswer('ollama', Buffer.from('OK')).recognised, false);
+    assert.equal(readAnswer('openai', Buffer.from(JSON.stringify({ hello: 'world' }))).recognised, false);
+    assert.equal(readAnswer('ollama', Buffer.from(JSON.stringify({ model: 'g', message: { content: 'hi' }, done: true }))).recognised, true);
+    assert.equal(readAnswer('openai', Buffer.from(JSON.stringify({ choices: [{ message: { content: 'hi' }, finish_reason: 'stop' }] }))).recognised, true);
+  });
 });
 
 describe('StreamJudge', () => {
@@ -216,6 +224,14 @@ describe('StreamJudge', () => {
   it('ignores SSE comment lines', () => assert.equal(judge('openai', [': keepalive 1/10\n\n', sse(chunk('hi', 'stop')), sse('[DONE]')]), null));
   it('judges a stream whose first byte is a blank line', () => assert.equal(judge('ollama', ['\n', ollamaFrame('Hel')]), 'truncated-upstream'));
   it('does not judge a stream with no frames in the dialect', () => assert.equal(judge('ollama', ['not json at all\n']), null));
+  it('says whether it saw a frame in the dialect: a stream with none is no clean answer', () => {
+    const none = new StreamJudge('ollama');
+    none.push(Buffer.from('not json at all\n'));
+    assert.equal(none.recognised, false);
+    const one = new StreamJudge('ollama');
+    one.push(Buffer.from('{"model":"g","message":{"content":"hi"},"done":true}\n'));
+    assert.equal(one.recognised, true);
+  });
   it('judges nothing and reads no frames when not a byte came', () => {
     for (const dialect of ['ollama', 'openai'] as const) {
       const j = new StreamJudge(dialect);

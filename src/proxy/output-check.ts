@@ -7,15 +7,16 @@
  *   stream's [DONE] or a set finish_reason; a non-streamed body's finish_reason), or an OpenAI
  *   stream carried an error frame (vLLM sends [DONE] after one anyway);
  * - degenerate-output: the first 256 characters of generated text, answer and reasoning
- *   together, are nothing but <unusedN> placeholders;
- * - malformed-output: a non-streamed 200 that is not JSON at all (an HTML page, an empty body,
- *   bytes cut mid-document): nobody can read it, so it was never served (issue 9).
- * A JSON body not recognisably in the dialect is not judged. Token usage is not a signal.
+ *   together, are nothing but <unusedN> placeholders.
+ * A body not recognisably in the dialect is not judged (the spec's rule): not JSON at all (a
+ * text/plain "OK", an HTML page, an empty body), or JSON without the dialect's fields. It is
+ * relayed as it came and neither struck nor taken as the clean answer that ends a withhold.
+ * Token usage is not a signal.
  */
 import { StringDecoder } from 'node:string_decoder';
 import type { ProxyDialect } from '../engines/types.js';
 
-export type OutputFault = 'truncated-upstream' | 'degenerate-output' | 'malformed-output';
+export type OutputFault = 'truncated-upstream' | 'degenerate-output';
 
 /** How much generated text the placeholder check reads. */
 export const DEGENERATE_PREFIX_CHARS = 256;
@@ -74,35 +75,38 @@ export function generatedText(doc: unknown): string {
   return out;
 }
 
-/** Judges a whole non-streamed body; null when it is a sound answer or JSON not in the dialect. */
+/** Judges a whole non-streamed body; null when it is a sound answer or not in the dialect. */
 export function judgeBody(dialect: ProxyDialect, body: Buffer): OutputFault | null {
   return readAnswer(dialect, body).fault;
 }
 
-/**
- * Judges a whole non-streamed body and hands back the document it parsed (null when it was not
- * JSON), so the engine's timings are read from the same parse rather than a second one of the
- * whole answer.
- */
-export function readAnswer(dialect: ProxyDialect, body: Buffer): { readonly fault: OutputFault | null; readonly doc: unknown } {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(body.toString('utf8'));
-  } catch {
-    return { fault: 'malformed-output', doc: null };
-  }
-  return { fault: judgeDoc(dialect, doc), doc };
+/** A whole body as judged: only a body recognisably in the dialect is judged, and only a sound one is a clean answer. */
+export interface AnswerReading {
+  readonly fault: OutputFault | null;
+  /** Whether the body was recognisably an answer in the dialect (and so judged at all). */
+  readonly recognised: boolean;
+  /** The document parsed (null when the body was not JSON), so the engine's timings are read from the same parse. */
+  readonly doc: unknown;
 }
 
-function judgeDoc(dialect: ProxyDialect, doc: unknown): OutputFault | null {
+/** Judges a whole non-streamed body and hands back the document it parsed. */
+export function readAnswer(dialect: ProxyDialect, body: Buffer): AnswerReading {
+  const doc = parseJson(body.toString('utf8'));
   const d = record(doc);
-  if (d === null) return null;
+  if (d === null || !inDialect(dialect, d)) return { fault: null, recognised: false, doc };
+  return { fault: judgeDoc(dialect, d), recognised: true, doc };
+}
+
+/** An Ollama body carries done and model; an OpenAI-compatible one a readable first choice. */
+function inDialect(dialect: ProxyDialect, d: Record<string, unknown>): boolean {
+  return dialect === 'ollama' ? 'done' in d && 'model' in d : choicesOf(d)[0] !== undefined;
+}
+
+function judgeDoc(dialect: ProxyDialect, d: Record<string, unknown>): OutputFault | null {
   if (dialect === 'ollama') {
-    if (!('done' in d) || !('model' in d)) return null;
     if (d.done !== true) return 'truncated-upstream';
   } else {
-    const first = choicesOf(d)[0];
-    if (first === undefined) return null;
+    const first = choicesOf(d)[0]!;
     if (first.finish_reason === null || first.finish_reason === undefined) return 'truncated-upstream';
   }
   return isDegenerate(generatedText(d)) ? 'degenerate-output' : null;
@@ -166,6 +170,11 @@ export class StreamJudge {
       this.#tailBytes -= dropped;
       this.#tail.dropFront(dropped);
     }
+  }
+
+  /** Whether a frame in the dialect was seen: a stream that had none is not judged, and is no clean answer either. */
+  get recognised(): boolean {
+    return this.#sawFrame;
   }
 
   /** The verdict once the stream ended cleanly on the wire; a dropped connection is judged by the caller. */
