@@ -327,7 +327,6 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
         peerOrigins: peers.origins,
         tailscaleAdminApiConfigured: env.tailscaleAdminApiConfigured,
         // The proxy's own predicate, so a pin's targetAvailable cannot disagree with routing.
-        usablePeerNames: usable.map((p) => p.name),
         usablePeers: usable,
         forwarded: (name) => inFlight.count(name),
         withheld: { outputFaults: outputFaults.withheld(), unservable: unservable.withheld() },

@@ -4,6 +4,7 @@ import { resolvePoolDirections, type PoolDirections, type SwitchInputs } from '.
 import { DEFAULT_SETTINGS, type PoolSettings, type RoutingPin } from '../config/settings-schema.js';
 import type { BackendView } from '../engines/types.js';
 import type { PeerView } from '../peers/peer-view.js';
+import type { UsablePeer } from '../placement/candidates.js';
 import { peerViewFixture } from '../peers/peer-view.fixture.js';
 import { UNKNOWN_PEER_LOAD } from '../placement/peer-load.js';
 import { usablePeerFixture } from '../placement/usable-peer.fixture.js';
@@ -179,30 +180,63 @@ describe('buildPoolStatus', () => {
   });
 });
 
-describe('buildPoolStatus: pins', () => {
+describe('buildPoolStatus: pins, and whether each would apply now', () => {
   const PEER = 'hub-b.tail0.ts.net';
   const pins: readonly RoutingPin[] = [
     { scope: 'model', model: 'qwen3:8b', target: 'local' },
     { scope: 'model', model: 'org/llama:70b', target: 'Hub-B.tail0.ts.net.' },
     { scope: 'default', model: null, target: 'hub-gone.tail0.ts.net' },
   ];
+  const peerB = usablePeerFixture(PEER, [{ kind: 'ollama', models: ['org/llama:70b'] }]);
+  const LOCAL_8B = [backend('ollama', ['qwen3:8b'])];
   const rows: readonly {
     name: string;
     backends: readonly BackendView[];
-    usable: readonly string[] | undefined;
+    usable: readonly UsablePeer[] | undefined;
+    unservable?: readonly string[];
     available: readonly [boolean, boolean, boolean];
   }[] = [
-    { name: 'a healthy local engine and the peer usable', backends: [backend('ollama', ['qwen3:8b'])], usable: [PEER], available: [true, true, false] },
-    { name: 'no local engine at all', backends: [], usable: [PEER], available: [false, true, false] },
     {
-      name: 'only an unhealthy local engine',
-      backends: [{ ...backend('ollama', ['qwen3:8b']), healthy: false }],
-      usable: [PEER],
+      name: 'a healthy local engine holding the model and the peer usable and holding its model',
+      backends: LOCAL_8B,
+      usable: [peerB],
+      available: [true, true, false],
+    },
+    { name: 'no local engine at all', backends: [], usable: [peerB], available: [false, true, false] },
+    { name: 'only an unhealthy local engine', backends: [{ ...LOCAL_8B[0]!, healthy: false }], usable: [peerB], available: [false, true, false] },
+    {
+      name: 'the local engines no longer list the pinned model',
+      backends: [backend('ollama', ['other:1b'])],
+      usable: [peerB],
       available: [false, true, false],
     },
-    { name: 'the peer not usable (down, disabled, stale or outbound off)', backends: [backend('ollama', [])], usable: [], available: [true, false, false] },
-    { name: 'no usable-peer list given: peers read unavailable', backends: [backend('ollama', [])], usable: undefined, available: [true, false, false] },
-    { name: 'an unpaired target still listed, unavailable', backends: [], usable: [PEER, 'hub-c.tail0.ts.net'], available: [false, true, false] },
+    {
+      name: 'the local engine holding the model is withheld as unable to serve it',
+      backends: LOCAL_8B,
+      usable: [peerB],
+      unservable: ['local|ollama|qwen3:8b'],
+      available: [false, true, false],
+    },
+    { name: 'the peer not usable (down, disabled, stale or outbound off)', backends: LOCAL_8B, usable: [], available: [true, false, false] },
+    { name: 'no usable-peer list given: peers read unavailable', backends: LOCAL_8B, usable: undefined, available: [true, false, false] },
+    {
+      name: 'the peer usable but no longer listing the pinned model',
+      backends: LOCAL_8B,
+      usable: [usablePeerFixture(PEER, [{ kind: 'ollama', models: ['other:1b'] }])],
+      available: [true, false, false],
+    },
+    {
+      name: 'the peer listing the model but saying it cannot serve it',
+      backends: LOCAL_8B,
+      usable: [{ ...peerB, unservableModels: ['org/llama:70b'] }],
+      available: [true, false, false],
+    },
+    {
+      name: 'a default pin at a usable peer applies whatever it holds',
+      backends: [],
+      usable: [peerB, usablePeerFixture('hub-gone.tail0.ts.net', [])],
+      available: [false, true, true],
+    },
   ];
   for (const row of rows) {
     it(`${row.name}: targetAvailable ${row.available.join('/')}`, () => {
@@ -210,7 +244,8 @@ describe('buildPoolStatus: pins', () => {
         inputs({
           settings: { ...DEFAULT_SETTINGS, poolPins: pins },
           backends: row.backends,
-          ...(row.usable === undefined ? {} : { usablePeerNames: row.usable }),
+          ...(row.usable === undefined ? {} : { usablePeers: row.usable }),
+          withheld: { outputFaults: [], unservable: (row.unservable ?? []).map((key) => ({ key, until: '2026-11-30T13:00:00.000Z', reason: 'unservable' })) },
         }),
       );
       assert.deepEqual(
@@ -221,7 +256,7 @@ describe('buildPoolStatus: pins', () => {
   }
 
   it('reports each pin with its target resolved to a node name', () => {
-    const status = buildPoolStatus(inputs({ settings: { ...DEFAULT_SETTINGS, poolPins: pins }, usablePeerNames: [PEER] }));
+    const status = buildPoolStatus(inputs({ settings: { ...DEFAULT_SETTINGS, poolPins: pins }, usablePeers: [peerB] }));
     assert.deepEqual(status.pins, [
       { scope: 'model', model: 'qwen3:8b', target: 'local', targetNode: 'local', targetAvailable: false },
       { scope: 'model', model: 'org/llama:70b', target: 'Hub-B.tail0.ts.net.', targetNode: PEER, targetAvailable: true },

@@ -6,12 +6,12 @@
 import type { DisabledBy, PoolDirections } from '../config/kill-switch.js';
 import type { PoolSettings, RoutingPin } from '../config/settings-schema.js';
 import type { ContainerReport } from '../containers/container-sampler.js';
-import type { BackendView } from '../engines/types.js';
+import type { BackendView, ProxyDialect } from '../engines/types.js';
 import type { EngineQueueView } from '../engines/engine-queue.js';
 import { localQueueDepth, othersOnEngine } from '../placement/local-queue-depth.js';
 import type { PeerView } from '../peers/peer-view.js';
-import type { UsablePeer } from '../placement/candidates.js';
-import type { WithheldEntry } from '../proxy/withhold-book.js';
+import { localCandidates, peerCandidates, type UsablePeer } from '../placement/candidates.js';
+import { engineModelKey, type WithheldEntry } from '../proxy/withhold-book.js';
 import { LOCAL_PIN_TARGET, pinTargetNode } from '../placement/steps/pin.js';
 import type { ThroughputBook } from '../placement/throughput/book.js';
 import { localPlacementStatus, peerPlacementStatus, type LocalPlacementStatus, type PeerPlacementStatus, type PeerSnapshotFacts } from './placement-status.js';
@@ -151,11 +151,9 @@ export interface StatusInputs {
   readonly peerOrigins: ReadonlyMap<string, string>;
   readonly tailscaleAdminApiConfigured: boolean;
   /**
-   * Names of the peers placement may send work to right now (the proxy's usablePeers()).
-   * Absent reads as none, so a pin at a peer reports unavailable rather than guessed.
+   * Usable peers as placement reads them (the proxy's usablePeers(), queue depth included);
+   * absent means none, so a pin at a peer reports unavailable rather than guessed.
    */
-  readonly usablePeerNames?: readonly string[];
-  /** Usable peers as placement reads them (queue depth included); absent means none. */
   readonly usablePeers?: readonly UsablePeer[];
   /** Requests this Hub has forwarded to a peer and not finished reading. */
   readonly forwarded?: (peerName: string) => number;
@@ -254,11 +252,11 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
         : {};
       return Object.assign(peerRow(p, input.forwarded?.(p.nodeFqdn) ?? 0, usable), placement, machine);
     }),
-    pins: pinStatuses(
-      input.settings.poolPins,
-      backends.some((b) => b.healthy),
-      input.usablePeerNames ?? [],
-    ),
+    pins: pinStatuses(input.settings.poolPins, {
+      backends: input.backends,
+      usablePeers: input.usablePeers ?? [],
+      unservable: new Set((input.withheld?.unservable ?? []).map((e) => e.key)),
+    }),
     models: poolModels(input.backends, input.usablePeers ?? []),
     withheld: input.withheld ?? { outputFaults: [], unservable: [] },
   };
@@ -301,9 +299,24 @@ function peerRow(p: PeerView, forwardedInFlight: number, usable: UsablePeer | un
   };
 }
 
-/** Each pin with its target resolved the way the pin step resolves it. */
-export function pinStatuses(pins: readonly RoutingPin[], localHealthy: boolean, usablePeerNames: readonly string[]): PinStatus[] {
-  const usable = new Set(usablePeerNames.map((name) => name.toLowerCase()));
+/** What a pin's target is judged against: the facts placement builds its candidates from. */
+export interface PinTargetFacts {
+  readonly backends: readonly BackendView[];
+  readonly usablePeers: readonly UsablePeer[];
+  /** engineModelKey('local', backendId, model) of each local engine withheld as unable to serve a model. */
+  readonly unservable: ReadonlySet<string>;
+}
+
+/**
+ * Each pin with its target resolved the way the pin step resolves it, and whether the pin would
+ * apply now: the target has a candidate, by the predicates candidates() uses (spec, "Manual
+ * routing pins": status is where a pin that quietly stopped applying shows). A model pin needs a
+ * candidate for its model there: a healthy engine listing it and not withheld as unable to serve
+ * it, or a usable peer listing it and not saying it cannot serve it. The default pin covers
+ * every model, so any healthy engine, or the peer being usable, is enough. Both dialects are
+ * asked, since the pin applies to either.
+ */
+export function pinStatuses(pins: readonly RoutingPin[], facts: PinTargetFacts): PinStatus[] {
   return pins.map((pin) => {
     const targetNode = pinTargetNode(pin.target);
     return {
@@ -311,10 +324,23 @@ export function pinStatuses(pins: readonly RoutingPin[], localHealthy: boolean, 
       model: pin.scope === 'model' ? pin.model : null,
       target: pin.target,
       targetNode,
-      targetAvailable: targetNode === LOCAL_PIN_TARGET ? localHealthy : usable.has(targetNode),
+      targetAvailable: pinApplies(targetNode, pin.scope === 'model' ? pin.model : null, facts),
     };
   });
 }
+
+function pinApplies(targetNode: string, model: string | null, facts: PinTargetFacts): boolean {
+  if (targetNode === LOCAL_PIN_TARGET) {
+    if (model === null) return facts.backends.some((b) => b.healthy);
+    const unservable = (backendId: string) => facts.unservable.has(engineModelKey(LOCAL_PIN_TARGET, backendId, model));
+    return PIN_DIALECTS.some((d) => localCandidates(facts.backends, model, d, () => 0, unservable).length > 0);
+  }
+  const peers = facts.usablePeers.filter((p) => p.name.toLowerCase() === targetNode);
+  if (model === null) return peers.length > 0;
+  return PIN_DIALECTS.some((d) => peerCandidates(peers, model, d).length > 0);
+}
+
+const PIN_DIALECTS: readonly ProxyDialect[] = ['openai', 'ollama'];
 
 function engineReported(q: EngineQueueView | null | undefined): EngineReportedStatus | null {
   if (q == null) return null;

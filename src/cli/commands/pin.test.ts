@@ -10,7 +10,7 @@ import { SettingsFile } from '../../config/settings-file.js';
 import { toHubError } from '../../http/error-mapping.js';
 import { registerPinRoutes } from '../../http/pin-routes.js';
 import { HUB_BOOT_PATH, registerHubBootRoutes } from '../../http/hub-boot-routes.js';
-import { pinStatuses } from '../../status/pool-status.js';
+import { pinStatuses, type PinTargetFacts } from '../../status/pool-status.js';
 import { CliError } from '../hub-client.js';
 import { normalizePinTarget, pinCommand, pinDoneLines, pinQuestion, unpinCommand } from './pin.js';
 
@@ -33,6 +33,24 @@ describe('normalizePinTarget', () => {
   }
 });
 
+/** Status as the Hub would report it: a healthy local Ollama listing one model, no usable peer. */
+const HEALTHY_LOCAL_NO_PEER: PinTargetFacts = {
+  backends: [
+    {
+      backendId: 'ollama',
+      kind: 'ollama',
+      url: 'http://127.0.0.1:11434',
+      running: true,
+      healthy: true,
+      models: [{ name: 'm', parameterSize: null, capabilities: null, sizeBytes: null }],
+      error: null,
+      probedMsAgo: 0,
+    },
+  ],
+  usablePeers: [],
+  unservable: new Set(),
+};
+
 describe('pinQuestion and pinDoneLines', () => {
   it('asks about a model pin by its id and says failover stays', () =>
     assert.match(pinQuestion('core-1.tail0.ts.net', 'llama3.2:3b'), /^Pin model llama3\.2:3b to core-1\.tail0\.ts\.net\? .*failover/));
@@ -41,16 +59,21 @@ describe('pinQuestion and pinDoneLines', () => {
 
   it('warns when the target cannot be preferred right now', () => {
     const pin = { scope: 'model', model: 'm', target: 'core-1.tail0.ts.net' } as const;
-    const [status] = pinStatuses([pin], true, []);
+    const [status] = pinStatuses([pin], HEALTHY_LOCAL_NO_PEER);
     const lines = pinDoneLines(pin, status);
     assert.equal(lines[0], 'Pinned model m to core-1.tail0.ts.net.');
-    assert.match(lines[1] ?? '', /^Note: core-1\.tail0\.ts\.net is not a peer this Hub can send work to right now/);
+    assert.match(lines[1] ?? '', /^Note: core-1\.tail0\.ts\.net cannot take m right now \(.*not serving that model\)/);
     assert.equal(lines.at(-1), 'Remove it with: cihub pool unpin --model m');
+  });
+
+  it('says when no local engine serves the pinned model', () => {
+    const pin = { scope: 'model', model: 'other:1b', target: 'local' } as const;
+    assert.match(pinDoneLines(pin, pinStatuses([pin], HEALTHY_LOCAL_NO_PEER)[0])[1] ?? '', /^Note: no healthy local engine here serves other:1b right now/);
   });
 
   it('says nothing more when the target is available', () => {
     const pin = { scope: 'default', model: null, target: 'local' } as const;
-    assert.deepEqual(pinDoneLines(pin, pinStatuses([pin], true, [])[0]), [
+    assert.deepEqual(pinDoneLines(pin, pinStatuses([pin], HEALTHY_LOCAL_NO_PEER)[0]), [
       'Pinned every model without its own pin to local.',
       'Remove it with: cihub pool unpin',
     ]);
@@ -79,8 +102,7 @@ describe('pinCommand and unpinCommand against the routes', () => {
     });
     registerPinRoutes(app, { settings, logger: pino({ level: 'silent' }) });
     registerHubBootRoutes(app, { bootId: 'pin-test-boot' });
-    // Status as the Hub would report it: a healthy local engine, no usable peer.
-    app.get('/api/inference/pool/status', async () => ({ pins: pinStatuses(settings.get().poolPins, true, []) }));
+    app.get('/api/inference/pool/status', async () => ({ pins: pinStatuses(settings.get().poolPins, HEALTHY_LOCAL_NO_PEER) }));
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : 0;
@@ -93,7 +115,7 @@ describe('pinCommand and unpinCommand against the routes', () => {
 
   it('pins a model at a peer that is not usable, and says so', async () => {
     const out = await pinCommand({ ...flags(), target: 'Core-1.tail0.ts.net', model: 'org/m:7b' });
-    assert.match(out, /^Pinned model org\/m:7b to core-1\.tail0\.ts\.net\.\nNote: core-1\.tail0\.ts\.net is not a peer/);
+    assert.match(out, /^Pinned model org\/m:7b to core-1\.tail0\.ts\.net\.\nNote: core-1\.tail0\.ts\.net cannot take org\/m:7b right now/);
     assert.deepEqual(settings.get().poolPins, [{ scope: 'model', model: 'org/m:7b', target: 'core-1.tail0.ts.net' }]);
   });
 

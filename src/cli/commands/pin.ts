@@ -60,14 +60,18 @@ export function pinQuestion(target: string, model: string | undefined): string {
 export function pinDoneLines(pin: RoutingPin, status: PinStatus | undefined): string[] {
   const lines = [`Pinned ${pinSubject(pin.model)} to ${pin.target}.`];
   if (status !== undefined && !status.targetAvailable) {
-    lines.push(
-      pin.target === 'local'
-        ? 'Note: no local engine is healthy right now, so the pin has nothing to prefer until one is; requests route as if unpinned meanwhile.'
-        : `Note: ${status.targetNode} is not a peer this Hub can send work to right now (not paired, unreachable, disabled or not taking work), so the pin does not apply until it is; requests route as if unpinned meanwhile.`,
-    );
+    lines.push(`Note: ${idleTargetReason(pin, status.targetNode)}, so the pin has nothing to prefer until it can; requests route as if unpinned meanwhile.`);
   }
   lines.push('Remove it with: cihub pool unpin' + (pin.model === null ? '' : ` --model ${pin.model}`));
   return lines;
+}
+
+/** Why a pin's target has no candidate now, by what status judged it on (status/pool-status.ts pinStatuses). */
+function idleTargetReason(pin: RoutingPin, targetNode: string): string {
+  if (targetNode === 'local') return pin.model === null ? 'no local engine is healthy right now' : `no healthy local engine here serves ${pin.model} right now`;
+  return pin.model === null
+    ? `${targetNode} is not a peer this Hub can send work to right now (not paired, unreachable, disabled or not taking work)`
+    : `${targetNode} cannot take ${pin.model} right now (not paired, unreachable, disabled, not taking work, or not serving that model)`;
 }
 
 export async function pinCommand(opts: PinOptions): Promise<string> {
