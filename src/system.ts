@@ -312,7 +312,13 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     handout: (model) => windowHandout(model, { backends: health.latest(), maxNumCtx: settings.get().inferenceMaxNumCtx }, pool.usablePeers()),
     status: async () => {
       const tailnet = await peers.self();
-      const peerViews = peers.store.list().map((row) => peerView(row, peers.poller.health(row.id), tailnet.nodeFqdn, peers.pairing.approvedThere(row.id)));
+      const nowMs = clock.nowMs();
+      const pollSeconds = settings.get().poolHealthPollSeconds;
+      const peerViews = peers.store
+        .list()
+        .map((row) =>
+          peerView(row, peers.poller.health(row.id), { selfName: tailnet.nodeFqdn, approvedThereAt: peers.pairing.approvedThere(row.id), nowMs, pollSeconds }),
+        );
       const usable = pool.usablePeers();
       return buildPoolStatus({
         directions: directions(),

@@ -14,7 +14,14 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
   const p = s.peers;
   const view = async (id: string) => {
     const row = p.store.get(id);
-    return row === null ? null : peerView(row, p.poller.health(row.id), (await p.self()).nodeFqdn, p.pairing.approvedThere(row.id));
+    if (row === null) return null;
+    const ctx = {
+      selfName: (await p.self()).nodeFqdn,
+      approvedThereAt: p.pairing.approvedThere(row.id),
+      nowMs: s.clock.nowMs(),
+      pollSeconds: s.settings.get().poolHealthPollSeconds,
+    };
+    return peerView(row, p.poller.health(row.id), ctx);
   };
   const refOf = (params: unknown) => resolvePeer(p.store, (params as { ref: string }).ref);
 
@@ -28,7 +35,7 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
         // The band as status shows it: clamped on read, and null from a snapshot too old to trust.
         const facts = health.capabilities === null ? null : { gpuPressure: health.capabilities.gpuPressure, snapshotAtMs: health.capabilitiesAtMs };
         return {
-          ...peerView(row, health, selfName, p.pairing.approvedThere(row.id)),
+          ...peerView(row, health, { selfName, approvedThereAt: p.pairing.approvedThere(row.id), nowMs, pollSeconds }),
           gpuPressure: peerMachineStatus(facts, null, nowMs, pollSeconds).gpuPressure,
         };
       }),

@@ -350,40 +350,48 @@ describe('hardwareTier on the wire', () => {
 });
 
 describe('peerView: containers as status and GET /peers carry them', () => {
+  const row = {
+    id: 'p1',
+    nodeFqdn: 'hub-b.tail0.ts.net',
+    direction: 'outbound',
+    status: 'connected',
+    enabled: true,
+    peerNodeUuid: null,
+    peerPublicKey: null,
+    pinVerified: false,
+    issuedTokenHash: null,
+    presentTokenSealed: null,
+    signedSeenAt: null,
+    bearerGraceUntil: null,
+    createdAt: '2026-11-30T11:00:00.000Z',
+    expiresAt: null,
+    lastSeenAt: null,
+    consecutiveFailures: 0,
+    confirmFailedAt: null,
+    crossedAt: null,
+  } as const;
+  const health = (containers: unknown, capabilitiesAtMs = 0) => ({
+    probeFailure: null,
+    probeFailureSince: null,
+    capabilities: read({ containers }),
+    capabilitiesAtMs,
+    forwardedAtSnapshot: 0,
+    leftAt: null,
+  });
+  const ctx = (nowMs: number) => ({ selfName: null, approvedThereAt: null, nowMs, pollSeconds: 30 });
+
   it('carries a valid rollup, and null (not zeros) for a rejected one or none', async () => {
     const { peerView } = await import('./peer-view.js');
-    const row = {
-      id: 'p1',
-      nodeFqdn: 'hub-b.tail0.ts.net',
-      direction: 'outbound',
-      status: 'connected',
-      enabled: true,
-      peerNodeUuid: null,
-      peerPublicKey: null,
-      pinVerified: false,
-      issuedTokenHash: null,
-      presentTokenSealed: null,
-      signedSeenAt: null,
-      bearerGraceUntil: null,
-      createdAt: '2026-11-30T11:00:00.000Z',
-      expiresAt: null,
-      lastSeenAt: null,
-      consecutiveFailures: 0,
-      confirmFailedAt: null,
-      crossedAt: null,
-    } as const;
-    const health = (containers: unknown) => ({
-      probeFailure: null,
-      probeFailureSince: null,
-      capabilities: read({ containers }),
-      capabilitiesAtMs: 0,
-      forwardedAtSnapshot: 0,
-      leftAt: null,
-    });
-    assert.deepEqual(peerView(row, health(CONTAINERS), null).containers, CONTAINERS);
-    assert.equal(peerView(row, health({ ...CONTAINERS, running: 9 }), null).containers, null);
-    assert.equal(peerView(row, health(undefined), null).containers, null);
-    assert.equal(peerView(row, { ...health(undefined), capabilities: null }, null).containers, null);
+    assert.deepEqual(peerView(row, health(CONTAINERS), ctx(0)).containers, CONTAINERS);
+    assert.equal(peerView(row, health({ ...CONTAINERS, running: 9 }), ctx(0)).containers, null);
+    assert.equal(peerView(row, health(undefined), ctx(0)).containers, null);
+    assert.equal(peerView(row, { ...health(undefined), capabilities: null }, ctx(0)).containers, null);
+  });
+
+  it('carries none from a snapshot older than three polls: the last counts of a peer gone quiet are not an idle machine', async () => {
+    const { peerView } = await import('./peer-view.js');
+    assert.deepEqual(peerView(row, health(CONTAINERS, 0), ctx(90_000)).containers, CONTAINERS);
+    assert.equal(peerView(row, health(CONTAINERS, 0), ctx(90_001)).containers, null);
   });
 });
 

@@ -7,6 +7,7 @@ import { keyFingerprintOrNull } from '../identity/fingerprint.js';
 import type { ContainerRollup } from './capabilities.js';
 import type { PeerRow } from '../store/peers.js';
 import { reportedAuthMode } from './auth-mode.js';
+import { snapshotTrusted } from './usable-peers.js';
 import type { PeerHealth } from './health-poller.js';
 import { pairingProblem, type PairingProblem } from './pairing-problem.js';
 import { probeFailureAction, type ProbeFailureKind } from './probe-failure.js';
@@ -45,7 +46,8 @@ export interface PeerView {
   /**
    * The peer's container counts and totals from its last good poll, validated whole on read
    * (capabilities.ts); null when not reported (an older build, poolShareContainerStats off
-   * there, no recent sample, a rejected rollup, or not polled yet). Never zeros in its place.
+   * there, no recent sample, a rejected rollup, or not polled yet) or when that poll is older
+   * than the snapshot trust (usable-peers.ts). Never zeros in its place.
    */
   readonly containers: ContainerRollup | null;
   /** The peer's advertised prompt ceiling; null when it names none or has not been polled (backends null tells which). */
@@ -56,8 +58,18 @@ export interface PeerView {
   readonly unservableModels: readonly string[] | null;
 }
 
-/** `approvedThereAt`: when the peer was seen acting on an approval this Hub never received (pairing-service.ts). */
-export function peerView(row: PeerRow, health: PeerHealth, selfName: string | null, approvedThereAt: string | null = null): PeerView {
+/** What a peer's view is read against besides its row and health. */
+export interface PeerViewContext {
+  /** This Hub's tailnet name; null when it has none. */
+  readonly selfName: string | null;
+  /** When the peer was seen acting on an approval this Hub never received (pairing-service.ts); null when not. */
+  readonly approvedThereAt: string | null;
+  readonly nowMs: number;
+  readonly pollSeconds: number;
+}
+
+export function peerView(row: PeerRow, health: PeerHealth, ctx: PeerViewContext): PeerView {
+  const { selfName, approvedThereAt } = ctx;
   const caps = health.capabilities;
   return {
     id: row.id,
@@ -82,7 +94,9 @@ export function peerView(row: PeerRow, health: PeerHealth, selfName: string | nu
     inFlightRequests: caps?.inFlightRequests ?? null,
     hardwareTier: caps?.hardwareTier ?? null,
     backends: caps?.backends ?? null,
-    containers: caps?.containers ?? null,
+    // Freshness-gated (spec, "Absent means not reported, never zero"): the last counts of a peer
+    // that stopped answering would read as a machine that went idle.
+    containers: snapshotTrusted(health.capabilitiesAtMs, ctx.nowMs, ctx.pollSeconds) ? (caps?.containers ?? null) : null,
     maxPromptTokens: caps?.maxPromptTokens ?? null,
     maxNumCtx: caps?.maxNumCtx ?? null,
     // A peer that sent no list names none.

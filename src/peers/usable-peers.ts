@@ -15,6 +15,11 @@ import type { PeerHealth } from './health-poller.js';
 /** A snapshot is trusted for three polls (90 s at the default cadence). */
 export const SNAPSHOT_TRUST_POLLS = 3;
 
+/** Whether a snapshot taken at `atMs` is still trusted for what it says about load (null: never taken). */
+export function snapshotTrusted(atMs: number | null, nowMs: number, pollSeconds: number): boolean {
+  return atMs !== null && nowMs - atMs <= SNAPSHOT_TRUST_POLLS * pollSeconds * 1000;
+}
+
 export interface UsablePeersInput {
   /** The peer rows (the PeerStore); only these fields are read. */
   readonly store: { list(): readonly Pick<PeerRow, 'id' | 'nodeFqdn' | 'status' | 'enabled'>[] };
@@ -53,7 +58,6 @@ function originOf(name: string, origins: ReadonlyMap<string, string>, cache: Map
 }
 
 export function usablePeers(input: UsablePeersInput): UsablePeer[] {
-  const maxAgeMs = SNAPSHOT_TRUST_POLLS * input.pollSeconds * 1000;
   const kept = originCacheOf(input.origins);
   const out: UsablePeer[] = [];
   for (const row of input.store.list()) {
@@ -61,7 +65,7 @@ export function usablePeers(input: UsablePeersInput): UsablePeer[] {
     const h = input.health(row.id);
     const caps = h.capabilities;
     if (caps === null || h.capabilitiesAtMs === null || !caps.acceptingWork) continue;
-    const stale = input.nowMs - h.capabilitiesAtMs > maxAgeMs;
+    const stale = !snapshotTrusted(h.capabilitiesAtMs, input.nowMs, input.pollSeconds);
     const forwarded = input.forwarded(row.nodeFqdn);
     out.push({
       peerId: row.id,

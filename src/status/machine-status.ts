@@ -7,7 +7,7 @@
  */
 import type { HardwareTierView } from '../machine/hardware-report.js';
 import type { LocalPressureView } from '../machine/pressure-sampler.js';
-import { SNAPSHOT_TRUST_POLLS } from '../peers/usable-peers.js';
+import { snapshotTrusted } from '../peers/usable-peers.js';
 
 export interface LocalMachineStatus {
   readonly gpuPressure: LocalPressureView;
@@ -28,6 +28,6 @@ export interface PeerMachineFacts {
 }
 
 export function peerMachineStatus(facts: PeerMachineFacts | null, rankedPressure: number | null, nowMs: number, pollSeconds: number): PeerMachineStatus {
-  const fresh = facts !== null && facts.snapshotAtMs !== null && nowMs - facts.snapshotAtMs <= SNAPSHOT_TRUST_POLLS * pollSeconds * 1000;
+  const fresh = facts !== null && snapshotTrusted(facts.snapshotAtMs, nowMs, pollSeconds);
   return { gpuPressure: fresh ? facts.gpuPressure : null, rankedPressure };
 }
