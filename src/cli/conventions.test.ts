@@ -22,6 +22,25 @@ const leaves = everyCommand(tree).filter((c) => c.commands.length === 0);
 /** Commands that run something rather than read it: serving, engines, the demo's show, a script for the shell. */
 const NOT_READS = new Set(['serve', 'dev engine', 'dev llama', 'demo', 'completion']);
 
+/**
+ * Commands that change nothing: reads, and the dashboard's one-time sign-in link, which grants a
+ * browser the session the operator key already holds and changes no setting or pairing.
+ * Every other command changes something, so DESIGN.md has it take --yes.
+ */
+const CHANGES_NOTHING = new Set([
+  ...NOT_READS,
+  'pool status',
+  'pool doctor',
+  'pool log',
+  'pool settings',
+  'pool discover',
+  'pool probe',
+  'pool peers',
+  'api-key list',
+  'logs',
+  'dashboard',
+]);
+
 describe('every cihub command', () => {
   it('has a description', () => {
     const missing = everyCommand(tree)
@@ -39,6 +58,19 @@ describe('every cihub command', () => {
     const paths = new Set(leaves.map(pathOf));
     assert.deepEqual(
       [...NOT_READS].filter((p) => !paths.has(p)),
+      [],
+    );
+  });
+
+  it('takes --yes wherever it changes something', () => {
+    const without = leaves.filter((c) => !CHANGES_NOTHING.has(pathOf(c)) && !c.options.some((o) => o.long === '--yes')).map(pathOf);
+    assert.deepEqual(without, []);
+  });
+
+  it('keeps the list of commands that change nothing to commands that exist', () => {
+    const paths = new Set(leaves.map(pathOf));
+    assert.deepEqual(
+      [...CHANGES_NOTHING].filter((p) => !paths.has(p)),
       [],
     );
   });

@@ -83,7 +83,7 @@ Hub Pool commands (cihub pool <command>):
   log [--json] [--limit N]        recent routing decisions, newest first, with why
   settings [--json]               every setting: value, default, range, and any env var that overrides it
   set <key> <value> [--yes]       change one setting, checked as the API checks it
-  slots <n>|clear [--json]        state how many requests this node's Ollama runs at once (OLLAMA_NUM_PARALLEL)
+  slots <n>|clear [--yes]         state how many requests this node's Ollama runs at once (OLLAMA_NUM_PARALLEL)
   enable [--yes]                  turn pooling on for this Hub
   disable [--yes]                 turn pooling off for this Hub
   pairing-pin [--yes]             mint a six-digit PIN here and print the pair command for the other Hub
@@ -180,8 +180,11 @@ pool
 pool
   .command('slots <n>')
   .description("state how many requests this node's Ollama runs at once (1-256), or clear the statement")
+  .option('--yes', 'do not ask for confirmation')
   .option('--json', 'print the statement as JSON')
-  .action(async (n: string, o: { json?: boolean }) => out(await poolSlots({ dataDir: dataDir(), value: n, json: o.json === true })));
+  .action(async (n: string, o: { yes?: boolean; json?: boolean }) =>
+    out(await poolSlots({ dataDir: dataDir(), value: n, json: o.json === true, ...yesOf(o) })),
+  );
 pool
   .command('probe <address>')
   .description('ask the address (ADDRESS[:PORT]; ports 5002 then 3000) whether a Hub answers there; private addresses only')
@@ -285,8 +288,11 @@ apiKey
   .description('mint an API key; it is printed once')
   .requiredOption('--name <name>', 'a label for the key')
   .requiredOption('--scope <scope>', 'inference or qa:read')
+  .option('--yes', 'do not ask for confirmation')
   .option('--json', 'print the new key as JSON')
-  .action(async (o: { name: string; scope: string; json?: boolean }) => out(await apiKeyCreate({ dataDir: dataDir(), ...o, json: o.json === true })));
+  .action(async (o: { name: string; scope: string; yes?: boolean; json?: boolean }) =>
+    out(await apiKeyCreate({ dataDir: dataDir(), name: o.name, scope: o.scope, json: o.json === true, ...yesOf(o) })),
+  );
 apiKey
   .command('list')
   .description('API keys by id, name and scope (never the key itself)')

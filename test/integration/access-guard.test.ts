@@ -40,7 +40,7 @@ async function chat(hub: HubProcess, headers: Record<string, string> = {}, path 
 }
 
 async function createKey(hub: HubProcess, name: string, scope: 'inference' | 'qa:read'): Promise<CreatedKey> {
-  const res = await runCli(['api-key', 'create', '--name', name, '--scope', scope, '--json'], { dataDir: hub.dataDir });
+  const res = await runCli(['api-key', 'create', '--name', name, '--scope', scope, '--yes', '--json'], { dataDir: hub.dataDir });
   assert.equal(res.code, 0, res.stderr);
   const created = JSON.parse(res.stdout) as CreatedKey;
   assert.equal(created.scope, scope);

@@ -93,6 +93,33 @@ describe('exit codes', () => {
       assert.match(res.stderr, /needs confirmation/);
     });
 
+    const changes: [string, string[], () => Promise<unknown>][] = [
+      [
+        'pool slots',
+        ['pool', 'slots', '4'],
+        async () => (await hub.api<{ inferenceOllamaSlots: unknown }>('GET', '/api/inference/pool/settings')).json.inferenceOllamaSlots,
+      ],
+      [
+        'api-key create',
+        ['api-key', 'create', '--name', 'asked', '--scope', 'inference'],
+        async () => (await hub.api<{ keys: unknown[] }>('GET', '/api/hub/api-keys')).json.keys.length,
+      ],
+    ];
+    for (const [name, args, state] of changes) {
+      it(`${name} asks first: with no terminal and no --yes it changes nothing (exit 1); --yes or CI_HUB_ASSUME_YES=1 goes ahead`, async () => {
+        const before = await state();
+        const refused = await runCli(args, { dataDir: hub.dataDir });
+        assert.equal(refused.code, 1, refused.stdout);
+        assert.match(refused.stderr, /^Nothing was changed: this command needs confirmation, so pass --yes or set CI_HUB_ASSUME_YES=1/);
+        assert.deepEqual(await state(), before);
+        const withYes = await runCli([...args, '--yes'], { dataDir: hub.dataDir });
+        assert.equal(withYes.code, 0, withYes.stderr);
+        assert.notDeepEqual(await state(), before);
+        const assumed = await runCli(args, { dataDir: hub.dataDir, env: { CI_HUB_ASSUME_YES: '1' } });
+        assert.equal(assumed.code, 0, assumed.stderr);
+      });
+    }
+
     it('a read that works: exit 0', async () => {
       const res = await runCli(['pool', 'status', '--json'], { dataDir: hub.dataDir });
       assert.equal(res.code, 0, res.stderr);

@@ -229,7 +229,7 @@ describe('a second start on the same data dir', () => {
 
   it('keeps the operator key, the API keys and the settings', async () => {
     first = await startHubProcess({ env: { OLLAMA_URL: engine.url } });
-    const created = await runCli(['api-key', 'create', '--name', 'survivor', '--scope', 'inference', '--json'], { dataDir: first.dataDir });
+    const created = await runCli(['api-key', 'create', '--name', 'survivor', '--scope', 'inference', '--yes', '--json'], { dataDir: first.dataDir });
     assert.equal(created.code, 0, created.stderr);
     const key = JSON.parse(created.stdout) as { id: string; key: string };
     assert.equal((await first.api('PATCH', '/api/inference/pool/settings', { poolLocalAffinity: 7 })).status, 200);

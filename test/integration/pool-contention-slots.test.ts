@@ -119,7 +119,7 @@ describe('local engine contention and slot-aware placement', () => {
     { timeout: TEST_TIMEOUT_MS },
     async () => {
       const { a, b } = pool;
-      const stated = await runCli(['pool', 'slots', '1'], { dataDir: a.dataDir });
+      const stated = await runCli(['pool', 'slots', '1', '--yes'], { dataDir: a.dataDir });
       assert.equal(stated.code, 0, stated.stderr);
       assert.match(stated.stdout, /now states 1 Ollama slot .*poolSlotAwareness is 0 here/);
       const peerStated = await b.api('PATCH', '/api/user-settings', { inferenceOllamaSlots: 4 });
@@ -137,7 +137,7 @@ describe('local engine contention and slot-aware placement', () => {
       const log = await runCli(['pool', 'log', '--limit', '1'], { dataDir: a.dataDir });
       assert.match(log.stdout, /↳ moved local \(1 in flight, 1 slots\) behind nodes with a free slot/);
 
-      const cleared = await runCli(['pool', 'slots', 'clear'], { dataDir: a.dataDir });
+      const cleared = await runCli(['pool', 'slots', 'clear', '--yes'], { dataDir: a.dataDir });
       assert.equal(cleared.code, 0, cleared.stderr);
       const unstated = await withOpenClawTurn(() => hermesTurn(a));
       assert.equal(unstated.node, 'local', 'a node that states no count keeps its place');
@@ -147,7 +147,7 @@ describe('local engine contention and slot-aware placement', () => {
 
   it('cihub pool slots refuses a count out of range and writes nothing', { timeout: TEST_TIMEOUT_MS }, async () => {
     const { a } = pool;
-    const res = await runCli(['pool', 'slots', '0'], { dataDir: a.dataDir });
+    const res = await runCli(['pool', 'slots', '0', '--yes'], { dataDir: a.dataDir });
     assert.notEqual(res.code, 0);
     assert.match(res.stderr, /Nothing was changed/);
     assert.equal((await a.status()).localNode.ollamaSlots, null);

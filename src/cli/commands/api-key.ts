@@ -5,8 +5,10 @@ import { confirm } from '../confirm.js';
 import { table } from '../render/pool-status.js';
 import type { CommonOptions } from './pool.js';
 
-export async function apiKeyCreate(opts: CommonOptions & { name: string; scope: string }): Promise<string> {
-  const created = await callHub<ApiKeyRecord & { key: string }>(findHub(opts.dataDir), 'POST', '/api/hub/api-keys', { name: opts.name, scope: opts.scope });
+export async function apiKeyCreate(opts: CommonOptions & { name: string; scope: string; yes: boolean; assumeYes: boolean }): Promise<string> {
+  const hub = findHub(opts.dataDir);
+  await confirm(`Create a ${opts.scope} API key named ${JSON.stringify(opts.name)}? Whoever holds it can call this Hub with that scope.`, opts);
+  const created = await callHub<ApiKeyRecord & { key: string }>(hub, 'POST', '/api/hub/api-keys', { name: opts.name, scope: opts.scope });
   if (opts.json) return `${JSON.stringify(created, null, 2)}\n`;
   return [
     `Created ${created.scope} key "${created.name}" (id ${created.id}).`,

@@ -6,6 +6,7 @@
  */
 import type { PoolSettings } from '../../config/settings-schema.js';
 import { callHub, CliError, findHub } from '../hub-client.js';
+import { confirm } from '../confirm.js';
 import type { CommonOptions } from './pool.js';
 
 export const CLEAR_WORD = 'clear';
@@ -19,9 +20,15 @@ export function parseSlotsArgument(raw: string): number | null {
   return Number(text);
 }
 
-export async function poolSlots(opts: CommonOptions & { value: string }): Promise<string> {
+export async function poolSlots(opts: CommonOptions & { value: string; yes: boolean; assumeYes: boolean }): Promise<string> {
   const value = parseSlotsArgument(opts.value);
   const hub = findHub(opts.dataDir);
+  await confirm(
+    value === null
+      ? "Withdraw this node's Ollama slot count?"
+      : `State that this node's Ollama runs ${value} request${value === 1 ? '' : 's'} at once (it should equal OLLAMA_NUM_PARALLEL here)?`,
+    opts,
+  );
   let answer: { ollamaSlots: number | null };
   try {
     answer = await callHub<{ ollamaSlots: number | null }>(hub, 'PATCH', '/api/inference/preferences', { ollamaSlots: value });
