@@ -7,6 +7,7 @@
  * candidate is returned anyway; a walk whose last candidate failed some other way still ends in
  * the 502, since a node that never answered might have served it. Pure: the walk reports.
  */
+import type { EngineKind } from '../engines/engine-kind.js';
 import type { Candidate } from '../placement/types.js';
 import { DEFINITIVE_VERDICTS, type VerdictSignature } from './request-verdict.js';
 
@@ -30,7 +31,7 @@ export class VerdictTracker<R> {
   readonly #order: readonly Candidate[];
   /** The window a candidate runs the request at, when this Hub can know it; null = cannot see it. */
   readonly #windowOf: (c: Candidate) => number | null;
-  readonly #refusedKinds = new Set<string>();
+  readonly #refusedKinds = new Set<EngineKind>();
   #held: HeldVerdict<R> | null = null;
 
   constructor(order: readonly Candidate[], windowOf: (c: Candidate) => number | null) {
@@ -38,10 +39,16 @@ export class VerdictTracker<R> {
     this.#windowOf = windowOf;
   }
 
-  onVerdict(index: number, signature: VerdictSignature, response: R): VerdictDecision<R> {
+  /**
+   * `refusedBy` is the engine kind that gave the verdict: a local candidate's own, or the one a
+   * peer marked its relayed answer with (X-Hub-Pool-Backend, already checked against the known
+   * kinds). A peer's candidate names no engine, so reading the kind off the candidate missed every
+   * refusal a peer relayed; null still means not known, and counts as no kind having refused.
+   */
+  onVerdict(index: number, signature: VerdictSignature, refusedBy: EngineKind | null, response: R): VerdictDecision<R> {
     const candidate = this.#order[index]!;
     const verdict: HeldVerdict<R> = { signature, node: candidate.node, index, response };
-    if (candidate.engine !== null) this.#refusedKinds.add(candidate.engine);
+    if (refusedBy !== null) this.#refusedKinds.add(refusedBy);
     if (DEFINITIVE_VERDICTS.has(signature)) return { action: 'answer', basis: 'definitive', confirms: null, verdict };
     const earlier = this.#held;
     this.#held = verdict;

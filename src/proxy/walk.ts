@@ -238,7 +238,7 @@ class RequestWalk {
       return this.#settle('committed');
     }
     if (signature !== null && bytes !== null) {
-      const decision = this.#verdicts.onVerdict(index, signature, { headers: answer.headers, bytes, backend });
+      const decision = this.#verdicts.onVerdict(index, signature, backend, { headers: answer.headers, bytes, backend });
       if (decision.action === 'answer') {
         answerVerdict(this.#req, decision.verdict);
         return this.#settle('verdict', { verdict: { signature, basis: decision.basis, confirms: decision.confirms } });
