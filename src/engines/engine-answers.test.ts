@@ -19,8 +19,8 @@ describe('engine answers are read entry by entry', () => {
   it('drops unreadable /v1/models entries and keeps the rest', () => {
     assert.deepEqual(parseModelList({ data: [...JUNK, { id: 'b', owned_by: null }, { id: 'c', owned_by: 'vllm' }] }), {
       models: [
-        { name: 'b', parameterSize: null, capabilities: null, sizeBytes: null },
-        { name: 'c', parameterSize: null, capabilities: null, sizeBytes: null },
+        { name: 'b', parameterSize: null, capabilities: null, sizeBytes: null, contextLength: null },
+        { name: 'c', parameterSize: null, capabilities: null, sizeBytes: null, contextLength: null },
       ],
       owners: ['vllm'],
     });

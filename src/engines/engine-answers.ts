@@ -70,14 +70,32 @@ export function parseTags(body: unknown): ModelInfo[] | null {
   return parsed.success ? parsed.data.models : null;
 }
 
-const openAIModel = z.object({ id: modelName, owned_by: optional(z.string().max(MAX_FACT_LENGTH)) });
+/**
+ * Largest context window read from an engine's listing: 10,000,000 tokens, the bound a peer's
+ * stated window is held to (peers/capabilities.ts); a larger figure is no real model's and reads
+ * as not stated.
+ */
+export const MAX_STATED_CONTEXT_TOKENS = 10_000_000;
+
+const openAIModel = z.object({
+  id: modelName,
+  owned_by: optional(z.string().max(MAX_FACT_LENGTH)),
+  // Lemonade's: the window it runs the model at (spec, "A request no node can serve").
+  context_length: optional(z.number().int().positive().max(MAX_STATED_CONTEXT_TOKENS)),
+});
 const modelListAnswer = z.object({ data: lenientList(openAIModel, MAX_ENGINE_MODELS) });
 
 /** Models and owned_by values from a /v1/models body; null when it is not a model list. */
 export function parseModelList(body: unknown): { models: ModelInfo[]; owners: string[] } | null {
   const parsed = modelListAnswer.safeParse(body);
   if (!parsed.success) return null;
-  const models = parsed.data.data.map((m): ModelInfo => ({ name: m.id, parameterSize: null, capabilities: null, sizeBytes: null }));
+  const models = parsed.data.data.map((m): ModelInfo => ({
+    name: m.id,
+    parameterSize: null,
+    capabilities: null,
+    sizeBytes: null,
+    contextLength: m.context_length ?? null,
+  }));
   const owners = parsed.data.data.flatMap((m) => (m.owned_by === undefined ? [] : [m.owned_by]));
   return { models, owners };
 }

@@ -4,6 +4,7 @@ import { Agent } from 'undici';
 import { runAdapterContract } from './engine-adapter.case.js';
 import { ENGINE_KINDS } from './engine-kind.js';
 import { startFakeEngine, type FakeEngine, type FakeReply } from './fake-engine.testkit.js';
+import { MAX_STATED_CONTEXT_TOKENS } from './engine-answers.js';
 import { openAICompatibleAdapter, parseModelList } from './openai-compatible.js';
 
 type OpenAIKind = Parameters<typeof openAICompatibleAdapter>[0];
@@ -114,6 +115,26 @@ describe('two engines on port 8000: reading owned_by', () => {
     });
   }
 
+  it('reads the window a Lemonade states for each model from the same listing', async () => {
+    reply = {
+      json: {
+        object: 'list',
+        data: [
+          { id: 'Qwen3-8B-GGUF', object: 'model', owned_by: 'lemonade', recipe: 'llamacpp', context_length: 8192 },
+          { id: 'Gemma-3-1b-it-GGUF', object: 'model', owned_by: 'lemonade', recipe: 'llamacpp' },
+        ],
+      },
+    };
+    const answer = await openAICompatibleAdapter('lemonade').probe(engine.url, dispatcher, new AbortController().signal);
+    assert.deepEqual(
+      answer.models.map((m) => [m.name, m.contextLength]),
+      [
+        ['Qwen3-8B-GGUF', 8192],
+        ['Gemma-3-1b-it-GGUF', null],
+      ],
+    );
+  });
+
   it('asks Lemonade at /api/v1/models, not /v1/models', async () => {
     reply = modelList('lemonade', 'Qwen3-8B-GGUF');
     const asked = engine.paths.length;
@@ -132,8 +153,16 @@ describe('parseModelList', () => {
     assert.deepEqual(parsed?.owners, ['vllm']);
   });
 
-  it('reports nothing it was not told: no size, parameters or capabilities', () => {
-    assert.deepEqual(parseModelList({ data: [{ id: 'a' }] })?.models, [{ name: 'a', parameterSize: null, capabilities: null, sizeBytes: null }]);
+  it('reports nothing it was not told: no size, parameters, capabilities or window', () => {
+    assert.deepEqual(parseModelList({ data: [{ id: 'a' }] })?.models, [
+      { name: 'a', parameterSize: null, capabilities: null, sizeBytes: null, contextLength: null },
+    ]);
+  });
+
+  it('reads the window Lemonade states (context_length), and a figure no model could have as not stated', () => {
+    const windows = (context_length: unknown) => parseModelList({ data: [{ id: 'a', owned_by: 'lemonade', context_length }] })?.models[0]?.contextLength;
+    assert.equal(windows(8192), 8192);
+    for (const junk of [0, -1, 1.5, '8192', null, MAX_STATED_CONTEXT_TOKENS + 1, Infinity]) assert.equal(windows(junk), null, String(junk));
   });
 
   it('is null for a body without a data list', () => {

@@ -14,6 +14,12 @@ export interface ModelInfo {
   readonly capabilities: readonly string[] | null;
   /** Bytes on disk; null when the engine does not say. */
   readonly sizeBytes: number | null;
+  /**
+   * The context window the engine states it runs the model at: Lemonade's context_length, the
+   * loaded window while the model runs, else its saved ctx_size. Absent or null when the engine
+   * states none (Ollama's listing, vLLM's, llama.cpp's and oMLX's carry no such field).
+   */
+  readonly contextLength?: number | null;
 }
 
 /** The answer one probe of one engine gave. */

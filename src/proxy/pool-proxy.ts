@@ -260,7 +260,7 @@ export class PoolProxy {
       res,
       caller,
       rowNode: inbound?.fromPeer ?? null,
-      windowOf: verdictWindow({ model, dialect: route.dialect, numCtx: facts.numCtx, localCap: this.#deps.defaultNumCtx(), peers }),
+      windowOf: verdictWindow({ model, dialect: route.dialect, numCtx: facts.numCtx, localCap: this.#deps.defaultNumCtx(), peers, local: views }),
       affinity: affinityRecord?.outcome ?? null,
       trace,
       answerNoCandidate: () => {

@@ -7,7 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EngineKind } from '../engines/engine-kind.js';
-import type { ProxyDialect } from '../engines/types.js';
+import type { BackendView, ProxyDialect } from '../engines/types.js';
 import type { UsablePeer } from '../placement/candidates.js';
 import type { Candidate } from '../placement/types.js';
 import { usablePeerFixture } from '../placement/usable-peer.fixture.js';
@@ -170,8 +170,47 @@ describe('verdictWindow', () => {
         numCtx: row.numCtx,
         localCap: row.localCap,
         peers: [OLLAMA_PEER, MIXED_PEER, UNCAPPED_PEER, OTHER_MODEL_PEER, NO_ENGINE_PEER, NEWER_PEER, MANY_MODELS_PEER],
+        local: [],
       });
       assert.equal(windowOf(row.candidate), row.window);
     });
   }
+
+  describe("a local engine's own stated window", () => {
+    const view = (kind: EngineKind, models: BackendView['models']): BackendView => ({
+      backendId: kind,
+      kind,
+      url: 'http://127.0.0.1:1',
+      probedMsAgo: 0,
+      running: true,
+      healthy: true,
+      error: null,
+      models,
+    });
+    const listed = (name: string, contextLength: number | null) => ({ name, parameterSize: null, capabilities: null, sizeBytes: null, contextLength });
+    const windowOf = (local: readonly BackendView[]) => verdictWindow({ model: MODEL, dialect: 'openai', numCtx: null, localCap: 4096, peers: [], local });
+
+    it('is the window a local Lemonade states for the model (its saved ctx_size), whatever the cap says', () => {
+      assert.equal(windowOf([view('lemonade', [listed('other:1b', 2048), listed(MODEL, 16384)])])(local('lemonade')), 16384);
+    });
+    it('is unknown when the Lemonade states none for the model', () => {
+      assert.equal(windowOf([view('lemonade', [listed(MODEL, null)])])(local('lemonade')), null);
+      assert.equal(windowOf([view('lemonade', [listed('other:1b', 2048)])])(local('lemonade')), null);
+      assert.equal(windowOf([])(local('lemonade')), null);
+    });
+    it('is not read for a vLLM, even one whose listing carried a window', () => {
+      assert.equal(windowOf([view('vllm', [listed(MODEL, 16384)])])(local('vllm')), null);
+    });
+    it("is never read for a peer's Lemonade: a peer's cap says nothing about it", () => {
+      const w = verdictWindow({
+        model: MODEL,
+        dialect: 'openai',
+        numCtx: null,
+        localCap: null,
+        peers: [peer('hub-l', 8192, [{ kind: 'lemonade', models: [MODEL] }])],
+        local: [view('lemonade', [listed(MODEL, 16384)])],
+      });
+      assert.equal(w(peerCandidate('hub-l')), null);
+    });
+  });
 });

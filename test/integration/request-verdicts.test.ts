@@ -161,3 +161,36 @@ describe('verdicts on the request', () => {
     assert.equal(res.status, 200);
   });
 });
+
+describe("a prompt over the window, against a local Lemonade's stated window", () => {
+  // A local Ollama on a node capped at 8192, and a local Lemonade listing the model at the same window.
+  const WINDOW = 8192;
+  let ollama: SimEngine;
+  let lemonade: SimEngine;
+  let hub: HubProcess;
+
+  before(async () => {
+    ollama = await startSimEngine({ dialect: 'ollama', models: MODELS, timeScale: 0.01 });
+    lemonade = await startSimEngine({ dialect: 'lemonade', models: MODELS, timeScale: 0.01, defaultNumCtx: WINDOW });
+    hub = await startHubProcess({ env: { OLLAMA_URL: ollama.url, LEMONADE_URL: lemonade.url } });
+    const capped = await hub.api('PATCH', '/api/user-settings', { inferenceMaxNumCtx: WINDOW });
+    assert.equal(capped.status, 200, JSON.stringify(capped.json));
+  });
+  after(async () => {
+    await hub.stop();
+    await Promise.all([ollama.close(), lemonade.close()]);
+  });
+
+  it('confirms the Ollama refusal when the Lemonade, running the same window it states, agrees', async () => {
+    await Promise.all([ollama, lemonade].map((e) => e.setFault({ mode: 'error', status: 500, body: OLLAMA_CONTEXT })));
+    const res = await chat(hub);
+    assert.equal(res.status, 400, res.body);
+    const row = await rowOf(hub, String(res.headers['x-hub-pool-request-id']));
+    assert.deepEqual(row.requestError, { signature: 'context-length', basis: 'confirmed', confirms: 'local' });
+    assert.deepEqual(
+      row.attempts.map((a) => a.backend),
+      ['ollama'],
+    );
+    assert.equal(row.backend, 'lemonade');
+  });
+});
