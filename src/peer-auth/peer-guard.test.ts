@@ -191,6 +191,18 @@ describe('admitPeer: a signed request', () => {
   });
 });
 
+describe('admitPeer: a signed request from a pairing not yet approved', () => {
+  it('admits it for its route to refuse, and changes nothing: no name recorded, no token retired, not marked as seen signing', async () => {
+    const h = hub();
+    const pending = h.store.update(h.aliceRow.id, { direction: 'inbound', status: 'pending', expiresAt: '2026-12-02T12:00:00.000Z' })!;
+    const admission = await h.admit(await h.aliceSigns({ name: 'trusted-hub.tail1234.ts.net' }));
+    assert.equal(admission.ok && admission.peer.status, 'pending');
+    assert.deepEqual(h.renames, []);
+    assert.deepEqual(h.store.get(h.aliceRow.id), pending);
+    h.done();
+  });
+});
+
 describe('admitPeer: the name a signing peer claims', () => {
   const rows: readonly { claimed: string; renamedTo: string | null }[] = [
     { claimed: ALICE_NAME, renamedTo: null },

@@ -2,9 +2,10 @@
  * The peer guard: who is calling a peer route. A caller is admitted two ways: a signature
  * resolved by its pinned node UUID (preferred), or the legacy bearer token this Hub issued it,
  * presented with its name. The bearer branch is refused for a peer already seen signing and
- * whenever poolRequireSignedPeers is on. The first good signature from a peer retires both
- * tokens of that pairing. A signed caller presenting a new name is recorded, not applied here:
- * the name is UNIQUE, and the health tick applies renames where a collision can be handled.
+ * whenever poolRequireSignedPeers is on. The first good signature from an approved peer retires
+ * both tokens of that pairing. An approved signed peer presenting a new name is recorded, not
+ * applied here: the name is UNIQUE, and the health tick applies renames where a collision can be
+ * handled. A pending row is admitted unchanged, for its route to refuse.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -59,6 +60,11 @@ async function admitSigned(deps: PeerGuardDeps, req: PeerRequest): Promise<PeerA
   if (!verdict.ok) return { ok: false, reason: `signature refused (${verdict.reason})`, identityMismatch: verdict.reason === 'identity-mismatch' };
   let peer = deps.store.byUuid(verdict.senderUuid);
   if (peer === null) return { ok: false, reason: 'unknown sender', identityMismatch: false };
+  // A request still waiting for approval is admitted only so the route can refuse it (or, on the
+  // requester, take the confirmation that approves it). Its signature changes nothing about the
+  // row: an unapproved requester could otherwise rename its own pending request to a name the
+  // operator trusts before the operator reads the list.
+  if (peer.status === 'pending') return { ok: true, peer, via: 'signed' };
   if (peer.signedSeenAt === null) {
     // Seen signing: the bearer tokens of this pairing authenticate nowhere from now on.
     peer = deps.store.update(peer.id, {

@@ -72,6 +72,19 @@ describe('HealthPoller: the bearer grace window', () => {
   });
 });
 
+describe('HealthPoller: renames a signed peer presented', () => {
+  it('applies one to an approved pairing and none to a request still waiting for approval', async () => {
+    const { store, poller, add } = setup();
+    const paired = add('cc.tail0.ts.net', {});
+    const waiting = add('ddd.tail0.ts.net', { direction: 'inbound', status: 'pending' });
+    poller.noteRename(paired.id, 'cc-moved.tail0.ts.net');
+    poller.noteRename(waiting.id, 'trusted.tail0.ts.net');
+    await poller.tick();
+    assert.equal(store.get(paired.id)?.nodeFqdn, 'cc-moved.tail0.ts.net');
+    assert.equal(store.get(waiting.id)?.nodeFqdn, 'ddd.tail0.ts.net');
+  });
+});
+
 /** A poller whose peer answers a good capabilities document when `answer()` is called, one probe at a time. */
 function answering() {
   const clock = new ManualClock();

@@ -266,7 +266,8 @@ export class HealthPoller {
     for (const [id, name] of this.#renames) {
       this.#renames.delete(id);
       const row = this.#d.store.get(id);
-      if (row === null || row.nodeFqdn === name) continue;
+      // Only an approved pairing follows its peer's new name; the guard records none for a request.
+      if (row === null || row.status === 'pending' || row.nodeFqdn === name) continue;
       if (this.#d.store.byFqdn(name)) {
         this.#d.logger.warn({ peer: row.nodeFqdn, newName: name }, 'a signed peer now uses a name another row holds; rename not applied');
         continue;

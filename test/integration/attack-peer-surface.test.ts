@@ -1,14 +1,26 @@
 /**
  * The peer and pairing surface under attack, on real Hub processes (the peer-surface audit):
  * a public key spelled so that it verifies but cannot be fingerprinted, and what a stored one
- * does to status and the peer list.
+ * does to status and the peer list; a requester not yet approved that signs under a new name.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DATABASE_FILE_NAME } from '../../src/store/database.js';
-import { FakePeer, POOL, fqdn, mintPin, peerNamed, reservePorts, send, startNamedHub, type HubProcess } from './pairing-fixtures.js';
+import {
+  FakePeer,
+  POOL,
+  eventually,
+  fqdn,
+  mintPin,
+  pairFakeWithPin,
+  peerNamed,
+  reservePorts,
+  send,
+  startNamedHub,
+  type HubProcess,
+} from './pairing-fixtures.js';
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
@@ -68,5 +80,38 @@ describe('a public key in a non-canonical spelling', () => {
     const row = await peerNamed(hub, fake.name);
     assert.ok(row, 'the peer list answers and names the row');
     assert.equal(row.fingerprint, null);
+  });
+});
+
+describe('a requester not yet approved, signing under another name', () => {
+  const CAPS = `${POOL}/capabilities`;
+  let hub: HubProcess;
+  const approved = new FakePeer('approved-peer');
+  const requester = new FakePeer('pending-requester');
+
+  before(async () => {
+    await approved.start();
+    const ports = await reservePorts(['hub']);
+    hub = await startNamedHub({ name: fqdn('renames'), port: ports.hub, origins: { [approved.name]: approved.origin } });
+  });
+  after(async () => {
+    await hub?.stop();
+    await approved.close();
+  });
+
+  it('cannot rename its pending request; an approved peer signing the same way is renamed', async () => {
+    const { hubUuid } = await pairFakeWithPin(hub, approved);
+    const { pin } = await mintPin(hub);
+    assert.equal((await requester.requestPairing(hub, pin)).status, 200);
+    const trusted = fqdn('trusted-name');
+    const refused = await requester.signed(hub, { recipient: hubUuid, method: 'GET', path: CAPS, senderFqdn: trusted });
+    assert.equal(refused.status, 401, refused.text);
+    // The approved peer's rename is recorded after the requester's would have been, and applied
+    // by the same tick or a later one: once it shows, the requester's has had its chance.
+    const moved = fqdn('approved-peer-moved');
+    assert.equal((await approved.signed(hub, { recipient: hubUuid, method: 'GET', path: CAPS, senderFqdn: moved })).status, 200);
+    await eventually(async () => (await peerNamed(hub, moved)) !== null, 'the approved peer renamed');
+    assert.equal(await peerNamed(hub, trusted), null, 'the pending request took the name it signed under');
+    assert.equal((await peerNamed(hub, requester.name))?.status, 'pending');
   });
 });
