@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HubError } from '../errors.js';
 import { admitPeer } from '../peer-auth/peer-guard.js';
+import { limiterSourceIp, proxiesNamed } from '../pairing/pairing-source.js';
 import { HEADER_REFUSAL } from '../peer-auth/signed-headers.js';
 import { publishCapabilities } from '../peers/capabilities.js';
 import { LEAVING_PATH } from '../peers/leaving-notice.js';
@@ -50,6 +51,12 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
     }
     return peer;
   };
+  // 503, never 403: a 403 reads to the sender as "no longer paired" and drops a healthy pairing.
+  // Inbound is off whenever the master switch is (config/kill-switch.ts).
+  const refuseUnlessAccepting = (peer: PeerRow): void => {
+    if (!resolvePoolDirections(s.env, s.settings.get()).inbound.enabled || !peer.enabled)
+      throw new HubError('HUB_ERR_PEER_NOT_ACCEPTING', 'this Hub is not taking work from peers right now');
+  };
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: PROXY_BODY_LIMIT_BYTES }, (_req, body, done) => done(null, body));
@@ -85,10 +92,12 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
     const control = { bodyLimit: PRE_AUTH_BODY_LIMIT_BYTES, preHandler: guard };
     const admitted = { onRequest: guard };
 
+    // request.ip is the socket's address unless that is a trusted proxy (HUB_TRUST_PROXY), so an
+    // added X-Forwarded-For cannot step around the limiter (issue 9, defect 17); and it is not
+    // used at all when it may be an unnamed proxy's own (pairing/pairing-source.ts).
+    const named = proxiesNamed(s.env.trustedProxies);
     scope.post('/api/inference/pool/pair/request', { bodyLimit: PRE_AUTH_BODY_LIMIT_BYTES }, async (request) =>
-      // request.ip is the socket's address unless that is a trusted proxy (HUB_TRUST_PROXY), so an
-      // added X-Forwarded-For cannot step around the limiter (issue 9, defect 17).
-      peers.pairing.receiveRequest({ body: jsonOf(request), sourceIp: request.ip }),
+      peers.pairing.receiveRequest({ body: jsonOf(request), sourceIp: limiterSourceIp(request.ip, request.headers, named) }),
     );
     scope.post('/api/inference/pool/pair/confirm', control, async (request) => peers.pairing.receiveConfirm(request.peer!, jsonOf(request)));
     scope.post('/api/inference/pool/pair/upgrade', control, async (request) => peers.pairing.receiveUpgrade(request.peer!, jsonOf(request)));
@@ -133,9 +142,10 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
     });
 
     scope.post(`${PROXY_PREFIX}/local/api/show`, admitted, async (request, reply) => {
-      connectedPeer(request);
+      const peer = connectedPeer(request);
       reply.hijack();
       try {
+        refuseUnlessAccepting(peer);
         await s.localRoutes.ollamaShowLocal(rawBody(request), reply.raw);
       } catch (err) {
         const e = toHubError(err);
@@ -146,12 +156,9 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
     for (const route of ROUTED_ROUTES) {
       scope.post(`${PROXY_PREFIX}/local${route.path}`, admitted, async (request, reply) => {
         const peer = connectedPeer(request);
-        const directions = resolvePoolDirections(s.env, s.settings.get());
         reply.hijack();
         try {
-          // 503, never 403: a 403 reads to the sender as "no longer paired" and drops a healthy pairing.
-          if (!directions.inbound.enabled || !peer.enabled)
-            throw new HubError('HUB_ERR_PEER_NOT_ACCEPTING', 'this Hub is not taking work from peers right now');
+          refuseUnlessAccepting(peer);
           await s.proxy.serveRouted(route, rawBody(request), reply.raw, {
             accept: request.headers.accept,
             inbound: { fromPeer: peer.nodeFqdn, requestId: headerOf(request, 'x-hub-pool-request-id') },

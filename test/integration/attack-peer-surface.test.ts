@@ -1,12 +1,14 @@
 /**
  * The peer and pairing surface under attack, on real Hub processes (the peer-surface audit):
  * a public key spelled so that it verifies but cannot be fingerprinted, and what a stored one
- * does to status and the peer list; a requester not yet approved that signs under a new name.
+ * does to status and the peer list; a requester not yet approved that signs under a new name;
+ * a peer asking for a model's details while this Hub takes no work from it.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import { DATABASE_FILE_NAME } from '../../src/store/database.js';
 import {
   FakePeer,
@@ -113,5 +115,68 @@ describe('a requester not yet approved, signing under another name', () => {
     await eventually(async () => (await peerNamed(hub, moved)) !== null, 'the approved peer renamed');
     assert.equal(await peerNamed(hub, trusted), null, 'the pending request took the name it signed under');
     assert.equal((await peerNamed(hub, requester.name))?.status, 'pending');
+  });
+});
+
+describe("a peer's /local/api/show while this Hub takes no work from it", () => {
+  const MODEL = 'qwen3:8b';
+  const SHOW = `${POOL}/local/api/show`;
+  let engine: SimEngine;
+  let hub: HubProcess;
+  let hubUuid: string;
+  const peer = new FakePeer('show-asker');
+
+  before(async () => {
+    engine = await startSimEngine({ dialect: 'ollama', models: [MODEL], timeScale: 0.01 });
+    await peer.start();
+    const ports = await reservePorts(['hub']);
+    hub = await startNamedHub({ name: fqdn('show-switches'), port: ports.hub, origins: { [peer.name]: peer.origin }, env: { OLLAMA_URL: engine.url } });
+    ({ hubUuid } = await pairFakeWithPin(hub, peer));
+  });
+  after(async () => {
+    await hub?.stop();
+    await Promise.all([engine?.close(), peer.close()]);
+  });
+
+  const show = () => peer.signed(hub, { recipient: hubUuid, method: 'POST', path: SHOW, body: { model: MODEL } });
+
+  async function refusedWith(off: () => Promise<unknown>, on: () => Promise<unknown>): Promise<void> {
+    await off();
+    try {
+      const answer = await show();
+      assert.equal(answer.status, 503, answer.text);
+      assert.match(answer.text, /not taking work from peers/);
+    } finally {
+      await on();
+    }
+  }
+
+  it('answers while every switch is on', async () => {
+    const answer = await show();
+    assert.equal(answer.status, 200, answer.text);
+  });
+
+  it('is refused 503 with inbound off', async () => {
+    const set = (poolInboundEnabled: boolean) => hub.api('PATCH', `${POOL}/settings`, { poolInboundEnabled });
+    await refusedWith(
+      () => set(false),
+      () => set(true),
+    );
+  });
+
+  it('is refused 503 with the master switch off', async () => {
+    const set = (poolEnabled: boolean) => hub.api('PATCH', `${POOL}/settings`, { poolEnabled });
+    await refusedWith(
+      () => set(false),
+      () => set(true),
+    );
+  });
+
+  it('is refused 503 while this peer is disabled', async () => {
+    const id = (await peerNamed(hub, peer.name))!.id;
+    await refusedWith(
+      () => hub.api('POST', `${POOL}/peers/${id}/disable`),
+      () => hub.api('POST', `${POOL}/peers/${id}/enable`),
+    );
   });
 });
