@@ -37,6 +37,11 @@ describe('exit codes', () => {
     ['completion', 'tcsh'],
     ['pool', 'pin', 'local', '--model', ''],
     ['pool', 'pair', 'hub-b.example.ts.net', '--pin', '12', '--yes'],
+    ['logs', '--since', 'yesterday'],
+    ['logs', '--level', 'loud'],
+    ['pool', 'slots', 'four', '--yes'],
+    ['pool', 'ceiling', '16k', '--yes'],
+    ['pool', 'context-cap', 'big', '--yes'],
   ];
   for (const args of usage) {
     it(`cihub ${args.join(' ')}: exit 2, a usage error, nothing on stdout`, async () => {

@@ -81,7 +81,7 @@ describe('cihub logs', () => {
       ['--level', 'loud', /^--level takes one of trace, debug/],
     ] as const) {
       const bad = await runCli(['logs', flag, value], { dataDir: hub.dataDir });
-      assert.equal(bad.code, 1);
+      assert.equal(bad.code, 2, 'a value the command line got wrong is a usage error');
       assert.equal(bad.stdout, '');
       assert.match(bad.stderr, said);
     }

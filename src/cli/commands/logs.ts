@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { LOG_FILE, logDir, logFilesOldestFirst } from '../../logs/log-file.js';
 import { keepRecord, LOG_LEVELS, parseLogLine, parseSince, type LogFilter } from '../../logs/log-record.js';
 import { LogTail } from '../../logs/log-tail.js';
-import { CliError } from '../hub-client.js';
+import { CliError, UsageError } from '../hub-client.js';
 import { renderLogLine } from '../render/log-line.js';
 
 /** How often -f looks for new lines. */
@@ -35,14 +35,14 @@ export function logFilter(opts: Pick<LogsOptions, 'since' | 'level' | 'nowMs'>):
   if (opts.since !== undefined) {
     sinceMs = parseSince(opts.since, opts.nowMs);
     if (sinceMs === null)
-      throw new CliError(
+      throw new UsageError(
         `--since takes an ISO time with a zone (2026-12-01T18:00:00Z) or an age such as 30s, 10m, 2h or 1d, not ${JSON.stringify(opts.since.slice(0, 40))}.`,
       );
   }
   let minLevel: number | null = null;
   if (opts.level !== undefined) {
     minLevel = LOG_LEVELS[opts.level.toLowerCase()] ?? null;
-    if (minLevel === null) throw new CliError(`--level takes one of ${Object.keys(LOG_LEVELS).join(', ')}, not ${JSON.stringify(opts.level.slice(0, 40))}.`);
+    if (minLevel === null) throw new UsageError(`--level takes one of ${Object.keys(LOG_LEVELS).join(', ')}, not ${JSON.stringify(opts.level.slice(0, 40))}.`);
   }
   return { sinceMs, minLevel };
 }

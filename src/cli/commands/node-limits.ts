@@ -5,7 +5,7 @@
  */
 import type { PoolSettings } from '../../config/settings-schema.js';
 import type { PoolStatus } from '../../status/pool-status.js';
-import { callHub, CliError, findHub } from '../hub-client.js';
+import { callHub, CliError, findHub, UsageError } from '../hub-client.js';
 import { confirm } from '../confirm.js';
 import type { CommonOptions } from './pool.js';
 
@@ -15,7 +15,7 @@ type LimitKey = 'poolMaxPromptTokens' | 'inferenceMaxNumCtx';
 export function parseLimitValue(raw: string, what: string): number | null {
   const text = raw.trim().toLowerCase();
   if (text === 'clear') return null;
-  if (!/^\d+$/.test(text)) throw new CliError(`${what} must be a whole number of tokens, or clear; got ${JSON.stringify(raw)}. Nothing was changed.`);
+  if (!/^\d+$/.test(text)) throw new UsageError(`${what} must be a whole number of tokens, or clear; got ${JSON.stringify(raw)}. Nothing was changed.`);
   return Number(text);
 }
 

@@ -5,7 +5,7 @@
  * by itself on this node until poolSlotAwareness is 1 here, and the answer says so.
  */
 import type { PoolSettings } from '../../config/settings-schema.js';
-import { callHub, CliError, findHub } from '../hub-client.js';
+import { callHub, CliError, findHub, UsageError } from '../hub-client.js';
 import { confirm } from '../confirm.js';
 import type { CommonOptions } from './pool.js';
 
@@ -16,7 +16,7 @@ export function parseSlotsArgument(raw: string): number | null {
   const text = raw.trim().toLowerCase();
   if (text === CLEAR_WORD) return null;
   if (!/^\d+$/.test(text))
-    throw new CliError(`slots must be a whole number from 1 to 256, or "${CLEAR_WORD}"; got ${JSON.stringify(raw)}. Nothing was changed.`);
+    throw new UsageError(`slots must be a whole number from 1 to 256, or "${CLEAR_WORD}"; got ${JSON.stringify(raw)}. Nothing was changed.`);
   return Number(text);
 }
 
