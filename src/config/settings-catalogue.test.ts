@@ -32,6 +32,7 @@ describe('settings catalogue', () => {
       lockedBy: null,
       lockedValue: null,
       settable: true,
+      inert: null,
     });
   });
 

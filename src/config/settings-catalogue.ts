@@ -1,10 +1,12 @@
 /**
  * Every operator setting as the operator needs to see it before changing it: its value, its
  * default, its range, and whether an environment variable overrides it (issue 11, item 5).
+ * Each entry also says when its value does nothing because of another setting (inert-settings.ts).
  * The env overrides are the ones the spec names: the three kill switches, which can only
  * force a direction off, and HUB_POOL_MAX_PROMPT_TOKENS, which replaces the prompt ceiling.
  */
 import type { HubEnv } from './env.js';
+import { inertSetting, type InertSetting } from './inert-settings.js';
 import { DEFAULT_SETTINGS, describeRule, NOT_PATCHABLE, SETTING_RULES, type PoolSettings } from './settings-schema.js';
 
 export interface SettingEntry {
@@ -19,6 +21,8 @@ export interface SettingEntry {
   readonly lockedValue: unknown;
   /** false for poolPins, which `cihub pool pin` and `unpin` write. */
   readonly settable: boolean;
+  /** Why the value in force does nothing while another setting stands as it does; null when it acts. */
+  readonly inert: InertSetting | null;
 }
 
 type EnvLocks = Pick<HubEnv, 'userDisabled' | 'outboundDisabled' | 'inboundDisabled' | 'maxPromptTokens'>;
@@ -49,6 +53,7 @@ export function settingsCatalogue(settings: PoolSettings, env: EnvLocks): Settin
       lockedBy: lock?.lockedBy ?? null,
       lockedValue: lock?.lockedValue ?? null,
       settable: !NOT_PATCHABLE.has(key),
+      inert: inertSetting(key, settings),
     };
   });
 }

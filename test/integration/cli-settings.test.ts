@@ -38,6 +38,7 @@ describe('cihub pool settings and cihub pool set', () => {
       lockedBy: null,
       lockedValue: null,
       settable: true,
+      inert: null,
     });
     assert.equal(byKey.get('poolOutboundEnabled')?.lockedBy, 'HUB_POOL_OUTBOUND_DISABLED');
     assert.equal(byKey.get('poolOutboundEnabled')?.lockedValue, false);
@@ -90,6 +91,30 @@ describe('cihub pool settings and cihub pool set', () => {
       assert.equal(settingsFile(), before);
     });
   }
+
+  it('says a prefix-affinity margin does nothing while the limit is 0, on set and in the settings table', async () => {
+    const inert =
+      /^poolPrefixAffinityMargin is 3 but does nothing: prefix affinity is off while poolPrefixAffinityMaxInFlight is 0, and the margin only widens a limit that is on/m;
+    const margin = await cli('pool', 'set', 'poolPrefixAffinityMargin', '3', '--yes');
+    assert.equal(margin.code, 0, margin.stderr);
+    assert.match(margin.stdout, inert);
+    const asJson = await cli('pool', 'set', 'poolPrefixAffinityMargin', '3', '--yes', '--json');
+    assert.deepEqual((JSON.parse(asJson.stdout) as SettingEntry).inert, {
+      reason: 'prefix-affinity-off',
+      because: 'poolPrefixAffinityMaxInFlight',
+      becauseValue: 0,
+    });
+    assert.match((await cli('pool', 'settings')).stdout, inert);
+
+    const on = await cli('pool', 'set', 'poolPrefixAffinityMaxInFlight', '2', '--yes');
+    assert.equal(on.stdout, 'poolPrefixAffinityMaxInFlight is now 2 (was 0; default 0).\n');
+    assert.doesNotMatch((await cli('pool', 'settings')).stdout, /does nothing/);
+    const off = await cli('pool', 'set', 'poolPrefixAffinityMaxInFlight', '0', '--yes');
+    assert.match(off.stdout, inert, 'turning the limit off says what it leaves inert');
+
+    await cli('pool', 'set', 'poolPrefixAffinityMargin', '0', '--yes');
+    assert.doesNotMatch((await cli('pool', 'settings')).stdout, /does nothing/);
+  });
 
   it('asks before changing anything, and changes nothing without an answer', async () => {
     const before = settingsFile();

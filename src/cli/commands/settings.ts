@@ -45,6 +45,7 @@ export async function poolSet(opts: CommonOptions & { key: string; value: string
       throw new CliError(`Nothing was changed: ${err.hub.message ?? `${entry.key} must be ${entry.range}`}.`);
     throw err;
   }
-  const after = (await catalogue(opts)).entries.find((e) => e.key === entry.key)!;
-  return opts.json ? `${JSON.stringify(after, null, 2)}\n` : renderSettingChanged(after, entry.value);
+  const afterEntries = (await catalogue(opts)).entries;
+  const after = afterEntries.find((e) => e.key === entry.key)!;
+  return opts.json ? `${JSON.stringify(after, null, 2)}\n` : renderSettingChanged(after, entry.value, afterEntries);
 }
