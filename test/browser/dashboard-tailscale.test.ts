@@ -18,7 +18,7 @@ const ACCOUNT = userInfo().username;
 /** The address runningStatus gives the fake's own node. */
 const OWN_IP = '100.101.1.2';
 
-describe('dashboard: Tailscale as the Hub reports it', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 4 }, () => {
+describe('dashboard: Tailscale as the Hub reports it', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 5 }, () => {
   let browser: Browser;
   /** Tailscale lets it publish itself, and certificates are on: every check is ready. */
   let ready: { hub: HubProcess; fake: FakeTailscale };
@@ -110,6 +110,35 @@ describe('dashboard: Tailscale as the Hub reports it', { timeout: START_TIMEOUT_
     await changes.getByText(`Tailscale Serve publishes this Hub at https://${name}/.`).waitFor();
     await certificates.getByText('Needs action').waitFor();
     await guide.getByRole('button', { name: 'Close the setup guide' }).click();
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  it('with Tailscale stopped the Hub keeps its name but is not connected: the Check step needs action and Home offers no "Pool your Hubs" card', async () => {
+    ready.fake.set({ ...ready.fake.state(), status: { ...runningStatus('hub-x'), BackendState: 'Stopped' } });
+    // The Hub keeps Tailscale's answer for up to 30 s (TAILSCALE_STATUS_TTL_MS), so the wait allows twice that.
+    await eventually(
+      async () => {
+        const n = (await ready.hub.api<{ localNode: { nodeFqdn: string | null; tailscaleConnected: boolean } }>('GET', '/api/inference/pool/status')).json
+          .localNode;
+        return n.nodeFqdn !== null && !n.tailscaleConnected;
+      },
+      'hub-x to read Tailscale as stopped',
+      60_000,
+    );
+    const { page, context, errors } = await openPage(browser);
+    await signInByLink(page, ready.hub);
+    const firstRun = page.getByTestId('first-run');
+    await firstRun.getByText('Not connected', { exact: true }).waitFor();
+    await firstRun.getByRole('button', { name: 'Finish setup' }).click();
+    await page.getByRole('heading', { name: 'Models in the pool' }).waitFor();
+    assert.equal(await page.getByRole('heading', { name: 'Pool your Hubs' }).count(), 0, 'pooling needs Tailscale connected');
+
+    await gotoPool(page);
+    await page.getByRole('button', { name: 'Set up Hub Pool' }).click();
+    const tailscale = page.getByRole('dialog').getByTestId('check').filter({ hasText: 'Tailscale connected with a tailnet name' });
+    await tailscale.getByText('Needs action').waitFor();
+    await tailscale.getByText(/Tailscale is not connected/).waitFor();
     assert.deepEqual(errors, []);
     await context.close();
   });

@@ -25,7 +25,10 @@ export function Home() {
   const pending = s.peers.filter((p) => p.status === 'pending');
   // A Hub with any peer is past its first run; while first-run setup shows, it carries the pool offer, so the card waits.
   const showFirstRun = !readOnly && !finished && s.peers.length === 0;
-  const showPoolCard = !readOnly && !showFirstRun && !dismissed && s.localNode.nodeFqdn !== null && s.enabled && paired.length === 0 && pending.length === 0;
+  // Connected, not merely named: a stopped Tailscale keeps the name. The HUB_NODE_FQDN stand-in (tests, demos) counts as connected.
+  const n = s.localNode;
+  const onTailnet = (n.tailscaleConnected && n.nodeFqdn !== null) || n.tailnetSource === 'env';
+  const showPoolCard = !readOnly && !showFirstRun && !dismissed && onTailnet && s.enabled && paired.length === 0 && pending.length === 0;
   const badge = poolBadge(s);
   const counts = log.data?.summary.counts;
 

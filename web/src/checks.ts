@@ -120,7 +120,6 @@ export function changesCheck(read: ReportRead): Check {
 }
 
 export function checksOf(s: PoolStatus, read: ReportRead): Check[] {
-  const n = s.localNode;
   const daemonProblem = read.ok && read.report.daemon.problem !== null ? ` Tailscale says: ${read.report.daemon.problem}.` : '';
   return [
     s.enabled
@@ -133,16 +132,7 @@ export function checksOf(s: PoolStatus, read: ReportRead): Check[] {
             say: 'Pooling is switched off under Controls.',
             fix: { label: 'Turn on Hub Pool', run: () => api('PATCH', `${POOL}/settings`, { poolEnabled: true }) },
           },
-    n.nodeFqdn === null
-      ? {
-          name: 'Tailscale connected with a tailnet name',
-          level: 'Needs action',
-          say: `This Hub has no tailnet name.${daemonProblem} Connect Tailscale on this machine (tailscale up) with MagicDNS on, then select Check again.`,
-          fix: DNS_SETTINGS,
-        }
-      : n.tailnetSource === 'env'
-        ? { name: 'Tailscale connected with a tailnet name', level: 'Warning', say: `The name ${n.nodeFqdn} comes from HUB_NODE_FQDN, not from Tailscale.` }
-        : { name: 'Tailscale connected with a tailnet name', level: 'Ready', say: `Active as ${n.nodeFqdn}.` },
+    tailnetCheck(s, daemonProblem),
     certificatesCheck(read),
     changesCheck(read),
     s.directions.outbound.enabled
@@ -160,4 +150,28 @@ export function checksOf(s: PoolStatus, read: ReportRead): Check[] {
             fix: { label: 'Turn on sending work', run: () => api('PATCH', `${POOL}/settings`, { poolOutboundEnabled: true }) },
           },
   ];
+}
+
+const TAILNET = 'Tailscale connected with a tailnet name';
+
+/** Judged by whether Tailscale is connected, not by the name alone: a stopped Tailscale keeps the name it had. */
+function tailnetCheck(s: PoolStatus, daemonProblem: string): Check {
+  const n = s.localNode;
+  if (n.tailnetSource === 'env' && n.nodeFqdn !== null)
+    return { name: TAILNET, level: 'Warning', say: `The name ${n.nodeFqdn} comes from HUB_NODE_FQDN, not from Tailscale.` };
+  if (!n.tailscaleConnected)
+    return {
+      name: TAILNET,
+      level: 'Needs action',
+      say: `Tailscale is not connected on this machine${n.nodeFqdn !== null ? ` (it last named this Hub ${n.nodeFqdn})` : ''}, so other Hubs cannot reach it.${daemonProblem} Run this on the host with MagicDNS on for the tailnet, then select Check again.`,
+      command: 'tailscale up',
+    };
+  if (n.nodeFqdn === null)
+    return {
+      name: TAILNET,
+      level: 'Needs action',
+      say: `Tailscale is connected, but this Hub has no tailnet name.${daemonProblem} Turn on MagicDNS for the tailnet, then select Check again.`,
+      fix: DNS_SETTINGS,
+    };
+  return { name: TAILNET, level: 'Ready', say: `Active as ${n.nodeFqdn}.` };
 }
