@@ -7,7 +7,7 @@ import { DirectoryNotes } from './DirectoryNotes';
 import { FirstByteChart } from './FirstByteChart';
 import { useNow, usePoll, useRoutingLog } from './hooks';
 import type { PeerView, PoolStatus, SettingEntry } from './types';
-import { ago, isPaired, ms, peerState, plural, poolBadge, rowFailovers, rowServedBy, tierWords } from './words';
+import { ago, isPaired, ms, notToldWords, pairingProblemWords, peerState, plural, poolBadge, rowFailovers, rowServedBy, tierWords } from './words';
 
 /** The page reads status this often (the guide: "The requesting Hub's page refreshes every 15 seconds"). */
 export const POOL_PAGE_POLL_MS = 15_000;
@@ -16,7 +16,12 @@ export const TAILSCALE_REPORT_POLL_MS = 60_000;
 /** Recent routing shows this many of the rows the Hub keeps. */
 const RECENT_ROWS = 25;
 
-type Flash = { readonly tone: 'good' | 'bad'; readonly text: string; readonly detail?: string } | null;
+type Flash = { readonly tone: 'good' | 'warn' | 'bad'; readonly text: string; readonly detail?: string } | null;
+
+/** The answer of Unpair, Reject and Cancel request: whether the other Hub was told. */
+interface Removal {
+  readonly notified: boolean;
+}
 
 export function HubPool() {
   const { readOnly, openGuide } = useDashboard();
@@ -25,6 +30,8 @@ export function HubPool() {
   // Operator only: a qa:read key reads status and the routing log, not the Tailscale report.
   const tailscale = usePoll(readTailscaleReport, TAILSCALE_REPORT_POLL_MS, !readOnly);
   const [flash, setFlash] = useState<Flash>(null);
+  // Typed under Pairing PIN, and sent by both that section's Pair and Discoverable devices' Pair.
+  const [otherPin, setOtherPin] = useState('');
   const s = status.data;
 
   const act: Act = async (run, done) => {
@@ -90,9 +97,9 @@ export function HubPool() {
 
       <div className="grid2">
         <ThisNode s={s} tailscale={tailscale.data} />
-        <PairingPin s={s} act={act} setFlash={setFlash} refresh={status.refresh} />
+        <PairingPin s={s} act={act} setFlash={setFlash} refresh={status.refresh} otherPin={otherPin} setOtherPin={setOtherPin} />
       </div>
-      <DiscoverableDevices s={s} setFlash={setFlash} refresh={status.refresh} />
+      <DiscoverableDevices s={s} setFlash={setFlash} refresh={status.refresh} otherPin={otherPin} setOtherPin={setOtherPin} />
       <PendingRequests s={s} act={act} />
       <PairedHubs s={s} act={act} />
       <div className="grid2">
@@ -110,6 +117,12 @@ export function HubPool() {
 
 /** Runs a change, says how it went (a sentence, or one made from the answer), and reads status again. */
 type Act = (run: () => Promise<unknown>, done: string | ((result: unknown) => Flash)) => Promise<boolean>;
+
+/** The sentence after Unpair, Reject or Cancel request: `done`, or, when the other Hub was not told, what to do there. */
+const removal =
+  (verb: 'unpair' | 'reject' | 'cancel', peer: string, self: string | null, done: string) =>
+  (result: unknown): Flash =>
+    (result as Removal | null)?.notified === false ? { tone: 'warn', text: notToldWords(verb, peer, self) } : { tone: 'good', text: done };
 
 function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
   return (
@@ -173,15 +186,29 @@ function ThisNode({ s, tailscale }: { s: PoolStatus; tailscale: ReportRead | nul
   );
 }
 
-function PairingPin({ s, act, setFlash, refresh }: { s: PoolStatus; act: Act; setFlash: (f: Flash) => void; refresh: () => Promise<void> }) {
+interface PinField {
+  readonly otherPin: string;
+  setOtherPin(pin: string): void;
+}
+
+function PairingPin({
+  s,
+  act,
+  setFlash,
+  refresh,
+  otherPin,
+  setOtherPin,
+}: { s: PoolStatus; act: Act; setFlash: (f: Flash) => void; refresh: () => Promise<void> } & PinField) {
   const { readOnly } = useDashboard();
   const now = useNow();
   const [minted, setMinted] = useState<{ pin: string; expiresAt: string } | null>(null);
-  const [otherPin, setOtherPin] = useState('');
   const [name, setName] = useState('');
-  const expiresAt = minted?.expiresAt ?? s.pairingPin.expiresAt;
+  // The status decides whether a PIN is live: one spent by a request, cancelled or replaced from
+  // the CLI is gone there, whatever this page minted. The digits show only for the PIN status names.
+  const live = s.pairingPin.active;
+  const shown = minted !== null && live && s.pairingPin.expiresAt === minted.expiresAt ? minted : null;
+  const expiresAt = shown?.expiresAt ?? s.pairingPin.expiresAt;
   const left = expiresAt === null ? 0 : Math.max(0, Date.parse(expiresAt) - now);
-  const live = s.pairingPin.active || (minted !== null && left > 0);
   const problem = pinProblem(otherPin);
   useEffect(() => {
     if (minted !== null && left === 0) setMinted(null);
@@ -203,10 +230,10 @@ function PairingPin({ s, act, setFlash, refresh }: { s: PoolStatus; act: Act; se
         A PIN proves the request comes from someone in front of this Hub's screen. It works once, for ten minutes; generating another replaces it, and five
         wrong guesses destroy it.
       </p>
-      {minted !== null && left > 0 ? (
+      {shown !== null && left > 0 ? (
         <div>
-          <div className="pin-digits mono" data-testid="pin-digits" aria-label={`PIN ${minted.pin.split('').join(' ')}`}>
-            {minted.pin}
+          <div className="pin-digits mono" data-testid="pin-digits" aria-label={`PIN ${shown.pin.split('').join(' ')}`}>
+            {shown.pin}
           </div>
           <p role="timer" aria-live="off">
             Expires in {Math.floor(left / 60000)}:{String(Math.floor((left % 60000) / 1000)).padStart(2, '0')}
@@ -230,6 +257,8 @@ function PairingPin({ s, act, setFlash, refresh }: { s: PoolStatus; act: Act; se
               onClick={() =>
                 void act(async () => {
                   const res = await api<{ pin: string; expiresAt: string }>('POST', `${POOL}/pairing-pin`);
+                  // Status first, so the digits never show beside a status that has not seen the PIN yet.
+                  await refresh();
                   setMinted({ pin: res.pin, expiresAt: res.expiresAt });
                 }, 'PIN generated. Type it on the other Hub within ten minutes.')
               }
@@ -289,8 +318,15 @@ function PairingPin({ s, act, setFlash, refresh }: { s: PoolStatus; act: Act; se
   );
 }
 
-function DiscoverableDevices({ s, setFlash, refresh }: { s: PoolStatus; setFlash: (f: Flash) => void; refresh: () => Promise<void> }) {
+function DiscoverableDevices({
+  s,
+  setFlash,
+  refresh,
+  otherPin,
+  setOtherPin,
+}: { s: PoolStatus; setFlash: (f: Flash) => void; refresh: () => Promise<void> } & PinField) {
   const { readOnly } = useDashboard();
+  const pinRefused = pinProblem(otherPin) !== null;
   const [scan, setScan] = useState<Discovery | null>(null);
   const [scanning, setScanning] = useState(false);
   const run = async () => {
@@ -308,7 +344,9 @@ function DiscoverableDevices({ s, setFlash, refresh }: { s: PoolStatus; setFlash
         <button type="button" onClick={() => void run()} disabled={scanning}>
           {scanning ? 'Scanning…' : 'Rescan'}
         </button>
-        <span className="small muted">Scans only when you ask: each scan contacts every unpaired device on the tailnet.</span>
+        <span className="small muted">
+          Scans only when you ask: each scan contacts every unpaired device on the tailnet. Pair sends the PIN typed under Pairing PIN, if any.
+        </span>
       </div>
       {scan === null ? null : !scan.available ? (
         <p className="notice" data-testid="discovery-unavailable">
@@ -332,11 +370,16 @@ function DiscoverableDevices({ s, setFlash, refresh }: { s: PoolStatus; setFlash
               ) : (
                 <button
                   type="button"
+                  disabled={pinRefused}
+                  title={pinRefused ? 'The PIN typed under Pairing PIN is not six digits' : undefined}
                   onClick={async () => {
-                    const o = await sendPairRequest(h.nodeFqdn, '');
+                    // The PIN typed under Pairing PIN goes with it, as with that section's Pair.
+                    const withPin = otherPin.trim() !== '';
+                    const o = await sendPairRequest(h.nodeFqdn, otherPin);
+                    if (o.sent && withPin) setOtherPin('');
                     setFlash(
                       o.sent
-                        ? { tone: 'good', text: `Pairing request sent to ${h.nodeFqdn}.` }
+                        ? { tone: 'good', text: `Pairing request sent to ${h.nodeFqdn}${withPin ? ' with the PIN' : ''}.` }
                         : { tone: 'bad', text: `Not sent. ${notSentAdvice(o)}`, detail: `The Hub said: ${o.reason}` },
                     );
                     await refresh();
@@ -367,8 +410,17 @@ function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
               <span className="mono">{p.nodeFqdn}</span>
               <span className="badge">Waiting for the other Hub to approve</span>
             </div>
+            <PairingProblem p={p} />
             {!readOnly && (
-              <button type="button" onClick={() => void act(() => api('DELETE', `${POOL}/peers/${p.id}`), `Request to ${p.nodeFqdn} cancelled.`)}>
+              <button
+                type="button"
+                onClick={() =>
+                  void act(
+                    () => api<Removal>('DELETE', `${POOL}/peers/${p.id}`),
+                    removal('cancel', p.nodeFqdn, s.localNode.nodeFqdn, `Request to ${p.nodeFqdn} cancelled.`),
+                  )
+                }
+              >
                 Cancel request
               </button>
             )}
@@ -411,7 +463,15 @@ function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
                 >
                   Approve
                 </button>
-                <button type="button" onClick={() => void act(() => api('POST', `${POOL}/peers/${p.id}/reject`), `Rejected ${p.nodeFqdn}.`)}>
+                <button
+                  type="button"
+                  onClick={() =>
+                    void act(
+                      () => api<Removal>('POST', `${POOL}/peers/${p.id}/reject`),
+                      removal('reject', p.nodeFqdn, s.localNode.nodeFqdn, `Rejected ${p.nodeFqdn}.`),
+                    )
+                  }
+                >
                   Reject
                 </button>
               </div>
@@ -423,7 +483,17 @@ function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
   );
 }
 
-export function PeerRow({ p, act, now }: { p: PeerView; act: Act; now: number }) {
+/** A pairing state that needs an operator on each Hub, with its fix; nothing when there is none. */
+function PairingProblem({ p }: { p: PeerView }) {
+  const words = pairingProblemWords(p);
+  return words === null ? null : (
+    <p className="small notice bad" data-testid="pairing-problem">
+      {words}
+    </p>
+  );
+}
+
+export function PeerRow({ p, act, now, self }: { p: PeerView; act: Act; now: number; self: string | null }) {
   const { readOnly } = useDashboard();
   const st = peerState(p);
   return (
@@ -440,6 +510,7 @@ export function PeerRow({ p, act, now }: { p: PeerView; act: Act; now: number })
         {p.authMode === 'bearer' && <span className="tag">Legacy auth</span>}
       </div>
       {st.next !== null && <p className={`small ${st.needsYou ? 'notice bad' : 'muted'}`}>{st.next}</p>}
+      <PairingProblem p={p} />
       <p className="small muted">
         Last seen {ago(p.lastSeenAt, now)} · queue {p.inFlightRequests ?? '—'} · {tierWords(p.hardwareTier)} · engines{' '}
         {p.backends === null ? 'not reported yet' : p.backends.map((b) => b.kind).join(', ') || 'none'}
@@ -462,7 +533,7 @@ export function PeerRow({ p, act, now }: { p: PeerView; act: Act; now: number })
             className="danger"
             onClick={() => {
               if (window.confirm(`Unpair ${p.nodeFqdn}? It is told to drop its half too.`))
-                void act(() => api('DELETE', `${POOL}/peers/${p.id}`), `Unpaired ${p.nodeFqdn}.`);
+                void act(() => api<Removal>('DELETE', `${POOL}/peers/${p.id}`), removal('unpair', p.nodeFqdn, self, `Unpaired ${p.nodeFqdn}.`));
             }}
           >
             Unpair
@@ -483,7 +554,7 @@ function PairedHubs({ s, act }: { s: PoolStatus; act: Act }) {
       ) : (
         <ul className="plain">
           {paired.map((p) => (
-            <PeerRow key={p.id} p={p} act={act} now={now} />
+            <PeerRow key={p.id} p={p} act={act} now={now} self={s.localNode.nodeFqdn} />
           ))}
         </ul>
       )}
@@ -726,12 +797,18 @@ function RecentRouting() {
   return (
     <Section id="recent-routing" title="Recent routing">
       <p data-testid="routing-summary">
-        {c === undefined ? '—' : `${c.served} served · ${c.failed} failed · ${c.failedOver} failed over`}
-        <span className="small muted"> (of the {log.summary?.recorded ?? 0} decisions the Hub holds; a restart clears them)</span>
+        {c === undefined ? (
+          'Not read yet'
+        ) : (
+          <>
+            {`${c.served} served · ${c.failed} failed · ${c.failedOver} failed over`}
+            <span className="small muted"> (of the {log.summary?.recorded} decisions the Hub holds; a restart clears them)</span>
+          </>
+        )}
       </p>
-      {log.error !== null && <p className="notice bad">Could not refresh: {log.error}</p>}
-      <FirstByteChart rows={log.rows} now={now} />
-      {rows.length === 0 ? (
+      {log.error !== null && <p className="notice bad">Could not read the routing log: {log.error}</p>}
+      {log.summary !== null && <FirstByteChart rows={log.rows} now={now} />}
+      {log.summary === null ? null : rows.length === 0 ? (
         <p className="muted">No requests yet.</p>
       ) : (
         <div className="table-wrap">

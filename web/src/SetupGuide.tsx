@@ -5,7 +5,7 @@ import type { GuideStep } from './context';
 import { checksOf, readTailscaleReport, type ReportRead } from './checks';
 import { DirectoryNotes } from './DirectoryNotes';
 import type { PoolStatus } from './types';
-import { isPaired, isVerified, peerState, plural, tierWords } from './words';
+import { isPaired, isVerified, notToldWords, pairingProblemWords, peerState, plural, tierWords } from './words';
 
 /** While a request waits, the guide reads status this often... */
 export const APPROVE_POLL_MS = 3_000;
@@ -110,6 +110,8 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
     await Promise.all(
       names.map(async (n) => {
         const outcome = await sendPairRequest(n, usePin);
+        // A PIN works once: a request that carried it spent it, so Pair again and Retry go without it.
+        if (outcome.sent && usePin !== '') setPin('');
         setResults((r) => ({ ...r, [n]: outcome }));
       }),
     );
@@ -344,6 +346,11 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
             sentSinceOpen={sentSinceOpen.filter(
               (n) => !cancelled.includes(n) && results[n] !== undefined && results[n] !== 'sending' && (results[n] as PairOutcome).sent,
             )}
+            sending={sentSinceOpen.filter((n) => !cancelled.includes(n) && results[n] === 'sending')}
+            notSent={sentSinceOpen.flatMap((n) => {
+              const r = results[n];
+              return !cancelled.includes(n) && r !== undefined && r !== 'sending' && !r.sent ? [{ name: n, outcome: r }] : [];
+            })}
             notHeard={notHeard}
             onCancelled={(n) => setCancelled((c) => [...c, n])}
             onNotHeard={(n, why) => setNotHeard((m) => ({ ...m, [n]: why }))}
@@ -372,9 +379,15 @@ function CheckStep({ status, report, reload, onContinue }: { status: PoolStatus;
   const blocked = checks.some((c) => c.level === 'Needs action');
   const warned = checks.some((c) => c.level === 'Warning');
   const [busy, setBusy] = useState(false);
+  const [fixFailed, setFixFailed] = useState<string | null>(null);
   return (
     <section aria-labelledby="check-title">
       <h3 id="check-title">Check</h3>
+      {fixFailed !== null && (
+        <p className="notice bad" role="alert">
+          {fixFailed}
+        </p>
+      )}
       <ul className="plain">
         {checks.map((c) => (
           <li key={c.name} data-testid="check">
@@ -394,9 +407,13 @@ function CheckStep({ status, report, reload, onContinue }: { status: PoolStatus;
                   type="button"
                   disabled={busy}
                   onClick={async () => {
+                    const label = c.fix!.label;
                     setBusy(true);
+                    setFixFailed(null);
                     try {
                       await (c.fix as { run: () => Promise<unknown> }).run();
+                    } catch (err) {
+                      setFixFailed(`${label} did not work: ${(err as Error).message}`);
                     } finally {
                       await reload();
                       setBusy(false);
@@ -425,6 +442,10 @@ interface ApproveProps {
   readonly status: PoolStatus;
   readonly reload: () => Promise<unknown>;
   readonly sentSinceOpen: readonly string[];
+  /** Requests sent since the guide opened that are on their way now. */
+  readonly sending: readonly string[];
+  /** Requests sent since the guide opened whose last send failed, with the Hub's answer. */
+  readonly notSent: readonly { readonly name: string; readonly outcome: Extract<PairOutcome, { sent: false }> }[];
   readonly notHeard: Readonly<Record<string, string>>;
   onCancelled(name: string): void;
   onNotHeard(name: string, why: string): void;
@@ -437,18 +458,20 @@ interface ApproveProps {
 
 function ApproveStep(p: ApproveProps) {
   const s = p.status;
-  const [message, setMessage] = useState<string | null>(null);
+  const [message, setMessage] = useState<{ readonly tone: 'bad' | 'warn'; readonly text: string } | null>(null);
   const waiting = s.peers.filter((x) => x.status === 'pending' && x.direction === 'outbound');
   const incoming = s.peers.filter((x) => x.status === 'pending' && x.direction === 'inbound');
   const paired = s.peers.filter(isPaired);
   const verified = paired.filter(isVerified);
   const gone = p.sentSinceOpen.filter((n) => !s.peers.some((x) => x.nodeFqdn === n));
-  const run = async (call: () => Promise<unknown>) => {
+  const self = s.localNode.nodeFqdn;
+  /** Runs a change; `notTold` words an answer whose notified is false (the other Hub still holds its half). */
+  const run = async (call: () => Promise<unknown>, notTold?: string) => {
     try {
-      await call();
-      setMessage(null);
+      const answer = (await call()) as { notified?: boolean } | null | undefined;
+      setMessage(notTold !== undefined && answer?.notified === false ? { tone: 'warn', text: notTold } : null);
     } catch (err) {
-      setMessage((err as Error).message);
+      setMessage({ tone: 'bad', text: (err as Error).message });
     }
     await p.reload();
   };
@@ -457,8 +480,8 @@ function ApproveStep(p: ApproveProps) {
     <section aria-labelledby="approve-title">
       <h3 id="approve-title">Approve</h3>
       {message !== null && (
-        <p className="notice bad" role="alert">
-          {message}
+        <p className={`notice ${message.tone}`} role={message.tone === 'bad' ? 'alert' : 'status'}>
+          {message.text}
         </p>
       )}
       {verified.length > 0 && (
@@ -471,23 +494,57 @@ function ApproveStep(p: ApproveProps) {
         </div>
       )}
       <h4>Waiting for approval</h4>
-      {waiting.length === 0 && gone.length === 0 ? <p className="small muted">Nothing is waiting.</p> : null}
+      {waiting.length === 0 && gone.length === 0 && p.sending.length === 0 && p.notSent.length === 0 ? (
+        <p className="small muted">Nothing is waiting.</p>
+      ) : null}
       <ul className="plain">
-        {waiting.map((x) => (
-          <li key={x.id} data-testid="guide-waiting" className="row">
-            <span className="mono">{x.nodeFqdn}</span>
-            <span className="small muted">Waiting for the other Hub to approve</span>
-            <button
-              type="button"
-              onClick={() =>
-                void run(async () => {
-                  p.onCancelled(x.nodeFqdn);
-                  await api('DELETE', `${POOL}/peers/${x.id}`);
-                })
-              }
-            >
-              Cancel request
-            </button>
+        {waiting.map((x) => {
+          const problem = pairingProblemWords(x);
+          return (
+            <li key={x.id} data-testid="guide-waiting">
+              <div className="row">
+                <span className="mono">{x.nodeFqdn}</span>
+                <span className="small muted">Waiting for the other Hub to approve</span>
+                <button
+                  type="button"
+                  onClick={() =>
+                    void run(
+                      async () => {
+                        p.onCancelled(x.nodeFqdn);
+                        return api('DELETE', `${POOL}/peers/${x.id}`);
+                      },
+                      notToldWords('cancel', x.nodeFqdn, self),
+                    )
+                  }
+                >
+                  Cancel request
+                </button>
+              </div>
+              {problem !== null && (
+                <p className="small notice bad" data-testid="guide-problem">
+                  {problem}
+                </p>
+              )}
+            </li>
+          );
+        })}
+        {p.sending
+          .filter((n) => !waiting.some((x) => x.nodeFqdn === n))
+          .map((n) => (
+            <li key={n} data-testid="guide-sending" className="row">
+              <span>Sending the request to {n}…</span>
+            </li>
+          ))}
+        {p.notSent.map(({ name, outcome }) => (
+          <li key={name} data-testid="guide-not-sent">
+            <div className="row">
+              <span>The request to {name} was not sent.</span>
+              <button type="button" onClick={() => p.pairAgain(name)}>
+                Retry
+              </button>
+            </div>
+            <p className="small">{notSentAdvice(outcome)}</p>
+            <p className="small muted">The Hub said: {outcome.reason}</p>
           </li>
         ))}
         {gone.map((n) => (
@@ -528,7 +585,7 @@ function ApproveStep(p: ApproveProps) {
               >
                 Approve
               </button>
-              <button type="button" onClick={() => void run(() => api('POST', `${POOL}/peers/${x.id}/reject`))}>
+              <button type="button" onClick={() => void run(() => api('POST', `${POOL}/peers/${x.id}/reject`), notToldWords('reject', x.nodeFqdn, self))}>
                 Reject
               </button>
             </div>
@@ -541,6 +598,8 @@ function ApproveStep(p: ApproveProps) {
         {paired.map((x) => {
           const st = peerState(x);
           const missed = p.notHeard[x.nodeFqdn];
+          // From status, so a guide opened after the approval (or on the other Hub) sees it too.
+          const problem = pairingProblemWords(x);
           return (
             <div key={x.id} className="card" style={{ margin: 0 }} data-testid="guide-connected" data-peer={x.nodeFqdn}>
               <div className="row">
@@ -564,13 +623,22 @@ function ApproveStep(p: ApproveProps) {
                   then Unpair here and pair again.
                 </p>
               )}
-              {missed === undefined && st.needsYou && (
+              {missed === undefined && problem !== null && (
+                <p className="small notice bad" data-testid="guide-problem">
+                  {problem}
+                </p>
+              )}
+              {missed === undefined && problem === null && st.needsYou && (
                 <p className="small notice bad" data-testid="guide-problem">
                   {st.next}
                 </p>
               )}
-              {(missed !== undefined || st.needsYou) && (
-                <button type="button" className="danger" onClick={() => void run(() => api('DELETE', `${POOL}/peers/${x.id}`))}>
+              {(missed !== undefined || problem !== null || st.needsYou) && (
+                <button
+                  type="button"
+                  className="danger"
+                  onClick={() => void run(() => api('DELETE', `${POOL}/peers/${x.id}`), notToldWords('unpair', x.nodeFqdn, self))}
+                >
                   Unpair
                 </button>
               )}

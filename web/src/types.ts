@@ -30,6 +30,8 @@ export interface PeerView {
   readonly expiresAt: string | null;
   readonly lastSeenAt: string | null;
   readonly consecutiveFailures: number;
+  /** A pairing state that waiting does not clear and that needs an operator on each Hub; absent from Hubs before this field. */
+  readonly pairingProblem?: PairingProblem | null;
   readonly probeFailure: { readonly kind: ProbeFailureKind; readonly since: string | null; readonly action: string } | null;
   readonly acceptingWork: boolean | null;
   readonly inFlightRequests: number | null;
@@ -37,7 +39,39 @@ export interface PeerView {
   readonly backends: readonly { readonly kind: string; readonly models: readonly string[] }[] | null;
   readonly forwardedInFlight?: number;
   readonly queueDepth?: number | null;
+  /** What this Hub timed the peer at, and what the peer says it measured itself; absent from Hubs before this field. */
+  readonly throughput?: { readonly observed: readonly ThroughputEstimate[]; readonly advertised: ThroughputAdvert | null };
 }
+
+export type PairingProblemKind = 'half_paired_here' | 'half_paired_there' | 'crossed_requests';
+export interface PairingProblem {
+  readonly kind: PairingProblemKind;
+  readonly since: string;
+  /** What to do, with both Hubs' names in the commands. */
+  readonly action: string;
+}
+
+/** One prompt-size band a node was timed in (src/placement/throughput/book.ts). */
+export interface ThroughputBand {
+  /** The band's lower edge, tokens. */
+  readonly fromTokens: number;
+  readonly promptTokens: number;
+  readonly tokensPerSec: number;
+  readonly deadline: boolean;
+  readonly ageMs: number;
+}
+
+/** A node's readings for one model (and, on this Hub, one engine). */
+export interface ThroughputEstimate {
+  readonly node: string;
+  readonly backendId: string | null;
+  readonly model: string;
+  readonly bands: readonly ThroughputBand[];
+  readonly decodeTokensPerSec: number | null;
+}
+
+/** What a node advertises of its own readings, per model. */
+export type ThroughputAdvert = Readonly<Record<string, { readonly bands: readonly ThroughputBand[]; readonly decodeTokensPerSec: number | null }>>;
 
 export interface PoolSettings {
   readonly poolEnabled: boolean;
@@ -71,6 +105,8 @@ export interface PoolStatus {
     readonly identity: { readonly nodeUuid: string; readonly fingerprint: string; readonly identityError: string | null } | null;
     readonly peerOriginsMap: { readonly active: boolean; readonly entries: readonly { readonly name: string; readonly origin: string }[] };
     readonly queueDepth: number;
+    /** This Hub's own readings of its engines; absent from Hubs before this field. */
+    readonly throughput?: { readonly estimates: readonly ThroughputEstimate[]; readonly advertised: ThroughputAdvert | null };
     readonly maxPromptTokens: number | null;
     readonly maxPromptTokensSetBy: 'env' | 'setting' | null;
     readonly backends: readonly {

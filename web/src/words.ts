@@ -122,3 +122,55 @@ export function percentile(values: readonly number[], p: number): number | null 
 }
 
 export const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+
+/** A pairing problem (half paired, crossed requests) in a sentence, with its fix; null when there is none. */
+export function pairingProblemWords(p: PeerView): string | null {
+  const problem = p.pairingProblem ?? null;
+  if (problem === null) return null;
+  const next = ` Waiting will not fix this. Next: ${problem.action}.`;
+  switch (problem.kind) {
+    case 'half_paired_here':
+      return `Half paired: ${p.nodeFqdn} never received this Hub’s approval, so it still waits for it.${next}`;
+    case 'half_paired_there':
+      return `Half paired: ${p.nodeFqdn} approved this Hub’s request, but its confirmation never arrived here.${next}`;
+    case 'crossed_requests':
+      return `Crossed requests: this Hub and ${p.nodeFqdn} each sent the other a request, and each set the other’s aside.${next}`;
+  }
+}
+
+/**
+ * What to say after Unpair, Reject or Cancel request when the other Hub could not be told
+ * (the answer's notified: false): it still holds its half, so the operator removes it there.
+ */
+export function notToldWords(verb: 'unpair' | 'reject' | 'cancel', peer: string, self: string | null): string {
+  const command = `cihub pool unpair ${self ?? '<this Hub’s name>'} on ${peer}`;
+  switch (verb) {
+    case 'unpair':
+      return `Unpaired ${peer} here, but ${peer} could not be told, so it still lists this Hub. Remove this Hub there too: Unpair on its Hub Pool page, or ${command}.`;
+    case 'reject':
+      return `Rejected ${peer} here, but ${peer} could not be told, so its request may still show as waiting there. Cancel it there: Cancel request on its Hub Pool page, or ${command}.`;
+    case 'cancel':
+      return `Request to ${peer} cancelled here, but ${peer} could not be told, so it may still list the request. Reject it there, or run ${command}.`;
+  }
+}
+
+export interface SpeedLine {
+  readonly key: string;
+  readonly text: string;
+}
+
+interface Timed {
+  readonly bands: readonly { readonly fromTokens: number; readonly tokensPerSec: number }[];
+  readonly decodeTokensPerSec: number | null;
+}
+
+const tps = (n: number): string => `${Math.round(n).toLocaleString()} tokens/s`;
+
+/** One line per model (and engine) a node was timed at: prompt reading per band, then writing. */
+export function speedLine(label: string, t: Timed, source: string): string {
+  const bands = [...t.bands]
+    .sort((a, b) => a.fromTokens - b.fromTokens)
+    .map((b) => `${tps(b.tokensPerSec)} reading prompts of ${Math.round(b.fromTokens / 1024)}k tokens or more`);
+  const reading = bands.length === 0 ? 'prompt reading not timed' : bands.join('; ');
+  return `${label}: ${reading}, ${source}${t.decodeTokensPerSec === null ? '' : ` (writes ${tps(t.decodeTokensPerSec)})`}`;
+}
