@@ -8,7 +8,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { chat, header, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { chat, header, post, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
 import { gotoPool, launchBrowser, openPage, screenshot, signInByLink, type WatchedPage } from './browser.js';
 
 const SHARED = 'shared-model:1b';
@@ -118,6 +118,17 @@ describe('dashboard: pairing two Hubs through the UI', { timeout: START_TIMEOUT_
     await card.getByText(B_ONLY).waitFor();
     await card.getByText(/median [\d.]+ m?s, p90 [\d.]+ m?s over 1$/).waitFor();
     assert.equal((await card.getByTestId('failed-30m').textContent())?.trim(), '0');
+
+    // Nothing is timed yet: the card says so rather than showing a figure.
+    const speed = card.getByTestId('measured-speed');
+    await speed.getByText('Not measured yet').waitFor();
+    // A prompt large enough to be timed (4,096 tokens or more), through A's proxy to B's engine.
+    const long = await post(pool.a, '/api/chat', { model: B_ONLY, stream: false, messages: [{ role: 'user', content: 'word '.repeat(5_000) }] });
+    assert.equal(long.status, 200, long.text.slice(0, 300));
+    const timed = (await pool.a.status()).peers.find((p) => p.nodeFqdn === pool.b.name)?.throughput?.observed ?? [];
+    assert.equal(timed[0]?.model, B_ONLY, JSON.stringify(timed));
+    // Resources reads status every 15 s.
+    await speed.getByText(new RegExp(`${B_ONLY.replace(/[.:]/g, '\\$&')}: [\\d,]+ tokens/s reading prompts of 4k tokens or more, timed by this Hub`)).waitFor();
   });
 
   it('without a PIN from the Hub Pool page: the other Hub sees "No key" and approves from Pending requests', async () => {

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { currentSession, signOut, whenSignedOut } from './api';
+import { ApiError, currentSession, signOut, whenSignedOut } from './api';
 import { Dashboard, type GuideStep } from './context';
 import { Home } from './Home';
 import { HubPool } from './HubPool';
@@ -29,7 +29,23 @@ function useHash(): string {
 export function App() {
   const [session, setSession] = useState<SessionInfo | null | undefined>(undefined);
   const [guide, setGuide] = useState<{ step: GuideStep | null } | null>(null);
+  const [signOutFailed, setSignOutFailed] = useState<string | null>(null);
   const hash = useHash();
+
+  // The page is cleared only once the Hub has ended the session (or says there was none): a
+  // session the Hub still holds stays usable by this browser, so a failure is said, not hidden.
+  const leave = async () => {
+    setSignOutFailed(null);
+    try {
+      await signOut();
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 401)) {
+        setSignOutFailed((err as Error).message);
+        return;
+      }
+    }
+    setSession(null);
+  };
 
   useEffect(() => {
     whenSignedOut(() => setSession(null));
@@ -65,10 +81,15 @@ export function App() {
             Read-only
           </span>
         )}
-        <button type="button" onClick={() => void signOut().finally(() => setSession(null))}>
+        <button type="button" onClick={() => void leave()}>
           Sign out
         </button>
       </header>
+      {signOutFailed !== null && (
+        <p className="notice bad" role="alert">
+          Could not sign out: {signOutFailed}. This browser is still signed in; try again.
+        </p>
+      )}
       {/* While the guide is open the page behind it takes no focus or clicks: the dialog is modal for keyboards too. */}
       <main inert={guide !== null && !ctx.readOnly}>
         {page.hash === '#/' && <Home />}

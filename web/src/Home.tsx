@@ -30,11 +30,16 @@ export function Home() {
   const onTailnet = (n.tailscaleConnected && n.nodeFqdn !== null) || n.tailnetSource === 'env';
   const showPoolCard = !readOnly && !showFirstRun && !dismissed && onTailnet && s.enabled && paired.length === 0 && pending.length === 0;
   const badge = poolBadge(s);
-  const counts = log.data?.summary.counts;
+  const summary = log.data?.summary;
 
   return (
     <>
       <h2 className="visually-hidden">Home</h2>
+      {status.error !== null && (
+        <p className="notice bad" role="alert">
+          Could not refresh: {status.error}. This page shows the last status read.
+        </p>
+      )}
       {showFirstRun && <FirstRun s={s} onFinish={() => setFinished(true)} />}
       {waitingHere.length > 0 && (
         <section className="card" aria-labelledby="review-title">
@@ -97,12 +102,18 @@ export function Home() {
         </section>
         <section className="card" aria-labelledby="home-requests">
           <h2 id="home-requests">Requests since the Hub started</h2>
-          {counts === undefined ? (
-            <p className="muted">—</p>
+          {log.error !== null && <p className="small notice bad">Could not read the routing log: {log.error}</p>}
+          {summary === undefined ? (
+            log.error === null && <p className="muted">Loading…</p>
           ) : (
-            <p>
-              {counts.served} served · {counts.failed} failed · {counts.failedOver} failed over
-            </p>
+            <>
+              <p>{plural(summary.totalRecorded, 'request', 'requests')} since the Hub started</p>
+              {/* The counts are over the rows the routing log still holds, which is fewer once it has evicted some. */}
+              <p className="small muted">
+                {summary.totalRecorded > summary.recorded ? `Of the newest ${summary.recorded} it holds: ` : ''}
+                {summary.counts.served} served · {summary.counts.failed} failed · {summary.counts.failedOver} failed over
+              </p>
+            </>
           )}
           <a href="#/logs">Open the routing log</a>
         </section>

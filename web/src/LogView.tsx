@@ -45,46 +45,57 @@ function RoutingLog() {
           <label htmlFor="log-problems">Only failures and failovers</label>
         </div>
       </div>
-      <p className="small">
-        Showing {rows.length} of {log.rows.length}
-      </p>
-      <div className="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Direction</th>
-              <th scope="col">Path</th>
-              <th scope="col">Model</th>
-              <th scope="col">Node</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">First byte</th>
-              <th scope="col">Total</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.id}>
-                <td title={r.timestamp}>{ago(r.timestamp, now)}</td>
-                <td>{r.direction}</td>
-                <td className="mono">{r.path}</td>
-                <td className="mono">{r.model ?? '—'}</td>
-                <td className="mono">
-                  {rowServedBy(r)}
-                  {rowFailovers(r) !== null && <div className="small">{rowFailovers(r)}</div>}
-                </td>
-                <td>
-                  {r.outcome}
-                  {r.status !== null ? ` (${r.status})` : ''}
-                  {r.reason !== null && r.outcome === 'failed' ? `: ${r.reason}` : ''}
-                </td>
-                <td>{ms(r.durationMs)}</td>
-                <td>{ms(r.totalMs)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      {log.error !== null && (
+        <p className="notice bad" role="alert">
+          Could not read the routing log: {log.error}.{log.summary !== null ? ' The rows below are from the last read.' : ''}
+        </p>
+      )}
+      {log.summary === null ? (
+        log.error === null && <p className="muted">Loading…</p>
+      ) : (
+        <>
+          <p className="small">
+            Showing {rows.length} of {log.rows.length}
+          </p>
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Direction</th>
+                  <th scope="col">Path</th>
+                  <th scope="col">Model</th>
+                  <th scope="col">Node</th>
+                  <th scope="col">Outcome</th>
+                  <th scope="col">First byte</th>
+                  <th scope="col">Total</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((r) => (
+                  <tr key={r.id}>
+                    <td title={r.timestamp}>{ago(r.timestamp, now)}</td>
+                    <td>{r.direction}</td>
+                    <td className="mono">{r.path}</td>
+                    <td className="mono">{r.model ?? '—'}</td>
+                    <td className="mono">
+                      {rowServedBy(r)}
+                      {rowFailovers(r) !== null && <div className="small">{rowFailovers(r)}</div>}
+                    </td>
+                    <td>
+                      {r.outcome}
+                      {r.status !== null ? ` (${r.status})` : ''}
+                      {r.reason !== null && r.outcome === 'failed' ? `: ${r.reason}` : ''}
+                    </td>
+                    <td>{ms(r.durationMs)}</td>
+                    <td>{ms(r.totalMs)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
     </section>
   );
 }

@@ -2,8 +2,8 @@ import { api, POOL } from './api';
 import { FirstByteChart, CHART_WINDOW_MS } from './FirstByteChart';
 import { useNow, usePoll, useRoutingLog } from './hooks';
 import { POOL_PAGE_POLL_MS } from './HubPool';
-import type { PoolStatus, RoutingRow } from './types';
-import { isPaired, median, ms, peerState, percentile, tierWords } from './words';
+import type { PoolStatus, RoutingRow, ThroughputAdvert, ThroughputEstimate } from './types';
+import { isPaired, median, ms, peerState, percentile, speedLine, tierWords } from './words';
 
 interface NodeCard {
   readonly name: string;
@@ -13,6 +13,25 @@ interface NodeCard {
   readonly queue: number | null;
   readonly state: string;
   readonly tier: string;
+  /** Lines of measured speed; null when the Hub's status carries no throughput (an older Hub). */
+  readonly speed: readonly string[] | null;
+}
+
+/** This Hub's own readings of its engines. */
+function localSpeed(t: { readonly estimates: readonly ThroughputEstimate[] } | undefined): readonly string[] | null {
+  if (t === undefined) return null;
+  return t.estimates.map((e) => speedLine(e.backendId === null ? e.model : `${e.model} on ${e.backendId}`, e, 'timed by this Hub'));
+}
+
+/** A peer: what this Hub timed it at, then what it says it measured itself. */
+function peerSpeed(
+  t: { readonly observed: readonly ThroughputEstimate[]; readonly advertised: ThroughputAdvert | null } | undefined,
+): readonly string[] | null {
+  if (t === undefined) return null;
+  return [
+    ...t.observed.map((e) => speedLine(e.model, e, 'timed by this Hub')),
+    ...Object.entries(t.advertised ?? {}).map(([model, m]) => speedLine(model, m, 'as that Hub measured it')),
+  ];
 }
 
 /** Resources: a card per Hub (this one and each paired one) with what it holds and how it has answered this Hub. */
@@ -31,6 +50,7 @@ export function Resources() {
       queue: s.localNode.queueDepth,
       state: s.localNode.backends.some((b) => b.healthy) ? 'Engines healthy' : 'No healthy engine',
       tier: 'This machine',
+      speed: localSpeed(s.localNode.throughput),
     },
     ...s.peers.filter(isPaired).map((p) => ({
       name: p.nodeFqdn,
@@ -39,34 +59,50 @@ export function Resources() {
       queue: p.inFlightRequests,
       state: peerState(p).label,
       tier: tierWords(p.hardwareTier),
+      speed: peerSpeed(p.throughput),
     })),
   ];
+  // Until the routing log has been read once, its figures are unknown, not zero.
+  const logRead = log.summary !== null;
   const recent = log.rows.filter((r) => r.direction === 'outbound' && now - Date.parse(r.timestamp) <= CHART_WINDOW_MS);
   const unplaced = recent.filter((r) => r.outcome === 'failed' && r.node === null);
 
   return (
     <>
       <h2>Resources</h2>
+      {status.error !== null && (
+        <p className="notice bad" role="alert">
+          Could not refresh: {status.error}. The cards show the last status read.
+        </p>
+      )}
+      {log.error !== null && (
+        <p className="notice bad" role="alert">
+          Could not read the routing log: {log.error}.{logRead ? ' The request figures are from the last read.' : ''}
+        </p>
+      )}
       <div className="cards">
         {cards.map((c) => (
-          <ResourceCard key={c.name} card={c} rows={recent.filter((r) => r.node === c.name)} />
+          <ResourceCard key={c.name} card={c} rows={logRead ? recent.filter((r) => r.node === c.name) : null} />
         ))}
         <section className="card" aria-labelledby="res-unplaced">
           <h3 id="res-unplaced">Unplaced</h3>
-          <p>{unplaced.length} failed in the last 30 minutes without any node answering.</p>
+          <p>{logRead ? `${unplaced.length} failed in the last 30 minutes without any node answering.` : 'Not read: the routing log could not be read yet.'}</p>
           <p className="small muted">No pool node had the model, or the app left before one was tried.</p>
         </section>
       </div>
-      <section className="card">
-        <FirstByteChart rows={log.rows} now={now} />
-      </section>
+      {logRead && (
+        <section className="card">
+          <FirstByteChart rows={log.rows} now={now} />
+        </section>
+      )}
     </>
   );
 }
 
-function ResourceCard({ card, rows }: { card: NodeCard; rows: readonly RoutingRow[] }) {
-  const firstBytes = rows.filter((r) => r.outcome === 'served' && r.durationMs !== null).map((r) => r.durationMs!);
-  const failed = rows.filter((r) => r.outcome === 'failed').length;
+/** `rows`: this node's requests from the routing log; null when the log has not been read. */
+function ResourceCard({ card, rows }: { card: NodeCard; rows: readonly RoutingRow[] | null }) {
+  const firstBytes = (rows ?? []).filter((r) => r.outcome === 'served' && r.durationMs !== null).map((r) => r.durationMs!);
+  const failed = rows === null ? null : rows.filter((r) => r.outcome === 'failed').length;
   const id = `res-${card.name.replace(/[^a-z0-9]/gi, '-')}`;
   return (
     <section className="card" aria-labelledby={id} data-testid="resource-card" data-node={card.name}>
@@ -82,11 +118,23 @@ function ResourceCard({ card, rows }: { card: NodeCard; rows: readonly RoutingRo
         <dt>Queue</dt>
         <dd>{card.queue === null ? 'not reported yet' : `${card.queue} in flight`}</dd>
         <dt>Measured speed</dt>
-        <dd>Not reported by this Hub version</dd>
+        <dd data-testid="measured-speed">
+          {card.speed === null
+            ? 'Not reported by this Hub version'
+            : card.speed.length === 0
+              ? 'Not measured yet: a node is timed on prompts of 4,096 tokens or more.'
+              : card.speed.map((line) => <div key={line}>{line}</div>)}
+        </dd>
         <dt>First byte (last 30 min, requests from this Hub)</dt>
-        <dd>{firstBytes.length === 0 ? 'no requests' : `median ${ms(median(firstBytes))}, p90 ${ms(percentile(firstBytes, 90))} over ${firstBytes.length}`}</dd>
+        <dd>
+          {rows === null
+            ? 'not read'
+            : firstBytes.length === 0
+              ? 'no requests'
+              : `median ${ms(median(firstBytes))}, p90 ${ms(percentile(firstBytes, 90))} over ${firstBytes.length}`}
+        </dd>
         <dt>Failed 30m</dt>
-        <dd data-testid="failed-30m">{failed}</dd>
+        <dd data-testid="failed-30m">{failed === null ? 'not read' : failed}</dd>
       </dl>
     </section>
   );

@@ -1,0 +1,123 @@
+/**
+ * What the dashboard says when a read or a change fails, in real Chromium against one real Hub
+ * (no engines, so every request it is sent fails and is still logged): the failure is shown, a
+ * figure that could not be read is shown as absent rather than as 0, and nothing pretends a
+ * change happened. The Hub's answers are made to fail in the browser (page.route), as a Hub
+ * going away or a proxy refusing would make them fail.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { START_TIMEOUT_MS, TEST_TIMEOUT_MS } from '../helpers/pool-fixture.js';
+import { launchBrowser, openPage, signInByLink } from './browser.js';
+
+const POOL = '/api/inference/pool';
+/** More rows than the routing log keeps (200 by default). */
+const REQUESTS = 205;
+
+/** Makes every answer from `path` a 503 with the Hub's error shape and `message`. */
+async function failing(page: Page, path: string, message: string, method?: string): Promise<void> {
+  await page.route(`**${path}*`, (route) =>
+    method !== undefined && route.request().method() !== method
+      ? route.continue()
+      : route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'HUB_ERR_TEST', message } }) }),
+  );
+}
+
+describe('dashboard: a read or a change that fails is said, and never shown as zero', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 7 }, () => {
+  let hub: HubProcess;
+  let browser: Browser;
+
+  before(async () => {
+    [hub, browser] = await Promise.all([startHubProcess(), launchBrowser()]);
+  });
+  after(async () => {
+    await Promise.allSettled([browser?.close(), hub?.stop()]);
+  });
+
+  const signedIn = async () => {
+    const watched = await openPage(browser);
+    await signInByLink(watched.page, hub);
+    return watched;
+  };
+
+  it('Resources with the routing log unreadable: the error is shown and its counts are absent, not 0; a status read that fails later is shown too', async () => {
+    const { page, context } = await signedIn();
+    await failing(page, `${POOL}/routing-log`, 'ROUTING LOG DOWN');
+    await page.getByRole('link', { name: 'Resources' }).click();
+    const card = page.locator('[data-testid="resource-card"][data-node="local"]');
+    await card.waitFor();
+    await page.getByText('Could not read the routing log: ROUTING LOG DOWN').waitFor();
+    assert.equal((await card.getByTestId('failed-30m').textContent())?.trim(), 'not read');
+    const unplaced = page.locator('section[aria-labelledby="res-unplaced"]');
+    await unplaced.getByText('Not read:').waitFor();
+    assert.equal(await unplaced.getByText(/^\d+ failed/).count(), 0, 'no count of unplaced requests is made up');
+
+    await failing(page, `${POOL}/status`, 'STATUS DOWN');
+    // Resources reads status every 15 s.
+    await page.getByText('Could not refresh: STATUS DOWN').waitFor();
+    await context.close();
+  });
+
+  it('the Logs view says the routing log could not be read instead of showing 0 rows', async () => {
+    const { page, context } = await signedIn();
+    await failing(page, `${POOL}/routing-log`, 'ROUTING LOG DOWN');
+    await page.getByRole('link', { name: 'Logs' }).click();
+    const section = page.locator('section[aria-labelledby="log-title"]');
+    await section.getByText('Could not read the routing log: ROUTING LOG DOWN').waitFor();
+    assert.equal(await section.getByText(/Showing \d+ of \d+/).count(), 0);
+    await context.close();
+  });
+
+  it('Home counts every request since the Hub started, not only the rows it still holds, and says when the routing log could not be read', async () => {
+    for (let i = 0; i < REQUESTS; i++) {
+      const res = await fetch(`${hub.pool}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'nowhere:1b', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      await res.arrayBuffer();
+    }
+    const summary = ((await hub.api('GET', `${POOL}/routing-log?limit=1`)).json as { summary: { totalRecorded: number; recorded: number } }).summary;
+    assert.equal(summary.totalRecorded, REQUESTS);
+    assert.ok(summary.recorded < REQUESTS, 'the log holds fewer rows than were sent');
+
+    const { page, context } = await signedIn();
+    const card = page.locator('section[aria-labelledby="home-requests"]');
+    await card.getByText(`${REQUESTS} requests`).waitFor();
+    await card.getByText(`of the newest ${summary.recorded}`).waitFor();
+
+    await failing(page, `${POOL}/routing-log`, 'ROUTING LOG DOWN');
+    await page.reload();
+    await card.getByText('Could not read the routing log: ROUTING LOG DOWN').waitFor();
+    await context.close();
+  });
+
+  it('a Check step fix the Hub refuses says why, in the guide', async () => {
+    assert.equal((await hub.api('PATCH', `${POOL}/settings`, { poolEnabled: false })).status, 200);
+    const { page, context } = await signedIn();
+    await page.getByRole('link', { name: 'Hub Pool', exact: true }).click();
+    await page.getByRole('button', { name: 'Set up Hub Pool' }).click();
+    const guide = page.getByRole('dialog');
+    const poolOn = guide.getByTestId('check').filter({ hasText: 'Hub Pool is on' });
+    await failing(page, `${POOL}/settings`, 'SETTINGS REFUSED', 'PATCH');
+    await poolOn.getByRole('button', { name: 'Turn on Hub Pool' }).click();
+    await guide.getByRole('alert').getByText('SETTINGS REFUSED').waitFor();
+    await poolOn.getByText('Needs action').waitFor();
+    assert.equal((await hub.api('PATCH', `${POOL}/settings`, { poolEnabled: true })).status, 200);
+    await context.close();
+  });
+
+  it('Sign out that the Hub did not carry out keeps the page and says so', async () => {
+    const { page, context } = await signedIn();
+    await failing(page, '/api/hub/session', 'SIGN OUT FAILED', 'DELETE');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('alert').getByText('Could not sign out: SIGN OUT FAILED').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 1, 'still signed in, as the Hub still holds the session');
+    await page.unroute('**/api/hub/session*');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Operator key or API key').waitFor();
+    await context.close();
+  });
+});
