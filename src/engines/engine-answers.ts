@@ -116,6 +116,15 @@ export function residentModels(body: unknown): string[] | null {
   return parsed.success ? parsed.data.models : null;
 }
 
+const lemonadeLoaded = z.object({ model_name: modelName });
+const lemonadeHealthAnswer = z.object({ all_models_loaded: lenientList(lemonadeLoaded, MAX_ENGINE_MODELS) });
+
+/** Models Lemonade's `/api/v1/health` lists as loaded (all_models_loaded); null when the answer is not that shape. */
+export function lemonadeLoadedModels(body: unknown): string[] | null {
+  const parsed = lemonadeHealthAnswer.safeParse(body);
+  return parsed.success ? parsed.data.all_models_loaded.map((m) => m.model_name) : null;
+}
+
 /**
  * The entries of a listing the Hub relays to apps (the engine's own objects, merged across
  * engines): only objects whose `key` field is a readable model name are kept, so a null or a

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Agent } from 'undici';
 import { startSimEngine, type SimEngine } from '../sim/engine.js';
 import type { Candidate } from '../placement/types.js';
-import { affinityHold, ollamaResidency, type ResidencyRead } from './contention-hold.js';
+import { affinityHold, engineResidency, type ResidencyRead } from './contention-hold.js';
 
 const HERMES = 'qwen3.6:35b';
 const OPENCLAW = { model: 'qwen3.8:27b', numCtx: 32768 };
@@ -36,7 +36,7 @@ describe('affinityHold: contention holds an affinity engine only where its prefi
     await dispatcher.close();
   });
 
-  const read = () => ollamaResidency(dispatcher);
+  const read = () => engineResidency(dispatcher);
 
   it('no affinity target: nothing is held and nothing asked', async () =>
     assert.deepEqual(await affinityHold({ target: null, model: HERMES, runsAt: 65536, busy: [OPENCLAW], read: read(), budgetMs: UNHURRIED_MS }), {
@@ -103,5 +103,52 @@ describe('affinityHold: contention holds an affinity engine only where its prefi
   it('not contended: the engine keeps its place anyway and nothing is asked', async () => {
     const never: ResidencyRead = async () => assert.fail('asked');
     assert.deepEqual(await affinityHold({ target: local, model: HERMES, runsAt: 65536, busy: [], read: never }), { held: 'local/ollama', refused: null });
+  });
+});
+
+describe('affinityHold on Lemonade: residency read from /api/v1/health', () => {
+  let engine: SimEngine;
+  const dispatcher = new Agent();
+  let lemonade: Candidate;
+  const MODEL = 'Qwen3-8B-GGUF';
+  before(async () => {
+    engine = await startSimEngine({ dialect: 'lemonade', models: [MODEL, 'Gemma-3-4b-it-GGUF'], timeScale: 0 });
+    lemonade = {
+      id: 'local/lemonade',
+      node: 'local',
+      backendId: 'lemonade',
+      engine: 'lemonade',
+      url: engine.url,
+      queueDepth: 1,
+      peerId: null,
+      hardwareTier: null,
+      pressure: 1,
+    };
+  });
+  after(async () => {
+    await engine.close();
+    await dispatcher.close();
+  });
+  const hold = () =>
+    affinityHold({
+      target: lemonade,
+      model: MODEL,
+      runsAt: null,
+      busy: [{ model: 'Gemma-3-4b-it-GGUF', numCtx: null }],
+      read: engineResidency(dispatcher),
+      budgetMs: UNHURRIED_MS,
+    });
+
+  it('not loaded: no hold', async () => assert.deepEqual(await hold(), { held: null, refused: 'not resident' }));
+
+  it('listed in all_models_loaded once it has served: held', async () => {
+    const res = await fetch(`${engine.url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    assert.equal(res.status, 200);
+    await res.text();
+    assert.deepEqual(await hold(), { held: 'local/lemonade', refused: null });
   });
 });

@@ -4,15 +4,14 @@
  * worth waiting beside another model's turn, so the hold needs both:
  * - the session's model is not generating there at another window (Ollama reloaded the runner
  *   for that request, which discarded the prefix), and
- * - the engine shows the model resident (Ollama's /api/ps). An engine with no residency API
- *   (vLLM, oMLX, llama.cpp) serves what it was started with, so the inventory that made it a
- *   candidate stands for residency. Lemonade's health answer is not read here, so it cannot
- *   show the prefix warm and is not held.
+ * - the engine shows the model resident (Ollama's /api/ps, Lemonade's /api/v1/health). An
+ *   engine with no residency API (vLLM, oMLX, llama.cpp) serves what it was started with, so the
+ *   inventory that made it a candidate stands for residency.
  * Residency is asked only when the first check passes and the engine is contended, within the
  * 500 ms placement budget; a read that fails, cannot tell or runs out of time does not hold.
  */
 import type { Dispatcher } from 'undici';
-import { residentModels } from '../engines/engine-answers.js';
+import { lemonadeLoadedModels, residentModels } from '../engines/engine-answers.js';
 import { PLACEMENT_BUDGET_MS } from '../engines/health-snapshot.js';
 import { isSameModel } from '../engines/model-name.js';
 import { ENGINE_LISTING_MAX_BYTES, getJson } from '../engines/probe-fetch.js';
@@ -28,12 +27,18 @@ export type HoldDecision = { readonly held: string | null; readonly refused: Hol
 /** The models an engine shows resident; null when it cannot tell (failed, timed out, unknown shape); 'inventory' when it has no residency API. */
 export type ResidencyRead = (c: Candidate, signal: AbortSignal) => Promise<readonly string[] | null | 'inventory'>;
 
-export function ollamaResidency(dispatcher: Dispatcher): ResidencyRead {
+export function engineResidency(dispatcher: Dispatcher): ResidencyRead {
   return async (c, signal) => {
     if (c.engine === 'vllm' || c.engine === 'omlx' || c.engine === 'llamacpp') return 'inventory';
-    if (c.engine !== 'ollama') return null;
-    const answer = await getJson(`${c.url}/api/ps`, dispatcher, signal, ENGINE_LISTING_MAX_BYTES);
-    return answer.ok ? residentModels(answer.json) : null;
+    if (c.engine === 'ollama') {
+      const answer = await getJson(`${c.url}/api/ps`, dispatcher, signal, ENGINE_LISTING_MAX_BYTES);
+      return answer.ok ? residentModels(answer.json) : null;
+    }
+    if (c.engine === 'lemonade') {
+      const answer = await getJson(`${c.url}/api/v1/health`, dispatcher, signal, ENGINE_LISTING_MAX_BYTES);
+      return answer.ok ? lemonadeLoadedModels(answer.json) : null;
+    }
+    return null;
   };
 }
 

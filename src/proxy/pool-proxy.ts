@@ -37,7 +37,7 @@ import type { ThroughputBook } from '../placement/throughput/book.js';
 import type { EngineWork } from './engine-work.js';
 import { placementInputs, type PlacementInputs, type PlacementInputsArgs } from './placement-inputs.js';
 import { verdictWindow } from './verdict-window.js';
-import { affinityHold, ollamaResidency, type HoldDecision } from './contention-hold.js';
+import { affinityHold, engineResidency, type HoldDecision } from './contention-hold.js';
 import type { PrefixAffinity } from '../placement/affinity/prefix-affinity.js';
 import { affinityHeldId, affinityOutcome } from '../placement/steps/affinity.js';
 import type { IncomingTraceHeaders } from '../tracing/trace-context.js';
@@ -323,7 +323,7 @@ export class PoolProxy {
       model,
       runsAt,
       busy: target.backendId === null ? [] : (this.#deps.engineWork.busy().get(target.backendId) ?? []),
-      read: ollamaResidency(this.#deps.dispatcher),
+      read: engineResidency(this.#deps.dispatcher),
     });
   }
 
