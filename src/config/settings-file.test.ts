@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HubError } from '../errors.js';
@@ -183,6 +183,60 @@ describe('SettingsFile reading a damaged settings.json', () => {
     assert.equal(readFileSync(join(dir, aside[0]!), 'utf8'), '{"poolLocalAffinity": 4,,');
     assert.deepEqual(JSON.parse(readFileSync(fileOf(dir), 'utf8')), DEFAULT_SETTINGS);
   });
+
+  for (const text of ['[1,2]', 'null', '42', '"poolEnabled"']) {
+    it(`treats ${text}, valid JSON but no object of settings, as a damaged file: named in a warning, moved aside, defaults used`, () => {
+      const dir = freshDir();
+      writeFileSync(fileOf(dir), text);
+      const reported: string[][] = [];
+      const file = new SettingsFile(dir, (keys) => reported.push(keys));
+      assert.deepEqual(file.get(), DEFAULT_SETTINGS);
+      assert.equal(reported.length, 1);
+      assert.match(
+        reported[0]?.[0] ?? '',
+        new RegExp(`^\\(${fileOf(dir)} held .*, not a JSON object of settings; kept as ${fileOf(dir)}\\.invalid-\\d+, defaults used\\)$`),
+      );
+      const aside = readdirSync(dir).filter((name) => name.startsWith('settings.json.invalid-'));
+      assert.equal(aside.length, 1);
+      assert.equal(readFileSync(join(dir, aside[0]!), 'utf8'), text);
+      assert.deepEqual(onDisk(dir), DEFAULT_SETTINGS);
+    });
+  }
+
+  it('reports a settings.json it could not read by its error, leaves it where it is, and refuses to write over it', () => {
+    const dir = freshDir();
+    mkdirSync(fileOf(dir));
+    const reported: string[][] = [];
+    const file = new SettingsFile(dir, (keys) => reported.push(keys));
+    assert.deepEqual(file.get(), DEFAULT_SETTINGS);
+    assert.equal(reported.length, 1);
+    assert.match(reported[0]?.[0] ?? '', new RegExp(`^\\(${fileOf(dir)} could not be read: EISDIR; left as it is`));
+    assert.doesNotMatch(reported[0]?.[0] ?? '', /not valid JSON/);
+    assert.deepEqual(readdirSync(dir), [SETTINGS_FILE_NAME], 'nothing renamed aside, nothing written beside it');
+    assert.ok(statSync(fileOf(dir)).isDirectory());
+    assert.throws(
+      () => file.patch({ poolLocalAffinity: 3 }),
+      (err: unknown) =>
+        err instanceof HubError && err.code === 'HUB_ERR_STORE_UNAVAILABLE' && /could not be read when this Hub started \(EISDIR\)/.test(err.message),
+    );
+    assert.deepEqual(file.get(), DEFAULT_SETTINGS);
+  });
+
+  it(
+    'leaves a settings.json it has no permission to read untouched, even on a change',
+    { skip: process.getuid?.() === 0 && 'root reads any file, so EACCES cannot happen here' },
+    () => {
+      const dir = freshDir();
+      writeFileSync(fileOf(dir), JSON.stringify({ poolLocalAffinity: 4 }));
+      chmodSync(fileOf(dir), 0o000);
+      const reported: string[][] = [];
+      const file = new SettingsFile(dir, (keys) => reported.push(keys));
+      assert.match(reported[0]?.[0] ?? '', /could not be read: EACCES/);
+      assert.throws(() => file.patch({ poolLocalAffinity: 3 }), HubError);
+      chmodSync(fileOf(dir), 0o600);
+      assert.deepEqual(onDisk(dir), { poolLocalAffinity: 4 });
+    },
+  );
 
   it('keeps the good keys of a hand-edited file and reports the ones it ignored', () => {
     const dir = freshDir();

@@ -2,6 +2,12 @@
  * settings.json: the operator settings, read once at start and rewritten whole on each
  * change. Writes go through util/atomic-write, so a crash or power cut mid-write leaves the
  * previous settings, never half of them.
+ *
+ * A file that is there but not a JSON object of settings (bad JSON, or JSON such as [1,2], null
+ * or 42) is moved aside and defaults apply, with a warning naming where it went. A file that
+ * could not be read at all (EACCES, EISDIR) is left exactly where it is: the warning names the
+ * error, defaults apply, and every change is refused until it is readable and the Hub restarted,
+ * since the atomic write would otherwise rename a new file over the operator's.
  */
 import { readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,29 +27,61 @@ import {
 
 export const SETTINGS_FILE_NAME = 'settings.json';
 
+/** What reading settings.json found: no file, a file it could not read, or its text. */
+type FileRead = { readonly kind: 'absent' } | { readonly kind: 'unreadable'; readonly error: string } | { readonly kind: 'text'; readonly text: string };
+
+function readSettingsText(path: string): FileRead {
+  try {
+    return { kind: 'text', text: readFileSync(path, 'utf8') };
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'ENOENT') return { kind: 'absent' };
+    return { kind: 'unreadable', error: e.code ?? e.message };
+  }
+}
+
+/** The document in a file's text, or why it is not a JSON object of settings. */
+function parseSettingsText(text: string): { readonly doc: object } | { readonly fault: string } {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return { fault: 'was not valid JSON' };
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    return { fault: `held ${Array.isArray(doc) ? 'a list' : JSON.stringify(doc)}, not a JSON object of settings` };
+  return { doc };
+}
+
 export class SettingsFile {
   readonly path: string;
   #current: PoolSettings;
   readonly #listeners: Array<(settings: PoolSettings) => void> = [];
+  /** Set when the file could not be read at start: the error, and every write is refused. */
+  readonly #unreadable: string | null = null;
 
-  /** Opens (or creates) settings.json in dataDir. `ignored` lists keys that failed their rule. */
+  /** Opens (or creates) settings.json in dataDir. `onIgnored` gets the keys that failed their rule, or one sentence about the whole file. */
   constructor(dataDir: string, onIgnored: (keys: string[]) => void = () => {}) {
     this.path = join(dataDir, SETTINGS_FILE_NAME);
-    let doc: unknown = undefined;
-    try {
-      doc = JSON.parse(readFileSync(this.path, 'utf8'));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+    const read = readSettingsText(this.path);
+    let doc: object | undefined;
+    if (read.kind === 'unreadable') {
+      this.#unreadable = read.error;
+      onIgnored([`(${this.path} could not be read: ${read.error}; left as it is, defaults used, changes refused until it is readable and the Hub restarted)`]);
+    } else if (read.kind === 'text') {
+      const parsed = parseSettingsText(read.text);
+      if ('doc' in parsed) doc = parsed.doc;
+      else {
         // Keep the operator's file rather than overwrite it: it moves aside and defaults apply.
         const aside = `${this.path}.invalid-${Date.now()}`;
         renameSync(this.path, aside);
-        onIgnored([`(settings.json was not valid JSON; kept as ${aside}, defaults used)`]);
+        onIgnored([`(${this.path} ${parsed.fault}; kept as ${aside}, defaults used)`]);
       }
     }
     const { settings, ignored } = settingsFromFile(doc);
     if (ignored.length > 0) onIgnored(ignored);
     this.#current = settings;
-    if (doc === undefined) this.#write(settings);
+    if (doc === undefined && this.#unreadable === null) this.#write(settings);
   }
 
   /** The settings in force; a frozen object, replaced (never mutated) on change. */
@@ -91,6 +129,12 @@ export class SettingsFile {
 
   /** Throws HUB_ERR_STORE_UNAVAILABLE when the disk refuses the write; the settings in force stay as they were. */
   #write(settings: PoolSettings): void {
+    if (this.#unreadable !== null)
+      throw new HubError(
+        'HUB_ERR_STORE_UNAVAILABLE',
+        `${this.path} could not be read when this Hub started (${this.#unreadable}), so it is not written over; make it readable and restart the Hub`,
+        { details: { errno: this.#unreadable } },
+      );
     try {
       writeFileAtomic(this.path, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
     } catch (err) {
