@@ -56,10 +56,10 @@ describe('judgeBody (non-streamed)', () => {
       fault: null,
     },
     { name: 'a body not in the dialect is not judged', dialect: 'openai', body: JSON.stringify({ hello: 'world' }), fault: null },
-    // Not JSON is not recognisably in the dialect either: relayed as it came, never judged.
-    { name: 'a body that is not JSON (text/plain "OK") is not judged', dialect: 'ollama', body: 'OK', fault: null },
-    { name: 'an empty 200 is not judged', dialect: 'openai', body: '', fault: null },
-    { name: 'an HTML page is not judged', dialect: 'openai', body: '<html><body>Sign in to the network</body></html>', fault: null },
+    // Issue 9 #20: a 200 nobody can read as an answer was never served.
+    { name: 'a body that is not JSON (text/plain "OK") is malformed output', dialect: 'ollama', body: 'OK', fault: 'malformed-output' },
+    { name: 'an empty 200 is malformed output', dialect: 'openai', body: '', fault: 'malformed-output' },
+    { name: 'an HTML page is malformed output', dialect: 'openai', body: '<html><body>Sign in to the network</body></html>', fault: 'malformed-output' },
     // An engine's body is untrusted: wrong shapes are read past, never thrown on (issue 9, defect 2's class).
     { name: 'a null choice is skipped: with no readable choice the body is not judged', dialect: 'openai', body: '{"choices":[null]}', fault: null },
     {
@@ -100,11 +100,11 @@ describe('judgeBody (non-streamed)', () => {
   ];
   for (const r of rows) it(r.name, () => assert.equal(judgeBody(r.dialect, Buffer.from(r.body)), r.fault));
 
-  it('says whether a body was recognisably in the dialect: only such a body can be a clean answer', () => {
-    assert.equal(readAnswer('ollama', Buffer.from('OK')).recognised, false);
-    assert.equal(readAnswer('openai', Buffer.from(JSON.stringify({ hello: 'world' }))).recognised, false);
-    assert.equal(readAnswer('ollama', Buffer.from(JSON.stringify({ model: 'g', message: { content: 'hi' }, done: true }))).recognised, true);
-    assert.equal(readAnswer('openai', Buffer.from(JSON.stringify({ choices: [{ message: { content: 'hi' }, finish_reason: 'stop' }] }))).recognised, true);
+  it('says whether a body was judged: JSON not in the dialect was not, so it cannot be a clean answer', () => {
+    assert.equal(readAnswer('ollama', Buffer.from('OK')).judged, true);
+    assert.equal(readAnswer('openai', Buffer.from(JSON.stringify({ hello: 'world' }))).judged, false);
+    assert.equal(readAnswer('ollama', Buffer.from(JSON.stringify({ model: 'g', message: { content: 'hi' }, done: true }))).judged, true);
+    assert.equal(readAnswer('openai', Buffer.from(JSON.stringify({ choices: [{ message: { content: 'hi' }, finish_reason: 'stop' }] }))).judged, true);
   });
 });
 

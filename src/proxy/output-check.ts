@@ -7,16 +7,18 @@
  *   stream's [DONE] or a set finish_reason; a non-streamed body's finish_reason), or an OpenAI
  *   stream carried an error frame (vLLM sends [DONE] after one anyway);
  * - degenerate-output: the first 256 characters of generated text, answer and reasoning
- *   together, are nothing but <unusedN> placeholders.
- * A body not recognisably in the dialect is not judged (the spec's rule): not JSON at all (a
- * text/plain "OK", an HTML page, an empty body), or JSON without the dialect's fields. It is
- * relayed as it came and neither struck nor taken as the clean answer that ends a withhold.
- * Token usage is not a signal.
+ *   together, are nothing but <unusedN> placeholders;
+ * - malformed-output: a non-streamed 200 that is not JSON at all (a text/plain "OK", an HTML
+ *   page, an empty body, bytes cut mid-document): nobody can read it as an answer, so it was
+ *   never served (issue 9 #20 asks for exactly this, where the spec leaves it unjudged).
+ * JSON not recognisably in the dialect is not judged (the spec's rule): it is relayed as it
+ * came, neither struck nor taken as the clean answer that ends a withhold. Token usage is not a
+ * signal.
  */
 import { StringDecoder } from 'node:string_decoder';
 import type { ProxyDialect } from '../engines/types.js';
 
-export type OutputFault = 'truncated-upstream' | 'degenerate-output';
+export type OutputFault = 'truncated-upstream' | 'degenerate-output' | 'malformed-output';
 
 /** How much generated text the placeholder check reads. */
 export const DEGENERATE_PREFIX_CHARS = 256;
@@ -75,26 +77,31 @@ export function generatedText(doc: unknown): string {
   return out;
 }
 
-/** Judges a whole non-streamed body; null when it is a sound answer or not in the dialect. */
+/** Judges a whole non-streamed body; null when it is a sound answer or JSON not in the dialect. */
 export function judgeBody(dialect: ProxyDialect, body: Buffer): OutputFault | null {
   return readAnswer(dialect, body).fault;
 }
 
-/** A whole body as judged: only a body recognisably in the dialect is judged, and only a sound one is a clean answer. */
+/** A whole body as judged: JSON not in the dialect is not judged, and only a sound answer is a clean one. */
 export interface AnswerReading {
   readonly fault: OutputFault | null;
-  /** Whether the body was recognisably an answer in the dialect (and so judged at all). */
-  readonly recognised: boolean;
+  /** Whether the body was judged at all: not JSON (malformed), or recognisably an answer in the dialect. */
+  readonly judged: boolean;
   /** The document parsed (null when the body was not JSON), so the engine's timings are read from the same parse. */
   readonly doc: unknown;
 }
 
 /** Judges a whole non-streamed body and hands back the document it parsed. */
 export function readAnswer(dialect: ProxyDialect, body: Buffer): AnswerReading {
-  const doc = parseJson(body.toString('utf8'));
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body.toString('utf8'));
+  } catch {
+    return { fault: 'malformed-output', judged: true, doc: null };
+  }
   const d = record(doc);
-  if (d === null || !inDialect(dialect, d)) return { fault: null, recognised: false, doc };
-  return { fault: judgeDoc(dialect, d), recognised: true, doc };
+  if (d === null || !inDialect(dialect, d)) return { fault: null, judged: false, doc };
+  return { fault: judgeDoc(dialect, d), judged: true, doc };
 }
 
 /** An Ollama body carries done and model; an OpenAI-compatible one a readable first choice. */

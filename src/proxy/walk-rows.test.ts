@@ -68,12 +68,8 @@ describe('settledRow', () => {
     },
     {
       name: "an output fault on the last candidate is the node's fault",
-      outcome: outcome({ bodyFault: { kind: 'output', fault: 'truncated-upstream' } }),
-      expect: {
-        outcome: 'failed',
-        requestError: { signature: 'truncated-upstream', basis: 'node', confirms: null },
-        reason: 'output fault (truncated-upstream)',
-      },
+      outcome: outcome({ bodyFault: { kind: 'output', fault: 'malformed-output' } }),
+      expect: { outcome: 'failed', requestError: { signature: 'malformed-output', basis: 'node', confirms: null }, reason: 'output fault (malformed-output)' },
     },
     {
       name: 'an inbound row never carries a requestError and names the peer that sent the work',

@@ -277,7 +277,7 @@ class RequestWalk {
     this.#req.res.writeHead(status, out);
     this.#req.res.end(read.bytes);
     // Only a sound answer in the dialect is a clean one: a body that was not judged ends no withhold.
-    if (reading?.recognised === true && fault === null) clearFaults(this.#deps, this.#req, at.answered, this.#faultKey(), at.marks);
+    if (reading?.judged === true && fault === null) clearFaults(this.#deps, this.#req, at.answered, this.#faultKey(), at.marks);
     this.#finalFrames = reading === null ? () => [parseJson(read.bytes)] : () => [reading.doc];
     return this.#settle('committed', { bodyFault: fault === null ? null : { kind: 'output', fault } });
   }

@@ -1,6 +1,6 @@
 /**
- * What the walk does with an answer's body (issue 9 #3 and #13; issue 13 item 2; a 200 not in the
- * dialect is relayed unjudged, spec "A 200 that is not an answer"), and
+ * What the walk does with an answer's body (issue 9 #3, #13 and #20; issue 13 item 2; JSON not
+ * in the dialect is relayed unjudged, spec "A 200 that is not an answer"), and
  * the header deadline growing with the prompt (spec, Failover), through a real Hub. The first
  * candidate is an Ollama simulator behind a front that can answer a completion itself; the
  * second is a vLLM simulator holding the same models.
@@ -120,27 +120,33 @@ describe("the walk and an answer's body", () => {
     ]);
   });
 
-  it("relays an engine's 200 that is not JSON as it came: not judged, not struck, never withheld", async () => {
-    // The audit's case: a text/plain "OK" to a non-streamed /api/chat (native: the Ollama engine is the only candidate).
+  it("fails over an engine's garbage 200 as malformed output, and withholds the engine after two", async () => {
+    await ollama.setFault({ mode: 'error', status: 200, body: '<html><body>Sign in to the network</body></html>', model, count: 2 });
     for (let i = 0; i < 2; i++) {
-      front.takeNextCompletion((_req, res) => {
-        res.writeHead(200, { 'content-type': 'text/plain' });
-        res.end('OK');
-      });
-      const res = await ask(hub, '/api/chat', chatBody({ stream: false }));
+      const res = await ask(hub, '/v1/chat/completions', chatBody({ stream: false }));
       assert.equal(res.status, 200);
-      assert.equal(res.text, 'OK', 'relayed as the engine gave it');
+      assert.equal(res.backend, 'vllm', 'the garbage never reaches the app while another candidate is left');
       const r = await row(hub, res.id);
       assert.equal(r.outcome, 'served');
-      assert.equal(r.requestError, null);
-      assert.equal(r.reason, null);
+      assert.deepEqual(r.attempts, [{ node: 'local', backend: 'ollama', status: 200, reason: 'output fault (malformed-output)' }]);
     }
     const { json } = await hub.api<PoolStatus>('GET', '/api/inference/pool/status');
-    assert.deepEqual(
-      json.withheld.outputFaults.filter((w) => w.key.includes(model)),
-      [],
-      'a body not recognisably in the dialect is no strike',
+    assert.ok(
+      json.withheld.outputFaults.some((w) => w.key.includes(model) && w.key.includes('ollama')),
+      `ollama withheld for ${model}: ${JSON.stringify(json.withheld.outputFaults)}`,
     );
+  });
+
+  it("records an engine's garbage 200 from the last candidate as the node's fault, not as served", async () => {
+    // /api/chat is native: only the Ollama engine is a candidate.
+    // The audit's case (2026-12-05): a text/plain "OK".
+    await ollama.setFault({ mode: 'error', status: 200, body: 'OK', model, count: 1 });
+    const res = await ask(hub, '/api/chat', chatBody({ stream: false }));
+    assert.equal(res.status, 200);
+    assert.equal(res.text, 'OK', 'relayed as the engine gave it');
+    const r = await row(hub, res.id);
+    assert.equal(r.outcome, 'failed');
+    assert.deepEqual(r.requestError, { signature: 'malformed-output', basis: 'node', confirms: null });
   });
 
   it('ends no withhold with an answer that was not judged; a sound answer in the dialect ends it', async () => {
@@ -154,7 +160,7 @@ describe("the walk and an answer's body", () => {
       return json.withheld.outputFaults.some((w) => w.key.includes(model) && w.key.includes('ollama'));
     };
     assert.equal(await withheld(), true, 'two faults withhold the engine');
-    // JSON, but not an answer in Ollama's dialect (no model, no done): relayed, and not the clean answer that ends a withhold.
+    // JSON, but not an answer in Ollama's dialect (no model, no done): relayed unjudged, and not the clean answer that ends a withhold.
     front.takeNextCompletion((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"status":"ok"}');
