@@ -22,7 +22,6 @@ import { PoolProxy, type PoolAccess } from './proxy/pool-proxy.js';
 import { PrefixAffinity } from './placement/affinity/prefix-affinity.js';
 import { EngineRefusalWarnings } from './proxy/engine-refusal-warnings.js';
 import { EngineWork } from './proxy/engine-work.js';
-import { PlacementOutcome } from './proxy/placement-outcome.js';
 import { ThroughputSampler } from './proxy/throughput-sampler.js';
 import { ThroughputBook } from './placement/throughput/book.js';
 import { advertOf } from './peers/throughput-advert.js';
@@ -219,7 +218,6 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     engineWork,
     // A reading is taken only when the node had nothing else in flight, so a queue is never recorded as slow hardware.
     new ThroughputSampler({ book: throughputBook, aloneOn: (c) => (c.peerId === null ? localInFlight() === 1 : inFlight.count(c.node) === 1) }),
-    new PlacementOutcome(routingLog),
   ];
   const affinity = new PrefixAffinity({ clock, ttlMs: env.prefixAffinityTtlMs });
   // Spans leave only when an OTLP endpoint is configured; otherwise nothing is recorded at all.

@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { NULL_PLACEMENT_RECORDS, type RoutingLogEntry } from './entry.js';
 import { withOverridden } from './overridden.js';
+import type { ContentionRecord, SlotsRecord, ThroughputRecord } from './placement-records.js';
 
 const base: RoutingLogEntry = {
   ...NULL_PLACEMENT_RECORDS,
@@ -67,4 +68,67 @@ describe('withOverridden', () => {
     });
   }
   it('returns the same row when nothing changes', () => assert.equal(withOverridden(base), base));
+});
+
+describe('withOverridden: slots, throughput and contention follow the same rule', () => {
+  const PEER = 'beta-max';
+  const slots: SlotsRecord = {
+    demoted: [{ node: PEER, backend: null, inFlight: 2, slots: 2 }],
+    allFull: false,
+    full: [{ node: PEER, backend: null, inFlight: 2, slots: 2 }],
+    overridden: false,
+  };
+  const throughput: ThroughputRecord = {
+    estimatedTokens: 46_000,
+    budgetMs: 920_000,
+    estimates: [
+      {
+        node: PEER,
+        backend: null,
+        tokensPerSec: 20,
+        fromPromptTokens: 10_000,
+        extrapolated: true,
+        predictedMs: 2_000_000,
+        source: 'observed',
+        deadline: false,
+        slow: true,
+      },
+    ],
+    unmeasured: [],
+    slowerDemoted: [],
+    overridden: false,
+  };
+  const contention: ContentionRecord = {
+    numCtx: null,
+    demoted: [{ node: 'local', backend: 'ollama', busyWith: [{ model: 'x', numCtx: null }], runsAt: null, behind: [PEER], overriddenBy: null }],
+    overridden: false,
+  };
+  const marks = (row: RoutingLogEntry) => {
+    const out = withOverridden(row);
+    return [out.slots?.overridden ?? null, out.throughput?.overridden ?? null, out.contention?.overridden ?? null];
+  };
+  const onPeer = { ...base, node: PEER, backend: 'vllm' as const, slots, throughput, contention };
+  const onLocal = { ...base, node: 'local', backend: 'ollama' as const, slots, throughput, contention };
+
+  it("marks slots and throughput when the request was served on the peer they demoted (a peer's engine is its own choice)", () =>
+    assert.deepEqual(marks(onPeer), [true, true, false]));
+  it('marks contention when the local engine that gave way served', () => assert.deepEqual(marks(onLocal), [false, false, true]));
+  it('marks nothing when the local engine named is another kind', () => assert.deepEqual(marks({ ...onLocal, backend: 'vllm' }), [false, false, false]));
+  it('marks the same way when the row settled on a verdict there, or on a caller who hung up waiting on it', () => {
+    const verdict = {
+      ...onPeer,
+      outcome: 'failed' as const,
+      status: 500,
+      requestError: { signature: 'no-user-query', basis: 'definitive' as const, confirms: null },
+    };
+    const hungUp = { ...onLocal, outcome: 'failed' as const, status: null, durationMs: null, clientClosed: true };
+    assert.deepEqual(marks(verdict), [true, true, false]);
+    assert.deepEqual(marks(hungUp), [false, false, true]);
+  });
+  it('marks nothing on a walk that ran out (no node)', () => assert.deepEqual(marks({ ...onPeer, node: null, outcome: 'failed' }), [false, false, false]));
+  it('keeps the records it does not change as the same objects', () => {
+    const out = withOverridden(onLocal);
+    assert.equal(out.slots, slots);
+    assert.equal(out.throughput, throughput);
+  });
 });

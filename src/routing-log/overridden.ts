@@ -1,32 +1,51 @@
 /**
- * "overridden" on the placement records that move candidates back: true when the request was
- * placed on a candidate a rule had put behind the others anyway, because everything ahead of it
- * failed. Decided once, when the row settles, from the node it settled on, so no step needs to
- * know about failover. A rule that lands later adds its own record here beside these.
+ * "overridden" on every placement record that moves candidates back (the prompt ceiling, the
+ * context cap, slots, throughput, contention, withholding): true when the request was placed on a
+ * candidate that record put behind others anyway, because everything ahead of it failed (spec:
+ * "the routing log then says the demotion was overridden rather than claiming the node was
+ * skipped"). One rule for all six, decided once, as the row settles, from the node and engine it
+ * settled on: the one that answered, gave the verdict, or was being waited on when the caller hung
+ * up. A walk that ran out names no node, and an inbound row's node is the sender, so neither is
+ * marked. No step needs to know about failover, and the row is written once.
  */
+import type { EngineKind } from '../engines/engine-kind.js';
 import type { RoutingLogEntry } from './entry.js';
+
+/** The node name a row and a record give this Hub's own engines (placement/candidates.ts). */
+const LOCAL_NODE = 'local';
+
+/** A record's (node, engine) entry names where the row settled; a peer picks its own engine, so it matches by node alone, as does an entry naming none. */
+function names(entry: { readonly node: string; readonly backend: EngineKind | null }, node: string, backend: EngineKind | null): boolean {
+  return entry.node === node && (entry.backend === null || node !== LOCAL_NODE || entry.backend === backend);
+}
+
+/** The record with `overridden` set to `value`: the same object when it already says so. */
+function marked<R extends { readonly overridden: boolean }>(record: R | null, value: boolean): R | null {
+  return record === null || record.overridden === value ? record : { ...record, overridden: value };
+}
 
 export function withOverridden(row: RoutingLogEntry): RoutingLogEntry {
   const node = row.direction === 'outbound' ? row.node : null;
+  const { promptCeiling: ceiling, contextCap: cap, slots, throughput, contention, withheld } = row;
   // The common row: nothing was moved back, or nothing was placed; the row is kept as it is.
-  if (node === null || (row.promptCeiling === null && row.contextCap === null && row.withheld === null)) return row;
-  const ceiling = row.promptCeiling;
-  const cap = row.contextCap;
-  const withheld = row.withheld;
-  const ceilingOverridden = ceiling !== null && ceiling.excluded.some((e) => e.node === node);
-  const capOverridden = cap !== null && cap.excluded.some((e) => e.node === node);
-  // A withheld peer is named without an engine (the peer picks its own), so its node alone matches.
-  const withheldOverridden = withheld !== null && withheld.demoted.some((d) => d.node === node && (d.backend === null || d.backend === row.backend));
+  if (node === null || (ceiling === null && cap === null && slots === null && throughput === null && contention === null && withheld === null)) return row;
+  const backend = row.backend;
+  const next = {
+    promptCeiling: marked(ceiling, ceiling !== null && ceiling.excluded.some((e) => e.node === node)),
+    contextCap: marked(cap, cap !== null && cap.excluded.some((e) => e.node === node)),
+    slots: marked(slots, slots !== null && slots.full.some((e) => names(e, node, backend))),
+    throughput: marked(throughput, throughput !== null && throughput.estimates.some((e) => e.slow && names(e, node, backend))),
+    contention: marked(contention, contention !== null && contention.demoted.some((d) => d.behind.length > 0 && names(d, node, backend))),
+    withheld: marked(withheld, withheld !== null && withheld.demoted.some((d) => names(d, node, backend))),
+  };
   if (
-    ceilingOverridden === (ceiling?.overridden ?? false) &&
-    capOverridden === (cap?.overridden ?? false) &&
-    withheldOverridden === (withheld?.overridden ?? false)
+    next.promptCeiling === ceiling &&
+    next.contextCap === cap &&
+    next.slots === slots &&
+    next.throughput === throughput &&
+    next.contention === contention &&
+    next.withheld === withheld
   )
     return row;
-  return Object.freeze({
-    ...row,
-    promptCeiling: ceiling === null ? null : { ...ceiling, overridden: ceilingOverridden },
-    contextCap: cap === null ? null : { ...cap, overridden: capOverridden },
-    withheld: withheld === null ? null : { ...withheld, overridden: withheldOverridden },
-  });
+  return Object.freeze({ ...row, ...next });
 }

@@ -104,6 +104,35 @@ describe('local engine contention and slot-aware placement', () => {
     },
   );
 
+  it(
+    'overridden is one rule: a verdict from the local engine it gave way to, once the peer failed, says the demotion was overridden too',
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      const peerEngine = pool.b.engines.ollama!;
+      const localEngine = pool.a.engines.ollama!;
+      await peerEngine.setFault({ mode: 'error', status: 503, model: HERMES, count: 1 });
+      await localEngine.setFault({ mode: 'error', status: 500, body: '{"error":"no user query found in messages"}', model: HERMES, count: 1 });
+      try {
+        const row = await withOpenClawTurn(async () => {
+          const res = await post(pool.a, '/api/chat', {
+            model: HERMES,
+            stream: false,
+            options: { num_ctx: 65536 },
+            messages: [{ role: 'system', content: 'x' }],
+          });
+          assert.equal(res.status, 400, res.text.slice(0, 300));
+          return pool.a.settledRow(String(res.headers['x-hub-pool-request-id']));
+        });
+        assert.equal(row.node, 'local');
+        assert.deepEqual(row.failedOverFrom, [nodeName('b')]);
+        assert.equal(row.requestError?.signature, 'no-user-query');
+        assert.equal(row.contention?.overridden, true, 'placed on the engine that gave way, as for an answer it served');
+      } finally {
+        await Promise.all([peerEngine.clearFaults(), localEngine.clearFaults()]);
+      }
+    },
+  );
+
   it("HUB_POOL_CONTENTION_PLACEMENT=off: the ranker's order stands", { timeout: TEST_TIMEOUT_MS }, async () => {
     const { a, b } = pool;
     await a.restart({ HUB_POOL_CONTENTION_PLACEMENT: 'off' });
