@@ -141,6 +141,28 @@ describe('NodeIdentity', () => {
     }
   });
 
+  it('loads an existing identity without minting one: null on a Hub that has none, the stored one otherwise', async () => {
+    const first = hub();
+    let minted: Extract<IdentityState, { ok: true }>;
+    try {
+      assert.equal(await first.identity.loadExisting(), null);
+      assert.equal(first.row(), undefined);
+      assert.equal(existsSync(first.secretPath), false);
+      minted = ok(await first.identity.load());
+      assert.equal(await first.identity.loadExisting(), minted);
+    } finally {
+      first.done();
+    }
+    const again = hub({ dir: first.dir });
+    try {
+      const loaded = await again.identity.loadExisting();
+      assert.ok(loaded, 'the stored identity is loaded');
+      assert.equal(ok(loaded).nodeUuid, minted.nodeUuid);
+    } finally {
+      again.done();
+    }
+  });
+
   it('persists: a reopened database loads the same UUID and key pair', async () => {
     const first = hub();
     const minted = ok(await first.identity.load());

@@ -95,6 +95,16 @@ export class NodeIdentity {
     return this.#firstLoad;
   }
 
+  /**
+   * The identity when one has been minted, without ever minting one: null on a Hub that has none.
+   * For verifying a caller, which needs this Hub's UUID only when some peer could know it; an
+   * anonymous request must not make a Hub that never pooled mint (spec, "Failure modes").
+   */
+  loadExisting(): Promise<IdentityState | null> {
+    if (this.#state || this.#firstLoad) return this.load();
+    return this.#readRow() === null ? Promise.resolve(null) : this.load();
+  }
+
   /** For status: never mints, never awaits. null until load() has run and an identity exists. */
   summary(): { nodeUuid: string; fingerprint: string; identityError: string | null } | null {
     const s = this.#state;

@@ -1,7 +1,7 @@
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NodeIdentity } from '../identity/node-identity.js';
@@ -75,6 +75,7 @@ function hub(o: { dataDir?: string } = {}) {
   return {
     store,
     clock,
+    identity,
     aliceRow,
     bobRow,
     renames,
@@ -173,11 +174,27 @@ describe('admitPeer: a signed request', () => {
 
   it('judges a request carrying any signed-only header as signed, never falling back to its bearer token', async () => {
     const h = hub();
+    await h.identity.load();
     const admission = await h.admit(
       bearerCall({ authorization: `Bearer ${BOB_TOKEN}`, 'x-hub-pool-peer': BOB_NAME, 'x-hub-pool-nonce': 'AAECAwQFBgcICQoLDA0ODw' }),
     );
     assert.deepEqual(refusal(admission), { reason: 'signature refused (missing-headers)', identityMismatch: false });
     h.done();
+  });
+
+  it('refuses a signed request on a Hub that never minted a pool identity, and mints none for it', async () => {
+    const dir = mkdtempSync(join(root, 'never-pooled-'));
+    const db = openDatabase(join(dir, 'hub.db'));
+    const clock = new ManualClock();
+    const logger = createLogger('silent');
+    const identity = new NodeIdentity({ db, dataDir: dir, envSecret: null, clock, logger, background: new Background({ logger, clock }) });
+    const deps = { store: new PeerStore(db), identity, nonces: new PeerNonces(db), clock, requireSigned: () => false, onRename: () => undefined };
+    const admission = await admitPeer(deps, bearerCall({ 'x-hub-pool-nonce': 'AAECAwQFBgcICQoLDA0ODw' }));
+    assert.deepEqual(refusal(admission), { reason: 'this Hub has no pool identity yet', identityMismatch: false });
+    assert.equal((db.prepare('SELECT COUNT(*) AS n FROM hub_pool_identity').get() as { n: number }).n, 0);
+    assert.equal(existsSync(join(dir, 'identity.secret')), false);
+    identity.close();
+    db.close();
   });
 
   it('refuses every signed request while this Hub has no pool identity', async () => {

@@ -45,8 +45,9 @@ export async function admitPeer(deps: PeerGuardDeps, req: PeerRequest): Promise<
 }
 
 async function admitSigned(deps: PeerGuardDeps, req: PeerRequest): Promise<PeerAdmission> {
-  const me = await deps.identity.load();
-  if (me.nodeUuid === null) return { ok: false, reason: 'this Hub has no pool identity yet', identityMismatch: false };
+  // Never mints: with no identity no peer can have pinned this Hub, so there is nothing to verify.
+  const me = await deps.identity.loadExisting();
+  if (me === null || me.nodeUuid === null) return { ok: false, reason: 'this Hub has no pool identity yet', identityMismatch: false };
   const verdict = verifySignedRequest({
     headers: req.headers,
     method: req.method,

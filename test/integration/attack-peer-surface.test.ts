@@ -3,10 +3,11 @@
  * a public key spelled so that it verifies but cannot be fingerprinted, and what a stored one
  * does to status and the peer list; a requester not yet approved that signs under a new name;
  * a peer asking for a model's details while this Hub takes no work from it; wrong PINs through a
- * tunnel the operator has not named.
+ * tunnel the operator has not named; a stranger's signing header on a Hub that never pooled.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
@@ -239,5 +240,31 @@ describe('wrong PINs through a reverse proxy or tunnel', () => {
       const third = await ask(hub, fresh(), pin, { 'cf-ray': 'ray-2' });
       assert.equal(third.status, 429, third.text);
     });
+  });
+});
+
+describe('a signing header from a stranger on a Hub that never pooled', () => {
+  let hub: HubProcess;
+  before(async () => {
+    const ports = await reservePorts(['hub']);
+    hub = await startNamedHub({ name: fqdn('never-pooled'), port: ports.hub, origins: {} });
+  });
+  after(async () => {
+    await hub?.stop();
+  });
+
+  it('is refused 401, and the Hub mints no pool identity for it', async () => {
+    const strangers: Record<string, string>[] = [
+      { 'x-hub-pool-nonce': 'x' },
+      { 'x-hub-pool-node': '6f1c2a3b-4d5e-4f60-8a71-92b3c4d5e6f7', 'x-hub-pool-signature': 'v1.ed25519.AA' },
+    ];
+    for (const headers of strangers) {
+      const answer = await send(hub.url, 'GET', `${POOL}/capabilities`, { headers });
+      assert.equal(answer.status, 401, answer.text);
+    }
+    const status = await hub.api<{ localNode: { identity: unknown } }>('GET', `${POOL}/status`);
+    assert.equal(status.json.localNode.identity, null);
+    assert.equal(existsSync(join(hub.dataDir, 'identity.secret')), false);
+    assert.doesNotMatch(hub.log(), /pool identity minted/);
   });
 });
