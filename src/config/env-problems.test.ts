@@ -59,6 +59,37 @@ describe('environment values the schema refuses', () => {
     });
   }
 
+  it('reports a Tailscale OAuth client ID set without its secret, and leaves the Admin API off', () => {
+    const env = loadEnv({ TAILSCALE_OAUTH_CLIENT_ID: 'k123' });
+    assert.deepEqual(env.problems, [
+      {
+        variable: 'TAILSCALE_OAUTH_CLIENT_ID',
+        value: 'k123',
+        problem: 'is set without TAILSCALE_OAUTH_CLIENT_SECRET',
+        usedInstead: 'no Tailscale Admin API in discovery (set both variables, or neither)',
+      },
+    ]);
+    assert.equal(env.tailscaleOAuth, null);
+    assert.equal(env.tailscaleAdminApiConfigured, false);
+  });
+
+  it('reports a Tailscale OAuth secret set without its client ID, never repeating the secret', () => {
+    const env = loadEnv({ TAILSCALE_OAUTH_CLIENT_SECRET: 'tskey-client-s3cret' });
+    assert.deepEqual(
+      env.problems.map((p) => [p.variable, p.problem]),
+      [['TAILSCALE_OAUTH_CLIENT_SECRET', 'is set without TAILSCALE_OAUTH_CLIENT_ID']],
+    );
+    assert.doesNotMatch(JSON.stringify(env.problems), /s3cret/);
+    assert.equal(env.tailscaleOAuth, null);
+  });
+
+  it('reports nothing for a Tailscale OAuth client with both halves set, and uses it', () => {
+    const env = loadEnv({ TAILSCALE_OAUTH_CLIENT_ID: 'k123', TAILSCALE_OAUTH_CLIENT_SECRET: 's' });
+    assert.deepEqual(env.problems, []);
+    assert.deepEqual(env.tailscaleOAuth, { clientId: 'k123', clientSecret: 's' });
+    assert.equal(env.tailscaleAdminApiConfigured, true);
+  });
+
   it('uses the default for each refused value and keeps the valid ones beside it', () => {
     const env = loadEnv({
       HUB_POOL_ROUTING_LOG_SIZE: '10001',

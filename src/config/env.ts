@@ -405,6 +405,7 @@ export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
   // A --port flag replaces API_PORT, so a bad API_PORT beside it refuses nothing.
   const { values: v, problems } = parseEnvValues(overrides.port === undefined ? env : { ...env, API_PORT: undefined });
   const engines = enginesFromEnv(env, problems);
+  const tailscaleOAuth = tailscaleOAuthFrom(v, problems);
   const hubEnv: HubEnv = {
     port: overrides.port ?? v.API_PORT ?? DEFAULT_API_PORT,
     host: overrides.host ?? v.HUB_HOST ?? DEFAULT_HOST,
@@ -428,11 +429,8 @@ export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
     peerOriginsRaw: v.HUB_POOL_PEER_ORIGINS ?? null,
     // Not trimmed: a secret is used exactly as given.
     identitySecret: env.HUB_POOL_IDENTITY_SECRET || null,
-    tailscaleAdminApiConfigured: Boolean(v.TAILSCALE_OAUTH_CLIENT_ID && v.TAILSCALE_OAUTH_CLIENT_SECRET),
-    tailscaleOAuth:
-      v.TAILSCALE_OAUTH_CLIENT_ID && v.TAILSCALE_OAUTH_CLIENT_SECRET
-        ? Object.freeze({ clientId: v.TAILSCALE_OAUTH_CLIENT_ID, clientSecret: v.TAILSCALE_OAUTH_CLIENT_SECRET })
-        : null,
+    tailscaleAdminApiConfigured: tailscaleOAuth !== null,
+    tailscaleOAuth,
     tailscaleBinary: findExecutable('tailscale', env.PATH),
     nvidiaSmiBinary: findExecutable('nvidia-smi', env.PATH),
     otlp: otlpFrom(v, problems),
@@ -448,6 +446,27 @@ export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
     },
   };
   return Object.freeze(hubEnv);
+}
+
+/**
+ * The Admin API's OAuth client when both halves are set. One half alone reaches no API, so it is
+ * reported at start rather than left to look like a discovery that found nobody.
+ */
+function tailscaleOAuthFrom(v: EnvValues, problems: EnvProblem[]): HubEnv['tailscaleOAuth'] {
+  const clientId = v.TAILSCALE_OAUTH_CLIENT_ID;
+  const clientSecret = v.TAILSCALE_OAUTH_CLIENT_SECRET;
+  if (clientId !== undefined && clientSecret !== undefined) return Object.freeze({ clientId, clientSecret });
+  const usedInstead = 'no Tailscale Admin API in discovery (set both variables, or neither)';
+  if (clientId !== undefined)
+    problems.push({ variable: 'TAILSCALE_OAUTH_CLIENT_ID', value: clientId, problem: 'is set without TAILSCALE_OAUTH_CLIENT_SECRET', usedInstead });
+  if (clientSecret !== undefined)
+    problems.push({
+      variable: 'TAILSCALE_OAUTH_CLIENT_SECRET',
+      value: '(hidden: it is a credential)',
+      problem: 'is set without TAILSCALE_OAUTH_CLIENT_ID',
+      usedInstead,
+    });
+  return null;
 }
 
 /** Trace export when an endpoint is set and OTEL_SDK_DISABLED is not true; a refused header list switches it off (the collector would refuse every export). */
