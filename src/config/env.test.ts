@@ -15,6 +15,7 @@ import {
   DEFAULT_SLOWER_PLACEMENT_FLOOR_MS,
   DEFAULT_SLOWER_PLACEMENT_RATIO,
   enginesFromEnv,
+  EnvError,
   isTrue,
   loadEnv,
   processEnv,
@@ -304,6 +305,32 @@ describe('port, host and data dir', () => {
   it('refuses an API_PORT that is not a port rather than binding another one', () => {
     assert.throws(() => loadEnv({ API_PORT: '70000' }), /^EnvError: API_PORT=70000 is above 65535/);
     assert.throws(() => loadEnv({ API_PORT: '50o2' }), /^EnvError: API_PORT=50o2 is not a whole number/);
+  });
+
+  it('listens on an IP literal or a host name given in HUB_HOST or --host', () => {
+    for (const host of ['127.0.0.1', '0.0.0.0', '::', '::1', 'fd7a:115c:a1e0::1', 'localhost', 'hub-a.tail1234.ts.net', 'hub-a.example.']) {
+      assert.equal(loadEnv({ HUB_HOST: host }).host, host);
+      assert.equal(loadEnv({}, { host }).host, host);
+    }
+  });
+
+  it('refuses a HUB_HOST that is neither an IP address nor a host name, naming the variable', () => {
+    for (const host of ['not a host!', 'http://127.0.0.1', '[::1]', '127.0.0.1:5002', 'hub_a', '-hub', `${'a'.repeat(64)}.example`]) {
+      assert.throws(
+        () => loadEnv({ HUB_HOST: host }),
+        (err: unknown) =>
+          err instanceof EnvError && err.variable === 'HUB_HOST' && err.message === `HUB_HOST=${host} is not an IP address or a host name: fix or unset it.`,
+        host,
+      );
+    }
+  });
+
+  it('refuses a --host that is neither, naming the flag, and lets a good --host stand over a bad HUB_HOST', () => {
+    assert.throws(
+      () => loadEnv({}, { host: 'nowhere!' }),
+      (err: unknown) => err instanceof EnvError && err.variable === '--host' && /^--host "nowhere!" is not an IP address or a host name/.test(err.message),
+    );
+    assert.equal(loadEnv({ HUB_HOST: 'not a host!' }, { host: '127.0.0.1' }).host, '127.0.0.1');
   });
 
   it('treats a blank CIHUB_DATA_DIR as unset', () => {

@@ -4,6 +4,7 @@
  * are exposed as accessors over the same environment object rather than copied.
  */
 import { statSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -177,6 +178,18 @@ const flag = z
   .refine((v) => TRUE_WORDS.has(v) || OFF_WORDS.has(v), 'is not one of true, false, 1, 0, yes, no, on, off')
   .transform((v) => TRUE_WORDS.has(v));
 const text = z.string();
+/**
+ * A listen address: an IP literal (v4, or v6 without brackets, as listen takes it) or a host name
+ * of RFC 1123 labels. Anything else failed only at listen, as `getaddrinfo ENOTFOUND`, after the
+ * data dir had been written.
+ */
+export function isListenHost(value: string): boolean {
+  if (isIP(value) !== 0) return true;
+  const name = value.endsWith('.') ? value.slice(0, -1) : value;
+  return name.length > 0 && name.length <= 253 && name.split('.').every((label) => /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i.test(label));
+}
+const LISTEN_HOST_PROBLEM = 'is not an IP address or a host name';
+const listenHost = z.string().refine(isListenHost, LISTEN_HOST_PROBLEM);
 const httpUrl = z.string().refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), 'is not an http:// or https:// URL');
 /** The one OTLP encoding this Hub sends; gRPC and binary protobuf are not built. */
 const OTLP_PROTOCOL = 'http/json';
@@ -214,7 +227,7 @@ const headerList = z.string().transform((v, ctx) => {
  */
 export const ENV_SCHEMA = z.object({
   API_PORT: wholeIn(0, 65_535).optional(),
-  HUB_HOST: text.optional(),
+  HUB_HOST: listenHost.optional(),
   CIHUB_DATA_DIR: text.optional(),
   HUB_LOG_LEVEL: z.enum(LOG_LEVELS, { message: `is not one of ${LOG_LEVELS.join(', ')}` }).optional(),
   HUB_POOL_USER_DISABLED: flag.optional(),
@@ -278,6 +291,8 @@ type RefusableVariable = { [K in EnvVariable]: (typeof ENV_SCHEMA.shape)[K] exte
 const FALLBACKS: Readonly<Record<RefusableVariable, string | null>> = {
   // A Hub on another port than the one its operator named is unreachable where apps look for it.
   API_PORT: null,
+  // Nor an address: listening anywhere else is not what its operator asked for.
+  HUB_HOST: null,
   HUB_LOG_LEVEL: 'info',
   HUB_POOL_USER_DISABLED: 'false',
   HUB_POOL_OUTBOUND_DISABLED: 'false',
@@ -402,8 +417,14 @@ export interface EnvOverrides {
  * every other unusable value is in `problems`, for the one start-up warning each.
  */
 export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
-  // A --port flag replaces API_PORT, so a bad API_PORT beside it refuses nothing.
-  const { values: v, problems } = parseEnvValues(overrides.port === undefined ? env : { ...env, API_PORT: undefined });
+  if (overrides.host !== undefined && !isListenHost(overrides.host))
+    throw new EnvError('--host', `--host ${JSON.stringify(overrides.host)} ${LISTEN_HOST_PROBLEM}: give an address such as 127.0.0.1, 0.0.0.0 or ::1.`);
+  // A --port or --host flag replaces its variable, so a bad API_PORT or HUB_HOST beside it refuses nothing.
+  const { values: v, problems } = parseEnvValues({
+    ...env,
+    ...(overrides.port === undefined ? {} : { API_PORT: undefined }),
+    ...(overrides.host === undefined ? {} : { HUB_HOST: undefined }),
+  });
   const engines = enginesFromEnv(env, problems);
   const tailscaleOAuth = tailscaleOAuthFrom(v, problems);
   const hubEnv: HubEnv = {

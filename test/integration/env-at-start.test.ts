@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HEAP_GROWING_PERCENT } from '../../src/util/heap-growth.js';
 import { freshDataDir, runCli, startHubProcess } from '../helpers/hub-process.js';
@@ -61,6 +61,19 @@ describe('environment values at start', () => {
     assert.equal(res.stderr, 'API_PORT=50o2 is not a whole number: fix or unset it.\n');
     assert.equal(res.code, 2, 'a value the Hub cannot start with is a usage error, like a wrong flag');
   });
+
+  for (const [how, args, env, said] of [
+    ['HUB_HOST', [], { HUB_HOST: 'not a host!' }, 'HUB_HOST=not a host! is not an IP address or a host name: fix or unset it.\n'],
+    ['--host', ['--host', 'nowhere!'], {}, '--host "nowhere!" is not an IP address or a host name: give an address such as 127.0.0.1, 0.0.0.0 or ::1.\n'],
+  ] as const) {
+    it(`refuses to start on a ${how} that is no address, as a usage error, before writing anything`, async () => {
+      const dataDir = freshDataDir();
+      const res = await runCli(['serve', ...args], { dataDir, env: { ...env, OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '' } });
+      assert.equal(res.stderr, said);
+      assert.equal(res.code, 2);
+      assert.deepEqual(readdirSync(dataDir), [], 'no operator key, settings or database was written');
+    });
+  }
 
   it('refuses to start on a security list it cannot read, as a usage error naming the entry', async () => {
     const res = await runCli(['serve'], {
