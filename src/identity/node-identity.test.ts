@@ -4,6 +4,7 @@ import { createPublicKey, verify } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { HubError } from '../errors.js';
 import { DATABASE_FILE_NAME, openDatabase, type Db } from '../store/database.js';
 import { Background } from '../util/background.js';
 import { ManualClock } from '../util/clock.js';
@@ -305,7 +306,13 @@ describe('NodeIdentity', () => {
       unlinkSync(h.secretPath);
       const broken = h.reopen();
       assert.equal(await broken.unsealToken(sealed), null);
-      await assert.rejects(broken.sealToken('token'), /cannot seal a peer token: .*the file is missing/);
+      await assert.rejects(broken.sealToken('token'), (err: unknown) => {
+        assert.ok(err instanceof HubError);
+        assert.equal(err.code, 'HUB_ERR_IDENTITY_UNAVAILABLE');
+        assert.doesNotMatch(err.message, new RegExp(h.dir), 'the refusal names no path: an anonymous caller reads it');
+        assert.match(String((err.cause as Error).message), /the file is missing/);
+        return true;
+      });
     } finally {
       h.done();
     }

@@ -21,6 +21,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, randomUUID, sign as cryptoSign, type KeyObject } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { HubError } from '../errors.js';
 import type { Db } from '../store/database.js';
 import type { Background, BackgroundHandle } from '../util/background.js';
 import type { Clock } from '../util/clock.js';
@@ -128,9 +129,20 @@ export class NodeIdentity {
     });
   }
 
+  /**
+   * Rejects with HUB_ERR_IDENTITY_UNAVAILABLE (503) while the key cannot be opened. Its message
+   * names no path: an anonymous pairing request reaches this. The reason was logged once when the
+   * load failed and stays in status, so a refusal here logs nothing more.
+   */
   async sealToken(token: string): Promise<string> {
     const state = await this.load();
-    if (!state.ok || !this.#sealingKey) throw new Error(`cannot seal a peer token: ${state.ok ? 'no sealing key' : state.error}`);
+    if (!state.ok || !this.#sealingKey) {
+      throw new HubError(
+        'HUB_ERR_IDENTITY_UNAVAILABLE',
+        "this Hub's pool identity key cannot be opened, so it cannot take part in pairing now; its operator sees why in cihub pool status",
+        { cause: new Error(state.ok ? 'no sealing key' : state.error) },
+      );
+    }
     return seal(this.#sealingKey, Buffer.from(token, 'utf8'));
   }
 

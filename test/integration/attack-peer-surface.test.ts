@@ -3,11 +3,13 @@
  * a public key spelled so that it verifies but cannot be fingerprinted, and what a stored one
  * does to status and the peer list; a requester not yet approved that signs under a new name;
  * a peer asking for a model's details while this Hub takes no work from it; wrong PINs through a
- * tunnel the operator has not named; a stranger's signing header on a Hub that never pooled.
+ * tunnel the operator has not named; a stranger's signing header on a Hub that never pooled;
+ * pairing requests to a Hub whose sealed key cannot be opened.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
@@ -266,5 +268,37 @@ describe('a signing header from a stranger on a Hub that never pooled', () => {
     assert.equal(status.json.localNode.identity, null);
     assert.equal(existsSync(join(hub.dataDir, 'identity.secret')), false);
     assert.doesNotMatch(hub.log(), /pool identity minted/);
+  });
+});
+
+describe('pairing requests to a Hub whose sealed identity key cannot be opened', () => {
+  const NAME = fqdn('sealed-shut');
+  let hub: HubProcess;
+  before(async () => {
+    const ports = await reservePorts(['hub']);
+    const first = await startNamedHub({ name: NAME, port: ports.hub, origins: {} });
+    await mintPin(first);
+    await first.stop();
+    // An ordinary reinstall that regenerates the secret beside the kept database.
+    writeFileSync(join(first.dataDir, 'identity.secret'), `${randomBytes(32).toString('hex')}\n`);
+    hub = await startNamedHub({ name: NAME, port: ports.hub, origins: {}, dataDir: first.dataDir });
+  });
+  after(async () => {
+    await hub?.stop();
+  });
+
+  it('answers each 503 HUB_ERR_IDENTITY_UNAVAILABLE naming no path, and logs the cause once, not per request', async () => {
+    for (let i = 0; i < 3; i++) {
+      const asked = await new FakePeer(`hopeful-${i}`).requestPairing(hub);
+      assert.equal(asked.status, 503, asked.text);
+      assert.equal(asked.json.error.code, 'HUB_ERR_IDENTITY_UNAVAILABLE');
+      assert.doesNotMatch(asked.text, new RegExp(hub.dataDir));
+    }
+    const errors = hub
+      .log()
+      .split('\n')
+      .filter((l) => l.startsWith('{') && (JSON.parse(l) as { level: number }).level >= 50);
+    assert.equal(errors.length, 1, errors.join('\n'));
+    assert.match(errors[0]!, /cannot be unsealed/);
   });
 });
