@@ -275,11 +275,25 @@ describe('kill switches', () => {
       assert.equal((await status(plain)).settings.poolEnabled, true);
     });
 
-    it('says the environment still keeps pooling off when `pool enable` runs under HUB_POOL_USER_DISABLED', async () => {
+    it('says plainly that pooling stays off when `pool enable` runs under HUB_POOL_USER_DISABLED', async () => {
       const res = await runCli(['pool', 'enable', '--yes'], { dataDir: userDisabled.dataDir });
       assert.equal(res.code, 0, res.stderr);
-      assert.match(res.stdout, /HUB_POOL_USER_DISABLED/);
+      assert.equal(
+        res.stdout,
+        "Hub Pool stays off: the poolEnabled setting is saved as true, but HUB_POOL_USER_DISABLED=true in this Hub's environment keeps pooling off until it is removed and the Hub restarted.\n",
+      );
+      assert.doesNotMatch(res.stdout, /is now on/);
       assert.equal((await status(userDisabled)).reason, 'disabled_by_env');
+    });
+
+    it('puts the lock beside the settings in `pool enable --json`: what is in force and which variable forces it', async () => {
+      const locked = await runCli(['pool', 'enable', '--yes', '--json'], { dataDir: userDisabled.dataDir });
+      assert.equal(locked.code, 0, locked.stderr);
+      const doc = JSON.parse(locked.stdout) as { poolEnabled: boolean; enabled: boolean; disabledBy: string | null; lockedBy: string | null };
+      assert.deepEqual([doc.poolEnabled, doc.enabled, doc.disabledBy, doc.lockedBy], [true, false, 'env', 'HUB_POOL_USER_DISABLED']);
+      const free = await runCli(['pool', 'enable', '--yes', '--json'], { dataDir: plain.dataDir });
+      const plainDoc = JSON.parse(free.stdout) as typeof doc;
+      assert.deepEqual([plainDoc.poolEnabled, plainDoc.enabled, plainDoc.disabledBy, plainDoc.lockedBy], [true, true, null, null]);
     });
   });
 });

@@ -39,8 +39,16 @@ export async function poolSwitch(on: boolean, opts: CommonOptions & { yes: boole
     opts,
   );
   const settings = await callHub<PoolSettings>(hub, 'PATCH', '/api/inference/pool/settings', { poolEnabled: on });
-  if (opts.json) return `${JSON.stringify(settings, null, 2)}\n`;
   const status = await callHub<PoolStatus>(hub, 'GET', '/api/inference/pool/status');
-  const envNote = status.disabledBy === 'env' ? ' HUB_POOL_USER_DISABLED=true in the environment still keeps it off.' : '';
-  return `Hub Pool is now ${on ? 'on' : 'off'} (poolEnabled: ${settings.poolEnabled}).${envNote}\n`;
+  // Only the master variable locks the master switch (config/kill-switch.ts).
+  const lockedBy = status.disabledBy === 'env' ? USER_DISABLED_VARIABLE : null;
+  // The settings' own keys stay at the top, as before; what is in force, and why, beside them.
+  if (opts.json) return `${JSON.stringify({ ...settings, enabled: status.enabled, disabledBy: status.disabledBy, lockedBy }, null, 2)}\n`;
+  if (lockedBy !== null)
+    return on
+      ? `Hub Pool stays off: the poolEnabled setting is saved as true, but ${lockedBy}=true in this Hub's environment keeps pooling off until it is removed and the Hub restarted.\n`
+      : `Hub Pool is off (poolEnabled: false); ${lockedBy}=true in this Hub's environment keeps it off as well.\n`;
+  return `Hub Pool is now ${on ? 'on' : 'off'} (poolEnabled: ${settings.poolEnabled}).\n`;
 }
+
+const USER_DISABLED_VARIABLE = 'HUB_POOL_USER_DISABLED';
