@@ -50,8 +50,10 @@ export function registerOperatorRoutes(app: FastifyInstance, s: HubServices): vo
     return s.routingLog.page({ limit: parseLimit(query.limit), ...parseSinceQuery(query.since) });
   });
 
-  // The window an app should be handed for a model; see placement/handout.ts.
-  app.get('/api/inference/pool/handout', observability, async (request) => {
+  // The window an app should be handed for a model; see placement/handout.ts. Operator only: a
+  // qa:read key reads status and the routing log and nothing else (spec, "Reading these without
+  // an operator credential").
+  app.get('/api/inference/pool/handout', operator, async (request) => {
     const model = (request.query as Record<string, unknown>).model;
     if (typeof model !== 'string' || model.trim() === '' || model.length > MAX_MODEL_NAME_LENGTH) {
       throw new HubError(

@@ -82,7 +82,8 @@ describe('the OpenAPI document', () => {
     const sec = (path: string, method: string) => doc.paths[path]?.[method]?.security;
     assert.deepEqual(sec('/api/inference/pool/settings', 'patch'), [{ operatorKey: [] }]);
     assert.deepEqual(sec('/api/inference/pool/routing-log', 'get'), [{ operatorKey: [] }, { qaReadKey: [] }]);
-    assert.deepEqual(sec('/metrics', 'get'), [{ operatorKey: [] }, { qaReadKey: [] }]);
+    assert.deepEqual(sec('/metrics', 'get'), [{ operatorKey: [] }]);
+    assert.deepEqual(sec('/api/inference/pool/handout', 'get'), [{ operatorKey: [] }]);
     assert.deepEqual(sec('/api/inference/pool/v1/chat/completions', 'post'), [{}, { inferenceKey: [] }]);
     assert.deepEqual(sec('/api/inference/pool/local/api/chat', 'post'), [{ peerCredential: [] }]);
     assert.deepEqual(sec('/healthz', 'get'), []);

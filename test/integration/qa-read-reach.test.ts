@@ -1,0 +1,72 @@
+/**
+ * What a qa:read credential reads, on a real Hub: a qa:read API key, and a dashboard session
+ * signed in with one (read-only). The spec lets them read pool status and the routing log; every
+ * other GET answers 403 AUTH_ERROR_QA_READ_KEY_ROUTE_NOT_ALLOWED, the model handout and /metrics
+ * included, while the operator key reads both.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'undici';
+import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
+import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+
+const MODEL = 'qwen3:8b';
+const READS = ['/api/inference/pool/status', '/api/inference/pool/routing-log'];
+const REFUSED = [`/api/inference/pool/handout?model=${MODEL}`, '/metrics'];
+
+describe('what a qa:read credential reads', () => {
+  let engine: SimEngine;
+  let hub: HubProcess;
+  let qaKey: string;
+  let session: Record<string, string>;
+
+  before(async () => {
+    engine = await startSimEngine({ dialect: 'ollama', models: [MODEL], timeScale: 0.01 });
+    hub = await startHubProcess({ env: { OLLAMA_URL: engine.url } });
+    qaKey = (await hub.api<{ key: string }>('POST', '/api/hub/api-keys', { name: 'fleet-qa', scope: 'qa:read' })).json.key;
+    const signIn = await request(`${hub.url}/api/hub/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: hub.url },
+      body: JSON.stringify({ key: qaKey }),
+    });
+    const body = (await signIn.body.json()) as { role: string; csrfToken: string };
+    assert.equal(signIn.statusCode, 200);
+    assert.equal(body.role, 'read');
+    session = { origin: hub.url, cookie: String(signIn.headers['set-cookie']).split(';')[0]!, 'x-cihub-csrf': body.csrfToken };
+  });
+  after(async () => {
+    await hub?.stop();
+    await engine?.close();
+  });
+
+  const get = async (path: string, headers: Record<string, string>) => {
+    const res = await request(`${hub.url}${path}`, { headers });
+    return { status: res.statusCode, text: await res.body.text() };
+  };
+
+  for (const [who, headers] of [
+    ['a qa:read key', () => ({ authorization: `Bearer ${qaKey}` })],
+    ['a read-only dashboard session', () => session],
+  ] as const) {
+    for (const path of READS) {
+      it(`${who} reads GET ${path}`, async () => {
+        const res = await get(path, headers());
+        assert.equal(res.status, 200, res.text);
+      });
+    }
+    for (const path of REFUSED) {
+      it(`${who} is refused GET ${path} with 403 AUTH_ERROR_QA_READ_KEY_ROUTE_NOT_ALLOWED`, async () => {
+        const res = await get(path, headers());
+        assert.equal(res.status, 403, res.text);
+        assert.match(res.text, /AUTH_ERROR_QA_READ_KEY_ROUTE_NOT_ALLOWED/);
+      });
+    }
+  }
+
+  for (const path of REFUSED) {
+    it(`the operator key reads GET ${path}`, async () => {
+      const res = await get(path, { authorization: `Bearer ${hub.operatorKey}` });
+      assert.equal(res.status, 200, res.text);
+    });
+  }
+});
