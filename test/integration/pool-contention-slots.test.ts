@@ -110,7 +110,9 @@ describe('local engine contention and slot-aware placement', () => {
     async () => {
       const peerEngine = pool.b.engines.ollama!;
       const localEngine = pool.a.engines.ollama!;
-      await peerEngine.setFault({ mode: 'error', status: 503, model: HERMES, count: 1 });
+      // 429, not 503: a peer's engine that answers 5xx twice in five minutes (the test above gave it one)
+      // is withheld there for the model, and hub-b would then drop out of the candidates of the tests below.
+      await peerEngine.setFault({ mode: 'error', status: 429, model: HERMES, count: 1 });
       await localEngine.setFault({ mode: 'error', status: 500, body: '{"error":"no user query found in messages"}', model: HERMES, count: 1 });
       try {
         const row = await withOpenClawTurn(async () => {
