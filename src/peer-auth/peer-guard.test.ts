@@ -191,6 +191,9 @@ describe('admitPeer: a signed request', () => {
     const deps = { store: new PeerStore(db), identity, nonces: new PeerNonces(db), clock, requireSigned: () => false, onRename: () => undefined };
     const admission = await admitPeer(deps, bearerCall({ 'x-hub-pool-nonce': 'AAECAwQFBgcICQoLDA0ODw' }));
     assert.deepEqual(refusal(admission), { reason: 'this Hub has no pool identity yet', identityMismatch: false });
+    // Addressed to a UUID (a peer pinning an identity this name had before its data dir was recreated): named as a mismatch.
+    const addressed = await admitPeer(deps, bearerCall({ 'x-hub-pool-recipient': ALICE_UUID, 'x-hub-pool-nonce': 'AAECAwQFBgcICQoLDA0ODw' }));
+    assert.deepEqual(refusal(addressed), { reason: 'this Hub has no pool identity yet', identityMismatch: true });
     assert.equal((db.prepare('SELECT COUNT(*) AS n FROM hub_pool_identity').get() as { n: number }).n, 0);
     assert.equal(existsSync(join(dir, 'identity.secret')), false);
     identity.close();
@@ -203,7 +206,7 @@ describe('admitPeer: a signed request', () => {
     writeFileSync(blocker, '');
     const h = hub({ dataDir: join(blocker, 'data') });
     const req = await h.aliceSigns({ recipient: ALICE_UUID });
-    assert.deepEqual(refusal(await h.admit(req)), { reason: 'this Hub has no pool identity yet', identityMismatch: false });
+    assert.deepEqual(refusal(await h.admit(req)), { reason: 'this Hub has no pool identity yet', identityMismatch: true });
     h.done();
   });
 });

@@ -15,7 +15,7 @@ import type { PeerRow, PeerStore } from '../store/peers.js';
 import { normalizePeerName } from '../tailnet/peer-name.js';
 import type { Clock } from '../util/clock.js';
 import type { NonceMemory } from './verify-signed.js';
-import { HEADER_PEER, isSignedRequest } from './signed-headers.js';
+import { HEADER_PEER, HEADER_RECIPIENT, isSignedRequest } from './signed-headers.js';
 import { verifySignedRequest } from './verify-signed.js';
 
 export type PeerAdmission =
@@ -47,7 +47,13 @@ export async function admitPeer(deps: PeerGuardDeps, req: PeerRequest): Promise<
 async function admitSigned(deps: PeerGuardDeps, req: PeerRequest): Promise<PeerAdmission> {
   // Never mints: with no identity no peer can have pinned this Hub, so there is nothing to verify.
   const me = await deps.identity.loadExisting();
-  if (me === null || me.nodeUuid === null) return { ok: false, reason: 'this Hub has no pool identity yet', identityMismatch: false };
+  if (me === null || me.nodeUuid === null) {
+    // Holding no UUID, this Hub holds none a request could be addressed to. A peer still pinning an
+    // earlier identity under this name (a recreated data dir) is told so by name, as verify-signed
+    // tells a Hub that holds another UUID, and learns the pairing must be redone.
+    const addressed = typeof req.headers[HEADER_RECIPIENT] === 'string';
+    return { ok: false, reason: 'this Hub has no pool identity yet', identityMismatch: addressed };
+  }
   const verdict = verifySignedRequest({
     headers: req.headers,
     method: req.method,
