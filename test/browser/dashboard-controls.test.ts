@@ -84,6 +84,24 @@ describe('dashboard: controls, the Check step, re-entry and a vanished request',
     await a.getByTestId('pool-badge').getByText('Off', { exact: true }).waitFor();
   });
 
+  it('a prefix-affinity margin saved while the limit is 0 says it does nothing, until a limit is set', async () => {
+    const a = pageA.page;
+    const marginInput = a.getByLabel('Prefix affinity margin (queued requests)');
+    const limitInput = a.getByLabel('Prefix affinity limit (queued requests; 0 is off)');
+    const margin = a.locator('.field').filter({ has: marginInput });
+    const limit = a.locator('.field').filter({ has: limitInput });
+    assert.equal(await a.getByTestId('poolPrefixAffinityMargin-inert').count(), 0, 'no margin set: nothing to say');
+    await marginInput.fill('3');
+    await margin.getByRole('button', { name: 'Save' }).click();
+    await a.getByText('Prefix affinity margin (queued requests) saved.').waitFor();
+    await a.getByTestId('poolPrefixAffinityMargin-inert').getByText('Does nothing while poolPrefixAffinityMaxInFlight is 0').waitFor();
+
+    await limitInput.fill('2');
+    await limit.getByRole('button', { name: 'Save' }).click();
+    await a.getByTestId('poolPrefixAffinityMargin-inert').waitFor({ state: 'detached' });
+    assert.deepEqual([(await pool.a.status()).settings.poolPrefixAffinityMaxInFlight, (await pool.a.status()).settings.poolPrefixAffinityMargin], [2, 3]);
+  });
+
   it("reports a switch's change only once the switch shows it, however late the status comes back", async () => {
     const a = pageA.page;
     const inbound = a.getByRole('switch', { name: 'Take work from paired Hubs' });

@@ -575,6 +575,8 @@ const SWITCHES = [
 const NUMBERS = [
   { key: 'poolLocalAffinity', label: 'Local affinity (queued requests)' },
   { key: 'poolHealthPollSeconds', label: 'Health check interval (seconds)' },
+  { key: 'poolPrefixAffinityMaxInFlight', label: 'Prefix affinity limit (queued requests; 0 is off)' },
+  { key: 'poolPrefixAffinityMargin', label: 'Prefix affinity margin (queued requests)' },
 ] as const;
 
 function Controls({ s, catalogue, act }: { s: PoolStatus; catalogue: readonly SettingEntry[] | null; act: Act }) {
@@ -649,12 +651,23 @@ function Controls({ s, catalogue, act }: { s: PoolStatus; catalogue: readonly Se
             <span id={`${id}-range`} className="small muted">
               {e !== null ? `${e.range}; default ${String(e.default)}` : ''}
             </span>
+            {e?.inert != null && (
+              <p className="small notice warn" data-testid={`${n.key}-inert`}>
+                {inertText(e.inert)}
+              </p>
+            )}
           </div>
         );
       })}
       <p className="small muted">Switches apply at once; the number fields need Save. Pairings are kept whichever switch you use.</p>
     </Section>
   );
+}
+
+/** Why a setting's value does nothing now, from the catalogue's typed record. */
+function inertText(inert: NonNullable<SettingEntry['inert']>): string {
+  const base = `Does nothing while ${inert.because} is ${String(inert.becauseValue)}`;
+  return inert.reason === 'prefix-affinity-off' ? `${base}: a margin only widens a prefix affinity limit that is on.` : `${base}.`;
 }
 
 function RoutingPins({ s, act }: { s: PoolStatus; act: Act }) {

@@ -138,6 +138,8 @@ export interface SettingEntry {
   readonly lockedBy: string | null;
   readonly lockedValue: unknown;
   readonly settable: boolean;
+  /** Why the value in force does nothing while another setting stands as it does; null when it acts. */
+  readonly inert: { readonly reason: string; readonly because: string; readonly becauseValue: unknown } | null;
 }
 
 export interface Attempt {
