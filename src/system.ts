@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { HubEnv } from './config/env.js';
 import { ensureDataDir, loadOrCreateOperatorKey, removeHubInfo, writeHubInfo } from './config/data-dir.js';
 import { resolvePoolDirections } from './config/kill-switch.js';
-import { SettingsFile } from './config/settings-file.js';
+import { SettingsFile, settingsProblemText } from './config/settings-file.js';
 import { BackendHealth, QUEUE_REPORT_IDLE_REFRESH_MS } from './engines/health-snapshot.js';
 import { readEngineQueue } from './engines/engine-queue-reader.js';
 import { localQueueDepth } from './placement/local-queue-depth.js';
@@ -108,9 +108,7 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
     logger.warn({ variable: p.variable, value: p.value, usedInstead: p.usedInstead }, `${p.variable}=${p.value} ${p.problem}; using ${p.usedInstead}`);
   ensureDataDir(env.dataDir);
   const background = new Background({ logger, clock });
-  const settings = new SettingsFile(env.dataDir, (keys) =>
-    logger.warn({ keys }, 'settings.json had values outside their ranges; defaults used for those keys'),
-  );
+  const settings = new SettingsFile(env.dataDir, (problem) => logger.warn({ settingsFile: problem }, settingsProblemText(problem)));
   const db = openDatabase(join(env.dataDir, DATABASE_FILE_NAME));
   let listeningPort = env.port;
   const apiKeys = new ApiKeyStore(db, clock);

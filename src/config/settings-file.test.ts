@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HubError } from '../errors.js';
-import { SETTINGS_FILE_NAME, SettingsFile, settingsCatalogue } from './settings-file.js';
+import { SETTINGS_FILE_NAME, SettingsFile, settingsCatalogue, settingsProblemText, type SettingsFileProblem } from './settings-file.js';
 import { DEFAULT_SETTINGS, SETTING_RULES } from './settings-schema.js';
 
 let root: string;
@@ -167,11 +167,11 @@ describe('SettingsFile reading a damaged settings.json', () => {
   it('gives defaults without throwing for a file that is not JSON, and says so', () => {
     const dir = freshDir();
     writeFileSync(fileOf(dir), '{"poolLocalAffinity": 4,,');
-    const reported: string[][] = [];
-    const file = new SettingsFile(dir, (keys) => reported.push(keys));
+    const reported: SettingsFileProblem[] = [];
+    const file = new SettingsFile(dir, (problem) => reported.push(problem));
     assert.deepEqual(file.get(), DEFAULT_SETTINGS);
     assert.equal(reported.length, 1);
-    assert.match(reported[0]?.[0] ?? '', /not valid JSON/);
+    assert.equal(reported[0]?.kind === 'not-settings' && reported[0].fault, 'was not valid JSON');
   });
 
   it("keeps the damaged file beside the new one instead of overwriting the operator's edits", () => {
@@ -188,13 +188,13 @@ describe('SettingsFile reading a damaged settings.json', () => {
     it(`treats ${text}, valid JSON but no object of settings, as a damaged file: named in a warning, moved aside, defaults used`, () => {
       const dir = freshDir();
       writeFileSync(fileOf(dir), text);
-      const reported: string[][] = [];
-      const file = new SettingsFile(dir, (keys) => reported.push(keys));
+      const reported: SettingsFileProblem[] = [];
+      const file = new SettingsFile(dir, (problem) => reported.push(problem));
       assert.deepEqual(file.get(), DEFAULT_SETTINGS);
       assert.equal(reported.length, 1);
       assert.match(
-        reported[0]?.[0] ?? '',
-        new RegExp(`^\\(${fileOf(dir)} held .*, not a JSON object of settings; kept as ${fileOf(dir)}\\.invalid-\\d+, defaults used\\)$`),
+        settingsProblemText(reported[0]!),
+        new RegExp(`^${fileOf(dir)} held .*, not a JSON object of settings; kept as ${fileOf(dir)}\\.invalid-\\d+, defaults used$`),
       );
       const aside = readdirSync(dir).filter((name) => name.startsWith('settings.json.invalid-'));
       assert.equal(aside.length, 1);
@@ -206,12 +206,11 @@ describe('SettingsFile reading a damaged settings.json', () => {
   it('reports a settings.json it could not read by its error, leaves it where it is, and refuses to write over it', () => {
     const dir = freshDir();
     mkdirSync(fileOf(dir));
-    const reported: string[][] = [];
-    const file = new SettingsFile(dir, (keys) => reported.push(keys));
+    const reported: SettingsFileProblem[] = [];
+    const file = new SettingsFile(dir, (problem) => reported.push(problem));
     assert.deepEqual(file.get(), DEFAULT_SETTINGS);
     assert.equal(reported.length, 1);
-    assert.match(reported[0]?.[0] ?? '', new RegExp(`^\\(${fileOf(dir)} could not be read: EISDIR; left as it is`));
-    assert.doesNotMatch(reported[0]?.[0] ?? '', /not valid JSON/);
+    assert.deepEqual(reported, [{ kind: 'unreadable', path: fileOf(dir), error: 'EISDIR' }]);
     assert.deepEqual(readdirSync(dir), [SETTINGS_FILE_NAME], 'nothing renamed aside, nothing written beside it');
     assert.ok(statSync(fileOf(dir)).isDirectory());
     assert.throws(
@@ -229,9 +228,9 @@ describe('SettingsFile reading a damaged settings.json', () => {
       const dir = freshDir();
       writeFileSync(fileOf(dir), JSON.stringify({ poolLocalAffinity: 4 }));
       chmodSync(fileOf(dir), 0o000);
-      const reported: string[][] = [];
-      const file = new SettingsFile(dir, (keys) => reported.push(keys));
-      assert.match(reported[0]?.[0] ?? '', /could not be read: EACCES/);
+      const reported: SettingsFileProblem[] = [];
+      const file = new SettingsFile(dir, (problem) => reported.push(problem));
+      assert.deepEqual(reported, [{ kind: 'unreadable', path: fileOf(dir), error: 'EACCES' }]);
       assert.throws(() => file.patch({ poolLocalAffinity: 3 }), HubError);
       chmodSync(fileOf(dir), 0o600);
       assert.deepEqual(onDisk(dir), { poolLocalAffinity: 4 });
@@ -241,11 +240,15 @@ describe('SettingsFile reading a damaged settings.json', () => {
   it('keeps the good keys of a hand-edited file and reports the ones it ignored', () => {
     const dir = freshDir();
     writeFileSync(fileOf(dir), JSON.stringify({ poolLocalAffinity: 4, poolHealthPollSeconds: 'often', extra: 1 }));
-    const reported: string[][] = [];
-    const file = new SettingsFile(dir, (keys) => reported.push(keys));
+    const reported: SettingsFileProblem[] = [];
+    const file = new SettingsFile(dir, (problem) => reported.push(problem));
     assert.equal(file.get().poolLocalAffinity, 4);
     assert.equal(file.get().poolHealthPollSeconds, 30);
-    assert.deepEqual(reported, [['poolHealthPollSeconds', 'extra']]);
+    assert.deepEqual(reported, [{ kind: 'ignored-keys', keys: ['poolHealthPollSeconds', 'extra'] }]);
+    assert.equal(
+      settingsProblemText(reported[0]!),
+      'settings.json had values outside their rules (poolHealthPollSeconds, extra); defaults used for those keys',
+    );
   });
 
   it('does not rewrite a readable file on open', () => {

@@ -53,6 +53,27 @@ function parseSettingsText(text: string): { readonly doc: object } | { readonly 
   return { doc };
 }
 
+/** What was wrong with settings.json when it was opened: the Hub logs one warning for each. */
+export type SettingsFileProblem =
+  /** Keys that failed their rule (out of range, wrong type, unknown): defaults used for those keys. */
+  | { readonly kind: 'ignored-keys'; readonly keys: readonly string[] }
+  /** The file could not be read at all: left as it is, defaults used, changes refused. */
+  | { readonly kind: 'unreadable'; readonly path: string; readonly error: string }
+  /** Not a JSON object of settings: moved aside to `keptAs`, defaults used. */
+  | { readonly kind: 'not-settings'; readonly path: string; readonly fault: string; readonly keptAs: string };
+
+/** The warning line for a problem (the Hub's log is an operator's surface too). */
+export function settingsProblemText(p: SettingsFileProblem): string {
+  switch (p.kind) {
+    case 'ignored-keys':
+      return `settings.json had values outside their rules (${p.keys.join(', ')}); defaults used for those keys`;
+    case 'unreadable':
+      return `${p.path} could not be read (${p.error}); left as it is, defaults used, and changes are refused until it is readable and the Hub restarted`;
+    case 'not-settings':
+      return `${p.path} ${p.fault}; kept as ${p.keptAs}, defaults used`;
+  }
+}
+
 export class SettingsFile {
   readonly path: string;
   #current: PoolSettings;
@@ -60,14 +81,14 @@ export class SettingsFile {
   /** Set when the file could not be read at start: the error, and every write is refused. */
   readonly #unreadable: string | null = null;
 
-  /** Opens (or creates) settings.json in dataDir. `onIgnored` gets the keys that failed their rule, or one sentence about the whole file. */
-  constructor(dataDir: string, onIgnored: (keys: string[]) => void = () => {}) {
+  /** Opens (or creates) settings.json in dataDir; `onProblem` hears what was wrong with it, if anything. */
+  constructor(dataDir: string, onProblem: (problem: SettingsFileProblem) => void = () => {}) {
     this.path = join(dataDir, SETTINGS_FILE_NAME);
     const read = readSettingsText(this.path);
     let doc: object | undefined;
     if (read.kind === 'unreadable') {
       this.#unreadable = read.error;
-      onIgnored([`(${this.path} could not be read: ${read.error}; left as it is, defaults used, changes refused until it is readable and the Hub restarted)`]);
+      onProblem({ kind: 'unreadable', path: this.path, error: read.error });
     } else if (read.kind === 'text') {
       const parsed = parseSettingsText(read.text);
       if ('doc' in parsed) doc = parsed.doc;
@@ -75,11 +96,11 @@ export class SettingsFile {
         // Keep the operator's file rather than overwrite it: it moves aside and defaults apply.
         const aside = `${this.path}.invalid-${Date.now()}`;
         renameSync(this.path, aside);
-        onIgnored([`(${this.path} ${parsed.fault}; kept as ${aside}, defaults used)`]);
+        onProblem({ kind: 'not-settings', path: this.path, fault: parsed.fault, keptAs: aside });
       }
     }
     const { settings, ignored } = settingsFromFile(doc);
-    if (ignored.length > 0) onIgnored(ignored);
+    if (ignored.length > 0) onProblem({ kind: 'ignored-keys', keys: ignored });
     this.#current = settings;
     if (doc === undefined && this.#unreadable === null) this.#write(settings);
   }
