@@ -21,13 +21,14 @@ import { pairingSourceKeys, type StrikeLimiter } from './strike-limiter.js';
 
 /** An unanswered request expires after 24 hours on both sides. */
 export const PAIRING_REQUEST_TTL_MS = 24 * 60 * 60_000;
-/**
- * At most 20 inbound requests wait for approval at once, with a PIN or without (spec: the 20-row
- * ceiling, the same for pairing without a PIN as before PINs existed). The spec leaves no room to
- * hold places back for PIN requests inside it: twenty requests without a PIN fill it, and the
- * operator clears it by rejecting them (a PIN request refused for this keeps its PIN).
- */
+/** At most 20 inbound requests without a PIN wait for approval at once (spec: the 20-row ceiling). */
 export const MAX_PENDING_INBOUND = 20;
+/**
+ * Requests that carried a valid PIN are bounded on their own, so twenty requests without one
+ * can never stop a PIN pairing (issue 9, defect 17). Each needs a PIN the operator minted, so
+ * a handful is plenty.
+ */
+export const MAX_PENDING_WITH_PIN = 5;
 /**
  * Longest refusal text kept from a peer's answer: 400 characters. The peer is untrusted, so its
  * words are bounded; a Hub's own refusals, which name a command with both Hubs' names, fit.
@@ -244,15 +245,24 @@ export class PairingService {
         this.#noteCrossing(existing);
         return { received: true };
       }
-      if (waiting.length >= MAX_PENDING_INBOUND) throw pendingFull();
+      if (waiting.filter((r) => !r.pinVerified).length >= MAX_PENDING_INBOUND) {
+        throw new HubError(
+          'HUB_ERR_PAIR_PENDING_FULL',
+          `${MAX_PENDING_INBOUND} pairing requests without a PIN already wait for approval here; approve or reject some, or pair with a PIN (cihub pool pairing-pin on this Hub), which these do not block`,
+        );
+      }
       this.#d.store.insert({ ...row, peerNodeUuid: null, peerPublicKey: null, pinVerified: false });
       this.#d.logger.info({ from, withPin: false }, 'pairing request received');
       return { received: true };
     }
 
     // With a PIN. Refusals that do not depend on it come first, so a right PIN is not spent on them.
-    // A request without a PIN under the same name is replaced below, so it leaves its place to this one.
-    if (waiting.filter((r) => r.nodeFqdn !== from || r.pinVerified).length >= MAX_PENDING_INBOUND) throw pendingFull();
+    if (waiting.filter((r) => r.pinVerified).length >= MAX_PENDING_WITH_PIN) {
+      throw new HubError(
+        'HUB_ERR_PAIR_PENDING_FULL',
+        `${MAX_PENDING_WITH_PIN} PIN-verified pairing requests already wait for approval here; approve or reject some first`,
+      );
+    }
     if (!this.#d.pin.check(body.pin)) {
       this.#d.limiter.strike(keys);
       this.#d.logger.warn({ from }, 'refused a pairing PIN');
@@ -433,13 +443,6 @@ export class PairingService {
     );
     return new HubError('HUB_ERR_PEER_REFUSED', `${name} declined the pairing request (HTTP ${answer.status}): ${reason}`);
   }
-}
-
-function pendingFull(): HubError {
-  return new HubError(
-    'HUB_ERR_PAIR_PENDING_FULL',
-    `${MAX_PENDING_INBOUND} pairing requests already wait for approval here; approve or reject some (cihub pool peers lists them), then send this one again`,
-  );
 }
 
 /** Why this Hub cannot send a request to a name it already holds a row for, with the fix. */
