@@ -16,17 +16,8 @@ export type OriginVerdict = { readonly inside: true } | { readonly inside: false
 
 const INSIDE: OriginVerdict = Object.freeze({ inside: true });
 
-/**
- * The first header that only a reverse proxy or CDN adds, or null when the request carries none.
- * The PIN limiter reads it too (pairing/pairing-source.ts): it decides whether the source address
- * can name the caller.
- */
-export function proxyProvenance(headers: IncomingHttpHeaders): string | null {
-  return PROVENANCE_HEADERS.find((h) => headers[h] !== undefined) ?? null;
-}
-
 export function checkOrigin(remoteAddress: string | undefined, headers: IncomingHttpHeaders, tailnetRequiresKey: boolean): OriginVerdict {
-  const provenance = proxyProvenance(headers);
+  const provenance = PROVENANCE_HEADERS.find((h) => headers[h] !== undefined);
   if (provenance) return { inside: false, why: `it came through a reverse proxy (${provenance})` };
   // The socket's address first, then each forwarded hop in order. A request without forwarding
   // headers (every app on the machine) builds no list of hops.

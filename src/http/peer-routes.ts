@@ -6,7 +6,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HubError } from '../errors.js';
 import { admitPeer } from '../peer-auth/peer-guard.js';
-import { limiterSourceIp, proxiesNamed } from '../pairing/pairing-source.js';
 import { HEADER_REFUSAL } from '../peer-auth/signed-headers.js';
 import { publishCapabilities } from '../peers/capabilities.js';
 import { LEAVING_PATH } from '../peers/leaving-notice.js';
@@ -92,12 +91,10 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
     const control = { bodyLimit: PRE_AUTH_BODY_LIMIT_BYTES, preHandler: guard };
     const admitted = { onRequest: guard };
 
-    // request.ip is the socket's address unless that is a trusted proxy (HUB_TRUST_PROXY), so an
-    // added X-Forwarded-For cannot step around the limiter (issue 9, defect 17); and it is not
-    // used at all when it may be an unnamed proxy's own (pairing/pairing-source.ts).
-    const named = proxiesNamed(s.env.trustedProxies);
     scope.post('/api/inference/pool/pair/request', { bodyLimit: PRE_AUTH_BODY_LIMIT_BYTES }, async (request) =>
-      peers.pairing.receiveRequest({ body: jsonOf(request), sourceIp: limiterSourceIp(request.ip, request.headers, named) }),
+      // request.ip is the socket's address unless that is a trusted proxy (HUB_TRUST_PROXY), so an
+      // added X-Forwarded-For cannot step around the limiter (issue 9, defect 17).
+      peers.pairing.receiveRequest({ body: jsonOf(request), sourceIp: request.ip }),
     );
     scope.post('/api/inference/pool/pair/confirm', control, async (request) => peers.pairing.receiveConfirm(request.peer!, jsonOf(request)));
     scope.post('/api/inference/pool/pair/upgrade', control, async (request) => peers.pairing.receiveUpgrade(request.peer!, jsonOf(request)));
