@@ -1,8 +1,8 @@
 /**
  * What a qa:read credential reads, on a real Hub: a qa:read API key, and a dashboard session
- * signed in with one (read-only). The spec lets them read pool status and the routing log; every
- * other GET answers 403 AUTH_ERROR_QA_READ_KEY_ROUTE_NOT_ALLOWED, the model handout and /metrics
- * included, while the operator key reads both.
+ * signed in with one (read-only). The spec lets them read pool status and the routing log, and
+ * issue 12 the Prometheus /metrics that mirrors them; every other GET answers 403
+ * AUTH_ERROR_QA_READ_KEY_ROUTE_NOT_ALLOWED, the model handout included, which the operator key reads.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,8 +11,8 @@ import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 
 const MODEL = 'qwen3:8b';
-const READS = ['/api/inference/pool/status', '/api/inference/pool/routing-log'];
-const REFUSED = [`/api/inference/pool/handout?model=${MODEL}`, '/metrics'];
+const READS = ['/api/inference/pool/status', '/api/inference/pool/routing-log', '/metrics'];
+const REFUSED = [`/api/inference/pool/handout?model=${MODEL}`];
 
 describe('what a qa:read credential reads', () => {
   let engine: SimEngine;
