@@ -80,8 +80,10 @@ export const MAX_STATED_CONTEXT_TOKENS = 10_000_000;
 const openAIModel = z.object({
   id: modelName,
   owned_by: optional(z.string().max(MAX_FACT_LENGTH)),
-  // Lemonade's: the window it runs the model at (spec, "A request no node can serve").
+  // The window the engine runs the model at (spec, "A request no node can serve"): Lemonade's
+  // context_length, vLLM's max_model_len (it refuses any prompt past it; protocols.md, 3.8).
   context_length: optional(z.number().int().positive().max(MAX_STATED_CONTEXT_TOKENS)),
+  max_model_len: optional(z.number().int().positive().max(MAX_STATED_CONTEXT_TOKENS)),
 });
 const modelListAnswer = z.object({ data: lenientList(openAIModel, MAX_ENGINE_MODELS) });
 
@@ -94,7 +96,7 @@ export function parseModelList(body: unknown): { models: ModelInfo[]; owners: st
     parameterSize: null,
     capabilities: null,
     sizeBytes: null,
-    contextLength: m.context_length ?? null,
+    contextLength: m.context_length ?? m.max_model_len ?? null,
   }));
   const owners = parsed.data.data.flatMap((m) => (m.owned_by === undefined ? [] : [m.owned_by]));
   return { models, owners };

@@ -165,6 +165,12 @@ describe('parseModelList', () => {
     for (const junk of [0, -1, 1.5, '8192', null, MAX_STATED_CONTEXT_TOKENS + 1, Infinity]) assert.equal(windows(junk), null, String(junk));
   });
 
+  it('reads the window vLLM states (max_model_len) the same way', () => {
+    const windows = (max_model_len: unknown) => parseModelList({ data: [{ id: 'a', owned_by: 'vllm', max_model_len }] })?.models[0]?.contextLength;
+    assert.equal(windows(32768), 32768);
+    for (const junk of [0, -1, 1.5, '8192', null, MAX_STATED_CONTEXT_TOKENS + 1]) assert.equal(windows(junk), null, String(junk));
+  });
+
   it('is null for a body without a data list', () => {
     assert.equal(parseModelList({ models: [] }), null);
     assert.equal(parseModelList(null), null);

@@ -15,9 +15,9 @@ export interface ModelInfo {
   /** Bytes on disk; null when the engine does not say. */
   readonly sizeBytes: number | null;
   /**
-   * The context window the engine states it runs the model at: Lemonade's context_length, the
-   * loaded window while the model runs, else its saved ctx_size. Absent or null when the engine
-   * states none (Ollama's listing, vLLM's, llama.cpp's and oMLX's carry no such field).
+   * The context window the engine states it runs the model at: Lemonade's context_length (the
+   * loaded window while the model runs, else its saved ctx_size), vLLM's max_model_len. Absent or
+   * null when the engine states none (Ollama's listing, llama.cpp's and oMLX's carry no such field).
    */
   readonly contextLength?: number | null;
 }

@@ -198,8 +198,11 @@ describe('verdictWindow', () => {
       assert.equal(windowOf([view('lemonade', [listed('other:1b', 2048)])])(local('lemonade')), null);
       assert.equal(windowOf([])(local('lemonade')), null);
     });
-    it('is not read for a vLLM, even one whose listing carried a window', () => {
-      assert.equal(windowOf([view('vllm', [listed(MODEL, 16384)])])(local('vllm')), null);
+    it('is the window a local vLLM states for the model (its max_model_len)', () => {
+      assert.equal(windowOf([view('vllm', [listed(MODEL, 16384)])])(local('vllm')), 16384);
+    });
+    it('is not read for an engine that states none in its listing (llama.cpp, oMLX)', () => {
+      assert.equal(windowOf([view('llamacpp', [listed(MODEL, 16384)])])(local('llamacpp')), null);
     });
     it("is never read for a peer's Lemonade: a peer's cap says nothing about it", () => {
       const w = verdictWindow({

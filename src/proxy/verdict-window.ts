@@ -4,8 +4,9 @@
  * request's own options.num_ctx on the native routes, and otherwise its node's context cap, which
  * states the window that Ollama runs by default (OLLAMA_CONTEXT_LENGTH). Another engine's window is
  * known only when it is this node's own and states it: a local Lemonade lists the window it runs
- * the model at (context_length, its saved ctx_size until loaded; engines/engine-answers.ts). A
- * peer's cap says nothing about the window its vLLM or Lemonade was launched with. A peer counts
+ * the model at (context_length, its saved ctx_size until loaded), a local vLLM the one it was
+ * launched with (max_model_len; engines/engine-answers.ts). A peer's cap says nothing about the
+ * window its vLLM or Lemonade was launched with. A peer counts
  * as an Ollama candidate when every engine it lists that could serve the model in the dialect is
  * an Ollama, since the peer picks among those itself. Pure.
  */
@@ -24,7 +25,7 @@ export interface VerdictWindowFacts {
   readonly localCap: number | null;
   /** The peers placement read, for their advertised caps and the engines they list. */
   readonly peers: readonly UsablePeer[];
-  /** This node's engines as placement read them, for the window a local Lemonade states. */
+  /** This node's engines as placement read them, for the window a local Lemonade or vLLM states. */
   readonly local: readonly BackendView[];
 }
 
@@ -37,7 +38,7 @@ export function verdictWindow(facts: VerdictWindowFacts): VerdictWindow {
   return (c) => {
     if (c.peerId === null) {
       if (c.engine === 'ollama') return runsAt(facts, facts.localCap);
-      return c.engine === 'lemonade' ? statedWindow(facts, c.backendId) : null;
+      return c.engine === 'lemonade' || c.engine === 'vllm' ? statedWindow(facts, c.backendId) : null;
     }
     const peer = facts.peers.find((p) => p.peerId === c.peerId);
     if (peer === undefined) return null;
