@@ -12,13 +12,18 @@ import { classifyAddress, type AddressClass } from './address-class.js';
 /** Headers only a reverse proxy or CDN adds. */
 const PROVENANCE_HEADERS = ['cf-ray', 'cf-connecting-ip', 'cf-ipcountry', 'cf-visitor', 'cdn-loop', 'true-client-ip', 'x-real-ip'];
 
+/** The first header only a reverse proxy or CDN adds that the request carries; null when none. */
+export function proxyProvenance(headers: IncomingHttpHeaders): string | null {
+  return PROVENANCE_HEADERS.find((h) => headers[h] !== undefined) ?? null;
+}
+
 export type OriginVerdict = { readonly inside: true } | { readonly inside: false; readonly why: string };
 
 const INSIDE: OriginVerdict = Object.freeze({ inside: true });
 
 export function checkOrigin(remoteAddress: string | undefined, headers: IncomingHttpHeaders, tailnetRequiresKey: boolean): OriginVerdict {
-  const provenance = PROVENANCE_HEADERS.find((h) => headers[h] !== undefined);
-  if (provenance) return { inside: false, why: `it came through a reverse proxy (${provenance})` };
+  const provenance = proxyProvenance(headers);
+  if (provenance !== null) return { inside: false, why: `it came through a reverse proxy (${provenance})` };
   // The socket's address first, then each forwarded hop in order. A request without forwarding
   // headers (every app on the machine) builds no list of hops.
   const own = judge(classifyAddress(remoteAddress ?? ''), tailnetRequiresKey);

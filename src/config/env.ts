@@ -76,6 +76,8 @@ export interface HubEnv {
   readonly heapGrowingPercent: number;
   /** HUB_TRUST_PROXY: addresses and CIDR ranges whose X-Forwarded-For names the caller (config/edge-trust.ts). */
   readonly trustedProxies: readonly string[];
+  /** Whether the operator set HUB_TRUST_PROXY to a list: the pairing limiter then always keys on the address (pairing/limiter-source.ts). */
+  readonly proxiesNamed: boolean;
   /** HUB_ALLOWED_HOSTS: extra Host names this Hub answers to. */
   readonly allowedHosts: readonly string[];
   /** HUB_ALLOWED_ORIGINS: browser origins that may call this Hub (`*` for any). */
@@ -442,6 +444,7 @@ export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
     prefixAffinityTtlMs: v.HUB_POOL_PREFIX_AFFINITY_TTL_MS ?? DEFAULT_PREFIX_AFFINITY_TTL_MS,
     heapGrowingPercent: v.HUB_HEAP_GROWING_PERCENT ?? HEAP_GROWING_PERCENT,
     trustedProxies: parseTrustedProxies(v.HUB_TRUST_PROXY),
+    proxiesNamed: v.HUB_TRUST_PROXY !== undefined && v.HUB_TRUST_PROXY.trim() !== '' && parseTrustedProxies(v.HUB_TRUST_PROXY).length > 0,
     allowedHosts: parseAllowedHosts(v.HUB_ALLOWED_HOSTS),
     allowedOrigins: parseAllowedOrigins(v.HUB_ALLOWED_ORIGINS),
     logLevel: v.HUB_LOG_LEVEL ?? 'info',

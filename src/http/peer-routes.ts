@@ -19,6 +19,7 @@ import { PRE_AUTH_BODY_LIMIT_BYTES, refuseUnread } from './edge.js';
 import { toHubError } from './error-mapping.js';
 import { belongsToTailnet } from '../tailnet/peer-name.js';
 import type { HubServices } from './services.js';
+import { limiterSourceIp } from '../pairing/limiter-source.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -93,8 +94,12 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
 
     scope.post('/api/inference/pool/pair/request', { bodyLimit: PRE_AUTH_BODY_LIMIT_BYTES }, async (request) =>
       // request.ip is the socket's address unless that is a trusted proxy (HUB_TRUST_PROXY), so an
-      // added X-Forwarded-For cannot step around the limiter (issue 9, defect 17).
-      peers.pairing.receiveRequest({ body: jsonOf(request), sourceIp: request.ip }),
+      // added X-Forwarded-For cannot step around the limiter (issue 9, defect 17); a tunnel on this
+      // machine is keyed by name alone (limiter-source.ts).
+      peers.pairing.receiveRequest({
+        body: jsonOf(request),
+        sourceIp: limiterSourceIp({ ip: request.ip, socketAddress: request.socket.remoteAddress, headers: request.headers }, s.env.proxiesNamed),
+      }),
     );
     scope.post('/api/inference/pool/pair/confirm', control, async (request) => peers.pairing.receiveConfirm(request.peer!, jsonOf(request)));
     scope.post('/api/inference/pool/pair/upgrade', control, async (request) => peers.pairing.receiveUpgrade(request.peer!, jsonOf(request)));

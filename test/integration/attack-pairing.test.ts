@@ -176,3 +176,40 @@ describe('defect 17: the PIN limiter keys on the real caller, whatever X-Forward
     assert.equal(neighbour.status, 200, neighbour.text);
   });
 });
+
+describe('the PIN limiter behind a tunnel on this machine (spec, "What a source means")', () => {
+  // cloudflared on the same machine hands the Hub every caller from loopback, with cf-ray.
+  const TUNNEL = '127.0.0.70';
+  let hub: HubProcess;
+  before(async () => {
+    const ports = await reservePorts(['hub']);
+    hub = await startNamedHub({ name: fqdn('tunnelled'), port: ports.hub, origins: {} });
+  });
+  after(async () => {
+    await hub?.stop();
+  });
+
+  let n = 0;
+  const fresh = () => new FakePeer(`tunnel-caller-${++n}`);
+
+  it("two strangers' wrong PINs through the tunnel do not back off the operator's requester behind it", async () => {
+    const { pin } = await mintPin(hub);
+    for (const ray of ['8a1b2c3d4e5f-AMS', '8a1b2c3d4e60-AMS']) {
+      const wrong = await pairRequest(hub, fresh(), {
+        pin: wrongPin(pin),
+        localAddress: TUNNEL,
+        headers: { 'cf-ray': ray, 'cf-connecting-ip': '203.0.113.9' },
+      });
+      assert.equal(wrong.status, 401, wrong.text);
+    }
+    const right = await pairRequest(hub, fresh(), { pin, localAddress: TUNNEL, headers: { 'cf-ray': 'ffff-LHR', 'cf-connecting-ip': '198.51.100.7' } });
+    assert.equal(right.status, 200, right.text);
+  });
+
+  it('still keys on the address of a loopback caller that shows no tunnel header', async () => {
+    const { pin } = await mintPin(hub);
+    for (let i = 0; i < 2; i++) assert.equal((await pairRequest(hub, fresh(), { pin: wrongPin(pin), localAddress: TUNNEL })).status, 401);
+    const third = await pairRequest(hub, fresh(), { pin, localAddress: TUNNEL });
+    assert.equal(third.status, 429, third.text);
+  });
+});
