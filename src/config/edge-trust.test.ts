@@ -27,6 +27,11 @@ describe('HUB_TRUST_PROXY', () => {
     assert.throws(() => loadEnv({ HUB_TRUST_PROXY: 'yes' }), /HUB_TRUST_PROXY/);
     assert.deepEqual(loadEnv({}).trustedProxies, DEFAULT_TRUSTED_PROXIES);
   });
+
+  it('counts the proxies as named only when the operator listed some', () => {
+    const named = (value: string | undefined) => loadEnv(value === undefined ? {} : { HUB_TRUST_PROXY: value }).proxiesNamed;
+    assert.deepEqual([named(undefined), named(''), named('false'), named('10.0.0.5'), named('127.0.0.1,::1')], [false, false, false, true, true]);
+  });
 });
 
 describe('HUB_ALLOWED_HOSTS', () => {
