@@ -7,7 +7,6 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { HubError } from '../errors.js';
 import type { NodeIdentity } from '../identity/node-identity.js';
-import { keyFingerprintOrNull } from '../identity/fingerprint.js';
 import { hashToken } from '../peer-auth/peer-guard.js';
 import type { PeerClient } from '../peers/peer-client.js';
 import type { PeerRow, PeerStore } from '../store/peers.js';
@@ -222,7 +221,11 @@ export class PairingService {
     if (token === null) throw new HubError('HUB_ERR_BAD_REQUEST', 'token must be 32 random bytes, base64url');
     const withPin = body.pin !== undefined && body.pin !== null;
     const claim: IdentityClaim | null = withPin ? readIdentityClaim(body) : null;
-    if (withPin && claim === null) throw new HubError('HUB_ERR_BAD_REQUEST', "a request with a PIN must carry the sender's nodeUuid and publicKey");
+    if (withPin && claim === null)
+      throw new HubError(
+        'HUB_ERR_BAD_REQUEST',
+        "a request with a PIN must carry the sender's nodeUuid (a lower-case UUID) and publicKey (its 32-byte Ed25519 key in canonical unpadded base64url, 43 characters)",
+      );
     // Everything that waits comes first: from the PIN check to the insert nothing yields, so no
     // other request can take the name in between.
     const me = claim !== null ? await this.#requireIdentity() : null;
@@ -380,10 +383,6 @@ export class PairingService {
     const dropped = this.#d.store.deleteExpiredPending(this.#iso());
     if (dropped.length > 0) this.#d.logger.info({ peers: dropped }, 'expired pairing requests removed');
     return dropped;
-  }
-
-  fingerprintOf(peer: PeerRow): string | null {
-    return peer.peerPublicKey === null ? null : keyFingerprintOrNull(peer.peerPublicKey);
   }
 
   // ---- helpers ----------------------------------------------------------------------------

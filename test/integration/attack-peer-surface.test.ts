@@ -60,6 +60,7 @@ describe('a public key in a non-canonical spelling', () => {
     const asked = await send(hub.url, 'POST', `${POOL}/pair/request`, { body });
     assert.equal(asked.status, 400, asked.text);
     assert.equal(asked.json.error.code, 'HUB_ERR_BAD_REQUEST');
+    assert.match(asked.json.error.message, /publicKey \(.*canonical unpadded base64url/, 'the refusal says what a key must be');
     assert.equal((await hub.api('GET', `${POOL}/status`)).status, 200);
     assert.equal(await peerNamed(hub, fake.name), null);
     // The PIN was not spent on it: the same requester with its key as Node writes it is taken.
