@@ -7,7 +7,7 @@ import { DirectoryNotes } from './DirectoryNotes';
 import { FirstByteChart } from './FirstByteChart';
 import { useNow, usePoll, useRoutingLog } from './hooks';
 import type { PeerView, PoolStatus, SettingEntry } from './types';
-import { ago, isPaired, ms, notToldWords, pairingProblemWords, peerState, plural, poolBadge, rowFailovers, rowServedBy, tierWords } from './words';
+import { ago, isPaired, ms, notToldWords, pairingProblemWords, peerState, plural, poolBadge, rowFailovers, rowOutcome, rowServedBy, tierWords } from './words';
 
 /** The page reads status this often (the guide: "The requesting Hub's page refreshes every 15 seconds"). */
 export const POOL_PAGE_POLL_MS = 15_000;
@@ -844,11 +844,7 @@ function RecentRouting() {
                     {rowServedBy(r)}
                     {rowFailovers(r) !== null && <div className="small badge warn">{rowFailovers(r)}</div>}
                   </td>
-                  <td>
-                    {r.outcome}
-                    {r.status !== null ? ` (${r.status})` : ''}
-                    {r.reason !== null && r.outcome === 'failed' ? `: ${r.reason}` : ''}
-                  </td>
+                  <td>{rowOutcome(r)}</td>
                   <td>{ms(r.durationMs)}</td>
                 </tr>
               ))}

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useDashboard } from './context';
 import { HubLog } from './HubLog';
 import { useNow, useRoutingLog } from './hooks';
-import { ago, ms, rowFailovers, rowServedBy } from './words';
+import { ago, ms, rowFailovers, rowOutcome, rowServedBy } from './words';
 
 /** Settings → Logs: the Hub's own log (operator only) and the routing log. */
 export function LogView() {
@@ -82,11 +82,7 @@ function RoutingLog() {
                       {rowServedBy(r)}
                       {rowFailovers(r) !== null && <div className="small">{rowFailovers(r)}</div>}
                     </td>
-                    <td>
-                      {r.outcome}
-                      {r.status !== null ? ` (${r.status})` : ''}
-                      {r.reason !== null && r.outcome === 'failed' ? `: ${r.reason}` : ''}
-                    </td>
+                    <td>{rowOutcome(r)}</td>
                     <td>{ms(r.durationMs)}</td>
                     <td>{ms(r.totalMs)}</td>
                   </tr>

@@ -99,6 +99,11 @@ export function rowServedBy(r: RoutingRow): string {
   return r.node === null ? 'No node served this row' : `failed on ${r.node}`;
 }
 
+/** The row's outcome as the tables show it: outcome, the status when one came back, and why a failed row failed. */
+export function rowOutcome(r: RoutingRow): string {
+  return `${r.outcome}${r.status !== null ? ` (${r.status})` : ''}${r.reason !== null && r.outcome === 'failed' ? `: ${r.reason}` : ''}`;
+}
+
 export function rowFailovers(r: RoutingRow): string | null {
   if (r.attempts.length === 0) return null;
   return `Failed over from ${r.attempts.map((a) => `${a.node} (${a.reason})`).join(', then ')}`;
