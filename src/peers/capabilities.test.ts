@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BackendView } from '../engines/types.js';
+import { peerRowFixture } from '../store/peer-row.fixture.js';
 import {
   MAX_PEER_MODELS_PER_ENGINE,
   MAX_PEER_MODELS_TOTAL,
@@ -350,26 +351,7 @@ describe('hardwareTier on the wire', () => {
 });
 
 describe('peerView: containers as status and GET /peers carry them', () => {
-  const row = {
-    id: 'p1',
-    nodeFqdn: 'hub-b.tail0.ts.net',
-    direction: 'outbound',
-    status: 'connected',
-    enabled: true,
-    peerNodeUuid: null,
-    peerPublicKey: null,
-    pinVerified: false,
-    issuedTokenHash: null,
-    presentTokenSealed: null,
-    signedSeenAt: null,
-    bearerGraceUntil: null,
-    createdAt: '2026-11-30T11:00:00.000Z',
-    expiresAt: null,
-    lastSeenAt: null,
-    consecutiveFailures: 0,
-    confirmFailedAt: null,
-    crossedAt: null,
-  } as const;
+  const row = peerRowFixture();
   const health = (containers: unknown, capabilitiesAtMs = 0) => ({
     probeFailure: null,
     probeFailureSince: null,

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PeerRow } from '../store/peers.js';
+import { peerRowFixture } from '../store/peer-row.fixture.js';
 import { pairingProblem } from './pairing-problem.js';
 import { leavingRecipients } from './leaving-notice.js';
 
@@ -9,29 +10,7 @@ const PEER = 'hub-b.tail0.ts.net';
 const T = '2026-11-30T11:00:00.000Z';
 const KEY = 'A'.repeat(43);
 
-function row(extra: Partial<PeerRow>): PeerRow {
-  return {
-    id: 'p1',
-    nodeFqdn: PEER,
-    direction: 'outbound',
-    status: 'connected',
-    enabled: true,
-    peerNodeUuid: null,
-    peerPublicKey: null,
-    pinVerified: false,
-    issuedTokenHash: null,
-    presentTokenSealed: null,
-    signedSeenAt: null,
-    bearerGraceUntil: null,
-    createdAt: T,
-    expiresAt: null,
-    lastSeenAt: null,
-    consecutiveFailures: 0,
-    confirmFailedAt: null,
-    crossedAt: null,
-    ...extra,
-  };
-}
+const row = (extra: Partial<PeerRow>): PeerRow => peerRowFixture({ nodeFqdn: PEER, createdAt: T, ...extra });
 
 describe('pairingProblem: which pairing states need both operators', () => {
   const table: readonly { name: string; row: Partial<PeerRow>; approvedThere?: string; kind: string | null }[] = [
