@@ -25,7 +25,12 @@ type Operation = {
   tags: string[];
   requestBody?: { content: { 'application/json': { schema: Schema } } };
 };
-type Doc = { openapi: string; info: { version: string }; paths: Record<string, Record<string, Operation>> };
+type Doc = {
+  openapi: string;
+  info: { version: string };
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, { description?: string }> };
+};
 
 describe('the OpenAPI document', () => {
   let hub: HubSystem;
@@ -82,7 +87,8 @@ describe('the OpenAPI document', () => {
     const sec = (path: string, method: string) => doc.paths[path]?.[method]?.security;
     assert.deepEqual(sec('/api/inference/pool/settings', 'patch'), [{ operatorKey: [] }]);
     assert.deepEqual(sec('/api/inference/pool/routing-log', 'get'), [{ operatorKey: [] }, { qaReadKey: [] }]);
-    assert.deepEqual(sec('/metrics', 'get'), [{ operatorKey: [] }]);
+    assert.deepEqual(sec('/metrics', 'get'), [{ operatorKey: [] }, { qaReadKey: [] }]);
+    assert.match(String(doc.components.securitySchemes.operatorKey?.description), /x-cihub-csrf header/, 'names the CSRF header the dashboard sends');
     assert.deepEqual(sec('/api/inference/pool/handout', 'get'), [{ operatorKey: [] }]);
     assert.deepEqual(sec('/api/inference/pool/v1/chat/completions', 'post'), [{}, { inferenceKey: [] }]);
     assert.deepEqual(sec('/api/inference/pool/local/api/chat', 'post'), [{ peerCredential: [] }]);

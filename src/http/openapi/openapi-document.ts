@@ -5,6 +5,7 @@
  */
 import { SESSION_COOKIE } from '../../dashboard/cookies.js';
 import { ROUTE_CATALOGUE, type OpenAuth, type RouteDoc } from './route-catalogue.js';
+import { CSRF_HEADER } from '../../dashboard/session-caller.js';
 
 /** One route as Fastify registered it. */
 export interface RegisteredRoute {
@@ -40,7 +41,7 @@ const SECURITY_SCHEMES = {
   operatorKey: {
     type: 'http',
     scheme: 'bearer',
-    description: "the contents of operator.key in the Hub's data dir; a dashboard session cookie with its X-CSRF-Token header counts the same",
+    description: `the contents of operator.key in the Hub's data dir; a dashboard session cookie with its ${CSRF_HEADER} header counts the same`,
   },
   qaReadKey: { type: 'http', scheme: 'bearer', description: 'an API key of scope qa:read (cihub api-key create --scope qa:read)' },
   inferenceKey: {
