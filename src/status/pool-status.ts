@@ -6,7 +6,7 @@
 import type { DisabledBy, PoolDirections } from '../config/kill-switch.js';
 import type { PoolSettings, RoutingPin } from '../config/settings-schema.js';
 import type { ContainerReport } from '../containers/container-sampler.js';
-import type { BackendView, ProxyDialect } from '../engines/types.js';
+import type { BackendView } from '../engines/types.js';
 import type { EngineQueueView } from '../engines/engine-queue.js';
 import { localQueueDepth, othersOnEngine } from '../placement/local-queue-depth.js';
 import type { PeerView } from '../peers/peer-view.js';
@@ -313,8 +313,9 @@ export interface PinTargetFacts {
  * routing pins": status is where a pin that quietly stopped applying shows). A model pin needs a
  * candidate for its model there: a healthy engine listing it and not withheld as unable to serve
  * it, or a usable peer listing it and not saying it cannot serve it. The default pin covers
- * every model, so any healthy engine, or the peer being usable, is enough. Both dialects are
- * asked, since the pin applies to either.
+ * every model, so any healthy engine, or the peer being usable, is enough. The OpenAI dialect is
+ * the one asked: every engine kind speaks it (the adapters' shared test holds them to it), so a
+ * target with a native candidate has an OpenAI one too.
  */
 export function pinStatuses(pins: readonly RoutingPin[], facts: PinTargetFacts): PinStatus[] {
   return pins.map((pin) => {
@@ -333,14 +334,12 @@ function pinApplies(targetNode: string, model: string | null, facts: PinTargetFa
   if (targetNode === LOCAL_PIN_TARGET) {
     if (model === null) return facts.backends.some((b) => b.healthy);
     const unservable = (backendId: string) => facts.unservable.has(engineModelKey(LOCAL_PIN_TARGET, backendId, model));
-    return PIN_DIALECTS.some((d) => localCandidates(facts.backends, model, d, () => 0, unservable).length > 0);
+    return localCandidates(facts.backends, model, 'openai', () => 0, unservable).length > 0;
   }
   const peers = facts.usablePeers.filter((p) => p.name.toLowerCase() === targetNode);
   if (model === null) return peers.length > 0;
-  return PIN_DIALECTS.some((d) => peerCandidates(peers, model, d).length > 0);
+  return peerCandidates(peers, model, 'openai').length > 0;
 }
-
-const PIN_DIALECTS: readonly ProxyDialect[] = ['openai', 'ollama'];
 
 function engineReported(q: EngineQueueView | null | undefined): EngineReportedStatus | null {
   if (q == null) return null;
