@@ -11,6 +11,7 @@ import { DEFAULT_SETTINGS } from '../../src/config/settings-schema.js';
 import { publishCapabilities } from '../../src/peers/capabilities.js';
 import { advertOf } from '../../src/peers/throughput-advert.js';
 import type { FleetSpec, WorkloadSpec } from './data-files.js';
+import { backendViewFixture } from '../../src/engines/backend-view.fixture.js';
 
 export function scaleFleet(fleet: FleetSpec, nodes: number): FleetSpec {
   const out = [];
@@ -58,7 +59,6 @@ export interface PollTraffic {
 }
 
 export function pollTraffic(fleet: FleetSpec, nodes: number, pollSeconds = DEFAULT_SETTINGS.poolHealthPollSeconds): PollTraffic {
-  const model = (name: string) => ({ name, parameterSize: null, capabilities: null, sizeBytes: null });
   const bands = [4096, 8192, 16384, 32768].map((fromTokens) => ({
     fromTokens,
     promptTokens: fromTokens + 1234,
@@ -68,18 +68,7 @@ export function pollTraffic(fleet: FleetSpec, nodes: number, pollSeconds = DEFAU
   }));
   const doc = publishCapabilities({
     nodeUuid: '8d0c7d4e-2f6b-4c1a-9a57-0f3e5b7c9d21',
-    backends: [
-      {
-        backendId: 'ollama',
-        kind: 'ollama',
-        url: 'http://127.0.0.1:11434',
-        running: true,
-        healthy: true,
-        error: null,
-        probedMsAgo: 0,
-        models: [model(fleet.model), model(fleet.embedModel)],
-      },
-    ],
+    backends: [backendViewFixture([fleet.model, fleet.embedModel])],
     inFlightRequests: 3,
     acceptingWork: true,
     maxPromptTokens: null,

@@ -11,6 +11,7 @@
  */
 import { publishCapabilities, type CapabilitiesDocument } from '../../src/peers/capabilities.js';
 import { advertOf } from '../../src/peers/throughput-advert.js';
+import { backendViewFixture } from '../../src/engines/backend-view.fixture.js';
 
 export const CHAT_MODEL = 'bench-chat:8b';
 export const EMBED_MODEL = 'bench-embed:1b';
@@ -33,18 +34,7 @@ export function peerDocument(nodeUuid: string, index: number, inFlight = 0, mode
   }));
   return publishCapabilities({
     nodeUuid,
-    backends: [
-      {
-        backendId: 'ollama',
-        kind: 'ollama',
-        url: 'http://127.0.0.1:11434',
-        running: true,
-        healthy: true,
-        error: null,
-        probedMsAgo: 0,
-        models: [...others, model(CHAT_MODEL), model(EMBED_MODEL)],
-      },
-    ],
+    backends: [backendViewFixture([], { models: [...others, model(CHAT_MODEL), model(EMBED_MODEL)] })],
     inFlightRequests: inFlight,
     acceptingWork: true,
     maxPromptTokens: null,

@@ -4,6 +4,7 @@ import { Agent } from 'undici';
 import { NEVER, ollamaTags, startFakeEngine, until, type FakeEngine, type FakeReply } from './fake-engine.testkit.js';
 import { LOCAL_LISTING_DEADLINE_MS, listLocal } from './local-listing.js';
 import type { BackendView } from './types.js';
+import { backendViewFixture } from './backend-view.fixture.js';
 
 const dispatcher = new Agent();
 const engines: FakeEngine[] = [];
@@ -16,7 +17,7 @@ after(async () => {
 async function engine(id: string, delayMs: number | 'never', reply: FakeReply = ollamaTags(`${id}-model`)): Promise<{ view: BackendView; server: FakeEngine }> {
   const server = await startFakeEngine(() => (delayMs === 'never' ? NEVER : new Promise<FakeReply>((r) => setTimeout(() => r(reply), delayMs))));
   engines.push(server);
-  const view: BackendView = { backendId: id, kind: 'ollama', url: server.url, running: true, healthy: true, models: [], error: null, probedMsAgo: 0 };
+  const view = backendViewFixture([], { backendId: id, url: server.url });
   return { view, server };
 }
 

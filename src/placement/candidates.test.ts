@@ -1,25 +1,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EngineKind } from '../engines/engine-kind.js';
-import type { BackendView, ModelInfo, ProxyDialect } from '../engines/types.js';
+import type { BackendView, ProxyDialect } from '../engines/types.js';
 import { localCandidates, peerCandidates, type UsablePeer } from './candidates.js';
 import { UNKNOWN_PRESSURE } from './peer-load.js';
 import { usablePeerFixture } from './usable-peer.fixture.js';
-
-const model = (name: string): ModelInfo => ({ name, parameterSize: null, capabilities: null, sizeBytes: null });
+import { backendViewFixture } from '../engines/backend-view.fixture.js';
 
 function backend(backendId: string, kind: EngineKind, models: readonly string[], health: Partial<BackendView> = {}): BackendView {
-  return {
-    backendId,
-    kind,
-    url: `http://127.0.0.1/${backendId}`,
-    running: true,
-    healthy: true,
-    models: models.map(model),
-    error: null,
-    probedMsAgo: 0,
-    ...health,
-  };
+  return backendViewFixture(models, { backendId, kind, url: `http://127.0.0.1/${backendId}`, ...health });
 }
 
 const noneInFlight = () => 0;
@@ -257,16 +246,7 @@ describe('peerCandidates', () => {
 
 describe('localCandidates: unservable models', () => {
   it('leaves out an engine that has been unable to serve the model, and only that engine', () => {
-    const view = (backendId: string): BackendView => ({
-      backendId,
-      kind: 'ollama',
-      url: 'http://127.0.0.1',
-      running: true,
-      healthy: true,
-      error: null,
-      probedMsAgo: 0,
-      models: [{ name: 'm', parameterSize: null, capabilities: null, sizeBytes: null }],
-    });
+    const view = (backendId: string): BackendView => backendViewFixture(['m'], { backendId, url: 'http://127.0.0.1' });
     const ids = localCandidates(
       [view('ollama-1'), view('ollama-2')],
       'm',

@@ -4,18 +4,9 @@ import type { BackendView } from '../engines/types.js';
 import type { UsablePeer } from './candidates.js';
 import { usablePeerFixture } from './usable-peer.fixture.js';
 import { windowHandout } from './handout.js';
+import { backendViewFixture } from '../engines/backend-view.fixture.js';
 
-const ollama = (models: string[]): BackendView =>
-  ({
-    backendId: 'ollama',
-    kind: 'ollama',
-    url: 'http://127.0.0.1:11434',
-    running: true,
-    healthy: true,
-    error: null,
-    probedMsAgo: 0,
-    models: models.map((name) => ({ name, parameterSize: null, capabilities: null, sizeBytes: null })),
-  }) as BackendView;
+const ollama = (models: string[]): BackendView => backendViewFixture(models);
 const peer = (name: string, models: string[], maxNumCtx: number | null): UsablePeer =>
   usablePeerFixture(name, [{ kind: 'ollama', models }], { origin: `http://${name}`, maxNumCtx });
 const M = 'qwen3-coder:30b';

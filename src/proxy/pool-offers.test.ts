@@ -4,17 +4,10 @@ import type { BackendView } from '../engines/types.js';
 import type { UsablePeer } from '../placement/candidates.js';
 import { resolveAuto } from './auto-alias.js';
 import { offersOf, peerModels } from './pool-offers.js';
+import { backendViewFixture } from '../engines/backend-view.fixture.js';
 
-const local = (models: [string, string | null, string[] | null][]): BackendView => ({
-  backendId: 'ollama',
-  kind: 'ollama',
-  url: 'http://127.0.0.1:11434',
-  running: true,
-  healthy: true,
-  error: null,
-  probedMsAgo: 0,
-  models: models.map(([name, parameterSize, capabilities]) => ({ name, parameterSize, capabilities, sizeBytes: null })),
-});
+const local = (models: [string, string | null, string[] | null][]): BackendView =>
+  backendViewFixture([], { models: models.map(([name, parameterSize, capabilities]) => ({ name, parameterSize, capabilities, sizeBytes: null })) });
 const peer = (name: string, models: [string, string | null, string[] | null][]): UsablePeer => ({
   peerId: name,
   name,

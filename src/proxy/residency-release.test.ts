@@ -7,6 +7,7 @@ import type { BackendView } from '../engines/types.js';
 import { ManualClock } from '../util/clock.js';
 import { releaseResident, residentModels } from './residency-release.js';
 import { engineModelKey, WithholdBook } from './withhold-book.js';
+import { backendViewFixture } from '../engines/backend-view.fixture.js';
 
 describe('releaseResident', () => {
   let server: Server;
@@ -26,7 +27,7 @@ describe('releaseResident', () => {
     server.close();
     await dispatcher.close();
   });
-  const backend = (): BackendView => ({ backendId: 'ollama', kind: 'ollama', url, running: true, healthy: true, error: null, probedMsAgo: 0, models: [] });
+  const backend = (): BackendView => backendViewFixture([], { url });
   const withhold = (book: WithholdBook, model: string) => {
     book.strike(engineModelKey('local', 'ollama', model), 'HTTP 500');
     book.strike(engineModelKey('local', 'ollama', model), 'HTTP 500');

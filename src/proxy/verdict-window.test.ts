@@ -12,6 +12,7 @@ import type { UsablePeer } from '../placement/candidates.js';
 import type { Candidate } from '../placement/types.js';
 import { usablePeerFixture } from '../placement/usable-peer.fixture.js';
 import { verdictWindow } from './verdict-window.js';
+import { backendViewFixture } from '../engines/backend-view.fixture.js';
 
 const MODEL = 'qwen3:8b';
 
@@ -177,16 +178,7 @@ describe('verdictWindow', () => {
   }
 
   describe("a local engine's own stated window", () => {
-    const view = (kind: EngineKind, models: BackendView['models']): BackendView => ({
-      backendId: kind,
-      kind,
-      url: 'http://127.0.0.1:1',
-      probedMsAgo: 0,
-      running: true,
-      healthy: true,
-      error: null,
-      models,
-    });
+    const view = (kind: EngineKind, models: BackendView['models']): BackendView => backendViewFixture([], { backendId: kind, kind, models });
     const listed = (name: string, contextLength: number | null) => ({ name, parameterSize: null, capabilities: null, sizeBytes: null, contextLength });
     const windowOf = (local: readonly BackendView[]) => verdictWindow({ model: MODEL, dialect: 'openai', numCtx: null, localCap: 4096, peers: [], local });
 

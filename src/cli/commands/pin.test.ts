@@ -13,6 +13,7 @@ import { HUB_BOOT_PATH, registerHubBootRoutes } from '../../http/hub-boot-routes
 import { pinStatuses, type PinTargetFacts } from '../../status/pool-status.js';
 import { CliError } from '../hub-client.js';
 import { normalizePinTarget, pinCommand, pinDoneLines, pinQuestion, unpinCommand } from './pin.js';
+import { backendViewFixture } from '../../engines/backend-view.fixture.js';
 
 describe('normalizePinTarget', () => {
   const ok: readonly [string, string][] = [
@@ -35,18 +36,7 @@ describe('normalizePinTarget', () => {
 
 /** Status as the Hub would report it: a healthy local Ollama listing one model, no usable peer. */
 const HEALTHY_LOCAL_NO_PEER: PinTargetFacts = {
-  backends: [
-    {
-      backendId: 'ollama',
-      kind: 'ollama',
-      url: 'http://127.0.0.1:11434',
-      running: true,
-      healthy: true,
-      models: [{ name: 'm', parameterSize: null, capabilities: null, sizeBytes: null }],
-      error: null,
-      probedMsAgo: 0,
-    },
-  ],
+  backends: [backendViewFixture(['m'])],
   usablePeers: [],
   unservable: new Set(),
 };
