@@ -14,6 +14,19 @@ export function terminalSafe(text: string): string {
   return text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/**
+ * A document from the Hub made safe to lay out as lines: every string in it with its newlines
+ * and tabs written as \n and \t, the two controls terminalSafe leaves raw because the layout
+ * itself uses them. A model an app named "x\n… ✓ served" then stays inside its cell instead of
+ * printing a row of its own in `pool log`. For text output only: --json prints the document as
+ * it came, since JSON escapes both already.
+ */
+export function lineSafe<T>(doc: T): T {
+  return JSON.parse(JSON.stringify(doc), (_key, value: unknown) =>
+    typeof value === 'string' ? value.replace(/[\n\t]/g, (c) => (c === '\n' ? '\\n' : '\\t')) : value,
+  ) as T;
+}
+
 export function writeOut(text: string): void {
   process.stdout.write(terminalSafe(text));
 }

@@ -3,7 +3,8 @@
  * log` and `cihub pool status`. Run against real Hubs, with a peer whose engine lists a model
  * named to clear the screen, retitle the window and write the clipboard, and an app that asks
  * for such a model: the CLI shows each name with its control characters escaped, and --json
- * still reads back as the same strings.
+ * still reads back as the same strings. A name with a newline in it is escaped too, or it would
+ * print a row of its own that the Hub never logged.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,13 +15,17 @@ import { chat, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '.
 const HOSTILE_PEER_MODEL = 'peer\u001b[2J\u001b]0;pwned\u0007\u009b31m\u202ecod:7b';
 const HOSTILE_APP_MODEL = 'app\u001b]52;c;ZXZpbA==\u0007\u001b[1A:1b';
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+/** A model name that, printed raw, reads as a served row of its own in `pool log` and a node's line in `pool status`. */
+const FORGED_LINE = '2026-12-05 09:06:58Z out  llama3.1:70b  core-2.tail0.ts.net 1/3 412 ✓ served';
+const FORGING_MODEL = `qwen3:8b\n${FORGED_LINE}\n`;
+const FORGING_PEER_MODEL = `peer-forge:1b\n${FORGED_LINE}`;
 
 describe('CLI output with hostile names', () => {
   let pool: Pool<'a' | 'b'>;
   before(
     async () => {
       pool = await startPool<'a' | 'b'>({
-        hubs: { a: { ollama: { models: ['plain:1b'] } }, b: { ollama: { models: [HOSTILE_PEER_MODEL] } } },
+        hubs: { a: { ollama: { models: ['plain:1b'] } }, b: { ollama: { models: [HOSTILE_PEER_MODEL, FORGING_PEER_MODEL] } } },
         pairs: [['a', 'b']],
         settings: { poolHealthPollSeconds: 300 },
       });
@@ -53,5 +58,19 @@ describe('CLI output with hostile names', () => {
     assert.doesNotMatch(json.stdout, RAW_CONTROL);
     const page = JSON.parse(json.stdout) as { entries: { requestedModel?: string; model?: string }[] };
     assert.ok(JSON.stringify(page).includes(JSON.stringify(HOSTILE_APP_MODEL).slice(1, -1)), 'the JSON carries the exact string the app sent');
+  });
+
+  it('keeps a model name with newlines in it on its own row of `pool log`', { timeout: TEST_TIMEOUT_MS }, async () => {
+    await chat(pool.a, FORGING_MODEL);
+    const run = await runCli(['pool', 'log'], { dataDir: pool.a.dataDir });
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(!run.stdout.split('\n').some((line) => line.startsWith(FORGED_LINE)), run.stdout);
+    assert.ok(run.stdout.includes(`qwen3:8b\\n${FORGED_LINE}\\n`), run.stdout);
+  });
+
+  it('keeps a peer-supplied model name with a newline on its own line of `pool status`', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const run = await runCli(['pool', 'status'], { dataDir: pool.a.dataDir });
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(!run.stdout.split('\n').some((line) => line.startsWith(FORGED_LINE)), run.stdout);
   });
 });

@@ -10,7 +10,7 @@ import type { TailscaleReport } from '../../tailnet/tailscale-report.js';
 import { doctorChecks, type DoctorCheck } from '../doctor-checks.js';
 import { callHub, CliError, findHub, type HubTarget } from '../hub-client.js';
 import { table } from '../render/pool-status.js';
-import { writeOut } from '../output.js';
+import { lineSafe, writeOut } from '../output.js';
 import type { CommonOptions } from './pool.js';
 
 const MARK: Readonly<Record<DoctorCheck['verdict'], string>> = { ok: '✓', warn: '!', fail: '✗', unknown: '?' };
@@ -39,7 +39,7 @@ export async function poolDoctor(opts: CommonOptions): Promise<string> {
   const failed = checks.filter((c) => c.verdict === 'fail');
   const text = opts.json
     ? `${JSON.stringify({ checks }, null, 2)}\n`
-    : `${table(checks.map((c) => [`${MARK[c.verdict]} ${c.code}`, c.found, c.fix === null ? '' : `→ ${c.fix}`])).join('\n')}\n`;
+    : `${table(lineSafe(checks).map((c) => [`${MARK[c.verdict]} ${c.code}`, c.found, c.fix === null ? '' : `→ ${c.fix}`])).join('\n')}\n`;
   if (failed.length > 0) {
     writeOut(text);
     throw new CliError(

@@ -10,6 +10,7 @@ import { normalizePeerName } from '../../tailnet/peer-name.js';
 import { callHub, CliError, findHub, type HubTarget, UsageError } from '../hub-client.js';
 import { step } from '../steps.js';
 import { confirm } from '../confirm.js';
+import { lineSafe } from '../output.js';
 import { clockTime, renderPeersTable, shortId } from '../render/peers.js';
 import type { CommonOptions } from './pool.js';
 import { isAddressTarget, pairByAddress } from './address.js';
@@ -170,7 +171,7 @@ export async function peersList(opts: CommonOptions): Promise<string> {
   const hub = findHub(opts.dataDir);
   const peers = await listPeers(hub);
   if (opts.json) return json({ peers });
-  return renderPeersTable(peers, Date.now());
+  return renderPeersTable(lineSafe(peers), Date.now());
 }
 
 // ---- approve / reject ----------------------------------------------------------------------

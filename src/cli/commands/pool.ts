@@ -4,6 +4,7 @@ import type { RoutingLogPage } from '../../routing-log/entry.js';
 import type { PoolSettings } from '../../config/settings-schema.js';
 import { callHub, findHub } from '../hub-client.js';
 import { confirm } from '../confirm.js';
+import { lineSafe } from '../output.js';
 import { renderPoolStatus } from '../render/pool-status.js';
 import { renderRoutingLog } from '../render/routing-log.js';
 
@@ -17,7 +18,7 @@ export async function poolStatus(opts: CommonOptions): Promise<string> {
   const status = await callHub<PoolStatus>(hub, 'GET', '/api/inference/pool/status');
   if (opts.json) return `${JSON.stringify(status, null, 2)}\n`;
   const log = await callHub<RoutingLogPage>(hub, 'GET', '/api/inference/pool/routing-log?limit=1');
-  return renderPoolStatus(status, log.summary);
+  return renderPoolStatus(lineSafe(status), log.summary);
 }
 
 export async function poolLog(opts: CommonOptions & { limit?: number | undefined; since?: string | undefined }): Promise<string> {
@@ -28,7 +29,8 @@ export async function poolLog(opts: CommonOptions & { limit?: number | undefined
   const qs = query.toString();
   const page = await callHub<RoutingLogPage>(hub, 'GET', `/api/inference/pool/routing-log${qs ? `?${qs}` : ''}`);
   if (opts.json) return `${JSON.stringify(page, null, 2)}\n`;
-  const text = renderRoutingLog(page);
+  // The Hub runs on this machine, so this clock dates a pending row's wait as the Hub's does.
+  const text = renderRoutingLog(lineSafe(page), { now: Date.now() });
   return text.endsWith('\n') ? text : `${text}\n`;
 }
 
