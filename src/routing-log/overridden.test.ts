@@ -92,6 +92,7 @@ describe('withOverridden: slots, throughput and contention follow the same rule'
         source: 'observed',
         deadline: false,
         slow: true,
+        moved: true,
       },
     ],
     unmeasured: [],
@@ -124,6 +125,10 @@ describe('withOverridden: slots, throughput and contention follow the same rule'
     const hungUp = { ...onLocal, outcome: 'failed' as const, status: null, durationMs: null, clientClosed: true };
     assert.deepEqual(marks(verdict), [true, true, false]);
     assert.deepEqual(marks(hungUp), [false, false, true]);
+  });
+  it('does not mark throughput for a slow node that kept its place (nothing ranked with it could go first)', () => {
+    const kept = { ...throughput, estimates: throughput.estimates.map((e) => ({ ...e, moved: false })) };
+    assert.deepEqual(marks({ ...onPeer, throughput: kept }), [true, false, false]);
   });
   it('marks nothing on a walk that ran out (no node)', () => assert.deepEqual(marks({ ...onPeer, node: null, outcome: 'failed' }), [false, false, false]));
   it('keeps the records it does not change as the same objects', () => {

@@ -52,6 +52,12 @@ export interface ThroughputEstimate {
   readonly deadline: boolean;
   /** True when predictedMs is longer than the request's budget. */
   readonly slow: boolean;
+  /**
+   * True when being slow moved it behind a candidate of its group that was not; false for a
+   * slow node whose group held nothing else to go first (it kept its place), and for every
+   * node that meets the budget.
+   */
+  readonly moved: boolean;
 }
 
 /** A peer moved behind a node measured to meet the budget, and the prior it was judged on. */

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { NULL_PLACEMENT_RECORDS, type RoutingLogEntry } from '../../routing-log/entry.js';
-import type { ContentionRecord, SlotsRecord, ThroughputRecord } from '../../routing-log/placement-records.js';
+import type { ContentionRecord, SlotsRecord, ThroughputEstimate, ThroughputRecord } from '../../routing-log/placement-records.js';
 import { contentionLines, slotsLines, throughputLines } from './placement-lines.js';
 
 const AT = '2026-09-30T12:00:00.000Z';
@@ -53,6 +53,20 @@ const throughput = (over: Partial<ThroughputRecord>): ThroughputRecord => ({
   overridden: false,
   ...over,
 });
+
+/** fzzy read forward to a prompt it is predicted to miss the budget on, moved behind the others. */
+const SLOW_FZZY: ThroughputEstimate = {
+  node: 'fzzy.tail0.ts.net',
+  backend: null,
+  tokensPerSec: 123,
+  fromPromptTokens: 10_600,
+  extrapolated: true,
+  predictedMs: 873_000,
+  source: 'observed',
+  deadline: false,
+  slow: true,
+  moved: true,
+};
 
 describe('pool log lines for slots, throughput and contention', () => {
   const rows: readonly { name: string; lines: (r: RoutingLogEntry) => readonly string[]; row: RoutingLogEntry; expect: readonly string[] }[] = [
@@ -143,6 +157,7 @@ describe('pool log lines for slots, throughput and contention', () => {
               source: 'observed',
               deadline: false,
               slow: true,
+              moved: true,
             },
             {
               node: 'core-6.tail0.ts.net',
@@ -154,12 +169,37 @@ describe('pool log lines for slots, throughput and contention', () => {
               source: 'advertised',
               deadline: false,
               slow: false,
+              moved: false,
             },
           ],
         }),
       }),
       expect: [
         'moved fzzy.tail0.ts.net behind nodes that meet the 327 s budget for ~35809 tokens: predicted 873 s, read forward from 10600 tokens at 123 tok/s, observed',
+      ],
+    },
+    {
+      name: 'every node ranked with it was slow too: kept in place, not moved',
+      lines: throughputLines,
+      row: row({
+        throughput: throughput({
+          estimates: [
+            { ...SLOW_FZZY, moved: false },
+            { ...SLOW_FZZY, node: 'core-7.tail0.ts.net', predictedMs: 900_000, moved: false },
+          ],
+        }),
+      }),
+      expect: [
+        'kept fzzy.tail0.ts.net (predicted 873 s), core-7.tail0.ts.net (predicted 900 s) in place though predicted to miss the 327 s budget for ~35809 tokens: nothing ranked with them could go first',
+      ],
+    },
+    {
+      name: 'a slow node moved behind an unmeasured one, then served when the unmeasured one failed',
+      lines: throughputLines,
+      row: row({ node: SLOW_FZZY.node, throughput: throughput({ estimates: [SLOW_FZZY], overridden: true }) }),
+      expect: [
+        'moved fzzy.tail0.ts.net behind nodes that meet the 327 s budget for ~35809 tokens: predicted 873 s, read forward from 10600 tokens at 123 tok/s, observed',
+        'placed anyway on fzzy.tail0.ts.net, predicted 873 s, read forward from 10600 tokens at 123 tok/s, observed: nothing ahead of it answered',
       ],
     },
   ];

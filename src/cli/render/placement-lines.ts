@@ -30,13 +30,13 @@ export function throughputLines(row: RoutingLogEntry): readonly string[] {
   const t = row.throughput;
   if (t === null) return [];
   const lines: string[] = [];
-  const slow = t.estimates.filter((e) => e.slow);
-  const allSlow = slow.length === t.estimates.length;
-  if (slow.length > 0 && allSlow)
-    lines.push(`every measured node was predicted to miss the ${seconds(t.budgetMs)} budget for ~${t.estimatedTokens} tokens, so the ranked order stood`);
-  else
-    for (const e of slow)
-      lines.push(`moved ${e.node} behind nodes that meet the ${seconds(t.budgetMs)} budget for ~${t.estimatedTokens} tokens: ${prediction(e)}`);
+  const budget = `the ${seconds(t.budgetMs)} budget for ~${t.estimatedTokens} tokens`;
+  for (const e of t.estimates) if (e.moved) lines.push(`moved ${e.node} behind nodes that meet ${budget}: ${prediction(e)}`);
+  const kept = t.estimates.filter((e) => e.slow && !e.moved);
+  if (kept.length > 0)
+    lines.push(
+      `kept ${kept.map((e) => `${e.node} (predicted ${seconds(e.predictedMs)})`).join(', ')} in place though predicted to miss ${budget}: nothing ranked with ${kept.length === 1 ? 'it' : 'them'} could go first`,
+    );
   for (const u of t.unmeasured)
     lines.push(
       `moved ${u.node} behind a node measured to meet the budget: nothing has timed it for ~${t.estimatedTokens} tokens${u.prior === 'cpu-only' ? ', and it reports a CPU-only tier' : ''}`,
@@ -47,7 +47,7 @@ export function throughputLines(row: RoutingLogEntry): readonly string[] {
     );
   }
   if (t.overridden) {
-    const e = t.estimates.find((x) => x.slow && x.node === row.node);
+    const e = t.estimates.find((x) => x.moved && x.node === row.node);
     lines.push(`placed anyway on ${row.node ?? 'a slow node'}${e ? `, ${prediction(e)}` : ''}: nothing ahead of it answered`);
   }
   return lines;

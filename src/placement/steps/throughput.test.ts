@@ -26,6 +26,8 @@ interface Row {
   expect: Tiers;
   /** The parts of the record the row is about; null: the record must be null. */
   record: Partial<ThroughputRecord> | null;
+  /** The nodes whose estimate says being slow moved them (the rest say it did not). */
+  moved?: readonly string[];
 }
 
 const rows: readonly Row[] = [
@@ -51,6 +53,7 @@ const rows: readonly Row[] = [
     ]),
     expect: [[beta1], [fzzy]],
     record: { unmeasured: [], slowerDemoted: [], overridden: false },
+    moved: [fzzy.node],
   },
   {
     name: 'a node predicted slow also goes behind an unmeasured one: unmeasured is not known to be slow',
@@ -58,6 +61,7 @@ const rows: readonly Row[] = [
     input: throughputInput(46_000, [[fzzy, 1_122_000]]),
     expect: [[core7], [fzzy]],
     record: { unmeasured: [] },
+    moved: [fzzy.node],
   },
   {
     name: 'all slow means nothing moves',
@@ -68,6 +72,7 @@ const rows: readonly Row[] = [
     ]),
     expect: [[fzzy, core7]],
     record: { unmeasured: [] },
+    moved: [],
   },
   {
     name: 'a slow node is judged within its group and never brought into an earlier one',
@@ -78,6 +83,7 @@ const rows: readonly Row[] = [
     ]),
     expect: [[fzzy], [beta1]],
     record: { unmeasured: [] },
+    moved: [],
   },
   {
     name: 'core-7, 2026-09-29: an unmeasured peer moves behind measured peers the ranker scored the same (7,731 tokens)',
@@ -256,6 +262,11 @@ describe('throughputStep (spec, "Throughput-aware placement")', () => {
       else {
         assert.notEqual(out.record, null);
         for (const [k, v] of Object.entries(row.record)) assert.deepEqual(out.record![k as keyof ThroughputRecord], v, k);
+        if (row.moved !== undefined)
+          assert.deepEqual(
+            out.record!.estimates.filter((e) => e.moved).map((e) => e.node),
+            row.moved,
+          );
       }
     });
   }
@@ -286,6 +297,7 @@ describe('throughputStep (spec, "Throughput-aware placement")', () => {
           source: 'observed',
           deadline: false,
           slow: true,
+          moved: true,
         },
         {
           node: beta1.node,
@@ -297,6 +309,7 @@ describe('throughputStep (spec, "Throughput-aware placement")', () => {
           source: 'observed',
           deadline: false,
           slow: false,
+          moved: false,
         },
       ],
       unmeasured: [],

@@ -33,6 +33,7 @@ export function estimateOf(c: Candidate, input: ThroughputInput): ThroughputEsti
     source: p.source,
     deadline: p.deadline,
     slow: missesBudget(p.predictedMs, input),
+    moved: false,
   };
 }
 
@@ -114,11 +115,15 @@ export const throughputStep: PlacementStep<'throughput'> = {
     for (const tier of tiers) {
       const ahead: Candidate[] = [];
       const behind: Candidate[] = [];
+      const first = estimates.length;
       for (const c of tier) {
         const e = estimateOf(c, input);
         if (e !== null) estimates.push(e);
         (e !== null && e.slow ? behind : ahead).push(c);
       }
+      // The slow ones of a group with something else to go first are the ones this step moves.
+      if (ahead.length > 0 && behind.length > 0)
+        for (let k = first; k < estimates.length; k++) if (estimates[k]!.slow) estimates[k] = { ...estimates[k]!, moved: true };
       splits.push({ ahead, behind });
     }
     if (estimates.length === 0) return { tiers, record: null };
