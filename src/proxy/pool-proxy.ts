@@ -148,18 +148,25 @@ export class PoolProxy {
     const views = await this.#deps.health.read();
     // A peer's forward is served from this node's engines only: a peer never relays.
     const peers = inbound ? [] : this.#deps.pool.usablePeers();
-    const model = facts.model === AUTO_MODEL ? this.resolveAutoModel(views, route.dialect, res, peers) : facts.model;
-    if (model === null) return;
+    // The model auto stands for; null when no node offers one, and then the request has no
+    // candidate, so the walk answers the 502 with a row and a request id like any other it cannot place.
+    const auto = facts.model === AUTO_MODEL ? resolveAuto(offersOf(views, peers, route.dialect)) : undefined;
+    const model = auto ?? facts.model;
     const settings = this.#deps.settings();
-    const local = localCandidates(
-      views,
-      model,
-      route.dialect,
-      (id) => this.#deps.inFlight.count(id),
-      (id) => this.#deps.unservable.isWithheld(engineModelKey('local', id, model)),
-      this.#deps.ownPressure?.() ?? null,
-    );
-    const candidates = [...local, ...peerCandidates(peers, model, route.dialect)];
+    const candidates =
+      auto === null
+        ? []
+        : [
+            ...localCandidates(
+              views,
+              model,
+              route.dialect,
+              (id) => this.#deps.inFlight.count(id),
+              (id) => this.#deps.unservable.isWithheld(engineModelKey('local', id, model)),
+              this.#deps.ownPressure?.() ?? null,
+            ),
+            ...peerCandidates(peers, model, route.dialect),
+          ];
     const ranked = rankCandidates(candidates, { localAffinity: settings.poolLocalAffinity, pressureWeight: settings.poolPressureWeight });
     // Outbound ids are minted here and kept by the ring, so affinity can key its walk by this one.
     const proposedId = inbound?.requestId && REQUEST_ID.test(inbound.requestId) ? inbound.requestId : randomUUID();
@@ -264,18 +271,13 @@ export class PoolProxy {
       affinity: affinityRecord?.outcome ?? null,
       trace,
       answerNoCandidate: () => {
+        const headers = { 'x-hub-pool-request-id': requestId, ...(affinityRecord ? { 'x-hub-pool-affinity': affinityRecord.outcome } : {}) };
+        const extra = { localBackends: localBackendsReport(views) };
+        if (auto === null) return writeProxyError(res, route.dialect, 502, 'HUB_ERR_NO_AUTO_MODEL', NO_AUTO_MODEL_MESSAGE, extra, headers);
         // A pin never makes inference fail; when one applies, the 502 says so in the same breath.
         const pin = inbound ? null : resolvePin(settings.poolPins, model);
         const pinNote = pin === null ? '' : ` A ${pin.scope} pin to ${pin.target} applies to this model; pins only reorder candidates and did not cause this.`;
-        writeProxyError(
-          res,
-          route.dialect,
-          502,
-          'HUB_ERR_NO_CANDIDATE',
-          `No pool node currently has model "${model}" available.${pinNote}`,
-          { localBackends: localBackendsReport(views) },
-          { 'x-hub-pool-request-id': requestId, ...(affinityRecord ? { 'x-hub-pool-affinity': affinityRecord.outcome } : {}) },
-        );
+        writeProxyError(res, route.dialect, 502, 'HUB_ERR_NO_CANDIDATE', `No pool node currently has model "${model}" available.${pinNote}`, extra, headers);
       },
     });
   }
@@ -354,7 +356,7 @@ export class PoolProxy {
     return placed.order.flatMap((c) => (c.peerId === null ? [] : (byId.get(c.peerId) ?? [])));
   }
 
-  /** The model auto stands for over what this node serves in the dialect; answers the 502 itself and returns null when there is none. */
+  /** For /api/show (which opens no routing-log row): the model auto stands for, or null after answering the 502 itself. */
   resolveAutoModel(
     views: readonly BackendView[],
     dialect: ProxyDialect,
@@ -362,21 +364,13 @@ export class PoolProxy {
     peers: readonly UsablePeer[] = this.#deps.pool.usablePeers(),
   ): string | null {
     const model = resolveAuto(offersOf(views, peers, dialect));
-    if (model === null) {
-      writeProxyError(
-        res,
-        dialect,
-        502,
-        'HUB_ERR_NO_AUTO_MODEL',
-        'No chat model on this Hub or its connected peers can stand in for "auto". Load a chat model on a pool node, or ask for one by name.',
-        {
-          localBackends: localBackendsReport(views),
-        },
-      );
-    }
+    if (model === null) writeProxyError(res, dialect, 502, 'HUB_ERR_NO_AUTO_MODEL', NO_AUTO_MODEL_MESSAGE, { localBackends: localBackendsReport(views) });
     return model;
   }
 }
+
+const NO_AUTO_MODEL_MESSAGE =
+  'No chat model on this Hub or its connected peers can stand in for "auto". Load a chat model on a pool node, or ask for one by name.';
 
 /** What each node states about the work it takes: this node's ceiling (env over setting) and cap, and each usable peer's advertised ones. */
 export function nodeLimits(env: Pick<HubEnv, 'maxPromptTokens'>, settings: PoolSettings, peers: readonly UsablePeer[]): Map<string, NodeLimits> {

@@ -477,6 +477,17 @@ describe('auto in a pool with no chat model', () => {
       assert.match(res.json.error.message, /No chat model/);
     }
   });
+
+  it('names the failed call by its request id and logs it, as any request no node can take', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const res = await chat(pool.a, 'auto');
+    assert.equal(res.status, 502, res.text);
+    const id = header(res, 'x-hub-pool-request-id');
+    assert.ok(id, 'the 502 names its request id');
+    const row = await pool.a.settledRow(id);
+    assert.equal(row.model, 'auto');
+    assert.equal(row.candidates, 0);
+    assert.equal(row.outcome, 'failed');
+  });
 });
 
 /** Log lines are written as they happen; give the last one a moment to arrive. */
