@@ -70,6 +70,11 @@ describe('local engine contention and slot-aware placement', () => {
     assert.equal(row.contention, null, 'no local engine was contended');
   });
 
+  it('pool log says how long a row still pending has waited', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const log = await withOpenClawTurn(() => runCli(['pool', 'log', '--limit', '1'], { dataDir: pool.a.dataDir }));
+    assert.match(log.stdout, /… pending\n {2}↳ still waiting after \d+ s/);
+  });
+
   it('the beta-max wait: a local engine generating another model gives way to a peer as idle', { timeout: TEST_TIMEOUT_MS }, async () => {
     const row = await withOpenClawTurn(() => hermesTurn(pool.a));
     assert.equal(row.node, nodeName('b'));
