@@ -32,6 +32,7 @@ import {
 import type { PeerHealth } from './health-poller.js';
 import { MAX_ADVERTISED_BANDS, MAX_ADVERTISED_MODELS } from './throughput-advert.js';
 import { usablePeers } from './usable-peers.js';
+import { backendViewFixture } from '../engines/backend-view.fixture.js';
 
 /** Pure: a few hundred documents per property take about a second. */
 const BOUNDED_RUNS = 200;
@@ -157,16 +158,10 @@ function assertInRange(caps: PeerCapabilities): void {
   }
 }
 
-const localEngine: BackendView = {
+const localEngine: BackendView = backendViewFixture([], {
   backendId: 'ollama-1',
-  kind: 'ollama',
-  url: 'http://127.0.0.1:11434',
-  running: true,
-  healthy: true,
-  error: null,
-  probedMsAgo: 0,
   models: [{ name: MODEL, parameterSize: '8B', capabilities: ['completion'], sizeBytes: 5e9 }],
-};
+});
 
 describe('a hostile peer capabilities document, generated', () => {
   it('reads as null when it is not an object, and otherwise keeps only in-range figures', () => {

@@ -147,18 +147,7 @@ describe('pool log lines for slots, throughput and contention', () => {
       row: row({
         throughput: throughput({
           estimates: [
-            {
-              node: 'fzzy.tail0.ts.net',
-              backend: null,
-              tokensPerSec: 123,
-              fromPromptTokens: 10_600,
-              extrapolated: true,
-              predictedMs: 873_000,
-              source: 'observed',
-              deadline: false,
-              slow: true,
-              moved: true,
-            },
+            SLOW_FZZY,
             {
               node: 'core-6.tail0.ts.net',
               backend: null,
