@@ -5,7 +5,7 @@
  */
 
 export interface EngineTimings {
-  /** Prompt tokens (Ollama prompt_eval_count, usage.prompt_tokens, llama.cpp timings.prompt_n); null: not reported. */
+  /** The whole prompt, cached part included (Ollama prompt_eval_count, usage.prompt_tokens, llama.cpp timings.cache_n + prompt_n); null: not reported. */
   readonly promptTokens: number | null;
   /** Prompt tokens served from the engine's cache (Ollama prompt_eval_cached_count, usage.prompt_tokens_details.cached_tokens, llama.cpp timings.cache_n); null: not reported. */
   readonly cachedTokens: number | null;
@@ -44,8 +44,15 @@ function timingsOf(doc: unknown): EngineTimings | null {
   if (d === null) return null;
   const usage = obj(d.usage);
   const llama = obj(d.timings);
-  const promptTokens = num(d.prompt_eval_count) ?? num(usage?.prompt_tokens) ?? num(llama?.prompt_n);
-  const cachedTokens = num(d.prompt_eval_cached_count) ?? num(obj(usage?.prompt_tokens_details)?.cached_tokens) ?? num(llama?.cache_n);
+  // llama.cpp's prompt_n is only the part it read this request; the whole prompt adds the cached
+  // cache_n (protocols.md §4: usage.prompt_tokens = cache_n + prompt_n). A stream without
+  // include_usage, the OpenAI SDKs' default, has only the timings, and an append to a cached
+  // history counted as its read part gave a negative or understated read.
+  const promptRead = num(llama?.prompt_n);
+  const promptCached = num(llama?.cache_n);
+  const llamaPrompt = promptRead === null ? null : promptRead + (promptCached ?? 0);
+  const promptTokens = num(d.prompt_eval_count) ?? num(usage?.prompt_tokens) ?? llamaPrompt;
+  const cachedTokens = num(d.prompt_eval_cached_count) ?? num(obj(usage?.prompt_tokens_details)?.cached_tokens) ?? promptCached;
   const promptMs = nsAsMs(d.prompt_eval_duration) ?? num(llama?.prompt_ms);
   const completionTokens = num(d.eval_count) ?? num(usage?.completion_tokens) ?? num(llama?.predicted_n);
   const decodeMs = nsAsMs(d.eval_duration) ?? num(llama?.predicted_ms);
