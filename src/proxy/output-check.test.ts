@@ -1,7 +1,17 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ProxyDialect } from '../engines/types.js';
-import { isDegenerate, judgeBody, readAnswer, STREAM_HEAD_BYTES, STREAM_TAIL_BYTES, StreamJudge, type OutputFault } from './output-check.js';
+import {
+  isDegenerate,
+  judgeBody,
+  readAnswer,
+  STREAM_HEAD_BYTES,
+  STREAM_LAST_LINE_MAX_BYTES,
+  STREAM_TAIL_BYTES,
+  StreamJudge,
+  type OutputFault,
+} from './output-check.js';
+import { readEngineTimings } from './walk-timings.js';
 
 const ollamaFrame = (content: string, done = false) => JSON.stringify({ model: 'g', created_at: 't', message: { role: 'assistant', content }, done }) + '\n';
 const sse = (doc: unknown) => `data: ${typeof doc === 'string' ? doc : JSON.stringify(doc)}\n\n`;
@@ -224,13 +234,13 @@ describe('StreamJudge', () => {
   it('ignores SSE comment lines', () => assert.equal(judge('openai', [': keepalive 1/10\n\n', sse(chunk('hi', 'stop')), sse('[DONE]')]), null));
   it('judges a stream whose first byte is a blank line', () => assert.equal(judge('ollama', ['\n', ollamaFrame('Hel')]), 'truncated-upstream'));
   it('does not judge a stream with no frames in the dialect', () => assert.equal(judge('ollama', ['not json at all\n']), null));
-  it('says whether it saw a frame in the dialect: a stream with none is no clean answer', () => {
+  it('says whether it judged the stream: one with no frame in the dialect is no clean answer', () => {
     const none = new StreamJudge('ollama');
     none.push(Buffer.from('not json at all\n'));
-    assert.equal(none.recognised, false);
+    assert.equal(none.judged, false);
     const one = new StreamJudge('ollama');
     one.push(Buffer.from('{"model":"g","message":{"content":"hi"},"done":true}\n'));
-    assert.equal(one.recognised, true);
+    assert.equal(one.judged, true);
   });
   it('judges nothing and reads no frames when not a byte came', () => {
     for (const dialect of ['ollama', 'openai'] as const) {
@@ -353,5 +363,80 @@ describe('StreamJudge.lastFrames (where the engine timings are read)', () => {
       (j.lastFrames() as { choices: { delta: { content: string } }[] }[]).map((f) => f.choices[0]!.delta.content),
       ['a', 'b'],
     );
+  });
+});
+
+describe("StreamJudge: a last line longer than the tail (Ollama generate's final frame carries the context)", () => {
+  const generateFrame = (response: string) => JSON.stringify({ model: 'g', created_at: 't', response, done: false }) + '\n';
+  /** A final frame whose context holds `tokens` ints, as /api/generate sends after a long prompt. */
+  const generateFinal = (tokens: number) =>
+    JSON.stringify({
+      model: 'g',
+      created_at: 't',
+      response: '',
+      done: true,
+      done_reason: 'stop',
+      context: Array.from({ length: tokens }, (_, i) => 100_000 + i),
+      prompt_eval_count: tokens,
+      prompt_eval_duration: 9_000_000_000,
+      eval_count: 20,
+      eval_duration: 1_000_000_000,
+    }) + '\n';
+  const words = Array.from({ length: 20 }, () => generateFrame('word '));
+  /** Feeds the stream to a judge in pieces of `size` bytes, as the socket reads it. */
+  const fed = (dialect: ProxyDialect, text: string, size: number) => {
+    const bytes = Buffer.from(text);
+    const j = new StreamJudge(dialect);
+    for (let at = 0; at < bytes.length; at += size) j.push(bytes.subarray(at, at + size));
+    return j;
+  };
+
+  for (const size of [1500, STREAM_TAIL_BYTES, STREAM_TAIL_BYTES + 1, 16 * 1024, 64 * 1024, 1024 * 1024])
+    it(`keeps the whole final frame of a generate stream read ${size} bytes at a time: judged sound, its timings read`, () => {
+      const final = generateFinal(8000);
+      assert.ok(Buffer.byteLength(final) > 50_000);
+      const j = fed('ollama', words.join('') + final, size);
+      assert.equal(j.finish(), null);
+      assert.equal(j.judged, true);
+      assert.deepEqual(readEngineTimings(j.lastFrames()), { promptTokens: 8000, cachedTokens: null, promptMs: 9000, completionTokens: 20, decodeMs: 1000 });
+    });
+  it('still finds a long final frame cut before its end', () => {
+    const final = generateFinal(8000);
+    const j = fed('ollama', words.join('') + final.slice(0, final.length / 2), 16 * 1024);
+    assert.equal(j.finish(), 'truncated-upstream');
+    assert.equal(readEngineTimings(j.lastFrames()), null);
+  });
+  it('keeps a long line whole across whitespace-only chunks after it', () => {
+    const j = fed('ollama', words.join('') + generateFinal(8000), 16 * 1024);
+    j.push(Buffer.from('\n'));
+    j.push(Buffer.from('  \r\n'));
+    assert.equal(j.finish(), null);
+  });
+  it('lets go of a long line once another follows it: only the last line is kept whole', () => {
+    // A long error frame, then a sound end: the error is out of the tail again, so the stream is sound.
+    const longError = 'data: ' + JSON.stringify({ error: { message: 'x'.repeat(60_000), code: 500 } }) + '\n\n';
+    let after = '';
+    while (Buffer.byteLength(after) < STREAM_TAIL_BYTES) after += sse(chunk(''));
+    const text = sse(chunk('hi')) + longError + after + sse(chunk('', 'stop')) + sse('[DONE]');
+    assert.equal(fed('openai', text, 16 * 1024).finish(), null);
+    assert.equal(fed('openai', sse(chunk('hi')) + longError, 16 * 1024).finish(), 'truncated-upstream', 'while it is the last line it is kept');
+  });
+  it(`leaves a stream unjudged when its last line is over ${STREAM_LAST_LINE_MAX_BYTES} bytes: no fault, no clean answer, no timings`, () => {
+    const final = generateFinal(200_000);
+    assert.ok(Buffer.byteLength(final) > STREAM_LAST_LINE_MAX_BYTES);
+    const j = fed('ollama', words.join('') + final, 64 * 1024);
+    assert.equal(j.finish(), null);
+    assert.equal(j.judged, false);
+    assert.equal(readEngineTimings(j.lastFrames()), null);
+  });
+  it('still finds placeholders in a stream whose last line was too long to keep', () => {
+    const j = fed('ollama', generateFrame('<unused49>') + generateFrame('<unused49>') + generateFinal(200_000), 64 * 1024);
+    assert.equal(j.finish(), 'degenerate-output');
+  });
+  it('judges a sound stream after a line too long to keep', () => {
+    const tooLong = ': ' + 'x'.repeat(STREAM_LAST_LINE_MAX_BYTES + 1) + '\n\n';
+    const j = fed('openai', sse(chunk('hi')) + tooLong + sse(chunk('', 'stop')) + sse('[DONE]'), 64 * 1024);
+    assert.equal(j.finish(), null);
+    assert.equal(j.judged, true);
   });
 });

@@ -309,7 +309,7 @@ class RequestWalk {
       const fault = judge === null ? null : dropped ? 'truncated-upstream' : judge.finish();
       if (fault !== null) strikeOutput(this.#deps, req, this.#faultKey(), fault);
       // An embedding has no output to judge: a complete 200 is its clean answer, and ends a withhold like any other success.
-      else if (judge?.recognised === true || (!req.route.completion && !dropped && answer.statusCode === 200))
+      else if (judge?.judged === true || (!req.route.completion && !dropped && answer.statusCode === 200))
         clearFaults(this.#deps, req, at.answered, this.#faultKey(), at.marks);
       const bodyFault: BodyFault | null = fault !== null ? { kind: 'output', fault } : dropped ? { kind: 'dropped' } : null;
       this.#settle('committed', { bodyFault });

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import type { RoutingLogEntry, RoutingLogPage } from '../../src/routing-log/entry.js';
-import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import type { PoolStatus } from '../../src/status/pool-status.js';
+import { eventually, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 
 const MODEL = 'gemma4:e4b';
 
@@ -83,6 +84,51 @@ describe('output checks on a single engine', () => {
   it('judges a sound answer sound', async () => {
     const res = await ask(hub, '/v1/chat/completions', true);
     assert.equal((await row(hub, res.id)).outcome, 'served');
+  });
+});
+
+describe("a generate stream whose final frame carries a long prompt's context", () => {
+  // Ollama's /api/generate ends on a frame holding every token of the conversation as `context`
+  // (protocols.md §2.3): after a ~109 KB prompt, ~190 KB on one line, read in several pieces.
+  const PROMPT = 'word '.repeat(22_000);
+  let engine: SimEngine;
+  let hub: HubProcess;
+  before(async () => {
+    engine = await startSimEngine({ dialect: 'ollama', models: [MODEL], answerTokens: 8, timeScale: 0.01 });
+    hub = await startHubProcess({ env: { OLLAMA_URL: engine.url } });
+  });
+  after(async () => {
+    await hub.stop();
+    await engine.close();
+  });
+
+  it('serves it, strikes nothing, and reads its timings', async () => {
+    for (let i = 0; i < 2; i += 1) {
+      const res = await request(`${hub.pool}/api/generate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: MODEL, prompt: `${i} ${PROMPT}` }),
+      });
+      const lines = (await res.body.text()).trim().split('\n');
+      const final = JSON.parse(lines[lines.length - 1]!) as { done: boolean; context: number[] };
+      assert.equal(final.done, true);
+      assert.ok(JSON.stringify(final).length > 100_000, 'the final frame is far longer than the 4 KB tail');
+      const id = String(res.headers['x-hub-pool-request-id']);
+      const r = await eventually(async () => {
+        const settled = await row(hub, id);
+        return settled.outcome === 'pending' ? null : settled;
+      }, `row ${id} to settle`);
+      assert.equal(r.outcome, 'served', JSON.stringify(r.requestError));
+      assert.equal(r.requestError, null);
+    }
+    assert.doesNotMatch(hub.log(), /withholding/);
+    const { json } = await hub.api<PoolStatus>('GET', '/api/inference/pool/status');
+    const bands = json.localNode.throughput?.estimates.find((e) => e.model.startsWith(MODEL))?.bands ?? [];
+    assert.deepEqual(
+      bands.map((b) => b.fromTokens),
+      [16_384],
+      "the engine's prompt time, read from the final frame, is a throughput reading",
+    );
   });
 });
 
