@@ -230,6 +230,38 @@ describe('RoutingLog eviction', () => {
     assert.equal(summary.oldestAt, '2026-11-30T12:00:00.002Z');
   });
 
+  it('still hands onSettle, once, a request whose row was evicted while it ran, with every change the walk made', () => {
+    const settled: RoutingLogEntry[] = [];
+    const log = new RoutingLog({ size: 3, clock: new ManualClock(), bootId: 'boot-test', onSettle: (row) => void settled.push(row) });
+    log.open(fields('long'));
+    for (const id of ['s1', 's2', 's3']) {
+      log.open(fields(id));
+      log.settle(id, { outcome: 'served', node: 'local', status: 200, durationMs: 5, totalMs: 10 });
+    }
+    assert.equal(log.get('long'), undefined, 'the long stream left the ring while pending');
+    assert.equal(log.update('long', { node: 'hub-b', backend: 'vllm', status: 200, durationMs: 90_000 }), undefined);
+    assert.equal(log.settle('long', { outcome: 'served', totalMs: 600_000 }), undefined, 'the log still has no row for it');
+    assert.equal(log.settle('long', { outcome: 'failed' }), undefined);
+    assert.deepEqual(
+      settled.map((r) => r.id),
+      ['s1', 's2', 's3', 'long'],
+    );
+    const long = settled[3]!;
+    assert.deepEqual([long.outcome, long.node, long.backend, long.status, long.durationMs, long.totalMs], ['served', 'hub-b', 'vllm', 200, 90_000, 600_000]);
+    assert.deepEqual(ids(log.page()), ['s3', 's2', 's1']);
+  });
+
+  it('gives a new row a fresh id while an evicted row with the asked-for id is still running', () => {
+    const settled: string[] = [];
+    const log = new RoutingLog({ size: 1, clock: new ManualClock(), bootId: 'boot-test', onSettle: (row) => void settled.push(row.model ?? '') });
+    log.open(fields('a', { model: 'first' }));
+    log.open(fields('b'));
+    const again = log.open(fields('a', { model: 'second' }));
+    assert.notEqual(again.id, 'a');
+    log.settle('a', { outcome: 'served' });
+    assert.deepEqual(settled, ['first']);
+  });
+
   it('reports no oldest row on an empty ring', () => {
     const { log } = ring();
     const { summary } = log.page();

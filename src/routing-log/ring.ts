@@ -87,6 +87,14 @@ export class RoutingLog {
   readonly #randomId: () => string;
   readonly #startedAt: string;
   readonly #rows = new Map<string, HeldRow>();
+  /**
+   * Rows the ring dropped while their request was still running, by id, kept only so their
+   * settle still reaches onSettle: the oldest placements go first, so without this the longest
+   * streams were the requests /metrics never counted. No page or summary reads them. Each leaves
+   * as its request settles (the walk settles in a finally), so this holds at most the requests
+   * in flight. Unused without onSettle.
+   */
+  readonly #evictedPending = new Map<string, RoutingLogEntry>();
   #totalRecorded = 0;
   #changeSeq = 0;
   #lastStampMs = Number.NEGATIVE_INFINITY;
@@ -114,7 +122,8 @@ export class RoutingLog {
   open(fields: OpenFields): RoutingLogEntry {
     const nowMs = this.#stamp();
     let id = fields.id;
-    while (this.#rows.has(id)) id = this.#randomId();
+    // An evicted row still running keeps its id too, or its settle would land on the new row.
+    while (this.#rows.has(id) || this.#evictedPending.has(id)) id = this.#randomId();
     const entry = pendingRow(fields, id, this.#isoOf(nowMs));
     this.#rows.set(id, new HeldRow(entry, nowMs, this.#changeSeq++));
     this.#totalRecorded++;
@@ -124,15 +133,27 @@ export class RoutingLog {
 
   /** update changes a held row and returns the new copy; undefined when the row is gone (evicted). */
   update(id: string, patch: RowPatch): RoutingLogEntry | undefined {
-    return this.#change(id, patch);
+    const entry = this.#change(id, patch);
+    if (entry === undefined) this.#changeEvicted(id, patch);
+    return entry;
   }
 
-  /** settle records a row's final outcome, with whatever else the walk learned; undefined when the row is gone. */
+  /**
+   * settle records a row's final outcome, with whatever else the walk learned; undefined when the
+   * row is gone. onSettle hears of every request once, evicted or not.
+   */
   settle(id: string, patch: SettlePatch): RoutingLogEntry | undefined {
     const settled = this.#change(id, patch);
+    if (settled === undefined) {
+      const evicted = this.#changeEvicted(id, patch);
+      if (evicted === undefined) return undefined;
+      this.#evictedPending.delete(id);
+      this.#onSettle?.(withOverridden(evicted));
+      return undefined;
+    }
     // Which demotions the walk overrode is known only now, from the node the row settled on.
-    const entry = settled === undefined ? undefined : this.#replace(id, withOverridden(settled));
-    if (entry !== undefined) this.#onSettle?.(entry);
+    const entry = this.#replace(id, withOverridden(settled));
+    this.#onSettle?.(entry);
     return entry;
   }
 
@@ -196,6 +217,15 @@ export class RoutingLog {
     return entry;
   }
 
+  /** Applies a change to a row evicted while pending, so what onSettle gets is whole; undefined when there is none. */
+  #changeEvicted(id: string, patch: RowPatch | SettlePatch): RoutingLogEntry | undefined {
+    const prev = this.#evictedPending.get(id);
+    if (prev === undefined) return undefined;
+    const entry = changedRow(prev, patch, this.#isoOf(this.#stamp()));
+    this.#evictedPending.set(id, entry);
+    return entry;
+  }
+
   #isoOf(ms: number): string {
     if (ms !== this.#isoMs) {
       this.#iso = new Date(ms).toISOString();
@@ -216,6 +246,8 @@ export class RoutingLog {
   #evict(): void {
     for (const id of this.#rows.keys()) {
       if (this.#rows.size <= this.#size) return;
+      const entry = this.#rows.get(id)!.entry;
+      if (entry.outcome === 'pending' && this.#onSettle !== undefined) this.#evictedPending.set(id, entry);
       this.#rows.delete(id);
     }
   }
