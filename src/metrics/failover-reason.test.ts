@@ -1,20 +1,58 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { describeFailure, failureStatus, type AttemptFailure } from '../proxy/failover-policy.js';
 import { failoverReasonKind, type FailoverReasonKind } from './failover-reason.js';
 
+/**
+ * Every kind of failure the walk records, as describeFailure words it, and the label it must get.
+ * Keyed by kind, so a new kind of failure does not compile until it is given its label here.
+ */
+const EVERY_FAILURE: { readonly [K in AttemptFailure['kind']]: ReadonlyArray<readonly [Extract<AttemptFailure, { kind: K }>, FailoverReasonKind]> } = {
+  transport: [
+    [{ kind: 'transport', reason: 'fetch failed (ECONNREFUSED)' }, 'transport'],
+    [{ kind: 'transport', reason: 'other side closed (UND_ERR_SOCKET)' }, 'transport'],
+  ],
+  deadline: [[{ kind: 'deadline', budgetMs: 327_000 }, 'header_deadline']],
+  'no-credentials': [[{ kind: 'no-credentials', why: 'the pairing is gone' }, 'no_credentials']],
+  status: [
+    [{ kind: 'status', status: 503, peerRefused: false }, 'http_5xx'],
+    [{ kind: 'status', status: 408, peerRefused: false }, 'http_408'],
+    [{ kind: 'status', status: 429, peerRefused: false }, 'http_429'],
+    [{ kind: 'status', status: 401, peerRefused: true }, 'http_4xx'],
+    [{ kind: 'status', status: 403, peerRefused: false }, 'http_4xx'],
+    [{ kind: 'status', status: 404, peerRefused: true }, 'http_4xx'],
+  ],
+  'engine-500': [
+    [{ kind: 'engine-500', signature: null }, 'http_5xx'],
+    [{ kind: 'engine-500', signature: 'no-user-query' }, 'http_5xx'],
+  ],
+  'body-dropped': [[{ kind: 'body-dropped', status: 200, reason: 'terminated (UND_ERR_SOCKET)' }, 'dropped_mid_body']],
+  'body-stalled': [
+    [{ kind: 'body-stalled', status: 200, idleMs: 300_000 }, 'body_stalled'],
+    [{ kind: 'body-stalled', status: 500, idleMs: 300_000 }, 'body_stalled'],
+  ],
+  'output-fault': [
+    [{ kind: 'output-fault', status: 200, fault: 'truncated-upstream' }, 'output_fault'],
+    [{ kind: 'output-fault', status: 200, fault: 'degenerate-output' }, 'output_fault'],
+    [{ kind: 'output-fault', status: 200, fault: 'malformed-output' }, 'output_fault'],
+  ],
+};
+
 describe('a failover reason as a bounded metric label', () => {
-  const cases: Array<{ status: number | null; reason: string; kind: FailoverReasonKind }> = [
-    { status: null, reason: 'No response headers within 327000ms', kind: 'header_deadline' },
-    { status: null, reason: 'fetch failed (ECONNREFUSED)', kind: 'transport' },
-    { status: 200, reason: "the engine's connection dropped mid-body (UND_ERR_SOCKET)", kind: 'dropped_mid_body' },
-    { status: 200, reason: 'output fault (unused-tokens)', kind: 'output_fault' },
-    { status: null, reason: 'local load refused: not enough memory', kind: 'local_load_refused' },
-    { status: null, reason: 'no credentials for this peer (the pairing is gone)', kind: 'no_credentials' },
-    { status: 503, reason: 'HTTP 503', kind: 'http_5xx' },
-    { status: 500, reason: 'HTTP 500 (no-user-query)', kind: 'http_5xx' },
-    { status: 408, reason: 'HTTP 408', kind: 'http_408' },
-    { status: 429, reason: 'HTTP 429', kind: 'http_429' },
-    { status: 401, reason: 'HTTP 401', kind: 'http_4xx' },
-  ];
-  for (const c of cases) it(`${c.reason} → ${c.kind}`, () => assert.equal(failoverReasonKind(c), c.kind));
+  for (const examples of Object.values(EVERY_FAILURE)) {
+    for (const [failure, kind] of examples) {
+      const attempt = { status: failureStatus(failure), reason: describeFailure(failure) };
+      it(`labels "${attempt.reason}" (status ${attempt.status}) ${kind}`, () => assert.equal(failoverReasonKind(attempt), kind));
+    }
+  }
+
+  it('labels a local load refusal local_load_refused', () => {
+    assert.equal(failoverReasonKind({ status: null, reason: 'local load refused: not enough memory' }), 'local_load_refused');
+  });
+
+  it('calls http_4xx only a status from 400 to 499, and words it cannot place under a lower status other', () => {
+    assert.equal(failoverReasonKind({ status: 499, reason: 'HTTP 499' }), 'http_4xx');
+    assert.equal(failoverReasonKind({ status: 200, reason: 'something new' }), 'other');
+    assert.equal(failoverReasonKind({ status: 302, reason: 'HTTP 302' }), 'other');
+  });
 });
