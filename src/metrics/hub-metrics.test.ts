@@ -51,6 +51,16 @@ function block(text: string, name: string): string | null {
   );
 }
 
+/**
+ * The upper bound of the bucket holding a node's median, as histogram_quantile(0.5, …) picks it:
+ * the first whose cumulative count reaches half the total.
+ */
+function medianBucket(text: string, name: string, node: string): string | null {
+  const buckets = [...text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)",direction="outbound",node="${node}"\\} (\\d+)$`, 'gm'))];
+  const total = Number(buckets.at(-1)?.[2] ?? 0);
+  return buckets.find((b) => Number(b[2]) >= total / 2)?.[1] ?? null;
+}
+
 /** What prom-client's own Counter and Histogram make of the same rows, observed one at a time. */
 async function eagerReference(rows: readonly SettledRow[]): Promise<string> {
   const registers = [new Registry()];
@@ -63,6 +73,7 @@ async function eagerReference(rows: readonly SettledRow[]): Promise<string> {
     const node = row.node ?? 'none';
     requests.inc({ direction: row.direction, route: row.path, outcome: row.outcome, node, backend: row.backend ?? 'none' });
     for (const a of row.attempts) failovers.inc({ direction: row.direction, node: a.node, reason: failoverReasonKind(a) });
+    if (row.outcome !== 'served') continue;
     if (row.durationMs !== null) firstByte.observe({ direction: row.direction, node }, row.durationMs / 1000);
     if (row.totalMs !== null) total.observe({ direction: row.direction, node }, row.totalMs / 1000);
   }
@@ -87,6 +98,17 @@ describe('HubMetrics', () => {
     const second = (await metrics.text()).body;
     assert.ok(second.includes(`\n${line} 2\n`), second);
     assert.ok(second.includes('\ncihub_first_byte_seconds_count{direction="outbound",node="local"} 2\n'));
+  });
+
+  it("keeps a node's first-byte and total-time p50 on its served answers when refusals come back in 5 ms", async () => {
+    const metrics = new HubMetrics(NO_SOURCES);
+    metrics.onSettle(served(90_000, 200_000));
+    const refused: SettledRow = { ...served(5, 6), outcome: 'failed' };
+    for (let i = 0; i < 3; i++) metrics.onSettle(refused);
+    const text = (await metrics.text()).body;
+    assert.ok(text.includes('\ncihub_requests_total{direction="outbound",route="/v1/chat/completions",outcome="failed",node="local",backend="ollama"} 3\n'));
+    assert.equal(medianBucket(text, FIRST_BYTE_METRIC.name, 'local'), '120');
+    assert.equal(medianBucket(text, REQUEST_DURATION_METRIC.name, 'local'), '300');
   });
 
   it("renders the request counts and latencies line for line as prom-client's own Counter and Histogram would", async () => {

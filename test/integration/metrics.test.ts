@@ -64,7 +64,7 @@ describe('Prometheus /metrics', () => {
     assert.equal((await scrape(null)).status, 401);
   });
 
-  it('counts exactly what the routing log records: requests by route, outcome and node, failovers by reason, latencies per node', async () => {
+  it('counts exactly what the routing log records: requests by route, outcome and node, failovers by reason, served latencies per node', async () => {
     const openai = new OpenAI({ baseURL: `${hub.pool}/v1`, apiKey: 'unused', maxRetries: 0 });
     for (let i = 0; i < 2; i++) await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
     const native = await request(`${hub.pool}/api/chat`, {
@@ -77,12 +77,22 @@ describe('Prometheus /metrics', () => {
     // Ollama, tried first when both are idle, answers 503 once: the request fails over to vLLM.
     await ollama.setFault({ mode: 'error', status: 503, count: 1 });
     await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
+    // An engine refusing the request (400, back to the app at once): failed on the node that
+    // answered, counted by outcome but kept out of its latencies. Whichever engine is asked refuses.
+    await Promise.all([ollama, vllm].map((e) => e.setFault({ mode: 'error', status: 400, count: 1 })));
+    await assert.rejects(openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }));
+    await Promise.all([ollama.clearFaults(), vllm.clearFaults()]);
     // A model nothing holds: failed, served by no node.
     await assert.rejects(openai.chat.completions.create({ model: 'missing:1b', messages: [{ role: 'user', content: 'hi' }] }));
 
     const { json: page } = await hub.api<RoutingLogPage>('GET', '/api/inference/pool/routing-log');
     const rows = page.entries.filter((r) => r.outcome !== 'pending');
-    assert.equal(rows.length, 5);
+    assert.equal(rows.length, 6);
+    const refused = rows.filter((r) => r.status === 400);
+    assert.equal(refused.length, 1);
+    assert.equal(refused[0]!.outcome, 'failed');
+    assert.notEqual(refused[0]!.node, null, 'the refusal names the node that answered');
+    assert.notEqual(refused[0]!.durationMs, null);
     const metrics = await scrape(qaKey);
     assert.equal(metrics.status, 200);
     assert.match(String(metrics.type), /^text\/plain; version=0\.0\.4/);
@@ -106,8 +116,9 @@ describe('Prometheus /metrics', () => {
     assert.equal(sum(all, 'cihub_failovers_total', { node: attempts[0]!.node, reason: failoverReasonKind(attempts[0]!) }), 1);
     assert.equal(failoverReasonKind(attempts[0]!), 'http_5xx');
 
+    // Latencies are a served answer's: refusals and failures are counted above, by outcome, only.
     for (const node of new Set(rows.map((r) => r.node ?? 'none'))) {
-      const ofNode = rows.filter((r) => (r.node ?? 'none') === node);
+      const ofNode = rows.filter((r) => (r.node ?? 'none') === node && r.outcome === 'served');
       assert.equal(sum(all, 'cihub_first_byte_seconds_count', { node }), ofNode.filter((r) => r.durationMs !== null).length, `first-byte count for ${node}`);
       assert.equal(sum(all, 'cihub_request_duration_seconds_count', { node }), ofNode.filter((r) => r.totalMs !== null).length, `total-time count for ${node}`);
       const totalSeconds = ofNode.reduce((n, r) => n + (r.totalMs ?? 0), 0) / 1000;
