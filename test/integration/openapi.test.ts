@@ -96,6 +96,26 @@ describe('the OpenAPI document', () => {
     assert.deepEqual(sec('/api/hub/api-keys/{id}', 'delete'), [{ operatorKey: [] }]);
   });
 
+  it('files a route under operator or observability only when its access says so', () => {
+    const operatorOnly = [{ operatorKey: [] }];
+    const readable = [{ operatorKey: [] }, { qaReadKey: [] }];
+    const wrong: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        const tag = op.tags[0];
+        const sec = JSON.stringify(op.security);
+        const agrees =
+          tag === 'operator'
+            ? sec === JSON.stringify(operatorOnly)
+            : tag === 'observability'
+              ? sec === JSON.stringify(readable)
+              : sec !== JSON.stringify(readable);
+        if (!agrees) wrong.push(`${method.toUpperCase()} ${path}: tagged ${tag}, security ${sec}`);
+      }
+    }
+    assert.deepEqual(wrong, []);
+  });
+
   it('describes the settings PATCH body from the rules the Hub validates it with', async () => {
     const schema = doc.paths['/api/inference/pool/settings']?.patch?.requestBody?.content['application/json'].schema;
     assert.ok(schema);

@@ -20,7 +20,11 @@ export type OpenAuth =
 
 export interface RouteDoc {
   readonly summary: string;
-  /** Groups operations in the document. */
+  /**
+   * Groups operations in the document. `operator` is for routes only the operator key may call,
+   * `observability` for those a qa:read key may read too; the OpenAPI test holds each route's
+   * tag to its declared access.
+   */
   readonly tag: 'app proxy' | 'operator' | 'observability' | 'dashboard' | 'peer' | 'supervisor';
   /** Only for a route that declares no `access`. */
   readonly auth?: OpenAuth;
@@ -43,7 +47,7 @@ const fixed: Record<RouteKey, RouteDoc> = {
   [`GET ${P}/identify`]: { summary: 'says this is a Hub and which pool protocol it speaks', tag: 'peer', auth: 'none' },
   [`GET ${P}/status`]: { summary: 'pool status: this node, its engines, peers, switches (from memory only)', tag: 'observability' },
   [`GET ${P}/routing-log`]: { summary: 'routing-log rows, paged by `since` and `limit`, with a summary', tag: 'observability' },
-  [`GET ${P}/handout`]: { summary: 'the context window to hand an app for `model`', tag: 'observability' },
+  [`GET ${P}/handout`]: { summary: 'the context window to hand an app for `model`', tag: 'operator' },
   [`GET ${P}/settings`]: { summary: 'pool settings', tag: 'operator', answer: settingsSchema() },
   [`PATCH ${P}/settings`]: {
     summary: 'change pool settings (a JSON object of the keys to change)',
@@ -79,7 +83,11 @@ const fixed: Record<RouteKey, RouteDoc> = {
   'PATCH /api/user-settings': { summary: "state this node's Ollama slots or context cap (`inferenceOllamaSlots`, `inferenceMaxNumCtx`)", tag: 'operator' },
   'PATCH /api/inference/preferences': { summary: "state or clear this node's Ollama slots or context cap (`ollamaSlots`, `maxNumCtx`)", tag: 'operator' },
   'GET /api/hub/logs': { summary: "the Hub's own log lines, filtered by level and time, with a cursor to follow from", tag: 'operator' },
-  'GET /api/hub/boot': { summary: "this Hub's boot id and start time, for `cihub` to tell a live Hub from a stale hub.json", tag: 'operator', auth: 'none' },
+  'GET /api/hub/boot': {
+    summary: "this process's boot id `{ bootId }`, which `cihub` matches against hub.json before it sends the operator key",
+    tag: 'supervisor',
+    auth: 'none',
+  },
   'GET /': { summary: 'the dashboard page', tag: 'dashboard', auth: 'none' },
   'GET /assets/:name': { summary: "the dashboard's scripts and styles", tag: 'dashboard', auth: 'none' },
   'POST /api/hub/session': { summary: 'sign the browser in with the operator key or a qa:read key', tag: 'dashboard', auth: 'none' },
