@@ -9,6 +9,7 @@ import { Agent } from './util/undici-lean.js';
 import type { FastifyInstance } from 'fastify';
 import type { HubEnv } from './config/env.js';
 import { ensureDataDir, loadOrCreateOperatorKey, removeHubInfo, writeHubInfo } from './config/data-dir.js';
+import { claimDataDir, type DataDirClaim } from './config/data-dir-lock.js';
 import { resolvePoolDirections } from './config/kill-switch.js';
 import { SettingsFile, settingsProblemText } from './config/settings-file.js';
 import { BackendHealth, QUEUE_REPORT_IDLE_REFRESH_MS } from './engines/health-snapshot.js';
@@ -100,6 +101,17 @@ export interface StartOptions {
 }
 
 export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<HubSystem> {
+  // First, before the logger or anything else opens a file there: a second Hub on this data dir stops here.
+  const claim = claimDataDir(env.dataDir);
+  try {
+    return await startClaimed(env, opts, claim);
+  } catch (err) {
+    claim.release();
+    throw err;
+  }
+}
+
+async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim): Promise<HubSystem> {
   const clock = opts.clock ?? systemClock;
   // The Hub's own logger writes stdout and the rotated file `cihub logs` reads (src/logs/log-file.ts).
   const hubLog = opts.logger ? null : createHubLogger(env.logLevel, env.dataDir);
@@ -473,6 +485,8 @@ export async function startHub(env: HubEnv, opts: StartOptions = {}): Promise<Hu
       removeHubInfo(env.dataDir, process.pid);
       logger.info('hub stopped');
       hubLog?.file.close();
+      // Last: the next Hub on this data dir may start once nothing here writes to it any more.
+      claim.release();
     })());
 
   return { url, port, app, logger, close };

@@ -7,6 +7,7 @@ import { request } from '../util/undici-lean.js';
 import { readHubInfo, readOperatorKey } from '../config/data-dir.js';
 import { HUB_BOOT_PATH } from '../http/hub-boot-routes.js';
 import { parseJsonOrUndefined, readBounded, UpstreamReadError } from '../util/bounded-read.js';
+import { pidAlive } from '../util/pid-alive.js';
 
 /** The liveness check before the key is sent answers in well under a second; past 5 s nothing useful is listening. */
 export const BOOT_CHECK_TIMEOUT_MS = 5_000;
@@ -57,17 +58,6 @@ export function findHub(dataDir: string): HubTarget {
   const operatorKey = readOperatorKey(dataDir);
   if (operatorKey === null) throw new CliError(`No operator key found in ${dataDir}. Run cihub as the user that owns that folder.`);
   return { url: info.url, operatorKey, pid: info.pid, bootId: typeof info.bootId === 'string' ? info.bootId : null, dataDir };
-}
-
-/** Whether a process with this id exists (EPERM: it does, under another user). */
-function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**

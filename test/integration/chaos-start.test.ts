@@ -5,7 +5,9 @@
  * apply and the Hub serves. A locked database costs nothing either: the Hub starts, serves,
  * refuses writes 503 while the lock lasts and writes again once it is let go. A damaged database
  * is the one thing the Hub will not paper over (a fresh one is a new identity every peer would
- * refuse): it stops, says which file and what to do, and leaves the file as it was.
+ * refuse): it stops, says which file and what to do, and leaves the file as it was. A data dir
+ * another live Hub holds is refused before anything in it changes, and one whose Hub was killed
+ * with SIGKILL is not held by anyone.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,7 +18,7 @@ import Database from 'better-sqlite3';
 import OpenAI from 'openai';
 import { startSimEngine } from '../../src/sim/engine.js';
 import { DATABASE_FILE_NAME } from '../../src/store/database.js';
-import { CIHUB_BIN, freshDataDir, pathWithoutTailscale, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { CIHUB_BIN, eventually, freshDataDir, pathWithoutTailscale, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 
 const MODEL = 'start:8b';
 const POOL = '/api/inference/pool';
@@ -27,18 +29,46 @@ async function servesInference(hub: HubProcess): Promise<void> {
   assert.equal(answer.choices[0]?.message.role, 'assistant');
 }
 
+function spawnServe(dataDir: string) {
+  return spawn(process.execPath, [CIHUB_BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
+    env: { PATH: pathWithoutTailscale(), HOME: dataDir, OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '', LLAMACPP_URL: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
 /** Runs `cihub serve` over `dataDir` to its end: for a start that must fail. */
 function serveToExit(dataDir: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolveRun) => {
-    const child = spawn(process.execPath, [CIHUB_BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
-      env: { PATH: pathWithoutTailscale(), HOME: dataDir, OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '', LLAMACPP_URL: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawnServe(dataDir);
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     child.once('close', (code) => resolveRun({ code, output }));
   });
+}
+
+/**
+ * Runs `cihub serve` over `dataDir` until it exits or writes its own pid into hub.json (it went
+ * on to listen); a Hub that listened is then stopped the way an operator would, with SIGTERM.
+ */
+async function serveUntilSettled(dataDir: string): Promise<{ code: number | null; output: string; listened: boolean }> {
+  const child = spawnServe(dataDir);
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const closed = new Promise<number | null>((res) => child.once('close', (code) => res(code)));
+  let exited = false;
+  void closed.then(() => (exited = true));
+  const ownPid = () => {
+    try {
+      return (JSON.parse(readFileSync(join(dataDir, 'hub.json'), 'utf8')) as { pid?: number }).pid === child.pid;
+    } catch {
+      return false;
+    }
+  };
+  const listened = await eventually(() => (exited ? 'exited' : ownPid() ? 'listened' : null), 'the second serve to exit or listen');
+  if (listened === 'listened') child.kill('SIGTERM');
+  return { code: await closed, output, listened: listened === 'listened' };
 }
 
 describe('a Hub starting over a damaged or busy data dir', () => {
@@ -86,6 +116,42 @@ describe('a Hub starting over a damaged or busy data dir', () => {
     const again = await startHubProcess({ dataDir });
     assert.equal((await again.api('GET', `${POOL}/status`)).status, 200);
     await again.stop();
+  });
+
+  it('refuses a second Hub on a data dir a live Hub holds, with exit 2 and one sentence naming the dir and that Hub; the first keeps its hub.json and answers the CLI', async () => {
+    const dataDir = freshDataDir();
+    const first = await startHubProcess({ dataDir });
+    try {
+      const hubJson = readFileSync(join(dataDir, 'hub.json'), 'utf8');
+
+      const second = await serveUntilSettled(dataDir);
+      assert.equal(second.listened, false, `the second Hub must not start; output:\n${second.output}`);
+      assert.equal(second.code, 2, second.output);
+      const sentence = second.output.trim();
+      assert.equal(sentence.split('\n').length, 1, `one line: ${sentence}`);
+      assert.ok(sentence.includes(dataDir), `names the data dir: ${sentence}`);
+      assert.ok(sentence.includes(`pid ${first.child.pid}`) && sentence.includes(first.url), `names the running Hub: ${sentence}`);
+
+      assert.equal(readFileSync(join(dataDir, 'hub.json'), 'utf8'), hubJson, "the first Hub's hub.json is left as it was");
+      const status = await runCli(['pool', 'status'], { dataDir });
+      assert.equal(status.code, 0, status.stderr);
+    } finally {
+      await first.stop();
+    }
+  });
+
+  it('starts on a data dir whose Hub was killed with SIGKILL: a dead Hub holds nothing', async () => {
+    const dataDir = freshDataDir();
+    const first = await startHubProcess({ dataDir });
+    assert.equal(await first.stop('SIGKILL'), null);
+    assert.ok(existsSync(join(dataDir, 'hub.json')), 'the killed Hub left its hub.json behind');
+    const again = await startHubProcess({ dataDir });
+    try {
+      assert.equal((await again.api('GET', `${POOL}/status`)).status, 200);
+      assert.equal((await runCli(['pool', 'status'], { dataDir })).code, 0);
+    } finally {
+      await again.stop();
+    }
   });
 
   it('starts while another process holds hub.db locked, serves, refuses writes 503, and writes once the lock is let go', async () => {

@@ -1,4 +1,5 @@
 /** `cihub serve`: runs a Hub in the foreground until SIGTERM or SIGINT, then drains and exits. */
+import { DataDirInUseError } from '../../config/data-dir-lock.js';
 import { EnvError, loadEnv, processEnv } from '../../config/env.js';
 import { startHub } from '../../system.js';
 import { limitHeapGrowth } from '../../util/heap-growth.js';
@@ -15,7 +16,14 @@ export async function runServe(opts: { port?: number | undefined; dataDir?: stri
   }
   // The daemon's process, so its setting: a Hub started inside another program leaves that program's heap alone.
   limitHeapGrowth(env.heapGrowingPercent);
-  const hub = await startHub(env);
+  let hub;
+  try {
+    hub = await startHub(env);
+  } catch (err) {
+    // Another Hub holds this data dir: the fix is on the command line (stop it, or another --data-dir).
+    if (err instanceof DataDirInUseError) throw new UsageError(err.message);
+    throw err;
+  }
   const stop = (signal: string) => {
     hub.logger.info({ signal }, 'signal received');
     void hub.close().then(() => process.exit(0));

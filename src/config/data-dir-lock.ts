@@ -1,0 +1,78 @@
+/**
+ * One Hub per data dir. Two Hubs on one dir would share hub.db, the node identity and the peer
+ * rows; the second would overwrite hub.json, delete it on the way out (the pid in it is then its
+ * own), and tell every peer, signed with the shared identity, that this node is leaving while
+ * the first still serves. So a Hub claims its data dir before it writes or opens anything else
+ * there, and a second claim is refused.
+ *
+ * The claim is an exclusive SQLite lock on hub.lock, taken by a transaction that stays open for
+ * the life of the process. SQLite takes it with fcntl locks, which the kernel drops however the
+ * process ends (SIGKILL and a crash included), so a claim cannot outlive its Hub and nothing has
+ * to guess whether an old one is stale. better-sqlite3 is already the store's driver: no other
+ * native code, and the same on macOS and Linux. The file stays when the Hub stops; its being
+ * there means nothing, only the lock on it does.
+ *
+ * Nothing here opens hub.lock with node:fs: closing any descriptor of a file drops every fcntl
+ * lock the process holds on it, so a second claim made in the same process (the demo, tests)
+ * would free the first. SQLite keeps track of that itself.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { sqliteCode } from '../store/store-errors.js';
+import { pidAlive } from '../util/pid-alive.js';
+import { readHubInfo, type HubInfo } from './data-dir.js';
+
+export const HUB_LOCK_FILE = 'hub.lock';
+
+/** The running Hub's hold on its data dir, let go as the last step of stopping. */
+export interface DataDirClaim {
+  release(): void;
+}
+
+/** Another live process holds the data dir; `cihub serve` reports it as a usage error (exit 2). */
+export class DataDirInUseError extends Error {
+  constructor(
+    readonly dataDir: string,
+    /** What the holder wrote in hub.json; null while it is still starting. */
+    readonly holder: Pick<HubInfo, 'pid' | 'url'> | null,
+  ) {
+    super(dataDirInUseText(dataDir, holder));
+    this.name = 'DataDirInUseError';
+  }
+}
+
+export function dataDirInUseText(dataDir: string, holder: Pick<HubInfo, 'pid' | 'url'> | null): string {
+  const who = holder === null ? 'another Hub that is still starting' : `the Hub running as pid ${holder.pid} at ${holder.url}`;
+  return `The data dir ${dataDir} is already in use by ${who}; stop that Hub first, or start this one with another --data-dir.`;
+}
+
+/**
+ * Creates the data dir if it is missing and claims it for this process, or throws
+ * DataDirInUseError without having changed anything a running Hub relies on.
+ */
+export function claimDataDir(dataDir: string): DataDirClaim {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // No busy wait: a held lock is held by a live Hub, and waiting would not free it.
+  const lock = new Database(join(dataDir, HUB_LOCK_FILE), { timeout: 0 });
+  try {
+    // The journal in memory: the file stays empty and no hub.lock-journal appears beside it.
+    lock.pragma('journal_mode = MEMORY');
+    lock.exec('BEGIN EXCLUSIVE');
+  } catch (err) {
+    lock.close();
+    if (sqliteCode(err) === 'SQLITE_BUSY') throw new DataDirInUseError(dataDir, liveHolder(dataDir));
+    throw err;
+  }
+  return {
+    release: () => {
+      if (lock.open) lock.close();
+    },
+  };
+}
+
+/** The holder as hub.json names it, unless that file was left by a process that has since ended. */
+function liveHolder(dataDir: string): HubInfo | null {
+  const info = readHubInfo(dataDir);
+  return info !== null && pidAlive(info.pid) ? info : null;
+}
