@@ -4,7 +4,6 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  ensureDataDir,
   HUB_INFO_FILE,
   loadOrCreateOperatorKey,
   OPERATOR_KEY_FILE,
@@ -25,15 +24,6 @@ after(() => {
 
 const freshDir = () => mkdtempSync(join(root, 'd-'));
 const modeOf = (path: string) => statSync(path).mode & 0o777;
-
-describe('ensureDataDir', () => {
-  it('creates a missing data dir, nested, readable only by its owner', () => {
-    const dir = join(freshDir(), 'a', 'b');
-    ensureDataDir(dir);
-    assert.equal(modeOf(dir), 0o700);
-    ensureDataDir(dir);
-  });
-});
 
 describe('the operator key', () => {
   it('is minted on first start into operator.key, one line, mode 0600', () => {

@@ -4,7 +4,7 @@
  * the CLI on the same machine can find it.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../util/atomic-write.js';
 
@@ -23,32 +23,6 @@ export interface HubInfo {
    * crash cannot hand the key to whatever took the port since. Absent in files older Hubs wrote.
    */
   readonly bootId?: string;
-}
-
-/**
- * Creates the data dir, or tightens an existing one: the dir and every dir under it to owner
- * only (0700), every file to owner only (0600 for what was 0644). It holds the operator key,
- * the sealed identity, peer tokens and the routing store; a dir made before this rule (or by
- * hand, under a loose umask) kept them readable by every local user (issue 9, defect 16).
- * Symbolic links are left alone: chmod would follow one out of the data dir.
- */
-export function ensureDataDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  tightenTree(dir);
-}
-
-function tightenTree(dir: string): void {
-  ownerOnly(dir, lstatSync(dir).mode);
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) tightenTree(path);
-    else if (entry.isFile()) ownerOnly(path, lstatSync(path).mode);
-  }
-}
-
-/** Drops every group and other permission bit; the owner's are kept as they are. */
-function ownerOnly(path: string, mode: number): void {
-  if ((mode & 0o077) !== 0) chmodSync(path, mode & 0o700);
 }
 
 /** Reads the operator key, minting it on first start. A key file others can read is tightened to 0600. */

@@ -3,11 +3,11 @@
  * defects 1 and 16): another process holding hub.db locked, a store that has turned read-only,
  * and a data dir whose files others could read. The Hub stays up, keeps serving inference,
  * answers the requests that needed a write with 503 HUB_ERR_STORE_UNAVAILABLE, and keeps
- * every file it holds owner-only.
+ * every file it writes owner-only while leaving the modes of everything else in the dir alone.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -140,8 +140,12 @@ describe('the data dir is owner-only', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'cihub-loose-'));
     chmodSync(dataDir, 0o755);
     writeFileSync(join(dataDir, 'settings.json'), '{}\n', { mode: 0o644 });
+    // An empty hub.db is a new database to SQLite: the one an older Hub left at 0644.
+    writeFileSync(join(dataDir, 'hub.db'), '');
+    chmodSync(join(dataDir, 'hub.db'), 0o644);
     writeFileSync(join(dataDir, 'notes.txt'), 'left by the operator\n', { mode: 0o666 });
-    mkdirSync(join(dataDir, 'backups'), { mode: 0o755 });
+    mkdirSync(join(dataDir, 'backups'));
+    chmodSync(join(dataDir, 'backups'), 0o755);
     writeFileSync(join(dataDir, 'backups', 'old.db'), 'x', { mode: 0o644 });
     chmodSync(join(dataDir, 'backups', 'old.db'), 0o644);
     chmodSync(join(dataDir, 'notes.txt'), 0o666);
@@ -160,34 +164,20 @@ describe('the data dir is owner-only', () => {
     await hub?.stop();
   });
 
-  it('tightens the dir to 0700 and every file in it, old and new, to owner-only', () => {
+  it('tightens the dir to 0700 and every file the Hub writes, old and new, to owner-only', () => {
     const mode = (p: string) => lstatSync(p).mode & 0o777;
     assert.equal(mode(dataDir), 0o700);
-    const seen: string[] = [];
-    const walk = (dir: string): void => {
-      for (const entry of readdirSync(dir, { withFileTypes: true })) {
-        const path = join(dir, entry.name);
-        if (entry.isSymbolicLink()) continue;
-        seen.push(path.slice(dataDir.length + 1));
-        assert.equal(mode(path) & 0o077, 0, `${path} is ${mode(path).toString(8)}`);
-        if (entry.isDirectory()) walk(path);
-      }
-    };
-    walk(dataDir);
-    for (const expected of [
-      'hub.db',
-      'hub.db-wal',
-      'hub.db-shm',
-      'operator.key',
-      'hub.json',
-      'settings.json',
-      'identity.secret',
-      'notes.txt',
-      'backups/old.db',
-    ]) {
-      assert.ok(seen.includes(expected), `${expected} exists (seen: ${seen.join(', ')})`);
-    }
+    const hubFiles = ['hub.db', 'hub.db-wal', 'hub.db-shm', 'operator.key', 'hub.json', 'hub.lock', 'settings.json', 'identity.secret', 'logs/hub.log'];
+    for (const name of hubFiles) assert.equal(mode(join(dataDir, name)) & 0o077, 0, `${name} is ${mode(join(dataDir, name)).toString(8)}`);
     assert.equal(mode(join(dataDir, 'hub.db')), 0o600);
+    assert.equal(mode(join(dataDir, 'logs')), 0o700);
+  });
+
+  it('leaves the modes of what it did not write alone, in the dir, below it and behind a link', () => {
+    const mode = (p: string) => lstatSync(p).mode & 0o777;
+    assert.equal(mode(join(dataDir, 'notes.txt')), 0o666);
+    assert.equal(mode(join(dataDir, 'backups')), 0o755);
+    assert.equal(mode(join(dataDir, 'backups', 'old.db')), 0o644);
     assert.equal(mode(outside), 0o644, 'the file a symlink points to, outside the data dir, is left alone');
   });
 });
