@@ -27,7 +27,7 @@ import type { TailnetSelf } from '../tailnet/tailnet-self.js';
 import { parseJsonOrUndefined, readBounded } from '../util/bounded-read.js';
 import type { Clock } from '../util/clock.js';
 import { readIdentityClaim } from './identity-claim.js';
-import { PAIRING_CALL_TIMEOUT_MS, PAIRING_REQUEST_TTL_MS } from './pairing-service.js';
+import { PAIRING_CALL_TIMEOUT_MS, PAIRING_REQUEST_TTL_MS, PEER_REFUSAL_MAX_CHARS } from './pairing-service.js';
 
 /** A Hub on the LAN answers /identify within milliseconds; 3 s per port keeps a two-port probe under 10 s. */
 export const ADDRESS_PROBE_TIMEOUT_MS = 3_000;
@@ -162,18 +162,21 @@ export class AddressPairing {
     }
     if (answer.status !== 200) {
       const said = (answer.json as { error?: { message?: unknown } } | null)?.error?.message;
+      const at = `${found.address}:${found.port}`;
       if (answer.status === 401) {
-        this.#d.logger.warn({ status: answer.status }, 'Peer refused the pairing PIN');
+        this.#d.logger.warn({ address: at, status: answer.status }, `Peer refused the pairing PIN: the Hub at ${at} refused the pairing PIN`);
         throw new HubError(
           'HUB_ERR_PEER_REFUSED_PIN',
           `the Hub at ${found.address} refused the pairing PIN (wrong, expired, already used or replaced); mint a fresh one there with cihub pool pairing-pin`,
         );
       }
-      this.#d.logger.warn({ status: answer.status }, `Peer declined pairing request (${answer.status})`);
-      throw new HubError(
-        'HUB_ERR_PEER_REFUSED',
-        `the Hub at ${found.address} declined the pairing request (HTTP ${answer.status}): ${typeof said === 'string' ? said.slice(0, 200) : 'no reason given'}`,
+      const reason = typeof said === 'string' ? said.slice(0, PEER_REFUSAL_MAX_CHARS) : 'no reason given';
+      // Both spellings the docs tell operators to search for, as a refusal by name logs them (pairing-service.ts).
+      this.#d.logger.warn(
+        { address: at, status: answer.status, reason },
+        `Peer declined pairing request (${answer.status}): the Hub at ${at} declined the pairing request: ${reason}`,
       );
+      throw new HubError('HUB_ERR_PEER_REFUSED', `the Hub at ${found.address} declined the pairing request (HTTP ${answer.status}): ${reason}`);
     }
     const claim = readIdentityClaim(answer.json);
     const named = (answer.json as { nodeFqdn?: unknown } | null)?.nodeFqdn;

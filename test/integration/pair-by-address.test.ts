@@ -111,6 +111,24 @@ describe('probe and pair by address', () => {
     assert.equal(run.code, 1);
     assert.match(run.stderr, /refused the PIN|refused the pairing PIN/);
     assert.deepEqual(await rowsOf(a), []);
+    // The phrase the docs tell the operator to search the log for, with the address it came from.
+    const logs = await runCli(['logs'], { dataDir: a.dataDir });
+    assert.ok(logs.stdout.includes(`the Hub at ${B_ADDRESS}:5002 refused the pairing PIN`), logs.stdout.slice(-2000));
+  });
+
+  it('logs a declined request in the words the docs tell the operator to search for', async () => {
+    const minted = await runCli(['pool', 'pairing-pin', '--json', '--yes'], { dataDir: b.dataDir });
+    const pin = (JSON.parse(minted.stdout) as { pin: string }).pin;
+    assert.equal((await runCli(['pool', 'disable', '--yes'], { dataDir: b.dataDir })).code, 0);
+    try {
+      const run = await runCli(['pool', 'pair', `${B_ADDRESS}:5002`, '--pin', pin, '--yes'], { dataDir: a.dataDir });
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, /declined the pairing request \(HTTP 503\)/);
+      const logs = (await runCli(['logs'], { dataDir: a.dataDir })).stdout;
+      assert.ok(logs.includes('declined pairing request') && logs.includes(`the Hub at ${B_ADDRESS}:5002 declined the pairing request`), logs.slice(-2000));
+    } finally {
+      assert.equal((await runCli(['pool', 'enable', '--yes'], { dataDir: b.dataDir })).code, 0);
+    }
   });
 
   const refusals: [string, RegExp][] = [
