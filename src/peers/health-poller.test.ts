@@ -1,27 +1,35 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import { Agent } from 'undici';
+import { DEFAULT_SETTINGS } from '../config/settings-schema.js';
 import { openDatabase } from '../store/database.js';
 import { PeerStore, type PeerRow } from '../store/peers.js';
 import { Background } from '../util/background.js';
-import { ManualClock } from '../util/clock.js';
+import { ManualClock, systemClock } from '../util/clock.js';
 import type { NodeIdentity } from '../identity/node-identity.js';
 import type { PairingService } from '../pairing/pairing-service.js';
 import { HealthPoller } from './health-poller.js';
-import type { PeerClient } from './peer-client.js';
+import { PeerClient } from './peer-client.js';
 
 const KEY = 'A'.repeat(43);
 
-/** A poller over a real store; the peer never answers (the rule under test runs before any probe). */
-function setup() {
+const silentPeer = { call: async () => ({ ok: false, error: 'no answer', auth: 'none' }) } as unknown as PeerClient;
+
+/** A poller over a real store; by default the peer never answers (the rule under test runs before any probe). */
+function setup(client: PeerClient = silentPeer) {
   const clock = new ManualClock();
   const store = new PeerStore(openDatabase(join(mkdtempSync(join(tmpdir(), 'cihub-poller-')), 'hub.db')));
-  const client = { call: async () => ({ ok: false, error: 'no answer', auth: 'none' }) } as unknown as PeerClient;
   const pairing = { sweep: () => [] } as unknown as PairingService;
-  const identity = { load: async () => ({ ok: false, error: 'unused', nodeUuid: null, publicKey: null }) } as unknown as NodeIdentity;
+  const identity = {
+    load: async () => ({ ok: false, error: 'unused', nodeUuid: null, publicKey: null }),
+    unsealToken: async () => 'bearer-token',
+  } as unknown as NodeIdentity;
   const poller = new HealthPoller({
     store,
     client,
@@ -220,5 +228,76 @@ describe('HealthPoller: a poll asked for while one is out', () => {
     await next;
     await poller.tick();
     assert.equal(unanswered(), 0, 'and then the interval holds again');
+  });
+});
+
+describe('HealthPoller: a name that answers 200 with something other than a capabilities document', () => {
+  const GOOD_DOCUMENT = { nodeUuid: 'u', backends: [{ kind: 'ollama', models: ['m'] }], inFlightRequests: 0, acceptingWork: true };
+  /** An HTML page, an empty body, a JSON list and a bare string: PeerClient hands the first two over as json null. */
+  const NOT_DOCUMENTS: readonly unknown[] = [null, [], 'ok'];
+
+  it('counts each as a failed probe: three in a row mark the peer unreachable, and the last trusted snapshot and half pairing stay', async () => {
+    let json: unknown = GOOD_DOCUMENT;
+    const client = { call: async () => ({ ok: true, status: 200, headers: {}, json, auth: 'bearer' }) } as unknown as PeerClient;
+    const { clock, store, poller, add } = setup(client);
+    const row = add('a.tail0.ts.net', {});
+    await poller.probe(store.get(row.id)!);
+    const trusted = poller.health(row.id);
+    assert.equal(trusted.capabilities?.nodeUuid, 'u');
+    const halfPaired = new Date(clock.nowMs()).toISOString();
+    store.update(row.id, { confirmFailedAt: halfPaired });
+
+    for (const [i, body] of NOT_DOCUMENTS.entries()) {
+      clock.advance(30_000);
+      json = body;
+      await poller.probe(store.get(row.id)!);
+      const after = store.get(row.id)!;
+      const health = poller.health(row.id);
+      assert.equal(after.consecutiveFailures, i + 1, `${JSON.stringify(body)} is a failure`);
+      assert.equal(after.status, i + 1 < 3 ? 'connected' : 'unreachable');
+      assert.equal(health.probeFailure, 'unreachable');
+      assert.equal(health.capabilities, trusted.capabilities, 'the last good document is kept');
+      assert.equal(health.capabilitiesAtMs, trusted.capabilitiesAtMs, 'and its age is not refreshed');
+      assert.equal(after.confirmFailedAt, halfPaired, 'a page that is not the peer does not settle a half pairing');
+    }
+
+    clock.advance(30_000);
+    json = GOOD_DOCUMENT;
+    await poller.probe(store.get(row.id)!);
+    assert.deepEqual([store.get(row.id)?.status, store.get(row.id)?.confirmFailedAt, poller.health(row.id).probeFailure], ['connected', null, null]);
+  });
+
+  it('marks a peer unreachable whose name now serves a web page, dialled for real', async () => {
+    const server = createServer((_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end('<!doctype html><html><body>Some other app</body></html>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const dispatcher = new Agent();
+    try {
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const client = new PeerClient({
+        identity: { unsealToken: async () => 'bearer-token' } as unknown as NodeIdentity,
+        selfName: async () => 'self.tail0.ts.net',
+        origins: new Map([['web.tail0.ts.net', origin]]),
+        dispatcher,
+        nameDispatcher: dispatcher,
+        settings: () => DEFAULT_SETTINGS,
+        clock: systemClock,
+      });
+      const { clock, store, poller, add } = setup(client);
+      const row = add('web.tail0.ts.net', { peerNodeUuid: null, peerPublicKey: null });
+      for (let i = 0; i < 3; i++) {
+        await poller.probe(store.get(row.id)!);
+        clock.advance(30_000);
+      }
+      assert.deepEqual(
+        [store.get(row.id)?.status, poller.health(row.id).probeFailure, poller.health(row.id).capabilities],
+        ['unreachable', 'unreachable', null],
+      );
+    } finally {
+      await dispatcher.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

@@ -13,8 +13,8 @@ import type { PairingService } from '../pairing/pairing-service.js';
 import { readIdentityClaim } from '../pairing/identity-claim.js';
 import type { NodeIdentity } from '../identity/node-identity.js';
 import { PEER_CAPABILITIES_MAX_BYTES, type PeerClient } from './peer-client.js';
-import { classifyProbe, type ProbeFailureKind } from './probe-failure.js';
-import { readCapabilities, type PeerCapabilities } from './capabilities.js';
+import { judgeProbe, type ProbeFailureKind } from './probe-failure.js';
+import type { PeerCapabilities } from './capabilities.js';
 
 /** Budget for one health probe: 15 s. */
 export const HEALTH_PROBE_TIMEOUT_MS = 15_000;
@@ -197,11 +197,11 @@ export class HealthPoller {
     const now = this.#d.clock.nowMs();
     const current = this.#d.store.get(row.id);
     if (current === null) return;
-    const kind = classifyProbe(answer);
-    if (kind === null && answer.ok) {
+    const verdict = judgeProbe(answer);
+    if (verdict.ok) {
       // An answer the peer gave before it said it was leaving does not take it back.
       if (s.leftAt !== null && Date.parse(s.leftAt) >= startedAtMs) return;
-      const caps = readCapabilities(answer.json);
+      const caps = verdict.capabilities;
       s.capabilities = caps;
       s.capabilitiesAtMs = now;
       s.forwardedAtSnapshot = this.#d.forwardsTo(current.nodeFqdn);
@@ -218,11 +218,12 @@ export class HealthPoller {
         consecutiveFailures: 0,
         ...(current.confirmFailedAt !== null ? { confirmFailedAt: null } : {}),
       });
-      if (current.peerNodeUuid === null && caps?.nodeUuid) await this.#upgrade(current);
+      if (current.peerNodeUuid === null && caps.nodeUuid) await this.#upgrade(current);
       return;
     }
+    // A failed poll leaves the last trusted snapshot, and any half pairing, as they were.
     const failures = current.consecutiveFailures + 1;
-    const failedKind: ProbeFailureKind = kind ?? 'unreachable';
+    const failedKind = verdict.kind;
     if (s.probeFailure !== failedKind) s.probeFailureSince = new Date(now).toISOString();
     s.probeFailure = failedKind;
     const refusal = failedKind !== 'unreachable';
@@ -231,7 +232,7 @@ export class HealthPoller {
     schedule(s, now, refusal ? Math.min(MAX_REFUSAL_BACKOFF_MS, 2 * pollMs * 2 ** (s.refusals - 1)) : pollMs);
     const unreachable = failedKind === 'identity_changed' || failures >= UNREACHABLE_AFTER_FAILURES;
     this.#d.store.update(row.id, { consecutiveFailures: failures, ...(unreachable ? { status: 'unreachable' } : {}) });
-    const reason = answer.ok ? `HTTP ${answer.status}` : answer.error;
+    const reason = verdict.reason;
     this.#d.logger.warn({ peer: row.nodeFqdn, kind: failedKind, failures, reason }, `capabilities probe of ${row.nodeFqdn} failed: ${reason}`);
   }
 
