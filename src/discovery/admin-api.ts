@@ -10,6 +10,7 @@ import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import { parseJsonOrUndefined, readBounded } from '../util/bounded-read.js';
 import type { Clock } from '../util/clock.js';
+import { describeCallFailure } from '../util/call-failure.js';
 import { normalizePeerName } from '../tailnet/peer-name.js';
 import type { TailnetDevice } from '../tailnet/tailscale-status.js';
 
@@ -52,6 +53,9 @@ const DEVICES = z.object({ devices: z.array(z.unknown()).max(MAX_ADMIN_DEVICES *
 
 export type AdminApiAnswer<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
 
+/** One call's outcome: a failure keeps the HTTP status it carried (null when nothing answered). */
+type CallAnswer = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: string; readonly status: number | null };
+
 export interface AdminApiDeps {
   readonly clientId: string;
   readonly clientSecret: string;
@@ -82,8 +86,8 @@ export class AdminApiClient {
     );
     if (!answer.ok) {
       // A token the server no longer takes is dropped, so the next call asks for a new one.
-      if (/HTTP 401/.test(answer.error)) this.#token = null;
-      return answer;
+      if (answer.status === 401) this.#token = null;
+      return { ok: false, error: `the device list request failed: ${answer.error}` };
     }
     const list = DEVICES.safeParse(answer.value);
     if (!list.success) return { ok: false, error: "the device list is not in the Admin API's shape" };
@@ -109,8 +113,16 @@ export class AdminApiClient {
     if (this.#token !== null && now < this.#token.expiresAtMs - TOKEN_RENEW_BEFORE_EXPIRY_MS) return { ok: true, value: this.#token.value };
     const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: this.#d.clientId, client_secret: this.#d.clientSecret }).toString();
     const answer = await this.#call('POST', '/api/v2/oauth/token', { 'content-type': 'application/x-www-form-urlencoded' }, form, TOKEN_MAX_BYTES);
-    if (!answer.ok)
-      return { ok: false, error: `the OAuth token request failed (${answer.error}); check TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET` };
+    if (!answer.ok) {
+      // Only a refusal says anything about the client id and secret (Tailscale answers 400 or 401 to a bad pair).
+      const refused = answer.status === 400 || answer.status === 401;
+      return {
+        ok: false,
+        error: refused
+          ? `the OAuth token request was refused (${answer.error}); check TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET`
+          : `the OAuth token request failed: ${answer.error}`,
+      };
+    }
     const token = TOKEN.safeParse(answer.value);
     if (!token.success) return { ok: false, error: 'the OAuth token answer carries no access_token' };
     const lifetimeMs = token.data.expires_in === undefined ? DEFAULT_TOKEN_LIFETIME_MS : token.data.expires_in * 1000;
@@ -118,30 +130,25 @@ export class AdminApiClient {
     return { ok: true, value: token.data.access_token };
   }
 
-  async #call(
-    method: 'GET' | 'POST',
-    path: string,
-    headers: Record<string, string>,
-    body: string | undefined,
-    maxBytes: number,
-  ): Promise<AdminApiAnswer<unknown>> {
+  async #call(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body: string | undefined, maxBytes: number): Promise<CallAnswer> {
+    const timeoutMs = ADMIN_API_TIMEOUT_MS;
     const url = `${this.#d.baseUrl ?? TAILSCALE_API_BASE_URL}${path}`;
     try {
       const res = await request(url, {
         method,
         headers: { accept: 'application/json', ...headers },
         body,
-        headersTimeout: ADMIN_API_TIMEOUT_MS,
-        bodyTimeout: ADMIN_API_TIMEOUT_MS,
-        signal: AbortSignal.timeout(ADMIN_API_TIMEOUT_MS),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal: AbortSignal.timeout(timeoutMs),
         ...(this.#d.dispatcher ? { dispatcher: this.#d.dispatcher } : {}),
       });
-      const bytes = await readBounded(res.body, { maxBytes, timeoutMs: ADMIN_API_TIMEOUT_MS }, res.headers['content-length']);
-      if (res.statusCode !== 200) return { ok: false, error: `HTTP ${res.statusCode}` };
+      const bytes = await readBounded(res.body, { maxBytes, timeoutMs }, res.headers['content-length']);
+      if (res.statusCode !== 200) return { ok: false, error: `HTTP ${res.statusCode}`, status: res.statusCode };
       const json = parseJsonOrUndefined(bytes);
-      return json === undefined ? { ok: false, error: 'the answer is not JSON' } : { ok: true, value: json };
+      return json === undefined ? { ok: false, error: 'the answer is not JSON', status: res.statusCode } : { ok: true, value: json };
     } catch (err) {
-      return { ok: false, error: (err as { code?: string }).code ?? (err as Error).message ?? 'no answer' };
+      return { ok: false, error: describeCallFailure(err, timeoutMs), status: null };
     }
   }
 }

@@ -26,6 +26,7 @@ import { checkPoolTarget, type Resolver } from '../tailnet/private-address.js';
 import type { TailnetSelf } from '../tailnet/tailnet-self.js';
 import { parseJsonOrUndefined, readBounded } from '../util/bounded-read.js';
 import type { Clock } from '../util/clock.js';
+import { describeCallFailure } from '../util/call-failure.js';
 import { readIdentityClaim } from './identity-claim.js';
 import { PAIRING_CALL_TIMEOUT_MS, PAIRING_REQUEST_TTL_MS, PEER_REFUSAL_MAX_CHARS } from './pairing-service.js';
 
@@ -99,7 +100,7 @@ export class AddressPairing {
         }
         tried.push(`${port}: ${res.statusCode !== 200 ? `HTTP ${res.statusCode}` : 'not a Hub'}`);
       } catch (err) {
-        tried.push(`${port}: ${(err as { code?: string }).code ?? (err as Error).message ?? 'no answer'}`);
+        tried.push(`${port}: ${describeCallFailure(err, ADDRESS_PROBE_TIMEOUT_MS)}`);
       } finally {
         await dial.close();
       }
@@ -155,7 +156,7 @@ export class AddressPairing {
     } catch (err) {
       throw new HubError(
         'HUB_ERR_PEER_UNREACHABLE',
-        `could not reach the Hub at ${found.address}:${found.port} (${(err as { code?: string }).code ?? (err as Error).message ?? 'no answer'})`,
+        `could not reach the Hub at ${found.address}:${found.port} (${describeCallFailure(err, PAIRING_CALL_TIMEOUT_MS)})`,
       );
     } finally {
       await dial.close();

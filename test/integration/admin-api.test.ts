@@ -75,6 +75,18 @@ describe('Tailscale Admin API client', () => {
     assert.match(answer.ok ? '' : answer.error, /HTTP 401.*TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET/);
   });
 
+  it('a token endpoint that is down says so, without blaming the credentials', async () => {
+    api.failWith = 503;
+    const answer = await new AdminApiClient({ ...CLIENT, clock: new ManualClock(), baseUrl: api.url }).devices('-');
+    assert.equal(answer.ok ? '' : answer.error, 'the OAuth token request failed: HTTP 503');
+  });
+
+  it('a token request refused with 400 names the variables to check', async () => {
+    api.failWith = 400;
+    const answer = await new AdminApiClient({ ...CLIENT, clock: new ManualClock(), baseUrl: api.url }).devices('-');
+    assert.match(answer.ok ? '' : answer.error, /refused \(HTTP 400\); check TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET$/);
+  });
+
   it('an API that is down, or not there at all, is an error record', async () => {
     api.failWith = 503;
     const down = await new AdminApiClient({ ...CLIENT, clock: new ManualClock(), baseUrl: api.url }).devices('-');

@@ -1,0 +1,54 @@
+/**
+ * How a probe by address words a Hub that does not answer: the budget it waited, never the
+ * legacy numeric code (23) of the timeout's DOMException.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import { Agent } from 'undici';
+import { HubError } from '../errors.js';
+import type { NodeIdentity } from '../identity/node-identity.js';
+import type { PeerStore } from '../store/peers.js';
+import { systemClock } from '../util/clock.js';
+import { ADDRESS_PROBE_TIMEOUT_MS, AddressPairing } from './pair-by-address.js';
+
+describe('probing an address whose listener never answers', () => {
+  const NAME = 'hub-lan.home.arpa';
+  const PORT = 5002;
+  let silent: Server;
+  const held: ServerResponse[] = [];
+  let port = 0;
+  const dispatcher = new Agent();
+  before(async () => {
+    silent = createServer((_req, res) => void held.push(res));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    port = (silent.address() as AddressInfo).port;
+  });
+  after(async () => {
+    for (const res of held) res.destroy();
+    await dispatcher.close();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+  });
+
+  it(`says no Hub answered within ${ADDRESS_PROBE_TIMEOUT_MS / 1000} s on that port`, async () => {
+    const pairing = new AddressPairing({
+      store: {} as PeerStore,
+      identity: {} as NodeIdentity,
+      self: async () => ({ nodeFqdn: 'hub-me.tail0.ts.net', tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'env' }),
+      poolEnabled: () => true,
+      resolve: async () => [{ address: '192.168.77.2', family: 4 }],
+      addressOrigins: new Map([[NAME, `http://127.0.0.1:${port}`]]),
+      dispatcher,
+      clock: systemClock,
+      logger: pino({ level: 'silent' }),
+    });
+    const err = await pairing.probe(`${NAME}:${PORT}`).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof HubError && err.code === 'HUB_ERR_NO_HUB_AT_ADDRESS', String(err));
+    assert.match(err.message, new RegExp(`\\(${PORT}: no answer within ${ADDRESS_PROBE_TIMEOUT_MS / 1000} s\\)`));
+  });
+});
