@@ -11,6 +11,11 @@ import { pidAlive } from '../util/pid-alive.js';
 
 /** The liveness check before the key is sent answers in well under a second; past 5 s nothing useful is listening. */
 export const BOOT_CHECK_TIMEOUT_MS = 5_000;
+/**
+ * How long a command waits for its Hub's answer: 30 s. Every route must answer within it; the
+ * slowest, a discovery scan, is held to 25 s (DISCOVERY_SCAN_BUDGET_MS plus one probe).
+ */
+export const HUB_CALL_TIMEOUT_MS = 30_000;
 /** A boot answer is one short JSON object; anything longer is not a Hub. */
 const BOOT_ANSWER_MAX_BYTES = 4 * 1024;
 
@@ -96,8 +101,8 @@ export async function callHub<T>(hub: HubTarget, method: 'GET' | 'POST' | 'PATCH
       method,
       headers: { authorization: `Bearer ${hub.operatorKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
-      headersTimeout: 30_000,
-      bodyTimeout: 30_000,
+      headersTimeout: HUB_CALL_TIMEOUT_MS,
+      bodyTimeout: HUB_CALL_TIMEOUT_MS,
     });
   } catch (err) {
     const code = (err as { code?: string }).code ?? 'no answer';

@@ -16,7 +16,7 @@ import type { TailnetDevice } from '../tailnet/tailscale-status.js';
 
 /** Where the Admin API lives. Not configurable: tests hand AdminApiClient a loopback fake instead. */
 export const TAILSCALE_API_BASE_URL = 'https://api.tailscale.com';
-/** One Admin API call, token or device list. */
+/** One Admin API call, token or device list; a caller's deadline can cut it shorter. */
 export const ADMIN_API_TIMEOUT_MS = 10_000;
 /** A token is renewed this long before it expires, so no call goes out with one about to lapse. */
 export const TOKEN_RENEW_BEFORE_EXPIRY_MS = 60_000;
@@ -73,9 +73,13 @@ export class AdminApiClient {
     this.#d = deps;
   }
 
-  /** Every device on `tailnet` ("-" is the OAuth client's own tailnet) with a usable MagicDNS name. */
-  async devices(tailnet: string): Promise<AdminApiAnswer<TailnetDevice[]>> {
-    const token = await this.#bearer();
+  /**
+   * Every device on `tailnet` ("-" is the OAuth client's own tailnet) with a usable MagicDNS name.
+   * With `deadlineMs` (on the injected clock) the token exchange and the list together end by
+   * then, each call still within ADMIN_API_TIMEOUT_MS; a discovery scan passes its own deadline.
+   */
+  async devices(tailnet: string, deadlineMs: number | null = null): Promise<AdminApiAnswer<TailnetDevice[]>> {
+    const token = await this.#bearer(deadlineMs);
     if (!token.ok) return token;
     const answer = await this.#call(
       'GET',
@@ -83,6 +87,7 @@ export class AdminApiClient {
       { authorization: `Bearer ${token.value}` },
       undefined,
       DEVICES_MAX_BYTES,
+      deadlineMs,
     );
     if (!answer.ok) {
       // A token the server no longer takes is dropped, so the next call asks for a new one.
@@ -108,11 +113,11 @@ export class AdminApiClient {
     return { ok: true, value: devices };
   }
 
-  async #bearer(): Promise<AdminApiAnswer<string>> {
+  async #bearer(deadlineMs: number | null): Promise<AdminApiAnswer<string>> {
     const now = this.#d.clock.nowMs();
     if (this.#token !== null && now < this.#token.expiresAtMs - TOKEN_RENEW_BEFORE_EXPIRY_MS) return { ok: true, value: this.#token.value };
     const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: this.#d.clientId, client_secret: this.#d.clientSecret }).toString();
-    const answer = await this.#call('POST', '/api/v2/oauth/token', { 'content-type': 'application/x-www-form-urlencoded' }, form, TOKEN_MAX_BYTES);
+    const answer = await this.#call('POST', '/api/v2/oauth/token', { 'content-type': 'application/x-www-form-urlencoded' }, form, TOKEN_MAX_BYTES, deadlineMs);
     if (!answer.ok) {
       // Only a refusal says anything about the client id and secret (Tailscale answers 400 or 401 to a bad pair).
       const refused = answer.status === 400 || answer.status === 401;
@@ -130,8 +135,16 @@ export class AdminApiClient {
     return { ok: true, value: token.data.access_token };
   }
 
-  async #call(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body: string | undefined, maxBytes: number): Promise<CallAnswer> {
-    const timeoutMs = ADMIN_API_TIMEOUT_MS;
+  async #call(
+    method: 'GET' | 'POST',
+    path: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    maxBytes: number,
+    deadlineMs: number | null,
+  ): Promise<CallAnswer> {
+    const timeoutMs = deadlineMs === null ? ADMIN_API_TIMEOUT_MS : Math.min(ADMIN_API_TIMEOUT_MS, deadlineMs - this.#d.clock.nowMs());
+    if (timeoutMs <= 0) return { ok: false, error: 'not asked: no time was left before the deadline', status: null };
     const url = `${this.#d.baseUrl ?? TAILSCALE_API_BASE_URL}${path}`;
     try {
       const res = await request(url, {

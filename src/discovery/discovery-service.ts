@@ -20,9 +20,12 @@ import { lanRows, type LanHub } from './lan-rows.js';
 /** At most this many /identify probes in flight at once. */
 export const DISCOVERY_PROBE_CONCURRENCY = 8;
 /**
- * No probe starts after this much of a scan has passed, so a tailnet full of switched-off
- * devices (each a 5 s probe timeout) still answers inside the CLI's 30 s wait; the devices left
- * are listed as not probed, with that reason.
+ * A scan's deadline, counted from the moment discover() starts: the directory reads must end
+ * by then (the Admin API leg is cut at it) and no probe starts after it. The last probe started
+ * ends within DISCOVERY_PROBE_TIMEOUT_MS (5 s), so a scan takes at most 25 s and answers inside
+ * the CLI's 30 s wait (HUB_CALL_TIMEOUT_MS) even behind a slow Admin API and a tailnet full of
+ * switched-off devices; the devices left are listed as not probed, with that reason. The daemon
+ * reads that come first are bounded on their own at TAILSCALE_CALL_TIMEOUT_MS (5 s).
  */
 export const DISCOVERY_SCAN_BUDGET_MS = 20_000;
 /** Candidates probed per scan; the rest are counted, not contacted. */
@@ -110,8 +113,11 @@ export class DiscoveryService {
     this.#d = deps;
   }
 
-  /** Asks each directory, without probing anything (cihub pool doctor reports this). */
-  async directories(): Promise<Directories> {
+  /**
+   * Asks each directory, without probing anything (cihub pool doctor reports this). With a
+   * deadline (on the injected clock), the Admin API leg gets only the time left before it.
+   */
+  async directories(deadlineMs: number | null = null): Promise<Directories> {
     const [state, self] = await Promise.all([this.#d.tailscale(), this.#d.self()]);
     const reports: DirectoryReport[] = [];
     const daemon = state.connected ? state.peers : [];
@@ -137,7 +143,7 @@ export class DiscoveryService {
         detail: 'this Hub has joined no tailnet, so there is none to ask about',
       });
     } else {
-      const answer = await this.#d.adminApi.devices(tailnet);
+      const answer = await this.#d.adminApi.devices(tailnet, deadlineMs);
       if (answer.ok) {
         adminApi = answer.value;
         reports.push({ directory: 'tailscale-admin-api', state: 'ok', named: adminApi.length, detail: null });
@@ -157,8 +163,11 @@ export class DiscoveryService {
   }
 
   async discover(): Promise<Discovery> {
+    // One deadline for the whole scan, directories included: a slow Admin API (10 s for a token,
+    // 10 s more for the list) once pushed a scan to 30 s, past the CLI's wait.
+    const deadlineMs = this.#d.clock.nowMs() + DISCOVERY_SCAN_BUDGET_MS;
     const lanHeard: Promise<LanScan> = this.#d.lan?.browse() ?? Promise.resolve({ state: 'off' });
-    const [dirs, self] = await Promise.all([this.directories(), this.#d.self()]);
+    const [dirs, self] = await Promise.all([this.directories(deadlineMs), this.#d.self()]);
     const merged = mergeCandidates({
       daemon: dirs.daemon,
       adminApi: dirs.adminApi,
@@ -168,10 +177,9 @@ export class DiscoveryService {
       tailnetSuffix: self.tailnetSuffix,
     });
     const toProbe = merged.candidates.slice(0, MAX_DISCOVERY_CANDIDATES);
-    const deadlineMs = this.#d.clock.nowMs() + DISCOVERY_SCAN_BUDGET_MS;
     const outOfTime: IdentifyAnswer = {
       ok: false,
-      reason: `not probed: the scan's ${DISCOVERY_SCAN_BUDGET_MS / 1000} s were used up by slower devices; run discover again`,
+      reason: `not probed: the scan's ${DISCOVERY_SCAN_BUDGET_MS / 1000} s were used up by the directories and slower devices; run discover again`,
     };
     const answers = await mapBounded(toProbe, DISCOVERY_PROBE_CONCURRENCY, async (c) =>
       this.#d.clock.nowMs() >= deadlineMs ? outOfTime : this.#d.identify(c.nodeFqdn),
