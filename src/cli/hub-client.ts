@@ -7,6 +7,7 @@ import { request } from '../util/undici-lean.js';
 import { readHubInfo, readOperatorKey } from '../config/data-dir.js';
 import { HUB_BOOT_PATH } from '../http/hub-boot-routes.js';
 import { parseJsonOrUndefined, readBounded, UpstreamReadError } from '../util/bounded-read.js';
+import { describeCallFailure } from '../util/call-failure.js';
 import { pidAlive } from '../util/pid-alive.js';
 
 /** The liveness check before the key is sent answers in well under a second; past 5 s nothing useful is listening. */
@@ -87,8 +88,9 @@ export async function verifyHub(hub: HubTarget): Promise<void> {
     if (res.statusCode === 200) answered = parseJsonOrUndefined(bytes) ?? null;
   } catch (err) {
     if (err instanceof UpstreamReadError) throw notRunning;
-    const code = (err as { code?: string }).code ?? 'no answer';
-    throw new HubNotRunningError(`The Hub is not running, or not answering, at ${hub.url} (${code}). Start it with \`cihub serve\`.`);
+    throw new HubNotRunningError(
+      `The Hub is not running, or not answering, at ${hub.url} (${describeCallFailure(err, BOOT_CHECK_TIMEOUT_MS)}). Start it with \`cihub serve\`.`,
+    );
   }
   if ((answered as { bootId?: unknown } | null)?.bootId !== hub.bootId) throw notRunning;
 }
@@ -105,8 +107,9 @@ export async function callHub<T>(hub: HubTarget, method: 'GET' | 'POST' | 'PATCH
       bodyTimeout: HUB_CALL_TIMEOUT_MS,
     });
   } catch (err) {
-    const code = (err as { code?: string }).code ?? 'no answer';
-    throw new HubNotRunningError(`The Hub is not running, or not answering, at ${hub.url} (${code}). Start it with \`cihub serve\`.`);
+    throw new HubNotRunningError(
+      `The Hub is not running, or not answering, at ${hub.url} (${describeCallFailure(err, HUB_CALL_TIMEOUT_MS)}). Start it with \`cihub serve\`.`,
+    );
   }
   const text = await res.body.text();
   let json: unknown = null;
