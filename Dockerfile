@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # cihub (Hub Pool) in a container. docs/deploy.md walks through running it.
 #
-# Stage 1 compiles the TypeScript with every dependency; stage 2 installs the runtime
+# Stage 1 compiles the TypeScript and builds the dashboard (web/ into web/dist) with every
+# dependency; stage 2 installs the runtime
 # dependencies alone (no node-llama-cpp: it is a development dependency, and a Hub needs
 # nothing bound to one platform), so the image runs on linux/amd64 and linux/arm64 alike.
 
@@ -12,10 +13,14 @@ COPY bin ./bin
 COPY src ./src
 COPY test ./test
 COPY bench ./bench
+COPY web ./web
 # --ignore-scripts: node-llama-cpp's install step would fetch a binary the build does not need.
+# It also skips `prepare`, which is what builds the dashboard on an ordinary `npm install`, so
+# build:web runs here by name.
 RUN npm ci --ignore-scripts --no-audit --no-fund \
  && npm rebuild better-sqlite3 \
- && npx tsc -p tsconfig.json
+ && npx tsc -p tsconfig.json \
+ && npm run build:web
 
 FROM node:20-bookworm AS runtime-deps
 WORKDIR /app
@@ -47,6 +52,9 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=runtime-deps /app/node_modules ./node_modules
 COPY --from=build /src/dist/src ./dist/src
+# The Hub serves the dashboard from web/dist beside dist/ (src/dashboard/web-assets.ts), so
+# /app/web/dist here; without it GET / answers 503 HUB_ERR_DASHBOARD_NOT_BUILT.
+COPY --from=build /src/web/dist ./web/dist
 COPY package.json ./
 COPY bin ./bin
 RUN mkdir -p /data && chown node:node /data

@@ -3,7 +3,7 @@
  * unit passes `systemd-analyze verify`, the launchd plist parses as a property list, the compose
  * file parses as YAML, and the Dockerfile is multi-stage, non-root, keeps its data in a volume,
  * reaches engines at host.docker.internal on their usual ports, allocates with jemalloc and checks
- * health on /readyz.
+ * health on /readyz, and that the image carries the built dashboard where the Hub looks for it.
  * No image is built here (that needs a Docker daemon); the Dockerfile is read instruction by
  * instruction.
  */
@@ -11,11 +11,12 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix, relative } from 'node:path';
 import { REPO_ROOT } from '../helpers/hub-process.js';
 import { DEFAULT_ENGINE_URLS, DEFAULT_API_PORT } from '../../src/config/env.js';
 import { READYZ_PATH } from '../../src/http/health-routes.js';
 import { SHUTDOWN_DRAIN_TIMEOUT_MS } from '../../src/system.js';
+import { WEB_DIST_DIR } from '../../src/dashboard/web-assets.js';
 
 const file = (path: string): string => join(REPO_ROOT, path);
 const read = (path: string): string => readFileSync(file(path), 'utf8');
@@ -63,6 +64,34 @@ export function dockerInstructions(text: string): Instruction[] {
     const m = /^\s*(\S+)\s*(.*)$/.exec(l)!;
     return { keyword: m[1]!.toUpperCase(), args: m[2]! };
   });
+}
+
+/** The instructions of each stage, by its `AS` name (the unnamed final stage is ''). */
+function dockerStages(all: readonly Instruction[]): Map<string, Instruction[]> {
+  const stages = new Map<string, Instruction[]>();
+  let current: Instruction[] = [];
+  for (const i of all) {
+    if (i.keyword === 'FROM') {
+      current = [];
+      stages.set(/\sAS\s+(\S+)\s*$/i.exec(i.args)?.[1] ?? '', current);
+    } else current.push(i);
+  }
+  return stages;
+}
+
+/** Where a COPY lands in its stage: the destination, resolved against the stage's WORKDIR at that point. */
+function copies(stage: readonly Instruction[]): { from: string | null; source: string; dest: string }[] {
+  const out: { from: string | null; source: string; dest: string }[] = [];
+  let workdir = '/';
+  for (const i of stage) {
+    if (i.keyword === 'WORKDIR') workdir = posix.resolve(workdir, i.args.trim());
+    if (i.keyword !== 'COPY') continue;
+    const words = i.args.trim().split(/\s+/);
+    const from = words.find((w) => w.startsWith('--from='))?.slice('--from='.length) ?? null;
+    const paths = words.filter((w) => !w.startsWith('--'));
+    for (const source of paths.slice(0, -1)) out.push({ from, source, dest: posix.resolve(workdir, paths.at(-1)!) });
+  }
+  return out;
 }
 
 describe('Dockerfile', () => {
@@ -117,6 +146,37 @@ describe('Dockerfile', () => {
     const check = final.find((i) => i.keyword === 'HEALTHCHECK');
     assert.ok(check);
     assert.ok(check.args.includes(`'${READYZ_PATH}'`), check.args);
+  });
+
+  it('builds the dashboard and puts it in the final image where the Hub reads it', () => {
+    const stages = dockerStages(all);
+    const finalCopies = copies([...stages.values()].at(-1)!);
+    // The compiled Hub in the image, and from it the web/dist the code resolves (WEB_DIST_DIR, relative to its own module).
+    const code = finalCopies.find((c) => c.source.endsWith('/dist/src'));
+    assert.ok(code?.from, 'the compiled Hub is copied from a build stage');
+    const webDistFromModule = relative(join(REPO_ROOT, 'dist/src/dashboard'), WEB_DIST_DIR);
+    const expected = posix.resolve(code.dest, 'dashboard', webDistFromModule.split('\\').join('/'));
+
+    const build = stages.get(code.from);
+    assert.ok(build, `a stage named ${code.from}`);
+    const buildDir =
+      build
+        .filter((i) => i.keyword === 'WORKDIR')
+        .at(-1)
+        ?.args.trim() ?? '/';
+    assert.ok(
+      copies(build).some((c) => c.from === null && c.source === 'web' && c.dest === posix.resolve(buildDir, 'web')),
+      'the build stage has the web app sources (web/, with its vite config)',
+    );
+    // npm ci --ignore-scripts skips `prepare`, so the build must be asked for by name.
+    assert.ok(
+      build.some((i) => i.keyword === 'RUN' && /\bnpm run build:web\b/.test(i.args)),
+      'the build stage runs build:web',
+    );
+    const web = finalCopies.find((c) => c.dest === expected);
+    assert.ok(web, `the final stage copies something to ${expected}, where the Hub looks for the dashboard`);
+    assert.equal(web.from, code.from);
+    assert.equal(web.source, posix.resolve(buildDir, 'web/dist'), 'what build:web wrote');
   });
 
   it('ships no development dependency into the final image', () => {
