@@ -11,6 +11,7 @@ import type { HubEnv } from './config/env.js';
 import { loadOrCreateOperatorKey, removeHubInfo, writeHubInfo } from './config/data-dir.js';
 import { claimDataDir, type DataDirClaim } from './config/data-dir-lock.js';
 import { ensureDataDir } from './config/data-dir-modes.js';
+import { hubInfoUrl } from './config/hub-info-url.js';
 import { resolvePoolDirections } from './config/kill-switch.js';
 import { SettingsFile, settingsProblemText } from './config/settings-file.js';
 import { BackendHealth, QUEUE_REPORT_IDLE_REFRESH_MS } from './engines/health-snapshot.js';
@@ -373,7 +374,7 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : env.port;
   listeningPort = port;
-  const url = `http://${env.host.includes(':') ? `[${env.host}]` : env.host}:${port}`;
+  const url = typeof address === 'object' && address !== null ? hubInfoUrl(address) : `http://${env.host.includes(':') ? `[${env.host}]` : env.host}:${port}`;
   writeHubInfo(env.dataDir, { url, port, pid: process.pid, startedAt: new Date(clock.nowMs()).toISOString(), bootId });
   health.latest();
   peers.poller.start();
@@ -427,7 +428,7 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
       { map: Object.fromEntries(peers.origins) },
       'HUB_POOL_PEER_ORIGINS is set: peers are dialled at these origins, not at https://<name> (development only)',
     );
-  logger.info({ url, dataDir: env.dataDir, engines: env.engines.map((e) => `${e.id}=${e.url}`) }, 'hub listening');
+  logger.info({ url, host: env.host, dataDir: env.dataDir, engines: env.engines.map((e) => `${e.id}=${e.url}`) }, 'hub listening');
 
   // Requests in progress, counted at the socket level so hijacked proxy responses count too.
   // Draining waits for these, not for connections: a keep-alive connection between requests

@@ -66,17 +66,32 @@ export function findHub(dataDir: string): HubTarget {
   return { url: info.url, operatorKey, pid: info.pid, bootId: typeof info.bootId === 'string' ? info.bootId : null, dataDir };
 }
 
+/** The Hub's error body as one sentence for stderr (even when its message runs to two), and its parts. */
+function refusal(statusCode: number, json: unknown): { said: string; hub: { status: number; code: string | null; message: string | null } } {
+  const err = (json as { error?: { message?: unknown; code?: unknown } } | null)?.error;
+  const message = typeof err?.message === 'string' ? err.message : null;
+  const code = typeof err?.code === 'string' ? err.code : null;
+  const said = (message ?? `HTTP ${statusCode}`)
+    .trim()
+    .replace(/\.\s+(?=\S)/g, '; ')
+    .replace(/\.$/, '');
+  return { said: `${said}${code ? ` (${code})` : ''}`, hub: { status: statusCode, code, message } };
+}
+
 /**
  * Sends nothing secret: the recorded process must still exist, and the listener at the
- * recorded URL must answer the recorded boot id without being given a credential. Anything
- * else means hub.json outlived its Hub, and the one sentence says so.
+ * recorded URL must answer the recorded boot id without being given a credential. A listener
+ * that refuses the check with a Hub's error (403 HUB_ERR_HOST_NOT_ALLOWED, say) is running, so
+ * its reason is passed on; anything else means hub.json outlived its Hub, and the one sentence
+ * says so.
  */
 export async function verifyHub(hub: HubTarget): Promise<void> {
   const notRunning = new HubNotRunningError(
     `The Hub is not running: ${hub.dataDir}/hub.json is left over from a Hub that has stopped, so the operator key was not sent to ${hub.url}; start it with \`cihub serve\`.`,
   );
   if (hub.bootId === null || !pidAlive(hub.pid)) throw notRunning;
-  let answered: unknown = null;
+  let status: number;
+  let answered: unknown;
   try {
     const res = await request(`${hub.url}${HUB_BOOT_PATH}`, {
       method: 'GET',
@@ -85,14 +100,19 @@ export async function verifyHub(hub: HubTarget): Promise<void> {
       signal: AbortSignal.timeout(BOOT_CHECK_TIMEOUT_MS),
     });
     const bytes = await readBounded(res.body, { maxBytes: BOOT_ANSWER_MAX_BYTES, timeoutMs: BOOT_CHECK_TIMEOUT_MS }, res.headers['content-length']);
-    if (res.statusCode === 200) answered = parseJsonOrUndefined(bytes) ?? null;
+    status = res.statusCode;
+    answered = parseJsonOrUndefined(bytes) ?? null;
   } catch (err) {
     if (err instanceof UpstreamReadError) throw notRunning;
     throw new HubNotRunningError(
       `The Hub is not running, or not answering, at ${hub.url} (${describeCallFailure(err, BOOT_CHECK_TIMEOUT_MS)}). Start it with \`cihub serve\`.`,
     );
   }
-  if ((answered as { bootId?: unknown } | null)?.bootId !== hub.bootId) throw notRunning;
+  if (status >= 400 && typeof (answered as { error?: { code?: unknown } } | null)?.error?.code === 'string') {
+    // No `hub` details: they would read as a refusal of the command's own call, which was never made.
+    throw new CliError(`The Hub at ${hub.url} refused the CLI's check, so the operator key was not sent: ${refusal(status, answered).said}.`);
+  }
+  if (status !== 200 || (answered as { bootId?: unknown } | null)?.bootId !== hub.bootId) throw notRunning;
 }
 
 export async function callHub<T>(hub: HubTarget, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
@@ -119,17 +139,8 @@ export async function callHub<T>(hub: HubTarget, method: 'GET' | 'POST' | 'PATCH
     throw new CliError(`The Hub at ${hub.url} answered ${method} ${path} with something that is not JSON (HTTP ${res.statusCode}).`);
   }
   if (res.statusCode >= 400) {
-    const err = (json as { error?: { message?: string; code?: string } } | null)?.error;
-    // One sentence on stderr, even when the Hub's message runs to two.
-    const said = (err?.message ?? `HTTP ${res.statusCode}`)
-      .trim()
-      .replace(/\.\s+(?=\S)/g, '; ')
-      .replace(/\.$/, '');
-    throw new CliError(`The Hub refused: ${said}${err?.code ? ` (${err.code})` : ''}.`, {
-      status: res.statusCode,
-      code: typeof err?.code === 'string' ? err.code : null,
-      message: typeof err?.message === 'string' ? err.message : null,
-    });
+    const { said, hub: refused } = refusal(res.statusCode, json);
+    throw new CliError(`The Hub refused: ${said}.`, refused);
   }
   return json as T;
 }

@@ -58,6 +58,8 @@ export interface StartHubOptions {
   env?: Record<string, string>;
   dataDir?: string;
   port?: number;
+  /** The address to listen on (`--host`); loopback unless a test is about HUB_HOST itself. */
+  host?: string;
   /** Run the Hub as this user (the test must be root to ask): file permissions bind it, as they do not bind root. */
   user?: { uid: number; gid: number };
   /** Options for node itself, ahead of the Hub's script (V8 flags a test must pin). */
@@ -68,7 +70,7 @@ export async function startHubProcess(opts: StartHubOptions = {}): Promise<HubPr
   const dataDir = opts.dataDir ?? freshDataDir();
   const child = spawn(
     process.execPath,
-    [...(opts.nodeArgs ?? []), CIHUB_BIN, 'serve', '--port', String(opts.port ?? 0), '--host', '127.0.0.1', '--data-dir', dataDir],
+    [...(opts.nodeArgs ?? []), CIHUB_BIN, 'serve', '--port', String(opts.port ?? 0), '--host', opts.host ?? '127.0.0.1', '--data-dir', dataDir],
     {
       env: { PATH: pathWithoutTailscale(), HOME: process.env.HOME ?? dataDir, ...ENGINES_OFF, ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -88,6 +88,38 @@ describe('the CLI and a hub.json left behind by a crash', () => {
   });
 });
 
+describe('the CLI and a running Hub that refuses its check', () => {
+  let server: Server;
+  const seen: Seen[] = [];
+  after(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it("passes the Hub's reason on and exits 1, not 3: the Hub has not stopped, and the key is still not sent", async () => {
+    const dataDir = freshDataDir();
+    // What a Hub answers a Host it does not count among its names (src/http/edge.ts).
+    const refusal = {
+      error: { code: 'HUB_ERR_HOST_NOT_ALLOWED', message: 'this Hub does not answer to the name "box.example:5002". Add it to HUB_ALLOWED_HOSTS.' },
+    };
+    server = createServer((req, res) => {
+      seen.push({ url: req.url ?? '', headers: req.headers });
+      res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify(refusal));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    writeStaleHubJson(dataDir, (server.address() as { port: number }).port, process.pid, 'boot-recorded');
+    const run = await runCli(['pool', 'status'], { dataDir });
+    assert.equal(run.code, 1, `exit 1: a refusal; stderr: ${run.stderr}`);
+    assert.match(run.stderr, /^The Hub at http:\/\/127\.0\.0\.1:\d+ refused the CLI's check, so the operator key was not sent: /);
+    assert.match(run.stderr, /does not answer to the name "box\.example:5002"; Add it to HUB_ALLOWED_HOSTS \(HUB_ERR_HOST_NOT_ALLOWED\)\.$/m);
+    assert.doesNotMatch(run.stderr, /not running|stopped/);
+    assert.equal(run.stderr.trim().split('\n').length, 1);
+    assert.deepEqual(
+      seen.map((s) => [s.url, s.headers.authorization]),
+      [['/api/hub/boot', undefined]],
+    );
+  });
+});
+
 describe('the CLI and a Hub that is running', () => {
   let hub: HubProcess;
   before(async () => {
