@@ -1,16 +1,17 @@
 /**
  * The deploy files (issue 12, item 2) are well-formed and say what the Hub needs: the systemd
- * unit passes `systemd-analyze verify`, the launchd plist parses as a property list, the compose
- * file parses as YAML, and the Dockerfile is multi-stage, non-root, keeps its data in a volume,
- * reaches engines at host.docker.internal on their usual ports, allocates with jemalloc and checks
- * health on /readyz, and that the image carries the built dashboard where the Hub looks for it.
- * No image is built here (that needs a Docker daemon); the Dockerfile is read instruction by
- * instruction.
+ * unit passes `systemd-analyze verify` and leaves the NVIDIA devices visible, the packed package
+ * the systemd recipe installs holds the built Hub and dashboard, the launchd plist parses as a
+ * property list, the compose file parses as YAML, and the Dockerfile is multi-stage, non-root,
+ * keeps its data in a volume, reaches engines at host.docker.internal on their usual ports,
+ * allocates with jemalloc, checks health on /readyz and carries the built dashboard where the Hub
+ * looks for it. No image is built here (that needs a Docker daemon); the Dockerfile is read
+ * instruction by instruction.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, posix, relative } from 'node:path';
 import { REPO_ROOT } from '../helpers/hub-process.js';
 import { DEFAULT_ENGINE_URLS, DEFAULT_API_PORT } from '../../src/config/env.js';
@@ -196,6 +197,17 @@ describe('systemd unit', () => {
     assert.equal(res.status, 0, res.stderr);
     assert.equal(res.stderr.trim(), '', 'no warnings');
   });
+  it('leaves /dev visible, so nvidia-smi can size an NVIDIA card for the hardware tier', () => {
+    assert.doesNotMatch(unit, /^PrivateDevices=(yes|true|on|1)\s*$/m, 'PrivateDevices= hides /dev/nvidia*');
+    assert.doesNotMatch(unit, /^DevicePolicy=(closed|strict)\s*$/m, 'a closed device policy denies /dev/nvidia* as well');
+  });
+  it('hides home directories, which the documented recipe does not need (it installs a packed copy)', () => {
+    assert.match(unit, /^ProtectHome=yes$/m);
+    const recipe = /## systemd \(Linux\)\n+```sh\n([\s\S]*?)```/.exec(read('docs/deploy.md'))?.[1] ?? '';
+    assert.match(recipe, /^npm install && npm pack\b/m);
+    assert.match(recipe, /^sudo npm install -g \.\/cihub-\*\.tgz\b/m);
+    assert.doesNotMatch(recipe, /npm install -g <path/, 'a folder install is a link into the checkout, which ProtectHome can hide');
+  });
   it("caps glibc's allocator at two arenas", () => {
     assert.match(unit, /^Environment=MALLOC_ARENA_MAX=2$/m);
   });
@@ -206,6 +218,38 @@ describe('systemd unit', () => {
     const stop = Number(/^TimeoutStopSec=(\d+)$/m.exec(unit)?.[1]);
     assert.ok(stop * 1000 > SHUTDOWN_DRAIN_TIMEOUT_MS, `TimeoutStopSec ${stop} s outlasts the ${SHUTDOWN_DRAIN_TIMEOUT_MS} ms drain`);
   });
+});
+
+describe('the packed package (what `npm install -g ./cihub-*.tgz` installs)', () => {
+  const packed = (): Set<string> => {
+    const res = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO_ROOT, encoding: 'utf8' });
+    assert.equal(res.status, 0, res.stderr);
+    return new Set((JSON.parse(res.stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path));
+  };
+  const npm = !has('npm') && 'npm is not on PATH';
+
+  it('holds the command, the compiled Hub it runs and the docs the unit names, and no tests', { skip: npm }, () => {
+    const files = packed();
+    const bin = (JSON.parse(read('package.json')) as { bin: Record<string, string> }).bin.cihub!;
+    assert.ok(files.has(bin), bin);
+    const entry = /new URL\('([^']+)', import\.meta\.url\)/.exec(read(bin))?.[1];
+    assert.ok(entry, `${bin} names the script it runs`);
+    assert.ok(files.has(posix.join(posix.dirname(bin), entry)), entry);
+    const documentation = /^Documentation=file:\/\/\/usr\/local\/lib\/node_modules\/cihub\/(\S+)$/m.exec(read('deploy/cihub.service'))?.[1];
+    assert.ok(documentation && files.has(documentation), `the unit's Documentation= (${documentation})`);
+    assert.deepEqual(
+      [...files].filter((f) => /\.test\.js(\.map)?$/.test(f)),
+      [],
+    );
+  });
+
+  it(
+    'holds the built dashboard where the Hub reads it',
+    { skip: npm || (!existsSync(join(WEB_DIST_DIR, 'index.html')) && 'web/dist is not built (npm run build:web)') },
+    () => {
+      assert.ok(packed().has(relative(REPO_ROOT, join(WEB_DIST_DIR, 'index.html')).split('\\').join('/')));
+    },
+  );
 });
 
 describe('launchd plist', () => {
