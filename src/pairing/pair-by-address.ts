@@ -107,7 +107,8 @@ export class AddressPairing {
     }
     throw new HubError(
       'HUB_ERR_NO_HUB_AT_ADDRESS',
-      `no Hub answered at ${target.host} (${tried.join('; ')}); if it publishes another port, give it as ${authority(target.host, 5002).replace(/5002$/, '<port>')}`,
+      // A Hub listens on loopback alone by default (docs/operator-guide.md), so a target left at its defaults is never reachable here.
+      `no Hub answered at ${target.host} (${tried.join('; ')}); a Hub listens on 127.0.0.1 only unless its HUB_HOST says otherwise, so for the pairing set HUB_HOST on the other Hub to an address this machine can reach (0.0.0.0, or ${target.host}) and restart it; if it publishes another port, give it as ${authority(target.host, 5002).replace(/5002$/, '<port>')}`,
     );
   }
 

@@ -18,6 +18,8 @@ const B_ADDRESS = '192.168.77.2';
 const B_ON_3000 = '192.168.77.3';
 /** An older Hub: /identify without a protocol version. */
 const OLD_HUB = '192.168.77.4';
+/** Nothing listens there on any port: a Hub left listening on its default, loopback. */
+const LOOPBACK_ONLY_HUB = '192.168.77.5';
 
 async function rowsOf(hub: HubProcess): Promise<PeerView[]> {
   return (await hub.api<{ peers: PeerView[] }>('GET', '/api/inference/pool/peers')).json.peers;
@@ -45,6 +47,7 @@ describe('probe and pair by address', () => {
       `${B_ON_3000}:5002=http://127.0.0.1:${closed}`,
       `${B_ON_3000}:3000=http://127.0.0.1:${pb}`,
       `${OLD_HUB}=http://127.0.0.1:${oldPort}`,
+      `${LOOPBACK_ONLY_HUB}=http://127.0.0.1:${closed}`,
     ].join(',');
     const env = (name: string) => ({ HUB_NODE_FQDN: name, HUB_TAILNET_SUFFIX: SUFFIX, HUB_POOL_PEER_ORIGINS: origins });
     [a, b] = await Promise.all([startHubProcess({ port: pa, env: env(A) }), startHubProcess({ port: pb, env: env(B) })]);
@@ -129,6 +132,15 @@ describe('probe and pair by address', () => {
     } finally {
       assert.equal((await runCli(['pool', 'enable', '--yes'], { dataDir: b.dataDir })).code, 0);
     }
+  });
+
+  it('says, when no Hub answers at an address, that the other Hub must listen beyond loopback for the pairing', async () => {
+    const run = await runCli(['pool', 'probe', LOOPBACK_ONLY_HUB], { dataDir: a.dataDir });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /no Hub answered at 192\.168\.77\.5 \(5002: ECONNREFUSED; 3000: ECONNREFUSED\)/);
+    assert.match(run.stderr, /listens on 127\.0\.0\.1 only unless its HUB_HOST says otherwise/);
+    assert.match(run.stderr, /set HUB_HOST on the other Hub to an address this machine can reach \(0\.0\.0\.0, or 192\.168\.77\.5\)/);
+    assert.match(run.stderr, /give it as 192\.168\.77\.5:<port> \(HUB_ERR_NO_HUB_AT_ADDRESS\)\.$/m);
   });
 
   const refusals: [string, RegExp][] = [
