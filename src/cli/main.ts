@@ -351,7 +351,7 @@ dev
 
 program
   .command('demo')
-  .description('a Hub with two simulated engines on loopback, a few requests in both dialects, and where each was served')
+  .description('three Hubs on loopback, each fronting simulated engines and paired with a PIN; a few requests in both dialects, and where each was served')
   .option('--once', 'exit after the summary instead of staying up for curl')
   .option('--real', 'run on two real llama.cpp engines with generated random-weight models (their text is noise)')
   .action(async (o: { once?: boolean; real?: boolean }) => runDemo({ env, once: o.once === true, real: o.real === true }));

@@ -1,7 +1,8 @@
 /**
- * `cihub demo --once`: a first look that has to work out of the box. It runs a Hub in front of
- * a simulated Ollama and vLLM, sends a few requests, fails one engine once, prints where each
- * request was served, and exits.
+ * `cihub demo --once`: a first look that has to work out of the box. It runs three Hubs, the
+ * first in front of a simulated Ollama and vLLM and each of the others holding a model only it
+ * has, pairs them, sends a few requests, fails one engine once, prints where each request was
+ * served, and exits.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -33,6 +34,15 @@ function tableRows(stdout: string): DemoRow[] {
   }
   return rows;
 }
+
+describe('cihub demo --help', () => {
+  it('says the demo runs three paired Hubs, as it does', async () => {
+    const res = await runCli(['demo', '--help'], { dataDir: freshDataDir() });
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stdout, /three Hubs on loopback, each fronting simulated engines and paired with a PIN/);
+    assert.doesNotMatch(res.stdout, /a Hub with two simulated engines/);
+  });
+});
 
 describe('cihub demo --once', () => {
   it('exits 0 after printing a table of requests served by both local engines and by the peers that alone hold a model, with the failover served by vLLM', async () => {
