@@ -128,7 +128,7 @@ const CASES: readonly Case[] = [
   },
   {
     name: 'a connected signed peer: routing is active, its models join the pool, single-node models are marked',
-    status: usable(status({ peers: [peer()] })),
+    status: usable(status({ peers: [peer()], usablePeers: [usablePeerFixture(PEER, peer().backends ?? [], { peerId: peer().id })] })),
     includes: [
       'Hub Pool: routing across the pool',
       'routing is active: requests can be placed on 1 peer as well as on this Hub',
@@ -313,7 +313,11 @@ const CASES: readonly Case[] = [
   },
   {
     name: 'what the pool can serve leaves out a model a peer says it cannot serve (issue 10 audit)',
-    status: status({ backends: [], peers: [peer({ unservableModels: ['Qwen/Qwen3-4B'] })] }),
+    status: status({
+      backends: [],
+      peers: [peer({ unservableModels: ['Qwen/Qwen3-4B'] })],
+      usablePeers: [usablePeerFixture(PEER, peer().backends ?? [], { peerId: peer().id, unservableModels: ['Qwen/Qwen3-4B'] })],
+    }),
     check: (text) => {
       const lines = block(text, 'What the pool can serve');
       assert.ok(
@@ -321,6 +325,21 @@ const CASES: readonly Case[] = [
         text,
       );
       assert.ok(!lines.some((l) => l.includes('Qwen/Qwen3-4B')), text);
+    },
+  },
+  {
+    name: 'a connected peer work cannot go to (sending to peers off) adds nothing to what the pool can serve',
+    status: status({
+      directions: resolvePoolDirections({ userDisabled: false, outboundDisabled: true, inboundDisabled: false }, DEFAULT_SETTINGS),
+      peers: [peer()],
+    }),
+    check: (text) => {
+      const lines = block(text, 'What the pool can serve');
+      assert.ok(!lines.some((l) => l.includes('hub-b') || l.includes('Qwen/Qwen3-4B')), text);
+      assert.ok(
+        lines.some((l) => /qwen3:8b\s+local \(ollama\)$/.test(l)),
+        text,
+      );
     },
   },
   {

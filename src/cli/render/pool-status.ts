@@ -184,47 +184,30 @@ function tailnetText(node: PoolStatus['localNode']): string {
   }
 }
 
-/** Peers whose inventory counts towards what the pool can serve: connected, enabled, taking work, and polled. */
-function servingPeers(peers: readonly PeerView[]): PeerView[] {
-  return peers.filter((p) => p.status === 'connected' && p.enabled && p.acceptingWork !== false && p.backends !== null);
-}
-
+/**
+ * What the pool can serve, from the status document's own list: the Hub builds it from the peers
+ * placement may use, so a peer it would not send work to (outbound off, the pool off) is not in
+ * it, as it is in no answer the proxy gives. This node's engines are named beside "local".
+ */
 function servableLines(status: PoolStatus): string[] {
-  const holders = new Map<string, string[]>();
-  const add = (model: string, holder: string) => {
-    const list = holders.get(model) ?? [];
-    if (!list.includes(holder)) list.push(holder);
-    holders.set(model, list);
-  };
   const healthy = status.localNode.backends.filter((b) => b.healthy);
-  for (const model of new Set(healthy.flatMap((b) => b.models))) {
-    add(
-      model,
-      `local (${healthy
-        .filter((b) => b.models.includes(model))
-        .map((b) => b.id)
-        .join(', ')})`,
-    );
-  }
-  const contributors = servingPeers(status.peers);
-  // A model a peer says it cannot serve is not servable there (placement and the listings agree).
-  for (const p of contributors) for (const model of peerModels(p) ?? []) if (!(p.unservableModels ?? []).includes(model)) add(model, p.nodeFqdn);
-  const models = [...holders.keys()].sort();
-  if (models.length === 0) {
-    return [
-      contributors.length === 0 ? '  (nothing: no healthy engine lists a model)' : '  (nothing: no healthy engine here and no connected peer lists a model)',
-    ];
-  }
+  const local = (model: string) =>
+    `local (${healthy
+      .filter((b) => b.models.includes(model))
+      .map((b) => b.id)
+      .join(', ')})`;
+  const peers = new Set(status.models.flatMap((m) => m.nodes.filter((n) => n !== 'local')));
+  if (status.models.length === 0) return ['  (nothing: no healthy engine here, nor on a peer work can go to, lists a model)'];
   // On a Hub with no peer serving, every model is on one node; the mark would say nothing.
-  const pooled = contributors.length > 0;
-  const rows = models.map((m) => {
-    const on = holders.get(m) ?? [];
-    return pooled && on.length === 1 ? [m, on.join(', '), '⚠ on one node only'] : [m, on.join(', ')];
+  const pooled = peers.size > 0;
+  const rows = status.models.map((m) => {
+    const on = m.nodes.map((n) => (n === 'local' ? local(m.model) : n)).join(', ');
+    return pooled && m.singleNode ? [m.model, on, '⚠ on one node only'] : [m.model, on];
   });
   const lines = columns(rows).map((l) => `  ${l}`);
   if (pooled) {
-    const single = models.filter((m) => (holders.get(m) ?? []).length === 1).length;
-    lines.push(`  ${models.length} model${models.length === 1 ? '' : 's'} across ${contributors.length + 1} nodes; ${single} on one node only`);
+    const single = status.models.filter((m) => m.singleNode).length;
+    lines.push(`  ${status.models.length} model${status.models.length === 1 ? '' : 's'} across ${peers.size + 1} nodes; ${single} on one node only`);
   }
   return lines;
 }
