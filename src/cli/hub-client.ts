@@ -4,7 +4,7 @@
  * Every failure becomes a CliError carrying one sentence for stderr.
  */
 import { request } from '../util/undici-lean.js';
-import { readHubInfo, readOperatorKey } from '../config/data-dir.js';
+import { dataDirRefused, readHubInfo, readOperatorKey } from '../config/data-dir.js';
 import { HUB_BOOT_PATH } from '../http/hub-boot-routes.js';
 import { parseJsonOrUndefined, readBounded, UpstreamReadError } from '../util/bounded-read.js';
 import { describeCallFailure } from '../util/call-failure.js';
@@ -60,6 +60,11 @@ export interface HubTarget {
 
 export function findHub(dataDir: string): HubTarget {
   const info = readHubInfo(dataDir);
+  if (info === null && dataDirRefused(dataDir)) {
+    throw new CliError(
+      `This account cannot read the data dir ${dataDir}, so it cannot tell whether its Hub runs. Run cihub as the user that owns that folder (the account the Hub runs as), not under sudo or as another user.`,
+    );
+  }
   if (info === null) throw new HubNotRunningError(`No Hub is running for the data dir ${dataDir} (no hub.json there). Start one with \`cihub serve\`.`);
   const operatorKey = readOperatorKey(dataDir);
   if (operatorKey === null) throw new CliError(`No operator key found in ${dataDir}. Run cihub as the user that owns that folder.`);

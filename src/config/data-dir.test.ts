@@ -4,6 +4,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  dataDirRefused,
   HUB_INFO_FILE,
   loadOrCreateOperatorKey,
   OPERATOR_KEY_FILE,
@@ -107,5 +108,24 @@ describe('hub.json', () => {
     assert.equal(readHubInfo(dir), null);
     removeHubInfo(dir, 1);
     assert.ok(existsSync(join(dir, HUB_INFO_FILE)), 'an unreadable hub.json is not claimed by any pid');
+  });
+});
+
+describe("dataDirRefused: another account's data dir is told apart from one with no Hub", () => {
+  const failing = (code: string, on: string) => (path: string) => {
+    if (path.endsWith(on)) throw Object.assign(new Error(code), { code });
+  };
+  const rows: readonly { name: string; access: (path: string) => void; refused: boolean }[] = [
+    { name: "the dir is another account's (EACCES)", access: failing('EACCES', 'hub-data'), refused: true },
+    { name: "hub.json is another account's (EPERM)", access: failing('EPERM', HUB_INFO_FILE), refused: true },
+    { name: 'hub.json is missing: no Hub, not a refusal', access: failing('ENOENT', HUB_INFO_FILE), refused: false },
+    { name: 'both readable', access: () => undefined, refused: false },
+  ];
+  for (const row of rows) it(row.name, () => assert.equal(dataDirRefused('/srv/hub-data', row.access), row.refused));
+
+  it("reads this account's own data dir as not refused", () => {
+    const dir = freshDir();
+    writeHubInfo(dir, { url: 'http://127.0.0.1:5002', port: 5002, pid: 1, startedAt: '2026-11-30T12:00:00.000Z' });
+    assert.equal(dataDirRefused(dir), false);
   });
 });

@@ -4,7 +4,7 @@
  * the CLI on the same machine can find it.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, constants, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../util/atomic-write.js';
 
@@ -63,6 +63,27 @@ export function readHubInfo(dir: string): HubInfo | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * Whether this account is refused reading the data dir or its hub.json (EACCES, EPERM): the dir
+ * is another account's, as a Hub run as a service user keeps it (0700). readHubInfo reads that as
+ * no hub.json, and "start a Hub" would be the wrong advice; a missing dir or file is no refusal.
+ */
+export function dataDirRefused(dir: string, access: (path: string, mode: number) => void = accessSync): boolean {
+  const checks: readonly [string, number][] = [
+    [dir, constants.R_OK | constants.X_OK],
+    [join(dir, HUB_INFO_FILE), constants.R_OK],
+  ];
+  for (const [path, mode] of checks) {
+    try {
+      access(path, mode);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EACCES' || code === 'EPERM') return true;
+    }
+  }
+  return false;
 }
 
 /** Removes hub.json if it is still this process's (a newer Hub may have replaced it). */
