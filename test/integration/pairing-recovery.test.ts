@@ -9,7 +9,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { freshDataDir } from '../helpers/hub-process.js';
+import { freshDataDir, runCli } from '../helpers/hub-process.js';
 import {
   POOL,
   approve,
@@ -78,9 +78,11 @@ describe('recovering a pairing', () => {
     const blocked = await hubA.api('POST', `${POOL}/peers/pair`, { nodeFqdn: B, pin: (await mintPin(hubB)).pin });
     assert.equal(blocked.status, 409, JSON.stringify(blocked.json));
 
-    const unpaired = await hubA.api<{ notified: boolean }>('DELETE', `${POOL}/peers/${changed.id}`);
-    assert.equal(unpaired.status, 200);
-    assert.equal(unpaired.json.notified, false, 'the new B does not accept a notification addressed to the old one');
+    // The new B does not accept a notification addressed to the old one, and holds nothing to remove.
+    const unpaired = await runCli(['pool', 'unpair', B, '--yes'], { dataDir: hubA.dataDir });
+    assert.equal(unpaired.code, 0, unpaired.stderr);
+    assert.match(unpaired.stdout, /It was not told: its identity changed, so it no longer holds this pairing and there is nothing to remove on /);
+    assert.doesNotMatch(unpaired.stdout, /run `cihub pool unpair/);
     const pin = (await mintPin(hubB)).pin;
     const asked = await hubA.api('POST', `${POOL}/peers/pair`, { nodeFqdn: B, pin });
     assert.equal(asked.status, 200, JSON.stringify(asked.json));

@@ -245,13 +245,19 @@ export async function unpair(opts: ChangeOptions & { ref: string }): Promise<str
   const question = cancelling
     ? `Cancel the pairing request this Hub sent to ${peer.nodeFqdn}?`
     : peer.status === 'pending'
-      ? `Remove the pending request from ${peer.nodeFqdn} without telling it? (\`cihub pool reject\` tells it.)`
+      ? `Remove the pending request from ${peer.nodeFqdn}? It is told, as with \`cihub pool reject\`, if it can be reached.`
       : `Unpair ${peer.nodeFqdn}? Both Hubs drop the pairing; pooling with it again takes a new request and approval.`;
   await confirm(question, opts);
   const result = await callHub<{ unpaired: string; notified: boolean }>(hub, 'DELETE', peerPath(peer));
   if (opts.json) return json(result);
   const done = cancelling ? `Cancelled the request to ${result.unpaired}` : `Unpaired ${result.unpaired}`;
   if (result.notified) return text([`${done}; it was told and dropped its half too.`]);
+  // A Hub whose identity changed (its data recreated) holds no pairing with this one: nothing to remove there.
+  if (peer.probeFailure?.kind === 'identity_changed') {
+    return text([
+      `${done} here. It was not told: its identity changed, so it no longer holds this pairing and there is nothing to remove on ${result.unpaired}; to pool with it again, pair with a PIN minted there.`,
+    ]);
+  }
   const me = (await selfName(hub)) ?? "<this Hub's name>";
   return text([`${done} here, but it could not be told: on ${result.unpaired}, run \`cihub pool unpair ${me}\` as well.`]);
 }
