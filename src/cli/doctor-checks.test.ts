@@ -165,6 +165,16 @@ describe('doctorChecks', () => {
       over: { status: { identity: { nodeUuid: 'u', fingerprint: 'f', identityError: 'unseal failed' } } },
       code: 'P2',
       verdict: 'fail',
+      fix: /cihub pool rotate-identity/,
+    },
+    {
+      name: 'P2 fails when no identity could be made, and sends the operator to the secret, not to a rotation that would fail too',
+      over: {
+        status: { identity: { nodeUuid: null, fingerprint: null, identityError: 'the secret in /d/identity.secret cannot be used: the file is empty' } },
+      },
+      code: 'P2',
+      verdict: 'fail',
+      fix: /^write a secret into identity\.secret in the data dir, or remove that file/,
     },
     {
       name: 'D1 warns loudly when the development dial map is active',

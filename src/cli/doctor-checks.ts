@@ -7,6 +7,7 @@
 import type { DirectoryReport } from '../discovery/discovery-service.js';
 import { SKEW_WINDOW_MS } from '../peer-auth/verify-signed.js';
 import type { PeerClock } from '../peers/peer-clock.js';
+import { identityFix } from '../identity/identity-fix.js';
 import type { PoolStatus } from '../status/pool-status.js';
 import { publishCommand } from '../tailnet/tailscale-serve.js';
 import { hardwareFound, localPressureText } from './render/machine.js';
@@ -264,8 +265,10 @@ export function doctorChecks(inputs: DoctorInputs): DoctorCheck[] {
     identity === null
       ? check('P2', 'ok', 'no pool identity yet (made on first use)')
       : identity.identityError === null
-        ? check('P2', 'ok', `identity ${identity.fingerprint}`)
-        : check('P2', 'fail', `the identity key cannot be opened: ${identity.identityError}`, 'cihub pool rotate-identity, then pair again'),
+        ? check('P2', 'ok', `identity ${identity.fingerprint ?? '(no fingerprint)'}`)
+        : identity.nodeUuid === null
+          ? check('P2', 'fail', `no pool identity can be made: ${identity.identityError}`, identityFix(identity))
+          : check('P2', 'fail', `the identity key cannot be opened: ${identity.identityError}`, identityFix(identity)),
   );
   checks.push(enginesCheck(status));
   for (const c of [hardwareCheck(status), pressureCheck(status)]) if (c !== null) checks.push(c);

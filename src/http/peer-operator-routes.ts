@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { HubError } from '../errors.js';
+import { SECRET_FIX, identityUnavailable } from '../identity/identity-fix.js';
 import { resolvePeer } from '../peers/resolve-peer.js';
 import { peerView } from '../peers/peer-view.js';
 import { peerMachineStatus } from '../status/machine-status.js';
@@ -86,11 +87,7 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
     if (!s.directions().enabled)
       throw new HubError('HUB_ERR_POOL_DISABLED', 'Hub Pool is switched off on this Hub, so it takes no pairing requests; a PIN would be useless');
     const identity = await p.identity.load();
-    if (!identity.ok)
-      throw new HubError(
-        'HUB_ERR_IDENTITY_UNAVAILABLE',
-        `this Hub's pool identity cannot be used: ${identity.error}. Run cihub pool rotate-identity, then pair again`,
-      );
+    if (!identity.ok) throw identityUnavailable(identity);
     const minted = p.pin.mint();
     s.logger.info({ expiresAt: minted.expiresAt }, 'pairing PIN minted');
     return { ...minted, fingerprint: identity.fingerprint, nodeFqdn: (await p.self()).nodeFqdn };
@@ -99,6 +96,14 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
   app.delete('/api/inference/pool/pairing-pin', operator, async () => ({ cancelled: p.pin.cancel() }));
 
   app.post('/api/inference/pool/identity/rotate', operator, async () => {
+    // Phase one unpairs every peer, so first make sure phase two can mint: a secret that cannot be
+    // read or created would otherwise leave no pairings and no key, and a 500.
+    const problem = await p.identity.secretProblem();
+    if (problem !== null)
+      throw new HubError(
+        'HUB_ERR_IDENTITY_SECRET_UNUSABLE',
+        `no new identity key can be made: ${problem}. Nothing was changed and every pairing stands. Fix: ${SECRET_FIX}, then rotate again`,
+      );
     // Phase one: tell every peer, signed with the key about to be destroyed. Phase two: new key, no rows.
     const rows = p.store.list();
     const results = await Promise.all(rows.map(async (row) => ({ row, told: (await p.pairing.unpair(row)).notified })));

@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPublicKey, verify } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HubError } from '../errors.js';
@@ -212,6 +212,66 @@ describe('NodeIdentity', () => {
     });
   }
 
+  const unusableSecrets: Array<{ name: string; breakIt: (h: Hub) => void; reason: RegExp }> = [
+    { name: 'holds only a newline', breakIt: (h) => writeFileSync(h.secretPath, '\n', { mode: 0o600 }), reason: /the file is empty/ },
+    { name: 'is a directory', breakIt: (h) => mkdirSync(h.secretPath), reason: /EISDIR/ },
+  ];
+  for (const u of unusableSecrets) {
+    it(`shows why no identity could be made when identity.secret ${u.name}, and neither rotates nor replaces the file`, async () => {
+      const h = hub({ retryMs: 60_000 });
+      try {
+        u.breakIt(h);
+        const state = failed(await h.identity.load());
+        assert.equal(state.nodeUuid, null);
+        assert.match(state.error, new RegExp(`could not be made: the secret in ${h.secretPath} cannot be used`));
+        assert.match(state.error, u.reason);
+        assert.deepEqual(
+          h.identity.summary(),
+          { nodeUuid: null, fingerprint: null, identityError: state.error },
+          'status shows the reason, not "not made yet"',
+        );
+        const problem = await h.identity.secretProblem();
+        assert.ok(problem !== null && state.error.endsWith(problem), `the same reason before a rotation: ${problem}`);
+        await assert.rejects(h.identity.rotate());
+        assert.equal(h.row(), undefined, 'nothing minted');
+        assert.equal(h.identity.summary()?.identityError, state.error, 'the failed rotation leaves the reported state as it was');
+      } finally {
+        h.done();
+      }
+    });
+  }
+
+  it('finds nothing wrong with a secret it can read, or one it can create, which it then creates as a mint would', async () => {
+    const h = hub();
+    const env = hub({ envSecret: 'operator-chosen secret' });
+    try {
+      assert.equal(await h.identity.secretProblem(), null);
+      assert.ok(existsSync(h.secretPath));
+      assert.equal(await h.identity.secretProblem(), null);
+      const minted = ok(await h.identity.load());
+      assert.equal(ok(await h.reopen().load()).publicKey, minted.publicKey, 'the identity is sealed under the secret the check wrote');
+      assert.equal(await env.identity.secretProblem(), null);
+      assert.equal(existsSync(env.secretPath), false, 'an env secret needs no file');
+    } finally {
+      h.done();
+      env.done();
+    }
+  });
+
+  it('makes the identity on a retry once an unusable secret file is removed', async () => {
+    const h = hub({ retryMs: 20 });
+    try {
+      writeFileSync(h.secretPath, '\n', { mode: 0o600 });
+      failed(await h.identity.load());
+      unlinkSync(h.secretPath);
+      await eventually(async () => (await h.identity.load()).ok);
+      const made = ok(await h.identity.load());
+      assert.deepEqual(h.identity.summary(), { nodeUuid: made.nodeUuid, fingerprint: made.fingerprint, identityError: null });
+    } finally {
+      h.done();
+    }
+  });
+
   it('retries on its timer and recovers when the secret is restored', async () => {
     const h = hub({ retryMs: 20 });
     try {
@@ -323,9 +383,9 @@ describe('NodeIdentity', () => {
     h.db.close();
     try {
       const state = failed(await h.identity.load());
-      assert.match(state.error, /could not be loaded/);
+      assert.match(state.error, /could not be made/);
       assert.equal(state.nodeUuid, null);
-      assert.equal(h.identity.summary(), null);
+      assert.deepEqual(h.identity.summary(), { nodeUuid: null, fingerprint: null, identityError: state.error });
     } finally {
       h.done();
     }

@@ -34,6 +34,13 @@ export const IDENTITY_SECRET_FILE = 'identity.secret';
 export const DEFAULT_IDENTITY_RETRY_MS = 30_000;
 const SALT_BYTES = 16;
 
+/** What status shows of the identity: a failed first mint has an error and neither UUID nor fingerprint. */
+export interface IdentitySummary {
+  nodeUuid: string | null;
+  fingerprint: string | null;
+  identityError: string | null;
+}
+
 export type IdentityState =
   | { ok: true; nodeUuid: string; publicKey: string; fingerprint: string; sign(data: Buffer): Buffer }
   | { ok: false; error: string; nodeUuid: string | null; publicKey: string | null };
@@ -106,19 +113,42 @@ export class NodeIdentity {
     return this.#readRow() === null ? Promise.resolve(null) : this.load();
   }
 
-  /** For status: never mints, never awaits. null until load() has run and an identity exists. */
-  summary(): { nodeUuid: string; fingerprint: string; identityError: string | null } | null {
+  /**
+   * For status: never mints, never awaits. null until load() has run. A first mint that failed
+   * has no UUID or key to show but still reports why (spec, "Failure modes": the reason is in
+   * status); hiding it read as "not made yet" while every pairing was refused.
+   */
+  summary(): IdentitySummary | null {
     const s = this.#state;
     if (!s) return null;
     if (s.ok) return { nodeUuid: s.nodeUuid, fingerprint: s.fingerprint, identityError: null };
-    if (s.nodeUuid === null || s.publicKey === null) return null;
+    if (s.nodeUuid === null || s.publicKey === null) return { nodeUuid: null, fingerprint: null, identityError: s.error };
     return { nodeUuid: s.nodeUuid, fingerprint: safeFingerprint(s.publicKey), identityError: s.error };
   }
 
   /**
+   * Why no key could be minted right now, or null when one could: the secret reads, or is absent
+   * and can be created (which this does, as a mint would). Rotation asks first, because it unpairs
+   * every peer before it mints, and a mint that then fails would leave the Hub with no pairings
+   * and no key.
+   */
+  secretProblem(): Promise<string | null> {
+    return this.#exclusive(async () => {
+      try {
+        await this.#readSecret(true);
+        return null;
+      } catch (err) {
+        if (err instanceof SecretUnusable) return err.describe();
+        throw err;
+      }
+    });
+  }
+
+  /**
    * A new key pair under the current secret, keeping the UUID. This is also the recovery path for
-   * an unreadable key, so it never reads the old private key. Rejects only when the new key
-   * cannot be stored; the previous state then stands.
+   * an unreadable key, so it never reads the old private key. Rejects when the secret cannot be
+   * read or created (secretProblem() says so beforehand) or the new key cannot be stored; the
+   * previous state then stands.
    */
   rotate(): Promise<IdentityState> {
     return this.#exclusive(async () => {
@@ -178,7 +208,8 @@ export class NodeIdentity {
       const row = this.#readRow();
       outcome = row ? await this.#open(row) : await this.#mint(randomUUID(), false);
     } catch (err) {
-      outcome = { state: { ok: false, error: `pool identity could not be loaded: ${message(err)}`, nodeUuid: null, publicKey: null }, sealingKey: null };
+      const why = err instanceof SecretUnusable ? err.describe() : message(err);
+      outcome = { state: { ok: false, error: `pool identity could not be made: ${why}`, nodeUuid: null, publicKey: null }, sealingKey: null };
     }
     this.#settle(outcome);
     return outcome.state;
@@ -217,22 +248,36 @@ export class NodeIdentity {
     return outcome;
   }
 
-  /** The secret's text. A missing file is created only when minting; otherwise it is an error. */
+  /**
+   * The secret's text. A missing file is created only when minting; otherwise it is an error.
+   * Every failure is a SecretUnusable naming the file. An empty or unreadable file is never
+   * replaced: it may be the secret a stored key was sealed under, damaged in a way the operator
+   * can still undo.
+   */
   async #readSecret(create: boolean): Promise<{ value: string; source: string }> {
     if (this.#envSecret) return { value: this.#envSecret, source: 'HUB_POOL_IDENTITY_SECRET' };
     const path = join(this.#dataDir, IDENTITY_SECRET_FILE);
+    let value: string;
     try {
-      const value = (await readFile(path, 'utf8')).trim();
-      if (!value) throw new Error('the file is empty');
-      return { value, source: path };
+      value = (await readFile(path, 'utf8')).trim();
     } catch (err) {
-      if (!isErrno(err, 'ENOENT')) throw err;
-      if (!create) throw new Error('the file is missing');
+      if (!isErrno(err, 'ENOENT')) throw new SecretUnusable(path, message(err));
+      if (!create) throw new SecretUnusable(path, 'the file is missing');
+      return this.#createSecret(path);
     }
-    await mkdir(this.#dataDir, { recursive: true, mode: 0o700 });
+    if (!value) throw new SecretUnusable(path, 'the file is empty');
+    return { value, source: path };
+  }
+
+  async #createSecret(path: string): Promise<{ value: string; source: string }> {
     const value = randomBytes(32).toString('hex');
-    // Exclusive: if another process created it in between, fail rather than overwrite its secret.
-    writeFileAtomic(path, `${value}\n`, { mode: 0o600, exclusive: true });
+    try {
+      await mkdir(this.#dataDir, { recursive: true, mode: 0o700 });
+      // Exclusive: if another process created it in between, fail rather than overwrite its secret.
+      writeFileAtomic(path, `${value}\n`, { mode: 0o600, exclusive: true });
+    } catch (err) {
+      throw new SecretUnusable(path, `it cannot be created: ${message(err)}`);
+    }
     return { value, source: path };
   }
 
@@ -277,6 +322,20 @@ export class NodeIdentity {
     const run = this.#lock.then(fn);
     this.#lock = run.catch(() => undefined);
     return run;
+  }
+}
+
+/** The sealing secret cannot be read or created; its message is the bare reason, for #open's sentence. */
+class SecretUnusable extends Error {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
+    super(reason);
+  }
+
+  describe(): string {
+    return `the secret in ${this.path} cannot be used: ${this.message}`;
   }
 }
 

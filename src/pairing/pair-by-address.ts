@@ -15,6 +15,7 @@ import { request } from '../util/undici-lean.js';
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import { HubError } from '../errors.js';
+import { identityUnavailable } from '../identity/identity-fix.js';
 import type { NodeIdentity } from '../identity/node-identity.js';
 import { hashToken } from '../peer-auth/peer-guard.js';
 import type { PeerRow, PeerStore } from '../store/peers.js';
@@ -121,11 +122,7 @@ export class AddressPairing {
       );
     if (!this.#d.poolEnabled()) throw new HubError('HUB_ERR_POOL_DISABLED', 'Hub Pool is switched off on this Hub; turn it on before pairing');
     const me = await this.#d.identity.load();
-    if (!me.ok)
-      throw new HubError(
-        'HUB_ERR_IDENTITY_UNAVAILABLE',
-        `this Hub's pool identity cannot be used: ${me.error}. Run cihub pool rotate-identity, then pair again`,
-      );
+    if (!me.ok) throw identityUnavailable(me);
     const self = await this.#d.self();
     if (self.nodeFqdn === null)
       throw new HubError('HUB_ERR_NO_TAILNET_NAME', 'this Hub has no tailnet name (connect Tailscale with MagicDNS, or set HUB_NODE_FQDN)');

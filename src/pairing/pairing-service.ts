@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { HubError } from '../errors.js';
+import { identityUnavailable } from '../identity/identity-fix.js';
 import type { NodeIdentity } from '../identity/node-identity.js';
 import { hashToken } from '../peer-auth/peer-guard.js';
 import type { PeerClient } from '../peers/peer-client.js';
@@ -402,11 +403,7 @@ export class PairingService {
 
   async #requireIdentity() {
     const identity = await this.#d.identity.load();
-    if (!identity.ok)
-      throw new HubError(
-        'HUB_ERR_IDENTITY_UNAVAILABLE',
-        `this Hub's pool identity cannot be used: ${identity.error}. Run cihub pool rotate-identity, then pair again`,
-      );
+    if (!identity.ok) throw identityUnavailable(identity);
     return identity;
   }
 

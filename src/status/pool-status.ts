@@ -79,8 +79,11 @@ export interface PoolStatus {
     readonly tailscaleConnected: boolean;
     /** Where the name came from: Tailscale, the HUB_NODE_FQDN stand-in, or nowhere. */
     readonly tailnetSource: 'env' | 'tailscale' | 'none';
-    /** This Hub's pool identity; null until first use mints it. */
-    readonly identity: { readonly nodeUuid: string; readonly fingerprint: string; readonly identityError: string | null } | null;
+    /**
+     * This Hub's pool identity; null until first use. When the first mint failed (the secret cannot
+     * be read or created) nodeUuid and fingerprint are null and identityError says why.
+     */
+    readonly identity: { readonly nodeUuid: string | null; readonly fingerprint: string | null; readonly identityError: string | null } | null;
     /** HUB_POOL_PEER_ORIGINS in force: peers are dialled at these origins instead of https://<name>. */
     readonly peerOriginsMap: { readonly active: boolean; readonly entries: readonly { readonly name: string; readonly origin: string }[] };
     /** This node's queue depth over its own engines: the proxy's in-flight requests plus other clients' work the engines reported. */

@@ -70,7 +70,7 @@ describe('dashboard: pairing two Hubs through the UI', { timeout: START_TIMEOUT_
     await b.getByRole('button', { name: 'Review request' }).click();
     const guideB = b.getByRole('dialog');
     const incoming = guideB.getByTestId('guide-incoming').filter({ hasText: pool.a.name });
-    const fingerprintA = (await pool.a.status()).localNode.identity!.fingerprint;
+    const fingerprintA = (await pool.a.status()).localNode.identity!.fingerprint!;
     await incoming.getByText(fingerprintA).waitFor();
     await incoming.getByRole('button', { name: 'Approve' }).click();
 

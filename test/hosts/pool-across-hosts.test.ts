@@ -155,9 +155,9 @@ describe('a pool of Hubs on separate hosts, at their https names', { timeout: HO
       const body = Buffer.from(JSON.stringify({ model: BETA, messages: [{ role: 'user', content: 'forged' }] }));
       const forgedHeaders = signRequest({
         sign: (data) => sign(null, data, privateKey),
-        senderUuid: aId.nodeUuid,
+        senderUuid: aId.nodeUuid!,
         senderFqdn: a.name,
-        recipientUuid: bId.nodeUuid,
+        recipientUuid: bId.nodeUuid!,
         method: 'POST',
         path,
         body,

@@ -53,8 +53,8 @@ describe('the leaving notice between two Hubs', () => {
   it('refuses a forged, a bearer and an unsigned notice, and nothing changes', { timeout: TEST_TIMEOUT_MS }, async () => {
     const { a, b } = pool;
     await waitConnected(a, b);
-    const aUuid = (await a.status()).localNode.identity!.nodeUuid;
-    const bUuid = (await b.status()).localNode.identity!.nodeUuid;
+    const aUuid = (await a.status()).localNode.identity!.nodeUuid!;
+    const bUuid = (await b.status()).localNode.identity!.nodeUuid!;
     const forger = generateKeyPairSync('ed25519');
     const body = Buffer.from(JSON.stringify({ reason: 'shutdown' }));
     // Everything B would send, but signed with a key A never pinned.

@@ -343,7 +343,7 @@ export async function nodeUuidOf(hub: HubProcess): Promise<string> {
     await hub.api('DELETE', `${POOL}/pairing-pin`);
     s = await status(hub);
   }
-  assert.ok(s.localNode.identity, 'the Hub has an identity');
+  assert.ok(s.localNode.identity?.nodeUuid, 'the Hub has an identity');
   return s.localNode.identity.nodeUuid;
 }
 

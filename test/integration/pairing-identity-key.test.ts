@@ -48,7 +48,7 @@ describe('a Hub whose sealed identity key cannot be opened', () => {
     hubD = await startD();
     ({ hubUuid } = await pairFakeWithPin(hubD, fake));
     await eventually(async () => (await peerNamed(hubD, fake.name))?.lastSeenAt, 'D to poll its peer', 5_000);
-    oldFingerprint = (await status(hubD)).localNode.identity!.fingerprint;
+    oldFingerprint = (await status(hubD)).localNode.identity!.fingerprint!;
 
     const secretPath = join(hubD.dataDir, 'identity.secret');
     assert.equal(statSync(secretPath).mode & 0o777, 0o600, 'the secret file is private to its owner');

@@ -161,7 +161,7 @@ function ThisNode({ s, tailscale }: { s: PoolStatus; tailscale: ReportRead | nul
         )}
         <dt>Key fingerprint</dt>
         <dd className="mono" data-testid="own-fingerprint">
-          {n.identity?.fingerprint ?? 'Created on first use'}
+          {n.identity?.fingerprint ?? (n.identity?.identityError != null ? 'None: it could not be made' : 'Created on first use')}
         </dd>
         {n.identity?.identityError != null && <dd className="notice bad">{n.identity.identityError}</dd>}
         <dt>Requests in flight here</dt>

@@ -102,7 +102,8 @@ export interface PoolStatus {
     readonly tailnetSuffix: string | null;
     readonly tailscaleConnected: boolean;
     readonly tailnetSource: 'env' | 'tailscale' | 'none';
-    readonly identity: { readonly nodeUuid: string; readonly fingerprint: string; readonly identityError: string | null } | null;
+    /** nodeUuid and fingerprint are null, with identityError set, when no identity could be made. */
+    readonly identity: { readonly nodeUuid: string | null; readonly fingerprint: string | null; readonly identityError: string | null } | null;
     readonly peerOriginsMap: { readonly active: boolean; readonly entries: readonly { readonly name: string; readonly origin: string }[] };
     readonly queueDepth: number;
     /** This Hub's own readings of its engines; absent from Hubs before this field. */

@@ -116,6 +116,14 @@ const CASES: readonly Case[] = [
     includes: [/identity\s+UNUSABLE: the sealed key cannot be opened with this secret; .*cihub pool rotate-identity/],
   },
   {
+    name: 'an identity that could not be made names the error and the secret to mend, and no fingerprint or UUID',
+    status: status({
+      identity: { nodeUuid: null, fingerprint: null, identityError: 'the secret in /d/identity.secret cannot be used: the file is empty' },
+    }),
+    includes: [/identity\s+UNUSABLE: the secret in \/d\/identity\.secret cannot be used: the file is empty; none could be made.*remove that file/],
+    excludes: ['not made yet', 'fingerprint', 'node UUID', 'rotate-identity'],
+  },
+  {
     name: 'an active PIN shows its expiry and never digits',
     status: status({ pairingPin: { active: true, expiresAt: '2026-11-30T12:10:00.000Z' } }),
     includes: [/pairing PIN\s+active until 2026-11-30 12:10:00Z/],

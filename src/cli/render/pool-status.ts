@@ -6,6 +6,7 @@
  * which the Hub words because it names commands with both Hubs' names in them).
  */
 import { engineReportCell } from './engine-report.js';
+import { identityFix } from '../../identity/identity-fix.js';
 import type { PoolStatus } from '../../status/pool-status.js';
 import type { RoutingLogSummary } from '../../routing-log/entry.js';
 import type { PeerView } from '../../peers/peer-view.js';
@@ -142,15 +143,11 @@ function thisNodeLines(status: PoolStatus): string[] {
   if (id === null) {
     lines.push(field('identity', "not made yet (it is made on first use: a PIN, a pairing or a peer's probe)"));
   } else {
-    lines.push(field('fingerprint', id.fingerprint));
-    lines.push(field('node UUID', id.nodeUuid));
+    if (id.fingerprint !== null) lines.push(field('fingerprint', id.fingerprint));
+    if (id.nodeUuid !== null) lines.push(field('node UUID', id.nodeUuid));
     if (id.identityError !== null) {
-      lines.push(
-        field(
-          'identity',
-          `UNUSABLE: ${id.identityError}; this Hub cannot sign. Run \`cihub pool rotate-identity\` (it removes every pairing), then pair again`,
-        ),
-      );
+      const what = id.nodeUuid === null ? 'none could be made, so this Hub cannot pair' : 'this Hub cannot sign';
+      lines.push(field('identity', `UNUSABLE: ${id.identityError}; ${what}. Fix: ${identityFix(id)}`));
     }
   }
   const pin = status.pairingPin;
