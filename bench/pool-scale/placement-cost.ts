@@ -74,7 +74,15 @@ function poolOf(n: number, models: number) {
       JSON.parse(JSON.stringify(peerDocument(`00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, i, i % 4, models))),
     );
     if (caps === null) throw new Error('the fake peer document did not pass readCapabilities');
-    health.set(id, { probeFailure: null, probeFailureSince: null, capabilities: caps, capabilitiesAtMs: now, forwardedAtSnapshot: 0, leftAt: null });
+    health.set(id, {
+      probeFailure: null,
+      probeFailureSince: null,
+      probeFailureGap: null,
+      capabilities: caps,
+      capabilitiesAtMs: now,
+      forwardedAtSnapshot: 0,
+      leftAt: null,
+    });
     if (i % 2 === 0) book.record({ node: name, backendId: null, model: CHAT_MODEL }, { promptTokens: 9000, tokensPerSec: 200 + i, deadline: false });
   }
   return { rows, health, book };

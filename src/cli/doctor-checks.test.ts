@@ -277,6 +277,25 @@ describe('doctorChecks', () => {
     assert.equal(f1?.fix, 're-pair');
   });
 
+  it('F1 fails for a peer this Hub cannot authenticate to, and passes on its fix', () => {
+    const status = buildPoolStatus(inputs());
+    const unsent = {
+      ...status,
+      peers: [
+        {
+          ...({} as (typeof status.peers)[number]),
+          nodeFqdn: 'hub-b.tail0.ts.net',
+          pairingProblem: null,
+          probeFailure: { kind: 'cannot_authenticate' as const, since: null, action: 'turn poolRequireSignedPeers off' },
+        },
+      ],
+    };
+    const f1 = doctorChecks({ status: unsent, tailscale: healthyTailscale, clocks: [], directories: [daemonOk], hubPort: 5002 }).find((c) => c.code === 'F1');
+    assert.equal(f1?.verdict, 'fail');
+    assert.match(f1?.found ?? '', /hub-b\.tail0\.ts\.net: cannot authenticate/);
+    assert.equal(f1?.fix, 'turn poolRequireSignedPeers off');
+  });
+
   it('F3 fails for a half-paired peer with both unpairs, and F1 does not send it to the clocks', () => {
     const status = buildPoolStatus(inputs());
     const half = {

@@ -315,7 +315,7 @@ export function doctorChecks(inputs: DoctorInputs): DoctorCheck[] {
   const refusing = status.peers.filter((p) => p.pairingProblem === null && p.probeFailure !== null && p.probeFailure.kind !== 'unreachable');
   checks.push(
     refusing.length === 0
-      ? check('F1', 'ok', 'no peer refuses this Hub')
+      ? check('F1', 'ok', 'no peer refuses this Hub, and this Hub can authenticate to each')
       : check(
           'F1',
           'fail',

@@ -189,6 +189,7 @@ describe('a hostile peer capabilities document, generated', () => {
           const health: PeerHealth = {
             probeFailure: null,
             probeFailureSince: null,
+            probeFailureGap: null,
             capabilities: caps,
             capabilitiesAtMs: NOW_MS,
             forwardedAtSnapshot: 0,

@@ -355,6 +355,7 @@ describe('peerView: containers as status and GET /peers carry them', () => {
   const health = (containers: unknown, capabilitiesAtMs = 0) => ({
     probeFailure: null,
     probeFailureSince: null,
+    probeFailureGap: null,
     capabilities: read({ containers }),
     capabilitiesAtMs,
     forwardedAtSnapshot: 0,

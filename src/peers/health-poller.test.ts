@@ -15,7 +15,8 @@ import { ManualClock, systemClock } from '../util/clock.js';
 import type { NodeIdentity } from '../identity/node-identity.js';
 import type { PairingService } from '../pairing/pairing-service.js';
 import { HealthPoller } from './health-poller.js';
-import { PeerClient } from './peer-client.js';
+import { PeerClient, type CredentialGap } from './peer-client.js';
+import { peerView } from './peer-view.js';
 
 const KEY = 'A'.repeat(43);
 
@@ -300,4 +301,90 @@ describe('HealthPoller: a name that answers 200 with something other than a capa
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
+});
+
+describe('HealthPoller: a probe this Hub cannot authenticate, so never sends', () => {
+  const DOCUMENT = { nodeUuid: 'u', backends: [], inFlightRequests: 0, acceptingWork: true };
+  const cases: readonly {
+    name: string;
+    identity: Partial<NodeIdentity>;
+    requireSigned: boolean;
+    row: Partial<PeerRow>;
+    gap: CredentialGap;
+    fix: RegExp;
+  }[] = [
+    {
+      name: 'a signed pairing while its own key cannot be opened',
+      identity: { load: async () => ({ ok: false, error: 'the key cannot be unsealed', nodeUuid: 'n', publicKey: KEY }) },
+      requireSigned: false,
+      row: {},
+      gap: 'own_key_unusable',
+      fix: /rotate-identity/,
+    },
+    {
+      name: 'a bearer pairing whose sealed token cannot be opened',
+      identity: { unsealToken: async () => null },
+      requireSigned: false,
+      row: { peerNodeUuid: null, peerPublicKey: null },
+      gap: 'own_key_unusable',
+      fix: /rotate-identity/,
+    },
+    {
+      name: 'a bearer-only pairing while poolRequireSignedPeers is on',
+      identity: { unsealToken: async () => 'bearer-token' },
+      requireSigned: true,
+      row: { peerNodeUuid: null, peerPublicKey: null },
+      gap: 'signed_required',
+      fix: /poolRequireSignedPeers false/,
+    },
+  ];
+  for (const c of cases)
+    it(`calls ${c.name} cannot_authenticate with the fix, at the normal cadence, having dialled nothing`, async () => {
+      let dialled = 0;
+      const server = createServer((_req, res) => {
+        dialled++;
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify(DOCUMENT));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const dispatcher = new Agent();
+      let requireSigned = c.requireSigned;
+      try {
+        const client = new PeerClient({
+          identity: c.identity as NodeIdentity,
+          selfName: async () => 'self.tail0.ts.net',
+          origins: new Map([['peer.tail0.ts.net', `http://127.0.0.1:${(server.address() as AddressInfo).port}`]]),
+          dispatcher,
+          nameDispatcher: dispatcher,
+          settings: () => ({ ...DEFAULT_SETTINGS, poolRequireSignedPeers: requireSigned }),
+          clock: systemClock,
+        });
+        let probes = 0;
+        const counting = { call: (...args: Parameters<PeerClient['call']>) => (probes++, client.call(...args)) } as unknown as PeerClient;
+        const { clock, store, poller, add } = setup(counting);
+        const row = add('peer.tail0.ts.net', c.row);
+        for (let i = 1; i <= 3; i++) {
+          await poller.tick();
+          assert.equal(probes, i, 'polled every interval: a probe not sent is no refusal to back off from');
+          clock.advance(30_000);
+        }
+        const health = poller.health(row.id);
+        assert.deepEqual([health.probeFailure, health.probeFailureGap, store.get(row.id)?.status], ['cannot_authenticate', c.gap, 'unreachable']);
+        assert.equal(dialled, 0, 'nothing reached the peer');
+        const view = peerView(store.get(row.id)!, health, { selfName: 'self.tail0.ts.net', approvedThereAt: null, nowMs: clock.nowMs(), pollSeconds: 30 });
+        assert.match(view.probeFailure?.action ?? '', c.fix);
+        assert.doesNotMatch(view.probeFailure?.action ?? '', /none needed/);
+
+        if (c.gap === 'signed_required') {
+          // The fix the action names clears it on the next poll.
+          requireSigned = false;
+          await poller.tick();
+          assert.deepEqual([poller.health(row.id).probeFailure, poller.health(row.id).probeFailureGap, store.get(row.id)?.status], [null, null, 'connected']);
+          assert.equal(dialled, 1);
+        }
+      } finally {
+        await dispatcher.close();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    });
 });

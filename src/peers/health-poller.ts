@@ -12,7 +12,7 @@ import type { Clock } from '../util/clock.js';
 import type { PairingService } from '../pairing/pairing-service.js';
 import { readIdentityClaim } from '../pairing/identity-claim.js';
 import type { NodeIdentity } from '../identity/node-identity.js';
-import { PEER_CAPABILITIES_MAX_BYTES, type PeerClient } from './peer-client.js';
+import { PEER_CAPABILITIES_MAX_BYTES, type CredentialGap, type PeerClient } from './peer-client.js';
 import { judgeProbe, type ProbeFailureKind } from './probe-failure.js';
 import type { PeerCapabilities } from './capabilities.js';
 
@@ -31,6 +31,8 @@ export interface PeerHealth {
   /** The last failure's kind; null after a success. */
   readonly probeFailure: ProbeFailureKind | null;
   readonly probeFailureSince: string | null;
+  /** For cannot_authenticate, what this Hub lacks; null otherwise. */
+  readonly probeFailureGap: CredentialGap | null;
   /** The last good capabilities answer and when it arrived; null before the first. */
   readonly capabilities: PeerCapabilities | null;
   readonly capabilitiesAtMs: number | null;
@@ -43,6 +45,7 @@ export interface PeerHealth {
 interface State {
   probeFailure: ProbeFailureKind | null;
   probeFailureSince: string | null;
+  probeFailureGap: CredentialGap | null;
   refusals: number;
   nextPollAtMs: number;
   /** The wait nextPollAtMs was set with: a schedule further off than this means the wall clock went back. */
@@ -99,6 +102,7 @@ export class HealthPoller {
     return {
       probeFailure: s?.probeFailure ?? null,
       probeFailureSince: s?.probeFailureSince ?? null,
+      probeFailureGap: s?.probeFailureGap ?? null,
       capabilities: s?.capabilities ?? null,
       capabilitiesAtMs: s?.capabilitiesAtMs ?? null,
       forwardedAtSnapshot: s?.forwardedAtSnapshot ?? 0,
@@ -208,6 +212,7 @@ export class HealthPoller {
       if (s.probeFailure !== null || current.status !== 'connected') this.#d.logger.info({ peer: row.nodeFqdn }, 'peer reachable');
       s.probeFailure = null;
       s.probeFailureSince = null;
+      s.probeFailureGap = null;
       s.leftAt = null;
       s.refusals = 0;
       schedule(s, now, pollMs);
@@ -226,7 +231,10 @@ export class HealthPoller {
     const failedKind = verdict.kind;
     if (s.probeFailure !== failedKind) s.probeFailureSince = new Date(now).toISOString();
     s.probeFailure = failedKind;
-    const refusal = failedKind !== 'unreachable';
+    s.probeFailureGap = verdict.gap;
+    // A probe never sent costs the peer nothing, and polling at the normal cadence clears the
+    // failure within a poll of the operator's fix; so only the peer's refusals back off.
+    const refusal = failedKind === 'unauthorized' || failedKind === 'identity_changed';
     s.refusals = refusal ? s.refusals + 1 : 0;
     // Refusals do not clear by waiting: back off from two polls, doubling, to at most 15 minutes.
     schedule(s, now, refusal ? Math.min(MAX_REFUSAL_BACKOFF_MS, 2 * pollMs * 2 ** (s.refusals - 1)) : pollMs);
@@ -284,6 +292,7 @@ export class HealthPoller {
       s = {
         probeFailure: null,
         probeFailureSince: null,
+        probeFailureGap: null,
         refusals: 0,
         nextPollAtMs: 0,
         pollWaitMs: 0,

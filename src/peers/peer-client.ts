@@ -25,7 +25,24 @@ export type PeerAnswer =
       readonly json: unknown;
       readonly auth: AuthMode;
     }
-  | { readonly ok: false; readonly error: string; readonly auth: AuthMode };
+  | {
+      readonly ok: false;
+      readonly error: string;
+      readonly auth: AuthMode;
+      /** Set when nothing was sent, because this Hub holds no credential it can present; null when the call went out. */
+      readonly unsent: CredentialGap | null;
+    };
+
+/**
+ * Why this Hub could not authenticate a call, so sent none. Each has its own fix, and none clears
+ * by waiting for the peer (spec, "A peer whose identity changed": unreachable is for a peer that
+ * did not answer):
+ * - own_key_unusable: its identity key, or the bearer token sealed under it, cannot be opened;
+ * - signed_required: poolRequireSignedPeers is on and the pairing has no pinned key yet;
+ * - no_token: a bearer pairing with no token stored and no key pinned;
+ * - no_name: this Hub has no tailnet name to present.
+ */
+export type CredentialGap = 'own_key_unusable' | 'signed_required' | 'no_token' | 'no_name';
 
 export interface PeerClientDeps {
   readonly identity: NodeIdentity;
@@ -77,8 +94,8 @@ export class PeerClient {
     if (opts.auth !== 'none' && 'id' in peer) {
       auth = outboundAuthMode(peer, this.#deps.settings().poolRequireSignedPeers);
       const added = await this.#authHeaders(peer, auth, self, method, path, payload);
-      if (typeof added === 'string') return { ok: false, error: added, auth };
-      Object.assign(headers, added);
+      if ('gap' in added) return { ok: false, error: added.error, auth, unsent: added.gap };
+      Object.assign(headers, added.headers);
     } else if (self !== null) {
       headers[HEADER_PEER] = self;
     }
@@ -98,16 +115,22 @@ export class PeerClient {
     } catch (err) {
       const cause = (err as { cause?: { code?: unknown; message?: string } }).cause;
       if ((err as { code?: unknown }).code === POOL_ADDRESS_REFUSED || cause?.code === POOL_ADDRESS_REFUSED) {
-        return { ok: false, error: `not dialled: ${(cause?.code === POOL_ADDRESS_REFUSED ? cause.message : (err as Error).message) ?? ''}`, auth };
+        return {
+          ok: false,
+          error: `not dialled: ${(cause?.code === POOL_ADDRESS_REFUSED ? cause.message : (err as Error).message) ?? ''}`,
+          auth,
+          unsent: null,
+        };
       }
-      return { ok: false, error: describeTransportError(err), auth };
+      return { ok: false, error: describeTransportError(err), auth, unsent: null };
     }
   }
 
   /** Headers that authenticate one request to this peer as the row allows, or why there are none. */
   async authFor(peer: PeerRow, method: string, path: string, body: Buffer): Promise<Record<string, string> | string> {
     const auth = outboundAuthMode(peer, this.#deps.settings().poolRequireSignedPeers);
-    return this.#authHeaders(peer, auth, await this.#deps.selfName(), method, path, body);
+    const added = await this.#authHeaders(peer, auth, await this.#deps.selfName(), method, path, body);
+    return 'gap' in added ? added.error : added.headers;
   }
 
   async #authHeaders(
@@ -117,18 +140,20 @@ export class PeerClient {
     method: string,
     path: string,
     payload: Buffer,
-  ): Promise<Record<string, string> | string> {
+  ): Promise<{ headers: Record<string, string> } | { gap: CredentialGap; error: string }> {
     if (auth === 'none')
-      return this.#deps.settings().poolRequireSignedPeers ? 'poolRequireSignedPeers is on and this peer has no pinned key' : 'No outbound pairing token stored';
-    if (self === null) return 'this Hub has no tailnet name to present';
+      return this.#deps.settings().poolRequireSignedPeers
+        ? { gap: 'signed_required', error: 'poolRequireSignedPeers is on and this peer has no pinned key' }
+        : { gap: 'no_token', error: 'No outbound pairing token stored' };
+    if (self === null) return { gap: 'no_name', error: 'this Hub has no tailnet name to present' };
     if (auth === 'bearer') {
       const token = await this.#deps.identity.unsealToken(peer.presentTokenSealed!);
-      if (token === null) return 'No outbound pairing token stored (the sealed token cannot be opened)';
-      return { [HEADER_PEER]: self, authorization: `Bearer ${token}` };
+      if (token === null) return { gap: 'own_key_unusable', error: 'No outbound pairing token stored (the sealed token cannot be opened)' };
+      return { headers: { [HEADER_PEER]: self, authorization: `Bearer ${token}` } };
     }
     const identity = await this.#deps.identity.load();
-    if (!identity.ok) return `this Hub cannot sign: ${identity.error}`;
-    return signRequest({
+    if (!identity.ok) return { gap: 'own_key_unusable', error: `this Hub cannot sign: ${identity.error}` };
+    const headers = signRequest({
       sign: identity.sign,
       senderUuid: identity.nodeUuid,
       senderFqdn: self,
@@ -139,5 +164,6 @@ export class PeerClient {
       nowMs: this.#deps.clock.nowMs(),
       nonce: randomBytes(16).toString('base64url'),
     });
+    return { headers };
   }
 }

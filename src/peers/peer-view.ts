@@ -88,7 +88,11 @@ export function peerView(row: PeerRow, health: PeerHealth, ctx: PeerViewContext)
     probeFailure:
       health.probeFailure === null
         ? null
-        : { kind: health.probeFailure, since: health.probeFailureSince, action: probeFailureAction(health.probeFailure, row.nodeFqdn, selfName) },
+        : {
+            kind: health.probeFailure,
+            since: health.probeFailureSince,
+            action: probeFailureAction(health.probeFailure, row.nodeFqdn, selfName, health.probeFailureGap),
+          },
     leftAt: health.leftAt,
     acceptingWork: caps?.acceptingWork ?? null,
     inFlightRequests: caps?.inFlightRequests ?? null,

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PeerAnswer } from './peer-client.js';
-import { judgeProbe, NOT_A_CAPABILITIES_DOCUMENT, type ProbeFailureKind } from './probe-failure.js';
+import type { CredentialGap, PeerAnswer } from './peer-client.js';
+import { judgeProbe, NOT_A_CAPABILITIES_DOCUMENT, probeFailureAction, type ProbeFailureKind } from './probe-failure.js';
 
 const DOCUMENT = { nodeUuid: 'u', backends: [], acceptingWork: true };
 const answered = (status: number, headers: Record<string, string> = {}, json: unknown = null): PeerAnswer => ({
@@ -18,7 +18,18 @@ describe('judgeProbe', () => {
     { name: 'a 200 whose body is not JSON (an HTML page, an empty body)', answer: answered(200), kind: 'unreachable', reason: NOT_A_CAPABILITIES_DOCUMENT },
     { name: 'a 200 with a JSON list', answer: answered(200, {}, []), kind: 'unreachable', reason: NOT_A_CAPABILITIES_DOCUMENT },
     { name: 'a 200 with a JSON string', answer: answered(200, {}, 'ok'), kind: 'unreachable', reason: NOT_A_CAPABILITIES_DOCUMENT },
-    { name: 'no answer at all', answer: { ok: false, error: 'ECONNREFUSED', auth: 'signed' }, kind: 'unreachable', reason: 'ECONNREFUSED' },
+    { name: 'no answer at all', answer: { ok: false, error: 'ECONNREFUSED', auth: 'signed', unsent: null }, kind: 'unreachable', reason: 'ECONNREFUSED' },
+    {
+      name: 'a probe never sent because this Hub cannot sign',
+      answer: { ok: false, error: 'this Hub cannot sign: the key cannot be unsealed', auth: 'signed', unsent: 'own_key_unusable' },
+      kind: 'cannot_authenticate',
+      reason: 'this Hub cannot sign: the key cannot be unsealed',
+    },
+    {
+      name: 'a probe never sent because poolRequireSignedPeers is on for a bearer-only pairing',
+      answer: { ok: false, error: 'poolRequireSignedPeers is on and this peer has no pinned key', auth: 'none', unsent: 'signed_required' },
+      kind: 'cannot_authenticate',
+    },
     {
       name: 'a 401 naming identity-mismatch',
       answer: answered(401, { 'x-hub-pool-refusal': 'identity-mismatch' }),
@@ -37,4 +48,25 @@ describe('judgeProbe', () => {
       if (verdict.ok) assert.equal(verdict.capabilities.nodeUuid, 'u');
       else if (r.reason !== undefined) assert.equal(verdict.reason, r.reason);
     });
+});
+
+describe('probeFailureAction', () => {
+  const PEER = 'b.tail0.ts.net';
+  const gaps: readonly { gap: CredentialGap; fix: RegExp }[] = [
+    { gap: 'own_key_unusable', fix: /cihub pool rotate-identity/ },
+    { gap: 'signed_required', fix: /cihub pool set poolRequireSignedPeers false.*until status shows b\.tail0\.ts\.net signed/ },
+    { gap: 'no_token', fix: /cihub pool unpair b\.tail0\.ts\.net, then pair again/ },
+    { gap: 'no_name', fix: /HUB_NODE_FQDN/ },
+  ];
+  for (const g of gaps)
+    it(`names the fix for a probe not sent (${g.gap}) and never says waiting will do`, () => {
+      const action = probeFailureAction('cannot_authenticate', PEER, 'a.tail0.ts.net', g.gap);
+      assert.match(action, g.fix);
+      assert.match(action, /no probe was sent/);
+      assert.doesNotMatch(action, /none needed|rejoins/);
+    });
+
+  it('keeps "none needed" for a peer that gave no answer, which clears by itself', () => {
+    assert.match(probeFailureAction('unreachable', PEER, 'a.tail0.ts.net'), /^none needed/);
+  });
 });

@@ -37,6 +37,7 @@ function peersAt(snapshotAgeMs: number, capabilities: PeerCapabilities, forwarde
   const health: PeerHealth = {
     probeFailure: null,
     probeFailureSince: null,
+    probeFailureGap: null,
     capabilities,
     capabilitiesAtMs: NOW_MS - snapshotAgeMs,
     forwardedAtSnapshot: 0,
@@ -87,6 +88,7 @@ describe('which peers placement may send work to', () => {
   const polled = (capabilities: PeerCapabilities | null, capabilitiesAtMs: number | null = NOW_MS): PeerHealth => ({
     probeFailure: null,
     probeFailureSince: null,
+    probeFailureGap: null,
     capabilities,
     capabilitiesAtMs,
     forwardedAtSnapshot: 0,

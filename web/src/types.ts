@@ -15,7 +15,7 @@ export interface SessionInfo {
 
 export type DisabledBy = 'env' | 'setting' | null;
 export type StatusReason = 'active' | 'no_peers' | 'partially_disabled' | 'disabled_by_env' | 'disabled_by_setting';
-export type ProbeFailureKind = 'unreachable' | 'unauthorized' | 'identity_changed';
+export type ProbeFailureKind = 'unreachable' | 'unauthorized' | 'identity_changed' | 'cannot_authenticate';
 
 export interface PeerView {
   readonly id: string;

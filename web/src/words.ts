@@ -48,7 +48,7 @@ export const isPaired = (p: PeerView): boolean => p.status === 'connected' || p.
 export const isVerified = (p: PeerView): boolean => isPaired(p) && p.lastSeenAt !== null && p.backends !== null;
 
 export interface PeerState {
-  readonly label: 'Connected' | 'Unreachable' | 'Needs re-pair' | 'Credentials refused';
+  readonly label: 'Connected' | 'Unreachable' | 'Needs re-pair' | 'Credentials refused' | 'Cannot authenticate';
   readonly tone: Badge['tone'];
   /** What to do next; null when nothing is needed. */
   readonly next: string | null;
@@ -66,6 +66,14 @@ export function peerState(p: PeerView): PeerState {
     };
   if (p.probeFailure?.kind === 'unauthorized')
     return { label: 'Credentials refused', tone: 'bad', next: `It answers but refuses this Hub. Next: ${p.probeFailure.action}.`, needsYou: true };
+  // Nothing was sent, so waiting cannot help: the fix is on this Hub, and the action names it.
+  if (p.probeFailure?.kind === 'cannot_authenticate')
+    return {
+      label: 'Cannot authenticate',
+      tone: 'bad',
+      next: `This Hub has no credential it can present to it. Next: ${p.probeFailure.action}.`,
+      needsYou: true,
+    };
   if (p.status === 'unreachable')
     return {
       label: 'Unreachable',

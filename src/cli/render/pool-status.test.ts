@@ -283,6 +283,30 @@ const CASES: readonly Case[] = [
     },
   },
   {
+    name: 'cannot_authenticate: its own block with the fix, not under the refusals and not "rejoins by itself"',
+    status: status({
+      peers: [
+        peer({
+          status: 'unreachable',
+          consecutiveFailures: 3,
+          probeFailure: {
+            kind: 'cannot_authenticate',
+            since: '2026-11-30T11:58:00.000Z',
+            action: probeFailureAction('cannot_authenticate', PEER, SELF, 'signed_required'),
+          },
+        }),
+      ],
+    }),
+    excludes: ['Peers refusing this Hub', 'rejoins by itself'],
+    check: (text) => {
+      const lines = block(text, 'Peers this Hub cannot authenticate to');
+      assert.equal(lines.length, 2, text);
+      assert.match(lines[0]!, /^ {2}hub-b\.tail0\.ts\.net: this Hub holds no credential it can present, so it sends no probe \(since 2026-11-30 11:58:00Z\)$/);
+      assert.match(lines[1]!, /^ {4}what to do: no probe was sent.*cihub pool set poolRequireSignedPeers false/);
+      assert.match(text, /hub-b\.tail0\.ts\.net\s+unreachable.*\n {4}↳ no probe sent: this Hub cannot authenticate to it; see below/);
+    },
+  },
+  {
     name: 'only refusing peers are listed under the refusal block',
     status: usable(
       status({

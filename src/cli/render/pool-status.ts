@@ -88,7 +88,7 @@ export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary 
         lines.push(`    what to do: ${problem.action}`);
       }
     }
-    const refusing = peers.filter((p) => p.pairingProblem === null && p.probeFailure !== null && p.probeFailure.kind !== 'unreachable');
+    const refusing = peers.filter((p) => p.pairingProblem === null && (p.probeFailure?.kind === 'unauthorized' || p.probeFailure?.kind === 'identity_changed'));
     if (refusing.length > 0) {
       lines.push('');
       lines.push('Peers refusing this Hub');
@@ -96,6 +96,18 @@ export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary 
         const failure = p.probeFailure!;
         const kind = failure.kind === 'identity_changed' ? 'identity_changed' : 'unauthorized';
         lines.push(`  ${p.nodeFqdn}: ${REFUSAL_TEXT[kind]}${failure.since === null ? '' : ` (since ${clockTime(failure.since)})`}`);
+        lines.push(`    what to do: ${failure.action}`);
+      }
+    }
+    const unsent = peers.filter((p) => p.pairingProblem === null && p.probeFailure?.kind === 'cannot_authenticate');
+    if (unsent.length > 0) {
+      lines.push('');
+      lines.push('Peers this Hub cannot authenticate to');
+      for (const p of unsent) {
+        const failure = p.probeFailure!;
+        lines.push(
+          `  ${p.nodeFqdn}: this Hub holds no credential it can present, so it sends no probe${failure.since === null ? '' : ` (since ${clockTime(failure.since)})`}`,
+        );
         lines.push(`    what to do: ${failure.action}`);
       }
     }
@@ -320,6 +332,8 @@ function peerLines(peers: PoolStatus['peers'], nowMs: number): string[] {
         note.push(
           `last probe failed: no usable answer${p.probeFailure.since === null ? '' : ` since ${clockTime(p.probeFailure.since)}`} (${p.consecutiveFailures} in a row); it rejoins by itself on the next probe that succeeds`,
         );
+      } else if (p.probeFailure?.kind === 'cannot_authenticate') {
+        note.push('no probe sent: this Hub cannot authenticate to it; see below');
       } else if (p.probeFailure !== null) {
         note.push(`refusing this Hub: see below`);
       }
