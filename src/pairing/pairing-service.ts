@@ -229,8 +229,10 @@ export class PairingService {
       );
     // Everything that waits comes first: from the PIN check to the insert nothing yields, so no
     // other request can take the name in between.
-    const me = claim !== null ? await this.#requireIdentity() : null;
+    // Sealing first: its refusal names no path, and this route answers anyone (the operator's
+    // refusal from #requireIdentity quotes the secret's location).
     const sealed = await this.#d.identity.sealToken(token);
+    const me = claim !== null ? await this.#requireIdentity() : null;
     const existing = this.#d.store.byFqdn(from);
     const waiting = this.#d.store.list().filter((row) => row.direction === 'inbound' && row.status === 'pending');
     const row = {
