@@ -12,6 +12,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -29,17 +30,17 @@ async function servesInference(hub: HubProcess): Promise<void> {
   assert.equal(answer.choices[0]?.message.role, 'assistant');
 }
 
-function spawnServe(dataDir: string) {
-  return spawn(process.execPath, [CIHUB_BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
+function spawnServe(dataDir: string, port = 0) {
+  return spawn(process.execPath, [CIHUB_BIN, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
     env: { PATH: pathWithoutTailscale(), HOME: dataDir, OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '', LLAMACPP_URL: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
 
 /** Runs `cihub serve` over `dataDir` to its end: for a start that must fail. */
-function serveToExit(dataDir: string): Promise<{ code: number | null; output: string }> {
+function serveToExit(dataDir: string, port = 0): Promise<{ code: number | null; output: string }> {
   return new Promise((resolveRun) => {
-    const child = spawnServe(dataDir);
+    const child = spawnServe(dataDir, port);
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -137,6 +138,21 @@ describe('a Hub starting over a damaged or busy data dir', () => {
       assert.equal(status.code, 0, status.stderr);
     } finally {
       await first.stop();
+    }
+  });
+
+  it('refuses a port another program listens on with exit 2 and one sentence naming it and --port, and writes no hub.json', async () => {
+    const squatter = createServer();
+    await new Promise<void>((listening) => squatter.listen(0, '127.0.0.1', listening));
+    try {
+      const port = (squatter.address() as AddressInfo).port;
+      const dataDir = freshDataDir();
+      const run = await serveToExit(dataDir, port);
+      assert.equal(run.code, 2, run.output);
+      assert.match(run.output, new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is already in use .*--port <another>`));
+      assert.equal(existsSync(join(dataDir, 'hub.json')), false);
+    } finally {
+      await new Promise((closed) => squatter.close(closed));
     }
   });
 

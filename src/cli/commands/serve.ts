@@ -22,6 +22,12 @@ export async function runServe(opts: { port?: number | undefined; dataDir?: stri
   } catch (err) {
     // Another Hub holds this data dir: the fix is on the command line (stop it, or another --data-dir).
     if (err instanceof DataDirInUseError) throw new UsageError(err.message);
+    // So is a port something else listens on: stop it, or another --port.
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new UsageError(
+        `Port ${env.port} on ${env.host} is already in use (another Hub, or another program, listens there); stop it, or start this Hub with --port <another> (or API_PORT).`,
+      );
+    }
     throw err;
   }
   const stop = (signal: string) => {
