@@ -1,5 +1,5 @@
 import type { RoutingRow } from './types';
-import { median, ms, recentOutbound } from './words';
+import { isRefused, median, ms, recentOutbound } from './words';
 
 /** The chart's window: the last 30 minutes, as Resources counts failures. */
 export const CHART_WINDOW_MS = 30 * 60 * 1000;
@@ -11,7 +11,8 @@ const COLOURS = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00
 
 /** First-byte time per serving node over the last 30 minutes: one line and its points per node. */
 export function FirstByteChart({ rows, now }: { rows: readonly RoutingRow[]; now: number }) {
-  const points = recentOutbound(rows, now, CHART_WINDOW_MS).filter((r) => r.outcome === 'served' && r.durationMs !== null && r.node !== null);
+  // A refusal (even on a row that says served) is a node saying no, not a first byte of an answer.
+  const points = recentOutbound(rows, now, CHART_WINDOW_MS).filter((r) => r.outcome === 'served' && !isRefused(r) && r.durationMs !== null && r.node !== null);
   const nodes = [...new Set(points.map((r) => r.node!))].sort((a, b) => Number(b === 'local') - Number(a === 'local') || a.localeCompare(b));
   const maxMs = Math.max(100, ...points.map((r) => r.durationMs!));
   const x = (iso: string) => PAD.left + ((Date.parse(iso) - (now - CHART_WINDOW_MS)) / CHART_WINDOW_MS) * (W - PAD.left - PAD.right);

@@ -4,7 +4,7 @@ import { useDashboard } from './context';
 import { FirstRun, firstRunFinished } from './FirstRun';
 import { usePoll } from './hooks';
 import type { PoolStatus, RoutingLogPage } from './types';
-import { isPaired, plural, poolBadge } from './words';
+import { failedWords, isPaired, plural, poolBadge } from './words';
 
 /** Home reads status this often (the guide's figure). */
 export const HOME_POLL_MS = 30_000;
@@ -111,7 +111,7 @@ export function Home() {
               {/* The counts are over the rows the routing log still holds, which is fewer once it has evicted some. */}
               <p className="small muted">
                 {summary.totalRecorded > summary.recorded ? `Of the newest ${summary.recorded} it holds: ` : ''}
-                {summary.counts.served} served · {summary.counts.failed} failed · {summary.counts.failedOver} failed over
+                {summary.counts.served} served · {failedWords(summary.counts)} · {summary.counts.failedOver} failed over
               </p>
             </>
           )}

@@ -7,7 +7,21 @@ import { DirectoryNotes } from './DirectoryNotes';
 import { FirstByteChart } from './FirstByteChart';
 import { useNow, usePoll, useRoutingLog } from './hooks';
 import type { PeerView, PoolStatus, SettingEntry } from './types';
-import { ago, isPaired, ms, notToldWords, pairingProblemWords, peerState, plural, poolBadge, rowFailovers, rowOutcome, rowServedBy, tierWords } from './words';
+import {
+  ago,
+  failedWords,
+  isPaired,
+  ms,
+  notToldWords,
+  pairingProblemWords,
+  peerState,
+  plural,
+  poolBadge,
+  rowFailovers,
+  rowOutcome,
+  rowServedBy,
+  tierWords,
+} from './words';
 
 /** The page reads status this often (the guide: "The requesting Hub's page refreshes every 15 seconds"). */
 export const POOL_PAGE_POLL_MS = 15_000;
@@ -814,7 +828,7 @@ function RecentRouting() {
           'Not read yet'
         ) : (
           <>
-            {`${c.served} served · ${c.failed} failed · ${c.failedOver} failed over`}
+            {`${c.served} served · ${failedWords(c)} · ${c.failedOver} failed over`}
             <span className="small muted"> (of the {log.summary?.recorded} decisions the Hub holds; a restart clears them)</span>
           </>
         )}

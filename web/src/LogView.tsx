@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useDashboard } from './context';
 import { HubLog } from './HubLog';
 import { useNow, useRoutingLog } from './hooks';
-import { ago, ms, rowFailovers, rowOutcome, rowServedBy } from './words';
+import { ago, isFailure, ms, rowFailovers, rowOutcome, rowServedBy } from './words';
 
 /** Settings → Logs: the Hub's own log (operator only) and the routing log. */
 export function LogView() {
@@ -28,7 +28,7 @@ function RoutingLog() {
   const f = filter.trim().toLowerCase();
   const rows = log.rows.filter(
     (r) =>
-      (!onlyProblems || r.outcome === 'failed' || r.attempts.length > 0) &&
+      (!onlyProblems || isFailure(r) || r.attempts.length > 0) &&
       (f === '' || [r.model, r.node, r.path, r.reason, r.id, ...r.attempts.map((a) => `${a.node} ${a.reason}`)].some((t) => t?.toLowerCase().includes(f))),
   );
   return (

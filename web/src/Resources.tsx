@@ -3,7 +3,7 @@ import { FirstByteChart, CHART_WINDOW_MS } from './FirstByteChart';
 import { useNow, usePoll, useRoutingLog } from './hooks';
 import { POOL_PAGE_POLL_MS } from './HubPool';
 import type { PoolStatus, RoutingRow, ThroughputAdvert, ThroughputEstimate } from './types';
-import { isPaired, median, ms, peerState, percentile, speedLine, tierWords } from './words';
+import { isFailure, isPaired, isRefused, median, ms, peerState, percentile, refusedWords, speedLine, tierWords } from './words';
 
 interface NodeCard {
   readonly name: string;
@@ -101,8 +101,10 @@ export function Resources() {
 
 /** `rows`: this node's requests from the routing log; null when the log has not been read. */
 function ResourceCard({ card, rows }: { card: NodeCard; rows: readonly RoutingRow[] | null }) {
-  const firstBytes = (rows ?? []).filter((r) => r.outcome === 'served' && r.durationMs !== null).map((r) => r.durationMs!);
-  const failed = rows === null ? null : rows.filter((r) => r.outcome === 'failed').length;
+  // A refusal's first byte times how fast a node said no (about 5 ms), not how fast it serves.
+  const firstBytes = (rows ?? []).filter((r) => r.outcome === 'served' && !isRefused(r) && r.durationMs !== null).map((r) => r.durationMs!);
+  const failed = rows === null ? null : rows.filter(isFailure);
+  const refused = failed === null ? 0 : failed.filter(isRefused).length;
   const id = `res-${card.name.replace(/[^a-z0-9]/gi, '-')}`;
   return (
     <section className="card" aria-labelledby={id} data-testid="resource-card" data-node={card.name}>
@@ -134,7 +136,7 @@ function ResourceCard({ card, rows }: { card: NodeCard; rows: readonly RoutingRo
               : `median ${ms(median(firstBytes))}, p90 ${ms(percentile(firstBytes, 90))} over ${firstBytes.length}`}
         </dd>
         <dt>Failed 30m</dt>
-        <dd data-testid="failed-30m">{failed === null ? 'not read' : failed}</dd>
+        <dd data-testid="failed-30m">{failed === null ? 'not read' : `${failed.length}${refused > 0 ? ` (${refusedWords(refused)})` : ''}`}</dd>
       </dl>
     </section>
   );

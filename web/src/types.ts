@@ -166,8 +166,21 @@ export interface RoutingRow {
   readonly durationMs: number | null;
   readonly totalMs: number | null;
   readonly clientClosed: boolean;
+  /** Set when the row stopped at a node whose answer proved the request bad (or, basis 'node', when the node's 200 was unusable output); null otherwise. */
+  readonly requestError: RequestError | null;
   readonly reason: string | null;
   readonly stream: boolean;
+}
+
+export interface RequestError {
+  /**
+   * The label the engine's refusal was sorted under (no-user-query, missing-messages,
+   * invalid-message, context-length, chat-template; src/proxy/request-verdict.ts), or
+   * client-error for a 4xx passed on by its status alone.
+   */
+  readonly signature: string;
+  readonly basis: 'definitive' | 'confirmed' | 'last-candidate' | 'status' | 'node';
+  readonly confirms: string | null;
 }
 
 export interface RoutingLogPage {
@@ -178,7 +191,16 @@ export interface RoutingLogPage {
     readonly bootId: string;
     readonly totalRecorded: number;
     readonly recorded: number;
-    readonly counts: { readonly served: number; readonly failed: number; readonly pending: number; readonly failedOver: number; readonly clientClosed: number };
+    readonly counts: {
+      readonly served: number;
+      readonly failed: number;
+      readonly pending: number;
+      readonly failedOver: number;
+      /** The three kinds inside failed that are not the pool failing to route. */
+      readonly clientClosed: number;
+      readonly requestErrors: number;
+      readonly outputFaults: number;
+    };
   };
 }
 

@@ -1,5 +1,5 @@
 /** Records into the words the user guide uses. The only place the dashboard turns data into sentences. */
-import type { PeerView, PoolStatus, RoutingRow } from './types';
+import type { PeerView, PoolStatus, RoutingLogPage, RoutingRow } from './types';
 
 export interface Badge {
   readonly text: string;
@@ -94,22 +94,54 @@ export function ago(iso: string | null, now: number): string {
 
 export const ms = (n: number | null): string => (n === null ? '—' : n < 1000 ? `${Math.round(n)} ms` : `${(n / 1000).toFixed(1)} s`);
 
+/**
+ * Whether a node refused the row's request as a bad request: a requestError that blames the
+ * request (basis 'node' blames the node's output instead), or any 4xx status, which the spec
+ * reads as a refusal even on a row that says served (rows before 2026-09-29 settled that way).
+ */
+export function isRefused(r: RoutingRow): boolean {
+  if (r.requestError !== null) return r.requestError.basis !== 'node';
+  return r.status !== null && r.status >= 400 && r.status < 500;
+}
+
+/** Whether the dashboard counts the row as failed: a failed row, or a refusal on a row that says served. */
+export const isFailure = (r: RoutingRow): boolean => r.outcome === 'failed' || isRefused(r);
+
+/** "1 refused as a bad request", "2 refused as bad requests". */
+export const refusedWords = (n: number): string => (n === 1 ? '1 refused as a bad request' : `${n} refused as bad requests`);
+
+/** The failed count with its parts that are not the pool failing to route, as the CLI prints it: "3 failed (1 refused as a bad request)". */
+export function failedWords(c: RoutingLogPage['summary']['counts']): string {
+  const parts = [
+    c.clientClosed > 0 ? `${c.clientClosed} abandoned by the caller` : null,
+    c.requestErrors > 0 ? refusedWords(c.requestErrors) : null,
+    c.outputFaults > 0 ? `${c.outputFaults} answered with unusable output` : null,
+  ].filter((p) => p !== null);
+  return `${c.failed} failed${parts.length === 0 ? '' : ` (${parts.join(', ')})`}`;
+}
+
 /** Where a row went, as Recent routing words it. */
 export function rowServedBy(r: RoutingRow): string {
   if (r.direction === 'inbound') return `for ${r.node ?? 'a peer'}`;
   if (r.outcome === 'pending') return r.node === null ? 'placing…' : `waiting on ${r.node}`;
-  if (r.outcome === 'served') return r.node ?? 'local';
+  if (r.outcome === 'served' && !isRefused(r)) return r.node ?? 'local';
   // A hang-up row keeps the node it was waiting on; the guide words it as nobody serving.
   if (r.clientClosed)
     return r.node === null
       ? 'No node served this row (the app left before any node was tried)'
       : `No node served this row (the app closed its connection while ${r.node} was working on it)`;
+  if (isRefused(r)) {
+    const signature = r.requestError?.signature ?? 'client-error';
+    return `refused by ${r.node ?? 'a node'} as a bad request${signature === 'client-error' ? '' : ` (${signature})`}`;
+  }
   return r.node === null ? 'No node served this row' : `failed on ${r.node}`;
 }
 
-/** The row's outcome as the tables show it: outcome, the status when one came back, and why a failed row failed. */
+/** The row's outcome as the tables show it: outcome, the status when one came back, and why a failed row failed; a refusal is named as one. */
 export function rowOutcome(r: RoutingRow): string {
-  return `${r.outcome}${r.status !== null ? ` (${r.status})` : ''}${r.reason !== null && r.outcome === 'failed' ? `: ${r.reason}` : ''}`;
+  const status = r.status !== null ? ` (${r.status})` : '';
+  if (r.outcome !== 'pending' && !r.clientClosed && isRefused(r)) return `refused${status}`;
+  return `${r.outcome}${status}${r.reason !== null && r.outcome === 'failed' ? `: ${r.reason}` : ''}`;
 }
 
 export function rowFailovers(r: RoutingRow): string | null {
