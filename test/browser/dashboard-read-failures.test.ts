@@ -70,7 +70,7 @@ describe('dashboard: a read or a change that fails is said, and never shown as z
     await context.close();
   });
 
-  it('Home counts every request since the Hub started, not only the rows it still holds, and says when the routing log could not be read', async () => {
+  it('Home counts every request since the Hub started, not only the rows it still holds; Logs says it shows the newest rows; a failed read is said', async () => {
     for (let i = 0; i < REQUESTS; i++) {
       const res = await fetch(`${hub.pool}/v1/chat/completions`, {
         method: 'POST',
@@ -87,6 +87,12 @@ describe('dashboard: a read or a change that fails is said, and never shown as z
     const card = page.locator('section[aria-labelledby="home-requests"]');
     await card.getByText(`${REQUESTS} requests`).waitFor();
     await card.getByText(`of the newest ${summary.recorded}`).waitFor();
+    // The Logs view holds the newest rows only, and says so rather than claiming the whole log.
+    await page.getByRole('link', { name: 'Logs' }).click();
+    const log = page.locator('section[aria-labelledby="log-title"]');
+    await log.getByText('Up to the newest 200 decisions this Hub holds').waitFor();
+    await log.getByText(`Showing ${summary.recorded} of ${summary.recorded}`).waitFor();
+    await page.getByRole('link', { name: 'Home' }).click();
 
     await failing(page, `${POOL}/routing-log`, 'ROUTING LOG DOWN');
     await page.reload();

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useDashboard } from './context';
 import { HubLog } from './HubLog';
-import { useNow, useRoutingLog } from './hooks';
+import { KEPT_ROUTING_ROWS, useNow, useRoutingLog } from './hooks';
 import { ago, isFailure, ms, rowFailovers, rowOutcome, rowServedBy } from './words';
 
 /** Settings → Logs: the Hub's own log (operator only) and the routing log. */
@@ -19,7 +19,7 @@ export function LogView() {
   );
 }
 
-/** The whole routing log the Hub holds, filterable: where each request went and why. */
+/** The newest rows of the routing log (as many as useRoutingLog keeps), filterable: where each request went and why. */
 function RoutingLog() {
   const log = useRoutingLog();
   const now = useNow(5_000);
@@ -34,7 +34,7 @@ function RoutingLog() {
   return (
     <section className="card" aria-labelledby="log-title">
       <h2 id="log-title">Routing log</h2>
-      <p className="small muted">Every decision this Hub holds in memory (newest first), updated every 2 s.</p>
+      <p className="small muted">Up to the newest {KEPT_ROUTING_ROWS} decisions this Hub holds in memory (newest first), updated every 2 s.</p>
       <div className="row">
         <div className="field">
           <label htmlFor="log-filter">Filter</label>

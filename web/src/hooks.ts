@@ -43,8 +43,8 @@ export function usePoll<T>(load: () => Promise<T>, everyMs: number, active = tru
 
 /** How often the routing views ask for rows changed since the last answer: cheap (an in-memory ring), and what makes them live. */
 export const ROUTING_LOG_POLL_MS = 2_000;
-/** Rows the dashboard keeps: the Hub keeps 200 by default. */
-const KEPT_ROWS = 200;
+/** Rows the dashboard keeps: the Hub keeps 200 by default, and a call without limit returns no more. */
+export const KEPT_ROUTING_ROWS = 200;
 
 export interface LiveLog {
   /** Newest first. */
@@ -68,13 +68,16 @@ export function useRoutingLog(): LiveLog {
     const byId = new Map<string, RoutingRow>();
     const tick = async () => {
       try {
-        const page = await api<RoutingLogPage>('GET', `${POOL}/routing-log?limit=${KEPT_ROWS}${since === null ? '' : `&since=${encodeURIComponent(since)}`}`);
+        const page = await api<RoutingLogPage>(
+          'GET',
+          `${POOL}/routing-log?limit=${KEPT_ROUTING_ROWS}${since === null ? '' : `&since=${encodeURIComponent(since)}`}`,
+        );
         if (bootId !== null && page.summary.bootId !== bootId) byId.clear();
         bootId = page.summary.bootId;
         since = page.nextSince;
         for (const row of page.entries) byId.set(row.id, row);
-        const rows = [...byId.values()].sort((a, b) => b.timestamp.localeCompare(a.timestamp) || b.id.localeCompare(a.id)).slice(0, KEPT_ROWS);
-        if (byId.size > KEPT_ROWS) for (const id of [...byId.keys()]) if (!rows.some((r) => r.id === id)) byId.delete(id);
+        const rows = [...byId.values()].sort((a, b) => b.timestamp.localeCompare(a.timestamp) || b.id.localeCompare(a.id)).slice(0, KEPT_ROUTING_ROWS);
+        if (byId.size > KEPT_ROUTING_ROWS) for (const id of [...byId.keys()]) if (!rows.some((r) => r.id === id)) byId.delete(id);
         if (!stopped) setState({ rows, summary: page.summary, error: null });
       } catch (err) {
         if (!stopped) setState((s) => ({ ...s, error: (err as Error).message }));
