@@ -13,7 +13,7 @@ import { gotoPool, launchBrowser, openPage, signInByLink, type WatchedPage } fro
 /** How late each status read answers in the late-status case: far longer than a click takes. */
 const STATUS_DELAY_MS = 1_500;
 
-describe('dashboard: controls, the Check step, re-entry and a vanished request', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 6 }, () => {
+describe('dashboard: controls, the Check step, re-entry and a vanished request', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 8 }, () => {
   let pool: Pool<'a' | 'b'>;
   let browser: Browser;
   let pageA: WatchedPage;
@@ -143,6 +143,25 @@ describe('dashboard: controls, the Check step, re-entry and a vanished request',
     await guide.getByRole('button', { name: 'Continue anyway' }).click();
     await guide.getByRole('button', { name: 'Choose Hubs' }).waitFor();
     await guide.getByRole('button', { name: 'Close the setup guide' }).click();
+  });
+
+  it('Check: with Hub Pool off, sending work waits on it with no fix of its own; once it is on, "Turn on sending work" turns the setting on', async () => {
+    await pool.b.patchSettings({ poolEnabled: false, poolOutboundEnabled: false });
+    const { page: b, context } = await openPage(browser);
+    await signInByLink(b, pool.b.process);
+    await gotoPool(b);
+    await b.getByRole('button', { name: 'Set up Hub Pool' }).click();
+    const guide = b.getByRole('dialog');
+    const outbound = guide.getByTestId('check').filter({ hasText: 'This Hub sends work to paired Hubs' });
+    await outbound.getByText('Depends on Hub Pool being on').waitFor();
+    assert.equal(await outbound.getByRole('button').count(), 0, 'its own setting would change nothing while the pool is off');
+
+    await guide.getByTestId('check').filter({ hasText: 'Hub Pool is on' }).getByRole('button', { name: 'Turn on Hub Pool' }).click();
+    await outbound.getByText('Sending work to peers is switched off under Controls.').waitFor();
+    await outbound.getByRole('button', { name: 'Turn on sending work' }).click();
+    await outbound.getByText('Ready').waitFor();
+    assert.equal((await pool.b.status()).settings.poolOutboundEnabled, true);
+    await context.close();
   });
 
   it('re-entry opens on Approve with the request still waiting; a request rejected there is gone, with Pair again; a cancelled one is not', async () => {

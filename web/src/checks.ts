@@ -135,21 +135,30 @@ export function checksOf(s: PoolStatus, read: ReportRead): Check[] {
     tailnetCheck(s, daemonProblem),
     certificatesCheck(read),
     changesCheck(read),
-    s.directions.outbound.enabled
-      ? { name: 'This Hub sends work to paired Hubs', level: 'Ready', say: 'Sending work to peers is on.' }
-      : s.directions.outbound.disabledBy === 'env'
-        ? {
-            name: 'This Hub sends work to paired Hubs',
-            level: 'Warning',
-            say: "Disabled in this Hub's .env (HUB_POOL_OUTBOUND_DISABLED). Peers can still send work here.",
-          }
-        : {
-            name: 'This Hub sends work to paired Hubs',
-            level: 'Warning',
-            say: 'Sending work to peers is switched off under Controls.',
-            fix: { label: 'Turn on sending work', run: () => api('PATCH', `${POOL}/settings`, { poolOutboundEnabled: true }) },
-          },
+    outboundCheck(s),
   ];
+}
+
+const OUTBOUND = 'This Hub sends work to paired Hubs';
+
+/**
+ * With Hub Pool off, status reports both directions off by the master switch (kill-switch
+ * precedence), so turning the direction's own setting on would change nothing: the check waits
+ * on the first one. Its fix is offered only when that setting is what holds it off.
+ */
+function outboundCheck(s: PoolStatus): Check {
+  const out = s.directions.outbound;
+  if (out.enabled) return { name: OUTBOUND, level: 'Ready', say: 'Sending work to peers is on.' };
+  if (!s.enabled)
+    return { name: OUTBOUND, level: 'Warning', say: 'Depends on Hub Pool being on (the first check): with pooling off, this Hub sends no work to peers.' };
+  if (out.disabledBy === 'env')
+    return { name: OUTBOUND, level: 'Warning', say: "Disabled in this Hub's .env (HUB_POOL_OUTBOUND_DISABLED). Peers can still send work here." };
+  return {
+    name: OUTBOUND,
+    level: 'Warning',
+    say: 'Sending work to peers is switched off under Controls.',
+    fix: { label: 'Turn on sending work', run: () => api('PATCH', `${POOL}/settings`, { poolOutboundEnabled: true }) },
+  };
 }
 
 const TAILNET = 'Tailscale connected with a tailnet name';
