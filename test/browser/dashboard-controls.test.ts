@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, Locator } from 'playwright-core';
 import { POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
-import { gotoPool, launchBrowser, openPage, signInByLink, type WatchedPage } from './browser.js';
+import { gotoPool, launchBrowser, openPage, signInByKey, signInByLink, type WatchedPage } from './browser.js';
+import { runCli } from '../helpers/hub-process.js';
 
 /** How late each status read answers in the late-status case: far longer than a click takes. */
 const STATUS_DELAY_MS = 1_500;
@@ -143,6 +144,35 @@ describe('dashboard: controls, the Check step, re-entry and a vanished request',
     await guide.getByRole('button', { name: 'Continue anyway' }).click();
     await guide.getByRole('button', { name: 'Choose Hubs' }).waitFor();
     await guide.getByRole('button', { name: 'Close the setup guide' }).click();
+  });
+
+  it('the .env-locked switch shows off and locked to a read-only sign-in, and to an operator whose settings catalogue could not be read, with that failure', async () => {
+    const created = await runCli(['api-key', 'create', '--name', 'monitor', '--scope', 'qa:read', '--yes', '--json'], { dataDir: pool.a.process.dataDir });
+    assert.equal(created.code, 0, created.stderr);
+    const readOnly = await openPage(browser);
+    await signInByKey(readOnly.page, pool.a.process, (JSON.parse(created.stdout) as { key: string }).key);
+    await readOnly.page.getByRole('button', { name: 'Sign out' }).waitFor();
+    await gotoPool(readOnly.page);
+    await readOnly.page.getByText("Disabled in this Hub's .env (HUB_POOL_OUTBOUND_DISABLED=true)").waitFor();
+    assert.equal(await readOnly.page.getByRole('switch', { name: 'Send work to paired Hubs' }).isChecked(), false);
+    assert.equal(
+      await readOnly.page.getByRole('switch', { name: 'Take work from paired Hubs' }).isChecked(),
+      true,
+      'a switch the .env leaves alone shows its setting',
+    );
+    await readOnly.context.close();
+
+    const operator = await openPage(browser);
+    await operator.page.route(`**${POOL_API}/settings/catalogue*`, (route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'HUB_ERR_TEST', message: 'CATALOGUE DOWN' } }) }),
+    );
+    await signInByLink(operator.page, pool.a.process);
+    await gotoPool(operator.page);
+    await operator.page.getByRole('alert').getByText('Could not read the settings catalogue: CATALOGUE DOWN').waitFor();
+    await operator.page.getByText("Disabled in this Hub's .env (HUB_POOL_OUTBOUND_DISABLED=true)").waitFor();
+    const outbound = operator.page.getByRole('switch', { name: 'Send work to paired Hubs' });
+    assert.deepEqual([await outbound.isChecked(), await outbound.isDisabled()], [false, true]);
+    await operator.context.close();
   });
 
   it('Check: with Hub Pool off, sending work waits on it with no fix of its own; once it is on, "Turn on sending work" turns the setting on', async () => {

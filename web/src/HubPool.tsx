@@ -117,7 +117,7 @@ export function HubPool() {
       <PendingRequests s={s} act={act} />
       <PairedHubs s={s} act={act} />
       <div className="grid2">
-        <Controls s={s} catalogue={catalogue.data?.settings ?? null} act={act} />
+        <Controls s={s} catalogue={catalogue.data?.settings ?? null} catalogueError={readOnly ? null : catalogue.error} act={act} />
         <RoutingPins s={s} act={act} />
       </div>
       <div className="grid2">
@@ -580,6 +580,34 @@ function PairedHubs({ s, act }: { s: PoolStatus; act: Act }) {
   );
 }
 
+/** The .env flag that forces each pool switch off (spec, kill switches). */
+const ENV_FLAGS: Readonly<Record<string, string>> = {
+  poolEnabled: 'HUB_POOL_USER_DISABLED',
+  poolOutboundEnabled: 'HUB_POOL_OUTBOUND_DISABLED',
+  poolInboundEnabled: 'HUB_POOL_INBOUND_DISABLED',
+};
+
+/**
+ * The .env flag holding a switch off, from status, which every sign-in reads (the settings
+ * catalogue is operator-only and can fail to read). With Hub Pool off, status reports both
+ * directions off by whatever switched the pool off, whether or not their own flags are set, so
+ * for those the catalogue's word is taken when there is one.
+ */
+function envLock(s: PoolStatus, key: string, catalogued: string | null): string | null {
+  switch (key) {
+    case 'poolEnabled':
+      return s.disabledBy === 'env' ? ENV_FLAGS[key]! : null;
+    case 'poolOutboundEnabled':
+    case 'poolInboundEnabled': {
+      if (s.disabledBy !== null) return catalogued;
+      const direction = key === 'poolOutboundEnabled' ? s.directions.outbound : s.directions.inbound;
+      return direction.disabledBy === 'env' ? ENV_FLAGS[key]! : null;
+    }
+    default:
+      return catalogued;
+  }
+}
+
 const SWITCHES = [
   { key: 'poolEnabled', label: 'Hub Pool' },
   { key: 'poolOutboundEnabled', label: 'Send work to paired Hubs' },
@@ -593,15 +621,30 @@ const NUMBERS = [
   { key: 'poolPrefixAffinityMargin', label: 'Prefix affinity margin (queued requests)' },
 ] as const;
 
-function Controls({ s, catalogue, act }: { s: PoolStatus; catalogue: readonly SettingEntry[] | null; act: Act }) {
+function Controls({
+  s,
+  catalogue,
+  catalogueError,
+  act,
+}: {
+  s: PoolStatus;
+  catalogue: readonly SettingEntry[] | null;
+  catalogueError: string | null;
+  act: Act;
+}) {
   const { readOnly } = useDashboard();
   const [draft, setDraft] = useState<Record<string, string>>({});
   const entry = (key: string) => catalogue?.find((e) => e.key === key) ?? null;
   return (
     <Section id="controls" title="Controls">
+      {catalogueError !== null && (
+        <p className="notice bad" role="alert">
+          Could not read the settings catalogue: {catalogueError}.{' '}
+          {catalogue === null ? 'The ranges and defaults are not shown.' : 'The ranges and defaults are from the last read.'}
+        </p>
+      )}
       {SWITCHES.map((sw) => {
-        const e = entry(sw.key);
-        const locked = e?.lockedBy ?? null;
+        const locked = envLock(s, sw.key, entry(sw.key)?.lockedBy ?? null);
         const on = locked !== null ? false : Boolean(s.settings[sw.key]);
         const id = `switch-${sw.key}`;
         return (
