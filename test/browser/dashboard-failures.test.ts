@@ -2,14 +2,14 @@
  * The setup guide's and the Hub Pool page's failure states, in real Chromium against real Hubs
  * on loopback, each with the next step it offers: a refused PIN, an unreachable Hub, a
  * half-paired Hub (the approval's callback never reached the requester), and a peer whose
- * identity changed (its data was recreated under the same name).
+ * identity changed (its data was recreated under the same name), unpaired from the guide.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { freshDataDir } from '../helpers/hub-process.js';
+import { eventually, freshDataDir } from '../helpers/hub-process.js';
 import { START_TIMEOUT_MS, TEST_TIMEOUT_MS } from '../helpers/pool-fixture.js';
-import { fqdn, justPolled, pairHubs, POOL, reservePorts, startNamedHub, type HubProcess } from '../integration/pairing-fixtures.js';
+import { approve, fqdn, justPolled, pairHubs, peerNamed, POOL, reservePorts, startNamedHub, type HubProcess } from '../integration/pairing-fixtures.js';
 import { gotoPool, launchBrowser, openPage, screenshot, signInByLink, type WatchedPage } from './browser.js';
 
 const A = fqdn('hub-a');
@@ -21,7 +21,7 @@ const POLL_SECONDS = 10;
 /** One poll interval plus slack for the tick and a loaded machine. */
 const ONE_POLL_MS = POLL_SECONDS * 1000 + 5_000;
 
-describe('dashboard: failure states and their next steps', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 8 }, () => {
+describe('dashboard: failure states and their next steps', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 10 }, () => {
   let ports: { a: number; b: number; c: number; z: number };
   let hubA: HubProcess;
   let hubB: HubProcess;
@@ -137,6 +137,37 @@ describe('dashboard: failure states and their next steps', { timeout: START_TIME
     await row.getByText(/cihub pool pairing-pin on/).waitFor();
     await row.getByRole('button', { name: 'Unpair' }).waitFor();
     await screenshot(a, 'needs-re-pair-1440');
+  });
+
+  it('Unpair in the guide of a Hub this guide sent a request to is not reported as that request gone', async () => {
+    // Left by the case above: B, whose identity changed, still listed here.
+    const stale = await peerNamed(hubA, B);
+    if (stale !== null) assert.equal((await hubA.api('DELETE', `${POOL}/peers/${stale.id}`)).status, 200);
+    const a = pageA.page;
+    await gotoPool(a);
+    // C, switched off above, is still paired, so the page offers Add Hubs.
+    await a.getByRole('button', { name: 'Add Hubs' }).click();
+    const guide = a.getByRole('dialog');
+    await guide.getByLabel('Add a Hub by its tailnet name').fill(B);
+    await guide.getByRole('button', { name: 'Add', exact: true }).click();
+    await guide.getByRole('button', { name: 'Send 1 request' }).click();
+    await guide.getByTestId('connect-result').filter({ hasText: B }).getByText('Request sent').waitFor();
+    await guide.getByRole('button', { name: 'Continue' }).click();
+    await eventually(() => peerNamed(hubB, A), `the request on ${B}`);
+    assert.equal((await approve(hubB, A)).callback, 'confirmed');
+    const card = guide.locator(`[data-testid="guide-connected"][data-peer="${B}"]`);
+    await card.getByText('Verified').waitFor();
+
+    // B's identity changes, so the guide offers Unpair on its card.
+    await justPolled(hubA, B, ONE_POLL_MS);
+    await hubB.stop();
+    hubB = await startB(freshDataDir());
+    await card.getByText('Needs re-pair').waitFor();
+    await card.getByRole('button', { name: 'Unpair' }).click();
+    await card.waitFor({ state: 'detached' });
+    assert.equal(await guide.getByTestId('guide-gone').count(), 0, 'a Hub unpaired here is not a request the other Hub dropped');
+    await guide.getByText('Nothing is waiting.').waitFor();
+    await guide.getByRole('button', { name: 'Done' }).click();
     // Chromium logs every error answer as a console line; the refused pairings above were provoked.
     assert.deepEqual(
       pageA.errors.filter((e) => !/Failed to load resource: .* 502 \(Bad Gateway\)/.test(e)),

@@ -637,7 +637,16 @@ function ApproveStep(p: ApproveProps) {
                 <button
                   type="button"
                   className="danger"
-                  onClick={() => void run(() => api('DELETE', `${POOL}/peers/${x.id}`), notToldWords('unpair', x.nodeFqdn, self))}
+                  onClick={() =>
+                    void run(
+                      async () => {
+                        // Removed here, by this operator: not a request the other Hub dropped.
+                        p.onCancelled(x.nodeFqdn);
+                        return api('DELETE', `${POOL}/peers/${x.id}`);
+                      },
+                      notToldWords('unpair', x.nodeFqdn, self),
+                    )
+                  }
                 >
                   Unpair
                 </button>
