@@ -20,6 +20,8 @@ const Z = fqdn('hub-z');
 const POLL_SECONDS = 10;
 /** One poll interval plus slack for the tick and a loaded machine. */
 const ONE_POLL_MS = POLL_SECONDS * 1000 + 5_000;
+/** Three failed checks, then the page's next status read (every 15 s). */
+const UNREACHABLE_WAIT_MS = 3 * ONE_POLL_MS + 15_000;
 
 describe('dashboard: failure states and their next steps', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 10 }, () => {
   let ports: { a: number; b: number; c: number; z: number };
@@ -116,11 +118,12 @@ describe('dashboard: failure states and their next steps', { timeout: START_TIME
 
   it('a peer switched off: Unreachable after three failed checks, with no action needed', async () => {
     await pairHubs(hubA, A, hubC, C);
-    await hubC.stop();
+    // Killed, it sends no leaving notice: A marks it unreachable after three failed checks and keeps its last inventory.
+    await hubC.stop('SIGKILL');
     const a = pageA.page;
     await gotoPool(a);
     const row = a.locator(`[data-testid="paired-hub"][data-peer="${C}"]`);
-    await row.getByTestId('peer-status').getByText('Unreachable').waitFor();
+    await row.getByTestId('peer-status').getByText('Unreachable').waitFor({ timeout: UNREACHABLE_WAIT_MS });
     await row.getByText('No action needed: it rejoins by itself').waitFor();
   });
 
@@ -157,6 +160,9 @@ describe('dashboard: failure states and their next steps', { timeout: START_TIME
     assert.equal((await approve(hubB, A)).callback, 'confirmed');
     const card = guide.locator(`[data-testid="guide-connected"][data-peer="${B}"]`);
     await card.getByText('Verified').waitFor();
+    // C, switched off above, is paired and was verified, but it is not a connected Hub.
+    await guide.locator(`[data-testid="guide-connected"][data-peer="${C}"]`).getByText('Unreachable').waitFor();
+    await guide.getByTestId('pool-ready').getByText(`1 connected Hub: ${B}`).waitFor();
 
     // B's identity changes, so the guide offers Unpair on its card.
     await justPolled(hubA, B, ONE_POLL_MS);

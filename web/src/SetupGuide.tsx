@@ -462,7 +462,8 @@ function ApproveStep(p: ApproveProps) {
   const waiting = s.peers.filter((x) => x.status === 'pending' && x.direction === 'outbound');
   const incoming = s.peers.filter((x) => x.status === 'pending' && x.direction === 'inbound');
   const paired = s.peers.filter(isPaired);
-  const verified = paired.filter(isVerified);
+  // Verified once and answering now: an Unreachable Hub stays paired (and verified) but serves nothing.
+  const ready = paired.filter((x) => isVerified(x) && x.status === 'connected');
   const gone = p.sentSinceOpen.filter((n) => !s.peers.some((x) => x.nodeFqdn === n));
   const self = s.localNode.nodeFqdn;
   /** Runs a change; `notTold` words an answer whose notified is false (the other Hub still holds its half). */
@@ -484,12 +485,12 @@ function ApproveStep(p: ApproveProps) {
           {message.text}
         </p>
       )}
-      {verified.length > 0 && (
+      {ready.length > 0 && (
         <div className="notice good" data-testid="pool-ready">
           <strong>Your pool is ready</strong>
           <p style={{ margin: '0.3rem 0 0' }}>
-            {plural(verified.length, 'connected Hub', 'connected Hubs')}: {verified.map((v) => v.nodeFqdn).join(', ')} ·{' '}
-            {plural(s.models.length, 'model', 'models')} in the pool
+            {plural(ready.length, 'connected Hub', 'connected Hubs')}: {ready.map((v) => v.nodeFqdn).join(', ')} · {plural(s.models.length, 'model', 'models')}{' '}
+            in the pool
           </p>
         </div>
       )}
