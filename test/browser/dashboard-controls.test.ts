@@ -64,6 +64,7 @@ describe('dashboard: controls, the Check step, re-entry and a vanished request',
     await a.getByRole('switch', { name: 'Take work from paired Hubs' }).click();
     await a.getByText('Take work from paired Hubs switched off.').waitFor();
     assert.equal((await pool.a.status()).settings.poolInboundEnabled, false);
+    await a.getByText("Sending work to peers is switched off in this Hub's .env, and taking work from peers under Controls.").waitFor();
     await a.getByRole('switch', { name: 'Take work from paired Hubs' }).click();
     await a.getByText('Take work from paired Hubs switched on.').waitFor();
 

@@ -17,16 +17,23 @@ export function poolBadge(s: PoolStatus): Badge {
     case 'no_peers':
       return { text: 'No connected Hubs', tone: 'neutral', detail: 'Hub Pool is on; pair a Hub to start routing.' };
     case 'partially_disabled':
-      return {
-        text: 'Partly off',
-        tone: 'warn',
-        detail: `${!s.directions.outbound.enabled ? 'Sending work to peers' : 'Taking work from peers'} is switched off${disabledWhere(!s.directions.outbound.enabled ? s.directions.outbound.disabledBy : s.directions.inbound.disabledBy)}.`,
-      };
+      return { text: 'Partly off', tone: 'warn', detail: partlyOff(s.directions) };
     case 'disabled_by_setting':
       return { text: 'Off', tone: 'bad', detail: 'Hub Pool is switched off under Controls.' };
     case 'disabled_by_env':
       return { text: "Disabled in this Hub's .env", tone: 'bad', detail: 'HUB_POOL_USER_DISABLED=true is set; remove it and restart the Hub to pool again.' };
   }
+}
+
+/** Which direction is off and by what; both when both are (status says partially_disabled for either). */
+function partlyOff({ outbound, inbound }: PoolStatus['directions']): string {
+  if (!outbound.enabled && !inbound.enabled)
+    return outbound.disabledBy === inbound.disabledBy
+      ? `Sending work to peers and taking work from peers are both switched off${disabledWhere(outbound.disabledBy)}.`
+      : `Sending work to peers is switched off${disabledWhere(outbound.disabledBy)}, and taking work from peers${disabledWhere(inbound.disabledBy)}.`;
+  return !outbound.enabled
+    ? `Sending work to peers is switched off${disabledWhere(outbound.disabledBy)}.`
+    : `Taking work from peers is switched off${disabledWhere(inbound.disabledBy)}.`;
 }
 
 function disabledWhere(by: 'env' | 'setting' | null): string {
