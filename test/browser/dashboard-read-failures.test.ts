@@ -25,7 +25,7 @@ async function failing(page: Page, path: string, message: string, method?: strin
   );
 }
 
-describe('dashboard: a read or a change that fails is said, and never shown as zero', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 7 }, () => {
+describe('dashboard: a read or a change that fails is said, and never shown as zero', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 8 }, () => {
   let hub: HubProcess;
   let browser: Browser;
 
@@ -57,6 +57,14 @@ describe('dashboard: a read or a change that fails is said, and never shown as z
     await failing(page, `${POOL}/status`, 'STATUS DOWN');
     // Resources reads status every 15 s.
     await page.getByText('Could not refresh: STATUS DOWN').waitFor();
+    await context.close();
+  });
+
+  it("This node says when the Hub's Tailscale report could not be read", async () => {
+    const { page, context } = await signedIn();
+    await failing(page, `${POOL}/tailscale`, 'TAILSCALE REPORT DOWN');
+    await page.getByRole('link', { name: 'Hub Pool', exact: true }).click();
+    await page.locator('section[aria-labelledby="this-node"]').getByText("Could not read this Hub's Tailscale report: TAILSCALE REPORT DOWN").waitFor();
     await context.close();
   });
 

@@ -181,6 +181,11 @@ function ThisNode({ s, tailscale }: { s: PoolStatus; tailscale: ReportRead | nul
         <dt>Requests in flight here</dt>
         <dd>{n.queueDepth}</dd>
       </dl>
+      {tailscale?.ok === false && (
+        <p className="notice bad" role="alert">
+          Could not read this Hub's Tailscale report: {tailscale.why}. Its Tailscale IP, and whether Tailscale refused the Hub's changes, are not shown.
+        </p>
+      )}
       {refused !== null && (
         <div className="notice bad" data-testid="tailscale-refused">
           <h3 style={{ marginTop: 0 }}>Tailscale refused the Hub’s changes</h3>
