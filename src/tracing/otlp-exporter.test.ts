@@ -64,6 +64,17 @@ describe('the OTLP exporter', () => {
     await exporter.flush();
   });
 
+  it('says how many it dropped also when the collector refuses the batch it could send', async () => {
+    answer = 503;
+    try {
+      const exporter = new OtlpExporter({ url, headers: {}, resource, dispatcher });
+      for (let i = 1; i <= MAX_QUEUED_SPANS + 10; i++) exporter.add(span(i));
+      await assert.rejects(exporter.flush(), /refused \d+ spans with HTTP 503; and 10 spans were dropped/);
+    } finally {
+      answer = 200;
+    }
+  });
+
   it('drops a batch the collector refuses and says so, keeping nothing queued', async () => {
     answer = 503;
     try {

@@ -59,12 +59,20 @@ export class OtlpExporter implements SpanSink {
   async flush(): Promise<void> {
     const dropped = this.#dropped;
     this.#dropped = 0;
-    while (this.#queue.length > 0) {
-      const batch = this.#queue.slice(0, MAX_EXPORT_BATCH_SPANS);
-      this.#queue = this.#queue.slice(batch.length);
-      await this.#send(batch);
+    const overflow = `${dropped} spans were dropped: ${MAX_QUEUED_SPANS} were already waiting for the collector`;
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.slice(0, MAX_EXPORT_BATCH_SPANS);
+        this.#queue = this.#queue.slice(batch.length);
+        await this.#send(batch);
+      }
+    } catch (err) {
+      // The count was taken above: said only here, or it is lost while the collector is away,
+      // which is when the queue fills.
+      if (dropped > 0) throw new Error(`${(err as Error).message}; and ${overflow}`);
+      throw err;
     }
-    if (dropped > 0) throw new Error(`${dropped} spans were dropped: ${MAX_QUEUED_SPANS} were already waiting for the collector`);
+    if (dropped > 0) throw new Error(overflow);
   }
 
   async #send(batch: readonly FinishedSpan[]): Promise<void> {
