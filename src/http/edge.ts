@@ -109,9 +109,14 @@ export interface HostJudge {
 
 export function hostJudge(s: Pick<HubServices, 'env' | 'peers'>): HostJudge {
   const machineName = hostname().trim().toLowerCase().replace(/\.$/, '') || null;
+  // A host name the operator told the Hub to listen on (HUB_HOST, --host) is one of its names:
+  // apps on the network call it by that name, and a rebinding page cannot send it as Host
+  // without owning it. An IP address passes as a literal already.
+  const listenName = hostName(s.env.host);
+  const extra = listenName !== null && !isLocalName(listenName) ? [...s.env.allowedHosts, listenName] : s.env.allowedHosts;
   const known = (host: string): true | null => {
     const name = hostName(host);
-    return name !== null && (isLocalName(name) || isOwnName(name, { selfFqdn: null, machineName, extra: s.env.allowedHosts })) ? true : null;
+    return name !== null && (isLocalName(name) || isOwnName(name, { selfFqdn: null, machineName, extra })) ? true : null;
   };
   return {
     known,

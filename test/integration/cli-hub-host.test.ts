@@ -1,9 +1,9 @@
 /**
  * A Hub told to listen on a host name (HUB_HOST or --host; docs/operator-guide.md, Environment)
  * is still found by the CLI on the same machine. hub.json records the IP its socket is bound
- * to, which the Host check always accepts (an IP literal), rather than the name, which the Hub
- * may not count among its own and would refuse with 403 HUB_ERR_HOST_NOT_ALLOWED (how the CLI
- * words that refusal: cli-stale-hub.test.ts). localhost stands for any name: a machine's other
+ * to, which the Host check always accepts (an IP literal), rather than the name, which may
+ * resolve to another of the machine's addresses when the CLI looks it up (how the CLI words a
+ * Host refusal: cli-stale-hub.test.ts). localhost stands for any name: a machine's other
  * names in /etc/hosts differ from host to host, and a test that needs one would only skip.
  */
 import { after, describe, it } from 'node:test';
