@@ -81,7 +81,7 @@ export function registerDashboardRoutes(app: FastifyInstance, s: Pick<HubService
     if (built === null)
       throw new HubError(
         'HUB_ERR_DASHBOARD_NOT_BUILT',
-        'the dashboard is not built on this Hub (web/dist/index.html is missing); run npm install in the Hub checkout, which builds it',
+        'the dashboard is not built on this Hub (web/dist/index.html is missing); in a source checkout run npm run build, and reinstall a packaged Hub (its package and image carry the built dashboard)',
       );
     return pageHeaders(reply).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(built.index);
   });
