@@ -31,6 +31,8 @@ export interface Settled {
   readonly attempt: number | null;
   readonly status: number | null;
   readonly headersMs: number | null;
+  /** From the start of the served attempt to its first byte; null when none. */
+  readonly attemptHeadersMs: number | null;
   readonly totalMs: number;
   /** The answer was nothing but placeholders (a streamed one cannot be recalled). */
   readonly degenerate: boolean;

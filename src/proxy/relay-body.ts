@@ -8,8 +8,8 @@ export type BoundedRead =
   | { readonly kind: 'whole'; readonly bytes: Buffer }
   /** Past the bound: what was read so far, in order. The exchange is paused there, the rest unread, for a relay to carry on. */
   | { readonly kind: 'over-limit'; readonly head: readonly Buffer[] }
-  /** The body failed part-way (a dropped connection, undici's body timeout, an abort). */
-  | { readonly kind: 'failed'; readonly error: unknown };
+  /** The body failed part-way (a dropped connection, undici's body timeout, an abort); `head` is what arrived before it did. */
+  | { readonly kind: 'failed'; readonly error: unknown; readonly head: readonly Buffer[] };
 
 /**
  * Reads a body whole if it ends within `limitBytes`, and stops at the bound otherwise, keeping
@@ -31,7 +31,7 @@ export function readUpTo(exchange: UpstreamExchange, limitBytes: number): Promis
         return false;
       },
       end: () => resolve({ kind: 'whole', bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) }),
-      error: (error) => resolve({ kind: 'failed', error }),
+      error: (error) => resolve({ kind: 'failed', error, head: chunks }),
     });
   });
 }

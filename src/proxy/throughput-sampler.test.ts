@@ -25,6 +25,7 @@ function settled(bodyFault: BodyFault | null): WalkSettled {
     attempt: 1,
     status: 200,
     headersMs: 400,
+    attemptHeadersMs: 400,
     totalMs: 2_000,
     bodyFault,
     verdict: null,
@@ -53,5 +54,15 @@ describe('ThroughputSampler', () => {
 
   it('still files the first byte of a stream whose body was cut off after it began', () => {
     assert.equal(sampleOnce({ kind: 'dropped' }), 1);
+  });
+
+  it("times a node that answered after a failover from its own attempt, not from the request's arrival", () => {
+    const book = new ThroughputBook(new ManualClock());
+    const sampler = new ThroughputSampler({ book, aloneOn: () => true });
+    sampler.onAttempt({ requestId: 'r1', model: 'qwen3:8b', candidate: peer, index: 0 });
+    // The request arrived 305 s before the first byte; this node's own attempt took 5 s of it.
+    sampler.onSettled({ ...settled(null), headersMs: 305_000, attemptHeadersMs: 5_000 });
+    const [reading] = book.readings(bookKeyOf(peer, 'qwen3:8b'));
+    assert.equal(reading?.tokensPerSec, (BODY_BYTES / 4 / 5_000) * 1000);
   });
 });

@@ -51,7 +51,8 @@ export class ThroughputSampler implements WalkObserver {
     if (s.bodyFault?.kind === 'output') return;
     const timings = s.engineTimings();
     const key = bookKeyOf(s.served, s.model);
-    const r = prefillReading(attemptFacts(s, idle[s.attempt - 1] === true, s.headersMs, false, timings));
+    // Timed from its own attempt: the wait for the nodes tried before it is not this node's prefill.
+    const r = prefillReading(attemptFacts(s, idle[s.attempt - 1] === true, s.attemptHeadersMs, false, timings));
     if (r !== null) this.#deps.book.record(key, r);
     const decode = decodeRate(timings);
     if (decode !== null) this.#deps.book.recordDecode(key, decode);

@@ -39,7 +39,19 @@ function request(rowNode: string | null = null): WalkRequest {
 }
 
 function outcome(o: Partial<WalkOutcome>): WalkOutcome {
-  return { end: 'committed', served: local, attempt: 2, status: 200, headersMs: 40, totalMs: 90, bodyFault: null, verdict: null, failures: [deadline], ...o };
+  return {
+    end: 'committed',
+    served: local,
+    attempt: 2,
+    status: 200,
+    headersMs: 40,
+    attemptHeadersMs: 30,
+    totalMs: 90,
+    bodyFault: null,
+    verdict: null,
+    failures: [deadline],
+    ...o,
+  };
 }
 
 describe('settledRow', () => {

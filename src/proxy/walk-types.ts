@@ -119,6 +119,11 @@ export interface WalkOutcome {
   readonly status: number | null;
   /** Time to `served`'s response headers, ms from arrival; null when `status` is. */
   readonly headersMs: number | null;
+  /**
+   * Time to `served`'s response headers, ms from the start of its own attempt: what the node
+   * itself took, without the candidates tried before it. null when it sent no headers.
+   */
+  readonly attemptHeadersMs: number | null;
   /** Time to the end of what was relayed (or to the end of the walk), ms from arrival. */
   readonly totalMs: number;
   /** How a committed body ended badly; null when it did not (or nothing was committed). */

@@ -4,7 +4,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
@@ -193,6 +193,178 @@ describe('a walk with no candidate', () => {
       await new Promise<void>((resolve) => app.close(() => resolve()));
       await deps.dispatcher.close();
     }
+  });
+});
+
+/** A loopback engine that answers each request with `answer`, counting what it was asked. */
+async function rawEngine(
+  answer: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ url: string; asked: () => number; close: () => Promise<void> }> {
+  let asked = 0;
+  const server = createServer((req, res) => {
+    asked++;
+    req.resume();
+    req.on('end', () => answer(req, res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    asked: () => asked,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+interface WalkRun {
+  readonly status: number;
+  /** The body the app read, or null when its connection broke before the body ended. */
+  readonly body: string | null;
+  readonly settled: WalkSettled;
+  readonly row: Record<string, unknown>;
+  readonly tracedStatus: number | null;
+}
+
+/** One request through a walk over `order`, as an app on a loopback socket sees it, with what the walk recorded. */
+async function runWalk(order: readonly Candidate[], opts: { stream: boolean; budgetMs: number; rowNode?: string; body?: string }): Promise<WalkRun> {
+  let settle!: (s: WalkSettled) => void;
+  const settledP = new Promise<WalkSettled>((resolve) => (settle = resolve));
+  const rows: Record<string, unknown>[] = [];
+  let tracedStatus: number | null = null;
+  const deps: WalkDeps = {
+    dispatcher: new Agent(),
+    rows: { update: () => {}, settle: (_id, patch) => void rows.push(patch as Record<string, unknown>) },
+    inFlight: new InFlight(),
+    logger: pino({ level: 'silent' }),
+    peerAuth: async () => 'no peers here',
+    onPeerRefused: () => {},
+    onEngineRefusal: () => {},
+    outputFaults: new WithholdBook(systemClock),
+    unservable: new WithholdBook(systemClock),
+    onWithholdChange: () => {},
+    observers: [{ onSettled: (s) => settle(s) }],
+  };
+  const app = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void walk(deps, {
+        requestId: 'r-run',
+        route: chat,
+        model: MODEL,
+        body: Buffer.concat(chunks),
+        stream: opts.stream,
+        order,
+        budgetMs: opts.budgetMs,
+        startedAt: performance.now(),
+        accept: undefined,
+        res,
+        caller: new CallerLine(res),
+        rowNode: opts.rowNode ?? null,
+        windowOf: () => null,
+        trace: {
+          traceId: null,
+          attemptStarted: () => ({}),
+          attemptEnded: () => {},
+          ended: (e: { status: number | null }) => void (tracedStatus = e.status),
+          setRequestId: () => {},
+        } as unknown as NonNullable<Parameters<typeof walk>[1]['trace']>,
+      });
+    });
+  });
+  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = app.address() as AddressInfo;
+    const body = opts.body ?? JSON.stringify({ model: MODEL, stream: opts.stream, messages: [{ role: 'user', content: 'hi' }] });
+    const res = await request(`http://127.0.0.1:${port}/api/chat`, { method: 'POST', body });
+    const text = await res.body.text().catch(() => null);
+    const settled = await settledP;
+    return { status: res.statusCode, body: text, settled, row: rows[0]!, tracedStatus };
+  } finally {
+    app.closeAllConnections();
+    await new Promise<void>((resolve) => app.close(() => resolve()));
+    await deps.dispatcher.close();
+  }
+}
+
+describe('what a walk records as it ends', () => {
+  const engines: { close: () => Promise<void> }[] = [];
+  after(async () => {
+    await Promise.all(engines.map((e) => e.close()));
+  });
+  const engine = async (answer: (req: IncomingMessage, res: ServerResponse) => void) => {
+    const e = await rawEngine(answer);
+    engines.push(e);
+    return e;
+  };
+  const OLLAMA_DONE = JSON.stringify({ model: MODEL, message: { role: 'assistant', content: 'hello' }, done: true });
+
+  it("times the node that served from the start of its own attempt, not from the request's arrival", async () => {
+    const BUDGET_MS = 200;
+    const hangs = await engine(() => {}); // never answers: the attempt runs out of its header budget
+    const answers = await engine((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(OLLAMA_DONE));
+    const run = await runWalk([candidate('hangs', hangs.url), candidate('answers', answers.url)], { stream: true, budgetMs: BUDGET_MS });
+    assert.equal(run.status, 200);
+    assert.deepEqual(
+      run.settled.failures.map((f) => f.failure.kind),
+      ['deadline'],
+    );
+    const { headersMs, attemptHeadersMs } = run.settled;
+    assert.ok(headersMs !== null && attemptHeadersMs !== null);
+    assert.ok(
+      headersMs - attemptHeadersMs >= BUDGET_MS,
+      `the served attempt began after the first one's ${BUDGET_MS} ms: ${headersMs} from arrival, ${attemptHeadersMs} its own`,
+    );
+  });
+
+  it('relays a whole answer cut off on the last candidate as the engine gave it, and settles it failed on that node as an output fault', async () => {
+    const cut = await engine((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': 400 });
+      res.write('{"model":"hook:7b","message":{"role":"assistant","content":"hel');
+      setImmediate(() => res.socket?.destroy());
+    });
+    const run = await runWalk([candidate('cut', cut.url)], { stream: false, budgetMs: 10_000 });
+    assert.equal(run.status, 200, 'the app got the engine status, not a 502');
+    assert.equal(run.body, null, "the app's read breaks where the engine's did");
+    assert.equal(run.settled.end, 'committed');
+    assert.equal(run.row.node, 'local');
+    assert.equal(run.row.outcome, 'failed');
+    assert.deepEqual(run.row.requestError, { signature: 'truncated-upstream', basis: 'node', confirms: null });
+  });
+
+  it('still fails over from a whole answer cut off on a candidate that is not the last', async () => {
+    const cut = await engine((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': 400 });
+      res.write('{"model":"hook:7b"');
+      setImmediate(() => res.socket?.destroy());
+    });
+    const answers = await engine((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(OLLAMA_DONE));
+    const run = await runWalk([candidate('cut', cut.url), candidate('answers', answers.url)], { stream: false, budgetMs: 10_000 });
+    assert.equal(run.status, 200);
+    assert.equal(run.body, OLLAMA_DONE);
+    assert.equal(run.row.outcome, 'served');
+    assert.deepEqual(
+      run.settled.failures.map((f) => f.failure.kind),
+      ['body-dropped'],
+    );
+  });
+
+  it("traces the 400 the app got for an engine's verdict, while the row keeps the engine's 500", async () => {
+    const verdict = await engine((_req, res) => res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"no user query found in messages"}'));
+    const run = await runWalk([candidate('verdict', verdict.url)], { stream: false, budgetMs: 10_000 });
+    assert.equal(run.status, 400);
+    assert.equal(run.row.status, 500);
+    assert.equal(run.tracedStatus, 400);
+  });
+
+  it("serving a peer's forward, passes a definitive verdict back at once instead of asking its next engine", async () => {
+    const verdict = await engine((_req, res) => res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"no user query found in messages"}'));
+    const busy = await engine((_req, res) => res.writeHead(503).end());
+    const run = await runWalk([candidate('verdict', verdict.url), candidate('busy', busy.url)], { stream: false, budgetMs: 10_000, rowNode: 'core-1' });
+    assert.equal(run.status, 500, "the engine's own 500 goes back for the sender to judge");
+    assert.match(run.body ?? '', /no user query/);
+    assert.equal(busy.asked(), 0, 'the next engine here was never asked');
   });
 });
 

@@ -23,7 +23,7 @@ import { clearFaults, faultMarks, strikeOutput, strikeUnservable, type FaultMark
 import { readAnswer, StreamJudge } from './output-check.js';
 import { dropBody, readUpTo, readWithin, relayBody } from './relay-body.js';
 import { UpstreamExchange } from './upstream-exchange.js';
-import { classifyVerdict, VERDICT_BODY_LIMIT_BYTES, VERDICT_BODY_TIMEOUT_MS } from './request-verdict.js';
+import { classifyVerdict, DEFINITIVE_VERDICTS, VERDICT_BODY_LIMIT_BYTES, VERDICT_BODY_TIMEOUT_MS, verdictStatus } from './request-verdict.js';
 import { relayHeaders } from './response-headers.js';
 import { PROXY_PREFIX } from './route-table.js';
 import { answerVerdict } from './verdict-answer.js';
@@ -70,6 +70,8 @@ interface CurrentAttempt {
   /** The candidate as it answered: a peer's answer names the engine that served it. */
   answered: Candidate;
   status: number | null;
+  /** ms from the request's arrival to when this attempt began, and to its response headers. */
+  readonly startedMs: number;
   headersMs: number | null;
   /** Where each withholding record's strikes stood as the attempt began: its clean answer ends only what came before it. */
   readonly marks: FaultMarks;
@@ -124,6 +126,7 @@ class RequestWalk {
       release: this.#deps.inFlight.acquire(candidate.backendId ?? candidate.node),
       answered: candidate,
       status: null,
+      startedMs: this.#elapsed(),
       headersMs: null,
       marks: faultMarks(this.#deps),
     };
@@ -227,10 +230,11 @@ class RequestWalk {
       strikeUnservable(this.#deps, this.#req, candidate.backendId, `HTTP 500${signature ? ` (${signature})` : ''}`);
     }
     if (signature !== null && bytes !== null && this.#req.rowNode !== null) {
-      // Serving a peer's forward: another engine here may still answer; from the last, the
-      // engine's own 500 goes back to the sender as it came (marked with the engine), where it
-      // used to become this Hub's 502 and lose the verdict the sender's walk is judging.
-      if (index < this.#req.order.length - 1) return { kind: 'engine-500', signature };
+      // Serving a peer's forward: another engine here may still answer a verdict only some
+      // engines give; from the last, or at once for one no engine could answer otherwise, the
+      // engine's own 500 goes back to the sender as it came (marked with the engine). Walked on,
+      // a definitive verdict was lost when the next engine here failed and this Hub answered 502.
+      if (index < this.#req.order.length - 1 && !DEFINITIVE_VERDICTS.has(signature)) return { kind: 'engine-500', signature };
       const out = this.#outHeaders(answer);
       out['content-length'] = bytes.length;
       this.#req.res.writeHead(500, out);
@@ -261,6 +265,7 @@ class RequestWalk {
     if (read.kind === 'failed') {
       if (this.#req.caller.gone) return this.#settle('hung-up');
       if (judged) strikeOutput(this.#deps, this.#req, this.#faultKey(), 'truncated-upstream');
+      if (at.start.index === this.#req.order.length - 1) return this.#relayCut(answer, read.head, judged);
       return (read.error as { code?: unknown } | null)?.code === 'UND_ERR_BODY_TIMEOUT'
         ? { kind: 'body-stalled', status, idleMs: this.#req.budgetMs }
         : { kind: 'body-dropped', status, reason: describeTransportError(read.error) };
@@ -280,6 +285,24 @@ class RequestWalk {
     if (reading?.judged === true && fault === null) clearFaults(this.#deps, this.#req, at.answered, this.#faultKey(), at.marks);
     this.#finalFrames = reading === null ? () => [parseJson(read.bytes)] : () => [reading.doc];
     return this.#settle('committed', { bodyFault: fault === null ? null : { kind: 'output', fault } });
+  }
+
+  /**
+   * From the last candidate, a whole answer that was cut off (dropped or stalled part-way) goes
+   * to the app as the engine gave it: its headers, what arrived, and then the cut, so the app's
+   * client sees a broken answer rather than a complete one. The row settles failed on this node
+   * as an output fault, as a cut stream does; it used to end the walk as exhausted, naming no
+   * node and counting in no outputFaults.
+   */
+  #relayCut(answer: UpstreamExchange, head: readonly Buffer[], judged: boolean): typeof ENDED {
+    const res = this.#req.res;
+    res.writeHead(answer.statusCode, this.#outHeaders(answer));
+    for (const chunk of head) res.write(chunk);
+    this.#settle('committed', { bodyFault: judged ? { kind: 'output', fault: 'truncated-upstream' } : { kind: 'dropped' } });
+    // Ending the socket, not the response: what was written goes out first, then the close comes
+    // where the body should have gone on (short of its length, or with no last chunk).
+    res.socket?.end();
+    return ENDED;
   }
 
   /**
@@ -363,6 +386,7 @@ class RequestWalk {
       attempt: at === null ? null : at.start.index + 1,
       status: appGotHeaders ? (at?.status ?? null) : null,
       headersMs: appGotHeaders ? (at?.headersMs ?? null) : null,
+      attemptHeadersMs: at === null || at.headersMs === null ? null : at.headersMs - at.startedMs,
       totalMs: this.#elapsed(),
       bodyFault: extra.bodyFault ?? null,
       verdict: extra.verdict ?? null,
@@ -396,8 +420,9 @@ class RequestWalk {
       // The node that served, even on an inbound row (whose node names the sender): 'local' there.
       node: outcome.served?.node ?? null,
       backend: row.backend ?? null,
-      // The status the app got: the walk's own 502 when it answered one.
-      status: end === 'exhausted' || end === 'no-candidate' ? 502 : (row.status ?? null),
+      // The status the app got: the walk's own 502 when it answered one, and a verdict's 400 (the
+      // row keeps the engine's 500, which X-Hub-Pool-Upstream-Status tells the app).
+      status: end === 'exhausted' || end === 'no-candidate' ? 502 : end === 'verdict' ? verdictStatus(outcome.verdict!.signature) : (row.status ?? null),
       attempt: row.attempt ?? null,
       failedOver: outcome.failures.length,
       reason: row.reason ?? null,
