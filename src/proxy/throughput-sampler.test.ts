@@ -1,8 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ThroughputBook } from '../placement/throughput/book.js';
+import { predict } from '../placement/throughput/predict.js';
 import { peerNode } from '../placement/steps/candidate-fixtures.js';
 import { ManualClock } from '../util/clock.js';
+import { estimatedPromptTokens, headerBudgetMs } from './header-budget.js';
 import { ROUTED_ROUTES } from './route-table.js';
 import { bookKeyOf, ThroughputSampler } from './throughput-sampler.js';
 import type { BodyFault, WalkSettled } from './walk-types.js';
@@ -64,5 +66,29 @@ describe('ThroughputSampler', () => {
     sampler.onSettled({ ...settled(null), headersMs: 305_000, attemptHeadersMs: 5_000 });
     const [reading] = book.readings(bookKeyOf(peer, 'qwen3:8b'));
     assert.equal(reading?.tokensPerSec, (BODY_BYTES / 4 / 5_000) * 1000);
+  });
+
+  it('files a missed deadline in the estimate placement reads, so the same body is predicted at the very budget it missed', () => {
+    // Not a multiple of 4: rounded down here and up in placement, the two estimates differ by a token.
+    const bodyBytes = 80_002;
+    const budgetMs = headerBudgetMs(bodyBytes, 300_000, 50);
+    const book = new ThroughputBook(new ManualClock());
+    const sampler = new ThroughputSampler({ book, aloneOn: () => true });
+    sampler.onAttempt({ requestId: 'r1', model: 'qwen3:8b', candidate: peer, index: 0 });
+    sampler.onSettled({
+      ...settled(null),
+      bodyBytes,
+      budgetMs,
+      end: 'exhausted',
+      served: null,
+      attempt: null,
+      status: null,
+      headersMs: null,
+      attemptHeadersMs: null,
+      failures: [{ candidate: peer, failure: { kind: 'deadline', budgetMs } }],
+    });
+    const readings = book.readings(bookKeyOf(peer, 'qwen3:8b'));
+    assert.equal(readings[0]?.promptTokens, estimatedPromptTokens(bodyBytes));
+    assert.equal(predict(readings, estimatedPromptTokens(bodyBytes), 'observed')?.predictedMs, budgetMs);
   });
 });

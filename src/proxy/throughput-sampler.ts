@@ -7,6 +7,7 @@
 import type { ThroughputBook, BookKey } from '../placement/throughput/book.js';
 import { decodeRate, prefillReading, type AttemptFacts } from '../placement/throughput/sample.js';
 import type { Candidate } from '../placement/types.js';
+import { estimatedPromptTokens } from './header-budget.js';
 import type { EngineTimings } from './walk-timings.js';
 import type { AttemptStart, WalkObserver, WalkSettled } from './walk-types.js';
 
@@ -65,5 +66,14 @@ export class ThroughputSampler implements WalkObserver {
  * reads of { ...common, idle, ... } going megamorphic on every request.
  */
 function attemptFacts(s: WalkSettled, idle: boolean, headersMs: number | null, missedDeadline: boolean, timings: EngineTimings | null): AttemptFacts {
-  return { completion: true, estimatedTokens: Math.floor(s.bodyBytes / 4), stream: s.stream, budgetMs: s.budgetMs, idle, headersMs, missedDeadline, timings };
+  return {
+    completion: true,
+    estimatedTokens: estimatedPromptTokens(s.bodyBytes),
+    stream: s.stream,
+    budgetMs: s.budgetMs,
+    idle,
+    headersMs,
+    missedDeadline,
+    timings,
+  };
 }

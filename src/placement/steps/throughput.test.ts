@@ -194,6 +194,34 @@ const rows: readonly Row[] = [
     record: { unmeasured: [] },
   },
   {
+    name: 'a node that just missed its deadline on this prompt is predicted at exactly the budget: that misses it, and the unmeasured peer goes first',
+    tiers: [[beta1, core7]],
+    // The reading a missed deadline leaves is tokens / budget, so the same prompt predicts the budget itself.
+    input: throughputInput(20_000, [[core7, 400_000, true]], { budgetMs: 400_000 }),
+    expect: [[beta1], [core7]],
+    record: { unmeasured: [] },
+    moved: [core7.node],
+  },
+  {
+    name: 'a missed deadline predicted under the budget for a smaller prompt is only a lower bound: no unmeasured peer gives way to it',
+    tiers: [[beta1, core7]],
+    input: throughputInput(15_000, [[core7, 250_000, true]], { budgetMs: 300_000 }),
+    expect: [[beta1, core7]],
+    record: { unmeasured: [] },
+    moved: [],
+  },
+  {
+    name: 'a missed deadline beside a node timed to meet the budget: the unmeasured peer gives way to the timed one only',
+    tiers: [[beta1, core7, betaMax]],
+    input: throughputInput(15_000, [
+      [core7, 250_000, true],
+      [betaMax, 40_000],
+    ]),
+    expect: [[core7, betaMax, beta1]],
+    record: { unmeasured: [{ node: beta1.node, backend: null, prior: 'unknown' }] },
+    moved: [],
+  },
+  {
     name: 'a pin at another node holds back no unmeasured peer',
     tiers: [[core7, beta1]],
     pins: [{ scope: 'model', model: MODEL, target: betaMax.node }],

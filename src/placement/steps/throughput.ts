@@ -1,10 +1,12 @@
 /**
  * Throughput-aware placement (spec, "Throughput-aware placement"), inside each group the
  * ceilings and slots left:
- * - a candidate predicted to miss the request's budget moves behind every one that is not;
- *   a group where every candidate is predicted to miss stays as ranked;
+ * - a candidate predicted to miss the request's budget moves behind every one that is not (a
+ *   missed deadline predicted at exactly the budget counts as a miss); a group where every
+ *   candidate is predicted to miss stays as ranked;
  * - for a prompt of 6,144 estimated tokens or more, an unmeasured peer moves behind a candidate
- *   the ranker scored the same that is measured to meet the budget, and one advertising
+ *   the ranker scored the same that is measured to meet the budget (a missed deadline never is),
+ *   and one advertising
  *   hardwareTier cpu-only or insufficient also behind the other unmeasured peers of that score;
  *   never behind a busier node, and not for a local engine contention is about to move;
  * - this node's own engines, the engine prefix affinity holds and a pinned node keep their place.
@@ -13,6 +15,7 @@
  */
 import type { ThroughputEstimate, ThroughputRecord, UnmeasuredDeferral } from '../../routing-log/placement-records.js';
 import { LARGE_PROMPT_TOKENS, type ThroughputInput } from '../throughput-input.js';
+import type { Prediction } from '../throughput/predict.js';
 import type { Candidate, PlacementContext, PlacementStep, Tiers } from '../types.js';
 import { pinTargetNode, resolvePin } from './pin.js';
 import { unjoinable } from './contention.js';
@@ -32,7 +35,7 @@ export function estimateOf(c: Candidate, input: ThroughputInput): ThroughputEsti
     predictedMs: p.predictedMs,
     source: p.source,
     deadline: p.deadline,
-    slow: missesBudget(p.predictedMs, input),
+    slow: missesBudget(p, input),
     moved: false,
   };
 }
@@ -60,9 +63,23 @@ function contended(c: Candidate, ctx: PlacementContext, affinityHeld: string | n
   return unjoinable(input.busy.get(c.backendId) ?? [], ctx.model, runsAt).length > 0;
 }
 
-/** The rule's one comparison: a prediction exactly at the budget meets it. */
-function missesBudget(predictedMs: number, input: ThroughputInput): boolean {
-  return predictedMs > input.budgetMs;
+/**
+ * The rule's one comparison. A timed prediction exactly at the budget meets it. A missed
+ * deadline is a lower bound: its reading is tokens / budget, so the same prompt again predicts
+ * exactly the budget it already ran out of, and that is a miss (spec, "What is measured").
+ */
+function missesBudget(p: Prediction, input: ThroughputInput): boolean {
+  return p.deadline ? p.predictedMs >= input.budgetMs : p.predictedMs > input.budgetMs;
+}
+
+/**
+ * Measured to meet the budget, the only evidence an unmeasured peer gives way to: a missed
+ * deadline under the budget says only "at least this slow" (spec, "Much slower than a node as
+ * free": a lower bound), and a local engine contention is about to move will not go first.
+ */
+function measuredToMeet(c: Candidate, ctx: PlacementContext, input: ThroughputInput): boolean {
+  const p = input.predictions.get(c.id);
+  return p !== undefined && !p.deadline && !missesBudget(p, input) && !contended(c, ctx, input.affinityHeld);
 }
 
 function deferWithinTies(
@@ -80,10 +97,7 @@ function deferWithinTies(
     while (j < tier.length && input.score(tier[j]!) === score) j++;
     const run = tier.slice(i, j);
     i = j;
-    // The group handed in holds no slow candidate, or only slow ones (all measured, so none to defer):
-    // a measured candidate here meets the budget.
-    const meets = run.some((c) => input.predictions.has(c.id) && !contended(c, ctx, input.affinityHeld));
-    if (!meets) {
+    if (!run.some((c) => measuredToMeet(c, ctx, input))) {
       out.push(...run);
       continue;
     }

@@ -20,7 +20,7 @@ export const MIN_READ_TOKENS = 1024;
 export interface AttemptFacts {
   /** A chat or completion route. */
   readonly completion: boolean;
-  /** bytes / 4 of the forwarded body. */
+  /** bytes / 4 of the forwarded body, rounded up as placement rounds it (proxy/header-budget.ts). */
   readonly estimatedTokens: number;
   readonly stream: boolean;
   /** The node had nothing else in flight when the attempt started. */
