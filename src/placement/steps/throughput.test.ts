@@ -129,6 +129,27 @@ const rows: readonly Row[] = [
     },
   },
   {
+    name: 'unmeasured peers the ranker already had behind the measured one did not move: none is listed',
+    tiers: [[betaMax, core7, fzzy]],
+    input: throughputInput(20_000, [[betaMax, 40_000]]),
+    expect: [[betaMax, core7, fzzy]],
+    record: { unmeasured: [] },
+  },
+  {
+    name: 'only the unmeasured peers a measured one went ahead of are listed',
+    tiers: [[core7, beta1, fzzy]],
+    input: throughputInput(20_000, [[beta1, 40_000]]),
+    expect: [[beta1, core7, fzzy]],
+    record: { unmeasured: [{ node: core7.node, backend: null, prior: 'unknown' }] },
+  },
+  {
+    name: 'a cpu-only peer moved behind a measured one is listed; the unmeasured peer it now trails, already behind, is not',
+    tiers: [[fzzy, betaMax, core7]],
+    input: throughputInput(20_000, [[betaMax, 40_000]]),
+    expect: [[betaMax, core7, fzzy]],
+    record: { unmeasured: [{ node: fzzy.node, backend: null, prior: 'cpu-only' }] },
+  },
+  {
     name: 'no candidate measured to meet the budget: unmeasured peers keep their places',
     tiers: [[core7, beta1, fzzy]],
     input: throughputInput(46_000, [[fzzy, 1_122_000]]),

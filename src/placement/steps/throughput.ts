@@ -101,16 +101,27 @@ function deferWithinTies(
       out.push(...run);
       continue;
     }
+    // Every measured candidate ends up ahead of every deferred peer, so a deferred peer moved
+    // behind one exactly when it stood ahead of the last measured one. Those are the ones the
+    // record lists: a peer the ranker already had behind them did not move behind a measured node.
+    let lastMeasured = -1;
+    for (let k = 0; k < run.length; k++) if (input.predictions.has(run[k]!.id)) lastMeasured = k;
     // One pass into kept, unknown and cpu-only, in the order the run had them.
     const unknown: Candidate[] = [];
     const cpuOnly: Candidate[] = [];
-    for (const c of run) {
-      if (input.predictions.has(c.id) || keepsPlace(c, held)) out.push(c);
-      else if (c.hardwareTier !== null && CPU_PRIORS.has(c.hardwareTier)) cpuOnly.push(c);
-      else unknown.push(c);
+    const movedUnknown: UnmeasuredDeferral[] = [];
+    const movedCpuOnly: UnmeasuredDeferral[] = [];
+    for (let k = 0; k < run.length; k++) {
+      const c = run[k]!;
+      if (input.predictions.has(c.id) || keepsPlace(c, held)) {
+        out.push(c);
+        continue;
+      }
+      const cpu = c.hardwareTier !== null && CPU_PRIORS.has(c.hardwareTier);
+      (cpu ? cpuOnly : unknown).push(c);
+      if (k < lastMeasured) (cpu ? movedCpuOnly : movedUnknown).push({ node: c.node, backend: c.engine, prior: cpu ? 'cpu-only' : 'unknown' });
     }
-    for (const c of unknown) unmeasured.push({ node: c.node, backend: c.engine, prior: 'unknown' });
-    for (const c of cpuOnly) unmeasured.push({ node: c.node, backend: c.engine, prior: 'cpu-only' });
+    unmeasured.push(...movedUnknown, ...movedCpuOnly);
     out.push(...unknown, ...cpuOnly);
   }
   return out;
