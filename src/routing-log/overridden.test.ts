@@ -130,6 +130,33 @@ describe('withOverridden: slots, throughput and contention follow the same rule'
     const kept = { ...throughput, estimates: throughput.estimates.map((e) => ({ ...e, moved: false })) };
     assert.deepEqual(marks({ ...onPeer, throughput: kept }), [true, false, false]);
   });
+  it('does not mark slots on a full node that was never moved, when every slot was full', () => {
+    const allFull: SlotsRecord = {
+      demoted: [],
+      allFull: true,
+      full: [
+        { node: 'local', backend: 'ollama', inFlight: 2, slots: 2 },
+        { node: PEER, backend: null, inFlight: 4, slots: 4 },
+      ],
+      overridden: false,
+    };
+    assert.deepEqual(marks({ ...onLocal, slots: allFull }), [false, false, true]);
+    assert.deepEqual(marks({ ...onPeer, slots: allFull }), [false, true, false]);
+  });
+  it('does not mark slots on a full node its group had no free one to move ahead of; marks the one it moved', () => {
+    const OTHER = 'core-2';
+    const split: SlotsRecord = {
+      demoted: [{ node: PEER, backend: null, inFlight: 2, slots: 2 }],
+      allFull: false,
+      full: [
+        { node: OTHER, backend: null, inFlight: 4, slots: 4 },
+        { node: PEER, backend: null, inFlight: 2, slots: 2 },
+      ],
+      overridden: false,
+    };
+    assert.deepEqual(marks({ ...onPeer, node: OTHER, slots: split }), [false, false, false]);
+    assert.deepEqual(marks({ ...onPeer, slots: split }), [true, true, false]);
+  });
   it('marks nothing on a walk that ran out (no node)', () => assert.deepEqual(marks({ ...onPeer, node: null, outcome: 'failed' }), [false, false, false]));
   it('keeps the records it does not change as the same objects', () => {
     const out = withOverridden(onLocal);

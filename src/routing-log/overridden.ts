@@ -33,7 +33,7 @@ export function withOverridden(row: RoutingLogEntry): RoutingLogEntry {
   const next = {
     promptCeiling: marked(ceiling, ceiling !== null && ceiling.excluded.some((e) => e.node === node)),
     contextCap: marked(cap, cap !== null && cap.excluded.some((e) => e.node === node)),
-    slots: marked(slots, slots !== null && slots.full.some((e) => names(e, node, backend))),
+    slots: marked(slots, slots !== null && slots.demoted.some((e) => names(e, node, backend))),
     throughput: marked(throughput, throughput !== null && throughput.estimates.some((e) => e.moved && names(e, node, backend))),
     contention: marked(contention, contention !== null && contention.demoted.some((d) => d.behind.length > 0 && names(d, node, backend))),
     withheld: marked(withheld, withheld !== null && withheld.demoted.some((d) => names(d, node, backend))),

@@ -27,9 +27,13 @@ export interface SlotsRecord {
   readonly demoted: readonly SlotDemotion[];
   /** True when every candidate that stated a count was full, so nothing moved. */
   readonly allFull: boolean;
-  /** Candidates that were full when placed, demoted or not (what overridden is judged against). */
+  /**
+   * Candidates that were full when placed, demoted or not: with allFull, the ones the ranker's
+   * order was kept across. Not what overridden is judged against: a full node nothing was moved
+   * ahead of was not demoted, so landing on it overrides nothing.
+   */
   readonly full: readonly SlotDemotion[];
-  /** True when the request was served by a full candidate anyway. */
+  /** True when the row settled on a candidate in demoted anyway (everything ahead of it failed). */
   readonly overridden: boolean;
 }
 

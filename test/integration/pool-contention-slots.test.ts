@@ -181,6 +181,42 @@ describe('local engine contention and slot-aware placement', () => {
     },
   );
 
+  it(
+    'slots: when every node that states a count is full nothing moves, and landing on the full node is no override',
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      const { a, b } = pool;
+      const peerCleared = await b.api('PATCH', '/api/inference/preferences', { ollamaSlots: null });
+      assert.equal(peerCleared.status, 200, JSON.stringify(peerCleared.json));
+      await eventually(
+        async () => (await a.status()).peers.find((p) => p.nodeFqdn === b.name)?.ollamaSlots === null,
+        'a to read that b states no slots',
+        30_000,
+      );
+      const stated = await runCli(['pool', 'slots', '1', '--yes'], { dataDir: a.dataDir });
+      assert.equal(stated.code, 0, stated.stderr);
+      await a.patchSettings({ poolSlotAwareness: 1 });
+      try {
+        // b states nothing, so it is neither free nor full: a's full engine has nothing to go behind.
+        const row = await withOpenClawTurn(() => hermesTurn(a));
+        assert.equal(row.node, 'local', "with no free slot anywhere the ranker's order stands");
+        assert.deepEqual(row.slots, {
+          demoted: [],
+          allFull: true,
+          full: [{ node: 'local', backend: 'ollama', inFlight: 1, slots: 1 }],
+          overridden: false,
+        });
+        const log = await runCli(['pool', 'log', '--limit', '1'], { dataDir: a.dataDir });
+        assert.match(log.stdout, /↳ every slot full on local \(1 in flight, 1 slots\): none had a free one to go ahead/);
+        assert.doesNotMatch(log.stdout, /placed anyway/);
+      } finally {
+        await a.patchSettings({ poolSlotAwareness: 0 });
+        const cleared = await runCli(['pool', 'slots', 'clear', '--yes'], { dataDir: a.dataDir });
+        assert.equal(cleared.code, 0, cleared.stderr);
+      }
+    },
+  );
+
   it('cihub pool slots refuses a count out of range and writes nothing', { timeout: TEST_TIMEOUT_MS }, async () => {
     const { a } = pool;
     const res = await runCli(['pool', 'slots', '0', '--yes'], { dataDir: a.dataDir });

@@ -37,6 +37,8 @@ function row(overrides: Partial<RoutingLogEntry>): RoutingLogEntry {
 }
 
 const BETA_MAX = { node: 'beta-max.tail0.ts.net', backend: null, inFlight: 2, slots: 2 } as const;
+const BETA_MAX_4 = { ...BETA_MAX, inFlight: 4, slots: 4 } as const;
+const LOCAL_FULL = { node: 'local', backend: 'ollama', inFlight: 2, slots: 2 } as const;
 const slots = (over: Partial<SlotsRecord>): SlotsRecord => ({ demoted: [BETA_MAX], allFull: false, full: [BETA_MAX], overridden: false, ...over });
 const OPENCLAW = { model: 'qwen3.8:27b', numCtx: 65536 } as const;
 const contention = (over: Partial<ContentionRecord['demoted'][number]>, overridden = false): ContentionRecord => ({
@@ -79,10 +81,27 @@ describe('pool log lines for slots, throughput and contention', () => {
       expect: ['moved beta-max.tail0.ts.net (2 in flight, 2 slots) behind nodes with a free slot'],
     },
     {
-      name: 'the request landed on a full node regardless',
+      name: 'the request landed on the full node that was moved, because nothing ahead of it answered',
       lines: slotsLines,
-      row: row({ node: BETA_MAX.node, slots: slots({ demoted: [], allFull: true, overridden: true }) }),
-      expect: ['placed anyway with every slot full on beta-max.tail0.ts.net (2 in flight, 2 slots)'],
+      row: row({ node: BETA_MAX.node, slots: slots({ overridden: true }) }),
+      expect: [
+        'moved beta-max.tail0.ts.net (2 in flight, 2 slots) behind nodes with a free slot',
+        'placed anyway with every slot full on beta-max.tail0.ts.net (2 in flight, 2 slots): nothing with a free slot answered',
+      ],
+    },
+    {
+      name: 'every node that states slots was full: nothing moved, and the line says so without calling it placed anyway',
+      lines: slotsLines,
+      row: row({ node: 'local', backend: 'ollama', slots: slots({ demoted: [], allFull: true, full: [LOCAL_FULL, BETA_MAX_4] }) }),
+      expect: [
+        "every slot full on local (2 in flight, 2 slots), beta-max.tail0.ts.net (4 in flight, 4 slots): none had a free one to go ahead, so the ranker's order stood",
+      ],
+    },
+    {
+      name: 'a full node in a group with no free one was not moved: landing on it gets no line',
+      lines: slotsLines,
+      row: row({ node: BETA_MAX.node, slots: slots({ demoted: [], full: [BETA_MAX] }) }),
+      expect: [],
     },
     { name: 'contention null: no line', lines: contentionLines, row: row({}), expect: [] },
     {

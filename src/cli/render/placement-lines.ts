@@ -3,18 +3,27 @@
  * the much-slower rule) and local engine contention, made from the row's records alone.
  */
 import type { RoutingLogEntry } from '../../routing-log/entry.js';
-import type { BusyWith, ContentionDemotion, ThroughputEstimate } from '../../routing-log/placement-records.js';
+import type { BusyWith, ContentionDemotion, SlotDemotion, ThroughputEstimate } from '../../routing-log/placement-records.js';
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
 const windowOf = (n: number | null) => (n === null ? 'the default window' : `num_ctx ${n}`);
 
-/** "moved beta-max (2 in flight, 2 slots) behind nodes with a free slot", and "placed anyway …" when it served regardless. */
+const slotText = (d: SlotDemotion) => `${d.node} (${d.inFlight} in flight, ${d.slots} slots)`;
+
+/**
+ * "moved beta-max (2 in flight, 2 slots) behind nodes with a free slot"; "placed anyway …" when the
+ * row settled on a node that was moved (overridden); and, when every node that states slots was
+ * full so nothing moved, a line saying so: the request queued on a full engine, and the operator
+ * reading the log should not have to work out why no "moved" line came with it.
+ */
 export function slotsLines(row: RoutingLogEntry): readonly string[] {
   const s = row.slots;
   if (s === null) return [];
-  const lines = s.demoted.map((d) => `moved ${d.node} (${d.inFlight} in flight, ${d.slots} slots) behind nodes with a free slot`);
-  const served = s.overridden ? s.full.find((f) => f.node === row.node) : undefined;
-  if (served !== undefined) lines.push(`placed anyway with every slot full on ${served.node} (${served.inFlight} in flight, ${served.slots} slots)`);
+  const lines = s.demoted.map((d) => `moved ${slotText(d)} behind nodes with a free slot`);
+  // A local entry names its engine; a peer picks its own, so its entry matches by node alone.
+  const served = s.overridden ? s.demoted.find((d) => d.node === row.node && (d.backend === null || d.backend === row.backend)) : undefined;
+  if (served !== undefined) lines.push(`placed anyway with every slot full on ${slotText(served)}: nothing with a free slot answered`);
+  if (s.allFull) lines.push(`every slot full on ${s.full.map(slotText).join(', ')}: none had a free one to go ahead, so the ranker's order stood`);
   return lines;
 }
 
