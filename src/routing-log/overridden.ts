@@ -1,9 +1,9 @@
 /**
  * "overridden" on every placement record that moves candidates back (the prompt ceiling, the
  * context cap, slots, throughput, contention, withholding): true when the request was placed on a
- * candidate that record put behind others anyway, because everything ahead of it failed (spec:
- * "the routing log then says the demotion was overridden rather than claiming the node was
- * skipped"). One rule for all six, decided once, as the row settles, from the node and engine it
+ * candidate that record put behind others anyway, because everything ahead of it failed (spec,
+ * Slot-aware placement, "Demoted, never removed": the row must not read as though that node was
+ * passed over). One rule for all six, decided once, as the row settles, from the node and engine it
  * settled on: the one that answered, gave the verdict, or was being waited on when the caller hung
  * up. A walk that ran out names no node, and an inbound row's node is the sender, so neither is
  * marked. No step needs to know about failover, and the row is written once.

@@ -6,8 +6,8 @@
  *   candidate is predicted to miss stays as ranked;
  * - for a prompt of 6,144 estimated tokens or more, an unmeasured peer moves behind a candidate
  *   the ranker scored the same that is measured to meet the budget (a missed deadline never is),
- *   and one advertising
- *   hardwareTier cpu-only or insufficient also behind the other unmeasured peers of that score;
+ *   and one advertising hardwareTier cpu-only or insufficient also behind the other unmeasured
+ *   peers of that score;
  *   never behind a busier node, and not for a local engine contention is about to move;
  * - this node's own engines, the engine prefix affinity holds and a pinned node keep their place.
  * Absent input (a route it does not judge, HUB_POOL_THROUGHPUT_PLACEMENT=off, a prompt under
