@@ -29,8 +29,9 @@ import { ThroughputSampler } from './proxy/throughput-sampler.js';
 import { ThroughputBook } from './placement/throughput/book.js';
 import { advertOf } from './peers/throughput-advert.js';
 import { releaseResident, RESIDENCY_CHECK_MS } from './proxy/residency-release.js';
-import { engineModelKey, WithholdBook } from './proxy/withhold-book.js';
+import { localUnservable, WithholdBook } from './proxy/withhold-book.js';
 import type { BackendView } from './engines/types.js';
+import type { LocalUnservable } from './placement/candidates.js';
 import { usablePeers } from './peers/usable-peers.js';
 import { RoutingLog } from './routing-log/ring.js';
 import { HubMetrics } from './metrics/hub-metrics.js';
@@ -269,7 +270,9 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
     ownPressure: () => pressure.band(),
     tracer: new Tracer({ sink: exporter, clock }),
   });
-  const localRoutes = new LocalRoutes({ pool, health, dispatcher, proxy, logger });
+  // The listings and what peers are told leave out what candidates leave out: one rule (placement/candidates.ts).
+  const unservableLocally = localUnservable(unservable);
+  const localRoutes = new LocalRoutes({ pool, health, dispatcher, proxy, logger, unservable: unservableLocally });
 
   const services: HubServices = {
     env,
@@ -304,7 +307,7 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
     // Only this node's engines: what it forwards to peers is counted in their own figures. Work
     // other clients sent those engines directly counts too, where the engine reports it.
     inFlightTotal: () => localDepth(health.latest()),
-    unservableModels: () => unservableHere(health.latest(), unservable),
+    unservableModels: () => unservableHere(health.latest(), unservableLocally),
     storeOpen: () => db.open,
     metrics,
     discovery: new DiscoveryService({
@@ -577,12 +580,12 @@ function buildPoolPeers(deps: {
  * Models this node lists but cannot serve now: withheld on every healthy engine that lists
  * them. A model one engine fails while another serves it is still servable here.
  */
-function unservableHere(backends: readonly BackendView[], book: WithholdBook): string[] {
+function unservableHere(backends: readonly BackendView[], unservable: LocalUnservable): string[] {
   const models = new Map<string, boolean>();
   for (const b of backends) {
     if (!b.healthy) continue;
     for (const m of b.models) {
-      const withheld = book.isWithheld(engineModelKey('local', b.backendId, m.name));
+      const withheld = unservable(b.backendId, m.name);
       models.set(m.name, (models.get(m.name) ?? true) && withheld);
     }
   }

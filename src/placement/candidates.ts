@@ -13,19 +13,29 @@ import type { Candidate } from './types.js';
 import type { ModelDetail } from '../peers/capabilities.js';
 import type { ThroughputAdvert } from '../peers/throughput-advert.js';
 
+/**
+ * Whether this node's engine withholds the model as unservable now (proxy/withhold-book.ts,
+ * localUnservable, reads it off the book). One rule for every place that says what this node
+ * can serve: candidates, what auto chooses from, the model listings, and what peers are told.
+ */
+export type LocalUnservable = (backendId: string, model: string) => boolean;
+
+/** Nothing withheld: for callers that ask which engines hold a model, not which would be tried. */
+export const NOTHING_UNSERVABLE: LocalUnservable = () => false;
+
 export function localCandidates(
   backends: readonly BackendView[],
   model: string,
   dialect: ProxyDialect,
   /** Requests the proxy has in flight on an engine; other clients' work the engine reported is added (local-queue-depth.ts). */
   inFlight: (backendId: string) => number,
-  /** Whether this engine has been unable to serve the model lately: then it is no candidate for it (until the withhold ends). */
-  unservable: (backendId: string) => boolean = () => false,
+  /** Whether an engine has been unable to serve the model lately: then it is no candidate for it (until the withhold ends). */
+  unservable: LocalUnservable = NOTHING_UNSERVABLE,
   /** This node's own GPU-pressure band (machine/pressure-sampler.ts); null when it has none. */
   ownPressure: number | null = null,
 ): Candidate[] {
   return backends
-    .filter((b) => b.healthy && ADAPTERS[b.kind].speaks(dialect) && backendHolds(b, model) && !unservable(b.backendId))
+    .filter((b) => b.healthy && ADAPTERS[b.kind].speaks(dialect) && backendHolds(b, model) && !unservable(b.backendId, model))
     .map((b) => ({
       id: `local/${b.backendId}`,
       node: 'local',

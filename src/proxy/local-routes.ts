@@ -24,7 +24,7 @@ import { localBackendsReport } from './local-backends-report.js';
 import type { PoolAccess, PoolProxy } from './pool-proxy.js';
 import { peerModels } from './pool-offers.js';
 import { PROXY_PREFIX } from './route-table.js';
-import type { UsablePeer } from '../placement/candidates.js';
+import { NOTHING_UNSERVABLE, type LocalUnservable, type UsablePeer } from '../placement/candidates.js';
 import { writeProxyError } from './proxy-errors.js';
 import type { Logger } from 'pino';
 
@@ -37,6 +37,8 @@ export interface LocalRoutesDeps {
   readonly dispatcher: Dispatcher;
   readonly proxy: PoolProxy;
   readonly logger: Logger;
+  /** Which local engines withhold which models as unservable: their entries are left out of the listings, as candidates leave them out. */
+  readonly unservable: LocalUnservable;
 }
 
 export class LocalRoutes {
@@ -45,7 +47,11 @@ export class LocalRoutes {
     this.#deps = deps;
   }
 
-  /** GET /v1/models: every healthy engine's model list merged by id, then peer-only models marked owned_by hub-pool. */
+  /**
+   * GET /v1/models: every healthy engine's model list merged by id, then peer-only models marked
+   * owned_by hub-pool. An engine's entry for a model it withholds is left out: a listed model is
+   * one the ranker can place, and a peer that serves it still puts it back as a peer model.
+   */
   async openAIModels(res: ServerResponse): Promise<void> {
     const views = await this.#deps.health.snapshot();
     const healthy = views.filter((v) => v.healthy);
@@ -53,10 +59,10 @@ export class LocalRoutes {
     this.#logLeftOut(leftOut, '/v1/models');
     const seen = new Set<string>();
     const data: unknown[] = [];
-    for (const { body } of answers) {
+    for (const { backend, body } of answers) {
       for (const entry of relayableEntries(body, 'data', 'id')) {
         const id = entry.id;
-        if (seen.has(id)) continue;
+        if (seen.has(id) || this.#deps.unservable(backend.backendId, id)) continue;
         seen.add(id);
         data.push(entry);
       }
@@ -66,10 +72,10 @@ export class LocalRoutes {
     sendJson(res, 200, { object: 'list', data });
   }
 
-  /** GET /api/tags: every healthy Ollama's tags merged by name, then peers' native-servable models with empty facts (never invented ones). */
+  /** GET /api/tags: every healthy Ollama's tags merged by name (less what each withholds, as for /v1/models), then peers' native-servable models with empty facts (never invented ones). */
   async ollamaTags(res: ServerResponse): Promise<void> {
     const views = await this.#deps.health.snapshot();
-    const { models, answered } = await this.#mergeOllama(views, '/api/tags');
+    const { models, answered } = await this.#mergeOllama(views, '/api/tags', this.#deps.unservable);
     const seen = new Set(models.map((m) => (m as { name: string }).name));
     const fromPeers = [...this.#peerOnly('ollama', seen)].map((name) => ({
       name,
@@ -87,7 +93,8 @@ export class LocalRoutes {
   /** GET /api/ps: what this machine's Ollama engines hold in memory. */
   async ollamaPs(res: ServerResponse): Promise<void> {
     const views = await this.#deps.health.snapshot();
-    const { models, answered } = await this.#mergeOllama(views, '/api/ps');
+    // What sits in memory is a fact about the machine, withheld or not.
+    const { models, answered } = await this.#mergeOllama(views, '/api/ps', NOTHING_UNSERVABLE);
     if (answered === 0) return this.#nothingToList(res, 'ollama', views);
     sendJson(res, 200, { models });
   }
@@ -167,17 +174,21 @@ export class LocalRoutes {
     return new Set([...out].sort());
   }
 
-  /** Every healthy Ollama's answer merged by name, and how many answered (0: none of them, whatever the snapshot said). */
-  async #mergeOllama(views: readonly BackendView[], path: '/api/tags' | '/api/ps'): Promise<{ models: unknown[]; answered: number }> {
+  /** Every healthy Ollama's answer merged by name, less the entries an engine withholds, and how many answered (0: none of them, whatever the snapshot said). */
+  async #mergeOllama(
+    views: readonly BackendView[],
+    path: '/api/tags' | '/api/ps',
+    unservable: LocalUnservable,
+  ): Promise<{ models: unknown[]; answered: number }> {
     const ollamas = views.filter((v) => v.healthy && v.kind === 'ollama');
     const { answers, leftOut } = await listLocal(ollamas, () => path, this.#deps.dispatcher);
     this.#logLeftOut(leftOut, path);
     const seen = new Set<string>();
     const models: unknown[] = [];
-    for (const { body } of answers) {
+    for (const { backend, body } of answers) {
       for (const entry of relayableEntries(body, 'models', 'name')) {
         const name = entry.name;
-        if (seen.has(name)) continue;
+        if (seen.has(name) || unservable(backend.backendId, name)) continue;
         seen.add(name);
         models.push(entry);
       }

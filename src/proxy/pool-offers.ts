@@ -1,12 +1,14 @@
 /**
  * The models the pool offers in one dialect: this node's healthy engines plus every usable
  * peer's cached inventory, with how many nodes hold each. What auto chooses from, and what the
- * listings name: a model a listing names is one the ranker can place.
+ * listings name: a model a listing names is one the ranker can place. So a model an engine is
+ * withholding as unservable is no offer of that engine, here or on a peer: auto resolved to one
+ * has no candidate, and the request answers 502 while other chat models are servable.
  */
 import { ADAPTERS } from '../engines/adapters.js';
 import { ENGINE_KINDS, type EngineKind } from '../engines/engine-kind.js';
 import type { BackendView, ProxyDialect } from '../engines/types.js';
-import type { UsablePeer } from '../placement/candidates.js';
+import type { LocalUnservable, UsablePeer } from '../placement/candidates.js';
 import type { ModelOffer } from './auto-alias.js';
 
 function speaks(kind: string, dialect: ProxyDialect): boolean {
@@ -25,7 +27,13 @@ export function peerModels(peers: readonly UsablePeer[], dialect: ProxyDialect):
   return byPeer;
 }
 
-export function offersOf(views: readonly BackendView[], peers: readonly UsablePeer[], dialect: ProxyDialect): ModelOffer[] {
+export function offersOf(
+  views: readonly BackendView[],
+  peers: readonly UsablePeer[],
+  dialect: ProxyDialect,
+  /** The rule localCandidates drops an engine by; the same one here, so auto never picks what no local candidate serves. */
+  unservable: LocalUnservable,
+): ModelOffer[] {
   const byName = new Map<string, { offer: ModelOffer; nodes: Set<string> }>();
   const add = (name: string, node: string, facts: Pick<ModelOffer, 'parameterSize' | 'capabilities'>) => {
     const seen = byName.get(name);
@@ -43,7 +51,10 @@ export function offersOf(views: readonly BackendView[], peers: readonly UsablePe
   };
   for (const view of views) {
     if (!view.healthy || !ADAPTERS[view.kind].speaks(dialect)) continue;
-    for (const m of view.models) add(m.name, 'local', { parameterSize: m.parameterSize, capabilities: m.capabilities });
+    for (const m of view.models) {
+      if (unservable(view.backendId, m.name)) continue;
+      add(m.name, 'local', { parameterSize: m.parameterSize, capabilities: m.capabilities });
+    }
   }
   // Peers publish what their engines say about each model, so every Hub ranks auto on the same
   // facts; a model a peer does not describe is unknown (null), not known to lack tools.

@@ -13,7 +13,7 @@ import type { PoolSettings } from '../config/settings-schema.js';
 import type { BackendHealth } from '../engines/health-snapshot.js';
 import type { BackendView, ProxyDialect } from '../engines/types.js';
 import { HubError } from '../errors.js';
-import { localCandidates, peerCandidates, type UsablePeer } from '../placement/candidates.js';
+import { localCandidates, peerCandidates, type LocalUnservable, type UsablePeer } from '../placement/candidates.js';
 import { place } from '../placement/pipeline.js';
 import { rankCandidates } from '../placement/rank.js';
 import type { PlacementRecords } from '../routing-log/entry.js';
@@ -28,7 +28,7 @@ import { forwardBody, readRequestFacts } from './request-facts.js';
 import type { RoutedRoute } from './route-table.js';
 import { walk, type WalkDeps, type WalkObserver } from './walk.js';
 import { CallerLine } from './walk-caller.js';
-import { engineModelKey, withheldFacts, withheldTest, type WithholdBook } from './withhold-book.js';
+import { localUnservable, withheldFacts, withheldTest, type WithholdBook } from './withhold-book.js';
 import { resolvePin } from '../placement/steps/pin.js';
 import type { Candidate, NodeLimits, Placement, PlacementContext } from '../placement/types.js';
 import { requestedWindow } from '../placement/window.js';
@@ -107,9 +107,12 @@ export class PoolProxy {
   readonly #deps: PoolProxyDeps;
   /** What every walk needs; built once, not per request. */
   readonly #walkDeps: WalkDeps;
+  /** Which local engines withhold which models: what candidates and auto's offers both leave out. */
+  readonly #unservable: LocalUnservable;
 
   constructor(deps: PoolProxyDeps) {
     this.#deps = deps;
+    this.#unservable = localUnservable(deps.unservable);
     this.#walkDeps = {
       dispatcher: deps.dispatcher,
       rows: deps.routingLog,
@@ -150,21 +153,14 @@ export class PoolProxy {
     const peers = inbound ? [] : this.#deps.pool.usablePeers();
     // The model auto stands for; null when no node offers one, and then the request has no
     // candidate, so the walk answers the 502 with a row and a request id like any other it cannot place.
-    const auto = facts.model === AUTO_MODEL ? resolveAuto(offersOf(views, peers, route.dialect)) : undefined;
+    const auto = facts.model === AUTO_MODEL ? resolveAuto(offersOf(views, peers, route.dialect, this.#unservable)) : undefined;
     const model = auto ?? facts.model;
     const settings = this.#deps.settings();
     const candidates =
       auto === null
         ? []
         : [
-            ...localCandidates(
-              views,
-              model,
-              route.dialect,
-              (id) => this.#deps.inFlight.count(id),
-              (id) => this.#deps.unservable.isWithheld(engineModelKey('local', id, model)),
-              this.#deps.ownPressure?.() ?? null,
-            ),
+            ...localCandidates(views, model, route.dialect, (id) => this.#deps.inFlight.count(id), this.#unservable, this.#deps.ownPressure?.() ?? null),
             ...peerCandidates(peers, model, route.dialect),
           ];
     const ranked = rankCandidates(candidates, { localAffinity: settings.poolLocalAffinity, pressureWeight: settings.poolPressureWeight });
@@ -363,7 +359,7 @@ export class PoolProxy {
     res: ServerResponse,
     peers: readonly UsablePeer[] = this.#deps.pool.usablePeers(),
   ): string | null {
-    const model = resolveAuto(offersOf(views, peers, dialect));
+    const model = resolveAuto(offersOf(views, peers, dialect, this.#unservable));
     if (model === null) writeProxyError(res, dialect, 502, 'HUB_ERR_NO_AUTO_MODEL', NO_AUTO_MODEL_MESSAGE, { localBackends: localBackendsReport(views) });
     return model;
   }

@@ -13,6 +13,7 @@
  * was withheld was logged 7-22 times a second for the whole fault (bench/README.md, 2026-12-03
  * 22:00). An answer that began before the failure says nothing about the engine now.
  */
+import type { LocalUnservable } from '../placement/candidates.js';
 import type { Candidate, WithheldFact } from '../placement/types.js';
 import type { Clock } from '../util/clock.js';
 
@@ -124,6 +125,16 @@ export class WithholdBook {
 /** The key an engine's output is judged under: the node, the engine there (unknown for a peer), the model. */
 export function engineModelKey(node: string, backend: string | null, model: string): string {
   return `${node}|${backend ?? '*'}|${model}`;
+}
+
+/**
+ * The unservable book as the one test of whether a local engine withholds a model (the key the
+ * walk strikes under, fault-records.ts). Candidates, auto's offers and the listings all read
+ * this, so a model auto picks or a listing names is one a local candidate exists for.
+ */
+export function localUnservable(book: WithholdBook): LocalUnservable {
+  // An empty book builds no key: the listings and auto ask it about every model every engine holds.
+  return (backendId, model) => !book.isEmpty && book.isWithheld(engineModelKey('local', backendId, model));
 }
 
 /** The key a candidate's output is judged under: its node, the engine when local (a peer picks its own), the model. */

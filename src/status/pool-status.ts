@@ -336,7 +336,7 @@ export function pinStatuses(pins: readonly RoutingPin[], facts: PinTargetFacts):
 function pinApplies(targetNode: string, model: string | null, facts: PinTargetFacts): boolean {
   if (targetNode === LOCAL_PIN_TARGET) {
     if (model === null) return facts.backends.some((b) => b.healthy);
-    const unservable = (backendId: string) => facts.unservable.has(engineModelKey(LOCAL_PIN_TARGET, backendId, model));
+    const unservable = (backendId: string, name: string) => facts.unservable.has(engineModelKey(LOCAL_PIN_TARGET, backendId, name));
     return localCandidates(facts.backends, model, 'openai', () => 0, unservable).length > 0;
   }
   const peers = facts.usablePeers.filter((p) => p.name.toLowerCase() === targetNode);

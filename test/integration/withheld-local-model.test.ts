@@ -1,0 +1,101 @@
+/**
+ * A model this node's own engine withholds as unservable (two 5xx in five minutes, the core-4
+ * load failure) is left out wherever the Hub says what it can serve, by the rule candidates use:
+ * auto resolves past it to a model some node serves, /api/show on auto describes that model, and
+ * /v1/models and /api/tags stop naming it. Before, auto kept resolving to the withheld model and
+ * every auto request answered 502 naming a model the app never asked for, while the listings
+ * went on offering it (surface audit, defects 1 and 2).
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'undici';
+import { chat, getJson, header, post, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool, type PoolHub } from '../helpers/pool-fixture.js';
+import { eventually } from '../helpers/hub-process.js';
+
+const BIG = 'big:70b'; // A's best chat model, and the one its engine fails to load
+const SMALL = 'gemma3:1b'; // A's other chat model
+const PEER = 'qwen3:8b'; // B's, tool-capable and 8 B: the best chat model once BIG is withheld
+const TOOLS = ['completion', 'tools'];
+const CORE_4_LOAD_FAILURE = '{"error":"model failed to load, this may be due to resource limitations or an internal error"}';
+
+type L = 'a' | 'b';
+
+async function listed(hub: PoolHub): Promise<{ tags: string[]; openai: string[] }> {
+  const tags = await getJson(hub, '/api/tags');
+  const openai = await getJson(hub, '/v1/models');
+  assert.equal(tags.status, 200, tags.text);
+  assert.equal(openai.status, 200, openai.text);
+  return {
+    tags: (tags.json.models as { name: string }[]).map((m) => m.name),
+    openai: (openai.json.data as { id: string }[]).map((m) => m.id),
+  };
+}
+
+async function engineShow(hub: PoolHub, model: string): Promise<unknown> {
+  const res = await request(`${hub.engines.ollama!.url}/api/show`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model }),
+  });
+  return res.body.json();
+}
+
+describe("a model withheld on this node's own engine", () => {
+  let pool: Pool<L>;
+
+  before(
+    async () => {
+      pool = await startPool<L>({
+        hubs: {
+          a: {
+            ollama: {
+              models: [
+                { name: BIG, parameterSize: '70B', capabilities: TOOLS },
+                { name: SMALL, parameterSize: '1B', capabilities: ['completion'] },
+              ],
+            },
+          },
+          b: { ollama: { models: [{ name: PEER, parameterSize: '8B', capabilities: TOOLS }] } },
+        },
+        pairs: [['a', 'b']],
+      });
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  after(
+    async () => {
+      await pool?.stop();
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+
+  it('is left out of auto, /api/show on auto and both listings, while the models the pool can serve stay', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const { a, b } = pool;
+    const before = await chat(a, 'auto');
+    assert.equal(before.status, 200, before.text);
+    assert.equal(header(before, 'x-hub-pool-model'), BIG, 'auto starts on the best chat model in the pool');
+    const first = await listed(a);
+    assert.ok(first.tags.includes(BIG) && first.openai.includes(BIG), `listed while A's engine serves it: ${JSON.stringify(first)}`);
+
+    await a.engines.ollama!.setFault({ mode: 'error', status: 500, model: BIG, body: CORE_4_LOAD_FAILURE });
+    try {
+      for (let i = 0; i < 2; i++) assert.notEqual((await chat(a, BIG)).status, 200);
+      await eventually(async () => (await a.status()).withheld.unservable.some((w) => w.key.endsWith(`|${BIG}`)), 'A to withhold the model on its engine');
+
+      const auto = await chat(a, 'auto');
+      assert.equal(auto.status, 200, auto.text);
+      assert.equal(header(auto, 'x-hub-pool-model'), PEER, 'auto resolves to the best model a node can serve');
+      assert.equal(header(auto, 'x-hub-pool-served-by'), b.name);
+
+      const shown = await post(a, '/api/show', { model: 'auto' });
+      assert.equal(shown.status, 200, shown.text);
+      assert.deepEqual(shown.json, await engineShow(b, PEER), 'the model described is the one the chat ran on');
+
+      const now = await listed(a);
+      assert.deepEqual(now.tags.sort(), [PEER, SMALL].sort(), '/api/tags');
+      assert.deepEqual(now.openai.sort(), [PEER, SMALL].sort(), '/v1/models');
+    } finally {
+      await a.engines.ollama!.clearFaults();
+    }
+  });
+});
