@@ -40,8 +40,19 @@ export const MAX_CONNECTIONS = 4_096;
 /** Largest body read before the caller is authenticated: pairing messages, whose signature covers the body. */
 export const PRE_AUTH_BODY_LIMIT_BYTES = 16 * 1024;
 
-/** Headers a browser may read on an answer to an allowed origin: the attribution the Hub adds. */
-const EXPOSED_HEADERS = 'x-hub-pool-served-by, x-hub-pool-backend, x-hub-pool-model, x-hub-pool-request-id';
+/**
+ * Headers a browser may read on an answer to an allowed origin: all six attribution headers the
+ * Hub adds (docs/api.md), the two that appear only where they apply included. A name left out is
+ * invisible to a page's script even when the answer carries it.
+ */
+const EXPOSED_HEADERS = [
+  'x-hub-pool-served-by',
+  'x-hub-pool-backend',
+  'x-hub-pool-model',
+  'x-hub-pool-request-id',
+  'x-hub-pool-affinity',
+  'x-hub-pool-upstream-status',
+].join(', ');
 /** How long a browser may reuse a preflight answer. */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
