@@ -15,6 +15,7 @@ import { hostName, isLocalName, isOwnName } from '../auth/host-check.js';
 import type { HubEnv } from '../config/env.js';
 import { HubError } from '../errors.js';
 import { toHubError } from './error-mapping.js';
+import { answerNotFound } from './not-found.js';
 import type { HubServices } from './services.js';
 
 /** A request head (line and headers) must arrive within 10 s of the connection or the previous request: slowloris. */
@@ -178,7 +179,8 @@ export function registerEdgeGuard(app: FastifyInstance, hosts: HostJudge, s: Pic
     }
     if (request.is404) {
       refuseUnread(request, reply);
-      throw new HubError('HUB_ERR_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]} on this Hub`);
+      answerNotFound(request, reply);
+      return reply;
     }
     return undefined;
   });

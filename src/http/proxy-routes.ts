@@ -11,7 +11,7 @@ import type { ProxyDialect } from '../engines/types.js';
 import { HubError } from '../errors.js';
 import { SESSION_HEADER } from '../placement/affinity/session-key.js';
 import { writeProxyError } from '../proxy/proxy-errors.js';
-import { MODEL_MANAGEMENT_PATHS, PROXY_PREFIX, ROUTED_ROUTES, type RoutedRoute } from '../proxy/route-table.js';
+import { appDialectOf, MODEL_MANAGEMENT_PATHS, PROXY_PREFIX, ROUTED_ROUTES, type RoutedRoute } from '../proxy/route-table.js';
 import { refuseUnread } from './edge.js';
 import { toHubError } from './error-mapping.js';
 import type { HubServices } from './services.js';
@@ -31,7 +31,7 @@ export async function registerProxyRoutes(app: FastifyInstance, s: HubServices):
     scope.setErrorHandler((err, request, reply) => {
       const hubError = toHubError(err);
       if (hubError.code === 'HUB_ERR_INTERNAL') s.logger.error({ err }, 'proxy route failed');
-      const dialect: ProxyDialect = request.url.startsWith(`${PROXY_PREFIX}/v1/`) ? 'openai' : 'ollama';
+      const dialect: ProxyDialect = appDialectOf(request.url) ?? 'ollama';
       reply.hijack();
       writeProxyError(reply.raw, dialect, hubError.status, hubError.code, hubError.message);
     });

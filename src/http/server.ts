@@ -10,6 +10,7 @@ import { NO_ROUTE_SCHEMAS } from './no-route-schemas.js';
 import { ConnectionDrops } from './connection-drops.js';
 import { edgeServerOptions, hostJudge, MAX_CONNECTIONS, registerEdgeGuard } from './edge.js';
 import { toHubError } from './error-mapping.js';
+import { answerNotFound } from './not-found.js';
 import { jsonReply } from './json-reply.js';
 import { registerOperatorRoutes } from './operator-routes.js';
 import { registerDashboardRoutes } from './dashboard-routes.js';
@@ -86,10 +87,7 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
     if (hubError.code === 'HUB_ERR_INTERNAL') s.logger.error({ err }, 'operator route failed');
     void reply.code(hubError.status).send(hubError.toBody());
   });
-  app.setNotFoundHandler((request, reply) => {
-    const e = new HubError('HUB_ERR_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]} on this Hub`);
-    void reply.code(e.status).send(e.toBody());
-  });
+  app.setNotFoundHandler(answerNotFound);
   registerHealthRoutes(app, () => ({ listening: app.server.listening, storeOpen: s.storeOpen(), draining: closing }));
   // Before the operator routes: their access rule reads the caller a dashboard session names.
   registerDashboardRoutes(app, s);

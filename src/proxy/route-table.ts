@@ -25,8 +25,30 @@ export const ROUTED_ROUTES: readonly RoutedRoute[] = [
   { path: '/api/embeddings', dialect: 'ollama', completion: false, streamsByDefault: false },
 ];
 
-/** Native routes that change what a node holds: never relayed. */
-export const MODEL_MANAGEMENT_PATHS: readonly string[] = ['/api/pull', '/api/push', '/api/delete', '/api/copy', '/api/create', '/api/blobs'];
+/** Native routes that change what a node holds: never relayed. Ollama addresses a blob by its digest (HEAD and POST /api/blobs/:digest). */
+export const MODEL_MANAGEMENT_PATHS: readonly string[] = [
+  '/api/pull',
+  '/api/push',
+  '/api/delete',
+  '/api/copy',
+  '/api/create',
+  '/api/blobs',
+  '/api/blobs/:digest',
+];
 
 /** The prefix under which apps reach the proxy. */
 export const PROXY_PREFIX = '/api/inference/pool';
+
+const OPENAI_PREFIX = `${PROXY_PREFIX}/v1/`;
+const OLLAMA_PREFIX = `${PROXY_PREFIX}/api/`;
+
+/**
+ * The dialect an app speaks on a path (query string or not): OpenAI under the prefix's /v1/,
+ * Ollama under its /api/. Null elsewhere: the operator and peer routes share the prefix, and
+ * their errors keep the operator shape.
+ */
+export function appDialectOf(url: string): ProxyDialect | null {
+  if (url.startsWith(OPENAI_PREFIX)) return 'openai';
+  if (url.startsWith(OLLAMA_PREFIX)) return 'ollama';
+  return null;
+}

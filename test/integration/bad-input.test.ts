@@ -173,19 +173,31 @@ describe('bad input to the pool proxy', () => {
     });
   }
 
-  it('answers an unknown route under the pool prefix with a 404 JSON naming the route', async () => {
-    for (const path of ['/v1/chat/complete', '/api/chatter', '/v2/chat/completions']) {
-      const res = await post(hub, path, JSON.stringify({ model: 'qwen3:8b' }));
-      assert.equal(res.status, 404, path);
-      const body = JSON.parse(res.text) as { error: { message: string } | string };
-      const message = typeof body.error === 'string' ? body.error : body.error.message;
-      assert.ok(message.includes(`/api/inference/pool${path}`), `404 names ${path}: ${message}`);
+  it("answers an unknown path or a wrong method under the app prefixes with a 404 in the app's dialect, naming the route", async () => {
+    const cases: { method: 'GET' | 'POST'; path: string; dialect: Dialect }[] = [
+      { method: 'POST', path: '/v1/chat/complete', dialect: 'openai' },
+      { method: 'GET', path: '/v1/chat/completions', dialect: 'openai' },
+      { method: 'POST', path: '/api/chatter', dialect: 'ollama' },
+      { method: 'GET', path: '/api/chat', dialect: 'ollama' },
+    ];
+    for (const { method, path, dialect } of cases) {
+      const res = await request(`${hub.pool}${path}`, {
+        method,
+        ...(method === 'POST' ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'qwen3:8b' }) } : {}),
+      });
+      const text = await res.body.text();
+      assert.equal(res.statusCode, 404, `${method} ${path}`);
+      // The Ollama client reads error as a string: the operator shape reached its user as "[object Object]".
+      const message = messageOf(dialect, text);
+      assert.ok(message.includes(`${method} /api/inference/pool${path}`), `404 names ${method} ${path}: ${message}`);
+      const body = JSON.parse(text) as { code?: string; error: { code?: string } | string };
+      assert.equal(typeof body.error === 'string' ? body.code : body.error.code, 'HUB_ERR_NOT_FOUND');
     }
     await assertNoTrace();
   });
 
-  it('answers an unknown operator route with a 404, to the operator too', async () => {
-    for (const path of ['/api/inference/pool/nonsense', '/api/hub/nonsense']) {
+  it('answers an unknown route outside the app prefixes with a 404 in the operator shape', async () => {
+    for (const path of ['/api/inference/pool/nonsense', '/api/inference/pool/v2/chat/completions', '/api/hub/nonsense']) {
       const res = await hub.api<{ error: { code: string; message: string } }>('GET', path);
       assert.equal(res.status, 404, path);
       assert.equal(res.json.error.code, 'HUB_ERR_NOT_FOUND');
@@ -194,10 +206,14 @@ describe('bad input to the pool proxy', () => {
     await assertNoTrace();
   });
 
-  it('never relays model management: /api/pull answers 404 in the Ollama shape', async () => {
-    const res = await post(hub, '/api/pull', JSON.stringify({ model: 'qwen3:8b' }));
-    assert.equal(res.status, 404);
-    assert.match(messageOf('ollama', res.text), /not relayed/);
+  it('never relays model management: /api/pull and a blob upload answer 404 HUB_ERR_ROUTE_NOT_PROXIED in the Ollama shape', async () => {
+    // Ollama addresses blobs by digest: HEAD /api/blobs/:digest asks, POST uploads.
+    for (const path of ['/api/pull', '/api/blobs/sha256:29fdb92e57cf0827ded04ae6461b5931d01fa595843f55d36f5b275a52087dd2']) {
+      const res = await post(hub, path, JSON.stringify({ model: 'qwen3:8b' }));
+      assert.equal(res.status, 404, path);
+      assert.match(messageOf('ollama', res.text), /not relayed/);
+      assert.equal((JSON.parse(res.text) as { code: string }).code, 'HUB_ERR_ROUTE_NOT_PROXIED', path);
+    }
     await assertNoTrace();
   });
 

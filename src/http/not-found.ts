@@ -1,0 +1,22 @@
+/**
+ * The answer to a request no route takes (an unknown path, or a known one with the wrong
+ * method), sent before any body is read. Under the proxy's app-facing prefixes it is in the
+ * dialect the app speaks, like every other answer there (proxy-routes.ts): the Ollama client
+ * reads `error` as a string, and the operator shape reached its user as "[object Object]".
+ * Everywhere else it keeps the operator routes' shape.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { HubError } from '../errors.js';
+import { writeProxyError } from '../proxy/proxy-errors.js';
+import { appDialectOf } from '../proxy/route-table.js';
+
+export function answerNotFound(request: FastifyRequest, reply: FastifyReply): void {
+  const e = new HubError('HUB_ERR_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]} on this Hub`);
+  const dialect = appDialectOf(request.url);
+  if (dialect === null) {
+    void reply.code(e.status).send(e.toBody());
+    return;
+  }
+  reply.hijack();
+  writeProxyError(reply.raw, dialect, e.status, e.code, e.message);
+}
