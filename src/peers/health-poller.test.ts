@@ -23,7 +23,7 @@ const KEY = 'A'.repeat(43);
 const silentPeer = { call: async () => ({ ok: false, error: 'no answer', auth: 'none' }) } as unknown as PeerClient;
 
 /** A poller over a real store; by default the peer never answers (the rule under test runs before any probe). */
-function setup(client: PeerClient = silentPeer) {
+function setup(client: PeerClient = silentPeer, pollSeconds: () => number = () => 30) {
   const clock = new ManualClock();
   const store = new PeerStore(openDatabase(join(mkdtempSync(join(tmpdir(), 'cihub-poller-')), 'hub.db')));
   const pairing = { sweep: () => [] } as unknown as PairingService;
@@ -36,7 +36,7 @@ function setup(client: PeerClient = silentPeer) {
     client,
     pairing,
     identity,
-    pollSeconds: () => 30,
+    pollSeconds,
     clock,
     logger: pino({ level: 'silent' }),
     forwardsTo: () => 0,
@@ -207,6 +207,58 @@ describe('HealthPoller: a wall clock set back', () => {
     await ticking;
     await poller.tick();
     assert.equal(unanswered(), 0, 'and then on its interval again');
+  });
+});
+
+describe('HealthPoller: poolHealthPollSeconds changed while the Hub runs', () => {
+  const DOCUMENT = { nodeUuid: 'u', backends: [{ kind: 'ollama', models: ['m'] }], inFlightRequests: 0, acceptingWork: true };
+
+  /** A poller whose cadence the test sets, over a peer that answers at once; `polledAt` lists each probe's clock time. */
+  function cadence(startSeconds: number) {
+    let seconds = startSeconds;
+    const polledAt: number[] = [];
+    let clockNow = () => 0;
+    const client = {
+      call: async () => (polledAt.push(clockNow()), { ok: true, status: 200, headers: {}, json: DOCUMENT, auth: 'signed' }),
+    } as unknown as PeerClient;
+    const env = setup(client, () => seconds);
+    clockNow = () => env.clock.nowMs();
+    const row = env.add('a.tail0.ts.net', {});
+    /** Ticks every 10 s (the setting's floor) for `forMs`, as the 1 s scheduler would see it. */
+    const run = async (forMs: number) => {
+      for (let waited = 0; waited < forMs; waited += 10_000) {
+        env.clock.advance(10_000);
+        await env.poller.tick();
+      }
+    };
+    return { ...env, row, polledAt, run, set: (s: number) => (seconds = s) };
+  }
+
+  it('polls at the new cadence from the next poll after the setting is lowered', async () => {
+    const { clock, poller, row, polledAt, run, set } = cadence(300);
+    await poller.tick();
+    const first = clock.nowMs();
+    clock.advance(50_000);
+    set(10);
+    await run(100_000);
+    assert.deepEqual(
+      polledAt.map((t) => (t - first) / 1000),
+      [0, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150],
+      'the first tick 10 s or more after the last poll polls, not the one 300 s after it',
+    );
+    assert.ok(clock.nowMs() - poller.health(row.id).capabilitiesAtMs! <= 10_000, 'so the snapshot is never older than three polls at the new cadence');
+  });
+
+  it('moves the next poll out when the setting is raised, and never polls faster than it says', async () => {
+    const { clock, poller, polledAt, run, set } = cadence(10);
+    await poller.tick();
+    const first = clock.nowMs();
+    set(300);
+    await run(900_000);
+    assert.deepEqual(
+      polledAt.map((t) => (t - first) / 1000),
+      [0, 300, 600, 900],
+    );
   });
 });
 

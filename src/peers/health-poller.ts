@@ -47,9 +47,12 @@ interface State {
   probeFailureSince: string | null;
   probeFailureGap: CredentialGap | null;
   refusals: number;
-  nextPollAtMs: number;
-  /** The wait nextPollAtMs was set with: a schedule further off than this means the wall clock went back. */
-  pollWaitMs: number;
+  /**
+   * When the last probe ended; null when the next tick should poll (a new peer, pollSoon). The
+   * due time is worked out from this at each tick with the cadence setting as it is then, so a
+   * changed poolHealthPollSeconds applies from each peer's next poll (reference "Operator settings").
+   */
+  lastPolledAtMs: number | null;
   capabilities: PeerCapabilities | null;
   capabilitiesAtMs: number | null;
   forwardedAtSnapshot: number;
@@ -133,7 +136,7 @@ export class HealthPoller {
   /** Polls a peer at the next tick (a new pairing is verified within a poll, not after a whole interval). */
   pollSoon(peer: PeerRow): void {
     const s = this.#state(peer.id);
-    s.nextPollAtMs = 0;
+    s.lastPolledAtMs = null;
     // The probe out now would reschedule a whole interval away when it ends and lose this request.
     if (s.polling) s.pollAgain = true;
   }
@@ -160,6 +163,7 @@ export class HealthPoller {
   #startTick(): Promise<void>[] {
     const bg = this.#d.background;
     const now = this.#d.clock.nowMs();
+    const pollMs = this.#d.pollSeconds() * 1000;
     // `now < last`: the wall clock went back; waiting for it to catch up would stop the sweep for as long.
     if (now - this.#lastSweepMs >= SWEEP_EVERY_MS || now < this.#lastSweepMs) {
       this.#lastSweepMs = now;
@@ -174,7 +178,7 @@ export class HealthPoller {
       bg.settle('peer health probe', async () => {
         this.#rollBackLapsedGrace(row, now);
         const s = this.#state(row.id);
-        if (row.status === 'pending' || s.polling || !pollDue(s, now)) return;
+        if (row.status === 'pending' || s.polling || !pollDue(s, now, pollMs)) return;
         s.polling = true;
         try {
           await this.probe(row);
@@ -182,7 +186,7 @@ export class HealthPoller {
           s.polling = false;
           if (s.pollAgain) {
             s.pollAgain = false;
-            s.nextPollAtMs = 0;
+            s.lastPolledAtMs = null;
           }
         }
       }),
@@ -192,7 +196,6 @@ export class HealthPoller {
   /** One health probe of one peer, and what follows from its answer. */
   async probe(row: PeerRow): Promise<void> {
     const s = this.#state(row.id);
-    const pollMs = this.#d.pollSeconds() * 1000;
     const startedAtMs = this.#d.clock.nowMs();
     const answer = await this.#d.client.call(row, 'GET', '/api/inference/pool/capabilities', undefined, {
       timeoutMs: HEALTH_PROBE_TIMEOUT_MS,
@@ -215,7 +218,7 @@ export class HealthPoller {
       s.probeFailureGap = null;
       s.leftAt = null;
       s.refusals = 0;
-      schedule(s, now, pollMs);
+      s.lastPolledAtMs = now;
       // A good poll also settles a half pairing: the peer answered as paired, so the confirmation arrived after all.
       this.#d.store.update(row.id, {
         status: 'connected',
@@ -236,8 +239,7 @@ export class HealthPoller {
     // failure within a poll of the operator's fix; so only the peer's refusals back off.
     const refusal = failedKind === 'unauthorized' || failedKind === 'identity_changed';
     s.refusals = refusal ? s.refusals + 1 : 0;
-    // Refusals do not clear by waiting: back off from two polls, doubling, to at most 15 minutes.
-    schedule(s, now, refusal ? Math.min(MAX_REFUSAL_BACKOFF_MS, 2 * pollMs * 2 ** (s.refusals - 1)) : pollMs);
+    s.lastPolledAtMs = now;
     const unreachable = failedKind === 'identity_changed' || failures >= UNREACHABLE_AFTER_FAILURES;
     this.#d.store.update(row.id, { consecutiveFailures: failures, ...(unreachable ? { status: 'unreachable' } : {}) });
     const reason = verdict.reason;
@@ -294,8 +296,7 @@ export class HealthPoller {
         probeFailureSince: null,
         probeFailureGap: null,
         refusals: 0,
-        nextPollAtMs: 0,
-        pollWaitMs: 0,
+        lastPolledAtMs: null,
         capabilities: null,
         capabilitiesAtMs: null,
         forwardedAtSnapshot: 0,
@@ -309,18 +310,23 @@ export class HealthPoller {
   }
 }
 
-function schedule(s: State, nowMs: number, waitMs: number): void {
-  s.nextPollAtMs = nowMs + waitMs;
-  s.pollWaitMs = waitMs;
+/**
+ * How long after its last probe a peer is polled again, at the cadence set now. Refusals do not
+ * clear by waiting, so they back off from two polls, doubling, to at most 15 minutes; any other
+ * outcome keeps the cadence.
+ */
+function pollWaitMs(refusals: number, pollMs: number): number {
+  return refusals > 0 ? Math.min(MAX_REFUSAL_BACKOFF_MS, 2 * pollMs * 2 ** (refusals - 1)) : pollMs;
 }
 
 /**
  * Whether a peer's next poll is due. The schedule is on the wall clock (the injected Clock), so
  * a clock set back (NTP correcting a skew, an operator fixing the date) would otherwise hold
  * every poll until the clock caught up, 10 minutes for a 10-minute correction, and a pairing
- * refused for skew would stay refused that long after the clocks agreed again. A schedule
- * further off than the wait it was set with can only mean that, and is due now.
+ * refused for skew would stay refused that long after the clocks agreed again. A last poll in
+ * the future can only mean that, and is due now.
  */
-function pollDue(s: State, nowMs: number): boolean {
-  return s.nextPollAtMs <= nowMs || s.nextPollAtMs - nowMs > s.pollWaitMs;
+function pollDue(s: State, nowMs: number, pollMs: number): boolean {
+  if (s.lastPolledAtMs === null || s.lastPolledAtMs > nowMs) return true;
+  return nowMs >= s.lastPolledAtMs + pollWaitMs(s.refusals, pollMs);
 }
