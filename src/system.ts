@@ -387,6 +387,7 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
   settings.onChange(() => void lan.sync());
   void lan.sync();
   // Publish with Serve only when the daemon names this Hub (not under the development stand-ins).
+  // These are the parsed values: a stand-in refused at start counts as unset, as its warning says.
   if (env.nodeFqdn === null && env.tailnetSuffix === null && env.tailscaleBinary !== null) {
     if (reachableFromLoopback(env.host)) {
       const tryPublish = async () => {

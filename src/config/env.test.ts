@@ -501,6 +501,31 @@ describe('tailnet identity and secrets', () => {
     assert.deepEqual([env.nodeFqdn, env.tailnetSuffix, env.peerOriginsRaw], ['core-1.tail.ts.net', 'tail.ts.net', 'core-2.tail.ts.net=http://127.0.0.1:5102']);
   });
 
+  const standIns: readonly { variable: 'HUB_NODE_FQDN' | 'HUB_TAILNET_SUFFIX'; value: string; parsed: string | null; problem?: RegExp }[] = [
+    { variable: 'HUB_NODE_FQDN', value: 'Core-1.Tail1234.ts.net.', parsed: 'core-1.tail1234.ts.net' },
+    { variable: 'HUB_NODE_FQDN', value: 'core-1', parsed: null, problem: /is a single label/ },
+    { variable: 'HUB_NODE_FQDN', value: 'https://core-1.tail1234.ts.net', parsed: null, problem: /has a scheme/ },
+    { variable: 'HUB_NODE_FQDN', value: 'core-1.tail1234.ts.net:443', parsed: null, problem: /has a port/ },
+    { variable: 'HUB_NODE_FQDN', value: '100.101.1.2', parsed: null, problem: /is an IP literal/ },
+    { variable: 'HUB_TAILNET_SUFFIX', value: '.Tail1234.ts.net', parsed: 'tail1234.ts.net' },
+    { variable: 'HUB_TAILNET_SUFFIX', value: 'tail 1234', parsed: null, problem: /is not a DNS suffix/ },
+    { variable: 'HUB_TAILNET_SUFFIX', value: 'tail1234..ts.net', parsed: null, problem: /is not a DNS suffix/ },
+  ];
+  for (const c of standIns) {
+    it(`${c.variable}=${c.value}: ${c.parsed === null ? 'refused with a start-up warning, as if unset' : `read as ${c.parsed}, with no warning`}`, () => {
+      const env = loadEnv({ [c.variable]: c.value });
+      assert.equal(c.variable === 'HUB_NODE_FQDN' ? env.nodeFqdn : env.tailnetSuffix, c.parsed);
+      const problems = env.problems.filter((p) => p.variable === c.variable);
+      if (c.problem === undefined) assert.deepEqual(problems, []);
+      else {
+        assert.equal(problems.length, 1);
+        assert.equal(problems[0]!.value, c.value);
+        assert.match(problems[0]!.problem, c.problem);
+        assert.match(problems[0]!.usedInstead, /no stand-in/);
+      }
+    });
+  }
+
   it('uses HUB_POOL_IDENTITY_SECRET exactly as given, spaces and all; an empty one is none', () => {
     assert.equal(loadEnv({ HUB_POOL_IDENTITY_SECRET: ' s3cret ' }).identitySecret, ' s3cret ');
     assert.equal(loadEnv({ HUB_POOL_IDENTITY_SECRET: '' }).identitySecret, null);

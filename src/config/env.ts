@@ -13,6 +13,7 @@ import { parseAllowedHosts, parseAllowedOrigins, parseTrustedProxies } from './e
 import { EnvError } from './env-error.js';
 import { findExecutable } from './find-executable.js';
 import { HEAP_GROWING_PERCENT, MAX_HEAP_GROWING_PERCENT } from '../util/heap-growth.js';
+import { normalizePeerName, normalizeTailnetSuffix } from '../tailnet/peer-name.js';
 
 /** Default engine addresses: each engine's usual port on this machine. */
 export const DEFAULT_ENGINE_URLS: Readonly<Record<Exclude<EngineKind, 'llamacpp'>, string>> = {
@@ -83,9 +84,9 @@ export interface HubEnv {
   /** HUB_ALLOWED_ORIGINS: browser origins that may call this Hub (`*` for any). */
   readonly allowedOrigins: readonly string[];
   readonly logLevel: string;
-  /** HUB_NODE_FQDN: this Hub's MagicDNS name, standing in for tailscale status (development, tests). */
+  /** HUB_NODE_FQDN, normalised as peers store names: this Hub's MagicDNS name, standing in for tailscale status (development, Docker, tests); null when unset or refused. */
   readonly nodeFqdn: string | null;
-  /** HUB_TAILNET_SUFFIX: the tailnet's MagicDNS suffix, standing in for tailscale status. */
+  /** HUB_TAILNET_SUFFIX, normalised: the tailnet's MagicDNS suffix, standing in for tailscale status; null when unset or refused. */
   readonly tailnetSuffix: string | null;
   /** HUB_POOL_PEER_ORIGINS, raw: `name=origin,...` maps a peer's name to where it is dialled instead of https://<name>. */
   readonly peerOriginsRaw: string | null;
@@ -192,6 +193,23 @@ export function isListenHost(value: string): boolean {
 }
 const LISTEN_HOST_PROBLEM = 'is not an IP address or a host name';
 const listenHost = z.string().refine(isListenHost, LISTEN_HOST_PROBLEM);
+/**
+ * The tailnet stand-ins, in the form peers compare against. One that does not normalise is refused
+ * here, with the start-up warning, so that nothing downstream sees a stand-in that is set but
+ * unusable: that left a Hub with no name and not published with Serve, and nothing said why.
+ */
+const magicDnsName = z.string().transform((v, ctx) => {
+  const name = normalizePeerName(v);
+  if (name.ok) return name.name;
+  ctx.addIssue({ code: z.ZodIssueCode.custom, message: name.problem });
+  return z.NEVER;
+});
+const magicDnsSuffix = z.string().transform((v, ctx) => {
+  const suffix = normalizeTailnetSuffix(v);
+  if (suffix !== null) return suffix;
+  ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'is not a DNS suffix such as tail1234.ts.net' });
+  return z.NEVER;
+});
 const httpUrl = z.string().refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), 'is not an http:// or https:// URL');
 /** The one OTLP encoding this Hub sends; gRPC and binary protobuf are not built. */
 const OTLP_PROTOCOL = 'http/json';
@@ -254,8 +272,8 @@ export const ENV_SCHEMA = z.object({
     .transform((v) => v.toLowerCase())
     .refine((v) => v === 'require-key', 'is not require-key, the one value it takes')
     .optional(),
-  HUB_NODE_FQDN: text.optional(),
-  HUB_TAILNET_SUFFIX: text.optional(),
+  HUB_NODE_FQDN: magicDnsName.optional(),
+  HUB_TAILNET_SUFFIX: magicDnsSuffix.optional(),
   HUB_POOL_PEER_ORIGINS: text.optional(),
   HUB_POOL_IDENTITY_SECRET: text.optional(),
   TAILSCALE_OAUTH_CLIENT_ID: text.optional(),
@@ -310,6 +328,8 @@ const FALLBACKS: Readonly<Record<RefusableVariable, string | null>> = {
   HUB_POOL_PREFIX_AFFINITY_TTL_MS: String(DEFAULT_PREFIX_AFFINITY_TTL_MS),
   HUB_HEAP_GROWING_PERCENT: String(HEAP_GROWING_PERCENT),
   HUB_INFERENCE_TAILNET_AUTH: 'tailnet callers admitted by origin, without a key',
+  HUB_NODE_FQDN: "no stand-in name (Tailscale's name for this Hub, unless HUB_TAILNET_SUFFIX is set)",
+  HUB_TAILNET_SUFFIX: "no stand-in suffix (HUB_NODE_FQDN's, else Tailscale's)",
   OTEL_EXPORTER_OTLP_ENDPOINT: 'no trace export',
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'OTEL_EXPORTER_OTLP_ENDPOINT, or no trace export',
   // Exporting without the collector's credential would only collect refusals.

@@ -8,7 +8,8 @@
  */
 import { isIP } from 'node:net';
 
-export type PeerNameResult = { ok: true; name: string } | { ok: false; reason: string };
+/** A refusal's `reason` quotes the name; `problem` is the same predicate without it, for a message that shows the value already. */
+export type PeerNameResult = { ok: true; name: string } | { ok: false; reason: string; problem: string };
 
 /** DNS limits (RFC 1035 section 2.3.4): 63 octets a label, 253 for the dotted name. */
 export const MAX_LABEL_LENGTH = 63;
@@ -65,12 +66,14 @@ function quoted(raw: string): string {
   return clean.length > 120 ? `${clean.slice(0, 120)}...` : clean;
 }
 
+const EMPTY: PeerNameResult = Object.freeze({ ok: false, reason: 'name is empty', problem: 'is empty' });
+
 export function normalizePeerName(raw: string): PeerNameResult {
   const trimmed = trimAscii(raw);
   const value = trimmed.toLowerCase();
   // `why` can quote a label of the input, so it is cleaned the same way.
-  const refuse = (why: string): PeerNameResult => ({ ok: false, reason: `"${quoted(raw)}" ${quoted(why)}` });
-  if (value === '') return { ok: false, reason: 'name is empty' };
+  const refuse = (why: string): PeerNameResult => ({ ok: false, reason: `"${quoted(raw)}" ${quoted(why)}`, problem: quoted(why) });
+  if (value === '') return EMPTY;
   const early = urlPartProblem(value) ?? ipLiteralProblem(value);
   if (early) return refuse(early);
   // Before lower-casing is trusted: a few non-ASCII letters lower-case to ASCII ones (the Kelvin
@@ -79,7 +82,7 @@ export function normalizePeerName(raw: string): PeerNameResult {
   // Only after the IPv6 test, since a bare IPv6 literal is full of colons.
   if (value.includes(':')) return refuse('has a port; peers are dialled at https://<name> on 443');
   const name = canonical(value);
-  if (name === '') return { ok: false, reason: 'name is empty' };
+  if (name === '') return EMPTY;
   if (isIP(name) !== 0) return refuse('is an IP literal; peers are named, not addressed');
   const labels = labelProblem(name);
   if (labels) return refuse(labels);

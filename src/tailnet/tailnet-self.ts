@@ -45,10 +45,11 @@ function nameOrNull(raw: string | null): string | null {
 }
 
 /**
- * Env first, then the daemon. An env value that does not normalise is ignored, as config/env.ts
- * ignores other invalid values. When only HUB_NODE_FQDN is given the suffix is everything after
- * its first label, which is how MagicDNS builds names (host.<suffix>). The env stand-in says
- * nothing about the daemon, so tailscaleConnected stays false on that path.
+ * Env first, then the daemon. config/env.ts has already refused, with a start-up warning, a value
+ * that does not normalise; normalising again keeps a raw value from any other caller safe. When
+ * only HUB_NODE_FQDN is given the suffix is everything after its first label, which is how
+ * MagicDNS builds names (host.<suffix>). The env stand-in says nothing about the daemon, so
+ * tailscaleConnected stays false on that path.
  */
 export async function readTailnetSelf(opts: ReadTailnetSelfOptions): Promise<TailnetSelf> {
   const envFqdn = nameOrNull(opts.envFqdn);

@@ -24,9 +24,9 @@ after(async () => {
   await Promise.all(started.map((h) => h.stop()));
 });
 
-async function hubWith(state: FakeTailscaleState): Promise<{ hub: HubProcess; fake: FakeTailscale }> {
+async function hubWith(state: FakeTailscaleState, env: Record<string, string> = {}): Promise<{ hub: HubProcess; fake: FakeTailscale }> {
   const fake = fakeTailscale(state);
-  const hub = await startHubProcess({ env: { PATH: fake.path } });
+  const hub = await startHubProcess({ env: { PATH: fake.path, ...env } });
   started.push(hub);
   return { hub, fake };
 }
@@ -61,6 +61,25 @@ describe('cihub pool doctor against each Tailscale state', () => {
     );
     assert.match(d.checks.C2?.found ?? '', new RegExp(`publishes this Hub at https://hub-a\\.tail0\\.ts\\.net/ \\(port ${port}\\)`));
     assert.match(d.checks.D2?.found ?? '', /tailscale-daemon: 2 named/);
+  });
+
+  it('a HUB_NODE_FQDN that is not a MagicDNS name: the Hub warns naming it, then takes its name from Tailscale and publishes itself', async () => {
+    const { hub, fake } = await hubWith({ status: runningStatus('hub-a', peers), serve: {}, operatorUser: ACCOUNT }, { HUB_NODE_FQDN: 'hub-a' });
+    const port = new URL(hub.url).port;
+    await eventually(
+      () => fake.calls().some((c) => c.join(' ') === `serve --bg --yes --https=443 http://127.0.0.1:${port}`),
+      'the Hub to publish itself with Serve, as with the variable unset',
+    );
+    const warnings = hub
+      .log()
+      .split('\n')
+      .filter((l) => l.includes('"variable":"HUB_NODE_FQDN"'))
+      .map((l) => JSON.parse(l) as { level: number; msg: string });
+    assert.equal(warnings.length, 1, hub.log());
+    assert.equal(warnings[0]!.level, 40);
+    assert.match(warnings[0]!.msg, /^HUB_NODE_FQDN=hub-a is a single label; .*; using no stand-in name/);
+    const status = await hub.api<{ localNode: { nodeFqdn: string | null; tailnetSource: string } }>('GET', '/api/inference/pool/status');
+    assert.deepEqual([status.json.localNode.nodeFqdn, status.json.localNode.tailnetSource], ['hub-a.tail0.ts.net', 'tailscale']);
   });
 
   it("Serve refused: C2 and C4 fail with the exact command for the Hub's account, the log says it too, and doctor exits non-zero", async () => {
