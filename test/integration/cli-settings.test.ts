@@ -52,10 +52,12 @@ describe('cihub pool settings and cihub pool set', () => {
     assert.match(table.stdout, /^poolOutboundEnabled\s+true\s+true\s+true or false\s+HUB_POOL_OUTBOUND_DISABLED forces false$/m);
   });
 
-  it('sets a whole number, a boolean and null, and says what changed', async () => {
+  it('sets a whole number, a decimal, a boolean and null, and says what changed', async () => {
     const affinity = await cli('pool', 'set', 'poolLocalAffinity', '3', '--yes');
     assert.equal(affinity.code, 0, affinity.stderr);
     assert.equal(affinity.stdout, 'poolLocalAffinity is now 3 (was 1; default 1).\n');
+    const weight = await cli('pool', 'set', 'poolPressureWeight', '1.5', '--yes', '--json');
+    assert.equal((JSON.parse(weight.stdout) as SettingEntry).value, 1.5);
     const signed = await cli('pool', 'set', 'poolRequireSignedPeers', 'true', '--yes', '--json');
     assert.equal((JSON.parse(signed.stdout) as SettingEntry).value, true);
     const ceiling = await cli('pool', 'set', 'poolMaxPromptTokens', '8192', '--yes');
@@ -67,6 +69,7 @@ describe('cihub pool settings and cihub pool set', () => {
     assert.equal(back.code, 0, back.stderr);
     const { json } = await hub.api<Record<string, unknown>>('GET', '/api/inference/pool/settings');
     assert.equal(json.poolLocalAffinity, 3);
+    assert.equal(json.poolPressureWeight, 1.5);
     assert.equal(json.poolRequireSignedPeers, true);
     assert.equal(json.poolMaxPromptTokens, null);
   });
@@ -75,6 +78,11 @@ describe('cihub pool settings and cihub pool set', () => {
   const refusals: [string[], RegExp, number][] = [
     [['poolHealthPollSeconds', '5'], /^Nothing was changed: poolHealthPollSeconds must be a whole number from 10 to 300; got 5\.$/, 1],
     [['poolLocalAffinity', '2.5'], /must be a whole number from 0 to 20; got 2\.5/, 1],
+    // Only plain decimals are numbers, as in the API's JSON: JavaScript's Number() reads these as 16, 3 and 10.
+    [['poolLocalAffinity', '0x10'], /must be a whole number from 0 to 20; got "0x10"/, 1],
+    [['poolLocalAffinity', ' 0b11 '], /must be a whole number from 0 to 20; got " 0b11 "/, 1],
+    [['poolLocalAffinity', '1e1'], /must be a whole number from 0 to 20; got "1e1"/, 1],
+    [['poolPressureWeight', '-1'], /must be a number from 0 to 3; got -1/, 1],
     [['poolEnabled', 'yes'], /poolEnabled must be true or false; got "yes"/, 1],
     [['poolShareContainerStats', 'null'], /must be true or false; got null/, 1],
     [['poolNoSuchKey', '1'], /^poolNoSuchKey is not a setting; nothing was changed/, 2],

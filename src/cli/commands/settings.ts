@@ -21,12 +21,18 @@ export async function poolSettings(opts: CommonOptions): Promise<string> {
   return opts.json ? `${JSON.stringify({ settings: entries }, null, 2)}\n` : renderSettings(entries);
 }
 
-/** The typed value a command-line word stands for: true, false, null, a number, else the text (which the Hub then refuses with the range). */
+/** A number as the API's JSON would carry it, written out in decimal; Number() also reads 0x10, 0b11 and 1e1. */
+const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
+
+/**
+ * The typed value a command-line word stands for: true, false, null, a plain decimal number,
+ * else the text, which the Hub then refuses naming the range, as the API would.
+ */
 export function parseSettingValue(raw: string): unknown {
   const text = raw.trim();
   if (text === 'true' || text === 'false') return text === 'true';
   if (text === 'null') return null;
-  if (text !== '' && Number.isFinite(Number(text))) return Number(text);
+  if (PLAIN_DECIMAL.test(text)) return Number(text);
   return raw;
 }
 
