@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { HubError } from '../errors.js';
-import { LOG_LEVELS, parseSince } from '../logs/log-record.js';
+import { levelNamed, LOG_LEVELS, parseSince } from '../logs/log-record.js';
 import { formatCursor, parseCursor, readLogWindow } from '../logs/log-window.js';
 import type { HubServices } from './services.js';
 
@@ -31,7 +31,7 @@ export function registerLogRoutes(app: FastifyInstance, s: Pick<HubServices, 'en
     if (!(limit >= 1 && limit <= LOG_LINES_MAX)) throw new HubError('HUB_ERR_QUERY_INVALID', `limit must be a whole number from 1 to ${LOG_LINES_MAX}`);
 
     const levelText = single(query, 'level');
-    const minLevel = levelText === undefined ? null : (LOG_LEVELS[levelText.toLowerCase()] ?? null);
+    const minLevel = levelText === undefined ? null : levelNamed(levelText);
     if (levelText !== undefined && minLevel === null) throw new HubError('HUB_ERR_QUERY_INVALID', `level must be one of ${Object.keys(LOG_LEVELS).join(', ')}`);
 
     const sinceText = single(query, 'since');

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { keepRecord, parseLogLine, parseSince } from './log-record.js';
+import { keepRecord, levelNamed, parseLogLine, parseSince } from './log-record.js';
 import { renderLogLine } from '../cli/render/log-line.js';
 
 const NOW = Date.UTC(2026, 11, 1, 18, 0, 0);
@@ -20,6 +20,21 @@ describe('--since', () => {
   ];
   for (const [text, expected] of cases)
     it(`${JSON.stringify(text)} → ${expected === null ? 'refused' : new Date(expected).toISOString()}`, () => assert.equal(parseSince(text, NOW), expected));
+});
+
+describe('--level', () => {
+  const cases: [string, number | null][] = [
+    ['warn', 40],
+    ['ERROR', 50],
+    ['trace', 10],
+    ['loud', null],
+    ['silent', null],
+    // Names every plain object has (lower case, as a name is looked up): once taken for levels.
+    ['constructor', null],
+    ['__proto__', null],
+  ];
+  for (const [name, expected] of cases)
+    it(`${JSON.stringify(name)} → ${expected === null ? 'refused' : expected}`, () => assert.equal(levelNamed(name), expected));
 });
 
 describe('a log line read back', () => {

@@ -21,6 +21,15 @@ export interface LogRecord {
 /** pino's level numbers, by the names `--level` and HUB_LOG_LEVEL take. */
 export const LOG_LEVELS: Readonly<Record<string, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
 
+/**
+ * The pino level a name stands for (any case); null when it names none. Own keys only: a plain
+ * lookup also found Object.prototype's members, so `constructor` passed as a level and filtered nothing.
+ */
+export function levelNamed(name: string): number | null {
+  const key = name.toLowerCase();
+  return Object.hasOwn(LOG_LEVELS, key) ? LOG_LEVELS[key]! : null;
+}
+
 const OMITTED = new Set(['time', 'level', 'msg', 'service', 'pid', 'hostname']);
 
 export function parseLogLine(line: string): LogRecord {

@@ -79,6 +79,9 @@ describe('cihub logs', () => {
     for (const [flag, value, said] of [
       ['--since', 'yesterday', /^--since takes an ISO time/],
       ['--level', 'loud', /^--level takes one of trace, debug/],
+      // Names every plain object has: a lookup that reached Object.prototype took them for levels.
+      ['--level', 'constructor', /^--level takes one of trace, debug/],
+      ['--level', '__proto__', /^--level takes one of trace, debug/],
     ] as const) {
       const bad = await runCli(['logs', flag, value], { dataDir: hub.dataDir });
       assert.equal(bad.code, 2, 'a value the command line got wrong is a usage error');

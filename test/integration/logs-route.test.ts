@@ -122,6 +122,7 @@ describe('GET /api/hub/logs', () => {
   it('refuses a query it cannot read with a sentence naming the parameter', async () => {
     for (const [query, names] of [
       ['?level=loud', /level must be one of trace, debug, info, warn, error, fatal/],
+      ['?level=constructor', /level must be one of trace, debug, info, warn, error, fatal/],
       ['?limit=0', /limit must be a whole number from 1 to 1000/],
       ['?limit=1001', /limit must be/],
       ['?since=yesterday', /since must be/],

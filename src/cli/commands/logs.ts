@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LOG_FILE, logDir, logFilesOldestFirst } from '../../logs/log-file.js';
-import { keepRecord, LOG_LEVELS, parseLogLine, parseSince, type LogFilter } from '../../logs/log-record.js';
+import { keepRecord, levelNamed, LOG_LEVELS, parseLogLine, parseSince, type LogFilter } from '../../logs/log-record.js';
 import { LogTail } from '../../logs/log-tail.js';
 import { CliError, UsageError } from '../hub-client.js';
 import { renderLogLine } from '../render/log-line.js';
@@ -41,7 +41,7 @@ export function logFilter(opts: Pick<LogsOptions, 'since' | 'level' | 'nowMs'>):
   }
   let minLevel: number | null = null;
   if (opts.level !== undefined) {
-    minLevel = LOG_LEVELS[opts.level.toLowerCase()] ?? null;
+    minLevel = levelNamed(opts.level);
     if (minLevel === null) throw new UsageError(`--level takes one of ${Object.keys(LOG_LEVELS).join(', ')}, not ${JSON.stringify(opts.level.slice(0, 40))}.`);
   }
   return { sinceMs, minLevel };
