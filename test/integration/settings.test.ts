@@ -148,6 +148,19 @@ describe('operator settings', () => {
     assert.equal(json.poolProbeSnapshotTtlMs, SPEC_DEFAULTS.poolProbeSnapshotTtlMs);
   });
 
+  it('lists each refused field beside the message, in error.fields (docs/errors.md)', async () => {
+    const res = await hub.api<{ error: { code: string; fields?: { field: string; message: string }[] } }>('PATCH', SETTINGS_PATH, {
+      poolLocalAffinity: 50,
+      poolTurbo: true,
+    });
+    assert.equal(res.status, 400);
+    assert.deepEqual(
+      res.json.error.fields?.map((f) => f.field),
+      ['poolLocalAffinity', 'poolTurbo'],
+    );
+    assert.match(res.json.error.fields?.[0]?.message ?? '', /must be a whole number from 0 to 20; got 50/);
+  });
+
   it('refuses a body that is not a settings object', async () => {
     await refusedPatch([{ poolEnabled: false }]);
     await refusedPatch({});
