@@ -28,6 +28,8 @@ interface VerdictPattern {
  * fault (definitive), not the template's.
  */
 export const VERDICT_PATTERNS: readonly VerdictPattern[] = [
+  // Every gap is bounded ({0,120}, never .*): an unbounded one scans to the end of the message from
+  // each place its first words occur, so a 64 KiB message repeating them cost 0.4 s per read.
   { signature: 'no-user-query', pattern: /no user query found in messages/i, engine: 'Qwen3 chat templates (Ollama, llama-server, vLLM)' },
   {
     signature: 'missing-messages',
@@ -36,12 +38,12 @@ export const VERDICT_PATTERNS: readonly VerdictPattern[] = [
   },
   {
     signature: 'context-length',
-    pattern: /exceeds? (the )?(available )?context (size|length)|maximum context length|exceed_context_size|input length .*exceeds|context window/i,
+    pattern: /exceeds? (the )?(available )?context (size|length)|maximum context length|exceed_context_size|input length .{0,120}exceeds|context window/i,
     engine: 'Ollama, llama-server, vLLM',
   },
   {
     signature: 'invalid-message',
-    pattern: /missing '?(content|role)'? in message|invalid (chat )?message|message (content|role) (must|is invalid)|expected .*'content'/i,
+    pattern: /missing '?(content|role)'? in message|invalid (chat )?message|message (content|role) (must|is invalid)|expected .{0,120}'content'/i,
     engine: 'llama-server, Lemonade',
   },
   {
