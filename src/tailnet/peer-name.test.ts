@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { belongsToTailnet, normalizePeerName, normalizeTailnetSuffix } from './peer-name.js';
+import { belongsToTailnet, MAX_NAME_LENGTH, normalizePeerName, normalizeTailnetSuffix } from './peer-name.js';
 
 describe('normalizePeerName accepts MagicDNS names in canonical form', () => {
   const cases: { name: string; raw: string; expected: string }[] = [
@@ -112,5 +112,19 @@ describe('normalizeTailnetSuffix', () => {
     assert.equal(normalizeTailnetSuffix(''), null);
     assert.equal(normalizeTailnetSuffix('a..b'), null);
     assert.equal(normalizeTailnetSuffix('https://x.ts.net'), null);
+  });
+});
+
+// Names reach this before any credential is checked (X-Hub-Pool-Peer, a pairing request). A trim
+// by regex rescanned a long run of inner spaces from each of its characters: 16 KB took 0.6 s,
+// and with it the 1 MiB here does not return for most of an hour.
+describe('normalizePeerName on a name padded with a long run of spaces', () => {
+  it('refuses it as too long', () => {
+    const padded = normalizePeerName(`a${' '.repeat(1 << 20)}a`);
+    assert.equal(padded.ok, false);
+    assert.match(padded.ok ? '' : padded.problem, new RegExp(`longer than ${MAX_NAME_LENGTH}`));
+  });
+  it('still trims the spaces around a good name', () => {
+    assert.deepEqual(normalizePeerName(`${' '.repeat(1 << 20)}hub-a.tail0.ts.net\t`), { ok: true, name: 'hub-a.tail0.ts.net' });
   });
 });
