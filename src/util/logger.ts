@@ -58,6 +58,42 @@ export function createHubLogger(level: string, dataDir: string, opts: { stdout?:
   // HUB_LOG_LEVEL=debug reaches both.
   const streamLevel = (level === 'silent' ? 'fatal' : level) as Level;
   const streams: StreamEntry[] = [{ level: streamLevel, stream: file }];
-  if (opts.stdout !== false) streams.push({ level: streamLevel, stream: process.stdout });
+  if (opts.stdout !== false) streams.push({ level: streamLevel, stream: stdoutForLogs() });
   return { logger: pino(options(level), multistream(streams)), file };
+}
+
+/** One for the process, however many Hub loggers it makes (tests make many): one listener each on stdout and stderr. */
+let stdoutDestination: DestinationStream | null = null;
+
+function stdoutForLogs(): DestinationStream {
+  if (stdoutDestination === null) {
+    stdoutDestination = outlivingReader(process.stdout);
+    // The log file reports its own failures on stderr, whose reader can go away the same way.
+    process.stderr.on('error', () => {});
+  }
+  return stdoutDestination;
+}
+
+/**
+ * A stream as a log destination that survives losing its reader. When whatever reads the Hub's
+ * stdout goes away (journald restarted, `cihub serve | tee` with tee killed), the next write
+ * fails with EPIPE, emitted as an 'error' event; with no listener that ended the Hub at its next
+ * log line. Here the stream is dropped instead, and the log file carries on alone.
+ */
+export function outlivingReader(out: NodeJS.WritableStream & { readonly destroyed?: boolean }): DestinationStream {
+  let lost = false;
+  const drop = () => {
+    lost = true;
+  };
+  out.on('error', drop);
+  return {
+    write(line: string) {
+      if (lost || out.destroyed === true) return;
+      try {
+        out.write(line);
+      } catch {
+        drop();
+      }
+    },
+  };
 }
