@@ -5,7 +5,8 @@
  */
 import { ED25519_PUBLIC_KEY_BYTES } from '../identity/fingerprint.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** A node UUID as every Hub writes it: lower-case, hyphenated. */
+export const NODE_UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export interface IdentityClaim {
   readonly nodeUuid: string;
@@ -15,7 +16,7 @@ export interface IdentityClaim {
 export function readIdentityClaim(body: unknown): IdentityClaim | null {
   const b = body as { nodeUuid?: unknown; publicKey?: unknown } | null;
   if (typeof b?.nodeUuid !== 'string' || typeof b.publicKey !== 'string') return null;
-  if (!UUID.test(b.nodeUuid) || !/^[A-Za-z0-9_-]{43}$/.test(b.publicKey)) return null;
+  if (!NODE_UUID_PATTERN.test(b.nodeUuid) || !/^[A-Za-z0-9_-]{43}$/.test(b.publicKey)) return null;
   return isCanonicalKey(b.publicKey) ? { nodeUuid: b.nodeUuid, publicKey: b.publicKey } : null;
 }
 

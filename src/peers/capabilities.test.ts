@@ -111,6 +111,17 @@ describe('readCapabilities: each optional key, valid and invalid', () => {
   }
 });
 
+describe('readCapabilities: nodeUuid', () => {
+  const cases: readonly { sent: unknown; reads: string | null }[] = [
+    { sent: '2f1c7a52-9d3e-4b8a-a0c1-5e6f7a8b9c0d', reads: '2f1c7a52-9d3e-4b8a-a0c1-5e6f7a8b9c0d' },
+    // Kept for as long as the snapshot is, so nothing but a UUID is kept: not any length of text.
+    { sent: 'x'.repeat(1 << 20), reads: null },
+    { sent: '2F1C7A52-9D3E-4B8A-A0C1-5E6F7A8B9C0D', reads: null },
+    { sent: 42, reads: null },
+  ];
+  for (const c of cases) it(`${describeValue(c.sent)} reads as ${describeValue(c.reads)}`, () => assert.equal(read({ nodeUuid: c.sent }).nodeUuid, c.reads));
+});
+
 describe('readCapabilities: one bad container field rejects the whole rollup', () => {
   const bad: readonly { name: string; change: Partial<Record<keyof ContainerRollup, unknown>> | { drop: keyof ContainerRollup } }[] = [
     { name: 'a negative running count', change: { running: -1, stopped: 9 } },

@@ -9,6 +9,7 @@
  * contradicts itself. Nothing read here ever turns into 0, and one bad key never spoils the
  * others. Clamping happens here, on read, and never on the publishing side.
  */
+import { NODE_UUID_PATTERN } from '../pairing/identity-claim.js';
 import type { BackendView } from '../engines/types.js';
 import { readThroughputAdvert, type ThroughputAdvert } from './throughput-advert.js';
 import { isHardwareTier, type HardwareTier } from '../machine/hardware-tier.js';
@@ -203,7 +204,8 @@ export function readCapabilities(json: unknown): PeerCapabilities | null {
   if (!isPlainObject(json)) return null;
   const doc = json;
   return {
-    nodeUuid: typeof doc.nodeUuid === 'string' ? doc.nodeUuid : null,
+    // Held as long as the snapshot is: anything but a UUID (of any length the body allows) is none.
+    nodeUuid: typeof doc.nodeUuid === 'string' && NODE_UUID_PATTERN.test(doc.nodeUuid) ? doc.nodeUuid : null,
     hardwareTier: isHardwareTier(doc.hardwareTier) ? doc.hardwareTier : null,
     backends: readBackends(doc.backends),
     inFlightRequests: integerIn(doc.inFlightRequests, 0, 1_000_000),
