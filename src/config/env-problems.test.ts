@@ -38,17 +38,6 @@ describe('environment values the schema refuses', () => {
       expected: [{ variable: 'HUB_LOG_LEVEL', value: 'verbose', problem: 'is not one of fatal, error, warn, info, debug, trace, silent', usedInstead: 'info' }],
     },
     {
-      raw: { HUB_INFERENCE_TAILNET_AUTH: 'require' },
-      expected: [
-        {
-          variable: 'HUB_INFERENCE_TAILNET_AUTH',
-          value: 'require',
-          problem: 'is not require-key, the one value it takes',
-          usedInstead: 'tailnet callers admitted by origin, without a key',
-        },
-      ],
-    },
-    {
       raw: { OLLAMA_URL: 'http://127.0.0.1:11434,127.0.0.1:11435', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '' },
       expected: [{ variable: 'OLLAMA_URL', value: '127.0.0.1:11435', problem: 'is not an http:// or https:// URL', usedInstead: 'that entry is skipped' }],
     },

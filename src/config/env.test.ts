@@ -307,6 +307,13 @@ describe('port, host and data dir', () => {
     assert.throws(() => loadEnv({ API_PORT: '50o2' }), /^EnvError: API_PORT=50o2 is not a whole number/);
   });
 
+  it('refuses a HUB_INFERENCE_TAILNET_AUTH it cannot read rather than admitting tailnet callers without a key', () => {
+    // A security setting whose default is the open one: a value it cannot read has no default either.
+    for (const typo of ['require_key', 'true', 'on'])
+      assert.throws(() => loadEnv({ HUB_INFERENCE_TAILNET_AUTH: typo }), new RegExp(`^EnvError: HUB_INFERENCE_TAILNET_AUTH=${typo} is not require-key`));
+    assert.equal(loadEnv({ HUB_INFERENCE_TAILNET_AUTH: 'Require-Key' }).knobs.tailnetRequiresKey(), true);
+  });
+
   it('listens on an IP literal or a host name given in HUB_HOST or --host', () => {
     for (const host of ['127.0.0.1', '0.0.0.0', '::', '::1', 'fd7a:115c:a1e0::1', 'localhost', 'hub-a.tail1234.ts.net', 'hub-a.example.']) {
       assert.equal(loadEnv({ HUB_HOST: host }).host, host);

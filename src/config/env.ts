@@ -327,7 +327,9 @@ const FALLBACKS: Readonly<Record<RefusableVariable, string | null>> = {
   HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS: String(DEFAULT_SLOWER_PLACEMENT_FLOOR_MS),
   HUB_POOL_PREFIX_AFFINITY_TTL_MS: String(DEFAULT_PREFIX_AFFINITY_TTL_MS),
   HUB_HEAP_GROWING_PERCENT: String(HEAP_GROWING_PERCENT),
-  HUB_INFERENCE_TAILNET_AUTH: 'tailnet callers admitted by origin, without a key',
+  // Nor a guess at who needs a key: the default admits tailnet callers without one, so a
+  // mistyped require_key or "true" would open what the operator meant to close.
+  HUB_INFERENCE_TAILNET_AUTH: null,
   HUB_NODE_FQDN: "no stand-in name (Tailscale's name for this Hub, unless HUB_TAILNET_SUFFIX is set)",
   HUB_TAILNET_SUFFIX: "no stand-in suffix (HUB_NODE_FQDN's, else Tailscale's)",
   OTEL_EXPORTER_OTLP_ENDPOINT: 'no trace export',
