@@ -38,6 +38,18 @@ describe('environment values the schema refuses', () => {
       expected: [{ variable: 'HUB_LOG_LEVEL', value: 'verbose', problem: 'is not one of fatal, error, warn, info, debug, trace, silent', usedInstead: 'info' }],
     },
     {
+      // Skipped, and quoted with its credentials masked: the warning goes to the log.
+      raw: { VLLM_URL: 'http://admin:hunter2@127.0.0.1:8000', OLLAMA_URL: '', LEMONADE_URL: '', OMLX_URL: '' },
+      expected: [
+        {
+          variable: 'VLLM_URL',
+          value: 'http://***@127.0.0.1:8000/',
+          problem: 'carries a user name or password, which the Hub does not send; give the URL without them',
+          usedInstead: 'that entry is skipped',
+        },
+      ],
+    },
+    {
       raw: { OLLAMA_URL: 'http://127.0.0.1:11434,127.0.0.1:11435', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '' },
       expected: [{ variable: 'OLLAMA_URL', value: '127.0.0.1:11435', problem: 'is not an http:// or https:// URL', usedInstead: 'that entry is skipped' }],
     },

@@ -413,7 +413,8 @@ export function enginesFromEnv(env: Env, problems: EnvProblem[] = []): EngineEnd
       .filter(Boolean)
       .filter((url) => {
         const ok = engineUrl.safeParse(url);
-        if (!ok.success) problems.push({ variable, value: url, problem: ok.error.issues[0]?.message ?? 'is not a URL', usedInstead: 'that entry is skipped' });
+        if (!ok.success)
+          problems.push({ variable, value: quotableUrl(url), problem: ok.error.issues[0]?.message ?? 'is not a URL', usedInstead: 'that entry is skipped' });
         return ok.success;
       });
     urls.forEach((url, i, all) => {
@@ -428,7 +429,26 @@ export function enginesFromEnv(env: Env, problems: EnvProblem[] = []): EngineEnd
   return out;
 }
 
-const engineUrl = z.string().refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), 'is not an http:// or https:// URL');
+const engineUrl = z
+  .string()
+  .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), 'is not an http:// or https:// URL')
+  // The Hub sends no credentials from an engine URL, and writes engine URLs into its log.
+  .refine((u) => !hasCredentials(u), 'carries a user name or password, which the Hub does not send; give the URL without them');
+
+function hasCredentials(url: string): boolean {
+  if (!URL.canParse(url)) return false;
+  const { username, password } = new URL(url);
+  return username !== '' || password !== '';
+}
+
+/** The URL as a warning may quote it: any credentials in it masked. */
+function quotableUrl(url: string): string {
+  if (!hasCredentials(url)) return url;
+  const u = new URL(url);
+  u.username = '***';
+  u.password = '';
+  return u.href;
+}
 
 export interface EnvOverrides {
   readonly port?: number | undefined;
