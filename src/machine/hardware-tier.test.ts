@@ -36,14 +36,16 @@ describe('decideTier: one row per rule', () => {
     { name: 'mid-range: just under 23 GiB', facts: facts(64, [nvidia(22.9)]), tier: 'mid-range' },
     { name: 'mid-range: a 10 GB card (beta-red)', facts: facts(32, [nvidia(10)]), tier: 'mid-range' },
     { name: 'mid-range: exactly 8 GiB', facts: facts(32, [amd(8)]), tier: 'mid-range' },
+    { name: 'mid-range: an 8 GB NVIDIA card as nvidia-smi reports it (8188 MiB, RTX 4060)', facts: facts(32, [nvidia(8188 / 1024)]), tier: 'mid-range' },
     { name: 'mid-range: cards of two vendors are not summed together', facts: facts(32, [nvidia(12), amd(12, 'card1')]), tier: 'mid-range' },
     { name: 'mid-range: Apple silicon with a 10.7 GiB GPU share (16 GB machine)', facts: facts(16, [apple(10.7)]), tier: 'mid-range' },
     // 4. cpu-only.
     { name: 'cpu-only: no GPU and 16 GiB of memory', facts: facts(16, []), tier: 'cpu-only' },
     { name: 'cpu-only: no GPU and 256 GiB of memory', facts: facts(256, []), tier: 'cpu-only' },
-    { name: 'cpu-only: a GPU under 8 GiB (an APU carve-out) with 32 GiB of memory', facts: facts(32, [amd(0.5)]), tier: 'cpu-only' },
+    { name: 'cpu-only: a GPU under 7.5 GiB (an APU carve-out) with 32 GiB of memory', facts: facts(32, [amd(0.5)]), tier: 'cpu-only' },
     // 5. insufficient.
-    { name: 'insufficient: no GPU and just under 16 GiB', facts: facts(15.9, []), tier: 'insufficient' },
+    { name: 'cpu-only: no GPU and a 16 GiB machine as Linux reports it (15.5 GiB)', facts: facts(15.5, []), tier: 'cpu-only' },
+    { name: 'insufficient: no GPU and just under 15 GiB', facts: facts(14.9, []), tier: 'insufficient' },
     { name: 'insufficient: an 8 GB Apple machine (5.3 GiB GPU share, 8 GiB memory)', facts: facts(8, [apple(5.3)]), tier: 'insufficient' },
   ];
   for (const r of rows) it(r.name, () => assert.equal(decideTier(r.facts).tier, r.tier));

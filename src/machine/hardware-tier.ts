@@ -23,16 +23,20 @@ const GIB = 1024 ** 3;
  */
 export const HIGH_END_GPU_BYTES = 23 * GIB;
 /**
- * GPU memory for mid-range: 8 GiB holds an 8B model at 4-bit (about 5 GB) with its cache, the
- * smallest chat model the auto alias prefers (7B and up). A smaller GPU cannot keep such a model
- * resident, so the node is judged on its system memory as a CPU node.
+ * GPU memory for mid-range: an 8 GB card, which holds an 8B model at 4-bit (about 5 GB) with its
+ * cache, the smallest chat model the auto alias prefers (7B and up). 7.5 GiB, as 23 is for 24:
+ * the driver keeps some back, and nvidia-smi reports an RTX 4060's 8 GB as 8188 MiB, under 8 GiB,
+ * which rated the card no GPU at all. A smaller GPU cannot keep such a model resident, so the
+ * node is judged on its system memory as a CPU node.
  */
-export const MID_RANGE_GPU_BYTES = 8 * GIB;
+export const MID_RANGE_GPU_BYTES = 7.5 * GIB;
 /**
- * System memory for cpu-only: 16 GiB holds that 8B model, four slots of cache and the operating
- * system. Below it, even that model does not fit beside everything else: insufficient.
+ * System memory for cpu-only: a 16 GB machine holds that 8B model, four slots of cache and the
+ * operating system. 15 GiB, since Linux reports what the kernel leaves (a 16 GiB machine's
+ * MemTotal is about 15.5 GiB). Below it, even that model does not fit beside everything else:
+ * insufficient.
  */
-export const CPU_ONLY_MEMORY_BYTES = 16 * GIB;
+export const CPU_ONLY_MEMORY_BYTES = 15 * GIB;
 /**
  * Share of Apple silicon's unified memory counted as GPU memory. macOS caps what the GPU may
  * wire at a fraction of the total (about two thirds on smaller machines, more on larger ones);
