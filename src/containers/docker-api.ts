@@ -15,7 +15,9 @@ export const DOCKER_CALL_TIMEOUT_MS = 5_000;
 const DOCKER_REPLY_MAX_BYTES = 4 * 1024 * 1024;
 export const COMPOSE_PROJECT_LABEL = 'com.docker.compose.project';
 
-const LIST = z.array(z.object({ Id: z.string().max(128), State: z.string().max(32) })).max(10_000);
+/** More containers than a Docker list this Hub reads, or a peer's count it believes (peers/capabilities.ts). */
+export const MAX_CONTAINERS = 10_000;
+const LIST = z.array(z.object({ Id: z.string().max(128), State: z.string().max(32) })).max(MAX_CONTAINERS);
 const INSPECT = z.object({ Config: z.object({ Labels: z.record(z.string()).nullable().optional() }).optional() });
 const finite = z.number().finite().nonnegative();
 const STATS = z.object({

@@ -135,6 +135,7 @@ describe('readCapabilities: one bad container field rejects the whole rollup', (
     { name: 'NaN memory', change: { memoryBytes: NaN } },
     { name: 'memory beyond 2^53 bytes', change: { memoryBytes: 2 ** 53 + 4096 } },
     { name: 'memory as null', change: { memoryBytes: null } },
+    { name: 'more containers than one Docker list holds', change: { running: 9_007_199_254_740_991, stopped: 0, total: 9_007_199_254_740_991 } },
     { name: 'a missing field', change: { drop: 'memoryBytes' } },
     // A missing count reads as null, and null counts as 0 in arithmetic: these still add up.
     { name: 'running missing, with stopped equal to total', change: { running: null, stopped: 8 } },

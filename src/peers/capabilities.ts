@@ -9,6 +9,7 @@
  * contradicts itself. Nothing read here ever turns into 0, and one bad key never spoils the
  * others. Clamping happens here, on read, and never on the publishing side.
  */
+import { MAX_CONTAINERS } from '../containers/docker-api.js';
 import { NODE_UUID_PATTERN } from '../pairing/identity-claim.js';
 import type { BackendView } from '../engines/types.js';
 import { readThroughputAdvert, type ThroughputAdvert } from './throughput-advert.js';
@@ -261,9 +262,10 @@ function readBackends(value: unknown): { kind: string; models: string[] }[] {
  */
 function readContainers(value: unknown): ContainerRollup | null {
   if (!isPlainObject(value)) return null;
-  const running = integerIn(value.running, 0, Number.MAX_SAFE_INTEGER);
-  const stopped = integerIn(value.stopped, 0, Number.MAX_SAFE_INTEGER);
-  const total = integerIn(value.total, 0, Number.MAX_SAFE_INTEGER);
+  // No Hub counts more than it reads from one Docker list: a larger count is absurd, not large.
+  const running = integerIn(value.running, 0, MAX_CONTAINERS);
+  const stopped = integerIn(value.stopped, 0, MAX_CONTAINERS);
+  const total = integerIn(value.total, 0, MAX_CONTAINERS);
   const cpuPercent = finiteIn(value.cpuPercent, 0, MAX_CONTAINER_CPU_PERCENT);
   const memoryBytes = finiteIn(value.memoryBytes, 0, MAX_CONTAINER_MEMORY_BYTES);
   if (running === null || stopped === null || total === null || cpuPercent === null || memoryBytes === null) return null;
