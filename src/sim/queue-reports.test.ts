@@ -53,7 +53,7 @@ describe('the simulator reports its queue as the engines do', { timeout: SUITE_T
       const abort = new AbortController();
       const calls = longChats(engine, 4, abort);
       try {
-        await waitFor(() => engine.state().queued === 3, 'one running and three queued', scaled(10_000));
+        await waitFor(() => engine.state().queued === 3, 'one running and three queued');
         assert.deepEqual(parseVllmQueue((await getReply(`${engine.url}/metrics`)).text), { running: 1, waiting: 3 });
       } finally {
         abort.abort();
@@ -67,7 +67,7 @@ describe('the simulator reports its queue as the engines do', { timeout: SUITE_T
       const abort = new AbortController();
       const calls = longChats(engine, 2, abort);
       try {
-        await waitFor(() => engine.state().inFlight === 2, 'two busy slots', scaled(10_000));
+        await waitFor(() => engine.state().inFlight === 2, 'two busy slots');
         const reply = await getReply(`${engine.url}/slots`);
         assert.deepEqual(parseLlamaSlots(JSON.parse(reply.text)), { slots: 3, busy: 2 });
       } finally {

@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 
+import { scaled } from '../../test/helpers/time-scale.js';
+
 /** Fixtures live beside the sources; compiled tests run from dist/src/sim, three levels below the repo root. */
 const FIXTURE_DIR = fileURLToPath(new URL('../../../src/sim/fixtures/', import.meta.url));
 
@@ -100,9 +102,16 @@ export async function getReply(url: string): Promise<HttpReply> {
   return { status: res.status, contentType: res.headers.get('content-type') ?? '', text: await res.text() };
 }
 
-/** Polls until `check` holds, failing after `timeoutMs` of wall time. */
-export async function waitFor(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+/**
+ * Below this a deadline given to waitFor() is raised to it. The wait ends when `check` holds, so
+ * the deadline only bounds how long a broken simulator can hold the run; a fixed 5 s one failed
+ * engine-behaviour's reload test while another process loaded both cores (issue 9, item 21).
+ */
+const WAIT_FOR_FLOOR_MS = 15_000;
+
+/** Polls until `check` holds, failing after `timeoutMs` (at least WAIT_FOR_FLOOR_MS, scaled). */
+export async function waitFor(check: () => boolean, what: string, timeoutMs = WAIT_FOR_FLOOR_MS): Promise<void> {
+  const deadline = Date.now() + scaled(Math.max(timeoutMs, WAIT_FOR_FLOOR_MS));
   while (!check()) {
     if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 2));
