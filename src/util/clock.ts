@@ -3,6 +3,8 @@
  * Injected everywhere a TTL, expiry or budget is judged, so tests run those rules
  * without sleeping.
  */
+import type { Timer } from './timer.js';
+
 export interface Clock {
   /** Milliseconds since the Unix epoch. */
   nowMs(): number;
@@ -10,16 +12,40 @@ export interface Clock {
 
 export const systemClock: Clock = { nowMs: () => Date.now() };
 
-/** A clock tests move by hand. */
-export class ManualClock implements Clock {
+interface ManualTimer {
+  readonly dueMs: number;
+  readonly fire: () => void;
+}
+
+/**
+ * A clock tests move by hand. It is also a Timer: a wait started on it fires when advance()
+ * reaches its due time, never on its own.
+ */
+export class ManualClock implements Clock, Timer {
   #nowMs: number;
+  #timers: ManualTimer[] = [];
   constructor(startMs = Date.UTC(2026, 10, 30, 12, 0, 0)) {
     this.#nowMs = startMs;
   }
   nowMs(): number {
     return this.#nowMs;
   }
+  /** Moves time by `ms` and fires, in due order, every wait that is then due. */
   advance(ms: number): void {
     this.#nowMs += ms;
+    const due = this.#timers.filter((t) => t.dueMs <= this.#nowMs).sort((a, b) => a.dueMs - b.dueMs);
+    this.#timers = this.#timers.filter((t) => t.dueMs > this.#nowMs);
+    for (const t of due) t.fire();
+  }
+  after(ms: number, fire: () => void): () => void {
+    const timer: ManualTimer = { dueMs: this.#nowMs + ms, fire };
+    this.#timers.push(timer);
+    return () => {
+      this.#timers = this.#timers.filter((t) => t !== timer);
+    };
+  }
+  /** Waits started and neither fired nor cancelled. */
+  pendingTimers(): number {
+    return this.#timers.length;
   }
 }

@@ -1,0 +1,40 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ManualClock } from './clock.js';
+
+describe('ManualClock as a timer', () => {
+  it('fires a wait only when advance() reaches its due time, waits due together in due order', () => {
+    const clock = new ManualClock();
+    const fired: string[] = [];
+    clock.after(300, () => fired.push('300'));
+    clock.after(100, () => fired.push('100'));
+    clock.advance(99);
+    assert.deepEqual(fired, []);
+    assert.equal(clock.pendingTimers(), 2);
+    clock.advance(201);
+    assert.deepEqual(fired, ['100', '300']);
+    assert.equal(clock.pendingTimers(), 0);
+    clock.advance(1_000);
+    assert.deepEqual(fired, ['100', '300'], 'a wait fires once');
+  });
+
+  it('never fires a cancelled wait', () => {
+    const clock = new ManualClock();
+    let fired = false;
+    const cancel = clock.after(10, () => (fired = true));
+    cancel();
+    clock.advance(10);
+    assert.deepEqual([fired, clock.pendingTimers()], [false, 0]);
+  });
+
+  it('measures a wait from when it was started', () => {
+    const clock = new ManualClock();
+    clock.advance(50);
+    let fired = false;
+    clock.after(10, () => (fired = true));
+    clock.advance(9);
+    assert.equal(fired, false);
+    clock.advance(1);
+    assert.equal(fired, true);
+  });
+});
