@@ -6,6 +6,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Dispatcher } from 'undici';
+import { Agent } from '../util/undici-lean.js';
 import { scaled } from '../../test/helpers/time-scale.js';
 
 export interface FakeReply {
@@ -94,11 +96,11 @@ export async function refusedUrl(): Promise<string> {
 const UNTIL_FLOOR_MS = 10_000;
 
 /** Polls until `check` holds, or fails after `timeoutMs` (at least UNTIL_FLOOR_MS, scaled). */
-export async function until(check: () => boolean, timeoutMs = 1000, what = 'condition'): Promise<void> {
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 1000, what = 'condition'): Promise<void> {
   // A bound, not a target: the check ends the wait as soon as it holds, so the deadline is
   // floored well above what a loaded machine needs and stretched by HUB_TEST_TIME_SCALE.
   const deadline = Date.now() + scaled(Math.max(timeoutMs, UNTIL_FLOOR_MS));
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 5));
   }
@@ -107,4 +109,60 @@ export async function until(check: () => boolean, timeoutMs = 1000, what = 'cond
 /** An Ollama /api/tags body listing the given models. */
 export function ollamaTags(...names: string[]): FakeReply {
   return { json: { models: names.map((name) => ({ name, model: name, size: 1000, details: { parameter_size: '8B' } })) } };
+}
+
+/**
+ * Whether `promise` has settled once the current turn of the event loop is over. A read that
+ * waits on nothing (no probe, no budget) settles within it; one waiting on a socket or on a
+ * ManualClock nobody advanced does not.
+ */
+export async function settlesWithinATurn(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  void promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  await new Promise((resolve) => setImmediate(resolve));
+  return settled;
+}
+
+/**
+ * An undici Agent that counts the requests it was handed and the exchanges the code under test
+ * is done with: the response read to its end, or dropped (an error status's body is discarded).
+ * Either is an I/O callback, and what the reader does with the answer (parse it, store it) has
+ * run by the end of that callback's promise jobs, so a poll (a later timer) that sees the count
+ * sees the answer stored: the event to wait on, not the fake engine's write.
+ */
+export class WatchedAgent extends Agent {
+  #dispatched = 0;
+  #finished = 0;
+
+  dispatched(): number {
+    return this.#dispatched;
+  }
+
+  finished(): number {
+    return this.#finished;
+  }
+
+  override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    this.#dispatched += 1;
+    const ends = new Set<string | symbol>(['onComplete', 'onError', 'onResponseEnd', 'onResponseError']);
+    const counted = new Proxy(handler, {
+      get: (target, key) => {
+        const value: unknown = Reflect.get(target, key);
+        if (typeof value !== 'function') return value;
+        const method = value as (...a: unknown[]) => unknown;
+        if (!ends.has(key)) return method.bind(target);
+        return (...args: unknown[]) => {
+          try {
+            return method.apply(target, args);
+          } finally {
+            this.#finished += 1;
+          }
+        };
+      },
+    });
+    return super.dispatch(opts, counted);
+  }
 }

@@ -10,10 +10,14 @@ import { pino } from 'pino';
 import type { EngineEndpoint } from '../config/env.js';
 import { Background } from '../util/background.js';
 import { ManualClock } from '../util/clock.js';
-import { deferred, NEVER, startFakeEngine, until, type FakeEngine, type FakeReply } from './fake-engine.testkit.js';
+import { scaled } from '../../test/helpers/time-scale.js';
+import { deferred, NEVER, settlesWithinATurn, startFakeEngine, until, WatchedAgent, type FakeEngine, type FakeReply } from './fake-engine.testkit.js';
 import { readEngineQueue, QUEUE_REPORT_TIMEOUT_MS, VLLM_METRICS_MAX_BYTES } from './engine-queue-reader.js';
 import { VLLM_V1_METRICS } from './engine-queue-shapes.fixture.js';
-import { BackendHealth, PLACEMENT_BUDGET_MS, QUEUE_REPORT_MAX_AGE_MS, QUEUE_REPORT_REFRESH_MS } from './health-snapshot.js';
+import { BackendHealth, QUEUE_REPORT_MAX_AGE_MS, QUEUE_REPORT_REFRESH_MS } from './health-snapshot.js';
+
+/** Bounds a test whose read waits on something it must not (a report, a budget on the ManualClock). */
+const SUITE_TIMEOUT_MS = scaled(60_000);
 
 const MODELS = { json: { object: 'list', data: [{ id: 'Qwen/Qwen3-8B', object: 'model', owned_by: 'vllm' }] } };
 
@@ -21,6 +25,8 @@ interface Rig {
   readonly health: BackendHealth;
   readonly clock: ManualClock;
   readonly engine: FakeEngine;
+  /** The BackendHealth's dispatcher: counts the probes and reports sent and those it is done with. */
+  readonly dispatcher: WatchedAgent;
   own: number;
   metricsAsked(): number;
 }
@@ -38,13 +44,14 @@ async function rig(metrics: (hit: number) => FakeReply | Promise<FakeReply>, ttl
     return MODELS;
   });
   const endpoints: EngineEndpoint[] = [{ id: 'vllm-1', kind: 'vllm', url: engine.url }];
-  const dispatcher = new Agent();
+  const dispatcher = new WatchedAgent();
   const clock = new ManualClock();
   const state = { own: 0 };
   const health = new BackendHealth({
     endpoints,
     dispatcher,
     clock,
+    timer: clock,
     ttlMs: () => ttl,
     background: new Background({ logger: pino({ level: 'silent' }), clock }),
     readQueue: (e, d, signal) => readEngineQueue(e.kind, e.url, d, signal),
@@ -55,18 +62,20 @@ async function rig(metrics: (hit: number) => FakeReply | Promise<FakeReply>, ttl
     await engine.close();
     await dispatcher.destroy();
   });
-  return Object.assign(state, { health, clock, engine, metricsAsked: () => asked });
+  return Object.assign(state, { health, clock, engine, dispatcher, metricsAsked: () => asked });
 }
 
 const queueOf = (views: Awaited<ReturnType<BackendHealth['read']>>) => views[0]?.engineQueue ?? null;
 
-/** Waits for the report in flight to land: the next view carries it (or stays null after a failure). */
-async function landed(r: Rig, answers: number): Promise<void> {
-  await until(() => r.engine.answered() >= answers, 2000, 'the queue report to be answered');
-  await new Promise((resolve) => setTimeout(resolve, 20));
+/**
+ * Waits until the BackendHealth is done with `exchanges` probes and reports in all, so the report
+ * in flight has landed: the next view carries it (or stays null after a failure).
+ */
+async function landed(r: Rig, exchanges: number): Promise<void> {
+  await until(() => r.dispatcher.finished() >= exchanges, 2000, 'the queue report to land');
 }
 
-describe('queue reports in the health snapshot', () => {
+describe('queue reports in the health snapshot', { timeout: SUITE_TIMEOUT_MS }, () => {
   it('reads the report in the background: the first read goes without it, the next one has it', async () => {
     const held = deferred<FakeReply>();
     const r = await rig(() => held.promise);
@@ -80,15 +89,18 @@ describe('queue reports in the health snapshot', () => {
   });
 
   it('never makes a read wait for a silent /metrics', async () => {
-    const r = await rig(() => NEVER);
-    const start = performance.now();
+    // With a TTL the probe answer stays fresh, so a read that waits on nothing is done at once.
+    const r = await rig(() => NEVER, 60_000);
     await r.health.read();
-    await r.health.read();
-    assert.ok(performance.now() - start < PLACEMENT_BUDGET_MS, 'two reads took no report time');
     await until(() => r.metricsAsked() === 1, 2000, 'the report to be asked');
-    // One more live probe's round trip to the same engine: a second report would be there by now.
-    await r.health.read();
-    assert.equal(r.metricsAsked(), 1, 'one report in flight at a time');
+    r.clock.advance(QUEUE_REPORT_REFRESH_MS); // another report is due, but one is in flight
+    for (let i = 0; i < 2; i++) {
+      const read = r.health.read();
+      assert.equal(await settlesWithinATurn(read), true, `read ${i + 2} waited for the silent report`);
+      await read;
+    }
+    // A report started behind those reads would have been handed to the dispatcher by now.
+    assert.deepEqual([r.dispatcher.dispatched(), r.metricsAsked()], [2, 1], 'one probe and one report in flight at a time');
   });
 
   it("starts a read's report only after the reading request's own callback is done, so its write comes first", async () => {
@@ -145,14 +157,12 @@ describe('queue reports in the health snapshot', () => {
   it('the idle tick asks for a due report with nothing reading, and for none that is not due', async () => {
     const r = await rig((hit) => ({ text: hit === 1 ? VLLM_V1_METRICS : 'vllm:num_requests_running 0\nvllm:num_requests_waiting 0\n' }));
     r.health.refreshQueueReports();
-    await until(() => r.metricsAsked() === 1, 2000, 'the first report');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await landed(r, 1);
     r.health.refreshQueueReports();
     assert.equal(r.metricsAsked(), 1, 'not due yet');
     r.clock.advance(QUEUE_REPORT_REFRESH_MS);
     r.health.refreshQueueReports();
-    await until(() => r.engine.answered() >= 2, 2000, 'the second report');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await landed(r, 2);
     assert.deepEqual(
       [queueOf(r.health.latest())?.running, queueOf(r.health.latest())?.waiting],
       [0, 0],

@@ -5,16 +5,34 @@ import type { EngineEndpoint } from '../config/env.js';
 import { pino } from 'pino';
 import { Background } from '../util/background.js';
 import { ManualClock } from '../util/clock.js';
-import { deferred, NEVER, ollamaTags, startFakeEngine, until, type FakeEngine, type FakeReply } from './fake-engine.testkit.js';
+import { scaled } from '../../test/helpers/time-scale.js';
+import {
+  deferred,
+  NEVER,
+  ollamaTags,
+  settlesWithinATurn,
+  startFakeEngine,
+  until,
+  WatchedAgent,
+  type FakeEngine,
+  type FakeReply,
+} from './fake-engine.testkit.js';
 import { BackendHealth, INVENTORY_CACHE_MS, LIVE_PROBE_REUSE_MS, PLACEMENT_BUDGET_MS, STALE_GRACE_MS } from './health-snapshot.js';
-import { PROBE_TRANSPORT_TIMEOUT_MS } from './probe-fetch.js';
 
 const TTL = 10_000;
+
+/**
+ * The placement budget runs on each rig's ManualClock, so nothing here waits it out: a test that
+ * broke the budget would hang, and this bounds how long.
+ */
+const SUITE_TIMEOUT_MS = scaled(60_000);
 
 interface Rig {
   readonly health: BackendHealth;
   readonly clock: ManualClock;
   readonly engines: FakeEngine[];
+  /** The BackendHealth's dispatcher: counts the probes sent and the answers it is done with. */
+  readonly dispatcher: WatchedAgent;
   ttl: number;
 }
 
@@ -27,13 +45,14 @@ afterEach(async () => {
 async function rig(ttl: number, ...handlers: ((path: string, hit: number) => FakeReply | Promise<FakeReply>)[]): Promise<Rig> {
   const engines = await Promise.all(handlers.map((h) => startFakeEngine(h)));
   const endpoints: EngineEndpoint[] = engines.map((e, i) => ({ id: `ollama-${i + 1}`, kind: 'ollama', url: e.url }));
-  const dispatcher = new Agent();
+  const dispatcher = new WatchedAgent();
   const clock = new ManualClock();
   const state: { ttl: number } = { ttl };
   const health = new BackendHealth({
     endpoints,
     dispatcher,
     clock,
+    timer: clock,
     ttlMs: () => state.ttl,
     background: new Background({ logger: pino({ level: 'silent' }), clock }),
   });
@@ -42,18 +61,33 @@ async function rig(ttl: number, ...handlers: ((path: string, hit: number) => Fak
     await Promise.all(engines.map((e) => e.close()));
     await dispatcher.destroy();
   });
-  return Object.assign(state, { health, clock, engines });
+  return Object.assign(state, { health, clock, engines, dispatcher });
+}
+
+/** Waits until the BackendHealth is done with `n` probe answers in all, and so has stored them. */
+async function landed(r: Rig, n: number, what: string): Promise<void> {
+  await until(() => r.dispatcher.finished() >= n, 1000, what);
+}
+
+/**
+ * Starts a cold read over silent engines and checks it waits out exactly one placement budget on
+ * the rig's clock: not done before PLACEMENT_BUDGET_MS, done the moment it passes.
+ */
+async function readOverBudget(r: Rig, probes: number): Promise<Awaited<ReturnType<BackendHealth['read']>>> {
+  const read = r.health.read();
+  await until(() => r.dispatcher.dispatched() === probes, 1000, 'the cold probes to be sent');
+  assert.equal(r.clock.pendingTimers(), 1, 'one budget for the whole read');
+  assert.equal(await settlesWithinATurn(read), false, 'the read waits while the engines are silent');
+  r.clock.advance(PLACEMENT_BUDGET_MS - 1);
+  assert.equal(await settlesWithinATurn(read), false, 'the read waits the whole budget');
+  r.clock.advance(1);
+  assert.equal(await settlesWithinATurn(read), true, 'the read ends when the budget runs out');
+  return read;
 }
 
 const modelsOf = (views: Awaited<ReturnType<BackendHealth['read']>>, i = 0) => views[i]?.models.map((m) => m.name);
 
-async function timed<T>(run: () => Promise<T>): Promise<{ value: T; ms: number }> {
-  const start = performance.now();
-  const value = await run();
-  return { value, ms: performance.now() - start };
-}
-
-describe('BackendHealth with TTL 0 (the default)', () => {
+describe('BackendHealth with TTL 0 (the default)', { timeout: SUITE_TIMEOUT_MS }, () => {
   it('probes every engine on every read and returns what it just heard', async () => {
     const r = await rig(0, (_path, hit) => ollamaTags(hit === 1 ? 'qwen3:8b' : 'llama3.2:3b'));
     assert.deepEqual(modelsOf(await r.health.read()), ['qwen3:8b']);
@@ -96,7 +130,7 @@ describe('BackendHealth with TTL 0 (the default)', () => {
   });
 });
 
-describe('BackendHealth with a TTL', () => {
+describe('BackendHealth with a TTL', { timeout: SUITE_TIMEOUT_MS }, () => {
   it('serves a fresh answer without probing', async () => {
     const r = await rig(TTL, () => ollamaTags('qwen3:8b'));
     await r.health.read();
@@ -104,9 +138,9 @@ describe('BackendHealth with a TTL', () => {
     const views = await r.health.read();
     assert.deepEqual(modelsOf(views), ['qwen3:8b']);
     assert.equal(views[0]?.probedMsAgo, TTL - 1);
-    // Give a background probe, had one been started, the time to reach the engine.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal(r.engines[0]?.paths.length, 1);
+    // A refresh behind the read would be handed to the dispatcher once the read's turn is over.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(r.dispatcher.dispatched(), 1, 'only the first read probed');
   });
 
   it('hands out views that never change under their reader, with the age as of each read', async () => {
@@ -130,8 +164,7 @@ describe('BackendHealth with a TTL', () => {
     const dropped = r.health.latest(); // starts a probe in the background, answers at once
     assert.deepEqual([dropped[0]?.running, dropped[0]?.error, dropped[0]?.probedMsAgo, modelsOf(dropped)], [false, 'not probed yet', null, []]);
     assert.deepEqual(modelsOf(before), ['old:8b']);
-    await until(() => r.engines[0]!.answered() === 2, 1000, 'the background probe');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await landed(r, 2, 'the background probe to land');
     assert.deepEqual(modelsOf(r.health.latest()), ['new:8b']);
   });
 
@@ -140,15 +173,15 @@ describe('BackendHealth with a TTL', () => {
     const r = await rig(TTL, (_path, hit) => (hit === 1 ? ollamaTags('old:8b') : refresh.promise));
     await r.health.read();
     r.clock.advance(TTL);
-    const stale = await timed(() => r.health.read());
-    assert.deepEqual(modelsOf(stale.value), ['old:8b']);
-    assert.equal(stale.value[0]?.probedMsAgo, TTL);
-    // Waiting for the held refresh would take the whole placement budget.
-    assert.ok(stale.ms < PLACEMENT_BUDGET_MS - 50, `a stale read must not wait for its refresh (took ${stale.ms} ms)`);
+    const read = r.health.read();
+    // The refresh is held, and the budget would wait for the clock: only a read that waits for neither is done.
+    assert.equal(await settlesWithinATurn(read), true, 'a stale read does not wait for its refresh');
+    const stale = await read;
+    assert.deepEqual(modelsOf(stale), ['old:8b']);
+    assert.equal(stale[0]?.probedMsAgo, TTL);
     await until(() => r.engines[0]!.paths.length === 2, 1000, 'the background refresh');
     refresh.resolve(ollamaTags('new:8b'));
-    await until(() => r.engines[0]!.answered() === 2, 1000, 'the refresh to be answered');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await landed(r, 2, 'the refresh to land');
     const after = await r.health.read();
     assert.deepEqual(modelsOf(after), ['new:8b']);
     assert.equal(after[0]?.probedMsAgo, 0);
@@ -211,11 +244,8 @@ describe('BackendHealth with a TTL', () => {
       (_p, hit) => (hit === 1 ? first.promise : NEVER),
       (_p, hit) => (hit === 1 ? second.promise : NEVER),
     );
-    const cold = await timed(() => r.health.read());
-    assert.ok(cold.ms >= PLACEMENT_BUDGET_MS - 100, `waited only ${cold.ms} ms`);
-    assert.ok(cold.ms < 2 * PLACEMENT_BUDGET_MS, `the budget is shared, not per engine (took ${cold.ms} ms)`);
-    assert.ok(cold.ms < PROBE_TRANSPORT_TIMEOUT_MS / 2);
-    for (const view of cold.value) {
+    const cold = await readOverBudget(r, 2);
+    for (const view of cold) {
       assert.equal(view.running, false);
       assert.equal(view.healthy, false);
       assert.match(view.error ?? '', /no answer within the 500 ms placement budget/);
@@ -224,13 +254,13 @@ describe('BackendHealth with a TTL', () => {
 
     first.resolve(ollamaTags('qwen3:8b'));
     second.resolve({ status: 500, text: 'boom' });
-    await until(() => r.engines.every((e) => e.answered() === 1), 1000, 'both probes to land');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await landed(r, 2, 'both probes to land');
 
-    const next = await timed(() => r.health.read());
-    assert.ok(next.ms < PLACEMENT_BUDGET_MS - 50, `the next read waited ${next.ms} ms`);
-    assert.deepEqual([next.value[0]?.running, next.value[0]?.healthy, modelsOf(next.value)], [true, true, ['qwen3:8b']]);
-    assert.deepEqual([next.value[1]?.running, next.value[1]?.healthy, next.value[1]?.error], [true, false, 'HTTP 500']);
+    const read = r.health.read();
+    assert.equal(await settlesWithinATurn(read), true, 'the next read does not wait');
+    const next = await read;
+    assert.deepEqual([next[0]?.running, next[0]?.healthy, modelsOf(next)], [true, true, ['qwen3:8b']]);
+    assert.deepEqual([next[1]?.running, next[1]?.healthy, next[1]?.error], [true, false, 'HTTP 500']);
     assert.deepEqual(
       r.engines.map((e) => e.paths.length),
       [1, 1],
@@ -241,17 +271,15 @@ describe('BackendHealth with a TTL', () => {
   it('while a cold probe is still in flight after one read spent its budget, later reads do not wait the budget again', async () => {
     const held = deferred<FakeReply>();
     const r = await rig(TTL, (_p, hit) => (hit === 1 ? held.promise : NEVER));
-    const first = await timed(() => r.health.read());
-    assert.ok(first.ms >= PLACEMENT_BUDGET_MS - 100, `the first read waited the budget (${first.ms} ms)`);
+    await readOverBudget(r, 1);
     for (let i = 0; i < 3; i++) {
-      const later = await timed(() => r.health.read());
-      assert.ok(later.ms < PLACEMENT_BUDGET_MS / 2, `read ${i + 2} waited ${later.ms} ms for a probe already waited out`);
-      assert.match(later.value[0]?.error ?? '', /no answer within the 500 ms placement budget/);
+      const read = r.health.read();
+      assert.equal(await settlesWithinATurn(read), true, `read ${i + 2} waits for a probe already waited out`);
+      assert.match((await read)[0]?.error ?? '', /no answer within the 500 ms placement budget/);
     }
     assert.equal(r.engines[0]!.paths.length, 1, 'the probe in flight is shared, not restarted');
     held.resolve(ollamaTags('qwen3:8b'));
-    await until(() => r.engines[0]!.answered() === 1, 1000, 'the probe to land');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await landed(r, 1, 'the probe to land');
     assert.deepEqual(modelsOf(await r.health.read()), ['qwen3:8b']);
   });
 
@@ -299,18 +327,17 @@ describe('BackendHealth with a TTL', () => {
   });
 });
 
-describe('BackendHealth.latest', () => {
+describe('BackendHealth.latest', { timeout: SUITE_TIMEOUT_MS }, () => {
   it('never waits: says "not probed yet" before the first answer and refreshes in the background', async () => {
     const r = await rig(TTL, () => ollamaTags('qwen3:8b'));
     const first = r.health.latest();
     assert.deepEqual([first[0]?.running, first[0]?.error, first[0]?.probedMsAgo], [false, 'not probed yet', null]);
-    await until(() => r.engines[0]!.answered() === 1, 1000, 'the background probe');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await landed(r, 1, 'the background probe to land');
     assert.deepEqual(modelsOf(r.health.latest()), ['qwen3:8b']);
   });
 });
 
-describe('BackendHealth.snapshot(), what the listings read (issue 10 audit)', () => {
+describe('BackendHealth.snapshot(), what the listings read (issue 10 audit)', { timeout: SUITE_TIMEOUT_MS }, () => {
   it("at the default TTL 0, answers while a silent engine's probe is still pending, and never starts or waits for another", async () => {
     const held = deferred<FakeReply>();
     const r = await rig(
@@ -318,10 +345,17 @@ describe('BackendHealth.snapshot(), what the listings read (issue 10 audit)', ()
       () => ollamaTags('qwen3:8b'),
       (_p, hit) => (hit === 1 ? held.promise : NEVER),
     );
-    const first = await r.health.snapshot();
+    // Nothing answered yet: the first listing finds both engines cold and waits one budget.
+    const listing = r.health.snapshot();
+    await landed(r, 1, "the quick engine's answer");
+    assert.equal(await settlesWithinATurn(listing), false, 'the first listing waits for the silent engine within the budget');
+    r.clock.advance(PLACEMENT_BUDGET_MS);
+    const first = await listing;
     assert.equal(r.engines[1]!.answered(), 0, 'the listing answered before the silent engine did');
     assert.deepEqual([modelsOf(first, 0), first[1]?.healthy], [['qwen3:8b'], false]);
-    const again = await r.health.snapshot();
+    const next = r.health.snapshot();
+    assert.equal(await settlesWithinATurn(next), true, 'the next listing does not wait for the silent engine again');
+    const again = await next;
     assert.equal(r.engines[1]!.answered(), 0);
     assert.deepEqual([modelsOf(again, 0), again[1]?.healthy], [['qwen3:8b'], false]);
     assert.deepEqual(
@@ -330,8 +364,7 @@ describe('BackendHealth.snapshot(), what the listings read (issue 10 audit)', ()
       'one probe each: a listing is no live probe',
     );
     held.resolve(ollamaTags('late:8b'));
-    await until(() => r.engines[1]!.answered() === 1, 1000, 'the held probe to land');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await landed(r, 2, 'the held probe to land');
     assert.deepEqual(modelsOf(await r.health.snapshot(), 1), ['late:8b'], 'the next listing reads what the probe found');
   });
 
@@ -342,8 +375,7 @@ describe('BackendHealth.snapshot(), what the listings read (issue 10 audit)', ()
     assert.deepEqual(modelsOf(await r.health.snapshot()), ['old:8b']);
     r.clock.advance(1);
     assert.deepEqual(modelsOf(await r.health.snapshot()), ['old:8b'], 'an aging answer is served, not waited on');
-    await until(() => r.engines[0]!.answered() === 2, 1000, 'the refresh behind the listing');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await landed(r, 2, 'the refresh behind the listing to land');
     assert.deepEqual(modelsOf(await r.health.snapshot()), ['new:8b']);
   });
 });

@@ -34,6 +34,7 @@ import type { Dispatcher } from 'undici';
 import type { EngineEndpoint } from '../config/env.js';
 import type { Background } from '../util/background.js';
 import type { Clock } from '../util/clock.js';
+import { systemTimer, type Timer } from '../util/timer.js';
 import { ADAPTERS } from './adapters.js';
 import type { EngineQueueReport, EngineQueueView } from './engine-queue.js';
 import type { BackendView, ModelInfo, ProbeAnswer } from './types.js';
@@ -117,6 +118,8 @@ export interface BackendHealthDeps {
   readonly endpoints: readonly EngineEndpoint[];
   readonly dispatcher: Dispatcher;
   readonly clock: Clock;
+  /** Starts the placement budget's wait; Node's timers unless given (tests pass their ManualClock). */
+  readonly timer?: Timer;
   /** poolProbeSnapshotTtlMs, read on every call so a PATCH applies to the next request. */
   readonly ttlMs: () => number;
   /** Owns the refreshes nobody waits for. */
@@ -280,12 +283,12 @@ export class BackendHealth {
   }
 
   async #waitWithinBudget(probes: Promise<void>[]): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
+    let cancel: (() => void) | undefined;
     const budget = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, PLACEMENT_BUDGET_MS);
+      cancel = (this.#deps.timer ?? systemTimer).after(PLACEMENT_BUDGET_MS, resolve);
     });
     await Promise.race([Promise.all(probes), budget]);
-    clearTimeout(timer);
+    cancel?.();
   }
 
   /**
