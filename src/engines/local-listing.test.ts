@@ -1,93 +1,136 @@
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Agent } from 'undici';
-import { NEVER, ollamaTags, startFakeEngine, until, type FakeEngine, type FakeReply } from './fake-engine.testkit.js';
-import { LOCAL_LISTING_DEADLINE_MS, listLocal } from './local-listing.js';
+import { scaled } from '../../test/helpers/time-scale.js';
+import { ManualClock } from '../util/clock.js';
+import {
+  deferred,
+  NEVER,
+  ollamaTags,
+  settlesWithinATurn,
+  startFakeEngine,
+  until,
+  WatchedAgent,
+  type FakeEngine,
+  type FakeReply,
+} from './fake-engine.testkit.js';
+import { LOCAL_LISTING_DEADLINE_MS, listLocal, type ListingResult } from './local-listing.js';
 import type { BackendView } from './types.js';
 import { backendViewFixture } from './backend-view.fixture.js';
 
-const dispatcher = new Agent();
+/**
+ * The deadline runs on each test's ManualClock, never on its own: a listing that waited for it
+ * when it must not would hang, and this bounds how long.
+ */
+const TEST_TIMEOUT_MS = scaled(30_000);
+
+const dispatcher = new WatchedAgent();
 const engines: FakeEngine[] = [];
 after(async () => {
   await Promise.all(engines.map((e) => e.close()));
   await dispatcher.destroy();
 });
 
-/** A healthy Ollama view of a fake engine that answers /api/tags after `delayMs`, or never. */
-async function engine(id: string, delayMs: number | 'never', reply: FakeReply = ollamaTags(`${id}-model`)): Promise<{ view: BackendView; server: FakeEngine }> {
-  const server = await startFakeEngine(() => (delayMs === 'never' ? NEVER : new Promise<FakeReply>((r) => setTimeout(() => r(reply), delayMs))));
+/** A healthy Ollama view of a fake engine that answers /api/tags with `reply` (at once, when it settles, or never). */
+async function engine(id: string, reply: FakeReply | Promise<FakeReply> = ollamaTags(`${id}-model`)): Promise<{ view: BackendView; server: FakeEngine }> {
+  const server = await startFakeEngine(() => reply);
   engines.push(server);
   const view = backendViewFixture([], { backendId: id, url: server.url });
   return { view, server };
 }
 
-async function list(views: BackendView[]) {
-  const start = performance.now();
-  const result = await listLocal(views, () => '/api/tags', dispatcher);
-  return { ...result, ms: performance.now() - start };
+/** Starts a listing whose deadline runs on a ManualClock of its own. */
+function list(views: BackendView[]): { result: Promise<ListingResult>; clock: ManualClock } {
+  const clock = new ManualClock();
+  return { result: listLocal(views, () => '/api/tags', dispatcher, clock), clock };
 }
 
-const answeredIds = (r: Awaited<ReturnType<typeof list>>) => r.answers.map((a) => a.backend.backendId);
-const leftOutIds = (r: Awaited<ReturnType<typeof list>>) => r.leftOut.map((b) => b.backendId);
+const answeredIds = (r: ListingResult) => r.answers.map((a) => a.backend.backendId);
+const leftOutIds = (r: ListingResult) => r.leftOut.map((b) => b.backendId);
 
-describe('listLocal', { concurrency: true }, () => {
+// Not concurrent: the tests share the dispatcher whose finished exchanges one of them counts.
+describe('listLocal', () => {
   it('gives each engine 2.5 s from the start of the listing', () => {
     assert.equal(LOCAL_LISTING_DEADLINE_MS, 2_500);
   });
 
-  it('answers at the deadline without an engine still silent while another has answered, and aborts its request', async () => {
-    const fast = await engine('ollama-1', 0);
-    const silent = await engine('ollama-2', 'never');
-    const result = await list([silent.view, fast.view]);
-    assert.deepEqual(answeredIds(result), ['ollama-1']);
-    assert.deepEqual(result.answers[0]?.body, ollamaTags('ollama-1-model').json);
-    assert.deepEqual(leftOutIds(result), ['ollama-2']);
-    assert.ok(result.ms >= LOCAL_LISTING_DEADLINE_MS - 100, `answered after ${result.ms} ms, before the deadline`);
-    // The silent engine never answers: any bound short of a second deadline shows it was not waited for.
-    assert.ok(result.ms < 2 * LOCAL_LISTING_DEADLINE_MS, `answered after ${result.ms} ms, long past the deadline`);
+  it('answers at the deadline without an engine still silent while another has answered, and aborts its request', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const fast = await engine('ollama-1');
+    const silent = await engine('ollama-2', NEVER);
+    const finishedBefore = dispatcher.finished();
+    const { result, clock } = list([silent.view, fast.view]);
+    await until(() => dispatcher.finished() >= finishedBefore + 1 && silent.server.paths.length === 1, 1000, 'the fast answer to be read');
+    assert.equal(await settlesWithinATurn(result), false, 'the listing waits for the silent engine until the deadline');
+    clock.advance(LOCAL_LISTING_DEADLINE_MS - 1);
+    assert.equal(await settlesWithinATurn(result), false, 'the listing waits the whole deadline');
+    clock.advance(1);
+    assert.equal(await settlesWithinATurn(result), true, 'the listing answers at the deadline');
+    const listing = await result;
+    assert.deepEqual(answeredIds(listing), ['ollama-1']);
+    assert.deepEqual(listing.answers[0]?.body, ollamaTags('ollama-1-model').json);
+    assert.deepEqual(leftOutIds(listing), ['ollama-2']);
+    await new Promise((resolve) => setImmediate(resolve));
+    // Aborted with the answer: left alone, the request would only end at the 5 s transport timeout.
+    assert.equal(dispatcher.finished(), finishedBefore + 2, "the silent engine's request ends with the listing");
     await until(() => silent.server.abandoned() === 1, 1000, 'the silent engine to see its request closed');
   });
 
-  it('when no engine has answered by the deadline, uses the first to answer and leaves the rest out', async () => {
-    const late = await engine('ollama-1', LOCAL_LISTING_DEADLINE_MS + 300);
-    const silent = await engine('ollama-2', 'never');
-    const result = await list([silent.view, late.view]);
-    assert.deepEqual(answeredIds(result), ['ollama-1']);
-    assert.deepEqual(leftOutIds(result), ['ollama-2']);
-    assert.ok(result.ms >= LOCAL_LISTING_DEADLINE_MS + 200, `answered after ${result.ms} ms, before the late engine did`);
-    assert.ok(result.ms < 2 * LOCAL_LISTING_DEADLINE_MS, `answered after ${result.ms} ms`);
+  it('when no engine has answered by the deadline, uses the first to answer and leaves the rest out', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const held = deferred<FakeReply>();
+    const late = await engine('ollama-1', held.promise);
+    const silent = await engine('ollama-2', NEVER);
+    const finishedBefore = dispatcher.finished();
+    const { result, clock } = list([silent.view, late.view]);
+    await until(() => late.server.paths.length === 1 && silent.server.paths.length === 1, 1000, 'both requests to arrive');
+    clock.advance(LOCAL_LISTING_DEADLINE_MS);
+    assert.equal(await settlesWithinATurn(result), false, 'with no answer at the deadline, the listing waits for the first');
+    held.resolve(ollamaTags('ollama-1-model'));
+    const listing = await result;
+    assert.deepEqual(answeredIds(listing), ['ollama-1']);
+    assert.deepEqual(leftOutIds(listing), ['ollama-2']);
+    await new Promise((resolve) => setImmediate(resolve));
+    // Aborted with the answer: left alone, the request would only end at the 5 s transport timeout.
+    assert.equal(dispatcher.finished(), finishedBefore + 2, "the silent engine's request ends with the listing");
     await until(() => silent.server.abandoned() === 1, 1000, 'the silent engine to see its request closed');
   });
 
-  it('waits for a lone slow engine past the deadline', async () => {
-    const slow = await engine('ollama-1', LOCAL_LISTING_DEADLINE_MS + 200);
-    const result = await list([slow.view]);
-    assert.deepEqual(answeredIds(result), ['ollama-1']);
-    assert.deepEqual(leftOutIds(result), []);
-    assert.ok(result.ms >= LOCAL_LISTING_DEADLINE_MS + 100, `answered after ${result.ms} ms`);
+  it('waits for a lone slow engine past the deadline', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const held = deferred<FakeReply>();
+    const slow = await engine('ollama-1', held.promise);
+    const { result, clock } = list([slow.view]);
+    await until(() => slow.server.paths.length === 1, 1000, 'the request to arrive');
+    clock.advance(LOCAL_LISTING_DEADLINE_MS);
+    assert.equal(await settlesWithinATurn(result), false, 'a lone engine is waited for past the deadline');
+    held.resolve(ollamaTags('ollama-1-model'));
+    const listing = await result;
+    assert.deepEqual(answeredIds(listing), ['ollama-1']);
+    assert.deepEqual(leftOutIds(listing), []);
   });
 
-  it('does not wait for the deadline when every engine has answered', async () => {
-    const a = await engine('ollama-1', 60);
-    const b = await engine('ollama-2', 0);
-    const result = await list([a.view, b.view]);
-    assert.ok(result.ms < LOCAL_LISTING_DEADLINE_MS, `took ${result.ms} ms, as if it waited for the deadline`);
-    assert.deepEqual(answeredIds(result), ['ollama-1', 'ollama-2'], 'configured order, not arrival order');
-    assert.deepEqual(leftOutIds(result), []);
+  // The clocks below are never advanced: a listing that waited for the deadline would not end.
+  it('does not wait for the deadline when every engine has answered', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const held = deferred<FakeReply>();
+    const a = await engine('ollama-1', held.promise);
+    const b = await engine('ollama-2');
+    const finishedBefore = dispatcher.finished();
+    const { result } = list([a.view, b.view]);
+    await until(() => dispatcher.finished() >= finishedBefore + 1 && a.server.paths.length === 1, 1000, "the second engine's answer to be read first");
+    held.resolve(ollamaTags('ollama-1-model'));
+    const listing = await result;
+    assert.deepEqual(answeredIds(listing), ['ollama-1', 'ollama-2'], 'configured order, not arrival order');
+    assert.deepEqual(leftOutIds(listing), []);
   });
 
-  it('counts an engine that answered with an error as settled, not as an answer', async () => {
-    const broken = await engine('ollama-1', 0, { status: 500, text: 'boom' });
-    const good = await engine('ollama-2', 0);
-    const result = await list([broken.view, good.view]);
-    assert.deepEqual(answeredIds(result), ['ollama-2']);
-    assert.deepEqual(leftOutIds(result), []);
-    assert.ok(result.ms < LOCAL_LISTING_DEADLINE_MS, `took ${result.ms} ms, as if it waited for the deadline`);
+  it('counts an engine that answered with an error as settled, not as an answer', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const broken = await engine('ollama-1', { status: 500, text: 'boom' });
+    const good = await engine('ollama-2');
+    const listing = await list([broken.view, good.view]).result;
+    assert.deepEqual(answeredIds(listing), ['ollama-2']);
+    assert.deepEqual(leftOutIds(listing), []);
   });
 
   it('answers an empty list at once', async () => {
-    const result = await list([]);
-    assert.deepEqual([result.answers, result.leftOut], [[], []]);
-    assert.ok(result.ms < LOCAL_LISTING_DEADLINE_MS, `took ${result.ms} ms, as if it waited for the deadline`);
+    const { result } = list([]);
+    assert.equal(await settlesWithinATurn(result), true);
+    assert.deepEqual(await result, { answers: [], leftOut: [] });
   });
 });

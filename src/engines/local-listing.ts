@@ -6,6 +6,7 @@
  * (its own transport timeout bounds it).
  */
 import type { Dispatcher } from 'undici';
+import { systemTimer, type Timer } from '../util/timer.js';
 import { ENGINE_LISTING_MAX_BYTES, getJson } from './probe-fetch.js';
 import type { BackendView } from './types.js';
 
@@ -22,7 +23,13 @@ export interface ListingResult {
   readonly leftOut: BackendView[];
 }
 
-export async function listLocal(backends: readonly BackendView[], pathFor: (b: BackendView) => string, dispatcher: Dispatcher): Promise<ListingResult> {
+/** `timer` starts the deadline's wait: Node's timers unless a test passes its ManualClock. */
+export async function listLocal(
+  backends: readonly BackendView[],
+  pathFor: (b: BackendView) => string,
+  dispatcher: Dispatcher,
+  timer: Timer = systemTimer,
+): Promise<ListingResult> {
   const answers: ListingAnswer[] = [];
   const controllers = backends.map(() => new AbortController());
   const settled = new Set<number>();
@@ -33,11 +40,10 @@ export async function listLocal(backends: readonly BackendView[], pathFor: (b: B
       const allSettled = settled.size === backends.length;
       if (allSettled || (deadlinePassed && answers.length > 0)) resolve();
     };
-    const timer = setTimeout(() => {
+    timer.after(LOCAL_LISTING_DEADLINE_MS, () => {
       deadlinePassed = true;
       done();
-    }, LOCAL_LISTING_DEADLINE_MS);
-    timer.unref();
+    });
     if (backends.length === 0) resolve();
     backends.forEach((backend, i) => {
       void getJson(`${backend.url}${pathFor(backend)}`, dispatcher, controllers[i]!.signal, ENGINE_LISTING_MAX_BYTES).then((res) => {
