@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HubError } from '../errors.js';
 import { DATABASE_FILE_NAME, openDatabase, type Db } from '../store/database.js';
-import { Background } from '../util/background.js';
+import { Background, type BackgroundHandle, type BackgroundTask } from '../util/background.js';
 import { ManualClock } from '../util/clock.js';
 import { createLogger } from '../util/logger.js';
 import { scaled } from '../../test/helpers/time-scale.js';
@@ -32,7 +32,7 @@ interface Hub {
   identity: NodeIdentity;
   logs: LogLine[];
   secretPath: string;
-  reopen(opts?: { envSecret?: string | null; retryMs?: number }): NodeIdentity;
+  reopen(opts?: { envSecret?: string | null; retryMs?: number; background?: Background }): NodeIdentity;
   row(): Record<string, unknown> | undefined;
   done(): void;
 }
@@ -43,7 +43,7 @@ function hub(opts: { envSecret?: string | null; retryMs?: number; dir?: string }
   const logs: LogLine[] = [];
   const logger = createLogger('debug', { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) });
   const made: NodeIdentity[] = [];
-  const make = (o: { envSecret?: string | null; retryMs?: number }): NodeIdentity => {
+  const make = (o: { envSecret?: string | null; retryMs?: number; background?: Background }): NodeIdentity => {
     const clock = new ManualClock();
     const identity = new NodeIdentity({
       db,
@@ -51,7 +51,7 @@ function hub(opts: { envSecret?: string | null; retryMs?: number; dir?: string }
       envSecret: o.envSecret ?? null,
       clock,
       logger,
-      background: new Background({ logger, clock }),
+      background: o.background ?? new Background({ logger, clock }),
       retryMs: o.retryMs,
     });
     made.push(identity);
@@ -70,6 +70,23 @@ function hub(opts: { envSecret?: string | null; retryMs?: number; dir?: string }
       if (db.open) db.close();
     },
   };
+}
+
+/** A Background that also keeps each periodic task it is given, so a test can run a tick itself. */
+class RecordingBackground extends Background {
+  readonly periodic: { name: string; task: BackgroundTask; stopped: boolean }[] = [];
+
+  override every(name: string, intervalMs: number, task: BackgroundTask): BackgroundHandle {
+    const entry = { name, task, stopped: false };
+    this.periodic.push(entry);
+    const handle = super.every(name, intervalMs, task);
+    return {
+      stop: () => {
+        entry.stopped = true;
+        handle.stop();
+      },
+    };
+  }
 }
 
 function ok(state: IdentityState): Extract<IdentityState, { ok: true }> {
@@ -94,8 +111,6 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 15_000): Pr
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('NodeIdentity', () => {
   it('mints nothing at construction: no row, no identity.secret, no summary', () => {
@@ -200,7 +215,8 @@ describe('NodeIdentity', () => {
         assert.equal(state.nodeUuid, minted.nodeUuid);
         assert.equal(state.publicKey, minted.publicKey);
         assert.deepEqual(fresh.summary(), { nodeUuid: minted.nodeUuid, fingerprint: minted.fingerprint, identityError: state.error });
-        await sleep(100); // several retries run meanwhile
+        // Each retry that fails the same way logs it at debug: three of them have run and touched nothing.
+        await eventually(async () => h.logs.filter((l) => l.level === 20 && b.error.test(l.msg)).length >= 3);
         assert.deepEqual(h.row(), rowBefore, 'the row is untouched');
         assert.equal(existsSync(h.secretPath) ? readFileSync(h.secretPath, 'utf8') : null, secretBroken, 'the secret file is not recreated');
         assert.notEqual(secretBroken, secretBefore);
@@ -397,11 +413,16 @@ describe('NodeIdentity', () => {
       ok(await h.identity.load());
       const secret = readFileSync(h.secretPath);
       unlinkSync(h.secretPath);
-      const fresh = h.reopen();
+      const background = new RecordingBackground({ logger: createLogger('silent'), clock: new ManualClock() });
+      const fresh = h.reopen({ background, retryMs: 60_000 });
       failed(await fresh.load());
+      const retry = background.periodic.find((p) => p.name === 'pool identity retry');
+      assert.ok(retry, 'a failed load starts retrying');
       fresh.close();
+      assert.equal(retry.stopped, true, 'close stops the retry timer');
       writeFileSync(h.secretPath, secret, { mode: 0o600 });
-      await sleep(100);
+      // A tick already under way when close() came still finds the secret restored: it must not load it.
+      await retry.task();
       assert.equal((await fresh.load()).ok, false);
     } finally {
       h.done();
