@@ -13,7 +13,7 @@ function stub(body: string): string {
   return file;
 }
 
-describe('tailscaleRunner', { skip: process.platform === 'win32' }, () => {
+describe('tailscaleRunner', () => {
   it('passes the arguments without a shell and answers stdout', async () => {
     const run = await tailscaleRunner(stub('printf "%s|" "$@"'))(['status', '--json', '$(echo no)']);
     assert.deepEqual(run, { ok: true, stdout: 'status|--json|$(echo no)|' });

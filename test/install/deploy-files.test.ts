@@ -14,6 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, posix, relative } from 'node:path';
 import { REPO_ROOT } from '../helpers/hub-process.js';
+import { assertInstalled, onPath } from '../helpers/required-tool.js';
 import { DEFAULT_ENGINE_URLS, DEFAULT_API_PORT } from '../../src/config/env.js';
 import { READYZ_PATH } from '../../src/http/health-routes.js';
 import { SHUTDOWN_DRAIN_TIMEOUT_MS } from '../../src/system.js';
@@ -21,7 +22,6 @@ import { WEB_DIST_DIR } from '../../src/dashboard/web-assets.js';
 
 const file = (path: string): string => join(REPO_ROOT, path);
 const read = (path: string): string => readFileSync(file(path), 'utf8');
-const has = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
 
 interface Instruction {
   readonly keyword: string;
@@ -192,7 +192,8 @@ describe('Dockerfile', () => {
 
 describe('systemd unit', () => {
   const unit = read('deploy/cihub.service');
-  it('passes systemd-analyze verify', { skip: !has('systemd-analyze') && 'systemd-analyze is not installed here' }, () => {
+  it('passes systemd-analyze verify', () => {
+    assertInstalled('systemd-analyze', onPath('systemd-analyze'), 'command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)');
     const res = spawnSync('systemd-analyze', ['verify', file('deploy/cihub.service')], { encoding: 'utf8' });
     assert.equal(res.status, 0, res.stderr);
     assert.equal(res.stderr.trim(), '', 'no warnings');
@@ -248,7 +249,8 @@ describe('the packed package (what `npm install -g ./cihub-*.tgz` installs)', ()
 });
 
 describe('launchd plist', () => {
-  it('is a property list that runs cihub serve and waits out the drain', { skip: !has('python3') && 'python3 (plistlib) is not installed here' }, () => {
+  it('is a property list that runs cihub serve and waits out the drain', () => {
+    assertInstalled('python3 (plistlib)', onPath('python3'), 'command -v python3 >/dev/null 2>&1 || missing+=(python3)');
     const res = spawnSync(
       'python3',
       ['-c', 'import json, plistlib, sys; print(json.dumps(plistlib.load(open(sys.argv[1], "rb"))))', file('deploy/com.cihub.hub.plist')],
@@ -264,22 +266,23 @@ describe('launchd plist', () => {
 });
 
 describe('compose example', () => {
-  it(
-    'is YAML with a Hub beside an Ollama container, data in a volume',
-    { skip: spawnSync('python3', ['-c', 'import yaml']).status !== 0 && 'python3 with PyYAML is not installed here' },
-    () => {
-      const res = spawnSync(
-        'python3',
-        ['-c', 'import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))', file('deploy/docker-compose.example.yml')],
-        { encoding: 'utf8' },
-      );
-      assert.equal(res.status, 0, res.stderr);
-      const doc = JSON.parse(res.stdout) as { services: Record<string, { environment?: Record<string, string>; volumes?: string[]; extra_hosts?: string[] }> };
-      assert.deepEqual(Object.keys(doc.services).sort(), ['cihub', 'ollama']);
-      const hub = doc.services.cihub!;
-      assert.equal(hub.environment?.OLLAMA_URL, 'http://ollama:11434');
-      assert.ok(hub.volumes?.some((v) => v.endsWith(':/data')));
-      assert.ok(hub.extra_hosts?.includes('host.docker.internal:host-gateway'));
-    },
-  );
+  it('is YAML with a Hub beside an Ollama container, data in a volume', () => {
+    assertInstalled(
+      'python3 with PyYAML',
+      spawnSync('python3', ['-c', 'import yaml']).status === 0,
+      'apt-get install -y --no-install-recommends python3-yaml || python3 -m pip install pyyaml',
+    );
+    const res = spawnSync(
+      'python3',
+      ['-c', 'import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))', file('deploy/docker-compose.example.yml')],
+      { encoding: 'utf8' },
+    );
+    assert.equal(res.status, 0, res.stderr);
+    const doc = JSON.parse(res.stdout) as { services: Record<string, { environment?: Record<string, string>; volumes?: string[]; extra_hosts?: string[] }> };
+    assert.deepEqual(Object.keys(doc.services).sort(), ['cihub', 'ollama']);
+    const hub = doc.services.cihub!;
+    assert.equal(hub.environment?.OLLAMA_URL, 'http://ollama:11434');
+    assert.ok(hub.volumes?.some((v) => v.endsWith(':/data')));
+    assert.ok(hub.extra_hosts?.includes('host.docker.internal:host-gateway'));
+  });
 });

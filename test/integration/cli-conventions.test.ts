@@ -9,9 +9,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CIHUB_BIN, freshDataDir, REPO_ROOT, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { assertInstalled, onPath } from '../helpers/required-tool.js';
 
 const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-const hasShell = (name: string): boolean => spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
 
 /** Runs a shell script with the completion script for that shell in a file; resolves with stdout. */
 function inShell(shell: 'bash' | 'zsh' | 'fish', script: string, completionFile: string): string {
@@ -160,8 +160,8 @@ describe('cihub completion', () => {
     assert.ok(complete(['cihub', 'api-key', '']).includes('revoke'));
   });
 
-  // zsh and fish are checked where they are installed (Debian: apt-get install zsh fish); bash always is.
-  it('zsh: the script parses, and offers each command with its description', { skip: !hasShell('zsh') && 'zsh is not installed here' }, async () => {
+  it('zsh: the script parses, and offers each command with its description', async () => {
+    assertInstalled('zsh', onPath('zsh'), 'command -v zsh >/dev/null 2>&1 || missing+=(zsh)');
     const file = await scriptFor('zsh');
     inShell('zsh', 'zsh -n $FILE', file);
     // compinit's functions stood in by their contracts: _describe prints the array it is given.
@@ -170,7 +170,8 @@ describe('cihub completion', () => {
     assert.match(offered, /^--help:/m);
   });
 
-  it('fish: completes subcommands with their descriptions', { skip: !hasShell('fish') && 'fish is not installed here' }, async () => {
+  it('fish: completes subcommands with their descriptions', async () => {
+    assertInstalled('fish', onPath('fish'), 'command -v fish >/dev/null 2>&1 || missing+=(fish)');
     const file = await scriptFor('fish');
     const offered = inShell('fish', 'source $FILE; complete -C "cihub pool st"; complete -C "cihub api-key list --"', file);
     assert.match(offered, /^status\twhether pooling routes/m);
