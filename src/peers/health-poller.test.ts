@@ -286,38 +286,66 @@ describe('HealthPoller: a poll asked for while one is out', () => {
 
 describe('HealthPoller: a name that answers 200 with something other than a capabilities document', () => {
   const GOOD_DOCUMENT = { nodeUuid: 'u', backends: [{ kind: 'ollama', models: ['m'] }], inFlightRequests: 0, acceptingWork: true };
-  /** An HTML page, an empty body, a JSON list and a bare string: PeerClient hands the first two over as json null. */
-  const NOT_DOCUMENTS: readonly unknown[] = [null, [], 'ok'];
+  /** What the peer's name answers 200 with, as a content type and a body. */
+  interface Page {
+    readonly type: string;
+    readonly body: string;
+  }
+  const NOT_DOCUMENTS: readonly { name: string; page: Page }[] = [
+    { name: 'an HTML page', page: { type: 'text/html', body: '<!doctype html><html><body>Some other app</body></html>' } },
+    { name: 'an empty body', page: { type: 'application/json', body: '' } },
+    { name: 'a JSON list', page: { type: 'application/json', body: '[]' } },
+    { name: 'a bare string', page: { type: 'application/json', body: '"ok"' } },
+  ];
 
   it('counts each as a failed probe: three in a row mark the peer unreachable, and the last trusted snapshot and half pairing stay', async () => {
-    let json: unknown = GOOD_DOCUMENT;
-    const client = { call: async () => ({ ok: true, status: 200, headers: {}, json, auth: 'bearer' }) } as unknown as PeerClient;
-    const { clock, store, poller, add } = setup(client);
-    const row = add('a.tail0.ts.net', {});
-    await poller.probe(store.get(row.id)!);
-    const trusted = poller.health(row.id);
-    assert.equal(trusted.capabilities?.nodeUuid, 'u');
-    const halfPaired = new Date(clock.nowMs()).toISOString();
-    store.update(row.id, { confirmFailedAt: halfPaired });
-
-    for (const [i, body] of NOT_DOCUMENTS.entries()) {
-      clock.advance(30_000);
-      json = body;
+    let page: Page = { type: 'application/json', body: JSON.stringify(GOOD_DOCUMENT) };
+    const server = createServer((_req, res) => {
+      res.setHeader('content-type', page.type);
+      res.end(page.body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const dispatcher = new Agent();
+    try {
+      const client = new PeerClient({
+        identity: { unsealToken: async () => 'bearer-token' } as unknown as NodeIdentity,
+        selfName: async () => 'self.tail0.ts.net',
+        origins: new Map([['a.tail0.ts.net', `http://127.0.0.1:${(server.address() as AddressInfo).port}`]]),
+        dispatcher,
+        nameDispatcher: dispatcher,
+        settings: () => DEFAULT_SETTINGS,
+        clock: systemClock,
+      });
+      const { clock, store, poller, add } = setup(client);
+      const row = add('a.tail0.ts.net', { peerNodeUuid: null, peerPublicKey: null });
       await poller.probe(store.get(row.id)!);
-      const after = store.get(row.id)!;
-      const health = poller.health(row.id);
-      assert.equal(after.consecutiveFailures, i + 1, `${JSON.stringify(body)} is a failure`);
-      assert.equal(after.status, i + 1 < 3 ? 'connected' : 'unreachable');
-      assert.equal(health.probeFailure, 'unreachable');
-      assert.equal(health.capabilities, trusted.capabilities, 'the last good document is kept');
-      assert.equal(health.capabilitiesAtMs, trusted.capabilitiesAtMs, 'and its age is not refreshed');
-      assert.equal(after.confirmFailedAt, halfPaired, 'a page that is not the peer does not settle a half pairing');
-    }
+      const trusted = poller.health(row.id);
+      assert.equal(trusted.capabilities?.nodeUuid, 'u');
+      const halfPaired = new Date(clock.nowMs()).toISOString();
+      store.update(row.id, { confirmFailedAt: halfPaired });
 
-    clock.advance(30_000);
-    json = GOOD_DOCUMENT;
-    await poller.probe(store.get(row.id)!);
-    assert.deepEqual([store.get(row.id)?.status, store.get(row.id)?.confirmFailedAt, poller.health(row.id).probeFailure], ['connected', null, null]);
+      for (const [i, bad] of NOT_DOCUMENTS.entries()) {
+        clock.advance(30_000);
+        page = bad.page;
+        await poller.probe(store.get(row.id)!);
+        const after = store.get(row.id)!;
+        const health = poller.health(row.id);
+        assert.equal(after.consecutiveFailures, i + 1, `${bad.name} is a failure`);
+        assert.equal(after.status, i + 1 < 3 ? 'connected' : 'unreachable', `status after ${bad.name}`);
+        assert.equal(health.probeFailure, 'unreachable');
+        assert.equal(health.capabilities, trusted.capabilities, 'the last good document is kept');
+        assert.equal(health.capabilitiesAtMs, trusted.capabilitiesAtMs, 'and its age is not refreshed');
+        assert.equal(after.confirmFailedAt, halfPaired, 'a page that is not the peer does not settle a half pairing');
+      }
+
+      clock.advance(30_000);
+      page = { type: 'application/json', body: JSON.stringify(GOOD_DOCUMENT) };
+      await poller.probe(store.get(row.id)!);
+      assert.deepEqual([store.get(row.id)?.status, store.get(row.id)?.confirmFailedAt, poller.health(row.id).probeFailure], ['connected', null, null]);
+    } finally {
+      await dispatcher.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   it('marks a peer unreachable whose name now serves a web page, dialled for real', async () => {
