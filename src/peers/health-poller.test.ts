@@ -107,7 +107,13 @@ function answering() {
             ok: true,
             status: 200,
             headers: {},
-            json: { nodeUuid: 'u', hardwareTier: null, backends: [{ kind: 'ollama', models: ['m'] }], inFlightRequests: 0, acceptingWork: true },
+            json: {
+              nodeUuid: '2f1c7a52-9d3e-4b8a-a0c1-5e6f7a8b9c0d',
+              hardwareTier: null,
+              backends: [{ kind: 'ollama', models: ['m'] }],
+              inFlightRequests: 0,
+              acceptingWork: true,
+            },
             auth: 'signed',
           }),
         ),
@@ -130,7 +136,7 @@ function answering() {
     nodeFqdn: 'b.tail0.ts.net',
     direction: 'inbound',
     status: 'connected',
-    peerNodeUuid: 'u',
+    peerNodeUuid: '2f1c7a52-9d3e-4b8a-a0c1-5e6f7a8b9c0d',
     peerPublicKey: KEY,
     pinVerified: true,
     issuedTokenHash: null,
@@ -211,7 +217,12 @@ describe('HealthPoller: a wall clock set back', () => {
 });
 
 describe('HealthPoller: poolHealthPollSeconds changed while the Hub runs', () => {
-  const DOCUMENT = { nodeUuid: 'u', backends: [{ kind: 'ollama', models: ['m'] }], inFlightRequests: 0, acceptingWork: true };
+  const DOCUMENT = {
+    nodeUuid: '2f1c7a52-9d3e-4b8a-a0c1-5e6f7a8b9c0d',
+    backends: [{ kind: 'ollama', models: ['m'] }],
+    inFlightRequests: 0,
+    acceptingWork: true,
+  };
 
   /** A poller whose cadence the test sets, over a peer that answers at once; `polledAt` lists each probe's clock time. */
   function cadence(startSeconds: number) {
@@ -285,7 +296,12 @@ describe('HealthPoller: a poll asked for while one is out', () => {
 });
 
 describe('HealthPoller: a name that answers 200 with something other than a capabilities document', () => {
-  const GOOD_DOCUMENT = { nodeUuid: 'u', backends: [{ kind: 'ollama', models: ['m'] }], inFlightRequests: 0, acceptingWork: true };
+  const GOOD_DOCUMENT = {
+    nodeUuid: '2f1c7a52-9d3e-4b8a-a0c1-5e6f7a8b9c0d',
+    backends: [{ kind: 'ollama', models: ['m'] }],
+    inFlightRequests: 0,
+    acceptingWork: true,
+  };
   /** What the peer's name answers 200 with, as a content type and a body. */
   interface Page {
     readonly type: string;
@@ -320,7 +336,7 @@ describe('HealthPoller: a name that answers 200 with something other than a capa
       const row = add('a.tail0.ts.net', { peerNodeUuid: null, peerPublicKey: null });
       await poller.probe(store.get(row.id)!);
       const trusted = poller.health(row.id);
-      assert.equal(trusted.capabilities?.nodeUuid, 'u');
+      assert.equal(trusted.capabilities?.nodeUuid, '2f1c7a52-9d3e-4b8a-a0c1-5e6f7a8b9c0d');
       const halfPaired = new Date(clock.nowMs()).toISOString();
       store.update(row.id, { confirmFailedAt: halfPaired });
 
@@ -384,7 +400,7 @@ describe('HealthPoller: a name that answers 200 with something other than a capa
 });
 
 describe('HealthPoller: a probe this Hub cannot authenticate, so never sends', () => {
-  const DOCUMENT = { nodeUuid: 'u', backends: [], inFlightRequests: 0, acceptingWork: true };
+  const DOCUMENT = { nodeUuid: '2f1c7a52-9d3e-4b8a-a0c1-5e6f7a8b9c0d', backends: [], inFlightRequests: 0, acceptingWork: true };
   const cases: readonly {
     name: string;
     identity: Partial<NodeIdentity>;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { CredentialGap, PeerAnswer } from './peer-client.js';
 import { judgeProbe, NOT_A_CAPABILITIES_DOCUMENT, probeFailureAction, type ProbeFailureKind } from './probe-failure.js';
 
-const DOCUMENT = { nodeUuid: 'u', backends: [], acceptingWork: true };
+const DOCUMENT = { nodeUuid: '2f1c7a52-9d3e-4b8a-a0c1-5e6f7a8b9c0d', backends: [], acceptingWork: true };
 const answered = (status: number, headers: Record<string, string> = {}, json: unknown = null): PeerAnswer => ({
   ok: true,
   status,
@@ -45,7 +45,7 @@ describe('judgeProbe', () => {
     it(`reads ${r.name} as ${String(r.kind ?? 'a success')}`, () => {
       const verdict = judgeProbe(r.answer);
       assert.equal(verdict.ok ? null : verdict.kind, r.kind);
-      if (verdict.ok) assert.equal(verdict.capabilities.nodeUuid, 'u');
+      if (verdict.ok) assert.equal(verdict.capabilities.nodeUuid, '2f1c7a52-9d3e-4b8a-a0c1-5e6f7a8b9c0d');
       else if (r.reason !== undefined) assert.equal(verdict.reason, r.reason);
     });
 });

@@ -76,8 +76,12 @@ describe('idle collection in a running Hub', () => {
       return found.length > 0 ? found : null;
     }, 'the Hub to log a collection after the burst');
     assert.equal(first!.inSpell, 1);
+    // The collection starts once the heap holds IDLE_COLLECTION_MIN_BYTES more than after the last
+    // one, but part of that growth is live (routing-log rows, the throughput book, compiled code),
+    // so what it frees can fall short of the trigger: 14.2 of 16 MiB in one run under load. Half
+    // the trigger is still the burst's bodies, which no live state of the Hub comes near.
     assert.ok(
-      first!.before.heldBytes - first!.after.heldBytes >= IDLE_COLLECTION_MIN_BYTES,
+      first!.before.heldBytes - first!.after.heldBytes >= IDLE_COLLECTION_MIN_BYTES / 2,
       `the collection freed ${first!.before.heldBytes - first!.after.heldBytes} bytes`,
     );
   });
