@@ -157,15 +157,33 @@ describe('BackendHealth with a TTL', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.equal((await r.health.read())[0]?.probedMsAgo, 0);
   });
 
-  it('after drop(), says "not probed yet" rather than the view it built before', async () => {
+  it('after drop(), latest() still publishes the last answer while it re-probes behind the caller', async () => {
     const r = await rig(TTL, (_path, hit) => ollamaTags(hit === 1 ? 'old:8b' : 'new:8b'));
-    const before = await r.health.read();
+    await r.health.read();
+    r.clock.advance(3);
     r.health.drop('ollama-1');
-    const dropped = r.health.latest(); // starts a probe in the background, answers at once
-    assert.deepEqual([dropped[0]?.running, dropped[0]?.error, dropped[0]?.probedMsAgo, modelsOf(dropped)], [false, 'not probed yet', null, []]);
-    assert.deepEqual(modelsOf(before), ['old:8b']);
-    await landed(r, 2, 'the background probe to land');
-    assert.deepEqual(modelsOf(r.health.latest()), ['new:8b']);
+    const dropped = r.health.latest(); // answers at once with what the engine last said; starts a probe in the background
+    assert.deepEqual(
+      [dropped[0]?.running, dropped[0]?.healthy, dropped[0]?.error, dropped[0]?.probedMsAgo, modelsOf(dropped)],
+      [true, true, null, 3, ['old:8b']],
+    );
+    await until(() => r.engines[0]!.answered() === 2, 1000, 'the background probe');
+    await until(() => modelsOf(r.health.latest())?.[0] === 'new:8b', 1000, 'the probe to land');
+    assert.equal(r.engines[0]?.paths.length, 2, 'one re-probe, and none after it landed');
+  });
+
+  it('a probe already in flight when drop() is called does not settle it: the next read probes again', async () => {
+    const slow = deferred<FakeReply>();
+    const r = await rig(TTL, (_path, hit) => (hit === 2 ? slow.promise : ollamaTags(`m${hit}:8b`)));
+    await r.health.read();
+    r.clock.advance(TTL); // stale: the read serves m1 and starts a refresh that hangs
+    assert.deepEqual(modelsOf(await r.health.read()), ['m1:8b']);
+    await until(() => r.engines[0]!.paths.length === 2, 1000, 'the refresh to start');
+    r.health.drop('ollama-1');
+    slow.resolve(ollamaTags('m2:8b'));
+    assert.deepEqual(modelsOf(await r.health.read()), ['m2:8b']); // waits on the probe in flight
+    assert.deepEqual(modelsOf(await r.health.read()), ['m3:8b']);
+    assert.equal(r.engines[0]?.paths.length, 3);
   });
 
   it('serves a stale answer at once and refreshes behind it; the next read sees the new answer', async () => {

@@ -48,8 +48,8 @@ export const STALE_GRACE_MS = 60_000;
  * that, and the TTL-0 contract (no snapshot, a stall still felt by every read) is kept: an engine
  * that stops answering is never reused, since nothing lands. What it buys is the lone client's
  * back-to-back requests: each paid a whole probe first (+0.18 ms p50, bench/README.md), and now
- * one in several does. A quarantine the proxy records drops the answer (drop()), so it is never
- * reused across one.
+ * one in several does. A quarantine the proxy records marks the answer for a re-probe (drop()),
+ * so it is never reused across one.
  */
 export const LIVE_PROBE_REUSE_MS = 2;
 /** How long one placement read waits for cold engines in total: 500 ms. */
@@ -91,6 +91,10 @@ interface BackendState {
   answeredAtMs: number | null;
   /** Bumped by every answer, so a read can tell whether a cold engine answered while it waited. */
   generation: number;
+  /** Counts drop() calls; while it differs from probedDrops the engine must be probed again before placement reads it. */
+  drops: number;
+  /** The drops count when the probe behind the current answer started: an answer asked for before a drop does not settle it. */
+  probedDrops: number;
   probing: Promise<void> | null;
   /**
    * True once a read has spent its budget on the probe still in flight: later reads do not wait
@@ -142,6 +146,8 @@ export class BackendHealth {
       answer: null,
       answeredAtMs: null,
       generation: 0,
+      drops: 0,
+      probedDrops: 0,
       probing: null,
       budgetSpent: false,
       view: null,
@@ -160,7 +166,7 @@ export class BackendHealth {
     const ttl = this.#deps.ttlMs();
     if (ttl === 0) {
       const now = this.#deps.clock.nowMs();
-      const due = this.#states.filter((s) => s.answeredAtMs === null || now - s.answeredAtMs >= LIVE_PROBE_REUSE_MS);
+      const due = this.#states.filter((s) => s.answeredAtMs === null || s.drops !== s.probedDrops || now - s.answeredAtMs >= LIVE_PROBE_REUSE_MS);
       if (due.length > 0) await Promise.all(due.map((s) => this.#probe(s)));
       return this.#states.map((s) => this.#view(s));
     }
@@ -182,7 +188,7 @@ export class BackendHealth {
     const now = this.#deps.clock.nowMs();
     let cold: Map<BackendState, number> | null = null; // made only when an engine is cold: rare
     for (const s of this.#states) {
-      const age = s.answeredAtMs === null ? Infinity : now - s.answeredAtMs;
+      const age = s.answeredAtMs === null || s.drops !== s.probedDrops ? Infinity : now - s.answeredAtMs;
       if (age < ttl) continue;
       if (s.answeredAtMs !== null && age < ttl + graceMs) this.#refresh(s);
       else (cold ??= new Map()).set(s, s.generation);
@@ -201,18 +207,23 @@ export class BackendHealth {
     this.#refreshQueues();
     const now = this.#deps.clock.nowMs();
     for (const s of this.#states) {
-      if (s.answeredAtMs === null || now - s.answeredAtMs >= INVENTORY_CACHE_MS) this.#refresh(s);
+      if (s.answeredAtMs === null || s.drops !== s.probedDrops || now - s.answeredAtMs >= INVENTORY_CACHE_MS) this.#refresh(s);
     }
     return this.#states.map((s) => this.#view(s));
   }
 
-  /** Forgets one engine's answer so the next read probes it (used when the proxy learns something the snapshot does not know). */
+  /**
+   * Makes placement re-probe one engine before it trusts its answer again (the proxy learned
+   * something the snapshot does not know: a withhold or a release). read() and snapshot() then
+   * treat the engine as cold; latest() keeps serving the last answer and refreshes it behind the
+   * caller, because what the engine holds has not changed: status, the metrics and /capabilities
+   * went blank until the next probe landed, and a peer polling in that gap kept "no models on
+   * that engine" for a whole poll (spec, "Placement reads a snapshot": the withheld model is
+   * published as unservable, the rest as held).
+   */
   drop(backendId: string): void {
     const s = this.#states.find((x) => x.endpoint.id === backendId);
-    if (s) {
-      s.answer = null;
-      s.answeredAtMs = null;
-    }
+    if (s) s.drops += 1;
   }
 
   /** Starts the queue reports that are due, without waiting for them (the idle tick; reads and status looks do this themselves). */
@@ -261,6 +272,7 @@ export class BackendHealth {
   /** Never rejects: an adapter that throws (a bug, or an answer nobody foresaw) reads as an unhealthy engine. */
   #probe(s: BackendState): Promise<void> {
     if (s.probing) return s.probing;
+    const drops = s.drops;
     const adapter = ADAPTERS[s.endpoint.kind];
     s.probing = adapter
       .probe(s.endpoint.url, this.#deps.dispatcher, this.#closing.signal)
@@ -273,6 +285,7 @@ export class BackendHealth {
       .then((answer) => {
         s.answer = answer;
         s.answeredAtMs = this.#deps.clock.nowMs();
+        s.probedDrops = drops;
         s.generation += 1;
         s.budgetSpent = false;
       })
