@@ -586,7 +586,7 @@ function unservableHere(backends: readonly BackendView[], unservable: LocalUnser
   for (const b of backends) {
     if (!b.healthy) continue;
     for (const m of b.models) {
-      const withheld = unservable(b.backendId, m.name);
+      const withheld = unservable(b, m.name);
       models.set(m.name, (models.get(m.name) ?? true) && withheld);
     }
   }

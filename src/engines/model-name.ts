@@ -28,6 +28,16 @@ export function isSameModel(kind: EngineKind, listed: string, requested: string)
   );
 }
 
+/**
+ * The one name a model goes by on an engine of `kind`, for records kept per engine and model:
+ * on Ollama a tagless name is the `:latest` it means, so `qwen3` and `qwen3:latest` are one
+ * model, as isSameModel reads them; any other name as given. Builds a string only for a tagless
+ * Ollama name.
+ */
+export function canonicalModelName(kind: EngineKind, name: string): string {
+  return kind === 'ollama' && !hasOllamaTag(name) ? `${name}${LATEST_TAG}` : name;
+}
+
 export function backendHolds(backend: BackendView, requested: string): boolean {
   return backend.models.some((m) => isSameModel(backend.kind, m.name, requested));
 }

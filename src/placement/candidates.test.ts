@@ -202,6 +202,33 @@ describe('peerCandidates', () => {
       nodes: ['c.ts.net'],
     },
     {
+      name: "a tagless request is no candidate on a peer that says it cannot serve the model's :latest",
+      peers: [
+        peer('b.ts.net', [{ kind: 'ollama', models: ['m:latest'] }], { unservableModels: ['m:latest'] }),
+        peer('c.ts.net', [{ kind: 'ollama', models: ['m:latest'] }]),
+      ],
+      model: 'm',
+      dialect: 'ollama',
+      nodes: ['c.ts.net'],
+    },
+    {
+      name: 'a request for :latest is no candidate on a peer (an older build) that names the model without its tag',
+      peers: [
+        peer('b.ts.net', [{ kind: 'ollama', models: ['m:latest'] }], { unservableModels: ['m'] }),
+        peer('c.ts.net', [{ kind: 'ollama', models: ['m:latest'] }]),
+      ],
+      model: 'm:latest',
+      dialect: 'ollama',
+      nodes: ['c.ts.net'],
+    },
+    {
+      name: 'another tag of the model the peer cannot serve is still a candidate there',
+      peers: [peer('b.ts.net', [{ kind: 'ollama', models: ['m:latest', 'm:8b'] }], { unservableModels: ['m:latest'] })],
+      model: 'm:8b',
+      dialect: 'ollama',
+      nodes: ['b.ts.net'],
+    },
+    {
       name: 'one engine holding the model is enough, beside engines that hold others',
       peers: [
         peer('b.ts.net', [
@@ -252,7 +279,7 @@ describe('localCandidates: unservable models', () => {
       'm',
       'ollama',
       () => 0,
-      (id) => id === 'ollama-1',
+      (b) => b.backendId === 'ollama-1',
     ).map((c) => c.backendId);
     assert.deepEqual(ids, ['ollama-2']);
   });

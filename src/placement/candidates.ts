@@ -5,7 +5,8 @@
  */
 import type { BackendView, ProxyDialect } from '../engines/types.js';
 import { ADAPTERS } from '../engines/adapters.js';
-import { backendHolds } from '../engines/model-name.js';
+import type { EngineKind } from '../engines/engine-kind.js';
+import { backendHolds, isSameModel } from '../engines/model-name.js';
 import { kindBits, kindsHolding, type KindBits } from '../engines/model-holdings.js';
 import { UNKNOWN_PRESSURE } from './peer-load.js';
 import { localQueueDepth } from './local-queue-depth.js';
@@ -18,7 +19,7 @@ import type { ThroughputAdvert } from '../peers/throughput-advert.js';
  * localUnservable, reads it off the book). One rule for every place that says what this node
  * can serve: candidates, what auto chooses from, the model listings, and what peers are told.
  */
-export type LocalUnservable = (backendId: string, model: string) => boolean;
+export type LocalUnservable = (backend: { readonly backendId: string; readonly kind: EngineKind }, model: string) => boolean;
 
 /** Nothing withheld: for callers that ask which engines hold a model, not which would be tried. */
 export const NOTHING_UNSERVABLE: LocalUnservable = () => false;
@@ -35,7 +36,7 @@ export function localCandidates(
   ownPressure: number | null = null,
 ): Candidate[] {
   return backends
-    .filter((b) => b.healthy && ADAPTERS[b.kind].speaks(dialect) && backendHolds(b, model) && !unservable(b.backendId, model))
+    .filter((b) => b.healthy && ADAPTERS[b.kind].speaks(dialect) && backendHolds(b, model) && !unservable(b, model))
     .map((b) => ({
       id: `local/${b.backendId}`,
       node: 'local',
@@ -105,11 +106,24 @@ function poolIdOf(name: string): string {
   return id;
 }
 
+/**
+ * Whether a peer's unservableModels names the requested model, read as Ollama reads names (a
+ * tagless name is its `:latest`), either way round: a peer lists the names its engines list
+ * (`qwen3:latest`) and may be asked for `qwen3`, and a peer on an older build may name a model
+ * as a request named it. The list carries no engine kind; a non-Ollama engine listing both
+ * `m` and `m:latest` as different models is the only case this reads too widely. A loop, not
+ * some(): this runs for every peer on every request, and builds nothing.
+ */
+function namesModel(names: readonly string[], model: string): boolean {
+  for (const name of names) if (isSameModel('ollama', name, model) || isSameModel('ollama', model, name)) return true;
+  return false;
+}
+
 /** One candidate per peer that holds the model in an engine speaking the dialect (the peer picks its own engine). */
 export function peerCandidates(peers: readonly UsablePeer[], model: string, dialect: ProxyDialect): Candidate[] {
   const speakers = DIALECT_SPEAKERS[dialect];
   return peers
-    .filter((p) => !p.unservableModels.includes(model) && (kindsHolding(p.backends, model) & speakers) !== 0)
+    .filter((p) => !namesModel(p.unservableModels, model) && (kindsHolding(p.backends, model) & speakers) !== 0)
     .map((p) => ({
       id: poolIdOf(p.name),
       node: p.name,

@@ -5,7 +5,7 @@
 import type { Candidate } from '../placement/types.js';
 import type { OutputFault } from './output-check.js';
 import type { WalkDeps, WalkRequest } from './walk-types.js';
-import { engineModelKey, type StrikeMark } from './withhold-book.js';
+import { unservableKey, type StrikeMark } from './withhold-book.js';
 
 /** An output fault: two within five minutes withhold that engine for that model, here or on the peer. */
 export function strikeOutput(deps: WalkDeps, req: WalkRequest, key: string, fault: OutputFault): void {
@@ -17,8 +17,10 @@ export function strikeOutput(deps: WalkDeps, req: WalkRequest, key: string, faul
   }
 }
 
-export function strikeUnservable(deps: WalkDeps, req: WalkRequest, backendId: string, reason: string): void {
-  if (deps.unservable.strike(engineModelKey('local', backendId, req.model), reason)) deps.onWithholdChange(backendId, req.model, true, reason);
+/** A local engine's failure on the model; a peer candidate's engine is the peer's to record. */
+export function strikeUnservable(deps: WalkDeps, req: WalkRequest, c: Candidate, reason: string): void {
+  if (c.backendId === null || c.engine === null) return;
+  if (deps.unservable.strike(unservableKey(c.backendId, c.engine, req.model), reason)) deps.onWithholdChange(c.backendId, req.model, true, reason);
 }
 
 /** Where both records' strikes stood when an attempt began. */
@@ -34,7 +36,13 @@ export function faultMarks(deps: WalkDeps): FaultMarks {
 /** A clean, complete answer ends both records for what served it, unless a strike came after its attempt began. */
 export function clearFaults(deps: WalkDeps, req: WalkRequest, served: Candidate, faultKey: string, since: FaultMarks): void {
   deps.outputFaults.clear(faultKey, since.output);
-  if (served.backendId !== null && deps.unservable.clear(engineModelKey('local', served.backendId, req.model), since.unservable)) {
+  // An empty book (the usual case) builds no key.
+  if (
+    served.backendId !== null &&
+    served.engine !== null &&
+    !deps.unservable.isEmpty &&
+    deps.unservable.clear(unservableKey(served.backendId, served.engine, req.model), since.unservable)
+  ) {
     deps.onWithholdChange(served.backendId, req.model, false, 'served');
   }
 }

@@ -62,7 +62,7 @@ export class LocalRoutes {
     for (const { backend, body } of answers) {
       for (const entry of relayableEntries(body, 'data', 'id')) {
         const id = entry.id;
-        if (seen.has(id) || this.#deps.unservable(backend.backendId, id)) continue;
+        if (seen.has(id) || this.#deps.unservable(backend, id)) continue;
         seen.add(id);
         data.push(entry);
       }
@@ -188,7 +188,7 @@ export class LocalRoutes {
     for (const { backend, body } of answers) {
       for (const entry of relayableEntries(body, 'models', 'name')) {
         const name = entry.name;
-        if (seen.has(name) || unservable(backend.backendId, name)) continue;
+        if (seen.has(name) || unservable(backend, name)) continue;
         seen.add(name);
         models.push(entry);
       }

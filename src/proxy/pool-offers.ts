@@ -52,7 +52,7 @@ export function offersOf(
   for (const view of views) {
     if (!view.healthy || !ADAPTERS[view.kind].speaks(dialect)) continue;
     for (const m of view.models) {
-      if (unservable(view.backendId, m.name)) continue;
+      if (unservable(view, m.name)) continue;
       add(m.name, 'local', { parameterSize: m.parameterSize, capabilities: m.capabilities });
     }
   }

@@ -206,7 +206,7 @@ class RequestWalk {
     if (decision.action === 'fail-over') {
       dropBody(answer);
       // 408 and 429 are an engine talking about its queue, not about the model.
-      if (candidate.backendId !== null && status >= 500) strikeUnservable(this.#deps, this.#req, candidate.backendId, `HTTP ${status}`);
+      if (candidate.backendId !== null && status >= 500) strikeUnservable(this.#deps, this.#req, candidate, `HTTP ${status}`);
       if (decision.dropPeer && candidate.peerId !== null) this.#deps.onPeerRefused(candidate.peerId);
       return { kind: 'status', status, peerRefused: decision.dropPeer };
     }
@@ -227,7 +227,7 @@ class RequestWalk {
     // A model a local engine keeps failing is withheld there; a verdict on the request says nothing
     // about the model, except a template that would not render (the node's own copy may be broken).
     if (candidate.backendId !== null && (signature === null || signature === 'chat-template')) {
-      strikeUnservable(this.#deps, this.#req, candidate.backendId, `HTTP 500${signature ? ` (${signature})` : ''}`);
+      strikeUnservable(this.#deps, this.#req, candidate, `HTTP 500${signature ? ` (${signature})` : ''}`);
     }
     if (signature !== null && bytes !== null && this.#req.rowNode !== null) {
       // Serving a peer's forward: another engine here may still answer a verdict only some

@@ -13,6 +13,8 @@
  * was withheld was logged 7-22 times a second for the whole fault (bench/README.md, 2026-12-03
  * 22:00). An answer that began before the failure says nothing about the engine now.
  */
+import type { EngineKind } from '../engines/engine-kind.js';
+import { canonicalModelName } from '../engines/model-name.js';
 import type { LocalUnservable } from '../placement/candidates.js';
 import type { Candidate, WithheldFact } from '../placement/types.js';
 import type { Clock } from '../util/clock.js';
@@ -128,13 +130,24 @@ export function engineModelKey(node: string, backend: string | null, model: stri
 }
 
 /**
+ * The key the unservable book holds a local engine's model under. The model is the engine's own
+ * reading of the name (canonicalModelName): a request for `qwen3` and one for `qwen3:latest`
+ * reach the same Ollama model, so their strikes add up, either one's success clears them, and
+ * the withhold covers the name the engine lists. Keyed by the name as asked, a model withheld as
+ * `qwen3` was still placed as `qwen3:latest` and never reached unservableModels.
+ */
+export function unservableKey(backendId: string, kind: EngineKind, model: string): string {
+  return engineModelKey('local', backendId, canonicalModelName(kind, model));
+}
+
+/**
  * The unservable book as the one test of whether a local engine withholds a model (the key the
  * walk strikes under, fault-records.ts). Candidates, auto's offers and the listings all read
  * this, so a model auto picks or a listing names is one a local candidate exists for.
  */
 export function localUnservable(book: WithholdBook): LocalUnservable {
   // An empty book builds no key: the listings and auto ask it about every model every engine holds.
-  return (backendId, model) => !book.isEmpty && book.isWithheld(engineModelKey('local', backendId, model));
+  return (backend, model) => !book.isEmpty && book.isWithheld(unservableKey(backend.backendId, backend.kind, model));
 }
 
 /** The key a candidate's output is judged under: its node, the engine when local (a peer picks its own), the model. */

@@ -10,8 +10,8 @@ import type { BackendView } from '../engines/types.js';
 import type { EngineQueueView } from '../engines/engine-queue.js';
 import { localQueueDepth, othersOnEngine } from '../placement/local-queue-depth.js';
 import type { PeerView } from '../peers/peer-view.js';
-import { localCandidates, peerCandidates, type UsablePeer } from '../placement/candidates.js';
-import { engineModelKey, type WithheldEntry } from '../proxy/withhold-book.js';
+import { localCandidates, peerCandidates, type LocalUnservable, type UsablePeer } from '../placement/candidates.js';
+import { unservableKey, type WithheldEntry } from '../proxy/withhold-book.js';
 import { LOCAL_PIN_TARGET, pinTargetNode } from '../placement/steps/pin.js';
 import type { ThroughputBook } from '../placement/throughput/book.js';
 import { localPlacementStatus, peerPlacementStatus, type LocalPlacementStatus, type PeerPlacementStatus, type PeerSnapshotFacts } from './placement-status.js';
@@ -306,7 +306,7 @@ function peerRow(p: PeerView, forwardedInFlight: number, usable: UsablePeer | un
 export interface PinTargetFacts {
   readonly backends: readonly BackendView[];
   readonly usablePeers: readonly UsablePeer[];
-  /** engineModelKey('local', backendId, model) of each local engine withheld as unable to serve a model. */
+  /** unservableKey(backendId, kind, model) of each local engine withheld as unable to serve a model. */
   readonly unservable: ReadonlySet<string>;
 }
 
@@ -336,7 +336,7 @@ export function pinStatuses(pins: readonly RoutingPin[], facts: PinTargetFacts):
 function pinApplies(targetNode: string, model: string | null, facts: PinTargetFacts): boolean {
   if (targetNode === LOCAL_PIN_TARGET) {
     if (model === null) return facts.backends.some((b) => b.healthy);
-    const unservable = (backendId: string, name: string) => facts.unservable.has(engineModelKey(LOCAL_PIN_TARGET, backendId, name));
+    const unservable: LocalUnservable = (b, name) => facts.unservable.has(unservableKey(b.backendId, b.kind, name));
     return localCandidates(facts.backends, model, 'openai', () => 0, unservable).length > 0;
   }
   const peers = facts.usablePeers.filter((p) => p.name.toLowerCase() === targetNode);
