@@ -455,10 +455,10 @@ class RequestWalk {
     return this.#req.route.completion && this.#current!.status === 200;
   }
 
-  /** Output faults are kept per node, engine and model; a peer's engine is the peer's to judge. */
+  /** Output faults are kept per node, engine (the backend id, as candidateKey reads them) and model; a peer's engine is the peer's to judge. */
   #faultKey(): string {
     const { answered } = this.#current!;
-    return engineModelKey(answered.node, answered.peerId === null ? answered.engine : null, this.#req.model);
+    return engineModelKey(answered.node, answered.peerId === null ? answered.backendId : null, this.#req.model);
   }
 
   #outHeaders(answer: UpstreamExchange): OutgoingHttpHeaders {

@@ -150,9 +150,13 @@ export function localUnservable(book: WithholdBook): LocalUnservable {
   return (backend, model) => !book.isEmpty && book.isWithheld(unservableKey(backend.backendId, backend.kind, model));
 }
 
-/** The key a candidate's output is judged under: its node, the engine when local (a peer picks its own), the model. */
+/**
+ * The key a candidate's output is judged under: its node, the engine when local (its backend id:
+ * two Ollama instances here are two engines, and one giving bad output is withheld alone; a peer
+ * picks its own), the model. The walk strikes and clears under the same key (walk.ts #faultKey).
+ */
 export function candidateKey(c: Candidate, model: string): string {
-  return engineModelKey(c.node, c.peerId === null ? c.engine : null, model);
+  return engineModelKey(c.node, c.peerId === null ? c.backendId : null, model);
 }
 
 /*
