@@ -531,7 +531,7 @@ export function PeerRow({ p, act, now, self }: { p: PeerView; act: Act; now: num
       {st.next !== null && <p className={`small ${st.needsYou ? 'notice bad' : 'muted'}`}>{st.next}</p>}
       <PairingProblem p={p} />
       <p className="small muted">
-        Last seen {ago(p.lastSeenAt, now)} · queue {p.inFlightRequests ?? '—'} · {tierWords(p.hardwareTier)} · engines{' '}
+        Last seen {ago(p.lastSeenAt, now)} · queue {queueWords(p)} · {tierWords(p.hardwareTier)} · engines{' '}
         {p.backends === null ? 'not reported yet' : p.backends.map((b) => b.kind).join(', ') || 'none'}
       </p>
       {!readOnly && (
@@ -611,6 +611,16 @@ function envLock(s: PoolStatus, key: string, catalogued: string | null): string 
     default:
       return catalogued;
   }
+}
+
+/**
+ * The queue ranking counts for a peer, as the CLI shows it: not the peer's last self-report, which
+ * is never aged and would show a silent or unreachable peer as idle.
+ */
+function queueWords(p: PeerView): string {
+  const depth = p.queueDepth ?? null;
+  if (depth === null) return '—';
+  return p.snapshotStale === true ? `${depth} (no recent report; counted as mid-load)` : String(depth);
 }
 
 const SWITCHES = [

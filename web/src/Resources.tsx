@@ -56,7 +56,8 @@ export function Resources() {
       name: p.nodeFqdn,
       title: p.nodeFqdn,
       models: p.backends?.flatMap((b) => b.models) ?? [],
-      queue: p.inFlightRequests,
+      // What ranking counts (aged, with this Hub's forwards), as for the local card; null: no candidate now.
+      queue: p.queueDepth ?? null,
       state: peerState(p).label,
       tier: tierWords(p.hardwareTier),
       speed: peerSpeed(p.throughput),

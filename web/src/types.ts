@@ -38,7 +38,10 @@ export interface PeerView {
   readonly hardwareTier: string | null;
   readonly backends: readonly { readonly kind: string; readonly models: readonly string[] }[] | null;
   readonly forwardedInFlight?: number;
+  /** What ranking counts for the peer (its report aged, plus this Hub's forwards); null when it is no candidate. */
   readonly queueDepth?: number | null;
+  /** The peer's last report is older than three polls, so queueDepth is the mid-load figure. */
+  readonly snapshotStale?: boolean;
   /** What this Hub timed the peer at, and what the peer says it measured itself; absent from Hubs before this field. */
   readonly throughput?: { readonly observed: readonly ThroughputEstimate[]; readonly advertised: ThroughputAdvert | null };
 }
