@@ -6,41 +6,23 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
-import { pino } from 'pino';
+import { request } from 'undici';
 import { until } from '../engines/fake-engine.testkit.js';
 import type { Candidate } from '../placement/types.js';
 import { startSimEngine, type SimEngine } from '../sim/engine.js';
 import { systemClock } from '../util/clock.js';
-import { InFlight } from './in-flight.js';
 import { ROUTED_ROUTES } from './route-table.js';
-import { walk } from './walk.js';
-import { CallerLine } from './walk-caller.js';
+import { localCandidate as local, startWalkApp, walkDeps, type WalkApp } from './walk.fixture.js';
 import type { WalkDeps } from './walk-types.js';
 import { withheldFacts, withheldTest, WithholdBook } from './withhold-book.js';
 
 const MODEL = 'qwen3:8b';
 const chatRoute = ROUTED_ROUTES.find((r) => r.path === '/api/chat')!;
 
-const local = (backendId: string, url: string): Candidate => ({
-  id: `local/${backendId}`,
-  node: 'local',
-  backendId,
-  engine: 'ollama',
-  url,
-  queueDepth: 0,
-  peerId: null,
-  hardwareTier: null,
-  pressure: 1,
-});
-
 describe('output faults on one of two local Ollama instances', () => {
   let engine: SimEngine;
-  let app: Server;
-  let dispatcher: Agent;
+  let app: WalkApp;
+  let deps: WalkDeps;
   const outputFaults = new WithholdBook(systemClock);
   let bad: Candidate;
   const good = local('ollama-2', 'http://127.0.0.1:1');
@@ -48,51 +30,17 @@ describe('output faults on one of two local Ollama instances', () => {
   before(async () => {
     engine = await startSimEngine({ dialect: 'ollama', models: [{ name: MODEL }], timeScale: 0.01 });
     bad = local('ollama-1', engine.url);
-    dispatcher = new Agent();
-    const deps: WalkDeps = {
-      dispatcher,
-      rows: { update: () => {}, settle: () => {} },
-      inFlight: new InFlight(),
-      logger: pino({ level: 'silent' }),
-      peerAuth: async () => 'no peers here',
-      onPeerRefused: () => {},
-      onEngineRefusal: () => {},
-      outputFaults,
-      unservable: new WithholdBook(systemClock),
-      onWithholdChange: () => {},
-      observers: [],
-    };
-    app = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        void walk(deps, {
-          requestId: 'r',
-          route: chatRoute,
-          model: MODEL,
-          body: Buffer.concat(chunks),
-          stream: true,
-          order: [bad],
-          budgetMs: 10_000,
-          startedAt: performance.now(),
-          accept: undefined,
-          res,
-          caller: new CallerLine(res),
-          rowNode: null,
-          windowOf: () => null,
-        });
-      });
-    });
-    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    deps = walkDeps({ outputFaults });
+    app = await startWalkApp(deps, () => ({ route: chatRoute, model: MODEL, stream: true, order: [bad] }));
   });
   after(async () => {
-    await new Promise<void>((resolve) => app.close(() => resolve()));
-    await dispatcher.close();
+    await app.close();
+    await deps.dispatcher.close();
     await engine.close();
   });
 
   async function chat(): Promise<void> {
-    const res = await request(`http://127.0.0.1:${(app.address() as AddressInfo).port}/`, {
+    const res = await request(`${app.url}/`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], stream: true }),

@@ -6,20 +6,14 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
-import { pino } from 'pino';
+import { request } from 'undici';
 import { until } from '../engines/fake-engine.testkit.js';
 import type { BackendView } from '../engines/types.js';
 import { localCandidates } from '../placement/candidates.js';
 import { startSimEngine, type SimEngine } from '../sim/engine.js';
 import { systemClock } from '../util/clock.js';
-import { InFlight } from './in-flight.js';
 import { ROUTED_ROUTES } from './route-table.js';
-import { walk } from './walk.js';
-import { CallerLine } from './walk-caller.js';
+import { localCandidate, startWalkApp, walkDeps, type WalkApp } from './walk.fixture.js';
 import type { WalkDeps } from './walk-types.js';
 import { localUnservable, WithholdBook } from './withhold-book.js';
 
@@ -28,73 +22,29 @@ const chatRoute = ROUTED_ROUTES.find((r) => r.path === '/api/chat')!;
 
 describe('a model withheld under its tagless Ollama name', () => {
   let engine: SimEngine;
-  let app: Server;
-  let dispatcher: Agent;
+  let app: WalkApp;
+  let deps: WalkDeps;
   const changes: string[] = [];
   const unservable = new WithholdBook(systemClock);
   const unservableHere = localUnservable(unservable);
 
   before(async () => {
     engine = await startSimEngine({ dialect: 'ollama', models: [{ name: LISTED }], timeScale: 0.01 });
-    dispatcher = new Agent();
-    const deps: WalkDeps = {
-      dispatcher,
-      rows: { update: () => {}, settle: () => {} },
-      inFlight: new InFlight(),
-      logger: pino({ level: 'silent' }),
-      peerAuth: async () => 'no peers here',
-      onPeerRefused: () => {},
-      onEngineRefusal: () => {},
-      outputFaults: new WithholdBook(systemClock),
+    deps = walkDeps({
       unservable,
       onWithholdChange: (backendId, model, withheld) => changes.push(`${backendId} ${model} ${withheld ? 'withheld' : 'released'}`),
-      observers: [],
-    };
-    const order = [
-      {
-        id: 'local/ollama-1',
-        node: 'local',
-        backendId: 'ollama-1',
-        engine: 'ollama' as const,
-        url: engine.url,
-        queueDepth: 0,
-        peerId: null,
-        hardwareTier: null,
-        pressure: 1,
-      },
-    ];
-    app = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks);
-        void walk(deps, {
-          requestId: 'r',
-          route: chatRoute,
-          model: (JSON.parse(body.toString()) as { model: string }).model,
-          body,
-          stream: false,
-          order,
-          budgetMs: 10_000,
-          startedAt: performance.now(),
-          accept: undefined,
-          res,
-          caller: new CallerLine(res),
-          rowNode: null,
-          windowOf: () => null,
-        });
-      });
     });
-    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    const order = [localCandidate('ollama-1', engine.url)];
+    app = await startWalkApp(deps, (body) => ({ route: chatRoute, model: (JSON.parse(body.toString()) as { model: string }).model, order }));
   });
   after(async () => {
-    await new Promise<void>((resolve) => app.close(() => resolve()));
-    await dispatcher.close();
+    await app.close();
+    await deps.dispatcher.close();
     await engine.close();
   });
 
   async function chatAs(model: string): Promise<number> {
-    const res = await request(`http://127.0.0.1:${(app.address() as AddressInfo).port}/`, {
+    const res = await request(`${app.url}/`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], stream: false }),

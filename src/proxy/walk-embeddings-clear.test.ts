@@ -5,17 +5,11 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
-import { pino } from 'pino';
+import { request } from 'undici';
 import { startSimEngine, type SimEngine } from '../sim/engine.js';
 import { systemClock } from '../util/clock.js';
-import { InFlight } from './in-flight.js';
 import { ROUTED_ROUTES } from './route-table.js';
-import { walk } from './walk.js';
-import { CallerLine } from './walk-caller.js';
+import { localCandidate, startWalkApp, walkDeps, type WalkApp } from './walk.fixture.js';
 import type { WalkDeps } from './walk-types.js';
 import { engineModelKey, WithholdBook } from './withhold-book.js';
 import { until } from '../engines/fake-engine.testkit.js';
@@ -25,67 +19,24 @@ const embed = ROUTED_ROUTES.find((r) => r.path === '/api/embed')!;
 
 describe('an embeddings answer ends a withhold', () => {
   let engine: SimEngine;
-  let app: Server;
-  let dispatcher: Agent;
+  let app: WalkApp;
+  let deps: WalkDeps;
   const changes: string[] = [];
   const unservable = new WithholdBook(systemClock);
   const key = engineModelKey('local', 'ollama', EMBED);
 
   before(async () => {
     engine = await startSimEngine({ dialect: 'ollama', models: [{ name: EMBED, capabilities: ['embedding'] }], timeScale: 0.01 });
-    dispatcher = new Agent();
-    const deps: WalkDeps = {
-      dispatcher,
-      rows: { update: () => {}, settle: () => {} },
-      inFlight: new InFlight(),
-      logger: pino({ level: 'silent' }),
-      peerAuth: async () => 'no peers here',
-      onPeerRefused: () => {},
-      onEngineRefusal: () => {},
-      outputFaults: new WithholdBook(systemClock),
+    deps = walkDeps({
       unservable,
       onWithholdChange: (backendId, model, withheld) => changes.push(`${backendId} ${model} ${withheld ? 'withheld' : 'released'}`),
-      observers: [],
-    };
-    const order = [
-      {
-        id: 'local/ollama',
-        node: 'local',
-        backendId: 'ollama',
-        engine: 'ollama' as const,
-        url: engine.url,
-        queueDepth: 0,
-        peerId: null,
-        hardwareTier: null,
-        pressure: 1,
-      },
-    ];
-    app = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        void walk(deps, {
-          requestId: 'e1',
-          route: embed,
-          model: EMBED,
-          body: Buffer.concat(chunks),
-          stream: false,
-          order,
-          budgetMs: 10_000,
-          startedAt: performance.now(),
-          accept: undefined,
-          res,
-          caller: new CallerLine(res),
-          rowNode: null,
-          windowOf: () => null,
-        });
-      });
     });
-    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    const order = [localCandidate('ollama', engine.url)];
+    app = await startWalkApp(deps, () => ({ route: embed, model: EMBED, order }));
   });
   after(async () => {
-    await new Promise<void>((resolve) => app.close(() => resolve()));
-    await dispatcher.close();
+    await app.close();
+    await deps.dispatcher.close();
     await engine.close();
   });
 
@@ -93,8 +44,7 @@ describe('an embeddings answer ends a withhold', () => {
     unservable.strike(key, 'HTTP 500');
     unservable.strike(key, 'HTTP 500');
     assert.equal(unservable.isWithheld(key), true, 'two failures withhold it');
-    const port = (app.address() as AddressInfo).port;
-    const res = await request(`http://127.0.0.1:${port}/`, {
+    const res = await request(`${app.url}/`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: EMBED, input: 'hello' }),

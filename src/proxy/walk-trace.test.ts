@@ -7,19 +7,12 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
-import { pino } from 'pino';
+import { request } from 'undici';
 import { ManualClock, systemClock } from '../util/clock.js';
-import type { Candidate } from '../placement/types.js';
 import type { FinishedSpan } from '../tracing/span.js';
 import { Tracer } from '../tracing/tracer.js';
-import { InFlight } from './in-flight.js';
 import { ROUTED_ROUTES } from './route-table.js';
-import { walk } from './walk.js';
-import { CallerLine } from './walk-caller.js';
-import type { WalkDeps } from './walk-types.js';
-import { WithholdBook } from './withhold-book.js';
+import { localCandidate as candidate, startWalkApp, walkDeps, type WalkApp } from './walk.fixture.js';
 
 const embed = ROUTED_ROUTES.find((r) => r.path === '/api/embed')!;
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -46,61 +39,26 @@ async function engine(status: number): Promise<Engine> {
   };
 }
 
-function candidate(id: string, url: string): Candidate {
-  return { id: `local/${id}`, node: 'local', backendId: id, engine: 'ollama', url, queueDepth: 0, peerId: null, hardwareTier: null, pressure: 1 };
-}
-
 describe("the walk passes the request's trace to each engine", () => {
   let busy: Engine;
   let good: Engine;
-  let app: Server;
+  let app: WalkApp;
   let tracer: Tracer;
-  const dispatcher = new Agent();
+  const deps = walkDeps();
 
   before(async () => {
     busy = await engine(503);
     good = await engine(200);
-    const deps: WalkDeps = {
-      dispatcher,
-      rows: { update: () => {}, settle: () => {} },
-      inFlight: new InFlight(),
-      logger: pino({ level: 'silent' }),
-      peerAuth: async () => 'no peers here',
-      onPeerRefused: () => {},
-      onEngineRefusal: () => {},
-      outputFaults: new WithholdBook(systemClock),
-      unservable: new WithholdBook(systemClock),
-      onWithholdChange: () => {},
-      observers: [],
-    };
-    app = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const trace = tracer.begin({ traceparent: req.headers.traceparent, tracestate: req.headers.tracestate }, 'POST /api/embed', () => ({}));
-        void walk(deps, {
-          requestId: 'r1',
-          route: embed,
-          model: 'm',
-          body: Buffer.concat(chunks),
-          stream: false,
-          order: [candidate('busy', busy.url), candidate('good', good.url)],
-          budgetMs: 10_000,
-          startedAt: performance.now(),
-          accept: undefined,
-          res,
-          caller: new CallerLine(res),
-          rowNode: null,
-          windowOf: () => null,
-          trace,
-        });
-      });
-    });
-    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    app = await startWalkApp(deps, (_body, req) => ({
+      route: embed,
+      model: 'm',
+      order: [candidate('busy', busy.url), candidate('good', good.url)],
+      trace: tracer.begin({ traceparent: req.headers.traceparent, tracestate: req.headers.tracestate }, 'POST /api/embed', () => ({})),
+    }));
   });
   after(async () => {
-    await new Promise<void>((resolve) => app.close(() => resolve()));
-    await dispatcher.close();
+    await app.close();
+    await deps.dispatcher.close();
     await busy.close();
     await good.close();
   });
@@ -108,8 +66,7 @@ describe("the walk passes the request's trace to each engine", () => {
   async function send(headers: Record<string, string>): Promise<void> {
     busy.seen.length = 0;
     good.seen.length = 0;
-    const { port } = app.address() as AddressInfo;
-    const res = await request(`http://127.0.0.1:${port}/api/embed`, { method: 'POST', headers, body: '{"model":"m","input":"x"}' });
+    const res = await request(`${app.url}/api/embed`, { method: 'POST', headers, body: '{"model":"m","input":"x"}' });
     assert.equal(res.statusCode, 200);
     await res.body.text();
   }

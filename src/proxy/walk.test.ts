@@ -4,33 +4,23 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
-import { pino } from 'pino';
+import { request } from 'undici';
 import { startSimEngine, type SimEngine } from '../sim/engine.js';
-import { systemClock } from '../util/clock.js';
 import type { Candidate } from '../placement/types.js';
 import { InFlight } from './in-flight.js';
 import { ROUTED_ROUTES } from './route-table.js';
-import { walk } from './walk.js';
-import { CallerLine } from './walk-caller.js';
+import { endOnlyTrace, localCandidate as candidate, startWalkApp, walkDeps, type WalkApp } from './walk.fixture.js';
 import type { AttemptStart, WalkDeps, WalkObserver, WalkSettled } from './walk-types.js';
-import { WithholdBook } from './withhold-book.js';
 import type { AttemptFailure } from './failover-policy.js';
 
 const MODEL = 'hook:7b';
 const chat = ROUTED_ROUTES.find((r) => r.path === '/api/chat')!;
 
-function candidate(id: string, url: string): Candidate {
-  return { id: `local/${id}`, node: 'local', backendId: id, engine: 'ollama', url, queueDepth: 0, peerId: null, hardwareTier: null, pressure: 1 };
-}
-
 describe('the walk tells its observers', () => {
   let engine: SimEngine;
-  let app: Server;
-  let dispatcher: Agent;
+  let app: WalkApp;
   const inFlight = new InFlight();
   const events: string[] = [];
   let settled: WalkSettled | null = null;
@@ -38,7 +28,6 @@ describe('the walk tells its observers', () => {
 
   before(async () => {
     engine = await startSimEngine({ dialect: 'ollama', models: [MODEL], timeScale: 0.01 });
-    dispatcher = new Agent();
     const recorder: WalkObserver = {
       onAttempt: (a: AttemptStart) => events.push(`attempt ${a.candidate.backendId} (counted ${inFlight.count(a.candidate.backendId!)})`),
       onAttemptEnd: (a: AttemptStart, f: AttemptFailure | null) => events.push(`end ${a.candidate.backendId} ${f?.kind ?? 'answered'}`),
@@ -54,58 +43,23 @@ describe('the walk tells its observers', () => {
         throw new Error('a broken observer');
       },
     };
-    deps = {
-      dispatcher,
-      rows: { update: () => {}, settle: () => {} },
-      inFlight,
-      logger: pino({ level: 'silent' }),
-      peerAuth: async () => 'no peers here',
-      onPeerRefused: () => {},
-      onEngineRefusal: () => {},
-      outputFaults: new WithholdBook(systemClock),
-      unservable: new WithholdBook(systemClock),
-      onWithholdChange: () => {},
-      observers: [throwing, recorder],
-    };
+    deps = walkDeps({ inFlight, observers: [throwing, recorder] });
     // A port that refuses: listen, note it, close.
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const order = [candidate('dead-1', deadUrl), candidate('ollama-1', engine.url)];
-    app = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks);
-        void walk(deps, {
-          requestId: 'r1',
-          route: chat,
-          model: MODEL,
-          body,
-          stream: true,
-          order,
-          budgetMs: 10_000,
-          startedAt: performance.now(),
-          accept: undefined,
-          res,
-          caller: new CallerLine(res),
-          rowNode: null,
-          windowOf: () => null,
-        });
-      });
-    });
-    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    app = await startWalkApp(deps, () => ({ route: chat, model: MODEL, stream: true, order }));
   });
   after(async () => {
-    await new Promise<void>((resolve) => app.close(() => resolve()));
-    await dispatcher.close();
+    await app.close();
+    await deps.dispatcher.close();
     await engine.close();
   });
 
   it("of each attempt with its count held, and of the settle with the served candidate, its times and the engine's timings; a throwing observer changes nothing", async () => {
-    const { port } = app.address() as AddressInfo;
-    const res = await request(`http://127.0.0.1:${port}/api/chat`, {
+    const res = await request(`${app.url}/api/chat`, {
       method: 'POST',
       body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }),
     });
@@ -133,54 +87,22 @@ describe('a walk with no candidate', () => {
     const settledRows: Record<string, unknown>[] = [];
     const ends: string[] = [];
     const traced: { status: number | null; outcome: string }[] = [];
-    const deps: WalkDeps = {
-      dispatcher: new Agent(),
+    const deps = walkDeps({
       rows: { update: () => {}, settle: (_id, patch) => void settledRows.push(patch as Record<string, unknown>) },
-      inFlight: new InFlight(),
-      logger: pino({ level: 'silent' }),
-      peerAuth: async () => 'no peers here',
-      onPeerRefused: () => {},
-      onEngineRefusal: () => {},
-      outputFaults: new WithholdBook(systemClock),
-      unservable: new WithholdBook(systemClock),
-      onWithholdChange: () => {},
       observers: [{ onSettled: (s) => void ends.push(s.end) }],
-    };
-    const app = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        void walk(deps, {
-          requestId: 'r-none',
-          route: chat,
-          model: MODEL,
-          body: Buffer.alloc(0),
-          stream: false,
-          order: [],
-          budgetMs: 10_000,
-          startedAt: performance.now(),
-          accept: undefined,
-          res,
-          caller: new CallerLine(res),
-          rowNode: null,
-          windowOf: () => null,
-          trace: {
-            traceId: null,
-            attemptStarted: () => ({}),
-            attemptEnded: () => {},
-            ended: (e: { status: number | null; outcome: string }) => void traced.push({ status: e.status, outcome: e.outcome }),
-            setRequestId: () => {},
-          } as unknown as NonNullable<Parameters<typeof walk>[1]['trace']>,
-          answerNoCandidate: () => {
-            res.writeHead(502, { 'content-type': 'application/json' });
-            res.end('{"error":"worded by the proxy"}');
-          },
-        });
-      });
     });
-    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    const app = await startWalkApp(deps, (_body, _req, res) => ({
+      route: chat,
+      model: MODEL,
+      order: [],
+      trace: endOnlyTrace((e) => void traced.push({ status: e.status, outcome: e.outcome })),
+      answerNoCandidate: () => {
+        res.writeHead(502, { 'content-type': 'application/json' });
+        res.end('{"error":"worded by the proxy"}');
+      },
+    }));
     try {
-      const { port } = app.address() as AddressInfo;
-      const res = await request(`http://127.0.0.1:${port}/api/chat`, { method: 'POST', body: '{}' });
+      const res = await request(`${app.url}/api/chat`, { method: 'POST', body: '{}' });
       assert.equal(res.statusCode, 502);
       assert.equal(await res.body.text(), '{"error":"worded by the proxy"}');
       await waitFor(() => (ends.length > 0 ? ends : null));
@@ -190,7 +112,7 @@ describe('a walk with no candidate', () => {
       assert.equal(settledRows[0]!.reason, 'no candidate holds the model');
       assert.equal(settledRows[0]!.attempt, null);
     } finally {
-      await new Promise<void>((resolve) => app.close(() => resolve()));
+      await app.close();
       await deps.dispatcher.close();
     }
   });
@@ -232,58 +154,27 @@ async function runWalk(order: readonly Candidate[], opts: { stream: boolean; bud
   const settledP = new Promise<WalkSettled>((resolve) => (settle = resolve));
   const rows: Record<string, unknown>[] = [];
   let tracedStatus: number | null = null;
-  const deps: WalkDeps = {
-    dispatcher: new Agent(),
+  const deps = walkDeps({
     rows: { update: () => {}, settle: (_id, patch) => void rows.push(patch as Record<string, unknown>) },
-    inFlight: new InFlight(),
-    logger: pino({ level: 'silent' }),
-    peerAuth: async () => 'no peers here',
-    onPeerRefused: () => {},
-    onEngineRefusal: () => {},
-    outputFaults: new WithholdBook(systemClock),
-    unservable: new WithholdBook(systemClock),
-    onWithholdChange: () => {},
     observers: [{ onSettled: (s) => settle(s) }],
-  };
-  const app = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      void walk(deps, {
-        requestId: 'r-run',
-        route: chat,
-        model: MODEL,
-        body: Buffer.concat(chunks),
-        stream: opts.stream,
-        order,
-        budgetMs: opts.budgetMs,
-        startedAt: performance.now(),
-        accept: undefined,
-        res,
-        caller: new CallerLine(res),
-        rowNode: opts.rowNode ?? null,
-        windowOf: () => null,
-        trace: {
-          traceId: null,
-          attemptStarted: () => ({}),
-          attemptEnded: () => {},
-          ended: (e: { status: number | null }) => void (tracedStatus = e.status),
-          setRequestId: () => {},
-        } as unknown as NonNullable<Parameters<typeof walk>[1]['trace']>,
-      });
-    });
   });
-  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+  const app = await startWalkApp(deps, () => ({
+    route: chat,
+    model: MODEL,
+    stream: opts.stream,
+    order,
+    budgetMs: opts.budgetMs,
+    rowNode: opts.rowNode ?? null,
+    trace: endOnlyTrace((e) => void (tracedStatus = e.status)),
+  }));
   try {
-    const { port } = app.address() as AddressInfo;
     const body = opts.body ?? JSON.stringify({ model: MODEL, stream: opts.stream, messages: [{ role: 'user', content: 'hi' }] });
-    const res = await request(`http://127.0.0.1:${port}/api/chat`, { method: 'POST', body });
+    const res = await request(`${app.url}/api/chat`, { method: 'POST', body });
     const text = await res.body.text().catch(() => null);
     const settled = await settledP;
     return { status: res.statusCode, body: text, settled, row: rows[0]!, tracedStatus };
   } finally {
-    app.closeAllConnections();
-    await new Promise<void>((resolve) => app.close(() => resolve()));
+    await app.close();
     await deps.dispatcher.close();
   }
 }
