@@ -317,6 +317,28 @@ export async function getJson(hub: PoolHub, path: string): Promise<Answer> {
   return { status: res.statusCode, headers: res.headers as Answer['headers'], text, json };
 }
 
+/** The model names the Hub's two listings offer: /api/tags and /v1/models, each asserted answered. */
+export async function listedNames(hub: PoolHub): Promise<{ tags: string[]; openai: string[] }> {
+  const tags = await getJson(hub, '/api/tags');
+  const openai = await getJson(hub, '/v1/models');
+  assert.equal(tags.status, 200, tags.text);
+  assert.equal(openai.status, 200, openai.text);
+  return {
+    tags: (tags.json.models as { name: string }[]).map((m) => m.name),
+    openai: (openai.json.data as { id: string }[]).map((m) => m.id),
+  };
+}
+
+/** What the Hub's own Ollama answers to /api/show for `model`, asked directly, to compare a Hub's answer with. */
+export async function engineShow(hub: PoolHub, model: string): Promise<unknown> {
+  const res = await request(`${hub.engines.ollama!.url}/api/show`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model }),
+  });
+  return res.body.json();
+}
+
 /**
  * Requests held open through a Hub: each is a chat for `model` that the engine serving it never
  * answers (the test sets a `hang` fault for it there), so it stays in flight until released.

@@ -11,8 +11,19 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'undici';
-import { chat, getJson, header, HeldRequests, post, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool, type PoolHub } from '../helpers/pool-fixture.js';
+import {
+  chat,
+  engineShow,
+  header,
+  HeldRequests,
+  listedNames,
+  post,
+  START_TIMEOUT_MS,
+  startPool,
+  TEST_TIMEOUT_MS,
+  type Pool,
+  type PoolHub,
+} from '../helpers/pool-fixture.js';
 import { eventually } from '../helpers/hub-process.js';
 import { scaled } from '../helpers/time-scale.js';
 
@@ -26,25 +37,10 @@ const OLLAMA_CONTEXT = '{"error":"the input length exceeds the context length"}'
 
 type L = 'a' | 'b' | 'c';
 
-async function engineShow(hub: PoolHub, model: string): Promise<unknown> {
-  const res = await request(`${hub.engines.ollama!.url}/api/show`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model }),
-  });
-  return res.body.json();
-}
-
+/** The listings' names, and the models status reports. */
 async function listed(hub: PoolHub): Promise<{ tags: string[]; openai: string[]; status: string[] }> {
-  const tags = await getJson(hub, '/api/tags');
-  const openai = await getJson(hub, '/v1/models');
-  assert.equal(tags.status, 200, tags.text);
-  assert.equal(openai.status, 200, openai.text);
-  return {
-    tags: (tags.json.models as { name: string }[]).map((m) => m.name),
-    openai: (openai.json.data as { id: string }[]).map((m) => m.id),
-    status: (await hub.status()).models.map((m) => m.model),
-  };
+  const names = await listedNames(hub);
+  return { ...names, status: (await hub.status()).models.map((m) => m.model) };
 }
 
 describe('issue 10 audit regressions across three Hubs', () => {

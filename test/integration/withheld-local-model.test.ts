@@ -8,8 +8,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'undici';
-import { chat, getJson, header, post, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool, type PoolHub } from '../helpers/pool-fixture.js';
+import { chat, engineShow, header, listedNames as listed, post, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
 import { eventually } from '../helpers/hub-process.js';
 
 const BIG = 'big:70b'; // A's best chat model, and the one its engine fails to load
@@ -19,26 +18,6 @@ const TOOLS = ['completion', 'tools'];
 const CORE_4_LOAD_FAILURE = '{"error":"model failed to load, this may be due to resource limitations or an internal error"}';
 
 type L = 'a' | 'b';
-
-async function listed(hub: PoolHub): Promise<{ tags: string[]; openai: string[] }> {
-  const tags = await getJson(hub, '/api/tags');
-  const openai = await getJson(hub, '/v1/models');
-  assert.equal(tags.status, 200, tags.text);
-  assert.equal(openai.status, 200, openai.text);
-  return {
-    tags: (tags.json.models as { name: string }[]).map((m) => m.name),
-    openai: (openai.json.data as { id: string }[]).map((m) => m.id),
-  };
-}
-
-async function engineShow(hub: PoolHub, model: string): Promise<unknown> {
-  const res = await request(`${hub.engines.ollama!.url}/api/show`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model }),
-  });
-  return res.body.json();
-}
 
 describe("a model withheld on this node's own engine", () => {
   let pool: Pool<L>;
