@@ -62,3 +62,46 @@ describe('output faults on one of two local Ollama instances', () => {
     );
   });
 });
+
+describe('output faults under a tagless Ollama name and its :latest', () => {
+  let engine: SimEngine;
+  let app: WalkApp;
+  let deps: WalkDeps;
+  const outputFaults = new WithholdBook(systemClock);
+  let ollama: Candidate;
+
+  before(async () => {
+    engine = await startSimEngine({ dialect: 'ollama', models: [{ name: 'qwen3:latest' }], timeScale: 0.01 });
+    ollama = local('ollama-1', engine.url);
+    deps = walkDeps({ outputFaults });
+    app = await startWalkApp(deps, (body) => ({
+      route: chatRoute,
+      model: (JSON.parse(body.toString()) as { model: string }).model,
+      stream: true,
+      order: [ollama],
+    }));
+  });
+  after(async () => {
+    await app.close();
+    await deps.dispatcher.close();
+    await engine.close();
+  });
+
+  it('adds them up as one model, and withholds it under either name', async () => {
+    await engine.setFault({ mode: 'cut' });
+    for (const model of ['qwen3', 'qwen3:latest']) {
+      const res = await request(`${app.url}/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], stream: true }),
+      });
+      await res.body.text().catch(() => '');
+    }
+    await until(() => withheldTest(outputFaults, 'qwen3')(ollama), 5_000, 'the two faults to withhold the model');
+    assert.equal(withheldTest(outputFaults, 'qwen3:latest')(ollama), true);
+    assert.deepEqual(
+      outputFaults.withheld().map((w) => w.key),
+      ['local|ollama-1|qwen3:latest'],
+    );
+  });
+});

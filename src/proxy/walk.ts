@@ -43,7 +43,7 @@ import type {
   WalkRequest,
   WalkSettled,
 } from './walk-types.js';
-import { engineModelKey } from './withhold-book.js';
+import { candidateKey } from './withhold-book.js';
 
 export type { RowWriter, WalkDeps, WalkObserver, WalkRequest, WalkSettled } from './walk-types.js';
 
@@ -455,10 +455,9 @@ class RequestWalk {
     return this.#req.route.completion && this.#current!.status === 200;
   }
 
-  /** Output faults are kept per node, engine (the backend id, as candidateKey reads them) and model; a peer's engine is the peer's to judge. */
+  /** Output faults are kept per node, engine and model, under the key placement reads them by. */
   #faultKey(): string {
-    const { answered } = this.#current!;
-    return engineModelKey(answered.node, answered.peerId === null ? answered.backendId : null, this.#req.model);
+    return candidateKey(this.#current!.answered, this.#req.model);
   }
 
   #outHeaders(answer: UpstreamExchange): OutgoingHttpHeaders {

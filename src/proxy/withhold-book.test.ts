@@ -2,7 +2,17 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../util/clock.js';
 import { localEngine, peerNode } from '../placement/steps/candidate-fixtures.js';
-import { engineModelKey, FIRST_WITHHOLD_MS, MAX_KEYS, MAX_WITHHOLD_MS, STRIKE_WINDOW_MS, WithholdBook, withheldFacts, withheldTest } from './withhold-book.js';
+import {
+  candidateKey,
+  engineModelKey,
+  FIRST_WITHHOLD_MS,
+  MAX_KEYS,
+  MAX_WITHHOLD_MS,
+  STRIKE_WINDOW_MS,
+  WithholdBook,
+  withheldFacts,
+  withheldTest,
+} from './withhold-book.js';
 
 describe('WithholdBook', () => {
   it('withholds after two strikes within five minutes, for 60 s', () => {
@@ -176,7 +186,8 @@ describe('withheldFacts and withheldTest: what placement reads of the book', () 
   const withheldBook = () => {
     const clock = new ManualClock();
     const book = new WithholdBook(clock);
-    for (const key of [engineModelKey(peer.node, null, 'm'), engineModelKey('local', 'ollama', 'm')]) {
+    // Keyed as the walk strikes them: a local Ollama engine's tagless 'm' is its m:latest.
+    for (const key of [engineModelKey(peer.node, null, 'm'), candidateKey(local, 'm')]) {
       book.strike(key, 'degenerate-output');
       book.strike(key, 'degenerate-output');
     }

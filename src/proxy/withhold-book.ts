@@ -153,10 +153,14 @@ export function localUnservable(book: WithholdBook): LocalUnservable {
 /**
  * The key a candidate's output is judged under: its node, the engine when local (its backend id:
  * two Ollama instances here are two engines, and one giving bad output is withheld alone; a peer
- * picks its own), the model. The walk strikes and clears under the same key (walk.ts #faultKey).
+ * picks its own), the model. A local engine's model is its own reading of the name, as in
+ * unservableKey: `qwen3` and `qwen3:latest` are one Ollama model, whose faults add up. The walk
+ * strikes and clears under the same key (walk.ts #faultKey).
  */
 export function candidateKey(c: Candidate, model: string): string {
-  return engineModelKey(c.node, c.peerId === null ? c.backendId : null, model);
+  return c.peerId === null && c.backendId !== null && c.engine !== null
+    ? engineModelKey(c.node, c.backendId, canonicalModelName(c.engine, model))
+    : engineModelKey(c.node, null, model);
 }
 
 /*
