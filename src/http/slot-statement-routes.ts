@@ -28,8 +28,11 @@ const PREFERENCES_FIELDS: FieldMap = { ollamaSlots: 'inferenceOllamaSlots', maxN
 export function statementPatch(fields: FieldMap, raw: unknown): SettingsPatch {
   const body = raw ?? {};
   const known = Object.keys(fields).join(' or ');
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new HubError('HUB_ERR_SETTINGS_INVALID', `the body must be a JSON object naming ${known}`);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    const message = `the body must be a JSON object naming ${known}`;
+    // With a fields list like every other refusal here, and the settings PATCH's: one client reads them all alike.
+    throw new HubError('HUB_ERR_SETTINGS_INVALID', message, { details: { fields: [{ field: '(body)', message }] } });
+  }
   const problems: { field: string; message: string }[] = [];
   const patch: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(body)) {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 
 interface ErrorBody {
-  error: { code: string; message: string };
+  error: { code: string; message: string; fields?: readonly { field: string; message: string }[] };
 }
 interface StatusBody {
   localNode: { maxNumCtx: number | null; ollamaSlots: number | null };
@@ -72,6 +72,7 @@ describe('PATCH /api/user-settings and PATCH /api/inference/preferences', () => 
       assert.equal(res.json.error.code, 'HUB_ERR_SETTINGS_INVALID');
       assert.match(res.json.error.message, message);
       assert.doesNotMatch(res.json.error.message, /undefined/);
+      assert.ok((res.json.error.fields?.length ?? 0) > 0, 'every refusal lists what it refused, a body that is no object as (body)');
       assert.ok(settingsBytes().equals(before), 'settings.json is byte-identical after a refusal');
     });
   }
