@@ -21,6 +21,8 @@ function deps(over: Partial<HardwareProbeDeps> = {}): HardwareProbeDeps {
     runNvidiaSmi: async () => ({ ok: false, detail: 'not expected to run' }),
     drmDir: join(root, 'drm'),
     nvidiaProcDir: join(root, 'proc-nvidia'),
+    // An Intel Mac's answer: the key does not exist there.
+    runSysctl: async () => ({ ok: false, detail: 'exit 1' }),
     ...over,
   };
 }
@@ -122,6 +124,18 @@ describe('probeHardware: what the machine has', () => {
   it('counts two thirds of unified memory as the GPU on Apple silicon', async () => {
     const f = await probeHardware(deps({ platform: 'darwin', arch: 'arm64', totalMemoryBytes: 36 * GIB }));
     assert.deepEqual(f.gpus, [{ vendor: 'apple', memoryBytes: 24 * GIB, via: 'unified memory' }]);
+    assert.equal(decideTier(f).tier, 'high-end');
+  });
+
+  it('counts Apple silicon when an x64 Node runs under Rosetta there (the machine says arm64)', async () => {
+    const asked: string[] = [];
+    const runSysctl = async (name: string) => {
+      asked.push(name);
+      return { ok: true as const, stdout: '1\n' };
+    };
+    const f = await probeHardware(deps({ platform: 'darwin', arch: 'x64', totalMemoryBytes: 36 * GIB, runSysctl }));
+    assert.deepEqual(asked, ['hw.optional.arm64']);
+    assert.deepEqual(f.gpus, [{ vendor: 'apple', memoryBytes: 24 * GIB, via: 'unified memory (Node runs under Rosetta)' }]);
     assert.equal(decideTier(f).tier, 'high-end');
   });
 

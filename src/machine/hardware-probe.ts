@@ -9,7 +9,10 @@
  *   device/mem_info_vram_total. No drm directory means no DRM driver, so no AMD GPU an engine
  *   could use; one that cannot be read means detection cannot tell. A card there with vendor
  *   0x10de is an NVIDIA GPU even when nvidia-smi and /proc say nothing (a container): unsized.
- * - Apple silicon (darwin on arm64): the GPU shares system memory (APPLE_GPU_SHARE of it).
+ * - Apple silicon: the GPU shares system memory (APPLE_GPU_SHARE of it). An arm64 Node says so
+ *   itself; an x64 Node may be running under Rosetta on Apple silicon, where os.arch() reports
+ *   the build's x64, so the machine is asked (`sysctl -n hw.optional.arm64`: 1 on Apple silicon,
+ *   under Rosetta too; an Intel Mac has no such key, so the call fails).
  * - Intel Macs and every other GPU: engines serve on the CPU there, so none counts.
  * - Any other platform: detection cannot tell (no tier).
  */
@@ -43,6 +46,16 @@ export interface HardwareProbeDeps {
   readonly drmDir: string;
   /** /proc/driver/nvidia in the Hub. */
   readonly nvidiaProcDir: string;
+  /** `sysctl -n <name>` (sysctlRunner in the Hub); asked only on macOS when Node itself is x64. */
+  readonly runSysctl: (name: string) => Promise<CommandRun>;
+}
+
+/** Where macOS keeps sysctl; run by path, without a shell. */
+export const SYSCTL_PATH = '/usr/sbin/sysctl';
+
+/** `sysctl -n <name>` under nvidia-smi's bounds (a deadline and an output cap), every outcome a record. */
+export function sysctlRunner(name: string): Promise<CommandRun> {
+  return nvidiaSmiRunner(SYSCTL_PATH, ['-n', name]);
 }
 
 export const NVIDIA_SMI_ARGS = ['--query-gpu=memory.total', '--format=csv,noheader,nounits'] as const;
@@ -50,8 +63,8 @@ export const NVIDIA_SMI_ARGS = ['--query-gpu=memory.total', '--format=csv,nohead
 export async function probeHardware(deps: HardwareProbeDeps): Promise<HardwareFacts> {
   const base = { platform: deps.platform, arch: deps.arch, memoryBytes: deps.totalMemoryBytes };
   if (deps.platform === 'darwin') {
-    const gpus: DetectedGpu[] =
-      deps.arch === 'arm64' ? [{ vendor: 'apple', memoryBytes: Math.floor(deps.totalMemoryBytes * APPLE_GPU_SHARE), via: 'unified memory' }] : [];
+    const apple = deps.arch === 'arm64' ? 'unified memory' : (await appleSiliconUnderRosetta(deps)) ? 'unified memory (Node runs under Rosetta)' : null;
+    const gpus: DetectedGpu[] = apple === null ? [] : [{ vendor: 'apple', memoryBytes: Math.floor(deps.totalMemoryBytes * APPLE_GPU_SHARE), via: apple }];
     return { ...base, gpus, problem: null };
   }
   if (deps.platform !== 'linux') return { ...base, gpus: null, problem: `GPU detection is not implemented on ${deps.platform}` };
@@ -61,6 +74,12 @@ export async function probeHardware(deps: HardwareProbeDeps): Promise<HardwareFa
   // An NVIDIA card the drm directory shows, that neither nvidia-smi nor /proc could describe, is still a GPU: of unknown size.
   const unseenNvidia: DetectedGpu[] = nvidia.gpus.length === 0 ? drm.nvidiaCards.map((via) => ({ vendor: 'nvidia', memoryBytes: null, via })) : [];
   return { ...base, gpus: [...nvidia.gpus, ...unseenNvidia, ...drm.amd], problem: null };
+}
+
+/** Whether an x64 Node on macOS runs on Apple silicon; a failed or odd answer reads as an Intel Mac, whose engines serve on the CPU. */
+async function appleSiliconUnderRosetta(deps: HardwareProbeDeps): Promise<boolean> {
+  const run = await deps.runSysctl('hw.optional.arm64');
+  return run.ok && run.stdout.trim() === '1';
 }
 
 interface Found {
