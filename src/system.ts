@@ -58,7 +58,7 @@ import { arch, hostname, platform, totalmem, userInfo } from 'node:os';
 import { PressureSampler } from './machine/pressure-sampler.js';
 import { pressurePaths, readPressure } from './machine/pressure-sources.js';
 import { HardwareReport } from './machine/hardware-report.js';
-import { nvidiaSmiRunner, probeHardware, PROC_NVIDIA_DIR, SYS_DRM_DIR, sysctlRunner } from './machine/hardware-probe.js';
+import { nvidiaSmiRunner, probeHardware, PROC_NVIDIA_DIR, PROC_VERSION_FILE, SYS_DRM_DIR, sysctlRunner } from './machine/hardware-probe.js';
 import { ContainerSampler } from './containers/container-sampler.js';
 import { DockerApi } from './containers/docker-api.js';
 import { AdminApiClient } from './discovery/admin-api.js';
@@ -411,6 +411,7 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
         runNvidiaSmi: nvidiaSmiRunner,
         drmDir: SYS_DRM_DIR,
         nvidiaProcDir: PROC_NVIDIA_DIR,
+        procVersionFile: PROC_VERSION_FILE,
         runSysctl: sysctlRunner,
       }),
     );

@@ -21,6 +21,7 @@ function deps(over: Partial<HardwareProbeDeps> = {}): HardwareProbeDeps {
     runNvidiaSmi: async () => ({ ok: false, detail: 'not expected to run' }),
     drmDir: join(root, 'drm'),
     nvidiaProcDir: join(root, 'proc-nvidia'),
+    procVersionFile: join(root, 'proc-version'),
     // An Intel Mac's answer: the key does not exist there.
     runSysctl: async () => ({ ok: false, detail: 'exit 1' }),
     ...over,
@@ -125,6 +126,29 @@ describe('probeHardware: what the machine has', () => {
     const f = await probeHardware(deps({ platform: 'darwin', arch: 'arm64', totalMemoryBytes: 36 * GIB }));
     assert.deepEqual(f.gpus, [{ vendor: 'apple', memoryBytes: 24 * GIB, via: 'unified memory' }]);
     assert.equal(decideTier(f).tier, 'high-end');
+  });
+
+  for (const [vm, kernel] of [
+    ['Docker Desktop on macOS', 'Linux version 6.10.14-linuxkit (root@buildkitsandbox) (gcc 13.2.1) #1 SMP'],
+    ['WSL2', 'Linux version 5.15.167.4-microsoft-standard-WSL2 (root@f9c826d3017f) (gcc 11.2.0) #1 SMP'],
+  ])
+    it(`does not judge ${vm}'s VM as a CPU node when it finds no GPU: the host's is not visible there`, async () => {
+      writeFileSync(join(root, 'proc-version'), `${kernel}\n`);
+      const f = await probeHardware(deps({ totalMemoryBytes: 8 * GIB }));
+      assert.equal(f.gpus, null);
+      assert.match(f.problem ?? '', /desktop VM/);
+      assert.equal(decideTier(f).tier, null);
+    });
+
+  it('still sizes a GPU nvidia-smi reports inside WSL2', async () => {
+    writeFileSync(join(root, 'proc-version'), 'Linux version 5.15.167.4-microsoft-standard-WSL2\n');
+    const f = await probeHardware(deps({ ...smi({ ok: true, stdout: '24564\n' }) }));
+    assert.equal(decideTier(f).tier, 'high-end');
+  });
+
+  it('judges an ordinary Linux kernel with no GPU on its memory', async () => {
+    writeFileSync(join(root, 'proc-version'), 'Linux version 6.1.0-27-amd64 (debian-kernel@lists.debian.org)\n');
+    assert.equal(decideTier(await probeHardware(deps())).tier, 'cpu-only');
   });
 
   it('counts Apple silicon when an x64 Node runs under Rosetta there (the machine says arm64)', async () => {

@@ -14,6 +14,9 @@
  *   the build's x64, so the machine is asked (`sysctl -n hw.optional.arm64`: 1 on Apple silicon,
  *   under Rosetta too; an Intel Mac has no such key, so the call fails).
  * - Intel Macs and every other GPU: engines serve on the CPU there, so none counts.
+ * - Linux inside Docker Desktop's VM (macOS: a linuxkit kernel; Windows: WSL2's microsoft one),
+ *   with no GPU found: the host's GPU is not visible from there (Metal never is), so detection
+ *   cannot tell, rather than judging the VM's memory as a CPU node's. /proc/version names it.
  * - Any other platform: detection cannot tell (no tier).
  */
 import { execFile } from 'node:child_process';
@@ -28,6 +31,10 @@ export const NVIDIA_SMI_MAX_BYTES = 64 * 1024;
 /** Where the kernel lists DRM devices, and where a loaded NVIDIA driver shows itself. */
 export const SYS_DRM_DIR = '/sys/class/drm';
 export const PROC_NVIDIA_DIR = '/proc/driver/nvidia';
+/** The running kernel's name and build, which says whether it is a desktop VM's. */
+export const PROC_VERSION_FILE = '/proc/version';
+/** Kernels of the VMs Docker Desktop runs Linux in: linuxkit on macOS, WSL2's on Windows. */
+const DESKTOP_VM_KERNEL = /linuxkit|microsoft/i;
 const AMD_VENDOR_ID = '0x1002';
 const NVIDIA_VENDOR_ID = '0x10de';
 const MIB = 1024 ** 2;
@@ -46,6 +53,8 @@ export interface HardwareProbeDeps {
   readonly drmDir: string;
   /** /proc/driver/nvidia in the Hub. */
   readonly nvidiaProcDir: string;
+  /** /proc/version in the Hub. */
+  readonly procVersionFile: string;
   /** `sysctl -n <name>` (sysctlRunner in the Hub); asked only on macOS when Node itself is x64. */
   readonly runSysctl: (name: string) => Promise<CommandRun>;
 }
@@ -73,7 +82,13 @@ export async function probeHardware(deps: HardwareProbeDeps): Promise<HardwareFa
   if (nvidia.gpus === null || drm.amd === null) return { ...base, gpus: null, problem: nvidia.problem ?? drm.problem };
   // An NVIDIA card the drm directory shows, that neither nvidia-smi nor /proc could describe, is still a GPU: of unknown size.
   const unseenNvidia: DetectedGpu[] = nvidia.gpus.length === 0 ? drm.nvidiaCards.map((via) => ({ vendor: 'nvidia', memoryBytes: null, via })) : [];
-  return { ...base, gpus: [...nvidia.gpus, ...unseenNvidia, ...drm.amd], problem: null };
+  const gpus = [...nvidia.gpus, ...unseenNvidia, ...drm.amd];
+  if (gpus.length === 0) {
+    const kernel = await readSmallFile(deps.procVersionFile);
+    if (kernel.kind === 'ok' && DESKTOP_VM_KERNEL.test(kernel.text))
+      return { ...base, gpus: null, problem: "running in a desktop VM (Docker Desktop or WSL2), where the host's GPU is not visible" };
+  }
+  return { ...base, gpus, problem: null };
 }
 
 /** Whether an x64 Node on macOS runs on Apple silicon; a failed or odd answer reads as an Intel Mac, whose engines serve on the CPU. */
