@@ -149,7 +149,7 @@ interface WalkRun {
 }
 
 /** One request through a walk over `order`, as an app on a loopback socket sees it, with what the walk recorded. */
-async function runWalk(order: readonly Candidate[], opts: { stream: boolean; budgetMs: number; rowNode?: string; body?: string }): Promise<WalkRun> {
+async function runWalk(order: readonly Candidate[], opts: { stream: boolean; budgetMs: number; rowNode?: string }): Promise<WalkRun> {
   let settle!: (s: WalkSettled) => void;
   const settledP = new Promise<WalkSettled>((resolve) => (settle = resolve));
   const rows: Record<string, unknown>[] = [];
@@ -168,7 +168,7 @@ async function runWalk(order: readonly Candidate[], opts: { stream: boolean; bud
     trace: endOnlyTrace((e) => void (tracedStatus = e.status)),
   }));
   try {
-    const body = opts.body ?? JSON.stringify({ model: MODEL, stream: opts.stream, messages: [{ role: 'user', content: 'hi' }] });
+    const body = JSON.stringify({ model: MODEL, stream: opts.stream, messages: [{ role: 'user', content: 'hi' }] });
     const res = await request(`${app.url}/api/chat`, { method: 'POST', body });
     const text = await res.body.text().catch(() => null);
     const settled = await settledP;
