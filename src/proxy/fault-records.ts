@@ -5,7 +5,7 @@
 import type { Candidate } from '../placement/types.js';
 import type { OutputFault } from './output-check.js';
 import type { WalkDeps, WalkRequest } from './walk-types.js';
-import { unservableKey, type StrikeMark } from './withhold-book.js';
+import { candidateKey, unservableKey, type StrikeMark } from './withhold-book.js';
 
 /** An output fault: two within five minutes withhold that engine for that model, here or on the peer. */
 export function strikeOutput(deps: WalkDeps, req: WalkRequest, key: string, fault: OutputFault): void {
@@ -34,9 +34,9 @@ export function faultMarks(deps: WalkDeps): FaultMarks {
 }
 
 /** A clean, complete answer ends both records for what served it, unless a strike came after its attempt began. */
-export function clearFaults(deps: WalkDeps, req: WalkRequest, served: Candidate, faultKey: string, since: FaultMarks): void {
-  deps.outputFaults.clear(faultKey, since.output);
-  // An empty book (the usual case) builds no key.
+export function clearFaults(deps: WalkDeps, req: WalkRequest, served: Candidate, since: FaultMarks): void {
+  // An empty book (the usual case) builds no key: this runs on every clean answer.
+  if (!deps.outputFaults.isEmpty) deps.outputFaults.clear(candidateKey(served, req.model), since.output);
   if (
     served.backendId !== null &&
     served.engine !== null &&

@@ -282,7 +282,7 @@ class RequestWalk {
     this.#req.res.writeHead(status, out);
     this.#req.res.end(read.bytes);
     // Only a sound answer in the dialect is a clean one: a body that was not judged ends no withhold.
-    if (reading?.judged === true && fault === null) clearFaults(this.#deps, this.#req, at.answered, this.#faultKey(), at.marks);
+    if (reading?.judged === true && fault === null) clearFaults(this.#deps, this.#req, at.answered, at.marks);
     this.#finalFrames = reading === null ? () => [parseJson(read.bytes)] : () => [reading.doc];
     return this.#settle('committed', { bodyFault: fault === null ? null : { kind: 'output', fault } });
   }
@@ -332,8 +332,7 @@ class RequestWalk {
       const fault = judge === null ? null : dropped ? 'truncated-upstream' : judge.finish();
       if (fault !== null) strikeOutput(this.#deps, req, this.#faultKey(), fault);
       // An embedding has no output to judge: a complete 200 is its clean answer, and ends a withhold like any other success.
-      else if (judge?.judged === true || (!req.route.completion && !dropped && answer.statusCode === 200))
-        clearFaults(this.#deps, req, at.answered, this.#faultKey(), at.marks);
+      else if (judge?.judged === true || (!req.route.completion && !dropped && answer.statusCode === 200)) clearFaults(this.#deps, req, at.answered, at.marks);
       const bodyFault: BodyFault | null = fault !== null ? { kind: 'output', fault } : dropped ? { kind: 'dropped' } : null;
       this.#settle('committed', { bodyFault });
     });

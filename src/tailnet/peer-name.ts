@@ -86,7 +86,8 @@ export function normalizePeerName(raw: string): PeerNameResult {
   // `why` can quote a label of the input, so it is cleaned the same way.
   const refuse = (why: string): PeerNameResult => ({ ok: false, reason: `"${quoted(raw)}" ${quoted(why)}`, problem: quoted(why) });
   if (value === '') return EMPTY;
-  // First, so every later test runs on at most a name's length of a caller's text.
+  // First, so every later test runs on at most a name's length of a caller's text (+1: the
+  // trailing dot Tailscale writes, which canonical() drops).
   if (value.length > MAX_NAME_LENGTH + 1) return refuse(`is longer than ${MAX_NAME_LENGTH} characters`);
   const early = urlPartProblem(value) ?? ipLiteralProblem(value);
   if (early) return refuse(early);

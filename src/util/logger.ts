@@ -80,7 +80,7 @@ function stdoutForLogs(): DestinationStream {
  * fails with EPIPE, emitted as an 'error' event; with no listener that ended the Hub at its next
  * log line. Here the stream is dropped instead, and the log file carries on alone.
  */
-export function outlivingReader(out: NodeJS.WritableStream & { readonly destroyed?: boolean }): DestinationStream {
+function outlivingReader(out: NodeJS.WritableStream & { readonly destroyed?: boolean }): DestinationStream {
   let lost = false;
   const drop = () => {
     lost = true;
