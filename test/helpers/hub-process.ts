@@ -18,6 +18,16 @@ const ENGINES_OFF = { OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: 
 /** A bound on a Hub that never comes up, not a target: starting takes about a second on an idle machine. */
 const START_TIMEOUT_MS = scaled(60_000);
 
+/** A Hub that exited or timed out before it wrote hub.json; `output` is what it printed. */
+export class HubStartError extends Error {
+  constructor(
+    what: string,
+    readonly output: string,
+  ) {
+    super(`hub ${what}; output:\n${output}`);
+  }
+}
+
 export interface HubProcess {
   readonly url: string;
   /** The proxy base: `${url}/api/inference/pool`. */
@@ -96,8 +106,9 @@ export async function startHubProcess(opts: StartHubOptions = {}): Promise<HubPr
     await sleep(25);
   }
   if (url === null) {
+    const code = child.exitCode;
     child.kill('SIGKILL');
-    throw new Error(`hub did not start within ${START_TIMEOUT_MS} ms; output:\n${output}`);
+    throw new HubStartError(code === null ? `did not start within ${START_TIMEOUT_MS} ms` : `exited with code ${code} before it started`, output);
   }
   const operatorKey = readFileSync(join(dataDir, 'operator.key'), 'utf8').trim();
   const hubUrl = url;
@@ -175,15 +186,31 @@ export async function eventually<T>(
   }
 }
 
+/**
+ * Where freePort looks: below the ephemeral ranges of Linux (32768-60999) and macOS (49152-65535).
+ * A port the kernel hands out for listen(0) comes from the range it also uses for the local end
+ * of outbound connections, so in a suite that opens thousands of them one could be taken between
+ * the pick and the Hub's listen (CI saw it once: "Port 39693 ... is already in use").
+ */
+const PICK_PORT_MIN = 20_000;
+const PICK_PORT_MAX = 32_767;
+
 /** A loopback port that was free a moment ago (for Hubs that must know each other's address before starting). */
 export async function freePort(): Promise<number> {
   const { createServer } = await import('node:net');
-  return new Promise((resolvePort, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolvePort(port));
+  for (let tries = 0; tries < 100; tries++) {
+    const port = PICK_PORT_MIN + Math.floor(Math.random() * (PICK_PORT_MAX - PICK_PORT_MIN + 1));
+    const free = await new Promise<boolean>((resolveFree) => {
+      const srv = createServer();
+      srv.once('error', () => resolveFree(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolveFree(true)));
     });
-  });
+    if (free) return port;
+  }
+  throw new Error(`no free loopback port between ${PICK_PORT_MIN} and ${PICK_PORT_MAX} in 100 tries`);
+}
+
+/** True when a Hub failed to start because its --port was taken (serve's one-sentence refusal). */
+export function isPortTaken(err: unknown): boolean {
+  return err instanceof HubStartError && /^Port \d+ on \S+ is already in use/m.test(err.output);
 }

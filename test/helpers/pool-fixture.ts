@@ -17,7 +17,7 @@ import type { SimEngineOptions, SimModelOptions } from '../../src/sim/types.js';
 import type { PeerView } from '../../src/peers/peer-view.js';
 import type { PoolStatus } from '../../src/status/pool-status.js';
 import type { RoutingLogEntry, RoutingLogPage } from '../../src/routing-log/entry.js';
-import { eventually, freePort, startHubProcess, type HubProcess } from './hub-process.js';
+import { eventually, freePort, isPortTaken, startHubProcess, type HubProcess } from './hub-process.js';
 import { scaled } from './time-scale.js';
 
 export const TAILNET = 'tail0.ts.net';
@@ -190,7 +190,7 @@ export async function startPool<L extends string>(spec: PoolSpec<L>): Promise<Po
   try {
     return await startPoolOnce(spec);
   } catch (err) {
-    if (!String((err as Error).message).includes('EADDRINUSE')) throw err;
+    if (!isPortTaken(err)) throw err;
     return startPoolOnce(spec);
   }
 }
