@@ -57,7 +57,14 @@ function admitted(req: IncomingMessage, { s, hosts, closing }: FrontDoorDeps): b
   if (headers.host === undefined || hosts.known(headers.host) === null) return false;
   const browser = judgeBrowserRequest('POST', headers, s.env.allowedOrigins);
   if (!browser.allowed || browser.corsOrigin !== null) return false;
-  if (inferenceRefusal(s, req.socket.remoteAddress, headers) !== null) return false;
+  // The key lookup reads SQLite synchronously, and a throw here would leave node:http's parser
+  // callback as an uncaught exception and end the Hub (a damaged index page did, on any request
+  // with a Bearer token from outside). Fastify runs the same guard in a hook that answers errors.
+  try {
+    if (inferenceRefusal(s, req.socket.remoteAddress, headers) !== null) return false;
+  } catch {
+    return false;
+  }
   const type = headers['content-type'];
   const length = headers['content-length'];
   return (

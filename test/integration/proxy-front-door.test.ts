@@ -7,6 +7,9 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { request } from 'undici';
 import type { RoutingLogPage } from '../../src/routing-log/entry.js';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
@@ -101,5 +104,42 @@ describe('the proxy front door', () => {
     const answer = await c.closed();
     const both = `${answer.head}\r\n\r\n${answer.body}`;
     assert.equal(both.match(/HTTP\/1\.1 200 /g)?.length, 2, both);
+  });
+});
+
+describe('the proxy front door when the key store cannot be read', () => {
+  let hub: HubProcess;
+
+  before(async () => {
+    // Damage the key table's indexes, one of which the key lookup reads: the Hub starts (nothing
+    // reads them at start), and the first lookup throws SQLITE_CORRUPT inside the front door's guard.
+    const first = await startHubProcess();
+    await first.stop();
+    const dbPath = join(first.dataDir, 'hub.db');
+    const db = new Database(dbPath);
+    const roots = db.prepare("SELECT rootpage FROM sqlite_master WHERE type = 'index' AND tbl_name = 'api_key'").pluck().all() as number[];
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    db.close();
+    const fd = openSync(dbPath, 'r+');
+    for (const root of roots) writeSync(fd, Buffer.alloc(pageSize, 0xff), 0, pageSize, (root - 1) * pageSize);
+    closeSync(fd);
+    hub = await startHubProcess({ dataDir: first.dataDir });
+  });
+  after(async () => {
+    await hub?.stop();
+  });
+
+  it('answers a keyed request from behind a tunnel with an error and stays up', async () => {
+    const res = await request(`${hub.url}${POOL}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'cf-ray': 'test', authorization: 'Bearer cihub_inf_not-a-key' },
+      body: CHAT,
+    });
+    const text = await res.body.text();
+    assert.ok(res.statusCode >= 500, `${res.statusCode}: ${text}`);
+    assert.equal(hub.child.exitCode, null, hub.log());
+    const health = await request(`${hub.url}/healthz`);
+    await health.body.dump();
+    assert.equal(health.statusCode, 200);
   });
 });
