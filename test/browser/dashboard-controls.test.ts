@@ -10,6 +10,7 @@ import type { Browser, Locator } from 'playwright-core';
 import { POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
 import { gotoPool, launchBrowser, openPage, signInByKey, signInByLink, type WatchedPage } from './browser.js';
 import { runCli } from '../helpers/hub-process.js';
+import { startTogether } from '../helpers/start-together.js';
 
 /** How late each status read answers in the late-status case: far longer than a click takes. */
 const STATUS_DELAY_MS = 1_500;
@@ -20,7 +21,7 @@ describe('dashboard: controls, the Check step, re-entry and a vanished request',
   let pageA: WatchedPage;
 
   before(async () => {
-    [pool, browser] = await Promise.all([
+    [pool, browser] = await startTogether([
       startPool({
         hubs: { a: { ollama: { models: ['m-a:1b'] }, env: { HUB_POOL_OUTBOUND_DISABLED: 'true' } }, b: { ollama: { models: ['m-b:1b'] } } },
         pairs: [],

@@ -11,6 +11,7 @@ import { eventually, freshDataDir } from '../helpers/hub-process.js';
 import { START_TIMEOUT_MS, TEST_TIMEOUT_MS } from '../helpers/pool-fixture.js';
 import { approve, fqdn, justPolled, pairHubs, peerNamed, POOL, reservePorts, startNamedHub, type HubProcess } from '../integration/pairing-fixtures.js';
 import { gotoPool, launchBrowser, openPage, screenshot, signInByLink, type WatchedPage } from './browser.js';
+import { startTogether } from '../helpers/start-together.js';
 
 const A = fqdn('hub-a');
 const B = fqdn('hub-b');
@@ -37,7 +38,7 @@ describe('dashboard: failure states and their next steps', { timeout: START_TIME
 
   before(async () => {
     ports = await reservePorts(['a', 'b', 'c', 'z']);
-    [hubA, hubB, hubC, browser] = await Promise.all([
+    [hubA, hubB, hubC, browser] = await startTogether([
       startNamedHub({ name: A, port: ports.a, origins: { [B]: at(ports.b), [C]: at(ports.c), [Z]: at(ports.z) } }),
       // B reaches C only at the dead port: its approval's callback to C cannot arrive.
       startB(),

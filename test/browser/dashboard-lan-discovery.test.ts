@@ -11,6 +11,7 @@ import makeMdns from 'multicast-dns';
 import { announcementRecords, LAN_SERVICE_TYPE } from '../../src/discovery/lan-announcement.js';
 import { START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
 import { gotoPool, launchBrowser, openPage, signInByLink, type WatchedPage } from './browser.js';
+import { startTogether } from '../helpers/start-together.js';
 
 const STUDIO_ID = randomBytes(4).toString('hex');
 const STUDIO = `studio-${STUDIO_ID}`;
@@ -22,7 +23,7 @@ describe('dashboard: Hubs heard on the LAN', { timeout: START_TIMEOUT_MS + TEST_
   let responder: ReturnType<typeof makeMdns>;
 
   before(async () => {
-    [pool, browser] = await Promise.all([startPool({ hubs: { a: { ollama: { models: ['m-a:1b'] } } }, pairs: [] }), launchBrowser()]);
+    [pool, browser] = await startTogether([startPool({ hubs: { a: { ollama: { models: ['m-a:1b'] } } }, pairs: [] }), launchBrowser()]);
     responder = makeMdns({ interface: '127.0.0.1', bind: '0.0.0.0' });
     const records = announcementRecords({ id: STUDIO_ID, hostLabel: STUDIO, nodeFqdn: `${STUDIO}.tail0.ts.net`, port: 5002 });
     responder.on('query', (q) => {

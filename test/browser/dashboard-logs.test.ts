@@ -9,13 +9,14 @@ import type { Browser } from 'playwright-core';
 import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 import { START_TIMEOUT_MS, TEST_TIMEOUT_MS } from '../helpers/pool-fixture.js';
 import { launchBrowser, openPage, screenshot, seriousA11yViolations, signInByKey, signInByLink } from './browser.js';
+import { startTogether } from '../helpers/start-together.js';
 
 describe('dashboard: the Hub log', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 3 }, () => {
   let hub: HubProcess;
   let browser: Browser;
 
   before(async () => {
-    [hub, browser] = await Promise.all([startHubProcess(), launchBrowser()]);
+    [hub, browser] = await startTogether([startHubProcess(), launchBrowser()]);
   });
   after(async () => {
     await Promise.allSettled([browser?.close(), hub?.stop()]);

@@ -15,6 +15,7 @@ import { fakeTailscale, runningStatus, type FakeTailscale } from '../helpers/fak
 import { START_TIMEOUT_MS, TEST_TIMEOUT_MS } from '../helpers/pool-fixture.js';
 import { FakePeer, fqdn, hubEnv, peerNamed, POOL, reservePorts, startNamedHub, status } from '../integration/pairing-fixtures.js';
 import { gotoPool, launchBrowser, openPage, screenshot, signInByLink, type WatchedPage } from './browser.js';
+import { startTogether } from '../helpers/start-together.js';
 
 const A = fqdn('hub-a');
 const B = fqdn('hub-b');
@@ -42,7 +43,7 @@ describe('dashboard: a typed or spent PIN, and pairing that needs the other Hub 
     const envA = hubEnv(A, origins, { PATH: fakeA.path });
     delete envA.HUB_NODE_FQDN;
     delete envA.HUB_TAILNET_SUFFIX;
-    [hubA, hubB, browser] = await Promise.all([
+    [hubA, hubB, browser] = await startTogether([
       startHubProcess({ port: ports.a, env: envA }),
       startNamedHub({ name: B, port: ports.b, origins }),
       launchBrowser(),

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { chat, header, post, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
 import { gotoPool, launchBrowser, openPage, screenshot, signInByLink, type WatchedPage } from './browser.js';
+import { startTogether } from '../helpers/start-together.js';
 
 const SHARED = 'shared-model:1b';
 const B_ONLY = 'only-on-b:1b';
@@ -23,7 +24,7 @@ describe('dashboard: pairing two Hubs through the UI', { timeout: START_TIMEOUT_
   let pageC: WatchedPage;
 
   before(async () => {
-    [pool, browser] = await Promise.all([
+    [pool, browser] = await startTogether([
       startPool({
         hubs: { a: { ollama: { models: [SHARED] } }, b: { ollama: { models: [SHARED, B_ONLY] } }, c: { ollama: { models: [C_ONLY] } } },
         pairs: [],

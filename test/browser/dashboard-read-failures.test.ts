@@ -11,6 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 import { START_TIMEOUT_MS, TEST_TIMEOUT_MS } from '../helpers/pool-fixture.js';
 import { launchBrowser, openPage, signInByLink } from './browser.js';
+import { startTogether } from '../helpers/start-together.js';
 
 const POOL = '/api/inference/pool';
 /** More rows than the routing log keeps (200 by default). */
@@ -30,7 +31,7 @@ describe('dashboard: a read or a change that fails is said, and never shown as z
   let browser: Browser;
 
   before(async () => {
-    [hub, browser] = await Promise.all([startHubProcess(), launchBrowser()]);
+    [hub, browser] = await startTogether([startHubProcess(), launchBrowser()]);
   });
   after(async () => {
     await Promise.allSettled([browser?.close(), hub?.stop()]);

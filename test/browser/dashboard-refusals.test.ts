@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { chat, POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
 import { gotoPool, launchBrowser, openPage, signInByLink, type WatchedPage } from './browser.js';
+import { startTogether } from '../helpers/start-together.js';
 
 const MODEL = 'm-a:1b';
 /** Ollama's own wording for a turn with no user message, which the Hub sorts under no-user-query. */
@@ -27,7 +28,7 @@ describe('dashboard: a request an engine refused is named refused, not a node fa
   const rows = async () => (await pool.a.api<{ entries: Row[] }>('GET', `${POOL_API}/routing-log`)).json.entries;
 
   before(async () => {
-    [pool, browser] = await Promise.all([startPool({ hubs: { a: { ollama: { models: [MODEL] } } }, pairs: [] }), launchBrowser()]);
+    [pool, browser] = await startTogether([startPool({ hubs: { a: { ollama: { models: [MODEL] } } }, pairs: [] }), launchBrowser()]);
     const engine = pool.a.engines.ollama!;
     assert.equal((await chat(pool.a, MODEL)).status, 200);
     await engine.setFault({ mode: 'error', status: 400, count: 1, model: MODEL });

@@ -22,6 +22,7 @@ import {
   signInByLink,
   signInLink,
 } from './browser.js';
+import { startTogether } from '../helpers/start-together.js';
 
 const MODEL = 'dash-model:1b';
 
@@ -30,7 +31,7 @@ describe('dashboard: sign-in, sessions and the page itself', { timeout: START_TI
   let browser: Browser;
 
   before(async () => {
-    [pool, browser] = await Promise.all([startPool({ hubs: { a: { ollama: { models: [MODEL] } } }, pairs: [] }), launchBrowser()]);
+    [pool, browser] = await startTogether([startPool({ hubs: { a: { ollama: { models: [MODEL] } } }, pairs: [] }), launchBrowser()]);
   });
   after(async () => {
     await Promise.allSettled([browser?.close(), pool?.stop()]);

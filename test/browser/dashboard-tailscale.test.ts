@@ -13,6 +13,7 @@ import { eventually, startHubProcess, type HubProcess } from '../helpers/hub-pro
 import { fakeTailscale, fqdn, runningStatus, type FakeTailscale } from '../helpers/fake-tailscale.js';
 import { START_TIMEOUT_MS, TEST_TIMEOUT_MS } from '../helpers/pool-fixture.js';
 import { gotoPool, launchBrowser, openPage, screenshot, seriousA11yViolations, signInByLink } from './browser.js';
+import { startTogether } from '../helpers/start-together.js';
 
 const ACCOUNT = userInfo().username;
 /** The address runningStatus gives the fake's own node. */
@@ -28,7 +29,7 @@ describe('dashboard: Tailscale as the Hub reports it', { timeout: START_TIMEOUT_
   before(async () => {
     const readyFake = fakeTailscale({ status: runningStatus('hub-x'), serve: {}, operatorUser: ACCOUNT });
     const refusedFake = fakeTailscale({ status: { ...runningStatus('hub-y'), CertDomains: [] }, serve: {}, serveRefused: true });
-    const [readyHub, refusedHub, b] = await Promise.all([
+    const [readyHub, refusedHub, b] = await startTogether([
       startHubProcess({ env: { PATH: readyFake.path } }),
       startHubProcess({ env: { PATH: refusedFake.path } }),
       launchBrowser(),

@@ -12,6 +12,7 @@ import OpenAI from 'openai';
 import { request } from 'undici';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import { runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { startTogether } from '../helpers/start-together.js';
 
 const MODEL = 'qwen3:8b';
 const PUBLIC_HOP = '203.0.113.7';
@@ -76,7 +77,7 @@ describe('inference access guard and API keys', () => {
 
   before(async () => {
     engine = await startSimEngine({ dialect: 'ollama', models: [MODEL], timeScale: 0.01 });
-    [hub, strict] = await Promise.all([
+    [hub, strict] = await startTogether([
       startHubProcess({ env: { OLLAMA_URL: engine.url } }),
       startHubProcess({ env: { OLLAMA_URL: engine.url, HUB_INFERENCE_TAILNET_AUTH: 'require-key' } }),
     ]);

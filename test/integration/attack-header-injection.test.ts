@@ -26,6 +26,7 @@ import {
   type HubProcess,
   type Recorded,
 } from './pairing-fixtures.js';
+import { startTogether } from '../helpers/start-together.js';
 
 const A = fqdn('hub-a');
 const B = fqdn('hub-b');
@@ -84,7 +85,7 @@ describe('headers an app adds to steer forwarded requests', () => {
     frontB = await new RecordingProxy(engineB.url).start();
     const ports = await reservePorts(['a', 'b']);
     proxyAB = await new RecordingProxy(`http://127.0.0.1:${ports.b}`).start();
-    [hubA, hubB] = await Promise.all([
+    [hubA, hubB] = await startTogether([
       startNamedHub({ name: A, port: ports.a, origins: { [B]: proxyAB.origin }, env: { OLLAMA_URL: frontA.origin } }),
       startNamedHub({ name: B, port: ports.b, origins: { [A]: `http://127.0.0.1:${ports.a}` }, env: { OLLAMA_URL: frontB.origin } }),
     ]);

@@ -13,6 +13,7 @@ import type { Discovery } from '../../src/discovery/discovery-service.js';
 import type { PeerView } from '../../src/peers/peer-view.js';
 import { eventually, freePort, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 import { fakeTailscale, fqdn, runningStatus, type FakeDevice } from '../helpers/fake-tailscale.js';
+import { startTogether } from '../helpers/start-together.js';
 
 const A = fqdn('hub-a');
 const B = fqdn('hub-b');
@@ -75,7 +76,7 @@ describe("the guide's CLI walkthrough between real Hubs", () => {
       const fake = fakeTailscale({ status: runningStatus(self, peers), serve: {} });
       return startHubProcess({ port, env: { PATH: fake.path, HUB_POOL_PEER_ORIGINS: origins } });
     };
-    [a, b, c] = await Promise.all([
+    [a, b, c] = await startTogether([
       hub('hub-a', pa, [
         { host: 'hub-b', os: 'linux' },
         { host: 'laptop', os: 'macOS', online: false },

@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { startTogether } from '../helpers/start-together.js';
 
 const NAME = 'hub-a.tail0.ts.net';
 /** What Serve adds in front of the Hub (the caller's tailnet address, the scheme, the browser's Host). */
@@ -44,7 +45,7 @@ describe('the session cookie is Secure exactly when the browser came over HTTPS'
   let untrusting: HubProcess;
 
   before(async () => {
-    [hub, untrusting] = await Promise.all([
+    [hub, untrusting] = await startTogether([
       startHubProcess({ env: { HUB_NODE_FQDN: NAME } }),
       startHubProcess({ env: { HUB_NODE_FQDN: NAME, HUB_TRUST_PROXY: 'false' } }),
     ]);

@@ -13,6 +13,7 @@ import { Ollama } from 'ollama';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import type { PoolStatus } from '../../src/status/pool-status.js';
 import { runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { startTogether } from '../helpers/start-together.js';
 
 const MODEL = 'qwen3:8b';
 const STATUS = '/api/inference/pool/status';
@@ -54,7 +55,7 @@ describe('kill switches', () => {
   before(async () => {
     engine = await startSimEngine({ dialect: 'ollama', models: [MODEL], timeScale: 0.01 });
     const withEngine = (env: Record<string, string> = {}) => startHubProcess({ env: { OLLAMA_URL: engine.url, ...env } });
-    [plain, userDisabled, outboundDisabled, ceiling, ceilingOutOfRange, ceilingFractional] = await Promise.all([
+    [plain, userDisabled, outboundDisabled, ceiling, ceilingOutOfRange, ceilingFractional] = await startTogether([
       withEngine(),
       withEngine({ HUB_POOL_USER_DISABLED: 'true' }),
       withEngine({ HUB_POOL_OUTBOUND_DISABLED: 'true' }),

@@ -10,6 +10,7 @@ import { request } from 'undici';
 import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 import { RUN_TO_LIMIT, startLlamaEngine, type LlamaEngine, type RequestRecord } from '../helpers/llama-engine.js';
 import { scaled } from '../helpers/time-scale.js';
+import { startTogether } from '../helpers/start-together.js';
 
 const MODEL = 'cihub-tiny:latest';
 
@@ -68,7 +69,7 @@ describe('slots of a real llama.cpp engine, through the Hub', () => {
   before(async () => {
     oneSlot = await startLlamaEngine({ size: 'tiny', slots: 1, ctx: 4096 });
     twoSlots = await startLlamaEngine({ size: 'tiny', slots: 2, ctx: 4096 });
-    [hubOne, hubTwo] = await Promise.all([startHubProcess({ env: { OLLAMA_URL: oneSlot.url } }), startHubProcess({ env: { OLLAMA_URL: twoSlots.url } })]);
+    [hubOne, hubTwo] = await startTogether([startHubProcess({ env: { OLLAMA_URL: oneSlot.url } }), startHubProcess({ env: { OLLAMA_URL: twoSlots.url } })]);
   });
   after(async () => {
     await Promise.all([hubOne?.stop(), hubTwo?.stop()]);

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import { eventually, fqdn, pairHubs, POOL, reservePorts, startNamedHub, status, type HubProcess } from './pairing-fixtures.js';
+import { startTogether } from '../helpers/start-together.js';
 
 const A = fqdn('hub-a');
 const B = fqdn('hub-b');
@@ -26,7 +27,7 @@ describe('model names outside ASCII', () => {
     engineA = await startSimEngine({ dialect: 'ollama', models: [LOCAL], timeScale: 0.01 });
     engineB = await startSimEngine({ dialect: 'ollama', models: [REMOTE], timeScale: 0.01 });
     const ports = await reservePorts(['a', 'b']);
-    [hubA, hubB] = await Promise.all([
+    [hubA, hubB] = await startTogether([
       startNamedHub({ name: A, port: ports.a, origins: { [B]: `http://127.0.0.1:${ports.b}` }, env: { OLLAMA_URL: engineA.url } }),
       startNamedHub({ name: B, port: ports.b, origins: { [A]: `http://127.0.0.1:${ports.a}` }, env: { OLLAMA_URL: engineB.url } }),
     ]);

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { PeerView } from '../../src/peers/peer-view.js';
 import { eventually, freePort, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { startTogether } from '../helpers/start-together.js';
 
 const A = 'hub-a.tail0.ts.net';
 const B = 'hub-b.tail0.ts.net';
@@ -50,7 +51,7 @@ describe('probe and pair by address', () => {
       `${LOOPBACK_ONLY_HUB}=http://127.0.0.1:${closed}`,
     ].join(',');
     const env = (name: string) => ({ HUB_NODE_FQDN: name, HUB_TAILNET_SUFFIX: SUFFIX, HUB_POOL_PEER_ORIGINS: origins });
-    [a, b] = await Promise.all([startHubProcess({ port: pa, env: env(A) }), startHubProcess({ port: pb, env: env(B) })]);
+    [a, b] = await startTogether([startHubProcess({ port: pa, env: env(A) }), startHubProcess({ port: pb, env: env(B) })]);
   });
   after(async () => {
     await Promise.all([a?.stop(), b?.stop()]);

@@ -11,6 +11,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PeerView } from '../../src/peers/peer-view.js';
 import { eventually, freePort, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { startTogether } from '../helpers/start-together.js';
 
 const A = 'hub-a.tail0.ts.net';
 const B = 'hub-b.tail0.ts.net';
@@ -102,7 +103,7 @@ describe('advice that is right in every state', () => {
     toB = new GateProxy(pb);
     await Promise.all([toA.start(pToA), toB.start(pToB)]);
     const env = (name: string, origins: string) => ({ HUB_NODE_FQDN: name, HUB_TAILNET_SUFFIX: SUFFIX, HUB_POOL_PEER_ORIGINS: origins });
-    [a, b] = await Promise.all([
+    [a, b] = await startTogether([
       // hub-x is another name that reaches B: the Hub answering there names itself B.
       startHubProcess({ port: pa, env: env(A, `${A}=http://127.0.0.1:${pa},${B}=http://127.0.0.1:${pToB},${X}=http://127.0.0.1:${pToB}`) }),
       startHubProcess({ port: pb, env: env(B, `${B}=http://127.0.0.1:${pb},${A}=http://127.0.0.1:${pToA}`) }),

@@ -34,6 +34,7 @@ import {
   type HubProcess,
   type Recorded,
 } from './pairing-fixtures.js';
+import { startTogether } from '../helpers/start-together.js';
 
 const MODEL = 'qwen3:8b';
 const A = fqdn('hub-a');
@@ -86,7 +87,7 @@ describe('signed peer requests under attack', () => {
         env: { OLLAMA_URL: engine.url },
         ...(dataDir ? { dataDir } : {}),
       });
-    [hubA, hubB, hubC] = await Promise.all([
+    [hubA, hubB, hubC] = await startTogether([
       startNamedHub({ name: A, port: ports.a, origins: { [B]: proxyAB.origin, [C]: proxyAC.origin } }),
       startB(),
       startNamedHub({ name: C, port: ports.c, origins: { [A]: `http://127.0.0.1:${ports.a}` } }),

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import type { PeerView } from '../../src/peers/peer-view.js';
 import type { PoolStatus } from '../../src/status/pool-status.js';
 import { eventually, freePort, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { startTogether } from '../helpers/start-together.js';
 
 const A = 'hub-a.tail0.ts.net';
 const B = 'hub-b.tail0.ts.net';
@@ -102,7 +103,7 @@ describe('pairing from the command line', () => {
     const [pa, pb] = [await freePort(), await freePort()];
     const origins = `${A}=http://127.0.0.1:${pa},${B}=http://127.0.0.1:${pb}`;
     const env = (name: string) => ({ HUB_NODE_FQDN: name, HUB_TAILNET_SUFFIX: SUFFIX, HUB_POOL_PEER_ORIGINS: origins });
-    [a, b] = await Promise.all([startHubProcess({ port: pa, env: env(A) }), startHubProcess({ port: pb, env: env(B) })]);
+    [a, b] = await startTogether([startHubProcess({ port: pa, env: env(A) }), startHubProcess({ port: pb, env: env(B) })]);
   });
   after(async () => {
     await Promise.all([a?.stop(), b?.stop()]);

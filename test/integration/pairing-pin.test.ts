@@ -25,6 +25,7 @@ import {
   type Answer,
   type HubProcess,
 } from './pairing-fixtures.js';
+import { startTogether } from '../helpers/start-together.js';
 
 const P = fqdn('hub-p');
 const Q = fqdn('hub-q');
@@ -59,7 +60,7 @@ describe('pairing requests from anonymous callers', () => {
 
   before(async () => {
     const ports = await reservePorts(['p', 'q']);
-    [hubP, hubQ] = await Promise.all([startNamedHub({ name: P, port: ports.p, origins: {} }), startNamedHub({ name: Q, port: ports.q, origins: {} })]);
+    [hubP, hubQ] = await startTogether([startNamedHub({ name: P, port: ports.p, origins: {} }), startNamedHub({ name: Q, port: ports.q, origins: {} })]);
   });
   after(async () => {
     await Promise.all([hubP, hubQ].filter(Boolean).map((h) => h.stop()));

@@ -25,6 +25,7 @@ import {
   waitPaired,
   type HubProcess,
 } from './pairing-fixtures.js';
+import { startTogether } from '../helpers/start-together.js';
 
 const A = fqdn('hub-a');
 const B = fqdn('hub-b');
@@ -41,7 +42,7 @@ describe('recovering a pairing', () => {
 
   before(async () => {
     ports = await reservePorts(['a', 'b']);
-    [hubA, hubB] = await Promise.all([startNamedHub({ name: A, port: ports.a, origins: { [B]: `http://127.0.0.1:${ports.b}` } }), startB()]);
+    [hubA, hubB] = await startTogether([startNamedHub({ name: A, port: ports.a, origins: { [B]: `http://127.0.0.1:${ports.b}` } }), startB()]);
     assert.equal((await hubA.api('PATCH', `${POOL}/settings`, { poolHealthPollSeconds: POLL_SECONDS })).status, 200);
     await pairHubs(hubA, A, hubB, B);
   });

@@ -28,6 +28,7 @@ import {
   type Answer,
   type HubProcess,
 } from './pairing-fixtures.js';
+import { startTogether } from '../helpers/start-together.js';
 
 const MODEL = 'qwen3:8b';
 const A = fqdn('hub-a');
@@ -71,7 +72,7 @@ describe('kill switches on the serving side', () => {
     engine = await startSimEngine({ dialect: 'ollama', models: [MODEL], timeScale: 0.01 });
     await fake.start();
     ports = await reservePorts(['a', 'b']);
-    [hubA, hubB] = await Promise.all([startNamedHub({ name: A, port: ports.a, origins: { [B]: `http://127.0.0.1:${ports.b}` } }), startB()]);
+    [hubA, hubB] = await startTogether([startNamedHub({ name: A, port: ports.a, origins: { [B]: `http://127.0.0.1:${ports.b}` } }), startB()]);
     assert.equal((await hubA.api('PATCH', `${POOL}/settings`, { poolHealthPollSeconds: POLL_SECONDS })).status, 200);
     await eventually(async () => (await status(hubB)).localNode.backends.some((b) => b.healthy && b.models.includes(MODEL)), "B's engine healthy", 10_000);
     await pairHubs(hubA, A, hubB, B);
