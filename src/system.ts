@@ -73,6 +73,7 @@ import { tailscaleReport } from './tailnet/tailscale-report.js';
 import { ApiKeyStore } from './store/api-keys.js';
 import { DATABASE_FILE_NAME, openDatabase } from './store/database.js';
 import { Background } from './util/background.js';
+import { unsyncedWriteText, type UnsyncedWrite } from './util/atomic-write.js';
 import { closePooledParsers, nodeParserPool } from './util/http-parser-pool.js';
 import { fullCollection, IDLE_COLLECTION_CHECK_MS, IdleCollector, readHeap } from './util/idle-collection.js';
 import { windowHandout } from './placement/handout.js';
@@ -127,7 +128,9 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
   const db = openDatabase(join(env.dataDir, DATABASE_FILE_NAME));
   let listeningPort = env.port;
   const apiKeys = new ApiKeyStore(db, clock);
-  const operatorKey = loadOrCreateOperatorKey(env.dataDir);
+  // A file in place whose rename may not survive a power cut: worth a warning, not a refused start.
+  const logUnsynced = (u: UnsyncedWrite) => logger.warn({ unsyncedWrite: u }, unsyncedWriteText(u));
+  const operatorKey = loadOrCreateOperatorKey(env.dataDir, logUnsynced);
   const dispatcher = new Agent({ keepAliveTimeout: ENGINE_KEEP_ALIVE_MS, connections: null });
   // Peers dialled by name: every connection checks the address it resolves to (issue 9, #19).
   const nameDispatcher = privateOnlyAgent(systemResolver, ENGINE_KEEP_ALIVE_MS);
@@ -378,7 +381,8 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
   const port = typeof address === 'object' && address !== null ? address.port : env.port;
   listeningPort = port;
   const url = typeof address === 'object' && address !== null ? hubInfoUrl(address) : `http://${env.host.includes(':') ? `[${env.host}]` : env.host}:${port}`;
-  writeHubInfo(env.dataDir, { url, port, pid: process.pid, startedAt: new Date(clock.nowMs()).toISOString(), bootId });
+  const hubInfoUnsynced = writeHubInfo(env.dataDir, { url, port, pid: process.pid, startedAt: new Date(clock.nowMs()).toISOString(), bootId });
+  if (hubInfoUnsynced !== null) logUnsynced(hubInfoUnsynced);
   health.latest();
   peers.poller.start();
   containers.start();

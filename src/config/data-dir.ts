@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { accessSync, chmodSync, constants, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../util/atomic-write.js';
+import { writeFileAtomic, type UnsyncedWrite } from '../util/atomic-write.js';
 
 export const OPERATOR_KEY_FILE = 'operator.key';
 export const HUB_INFO_FILE = 'hub.json';
@@ -25,8 +25,11 @@ export interface HubInfo {
   readonly bootId?: string;
 }
 
-/** Reads the operator key, minting it on first start. A key file others can read is tightened to 0600. */
-export function loadOrCreateOperatorKey(dir: string): string {
+/**
+ * Reads the operator key, minting it on first start. A key file others can read is tightened to
+ * 0600. `onUnsynced` hears a minted key that is in place but whose directory sync failed.
+ */
+export function loadOrCreateOperatorKey(dir: string, onUnsynced: (u: UnsyncedWrite) => void = () => {}): string {
   const path = join(dir, OPERATOR_KEY_FILE);
   try {
     const key = readFileSync(path, 'utf8').trim();
@@ -38,7 +41,8 @@ export function loadOrCreateOperatorKey(dir: string): string {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
   const key = `cihub_op_${randomBytes(32).toString('base64url')}`;
-  writeFileAtomic(path, `${key}\n`, { mode: 0o600 });
+  const unsynced = writeFileAtomic(path, `${key}\n`, { mode: 0o600 });
+  if (unsynced !== null) onUnsynced(unsynced);
   return key;
 }
 
@@ -52,8 +56,9 @@ export function readOperatorKey(dir: string): string | null {
   }
 }
 
-export function writeHubInfo(dir: string, info: HubInfo): void {
-  writeFileAtomic(join(dir, HUB_INFO_FILE), `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+/** Writes hub.json; answers what could not be made durable (util/atomic-write), for the caller to log. */
+export function writeHubInfo(dir: string, info: HubInfo): UnsyncedWrite | null {
+  return writeFileAtomic(join(dir, HUB_INFO_FILE), `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
 }
 
 export function readHubInfo(dir: string): HubInfo | null {

@@ -1,5 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,6 +109,40 @@ describe('SettingsFile.patch', () => {
     file.patch({ poolLocalAffinity: 9 });
     assert.equal(first.poolLocalAffinity, 1);
     assert.ok(Object.isFrozen(file.get()));
+  });
+});
+
+/**
+ * Runs `body` with fsync failing EIO on every directory descriptor, as a failing disk does,
+ * while file descriptors sync as usual. syncBuiltinESMExports carries the patch to the named
+ * export util/atomic-write calls.
+ */
+function withDirectoryFsyncFailing<T>(body: () => T): T {
+  const original = fs.fsyncSync;
+  fs.fsyncSync = (fd: number) => {
+    if (fs.fstatSync(fd).isDirectory()) throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+    original(fd);
+  };
+  syncBuiltinESMExports();
+  try {
+    return body();
+  } finally {
+    fs.fsyncSync = original;
+    syncBuiltinESMExports();
+  }
+}
+
+describe('SettingsFile when the directory sync after the rename fails', () => {
+  it('keeps in force what is on disk, as the next start reads it, and reports the write unsynced instead of refusing it', () => {
+    const dir = freshDir();
+    const reported: SettingsFileProblem[] = [];
+    const file = new SettingsFile(dir, (problem) => reported.push(problem));
+    const next = withDirectoryFsyncFailing(() => file.patch({ poolLocalAffinity: 4 }));
+    assert.equal(next.poolLocalAffinity, 4);
+    assert.deepEqual(file.get(), onDisk(dir));
+    assert.deepEqual(new SettingsFile(dir).get(), file.get());
+    assert.deepEqual(reported, [{ kind: 'unsynced', path: fileOf(dir), error: 'EIO' }]);
+    assert.match(settingsProblemText(reported[0]!), /settings\.json was replaced, but syncing its directory failed \(EIO\)/);
   });
 });
 

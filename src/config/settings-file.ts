@@ -12,7 +12,7 @@
 import { readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { HubError } from '../errors.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
+import { unsyncedWriteText, writeFileAtomic } from '../util/atomic-write.js';
 import { translateFileWriteError } from '../store/store-errors.js';
 import {
   deepFreeze,
@@ -53,14 +53,16 @@ function parseSettingsText(text: string): { readonly doc: object } | { readonly 
   return { doc };
 }
 
-/** What was wrong with settings.json when it was opened: the Hub logs one warning for each. */
+/** What was wrong with settings.json when it was opened or written: the Hub logs one warning for each. */
 export type SettingsFileProblem =
   /** Keys that failed their rule (out of range, wrong type, unknown): defaults used for those keys. */
   | { readonly kind: 'ignored-keys'; readonly keys: readonly string[] }
   /** The file could not be read at all: left as it is, defaults used, changes refused. */
   | { readonly kind: 'unreadable'; readonly path: string; readonly error: string }
   /** Not a JSON object of settings: moved aside to `keptAs`, defaults used. */
-  | { readonly kind: 'not-settings'; readonly path: string; readonly fault: string; readonly keptAs: string };
+  | { readonly kind: 'not-settings'; readonly path: string; readonly fault: string; readonly keptAs: string }
+  /** Written and in force, but the directory sync after the rename failed (util/atomic-write). */
+  | { readonly kind: 'unsynced'; readonly path: string; readonly error: string };
 
 /** The warning line for a problem (the Hub's log is an operator's surface too). */
 export function settingsProblemText(p: SettingsFileProblem): string {
@@ -71,6 +73,8 @@ export function settingsProblemText(p: SettingsFileProblem): string {
       return `${p.path} could not be read (${p.error}); left as it is, defaults used, and changes are refused until it is readable and the Hub restarted`;
     case 'not-settings':
       return `${p.path} ${p.fault}; kept as ${p.keptAs}, defaults used`;
+    case 'unsynced':
+      return unsyncedWriteText(p);
   }
 }
 
@@ -80,10 +84,12 @@ export class SettingsFile {
   readonly #listeners: Array<(settings: PoolSettings) => void> = [];
   /** Set when the file could not be read at start: the error, and every write is refused. */
   readonly #unreadable: string | null = null;
+  readonly #onProblem: (problem: SettingsFileProblem) => void;
 
-  /** Opens (or creates) settings.json in dataDir; `onProblem` hears what was wrong with it, if anything. */
+  /** Opens (or creates) settings.json in dataDir; `onProblem` hears what was wrong with it, then or on a later write. */
   constructor(dataDir: string, onProblem: (problem: SettingsFileProblem) => void = () => {}) {
     this.path = join(dataDir, SETTINGS_FILE_NAME);
+    this.#onProblem = onProblem;
     const read = readSettingsText(this.path);
     let doc: object | undefined;
     if (read.kind === 'unreadable') {
@@ -148,7 +154,11 @@ export class SettingsFile {
     return frozen;
   }
 
-  /** Throws HUB_ERR_STORE_UNAVAILABLE when the disk refuses the write; the settings in force stay as they were. */
+  /**
+   * Throws HUB_ERR_STORE_UNAVAILABLE when the disk refuses the write; the settings in force stay
+   * as they were. A write that replaced the file but could not sync its directory is done (the
+   * file on disk is the new one) and reported as a problem.
+   */
   #write(settings: PoolSettings): void {
     if (this.#unreadable !== null)
       throw new HubError(
@@ -156,11 +166,13 @@ export class SettingsFile {
         `${this.path} could not be read when this Hub started (${this.#unreadable}), so it is not written over; make it readable and restart the Hub`,
         { details: { errno: this.#unreadable } },
       );
+    let unsynced;
     try {
-      writeFileAtomic(this.path, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
+      unsynced = writeFileAtomic(this.path, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
     } catch (err) {
       throw translateFileWriteError(err, 'settings.json');
     }
+    if (unsynced !== null) this.#onProblem({ kind: 'unsynced', ...unsynced });
   }
 }
 

@@ -28,7 +28,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { keyFingerprint } from './fingerprint.js';
 import { deriveSealingKey, seal, unseal } from './sealing.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
+import { unsyncedWriteText, writeFileAtomic } from '../util/atomic-write.js';
 
 export const IDENTITY_SECRET_FILE = 'identity.secret';
 export const DEFAULT_IDENTITY_RETRY_MS = 30_000;
@@ -271,13 +271,16 @@ export class NodeIdentity {
 
   async #createSecret(path: string): Promise<{ value: string; source: string }> {
     const value = randomBytes(32).toString('hex');
+    let unsynced;
     try {
       await mkdir(this.#dataDir, { recursive: true, mode: 0o700 });
       // Exclusive: if another process created it in between, fail rather than overwrite its secret.
-      writeFileAtomic(path, `${value}\n`, { mode: 0o600, exclusive: true });
+      unsynced = writeFileAtomic(path, `${value}\n`, { mode: 0o600, exclusive: true });
     } catch (err) {
       throw new SecretUnusable(path, `it cannot be created: ${message(err)}`);
     }
+    // The secret is in place and the key will be sealed under it; only its directory entry is not yet durable.
+    if (unsynced !== null) this.#logger.warn({ unsyncedWrite: unsynced }, unsyncedWriteText(unsynced));
     return { value, source: path };
   }
 

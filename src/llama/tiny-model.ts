@@ -158,6 +158,8 @@ export function ensureModel(size: ModelSize, dir: string = DEFAULT_MODEL_DIR): G
   const base = { size, name: modelName(size), path, spec };
   if (existsSync(path)) return { ...base, created: false };
   mkdirSync(dir, { recursive: true });
+  // An unsynced write is ignored: the file itself was synced before its rename, so a power cut can
+  // only lose the name, and a missing model file is generated again on the next run.
   writeFileAtomic(path, buildModelFile(size), { mode: 0o644 });
   return { ...base, created: true };
 }

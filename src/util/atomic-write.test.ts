@@ -84,7 +84,7 @@ describe('writeFileAtomic', () => {
     const dir = freshDir();
     const path = join(dir, 'hub.json');
     const { fs: rec, calls } = recordingFs();
-    writeFileAtomic(path, 'x', { fs: rec });
+    assert.equal(writeFileAtomic(path, 'x', { fs: rec }), null, 'nothing left undurable');
     const tmp = calls[0]!.split(' ')[1]!;
     assert.equal(resolve(tmp, '..'), resolve(dir), 'the temporary file is beside the target, so the rename never crosses a file system');
     assert.deepEqual(calls, [
@@ -110,6 +110,23 @@ describe('writeFileAtomic', () => {
       assert.deepEqual(readdirSync(dir), ['operator.key']);
     });
   }
+
+  it('counts the write done when the directory sync after the rename fails, answering what it could not make durable', () => {
+    const dir = freshDir();
+    const path = join(dir, 'settings.json');
+    writeFileSync(path, 'previous\n');
+    const { fs: rec } = recordingFs();
+    const failingDirSync: AtomicWriteFs = {
+      ...rec,
+      fsyncSync: (fd) => {
+        if (fs.fstatSync(fd).isDirectory()) throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+        rec.fsyncSync(fd);
+      },
+    };
+    assert.deepEqual(writeFileAtomic(path, 'next\n', { fs: failingDirSync }), { path, error: 'EIO' });
+    assert.equal(readFileSync(path, 'utf8'), 'next\n', 'the rename happened, so readers see the new file');
+    assert.deepEqual(readdirSync(dir), ['settings.json']);
+  });
 
   describe('exclusive (create only)', () => {
     it('creates the file when it is absent, synced and linked into place', () => {

@@ -10,6 +10,12 @@
  * `exclusive` is create-only: the temporary file is linked into place instead of renamed, which
  * fails with EEXIST when another process created the target first, so a secret one process minted
  * is never overwritten by another's.
+ *
+ * Once the rename (or link) has happened, the new file is what every reader sees, this process
+ * and the next start alike. A directory fsync that fails after it (EIO) therefore does not make
+ * the write a failure: a caller told "refused" keeps the old value in memory while the disk holds
+ * the new one, and the next start silently applies a change the operator was told had not
+ * happened. The write returns what it could not make durable instead, for the caller to log.
  */
 import * as nodeFs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -37,8 +43,24 @@ export interface AtomicWriteOptions {
 
 const DEFAULT_MODE = 0o600;
 
-/** Writes `data` to `path` so that after a crash or power cut the file is either the old one or all of the new one. */
-export function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
+/** A write that put its file in place but could not make the rename durable: the directory fsync failed. */
+export interface UnsyncedWrite {
+  readonly path: string;
+  /** The errno code (or message) of the failed directory sync. */
+  readonly error: string;
+}
+
+/** The warning for an unsynced write; the new file is in place, only a power cut could undo it. */
+export function unsyncedWriteText(u: UnsyncedWrite): string {
+  return `${u.path} was replaced, but syncing its directory failed (${u.error}); the new file is in use, though a power cut before the disk catches up may bring back the previous one`;
+}
+
+/**
+ * Writes `data` to `path` so that after a crash or power cut the file is either the old one or
+ * all of the new one. Throws when the file was not replaced; once it was, answers null, or what
+ * could not be made durable.
+ */
+export function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): UnsyncedWrite | null {
   const fs = options.fs ?? nodeFs;
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
@@ -59,7 +81,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
     // After a rename the temporary name is gone; after a link (or a failure) it must be removed.
     if (!placed) unlinkQuietly(fs, tmp);
   }
-  syncDirectory(fs, dirname(path));
+  return syncDirectory(fs, path);
 }
 
 function unlinkQuietly(fs: AtomicWriteFs, path: string): void {
@@ -71,20 +93,33 @@ function unlinkQuietly(fs: AtomicWriteFs, path: string): void {
 }
 
 /**
- * Makes the directory entry durable. Windows cannot open a directory for fsync (EISDIR/EPERM);
- * there the rename is as durable as NTFS makes it, which is the best the platform offers.
+ * Makes the directory entry of `path` durable, or answers why it could not. Windows cannot open
+ * a directory for fsync (EISDIR/EPERM); there the rename is as durable as NTFS makes it, which is
+ * the best the platform offers.
  */
-function syncDirectory(fs: AtomicWriteFs, dir: string): void {
+function syncDirectory(fs: AtomicWriteFs, path: string): UnsyncedWrite | null {
   let fd: number;
   try {
-    fd = fs.openSync(dir, 'r');
+    fd = fs.openSync(dirname(path), 'r');
   } catch (err) {
-    if (process.platform === 'win32') return;
-    throw err;
+    return process.platform === 'win32' ? null : unsynced(path, err);
   }
+  // Nothing here may throw: the file is already in place, and a throw would report it refused.
+  let failure: unknown = null;
   try {
     fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
+  } catch (err) {
+    failure = err;
   }
+  try {
+    fs.closeSync(fd);
+  } catch (err) {
+    failure ??= err;
+  }
+  return failure === null ? null : unsynced(path, failure);
+}
+
+function unsynced(path: string, err: unknown): UnsyncedWrite {
+  const e = err as NodeJS.ErrnoException;
+  return { path, error: e.code ?? e.message };
 }
