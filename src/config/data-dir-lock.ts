@@ -22,6 +22,7 @@ import Database from 'better-sqlite3';
 import { sqliteCode } from '../store/store-errors.js';
 import { pidAlive } from '../util/pid-alive.js';
 import { readHubInfo, type HubInfo } from './data-dir.js';
+import { dataDirUnusable } from './data-dir-unusable.js';
 
 export const HUB_LOCK_FILE = 'hub.lock';
 
@@ -49,12 +50,23 @@ export function dataDirInUseText(dataDir: string, holder: Pick<HubInfo, 'pid' | 
 
 /**
  * Creates the data dir if it is missing and claims it for this process, or throws
- * DataDirInUseError without having changed anything a running Hub relies on.
+ * DataDirInUseError without having changed anything a running Hub relies on, or
+ * DataDirUnusableError when this account cannot create the dir or open hub.lock in it.
  */
 export function claimDataDir(dataDir: string): DataDirClaim {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  // No busy wait: a held lock is held by a live Hub, and waiting would not free it.
-  const lock = new Database(join(dataDir, HUB_LOCK_FILE), { timeout: 0 });
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw dataDirUnusable(dataDir, dataDir, err, 'directory');
+  }
+  const lockPath = join(dataDir, HUB_LOCK_FILE);
+  let lock: Database.Database;
+  try {
+    // No busy wait: a held lock is held by a live Hub, and waiting would not free it.
+    lock = new Database(lockPath, { timeout: 0 });
+  } catch (err) {
+    throw dataDirUnusable(dataDir, lockPath, err);
+  }
   try {
     // The journal in memory: the file stays empty and no hub.lock-journal appears beside it.
     lock.pragma('journal_mode = MEMORY');
@@ -62,7 +74,7 @@ export function claimDataDir(dataDir: string): DataDirClaim {
   } catch (err) {
     lock.close();
     if (sqliteCode(err) === 'SQLITE_BUSY') throw new DataDirInUseError(dataDir, liveHolder(dataDir));
-    throw err;
+    throw dataDirUnusable(dataDir, lockPath, err);
   }
   return {
     release: () => {

@@ -15,6 +15,7 @@ import { LOG_DIR, LOG_FILE } from '../logs/log-file.js';
 import { DATABASE_FILE_NAME } from '../store/database.js';
 import { HUB_INFO_FILE, OPERATOR_KEY_FILE } from './data-dir.js';
 import { HUB_LOCK_FILE } from './data-dir-lock.js';
+import { dataDirUnusable } from './data-dir-unusable.js';
 import { SETTINGS_FILE_NAME } from './settings-file.js';
 
 /** The files the Hub writes at the top of its data dir (SQLite makes the -wal and -shm beside hub.db). */
@@ -42,20 +43,26 @@ export function isHubLogFile(name: string): boolean {
   return name === LOG_FILE || (name.startsWith(`${LOG_FILE}.`) && /^\d+$/.test(name.slice(LOG_FILE.length + 1)));
 }
 
-/** Creates the data dir if it is missing, and takes group and other bits off it and off everything the Hub keeps in it. */
-export function ensureDataDir(dir: string): void {
+/**
+ * Creates the data dir if it is missing, and takes group and other bits off it and off everything
+ * the Hub keeps in it. Throws DataDirUnusableError for an entry this account may not change (the
+ * kernel refuses chmod, EPERM, on one another account owns); tests inject that `chmod`, since
+ * root may change any file.
+ */
+export function ensureDataDir(dir: string, chmod: (path: string, mode: number) => void = chmodSync): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  ownerOnly(dir, 'dir');
-  for (const name of readdirSync(dir)) if (isHubFile(name)) ownerOnly(join(dir, name), 'file');
+  const tighten = (path: string, kind: 'dir' | 'file') => ownerOnly(path, kind, chmod, dir);
+  tighten(dir, 'dir');
+  for (const name of readdirSync(dir)) if (isHubFile(name)) tighten(join(dir, name), 'file');
   const logs = join(dir, LOG_DIR);
-  if (ownerOnly(logs, 'dir')) for (const name of readdirSync(logs)) if (isHubLogFile(name)) ownerOnly(join(logs, name), 'file');
+  if (tighten(logs, 'dir')) for (const name of readdirSync(logs)) if (isHubLogFile(name)) tighten(join(logs, name), 'file');
 }
 
 /**
  * Drops every group and other permission bit from `path` if it is a `kind` (not a link); the
  * owner's bits are kept as they are. Answers whether it was one.
  */
-function ownerOnly(path: string, kind: 'dir' | 'file'): boolean {
+function ownerOnly(path: string, kind: 'dir' | 'file', chmod: (path: string, mode: number) => void, dataDir: string): boolean {
   let stats;
   try {
     stats = lstatSync(path);
@@ -64,6 +71,12 @@ function ownerOnly(path: string, kind: 'dir' | 'file'): boolean {
     throw err;
   }
   if (kind === 'dir' ? !stats.isDirectory() : !stats.isFile()) return false;
-  if ((stats.mode & 0o077) !== 0) chmodSync(path, stats.mode & 0o700);
+  if ((stats.mode & 0o077) !== 0) {
+    try {
+      chmod(path, stats.mode & 0o700);
+    } catch (err) {
+      throw dataDirUnusable(dataDir, path, err, kind === 'dir' ? 'directory' : 'file');
+    }
+  }
   return true;
 }

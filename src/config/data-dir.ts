@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, chmodSync, constants, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic, type UnsyncedWrite } from '../util/atomic-write.js';
+import { dataDirUnusable } from './data-dir-unusable.js';
 
 export const OPERATOR_KEY_FILE = 'operator.key';
 export const HUB_INFO_FILE = 'hub.json';
@@ -27,7 +28,8 @@ export interface HubInfo {
 
 /**
  * Reads the operator key, minting it on first start. A key file others can read is tightened to
- * 0600. `onUnsynced` hears a minted key that is in place but whose directory sync failed.
+ * 0600. `onUnsynced` hears a minted key that is in place but whose directory sync failed. Throws
+ * DataDirUnusableError when this account cannot read or write the file.
  */
 export function loadOrCreateOperatorKey(dir: string, onUnsynced: (u: UnsyncedWrite) => void = () => {}): string {
   const path = join(dir, OPERATOR_KEY_FILE);
@@ -38,10 +40,15 @@ export function loadOrCreateOperatorKey(dir: string, onUnsynced: (u: UnsyncedWri
       return key;
     }
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw dataDirUnusable(dir, path, err);
   }
   const key = `cihub_op_${randomBytes(32).toString('base64url')}`;
-  const unsynced = writeFileAtomic(path, `${key}\n`, { mode: 0o600 });
+  let unsynced;
+  try {
+    unsynced = writeFileAtomic(path, `${key}\n`, { mode: 0o600 });
+  } catch (err) {
+    throw dataDirUnusable(dir, path, err);
+  }
   if (unsynced !== null) onUnsynced(unsynced);
   return key;
 }

@@ -2,7 +2,9 @@
  * Opens the Hub's SQLite store (better-sqlite3) and brings its schema up to date.
  */
 import { closeSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { dataDirUnusable } from '../config/data-dir-unusable.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 import { sqliteCode, translateStoreError } from './store-errors.js';
 
@@ -24,9 +26,9 @@ export const STORE_BUSY_TIMEOUT_MS = 100;
 const STATEMENT_METHODS = ['run', 'get', 'all', 'iterate'] as const;
 
 export function openDatabase(path: string, migrations: readonly Migration[] = MIGRATIONS): Db {
-  createOwnerOnly(path);
   let db: Db | null = null;
   try {
+    createOwnerOnly(path);
     db = new Database(path);
     db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');
@@ -34,7 +36,7 @@ export function openDatabase(path: string, migrations: readonly Migration[] = MI
     migrate(db, migrations);
   } catch (err) {
     db?.close();
-    throw damagedStoreError(path, err);
+    throw startRefusal(path, err);
   }
   translateErrors(db);
   return db;
@@ -47,11 +49,13 @@ const DAMAGED = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
  * A damaged hub.db stops the start with a sentence saying what to do, and is left as it is. The
  * Hub never starts over it with a fresh one: a new database is a new node identity, and every
  * peer would refuse this Hub until each pairing was redone (spec, identity; the 28-hour outage
- * of a recreated database). Any other error is returned unchanged.
+ * of a recreated database). One this account cannot open or write (or a directory in its place)
+ * stops it too, naming the file and the account (config/data-dir-unusable). Any other error is
+ * returned unchanged.
  */
-function damagedStoreError(path: string, err: unknown): unknown {
+function startRefusal(path: string, err: unknown): unknown {
   const code = sqliteCode(err);
-  if (code === null || !DAMAGED.has(code)) return err;
+  if (code === null || !DAMAGED.has(code)) return dataDirUnusable(dirname(path), path, err);
   return new Error(
     `${path} is damaged (${code}): the Hub will not start over it. Restore it from a backup; or move it aside to start this Hub with a new identity, then pair it again with each peer`,
     { cause: err },

@@ -6,14 +6,15 @@
  * refuses writes 503 while the lock lasts and writes again once it is let go. A damaged database
  * is the one thing the Hub will not paper over (a fresh one is a new identity every peer would
  * refuse): it stops, says which file and what to do, and leaves the file as it was. A data dir
- * another live Hub holds is refused before anything in it changes, and one whose Hub was killed
- * with SIGKILL is not held by anyone.
+ * another live Hub holds is refused before anything in it changes, as is one holding something
+ * this account cannot use as a file, and one whose Hub was killed with SIGKILL is not held by anyone.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import OpenAI from 'openai';
@@ -154,6 +155,18 @@ describe('a Hub starting over a damaged or busy data dir', () => {
     } finally {
       await new Promise((closed) => squatter.close(closed));
     }
+  });
+
+  it('refuses a data dir holding a directory where hub.db belongs with exit 2 and one sentence naming the file and the account', async () => {
+    const dataDir = freshDataDir();
+    const dbPath = join(dataDir, DATABASE_FILE_NAME);
+    mkdirSync(dbPath);
+    const run = await serveToExit(dataDir);
+    assert.equal(run.code, 2, run.output);
+    const sentence = run.output.trim();
+    assert.equal(sentence.split('\n').length, 1, `one line: ${sentence}`);
+    assert.ok(sentence.includes(dbPath), `names the file: ${sentence}`);
+    assert.ok(sentence.includes(`must be writable by ${userInfo().username}, the user running this Hub`), `names the account: ${sentence}`);
   });
 
   it('starts on a data dir whose Hub was killed with SIGKILL: a dead Hub holds nothing', async () => {

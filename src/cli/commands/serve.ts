@@ -1,5 +1,6 @@
 /** `cihub serve`: runs a Hub in the foreground until SIGTERM or SIGINT, then drains and exits. */
 import { DataDirInUseError } from '../../config/data-dir-lock.js';
+import { DataDirUnusableError } from '../../config/data-dir-unusable.js';
 import { EnvError, loadEnv, processEnv } from '../../config/env.js';
 import { startHub } from '../../system.js';
 import { limitHeapGrowth } from '../../util/heap-growth.js';
@@ -20,8 +21,9 @@ export async function runServe(opts: { port?: number | undefined; dataDir?: stri
   try {
     hub = await startHub(env);
   } catch (err) {
-    // Another Hub holds this data dir: the fix is on the command line (stop it, or another --data-dir).
-    if (err instanceof DataDirInUseError) throw new UsageError(err.message);
+    // Another Hub holds this data dir, or this account cannot use it: the fix is in how the Hub is
+    // started (stop the other, run it as the dir's owner, or another --data-dir).
+    if (err instanceof DataDirInUseError || err instanceof DataDirUnusableError) throw new UsageError(err.message);
     // So is a port something else listens on: stop it, or another --port.
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new UsageError(

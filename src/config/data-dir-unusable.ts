@@ -1,0 +1,65 @@
+/**
+ * A data dir this account cannot use: a file in it the Hub may not open or write (another
+ * account's, a read-only mode or disk), or a directory where the Hub keeps a file. SQLite says
+ * only "unable to open database file" and node:fs "EISDIR: illegal operation on a directory",
+ * neither naming the file nor the fix (seen with a data dir a Hub run as root had created, then
+ * started as another account). The start stops with one sentence naming the path and the account, and
+ * `cihub serve` reports it as the other data-dir refusals are (exit 2).
+ */
+import { statSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { sqliteCode } from '../store/store-errors.js';
+
+/** Errno codes of a path this account may not open or write, or that is the wrong kind of entry. */
+const REFUSED_ERRNO: ReadonlySet<string> = new Set(['EACCES', 'EPERM', 'EROFS', 'EISDIR', 'ENOTDIR']);
+/** SQLite's codes for the same: it cannot open the file, or opened it read-only. */
+const REFUSED_SQLITE = /^SQLITE_(CANTOPEN|READONLY|PERM)/;
+
+export class DataDirUnusableError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly path: string,
+    reason: string,
+    options: { cause: unknown },
+  ) {
+    super(
+      `The Hub cannot use ${path} (${reason}): the data dir ${dataDir} and what the Hub keeps in it must be writable by ${runningUser()}, the user running this Hub.`,
+      options,
+    );
+    this.name = 'DataDirUnusableError';
+  }
+}
+
+/**
+ * The error for a failure to open or write `path` in `dataDir`: a DataDirUnusableError when the
+ * account or the kind of entry is the cause, `err` unchanged otherwise. `expected` is what the
+ * Hub keeps at that path.
+ */
+export function dataDirUnusable(dataDir: string, path: string, err: unknown, expected: 'file' | 'directory' = 'file'): unknown {
+  const mismatch = kindMismatch(path, expected);
+  if (mismatch !== null) return new DataDirUnusableError(dataDir, path, mismatch, { cause: err });
+  const code = sqliteCode(err) ?? (err as NodeJS.ErrnoException | null)?.code;
+  if (typeof code !== 'string' || !(REFUSED_ERRNO.has(code) || REFUSED_SQLITE.test(code))) return err;
+  return new DataDirUnusableError(dataDir, path, code, { cause: err });
+}
+
+function kindMismatch(path: string, expected: 'file' | 'directory'): string | null {
+  let isDirectory: boolean;
+  try {
+    isDirectory = statSync(path).isDirectory();
+  } catch {
+    return null;
+  }
+  if (expected === 'file' && isDirectory) return 'it is a directory, not a file';
+  if (expected === 'directory' && !isDirectory) return 'it is not a directory';
+  return null;
+}
+
+/** The account name, or its uid where it has none (a container run with an arbitrary uid). */
+function runningUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return `uid ${process.getuid?.() ?? 'unknown'}`;
+  }
+}
