@@ -73,7 +73,7 @@ import { tailscaleReport } from './tailnet/tailscale-report.js';
 import { ApiKeyStore } from './store/api-keys.js';
 import { DATABASE_FILE_NAME, openDatabase } from './store/database.js';
 import { Background } from './util/background.js';
-import { unsyncedWriteText, type UnsyncedWrite } from './util/atomic-write.js';
+import { removeLeftoverTemporaryFiles, unsyncedWriteText, type UnsyncedWrite } from './util/atomic-write.js';
 import { closePooledParsers, nodeParserPool } from './util/http-parser-pool.js';
 import { fullCollection, IDLE_COLLECTION_CHECK_MS, IdleCollector, readHeap } from './util/idle-collection.js';
 import { windowHandout } from './placement/handout.js';
@@ -123,6 +123,9 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
   for (const p of env.problems)
     logger.warn({ variable: p.variable, value: p.value, usedInstead: p.usedInstead }, `${p.variable}=${p.value} ${p.problem}; using ${p.usedInstead}`);
   ensureDataDir(env.dataDir);
+  // The data dir is this process's now (claimDataDir above), so no temporary file in it is being written.
+  const leftovers = removeLeftoverTemporaryFiles(env.dataDir);
+  if (leftovers.length > 0) logger.info({ removed: leftovers }, 'removed temporary files an interrupted write left in the data dir');
   const background = new Background({ logger, clock });
   const settings = new SettingsFile(env.dataDir, (problem) => logger.warn({ settingsFile: problem }, settingsProblemText(problem)));
   const db = openDatabase(join(env.dataDir, DATABASE_FILE_NAME));

@@ -1,10 +1,11 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { writeFileAtomic, type AtomicWriteFs } from './atomic-write.js';
+import { removeLeftoverTemporaryFiles, writeFileAtomic, type AtomicWriteFs } from './atomic-write.js';
 
 let root: string;
 before(() => {
@@ -148,6 +149,32 @@ describe('writeFileAtomic', () => {
       assert.equal(readFileSync(path, 'utf8'), 'theirs\n');
       assert.deepEqual(readdirSync(dir), ['identity.secret']);
     });
+  });
+});
+
+describe('removeLeftoverTemporaryFiles', () => {
+  /** Runs writeFileAtomic in a node process that is killed (SIGKILL) where it would rename: the state a crash mid-write leaves. */
+  function killedMidWrite(path: string): void {
+    const script = `
+      import * as fs from 'node:fs';
+      const { writeFileAtomic } = await import(${JSON.stringify(join(import.meta.dirname, 'atomic-write.js'))});
+      writeFileAtomic(${JSON.stringify(path)}, 'new\\n', { fs: { ...fs, renameSync: () => process.kill(process.pid, 'SIGKILL') } });`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script]);
+    assert.equal(run.signal, 'SIGKILL', run.stderr.toString());
+  }
+
+  it('removes the temporary file of a write killed before its rename, and nothing else', () => {
+    const dir = freshDir();
+    writeFileSync(join(dir, 'settings.json'), 'old\n');
+    killedMidWrite(join(dir, 'settings.json'));
+    const [leftover, ...others] = readdirSync(dir).filter((name) => name !== 'settings.json');
+    assert.ok(leftover !== undefined && others.length === 0, 'the killed write left one temporary file');
+    const unrelated = ['.notes.tmp', 'backup.4242.0badf00d.tmp', '.hub.db.1.xyz.tmp'];
+    for (const name of unrelated) writeFileSync(join(dir, name), '');
+
+    assert.deepEqual(removeLeftoverTemporaryFiles(dir), [leftover]);
+    assert.deepEqual(readdirSync(dir).sort(), [...unrelated, 'settings.json'].sort());
+    assert.equal(readFileSync(join(dir, 'settings.json'), 'utf8'), 'old\n');
   });
 });
 

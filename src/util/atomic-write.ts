@@ -18,6 +18,7 @@
  * happened. The write returns what it could not make durable instead, for the caller to log.
  */
 import * as nodeFs from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -82,6 +83,20 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
     if (!placed) unlinkQuietly(fs, tmp);
   }
   return syncDirectory(fs, path);
+}
+
+/** The name writeFileAtomic gives its temporary file: `.<name>.<pid>.<8 hex digits>.tmp`. */
+const TEMPORARY_NAME = /^\..+\.\d+\.[0-9a-f]{8}\.tmp$/;
+
+/**
+ * Removes the temporary files a process killed mid-write left in `dir` (its rename never came,
+ * so nothing else ever removes them), and answers their names. Only for a directory no other
+ * process is writing into: the Hub calls it on its data dir once it holds the data dir's lock.
+ */
+export function removeLeftoverTemporaryFiles(dir: string): string[] {
+  const leftovers = readdirSync(dir).filter((name) => TEMPORARY_NAME.test(name));
+  for (const name of leftovers) rmSync(join(dir, name), { force: true });
+  return leftovers;
 }
 
 function unlinkQuietly(fs: AtomicWriteFs, path: string): void {

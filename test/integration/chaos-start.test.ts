@@ -8,6 +8,7 @@
  * refuse): it stops, says which file and what to do, and leaves the file as it was. A data dir
  * another live Hub holds is refused before anything in it changes, as is one holding something
  * this account cannot use as a file, and one whose Hub was killed with SIGKILL is not held by anyone.
+ * A temporary file a write killed before its rename left is removed at the next start.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -167,6 +168,24 @@ describe('a Hub starting over a damaged or busy data dir', () => {
     assert.equal(sentence.split('\n').length, 1, `one line: ${sentence}`);
     assert.ok(sentence.includes(dbPath), `names the file: ${sentence}`);
     assert.ok(sentence.includes(`must be writable by ${userInfo().username}, the user running this Hub`), `names the account: ${sentence}`);
+  });
+
+  it('removes the temporary file a write killed before its rename left in the data dir, and keeps the file it was replacing', async () => {
+    const dataDir = freshDataDir();
+    const first = await startHubProcess({ dataDir });
+    await first.stop();
+    const settings = readFileSync(join(dataDir, 'settings.json'), 'utf8');
+    // The name util/atomic-write gives a temporary file: .<name>.<pid>.<8 hex digits>.tmp
+    const leftover = join(dataDir, '.settings.json.4242.0badf00d.tmp');
+    writeFileSync(leftover, '{"poolLocalAff', { mode: 0o600 });
+    const again = await startHubProcess({ dataDir });
+    try {
+      assert.equal(existsSync(leftover), false);
+      assert.match(again.log(), /removed temporary files an interrupted write left in the data dir/);
+      assert.equal(readFileSync(join(dataDir, 'settings.json'), 'utf8'), settings);
+    } finally {
+      await again.stop();
+    }
   });
 
   it('starts on a data dir whose Hub was killed with SIGKILL: a dead Hub holds nothing', async () => {
