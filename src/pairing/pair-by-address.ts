@@ -14,10 +14,11 @@ import type { Logger } from 'pino';
 import { request } from '../util/undici-lean.js';
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
-import { HubError } from '../errors.js';
+import { HubError, type ErrorCode } from '../errors.js';
 import { identityUnavailable } from '../identity/identity-fix.js';
 import type { NodeIdentity } from '../identity/node-identity.js';
 import { hashToken } from '../peer-auth/peer-guard.js';
+import { signRequest } from '../peer-auth/signed-headers.js';
 import type { PeerRow, PeerStore } from '../store/peers.js';
 import { authority, DEFAULT_HUB_PORTS, parseAddressTarget, type AddressTarget } from '../tailnet/address-target.js';
 import { belongsToTailnet, normalizePeerName } from '../tailnet/peer-name.js';
@@ -186,18 +187,40 @@ export class AddressPairing {
         `the Hub at ${found.address} took the request without saying its name and key, so it cannot be paired with by address; pair with it by its MagicDNS name instead`,
       );
     }
-    if (name.name === self.nodeFqdn || claim.nodeUuid === me.nodeUuid) throw new HubError('HUB_ERR_PAIR_SELF', `${found.address} is this Hub itself`);
+    // From here the other Hub has spent its PIN and holds a PIN-verified request from this Hub.
+    // A refusal takes that request back first, as a refusal by name does (pairing-service.ts):
+    // left there, it answered the operator's retry with a 409 until rejected by hand.
+    const selfName = self.nodeFqdn;
+    const refuse = async (code: ErrorCode, what: string, then: string | null): Promise<never> => {
+      const failed = await this.#withdraw(found, selfName, me, claim.nodeUuid);
+      this.#d.logger.warn(
+        { address: `${found.address}:${found.port}`, peer: name.name, code, withdrawn: failed === null, ...(failed === null ? {} : { reason: failed }) },
+        failed === null
+          ? 'pairing by address refused after the other Hub took the PIN; the request there was withdrawn'
+          : 'pairing by address refused after the other Hub took the PIN; the request there could not be withdrawn',
+      );
+      const after =
+        failed === null
+          ? 'the request was withdrawn there, and its PIN is spent'
+          : `the request could not be withdrawn there (${failed}), so it waits there until its operator rejects it (cihub pool reject ${selfName} on that Hub), and its PIN is spent`;
+      throw new HubError(code, [what, after, then].filter((part) => part !== null).join('; '));
+    };
+    const freshPin = 'mint a fresh PIN there (cihub pool pairing-pin) and pair again';
+    if (name.name === selfName || claim.nodeUuid === me.nodeUuid)
+      return refuse('HUB_ERR_PAIR_SELF', `${found.address} is this Hub itself (it answered with this Hub's name or node UUID)`, null);
     if (!belongsToTailnet(name.name, self.tailnetSuffix)) {
-      throw new HubError(
+      return refuse(
         'HUB_ERR_PAIR_OUTSIDE_TAILNET',
-        `the Hub at ${found.address} is ${name.name}, which is not on this Hub's tailnet (${self.tailnetSuffix}); peers reach each other over the tailnet, so join it there first`,
+        `the Hub at ${found.address} is ${name.name}, which is not on this Hub's tailnet (${self.tailnetSuffix})`,
+        `peers reach each other over the tailnet, so join it there first, then ${freshPin}`,
       );
     }
     const existing = this.#d.store.byFqdn(name.name) ?? this.#d.store.byUuid(claim.nodeUuid);
     if (existing)
-      throw new HubError(
+      return refuse(
         'HUB_ERR_CONFLICT',
-        `this Hub already has a ${existing.status} row for ${existing.nodeFqdn}; unpair it first (cihub pool unpair ${existing.nodeFqdn})`,
+        `this Hub already has ${withArticle(existing.status)} row for ${existing.nodeFqdn}`,
+        `unpair it here first (cihub pool unpair ${existing.nodeFqdn}), then ${freshPin}`,
       );
     const now = this.#d.clock.nowMs();
     // Learned from a response to our PIN: the peer verified the PIN and holds our key, so this side signs at once.
@@ -218,6 +241,49 @@ export class AddressPairing {
     return { peer: row, pinVerified: true };
   }
 
+  /**
+   * Takes back the request the Hub at this address just accepted: a signed unpair through the
+   * address check and a pinned dial again, with the UUID it answered with (it pinned this Hub's
+   * key from the request, so it can verify the signature). Null when it confirmed; else why not.
+   */
+  async #withdraw(found: ProbeResult, selfName: string, me: { nodeUuid: string; sign(data: Buffer): Buffer }, peerUuid: string): Promise<string | null> {
+    const path = '/api/inference/pool/pair/unpair';
+    const body = Buffer.from('{}');
+    let dial: Dial;
+    try {
+      dial = await this.#dial(found.address, found.port);
+    } catch (err) {
+      return (err as Error).message;
+    }
+    try {
+      const signed = signRequest({
+        sign: me.sign,
+        senderUuid: me.nodeUuid,
+        senderFqdn: selfName,
+        recipientUuid: peerUuid,
+        method: 'POST',
+        path,
+        body,
+        nowMs: this.#d.clock.nowMs(),
+      });
+      const res = await request(`${dial.origin}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...signed },
+        body,
+        dispatcher: dial.dispatcher,
+        headersTimeout: PAIRING_CALL_TIMEOUT_MS,
+        bodyTimeout: PAIRING_CALL_TIMEOUT_MS,
+        signal: AbortSignal.timeout(PAIRING_CALL_TIMEOUT_MS),
+      });
+      await readBounded(res.body, { maxBytes: ANSWER_MAX_BYTES, timeoutMs: PAIRING_CALL_TIMEOUT_MS }, res.headers['content-length']);
+      return res.statusCode === 200 ? null : `HTTP ${res.statusCode}`;
+    } catch (err) {
+      return describeCallFailure(err, PAIRING_CALL_TIMEOUT_MS);
+    } finally {
+      await dial.close();
+    }
+  }
+
   #target(raw: unknown): AddressTarget {
     const parsed = typeof raw === 'string' ? parseAddressTarget(raw) : { ok: false as const, reason: 'address is missing' };
     if (!parsed.ok) throw new HubError('HUB_ERR_ADDRESS_REFUSED', parsed.reason);
@@ -233,4 +299,9 @@ export class AddressPairing {
     const agent = pinnedAgent(check.addresses);
     return { origin: `http://${authority(host, port)}`, dispatcher: agent, close: () => agent.close() };
   }
+}
+
+/** "a connected", "an unreachable": the article by the word's first letter (the row statuses are plain English words). */
+function withArticle(word: string): string {
+  return `${/^[aeiou]/i.test(word) ? 'an' : 'a'} ${word}`;
 }
