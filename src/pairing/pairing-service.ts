@@ -227,6 +227,11 @@ export class PairingService {
         'HUB_ERR_BAD_REQUEST',
         "a request with a PIN must carry the sender's nodeUuid (a lower-case UUID) and publicKey (its 32-byte Ed25519 key in canonical unpadded base64url, 43 characters)",
       );
+    // A refused PIN must leave nothing behind, this Hub's own identity included, and the sealing
+    // below mints one on a Hub that has none. Such a Hub has no PIN outstanding either (minting a
+    // PIN loads the identity first, peer-operator-routes.ts), so its check can run here, ahead of
+    // anything that would mint; with an identity the check stays in its place below.
+    if (claim !== null && (await this.#d.identity.loadExisting()) === null && !this.#d.pin.check(body.pin)) throw this.#pinRefused(keys, from);
     // Everything that waits comes first: from the PIN check to the insert nothing yields, so no
     // other request can take the name in between.
     // Sealing first: its refusal names no path, and this route answers anyone (the operator's
@@ -269,11 +274,7 @@ export class PairingService {
         `${MAX_PENDING_WITH_PIN} PIN-verified pairing requests already wait for approval here; approve or reject some first`,
       );
     }
-    if (!this.#d.pin.check(body.pin)) {
-      this.#d.limiter.strike(keys);
-      this.#d.logger.warn({ from }, 'refused a pairing PIN');
-      throw new HubError('HUB_ERR_PAIR_PIN_REFUSED', 'the pairing PIN was not accepted');
-    }
+    if (!this.#d.pin.check(body.pin)) throw this.#pinRefused(keys, from);
     // The caller has proved it read this Hub's screen: it is told plainly why a request cannot be
     // taken, and the PIN stays valid for a retry once that is fixed.
     if (claim.nodeUuid === me.nodeUuid) throw new HubError('HUB_ERR_PAIR_SELF', 'a Hub cannot pair with itself');
@@ -300,6 +301,13 @@ export class PairingService {
     this.#d.logger.info({ from, withPin: true }, 'pairing request received');
     // The name, UUID and key are disclosed only to a caller that proved it read this Hub's screen.
     return { received: true, nodeFqdn: self.nodeFqdn, nodeUuid: me.nodeUuid, publicKey: me.publicKey };
+  }
+
+  /** The one refusal every wrong PIN gets, with its strike against the source. */
+  #pinRefused(keys: ReturnType<typeof pairingSourceKeys>, from: string): HubError {
+    this.#d.limiter.strike(keys);
+    this.#d.logger.warn({ from }, 'refused a pairing PIN');
+    return new HubError('HUB_ERR_PAIR_PIN_REFUSED', 'the pairing PIN was not accepted');
   }
 
   /** POST /pair/confirm from the approving peer (already authenticated by the guard). */
