@@ -31,6 +31,7 @@ export function settledRow(req: WalkRequest, o: WalkOutcome): SettlePatch {
   return {
     node: req.rowNode ?? o.served?.node ?? null,
     backend: o.served?.engine ?? null,
+    backendId: o.served?.backendId ?? null,
     attempt: o.end === 'exhausted' ? o.failures.length : o.attempt,
     failedOverFrom: o.failures.map((f) => f.candidate.node),
     attempts: o.failures.map(toAttempt),

@@ -319,6 +319,7 @@ class RequestWalk {
     this.#deps.rows.update(req.requestId, {
       node: req.rowNode ?? at.answered.node,
       backend: at.answered.engine,
+      backendId: at.answered.backendId,
       status: answer.statusCode,
       durationMs: at.headersMs,
     });

@@ -82,6 +82,8 @@ export interface WithheldRecord {
     readonly node: string;
     /** The engine kind locally; null for a peer, whose engine is its own choice. */
     readonly backend: EngineKind | null;
+    /** The local engine's id (`ollama-1`), which tells two engines of one kind apart; null for a peer. */
+    readonly backendId: string | null;
     /** ISO time the withhold ends. */
     readonly until: string;
     /** The fault that withheld it. */
@@ -148,6 +150,12 @@ export interface RoutingLogEntry extends PlacementRecords {
   readonly node: string | null;
   /** Engine kind on the serving node; null when none served. */
   readonly backend: EngineKind | null;
+  /**
+   * The id of this Hub's engine that served (`ollama-1`); null when a peer served (its engine is
+   * its own to name) or none did. OLLAMA_URL takes a list, so the kind alone cannot say which of
+   * two local Ollamas a row settled on, and `overridden` is judged per engine.
+   */
+  readonly backendId: string | null;
   /** How many candidates placement ranked. */
   readonly candidates: number;
   /** 1-based index of the attempt that settled the row; null while pending or when nothing was tried. */

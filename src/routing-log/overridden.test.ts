@@ -14,6 +14,7 @@ const base: RoutingLogEntry = {
   model: 'm',
   node: 'hub-a',
   backend: 'ollama',
+  backendId: null,
   candidates: 2,
   attempt: 2,
   failedOverFrom: ['hub-b'],
@@ -33,7 +34,7 @@ const base: RoutingLogEntry = {
 };
 const ceiling = { estimatedTokens: 9000, excluded: [{ node: 'hub-a', maxPromptTokens: 1024 }], overridden: false };
 const cap = { numCtx: 65_536, source: 'request' as const, excluded: [{ node: 'hub-a', maxNumCtx: 16_384 }], overridden: false };
-const withheld = { demoted: [{ node: 'hub-a', backend: null, until: 'x', reason: 'degenerate-output' }], overridden: false };
+const withheld = { demoted: [{ node: 'hub-a', backend: null, backendId: null, until: 'x', reason: 'degenerate-output' }], overridden: false };
 
 describe('withOverridden', () => {
   const rows: readonly { name: string; row: RoutingLogEntry; expect: [boolean | null, boolean | null, boolean | null] }[] = [
@@ -51,12 +52,13 @@ describe('withOverridden', () => {
     { name: 'an inbound row is never marked', row: { ...base, direction: 'inbound', promptCeiling: ceiling }, expect: [false, null, null] },
     { name: 'a row no node answered is not marked', row: { ...base, node: null, promptCeiling: ceiling }, expect: [false, null, null] },
     {
-      name: 'a local engine withheld matches on its engine kind only',
+      name: 'a local engine withheld is not matched by another kind',
       row: {
         ...base,
         node: 'local',
         backend: 'vllm',
-        withheld: { ...withheld, demoted: [{ ...withheld.demoted[0]!, node: 'local', backend: 'ollama' as const }] },
+        backendId: 'vllm',
+        withheld: { ...withheld, demoted: [{ ...withheld.demoted[0]!, node: 'local', backend: 'ollama' as const, backendId: 'ollama' }] },
       },
       expect: [null, null, false],
     },
@@ -73,9 +75,9 @@ describe('withOverridden', () => {
 describe('withOverridden: slots, throughput and contention follow the same rule', () => {
   const PEER = 'beta-max';
   const slots: SlotsRecord = {
-    demoted: [{ node: PEER, backend: null, inFlight: 2, slots: 2 }],
+    demoted: [{ node: PEER, backend: null, backendId: null, inFlight: 2, slots: 2 }],
     allFull: false,
-    full: [{ node: PEER, backend: null, inFlight: 2, slots: 2 }],
+    full: [{ node: PEER, backend: null, backendId: null, inFlight: 2, slots: 2 }],
     overridden: false,
   };
   const throughput: ThroughputRecord = {
@@ -85,6 +87,7 @@ describe('withOverridden: slots, throughput and contention follow the same rule'
       {
         node: PEER,
         backend: null,
+        backendId: null,
         tokensPerSec: 20,
         fromPromptTokens: 10_000,
         extrapolated: true,
@@ -101,20 +104,23 @@ describe('withOverridden: slots, throughput and contention follow the same rule'
   };
   const contention: ContentionRecord = {
     numCtx: null,
-    demoted: [{ node: 'local', backend: 'ollama', busyWith: [{ model: 'x', numCtx: null }], runsAt: null, behind: [PEER], overriddenBy: null }],
+    demoted: [
+      { node: 'local', backend: 'ollama', backendId: 'ollama', busyWith: [{ model: 'x', numCtx: null }], runsAt: null, behind: [PEER], overriddenBy: null },
+    ],
     overridden: false,
   };
   const marks = (row: RoutingLogEntry) => {
     const out = withOverridden(row);
     return [out.slots?.overridden ?? null, out.throughput?.overridden ?? null, out.contention?.overridden ?? null];
   };
-  const onPeer = { ...base, node: PEER, backend: 'vllm' as const, slots, throughput, contention };
-  const onLocal = { ...base, node: 'local', backend: 'ollama' as const, slots, throughput, contention };
+  const onPeer = { ...base, node: PEER, backend: 'vllm' as const, backendId: null, slots, throughput, contention };
+  const onLocal = { ...base, node: 'local', backend: 'ollama' as const, backendId: 'ollama', slots, throughput, contention };
 
   it("marks slots and throughput when the request was served on the peer they demoted (a peer's engine is its own choice)", () =>
     assert.deepEqual(marks(onPeer), [true, true, false]));
   it('marks contention when the local engine that gave way served', () => assert.deepEqual(marks(onLocal), [false, false, true]));
-  it('marks nothing when the local engine named is another kind', () => assert.deepEqual(marks({ ...onLocal, backend: 'vllm' }), [false, false, false]));
+  it('marks nothing when the local engine named is another kind', () =>
+    assert.deepEqual(marks({ ...onLocal, backend: 'vllm', backendId: 'vllm' }), [false, false, false]));
   it('marks the same way when the row settled on a verdict there, or on a caller who hung up waiting on it', () => {
     const verdict = {
       ...onPeer,
@@ -135,8 +141,8 @@ describe('withOverridden: slots, throughput and contention follow the same rule'
       demoted: [],
       allFull: true,
       full: [
-        { node: 'local', backend: 'ollama', inFlight: 2, slots: 2 },
-        { node: PEER, backend: null, inFlight: 4, slots: 4 },
+        { node: 'local', backend: 'ollama', backendId: 'ollama', inFlight: 2, slots: 2 },
+        { node: PEER, backend: null, backendId: null, inFlight: 4, slots: 4 },
       ],
       overridden: false,
     };
@@ -146,11 +152,11 @@ describe('withOverridden: slots, throughput and contention follow the same rule'
   it('does not mark slots on a full node its group had no free one to move ahead of; marks the one it moved', () => {
     const OTHER = 'core-2';
     const split: SlotsRecord = {
-      demoted: [{ node: PEER, backend: null, inFlight: 2, slots: 2 }],
+      demoted: [{ node: PEER, backend: null, backendId: null, inFlight: 2, slots: 2 }],
       allFull: false,
       full: [
-        { node: OTHER, backend: null, inFlight: 4, slots: 4 },
-        { node: PEER, backend: null, inFlight: 2, slots: 2 },
+        { node: OTHER, backend: null, backendId: null, inFlight: 4, slots: 4 },
+        { node: PEER, backend: null, backendId: null, inFlight: 2, slots: 2 },
       ],
       overridden: false,
     };
@@ -163,4 +169,45 @@ describe('withOverridden: slots, throughput and contention follow the same rule'
     assert.equal(out.slots, slots);
     assert.equal(out.throughput, throughput);
   });
+});
+
+describe('withOverridden: two local engines of one kind (OLLAMA_URL lists two)', () => {
+  // ollama-1 was moved back by every record that judges an engine; the row says which engine served.
+  const local = { node: 'local', backend: 'ollama' as const, backendId: 'ollama-1' };
+  const records = {
+    withheld: { demoted: [{ ...local, until: 'x', reason: 'unused-output' }], overridden: false },
+    slots: { demoted: [{ ...local, inFlight: 1, slots: 1 }], allFull: false, full: [{ ...local, inFlight: 1, slots: 1 }], overridden: false },
+    throughput: {
+      estimatedTokens: 46_000,
+      budgetMs: 920_000,
+      estimates: [
+        {
+          ...local,
+          tokensPerSec: 20,
+          fromPromptTokens: 10_000,
+          extrapolated: true,
+          predictedMs: 2_000_000,
+          source: 'observed' as const,
+          deadline: false,
+          slow: true,
+          moved: true,
+        },
+      ],
+      unmeasured: [],
+      slowerDemoted: [],
+      overridden: false,
+    },
+    contention: {
+      numCtx: null,
+      demoted: [{ ...local, busyWith: [{ model: 'x', numCtx: null }], runsAt: null, behind: ['core-2'], overriddenBy: null }],
+      overridden: false,
+    },
+  };
+  const marks = (backendId: string) => {
+    const out = withOverridden({ ...base, node: 'local', backend: 'ollama', backendId, ...records });
+    return [out.withheld?.overridden, out.slots?.overridden, out.throughput?.overridden, out.contention?.overridden];
+  };
+
+  it('marks nothing when the other engine served: it was not moved back', () => assert.deepEqual(marks('ollama-2'), [false, false, false, false]));
+  it('marks every record when the engine they moved back served anyway', () => assert.deepEqual(marks('ollama-1'), [true, true, true, true]));
 });

@@ -13,6 +13,8 @@ export interface SlotDemotion {
   readonly node: string;
   /** The engine kind; null for a peer, which picks its own engine. */
   readonly backend: EngineKind | null;
+  /** The local engine's id; null for a peer. */
+  readonly backendId: string | null;
   /** The queue depth the ranker sorted on. */
   readonly inFlight: number;
   /** The slot count its node stated. */
@@ -43,6 +45,8 @@ export type ThroughputSource = 'observed' | 'advertised';
 export interface ThroughputEstimate {
   readonly node: string;
   readonly backend: EngineKind | null;
+  /** The local engine's id; null for a peer. */
+  readonly backendId: string | null;
   /** The rate as measured, estimated tokens per second, at fromPromptTokens. */
   readonly tokensPerSec: number;
   /** The size of the prompt the reading was taken at (estimated tokens). */
@@ -106,6 +110,8 @@ export interface BusyWith {
 export interface ContentionDemotion {
   readonly node: string;
   readonly backend: EngineKind | null;
+  /** The local engine's id (contention judges only this Hub's engines). */
+  readonly backendId: string | null;
   readonly busyWith: readonly BusyWith[];
   /** The window this request would have run at on that engine; null as for busyWith. */
   readonly runsAt: number | null;

@@ -105,6 +105,7 @@ describe('RoutingLog rows', () => {
       'model',
       'node',
       'backend',
+      'backendId',
       'candidates',
       'attempt',
       'failedOverFrom',

@@ -63,6 +63,7 @@ export interface OpenFields {
   readonly budgetMs: number;
   readonly node?: string | null;
   readonly backend?: EngineKind | null;
+  readonly backendId?: string | null;
   /** The trace the request belongs to; absent or null: none. */
   readonly traceId?: string | null;
   /** What each placement step did; a record left out starts null. */
@@ -289,6 +290,7 @@ function pendingRow(fields: OpenFields, id: string, at: string): RoutingLogEntry
     model: clipOrNull(fields.model),
     node: clipOrNull(fields.node ?? null),
     backend: fields.backend ?? null,
+    backendId: fields.backendId ?? null,
     candidates: fields.candidates,
     attempt: null,
     failedOverFrom: NONE,
@@ -331,6 +333,7 @@ function changedRow(prev: RoutingLogEntry, patch: Partial<RoutingLogEntry>, upda
     model: patch.model === undefined ? prev.model : clipOrNull(patch.model),
     node: patch.node === undefined ? prev.node : clipOrNull(patch.node),
     backend: or(patch.backend, prev.backend),
+    backendId: or(patch.backendId, prev.backendId),
     candidates: or(patch.candidates, prev.candidates),
     attempt: or(patch.attempt, prev.attempt),
     failedOverFrom: patch.failedOverFrom === undefined ? prev.failedOverFrom : ownNames(patch.failedOverFrom),

@@ -182,6 +182,40 @@ describe('output faults between two engines', () => {
   });
 });
 
+describe('output faults on one of two local Ollamas (OLLAMA_URL lists both)', () => {
+  let first: SimEngine;
+  let second: SimEngine;
+  let hub: HubProcess;
+  before(async () => {
+    first = await startSimEngine({ dialect: 'ollama', models: [MODEL], timeScale: 0.01 });
+    second = await startSimEngine({ dialect: 'ollama', models: [MODEL], timeScale: 0.01 });
+    hub = await startHubProcess({ env: { OLLAMA_URL: `${first.url},${second.url}` } });
+  });
+  after(async () => {
+    await hub.stop();
+    await Promise.all([first.close(), second.close()]);
+  });
+
+  it('does not call a request the other Ollama served "placed anyway" on the withheld one', async () => {
+    // Idle and tied, the engines rank in the order OLLAMA_URL lists them: both faults land on ollama-1.
+    await first.setFault({ mode: 'unused', count: 2 });
+    let faulty = '';
+    for (let i = 0; i < 2; i++) faulty = (await ask(hub, '/api/chat', true)).id;
+    assert.equal(second.state().requests, 0, 'both faulty answers came from ollama-1');
+    // The strike is recorded before the row settles, which can be just after the app read the body.
+    await eventually(async () => (await row(hub, faulty)).outcome !== 'pending', 'the second faulty row to settle');
+    await first.clearFaults();
+    const res = await ask(hub, '/api/chat', true);
+    const r = await row(hub, res.id);
+    assert.deepEqual([r.outcome, r.failedOverFrom, r.backend, r.backendId], ['served', [], 'ollama', 'ollama-2']);
+    assert.deepEqual(
+      r.withheld?.demoted.map((d) => [d.node, d.backend, d.backendId]),
+      [['local', 'ollama', 'ollama-1']],
+    );
+    assert.equal(r.withheld?.overridden, false);
+  });
+});
+
 describe('a model an engine lists but cannot serve', () => {
   let broken: SimEngine;
   let sound: SimEngine;

@@ -82,7 +82,15 @@ describe('local engine contention and slot-aware placement', () => {
     assert.deepEqual(row.contention, {
       numCtx: 65536,
       demoted: [
-        { node: 'local', backend: 'ollama', busyWith: [{ model: OPENCLAW, numCtx: null }], runsAt: 65536, behind: [nodeName('b')], overriddenBy: null },
+        {
+          node: 'local',
+          backend: 'ollama',
+          backendId: 'ollama',
+          busyWith: [{ model: OPENCLAW, numCtx: null }],
+          runsAt: 65536,
+          behind: [nodeName('b')],
+          overriddenBy: null,
+        },
       ],
       overridden: false,
     });
@@ -169,7 +177,7 @@ describe('local engine contention and slot-aware placement', () => {
       await a.patchSettings({ poolSlotAwareness: 1 });
       const on = await withOpenClawTurn(() => hermesTurn(a));
       assert.equal(on.node, b.name);
-      assert.deepEqual(on.slots?.demoted, [{ node: 'local', backend: 'ollama', inFlight: 1, slots: 1 }]);
+      assert.deepEqual(on.slots?.demoted, [{ node: 'local', backend: 'ollama', backendId: 'ollama', inFlight: 1, slots: 1 }]);
       const log = await runCli(['pool', 'log', '--limit', '1'], { dataDir: a.dataDir });
       assert.match(log.stdout, /↳ moved local \(1 in flight, 1 slots\) behind nodes with a free slot/);
 
@@ -203,7 +211,7 @@ describe('local engine contention and slot-aware placement', () => {
         assert.deepEqual(row.slots, {
           demoted: [],
           allFull: true,
-          full: [{ node: 'local', backend: 'ollama', inFlight: 1, slots: 1 }],
+          full: [{ node: 'local', backend: 'ollama', backendId: 'ollama', inFlight: 1, slots: 1 }],
           overridden: false,
         });
         const log = await runCli(['pool', 'log', '--limit', '1'], { dataDir: a.dataDir });

@@ -16,6 +16,7 @@ const row = (affinity: AffinityRecord | null): RoutingLogEntry => ({
   model: 'qwen3.6:35b',
   node: 'core-2',
   backend: 'ollama',
+  backendId: null,
   candidates: 3,
   attempt: 1,
   failedOverFrom: [],

@@ -16,6 +16,7 @@ function row(overrides: Partial<RoutingLogEntry>): RoutingLogEntry {
     model: 'qwen3.6:35b',
     node: 'core-2.tail0.ts.net',
     backend: null,
+    backendId: null,
     candidates: 2,
     attempt: 1,
     failedOverFrom: [],
@@ -36,14 +37,25 @@ function row(overrides: Partial<RoutingLogEntry>): RoutingLogEntry {
   };
 }
 
-const BETA_MAX = { node: 'beta-max.tail0.ts.net', backend: null, inFlight: 2, slots: 2 } as const;
+const BETA_MAX = { node: 'beta-max.tail0.ts.net', backend: null, backendId: null, inFlight: 2, slots: 2 } as const;
 const BETA_MAX_4 = { ...BETA_MAX, inFlight: 4, slots: 4 } as const;
-const LOCAL_FULL = { node: 'local', backend: 'ollama', inFlight: 2, slots: 2 } as const;
+const LOCAL_FULL = { node: 'local', backend: 'ollama', backendId: 'ollama', inFlight: 2, slots: 2 } as const;
 const slots = (over: Partial<SlotsRecord>): SlotsRecord => ({ demoted: [BETA_MAX], allFull: false, full: [BETA_MAX], overridden: false, ...over });
 const OPENCLAW = { model: 'qwen3.8:27b', numCtx: 65536 } as const;
 const contention = (over: Partial<ContentionRecord['demoted'][number]>, overridden = false): ContentionRecord => ({
   numCtx: 65536,
-  demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: ['core-2.tail0.ts.net'], overriddenBy: null, ...over }],
+  demoted: [
+    {
+      node: 'local',
+      backend: 'ollama',
+      backendId: 'ollama',
+      busyWith: [OPENCLAW],
+      runsAt: 65536,
+      behind: ['core-2.tail0.ts.net'],
+      overriddenBy: null,
+      ...over,
+    },
+  ],
   overridden,
 });
 const throughput = (over: Partial<ThroughputRecord>): ThroughputRecord => ({
@@ -60,6 +72,7 @@ const throughput = (over: Partial<ThroughputRecord>): ThroughputRecord => ({
 const SLOW_FZZY: ThroughputEstimate = {
   node: 'fzzy.tail0.ts.net',
   backend: null,
+  backendId: null,
   tokensPerSec: 123,
   fromPromptTokens: 10_600,
   extrapolated: true,
@@ -170,6 +183,7 @@ describe('pool log lines for slots, throughput and contention', () => {
             {
               node: 'core-6.tail0.ts.net',
               backend: null,
+              backendId: null,
               tokensPerSec: 496,
               fromPromptTokens: 48_000,
               extrapolated: false,

@@ -37,7 +37,7 @@ describe('contentionStep (spec, "Local engine contention")', () => {
       expect: [[P3], [L]],
       record: {
         numCtx: 65536,
-        demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [P3.node], overriddenBy: null }],
+        demoted: [{ node: 'local', backend: 'ollama', backendId: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [P3.node], overriddenBy: null }],
         overridden: false,
       },
     },
@@ -48,7 +48,17 @@ describe('contentionStep (spec, "Local engine contention")', () => {
       expect: [[P0], [L]],
       record: {
         numCtx: 65536,
-        demoted: [{ node: 'local', backend: 'ollama', busyWith: [{ model: MODEL, numCtx: 32768 }], runsAt: 65536, behind: [P0.node], overriddenBy: null }],
+        demoted: [
+          {
+            node: 'local',
+            backend: 'ollama',
+            backendId: 'ollama',
+            busyWith: [{ model: MODEL, numCtx: 32768 }],
+            runsAt: 65536,
+            behind: [P0.node],
+            overriddenBy: null,
+          },
+        ],
         overridden: false,
       },
     },
@@ -66,7 +76,17 @@ describe('contentionStep (spec, "Local engine contention")', () => {
       expect: [[P0], [L]],
       record: {
         numCtx: null,
-        demoted: [{ node: 'local', backend: 'ollama', busyWith: [{ model: MODEL, numCtx: 8192 }], runsAt: null, behind: [P0.node], overriddenBy: null }],
+        demoted: [
+          {
+            node: 'local',
+            backend: 'ollama',
+            backendId: 'ollama',
+            busyWith: [{ model: MODEL, numCtx: 8192 }],
+            runsAt: null,
+            behind: [P0.node],
+            overriddenBy: null,
+          },
+        ],
         overridden: false,
       },
     },
@@ -77,7 +97,7 @@ describe('contentionStep (spec, "Local engine contention")', () => {
       expect: [[Q3], [L, peerNode('core-9', 4), peerNode('core-7', 0)]],
       record: {
         numCtx: 65536,
-        demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [Q3.node], overriddenBy: null }],
+        demoted: [{ node: 'local', backend: 'ollama', backendId: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [Q3.node], overriddenBy: null }],
         overridden: false,
       },
     },
@@ -88,7 +108,7 @@ describe('contentionStep (spec, "Local engine contention")', () => {
       expect: [[L, Q4]],
       record: {
         numCtx: 65536,
-        demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [], overriddenBy: null }],
+        demoted: [{ node: 'local', backend: 'ollama', backendId: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [], overriddenBy: null }],
         overridden: false,
       },
     },
@@ -99,7 +119,7 @@ describe('contentionStep (spec, "Local engine contention")', () => {
       expect: [[L0, P0]],
       record: {
         numCtx: 65536,
-        demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [], overriddenBy: 'affinity' }],
+        demoted: [{ node: 'local', backend: 'ollama', backendId: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [], overriddenBy: 'affinity' }],
         overridden: false,
       },
     },
@@ -110,7 +130,7 @@ describe('contentionStep (spec, "Local engine contention")', () => {
       expect: [[L, Q4]],
       record: {
         numCtx: 65536,
-        demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [], overriddenBy: null }],
+        demoted: [{ node: 'local', backend: 'ollama', backendId: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [], overriddenBy: null }],
         overridden: false,
       },
     },
@@ -121,7 +141,7 @@ describe('contentionStep (spec, "Local engine contention")', () => {
       expect: [[P0], [Q3], [L, Q4]],
       record: {
         numCtx: 65536,
-        demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [Q3.node], overriddenBy: null }],
+        demoted: [{ node: 'local', backend: 'ollama', backendId: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [Q3.node], overriddenBy: null }],
         overridden: false,
       },
     },
@@ -132,7 +152,7 @@ describe('contentionStep (spec, "Local engine contention")', () => {
       expect: [[L], [P0]],
       record: {
         numCtx: 65536,
-        demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [], overriddenBy: null }],
+        demoted: [{ node: 'local', backend: 'ollama', backendId: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind: [], overriddenBy: null }],
         overridden: false,
       },
     },
@@ -150,7 +170,7 @@ describe('contentionStep (spec, "Local engine contention")', () => {
 describe('contentionStep: the load it compares and the facts it looks up', () => {
   const demotedBehind = (behind: string[], over: Partial<ContentionRecord['demoted'][number]> = {}): ContentionRecord => ({
     numCtx: 65536,
-    demoted: [{ node: 'local', backend: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind, overriddenBy: null, ...over }],
+    demoted: [{ node: 'local', backend: 'ollama', backendId: 'ollama', busyWith: [OPENCLAW], runsAt: 65536, behind, overriddenBy: null, ...over }],
     overridden: false,
   });
   // Local at 3 in flight, pressure 1; a peer at 3 in flight whose GPU pressure is 2.
@@ -196,7 +216,7 @@ describe('contentionStep: the load it compares and the facts it looks up', () =>
       tiers: [[localEngine('ollama', 0), localEngine('llama', 0, 'llamacpp'), P0]],
       input: input([OPENCLAW], { busy: new Map([['llama', [OPENCLAW]]]), runsAt: new Map([['llama', 65536]]) }),
       expect: [[localEngine('ollama', 0), P0], [localEngine('llama', 0, 'llamacpp')]],
-      record: demotedBehind([P0.node], { backend: 'llamacpp' }),
+      record: demotedBehind([P0.node], { backend: 'llamacpp', backendId: 'llama' }),
     },
   ];
   for (const row of rows) {

@@ -68,10 +68,10 @@ export const contentionStep: PlacementStep<'contention'> = {
         // Affinity overrides a move that would have happened; an engine every later node is busier
         // than keeps its place on its own, and the record says so (overriddenBy null).
         if (input.affinityHeld === c.id && passed.length > 0) {
-          demoted.push({ node: c.node, backend: c.engine, busyWith, runsAt, behind: [], overriddenBy: 'affinity' });
+          demoted.push({ node: c.node, backend: c.engine, backendId: c.backendId, busyWith, runsAt, behind: [], overriddenBy: 'affinity' });
           continue;
         }
-        demoted.push({ node: c.node, backend: c.engine, busyWith, runsAt, behind: passed.map((p) => p.node), overriddenBy: null });
+        demoted.push({ node: c.node, backend: c.engine, backendId: c.backendId, busyWith, runsAt, behind: passed.map((p) => p.node), overriddenBy: null });
         if (passed.length === 0) continue;
         const split = [
           [...group.slice(0, at), ...passed],

@@ -339,6 +339,7 @@ describe('throughputStep (spec, "Throughput-aware placement")', () => {
         {
           node: fzzy.node,
           backend: null,
+          backendId: null,
           tokensPerSec: 41,
           fromPromptTokens: 46_000,
           extrapolated: false,
@@ -351,6 +352,7 @@ describe('throughputStep (spec, "Throughput-aware placement")', () => {
         {
           node: beta1.node,
           backend: null,
+          backendId: null,
           tokensPerSec: 494.6,
           fromPromptTokens: 46_000,
           extrapolated: false,

@@ -29,6 +29,7 @@ export function estimateOf(c: Candidate, input: ThroughputInput): ThroughputEsti
   return {
     node: c.node,
     backend: c.engine,
+    backendId: c.backendId,
     tokensPerSec: Math.round(p.tokensPerSec * 10) / 10,
     fromPromptTokens: p.fromPromptTokens,
     extrapolated: p.extrapolated,

@@ -67,7 +67,24 @@ describe('withheld step', () => {
 
   it('records the engine, until when and why, so the row says why the first node was skipped', () => {
     const out = withheldStep.run([[L, A]], placementContext({ withheld: new Map([['local/ollama', FACT]]) }));
-    assert.deepEqual(out.record, { demoted: [{ node: 'local', backend: 'ollama', until: FACT.until, reason: 'degenerate-output' }], overridden: false });
+    assert.deepEqual(out.record, {
+      demoted: [{ node: 'local', backend: 'ollama', backendId: 'ollama', until: FACT.until, reason: 'degenerate-output' }],
+      overridden: false,
+    });
+  });
+
+  it('names the engine by its id, so two local engines of one kind are told apart (OLLAMA_URL lists two)', () => {
+    const first = { ...L, id: 'local/ollama-1', backendId: 'ollama-1' };
+    const second = { ...L, id: 'local/ollama-2', backendId: 'ollama-2' };
+    const out = withheldStep.run([[first, second]], placementContext({ withheld: new Map([['local/ollama-1', FACT]]) }));
+    assert.deepEqual(
+      out.tiers.map((t) => t.map((c) => c.id)),
+      [['local/ollama-2'], ['local/ollama-1']],
+    );
+    assert.deepEqual(
+      out.record?.demoted.map((d) => [d.backend, d.backendId]),
+      [['ollama', 'ollama-1']],
+    );
   });
 
   it('a pin at a withheld engine cannot bring it forward', () => {

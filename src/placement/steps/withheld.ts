@@ -22,7 +22,7 @@ export const withheldStep: PlacementStep<'withheld'> = {
     const record: WithheldRecord = {
       demoted: moved.map((c) => {
         const fact = ctx.withheld.get(c.id)!;
-        return { node: c.node, backend: c.engine, until: fact.until, reason: fact.reason };
+        return { node: c.node, backend: c.engine, backendId: c.backendId, until: fact.until, reason: fact.reason };
       }),
       overridden: false,
     };
