@@ -4,7 +4,15 @@ import { Counter, Histogram, Registry } from 'prom-client';
 import { failoverReasonKind } from './failover-reason.js';
 import { HubMetrics } from './hub-metrics.js';
 import { NO_SOURCES } from './metrics-sources.fixture.js';
-import { FAILOVERS_METRIC, FIRST_BYTE_METRIC, LATENCY_BUCKETS_SECONDS, REQUEST_DURATION_METRIC, REQUESTS_METRIC, type SettledRow } from './request-metrics.js';
+import {
+  FAILOVERS_METRIC,
+  FIRST_BYTE_METRIC,
+  LATENCY_BUCKETS_SECONDS,
+  REQUEST_DURATION_METRIC,
+  REQUESTS_METRIC,
+  servingNode,
+  type SettledRow,
+} from './request-metrics.js';
 
 const served = (durationMs: number, totalMs: number, node = 'local'): SettledRow => ({
   direction: 'outbound',
@@ -70,7 +78,7 @@ async function eagerReference(rows: readonly SettledRow[]): Promise<string> {
   const firstByte = new Histogram({ ...FIRST_BYTE_METRIC, labelNames: [...FIRST_BYTE_METRIC.labelNames], buckets, registers });
   const total = new Histogram({ ...REQUEST_DURATION_METRIC, labelNames: [...REQUEST_DURATION_METRIC.labelNames], buckets, registers });
   for (const row of rows) {
-    const node = row.node ?? 'none';
+    const node = servingNode(row);
     requests.inc({ direction: row.direction, route: row.path, outcome: row.outcome, node, backend: row.backend ?? 'none' });
     for (const a of row.attempts) failovers.inc({ direction: row.direction, node: a.node, reason: failoverReasonKind(a) });
     if (row.outcome !== 'served') continue;
@@ -98,6 +106,17 @@ describe('HubMetrics', () => {
     const second = (await metrics.text()).body;
     assert.ok(second.includes(`\n${line} 2\n`), second);
     assert.ok(second.includes('\ncihub_first_byte_seconds_count{direction="outbound",node="local"} 2\n'));
+  });
+
+  it('counts work a peer sent under the node that served it, this one (local), not under the sender', async () => {
+    const metrics = new HubMetrics(NO_SOURCES);
+    const SENDER = 'hub-a.tail0.ts.net';
+    metrics.onSettle({ ...served(800, 4_000), direction: 'inbound', path: '/api/chat', node: SENDER, backend: 'ollama' });
+    const text = (await metrics.text()).body;
+    assert.ok(text.includes('\ncihub_requests_total{direction="inbound",route="/api/chat",outcome="served",node="local",backend="ollama"} 1\n'), text);
+    assert.ok(text.includes('\ncihub_first_byte_seconds_count{direction="inbound",node="local"} 1\n'));
+    assert.ok(text.includes('\ncihub_request_duration_seconds_count{direction="inbound",node="local"} 1\n'));
+    assert.ok(!text.includes(SENDER), 'the sender names no series');
   });
 
   it("keeps a node's first-byte and total-time p50 on its served answers when refusals come back in 5 ms", async () => {

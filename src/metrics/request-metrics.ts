@@ -6,6 +6,11 @@
  *
  * Label values are bounded: routes come from the route table, nodes are `local` or a paired
  * peer's name, failover reasons are kinds (failover-reason.ts).
+ *
+ * `node` is the node that served, on both directions. An inbound row's own node field names the
+ * peer that sent the work (routing-log/entry.ts), and labelling by it put a peer's forwards under
+ * the sender's name in "requests by serving node" and in the per-node latencies (found by an
+ * audit). Work a peer sent was served here, so it counts under `local`.
  */
 import type { RoutingLogEntry } from '../routing-log/entry.js';
 import { failoverReasonKind } from './failover-reason.js';
@@ -16,7 +21,7 @@ export const LATENCY_BUCKETS_SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
 
 export const REQUESTS_METRIC = {
   name: 'cihub_requests_total',
-  help: 'Proxied requests by how their routing-log row settled; node is local, a peer name, or none when nothing answered.',
+  help: 'Proxied requests by how their routing-log row settled; node is the serving node: local (work a peer sent included), a peer name, or none when nothing answered.',
   labelNames: ['direction', 'route', 'outcome', 'node', 'backend'],
 } as const;
 
@@ -28,13 +33,13 @@ export const FAILOVERS_METRIC = {
 
 export const FIRST_BYTE_METRIC = {
   name: 'cihub_first_byte_seconds',
-  help: "Time to the serving node's response headers (the routing log's durationMs) of requests served, by node.",
+  help: "Time to the serving node's response headers (the routing log's durationMs) of requests served, by serving node.",
   labelNames: ['direction', 'node'],
 } as const;
 
 export const REQUEST_DURATION_METRIC = {
   name: 'cihub_request_duration_seconds',
-  help: "Time to the end of the response relayed to the caller (the routing log's totalMs) of requests served, by node.",
+  help: "Time to the end of the response relayed to the caller (the routing log's totalMs) of requests served, by serving node.",
   labelNames: ['direction', 'node'],
 } as const;
 
@@ -42,6 +47,16 @@ type LabelOf<M extends { labelNames: readonly string[] }> = M['labelNames'][numb
 
 /** What the metrics read from a settled row. */
 export type SettledRow = Pick<RoutingLogEntry, 'direction' | 'path' | 'outcome' | 'node' | 'backend' | 'attempts' | 'durationMs' | 'totalMs'>;
+
+/**
+ * The serving node as the metrics name it. An outbound row names it. On an inbound row an engine
+ * of this Hub's served whenever the row names one (the walk only tries local engines for a peer's
+ * forward); otherwise nothing answered.
+ */
+export function servingNode(row: Pick<SettledRow, 'direction' | 'node' | 'backend'>): string {
+  if (row.direction === 'inbound') return row.backend === null ? 'none' : 'local';
+  return row.node ?? 'none';
+}
 
 export class RequestMetrics {
   readonly requests = new CounterTally<LabelOf<typeof REQUESTS_METRIC>>(REQUESTS_METRIC.labelNames);
@@ -51,7 +66,7 @@ export class RequestMetrics {
 
   /** Called once per row, when the row settles. */
   record(row: SettledRow): void {
-    const node = row.node ?? 'none';
+    const node = servingNode(row);
     this.requests.inc({ direction: row.direction, route: row.path, outcome: row.outcome, node, backend: row.backend ?? 'none' });
     for (const a of row.attempts) this.failovers.inc({ direction: row.direction, node: a.node, reason: failoverReasonKind(a) });
     // Only a served row's times are observed. A refusal or an engine's verdict comes back in
