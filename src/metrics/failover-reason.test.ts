@@ -1,7 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeFailure, failureStatus, type AttemptFailure } from '../proxy/failover-policy.js';
-import { failoverReasonKind, type FailoverReasonKind } from './failover-reason.js';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { FAILOVER_REASON_KINDS, failoverReasonKind, type FailoverReasonKind } from './failover-reason.js';
 
 /**
  * Every kind of failure the walk records, as describeFailure words it, and the label it must get.
@@ -46,13 +48,24 @@ describe('a failover reason as a bounded metric label', () => {
     }
   }
 
-  it('labels a local load refusal local_load_refused', () => {
-    assert.equal(failoverReasonKind({ status: null, reason: 'local load refused: not enough memory' }), 'local_load_refused');
-  });
-
   it('calls http_4xx only a status from 400 to 499, and words it cannot place under a lower status other', () => {
     assert.equal(failoverReasonKind({ status: 499, reason: 'HTTP 499' }), 'http_4xx');
     assert.equal(failoverReasonKind({ status: 200, reason: 'something new' }), 'other');
     assert.equal(failoverReasonKind({ status: 302, reason: 'HTTP 302' }), 'other');
+  });
+
+  it('takes no value the walk cannot record: every kind but other comes from some failure above', () => {
+    const produced = new Set<FailoverReasonKind>(['other']);
+    for (const examples of Object.values(EVERY_FAILURE)) for (const [, kind] of examples) produced.add(kind);
+    assert.deepEqual([...FAILOVER_REASON_KINDS].sort(), [...produced].sort());
+  });
+
+  it('is documented with the values it takes, in docs/api.md', () => {
+    const api = readFileSync(resolve(import.meta.dirname, '../../../docs/api.md'), 'utf8');
+    const row = api.split('\n').find((line) => line.startsWith('| `cihub_failovers_total` |'));
+    assert.ok(row, 'the metric has a row in the table');
+    const kinds = row.split('is a kind:')[1] ?? '';
+    const documented = [...kinds.matchAll(/`([a-z0-9_]+)`/g)].map((m) => m[1]!);
+    assert.deepEqual(documented.sort(), [...FAILOVER_REASON_KINDS].sort());
   });
 });

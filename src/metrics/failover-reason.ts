@@ -8,26 +8,28 @@
  */
 import type { Attempt } from '../routing-log/entry.js';
 
-export type FailoverReasonKind =
-  | 'header_deadline'
-  | 'transport'
-  | 'dropped_mid_body'
-  | 'body_stalled'
-  | 'output_fault'
-  | 'local_load_refused'
-  | 'no_credentials'
-  | 'http_408'
-  | 'http_429'
-  | 'http_5xx'
-  | 'http_4xx'
-  | 'other';
+/** Every value the label takes; docs/api.md lists them, and a test holds both to what the walk can record. */
+export const FAILOVER_REASON_KINDS = [
+  'header_deadline',
+  'transport',
+  'dropped_mid_body',
+  'body_stalled',
+  'output_fault',
+  'no_credentials',
+  'http_408',
+  'http_429',
+  'http_5xx',
+  'http_4xx',
+  'other',
+] as const;
+
+export type FailoverReasonKind = (typeof FAILOVER_REASON_KINDS)[number];
 
 export function failoverReasonKind(a: Pick<Attempt, 'status' | 'reason'>): FailoverReasonKind {
   if (a.reason.startsWith('No response headers within')) return 'header_deadline';
   if (a.reason.startsWith('output fault')) return 'output_fault';
   if (a.reason.startsWith("the engine's connection dropped mid-body")) return 'dropped_mid_body';
   if (a.reason.startsWith('the engine stopped sending its body')) return 'body_stalled';
-  if (a.reason.startsWith('local load refused')) return 'local_load_refused';
   if (a.reason.startsWith('no credentials')) return 'no_credentials';
   if (a.status === null) return 'transport';
   if (a.status === 408 || a.status === 429) return `http_${a.status}`;
