@@ -29,7 +29,7 @@ import { PROXY_PREFIX } from './route-table.js';
 import { answerVerdict } from './verdict-answer.js';
 import { VerdictTracker } from './verdict-tracker.js';
 import { modelHeaderValue } from './model-header.js';
-import { answerExhausted, settledRow } from './walk-rows.js';
+import { answerExhausted, settledRow, toAttempt } from './walk-rows.js';
 import { readEngineTimings } from './walk-timings.js';
 import type {
   AttemptStart,
@@ -316,10 +316,15 @@ class RequestWalk {
     const at = this.#current!;
     const req = this.#req;
     req.res.writeHead(answer.statusCode, this.#outHeaders(answer));
+    // The row stays pending while the body streams, for minutes on a long answer: it says now
+    // which attempt is answering and what was passed over to reach it, as settling will.
     this.#deps.rows.update(req.requestId, {
       node: req.rowNode ?? at.answered.node,
       backend: at.answered.engine,
       backendId: at.answered.backendId,
+      attempt: at.start.index + 1,
+      failedOverFrom: this.#failures.map((f) => f.candidate.node),
+      attempts: this.#failures.map(toAttempt),
       status: answer.statusCode,
       durationMs: at.headersMs,
     });
