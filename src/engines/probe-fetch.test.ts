@@ -1,13 +1,12 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { REPO_ROOT } from '../../test/helpers/hub-process.js';
+import { synDroppingPort, type SynDroppingPort } from '../../test/helpers/syn-dropping-port.js';
 import { describeTransportError, getBytes } from './probe-fetch.js';
 
 describe('describeTransportError', () => {
@@ -69,29 +68,13 @@ describe('getBytes against a certificate this machine does not trust', () => {
 });
 
 describe('getBytes against a port that drops SYNs', () => {
-  // A listener in another process that never accepts: once its accept queue is full the kernel
-  // drops every further SYN, as a firewall that drops rather than refuses does (the audit's case).
-  const NEVER_ACCEPTS = `
-    const net = require('node:net');
-    const server = net.createServer().listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => {
-      console.log(server.address().port);
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60000);
-    });`;
-  let listener: ChildProcess;
-  const fillers: Socket[] = [];
+  let dropping: SynDroppingPort;
   let url: string;
   before(async () => {
-    listener = spawn(process.execPath, ['-e', NEVER_ACCEPTS], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const [line] = (await once(listener.stdout!, 'data')) as [Buffer];
-    const port = Number(line.toString().trim());
-    for (let i = 0; i < 8; i += 1) fillers.push(connect(port, '127.0.0.1').on('error', () => {}));
-    await new Promise((resolve) => setTimeout(resolve, 200)); // the handshakes the queue takes complete at once
-    url = `http://127.0.0.1:${port}/api/tags`;
+    dropping = await synDroppingPort();
+    url = `http://127.0.0.1:${dropping.port}/api/tags`;
   });
-  after(() => {
-    for (const s of fillers) s.destroy();
-    listener.kill('SIGKILL');
-  });
+  after(() => dropping.close());
 
   it('gives up within its own time budget, connection included, and says it timed out', async () => {
     const agent = new Agent();

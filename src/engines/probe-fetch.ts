@@ -6,6 +6,7 @@
 import { request } from '../util/undici-lean.js';
 import type { Dispatcher } from 'undici';
 import { discardBody, parseJsonOrUndefined, readBounded, UpstreamReadError } from '../util/bounded-read.js';
+import { withinDeadline } from '../util/within-deadline.js';
 
 /** Transport budget for one probe (spec, "Placement reads a snapshot": 5 s per backend). */
 export const PROBE_TRANSPORT_TIMEOUT_MS = 5_000;
@@ -38,12 +39,9 @@ export async function getJson(url: string, dispatcher: Dispatcher, signal: Abort
  * One GET's whole 200 body within `maxBytes` and `timeoutMs` (the connection and the headers
  * together, then the body from its start), or why not.
  *
- * The connection is inside the bound: undici's headersTimeout starts only once the request is
- * written, the engine Agent sets no connect timeout, and an abort does not end a request still
- * waiting for its connection, so a port that drops SYNs held a probe for undici's 10 s connect
- * default rather than the spec's 5 s (measured: a TTL-0 read took 10,518 ms, ending in
- * UND_ERR_CONNECT_TIMEOUT). The bound is per call, not a connect timeout on the Agent, which also
- * carries the proxy's forwards; the abandoned connection ends on undici's own timers.
+ * The connection is inside the bound (util/within-deadline.ts): without it a port that drops SYNs
+ * held a probe for undici's 10 s connect default rather than the spec's 5 s. The engine Agent
+ * also carries the proxy's forwards, so the bound is per call.
  */
 export async function getBytes(
   url: string,
@@ -74,33 +72,6 @@ export async function getBytes(
     return { ok: false, running: false, error: describeTransportError(err) };
   }
 }
-
-/**
- * The response, or null once `timeoutMs` passed without it. One that comes later has its body
- * closed, so its connection is not left holding an answer nobody reads.
- */
-function withinDeadline(pending: Promise<Dispatcher.ResponseData>, timeoutMs: number): Promise<Dispatcher.ResponseData | null> {
-  return new Promise((resolve, reject) => {
-    // A deadline on an awaited call, cleared when the call settles first: not a background task.
-    const deadline = setTimeout(() => {
-      resolve(null);
-      pending.then((late) => discardBody(late.body), ignoreLateFailure);
-    }, timeoutMs);
-    pending.then(
-      (res) => {
-        clearTimeout(deadline);
-        resolve(res);
-      },
-      (err: unknown) => {
-        clearTimeout(deadline);
-        reject(err);
-      },
-    );
-  });
-}
-
-/** A call given up on by its deadline has nobody to tell how it failed. */
-function ignoreLateFailure(): void {}
 
 /**
  * Reads an engine answer through its schema, parsing only when the bytes changed. At the

@@ -15,6 +15,8 @@ import { mappedOrigin, peerOrigin } from '../tailnet/peer-origins.js';
 import { POOL_ADDRESS_REFUSED } from '../tailnet/pinned-dial.js';
 import { parseJsonOrUndefined, readBounded } from '../util/bounded-read.js';
 import type { Clock } from '../util/clock.js';
+import { noAnswerWithin } from '../util/call-failure.js';
+import { withinDeadline } from '../util/within-deadline.js';
 import { outboundAuthMode, type AuthMode } from './auth-mode.js';
 
 export type PeerAnswer =
@@ -72,7 +74,7 @@ export const PEER_REPLY_MAX_BYTES = 64 * 1024;
 export const PEER_CAPABILITIES_MAX_BYTES = 16 * 1024 * 1024;
 
 export interface CallOptions {
-  /** The whole call, headers and body. */
+  /** The whole call: the connection, the headers and the body. */
   readonly timeoutMs: number;
   /** Largest body read (PEER_REPLY_MAX_BYTES when not given); past it the call fails. */
   readonly maxBytes?: number;
@@ -100,15 +102,22 @@ export class PeerClient {
       headers[HEADER_PEER] = self;
     }
     try {
-      const res = await request(`${peerOrigin(peer.nodeFqdn, this.#deps.origins)}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : payload,
-        dispatcher: mappedOrigin(peer.nodeFqdn, this.#deps.origins) === null ? this.#deps.nameDispatcher : this.#deps.dispatcher,
-        headersTimeout: opts.timeoutMs,
-        bodyTimeout: opts.timeoutMs,
-        signal: AbortSignal.timeout(opts.timeoutMs),
-      });
+      // The deadline covers the connection as well (util/within-deadline.ts): a switched-off
+      // tailnet machine drops SYNs, and the abort alone left a discovery probe or a leaving
+      // notice waiting out undici's 10 s connect default instead of its own budget.
+      const res = await withinDeadline(
+        request(`${peerOrigin(peer.nodeFqdn, this.#deps.origins)}${path}`, {
+          method,
+          headers,
+          body: body === undefined ? undefined : payload,
+          dispatcher: mappedOrigin(peer.nodeFqdn, this.#deps.origins) === null ? this.#deps.nameDispatcher : this.#deps.dispatcher,
+          headersTimeout: opts.timeoutMs,
+          bodyTimeout: opts.timeoutMs,
+          signal: AbortSignal.timeout(opts.timeoutMs),
+        }),
+        opts.timeoutMs,
+      );
+      if (res === null) return { ok: false, error: noAnswerWithin(opts.timeoutMs), auth, unsent: null };
       const bytes = await readBounded(res.body, { maxBytes: opts.maxBytes ?? PEER_REPLY_MAX_BYTES, timeoutMs: opts.timeoutMs }, res.headers['content-length']);
       const json = bytes.length === 0 ? null : (parseJsonOrUndefined(bytes) ?? null);
       return { ok: true, status: res.statusCode, headers: res.headers, json, auth };

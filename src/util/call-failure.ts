@@ -10,12 +10,17 @@ import { UpstreamReadError } from './bounded-read.js';
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
 
 export function describeCallFailure(err: unknown, timeoutMs: number): string {
-  if (isTimeout(err)) return `no answer within ${seconds(timeoutMs)}`;
+  if (isTimeout(err)) return noAnswerWithin(timeoutMs);
   if (err instanceof UpstreamReadError) return err.message;
   const code = stringCode(err) ?? stringCode((err as { cause?: unknown } | null)?.cause);
   if (code !== null) return code;
   const message = (err as { message?: unknown } | null)?.message;
   return typeof message === 'string' && message !== '' ? message : 'no answer';
+}
+
+/** How a call that ran out of its budget reads, wherever it is described. */
+export function noAnswerWithin(timeoutMs: number): string {
+  return `no answer within ${seconds(timeoutMs)}`;
 }
 
 function isTimeout(err: unknown): boolean {
