@@ -1,5 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -31,6 +32,14 @@ describe('describeTransportError', () => {
     ['a reset, which only looks like TLS trouble', Object.assign(new Error('x'), { code: 'ECONNRESET' }), 'fetch failed (ECONNRESET)'],
   ];
   for (const [name, err, said] of cases) it(`words ${name} as "${said}"`, () => assert.equal(describeTransportError(err), said));
+
+  it('words a call that ran out of its AbortSignal.timeout budget as no answer within that budget', async () => {
+    const signal = AbortSignal.timeout(0);
+    await once(signal, 'abort');
+    assert.equal(describeTransportError(signal.reason, 5_000), 'no answer within 5 s');
+    assert.equal(describeTransportError(Object.assign(new TypeError('fetch failed'), { cause: signal.reason }), 2_000), 'no answer within 2 s');
+    assert.equal(describeTransportError(signal.reason), 'timed out', 'without a budget to name');
+  });
 });
 
 describe('getBytes against a certificate this machine does not trust', () => {

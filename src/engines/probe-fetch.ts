@@ -6,6 +6,7 @@
 import { request } from '../util/undici-lean.js';
 import type { Dispatcher } from 'undici';
 import { discardBody, parseJsonOrUndefined, readBounded, UpstreamReadError } from '../util/bounded-read.js';
+import { noAnswerWithin } from '../util/call-failure.js';
 import { withinDeadline } from '../util/within-deadline.js';
 
 /** Transport budget for one probe (spec, "Placement reads a snapshot": 5 s per backend). */
@@ -125,11 +126,15 @@ const CERTIFICATE_ERROR_CODE = /CERT|^UNABLE_TO_|^INVALID_CA$|^HOSTNAME_MISMATCH
 /**
  * "fetch failed (ECONNREFUSED)"-style text from a transport error: the code, never a body. A
  * refused certificate says so, since "fetch failed" sends an operator looking at the network
- * when the fix is the name's certificate or this machine's trust store.
+ * when the fix is the name's certificate or this machine's trust store. A call that ran out of
+ * its AbortSignal.timeout budget reads "no answer within <timeoutMs>", the wording of
+ * util/call-failure.ts: the DOMException it rejects with has no string code, so a peer that took
+ * the connection and said nothing read "fetch failed" in discovery's notHubs and in peer health.
  */
-export function describeTransportError(err: unknown): string {
+export function describeTransportError(err: unknown, timeoutMs?: number): string {
   if (err instanceof UpstreamReadError) return err.message;
-  const e = err as { code?: unknown; name?: unknown; cause?: { code?: unknown } };
+  const e = err as { code?: unknown; name?: unknown; cause?: { code?: unknown; name?: unknown } };
+  if (e?.name === 'TimeoutError' || e?.cause?.name === 'TimeoutError') return timeoutMs === undefined ? 'timed out' : noAnswerWithin(timeoutMs);
   const code = typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : null;
   if (e?.name === 'AbortError' || code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR') return 'aborted';
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return `timed out (${code})`;

@@ -131,7 +131,7 @@ export class PeerClient {
           unsent: null,
         };
       }
-      return { ok: false, error: describeTransportError(err), auth, unsent: null };
+      return { ok: false, error: describeTransportError(err, opts.timeoutMs), auth, unsent: null };
     }
   }
 
