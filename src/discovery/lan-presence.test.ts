@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
+import { createLogger } from '../util/logger.js';
 import { ManualClock } from '../util/clock.js';
 import { announcementRecords, LAN_SERVICE_TYPE } from './lan-announcement.js';
 import { LAN_ANSWER_MIN_INTERVAL_MS, LanPresence, type MdnsTransport } from './lan-presence.js';
@@ -36,7 +37,7 @@ class FakeTransport implements MdnsTransport {
   }
 }
 
-function presence(opts: { enabled: () => boolean; clock?: ManualClock }) {
+function presence(opts: { enabled: () => boolean; clock?: ManualClock; logger?: Logger }) {
   const opened: FakeTransport[] = [];
   const lan = new LanPresence({
     enabled: opts.enabled,
@@ -49,7 +50,7 @@ function presence(opts: { enabled: () => boolean; clock?: ManualClock }) {
       return t;
     },
     clock: opts.clock ?? new ManualClock(),
-    logger: pino({ level: 'silent' }),
+    logger: opts.logger ?? pino({ level: 'silent' }),
   });
   return { lan, opened };
 }
@@ -76,6 +77,19 @@ describe('LAN presence (mDNS)', () => {
     await lan.sync();
     assert.equal(opened[0]!.destroyed, true);
     assert.equal(lan.open, false);
+  });
+
+  it("logs the mDNS service type under a key of its own, leaving the Hub's service field alone", async () => {
+    const lines: string[] = [];
+    const { lan } = presence({ enabled: () => true, logger: createLogger('info', { write: (line: string) => void lines.push(line) }) });
+    await lan.sync();
+    const line = lines.find((l) => l.includes('LAN discovery (mDNS) on'));
+    assert.ok(line !== undefined, lines.join(''));
+    assert.equal(line.match(/"service":/g)?.length, 1, `one service key: ${line}`);
+    const fields = JSON.parse(line) as Record<string, unknown>;
+    assert.equal(fields.service, 'cihub');
+    assert.equal(fields.mdnsService, LAN_SERVICE_TYPE);
+    lan.close();
   });
 
   it('answers queries for Hubs, at most once per LAN_ANSWER_MIN_INTERVAL_MS, and ignores other queries', async () => {

@@ -114,7 +114,9 @@ export class LanPresence {
         }
       }
     });
-    this.#d.logger.info({ service: LAN_SERVICE_TYPE, instance: own }, 'LAN discovery (mDNS) on: announcing this Hub on the local network');
+    // Not `service`: the Hub's logger writes service: 'cihub' on every line, and a second key of
+    // that name gave the line a duplicate JSON key (parsers keep one or the other).
+    this.#d.logger.info({ mdnsService: LAN_SERVICE_TYPE, instance: own }, 'LAN discovery (mDNS) on: announcing this Hub on the local network');
     this.#answer();
   }
 
