@@ -330,7 +330,9 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
     peerClocks: () => peerClockSkews(peers.store.list(), peers.client, clock),
     handout: (model) => windowHandout(model, { backends: health.latest(), maxNumCtx: settings.get().inferenceMaxNumCtx }, pool.usablePeers()),
     status: async () => {
-      const tailnet = await peers.self();
+      // The daemon's own tailnet name, read even under the stand-ins: it is what the Admin API leg is asked about.
+      const [self, daemon] = await Promise.all([peers.self(), peers.tailscale.status()]);
+      const tailnet = { ...self, tailnetName: daemon.tailnetName };
       const nowMs = clock.nowMs();
       const pollSeconds = settings.get().poolHealthPollSeconds;
       const peerViews = peers.store

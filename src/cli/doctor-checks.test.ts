@@ -22,7 +22,7 @@ const inputs = (extra: Partial<StatusInputs> = {}): StatusInputs => ({
   backends: [],
   inFlight: () => 0,
   peers: [],
-  tailnet: { nodeFqdn: 'hub-a.tail0.ts.net', tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'tailscale' },
+  tailnet: { nodeFqdn: 'hub-a.tail0.ts.net', tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'tailscale', tailnetName: 'alice@example.com' },
   identity: null,
   pairingPin: { active: false, expiresAt: null },
   peerOrigins: new Map(),
@@ -79,7 +79,7 @@ describe('doctorChecks', () => {
   const rows: readonly { name: string; over: Parameters<typeof run>[0]; code: string; verdict: string; fix?: RegExp }[] = [
     {
       name: 'C1 fails when this Hub has no tailnet name',
-      over: { status: { tailnet: { nodeFqdn: null, tailnetSuffix: null, tailscaleConnected: false, source: 'none' } } },
+      over: { status: { tailnet: { nodeFqdn: null, tailnetSuffix: null, tailscaleConnected: false, source: 'none', tailnetName: null } } },
       code: 'C1',
       verdict: 'fail',
     },

@@ -56,7 +56,7 @@ function inputs(extra: Partial<StatusInputs> = {}): StatusInputs {
     backends: [],
     inFlight: () => 0,
     peers: [],
-    tailnet: { nodeFqdn: null, tailnetSuffix: null, tailscaleConnected: false, source: 'none' },
+    tailnet: { nodeFqdn: null, tailnetSuffix: null, tailscaleConnected: false, source: 'none', tailnetName: null },
     identity: null,
     pairingPin: { active: false, expiresAt: null },
     peerOrigins: new Map(),
@@ -165,6 +165,22 @@ describe('buildPoolStatus', () => {
         ['only-zeta:1b', ['zeta.ts.net'], true],
       ],
     );
+  });
+
+  it('names the tailnet the daemon reports, which discovery asks the Admin API about, and null when it reports none', () => {
+    const on = buildPoolStatus(
+      inputs({
+        tailnet: {
+          nodeFqdn: 'hub-a.tail0.ts.net',
+          tailnetSuffix: 'tail0.ts.net',
+          tailscaleConnected: true,
+          source: 'tailscale',
+          tailnetName: 'alice@example.com',
+        },
+      }),
+    );
+    assert.equal(on.localNode.tailnet, 'alice@example.com');
+    assert.equal(buildPoolStatus(inputs()).localNode.tailnet, null);
   });
 
   it('says loudly when the development dial map is in force', () => {

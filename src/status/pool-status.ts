@@ -77,6 +77,14 @@ export interface PoolStatus {
     /** The tailnet's MagicDNS suffix; null off any tailnet (pairing requests are then not suffix-checked). */
     readonly tailnetSuffix: string | null;
     readonly tailscaleConnected: boolean;
+    /**
+     * The tailnet the local Tailscale daemon says this machine is on (its CurrentTailnet.Name,
+     * e.g. alice@example.com): the tailnet discovery asks the Admin API about. Null when the
+     * daemon names none: it is not running or not connected, or too old to say. The Admin API
+     * is then asked about its OAuth client's own tailnet while this Hub knows a tailnet suffix
+     * (the HUB_NODE_FQDN / HUB_TAILNET_SUFFIX stand-ins), and not at all otherwise.
+     */
+    readonly tailnet: string | null;
     /** Where the name came from: Tailscale, the HUB_NODE_FQDN stand-in, or nowhere. */
     readonly tailnetSource: 'env' | 'tailscale' | 'none';
     /**
@@ -148,6 +156,8 @@ export interface StatusInputs {
     readonly tailnetSuffix: string | null;
     readonly tailscaleConnected: boolean;
     readonly source: 'env' | 'tailscale' | 'none';
+    /** The daemon's CurrentTailnet.Name, whatever names this Hub; null when it reports none. */
+    readonly tailnetName: string | null;
   };
   readonly identity: PoolStatus['localNode']['identity'];
   readonly pairingPin: PoolStatus['pairingPin'];
@@ -235,6 +245,7 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
       nodeFqdn: input.tailnet.nodeFqdn,
       tailnetSuffix: input.tailnet.tailnetSuffix,
       tailscaleConnected: input.tailnet.tailscaleConnected,
+      tailnet: input.tailnet.tailnetName,
       tailnetSource: input.tailnet.source,
       identity: input.identity,
       peerOriginsMap: { active: input.peerOrigins.size > 0, entries: [...input.peerOrigins].map(([name, origin]) => ({ name, origin })) },

@@ -9,6 +9,7 @@ import { after, describe, it } from 'node:test';
 import type { DoctorCheck } from '../../src/cli/doctor-checks.js';
 import { eventually, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 import {
+  FAKE_TAILNET_NAME,
   fakeTailscale,
   loggedOutStatus,
   magicDnsOffStatus,
@@ -78,8 +79,14 @@ describe('cihub pool doctor against each Tailscale state', () => {
     assert.equal(warnings.length, 1, hub.log());
     assert.equal(warnings[0]!.level, 40);
     assert.match(warnings[0]!.msg, /^HUB_NODE_FQDN=hub-a is a single label; .*; using no stand-in name/);
-    const status = await hub.api<{ localNode: { nodeFqdn: string | null; tailnetSource: string } }>('GET', '/api/inference/pool/status');
-    assert.deepEqual([status.json.localNode.nodeFqdn, status.json.localNode.tailnetSource], ['hub-a.tail0.ts.net', 'tailscale']);
+    const status = await hub.api<{ localNode: { nodeFqdn: string | null; tailnetSource: string; tailnet: string | null } }>(
+      'GET',
+      '/api/inference/pool/status',
+    );
+    assert.deepEqual(
+      [status.json.localNode.nodeFqdn, status.json.localNode.tailnetSource, status.json.localNode.tailnet],
+      ['hub-a.tail0.ts.net', 'tailscale', FAKE_TAILNET_NAME],
+    );
   });
 
   it("Serve refused: C2 and C4 fail with the exact command for the Hub's account, the log says it too, and doctor exits non-zero", async () => {

@@ -104,6 +104,8 @@ export interface PoolStatus {
     readonly nodeFqdn: string | null;
     readonly tailnetSuffix: string | null;
     readonly tailscaleConnected: boolean;
+    /** The tailnet the daemon reports (CurrentTailnet.Name); null when it reports none. Absent from Hubs before this field. */
+    readonly tailnet?: string | null;
     readonly tailnetSource: 'env' | 'tailscale' | 'none';
     /** nodeUuid and fingerprint are null, with identityError set, when no identity could be made. */
     readonly identity: { readonly nodeUuid: string | null; readonly fingerprint: string | null; readonly identityError: string | null } | null;

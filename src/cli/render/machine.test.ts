@@ -33,7 +33,7 @@ function status(
     backends: [],
     inFlight: () => 0,
     peers: [view],
-    tailnet: { nodeFqdn: 'hub-a.tail0.ts.net', tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'tailscale' },
+    tailnet: { nodeFqdn: 'hub-a.tail0.ts.net', tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'tailscale', tailnetName: 'alice@example.com' },
     identity: null,
     pairingPin: { active: false, expiresAt: null },
     peerOrigins: new Map(),

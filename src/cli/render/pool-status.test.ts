@@ -36,7 +36,7 @@ function status(extra: Partial<StatusInputs> = {}): PoolStatus {
     backends: [backend('ollama', ['qwen3:8b', 'llama3.2:3b'])],
     inFlight: () => 0,
     peers: [],
-    tailnet: { nodeFqdn: SELF, tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'tailscale' },
+    tailnet: { nodeFqdn: SELF, tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'tailscale', tailnetName: 'alice@example.com' },
     identity: { nodeUuid: '11111111-2222-3333-4444-555555555555', fingerprint: FP, identityError: null },
     pairingPin: { active: false, expiresAt: null },
     peerOrigins: new Map(),
@@ -88,7 +88,7 @@ const refusing = (kind: 'identity_changed' | 'unauthorized'): PeerView =>
 const CASES: readonly Case[] = [
   {
     name: 'a single-node Hub keeps its old shape: no peers, no one-node marks',
-    status: status({ tailnet: { nodeFqdn: null, tailnetSuffix: null, tailscaleConnected: false, source: 'none' }, identity: null }),
+    status: status({ tailnet: { nodeFqdn: null, tailnetSuffix: null, tailscaleConnected: false, source: 'none', tailnetName: null }, identity: null }),
     includes: ['Peers: none paired', /qwen3:8b\s+local \(ollama\)$/m, 'not made yet', 'none: not on a tailnet', /pairing PIN\s+none active/],
     excludes: ['⚠', 'Peers refusing this Hub', 'routing is active', 'HUB_POOL_PEER_ORIGINS'],
   },
@@ -105,7 +105,7 @@ const CASES: readonly Case[] = [
   },
   {
     name: 'a name from HUB_NODE_FQDN is called a stand-in',
-    status: status({ tailnet: { nodeFqdn: SELF, tailnetSuffix: 'tail0.ts.net', tailscaleConnected: false, source: 'env' } }),
+    status: status({ tailnet: { nodeFqdn: SELF, tailnetSuffix: 'tail0.ts.net', tailscaleConnected: false, source: 'env', tailnetName: null } }),
     includes: ['tail0.ts.net (HUB_NODE_FQDN stand-in, not read from Tailscale)'],
   },
   {
