@@ -68,7 +68,8 @@ import { openMulticastDns } from './discovery/multicast-transport.js';
 import { identifyProbe } from './discovery/identify-probe.js';
 import { MembershipCache, tailnetToAsk } from './discovery/membership.js';
 import { peerClockSkews } from './peers/peer-clock.js';
-import { publishOnce, publishSettled, reachableFromLoopback, SERVE_PUBLISH_RETRY_MS } from './tailnet/serve-publisher.js';
+import { publishOnce, publishSettled, SERVE_PUBLISH_RETRY_MS } from './tailnet/serve-publisher.js';
+import { reachableFromLoopback } from './tailnet/tailscale-serve.js';
 import { tailscaleReport } from './tailnet/tailscale-report.js';
 import { ApiKeyStore } from './store/api-keys.js';
 import { DATABASE_FILE_NAME, openDatabase } from './store/database.js';
@@ -528,6 +529,7 @@ function buildPoolPeers(deps: {
     clock,
     account: userInfo().username,
     isRoot: process.getuid?.() === 0,
+    hubHost: env.host,
     logger,
   });
   const self = () => readTailnetSelf({ envFqdn: env.nodeFqdn, envSuffix: env.tailnetSuffix, status: () => tailscale.status() });

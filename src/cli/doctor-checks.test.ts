@@ -30,6 +30,9 @@ const inputs = (extra: Partial<StatusInputs> = {}): StatusInputs => ({
   ...extra,
 });
 
+/** A Hub listening where Serve's proxy to 127.0.0.1 reaches it. */
+const onLoopback = { hubHost: '127.0.0.1', reachableFromLoopback: true } as const;
+
 /** What a healthy Hub on a healthy tailnet reports about its Tailscale. */
 const healthyTailscale: TailscaleReport = {
   nameSource: 'tailscale',
@@ -50,7 +53,7 @@ const healthyTailscale: TailscaleReport = {
     problem: null,
     peerCount: 2,
   },
-  serve: { verdict: 'publishes', otherTarget: null, problem: null },
+  serve: { ...onLoopback, verdict: 'publishes', otherTarget: null, problem: null },
   certificates: { verdict: 'ok', detail: 'HTTPS certificates can be issued for hub-a.tail0.ts.net' },
   operator: { allowed: true, account: 'hub', operatorUser: 'hub', command: null, basis: "hub is Tailscale's operator" },
   lastPublish: { kind: 'already' },
@@ -92,7 +95,7 @@ describe('doctorChecks', () => {
     },
     {
       name: 'C2 fails when Serve has no entry, with the publish command',
-      over: { tailscale: { serve: { verdict: 'absent', otherTarget: null, problem: null } } },
+      over: { tailscale: { serve: { ...onLoopback, verdict: 'absent', otherTarget: null, problem: null } } },
       code: 'C2',
       verdict: 'fail',
       fix: /tailscale serve --bg --yes --https=443 http:\/\/127\.0\.0\.1:5002/,
@@ -101,7 +104,7 @@ describe('doctorChecks', () => {
       name: 'C2 after a refused publish names the operator command first',
       over: {
         tailscale: {
-          serve: { verdict: 'absent', otherTarget: null, problem: null },
+          serve: { ...onLoopback, verdict: 'absent', otherTarget: null, problem: null },
           lastPublish: {
             kind: 'refused',
             command: 'sudo tailscale set --operator=hub',
@@ -116,17 +119,37 @@ describe('doctorChecks', () => {
     },
     {
       name: 'C2 fails when Serve sends the name somewhere else',
-      over: { tailscale: { serve: { verdict: 'other', otherTarget: 'http://127.0.0.1:8080', problem: null } } },
+      over: { tailscale: { serve: { ...onLoopback, verdict: 'other', otherTarget: 'http://127.0.0.1:8080', problem: null } } },
       code: 'C2',
       verdict: 'fail',
     },
     {
       name: 'C2 is unknown when Serve cannot be read (an old daemon)',
-      over: { tailscale: { serve: { verdict: 'unknown', otherTarget: null, problem: 'too old' } } },
+      over: { tailscale: { serve: { ...onLoopback, verdict: 'unknown', otherTarget: null, problem: 'too old' } } },
       code: 'C2',
       verdict: 'unknown',
     },
     { name: 'C2 is unknown when the Hub cannot be asked', over: { tailscale: null }, code: 'C2', verdict: 'unknown' },
+    {
+      name: 'C2 fails when the Hub listens on ::1, though Serve holds the entry the Hub would publish, and says which HUB_HOST keeps loopback',
+      over: { tailscale: { serve: { verdict: 'other', otherTarget: 'http://127.0.0.1:5002', problem: null, hubHost: '::1', reachableFromLoopback: false } } },
+      code: 'C2',
+      verdict: 'fail',
+      fix: /HUB_HOST=127\.0\.0\.1 .*HUB_HOST=0\.0\.0\.0/,
+    },
+    {
+      name: 'C2 fails when the Hub listens on 127.0.0.2 and Serve holds nothing, rather than offering a publish command that would not reach it',
+      over: { tailscale: { serve: { verdict: 'absent', otherTarget: null, problem: null, hubHost: '127.0.0.2', reachableFromLoopback: false } } },
+      code: 'C2',
+      verdict: 'fail',
+      fix: /^restart the Hub with HUB_HOST=/,
+    },
+    {
+      name: 'C2 passes for a Hub on ::1 that an entry made by hand reaches (http://[::1]:<port>)',
+      over: { tailscale: { serve: { verdict: 'publishes', otherTarget: null, problem: null, hubHost: '::1', reachableFromLoopback: false } } },
+      code: 'C2',
+      verdict: 'ok',
+    },
     {
       name: 'C3 fails when HTTPS certificates are off',
       over: { tailscale: { certificates: { verdict: 'missing', detail: 'off' } } },
@@ -138,7 +161,7 @@ describe('doctorChecks', () => {
       name: "C4 fails when Tailscale refuses the Hub's account and Serve does not publish it yet",
       over: {
         tailscale: {
-          serve: { verdict: 'absent', otherTarget: null, problem: null },
+          serve: { ...onLoopback, verdict: 'absent', otherTarget: null, problem: null },
           operator: { allowed: false, account: 'hub', operatorUser: null, command: 'sudo tailscale set --operator=hub', basis: 'no operator' },
         },
       },

@@ -72,9 +72,18 @@ function serveCheck(ts: TailscaleReport | null, hubPort: number): DoctorCheck {
   if (ts === null) return check('C2', 'unknown', 'could not ask the Hub about its Tailscale', `publish the Hub with Tailscale Serve: ${publish}`);
   if (ts.nameSource === 'env') return check('C2', 'unknown', 'this Hub is named by HUB_NODE_FQDN (development stand-in); Tailscale Serve is not checked');
   const name = ts.nodeFqdn ?? "<this Hub's name>";
+  if (ts.serve.verdict === 'publishes') return check('C2', 'ok', `Tailscale Serve publishes this Hub at https://${name}/ (port ${hubPort})`);
+  // The config alone is not enough: an entry for the Hub's port on 127.0.0.1 reaches nothing when
+  // the Hub listens on ::1, 127.0.0.2 or a LAN address only, and the Hub does not publish then.
+  // Compared with false, so a Hub from before the field is judged on its config as before.
+  if (ts.serve.reachableFromLoopback === false)
+    return check(
+      'C2',
+      'fail',
+      `the Hub listens on ${ts.serve.hubHost}, where Tailscale Serve cannot reach it: the Hub is published at http://127.0.0.1:${hubPort}, so https://${name}/ would not reach it`,
+      `restart the Hub with HUB_HOST=127.0.0.1 (the default), or HUB_HOST=0.0.0.0 to take other interfaces as well as loopback; the Hub then publishes itself`,
+    );
   switch (ts.serve.verdict) {
-    case 'publishes':
-      return check('C2', 'ok', `Tailscale Serve publishes this Hub at https://${name}/ (port ${hubPort})`);
     case 'absent': {
       const refused = ts.lastPublish?.kind === 'refused' ? ts.lastPublish : null;
       return check(

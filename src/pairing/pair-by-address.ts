@@ -109,8 +109,10 @@ export class AddressPairing {
     }
     throw new HubError(
       'HUB_ERR_NO_HUB_AT_ADDRESS',
-      // A Hub listens on loopback alone by default (docs/operator-guide.md), so a target left at its defaults is never reachable here.
-      `no Hub answered at ${target.host} (${tried.join('; ')}); a Hub listens on 127.0.0.1 only unless its HUB_HOST says otherwise, so for the pairing set HUB_HOST on the other Hub to an address this machine can reach (0.0.0.0, or ${target.host}) and restart it; if it publishes another port, give it as ${authority(target.host, 5002).replace(/5002$/, '<port>')}`,
+      // A Hub listens on loopback alone by default (docs/operator-guide.md), so a target left at its
+      // defaults is never reachable here. HUB_HOST takes one address, and Tailscale Serve reaches the
+      // Hub at 127.0.0.1 only: 0.0.0.0 serves both, the target's own address would cut Serve off.
+      `no Hub answered at ${target.host} (${tried.join('; ')}); a Hub listens on 127.0.0.1 only unless its HUB_HOST says otherwise, so for the pairing restart the other Hub with HUB_HOST=0.0.0.0, which this machine can reach and which keeps 127.0.0.1 for Tailscale Serve (HUB_HOST=${target.host} alone would leave Serve unable to reach it); if it publishes another port, give it as ${authority(target.host, 5002).replace(/5002$/, '<port>')}`,
     );
   }
 

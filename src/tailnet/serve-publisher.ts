@@ -16,11 +16,6 @@ export function publishSettled(outcome: PublishOutcome | null): boolean {
   return outcome !== null && (outcome.kind === 'published' || outcome.kind === 'already' || outcome.kind === 'conflict');
 }
 
-/** Hosts whose port Serve can reach at 127.0.0.1. */
-export function reachableFromLoopback(host: string): boolean {
-  return ['127.0.0.1', 'localhost', '0.0.0.0', '::', '::1'].includes(host);
-}
-
 /** One attempt. The outcome is logged when it differs from the previous one, so a retry loop waiting on the operator says it once. */
 export async function publishOnce(client: TailscaleClient, port: number, logger: Logger): Promise<PublishOutcome> {
   const previous = client.lastPublish();

@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../util/clock.js';
 import type { TailscaleRunner } from './tailscale-exec.js';
-import { isPermissionRefusal, operatorCommand, parseServeConfig, publishArgs, publishCommand, serveVerdict } from './tailscale-serve.js';
+import { isPermissionRefusal, operatorCommand, parseServeConfig, publishArgs, publishCommand, reachableFromLoopback, serveVerdict } from './tailscale-serve.js';
 import { readTailscaleStatus, runProblem, type TailscaleState } from './tailscale-status.js';
 
 /** How long one status reading is reused (spec: the pool status route reads a 30 s-cached status). */
@@ -22,6 +22,14 @@ export interface ServeState {
   readonly otherTarget: string | null;
   /** Why it is unknown, in words; null otherwise. */
   readonly problem: string | null;
+  /** The address the Hub listens on (HUB_HOST, --host). */
+  readonly hubHost: string;
+  /**
+   * Whether that address takes connections at 127.0.0.1, where the Hub publishes itself. False
+   * (::1, 127.0.0.2, a LAN address) means the Hub publishes nothing; an entry made by hand that
+   * reaches it another way (http://[::1]:<port> for ::1) still reads as publishes.
+   */
+  readonly reachableFromLoopback: boolean;
 }
 
 /** Whether Tailscale takes changes (Serve above all) from the account the Hub runs as. */
@@ -56,6 +64,8 @@ export interface TailscaleClientDeps {
   readonly account: string;
   /** Whether the Hub runs as root (uid 0), which Tailscale always accepts changes from. */
   readonly isRoot: boolean;
+  /** The address the Hub listens on: Serve publishes the Hub only through a loopback address it listens at. */
+  readonly hubHost: string;
   readonly ttlMs?: number;
   /** A status read that fails is logged at warn, once per distinct problem (not every 30 s). */
   readonly logger?: Logger;
@@ -99,6 +109,7 @@ export class TailscaleClient {
 
   /** Whether Serve publishes https://<nodeFqdn>/ to this machine's `port`. */
   async serve(nodeFqdn: string | null, port: number): Promise<ServeState> {
+    const hub = { hubHost: this.#d.hubHost, reachableFromLoopback: reachableFromLoopback(this.#d.hubHost) };
     const run = await this.#d.run(['serve', 'status', '--json']);
     if (!run.ok) {
       // Daemons before `serve status --json` reject the flag; the operator needs a newer Tailscale, not a Serve fix.
@@ -106,22 +117,22 @@ export class TailscaleClient {
         run.kind === 'failed' && /unknown|flag provided but not defined|usage/i.test(run.stderr)
           ? 'this Tailscale is too old to report its Serve config as JSON (update Tailscale)'
           : runProblem(run);
-      return { verdict: 'unknown', otherTarget: null, problem };
+      return { verdict: 'unknown', otherTarget: null, problem, ...hub };
     }
     let json: unknown;
     try {
       // An empty config prints {} (all fields omitempty); some versions print nothing at all.
       json = run.stdout.trim() === '' ? {} : JSON.parse(run.stdout);
     } catch {
-      return { verdict: 'unknown', otherTarget: null, problem: 'tailscale serve status --json printed something that is not JSON' };
+      return { verdict: 'unknown', otherTarget: null, problem: 'tailscale serve status --json printed something that is not JSON', ...hub };
     }
     const config = parseServeConfig(json);
     if (config === null)
-      return { verdict: 'unknown', otherTarget: null, problem: 'tailscale serve status --json printed a document this Hub does not understand' };
-    const verdict = serveVerdict(config, nodeFqdn, port);
+      return { verdict: 'unknown', otherTarget: null, problem: 'tailscale serve status --json printed a document this Hub does not understand', ...hub };
+    const verdict = serveVerdict(config, nodeFqdn, { host: this.#d.hubHost, port });
     return verdict.kind === 'other'
-      ? { verdict: 'other', otherTarget: verdict.target, problem: null }
-      : { verdict: verdict.kind, otherTarget: null, problem: null };
+      ? { verdict: 'other', otherTarget: verdict.target, problem: null, ...hub }
+      : { verdict: verdict.kind, otherTarget: null, problem: null, ...hub };
   }
 
   /**

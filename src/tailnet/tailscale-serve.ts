@@ -38,13 +38,41 @@ export type ServeVerdict =
   /** Something else is: the Hub must not replace it without the operator. */
   | { readonly kind: 'other'; readonly target: string };
 
-const LOCAL_PROXY = /^(?:https?:\/\/)?(?:127\.0\.0\.1|localhost|\[::1\]):(\d+)(?:\/.*)?$/;
+const LOCAL_PROXY = /^(?:https?:\/\/)?(127\.0\.0\.1|localhost|\[::1\]):(\d+)(?:\/.*)?$/;
 
 /**
- * Whether `config` proxies https://<nodeFqdn>:443/ to this machine's `port`. With no name
- * known, any web entry on :443 counts (the name is checked elsewhere).
+ * For each loopback address a Serve entry can proxy to, the listen hosts (HUB_HOST, --host) at
+ * which the Hub accepts that connection. Node listens dual-stack on '::'; Fastify binds every
+ * address 'localhost' resolves to (lib/server.js, multipleBindings); Tailscale's proxy, dialling
+ * 'localhost', tries each address it resolves to in turn. Any other host (::1 against 127.0.0.1,
+ * 127.0.0.2, a LAN address) takes no connection at that address.
  */
-export function serveVerdict(config: ServeConfig, nodeFqdn: string | null, port: number): ServeVerdict {
+const REACHES: Readonly<Record<string, readonly string[]>> = {
+  '127.0.0.1': ['127.0.0.1', 'localhost', '0.0.0.0', '::'],
+  '[::1]': ['::1', 'localhost', '::'],
+  localhost: ['127.0.0.1', 'localhost', '0.0.0.0', '::', '::1'],
+};
+
+/** Where the Hub listens. */
+export interface HubListen {
+  readonly host: string;
+  readonly port: number;
+}
+
+/**
+ * Whether a Hub listening on `host` is reachable at 127.0.0.1, the one target the Hub publishes
+ * (publishArgs: the form protocols.md §6.2 records, so no [::1] target is published for ::1).
+ */
+export function reachableFromLoopback(host: string): boolean {
+  return REACHES['127.0.0.1']!.includes(host);
+}
+
+/**
+ * Whether `config` proxies https://<nodeFqdn>:443/ to this Hub: its port, at a loopback address
+ * the Hub listens on. With no name known, any web entry on :443 counts (the name is checked
+ * elsewhere).
+ */
+export function serveVerdict(config: ServeConfig, nodeFqdn: string | null, hub: HubListen): ServeVerdict {
   const web = config.Web ?? {};
   for (const [hostPort, site] of Object.entries(web)) {
     const [host, sitePort] = splitHostPort(hostPort);
@@ -54,7 +82,7 @@ export function serveVerdict(config: ServeConfig, nodeFqdn: string | null, port:
     if (root === undefined) continue;
     const proxy = root.Proxy ?? null;
     const match = proxy === null ? null : LOCAL_PROXY.exec(proxy);
-    if (match !== null && Number(match[1]) === port) return { kind: 'publishes' };
+    if (match !== null && Number(match[2]) === hub.port && REACHES[match[1]!]!.includes(hub.host)) return { kind: 'publishes' };
     return { kind: 'other', target: proxy ?? 'a handler that is not a proxy' };
   }
   return { kind: 'absent' };

@@ -7,10 +7,11 @@ import assert from 'node:assert/strict';
 import { userInfo } from 'node:os';
 import { after, describe, it } from 'node:test';
 import type { DoctorCheck } from '../../src/cli/doctor-checks.js';
-import { eventually, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { eventually, freePort, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 import {
   FAKE_TAILNET_NAME,
   fakeTailscale,
+  fqdn,
   loggedOutStatus,
   magicDnsOffStatus,
   oldDaemonStatus,
@@ -100,6 +101,24 @@ describe('cihub pool doctor against each Tailscale state', () => {
     assert.ok(d.checks.C2?.fix?.startsWith(`run once on this machine: ${command};`), d.checks.C2?.fix ?? '');
     assert.equal(d.checks.C4?.verdict, 'fail');
     assert.equal(d.checks.C4?.fix, `run once on this machine: ${command}`);
+  });
+
+  it('a Hub on 127.0.0.2: it does not publish itself, and C2 fails though Serve holds an entry for its port on 127.0.0.1', async () => {
+    const port = await freePort();
+    const fake = fakeTailscale({
+      status: runningStatus('hub-a', peers),
+      serve: { TCP: { '443': { HTTPS: true } }, Web: { [`${fqdn('hub-a')}:443`]: { Handlers: { '/': { Proxy: `http://127.0.0.1:${port}` } } } } },
+      operatorUser: ACCOUNT,
+    });
+    const hub = await startHubProcess({ env: { PATH: fake.path }, host: '127.0.0.2', port });
+    started.push(hub);
+    await eventually(() => hub.log().includes('which Serve cannot reach at 127.0.0.1'), 'the Hub to say Serve cannot reach it');
+    const d = await doctor(hub);
+    assert.equal(d.code, 1);
+    assert.equal(d.checks.C2?.verdict, 'fail');
+    assert.match(d.checks.C2?.found ?? '', /the Hub listens on 127\.0\.0\.2, where Tailscale Serve cannot reach it/);
+    assert.match(d.checks.C2?.fix ?? '', /HUB_HOST=0\.0\.0\.0/);
+    assert.ok(!fake.calls().some((c) => c.includes('--bg')), 'nothing is published that would not reach the Hub');
   });
 
   it('logged out: C1 fails saying so, no directory can name a peer, and nothing is published', async () => {

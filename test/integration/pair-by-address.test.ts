@@ -140,7 +140,8 @@ describe('probe and pair by address', () => {
     assert.equal(run.code, 1);
     assert.match(run.stderr, /no Hub answered at 192\.168\.77\.5 \(5002: ECONNREFUSED; 3000: ECONNREFUSED\)/);
     assert.match(run.stderr, /listens on 127\.0\.0\.1 only unless its HUB_HOST says otherwise/);
-    assert.match(run.stderr, /set HUB_HOST on the other Hub to an address this machine can reach \(0\.0\.0\.0, or 192\.168\.77\.5\)/);
+    assert.match(run.stderr, /restart the other Hub with HUB_HOST=0\.0\.0\.0, which this machine can reach and which keeps 127\.0\.0\.1 for Tailscale Serve/);
+    assert.match(run.stderr, /\(HUB_HOST=192\.168\.77\.5 alone would leave Serve unable to reach it\)/);
     assert.match(run.stderr, /give it as 192\.168\.77\.5:<port> \(HUB_ERR_NO_HUB_AT_ADDRESS\)\.$/m);
   });
 

@@ -18,7 +18,13 @@ const ACCOUNT = 'hubuser';
 function clientFor(state: FakeTailscaleState, opts: { isRoot?: boolean } = {}) {
   const fake = fakeTailscale(state);
   const clock = new ManualClock();
-  const client = new TailscaleClient({ run: tailscaleRunner(join(fake.dir, 'tailscale')), clock, account: ACCOUNT, isRoot: opts.isRoot ?? false });
+  const client = new TailscaleClient({
+    run: tailscaleRunner(join(fake.dir, 'tailscale')),
+    clock,
+    account: ACCOUNT,
+    isRoot: opts.isRoot ?? false,
+    hubHost: '127.0.0.1',
+  });
   return { fake, clock, client };
 }
 
@@ -88,6 +94,7 @@ describe('Tailscale status through the CLI', () => {
       clock,
       account: ACCOUNT,
       isRoot: false,
+      hubHost: '127.0.0.1',
       logger: pino({ level: 'info' }, { write: (l: string) => void lines.push(l) }),
     });
     await client.status();
@@ -103,7 +110,7 @@ describe('Tailscale status through the CLI', () => {
   });
 
   it('no tailscale on PATH: not connected, and the reason says so', async () => {
-    const client = new TailscaleClient({ run: tailscaleRunner(null), clock: new ManualClock(), account: ACCOUNT, isRoot: false });
+    const client = new TailscaleClient({ run: tailscaleRunner(null), clock: new ManualClock(), account: ACCOUNT, isRoot: false, hubHost: '127.0.0.1' });
     const s = await client.status();
     assert.equal(s.connected, false);
     assert.match(s.problem ?? '', /not on this Hub's PATH/);

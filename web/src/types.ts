@@ -243,7 +243,14 @@ export interface TailscaleReport {
     readonly tailscaleIps?: readonly string[];
     readonly problem: string | null;
   };
-  readonly serve: { readonly verdict: 'publishes' | 'absent' | 'other' | 'unknown'; readonly otherTarget: string | null; readonly problem: string | null };
+  readonly serve: {
+    readonly verdict: 'publishes' | 'absent' | 'other' | 'unknown';
+    readonly otherTarget: string | null;
+    readonly problem: string | null;
+    /** The address the Hub listens on, and whether it takes 127.0.0.1, where the Hub publishes itself. Absent from Hubs before these fields. */
+    readonly hubHost?: string;
+    readonly reachableFromLoopback?: boolean;
+  };
   readonly certificates: { readonly verdict: 'ok' | 'missing' | 'unknown'; readonly detail: string };
   readonly operator: { readonly allowed: boolean | null; readonly account: string; readonly command: string | null; readonly basis: string };
   readonly lastPublish:
