@@ -91,6 +91,12 @@ describe('exit codes', () => {
     { what: 'no Hub running', err: new HubNotRunningError('The Hub is not running.'), exitCode: EXIT_HUB_NOT_RUNNING, message: 'The Hub is not running.' },
     { what: 'the Hub refused', err: new CliError('The Hub refused: no.'), exitCode: EXIT_REFUSED, message: 'The Hub refused: no.' },
     { what: 'anything else', err: new Error('boom'), exitCode: EXIT_REFUSED, message: 'cihub failed: boom' },
+    {
+      what: "a refusal quoting a peer's newlines and tabs, kept to one line",
+      err: new CliError('Pairing failed: hub-x declined (HTTP 403): no.\n\nApproved hub-x\tok.'),
+      exitCode: EXIT_REFUSED,
+      message: 'Pairing failed: hub-x declined (HTTP 403): no.\\n\\nApproved hub-x\\tok.',
+    },
   ];
   for (const c of cases) {
     it(`${c.what}: exit ${c.exitCode}`, () => {

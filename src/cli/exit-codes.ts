@@ -6,6 +6,7 @@
  */
 import { CommanderError } from 'commander';
 import { CliError, HubNotRunningError, UsageError } from './hub-client.js';
+import { oneLine } from './output.js';
 
 export const EXIT_OK = 0;
 export const EXIT_REFUSED = 1;
@@ -23,12 +24,19 @@ export interface Failure {
 
 /**
  * The exit code and the sentence for stderr for whatever a command threw. commander has already
- * printed its own message (and the help hint) for a usage error, so none is repeated.
+ * printed its own message (and the help hint) for a usage error, so none is repeated. The
+ * sentence is kept to one line: it can quote what a peer said (a refused pairing's reason), and
+ * a newline there would let the peer print a line of its own under the CLI's.
  */
 export function failureOf(err: unknown): Failure {
   if (err instanceof CommanderError) {
     return { exitCode: ASKED_FOR.has(err.code) ? EXIT_OK : EXIT_USAGE, message: null };
   }
+  const { exitCode, message } = ownFailure(err);
+  return { exitCode, message: oneLine(message) };
+}
+
+function ownFailure(err: unknown): { exitCode: number; message: string } {
   if (err instanceof UsageError) return { exitCode: EXIT_USAGE, message: err.message };
   if (err instanceof HubNotRunningError) return { exitCode: EXIT_HUB_NOT_RUNNING, message: err.message };
   if (err instanceof CliError) return { exitCode: EXIT_REFUSED, message: err.message };

@@ -15,16 +15,22 @@ export function terminalSafe(text: string): string {
 }
 
 /**
- * A document from the Hub made safe to lay out as lines: every string in it with its newlines
- * and tabs written as \n and \t, the two controls terminalSafe leaves raw because the layout
- * itself uses them. A model an app named "x\n… ✓ served" then stays inside its cell instead of
- * printing a row of its own in `pool log`. For text output only: --json prints the document as
- * it came, since JSON escapes both already.
+ * One string made safe to print as part of a line: its newlines and tabs written as \n and \t,
+ * the two controls terminalSafe leaves raw because the layout itself uses them. Text a peer or
+ * an app chose then cannot start a line of its own that reads as the CLI's.
+ */
+export function oneLine(text: string): string {
+  return text.replace(/[\n\t]/g, (c) => (c === '\n' ? '\\n' : '\\t'));
+}
+
+/**
+ * A document from the Hub made safe to lay out as lines: every string in it passed through
+ * oneLine. A model an app named "x\n… ✓ served" then stays inside its cell instead of printing
+ * a row of its own in `pool log`. For text output only: --json prints the document as it came,
+ * since JSON escapes both already.
  */
 export function lineSafe<T>(doc: T): T {
-  return JSON.parse(JSON.stringify(doc), (_key, value: unknown) =>
-    typeof value === 'string' ? value.replace(/[\n\t]/g, (c) => (c === '\n' ? '\\n' : '\\t')) : value,
-  ) as T;
+  return JSON.parse(JSON.stringify(doc), (_key, value: unknown) => (typeof value === 'string' ? oneLine(value) : value)) as T;
 }
 
 export function writeOut(text: string): void {

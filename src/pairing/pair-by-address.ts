@@ -30,7 +30,8 @@ import { parseJsonOrUndefined, readBounded } from '../util/bounded-read.js';
 import type { Clock } from '../util/clock.js';
 import { describeCallFailure } from '../util/call-failure.js';
 import { readIdentityClaim } from './identity-claim.js';
-import { PAIRING_CALL_TIMEOUT_MS, PAIRING_REQUEST_TTL_MS, PEER_REFUSAL_MAX_CHARS } from './pairing-service.js';
+import { PAIRING_CALL_TIMEOUT_MS, PAIRING_REQUEST_TTL_MS } from './pairing-service.js';
+import { peerRefusalReason } from './peer-refusal-reason.js';
 
 /** A Hub on the LAN answers /identify within milliseconds; 3 s per port keeps a two-port probe under 10 s. */
 export const ADDRESS_PROBE_TIMEOUT_MS = 3_000;
@@ -172,7 +173,7 @@ export class AddressPairing {
           `the Hub at ${found.address} refused the pairing PIN (wrong, expired, already used or replaced); mint a fresh one there with cihub pool pairing-pin`,
         );
       }
-      const reason = typeof said === 'string' ? said.slice(0, PEER_REFUSAL_MAX_CHARS) : 'no reason given';
+      const reason = peerRefusalReason(said) ?? 'no reason given';
       // Both spellings the docs tell operators to search for, as a refusal by name logs them (pairing-service.ts).
       this.#d.logger.warn(
         { address: at, status: answer.status, reason },

@@ -17,6 +17,7 @@ import type { Membership } from '../discovery/membership.js';
 import type { Clock } from '../util/clock.js';
 import { readIdentityClaim, readToken, type IdentityClaim } from './identity-claim.js';
 import type { PairingPin } from './pairing-pin.js';
+import { peerRefusalReason } from './peer-refusal-reason.js';
 import { pairingSourceKeys, type StrikeLimiter } from './strike-limiter.js';
 
 /** An unanswered request expires after 24 hours on both sides. */
@@ -29,11 +30,6 @@ export const MAX_PENDING_INBOUND = 20;
  * a handful is plenty.
  */
 export const MAX_PENDING_WITH_PIN = 5;
-/**
- * Longest refusal text kept from a peer's answer: 400 characters. The peer is untrusted, so its
- * words are bounded; a Hub's own refusals, which name a command with both Hubs' names, fit.
- */
-export const PEER_REFUSAL_MAX_CHARS = 400;
 /** A pairing call gives up after 10 s (a first HTTPS request can wait on certificate issuance). */
 export const PAIRING_CALL_TIMEOUT_MS = 10_000;
 /** Bearer grace after learning a key from a request: 10 minutes or four polls, whichever is longer. */
@@ -433,8 +429,8 @@ export class PairingService {
         `could not reach ${name} (${answer.error}); check that it is online, on this tailnet and published at https://${name} with the certificate Tailscale Serve issues for that name`,
       );
     }
-    const said = (answer.json as { error?: { message?: unknown; code?: unknown } } | null)?.error;
-    const reason = typeof said?.message === 'string' ? said.message.slice(0, PEER_REFUSAL_MAX_CHARS) : `HTTP ${answer.status}`;
+    const said = (answer.json as { error?: { message?: unknown } } | null)?.error?.message;
+    const reason = peerRefusalReason(said) ?? `HTTP ${answer.status}`;
     if (answer.status === 401) {
       this.#d.logger.warn({ peer: name }, 'Peer refused the pairing PIN');
       return new HubError(
