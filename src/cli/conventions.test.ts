@@ -80,6 +80,7 @@ describe('exit codes', () => {
   const cases: Array<{ what: string; err: unknown; exitCode: number; message: string | null }> = [
     { what: 'help the user asked for', err: new CommanderError(0, 'commander.helpDisplayed', '(outputHelp)'), exitCode: EXIT_OK, message: null },
     { what: '--version', err: new CommanderError(0, 'commander.version', '0.1.0'), exitCode: EXIT_OK, message: null },
+    { what: 'the help command (cihub help pool)', err: new CommanderError(0, 'commander.help', '(outputHelp)'), exitCode: EXIT_OK, message: null },
     {
       what: "commander's unknown command (it printed its own message)",
       err: new CommanderError(1, 'commander.unknownCommand', "error: unknown command 'x'"),

@@ -13,9 +13,6 @@ export const EXIT_REFUSED = 1;
 export const EXIT_USAGE = 2;
 export const EXIT_HUB_NOT_RUNNING = 3;
 
-/** commander's codes for output the user asked for, which are not failures. */
-const ASKED_FOR = new Set(['commander.helpDisplayed', 'commander.version']);
-
 export interface Failure {
   readonly exitCode: number;
   /** The sentence for stderr; null when commander has printed its own. */
@@ -30,7 +27,10 @@ export interface Failure {
  */
 export function failureOf(err: unknown): Failure {
   if (err instanceof CommanderError) {
-    return { exitCode: ASKED_FOR.has(err.code) ? EXIT_OK : EXIT_USAGE, message: null };
+    // commander ends output the user asked for with exit code 0: --help, --version, and the
+    // `help` command (`cihub help pool`), whose code is the same commander.help a command group
+    // run without its subcommand ends with, with exit code 1. So the exit code decides, not the code.
+    return { exitCode: err.exitCode === 0 ? EXIT_OK : EXIT_USAGE, message: null };
   }
   const { exitCode, message } = ownFailure(err);
   return { exitCode, message: oneLine(message) };

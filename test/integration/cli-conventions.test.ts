@@ -52,6 +52,14 @@ describe('exit codes', () => {
     });
   }
 
+  for (const args of [['help'], ['help', 'pool'], ['pool', 'help'], ['pool', 'help', 'status'], ['--help'], ['pool', 'status', '--help']]) {
+    it(`cihub ${args.join(' ')}: exit 0, the help on stdout`, async () => {
+      const res = await runCli(args, { dataDir: freshDataDir() });
+      assert.equal(res.code, 0, res.stderr);
+      assert.match(res.stdout, /^Usage: cihub /m);
+    });
+  }
+
   for (const args of [
     ['pool', 'status'],
     ['pool', 'log', '--json'],
