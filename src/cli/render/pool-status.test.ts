@@ -149,6 +149,21 @@ const CASES: readonly Case[] = [
     excludes: ['Peers refusing this Hub', 'Legacy auth'],
   },
   {
+    name: 'a Hub with no model of its own counts only the nodes that serve one',
+    status: usable(
+      status({
+        backends: [backend('ollama', [], false)],
+        peers: [peer(), peer({ id: 'peer-c', nodeFqdn: 'hub-c.tail0.ts.net', backends: [{ kind: 'ollama', models: ['qwen3:8b'] }] })],
+        usablePeers: [
+          usablePeerFixture(PEER, peer().backends ?? [], { peerId: peer().id }),
+          usablePeerFixture('hub-c.tail0.ts.net', [{ kind: 'ollama', models: ['qwen3:8b'] }], { peerId: 'peer-c' }),
+        ],
+      }),
+    ),
+    includes: [/qwen3:8b\s+hub-b\.tail0\.ts\.net, hub-c\.tail0\.ts\.net$/m, '2 models across 2 nodes; 1 on one node only'],
+    excludes: [/local \(/],
+  },
+  {
     name: 'a disabled peer is marked and its models are not offered',
     status: status({ peers: [peer({ enabled: false })] }),
     includes: [/hub-b\.tail0\.ts\.net\s+connected, disabled/],

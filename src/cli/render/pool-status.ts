@@ -216,7 +216,11 @@ function servableLines(status: PoolStatus): string[] {
   const lines = columns(rows).map((l) => `  ${l}`);
   if (pooled) {
     const single = status.models.filter((m) => m.singleNode).length;
-    lines.push(`  ${status.models.length} model${status.models.length === 1 ? '' : 's'} across ${peers.size + 1} nodes; ${single} on one node only`);
+    // The nodes that serve a model, which leaves this one out when no engine here lists any.
+    const nodes = new Set(status.models.flatMap((m) => m.nodes)).size;
+    lines.push(
+      `  ${status.models.length} model${status.models.length === 1 ? '' : 's'} across ${nodes} node${nodes === 1 ? '' : 's'}; ${single} on one node only`,
+    );
   }
   return lines;
 }
