@@ -76,6 +76,45 @@ describe('every cihub command', () => {
   });
 });
 
+/** What `cihub --help` prints, the command lists after commander's own part included. */
+function helpText(cmd: typeof tree): string {
+  let text = '';
+  const saved = { ...cmd.configureOutput() };
+  cmd.configureOutput({ ...saved, writeOut: (s: string) => void (text += s) });
+  try {
+    cmd.outputHelp();
+  } finally {
+    cmd.configureOutput(saved);
+  }
+  return text;
+}
+
+describe('the command lists in cihub --help', () => {
+  const lines = helpText(tree).split('\n');
+  const from = lines.findIndex((l) => l.startsWith('Hub Pool commands'));
+  const poolLines = lines.slice(from + 1).filter((l) => /^  [a-z]/.test(l));
+  const listed = (cmd: (typeof leaves)[number]): string[] =>
+    cmd.parent?.name() === 'pool'
+      ? poolLines.filter((l) => l.trimStart().split(' ')[0] === cmd.name())
+      : lines.filter((l) => l.startsWith(`Logs: cihub ${cmd.name()} `));
+  const described = leaves.filter((c) => c.parent?.name() === 'pool' || pathOf(c) === 'logs');
+
+  it('lists every pool command', () => {
+    for (const cmd of described) assert.notDeepEqual(listed(cmd), [], `${pathOf(cmd)} is not listed`);
+  });
+
+  it("names every option each command takes (a change's --json is said once, below the list)", () => {
+    for (const cmd of described) {
+      const text = listed(cmd).join('\n');
+      for (const option of cmd.options) {
+        if (option.long === '--json' && !CHANGES_NOTHING.has(pathOf(cmd))) continue;
+        const named = [option.long, option.short].some((flag) => flag !== undefined && new RegExp(`\\[?${flag}\\b`).test(text));
+        assert.ok(named, `${pathOf(cmd)}: ${option.flags} is missing from its line(s):\n${text}`);
+      }
+    }
+  });
+});
+
 describe('exit codes', () => {
   const cases: Array<{ what: string; err: unknown; exitCode: number; message: string | null }> = [
     { what: 'help the user asked for', err: new CommanderError(0, 'commander.helpDisplayed', '(outputHelp)'), exitCode: EXIT_OK, message: null },

@@ -80,7 +80,7 @@ const program = new Command('cihub')
 Hub Pool commands (cihub pool <command>):
   status [--json]                 whether pooling routes, this node, its engines and peers
   doctor [--json]                 read-only checks: tailnet, Serve, certificates, operator, engines, machine, discovery, peers, clocks
-  log [--json] [--limit N]        recent routing decisions, newest first, with why
+  log [--json] [--limit N] [--since ISO]  recent routing decisions, newest first, with why
   settings [--json]               every setting: value, default, range, and any env var that overrides it
   set <key> <value> [--yes]       change one setting, checked as the API checks it
   slots <n>|clear [--yes]         state how many requests this node's Ollama runs at once (OLLAMA_NUM_PARALLEL)
@@ -88,7 +88,7 @@ Hub Pool commands (cihub pool <command>):
   disable [--yes]                 turn pooling off for this Hub
   pairing-pin [--yes]             mint a six-digit PIN here and print the pair command for the other Hub
   discover [--json]               unpaired Hubs this Hub can name, each probed at /identify
-  probe <address[:port]>          is there a Hub at this LAN or tailnet address, and can it pair by address
+  probe <address[:port]> [--json]  is there a Hub at this LAN or tailnet address, and can it pair by address
   pair <name> [--pin D] [--yes]   send a pairing request to the Hub with that tailnet name
   pair <address> --pin D [--yes]  the same by address: the PIN-verified answer names the Hub
   peers [--json]                  paired Hubs and pairing requests, with the IDs the commands below take
@@ -103,7 +103,7 @@ Hub Pool commands (cihub pool <command>):
   ceiling <N|clear> [--yes]       this node's prompt ceiling in estimated tokens (poolMaxPromptTokens)
   context-cap <N|clear> [--yes]   this node's context cap: the window its engine runs (OLLAMA_CONTEXT_LENGTH)
   <ref> is the ID that peers prints (8 characters), the full id, or the tailnet name; changes take --json too
-Logs: cihub logs [-f] [--since 10m|ISO] [--level warn]   this Hub's log (pretty on a terminal, JSON lines piped)`,
+Logs: cihub logs [-f] [--since 10m|ISO] [--level warn] [--json]   this Hub's log (pretty on a terminal, JSON lines piped)`,
   );
 const dataDir = () => (program.opts() as { dataDir?: string }).dataDir ?? dataDirFromEnv(env);
 

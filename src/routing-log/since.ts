@@ -5,7 +5,14 @@
  * the Z rows by time, not by text.
  */
 
-export type ParsedSince = { readonly ok: true; readonly ms: number; readonly iso: string } | { readonly ok: false; readonly message: string };
+/**
+ * Why a value was refused, for a caller that words the refusal for its own users (the CLI's
+ * --since has no query string to escape a + in); `message` is the API's sentence.
+ */
+export type SinceProblem = 'plus_as_space' | 'no_zone' | 'not_iso' | 'not_real' | 'out_of_range';
+
+export type ParsedSince =
+  { readonly ok: true; readonly ms: number; readonly iso: string } | { readonly ok: false; readonly problem: SinceProblem; readonly message: string };
 
 // Date, then hours and minutes, optional seconds and fraction. Groups: 1-7 the fields, 8 the zone.
 const DATE_TIME = String.raw`(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?`;
@@ -24,11 +31,11 @@ export function parseSince(raw: string): ParsedSince {
   const shown = JSON.stringify(raw.slice(0, ECHO_CHARS));
   if (PLUS_AS_SPACE.test(raw)) {
     const fixed = raw.replace(/ (\d{2}:?\d{2})$/, '%2B$1');
-    return refuse(`${ZONE_RULE}. ${shown} looks like an offset whose + arrived as a space; send it as ${fixed}`);
+    return refuse('plus_as_space', `${ZONE_RULE}. ${shown} looks like an offset whose + arrived as a space; send it as ${fixed}`);
   }
-  if (ZONELESS.test(raw)) return refuse(`${ZONE_RULE}. ${shown} has no zone`);
+  if (ZONELESS.test(raw)) return refuse('no_zone', `${ZONE_RULE}. ${shown} has no zone`);
   const m = ZONED.exec(raw);
-  if (m === null) return refuse(`since must be an ISO 8601 time such as ${EXAMPLE}, got ${shown}. ${ZONE_RULE}`);
+  if (m === null) return refuse('not_iso', `since must be an ISO 8601 time such as ${EXAMPLE}, got ${shown}. ${ZONE_RULE}`);
 
   const [, y, mo, d, h, mi, s, frac, zone] = m;
   const fields = [y, mo, d, h, mi, s ?? '0'].map(Number) as [number, number, number, number, number, number];
@@ -36,14 +43,14 @@ export function parseSince(raw: string): ParsedSince {
   const millis = Number((frac ?? '').padEnd(3, '0').slice(0, 3));
   const local = utcMs(...fields, millis);
   const offset = offsetMinutes(zone ?? 'Z');
-  if (local === null || offset === null) return refuse(`since ${shown} is not a real time`);
+  if (local === null || offset === null) return refuse('not_real', `since ${shown} is not a real time`);
   const ms = local - offset * 60_000;
-  if (!Number.isFinite(new Date(ms).getTime())) return refuse(`since ${shown} is out of range`);
+  if (!Number.isFinite(new Date(ms).getTime())) return refuse('out_of_range', `since ${shown} is out of range`);
   return { ok: true, ms, iso: new Date(ms).toISOString() };
 }
 
-function refuse(message: string): ParsedSince {
-  return { ok: false, message };
+function refuse(problem: SinceProblem, message: string): ParsedSince {
+  return { ok: false, problem, message };
 }
 
 /** Epoch ms for wall-clock fields read as UTC; null when a field is out of range (month 13, 31 April, 24:00). */

@@ -38,6 +38,7 @@ describe('exit codes', () => {
     ['pool', 'pin', 'local', '--model', ''],
     ['pool', 'pair', 'hub-b.example.ts.net', '--pin', '12', '--yes'],
     ['logs', '--since', 'yesterday'],
+    ['pool', 'log', '--since', '2026-11-30T12:00:00'],
     ['logs', '--level', 'loud'],
     ['pool', 'slots', 'four', '--yes'],
     ['pool', 'ceiling', '16k', '--yes'],

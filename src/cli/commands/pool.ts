@@ -2,7 +2,8 @@
 import type { PoolStatus } from '../../status/pool-status.js';
 import type { RoutingLogPage } from '../../routing-log/entry.js';
 import type { PoolSettings } from '../../config/settings-schema.js';
-import { callHub, findHub } from '../hub-client.js';
+import { parseSince, type SinceProblem } from '../../routing-log/since.js';
+import { callHub, findHub, UsageError } from '../hub-client.js';
 import { confirm } from '../confirm.js';
 import { lineSafe } from '../output.js';
 import { renderPoolStatus } from '../render/pool-status.js';
@@ -22,6 +23,11 @@ export async function poolStatus(opts: CommonOptions): Promise<string> {
 }
 
 export async function poolLog(opts: CommonOptions & { limit?: number | undefined; since?: string | undefined }): Promise<string> {
+  if (opts.since !== undefined) {
+    // Checked here with the Hub's own parser, so a wrong value is a usage error worded for a flag.
+    const since = parseSince(opts.since);
+    if (!since.ok) throw new UsageError(sinceFlagRefusal(opts.since, since.problem));
+  }
   const hub = findHub(opts.dataDir);
   const query = new URLSearchParams();
   if (opts.limit !== undefined) query.set('limit', String(opts.limit));
@@ -32,6 +38,28 @@ export async function poolLog(opts: CommonOptions & { limit?: number | undefined
   // The Hub runs on this machine, so this clock dates a pending row's wait as the Hub's does.
   const text = renderRoutingLog(lineSafe(page), { now: Date.now() });
   return text.endsWith('\n') ? text : `${text}\n`;
+}
+
+/**
+ * The refusal of a `pool log --since` value. The API's sentence tells a caller to send an
+ * offset's + as %2B in its query string; here the CLI builds the query, so that advice would
+ * be wrong, and a + typed as a space is the one mistake left to name.
+ */
+export function sinceFlagRefusal(raw: string, problem: SinceProblem): string {
+  const shown = JSON.stringify(raw.slice(0, 40));
+  const zoneRule = '--since needs a time zone: Z or an offset such as +01:00';
+  switch (problem) {
+    case 'plus_as_space':
+      return `${zoneRule}; ${shown} has a space where its offset's + goes (give ${raw.replace(/ (\d{2}:?\d{2})$/, '+$1')}).`;
+    case 'no_zone':
+      return `${zoneRule}; ${shown} has none (2026-11-30T12:00:00Z, say).`;
+    case 'not_iso':
+      return `--since takes an ISO 8601 time with a zone, such as 2026-11-30T12:00:00Z or 2026-11-30T13:00:00+01:00, not ${shown}.`;
+    case 'not_real':
+      return `--since ${shown} is not a real time.`;
+    case 'out_of_range':
+      return `--since ${shown} is out of range.`;
+  }
 }
 
 export async function poolSwitch(on: boolean, opts: CommonOptions & { yes: boolean; assumeYes: boolean }): Promise<string> {
