@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Counter, Histogram, Registry } from 'prom-client';
+import { passedOverAttempts } from '../routing-log/walk-attempts.js';
 import { failoverReasonKind } from './failover-reason.js';
 import { HubMetrics } from './hub-metrics.js';
 import { NO_SOURCES } from './metrics-sources.fixture.js';
@@ -20,17 +21,20 @@ const served = (durationMs: number, totalMs: number, node = 'local'): SettledRow
   outcome: 'served',
   node,
   backend: 'ollama',
+  failedOverFrom: [],
   attempts: [],
   durationMs,
   totalMs,
 });
 
+/** A walk that ran out, as the Hub records it: failed over from hub-b, then ended on local. */
 const failedOver: SettledRow = {
   direction: 'inbound',
   path: '/api/chat',
   outcome: 'failed',
   node: null,
   backend: null,
+  failedOverFrom: ['hub-b.tail0.ts.net'],
   attempts: [
     { node: 'hub-b.tail0.ts.net', backend: 'vllm', status: 503, reason: 'HTTP 503' },
     { node: 'local', backend: null, status: null, reason: 'No response headers within 300000ms' },
@@ -80,7 +84,7 @@ async function eagerReference(rows: readonly SettledRow[]): Promise<string> {
   for (const row of rows) {
     const node = servingNode(row);
     requests.inc({ direction: row.direction, route: row.path, outcome: row.outcome, node, backend: row.backend ?? 'none' });
-    for (const a of row.attempts) failovers.inc({ direction: row.direction, node: a.node, reason: failoverReasonKind(a) });
+    for (const a of passedOverAttempts(row)) failovers.inc({ direction: row.direction, node: a.node, reason: failoverReasonKind(a) });
     if (row.outcome !== 'served') continue;
     if (row.durationMs !== null) firstByte.observe({ direction: row.direction, node }, row.durationMs / 1000);
     if (row.totalMs !== null) total.observe({ direction: row.direction, node }, row.totalMs / 1000);
@@ -100,6 +104,7 @@ describe('HubMetrics', () => {
     assert.ok(first.includes(`\n${line} 1\n`), first);
     assert.ok(first.includes('\ncihub_requests_total{direction="inbound",route="/api/chat",outcome="failed",node="none",backend="none"} 1\n'));
     assert.ok(first.includes('\ncihub_failovers_total{direction="inbound",node="hub-b.tail0.ts.net",reason="http_5xx"} 1\n'));
+    assert.ok(!first.includes('cihub_failovers_total{direction="inbound",node="local"'), 'the candidate a walk ran out on was not failed over from');
     assert.ok(first.includes('\ncihub_first_byte_seconds_count{direction="outbound",node="local"} 1\n'));
 
     metrics.onSettle(served(50, 120));

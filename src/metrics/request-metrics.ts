@@ -13,6 +13,7 @@
  * audit). Work a peer sent was served here, so it counts under `local`.
  */
 import type { RoutingLogEntry } from '../routing-log/entry.js';
+import { passedOverAttempts } from '../routing-log/walk-attempts.js';
 import { failoverReasonKind } from './failover-reason.js';
 import { CounterTally, HistogramTally } from './label-tallies.js';
 
@@ -46,7 +47,10 @@ export const REQUEST_DURATION_METRIC = {
 type LabelOf<M extends { labelNames: readonly string[] }> = M['labelNames'][number];
 
 /** What the metrics read from a settled row. */
-export type SettledRow = Pick<RoutingLogEntry, 'direction' | 'path' | 'outcome' | 'node' | 'backend' | 'attempts' | 'durationMs' | 'totalMs'>;
+export type SettledRow = Pick<
+  RoutingLogEntry,
+  'direction' | 'path' | 'outcome' | 'node' | 'backend' | 'failedOverFrom' | 'attempts' | 'durationMs' | 'totalMs'
+>;
 
 /**
  * The serving node as the metrics name it. An outbound row names it. On an inbound row an engine
@@ -68,7 +72,8 @@ export class RequestMetrics {
   record(row: SettledRow): void {
     const node = servingNode(row);
     this.requests.inc({ direction: row.direction, route: row.path, outcome: row.outcome, node, backend: row.backend ?? 'none' });
-    for (const a of row.attempts) this.failovers.inc({ direction: row.direction, node: a.node, reason: failoverReasonKind(a) });
+    // The row's failovers only: a walk that ran out did not fail over from its last candidate.
+    for (const a of passedOverAttempts(row)) this.failovers.inc({ direction: row.direction, node: a.node, reason: failoverReasonKind(a) });
     // Only a served row's times are observed. A refusal or an engine's verdict comes back in
     // about 5 ms, and counting those as first bytes once dragged a node's p50 from 90 s to 18 ms
     // (spec, routing log); total time would mix the same way. A failed request still counts

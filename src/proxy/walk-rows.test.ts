@@ -100,7 +100,7 @@ describe('settledRow', () => {
       expect: { node: 'local', status: 200, clientClosed: true, reason: 'the caller closed its connection mid-answer' },
     },
     {
-      name: 'a walk that ran out counts every attempt and gives the last reason',
+      name: 'a walk that ran out counts every attempt, gives the last reason, and failed over from all but the last',
       outcome: outcome({
         end: 'exhausted',
         served: null,
@@ -109,7 +109,41 @@ describe('settledRow', () => {
         headersMs: null,
         failures: [deadline, { candidate: local, failure: { kind: 'body-stalled', status: 200, idleMs: 300_000 } }],
       }),
-      expect: { node: null, backend: null, attempt: 2, status: null, outcome: 'failed', reason: 'the engine stopped sending its body (nothing for 300000ms)' },
+      expect: {
+        node: null,
+        backend: null,
+        attempt: 2,
+        status: null,
+        outcome: 'failed',
+        reason: 'the engine stopped sending its body (nothing for 300000ms)',
+        failedOverFrom: ['core-2'],
+        attempts: [
+          { node: 'core-2', backend: null, status: null, reason: 'No response headers within 300000ms' },
+          { node: 'local', backend: 'ollama', status: 200, reason: 'the engine stopped sending its body (nothing for 300000ms)' },
+        ],
+      },
+    },
+    {
+      name: 'a lone candidate that failed was tried, not failed over from',
+      outcome: outcome({
+        end: 'exhausted',
+        served: null,
+        attempt: null,
+        status: null,
+        headersMs: null,
+        failures: [{ candidate: local, failure: { kind: 'deadline', budgetMs: 300_000 } }],
+      }),
+      expect: {
+        attempt: 1,
+        outcome: 'failed',
+        failedOverFrom: [],
+        attempts: [{ node: 'local', backend: 'ollama', status: null, reason: 'No response headers within 300000ms' }],
+      },
+    },
+    {
+      name: 'a caller that left after a failover keeps the node it moved on from',
+      outcome: outcome({ end: 'hung-up', served: null, attempt: null, status: null, headersMs: null }),
+      expect: { failedOverFrom: ['core-2'], clientClosed: true },
     },
     {
       name: 'a walk placement left nothing to try: no node, no attempt, the reason says so',

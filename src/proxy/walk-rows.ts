@@ -33,7 +33,7 @@ export function settledRow(req: WalkRequest, o: WalkOutcome): SettlePatch {
     backend: o.served?.engine ?? null,
     backendId: o.served?.backendId ?? null,
     attempt: o.end === 'exhausted' ? o.failures.length : o.attempt,
-    failedOverFrom: o.failures.map((f) => f.candidate.node),
+    failedOverFrom: passedOver(o).map((f) => f.candidate.node),
     attempts: o.failures.map(toAttempt),
     status: o.status,
     durationMs: o.headersMs,
@@ -43,6 +43,15 @@ export function settledRow(req: WalkRequest, o: WalkOutcome): SettlePatch {
     reason: e.reason,
     clientClosed: e.clientClosed,
   };
+}
+
+/**
+ * The failures the walk moved on from. A walk that ran out ended on its last failure, which is
+ * the row's reason and had nothing after it to fail over to, so it is not among them; attempts
+ * still lists it, one entry past failedOverFrom. Any other end came after the last failure.
+ */
+function passedOver(o: WalkOutcome): readonly FailedAttempt[] {
+  return o.end === 'exhausted' ? o.failures.slice(0, -1) : o.failures;
 }
 
 function endingOf(req: WalkRequest, o: WalkOutcome): Ending {

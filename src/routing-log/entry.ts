@@ -162,7 +162,10 @@ export interface RoutingLogEntry extends PlacementRecords {
   readonly attempt: number | null;
   /** Nodes tried and passed over before the one that settled the row, in order. */
   readonly failedOverFrom: readonly string[];
-  /** Why each of failedOverFrom was passed over, in the same order. */
+  /**
+   * Why each of failedOverFrom was passed over, in the same order; on a walk that ran out, one
+   * entry more: the last candidate tried, whose failure settled the row (see walk-attempts.ts).
+   */
   readonly attempts: readonly Attempt[];
   readonly outcome: Outcome;
   /** Status the serving engine answered with; null when no status was received. */

@@ -127,6 +127,13 @@ export function failedWords(c: RoutingLogPage['summary']['counts']): string {
   return `${c.failed} failed${parts.length === 0 ? '' : ` (${parts.join(', ')})`}`;
 }
 
+/**
+ * attempts lists every candidate that failed: first the ones the walk failed over from (as many
+ * as failedOverFrom names), then, on a walk that ran out, the last one tried, which it did not.
+ */
+const passedOver = (r: RoutingRow) => r.attempts.slice(0, r.failedOverFrom.length);
+const lastTried = (r: RoutingRow) => r.attempts[r.failedOverFrom.length] ?? null;
+
 /** Where a row went, as Recent routing words it. */
 export function rowServedBy(r: RoutingRow): string {
   if (r.direction === 'inbound') return `for ${r.node ?? 'a peer'}`;
@@ -141,7 +148,9 @@ export function rowServedBy(r: RoutingRow): string {
     const signature = r.requestError?.signature ?? 'client-error';
     return `refused by ${r.node ?? 'a node'} as a bad request${signature === 'client-error' ? '' : ` (${signature})`}`;
   }
-  return r.node === null ? 'No node served this row' : `failed on ${r.node}`;
+  if (r.node !== null) return `failed on ${r.node}`;
+  const last = lastTried(r);
+  return last === null ? 'No node served this row' : `No node served this row (the last candidate tried, ${last.node}, failed)`;
 }
 
 /** The row's outcome as the tables show it: outcome, the status when one came back, and why a failed row failed; a refusal is named as one. */
@@ -152,8 +161,9 @@ export function rowOutcome(r: RoutingRow): string {
 }
 
 export function rowFailovers(r: RoutingRow): string | null {
-  if (r.attempts.length === 0) return null;
-  return `Failed over from ${r.attempts.map((a) => `${a.node} (${a.reason})`).join(', then ')}`;
+  const passed = passedOver(r);
+  if (passed.length === 0) return null;
+  return `Failed over from ${passed.map((a) => `${a.node} (${a.reason})`).join(', then ')}`;
 }
 
 /** Outbound rows in the last `windowMs`, placed by this Hub. */

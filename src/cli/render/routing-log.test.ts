@@ -130,7 +130,8 @@ describe('renderRoutingLog rows', () => {
       ],
     },
     {
-      name: 'a walk that ran out names the last reason',
+      // As the Hub records a walk that ran out (walk-rows.ts): attempts lists the last candidate too, failedOverFrom does not.
+      name: 'a walk that ran out fails over from all but the last candidate, and names the last with its reason',
       entries: [
         row({
           node: null,
@@ -141,20 +142,36 @@ describe('renderRoutingLog rows', () => {
           status: null,
           durationMs: null,
           failedOverFrom: ['local'],
-          attempts: [{ node: 'local', backend: 'ollama', status: 500, reason: 'HTTP 500' }],
+          attempts: [
+            { node: 'local', backend: 'ollama', status: 500, reason: 'HTTP 500' },
+            { node: 'core-2', backend: null, status: null, reason: 'No response headers within 300000ms' },
+          ],
           reason: 'No response headers within 300000ms',
         }),
       ],
       lines: [
         '2026-09-21 20:09:06Z out  qwen3-coder:30b      -        2/2   4020    ✗ failed',
         '  ↳ failed over from local (ollama): HTTP 500',
-        '  ↳ all 2 candidates failed; the last: No response headers within 300000ms',
+        '  ↳ all 2 candidates failed; the last: core-2: No response headers within 300000ms',
       ],
     },
     {
-      name: 'a lone candidate that failed',
-      entries: [row({ node: null, candidates: 1, outcome: 'failed', status: null, durationMs: null, reason: 'HTTP 503' })],
-      lines: ['2026-09-21 20:09:06Z out  qwen3-coder:30b      -        1/1   4020    ✗ failed', '  ↳ its only candidate failed: HTTP 503'],
+      name: 'a lone candidate that failed was not failed over from',
+      entries: [
+        row({
+          node: null,
+          backend: null,
+          candidates: 1,
+          attempt: 1,
+          outcome: 'failed',
+          status: null,
+          durationMs: null,
+          failedOverFrom: [],
+          attempts: [{ node: 'local', backend: 'ollama', status: 503, reason: 'HTTP 503' }],
+          reason: 'HTTP 503',
+        }),
+      ],
+      lines: ['2026-09-21 20:09:06Z out  qwen3-coder:30b      -        1/1   4020    ✗ failed', '  ↳ its only candidate failed: local (ollama): HTTP 503'],
     },
     {
       name: 'a request nothing could take',

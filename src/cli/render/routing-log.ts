@@ -5,6 +5,7 @@
  * made here, from field values and never from an engine's message text.
  */
 import type { RequestError, RoutingLogEntry, RoutingLogPage } from '../../routing-log/entry.js';
+import { lastFailedAttempt } from '../../routing-log/walk-attempts.js';
 import { describeFailedBreakdown } from './failed-breakdown.js';
 import { contentionLines, slotsLines, throughputLines } from './placement-lines.js';
 
@@ -209,7 +210,10 @@ function ranOutLine(row: RoutingLogEntry): readonly string[] {
   if (row.direction === 'inbound') return [`failed: ${row.reason}`];
   if (row.candidates === 0) return [`no node was tried: ${row.reason}`];
   if (row.attempt !== null && row.attempt >= row.candidates) {
-    return row.candidates === 1 ? [`its only candidate failed: ${row.reason}`] : [`all ${row.candidates} candidates failed; the last: ${row.reason}`];
+    // The candidate the walk ended on is in attempts, not failedOverFrom: named here, since no failover line does.
+    const last = lastFailedAttempt(row);
+    const on = last === null ? '' : `${last.node}${last.backend === null ? '' : ` (${last.backend})`}: `;
+    return row.candidates === 1 ? [`its only candidate failed: ${on}${row.reason}`] : [`all ${row.candidates} candidates failed; the last: ${on}${row.reason}`];
   }
   return [`failed: ${row.reason}`];
 }
