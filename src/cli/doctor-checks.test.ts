@@ -8,6 +8,9 @@ import { buildPoolStatus, type StatusInputs } from '../status/pool-status.js';
 import type { TailscaleReport } from '../tailnet/tailscale-report.js';
 import { doctorChecks, engineHint, type DoctorInputs } from './doctor-checks.js';
 import { HARDWARE, machine, PRESSURE } from '../status/machine.fixture.js';
+import { peerViewFixture } from '../peers/peer-view.fixture.js';
+import type { PeerView } from '../peers/peer-view.js';
+import { renderPoolStatus } from './render/pool-status.js';
 
 /** Status inputs with this node's machine views; no peer facts. */
 const withMachine = (local: ReturnType<typeof machine>, settings = DEFAULT_SETTINGS): Partial<StatusInputs> => ({
@@ -220,19 +223,19 @@ describe('doctorChecks', () => {
       fix: /HTTP 401/,
     },
     {
-      name: 'F2 fails for a peer more than five minutes off',
+      name: 'F4 fails for a peer more than five minutes off',
       over: { clocks: [{ nodeFqdn: 'hub-b.tail0.ts.net', skewMs: 301_000, error: null }] },
-      code: 'F2',
+      code: 'F4',
       verdict: 'fail',
       fix: /NTP/,
     },
     {
-      name: 'F2 warns for a peer more than a minute off',
+      name: 'F4 warns for a peer more than a minute off',
       over: { clocks: [{ nodeFqdn: 'hub-b.tail0.ts.net', skewMs: -90_000, error: null }] },
-      code: 'F2',
+      code: 'F4',
       verdict: 'warn',
     },
-    { name: 'F2 passes clocks within a minute', over: { clocks: [{ nodeFqdn: 'hub-b.tail0.ts.net', skewMs: 2_000, error: null }] }, code: 'F2', verdict: 'ok' },
+    { name: 'F4 passes clocks within a minute', over: { clocks: [{ nodeFqdn: 'hub-b.tail0.ts.net', skewMs: 2_000, error: null }] }, code: 'F4', verdict: 'ok' },
     {
       name: 'M1 shows the detected tier and what it was decided from',
       over: { status: withMachine(machine(HARDWARE.midRange, PRESSURE.noPeer)) },
@@ -267,9 +270,9 @@ describe('doctorChecks', () => {
       fix: /gpu_pressure\.json/,
     },
     {
-      name: "F2 is unknown when no peer's clock could be read",
+      name: "F4 is unknown when no peer's clock could be read",
       over: { clocks: [{ nodeFqdn: 'hub-b.tail0.ts.net', skewMs: null, error: 'ECONNREFUSED' }] },
-      code: 'F2',
+      code: 'F4',
       verdict: 'unknown',
     },
   ];
@@ -388,9 +391,65 @@ describe('doctorChecks', () => {
     const v = run();
     assert.equal(v.D1, undefined);
     assert.deepEqual(
-      ['C1', 'C2', 'C3', 'C4', 'P1', 'P2', 'D2', 'F1', 'F2'].map((c) => v[c]?.verdict),
-      ['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok'],
+      ['C1', 'C2', 'C3', 'C4', 'P1', 'P2', 'D2', 'F1', 'F2', 'F4'].map((c) => v[c]?.verdict),
+      ['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok'],
     );
+  });
+});
+
+describe('doctorChecks F2: context caps, decided as `pool status` decides them', () => {
+  const capped = (cap: number | null) => ({ ...DEFAULT_SETTINGS, inferenceMaxNumCtx: cap });
+  const peer = (over: Partial<PeerView>) =>
+    peerViewFixture({ nodeFqdn: 'hub-b.tail0.ts.net', backends: [{ kind: 'ollama', models: ['qwen3:8b'] }], maxNumCtx: null, ...over });
+  const rows: readonly { name: string; status: Partial<StatusInputs>; verdict: string; found: RegExp; fix?: RegExp }[] = [
+    { name: 'passes when no node is capped', status: { peers: [peer({})] }, verdict: 'ok', found: /^no node states a context cap$/ },
+    {
+      name: 'warns when this node is capped and a connected peer names none, with the fix',
+      status: { settings: capped(16_384), peers: [peer({})] },
+      verdict: 'warn',
+      found: /^hub-b\.tail0\.ts\.net names no context cap while others do.*hub-a\.tail0\.ts\.net \(this node\): 16384; hub-b\.tail0\.ts\.net: none/,
+      fix: /cihub pool context-cap N/,
+    },
+    {
+      name: 'warns when this node names none and a peer is capped',
+      status: { peers: [peer({ maxNumCtx: 65_536 })] },
+      verdict: 'warn',
+      found: /^hub-a\.tail0\.ts\.net \(this node\) names no context cap while others do/,
+    },
+    {
+      name: 'passes caps that differ, and says they do',
+      status: { settings: capped(65_536), peers: [peer({ maxNumCtx: 16_384 })] },
+      verdict: 'ok',
+      found: /the caps differ/,
+    },
+    {
+      name: 'does not call a peer not polled yet uncapped',
+      status: { settings: capped(16_384), peers: [peer({ backends: null, acceptingWork: null })] },
+      verdict: 'ok',
+      found: /hub-b\.tail0\.ts\.net: \?/,
+    },
+    {
+      name: 'leaves out a peer that is not connected',
+      status: { settings: capped(16_384), peers: [peer({ status: 'unreachable' })] },
+      verdict: 'ok',
+      found: /^no uncapped node among capped ones: hub-a\.tail0\.ts\.net \(this node\): 16384$/,
+    },
+  ];
+  for (const r of rows) {
+    it(r.name, () => {
+      const f2 = run({ status: r.status }).F2;
+      assert.equal(f2?.verdict, r.verdict, f2?.found);
+      assert.match(f2?.found ?? '', r.found);
+      if (r.fix) assert.match(f2?.fix ?? '', r.fix);
+    });
+  }
+
+  it('warns exactly where the Context caps block in `pool status` warns', () => {
+    for (const r of rows) {
+      const status = buildPoolStatus(inputs(r.status));
+      const blockWarns = renderPoolStatus(status, null).includes('no cap while others do');
+      assert.equal(run({ status: r.status }).F2?.verdict === 'warn', blockWarns, r.name);
+    }
   });
 });
 

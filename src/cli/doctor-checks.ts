@@ -10,6 +10,7 @@ import type { PeerClock } from '../peers/peer-clock.js';
 import { identityFix } from '../identity/identity-fix.js';
 import type { PoolStatus } from '../status/pool-status.js';
 import { publishCommand } from '../tailnet/tailscale-serve.js';
+import { capText, contextCapFindings, uncappedFix } from './render/context-caps.js';
 import { hardwareFound, localPressureText } from './render/machine.js';
 import type { TailscaleReport } from '../tailnet/tailscale-report.js';
 
@@ -239,9 +240,29 @@ function directoriesCheck(directories: readonly DirectoryReport[] | null): Docto
   return check('D2', 'ok', found);
 }
 
+/**
+ * F2: a node that names no context cap among capped ones, decided as `pool status`'s Context caps
+ * block decides it. Caps that differ are only reported: a node capped low is often meant.
+ */
+function contextCapCheck(status: PoolStatus): DoctorCheck {
+  const { nodes, caps, uncapped } = contextCapFindings(status);
+  if (caps.length === 0) return check('F2', 'ok', 'no node states a context cap');
+  const found = nodes.map((n) => `${n.name}: ${capText(n.reading)}`).join('; ');
+  if (uncapped.length > 0) {
+    return check(
+      'F2',
+      'warn',
+      `${uncapped.join(', ')} ${uncapped.length === 1 ? 'names' : 'name'} no context cap while others do, so placement and handouts send ${uncapped.length === 1 ? 'it' : 'them'} the largest windows (${found})`,
+      uncappedFix(uncapped.length),
+    );
+  }
+  const differ = caps.length > 1 ? '; the caps differ, and a node capped low takes no larger window (often meant)' : '';
+  return check('F2', 'ok', `no uncapped node among capped ones: ${found}${differ}`);
+}
+
 function clockCheck(clocks: readonly PeerClock[] | null): DoctorCheck {
-  if (clocks === null) return check('F2', 'unknown', "could not ask the Hub for its peers' clocks");
-  if (clocks.length === 0) return check('F2', 'ok', 'no paired peer to compare clocks with');
+  if (clocks === null) return check('F4', 'unknown', "could not ask the Hub for its peers' clocks");
+  if (clocks.length === 0) return check('F4', 'ok', 'no paired peer to compare clocks with');
   const off = clocks.filter((c) => c.skewMs !== null && Math.abs(c.skewMs) > SKEW_WINDOW_MS);
   const drifting = clocks.filter((c) => c.skewMs !== null && Math.abs(c.skewMs) > CLOCK_SKEW_WARN_MS && Math.abs(c.skewMs) <= SKEW_WINDOW_MS);
   const unread = clocks.filter((c) => c.skewMs === null);
@@ -249,10 +270,10 @@ function clockCheck(clocks: readonly PeerClock[] | null): DoctorCheck {
     c.skewMs === null ? `${c.nodeFqdn}: ${c.error ?? 'unread'}` : `${c.nodeFqdn}: ${c.skewMs >= 0 ? '+' : ''}${Math.round(c.skewMs / 1000)} s`;
   const found = clocks.map(describe).join('; ');
   const fix = 'keep both clocks synchronised (NTP: timedatectl set-ntp true); signed requests allow 5 minutes of skew';
-  if (off.length > 0) return check('F2', 'fail', `clocks more than 5 minutes apart: ${found}`, fix);
-  if (drifting.length > 0) return check('F2', 'warn', `clocks more than a minute apart: ${found}`, fix);
-  if (unread.length === clocks.length) return check('F2', 'unknown', `no peer's clock could be read: ${found}`);
-  return check('F2', 'ok', `clocks within a minute: ${found}`);
+  if (off.length > 0) return check('F4', 'fail', `clocks more than 5 minutes apart: ${found}`, fix);
+  if (drifting.length > 0) return check('F4', 'warn', `clocks more than a minute apart: ${found}`, fix);
+  if (unread.length === clocks.length) return check('F4', 'unknown', `no peer's clock could be read: ${found}`);
+  return check('F4', 'ok', `clocks within a minute: ${found}`);
 }
 
 export function doctorChecks(inputs: DoctorInputs): DoctorCheck[] {
@@ -332,6 +353,7 @@ export function doctorChecks(inputs: DoctorInputs): DoctorCheck[] {
           refusing.map((p) => p.probeFailure!.action).join(' | '),
         ),
   );
+  checks.push(contextCapCheck(status));
   checks.push(clockCheck(inputs.clocks));
   return checks;
 }

@@ -79,7 +79,7 @@ const program = new Command('cihub')
     `
 Hub Pool commands (cihub pool <command>):
   status [--json]                 whether pooling routes, this node, its engines and peers
-  doctor [--json]                 read-only checks: tailnet, Serve, certificates, operator, engines, machine, discovery, peers, clocks
+  doctor [--json]                 read-only checks: tailnet, Serve, certificates, operator, engines, machine, discovery, peers, context caps, clocks
   log [--json] [--limit N] [--since ISO]  recent routing decisions, newest first, with why
   settings [--json]               every setting: value, default, range, and any env var that overrides it
   set <key> <value> [--yes]       change one setting, checked as the API checks it
