@@ -50,7 +50,7 @@ export function settledRow(req: WalkRequest, o: WalkOutcome): SettlePatch {
  * the row's reason and had nothing after it to fail over to, so it is not among them; attempts
  * still lists it, one entry past failedOverFrom. Any other end came after the last failure.
  */
-function passedOver(o: WalkOutcome): readonly FailedAttempt[] {
+export function passedOver(o: WalkOutcome): readonly FailedAttempt[] {
   return o.end === 'exhausted' ? o.failures.slice(0, -1) : o.failures;
 }
 

@@ -44,15 +44,17 @@ describe("the walk passes the request's trace to each engine", () => {
   let good: Engine;
   let app: WalkApp;
   let tracer: Tracer;
+  let order: () => ReturnType<typeof candidate>[];
   const deps = walkDeps();
 
   before(async () => {
     busy = await engine(503);
     good = await engine(200);
+    order = () => [candidate('busy', busy.url), candidate('good', good.url)];
     app = await startWalkApp(deps, (_body, req) => ({
       route: embed,
       model: 'm',
-      order: [candidate('busy', busy.url), candidate('good', good.url)],
+      order: order(),
       trace: tracer.begin({ traceparent: req.headers.traceparent, tracestate: req.headers.tracestate }, 'POST /api/embed', () => ({})),
     }));
   });
@@ -63,11 +65,11 @@ describe("the walk passes the request's trace to each engine", () => {
     await good.close();
   });
 
-  async function send(headers: Record<string, string>): Promise<void> {
+  async function send(headers: Record<string, string>, status = 200): Promise<void> {
     busy.seen.length = 0;
     good.seen.length = 0;
     const res = await request(`${app.url}/api/embed`, { method: 'POST', headers, body: '{"model":"m","input":"x"}' });
-    assert.equal(res.statusCode, 200);
+    assert.equal(res.statusCode, status);
     await res.body.text();
   }
 
@@ -98,6 +100,20 @@ describe("the walk passes the request's trace to each engine", () => {
       attempts.map((s) => s.error),
       ['HTTP 503', null],
     );
+  });
+
+  it('counts on the request span only the candidates the walk moved on from, not the one it ran out on', async () => {
+    const spans: FinishedSpan[] = [];
+    tracer = new Tracer({ sink: { add: (s) => spans.push(s) }, clock: new ManualClock() });
+    order = () => [candidate('busy', busy.url), candidate('busy-too', busy.url)];
+    try {
+      await send({ traceparent: APP_PARENT }, 502);
+    } finally {
+      order = () => [candidate('busy', busy.url), candidate('good', good.url)];
+    }
+    await until(() => spans.some((s) => s.kind === 'server'));
+    const request = spans.find((s) => s.kind === 'server')!;
+    assert.deepEqual([request.attributes['hub_pool.outcome'], request.attributes['hub_pool.failed_over']], ['failed', 1]);
   });
 });
 

@@ -29,7 +29,7 @@ import { PROXY_PREFIX } from './route-table.js';
 import { answerVerdict } from './verdict-answer.js';
 import { VerdictTracker } from './verdict-tracker.js';
 import { modelHeaderValue } from './model-header.js';
-import { answerExhausted, settledRow, toAttempt } from './walk-rows.js';
+import { answerExhausted, passedOver, settledRow, toAttempt } from './walk-rows.js';
 import { readEngineTimings } from './walk-timings.js';
 import type {
   AttemptStart,
@@ -429,7 +429,7 @@ class RequestWalk {
       // row keeps the engine's 500, which X-Hub-Pool-Upstream-Status tells the app).
       status: end === 'exhausted' || end === 'no-candidate' ? 502 : end === 'verdict' ? verdictStatus(outcome.verdict!.signature) : (row.status ?? null),
       attempt: row.attempt ?? null,
-      failedOver: outcome.failures.length,
+      failedOver: passedOver(outcome).length,
       reason: row.reason ?? null,
     });
     if (end === 'no-candidate' && req.answerNoCandidate) req.answerNoCandidate();
