@@ -33,7 +33,6 @@ describe('routing-log rows hold bounded text', () => {
     const row = log.settle('r1', {
       outcome: 'failed',
       reason: huge,
-      localLoadRefused: huge,
       failedOverFrom: [huge, huge],
       attempts: [{ node: huge, backend: null, status: 503, reason: huge }],
       requestError: { signature: huge, basis: 'confirmed', confirms: huge },

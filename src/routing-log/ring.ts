@@ -71,7 +71,8 @@ export interface OpenFields {
 }
 
 /** A change to a row. Who and when it was placed never change; only settle sets the outcome. Undefined fields are ignored. */
-export type RowPatch = Partial<Omit<RoutingLogEntry, 'id' | 'timestamp' | 'updatedAt' | 'direction' | 'outcome' | 'traceId'>>;
+/** localLoadRefused is not patchable: nothing sets it (see its doc comment), so every row keeps the null it opens with. */
+export type RowPatch = Partial<Omit<RoutingLogEntry, 'id' | 'timestamp' | 'updatedAt' | 'direction' | 'outcome' | 'traceId' | 'localLoadRefused'>>;
 export type SettlePatch = RowPatch & { readonly outcome: 'served' | 'failed' };
 
 export interface PageQuery {
@@ -345,7 +346,7 @@ function changedRow(prev: RoutingLogEntry, patch: Partial<RoutingLogEntry>, upda
     clientClosed: or(patch.clientClosed, prev.clientClosed),
     requestError: patch.requestError === undefined ? prev.requestError : ownRequestError(patch.requestError),
     reason: patch.reason === undefined ? prev.reason : clipOrNull(patch.reason),
-    localLoadRefused: patch.localLoadRefused === undefined ? prev.localLoadRefused : clipOrNull(patch.localLoadRefused),
+    localLoadRefused: prev.localLoadRefused,
     stream: or(patch.stream, prev.stream),
     bodyBytes: or(patch.bodyBytes, prev.bodyBytes),
     budgetMs: or(patch.budgetMs, prev.budgetMs),

@@ -238,14 +238,6 @@ describe('renderRoutingLog rows', () => {
       ],
     },
     {
-      name: 'a local engine used although its load was refused',
-      entries: [row({ candidates: 2, attempt: 3, localLoadRefused: 'not enough free memory' })],
-      lines: [
-        '2026-09-21 20:09:06Z out  qwen3-coder:30b      local    3/2   812     ✓ served',
-        '  ↳ sent to local although the Hub had refused to load it there (not enough free memory): no other candidate was left',
-      ],
-    },
-    {
       name: 'a pending row says how long it has waited when now is given',
       entries: [row({ attempt: null, outcome: 'pending', status: null, durationMs: null })],
       now: Date.parse(AT) + 42_500,

@@ -36,7 +36,6 @@ const EXPLAINERS: readonly Explainer[] = [
   pinLine,
   withheldLines,
   failoverLines,
-  localLoadLine,
   hangUpLine,
   requestErrorLine,
   ranOutLine,
@@ -166,11 +165,6 @@ function failoverLines(row: RoutingLogEntry): readonly string[] {
     const backend = attempt.backend === null ? '' : ` (${attempt.backend})`;
     return `failed over from ${node}${backend}: ${attempt.reason}`;
   });
-}
-
-function localLoadLine(row: RoutingLogEntry): readonly string[] {
-  if (row.localLoadRefused === null) return [];
-  return [`sent to local although the Hub had refused to load it there (${row.localLoadRefused}): no other candidate was left`];
 }
 
 /** A hang-up is the caller's doing: say so, and name the node that was working on it. */
