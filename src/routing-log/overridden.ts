@@ -19,7 +19,7 @@ const LOCAL_NODE = 'local';
  * kind: OLLAMA_URL takes a list, and by kind a row served by ollama-2 read as placed anyway on a
  * withheld ollama-1 (found by an audit).
  */
-function names(entry: { readonly node: string; readonly backendId: string | null }, node: string, backendId: string | null): boolean {
+export function names(entry: { readonly node: string; readonly backendId: string | null }, node: string, backendId: string | null): boolean {
   return entry.node === node && (entry.backendId === null || node !== LOCAL_NODE || entry.backendId === backendId);
 }
 

@@ -105,7 +105,7 @@ describe('pool log lines for slots, throughput and contention', () => {
     {
       name: 'every node that states slots was full: nothing moved, and the line says so without calling it placed anyway',
       lines: slotsLines,
-      row: row({ node: 'local', backend: 'ollama', slots: slots({ demoted: [], allFull: true, full: [LOCAL_FULL, BETA_MAX_4] }) }),
+      row: row({ node: 'local', backend: 'ollama', backendId: 'ollama', slots: slots({ demoted: [], allFull: true, full: [LOCAL_FULL, BETA_MAX_4] }) }),
       expect: [
         "every slot full on local (2 in flight, 2 slots), beta-max.tail0.ts.net (4 in flight, 4 slots): none had a free one to go ahead, so the ranker's order stood",
       ],
@@ -116,7 +116,24 @@ describe('pool log lines for slots, throughput and contention', () => {
       row: row({ node: BETA_MAX.node, slots: slots({ demoted: [], full: [BETA_MAX] }) }),
       expect: [],
     },
+    {
+      name: "a full ollama-1 was moved and ollama-2 served: no 'placed anyway' on the engine that was not moved",
+      lines: slotsLines,
+      row: row({
+        node: 'local',
+        backend: 'ollama',
+        backendId: 'ollama-2',
+        slots: slots({ demoted: [{ ...LOCAL_FULL, backendId: 'ollama-1' }], full: [{ ...LOCAL_FULL, backendId: 'ollama-1' }], overridden: true }),
+      }),
+      expect: ['moved local (2 in flight, 2 slots) behind nodes with a free slot'],
+    },
     { name: 'contention null: no line', lines: contentionLines, row: row({}), expect: [] },
+    {
+      name: 'a busy ollama-1 kept its place and ollama-2 served: no line says ollama-1 served',
+      lines: contentionLines,
+      row: row({ node: 'local', backend: 'ollama', backendId: 'ollama-2', contention: contention({ backendId: 'ollama-1', behind: [] }) }),
+      expect: [],
+    },
     {
       name: 'the engine gave way',
       lines: contentionLines,
@@ -126,19 +143,19 @@ describe('pool log lines for slots, throughput and contention', () => {
     {
       name: 'nothing it gave way to answered',
       lines: contentionLines,
-      row: row({ node: 'local', backend: 'ollama', contention: contention({}, true) }),
+      row: row({ node: 'local', backend: 'ollama', backendId: 'ollama', contention: contention({}, true) }),
       expect: ['placed anyway on local (busy with qwen3.8:27b at num_ctx 65536; this one at num_ctx 65536): nothing it gave way to answered'],
     },
     {
       name: 'it kept its place because every node after it was busier, and served',
       lines: contentionLines,
-      row: row({ node: 'local', backend: 'ollama', contention: contention({ behind: [] }) }),
+      row: row({ node: 'local', backend: 'ollama', backendId: 'ollama', contention: contention({ behind: [] }) }),
       expect: ['kept local (busy with qwen3.8:27b at num_ctx 65536; this one at num_ctx 65536) first: every node after it was busier'],
     },
     {
       name: 'affinity held it, and it served',
       lines: contentionLines,
-      row: row({ node: 'local', backend: 'ollama', contention: contention({ behind: [], overriddenBy: 'affinity' }) }),
+      row: row({ node: 'local', backend: 'ollama', backendId: 'ollama', contention: contention({ behind: [], overriddenBy: 'affinity' }) }),
       expect: [
         "kept local (busy with qwen3.8:27b at num_ctx 65536; this one at num_ctx 65536) first: it holds this session's prompt prefix, which prefix affinity follows over contention",
       ],

@@ -3,6 +3,7 @@
  * the much-slower rule) and local engine contention, made from the row's records alone.
  */
 import type { RoutingLogEntry } from '../../routing-log/entry.js';
+import { names } from '../../routing-log/overridden.js';
 import type { BusyWith, ContentionDemotion, SlotDemotion, ThroughputEstimate } from '../../routing-log/placement-records.js';
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
@@ -20,8 +21,8 @@ export function slotsLines(row: RoutingLogEntry): readonly string[] {
   const s = row.slots;
   if (s === null) return [];
   const lines = s.demoted.map((d) => `moved ${slotText(d)} behind nodes with a free slot`);
-  // A local entry names its engine; a peer picks its own, so its entry matches by node alone.
-  const served = s.overridden ? s.demoted.find((d) => d.node === row.node && (d.backend === null || d.backend === row.backend)) : undefined;
+  // The entry the row settled on, matched as `overridden` was decided (by engine id locally).
+  const served = s.overridden && row.node !== null ? s.demoted.find((d) => names(d, row.node!, row.backendId)) : undefined;
   if (served !== undefined) lines.push(`placed anyway with every slot full on ${slotText(served)}: nothing with a free slot answered`);
   if (s.allFull) lines.push(`every slot full on ${s.full.map(slotText).join(', ')}: none had a free one to go ahead, so the ranker's order stood`);
   return lines;
@@ -56,7 +57,7 @@ export function throughputLines(row: RoutingLogEntry): readonly string[] {
     );
   }
   if (t.overridden) {
-    const e = t.estimates.find((x) => x.moved && x.node === row.node);
+    const e = row.node === null ? undefined : t.estimates.find((x) => x.moved && names(x, row.node!, row.backendId));
     lines.push(`placed anyway on ${row.node ?? 'a slow node'}${e ? `, ${prediction(e)}` : ''}: nothing ahead of it answered`);
   }
   return lines;
@@ -74,7 +75,7 @@ export function contentionLines(row: RoutingLogEntry): readonly string[] {
   const lines: string[] = [];
   for (const d of c.demoted) {
     const name = d.node;
-    const servedHere = row.node === d.node && row.backend === d.backend && row.status !== null;
+    const servedHere = row.node !== null && names(d, row.node, row.backendId) && row.status !== null;
     if (d.behind.length > 0) {
       lines.push(
         c.overridden && servedHere

@@ -356,6 +356,17 @@ describe('routing-log lines for context caps, prompt ceilings and withholding', 
       }),
       lines: ['moved local (ollama) behind every other candidate: withheld for degenerate-output until 2026-09-29 10:01:00Z'],
     },
+    {
+      name: 'a withheld engine of two of one kind is named by its id',
+      entry: row({
+        node: 'local',
+        withheld: {
+          demoted: [{ node: 'local', backend: 'ollama', backendId: 'ollama-1', until: '2026-09-29T10:01:00.000Z', reason: 'degenerate-output' }],
+          overridden: false,
+        },
+      }),
+      lines: ['moved local (ollama-1) behind every other candidate: withheld for degenerate-output until 2026-09-29 10:01:00Z'],
+    },
   ];
   for (const r of rows) it(r.name, () => assert.deepEqual(arrow(r.entry), r.lines));
 });

@@ -124,7 +124,9 @@ function withheldLines(row: RoutingLogEntry): readonly string[] {
   const w = row.withheld;
   if (w === null) return [];
   const lines = w.demoted.map(
-    (d) => `moved ${d.node}${d.backend === null ? '' : ` (${d.backend})`} behind every other candidate: withheld for ${d.reason} until ${shortTime(d.until)}`,
+    // The engine's id, which tells two engines of one kind apart (ollama-2); a peer's entry names none.
+    (d) =>
+      `moved ${d.node}${d.backendId === null ? '' : ` (${d.backendId})`} behind every other candidate: withheld for ${d.reason} until ${shortTime(d.until)}`,
   );
   if (w.overridden) lines.push(`placed anyway on the withheld ${row.node ?? 'engine'}: every other candidate failed`);
   return lines;
