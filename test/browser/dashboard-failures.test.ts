@@ -1,15 +1,27 @@
 /**
  * The setup guide's and the Hub Pool page's failure states, in real Chromium against real Hubs
- * on loopback, each with the next step it offers: a refused PIN, an unreachable Hub, a
- * half-paired Hub (the approval's callback never reached the requester), and a peer whose
- * identity changed (its data was recreated under the same name), unpaired from the guide.
+ * on loopback, each with the next step it offers: a refused PIN (and a fresh one typed in its
+ * row to retry with), an unreachable Hub, a half-paired Hub (the approval's callback never
+ * reached the requester), and a peer whose identity changed (its data was recreated under the
+ * same name), unpaired from the guide.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { eventually, freshDataDir } from '../helpers/hub-process.js';
 import { START_TIMEOUT_MS, TEST_TIMEOUT_MS } from '../helpers/pool-fixture.js';
-import { approve, fqdn, justPolled, pairHubs, peerNamed, POOL, reservePorts, startNamedHub, type HubProcess } from '../integration/pairing-fixtures.js';
+import {
+  approve,
+  fqdn,
+  justPolled,
+  mintPin,
+  pairHubs,
+  peerNamed,
+  POOL,
+  reservePorts,
+  startNamedHub,
+  type HubProcess,
+} from '../integration/pairing-fixtures.js';
 import { gotoPool, launchBrowser, openPage, screenshot, signInByLink, type WatchedPage } from './browser.js';
 import { startTogether } from '../helpers/start-together.js';
 
@@ -63,7 +75,7 @@ describe('dashboard: failure states and their next steps', { timeout: START_TIME
     return guide;
   };
 
-  it('a refused PIN: Not sent, the PIN named as the cause, and Retry', async () => {
+  it('a refused PIN: Not sent, the PIN named as the cause, and Retry with a fresh PIN typed in the row, never the refused one', async () => {
     const guide = await openGuideAtFind();
     await guide.getByLabel('Add a Hub by its tailnet name').fill(B);
     await guide.getByRole('button', { name: 'Add', exact: true }).click();
@@ -81,6 +93,29 @@ describe('dashboard: failure states and their next steps', { timeout: START_TIME
     await guide.getByRole('button', { name: 'Retry failed requests' }).waitFor();
     await screenshot(pageA.page, 'guide-pin-refused-1440');
     assert.equal((await hubB.api<{ peers: unknown[] }>('GET', `${POOL}/peers`)).json.peers.length, 0, 'a refused PIN creates nothing on the receiver');
+
+    // The refused digits are dead on B: the row's field starts empty, and typed again they keep Retry off.
+    const connectPin = row.getByLabel(`New PIN from ${B}`);
+    assert.equal(await connectPin.inputValue(), '');
+    await connectPin.fill('000000');
+    await row.getByText('This is the PIN that Hub refused').waitFor();
+    assert.equal(await row.getByRole('button', { name: 'Retry' }).isDisabled(), true);
+    assert.equal(await guide.getByRole('button', { name: 'Retry failed requests' }).isDisabled(), true);
+
+    // On Approve, the request that was not sent carries the same field, and its Retry sends what is typed there.
+    await guide.getByRole('button', { name: 'Continue' }).click();
+    const notSent = guide.getByTestId('guide-not-sent').filter({ hasText: B });
+    const { pin } = await mintPin(hubB);
+    await notSent.getByLabel(`New PIN from ${B}`).fill(pin);
+    await notSent.getByRole('button', { name: 'Retry' }).click();
+    const waiting = guide.getByTestId('guide-waiting').filter({ hasText: B });
+    await waiting.waitFor();
+    assert.equal((await peerNamed(hubB, A))?.pinVerified, true, 'the request carried the fresh PIN');
+
+    // Leaves B with nothing from A, as the cases below expect.
+    await waiting.getByRole('button', { name: 'Cancel request' }).click();
+    await waiting.waitFor({ state: 'detached' });
+    await eventually(async () => (await peerNamed(hubB, A)) === null, `${B} dropping the cancelled request`);
     await guide.getByRole('button', { name: 'Close the setup guide' }).click();
   });
 

@@ -1,6 +1,6 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { api, POOL } from './api';
-import { notSentAdvice, pinProblem, scanForHubs, sendPairRequest, type Discovery, type PairOutcome } from './actions';
+import { notSentAdvice, pinProblem, retryPinProblem, scanForHubs, sendPairRequest, type Discovery, type PairOutcome } from './actions';
 import type { GuideStep } from './context';
 import { checksOf, readTailscaleReport, type ReportRead } from './checks';
 import { DirectoryNotes } from './DirectoryNotes';
@@ -31,6 +31,10 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
   const [typed, setTyped] = useState<readonly string[]>([]);
   const [typedName, setTypedName] = useState('');
   const [pin, setPin] = useState('');
+  /** Typed in a Connect or Approve row after that Hub refused a PIN: what its Retry sends. */
+  const [retryPins, setRetryPins] = useState<Readonly<Record<string, string>>>({});
+  /** The PIN each Hub refused: dead there (wrong, expired, spent or replaced), so never sent to it again. */
+  const [refusedPins, setRefusedPins] = useState<Readonly<Record<string, string>>>({});
   const [results, setResults] = useState<Readonly<Record<string, PairOutcome | 'sending'>>>({});
   const [sentSinceOpen, setSent] = useState<readonly string[]>([]);
   const [cancelled, setCancelled] = useState<readonly string[]>([]);
@@ -102,21 +106,45 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
     return () => clearInterval(t);
   }, [step, pollExpired, pollStartedAt, load]);
 
+  /**
+   * The PIN a request to `name` carries: the one typed in its row once it refused a PIN,
+   * otherwise the Find step's PIN when that Hub was the only one chosen.
+   */
+  const pinFor = (name: string): string => {
+    const r = results[name];
+    if (r !== undefined && r !== 'sending' && !r.sent && r.pinRefused) return retryPins[name] ?? '';
+    return chosen.length === 1 && chosen[0] === name ? pin : '';
+  };
+
   const send = async (names: readonly string[]) => {
-    const usePin = names.length === 1 && chosen.length === 1 ? pin : '';
+    const pins = Object.fromEntries(names.map((n) => [n, pinFor(n)]));
     setResults((r) => ({ ...r, ...Object.fromEntries(names.map((n) => [n, 'sending' as const])) }));
     setSent((s) => [...new Set([...s, ...names])]);
     setCancelled((c) => c.filter((n) => !names.includes(n)));
     await Promise.all(
       names.map(async (n) => {
+        const usePin = pins[n] ?? '';
         const outcome = await sendPairRequest(n, usePin);
         // A PIN works once: a request that carried it spent it, so Pair again and Retry go without it.
-        if (outcome.sent && usePin !== '') setPin('');
+        if (outcome.sent && usePin !== '') setPin((p) => (p === usePin ? '' : p));
+        // A refused PIN is dead on that Hub; Retry sends only what is typed in its row from now on.
+        if (!outcome.sent && outcome.pinRefused && usePin !== '') {
+          setRefusedPins((m) => ({ ...m, [n]: usePin }));
+          setPin((p) => (p === usePin ? '' : p));
+        }
+        setRetryPins((m) => ({ ...m, [n]: '' }));
         setResults((r) => ({ ...r, [n]: outcome }));
       }),
     );
     await load();
   };
+  const retryBlocked = (name: string): boolean => {
+    const r = results[name];
+    return r !== undefined && r !== 'sending' && !r.sent && r.pinRefused && retryPinProblem(retryPins[name] ?? '', refusedPins[name]) !== null;
+  };
+  const newPinField = (name: string) => (
+    <NewPinField hub={name} value={retryPins[name] ?? ''} refused={refusedPins[name]} onChange={(v) => setRetryPins((m) => ({ ...m, [name]: v }))} />
+  );
 
   if (step === null) return null;
   const index = STEPS.findIndex((s) => s.id === step);
@@ -298,7 +326,7 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
                         <span className="badge bad">Not sent</span>
                       )}
                       {r !== undefined && r !== 'sending' && !r.sent && (
-                        <button type="button" onClick={() => void send([name])}>
+                        <button type="button" disabled={retryBlocked(name)} onClick={() => void send([name])}>
                           Retry
                         </button>
                       )}
@@ -307,6 +335,7 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
                       <>
                         <p className="small">{notSentAdvice(r)}</p>
                         <p className="small muted">The Hub said: {r.reason}</p>
+                        {r.pinRefused && newPinField(name)}
                       </>
                     )}
                   </li>
@@ -320,6 +349,7 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
               }) && (
                 <button
                   type="button"
+                  disabled={chosen.some(retryBlocked)}
                   onClick={() =>
                     void send(
                       chosen.filter((n) => {
@@ -355,6 +385,8 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
             onCancelled={(n) => setCancelled((c) => [...c, n])}
             onNotHeard={(n, why) => setNotHeard((m) => ({ ...m, [n]: why }))}
             pairAgain={(n) => void send([n])}
+            retryBlocked={retryBlocked}
+            newPinField={newPinField}
             expired={pollExpired}
             checkAgain={() => {
               setPollStartedAt(Date.now());
@@ -450,6 +482,10 @@ interface ApproveProps {
   onCancelled(name: string): void;
   onNotHeard(name: string, why: string): void;
   pairAgain(name: string): void;
+  /** Whether the PIN typed in a not-sent row stops its Retry. */
+  retryBlocked(name: string): boolean;
+  /** The field for a fresh PIN, shown in the row of a Hub that refused one. */
+  newPinField(name: string): ReactNode;
   readonly expired: boolean;
   checkAgain(): void;
   addAnother(): void;
@@ -540,12 +576,13 @@ function ApproveStep(p: ApproveProps) {
           <li key={name} data-testid="guide-not-sent">
             <div className="row">
               <span>The request to {name} was not sent.</span>
-              <button type="button" onClick={() => p.pairAgain(name)}>
+              <button type="button" disabled={p.retryBlocked(name)} onClick={() => p.pairAgain(name)}>
                 Retry
               </button>
             </div>
             <p className="small">{notSentAdvice(outcome)}</p>
             <p className="small muted">The Hub said: {outcome.reason}</p>
+            {outcome.pinRefused && p.newPinField(name)}
           </li>
         ))}
         {gone.map((n) => (
@@ -673,5 +710,31 @@ function ApproveStep(p: ApproveProps) {
         </button>
       </div>
     </section>
+  );
+}
+
+/** Where a fresh PIN goes after a Hub refused one: the row's Retry sends what is typed here, never the refused PIN. */
+function NewPinField({ hub, value, refused, onChange }: { hub: string; value: string; refused: string | undefined; onChange: (pin: string) => void }) {
+  const id = `new-pin-${hub.replace(/[^a-z0-9]/gi, '-')}`;
+  const problem = retryPinProblem(value, refused);
+  return (
+    <div className="field">
+      <label htmlFor={id}>New PIN from {hub}</label>
+      <input
+        id={id}
+        type="text"
+        inputMode="numeric"
+        maxLength={6}
+        autoComplete="off"
+        value={value}
+        onChange={(e) => onChange(e.target.value.replace(/\D/g, ''))}
+        aria-describedby={`${id}-help`}
+        aria-invalid={problem !== null}
+        style={{ width: '10rem' }}
+      />
+      <span id={`${id}-help`} className={`small ${problem !== null ? '' : 'muted'}`}>
+        {problem ?? 'Generate a PIN on that Hub under Hub Pool → Pairing PIN and type it here. Left empty, Retry sends the request without a PIN.'}
+      </span>
+    </div>
   );
 }

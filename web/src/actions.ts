@@ -11,6 +11,12 @@ export function pinProblem(pin: string): string | null {
   return 'A PIN is exactly six digits. Leave the field empty to pair without one.';
 }
 
+/** The rule for a PIN typed after a Hub refused one: the PIN rule, and never the value it refused. */
+export function retryPinProblem(pin: string, refused: string | undefined): string | null {
+  if (refused !== undefined && pin.trim() === refused) return 'This is the PIN that Hub refused. Generate a fresh one there.';
+  return pinProblem(pin);
+}
+
 export type PairOutcome =
   | { readonly sent: true; readonly peer: PeerView | null; readonly pinVerified: boolean }
   | { readonly sent: false; readonly pinRefused: boolean; readonly reason: string; readonly code: string | null };
