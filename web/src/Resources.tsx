@@ -3,7 +3,7 @@ import { FirstByteChart, CHART_WINDOW_MS } from './FirstByteChart';
 import { useNow, usePoll, useRoutingLog } from './hooks';
 import { POOL_PAGE_POLL_MS } from './HubPool';
 import type { PoolStatus, RoutingRow, ThroughputAdvert, ThroughputEstimate } from './types';
-import { isFailure, isPaired, isRefused, median, ms, peerState, percentile, refusedWords, speedLine, tierWords } from './words';
+import { failedRowsParts, failedRowsWords, isPaired, isRefused, median, ms, peerState, percentile, speedLine, tierWords } from './words';
 
 interface NodeCard {
   readonly name: string;
@@ -66,7 +66,11 @@ export function Resources() {
   // Until the routing log has been read once, its figures are unknown, not zero.
   const logRead = log.summary !== null;
   const recent = log.rows.filter((r) => r.direction === 'outbound' && now - Date.parse(r.timestamp) <= CHART_WINDOW_MS);
-  const unplaced = recent.filter((r) => r.outcome === 'failed' && r.node === null);
+  // A walk that ran out of candidates leaves node null and names each node it tried in attempts:
+  // those failures are the nodes', so only a request no node was tried for is unplaced.
+  const unplaced = recent.filter((r) => r.outcome === 'failed' && r.node === null && r.attempts.length === 0);
+  const rowsOf = (node: string) =>
+    recent.filter((r) => r.node === node || (r.node === null && r.outcome === 'failed' && r.attempts.some((a) => a.node === node)));
 
   return (
     <>
@@ -83,12 +87,19 @@ export function Resources() {
       )}
       <div className="cards">
         {cards.map((c) => (
-          <ResourceCard key={c.name} card={c} rows={logRead ? recent.filter((r) => r.node === c.name) : null} />
+          <ResourceCard key={c.name} card={c} rows={logRead ? rowsOf(c.name) : null} />
         ))}
         <section className="card" aria-labelledby="res-unplaced">
           <h3 id="res-unplaced">Unplaced</h3>
-          <p>{logRead ? `${unplaced.length} failed in the last 30 minutes without any node answering.` : 'Not read: the routing log could not be read yet.'}</p>
-          <p className="small muted">No pool node had the model, or the app left before one was tried.</p>
+          <p data-testid="unplaced">
+            {logRead
+              ? `${unplaced.length} failed in the last 30 minutes before any node was tried${failedRowsParts(unplaced)}.`
+              : 'Not read: the routing log could not be read yet.'}
+          </p>
+          <p className="small muted">
+            No pool node had the model, or the app left before one was tried. A request that failed on every node it was tried on counts in each of those nodes'
+            Failed 30m.
+          </p>
         </section>
       </div>
       {logRead && (
@@ -100,12 +111,10 @@ export function Resources() {
   );
 }
 
-/** `rows`: this node's requests from the routing log; null when the log has not been read. */
+/** `rows`: this node's requests from the routing log (with those that failed at every node tried); null when the log has not been read. */
 function ResourceCard({ card, rows }: { card: NodeCard; rows: readonly RoutingRow[] | null }) {
   // A refusal's first byte times how fast a node said no (about 5 ms), not how fast it serves.
   const firstBytes = (rows ?? []).filter((r) => r.outcome === 'served' && !isRefused(r) && r.durationMs !== null).map((r) => r.durationMs!);
-  const failed = rows === null ? null : rows.filter(isFailure);
-  const refused = failed === null ? 0 : failed.filter(isRefused).length;
   const id = `res-${card.name.replace(/[^a-z0-9]/gi, '-')}`;
   return (
     <section className="card" aria-labelledby={id} data-testid="resource-card" data-node={card.name}>
@@ -137,7 +146,7 @@ function ResourceCard({ card, rows }: { card: NodeCard; rows: readonly RoutingRo
               : `median ${ms(median(firstBytes))}, p90 ${ms(percentile(firstBytes, 90))} over ${firstBytes.length}`}
         </dd>
         <dt>Failed 30m</dt>
-        <dd data-testid="failed-30m">{failed === null ? 'not read' : `${failed.length}${refused > 0 ? ` (${refusedWords(refused)})` : ''}`}</dd>
+        <dd data-testid="failed-30m">{rows === null ? 'not read' : failedRowsWords(rows)}</dd>
       </dl>
     </section>
   );

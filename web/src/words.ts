@@ -117,14 +117,16 @@ export const isFailure = (r: RoutingRow): boolean => r.outcome === 'failed' || i
 /** "1 refused as a bad request", "2 refused as bad requests". */
 export const refusedWords = (n: number): string => (n === 1 ? '1 refused as a bad request' : `${n} refused as bad requests`);
 
-/** The failed count with its parts that are not the pool failing to route, as the CLI prints it: "3 failed (1 refused as a bad request)". */
-export function failedWords(c: RoutingLogPage['summary']['counts']): string {
+type FailedCounts = Pick<RoutingLogPage['summary']['counts'], 'failed' | 'clientClosed' | 'requestErrors' | 'outputFaults'>;
+
+/** The failed count's parts that are not the pool failing to route, in brackets; '' when there are none. */
+function failedParts(c: FailedCounts): string {
   const parts = [
     c.clientClosed > 0 ? `${c.clientClosed} abandoned by the caller` : null,
     c.requestErrors > 0 ? refusedWords(c.requestErrors) : null,
     c.outputFaults > 0 ? `${c.outputFaults} answered with unusable output` : null,
   ].filter((p) => p !== null);
-  return `${c.failed} failed${parts.length === 0 ? '' : ` (${parts.join(', ')})`}`;
+  return parts.length === 0 ? '' : ` (${parts.join(', ')})`;
 }
 
 /**
@@ -133,6 +135,29 @@ export function failedWords(c: RoutingLogPage['summary']['counts']): string {
  */
 const passedOver = (r: RoutingRow) => r.attempts.slice(0, r.failedOverFrom.length);
 const lastTried = (r: RoutingRow) => r.attempts[r.failedOverFrom.length] ?? null;
+
+/** The failed count with its parts that are not the pool failing to route, as the CLI prints it: "3 failed (1 refused as a bad request)". */
+export function failedWords(c: RoutingLogPage['summary']['counts']): string {
+  return `${c.failed} failed${failedParts(c)}`;
+}
+
+/**
+ * The same brackets for rows the dashboard counts itself (Resources), sorted as the Hub's summary
+ * sorts them, with a 4xx on a row that says served counted as a refusal.
+ */
+export function failedRowsParts(rows: readonly RoutingRow[]): string {
+  const failed = rows.filter(isFailure);
+  const left = failed.filter((r) => !r.clientClosed);
+  return failedParts({
+    failed: failed.length,
+    clientClosed: failed.length - left.length,
+    requestErrors: left.filter(isRefused).length,
+    outputFaults: left.filter((r) => r.requestError?.basis === 'node').length,
+  });
+}
+
+/** Resources' "Failed 30m": "3 (1 abandoned by the caller)". */
+export const failedRowsWords = (rows: readonly RoutingRow[]): string => `${rows.filter(isFailure).length}${failedRowsParts(rows)}`;
 
 /** Where a row went, as Recent routing words it. */
 export function rowServedBy(r: RoutingRow): string {

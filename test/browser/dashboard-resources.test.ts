@@ -1,0 +1,89 @@
+/**
+ * Resources' cards, in real Chromium against two paired Hubs whose simulated engines are told to
+ * fail: a request that failed on every node it was tried on is counted on each of those nodes'
+ * cards, Unplaced counts only requests no node was tried for, and a caller's hang-up is said
+ * apart from the failures it is counted with.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import { request } from 'undici';
+import { chat, POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { eventually } from '../helpers/hub-process.js';
+import { launchBrowser, openPage, signInByLink, type WatchedPage } from './browser.js';
+
+/** Held by both Hubs: both engines fail it once, so A's walk runs out of candidates. */
+const SHARED = 'shared:1b';
+/** Held by A only: its caller hangs up while A's engine holds it. */
+const A_ONLY = 'a-only:1b';
+
+interface Row {
+  readonly model: string | null;
+  readonly outcome: string;
+  readonly node: string | null;
+  readonly clientClosed: boolean;
+  readonly attempts: readonly { readonly node: string }[];
+}
+
+describe('dashboard: Resources counts each failure on the nodes it happened at', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 3 }, () => {
+  let pool: Pool<'a' | 'b'>;
+  let browser: Browser;
+  let watched: WatchedPage;
+  const settled = async (model: string): Promise<Row> =>
+    eventually(
+      async () =>
+        (await pool.a.api<{ entries: Row[] }>('GET', `${POOL_API}/routing-log`)).json.entries.find((r) => r.model === model && r.outcome !== 'pending'),
+      `A's row for ${model} to settle`,
+    );
+
+  before(async () => {
+    [pool, browser] = await Promise.all([
+      startPool({ hubs: { a: { ollama: { models: [SHARED, A_ONLY] } }, b: { ollama: { models: [SHARED] } } }, pairs: [['a', 'b']] }),
+      launchBrowser(),
+    ]);
+    await Promise.all([pool.a, pool.b].map((h) => h.engines.ollama!.setFault({ mode: 'error', status: 500, count: 1, model: SHARED })));
+    assert.equal((await chat(pool.a, SHARED)).status, 502);
+    const exhausted = await settled(SHARED);
+    assert.equal(exhausted.node, null, 'a walk that ran out of candidates names no node');
+    assert.deepEqual(exhausted.attempts.map((a) => a.node).sort(), [pool.b.name, 'local'].sort());
+
+    const engine = pool.a.engines.ollama!;
+    await engine.setFault({ mode: 'hang', count: 1, model: A_ONLY });
+    const leave = new AbortController();
+    const asked = request(`${pool.a.pool}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: A_ONLY, messages: [{ role: 'user', content: 'hello' }] }),
+      signal: leave.signal,
+    });
+    await eventually(() => engine.state().hanging > 0, "A's engine to hold the request");
+    leave.abort();
+    await assert.rejects(asked);
+    const hungUp = await settled(A_ONLY);
+    assert.equal(hungUp.clientClosed, true);
+    assert.equal(hungUp.node, 'local', 'a hang-up keeps the node it was waiting on');
+
+    assert.equal((await chat(pool.a, 'nowhere:1b')).status, 502);
+    assert.deepEqual((await settled('nowhere:1b')).attempts, [], 'no node holds it, so none was tried');
+
+    watched = await openPage(browser);
+    await signInByLink(watched.page, pool.a.process);
+    await watched.page.getByRole('link', { name: 'Resources' }).click();
+  });
+  after(async () => {
+    await Promise.allSettled([browser?.close(), pool?.stop()]);
+  });
+
+  it('a request every node failed counts on each node it was tried on, and Unplaced only on requests no node was tried for', async () => {
+    const page = watched.page;
+    const failedOn = (node: string) => page.locator(`[data-testid="resource-card"][data-node="${node}"]`).getByTestId('failed-30m');
+    await failedOn(pool.b.name).getByText('1', { exact: true }).waitFor();
+    await failedOn('local').getByText(/^2\b/).waitFor();
+    await page.getByTestId('unplaced').getByText('1 failed in the last 30 minutes before any node was tried.', { exact: true }).waitFor();
+  });
+
+  it('"Failed 30m" says how many of its failures were the caller hanging up', async () => {
+    const local = watched.page.locator('[data-testid="resource-card"][data-node="local"]');
+    await local.getByTestId('failed-30m').getByText('2 (1 abandoned by the caller)', { exact: true }).waitFor();
+  });
+});
