@@ -129,7 +129,11 @@ describe('dashboard: pairing two Hubs through the UI', { timeout: START_TIMEOUT_
     const timed = (await pool.a.status()).peers.find((p) => p.nodeFqdn === pool.b.name)?.throughput?.observed ?? [];
     assert.equal(timed[0]?.model, B_ONLY, JSON.stringify(timed));
     // Resources reads status every 15 s.
-    await speed.getByText(new RegExp(`${B_ONLY.replace(/[.:]/g, '\\$&')}: [\\d,]+ tokens/s reading prompts of 4k tokens or more, timed by this Hub`)).waitFor();
+    await speed
+      .getByText(
+        new RegExp(`${B_ONLY.replace(/[.:]/g, '\\$&')}: [\\d,]+ tokens/s reading prompts of 4k tokens or more \\(\\d+ (s|min) ago\\), timed by this Hub`),
+      )
+      .waitFor();
   });
 
   it('without a PIN from the Hub Pool page: the other Hub sees "No key" and approves from Pending requests', async () => {

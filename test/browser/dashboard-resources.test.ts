@@ -2,7 +2,8 @@
  * Resources' cards, in real Chromium against two paired Hubs whose simulated engines are told to
  * fail: a request that failed on every node it was tried on is counted on each of those nodes'
  * cards, Unplaced counts only requests no node was tried for, and a caller's hang-up is said
- * apart from the failures it is counted with.
+ * apart from the failures it is counted with. Measured speed says which readings are bounds
+ * and how old each is.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -25,7 +26,7 @@ interface Row {
   readonly attempts: readonly { readonly node: string }[];
 }
 
-describe('dashboard: Resources counts each failure on the nodes it happened at', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 3 }, () => {
+describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 4 }, () => {
   let pool: Pool<'a' | 'b'>;
   let browser: Browser;
   let watched: WatchedPage;
@@ -85,5 +86,32 @@ describe('dashboard: Resources counts each failure on the nodes it happened at',
   it('"Failed 30m" says how many of its failures were the caller hanging up', async () => {
     const local = watched.page.locator('[data-testid="resource-card"][data-node="local"]');
     await local.getByTestId('failed-30m').getByText('2 (1 abandoned by the caller)', { exact: true }).waitFor();
+  });
+
+  it('measured speed marks a reading that missed its deadline as a bound, and says how old each reading is', async () => {
+    const { page, context } = await openPage(browser);
+    await signInByLink(page, pool.a.process);
+    // This Hub's readings rewritten to one that missed its deadline and one that did not: a real
+    // missed deadline costs the whole first-byte wait.
+    await page.route(`**${POOL_API}/status*`, async (route) => {
+      const answer = await route.fetch();
+      const status = (await answer.json()) as { localNode: Record<string, unknown> };
+      const bands = [
+        { fromTokens: 4096, promptTokens: 5000, tokensPerSec: 812.4, deadline: true, ageMs: 180_000 },
+        { fromTokens: 16_384, promptTokens: 20_000, tokensPerSec: 400, deadline: false, ageMs: 30_000 },
+      ];
+      status.localNode.throughput = { estimates: [{ node: 'local', backendId: 'ollama', model: SHARED, bands, decodeTokensPerSec: null }], advertised: null };
+      await route.fulfill({ response: answer, json: status });
+    });
+    await page.getByRole('link', { name: 'Resources' }).click();
+    const speed = page.locator('[data-testid="resource-card"][data-node="local"]').getByTestId('measured-speed');
+    await speed
+      .getByText(
+        `${SHARED} on ollama: ≤812 tokens/s reading prompts of 4k tokens or more (missed its deadline, so at least this slow; 3 min ago); ` +
+          '400 tokens/s reading prompts of 16k tokens or more (30 s ago), timed by this Hub',
+        { exact: true },
+      )
+      .waitFor();
+    await context.close();
   });
 });

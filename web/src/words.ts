@@ -1,5 +1,5 @@
 /** Records into the words the user guide uses. The only place the dashboard turns data into sentences. */
-import type { PeerView, PoolStatus, RoutingLogPage, RoutingRow } from './types';
+import type { PeerView, PoolStatus, RoutingLogPage, RoutingRow, ThroughputBand } from './types';
 
 export interface Badge {
   readonly text: string;
@@ -247,17 +247,26 @@ export interface SpeedLine {
 }
 
 interface Timed {
-  readonly bands: readonly { readonly fromTokens: number; readonly tokensPerSec: number }[];
+  /** deadline: the reading missed its first-byte deadline, so its rate is an upper bound (the node is at least this slow). */
+  readonly bands: readonly Pick<ThroughputBand, 'fromTokens' | 'tokensPerSec' | 'deadline' | 'ageMs'>[];
   readonly decodeTokensPerSec: number | null;
 }
 
 const tps = (n: number): string => `${Math.round(n).toLocaleString()} tokens/s`;
 
+/** A reading's age as the CLI words it (src/cli/render/speed-lines.ts): seconds under a minute, then minutes. */
+const readingAge = (ageMs: number): string => (ageMs < 60_000 ? `${Math.round(ageMs / 1000)} s ago` : `${Math.round(ageMs / 60_000)} min ago`);
+
+/** One band: its rate (a bound, marked ≤, when the reading missed its deadline), its size and its age. */
+function bandWords(b: Timed['bands'][number]): string {
+  const rate = b.deadline ? `≤${tps(b.tokensPerSec)}` : tps(b.tokensPerSec);
+  const when = b.deadline ? `missed its deadline, so at least this slow; ${readingAge(b.ageMs)}` : readingAge(b.ageMs);
+  return `${rate} reading prompts of ${Math.round(b.fromTokens / 1024)}k tokens or more (${when})`;
+}
+
 /** One line per model (and engine) a node was timed at: prompt reading per band, then writing. */
 export function speedLine(label: string, t: Timed, source: string): string {
-  const bands = [...t.bands]
-    .sort((a, b) => a.fromTokens - b.fromTokens)
-    .map((b) => `${tps(b.tokensPerSec)} reading prompts of ${Math.round(b.fromTokens / 1024)}k tokens or more`);
+  const bands = [...t.bands].sort((a, b) => a.fromTokens - b.fromTokens).map(bandWords);
   const reading = bands.length === 0 ? 'prompt reading not timed' : bands.join('; ');
   return `${label}: ${reading}, ${source}${t.decodeTokensPerSec === null ? '' : ` (writes ${tps(t.decodeTokensPerSec)})`}`;
 }
