@@ -37,6 +37,10 @@ export interface PeerView {
   readonly inFlightRequests: number | null;
   readonly hardwareTier: string | null;
   readonly backends: readonly { readonly kind: string; readonly models: readonly string[] }[] | null;
+  /** The prompt ceiling the peer advertises; null when it names none (or has not answered yet: backends null). */
+  readonly maxPromptTokens: number | null;
+  /** The context cap the peer advertises; null when it names none (or has not answered yet: backends null). */
+  readonly maxNumCtx: number | null;
   readonly forwardedInFlight?: number;
   /** What ranking counts for the peer (its report aged, plus this Hub's forwards); null when it is no candidate. */
   readonly queueDepth?: number | null;
@@ -115,6 +119,8 @@ export interface PoolStatus {
     readonly throughput?: { readonly estimates: readonly ThroughputEstimate[]; readonly advertised: ThroughputAdvert | null };
     readonly maxPromptTokens: number | null;
     readonly maxPromptTokensSetBy: 'env' | 'setting' | null;
+    /** This node's context cap (the window its engine runs); null = no cap. */
+    readonly maxNumCtx: number | null;
     readonly backends: readonly {
       readonly id: string;
       readonly kind: string;

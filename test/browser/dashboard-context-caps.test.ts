@@ -1,0 +1,68 @@
+/**
+ * The Hub Pool page's Context caps section, in real Chromium against two paired Hubs: this
+ * node's cap and ceiling and each peer's, as its capabilities advertise them, with "none" (a node
+ * that named no limit, which placement reads as taking any size) never drawn as "not known" (a
+ * peer whose first health check has not answered), nor the other way round.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import { POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { gotoPool, launchBrowser, openPage, signInByLink } from './browser.js';
+
+describe('dashboard: Context caps', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 2 }, () => {
+  let pool: Pool<'a' | 'b'>;
+  let browser: Browser;
+
+  before(async () => {
+    [pool, browser] = await Promise.all([
+      startPool({
+        hubs: {
+          // A names no cap and no ceiling; B names both, and A reads them from its capabilities.
+          a: { ollama: { models: ['m-a:1b'] } },
+          b: { ollama: { models: ['m-b:1b'] }, settings: { inferenceMaxNumCtx: 16_384, poolMaxPromptTokens: 6_000 } },
+        },
+        pairs: [['a', 'b']],
+      }),
+      launchBrowser(),
+    ]);
+    const b = (await pool.a.status()).peers.find((p) => p.nodeFqdn === pool.b.name);
+    assert.equal(b?.maxNumCtx, 16_384);
+    assert.equal(b?.maxPromptTokens, 6_000);
+  });
+  after(async () => {
+    await Promise.allSettled([browser?.close(), pool?.stop()]);
+  });
+
+  it("shows this node's cap and ceiling and each peer's, none apart from a number", async () => {
+    const { page, context } = await openPage(browser);
+    await signInByLink(page, pool.a.process);
+    await gotoPool(page);
+    const table = page.getByTestId('context-caps');
+    const here = table.locator('tr[data-node="local"]');
+    await here.getByText(`This Hub (${pool.a.name})`).waitFor();
+    assert.deepEqual(await here.locator('td').allTextContents(), [`This Hub (${pool.a.name})`, 'none', 'none']);
+    const peer = table.locator(`tr[data-node="${pool.b.name}"]`);
+    assert.deepEqual(await peer.locator('td').allTextContents(), [pool.b.name, '16,384 tokens', '6,000 tokens']);
+    const section = page.locator('section[aria-labelledby="context-caps"]');
+    assert.equal(await section.getByText(/not reported/).count(), 0, 'caps are reported, and the section does not say otherwise');
+    await context.close();
+  });
+
+  it('a peer whose first health check has not answered reads "not known", never "none"', async () => {
+    const { page, context } = await openPage(browser);
+    await signInByLink(page, pool.a.process);
+    // B as A lists a peer just approved, before its first snapshot: no inventory, no limits read.
+    await page.route(`**${POOL_API}/status*`, async (route) => {
+      const answer = await route.fetch();
+      const status = (await answer.json()) as { peers: { nodeFqdn: string; backends: unknown; maxNumCtx: unknown; maxPromptTokens: unknown }[] };
+      for (const p of status.peers) Object.assign(p, { backends: null, maxNumCtx: null, maxPromptTokens: null });
+      await route.fulfill({ response: answer, json: status });
+    });
+    await gotoPool(page);
+    const peer = page.getByTestId('context-caps').locator(`tr[data-node="${pool.b.name}"]`);
+    await peer.waitFor();
+    assert.deepEqual(await peer.locator('td').allTextContents(), [pool.b.name, 'not known', 'not known']);
+    await context.close();
+  });
+});
