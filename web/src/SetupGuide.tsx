@@ -220,7 +220,7 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
                         onChange={(e) => setChosen(e.target.checked ? [...chosen, name] : chosen.filter((c) => c !== name))}
                       />
                       <label htmlFor={id} className="mono" title={name}>
-                        {h?.name ?? name}
+                        {h?.displayName ?? name}
                       </label>
                     </div>
                     <div className="row small">

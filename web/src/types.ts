@@ -220,7 +220,6 @@ export interface DiscoverableHub {
   readonly nodeFqdn: string;
   /** The first label of the name, as the Hub shows it. */
   readonly displayName?: string;
-  readonly name?: string | null;
   readonly os?: string | null;
   readonly online?: boolean | null;
   readonly unverified?: boolean;

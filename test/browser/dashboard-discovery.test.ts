@@ -1,0 +1,45 @@
+/**
+ * Hubs found by discovery as the dashboard shows them, in real Chromium against one real Hub
+ * whose discovery answer is replaced in the browser: the test Hubs are on no tailnet, so a real
+ * scan finds nobody to show.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { gotoPool, launchBrowser, openPage, signInByLink } from './browser.js';
+
+/** One candidate as GET /peers/discoverable lists it (src/discovery/discovery-service.ts). */
+const FOUND = { nodeFqdn: 'hub-q.tail0.ts.net', displayName: 'hub-q', deviceId: null, os: 'linux', online: true, poolProtocol: 1 };
+
+/** Answers every scan with FOUND. */
+async function discovering(page: Page): Promise<void> {
+  await page.route(`**${POOL_API}/peers/discoverable*`, (route) => route.fulfill({ json: { candidates: [FOUND], notHubs: [], directories: [] } }));
+}
+
+describe('dashboard: Hubs found by discovery', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 2 }, () => {
+  let pool: Pool<'a'>;
+  let browser: Browser;
+
+  before(async () => {
+    [pool, browser] = await Promise.all([startPool({ hubs: { a: {} }, pairs: [] }), launchBrowser()]);
+  });
+  after(async () => {
+    await Promise.allSettled([browser?.close(), pool?.stop()]);
+  });
+
+  it("the guide's Find step names a found Hub by its short name, with the full name on hover", async () => {
+    const { page, context } = await openPage(browser);
+    await signInByLink(page, pool.a.process);
+    await discovering(page);
+    await gotoPool(page);
+    await page.getByRole('button', { name: 'Set up Hub Pool' }).click();
+    const guide = page.getByRole('dialog');
+    await guide.getByRole('button', { name: 'Continue anyway' }).click();
+    const choice = guide.getByRole('checkbox', { name: FOUND.displayName, exact: true });
+    await choice.waitFor();
+    const label = guide.locator(`label[for="${await choice.getAttribute('id')}"]`);
+    assert.equal(await label.getAttribute('title'), FOUND.nodeFqdn);
+    await context.close();
+  });
+});
