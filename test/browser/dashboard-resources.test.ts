@@ -3,7 +3,7 @@
  * fail: a request that failed on every node it was tried on is counted on each of those nodes'
  * cards, Unplaced counts only requests no node was tried for, and a caller's hang-up is said
  * apart from the failures it is counted with. Measured speed says which readings are bounds
- * and how old each is.
+ * and how old each is. A peer that is no candidate says why instead of showing a queue.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,7 +26,7 @@ interface Row {
   readonly attempts: readonly { readonly node: string }[];
 }
 
-describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 4 }, () => {
+describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 5 }, () => {
   let pool: Pool<'a' | 'b'>;
   let browser: Browser;
   let watched: WatchedPage;
@@ -39,7 +39,12 @@ describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEO
 
   before(async () => {
     [pool, browser] = await Promise.all([
-      startPool({ hubs: { a: { ollama: { models: [SHARED, A_ONLY] } }, b: { ollama: { models: [SHARED] } } }, pairs: [['a', 'b']] }),
+      startPool({
+        hubs: { a: { ollama: { models: [SHARED, A_ONLY] } }, b: { ollama: { models: [SHARED] } } },
+        pairs: [['a', 'b']],
+        // Health checks as often as the Hub allows: the last case waits for one to see B paused.
+        settings: { poolHealthPollSeconds: 10 },
+      }),
       launchBrowser(),
     ]);
     await Promise.all([pool.a, pool.b].map((h) => h.engines.ollama!.setFault({ mode: 'error', status: 500, count: 1, model: SHARED })));
@@ -112,6 +117,22 @@ describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEO
         { exact: true },
       )
       .waitFor();
+    await context.close();
+  });
+
+  it('a peer that is no candidate now says why in place of a queue, with the tags Paired Hubs shows', async () => {
+    // Paused on B (it takes no work), then switched off here; A learns of the pause on its next health check.
+    await pool.b.patchSettings({ poolInboundEnabled: false });
+    await pool.a.waitForPeer(pool.b, 'taking no work', (p) => p.acceptingWork === false, 30_000);
+    const b = (await pool.a.peer(pool.b))!;
+    assert.equal((await pool.a.api('POST', `${POOL_API}/peers/${b.id}/disable`)).status, 200);
+
+    const { page, context } = await openPage(browser);
+    await signInByLink(page, pool.a.process);
+    await page.getByRole('link', { name: 'Resources' }).click();
+    const card = page.locator(`[data-testid="resource-card"][data-node="${pool.b.name}"]`);
+    await card.getByTestId('queue').getByText('not a candidate now: disabled here; paused, taking no work', { exact: true }).waitFor();
+    assert.deepEqual(await card.locator('.tag').allTextContents(), ['Disabled', 'Paused: taking no work']);
     await context.close();
   });
 });

@@ -15,6 +15,7 @@ import {
   notToldWords,
   pairingProblemWords,
   peerState,
+  peerTags,
   plural,
   poolBadge,
   rowFailovers,
@@ -524,9 +525,11 @@ export function PeerRow({ p, act, now, self }: { p: PeerView; act: Act; now: num
         <span className={`badge ${st.tone}`} data-testid="peer-status">
           {st.label}
         </span>
-        {!p.enabled && <span className="tag">Disabled</span>}
-        {p.acceptingWork === false && <span className="tag">Paused: taking no work</span>}
-        {p.authMode === 'bearer' && <span className="tag">Legacy auth</span>}
+        {peerTags(p).map((t) => (
+          <span key={t} className="tag">
+            {t}
+          </span>
+        ))}
       </div>
       {st.next !== null && <p className={`small ${st.needsYou ? 'notice bad' : 'muted'}`}>{st.next}</p>}
       <PairingProblem p={p} />

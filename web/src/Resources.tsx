@@ -3,14 +3,29 @@ import { FirstByteChart, CHART_WINDOW_MS } from './FirstByteChart';
 import { useNow, usePoll, useRoutingLog } from './hooks';
 import { POOL_PAGE_POLL_MS } from './HubPool';
 import type { PoolStatus, RoutingRow, ThroughputAdvert, ThroughputEstimate } from './types';
-import { failedRowsParts, failedRowsWords, isPaired, isRefused, median, ms, peerState, percentile, speedLine, tierWords } from './words';
+import {
+  failedRowsParts,
+  failedRowsWords,
+  isPaired,
+  isRefused,
+  median,
+  ms,
+  notCandidateWords,
+  peerState,
+  peerTags,
+  percentile,
+  speedLine,
+  tierWords,
+} from './words';
 
 interface NodeCard {
   readonly name: string;
   readonly title: string;
   readonly models: readonly string[];
-  /** null when the node has not reported it. */
-  readonly queue: number | null;
+  /** The queue ranking counts, or why there is none. */
+  readonly queue: string;
+  /** What the Paired Hubs row tags the node with (peers only). */
+  readonly tags: readonly string[];
   readonly state: string;
   readonly tier: string;
   /** Lines of measured speed; null when the Hub's status carries no throughput (an older Hub). */
@@ -47,7 +62,8 @@ export function Resources() {
       name: 'local',
       title: `This Hub${s.localNode.nodeFqdn !== null ? ` (${s.localNode.nodeFqdn})` : ''}`,
       models: s.localNode.backends.flatMap((b) => b.models),
-      queue: s.localNode.queueDepth,
+      queue: `${s.localNode.queueDepth} in flight`,
+      tags: [],
       state: s.localNode.backends.some((b) => b.healthy) ? 'Engines healthy' : 'No healthy engine',
       tier: 'This machine',
       speed: localSpeed(s.localNode.throughput),
@@ -57,7 +73,8 @@ export function Resources() {
       title: p.nodeFqdn,
       models: p.backends?.flatMap((b) => b.models) ?? [],
       // What ranking counts (aged, with this Hub's forwards), as for the local card; null: no candidate now.
-      queue: p.queueDepth ?? null,
+      queue: p.queueDepth == null ? notCandidateWords(p, s.directions.outbound.enabled) : `${p.queueDepth} in flight`,
+      tags: peerTags(p),
       state: peerState(p).label,
       tier: tierWords(p.hardwareTier),
       speed: peerSpeed(p.throughput),
@@ -123,12 +140,17 @@ function ResourceCard({ card, rows }: { card: NodeCard; rows: readonly RoutingRo
       </h3>
       <p className="small">
         {card.state} · {card.tier}
+        {card.tags.map((t) => (
+          <span key={t} className="tag" style={{ marginLeft: '0.4rem' }}>
+            {t}
+          </span>
+        ))}
       </p>
       <dl className="small">
         <dt>Models</dt>
         <dd className="mono">{card.models.length === 0 ? 'none reported' : card.models.join(', ')}</dd>
         <dt>Queue</dt>
-        <dd>{card.queue === null ? 'not reported yet' : `${card.queue} in flight`}</dd>
+        <dd data-testid="queue">{card.queue}</dd>
         <dt>Measured speed</dt>
         <dd data-testid="measured-speed">
           {card.speed === null

@@ -91,6 +91,28 @@ export function peerState(p: PeerView): PeerState {
   return { label: 'Connected', tone: 'good', next: null, needsYou: false };
 }
 
+/** The tags a paired Hub carries wherever it is shown: switched off here, taking no work there, or on the older bearer auth. */
+export function peerTags(p: PeerView): string[] {
+  return [!p.enabled ? 'Disabled' : null, p.acceptingWork === false ? 'Paused: taking no work' : null, p.authMode === 'bearer' ? 'Legacy auth' : null].filter(
+    (t) => t !== null,
+  );
+}
+
+/**
+ * Why a peer has no queue figure: status gives one only for a peer placement may send work to
+ * now (src/peers/usable-peers.ts), so a null is never "not reported", it is every reason it is out.
+ */
+export function notCandidateWords(p: PeerView, outboundOn: boolean): string {
+  const why = [
+    outboundOn ? null : 'sending work to peers is off on this Hub',
+    p.status === 'unreachable' ? 'unreachable' : null,
+    p.enabled ? null : 'disabled here',
+    p.acceptingWork === false ? 'paused, taking no work' : null,
+    p.backends === null ? 'its first health check has not answered' : null,
+  ].filter((w) => w !== null);
+  return `not a candidate now${why.length === 0 ? '' : `: ${why.join('; ')}`}`;
+}
+
 export function ago(iso: string | null, now: number): string {
   if (iso === null) return 'never';
   const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
