@@ -1,20 +1,26 @@
 /**
- * Hubs found by discovery as the dashboard shows them, in real Chromium against one real Hub
- * whose discovery answer is replaced in the browser: the test Hubs are on no tailnet, so a real
- * scan finds nobody to show.
+ * Hubs found by discovery as the dashboard shows them, and when it scans, in real Chromium
+ * against one real Hub whose discovery answer is replaced in the browser: the test Hubs are on
+ * no tailnet, so a real scan finds nobody to show.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { eventually } from '../helpers/hub-process.js';
 import { gotoPool, launchBrowser, openPage, signInByLink } from './browser.js';
 
 /** One candidate as GET /peers/discoverable lists it (src/discovery/discovery-service.ts). */
 const FOUND = { nodeFqdn: 'hub-q.tail0.ts.net', displayName: 'hub-q', deviceId: null, os: 'linux', online: true, poolProtocol: 1 };
 
-/** Answers every scan with FOUND. */
-async function discovering(page: Page): Promise<void> {
-  await page.route(`**${POOL_API}/peers/discoverable*`, (route) => route.fulfill({ json: { candidates: [FOUND], notHubs: [], directories: [] } }));
+/** Answers every scan with FOUND; returns how many scans the page has asked for so far. */
+async function discovering(page: Page): Promise<() => number> {
+  let scans = 0;
+  await page.route(`**${POOL_API}/peers/discoverable*`, (route) => {
+    scans += 1;
+    return route.fulfill({ json: { candidates: [FOUND], notHubs: [], directories: [] } });
+  });
+  return () => scans;
 }
 
 describe('dashboard: Hubs found by discovery', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 2 }, () => {
@@ -40,6 +46,20 @@ describe('dashboard: Hubs found by discovery', { timeout: START_TIMEOUT_MS + TES
     await choice.waitFor();
     const label = guide.locator(`label[for="${await choice.getAttribute('id')}"]`);
     assert.equal(await label.getAttribute('title'), FOUND.nodeFqdn);
+    await context.close();
+  });
+
+  it('Discoverable devices scans when the page opens and on Rescan, and says so', async () => {
+    const { page, context } = await openPage(browser);
+    await signInByLink(page, pool.a.process);
+    const scans = await discovering(page);
+    await gotoPool(page);
+    const section = page.locator('section[aria-labelledby="discoverable"]');
+    await section.locator('li').filter({ hasText: FOUND.displayName }).getByRole('button', { name: 'Pair' }).waitFor();
+    assert.equal(scans(), 1, 'one scan as the page opened, with nothing clicked');
+    await section.getByText('Scans when this page opens and on Rescan, never on a timer').waitFor();
+    await section.getByRole('button', { name: 'Rescan' }).click();
+    await eventually(() => scans() === 2, 'the scan Rescan asks for');
     await context.close();
   });
 });

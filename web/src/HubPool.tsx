@@ -365,7 +365,8 @@ function DiscoverableDevices({
           {scanning ? 'Scanning…' : 'Rescan'}
         </button>
         <span className="small muted">
-          Scans only when you ask: each scan contacts every unpaired device on the tailnet. Pair sends the PIN typed under Pairing PIN, if any.
+          Scans when this page opens and on Rescan, never on a timer: each scan contacts every unpaired device on the tailnet. Pair sends the PIN typed under
+          Pairing PIN, if any.
         </span>
       </div>
       {scan === null ? null : !scan.available ? (
