@@ -26,7 +26,7 @@ async function failing(page: Page, path: string, message: string, method?: strin
   );
 }
 
-describe('dashboard: a read or a change that fails is said, and never shown as zero', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 8 }, () => {
+describe('dashboard: a read or a change that fails is said, and never shown as zero', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 9 }, () => {
   let hub: HubProcess;
   let browser: Browser;
 
@@ -58,6 +58,21 @@ describe('dashboard: a read or a change that fails is said, and never shown as z
     await failing(page, `${POOL}/status`, 'STATUS DOWN');
     // Resources reads status every 15 s.
     await page.getByText('Could not refresh: STATUS DOWN').waitFor();
+    await context.close();
+  });
+
+  it('a first status read that fails is said on Home, Hub Pool and Resources, naming what could not be read', async () => {
+    const { page, context } = await openPage(browser);
+    // Failing before sign-in, so no page ever reads status: each one's first read fails.
+    await failing(page, `${POOL}/status`, 'STATUS DOWN');
+    await signInByLink(page, hub);
+    const said = "Could not read this Hub's pool status: STATUS DOWN.";
+    await page.getByRole('alert').getByText(said).waitFor();
+    await page.getByRole('link', { name: 'Hub Pool', exact: true }).click();
+    await page.getByRole('alert').getByText(said).waitFor();
+    await page.getByRole('link', { name: 'Resources' }).click();
+    await page.getByRole('alert').getByText(said).waitFor();
+    assert.equal(await page.locator('.notice.bad', { hasText: said }).count(), 1, 'said in the style later failures use');
     await context.close();
   });
 

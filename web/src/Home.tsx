@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { api, POOL } from './api';
 import { useDashboard } from './context';
+import { FirstReadFailed } from './FirstReadFailed';
 import { FirstRun, firstRunFinished } from './FirstRun';
 import { usePoll } from './hooks';
 import type { PoolStatus, RoutingLogPage } from './types';
@@ -18,7 +19,12 @@ export function Home() {
   const [dismissed, setDismissed] = useState(() => window.localStorage.getItem(DISMISS_KEY) === '1');
   const [finished, setFinished] = useState(firstRunFinished);
   const s = status.data;
-  if (s === null) return <p className="muted">{status.error ?? 'Loading…'}</p>;
+  if (s === null)
+    return status.error === null ? (
+      <p className="muted">Loading…</p>
+    ) : (
+      <FirstReadFailed what="this Hub's pool status" error={status.error} everyMs={HOME_POLL_MS} />
+    );
 
   const paired = s.peers.filter(isPaired);
   const waitingHere = s.peers.filter((p) => p.status === 'pending' && p.direction === 'inbound');

@@ -4,6 +4,7 @@ import { notSentAdvice, pinProblem, scanForHubs, sendPairRequest, type Discovery
 import { useDashboard } from './context';
 import { readTailscaleReport, refusedChanges, type ReportRead } from './checks';
 import { DirectoryNotes } from './DirectoryNotes';
+import { FirstReadFailed } from './FirstReadFailed';
 import { FirstByteChart } from './FirstByteChart';
 import { useNow, usePoll, useRoutingLog } from './hooks';
 import type { PeerView, PoolStatus, SettingEntry } from './types';
@@ -68,7 +69,12 @@ export function HubPool() {
     return ok;
   };
 
-  if (s === null) return <p className="muted">{status.error ?? 'Loading…'}</p>;
+  if (s === null)
+    return status.error === null ? (
+      <p className="muted">Loading…</p>
+    ) : (
+      <FirstReadFailed what="this Hub's pool status" error={status.error} everyMs={POOL_PAGE_POLL_MS} />
+    );
   const badge = poolBadge(s);
   const paired = s.peers.filter(isPaired);
   const envOff = s.disabledBy === 'env';

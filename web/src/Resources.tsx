@@ -1,5 +1,6 @@
 import { api, POOL } from './api';
 import { FirstByteChart, CHART_WINDOW_MS } from './FirstByteChart';
+import { FirstReadFailed } from './FirstReadFailed';
 import { useNow, usePoll, useRoutingLog } from './hooks';
 import { POOL_PAGE_POLL_MS } from './HubPool';
 import type { PoolStatus, RoutingRow, ThroughputAdvert, ThroughputEstimate } from './types';
@@ -55,7 +56,12 @@ export function Resources() {
   const log = useRoutingLog();
   const now = useNow(5_000);
   const s = status.data;
-  if (s === null) return <p className="muted">{status.error ?? 'Loading…'}</p>;
+  if (s === null)
+    return status.error === null ? (
+      <p className="muted">Loading…</p>
+    ) : (
+      <FirstReadFailed what="this Hub's pool status" error={status.error} everyMs={POOL_PAGE_POLL_MS} />
+    );
 
   const cards: NodeCard[] = [
     {
