@@ -17,6 +17,7 @@ import type { PairingService } from '../pairing/pairing-service.js';
 import { HealthPoller } from './health-poller.js';
 import { PeerClient, type CredentialGap } from './peer-client.js';
 import { peerView } from './peer-view.js';
+import { usablePeers } from './usable-peers.js';
 
 const KEY = 'A'.repeat(43);
 
@@ -94,8 +95,11 @@ describe('HealthPoller: renames a signed peer presented', () => {
   });
 });
 
-/** A poller whose peer answers a good capabilities document when `answer()` is called, one probe at a time. */
-function answering() {
+/**
+ * A poller whose peer answers a good capabilities document when `answer()` is called, one probe at a time.
+ * `inFlightRequests` is what the peer reports; `forwardsTo` is this Hub's own count of forwards open to it.
+ */
+function answering(inFlightRequests = 0, forwardsTo: (peerName: string) => number = () => 0) {
   const clock = new ManualClock();
   const store = new PeerStore(openDatabase(join(mkdtempSync(join(tmpdir(), 'cihub-poller-')), 'hub.db')));
   const waiting: (() => void)[] = [];
@@ -111,7 +115,7 @@ function answering() {
               nodeUuid: '2f1c7a52-9d3e-4b8a-a0c1-5e6f7a8b9c0d',
               hardwareTier: null,
               backends: [{ kind: 'ollama', models: ['m'] }],
-              inFlightRequests: 0,
+              inFlightRequests,
               acceptingWork: true,
             },
             auth: 'signed',
@@ -129,7 +133,7 @@ function answering() {
     pollSeconds: () => 30,
     clock,
     logger: pino({ level: 'silent' }),
-    forwardsTo: () => 0,
+    forwardsTo,
     background: new Background({ logger: pino({ level: 'silent' }), clock }),
   });
   const row = store.insert({
@@ -190,6 +194,29 @@ describe('HealthPoller: a peer that said it is leaving', () => {
     store.update(row.id, { confirmFailedAt: new Date(0).toISOString() });
     await probe()();
     assert.equal(store.get(row.id)?.confirmFailedAt, null);
+  });
+});
+
+describe('HealthPoller: the peer load a poll leaves for placement', () => {
+  // A peer's published in-flight count includes the forwards this Hub had open to it when it
+  // answered. The poller notes how many that was so the ranker can take them out again once they
+  // finish; otherwise an idle peer reads busy until its next poll.
+  it('reads a peer idle once the forward its snapshot counted has finished (the 2026-10-01 fleet retest: core-7 over beta-1)', async () => {
+    let open = 1;
+    const { clock, store, poller, probe } = answering(1, () => open);
+    await probe()();
+    const queueDepth = () =>
+      usablePeers({
+        store,
+        health: (id) => poller.health(id),
+        forwarded: () => open,
+        origins: new Map(),
+        nowMs: clock.nowMs(),
+        pollSeconds: 30,
+      })[0]?.queueDepth;
+    assert.equal(queueDepth(), 1, 'while the forward is open the peer holds exactly that one request, not it counted twice');
+    open = 0;
+    assert.equal(queueDepth(), 0, 'the forward finished: nothing is left on the peer that the snapshot saw');
   });
 });
 
