@@ -7,7 +7,7 @@
  *
  * The evidence is the fake's own record, not a clock: a Hub that asked Docker while answering a
  * poll would give up on the held request (after its Docker call timeout) before it could answer,
- * so every held request must still be open when A shows a poll that B answered after the hang.
+ * so the polls B answered after the hang must not have cost a given-up listing each.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -99,8 +99,11 @@ describe('container counts on the poll path', () => {
 
       assert.equal(polled.status, 'connected');
       assert.deepEqual(polled.containers, LAB, 'the sample B collected before the hang, published as it was');
-      const givenUp = docker.held.filter((r) => r.closed);
-      assert.deepEqual(givenUp, [], 'B gave up on a Docker request before it answered the poll, so it waited on Docker to answer');
+      // A Hub that asked Docker on the poll path gave up one listing per poll (two here). One may
+      // be B's own once-a-minute collection, which lands in this window when a loaded machine
+      // stretches the test past B's first minute.
+      const givenUp = docker.held.filter((r) => r.closed && r.path === '/containers/json');
+      assert.ok(givenUp.length <= 1, `B gave up ${givenUp.length} Docker listings while answering polls, so it waited on Docker to answer`);
     },
   );
 });
