@@ -265,8 +265,19 @@ describe('launchd plist', () => {
   });
 });
 
+describe('the Docker recipe in docs/deploy.md', () => {
+  // Docker sends SIGKILL 10 s after SIGTERM unless told otherwise, which would cut the drain short.
+  it('gives the container longer than the drain before Docker kills it', () => {
+    const recipe = /## Docker\n+```sh\n([\s\S]*?)```/.exec(read('docs/deploy.md'))?.[1] ?? '';
+    const run = /^docker run\b.*(?:\\\n.*)*/m.exec(recipe)?.[0];
+    assert.ok(run, 'the recipe has a docker run line');
+    const stop = Number(/--stop-timeout[ =](\d+)\b/.exec(run)?.[1]);
+    assert.ok(stop * 1000 > SHUTDOWN_DRAIN_TIMEOUT_MS, `--stop-timeout ${stop} s outlasts the ${SHUTDOWN_DRAIN_TIMEOUT_MS} ms drain`);
+  });
+});
+
 describe('compose example', () => {
-  it('is YAML with a Hub beside an Ollama container, data in a volume', () => {
+  it('is YAML with a Hub beside an Ollama container, data in a volume, waiting out the drain', () => {
     assertInstalled(
       'python3 with PyYAML',
       spawnSync('python3', ['-c', 'import yaml']).status === 0,
@@ -278,11 +289,15 @@ describe('compose example', () => {
       { encoding: 'utf8' },
     );
     assert.equal(res.status, 0, res.stderr);
-    const doc = JSON.parse(res.stdout) as { services: Record<string, { environment?: Record<string, string>; volumes?: string[]; extra_hosts?: string[] }> };
+    const doc = JSON.parse(res.stdout) as {
+      services: Record<string, { environment?: Record<string, string>; volumes?: string[]; extra_hosts?: string[]; stop_grace_period?: string }>;
+    };
     assert.deepEqual(Object.keys(doc.services).sort(), ['cihub', 'ollama']);
     const hub = doc.services.cihub!;
     assert.equal(hub.environment?.OLLAMA_URL, 'http://ollama:11434');
     assert.ok(hub.volumes?.some((v) => v.endsWith(':/data')));
     assert.ok(hub.extra_hosts?.includes('host.docker.internal:host-gateway'));
+    const grace = Number(/^(\d+)s$/.exec(hub.stop_grace_period ?? '')?.[1]);
+    assert.ok(grace * 1000 > SHUTDOWN_DRAIN_TIMEOUT_MS, `stop_grace_period ${hub.stop_grace_period} outlasts the drain`);
   });
 });
