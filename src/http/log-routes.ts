@@ -1,7 +1,8 @@
 /**
- * GET /api/hub/logs: the Hub's own log file, for the dashboard's Logs view. Operator only: the
- * spec lets a qa:read key read pool status and the routing log and nothing else ("Reading
- * these without an operator credential"), and the log names peers, addresses and accounts.
+ * GET /api/hub/logs: the Hub's own log file, for the dashboard's Logs view. Operator only: a
+ * qa:read key reads pool status, the routing log and /metrics and nothing else (the spec's
+ * "Reading these without an operator credential", plus issue 12), and the log names peers,
+ * addresses and accounts.
  * Prompts and bodies are never logged, so none can be served here.
  */
 import type { FastifyInstance } from 'fastify';

@@ -12,6 +12,7 @@ import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../routing-log/cursor.js';
 import { refuseUnread } from './edge.js';
 import { MAX_MODEL_NAME_LENGTH } from '../proxy/request-facts.js';
 import { parseBody } from './body-schema.js';
+import { METRICS_PATH } from './metrics-routes.js';
 import type { HubServices } from './services.js';
 
 /** Pool protocol version /identify advertises. */
@@ -23,6 +24,9 @@ declare module 'fastify' {
   }
 }
 
+/** The refusal names every route a qa:read credential reads: status and the routing log below, and /metrics (issue 12). */
+const QA_READ_REACH = `a qa:read key, or a dashboard session signed in with one, may read only GET /api/inference/pool/status, GET /api/inference/pool/routing-log and GET ${METRICS_PATH}`;
+
 export function registerOperatorRoutes(app: FastifyInstance, s: HubServices): void {
   // onRequest, not preHandler: the caller is known before a byte of its body is read.
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -33,7 +37,7 @@ export function registerOperatorRoutes(app: FastifyInstance, s: HubServices): vo
     if (!verdict.allowed) {
       refuseUnread(request, reply);
       throw verdict.code === 'AUTH_ERROR_QA_READ_KEY_ROUTE_NOT_ALLOWED'
-        ? new HubError(verdict.code, 'a qa:read key may read pool status and the routing log only')
+        ? new HubError(verdict.code, QA_READ_REACH)
         : new HubError(verdict.code, 'this route needs the operator key (Authorization: Bearer <contents of operator.key in the data dir>)');
     }
   });
@@ -51,8 +55,8 @@ export function registerOperatorRoutes(app: FastifyInstance, s: HubServices): vo
   });
 
   // The window an app should be handed for a model; see placement/handout.ts. Operator only: a
-  // qa:read key reads status and the routing log and nothing else (spec, "Reading these without
-  // an operator credential").
+  // qa:read key reads status, the routing log and /metrics and nothing else (spec, "Reading these
+  // without an operator credential", plus /metrics from issue 12).
   app.get('/api/inference/pool/handout', operator, async (request) => {
     const model = (request.query as Record<string, unknown>).model;
     if (typeof model !== 'string' || model.trim() === '' || model.length > MAX_MODEL_NAME_LENGTH) {

@@ -1,6 +1,6 @@
 /**
  * API keys for callers that are not the operator: 'inference' keys admit an app or editor
- * to the proxy from outside the machine; 'qa:read' keys read pool status and the routing log.
+ * to the proxy from outside the machine; 'qa:read' keys read pool status, the routing log and /metrics.
  * Only a SHA-256 of each key is stored (keys are 192 random bits, so a fast hash is enough);
  * the key itself is shown once, at creation.
  */

@@ -3,6 +3,8 @@
  * signed in with one (read-only). The spec lets them read pool status and the routing log, and
  * issue 12 the Prometheus /metrics that mirrors them; every other GET answers 403
  * AUTH_ERROR_QA_READ_KEY_ROUTE_NOT_ALLOWED, the model handout included, which the operator key reads.
+ * The refusal names each route the credential does read, so a monitor author learns the reach from
+ * the answer itself.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -58,7 +60,9 @@ describe('what a qa:read credential reads', () => {
       it(`${who} is refused GET ${path} with 403 AUTH_ERROR_QA_READ_KEY_ROUTE_NOT_ALLOWED`, async () => {
         const res = await get(path, headers());
         assert.equal(res.status, 403, res.text);
-        assert.match(res.text, /AUTH_ERROR_QA_READ_KEY_ROUTE_NOT_ALLOWED/);
+        const { error } = JSON.parse(res.text) as { error: { code: string; message: string } };
+        assert.equal(error.code, 'AUTH_ERROR_QA_READ_KEY_ROUTE_NOT_ALLOWED');
+        for (const read of READS) assert.ok(error.message.includes(`GET ${read}`), `the refusal names GET ${read}: ${error.message}`);
       });
     }
   }
