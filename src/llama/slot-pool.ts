@@ -1,10 +1,10 @@
 /**
  * Parallel slots: one llama.cpp context sequence each. A request takes the free slot whose
  * cached tokens share the longest prefix with its prompt, so a follow-up turn lands where its
- * conversation is already evaluated. As in llama.cpp's server, a prefix shorter than a tenth of
- * the prompt (a shared beginning-of-sequence token, a common system line) does not count: the
- * slot idle longest is taken instead, rather than overwriting another conversation's cache for
- * nothing. Ties go to the slot idle longest too. With every slot busy,
+ * conversation is already evaluated. As in current builds of llama.cpp's server, a prefix shorter
+ * than a tenth of the prompt (a shared beginning-of-sequence token, a common system line) does
+ * not count: the slot idle longest is taken instead, rather than overwriting another
+ * conversation's cache for nothing. Ties go to the slot idle longest too. With every slot busy,
  * requests wait in arrival order; none is refused. A request that gives up while waiting
  * (its client hung up) leaves the queue without taking a slot.
  */
@@ -13,7 +13,11 @@ import type { LlamaContextSequence, Token } from 'node-llama-cpp';
 /** The part of a context sequence the pool needs; tests pass stand-ins. */
 export type SlotSequence = Pick<LlamaContextSequence, 'compareContextTokens'>;
 
-/** llama.cpp server's default slot_prompt_similarity: below this share of the prompt, a cached prefix is not worth choosing a slot for. */
+/**
+ * Below this share of the prompt, a cached prefix is not worth choosing a slot for. It is the
+ * default of llama.cpp's `--slot-prompt-similarity` in current builds (common/common.h); the
+ * builds of 2024, when the option arrived, defaulted to 0.5, which the simulator keeps (sim/slots.ts).
+ */
 export const MIN_PREFIX_SHARE = 0.1;
 
 export interface SlotLease<S extends SlotSequence = LlamaContextSequence> {

@@ -13,7 +13,11 @@ import type { ModelProfile } from './model-profile.js';
 import type { TimeScale } from './timing.js';
 import { countTokens } from './tokens.js';
 
-/** Share of a prompt a slot's cache must hold to be chosen for it over the least recently used slot. */
+/**
+ * Share of a prompt a slot's cache must hold to be chosen for it over the least recently used
+ * slot: the default of llama.cpp's `--slot-prompt-similarity` from its arrival in 2024; current
+ * llama.cpp builds default to 0.1, which the real-engine slot pool follows (llama/slot-pool.ts).
+ */
 const SLOT_SIMILARITY_MIN = 0.5;
 
 export interface SlotRequest {
@@ -250,7 +254,7 @@ export class ModelRuntime {
 
   /**
    * The free slot sharing the longest prefix with the prompt, as llama.cpp picks. A slot only
-   * counts as a match when it holds at least half the prompt (llama.cpp's default slot similarity),
+   * counts as a match when it holds at least half the prompt (SLOT_SIMILARITY_MIN, see there),
    * so a shared template header alone does not evict another conversation; otherwise, and on
    * ties, the least recently used slot wins.
    */
