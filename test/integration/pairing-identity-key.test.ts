@@ -30,7 +30,7 @@ const MODEL = 'qwen3:8b';
 const D = fqdn('hub-d');
 const CAPS = `${POOL}/capabilities`;
 
-describe('a Hub whose sealed identity key cannot be opened', () => {
+describe("core-4's four-day 401 loop: a Hub whose sealed identity key cannot be opened", () => {
   let engine: SimEngine;
   let port: number;
   let hubD: HubProcess;

@@ -179,7 +179,7 @@ describe('prompt ceilings and context caps across three Hubs', () => {
     assert.deepEqual([status.settings.poolMaxPromptTokens, status.localNode.maxNumCtx], [null, null]);
   });
 
-  describe("the issue's repro: hub-a's ceiling at 1024, a ~10k-token turn", () => {
+  describe("the 2026-09-17 184 KB turn (no first byte in 922 s on CPU): hub-a's ceiling at 1024, a ~10k-token turn", () => {
     it('goes to hub-b, which has no ceiling, and the row says the ceiling moved hub-a and hub-c', { timeout: TEST_TIMEOUT_MS }, async () => {
       const set = await cli('ceiling', '1024');
       assert.equal(set.code, 0, set.stderr);

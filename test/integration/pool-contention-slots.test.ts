@@ -159,7 +159,7 @@ describe('local engine contention and slot-aware placement', () => {
 
   // From here a runs with contention off, so a held turn on its engine counts only as queue.
   it(
-    'slots: a node full at its stated count goes behind a peer with a free slot while poolSlotAwareness is on, and only then',
+    'slots, the 2026-09-21 B5 cell (beta-max 0.47 s to 9.0 s): a node full at its stated count goes behind a peer with a free slot while poolSlotAwareness is on, and only then',
     { timeout: TEST_TIMEOUT_MS },
     async () => {
       const { a, b } = pool;

@@ -394,7 +394,7 @@ describe('pooled routing across three Hubs', () => {
   });
 
   it(
-    "a peer's engine refusing its key moves the request on, keeps the pairing, warns once, and reaches the app from the last candidate",
+    "a peer engine's 401 is not a pairing refusal (once it dropped the peer's Ollama models): moves on, keeps the pairing, warns once, reaches the app last",
     { timeout: TEST_TIMEOUT_MS },
     async () => {
       const { a, b, c } = pool;

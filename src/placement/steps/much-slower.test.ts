@@ -125,7 +125,7 @@ const rows: readonly Row[] = [
     slowerDemoted: [],
   },
   {
-    name: 'the rest of the walk is judged too: a much slower second node goes behind a much faster third, not named in slowerDemoted',
+    name: 'the walk behind the first node: core-7, much slower, no longer stays second ahead of beta-1 (not named in slowerDemoted)',
     tiers: [[betaMax, core7, beta1]],
     input: fleet(),
     expect: [[betaMax, beta1, core7]],
