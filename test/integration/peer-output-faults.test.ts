@@ -1,0 +1,49 @@
+/**
+ * The 2026-09-29 <unused49> node, met through a peer: A has no engine of its own for the model and
+ * forwards to B, whose Ollama answers with nothing but placeholders. Both Hubs judge the same
+ * bytes: A must withhold B's engine for the model (a peer candidate's key), and B, the leaf, its
+ * own Ollama, so that B's own apps stop being sent to it too.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { chat, header, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+
+const MODEL = 'gemma4:e4b';
+
+type L = 'a' | 'b';
+
+describe('the 2026-09-29 <unused49> engine behind a peer', () => {
+  let pool: Pool<L>;
+
+  before(
+    async () => {
+      pool = await startPool<L>({
+        hubs: { a: {}, b: { ollama: { models: [MODEL] } } },
+        pairs: [['a', 'b']],
+      });
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  after(
+    async () => {
+      await pool?.stop();
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+
+  it("two placeholder answers through A withhold B's engine for the model on both Hubs", { timeout: TEST_TIMEOUT_MS }, async () => {
+    const { a, b } = pool;
+    await b.engines.ollama!.setFault({ mode: 'unused', model: MODEL, count: 2 });
+    for (let i = 0; i < 2; i++) {
+      const answer = await chat(a, MODEL);
+      assert.equal(answer.status, 200, 'the only candidate relays what its engine gave');
+      assert.equal(header(answer, 'x-hub-pool-served-by'), b.name);
+      assert.match(answer.text, /<unused\d+>/);
+    }
+    const onA = (await a.status()).withheld.outputFaults.map((w) => [w.key, w.reason]);
+    assert.deepEqual(onA, [[`${b.name}|*|${MODEL}`, 'degenerate-output']], 'A withholds the peer for the model');
+    // B judged the body before it sent any of it, so its strike is in place by the time A has the answer.
+    const onB = (await b.status()).withheld.outputFaults.map((w) => [w.key, w.reason]);
+    assert.deepEqual(onB, [[`local|ollama|${MODEL}`, 'degenerate-output']], 'B withholds its own Ollama for the model');
+  });
+});
