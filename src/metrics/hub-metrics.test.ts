@@ -9,6 +9,8 @@ import {
   FAILOVERS_METRIC,
   FIRST_BYTE_METRIC,
   LATENCY_BUCKETS_SECONDS,
+  MAX_NODE_LABELS,
+  OVERFLOW_NODE,
   REQUEST_DURATION_METRIC,
   REQUESTS_METRIC,
   servingNode,
@@ -122,6 +124,25 @@ describe('HubMetrics', () => {
     assert.ok(text.includes('\ncihub_first_byte_seconds_count{direction="inbound",node="local"} 1\n'));
     assert.ok(text.includes('\ncihub_request_duration_seconds_count{direction="inbound",node="local"} 1\n'));
     assert.ok(!text.includes(SENDER), 'the sender names no series');
+  });
+
+  it('labels at most MAX_NODE_LABELS node names, however many names a peer signs under, and counts the rest as other', async () => {
+    const metrics = new HubMetrics(NO_SOURCES);
+    const names = Array.from({ length: MAX_NODE_LABELS + 50 }, (_, i) => `renamed-${i}.tail0.ts.net`);
+    for (const name of names) {
+      metrics.onSettle({
+        ...served(50, 120),
+        outcome: 'failed',
+        failedOverFrom: [name],
+        attempts: [{ node: name, backend: null, status: null, reason: 'fetch failed (ECONNREFUSED)' }],
+      });
+    }
+    const text = (await metrics.text()).body;
+    const failoverNodes = new Set([...text.matchAll(/^cihub_failovers_total\{direction="outbound",node="([^"]+)"/gm)].map((m) => m[1]));
+    // 'local' serves each row above (the requests series) and is one of the names counted.
+    assert.equal(failoverNodes.size, MAX_NODE_LABELS);
+    assert.ok(failoverNodes.has(OVERFLOW_NODE));
+    assert.ok(text.includes(`\ncihub_failovers_total{direction="outbound",node="${OVERFLOW_NODE}",reason="transport"} 51\n`), text.slice(-2000));
   });
 
   it("keeps a node's first-byte and total-time p50 on its served answers when refusals come back in 5 ms", async () => {

@@ -4,8 +4,9 @@
  * happened. Kept in plain tallies (label-tallies.ts) whether or not anything ever scrapes them;
  * prom-registry.ts renders them.
  *
- * Label values are bounded: routes come from the route table, nodes are `local` or a paired
- * peer's name, failover reasons are kinds (failover-reason.ts).
+ * Label values are bounded: routes come from the route table, failover reasons are kinds
+ * (failover-reason.ts), and nodes are `local`, `none` or a paired peer's name, at most
+ * MAX_NODE_LABELS of them.
  *
  * `node` is the node that served, on both directions. An inbound row's own node field names the
  * peer that sent the work (routing-log/entry.ts), and labelling by it put a peer's forwards under
@@ -44,6 +45,28 @@ export const REQUEST_DURATION_METRIC = {
   labelNames: ['direction', 'node'],
 } as const;
 
+/**
+ * Distinct node names the metrics label by. A pool is tens of Hubs, but a signed peer renames its
+ * row by signing under another name (peer-guard.ts), and every name a request failed over from
+ * was a series kept for the Hub's life: 100,000 names held 41.5 MB of heap and went out on every
+ * scrape (found by an audit). Names past this many count under OVERFLOW_NODE.
+ */
+export const MAX_NODE_LABELS = 256;
+/** Not a MagicDNS name (it has no dot), so no peer can be named it. */
+export const OVERFLOW_NODE = 'other';
+
+/** The node label for a name: the name while fewer than MAX_NODE_LABELS were seen, else OVERFLOW_NODE. */
+class NodeLabels {
+  readonly #seen = new Set<string>();
+
+  of(node: string): string {
+    if (this.#seen.has(node)) return node;
+    if (this.#seen.size >= MAX_NODE_LABELS) return OVERFLOW_NODE;
+    this.#seen.add(node);
+    return node;
+  }
+}
+
 type LabelOf<M extends { labelNames: readonly string[] }> = M['labelNames'][number];
 
 /** What the metrics read from a settled row. */
@@ -67,13 +90,14 @@ export class RequestMetrics {
   readonly failovers = new CounterTally<LabelOf<typeof FAILOVERS_METRIC>>(FAILOVERS_METRIC.labelNames);
   readonly firstByte = new HistogramTally<LabelOf<typeof FIRST_BYTE_METRIC>>(FIRST_BYTE_METRIC.labelNames, LATENCY_BUCKETS_SECONDS);
   readonly total = new HistogramTally<LabelOf<typeof REQUEST_DURATION_METRIC>>(REQUEST_DURATION_METRIC.labelNames, LATENCY_BUCKETS_SECONDS);
+  readonly #nodes = new NodeLabels();
 
   /** Called once per row, when the row settles. */
   record(row: SettledRow): void {
-    const node = servingNode(row);
+    const node = this.#nodes.of(servingNode(row));
     this.requests.inc({ direction: row.direction, route: row.path, outcome: row.outcome, node, backend: row.backend ?? 'none' });
     // The row's failovers only: a walk that ran out did not fail over from its last candidate.
-    for (const a of passedOverAttempts(row)) this.failovers.inc({ direction: row.direction, node: a.node, reason: failoverReasonKind(a) });
+    for (const a of passedOverAttempts(row)) this.failovers.inc({ direction: row.direction, node: this.#nodes.of(a.node), reason: failoverReasonKind(a) });
     // Only a served row's times are observed. A refusal or an engine's verdict comes back in
     // about 5 ms, and counting those as first bytes once dragged a node's p50 from 90 s to 18 ms
     // (spec, routing log); total time would mix the same way. A failed request still counts
