@@ -58,18 +58,21 @@ export type WalkCall = Pick<WalkRequest, 'route' | 'model' | 'order'> &
 export interface WalkApp {
   /** Where the app's requests go, without a path. */
   readonly url: string;
+  /** What walks threw (a proxy route answers those as errors); the app's connection is then cut. */
+  readonly thrown: unknown[];
   close(): Promise<void>;
 }
 
 /** A loopback server standing for the app: each request it takes is read whole and goes through one walk over what `call` makes of it. */
 export async function startWalkApp(deps: WalkDeps, call: (body: Buffer, req: IncomingMessage, res: ServerResponse) => WalkCall): Promise<WalkApp> {
+  const thrown: unknown[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       const c = call(body, req, res);
-      void walk(deps, {
+      walk(deps, {
         requestId: 'r',
         body,
         stream: false,
@@ -81,12 +84,16 @@ export async function startWalkApp(deps: WalkDeps, call: (body: Buffer, req: Inc
         res,
         caller: new CallerLine(res),
         windowOf: () => null,
+      }).catch((err: unknown) => {
+        thrown.push(err);
+        res.destroy();
       });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    thrown,
     close: () => {
       server.closeAllConnections();
       return new Promise<void>((resolve) => server.close(() => resolve()));

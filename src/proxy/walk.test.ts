@@ -118,6 +118,34 @@ describe('a walk with no candidate', () => {
   });
 });
 
+describe('a walk whose settle throws', () => {
+  it('still tells its observers it settled, so what they hold for the request is released', async () => {
+    const ends: string[] = [];
+    const deps = walkDeps({
+      rows: {
+        update: () => {},
+        settle: () => {
+          throw new Error('the routing log refused the row');
+        },
+      },
+      observers: [{ onSettled: (s) => void ends.push(s.end) }],
+    });
+    const app = await startWalkApp(deps, () => ({ route: chat, model: MODEL, order: [] }));
+    try {
+      await request(`${app.url}/api/chat`, { method: 'POST', body: '{}' }).then(
+        (res) => res.body.dump(),
+        () => {},
+      );
+      await waitFor(() => (app.thrown.length > 0 ? app.thrown : null));
+      assert.match(String(app.thrown[0]), /the routing log refused the row/);
+      assert.deepEqual(ends, ['no-candidate']);
+    } finally {
+      await app.close();
+      await deps.dispatcher.close();
+    }
+  });
+});
+
 /** A loopback engine that answers each request with `answer`, counting what it was asked. */
 async function rawEngine(
   answer: (req: IncomingMessage, res: ServerResponse) => void,

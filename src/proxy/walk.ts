@@ -417,24 +417,29 @@ class RequestWalk {
         "answered with an engine's verdict on the request",
       );
     }
-    const row = settledRow(req, outcome);
-    this.#deps.rows.settle(req.requestId, row);
-    req.trace?.ended({
-      requestId: req.requestId,
-      outcome: row.outcome === 'served' ? 'served' : 'failed',
-      // The node that served, even on an inbound row (whose node names the sender): 'local' there.
-      node: outcome.served?.node ?? null,
-      backend: row.backend ?? null,
-      // The status the app got: the walk's own 502 when it answered one, and a verdict's 400 (the
-      // row keeps the engine's 500, which X-Hub-Pool-Upstream-Status tells the app).
-      status: end === 'exhausted' || end === 'no-candidate' ? 502 : end === 'verdict' ? verdictStatus(outcome.verdict!.signature) : (row.status ?? null),
-      attempt: row.attempt ?? null,
-      failedOver: passedOver(outcome).length,
-      reason: row.reason ?? null,
-    });
-    if (end === 'no-candidate' && req.answerNoCandidate) req.answerNoCandidate();
-    else if (end === 'exhausted' || end === 'no-candidate') answerExhausted(req, this.#failures);
-    if (this.#deps.observers.length > 0) this.#tell((o) => o.onSettled?.(outcome));
+    // The observers hold per-request state (throughput, engine work, affinity) that only their
+    // onSettled releases, so they are told even if recording or answering below throws.
+    try {
+      const row = settledRow(req, outcome);
+      this.#deps.rows.settle(req.requestId, row);
+      req.trace?.ended({
+        requestId: req.requestId,
+        outcome: row.outcome === 'served' ? 'served' : 'failed',
+        // The node that served, even on an inbound row (whose node names the sender): 'local' there.
+        node: outcome.served?.node ?? null,
+        backend: row.backend ?? null,
+        // The status the app got: the walk's own 502 when it answered one, and a verdict's 400 (the
+        // row keeps the engine's 500, which X-Hub-Pool-Upstream-Status tells the app).
+        status: end === 'exhausted' || end === 'no-candidate' ? 502 : end === 'verdict' ? verdictStatus(outcome.verdict!.signature) : (row.status ?? null),
+        attempt: row.attempt ?? null,
+        failedOver: passedOver(outcome).length,
+        reason: row.reason ?? null,
+      });
+      if (end === 'no-candidate' && req.answerNoCandidate) req.answerNoCandidate();
+      else if (end === 'exhausted' || end === 'no-candidate') answerExhausted(req, this.#failures);
+    } finally {
+      if (this.#deps.observers.length > 0) this.#tell((o) => o.onSettled?.(outcome));
+    }
     return ENDED;
   }
 
