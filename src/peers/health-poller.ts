@@ -83,6 +83,8 @@ export class HealthPoller {
   readonly #states = new Map<string, State>();
   readonly #renames = new Map<string, string>();
   #ticker: BackgroundHandle | null = null;
+  /** Stopped for shutdown: a probe still out then records nothing (the store may be closed by the time it ends). */
+  #stopped = false;
   #lastSweepMs = 0;
 
   constructor(deps: HealthPollerDeps) {
@@ -90,11 +92,13 @@ export class HealthPoller {
   }
 
   start(): void {
+    this.#stopped = false;
     // The tick only starts the probes: one hung peer (up to 15 s) must not hold up the others' polls.
     this.#ticker ??= this.#d.background.every('peer health tick', TICK_MS, () => void this.#startTick());
   }
 
   stop(): void {
+    this.#stopped = true;
     this.#ticker?.stop();
     this.#ticker = null;
   }
@@ -197,10 +201,12 @@ export class HealthPoller {
   async probe(row: PeerRow): Promise<void> {
     const s = this.#state(row.id);
     const startedAtMs = this.#d.clock.nowMs();
+    this.#d.logger.debug({ peer: row.nodeFqdn }, `capabilities probe of ${row.nodeFqdn} started`);
     const answer = await this.#d.client.call(row, 'GET', '/api/inference/pool/capabilities', undefined, {
       timeoutMs: HEALTH_PROBE_TIMEOUT_MS,
       maxBytes: PEER_CAPABILITIES_MAX_BYTES,
     });
+    if (this.#stopped) return;
     const now = this.#d.clock.nowMs();
     const current = this.#d.store.get(row.id);
     if (current === null) return;
@@ -256,6 +262,7 @@ export class HealthPoller {
       { nodeUuid: identity.nodeUuid, publicKey: identity.publicKey },
       { timeoutMs: HEALTH_PROBE_TIMEOUT_MS },
     );
+    if (this.#stopped) return;
     const claim = answer.ok && answer.status === 200 ? readIdentityClaim(answer.json) : null;
     if (claim === null || this.#d.store.byUuid(claim.nodeUuid)) return;
     // Learned from a response: the peer has pinned our key, so this side signs from now on.
