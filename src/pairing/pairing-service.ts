@@ -104,7 +104,9 @@ export class PairingService {
       this.#d.store.delete(row.id);
       throw this.#pairingRefusal(name, answer);
     }
-    if (typeof pin !== 'string') return { peer: row, pinVerified: false };
+    // Unpaired here while the request was out: with no key learned there is nothing to sign a withdrawal with,
+    // and the far request expires unanswered (its approval's callback finds no row here).
+    if (typeof pin !== 'string') return { peer: this.#stillRequested(row), pinVerified: false };
     const claim = readIdentityClaim(answer.json);
     const named = (answer.json as { nodeFqdn?: unknown } | null)?.nodeFqdn;
     if (claim === null) {
@@ -113,7 +115,7 @@ export class PairingService {
         { peer: name },
         'the pairing answer to a PIN request carried no identity (a Hub on the first pool protocol); the key will be exchanged on confirm',
       );
-      return { peer: row, pinVerified: false };
+      return { peer: this.#stillRequested(row), pinVerified: false };
     }
     const mismatch = claim.nodeUuid === me.nodeUuid ? 'self' : named !== name ? 'other-name' : this.#d.store.byUuid(claim.nodeUuid) !== null ? 'held' : null;
     if (mismatch !== null) {
@@ -133,8 +135,29 @@ export class PairingService {
       throw new HubError('HUB_ERR_CONFLICT', answerMismatch(mismatch, name, typeof named === 'string' ? named : null, held?.nodeFqdn ?? null, self, told));
     }
     // Learned from a response: the peer holds our key (it verified our PIN request), so sign from now on.
-    const pinned = this.#d.store.update(row.id, { peerNodeUuid: claim.nodeUuid, peerPublicKey: claim.publicKey, pinVerified: true })!;
+    const pinned = this.#d.store.update(row.id, { peerNodeUuid: claim.nodeUuid, peerPublicKey: claim.publicKey, pinVerified: true });
+    if (pinned === null) {
+      // Unpaired here while the request was out: the far Hub holds it now, with this Hub's key, so
+      // take it back signed, as a mismatch does, rather than leave it waiting for an approval.
+      const retracted = await this.#d.client.call(
+        { ...row, peerNodeUuid: claim.nodeUuid, peerPublicKey: claim.publicKey },
+        'POST',
+        '/api/inference/pool/pair/unpair',
+        {},
+        { timeoutMs: PAIRING_CALL_TIMEOUT_MS },
+      );
+      const told = retracted.ok && retracted.status === 200;
+      this.#d.logger.warn({ peer: name, retracted: told }, 'the pairing request was cancelled while it was being sent; it was withdrawn');
+      throw new HubError('HUB_ERR_CONFLICT', cancelledWhileSent(name, told));
+    }
     return { peer: pinned, pinVerified: true };
+  }
+
+  /** The row of a request just sent, or a conflict if it was unpaired while the request was out. */
+  #stillRequested(row: PeerRow): PeerRow {
+    const current = this.#d.store.get(row.id);
+    if (current === null) throw new HubError('HUB_ERR_CONFLICT', cancelledWhileSent(row.nodeFqdn, null));
+    return current;
   }
 
   /** Operator on the receiving Hub: approve a pending inbound request, calling the requester back once. */
@@ -164,7 +187,7 @@ export class PairingService {
     let final = connected;
     if (connected.peerNodeUuid === null && claim !== null && !this.#d.store.byUuid(claim.nodeUuid)) {
       // Learned from a response: the requester has pinned our key, so this side signs at once.
-      final = this.#d.store.update(peer.id, { peerNodeUuid: claim.nodeUuid, peerPublicKey: claim.publicKey })!;
+      final = this.#d.store.update(peer.id, { peerNodeUuid: claim.nodeUuid, peerPublicKey: claim.publicKey }) ?? connected;
     }
     this.#d.logger.info({ peer: peer.nodeFqdn }, 'pairing approved and confirmed');
     this.#d.onConnected(final);
@@ -331,7 +354,9 @@ export class PairingService {
       peerPublicKey: claim.publicKey,
       // Learned from a request: this side cannot know its answer arrived, so it keeps its bearer for a while.
       ...(learnedFromRequest ? { bearerGraceUntil: this.#iso(this.#graceMs()) } : {}),
-    })!;
+    });
+    // Cancelled here while its token was being sealed: there is no request left to confirm.
+    if (connected === null) throw new HubError('HUB_ERR_CONFLICT', 'no request of this Hub is waiting for that confirmation');
     this.#d.logger.info({ peer: peer.nodeFqdn }, 'pairing confirmed by the peer');
     this.#d.onConnected(connected);
     return { nodeUuid: me.nodeUuid, publicKey: me.publicKey };
@@ -465,6 +490,14 @@ function receiverConflict(existing: PeerRow, self: string, from: string): string
     return `${self} has sent ${from} a pairing request of its own, still waiting, so the two crossed; cancel that one there (cihub pool unpair ${from} on ${self}) and send this request again with the same PIN`;
   }
   return `${self} already holds a row for ${from} (${existing.direction}, ${existing.status}), perhaps from before a reset; remove it there (cihub pool unpair ${from} on ${self}) and send the request again with the same PIN`;
+}
+
+/** The requester's answer when its own operator cancelled the request while it was being sent. */
+function cancelledWhileSent(name: string, withdrawn: boolean | null): string {
+  const cancelled = `the request to ${name} was cancelled on this Hub while it was being sent`;
+  if (withdrawn === true) return `${cancelled}; it has been withdrawn there too`;
+  if (withdrawn === false) return `${cancelled}; withdrawing it there failed, so reject it on ${name}`;
+  return `${cancelled}; ${name} holds it until it expires or is rejected there, and approving it there pairs nothing`;
 }
 
 /** What the requester says when the answer to its PIN request describes another Hub than the one asked. */

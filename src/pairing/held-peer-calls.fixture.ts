@@ -1,0 +1,86 @@
+/**
+ * A PairingService over a real store and identity whose calls to the peer wait until the test
+ * answers them, so a second operator action can run while the first one's call is out.
+ */
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { NodeIdentity } from '../identity/node-identity.js';
+import type { PeerClient } from '../peers/peer-client.js';
+import { openDatabase } from '../store/database.js';
+import { PeerStore, type PeerRow } from '../store/peers.js';
+import { Background } from '../util/background.js';
+import { ManualClock } from '../util/clock.js';
+import { PairingPin } from './pairing-pin.js';
+import { PairingService } from './pairing-service.js';
+import { StrikeLimiter } from './strike-limiter.js';
+
+export const SELF = 'hub-a.tail0.ts.net';
+export const PEER = 'hub-b.tail0.ts.net';
+
+export interface HeldCall {
+  readonly path: string;
+  readonly peer: PeerRow;
+  answer(result: Awaited<ReturnType<PeerClient['call']>>): void;
+}
+
+/** A far Hub's identity claim, as its pairing answers carry it. */
+export function farIdentity(): { nodeUuid: string; publicKey: string } {
+  const jwk = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' });
+  return { nodeUuid: randomUUID(), publicKey: jwk.x! };
+}
+
+export function heldPairing() {
+  const clock = new ManualClock();
+  const logger = pino({ level: 'silent' });
+  const dataDir = mkdtempSync(join(tmpdir(), 'cihub-pairing-'));
+  const db = openDatabase(join(dataDir, 'hub.db'));
+  const store = new PeerStore(db);
+  const identity = new NodeIdentity({ db, dataDir, envSecret: 'test-secret', clock, logger, background: new Background({ logger, clock }) });
+  const calls: HeldCall[] = [];
+  const waiters: (() => void)[] = [];
+  const client = {
+    call: (peer: PeerRow, _method: string, path: string) =>
+      new Promise((resolve) => {
+        calls.push({ path, peer, answer: resolve });
+        for (const w of waiters.splice(0)) w();
+      }),
+  } as unknown as PeerClient;
+  const pairing = new PairingService({
+    store,
+    identity,
+    client,
+    pin: new PairingPin({ clock }),
+    limiter: new StrikeLimiter({ clock }),
+    self: async () => ({ nodeFqdn: SELF, tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'tailscale' as const }),
+    poolEnabled: () => true,
+    pollSeconds: () => 30,
+    clock,
+    logger,
+    onConnected: () => undefined,
+  });
+  /** The next call to the peer whose path ends with `suffix`, once it has been made. */
+  const nextCall = async (suffix: string): Promise<HeldCall> => {
+    for (;;) {
+      const found = calls.find((c) => c.path.endsWith(suffix));
+      if (found) return found;
+      await new Promise<void>((r) => waiters.push(r));
+    }
+  };
+  const inboundRequest = (): PeerRow =>
+    store.insert({
+      nodeFqdn: PEER,
+      direction: 'inbound',
+      status: 'pending',
+      peerNodeUuid: null,
+      peerPublicKey: null,
+      pinVerified: false,
+      issuedTokenHash: null,
+      presentTokenSealed: null,
+      createdAt: new Date(clock.nowMs()).toISOString(),
+      expiresAt: new Date(clock.nowMs() + 60_000).toISOString(),
+    });
+  return { store, pairing, calls, nextCall, inboundRequest };
+}
