@@ -166,6 +166,11 @@ export class PairingService {
       throw new HubError('HUB_ERR_CONFLICT', `${peer.nodeFqdn} is not a request waiting for this Hub's approval (it is ${peer.direction} ${peer.status})`);
     }
     const me = await this.#requireIdentity();
+    // Re-read after the await: a reject, an unpair or another approve may have taken the row meanwhile.
+    const current = this.#d.store.get(peer.id);
+    if (current === null) throw removedWhileApproving(peer.nodeFqdn);
+    if (current.status !== 'pending')
+      throw new HubError('HUB_ERR_CONFLICT', `${peer.nodeFqdn} was approved meanwhile (it is ${current.direction} ${current.status})`);
     const token = randomBytes(32).toString('base64url');
     const connected = this.#d.store.update(peer.id, { status: 'connected', issuedTokenHash: hashToken(token), expiresAt: null })!;
     const answer = await this.#d.client.call(
@@ -175,6 +180,8 @@ export class PairingService {
       { token, nodeUuid: me.nodeUuid, publicKey: me.publicKey },
       { timeoutMs: PAIRING_CALL_TIMEOUT_MS },
     );
+    // Unpaired while the callback was out: the row is gone, so there is no half pairing to report or to fix here.
+    if (this.#d.store.get(peer.id) === null) throw removedWhileApproving(peer.nodeFqdn);
     const failure = !answer.ok ? answer.error : answer.status !== 200 ? `HTTP ${answer.status}` : null;
     if (failure !== null) {
       this.#d.logger.warn({ peer: peer.nodeFqdn }, `[HubPool] pairing confirmed locally but callback to ${peer.nodeFqdn} failed: ${failure}`);
@@ -199,8 +206,10 @@ export class PairingService {
     if (peer.direction !== 'inbound' || peer.status !== 'pending') {
       throw new HubError('HUB_ERR_CONFLICT', `${peer.nodeFqdn} is not a request waiting for this Hub's approval; use unpair to remove it`);
     }
+    // Claimed before the call: an approve that starts while the requester is being told finds no request to approve.
+    if (!this.#d.store.delete(peer.id))
+      throw new HubError('HUB_ERR_CONFLICT', `the request from ${peer.nodeFqdn} is gone: it was approved, rejected or removed meanwhile`);
     const answer = await this.#d.client.call(peer, 'POST', '/api/inference/pool/pair/reject', {}, { timeoutMs: PAIRING_CALL_TIMEOUT_MS });
-    this.#d.store.delete(peer.id);
     return { notified: answer.ok && answer.status === 200 };
   }
 
@@ -498,6 +507,14 @@ function cancelledWhileSent(name: string, withdrawn: boolean | null): string {
   if (withdrawn === true) return `${cancelled}; it has been withdrawn there too`;
   if (withdrawn === false) return `${cancelled}; withdrawing it there failed, so reject it on ${name}`;
   return `${cancelled}; ${name} holds it until it expires or is rejected there, and approving it there pairs nothing`;
+}
+
+/** The approver's answer when the request it was approving was removed meanwhile. */
+function removedWhileApproving(name: string): HubError {
+  return new HubError(
+    'HUB_ERR_CONFLICT',
+    `the request from ${name} was removed while approving it (rejected or unpaired meanwhile); nothing is paired on this Hub`,
+  );
 }
 
 /** What the requester says when the answer to its PIN request describes another Hub than the one asked. */
