@@ -491,6 +491,8 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
       const closed = app.close();
       const deadline = clock.nowMs() + SHUTDOWN_DRAIN_TIMEOUT_MS;
       while (openRequests > 0 && clock.nowMs() < deadline) await sleep(DRAIN_POLL_MS);
+      // Said here because the requests cut next are otherwise recorded as their callers hanging up.
+      if (openRequests > 0) logger.warn({ openRequests }, `drain deadline reached: closing ${openRequests} request(s) still open`);
       app.server.closeAllConnections();
       await closed;
       await leaving;
