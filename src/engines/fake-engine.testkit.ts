@@ -136,6 +136,8 @@ export async function settlesWithinATurn(promise: Promise<unknown>): Promise<boo
 export class WatchedAgent extends Agent {
   #dispatched = 0;
   #finished = 0;
+  /** Called as each answer ends, inside the dispatcher's own callback: before the caller sees the answer. */
+  onFinished: (() => void) | null = null;
 
   dispatched(): number {
     return this.#dispatched;
@@ -159,6 +161,7 @@ export class WatchedAgent extends Agent {
             return method.apply(target, args);
           } finally {
             this.#finished += 1;
+            this.onFinished?.();
           }
         };
       },

@@ -172,6 +172,22 @@ describe('BackendHealth with a TTL', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.equal(r.engines[0]?.paths.length, 2, 'one re-probe, and none after it landed');
   });
 
+  it('does not probe again for a refresh asked for while the answer it waits on was landing', async () => {
+    const r = await rig(TTL, (_path, hit) => ollamaTags(`m${hit}:8b`));
+    await r.health.read();
+    r.health.drop('ollama-1');
+    r.health.latest(); // asks for the re-probe
+    // A status read in the same turn the re-probe's answer ends, before the answer is stored.
+    r.dispatcher.onFinished = () => {
+      r.dispatcher.onFinished = null;
+      r.health.latest();
+    };
+    await until(() => modelsOf(r.health.latest())?.[0] === 'm2:8b', 1000, 'the re-probe to land');
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(r.dispatcher.dispatched(), 2, 'the first probe and the one re-probe');
+  });
+
   it('a probe already in flight when drop() is called does not settle it: the next read probes again', async () => {
     const slow = deferred<FakeReply>();
     const r = await rig(TTL, (_path, hit) => (hit === 2 ? slow.promise : ollamaTags(`m${hit}:8b`)));

@@ -96,6 +96,8 @@ interface BackendState {
   /** The drops count when the probe behind the current answer started: an answer asked for before a drop does not settle it. */
   probedDrops: number;
   probing: Promise<void> | null;
+  /** True from a refresh being asked for until it runs: the reads and status calls meanwhile ask for no other. */
+  refreshAsked: boolean;
   /**
    * True once a read has spent its budget on the probe still in flight: later reads do not wait
    * for that probe again (it can take the full 5 s transport timeout), they read the engine as
@@ -149,6 +151,7 @@ export class BackendHealth {
       drops: 0,
       probedDrops: 0,
       probing: null,
+      refreshAsked: false,
       budgetSpent: false,
       view: null,
       viewAnswer: null,
@@ -266,7 +269,15 @@ export class BackendHealth {
    * after the reading request's own upstream write, like the queue reports (the class comment).
    */
   #refresh(s: BackendState): void {
-    this.#deps.background.soon('engine probe', () => this.#probe(s));
+    if (s.probing !== null || s.refreshAsked) return;
+    s.refreshAsked = true;
+    const asked = s.generation;
+    this.#deps.background.soon('engine probe', () => {
+      s.refreshAsked = false;
+      // An answer that landed since (a read's own probe, finishing in the turn the refresh was
+      // asked for) is the refresh: probing again would ask the engine twice for one answer.
+      return s.generation === asked ? this.#probe(s) : undefined;
+    });
   }
 
   /** Never rejects: an adapter that throws (a bug, or an answer nobody foresaw) reads as an unhealthy engine. */
