@@ -4,7 +4,13 @@
 // processes (dist/test/**), so concurrency is bounded for a two-core machine.
 // dist/test/hosts/ is left out: it needs root and network namespaces, and runs through
 // `npm run test:hosts` (scripts/test-hosts.mjs).
-import { existsSync, readdirSync, statSync } from 'node:fs';
+// The tests make their data dirs, fake daemons and browser profiles under os.tmpdir(); the run
+// points TMPDIR at a directory of its own and removes it at the end, so a run leaves nothing in
+// /tmp (before, each full run left about 200 directories there). The name is short because a
+// fake Docker socket lives two levels down and macOS caps a socket path at 104 bytes. It is
+// opened to others as /tmp is, since some tests run a Hub as another account (attack-store).
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -27,7 +33,11 @@ if (files.length === 0) {
   process.stderr.write('no test files matched\n');
   process.exit(1);
 }
+const scratch = mkdtempSync(join(tmpdir(), 'cihub-t-'));
+chmodSync(scratch, 0o755);
 const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-reporter=spec', ...files], {
   stdio: 'inherit',
+  env: { ...process.env, TMPDIR: scratch },
 });
+rmSync(scratch, { recursive: true, force: true });
 process.exit(result.status ?? 1);
