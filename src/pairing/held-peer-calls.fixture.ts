@@ -82,5 +82,5 @@ export function heldPairing() {
       createdAt: new Date(clock.nowMs()).toISOString(),
       expiresAt: new Date(clock.nowMs() + 60_000).toISOString(),
     });
-  return { store, pairing, calls, nextCall, inboundRequest };
+  return { store, pairing, calls, nextCall, inboundRequest, clock };
 }

@@ -65,6 +65,11 @@ export interface InboundRequest {
 
 export class PairingService {
   readonly #d: PairingDeps;
+  /**
+   * Outbound requests still waiting here whose peer already calls as paired, by row id. An entry
+   * is dropped when its request stops waiting (confirmed, rejected, withdrawn, unpaired or expired),
+   * so the map holds no more than the requests this Hub has out.
+   */
   readonly #approvedThere = new Map<string, string>();
   constructor(deps: PairingDeps) {
     this.#d = deps;
@@ -218,6 +223,7 @@ export class PairingService {
     const canTell = peer.peerNodeUuid !== null || peer.presentTokenSealed !== null;
     const answer = canTell ? await this.#d.client.call(peer, 'POST', '/api/inference/pool/pair/unpair', {}, { timeoutMs: PAIRING_CALL_TIMEOUT_MS }) : null;
     this.#d.store.delete(peer.id);
+    this.#approvedThere.delete(peer.id);
     this.#d.logger.info({ peer: peer.nodeFqdn }, 'peer unpaired');
     return { notified: answer !== null && answer.ok && answer.status === 200 };
   }
@@ -366,6 +372,7 @@ export class PairingService {
     });
     // Cancelled here while its token was being sealed: there is no request left to confirm.
     if (connected === null) throw new HubError('HUB_ERR_CONFLICT', 'no request of this Hub is waiting for that confirmation');
+    this.#approvedThere.delete(peer.id);
     this.#d.logger.info({ peer: peer.nodeFqdn }, 'pairing confirmed by the peer');
     this.#d.onConnected(connected);
     return { nodeUuid: me.nodeUuid, publicKey: me.publicKey };
@@ -389,6 +396,7 @@ export class PairingService {
   /** POST /pair/reject or /pair/unpair from the peer: drop this Hub's half. */
   receiveRemoval(peer: PeerRow, kind: 'reject' | 'unpair'): void {
     this.#d.store.delete(peer.id);
+    this.#approvedThere.delete(peer.id);
     this.#d.logger.info({ peer: peer.nodeFqdn }, kind === 'reject' ? 'the peer rejected the pairing request' : 'the peer unpaired this Hub');
   }
 
@@ -419,10 +427,18 @@ export class PairingService {
     );
   }
 
-  /** Drops requests unanswered for 24 hours (both directions). */
+  /**
+   * Drops requests unanswered for 24 hours (both directions), and forgets every half pairing
+   * noted for a request that no longer waits here: the ones expired just now, and any removed on a
+   * path that does not forget its own (a request whose sending failed after the peer had called).
+   */
   sweep(): string[] {
     const dropped = this.#d.store.deleteExpiredPending(this.#iso());
     if (dropped.length > 0) this.#d.logger.info({ peers: dropped }, 'expired pairing requests removed');
+    for (const id of this.#approvedThere.keys()) {
+      const row = this.#d.store.get(id);
+      if (row === null || row.direction !== 'outbound' || row.status !== 'pending') this.#approvedThere.delete(id);
+    }
     return dropped;
   }
 

@@ -1,0 +1,85 @@
+/**
+ * The half pairings PairingService notes in memory (a peer calling as paired while this Hub's
+ * request to it still waits) were never forgotten: every request the peer had acted on kept its
+ * entry after it was confirmed, rejected, unpaired or expired, for as long as the Hub ran. The
+ * read the status routes make, approvedThere(id), shows whether an entry is still held.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import type { PeerStore, PeerRow } from '../store/peers.js';
+import type { ManualClock } from '../util/clock.js';
+import { farIdentity, heldPairing, PEER } from './held-peer-calls.fixture.js';
+import { PAIRING_REQUEST_TTL_MS } from './pairing-service.js';
+
+/** A request this Hub sent that still waits, as requestPairing leaves it without a PIN. */
+function outboundRequest(store: PeerStore, clock: ManualClock): PeerRow {
+  return store.insert({
+    nodeFqdn: PEER,
+    direction: 'outbound',
+    status: 'pending',
+    peerNodeUuid: null,
+    peerPublicKey: null,
+    pinVerified: false,
+    issuedTokenHash: null,
+    presentTokenSealed: null,
+    createdAt: new Date(clock.nowMs()).toISOString(),
+    expiresAt: new Date(clock.nowMs() + PAIRING_REQUEST_TTL_MS).toISOString(),
+  });
+}
+
+/** A waiting request whose peer has been seen calling as paired. */
+function halfPairedThere() {
+  const held = heldPairing();
+  const row = outboundRequest(held.store, held.clock);
+  held.pairing.noteApprovedThere(row);
+  assert.notEqual(held.pairing.approvedThere(row.id), null, 'the half pairing is noted while the request waits');
+  return { ...held, row };
+}
+
+describe('a half pairing noted for a request is forgotten once the request stops waiting', () => {
+  it('when the peer confirms it', async () => {
+    const { pairing, store, row } = halfPairedThere();
+    await pairing.receiveConfirm(row, { token: randomBytes(32).toString('base64url'), ...farIdentity() });
+    assert.equal(store.get(row.id)?.status, 'connected');
+    assert.equal(pairing.approvedThere(row.id), null);
+  });
+
+  it('when the peer rejects it', () => {
+    const { pairing, row } = halfPairedThere();
+    pairing.receiveRemoval(row, 'reject');
+    assert.equal(pairing.approvedThere(row.id), null);
+  });
+
+  it('when the peer unpairs', () => {
+    const { pairing, row } = halfPairedThere();
+    pairing.receiveRemoval(row, 'unpair');
+    assert.equal(pairing.approvedThere(row.id), null);
+  });
+
+  it('when the operator here cancels it', async () => {
+    const { pairing, row } = halfPairedThere();
+    await pairing.unpair(row);
+    assert.equal(pairing.approvedThere(row.id), null);
+  });
+
+  it('when it expires unanswered', () => {
+    const { pairing, clock, row } = halfPairedThere();
+    clock.advance(PAIRING_REQUEST_TTL_MS);
+    assert.deepEqual(pairing.sweep(), [PEER]);
+    assert.equal(pairing.approvedThere(row.id), null);
+  });
+
+  it('when its row went some other way, at the next sweep', () => {
+    const { pairing, store, row } = halfPairedThere();
+    store.delete(row.id);
+    pairing.sweep();
+    assert.equal(pairing.approvedThere(row.id), null);
+  });
+
+  it('and not before: a request still waiting keeps its note through a sweep', () => {
+    const { pairing, row } = halfPairedThere();
+    pairing.sweep();
+    assert.notEqual(pairing.approvedThere(row.id), null);
+  });
+});
