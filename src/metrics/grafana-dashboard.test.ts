@@ -7,7 +7,7 @@ import { NO_SOURCES } from './metrics-sources.fixture.js';
 
 const DASHBOARD = resolve(import.meta.dirname, '../../../docs/grafana-dashboard.json');
 
-type Dashboard = { panels: Array<{ title: string; targets: Array<{ expr: string }> }> };
+type Dashboard = { panels: Array<{ title: string; targets: Array<{ expr: string; legendFormat?: string }> }> };
 const dashboard = (): Dashboard => JSON.parse(readFileSync(DASHBOARD, 'utf8')) as Dashboard;
 
 describe('docs/grafana-dashboard.json', () => {
@@ -36,5 +36,32 @@ describe('docs/grafana-dashboard.json', () => {
       ),
     );
     assert.deepEqual(unsplit, []);
+  });
+
+  // node="local" and an engine's id name a different engine on every Hub, and a peer's name is
+  // what one Hub sees of it; with the instance variable at All, a panel that sums over instances
+  // drew two Hubs' own engines as one series.
+  const PER_HUB = ['node', 'target', 'engine', 'backend', 'peer'];
+
+  it('splits by Hub wherever it splits by node, engine or peer', () => {
+    const mixed = dashboard().panels.flatMap((p) =>
+      p.targets.flatMap((t) =>
+        [...t.expr.matchAll(/\bby \(([^)]*)\)/g)]
+          .map((m) => m[1]!.split(',').map((label) => label.trim()))
+          .filter((labels) => labels.some((l) => PER_HUB.includes(l)) && !labels.includes('instance'))
+          .map((labels) => `${p.title}: by (${labels.join(', ')})`),
+      ),
+    );
+    assert.deepEqual(mixed, []);
+  });
+
+  it('names the Hub in every legend that names a node, engine or peer', () => {
+    const unnamed = dashboard().panels.flatMap((p) =>
+      p.targets
+        .map((t) => t.legendFormat ?? '')
+        .filter((legend) => PER_HUB.some((l) => legend.includes(`{{${l}}}`)) && !legend.includes('{{instance}}'))
+        .map((legend) => `${p.title}: ${legend}`),
+    );
+    assert.deepEqual(unnamed, []);
   });
 });
