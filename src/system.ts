@@ -79,6 +79,7 @@ import { closePooledParsers, nodeParserPool } from './util/http-parser-pool.js';
 import { fullCollection, IDLE_COLLECTION_CHECK_MS, IdleCollector, readHeap } from './util/idle-collection.js';
 import { windowHandout } from './placement/handout.js';
 import { systemClock, type Clock } from './util/clock.js';
+import { closeAgent } from './util/close-agent.js';
 import { createHubLogger, type Logger } from './util/logger.js';
 import { CIHUB_VERSION } from './cli/version.js';
 import { OtlpExporter } from './tracing/otlp-exporter.js';
@@ -504,8 +505,9 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
       lan.stop();
       // A call started before SIGTERM (a health probe of a hung peer, up to 15 s) is not worth
       // holding the exit for: after the drain, what is still out gets a short grace, then is cut.
-      const cut = (await Promise.all([closeAgent(dispatcher), closeAgent(nameDispatcher)])).reduce((a, b) => a + b, 0);
-      if (cut > 0) logger.info({ cut }, 'calls still out after the drain were cut');
+      const cuts = await Promise.all([dispatcher, nameDispatcher].map((agent) => closeAgent(agent, AGENT_CLOSE_GRACE_MS)));
+      const cut = cuts.reduce((a, b) => a + b, 0);
+      if (cut > 0) logger.info({ cut }, `${cut} call(s) still out after the drain were cut`);
       await docker?.close();
       db.close();
       removeHubInfo(env.dataDir, process.pid);
@@ -516,23 +518,6 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
     })());
 
   return { url, port, app, logger, close };
-}
-
-/**
- * Closes an undici agent, waiting up to AGENT_CLOSE_GRACE_MS for the requests it still runs,
- * then destroys it. Returns how many agents had to be cut (0 or 1). The cut calls' own handlers
- * see an error and run before the database closes: one turn of the event loop is given to them.
- */
-async function closeAgent(agent: Agent): Promise<number> {
-  const closed = agent.close().then(
-    () => true,
-    () => true,
-  );
-  const inTime = await Promise.race([closed, sleep(AGENT_CLOSE_GRACE_MS, false, { ref: false })]);
-  if (inTime) return 0;
-  await agent.destroy().catch(() => undefined);
-  await new Promise((resolve) => setImmediate(resolve));
-  return 1;
 }
 
 /** The peer side of the Hub: identity, pairing, the guard's state and the health poller. */

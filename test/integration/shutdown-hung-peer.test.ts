@@ -69,6 +69,9 @@ describe('SIGTERM with a health probe of a hung peer still out', () => {
       [],
       'no probe of B started, and none ended, between "hub stopping" and "hub stopped"',
     );
-    assert.ok(shutdown.includes('calls still out after the drain were cut'), 'the hung probe was cut after the drain');
+    assert.ok(
+      shutdown.some((m) => /^[1-9]\d* call\(s\) still out after the drain were cut$/.test(m)),
+      'the hung probe was cut after the drain',
+    );
   });
 });
