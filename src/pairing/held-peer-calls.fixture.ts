@@ -23,6 +23,8 @@ export const PEER = 'hub-b.tail0.ts.net';
 export interface HeldCall {
   readonly path: string;
   readonly peer: PeerRow;
+  /** What the call sends (the token and identity of a confirmation, say). */
+  readonly body: unknown;
   answer(result: Awaited<ReturnType<PeerClient['call']>>): void;
 }
 
@@ -42,9 +44,9 @@ export function heldPairing() {
   const calls: HeldCall[] = [];
   const waiters: (() => void)[] = [];
   const client = {
-    call: (peer: PeerRow, _method: string, path: string) =>
+    call: (peer: PeerRow, _method: string, path: string, body: unknown) =>
       new Promise((resolve) => {
-        calls.push({ path, peer, answer: resolve });
+        calls.push({ path, peer, body, answer: resolve });
         for (const w of waiters.splice(0)) w();
       }),
   } as unknown as PeerClient;
@@ -61,10 +63,10 @@ export function heldPairing() {
     logger,
     onConnected: () => undefined,
   });
-  /** The next call to the peer whose path ends with `suffix`, once it has been made. */
-  const nextCall = async (suffix: string): Promise<HeldCall> => {
+  /** The nth call (the first by default) to the peer whose path ends with `suffix`, once it has been made. */
+  const nextCall = async (suffix: string, nth = 1): Promise<HeldCall> => {
     for (;;) {
-      const found = calls.find((c) => c.path.endsWith(suffix));
+      const found = calls.filter((c) => c.path.endsWith(suffix))[nth - 1];
       if (found) return found;
       await new Promise<void>((r) => waiters.push(r));
     }
