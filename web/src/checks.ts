@@ -66,13 +66,34 @@ export function certificatesCheck(read: ReportRead): Check {
   }
 }
 
+/**
+ * The address the Hub listens on when Tailscale Serve cannot reach it there (::1, 127.0.0.2, a LAN
+ * address: the Hub publishes only http://127.0.0.1:<port>, and does not even try from such an
+ * address); null when Serve can, or already publishes it through an entry made by hand. Compared
+ * with false, as doctor's C2 does, so a Hub from before the field is judged on Serve's config.
+ */
+export function serveCannotReach(r: TailscaleReport): string | null {
+  if (r.serve.verdict === 'publishes' || r.serve.reachableFromLoopback !== false) return null;
+  return r.serve.hubHost ?? 'an address other than 127.0.0.1';
+}
+
+/** The listen addresses doctor's C2 offers: each keeps 127.0.0.1, where the Hub publishes itself. */
+const LISTEN_FIX = 'restart the Hub with HUB_HOST=127.0.0.1 (the default), or HUB_HOST=0.0.0.0 to take other interfaces as well as loopback';
+
 /** Tailscale refused the Hub's change (Serve); null when it did not. The Settings card and the check share it. */
 export function refusedChanges(r: TailscaleReport): { readonly command: string; readonly then: string } | null {
   if (r.serve.verdict === 'publishes') return null;
+  const host = serveCannotReach(r);
+  // Accepting the Hub's changes is not enough while Serve cannot reach it: it publishes nothing until restarted.
+  const then = (soon: string) =>
+    host === null ? soon : `Then ${LISTEN_FIX}: on ${host} Tailscale Serve cannot reach it, so it publishes itself only after that restart.`;
   if (r.lastPublish?.kind === 'refused')
-    return { command: r.lastPublish.command, then: `The Hub then publishes itself within a minute (or run ${r.lastPublish.publishCommand}).` };
+    return { command: r.lastPublish.command, then: then(`The Hub then publishes itself within a minute (or run ${r.lastPublish.publishCommand}).`) };
   if (r.operator.allowed === false)
-    return { command: r.operator.command ?? `sudo tailscale set --operator=${r.operator.account}`, then: 'The Hub then publishes itself within a minute.' };
+    return {
+      command: r.operator.command ?? `sudo tailscale set --operator=${r.operator.account}`,
+      then: then('The Hub then publishes itself within a minute.'),
+    };
   return null;
 }
 
@@ -83,6 +104,19 @@ export function changesCheck(read: ReportRead): Check {
   const at = `https://${r.nodeFqdn ?? '<this Hub’s name>'}/`;
   if (r.serve.verdict === 'publishes') return { name: CHANGES, level: 'Ready', say: `Tailscale Serve publishes this Hub at ${at}.` };
   const refused = refusedChanges(r);
+  // Before every other verdict, as in doctor's C2: whatever Serve holds, nothing it points at 127.0.0.1 reaches this Hub.
+  const host = serveCannotReach(r);
+  if (host !== null)
+    return {
+      name: CHANGES,
+      level: 'Needs action',
+      say: `This Hub listens on ${host}, where Tailscale Serve cannot reach it: the Hub publishes itself at 127.0.0.1, so ${at} would not reach it. To fix it, ${LISTEN_FIX}${
+        refused === null
+          ? ''
+          : `, and run this once on the Hub’s host, since Tailscale also refuses changes from ${r.operator.account}, the account the Hub runs as`
+      }; the Hub then publishes itself.`,
+      ...(refused === null ? {} : { command: refused.command }),
+    };
   if (refused !== null)
     return {
       name: CHANGES,
