@@ -2,7 +2,8 @@
  * The Hub Pool page's Context caps section, in real Chromium against two paired Hubs: this
  * node's cap and ceiling and each peer's, as its capabilities advertise them, with "none" (a node
  * that named no limit, which placement reads as taking any size) never drawn as "not known" (a
- * peer whose first health check has not answered), nor the other way round.
+ * peer whose first health check has not answered), nor the other way round; and the two warnings
+ * `cihub pool status` prints beneath its Context caps block, decided by the same rule.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +11,7 @@ import type { Browser } from 'playwright-core';
 import { POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
 import { gotoPool, launchBrowser, openPage, signInByLink } from './browser.js';
 
-describe('dashboard: Context caps', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 2 }, () => {
+describe('dashboard: Context caps', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 4 }, () => {
   let pool: Pool<'a' | 'b'>;
   let browser: Browser;
 
@@ -63,6 +64,31 @@ describe('dashboard: Context caps', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_M
     const peer = page.getByTestId('context-caps').locator(`tr[data-node="${pool.b.name}"]`);
     await peer.waitFor();
     assert.deepEqual(await peer.locator('td').allTextContents(), [pool.b.name, 'not known', 'not known']);
+    assert.equal(await page.getByTestId('context-cap-warning').count(), 0, 'a node nothing is known of is neither capped nor uncapped');
+    await context.close();
+  });
+
+  it('warns that this Hub names no cap while its peer does, with the fix', async () => {
+    const { page, context } = await openPage(browser);
+    await signInByLink(page, pool.a.process);
+    await gotoPool(page);
+    const warnings = page.getByTestId('context-cap-warning');
+    await warnings.first().waitFor();
+    assert.deepEqual(await warnings.allTextContents(), [
+      `this Hub (${pool.a.name}) names no cap while others do: placement and handouts read that as taking any window, so the largest windows go there. Cap it at its OLLAMA_CONTEXT_LENGTH (cihub pool context-cap N on that Hub).`,
+    ]);
+    await context.close();
+  });
+
+  it('warns that the caps differ once both nodes are capped, and no longer that one is uncapped', async () => {
+    await pool.a.patchSettings({ inferenceMaxNumCtx: 8_192 });
+    const { page, context } = await openPage(browser);
+    await signInByLink(page, pool.a.process);
+    await gotoPool(page);
+    await page.getByTestId('context-caps').locator('tr[data-node="local"]').getByText('8,192 tokens').waitFor();
+    assert.deepEqual(await page.getByTestId('context-cap-warning').allTextContents(), [
+      'The caps differ (8,192, 16,384 tokens): a node capped low stops taking requests for larger windows while passing every health check. Check that this is meant.',
+    ]);
     await context.close();
   });
 });

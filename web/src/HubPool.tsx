@@ -10,6 +10,7 @@ import { useNow, usePoll, useRoutingLog } from './hooks';
 import type { PeerView, PoolStatus, SettingEntry } from './types';
 import {
   ago,
+  contextCapWarnings,
   failedWords,
   isPaired,
   ms,
@@ -913,6 +914,11 @@ function ContextCaps({ s }: { s: PoolStatus }) {
           </tbody>
         </table>
       </div>
+      {contextCapWarnings(s).map((w) => (
+        <p key={w} className="notice warn small" data-testid="context-cap-warning">
+          {w}
+        </p>
+      ))}
       <p className="small muted">
         A context cap is the window a node's engine runs: a request asking for a larger window goes first to a node whose cap can take it. A prompt estimated
         above a node's ceiling goes first to a node that can take it. None: the node named no limit, so it is read as taking any size. Not known: its first

@@ -113,6 +113,47 @@ export function notCandidateWords(p: PeerView, outboundOn: boolean): string {
   return `not a candidate now${why.length === 0 ? '' : `: ${why.join('; ')}`}`;
 }
 
+/** What the Context caps warnings decide from (src/cli/render/context-caps.ts's findings). */
+export interface ContextCapFindings {
+  /** The distinct caps the nodes state, smallest first; empty when no node is capped. */
+  readonly caps: readonly number[];
+  /** Nodes that name no cap while another node states one; empty when none is capped. */
+  readonly uncapped: readonly string[];
+}
+
+/**
+ * The rule cihub pool status's Context caps block and doctor's F2 apply, mirrored (web/ imports
+ * nothing from src/): this Hub and every connected peer; a peer whose first health check has not
+ * answered is neither capped nor uncapped, since nothing is known of it.
+ */
+export function contextCapFindings(s: PoolStatus): ContextCapFindings {
+  const here = `this Hub${s.localNode.nodeFqdn === null ? '' : ` (${s.localNode.nodeFqdn})`}`;
+  const nodes = [
+    { name: here, known: true, cap: s.localNode.maxNumCtx },
+    ...s.peers.filter((p) => p.status === 'connected').map((p) => ({ name: p.nodeFqdn, known: p.backends !== null, cap: p.maxNumCtx })),
+  ].filter((n) => n.known);
+  const caps = [...new Set(nodes.map((n) => n.cap).filter((c) => c !== null))].sort((a, b) => a - b);
+  const uncapped = caps.length === 0 ? [] : nodes.filter((n) => n.cap === null).map((n) => n.name);
+  return { caps, uncapped };
+}
+
+/** The CLI's two Context caps warnings, in the dashboard's words; none when nothing is capped. */
+export function contextCapWarnings(s: PoolStatus): string[] {
+  const { caps, uncapped } = contextCapFindings(s);
+  const warnings: string[] = [];
+  // Reported, not an error: a batch node capped low is often deliberate.
+  if (caps.length > 1)
+    warnings.push(
+      `The caps differ (${caps.map((c) => c.toLocaleString()).join(', ')} tokens): a node capped low stops taking requests for larger windows while passing every health check. Check that this is meant.`,
+    );
+  const one = uncapped.length === 1;
+  if (uncapped.length > 0)
+    warnings.push(
+      `${uncapped.join(', ')} ${one ? 'names' : 'name'} no cap while others do: placement and handouts read that as taking any window, so the largest windows go there. Cap ${one ? 'it' : 'each'} at its OLLAMA_CONTEXT_LENGTH (cihub pool context-cap N on that Hub).`,
+    );
+  return warnings;
+}
+
 export function ago(iso: string | null, now: number): string {
   if (iso === null) return 'never';
   const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
