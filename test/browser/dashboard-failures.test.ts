@@ -161,8 +161,8 @@ describe('dashboard: failure states and their next steps', { timeout: START_TIME
     const row = a.locator(`[data-testid="paired-hub"][data-peer="${C}"]`);
     await row.getByTestId('peer-status').getByText('Unreachable').waitFor({ timeout: UNREACHABLE_WAIT_MS });
     await row.getByText('No action needed: it rejoins by itself').waitFor();
-    // No queue figure for a peer that is no candidate: its last report said 0, which is not idle now.
-    await row.getByText(/queue — ·/).waitFor();
+    // No queue figure for a peer that is no candidate (its last report said 0, which is not idle now): the row says why instead.
+    await row.getByText(/ · not a candidate now: unreachable · /).waitFor();
   });
 
   it('an identity that changed: Needs re-pair at once, with the commands beneath', async () => {

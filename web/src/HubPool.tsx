@@ -14,6 +14,7 @@ import {
   failedWords,
   isPaired,
   ms,
+  notCandidateWords,
   notToldWords,
   pairingProblemWords,
   peerState,
@@ -521,7 +522,7 @@ function PairingProblem({ p }: { p: PeerView }) {
   );
 }
 
-export function PeerRow({ p, act, now, self }: { p: PeerView; act: Act; now: number; self: string | null }) {
+export function PeerRow({ p, act, now, self, outboundOn }: { p: PeerView; act: Act; now: number; self: string | null; outboundOn: boolean }) {
   const { readOnly } = useDashboard();
   const st = peerState(p);
   return (
@@ -542,7 +543,7 @@ export function PeerRow({ p, act, now, self }: { p: PeerView; act: Act; now: num
       {st.next !== null && <p className={`small ${st.needsYou ? 'notice bad' : 'muted'}`}>{st.next}</p>}
       <PairingProblem p={p} />
       <p className="small muted">
-        Last seen {ago(p.lastSeenAt, now)} · queue {queueWords(p)} · {tierWords(p.hardwareTier)} · engines{' '}
+        Last seen {ago(p.lastSeenAt, now)} · {queueWords(p, outboundOn)} · {tierWords(p.hardwareTier)} · engines{' '}
         {p.backends === null ? 'not reported yet' : p.backends.map((b) => b.kind).join(', ') || 'none'}
       </p>
       {!readOnly && (
@@ -584,7 +585,7 @@ function PairedHubs({ s, act }: { s: PoolStatus; act: Act }) {
       ) : (
         <ul className="plain">
           {paired.map((p) => (
-            <PeerRow key={p.id} p={p} act={act} now={now} self={s.localNode.nodeFqdn} />
+            <PeerRow key={p.id} p={p} act={act} now={now} self={s.localNode.nodeFqdn} outboundOn={s.directions.outbound.enabled} />
           ))}
         </ul>
       )}
@@ -626,12 +627,13 @@ function envLock(s: PoolStatus, key: string, catalogued: string | null): string 
 
 /**
  * The queue ranking counts for a peer, as the CLI shows it: not the peer's last self-report, which
- * is never aged and would show a silent or unreachable peer as idle.
+ * is never aged and would show a silent or unreachable peer as idle. Status gives it only for a
+ * candidate, so in its place the row says why the peer is not one, as Resources does.
  */
-function queueWords(p: PeerView): string {
+function queueWords(p: PeerView, outboundOn: boolean): string {
   const depth = p.queueDepth ?? null;
-  if (depth === null) return '—';
-  return p.snapshotStale === true ? `${depth} (no recent report; counted as mid-load)` : String(depth);
+  if (depth === null) return notCandidateWords(p, outboundOn);
+  return `queue ${p.snapshotStale === true ? `${depth} (no recent report; counted as mid-load)` : depth}`;
 }
 
 const SWITCHES = [

@@ -1,0 +1,60 @@
+/**
+ * The queue in a Paired Hubs row, in real Chromium against two paired Hubs. Status gives a peer a
+ * queue figure only while placement may send it work, so a row without one says why the peer is
+ * not a candidate (as Resources' card does), never a bare dash that reads as "not reported".
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import { POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { gotoPool, launchBrowser, openPage, signInByLink } from './browser.js';
+
+describe('dashboard: the queue in a Paired Hubs row', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 3 }, () => {
+  let pool: Pool<'a' | 'b'>;
+  let browser: Browser;
+
+  before(async () => {
+    [pool, browser] = await Promise.all([
+      startPool({ hubs: { a: { ollama: { models: ['m-a:1b'] } }, b: { ollama: { models: ['m-b:1b'] } } }, pairs: [['a', 'b']] }),
+      launchBrowser(),
+    ]);
+  });
+  after(async () => {
+    await Promise.allSettled([browser?.close(), pool?.stop()]);
+  });
+
+  /** The line of figures in B's row on A's Hub Pool page, once it reads as `shows`. */
+  async function figuresOfB(shows: RegExp): Promise<string> {
+    const { page, context } = await openPage(browser);
+    await signInByLink(page, pool.a.process);
+    await gotoPool(page);
+    const line = page.locator(`[data-testid="paired-hub"][data-peer="${pool.b.name}"]`).getByText(shows);
+    await line.waitFor();
+    const text = (await line.textContent()) ?? '';
+    await context.close();
+    return text;
+  }
+
+  it('a candidate shows the queue ranking counts for it', async () => {
+    const b = (await pool.a.status()).peers.find((p) => p.nodeFqdn === pool.b.name);
+    assert.notEqual(b?.queueDepth ?? null, null, 'B is a candidate');
+    await figuresOfB(/^Last seen .* · queue 0 · /);
+  });
+
+  it('with sending work switched off on this Hub, the row says so in place of a queue', async () => {
+    await pool.a.patchSettings({ poolOutboundEnabled: false });
+    try {
+      const text = await figuresOfB(/^Last seen .* · not a candidate now: sending work to peers is off on this Hub · /);
+      assert.doesNotMatch(text, /—/);
+    } finally {
+      await pool.a.patchSettings({ poolOutboundEnabled: true });
+    }
+  });
+
+  it('a peer disabled here says so in place of a queue', async () => {
+    const b = (await pool.a.peer(pool.b))!;
+    assert.equal((await pool.a.api('POST', `${POOL_API}/peers/${b.id}/disable`)).status, 200);
+    const text = await figuresOfB(/^Last seen .* · not a candidate now: disabled here · /);
+    assert.doesNotMatch(text, /—/);
+  });
+});
