@@ -129,19 +129,31 @@ describe('fault: cut', { timeout: HTTP_SUITE_TIMEOUT_MS }, () => {
 });
 
 describe('fault: slow-first-byte', { timeout: HTTP_SUITE_TIMEOUT_MS }, () => {
-  it('holds the headers back by the scaled delay', async () => {
+  it('holds the headers back by the scaled delay, and only for the request it takes', async () => {
     await withEngine({ dialect: 'vllm', timeScale: 0.01 }, async (engine) => {
-      const timed = async (): Promise<number> => {
-        const start = performance.now();
-        await postJson(`${engine.url}/v1/chat/completions`, openaiChat({ max_tokens: 1 }));
-        return performance.now() - start;
-      };
-      const normal = await timed();
+      const url = `${engine.url}/v1/chat/completions`;
       await engine.setFault({ mode: 'slow-first-byte', delayMs: 8000, count: 1 });
-      const slow = await timed();
+      const start = performance.now();
+      await postJson(url, openaiChat({ max_tokens: 1 }));
+      const slow = performance.now() - start;
       // The scaled delay (80 ms) is a lower bound; timers may fire a fraction of a millisecond early.
       assert.ok(slow >= 8000 * 0.01 * 0.9, `slow request took ${slow} ms`);
-      assert.ok(normal < slow, `normal ${normal} ms vs slow ${slow} ms`);
+
+      // Only the request it takes: one sent while a held request waits out its hour is answered
+      // first. Timing an unfaulted request against the 80 ms instead failed 2 runs in 40 on a
+      // loaded machine, where a fresh connection's first request took up to 208 ms.
+      await engine.setFault({ mode: 'slow-first-byte', delayMs: 3_600_000, count: 1 });
+      const abort = new AbortController();
+      let heldAnswered = false;
+      const held = fetch(url, { method: 'POST', body: JSON.stringify(openaiChat({ max_tokens: 1 })), signal: abort.signal }).then(
+        () => (heldAnswered = true),
+        () => undefined,
+      );
+      await waitFor(() => engine.state().faults.length === 0, 'the held request to take the fault');
+      assert.equal((await postJson(url, openaiChat({ max_tokens: 1 }))).status, 200);
+      assert.equal(heldAnswered, false, 'the held request has no headers yet');
+      abort.abort();
+      await held;
     });
   });
 });
