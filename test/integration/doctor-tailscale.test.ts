@@ -45,8 +45,11 @@ describe('cihub pool doctor against each Tailscale state', () => {
   it('connected with no Serve entry: the Hub publishes itself at start, and every Tailscale check passes', async () => {
     const { hub, fake } = await hubWith({ status: runningStatus('hub-a', peers), serve: {}, operatorUser: ACCOUNT });
     const port = new URL(hub.url).port;
+    // The fake logs a call as it starts and writes the Serve entry after, and doctor reads the
+    // entry: waiting on the call alone let doctor in between (a 3 s pause of the fake between the
+    // two, as a loaded machine can make, failed C2).
     await eventually(
-      () => fake.calls().some((c) => c.join(' ') === `serve --bg --yes --https=443 http://127.0.0.1:${port}`),
+      () => fake.calls().some((c) => c.join(' ') === `serve --bg --yes --https=443 http://127.0.0.1:${port}`) && fake.state().serve?.Web !== undefined,
       'the Hub to publish itself with Serve',
     );
     const d = await doctor(hub);
