@@ -10,6 +10,7 @@ import { delimiter, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { scaled } from './time-scale.js';
+import { freeLoopbackPort } from '../../src/util/free-port.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../../..');
 export const CIHUB_BIN = join(REPO_ROOT, 'bin/cihub');
@@ -186,29 +187,8 @@ export async function eventually<T>(
   }
 }
 
-/**
- * Where freePort looks: below the ephemeral ranges of Linux (32768-60999) and macOS (49152-65535).
- * A port the kernel hands out for listen(0) comes from the range it also uses for the local end
- * of outbound connections, so in a suite that opens thousands of them one could be taken between
- * the pick and the Hub's listen (CI saw it once: "Port 39693 ... is already in use").
- */
-const PICK_PORT_MIN = 20_000;
-const PICK_PORT_MAX = 32_767;
-
-/** A loopback port that was free a moment ago (for Hubs that must know each other's address before starting). */
-export async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  for (let tries = 0; tries < 100; tries++) {
-    const port = PICK_PORT_MIN + Math.floor(Math.random() * (PICK_PORT_MAX - PICK_PORT_MIN + 1));
-    const free = await new Promise<boolean>((resolveFree) => {
-      const srv = createServer();
-      srv.once('error', () => resolveFree(false));
-      srv.listen(port, '127.0.0.1', () => srv.close(() => resolveFree(true)));
-    });
-    if (free) return port;
-  }
-  throw new Error(`no free loopback port between ${PICK_PORT_MIN} and ${PICK_PORT_MAX} in 100 tries`);
-}
+/** A loopback port that was free a moment ago, below the kernel's own range (src/util/free-port.ts says why). */
+export const freePort = (): Promise<number> => freeLoopbackPort();
 
 /** True when a Hub failed to start because its --port was taken (serve's one-sentence refusal). */
 export function isPortTaken(err: unknown): boolean {
