@@ -7,31 +7,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type { PeerStore, PeerRow } from '../store/peers.js';
-import type { ManualClock } from '../util/clock.js';
 import { farIdentity, heldPairing, PEER } from './held-peer-calls.fixture.js';
 import { PAIRING_REQUEST_TTL_MS } from './pairing-service.js';
-
-/** A request this Hub sent that still waits, as requestPairing leaves it without a PIN. */
-function outboundRequest(store: PeerStore, clock: ManualClock): PeerRow {
-  return store.insert({
-    nodeFqdn: PEER,
-    direction: 'outbound',
-    status: 'pending',
-    peerNodeUuid: null,
-    peerPublicKey: null,
-    pinVerified: false,
-    issuedTokenHash: null,
-    presentTokenSealed: null,
-    createdAt: new Date(clock.nowMs()).toISOString(),
-    expiresAt: new Date(clock.nowMs() + PAIRING_REQUEST_TTL_MS).toISOString(),
-  });
-}
 
 /** A waiting request whose peer has been seen calling as paired. */
 function halfPairedThere() {
   const held = heldPairing();
-  const row = outboundRequest(held.store, held.clock);
+  const row = held.outboundRequest();
   held.pairing.noteApprovedThere(row);
   assert.notEqual(held.pairing.approvedThere(row.id), null, 'the half pairing is noted while the request waits');
   return { ...held, row };

@@ -14,7 +14,7 @@ import { PeerStore, type PeerRow } from '../store/peers.js';
 import { Background } from '../util/background.js';
 import { ManualClock } from '../util/clock.js';
 import { PairingPin } from './pairing-pin.js';
-import { PairingService } from './pairing-service.js';
+import { PAIRING_REQUEST_TTL_MS, PairingService } from './pairing-service.js';
 import { StrikeLimiter } from './strike-limiter.js';
 
 export const SELF = 'hub-a.tail0.ts.net';
@@ -71,10 +71,11 @@ export function heldPairing() {
       await new Promise<void>((r) => waiters.push(r));
     }
   };
-  const inboundRequest = (): PeerRow =>
+  /** A request waiting in `direction`, as an unanswered pair request leaves it (no PIN, no keys). */
+  const pendingRequest = (direction: PeerRow['direction'], ttlMs: number): PeerRow =>
     store.insert({
       nodeFqdn: PEER,
-      direction: 'inbound',
+      direction,
       status: 'pending',
       peerNodeUuid: null,
       peerPublicKey: null,
@@ -82,7 +83,9 @@ export function heldPairing() {
       issuedTokenHash: null,
       presentTokenSealed: null,
       createdAt: new Date(clock.nowMs()).toISOString(),
-      expiresAt: new Date(clock.nowMs() + 60_000).toISOString(),
+      expiresAt: new Date(clock.nowMs() + ttlMs).toISOString(),
     });
-  return { store, pairing, calls, nextCall, inboundRequest, clock };
+  const inboundRequest = (): PeerRow => pendingRequest('inbound', 60_000);
+  const outboundRequest = (): PeerRow => pendingRequest('outbound', PAIRING_REQUEST_TTL_MS);
+  return { store, pairing, calls, nextCall, inboundRequest, outboundRequest, clock };
 }

@@ -190,6 +190,14 @@ export async function eventually<T>(
 /** A loopback port that was free a moment ago, below the kernel's own range (src/util/free-port.ts says why). */
 export const freePort = (): Promise<number> => freeLoopbackPort();
 
+/** The messages of a Hub's JSON log lines, in the order it wrote them. */
+export function logMessages(log: string): string[] {
+  return log
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => (JSON.parse(line) as { msg: string }).msg);
+}
+
 /** True when a Hub failed to start because its --port was taken (serve's one-sentence refusal). */
 export function isPortTaken(err: unknown): boolean {
   return err instanceof HubStartError && /^Port \d+ on \S+ is already in use/m.test(err.output);

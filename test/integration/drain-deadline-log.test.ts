@@ -7,7 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
-import { eventually, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { eventually, logMessages, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 import { scaled } from '../helpers/time-scale.js';
 
 describe('SIGTERM with a request that outlasts the drain', () => {
@@ -39,11 +39,7 @@ describe('SIGTERM with a request that outlasts the drain', () => {
     const code = await hub.stop('SIGTERM');
     assert.equal(code, 0, hub.log());
 
-    const msgs = hub
-      .log()
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => (JSON.parse(l) as { msg: string }).msg);
+    const msgs = logMessages(hub.log());
     const stopping = msgs.findIndex((m) => m.startsWith('hub stopping'));
     const cut = msgs.indexOf('drain deadline reached: closing 1 request(s) still open');
     const stopped = msgs.indexOf('hub stopped');

@@ -16,6 +16,7 @@ import assert from 'node:assert/strict';
 import { createServer, request as forward, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HeldRequests, LONG_TEST_TIMEOUT_MS, POOL_API, START_TIMEOUT_MS, startPool, waitConnected, type Pool } from '../helpers/pool-fixture.js';
+import { logMessages } from '../helpers/hub-process.js';
 
 const HOLD = 'hold:1b';
 const POLL_SECONDS = 10;
@@ -71,14 +72,6 @@ class PollCountingRelay {
   }
 }
 
-/** The messages of a Hub's JSON log lines, in order. */
-function messages(log: string): string[] {
-  return log
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => (JSON.parse(line) as { msg: string }).msg);
-}
-
 describe('health polls while a Hub drains after SIGTERM', () => {
   let pool: Pool<'a' | 'b'>;
   let relay: PollCountingRelay;
@@ -118,7 +111,7 @@ describe('health polls while a Hub drains after SIGTERM', () => {
     const code = await a.process.stop('SIGTERM');
     assert.equal(code, 0, a.log());
 
-    const msgs = messages(a.log());
+    const msgs = logMessages(a.log());
     const stopping = msgs.findIndex((m) => m.startsWith('hub stopping'));
     const deadline = msgs.indexOf('drain deadline reached: closing 1 request(s) still open');
     const stopped = msgs.indexOf('hub stopped');

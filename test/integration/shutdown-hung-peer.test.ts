@@ -11,17 +11,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { LONG_TEST_TIMEOUT_MS, START_TIMEOUT_MS, startPool, type Pool } from '../helpers/pool-fixture.js';
-import { eventually } from '../helpers/hub-process.js';
+import { eventually, logMessages } from '../helpers/hub-process.js';
 
 type L = 'a' | 'b';
-
-/** The messages of a Hub's JSON log lines, in order. */
-function messages(log: string): string[] {
-  return log
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => (JSON.parse(line) as { msg: string }).msg);
-}
 
 describe('SIGTERM with a health probe of a hung peer still out', () => {
   let pool: Pool<L>;
@@ -49,9 +41,9 @@ describe('SIGTERM with a health probe of a hung peer still out', () => {
     const started = `capabilities probe of ${b.name} started`;
     assert.ok(b.process.child.kill('SIGSTOP'), "B's process stopped");
     try {
-      const before = messages(a.log()).filter((m) => m === started).length;
+      const before = logMessages(a.log()).filter((m) => m === started).length;
       // A probe begun after B stopped can only hang: that is the call out when A is told to stop.
-      await eventually(() => messages(a.log()).filter((m) => m === started).length > before, `A to start a probe of the stopped ${b.name}`, 30_000);
+      await eventually(() => logMessages(a.log()).filter((m) => m === started).length > before, `A to start a probe of the stopped ${b.name}`, 30_000);
       const code = await a.process.stop('SIGTERM');
       assert.equal(code, 0, a.log());
     } finally {
@@ -59,7 +51,7 @@ describe('SIGTERM with a health probe of a hung peer still out', () => {
       b.process.child.kill('SIGCONT');
     }
 
-    const msgs = messages(a.log());
+    const msgs = logMessages(a.log());
     const stopping = msgs.findIndex((m) => m.startsWith('hub stopping'));
     const stopped = msgs.indexOf('hub stopped');
     assert.ok(stopping >= 0 && stopped > stopping, a.log());
