@@ -12,6 +12,7 @@ import { ManualClock, systemClock } from '../util/clock.js';
 import type { FinishedSpan } from '../tracing/span.js';
 import { Tracer } from '../tracing/tracer.js';
 import { ROUTED_ROUTES } from './route-table.js';
+import { until } from '../engines/fake-engine.testkit.js';
 import { localCandidate as candidate, startWalkApp, walkDeps, type WalkApp } from './walk.fixture.js';
 
 const embed = ROUTED_ROUTES.find((r) => r.path === '/api/embed')!;
@@ -91,7 +92,7 @@ describe("the walk passes the request's trace to each engine", () => {
     tracer = new Tracer({ sink: { add: (s) => spans.push(s) }, clock: new ManualClock() });
     await send({ traceparent: APP_PARENT });
     // The walk settles (and ends its spans) as the body ends, which can be after the app has read it.
-    await until(() => spans.some((s) => s.kind === 'server'));
+    await until(() => spans.some((s) => s.kind === 'server'), 5000, 'the walk to settle');
     const attempts = spans.filter((s) => s.kind === 'client');
     assert.equal(attempts.length, 2);
     assert.equal(busy.seen[0]?.traceparent, `00-${TRACE}-${attempts[0]!.spanId}-01`);
@@ -111,13 +112,8 @@ describe("the walk passes the request's trace to each engine", () => {
     } finally {
       order = () => [candidate('busy', busy.url), candidate('good', good.url)];
     }
-    await until(() => spans.some((s) => s.kind === 'server'));
+    await until(() => spans.some((s) => s.kind === 'server'), 5000, 'the walk to settle');
     const request = spans.find((s) => s.kind === 'server')!;
     assert.deepEqual([request.attributes['hub_pool.outcome'], request.attributes['hub_pool.failed_over']], ['failed', 1]);
   });
 });
-
-async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(done(), 'the walk did not settle');
-}

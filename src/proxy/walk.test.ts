@@ -14,6 +14,7 @@ import { ROUTED_ROUTES } from './route-table.js';
 import { endOnlyTrace, localCandidate as candidate, startWalkApp, walkDeps, type WalkApp } from './walk.fixture.js';
 import type { AttemptStart, WalkDeps, WalkObserver, WalkSettled } from './walk-types.js';
 import type { AttemptFailure } from './failover-policy.js';
+import { until } from '../engines/fake-engine.testkit.js';
 
 const MODEL = 'hook:7b';
 const chat = ROUTED_ROUTES.find((r) => r.path === '/api/chat')!;
@@ -288,10 +289,7 @@ describe('what a walk records as it ends', () => {
 });
 
 async function waitFor<T>(read: () => T | null): Promise<T> {
-  for (let i = 0; i < 500; i++) {
-    const v = read();
-    if (v !== null) return v;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error('timed out waiting for the walk to settle');
+  let v: T | null = null;
+  await until(() => (v = read()) !== null, 5000, 'the walk to settle');
+  return v!;
 }

@@ -24,6 +24,7 @@ import {
 } from '../integration/pairing-fixtures.js';
 import { gotoPool, launchBrowser, openPage, screenshot, signInByLink, type WatchedPage } from './browser.js';
 import { startTogether } from '../helpers/start-together.js';
+import { scaled } from '../helpers/time-scale.js';
 
 const A = fqdn('hub-a');
 const B = fqdn('hub-b');
@@ -31,10 +32,10 @@ const C = fqdn('hub-c');
 /** A name every Hub here can dial, at a port where nothing listens. */
 const Z = fqdn('hub-z');
 const POLL_SECONDS = 10;
-/** One poll interval plus slack for the tick and a loaded machine. */
-const ONE_POLL_MS = POLL_SECONDS * 1000 + 5_000;
+/** One poll interval plus slack for the tick and a loaded machine (stretched by HUB_TEST_TIME_SCALE, as every wait bound is). */
+const ONE_POLL_MS = scaled(POLL_SECONDS * 1000 + 5_000);
 /** Three failed checks, then the page's next status read (every 15 s). */
-const UNREACHABLE_WAIT_MS = 3 * ONE_POLL_MS + 15_000;
+const UNREACHABLE_WAIT_MS = 3 * ONE_POLL_MS + scaled(15_000);
 
 describe('dashboard: failure states and their next steps', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 10 }, () => {
   let ports: { a: number; b: number; c: number; z: number };
