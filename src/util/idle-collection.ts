@@ -44,7 +44,7 @@ export interface IdleCheck extends HeapReading {
   readonly inFlight: number;
   /** Inference requests placed since the previous check. */
   readonly placedSinceLastCheck: number;
-  /** heldBytes right after the last collection (or at start). */
+  /** heldBytes right after the last collection (or at start), or the lowest any check read since, if lower. */
   readonly baselineBytes: number;
   /** Collections since the last request was placed. */
   readonly collectionsThisSpell: number;
@@ -128,6 +128,9 @@ export class IdleCollector {
     this.#placedAtLastCheck = placed;
     if (placedSinceLastCheck > 0) this.#collectionsThisSpell = 0;
     const before = this.#deps.readHeap();
+    // V8 collects on its own too (the start-up's garbage, part of a burst): the heap that fell
+    // below the baseline shows how little is live, and a burst's garbage is measured from there.
+    this.#baselineBytes = Math.min(this.#baselineBytes, before.heldBytes);
     const check: IdleCheck = {
       ...before,
       inFlight: this.#deps.inFlight(),
