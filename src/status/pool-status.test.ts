@@ -86,6 +86,25 @@ describe('buildPoolStatus: the prompt ceiling and who set it', () => {
   }
 });
 
+describe('buildPoolStatus: the context-cap findings', () => {
+  it("reads this Hub's cap from its setting and each peer's from its row", () => {
+    const status = buildPoolStatus(
+      inputs({
+        settings: { ...DEFAULT_SETTINGS, inferenceMaxNumCtx: 16_384 },
+        peers: [peer({ nodeFqdn: 'hub-b.tail0.ts.net', backends: [], maxNumCtx: null })],
+      }),
+    );
+    assert.deepEqual(status.contextCaps, {
+      nodes: [
+        { node: 'local', maxNumCtx: 16_384, known: true },
+        { node: 'hub-b.tail0.ts.net', maxNumCtx: null, known: true },
+      ],
+      caps: [16_384],
+      uncapped: ['hub-b.tail0.ts.net'],
+    });
+  });
+});
+
 describe('buildPoolStatus', () => {
   it("sums this node's queue depth over its engines and lists each engine's models", () => {
     const depth: Record<string, number> = { 'ollama-1': 2, 'ollama-2': 3 };

@@ -16,6 +16,7 @@ import { LOCAL_PIN_TARGET, pinTargetNode } from '../placement/steps/pin.js';
 import type { ThroughputBook } from '../placement/throughput/book.js';
 import { localPlacementStatus, peerPlacementStatus, type LocalPlacementStatus, type PeerPlacementStatus, type PeerSnapshotFacts } from './placement-status.js';
 import { peerMachineStatus, type LocalMachineStatus, type PeerMachineFacts, type PeerMachineStatus } from './machine-status.js';
+import { contextCapFindings, type ContextCapFindings } from './context-caps.js';
 
 export type StatusReason = 'active' | 'no_peers' | 'partially_disabled' | 'disabled_by_env' | 'disabled_by_setting';
 
@@ -118,6 +119,8 @@ export interface PoolStatus {
   readonly models: readonly PoolModel[];
   /** Engines withheld now: for bad output (node|engine|model), and models a local engine could not serve. */
   readonly withheld: { readonly outputFaults: readonly WithheldEntry[]; readonly unservable: readonly WithheldEntry[] };
+  /** What this Hub's and its connected peers' context caps say together: the caps, and who names none among them (context-caps.ts). */
+  readonly contextCaps: ContextCapFindings;
 }
 
 /**
@@ -273,6 +276,7 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
     }),
     models: poolModels(input.backends, input.usablePeers ?? []),
     withheld: input.withheld ?? { outputFaults: [], unservable: [] },
+    contextCaps: contextCapFindings(input.settings.inferenceMaxNumCtx, input.peers),
   };
 }
 
