@@ -10,7 +10,7 @@ import type { PeerClock } from '../peers/peer-clock.js';
 import { identityFix } from '../identity/identity-fix.js';
 import type { PoolStatus } from '../status/pool-status.js';
 import { publishCommand } from '../tailnet/tailscale-serve.js';
-import { capText, contextCapFindings, uncappedFix } from './render/context-caps.js';
+import { capNodeName, capNodeReadings, capText, uncappedFix } from './render/context-caps.js';
 import { hardwareFound, localPressureText } from './render/machine.js';
 import type { TailscaleReport } from '../tailnet/tailscale-report.js';
 
@@ -241,13 +241,17 @@ function directoriesCheck(directories: readonly DirectoryReport[] | null): Docto
 }
 
 /**
- * F2: a node that names no context cap among capped ones, decided as `pool status`'s Context caps
- * block decides it. Caps that differ are only reported: a node capped low is often meant.
+ * F2: a node that names no context cap among capped ones, from the findings status carries, which
+ * `pool status`'s Context caps block words too. Caps that differ are only reported: a node capped
+ * low is often meant.
  */
 function contextCapCheck(status: PoolStatus): DoctorCheck {
-  const { nodes, caps, uncapped } = contextCapFindings(status);
+  const { caps } = status.contextCaps;
   if (caps.length === 0) return check('F2', 'ok', 'no node states a context cap');
-  const found = nodes.map((n) => `${n.name}: ${capText(n.reading)}`).join('; ');
+  const uncapped = status.contextCaps.uncapped.map((n) => capNodeName(status, n));
+  const found = capNodeReadings(status)
+    .map((n) => `${n.name}: ${capText(n.reading)}`)
+    .join('; ');
   if (uncapped.length > 0) {
     return check(
       'F2',

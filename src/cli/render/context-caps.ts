@@ -27,30 +27,14 @@ export function capText(reading: CapReading): string {
   return typeof reading === 'number' ? String(reading) : reading;
 }
 
-/** What the Context caps block and doctor's F2 decide from: one reading per node, and the two findings. */
-export interface ContextCapFindings {
-  /** This node, then every connected peer. */
-  readonly nodes: readonly { readonly name: string; readonly reading: CapReading }[];
-  /** The distinct caps the nodes state, smallest first; empty when no node is capped. */
-  readonly caps: readonly number[];
-  /** Nodes that name no cap while another node states one; empty when none is capped. */
-  readonly uncapped: readonly string[];
+/** A node of the status document's context-cap findings, in the words of the Context caps block and doctor's F2. */
+export function capNodeName(status: PoolStatus, node: string): string {
+  return node === 'local' ? `${status.localNode.nodeFqdn ?? 'this node'} (this node)` : node;
 }
 
-/**
- * This node and every connected peer, and what their caps say together. Caps that disagree are
- * reported, not failed: a batch node capped low is deliberate. An uncapped node among capped
- * ones is the harder finding: it collects the large windows its own engine may not run. A ?
- * is neither: nothing is known of that node.
- */
-export function contextCapFindings(status: PoolStatus): ContextCapFindings {
-  const nodes = [
-    { name: `${status.localNode.nodeFqdn ?? 'this node'} (this node)`, reading: status.localNode.maxNumCtx ?? ('none' as CapReading) },
-    ...status.peers.filter((p) => p.status === 'connected').map((p) => ({ name: p.nodeFqdn, reading: peerCapReading(p) })),
-  ];
-  const caps = [...new Set(nodes.map((n) => n.reading).filter((r): r is number => typeof r === 'number'))].sort((a, b) => a - b);
-  const uncapped = caps.length === 0 ? [] : nodes.filter((n) => n.reading === 'none').map((n) => n.name);
-  return { nodes, caps, uncapped };
+/** The findings' nodes, each named and read as the block reads it; the Hub decided which nodes these are. */
+export function capNodeReadings(status: PoolStatus): { readonly name: string; readonly reading: CapReading }[] {
+  return status.contextCaps.nodes.map((n) => ({ name: capNodeName(status, n.node), reading: n.known ? (n.maxNumCtx ?? 'none') : '?' }));
 }
 
 /** What to do about nodes that name no cap among capped ones. */
@@ -60,8 +44,10 @@ export function uncappedFix(count: number): string {
 
 /** The Context caps block: the findings side by side, shown once any node is capped, with the two warnings. */
 export function contextCapLines(status: PoolStatus): string[] {
-  const { nodes, caps, uncapped } = contextCapFindings(status);
+  const { caps } = status.contextCaps;
   if (caps.length === 0) return [];
+  const nodes = capNodeReadings(status);
+  const uncapped = status.contextCaps.uncapped.map((n) => capNodeName(status, n));
   const lines = ['', "Context caps (the window each node's engine runs; none takes any window, ? is not known here)"];
   lines.push(...columns(nodes.map((n) => [n.name, capText(n.reading)])).map((l) => `  ${l}`));
   if (caps.length > 1) {
