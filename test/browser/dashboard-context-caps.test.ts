@@ -3,12 +3,15 @@
  * node's cap and ceiling and each peer's, as its capabilities advertise them, with "none" (a node
  * that named no limit, which placement reads as taking any size) never drawn as "not known" (a
  * peer whose first health check has not answered), nor the other way round; and the two warnings
- * `cihub pool status` prints beneath its Context caps block, decided by the same rule.
+ * `cihub pool status` prints beneath its Context caps block, worded from the findings the Hub
+ * decides (status's contextCaps).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { contextCapFindings } from '../../src/status/context-caps.js';
+import type { PoolStatus } from '../../src/status/pool-status.js';
 import { gotoPool, launchBrowser, openPage, signInByLink } from './browser.js';
 
 describe('dashboard: Context caps', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 4 }, () => {
@@ -53,12 +56,13 @@ describe('dashboard: Context caps', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_M
   it('a peer whose first health check has not answered reads "not known", never "none"', async () => {
     const { page, context } = await openPage(browser);
     await signInByLink(page, pool.a.process);
-    // B as A lists a peer just approved, before its first snapshot: no inventory, no limits read.
+    // B as A lists a peer just approved, before its first snapshot: no inventory, no limits read,
+    // and the context-cap findings A's own rule gives for that (the dashboard words them only).
     await page.route(`**${POOL_API}/status*`, async (route) => {
       const answer = await route.fetch();
-      const status = (await answer.json()) as { peers: { nodeFqdn: string; backends: unknown; maxNumCtx: unknown; maxPromptTokens: unknown }[] };
-      for (const p of status.peers) Object.assign(p, { backends: null, maxNumCtx: null, maxPromptTokens: null });
-      await route.fulfill({ response: answer, json: status });
+      const status = (await answer.json()) as PoolStatus;
+      const peers = status.peers.map((p) => ({ ...p, backends: null, maxNumCtx: null, maxPromptTokens: null }));
+      await route.fulfill({ response: answer, json: { ...status, peers, contextCaps: contextCapFindings(status.localNode.maxNumCtx, peers) } });
     });
     await gotoPool(page);
     const peer = page.getByTestId('context-caps').locator(`tr[data-node="${pool.b.name}"]`);

@@ -140,6 +140,18 @@ export interface PoolStatus {
     readonly targetAvailable: boolean;
   }[];
   readonly models: readonly { readonly model: string; readonly nodes: readonly string[]; readonly singleNode: boolean }[];
+  /** What the nodes' context caps say together, as the Hub decided it (src/status/context-caps.ts). */
+  readonly contextCaps: ContextCapFindings;
+}
+
+/** Status's contextCaps: the Hub's findings, which the dashboard words and never decides. */
+export interface ContextCapFindings {
+  /** This Hub ('local'), then every connected peer by name; known is false for a peer not polled yet. */
+  readonly nodes: readonly { readonly node: string; readonly maxNumCtx: number | null; readonly known: boolean }[];
+  /** The distinct caps the nodes state, smallest first; empty when no node is capped. */
+  readonly caps: readonly number[];
+  /** 'local' or a peer's name, for each node stating no cap while another states one. */
+  readonly uncapped: readonly string[];
 }
 
 export interface SettingEntry {

@@ -113,33 +113,14 @@ export function notCandidateWords(p: PeerView, outboundOn: boolean): string {
   return `not a candidate now${why.length === 0 ? '' : `: ${why.join('; ')}`}`;
 }
 
-/** What the Context caps warnings decide from (src/cli/render/context-caps.ts's findings). */
-export interface ContextCapFindings {
-  /** The distinct caps the nodes state, smallest first; empty when no node is capped. */
-  readonly caps: readonly number[];
-  /** Nodes that name no cap while another node states one; empty when none is capped. */
-  readonly uncapped: readonly string[];
-}
-
 /**
- * The rule cihub pool status's Context caps block and doctor's F2 apply, mirrored (web/ imports
- * nothing from src/): this Hub and every connected peer; a peer whose first health check has not
- * answered is neither capped nor uncapped, since nothing is known of it.
+ * The CLI's two Context caps warnings, in the dashboard's words; none when nothing is capped. The
+ * Hub decides them (status's contextCaps, src/status/context-caps.ts); this only words them.
  */
-export function contextCapFindings(s: PoolStatus): ContextCapFindings {
-  const here = `this Hub${s.localNode.nodeFqdn === null ? '' : ` (${s.localNode.nodeFqdn})`}`;
-  const nodes = [
-    { name: here, known: true, cap: s.localNode.maxNumCtx },
-    ...s.peers.filter((p) => p.status === 'connected').map((p) => ({ name: p.nodeFqdn, known: p.backends !== null, cap: p.maxNumCtx })),
-  ].filter((n) => n.known);
-  const caps = [...new Set(nodes.map((n) => n.cap).filter((c) => c !== null))].sort((a, b) => a - b);
-  const uncapped = caps.length === 0 ? [] : nodes.filter((n) => n.cap === null).map((n) => n.name);
-  return { caps, uncapped };
-}
-
-/** The CLI's two Context caps warnings, in the dashboard's words; none when nothing is capped. */
 export function contextCapWarnings(s: PoolStatus): string[] {
-  const { caps, uncapped } = contextCapFindings(s);
+  const { caps } = s.contextCaps;
+  const here = `this Hub${s.localNode.nodeFqdn === null ? '' : ` (${s.localNode.nodeFqdn})`}`;
+  const uncapped = s.contextCaps.uncapped.map((n) => (n === 'local' ? here : n));
   const warnings: string[] = [];
   // Reported, not an error: a batch node capped low is often deliberate.
   if (caps.length > 1)
