@@ -10,8 +10,17 @@ import { request } from 'undici';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import type { RoutingLogEntry, RoutingLogPage } from '../../src/routing-log/entry.js';
 import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { scaled } from '../helpers/time-scale.js';
 
 const MODEL = 'qwen3:8b';
+/**
+ * The Hub's first-byte deadline here. Only a hanging engine waits it out; every healthy answer in
+ * this file has to beat it, the second engine's included after a failover. At 400 ms a loaded
+ * machine could make a healthy engine miss it too, and the walk then moved on where a test
+ * expected it to stop (or failed the request the second engine should have served). 3 s is a few
+ * hundred times what a simulated answer takes, and stretched by HUB_TEST_TIME_SCALE.
+ */
+const FIRST_BYTE_TIMEOUT_MS = scaled(3_000);
 // Two failures of one engine within five minutes withhold that model there, so each test asks
 // for its own model: the rules under test must not see each other's strikes.
 const MODELS = Array.from({ length: 16 }, (_, i) => `qwen3:8b-t${i}`);
@@ -51,7 +60,7 @@ describe('failover between two local engines', () => {
     // Ollama is configured before vLLM, so with both idle the walk tries Ollama first.
     first = await startSimEngine({ dialect: 'ollama', models: MODELS, timeScale: 0.01, controlPort: 0 });
     second = await startSimEngine({ dialect: 'vllm', models: MODELS, timeScale: 0.01 });
-    hub = await startHubProcess({ env: { OLLAMA_URL: first.url, VLLM_URL: second.url, HUB_POOL_FIRST_BYTE_TIMEOUT_MS: '400' } });
+    hub = await startHubProcess({ env: { OLLAMA_URL: first.url, VLLM_URL: second.url, HUB_POOL_FIRST_BYTE_TIMEOUT_MS: String(FIRST_BYTE_TIMEOUT_MS) } });
   });
   afterEach(async () => {
     await Promise.all([first.clearFaults(), second.clearFaults()]);
@@ -66,7 +75,12 @@ describe('failover between two local engines', () => {
     { name: 'a 500 whose body matches nothing', fault: { mode: 'error', status: 500, body: '{"error":"boom"}' }, reason: /^HTTP 500$/, status: 500 },
     { name: 'a 429', fault: { mode: 'error', status: 429 }, reason: /^HTTP 429$/, status: 429 },
     { name: 'a 408', fault: { mode: 'error', status: 408 }, reason: /^HTTP 408$/, status: 408 },
-    { name: 'no response headers within the deadline', fault: { mode: 'hang' }, reason: /^No response headers within 400ms$/, status: null },
+    {
+      name: 'no response headers within the deadline',
+      fault: { mode: 'hang' },
+      reason: new RegExp(`^No response headers within ${FIRST_BYTE_TIMEOUT_MS}ms$`),
+      status: null,
+    },
   ];
   for (const c of movesOn) {
     it(`moves on after ${c.name} and names the node that answered`, async () => {
