@@ -15,12 +15,24 @@ import type { PoolStatus } from '../../src/status/pool-status.js';
 import { WHOLE_ANSWER_LIMIT_BYTES } from '../../src/proxy/walk.js';
 import { startEngineFront, type EngineFront } from '../helpers/engine-front.js';
 import { eventually, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { scaled } from '../helpers/time-scale.js';
 
-/** The header deadline for a small prompt; the stalled-body deadline is the same figure. */
-const FIRST_BYTE_TIMEOUT_MS = 1_500;
+/**
+ * The header deadline for a small prompt; the stalled-body deadline is the same figure. Every
+ * healthy answer in this file has to beat both: its headers, and each gap in its body (the
+ * 2.25 MiB answer below crosses two processes while the test waits for its headers). At 1.5 s a
+ * loaded machine could make a healthy engine miss them, and the walk failed over or cut an answer
+ * the test expected whole. 3 s is a few hundred times what a simulated answer takes, and
+ * stretched by HUB_TEST_TIME_SCALE; only the stalled and slow engines below wait it out.
+ */
+const FIRST_BYTE_TIMEOUT_MS = scaled(3_000);
 /** The spec's floor: a prompt of 4 bytes a token at 50 tok/s gets 5 ms of budget per byte. */
 const MIN_PREFILL_TOKENS_PER_SEC = 50;
 const TIME_SCALE = 0.01;
+/** The slow engine's wall time to its first byte: twice the short prompt's budget. */
+const SLOW_FIRST_BYTE_MS = 2 * FIRST_BYTE_TIMEOUT_MS;
+/** The long prompt's budget, five times the slow first byte: sized by the prompt, not by the deadline above. */
+const LONG_BUDGET_MS = 5 * SLOW_FIRST_BYTE_MS;
 // Two output faults of one engine within five minutes withhold it, so each test asks for its own model.
 const MODELS = Array.from({ length: 8 }, (_, i) => `walkbody:8b-t${i}`);
 let testIndex = 0;
@@ -209,9 +221,10 @@ describe("the walk and an answer's body", () => {
   }
 
   it('gives a larger prompt a larger header deadline: a slow first byte fails a short prompt over and is waited for on a long one', async () => {
-    // ~4 s of wall time to the first byte: past the short prompt's 1.5 s, well inside the long one's 20 s.
-    const slowMs = 4_000 / TIME_SCALE;
-    const long = 'word '.repeat(800); // ~4,000 bytes: 1,000 estimated tokens at 50 tok/s is 20 s
+    // The slow first byte comes past the short prompt's budget and well inside the long one's.
+    const slowMs = SLOW_FIRST_BYTE_MS / TIME_SCALE;
+    // Estimated at 4 bytes a token: LONG_BUDGET_MS of prefill at the floor rate, in 5-byte words.
+    const long = 'word '.repeat(Math.ceil(((LONG_BUDGET_MS / 1000) * MIN_PREFILL_TOKENS_PER_SEC * 4) / 5));
 
     await ollama.setFault({ mode: 'slow-first-byte', delayMs: slowMs, model, count: 1 });
     const short = await ask(hub, '/v1/chat/completions', chatBody({ stream: true }));
@@ -226,7 +239,7 @@ describe("the walk and an answer's body", () => {
     await ollama.setFault({ mode: 'slow-first-byte', delayMs: slowMs, model, count: 1 });
     const longAnswer = await ask(hub, '/v1/chat/completions', chatBody({ stream: true }, long));
     const longRow = await row(hub, longAnswer.id);
-    assert.ok(longRow.budgetMs > 4_000 * 4, `a long prompt's budget (${longRow.budgetMs} ms) grows with it`);
+    assert.ok(longRow.budgetMs >= LONG_BUDGET_MS, `a long prompt's budget (${longRow.budgetMs} ms) grows with it`);
     assert.equal(longAnswer.backend, 'ollama', 'the slow first byte was waited for');
     assert.deepEqual(longRow.attempts, []);
     assert.ok(longRow.durationMs !== null && longRow.durationMs > FIRST_BYTE_TIMEOUT_MS, 'it arrived after the short budget would have run out');
