@@ -38,6 +38,15 @@ describe('LAN discovery over mDNS with a real Hub', () => {
     await hub.stop();
   });
 
+  // A scan listens for a fixed window (LAN_BROWSE_WINDOW_MS, 1.5 s) and then answers with what it
+  // heard. On a loaded machine the responder's answer can come after the window closes, and that
+  // scan rightly lists nothing from it; so the scans below are repeated until one heard it.
+  const scanThatHeardStudio = () =>
+    eventually(async () => {
+      const found = await hub.api<Discovery>('GET', '/api/inference/pool/peers/discoverable');
+      return found.json.lan?.rows.some((r) => r.claimedName === STUDIO_NAME) ? found : null;
+    }, `a scan that heard ${STUDIO_NAME}`);
+
   it('is off by default: the scan reports the LAN source off and lists nothing from it', async () => {
     const found = await hub.api<Discovery>('GET', '/api/inference/pool/peers/discoverable');
     assert.equal(found.status, 200);
@@ -57,7 +66,7 @@ describe('LAN discovery over mDNS with a real Hub', () => {
   });
 
   it('lists a Hub heard on the LAN as unverified, and not itself', async () => {
-    const found = await hub.api<Discovery>('GET', '/api/inference/pool/peers/discoverable');
+    const found = await scanThatHeardStudio();
     assert.equal(found.json.lan?.state, 'ok');
     const studio = found.json.lan!.rows.find((r) => r.claimedName === STUDIO_NAME);
     assert.ok(studio, JSON.stringify(found.json.lan));
@@ -67,7 +76,10 @@ describe('LAN discovery over mDNS with a real Hub', () => {
   });
 
   it('cihub pool discover prints it as Unverified with no pair command', async () => {
-    const run = await runCli(['pool', 'discover'], { dataDir: hub.dataDir });
+    const run = await eventually(async () => {
+      const scan = await runCli(['pool', 'discover'], { dataDir: hub.dataDir });
+      return scan.stdout.includes(STUDIO_NAME) ? scan : null;
+    }, `cihub pool discover to hear ${STUDIO_NAME}`);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, new RegExp(`^ {2}studio-${STUDIO_ID}\\s+\\S+:5002\\s+Unverified, claims ${STUDIO_NAME.replaceAll('.', '\\.')}$`, 'm'));
     // The only pair command printed is the by-address recipe of the empty state, never one for a row.
