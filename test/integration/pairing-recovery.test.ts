@@ -30,6 +30,8 @@ import { startTogether } from '../helpers/start-together.js';
 const A = fqdn('hub-a');
 const B = fqdn('hub-b');
 const POLL_SECONDS = 10;
+/** The longest cadence the setting takes: A's polls wait this long while B is rebuilt. */
+const SLOWEST_POLL_SECONDS = 300;
 /** One poll interval plus slack for the 1 s tick and a slow machine. */
 const ONE_POLL_MS = POLL_SECONDS * 1000 + 4_000;
 
@@ -40,10 +42,13 @@ describe('recovering a pairing', () => {
   const startB = (dataDir?: string) =>
     startNamedHub({ name: B, port: ports.b, origins: { [A]: `http://127.0.0.1:${ports.a}` }, ...(dataDir ? { dataDir } : {}) });
 
+  const setPollSeconds = async (hub: HubProcess, seconds: number) =>
+    assert.equal((await hub.api('PATCH', `${POOL}/settings`, { poolHealthPollSeconds: seconds })).status, 200);
+
   before(async () => {
     ports = await reservePorts(['a', 'b']);
     [hubA, hubB] = await startTogether([startNamedHub({ name: A, port: ports.a, origins: { [B]: `http://127.0.0.1:${ports.b}` } }), startB()]);
-    assert.equal((await hubA.api('PATCH', `${POOL}/settings`, { poolHealthPollSeconds: POLL_SECONDS })).status, 200);
+    await setPollSeconds(hubA, POLL_SECONDS);
     await pairHubs(hubA, A, hubB, B);
   });
   after(async () => {
@@ -55,11 +60,16 @@ describe('recovering a pairing', () => {
     assert.ok(pinned?.fingerprint);
     const oldUuid = await nodeUuidOf(hubB);
 
-    // B's data is lost: same name, same address, a fresh identity. Restarted just after a poll,
-    // so A's next probe is the first to meet the new B (none falls in the restart gap).
+    // B's data is lost: same name, same address, a fresh identity. A's next probe must be the
+    // first to meet the new B, with none in the restart gap. Restarting within the 10 s to A's
+    // next poll was a race a loaded machine could lose (startHubProcess allows a start 60 s), so
+    // A's cadence goes to its slowest while B is rebuilt, set just after a poll, and comes back
+    // once the new B answers: A polls the next tick that is 10 s past that poll.
     await justPolled(hubA, B, ONE_POLL_MS);
+    await setPollSeconds(hubA, SLOWEST_POLL_SECONDS);
     await hubB.stop();
     hubB = await startB(freshDataDir());
+    await setPollSeconds(hubA, POLL_SECONDS);
     const changed = await eventually(
       async () => {
         const p = await peerNamed(hubA, B);
