@@ -7,7 +7,8 @@ import { describe, it, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent } from 'undici';
 import type { EngineAdapter } from './engine-adapter.js';
-import { refusedUrl, startFakeEngine, type FakeEngine, type FakeReply } from './fake-engine.testkit.js';
+import { startFakeEngine, type FakeEngine, type FakeReply } from './fake-engine.testkit.js';
+import { refusedUrl } from '../../test/helpers/refused-port.js';
 
 export interface AdapterCase {
   readonly adapter: EngineAdapter;

@@ -83,15 +83,6 @@ export function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => voi
 /** A promise that never settles: an engine that accepted the connection and never answers. */
 export const NEVER: Promise<FakeReply> = new Promise<FakeReply>(() => {});
 
-/** A loopback URL nothing listens on (the port was just released). */
-export async function refusedUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
-}
-
 /** The least time `until` waits before it gives up, ms (before scaling). */
 const UNTIL_FLOOR_MS = 10_000;
 

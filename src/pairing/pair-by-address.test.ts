@@ -14,6 +14,7 @@ import type { NodeIdentity } from '../identity/node-identity.js';
 import type { PeerStore } from '../store/peers.js';
 import { systemClock } from '../util/clock.js';
 import { ADDRESS_PROBE_TIMEOUT_MS, AddressPairing } from './pair-by-address.js';
+import { refusedPort } from '../../test/helpers/refused-port.js';
 
 describe('probing an address whose listener never answers', () => {
   const NAME = 'hub-lan.home.arpa';
@@ -60,11 +61,8 @@ describe('probing an address where nothing listens', () => {
   after(() => dispatcher.close());
 
   it('advises HUB_HOST=0.0.0.0, which keeps the loopback Tailscale Serve reaches, over the address alone, which would not', async () => {
-    // A port that was just free: nothing listens there, so the probe is refused at once.
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    // Nothing listens there, so the probe is refused at once.
+    const port = await refusedPort();
     const pairing = new AddressPairing({
       store: {} as PeerStore,
       identity: {} as NodeIdentity,

@@ -15,6 +15,7 @@ import { endOnlyTrace, localCandidate as candidate, startWalkApp, walkDeps, type
 import type { AttemptStart, WalkDeps, WalkObserver, WalkSettled } from './walk-types.js';
 import type { AttemptFailure } from './failover-policy.js';
 import { until } from '../engines/fake-engine.testkit.js';
+import { refusedUrl } from '../../test/helpers/refused-port.js';
 
 const MODEL = 'hook:7b';
 const chat = ROUTED_ROUTES.find((r) => r.path === '/api/chat')!;
@@ -45,12 +46,7 @@ describe('the walk tells its observers', () => {
       },
     };
     deps = walkDeps({ inFlight, observers: [throwing, recorder] });
-    // A port that refuses: listen, note it, close.
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const order = [candidate('dead-1', deadUrl), candidate('ollama-1', engine.url)];
+    const order = [candidate('dead-1', await refusedUrl()), candidate('ollama-1', engine.url)];
     app = await startWalkApp(deps, () => ({ route: chat, model: MODEL, stream: true, order }));
   });
   after(async () => {

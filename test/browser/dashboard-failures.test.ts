@@ -23,6 +23,7 @@ import {
   type HubProcess,
 } from '../integration/pairing-fixtures.js';
 import { gotoPool, launchBrowser, openPage, screenshot, signInByLink, type WatchedPage } from './browser.js';
+import { refusedPort } from '../helpers/refused-port.js';
 import { startTogether } from '../helpers/start-together.js';
 import { scaled } from '../helpers/time-scale.js';
 
@@ -50,7 +51,7 @@ describe('dashboard: failure states and their next steps', { timeout: START_TIME
     startNamedHub({ name: B, port: ports.b, origins: { [A]: at(ports.a), [C]: at(ports.z) }, ...(dataDir ? { dataDir } : {}) });
 
   before(async () => {
-    ports = await reservePorts(['a', 'b', 'c', 'z']);
+    ports = { ...(await reservePorts(['a', 'b', 'c'])), z: await refusedPort() };
     [hubA, hubB, hubC, browser] = await startTogether([
       startNamedHub({ name: A, port: ports.a, origins: { [B]: at(ports.b), [C]: at(ports.c), [Z]: at(ports.z) } }),
       // B reaches C only at the dead port: its approval's callback to C cannot arrive.

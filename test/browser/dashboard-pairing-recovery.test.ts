@@ -15,6 +15,7 @@ import { fakeTailscale, runningStatus, type FakeTailscale } from '../helpers/fak
 import { START_TIMEOUT_MS, TEST_TIMEOUT_MS } from '../helpers/pool-fixture.js';
 import { FakePeer, fqdn, hubEnv, peerNamed, POOL, reservePorts, startNamedHub, status } from '../integration/pairing-fixtures.js';
 import { gotoPool, launchBrowser, openPage, screenshot, signInByLink, type WatchedPage } from './browser.js';
+import { refusedPort } from '../helpers/refused-port.js';
 import { startTogether } from '../helpers/start-together.js';
 
 const A = fqdn('hub-a');
@@ -30,7 +31,7 @@ describe('dashboard: a typed or spent PIN, and pairing that needs the other Hub 
   const at = (port: number) => `http://127.0.0.1:${port}`;
 
   before(async () => {
-    const ports = await reservePorts(['a', 'b', 'dead']);
+    const ports = { ...(await reservePorts(['a', 'b'])), dead: await refusedPort() };
     const origins = {
       [A]: at(ports.a),
       [B]: at(ports.b),

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { PeerView } from '../../src/peers/peer-view.js';
 import { eventually, freePort, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { refusedPort } from '../helpers/refused-port.js';
 import { startTogether } from '../helpers/start-together.js';
 
 const A = 'hub-a.tail0.ts.net';
@@ -40,7 +41,7 @@ describe('probe and pair by address', () => {
     });
     await new Promise<void>((resolve) => old.listen(0, '127.0.0.1', resolve));
     const oldPort = (old.address() as { port: number }).port;
-    const [pa, pb, closed] = [await freePort(), await freePort(), await freePort()];
+    const [pa, pb, closed] = [await freePort(), await freePort(), await refusedPort()];
     const origins = [
       `${A}=http://127.0.0.1:${pa}`,
       `${B}=http://127.0.0.1:${pb}`,
