@@ -332,7 +332,8 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
     }),
     tailscaleReport: async () => tailscaleReport(peers.tailscale, await peers.self(), env.tailscaleBinary, port),
     peerClocks: () => peerClockSkews(peers.store.list(), peers.client, clock),
-    handout: (model) => windowHandout(model, { backends: health.latest(), maxNumCtx: settings.get().inferenceMaxNumCtx }, pool.usablePeers()),
+    handout: (model) =>
+      windowHandout(model, { backends: health.latest(), maxNumCtx: settings.get().inferenceMaxNumCtx, unservable: unservableLocally }, pool.usablePeers()),
     status: async () => {
       // The daemon's own tailnet name, read even under the stand-ins: it is what the Admin API leg is asked about.
       const [self, daemon] = await Promise.all([peers.self(), peers.tailscale.status()]);

@@ -77,3 +77,22 @@ describe('windowHandout counts nodes whose only holder speaks no native dialect'
     });
   });
 });
+
+describe('windowHandout leaves out a node that cannot serve the model now', () => {
+  it('a local engine withholding the model does not count, as a peer naming it unservable does not', () => {
+    const withholding = (b: { readonly backendId: string }, model: string) => b.backendId === ollama([M]).backendId && model === M;
+    const refusing: UsablePeer = { ...peer('core-9', [M], null), unservableModels: [M] };
+    assert.deepEqual(windowHandout(M, { backends: [ollama([M])], maxNumCtx: null, unservable: withholding }, [refusing, peer('core-17', [M], 16_384)]), {
+      model: M,
+      numCtx: 16_384,
+      nodes: [{ node: 'core-17', maxNumCtx: 16_384 }],
+    });
+  });
+
+  it('the same engine serving another model still counts for this one', () => {
+    const withholdingOther = (_b: unknown, model: string) => model === 'other:8b';
+    assert.deepEqual(windowHandout(M, { backends: [ollama([M, 'other:8b'])], maxNumCtx: 32_768, unservable: withholdingOther }, []).nodes, [
+      { node: 'local', maxNumCtx: 32_768 },
+    ]);
+  });
+});

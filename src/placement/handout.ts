@@ -8,7 +8,7 @@
  * is the same rule over one node.
  */
 import type { BackendView } from '../engines/types.js';
-import { localCandidates, peerCandidates, type UsablePeer } from './candidates.js';
+import { localCandidates, NOTHING_UNSERVABLE, peerCandidates, type LocalUnservable, type UsablePeer } from './candidates.js';
 
 export interface WindowHandout {
   readonly model: string;
@@ -20,11 +20,17 @@ export interface WindowHandout {
 
 export function windowHandout(
   model: string,
-  local: { readonly backends: readonly BackendView[]; readonly maxNumCtx: number | null },
+  local: {
+    readonly backends: readonly BackendView[];
+    readonly maxNumCtx: number | null;
+    /** This node's engines that cannot serve a model lately, as placement reads them: such an engine serves nothing now. */
+    readonly unservable?: LocalUnservable;
+  },
   peers: readonly UsablePeer[],
 ): WindowHandout {
-  // Every engine speaks the OpenAI dialect, so these are every node that holds the model at all.
-  const servesHere = localCandidates(local.backends, model, 'openai', () => 0).length > 0;
+  // Every engine speaks the OpenAI dialect, so these are every node that serves the model now. A
+  // local engine withholding it counts no more than a peer whose unservableModels names it.
+  const servesHere = localCandidates(local.backends, model, 'openai', () => 0, local.unservable ?? NOTHING_UNSERVABLE).length > 0;
   // One map, not a peers.find per candidate: quadratic in the pool size otherwise.
   const capByName = new Map(peers.map((p) => [p.name, p.maxNumCtx]));
   const nodes = [

@@ -4,11 +4,23 @@
  * auto resolves past it to a model some node serves, /api/show on auto describes that model, and
  * /v1/models and /api/tags stop naming it. Before, auto kept resolving to the withheld model and
  * every auto request answered 502 naming a model the app never asked for, while the listings
- * went on offering it (surface audit, defects 1 and 2).
+ * went on offering it (surface audit, defects 1 and 2). The window handout leaves this node out
+ * too: it no longer serves the model, so its cap says nothing about the window an app needs.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chat, engineShow, header, listedNames as listed, post, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import {
+  chat,
+  engineShow,
+  header,
+  listedNames as listed,
+  POOL_API,
+  post,
+  START_TIMEOUT_MS,
+  startPool,
+  TEST_TIMEOUT_MS,
+  type Pool,
+} from '../helpers/pool-fixture.js';
 import { eventually } from '../helpers/hub-process.js';
 
 const BIG = 'big:70b'; // A's best chat model, and the one its engine fails to load
@@ -73,6 +85,10 @@ describe("a model withheld on this node's own engine", () => {
       const now = await listed(a);
       assert.deepEqual(now.tags.sort(), [PEER, SMALL].sort(), '/api/tags');
       assert.deepEqual(now.openai.sort(), [PEER, SMALL].sort(), '/v1/models');
+
+      const handout = await a.api<{ error: { code: string } }>('GET', `${POOL_API}/handout?model=${encodeURIComponent(BIG)}`);
+      assert.equal(handout.status, 404, 'no node serves the model now, so there is no window to hand out');
+      assert.equal(handout.json.error.code, 'HUB_ERR_NOT_FOUND');
     } finally {
       await a.engines.ollama!.clearFaults();
     }
