@@ -429,6 +429,17 @@ describe("StreamJudge: a last line longer than the tail (Ollama generate's final
     assert.equal(fed('openai', text, 16 * 1024).finish(), null);
     assert.equal(fed('openai', sse(chunk('hi')) + longError, 16 * 1024).finish(), 'truncated-upstream', 'while it is the last line it is kept');
   });
+  for (const size of [1500, STREAM_TAIL_BYTES, 16 * 1024])
+    it(`finds an error frame longer than the tail when [DONE] follows it, read ${size} bytes at a time`, () => {
+      const longError = 'data: ' + JSON.stringify({ error: { message: 'x'.repeat(5 * STREAM_TAIL_BYTES), code: 500 } }) + '\n\n';
+      assert.equal(fed('openai', sse(chunk('hi')) + longError + sse('[DONE]'), size).finish(), 'truncated-upstream');
+    });
+  it('judges a stream whose [DONE] follows a line too long to keep', () => {
+    const tooLong = ': ' + 'x'.repeat(STREAM_LAST_LINE_MAX_BYTES + 1) + '\n\n';
+    const j = fed('openai', sse(chunk('hi')) + tooLong + sse('[DONE]'), 64 * 1024);
+    assert.equal(j.finish(), null);
+    assert.equal(j.judged, true);
+  });
   it(`leaves a stream unjudged when its last line is over ${STREAM_LAST_LINE_MAX_BYTES} bytes: no fault, no clean answer, no timings`, () => {
     const final = generateFinal(200_000);
     assert.ok(Buffer.byteLength(final) > STREAM_LAST_LINE_MAX_BYTES);

@@ -25,7 +25,7 @@ export const DEGENERATE_PREFIX_CHARS = 256;
 /** The tail of a stream kept to find its last frames (a final frame, a usage chunk and [DONE] fit easily). */
 export const STREAM_TAIL_BYTES = 4 * 1024;
 /**
- * How far the tail may grow to keep a long last line whole. Ollama's /api/generate ends on a
+ * How far the tail may grow to keep a long last line (or the line before it) whole. Ollama's /api/generate ends on a
  * frame carrying `context`, every token of the conversation as an int array (protocols.md §2.3):
  * ~56 KB for 8,000 tokens, ~210 KB for 30,000. Past this the line is given up: the stream is
  * left unjudged and its timings unread.
@@ -134,8 +134,8 @@ function judgeDoc(dialect: ProxyDialect, d: Record<string, unknown>): OutputFaul
 
 /**
  * Judges a stream as it passes, never holding a byte back. It keeps a copy of the last
- * STREAM_TAIL_BYTES, reaching further back to keep the last line whole (the final frame says
- * whether the stream ended) up to STREAM_LAST_LINE_MAX_BYTES, and nothing of the head: the head's
+ * STREAM_TAIL_BYTES, reaching further back to keep the last two lines whole (the final frame says
+ * whether the stream ended, and an error frame may come just before [DONE]) up to STREAM_LAST_LINE_MAX_BYTES, and nothing of the head: the head's
  * frames are parsed as they come, until they have told whether the stream is in the dialect at
  * all and whether its text could still be nothing but placeholders. For almost every stream that is its first frame with text, so
  * the parsing stops there; a stream whose text stays empty (a tool call's arguments are not
@@ -172,6 +172,22 @@ export class StreamJudge {
   #streamBytes = 0;
   /** The stream offset of the chunk in which the last line with anything but whitespace on it begins. */
   #lastLineChunk = 0;
+  /**
+   * The stream offset of the chunk in which the line before the last begins, or an earlier chunk's
+   * (where the last line began before the newest did) when finding it exactly would cost a search
+   * of the chunk: it is kept only while the last line is [DONE].
+   */
+  #lineBeforeLastChunk = 0;
+  /**
+   * Whether the last non-whitespace byte so far is ']', as an OpenAI stream's `data: [DONE]` ends
+   * (no frame of either dialect does). vLLM ends a failed stream with an error frame and then
+   * [DONE]: with only the last line kept whole, an error frame longer than the tail lost its start
+   * and the stream read as sound. So while the last line ends in ']', the line before is kept too.
+   * A [DONE] split between two reads is not seen to be one until its second part, too late for a
+   * long frame before it; vLLM writes it whole, and checking every chunk's start for it would cost
+   * every push for that case alone.
+   */
+  #endsInBracket = false;
   /** Whether a newline came after the last non-whitespace byte (the next such byte begins a line). */
   #lineEnded = true;
   /** Whether the last line outgrew STREAM_LAST_LINE_MAX_BYTES and its start was dropped. */
@@ -196,12 +212,13 @@ export class StreamJudge {
     this.#tailChunks.push(chunk.length);
     this.#tailBytes += chunk.length;
     while (this.#tailChunks.length > 1 && this.#tailBytes - this.#tailChunks[0]! >= STREAM_TAIL_BYTES) {
-      // A chunk holding the start of the last line stays while the tail is under the cap: a
+      // A chunk holding the start of the last two lines stays while the tail is under the cap: a
       // final frame bigger than the tail, read in pieces, lost its start here and read as a cut.
-      const holdsLastLine = this.#streamBytes - this.#tailBytes + this.#tailChunks[0]! > this.#lastLineChunk;
-      if (holdsLastLine && !this.#lastLineLost) {
+      const oldestEnd = this.#streamBytes - this.#tailBytes + this.#tailChunks[0]!;
+      if (oldestEnd > (this.#endsInBracket ? this.#lineBeforeLastChunk : this.#lastLineChunk) && !this.#lastLineLost) {
         if (this.#tailBytes <= STREAM_LAST_LINE_MAX_BYTES) break;
-        this.#lastLineLost = true;
+        // Past the cap the line before the last is let go; losing the last one's start leaves the stream unjudged.
+        if (oldestEnd > this.#lastLineChunk) this.#lastLineLost = true;
       }
       const dropped = this.#tailChunks.shift()!;
       this.#tailBytes -= dropped;
@@ -267,7 +284,9 @@ export class StreamJudge {
       this.#lineEnded ||= newlineAfter;
       return;
     }
+    this.#endsInBracket = chunk[end] === CLOSE_BRACKET;
     if (this.#lineEnded || newlineBefore(chunk, end)) {
+      this.#lineBeforeLastChunk = this.#endsInBracket && lineBeforeBeginsHere(chunk, end, this.#lineEnded) ? offset : this.#lastLineChunk;
       this.#lastLineChunk = offset;
       this.#lastLineLost = false;
     }
@@ -352,6 +371,20 @@ const NEWLINE = 0x0a;
 function newlineBefore(chunk: Buffer, end: number): boolean {
   const at = chunk.indexOf(NEWLINE);
   return at !== -1 && at < end;
+}
+
+const CLOSE_BRACKET = 0x5d;
+
+/**
+ * Whether the line before the last one (which ends at byte `end`) also begins in `chunk`: it has
+ * something but whitespace, and a newline before that, or the stream stood at a line's end when
+ * the chunk came. Otherwise it is the line that was last before this chunk.
+ */
+function lineBeforeBeginsHere(chunk: Buffer, end: number, streamAtLineEnd: boolean): boolean {
+  let at = chunk.lastIndexOf(NEWLINE, end);
+  while (at >= 0 && isBlank(chunk[at]!)) at--;
+  if (at < 0) return false;
+  return streamAtLineEnd || chunk.lastIndexOf(NEWLINE, at) !== -1;
 }
 
 /** The bytes a line may end in (trimmed away by the readers of the tail). */
