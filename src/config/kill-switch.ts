@@ -1,6 +1,7 @@
 /**
  * Kill-switch precedence (spec, "Kill switches: three levels, one precedence"), resolved here
- * and nowhere else. The master switch short-circuits both directions; every switch is opt-out.
+ * and nowhere else. The master switch short-circuits both directions, though each still says
+ * whether its own env flag is set (envLocked); every switch is opt-out.
  * The fifth level, a per-peer disable, lives on the peer row and is applied where peers are read.
  */
 import type { PoolSettings } from './settings-schema.js';
@@ -9,7 +10,15 @@ export type DisabledBy = 'env' | 'setting' | null;
 
 export interface Direction {
   readonly enabled: boolean;
+  /** The highest switch holding the direction off: the master's while it is off, else the direction's own. */
   readonly disabledBy: DisabledBy;
+  /**
+   * Whether the direction's own env flag (HUB_POOL_OUTBOUND_DISABLED, HUB_POOL_INBOUND_DISABLED)
+   * is set, whatever the master says. While the master has the direction off, disabledBy names
+   * the master, so this is the only word that the direction stays off once the master is back
+   * on; no setting can undo it (the dashboard locks the switch on it).
+   */
+  readonly envLocked: boolean;
 }
 
 export interface PoolDirections {
@@ -32,11 +41,15 @@ export function resolvePoolDirections(
 ): PoolDirections {
   const master: DisabledBy = env.userDisabled ? 'env' : settings.poolEnabled === false ? 'setting' : null;
   if (master !== null) {
-    const off: Direction = { enabled: false, disabledBy: master };
-    return { enabled: false, disabledBy: master, outbound: off, inbound: off };
+    const off = (envLocked: boolean): Direction => ({ enabled: false, disabledBy: master, envLocked });
+    return { enabled: false, disabledBy: master, outbound: off(env.outboundDisabled), inbound: off(env.inboundDisabled) };
   }
   const direction = (envOff: boolean, settingOn: boolean): Direction =>
-    envOff ? { enabled: false, disabledBy: 'env' } : settingOn === false ? { enabled: false, disabledBy: 'setting' } : { enabled: true, disabledBy: null };
+    envOff
+      ? { enabled: false, disabledBy: 'env', envLocked: true }
+      : settingOn === false
+        ? { enabled: false, disabledBy: 'setting', envLocked: false }
+        : { enabled: true, disabledBy: null, envLocked: false };
   return {
     enabled: true,
     disabledBy: null,

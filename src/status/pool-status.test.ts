@@ -211,7 +211,19 @@ describe('buildPoolStatus', () => {
   it('reports the switches it was given, direction by direction', () => {
     const status = buildPoolStatus(inputs({ directions: directions({ inboundDisabled: true }) }));
     assert.deepEqual([status.enabled, status.disabledBy, status.reason], [true, null, 'partially_disabled']);
-    assert.deepEqual(status.directions, { outbound: { enabled: true, disabledBy: null }, inbound: { enabled: false, disabledBy: 'env' } });
+    assert.deepEqual(status.directions, {
+      outbound: { enabled: true, disabledBy: null, envLocked: false },
+      inbound: { enabled: false, disabledBy: 'env', envLocked: true },
+    });
+  });
+
+  it("keeps a direction's env lock in view while the master switch has both directions off", () => {
+    const status = buildPoolStatus(inputs({ directions: directions({ outboundDisabled: true }, { poolEnabled: false }) }));
+    assert.deepEqual([status.enabled, status.disabledBy, status.reason], [false, 'setting', 'disabled_by_setting']);
+    assert.deepEqual(status.directions, {
+      outbound: { enabled: false, disabledBy: 'setting', envLocked: true },
+      inbound: { enabled: false, disabledBy: 'setting', envLocked: false },
+    });
   });
 });
 

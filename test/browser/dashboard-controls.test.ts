@@ -148,7 +148,7 @@ describe('dashboard: controls, the Check step, re-entry and a vanished request',
     await guide.getByRole('button', { name: 'Close the setup guide' }).click();
   });
 
-  it('the .env-locked switch shows off and locked to a read-only sign-in, and to an operator whose settings catalogue could not be read, with that failure', async () => {
+  it('the .env-locked switch shows off and locked to a read-only sign-in, with Hub Pool on and with it switched off by its setting, and to an operator whose settings catalogue could not be read, with that failure', async () => {
     const created = await runCli(['api-key', 'create', '--name', 'monitor', '--scope', 'qa:read', '--yes', '--json'], { dataDir: pool.a.process.dataDir });
     assert.equal(created.code, 0, created.stderr);
     const readOnly = await openPage(browser);
@@ -162,6 +162,22 @@ describe('dashboard: controls, the Check step, re-entry and a vanished request',
       true,
       'a switch the .env leaves alone shows its setting',
     );
+
+    // With Hub Pool off, status names the pool's switch for both directions; the outbound lock
+    // must still show, as turning the pool back on would leave sending off. A read-only sign-in
+    // has no settings catalogue to learn it from.
+    await pool.a.patchSettings({ poolEnabled: false });
+    try {
+      await readOnly.page.reload();
+      await gotoPool(readOnly.page);
+      await readOnly.page.getByTestId('pool-badge').getByText('Off', { exact: true }).waitFor();
+      const lockNote = readOnly.page.getByText("Disabled in this Hub's .env (HUB_POOL_OUTBOUND_DISABLED=true)");
+      assert.equal(await lockNote.count(), 1, 'the outbound lock shows while Hub Pool is off by its setting');
+      assert.equal(await readOnly.page.getByRole('switch', { name: 'Send work to paired Hubs' }).isChecked(), false);
+      assert.equal(await readOnly.page.getByText(/HUB_POOL_INBOUND_DISABLED/).count(), 0, 'inbound has no flag set, so no lock');
+    } finally {
+      await pool.a.patchSettings({ poolEnabled: true });
+    }
     await readOnly.context.close();
 
     const operator = await openPage(browser);

@@ -41,7 +41,7 @@ async function servedBy(hub: HubProcess): Promise<{ servedBy: string | null; bac
   };
 }
 
-const ON = { enabled: true, disabledBy: null };
+const ON = { enabled: true, disabledBy: null, envLocked: false };
 
 describe('kill switches', () => {
   let engine: SimEngine;
@@ -83,7 +83,7 @@ describe('kill switches', () => {
 
     it('reports HUB_POOL_USER_DISABLED=true as off by the environment, both directions off', async () => {
       const s = await status(userDisabled);
-      const off = { enabled: false, disabledBy: 'env' };
+      const off = { enabled: false, disabledBy: 'env', envLocked: false };
       assert.equal(s.enabled, false);
       assert.equal(s.disabledBy, 'env');
       assert.equal(s.reason, 'disabled_by_env');
@@ -108,7 +108,10 @@ describe('kill switches', () => {
       assert.equal(off.enabled, false);
       assert.equal(off.disabledBy, 'setting');
       assert.equal(off.reason, 'disabled_by_setting');
-      assert.deepEqual(off.directions, { outbound: { enabled: false, disabledBy: 'setting' }, inbound: { enabled: false, disabledBy: 'setting' } });
+      assert.deepEqual(off.directions, {
+        outbound: { enabled: false, disabledBy: 'setting', envLocked: false },
+        inbound: { enabled: false, disabledBy: 'setting', envLocked: false },
+      });
 
       await patch(plain, { poolEnabled: true });
       const on = await status(plain);
@@ -125,7 +128,7 @@ describe('kill switches', () => {
         await patch(plain, { poolEnabled: false });
         const s = await status(plain);
         assert.equal(s.reason, 'disabled_by_setting');
-        assert.deepEqual(s.directions.outbound, { enabled: false, disabledBy: 'setting' });
+        assert.deepEqual(s.directions.outbound, { enabled: false, disabledBy: 'setting', envLocked: false });
       } finally {
         await patch(plain, { poolEnabled: true, poolInboundEnabled: true });
       }
@@ -138,7 +141,7 @@ describe('kill switches', () => {
         const s = await status(plain);
         assert.equal(s.enabled, true);
         assert.equal(s.reason, 'partially_disabled');
-        assert.deepEqual(s.directions, { outbound: ON, inbound: { enabled: false, disabledBy: 'setting' } });
+        assert.deepEqual(s.directions, { outbound: ON, inbound: { enabled: false, disabledBy: 'setting', envLocked: false } });
       } finally {
         await patch(plain, { poolInboundEnabled: true });
       }
@@ -149,11 +152,26 @@ describe('kill switches', () => {
       assert.equal(s.enabled, true);
       assert.equal(s.disabledBy, null);
       assert.equal(s.reason, 'partially_disabled');
-      assert.deepEqual(s.directions, { outbound: { enabled: false, disabledBy: 'env' }, inbound: ON });
+      assert.deepEqual(s.directions, { outbound: { enabled: false, disabledBy: 'env', envLocked: true }, inbound: ON });
       assert.equal(s.routingActive, false);
       // The environment outranks the directional setting too.
       await patch(outboundDisabled, { poolOutboundEnabled: true });
-      assert.deepEqual((await status(outboundDisabled)).directions.outbound, { enabled: false, disabledBy: 'env' });
+      assert.deepEqual((await status(outboundDisabled)).directions.outbound, { enabled: false, disabledBy: 'env', envLocked: true });
+    });
+
+    it('names the master as what holds both directions off while poolEnabled is false, and still reports the outbound env lock', async () => {
+      await patch(outboundDisabled, { poolEnabled: false });
+      try {
+        const s = await status(outboundDisabled);
+        assert.equal(s.reason, 'disabled_by_setting');
+        assert.deepEqual(s.directions, {
+          outbound: { enabled: false, disabledBy: 'setting', envLocked: true },
+          inbound: { enabled: false, disabledBy: 'setting', envLocked: false },
+        });
+      } finally {
+        await patch(outboundDisabled, { poolEnabled: true });
+      }
+      assert.deepEqual((await status(outboundDisabled)).directions.outbound, { enabled: false, disabledBy: 'env', envLocked: true });
     });
 
     it('reports a valid HUB_POOL_MAX_PROMPT_TOKENS as the ceiling in force, set by the environment, over the setting', async () => {

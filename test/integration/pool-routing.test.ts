@@ -340,7 +340,7 @@ describe('pooled routing across three Hubs', () => {
       try {
         const status = await a.status();
         assert.equal(status.routingActive, false);
-        assert.deepEqual(status.directions.outbound, { enabled: false, disabledBy: 'setting' });
+        assert.deepEqual(status.directions.outbound, { enabled: false, disabledBy: 'setting', envLocked: false });
 
         const peerOnly = await chat(a, B_ONLY);
         assert.equal(peerOnly.status, 502);

@@ -606,20 +606,18 @@ const ENV_FLAGS: Readonly<Record<string, string>> = {
 
 /**
  * The .env flag holding a switch off, from status, which every sign-in reads (the settings
- * catalogue is operator-only and can fail to read). With Hub Pool off, status reports both
- * directions off by whatever switched the pool off, whether or not their own flags are set, so
- * for those the catalogue's word is taken when there is one.
+ * catalogue is operator-only and can fail to read). Each direction reports its own flag even
+ * while Hub Pool is off and status names the master as what holds it off, so the lock shows
+ * to every sign-in in that state too.
  */
 function envLock(s: PoolStatus, key: string, catalogued: string | null): string | null {
   switch (key) {
     case 'poolEnabled':
       return s.disabledBy === 'env' ? ENV_FLAGS[key]! : null;
     case 'poolOutboundEnabled':
-    case 'poolInboundEnabled': {
-      if (s.disabledBy !== null) return catalogued;
-      const direction = key === 'poolOutboundEnabled' ? s.directions.outbound : s.directions.inbound;
-      return direction.disabledBy === 'env' ? ENV_FLAGS[key]! : null;
-    }
+      return s.directions.outbound.envLocked ? ENV_FLAGS[key]! : null;
+    case 'poolInboundEnabled':
+      return s.directions.inbound.envLocked ? ENV_FLAGS[key]! : null;
     default:
       return catalogued;
   }

@@ -93,6 +93,8 @@ export interface PoolSettings {
 export interface Direction {
   readonly enabled: boolean;
   readonly disabledBy: DisabledBy;
+  /** Its own .env flag is set: it stays off whatever the switches say, the master included (src/config/kill-switch.ts). */
+  readonly envLocked: boolean;
 }
 
 export interface PoolStatus {

@@ -87,6 +87,22 @@ const refusing = (kind: 'identity_changed' | 'unauthorized'): PeerView =>
 
 const CASES: readonly Case[] = [
   {
+    name: "with Hub Pool off by its setting, a direction's own env flag is named as what keeps it off once the pool is back on",
+    status: status({
+      directions: resolvePoolDirections({ userDisabled: false, outboundDisabled: true, inboundDisabled: false }, { ...DEFAULT_SETTINGS, poolEnabled: false }),
+    }),
+    includes: [
+      'sending work to peers off (by the setting; HUB_POOL_OUTBOUND_DISABLED=true in the environment keeps it off once Hub Pool is back on) · serving peers off (by the setting)',
+    ],
+    excludes: ['HUB_POOL_INBOUND_DISABLED'],
+  },
+  {
+    name: 'with Hub Pool on, a direction its env flag holds off says so once',
+    status: status({ directions: resolvePoolDirections({ userDisabled: false, outboundDisabled: false, inboundDisabled: true }, DEFAULT_SETTINGS) }),
+    includes: ['sending work to peers on · serving peers off (by the environment)'],
+    excludes: ['HUB_POOL_INBOUND_DISABLED', 'HUB_POOL_OUTBOUND_DISABLED'],
+  },
+  {
     name: 'a single-node Hub keeps its old shape: no peers, no one-node marks',
     status: status({ tailnet: { nodeFqdn: null, tailnetSuffix: null, tailscaleConnected: false, source: 'none', tailnetName: null }, identity: null }),
     includes: ['Peers: none paired', /qwen3:8b\s+local \(ollama\)$/m, 'not made yet', 'none: not on a tailnet', /pairing PIN\s+none active/],

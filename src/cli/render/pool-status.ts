@@ -24,9 +24,14 @@ const REASON_TEXT: Readonly<Record<PoolStatus['reason'], string>> = {
   disabled_by_setting: 'off: poolEnabled is false (turn on with `cihub pool enable`)',
 };
 
-function direction(name: string, d: PoolStatus['directions']['outbound']): string {
+/**
+ * One direction's switch. While Hub Pool is off, disabledBy names the master, so the direction's
+ * own env flag is said apart: it is what keeps the direction off once Hub Pool is back on.
+ */
+function direction(name: string, d: PoolStatus['directions']['outbound'], flag: string, poolOn: boolean): string {
   if (d.enabled) return `${name} on`;
-  return `${name} off (${d.disabledBy === 'env' ? 'by the environment' : 'by the setting'})`;
+  const lock = !poolOn && d.envLocked ? `; ${flag}=true in the environment keeps it off once Hub Pool is back on` : '';
+  return `${name} off (${d.disabledBy === 'env' ? 'by the environment' : 'by the setting'}${lock})`;
 }
 
 export interface StatusRenderOptions {
@@ -47,7 +52,9 @@ export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary 
   const peers = status.peers;
   const lines: string[] = [];
   lines.push(`Hub Pool: ${headline(status)}`);
-  lines.push(`  ${direction('sending work to peers', status.directions.outbound)} · ${direction('serving peers', status.directions.inbound)}`);
+  lines.push(
+    `  ${direction('sending work to peers', status.directions.outbound, 'HUB_POOL_OUTBOUND_DISABLED', status.enabled)} · ${direction('serving peers', status.directions.inbound, 'HUB_POOL_INBOUND_DISABLED', status.enabled)}`,
+  );
   lines.push(...routingLines(status));
   const origins = status.localNode.peerOriginsMap;
   if (origins.active) {
