@@ -72,6 +72,28 @@ describe('dashboard: Context caps', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_M
     await context.close();
   });
 
+  it('marks an unreachable peer as not counted, and does not warn about it', async () => {
+    const { page, context } = await openPage(browser);
+    await signInByLink(page, pool.a.process);
+    // B as A lists it once its health checks stop answering: still paired, its last caps kept.
+    await page.route(`**${POOL_API}/status*`, async (route) => {
+      const answer = await route.fetch();
+      const status = (await answer.json()) as PoolStatus;
+      const peers = status.peers.map((p) => ({ ...p, status: 'unreachable' as const }));
+      await route.fulfill({ response: answer, json: { ...status, peers, contextCaps: contextCapFindings(status.localNode.maxNumCtx, peers) } });
+    });
+    await gotoPool(page);
+    const peer = page.getByTestId('context-caps').locator(`tr[data-node="${pool.b.name}"]`);
+    await peer.waitFor();
+    assert.deepEqual(await peer.locator('td').allTextContents(), [
+      `${pool.b.name} (unreachable: not counted in the warnings)`,
+      '16,384 tokens',
+      '6,000 tokens',
+    ]);
+    assert.equal(await page.getByTestId('context-cap-warning').count(), 0, 'only this Hub is counted, and it is the only node, so nothing differs');
+    await context.close();
+  });
+
   it('warns that this Hub names no cap while its peer does, with the fix', async () => {
     const { page, context } = await openPage(browser);
     await signInByLink(page, pool.a.process);

@@ -212,6 +212,22 @@ describe('dashboard: controls, the Check step, re-entry and a vanished request',
     await context.close();
   });
 
+  it('Check: with Hub Pool off and sending locked by the .env, the check says the .env keeps it off once the pool is on', async () => {
+    await pool.a.patchSettings({ poolEnabled: false });
+    const { page: a, context } = await openPage(browser);
+    try {
+      await signInByLink(a, pool.a.process);
+      await gotoPool(a);
+      await a.getByRole('button', { name: 'Set up Hub Pool' }).click();
+      const outbound = a.getByRole('dialog').getByTestId('check').filter({ hasText: 'This Hub sends work to paired Hubs' });
+      await outbound.getByText('Depends on Hub Pool being on').waitFor();
+      await outbound.getByText("HUB_POOL_OUTBOUND_DISABLED in this Hub's .env keeps it off even then.").waitFor();
+    } finally {
+      await pool.a.patchSettings({ poolEnabled: true });
+      await context.close();
+    }
+  });
+
   it('re-entry opens on Approve with the request still waiting; a request rejected there is gone, with Pair again; a cancelled one is not', async () => {
     const a = pageA.page;
     const sendTo = async (guide: Locator) => {

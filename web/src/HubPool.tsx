@@ -905,7 +905,11 @@ function ContextCaps({ s }: { s: PoolStatus }) {
             </tr>
             {peers.map((p) => (
               <tr key={p.id} data-node={p.nodeFqdn}>
-                <td className="mono">{p.nodeFqdn}</td>
+                <td className="mono">
+                  {p.nodeFqdn}
+                  {/* It takes no work, so the Hub leaves it out of the findings (status's contextCaps). */}
+                  {p.status !== 'connected' && <span className="muted"> (unreachable: not counted in the warnings)</span>}
+                </td>
                 {/* What its last health check said; before the first answer, nothing is known. */}
                 <td>{limitWords(p.maxNumCtx, p.backends !== null)}</td>
                 <td>{limitWords(p.maxPromptTokens, p.backends !== null)}</td>

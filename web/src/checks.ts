@@ -178,13 +178,17 @@ const OUTBOUND = 'This Hub sends work to paired Hubs';
 /**
  * With Hub Pool off, status reports both directions off by the master switch (kill-switch
  * precedence), so turning the direction's own setting on would change nothing: the check waits
- * on the first one. Its fix is offered only when that setting is what holds it off.
+ * on the first one, and says so when the direction's .env flag will hold it off after that too. Its fix is offered only when that setting is what holds it off.
  */
 function outboundCheck(s: PoolStatus): Check {
   const out = s.directions.outbound;
   if (out.enabled) return { name: OUTBOUND, level: 'Ready', say: 'Sending work to peers is on.' };
   if (!s.enabled)
-    return { name: OUTBOUND, level: 'Warning', say: 'Depends on Hub Pool being on (the first check): with pooling off, this Hub sends no work to peers.' };
+    return {
+      name: OUTBOUND,
+      level: 'Warning',
+      say: `Depends on Hub Pool being on (the first check): with pooling off, this Hub sends no work to peers.${out.envLocked ? " HUB_POOL_OUTBOUND_DISABLED in this Hub's .env keeps it off even then." : ''}`,
+    };
   if (out.disabledBy === 'env')
     return { name: OUTBOUND, level: 'Warning', say: "Disabled in this Hub's .env (HUB_POOL_OUTBOUND_DISABLED). Peers can still send work here." };
   return {
