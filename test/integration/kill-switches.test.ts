@@ -305,6 +305,20 @@ describe('kill switches', () => {
       assert.equal((await status(userDisabled)).reason, 'disabled_by_env');
     });
 
+    it('says which direction stays off, and why, when `pool enable` turns the pool back on', async () => {
+      await patch(outboundDisabled, { poolEnabled: false, poolInboundEnabled: false });
+      try {
+        const res = await runCli(['pool', 'enable', '--yes'], { dataDir: outboundDisabled.dataDir });
+        assert.equal(res.code, 0, res.stderr);
+        assert.equal(
+          res.stdout,
+          "Hub Pool is now on (poolEnabled: true). Sending work to peers stays off: HUB_POOL_OUTBOUND_DISABLED=true in this Hub's environment keeps it off until it is removed and the Hub restarted. Serving peers stays off: poolInboundEnabled is false (turn it on with `cihub pool set poolInboundEnabled true`).\n",
+        );
+      } finally {
+        await patch(outboundDisabled, { poolEnabled: true, poolInboundEnabled: true });
+      }
+    });
+
     it('puts the lock beside the settings in `pool enable --json`: what is in force and which variable forces it', async () => {
       const locked = await runCli(['pool', 'enable', '--yes', '--json'], { dataDir: userDisabled.dataDir });
       assert.equal(locked.code, 0, locked.stderr);

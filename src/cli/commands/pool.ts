@@ -78,7 +78,23 @@ export async function poolSwitch(on: boolean, opts: CommonOptions & { yes: boole
     return on
       ? `Hub Pool stays off: the poolEnabled setting is saved as true, but ${lockedBy}=true in this Hub's environment keeps pooling off until it is removed and the Hub restarted.\n`
       : `Hub Pool is off (poolEnabled: false); ${lockedBy}=true in this Hub's environment keeps it off as well.\n`;
-  return `Hub Pool is now ${on ? 'on' : 'off'} (poolEnabled: ${settings.poolEnabled}).\n`;
+  const stillOff = on ? directionsStillOff(status) : [];
+  return `Hub Pool is now ${on ? 'on' : 'off'} (poolEnabled: ${settings.poolEnabled}).${stillOff.map((line) => ` ${line}`).join('')}\n`;
+}
+
+/** With the pool back on, each direction that its own switch still holds off, and how to turn it on. */
+function directionsStillOff(status: PoolStatus): string[] {
+  const directions = [
+    { d: status.directions.outbound, name: 'Sending work to peers', variable: 'HUB_POOL_OUTBOUND_DISABLED', setting: 'poolOutboundEnabled' },
+    { d: status.directions.inbound, name: 'Serving peers', variable: 'HUB_POOL_INBOUND_DISABLED', setting: 'poolInboundEnabled' },
+  ];
+  return directions
+    .filter(({ d }) => !d.enabled)
+    .map(({ d, name, variable, setting }) =>
+      d.disabledBy === 'env'
+        ? `${name} stays off: ${variable}=true in this Hub's environment keeps it off until it is removed and the Hub restarted.`
+        : `${name} stays off: ${setting} is false (turn it on with \`cihub pool set ${setting} true\`).`,
+    );
 }
 
 const USER_DISABLED_VARIABLE = 'HUB_POOL_USER_DISABLED';
