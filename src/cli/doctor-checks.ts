@@ -10,7 +10,7 @@ import type { PeerClock } from '../peers/peer-clock.js';
 import { identityFix } from '../identity/identity-fix.js';
 import type { PoolStatus } from '../status/pool-status.js';
 import { publishCommand } from '../tailnet/tailscale-serve.js';
-import { capNodeName, capNodeReadings, capText, uncappedFix } from './render/context-caps.js';
+import { capNodeReadings, capText, uncappedFix, uncappedNames } from './render/context-caps.js';
 import { hardwareFound, localPressureText } from './render/machine.js';
 import type { TailscaleReport } from '../tailnet/tailscale-report.js';
 
@@ -248,7 +248,7 @@ function directoriesCheck(directories: readonly DirectoryReport[] | null): Docto
 function contextCapCheck(status: PoolStatus): DoctorCheck {
   const { caps } = status.contextCaps;
   if (caps.length === 0) return check('F2', 'ok', 'no node states a context cap');
-  const uncapped = status.contextCaps.uncapped.map((n) => capNodeName(status, n));
+  const uncapped = uncappedNames(status);
   const found = capNodeReadings(status)
     .map((n) => `${n.name}: ${capText(n.reading)}`)
     .join('; ');

@@ -37,6 +37,11 @@ export function capNodeReadings(status: PoolStatus): { readonly name: string; re
   return status.contextCaps.nodes.map((n) => ({ name: capNodeName(status, n.node), reading: n.known ? (n.maxNumCtx ?? 'none') : '?' }));
 }
 
+/** The nodes that name no cap among capped ones, named as the block and F2 name them. */
+export function uncappedNames(status: PoolStatus): string[] {
+  return status.contextCaps.uncapped.map((n) => capNodeName(status, n));
+}
+
 /** What to do about nodes that name no cap among capped ones. */
 export function uncappedFix(count: number): string {
   return `cap ${count === 1 ? 'it' : 'each'} at its OLLAMA_CONTEXT_LENGTH (\`cihub pool context-cap N\` there)`;
@@ -47,7 +52,7 @@ export function contextCapLines(status: PoolStatus): string[] {
   const { caps } = status.contextCaps;
   if (caps.length === 0) return [];
   const nodes = capNodeReadings(status);
-  const uncapped = status.contextCaps.uncapped.map((n) => capNodeName(status, n));
+  const uncapped = uncappedNames(status);
   const lines = ['', "Context caps (the window each node's engine runs; none takes any window, ? is not known here)"];
   lines.push(...columns(nodes.map((n) => [n.name, capText(n.reading)])).map((l) => `  ${l}`));
   if (caps.length > 1) {
