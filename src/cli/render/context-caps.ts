@@ -28,7 +28,7 @@ export function capText(reading: CapReading): string {
 }
 
 /** A node of the status document's context-cap findings, in the words of the Context caps block and doctor's F2. */
-export function capNodeName(status: PoolStatus, node: string): string {
+function capNodeName(status: PoolStatus, node: string): string {
   return node === 'local' ? `${status.localNode.nodeFqdn ?? 'this node'} (this node)` : node;
 }
 
