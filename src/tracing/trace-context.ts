@@ -33,8 +33,14 @@ export interface IncomingTrace {
 const VERSION_00_LENGTH = 55;
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
 const ALL_ZERO = /^0+$/;
-/** The recommendation asks a vendor to pass on at least 512 characters of tracestate; longer is dropped, not cut. */
+/**
+ * The recommendation asks a vendor to pass on at least 512 characters of tracestate; a longer one
+ * is cut to fit by whole members, as it asks (§3.3.1.5): members over 128 characters go first,
+ * then members from the end.
+ */
 export const MAX_TRACESTATE_CHARS = 512;
+/** A member longer than this is the first to go when tracestate must be cut. */
+const LONG_TRACESTATE_MEMBER_CHARS = 128;
 /** tracestate is a list of key=value members in printable ASCII. */
 const TRACESTATE = /^[\x20-\x7e]*$/;
 
@@ -56,8 +62,25 @@ export function readIncomingTrace(headers: IncomingTraceHeaders): IncomingTrace 
   const parent = parseTraceParent(headers.traceparent);
   if (parent === null) return null;
   const rawState = typeof headers.tracestate === 'string' ? headers.tracestate : Array.isArray(headers.tracestate) ? headers.tracestate.join(',') : null;
-  const state = rawState !== null && rawState.length <= MAX_TRACESTATE_CHARS && TRACESTATE.test(rawState) && rawState.trim() !== '' ? rawState.trim() : null;
-  return { parent, state };
+  return { parent, state: rawState !== null && TRACESTATE.test(rawState) ? boundedTracestate(rawState) : null };
+}
+
+/** tracestate within MAX_TRACESTATE_CHARS, cut by whole members when longer; null when nothing is left. */
+function boundedTracestate(raw: string): string | null {
+  const state = raw.trim();
+  if (state.length <= MAX_TRACESTATE_CHARS) return state === '' ? null : state;
+  const members = state
+    .split(',')
+    .map((m) => m.trim())
+    .filter((m) => m !== '');
+  let length = members.reduce((sum, m) => sum + m.length, 0) + members.length - 1;
+  const drop = (at: number): void => {
+    length -= members[at]!.length + (members.length > 1 ? 1 : 0);
+    members.splice(at, 1);
+  };
+  for (let i = members.length - 1; i >= 0 && length > MAX_TRACESTATE_CHARS; i--) if (members[i]!.length > LONG_TRACESTATE_MEMBER_CHARS) drop(i);
+  while (length > MAX_TRACESTATE_CHARS) drop(members.length - 1);
+  return members.length === 0 ? null : members.join(',');
 }
 
 /** A traceparent header value (version 00) naming `spanId` as the parent of whatever is called next. */
