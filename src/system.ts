@@ -391,7 +391,14 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
   const port = typeof address === 'object' && address !== null ? address.port : env.port;
   listeningPort = port;
   const url = typeof address === 'object' && address !== null ? hubInfoUrl(address) : `http://${env.host.includes(':') ? `[${env.host}]` : env.host}:${port}`;
-  const hubInfoUnsynced = writeHubInfo(env.dataDir, { url, port, pid: process.pid, startedAt: new Date(clock.nowMs()).toISOString(), bootId });
+  const hubInfoUnsynced = writeHubInfo(env.dataDir, {
+    url,
+    port,
+    pid: process.pid,
+    startedAt: new Date(clock.nowMs()).toISOString(),
+    bootId,
+    version: CIHUB_VERSION,
+  });
   if (hubInfoUnsynced !== null) logUnsynced(hubInfoUnsynced);
   health.latest();
   peers.poller.start();

@@ -9,6 +9,9 @@ import { HUB_BOOT_PATH } from '../http/hub-boot-routes.js';
 import { parseJsonOrUndefined, readBounded, UpstreamReadError } from '../util/bounded-read.js';
 import { describeCallFailure } from '../util/call-failure.js';
 import { pidAlive } from '../util/pid-alive.js';
+import { writeErr } from './output.js';
+import { CIHUB_VERSION } from './version.js';
+import { versionSkewWarning } from './version-skew.js';
 
 /** The liveness check before the key is sent answers in well under a second; past 5 s nothing useful is listening. */
 export const BOOT_CHECK_TIMEOUT_MS = 5_000;
@@ -54,7 +57,11 @@ export interface HubTarget {
   readonly pid: number;
   readonly bootId: string | null;
   readonly dataDir: string;
-  /** The check runs once per command, however many calls follow. */
+  /** The cihub version hub.json records for the running Hub; null when it records none (an older Hub wrote it). */
+  readonly version: string | null;
+  /** Where the version warning goes: stderr, unless a test listens. */
+  readonly warn?: (line: string) => void;
+  /** The check, and the version warning after it, run once per command, however many calls follow. */
   verified?: Promise<void>;
 }
 
@@ -68,7 +75,14 @@ export function findHub(dataDir: string): HubTarget {
   if (info === null) throw new HubNotRunningError(`No Hub is running for the data dir ${dataDir} (no hub.json there). Start one with \`cihub serve\`.`);
   const operatorKey = readOperatorKey(dataDir);
   if (operatorKey === null) throw new CliError(`No operator key found in ${dataDir}. Run cihub as the user that owns that folder.`);
-  return { url: info.url, operatorKey, pid: info.pid, bootId: typeof info.bootId === 'string' ? info.bootId : null, dataDir };
+  return {
+    url: info.url,
+    operatorKey,
+    pid: info.pid,
+    bootId: typeof info.bootId === 'string' ? info.bootId : null,
+    dataDir,
+    version: typeof info.version === 'string' ? info.version : null,
+  };
 }
 
 /** The Hub's error body as one sentence for stderr (even when its message runs to two), and its parts. */
@@ -120,8 +134,19 @@ export async function verifyHub(hub: HubTarget): Promise<void> {
   if (status !== 200 || (answered as { bootId?: unknown } | null)?.bootId !== hub.bootId) throw notRunning;
 }
 
+/**
+ * verifyHub, then one warning line when the Hub recorded a version other than this CLI's: only
+ * once the listener is known to be the Hub hub.json describes, since until then its version says
+ * nothing about what answers.
+ */
+async function verifyAndCompare(hub: HubTarget): Promise<void> {
+  await verifyHub(hub);
+  const warning = versionSkewWarning(CIHUB_VERSION, hub.version);
+  if (warning !== null) (hub.warn ?? writeErr)(`${warning}\n`);
+}
+
 export async function callHub<T>(hub: HubTarget, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
-  await (hub.verified ??= verifyHub(hub));
+  await (hub.verified ??= verifyAndCompare(hub));
   let res;
   try {
     res = await request(`${hub.url}${path}`, {

@@ -24,6 +24,12 @@ export interface HubInfo {
    * crash cannot hand the key to whatever took the port since. Absent in files older Hubs wrote.
    */
   readonly bootId?: string;
+  /**
+   * The cihub version of the running Hub (package.json's), so a CLI upgraded beside it can tell
+   * the Hub has not been restarted onto the new code yet. Absent in files Hubs from before this
+   * field wrote, which the CLI therefore reads as older than itself.
+   */
+  readonly version?: string;
 }
 
 /**

@@ -13,6 +13,7 @@ import { registerPinRoutes } from '../../http/pin-routes.js';
 import { HUB_BOOT_PATH, registerHubBootRoutes } from '../../http/hub-boot-routes.js';
 import { pinStatuses, type PinTargetFacts } from '../../status/pool-status.js';
 import { CliError } from '../hub-client.js';
+import { CIHUB_VERSION } from '../version.js';
 import { normalizePinTarget, pinCommand, pinDoneLines, pinQuestion, unpinCommand } from './pin.js';
 import { backendViewFixture } from '../../engines/backend-view.fixture.js';
 
@@ -97,7 +98,14 @@ describe('pinCommand and unpinCommand against the routes', () => {
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : 0;
-    writeHubInfo(dir, { url: `http://127.0.0.1:${port}`, port, pid: process.pid, startedAt: new Date().toISOString(), bootId: 'pin-test-boot' });
+    writeHubInfo(dir, {
+      url: `http://127.0.0.1:${port}`,
+      port,
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+      bootId: 'pin-test-boot',
+      version: CIHUB_VERSION,
+    });
   });
   after(async () => {
     await app.close();
