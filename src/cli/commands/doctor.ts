@@ -5,10 +5,10 @@
  */
 import type { DirectoryReport } from '../../discovery/discovery-service.js';
 import type { PeerClock } from '../../peers/peer-clock.js';
-import type { PoolStatus } from '../../status/pool-status.js';
 import type { TailscaleReport } from '../../tailnet/tailscale-report.js';
 import { doctorChecks, type DoctorCheck } from '../doctor-checks.js';
 import { callHub, CliError, findHub, type HubTarget } from '../hub-client.js';
+import { fetchPoolStatus } from '../fetch-pool-status.js';
 import { table } from '../render/pool-status.js';
 import { lineSafe, writeOut } from '../output.js';
 import type { CommonOptions } from './pool.js';
@@ -29,7 +29,7 @@ async function optional<T>(read: () => Promise<T>): Promise<T | null> {
 
 export async function poolDoctor(opts: CommonOptions): Promise<string> {
   const hub: HubTarget = findHub(opts.dataDir);
-  const status = await callHub<PoolStatus>(hub, 'GET', '/api/inference/pool/status');
+  const status = await fetchPoolStatus(hub);
   const [tailscale, clocks, directories] = await Promise.all([
     optional(() => callHub<TailscaleReport>(hub, 'GET', '/api/inference/pool/tailscale')),
     optional(async () => (await callHub<{ peers: PeerClock[] }>(hub, 'GET', '/api/inference/pool/peers/clocks')).peers),

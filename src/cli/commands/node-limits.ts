@@ -6,6 +6,7 @@
 import type { PoolSettings } from '../../config/settings-schema.js';
 import type { PoolStatus } from '../../status/pool-status.js';
 import { callHub, CliError, findHub, UsageError } from '../hub-client.js';
+import { fetchPoolStatusWithoutCaps } from '../fetch-pool-status.js';
 import { confirm } from '../confirm.js';
 import type { CommonOptions } from './pool.js';
 
@@ -24,7 +25,7 @@ async function setLimit(
   value: number | null,
   opts: CommonOptions & { yes: boolean; assumeYes: boolean },
   question: string,
-): Promise<PoolStatus> {
+): Promise<Omit<PoolStatus, 'contextCaps'>> {
   const hub = findHub(opts.dataDir);
   await confirm(question, opts);
   try {
@@ -33,7 +34,7 @@ async function setLimit(
     if (err instanceof CliError && err.hub?.code === 'HUB_ERR_SETTINGS_INVALID') throw new CliError(`Nothing was changed: ${err.hub.message ?? key}.`);
     throw err;
   }
-  return callHub<PoolStatus>(hub, 'GET', '/api/inference/pool/status');
+  return fetchPoolStatusWithoutCaps(hub);
 }
 
 export async function poolCeiling(opts: CommonOptions & { value: string; yes: boolean; assumeYes: boolean }): Promise<string> {

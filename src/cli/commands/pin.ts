@@ -5,10 +5,11 @@
  * both the question and the answer say so: the operator should never read it as a guarantee.
  */
 import type { RoutingPin } from '../../config/settings-schema.js';
-import type { PinStatus, PoolStatus } from '../../status/pool-status.js';
+import type { PinStatus } from '../../status/pool-status.js';
 import { normalizePeerName } from '../../tailnet/peer-name.js';
 import { confirm } from '../confirm.js';
 import { callHub, CliError, findHub, UsageError } from '../hub-client.js';
+import { fetchPoolStatusWithoutCaps } from '../fetch-pool-status.js';
 
 const PINS = '/api/inference/pool/pins';
 
@@ -82,7 +83,7 @@ export async function pinCommand(opts: PinOptions): Promise<string> {
   const body = opts.model === undefined ? { scope: 'default', target } : { scope: 'model', model: opts.model, target };
   const answer = await callHub<{ pin: RoutingPin; pins: RoutingPin[] }>(hub, 'POST', PINS, body);
   if (opts.json) return json(answer);
-  const status = await callHub<PoolStatus>(hub, 'GET', '/api/inference/pool/status');
+  const status = await fetchPoolStatusWithoutCaps(hub);
   const mine = (status.pins ?? []).find((p) => p.scope === answer.pin.scope && p.model === answer.pin.model);
   return text(pinDoneLines(answer.pin, mine));
 }

@@ -1,9 +1,9 @@
 /** `cihub pool ...`: status, log, enable and disable, as a client of this machine's Hub. */
-import type { PoolStatus } from '../../status/pool-status.js';
 import type { RoutingLogPage } from '../../routing-log/entry.js';
 import type { PoolSettings } from '../../config/settings-schema.js';
 import { parseSince, type SinceProblem } from '../../routing-log/since.js';
 import { callHub, findHub, UsageError } from '../hub-client.js';
+import { fetchPoolStatus, fetchPoolStatusWithoutCaps } from '../fetch-pool-status.js';
 import { confirm } from '../confirm.js';
 import { lineSafe } from '../output.js';
 import { renderPoolStatus } from '../render/pool-status.js';
@@ -16,7 +16,7 @@ export interface CommonOptions {
 
 export async function poolStatus(opts: CommonOptions): Promise<string> {
   const hub = findHub(opts.dataDir);
-  const status = await callHub<PoolStatus>(hub, 'GET', '/api/inference/pool/status');
+  const status = await fetchPoolStatus(hub);
   if (opts.json) return `${JSON.stringify(status, null, 2)}\n`;
   const log = await callHub<RoutingLogPage>(hub, 'GET', '/api/inference/pool/routing-log?limit=1');
   return renderPoolStatus(lineSafe(status), log.summary);
@@ -69,7 +69,7 @@ export async function poolSwitch(on: boolean, opts: CommonOptions & { yes: boole
     opts,
   );
   const settings = await callHub<PoolSettings>(hub, 'PATCH', '/api/inference/pool/settings', { poolEnabled: on });
-  const status = await callHub<PoolStatus>(hub, 'GET', '/api/inference/pool/status');
+  const status = await fetchPoolStatusWithoutCaps(hub);
   // Only the master variable locks the master switch (config/kill-switch.ts).
   const lockedBy = status.disabledBy === 'env' ? USER_DISABLED_VARIABLE : null;
   // The settings' own keys stay at the top, as before; what is in force, and why, beside them.

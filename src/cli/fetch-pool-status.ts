@@ -1,0 +1,39 @@
+/**
+ * GET /status for every command that reads it, and the one place its shape is checked. A Hub
+ * started before an upgrade keeps answering with the document its own release built, which can
+ * lack fields this CLI reads: contextCaps came after earlier releases, and reading it from such
+ * a document crashed `pool status` and `pool doctor` on undefined. A missing contextCaps is
+ * named as what it is, a Hub older than this CLI, rather than left to fail in a renderer.
+ */
+import type { PoolStatus } from '../status/pool-status.js';
+import { callHub, CliError, type HubTarget } from './hub-client.js';
+import { CIHUB_VERSION } from './version.js';
+
+export const POOL_STATUS_PATH = '/api/inference/pool/status';
+
+/** The status document for a command that reads its contextCaps; a CliError naming the restart when the Hub sent none. */
+export async function fetchPoolStatus(hub: HubTarget): Promise<PoolStatus> {
+  const status = await callHub<unknown>(hub, 'GET', POOL_STATUS_PATH);
+  if (!hasContextCaps(status)) {
+    throw new CliError(
+      `The Hub at ${hub.url} is older than this cihub (${CIHUB_VERSION}): its status has no contextCaps, so this CLI cannot read it. Restart the Hub with \`cihub serve\` (or its service manager) so the two agree.`,
+    );
+  }
+  return status;
+}
+
+/**
+ * The status document for a command that reads back a field or two after changing something
+ * (pin, ceiling, context cap, pool on/off). Those fields came before contextCaps (pins in
+ * b7ff2b8, the ceiling and disabledBy in 9ebde78, maxNumCtx in bd56bca; contextCaps in cbf4710),
+ * so an older Hub answers them, and refusing there would report a change the Hub made as a
+ * failure. The type leaves contextCaps out, so a reader of it cannot start here unchecked.
+ */
+export async function fetchPoolStatusWithoutCaps(hub: HubTarget): Promise<Omit<PoolStatus, 'contextCaps'>> {
+  return callHub<Omit<PoolStatus, 'contextCaps'>>(hub, 'GET', POOL_STATUS_PATH);
+}
+
+function hasContextCaps(status: unknown): status is PoolStatus {
+  const caps = (status as { contextCaps?: unknown } | null)?.contextCaps as { caps?: unknown; nodes?: unknown; uncapped?: unknown } | null | undefined;
+  return typeof caps === 'object' && caps !== null && Array.isArray(caps.caps) && Array.isArray(caps.nodes) && Array.isArray(caps.uncapped);
+}
