@@ -24,9 +24,8 @@ export async function fetchPoolStatus(hub: HubTarget): Promise<PoolStatus> {
 
 /**
  * The status document for a command that reads back a field or two after changing something
- * (pin, ceiling, context cap, pool on/off). Those fields came before contextCaps (pins in
- * b7ff2b8, the ceiling and disabledBy in 9ebde78, maxNumCtx in bd56bca; contextCaps in cbf4710),
- * so an older Hub answers them, and refusing there would report a change the Hub made as a
+ * (pin, ceiling, context cap, pool on/off). Every Hub that records pins, ceilings, caps and
+ * switches in status already sent those fields before contextCaps came, so an older Hub answers them, and refusing there would report a change the Hub made as a
  * failure. The type leaves contextCaps out, so a reader of it cannot start here unchecked.
  */
 export async function fetchPoolStatusWithoutCaps(hub: HubTarget): Promise<Omit<PoolStatus, 'contextCaps'>> {

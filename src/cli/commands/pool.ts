@@ -1,6 +1,7 @@
 /** `cihub pool ...`: status, log, enable and disable, as a client of this machine's Hub. */
 import type { RoutingLogPage } from '../../routing-log/entry.js';
 import type { PoolSettings } from '../../config/settings-schema.js';
+import type { PoolStatus } from '../../status/pool-status.js';
 import { parseSince, type SinceProblem } from '../../routing-log/since.js';
 import { callHub, findHub, UsageError } from '../hub-client.js';
 import { fetchPoolStatus, fetchPoolStatusWithoutCaps } from '../fetch-pool-status.js';
@@ -83,7 +84,7 @@ export async function poolSwitch(on: boolean, opts: CommonOptions & { yes: boole
 }
 
 /** With the pool back on, each direction that its own switch still holds off, and how to turn it on. */
-function directionsStillOff(status: PoolStatus): string[] {
+function directionsStillOff(status: Pick<PoolStatus, 'directions'>): string[] {
   const directions = [
     { d: status.directions.outbound, name: 'Sending work to peers', variable: 'HUB_POOL_OUTBOUND_DISABLED', setting: 'poolOutboundEnabled' },
     { d: status.directions.inbound, name: 'Serving peers', variable: 'HUB_POOL_INBOUND_DISABLED', setting: 'poolInboundEnabled' },
