@@ -5,6 +5,7 @@ import { DEFAULT_SETTINGS } from '../config/settings-schema.js';
 import type { DirectoryReport } from '../discovery/discovery-service.js';
 import type { PeerClock } from '../peers/peer-clock.js';
 import { buildPoolStatus, type StatusInputs } from '../status/pool-status.js';
+import { statusInputs } from '../status/status-inputs.fixture.js';
 import type { TailscaleReport } from '../tailnet/tailscale-report.js';
 import { doctorChecks, engineHint, type DoctorInputs } from './doctor-checks.js';
 import { HARDWARE, machine, PRESSURE } from '../status/machine.fixture.js';
@@ -16,21 +17,6 @@ import { renderPoolStatus } from './render/pool-status.js';
 const withMachine = (local: ReturnType<typeof machine>, settings = DEFAULT_SETTINGS): Partial<StatusInputs> => ({
   settings,
   machine: { local, peerFacts: () => null, nowMs: 0 },
-});
-
-const inputs = (extra: Partial<StatusInputs> = {}): StatusInputs => ({
-  directions: resolvePoolDirections({ userDisabled: false, outboundDisabled: false, inboundDisabled: false }, DEFAULT_SETTINGS),
-  settings: DEFAULT_SETTINGS,
-  envMaxPromptTokens: null,
-  backends: [],
-  inFlight: () => 0,
-  peers: [],
-  tailnet: { nodeFqdn: 'hub-a.tail0.ts.net', tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'tailscale', tailnetName: 'alice@example.com' },
-  identity: null,
-  pairingPin: { active: false, expiresAt: null },
-  peerOrigins: new Map(),
-  tailscaleAdminApiConfigured: false,
-  ...extra,
 });
 
 /** A Hub listening where Serve's proxy to 127.0.0.1 reaches it. */
@@ -72,7 +58,7 @@ function run(
   } = {},
 ) {
   const doctor: DoctorInputs = {
-    status: buildPoolStatus(inputs(over.status)),
+    status: buildPoolStatus(statusInputs(over.status)),
     tailscale: over.tailscale === null ? null : { ...healthyTailscale, ...over.tailscale },
     clocks: over.clocks === undefined ? [] : over.clocks,
     directories: over.directories === undefined ? [daemonOk] : over.directories,
@@ -285,7 +271,7 @@ describe('doctorChecks', () => {
   }
 
   it('F1 fails for a peer whose identity changed, and names what to do', () => {
-    const status = buildPoolStatus(inputs());
+    const status = buildPoolStatus(statusInputs());
     const refusing = {
       ...status,
       peers: [
@@ -304,7 +290,7 @@ describe('doctorChecks', () => {
   });
 
   it('F1 fails for a peer this Hub cannot authenticate to, and passes on its fix', () => {
-    const status = buildPoolStatus(inputs());
+    const status = buildPoolStatus(statusInputs());
     const unsent = {
       ...status,
       peers: [
@@ -323,7 +309,7 @@ describe('doctorChecks', () => {
   });
 
   it('F3 fails for a half-paired peer with both unpairs, and F1 does not send it to the clocks', () => {
-    const status = buildPoolStatus(inputs());
+    const status = buildPoolStatus(statusInputs());
     const half = {
       ...status,
       peers: [
@@ -344,7 +330,7 @@ describe('doctorChecks', () => {
   });
 
   it('P3 reports the container counts: collected, not measured with why, or no socket', () => {
-    const status = buildPoolStatus(inputs());
+    const status = buildPoolStatus(statusInputs());
     const withContainers = (containers: NonNullable<(typeof status)['localNode']['containers']>) =>
       doctorChecks({
         status: { ...status, localNode: { ...status.localNode, containers } },
@@ -446,7 +432,7 @@ describe('doctorChecks F2: context caps, decided as `pool status` decides them',
 
   it('warns exactly where the Context caps block in `pool status` warns', () => {
     for (const r of rows) {
-      const status = buildPoolStatus(inputs(r.status));
+      const status = buildPoolStatus(statusInputs(r.status));
       const blockWarns = renderPoolStatus(status, null).includes('no cap while others do');
       assert.equal(run({ status: r.status }).F2?.verdict === 'warn', blockWarns, r.name);
     }

@@ -5,12 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolvePoolDirections } from '../config/kill-switch.js';
 import { loadOrCreateOperatorKey, writeHubInfo } from '../config/data-dir.js';
 import { DEFAULT_SETTINGS } from '../config/settings-schema.js';
 import { RoutingLog } from '../routing-log/ring.js';
 import { ManualClock } from '../util/clock.js';
 import { buildPoolStatus, type PoolStatus } from '../status/pool-status.js';
+import { statusInputs } from '../status/status-inputs.fixture.js';
 import { poolDoctor } from './commands/doctor.js';
 import { poolContextCap } from './commands/node-limits.js';
 import { poolStatus } from './commands/pool.js';
@@ -19,19 +19,9 @@ import { CliError, findHub } from './hub-client.js';
 import { CIHUB_VERSION } from './version.js';
 
 /** What this version's Hub answers on GET /status: no engines, no peers. */
-const CURRENT: PoolStatus = buildPoolStatus({
-  directions: resolvePoolDirections({ userDisabled: false, outboundDisabled: false, inboundDisabled: false }, DEFAULT_SETTINGS),
-  settings: DEFAULT_SETTINGS,
-  envMaxPromptTokens: null,
-  backends: [],
-  inFlight: () => 0,
-  peers: [],
-  tailnet: { nodeFqdn: 'hub-a.tail0.ts.net', tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'tailscale', tailnetName: 'alice@example.com' },
-  identity: { nodeUuid: '11111111-2222-3333-4444-555555555555', fingerprint: null, identityError: null },
-  pairingPin: { active: false, expiresAt: null },
-  peerOrigins: new Map(),
-  tailscaleAdminApiConfigured: false,
-});
+const CURRENT: PoolStatus = buildPoolStatus(
+  statusInputs({ identity: { nodeUuid: '11111111-2222-3333-4444-555555555555', fingerprint: null, identityError: null } }),
+);
 
 const EMPTY_LOG = new RoutingLog({ size: 1, clock: new ManualClock(), bootId: 'shape-boot' }).page();
 

@@ -1,9 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { resolvePoolDirections } from '../../config/kill-switch.js';
-import { DEFAULT_SETTINGS } from '../../config/settings-schema.js';
 import { peerViewFixture } from '../../peers/peer-view.fixture.js';
 import { buildPoolStatus, type PoolStatus, type StatusInputs } from '../../status/pool-status.js';
+import { statusInputs } from '../../status/status-inputs.fixture.js';
 import { HARDWARE, machine, PRESSURE } from '../../status/machine.fixture.js';
 import { usablePeerFixture } from '../../placement/usable-peer.fixture.js';
 import type { PeerMachineFacts } from '../../status/machine-status.js';
@@ -26,22 +25,7 @@ function status(
     backends: [{ kind: 'ollama', models: ['m'] }],
   });
   const usable = usablePressure === null ? [] : [usablePeerFixture(PEER, [], { peerId: view.id, hardwareTier: 'high-end', pressure: usablePressure })];
-  return buildPoolStatus({
-    directions: resolvePoolDirections({ userDisabled: false, outboundDisabled: false, inboundDisabled: false }, DEFAULT_SETTINGS),
-    settings: DEFAULT_SETTINGS,
-    envMaxPromptTokens: null,
-    backends: [],
-    inFlight: () => 0,
-    peers: [view],
-    tailnet: { nodeFqdn: 'hub-a.tail0.ts.net', tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'tailscale', tailnetName: 'alice@example.com' },
-    identity: null,
-    pairingPin: { active: false, expiresAt: null },
-    peerOrigins: new Map(),
-    tailscaleAdminApiConfigured: false,
-    usablePeers: usable,
-    machine: { local, peerFacts: () => facts, nowMs: NOW },
-    ...extra,
-  });
+  return buildPoolStatus(statusInputs({ peers: [view], usablePeers: usable, machine: { local, peerFacts: () => facts, nowMs: NOW }, ...extra }));
 }
 
 const lines = (s: PoolStatus) => renderPoolStatus(s, null, { nowMs: NOW }).split('\n');

@@ -7,6 +7,7 @@ import type { PeerView } from '../../peers/peer-view.js';
 import type { RoutingLogSummary } from '../../routing-log/entry.js';
 import { probeFailureAction } from '../../peers/probe-failure.js';
 import { buildPoolStatus, type PoolStatus, type StatusInputs } from '../../status/pool-status.js';
+import { statusInputs } from '../../status/status-inputs.fixture.js';
 import { peerViewFixture } from '../../peers/peer-view.fixture.js';
 import { UNKNOWN_PEER_LOAD } from '../../placement/peer-load.js';
 import { usablePeerFixture } from '../../placement/usable-peer.fixture.js';
@@ -29,20 +30,14 @@ const backend = (backendId: 'ollama' | 'vllm', models: string[], healthy = true)
 });
 
 function status(extra: Partial<StatusInputs> = {}): PoolStatus {
-  return buildPoolStatus({
-    directions: resolvePoolDirections({ userDisabled: false, outboundDisabled: false, inboundDisabled: false }, DEFAULT_SETTINGS),
-    settings: DEFAULT_SETTINGS,
-    envMaxPromptTokens: null,
-    backends: [backend('ollama', ['qwen3:8b', 'llama3.2:3b'])],
-    inFlight: () => 0,
-    peers: [],
-    tailnet: { nodeFqdn: SELF, tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'tailscale', tailnetName: 'alice@example.com' },
-    identity: { nodeUuid: '11111111-2222-3333-4444-555555555555', fingerprint: FP, identityError: null },
-    pairingPin: { active: false, expiresAt: null },
-    peerOrigins: new Map(),
-    tailscaleAdminApiConfigured: false,
-    ...extra,
-  });
+  return buildPoolStatus(
+    statusInputs({
+      backends: [backend('ollama', ['qwen3:8b', 'llama3.2:3b'])],
+      tailnet: { nodeFqdn: SELF, tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'tailscale', tailnetName: 'alice@example.com' },
+      identity: { nodeUuid: '11111111-2222-3333-4444-555555555555', fingerprint: FP, identityError: null },
+      ...extra,
+    }),
+  );
 }
 
 function peer(extra: Partial<PeerView> = {}): PeerView {
