@@ -8,11 +8,25 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
 import { contextCapFindings } from '../../src/status/context-caps.js';
+import type { PeerView } from '../../src/peers/peer-view.js';
 import type { PoolStatus } from '../../src/status/pool-status.js';
 import { gotoPool, launchBrowser, openPage, signInByLink } from './browser.js';
+
+/**
+ * Serves the page A's status with each peer rewritten, and the context-cap findings A's own rule
+ * gives for the rewritten peers (the dashboard only words them).
+ */
+async function rewritePeers(page: Page, rewrite: (peer: PeerView) => PeerView): Promise<void> {
+  await page.route(`**${POOL_API}/status*`, async (route) => {
+    const answer = await route.fetch();
+    const status = (await answer.json()) as PoolStatus;
+    const peers = status.peers.map(rewrite);
+    await route.fulfill({ response: answer, json: { ...status, peers, contextCaps: contextCapFindings(status.localNode.maxNumCtx, peers) } });
+  });
+}
 
 describe('dashboard: Context caps', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 4 }, () => {
   let pool: Pool<'a' | 'b'>;
@@ -56,14 +70,8 @@ describe('dashboard: Context caps', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_M
   it('a peer whose first health check has not answered reads "not known", never "none"', async () => {
     const { page, context } = await openPage(browser);
     await signInByLink(page, pool.a.process);
-    // B as A lists a peer just approved, before its first snapshot: no inventory, no limits read,
-    // and the context-cap findings A's own rule gives for that (the dashboard words them only).
-    await page.route(`**${POOL_API}/status*`, async (route) => {
-      const answer = await route.fetch();
-      const status = (await answer.json()) as PoolStatus;
-      const peers = status.peers.map((p) => ({ ...p, backends: null, maxNumCtx: null, maxPromptTokens: null }));
-      await route.fulfill({ response: answer, json: { ...status, peers, contextCaps: contextCapFindings(status.localNode.maxNumCtx, peers) } });
-    });
+    // B as A lists a peer just approved, before its first snapshot: no inventory, no limits read.
+    await rewritePeers(page, (p) => ({ ...p, backends: null, maxNumCtx: null, maxPromptTokens: null }));
     await gotoPool(page);
     const peer = page.getByTestId('context-caps').locator(`tr[data-node="${pool.b.name}"]`);
     await peer.waitFor();
@@ -76,12 +84,7 @@ describe('dashboard: Context caps', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_M
     const { page, context } = await openPage(browser);
     await signInByLink(page, pool.a.process);
     // B as A lists it once its health checks stop answering: still paired, its last caps kept.
-    await page.route(`**${POOL_API}/status*`, async (route) => {
-      const answer = await route.fetch();
-      const status = (await answer.json()) as PoolStatus;
-      const peers = status.peers.map((p) => ({ ...p, status: 'unreachable' as const }));
-      await route.fulfill({ response: answer, json: { ...status, peers, contextCaps: contextCapFindings(status.localNode.maxNumCtx, peers) } });
-    });
+    await rewritePeers(page, (p) => ({ ...p, status: 'unreachable' }));
     await gotoPool(page);
     const peer = page.getByTestId('context-caps').locator(`tr[data-node="${pool.b.name}"]`);
     await peer.waitFor();
