@@ -25,10 +25,10 @@ export const DEGENERATE_PREFIX_CHARS = 256;
 /** The tail of a stream kept to find its last frames (a final frame, a usage chunk and [DONE] fit easily). */
 export const STREAM_TAIL_BYTES = 4 * 1024;
 /**
- * How far the tail may grow to keep a long last line (or the line before it) whole. Ollama's /api/generate ends on a
- * frame carrying `context`, every token of the conversation as an int array (protocols.md §2.3):
- * ~56 KB for 8,000 tokens, ~210 KB for 30,000. Past this the line is given up: the stream is
- * left unjudged and its timings unread.
+ * How far the tail may grow to keep a long last line (or the line before it) whole. Ollama's
+ * /api/generate ends on a frame carrying `context`, every token of the conversation as an int
+ * array (protocols.md §2.3): ~56 KB for 8,000 tokens, ~210 KB for 30,000. Past this the line is
+ * given up: the stream is left unjudged and its timings unread.
  */
 export const STREAM_LAST_LINE_MAX_BYTES = 1024 * 1024;
 /** The tail's first buffer: a short answer's whole stream; a longer one's tail moves to a buffer of twice STREAM_TAIL_BYTES. */
@@ -135,8 +135,8 @@ function judgeDoc(dialect: ProxyDialect, d: Record<string, unknown>): OutputFaul
 /**
  * Judges a stream as it passes, never holding a byte back. It keeps a copy of the last
  * STREAM_TAIL_BYTES, reaching further back to keep the last two lines whole (the final frame says
- * whether the stream ended, and an error frame may come just before [DONE]) up to STREAM_LAST_LINE_MAX_BYTES, and nothing of the head: the head's
- * frames are parsed as they come, until they have told whether the stream is in the dialect at
+ * whether the stream ended, and an error frame may come just before [DONE]) up to
+ * STREAM_LAST_LINE_MAX_BYTES, and nothing of the head: the head's frames are parsed as they come, until they have told whether the stream is in the dialect at
  * all and whether its text could still be nothing but placeholders. For almost every stream that is its first frame with text, so
  * the parsing stops there; a stream whose text stays empty (a tool call's arguments are not
  * text) is parsed for at most its first STREAM_HEAD_BYTES.
