@@ -136,10 +136,11 @@ function judgeDoc(dialect: ProxyDialect, d: Record<string, unknown>): OutputFaul
  * Judges a stream as it passes, never holding a byte back. It keeps a copy of the last
  * STREAM_TAIL_BYTES, reaching further back to keep the last two lines whole (the final frame says
  * whether the stream ended, and an error frame may come just before [DONE]) up to
- * STREAM_LAST_LINE_MAX_BYTES, and nothing of the head: the head's frames are parsed as they come, until they have told whether the stream is in the dialect at
- * all and whether its text could still be nothing but placeholders. For almost every stream that is its first frame with text, so
- * the parsing stops there; a stream whose text stays empty (a tool call's arguments are not
- * text) is parsed for at most its first STREAM_HEAD_BYTES.
+ * STREAM_LAST_LINE_MAX_BYTES, and nothing of the head: the head's frames are parsed as they
+ * come, until they have told whether the stream is in the dialect at all and whether its text
+ * could still be nothing but placeholders. For almost every stream that is its first frame with
+ * text, so the parsing stops there; a stream whose text stays empty (a tool call's arguments are
+ * not text) is parsed for at most its first STREAM_HEAD_BYTES.
  *
  * The head was a copy before, grown by doubling up to 16 KiB: on the soak's slow streams each
  * copy outlived a young-generation collection, so every buffer a stream dropped as its copy grew,
