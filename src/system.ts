@@ -51,10 +51,8 @@ import { PeerStore } from './store/peers.js';
 import { parsePeerOrigins, type PeerOrigins } from './tailnet/peer-origins.js';
 import { privateOnlyAgent } from './tailnet/pinned-dial.js';
 import { systemResolver } from './tailnet/private-address.js';
-import { readTailnetSelf } from './tailnet/tailnet-self.js';
-import { TailscaleClient } from './tailnet/tailscale-client.js';
-import { tailscaleRunner } from './tailnet/tailscale-exec.js';
-import { arch, hostname, platform, totalmem, userInfo } from 'node:os';
+import { envTailscale } from './tailnet/env-tailscale.js';
+import { arch, hostname, platform, totalmem } from 'node:os';
 import { PressureSampler } from './machine/pressure-sampler.js';
 import { pressurePaths, readPressure } from './machine/pressure-sources.js';
 import { HardwareReport } from './machine/hardware-report.js';
@@ -542,15 +540,7 @@ function buildPoolPeers(deps: {
   background: Background;
 }): PoolPeers {
   const { env, db, clock, logger, dispatcher, nameDispatcher, origins, settings, inFlight, background } = deps;
-  const tailscale = new TailscaleClient({
-    run: tailscaleRunner(env.tailscaleBinary),
-    clock,
-    account: userInfo().username,
-    isRoot: process.getuid?.() === 0,
-    hubHost: env.host,
-    logger,
-  });
-  const self = () => readTailnetSelf({ envFqdn: env.nodeFqdn, envSuffix: env.tailnetSuffix, status: () => tailscale.status() });
+  const { tailscale, self } = envTailscale(env, clock, logger);
   const adminApi = env.tailscaleOAuth === null ? null : new AdminApiClient({ ...env.tailscaleOAuth, clock });
   // The Admin API layer of the inbound tailnet check; null when there is no tailnet to ask about.
   const members =
