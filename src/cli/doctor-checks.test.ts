@@ -7,7 +7,7 @@ import type { PeerClock } from '../peers/peer-clock.js';
 import { buildPoolStatus, type StatusInputs } from '../status/pool-status.js';
 import { statusInputs } from '../status/status-inputs.fixture.js';
 import type { TailscaleReport } from '../tailnet/tailscale-report.js';
-import { doctorChecks, engineHint, type DoctorInputs } from './doctor-checks.js';
+import { doctorChecks, engineHint, HUB_ONLY_CHECKS, type DoctorInputs, type HubNotAsked } from './doctor-checks.js';
 import { HARDWARE, machine, PRESSURE } from '../status/machine.fixture.js';
 import { peerViewFixture } from '../peers/peer-view.fixture.js';
 import type { PeerView } from '../peers/peer-view.js';
@@ -472,5 +472,66 @@ describe('doctorChecks: what this machine is', () => {
     const v = run();
     assert.equal(v.M1, undefined);
     assert.equal(v.M2, undefined);
+  });
+});
+
+describe('doctorChecks without a Hub to ask', () => {
+  const notRunning: HubNotAsked = {
+    found: 'no Hub is running for the data dir /srv/cihub (no hub.json there)',
+    fix: 'start one with `cihub serve`',
+    notRunning: true,
+  };
+  const withoutHub = (tailscale: Partial<TailscaleReport> = {}, notAsked: HubNotAsked = notRunning) =>
+    doctorChecks({ status: null, notAsked, tailscale: { ...healthyTailscale, lastPublish: null, ...tailscale }, hubPort: 5002 });
+
+  it('fails H1 first with why and how to start the Hub, judges Tailscale, and reads every check only the Hub answers as unknown', () => {
+    const checks = withoutHub();
+    assert.deepEqual(checks[0], { code: 'H1', verdict: 'fail', found: notRunning.found, fix: 'start one with `cihub serve`' });
+    assert.deepEqual(
+      checks.slice(1).map((c) => [c.code, c.verdict]),
+      [['C1', 'ok'], ['C2', 'ok'], ['C3', 'ok'], ['C4', 'ok'], ...HUB_ONLY_CHECKS.map((code) => [code, 'unknown'])],
+    );
+    for (const c of checks.filter((c) => c.verdict === 'unknown')) assert.equal(c.found, 'not checked: the Hub is not running (H1)', c.code);
+  });
+
+  it('lists, besides H1, the same checks a Hub with every report lists', () => {
+    const status = buildPoolStatus(statusInputs(withMachine(machine(HARDWARE.midRange, PRESSURE.noPeer))));
+    const containers = { socket: null, projects: [], shared: true, sampledAt: null, problem: null, rollup: null };
+    const answered = doctorChecks({
+      status: { ...status, localNode: { ...status.localNode, containers } },
+      tailscale: healthyTailscale,
+      clocks: [],
+      directories: [daemonOk],
+      hubPort: 5002,
+    });
+    assert.deepEqual(
+      withoutHub().map((c) => c.code),
+      ['H1', ...answered.map((c) => c.code)],
+    );
+  });
+
+  it("names the Tailscale problem this machine has: no tailscale installed, or Serve not publishing the Hub's port", () => {
+    const none = withoutHub({
+      nameSource: 'none',
+      nodeFqdn: null,
+      binary: null,
+      daemon: { ...healthyTailscale.daemon, answered: false, connected: false, nodeFqdn: null, problem: 'tailscale is not installed' },
+    });
+    assert.deepEqual(
+      [none[1]?.code, none[1]?.verdict, none[1]?.found, none[1]?.fix],
+      ['C1', 'fail', 'tailscale is not installed', 'install Tailscale on this machine and connect it (tailscale up)'],
+    );
+    const absent = withoutHub({ serve: { ...onLoopback, verdict: 'absent', otherTarget: null, problem: null } })[2];
+    assert.deepEqual([absent?.code, absent?.verdict], ['C2', 'fail']);
+    assert.match(absent?.fix ?? '', /tailscale serve --bg --yes --https=443 http:\/\/127\.0\.0\.1:5002/);
+  });
+
+  it('says the Hub could not be asked, rather than that it is not running, when the operator key cannot be read', () => {
+    const checks = withoutHub(
+      {},
+      { found: 'no operator key found in /srv/cihub, so the Hub cannot be asked', fix: 'run cihub as the user that owns that folder', notRunning: false },
+    );
+    assert.equal(checks[0]?.fix, 'run cihub as the user that owns that folder');
+    assert.equal(checks.find((c) => c.code === 'P1')?.found, 'not checked: the Hub could not be asked (H1)');
   });
 });

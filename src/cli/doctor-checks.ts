@@ -2,7 +2,8 @@
  * `cihub pool doctor`: read-only checks of whether this Hub can pool and whether peers will
  * reach it, as records (code, verdict, what was found, what to do). Pure: the command gathers
  * the status document, what the Hub knows of its Tailscale, each peer's clock and the discovery
- * directories, and prints the records.
+ * directories, and prints the records. When the Hub cannot be asked, the command reads Tailscale
+ * from its own process instead and says why the Hub was not asked.
  */
 import type { DirectoryReport } from '../discovery/discovery-service.js';
 import { SKEW_WINDOW_MS } from '../peer-auth/verify-signed.js';
@@ -17,7 +18,7 @@ import type { TailscaleReport } from '../tailnet/tailscale-report.js';
 export type Verdict = 'ok' | 'warn' | 'fail' | 'unknown';
 
 export interface DoctorCheck {
-  /** Stable code: C* tailnet, P* pooling, E* engines, M* this machine, D* discovery and development settings, F* peers. */
+  /** Stable code: H* the Hub itself, C* tailnet, P* pooling, E* engines, M* this machine, D* discovery and development settings, F* peers. */
   readonly code: string;
   readonly verdict: Verdict;
   readonly found: string;
@@ -25,7 +26,8 @@ export interface DoctorCheck {
   readonly fix: string | null;
 }
 
-export interface DoctorInputs {
+/** What the Hub answered. */
+export interface HubAnswers {
   readonly status: PoolStatus;
   /** What the Hub knows of its Tailscale; null when it could not be read. */
   readonly tailscale: TailscaleReport | null;
@@ -36,13 +38,37 @@ export interface DoctorInputs {
   readonly hubPort: number;
 }
 
+/** Why the Hub could not be asked anything (H1), and what to do. */
+export interface HubNotAsked {
+  readonly found: string;
+  readonly fix: string;
+  /** No Hub answers for the data dir (as against one this account cannot reach: no readable operator key or data dir). */
+  readonly notRunning: boolean;
+}
+
+/** Nothing came from the Hub: Tailscale as this process reads it, for the port the Hub has or would have. */
+export interface WithoutHub {
+  readonly status: null;
+  readonly notAsked: HubNotAsked;
+  /** Read by the CLI itself (a read that fails is in the report, as the Hub's is). */
+  readonly tailscale: TailscaleReport;
+  readonly hubPort: number;
+}
+
+export type DoctorInputs = HubAnswers | WithoutHub;
+
 /** A clock this far off is reported before it is refused (signed requests allow SKEW_WINDOW_MS). */
 export const CLOCK_SKEW_WARN_MS = 60_000;
 
 const check = (code: string, verdict: Verdict, found: string, fix: string | null = null): DoctorCheck => ({ code, verdict, found, fix });
 
-function tailnetName(status: PoolStatus, ts: TailscaleReport | null): DoctorCheck {
-  const node = status.localNode;
+/** This Hub's name and where it came from: the status document's, or the Tailscale report's when there is none. */
+interface OwnName {
+  readonly nodeFqdn: string | null;
+  readonly tailnetSource: 'env' | 'tailscale' | 'none';
+}
+
+function tailnetName(node: OwnName, ts: TailscaleReport | null): DoctorCheck {
   if (node.nodeFqdn === null) {
     const why = ts?.daemon.problem ?? 'this Hub has no tailnet name';
     return check(
@@ -280,10 +306,32 @@ function clockCheck(clocks: readonly PeerClock[] | null): DoctorCheck {
   return check('F4', 'ok', `clocks within a minute: ${found}`);
 }
 
+/** The checks only the Hub can answer, in the order a Hub's doctor lists them (those listed only when they fail left out). */
+export const HUB_ONLY_CHECKS: readonly string[] = ['P1', 'P2', 'E1', 'M1', 'M2', 'D2', 'P3', 'F1', 'F2', 'F4'];
+
+/**
+ * No Hub to ask: H1 first says why, the Tailscale checks are judged from what this process reads,
+ * and every check only the Hub can answer reads unknown, so the list still shows what was not checked.
+ */
+function checksWithoutHub(inputs: WithoutHub): DoctorCheck[] {
+  const { notAsked, tailscale, hubPort } = inputs;
+  const name: OwnName = { nodeFqdn: tailscale.nodeFqdn, tailnetSource: tailscale.nameSource };
+  const unknown = notAsked.notRunning ? 'not checked: the Hub is not running (H1)' : 'not checked: the Hub could not be asked (H1)';
+  return [
+    check('H1', 'fail', notAsked.found, notAsked.fix),
+    tailnetName(name, tailscale),
+    serveCheck(tailscale, hubPort),
+    certificatesCheck(tailscale),
+    operatorCheck(tailscale),
+    ...HUB_ONLY_CHECKS.map((code) => check(code, 'unknown', unknown)),
+  ];
+}
+
 export function doctorChecks(inputs: DoctorInputs): DoctorCheck[] {
+  if (inputs.status === null) return checksWithoutHub(inputs);
   const { status, tailscale, hubPort } = inputs;
   const node = status.localNode;
-  const checks: DoctorCheck[] = [tailnetName(status, tailscale), serveCheck(tailscale, hubPort), certificatesCheck(tailscale), operatorCheck(tailscale)];
+  const checks: DoctorCheck[] = [tailnetName(node, tailscale), serveCheck(tailscale, hubPort), certificatesCheck(tailscale), operatorCheck(tailscale)];
   checks.push(
     status.enabled
       ? check('P1', status.reason === 'partially_disabled' ? 'warn' : 'ok', `Hub Pool is on (${status.reason})`)

@@ -83,7 +83,7 @@ describe('GET /status from a Hub still running a release before this CLI', () =>
   });
 
   it('`pool doctor` says the same, rather than crashing in its context-cap check', async () => {
-    await assert.rejects(poolDoctor({ dataDir: dir }), refusedAs(olderHub));
+    await assert.rejects(poolDoctor({ dataDir: dir, env: {} }), refusedAs(olderHub));
   });
 
   it('a command that changed something and reads back only older fields still reports the change', async () => {

@@ -42,10 +42,29 @@ export class UsageError extends CliError {
   }
 }
 
-/** No Hub answers for this data dir: exit code 3, so a script can tell "start it" from "it said no". */
-export class HubNotRunningError extends CliError {
-  constructor(message: string) {
+/**
+ * The CLI cannot ask its Hub anything: none answers for the data dir, or this account cannot read
+ * what leads to it. Beside the one sentence every command prints, `found` and `fix` hold its two
+ * halves for `cihub pool doctor`, which reports them as a check of their own (H1) and goes on
+ * with the checks it can make without a Hub.
+ */
+export class HubUnreachableError extends CliError {
+  constructor(
+    message: string,
+    readonly found: string,
+    readonly fix: string,
+  ) {
     super(message);
+    this.name = 'HubUnreachableError';
+  }
+}
+
+const START_IT = 'start it with `cihub serve`';
+
+/** No Hub answers for this data dir: exit code 3, so a script can tell "start it" from "it said no". */
+export class HubNotRunningError extends HubUnreachableError {
+  constructor(message: string, found: string = message, fix: string = START_IT) {
+    super(message, found, fix);
     this.name = 'HubNotRunningError';
   }
 }
@@ -68,13 +87,25 @@ export interface HubTarget {
 export function findHub(dataDir: string): HubTarget {
   const info = readHubInfo(dataDir);
   if (info === null && dataDirRefused(dataDir)) {
-    throw new CliError(
+    throw new HubUnreachableError(
       `This account cannot read the data dir ${dataDir}, so it cannot tell whether its Hub runs. Run cihub as the user that owns that folder (the account the Hub runs as), not under sudo or as another user.`,
+      `this account cannot read the data dir ${dataDir}, so it cannot tell whether its Hub runs`,
+      'run cihub as the user that owns that folder (the account the Hub runs as), not under sudo or as another user',
     );
   }
-  if (info === null) throw new HubNotRunningError(`No Hub is running for the data dir ${dataDir} (no hub.json there). Start one with \`cihub serve\`.`);
+  if (info === null)
+    throw new HubNotRunningError(
+      `No Hub is running for the data dir ${dataDir} (no hub.json there). Start one with \`cihub serve\`.`,
+      `no Hub is running for the data dir ${dataDir} (no hub.json there)`,
+      'start one with `cihub serve`',
+    );
   const operatorKey = readOperatorKey(dataDir);
-  if (operatorKey === null) throw new CliError(`No operator key found in ${dataDir}. Run cihub as the user that owns that folder.`);
+  if (operatorKey === null)
+    throw new HubUnreachableError(
+      `No operator key found in ${dataDir}. Run cihub as the user that owns that folder.`,
+      `no operator key found in ${dataDir}, so the Hub cannot be asked`,
+      'run cihub as the user that owns that folder',
+    );
   return {
     url: info.url,
     operatorKey,
@@ -107,6 +138,7 @@ function refusal(statusCode: number, json: unknown): { said: string; hub: { stat
 export async function verifyHub(hub: HubTarget): Promise<void> {
   const notRunning = new HubNotRunningError(
     `The Hub is not running: ${hub.dataDir}/hub.json is left over from a Hub that has stopped, so the operator key was not sent to ${hub.url}; start it with \`cihub serve\`.`,
+    `no Hub is running for the data dir ${hub.dataDir}: its hub.json is left over from a Hub that has stopped`,
   );
   if (hub.bootId === null || !pidAlive(hub.pid)) throw notRunning;
   let status: number;
@@ -123,8 +155,10 @@ export async function verifyHub(hub: HubTarget): Promise<void> {
     answered = parseJsonOrUndefined(bytes) ?? null;
   } catch (err) {
     if (err instanceof UpstreamReadError) throw notRunning;
+    const failure = describeCallFailure(err, BOOT_CHECK_TIMEOUT_MS);
     throw new HubNotRunningError(
-      `The Hub is not running, or not answering, at ${hub.url} (${describeCallFailure(err, BOOT_CHECK_TIMEOUT_MS)}). Start it with \`cihub serve\`.`,
+      `The Hub is not running, or not answering, at ${hub.url} (${failure}). Start it with \`cihub serve\`.`,
+      `the Hub for the data dir ${hub.dataDir} is not running, or not answering, at ${hub.url} (${failure})`,
     );
   }
   if (status >= 400 && typeof (answered as { error?: { code?: unknown } } | null)?.error?.code === 'string') {
@@ -157,8 +191,10 @@ export async function callHub<T>(hub: HubTarget, method: 'GET' | 'POST' | 'PATCH
       bodyTimeout: HUB_CALL_TIMEOUT_MS,
     });
   } catch (err) {
+    const failure = describeCallFailure(err, HUB_CALL_TIMEOUT_MS);
     throw new HubNotRunningError(
-      `The Hub is not running, or not answering, at ${hub.url} (${describeCallFailure(err, HUB_CALL_TIMEOUT_MS)}). Start it with \`cihub serve\`.`,
+      `The Hub is not running, or not answering, at ${hub.url} (${failure}). Start it with \`cihub serve\`.`,
+      `the Hub for the data dir ${hub.dataDir} is not running, or not answering, at ${hub.url} (${failure})`,
     );
   }
   const text = await res.body.text();

@@ -220,7 +220,7 @@ pool
   .command('doctor')
   .description('read-only checks of whether this Hub can pool and peers can reach it')
   .option('--json', 'print the checks as JSON')
-  .action(async (o: { json?: boolean }) => out(await poolDoctor({ dataDir: dataDir(), json: o.json === true })));
+  .action(async (o: { json?: boolean }) => out(await poolDoctor({ dataDir: dataDir(), json: o.json === true, env })));
 pool
   .command('pin <target>')
   .description("prefer 'local' or a peer for a model; a pin reorders, it never forces")

@@ -136,7 +136,7 @@ export interface Knobs {
   slowerPlacementFloorMs(): number;
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
+export type Env = Readonly<Record<string, string | undefined>>;
 
 const TRUE_WORDS = new Set(['1', 'true', 'yes', 'on']);
 const OFF_WORDS = new Set(['0', 'false', 'off', 'no']);
