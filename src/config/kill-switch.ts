@@ -8,6 +8,13 @@ import type { PoolSettings } from './settings-schema.js';
 
 export type DisabledBy = 'env' | 'setting' | null;
 
+/** The environment variables that lock the switches off, named where an operator is told of them. */
+export const SWITCH_ENV_FLAGS = {
+  master: 'HUB_POOL_USER_DISABLED',
+  outbound: 'HUB_POOL_OUTBOUND_DISABLED',
+  inbound: 'HUB_POOL_INBOUND_DISABLED',
+} as const;
+
 export interface Direction {
   readonly enabled: boolean;
   /** The highest switch holding the direction off: the master's while it is off, else the direction's own. */

@@ -6,6 +6,7 @@
  * force a direction off, and HUB_POOL_MAX_PROMPT_TOKENS, which replaces the prompt ceiling.
  */
 import type { HubEnv } from './env.js';
+import { SWITCH_ENV_FLAGS } from './kill-switch.js';
 import { inertSetting, type InertSetting } from './inert-settings.js';
 import { DEFAULT_SETTINGS, describeRule, NOT_PATCHABLE, SETTING_RULES, type PoolSettings } from './settings-schema.js';
 
@@ -30,11 +31,11 @@ type EnvLocks = Pick<HubEnv, 'userDisabled' | 'outboundDisabled' | 'inboundDisab
 function lockOf(key: keyof PoolSettings, env: EnvLocks): { lockedBy: string; lockedValue: unknown } | null {
   switch (key) {
     case 'poolEnabled':
-      return env.userDisabled ? { lockedBy: 'HUB_POOL_USER_DISABLED', lockedValue: false } : null;
+      return env.userDisabled ? { lockedBy: SWITCH_ENV_FLAGS.master, lockedValue: false } : null;
     case 'poolOutboundEnabled':
-      return env.outboundDisabled ? { lockedBy: 'HUB_POOL_OUTBOUND_DISABLED', lockedValue: false } : null;
+      return env.outboundDisabled ? { lockedBy: SWITCH_ENV_FLAGS.outbound, lockedValue: false } : null;
     case 'poolInboundEnabled':
-      return env.inboundDisabled ? { lockedBy: 'HUB_POOL_INBOUND_DISABLED', lockedValue: false } : null;
+      return env.inboundDisabled ? { lockedBy: SWITCH_ENV_FLAGS.inbound, lockedValue: false } : null;
     case 'poolMaxPromptTokens':
       return env.maxPromptTokens !== null ? { lockedBy: 'HUB_POOL_MAX_PROMPT_TOKENS', lockedValue: env.maxPromptTokens } : null;
     default:

@@ -1,6 +1,7 @@
 /** `cihub pool ...`: status, log, enable and disable, as a client of this machine's Hub. */
 import type { RoutingLogPage } from '../../routing-log/entry.js';
 import type { PoolSettings } from '../../config/settings-schema.js';
+import { SWITCH_ENV_FLAGS } from '../../config/kill-switch.js';
 import type { PoolStatus } from '../../status/pool-status.js';
 import { parseSince, type SinceProblem } from '../../routing-log/since.js';
 import { callHub, findHub, UsageError } from '../hub-client.js';
@@ -72,7 +73,7 @@ export async function poolSwitch(on: boolean, opts: CommonOptions & { yes: boole
   const settings = await callHub<PoolSettings>(hub, 'PATCH', '/api/inference/pool/settings', { poolEnabled: on });
   const status = await fetchPoolStatusWithoutCaps(hub);
   // Only the master variable locks the master switch (config/kill-switch.ts).
-  const lockedBy = status.disabledBy === 'env' ? USER_DISABLED_VARIABLE : null;
+  const lockedBy = status.disabledBy === 'env' ? SWITCH_ENV_FLAGS.master : null;
   // The settings' own keys stay at the top, as before; what is in force, and why, beside them.
   if (opts.json) return `${JSON.stringify({ ...settings, enabled: status.enabled, disabledBy: status.disabledBy, lockedBy }, null, 2)}\n`;
   if (lockedBy !== null)
@@ -86,8 +87,8 @@ export async function poolSwitch(on: boolean, opts: CommonOptions & { yes: boole
 /** With the pool back on, each direction that its own switch still holds off, and how to turn it on. */
 function directionsStillOff(status: Pick<PoolStatus, 'directions'>): string[] {
   const directions = [
-    { d: status.directions.outbound, name: 'Sending work to peers', variable: 'HUB_POOL_OUTBOUND_DISABLED', setting: 'poolOutboundEnabled' },
-    { d: status.directions.inbound, name: 'Serving peers', variable: 'HUB_POOL_INBOUND_DISABLED', setting: 'poolInboundEnabled' },
+    { d: status.directions.outbound, name: 'Sending work to peers', variable: SWITCH_ENV_FLAGS.outbound, setting: 'poolOutboundEnabled' },
+    { d: status.directions.inbound, name: 'Serving peers', variable: SWITCH_ENV_FLAGS.inbound, setting: 'poolInboundEnabled' },
   ];
   return directions
     .filter(({ d }) => !d.enabled)
@@ -97,5 +98,3 @@ function directionsStillOff(status: Pick<PoolStatus, 'directions'>): string[] {
         : `${name} stays off: ${setting} is false (turn it on with \`cihub pool set ${setting} true\`).`,
     );
 }
-
-const USER_DISABLED_VARIABLE = 'HUB_POOL_USER_DISABLED';

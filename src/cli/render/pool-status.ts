@@ -10,6 +10,7 @@ import { identityFix } from '../../identity/identity-fix.js';
 import type { PoolStatus } from '../../status/pool-status.js';
 import type { RoutingLogSummary } from '../../routing-log/entry.js';
 import type { PeerView } from '../../peers/peer-view.js';
+import { SWITCH_ENV_FLAGS } from '../../config/kill-switch.js';
 import { describeFailedBreakdown } from './failed-breakdown.js';
 import { capText, contextCapLines, peerCapReading, peerCeilingReading } from './context-caps.js';
 import { ago, authWord, clockTime, columns, peerModels, shortId } from './peers.js';
@@ -53,7 +54,7 @@ export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary 
   const lines: string[] = [];
   lines.push(`Hub Pool: ${headline(status)}`);
   lines.push(
-    `  ${direction('sending work to peers', status.directions.outbound, 'HUB_POOL_OUTBOUND_DISABLED', status.enabled)} · ${direction('serving peers', status.directions.inbound, 'HUB_POOL_INBOUND_DISABLED', status.enabled)}`,
+    `  ${direction('sending work to peers', status.directions.outbound, SWITCH_ENV_FLAGS.outbound, status.enabled)} · ${direction('serving peers', status.directions.inbound, SWITCH_ENV_FLAGS.inbound, status.enabled)}`,
   );
   lines.push(...routingLines(status));
   const origins = status.localNode.peerOriginsMap;
