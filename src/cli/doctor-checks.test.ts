@@ -526,6 +526,13 @@ describe('doctorChecks without a Hub to ask', () => {
     assert.match(absent?.fix ?? '', /tailscale serve --bg --yes --https=443 http:\/\/127\.0\.0\.1:5002/);
   });
 
+  it("names the account cihub runs as, not the Hub's, when Tailscale does not accept its changes", () => {
+    const c4 = withoutHub({
+      operator: { allowed: false, account: 'alice', operatorUser: null, command: 'sudo tailscale set --operator=alice', basis: 'no operator' },
+    }).find((c) => c.code === 'C4');
+    assert.equal(c4?.found, 'Tailscale does not accept changes from alice, the account cihub runs as (no operator)');
+  });
+
   it('says the Hub could not be asked, rather than that it is not running, when the operator key cannot be read', () => {
     const checks = withoutHub(
       {},

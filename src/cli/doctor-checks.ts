@@ -158,7 +158,8 @@ function certificatesCheck(ts: TailscaleReport | null): DoctorCheck {
   return check('C3', 'unknown', c.detail);
 }
 
-function operatorCheck(ts: TailscaleReport | null): DoctorCheck {
+/** `runsAs`: who the account is, the Hub's or (no Hub to ask) the CLI's own. */
+function operatorCheck(ts: TailscaleReport | null, runsAs: 'the Hub' | 'cihub' = 'the Hub'): DoctorCheck {
   if (ts === null || ts.nameSource === 'env')
     return check(
       'C4',
@@ -179,7 +180,7 @@ function operatorCheck(ts: TailscaleReport | null): DoctorCheck {
   return check(
     'C4',
     verdict,
-    `Tailscale does not accept changes from ${o.account}, the account the Hub runs as (${o.basis})`,
+    `Tailscale does not accept changes from ${o.account}, the account ${runsAs} runs as (${o.basis})`,
     `run once on this machine: ${o.command ?? `sudo tailscale set --operator=${o.account}`}`,
   );
 }
@@ -322,7 +323,7 @@ function checksWithoutHub(inputs: WithoutHub): DoctorCheck[] {
     tailnetName(name, tailscale),
     serveCheck(tailscale, hubPort),
     certificatesCheck(tailscale),
-    operatorCheck(tailscale),
+    operatorCheck(tailscale, 'cihub'),
     ...HUB_ONLY_CHECKS.map((code) => check(code, 'unknown', unknown)),
   ];
 }

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { HubEnv } from '../config/env.js';
 import type { Clock } from '../util/clock.js';
 import { readTailnetSelf, type TailnetSelf } from './tailnet-self.js';
+import type { TailscaleCaller } from './tailscale-status.js';
 import { TailscaleClient } from './tailscale-client.js';
 import { tailscaleRunner } from './tailscale-exec.js';
 import { tailscaleReport, type TailscaleReport } from './tailscale-report.js';
@@ -20,8 +21,9 @@ export interface EnvTailscale {
   readonly self: () => Promise<TailnetSelf>;
 }
 
-export function envTailscale(env: TailscaleEnv, clock: Clock, logger?: Logger): EnvTailscale {
+export function envTailscale(env: TailscaleEnv, clock: Clock, logger?: Logger, caller: TailscaleCaller = 'hub'): EnvTailscale {
   const tailscale = new TailscaleClient({
+    caller,
     run: tailscaleRunner(env.tailscaleBinary),
     clock,
     account: userInfo().username,
@@ -33,8 +35,8 @@ export function envTailscale(env: TailscaleEnv, clock: Clock, logger?: Logger): 
   return { tailscale, self };
 }
 
-/** The report a Hub on `port` would give of its Tailscale, read from this process. */
+/** The report a Hub on `port` would give of its Tailscale, read from the CLI's own process (worded as the CLI's). */
 export async function envTailscaleReport(env: TailscaleEnv, port: number, clock: Clock): Promise<TailscaleReport> {
-  const { tailscale, self } = envTailscale(env, clock);
+  const { tailscale, self } = envTailscale(env, clock, undefined, 'cli');
   return tailscaleReport(tailscale, await self(), env.tailscaleBinary, port);
 }

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../util/clock.js';
 import type { TailscaleRunner } from './tailscale-exec.js';
 import { isPermissionRefusal, operatorCommand, parseServeConfig, publishArgs, publishCommand, reachableFromLoopback, serveVerdict } from './tailscale-serve.js';
-import { readTailscaleStatus, runProblem, type TailscaleState } from './tailscale-status.js';
+import { readTailscaleStatus, runProblem, type TailscaleCaller, type TailscaleState } from './tailscale-status.js';
 
 /** How long one status reading is reused (spec: the pool status route reads a 30 s-cached status). */
 export const TAILSCALE_STATUS_TTL_MS = 30_000;
@@ -66,6 +66,8 @@ export interface TailscaleClientDeps {
   readonly isRoot: boolean;
   /** The address the Hub listens on: Serve publishes the Hub only through a loopback address it listens at. */
   readonly hubHost: string;
+  /** Which process runs `tailscale`, for the sentences that name it; the Hub unless said. */
+  readonly caller?: TailscaleCaller;
   readonly ttlMs?: number;
   /** A status read that fails is logged at warn, once per distinct problem (not every 30 s). */
   readonly logger?: Logger;
@@ -87,7 +89,7 @@ export class TailscaleClient {
   status(): Promise<TailscaleState> {
     const now = this.#d.clock.nowMs();
     if (this.#status !== null && now - this.#status.readAtMs < (this.#d.ttlMs ?? TAILSCALE_STATUS_TTL_MS)) return this.#status.value;
-    const value = this.#d.run(['status', '--json']).then((run) => this.#noted(readTailscaleStatus(run)));
+    const value = this.#d.run(['status', '--json']).then((run) => this.#noted(readTailscaleStatus(run, this.#d.caller)));
     this.#status = { readAtMs: now, value };
     return value;
   }
@@ -116,7 +118,7 @@ export class TailscaleClient {
       const problem =
         run.kind === 'failed' && /unknown|flag provided but not defined|usage/i.test(run.stderr)
           ? 'this Tailscale is too old to report its Serve config as JSON (update Tailscale)'
-          : runProblem(run);
+          : runProblem(run, this.#d.caller);
       return { verdict: 'unknown', otherTarget: null, problem, ...hub };
     }
     let json: unknown;
@@ -146,7 +148,7 @@ export class TailscaleClient {
     const last = this.#lastPublish;
     if (last?.kind === 'refused')
       return { allowed: false, account, operatorUser: null, command: last.command, basis: "Tailscale refused this Hub's Serve change" };
-    if (isRoot) return { allowed: true, account, operatorUser: null, command: null, basis: 'the Hub runs as root' };
+    if (isRoot) return { allowed: true, account, operatorUser: null, command: null, basis: `${this.#d.caller === 'cli' ? 'cihub' : 'the Hub'} runs as root` };
     const run = await this.#d.run(['debug', 'prefs']);
     let operatorUser: string | null = null;
     if (run.ok) {
@@ -168,7 +170,7 @@ export class TailscaleClient {
         account,
         operatorUser: null,
         command: last?.kind === 'published' ? null : operatorCommand(account),
-        basis: `could not read Tailscale's preferences (${runProblem(run)})`,
+        basis: `could not read Tailscale's preferences (${runProblem(run, this.#d.caller)})`,
       };
     }
     if (operatorUser === account) return { allowed: true, account, operatorUser, command: null, basis: `${account} is Tailscale's operator` };

@@ -118,11 +118,21 @@ function notAnswered(problem: string): TailscaleState {
   };
 }
 
+/**
+ * The process that runs `tailscale`, as its sentences name it: the Hub, or the CLI judging
+ * Tailscale itself when no Hub can be asked (`cihub pool doctor`), whose PATH and account are
+ * the shell's.
+ */
+export type TailscaleCaller = 'hub' | 'cli';
+
+/** Whose PATH the tailscale command was looked for on. */
+export const CALLER_PATH: Readonly<Record<TailscaleCaller, string>> = { hub: "this Hub's PATH", cli: 'the PATH cihub runs with' };
+
 /** Why a status call produced no document, in words an operator can act on. */
-export function runProblem(run: Exclude<TailscaleRun, { ok: true }>): string {
+export function runProblem(run: Exclude<TailscaleRun, { ok: true }>, caller: TailscaleCaller = 'hub'): string {
   switch (run.kind) {
     case 'missing':
-      return "the tailscale command is not on this Hub's PATH";
+      return `the tailscale command is not on ${CALLER_PATH[caller]}`;
     case 'timeout':
       return 'tailscale did not answer in time';
     case 'too-large':
@@ -147,8 +157,8 @@ function ownAddresses(raw: readonly string[]): string[] {
 }
 
 /** One run of `tailscale status --json`, read. Never throws. */
-export function readTailscaleStatus(run: TailscaleRun): TailscaleState {
-  if (!run.ok) return notAnswered(runProblem(run));
+export function readTailscaleStatus(run: TailscaleRun, caller: TailscaleCaller = 'hub'): TailscaleState {
+  if (!run.ok) return notAnswered(runProblem(run, caller));
   let json: unknown;
   try {
     json = JSON.parse(run.stdout);

@@ -52,6 +52,14 @@ describe('cihub pool doctor with no Hub running for the data dir', () => {
     assert.ok(!fake.calls().some((c) => c.includes('--bg')), 'doctor only reads: it never publishes the Hub itself');
   });
 
+  it("with no tailscale on the PATH: C1 names the PATH cihub runs with, not a Hub's", async () => {
+    const dataDir = freshDataDir();
+    const run = await runCli(['pool', 'doctor', '--json'], { dataDir, env: { PATH: freshDataDir() } });
+    assert.equal(run.code, 3, run.stderr);
+    const c1 = (JSON.parse(run.stdout) as { checks: DoctorCheck[] }).checks.find((c) => c.code === 'C1');
+    assert.equal(c1?.found, 'the tailscale command is not on the PATH cihub runs with');
+  });
+
   it('with a hub.json left over from a stopped Hub: Tailscale is judged for the port that Hub had, and the table says so', async () => {
     const hubPort = await freePort();
     const fake = fakeTailscale({
