@@ -126,7 +126,7 @@ function notAnswered(problem: string): TailscaleState {
 export type TailscaleCaller = 'hub' | 'cli';
 
 /** Whose PATH the tailscale command was looked for on. */
-export const CALLER_PATH: Readonly<Record<TailscaleCaller, string>> = { hub: "this Hub's PATH", cli: 'the PATH cihub runs with' };
+const CALLER_PATH: Readonly<Record<TailscaleCaller, string>> = { hub: "this Hub's PATH", cli: 'the PATH cihub runs with' };
 
 /** Why a status call produced no document, in words an operator can act on. */
 export function runProblem(run: Exclude<TailscaleRun, { ok: true }>, caller: TailscaleCaller = 'hub'): string {
