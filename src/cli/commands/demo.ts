@@ -4,9 +4,10 @@
  * with it, the receiver approves), then requests in both dialects to hub-a, including a model
  * only hub-b holds and an engine failing over, a table of where each was served, and commands
  * to try by hand. `--real` runs two Hubs on real llama.cpp engines instead. It keeps running so
- * the commands work, until Ctrl-C, or exits at once with --once.
+ * the commands work, until Ctrl-C, or exits at once with --once (and then suggests none). Either
+ * way it leaves nothing behind: each Hub's data dir is a temporary one, removed once it stops.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -67,8 +68,23 @@ interface DemoHub {
   readonly engines: readonly string[];
 }
 
-export async function runDemo(opts: { env: Readonly<Record<string, string | undefined>>; once?: boolean; real?: boolean }): Promise<void> {
+interface DemoOptions {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly once?: boolean;
+  readonly real?: boolean;
+}
+
+export async function runDemo(opts: DemoOptions): Promise<void> {
+  // Run whether the demo ends, is stopped, or fails half-way: engines, Hubs, then their data dirs.
   const closers: Array<() => Promise<void>> = [];
+  try {
+    await demo(opts, closers);
+  } finally {
+    for (const close of closers) await close();
+  }
+}
+
+async function demo(opts: DemoOptions, closers: Array<() => Promise<void>>): Promise<void> {
   const sim = async (dialect: 'ollama' | 'vllm', models: Parameters<typeof startSimEngine>[0]['models'], slots = 1): Promise<SimEngine> => {
     const engine = await startSimEngine({ dialect, models, timeScale: DEMO_TIME_SCALE, slots });
     closers.push(() => engine.close());
@@ -119,6 +135,8 @@ export async function runDemo(opts: { env: Readonly<Record<string, string | unde
   const hubs: DemoHub[] = [];
   for (const [i, p] of plan.entries()) {
     const dataDir = mkdtempSync(join(tmpdir(), `cihub-demo-${p.name.slice(0, 5)}-`));
+    // Pushed, so it runs after every Hub (each put first) has closed.
+    closers.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     const env = loadEnv(
       {
         ...opts.env,
@@ -193,25 +211,24 @@ export async function runDemo(opts: { env: Readonly<Record<string, string | unde
         ? ['Real engines:', ...notes.map((n) => `  ${n}`)]
         : [`Models only a peer holds are served by that peer; the last row failed over: hub-a's Ollama answered 503 and its vLLM served it.`]),
       '',
-      'Try it:',
-      `  curl -s ${base}/v1/models`,
-      `  curl -i ${base}/v1/chat/completions -H 'content-type: application/json' -d '{"model":"${String(calls[0]?.body.model)}","messages":[{"role":"user","content":"hi"}]}'`,
-      `  ${cli(entry)} pool status`,
-      `  ${cli(entry)} pool log`,
-      ...hubs.slice(1).map((h) => `  ${cli(h)} pool log`),
-      '',
-      `hub-a's log: ${cli(entry)} logs (the file is ${join(entry.dataDir, 'logs', 'hub.log')}).`,
-      opts.once ? '' : 'Ctrl-C stops the demo.',
-      '',
+      // With --once the Hubs and their data dirs are gone by the time these could be tried.
+      ...(opts.once
+        ? []
+        : [
+            'Try it:',
+            `  curl -s ${base}/v1/models`,
+            `  curl -i ${base}/v1/chat/completions -H 'content-type: application/json' -d '{"model":"${String(calls[0]?.body.model)}","messages":[{"role":"user","content":"hi"}]}'`,
+            `  ${cli(entry)} pool status`,
+            `  ${cli(entry)} pool log`,
+            ...hubs.slice(1).map((h) => `  ${cli(h)} pool log`),
+            '',
+            `hub-a's log: ${cli(entry)} logs (the file is ${join(entry.dataDir, 'logs', 'hub.log')}).`,
+            'Ctrl-C stops the demo.',
+            '',
+          ]),
     ].join('\n'),
   );
-
-  const stop = async () => {
-    for (const close of closers) await close();
-  };
-  if (opts.once) return stop();
-  await untilSignalled();
-  await stop();
+  if (!opts.once) await untilSignalled();
 }
 
 /** Waits until the entry Hub sees `count` peers connected with their models; false when the wait ran out. */
