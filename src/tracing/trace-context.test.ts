@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatTraceParent, MAX_TRACESTATE_CHARS, parseTraceParent, readIncomingTrace } from './trace-context.js';
+import { formatTraceParent, MAX_TRACESTATE_CHARS, MAX_TRACESTATE_MEMBERS, parseTraceParent, readIncomingTrace } from './trace-context.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const SPAN = '00f067aa0ba902b7';
@@ -62,6 +62,13 @@ describe('tracestate', () => {
     },
     { name: 'one member longer than the limit: nothing is left', members: [member('a', MAX_TRACESTATE_CHARS + 1)], kept: [] },
   ];
+  it(`keeps the first ${MAX_TRACESTATE_MEMBERS} members of a longer list, however short`, () => {
+    const members = Array.from({ length: MAX_TRACESTATE_MEMBERS + 3 }, (_, i) => `k${i}=v`);
+    const state = readIncomingTrace({ traceparent: parent, tracestate: members.join(',') })?.state;
+    assert.equal(state, members.slice(0, MAX_TRACESTATE_MEMBERS).join(','));
+    const full = members.slice(0, MAX_TRACESTATE_MEMBERS).join(', ');
+    assert.equal(readIncomingTrace({ traceparent: parent, tracestate: full })?.state, full, 'a list at the limit passes as it came');
+  });
   for (const r of rows)
     it(`past ${MAX_TRACESTATE_CHARS} characters is cut by whole members: ${r.name}`, () => {
       const state = readIncomingTrace({ traceparent: parent, tracestate: r.members.join(', ') })?.state ?? null;

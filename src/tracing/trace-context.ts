@@ -39,6 +39,8 @@ const ALL_ZERO = /^0+$/;
  * then members from the end.
  */
 export const MAX_TRACESTATE_CHARS = 512;
+/** A tracestate list holds at most 32 members (§3.3.1.1); past that the ones on the right go. */
+export const MAX_TRACESTATE_MEMBERS = 32;
 /** A member longer than this is the first to go when tracestate must be cut. */
 const LONG_TRACESTATE_MEMBER_CHARS = 128;
 /** tracestate is a list of key=value members in printable ASCII. */
@@ -65,14 +67,18 @@ export function readIncomingTrace(headers: IncomingTraceHeaders): IncomingTrace 
   return { parent, state: rawState !== null && TRACESTATE.test(rawState) ? boundedTracestate(rawState) : null };
 }
 
-/** tracestate within MAX_TRACESTATE_CHARS, cut by whole members when longer; null when nothing is left. */
+/**
+ * tracestate within MAX_TRACESTATE_MEMBERS and MAX_TRACESTATE_CHARS, cut by whole members when
+ * over either; null when nothing is left.
+ */
 function boundedTracestate(raw: string): string | null {
   const state = raw.trim();
-  if (state.length <= MAX_TRACESTATE_CHARS) return state === '' ? null : state;
+  if (state.length <= MAX_TRACESTATE_CHARS && commas(state) < MAX_TRACESTATE_MEMBERS) return state === '' ? null : state;
   const members = state
     .split(',')
     .map((m) => m.trim())
-    .filter((m) => m !== '');
+    .filter((m) => m !== '')
+    .slice(0, MAX_TRACESTATE_MEMBERS);
   let length = members.reduce((sum, m) => sum + m.length, 0) + members.length - 1;
   const drop = (at: number): void => {
     length -= members[at]!.length + (members.length > 1 ? 1 : 0);
@@ -81,6 +87,12 @@ function boundedTracestate(raw: string): string | null {
   for (let i = members.length - 1; i >= 0 && length > MAX_TRACESTATE_CHARS; i--) if (members[i]!.length > LONG_TRACESTATE_MEMBER_CHARS) drop(i);
   while (length > MAX_TRACESTATE_CHARS) drop(members.length - 1);
   return members.length === 0 ? null : members.join(',');
+}
+
+function commas(s: string): number {
+  let n = 0;
+  for (let at = s.indexOf(','); at !== -1; at = s.indexOf(',', at + 1)) n++;
+  return n;
 }
 
 /** A traceparent header value (version 00) naming `spanId` as the parent of whatever is called next. */
