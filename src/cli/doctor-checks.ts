@@ -42,7 +42,7 @@ export interface HubAnswers {
 export interface HubNotAsked {
   readonly found: string;
   readonly fix: string;
-  /** No Hub answers for the data dir (as against one this account cannot reach: no readable operator key or data dir). */
+  /** No Hub answers for the data dir (as against one the CLI cannot ask: no readable operator key or data dir, or the Hub refused its check). */
   readonly notRunning: boolean;
 }
 

@@ -43,8 +43,8 @@ export class UsageError extends CliError {
 }
 
 /**
- * The CLI cannot ask its Hub anything: none answers for the data dir, or this account cannot read
- * what leads to it. Beside the one sentence every command prints, `found` and `fix` hold its two
+ * The CLI cannot ask its Hub anything: none answers for the data dir, this account cannot read
+ * what leads to it, or the Hub refuses the check made before the key is sent. Beside the one sentence every command prints, `found` and `fix` hold its two
  * halves for `cihub pool doctor`, which reports them as a check of their own (H1) and goes on
  * with the checks it can make without a Hub.
  */
@@ -162,8 +162,16 @@ export async function verifyHub(hub: HubTarget): Promise<void> {
     );
   }
   if (status >= 400 && typeof (answered as { error?: { code?: unknown } } | null)?.error?.code === 'string') {
-    // No `hub` details: they would read as a refusal of the command's own call, which was never made.
-    throw new CliError(`The Hub at ${hub.url} refused the CLI's check, so the operator key was not sent: ${refusal(status, answered).said}.`);
+    // No `hub` details: they would read as a refusal of the command's own call, which was never
+    // made. Unreachable rather than not running (exit 1, not 3): the Hub runs, it only cannot be asked.
+    const { said, hub: refused } = refusal(status, answered);
+    throw new HubUnreachableError(
+      `The Hub at ${hub.url} refused the CLI's check, so the operator key was not sent: ${said}.`,
+      `the Hub at ${hub.url} is running but refused the CLI's check, so the operator key was not sent: ${said}`,
+      refused.code === 'HUB_ERR_HOST_NOT_ALLOWED'
+        ? "add the name the Hub quotes to HUB_ALLOWED_HOSTS in the Hub's environment and restart the Hub"
+        : `act on the Hub's reason: until it answers the check at ${HUB_BOOT_PATH}, no command sends it the key`,
+    );
   }
   if (status !== 200 || (answered as { bootId?: unknown } | null)?.bootId !== hub.bootId) throw notRunning;
 }

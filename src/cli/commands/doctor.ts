@@ -2,7 +2,8 @@
  * `cihub pool doctor`: read-only checks; exits non-zero when one fails. Everything is asked of
  * the Hub, which runs Tailscale's CLI and dials its peers itself, so the answers describe what
  * the Hub sees rather than what the operator's shell sees. When no Hub can be asked (none runs
- * for the data dir, or this account cannot read its key), doctor is still what an operator runs:
+ * for the data dir, this account cannot read its key, or the Hub refuses the check made before the
+ * key is sent), doctor is still what an operator runs:
  * it says why (H1), judges Tailscale from its own process for the port the Hub has or would take,
  * and lists what only the Hub could answer as unknown.
  */
@@ -51,8 +52,8 @@ async function askHub(dataDir: string): Promise<DoctorInputs> {
 }
 
 /**
- * Tailscale as this process reads it, for the port hub.json records (a Hub that stopped, or one
- * this account cannot authenticate to) or else the port `cihub serve` would take here.
+ * Tailscale as this process reads it, for the port hub.json records (a Hub that stopped, one this
+ * account cannot authenticate to, or one that refused the CLI's check) or else the port `cihub serve` would take here.
  */
 async function withoutHub(opts: DoctorOptions, unreachable: HubUnreachableError): Promise<DoctorInputs> {
   let env;
