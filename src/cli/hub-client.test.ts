@@ -57,7 +57,7 @@ describe('the version warning, once the Hub is verified', () => {
     await callHub(t, 'GET', '/one');
     await callHub(t, 'GET', '/two');
     assert.deepEqual(warned, [
-      `Warning: this cihub is ${CIHUB_VERSION} but the running Hub is 0.0.1; restart the Hub with \`cihub serve\` (or its service manager) so the two agree, as until then commands can fail or show less.\n`,
+      `Warning: this cihub is ${CIHUB_VERSION} but the running Hub is 0.0.1; restart the Hub with \`cihub serve\` (or its service manager) so the two agree. Until then, commands can fail or show less.\n`,
     ]);
   });
 

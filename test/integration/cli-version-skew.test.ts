@@ -1,8 +1,9 @@
 /**
  * After an upgrade the installed cihub is new while the Hub keeps running the release it started
- * with, until someone restarts it. The Hub records its version in hub.json; the CLI compares it
- * with its own and warns on stderr, so a --json document on stdout still parses. An older Hub is
- * played here by rewriting the running Hub's hub.json, which is all the CLI reads of it.
+ * with, until someone restarts it; with two installs, an older cihub may come first on PATH. The
+ * Hub records its version in hub.json; the CLI compares it with its own and warns on stderr, so a
+ * --json document on stdout still parses. A Hub of another version is played here by rewriting
+ * the running Hub's hub.json, which is all the CLI reads of it.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -47,10 +48,20 @@ describe('the CLI and a Hub of another version', () => {
     assert.equal(run.code, 0, run.stderr);
     assert.equal(
       run.stderr,
-      `Warning: this cihub is ${PACKAGE_VERSION} but the running Hub is 0.0.1; restart the Hub with \`cihub serve\` (or its service manager) so the two agree, as until then commands can fail or show less.\n`,
+      `Warning: this cihub is ${PACKAGE_VERSION} but the running Hub is 0.0.1; restart the Hub with \`cihub serve\` (or its service manager) so the two agree. Until then, commands can fail or show less.\n`,
     );
     const status = JSON.parse(run.stdout) as { contextCaps: unknown };
     assert.ok(status.contextCaps, 'stdout is the status document alone');
+  });
+
+  it("tells a cihub older than the running Hub to run the Hub's own cihub or upgrade, since a restart with it would downgrade the Hub", async () => {
+    recordInHubJson('999.0.0');
+    const run = await runCli(['pool', 'peers', '--json'], { dataDir: hub.dataDir });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(
+      run.stderr,
+      `Warning: this cihub is ${PACKAGE_VERSION}, older than the running Hub (999.0.0); run the cihub the Hub was started from (another install may come first on PATH), or upgrade this one, so the two agree; restarting the Hub with this cihub would downgrade it. Until then, commands can fail or show less.\n`,
+    );
   });
 
   it('reads a hub.json without a version, as Hubs before this field wrote it, as an older Hub', async () => {
