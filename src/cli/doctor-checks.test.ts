@@ -48,6 +48,8 @@ const healthyTailscale: TailscaleReport = {
   lastPublish: { kind: 'already' },
 };
 const daemonOk: DirectoryReport = { directory: 'tailscale-daemon', state: 'ok', named: 2, detail: null };
+/** A Hub that recorded the version this cihub runs. */
+const SAME_VERSION = { cli: '0.2.0', hub: '0.2.0' };
 
 function run(
   over: {
@@ -55,6 +57,7 @@ function run(
     tailscale?: Partial<TailscaleReport> | null;
     clocks?: PeerClock[] | null;
     directories?: DirectoryReport[] | null;
+    versions?: { cli: string; hub: string | null };
   } = {},
 ) {
   const doctor: DoctorInputs = {
@@ -63,6 +66,7 @@ function run(
     clocks: over.clocks === undefined ? [] : over.clocks,
     directories: over.directories === undefined ? [daemonOk] : over.directories,
     hubPort: 5002,
+    versions: over.versions ?? SAME_VERSION,
   };
   return Object.fromEntries(doctorChecks(doctor).map((c) => [c.code, c]));
 }
@@ -283,7 +287,9 @@ describe('doctorChecks', () => {
         },
       ],
     };
-    const f1 = doctorChecks({ status: refusing, tailscale: healthyTailscale, clocks: [], directories: [daemonOk], hubPort: 5002 }).find((c) => c.code === 'F1');
+    const f1 = doctorChecks({ status: refusing, tailscale: healthyTailscale, clocks: [], directories: [daemonOk], hubPort: 5002, versions: SAME_VERSION }).find(
+      (c) => c.code === 'F1',
+    );
     assert.equal(f1?.verdict, 'fail');
     assert.match(f1?.found ?? '', /hub-b\.tail0\.ts\.net: identity changed/);
     assert.equal(f1?.fix, 're-pair');
@@ -302,7 +308,9 @@ describe('doctorChecks', () => {
         },
       ],
     };
-    const f1 = doctorChecks({ status: unsent, tailscale: healthyTailscale, clocks: [], directories: [daemonOk], hubPort: 5002 }).find((c) => c.code === 'F1');
+    const f1 = doctorChecks({ status: unsent, tailscale: healthyTailscale, clocks: [], directories: [daemonOk], hubPort: 5002, versions: SAME_VERSION }).find(
+      (c) => c.code === 'F1',
+    );
     assert.equal(f1?.verdict, 'fail');
     assert.match(f1?.found ?? '', /hub-b\.tail0\.ts\.net: cannot authenticate/);
     assert.equal(f1?.fix, 'turn poolRequireSignedPeers off');
@@ -321,7 +329,7 @@ describe('doctorChecks', () => {
         },
       ],
     };
-    const checks = doctorChecks({ status: half, tailscale: healthyTailscale, clocks: [], directories: [daemonOk], hubPort: 5002 });
+    const checks = doctorChecks({ status: half, tailscale: healthyTailscale, clocks: [], directories: [daemonOk], hubPort: 5002, versions: SAME_VERSION });
     const f3 = checks.find((c) => c.code === 'F3');
     assert.equal(f3?.verdict, 'fail');
     assert.match(f3?.found ?? '', /hub-b\.tail0\.ts\.net: half paired here/);
@@ -338,6 +346,7 @@ describe('doctorChecks', () => {
         clocks: [],
         directories: [daemonOk],
         hubPort: 5002,
+        versions: SAME_VERSION,
       }).find((c) => c.code === 'P3');
     const base = { socket: '/var/run/docker.sock', projects: ['lab'], shared: true, sampledAt: null, problem: null };
     assert.deepEqual(
@@ -377,8 +386,56 @@ describe('doctorChecks', () => {
     const v = run();
     assert.equal(v.D1, undefined);
     assert.deepEqual(
-      ['C1', 'C2', 'C3', 'C4', 'P1', 'P2', 'D2', 'F1', 'F2', 'F4'].map((c) => v[c]?.verdict),
-      ['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok'],
+      ['H2', 'C1', 'C2', 'C3', 'C4', 'P1', 'P2', 'D2', 'F1', 'F2', 'F4'].map((c) => v[c]?.verdict),
+      ['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok'],
+    );
+  });
+});
+
+describe('doctorChecks H2: this cihub and the Hub that answered, by version', () => {
+  const rows: { name: string; hub: string | null; h2: { verdict: string; found: string; fix: string | null } }[] = [
+    { name: 'the same version passes and names it', hub: '0.2.0', h2: { verdict: 'ok', found: 'this cihub and the Hub both run 0.2.0', fix: null } },
+    {
+      name: 'an older Hub warns, naming both, and the fix is to restart it',
+      hub: '0.1.0',
+      h2: {
+        verdict: 'warn',
+        found: 'this cihub is 0.2.0 but the running Hub is 0.1.0',
+        fix: 'restart the Hub with `cihub serve` (or its service manager) so the two agree',
+      },
+    },
+    {
+      name: 'a newer Hub warns, and the fix is not a restart, which would downgrade it',
+      hub: '0.3.0',
+      h2: {
+        verdict: 'warn',
+        found: 'this cihub is 0.2.0, older than the running Hub (0.3.0)',
+        fix: 'run the cihub the Hub was started from (another install may come first on PATH), or upgrade this one, so the two agree; restarting the Hub with this cihub would downgrade it',
+      },
+    },
+    {
+      name: 'a hub.json without a version warns: the Hub is older than the field',
+      hub: null,
+      h2: {
+        verdict: 'warn',
+        found: 'this cihub is 0.2.0 but the running Hub is an older version (its hub.json records none)',
+        fix: 'restart the Hub with `cihub serve` (or its service manager) so the two agree',
+      },
+    },
+  ];
+  for (const r of rows) {
+    it(r.name, () => {
+      const h2 = run({ versions: { cli: '0.2.0', hub: r.hub } }).H2;
+      assert.deepEqual({ verdict: h2?.verdict, found: h2?.found, fix: h2?.fix }, r.h2);
+    });
+  }
+
+  it('comes first: the Hub itself before its tailnet', () => {
+    const status = buildPoolStatus(statusInputs());
+    const checks = doctorChecks({ status, tailscale: healthyTailscale, clocks: [], directories: [daemonOk], hubPort: 5002, versions: SAME_VERSION });
+    assert.deepEqual(
+      checks.slice(0, 2).map((c) => c.code),
+      ['H2', 'C1'],
     );
   });
 });
@@ -489,7 +546,14 @@ describe('doctorChecks without a Hub to ask', () => {
     assert.deepEqual(checks[0], { code: 'H1', verdict: 'fail', found: notRunning.found, fix: 'start one with `cihub serve`' });
     assert.deepEqual(
       checks.slice(1).map((c) => [c.code, c.verdict]),
-      [['C1', 'ok'], ['C2', 'ok'], ['C3', 'ok'], ['C4', 'ok'], ...HUB_ONLY_CHECKS.map((code) => [code, 'unknown'])],
+      [
+        ['H2', 'unknown'],
+        ['C1', 'ok'],
+        ['C2', 'ok'],
+        ['C3', 'ok'],
+        ['C4', 'ok'],
+        ...HUB_ONLY_CHECKS.filter((code) => code !== 'H2').map((code) => [code, 'unknown']),
+      ],
     );
     for (const c of checks.filter((c) => c.verdict === 'unknown')) assert.equal(c.found, 'not checked: the Hub is not running (H1)', c.code);
   });
@@ -503,6 +567,7 @@ describe('doctorChecks without a Hub to ask', () => {
       clocks: [],
       directories: [daemonOk],
       hubPort: 5002,
+      versions: SAME_VERSION,
     });
     assert.deepEqual(
       withoutHub().map((c) => c.code),
@@ -518,10 +583,10 @@ describe('doctorChecks without a Hub to ask', () => {
       daemon: { ...healthyTailscale.daemon, answered: false, connected: false, nodeFqdn: null, problem: 'tailscale is not installed' },
     });
     assert.deepEqual(
-      [none[1]?.code, none[1]?.verdict, none[1]?.found, none[1]?.fix],
+      [none[2]?.code, none[2]?.verdict, none[2]?.found, none[2]?.fix],
       ['C1', 'fail', 'tailscale is not installed', 'install Tailscale on this machine and connect it (tailscale up)'],
     );
-    const absent = withoutHub({ serve: { ...onLoopback, verdict: 'absent', otherTarget: null, problem: null } })[2];
+    const absent = withoutHub({ serve: { ...onLoopback, verdict: 'absent', otherTarget: null, problem: null } })[3];
     assert.deepEqual([absent?.code, absent?.verdict], ['C2', 'fail']);
     assert.match(absent?.fix ?? '', /tailscale serve --bg --yes --https=443 http:\/\/127\.0\.0\.1:5002/);
   });

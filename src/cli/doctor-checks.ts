@@ -14,6 +14,7 @@ import { publishCommand } from '../tailnet/tailscale-serve.js';
 import { capNodeReadings, capText, uncappedFix, uncappedNames } from './render/context-caps.js';
 import { hardwareFound, localPressureText } from './render/machine.js';
 import type { TailscaleReport } from '../tailnet/tailscale-report.js';
+import { versionSkew } from './version-skew.js';
 
 export type Verdict = 'ok' | 'warn' | 'fail' | 'unknown';
 
@@ -36,6 +37,8 @@ export interface HubAnswers {
   /** The discovery directories; null when they could not be read. */
   readonly directories: readonly DirectoryReport[] | null;
   readonly hubPort: number;
+  /** This cihub's version and the one hub.json records for the Hub that answered (null: none recorded). */
+  readonly versions: { readonly cli: string; readonly hub: string | null };
 }
 
 /** Why the Hub could not be asked anything (H1), and what to do. */
@@ -307,8 +310,23 @@ function clockCheck(clocks: readonly PeerClock[] | null): DoctorCheck {
   return check('F4', 'ok', `clocks within a minute: ${found}`);
 }
 
-/** The checks only the Hub can answer, in the order a Hub's doctor lists them (those listed only when they fail left out). */
-export const HUB_ONLY_CHECKS: readonly string[] = ['P1', 'P2', 'E1', 'M1', 'M2', 'D2', 'P3', 'F1', 'F2', 'F4'];
+/**
+ * H2: whether this cihub and the Hub it asked run the same version. Only a Hub that answered is
+ * compared: until it has, hub.json's version says nothing about what listens.
+ */
+function versionsCheck(versions: HubAnswers['versions']): DoctorCheck {
+  const skew = versionSkew(versions.cli, versions.hub);
+  if (skew === null) return check('H2', 'ok', `this cihub and the Hub both run ${versions.cli}`);
+  return check('H2', 'warn', skew.found, skew.fix);
+}
+
+/**
+ * The checks only the Hub can answer, in the order a Hub's doctor lists them (those listed only
+ * when they fail left out): the Hub's own (H*) before the Tailscale checks, the rest after them.
+ */
+export const HUB_ONLY_CHECKS: readonly string[] = ['H2', 'P1', 'P2', 'E1', 'M1', 'M2', 'D2', 'P3', 'F1', 'F2', 'F4'];
+
+const isHubsOwn = (c: DoctorCheck): boolean => c.code.startsWith('H');
 
 /**
  * No Hub to ask: H1 first says why, the Tailscale checks are judged from what this process reads,
@@ -318,13 +336,15 @@ function checksWithoutHub(inputs: WithoutHub): DoctorCheck[] {
   const { notAsked, tailscale, hubPort } = inputs;
   const name: OwnName = { nodeFqdn: tailscale.nodeFqdn, tailnetSource: tailscale.nameSource };
   const unknown = notAsked.notRunning ? 'not checked: the Hub is not running (H1)' : 'not checked: the Hub could not be asked (H1)';
+  const notChecked = HUB_ONLY_CHECKS.map((code) => check(code, 'unknown', unknown));
   return [
     check('H1', 'fail', notAsked.found, notAsked.fix),
+    ...notChecked.filter(isHubsOwn),
     tailnetName(name, tailscale),
     serveCheck(tailscale, hubPort),
     certificatesCheck(tailscale),
     operatorCheck(tailscale, 'cihub'),
-    ...HUB_ONLY_CHECKS.map((code) => check(code, 'unknown', unknown)),
+    ...notChecked.filter((c) => !isHubsOwn(c)),
   ];
 }
 
@@ -332,7 +352,13 @@ export function doctorChecks(inputs: DoctorInputs): DoctorCheck[] {
   if (inputs.status === null) return checksWithoutHub(inputs);
   const { status, tailscale, hubPort } = inputs;
   const node = status.localNode;
-  const checks: DoctorCheck[] = [tailnetName(node, tailscale), serveCheck(tailscale, hubPort), certificatesCheck(tailscale), operatorCheck(tailscale)];
+  const checks: DoctorCheck[] = [
+    versionsCheck(inputs.versions),
+    tailnetName(node, tailscale),
+    serveCheck(tailscale, hubPort),
+    certificatesCheck(tailscale),
+    operatorCheck(tailscale),
+  ];
   checks.push(
     status.enabled
       ? check('P1', status.reason === 'partially_disabled' ? 'warn' : 'ok', `Hub Pool is on (${status.reason})`)

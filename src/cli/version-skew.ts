@@ -5,7 +5,7 @@
  * The other way round happens too: with two installs, an older cihub earlier on PATH talks to a
  * Hub started from the newer one, and restarting the Hub with that cihub would downgrade it. The
  * Hub records its version in hub.json; the CLI compares it with its own and says so on stderr,
- * where it cannot spoil a --json document on stdout.
+ * where it cannot spoil a --json document on stdout, and `cihub pool doctor` reports it as H2.
  */
 import { oneLine } from './output.js';
 

@@ -15,10 +15,11 @@ import { envTailscaleReport } from '../../tailnet/env-tailscale.js';
 import type { TailscaleReport } from '../../tailnet/tailscale-report.js';
 import { systemClock } from '../../util/clock.js';
 import { doctorChecks, type DoctorCheck, type DoctorInputs } from '../doctor-checks.js';
-import { callHub, CliError, findHub, HubNotRunningError, HubUnreachableError, UsageError } from '../hub-client.js';
+import { callHub, CliError, findHub, HubNotRunningError, HubUnreachableError, UsageError, type HubTarget } from '../hub-client.js';
 import { fetchPoolStatus } from '../fetch-pool-status.js';
 import { table } from '../render/pool-status.js';
 import { lineSafe, writeOut } from '../output.js';
+import { CIHUB_VERSION } from '../version.js';
 import type { CommonOptions } from './pool.js';
 
 const MARK: Readonly<Record<DoctorCheck['verdict'], string>> = { ok: '✓', warn: '!', fail: '✗', unknown: '?' };
@@ -41,14 +42,15 @@ async function optional<T>(read: () => Promise<T>): Promise<T | null> {
 }
 
 async function askHub(dataDir: string): Promise<DoctorInputs> {
-  const hub = findHub(dataDir);
+  // The version warning is dropped: H2 reports the same finding among the checks.
+  const hub: HubTarget = { ...findHub(dataDir), warn: () => undefined };
   const status = await fetchPoolStatus(hub);
   const [tailscale, clocks, directories] = await Promise.all([
     optional(() => callHub<TailscaleReport>(hub, 'GET', '/api/inference/pool/tailscale')),
     optional(async () => (await callHub<{ peers: PeerClock[] }>(hub, 'GET', '/api/inference/pool/peers/clocks')).peers),
     optional(async () => (await callHub<{ directories: DirectoryReport[] }>(hub, 'GET', '/api/inference/pool/peers/directories')).directories),
   ]);
-  return { status, tailscale, clocks, directories, hubPort: Number(new URL(hub.url).port) };
+  return { status, tailscale, clocks, directories, hubPort: Number(new URL(hub.url).port), versions: { cli: CIHUB_VERSION, hub: hub.version } };
 }
 
 /**
