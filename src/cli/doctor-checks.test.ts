@@ -601,7 +601,11 @@ describe('doctorChecks without a Hub to ask', () => {
   it('says the Hub could not be asked, rather than that it is not running, when the operator key cannot be read', () => {
     const checks = withoutHub(
       {},
-      { found: 'no operator key found in /srv/cihub, so the Hub cannot be asked', fix: 'run cihub as the user that owns that folder', notRunning: false },
+      {
+        found: 'no device key found: /srv/cihub has no operator.key this account can read, so the Hub cannot be asked',
+        fix: 'run cihub as the user that owns that folder',
+        notRunning: false,
+      },
     );
     assert.equal(checks[0]?.fix, 'run cihub as the user that owns that folder');
     assert.equal(checks.find((c) => c.code === 'P1')?.found, 'not checked: the Hub could not be asked (H1)');

@@ -44,9 +44,10 @@ export class UsageError extends CliError {
 
 /**
  * The CLI cannot ask its Hub anything: none answers for the data dir, this account cannot read
- * what leads to it, or the Hub refuses the check made before the key is sent. Beside the one sentence every command prints, `found` and `fix` hold its two
- * halves for `cihub pool doctor`, which reports them as a check of their own (H1) and goes on
- * with the checks it can make without a Hub.
+ * what leads to it, or the Hub refuses the check made before the key is sent. Beside the one
+ * sentence every command prints, `found` and `fix` hold its two halves for `cihub pool doctor`,
+ * which reports them as a check of their own (H1) and goes on with the checks it can make
+ * without a Hub.
  */
 export class HubUnreachableError extends CliError {
   constructor(
@@ -102,8 +103,9 @@ export function findHub(dataDir: string): HubTarget {
   const operatorKey = readOperatorKey(dataDir);
   if (operatorKey === null)
     throw new HubUnreachableError(
-      `No operator key found in ${dataDir}. Run cihub as the user that owns that folder.`,
-      `no operator key found in ${dataDir}, so the Hub cannot be asked`,
+      // The guide's words for this case, so an operator who reads them there finds them here.
+      `No device key found: ${dataDir} has no operator.key this account can read. Run cihub as the user that owns that folder (the account the Hub runs as, with \`sudo -u <user>\` if need be), not under plain sudo.`,
+      `no device key found: ${dataDir} has no operator.key this account can read, so the Hub cannot be asked`,
       'run cihub as the user that owns that folder',
     );
   return {

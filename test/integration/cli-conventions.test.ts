@@ -86,6 +86,18 @@ describe('exit codes', () => {
     assert.equal(res.code, 3);
   });
 
+  it('a hub.json with no operator key beside it: exit 1, in the words the guide uses for it', async () => {
+    const dataDir = freshDataDir();
+    // This test's own pid: alive, so only the missing key can stop the command.
+    writeFileSync(
+      join(dataDir, 'hub.json'),
+      JSON.stringify({ url: 'http://127.0.0.1:9', port: 9, pid: process.pid, startedAt: new Date().toISOString(), bootId: 'b' }),
+    );
+    const res = await runCli(['pool', 'peers'], { dataDir });
+    assert.equal(res.code, 1);
+    assert.match(res.stderr, /^No device key found: .* has no operator\.key this account can read\. Run cihub as the user that owns that folder/);
+  });
+
   describe('against a running Hub', () => {
     let hub: HubProcess;
     before(async () => {

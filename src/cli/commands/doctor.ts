@@ -2,10 +2,10 @@
  * `cihub pool doctor`: read-only checks; exits non-zero when one fails. Everything is asked of
  * the Hub, which runs Tailscale's CLI and dials its peers itself, so the answers describe what
  * the Hub sees rather than what the operator's shell sees. When no Hub can be asked (none runs
- * for the data dir, this account cannot read its key, or the Hub refuses the check made before the
- * key is sent), doctor is still what an operator runs:
- * it says why (H1), judges Tailscale from its own process for the port the Hub has or would take,
- * and lists what only the Hub could answer as unknown.
+ * for the data dir, this account cannot read its key, or the Hub refuses the check made before
+ * the key is sent), doctor is still what an operator runs: it says why (H1), judges Tailscale
+ * from its own process for the port the Hub has or would take, and lists what only the Hub could
+ * answer as unknown.
  */
 import type { DirectoryReport } from '../../discovery/discovery-service.js';
 import { readHubInfo } from '../../config/data-dir.js';
@@ -55,7 +55,8 @@ async function askHub(dataDir: string): Promise<DoctorInputs> {
 
 /**
  * Tailscale as this process reads it, for the port hub.json records (a Hub that stopped, one this
- * account cannot authenticate to, or one that refused the CLI's check) or else the port `cihub serve` would take here.
+ * account cannot authenticate to, or one that refused the CLI's check) or else the port
+ * `cihub serve` would take here.
  */
 async function withoutHub(opts: DoctorOptions, unreachable: HubUnreachableError): Promise<DoctorInputs> {
   let env;
