@@ -155,9 +155,19 @@ const CASES: readonly Case[] = [
       /Qwen\/Qwen3-4B\s+hub-b\.tail0\.ts\.net\s+⚠ on one node only/,
       /llama3\.2:3b\s+local \(ollama\)\s+⚠ on one node only/,
       '3 models across 2 nodes; 2 on one node only',
-      /Peers \(1\)\n  hub-b\.tail0\.ts\.net\s+connected\s+signed\s+last seen 10s ago\s+context none\s+ceiling none\s+2 models/,
+      /Peers \(1\)\n  hub-b\.tail0\.ts\.net\s+connected\s+signed\s+last seen 10s ago\s+context none\s+ceiling none\s+2 models, queue 0$/m,
     ],
     excludes: ['Peers refusing this Hub', 'Legacy auth'],
+  },
+  {
+    name: "a peer's queue shows beside its models while placement can use it, and not once it cannot",
+    status: ((s: PoolStatus) => ({ ...s, peers: s.peers.map((p) => (p.nodeFqdn === PEER ? { ...p, queueDepth: 3 } : p)) }))(
+      status({
+        peers: [peer(), peer({ id: 'peer-c', nodeFqdn: 'hub-c.tail0.ts.net', backends: [{ kind: 'ollama', models: ['qwen3:8b'] }] })],
+        usablePeers: [usablePeerFixture(PEER, peer().backends ?? [], { peerId: peer().id })],
+      }),
+    ),
+    includes: [/hub-b\.tail0\.ts\.net\s+connected.*\s2 models, queue 3$/m, /hub-c\.tail0\.ts\.net\s+connected.*\s1 model$/m],
   },
   {
     name: 'a Hub with no model of its own counts only the nodes that serve one',
@@ -367,6 +377,7 @@ const CASES: readonly Case[] = [
           `hub-b\\.tail0\\.ts\\.net\\s+connected.*\\n {4}↳ no good poll for over three polls: ranks as mid-load \\(queue ${UNKNOWN_PEER_LOAD}\\) until the next one`,
         ),
       );
+      assert.doesNotMatch(text, /models, queue/, 'the figure it ranks with is not what it reported');
     },
   },
   {

@@ -312,6 +312,15 @@ function peerState(p: PeerView): string {
   return p.enabled ? base : `${base}, disabled`;
 }
 
+/**
+ * The queue the ranker reads for a peer it can place on, as the dashboard's peer rows show it;
+ * nothing for one it cannot (null), or one without a good poll for a while, whose note says
+ * what it ranks with instead.
+ */
+function queueText(p: PoolStatus['peers'][number]): string {
+  return p.queueDepth === null || p.snapshotStale ? '' : `, queue ${p.queueDepth}`;
+}
+
 function peerLines(peers: PoolStatus['peers'], nowMs: number): string[] {
   const rows: string[][] = [];
   const notes = new Map<number, string[]>();
@@ -335,7 +344,7 @@ function peerLines(peers: PoolStatus['peers'], nowMs: number): string[] {
           ? 'models not reported yet'
           : p.acceptingWork === false
             ? 'not taking work from this Hub'
-            : `${models.length} model${models.length === 1 ? '' : 's'}`;
+            : `${models.length} model${models.length === 1 ? '' : 's'}${queueText(p)}`;
       if (p.pairingProblem !== null) {
         note.push(`${PROBLEM_TEXT[p.pairingProblem.kind]}: see below`);
       } else if (p.leftAt !== null) {
