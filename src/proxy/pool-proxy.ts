@@ -28,6 +28,7 @@ import { forwardBody, readRequestFacts } from './request-facts.js';
 import type { RoutedRoute } from './route-table.js';
 import { walk, type WalkDeps, type WalkObserver } from './walk.js';
 import { CallerLine } from './walk-caller.js';
+import { unservedHeaders } from './walk-rows.js';
 import { localUnservable, withheldFacts, withheldTest, type WithholdBook } from './withhold-book.js';
 import { resolvePin } from '../placement/steps/pin.js';
 import type { Candidate, NodeLimits, Placement, PlacementContext } from '../placement/types.js';
@@ -267,7 +268,7 @@ export class PoolProxy {
       affinity: affinityRecord?.outcome ?? null,
       trace,
       answerNoCandidate: () => {
-        const headers = { 'x-hub-pool-request-id': requestId, ...(affinityRecord ? { 'x-hub-pool-affinity': affinityRecord.outcome } : {}) };
+        const headers = unservedHeaders({ requestId, affinity: affinityRecord?.outcome ?? null });
         const extra = { localBackends: localBackendsReport(views) };
         if (auto === null) return writeProxyError(res, route.dialect, 502, 'HUB_ERR_NO_AUTO_MODEL', NO_AUTO_MODEL_MESSAGE, extra, headers);
         // A pin never makes inference fail; when one applies, the 502 says so in the same breath.

@@ -2,6 +2,7 @@
  * The routing-log row a walk leaves, decided from its outcome record alone (pure), and the
  * 502 for a walk that ran out of candidates.
  */
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { Attempt, RequestError } from '../routing-log/entry.js';
 import type { SettlePatch } from '../routing-log/ring.js';
 import { describeFailure, failureStatus } from './failover-policy.js';
@@ -111,6 +112,14 @@ function committed(req: WalkRequest, o: WalkOutcome): Ending {
   };
 }
 
+/**
+ * The headers an answer that no node served carries: the row's id, a failed call being the one
+ * most worth looking up, and the affinity outcome when affinity applied.
+ */
+export function unservedHeaders(req: Pick<WalkRequest, 'requestId' | 'affinity'>): OutgoingHttpHeaders {
+  return { 'x-hub-pool-request-id': req.requestId, ...(req.affinity ? { 'x-hub-pool-affinity': req.affinity } : {}) };
+}
+
 /** The app's 502 when every candidate failed; a walk that only met deadlines says so, since a deadline is not proof a node is down. */
 export function answerExhausted(req: WalkRequest, failures: readonly FailedAttempt[]): void {
   const last = failures[failures.length - 1];
@@ -118,13 +127,5 @@ export function answerExhausted(req: WalkRequest, failures: readonly FailedAttem
   const message = allDeadlines
     ? `No pool candidate answered for model "${req.model}" within its deadline (${req.budgetMs} ms each, ${failures.length} tried). A deadline is not proof a node is down: a long prompt can take minutes to reach its first token.`
     : `All ${failures.length} pool candidates for model "${req.model}" failed; the last: ${last?.candidate.node ?? '?'} (${last ? describeFailure(last.failure) : 'no reason'})`;
-  writeProxyError(
-    req.res,
-    req.route.dialect,
-    502,
-    'HUB_ERR_ALL_CANDIDATES_FAILED',
-    message,
-    {},
-    { 'x-hub-pool-request-id': req.requestId, ...(req.affinity ? { 'x-hub-pool-affinity': req.affinity } : {}) },
-  );
+  writeProxyError(req.res, req.route.dialect, 502, 'HUB_ERR_ALL_CANDIDATES_FAILED', message, {}, unservedHeaders(req));
 }

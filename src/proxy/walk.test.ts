@@ -143,6 +143,39 @@ describe('a walk whose settle throws', () => {
   });
 });
 
+describe('a walk that throws before it answered', () => {
+  it("leaves the row's id on the response, for the 500 the route answers with", async () => {
+    let answered: ServerResponse | null = null;
+    const deps = walkDeps({ rows: { update: () => {}, settle: () => {} } });
+    const app = await startWalkApp(deps, (_body, _req, res) => {
+      answered = res;
+      return {
+        route: chat,
+        model: MODEL,
+        order: [],
+        affinity: 'miss',
+        answerNoCandidate: () => {
+          throw new Error('the 502 could not be worded');
+        },
+      };
+    });
+    try {
+      await request(`${app.url}/api/chat`, { method: 'POST', body: '{}' }).then(
+        (res) => res.body.dump(),
+        () => {},
+      );
+      await waitFor(() => (app.thrown.length > 0 ? app.thrown : null));
+      assert.match(String(app.thrown[0]), /could not be worded/);
+      const res = answered as ServerResponse | null;
+      assert.equal(res?.getHeader('x-hub-pool-request-id'), 'r');
+      assert.equal(res?.getHeader('x-hub-pool-affinity'), 'miss');
+    } finally {
+      await app.close();
+      await deps.dispatcher.close();
+    }
+  });
+});
+
 /** A loopback engine that answers each request with `answer`, counting what it was asked. */
 async function rawEngine(
   answer: (req: IncomingMessage, res: ServerResponse) => void,

@@ -29,7 +29,7 @@ import { PROXY_PREFIX } from './route-table.js';
 import { answerVerdict } from './verdict-answer.js';
 import { VerdictTracker } from './verdict-tracker.js';
 import { modelHeaderValue } from './model-header.js';
-import { answerExhausted, passedOver, settledRow, toAttempt } from './walk-rows.js';
+import { answerExhausted, passedOver, settledRow, toAttempt, unservedHeaders } from './walk-rows.js';
 import { readEngineTimings } from './walk-timings.js';
 import type {
   AttemptStart,
@@ -110,6 +110,11 @@ class RequestWalk {
         this.#failOver(step);
       }
       this.#settle(caller.gone ? 'hung-up' : order.length === 0 ? 'no-candidate' : 'exhausted');
+    } catch (err) {
+      // The route answers a walk that broke with a 500; it names the row that says so, as a 502 does.
+      const { res } = this.#req;
+      if (!res.headersSent) for (const [name, value] of Object.entries(unservedHeaders(this.#req))) res.setHeader(name, value!);
+      throw err;
     } finally {
       // Only a throw gets here unsettled; the count and the row must not outlive it.
       if (!this.#settled) this.#settle('broken');
