@@ -56,8 +56,6 @@ const RESTART_THE_HUB = 'restart the Hub with `cihub serve` (or its service mana
 
 /** Two versions that differ, named, and what to do about it, which depends on which is the newer. */
 export interface VersionSkew {
-  /** The Hub's version against the CLI's; `unordered` when the two cannot be ranked. */
-  readonly hub: 'older' | 'newer' | 'unordered';
   readonly found: string;
   readonly fix: string;
 }
@@ -70,23 +68,20 @@ export function versionSkew(cliVersion: string, hubVersion: string | null): Vers
   if (hubVersion === cliVersion) return null;
   if (hubVersion === null) {
     return {
-      hub: 'older',
       found: `this cihub is ${cliVersion} but the running Hub is an older version (its hub.json records none)`,
       fix: RESTART_THE_HUB,
     };
   }
   const hub = oneLine(hubVersion);
   const order = compareVersions(hubVersion, cliVersion);
-  if (order !== null && order < 0) return { hub: 'older', found: `this cihub is ${cliVersion} but the running Hub is ${hub}`, fix: RESTART_THE_HUB };
+  if (order !== null && order < 0) return { found: `this cihub is ${cliVersion} but the running Hub is ${hub}`, fix: RESTART_THE_HUB };
   if (order !== null && order > 0) {
     return {
-      hub: 'newer',
       found: `this cihub is ${cliVersion}, older than the running Hub (${hub})`,
       fix: 'run the cihub the Hub was started from (another install may come first on PATH), or upgrade this one, so the two agree; restarting the Hub with this cihub would downgrade it',
     };
   }
   return {
-    hub: 'unordered',
     found: `this cihub is ${cliVersion} but the running Hub is ${hub}, and which is newer cannot be told`,
     fix: 'run cihub and the Hub from the same release so the two agree',
   };
