@@ -28,6 +28,14 @@ import { NOTHING_UNSERVABLE, type LocalUnservable, type UsablePeer } from '../pl
 import { writeProxyError } from './proxy-errors.js';
 import type { Logger } from 'pino';
 
+/**
+ * modified_at of a model only peers hold: the zero time, as Ollama's Go types write a time they
+ * do not have. An empty string is no timestamp, and typed clients refuse the whole listing over
+ * it: `ollama list` (ListModelResponse.ModifiedAt is a time.Time) and ollama-python's pydantic
+ * model both fail to parse "" (protocols.md 2.7: modified_at is an RFC 3339 timestamp).
+ */
+export const UNKNOWN_MODIFIED_AT = '0001-01-01T00:00:00Z';
+
 /** A peer gets 15 s to send the headers of an /api/show answer: engines answer it in under 0.3 s. */
 export const PEER_SHOW_HEADERS_TIMEOUT_MS = 15_000;
 
@@ -72,7 +80,7 @@ export class LocalRoutes {
     sendJson(res, 200, { object: 'list', data });
   }
 
-  /** GET /api/tags: every healthy Ollama's tags merged by name (less what each withholds, as for /v1/models), then peers' native-servable models with empty facts (never invented ones). */
+  /** GET /api/tags: every healthy Ollama's tags merged by name (less what each withholds, as for /v1/models), then peers' native-servable models with empty or zero facts (never invented ones). */
   async ollamaTags(res: ServerResponse): Promise<void> {
     const views = await this.#deps.health.snapshot();
     const { models, answered } = await this.#mergeOllama(views, '/api/tags', this.#deps.unservable);
@@ -80,7 +88,7 @@ export class LocalRoutes {
     const fromPeers = [...this.#peerOnly('ollama', seen)].map((name) => ({
       name,
       model: name,
-      modified_at: '',
+      modified_at: UNKNOWN_MODIFIED_AT,
       size: 0,
       digest: '',
       details: { parent_model: '', format: '', family: '', families: [], parameter_size: '', quantization_level: '' },
