@@ -49,6 +49,21 @@ export interface LocalRoutesDeps {
   readonly unservable: LocalUnservable;
 }
 
+/**
+ * What a local route's 502 says, so it points where to look. Native routes are answered by
+ * Ollama engines only (the Hub does not translate dialects), so "no engine answered" misled on a
+ * Hub whose vLLM or Lemonade answered; and /api/ps and /api/version never ask peers, so saying
+ * no peer had models was false in a pool whose peers held many.
+ */
+const NOTHING_LISTED = {
+  openai: 'No engine on this Hub answered, and no peer has models to offer.',
+  ollama: "No Ollama engine on this Hub answered, and no peer has a model for Ollama's API to offer.",
+} as const;
+
+function machineOnly(path: '/api/ps' | '/api/version'): string {
+  return `No Ollama engine on this Hub answered. ${path} reports on this machine's own Ollama, so it is never asked of a peer.`;
+}
+
 export class LocalRoutes {
   readonly #deps: LocalRoutesDeps;
   constructor(deps: LocalRoutesDeps) {
@@ -76,7 +91,7 @@ export class LocalRoutes {
       }
     }
     for (const name of this.#peerOnly('openai', seen)) data.push({ id: name, object: 'model', created: 0, owned_by: 'hub-pool' });
-    if (data.length === 0 && answers.length === 0) return this.#nothingToList(res, 'openai', views);
+    if (data.length === 0 && answers.length === 0) return this.#nothingToList(res, 'openai', views, NOTHING_LISTED.openai);
     sendJson(res, 200, { object: 'list', data });
   }
 
@@ -94,7 +109,7 @@ export class LocalRoutes {
       details: { parent_model: '', format: '', family: '', families: [], parameter_size: '', quantization_level: '' },
     }));
     // The snapshot can call an engine healthy that has since stopped answering: what answered now decides.
-    if (models.length === 0 && fromPeers.length === 0 && answered === 0) return this.#nothingToList(res, 'ollama', views);
+    if (models.length === 0 && fromPeers.length === 0 && answered === 0) return this.#nothingToList(res, 'ollama', views, NOTHING_LISTED.ollama);
     sendJson(res, 200, { models: [...models, ...fromPeers] });
   }
 
@@ -103,7 +118,7 @@ export class LocalRoutes {
     const views = await this.#deps.health.snapshot();
     // What sits in memory is a fact about the machine, withheld or not.
     const { models, answered } = await this.#mergeOllama(views, '/api/ps', NOTHING_UNSERVABLE);
-    if (answered === 0) return this.#nothingToList(res, 'ollama', views);
+    if (answered === 0) return this.#nothingToList(res, 'ollama', views, machineOnly('/api/ps'));
     sendJson(res, 200, { models });
   }
 
@@ -111,7 +126,7 @@ export class LocalRoutes {
   async ollamaVersion(res: ServerResponse): Promise<void> {
     const views = await this.#deps.health.snapshot();
     const ollama = views.find((v) => v.healthy && v.kind === 'ollama');
-    if (!ollama) return this.#nothingToList(res, 'ollama', views);
+    if (!ollama) return this.#nothingToList(res, 'ollama', views, machineOnly('/api/version'));
     await this.#relay(res, ollama, 'GET', '/api/version', undefined);
   }
 
@@ -229,8 +244,8 @@ export class LocalRoutes {
     }
   }
 
-  #nothingToList(res: ServerResponse, dialect: 'openai' | 'ollama', views: readonly BackendView[]): void {
-    writeProxyError(res, dialect, 502, 'HUB_ERR_NO_CANDIDATE', 'No engine on this Hub answered, and no peer has models to offer.', {
+  #nothingToList(res: ServerResponse, dialect: 'openai' | 'ollama', views: readonly BackendView[], message: string): void {
+    writeProxyError(res, dialect, 502, 'HUB_ERR_NO_CANDIDATE', message, {
       localBackends: localBackendsReport(views),
     });
   }

@@ -228,9 +228,15 @@ describe('pooled routing across three Hubs', () => {
         assert.equal(tags.status, 200, tags.text);
         assert.ok((tags.json.models as { name: string }[]).some((m) => m.name === B_ONLY));
 
-        // Questions about this machine are not answered by another one.
-        assert.equal((await getJson(a, '/api/ps')).status, 502);
-        assert.equal((await getJson(a, '/api/version')).status, 502);
+        // Questions about this machine are not answered by another one, and the 502 says so rather
+        // than that no peer has models, when B and C hold several.
+        const ps = await getJson(a, '/api/ps');
+        assert.equal(ps.status, 502, ps.text);
+        assert.match(ps.json.error, /never asked of a peer/);
+        for (const machine of [ps, await getJson(a, '/api/version')]) {
+          assert.equal(machine.status, 502, machine.text);
+          assert.doesNotMatch(machine.json.error, /no peer has/);
+        }
       } finally {
         await engine.restore();
       }
