@@ -114,7 +114,7 @@ function poolIdOf(name: string): string {
  * `m` and `m:latest` as different models is the only case this reads too widely. A loop, not
  * some(): this runs for every peer on every request, and builds nothing.
  */
-function namesModel(names: readonly string[], model: string): boolean {
+export function namesModel(names: readonly string[], model: string): boolean {
   for (const name of names) if (isSameModel('ollama', name, model) || isSameModel('ollama', model, name)) return true;
   return false;
 }

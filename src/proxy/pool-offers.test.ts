@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BackendView } from '../engines/types.js';
-import { localCandidates, NOTHING_UNSERVABLE, type UsablePeer } from '../placement/candidates.js';
+import { localCandidates, NOTHING_UNSERVABLE, peerCandidates, type UsablePeer } from '../placement/candidates.js';
 import { resolveAuto } from './auto-alias.js';
 import { offersOf, peerModels } from './pool-offers.js';
 import { backendViewFixture } from '../engines/backend-view.fixture.js';
@@ -66,6 +66,19 @@ describe("a peer's unservableModels (issue 10 audit)", () => {
       ['ok:8b'],
     );
     assert.equal(resolveAuto(offersOf([], [b], 'ollama', NOTHING_UNSERVABLE)), 'ok:8b', 'auto never picks a model its only holder cannot serve');
+  });
+
+  it('are read as placement reads them: a tagless name from a peer on an older build takes the :latest its engine lists off the offers', () => {
+    const b = {
+      ...peer('b.ts.net', [
+        ['qwen3:latest', '8B', ['completion', 'tools']],
+        ['small:1b', '1B', ['completion']],
+      ]),
+      unservableModels: ['qwen3'],
+    };
+    assert.deepEqual(peerCandidates([b], 'qwen3:latest', 'ollama'), [], 'placement has no candidate for it');
+    assert.deepEqual([...(peerModels([b], 'openai').get('b.ts.net') ?? [])], ['small:1b'], 'so the listings do not name it');
+    assert.equal(resolveAuto(offersOf([], [b], 'ollama', NOTHING_UNSERVABLE)), 'small:1b', 'and auto does not pick it');
   });
 
   it('still offer a model another node serves', () => {

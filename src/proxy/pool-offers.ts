@@ -8,7 +8,7 @@
 import { ADAPTERS } from '../engines/adapters.js';
 import { ENGINE_KINDS, type EngineKind } from '../engines/engine-kind.js';
 import type { BackendView, ProxyDialect } from '../engines/types.js';
-import type { LocalUnservable, UsablePeer } from '../placement/candidates.js';
+import { namesModel, type LocalUnservable, type UsablePeer } from '../placement/candidates.js';
 import type { ModelOffer } from './auto-alias.js';
 
 function speaks(kind: string, dialect: ProxyDialect): boolean {
@@ -20,8 +20,10 @@ export function peerModels(peers: readonly UsablePeer[], dialect: ProxyDialect):
   const byPeer = new Map<string, Set<string>>();
   for (const peer of peers) {
     const names = new Set<string>();
-    // A model the peer says it cannot serve now is no offer: listing it would hand apps a 502.
-    for (const b of peer.backends) if (speaks(b.kind, dialect)) for (const m of b.models) if (!peer.unservableModels.includes(m)) names.add(m);
+    // A model the peer says it cannot serve now is no offer: listing it would hand apps a 502. The
+    // names are read as peerCandidates reads them (a peer on an older build may name `qwen3` for
+    // the `qwen3:latest` its engine lists), or a listed model, or auto's pick, had no candidate.
+    for (const b of peer.backends) if (speaks(b.kind, dialect)) for (const m of b.models) if (!namesModel(peer.unservableModels, m)) names.add(m);
     if (names.size > 0) byPeer.set(peer.name, names);
   }
   return byPeer;
