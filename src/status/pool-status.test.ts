@@ -156,6 +156,18 @@ describe('buildPoolStatus', () => {
     );
   });
 
+  it("reads a peer's unservable names as placement does: a tagless one covers the :latest its engine lists", () => {
+    const refusing = usablePeerFixture('hub-b.tail0.ts.net', [{ kind: 'ollama', models: ['qwen3:latest', 'ok:8b'] }], {
+      peerId: 'p1',
+      unservableModels: ['qwen3'],
+    });
+    const status = buildPoolStatus(inputs({ backends: [], peers: [peer()], usablePeers: [refusing] }));
+    assert.deepEqual(
+      status.models.map((m) => m.model),
+      ['ok:8b'],
+    );
+  });
+
   it("carries every field of a peer's view, in the view's order, then this Hub's live figures", () => {
     const view = peer({ nodeFqdn: 'hub-b.tail0.ts.net' });
     const row = buildPoolStatus(inputs({ peers: [view], forwarded: () => 2 })).peers[0]!;

@@ -10,7 +10,7 @@ import type { BackendView } from '../engines/types.js';
 import type { EngineQueueView } from '../engines/engine-queue.js';
 import { localQueueDepth, othersOnEngine } from '../placement/local-queue-depth.js';
 import type { PeerView } from '../peers/peer-view.js';
-import { localCandidates, peerCandidates, type LocalUnservable, type UsablePeer } from '../placement/candidates.js';
+import { localCandidates, namesModel, peerCandidates, type LocalUnservable, type UsablePeer } from '../placement/candidates.js';
 import { unservableKey, type WithheldEntry } from '../proxy/withhold-book.js';
 import { LOCAL_PIN_TARGET, pinTargetNode } from '../placement/steps/pin.js';
 import type { ThroughputBook } from '../placement/throughput/book.js';
@@ -202,8 +202,9 @@ export function poolModels(backends: readonly BackendView[], peers: readonly Usa
   };
   for (const b of backends) if (b.healthy) for (const m of b.models) add(m.name, 'local');
   const byName = [...peers].sort((a, b) => a.name.localeCompare(b.name));
-  // A model a peer lists but says it cannot serve is not one the pool can serve there (the listings agree).
-  for (const p of byName) for (const b of p.backends) for (const m of b.models) if (!p.unservableModels.includes(m)) add(m, p.name);
+  // A model a peer lists but says it cannot serve is not one the pool can serve there: read as
+  // placement reads it (a tagless name covers its :latest), so the listings agree.
+  for (const p of byName) for (const b of p.backends) for (const m of b.models) if (!namesModel(p.unservableModels, m)) add(m, p.name);
   return [...nodes.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([model, list]) => ({ model, nodes: list, singleNode: list.length === 1 }));
 }
 
