@@ -16,6 +16,9 @@ import { refuseUnread } from './edge.js';
 import { toHubError } from './error-mapping.js';
 import type { HubServices } from './services.js';
 
+/** What Ollama answers at its root, word for word: a client that reads the text finds what it expects. */
+export const OLLAMA_HEARTBEAT_TEXT = 'Ollama is running';
+
 /** Largest request body the proxy reads: 64 MiB, far above a 1M-token prompt at ~4 bytes a token. */
 export const PROXY_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
 
@@ -41,6 +44,11 @@ export async function registerProxyRoutes(app: FastifyInstance, s: HubServices):
         reply.hijack();
         await serveRouted(s, route, bodyOf(request), reply.raw, request.headers);
       });
+    }
+    // Ollama's own clients check the server with HEAD / before a command (the Go CLI's heartbeat)
+    // and look for a 200; pointed at the pool, that is the prefix itself (protocols.md 2.1).
+    for (const root of [PROXY_PREFIX, `${PROXY_PREFIX}/`]) {
+      scope.get(root, async (_req, reply) => reply.type('text/plain; charset=utf-8').send(OLLAMA_HEARTBEAT_TEXT));
     }
     scope.get(`${PROXY_PREFIX}/v1/models`, async (_req, reply) => serve(reply, 'openai', s, () => s.localRoutes.openAIModels(reply.raw)));
     scope.get(`${PROXY_PREFIX}/api/tags`, async (_req, reply) => serve(reply, 'ollama', s, () => s.localRoutes.ollamaTags(reply.raw)));

@@ -53,6 +53,18 @@ describe('Ollama dialect through the pool proxy', () => {
     assert.ok(Array.isArray(legacy.embedding));
   });
 
+  it("answers Ollama's heartbeat at the pool's root, with and without the slash, as its clients check before a command", async () => {
+    for (const url of [hub.pool, `${hub.pool}/`]) {
+      for (const method of ['GET', 'HEAD'] as const) {
+        const res = await request(url, { method });
+        const text = await res.body.text();
+        assert.equal(res.statusCode, 200, `${method} ${url}`);
+        assert.match(String(res.headers['content-type']), /^text\/plain/);
+        assert.equal(text, method === 'GET' ? 'Ollama is running' : '');
+      }
+    }
+  });
+
   it('lists only models a native request can be placed on in /api/tags', async () => {
     const tags = await client.list();
     assert.deepEqual(tags.models.map((m) => m.name).sort(), ['nomic-embed-text:latest', 'qwen3:8b']);

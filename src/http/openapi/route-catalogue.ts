@@ -104,6 +104,8 @@ const fixed: Record<RouteKey, RouteDoc> = {
   [`GET ${P}/capabilities`]: { summary: "this Hub's engines, models, load and limits, for a peer's placement", tag: 'peer', auth: 'peer' },
   [`POST ${P}/local/api/show`]: { summary: "a peer asks this node's Ollama about a model", tag: 'peer', auth: 'peer' },
   [`GET ${P}/v1/models`]: { summary: "the pool's models (OpenAI)", tag: 'app proxy', auth: 'inference' },
+  [`GET ${P}`]: { summary: "Ollama's heartbeat: 200 and plain text, as Ollama answers at its root", tag: 'app proxy', auth: 'inference' },
+  [`GET ${P}/`]: { summary: "Ollama's heartbeat, with the trailing slash Ollama's clients send", tag: 'app proxy', auth: 'inference' },
   [`GET ${P}/api/tags`]: { summary: "the pool's models a native request can be placed on (Ollama)", tag: 'app proxy', auth: 'inference' },
   [`GET ${P}/api/ps`]: { summary: "this machine's Ollama: loaded models", tag: 'app proxy', auth: 'inference' },
   [`GET ${P}/api/version`]: { summary: "this machine's Ollama version", tag: 'app proxy', auth: 'inference' },
