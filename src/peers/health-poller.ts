@@ -264,7 +264,13 @@ export class HealthPoller {
     );
     if (this.#stopped) return;
     const claim = answer.ok && answer.status === 200 ? readIdentityClaim(answer.json) : null;
-    if (claim === null || this.#d.store.byUuid(claim.nodeUuid)) return;
+    if (claim === null) return;
+    const holder = this.#d.store.byUuid(claim.nodeUuid);
+    // The peer's own upgrade can cross this one and pin its key on this very row (learned from a
+    // request, so in a grace window). That row is no conflict: the same key, now also learned from a
+    // response, means the peer holds ours. Left in the window, both Hubs presented bearer tokens and
+    // neither signed until both windows rolled back (upgrade-crossing.test.ts).
+    if (holder !== null && (holder.id !== row.id || holder.peerPublicKey !== claim.publicKey)) return;
     // Learned from a response: the peer has pinned our key, so this side signs from now on.
     this.#d.store.update(row.id, { peerNodeUuid: claim.nodeUuid, peerPublicKey: claim.publicKey, bearerGraceUntil: null });
     this.#d.logger.info({ peer: row.nodeFqdn }, 'pairing upgraded from bearer tokens to signed requests');
