@@ -197,7 +197,8 @@ export class PairingService {
     }
     const claim = answer.ok ? readIdentityClaim(answer.json) : null;
     let final = connected;
-    if (connected.peerNodeUuid === null && claim !== null && !this.#d.store.byUuid(claim.nodeUuid)) {
+    // A callback answer naming this Hub's own UUID names no peer: pinned, it would break this pairing.
+    if (connected.peerNodeUuid === null && claim !== null && claim.nodeUuid !== me.nodeUuid && !this.#d.store.byUuid(claim.nodeUuid)) {
       // Learned from a response: the requester has pinned our key, so this side signs at once.
       final = this.#d.store.update(peer.id, { peerNodeUuid: claim.nodeUuid, peerPublicKey: claim.publicKey }) ?? connected;
     }

@@ -264,7 +264,8 @@ export class HealthPoller {
     );
     if (this.#stopped) return;
     const claim = answer.ok && answer.status === 200 ? readIdentityClaim(answer.json) : null;
-    if (claim === null) return;
+    // A peer that answers with this Hub's own UUID names no peer: the receiving side refuses the same claim.
+    if (claim === null || claim.nodeUuid === identity.nodeUuid) return;
     const holder = this.#d.store.byUuid(claim.nodeUuid);
     // The peer's own upgrade can cross this one and pin its key on this very row (learned from a
     // request, so in a grace window). That row is no conflict: the same key, now also learned from a

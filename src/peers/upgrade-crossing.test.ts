@@ -99,6 +99,13 @@ describe('HealthPoller: upgrade calls that cross', () => {
     assert.equal(outboundAuthMode(after, false), 'bearer');
   });
 
+  it("pins nothing when the answer names this Hub's own UUID", async () => {
+    const { store, poller, rowId } = crossing({ nodeUuid: SELF.nodeUuid, publicKey: OTHER.publicKey }, () => {});
+    await poller.probe(store.get(rowId)!);
+    const after = store.get(rowId)!;
+    assert.deepEqual([after.peerNodeUuid, after.peerPublicKey], [null, null]);
+  });
+
   it('pins nothing when another pairing already holds the UUID the answer names', async () => {
     const { store, poller, rowId } = crossing(OTHER, (s) => {
       if (s.byUuid(OTHER.nodeUuid) === null)
