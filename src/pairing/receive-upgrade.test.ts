@@ -15,6 +15,7 @@ import { pino } from 'pino';
 import type { NodeIdentity } from '../identity/node-identity.js';
 import { outboundAuthMode } from '../peers/auth-mode.js';
 import { openDatabase } from '../store/database.js';
+import { insertBearerOnly } from '../store/peer-row.fixture.js';
 import { PeerStore, type PeerRow } from '../store/peers.js';
 import { ManualClock } from '../util/clock.js';
 import { PairingService, type PairingDeps } from './pairing-service.js';
@@ -29,21 +30,7 @@ function setup(pollSeconds = 30) {
   const identity = { load: async () => ({ ok: true, ...SELF, fingerprint: 'f', sign: () => Buffer.alloc(64) }) } as unknown as NodeIdentity;
   const pairing = new PairingService({ store, identity, clock, pollSeconds: () => pollSeconds, logger: pino({ level: 'silent' }) } as unknown as PairingDeps);
   const bearerOnly = (name: string, extra: Partial<PeerRow> = {}): PeerRow =>
-    store.update(
-      store.insert({
-        nodeFqdn: name,
-        direction: 'inbound',
-        status: 'connected',
-        peerNodeUuid: null,
-        peerPublicKey: null,
-        pinVerified: false,
-        issuedTokenHash: 'h',
-        presentTokenSealed: 's',
-        createdAt: new Date(clock.nowMs()).toISOString(),
-        expiresAt: null,
-      }).id,
-      extra,
-    )!;
+    insertBearerOnly(store, { nodeFqdn: name, direction: 'inbound', createdAt: new Date(clock.nowMs()).toISOString() }, extra);
   return { clock, store, pairing, bearerOnly };
 }
 

@@ -16,6 +16,7 @@ import { pino } from 'pino';
 import type { NodeIdentity } from '../identity/node-identity.js';
 import type { PairingService } from '../pairing/pairing-service.js';
 import { openDatabase } from '../store/database.js';
+import { insertBearerOnly } from '../store/peer-row.fixture.js';
 import { PeerStore } from '../store/peers.js';
 import { Background } from '../util/background.js';
 import { ManualClock } from '../util/clock.js';
@@ -37,18 +38,7 @@ const OTHER = { nodeUuid: '3a2b1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d', publicKey: pub
 function crossing(answer: { nodeUuid: string; publicKey: string }, beforeAnswer: (store: PeerStore, rowId: string) => void) {
   const clock = new ManualClock();
   const store = new PeerStore(openDatabase(join(mkdtempSync(join(tmpdir(), 'cihub-upgrade-')), 'hub.db')));
-  const row = store.insert({
-    nodeFqdn: 'peer.tail0.ts.net',
-    direction: 'outbound',
-    status: 'connected',
-    peerNodeUuid: null,
-    peerPublicKey: null,
-    pinVerified: false,
-    issuedTokenHash: 'h',
-    presentTokenSealed: 's',
-    createdAt: new Date(clock.nowMs()).toISOString(),
-    expiresAt: null,
-  });
+  const row = insertBearerOnly(store, { nodeFqdn: 'peer.tail0.ts.net', direction: 'outbound', createdAt: new Date(clock.nowMs()).toISOString() });
   const client = {
     call: async (_peer: unknown, _method: string, path: string) => {
       if (path.endsWith('/capabilities'))

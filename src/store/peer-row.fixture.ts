@@ -1,5 +1,5 @@
 /** A stored peer row, outbound and connected with nothing pinned, for tests: override what the case is about. */
-import type { PeerRow } from './peers.js';
+import type { NewPeer, PeerRow, PeerStore } from './peers.js';
 
 export function peerRowFixture(extra: Partial<PeerRow> = {}): PeerRow {
   return {
@@ -23,4 +23,22 @@ export function peerRowFixture(extra: Partial<PeerRow> = {}): PeerRow {
     crossedAt: null,
     ...extra,
   };
+}
+
+/**
+ * Stores a connected pairing still on bearer tokens (both tokens held, no key pinned), as
+ * pairings made before signed requests are, and returns it with `extra` applied.
+ */
+export function insertBearerOnly(store: PeerStore, row: Pick<NewPeer, 'nodeFqdn' | 'direction' | 'createdAt'>, extra: Partial<PeerRow> = {}): PeerRow {
+  const { id } = store.insert({
+    ...row,
+    status: 'connected',
+    peerNodeUuid: null,
+    peerPublicKey: null,
+    pinVerified: false,
+    issuedTokenHash: 'h',
+    presentTokenSealed: 's',
+    expiresAt: null,
+  });
+  return store.update(id, extra)!;
 }
