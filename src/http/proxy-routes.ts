@@ -17,7 +17,7 @@ import { toHubError } from './error-mapping.js';
 import type { HubServices } from './services.js';
 
 /** What Ollama answers at its root, word for word: a client that reads the text finds what it expects. */
-export const OLLAMA_HEARTBEAT_TEXT = 'Ollama is running';
+const OLLAMA_HEARTBEAT_TEXT = 'Ollama is running';
 
 /** Largest request body the proxy reads: 64 MiB, far above a 1M-token prompt at ~4 bytes a token. */
 export const PROXY_BODY_LIMIT_BYTES = 64 * 1024 * 1024;

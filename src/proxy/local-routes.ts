@@ -34,7 +34,7 @@ import type { Logger } from 'pino';
  * it: `ollama list` (ListModelResponse.ModifiedAt is a time.Time) and ollama-python's pydantic
  * model both fail to parse "" (protocols.md 2.7: modified_at is an RFC 3339 timestamp).
  */
-export const UNKNOWN_MODIFIED_AT = '0001-01-01T00:00:00Z';
+const UNKNOWN_MODIFIED_AT = '0001-01-01T00:00:00Z';
 
 /** A peer gets 15 s to send the headers of an /api/show answer: engines answer it in under 0.3 s. */
 export const PEER_SHOW_HEADERS_TIMEOUT_MS = 15_000;
