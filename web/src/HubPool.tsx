@@ -10,6 +10,7 @@ import { useNow, usePoll, useRoutingLog } from './hooks';
 import type { PeerView, PoolStatus, SettingEntry } from './types';
 import {
   ago,
+  containersWords,
   contextCapWarnings,
   failedWords,
   isPaired,
@@ -545,6 +546,9 @@ export function PeerRow({ p, act, now, self, outboundOn }: { p: PeerView; act: A
       <p className="small muted">
         Last seen {ago(p.lastSeenAt, now)} · {queueWords(p, outboundOn)} · {tierWords(p.hardwareTier)} · engines{' '}
         {p.backends === null ? 'not reported yet' : p.backends.map((b) => b.kind).join(', ') || 'none'}
+      </p>
+      <p className="small muted" data-testid="peer-containers">
+        {containersWords(p.containers)}
       </p>
       {!readOnly && (
         <div className="row">

@@ -48,6 +48,18 @@ export interface PeerView {
   readonly snapshotStale?: boolean;
   /** What this Hub timed the peer at, and what the peer says it measured itself; absent from Hubs before this field. */
   readonly throughput?: { readonly observed: readonly ThroughputEstimate[]; readonly advertised: ThroughputAdvert | null };
+  /** The peer's container counts as validated on read; null: not reported (absent from Hubs before this field). */
+  readonly containers?: ContainerRollup | null;
+}
+
+/** A node's managed containers as counts and totals (src/peers/capabilities.ts). */
+export interface ContainerRollup {
+  readonly running: number;
+  readonly stopped: number;
+  readonly total: number;
+  /** Summed over the running containers, percent of one core. */
+  readonly cpuPercent: number;
+  readonly memoryBytes: number;
 }
 
 export type PairingProblemKind = 'half_paired_here' | 'half_paired_there' | 'crossed_requests';

@@ -1,5 +1,5 @@
 /** Records into the words the user guide uses. The only place the dashboard turns data into sentences. */
-import type { PeerView, PoolStatus, RoutingLogPage, RoutingRow, ThroughputBand } from './types';
+import type { ContainerRollup, PeerView, PoolStatus, RoutingLogPage, RoutingRow, ThroughputBand } from './types';
 
 export interface Badge {
   readonly text: string;
@@ -50,6 +50,17 @@ export const TIER_WORDS: Readonly<Record<string, string>> = {
   insufficient: 'Insufficient hardware',
 };
 export const tierWords = (tier: string | null): string => (tier === null ? 'Tier not reported yet' : (TIER_WORDS[tier.toLowerCase()] ?? tier));
+
+/**
+ * A peer's container counts, worded as `cihub pool status` words them. Null (sharing off, an
+ * older peer build, a stale or rejected report) and a status without the field both read "not
+ * reported": drawing either as zero would show a machine we know nothing about as idle.
+ */
+export function containersWords(c: ContainerRollup | null | undefined): string {
+  if (c === null || c === undefined) return 'Containers not reported';
+  const gib = c.memoryBytes / 2 ** 30;
+  return `Containers: ${c.running} running, ${c.stopped} stopped (${c.total} in all) · ${c.cpuPercent.toFixed(1)}% CPU · ${gib.toFixed(1)} GiB memory`;
+}
 
 export const isPaired = (p: PeerView): boolean => p.status === 'connected' || p.status === 'unreachable';
 export const isVerified = (p: PeerView): boolean => isPaired(p) && p.lastSeenAt !== null && p.backends !== null;
