@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import type { PeerView } from '../../peers/peer-view.js';
 import type { ProbeResult } from '../../pairing/pair-by-address.js';
-import { parseAddressTarget } from '../../tailnet/address-target.js';
+import { authority, parseAddressTarget } from '../../tailnet/address-target.js';
 import { normalizePeerName } from '../../tailnet/peer-name.js';
 import { callHub, findHub, UsageError } from '../hub-client.js';
 import { step } from '../steps.js';
@@ -25,6 +25,16 @@ export function isAddressTarget(target: string): boolean {
   return parsed.ok && (isIP(parsed.target.host) !== 0 || parsed.target.port !== null || !parsed.target.host.includes('.'));
 }
 
+/**
+ * What the probe's advice hands to `cihub pool pair`: the operator's own words when pair reads
+ * them as an address, else the host with the port that answered. A dotted LAN name such as
+ * `nas.lan` is read by pair as a tailnet name, so echoing it back sent the operator down the
+ * pairing-by-name path, which dials https://nas.lan and never uses the address probed.
+ */
+export function pairTargetFor(given: string, found: Pick<ProbeResult, 'address' | 'port'>): string {
+  return isAddressTarget(given) ? given : authority(found.address, found.port);
+}
+
 export async function probe(opts: CommonOptions & { address: string }): Promise<string> {
   const hub = findHub(opts.dataDir);
   step(`asking ${opts.address} whether a Hub answers there`);
@@ -38,7 +48,7 @@ export async function probe(opts: CommonOptions & { address: string }): Promise<
     `A Hub answers at ${where} (pool protocol ${found.poolProtocol}). Its name stays unknown until it answers a PIN.`,
     'To pair with it:',
     '  on that Hub:  cihub pool pairing-pin',
-    `  here:         cihub pool pair ${opts.address} --pin <the six digits>`,
+    `  here:         cihub pool pair ${pairTargetFor(opts.address, found)} --pin <the six digits>`,
     '',
   ].join('\n');
 }
