@@ -19,7 +19,23 @@ export function retryPinProblem(pin: string, refused: string | undefined): strin
 
 export type PairOutcome =
   | { readonly sent: true; readonly peer: PeerView | null; readonly pinVerified: boolean }
-  | { readonly sent: false; readonly pinRefused: boolean; readonly reason: string; readonly code: string | null };
+  | {
+      readonly sent: false;
+      readonly pinRefused: boolean;
+      readonly reason: string;
+      readonly code: string | null;
+      /** What was typed, when it is an address rather than a tailnet name; null otherwise. */
+      readonly address: string | null;
+    };
+
+/**
+ * An IP address, or anything with a port: never a tailnet name, which the Hub stores and dials
+ * by name alone. A Hub known only by address is paired from the command line with a PIN.
+ */
+function asAddress(typed: string): string | null {
+  const t = typed.trim();
+  return /^\d{1,3}(\.\d{1,3}){3}(:\d+)?$/.test(t) || t.includes(':') || t.startsWith('[') ? t : null;
+}
 
 export async function sendPairRequest(nodeFqdn: string, pin: string): Promise<PairOutcome> {
   try {
@@ -35,12 +51,15 @@ export async function sendPairRequest(nodeFqdn: string, pin: string): Promise<Pa
       pinRefused: e?.code === 'HUB_ERR_PEER_REFUSED_PIN' || e?.code === 'HUB_ERR_PAIR_PIN_REFUSED',
       reason: (err as Error).message,
       code: e?.code ?? null,
+      address: asAddress(nodeFqdn),
     };
   }
 }
 
 /** What to check after a request that was not sent, in the guide's words. */
 export function notSentAdvice(o: Extract<PairOutcome, { sent: false }>): string {
+  if (o.address !== null && !o.pinRefused)
+    return `${o.address} is an address, and this page pairs by tailnet name. Pair by address from a terminal on this Hub, with a PIN made on the other Hub: cihub pool probe ${o.address}, then cihub pool pair ${o.address} --pin <digits>.`;
   return o.pinRefused
     ? 'The other Hub refused the PIN: it was wrong, expired after ten minutes, already used, or replaced by a newer one. Generate a fresh PIN there and try again.'
     : 'Could not reach the Hub or was declined. Check that it is online, on this tailnet, published at its name, and has Hub Pool on.';

@@ -1,0 +1,57 @@
+/**
+ * An address typed where the dashboard asks for a tailnet name, in real Chromium against one
+ * real Hub. The Hub refuses it before sending anything (a peer is stored under its name), and a
+ * Hub known only by address is paired from the command line with a PIN (spec, "Operator
+ * workflow"), so the page says that and gives the two commands, rather than telling the operator
+ * to check whether the other Hub is online.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import { POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { gotoPool, launchBrowser, openPage, signInByLink, type WatchedPage } from './browser.js';
+import { startTogether } from '../helpers/start-together.js';
+
+const ADDRESS = '192.168.1.42';
+
+describe('dashboard: an address typed as a Hub name', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 3 }, () => {
+  let pool: Pool<'a'>;
+  let browser: Browser;
+  let watched: WatchedPage;
+
+  before(async () => {
+    [pool, browser] = await startTogether([startPool({ hubs: { a: {} }, pairs: [] }), launchBrowser()]);
+    watched = await openPage(browser);
+    await signInByLink(watched.page, pool.a.process);
+  });
+  after(async () => {
+    await Promise.allSettled([browser?.close(), pool?.stop()]);
+  });
+
+  it('on the Hub Pool page: Not sent, with the probe and pair-by-address commands for that address', async () => {
+    const page = watched.page;
+    await gotoPool(page);
+    await page.getByLabel("Other Hub's tailnet name").fill(`${ADDRESS}:5002`);
+    await page.getByRole('button', { name: 'Pair', exact: true }).click();
+    await page.getByText(/^Not sent\. /).waitFor();
+    await page.getByText(`cihub pool probe ${ADDRESS}:5002`, { exact: false }).waitFor();
+    await page.getByText(`cihub pool pair ${ADDRESS}:5002 --pin`, { exact: false }).waitFor();
+    assert.equal(await page.getByText(/Could not reach the Hub/).count(), 0, 'nothing was sent, so reachability is not the question');
+    assert.deepEqual((await pool.a.api<{ peers: unknown[] }>('GET', `${POOL_API}/peers`)).json.peers, [], 'no row is kept for an address');
+  });
+
+  it('in the setup guide: the per-Hub result says the same for an address added by hand', async () => {
+    const page = watched.page;
+    await gotoPool(page);
+    await page.getByRole('button', { name: 'Set up Hub Pool' }).click();
+    const guide = page.getByRole('dialog');
+    await guide.getByRole('button', { name: 'Continue anyway' }).click();
+    await guide.getByLabel('Add a Hub by its tailnet name').fill(ADDRESS);
+    await guide.getByRole('button', { name: 'Add', exact: true }).click();
+    await guide.getByRole('button', { name: 'Send 1 request' }).click();
+    const row = guide.getByTestId('connect-result').filter({ hasText: ADDRESS });
+    await row.getByText('Not sent').waitFor();
+    await row.getByText(`cihub pool pair ${ADDRESS} --pin`, { exact: false }).waitFor();
+    assert.equal(await row.getByText(/Could not reach the Hub/).count(), 0);
+  });
+});
