@@ -34,7 +34,8 @@ export type PairOutcome =
  */
 function asAddress(typed: string): string | null {
   const t = typed.trim();
-  return /^\d{1,3}(\.\d{1,3}){3}(:\d+)?$/.test(t) || t.includes(':') || t.startsWith('[') ? t : null;
+  // A colon covers a port and every IPv6 form, bracketed or not; what is left is a bare IPv4.
+  return t.includes(':') || /^\d{1,3}(\.\d{1,3}){3}$/.test(t) ? t : null;
 }
 
 export async function sendPairRequest(nodeFqdn: string, pin: string): Promise<PairOutcome> {
