@@ -16,14 +16,22 @@ const BY_STATUS: Readonly<Record<number, ErrorCode>> = {
   431: 'HUB_ERR_HEADERS_TOO_LARGE',
 };
 
-export function toHubError(err: unknown): HubError {
+/** Longest stretch of a caller's Content-Type repeated in a 415: enough for any real media type. */
+const MEDIA_TYPE_ECHO_MAX_CHARS = 80;
+
+/**
+ * @param contentType the request's Content-Type header, when the caller has one: a 415 names the
+ *   type it refused (a form type is what `curl -d` sends, no type what Python's `requests` sends
+ *   for `data=`), so the caller sees what to change.
+ */
+export function toHubError(err: unknown, contentType?: string): HubError {
   if (err instanceof HubError) return err;
   const e = err as { code?: unknown; statusCode?: unknown; message?: unknown };
   switch (e?.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new HubError('HUB_ERR_BODY_TOO_LARGE', 'the request body is larger than this Hub accepts');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new HubError('HUB_ERR_UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json');
+      return new HubError('HUB_ERR_UNSUPPORTED_MEDIA_TYPE', unsupportedMediaType(contentType));
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new HubError('HUB_ERR_INVALID_JSON', 'the request says it carries JSON but the body is empty');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -34,4 +42,13 @@ export function toHubError(err: unknown): HubError {
   const byStatus = typeof e?.statusCode === 'number' ? BY_STATUS[e.statusCode] : undefined;
   if (byStatus !== undefined) return new HubError(byStatus, typeof e.message === 'string' ? e.message.slice(0, 200) : 'the request was refused');
   return new HubError('HUB_ERR_INTERNAL', 'the Hub failed to answer this request; its log has the details', { cause: err });
+}
+
+function unsupportedMediaType(contentType: string | undefined): string {
+  const type = contentType
+    ?.split(';')[0]
+    ?.replace(/[^\x21-\x7e]/g, '')
+    .slice(0, MEDIA_TYPE_ECHO_MAX_CHARS);
+  const sent = type ? `the body is sent as ${type}` : 'the body is sent with no content type';
+  return `${sent}, which this Hub does not read: send it as JSON with content-type: application/json`;
 }

@@ -82,8 +82,8 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
   });
   const hosts = hostJudge(s);
   registerEdgeGuard(app, hosts, s);
-  app.setErrorHandler((err, _request, reply) => {
-    const hubError = toHubError(err);
+  app.setErrorHandler((err, request, reply) => {
+    const hubError = toHubError(err, request.headers['content-type']);
     if (hubError.code === 'HUB_ERR_INTERNAL') s.logger.error({ err }, 'operator route failed');
     void reply.code(hubError.status).send(hubError.toBody());
   });

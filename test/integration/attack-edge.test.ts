@@ -218,18 +218,19 @@ describe('attacks on the HTTP edge', () => {
       assert.equal(other.statusCode, 403);
     });
 
-    const simpleTypes: Array<[string, Record<string, string>]> = [
-      ['text/plain', { 'content-type': 'text/plain' }],
-      ['a form', { 'content-type': 'application/x-www-form-urlencoded' }],
-      ['multipart', { 'content-type': 'multipart/form-data; boundary=x' }],
+    const simpleTypes: Array<[string, string]> = [
+      ['text/plain', 'text/plain'],
+      ['a form', 'application/x-www-form-urlencoded'],
+      ['multipart', 'multipart/form-data; boundary=x'],
     ];
-    for (const [what, headers] of simpleTypes) {
-      it(`refuses ${what} on the proxy and on the pairing request route with 415`, async () => {
+    for (const [what, type] of simpleTypes) {
+      it(`refuses ${what} on the proxy and on the pairing request route with 415, naming the type it refused`, async () => {
         const before = engine.state().requests;
         for (const path of [`${POOL}/v1/chat/completions`, `${POOL}/api/chat`, `${POOL}/pair/request`]) {
-          const res = await post(path, CHAT, headers);
+          const res = await post(path, CHAT, { 'content-type': type });
           assert.equal(res.status, 415, `${path}: ${res.text}`);
           assert.equal(res.code, 'HUB_ERR_UNSUPPORTED_MEDIA_TYPE');
+          assert.ok(res.text.includes(`sent as ${type.split(';')[0]},`), `${path}: ${res.text}`);
         }
         assert.equal(engine.state().requests, before);
       });
@@ -242,6 +243,7 @@ describe('attacks on the HTTP edge', () => {
       );
       assert.equal(answer.status, 415, answer.head);
       assert.equal(errorCode(answer.body), 'HUB_ERR_UNSUPPORTED_MEDIA_TYPE');
+      assert.ok(answer.body.includes('with no content type'), answer.body);
     });
   });
 
