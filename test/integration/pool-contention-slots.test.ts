@@ -229,7 +229,8 @@ describe('local engine contention and slot-aware placement', () => {
     const { a } = pool;
     const res = await runCli(['pool', 'slots', '0', '--yes'], { dataDir: a.dataDir });
     assert.notEqual(res.code, 0);
-    assert.match(res.stderr, /Nothing was changed/);
+    // In the command's words (`clear`), not the API's (ollamaSlots, null).
+    assert.match(res.stderr, /^Nothing was changed: slots must be a whole number from 1 to 256, or "clear"; got "0"\.$/m);
     assert.equal((await a.status()).localNode.ollamaSlots, null);
   });
 });

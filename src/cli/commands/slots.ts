@@ -11,12 +11,14 @@ import type { CommonOptions } from './pool.js';
 
 export const CLEAR_WORD = 'clear';
 
+/** The range in this command's own words; the Hub checks it (its answer names the API field and null). */
+const SLOTS_RANGE_WORDS = `slots must be a whole number from 1 to 256, or "${CLEAR_WORD}"`;
+
 /** The value a command-line word stands for: null for "clear", a number otherwise (the Hub refuses anything out of range). */
 export function parseSlotsArgument(raw: string): number | null {
   const text = raw.trim().toLowerCase();
   if (text === CLEAR_WORD) return null;
-  if (!/^\d+$/.test(text))
-    throw new UsageError(`slots must be a whole number from 1 to 256, or "${CLEAR_WORD}"; got ${JSON.stringify(raw)}. Nothing was changed.`);
+  if (!/^\d+$/.test(text)) throw new UsageError(`${SLOTS_RANGE_WORDS}; got ${JSON.stringify(raw)}. Nothing was changed.`);
   return Number(text);
 }
 
@@ -34,7 +36,7 @@ export async function poolSlots(opts: CommonOptions & { value: string; yes: bool
     answer = await callHub<{ ollamaSlots: number | null }>(hub, 'PATCH', '/api/inference/preferences', { ollamaSlots: value });
   } catch (err) {
     if (err instanceof CliError && err.hub?.code === 'HUB_ERR_SETTINGS_INVALID')
-      throw new CliError(`Nothing was changed: ${err.hub.message ?? 'slots must be a whole number from 1 to 256'}.`);
+      throw new CliError(`Nothing was changed: ${SLOTS_RANGE_WORDS}; got ${JSON.stringify(opts.value)}.`);
     throw err;
   }
   if (opts.json) return `${JSON.stringify(answer, null, 2)}\n`;
