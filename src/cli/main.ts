@@ -80,7 +80,7 @@ const program = new Command('cihub')
 Hub Pool commands (cihub pool <command>):
   status [--json]                 whether pooling routes, this node, its engines and peers
   doctor [--json]                 read-only checks: tailnet, Serve, certificates, operator, engines, machine, discovery, peers, context caps, clocks
-  log [--json] [--limit N] [--since ISO]  recent routing decisions, newest first, with why
+  log [--json] [--limit N] [--since 10m|ISO]  recent routing decisions, newest first, with why
   settings [--json]               every setting: value, default, range, and any env var that overrides it
   set <key> <value> [--yes]       change one setting, checked as the API checks it
   slots <n>|clear [--yes]         state how many requests this node's Ollama runs at once (OLLAMA_NUM_PARALLEL)
@@ -129,7 +129,7 @@ pool
   .description('recent routing decisions, newest first, with why')
   .option('--json', 'print the routing-log page as JSON')
   .option('--limit <n>', 'rows to show (1-10000, default 200)', wholeNumber(1, 10_000))
-  .option('--since <iso>', 'only rows placed or changed at or after this ISO time (with a zone)')
+  .option('--since <time>', 'only rows placed or changed at or after this ISO time (with a zone) or age (30s, 10m, 2h, 1d)')
   .action(async (o: { json?: boolean; limit?: number; since?: string }) =>
     out(await poolLog({ dataDir: dataDir(), json: o.json === true, limit: o.limit, since: o.since })),
   );

@@ -69,10 +69,16 @@ export function keepRecord(record: LogRecord, filter: LogFilter): boolean {
 
 const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
+/** An age such as 30s, 10m, 2h or 1d, in ms; null when the text is not one. */
+export function parseAgeMs(text: string): number | null {
+  const age = /^(\d{1,6})([smhd])$/.exec(text.trim());
+  return age ? Number(age[1]) * UNIT_MS[age[2]!]! : null;
+}
+
 /** `--since`: an ISO time with a zone, or an age such as 30s, 10m, 2h, 1d; null when it is neither. */
 export function parseSince(text: string, nowMs: number): number | null {
-  const age = /^(\d{1,6})([smhd])$/.exec(text.trim());
-  if (age) return nowMs - Number(age[1]) * UNIT_MS[age[2]!]!;
+  const ageMs = parseAgeMs(text);
+  if (ageMs !== null) return nowMs - ageMs;
   if (!/(Z|[+-]\d\d:?\d\d)$/i.test(text.trim())) return null;
   const ms = Date.parse(text);
   return Number.isFinite(ms) ? ms : null;

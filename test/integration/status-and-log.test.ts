@@ -316,6 +316,15 @@ describe('status and routing log', () => {
       assert.equal(row.attempt, 2);
       assert.ok(doc.summary.counts.failedOver >= 1);
     });
+
+    it("reads --since as an age on this machine's clock too, as cihub logs does", async () => {
+      const lastDay = JSON.parse((await runCli(['pool', 'log', '--since', '1d', '--json'], { dataDir: hub.dataDir })).stdout) as RoutingLogPage;
+      assert.ok(lastDay.entries.some((e) => e.id === failoverId));
+      // The row settled before this command started, so an age of nothing reaches past it.
+      const fromNow = await runCli(['pool', 'log', '--since', '0s', '--json'], { dataDir: hub.dataDir });
+      assert.equal(fromNow.code, 0, fromNow.stderr);
+      assert.deepEqual((JSON.parse(fromNow.stdout) as RoutingLogPage).entries, []);
+    });
   });
 });
 

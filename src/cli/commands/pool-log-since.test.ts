@@ -14,7 +14,7 @@ describe('`cihub pool log --since` refusing a value', () => {
   const cases: readonly { what: string; since: string; says: RegExp }[] = [
     { what: 'a time with no zone', since: '2026-11-30T12:00:00', says: /^--since needs a time zone: .*"2026-11-30T12:00:00" has none/ },
     { what: 'an offset typed with a space for its +', since: '2026-11-30T12:00:00 01:00', says: /give 2026-11-30T12:00:00\+01:00\)/ },
-    { what: 'not an ISO time', since: 'yesterday', says: /^--since takes an ISO 8601 time with a zone, .* not "yesterday"\.$/ },
+    { what: 'not an ISO time', since: 'yesterday', says: /^--since takes an age such as 30s, .* or an ISO 8601 time with a zone, .* not "yesterday"\.$/ },
     { what: 'a time that does not exist', since: '2026-02-30T12:00:00Z', says: /^--since "2026-02-30T12:00:00Z" is not a real time\.$/ },
   ];
   for (const c of cases) {

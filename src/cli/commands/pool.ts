@@ -4,6 +4,7 @@ import type { PoolSettings } from '../../config/settings-schema.js';
 import { SWITCH_ENV_FLAGS } from '../../config/kill-switch.js';
 import type { PoolStatus } from '../../status/pool-status.js';
 import { parseSince, type SinceProblem } from '../../routing-log/since.js';
+import { parseAgeMs } from '../../logs/log-record.js';
 import { callHub, findHub, UsageError } from '../hub-client.js';
 import { fetchPoolStatus, fetchPoolStatusWithoutCaps } from '../fetch-pool-status.js';
 import { confirm } from '../confirm.js';
@@ -24,16 +25,19 @@ export async function poolStatus(opts: CommonOptions): Promise<string> {
   return renderPoolStatus(lineSafe(status), log.summary);
 }
 
-export async function poolLog(opts: CommonOptions & { limit?: number | undefined; since?: string | undefined }): Promise<string> {
-  if (opts.since !== undefined) {
+export async function poolLog(opts: CommonOptions & { limit?: number | undefined; since?: string | undefined; nowMs?: number }): Promise<string> {
+  // An age (10m, as `cihub logs` takes) is a time on this machine's clock, which the Hub shares.
+  const ageMs = opts.since === undefined ? null : parseAgeMs(opts.since);
+  const since = ageMs === null ? opts.since : new Date((opts.nowMs ?? Date.now()) - ageMs).toISOString();
+  if (since !== undefined) {
     // Checked here with the Hub's own parser, so a wrong value is a usage error worded for a flag.
-    const since = parseSince(opts.since);
-    if (!since.ok) throw new UsageError(sinceFlagRefusal(opts.since, since.problem));
+    const parsed = parseSince(since);
+    if (!parsed.ok) throw new UsageError(sinceFlagRefusal(since, parsed.problem));
   }
   const hub = findHub(opts.dataDir);
   const query = new URLSearchParams();
   if (opts.limit !== undefined) query.set('limit', String(opts.limit));
-  if (opts.since !== undefined) query.set('since', opts.since);
+  if (since !== undefined) query.set('since', since);
   const qs = query.toString();
   const page = await callHub<RoutingLogPage>(hub, 'GET', `/api/inference/pool/routing-log${qs ? `?${qs}` : ''}`);
   if (opts.json) return `${JSON.stringify(page, null, 2)}\n`;
@@ -56,7 +60,7 @@ export function sinceFlagRefusal(raw: string, problem: SinceProblem): string {
     case 'no_zone':
       return `${zoneRule}; ${shown} has none (2026-11-30T12:00:00Z, say).`;
     case 'not_iso':
-      return `--since takes an ISO 8601 time with a zone, such as 2026-11-30T12:00:00Z or 2026-11-30T13:00:00+01:00, not ${shown}.`;
+      return `--since takes an age such as 30s, 10m, 2h or 1d, or an ISO 8601 time with a zone, such as 2026-11-30T12:00:00Z or 2026-11-30T13:00:00+01:00, not ${shown}.`;
     case 'not_real':
       return `--since ${shown} is not a real time.`;
     case 'out_of_range':
