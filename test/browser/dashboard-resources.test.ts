@@ -17,6 +17,8 @@ import { launchBrowser, openPage, signInByLink, type WatchedPage } from './brows
 const SHARED = 'shared:1b';
 /** Held by A only: its caller hangs up while A's engine holds it. */
 const A_ONLY = 'a-only:1b';
+/** Held by both of A's engines and asked for by nobody: A's card names it once. */
+const TWO_ENGINES = 'two-engines:1b';
 
 interface Row {
   readonly model: string | null;
@@ -40,7 +42,7 @@ describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEO
   before(async () => {
     [pool, browser] = await Promise.all([
       startPool({
-        hubs: { a: { ollama: { models: [SHARED, A_ONLY] } }, b: { ollama: { models: [SHARED] } } },
+        hubs: { a: { ollama: { models: [SHARED, A_ONLY, TWO_ENGINES] }, vllm: { models: [TWO_ENGINES] } }, b: { ollama: { models: [SHARED] } } },
         pairs: [['a', 'b']],
         // Health checks as often as the Hub allows: the last case waits for one to see B paused.
         settings: { poolHealthPollSeconds: 10 },
@@ -86,6 +88,11 @@ describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEO
     await failedOn(pool.b.name).getByText('1', { exact: true }).waitFor();
     await failedOn('local').getByText(/^2\b/).waitFor();
     await page.getByTestId('unplaced').getByText('1 failed in the last 30 minutes before any node was tried.', { exact: true }).waitFor();
+  });
+
+  it("lists a model two of a node's engines hold once", async () => {
+    const models = watched.page.locator('[data-testid="resource-card"][data-node="local"]').getByTestId('models');
+    await models.getByText(`${SHARED}, ${A_ONLY}, ${TWO_ENGINES}`, { exact: true }).waitFor();
   });
 
   it('"Failed 30m" says how many of its failures were the caller hanging up', async () => {

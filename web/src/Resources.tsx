@@ -33,6 +33,11 @@ interface NodeCard {
   readonly speed: readonly string[] | null;
 }
 
+/** A node's models, each once: two of its engines can hold the same one. */
+function modelsOf(backends: readonly { readonly models: readonly string[] }[]): readonly string[] {
+  return [...new Set(backends.flatMap((b) => b.models))];
+}
+
 /** This Hub's own readings of its engines. */
 function localSpeed(t: { readonly estimates: readonly ThroughputEstimate[] } | undefined): readonly string[] | null {
   if (t === undefined) return null;
@@ -67,7 +72,7 @@ export function Resources() {
     {
       name: 'local',
       title: `This Hub${s.localNode.nodeFqdn !== null ? ` (${s.localNode.nodeFqdn})` : ''}`,
-      models: s.localNode.backends.flatMap((b) => b.models),
+      models: modelsOf(s.localNode.backends),
       queue: `${s.localNode.queueDepth} in flight`,
       tags: [],
       state: s.localNode.backends.some((b) => b.healthy) ? 'Engines healthy' : 'No healthy engine',
@@ -77,7 +82,7 @@ export function Resources() {
     ...s.peers.filter(isPaired).map((p) => ({
       name: p.nodeFqdn,
       title: p.nodeFqdn,
-      models: p.backends?.flatMap((b) => b.models) ?? [],
+      models: modelsOf(p.backends ?? []),
       // What ranking counts (aged, with this Hub's forwards), as for the local card; null: no candidate now.
       queue: p.queueDepth == null ? notCandidateWords(p, s.directions.outbound.enabled) : `${p.queueDepth} in flight`,
       tags: peerTags(p),
@@ -154,7 +159,9 @@ function ResourceCard({ card, rows }: { card: NodeCard; rows: readonly RoutingRo
       </p>
       <dl className="small">
         <dt>Models</dt>
-        <dd className="mono">{card.models.length === 0 ? 'none reported' : card.models.join(', ')}</dd>
+        <dd className="mono" data-testid="models">
+          {card.models.length === 0 ? 'none reported' : card.models.join(', ')}
+        </dd>
         <dt>Queue</dt>
         <dd data-testid="queue">{card.queue}</dd>
         <dt>Measured speed</dt>
