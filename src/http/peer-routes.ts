@@ -102,7 +102,9 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
       }),
     );
     scope.post('/api/inference/pool/pair/confirm', control, async (request) => peers.pairing.receiveConfirm(request.peer!, jsonOf(request)));
-    scope.post('/api/inference/pool/pair/upgrade', control, async (request) => peers.pairing.receiveUpgrade(request.peer!, jsonOf(request)));
+    // An upgrade carries an approved pairing over to keys. A request still waiting here gets its
+    // keys on /pair/confirm, with that route's checks; taking them here would skip those checks.
+    scope.post('/api/inference/pool/pair/upgrade', control, async (request) => peers.pairing.receiveUpgrade(connectedPeer(request), jsonOf(request)));
     scope.post('/api/inference/pool/pair/reject', control, async (request) => {
       peers.pairing.receiveRemoval(request.peer!, 'reject');
       return { removed: true };

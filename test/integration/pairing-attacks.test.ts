@@ -100,9 +100,10 @@ describe('signed peer requests under attack', () => {
     const request = proxyAC.records.find((r) => r.url === `${POOL}/pair/request`);
     assert.ok(request, 'proxyAC saw the pairing request');
     capturedTa = (JSON.parse(request.body.toString('utf8')) as { token: string }).token;
-    // Still bearer-only: the guard admits the captured token as C (a 400 for the empty upgrade body, not a 401).
+    // Still bearer-only: the guard admits the captured token as C (a 400 for the empty confirm body,
+    // not a 401). Confirm is the route a pending request answers; /pair/upgrade refuses one.
     capturedTaControl = (
-      await send(hubA.url, 'POST', `${POOL}/pair/upgrade`, { headers: { 'x-hub-pool-peer': C, authorization: `Bearer ${capturedTa}` }, body: {} })
+      await send(hubA.url, 'POST', `${POOL}/pair/confirm`, { headers: { 'x-hub-pool-peer': C, authorization: `Bearer ${capturedTa}` }, body: {} })
     ).status;
     assert.equal((await approve(hubC, A)).callback, 'confirmed');
     await waitPaired(hubA, C, hubC, A, 'signed');
