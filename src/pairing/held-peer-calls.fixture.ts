@@ -34,7 +34,8 @@ export function farIdentity(): { nodeUuid: string; publicKey: string } {
   return { nodeUuid: randomUUID(), publicKey: jwk.x! };
 }
 
-export function heldPairing() {
+/** `pollSeconds` is the health poll interval the service reads (it sizes the bearer grace window). */
+export function heldPairing(opts: { pollSeconds?: number } = {}) {
   const clock = new ManualClock();
   const logger = pino({ level: 'silent' });
   const dataDir = mkdtempSync(join(tmpdir(), 'cihub-pairing-'));
@@ -58,7 +59,7 @@ export function heldPairing() {
     limiter: new StrikeLimiter({ clock }),
     self: async () => ({ nodeFqdn: SELF, tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'tailscale' as const }),
     poolEnabled: () => true,
-    pollSeconds: () => 30,
+    pollSeconds: () => opts.pollSeconds ?? 30,
     clock,
     logger,
     onConnected: () => undefined,
