@@ -23,6 +23,7 @@ import { AUTO_MODEL } from './auto-alias.js';
 import { localBackendsReport } from './local-backends-report.js';
 import type { PoolAccess, PoolProxy } from './pool-proxy.js';
 import { peerModels } from './pool-offers.js';
+import { listedFacts } from './peer-listing-facts.js';
 import { PROXY_PREFIX } from './route-table.js';
 import { NOTHING_UNSERVABLE, type LocalUnservable, type UsablePeer } from '../placement/candidates.js';
 import { writeProxyError } from './proxy-errors.js';
@@ -90,24 +91,36 @@ export class LocalRoutes {
         data.push(entry);
       }
     }
-    for (const name of this.#peerOnly('openai', seen)) data.push({ id: name, object: 'model', created: 0, owned_by: 'hub-pool' });
+    for (const name of peerOnly(peerModels(this.#deps.pool.usablePeers(), 'openai'), seen))
+      data.push({ id: name, object: 'model', created: 0, owned_by: 'hub-pool' });
     if (data.length === 0 && answers.length === 0) return this.#nothingToList(res, 'openai', views, NOTHING_LISTED.openai);
     sendJson(res, 200, { object: 'list', data });
   }
 
-  /** GET /api/tags: every healthy Ollama's tags merged by name (less what each withholds, as for /v1/models), then peers' native-servable models with empty or zero facts (never invented ones). */
+  /**
+   * GET /api/tags: every healthy Ollama's tags merged by name (less what each withholds, as for
+   * /v1/models), then peers' native-servable models with the parameter size and capabilities
+   * their holders published (peer-listing-facts.ts) and every other fact empty or zero, never
+   * invented.
+   */
   async ollamaTags(res: ServerResponse): Promise<void> {
     const views = await this.#deps.health.snapshot();
     const { models, answered } = await this.#mergeOllama(views, '/api/tags', this.#deps.unservable);
     const seen = new Set(models.map((m) => (m as { name: string }).name));
-    const fromPeers = [...this.#peerOnly('ollama', seen)].map((name) => ({
-      name,
-      model: name,
-      modified_at: UNKNOWN_MODIFIED_AT,
-      size: 0,
-      digest: '',
-      details: { parent_model: '', format: '', family: '', families: [], parameter_size: '', quantization_level: '' },
-    }));
+    const peers = this.#deps.pool.usablePeers();
+    const held = peerModels(peers, 'ollama');
+    const fromPeers = [...peerOnly(held, seen)].map((name) => {
+      const facts = listedFacts(peers.filter((p) => held.get(p.name)?.has(name)).map((p) => ({ peer: p.name, detail: p.modelDetails.get(name) })));
+      return {
+        name,
+        model: name,
+        modified_at: UNKNOWN_MODIFIED_AT,
+        size: 0,
+        digest: '',
+        details: { parent_model: '', format: '', family: '', families: [], parameter_size: facts.parameterSize, quantization_level: '' },
+        ...(facts.capabilities === null ? {} : { capabilities: [...facts.capabilities] }),
+      };
+    });
     // The snapshot can call an engine healthy that has since stopped answering: what answered now decides.
     if (models.length === 0 && fromPeers.length === 0 && answered === 0) return this.#nothingToList(res, 'ollama', views, NOTHING_LISTED.ollama);
     sendJson(res, 200, { models: [...models, ...fromPeers] });
@@ -190,13 +203,6 @@ export class LocalRoutes {
     }
   }
 
-  /** Models usable peers offer in the dialect that no local engine listed, sorted. */
-  #peerOnly(dialect: 'openai' | 'ollama', seen: ReadonlySet<string>): Set<string> {
-    const out = new Set<string>();
-    for (const names of peerModels(this.#deps.pool.usablePeers(), dialect).values()) for (const n of names) if (!seen.has(n)) out.add(n);
-    return new Set([...out].sort());
-  }
-
   /** Every healthy Ollama's answer merged by name, less the entries an engine withholds, and how many answered (0: none of them, whatever the snapshot said). */
   async #mergeOllama(
     views: readonly BackendView[],
@@ -253,6 +259,13 @@ export class LocalRoutes {
   #logLeftOut(leftOut: readonly BackendView[], path: string): void {
     for (const b of leftOut) this.#deps.logger.debug({ backend: b.backendId, path }, 'left a silent engine out of the listing');
   }
+}
+
+/** The models peers offer (peerModels' answer) that no local engine listed, sorted. */
+function peerOnly(held: ReadonlyMap<string, ReadonlySet<string>>, seen: ReadonlySet<string>): Set<string> {
+  const out = new Set<string>();
+  for (const names of held.values()) for (const n of names) if (!seen.has(n)) out.add(n);
+  return new Set([...out].sort());
 }
 
 function parseShowBody(raw: Buffer): Record<string, unknown> {
