@@ -20,10 +20,19 @@ import {
 } from './container-rollup.js';
 import type { DockerApi } from './docker-api.js';
 
-/** Stats calls in flight at once: each can take a second while Docker reads two CPU samples. */
-const STATS_CONCURRENCY = 4;
-/** Running containers whose stats are read per collection; a project with more is not a home lab's. */
-const MAX_STATS_PER_SAMPLE = 200;
+/**
+ * Stats calls in flight at once. Each can take a second while Docker reads two CPU samples, so
+ * at 8 one interval reads about 480 running containers; at 4 it read about 240.
+ */
+const STATS_CONCURRENCY = 8;
+/**
+ * How long one collection may spend: one interval, when the next is due (a tick is skipped
+ * while one runs). CPU and memory are summed over every running container or not stated: the
+ * wire has no field for how many containers the sums cover, so sums over the first 200 of more
+ * read as the whole project's. A collection out of time fails instead, and the rollup is left
+ * out ("not reported") once the last complete one is two intervals old.
+ */
+const STATS_READ_BUDGET_MS = CONTAINER_SAMPLE_INTERVAL_MS;
 
 /** What this Hub knows of its own containers, for status and doctor. */
 export interface ContainerReport {
@@ -74,6 +83,7 @@ export class ContainerSampler {
   async collect(): Promise<void> {
     const docker = this.#d.docker;
     if (docker === null) return;
+    const startedMs = this.#d.clock.nowMs();
     const projects = await this.#knownProjects(docker);
     if (projects === null) return;
     const listed: ListedContainer[] = [];
@@ -82,9 +92,14 @@ export class ContainerSampler {
       if (!got.ok) return this.#fail(got.error);
       listed.push(...got.value);
     }
-    const running = listed.filter((c) => c.state === 'running').slice(0, MAX_STATS_PER_SAMPLE);
+    const running = listed.filter((c) => c.state === 'running');
     const usage: ContainerUsage[] = [];
     for (let i = 0; i < running.length; i += STATS_CONCURRENCY) {
+      if (this.#d.clock.nowMs() - startedMs >= STATS_READ_BUDGET_MS) {
+        return this.#fail(
+          `read the stats of ${i} of ${running.length} running containers in ${STATS_READ_BUDGET_MS / 1000} s; CPU and memory are stated only when every running container is read`,
+        );
+      }
       const batch = await Promise.all(running.slice(i, i + STATS_CONCURRENCY).map((c) => docker.stats(c.id)));
       for (const s of batch) {
         if (!s.ok) return this.#fail(s.error);

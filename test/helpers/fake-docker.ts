@@ -50,17 +50,32 @@ export interface FakeDocker {
   close(): Promise<void>;
 }
 
-function labelled(labels: readonly string[]) {
-  return FAKE_CONTAINERS.filter((c) =>
+/** A container as the fake holds it: Docker's list fields the Hub reads, and its labels. */
+export interface FakeContainer {
+  readonly Id: string;
+  readonly State: string;
+  readonly Labels: Readonly<Record<string, string>>;
+}
+
+export interface FakeDockerOptions {
+  /** The containers the daemon holds; FAKE_CONTAINERS unless given. Every one answers FAKE_STATS. */
+  readonly containers?: readonly FakeContainer[];
+  /** Called with a container's id as each stats request arrives, before it is answered. */
+  readonly onStats?: (id: string) => void;
+}
+
+function labelled(all: readonly FakeContainer[], labels: readonly string[]) {
+  return all.filter((c) =>
     labels.every((l) => {
       const [k, v] = l.split('=');
-      return (c.Labels as Record<string, string>)[k!] === v;
+      return c.Labels[k!] === v;
     }),
   );
 }
 
 /** Starts the fake on a socket in a fresh temporary directory. */
-export function startFakeDocker(): Promise<FakeDocker> {
+export function startFakeDocker(opts: FakeDockerOptions = {}): Promise<FakeDocker> {
+  const containers = opts.containers ?? FAKE_CONTAINERS;
   const dir = mkdtempSync(join(tmpdir(), 'cihub-docker-'));
   const socket = join(dir, 'docker.sock');
   let hanging = false;
@@ -76,10 +91,13 @@ export function startFakeDocker(): Promise<FakeDocker> {
     const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (url.pathname === '/containers/json') {
       const labels = (JSON.parse(url.searchParams.get('filters') ?? '{}') as { label?: string[] }).label ?? [];
-      return json(200, labelled(labels));
+      return json(200, labelled(containers, labels));
     }
     const stats = /^\/containers\/([^/]+)\/stats$/.exec(url.pathname);
-    if (stats) return FAKE_CONTAINERS.some((c) => c.Id === stats[1]) ? json(200, FAKE_STATS) : json(404, { message: 'No such container' });
+    if (stats) {
+      opts.onStats?.(stats[1]!);
+      return containers.some((c) => c.Id === stats[1]) ? json(200, FAKE_STATS) : json(404, { message: 'No such container' });
+    }
     if (url.pathname === `/containers/${hostname()}/json`) return json(200, { Id: 'self', Config: { Labels: { [COMPOSE_LABEL]: 'lab' } } });
     return json(404, { message: 'page not found' });
   });
