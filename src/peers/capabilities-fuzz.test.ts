@@ -142,6 +142,7 @@ function assertInRange(caps: PeerCapabilities): void {
     for (const n of [c.running, c.stopped, c.total]) intIn(n, 0, Number.MAX_SAFE_INTEGER, 'container count');
     assert.ok(c.running <= c.total && c.stopped === c.total - c.running, 'counts agree');
     assert.ok(c.cpuPercent >= 0 && c.memoryBytes >= 0);
+    assert.ok(c.running > 0 || (c.cpuPercent === 0 && c.memoryBytes === 0), 'no use without a running container');
   }
   assert.ok(
     caps.unservableModels === null || (caps.unservableModels.length <= MAX_UNSERVABLE_MODELS && caps.unservableModels.every((m) => typeof m === 'string')),

@@ -129,6 +129,8 @@ describe('readCapabilities: one bad container field rejects the whole rollup', (
     { name: 'a count sent as a string', change: { total: '8' } },
     { name: 'more running than exist', change: { running: 9, stopped: -1 } },
     { name: 'stopped that is not total - running', change: { stopped: 3 } },
+    { name: 'CPU in use with nothing running', change: { running: 0, stopped: 8, memoryBytes: 0 } },
+    { name: 'memory in use with nothing running', change: { running: 0, stopped: 8, cpuPercent: 0 } },
     { name: 'negative cpu', change: { cpuPercent: -0.1 } },
     { name: 'cpu beyond 1024 cores', change: { cpuPercent: 102_401 } },
     { name: 'non-finite cpu', change: { cpuPercent: Infinity } },

@@ -257,8 +257,9 @@ function readBackends(value: unknown): { kind: string; models: string[] }[] {
 
 /**
  * The container rollup, or null. It is all or nothing: a rollup with one impossible figure
- * (negative, fractional count, more running than exist, totals that do not add up) is not
- * trusted in any of its figures, because a half-kept rollup would read as measured.
+ * (negative, fractional count, more running than exist, totals that do not add up, CPU or
+ * memory in use with nothing running) is not trusted in any of its figures, because a
+ * half-kept rollup would read as measured.
  */
 function readContainers(value: unknown): ContainerRollup | null {
   if (!isPlainObject(value)) return null;
@@ -270,6 +271,9 @@ function readContainers(value: unknown): ContainerRollup | null {
   const memoryBytes = finiteIn(value.memoryBytes, 0, MAX_CONTAINER_MEMORY_BYTES);
   if (running === null || stopped === null || total === null || cpuPercent === null || memoryBytes === null) return null;
   if (running > total || stopped !== total - running) return null;
+  // CPU and memory are summed over running containers only (containers/container-sampler.ts):
+  // with none running, any use is a contradiction, and zeroing it would make up a measurement.
+  if (running === 0 && (cpuPercent > 0 || memoryBytes > 0)) return null;
   return { running, stopped, total, cpuPercent, memoryBytes };
 }
 
