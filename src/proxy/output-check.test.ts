@@ -434,6 +434,46 @@ describe("StreamJudge: a last line longer than the tail (Ollama generate's final
       const longError = 'data: ' + JSON.stringify({ error: { message: 'x'.repeat(5 * STREAM_TAIL_BYTES), code: 500 } }) + '\n\n';
       assert.equal(fed('openai', sse(chunk('hi')) + longError + sse('[DONE]'), size).finish(), 'truncated-upstream');
     });
+  describe('an error frame longer than the tail, then a [DONE] split between reads', () => {
+    /** The stream read in pieces ending at `cuts` (offsets into it, ascending). */
+    const cutAt = (dialect: ProxyDialect, text: string, cuts: readonly number[]) => {
+      const bytes = Buffer.from(text);
+      const j = new StreamJudge(dialect);
+      let from = 0;
+      for (const to of [...cuts, bytes.length]) {
+        if (to > from) j.push(bytes.subarray(from, to));
+        from = to;
+      }
+      return j;
+    };
+    const first = sse(chunk('hi'));
+    const longError = 'data: ' + JSON.stringify({ error: { message: 'x'.repeat(2 * STREAM_TAIL_BYTES), code: 500 } }) + '\n\n';
+    /** Every cut within 40 bytes of the frame's ends or of STREAM_TAIL_BYTES into it, and every 97th byte between. */
+    const frameCuts = Array.from({ length: longError.length + 1 }, (_, i) => i).filter(
+      (i) => i < 40 || longError.length - i < 40 || Math.abs(i - STREAM_TAIL_BYTES) < 40 || i % 97 === 0,
+    );
+    for (const [name, done] of [
+      ['data: [DONE]', 'data: [DONE]\n\n'],
+      ['data:[DONE]', 'data:[DONE]\n\n'],
+      ['data: [DONE] with CRLF', 'data: [DONE]\r\n\r\n'],
+    ] as const) {
+      it(`finds it at every cut of ${name} and of the frame before it`, () => {
+        const missed: string[] = [];
+        for (const frameCut of frameCuts)
+          for (let doneCut = 1; doneCut < done.length; doneCut++) {
+            const at = first.length + frameCut;
+            const doneAt = first.length + longError.length;
+            if (cutAt('openai', first + longError + done, [at, doneAt + doneCut]).finish() !== 'truncated-upstream') missed.push(`${frameCut}/${doneCut}`);
+          }
+        assert.deepEqual(missed, [], 'frame cut / [DONE] cut read as sound');
+      });
+    }
+    it('finds it when [DONE] comes a byte at a time', () => {
+      const text = first + longError + sse('[DONE]');
+      const cuts = Array.from({ length: sse('[DONE]').length }, (_, i) => first.length + longError.length + i);
+      assert.equal(cutAt('openai', text, [first.length + 1, ...cuts]).finish(), 'truncated-upstream');
+    });
+  });
   it('judges a stream whose [DONE] follows a line too long to keep', () => {
     const tooLong = ': ' + 'x'.repeat(STREAM_LAST_LINE_MAX_BYTES + 1) + '\n\n';
     const j = fed('openai', sse(chunk('hi')) + tooLong + sse('[DONE]'), 64 * 1024);

@@ -176,7 +176,7 @@ export class StreamJudge {
   /**
    * The stream offset of the chunk in which the line before the last begins, or an earlier chunk's
    * (where the last line began before the newest did) when finding it exactly would cost a search
-   * of the chunk: it is kept only while the last line is [DONE].
+   * of the chunk: it is kept only while the last line ends in ']' or is still open.
    */
   #lineBeforeLastChunk = 0;
   /**
@@ -184,12 +184,15 @@ export class StreamJudge {
    * (no frame of either dialect does). vLLM ends a failed stream with an error frame and then
    * [DONE]: with only the last line kept whole, an error frame longer than the tail lost its start
    * and the stream read as sound. So while the last line ends in ']', the line before is kept too.
-   * A [DONE] split between two reads is not seen to be one until its second part, too late for a
-   * long frame before it; vLLM writes it whole, and checking every chunk's start for it would cost
-   * every push for that case alone.
    */
   #endsInBracket = false;
-  /** Whether a newline came after the last non-whitespace byte (the next such byte begins a line). */
+  /**
+   * Whether a newline came after the last non-whitespace byte (the next such byte begins a line).
+   * While it has not, the last line may be a [DONE] split between two reads (`data: [DO`, then
+   * `NE]`), so the line before is kept too: keyed on the ']' alone, an error frame longer than the
+   * tail was dropped at the first part and the stream read as sound. Being open is already known
+   * here for every chunk, where reading the open line's bytes for a [DONE] would cost a search.
+   */
   #lineEnded = true;
   /** Whether the last line outgrew STREAM_LAST_LINE_MAX_BYTES and its start was dropped. */
   #lastLineLost = false;
@@ -216,7 +219,8 @@ export class StreamJudge {
       // A chunk holding the start of the last two lines stays while the tail is under the cap: a
       // final frame bigger than the tail, read in pieces, lost its start here and read as a cut.
       const oldestEnd = this.#streamBytes - this.#tailBytes + this.#tailChunks[0]!;
-      if (oldestEnd > (this.#endsInBracket ? this.#lineBeforeLastChunk : this.#lastLineChunk) && !this.#lastLineLost) {
+      const keepFrom = this.#endsInBracket || !this.#lineEnded ? this.#lineBeforeLastChunk : this.#lastLineChunk;
+      if (oldestEnd > keepFrom && !this.#lastLineLost) {
         if (this.#tailBytes <= STREAM_LAST_LINE_MAX_BYTES) break;
         // Past the cap the line before the last is let go; losing the last one's start leaves the stream unjudged.
         if (oldestEnd > this.#lastLineChunk) this.#lastLineLost = true;
