@@ -90,7 +90,7 @@ Hub Pool commands (cihub pool <command>):
   discover [--json]               unpaired Hubs this Hub can name, each probed at /identify
   probe <address[:port]> [--json]  is there a Hub at this LAN or tailnet address, and can it pair by address
   pair <name> [--pin D] [--yes]   send a pairing request to the Hub with that tailnet name
-  pair <address> --pin D [--yes]  the same by address: the PIN-verified answer names the Hub
+  pair <address> --pin D [--yes]  the same by address or a LAN host name outside this tailnet: the PIN-verified answer names the Hub
   peers [--json]                  paired Hubs and pairing requests, with the IDs the commands below take
   approve <ref> [--yes]           approve a request waiting here
   reject <ref> [--yes]            turn down a request waiting here

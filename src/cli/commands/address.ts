@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import type { PeerView } from '../../peers/peer-view.js';
 import type { ProbeResult } from '../../pairing/pair-by-address.js';
 import { authority, parseAddressTarget } from '../../tailnet/address-target.js';
-import { normalizePeerName } from '../../tailnet/peer-name.js';
+import { belongsToTailnet, normalizePeerName } from '../../tailnet/peer-name.js';
 import { callHub, findHub, UsageError } from '../hub-client.js';
 import { step } from '../steps.js';
 import { confirm } from '../confirm.js';
@@ -16,20 +16,36 @@ import type { CommonOptions } from './pool.js';
 const POOL = '/api/inference/pool';
 
 /**
- * Whether the operator gave an address rather than a MagicDNS name: an IP literal, or anything
- * with a port. A bare multi-label host name is taken as a tailnet name, the common case.
+ * Whether the operator gave an address rather than a MagicDNS name: an IP literal, anything with
+ * a port, a single label, or a dotted name outside this Hub's tailnet suffix (`nas.lan` beside
+ * `tail1234.ts.net`). Such a name cannot be a peer's: peers share one tailnet suffix (a Hub named
+ * under another refuses this Hub's name as outside its own, and a Hub paired by address must answer
+ * with a name under this one), so sending a request to https://nas.lan could never end in a
+ * pairing. It is taken as a LAN host name instead, which the Hub tries on port 5002, then 3000,
+ * exactly as `cihub pool probe nas.lan` did.
+ *
+ * `tailnetSuffix` is the one `cihub pool status` reports; null means this Hub is on no tailnet and
+ * has nothing to compare against. A dotted name then stays a tailnet name, as the Hub itself
+ * treats it (belongsToTailnet passes every name), and either path ends in the same refusal:
+ * a Hub with no tailnet name can pair neither way, and the Hub's answer says how to get one.
  */
-export function isAddressTarget(target: string): boolean {
-  if (normalizePeerName(target).ok) return false;
+export function isAddressTarget(target: string, tailnetSuffix: string | null = null): boolean {
+  const name = normalizePeerName(target);
+  if (name.ok) return outsideTailnet(name.name, tailnetSuffix);
   const parsed = parseAddressTarget(target);
   return parsed.ok && (isIP(parsed.target.host) !== 0 || parsed.target.port !== null || !parsed.target.host.includes('.'));
 }
 
+/** A well-formed name that this Hub's tailnet suffix rules out; false while there is no suffix to compare. */
+function outsideTailnet(name: string, tailnetSuffix: string | null): boolean {
+  return tailnetSuffix !== null && !belongsToTailnet(name, tailnetSuffix);
+}
+
 /**
  * What the probe's advice hands to `cihub pool pair`: the operator's own words when pair reads
- * them as an address, else the host with the port that answered. A dotted LAN name such as
- * `nas.lan` is read by pair as a tailnet name, so echoing it back sent the operator down the
- * pairing-by-name path, which dials https://nas.lan and never uses the address probed.
+ * them as an address whatever the suffix, else the host with the port that answered. Pair reads
+ * a bare dotted name such as `nas.lan` as an address only when this Hub knows its tailnet suffix,
+ * so the advice adds the port rather than depend on that, and names the port that answered.
  */
 export function pairTargetFor(given: string, found: Pick<ProbeResult, 'address' | 'port'>): string {
   return isAddressTarget(given) ? given : authority(found.address, found.port);
@@ -53,15 +69,28 @@ export async function probe(opts: CommonOptions & { address: string }): Promise<
   ].join('\n');
 }
 
+/**
+ * Why a dotted name was taken as an address: it is outside this Hub's tailnet suffix. Said
+ * whenever that reading changes what happens, with the other way to write it, so an operator who
+ * meant a tailnet name sees at once that it needs the suffix.
+ */
+function readAsAddress(address: string, tailnetSuffix: string | null): string | null {
+  const name = normalizePeerName(address);
+  if (!name.ok || tailnetSuffix === null) return null;
+  return `${name.name} is not a name on this Hub's tailnet (${tailnetSuffix}), so it is paired with as a LAN host name; a tailnet name is written in full (<host>.${tailnetSuffix})`;
+}
+
 export async function pairByAddress(
-  opts: CommonOptions & { address: string; pin: string | undefined; yes: boolean; assumeYes: boolean },
+  opts: CommonOptions & { address: string; pin: string | undefined; yes: boolean; assumeYes: boolean; tailnetSuffix?: string | null },
   selfName: () => Promise<string | null>,
 ): Promise<string> {
+  const why = readAsAddress(opts.address, opts.tailnetSuffix ?? null);
   if (opts.pin === undefined) {
     throw new UsageError(
-      `Pairing by address needs --pin: only the other Hub's answer to a valid PIN tells this Hub its name, so mint one there with \`cihub pool pairing-pin\`; nothing was sent.`,
+      `${why === null ? '' : `${why}. `}Pairing by address needs --pin: only the other Hub's answer to a valid PIN tells this Hub its name, so mint one there with \`cihub pool pairing-pin\`; nothing was sent.`,
     );
   }
+  if (why !== null) step(why);
   const hub = findHub(opts.dataDir);
   await confirm(`Send a pairing request with PIN ${opts.pin} to the Hub at ${opts.address}? It still has to approve it.`, opts);
   step(`sending the pairing request to ${opts.address} and waiting for its answer`);

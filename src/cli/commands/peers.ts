@@ -110,7 +110,9 @@ export async function pair(opts: ChangeOptions & { name: string; pin?: string | 
     );
   }
   const hub = findHub(opts.dataDir);
-  if (isAddressTarget(opts.name)) return pairByAddress({ ...opts, address: opts.name, pin }, () => selfName(hub));
+  // Only a well-formed name needs the suffix to be told from a LAN host name; an IP or a port already says which.
+  const tailnetSuffix = normalizePeerName(opts.name).ok ? (await callHub<PoolStatus>(hub, 'GET', `${POOL}/status`)).localNode.tailnetSuffix : null;
+  if (isAddressTarget(opts.name, tailnetSuffix)) return pairByAddress({ ...opts, address: opts.name, pin, tailnetSuffix }, () => selfName(hub));
   await confirm(
     pin === undefined
       ? `Send a pairing request to ${opts.name} without a PIN? It carries only this Hub's name, and ${opts.name} still has to approve it.`
