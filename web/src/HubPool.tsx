@@ -367,6 +367,10 @@ function DiscoverableDevices({
     if (!readOnly) void run();
   }, [readOnly]);
   if (readOnly) return null;
+  // Whatever the scan listed: rows heard on the LAN, or tailnet rows from this machine's own
+  // Tailscale, say nothing about the devices only the Admin API would name, so the way to add
+  // them stays in view as long as the Hub has no OAuth client, not only beside an empty list.
+  const credentialHint = scan?.available === true && !s.tailscaleAdminApiConfigured;
   return (
     <Section id="discoverable" title="Discoverable devices">
       <div className="row">
@@ -385,10 +389,7 @@ function DiscoverableDevices({
       ) : scan.hubs.length === 0 ? (
         <div className="notice" data-testid="discovery-empty">
           <p>No unpaired Hubs found.</p>
-          <DirectoryNotes directories={scan.directories} />
-          {!s.tailscaleAdminApiConfigured && (
-            <p className="small">To list every device on your tailnet, set TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET in the Hub's .env.</p>
-          )}
+          <DirectoryNotes directories={scan.directories} credentialHintShown={credentialHint} />
         </div>
       ) : (
         <ul className="plain">
@@ -421,6 +422,11 @@ function DiscoverableDevices({
             </li>
           ))}
         </ul>
+      )}
+      {credentialHint && (
+        <p className="small" data-testid="oauth-hint">
+          To list every device on your tailnet, set TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET in the Hub's .env.
+        </p>
       )}
     </Section>
   );
