@@ -1,8 +1,10 @@
 /**
  * The Discoverable devices section names the Tailscale OAuth variables for as long as the Hub has
  * no OAuth client (status's tailscaleAdminApiConfigured false), whatever the scan listed: a Hub
- * heard on the LAN says nothing about the tailnet devices only the Admin API would name. Real
- * Chromium, a real Hub with no credential, and an mDNS responder in this test for the LAN row.
+ * heard on the LAN says nothing about the tailnet devices only the Admin API would name. The
+ * setup guide's Find step likewise keeps its "No Hubs found" notes, the Admin API's among them,
+ * beside a Hub heard on the LAN, which it cannot choose. Real Chromium, a real Hub with no
+ * credential, and an mDNS responder in this test for the LAN row.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -57,5 +59,17 @@ describe('dashboard: the OAuth client hint under Discoverable devices', { timeou
     await section.locator('li').filter({ hasText: STUDIO }).getByText('Unverified').waitFor();
     assert.equal(await section.getByTestId('discovery-empty').count(), 0, 'the list is not empty');
     assert.match(await section.getByTestId('oauth-hint').innerText(), new RegExp(VARIABLES));
+  });
+
+  it("in the setup guide's Find step, a Hub heard on the LAN leaves the empty state and its OAuth note in view", async () => {
+    assert.equal((await pool.a.status()).settings.poolLanDiscovery, true, 'still listening on the LAN');
+    const a = pageA.page;
+    await a.getByRole('button', { name: 'Set up Hub Pool' }).click();
+    const guide = a.getByRole('dialog');
+    await guide.getByRole('button', { name: 'Continue anyway' }).click();
+    await guide.locator('p').filter({ hasText: STUDIO }).getByText('Unverified').waitFor();
+    const empty = guide.getByTestId('discovery-empty');
+    await empty.waitFor();
+    assert.match(await empty.innerText(), new RegExp(`No Hubs found[\\s\\S]*Tailscale Admin API: ${VARIABLES}`));
   });
 });

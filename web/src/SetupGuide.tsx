@@ -149,7 +149,8 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
   if (step === null) return null;
   const index = STEPS.findIndex((s) => s.id === step);
   const current = STEPS[index]!;
-  const all = [...new Set([...(discovery?.available ? discovery.hubs.filter((h) => h.unverified !== true).map((h) => h.nodeFqdn) : []), ...typed])].sort();
+  const found = discovery?.available ? discovery.hubs.filter((h) => h.unverified !== true).map((h) => h.nodeFqdn) : [];
+  const all = [...new Set([...found, ...typed])].sort();
 
   return (
     <div className="overlay">
@@ -199,7 +200,8 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
                 {discovery.why}
               </p>
             )}
-            {discovery !== null && discovery.available && discovery.hubs.length === 0 && (
+            {/* A Hub heard only on the LAN cannot be chosen, so it does not hide why no tailnet Hub was found. */}
+            {discovery !== null && discovery.available && found.length === 0 && (
               <div className="notice" data-testid="discovery-empty">
                 <p style={{ margin: 0 }}>No Hubs found</p>
                 {discovery.notHubs.length > 0 && <p className="small">These tailnet devices did not answer as a Hub: {discovery.notHubs.join(', ')}</p>}
