@@ -87,6 +87,14 @@ export class PairingService {
     const me = await this.#requireIdentity();
     const self = await this.#selfName();
     if (name === self) throw new HubError('HUB_ERR_PAIR_SELF', 'a Hub cannot pair with itself');
+    // The far Hub refuses a requester outside its own suffix, so a name outside this one (nas.lan)
+    // can never pair by name: say so now, with the way that can, rather than dial https://nas.lan.
+    const { tailnetSuffix } = await this.#d.self();
+    if (!belongsToTailnet(name, tailnetSuffix))
+      throw new HubError(
+        'HUB_ERR_PAIR_OUTSIDE_TAILNET',
+        `${name} is not a name on this Hub's tailnet (${tailnetSuffix}), so no Hub there can pair by name; a tailnet name ends in .${tailnetSuffix}, and a Hub on the LAN is paired with by address and PIN (cihub pool probe ${name})`,
+      );
     const existing = this.#d.store.byFqdn(name);
     if (existing) throw new HubError('HUB_ERR_CONFLICT', localConflict(existing));
 

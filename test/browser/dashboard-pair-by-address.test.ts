@@ -13,6 +13,8 @@ import { gotoPool, launchBrowser, openPage, signInByLink, type WatchedPage } fro
 import { startTogether } from '../helpers/start-together.js';
 
 const ADDRESS = '192.168.1.42';
+/** A name under no tailnet suffix: the Hub refuses it before dialling anything. */
+const LAN_NAME = 'nas.lan';
 
 describe('dashboard: an address typed as a Hub name', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 3 }, () => {
   let pool: Pool<'a'>;
@@ -38,6 +40,17 @@ describe('dashboard: an address typed as a Hub name', { timeout: START_TIMEOUT_M
     await page.getByText(`cihub pool pair ${ADDRESS}:5002 --pin`, { exact: false }).waitFor();
     assert.equal(await page.getByText(/Could not reach the Hub/).count(), 0, 'nothing was sent, so reachability is not the question');
     assert.deepEqual((await pool.a.api<{ peers: unknown[] }>('GET', `${POOL_API}/peers`)).json.peers, [], 'no row is kept for an address');
+  });
+
+  it('on the Hub Pool page: a LAN host name gets the same commands, refused by this Hub as outside its tailnet', async () => {
+    const page = watched.page;
+    await gotoPool(page);
+    await page.getByLabel("Other Hub's tailnet name").fill(LAN_NAME);
+    await page.getByRole('button', { name: 'Pair', exact: true }).click();
+    await page.getByText(`cihub pool probe ${LAN_NAME},`, { exact: false }).waitFor();
+    await page.getByText(`cihub pool pair ${LAN_NAME} --pin`, { exact: false }).waitFor();
+    assert.equal(await page.getByText(/Could not reach the Hub/).count(), 0, 'nothing was sent, so reachability is not the question');
+    assert.deepEqual((await pool.a.api<{ peers: unknown[] }>('GET', `${POOL_API}/peers`)).json.peers, [], 'no row is kept for it');
   });
 
   it('in the setup guide: the per-Hub result says the same for an address added by hand', async () => {

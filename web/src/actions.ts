@@ -52,7 +52,8 @@ export async function sendPairRequest(nodeFqdn: string, pin: string): Promise<Pa
       pinRefused: e?.code === 'HUB_ERR_PEER_REFUSED_PIN' || e?.code === 'HUB_ERR_PAIR_PIN_REFUSED',
       reason: (err as Error).message,
       code: e?.code ?? null,
-      address: asAddress(nodeFqdn),
+      // A LAN name (nas.lan) is refused by this Hub as outside its tailnet: it is paired by address too.
+      address: asAddress(nodeFqdn) ?? (e?.code === 'HUB_ERR_PAIR_OUTSIDE_TAILNET' ? nodeFqdn.trim() : null),
     };
   }
 }
@@ -60,7 +61,7 @@ export async function sendPairRequest(nodeFqdn: string, pin: string): Promise<Pa
 /** What to check after a request that was not sent, in the guide's words. */
 export function notSentAdvice(o: Extract<PairOutcome, { sent: false }>): string {
   if (o.address !== null && !o.pinRefused)
-    return `${o.address} is an address, and this page pairs by tailnet name. Pair by address from a terminal on this Hub, with a PIN made on the other Hub: cihub pool probe ${o.address}, then cihub pool pair ${o.address} --pin <digits>.`;
+    return `${o.address} is not a name on this tailnet, and this page pairs by tailnet name. Pair by address from a terminal on this Hub, with a PIN made on the other Hub: cihub pool probe ${o.address}, then cihub pool pair ${o.address} --pin <digits>.`;
   return o.pinRefused
     ? 'The other Hub refused the PIN: it was wrong, expired after ten minutes, already used, or replaced by a newer one. Generate a fresh PIN there and try again.'
     : 'Could not reach the Hub or was declined. Check that it is online, on this tailnet, published at its name, and has Hub Pool on.';
