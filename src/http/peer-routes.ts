@@ -131,6 +131,7 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
       const me = await peers.identity.load();
       return publishCapabilities({
         nodeUuid: me.nodeUuid ?? '',
+        publicKey: me.publicKey,
         backends: s.localInventory(),
         inFlightRequests: s.inFlightTotal(),
         acceptingWork: directions.inbound.enabled && peer.enabled,

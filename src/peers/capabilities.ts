@@ -88,6 +88,12 @@ export interface PeerCapabilities {
  */
 export interface CapabilitiesDocument {
   readonly nodeUuid: string;
+  /**
+   * This node's Ed25519 public key (raw, base64url), beside its UUID: the guarded route is where
+   * both live since /identify stopped naming them (spec, "What /identify no longer says"). Left
+   * out while this Hub has no identity to state.
+   */
+  readonly publicKey?: string;
   /** machine/hardware-tier.ts; null when detection has not finished or could not tell. */
   readonly hardwareTier: HardwareTier | null;
   readonly backends: readonly { readonly kind: string; readonly models: readonly string[] }[];
@@ -120,6 +126,8 @@ const MAX_DETAIL_TEXT = 32;
 
 export interface PublishInputs {
   readonly nodeUuid: string;
+  /** null while the identity has no key (never minted, or its row unreadable). */
+  readonly publicKey?: string | null;
   readonly backends: readonly BackendView[];
   readonly inFlightRequests: number;
   /** Inbound on and this peer enabled here. */
@@ -143,6 +151,7 @@ export interface PublishInputs {
 export function publishCapabilities(input: PublishInputs): CapabilitiesDocument {
   return {
     nodeUuid: input.nodeUuid,
+    ...present('publicKey', input.publicKey),
     // Not detected (yet, or at all) reads null: a tier is never guessed.
     hardwareTier: input.hardwareTier ?? null,
     backends: input.acceptingWork ? input.backends.filter((b) => b.healthy).map((b) => ({ kind: b.kind, models: b.models.map((m) => m.name) })) : [],
