@@ -5,35 +5,26 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import type { Browser } from 'playwright-core';
-import makeMdns from 'multicast-dns';
-import { announcementRecords, LAN_SERVICE_TYPE } from '../../src/discovery/lan-announcement.js';
 import { START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
 import { gotoPool, launchBrowser, openPage, signInByLink, type WatchedPage } from './browser.js';
 import { startTogether } from '../helpers/start-together.js';
-
-const STUDIO_ID = randomBytes(4).toString('hex');
-const STUDIO = `studio-${STUDIO_ID}`;
+import { startLanResponder, type LanResponder } from '../helpers/lan-responder.js';
 
 describe('dashboard: Hubs heard on the LAN', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 2 }, () => {
   let pool: Pool<'a'>;
   let browser: Browser;
   let pageA: WatchedPage;
-  let responder: ReturnType<typeof makeMdns>;
+  let studio: LanResponder;
 
   before(async () => {
     [pool, browser] = await startTogether([startPool({ hubs: { a: { ollama: { models: ['m-a:1b'] } } }, pairs: [] }), launchBrowser()]);
-    responder = makeMdns({ interface: '127.0.0.1', bind: '0.0.0.0' });
-    const records = announcementRecords({ id: STUDIO_ID, hostLabel: STUDIO, nodeFqdn: `${STUDIO}.tail0.ts.net`, port: 5002 });
-    responder.on('query', (q) => {
-      if (q.questions.some((x) => x.name === LAN_SERVICE_TYPE)) responder.respond({ answers: records });
-    });
+    studio = await startLanResponder();
     pageA = await openPage(browser);
     await signInByLink(pageA.page, pool.a.process);
   });
   after(async () => {
-    responder?.destroy();
+    studio?.close();
     await Promise.allSettled([browser?.close(), pool?.stop()]);
   });
 
@@ -48,7 +39,7 @@ describe('dashboard: Hubs heard on the LAN', { timeout: START_TIMEOUT_MS + TEST_
 
     const section = a.locator('section[aria-labelledby="discoverable"]');
     await section.getByRole('button', { name: 'Rescan' }).click();
-    const row = section.locator('li').filter({ hasText: STUDIO });
+    const row = section.locator('li').filter({ hasText: studio.hostLabel });
     await row.getByText('Unverified').waitFor();
     assert.equal(await row.getByRole('button', { name: 'Pair' }).count(), 0);
   });

@@ -8,36 +8,28 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import type { Browser } from 'playwright-core';
-import makeMdns from 'multicast-dns';
-import { announcementRecords, LAN_SERVICE_TYPE } from '../../src/discovery/lan-announcement.js';
 import { START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
 import { gotoPool, launchBrowser, openPage, signInByLink, type WatchedPage } from './browser.js';
 import { startTogether } from '../helpers/start-together.js';
+import { startLanResponder, type LanResponder } from '../helpers/lan-responder.js';
 
-const STUDIO_ID = randomBytes(4).toString('hex');
-const STUDIO = `studio-${STUDIO_ID}`;
 const VARIABLES = 'set TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET';
 
 describe('dashboard: the OAuth client hint under Discoverable devices', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 2 }, () => {
   let pool: Pool<'a'>;
   let browser: Browser;
   let pageA: WatchedPage;
-  let responder: ReturnType<typeof makeMdns>;
+  let studio: LanResponder;
 
   before(async () => {
     [pool, browser] = await startTogether([startPool({ hubs: { a: {} }, pairs: [] }), launchBrowser()]);
-    responder = makeMdns({ interface: '127.0.0.1', bind: '0.0.0.0' });
-    const records = announcementRecords({ id: STUDIO_ID, hostLabel: STUDIO, nodeFqdn: `${STUDIO}.tail0.ts.net`, port: 5002 });
-    responder.on('query', (q) => {
-      if (q.questions.some((x) => x.name === LAN_SERVICE_TYPE)) responder.respond({ answers: records });
-    });
+    studio = await startLanResponder();
     pageA = await openPage(browser);
     await signInByLink(pageA.page, pool.a.process);
   });
   after(async () => {
-    responder?.destroy();
+    studio?.close();
     await Promise.allSettled([browser?.close(), pool?.stop()]);
   });
 
@@ -56,7 +48,7 @@ describe('dashboard: the OAuth client hint under Discoverable devices', { timeou
     await pool.a.patchSettings({ poolLanDiscovery: true });
     const section = pageA.page.locator('section[aria-labelledby="discoverable"]');
     await section.getByRole('button', { name: 'Rescan' }).click();
-    await section.locator('li').filter({ hasText: STUDIO }).getByText('Unverified').waitFor();
+    await section.locator('li').filter({ hasText: studio.hostLabel }).getByText('Unverified').waitFor();
     assert.equal(await section.getByTestId('discovery-empty').count(), 0, 'the list is not empty');
     assert.match(await section.getByTestId('oauth-hint').innerText(), new RegExp(VARIABLES));
   });
@@ -67,7 +59,7 @@ describe('dashboard: the OAuth client hint under Discoverable devices', { timeou
     await a.getByRole('button', { name: 'Set up Hub Pool' }).click();
     const guide = a.getByRole('dialog');
     await guide.getByRole('button', { name: 'Continue anyway' }).click();
-    await guide.locator('p').filter({ hasText: STUDIO }).getByText('Unverified').waitFor();
+    await guide.locator('p').filter({ hasText: studio.hostLabel }).getByText('Unverified').waitFor();
     const empty = guide.getByTestId('discovery-empty');
     await empty.waitFor();
     assert.match(await empty.innerText(), new RegExp(`No Hubs found[\\s\\S]*Tailscale Admin API: ${VARIABLES}`));
