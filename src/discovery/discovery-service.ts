@@ -133,7 +133,7 @@ export class DiscoveryService {
         directory: 'tailscale-admin-api',
         state: 'not-configured',
         named: null,
-        detail: 'set TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET (an OAuth client with devices:core:read) to list the whole tailnet',
+        detail: 'set TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET, an OAuth client with devices:core:read, to list the whole tailnet',
       });
     } else if (tailnet === null) {
       reports.push({
