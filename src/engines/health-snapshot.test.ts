@@ -349,6 +349,34 @@ describe('BackendHealth with a TTL', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.equal(r.engines[0]?.paths.length, 1);
   });
 
+  it('changes when an answer is read, never what it says: fresh, stale and cold reads give the views a live probe gives', async () => {
+    // Three engines answering three ways: holding models, holding none, and failing the probe.
+    const r = await rig(
+      0,
+      () => ollamaTags('qwen3:8b', 'gemma3:1b'),
+      () => ollamaTags(),
+      () => ({ status: 500, text: 'internal error' }),
+    );
+    const withoutAge = (views: Awaited<ReturnType<BackendHealth['read']>>) => views.map(({ probedMsAgo: _age, ...rest }) => rest);
+    const live = withoutAge(await r.health.read());
+    r.ttl = TTL;
+    r.clock.advance(TTL + STALE_GRACE_MS);
+    assert.deepEqual(withoutAge(await r.health.read()), live, 'a cold read');
+    r.clock.advance(TTL - 1);
+    assert.deepEqual(withoutAge(await r.health.read()), live, 'a fresh read');
+    r.clock.advance(1);
+    assert.deepEqual(withoutAge(await r.health.read()), live, 'a stale read');
+    assert.deepEqual(
+      live.map((v) => [v.backendId, v.running, v.healthy, v.models.map((m) => m.name)]),
+      [
+        ['ollama-1', true, true, ['qwen3:8b', 'gemma3:1b']],
+        ['ollama-2', true, true, []],
+        ['ollama-3', true, false, []],
+      ],
+      'the engines in the order they are configured, each as it answered',
+    );
+  });
+
   it('reads the TTL on every call, so a changed setting applies to the next read', async () => {
     const r = await rig(TTL, () => ollamaTags('qwen3:8b'));
     await r.health.read();
