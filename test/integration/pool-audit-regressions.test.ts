@@ -109,6 +109,14 @@ describe('issue 10 audit regressions across three Hubs', () => {
         scaled(60_000),
       );
       assert.ok(after.tags.includes(SHARED) && after.openai.includes(SHARED), "B's other models are still listed");
+      // Only routing reads the withhold: B's inventory still holds the model (its installed badge and
+      // model puller read that), and the withhold travels beside it as unservableModels.
+      const seen = await a.peer(b);
+      assert.ok(
+        seen?.backends?.some((e) => e.models.includes(BROKEN)),
+        `B still publishes ${BROKEN} as held: ${JSON.stringify(seen?.backends)}`,
+      );
+      assert.deepEqual(seen?.unservableModels, [BROKEN]);
     } finally {
       await b.engines.ollama!.clearFaults();
     }
