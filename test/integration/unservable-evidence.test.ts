@@ -22,6 +22,7 @@ const VERDICT = 'verdict:8b';
 const TEMPLATE = 'template:8b';
 const REFUSED = 'refused:8b';
 const ON_PEER = 'peer-only:8b';
+const PEER_VERDICT = 'peer-verdict:8b';
 const CONTEXT_VERDICT = '{"error":"the input length exceeds the context length"}';
 const TEMPLATE_FAILURE = '{"error":"template: :1:12: executing \\"\\" at <.Foo>: can\'t evaluate field Foo"}';
 
@@ -43,7 +44,7 @@ describe('what withholds a model on this node and what does not', { timeout: TES
       pool = await startPool<L>({
         hubs: {
           a: { ollama: { models: [SHED_429, SHED_408, VERDICT, TEMPLATE, REFUSED] } },
-          b: { ollama: { models: [ON_PEER] } },
+          b: { ollama: { models: [ON_PEER, PEER_VERDICT] } },
         },
         pairs: [['a', 'b']],
       });
@@ -88,6 +89,17 @@ describe('what withholds a model on this node and what does not', { timeout: TES
     for (let i = 0; i < 2; i++) assert.ok((await chat(pool.a, ON_PEER)).status >= 500);
     await eventually(() => withheldHere(pool.b, ON_PEER), 'B to withhold the model on its own engine');
     assert.equal(await withheldHere(pool.a, ON_PEER), false);
+  });
+
+  it("does not withhold on a peer serving a forward after two 500s that are its engine's verdict on the request", async () => {
+    await pool.b.engines.ollama!.setFault({ mode: 'error', status: 500, body: CONTEXT_VERDICT, model: PEER_VERDICT, count: 2 });
+    for (let i = 0; i < 2; i++) {
+      const res = await chat(pool.a, PEER_VERDICT);
+      assert.equal(res.status, 400);
+      assert.equal(header(res, 'x-hub-pool-served-by'), pool.b.name, 'B served the forward');
+    }
+    assert.equal(await withheldHere(pool.b, PEER_VERDICT), false);
+    assert.equal((await chat(pool.a, PEER_VERDICT)).status, 200);
   });
 
   it('does not withhold after two refused connections: that is the daemon down, which the health check reports', async () => {
