@@ -151,7 +151,24 @@ describe('kill switches on the serving side', () => {
     assert.equal((await local()).status, 200);
   });
 
-  it('13c. HUB_POOL_USER_DISABLED: /capabilities and /local/* answer 503, and peers mark the Hub unreachable after three strikes', async () => {
+  it('13c. poolEnabled false is the master switch too: /capabilities and /local/* answer 503 until it is true again', async () => {
+    try {
+      assert.equal((await hubB.api('PATCH', `${POOL}/settings`, { poolEnabled: false })).status, 200);
+      const refused = await caps();
+      assert.equal(refused.status, 503, refused.text);
+      assert.equal(refused.json.error.code, 'HUB_ERR_POOL_DISABLED');
+      const served = engine.state().requests;
+      assert.equal((await local()).status, 503);
+      assert.equal(engine.state().requests, served);
+    } finally {
+      assert.equal((await hubB.api('PATCH', `${POOL}/settings`, { poolEnabled: true })).status, 200);
+    }
+    const open = await caps();
+    assert.equal(open.status, 200, open.text);
+    assert.equal(open.json.acceptingWork, true);
+  });
+
+  it('13d. HUB_POOL_USER_DISABLED: /capabilities and /local/* answer 503, and peers mark the Hub unreachable after three strikes', async () => {
     const dataDir = hubB.dataDir;
     // Restarted just after a poll, so every probe A makes from here on meets the 503.
     await justPolled(hubA, B, ONE_POLL_MS);
