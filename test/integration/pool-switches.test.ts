@@ -112,6 +112,10 @@ describe('kill switches across the pool', () => {
       assert.ok(fromA && fromB);
       assert.match(a.log(), /capabilities probe of hub-c\.tail0\.ts\.net failed: HTTP 503/, "C's /capabilities answered 503");
       assert.equal((await chat(a, C_ONLY)).status, 502, 'C is no longer a candidate');
+      // The flag is C's alone: A and B are still pooling, and still route to each other.
+      assert.equal((await a.status()).enabled, true);
+      assert.equal(header(await chat(a, B_ONLY), 'x-hub-pool-served-by'), b.name);
+      assert.equal(header(await chat(b, A_ONLY), 'x-hub-pool-served-by'), a.name);
 
       // The pairing was kept: without the flag, the next poll brings C back by itself.
       await c.restart();
