@@ -23,17 +23,23 @@ describe('dashboard: the queue in a Paired Hubs row', { timeout: START_TIMEOUT_M
     await Promise.allSettled([browser?.close(), pool?.stop()]);
   });
 
-  /** The line of figures in B's row on A's Hub Pool page, once it reads as `shows`. */
-  async function figuresOfB(shows: RegExp): Promise<string> {
+  /** B's row on A's Hub Pool page, once its line of figures reads as `shows`: that line, its status and its tags. */
+  async function rowOfB(shows: RegExp): Promise<{ figures: string; status: string; tags: string[] }> {
     const { page, context } = await openPage(browser);
     await signInByLink(page, pool.a.process);
     await gotoPool(page);
-    const line = page.locator(`[data-testid="paired-hub"][data-peer="${pool.b.name}"]`).getByText(shows);
+    const row = page.locator(`[data-testid="paired-hub"][data-peer="${pool.b.name}"]`);
+    const line = row.getByText(shows);
     await line.waitFor();
-    const text = (await line.textContent()) ?? '';
+    const seen = {
+      figures: (await line.textContent()) ?? '',
+      status: (await row.getByTestId('peer-status').textContent()) ?? '',
+      tags: await row.locator('.tag').allTextContents(),
+    };
     await context.close();
-    return text;
+    return seen;
   }
+  const figuresOfB = async (shows: RegExp): Promise<string> => (await rowOfB(shows)).figures;
 
   it('a candidate shows the queue ranking counts for it', async () => {
     const b = (await pool.a.status()).peers.find((p) => p.nodeFqdn === pool.b.name);
@@ -51,10 +57,12 @@ describe('dashboard: the queue in a Paired Hubs row', { timeout: START_TIMEOUT_M
     }
   });
 
-  it('a peer disabled here says so in place of a queue', async () => {
+  it('a peer disabled here stays Connected with a Disabled tag, and says so in place of a queue', async () => {
     const b = (await pool.a.peer(pool.b))!;
     assert.equal((await pool.a.api('POST', `${POOL_API}/peers/${b.id}/disable`)).status, 200);
-    const text = await figuresOfB(/^Last seen .* · not a candidate now: disabled here · /);
-    assert.doesNotMatch(text, /—/);
+    const row = await rowOfB(/^Last seen .* · not a candidate now: disabled here · /);
+    assert.doesNotMatch(row.figures, /—/);
+    // A still polls B and B still answers: the pairing is healthy, only this Hub's use of it is off.
+    assert.deepEqual({ status: row.status, tags: row.tags }, { status: 'Connected', tags: ['Disabled'] });
   });
 });
