@@ -155,6 +155,35 @@ describe('advice that is right in every state', () => {
     assert.equal((await rowsOf(a))[0]?.status, 'connected');
   });
 
+  it("half paired: the approver's log names the requester and the reason, the call back is never retried, and the requester turns unreachable", async () => {
+    let callbacks = 0;
+    toA.rule = (method, path) => {
+      if (method !== 'POST' || !path.endsWith('/pair/confirm')) return 'pass';
+      callbacks += 1;
+      return 'drop';
+    };
+    await ok(a, 'pool', 'pair', B, '--yes');
+    assert.match(await ok(b, 'pool', 'approve', A, '--yes'), /Half paired: /);
+
+    const logs = await ok(b, 'logs', '--json');
+    const line = logs.split('\n').find((l) => l.includes('pairing confirmed locally but callback to'));
+    assert.ok(line, `B's log records the failed call back:\n${logs}`);
+    assert.match(line, new RegExp(`\\[HubPool\\] pairing confirmed locally but callback to ${re(A)} failed: \\S`));
+
+    // A refuses B's probes (its own request still waits), so B counts failures until it marks A
+    // unreachable; a retry of the call back, had there been one, would have gone out by then.
+    const row = await eventually(
+      async () => {
+        const r = (await rowsOf(b))[0];
+        return r?.status === 'unreachable' ? r : null;
+      },
+      'B to mark the requester unreachable',
+      180_000,
+    );
+    assert.equal(row.consecutiveFailures, 3);
+    assert.equal(callbacks, 1);
+  });
+
   it('a stale row on the receiver: a PIN request is refused with the unpair to run there, the PIN is not spent, and the same PIN then works', async () => {
     // B approves a request A cancelled without telling it: B is left holding a row for A, A none.
     await ok(a, 'pool', 'pair', B, '--yes');
