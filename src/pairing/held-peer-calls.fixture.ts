@@ -25,6 +25,8 @@ export interface HeldCall {
   readonly peer: PeerRow;
   /** What the call sends (the token and identity of a confirmation, say). */
   readonly body: unknown;
+  /** The call's options: its time budget and how it authenticates. */
+  readonly options: Parameters<PeerClient['call']>[4];
   answer(result: Awaited<ReturnType<PeerClient['call']>>): void;
 }
 
@@ -45,9 +47,9 @@ export function heldPairing(opts: { pollSeconds?: number } = {}) {
   const calls: HeldCall[] = [];
   const waiters: (() => void)[] = [];
   const client = {
-    call: (peer: PeerRow, _method: string, path: string, body: unknown) =>
+    call: (peer: PeerRow, _method: string, path: string, body: unknown, options: Parameters<PeerClient['call']>[4]) =>
       new Promise((resolve) => {
-        calls.push({ path, peer, body, answer: resolve });
+        calls.push({ path, peer, body, options, answer: resolve });
         for (const w of waiters.splice(0)) w();
       }),
   } as unknown as PeerClient;
