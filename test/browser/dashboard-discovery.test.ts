@@ -13,6 +13,9 @@ import { gotoPool, launchBrowser, openPage, signInByLink } from './browser.js';
 /** One candidate as GET /peers/discoverable lists it (src/discovery/discovery-service.ts). */
 const FOUND = { nodeFqdn: 'hub-q.tail0.ts.net', displayName: 'hub-q', deviceId: null, os: 'linux', online: true, poolProtocol: 1 };
 
+/** A tailnet device that was probed and did not answer as a Hub, as the same answer lists it. */
+const NOT_A_HUB = { nodeFqdn: 'laptop.tail0.ts.net', os: 'macOS', online: false, reason: 'ECONNREFUSED' };
+
 /** Answers every scan with FOUND; returns how many scans the page has asked for so far. */
 async function discovering(page: Page): Promise<() => number> {
   let scans = 0;
@@ -46,6 +49,22 @@ describe('dashboard: Hubs found by discovery', { timeout: START_TIMEOUT_MS + TES
     await choice.waitFor();
     const label = guide.locator(`label[for="${await choice.getAttribute('id')}"]`);
     assert.equal(await label.getAttribute('title'), FOUND.nodeFqdn);
+    await context.close();
+  });
+
+  it("the guide's Find step, finding no Hub, says No Hubs found and names the tailnet devices that did not answer as one", async () => {
+    const { page, context } = await openPage(browser);
+    await signInByLink(page, pool.a.process);
+    await page.route(`**${POOL_API}/peers/discoverable*`, (route) => route.fulfill({ json: { candidates: [], notHubs: [NOT_A_HUB], directories: [] } }));
+    await gotoPool(page);
+    await page.getByRole('button', { name: 'Set up Hub Pool' }).click();
+    const guide = page.getByRole('dialog');
+    await guide.getByRole('button', { name: 'Continue anyway' }).click();
+    const empty = guide.getByTestId('discovery-empty');
+    await empty.waitFor();
+    const text = await empty.innerText();
+    assert.match(text, /No Hubs found/);
+    assert.ok(text.includes(NOT_A_HUB.nodeFqdn), `the device that did not answer is named:\n${text}`);
     await context.close();
   });
 
