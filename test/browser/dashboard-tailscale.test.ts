@@ -25,17 +25,23 @@ describe('dashboard: Tailscale as the Hub reports it', { timeout: START_TIMEOUT_
   let ready: { hub: HubProcess; fake: FakeTailscale };
   /** Tailscale refuses its Serve change, and HTTPS certificates are off for the tailnet. */
   let refused: { hub: HubProcess; fake: FakeTailscale };
+  /** Tailscale is up, but its answer gives this machine no DNS name (MagicDNS off for the tailnet). */
+  let nameless: { hub: HubProcess; fake: FakeTailscale };
 
   before(async () => {
     const readyFake = fakeTailscale({ status: runningStatus('hub-x'), serve: {}, operatorUser: ACCOUNT });
     const refusedFake = fakeTailscale({ status: { ...runningStatus('hub-y'), CertDomains: [] }, serve: {}, serveRefused: true });
-    const [readyHub, refusedHub, b] = await startTogether([
+    const running = runningStatus('hub-z') as { Self: Record<string, unknown> };
+    const namelessFake = fakeTailscale({ status: { ...running, Self: { ...running.Self, DNSName: '' } }, serve: {}, operatorUser: ACCOUNT });
+    const [readyHub, refusedHub, namelessHub, b] = await startTogether([
       startHubProcess({ env: { PATH: readyFake.path } }),
       startHubProcess({ env: { PATH: refusedFake.path } }),
+      startHubProcess({ env: { PATH: namelessFake.path } }),
       launchBrowser(),
     ]);
     ready = { hub: readyHub, fake: readyFake };
     refused = { hub: refusedHub, fake: refusedFake };
+    nameless = { hub: namelessHub, fake: namelessFake };
     browser = b;
     await eventually(
       () => readyFake.calls().some((c) => c.includes('--bg')) && readyFake.state().serve?.Web !== undefined,
@@ -44,7 +50,7 @@ describe('dashboard: Tailscale as the Hub reports it', { timeout: START_TIMEOUT_
     await eventually(() => refusedHub.log().includes("Tailscale refused the Hub's changes"), 'hub-y to be refused by Tailscale');
   });
   after(async () => {
-    await Promise.allSettled([browser?.close(), ready?.hub.stop(), refused?.hub.stop()]);
+    await Promise.allSettled([browser?.close(), ready?.hub.stop(), refused?.hub.stop(), nameless?.hub.stop()]);
   });
 
   it('first run with Tailscale connected offers "Pool with your other Hubs"; every check is ready, so the guide opens at Find; Finish setup never depends on it', async () => {
@@ -111,6 +117,22 @@ describe('dashboard: Tailscale as the Hub reports it', { timeout: START_TIMEOUT_
     await changes.getByText(`Tailscale Serve publishes this Hub at https://${name}/.`).waitFor();
     await certificates.getByText('Needs action').waitFor();
     await guide.getByRole('button', { name: 'Close the setup guide' }).click();
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  it('Tailscale connected but no tailnet name: the Check step needs action and says to turn on MagicDNS, then Check again', async () => {
+    const { page, context, errors } = await openPage(browser);
+    await signInByLink(page, nameless.hub);
+    await gotoPool(page);
+    await page.getByRole('button', { name: 'Set up Hub Pool' }).click();
+    const guide = page.getByRole('dialog');
+    const tailscale = guide.getByTestId('check').filter({ hasText: 'Tailscale connected with a tailnet name' });
+    await tailscale.getByText('Needs action').waitFor();
+    await tailscale.getByText(/Tailscale is connected, but this Hub has no tailnet name/).waitFor();
+    await tailscale.getByText(/Turn on MagicDNS for the tailnet, then select Check again/).waitFor();
+    assert.equal(await tailscale.getByRole('link', { name: 'Open Tailscale DNS settings' }).getAttribute('href'), 'https://login.tailscale.com/admin/dns');
+    await guide.getByRole('button', { name: 'Check again' }).waitFor();
     assert.deepEqual(errors, []);
     await context.close();
   });
