@@ -320,6 +320,10 @@ describe('pairing from the command line', () => {
     assert.match(message, new RegExp(`^${B.replaceAll('.', '\\.')} refused the PIN .*cihub pool pairing-pin`));
     assert.deepEqual(await rowsOf(a), []);
     assert.deepEqual(await rowsOf(b), []);
+    // The phrase the troubleshooting advice tells an operator to look for in the sending Hub's log.
+    const logs = await ok(a, 'logs', '--json');
+    const line = logs.split('\n').find((l) => l.includes('refused the pairing PIN'));
+    assert.ok(line?.includes(B), logs.slice(-2000));
 
     assert.match(await ok(a, 'pool', 'pair', B, '--pin', pin, '--yes'), /^PIN verified: /m);
     assert.equal((await rowsOf(b)).length, 1);
