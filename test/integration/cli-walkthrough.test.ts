@@ -118,6 +118,10 @@ describe("the guide's CLI walkthrough between real Hubs", () => {
     // Pair by name: the PIN is minted on hub-b, used on hub-a; hub-b approves.
     const pinB = await mintPin(b);
     assert.match(await ok(a, 'pool', 'pair', B, '--pin', pinB, '--yes'), new RegExp(`^Pairing request sent to ${B.replaceAll('.', '\\.')}\\.$`, 'm'));
+    // A Hub with a request still waiting leaves the list too: discovery offers only Hubs with no row here.
+    const waiting = JSON.parse(await ok(a, 'pool', 'discover', '--json')) as Discovery;
+    assert.deepEqual(waiting.candidates, []);
+    assert.equal(waiting.excludedPaired, 1);
     await approveFrom(b, A);
     await connected(a, B);
     await connected(b, A);
