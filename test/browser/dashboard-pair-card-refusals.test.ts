@@ -1,0 +1,61 @@
+/**
+ * The Hub Pool page's "Send a request" card when the other Hub turns the request down, in real
+ * Chromium against two real Hubs on loopback: a refused PIN is named as the cause, and a request
+ * declined for another reason (here, Hub Pool switched off there) keeps the generic advice and
+ * shows the reason the other Hub gave beneath it. Neither flashes "Pairing request sent", and
+ * neither leaves a row.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import { POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { gotoPool, launchBrowser, openPage, signInByLink, type WatchedPage } from './browser.js';
+
+describe('dashboard: a pairing request the other Hub turns down, from the Hub Pool card', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 2 }, () => {
+  let pool: Pool<'a' | 'b'>;
+  let browser: Browser;
+  let watched: WatchedPage;
+
+  before(async () => {
+    [pool, browser] = await Promise.all([startPool({ hubs: { a: {}, b: {} }, pairs: [] }), launchBrowser()]);
+    watched = await openPage(browser);
+    await signInByLink(watched.page, pool.a.process);
+  });
+  after(async () => {
+    await Promise.allSettled([browser?.close(), pool?.stop()]);
+  });
+
+  const send = async (pin: string) => {
+    const page = watched.page;
+    await gotoPool(page);
+    await page.getByLabel("Other Hub's tailnet name").fill(pool.b.name);
+    await page.getByLabel('PIN from the other Hub (optional)').fill(pin);
+    await page.getByRole('button', { name: 'Pair', exact: true }).click();
+    const alert = page.getByRole('alert').filter({ hasText: /^Not sent\. / });
+    await alert.waitFor();
+    assert.equal(await page.getByText('Pairing request sent').count(), 0);
+    assert.deepEqual((await pool.a.api<{ peers: unknown[] }>('GET', `${POOL_API}/peers`)).json.peers, [], 'nothing is left waiting here');
+    return alert;
+  };
+
+  it('a wrong PIN: Not sent, naming the refused PIN and a fresh one as the fix', async () => {
+    const minted = await pool.b.api<{ pin: string }>('POST', `${POOL_API}/pairing-pin`);
+    assert.equal(minted.status, 200);
+    const wrong = String((Number(minted.json.pin) + 1) % 1_000_000).padStart(6, '0');
+    const alert = await send(wrong);
+    await alert.getByText(/The other Hub refused the PIN/).waitFor();
+    await alert.getByText(/Generate a fresh PIN there/).waitFor();
+  });
+
+  it('Hub Pool off on the other Hub: Not sent, the generic advice, and the reason it gave beneath', async () => {
+    assert.equal((await pool.b.api('PATCH', `${POOL_API}/settings`, { poolEnabled: false })).status, 200);
+    try {
+      const alert = await send('');
+      await alert.getByText(/Could not reach the Hub or was declined/).waitFor();
+      await alert.getByText(/^The Hub said: .*declined the pairing request.*switched off/).waitFor();
+      assert.equal(await alert.getByText(/refused the PIN/).count(), 0);
+    } finally {
+      assert.equal((await pool.b.api('PATCH', `${POOL_API}/settings`, { poolEnabled: true })).status, 200);
+    }
+  });
+});
