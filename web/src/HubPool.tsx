@@ -244,6 +244,8 @@ function PairingPin({
   }, [minted, left]);
 
   const pair = async () => {
+    // The last request's outcome would otherwise stand for this one until its answer comes (up to 10 s).
+    setFlash(null);
     const outcome = await sendPairRequest(name.trim(), otherPin);
     if (outcome.sent) {
       setFlash({ tone: 'good', text: `Pairing request sent to ${name.trim()}. It is listed under Pending requests until that Hub approves it.` });
@@ -406,6 +408,7 @@ function DiscoverableDevices({
                   onClick={async () => {
                     // The PIN typed under Pairing PIN goes with it, as with that section's Pair.
                     const withPin = otherPin.trim() !== '';
+                    setFlash(null);
                     const o = await sendPairRequest(h.nodeFqdn, otherPin);
                     if (o.sent && withPin) setOtherPin('');
                     setFlash(
