@@ -85,11 +85,10 @@ export class PairingService {
     }
     if (!this.#d.poolEnabled()) throw new HubError('HUB_ERR_POOL_DISABLED', 'Hub Pool is switched off on this Hub; turn it on before pairing');
     const me = await this.#requireIdentity();
-    const self = await this.#selfName();
+    const { nodeFqdn: self, tailnetSuffix } = await this.#namedSelf();
     if (name === self) throw new HubError('HUB_ERR_PAIR_SELF', 'a Hub cannot pair with itself');
     // The far Hub refuses a requester outside its own suffix, so a name outside this one (nas.lan)
     // can never pair by name: say so now, with the way that can, rather than dial https://nas.lan.
-    const { tailnetSuffix } = await this.#d.self();
     if (!belongsToTailnet(name, tailnetSuffix))
       throw new HubError(
         'HUB_ERR_PAIR_OUTSIDE_TAILNET',
@@ -459,11 +458,12 @@ export class PairingService {
     return parsed.name;
   }
 
-  async #selfName(): Promise<string> {
+  /** This Hub's tailnet name and suffix; refused while it has no name. */
+  async #namedSelf(): Promise<{ nodeFqdn: string; tailnetSuffix: string | null }> {
     const self = await this.#d.self();
     if (self.nodeFqdn === null)
       throw new HubError('HUB_ERR_NO_TAILNET_NAME', 'this Hub has no tailnet name (connect Tailscale with MagicDNS, or set HUB_NODE_FQDN)');
-    return self.nodeFqdn;
+    return { nodeFqdn: self.nodeFqdn, tailnetSuffix: self.tailnetSuffix };
   }
 
   async #requireIdentity() {
