@@ -243,6 +243,36 @@ const rows: readonly Row[] = [
     moved: [],
   },
   {
+    name: 'an unmeasured peer goes just behind the node timed to meet the budget, not behind a missed deadline after it',
+    tiers: [[beta1, betaMax, core7]],
+    input: throughputInput(15_000, [
+      [betaMax, 40_000],
+      [core7, 250_000, true],
+    ]),
+    expect: [[betaMax, beta1, core7]],
+    record: { unmeasured: [{ node: beta1.node, backend: null, prior: 'unknown' }] },
+    moved: [],
+  },
+  {
+    name: "an unmeasured peer goes just behind the timed node, not behind this node's unmeasured engine after it",
+    tiers: [[core7, beta1, local]],
+    input: throughputInput(20_000, [[beta1, 40_000]], { score: () => 0 }),
+    expect: [[beta1, core7, local]],
+    record: { unmeasured: [{ node: core7.node, backend: null, prior: 'unknown' }] },
+  },
+  {
+    name: 'a cpu-only prior goes behind the timed node and the unknown peers, not behind the engines that keep their place after them',
+    tiers: [[fzzy, core7, beta1, local]],
+    input: throughputInput(20_000, [[beta1, 40_000]], { score: () => 0 }),
+    expect: [[beta1, core7, fzzy, local]],
+    record: {
+      unmeasured: [
+        { node: core7.node, backend: null, prior: 'unknown' },
+        { node: fzzy.node, backend: null, prior: 'cpu-only' },
+      ],
+    },
+  },
+  {
     name: 'a pin at another node holds back no unmeasured peer',
     tiers: [[core7, beta1]],
     pins: [{ scope: 'model', model: MODEL, target: betaMax.node }],

@@ -4,10 +4,10 @@
  * - a candidate predicted to miss the request's budget moves behind every one that is not (a
  *   missed deadline predicted at exactly the budget counts as a miss); a group where every
  *   candidate is predicted to miss stays as ranked;
- * - for a prompt of 6,144 estimated tokens or more, an unmeasured peer moves behind a candidate
- *   the ranker scored the same that is measured to meet the budget (a missed deadline never is),
- *   and one advertising hardwareTier cpu-only or insufficient also behind the other unmeasured
- *   peers of that score;
+ * - for a prompt of 6,144 estimated tokens or more, an unmeasured peer moves to just behind the
+ *   last candidate the ranker scored the same that is measured to meet the budget (a missed
+ *   deadline never is), and one advertising hardwareTier cpu-only or insufficient also behind the
+ *   other unmeasured peers of that score;
  *   never behind a busier node, and not for a local engine contention is about to move;
  * - this node's own engines, the engine prefix affinity holds and a pinned node keep their place.
  * Absent input (a route it does not judge, HUB_POOL_THROUGHPUT_PLACEMENT=off, a prompt under
@@ -83,6 +83,64 @@ function measuredToMeet(c: Candidate, ctx: PlacementContext, input: ThroughputIn
   return p !== undefined && !p.deadline && !missesBudget(p, input) && !contended(c, ctx, input.affinityHeld);
 }
 
+/** Unmeasured, and free to move: not timed, not this node's engine, not held in front. */
+function deferrable(c: Candidate, input: ThroughputInput, held: (c: Candidate) => boolean): boolean {
+  return !input.predictions.has(c.id) && !keepsPlace(c, held);
+}
+
+const cpuPrior = (c: Candidate): boolean => c.hardwareTier !== null && CPU_PRIORS.has(c.hardwareTier);
+
+/**
+ * One run of candidates the ranker scored the same. Each unmeasured peer that stood ahead of the
+ * run's last candidate measured to meet the budget moves to just behind it, and no further: a
+ * missed deadline or an unmeasured local engine after it holds nobody back. A cpu-only prior
+ * also goes behind the run's last other unmeasured peer. A run with nothing measured to meet the
+ * budget stays as ranked.
+ */
+function deferWithinRun(
+  run: readonly Candidate[],
+  ctx: PlacementContext,
+  input: ThroughputInput,
+  held: (c: Candidate) => boolean,
+  unmeasured: UnmeasuredDeferral[],
+): readonly Candidate[] {
+  let lastMeet = -1;
+  let lastUnknown = -1;
+  for (let k = 0; k < run.length; k++) {
+    const c = run[k]!;
+    if (measuredToMeet(c, ctx, input)) lastMeet = k;
+    else if (deferrable(c, input, held) && !cpuPrior(c)) lastUnknown = k;
+  }
+  if (lastMeet < 0) return run;
+  const cpuAnchor = Math.max(lastMeet, lastUnknown);
+  const out: Candidate[] = [];
+  const unknown: Candidate[] = [];
+  const cpuOnly: Candidate[] = [];
+  // The record lists the peers that moved behind a measured node, not the cpu-only ones that only
+  // went behind another unmeasured peer.
+  const movedCpuOnly: UnmeasuredDeferral[] = [];
+  for (let k = 0; k < run.length; k++) {
+    const c = run[k]!;
+    if (deferrable(c, input, held)) {
+      if (cpuPrior(c) && k < cpuAnchor) {
+        cpuOnly.push(c);
+        if (k < lastMeet) movedCpuOnly.push({ node: c.node, backend: c.engine, prior: 'cpu-only' });
+        continue;
+      }
+      if (!cpuPrior(c) && k < lastMeet) {
+        unknown.push(c);
+        unmeasured.push({ node: c.node, backend: c.engine, prior: 'unknown' });
+        continue;
+      }
+    }
+    out.push(c);
+    if (k === lastMeet) out.push(...unknown);
+    if (k === cpuAnchor) out.push(...cpuOnly);
+  }
+  unmeasured.push(...movedCpuOnly);
+  return out;
+}
+
 function deferWithinTies(
   tier: readonly Candidate[],
   ctx: PlacementContext,
@@ -96,34 +154,8 @@ function deferWithinTies(
     const score = input.score(tier[i]!);
     let j = i;
     while (j < tier.length && input.score(tier[j]!) === score) j++;
-    const run = tier.slice(i, j);
+    out.push(...deferWithinRun(tier.slice(i, j), ctx, input, held, unmeasured));
     i = j;
-    if (!run.some((c) => measuredToMeet(c, ctx, input))) {
-      out.push(...run);
-      continue;
-    }
-    // Every measured candidate ends up ahead of every deferred peer, so a deferred peer moved
-    // behind one exactly when it stood ahead of the last measured one. Those are the ones the
-    // record lists: a peer the ranker already had behind them did not move behind a measured node.
-    let lastMeasured = -1;
-    for (let k = 0; k < run.length; k++) if (input.predictions.has(run[k]!.id)) lastMeasured = k;
-    // One pass into kept, unknown and cpu-only, in the order the run had them.
-    const unknown: Candidate[] = [];
-    const cpuOnly: Candidate[] = [];
-    const movedUnknown: UnmeasuredDeferral[] = [];
-    const movedCpuOnly: UnmeasuredDeferral[] = [];
-    for (let k = 0; k < run.length; k++) {
-      const c = run[k]!;
-      if (input.predictions.has(c.id) || keepsPlace(c, held)) {
-        out.push(c);
-        continue;
-      }
-      const cpu = c.hardwareTier !== null && CPU_PRIORS.has(c.hardwareTier);
-      (cpu ? cpuOnly : unknown).push(c);
-      if (k < lastMeasured) (cpu ? movedCpuOnly : movedUnknown).push({ node: c.node, backend: c.engine, prior: cpu ? 'cpu-only' : 'unknown' });
-    }
-    unmeasured.push(...movedUnknown, ...movedCpuOnly);
-    out.push(...unknown, ...cpuOnly);
   }
   return out;
 }
