@@ -15,6 +15,14 @@ export const SWITCH_ENV_FLAGS = {
   inbound: 'HUB_POOL_INBOUND_DISABLED',
 } as const;
 
+/**
+ * The master switch holding Hub Pool off, named for an operator whose action it refused (pairing,
+ * a PIN): the env flag needs a restart without it, the setting only `cihub pool enable`.
+ */
+export function masterSwitchHolding(by: Exclude<DisabledBy, null>): string {
+  return by === 'env' ? `${SWITCH_ENV_FLAGS.master}=true in its environment` : 'its poolEnabled setting; cihub pool enable turns it on';
+}
+
 export interface Direction {
   readonly enabled: boolean;
   /** The highest switch holding the direction off: the master's while it is off, else the direction's own. */

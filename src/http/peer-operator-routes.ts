@@ -2,6 +2,7 @@
  * Operator routes for peers: list, pair, approve, reject, unpair, enable and disable, the
  * pairing PIN, and identity rotation. Behind the operator key like every operator route.
  */
+import { masterSwitchHolding } from '../config/kill-switch.js';
 import type { FastifyInstance } from 'fastify';
 import { HubError } from '../errors.js';
 import { SECRET_FIX, identityUnavailable } from '../identity/identity-fix.js';
@@ -84,8 +85,12 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
   }
 
   app.post('/api/inference/pool/pairing-pin', operator, async () => {
-    if (!s.directions().enabled)
-      throw new HubError('HUB_ERR_POOL_DISABLED', 'Hub Pool is switched off on this Hub, so it takes no pairing requests; a PIN would be useless');
+    const { disabledBy } = s.directions();
+    if (disabledBy !== null)
+      throw new HubError(
+        'HUB_ERR_POOL_DISABLED',
+        `Hub Pool is switched off on this Hub (${masterSwitchHolding(disabledBy)}), so it takes no pairing requests; a PIN would be useless`,
+      );
     const identity = await p.identity.load();
     if (!identity.ok) throw identityUnavailable(identity);
     const minted = p.pin.mint();

@@ -60,7 +60,7 @@ export function heldPairing(opts: { pollSeconds?: number } = {}) {
     pin: new PairingPin({ clock }),
     limiter: new StrikeLimiter({ clock }),
     self: async () => ({ nodeFqdn: SELF, tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'tailscale' as const }),
-    poolEnabled: () => true,
+    poolOff: () => null,
     pollSeconds: () => opts.pollSeconds ?? 30,
     clock,
     logger,

@@ -78,7 +78,7 @@ describe('pairing by address, refused after the other Hub took the PIN', () => {
       store: { byFqdn: () => null, byUuid: () => null } as unknown as PeerStore,
       identity: { load: async () => ({ ok: true, fingerprint: 'f', ...mine }) } as unknown as NodeIdentity,
       self: async () => ({ nodeFqdn: ME, tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'env' }),
-      poolEnabled: () => true,
+      poolOff: () => null,
       resolve: async () => [{ address: ADDRESS, family: 4 }],
       addressOrigins: new Map([[ADDRESS, `http://127.0.0.1:${port}`]]),
       dispatcher,

@@ -9,6 +9,7 @@
  * addresses that check returned; the pairing re-runs the check just before it sends, because
  * that call carries this Hub's token and key out (issue 9, #19).
  */
+import { masterSwitchHolding, type DisabledBy } from '../config/kill-switch.js';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { request } from '../util/undici-lean.js';
@@ -56,7 +57,8 @@ export interface AddressPairingDeps {
   readonly store: PeerStore;
   readonly identity: NodeIdentity;
   readonly self: () => Promise<TailnetSelf>;
-  readonly poolEnabled: () => boolean;
+  /** Which master switch holds Hub Pool off; null while it is on. */
+  readonly poolOff: () => DisabledBy;
   readonly resolve: Resolver;
   /** HUB_POOL_PEER_ORIGINS entries keyed by address (development and tests only). */
   readonly addressOrigins: ReadonlyMap<string, string>;
@@ -124,7 +126,9 @@ export class AddressPairing {
         'HUB_ERR_BAD_REQUEST',
         'pairing by address needs the six-digit PIN minted on the other Hub: only its answer to a valid PIN says its name',
       );
-    if (!this.#d.poolEnabled()) throw new HubError('HUB_ERR_POOL_DISABLED', 'Hub Pool is switched off on this Hub; turn it on before pairing');
+    const off = this.#d.poolOff();
+    if (off !== null)
+      throw new HubError('HUB_ERR_POOL_DISABLED', `Hub Pool is switched off on this Hub (${masterSwitchHolding(off)}); turn it on before pairing`);
     const me = await this.#d.identity.load();
     if (!me.ok) throw identityUnavailable(me);
     const self = await this.#d.self();

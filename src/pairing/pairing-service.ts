@@ -3,6 +3,7 @@
  * the operator who asks and the Hub that is asked. Rows are written only after every check
  * passes, and a handshake that fails removes what it wrote, so a refusal leaves nothing behind.
  */
+import { masterSwitchHolding, type DisabledBy } from '../config/kill-switch.js';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { HubError } from '../errors.js';
@@ -44,7 +45,8 @@ export interface PairingDeps {
   readonly limiter: StrikeLimiter;
   readonly self: () => Promise<TailnetSelf>;
   /** Whether the master switch lets this Hub take part at all. */
-  readonly poolEnabled: () => boolean;
+  /** Which master switch holds Hub Pool off; null while it is on. */
+  readonly poolOff: () => DisabledBy;
   readonly pollSeconds: () => number;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -83,7 +85,9 @@ export class PairingService {
     if (pin !== undefined && pin !== null && (typeof pin !== 'string' || !/^\d{6}$/.test(pin))) {
       throw new HubError('HUB_ERR_BAD_REQUEST', 'pin must be the six digits minted on the other Hub');
     }
-    if (!this.#d.poolEnabled()) throw new HubError('HUB_ERR_POOL_DISABLED', 'Hub Pool is switched off on this Hub; turn it on before pairing');
+    const off = this.#d.poolOff();
+    if (off !== null)
+      throw new HubError('HUB_ERR_POOL_DISABLED', `Hub Pool is switched off on this Hub (${masterSwitchHolding(off)}); turn it on before pairing`);
     const me = await this.#requireIdentity();
     const { nodeFqdn: self, tailnetSuffix } = await this.#namedSelf();
     if (name === self) throw new HubError('HUB_ERR_PAIR_SELF', 'a Hub cannot pair with itself');
@@ -240,7 +244,7 @@ export class PairingService {
 
   /** POST /pair/request: the one unauthenticated write, so the most constrained. */
   async receiveRequest(req: InboundRequest): Promise<Record<string, unknown>> {
-    if (!this.#d.poolEnabled()) throw new HubError('HUB_ERR_POOL_DISABLED', 'Hub Pool is switched off on this Hub: it takes no pairing requests');
+    if (this.#d.poolOff() !== null) throw new HubError('HUB_ERR_POOL_DISABLED', 'Hub Pool is switched off on this Hub: it takes no pairing requests');
     const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
     const parsed = typeof body.fromNodeFqdn === 'string' ? normalizePeerName(body.fromNodeFqdn) : { ok: false as const, reason: 'fromNodeFqdn is missing' };
     if (!parsed.ok) throw new HubError('HUB_ERR_PAIR_NAME_INVALID', `fromNodeFqdn refused: ${parsed.reason}`);

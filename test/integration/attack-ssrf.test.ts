@@ -132,7 +132,7 @@ describe('a DNS answer that changes between the check and the call that carries 
       store,
       identity,
       self: async () => ({ nodeFqdn: fqdn('hub-me'), tailnetSuffix: SUFFIX, tailscaleConnected: true, source: 'env' }),
-      poolEnabled: () => true,
+      poolOff: () => null,
       resolve,
       addressOrigins: new Map([[NAME, `http://127.0.0.1:${target.port}`]]),
       dispatcher,

@@ -69,7 +69,7 @@ describe('inbound pairing checks Admin API membership', () => {
       pin: new PairingPin({ clock }),
       limiter: new StrikeLimiter({ clock }),
       self: async () => SELF,
-      poolEnabled: () => true,
+      poolOff: () => null,
       pollSeconds: () => 30,
       clock,
       logger,

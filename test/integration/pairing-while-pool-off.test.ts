@@ -29,7 +29,8 @@ async function removeEveryRow(hub: HubProcess): Promise<void> {
   for (const { id } of json.peers) assert.equal((await hub.api('DELETE', `${POOL}/peers/${id}`)).status, 200);
 }
 
-async function assertRefusesPairing(hub: HubProcess): Promise<void> {
+/** `holding`: how the operator's own refusals name the switch, whose remedy differs (a restart without the flag, or `cihub pool enable`). */
+async function assertRefusesPairing(hub: HubProcess, holding: RegExp): Promise<void> {
   const pin = await hub.api<{ error?: { code?: string }; pin?: string }>('POST', `${POOL}/pairing-pin`);
   assert.equal(pin.status, 503, JSON.stringify(pin.json));
   assert.equal(pin.json.error?.code, 'HUB_ERR_POOL_DISABLED');
@@ -38,7 +39,12 @@ async function assertRefusesPairing(hub: HubProcess): Promise<void> {
   const cli = await runCli(['pool', 'pairing-pin', '--yes'], { dataDir: hub.dataDir });
   assert.equal(cli.code, 1, cli.stdout);
   assert.match(cli.stderr, /switched off/);
+  assert.match(cli.stderr, holding);
   assert.doesNotMatch(cli.stdout, /\d{6}/);
+
+  const pair = await runCli(['pool', 'pair', 'hub-other.tail0.ts.net', '--pin', '123456', '--yes'], { dataDir: hub.dataDir });
+  assert.equal(pair.code, 1, pair.stdout);
+  assert.match(pair.stderr, holding);
 
   assert.deepEqual(await requestPairing(hub), { status: 503, code: 'HUB_ERR_POOL_DISABLED' });
   const { json } = await hub.api<{ peers: unknown[] }>('GET', `${POOL}/peers`);
@@ -57,7 +63,7 @@ describe('pairing on a Hub whose pooling is switched off', () => {
   it('with the in-app switch off, it mints no PIN and refuses pairing requests; switched back on, it does both', async () => {
     const off = await runCli(['pool', 'disable', '--yes'], { dataDir: hub!.dataDir });
     assert.equal(off.code, 0, off.stderr);
-    await assertRefusesPairing(hub!);
+    await assertRefusesPairing(hub!, /poolEnabled setting; cihub pool enable turns it on/);
 
     const on = await runCli(['pool', 'enable', '--yes'], { dataDir: hub!.dataDir });
     assert.equal(on.code, 0, on.stderr);
@@ -70,6 +76,6 @@ describe('pairing on a Hub whose pooling is switched off', () => {
     const dataDir = hub!.dataDir;
     await hub!.stop();
     hub = await startHubProcess({ dataDir, env: { ...env, HUB_POOL_USER_DISABLED: 'true' } });
-    await assertRefusesPairing(hub);
+    await assertRefusesPairing(hub, /HUB_POOL_USER_DISABLED=true in its environment/);
   });
 });
