@@ -72,7 +72,7 @@ const yesOf = (o: { yes?: boolean }) => ({ yes: o.yes === true, assumeYes: assum
 
 const program = new Command('cihub')
   .description('Hub Pool: pool LLM inference across the machines you own')
-  .option('--data-dir <dir>', 'the Hub data dir (default: $CIHUB_DATA_DIR or ~/.cihub)')
+  .option('--data-dir <dir>', 'the Hub data dir (default: $CIHUB_DATA_DIR or ~/.cihub); demo, dev and completion take none')
   .showHelpAfterError()
   .addHelpText(
     'after',
@@ -106,6 +106,32 @@ Hub Pool commands (cihub pool <command>):
 Logs: cihub logs [-f] [--since 10m|ISO] [--level warn] [--json]   this Hub's log (pretty on a terminal, JSON lines piped)`,
   );
 const dataDir = () => (program.opts() as { dataDir?: string }).dataDir ?? dataDirFromEnv(env);
+
+/**
+ * The commands that read no data dir, and why. `--data-dir` is the one option every command
+ * accepts, and before one of these it was parsed and then dropped without a word: `cihub
+ * --data-dir /srv/cihub demo` ran on temporary dirs all the same. So it is refused there.
+ */
+const USES_NO_DATA_DIR: Readonly<Record<string, string>> = {
+  demo: 'the demo makes a temporary data dir for each of its Hubs and removes it when it stops',
+  'dev engine': 'the engine simulator keeps nothing on disk',
+  'dev llama': 'the llama.cpp engine keeps nothing in a data dir (its generated models have their own cache)',
+  completion: 'the script is the same for every data dir',
+};
+
+/** A command's words after `cihub`: `dev engine`. */
+function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c !== null && c.parent !== null; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+program.hook('preAction', (_program, action) => {
+  const path = commandPath(action);
+  const why = USES_NO_DATA_DIR[path];
+  if (why !== undefined && (program.opts() as { dataDir?: string }).dataDir !== undefined)
+    throw new UsageError(`cihub ${path} takes no --data-dir (${why}); run it without that option.`);
+});
 
 program
   .command('serve')

@@ -146,10 +146,11 @@ export async function startHubProcess(opts: StartHubOptions = {}): Promise<HubPr
 /** Runs the CLI to completion; resolves with its exit code and output. */
 export function runCli(
   args: readonly string[],
-  opts: { dataDir: string; env?: Record<string, string>; input?: string },
+  /** dataDir is HOME, and is passed as --data-dir unless dataDirFlag is false (demo, dev and completion refuse it). */
+  opts: { dataDir: string; dataDirFlag?: boolean; env?: Record<string, string>; input?: string },
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolveRun) => {
-    const child = spawn(process.execPath, [CIHUB_BIN, '--data-dir', opts.dataDir, ...args], {
+    const child = spawn(process.execPath, [CIHUB_BIN, ...(opts.dataDirFlag === false ? [] : ['--data-dir', opts.dataDir]), ...args], {
       env: { PATH: process.env.PATH ?? '', HOME: opts.dataDir, ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

@@ -46,7 +46,7 @@ describe('exit codes', () => {
   ];
   for (const args of usage) {
     it(`cihub ${args.join(' ')}: exit 2, a usage error, nothing on stdout`, async () => {
-      const res = await runCli(args, { dataDir: freshDataDir() });
+      const res = await runCli(args, { dataDir: freshDataDir(), dataDirFlag: args[0] !== 'completion' });
       assert.equal(res.code, 2, res.stderr);
       assert.equal(res.stdout, '');
       assert.notEqual(res.stderr.trim(), '');
@@ -157,7 +157,7 @@ describe('exit codes', () => {
 describe('cihub completion', () => {
   const scriptFor = async (shell: string): Promise<string> => {
     const dataDir = freshDataDir();
-    const res = await runCli(['completion', shell], { dataDir });
+    const res = await runCli(['completion', shell], { dataDir, dataDirFlag: false });
     assert.equal(res.code, 0, res.stderr);
     const file = join(dataDir, `completion.${shell}`);
     writeFileSync(file, res.stdout);
@@ -216,7 +216,7 @@ describe('step lines', () => {
   });
 
   it('and is silent when stderr is not a terminal', async () => {
-    const res = await runCli(['demo', '--once'], { dataDir: freshDataDir() });
+    const res = await runCli(['demo', '--once'], { dataDir: freshDataDir(), dataDirFlag: false });
     assert.equal(res.code, 0, res.stderr);
     assert.doesNotMatch(res.stderr, /…/);
   });

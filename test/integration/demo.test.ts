@@ -54,7 +54,7 @@ describe('cihub demo --once', () => {
     async () => {
       // The demo's own temporary data dirs go under TMPDIR: one of the test's, so it can see them go.
       const tmp = freshDataDir();
-      const res = await runCli(['demo', '--once'], { dataDir: freshDataDir(), env: { TMPDIR: tmp } });
+      const res = await runCli(['demo', '--once'], { dataDir: freshDataDir(), dataDirFlag: false, env: { TMPDIR: tmp } });
       assert.equal(res.code, 0, res.stderr);
 
       const rows = tableRows(res.stdout);

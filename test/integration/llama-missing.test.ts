@@ -25,7 +25,7 @@ describe('without node-llama-cpp installed', () => {
     ['demo', '--real', '--once'],
   ]) {
     it(`cihub ${args.join(' ')} says in one sentence how to get it`, async () => {
-      const res = await runCli(args, { dataDir: freshDataDir(), env: WITHOUT_LLAMA });
+      const res = await runCli(args, { dataDir: freshDataDir(), dataDirFlag: false, env: WITHOUT_LLAMA });
       assert.equal(res.stderr, `${LLAMA_MISSING}\n`);
       assert.equal(res.code, 1);
     });
