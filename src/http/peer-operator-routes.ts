@@ -45,7 +45,7 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
   });
 
   app.post('/api/inference/pool/peers/pair', operator, async (request) => {
-    const body = (request.body ?? {}) as { nodeFqdn?: unknown; pin?: unknown; address?: unknown };
+    const body = pairRequestBody(request.body);
     if (body.address !== undefined) {
       const { peer } = await s.addressPairing.pair(body.address, body.pin);
       return { peer: await view(peer.id), pinVerified: true };
@@ -123,4 +123,26 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
       notReached: results.filter((r) => !r.told).map((r) => r.row.nodeFqdn),
     };
   });
+}
+
+/** The fields POST /peers/pair reads: a name and an optional PIN, or an address and a PIN. */
+const PAIR_FIELDS: ReadonlySet<string> = new Set(['nodeFqdn', 'pin', 'address']);
+const PAIR_SHAPES = 'pair by name with { "nodeFqdn", "pin"? } or by address with { "address", "pin" }';
+
+/**
+ * The pair body, refused whole when a field would be dropped. A misspelt PIN (`PIN`, `code`) was
+ * dropped without a word and the request went out without one, as a bare name claim the other
+ * operator cannot check; a nodeFqdn beside an address was dropped the same way. Nothing is sent
+ * for a body this refuses.
+ */
+export function pairRequestBody(body: unknown): { nodeFqdn?: unknown; pin?: unknown; address?: unknown } {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw new HubError('HUB_ERR_BAD_REQUEST', `the body must be a JSON object: ${PAIR_SHAPES}`);
+  const fields = body as Record<string, unknown>;
+  const unknown = Object.keys(fields).filter((k) => !PAIR_FIELDS.has(k));
+  if (unknown.length > 0)
+    throw new HubError('HUB_ERR_BAD_REQUEST', `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not taken here (${PAIR_SHAPES}); nothing was sent`);
+  if (fields.nodeFqdn !== undefined && fields.address !== undefined)
+    throw new HubError('HUB_ERR_BAD_REQUEST', `nodeFqdn and address were both given (${PAIR_SHAPES}); nothing was sent`);
+  return fields;
 }
