@@ -18,6 +18,11 @@ describe('POST /api/hub/api-keys body', () => {
     { name: 'a blank name', body: { name: '   ', scope: 'qa:read' }, message: 'name must be 1 to 64 printable characters' },
     { name: 'a control character in the name', body: { name: 'a\nb', scope: 'qa:read' }, message: 'name must be 1 to 64 printable characters' },
     {
+      name: 'a field a key does not have, naming it',
+      body: { name: 'laptop', scope: 'inference', expiresAt: '2027-01-01T00:00:00Z' },
+      message: 'expiresAt is not taken here: a key has a name and a scope only',
+    },
+    {
       name: 'a body that is not an object',
       body: ['laptop'],
       message: 'the body must be a JSON object: { "name": "<label>", "scope": "inference" | "qa:read" }',
