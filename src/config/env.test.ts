@@ -533,9 +533,10 @@ describe('tailnet identity and secrets', () => {
     });
   }
 
-  it('uses HUB_POOL_IDENTITY_SECRET exactly as given, spaces and all; an empty one is none', () => {
+  it('uses HUB_POOL_IDENTITY_SECRET exactly as given, spaces and all; an empty or blank one is none', () => {
     assert.equal(loadEnv({ HUB_POOL_IDENTITY_SECRET: ' s3cret ' }).identitySecret, ' s3cret ');
     assert.equal(loadEnv({ HUB_POOL_IDENTITY_SECRET: '' }).identitySecret, null);
+    assert.equal(loadEnv({ HUB_POOL_IDENTITY_SECRET: ' \t ' }).identitySecret, null);
   });
 
   const oauth: readonly { name: string; raw: Record<string, string>; configured: boolean }[] = [

@@ -493,8 +493,9 @@ export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
     nodeFqdn: v.HUB_NODE_FQDN ?? null,
     tailnetSuffix: v.HUB_TAILNET_SUFFIX ?? null,
     peerOriginsRaw: v.HUB_POOL_PEER_ORIGINS ?? null,
-    // Not trimmed: a secret is used exactly as given.
-    identitySecret: env.HUB_POOL_IDENTITY_SECRET || null,
+    // Not trimmed: a secret is used exactly as given. A blank one is unset, as every blank value
+    // is here (docs/operator-guide.md, Environment), not a secret of a few spaces.
+    identitySecret: v.HUB_POOL_IDENTITY_SECRET === undefined ? null : (env.HUB_POOL_IDENTITY_SECRET ?? null),
     tailscaleAdminApiConfigured: tailscaleOAuth !== null,
     tailscaleOAuth,
     tailscaleBinary: findExecutable('tailscale', env.PATH),
