@@ -2,6 +2,7 @@
  * Operator routes: settings, status, the routing log, API keys and /identify. Every route
  * declares who may call it; the guard reads that declaration and nothing else.
  */
+import { unknownFieldsSubject } from './unknown-fields.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { decideAccess, identifyCaller, type RouteAccess } from '../auth/operator-credential.js';
@@ -147,10 +148,7 @@ export const API_KEY_REQUEST = z
       // A field the key has no room for (an expiry, a second scope) was dropped without a word, and
       // the key minted as if it had not been asked: it is refused, naming the field.
       errorMap: (issue) => ({
-        message:
-          issue.code === 'unrecognized_keys'
-            ? `${issue.keys.join(', ')} ${issue.keys.length === 1 ? 'is' : 'are'} not taken here: a key has a name and a scope only`
-            : API_KEY_SHAPE,
+        message: issue.code === 'unrecognized_keys' ? `${unknownFieldsSubject(issue.keys)} not taken here: a key has a name and a scope only` : API_KEY_SHAPE,
       }),
     },
   )

@@ -2,6 +2,7 @@
  * Operator routes for peers: list, pair, approve, reject, unpair, enable and disable, the
  * pairing PIN, and identity rotation. Behind the operator key like every operator route.
  */
+import { unknownFieldsSubject } from './unknown-fields.js';
 import { masterSwitchHolding } from '../config/kill-switch.js';
 import type { FastifyInstance } from 'fastify';
 import { HubError } from '../errors.js';
@@ -140,8 +141,7 @@ export function pairRequestBody(body: unknown): { nodeFqdn?: unknown; pin?: unkn
   if (typeof body !== 'object' || Array.isArray(body)) throw new HubError('HUB_ERR_BAD_REQUEST', `the body must be a JSON object: ${PAIR_SHAPES}`);
   const fields = body as Record<string, unknown>;
   const unknown = Object.keys(fields).filter((k) => !PAIR_FIELDS.has(k));
-  if (unknown.length > 0)
-    throw new HubError('HUB_ERR_BAD_REQUEST', `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not taken here (${PAIR_SHAPES}); nothing was sent`);
+  if (unknown.length > 0) throw new HubError('HUB_ERR_BAD_REQUEST', `${unknownFieldsSubject(unknown)} not taken here (${PAIR_SHAPES}); nothing was sent`);
   if (fields.nodeFqdn !== undefined && fields.address !== undefined)
     throw new HubError('HUB_ERR_BAD_REQUEST', `nodeFqdn and address were both given (${PAIR_SHAPES}); nothing was sent`);
   return fields;
