@@ -10,6 +10,7 @@
  * find a routing-log row, read a peer as another Hub sees it.
  */
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
@@ -236,6 +237,34 @@ async function startPoolOnce<L extends string>(spec: PoolSpec<L>): Promise<Pool<
     throw err;
   }
   return Object.assign({}, hubs, { hubs: letters.map((l) => hubs[l]), stop }) as Pool<L>;
+}
+
+/**
+ * A pool for the tests of the calling describe: registers there a before hook that starts it and
+ * an after hook that stops it, each bounded by START_TIMEOUT_MS, and returns a reader for it.
+ * node:test runs hooks in the order they were registered, so a spec that needs something started
+ * first (a fake Docker, an engine) is passed as a function, called once that thing's before hook,
+ * registered earlier, has run; that thing's after hook, registered after this call, then runs once
+ * the pool has stopped.
+ */
+export function usePool<L extends string>(spec: PoolSpec<L> | (() => PoolSpec<L>)): () => Pool<L> {
+  let pool: Pool<L> | undefined;
+  before(
+    async () => {
+      pool = await startPool(typeof spec === 'function' ? spec() : spec);
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  after(
+    async () => {
+      await pool?.stop();
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  return () => {
+    if (pool === undefined) throw new Error('the pool is not running: read it in a test or a hook registered after usePool, once its start has succeeded');
+    return pool;
+  };
 }
 
 /** Pairs through the operator API and waits until each side is connected and holds the other's inventory. */
