@@ -7,41 +7,28 @@
  * is back in place, B opens its key again on its own retry, and signs again with no operator
  * action: no rotate, no re-pairing.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_IDENTITY_RETRY_MS, IDENTITY_SECRET_FILE } from '../../src/identity/node-identity.js';
 import { eventually } from '../helpers/hub-process.js';
-import { chat, header, LONG_TEST_TIMEOUT_MS, START_TIMEOUT_MS, startPool, waitConnected, type Pool } from '../helpers/pool-fixture.js';
+import { chat, header, LONG_TEST_TIMEOUT_MS, usePool, waitConnected } from '../helpers/pool-fixture.js';
 
 const A_ONLY = 'a-only:8b';
 const B_ONLY = 'b-only:8b';
 const POLL_SECONDS = 10;
 
 describe('a Hub whose sealed identity key cannot be opened, until its secret is back', () => {
-  let pool: Pool<'a' | 'b'>;
-
-  before(
-    async () => {
-      pool = await startPool<'a' | 'b'>({
-        hubs: { a: { ollama: { models: [A_ONLY] } }, b: { ollama: { models: [B_ONLY] } } },
-        pairs: [['a', 'b']],
-        settings: { poolHealthPollSeconds: POLL_SECONDS },
-      });
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
-  after(
-    async () => {
-      await pool?.stop();
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
+  const pool = usePool<'a' | 'b'>({
+    hubs: { a: { ollama: { models: [A_ONLY] } }, b: { ollama: { models: [B_ONLY] } } },
+    pairs: [['a', 'b']],
+    settings: { poolHealthPollSeconds: POLL_SECONDS },
+  });
 
   it('starts, says so, keeps its key and serves what A forwards; opens its key again once the secret returns', { timeout: LONG_TEST_TIMEOUT_MS }, async () => {
-    const { a, b } = pool;
+    const { a, b } = pool();
     const before = (await b.status()).localNode.identity!;
     const secretPath = join(b.dataDir, IDENTITY_SECRET_FILE);
     const secret = readFileSync(secretPath);

@@ -6,10 +6,10 @@
  * still reads back as the same strings. A name with a newline in it is escaped too, or it would
  * print a row of its own that the Hub never logged.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli } from '../helpers/hub-process.js';
-import { chat, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { chat, TEST_TIMEOUT_MS, usePool } from '../helpers/pool-fixture.js';
 
 /** Screen clear, window title (OSC 0, BEL), clipboard (OSC 52), 8-bit CSI, and a right-to-left override. */
 const HOSTILE_PEER_MODEL = 'peer\u001b[2J\u001b]0;pwned\u0007\u009b31m\u202ecod:7b';
@@ -21,39 +21,27 @@ const FORGING_MODEL = `qwen3:8b\n${FORGED_LINE}\n`;
 const FORGING_PEER_MODEL = `peer-forge:1b\n${FORGED_LINE}`;
 
 describe('CLI output with hostile names', () => {
-  let pool: Pool<'a' | 'b'>;
-  before(
-    async () => {
-      pool = await startPool<'a' | 'b'>({
-        hubs: { a: { ollama: { models: ['plain:1b'] } }, b: { ollama: { models: [HOSTILE_PEER_MODEL, FORGING_PEER_MODEL] } } },
-        pairs: [['a', 'b']],
-        settings: { poolHealthPollSeconds: 300 },
-      });
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
-  after(
-    async () => {
-      await pool?.stop();
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
+  const pool = usePool<'a' | 'b'>({
+    hubs: { a: { ollama: { models: ['plain:1b'] } }, b: { ollama: { models: [HOSTILE_PEER_MODEL, FORGING_PEER_MODEL] } } },
+    pairs: [['a', 'b']],
+    settings: { poolHealthPollSeconds: 300 },
+  });
 
   it('escapes a peer-supplied model name in `pool status`', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const run = await runCli(['pool', 'status'], { dataDir: pool.a.dataDir });
+    const run = await runCli(['pool', 'status'], { dataDir: pool().a.dataDir });
     assert.equal(run.code, 0, run.stderr);
     assert.doesNotMatch(run.stdout, RAW_CONTROL);
     assert.ok(run.stdout.includes('peer\\u001b[2J\\u001b]0;pwned\\u0007\\u009b31m\\u202ecod:7b'), run.stdout);
   });
 
   it('escapes an app-supplied model name in `pool log`, and --json reads back as the same string', { timeout: TEST_TIMEOUT_MS }, async () => {
-    await chat(pool.a, HOSTILE_APP_MODEL);
-    const run = await runCli(['pool', 'log'], { dataDir: pool.a.dataDir });
+    await chat(pool().a, HOSTILE_APP_MODEL);
+    const run = await runCli(['pool', 'log'], { dataDir: pool().a.dataDir });
     assert.equal(run.code, 0, run.stderr);
     assert.doesNotMatch(run.stdout, RAW_CONTROL);
     assert.ok(run.stdout.includes('app\\u001b]52;c;ZXZpbA==\\u0007\\u001b[1A:1b'), run.stdout);
 
-    const json = await runCli(['pool', 'log', '--json'], { dataDir: pool.a.dataDir });
+    const json = await runCli(['pool', 'log', '--json'], { dataDir: pool().a.dataDir });
     assert.equal(json.code, 0, json.stderr);
     assert.doesNotMatch(json.stdout, RAW_CONTROL);
     const page = JSON.parse(json.stdout) as { entries: { requestedModel?: string; model?: string }[] };
@@ -61,15 +49,15 @@ describe('CLI output with hostile names', () => {
   });
 
   it('keeps a model name with newlines in it on its own row of `pool log`', { timeout: TEST_TIMEOUT_MS }, async () => {
-    await chat(pool.a, FORGING_MODEL);
-    const run = await runCli(['pool', 'log'], { dataDir: pool.a.dataDir });
+    await chat(pool().a, FORGING_MODEL);
+    const run = await runCli(['pool', 'log'], { dataDir: pool().a.dataDir });
     assert.equal(run.code, 0, run.stderr);
     assert.ok(!run.stdout.split('\n').some((line) => line.startsWith(FORGED_LINE)), run.stdout);
     assert.ok(run.stdout.includes(`qwen3:8b\\n${FORGED_LINE}\\n`), run.stdout);
   });
 
   it('keeps a peer-supplied model name with a newline on its own line of `pool status`', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const run = await runCli(['pool', 'status'], { dataDir: pool.a.dataDir });
+    const run = await runCli(['pool', 'status'], { dataDir: pool().a.dataDir });
     assert.equal(run.code, 0, run.stderr);
     assert.ok(!run.stdout.split('\n').some((line) => line.startsWith(FORGED_LINE)), run.stdout);
   });

@@ -5,53 +5,29 @@
  * notice (signed with another key), a bearer one and one with no credentials are refused, and
  * change nothing.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { signRequest } from '../../src/peer-auth/signed-headers.js';
 import { UNREACHABLE_AFTER_FAILURES } from '../../src/peers/health-poller.js';
 import { LEAVING_PATH } from '../../src/peers/leaving-notice.js';
-import {
-  chat,
-  getJson,
-  header,
-  LONG_TEST_TIMEOUT_MS,
-  POOL_API,
-  START_TIMEOUT_MS,
-  startPool,
-  TEST_TIMEOUT_MS,
-  waitConnected,
-  type Pool,
-} from '../helpers/pool-fixture.js';
+import { chat, getJson, header, LONG_TEST_TIMEOUT_MS, POOL_API, TEST_TIMEOUT_MS, usePool, waitConnected } from '../helpers/pool-fixture.js';
 import { send } from './pairing-fixtures.js';
 
 const B_ONLY = 'b-only:8b';
 const POLL_SECONDS = 10;
 
 describe('the leaving notice between two Hubs', () => {
-  let pool: Pool<'a' | 'b'>;
+  const pool = usePool<'a' | 'b'>({
+    hubs: { a: { ollama: { models: ['a-only:1b'] } }, b: { ollama: { models: [B_ONLY] } } },
+    pairs: [['a', 'b']],
+    settings: { poolHealthPollSeconds: POLL_SECONDS },
+  });
 
-  before(
-    async () => {
-      pool = await startPool<'a' | 'b'>({
-        hubs: { a: { ollama: { models: ['a-only:1b'] } }, b: { ollama: { models: [B_ONLY] } } },
-        pairs: [['a', 'b']],
-        settings: { poolHealthPollSeconds: POLL_SECONDS },
-      });
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
-  after(
-    async () => {
-      await pool?.stop();
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
-
-  const listed = async (): Promise<string[]> => ((await getJson(pool.a, '/v1/models')).json.data as { id: string }[]).map((m) => m.id);
+  const listed = async (): Promise<string[]> => ((await getJson(pool().a, '/v1/models')).json.data as { id: string }[]).map((m) => m.id);
 
   it('refuses a forged, a bearer and an unsigned notice, and nothing changes', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a, b } = pool;
+    const { a, b } = pool();
     await waitConnected(a, b);
     const aUuid = (await a.status()).localNode.identity!.nodeUuid!;
     const bUuid = (await b.status()).localNode.identity!.nodeUuid!;
@@ -88,7 +64,7 @@ describe('the leaving notice between two Hubs', () => {
     'a Hub that stops tells its peer, which stops placing work on it before any failed poll and takes it back on its first good poll',
     { timeout: LONG_TEST_TIMEOUT_MS },
     async () => {
-      const { a, b } = pool;
+      const { a, b } = pool();
       await waitConnected(a, b);
       const served = await chat(a, B_ONLY);
       assert.equal(header(served, 'x-hub-pool-served-by'), b.name);

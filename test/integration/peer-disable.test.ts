@@ -5,9 +5,9 @@
  * A as taking none. Each Hub's dashboard says what is true on its side. Nothing of the pairing is
  * touched, so enabling B again routes to it at once, without re-pairing or waiting for a poll.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chat, header, LONG_TEST_TIMEOUT_MS, POOL_API, START_TIMEOUT_MS, startPool, type Pool } from '../helpers/pool-fixture.js';
+import { chat, header, LONG_TEST_TIMEOUT_MS, POOL_API, usePool } from '../helpers/pool-fixture.js';
 
 const A_ONLY = 'a-only:8b';
 const B_ONLY = 'b-only:8b';
@@ -15,27 +15,14 @@ const POLL_SECONDS = 10;
 const WITHIN_A_POLL_MS = (POLL_SECONDS + 5) * 1000;
 
 describe('a peer disabled on one Hub', () => {
-  let pool: Pool<'a' | 'b'>;
-
-  before(
-    async () => {
-      pool = await startPool<'a' | 'b'>({
-        hubs: { a: { ollama: { models: [A_ONLY] } }, b: { ollama: { models: [B_ONLY] } } },
-        pairs: [['a', 'b']],
-        settings: { poolHealthPollSeconds: POLL_SECONDS },
-      });
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
-  after(
-    async () => {
-      await pool?.stop();
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
+  const pool = usePool<'a' | 'b'>({
+    hubs: { a: { ollama: { models: [A_ONLY] } }, b: { ollama: { models: [B_ONLY] } } },
+    pairs: [['a', 'b']],
+    settings: { poolHealthPollSeconds: POLL_SECONDS },
+  });
 
   it('stops work both ways while the poll and the pairing go on, and comes back at once when enabled', { timeout: LONG_TEST_TIMEOUT_MS }, async () => {
-    const { a, b } = pool;
+    const { a, b } = pool();
     assert.equal(header(await chat(a, B_ONLY), 'x-hub-pool-served-by'), b.name);
     assert.equal(header(await chat(b, A_ONLY), 'x-hub-pool-served-by'), a.name);
     const before = (await a.peer(b))!;

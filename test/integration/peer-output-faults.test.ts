@@ -4,35 +4,22 @@
  * bytes: A must withhold B's engine for the model (a peer candidate's key), and B, the leaf, its
  * own Ollama, so that B's own apps stop being sent to it too.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chat, header, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { chat, header, TEST_TIMEOUT_MS, usePool } from '../helpers/pool-fixture.js';
 
 const MODEL = 'gemma4:e4b';
 
 type L = 'a' | 'b';
 
 describe('the 2026-09-29 <unused49> engine behind a peer', () => {
-  let pool: Pool<L>;
-
-  before(
-    async () => {
-      pool = await startPool<L>({
-        hubs: { a: {}, b: { ollama: { models: [MODEL] } } },
-        pairs: [['a', 'b']],
-      });
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
-  after(
-    async () => {
-      await pool?.stop();
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
+  const pool = usePool<L>({
+    hubs: { a: {}, b: { ollama: { models: [MODEL] } } },
+    pairs: [['a', 'b']],
+  });
 
   it("two placeholder answers through A withhold B's engine for the model on both Hubs", { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a, b } = pool;
+    const { a, b } = pool();
     await b.engines.ollama!.setFault({ mode: 'unused', model: MODEL, count: 2 });
     for (let i = 0; i < 2; i++) {
       const answer = await chat(a, MODEL);

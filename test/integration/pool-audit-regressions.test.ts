@@ -9,21 +9,9 @@
  *
  * The Hubs poll each other every 10 s; only the unservable case waits for a poll.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  chat,
-  engineShow,
-  header,
-  HeldRequests,
-  listedNames,
-  post,
-  START_TIMEOUT_MS,
-  startPool,
-  TEST_TIMEOUT_MS,
-  type Pool,
-  type PoolHub,
-} from '../helpers/pool-fixture.js';
+import { chat, engineShow, header, HeldRequests, listedNames, type PoolHub, post, TEST_TIMEOUT_MS, usePool } from '../helpers/pool-fixture.js';
 import { eventually } from '../helpers/hub-process.js';
 import { scaled } from '../helpers/time-scale.js';
 
@@ -44,35 +32,22 @@ async function listed(hub: PoolHub): Promise<{ tags: string[]; openai: string[];
 }
 
 describe('issue 10 audit regressions across three Hubs', () => {
-  let pool: Pool<L>;
-
-  before(
-    async () => {
-      pool = await startPool<L>({
-        hubs: {
-          a: { ollama: { models: [CTX] } },
-          b: { ollama: { models: [{ name: SHARED, contextLength: 8192 }, HOLD_B, BROKEN, CTX] } },
-          c: { ollama: { models: [{ name: SHARED, contextLength: 32768 }, CTX] } },
-        },
-        pairs: [
-          ['a', 'b'],
-          ['a', 'c'],
-          ['b', 'c'],
-        ],
-        settings: { poolHealthPollSeconds: 10, inferenceMaxNumCtx: CAP },
-      });
+  const pool = usePool<L>({
+    hubs: {
+      a: { ollama: { models: [CTX] } },
+      b: { ollama: { models: [{ name: SHARED, contextLength: 8192 }, HOLD_B, BROKEN, CTX] } },
+      c: { ollama: { models: [{ name: SHARED, contextLength: 32768 }, CTX] } },
     },
-    { timeout: START_TIMEOUT_MS },
-  );
-  after(
-    async () => {
-      await pool?.stop();
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
+    pairs: [
+      ['a', 'b'],
+      ['a', 'c'],
+      ['b', 'c'],
+    ],
+    settings: { poolHealthPollSeconds: 10, inferenceMaxNumCtx: CAP },
+  });
 
   it('/api/show asks the less busy of two peers holding the model first, not the one paired first', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a, b, c } = pool;
+    const { a, b, c } = pool();
     assert.notDeepEqual(await engineShow(b, SHARED), await engineShow(c, SHARED), 'the two descriptions can be told apart');
     await b.engines.ollama!.setFault({ mode: 'hang', model: HOLD_B });
     const held = new HeldRequests(a, HOLD_B, { servedBy: b.engines.ollama! });
@@ -88,7 +63,7 @@ describe('issue 10 audit regressions across three Hubs', () => {
   });
 
   it('leaves a model a peer says it cannot serve out of /api/tags, /v1/models and status (the core-4 load failure)', { timeout: scaled(90_000) }, async () => {
-    const { a, b } = pool;
+    const { a, b } = pool();
     const first = await listed(a);
     assert.ok(
       first.tags.includes(BROKEN) && first.openai.includes(BROKEN) && first.status.includes(BROKEN),
@@ -123,7 +98,7 @@ describe('issue 10 audit regressions across three Hubs', () => {
   });
 
   it('confirms a prompt over the window when the next node with the same cap agrees, and asks no node past it', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a, b, c } = pool;
+    const { a, b, c } = pool();
     const engines = [a, b, c].map((h) => h.engines.ollama!);
     await Promise.all(engines.map((e) => e.setFault({ mode: 'error', status: 500, model: CTX, body: OLLAMA_CONTEXT })));
     try {

@@ -12,9 +12,9 @@
  * - Slots: a node stating 1 slot with one request in flight is full, and with poolSlotAwareness
  *   on goes behind a peer stating 4; at 0, or with the statement cleared, nothing moves.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { HeldRequests, nodeName, post, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, waitConnected, type Pool, type PoolHub } from '../helpers/pool-fixture.js';
+import { HeldRequests, nodeName, type PoolHub, post, TEST_TIMEOUT_MS, usePool, waitConnected } from '../helpers/pool-fixture.js';
 import { eventually, runCli } from '../helpers/hub-process.js';
 
 const HERMES = 'qwen3.6:35b';
@@ -27,31 +27,18 @@ async function hermesTurn(hub: PoolHub) {
 }
 
 describe('local engine contention and slot-aware placement', () => {
-  let pool: Pool<'a' | 'b'>;
-
-  before(
-    async () => {
-      pool = await startPool<'a' | 'b'>({
-        hubs: {
-          a: { ollama: { models: [HERMES, OPENCLAW] } },
-          b: { ollama: { models: [HERMES] } },
-        },
-        pairs: [['a', 'b']],
-        settings: { poolHealthPollSeconds: 10 },
-      });
+  const pool = usePool<'a' | 'b'>({
+    hubs: {
+      a: { ollama: { models: [HERMES, OPENCLAW] } },
+      b: { ollama: { models: [HERMES] } },
     },
-    { timeout: START_TIMEOUT_MS },
-  );
-  after(
-    async () => {
-      await pool?.stop();
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
+    pairs: [['a', 'b']],
+    settings: { poolHealthPollSeconds: 10 },
+  });
 
   /** Runs `body` with one OpenClaw turn held open on a's engine. */
   async function withOpenClawTurn<T>(body: () => Promise<T>): Promise<T> {
-    const { a } = pool;
+    const { a } = pool();
     const engine = a.engines.ollama!;
     await engine.setFault({ mode: 'hang', model: OPENCLAW });
     const held = new HeldRequests(a, OPENCLAW);
@@ -65,18 +52,18 @@ describe('local engine contention and slot-aware placement', () => {
   }
 
   it('the ranker alone puts an idle local engine first (the control for the rows below)', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const row = await hermesTurn(pool.a);
+    const row = await hermesTurn(pool().a);
     assert.equal(row.node, 'local');
     assert.equal(row.contention, null, 'no local engine was contended');
   });
 
   it('pool log says how long a row still pending has waited', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const log = await withOpenClawTurn(() => runCli(['pool', 'log', '--limit', '1'], { dataDir: pool.a.dataDir }));
+    const log = await withOpenClawTurn(() => runCli(['pool', 'log', '--limit', '1'], { dataDir: pool().a.dataDir }));
     assert.match(log.stdout, /… pending\n {2}↳ still waiting after \d+ s/);
   });
 
   it('the beta-max wait: a local engine generating another model gives way to a peer as idle', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const row = await withOpenClawTurn(() => hermesTurn(pool.a));
+    const row = await withOpenClawTurn(() => hermesTurn(pool().a));
     assert.equal(row.node, nodeName('b'));
     assert.equal(row.attempt, 1);
     assert.deepEqual(row.contention, {
@@ -94,7 +81,7 @@ describe('local engine contention and slot-aware placement', () => {
       ],
       overridden: false,
     });
-    const log = await runCli(['pool', 'log', '--limit', '1'], { dataDir: pool.a.dataDir });
+    const log = await runCli(['pool', 'log', '--limit', '1'], { dataDir: pool().a.dataDir });
     assert.match(log.stdout, /↳ moved local \(busy with qwen3\.8:27b at the default window; this one at num_ctx 65536\) behind hub-b\.tail0\.ts\.net/);
   });
 
@@ -102,14 +89,14 @@ describe('local engine contention and slot-aware placement', () => {
     'demoted, never removed: when the peer fails, failover reaches the local engine and the row says the demotion was overridden',
     { timeout: TEST_TIMEOUT_MS },
     async () => {
-      const peerEngine = pool.b.engines.ollama!;
+      const peerEngine = pool().b.engines.ollama!;
       await peerEngine.setFault({ mode: 'error', status: 503, model: HERMES, count: 1 });
       try {
-        const row = await withOpenClawTurn(() => hermesTurn(pool.a));
+        const row = await withOpenClawTurn(() => hermesTurn(pool().a));
         assert.equal(row.node, 'local');
         assert.deepEqual(row.failedOverFrom, [nodeName('b')]);
         assert.equal(row.contention?.overridden, true);
-        const log = await runCli(['pool', 'log', '--limit', '1'], { dataDir: pool.a.dataDir });
+        const log = await runCli(['pool', 'log', '--limit', '1'], { dataDir: pool().a.dataDir });
         assert.match(log.stdout, /↳ placed anyway on local \(busy with qwen3\.8:27b .*\): nothing it gave way to answered/);
       } finally {
         await peerEngine.clearFaults();
@@ -121,22 +108,22 @@ describe('local engine contention and slot-aware placement', () => {
     'overridden is one rule: a verdict from the local engine it gave way to, once the peer failed, says the demotion was overridden too',
     { timeout: TEST_TIMEOUT_MS },
     async () => {
-      const peerEngine = pool.b.engines.ollama!;
-      const localEngine = pool.a.engines.ollama!;
+      const peerEngine = pool().b.engines.ollama!;
+      const localEngine = pool().a.engines.ollama!;
       // 429, not 503: a peer's engine that answers 5xx twice in five minutes (the test above gave it one)
       // is withheld there for the model, and hub-b would then drop out of the candidates of the tests below.
       await peerEngine.setFault({ mode: 'error', status: 429, model: HERMES, count: 1 });
       await localEngine.setFault({ mode: 'error', status: 500, body: '{"error":"no user query found in messages"}', model: HERMES, count: 1 });
       try {
         const row = await withOpenClawTurn(async () => {
-          const res = await post(pool.a, '/api/chat', {
+          const res = await post(pool().a, '/api/chat', {
             model: HERMES,
             stream: false,
             options: { num_ctx: 65536 },
             messages: [{ role: 'system', content: 'x' }],
           });
           assert.equal(res.status, 400, res.text.slice(0, 300));
-          return pool.a.settledRow(String(res.headers['x-hub-pool-request-id']));
+          return pool().a.settledRow(String(res.headers['x-hub-pool-request-id']));
         });
         assert.equal(row.node, 'local');
         assert.deepEqual(row.failedOverFrom, [nodeName('b')]);
@@ -149,7 +136,7 @@ describe('local engine contention and slot-aware placement', () => {
   );
 
   it("HUB_POOL_CONTENTION_PLACEMENT=off: the ranker's order stands", { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a, b } = pool;
+    const { a, b } = pool();
     await a.restart({ HUB_POOL_CONTENTION_PLACEMENT: 'off' });
     await waitConnected(a, b);
     const row = await withOpenClawTurn(() => hermesTurn(a));
@@ -162,7 +149,7 @@ describe('local engine contention and slot-aware placement', () => {
     'slots, the 2026-09-21 B5 cell (beta-max 0.47 s to 9.0 s): a node full at its stated count goes behind a peer with a free slot while poolSlotAwareness is on, and only then',
     { timeout: TEST_TIMEOUT_MS },
     async () => {
-      const { a, b } = pool;
+      const { a, b } = pool();
       const stated = await runCli(['pool', 'slots', '1', '--yes'], { dataDir: a.dataDir });
       assert.equal(stated.code, 0, stated.stderr);
       assert.match(stated.stdout, /now states 1 Ollama slot .*poolSlotAwareness is 0 here/);
@@ -193,7 +180,7 @@ describe('local engine contention and slot-aware placement', () => {
     'slots: when every node that states a count is full nothing moves, and landing on the full node is no override',
     { timeout: TEST_TIMEOUT_MS },
     async () => {
-      const { a, b } = pool;
+      const { a, b } = pool();
       const peerCleared = await b.api('PATCH', '/api/inference/preferences', { ollamaSlots: null });
       assert.equal(peerCleared.status, 200, JSON.stringify(peerCleared.json));
       await eventually(
@@ -226,7 +213,7 @@ describe('local engine contention and slot-aware placement', () => {
   );
 
   it('cihub pool slots refuses a count out of range and writes nothing', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a } = pool;
+    const { a } = pool();
     const res = await runCli(['pool', 'slots', '0', '--yes'], { dataDir: a.dataDir });
     assert.notEqual(res.code, 0);
     // In the command's words (`clear`), not the API's (ollamaSlots, null).

@@ -9,24 +9,12 @@
  * A has the shared model on its own engine, so it is always a candidate. To make B rank first,
  * A's head start is 0 and two requests are held open on A's engine (its `hang` fault).
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DATABASE_FILE_NAME } from '../../src/store/database.js';
-import {
-  chat,
-  getJson,
-  header,
-  HeldRequests,
-  LONG_TEST_TIMEOUT_MS,
-  START_TIMEOUT_MS,
-  startPool,
-  TEST_TIMEOUT_MS,
-  waitConnected,
-  type Pool,
-  type PoolHub,
-} from '../helpers/pool-fixture.js';
+import { chat, getJson, header, HeldRequests, LONG_TEST_TIMEOUT_MS, type PoolHub, TEST_TIMEOUT_MS, usePool, waitConnected } from '../helpers/pool-fixture.js';
 
 const SHARED = 'shared:8b'; // on A and B
 const HOLD = 'hold:1b'; // on A only; its engine never answers it
@@ -51,33 +39,20 @@ async function withBRankingFirst(a: PoolHub, body: () => Promise<void>): Promise
 }
 
 describe('failover between Hubs', () => {
-  let pool: Pool<'a' | 'b'>;
-
-  before(
-    async () => {
-      pool = await startPool<'a' | 'b'>({
-        hubs: {
-          a: { ollama: { models: [SHARED, HOLD] } },
-          b: { ollama: { models: [SHARED, B_ONLY] } },
-        },
-        pairs: [['a', 'b']],
-        settings: { poolHealthPollSeconds: POLL_SECONDS },
-      });
+  const pool = usePool<'a' | 'b'>({
+    hubs: {
+      a: { ollama: { models: [SHARED, HOLD] } },
+      b: { ollama: { models: [SHARED, B_ONLY] } },
     },
-    { timeout: START_TIMEOUT_MS },
-  );
-  after(
-    async () => {
-      await pool?.stop();
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
+    pairs: [['a', 'b']],
+    settings: { poolHealthPollSeconds: POLL_SECONDS },
+  });
 
   it(
     'fails over from a peer killed while it ranks first, marks it unreachable after three polls, and takes it back when it returns',
     { timeout: LONG_TEST_TIMEOUT_MS },
     async () => {
-      const { a, b } = pool;
+      const { a, b } = pool();
       await withBRankingFirst(a, async () => {
         const before = await chat(a, SHARED);
         assert.equal(header(before, 'x-hub-pool-served-by'), b.name, 'B ranks first while A is busier');
@@ -118,7 +93,7 @@ describe('failover between Hubs', () => {
   );
 
   it('skips a peer that no longer trusts this Hub on its 401, and forgets its models until a good poll', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a, b } = pool;
+    const { a, b } = pool();
     const listed = async () => ((await getJson(a, '/v1/models')).json.data as { id: string }[]).map((m) => m.id);
     await waitConnected(a, b);
     assert.ok((await listed()).includes(B_ONLY));

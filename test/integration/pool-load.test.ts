@@ -5,43 +5,30 @@
  * Work a Hub forwarded on to another peer is load on that peer, which publishes it itself.
  * Three real Hubs polling every 10 s; one request held open B -> C.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { HeldRequests, LONG_TEST_TIMEOUT_MS, START_TIMEOUT_MS, startPool, type Pool } from '../helpers/pool-fixture.js';
+import { HeldRequests, LONG_TEST_TIMEOUT_MS, usePool } from '../helpers/pool-fixture.js';
 
 const HOLD = 'c-hold:1b'; // on C only; C's engine never answers it
 const POLL_SECONDS = 10;
 
 describe('the load a Hub publishes', () => {
-  let pool: Pool<'a' | 'b' | 'c'>;
-
-  before(
-    async () => {
-      pool = await startPool<'a' | 'b' | 'c'>({
-        hubs: {
-          a: { ollama: { models: ['a-only:8b'] } },
-          b: { ollama: { models: ['b-only:8b'] } },
-          c: { ollama: { models: [HOLD] } },
-        },
-        pairs: [
-          ['a', 'b'],
-          ['a', 'c'],
-          ['b', 'c'],
-        ],
-        settings: { poolHealthPollSeconds: POLL_SECONDS },
-      });
+  const pool = usePool<'a' | 'b' | 'c'>({
+    hubs: {
+      a: { ollama: { models: ['a-only:8b'] } },
+      b: { ollama: { models: ['b-only:8b'] } },
+      c: { ollama: { models: [HOLD] } },
     },
-    { timeout: START_TIMEOUT_MS },
-  );
-  after(
-    async () => {
-      await pool?.stop();
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
+    pairs: [
+      ['a', 'b'],
+      ['a', 'c'],
+      ['b', 'c'],
+    ],
+    settings: { poolHealthPollSeconds: POLL_SECONDS },
+  });
 
   it('counts the work on its own engines, not what it forwarded to another peer', { timeout: LONG_TEST_TIMEOUT_MS }, async () => {
-    const { a, b, c } = pool;
+    const { a, b, c } = pool();
     const engine = c.engines.ollama!;
     await engine.setFault({ mode: 'hang', model: HOLD });
     const held = new HeldRequests(b, HOLD, { servedBy: engine });

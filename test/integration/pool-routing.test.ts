@@ -10,12 +10,12 @@
  * The Hubs poll each other every 300 s, so after the first poll nothing here depends on a
  * poll: every decision below is made on the snapshot the pairing left.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { Ollama } from 'ollama';
 import { request } from 'undici';
-import { chat, getJson, header, HeldRequests, post, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { chat, getJson, header, HeldRequests, post, TEST_TIMEOUT_MS, usePool } from '../helpers/pool-fixture.js';
 import { eventually } from '../helpers/hub-process.js';
 
 const SHARED = 'shared:8b'; // on A and B
@@ -31,41 +31,28 @@ const MESSAGES = [{ role: 'user' as const, content: 'hello' }];
 type L = 'a' | 'b' | 'c';
 
 describe('pooled routing across three Hubs', () => {
-  let pool: Pool<L>;
-
-  before(
-    async () => {
-      pool = await startPool<L>({
-        hubs: {
-          // keepAliveMs -1: a model stays loaded, so /api/ps answers the same from one call to the next.
-          // The head-start table below holds another model's turns on A's engine to make a queue; local
-          // engine contention (on by default) would move A behind B for exactly that, so it is off here
-          // and these tests read the ranker alone. Contention has its own tests (pool-contention-slots).
-          // A logs at debug: a refusal it has warned about is noted there, which the refusal test counts.
-          a: { ollama: { models: [SHARED, HOLD], keepAliveMs: -1 }, env: { HUB_POOL_CONTENTION_PLACEMENT: 'off', HUB_LOG_LEVEL: 'debug' } },
-          b: { ollama: { models: [SHARED, B_ONLY, BC, BIG], keepAliveMs: -1 }, vllm: { models: [B_VLLM] } },
-          c: { ollama: { models: [BC, C_ONLY, { name: EMBED, capabilities: ['embedding'] }], keepAliveMs: -1 } },
-        },
-        pairs: [
-          ['a', 'b'],
-          ['a', 'c'],
-          ['b', 'c'],
-        ],
-        settings: { poolHealthPollSeconds: 300 },
-      });
+  const pool = usePool<L>({
+    hubs: {
+      // keepAliveMs -1: a model stays loaded, so /api/ps answers the same from one call to the next.
+      // The head-start table below holds another model's turns on A's engine to make a queue; local
+      // engine contention (on by default) would move A behind B for exactly that, so it is off here
+      // and these tests read the ranker alone. Contention has its own tests (pool-contention-slots).
+      // A logs at debug: a refusal it has warned about is noted there, which the refusal test counts.
+      a: { ollama: { models: [SHARED, HOLD], keepAliveMs: -1 }, env: { HUB_POOL_CONTENTION_PLACEMENT: 'off', HUB_LOG_LEVEL: 'debug' } },
+      b: { ollama: { models: [SHARED, B_ONLY, BC, BIG], keepAliveMs: -1 }, vllm: { models: [B_VLLM] } },
+      c: { ollama: { models: [BC, C_ONLY, { name: EMBED, capabilities: ['embedding'] }], keepAliveMs: -1 } },
     },
-    { timeout: START_TIMEOUT_MS },
-  );
-  after(
-    async () => {
-      await pool?.stop();
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
+    pairs: [
+      ['a', 'b'],
+      ['a', 'c'],
+      ['b', 'c'],
+    ],
+    settings: { poolHealthPollSeconds: 300 },
+  });
 
   describe('a model only a peer holds', () => {
     it('is answered by that peer through the OpenAI SDK, streamed and not, naming the peer and the engine it used', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const { a, b } = pool;
+      const { a, b } = pool();
       const openai = new OpenAI({ baseURL: `${a.pool}/v1`, apiKey: 'unused', maxRetries: 0 });
       const bBefore = b.engines.ollama!.state().requests;
 
@@ -95,7 +82,7 @@ describe('pooled routing across three Hubs', () => {
     });
 
     it('is answered by that peer through the ollama client, streamed and not', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const { a, b } = pool;
+      const { a, b } = pool();
       const seen: { headers: Headers | null } = { headers: null };
       const ollama = new Ollama({
         host: a.pool,
@@ -125,7 +112,7 @@ describe('pooled routing across three Hubs', () => {
   });
 
   it("joins both Hubs' routing-log rows on the request id: outbound on the entry Hub, inbound on the peer", { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a, b } = pool;
+    const { a, b } = pool();
     const res = await chat(a, B_ONLY);
     assert.equal(res.status, 200, res.text);
     const id = header(res, 'x-hub-pool-request-id');
@@ -148,7 +135,7 @@ describe('pooled routing across three Hubs', () => {
   });
 
   it('hands work to an idle peer only when the peer is at least poolLocalAffinity emptier than the entry Hub', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a, b } = pool;
+    const { a, b } = pool();
     const held = new HeldRequests(a, HOLD);
     await a.engines.ollama!.setFault({ mode: 'hang', model: HOLD });
     try {
@@ -184,7 +171,7 @@ describe('pooled routing across three Hubs', () => {
 
   describe('listings', () => {
     it('/v1/models names every model the pool serves, peer-only ones owned by hub-pool', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const { a } = pool;
+      const { a } = pool();
       const res = await getJson(a, '/v1/models');
       assert.equal(res.status, 200, res.text);
       const data = res.json.data as { id: string; owned_by: string }[];
@@ -198,7 +185,7 @@ describe('pooled routing across three Hubs', () => {
       '/api/tags names the peer-only models a native request can be placed on, with empty or zero facts rather than invented ones',
       { timeout: TEST_TIMEOUT_MS },
       async () => {
-        const { a } = pool;
+        const { a } = pool();
         const res = await getJson(a, '/api/tags');
         assert.equal(res.status, 200, res.text);
         const models = res.json.models as { name: string; size: number; digest: string; modified_at: string }[];
@@ -215,7 +202,7 @@ describe('pooled routing across three Hubs', () => {
     );
 
     it("answers the listings from peers when A's own engines are down, while /api/ps and /api/version stay A's own", { timeout: TEST_TIMEOUT_MS }, async () => {
-      const { a } = pool;
+      const { a } = pool();
       const engine = a.engines.ollama!;
       await engine.setFault({ mode: 'refuse' });
       try {
@@ -243,7 +230,7 @@ describe('pooled routing across three Hubs', () => {
     });
 
     it("/api/ps and /api/version are A's engine's own answers, whatever the peers run", { timeout: TEST_TIMEOUT_MS }, async () => {
-      const { a, b } = pool;
+      const { a, b } = pool();
       assert.equal((await chat(a, B_ONLY)).status, 200, 'B has B_ONLY loaded');
       const direct = async (url: string, path: string) => (await (await request(`${url}${path}`)).body.json()) as Record<string, unknown>;
       const ps = await getJson(a, '/api/ps');
@@ -260,7 +247,7 @@ describe('pooled routing across three Hubs', () => {
     });
 
     it('/api/show for a model only B holds is answered by B, and opens no routing-log row', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const { a, b } = pool;
+      const { a, b } = pool();
       const rowsBefore = (await a.routingLog()).length;
       const shown = await post(a, '/api/show', { model: B_ONLY });
       assert.equal(shown.status, 200, shown.text);
@@ -278,7 +265,7 @@ describe('pooled routing across three Hubs', () => {
     'a pin reorders the candidates but never forces one: the walk goes on past it, and a pin with no candidate does nothing',
     { timeout: TEST_TIMEOUT_MS },
     async () => {
-      const { a, b, c } = pool;
+      const { a, b, c } = pool();
       const pins = '/api/inference/pool/pins';
       const pinTo = async (model: string, target: string) => {
         const res = await a.api('POST', pins, { scope: 'model', model, target });
@@ -318,7 +305,7 @@ describe('pooled routing across three Hubs', () => {
   describe('auto', () => {
     it('resolves to the same model on every Hub, and never to an embedding model', { timeout: TEST_TIMEOUT_MS }, async () => {
       const picks: Record<string, string | null> = {};
-      for (const hub of pool.hubs) {
+      for (const hub of pool().hubs) {
         const res = await chat(hub, 'auto');
         assert.equal(res.status, 200, `${hub.name}: ${res.text}`);
         picks[hub.name] = header(res, 'x-hub-pool-model');
@@ -329,7 +316,7 @@ describe('pooled routing across three Hubs', () => {
     });
 
     it('/api/show on auto describes the model a chat on auto runs on, on every Hub', { timeout: TEST_TIMEOUT_MS }, async () => {
-      for (const hub of pool.hubs) {
+      for (const hub of pool().hubs) {
         const model = header(await post(hub, '/api/chat', { model: 'auto', messages: MESSAGES, stream: false }), 'x-hub-pool-model');
         assert.ok(model, `${hub.name} resolved auto`);
         const onAuto = await post(hub, '/api/show', { model: 'auto' });
@@ -342,7 +329,7 @@ describe('pooled routing across three Hubs', () => {
 
   describe('outbound off', () => {
     it('keeps apps on the proxy and routes locally; back on, the peer serves again', { timeout: TEST_TIMEOUT_MS }, async () => {
-      const { a, b } = pool;
+      const { a, b } = pool();
       await a.patchSettings({ poolOutboundEnabled: false });
       try {
         const status = await a.status();
@@ -369,7 +356,7 @@ describe('pooled routing across three Hubs', () => {
   });
 
   it('never retries a stream the peer already committed: the app sees the cut, the next candidate receives nothing', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a, b, c } = pool;
+    const { a, b, c } = pool();
     await b.engines.ollama!.setFault({ mode: 'cut', model: BC });
     try {
       const cBefore = c.engines.ollama!.state().requests;
@@ -404,7 +391,7 @@ describe('pooled routing across three Hubs', () => {
     "a peer engine's 401 is not a pairing refusal (once it dropped the peer's Ollama models): moves on, keeps the pairing, warns once, reaches the app last",
     { timeout: TEST_TIMEOUT_MS },
     async () => {
-      const { a, b, c } = pool;
+      const { a, b, c } = pool();
       const engine = b.engines.ollama!;
       await engine.setFault({ mode: 'error', status: 401, model: BC });
       await engine.setFault({ mode: 'error', status: 401, model: B_ONLY });
@@ -460,29 +447,17 @@ describe('pooled routing across three Hubs', () => {
 });
 
 describe('auto in a pool with no chat model', () => {
-  let pool: Pool<'a' | 'b'>;
-  before(
-    async () => {
-      pool = await startPool<'a' | 'b'>({
-        hubs: {
-          a: { ollama: { models: [{ name: EMBED, capabilities: ['embedding'] }] } },
-          b: { ollama: { models: [{ name: 'mxbai-embed-large:latest', capabilities: ['embedding'] }] } },
-        },
-        pairs: [['a', 'b']],
-        settings: { poolHealthPollSeconds: 300 },
-      });
+  const pool = usePool<'a' | 'b'>({
+    hubs: {
+      a: { ollama: { models: [{ name: EMBED, capabilities: ['embedding'] }] } },
+      b: { ollama: { models: [{ name: 'mxbai-embed-large:latest', capabilities: ['embedding'] }] } },
     },
-    { timeout: START_TIMEOUT_MS },
-  );
-  after(
-    async () => {
-      await pool?.stop();
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
+    pairs: [['a', 'b']],
+    settings: { poolHealthPollSeconds: 300 },
+  });
 
   it('answers 502 saying so, on either Hub', { timeout: TEST_TIMEOUT_MS }, async () => {
-    for (const hub of pool.hubs) {
+    for (const hub of pool().hubs) {
       const res = await chat(hub, 'auto');
       assert.equal(res.status, 502, res.text);
       assert.equal(res.json.error.code, 'HUB_ERR_NO_AUTO_MODEL');
@@ -491,11 +466,11 @@ describe('auto in a pool with no chat model', () => {
   });
 
   it('names the failed call by its request id and logs it, as any request no node can take', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const res = await chat(pool.a, 'auto');
+    const res = await chat(pool().a, 'auto');
     assert.equal(res.status, 502, res.text);
     const id = header(res, 'x-hub-pool-request-id');
     assert.ok(id, 'the 502 names its request id');
-    const row = await pool.a.settledRow(id);
+    const row = await pool().a.settledRow(id);
     assert.equal(row.model, 'auto');
     assert.equal(row.candidates, 0);
     assert.equal(row.outcome, 'failed');

@@ -6,9 +6,9 @@
  * means "I have left the pool": /capabilities answers 503, peers mark the Hub unreachable
  * after three polls, and it is back on the first poll after the flag goes.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chat, header, LONG_TEST_TIMEOUT_MS, START_TIMEOUT_MS, startPool, waitConnected, type Pool } from '../helpers/pool-fixture.js';
+import { chat, header, LONG_TEST_TIMEOUT_MS, usePool, waitConnected } from '../helpers/pool-fixture.js';
 
 const A_ONLY = 'a-only:8b';
 const B_ONLY = 'b-only:8b';
@@ -18,38 +18,25 @@ const POLL_SECONDS = 10;
 const UNREACHABLE_WITHIN_MS = (3 + 1.5) * POLL_SECONDS * 1000;
 
 describe('kill switches across the pool', () => {
-  let pool: Pool<'a' | 'b' | 'c'>;
-
-  before(
-    async () => {
-      pool = await startPool<'a' | 'b' | 'c'>({
-        hubs: {
-          a: { ollama: { models: [A_ONLY] } },
-          b: { ollama: { models: [BC, B_ONLY] } },
-          c: { ollama: { models: [BC, C_ONLY] } },
-        },
-        pairs: [
-          ['a', 'b'],
-          ['a', 'c'],
-          ['b', 'c'],
-        ],
-        settings: { poolHealthPollSeconds: POLL_SECONDS },
-      });
+  const pool = usePool<'a' | 'b' | 'c'>({
+    hubs: {
+      a: { ollama: { models: [A_ONLY] } },
+      b: { ollama: { models: [BC, B_ONLY] } },
+      c: { ollama: { models: [BC, C_ONLY] } },
     },
-    { timeout: START_TIMEOUT_MS },
-  );
-  after(
-    async () => {
-      await pool?.stop();
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
+    pairs: [
+      ['a', 'b'],
+      ['a', 'c'],
+      ['b', 'c'],
+    ],
+    settings: { poolHealthPollSeconds: POLL_SECONDS },
+  });
 
   it(
     'inbound off: peers route around the Hub on their next poll, get 503 until then, and the Hub still uses them',
     { timeout: LONG_TEST_TIMEOUT_MS },
     async () => {
-      const { a, b, c } = pool;
+      const { a, b, c } = pool();
       assert.equal(header(await chat(a, BC), 'x-hub-pool-served-by'), b.name, 'B ranks first for the shared model while it takes work');
 
       // Switch B's inbound off just after A polled it, so A acts on its old snapshot for a while.
@@ -93,7 +80,7 @@ describe('kill switches across the pool', () => {
     'HUB_POOL_USER_DISABLED: peers mark the Hub unreachable after three polls on its 503, and take it back once the flag goes',
     { timeout: LONG_TEST_TIMEOUT_MS },
     async () => {
-      const { a, b, c } = pool;
+      const { a, b, c } = pool();
       // Killed, not stopped: a stopped Hub says it is leaving, and its peers would drop it at once
       // instead of on the 503s this test is about.
       await c.restart({ HUB_POOL_USER_DISABLED: 'true' }, 'SIGKILL');

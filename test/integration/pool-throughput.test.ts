@@ -11,9 +11,9 @@
  * - HUB_POOL_THROUGHPUT_PLACEMENT=off keeps measuring and stops reordering;
  *   HUB_POOL_SLOWER_PLACEMENT_RATIO=1000 turns the much-slower rule off on its own.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { nodeName, POOL_API, post, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, waitConnected, type Pool, type PoolHub } from '../helpers/pool-fixture.js';
+import { nodeName, POOL_API, type PoolHub, post, TEST_TIMEOUT_MS, usePool, waitConnected } from '../helpers/pool-fixture.js';
 import { eventually, runCli } from '../helpers/hub-process.js';
 
 const MODEL = 'qwen3.6:27b';
@@ -54,37 +54,24 @@ async function servedRow(hub: PoolHub, tokens: number) {
 }
 
 describe('throughput-aware placement', () => {
-  let pool: Pool<'a' | 'b' | 'c'>;
-
-  before(
-    async () => {
-      pool = await startPool<'a' | 'b' | 'c'>({
-        hubs: {
-          // The entry node for the core-7 test: no engine of its own, starting with the knob off.
-          a: { ollama: { models: ['a-only:1b'] }, env: { HUB_POOL_THROUGHPUT_PLACEMENT: 'off' } },
-          b: { ollama: { models: [{ name: MODEL, prefillTps: FAST_TPS }] } },
-          c: { ollama: { models: [{ name: MODEL, prefillTps: SLOW_TPS }] } },
-        },
-        // a pairs with c first, so its ranker lists c first among two idle peers.
-        pairs: [
-          ['a', 'c'],
-          ['a', 'b'],
-          ['c', 'b'],
-        ],
-        settings: { poolHealthPollSeconds: 10 },
-      });
+  const pool = usePool<'a' | 'b' | 'c'>({
+    hubs: {
+      // The entry node for the core-7 test: no engine of its own, starting with the knob off.
+      a: { ollama: { models: ['a-only:1b'] }, env: { HUB_POOL_THROUGHPUT_PLACEMENT: 'off' } },
+      b: { ollama: { models: [{ name: MODEL, prefillTps: FAST_TPS }] } },
+      c: { ollama: { models: [{ name: MODEL, prefillTps: SLOW_TPS }] } },
     },
-    { timeout: START_TIMEOUT_MS },
-  );
-  after(
-    async () => {
-      await pool?.stop();
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
+    // a pairs with c first, so its ranker lists c first among two idle peers.
+    pairs: [
+      ['a', 'c'],
+      ['a', 'b'],
+      ['c', 'b'],
+    ],
+    settings: { poolHealthPollSeconds: 10 },
+  });
 
   it("HUB_POOL_THROUGHPUT_PLACEMENT=off keeps measuring and advertising, and the ranker's order stands", { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a } = pool;
+    const { a } = pool();
     assert.equal(await measure(a, nodeName('c'), 20_000), nodeName('c'));
     assert.equal(await measure(a, nodeName('b'), 20_000), nodeName('b'));
     const status = await a.status();
@@ -98,7 +85,7 @@ describe('throughput-aware placement', () => {
   });
 
   it('the core-7 placement: a large turn goes to the much faster of two idle measured nodes, and the row says why', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a, b, c } = pool;
+    const { a, b, c } = pool();
     await a.restart({ HUB_POOL_THROUGHPUT_PLACEMENT: 'on' });
     await waitConnected(a, b);
     await waitConnected(a, c);
@@ -124,7 +111,7 @@ describe('throughput-aware placement', () => {
   });
 
   it('HUB_POOL_SLOWER_PLACEMENT_RATIO=1000 turns the much-slower rule off on its own', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a, b, c } = pool;
+    const { a, b, c } = pool();
     await a.restart({ HUB_POOL_THROUGHPUT_PLACEMENT: 'on', HUB_POOL_SLOWER_PLACEMENT_RATIO: '1000' });
     await waitConnected(a, b);
     await waitConnected(a, c);
@@ -136,7 +123,7 @@ describe('throughput-aware placement', () => {
   });
 
   it('a long prompt on a pool of one fast and one CPU-slow node goes to the fast one before any deadline is missed', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { c } = pool;
+    const { c } = pool();
     // c's own engine is the slow one, and the ranker puts it first (the local head start).
     assert.equal(await measure(c, 'local', 5000), 'local');
     assert.equal(await measure(c, nodeName('b'), 5000), nodeName('b'));
@@ -155,7 +142,7 @@ describe('throughput-aware placement', () => {
   });
 
   it('a peer advertises the bands its own engine was timed at, and the entry node reads them', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a, c } = pool;
+    const { a, c } = pool();
     const status = await eventually(
       async () => {
         const s = await a.status();

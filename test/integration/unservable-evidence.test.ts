@@ -9,11 +9,11 @@
  *
  * Each case asks for its own model, so no case's strikes reach another's.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PoolStatus } from '../../src/status/pool-status.js';
 import type { RoutingLogPage } from '../../src/routing-log/entry.js';
-import { chat, header, POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool, type PoolHub } from '../helpers/pool-fixture.js';
+import { chat, header, POOL_API, type PoolHub, TEST_TIMEOUT_MS, usePool } from '../helpers/pool-fixture.js';
 import { eventually } from '../helpers/hub-process.js';
 
 const SHED_429 = 'shed-429:8b';
@@ -37,88 +37,75 @@ async function unservableKeys(hub: PoolHub): Promise<string[]> {
 const withheldHere = async (hub: PoolHub, model: string): Promise<boolean> => (await unservableKeys(hub)).some((k) => k.endsWith(`|${model}`));
 
 describe('what withholds a model on this node and what does not', { timeout: TEST_TIMEOUT_MS }, () => {
-  let pool: Pool<L>;
-
-  before(
-    async () => {
-      pool = await startPool<L>({
-        hubs: {
-          a: { ollama: { models: [SHED_429, SHED_408, VERDICT, TEMPLATE, REFUSED] } },
-          b: { ollama: { models: [ON_PEER, PEER_VERDICT] } },
-        },
-        pairs: [['a', 'b']],
-      });
+  const pool = usePool<L>({
+    hubs: {
+      a: { ollama: { models: [SHED_429, SHED_408, VERDICT, TEMPLATE, REFUSED] } },
+      b: { ollama: { models: [ON_PEER, PEER_VERDICT] } },
     },
-    { timeout: START_TIMEOUT_MS },
-  );
-  after(
-    async () => {
-      await pool?.stop();
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
+    pairs: [['a', 'b']],
+  });
 
   for (const [model, status] of [
     [SHED_429, 429],
     [SHED_408, 408],
   ] as const) {
     it(`does not withhold after two ${status}s from the local engine: that is its queue talking`, async () => {
-      await pool.a.engines.ollama!.setFault({ mode: 'error', status, model, count: 2 });
+      await pool().a.engines.ollama!.setFault({ mode: 'error', status, model, count: 2 });
       // With no other candidate the app gets the Hub's 502; the fault's count is what proves both reached the engine.
-      for (let i = 0; i < 2; i++) assert.equal((await chat(pool.a, model)).status, 502);
-      assert.equal(await withheldHere(pool.a, model), false);
-      assert.equal((await chat(pool.a, model)).status, 200, 'the model is still placed on the engine');
+      for (let i = 0; i < 2; i++) assert.equal((await chat(pool().a, model)).status, 502);
+      assert.equal(await withheldHere(pool().a, model), false);
+      assert.equal((await chat(pool().a, model)).status, 200, 'the model is still placed on the engine');
     });
   }
 
   it("does not withhold after two 500s that are the engine's verdict on the request", async () => {
-    await pool.a.engines.ollama!.setFault({ mode: 'error', status: 500, body: CONTEXT_VERDICT, model: VERDICT, count: 2 });
-    for (let i = 0; i < 2; i++) assert.equal((await chat(pool.a, VERDICT)).status, 400, 'the app is told its request was refused');
-    assert.equal(await withheldHere(pool.a, VERDICT), false);
-    assert.equal((await chat(pool.a, VERDICT)).status, 200);
+    await pool().a.engines.ollama!.setFault({ mode: 'error', status: 500, body: CONTEXT_VERDICT, model: VERDICT, count: 2 });
+    for (let i = 0; i < 2; i++) assert.equal((await chat(pool().a, VERDICT)).status, 400, 'the app is told its request was refused');
+    assert.equal(await withheldHere(pool().a, VERDICT), false);
+    assert.equal((await chat(pool().a, VERDICT)).status, 200);
   });
 
   it('does withhold after two 500s saying the chat template would not render', async () => {
-    await pool.a.engines.ollama!.setFault({ mode: 'error', status: 500, body: TEMPLATE_FAILURE, model: TEMPLATE, count: 2 });
-    for (let i = 0; i < 2; i++) assert.equal((await chat(pool.a, TEMPLATE)).status, 500);
-    assert.equal(await withheldHere(pool.a, TEMPLATE), true);
+    await pool().a.engines.ollama!.setFault({ mode: 'error', status: 500, body: TEMPLATE_FAILURE, model: TEMPLATE, count: 2 });
+    for (let i = 0; i < 2; i++) assert.equal((await chat(pool().a, TEMPLATE)).status, 500);
+    assert.equal(await withheldHere(pool().a, TEMPLATE), true);
   });
 
   it("does not withhold on the entry Hub after two 5xx relayed from a peer: the peer records its own engine's", async () => {
-    await pool.b.engines.ollama!.setFault({ mode: 'error', status: 503, model: ON_PEER, count: 2 });
-    for (let i = 0; i < 2; i++) assert.ok((await chat(pool.a, ON_PEER)).status >= 500);
-    await eventually(() => withheldHere(pool.b, ON_PEER), 'B to withhold the model on its own engine');
-    assert.equal(await withheldHere(pool.a, ON_PEER), false);
+    await pool().b.engines.ollama!.setFault({ mode: 'error', status: 503, model: ON_PEER, count: 2 });
+    for (let i = 0; i < 2; i++) assert.ok((await chat(pool().a, ON_PEER)).status >= 500);
+    await eventually(() => withheldHere(pool().b, ON_PEER), 'B to withhold the model on its own engine');
+    assert.equal(await withheldHere(pool().a, ON_PEER), false);
   });
 
   it("does not withhold on a peer serving a forward after two 500s that are its engine's verdict on the request", async () => {
-    await pool.b.engines.ollama!.setFault({ mode: 'error', status: 500, body: CONTEXT_VERDICT, model: PEER_VERDICT, count: 2 });
+    await pool().b.engines.ollama!.setFault({ mode: 'error', status: 500, body: CONTEXT_VERDICT, model: PEER_VERDICT, count: 2 });
     for (let i = 0; i < 2; i++) {
-      const res = await chat(pool.a, PEER_VERDICT);
+      const res = await chat(pool().a, PEER_VERDICT);
       assert.equal(res.status, 400);
-      assert.equal(header(res, 'x-hub-pool-served-by'), pool.b.name, 'B served the forward');
+      assert.equal(header(res, 'x-hub-pool-served-by'), pool().b.name, 'B served the forward');
     }
-    assert.equal(await withheldHere(pool.b, PEER_VERDICT), false);
-    assert.equal((await chat(pool.a, PEER_VERDICT)).status, 200);
+    assert.equal(await withheldHere(pool().b, PEER_VERDICT), false);
+    assert.equal((await chat(pool().a, PEER_VERDICT)).status, 200);
   });
 
   it('does not withhold after two refused connections: that is the daemon down, which the health check reports', async () => {
     // A snapshot that still shows the engine up is what lets a request meet the refusal at all;
     // at the default TTL of 0 a refusing engine is no candidate.
-    await pool.a.api('PATCH', `${POOL_API}/settings`, { poolProbeSnapshotTtlMs: 300_000 });
-    assert.equal((await chat(pool.a, REFUSED)).status, 200);
-    await pool.a.engines.ollama!.setFault({ mode: 'refuse' });
+    await pool().a.api('PATCH', `${POOL_API}/settings`, { poolProbeSnapshotTtlMs: 300_000 });
+    assert.equal((await chat(pool().a, REFUSED)).status, 200);
+    await pool().a.engines.ollama!.setFault({ mode: 'refuse' });
     try {
       for (let i = 0; i < 2; i++) {
-        const res = await chat(pool.a, REFUSED);
-        const { json } = await pool.a.api<RoutingLogPage>('GET', `${POOL_API}/routing-log`);
+        const res = await chat(pool().a, REFUSED);
+        const { json } = await pool().a.api<RoutingLogPage>('GET', `${POOL_API}/routing-log`);
         const row = json.entries.find((e) => e.id === header(res, 'x-hub-pool-request-id'));
         assert.match(row?.attempts[0]?.reason ?? '', /ECONNREFUSED/, 'the request met the refusal');
       }
-      assert.equal(await withheldHere(pool.a, REFUSED), false);
+      assert.equal(await withheldHere(pool().a, REFUSED), false);
     } finally {
-      await pool.a.engines.ollama!.clearFaults();
-      await pool.a.api('PATCH', `${POOL_API}/settings`, { poolProbeSnapshotTtlMs: 0 });
+      await pool().a.engines.ollama!.clearFaults();
+      await pool().a.api('PATCH', `${POOL_API}/settings`, { poolProbeSnapshotTtlMs: 0 });
     }
   });
 });

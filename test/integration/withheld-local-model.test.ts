@@ -7,20 +7,9 @@
  * went on offering it (surface audit, defects 1 and 2). The window handout leaves this node out
  * too: it no longer serves the model, so its cap says nothing about the window an app needs.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  chat,
-  engineShow,
-  header,
-  listedNames as listed,
-  POOL_API,
-  post,
-  START_TIMEOUT_MS,
-  startPool,
-  TEST_TIMEOUT_MS,
-  type Pool,
-} from '../helpers/pool-fixture.js';
+import { chat, engineShow, header, listedNames as listed, POOL_API, post, TEST_TIMEOUT_MS, usePool } from '../helpers/pool-fixture.js';
 import { eventually } from '../helpers/hub-process.js';
 
 const BIG = 'big:70b'; // A's best chat model, and the one its engine fails to load
@@ -32,36 +21,23 @@ const CORE_4_LOAD_FAILURE = '{"error":"model failed to load, this may be due to 
 type L = 'a' | 'b';
 
 describe("a model withheld on this node's own engine", () => {
-  let pool: Pool<L>;
-
-  before(
-    async () => {
-      pool = await startPool<L>({
-        hubs: {
-          a: {
-            ollama: {
-              models: [
-                { name: BIG, parameterSize: '70B', capabilities: TOOLS },
-                { name: SMALL, parameterSize: '1B', capabilities: ['completion'] },
-              ],
-            },
-          },
-          b: { ollama: { models: [{ name: PEER, parameterSize: '8B', capabilities: TOOLS }] } },
+  const pool = usePool<L>({
+    hubs: {
+      a: {
+        ollama: {
+          models: [
+            { name: BIG, parameterSize: '70B', capabilities: TOOLS },
+            { name: SMALL, parameterSize: '1B', capabilities: ['completion'] },
+          ],
         },
-        pairs: [['a', 'b']],
-      });
+      },
+      b: { ollama: { models: [{ name: PEER, parameterSize: '8B', capabilities: TOOLS }] } },
     },
-    { timeout: START_TIMEOUT_MS },
-  );
-  after(
-    async () => {
-      await pool?.stop();
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
+    pairs: [['a', 'b']],
+  });
 
   it('is left out of auto, /api/show on auto and both listings, while the models the pool can serve stay', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a, b } = pool;
+    const { a, b } = pool();
     const before = await chat(a, 'auto');
     assert.equal(before.status, 200, before.text);
     assert.equal(header(before, 'x-hub-pool-model'), BIG, 'auto starts on the best chat model in the pool');
