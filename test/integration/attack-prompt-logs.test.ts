@@ -9,12 +9,12 @@
  * and its rotations, hub.db with its -wal and -shm, settings), and the operator's views
  * (routing log, status, the Hub log route). The prompt appears in none of them.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { POOL_API, startPool, TEST_TIMEOUT_MS, type Pool, type PoolHub } from '../helpers/pool-fixture.js';
+import { POOL_API, type PoolHub, TEST_TIMEOUT_MS, usePool } from '../helpers/pool-fixture.js';
 
 const LOCAL = 'qwen3:8b';
 const REMOTE = 'llama3.2:3b';
@@ -50,24 +50,20 @@ async function send(hub: PoolHub, path: string, body: string | object, headers: 
 }
 
 describe('a prompt that tries to reach the logs', { timeout: 4 * TEST_TIMEOUT_MS }, () => {
-  let pool: Pool<'a' | 'b'>;
+  const pool = usePool<'a' | 'b'>({
+    hubs: {
+      a: { ollama: { models: [LOCAL, { name: EMBED, capabilities: ['embedding'] }] }, vllm: { models: [LOCAL] }, env: { HUB_LOG_LEVEL: 'trace' } },
+      b: { ollama: { models: [REMOTE] }, env: { HUB_LOG_LEVEL: 'trace' } },
+    },
+    pairs: [['a', 'b']],
+  });
 
   before(async () => {
-    pool = await startPool({
-      hubs: {
-        a: { ollama: { models: [LOCAL, { name: EMBED, capabilities: ['embedding'] }] }, vllm: { models: [LOCAL] }, env: { HUB_LOG_LEVEL: 'trace' } },
-        b: { ollama: { models: [REMOTE] }, env: { HUB_LOG_LEVEL: 'trace' } },
-      },
-      pairs: [['a', 'b']],
-    });
-    await pool.a.waitForPeer(pool.b, `holding ${REMOTE}`, (p) => p.backends?.some((b) => b.models.includes(REMOTE)) ?? false, TEST_TIMEOUT_MS);
-  });
-  after(async () => {
-    await pool?.stop();
+    await pool().a.waitForPeer(pool().b, `holding ${REMOTE}`, (p) => p.backends?.some((b) => b.models.includes(REMOTE)) ?? false, TEST_TIMEOUT_MS);
   });
 
   it('leaves no trace of the prompt in anything either Hub wrote, on any path a body can take', async () => {
-    const { a } = pool;
+    const { a } = pool();
     const chat = (model: string, stream: boolean) => ({ model, stream, messages: [{ role: 'user', content: `${MARKER} tell me a secret` }] });
     const generate = (model: string, stream: boolean) => ({ model, stream, prompt: `${MARKER} tell me a secret` });
     const served: [string, object][] = [];
@@ -99,15 +95,15 @@ describe('a prompt that tries to reach the logs', { timeout: 4 * TEST_TIMEOUT_MS
     assert.equal(await send(a, '/api/generate', JSON.stringify(generate(LOCAL, false)), { 'content-type': 'text/plain' }), 415);
 
     // Every request has settled before anything is read.
-    for (const hub of pool.hubs) {
+    for (const hub of pool().hubs) {
       const rows = await hub.routingLog();
-      assert.ok(rows.length > 0 || hub === pool.b, `${hub.name} logged its decisions`);
+      assert.ok(rows.length > 0 || hub === pool().b, `${hub.name} logged its decisions`);
       assert.ok(
         rows.every((r) => r.outcome !== 'pending'),
         `${hub.name} has pending rows`,
       );
     }
-    for (const hub of pool.hubs) {
+    for (const hub of pool().hubs) {
       const views = [`${POOL_API}/routing-log?limit=500`, `${POOL_API}/status`, `${POOL_API}/peers`, '/api/hub/logs'];
       for (const path of views) {
         const res = await hub.api('GET', path);
@@ -116,8 +112,8 @@ describe('a prompt that tries to reach the logs', { timeout: 4 * TEST_TIMEOUT_MS
       }
     }
     // Stopped, so every buffered line and the database's last pages are on disk.
-    const outputs = pool.hubs.map((h) => ({ name: h.name, dataDir: h.dataDir, log: () => h.log() }));
-    await pool.stop();
+    const outputs = pool().hubs.map((h) => ({ name: h.name, dataDir: h.dataDir, log: () => h.log() }));
+    await pool().stop();
     for (const hub of outputs) {
       assert.ok(hub.log().length > 0, `${hub.name} wrote to stdout`);
       assert.ok(!hub.log().includes(MARKER), `${hub.name}'s stdout/stderr holds the prompt`);

@@ -13,7 +13,7 @@ import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import type { RoutingLogEntry } from '../../src/routing-log/entry.js';
 import { startEngineFront, type EngineFront } from '../helpers/engine-front.js';
 import { eventually } from '../helpers/hub-process.js';
-import { START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool, type PoolHub } from '../helpers/pool-fixture.js';
+import { type PoolHub, START_TIMEOUT_MS, TEST_TIMEOUT_MS, usePool } from '../helpers/pool-fixture.js';
 
 const MODEL = 'walk:7b';
 /** Bounds every load loop: how many callers each phase sends. */
@@ -71,14 +71,15 @@ const leftBeforeAnyAttempt = (r: RoutingLogEntry) => r.clientClosed && r.attempt
 describe('callers that hang up at any point', { timeout: START_TIMEOUT_MS + 4 * TEST_TIMEOUT_MS }, () => {
   let engine: SimEngine;
   let front: EngineFront;
-  let pool: Pool<'a' | 'b'>;
 
   before(async () => {
     engine = await startSimEngine({ dialect: 'ollama', models: [{ name: MODEL, decodeTps: 20, answerTokens: 400 }], timeScale: 0.01 });
     front = await startEngineFront(engine.url);
-    // a has no engine of its own: everything it is asked goes to b, whose engine sits behind the front.
-    pool = await startPool({ hubs: { a: {}, b: { env: { OLLAMA_URL: front.url } } }, pairs: [['a', 'b']] });
-    await pool.a.waitForPeer(pool.b, `holding ${MODEL}`, (p) => p.backends?.some((b) => b.models.includes(MODEL)) ?? false, TEST_TIMEOUT_MS);
+  });
+  // a has no engine of its own: everything it is asked goes to b, whose engine sits behind the front.
+  const pool = usePool<'a' | 'b'>(() => ({ hubs: { a: {}, b: { env: { OLLAMA_URL: front.url } } }, pairs: [['a', 'b']] }));
+  before(async () => {
+    await pool().a.waitForPeer(pool().b, `holding ${MODEL}`, (p) => p.backends?.some((b) => b.models.includes(MODEL)) ?? false, TEST_TIMEOUT_MS);
   });
   /** Callers of `hub` (b's own, or a's forwarded to b) that all leave while b's engine probe is held. */
   async function leaveDuringProbe(hub: PoolHub): Promise<void> {
@@ -92,15 +93,14 @@ describe('callers that hang up at any point', { timeout: START_TIMEOUT_MS + 4 * 
   }
 
   after(async () => {
-    await pool?.stop();
     await front?.close();
     await engine?.close();
   });
 
   it('releases the count and settles the row of a caller that left during the engine probe', { timeout: TEST_TIMEOUT_MS }, async () => {
-    await leaveDuringProbe(pool.b);
-    await quiet(pool.b);
-    const rows = await pool.b.routingLog();
+    await leaveDuringProbe(pool().b);
+    await quiet(pool().b);
+    const rows = await pool().b.routingLog();
     assert.ok(rows.some(leftBeforeAnyAttempt), 'at least one caller was still waiting on the probe when it left');
     for (const r of rows.filter(leftBeforeAnyAttempt)) {
       assert.equal(r.outcome, 'failed');
@@ -111,18 +111,18 @@ describe('callers that hang up at any point', { timeout: START_TIMEOUT_MS + 4 * 
   });
 
   it("releases what both Hubs count when the caller of a forward leaves during the serving Hub's probe", { timeout: TEST_TIMEOUT_MS }, async () => {
-    await leaveDuringProbe(pool.a);
-    await quiet(pool.a);
-    await quiet(pool.b);
+    await leaveDuringProbe(pool().a);
+    await quiet(pool().a);
+    await quiet(pool().b);
   });
 
   it('returns every counter to zero after callers leave at random points, directly and through a peer', { timeout: TEST_TIMEOUT_MS }, async () => {
     const callers = Array.from({ length: CALLERS_AT_RANDOM }, (_, i) =>
-      caller(i % 2 === 0 ? pool.a : pool.b, { stream: i % 3 !== 0, leaveAfterMs: Math.floor(Math.random() * LEAVE_WITHIN_MS) }),
+      caller(i % 2 === 0 ? pool().a : pool().b, { stream: i % 3 !== 0, leaveAfterMs: Math.floor(Math.random() * LEAVE_WITHIN_MS) }),
     );
     await Promise.all(callers);
-    await quiet(pool.a);
-    await quiet(pool.b);
+    await quiet(pool().a);
+    await quiet(pool().b);
     await eventually(() => engine.state().inFlight === 0, 'the engine to have nothing in flight');
   });
 });

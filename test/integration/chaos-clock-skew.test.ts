@@ -6,13 +6,13 @@
  * its own engine holds, and nothing is left held. Once the clock is back, the pairing works
  * again on its own: no re-pairing, no restart, nothing an operator does.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SKEW_WINDOW_MS } from '../../src/peer-auth/verify-signed.js';
 import { eventually, freshDataDir, REPO_ROOT } from '../helpers/hub-process.js';
-import { chat, header, LONG_TEST_TIMEOUT_MS, START_TIMEOUT_MS, startPool, waitConnected, type Pool } from '../helpers/pool-fixture.js';
+import { chat, header, LONG_TEST_TIMEOUT_MS, START_TIMEOUT_MS, usePool, waitConnected } from '../helpers/pool-fixture.js';
 import { heldCounters } from '../helpers/chaos.js';
 
 const OWN = 'own:8b'; // on A
@@ -21,38 +21,31 @@ const POLL_SECONDS = 10;
 const SKEW_MS = 2 * SKEW_WINDOW_MS;
 
 describe('a clock skewed past the signing window and back', () => {
-  let pool: Pool<'a' | 'b'>;
   const skewFile = join(freshDataDir(), 'skew-ms');
 
   before(
     async () => {
       writeFileSync(skewFile, '0');
-      pool = await startPool<'a' | 'b'>({
-        hubs: {
-          a: {
-            ollama: { models: [OWN] },
-            env: {
-              NODE_OPTIONS: `--import=${join(REPO_ROOT, 'dist/test/helpers/skewed-clock.js')}`,
-              CIHUB_TEST_CLOCK_SKEW_FILE: skewFile,
-            },
-          },
-          b: { ollama: { models: [B_ONLY] } },
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  const pool = usePool<'a' | 'b'>({
+    hubs: {
+      a: {
+        ollama: { models: [OWN] },
+        env: {
+          NODE_OPTIONS: `--import=${join(REPO_ROOT, 'dist/test/helpers/skewed-clock.js')}`,
+          CIHUB_TEST_CLOCK_SKEW_FILE: skewFile,
         },
-        pairs: [['a', 'b']],
-        settings: { poolHealthPollSeconds: POLL_SECONDS },
-      });
+      },
+      b: { ollama: { models: [B_ONLY] } },
     },
-    { timeout: START_TIMEOUT_MS },
-  );
-  after(
-    async () => {
-      await pool?.stop();
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
+    pairs: [['a', 'b']],
+    settings: { poolHealthPollSeconds: POLL_SECONDS },
+  });
 
   it('refuses what crosses while the clock is off, serves locally, and pools again once it is back', { timeout: LONG_TEST_TIMEOUT_MS }, async () => {
-    const { a, b } = pool;
+    const { a, b } = pool();
     assert.equal((await chat(a, B_ONLY)).status, 200, 'A forwards to B before the skew');
 
     writeFileSync(skewFile, String(SKEW_MS));

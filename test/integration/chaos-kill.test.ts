@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { eventually, freePort } from '../helpers/hub-process.js';
-import { chat, header, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, waitConnected, type Pool, type PoolHub } from '../helpers/pool-fixture.js';
+import { chat, header, type PoolHub, START_TIMEOUT_MS, TEST_TIMEOUT_MS, usePool, waitConnected } from '../helpers/pool-fixture.js';
 import { EngineProcess, heldCounters } from '../helpers/chaos.js';
 
 const OWN = 'own:1b'; // A's engine: a model nobody asks for here
@@ -28,7 +28,6 @@ const POLL_SECONDS = 10;
 const LONG_STREAM = { max_tokens: 50_000, ignore_eos: true };
 
 describe('a peer or an engine killed while it holds a request', () => {
-  let pool: Pool<'a' | 'b' | 'c'>;
   const engines: Record<'b' | 'c', EngineProcess | null> = { b: null, c: null };
 
   before(
@@ -37,26 +36,30 @@ describe('a peer or an engine killed while it holds a request', () => {
         engines[l] = new EngineProcess(await freePort(), { dialect: 'ollama', models: [...Object.values(M), l === 'b' ? B_ONLY : C_ONLY] });
         await engines[l].start();
       }
-      pool = await startPool<'a' | 'b' | 'c'>({
-        hubs: {
-          a: { ollama: { models: [OWN] } },
-          b: { env: { OLLAMA_URL: engines.b!.url } },
-          c: { env: { OLLAMA_URL: engines.c!.url } },
-        },
-        pairs: [
-          ['a', 'b'],
-          ['a', 'c'],
-        ],
-        settings: { poolHealthPollSeconds: POLL_SECONDS },
-      });
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  const pool = usePool<'a' | 'b' | 'c'>(() => ({
+    hubs: {
+      a: { ollama: { models: [OWN] } },
+      b: { env: { OLLAMA_URL: engines.b!.url } },
+      c: { env: { OLLAMA_URL: engines.c!.url } },
+    },
+    pairs: [
+      ['a', 'b'],
+      ['a', 'c'],
+    ],
+    settings: { poolHealthPollSeconds: POLL_SECONDS },
+  }));
+  before(
+    async () => {
       // A must hold each peer's inventory before it can forward to it.
-      for (const l of ['b', 'c'] as const) await waitForModels(pool.a, pool[l], [...Object.values(M), l === 'b' ? B_ONLY : C_ONLY]);
+      for (const l of ['b', 'c'] as const) await waitForModels(pool().a, pool()[l], [...Object.values(M), l === 'b' ? B_ONLY : C_ONLY]);
     },
     { timeout: START_TIMEOUT_MS },
   );
   after(
     async () => {
-      await pool?.stop();
       await Promise.all([engines.b?.kill(), engines.c?.kill()]);
     },
     { timeout: START_TIMEOUT_MS },
@@ -77,15 +80,15 @@ describe('a peer or an engine killed while it holds a request', () => {
 
   async function aHoldsNothing(): Promise<void> {
     const held = await eventually(async () => {
-      const h = heldCounters(await pool.a.status());
+      const h = heldCounters(await pool().a.status());
       return h.length === 0 ? h : null;
-    }, 'A to hold nothing').catch(async () => heldCounters(await pool.a.status()));
+    }, 'A to hold nothing').catch(async () => heldCounters(await pool().a.status()));
     assert.deepEqual(held, [], `A still holds: ${held.join(', ')}`);
   }
 
   /** Opens a long stream for `model` through A and waits for its first chunk; returns the stream's rest and who serves it. */
   async function streamStarted(model: string) {
-    const client = new OpenAI({ baseURL: `${pool.a.pool}/v1`, apiKey: 'unused-on-loopback', maxRetries: 0 });
+    const client = new OpenAI({ baseURL: `${pool().a.pool}/v1`, apiKey: 'unused-on-loopback', maxRetries: 0 });
     const { data, response } = await client.chat.completions
       .create({ model, stream: true, messages: [{ role: 'user', content: 'a long story' }], ...(LONG_STREAM as object) })
       .withResponse();
@@ -111,77 +114,77 @@ describe('a peer or an engine killed while it holds a request', () => {
   it('moves a request to the other peer when the peer holding it is killed before it answers', { timeout: TEST_TIMEOUT_MS }, async () => {
     const model = M.hubBefore;
     await Promise.all([engines.b!.setFault({ mode: 'hang', model }), engines.c!.setFault({ mode: 'hang', model })]);
-    const answer = chat(pool.a, model);
+    const answer = chat(pool().a, model);
     const victim = await holder(model);
     await engines[other(victim)]!.setFault({ mode: 'none', model });
-    await pool[victim].process.stop('SIGKILL');
+    await pool()[victim].process.stop('SIGKILL');
 
     const res = await answer;
     assert.equal(res.status, 200, res.text);
-    assert.equal(header(res, 'x-hub-pool-served-by'), pool[other(victim)].name);
-    const row = await pool.a.settledRow(header(res, 'x-hub-pool-request-id')!);
+    assert.equal(header(res, 'x-hub-pool-served-by'), pool()[other(victim)].name);
+    const row = await pool().a.settledRow(header(res, 'x-hub-pool-request-id')!);
     assert.equal(row.outcome, 'served');
-    assert.deepEqual(row.failedOverFrom, [pool[victim].name]);
+    assert.deepEqual(row.failedOverFrom, [pool()[victim].name]);
     // The killed Hub's connection to its engine went with it: the engine holds nothing.
     await eventually(async () => (await engines[victim]!.state()).hanging === 0, "the killed Hub's engine to let the request go");
     await aHoldsNothing();
 
     await engines[victim]!.setFault({ mode: 'none', model });
-    await comesBack(pool[victim], victim === 'b' ? B_ONLY : C_ONLY);
+    await comesBack(pool()[victim], victim === 'b' ? B_ONLY : C_ONLY);
   });
 
   it('fails a stream whose peer is killed part-way, settles the row, and takes the peer back when it returns', { timeout: TEST_TIMEOUT_MS }, async () => {
     const { servedBy, id, rest } = await streamStarted(M.hubStream);
-    const victim = (['b', 'c'] as const).find((l) => pool[l].name === servedBy)!;
+    const victim = (['b', 'c'] as const).find((l) => pool()[l].name === servedBy)!;
     assert.ok(victim, `served by a peer, not ${servedBy}`);
-    await pool[victim].process.stop('SIGKILL');
+    await pool()[victim].process.stop('SIGKILL');
 
     // Half an answer must not pass for a whole one: the stream fails.
     const ended = await rest;
     assert.equal(ended.failed, true, `the caller sees the stream fail, not end (${JSON.stringify(ended)})`);
-    const row = await pool.a.settledRow(id);
+    const row = await pool().a.settledRow(id);
     assert.equal(row.outcome, 'failed');
-    assert.equal(row.node, pool[victim].name);
+    assert.equal(row.node, pool()[victim].name);
     await aHoldsNothing();
-    await comesBack(pool[victim], victim === 'b' ? B_ONLY : C_ONLY);
+    await comesBack(pool()[victim], victim === 'b' ? B_ONLY : C_ONLY);
   });
 
   it('moves a request to the other peer when the engine holding it is killed before it answers', { timeout: TEST_TIMEOUT_MS }, async () => {
     const model = M.engineBefore;
     await Promise.all([engines.b!.setFault({ mode: 'hang', model }), engines.c!.setFault({ mode: 'hang', model })]);
-    const answer = chat(pool.a, model);
+    const answer = chat(pool().a, model);
     const victim = await holder(model);
     await engines[other(victim)]!.setFault({ mode: 'none', model });
     await engines[victim]!.kill();
 
     const res = await answer;
     assert.equal(res.status, 200, res.text);
-    assert.equal(header(res, 'x-hub-pool-served-by'), pool[other(victim)].name);
-    const row = await pool.a.settledRow(header(res, 'x-hub-pool-request-id')!);
+    assert.equal(header(res, 'x-hub-pool-served-by'), pool()[other(victim)].name);
+    const row = await pool().a.settledRow(header(res, 'x-hub-pool-request-id')!);
     assert.equal(row.outcome, 'served');
-    assert.deepEqual(row.failedOverFrom, [pool[victim].name]);
+    assert.deepEqual(row.failedOverFrom, [pool()[victim].name]);
     await aHoldsNothing();
-    await hubHoldsNothing(pool[victim]);
+    await hubHoldsNothing(pool()[victim]);
 
     await engines[victim]!.start();
-    await comesBack(pool[victim], victim === 'b' ? B_ONLY : C_ONLY);
+    await comesBack(pool()[victim], victim === 'b' ? B_ONLY : C_ONLY);
   });
 
   it('fails a stream whose engine is killed part-way, frees both Hubs, and serves again once the engine returns', { timeout: TEST_TIMEOUT_MS }, async () => {
     const { servedBy, id, rest } = await streamStarted(M.engineStream);
-    const victim = (['b', 'c'] as const).find((l) => pool[l].name === servedBy)!;
+    const victim = (['b', 'c'] as const).find((l) => pool()[l].name === servedBy)!;
     assert.ok(victim, `served by a peer, not ${servedBy}`);
     await engines[victim]!.kill();
 
     const ended = await rest;
     assert.equal(ended.failed, true, `the caller sees the stream fail, not end (${JSON.stringify(ended)})`);
-    const row = await pool.a.settledRow(id);
+    const row = await pool().a.settledRow(id);
     assert.equal(row.outcome, 'failed');
     await aHoldsNothing();
-    await hubHoldsNothing(pool[victim]);
+    await hubHoldsNothing(pool()[victim]);
 
     await engines[victim]!.start();
-    await comesBack(pool[victim], victim === 'b' ? B_ONLY : C_ONLY);
+    await comesBack(pool()[victim], victim === 'b' ? B_ONLY : C_ONLY);
   });
 
   async function hubHoldsNothing(hub: PoolHub): Promise<void> {
@@ -203,11 +206,11 @@ describe('a peer or an engine killed while it holds a request', () => {
       async () => (await hub.status()).localNode.backends.some((b) => b.healthy && b.models.some((m) => m.startsWith(onlyModel))),
       `${hub.name} to see its engine`,
     );
-    await pool.a.nextPoll(hub, 3 * POLL_SECONDS * 1000);
-    await waitForModels(pool.a, hub, [onlyModel]);
+    await pool().a.nextPoll(hub, 3 * POLL_SECONDS * 1000);
+    await waitForModels(pool().a, hub, [onlyModel]);
     let last = '';
     const res = await eventually(async () => {
-      const r = await chat(pool.a, onlyModel);
+      const r = await chat(pool().a, onlyModel);
       last = `${r.status} ${r.text}`;
       return r.status === 200 ? r : null;
     }, `A to serve ${onlyModel} through ${hub.name} again`).catch((err: Error) => {

@@ -9,7 +9,7 @@
  * `npm test` runs CHAOS_MIXED_REQUESTS (default 600) of them; `npm run test:chaos` runs 10,000.
  * CHAOS_SEED replays a run.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { request } from 'undici';
@@ -17,7 +17,7 @@ import type { RoutingLogEntry, RoutingLogPage } from '../../src/routing-log/entr
 import type { SimFault } from '../../src/sim/types.js';
 import { MAX_ROUTING_LOG_SIZE } from '../../src/config/env.js';
 import { eventually } from '../helpers/hub-process.js';
-import { START_TIMEOUT_MS, startPool, type Pool, type PoolHub } from '../helpers/pool-fixture.js';
+import { type PoolHub, START_TIMEOUT_MS, usePool } from '../helpers/pool-fixture.js';
 import { heldCounters } from '../helpers/chaos.js';
 import { mulberry32 } from '../../src/llama/prng.js';
 import { scaled } from '../helpers/time-scale.js';
@@ -102,34 +102,26 @@ async function readAll(body: AsyncIterable<unknown>): Promise<void> {
 }
 
 describe('a mixed run with faults and hang-ups', () => {
-  let pool: Pool<'a' | 'b'>;
-
+  const pool = usePool<'a' | 'b'>({
+    hubs: {
+      a: {
+        ollama: { models: models([SHARED, A_ONLY]) },
+        vllm: { models: [HOLD] },
+        env: { HUB_POOL_ROUTING_LOG_SIZE: String(MAX_ROUTING_LOG_SIZE), HUB_POOL_FIRST_BYTE_TIMEOUT_MS: '5000' },
+      },
+      b: { ollama: { models: models([SHARED, B_ONLY]) } },
+    },
+    pairs: [['a', 'b']],
+  });
   before(
     async () => {
-      pool = await startPool<'a' | 'b'>({
-        hubs: {
-          a: {
-            ollama: { models: models([SHARED, A_ONLY]) },
-            vllm: { models: [HOLD] },
-            env: { HUB_POOL_ROUTING_LOG_SIZE: String(MAX_ROUTING_LOG_SIZE), HUB_POOL_FIRST_BYTE_TIMEOUT_MS: '5000' },
-          },
-          b: { ollama: { models: models([SHARED, B_ONLY]) } },
-        },
-        pairs: [['a', 'b']],
-      });
-      await pool.a.engines.vllm!.setFault({ mode: 'hang', model: HOLD });
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
-  after(
-    async () => {
-      await pool?.stop();
+      await pool().a.engines.vllm!.setFault({ mode: 'hang', model: HOLD });
     },
     { timeout: START_TIMEOUT_MS },
   );
 
   it(`ends ${REQUESTS} mixed requests with nothing held and every request in the routing log`, { timeout: scaled(30 * 60_000) }, async () => {
-    const { a, b } = pool;
+    const { a, b } = pool();
     const random = mulberry32(SEED); // the same seed replays the same mixed run
     const tally: Tally = { ids: new Set(), unplaced: 0, hungUpBeforeAnswer: 0, byKind: {} };
     const holdLock = new Lock();

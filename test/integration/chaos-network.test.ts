@@ -17,12 +17,11 @@ import {
   header,
   LONG_TEST_TIMEOUT_MS,
   nodeName,
-  START_TIMEOUT_MS,
-  startPool,
-  TEST_TIMEOUT_MS,
-  waitConnected,
-  type Pool,
   type PoolHub,
+  START_TIMEOUT_MS,
+  TEST_TIMEOUT_MS,
+  usePool,
+  waitConnected,
 } from '../helpers/pool-fixture.js';
 import { heldCounters, TcpRelay } from '../helpers/chaos.js';
 
@@ -35,25 +34,24 @@ const POLL_SECONDS = 10;
 const FIRST_BYTE_TIMEOUT_MS = 3_000;
 
 describe('a partition between Hubs, its healing, and a peer slow to send headers', () => {
-  let pool: Pool<'a' | 'b' | 'c'>;
+  const pool = usePool<'a' | 'b' | 'c'>({
+    hubs: {
+      a: { ollama: { models: [OWN] } },
+      b: { ollama: { models: [SHARED, SLOW, B_ONLY] } },
+      c: { ollama: { models: [SHARED, SLOW] } },
+    },
+    pairs: [
+      ['a', 'b'],
+      ['a', 'c'],
+    ],
+    settings: { poolHealthPollSeconds: POLL_SECONDS },
+  });
   let toB: TcpRelay;
   let toA: TcpRelay;
 
   before(
     async () => {
-      pool = await startPool<'a' | 'b' | 'c'>({
-        hubs: {
-          a: { ollama: { models: [OWN] } },
-          b: { ollama: { models: [SHARED, SLOW, B_ONLY] } },
-          c: { ollama: { models: [SHARED, SLOW] } },
-        },
-        pairs: [
-          ['a', 'b'],
-          ['a', 'c'],
-        ],
-        settings: { poolHealthPollSeconds: POLL_SECONDS },
-      });
-      const { a, b, c } = pool;
+      const { a, b, c } = pool();
       toB = await TcpRelay.start(b.port);
       toA = await TcpRelay.start(a.port);
       const origins = (map: Record<string, string>) =>
@@ -78,7 +76,6 @@ describe('a partition between Hubs, its healing, and a peer slow to send headers
   );
   after(
     async () => {
-      await pool?.stop();
       await Promise.all([toB?.close(), toA?.close()]);
     },
     { timeout: START_TIMEOUT_MS },
@@ -96,7 +93,7 @@ describe('a partition between Hubs, its healing, and a peer slow to send headers
     'serves through C while A and B are cut off, marks B unreachable, and takes B back once the partition heals',
     { timeout: LONG_TEST_TIMEOUT_MS },
     async () => {
-      const { a, b, c } = pool;
+      const { a, b, c } = pool();
       toB.cut();
       toA.cut();
 
@@ -129,7 +126,7 @@ describe('a partition between Hubs, its healing, and a peer slow to send headers
     'gives a request to the other peer when one keeps A waiting past the header deadline, and the slow one lets the abandoned forward go',
     { timeout: TEST_TIMEOUT_MS },
     async () => {
-      const { a, b, c } = pool;
+      const { a, b, c } = pool();
       const engines = { [b.name]: b.engines.ollama!, [c.name]: c.engines.ollama! };
       const slow = { mode: 'slow-first-byte' as const, model: SLOW, delayMs: 100 * FIRST_BYTE_TIMEOUT_MS * 100 };
       // Both slow, so A meets the slowness whichever peer it tries first; the other is then made prompt.

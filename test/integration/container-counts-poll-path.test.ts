@@ -12,29 +12,27 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { LAB_COUNTS, startFakeDocker, type FakeDocker } from '../helpers/fake-docker.js';
-import { START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { START_TIMEOUT_MS, TEST_TIMEOUT_MS, usePool } from '../helpers/pool-fixture.js';
 
 describe('container counts on the poll path', () => {
-  let pool: Pool<'a' | 'b'>;
   let docker: FakeDocker;
 
   before(
     async () => {
       docker = await startFakeDocker();
-      pool = await startPool<'a' | 'b'>({
-        hubs: {
-          a: { ollama: { models: ['a:1b'] } },
-          b: { ollama: { models: ['b:1b'] }, env: { HUB_DOCKER_SOCKET: docker.socket, HUB_COMPOSE_PROJECTS: 'lab' } },
-        },
-        pairs: [['a', 'b']],
-        settings: { poolHealthPollSeconds: 10 },
-      });
     },
     { timeout: START_TIMEOUT_MS },
   );
+  const pool = usePool<'a' | 'b'>(() => ({
+    hubs: {
+      a: { ollama: { models: ['a:1b'] } },
+      b: { ollama: { models: ['b:1b'] }, env: { HUB_DOCKER_SOCKET: docker.socket, HUB_COMPOSE_PROJECTS: 'lab' } },
+    },
+    pairs: [['a', 'b']],
+    settings: { poolHealthPollSeconds: 10 },
+  }));
   after(
     async () => {
-      await pool?.stop();
       await docker?.close();
     },
     { timeout: START_TIMEOUT_MS },
@@ -44,7 +42,7 @@ describe('container counts on the poll path', () => {
     'answers a peer from the stored sample while Docker hangs (a Docker fan-out on the poll path is that incident again)',
     { timeout: TEST_TIMEOUT_MS },
     async () => {
-      const { a, b } = pool;
+      const { a, b } = pool();
       assert.deepEqual((await a.waitForPeer(b, 'with container counts', (p) => p.containers !== null, 30_000)).containers, LAB_COUNTS);
 
       docker.hang();

@@ -11,36 +11,34 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { LAB_COUNTS, startFakeDocker, type FakeDocker } from '../helpers/fake-docker.js';
 import { runCli } from '../helpers/hub-process.js';
-import { START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { START_TIMEOUT_MS, TEST_TIMEOUT_MS, usePool } from '../helpers/pool-fixture.js';
 
 describe('container counts from the Docker socket', () => {
-  let pool: Pool<'a' | 'b'>;
   let docker: FakeDocker;
 
   before(
     async () => {
       docker = await startFakeDocker();
-      pool = await startPool<'a' | 'b'>({
-        hubs: {
-          a: { ollama: { models: ['a:1b'] }, env: { HUB_DOCKER_SOCKET: docker.socket } },
-          b: { ollama: { models: ['b:1b'] }, env: { HUB_DOCKER_SOCKET: docker.socket, HUB_COMPOSE_PROJECTS: 'lab' } },
-        },
-        pairs: [['a', 'b']],
-        settings: { poolHealthPollSeconds: 10 },
-      });
     },
     { timeout: START_TIMEOUT_MS },
   );
+  const pool = usePool<'a' | 'b'>(() => ({
+    hubs: {
+      a: { ollama: { models: ['a:1b'] }, env: { HUB_DOCKER_SOCKET: docker.socket } },
+      b: { ollama: { models: ['b:1b'] }, env: { HUB_DOCKER_SOCKET: docker.socket, HUB_COMPOSE_PROJECTS: 'lab' } },
+    },
+    pairs: [['a', 'b']],
+    settings: { poolHealthPollSeconds: 10 },
+  }));
   after(
     async () => {
-      await pool?.stop();
       await docker?.close();
     },
     { timeout: START_TIMEOUT_MS },
   );
 
   it("each Hub shows the other's counts for its own compose project only, and its own on status and doctor", { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a, b } = pool;
+    const { a, b } = pool();
     assert.deepEqual((await a.waitForPeer(b, 'with container counts', (p) => p.containers !== null, 30_000)).containers, LAB_COUNTS);
     assert.deepEqual(
       (await b.waitForPeer(a, 'with container counts', (p) => p.containers !== null, 30_000)).containers,
@@ -61,7 +59,7 @@ describe('container counts from the Docker socket', () => {
   });
 
   it('a Hub with poolShareContainerStats off reads as "not reported" on its peer, never as zero', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a, b } = pool;
+    const { a, b } = pool();
     await a.waitForPeer(b, 'with container counts', (p) => p.containers !== null, 30_000);
     await b.patchSettings({ poolShareContainerStats: false });
     const after = await a.waitForPeer(b, 'without container counts', (p) => p.containers === null, 30_000);

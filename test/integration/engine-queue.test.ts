@@ -16,7 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSimEngine } from '../../src/sim/engine.js';
 import { eventually, runCli } from '../helpers/hub-process.js';
-import { chat, LONG_TEST_TIMEOUT_MS, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool, type PoolHub, type SimEngine } from '../helpers/pool-fixture.js';
+import { chat, LONG_TEST_TIMEOUT_MS, type PoolHub, type SimEngine, START_TIMEOUT_MS, TEST_TIMEOUT_MS, usePool } from '../helpers/pool-fixture.js';
 import type { PoolStatus } from '../../src/status/pool-status.js';
 
 const MODEL = 'Qwen/Qwen3-8B';
@@ -49,31 +49,18 @@ function directClients(engine: SimEngine, n: number, abort: AbortController, mod
 const backendOf = (status: PoolStatus, kind: string) => status.localNode.backends.find((b) => b.kind === kind);
 
 describe("an engine's own queue report", () => {
-  let pool: Pool<'a' | 'b'>;
-
-  before(
-    async () => {
-      pool = await startPool<'a' | 'b'>({
-        hubs: {
-          // One slot, one token a second: a direct client's answer (a million tokens) outlasts the test.
-          a: { vllm: { models: [MODEL], slots: 1, decodeTps: 1, answerTokens: 1_000_000 }, ollama: { models: ['other:1b'] } },
-          b: { vllm: { models: [MODEL] } },
-        },
-        pairs: [['a', 'b']],
-        settings: { poolHealthPollSeconds: POLL_SECONDS },
-      });
+  const pool = usePool<'a' | 'b'>({
+    hubs: {
+      // One slot, one token a second: a direct client's answer (a million tokens) outlasts the test.
+      a: { vllm: { models: [MODEL], slots: 1, decodeTps: 1, answerTokens: 1_000_000 }, ollama: { models: ['other:1b'] } },
+      b: { vllm: { models: [MODEL] } },
     },
-    { timeout: START_TIMEOUT_MS },
-  );
-  after(
-    async () => {
-      await pool?.stop();
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
+    pairs: [['a', 'b']],
+    settings: { poolHealthPollSeconds: POLL_SECONDS },
+  });
 
   it('keeps a request on an idle local engine that says it is idle', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a } = pool;
+    const { a } = pool();
     const vllm = await eventually(async () => {
       const b = backendOf(await a.status(), 'vllm');
       return b?.engineReported ? b : null;
@@ -83,7 +70,7 @@ describe("an engine's own queue report", () => {
   });
 
   it('places on the other node when the local engine reports three requests waiting from other clients', { timeout: LONG_TEST_TIMEOUT_MS }, async () => {
-    const { a, b } = pool;
+    const { a, b } = pool();
     const engine = a.engines.vllm!;
     const abort = new AbortController();
     const clients = directClients(engine, 4, abort);
@@ -129,33 +116,31 @@ describe("an engine's own queue report", () => {
 
 describe("llama.cpp's own slot count", () => {
   const LLAMA_MODEL = 'qwen3:8b';
-  let pool: Pool<'a' | 'b'>;
   let llama: SimEngine;
 
   before(
     async () => {
       llama = await startSimEngine({ dialect: 'llamacpp', models: [LLAMA_MODEL], slots: 1, decodeTps: 1, answerTokens: 1_000_000, timeScale: 0.01 });
-      pool = await startPool<'a' | 'b'>({
-        hubs: {
-          a: { env: { LLAMACPP_URL: llama.url } },
-          b: { ollama: { models: [LLAMA_MODEL] }, settings: { inferenceOllamaSlots: 4 } },
-        },
-        pairs: [['a', 'b']],
-        settings: { poolHealthPollSeconds: POLL_SECONDS, poolSlotAwareness: 1 },
-      });
     },
     { timeout: START_TIMEOUT_MS },
   );
+  const pool = usePool<'a' | 'b'>(() => ({
+    hubs: {
+      a: { env: { LLAMACPP_URL: llama.url } },
+      b: { ollama: { models: [LLAMA_MODEL] }, settings: { inferenceOllamaSlots: 4 } },
+    },
+    pairs: [['a', 'b']],
+    settings: { poolHealthPollSeconds: POLL_SECONDS, poolSlotAwareness: 1 },
+  }));
   after(
     async () => {
-      await pool?.stop();
       await llama?.close();
     },
     { timeout: START_TIMEOUT_MS },
   );
 
   it('stands for the slot statement when none is made, and the statement wins when one is', { timeout: LONG_TEST_TIMEOUT_MS }, async () => {
-    const { a, b } = pool;
+    const { a, b } = pool();
     await eventually(async () => (await a.status()).peers.find((p) => p.nodeFqdn === b.name)?.ollamaSlots === 4, "hub-a to read hub-b's 4 slots");
     const reported = await eventually(async () => backendOf(await a.status(), 'llamacpp')?.engineReported ?? null, "hub-a to read llama-server's /slots");
     assert.deepEqual([reported.slots, reported.running], [1, 0]);

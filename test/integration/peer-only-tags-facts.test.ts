@@ -10,10 +10,10 @@
  * the peer-only ones. Nothing here waits on a poll: each Hub holds the other's snapshot from the
  * pairing on.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ollama } from 'ollama';
-import { START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { START_TIMEOUT_MS, TEST_TIMEOUT_MS, usePool } from '../helpers/pool-fixture.js';
 
 const A_OWN = 'a-own:1b';
 const B_ONLY = 'b-only:8b';
@@ -32,46 +32,39 @@ interface TagsEntry {
 }
 
 describe("/api/tags states a peer-only model's published size and capabilities", () => {
-  let pool: Pool<L>;
+  const pool = usePool<L>({
+    hubs: {
+      a: { ollama: { models: [A_OWN] } },
+      b: {
+        ollama: {
+          models: [
+            { name: B_ONLY, parameterSize: '8.2B', capabilities: ['completion', 'tools', 'thinking'] },
+            { name: DISPUTED, parameterSize: '7.6B', capabilities: ['completion', 'tools'] },
+          ],
+        },
+      },
+      c: {
+        ollama: {
+          models: [
+            { name: DISPUTED, parameterSize: '7B', capabilities: ['completion', 'vision'] },
+            { name: UNDESCRIBED_ON_C, parameterSize: '3B', capabilities: [] },
+          ],
+        },
+      },
+    },
+    pairs: [
+      ['a', 'b'],
+      ['a', 'c'],
+    ],
+    settings: { poolHealthPollSeconds: 300 },
+  });
   let listed: Map<string, TagsEntry>;
 
   before(
     async () => {
-      pool = await startPool<L>({
-        hubs: {
-          a: { ollama: { models: [A_OWN] } },
-          b: {
-            ollama: {
-              models: [
-                { name: B_ONLY, parameterSize: '8.2B', capabilities: ['completion', 'tools', 'thinking'] },
-                { name: DISPUTED, parameterSize: '7.6B', capabilities: ['completion', 'tools'] },
-              ],
-            },
-          },
-          c: {
-            ollama: {
-              models: [
-                { name: DISPUTED, parameterSize: '7B', capabilities: ['completion', 'vision'] },
-                { name: UNDESCRIBED_ON_C, parameterSize: '3B', capabilities: [] },
-              ],
-            },
-          },
-        },
-        pairs: [
-          ['a', 'b'],
-          ['a', 'c'],
-        ],
-        settings: { poolHealthPollSeconds: 300 },
-      });
-      const ollama = new Ollama({ host: pool.a.pool });
+      const ollama = new Ollama({ host: pool().a.pool });
       const { models } = await ollama.list();
       listed = new Map((models as unknown as TagsEntry[]).map((m) => [m.name, m]));
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
-  after(
-    async () => {
-      await pool?.stop();
     },
     { timeout: START_TIMEOUT_MS },
   );

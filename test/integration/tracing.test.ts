@@ -13,7 +13,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { eventually } from '../helpers/hub-process.js';
-import { START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool, type PoolHub } from '../helpers/pool-fixture.js';
+import { type PoolHub, START_TIMEOUT_MS, TEST_TIMEOUT_MS, usePool } from '../helpers/pool-fixture.js';
 import { scaled } from '../helpers/time-scale.js';
 
 const MODEL = 'traced:8b';
@@ -102,36 +102,41 @@ async function tracedChat(hub: PoolHub, headers: Record<string, string>): Promis
 }
 
 describe('tracing a request across two Hubs', () => {
-  let pool: Pool<'a' | 'b'>;
   const collector = new Collector();
 
   before(
     async () => {
       await collector.start();
-      // A short export interval, so spans arrive while the Hubs run; the header shows OTEL_EXPORTER_OTLP_HEADERS is sent.
-      const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-key=k%3D1' };
-      pool = await startPool<'a' | 'b'>({
-        hubs: {
-          a: { ollama: { models: [MODEL] }, env: otel },
-          b: { ollama: { models: [MODEL] }, vllm: { models: [MODEL] }, env: otel },
-        },
-        pairs: [['a', 'b']],
-      });
-      await pool.a.engines.ollama!.setFault({ mode: 'error', status: 503, model: MODEL });
-      await pool.b.engines.ollama!.setFault({ mode: 'error', status: 503, model: MODEL });
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  const pool = usePool<'a' | 'b'>(() => {
+    // A short export interval, so spans arrive while the Hubs run; the header shows OTEL_EXPORTER_OTLP_HEADERS is sent.
+    const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-key=k%3D1' };
+    return {
+      hubs: {
+        a: { ollama: { models: [MODEL] }, env: otel },
+        b: { ollama: { models: [MODEL] }, vllm: { models: [MODEL] }, env: otel },
+      },
+      pairs: [['a', 'b']],
+    };
+  });
+  before(
+    async () => {
+      await pool().a.engines.ollama!.setFault({ mode: 'error', status: 503, model: MODEL });
+      await pool().b.engines.ollama!.setFault({ mode: 'error', status: 503, model: MODEL });
     },
     { timeout: START_TIMEOUT_MS },
   );
   after(
     async () => {
-      await pool?.stop();
       await collector.close();
     },
     { timeout: START_TIMEOUT_MS },
   );
 
   it("carries the app's trace id into both Hubs' rows and the peer's log line", { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a, b } = pool;
+    const { a, b } = pool();
     const sent = await tracedChat(a, { traceparent: `00-${TRACE_ID}-${APP_SPAN}-01`, tracestate: 'app=7' });
     assert.equal(sent.status, 200);
     assert.equal(sent.servedBy, b.name);
@@ -156,7 +161,7 @@ describe('tracing a request across two Hubs', () => {
     'exports a span for the request and one for each attempt on each Hub, joined into one trace, with no prompt in them',
     { timeout: TEST_TIMEOUT_MS },
     async () => {
-      const { a, b } = pool;
+      const { a, b } = pool();
       const traceId = 'a'.repeat(31) + '1';
       const sent = await tracedChat(a, { traceparent: `00-${traceId}-${APP_SPAN}-01` });
       assert.equal(sent.status, 200);
@@ -232,7 +237,7 @@ describe('tracing a request across two Hubs', () => {
   );
 
   it('starts a trace when the app sent none, and leaves an unsampled one unexported', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { a, b } = pool;
+    const { a, b } = pool();
     const started = await tracedChat(a, {});
     const row = await a.settledRow(started.requestId);
     assert.match(row.traceId ?? '', /^[0-9a-f]{32}$/);
