@@ -82,7 +82,7 @@ const B_ONLY = {
   degenerate: 'fwd-degenerate:1b',
   truncatedStream: 'fwd-truncated-stream:1b',
 };
-const B_LONG = { hangupStream: 'fwd-hangup-stream:1b', killedStream: 'fwd-killed-stream:1b' };
+const B_LONG = { hangupStream: 'fwd-hangup-stream:1b', stoppedStream: 'fwd-stopped-stream:1b', killedStream: 'fwd-killed-stream:1b' };
 
 type Node = 'local' | 'b';
 
@@ -753,6 +753,40 @@ const ENDINGS: readonly Ending[] = [
       reason: null,
     },
     inbound: { outcome: 'failed', status: null, clientClosed: true, reason: 'the caller closed its connection before any answer' },
+  },
+  {
+    name: 'a peer stopped (SIGSTOP) mid-stream, and the caller gives up on it',
+    model: B_LONG.stoppedStream,
+    async drive(w, send) {
+      const req = send({ stream: true });
+      const res = await req.answer;
+      assert.equal(res.statusCode, 200);
+      for await (const _chunk of res.body) break;
+      assert.ok(w.b.process.child.kill('SIGSTOP'), "B's process stopped");
+      try {
+        req.abort();
+        // A lets go at once; B cannot hear of it until it runs again.
+        await eventually(async () => heldCounters(await w.a.status()).length === 0, 'A to hold nothing while B is stopped');
+      } finally {
+        w.b.process.child.kill('SIGCONT');
+      }
+      await eventually(() => w.engineB.state().inFlight === 0, "B's engine to stop generating once B hears the caller left");
+    },
+    async cleanUp(w) {
+      w.b.process.child.kill('SIGCONT');
+    },
+    row: {
+      outcome: 'failed',
+      status: 200,
+      node: 'b',
+      attempt: 1,
+      clientClosed: true,
+      requestError: null,
+      failedOverFrom: [],
+      attemptStatuses: [],
+      reason: 'the caller closed its connection mid-answer',
+    },
+    inbound: { outcome: 'failed', status: 200, clientClosed: true, reason: 'the caller closed its connection mid-answer' },
   },
   {
     name: 'a peer killed (SIGKILL) mid-stream',
