@@ -103,9 +103,9 @@ interface RowFields {
 
 /**
  * What B's inbound row says; null when the work never reached B's proxy (no row there). attempt
- * is 1 unless given: B serves a forward from its one engine.
+ * is 1 unless given (B serves a forward from its one engine); 'unsaid' leaves it unchecked.
  */
-type InboundFields = (Pick<RowFields, 'outcome' | 'status' | 'clientClosed' | 'reason'> & { readonly attempt?: number | null }) | null;
+type InboundFields = (Pick<RowFields, 'outcome' | 'status' | 'clientClosed' | 'reason'> & { readonly attempt?: number | null | 'unsaid' }) | null;
 
 interface World {
   readonly pool: Pool<'a' | 'b'>;
@@ -693,8 +693,9 @@ const ENDINGS: readonly Ending[] = [
       attemptStatuses: [null],
       reason: null,
     },
-    // B's walk learns the sender left while it probes its engine (a round trip, with the close already read), before any attempt.
-    inbound: { outcome: 'failed', status: null, clientClosed: true, reason: 'the caller closed its connection before any answer', attempt: null },
+    // B reads the request and A's close behind it in one go: its walk ends before its first attempt
+    // or just after it starts, as its own events fall (a burst of twelve showed both). Either way it is a hang-up.
+    inbound: { outcome: 'failed', status: null, clientClosed: true, reason: 'the caller closed its connection before any answer', attempt: 'unsaid' },
   },
   {
     name: "the engine sends no headers within A's deadline, and the peer serves",
@@ -1065,7 +1066,14 @@ describe('accounting under faults: every count released and every row settled on
             requestError: r.requestError,
             reason: r.reason,
           },
-          { direction: 'inbound', node: w.a.name, attempt: 1, ...ending.inbound, requestError: null },
+          {
+            direction: 'inbound',
+            node: w.a.name,
+            attempt: 1,
+            ...ending.inbound,
+            requestError: null,
+            ...(ending.inbound.attempt === 'unsaid' ? { attempt: r.attempt } : {}),
+          },
           JSON.stringify(r),
         );
       }
