@@ -1,0 +1,104 @@
+/**
+ * The Hub Pool page of a Hub with peers, in real Chromium against two real Hubs on loopback and
+ * a peer of an older build (a fake in this process that pairs on the bearer token alone): the
+ * badge before and after pairing, what each Paired Hubs row says (tier, engines, last seen, the
+ * Paused and Legacy auth tags, Unpair), and What the pool can serve with the models only one node
+ * holds marked and counted.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
+import { START_TIMEOUT_MS, TEST_TIMEOUT_MS } from '../helpers/pool-fixture.js';
+import { eventually } from '../helpers/hub-process.js';
+import {
+  FakePeer,
+  fqdn,
+  pairFakeWithoutPin,
+  pairHubs,
+  peerNamed,
+  POOL,
+  reservePorts,
+  startNamedHub,
+  type HubProcess,
+} from '../integration/pairing-fixtures.js';
+import { gotoPool, launchBrowser, openPage, signInByLink } from './browser.js';
+import { startTogether } from '../helpers/start-together.js';
+
+const A = fqdn('hub-a');
+const B = fqdn('hub-b');
+/** The hardware tiers as the user guide names them. */
+const TIER_WORDS: Record<string, string> = { 'high-end': 'High-end', 'mid-range': 'Mid-range', 'cpu-only': 'CPU only' };
+
+describe('dashboard: Paired Hubs rows and what the pool can serve', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 5 }, () => {
+  let engines: SimEngine[] = [];
+  let hubA: HubProcess;
+  let hubB: HubProcess;
+  let browser: Browser;
+  let page: Page;
+  const legacy = new FakePeer('hub-old', { legacy: true });
+  const row = (name: string) => page.locator(`[data-testid="paired-hub"][data-peer="${name}"]`);
+
+  before(async () => {
+    await legacy.start();
+    engines = await Promise.all([
+      startSimEngine({ dialect: 'ollama', models: ['shared:1b', 'a-only:1b'], timeScale: 0.01 }),
+      startSimEngine({ dialect: 'ollama', models: ['shared:1b', 'b-only:1b'], timeScale: 0.01 }),
+    ]);
+    const ports = await reservePorts(['a', 'b']);
+    const at = (port: number) => `http://127.0.0.1:${port}`;
+    [hubA, hubB, browser] = await startTogether([
+      startNamedHub({ name: A, port: ports.a, origins: { [B]: at(ports.b), [legacy.name]: legacy.origin }, env: { OLLAMA_URL: engines[0]!.url } }),
+      startNamedHub({ name: B, port: ports.b, origins: { [A]: at(ports.a) }, env: { OLLAMA_URL: engines[1]!.url } }),
+      launchBrowser(),
+    ]);
+    assert.equal((await hubA.api('PATCH', `${POOL}/settings`, { poolHealthPollSeconds: 10 })).status, 200);
+    ({ page } = await openPage(browser));
+    await signInByLink(page, hubA);
+  });
+  after(async () => {
+    await Promise.allSettled([browser?.close(), hubA?.stop(), hubB?.stop(), legacy.close(), ...engines.map((e) => e.close())]);
+  });
+
+  it('with Hub Pool on and nothing paired, the badge says "No connected Hubs"', async () => {
+    await gotoPool(page);
+    await page.getByTestId('pool-badge').getByText('No connected Hubs', { exact: true }).waitFor();
+    await page.locator('section[aria-labelledby="paired"]').getByText('No Hub is paired yet.').waitFor();
+  });
+
+  it("once paired: Routing; B's row names its tier, engines and when it was last seen, with Unpair; the models only one node holds are marked and counted", async () => {
+    await pairHubs(hubA, A, hubB, B);
+    await page.reload();
+    await page.getByTestId('pool-badge').getByText('Routing', { exact: true }).waitFor();
+    const b = row(B);
+    await b.getByTestId('peer-status').getByText('Connected').waitFor();
+    const tier = (await peerNamed(hubA, B))?.hardwareTier ?? null;
+    await b
+      .getByText(new RegExp(`^Last seen \\d+ s ago · queue \\d+ · ${tier === null ? 'Tier not reported yet' : (TIER_WORDS[tier] ?? tier)} · engines ollama$`))
+      .waitFor();
+    await b.getByRole('button', { name: 'Unpair' }).waitFor();
+
+    const served = page.locator('section[aria-labelledby="pool-models-title"]');
+    await served.getByText('3 models, 2 on one node only.', { exact: true }).waitFor();
+    const models = await served.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent?.trim())));
+    assert.deepEqual(models, [
+      ['a-only:1b ⚠', 'local'],
+      ['b-only:1b ⚠', B],
+      ['shared:1b', `local, ${B}`],
+    ]);
+    assert.equal(await served.getByLabel('warning: on one node only').count(), 2);
+  });
+
+  it('a peer that takes no work is tagged Paused, and a peer paired on the older bearer token is tagged Legacy auth', async () => {
+    assert.equal((await hubB.api('PATCH', `${POOL}/settings`, { poolInboundEnabled: false })).status, 200);
+    await pairFakeWithoutPin(hubA, legacy);
+    await eventually(async () => (await peerNamed(hubA, legacy.name))?.lastSeenAt != null, `${legacy.name}'s first health check`);
+    await eventually(async () => (await peerNamed(hubA, B))?.acceptingWork === false, `${A} to learn that ${B} takes no work`);
+    await page.reload();
+    await row(B).locator('.tag', { hasText: 'Paused: taking no work' }).waitFor();
+    const old = row(legacy.name);
+    await old.getByTestId('peer-status').getByText('Connected').waitFor();
+    assert.deepEqual(await old.locator('.tag').allTextContents(), ['Legacy auth']);
+    await old.getByText(/ · Tier not reported yet · engines none$/).waitFor();
+  });
+});
