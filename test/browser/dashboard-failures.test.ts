@@ -201,7 +201,9 @@ describe('dashboard: failure states and their next steps', { timeout: START_TIME
     const card = guide.locator(`[data-testid="guide-connected"][data-peer="${B}"]`);
     await card.getByText('Verified').waitFor();
     // C, switched off above, is paired and was verified, but it is not a connected Hub.
-    await guide.locator(`[data-testid="guide-connected"][data-peer="${C}"]`).getByText('Unreachable').waitFor();
+    const unreachable = guide.locator(`[data-testid="guide-connected"][data-peer="${C}"]`);
+    await unreachable.getByText('Unreachable').waitFor();
+    assert.equal(await unreachable.getByRole('button').count(), 0, 'only unreachable: nothing to do, so no Unpair');
     await guide.getByTestId('pool-ready').getByText(`1 connected Hub: ${B}`).waitFor();
 
     // B's identity changes, so the guide offers Unpair on its card.
