@@ -76,6 +76,28 @@ describe("dashboard: the setup guide's Find step", { timeout: START_TIMEOUT_MS +
     await context.close();
   });
 
+  it('sorts by the name each card shows, so a name comes before the longer names it begins', async () => {
+    const { page, context } = await openPage(browser);
+    await signInByLink(page, pool.a.process);
+    // Sorted by tailnet name, "nas-backup.…" comes first: "-" sorts before ".".
+    const named = ['nas-backup', 'nas'].map((n) => ({ ...FOUND[0]!, nodeFqdn: `${n}.tail0.ts.net`, displayName: n }));
+    await page.route(`**${POOL_API}/peers/discoverable*`, (route) => route.fulfill({ json: { candidates: named, notHubs: [], directories: [] } }));
+    await gotoPool(page);
+    const section = page.locator('section[aria-labelledby="discoverable"]');
+    await section.getByText('nas-backup', { exact: true }).waitFor();
+    assert.deepEqual(await section.locator('li > span[title]').allTextContents(), ['nas', 'nas-backup'], 'Discoverable devices');
+    await page.locator('section[aria-labelledby="pool-title"]').getByRole('button', { name: 'Set up Hub Pool' }).click();
+    const guide = page.getByRole('dialog');
+    await guide.getByRole('button', { name: 'Continue anyway' }).click();
+    await guide.getByRole('checkbox', { name: 'nas-backup', exact: true }).waitFor();
+    assert.deepEqual(
+      await guide.getByRole('checkbox').evaluateAll((boxes) => boxes.map((b) => b.labels?.[0]?.textContent ?? '')),
+      ['nas', 'nas-backup'],
+      'Find',
+    );
+    await context.close();
+  });
+
   it('Select all chooses every Hub and the button counts them; the PIN field takes a PIN only while exactly one Hub is chosen', async () => {
     const { page, context } = await openPage(browser);
     const { guide } = await findStep(page);

@@ -1,6 +1,6 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { api, POOL } from './api';
-import { notSentAdvice, pinProblem, scanForHubs, sendPairRequest, type Discovery } from './actions';
+import { hubName, notSentAdvice, pinProblem, scanForHubs, sendPairRequest, type Discovery } from './actions';
 import { useDashboard } from './context';
 import { readTailscaleReport, refusedChanges, type ReportRead } from './checks';
 import { DirectoryNotes } from './DirectoryNotes';
@@ -397,7 +397,7 @@ function DiscoverableDevices({
         <ul className="plain">
           {scan.hubs.map((h) => (
             <li key={h.nodeFqdn} className="row">
-              <span title={h.nodeFqdn}>{h.displayName ?? h.nodeFqdn.split('.')[0]}</span>
+              <span title={h.nodeFqdn}>{hubName(h)}</span>
               {h.unverified === true ? (
                 <span className="tag">Unverified</span>
               ) : (

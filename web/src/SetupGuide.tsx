@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { api, POOL } from './api';
-import { notSentAdvice, pinProblem, retryPinProblem, scanForHubs, sendPairRequest, type Discovery, type PairOutcome } from './actions';
+import { byShownName, hubName, notSentAdvice, pinProblem, retryPinProblem, scanForHubs, sendPairRequest, type Discovery, type PairOutcome } from './actions';
 import type { GuideStep } from './context';
 import { checksOf, readTailscaleReport, type ReportRead } from './checks';
 import { DirectoryNotes } from './DirectoryNotes';
@@ -150,7 +150,11 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
   const index = STEPS.findIndex((s) => s.id === step);
   const current = STEPS[index]!;
   const found = discovery?.available ? discovery.hubs.filter((h) => h.unverified !== true).map((h) => h.nodeFqdn) : [];
-  const all = [...new Set([...found, ...typed])].sort();
+  const shownName = (name: string): string => {
+    const h = discovery?.available ? discovery.hubs.find((x) => x.nodeFqdn === name) : undefined;
+    return h === undefined ? name : hubName(h);
+  };
+  const all = [...new Set([...found, ...typed])].sort((a, b) => byShownName(shownName(a), a, shownName(b), b));
 
   return (
     <div className="overlay">
@@ -222,7 +226,7 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
                         onChange={(e) => setChosen(e.target.checked ? [...chosen, name] : chosen.filter((c) => c !== name))}
                       />
                       <label htmlFor={id} className="mono" title={name}>
-                        {h?.displayName ?? name}
+                        {shownName(name)}
                       </label>
                     </div>
                     <div className="row small">

@@ -93,6 +93,18 @@ function lanHub(r: LanRow): DiscoverableHub {
   return { nodeFqdn: r.claimedName ?? where, displayName: `${r.displayName} (${where})`, unverified: true };
 }
 
+/** The name a found Hub is shown by: the short name discovery gives, else its tailnet name's first label. */
+export const hubName = (h: DiscoverableHub): string => h.displayName ?? h.nodeFqdn.split('.')[0]!;
+
+/**
+ * Order by the name a person reads, then by tailnet name. Sorting by tailnet name alone put
+ * "nas-backup.…" before "nas.…" ("-" sorts before "."), so the cards were not in the order of
+ * the names they show.
+ */
+export function byShownName(aShown: string, aFqdn: string, bShown: string, bFqdn: string): number {
+  return aShown.localeCompare(bShown) || aFqdn.localeCompare(bFqdn);
+}
+
 export async function scanForHubs(): Promise<Discovery> {
   if (!hasDiscovery()) return { available: false, why: NO_DISCOVERY };
   try {
@@ -104,7 +116,7 @@ export async function scanForHubs(): Promise<Discovery> {
     }>('GET', `${POOL}/peers/discoverable`);
     return {
       available: true,
-      hubs: [...res.candidates, ...(res.lan?.rows ?? []).map(lanHub)].sort((a, b) => a.nodeFqdn.localeCompare(b.nodeFqdn)),
+      hubs: [...res.candidates, ...(res.lan?.rows ?? []).map(lanHub)].sort((a, b) => byShownName(hubName(a), a.nodeFqdn, hubName(b), b.nodeFqdn)),
       notHubs: res.notHubs.map((d) => d.nodeFqdn),
       directories: res.directories,
     };
