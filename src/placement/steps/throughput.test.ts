@@ -273,6 +273,13 @@ const rows: readonly Row[] = [
     },
   },
   {
+    name: 'a cpu-only prior that went behind an unknown peer only, not behind the timed node, is not listed',
+    tiers: [[betaMax, fzzy, core7]],
+    input: throughputInput(20_000, [[betaMax, 40_000]]),
+    expect: [[betaMax, core7, fzzy]],
+    record: { unmeasured: [] },
+  },
+  {
     name: 'a pin at another node holds back no unmeasured peer',
     tiers: [[core7, beta1]],
     pins: [{ scope: 'model', model: MODEL, target: betaMax.node }],
