@@ -170,6 +170,21 @@ const CASES: readonly Case[] = [
     includes: [/hub-b\.tail0\.ts\.net\s+connected.*\s2 models, queue 3$/m, /hub-c\.tail0\.ts\.net\s+connected.*\s1 model$/m],
   },
   {
+    // Status has counted them all along (forwardedInFlight); the CLI printed nothing of it.
+    name: "a peer's line counts this Hub's requests still waiting on it, and says nothing while there are none",
+    status: usable(
+      status({
+        peers: [peer(), peer({ id: 'peer-c', nodeFqdn: 'hub-c.tail0.ts.net', backends: [{ kind: 'ollama', models: ['qwen3:8b'] }] })],
+        usablePeers: [
+          usablePeerFixture(PEER, peer().backends ?? [], { peerId: peer().id }),
+          usablePeerFixture('hub-c.tail0.ts.net', [{ kind: 'ollama', models: ['qwen3:8b'] }], { peerId: 'peer-c' }),
+        ],
+        forwarded: (name) => (name === PEER ? 2 : 0),
+      }),
+    ),
+    includes: [/hub-b\.tail0\.ts\.net\s+connected.*\s2 models, queue 0, 2 forwarded from here$/m, /hub-c\.tail0\.ts\.net\s+connected.*\s1 model, queue 0$/m],
+  },
+  {
     name: 'a Hub with no model of its own counts only the nodes that serve one',
     status: usable(
       status({

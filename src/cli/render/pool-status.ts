@@ -321,6 +321,15 @@ function queueText(p: PoolStatus['peers'][number]): string {
   return p.queueDepth === null || p.snapshotStale ? '' : `, queue ${p.queueDepth}`;
 }
 
+/**
+ * This Hub's own requests still waiting on the peer (status's forwardedInFlight), shown only
+ * while there are some: part of the peer's queue is then this Hub's doing, and a drain or an
+ * unpair would cut those requests off.
+ */
+function forwardedText(p: PoolStatus['peers'][number]): string {
+  return p.forwardedInFlight > 0 ? `, ${p.forwardedInFlight} forwarded from here` : '';
+}
+
 function peerLines(peers: PoolStatus['peers'], nowMs: number): string[] {
   const rows: string[][] = [];
   const notes = new Map<number, string[]>();
@@ -345,6 +354,7 @@ function peerLines(peers: PoolStatus['peers'], nowMs: number): string[] {
           : p.acceptingWork === false
             ? 'not taking work from this Hub'
             : `${models.length} model${models.length === 1 ? '' : 's'}${queueText(p)}`;
+      detail += forwardedText(p);
       if (p.pairingProblem !== null) {
         note.push(`${PROBLEM_TEXT[p.pairingProblem.kind]}: see below`);
       } else if (p.leftAt !== null) {
