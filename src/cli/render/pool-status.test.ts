@@ -169,6 +169,33 @@ const CASES: readonly Case[] = [
     ),
     includes: [/hub-b\.tail0\.ts\.net\s+connected.*\s2 models, queue 3$/m, /hub-c\.tail0\.ts\.net\s+connected.*\s1 model$/m],
   },
+  // tailscaleAdminApiConfigured was in status and on the dashboard, but the CLI never said it.
+  {
+    name: 'this node says when no Admin API credential is set',
+    status: status(),
+    includes: [/^ {2}admin API\s+no credential \(TAILSCALE_OAUTH_CLIENT_ID and _SECRET unset\)/m],
+  },
+  {
+    name: 'with a credential, this node names the tailnet the Admin API is asked about',
+    status: status({ tailscaleAdminApiConfigured: true }),
+    includes: [/^ {2}admin API\s+credential set: asks about tailnet alice@example\.com$/m],
+  },
+  {
+    name: "with a credential and a tailnet suffix but no tailnet name, it is the OAuth client's own tailnet that is asked about",
+    status: status({
+      tailscaleAdminApiConfigured: true,
+      tailnet: { nodeFqdn: SELF, tailnetSuffix: 'tail0.ts.net', tailscaleConnected: false, source: 'env', tailnetName: null },
+    }),
+    includes: [/^ {2}admin API\s+credential set: asks about the OAuth client's own tailnet/m],
+  },
+  {
+    name: 'with a credential but no tailnet at all, the Admin API is not asked',
+    status: status({
+      tailscaleAdminApiConfigured: true,
+      tailnet: { nodeFqdn: null, tailnetSuffix: null, tailscaleConnected: false, source: 'none', tailnetName: null },
+    }),
+    includes: [/^ {2}admin API\s+credential set, but not asked: this Hub is on no tailnet$/m],
+  },
   {
     // Status has counted them all along (forwardedInFlight); the CLI printed nothing of it.
     name: "a peer's line counts this Hub's requests still waiting on it, and says nothing while there are none",

@@ -159,6 +159,7 @@ function thisNodeLines(status: PoolStatus): string[] {
   const lines: string[] = [];
   lines.push(field('name', node.nodeFqdn ?? '(no tailnet name)'));
   lines.push(field('tailnet', tailnetText(node)));
+  lines.push(field('admin API', adminApiText(status.tailscaleAdminApiConfigured, node)));
   const id = node.identity;
   if (id === null) {
     lines.push(field('identity', "not made yet (it is made on first use: a PIN, a pairing or a peer's probe)"));
@@ -187,6 +188,18 @@ function thisNodeLines(status: PoolStatus): string[] {
   if (node.gpuPressure !== undefined) lines.push(field('GPU pressure', localPressureText(node.gpuPressure)));
   if (node.containers) lines.push(field('containers', ownContainersText(node.containers)));
   return lines;
+}
+
+/**
+ * Whether discovery and the pairing membership check can ask the Tailscale Admin API, and which
+ * tailnet they ask about (discovery/membership.ts, tailnetToAsk). Only the credential's presence
+ * is known here, never whether the API answers: `cihub pool discover` reports that.
+ */
+function adminApiText(configured: boolean, node: PoolStatus['localNode']): string {
+  if (!configured) return 'no credential (TAILSCALE_OAUTH_CLIENT_ID and _SECRET unset): discovery does not ask the Tailscale Admin API';
+  if (node.tailnet !== null) return `credential set: asks about tailnet ${node.tailnet}`;
+  if (node.tailnetSuffix !== null) return "credential set: asks about the OAuth client's own tailnet (Tailscale names none here)";
+  return 'credential set, but not asked: this Hub is on no tailnet';
 }
 
 function tailnetText(node: PoolStatus['localNode']): string {
