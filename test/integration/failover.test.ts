@@ -135,6 +135,7 @@ describe('failover between two local engines', () => {
     assert.match(messageOf(res.text), /All 2 pool candidates for model "qwen3:8b-t\d+" failed; the last: local \(HTTP 502\)/);
     assert.equal(res.headers['x-hub-pool-served-by'], undefined);
     assert.equal(res.headers['x-hub-pool-backend'], undefined);
+    assert.equal(res.headers['x-hub-pool-model'], undefined);
     const r = await row(hub, String(res.headers['x-hub-pool-request-id']));
     assert.equal(r.outcome, 'failed');
     assert.equal(r.node, null);
