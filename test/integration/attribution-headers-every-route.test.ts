@@ -2,6 +2,8 @@
  * The four attribution headers on every route the proxy routes, whole and streamed: which node
  * served, its engine kind, the model routed for, and the id of the routing-log row, which names
  * that same path. Other tests read them on the chat routes; this one walks the whole route list.
+ * Prefix affinity is on and every request names a session, so the affinity header and record
+ * show up on exactly the routes affinity judges (chat, completion, generate) and on no embedding route.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -40,6 +42,8 @@ describe('attribution headers on every routed path', () => {
       const { json } = await hub.api<PoolStatus>('GET', '/api/inference/pool/status');
       return json.localNode.backends.every((b) => b.healthy && b.models.includes(EMBED));
     }, 'the engine to be probed');
+    const on = await hub.api('PATCH', '/api/inference/pool/settings', { poolPrefixAffinityMaxInFlight: 2 });
+    assert.equal(on.status, 200, JSON.stringify(on.json));
   });
   after(async () => {
     await hub?.stop();
@@ -47,15 +51,21 @@ describe('attribution headers on every routed path', () => {
   });
 
   for (const { path, body } of ROUTES) {
+    const judged = !path.includes('embed');
     const streamed = body.stream === true || (path.startsWith('/api/') && body.stream === undefined && !path.includes('embed'));
     it(`${path}${streamed ? ' (streamed)' : ''} names local, ollama, ${String(body.model)} and its row`, async () => {
-      const res = await request(`${hub.pool}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await request(`${hub.pool}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-hub-pool-session': `session-${path}` },
+        body: JSON.stringify(body),
+      });
       // Read before the body: the headers are set before the first body byte.
       const headers = {
         servedBy: res.headers['x-hub-pool-served-by'],
         backend: res.headers['x-hub-pool-backend'],
         model: res.headers['x-hub-pool-model'],
       };
+      const affinity = res.headers['x-hub-pool-affinity'];
       const id = String(res.headers['x-hub-pool-request-id']);
       const text = await res.body.text();
       assert.equal(res.statusCode, 200, text);
@@ -68,6 +78,13 @@ describe('attribution headers on every routed path', () => {
         { path: row.path, node: row.node, backend: row.backend, model: row.model, stream: row.stream },
         { path, node: 'local', backend: 'ollama', model: body.model, stream: streamed },
       );
+      if (judged) {
+        assert.ok(affinity === 'hit' || affinity === 'miss' || affinity === 'skipped', `affinity header: ${String(affinity)}`);
+        assert.deepEqual({ outcome: row.affinity?.outcome, key: row.affinity?.key }, { outcome: affinity, key: 'header' });
+      } else {
+        assert.equal(affinity, undefined, 'no affinity header on a route affinity does not judge');
+        assert.equal(row.affinity, null);
+      }
     });
   }
 });
