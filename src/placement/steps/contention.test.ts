@@ -205,6 +205,13 @@ describe('contentionStep: the load it compares and the facts it looks up', () =>
       record: null,
     },
     {
+      name: 'an engine that runs a model at one window (listed at null) can be joined by a request that names num_ctx',
+      tiers: [[localEngine('llama', 0, 'llamacpp'), P0]],
+      input: input([{ model: MODEL, numCtx: null }], { busy: new Map([['llama', [{ model: MODEL, numCtx: null }]]]), runsAt: new Map([['llama', null]]) }),
+      expect: [[localEngine('llama', 0, 'llamacpp'), P0]],
+      record: null,
+    },
+    {
       name: 'an engine with nothing in flight listed is not contended',
       tiers: [[L, P0]],
       input: input([], { busy: new Map() }),

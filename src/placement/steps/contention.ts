@@ -55,7 +55,12 @@ export const contentionStep: PlacementStep<'contention'> = {
       let groups: Candidate[][] = [[...tier]];
       for (const c of tier) {
         if (c.backendId === null || c.node !== 'local') continue;
-        const runsAt = input.runsAt.get(c.backendId) ?? input.numCtx;
+        // An engine listed at null runs the model at one window whatever the request names (only
+        // Ollama reloads for num_ctx), and EngineWork records its generations at null too: falling
+        // back to the named window there made a llama.cpp engine busy with this very model look
+        // contended on every native request that named num_ctx.
+        const listed = input.runsAt.get(c.backendId);
+        const runsAt = listed === undefined ? input.numCtx : listed;
         const busyWith = unjoinable(input.busy.get(c.backendId) ?? [], ctx.model, runsAt);
         if (busyWith.length === 0) continue;
         const g = groups.findIndex((group) => group.includes(c));
