@@ -147,10 +147,21 @@ describe('pool log lines for slots, throughput and contention', () => {
       expect: ['placed anyway on local (busy with qwen3.8:27b at num_ctx 65536; this one at num_ctx 65536): nothing it gave way to answered'],
     },
     {
-      name: 'it kept its place because every node after it was busier, and served',
+      name: 'it kept its place and served: the line names both reasons, since the record does not say which held',
       lines: contentionLines,
       row: row({ node: 'local', backend: 'ollama', backendId: 'ollama', contention: contention({ behind: [] }) }),
-      expect: ['kept local (busy with qwen3.8:27b at num_ctx 65536; this one at num_ctx 65536) first: every node after it was busier'],
+      expect: [
+        'kept local (busy with qwen3.8:27b at num_ctx 65536; this one at num_ctx 65536) first: every node after it was busier, or moved behind it by a line above',
+      ],
+    },
+    {
+      name: 'it kept its place because slots had moved the only peer behind it: the line does not call that peer busier',
+      lines: (r: RoutingLogEntry) => [...slotsLines(r), ...contentionLines(r)],
+      row: row({ node: 'local', backend: 'ollama', backendId: 'ollama', slots: slots({}), contention: contention({ behind: [] }) }),
+      expect: [
+        'moved beta-max.tail0.ts.net (2 in flight, 2 slots) behind nodes with a free slot',
+        'kept local (busy with qwen3.8:27b at num_ctx 65536; this one at num_ctx 65536) first: every node after it was busier, or moved behind it by a line above',
+      ],
     },
     {
       name: 'affinity held it, and it served',

@@ -85,7 +85,10 @@ export function contentionLines(row: RoutingLogEntry): readonly string[] {
     } else if (servedHere && d.overriddenBy === 'affinity') {
       lines.push(`kept ${name} (${busyText(d)}) first: it holds this session's prompt prefix, which prefix affinity follows over contention`);
     } else if (servedHere) {
-      lines.push(`kept ${name} (${busyText(d)}) first: every node after it was busier`);
+      // Contention looks only within the group an earlier step left the engine in: a node that
+      // step moved behind it (slots, throughput) is after it too, and may be idle, so the line
+      // names that reason beside "busier" rather than calling every such node busier.
+      lines.push(`kept ${name} (${busyText(d)}) first: every node after it was busier, or moved behind it by a line above`);
     }
   }
   return lines;
