@@ -53,7 +53,7 @@ export function endOnlyTrace(ended: (e: { status: number | null; outcome: string
  * budget, no peer's row, no window known.
  */
 export type WalkCall = Pick<WalkRequest, 'route' | 'model' | 'order'> &
-  Partial<Pick<WalkRequest, 'stream' | 'budgetMs' | 'rowNode' | 'trace' | 'answerNoCandidate'>>;
+  Partial<Pick<WalkRequest, 'stream' | 'budgetMs' | 'rowNode' | 'trace' | 'answerNoCandidate' | 'affinity'>>;
 
 export interface WalkApp {
   /** Where the app's requests go, without a path. */
