@@ -37,6 +37,18 @@ export function unjoinable(busy: readonly BusyWith[], model: string, runsAt: num
   return busy.filter((g) => g.model !== model || g.numCtx !== runsAt);
 }
 
+/**
+ * The window this request runs at on a local engine. An engine listed at null runs the model at
+ * one window whatever the request names (only Ollama reloads for num_ctx), and EngineWork records
+ * its generations at null too: falling back to the named window there made a llama.cpp engine
+ * busy with this very model look contended on every native request that named num_ctx. Only an
+ * engine with no entry falls back to the request's window.
+ */
+export function windowOn(input: ContentionInput, backendId: string): number | null {
+  const listed = input.runsAt.get(backendId);
+  return listed === undefined ? input.numCtx : listed;
+}
+
 function load(c: Candidate, pressureWeight: number): number {
   return pressureWeight === 0 ? c.queueDepth : c.queueDepth + pressureWeight * c.pressure;
 }
@@ -55,12 +67,7 @@ export const contentionStep: PlacementStep<'contention'> = {
       let groups: Candidate[][] = [[...tier]];
       for (const c of tier) {
         if (c.backendId === null || c.node !== 'local') continue;
-        // An engine listed at null runs the model at one window whatever the request names (only
-        // Ollama reloads for num_ctx), and EngineWork records its generations at null too: falling
-        // back to the named window there made a llama.cpp engine busy with this very model look
-        // contended on every native request that named num_ctx.
-        const listed = input.runsAt.get(c.backendId);
-        const runsAt = listed === undefined ? input.numCtx : listed;
+        const runsAt = windowOn(input, c.backendId);
         const busyWith = unjoinable(input.busy.get(c.backendId) ?? [], ctx.model, runsAt);
         if (busyWith.length === 0) continue;
         const g = groups.findIndex((group) => group.includes(c));

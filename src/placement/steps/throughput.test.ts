@@ -16,6 +16,7 @@ const betaMax = peerNode('beta-max', 0);
 const fzzy = peerNode('fzzy', 0, 'cpu-only');
 const busy = peerNode('beta-red', 1);
 const local = localEngine('ollama', 0);
+const llama = localEngine('llama', 0, 'llamacpp');
 
 interface Row {
   name: string;
@@ -315,6 +316,20 @@ const rows: readonly Row[] = [
     input: throughputInput(20_000, [[local, 40_000]], { score: () => 0 }),
     contention: { numCtx: 65536, busy: new Map(), runsAt: new Map([['ollama', 65536]]), affinityHeld: null, pressureWeight: 0 },
     expect: [[local, core7]],
+    record: { unmeasured: [{ node: core7.node, backend: null, prior: 'unknown' }] },
+  },
+  {
+    name: 'a llama.cpp engine busy with this model runs one window whatever num_ctx names: not contended, it still holds unmeasured peers back',
+    tiers: [[core7, llama]],
+    input: throughputInput(20_000, [[llama, 40_000]], { score: () => 0 }),
+    contention: {
+      numCtx: 65536,
+      busy: new Map([['llama', [{ model: MODEL, numCtx: null }]]]),
+      runsAt: new Map([['llama', null]]),
+      affinityHeld: null,
+      pressureWeight: 0,
+    },
+    expect: [[llama, core7]],
     record: { unmeasured: [{ node: core7.node, backend: null, prior: 'unknown' }] },
   },
   {

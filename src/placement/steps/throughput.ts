@@ -18,7 +18,7 @@ import { LARGE_PROMPT_TOKENS, type ThroughputInput } from '../throughput-input.j
 import type { Prediction } from '../throughput/predict.js';
 import type { Candidate, PlacementContext, PlacementStep, Tiers } from '../types.js';
 import { pinTargetNode, resolvePin } from './pin.js';
-import { unjoinable } from './contention.js';
+import { unjoinable, windowOn } from './contention.js';
 
 const CPU_PRIORS: ReadonlySet<string> = new Set(['cpu-only', 'insufficient']);
 
@@ -60,8 +60,7 @@ function keepsPlace(c: Candidate, held: (c: Candidate) => boolean): boolean {
 function contended(c: Candidate, ctx: PlacementContext, affinityHeld: string | null): boolean {
   const input = ctx.contention;
   if (input === undefined || c.backendId === null || c.node !== 'local' || c.id === affinityHeld) return false;
-  const runsAt = input.runsAt.get(c.backendId) ?? input.numCtx;
-  return unjoinable(input.busy.get(c.backendId) ?? [], ctx.model, runsAt).length > 0;
+  return unjoinable(input.busy.get(c.backendId) ?? [], ctx.model, windowOn(input, c.backendId)).length > 0;
 }
 
 /**
