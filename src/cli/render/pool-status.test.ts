@@ -173,7 +173,7 @@ const CASES: readonly Case[] = [
   {
     name: 'this node says when no Admin API credential is set',
     status: status(),
-    includes: [/^ {2}admin API\s+no credential \(TAILSCALE_OAUTH_CLIENT_ID and _SECRET unset\)/m],
+    includes: [/^ {2}admin API\s+no credential \(TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET not set\)/m],
   },
   {
     name: 'with a credential, this node names the tailnet the Admin API is asked about',

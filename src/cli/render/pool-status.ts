@@ -196,7 +196,7 @@ function thisNodeLines(status: PoolStatus): string[] {
  * is known here, never whether the API answers: `cihub pool discover` reports that.
  */
 function adminApiText(configured: boolean, node: PoolStatus['localNode']): string {
-  if (!configured) return 'no credential (TAILSCALE_OAUTH_CLIENT_ID and _SECRET unset): discovery does not ask the Tailscale Admin API';
+  if (!configured) return 'no credential (TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET not set): discovery does not ask the Tailscale Admin API';
   if (node.tailnet !== null) return `credential set: asks about tailnet ${node.tailnet}`;
   if (node.tailnetSuffix !== null) return "credential set: asks about the OAuth client's own tailnet (Tailscale names none here)";
   return 'credential set, but not asked: this Hub is on no tailnet';
