@@ -7,14 +7,15 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PeerCapabilities } from './capabilities.js';
 import type { PeerHealth } from './health-poller.js';
-import { SNAPSHOT_TRUST_POLLS, usablePeers } from './usable-peers.js';
+import { usablePeers } from './usable-peers.js';
 import { peerCandidates } from '../placement/candidates.js';
 import { UNKNOWN_PEER_LOAD, UNKNOWN_PRESSURE } from '../placement/peer-load.js';
 import { peerModels } from '../proxy/pool-offers.js';
 
 const POLL_SECONDS = 30;
 const NOW_MS = 1_000_000_000;
-const TRUSTED_MS = SNAPSHOT_TRUST_POLLS * POLL_SECONDS * 1000;
+/** Written out, not SNAPSHOT_TRUST_POLLS: the three polls are the operator-facing rule, so a changed constant must fail here. */
+const TRUSTED_MS = 3 * POLL_SECONDS * 1000;
 
 const caps = (extra: Partial<PeerCapabilities> = {}): PeerCapabilities => ({
   nodeUuid: null,
@@ -33,7 +34,7 @@ const caps = (extra: Partial<PeerCapabilities> = {}): PeerCapabilities => ({
   ...extra,
 });
 
-function peersAt(snapshotAgeMs: number, capabilities: PeerCapabilities, forwarded = 0) {
+function peersAt(snapshotAgeMs: number, capabilities: PeerCapabilities, forwarded = 0, pollSeconds = POLL_SECONDS) {
   const health: PeerHealth = {
     probeFailure: null,
     probeFailureSince: null,
@@ -49,7 +50,7 @@ function peersAt(snapshotAgeMs: number, capabilities: PeerCapabilities, forwarde
     forwarded: () => forwarded,
     origins: new Map(),
     nowMs: NOW_MS,
-    pollSeconds: POLL_SECONDS,
+    pollSeconds,
   });
 }
 
@@ -75,6 +76,12 @@ describe('a peer whose snapshot is older than three polls', () => {
   it('reads a snapshot exactly three polls old as it was reported', () => {
     const [peer] = peersAt(TRUSTED_MS, caps({ inFlightRequests: 0, gpuPressure: 0 }));
     assert.deepEqual([peer?.snapshotStale, peer?.queueDepth, peer?.pressure], [false, 0, 0]);
+  });
+
+  it('scales with the poll cadence: at 300 s a 15-minute-old snapshot is trusted, one a millisecond older is not', () => {
+    // Slowing the cadence must not silently mark every peer stale (poolHealthPollSeconds).
+    assert.equal(peersAt(900_000, caps(), 0, 300)[0]?.snapshotStale, false);
+    assert.equal(peersAt(900_001, caps(), 0, 300)[0]?.snapshotStale, true);
   });
 
   it('still leaves out a peer whose last snapshot said it takes no work', () => {
