@@ -135,10 +135,11 @@ export interface PinStatus {
   /** 'local', or the peer name the target normalises to (the form routing compares). */
   readonly targetNode: string;
   /**
-   * Whether routing could use the target now: for 'local', some local engine is healthy; for
-   * a peer, it is among the peers placement may send work to (connected, enabled, taking
-   * work, polled at least once, outbound on). Node-level: whether the node holds the model is not
-   * judged here.
+   * Whether routing could use the target now, judged with placement's own candidate predicates.
+   * A model pin: the target has a candidate for that model (a local engine that is healthy, serves
+   * it and has not been caught unable to; or a usable peer that lists it). The default pin: for
+   * 'local', some local engine is healthy; for a peer, it is among the peers placement may send
+   * work to (connected, enabled, taking work, polled at least once, outbound on).
    */
   readonly targetAvailable: boolean;
 }
