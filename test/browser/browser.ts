@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { REPO_ROOT, runCli, type HubProcess } from '../helpers/hub-process.js';
 import { scaled } from '../helpers/time-scale.js';
+import { POOL_API } from '../helpers/pool-fixture.js';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 export const ARTIFACTS_DIR = join(REPO_ROOT, 'test-artifacts');
@@ -71,6 +72,20 @@ export async function gotoPool(page: Page): Promise<void> {
 }
 
 /** Runs axe-core in the page and returns the serious and critical violations (rule id: first target). */
+/**
+ * Answers every discovery scan the page asks for with these candidates, as GET
+ * /peers/discoverable lists them (the test Hubs are on no tailnet, so a real scan finds nobody),
+ * and returns how many scans the page has asked for so far.
+ */
+export async function answerDiscovery(page: Page, candidates: readonly unknown[]): Promise<() => number> {
+  let scans = 0;
+  await page.route(`**${POOL_API}/peers/discoverable*`, (route) => {
+    scans += 1;
+    return route.fulfill({ json: { candidates, notHubs: [], directories: [] } });
+  });
+  return () => scans;
+}
+
 export async function seriousA11yViolations(page: Page): Promise<string[]> {
   const source = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
   // Evaluated through the DevTools protocol, which the page's CSP does not govern (an injected <script> would be refused).

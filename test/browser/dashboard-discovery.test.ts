@@ -5,26 +5,16 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
 import { eventually } from '../helpers/hub-process.js';
-import { gotoPool, launchBrowser, openPage, signInByLink } from './browser.js';
+import { answerDiscovery, gotoPool, launchBrowser, openPage, signInByLink } from './browser.js';
 
 /** One candidate as GET /peers/discoverable lists it (src/discovery/discovery-service.ts). */
 const FOUND = { nodeFqdn: 'hub-q.tail0.ts.net', displayName: 'hub-q', deviceId: null, os: 'linux', online: true, poolProtocol: 1 };
 
 /** A tailnet device that was probed and did not answer as a Hub, as the same answer lists it. */
 const NOT_A_HUB = { nodeFqdn: 'laptop.tail0.ts.net', os: 'macOS', online: false, reason: 'ECONNREFUSED' };
-
-/** Answers every scan with FOUND; returns how many scans the page has asked for so far. */
-async function discovering(page: Page): Promise<() => number> {
-  let scans = 0;
-  await page.route(`**${POOL_API}/peers/discoverable*`, (route) => {
-    scans += 1;
-    return route.fulfill({ json: { candidates: [FOUND], notHubs: [], directories: [] } });
-  });
-  return () => scans;
-}
 
 describe('dashboard: Hubs found by discovery', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 2 }, () => {
   let pool: Pool<'a'>;
@@ -40,7 +30,7 @@ describe('dashboard: Hubs found by discovery', { timeout: START_TIMEOUT_MS + TES
   it("the guide's Find step names a found Hub by its short name, with the full name on hover", async () => {
     const { page, context } = await openPage(browser);
     await signInByLink(page, pool.a.process);
-    await discovering(page);
+    await answerDiscovery(page, [FOUND]);
     await gotoPool(page);
     await page.getByRole('button', { name: 'Set up Hub Pool' }).click();
     const guide = page.getByRole('dialog');
@@ -71,7 +61,7 @@ describe('dashboard: Hubs found by discovery', { timeout: START_TIMEOUT_MS + TES
   it('Discoverable devices scans when the page opens and on Rescan, and says so', async () => {
     const { page, context } = await openPage(browser);
     await signInByLink(page, pool.a.process);
-    const scans = await discovering(page);
+    const scans = await answerDiscovery(page, [FOUND]);
     await gotoPool(page);
     const section = page.locator('section[aria-labelledby="discoverable"]');
     await section.locator('li').filter({ hasText: FOUND.displayName }).getByRole('button', { name: 'Pair' }).waitFor();

@@ -8,9 +8,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
 import { eventually } from '../helpers/hub-process.js';
-import { gotoPool, launchBrowser, openPage, PHONE, signInByLink } from './browser.js';
+import { answerDiscovery, gotoPool, launchBrowser, openPage, PHONE, signInByLink } from './browser.js';
 
 /** As GET /peers/discoverable lists candidates (src/discovery/discovery-service.ts), in no useful order. */
 const FOUND = [
@@ -19,16 +19,6 @@ const FOUND = [
   { nodeFqdn: 'mid.tail0.ts.net', displayName: 'mid', deviceId: null, os: 'windows', online: true, poolProtocol: 1 },
 ];
 const SORTED = ['alpha', 'mid', 'zeta'];
-
-/** Answers every scan with FOUND; returns how many scans the page has asked for so far. */
-async function discovering(page: Page): Promise<() => number> {
-  let scans = 0;
-  await page.route(`**${POOL_API}/peers/discoverable*`, (route) => {
-    scans += 1;
-    return route.fulfill({ json: { candidates: FOUND, notHubs: [], directories: [] } });
-  });
-  return () => scans;
-}
 
 describe("dashboard: the setup guide's Find step", { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 3 }, () => {
   let pool: Pool<'a'>;
@@ -44,7 +34,7 @@ describe("dashboard: the setup guide's Find step", { timeout: START_TIMEOUT_MS +
   /** Signs a page in with discovery replaced and opens the guide at Find; returns the guide and the scan count. */
   async function findStep(page: Page): Promise<{ guide: Locator; scans: () => number }> {
     await signInByLink(page, pool.a.process);
-    const scans = await discovering(page);
+    const scans = await answerDiscovery(page, FOUND);
     await gotoPool(page);
     await eventually(() => scans() === 1, 'the Hub Pool page’s own scan as it opens');
     await page.locator('section[aria-labelledby="pool-title"]').getByRole('button', { name: 'Set up Hub Pool' }).click();
@@ -81,7 +71,7 @@ describe("dashboard: the setup guide's Find step", { timeout: START_TIMEOUT_MS +
     await signInByLink(page, pool.a.process);
     // Sorted by tailnet name, "nas-backup.…" comes first: "-" sorts before ".".
     const named = ['nas-backup', 'nas'].map((n) => ({ ...FOUND[0]!, nodeFqdn: `${n}.tail0.ts.net`, displayName: n }));
-    await page.route(`**${POOL_API}/peers/discoverable*`, (route) => route.fulfill({ json: { candidates: named, notHubs: [], directories: [] } }));
+    await answerDiscovery(page, named);
     await gotoPool(page);
     const section = page.locator('section[aria-labelledby="discoverable"]');
     await section.getByText('nas-backup', { exact: true }).waitFor();
@@ -149,7 +139,7 @@ describe("dashboard: the setup guide's Find step", { timeout: START_TIMEOUT_MS +
   it('Discoverable devices names each Hub by its short name, with its full tailnet name on hover', async () => {
     const { page, context } = await openPage(browser);
     await signInByLink(page, pool.a.process);
-    await discovering(page);
+    await answerDiscovery(page, FOUND);
     await gotoPool(page);
     const section = page.locator('section[aria-labelledby="discoverable"]');
     for (const h of FOUND) {
