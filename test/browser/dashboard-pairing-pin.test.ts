@@ -19,10 +19,18 @@ describe('dashboard: the Pairing PIN block and Pending requests', { timeout: STA
   let browser: Browser;
   let page: Page;
   const block = () => page.locator('section[aria-labelledby="pairing-pin"]');
+  /**
+   * Mints a PIN from the page and returns the digits the Hub answered, once the block shows them.
+   * The flash and the block of a PIN made before read the same until the new answer arrives, so
+   * waiting on them alone could hand back the replaced PIN.
+   */
   const generate = async (): Promise<string> => {
+    const minted = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/pairing-pin'));
     await block().getByRole('button', { name: 'Generate PIN' }).click();
+    const { pin } = (await (await minted).json()) as { pin: string };
+    await block().getByTestId('pin-digits').getByText(pin, { exact: true }).waitFor();
     await page.getByText('PIN generated. Type it on the other Hub within ten minutes.').waitFor();
-    return (await block().getByTestId('pin-digits').textContent())!.trim();
+    return pin;
   };
 
   before(async () => {
