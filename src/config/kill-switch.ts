@@ -4,6 +4,7 @@
  * whether its own env flag is set (envLocked); every switch is opt-out.
  * The fifth level, a per-peer disable, lives on the peer row and is applied where peers are read.
  */
+import { HubError } from '../errors.js';
 import type { PoolSettings } from './settings-schema.js';
 
 export type DisabledBy = 'env' | 'setting' | null;
@@ -16,11 +17,13 @@ export const SWITCH_ENV_FLAGS = {
 } as const;
 
 /**
- * The master switch holding Hub Pool off, named for an operator whose action it refused (pairing,
- * a PIN): the env flag needs a restart without it, the setting only `cihub pool enable`.
+ * The refusal of an operator's pool action (pairing, a PIN) while the master switch is off. It
+ * names the switch, since the remedies differ: the env flag needs a restart without it, the
+ * setting only `cihub pool enable`. A peer's request is refused without this detail.
  */
-export function masterSwitchHolding(by: Exclude<DisabledBy, null>): string {
-  return by === 'env' ? `${SWITCH_ENV_FLAGS.master}=true in its environment` : 'its poolEnabled setting; cihub pool enable turns it on';
+export function poolSwitchedOff(by: Exclude<DisabledBy, null>, consequence: string): HubError {
+  const holding = by === 'env' ? `${SWITCH_ENV_FLAGS.master}=true in its environment` : 'its poolEnabled setting; cihub pool enable turns it on';
+  return new HubError('HUB_ERR_POOL_DISABLED', `Hub Pool is switched off on this Hub (${holding}): ${consequence}`);
 }
 
 export interface Direction {

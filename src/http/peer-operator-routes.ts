@@ -3,7 +3,7 @@
  * pairing PIN, and identity rotation. Behind the operator key like every operator route.
  */
 import { unknownFieldsSubject } from './unknown-fields.js';
-import { masterSwitchHolding } from '../config/kill-switch.js';
+import { poolSwitchedOff } from '../config/kill-switch.js';
 import type { FastifyInstance } from 'fastify';
 import { HubError } from '../errors.js';
 import { SECRET_FIX, identityUnavailable } from '../identity/identity-fix.js';
@@ -87,11 +87,7 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
 
   app.post('/api/inference/pool/pairing-pin', operator, async () => {
     const { disabledBy } = s.directions();
-    if (disabledBy !== null)
-      throw new HubError(
-        'HUB_ERR_POOL_DISABLED',
-        `Hub Pool is switched off on this Hub (${masterSwitchHolding(disabledBy)}), so it takes no pairing requests; a PIN would be useless`,
-      );
+    if (disabledBy !== null) throw poolSwitchedOff(disabledBy, 'it takes no pairing requests, so a PIN would be useless');
     const identity = await p.identity.load();
     if (!identity.ok) throw identityUnavailable(identity);
     const minted = p.pin.mint();

@@ -9,7 +9,7 @@
  * addresses that check returned; the pairing re-runs the check just before it sends, because
  * that call carries this Hub's token and key out (issue 9, #19).
  */
-import { masterSwitchHolding, type DisabledBy } from '../config/kill-switch.js';
+import { poolSwitchedOff, type DisabledBy } from '../config/kill-switch.js';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { request } from '../util/undici-lean.js';
@@ -127,8 +127,7 @@ export class AddressPairing {
         'pairing by address needs the six-digit PIN minted on the other Hub: only its answer to a valid PIN says its name',
       );
     const off = this.#d.poolOff();
-    if (off !== null)
-      throw new HubError('HUB_ERR_POOL_DISABLED', `Hub Pool is switched off on this Hub (${masterSwitchHolding(off)}); turn it on before pairing`);
+    if (off !== null) throw poolSwitchedOff(off, 'turn it on before pairing');
     const me = await this.#d.identity.load();
     if (!me.ok) throw identityUnavailable(me);
     const self = await this.#d.self();

@@ -3,7 +3,7 @@
  * the operator who asks and the Hub that is asked. Rows are written only after every check
  * passes, and a handshake that fails removes what it wrote, so a refusal leaves nothing behind.
  */
-import { masterSwitchHolding, type DisabledBy } from '../config/kill-switch.js';
+import { poolSwitchedOff, type DisabledBy } from '../config/kill-switch.js';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { HubError } from '../errors.js';
@@ -44,7 +44,6 @@ export interface PairingDeps {
   readonly pin: PairingPin;
   readonly limiter: StrikeLimiter;
   readonly self: () => Promise<TailnetSelf>;
-  /** Whether the master switch lets this Hub take part at all. */
   /** Which master switch holds Hub Pool off; null while it is on. */
   readonly poolOff: () => DisabledBy;
   readonly pollSeconds: () => number;
@@ -86,8 +85,7 @@ export class PairingService {
       throw new HubError('HUB_ERR_BAD_REQUEST', 'pin must be the six digits minted on the other Hub');
     }
     const off = this.#d.poolOff();
-    if (off !== null)
-      throw new HubError('HUB_ERR_POOL_DISABLED', `Hub Pool is switched off on this Hub (${masterSwitchHolding(off)}); turn it on before pairing`);
+    if (off !== null) throw poolSwitchedOff(off, 'turn it on before pairing');
     const me = await this.#requireIdentity();
     const { nodeFqdn: self, tailnetSuffix } = await this.#namedSelf();
     if (name === self) throw new HubError('HUB_ERR_PAIR_SELF', 'a Hub cannot pair with itself');
