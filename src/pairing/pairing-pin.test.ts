@@ -126,14 +126,18 @@ describe('PairingPin', () => {
     assert.equal(pin.verify(undefined), false);
   });
 
-  it('status reports active and expiry, never the digits', () => {
+  it('status reports active, expiry and the time left by the Hub clock, never the digits', () => {
     const { clock, pin } = setup('987654');
-    assert.deepEqual(pin.status(), { active: false, expiresAt: null });
+    assert.deepEqual(pin.status(), { active: false, expiresAt: null, expiresInMs: null });
     const minted = pin.mint();
     const status = pin.status();
-    assert.deepEqual(status, { active: true, expiresAt: new Date(clock.nowMs() + PIN_TTL_MS).toISOString() });
+    assert.deepEqual(status, { active: true, expiresAt: new Date(clock.nowMs() + PIN_TTL_MS).toISOString(), expiresInMs: PIN_TTL_MS });
     assert.equal(status.expiresAt, minted.expiresAt);
     assert.ok(!JSON.stringify(status).includes('987654'));
+    clock.advance(PIN_TTL_MS - 1_500);
+    assert.equal(pin.status().expiresInMs, 1_500);
+    clock.advance(1_500);
+    assert.deepEqual(pin.status(), { active: false, expiresAt: null, expiresInMs: null });
   });
 
   it('cancel withdraws an outstanding PIN and says whether there was one', () => {

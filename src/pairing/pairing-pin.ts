@@ -20,6 +20,19 @@ function cryptoDigits(): string {
     .padStart(PIN_DIGITS, '0');
 }
 
+/** The PIN's state as status reports it; never its digits. */
+export interface PairingPinStatus {
+  readonly active: boolean;
+  /** When the PIN lapses, by this Hub's clock; null when there is none. */
+  readonly expiresAt: string | null;
+  /**
+   * What is left of it, by this Hub's clock, when the status was read; null when there is none.
+   * A page counts down from this rather than from expiresAt, which another machine's clock reads
+   * wrong by however far the two disagree.
+   */
+  readonly expiresInMs: number | null;
+}
+
 interface Outstanding {
   readonly digits: Buffer;
   readonly expiresAtMs: number;
@@ -45,9 +58,10 @@ export class PairingPin {
     return { pin, expiresAt: new Date(expiresAtMs).toISOString() };
   }
 
-  status(): { active: boolean; expiresAt: string | null } {
+  status(): PairingPinStatus {
     const current = this.#live();
-    return { active: current !== null, expiresAt: current === null ? null : new Date(current.expiresAtMs).toISOString() };
+    if (current === null) return { active: false, expiresAt: null, expiresInMs: null };
+    return { active: true, expiresAt: new Date(current.expiresAtMs).toISOString(), expiresInMs: current.expiresAtMs - this.#clock.nowMs() };
   }
 
   /** Withdraws the outstanding PIN; true when there was one to withdraw. */

@@ -58,7 +58,7 @@ function inputs(extra: Partial<StatusInputs> = {}): StatusInputs {
     peers: [],
     tailnet: { nodeFqdn: null, tailnetSuffix: null, tailscaleConnected: false, source: 'none', tailnetName: null },
     identity: null,
-    pairingPin: { active: false, expiresAt: null },
+    pairingPin: { active: false, expiresAt: null, expiresInMs: null },
     peerOrigins: new Map(),
     tailscaleAdminApiConfigured: false,
     ...extra,

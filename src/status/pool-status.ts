@@ -10,6 +10,7 @@ import type { BackendView } from '../engines/types.js';
 import type { EngineQueueView } from '../engines/engine-queue.js';
 import { localQueueDepth, othersOnEngine } from '../placement/local-queue-depth.js';
 import type { PeerView } from '../peers/peer-view.js';
+import type { PairingPinStatus } from '../pairing/pairing-pin.js';
 import { localCandidates, namesModel, peerCandidates, type LocalUnservable, type UsablePeer } from '../placement/candidates.js';
 import { unservableKey, type WithheldEntry } from '../proxy/withhold-book.js';
 import { LOCAL_PIN_TARGET, pinTargetNode } from '../placement/steps/pin.js';
@@ -70,8 +71,7 @@ export interface PoolStatus {
   readonly routingActive: boolean;
   readonly settings: PoolSettings;
   readonly tailscaleAdminApiConfigured: boolean;
-  /** The pairing PIN's state; never its digits. */
-  readonly pairingPin: { readonly active: boolean; readonly expiresAt: string | null };
+  readonly pairingPin: PairingPinStatus;
   readonly localNode: {
     /** This Hub's MagicDNS name; null while it has none. */
     readonly nodeFqdn: string | null;

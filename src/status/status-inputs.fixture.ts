@@ -17,7 +17,7 @@ export function statusInputs(extra: Partial<StatusInputs> = {}): StatusInputs {
     peers: [],
     tailnet: { nodeFqdn: 'hub-a.tail0.ts.net', tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'tailscale', tailnetName: 'alice@example.com' },
     identity: null,
-    pairingPin: { active: false, expiresAt: null },
+    pairingPin: { active: false, expiresAt: null, expiresInMs: null },
     peerOrigins: new Map(),
     tailscaleAdminApiConfigured: false,
     ...extra,

@@ -1,6 +1,7 @@
 /**
  * The Hub Pool page's Pairing PIN block and Pending requests, in real Chromium against two real
- * Hubs on loopback: a PIN shown once with its countdown, replaced by the next one and cancelled;
+ * Hubs on loopback: a PIN shown once with its countdown (by the Hub's clock, whatever the
+ * browser's says), ended on the page when its time runs out, replaced by the next one and cancelled;
  * this node's key fingerprint; a short PIN refused with a sentence instead of dropped; a request
  * that carried a PIN shown with the requester's key fingerprint; and an outbound request waiting
  * and cancelled from the page. The requester with a PIN is a fake peer in this process.
@@ -13,6 +14,7 @@ import { eventually } from '../helpers/hub-process.js';
 import { FakePeer, mintPin, peerNamed } from '../integration/pairing-fixtures.js';
 import { gotoPool, launchBrowser, openPage, signInByLink } from './browser.js';
 import { startTogether } from '../helpers/start-together.js';
+import type { PoolStatus } from '../../src/status/pool-status.js';
 
 describe('dashboard: the Pairing PIN block and Pending requests', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 5 }, () => {
   let pool: Pool<'a' | 'b'>;
@@ -44,15 +46,13 @@ describe('dashboard: the Pairing PIN block and Pending requests', { timeout: STA
     await Promise.allSettled([browser?.close(), pool?.stop()]);
   });
 
-  it("shows the PIN's six digits once, with a countdown from ten minutes, and this node's key fingerprint", async () => {
+  it("shows the PIN's six digits once, counting down from ten minutes by the Hub's clock, and this node's key fingerprint", async () => {
+    // This browser's clock an hour ahead of the Hub's: the PIN's expiresAt is already past by it.
+    await page.clock.setSystemTime(Date.now() + 60 * 60_000);
     const pin = await generate();
     assert.match(pin, /^\d{6}$/);
     await block()
       .getByText(/^Expires in (9:[0-5]\d|10:00)$/)
-      .waitFor();
-    await page.clock.fastForward(5 * 60_000);
-    await block()
-      .getByText(/^Expires in 4:[0-5]\d$/)
       .waitFor();
     const fingerprint = (await pool.a.status()).localNode.identity!.fingerprint!;
     await block().getByText(`This node's key fingerprint: ${fingerprint}`).waitFor();
@@ -63,6 +63,29 @@ describe('dashboard: the Pairing PIN block and Pending requests', { timeout: STA
       .getByText(/^A PIN is active until .+\. Its digits were shown once, when it was made\.$/)
       .waitFor();
     assert.equal(await block().getByTestId('pin-digits').count(), 0, 'the digits are not shown again');
+  });
+
+  it('a PIN whose time runs out between two status reads reads as gone when it does, not at the next read', async () => {
+    await generate();
+    // The Hub's answers say four seconds are left; the next read is 15 s away.
+    const statusRoute = '**/api/inference/pool/status';
+    await page.route(statusRoute, async (route) => {
+      const response = await route.fetch();
+      const status = (await response.json()) as PoolStatus;
+      const pairingPin = status.pairingPin.active ? { ...status.pairingPin, expiresInMs: 4_000 } : status.pairingPin;
+      await route.fulfill({ response, json: { ...status, pairingPin } });
+    });
+    try {
+      await page.reload();
+      await block()
+        .getByText(/^A PIN is active until /)
+        .waitFor();
+      await page.clock.fastForward(5_000);
+      await block().getByText('No PIN is active.').waitFor();
+      assert.equal(await block().getByRole('button', { name: 'Cancel PIN' }).count(), 0);
+    } finally {
+      await page.unroute(statusRoute);
+    }
   });
 
   it('a new PIN replaces the last one, which the Hub then refuses; a request with the new one is listed with its key fingerprint to compare', async () => {

@@ -121,7 +121,7 @@ export function HubPool() {
 
       <div className="grid2">
         <ThisNode s={s} tailscale={tailscale.data} />
-        <PairingPin s={s} act={act} setFlash={setFlash} refresh={status.refresh} otherPin={otherPin} setOtherPin={setOtherPin} />
+        <PairingPin s={s} receivedAt={status.receivedAt} act={act} setFlash={setFlash} refresh={status.refresh} otherPin={otherPin} setOtherPin={setOtherPin} />
       </div>
       <DiscoverableDevices s={s} setFlash={setFlash} refresh={status.refresh} otherPin={otherPin} setOtherPin={setOtherPin} />
       <PendingRequests s={s} act={act} />
@@ -222,22 +222,26 @@ interface PinField {
 
 function PairingPin({
   s,
+  receivedAt,
   act,
   setFlash,
   refresh,
   otherPin,
   setOtherPin,
-}: { s: PoolStatus; act: Act; setFlash: (f: Flash) => void; refresh: () => Promise<void> } & PinField) {
+}: { s: PoolStatus; receivedAt: number | null; act: Act; setFlash: (f: Flash) => void; refresh: () => Promise<void> } & PinField) {
   const { readOnly } = useDashboard();
   const now = useNow();
   const [minted, setMinted] = useState<{ pin: string; expiresAt: string } | null>(null);
   const [name, setName] = useState('');
   // The status decides whether a PIN is live: one spent by a request, cancelled or replaced from
   // the CLI is gone there, whatever this page minted. The digits show only for the PIN status names.
-  const live = s.pairingPin.active;
+  // The countdown runs from the time the Hub said was left, from when its answer arrived:
+  // expiresAt read by this browser's clock is off by however far the two clocks disagree, and
+  // the next status read may be 15 s away when the PIN lapses.
+  const deadline = s.pairingPin.expiresInMs === null || receivedAt === null ? null : receivedAt + s.pairingPin.expiresInMs;
+  const left = deadline === null ? 0 : Math.max(0, deadline - now);
+  const live = s.pairingPin.active && left > 0;
   const shown = minted !== null && live && s.pairingPin.expiresAt === minted.expiresAt ? minted : null;
-  const expiresAt = shown?.expiresAt ?? s.pairingPin.expiresAt;
-  const left = expiresAt === null ? 0 : Math.max(0, Date.parse(expiresAt) - now);
   const problem = pinProblem(otherPin);
   useEffect(() => {
     if (minted !== null && left === 0) setMinted(null);
@@ -261,7 +265,7 @@ function PairingPin({
         A PIN proves the request comes from someone in front of this Hub's screen. It works once, for ten minutes; generating another replaces it, and five
         wrong guesses destroy it.
       </p>
-      {shown !== null && left > 0 ? (
+      {shown !== null ? (
         <div>
           <div className="pin-digits mono" data-testid="pin-digits" aria-label={`PIN ${shown.pin.split('').join(' ')}`}>
             {shown.pin}
@@ -271,7 +275,7 @@ function PairingPin({
           </p>
         </div>
       ) : live ? (
-        <p>A PIN is active until {new Date(expiresAt!).toLocaleTimeString()}. Its digits were shown once, when it was made.</p>
+        <p>A PIN is active until {new Date(deadline!).toLocaleTimeString()}. Its digits were shown once, when it was made.</p>
       ) : (
         <p className="muted">No PIN is active.</p>
       )}

@@ -5,6 +5,8 @@ import type { RoutingLogPage, RoutingRow } from './types';
 
 export interface Polled<T> {
   readonly data: T | null;
+  /** When `data` arrived, by this browser's clock (Date.now()); null before the first answer. */
+  readonly receivedAt: number | null;
   readonly error: string | null;
   /** Reads again now (after a change the page made itself). */
   refresh(): Promise<void>;
@@ -12,13 +14,14 @@ export interface Polled<T> {
 
 /** Calls `load` now and every `everyMs` while mounted (and while `active`); a failed read keeps the last data. */
 export function usePoll<T>(load: () => Promise<T>, everyMs: number, active = true): Polled<T> {
-  const [data, setData] = useState<T | null>(null);
+  const [answer, setAnswer] = useState<{ data: T | null; receivedAt: number | null }>({ data: null, receivedAt: null });
   const [error, setError] = useState<string | null>(null);
   const loadRef = useRef(load);
   loadRef.current = load;
   const refresh = useCallback(async () => {
     try {
-      setData(await loadRef.current());
+      const data = await loadRef.current();
+      setAnswer({ data, receivedAt: Date.now() });
       setError(null);
     } catch (err) {
       setError((err as Error).message);
@@ -38,7 +41,7 @@ export function usePoll<T>(load: () => Promise<T>, everyMs: number, active = tru
       clearTimeout(timer);
     };
   }, [everyMs, active, refresh]);
-  return { data, error, refresh };
+  return { ...answer, error, refresh };
 }
 
 /** How often the routing views ask for rows changed since the last answer: cheap (an in-memory ring), and what makes them live. */

@@ -117,7 +117,8 @@ export interface PoolStatus {
   readonly routingActive: boolean;
   readonly settings: PoolSettings;
   readonly tailscaleAdminApiConfigured: boolean;
-  readonly pairingPin: { readonly active: boolean; readonly expiresAt: string | null };
+  /** expiresInMs: what was left of the PIN by the Hub's clock when it answered; null with no PIN. */
+  readonly pairingPin: { readonly active: boolean; readonly expiresAt: string | null; readonly expiresInMs: number | null };
   readonly localNode: {
     readonly nodeFqdn: string | null;
     readonly tailnetSuffix: string | null;

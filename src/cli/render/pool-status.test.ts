@@ -136,7 +136,7 @@ const CASES: readonly Case[] = [
   },
   {
     name: 'an active PIN shows its expiry and never digits',
-    status: status({ pairingPin: { active: true, expiresAt: '2026-11-30T12:10:00.000Z' } }),
+    status: status({ pairingPin: { active: true, expiresAt: '2026-11-30T12:10:00.000Z', expiresInMs: 600_000 } }),
     includes: [/pairing PIN\s+active until 2026-11-30 12:10:00Z/],
     excludes: [/\b\d{6}\b/],
   },
