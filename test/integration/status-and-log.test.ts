@@ -300,7 +300,16 @@ describe('status and routing log', () => {
       const expectedRow = `${time} ${'out'.padEnd(4)} ${SHARED.padEnd(20)} ${'local'.padEnd(8)} ${'2/2'.padEnd(5)} ${String(failoverRow.durationMs).padEnd(7)} ✓ served`;
       assert.equal(lines[1], expectedRow);
       assert.equal(lines[2], '  ↳ failed over from local (ollama): HTTP 503');
-      assert.equal(lines.length, 3);
+      assert.equal(lines.length, 4);
+    });
+
+    it('ends with the command that reads on from the page, which shows the newest row once more', async () => {
+      const first = await runCli(['pool', 'log', '--limit', '1'], { dataDir: hub.dataDir });
+      const command = /^rows placed or changed from here on: cihub (pool log --since \S+)$/.exec(first.stdout.trimEnd().split('\n').at(-1)!);
+      assert.ok(command, first.stdout);
+      const next = await runCli(command[1]!.split(' '), { dataDir: hub.dataDir });
+      assert.equal(next.code, 0, next.stderr);
+      assert.equal(next.stdout.trimEnd().split('\n')[1], first.stdout.split('\n')[1], 'since is inclusive');
     });
 
     it('prints the routing-log page as one JSON document with --json', async () => {

@@ -58,7 +58,7 @@ function pageOf(entries: readonly RoutingLogEntry[]): RoutingLogPage {
 function body(entries: readonly RoutingLogEntry[], now?: number): string[] {
   return renderRoutingLog(pageOf(entries), now === undefined ? {} : { now })
     .split('\n')
-    .slice(1);
+    .slice(1, -1);
 }
 
 const hangUp = row({ candidates: 14, attempt: 1, outcome: 'failed', status: null, durationMs: null, totalMs: 30_031, clientClosed: true });
@@ -283,7 +283,7 @@ describe('renderRoutingLog rows', () => {
   }
 });
 
-describe('renderRoutingLog header', () => {
+describe('renderRoutingLog header and cursor line', () => {
   it('reads like the spec: rows, served, the failed breakdown, failovers', () => {
     const entries = [
       ...Array.from({ length: 7 }, () => row()),
@@ -304,7 +304,12 @@ describe('renderRoutingLog header', () => {
 
   it('reads one row in the singular, and an empty log as such', () => {
     assert.equal(headerLine(pageOf([row()])), '1 row · 1 served · 0 failed');
-    assert.equal(renderRoutingLog(pageOf([])), '0 rows · 0 served · 0 failed');
+    assert.equal(renderRoutingLog(pageOf([])).split('\n')[0], '0 rows · 0 served · 0 failed');
+  });
+
+  it('ends with the command that reads on from the cursor the page carries', () => {
+    const page = { ...pageOf([row()]), nextSince: '2026-11-30T12:00:05.123Z' };
+    assert.equal(renderRoutingLog(page).split('\n').at(-1), 'rows placed or changed from here on: cihub pool log --since 2026-11-30T12:00:05.123Z');
   });
 });
 

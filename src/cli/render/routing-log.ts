@@ -56,7 +56,17 @@ export function renderRoutingLog(page: RoutingLogPage, opts: RenderOptions = {})
     lines.push(aligned(row.cells, widths));
     for (const explain of EXPLAINERS) for (const line of explain(row.entry, ctx)) lines.push(`  ↳ ${line}`);
   }
+  lines.push(followLine(page));
   return lines.join('\n');
+}
+
+/**
+ * How to read on from this page: the cursor the API hands a poller, as the flag that sends it.
+ * Since is inclusive, so the newest change shown comes back once more; when limit cut a --since
+ * page, the rows it left out changed later than that, so the same line reaches them too.
+ */
+function followLine(page: RoutingLogPage): string {
+  return `rows placed or changed from here on: cihub pool log --since ${page.nextSince}`;
 }
 
 /** "12 rows · 9 served · 3 failed (…) · 2 failed over", counted over every row the Hub holds. */
