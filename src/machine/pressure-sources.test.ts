@@ -1,5 +1,6 @@
 import { describe, it, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -52,6 +53,16 @@ describe('readPressure: the host file first, then the AMD drm counter', () => {
       if (r.busy !== null) assert.equal(reading?.source, 'host-file');
     });
   }
+
+  it('reads a named pipe at the host file as no reading, without waiting for a writer, and goes on to the AMD counter', async () => {
+    // Opening a FIFO for reading blocks until something writes to it: the sampler's tick, and the
+    // libuv thread under it, would wait for good.
+    mkdirSync(dirname(paths.hostFile), { recursive: true });
+    const made = spawnSync('mkfifo', [paths.hostFile], { encoding: 'utf8' });
+    assert.equal(made.status, 0, made.stderr);
+    card(0, 'card0', '45\n');
+    assert.deepEqual(await readPressure(paths), { source: 'amd-drm', busyPercent: 45, path: join(paths.drmDirs[0]!, 'card0', 'device', 'gpu_busy_percent') });
+  });
 
   it('prefers the host file over an AMD counter that also answers', async () => {
     hostFile('{"busyPercent": 20}');

@@ -8,6 +8,7 @@
  * Tests point the readers at a temporary directory laid out like /sys; nothing here knows a
  * real path.
  */
+import { constants } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 
 /** sysfs counters are a line; the host file is one small JSON object. Anything longer is not one of them. */
@@ -24,15 +25,21 @@ function failure(err: unknown): { readonly kind: 'absent' } | { readonly kind: '
   return ABSENT_CODES.has(code) ? { kind: 'absent' } : { kind: 'unreadable', code };
 }
 
-/** The first SMALL_FILE_MAX_BYTES of a file as UTF-8 text (a longer file is refused as unreadable). */
+/**
+ * The first SMALL_FILE_MAX_BYTES of a file as UTF-8 text (a longer file is refused as unreadable).
+ * Only a regular file is read. Opened without O_NONBLOCK, a named pipe at the host file's path
+ * held the open until something wrote to it, so the sampler's tick (and the libuv thread under
+ * it) waited for good; a device such as /dev/zero is no counter either.
+ */
 export async function readSmallFile(path: string): Promise<FileRead> {
   let handle;
   try {
-    handle = await open(path, 'r');
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
     return failure(err);
   }
   try {
+    if (!(await handle.stat()).isFile()) return { kind: 'unreadable', code: 'ENOTREG' };
     const buffer = Buffer.alloc(SMALL_FILE_MAX_BYTES + 1);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     if (bytesRead > SMALL_FILE_MAX_BYTES) return { kind: 'unreadable', code: 'ETOOBIG' };
