@@ -38,7 +38,7 @@ export function smoothBusy(previous: number | null, reading: number): number {
 
 /** The highest band whose entry threshold the value reaches. */
 function bandEntered(value: number): PressureBand {
-  for (let band = 3; band > 0; band--) if (value >= PRESSURE_ENTER_AT[band]!) return band as PressureBand;
+  for (let band = PRESSURE_ENTER_AT.length - 1; band > 0; band--) if (value >= PRESSURE_ENTER_AT[band]!) return band as PressureBand;
   return 0;
 }
 

@@ -14,6 +14,7 @@ import { NODE_UUID_PATTERN } from '../pairing/identity-claim.js';
 import type { BackendView } from '../engines/types.js';
 import { readThroughputAdvert, type ThroughputAdvert } from './throughput-advert.js';
 import { isHardwareTier, type HardwareTier } from '../machine/hardware-tier.js';
+import { MAX_PRESSURE } from '../placement/peer-load.js';
 
 /** Most models read from one peer engine; more is not a plausible inventory. */
 export const MAX_PEER_MODELS_PER_ENGINE = 2_000;
@@ -33,7 +34,8 @@ export const PROMPT_CEILING_RANGE = { min: 1024, max: 1_048_576 } as const;
 export const MAX_NUM_CTX = 10_000_000;
 /** Parallel Ollama slots a peer may state. */
 export const OLLAMA_SLOTS_RANGE = { min: 1, max: 256 } as const;
-export const GPU_PRESSURE_RANGE = { min: 0, max: 3 } as const;
+/** A peer's GPU-pressure band: an integer from idle (0) to the top band. */
+export const GPU_PRESSURE_RANGE = { min: 0, max: MAX_PRESSURE } as const;
 /** Models a peer may list as unservable; a longer list is refused whole. */
 export const MAX_UNSERVABLE_MODELS = 2_000;
 /** Container CPU is summed across cores: 100 % per core, and no host has more than 1024. */

@@ -14,6 +14,7 @@
 export const UNKNOWN_PEER_LOAD = 2;
 /** The GPU-pressure band (0-3) of a node that did not measure one: mid-band, never 0. */
 export const UNKNOWN_PRESSURE = 1;
+/** The top GPU-pressure band (machine/pressure-band.ts: 0.85 smoothed busy or more); also where the floor of forwards stops. */
 export const MAX_PRESSURE = 3;
 
 export function peerQueueDepth(forwardedNow: number, reportedInFlight: number | null, forwardedAtSnapshot: number): number {
