@@ -30,9 +30,21 @@ export const HARDWARE: Readonly<Record<'detecting' | 'midRange' | 'unsized' | 'c
   cpuOnly: { detected: true, tier: 'cpu-only', unknownBecause: null, platform: 'linux', arch: 'arm64', memoryBytes: 64 * GIB, gpus: [], gpuMemoryBytes: null },
 };
 
-export const PRESSURE: Readonly<Record<'noPeer' | 'noSource' | 'band2', LocalPressureView>> = {
+export const PRESSURE: Readonly<Record<'noPeer' | 'noSource' | 'firstTick' | 'aged' | 'band2', LocalPressureView>> = {
   noPeer: { band: null, smoothedPercent: null, source: null, path: null, sampledMsAgo: null, sampling: false, noSource: false },
   noSource: { band: null, smoothedPercent: null, source: null, path: null, sampledMsAgo: null, sampling: true, noSource: true },
+  /** A peer has just connected and the first tick has not come round. */
+  firstTick: { band: null, smoothedPercent: null, source: null, path: null, sampledMsAgo: null, sampling: true, noSource: false },
+  /** The last reading is older than two sampling intervals (no tick has finished since). */
+  aged: {
+    band: null,
+    smoothedPercent: null,
+    source: 'host-file',
+    path: '/srv/cihub/state/hardware/gpu_pressure.json',
+    sampledMsAgo: 45_000,
+    sampling: true,
+    noSource: false,
+  },
   band2: {
     band: 2,
     smoothedPercent: 72.4,

@@ -51,6 +51,18 @@ describe("pool status: this node's tier and band", () => {
       pressure: /^not measured: no source answers/,
     },
     {
+      name: 'a peer connected and no tick yet: the first reading is at most one 10 s interval away',
+      local: machine(HARDWARE.midRange, PRESSURE.firstTick),
+      tier: /^mid-range/,
+      pressure: 'not measured yet: the first reading comes within 10 s',
+    },
+    {
+      name: 'a last reading too old to advertise says how old it is',
+      local: machine(HARDWARE.midRange, PRESSURE.aged),
+      tier: /^mid-range/,
+      pressure: 'not measured: the last reading (45 s ago) is too old to advertise',
+    },
+    {
       name: 'cpu-only without a GPU',
       local: machine(HARDWARE.cpuOnly, PRESSURE.noPeer),
       tier: 'cpu-only (no GPU an engine uses; 64.0 GiB memory)',

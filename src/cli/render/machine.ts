@@ -4,7 +4,7 @@
  * Absent figures are worded as absent ("not measured", "not detected"), never as 0 or idle.
  */
 import type { HardwareTierView } from '../../machine/hardware-report.js';
-import type { LocalPressureView } from '../../machine/pressure-sampler.js';
+import { PRESSURE_SAMPLE_INTERVAL_MS, type LocalPressureView } from '../../machine/pressure-sampler.js';
 import type { PoolStatus } from '../../status/pool-status.js';
 import { UNKNOWN_PRESSURE } from '../../placement/peer-load.js';
 
@@ -48,7 +48,7 @@ export function localPressureText(p: LocalPressureView): string {
   if (!p.sampling) return "not measured: no peer connected, so nothing is read (a band is only compared with a peer's)";
   if (p.noSource) return 'not measured: no source answers (no host file, no AMD gpu_busy_percent); peers rank this node mid-band';
   if (p.sampledMsAgo !== null) return `not measured: the last reading (${ago(p.sampledMsAgo)}) is too old to advertise`;
-  return 'not measured yet: the first reading comes within 10 s';
+  return `not measured yet: the first reading comes within ${PRESSURE_SAMPLE_INTERVAL_MS / 1000} s`;
 }
 
 type PeerRow = PoolStatus['peers'][number];
