@@ -7,6 +7,7 @@ import { HARDWARE, machine, PRESSURE } from '../../status/machine.fixture.js';
 import { usablePeerFixture } from '../../placement/usable-peer.fixture.js';
 import type { PeerMachineFacts } from '../../status/machine-status.js';
 import { renderPoolStatus } from './pool-status.js';
+import { DEFAULT_SETTINGS } from '../../config/settings-schema.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00.000Z');
 const PEER = 'hub-b.tail0.ts.net';
@@ -121,12 +122,36 @@ describe("pool status: each peer's tier and band", () => {
       note: 'hardware tier high-end · GPU pressure not reported',
     },
   ];
+  // What ranking reads is worth a word only where ranking reads bands at all.
+  const weighed = { settings: { ...DEFAULT_SETTINGS, poolPressureWeight: 1 } };
   for (const r of rows) {
-    it(r.name, () => {
-      const s = status(local, r.facts, r.ranked);
+    it(`${r.name} (poolPressureWeight 1)`, () => {
+      const s = status(local, r.facts, r.ranked, weighed);
       const p = s.peers[0]!;
       assert.deepEqual({ gpuPressure: p.gpuPressure, rankedPressure: p.rankedPressure }, r.json);
       assert.equal(p.hardwareTier, 'high-end');
+      assert.equal(peerNote(s)?.trim(), `↳ ${r.note}`);
+    });
+  }
+
+  const unweighed: readonly { name: string; facts: PeerMachineFacts; ranked: number; note: string }[] = [
+    {
+      name: 'no band sent: not reported, and no mid-band reading claimed',
+      facts: { gpuPressure: null, snapshotAtMs: fresh },
+      ranked: 1,
+      note: 'hardware tier high-end · GPU pressure not reported',
+    },
+    {
+      name: "a band under this Hub's forwards: the band as sent, and no floor claimed",
+      facts: { gpuPressure: 0, snapshotAtMs: fresh },
+      ranked: 2,
+      note: 'hardware tier high-end · GPU pressure band 0',
+    },
+  ];
+  for (const r of unweighed) {
+    it(`${r.name} at poolPressureWeight 0, where ranking never reads a band`, () => {
+      const s = status(local, r.facts, r.ranked);
+      assert.equal(s.settings.poolPressureWeight, 0);
       assert.equal(peerNote(s)?.trim(), `↳ ${r.note}`);
     });
   }

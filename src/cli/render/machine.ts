@@ -53,14 +53,19 @@ export function localPressureText(p: LocalPressureView): string {
 
 type PeerRow = PoolStatus['peers'][number];
 
-/** A peer's tier and band as one note; null for a Hub that reported neither field (an older build). */
-export function peerMachineNote(p: PeerRow): string | null {
+/**
+ * A peer's tier and band as one note; null for a Hub that reported neither field (an older build).
+ * What ranking reads for the band is added only when `pressureWeighed` (poolPressureWeight above
+ * 0): at 0 the comparator never reads a band, so "ranks as 1" would state a reading that does
+ * not happen, on every peer that cannot measure.
+ */
+export function peerMachineNote(p: PeerRow, pressureWeighed: boolean): string | null {
   if (p.status === 'pending' || p.gpuPressure === undefined) return null;
   const tier = p.hardwareTier === null ? 'hardware tier not reported' : `hardware tier ${p.hardwareTier}`;
   const band = p.gpuPressure === null ? 'GPU pressure not reported' : `GPU pressure band ${p.gpuPressure}`;
   const r = p.rankedPressure;
   const why =
-    r === null || r === undefined || r === p.gpuPressure
+    !pressureWeighed || r === null || r === undefined || r === p.gpuPressure
       ? null
       : r > (p.gpuPressure ?? UNKNOWN_PRESSURE)
         ? "floored by this Hub's forwards in flight there"

@@ -85,7 +85,7 @@ export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary 
     lines.push('Peers: none paired');
   } else {
     lines.push(`Peers (${peers.length})`);
-    lines.push(...peerLines(peers, nowMs));
+    lines.push(...peerLines(peers, nowMs, status.settings.poolPressureWeight > 0));
     const stuck = peers.filter((p) => p.pairingProblem !== null);
     if (stuck.length > 0) {
       lines.push('');
@@ -343,7 +343,7 @@ function forwardedText(p: PoolStatus['peers'][number]): string {
   return p.forwardedInFlight > 0 ? `, ${p.forwardedInFlight} forwarded from here` : '';
 }
 
-function peerLines(peers: PoolStatus['peers'], nowMs: number): string[] {
+function peerLines(peers: PoolStatus['peers'], nowMs: number, pressureWeighed: boolean): string[] {
   const rows: string[][] = [];
   const notes = new Map<number, string[]>();
   peers.forEach((p, i) => {
@@ -386,7 +386,7 @@ function peerLines(peers: PoolStatus['peers'], nowMs: number): string[] {
     if (p.status !== 'pending') note.push(containersText(p.containers));
     const slotsNote = peerSlotsNote(p);
     if (slotsNote !== null) note.push(slotsNote);
-    const machineNote = peerMachineNote(p);
+    const machineNote = peerMachineNote(p, pressureWeighed);
     if (machineNote !== null) note.push(machineNote);
     const auth = p.status === 'pending' ? '-' : p.pairingProblem !== null ? 'not confirmed' : authWord(p.authMode);
     const limits = p.status === 'pending' ? ['', ''] : [`context ${capText(peerCapReading(p))}`, `ceiling ${capText(peerCeilingReading(p))}`];
