@@ -54,7 +54,7 @@ import { systemResolver } from './tailnet/private-address.js';
 import { envTailscale } from './tailnet/env-tailscale.js';
 import { arch, hostname, platform, totalmem } from 'node:os';
 import { PressureSampler } from './machine/pressure-sampler.js';
-import { pressurePaths, readPressure } from './machine/pressure-sources.js';
+import { gpuBesideAmdCounter, pressurePaths, readPressure } from './machine/pressure-sources.js';
 import { HardwareReport } from './machine/hardware-report.js';
 import { nvidiaSmiRunner, probeHardware, PROC_NVIDIA_DIR, PROC_VERSION_FILE, SYS_DRM_DIR, sysctlRunner } from './machine/hardware-probe.js';
 import { ContainerSampler } from './containers/container-sampler.js';
@@ -196,15 +196,15 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
     background,
   });
   const refusals = new EngineRefusalWarnings(clock, logger);
+  const hardware = new HardwareReport();
   // GPU pressure reads only while a peer is connected: without one, a tick is this one query.
   const pressurePathsHere = pressurePaths(env.dataDir);
   const pressure = new PressureSampler({
     clock,
     logger,
-    read: () => readPressure(pressurePathsHere),
+    read: () => readPressure(pressurePathsHere, { amdCounter: gpuBesideAmdCounter(hardware.view().gpus) === null }),
     peerConnected: () => peers.store.list().some((row) => row.status === 'connected'),
   });
-  const hardware = new HardwareReport();
   const pool: PoolAccess = {
     usablePeers: () =>
       directions().outbound.enabled

@@ -242,7 +242,7 @@ function pressureCheck(status: PoolStatus): DoctorCheck | null {
   if (p === undefined) return null;
   const weight = status.settings.poolPressureWeight;
   const weighs = weight === 0 ? 'poolPressureWeight is 0: ranking here does not weigh bands' : `poolPressureWeight is ${weight}`;
-  const found = `GPU pressure ${localPressureText(p)}; ${weighs}`;
+  const found = `GPU pressure ${localPressureText(p, status.localNode.hardware)}; ${weighs}`;
   if (p.band === null && p.sampling && weight > 0) {
     return check(
       'M2',

@@ -4,7 +4,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { PRESSURE_HOST_FILE, pressurePaths, readPressure, type PressureSourcePaths } from './pressure-sources.js';
+import { gpuBesideAmdCounter, PRESSURE_HOST_FILE, pressurePaths, readPressure, type PressureSourcePaths } from './pressure-sources.js';
+import type { DetectedGpu } from './hardware-tier.js';
+
+const AMD_COUNTER = { amdCounter: true } as const;
 
 let root: string;
 let paths: PressureSourcePaths;
@@ -25,7 +28,7 @@ const card = (dir: number, name: string, busy: string) => write(join(paths.drmDi
 
 describe('readPressure: the host file first, then the AMD drm counter', () => {
   it('reads nothing on a machine with neither source: null, not 0', async () => {
-    assert.equal(await readPressure(paths), null);
+    assert.equal(await readPressure(paths, AMD_COUNTER), null);
   });
 
   it('puts the host file at <data-dir>/state/hardware/gpu_pressure.json', () => {
@@ -48,7 +51,7 @@ describe('readPressure: the host file first, then the AMD drm counter', () => {
   for (const r of hostRows) {
     it(r.name, async () => {
       hostFile(r.text);
-      const reading = await readPressure(paths);
+      const reading = await readPressure(paths, AMD_COUNTER);
       assert.equal(reading?.busyPercent ?? null, r.busy);
       if (r.busy !== null) assert.equal(reading?.source, 'host-file');
     });
@@ -61,43 +64,75 @@ describe('readPressure: the host file first, then the AMD drm counter', () => {
     const made = spawnSync('mkfifo', [paths.hostFile], { encoding: 'utf8' });
     assert.equal(made.status, 0, made.stderr);
     card(0, 'card0', '45\n');
-    assert.deepEqual(await readPressure(paths), { source: 'amd-drm', busyPercent: 45, path: join(paths.drmDirs[0]!, 'card0', 'device', 'gpu_busy_percent') });
+    assert.deepEqual(await readPressure(paths, AMD_COUNTER), {
+      source: 'amd-drm',
+      busyPercent: 45,
+      path: join(paths.drmDirs[0]!, 'card0', 'device', 'gpu_busy_percent'),
+    });
   });
 
   it('prefers the host file over an AMD counter that also answers', async () => {
     hostFile('{"busyPercent": 20}');
     card(0, 'card0', '90\n');
-    assert.deepEqual(await readPressure(paths), { source: 'host-file', busyPercent: 20, path: paths.hostFile });
+    assert.deepEqual(await readPressure(paths, AMD_COUNTER), { source: 'host-file', busyPercent: 20, path: paths.hostFile });
   });
 
   it('falls through to the AMD counter when the host file is malformed', async () => {
     hostFile('{"busyPercent": "high"}');
     card(0, 'card0', '45\n');
-    assert.deepEqual(await readPressure(paths), { source: 'amd-drm', busyPercent: 45, path: join(paths.drmDirs[0]!, 'card0', 'device', 'gpu_busy_percent') });
+    assert.deepEqual(await readPressure(paths, AMD_COUNTER), {
+      source: 'amd-drm',
+      busyPercent: 45,
+      path: join(paths.drmDirs[0]!, 'card0', 'device', 'gpu_busy_percent'),
+    });
   });
 
   it('takes the busiest of several AMD cards', async () => {
     card(0, 'card0', '12\n');
     card(0, 'card1', '88\n');
-    assert.equal((await readPressure(paths))?.busyPercent, 88);
+    assert.equal((await readPressure(paths, AMD_COUNTER))?.busyPercent, 88);
   });
 
   it('reads only cardN devices, not their connectors', async () => {
     card(0, 'card0-DP-1', '99\n');
     card(0, 'card0', '5\n');
-    assert.equal((await readPressure(paths))?.busyPercent, 5);
+    assert.equal((await readPressure(paths, AMD_COUNTER))?.busyPercent, 5);
   });
 
   it('skips a card whose counter is not a percentage', async () => {
     card(0, 'card0', 'garbage\n');
     card(0, 'card1', '250\n');
-    assert.equal(await readPressure(paths), null);
+    assert.equal(await readPressure(paths, AMD_COUNTER), null);
   });
 
   it('tries the host /sys mount first, then the drm directory of the machine it runs on', async () => {
     card(1, 'card0', '33\n');
-    assert.equal((await readPressure(paths))?.busyPercent, 33);
+    assert.equal((await readPressure(paths, AMD_COUNTER))?.busyPercent, 33);
     card(0, 'card0', '66\n');
-    assert.equal((await readPressure(paths))?.busyPercent, 66);
+    assert.equal((await readPressure(paths, AMD_COUNTER))?.busyPercent, 66);
   });
+});
+
+describe('the AMD counter beside another vendor', () => {
+  it('is not read when detection found a GPU of another vendor: the host file still is', async () => {
+    card(0, 'card0', '0\n');
+    assert.equal(await readPressure(paths, { amdCounter: false }), null, 'an idle iGPU must not stand for the machine');
+    hostFile('{"busyPercent": 70}');
+    assert.equal((await readPressure(paths, { amdCounter: false }))?.source, 'host-file');
+  });
+
+  const gpu = (vendor: DetectedGpu['vendor']): DetectedGpu => ({ vendor, memoryBytes: 8 * 2 ** 30, via: 'test' });
+  const cases: readonly { found: string; gpus: readonly DetectedGpu[] | null; beside: string | null }[] = [
+    { found: 'detection could not tell', gpus: null, beside: null },
+    { found: 'no GPU', gpus: [], beside: null },
+    { found: 'AMD cards only', gpus: [gpu('amd'), gpu('amd')], beside: null },
+    { found: 'an AMD iGPU and an NVIDIA card', gpus: [gpu('amd'), gpu('nvidia')], beside: 'nvidia' },
+    { found: 'an NVIDIA card alone', gpus: [gpu('nvidia')], beside: 'nvidia' },
+    { found: 'Apple silicon', gpus: [gpu('apple')], beside: 'apple' },
+  ];
+  for (const c of cases) {
+    it(`with ${c.found}: ${c.beside === null ? 'the counter may speak' : `not beside the ${c.beside} GPU`}`, () => {
+      assert.equal(gpuBesideAmdCounter(c.gpus), c.beside);
+    });
+  }
 });

@@ -17,6 +17,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { listDir, readSmallFile } from './small-files.js';
+import type { DetectedGpu, GpuVendor } from './hardware-tier.js';
 
 /** The host file, relative to the data dir (spec: /data/state/hardware/gpu_pressure.json). */
 export const PRESSURE_HOST_FILE = join('state', 'hardware', 'gpu_pressure.json');
@@ -49,9 +50,21 @@ const CARD_NAME = /^card\d+$/;
 const HOST_FILE_SCHEMA = z.object({ busyPercent: z.number().finite().min(0).max(100) }).passthrough();
 const DRM_BUSY = /^\s*(\d{1,3})\s*$/;
 
-/** The first source that answers, or null when none does. */
-export async function readPressure(paths: PressureSourcePaths): Promise<PressureReading | null> {
-  return (await readHostFile(paths.hostFile)) ?? (await readAmdDrm(paths.drmDirs));
+/**
+ * The GPU that keeps the AMD counter from speaking for this machine, or null when it may.
+ * gpu_busy_percent measures its own card: on a machine whose engines run on an NVIDIA card beside
+ * an AMD integrated GPU, it would read the idle iGPU and advertise band 0 for a machine whose
+ * inference GPU is committed, the very misreading "absent means neutral" exists to prevent. So
+ * the counter is read only when every GPU detection found is AMD; when detection could not
+ * tell (null), as before.
+ */
+export function gpuBesideAmdCounter(gpus: readonly DetectedGpu[] | null): GpuVendor | null {
+  return gpus?.find((g) => g.vendor !== 'amd')?.vendor ?? null;
+}
+
+/** The first source that answers, or null when none does; the AMD counter only when `amdCounter`. */
+export async function readPressure(paths: PressureSourcePaths, opts: { readonly amdCounter: boolean }): Promise<PressureReading | null> {
+  return (await readHostFile(paths.hostFile)) ?? (opts.amdCounter ? await readAmdDrm(paths.drmDirs) : null);
 }
 
 export async function readHostFile(path: string): Promise<PressureReading | null> {

@@ -52,6 +52,18 @@ describe("pool status: this node's tier and band", () => {
       pressure: /^not measured: no source answers/,
     },
     {
+      name: 'no source on a machine without a GPU: both sources named as silent',
+      local: machine(HARDWARE.cpuOnly, PRESSURE.noSource),
+      tier: /^cpu-only/,
+      pressure: 'not measured: no source answers (no host file, no AMD gpu_busy_percent); peers rank this node mid-band',
+    },
+    {
+      name: 'no source beside an NVIDIA card: the AMD counter named as not read there',
+      local: machine(HARDWARE.midRange, PRESSURE.noSource),
+      tier: /^mid-range/,
+      pressure: 'not measured: no source answers (no host file; an AMD counter is not read beside the nvidia GPU); peers rank this node mid-band',
+    },
+    {
       name: 'a peer connected and no tick yet: the first reading is at most one 10 s interval away',
       local: machine(HARDWARE.midRange, PRESSURE.firstTick),
       tier: /^mid-range/,

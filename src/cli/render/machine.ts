@@ -7,6 +7,7 @@ import type { HardwareTierView } from '../../machine/hardware-report.js';
 import { PRESSURE_SAMPLE_INTERVAL_MS, type LocalPressureView } from '../../machine/pressure-sampler.js';
 import type { PoolStatus } from '../../status/pool-status.js';
 import { UNKNOWN_PRESSURE } from '../../placement/peer-load.js';
+import { gpuBesideAmdCounter } from '../../machine/pressure-sources.js';
 
 const GIB = 1024 ** 3;
 const gib = (bytes: number): string => `${(bytes / GIB).toFixed(1)} GiB`;
@@ -35,8 +36,8 @@ function ago(ms: number): string {
   return ms < 60_000 ? `${Math.round(ms / 1000)} s ago` : `${Math.round(ms / 60_000)} min ago`;
 }
 
-/** The "GPU pressure" field of this node. */
-export function localPressureText(p: LocalPressureView): string {
+/** The "GPU pressure" field of this node; `hardware` says whether the AMD counter was left unread beside another vendor's GPU. */
+export function localPressureText(p: LocalPressureView, hardware: HardwareTierView | undefined): string {
   if (p.band !== null) {
     const parts = [
       `${p.smoothedPercent ?? '?'} % busy, smoothed`,
@@ -46,7 +47,11 @@ export function localPressureText(p: LocalPressureView): string {
     return `band ${p.band} (${parts.join(', ')})`;
   }
   if (!p.sampling) return "not measured: no peer connected, so nothing is read (a band is only compared with a peer's)";
-  if (p.noSource) return 'not measured: no source answers (no host file, no AMD gpu_busy_percent); peers rank this node mid-band';
+  if (p.noSource) {
+    const beside = gpuBesideAmdCounter(hardware?.gpus ?? null);
+    const sources = beside === null ? 'no host file, no AMD gpu_busy_percent' : `no host file; an AMD counter is not read beside the ${beside} GPU`;
+    return `not measured: no source answers (${sources}); peers rank this node mid-band`;
+  }
   if (p.sampledMsAgo !== null) return `not measured: the last reading (${ago(p.sampledMsAgo)}) is too old to advertise`;
   return `not measured yet: the first reading comes within ${PRESSURE_SAMPLE_INTERVAL_MS / 1000} s`;
 }

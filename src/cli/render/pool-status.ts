@@ -185,7 +185,7 @@ function thisNodeLines(status: PoolStatus): string[] {
   const slots = slotsText(node);
   if (slots !== null) lines.push(field('ollama slots', slots));
   if (node.hardware !== undefined) lines.push(field('hardware tier', hardwareTierText(node.hardware)));
-  if (node.gpuPressure !== undefined) lines.push(field('GPU pressure', localPressureText(node.gpuPressure)));
+  if (node.gpuPressure !== undefined) lines.push(field('GPU pressure', localPressureText(node.gpuPressure, node.hardware)));
   if (node.containers) lines.push(field('containers', ownContainersText(node.containers)));
   return lines;
 }
