@@ -202,7 +202,7 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
   const pressure = new PressureSampler({
     clock,
     logger,
-    read: () => readPressure(pressurePathsHere, { amdCounter: gpuBesideAmdCounter(hardware.view().gpus) === null }),
+    read: () => readPressure(pressurePathsHere, { amdCounter: gpuBesideAmdCounter(hardware.view().gpus) === null, nowMs: clock.nowMs() }),
     peerConnected: () => peers.store.list().some((row) => row.status === 'connected'),
   });
   const pool: PoolAccess = {

@@ -1,13 +1,14 @@
 import { describe, it, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { gpuBesideAmdCounter, PRESSURE_HOST_FILE, pressurePaths, readPressure, type PressureSourcePaths } from './pressure-sources.js';
+import { gpuBesideAmdCounter, HOST_FILE_MAX_AGE_MS, PRESSURE_HOST_FILE, pressurePaths, readPressure, type PressureSourcePaths } from './pressure-sources.js';
 import type { DetectedGpu } from './hardware-tier.js';
 
-const AMD_COUNTER = { amdCounter: true } as const;
+/** Both sources allowed, read as the files were just written. */
+const fresh = (amdCounter = true) => ({ amdCounter, nowMs: Date.now() });
 
 let root: string;
 let paths: PressureSourcePaths;
@@ -28,7 +29,7 @@ const card = (dir: number, name: string, busy: string) => write(join(paths.drmDi
 
 describe('readPressure: the host file first, then the AMD drm counter', () => {
   it('reads nothing on a machine with neither source: null, not 0', async () => {
-    assert.equal(await readPressure(paths, AMD_COUNTER), null);
+    assert.equal(await readPressure(paths, fresh()), null);
   });
 
   it('puts the host file at <data-dir>/state/hardware/gpu_pressure.json', () => {
@@ -51,7 +52,7 @@ describe('readPressure: the host file first, then the AMD drm counter', () => {
   for (const r of hostRows) {
     it(r.name, async () => {
       hostFile(r.text);
-      const reading = await readPressure(paths, AMD_COUNTER);
+      const reading = await readPressure(paths, fresh());
       assert.equal(reading?.busyPercent ?? null, r.busy);
       if (r.busy !== null) assert.equal(reading?.source, 'host-file');
     });
@@ -64,7 +65,7 @@ describe('readPressure: the host file first, then the AMD drm counter', () => {
     const made = spawnSync('mkfifo', [paths.hostFile], { encoding: 'utf8' });
     assert.equal(made.status, 0, made.stderr);
     card(0, 'card0', '45\n');
-    assert.deepEqual(await readPressure(paths, AMD_COUNTER), {
+    assert.deepEqual(await readPressure(paths, fresh()), {
       source: 'amd-drm',
       busyPercent: 45,
       path: join(paths.drmDirs[0]!, 'card0', 'device', 'gpu_busy_percent'),
@@ -74,13 +75,13 @@ describe('readPressure: the host file first, then the AMD drm counter', () => {
   it('prefers the host file over an AMD counter that also answers', async () => {
     hostFile('{"busyPercent": 20}');
     card(0, 'card0', '90\n');
-    assert.deepEqual(await readPressure(paths, AMD_COUNTER), { source: 'host-file', busyPercent: 20, path: paths.hostFile });
+    assert.deepEqual(await readPressure(paths, fresh()), { source: 'host-file', busyPercent: 20, path: paths.hostFile });
   });
 
   it('falls through to the AMD counter when the host file is malformed', async () => {
     hostFile('{"busyPercent": "high"}');
     card(0, 'card0', '45\n');
-    assert.deepEqual(await readPressure(paths, AMD_COUNTER), {
+    assert.deepEqual(await readPressure(paths, fresh()), {
       source: 'amd-drm',
       busyPercent: 45,
       path: join(paths.drmDirs[0]!, 'card0', 'device', 'gpu_busy_percent'),
@@ -90,35 +91,35 @@ describe('readPressure: the host file first, then the AMD drm counter', () => {
   it('takes the busiest of several AMD cards', async () => {
     card(0, 'card0', '12\n');
     card(0, 'card1', '88\n');
-    assert.equal((await readPressure(paths, AMD_COUNTER))?.busyPercent, 88);
+    assert.equal((await readPressure(paths, fresh()))?.busyPercent, 88);
   });
 
   it('reads only cardN devices, not their connectors', async () => {
     card(0, 'card0-DP-1', '99\n');
     card(0, 'card0', '5\n');
-    assert.equal((await readPressure(paths, AMD_COUNTER))?.busyPercent, 5);
+    assert.equal((await readPressure(paths, fresh()))?.busyPercent, 5);
   });
 
   it('skips a card whose counter is not a percentage', async () => {
     card(0, 'card0', 'garbage\n');
     card(0, 'card1', '250\n');
-    assert.equal(await readPressure(paths, AMD_COUNTER), null);
+    assert.equal(await readPressure(paths, fresh()), null);
   });
 
   it('tries the host /sys mount first, then the drm directory of the machine it runs on', async () => {
     card(1, 'card0', '33\n');
-    assert.equal((await readPressure(paths, AMD_COUNTER))?.busyPercent, 33);
+    assert.equal((await readPressure(paths, fresh()))?.busyPercent, 33);
     card(0, 'card0', '66\n');
-    assert.equal((await readPressure(paths, AMD_COUNTER))?.busyPercent, 66);
+    assert.equal((await readPressure(paths, fresh()))?.busyPercent, 66);
   });
 });
 
 describe('the AMD counter beside another vendor', () => {
   it('is not read when detection found a GPU of another vendor: the host file still is', async () => {
     card(0, 'card0', '0\n');
-    assert.equal(await readPressure(paths, { amdCounter: false }), null, 'an idle iGPU must not stand for the machine');
+    assert.equal(await readPressure(paths, fresh(false)), null, 'an idle iGPU must not stand for the machine');
     hostFile('{"busyPercent": 70}');
-    assert.equal((await readPressure(paths, { amdCounter: false }))?.source, 'host-file');
+    assert.equal((await readPressure(paths, fresh(false)))?.source, 'host-file');
   });
 
   const gpu = (vendor: DetectedGpu['vendor']): DetectedGpu => ({ vendor, memoryBytes: 8 * 2 ** 30, via: 'test' });
@@ -135,4 +136,27 @@ describe('the AMD counter beside another vendor', () => {
       assert.equal(gpuBesideAmdCounter(c.gpus), c.beside);
     });
   }
+});
+
+describe('a host file its writer stopped updating', () => {
+  const WRITTEN_AT_MS = Date.parse('2026-11-30T12:00:00.000Z');
+  const at = (nowMs: number) => readPressure(paths, { amdCounter: true, nowMs });
+  beforeEach(() => {
+    hostFile('{"busyPercent": 95}');
+    utimesSync(paths.hostFile, new Date(WRITTEN_AT_MS), new Date(WRITTEN_AT_MS));
+    card(0, 'card0', '10\n');
+  });
+
+  it('is read up to a minute after it was written', async () => {
+    assert.equal((await at(WRITTEN_AT_MS + HOST_FILE_MAX_AGE_MS))?.source, 'host-file');
+  });
+
+  it('is no reading after that, and the next source answers', async () => {
+    assert.equal(HOST_FILE_MAX_AGE_MS, 60_000);
+    assert.deepEqual(await at(WRITTEN_AT_MS + HOST_FILE_MAX_AGE_MS + 1), {
+      source: 'amd-drm',
+      busyPercent: 10,
+      path: join(paths.drmDirs[0]!, 'card0', 'device', 'gpu_busy_percent'),
+    });
+  });
 });

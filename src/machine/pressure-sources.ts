@@ -62,14 +62,24 @@ export function gpuBesideAmdCounter(gpus: readonly DetectedGpu[] | null): GpuVen
   return gpus?.find((g) => g.vendor !== 'amd')?.vendor ?? null;
 }
 
+/**
+ * A host file last written longer ago than this is no reading: its writer has stopped, and the
+ * figure it left (band 0 as much as band 3) would otherwise be advertised for good. Six sampling
+ * intervals, for a writer the docs ask to run every few seconds.
+ */
+export const HOST_FILE_MAX_AGE_MS = 60_000;
+
 /** The first source that answers, or null when none does; the AMD counter only when `amdCounter`. */
-export async function readPressure(paths: PressureSourcePaths, opts: { readonly amdCounter: boolean }): Promise<PressureReading | null> {
-  return (await readHostFile(paths.hostFile)) ?? (opts.amdCounter ? await readAmdDrm(paths.drmDirs) : null);
+export async function readPressure(
+  paths: PressureSourcePaths,
+  opts: { readonly amdCounter: boolean; readonly nowMs: number },
+): Promise<PressureReading | null> {
+  return (await readHostFile(paths.hostFile, opts.nowMs)) ?? (opts.amdCounter ? await readAmdDrm(paths.drmDirs) : null);
 }
 
-export async function readHostFile(path: string): Promise<PressureReading | null> {
+export async function readHostFile(path: string, nowMs: number): Promise<PressureReading | null> {
   const file = await readSmallFile(path);
-  if (file.kind !== 'ok') return null;
+  if (file.kind !== 'ok' || nowMs - file.modifiedAtMs > HOST_FILE_MAX_AGE_MS) return null;
   let json: unknown;
   try {
     json = JSON.parse(file.text);

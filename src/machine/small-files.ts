@@ -14,7 +14,10 @@ import { open, readdir } from 'node:fs/promises';
 /** sysfs counters are a line; the host file is one small JSON object. Anything longer is not one of them. */
 export const SMALL_FILE_MAX_BYTES = 4096;
 
-export type FileRead = { readonly kind: 'ok'; readonly text: string } | { readonly kind: 'absent' } | { readonly kind: 'unreadable'; readonly code: string };
+export type FileRead =
+  | { readonly kind: 'ok'; readonly text: string; /** The file's mtime, ms since the epoch. */ readonly modifiedAtMs: number }
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'unreadable'; readonly code: string };
 export type DirRead =
   { readonly kind: 'ok'; readonly names: readonly string[] } | { readonly kind: 'absent' } | { readonly kind: 'unreadable'; readonly code: string };
 
@@ -39,11 +42,12 @@ export async function readSmallFile(path: string): Promise<FileRead> {
     return failure(err);
   }
   try {
-    if (!(await handle.stat()).isFile()) return { kind: 'unreadable', code: 'ENOTREG' };
+    const stat = await handle.stat();
+    if (!stat.isFile()) return { kind: 'unreadable', code: 'ENOTREG' };
     const buffer = Buffer.alloc(SMALL_FILE_MAX_BYTES + 1);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     if (bytesRead > SMALL_FILE_MAX_BYTES) return { kind: 'unreadable', code: 'ETOOBIG' };
-    return { kind: 'ok', text: buffer.subarray(0, bytesRead).toString('utf8') };
+    return { kind: 'ok', text: buffer.subarray(0, bytesRead).toString('utf8'), modifiedAtMs: stat.mtimeMs };
   } catch (err) {
     return failure(err);
   } finally {
