@@ -113,7 +113,7 @@ describe('exit codes', () => {
       assert.match(res.stderr, /^Nothing was changed: poolLocalAffinity must be/);
     });
 
-    it('a change declined at the prompt: exit 1', async () => {
+    it('a change with no terminal to confirm it: exit 1', async () => {
       const res = await runCli(['pool', 'disable'], { dataDir: hub.dataDir });
       assert.equal(res.code, 1);
       assert.match(res.stderr, /needs confirmation/);
