@@ -3,8 +3,11 @@
  * Hub through hub.json in the data dir and authenticates with operator.key beside it.
  * Every failure becomes a CliError carrying one sentence for stderr.
  */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { request } from '../util/undici-lean.js';
 import { dataDirRefused, readHubInfo, readOperatorKey } from '../config/data-dir.js';
+import { processEnv } from '../config/env.js';
 import { HUB_BOOT_PATH } from '../http/hub-boot-routes.js';
 import { parseJsonOrUndefined, readBounded, UpstreamReadError } from '../util/bounded-read.js';
 import { describeCallFailure } from '../util/call-failure.js';
@@ -85,8 +88,40 @@ export interface HubTarget {
   verified?: Promise<void>;
 }
 
-export function findHub(dataDir: string): HubTarget {
+/** Who runs this cihub, as far as finding the Hub goes; the process by default, a table in tests. */
+export interface Invoker {
+  readonly uid: number | null;
+  /** SUDO_USER: the account that ran sudo, when cihub runs under it. */
+  readonly sudoUser: string | null;
+  /** ~/.cihub of the account cihub runs as: where it looks when neither --data-dir nor CIHUB_DATA_DIR says. */
+  readonly defaultDataDir: string;
+}
+
+const thisProcess = (): Invoker => ({
+  uid: process.getuid?.() ?? null,
+  sudoUser: processEnv().SUDO_USER || null,
+  defaultDataDir: join(homedir(), '.cihub'),
+});
+
+/**
+ * Whether a data dir with no Hub is root's own because cihub runs under plain sudo: then the
+ * Hub most likely runs as the account that typed sudo, in its data dir, and "start one with
+ * cihub serve" would start a second Hub as root. The operator guide tells operators to expect
+ * "No device key found" here, so that is how the sentence starts.
+ */
+export function sudoLookedInRootsHome(dataDir: string, who: Invoker): boolean {
+  return who.uid === 0 && who.sudoUser !== null && who.sudoUser !== 'root' && dataDir === who.defaultDataDir;
+}
+
+export function findHub(dataDir: string, who: Invoker = thisProcess()): HubTarget {
   const info = readHubInfo(dataDir);
+  if (info === null && sudoLookedInRootsHome(dataDir, who)) {
+    throw new HubNotRunningError(
+      `No device key found: under sudo, cihub looked in root's data dir ${dataDir}, and no Hub runs there. Run cihub as the account the Hub runs as: without sudo (as ${who.sudoUser}, if the Hub is yours), or with \`sudo -u <that account>\`.`,
+      `no device key found: under sudo, cihub looked in root's data dir ${dataDir}, and no Hub runs there`,
+      `run cihub as the account the Hub runs as: without sudo (as ${who.sudoUser}, if the Hub is yours), or with \`sudo -u <that account>\``,
+    );
+  }
   if (info === null && dataDirRefused(dataDir)) {
     throw new HubUnreachableError(
       `This account cannot read the data dir ${dataDir}, so it cannot tell whether its Hub runs. Run cihub as the user that owns that folder (the account the Hub runs as), not under sudo or as another user.`,
