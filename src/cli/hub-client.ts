@@ -3,11 +3,9 @@
  * Hub through hub.json in the data dir and authenticates with operator.key beside it.
  * Every failure becomes a CliError carrying one sentence for stderr.
  */
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { request } from '../util/undici-lean.js';
 import { dataDirRefused, readHubInfo, readOperatorKey } from '../config/data-dir.js';
-import { processEnv } from '../config/env.js';
+import { homeDataDir, processEnv, sudoUser } from '../config/env.js';
 import { HUB_BOOT_PATH } from '../http/hub-boot-routes.js';
 import { parseJsonOrUndefined, readBounded, UpstreamReadError } from '../util/bounded-read.js';
 import { describeCallFailure } from '../util/call-failure.js';
@@ -99,8 +97,8 @@ export interface Invoker {
 
 const thisProcess = (): Invoker => ({
   uid: process.getuid?.() ?? null,
-  sudoUser: processEnv().SUDO_USER || null,
-  defaultDataDir: join(homedir(), '.cihub'),
+  sudoUser: sudoUser(processEnv()),
+  defaultDataDir: homeDataDir(),
 });
 
 /**

@@ -562,7 +562,17 @@ function dockerSocketFrom(value: string | undefined): string | null {
 /** The data dir: CIHUB_DATA_DIR, else ~/.cihub. Also what the CLI uses to find its Hub. */
 export function dataDirFromEnv(env: Env): string {
   const dir = env.CIHUB_DATA_DIR?.trim();
-  return dir ? dir : join(homedir(), '.cihub');
+  return dir ? dir : homeDataDir();
+}
+
+/** ~/.cihub of the account this process runs as: the data dir when nothing names another. */
+export function homeDataDir(): string {
+  return join(homedir(), '.cihub');
+}
+
+/** SUDO_USER: the account that ran sudo, when this process runs under it; null otherwise. */
+export function sudoUser(env: Env): string | null {
+  return env.SUDO_USER?.trim() || null;
 }
 
 /** The process environment, handed out from here so no other module reads it directly. */
