@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { ApiError, currentSession, signOut, whenSignedOut } from './api';
 import { Dashboard, type GuideStep } from './context';
 import { Home } from './Home';
-import { HubPool } from './HubPool';
+import { HubPool } from './hub-pool/page';
 import { LogView } from './LogView';
 import { Resources } from './Resources';
 import { SetupGuide } from './SetupGuide';

@@ -2,7 +2,7 @@ import { api, POOL } from './api';
 import { FirstByteChart, CHART_WINDOW_MS } from './FirstByteChart';
 import { FirstReadFailed } from './FirstReadFailed';
 import { useNow, usePoll, useRoutingLog } from './hooks';
-import { POOL_PAGE_POLL_MS } from './HubPool';
+import { POOL_PAGE_POLL_MS } from './hub-pool/polling';
 import type { PoolStatus, RoutingRow, ThroughputAdvert, ThroughputEstimate } from './types';
 import {
   failedRowsParts,

@@ -1,0 +1,94 @@
+import { useEffect, useState } from 'react';
+import { hubName, notSentAdvice, pinProblem, scanForHubs, sendPairRequest, type Discovery } from '../actions';
+import { useDashboard } from '../context';
+import { DirectoryNotes } from '../DirectoryNotes';
+import type { PoolStatus } from '../types';
+import type { Flash } from './act';
+import type { PinField } from './pairing-pin';
+import { Section } from './section';
+
+export function DiscoverableDevices({
+  s,
+  setFlash,
+  refresh,
+  otherPin,
+  setOtherPin,
+}: { s: PoolStatus; setFlash: (f: Flash) => void; refresh: () => Promise<void> } & PinField) {
+  const { readOnly } = useDashboard();
+  const pinRefused = pinProblem(otherPin) !== null;
+  const [scan, setScan] = useState<Discovery | null>(null);
+  const [scanning, setScanning] = useState(false);
+  const run = async () => {
+    setScanning(true);
+    setScan(await scanForHubs());
+    setScanning(false);
+  };
+  useEffect(() => {
+    if (!readOnly) void run();
+  }, [readOnly]);
+  if (readOnly) return null;
+  // Whatever the scan listed: rows heard on the LAN, or tailnet rows from this machine's own
+  // Tailscale, say nothing about the devices only the Admin API would name, so the way to add
+  // them stays in view as long as the Hub has no OAuth client, not only beside an empty list.
+  const credentialHint = scan?.available === true && !s.tailscaleAdminApiConfigured;
+  return (
+    <Section id="discoverable" title="Discoverable devices">
+      <div className="row">
+        <button type="button" onClick={() => void run()} disabled={scanning}>
+          {scanning ? 'Scanning…' : 'Rescan'}
+        </button>
+        <span className="small muted">
+          Scans when this page opens and on Rescan, never on a timer: each scan contacts every unpaired device on the tailnet. Pair sends the PIN typed under
+          Pairing PIN, if any.
+        </span>
+      </div>
+      {scan === null ? null : !scan.available ? (
+        <p className="notice" data-testid="discovery-unavailable">
+          {scan.why}
+        </p>
+      ) : scan.hubs.length === 0 ? (
+        <div className="notice" data-testid="discovery-empty">
+          <p>No unpaired Hubs found.</p>
+          <DirectoryNotes directories={scan.directories} credentialHintShown={credentialHint} />
+        </div>
+      ) : (
+        <ul className="plain">
+          {scan.hubs.map((h) => (
+            <li key={h.nodeFqdn} className="row">
+              <span title={h.nodeFqdn}>{hubName(h)}</span>
+              {h.unverified === true ? (
+                <span className="tag">Unverified</span>
+              ) : (
+                <button
+                  type="button"
+                  disabled={pinRefused}
+                  title={pinRefused ? 'The PIN typed under Pairing PIN is not six digits' : undefined}
+                  onClick={async () => {
+                    // The PIN typed under Pairing PIN goes with it, as with that section's Pair.
+                    const withPin = otherPin.trim() !== '';
+                    setFlash(null);
+                    const o = await sendPairRequest(h.nodeFqdn, otherPin);
+                    if (o.sent && withPin) setOtherPin('');
+                    setFlash(
+                      o.sent
+                        ? { tone: 'good', text: `Pairing request sent to ${h.nodeFqdn}${withPin ? ' with the PIN' : ''}.` }
+                        : { tone: 'bad', text: `Not sent. ${notSentAdvice(o)}`, detail: `The Hub said: ${o.reason}` },
+                    );
+                    await refresh();
+                  }}
+                >
+                  Pair
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {credentialHint && (
+        <p className="small" data-testid="oauth-hint">
+          To list every device on your tailnet, set TAILSCALE_OAUTH_CLIENT_ID and TAILSCALE_OAUTH_CLIENT_SECRET in the Hub's .env.
+        </p>
+      )}
+    </Section>
+  );
+}

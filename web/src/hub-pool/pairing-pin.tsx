@@ -1,0 +1,146 @@
+import { useEffect, useState } from 'react';
+import { api, POOL } from '../api';
+import { notSentAdvice, pinProblem, sendPairRequest } from '../actions';
+import { useDashboard } from '../context';
+import { useNow } from '../hooks';
+import type { PoolStatus } from '../types';
+import type { Act, Flash } from './act';
+import { Section } from './section';
+
+export interface PinField {
+  readonly otherPin: string;
+  setOtherPin(pin: string): void;
+}
+
+export function PairingPin({
+  s,
+  receivedAt,
+  act,
+  setFlash,
+  refresh,
+  otherPin,
+  setOtherPin,
+}: { s: PoolStatus; receivedAt: number | null; act: Act; setFlash: (f: Flash) => void; refresh: () => Promise<void> } & PinField) {
+  const { readOnly } = useDashboard();
+  const now = useNow();
+  const [minted, setMinted] = useState<{ pin: string; expiresAt: string } | null>(null);
+  const [name, setName] = useState('');
+  // The status decides whether a PIN is live: one spent by a request, cancelled or replaced from
+  // the CLI is gone there, whatever this page minted. The digits show only for the PIN status names.
+  // The countdown runs from the time the Hub said was left, from when its answer arrived:
+  // expiresAt read by this browser's clock is off by however far the two clocks disagree, and
+  // the next status read may be 15 s away when the PIN lapses.
+  const deadline = s.pairingPin.expiresInMs === null || receivedAt === null ? null : receivedAt + s.pairingPin.expiresInMs;
+  const left = deadline === null ? 0 : Math.max(0, deadline - now);
+  const live = s.pairingPin.active && left > 0;
+  const shown = minted !== null && live && s.pairingPin.expiresAt === minted.expiresAt ? minted : null;
+  const problem = pinProblem(otherPin);
+  useEffect(() => {
+    if (minted !== null && left === 0) setMinted(null);
+  }, [minted, left]);
+
+  const pair = async () => {
+    // The last request's outcome would otherwise stand for this one until its answer comes (up to 10 s).
+    setFlash(null);
+    const outcome = await sendPairRequest(name.trim(), otherPin);
+    if (outcome.sent) {
+      setFlash({ tone: 'good', text: `Pairing request sent to ${name.trim()}. It is listed under Pending requests until that Hub approves it.` });
+      setName('');
+      setOtherPin('');
+    } else setFlash({ tone: 'bad', text: `Not sent. ${notSentAdvice(outcome)}`, detail: `The Hub said: ${outcome.reason}` });
+    await refresh();
+  };
+
+  return (
+    <Section id="pairing-pin" title="Pairing PIN">
+      <p className="small muted">
+        A PIN proves the request comes from someone in front of this Hub's screen. It works once, for ten minutes; generating another replaces it, and five
+        wrong guesses destroy it.
+      </p>
+      {shown !== null ? (
+        <div>
+          <div className="pin-digits mono" data-testid="pin-digits" aria-label={`PIN ${shown.pin.split('').join(' ')}`}>
+            {shown.pin}
+          </div>
+          <p role="timer" aria-live="off">
+            Expires in {Math.floor(left / 60000)}:{String(Math.floor((left % 60000) / 1000)).padStart(2, '0')}
+          </p>
+        </div>
+      ) : live ? (
+        <p>A PIN is active until {new Date(deadline!).toLocaleTimeString()}. Its digits were shown once, when it was made.</p>
+      ) : (
+        <p className="muted">No PIN is active.</p>
+      )}
+      <p className="small">
+        This node's key fingerprint: <span className="mono">{s.localNode.identity?.fingerprint ?? '—'}</span>
+      </p>
+      {!readOnly && (
+        <>
+          <div className="row">
+            <button
+              type="button"
+              className="primary"
+              disabled={!s.enabled}
+              onClick={() =>
+                void act(async () => {
+                  const res = await api<{ pin: string; expiresAt: string }>('POST', `${POOL}/pairing-pin`);
+                  // Status first, so the digits never show beside a status that has not seen the PIN yet.
+                  await refresh();
+                  setMinted({ pin: res.pin, expiresAt: res.expiresAt });
+                }, 'PIN generated. Type it on the other Hub within ten minutes.')
+              }
+            >
+              Generate PIN
+            </button>
+            {live && (
+              <button
+                type="button"
+                onClick={() =>
+                  void act(async () => {
+                    await api('DELETE', `${POOL}/pairing-pin`);
+                    setMinted(null);
+                  }, 'PIN cancelled.')
+                }
+              >
+                Cancel PIN
+              </button>
+            )}
+          </div>
+          {!s.enabled && <p className="small muted">Hub Pool is off here, so it takes no pairing requests and cannot make a PIN.</p>}
+          <h3 style={{ marginTop: '1rem' }}>Send a request</h3>
+          <div className="field">
+            <label htmlFor="pair-name">Other Hub's tailnet name</label>
+            <input
+              id="pair-name"
+              type="text"
+              className="mono"
+              placeholder="hub-b.example-tailnet.ts.net"
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+            />
+          </div>
+          <div className="field">
+            <label htmlFor="other-pin">PIN from the other Hub (optional)</label>
+            <input
+              id="other-pin"
+              type="text"
+              inputMode="numeric"
+              autoComplete="off"
+              maxLength={6}
+              value={otherPin}
+              onChange={(e) => setOtherPin(e.target.value.replace(/\D/g, ''))}
+              aria-invalid={problem !== null}
+              aria-describedby="other-pin-help"
+            />
+            <span id="other-pin-help" className={`small ${problem !== null ? '' : 'muted'}`}>
+              {problem ?? 'Six digits, made under Pairing PIN on the other Hub. Without one, the request carries only this Hub’s name.'}
+            </span>
+          </div>
+          <button type="button" disabled={name.trim() === '' || problem !== null} onClick={() => void pair()}>
+            Pair
+          </button>
+        </>
+      )}
+    </Section>
+  );
+}

@@ -1,0 +1,73 @@
+import { api, POOL } from '../api';
+import { useDashboard } from '../context';
+import type { PeerView } from '../types';
+import { ago, containersWords, notCandidateWords, peerState, peerTags, tierWords } from '../words';
+import { removal, type Act, type Removal } from './act';
+import { PairingProblem } from './pairing-problem';
+
+export function PeerRow({ p, act, now, self, outboundOn }: { p: PeerView; act: Act; now: number; self: string | null; outboundOn: boolean }) {
+  const { readOnly } = useDashboard();
+  const st = peerState(p);
+  return (
+    <li data-testid="paired-hub" data-peer={p.nodeFqdn}>
+      <div className="row">
+        <span className="mono" title={p.nodeFqdn}>
+          {p.nodeFqdn}
+        </span>
+        <span className={`badge ${st.tone}`} data-testid="peer-status">
+          {st.label}
+        </span>
+        {peerTags(p).map((t) => (
+          <span key={t} className="tag">
+            {t}
+          </span>
+        ))}
+      </div>
+      {st.next !== null && <p className={`small ${st.needsYou ? 'notice bad' : 'muted'}`}>{st.next}</p>}
+      <PairingProblem p={p} />
+      <p className="small muted">
+        Last seen {ago(p.lastSeenAt, now)} · {queueWords(p, outboundOn)} · {tierWords(p.hardwareTier)} · engines{' '}
+        {p.backends === null ? 'not reported yet' : p.backends.map((b) => b.kind).join(', ') || 'none'}
+      </p>
+      <p className="small muted" data-testid="peer-containers">
+        {containersWords(p.containers)}
+      </p>
+      {!readOnly && (
+        <div className="row">
+          <button
+            type="button"
+            onClick={() =>
+              void act(
+                () => api('POST', `${POOL}/peers/${p.id}/${p.enabled ? 'disable' : 'enable'}`),
+                p.enabled ? `${p.nodeFqdn} disabled: no work either way until enabled.` : `${p.nodeFqdn} enabled.`,
+              )
+            }
+          >
+            {p.enabled ? 'Disable' : 'Enable'}
+          </button>
+          <button
+            type="button"
+            className="danger"
+            onClick={() => {
+              if (window.confirm(`Unpair ${p.nodeFqdn}? It is told to drop its half too.`))
+                void act(() => api<Removal>('DELETE', `${POOL}/peers/${p.id}`), removal('unpair', p.nodeFqdn, self, `Unpaired ${p.nodeFqdn}.`));
+            }}
+          >
+            Unpair
+          </button>
+        </div>
+      )}
+    </li>
+  );
+}
+
+/**
+ * The queue ranking counts for a peer, as the CLI shows it: not the peer's last self-report, which
+ * is never aged and would show a silent or unreachable peer as idle. Status gives it only for a
+ * candidate, so in its place the row says why the peer is not one, as Resources does.
+ */
+function queueWords(p: PeerView, outboundOn: boolean): string {
+  const depth = p.queueDepth ?? null;
+  if (depth === null) return notCandidateWords(p, outboundOn);
+  return `queue ${p.snapshotStale === true ? `${depth} (no recent report; counted as mid-load)` : depth}`;
+}

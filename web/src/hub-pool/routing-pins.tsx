@@ -1,0 +1,82 @@
+import { useState } from 'react';
+import { api, POOL } from '../api';
+import { useDashboard } from '../context';
+import type { PoolStatus } from '../types';
+import { isPaired } from '../words';
+import type { Act } from './act';
+import { Section } from './section';
+
+export function RoutingPins({ s, act }: { s: PoolStatus; act: Act }) {
+  const { readOnly } = useDashboard();
+  const [model, setModel] = useState('');
+  const [target, setTarget] = useState('local');
+  const targets = ['local', ...s.peers.filter(isPaired).map((p) => p.nodeFqdn)];
+  return (
+    <Section id="pins" title="Routing pins">
+      <p className="small muted">A pin moves a node to the front for a model when it can serve it; it never rules the others out.</p>
+      {s.pins.length === 0 ? (
+        <p className="muted">No pins.</p>
+      ) : (
+        <ul className="plain">
+          {s.pins.map((p) => (
+            <li key={`${p.scope}:${p.model ?? ''}`} className="row">
+              <span>{p.scope === 'default' ? 'Every model' : <span className="mono">{p.model}</span>}</span>
+              <span>→ {p.targetNode}</span>
+              <span className={`badge ${p.targetAvailable ? 'good' : 'warn'}`}>
+                {p.targetAvailable ? 'Target available' : 'Target not available now: the pin is idle'}
+              </span>
+              {!readOnly && (
+                <button
+                  type="button"
+                  onClick={() =>
+                    void act(
+                      () => api('DELETE', `${POOL}/pins?scope=${p.scope}${p.scope === 'model' ? `&model=${encodeURIComponent(p.model ?? '')}` : ''}`),
+                      'Pin removed.',
+                    )
+                  }
+                >
+                  Remove
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {!readOnly && (
+        <div className="row" style={{ marginTop: '0.5rem', alignItems: 'flex-end' }}>
+          <div className="field">
+            <label htmlFor="pin-model">Model (empty: every model)</label>
+            <input id="pin-model" type="text" className="mono" value={model} onChange={(e) => setModel(e.target.value)} list="pool-models" />
+            <datalist id="pool-models">
+              {s.models.map((m) => (
+                <option key={m.model} value={m.model} />
+              ))}
+            </datalist>
+          </div>
+          <div className="field">
+            <label htmlFor="pin-target">Prefer</label>
+            <select id="pin-target" value={target} onChange={(e) => setTarget(e.target.value)}>
+              {targets.map((t) => (
+                <option key={t} value={t}>
+                  {t === 'local' ? 'This Hub (local)' : t}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button
+            type="button"
+            className="field"
+            onClick={() =>
+              void act(
+                () => api('POST', `${POOL}/pins`, model.trim() === '' ? { scope: 'default', target } : { scope: 'model', model: model.trim(), target }),
+                'Pin saved.',
+              )
+            }
+          >
+            Add pin
+          </button>
+        </div>
+      )}
+    </Section>
+  );
+}
