@@ -14,7 +14,7 @@ import { approve, peerNamed } from '../integration/pairing-fixtures.js';
 import { gotoPool, launchBrowser, openPage, signInByLink } from './browser.js';
 import { startTogether } from '../helpers/start-together.js';
 
-/** How long the Approve step keeps reading status (web/src/SetupGuide.tsx, the guide's figure). */
+/** How long the Approve step keeps reading status (web/src/setup-guide/guide.tsx, the guide's figure). */
 const WAIT_LIMIT_MS = 10 * 60_000;
 /** Its read interval. */
 const WAIT_POLL_MS = 3_000;

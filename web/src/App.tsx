@@ -5,7 +5,7 @@ import { Home } from './Home';
 import { HubPool } from './hub-pool/page';
 import { LogView } from './LogView';
 import { Resources } from './Resources';
-import { SetupGuide } from './SetupGuide';
+import { SetupGuide } from './setup-guide/guide';
 import { SignIn } from './SignIn';
 import type { SessionInfo } from './types';
 

@@ -1,0 +1,248 @@
+import { useState, type ReactNode } from 'react';
+import { api, POOL } from '../api';
+import { notSentAdvice, type PairOutcome } from '../actions';
+import type { PoolStatus } from '../types';
+import { isPaired, isVerified, notToldWords, pairingProblemWords, peerState, plural, tierWords } from '../words';
+
+interface ApproveProps {
+  readonly status: PoolStatus;
+  readonly reload: () => Promise<unknown>;
+  readonly sentSinceOpen: readonly string[];
+  /** Requests sent since the guide opened that are on their way now. */
+  readonly sending: readonly string[];
+  /** Requests sent since the guide opened whose last send failed, with the Hub's answer. */
+  readonly notSent: readonly { readonly name: string; readonly outcome: Extract<PairOutcome, { sent: false }> }[];
+  readonly notHeard: Readonly<Record<string, string>>;
+  onCancelled(name: string): void;
+  onNotHeard(name: string, why: string): void;
+  pairAgain(name: string): void;
+  /** Whether the PIN typed in a not-sent row stops its Retry. */
+  retryBlocked(name: string): boolean;
+  /** The field for a fresh PIN, shown in the row of a Hub that refused one. */
+  newPinField(name: string): ReactNode;
+  readonly expired: boolean;
+  checkAgain(): void;
+  addAnother(): void;
+  done(): void;
+}
+
+export function ApproveStep(p: ApproveProps) {
+  const s = p.status;
+  const [message, setMessage] = useState<{ readonly tone: 'bad' | 'warn'; readonly text: string } | null>(null);
+  const waiting = s.peers.filter((x) => x.status === 'pending' && x.direction === 'outbound');
+  const incoming = s.peers.filter((x) => x.status === 'pending' && x.direction === 'inbound');
+  const paired = s.peers.filter(isPaired);
+  // Verified once and answering now: an Unreachable Hub stays paired (and verified) but serves nothing.
+  const ready = paired.filter((x) => isVerified(x) && x.status === 'connected');
+  const gone = p.sentSinceOpen.filter((n) => !s.peers.some((x) => x.nodeFqdn === n));
+  const self = s.localNode.nodeFqdn;
+  /** Runs a change; `notTold` words an answer whose notified is false (the other Hub still holds its half). */
+  const run = async (call: () => Promise<unknown>, notTold?: string) => {
+    try {
+      const answer = (await call()) as { notified?: boolean } | null | undefined;
+      setMessage(notTold !== undefined && answer?.notified === false ? { tone: 'warn', text: notTold } : null);
+    } catch (err) {
+      setMessage({ tone: 'bad', text: (err as Error).message });
+    }
+    await p.reload();
+  };
+
+  return (
+    <section aria-labelledby="approve-title">
+      <h3 id="approve-title">Approve</h3>
+      {message !== null && (
+        <p className={`notice ${message.tone}`} role={message.tone === 'bad' ? 'alert' : 'status'}>
+          {message.text}
+        </p>
+      )}
+      {ready.length > 0 && (
+        <div className="notice good" data-testid="pool-ready">
+          <strong>Your pool is ready</strong>
+          <p style={{ margin: '0.3rem 0 0' }}>
+            {plural(ready.length, 'connected Hub', 'connected Hubs')}: {ready.map((v) => v.nodeFqdn).join(', ')} · {plural(s.models.length, 'model', 'models')}{' '}
+            in the pool
+          </p>
+        </div>
+      )}
+      <h4>Waiting for approval</h4>
+      {waiting.length === 0 && gone.length === 0 && p.sending.length === 0 && p.notSent.length === 0 ? (
+        <p className="small muted">Nothing is waiting.</p>
+      ) : null}
+      <ul className="plain">
+        {waiting.map((x) => {
+          const problem = pairingProblemWords(x);
+          return (
+            <li key={x.id} data-testid="guide-waiting">
+              <div className="row">
+                <span className="mono">{x.nodeFqdn}</span>
+                <span className="small muted">Waiting for the other Hub to approve</span>
+                <button
+                  type="button"
+                  onClick={() =>
+                    void run(
+                      async () => {
+                        p.onCancelled(x.nodeFqdn);
+                        return api('DELETE', `${POOL}/peers/${x.id}`);
+                      },
+                      notToldWords('cancel', x.nodeFqdn, self),
+                    )
+                  }
+                >
+                  Cancel request
+                </button>
+              </div>
+              {problem !== null && (
+                <p className="small notice bad" data-testid="guide-problem">
+                  {problem}
+                </p>
+              )}
+            </li>
+          );
+        })}
+        {p.sending
+          .filter((n) => !waiting.some((x) => x.nodeFqdn === n))
+          .map((n) => (
+            <li key={n} data-testid="guide-sending" className="row">
+              <span>Sending the request to {n}…</span>
+            </li>
+          ))}
+        {p.notSent.map(({ name, outcome }) => (
+          <li key={name} data-testid="guide-not-sent">
+            <div className="row">
+              <span>The request to {name} was not sent.</span>
+              <button type="button" disabled={p.retryBlocked(name)} onClick={() => p.pairAgain(name)}>
+                Retry
+              </button>
+            </div>
+            <p className="small">{notSentAdvice(outcome)}</p>
+            <p className="small muted">The Hub said: {outcome.reason}</p>
+            {outcome.pinRefused && p.newPinField(name)}
+          </li>
+        ))}
+        {gone.map((n) => (
+          <li key={n} data-testid="guide-gone" className="row">
+            <span>The request to {n} is gone.</span>
+            <span className="small muted">The other Hub rejected or removed it, or it expired.</span>
+            <button type="button" onClick={() => p.pairAgain(n)}>
+              Pair again
+            </button>
+          </li>
+        ))}
+      </ul>
+      <h4>Requests from other Hubs</h4>
+      {incoming.length === 0 ? <p className="small muted">No requests have arrived here.</p> : null}
+      <ul className="plain">
+        {incoming.map((x) => (
+          <li key={x.id} data-testid="guide-incoming">
+            <span className="mono">{x.nodeFqdn}</span>
+            <p className="small">
+              {x.fingerprint !== null ? (
+                <>
+                  Key fingerprint: <span className="mono">{x.fingerprint}</span>
+                </>
+              ) : (
+                'No key — this request arrived without a pairing PIN, so the name is only a claim.'
+              )}
+            </p>
+            <div className="row">
+              <button
+                type="button"
+                className="primary"
+                onClick={() =>
+                  void run(async () => {
+                    const r = await api<{ callback: 'confirmed' | 'failed'; reason: string | null }>('POST', `${POOL}/peers/${x.id}/approve`);
+                    if (r.callback === 'failed') p.onNotHeard(x.nodeFqdn, r.reason ?? 'the callback failed');
+                  })
+                }
+              >
+                Approve
+              </button>
+              <button type="button" onClick={() => void run(() => api('POST', `${POOL}/peers/${x.id}/reject`), notToldWords('reject', x.nodeFqdn, self))}>
+                Reject
+              </button>
+            </div>
+          </li>
+        ))}
+      </ul>
+      <h4>Connected Hubs</h4>
+      {paired.length === 0 ? <p className="small muted">No Hub is paired yet.</p> : null}
+      <div className="cards">
+        {paired.map((x) => {
+          const st = peerState(x);
+          const missed = p.notHeard[x.nodeFqdn];
+          // From status, so a guide opened after the approval (or on the other Hub) sees it too.
+          const problem = pairingProblemWords(x);
+          return (
+            <div key={x.id} className="card" style={{ margin: 0 }} data-testid="guide-connected" data-peer={x.nodeFqdn}>
+              <div className="row">
+                <span className="mono">{x.nodeFqdn}</span>
+                <span className={`badge ${st.tone}`}>{st.label}</span>
+                {isVerified(x) && <span className="badge good">Verified</span>}
+              </div>
+              <p className="small">
+                {tierWords(x.hardwareTier)} · engines {x.backends === null ? 'not reported yet' : x.backends.map((b) => b.kind).join(', ') || 'none running'} ·{' '}
+                {x.backends === null
+                  ? '—'
+                  : plural(
+                      x.backends.reduce((n, b) => n + b.models.length, 0),
+                      'model',
+                      'models',
+                    )}
+              </p>
+              {missed !== undefined && (
+                <p className="small notice bad" data-testid="guide-problem">
+                  {x.nodeFqdn} never received your approval ({missed}), so it still waits. Fix its HTTPS and Tailscale Serve setup, cancel the request there,
+                  then Unpair here and pair again.
+                </p>
+              )}
+              {missed === undefined && problem !== null && (
+                <p className="small notice bad" data-testid="guide-problem">
+                  {problem}
+                </p>
+              )}
+              {missed === undefined && problem === null && st.needsYou && (
+                <p className="small notice bad" data-testid="guide-problem">
+                  {st.next}
+                </p>
+              )}
+              {(missed !== undefined || problem !== null || st.needsYou) && (
+                <button
+                  type="button"
+                  className="danger"
+                  onClick={() =>
+                    void run(
+                      async () => {
+                        // Removed here, by this operator: not a request the other Hub dropped.
+                        p.onCancelled(x.nodeFqdn);
+                        return api('DELETE', `${POOL}/peers/${x.id}`);
+                      },
+                      notToldWords('unpair', x.nodeFqdn, self),
+                    )
+                  }
+                >
+                  Unpair
+                </button>
+              )}
+            </div>
+          );
+        })}
+      </div>
+      {p.expired && (
+        <p className="notice">
+          Stopped checking after 10 minutes.{' '}
+          <button type="button" onClick={p.checkAgain}>
+            Check again
+          </button>
+        </p>
+      )}
+      <div className="row" style={{ marginTop: '1rem' }}>
+        <button type="button" onClick={p.addAnother}>
+          Add another Hub
+        </button>
+        <button type="button" className="primary" onClick={p.done}>
+          Done
+        </button>
+      </div>
+    </section>
+  );
+}
