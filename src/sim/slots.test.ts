@@ -115,12 +115,19 @@ describe('model runner slots', () => {
     busy.release('keep');
   });
 
-  it('unloads an idle model when its keep-alive runs out', async () => {
-    const r = runtime(1, { keepAliveMs: 100 });
+  it('keeps an idle model loaded while its keep-alive lasts', async () => {
+    // An hour, 36 s of wall time at this scale: no pause of the test process comes near it.
+    const r = runtime(1, { keepAliveMs: 3_600_000 });
     (await r.acquire(req('a'))).release({ text: 'abcd' });
     assert.equal(r.loadedNumCtx(), 4096);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    assert.equal(r.loadedNumCtx(), null);
+    assert.deepEqual(r.slotCachedTokens(), [1]);
+  });
+
+  it('unloads an idle model when its keep-alive runs out', async () => {
+    // 1 ms of wall time: asserting it still loaded right after release raced a busy machine.
+    const r = runtime(1, { keepAliveMs: 100 });
+    (await r.acquire(req('a'))).release({ text: 'abcd' });
+    await waitFor(() => r.loadedNumCtx() === null, 'the keep-alive to run out');
     assert.deepEqual(r.slotCachedTokens(), [0]);
   });
 });
