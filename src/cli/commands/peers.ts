@@ -197,6 +197,11 @@ export async function approve(opts: ChangeOptions & { ref: string }): Promise<st
   const hub = findHub(opts.dataDir);
   const peer = findPeer(await listPeers(hub), opts.ref);
   if (peer.direction !== 'inbound' || peer.status !== 'pending') {
+    // The sender's operator is the one likely to try: each Hub approves only the requests it received.
+    if (peer.direction === 'outbound' && peer.status === 'pending')
+      throw new CliError(
+        `${peer.nodeFqdn} has no request waiting for this Hub's approval: this Hub sent the request, so an operator on ${peer.nodeFqdn} approves it there.`,
+      );
     throw new CliError(
       `${peer.nodeFqdn} has no request waiting for this Hub's approval (its row is ${peer.direction === 'inbound' ? 'in' : 'out'}, ${peer.status}).`,
     );
