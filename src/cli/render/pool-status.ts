@@ -21,7 +21,8 @@ const REASON_TEXT: Readonly<Record<PoolStatus['reason'], string>> = {
   active: 'routing across the pool',
   no_peers: "on, no peer connected: serving from this Hub's own engines",
   partially_disabled: 'partly switched off',
-  disabled_by_env: "off: HUB_POOL_USER_DISABLED=true in this Hub's environment (the setting cannot override it)",
+  // The variable is read only at start, so the fix is both steps (config/kill-switch.ts).
+  disabled_by_env: "off: HUB_POOL_USER_DISABLED=true in this Hub's environment, which the setting cannot override (remove it and restart the Hub)",
   disabled_by_setting: 'off: poolEnabled is false (turn on with `cihub pool enable`)',
 };
 
