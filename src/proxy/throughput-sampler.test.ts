@@ -68,6 +68,23 @@ describe('ThroughputSampler', () => {
     assert.equal(reading?.tokensPerSec, (BODY_BYTES / 4 / 5_000) * 1000);
   });
 
+  it('times the decode of a stream whose engine reports a token count but no generation time from its first byte to its end', () => {
+    const decodeOf = (over: Partial<WalkSettled>): number | null => {
+      const book = new ThroughputBook(new ManualClock());
+      const sampler = new ThroughputSampler({ book, aloneOn: () => true });
+      sampler.onAttempt({ requestId: 'r1', model: 'qwen3:8b', candidate: peer, index: 0 });
+      const usage = { promptTokens: BODY_BYTES / 4, cachedTokens: null, promptMs: null, completionTokens: 100, decodeMs: null };
+      sampler.onSettled({ ...settled(null), engineTimings: () => usage, ...over });
+      return book.estimates()[0]?.decodeTokensPerSec ?? null;
+    };
+    // First byte at 400 ms, end at 2,400 ms: 100 tokens in 2 s.
+    assert.equal(decodeOf({ totalMs: 2_400 }), 50);
+    // A non-streamed answer's wait holds the prefill too: no decode rate from it.
+    assert.equal(decodeOf({ stream: false, totalMs: 2_400 }), null);
+    // A stream cut off before its end did not run to the end.
+    assert.equal(decodeOf({ bodyFault: { kind: 'dropped' }, totalMs: 2_400 }), null);
+  });
+
   it('files a missed deadline in the estimate placement reads, so the same body is predicted at the very budget it missed', () => {
     // Not a multiple of 4: rounded down here and up in placement, the two estimates differ by a token.
     const bodyBytes = 80_002;

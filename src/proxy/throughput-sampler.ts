@@ -55,7 +55,10 @@ export class ThroughputSampler implements WalkObserver {
     // Timed from its own attempt: the wait for the nodes tried before it is not this node's prefill.
     const r = prefillReading(attemptFacts(s, idle[s.attempt - 1] === true, s.attemptHeadersMs, false, timings));
     if (r !== null) this.#deps.book.record(key, r);
-    const decode = decodeRate(timings);
+    // Without the engine's own generation time, a stream that ran to its end is timed from its
+    // first byte; a non-streamed wait also holds the prefill, and a cut-off stream never ended.
+    const streamedMs = s.stream && s.bodyFault === null && s.headersMs !== null ? s.totalMs - s.headersMs : null;
+    const decode = decodeRate(timings, streamedMs);
     if (decode !== null) this.#deps.book.recordDecode(key, decode);
   }
 }

@@ -96,13 +96,27 @@ describe('prefillReading (spec, "What is measured")', () => {
 });
 
 describe('decodeRate', () => {
-  const rows: readonly { name: string; timings: EngineTimings | null; rate: number | null }[] = [
+  const rows: readonly { name: string; timings: EngineTimings | null; streamedMs?: number | null; rate: number | null }[] = [
     { name: "the engine's own generation rate", timings: timings({ completionTokens: 100, decodeMs: 2000 }), rate: 50 },
+    {
+      name: "the engine's own generation time wins over the stream's",
+      timings: timings({ completionTokens: 100, decodeMs: 2000 }),
+      streamedMs: 4000,
+      rate: 50,
+    },
+    {
+      name: 'no engine generation time (usage on an OpenAI-compatible stream): the stream from its first byte to its end',
+      timings: timings({ completionTokens: 100 }),
+      streamedMs: 4000,
+      rate: 25,
+    },
+    { name: 'a stream of 0 ms: none', timings: timings({ completionTokens: 100 }), streamedMs: 0, rate: null },
+    { name: 'a stream with no token count: none', timings: timings({ promptTokens: 10_000 }), streamedMs: 4000, rate: null },
     { name: 'no timings at all: none', timings: null, rate: null },
-    { name: 'no decode time: none', timings: timings({ completionTokens: 100 }), rate: null },
+    { name: 'no decode time and not a stream: none', timings: timings({ completionTokens: 100 }), rate: null },
     { name: 'no token count: none', timings: timings({ decodeMs: 2000 }), rate: null },
     { name: 'a decode time of 0 ms: none', timings: timings({ completionTokens: 100, decodeMs: 0 }), rate: null },
     { name: 'no tokens generated: none, not a rate of 0', timings: timings({ completionTokens: 0, decodeMs: 2000 }), rate: null },
   ];
-  for (const row of rows) it(row.name, () => assert.equal(decodeRate(row.timings), row.rate));
+  for (const row of rows) it(row.name, () => assert.equal(decodeRate(row.timings, row.streamedMs ?? null), row.rate));
 });

@@ -9,6 +9,7 @@
  * - Cache hits are not reads: with a cached count, the turn is timed on the part it read, and
  *   one that read fewer than 1,024 tokens gives nothing. Appends that read more count.
  * - A streamed attempt that ran out of its first-byte budget is "at least this slow".
+ * - Decode: the engine's generation time, else a whole stream from its first byte to its end.
  * Rates are in the pool's own unit, bytes / 4 of the forwarded body.
  */
 import type { EngineTimings } from '../../proxy/walk-timings.js';
@@ -53,8 +54,15 @@ export function prefillReading(f: AttemptFacts): PrefillReading | null {
   return { promptTokens: f.estimatedTokens, tokensPerSec: ((f.estimatedTokens * share) / ms) * 1000, deadline: false };
 }
 
-/** The decode rate an answer gives (reported, never ranked on); null when the engine timed none. */
-export function decodeRate(t: EngineTimings | null): number | null {
-  if (t === null || t.completionTokens === null || t.decodeMs === null || !(t.decodeMs > 0) || t.completionTokens === 0) return null;
-  return (t.completionTokens / t.decodeMs) * 1000;
+/**
+ * The decode rate an answer gives (reported, never ranked on): the engine's own generation time
+ * when it reports one, else `streamedMs`, a stream's run from its first byte to its end (an
+ * OpenAI-compatible stream counts its tokens in usage but times nothing). null when there is no
+ * token count or no time.
+ */
+export function decodeRate(t: EngineTimings | null, streamedMs: number | null): number | null {
+  if (t === null || t.completionTokens === null || t.completionTokens === 0) return null;
+  const ms = t.decodeMs ?? streamedMs;
+  if (ms === null || !(ms > 0)) return null;
+  return (t.completionTokens / ms) * 1000;
 }
