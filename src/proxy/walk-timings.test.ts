@@ -15,6 +15,21 @@ describe('readEngineTimings', () => {
       },
     );
   });
+  it("reads a newer Ollama's cached count beside a prompt_eval_count that counts the whole prompt", () => {
+    // The repeated 7,615-token prompt on Ollama 0.34.4: the same count as the cold read, 19 ms.
+    const frame = { done: true, prompt_eval_count: 7615, prompt_eval_cached_count: 7614, prompt_eval_duration: 19_000_000 };
+    assert.deepEqual(readEngineTimings([frame]), { promptTokens: 7615, cachedTokens: 7614, promptMs: 19, completionTokens: null, decodeMs: null });
+  });
+  it("reads the cached tokens Ollama's /v1 reports in usage, as any OpenAI-compatible route does", () => {
+    const usage = { prompt_tokens: 7615, completion_tokens: 12, prompt_tokens_details: { cached_tokens: 7614 } };
+    assert.deepEqual(readEngineTimings([{ choices: [], usage }]), {
+      promptTokens: 7615,
+      cachedTokens: 7614,
+      promptMs: null,
+      completionTokens: 12,
+      decodeMs: null,
+    });
+  });
   it('takes each field from the latest frame that has it (llama.cpp timings beside OpenAI usage)', () => {
     const frames = [
       { usage: { prompt_tokens: 1, completion_tokens: 1 } },
