@@ -49,6 +49,14 @@ describe('placementInputs: which rules apply to a request', () => {
     ));
   it('poolSlotAwareness 0: no slots input, so the step records null', () =>
     assert.equal(placementInputs(args({ settings: { ...DEFAULT_SETTINGS, inferenceOllamaSlots: 2 } })).slots, undefined));
+  it('poolSlotAwareness 0: the much-slower rule still reads the stated slots for its one-request margin', () =>
+    assert.deepEqual(
+      [...placementInputs(args({ settings: { ...DEFAULT_SETTINGS, inferenceOllamaSlots: 2 } })).throughput!.statedSlots],
+      [
+        [L.id, 2],
+        [P.id, 4],
+      ],
+    ));
   it('a peer whose only engine holding the model is vLLM states no slots for it', () =>
     assert.deepEqual([...placementInputs(args({ peers: [peer(4, 'vllm')] })).slots!.stated], [[L.id, 2]]));
   it('embeddings take a slot, so slots judge them; throughput and contention do not', () => {
