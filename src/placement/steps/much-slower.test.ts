@@ -171,6 +171,37 @@ const rows: readonly Row[] = [
     slowerDemoted: [],
   },
   {
+    name: 'every node predicted to miss the budget: nothing moves, however much faster one is than another',
+    tiers: [[core7, beta1]],
+    input: throughputInput(OPENCLAW, [
+      [core7, 2_000_000],
+      [beta1, 400_000],
+    ]),
+    expect: [[core7, beta1]],
+    slowerDemoted: [],
+  },
+  {
+    name: 'the nodes the throughput step put behind for missing the budget keep their order among themselves',
+    tiers: [[betaMax], [core7, beta1]],
+    input: throughputInput(OPENCLAW, [
+      [betaMax, 34_651],
+      [core7, 2_000_000],
+      [beta1, 400_000],
+    ]),
+    expect: [[betaMax], [core7, beta1]],
+    slowerDemoted: [],
+  },
+  {
+    name: 'a prediction exactly at the budget meets it: a group with one is judged as usual',
+    tiers: [[core7, beta1]],
+    input: throughputInput(OPENCLAW, [
+      [core7, 2_000_000],
+      [beta1, 327_000],
+    ]),
+    expect: [[beta1, core7]],
+    slowerDemoted: [demotion(core7, 2_000_000, beta1, 327_000)],
+  },
+  {
     name: 'under 6,144 tokens nothing moves',
     tiers: [[core7, beta1]],
     input: throughputInput(6000, [
@@ -346,7 +377,11 @@ describe('muchSlowerStep decides as judging every later node at every position d
     const list = tier.filter((c) => !input.withheld.has(c.id));
     const held = tier.filter((c) => input.withheld.has(c.id));
     const judgedHere = (c: Candidate) => ms(c) !== null && c.id !== input.affinityHeld;
-    if (list.length === 0 || !judgedHere(list[0]!)) return [...tier];
+    const misses = (c: Candidate) => {
+      const p = input.predictions.get(c.id);
+      return p !== undefined && (p.deadline ? p.predictedMs >= input.budgetMs : p.predictedMs > input.budgetMs);
+    };
+    if (list.length === 0 || !judgedHere(list[0]!) || list.every(misses)) return [...tier];
     for (let at = 0; at < list.length - 1; at++) {
       const rankerFirst = list[at]!;
       for (;;) {
@@ -365,9 +400,10 @@ describe('muchSlowerStep decides as judging every later node at every position d
   // A fixed seed: the same 2,000 pools every run. The low bits of this generator repeat quickly, so only its high bits are used.
   let seed = 13;
   const next = (n: number) => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) >>> 12) % n;
-  const MS = [5000, 9000, 22_080, 34_651, 38_973, 60_000, 162_910];
+  // 327,000 is the budget: predictions above it miss, so some groups are all slow.
+  const MS = [5000, 9000, 22_080, 34_651, 38_973, 60_000, 162_910, 327_000, 1_200_000, 2_000_000];
 
-  it('on 2,000 random groups of 2-9 nodes: predictions, missed deadlines, withheld nodes, queues, slots, ratios and floors', () => {
+  it('on 2,000 random groups of 2-9 nodes: predictions (some past the budget), missed deadlines, withheld nodes, queues, slots, ratios and floors', () => {
     let moved = 0;
     for (let n = 0; n < 2000; n++) {
       const nodes = Array.from({ length: 2 + next(8) }, (_, i) => peerNode(`n${i}`, next(3)));

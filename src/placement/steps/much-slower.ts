@@ -10,8 +10,9 @@
  * named in slowerDemoted.
  *
  * Limits: both sides need a prediction and the faster one's must not be a missed deadline; a
- * group led by an unmeasured, pinned or affinity-held node is left alone; prompts under 6,144
- * estimated tokens move nothing; a withheld engine is never judged first nor brought forward. A
+ * group led by an unmeasured, pinned or affinity-held node is left alone, and so is a group
+ * whose every node is predicted to miss the budget; prompts under 6,144 estimated tokens move
+ * nothing; a withheld engine is never judged first nor brought forward. A
  * local engine contention moved behind the peers sits in a later group than they do (contention
  * splits the group), so this rule, working within groups, never brings it back ahead of them.
  * It writes the throughput record, adding slowerDemoted to what the throughput step wrote.
@@ -19,7 +20,7 @@
 import type { SlowerDemotion } from '../../routing-log/placement-records.js';
 import { LARGE_PROMPT_TOKENS, type ThroughputInput } from '../throughput-input.js';
 import type { Candidate, PlacementStep, Tiers } from '../types.js';
-import { heldInFront } from './throughput.js';
+import { heldInFront, missesBudget } from './throughput.js';
 
 interface Judge {
   readonly input: ThroughputInput;
@@ -76,13 +77,25 @@ function fastestFrom(list: readonly Candidate[], j: Judge): number[] {
   return out;
 }
 
+/**
+ * Every candidate predicted to miss the budget: the group the throughput step left as ranked
+ * because all of it is slow, or the one it put behind the rest. A rate read forward past the
+ * budget is not one this rule ranks on, so such a group keeps the ranker's order.
+ */
+function allMiss(list: readonly Candidate[], j: Judge): boolean {
+  return list.every((c) => {
+    const p = j.input.predictions.get(c.id);
+    return p !== undefined && missesBudget(p, j.input);
+  });
+}
+
 function reorderGroup(tier: readonly Candidate[], j: Judge, demoted: SlowerDemotion[]): Candidate[] {
   const list: Candidate[] = [];
   const withheld: Candidate[] = [];
   // Nothing withheld is the usual case: then the whole group is judged, with no test per candidate.
   if (j.input.withheld.size === 0) list.push(...tier);
   else for (const c of tier) (j.input.withheld.has(c.id) ? withheld : list).push(c);
-  if (list.length === 0 || judgedMs(list[0]!, j) === null) return [...tier];
+  if (list.length === 0 || judgedMs(list[0]!, j) === null || allMiss(list, j)) return [...tier];
   let fastest = fastestFrom(list, j);
   // Past the last candidate that may go ahead of anyone, no position can change.
   for (let at = 0; at < list.length - 1 && fastest[at + 1]! < Infinity; at++) {

@@ -68,7 +68,7 @@ function contended(c: Candidate, ctx: PlacementContext, affinityHeld: string | n
  * deadline is a lower bound: its reading is tokens / budget, so the same prompt again predicts
  * exactly the budget it already ran out of, and that is a miss (spec, "What is measured").
  */
-function missesBudget(p: Prediction, input: ThroughputInput): boolean {
+export function missesBudget(p: Prediction, input: ThroughputInput): boolean {
   return p.deadline ? p.predictedMs >= input.budgetMs : p.predictedMs > input.budgetMs;
 }
 
