@@ -6,10 +6,11 @@
  *   as its view of the peer, the serving node as its own engine's.
  * - A turn sent while the serving node had another request in flight is timed by neither, so a
  *   queue is never recorded as slow hardware.
+ * - A restart forgets it all.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { HeldRequests, nodeName, type PoolHub, post, TEST_TIMEOUT_MS, usePool } from '../helpers/pool-fixture.js';
+import { HeldRequests, nodeName, type PoolHub, post, TEST_TIMEOUT_MS, usePool, waitConnected } from '../helpers/pool-fixture.js';
 
 const MODEL = 'qwen3.6:27b';
 /** On hub-b only: its engine holds these, so hub-a's forwards keep hub-b busy. */
@@ -69,5 +70,14 @@ describe('who times a forwarded turn', () => {
     assert.equal(await turn(a, 20_000), nodeName('b'));
     const bands = await bandsOf(a, b);
     assert.ok(bands.entry.includes(16_384) && bands.serving.includes(16_384), JSON.stringify(bands));
+  });
+
+  it('a restart forgets every reading: the book is kept in memory only', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const { a, b } = pool();
+    assert.notDeepEqual(await bandsOf(a, b), { entry: [], serving: [] }, 'the turns above were timed');
+    await a.restart();
+    await b.restart();
+    await waitConnected(a, b);
+    assert.deepEqual(await bandsOf(a, b), { entry: [], serving: [] });
   });
 });
