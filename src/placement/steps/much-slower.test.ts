@@ -181,15 +181,26 @@ const rows: readonly Row[] = [
     slowerDemoted: [],
   },
   {
-    name: 'the nodes the throughput step put behind for missing the budget keep their order among themselves',
+    name: 'every node predicted to miss, in more than one group: nothing moves in any',
+    tiers: [[betaMax], [core7, beta1]],
+    input: throughputInput(OPENCLAW, [
+      [betaMax, 500_000],
+      [core7, 2_000_000],
+      [beta1, 400_000],
+    ]),
+    expect: [[betaMax], [core7, beta1]],
+    slowerDemoted: [],
+  },
+  {
+    name: 'where one node meets the budget, the misses the throughput step put behind are judged among themselves as usual',
     tiers: [[betaMax], [core7, beta1]],
     input: throughputInput(OPENCLAW, [
       [betaMax, 34_651],
       [core7, 2_000_000],
       [beta1, 400_000],
     ]),
-    expect: [[betaMax], [core7, beta1]],
-    slowerDemoted: [],
+    expect: [[betaMax], [beta1, core7]],
+    slowerDemoted: [demotion(core7, 2_000_000, beta1, 400_000)],
   },
   {
     name: 'a prediction exactly at the budget meets it: a group with one is judged as usual',
@@ -377,11 +388,7 @@ describe('muchSlowerStep decides as judging every later node at every position d
     const list = tier.filter((c) => !input.withheld.has(c.id));
     const held = tier.filter((c) => input.withheld.has(c.id));
     const judgedHere = (c: Candidate) => ms(c) !== null && c.id !== input.affinityHeld;
-    const misses = (c: Candidate) => {
-      const p = input.predictions.get(c.id);
-      return p !== undefined && (p.deadline ? p.predictedMs >= input.budgetMs : p.predictedMs > input.budgetMs);
-    };
-    if (list.length === 0 || !judgedHere(list[0]!) || list.every(misses)) return [...tier];
+    if (list.length === 0 || !judgedHere(list[0]!)) return [...tier];
     for (let at = 0; at < list.length - 1; at++) {
       const rankerFirst = list[at]!;
       for (;;) {
@@ -400,7 +407,7 @@ describe('muchSlowerStep decides as judging every later node at every position d
   // A fixed seed: the same 2,000 pools every run. The low bits of this generator repeat quickly, so only its high bits are used.
   let seed = 13;
   const next = (n: number) => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) >>> 12) % n;
-  // 327,000 is the budget: predictions above it miss, so some groups are all slow.
+  // 327,000 is the budget: predictions above it miss, so some pools are all slow.
   const MS = [5000, 9000, 22_080, 34_651, 38_973, 60_000, 162_910, 327_000, 1_200_000, 2_000_000];
 
   it('on 2,000 random groups of 2-9 nodes: predictions (some past the budget), missed deadlines, withheld nodes, queues, slots, ratios and floors', () => {
@@ -418,7 +425,12 @@ describe('muchSlowerStep decides as judging every later node at every position d
       const split = next(nodes.length);
       const tiers: Tiers = split === 0 ? [nodes] : [nodes.slice(0, split), nodes.slice(split)];
       const expectedDemoted: SlowerDemotion[] = [];
-      const expected = tiers.map((t) => judgedInFull(t, input, expectedDemoted));
+      const misses = (c: Candidate) => {
+        const p = input.predictions.get(c.id);
+        return p !== undefined && (p.deadline ? p.predictedMs >= input.budgetMs : p.predictedMs > input.budgetMs);
+      };
+      const judged = nodes.filter((c) => !input.withheld.has(c.id));
+      const expected = judged.length > 0 && judged.every(misses) ? tiers : tiers.map((t) => judgedInFull(t, input, expectedDemoted));
       const out = muchSlowerStep.run(tiers, placementContext({ model: MODEL, pins: [], throughput: input }), earlierWith(PRIOR));
       assert.deepEqual(tierIds(out.tiers), tierIds(expected), `pool ${n}`);
       assert.deepEqual(out.record?.slowerDemoted, expectedDemoted, `pool ${n}`);

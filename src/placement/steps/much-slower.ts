@@ -10,8 +10,8 @@
  * named in slowerDemoted.
  *
  * Limits: both sides need a prediction and the faster one's must not be a missed deadline; a
- * group led by an unmeasured, pinned or affinity-held node is left alone, and so is a group
- * whose every node is predicted to miss the budget; prompts under 6,144 estimated tokens move
+ * group led by an unmeasured, pinned or affinity-held node is left alone; when every node is
+ * predicted to miss the budget nothing moves; prompts under 6,144 estimated tokens move
  * nothing; a withheld engine is never judged first nor brought forward. A
  * local engine contention moved behind the peers sits in a later group than they do (contention
  * splits the group), so this rule, working within groups, never brings it back ahead of them.
@@ -78,15 +78,22 @@ function fastestFrom(list: readonly Candidate[], j: Judge): number[] {
 }
 
 /**
- * Every candidate predicted to miss the budget: the group the throughput step left as ranked
- * because all of it is slow, or the one it put behind the rest. A rate read forward past the
- * budget is not one this rule ranks on, so such a group keeps the ranker's order.
+ * Every candidate this rule could judge (none withheld) predicted to miss the budget: the spec's
+ * "when every node is predicted to miss, nothing moves". The throughput step then left them as
+ * ranked, and a rate read forward past the budget is no better ground for this rule to reorder
+ * them on. Where some node meets it, the group of misses behind is judged as any group is.
  */
-function allMiss(list: readonly Candidate[], j: Judge): boolean {
-  return list.every((c) => {
-    const p = j.input.predictions.get(c.id);
-    return p !== undefined && missesBudget(p, j.input);
-  });
+function everyNodeMisses(tiers: Tiers, input: ThroughputInput): boolean {
+  let judged = 0;
+  for (const tier of tiers) {
+    for (const c of tier) {
+      if (input.withheld.has(c.id)) continue;
+      const p = input.predictions.get(c.id);
+      if (p === undefined || !missesBudget(p, input)) return false;
+      judged++;
+    }
+  }
+  return judged > 0;
 }
 
 function reorderGroup(tier: readonly Candidate[], j: Judge, demoted: SlowerDemotion[]): Candidate[] {
@@ -95,7 +102,7 @@ function reorderGroup(tier: readonly Candidate[], j: Judge, demoted: SlowerDemot
   // Nothing withheld is the usual case: then the whole group is judged, with no test per candidate.
   if (j.input.withheld.size === 0) list.push(...tier);
   else for (const c of tier) (j.input.withheld.has(c.id) ? withheld : list).push(c);
-  if (list.length === 0 || judgedMs(list[0]!, j) === null || allMiss(list, j)) return [...tier];
+  if (list.length === 0 || judgedMs(list[0]!, j) === null) return [...tier];
   let fastest = fastestFrom(list, j);
   // Past the last candidate that may go ahead of anyone, no position can change.
   for (let at = 0; at < list.length - 1 && fastest[at + 1]! < Infinity; at++) {
@@ -137,6 +144,7 @@ export const muchSlowerStep: PlacementStep<'throughput'> = {
     if (input === undefined || prior === null || input.estimatedTokens < LARGE_PROMPT_TOKENS) return { tiers, record: prior };
     // The pin resolved once per step, not for every position judged: with the one-pass withheld
     // split, 0.96x of a long placement at 50 peers.
+    if (everyNodeMisses(tiers, input)) return { tiers, record: { ...prior, slowerDemoted: [] } };
     const j: Judge = { input, held: heldInFront(ctx, input.affinityHeld) };
     const slowerDemoted: SlowerDemotion[] = [];
     const next = tiers.map((tier) => reorderGroup(tier, j, slowerDemoted));
