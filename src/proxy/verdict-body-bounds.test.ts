@@ -1,0 +1,112 @@
+/**
+ * How much of an engine's 500 the walk reads for a verdict on the request: the first 64 KiB, for
+ * at most 5 s (request-verdict.ts). Past either the answer is no verdict and the request moves on,
+ * as any 500 does. readWithin's bounds are tested in relay-body.test.ts; these pin that the walk
+ * reads a verdict's body with those bounds, over real sockets, with a definitive verdict (one
+ * that would otherwise go back to the app at once).
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import type { Candidate } from '../placement/types.js';
+import { ROUTED_ROUTES } from './route-table.js';
+import { localCandidate as candidate, startWalkApp, walkDeps } from './walk.fixture.js';
+import { VERDICT_BODY_LIMIT_BYTES } from './request-verdict.js';
+import type { WalkSettled } from './walk-types.js';
+
+const MODEL = 'hook:7b';
+const chat = ROUTED_ROUTES.find((r) => r.path === '/api/chat')!;
+const VERDICT = 'no user query found in messages';
+const SERVED = JSON.stringify({ model: MODEL, message: { role: 'assistant', content: 'hello' }, done: true });
+
+/** Ollama's error shape carrying the verdict, padded with another field to exactly `bytes` bytes. */
+function verdictBody(bytes: number): string {
+  const bare = JSON.stringify({ error: VERDICT, pad: '' });
+  return JSON.stringify({ error: VERDICT, pad: 'x'.repeat(bytes - bare.length) });
+}
+
+describe('the 500 body the walk reads for a verdict', () => {
+  const servers: { close: () => Promise<void> }[] = [];
+  after(async () => {
+    await Promise.all(servers.map((s) => s.close()));
+  });
+
+  /** A loopback engine answering each request with `answer`, counting what it was asked. */
+  async function engine(answer: (req: IncomingMessage, res: ServerResponse) => void) {
+    let asked = 0;
+    const server = createServer((req, res) => {
+      asked++;
+      req.resume();
+      req.on('end', () => answer(req, res));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const e = {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      asked: () => asked,
+      close: () => {
+        server.closeAllConnections();
+        return new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    };
+    servers.push(e);
+    return e;
+  }
+
+  async function run(order: readonly Candidate[], stream = false): Promise<{ status: number; body: string; settled: WalkSettled }> {
+    let settle!: (s: WalkSettled) => void;
+    const settled = new Promise<WalkSettled>((resolve) => (settle = resolve));
+    const deps = walkDeps({ observers: [{ onSettled: (s) => settle(s) }] });
+    const app = await startWalkApp(deps, () => ({ route: chat, model: MODEL, order, stream, budgetMs: 10_000 }));
+    try {
+      const body = JSON.stringify({ model: MODEL, stream, messages: [{ role: 'system', content: 'no user turn' }] });
+      const res = await request(`${app.url}/api/chat`, { method: 'POST', body });
+      return { status: res.statusCode, body: await res.body.text(), settled: await settled };
+    } finally {
+      await app.close();
+      await deps.dispatcher.close();
+    }
+  }
+
+  const served = () => engine((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(SERVED));
+
+  it('reads a verdict of exactly 64 KiB and answers it at once', async () => {
+    assert.equal(VERDICT_BODY_LIMIT_BYTES, 64 * 1024, 'the bound this test is sized to');
+    const refuses = await engine((_req, res) => res.writeHead(500, { 'content-type': 'application/json' }).end(verdictBody(64 * 1024)));
+    const next = await served();
+    const r = await run([candidate('refuses', refuses.url), candidate('next', next.url)]);
+    assert.equal(r.status, 400, r.body.slice(0, 200));
+    assert.equal(r.body.length, 64 * 1024, "the engine's own body, whole");
+    assert.equal(next.asked(), 0, 'no node could have answered it: nobody else is asked');
+  });
+
+  it('takes a verdict one byte over 64 KiB for no verdict: the request moves on to the next candidate', async () => {
+    const refuses = await engine((_req, res) => res.writeHead(500, { 'content-type': 'application/json' }).end(verdictBody(64 * 1024 + 1)));
+    const next = await served();
+    const r = await run([candidate('refuses', refuses.url), candidate('next', next.url)]);
+    assert.equal(r.status, 200, r.body.slice(0, 200));
+    assert.equal(r.body, SERVED);
+    assert.deepEqual(
+      r.settled.failures.map((f) => f.failure),
+      [{ kind: 'engine-500', signature: null }],
+    );
+  });
+
+  // Streamed, so nothing else bounds the body's wait (a non-streamed read is also cut at the
+  // request's budget, 300 s or more): only the verdict read's own 5 s ends it.
+  it("takes a streamed request's verdict whose body stops arriving for no verdict: after its 5 s the request moves on", { timeout: 30_000 }, async () => {
+    const stalls = await engine((_req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json', 'content-length': 200 });
+      res.write(`{"error":"${VERDICT}"`); // and never the rest
+    });
+    const next = await served();
+    const r = await run([candidate('stalls', stalls.url), candidate('next', next.url)], true);
+    assert.equal(r.status, 200, r.body.slice(0, 200));
+    assert.equal(r.body, SERVED);
+    assert.deepEqual(
+      r.settled.failures.map((f) => f.failure),
+      [{ kind: 'engine-500', signature: null }],
+    );
+  });
+});
