@@ -175,6 +175,16 @@ describe('output faults between two engines', () => {
       [['local', 'ollama', 'truncated-upstream']],
     );
     assert.ok(Date.parse(skipped!.demoted[0]!.until) > Date.now());
+    // One warn line names the engine and the fault as it is withheld; the strikes before it say nothing.
+    const warned = hub
+      .log()
+      .split('\n')
+      .filter((l) => l.includes('withholding'))
+      .map((l) => JSON.parse(l) as { level: number; engine: string; fault: string });
+    assert.deepEqual(
+      warned.map((w) => [w.level, w.engine, w.fault]),
+      [[40, `local|ollama|${MODEL}`, 'truncated-upstream']],
+    );
     await second.setFault({ mode: 'error', status: 503, count: 1 });
     const last = await ask(hub, '/v1/chat/completions', true);
     assert.equal(last.backend, 'ollama', 'still asked when every other candidate fails');
