@@ -7,12 +7,20 @@ import type { OutputFault } from './output-check.js';
 import type { WalkDeps, WalkRequest } from './walk-types.js';
 import { candidateKey, unservableKey, type StrikeMark } from './withhold-book.js';
 
-/** An output fault: two within five minutes withhold that engine for that model, here or on the peer. */
-export function strikeOutput(deps: WalkDeps, req: WalkRequest, key: string, fault: OutputFault): void {
+/**
+ * An output fault: two within five minutes withhold that engine for that model, here or on the
+ * peer. A peer's key names the node, not the engine (the peer picks which of its engines serves),
+ * so the warning adds the engine the peer's mark says gave the answer: the operator's next step is
+ * that engine on that node.
+ */
+export function strikeOutput(deps: WalkDeps, req: WalkRequest, answered: Candidate, fault: OutputFault): void {
+  // Under the key placement reads withholds by: node, engine and model.
+  const key = candidateKey(answered, req.model);
   if (deps.outputFaults.strike(key, fault)) {
+    const via = answered.peerId !== null && answered.engine !== null ? ` (its ${answered.engine} gave the answers)` : '';
     deps.logger.warn(
-      { requestId: req.requestId, engine: key, fault },
-      `withholding ${key} after repeated ${fault}: it is asked only when every other candidate fails`,
+      { requestId: req.requestId, engine: key, backend: answered.engine, fault },
+      `withholding ${key}${via} after repeated ${fault}: it is asked only when every other candidate fails`,
     );
   }
 }

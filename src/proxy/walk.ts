@@ -43,7 +43,6 @@ import type {
   WalkRequest,
   WalkSettled,
 } from './walk-types.js';
-import { candidateKey } from './withhold-book.js';
 
 export type { RowWriter, WalkDeps, WalkObserver, WalkRequest, WalkSettled } from './walk-types.js';
 
@@ -269,7 +268,7 @@ class RequestWalk {
     if (read.kind === 'over-limit') return this.#relay(answer, read.head, false);
     if (read.kind === 'failed') {
       if (this.#req.caller.gone) return this.#settle('hung-up');
-      if (judged) strikeOutput(this.#deps, this.#req, this.#faultKey(), 'truncated-upstream');
+      if (judged) strikeOutput(this.#deps, this.#req, at.answered, 'truncated-upstream');
       if (at.start.index === this.#req.order.length - 1) return this.#relayCut(answer, read.head, judged);
       return (read.error as { code?: unknown } | null)?.code === 'UND_ERR_BODY_TIMEOUT'
         ? { kind: 'body-stalled', status, idleMs: this.#req.budgetMs }
@@ -278,7 +277,7 @@ class RequestWalk {
     const reading = judged ? readAnswer(this.#req.route.dialect, read.bytes) : null;
     const fault = reading?.fault ?? null;
     if (fault !== null) {
-      strikeOutput(this.#deps, this.#req, this.#faultKey(), fault);
+      strikeOutput(this.#deps, this.#req, at.answered, fault);
       // From the last candidate the answer goes to the app as the engine gave it, recorded as the node's fault.
       if (at.start.index < this.#req.order.length - 1) return { kind: 'output-fault', status, fault };
     }
@@ -341,7 +340,7 @@ class RequestWalk {
         return;
       }
       const fault = judge === null ? null : dropped ? 'truncated-upstream' : judge.finish();
-      if (fault !== null) strikeOutput(this.#deps, req, this.#faultKey(), fault);
+      if (fault !== null) strikeOutput(this.#deps, req, at.answered, fault);
       // An embedding has no output to judge: a complete 200 is its clean answer, and ends a withhold like any other success.
       else if (judge?.judged === true || (!req.route.completion && !dropped && answer.statusCode === 200)) clearFaults(this.#deps, req, at.answered, at.marks);
       const bodyFault: BodyFault | null = fault !== null ? { kind: 'output', fault } : dropped ? { kind: 'dropped' } : null;
@@ -468,11 +467,6 @@ class RequestWalk {
   /** Completions answered 200 are checked for output nobody can use. */
   #judged(): boolean {
     return this.#req.route.completion && this.#current!.status === 200;
-  }
-
-  /** Output faults are kept per node, engine and model, under the key placement reads them by. */
-  #faultKey(): string {
-    return candidateKey(this.#current!.answered, this.#req.model);
   }
 
   #outHeaders(answer: UpstreamExchange): OutgoingHttpHeaders {

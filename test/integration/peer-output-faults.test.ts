@@ -29,6 +29,17 @@ describe('the 2026-09-29 <unused49> engine behind a peer', () => {
     }
     const onA = (await a.status()).withheld.outputFaults.map((w) => [w.key, w.reason]);
     assert.deepEqual(onA, [[`${b.name}|*|${MODEL}`, 'degenerate-output']], 'A withholds the peer for the model');
+    // A's one warning names the engine B's mark says gave the answers, which the key cannot.
+    const warned = a
+      .log()
+      .split('\n')
+      .filter((l) => l.includes('withholding'))
+      .map((l) => JSON.parse(l) as { level: number; backend: string; fault: string; msg: string });
+    assert.deepEqual(
+      warned.map((w) => [w.level, w.backend, w.fault]),
+      [[40, 'ollama', 'degenerate-output']],
+    );
+    assert.ok(warned[0]!.msg.startsWith(`withholding ${b.name}|*|${MODEL} (its ollama gave the answers)`), warned[0]!.msg);
     // B judged the body before it sent any of it, so its strike is in place by the time A has the answer.
     const onB = (await b.status()).withheld.outputFaults.map((w) => [w.key, w.reason]);
     assert.deepEqual(onB, [[`local|ollama|${MODEL}`, 'degenerate-output']], 'B withholds its own Ollama for the model');
