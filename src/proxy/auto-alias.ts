@@ -5,6 +5,10 @@
  * 7 B parameters or more, then parameter count, how many nodes serve it, and whether this Hub
  * does. Embedding and rerank models are never picked, nor an Ollama Cloud (:cloud) tag,
  * which would send the prompt off the machine.
+ *
+ * The spec ranks by a model catalog's intelligence index between the 7 B test and the parameter
+ * count. cihub ships no model catalog and engines state no such figure, so every model's index is
+ * unknown and they all tie there: the order goes on to the parameter count, as if the key were absent.
  */
 
 export const AUTO_MODEL = 'auto';
