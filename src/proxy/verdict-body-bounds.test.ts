@@ -7,12 +7,11 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { request } from 'undici';
 import type { Candidate } from '../placement/types.js';
 import { ROUTED_ROUTES } from './route-table.js';
-import { localCandidate as candidate, startWalkApp, walkDeps } from './walk.fixture.js';
+import { localCandidate as candidate, rawEngine, startWalkApp, walkDeps } from './walk.fixture.js';
 import { VERDICT_BODY_LIMIT_BYTES } from './request-verdict.js';
 import type { WalkSettled } from './walk-types.js';
 
@@ -28,29 +27,14 @@ function verdictBody(bytes: number): string {
 }
 
 describe('the 500 body the walk reads for a verdict', () => {
-  const servers: { close: () => Promise<void> }[] = [];
+  const closers: (() => Promise<void>)[] = [];
   after(async () => {
-    await Promise.all(servers.map((s) => s.close()));
+    await Promise.all(closers.map((close) => close()));
   });
 
-  /** A loopback engine answering each request with `answer`, counting what it was asked. */
   async function engine(answer: (req: IncomingMessage, res: ServerResponse) => void) {
-    let asked = 0;
-    const server = createServer((req, res) => {
-      asked++;
-      req.resume();
-      req.on('end', () => answer(req, res));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const e = {
-      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      asked: () => asked,
-      close: () => {
-        server.closeAllConnections();
-        return new Promise<void>((resolve) => server.close(() => resolve()));
-      },
-    };
-    servers.push(e);
+    const e = await rawEngine(answer);
+    closers.push(e.close);
     return e;
   }
 

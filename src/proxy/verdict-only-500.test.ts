@@ -5,11 +5,10 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { request } from 'undici';
 import { ROUTED_ROUTES } from './route-table.js';
-import { localCandidate, startWalkApp, walkDeps } from './walk.fixture.js';
+import { localCandidate, rawEngine, startWalkApp, walkDeps } from './walk.fixture.js';
 import type { WalkSettled } from './walk-types.js';
 
 const MODEL = 'qwen3:8b';
@@ -24,18 +23,9 @@ describe('a verdict-shaped body on a status other than 500', () => {
   });
 
   async function engine(answer: (req: IncomingMessage, res: ServerResponse) => void) {
-    let asked = 0;
-    const s = createServer((req, res) => {
-      asked++;
-      req.resume();
-      req.on('end', () => answer(req, res));
-    });
-    await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-    closers.push(() => {
-      s.closeAllConnections();
-      return new Promise<void>((resolve) => s.close(() => resolve()));
-    });
-    return { url: `http://127.0.0.1:${(s.address() as AddressInfo).port}`, asked: () => asked };
+    const e = await rawEngine(answer);
+    closers.push(e.close);
+    return e;
   }
 
   for (const status of [502, 503, 504]) {

@@ -100,3 +100,24 @@ export async function startWalkApp(deps: WalkDeps, call: (body: Buffer, req: Inc
     },
   };
 }
+
+/** A loopback engine that answers each request with `answer` once its body is in, counting what it was asked. */
+export async function rawEngine(
+  answer: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ url: string; asked: () => number; close: () => Promise<void> }> {
+  let asked = 0;
+  const server = createServer((req, res) => {
+    asked++;
+    req.resume();
+    req.on('end', () => answer(req, res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    asked: () => asked,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

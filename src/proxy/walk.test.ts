@@ -4,14 +4,13 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { request } from 'undici';
 import { startSimEngine, type SimEngine } from '../sim/engine.js';
 import type { Candidate } from '../placement/types.js';
 import { InFlight } from './in-flight.js';
 import { ROUTED_ROUTES } from './route-table.js';
-import { endOnlyTrace, localCandidate as candidate, startWalkApp, walkDeps, type WalkApp } from './walk.fixture.js';
+import { endOnlyTrace, localCandidate as candidate, rawEngine, startWalkApp, walkDeps, type WalkApp } from './walk.fixture.js';
 import type { AttemptStart, WalkDeps, WalkObserver, WalkSettled } from './walk-types.js';
 import type { AttemptFailure } from './failover-policy.js';
 import { until } from '../engines/fake-engine.testkit.js';
@@ -175,27 +174,6 @@ describe('a walk that throws before it answered', () => {
     }
   });
 });
-
-/** A loopback engine that answers each request with `answer`, counting what it was asked. */
-async function rawEngine(
-  answer: (req: IncomingMessage, res: ServerResponse) => void,
-): Promise<{ url: string; asked: () => number; close: () => Promise<void> }> {
-  let asked = 0;
-  const server = createServer((req, res) => {
-    asked++;
-    req.resume();
-    req.on('end', () => answer(req, res));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    asked: () => asked,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 interface WalkRun {
   readonly status: number;

@@ -9,9 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
-import type { PoolStatus } from '../../src/status/pool-status.js';
-import type { RoutingLogEntry, RoutingLogPage } from '../../src/routing-log/entry.js';
-import { eventually, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { localBands, settledRow } from '../helpers/lone-hub-reads.js';
 
 const MODEL = 'qwen3:8b';
 const PREFILL_TPS = 2000;
@@ -27,18 +26,6 @@ async function streamTurn(client: OpenAI, messages: Message[]): Promise<{ id: st
   let answer = '';
   for await (const chunk of data) answer += chunk.choices[0]?.delta?.content ?? '';
   return { id: String(response.headers.get('x-hub-pool-request-id')), answer };
-}
-
-async function settled(hub: HubProcess, id: string): Promise<RoutingLogEntry> {
-  return eventually(async () => {
-    const { json } = await hub.api<RoutingLogPage>('GET', '/api/inference/pool/routing-log');
-    return json.entries.find((e) => e.id === id && e.outcome !== 'pending');
-  }, `row ${id} to settle`);
-}
-
-async function localBands(hub: HubProcess) {
-  const { json } = await hub.api<PoolStatus>('GET', '/api/inference/pool/status');
-  return json.localNode.throughput?.estimates.find((e) => e.model === MODEL)?.bands ?? [];
 }
 
 describe('a llama.cpp turn appended to a cached history, streamed without usage', () => {
@@ -57,16 +44,16 @@ describe('a llama.cpp turn appended to a cached history, streamed without usage'
     const client = new OpenAI({ baseURL: `${hub.pool}/v1`, apiKey: 'x', maxRetries: 0 });
     const history: Message[] = [{ role: 'user', content: HISTORY }];
     const first = await streamTurn(client, history);
-    assert.equal((await settled(hub, first.id)).outcome, 'served');
+    assert.equal((await settledRow(hub, first.id)).outcome, 'served');
     assert.deepEqual(
-      (await localBands(hub)).map((b) => b.fromTokens),
+      (await localBands(hub, MODEL)).map((b) => b.fromTokens),
       [4096],
       'the cold first turn is timed in the 4,096 band',
     );
 
     const second = await streamTurn(client, [...history, { role: 'assistant', content: first.answer }, { role: 'user', content: APPENDED }]);
-    assert.equal((await settled(hub, second.id)).outcome, 'served');
-    const bands = await localBands(hub);
+    assert.equal((await settledRow(hub, second.id)).outcome, 'served');
+    const bands = await localBands(hub, MODEL);
     const appended = bands.find((b) => b.fromTokens === 8192);
     assert.ok(appended !== undefined, `the appended turn is timed in the 8,192 band: ${JSON.stringify(bands)}`);
     assert.ok(Math.abs(appended.tokensPerSec - PREFILL_TPS) < PREFILL_TPS * 0.2, `timed on the part read: ${JSON.stringify(appended)}`);

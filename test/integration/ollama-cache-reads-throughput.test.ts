@@ -10,9 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
-import type { PoolStatus } from '../../src/status/pool-status.js';
-import type { RoutingLogEntry, RoutingLogPage } from '../../src/routing-log/entry.js';
-import { eventually, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { localBands, settledRow } from '../helpers/lone-hub-reads.js';
 
 const MODEL = 'qwen3:8b';
 const PREFILL_TPS = 2000;
@@ -32,18 +31,6 @@ async function chat(base: string, messages: Message[]): Promise<{ id: string; an
   const json = (await res.body.json()) as { message?: { content?: string } };
   assert.equal(res.statusCode, 200, JSON.stringify(json));
   return { id: String(res.headers['x-hub-pool-request-id']), answer: json.message?.content ?? '' };
-}
-
-async function settled(hub: HubProcess, id: string): Promise<RoutingLogEntry> {
-  return eventually(async () => {
-    const { json } = await hub.api<RoutingLogPage>('GET', '/api/inference/pool/routing-log');
-    return json.entries.find((e) => e.id === id && e.outcome !== 'pending');
-  }, `row ${id} to settle`);
-}
-
-async function localBands(hub: HubProcess) {
-  const { json } = await hub.api<PoolStatus>('GET', '/api/inference/pool/status');
-  return json.localNode.throughput?.estimates.find((e) => e.model === MODEL)?.bands ?? [];
 }
 
 describe('a newer Ollama that reports its cached prompt count', () => {
@@ -70,12 +57,12 @@ describe('a newer Ollama that reports its cached prompt count', () => {
     // Another client of the same engine read this prompt first, so the Hub's turn finds it cached.
     await chat(engine.url, history);
     const hit = await chat(hub.pool, history);
-    assert.equal((await settled(hub, hit.id)).outcome, 'served');
-    assert.deepEqual(await localBands(hub), [], 'a cache hit is not a read: nothing is timed');
+    assert.equal((await settledRow(hub, hit.id)).outcome, 'served');
+    assert.deepEqual(await localBands(hub, MODEL), [], 'a cache hit is not a read: nothing is timed');
 
     const appended = await chat(hub.pool, [...history, { role: 'assistant', content: hit.answer }, { role: 'user', content: APPENDED }]);
-    assert.equal((await settled(hub, appended.id)).outcome, 'served');
-    const bands = await localBands(hub);
+    assert.equal((await settledRow(hub, appended.id)).outcome, 'served');
+    const bands = await localBands(hub, MODEL);
     assert.deepEqual(
       bands.map((b) => b.fromTokens),
       [8192],

@@ -9,10 +9,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
-import type { PoolStatus } from '../../src/status/pool-status.js';
-import type { RoutingLogEntry, RoutingLogPage } from '../../src/routing-log/entry.js';
-import { eventually, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 import { scaled } from '../helpers/time-scale.js';
+import { localBands, settledRow } from '../helpers/lone-hub-reads.js';
 
 const MODEL = 'qwen3:8b';
 /** The budget every turn here gets: the floor, since the prefill rate below sizes none larger. */
@@ -28,18 +27,6 @@ async function chat(hub: HubProcess, stream: boolean): Promise<{ id: string; sta
   });
   const body = await res.body.text();
   return { id: String(res.headers['x-hub-pool-request-id']), status: res.statusCode, body };
-}
-
-async function settled(hub: HubProcess, id: string): Promise<RoutingLogEntry> {
-  return eventually(async () => {
-    const { json } = await hub.api<RoutingLogPage>('GET', '/api/inference/pool/routing-log');
-    return json.entries.find((e) => e.id === id && e.outcome !== 'pending');
-  }, `row ${id} to settle`);
-}
-
-async function localBands(hub: HubProcess) {
-  const { json } = await hub.api<PoolStatus>('GET', '/api/inference/pool/status');
-  return json.localNode.throughput?.estimates.find((e) => e.model === MODEL)?.bands ?? [];
 }
 
 describe('a turn that runs out of its first-byte budget', () => {
@@ -60,17 +47,17 @@ describe('a turn that runs out of its first-byte budget', () => {
   it('non-streamed, gives no reading', async () => {
     const res = await chat(hub, false);
     assert.notEqual(res.status, 200, res.body);
-    const row = await settled(hub, res.id);
+    const row = await settledRow(hub, res.id);
     assert.match(row.attempts[0]?.reason ?? '', /^No response headers within/);
-    assert.deepEqual(await localBands(hub), []);
+    assert.deepEqual(await localBands(hub, MODEL), []);
   });
 
   it('streamed, is recorded as at least this slow, and status and the CLI say it missed', async () => {
     const res = await chat(hub, true);
     assert.notEqual(res.status, 200, res.body);
-    const row = await settled(hub, res.id);
+    const row = await settledRow(hub, res.id);
     assert.match(row.attempts[0]?.reason ?? '', /^No response headers within/);
-    const bands = await localBands(hub);
+    const bands = await localBands(hub, MODEL);
     assert.equal(bands.length, 1, JSON.stringify(bands));
     const band = bands[0]!;
     assert.equal(band.fromTokens, 4096);
