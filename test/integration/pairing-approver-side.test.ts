@@ -6,9 +6,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PeerView } from '../../src/peers/peer-view.js';
-import { freePort, runCli, type HubProcess } from '../helpers/hub-process.js';
-import { startTogether } from '../helpers/start-together.js';
-import { POOL, fqdn, peers, startNamedHub, status } from './pairing-fixtures.js';
+import { runCli, type HubProcess } from '../helpers/hub-process.js';
+import { POOL, fqdn, peers, startUnpairedHubs, status } from './pairing-fixtures.js';
 
 const A = fqdn('hub-a');
 const B = fqdn('hub-b');
@@ -36,9 +35,7 @@ describe('the Hub that sent a request cannot answer it', () => {
   let b: HubProcess;
 
   before(async () => {
-    const [pa, pb] = [await freePort(), await freePort()];
-    const origins = { [A]: `http://127.0.0.1:${pa}`, [B]: `http://127.0.0.1:${pb}` };
-    [a, b] = await startTogether([startNamedHub({ name: A, port: pa, origins }), startNamedHub({ name: B, port: pb, origins })]);
+    [a, b] = await startUnpairedHubs(A, B);
   });
   after(async () => {
     await Promise.all([a?.stop(), b?.stop()]);

@@ -13,6 +13,7 @@ import { signRequest } from '../../src/peer-auth/signed-headers.js';
 import type { PeerView } from '../../src/peers/peer-view.js';
 import type { PoolStatus } from '../../src/status/pool-status.js';
 import { eventually, freePort, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { startTogether } from '../helpers/start-together.js';
 
 export const SUFFIX = 'tail0.ts.net';
 export const POOL = '/api/inference/pool';
@@ -311,6 +312,13 @@ export async function startNamedHub(opts: {
   dataDir?: string;
 }): Promise<HubProcess> {
   return startHubProcess({ port: opts.port, env: hubEnv(opts.name, opts.origins, opts.env), ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) });
+}
+
+/** Two named Hubs, each able to dial the other by name, not paired: the start of a pairing walkthrough. */
+export async function startUnpairedHubs(a: string, b: string): Promise<[HubProcess, HubProcess]> {
+  const ports = await reservePorts(['a', 'b']);
+  const origins = { [a]: `http://127.0.0.1:${ports.a}`, [b]: `http://127.0.0.1:${ports.b}` };
+  return startTogether([startNamedHub({ name: a, port: ports.a, origins }), startNamedHub({ name: b, port: ports.b, origins })]);
 }
 
 export async function status(hub: HubProcess): Promise<PoolStatus> {

@@ -9,9 +9,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DATABASE_FILE_NAME } from '../../src/store/database.js';
-import { eventually, freePort, runCli, type HubProcess } from '../helpers/hub-process.js';
-import { startTogether } from '../helpers/start-together.js';
-import { fqdn, peers, startNamedHub } from './pairing-fixtures.js';
+import { eventually, runCli, type HubProcess } from '../helpers/hub-process.js';
+import { fqdn, peers, startUnpairedHubs } from './pairing-fixtures.js';
 
 const A = fqdn('hub-a');
 const B = fqdn('hub-b');
@@ -35,9 +34,7 @@ describe('a pairing request nobody answers for 24 hours', () => {
   let b: HubProcess;
 
   before(async () => {
-    const [pa, pb] = [await freePort(), await freePort()];
-    const origins = { [A]: `http://127.0.0.1:${pa}`, [B]: `http://127.0.0.1:${pb}` };
-    [a, b] = await startTogether([startNamedHub({ name: A, port: pa, origins }), startNamedHub({ name: B, port: pb, origins })]);
+    [a, b] = await startUnpairedHubs(A, B);
   });
   after(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
