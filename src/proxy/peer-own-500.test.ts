@@ -8,16 +8,11 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { request } from 'undici';
 import type { Candidate } from '../placement/types.js';
-import { ROUTED_ROUTES } from './route-table.js';
-import { localCandidate, rawEngine, startWalkApp, walkDeps } from './walk.fixture.js';
-import type { WalkSettled } from './walk-types.js';
+import { localCandidate, NO_USER_TURN_MODEL, noUserTurnThroughWalk, rawEngine } from './walk.fixture.js';
 
-const MODEL = 'qwen3:8b';
-const chat = ROUTED_ROUTES.find((r) => r.path === '/api/chat')!;
 const VERDICT_BODY = JSON.stringify({ error: { code: 'HUB_ERR_INTERNAL', message: 'no user query found in messages' } });
-const SERVED = JSON.stringify({ model: MODEL, message: { role: 'assistant', content: 'hello' }, done: true });
+const SERVED = JSON.stringify({ model: NO_USER_TURN_MODEL, message: { role: 'assistant', content: 'hello' }, done: true });
 
 interface Case {
   readonly name: string;
@@ -74,22 +69,14 @@ describe("a peer's 500 whose body reads as a verdict", () => {
         hardwareTier: null,
         pressure: 1,
       };
-      let settle!: (s: WalkSettled) => void;
-      const settled = new Promise<WalkSettled>((resolve) => (settle = resolve));
-      const deps = walkDeps({ peerAuth: async () => ({ authorization: 'Bearer test' }), observers: [{ onSettled: (s) => settle(s) }] });
-      const app = await startWalkApp(deps, () => ({ route: chat, model: MODEL, order: [peerCandidate, localCandidate('ollama-1', next.url)] }));
-      closers.push(async () => {
-        await app.close();
-        await deps.dispatcher.close();
+      const {
+        status: answered,
+        body,
+        settled: s,
+      } = await noUserTurnThroughWalk([peerCandidate, localCandidate('ollama-1', next.url)], {
+        deps: { peerAuth: async () => ({ authorization: 'Bearer test' }) },
       });
-
-      const res = await request(`${app.url}/api/chat`, {
-        method: 'POST',
-        body: JSON.stringify({ model: MODEL, stream: false, messages: [{ role: 'system', content: 'no user turn' }] }),
-      });
-      const body = await res.body.text();
-      const s = await settled;
-      assert.equal(res.statusCode, c.status, body);
+      assert.equal(answered, c.status, body);
       assert.equal(next.asked(), c.nextAsked);
       assert.deepEqual(
         s.failures.map((f) => f.failure),

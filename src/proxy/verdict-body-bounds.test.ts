@@ -8,17 +8,11 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { request } from 'undici';
-import type { Candidate } from '../placement/types.js';
-import { ROUTED_ROUTES } from './route-table.js';
-import { localCandidate as candidate, rawEngine, startWalkApp, walkDeps } from './walk.fixture.js';
+import { localCandidate as candidate, NO_USER_TURN_MODEL, noUserTurnThroughWalk, rawEngine } from './walk.fixture.js';
 import { VERDICT_BODY_LIMIT_BYTES } from './request-verdict.js';
-import type { WalkSettled } from './walk-types.js';
 
-const MODEL = 'hook:7b';
-const chat = ROUTED_ROUTES.find((r) => r.path === '/api/chat')!;
 const VERDICT = 'no user query found in messages';
-const SERVED = JSON.stringify({ model: MODEL, message: { role: 'assistant', content: 'hello' }, done: true });
+const SERVED = JSON.stringify({ model: NO_USER_TURN_MODEL, message: { role: 'assistant', content: 'hello' }, done: true });
 
 /** Ollama's error shape carrying the verdict, padded with another field to exactly `bytes` bytes. */
 function verdictBody(bytes: number): string {
@@ -38,28 +32,13 @@ describe('the 500 body the walk reads for a verdict', () => {
     return e;
   }
 
-  async function run(order: readonly Candidate[], stream = false): Promise<{ status: number; body: string; settled: WalkSettled }> {
-    let settle!: (s: WalkSettled) => void;
-    const settled = new Promise<WalkSettled>((resolve) => (settle = resolve));
-    const deps = walkDeps({ observers: [{ onSettled: (s) => settle(s) }] });
-    const app = await startWalkApp(deps, () => ({ route: chat, model: MODEL, order, stream, budgetMs: 10_000 }));
-    try {
-      const body = JSON.stringify({ model: MODEL, stream, messages: [{ role: 'system', content: 'no user turn' }] });
-      const res = await request(`${app.url}/api/chat`, { method: 'POST', body });
-      return { status: res.statusCode, body: await res.body.text(), settled: await settled };
-    } finally {
-      await app.close();
-      await deps.dispatcher.close();
-    }
-  }
-
   const served = () => engine((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(SERVED));
 
   it('reads a verdict of exactly 64 KiB and answers it at once', async () => {
     assert.equal(VERDICT_BODY_LIMIT_BYTES, 64 * 1024, 'the bound this test is sized to');
     const refuses = await engine((_req, res) => res.writeHead(500, { 'content-type': 'application/json' }).end(verdictBody(64 * 1024)));
     const next = await served();
-    const r = await run([candidate('refuses', refuses.url), candidate('next', next.url)]);
+    const r = await noUserTurnThroughWalk([candidate('refuses', refuses.url), candidate('next', next.url)]);
     assert.equal(r.status, 400, r.body.slice(0, 200));
     assert.equal(r.body.length, 64 * 1024, "the engine's own body, whole");
     assert.equal(next.asked(), 0, 'no node could have answered it: nobody else is asked');
@@ -68,7 +47,7 @@ describe('the 500 body the walk reads for a verdict', () => {
   it('takes a verdict one byte over 64 KiB for no verdict: the request moves on to the next candidate', async () => {
     const refuses = await engine((_req, res) => res.writeHead(500, { 'content-type': 'application/json' }).end(verdictBody(64 * 1024 + 1)));
     const next = await served();
-    const r = await run([candidate('refuses', refuses.url), candidate('next', next.url)]);
+    const r = await noUserTurnThroughWalk([candidate('refuses', refuses.url), candidate('next', next.url)]);
     assert.equal(r.status, 200, r.body.slice(0, 200));
     assert.equal(r.body, SERVED);
     assert.deepEqual(
@@ -85,7 +64,7 @@ describe('the 500 body the walk reads for a verdict', () => {
       res.write(`{"error":"${VERDICT}"`); // and never the rest
     });
     const next = await served();
-    const r = await run([candidate('stalls', stalls.url), candidate('next', next.url)], true);
+    const r = await noUserTurnThroughWalk([candidate('stalls', stalls.url), candidate('next', next.url)], { stream: true });
     assert.equal(r.status, 200, r.body.slice(0, 200));
     assert.equal(r.body, SERVED);
     assert.deepEqual(

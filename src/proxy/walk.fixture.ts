@@ -5,14 +5,15 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { Agent } from '../util/undici-lean.js';
+import { Agent, request } from '../util/undici-lean.js';
 import { pino } from 'pino';
 import type { Candidate } from '../placement/types.js';
 import { systemClock } from '../util/clock.js';
 import { InFlight } from './in-flight.js';
 import { walk } from './walk.js';
 import { CallerLine } from './walk-caller.js';
-import type { WalkDeps, WalkRequest } from './walk-types.js';
+import type { WalkDeps, WalkRequest, WalkSettled } from './walk-types.js';
+import { ROUTED_ROUTES } from './route-table.js';
 import { WithholdBook } from './withhold-book.js';
 
 /**
@@ -120,4 +121,38 @@ export async function rawEngine(
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+const NATIVE_CHAT = ROUTED_ROUTES.find((r) => r.path === '/api/chat')!;
+/** The model noUserTurnThroughWalk asks for. */
+export const NO_USER_TURN_MODEL = 'qwen3:8b';
+
+/** What an app read from one request through a walk, and what the walk settled. */
+export interface WalkAnswer {
+  readonly status: number;
+  readonly body: string;
+  readonly settled: WalkSettled;
+}
+
+/**
+ * One native chat whose only message is a system one (no user turn: a body every engine would
+ * refuse the same way) through a walk over `order`, as an app on a loopback socket sends it.
+ */
+export async function noUserTurnThroughWalk(
+  order: readonly Candidate[],
+  opts: { readonly stream?: boolean; readonly deps?: Partial<WalkDeps> } = {},
+): Promise<WalkAnswer> {
+  const stream = opts.stream ?? false;
+  let settle!: (s: WalkSettled) => void;
+  const settled = new Promise<WalkSettled>((resolve) => (settle = resolve));
+  const deps = walkDeps({ ...opts.deps, observers: [{ onSettled: (s) => settle(s) }] });
+  const app = await startWalkApp(deps, () => ({ route: NATIVE_CHAT, model: NO_USER_TURN_MODEL, order, stream }));
+  try {
+    const body = JSON.stringify({ model: NO_USER_TURN_MODEL, stream, messages: [{ role: 'system', content: 'no user turn' }] });
+    const res = await request(`${app.url}/api/chat`, { method: 'POST', body });
+    return { status: res.statusCode, body: await res.body.text(), settled: await settled };
+  } finally {
+    await app.close();
+    await deps.dispatcher.close();
+  }
 }
