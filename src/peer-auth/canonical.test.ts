@@ -60,6 +60,12 @@ describe('coversBody', () => {
     ['/api/inference/pool/pair/', true],
     // A bare query names no route at all.
     ['?next=/pair/x', false],
+    // Percent-escapes are judged decoded, as the router reads them.
+    ['/api/inference/pool/%70air/confirm', true],
+    ['/api/inference/pool/pair%2Fconfirm', true],
+    ['/api/inference/pool/local/v1/models?next=%2Fpair%2Fx', false],
+    // An escape that does not decode is covered: no spelling escapes the body hash.
+    ['/api/inference/pool/%zz/confirm', true],
   ];
   for (const [path, covered] of table) {
     it(`${covered ? 'covers' : 'does not cover'} the body on ${path}`, () => {

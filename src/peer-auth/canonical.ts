@@ -52,9 +52,17 @@ export function bodyHash(body: Buffer): string {
 
 /**
  * Whether the body is signed: the /pair/* control routes. Only the path before '?' is judged, so a
- * query string cannot switch body coverage on or off.
+ * query string cannot switch body coverage on or off. It is judged decoded, as the router matches
+ * it: /%70air/unpair reaches /pair/unpair, and judged raw it would have let a control message
+ * through with its body unsigned. A path that does not decode is covered, which costs nothing
+ * (no Hub sends one) and leaves no spelling the two sides could read differently.
  */
 export function coversBody(path: string): boolean {
   const q = path.indexOf('?');
-  return (q < 0 ? path : path.slice(0, q)).includes('/pair/');
+  const route = q < 0 ? path : path.slice(0, q);
+  try {
+    return decodeURIComponent(route).includes('/pair/');
+  } catch {
+    return true;
+  }
 }
