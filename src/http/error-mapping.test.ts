@@ -23,3 +23,12 @@ describe('toHubError on a refused content type', () => {
     assert.equal(echoed.length, 80);
   });
 });
+
+describe("toHubError on the router's path parameter bound", () => {
+  it('is a catalogued 400 naming the bound, not a 500', () => {
+    const tooLong = Object.assign(new URIError("'aaaa' is exceeding the max param length"), { code: 'FST_ERR_MAX_PARAM_LENGTH', statusCode: 414 });
+    const e = toHubError(tooLong);
+    assert.equal(e.code, 'HUB_ERR_BAD_REQUEST');
+    assert.match(e.message, /longer than this Hub reads \(100 characters\)/);
+  });
+});

@@ -16,6 +16,9 @@ const BY_STATUS: Readonly<Record<number, ErrorCode>> = {
   431: 'HUB_ERR_HEADERS_TOO_LARGE',
 };
 
+/** Longest path parameter the router matches (server.ts gives it to Fastify as maxParamLength). */
+export const MAX_PATH_PARAM_CHARS = 100;
+
 /** Longest stretch of a caller's Content-Type repeated in a 415: enough for any real media type. */
 const MEDIA_TYPE_ECHO_MAX_CHARS = 80;
 
@@ -38,6 +41,10 @@ export function toHubError(err: unknown, contentType?: string): HubError {
       return new HubError('HUB_ERR_BAD_REQUEST', 'the request body does not match its Content-Length');
     case 'FST_ERR_BAD_URL':
       return new HubError('HUB_ERR_BAD_REQUEST', 'the request URL is not valid (a malformed %-escape)');
+    // The router's own bound, met before any route runs: no id, name or token this Hub issues is
+    // that long. Unmapped, anyone could make the Hub answer 500 and log an error per request.
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new HubError('HUB_ERR_BAD_REQUEST', `a path segment of the request URL is longer than this Hub reads (${MAX_PATH_PARAM_CHARS} characters)`);
   }
   const byStatus = typeof e?.statusCode === 'number' ? BY_STATUS[e.statusCode] : undefined;
   if (byStatus !== undefined) return new HubError(byStatus, typeof e.message === 'string' ? e.message.slice(0, 200) : 'the request was refused');

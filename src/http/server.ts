@@ -9,7 +9,7 @@ import { parseRequestJson } from '../util/request-json.js';
 import { NO_ROUTE_SCHEMAS } from './no-route-schemas.js';
 import { ConnectionDrops } from './connection-drops.js';
 import { edgeServerOptions, hostJudge, MAX_CONNECTIONS, registerEdgeGuard } from './edge.js';
-import { toHubError } from './error-mapping.js';
+import { MAX_PATH_PARAM_CHARS, toHubError } from './error-mapping.js';
 import { answerNotFound } from './not-found.js';
 import { jsonReply } from './json-reply.js';
 import { registerOperatorRoutes } from './operator-routes.js';
@@ -42,6 +42,7 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
     forceCloseConnections: 'idle',
     return503OnClosing: false,
     schemaController: NO_ROUTE_SCHEMAS,
+    routerOptions: { maxParamLength: MAX_PATH_PARAM_CHARS },
     ...edgeServerOptions(s.env),
   });
   app.server.maxConnections = MAX_CONNECTIONS;

@@ -311,6 +311,17 @@ describe('attacks on the HTTP edge', () => {
         () => `POST ${POOL}/api/chat HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`,
       ],
       ['headers over 16 KiB', 431, () => `GET ${POOL}/identify HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${'a'.repeat(20_000)}\r\nConnection: close\r\n\r\n`],
+      // The router refuses a path parameter over 100 characters before any route runs.
+      [
+        'an over-long sign-in link, with no credential',
+        400,
+        () => `GET /dashboard/sign-in/${'a'.repeat(3_000)} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+      ],
+      [
+        'an over-long API key id on an operator route',
+        400,
+        () => `DELETE /api/hub/api-keys/${'a'.repeat(3_000)} HTTP/1.1\r\nHost: ${host}\r\n${key()}Connection: close\r\n\r\n`,
+      ],
     ];
     for (const [what, status, text] of cases) {
       it(`${what}: ${status} with a catalogue code`, async () => {
