@@ -83,17 +83,25 @@ describe('MembershipCache', () => {
     assert.equal(api.calls.n, 3, 'a member is re-checked once the list expires');
   });
 
-  it('a failed fetch is not cached, and no tailnet gives no verdict', async () => {
+  it('a failed fetch answers unknown for 10 s, then is asked again; a success ends it; no tailnet gives no verdict', async () => {
+    const clock = new ManualClock();
     let calls = 0;
-    const failing = new MembershipCache(
+    let up = false;
+    const flaky = new MembershipCache(
       async () => {
         calls += 1;
-        return { ok: false as const, error: 'HTTP 503' };
+        return up ? { ok: true as const, value: [device('a.tail0.ts.net')] } : { ok: false as const, error: 'HTTP 503' };
       },
-      () => 0,
+      () => clock.nowMs(),
     );
-    assert.equal((await failing.check('a.tail0.ts.net'))?.kind, 'unknown');
-    assert.equal((await failing.check('a.tail0.ts.net'))?.kind, 'unknown');
+    for (let i = 0; i < 20; i += 1) assert.deepEqual(await flaky.check(`made-up-${i}.tail0.ts.net`), { kind: 'unknown', error: 'HTTP 503' });
+    assert.equal(calls, 1, 'one call for the whole flood');
+    clock.advance(MEMBERSHIP_MISS_REFETCH_MS - 1);
+    await flaky.check('a.tail0.ts.net');
+    assert.equal(calls, 1);
+    up = true;
+    clock.advance(1);
+    assert.deepEqual(await flaky.check('a.tail0.ts.net'), { kind: 'member' });
     assert.equal(calls, 2);
     assert.equal(
       await new MembershipCache(

@@ -39,8 +39,10 @@ export const MEMBERSHIP_LIST_TTL_MS = 30_000;
 export const MEMBERSHIP_MISS_REFETCH_MS = 10_000;
 
 /**
- * Membership answered from one cached device list. A failed fetch is not cached: the next
- * request asks again (and, meanwhile, degrades to a warning).
+ * Membership answered from one cached device list. A failed fetch answers every check for
+ * MEMBERSHIP_MISS_REFETCH_MS as unknown (the request goes on with a warning, as it would after a
+ * fresh failure), then the next check asks again. Not remembering it made every request on the
+ * unauthenticated route an OAuth exchange or device-list call while the Admin API was failing.
  */
 type DeviceFetch = () => Promise<AdminApiAnswer<readonly TailnetDevice[]> | null>;
 
@@ -49,6 +51,7 @@ export class MembershipCache {
   readonly #nowMs: () => number;
   #list: { fetchedAtMs: number; names: ReadonlySet<string> } | null = null;
   #inFlight: ReturnType<DeviceFetch> | null = null;
+  #failed: { atMs: number; verdict: Membership } | null = null;
 
   /** `fetch` answers null when this Hub has joined no tailnet: nothing to compare against. */
   constructor(fetch: DeviceFetch, nowMs: () => number) {
@@ -63,10 +66,17 @@ export class MembershipCache {
     const fresh = list !== null && now - list.fetchedAtMs < MEMBERSHIP_LIST_TTL_MS;
     if (fresh && list.names.has(name)) return { kind: 'member' };
     if (fresh && now - list.fetchedAtMs < MEMBERSHIP_MISS_REFETCH_MS) return { kind: 'not-member' };
+    const failed = this.#failed;
+    // A clock that went back does not keep a failure for longer than the interval.
+    if (failed !== null && now >= failed.atMs && now - failed.atMs < MEMBERSHIP_MISS_REFETCH_MS) return failed.verdict;
     // Concurrent requests share one fetch.
     const answer = await (this.#inFlight ??= this.#fetch().finally(() => (this.#inFlight = null)));
     if (answer === null) return null;
-    if (answer.ok) this.#list = { fetchedAtMs: this.#nowMs(), names: new Set(answer.value.map((d) => d.nodeFqdn)) };
-    return membershipOf(name, answer);
+    const verdict = membershipOf(name, answer);
+    if (answer.ok) {
+      this.#list = { fetchedAtMs: this.#nowMs(), names: new Set(answer.value.map((d) => d.nodeFqdn)) };
+      this.#failed = null;
+    } else this.#failed = { atMs: this.#nowMs(), verdict };
+    return verdict;
   }
 }

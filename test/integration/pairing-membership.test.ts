@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { Agent } from 'undici';
 import { AdminApiClient } from '../../src/discovery/admin-api.js';
-import { MembershipCache } from '../../src/discovery/membership.js';
+import { MEMBERSHIP_MISS_REFETCH_MS, MembershipCache } from '../../src/discovery/membership.js';
 import { HubError } from '../../src/errors.js';
 import { NodeIdentity } from '../../src/identity/node-identity.js';
 import { PairingPin } from '../../src/pairing/pairing-pin.js';
@@ -76,7 +76,7 @@ describe('inbound pairing checks Admin API membership', () => {
       onConnected: () => undefined,
       membership: (name) => members.check(name),
     });
-    return { pairing, store };
+    return { pairing, store, clock };
   }
   const request = (from: string) => ({ body: { fromNodeFqdn: from, token: randomBytes(32).toString('base64url') }, sourceIp: '100.101.1.9' });
 
@@ -96,6 +96,22 @@ describe('inbound pairing checks Admin API membership', () => {
       store.list().map((r) => [r.nodeFqdn, r.direction, r.status]),
       [['hub-b.tail0.ts.net', 'inbound', 'pending']],
     );
+  });
+
+  it('a flood of requests while the Admin API fails asks it once per 10 s, and every request is still taken', async () => {
+    const { pairing, store, clock } = receiver(api.url);
+    api.failWith = 503;
+    try {
+      const before = api.seen.length;
+      for (let i = 0; i < 15; i += 1) assert.deepEqual(await pairing.receiveRequest(request(`made-up-${i}.tail0.ts.net`)), { received: true });
+      assert.equal(store.list().length, 15, 'an Admin API that cannot answer still lets each request through');
+      assert.equal(api.seen.length - before, 1, 'one call to the failing Admin API, not one per request');
+      clock.advance(MEMBERSHIP_MISS_REFETCH_MS);
+      await pairing.receiveRequest(request('made-up-late.tail0.ts.net'));
+      assert.equal(api.seen.length - before, 2, 'asked again once the interval has passed');
+    } finally {
+      api.failWith = null;
+    }
   });
 
   it('an Admin API that cannot be reached degrades to a warning: the request is taken', async () => {
