@@ -10,8 +10,12 @@ import type { AdminApiAnswer } from './admin-api.js';
 export type Membership =
   | { readonly kind: 'member' }
   | { readonly kind: 'not-member' }
-  /** The Admin API could not say; the request goes on with a warning. */
-  | { readonly kind: 'unknown'; readonly error: string };
+  /**
+   * The Admin API could not say; the request goes on with a warning. `remembered` is true when
+   * the verdict is a recent failure answered again without asking (MembershipCache), so the
+   * caller warns once per failed call rather than once per request a stranger sends.
+   */
+  | { readonly kind: 'unknown'; readonly error: string; readonly remembered?: true };
 
 /** Whether `name` (normalised) is among the devices the Admin API listed. */
 export function membershipOf(name: string, devices: AdminApiAnswer<readonly TailnetDevice[]>): Membership {
@@ -51,7 +55,7 @@ export class MembershipCache {
   readonly #nowMs: () => number;
   #list: { fetchedAtMs: number; names: ReadonlySet<string> } | null = null;
   #inFlight: ReturnType<DeviceFetch> | null = null;
-  #failed: { atMs: number; verdict: Membership } | null = null;
+  #failed: { atMs: number; verdict: Membership & { kind: 'unknown' } } | null = null;
 
   /** `fetch` answers null when this Hub has joined no tailnet: nothing to compare against. */
   constructor(fetch: DeviceFetch, nowMs: () => number) {
@@ -68,7 +72,7 @@ export class MembershipCache {
     if (fresh && now - list.fetchedAtMs < MEMBERSHIP_MISS_REFETCH_MS) return { kind: 'not-member' };
     const failed = this.#failed;
     // A clock that went back does not keep a failure for longer than the interval.
-    if (failed !== null && now >= failed.atMs && now - failed.atMs < MEMBERSHIP_MISS_REFETCH_MS) return failed.verdict;
+    if (failed !== null && now >= failed.atMs && now - failed.atMs < MEMBERSHIP_MISS_REFETCH_MS) return { ...failed.verdict, remembered: true };
     // Concurrent requests share one fetch.
     const answer = await (this.#inFlight ??= this.#fetch().finally(() => (this.#inFlight = null)));
     if (answer === null) return null;
@@ -76,7 +80,7 @@ export class MembershipCache {
     if (answer.ok) {
       this.#list = { fetchedAtMs: this.#nowMs(), names: new Set(answer.value.map((d) => d.nodeFqdn)) };
       this.#failed = null;
-    } else this.#failed = { atMs: this.#nowMs(), verdict };
+    } else if (verdict.kind === 'unknown') this.#failed = { atMs: this.#nowMs(), verdict };
     return verdict;
   }
 }

@@ -257,8 +257,9 @@ export class PairingService {
     const member = this.#d.membership === undefined ? null : await this.#d.membership(from);
     if (member?.kind === 'not-member')
       throw new HubError('HUB_ERR_PAIR_OUTSIDE_TAILNET', `${from} is not a device on this Hub's tailnet (Tailscale Admin API)`);
+    // Once per failed call: a repeat of a remembered failure is a stranger's request, not news.
     if (member?.kind === 'unknown')
-      this.#d.logger.warn(
+      this.#d.logger[member.remembered ? 'debug' : 'warn'](
         { from, error: member.error },
         'could not ask the Tailscale Admin API whether the requester is on this tailnet; the request goes on, checked by its name suffix only',
       );

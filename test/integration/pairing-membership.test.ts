@@ -98,14 +98,17 @@ describe('inbound pairing checks Admin API membership', () => {
     );
   });
 
-  it('a flood of requests while the Admin API fails asks it once per 10 s, and every request is still taken', async () => {
+  it('a flood of requests while the Admin API fails asks it once per 10 s and warns once, and every request is still taken', async () => {
     const { pairing, store, clock } = receiver(api.url);
     api.failWith = 503;
+    warnings.length = 0;
+    const warned = () => warnings.filter((w) => w.includes('could not ask the Tailscale Admin API')).length;
     try {
       const before = api.seen.length;
       for (let i = 0; i < 15; i += 1) assert.deepEqual(await pairing.receiveRequest(request(`made-up-${i}.tail0.ts.net`)), { received: true });
       assert.equal(store.list().length, 15, 'an Admin API that cannot answer still lets each request through');
       assert.equal(api.seen.length - before, 1, 'one call to the failing Admin API, not one per request');
+      assert.equal(warned(), 1, 'one warning for the failed call, not one line per request a stranger sends');
       clock.advance(MEMBERSHIP_MISS_REFETCH_MS);
       await pairing.receiveRequest(request('made-up-late.tail0.ts.net'));
       assert.equal(api.seen.length - before, 2, 'asked again once the interval has passed');
