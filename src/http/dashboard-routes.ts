@@ -144,13 +144,18 @@ export function registerDashboardRoutes(app: FastifyInstance, s: Pick<HubService
     return { path: `${LINK_LANDING_PREFIX}${link.token}`, expiresAt: new Date(link.expiresAtMs).toISOString() };
   });
 
-  app.get(`${LINK_LANDING_PREFIX}:token`, async (request, reply) => {
+  // Fastify answers HEAD with the GET handler unless told otherwise, and a HEAD (a link checker, a
+  // chat app's preview) then spent the link and took the session cookie it set. HEAD reads nothing.
+  app.get(`${LINK_LANDING_PREFIX}:token`, { exposeHeadRoute: false }, async (request, reply) => {
     reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
     if (!sessions.consumeLink((request.params as { token: string }).token)) return reply.redirect('/?signin=link-used', 303);
     const session = sessions.open('operator', null);
     s.logger.info({ role: session.role, via: 'link' }, 'dashboard sign-in');
     return reply.header('set-cookie', sessionCookie(session.id, SESSION_TTL_MS / 1000, secure(request))).redirect('/', 303);
   });
+  app.head(`${LINK_LANDING_PREFIX}:token`, async (_request, reply) =>
+    reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect('/', 303),
+  );
 }
 
 /** Where discovery lives once a Hub has it (spec, "How Hubs find each other"). */

@@ -92,6 +92,18 @@ describe('the session cookie is Secure exactly when the browser came over HTTPS'
     assert.match(String(served.headers['set-cookie']), /; Secure$/);
   });
 
+  it('a HEAD on the one-time link neither spends it nor signs anyone in', async () => {
+    const { path } = (await hub.api<{ path: string }>('POST', '/api/hub/session/link')).json;
+    const head = await request(`${hub.url}${path}`, { method: 'HEAD' });
+    await head.body.dump();
+    assert.equal(head.statusCode, 303);
+    assert.equal(head.headers['set-cookie'], undefined, 'no session for whoever sent the HEAD');
+    const get = await request(`${hub.url}${path}`);
+    await get.body.dump();
+    assert.equal(get.headers.location, '/', 'the link still signs its browser in');
+    assert.match(String(get.headers['set-cookie']), /HttpOnly/);
+  });
+
   it('X-Forwarded-Proto from a caller that is not a trusted proxy is ignored: with HUB_TRUST_PROXY=false, not even loopback', async () => {
     const s = await signIn(untrusting, VIA_SERVE);
     assert.equal(s.status, 200);
