@@ -51,6 +51,11 @@ export async function registerProxyRoutes(app: FastifyInstance, s: HubServices):
       scope.get(root, async (_req, reply) => reply.type('text/plain; charset=utf-8').send(OLLAMA_HEARTBEAT_TEXT));
     }
     scope.get(`${PROXY_PREFIX}/v1/models`, async (_req, reply) => serve(reply, 'openai', s, () => s.localRoutes.openAIModels(reply.raw)));
+    // A wildcard, not :model: an id such as Qwen/Qwen3-4B reaches here unencoded from clients that
+    // do not escape path segments, and as one %2F-escaped segment from those that do.
+    scope.get(`${PROXY_PREFIX}/v1/models/*`, async (request, reply) =>
+      serve(reply, 'openai', s, () => s.localRoutes.openAIModel((request.params as { '*': string })['*'], reply.raw)),
+    );
     scope.get(`${PROXY_PREFIX}/api/tags`, async (_req, reply) => serve(reply, 'ollama', s, () => s.localRoutes.ollamaTags(reply.raw)));
     scope.get(`${PROXY_PREFIX}/api/ps`, async (_req, reply) => serve(reply, 'ollama', s, () => s.localRoutes.ollamaPs(reply.raw)));
     scope.get(`${PROXY_PREFIX}/api/version`, async (_req, reply) => serve(reply, 'ollama', s, () => s.localRoutes.ollamaVersion(reply.raw)));

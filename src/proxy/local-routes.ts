@@ -13,7 +13,8 @@ import type { BackendHealth } from '../engines/health-snapshot.js';
 import { listLocal } from '../engines/local-listing.js';
 import type { BackendView } from '../engines/types.js';
 import { ADAPTERS } from '../engines/adapters.js';
-import { backendHolds } from '../engines/model-name.js';
+import { backendHolds, isSameModel } from '../engines/model-name.js';
+import type { EngineKind } from '../engines/engine-kind.js';
 import { relayableEntries } from '../engines/engine-answers.js';
 import { describeTransportError, ENGINE_SHOW_MAX_BYTES, ENGINE_VERSION_MAX_BYTES, PROBE_TRANSPORT_TIMEOUT_MS } from '../engines/probe-fetch.js';
 import { discardBody, readBounded } from '../util/bounded-read.js';
@@ -65,6 +66,12 @@ function machineOnly(path: '/api/ps' | '/api/version'): string {
   return `No Ollama engine on this Hub answered. ${path} reports on this machine's own Ollama, so it is never asked of a peer.`;
 }
 
+/** One model card of the OpenAI listing and the kind of the local engine that listed it (null: only a peer offers it). */
+interface ListedCard {
+  readonly card: Readonly<Record<string, unknown>> & { readonly id: string };
+  readonly kind: EngineKind | null;
+}
+
 export class LocalRoutes {
   readonly #deps: LocalRoutesDeps;
   constructor(deps: LocalRoutesDeps) {
@@ -77,24 +84,50 @@ export class LocalRoutes {
    * one the ranker can place, and a peer that serves it still puts it back as a peer model.
    */
   async openAIModels(res: ServerResponse): Promise<void> {
+    const { views, listing } = await this.#openAIListing();
+    if (listing === null) return this.#nothingToList(res, 'openai', views, NOTHING_LISTED.openai);
+    sendJson(res, 200, { object: 'list', data: listing.map((l) => l.card) });
+  }
+
+  /**
+   * GET /v1/models/{model} (openai.models.retrieve): the card GET /v1/models lists for it, so the
+   * two never disagree about what the pool holds, peers' models included; else a 404 naming it.
+   * A tagless name finds a local Ollama's `:latest` entry, as a chat naming it would be placed there.
+   */
+  async openAIModel(requested: string, res: ServerResponse): Promise<void> {
+    const { views, listing } = await this.#openAIListing();
+    if (listing === null) return this.#nothingToList(res, 'openai', views, NOTHING_LISTED.openai);
+    const found = listing.find((l) => l.card.id === requested) ?? listing.find((l) => l.kind !== null && isSameModel(l.kind, l.card.id, requested));
+    if (found === undefined)
+      throw new HubError(
+        'HUB_ERR_NOT_FOUND',
+        `The model "${requested}" is not in the pool's listing: GET /v1/models names every model this Hub and its peers offer.`,
+      );
+    sendJson(res, 200, found.card);
+  }
+
+  /**
+   * The merged OpenAI listing, each card with the kind of the local engine that listed it (null for
+   * a peer-only model); null when nothing answered and no peer offers anything.
+   */
+  async #openAIListing(): Promise<{ views: readonly BackendView[]; listing: ListedCard[] | null }> {
     const views = await this.#deps.health.snapshot();
     const healthy = views.filter((v) => v.healthy);
     const { answers, leftOut } = await listLocal(healthy, (b) => ADAPTERS[b.kind].upstreamPath('/v1/models') ?? '/v1/models', this.#deps.dispatcher);
     this.#logLeftOut(leftOut, '/v1/models');
     const seen = new Set<string>();
-    const data: unknown[] = [];
+    const listing: ListedCard[] = [];
     for (const { backend, body } of answers) {
       for (const entry of relayableEntries(body, 'data', 'id')) {
         const id = entry.id;
         if (seen.has(id) || this.#deps.unservable(backend, id)) continue;
         seen.add(id);
-        data.push(entry);
+        listing.push({ card: entry, kind: backend.kind });
       }
     }
     for (const name of peerOnly(peerModels(this.#deps.pool.usablePeers(), 'openai'), seen))
-      data.push({ id: name, object: 'model', created: 0, owned_by: 'hub-pool' });
-    if (data.length === 0 && answers.length === 0) return this.#nothingToList(res, 'openai', views, NOTHING_LISTED.openai);
-    sendJson(res, 200, { object: 'list', data });
+      listing.push({ card: { id: name, object: 'model', created: 0, owned_by: 'hub-pool' }, kind: null });
+    return { views, listing: listing.length === 0 && answers.length === 0 ? null : listing };
   }
 
   /**

@@ -13,7 +13,7 @@ import { loadEnv } from '../../src/config/env.js';
 import { startHub, type HubSystem } from '../../src/system.js';
 import { createLogger } from '../../src/util/logger.js';
 import { ROUTE_CATALOGUE } from '../../src/http/openapi/route-catalogue.js';
-import { describedRoutes, routeKey } from '../../src/http/openapi/openapi-document.js';
+import { describedRoutes, openApiPath, routeKey } from '../../src/http/openapi/openapi-document.js';
 import { freshDataDir } from '../helpers/hub-process.js';
 import { NOT_PATCHABLE, SETTING_RULES } from '../../src/config/settings-schema.js';
 
@@ -59,7 +59,7 @@ describe('the OpenAPI document', () => {
     const routes = describedRoutes(hub.app.registeredRoutes);
     assert.ok(routes.length > 50, `only ${routes.length} routes recorded`);
     for (const r of routes) {
-      const path = r.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+      const { path } = openApiPath(r.url, ROUTE_CATALOGUE[routeKey(r)]?.wildcard);
       const method = r.method === 'ALL' ? 'post' : r.method.toLowerCase();
       const op = doc.paths[path]?.[method];
       assert.ok(op, `${routeKey(r)} is missing from the document`);
@@ -76,8 +76,9 @@ describe('the OpenAPI document', () => {
   });
 
   it('lists only operations Fastify answers', () => {
+    const wildcards = new Set(Object.values(ROUTE_CATALOGUE).flatMap((d) => (d.wildcard === undefined ? [] : [d.wildcard])));
     for (const [path, item] of Object.entries(doc.paths)) {
-      const url = path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+      const url = path.replace(/\{([A-Za-z0-9_]+)\}$/, (m, name: string) => (wildcards.has(name) ? '*' : m)).replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
       for (const method of Object.keys(item))
         assert.ok(hub.app.hasRoute({ method: method.toUpperCase() as 'GET', url }), `${method.toUpperCase()} ${url} is in the document but not a route`);
     }
@@ -94,6 +95,14 @@ describe('the OpenAPI document', () => {
     assert.deepEqual(sec('/api/inference/pool/local/api/chat', 'post'), [{ peerCredential: [] }]);
     assert.deepEqual(sec('/healthz', 'get'), []);
     assert.deepEqual(sec('/api/hub/api-keys/{id}', 'delete'), [{ operatorKey: [] }]);
+  });
+
+  it('names the trailing wildcard of a model card route as the model it holds', () => {
+    const op = doc.paths['/api/inference/pool/v1/models/{model}']?.get as (Operation & { parameters?: { name: string; in: string }[] }) | undefined;
+    assert.deepEqual(
+      op?.parameters?.map((p) => [p.name, p.in]),
+      [['model', 'path']],
+    );
   });
 
   it('files a route under operator or observability only when its access says so', () => {

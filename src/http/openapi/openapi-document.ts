@@ -74,11 +74,13 @@ function security(route: RegisteredRoute, doc: RouteDoc): Record<string, string[
   }
 }
 
-function openApiPath(url: string): { path: string; params: string[] } {
+/** Fastify's path as OpenAPI writes it: `:name` and a trailing `*` become `{name}` path parameters. */
+export function openApiPath(url: string, wildcard: string | undefined): { path: string; params: string[] } {
   const params: string[] = [];
-  const path = url.replace(/:([A-Za-z0-9_]+)/g, (_m, name: string) => {
-    params.push(name);
-    return `{${name}}`;
+  const path = url.replace(/:([A-Za-z0-9_]+)|\*$/g, (_m, name: string | undefined) => {
+    const param = name ?? wildcard ?? 'path';
+    params.push(param);
+    return `{${param}}`;
   });
   return { path, params };
 }
@@ -100,7 +102,7 @@ export function openApiDocument(routes: readonly RegisteredRoute[], version: str
     const key = routeKey(route);
     const doc = ROUTE_CATALOGUE[key];
     if (doc === undefined) undocumented.push(key);
-    const { path, params } = openApiPath(route.url);
+    const { path, params } = openApiPath(route.url, doc?.wildcard);
     const item = (paths[path] ??= {});
     const methods = route.method === 'ALL' ? OPENAPI_METHODS : [route.method.toLowerCase()];
     for (const method of methods) {

@@ -32,6 +32,8 @@ export interface RouteDoc {
   readonly body?: Readonly<Record<string, unknown>>;
   /** JSON Schema of a 200 answer, likewise. */
   readonly answer?: Readonly<Record<string, unknown>>;
+  /** What a trailing `*` segment holds, named as a path parameter (Fastify gives it no name). */
+  readonly wildcard?: string;
 }
 
 /** `METHOD path` as Fastify registers it, e.g. `DELETE /api/hub/api-keys/:id`. */
@@ -104,6 +106,12 @@ const fixed: Record<RouteKey, RouteDoc> = {
   [`GET ${P}/capabilities`]: { summary: "this Hub's engines, models, load and limits, for a peer's placement", tag: 'peer', auth: 'peer' },
   [`POST ${P}/local/api/show`]: { summary: "a peer asks this node's Ollama about a model", tag: 'peer', auth: 'peer' },
   [`GET ${P}/v1/models`]: { summary: "the pool's models (OpenAI)", tag: 'app proxy', auth: 'inference' },
+  [`GET ${P}/v1/models/*`]: {
+    summary: "one model's card from the pool's listing (openai.models.retrieve), else 404 naming it (OpenAI)",
+    tag: 'app proxy',
+    auth: 'inference',
+    wildcard: 'model',
+  },
   [`GET ${P}`]: { summary: "Ollama's heartbeat: 200 and plain text, as Ollama answers at its root", tag: 'app proxy', auth: 'inference' },
   [`GET ${P}/`]: { summary: "Ollama's heartbeat, with the trailing slash Ollama's clients send", tag: 'app proxy', auth: 'inference' },
   [`GET ${P}/api/tags`]: { summary: "the pool's models a native request can be placed on (Ollama)", tag: 'app proxy', auth: 'inference' },
