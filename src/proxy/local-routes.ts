@@ -14,7 +14,7 @@ import { listLocal } from '../engines/local-listing.js';
 import type { BackendView } from '../engines/types.js';
 import { ADAPTERS } from '../engines/adapters.js';
 import { backendHolds, isSameModel } from '../engines/model-name.js';
-import type { EngineKind } from '../engines/engine-kind.js';
+import { ENGINE_KINDS, type EngineKind } from '../engines/engine-kind.js';
 import { relayableEntries } from '../engines/engine-answers.js';
 import { describeTransportError, ENGINE_SHOW_MAX_BYTES, ENGINE_VERSION_MAX_BYTES, PROBE_TRANSPORT_TIMEOUT_MS } from '../engines/probe-fetch.js';
 import { discardBody, readBounded } from '../util/bounded-read.js';
@@ -66,7 +66,7 @@ function machineOnly(path: '/api/ps' | '/api/version'): string {
   return `No Ollama engine on this Hub answered. ${path} reports on this machine's own Ollama, so it is never asked of a peer.`;
 }
 
-/** One model card of the OpenAI listing and the kind of the local engine that listed it (null: only a peer offers it). */
+/** One model card of the OpenAI listing and the kind of engine that listed it, here or on a peer (null: a kind this Hub does not know). */
 interface ListedCard {
   readonly card: Readonly<Record<string, unknown>> & { readonly id: string };
   readonly kind: EngineKind | null;
@@ -92,9 +92,11 @@ export class LocalRoutes {
   /**
    * GET /v1/models/{model} (openai.models.retrieve): the card GET /v1/models lists for it, so the
    * two never disagree about what the pool holds, peers' models included; else a 404 naming it.
-   * A tagless name finds a local Ollama's `:latest` entry, as a chat naming it would be placed there.
+   * A tagless name finds an Ollama's `:latest` entry, here or on a peer, as a chat naming it is placed there.
    */
   async openAIModel(requested: string, res: ServerResponse): Promise<void> {
+    if (requested === '')
+      throw new HubError('HUB_ERR_NOT_FOUND', 'GET /v1/models/ names no model: put the model id after the slash, or drop the slash to list them all.');
     const { views, listing } = await this.#openAIListing();
     if (listing === null) return this.#nothingToList(res, 'openai', views, NOTHING_LISTED.openai);
     const found = listing.find((l) => l.card.id === requested) ?? listing.find((l) => l.kind !== null && isSameModel(l.kind, l.card.id, requested));
@@ -107,8 +109,8 @@ export class LocalRoutes {
   }
 
   /**
-   * The merged OpenAI listing, each card with the kind of the local engine that listed it (null for
-   * a peer-only model); null when nothing answered and no peer offers anything.
+   * The merged OpenAI listing, each card with the kind of engine that listed it; null when nothing
+   * answered and no peer offers anything.
    */
   async #openAIListing(): Promise<{ views: readonly BackendView[]; listing: ListedCard[] | null }> {
     const views = await this.#deps.health.snapshot();
@@ -125,8 +127,9 @@ export class LocalRoutes {
         listing.push({ card: entry, kind: backend.kind });
       }
     }
-    for (const name of peerOnly(peerModels(this.#deps.pool.usablePeers(), 'openai'), seen))
-      listing.push({ card: { id: name, object: 'model', created: 0, owned_by: 'hub-pool' }, kind: null });
+    const peers = this.#deps.pool.usablePeers();
+    for (const name of peerOnly(peerModels(peers, 'openai'), seen))
+      listing.push({ card: { id: name, object: 'model', created: 0, owned_by: 'hub-pool' }, kind: peerKindListing(peers, name) });
     return { views, listing: listing.length === 0 && answers.length === 0 ? null : listing };
   }
 
@@ -299,6 +302,13 @@ function peerOnly(held: ReadonlyMap<string, ReadonlySet<string>>, seen: Readonly
   const out = new Set<string>();
   for (const names of held.values()) for (const n of names) if (!seen.has(n)) out.add(n);
   return new Set([...out].sort());
+}
+
+/** The kind of the first engine on a peer that lists the name, so a tagless name reads as that engine reads it. */
+function peerKindListing(peers: readonly UsablePeer[], name: string): EngineKind | null {
+  for (const peer of peers)
+    for (const b of peer.backends) if (b.models.includes(name) && (ENGINE_KINDS as readonly string[]).includes(b.kind)) return b.kind as EngineKind;
+  return null;
 }
 
 function parseShowBody(raw: Buffer): Record<string, unknown> {

@@ -14,12 +14,13 @@ const A_EMBED = 'nomic-embed-text';
 const A_VLLM = 'Org/A-Local-4B';
 const B_ONLY = 'b-only:8b';
 const B_VLLM = 'org/b-vllm-only';
+const B_EMBED = 'b-embed';
 
 describe('openai.models.retrieve through the pool', () => {
   const pool = usePool({
     hubs: {
       a: { ollama: { models: [A_OWN, { name: A_EMBED, capabilities: ['embedding'] }] }, vllm: { models: [A_VLLM] } },
-      b: { ollama: { models: [B_ONLY] }, vllm: { models: [B_VLLM] } },
+      b: { ollama: { models: [B_ONLY, { name: B_EMBED, capabilities: ['embedding'] }] }, vllm: { models: [B_VLLM] } },
     },
     pairs: [['a', 'b']],
     settings: { poolHealthPollSeconds: 300 },
@@ -47,9 +48,14 @@ describe('openai.models.retrieve through the pool', () => {
     assert.deepEqual(await raw.body.json(), escaped);
   });
 
-  it('finds a tagless name under the :latest the local Ollama lists it as, as a chat naming it is placed', { timeout: TEST_TIMEOUT_MS }, async () => {
-    assert.equal((await client().models.retrieve(A_EMBED)).id, `${A_EMBED}:latest`);
-  });
+  it(
+    'finds a tagless name under the :latest an Ollama, here or on the peer, lists it as, as a chat naming it is placed',
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      assert.equal((await client().models.retrieve(A_EMBED)).id, `${A_EMBED}:latest`);
+      assert.equal((await client().models.retrieve(B_EMBED)).id, `${B_EMBED}:latest`, "a peer's Ollama lists it so too");
+    },
+  );
 
   it('answers a model nobody holds with a 404 in OpenAI error shape that names it', { timeout: TEST_TIMEOUT_MS }, async () => {
     await assert.rejects(client().models.retrieve('nobody-has:1b'), (err: unknown) => {
@@ -59,5 +65,13 @@ describe('openai.models.retrieve through the pool', () => {
       assert.equal((err.error as { type?: string }).type, 'invalid_request_error');
       return true;
     });
+  });
+
+  it('answers the listing path with a trailing slash and no id with a 404 saying no model was named', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const res = await request(`${pool().a.pool}/v1/models/`);
+    assert.equal(res.statusCode, 404);
+    const body = (await res.body.json()) as { error: { message: string; type: string } };
+    assert.match(body.error.message, /names no model/);
+    assert.equal(body.error.type, 'invalid_request_error');
   });
 });
