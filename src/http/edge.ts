@@ -15,7 +15,7 @@ import { hostName, isLocalName, isOwnName } from '../auth/host-check.js';
 import type { HubEnv } from '../config/env.js';
 import { HubError } from '../errors.js';
 import { toHubError } from './error-mapping.js';
-import { answerNotFound } from './not-found.js';
+import { answerNotFound, answerUnrouted } from './not-found.js';
 import type { HubServices } from './services.js';
 
 /** A request head (line and headers) must arrive within 10 s of the connection or the previous request: slowloris. */
@@ -79,10 +79,9 @@ export function edgeServerOptions(
     // X-Forwarded-For names the caller only when the socket's peer is a listed proxy (proxy-addr walks from the right).
     trustProxy: env.trustedProxies.length > 0 ? [...env.trustedProxies] : false,
     clientErrorHandler: answerClientError,
-    frameworkErrors: (err, _request, reply) => {
-      const e = toHubError(err);
-      void (reply as FastifyReply).code(e.status).send(e.toBody());
-    },
+    // A URL the router cannot decode reaches no route, so under the app prefixes it answers as
+    // an unknown path does there: in the app's dialect (not-found.ts).
+    frameworkErrors: (err, request, reply) => answerUnrouted(request as FastifyRequest, reply as FastifyReply, toHubError(err)),
   };
 }
 

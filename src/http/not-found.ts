@@ -1,8 +1,9 @@
 /**
- * The answer to a request no route takes (an unknown path, or a known one with the wrong
- * method), sent before any body is read. Under the proxy's app-facing prefixes it is in the
- * dialect the app speaks, like every other answer there (proxy-routes.ts): the Ollama client
- * reads `error` as a string, and the operator shape reached its user as "[object Object]".
+ * The answer to a request no route takes (an unknown path, a known one with the wrong method,
+ * or a path the router cannot decode), sent before any body is read. Under the proxy's
+ * app-facing prefixes it is in the dialect the app speaks, like every other answer there
+ * (proxy-routes.ts): the Ollama client reads `error` as a string, and the operator shape
+ * reached its user as "[object Object]".
  * Everywhere else it keeps the operator routes' shape.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -11,7 +12,14 @@ import { writeProxyError } from '../proxy/proxy-errors.js';
 import { appDialectOf } from '../proxy/route-table.js';
 
 export function answerNotFound(request: FastifyRequest, reply: FastifyReply): void {
-  const e = new HubError('HUB_ERR_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]} on this Hub`);
+  answerUnrouted(request, reply, new HubError('HUB_ERR_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]} on this Hub`));
+}
+
+/**
+ * An error for a request that reached no route's own handler (no route, or a URL the router
+ * could not decode), in the dialect its path speaks under the app prefixes.
+ */
+export function answerUnrouted(request: FastifyRequest, reply: FastifyReply, e: HubError): void {
   const dialect = appDialectOf(request.url);
   if (dialect === null) {
     void reply.code(e.status).send(e.toBody());

@@ -196,6 +196,19 @@ describe('bad input to the pool proxy', () => {
     await assertNoTrace();
   });
 
+  it("answers a malformed %-escape in a path under the app prefixes with a 400 in the app's dialect", async () => {
+    for (const { path, dialect } of [
+      { path: '/api/tags%E0%A4%A', dialect: 'ollama' },
+      { path: '/v1/models/%E0%A4%A', dialect: 'openai' },
+    ] as const) {
+      const res = await request(`${hub.pool}${path}`);
+      const text = await res.body.text();
+      assert.equal(res.statusCode, 400, path);
+      assert.match(messageOf(dialect, text), /%-escape/, path);
+    }
+    await assertNoTrace();
+  });
+
   it('answers an unknown route outside the app prefixes with a 404 in the operator shape', async () => {
     for (const path of ['/api/inference/pool/nonsense', '/api/inference/pool/v2/chat/completions', '/api/hub/nonsense']) {
       const res = await hub.api<{ error: { code: string; message: string } }>('GET', path);
