@@ -15,7 +15,7 @@ import type { BackendView } from '../engines/types.js';
 import { ADAPTERS } from '../engines/adapters.js';
 import { backendHolds, isSameModel } from '../engines/model-name.js';
 import { ENGINE_KINDS, type EngineKind } from '../engines/engine-kind.js';
-import { relayableEntries } from '../engines/engine-answers.js';
+import { MAX_MODEL_NAME_LENGTH, relayableEntries } from '../engines/engine-answers.js';
 import { describeTransportError, ENGINE_SHOW_MAX_BYTES, ENGINE_VERSION_MAX_BYTES, PROBE_TRANSPORT_TIMEOUT_MS } from '../engines/probe-fetch.js';
 import { discardBody, readBounded } from '../util/bounded-read.js';
 import { HubError } from '../errors.js';
@@ -97,6 +97,12 @@ export class LocalRoutes {
   async openAIModel(requested: string, res: ServerResponse): Promise<void> {
     if (requested === '')
       throw new HubError('HUB_ERR_NOT_FOUND', 'GET /v1/models/ names no model: put the model id after the slash, or drop the slash to list them all.');
+    // No listing holds a longer id (they are bounded like a request's model), and echoing a URL-sized one helps nobody.
+    if (requested.length > MAX_MODEL_NAME_LENGTH)
+      throw new HubError(
+        'HUB_ERR_NOT_FOUND',
+        `The model id asked for is ${requested.length} characters long; no model the pool lists has one over ${MAX_MODEL_NAME_LENGTH}.`,
+      );
     const { views, listing } = await this.#openAIListing();
     if (listing === null) return this.#nothingToList(res, 'openai', views, NOTHING_LISTED.openai);
     const found = listing.find((l) => l.card.id === requested) ?? listing.find((l) => l.kind !== null && isSameModel(l.kind, l.card.id, requested));

@@ -67,6 +67,15 @@ describe('openai.models.retrieve through the pool', () => {
     });
   });
 
+  it('answers an id longer than any model id with a 404 that gives its length instead of echoing it', { timeout: TEST_TIMEOUT_MS }, async () => {
+    await assert.rejects(client().models.retrieve('m'.repeat(5_000)), (err: unknown) => {
+      assert.ok(err instanceof OpenAI.NotFoundError);
+      assert.match(err.message, /5000 characters long/);
+      assert.ok(err.message.length < 300, `a short message: ${err.message.length} characters`);
+      return true;
+    });
+  });
+
   it('answers the listing path with a trailing slash and no id with a 404 saying no model was named', { timeout: TEST_TIMEOUT_MS }, async () => {
     const res = await request(`${pool().a.pool}/v1/models/`);
     assert.equal(res.statusCode, 404);
