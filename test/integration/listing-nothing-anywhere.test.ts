@@ -47,6 +47,16 @@ describe('the listings on a lone Hub whose only engine refuses it', () => {
     );
   });
 
+  it("/v1/models/{id} answers the listing's 502, not a 404: the model may well exist on the engine that did not answer", async () => {
+    const client = new OpenAI({ baseURL: `${hub.pool}/v1`, apiKey: 'unused-on-loopback', maxRetries: 0 });
+    await assert.rejects(client.models.retrieve('qwen3:8b'), (err: unknown) => {
+      assert.ok(err instanceof OpenAI.APIError, String(err));
+      assert.equal(err.status, 502);
+      assert.equal(err.code, 'HUB_ERR_NO_CANDIDATE');
+      return true;
+    });
+  });
+
   it('/api/tags answers 502 naming the missing Ollama, as the ollama client shows it', async () => {
     const client = new Ollama({ host: hub.pool });
     await assert.rejects(client.list(), (err: unknown) => {
