@@ -6,7 +6,13 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
+import type { RoutingLogPage } from '../../src/routing-log/entry.js';
 import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+
+async function rowsRecorded(hub: HubProcess): Promise<number> {
+  const { json } = await hub.api<RoutingLogPage>('GET', '/api/inference/pool/routing-log');
+  return json.summary.totalRecorded;
+}
 
 describe('OpenAI dialect through the pool proxy', () => {
   let ollama: SimEngine;
@@ -95,6 +101,18 @@ describe('OpenAI dialect through the pool proxy', () => {
       );
       return true;
     });
+  });
+
+  it('is asked once, not retried by an SDK on its default retries, for a model nobody holds', async () => {
+    const retrying = new OpenAI({ baseURL: `${hub.pool}/v1`, apiKey: 'unused-inside-the-machine' });
+    const rowsBefore = await rowsRecorded(hub);
+    await assert.rejects(retrying.chat.completions.create({ model: 'nobody-holds:1b', messages: [{ role: 'user', content: 'x' }] }), (err: unknown) => {
+      assert.ok(err instanceof OpenAI.APIError);
+      assert.equal(err.status, 502);
+      assert.equal(err.headers?.get('x-should-retry'), 'false');
+      return true;
+    });
+    assert.equal(await rowsRecorded(hub), rowsBefore + 1, 'one request reached the Hub');
   });
 
   it('refuses a request with no model with a 400 the SDK shows verbatim', async () => {
