@@ -13,7 +13,7 @@ import type { BackendHealth } from '../engines/health-snapshot.js';
 import { listLocal } from '../engines/local-listing.js';
 import type { BackendView } from '../engines/types.js';
 import { ADAPTERS } from '../engines/adapters.js';
-import { backendHolds, isSameModel } from '../engines/model-name.js';
+import { backendHolds, canonicalModelName } from '../engines/model-name.js';
 import { ENGINE_KINDS, type EngineKind } from '../engines/engine-kind.js';
 import { MAX_MODEL_NAME_LENGTH, relayableEntries } from '../engines/engine-answers.js';
 import { describeTransportError, ENGINE_SHOW_MAX_BYTES, ENGINE_VERSION_MAX_BYTES, PROBE_TRANSPORT_TIMEOUT_MS } from '../engines/probe-fetch.js';
@@ -66,7 +66,7 @@ function machineOnly(path: '/api/ps' | '/api/version'): string {
   return `No Ollama engine on this Hub answered. ${path} reports on this machine's own Ollama, so it is never asked of a peer.`;
 }
 
-/** One model card of the OpenAI listing and the kind of engine that listed it, here or on a peer (null: a kind this Hub does not know). */
+/** One model card of the OpenAI listing and the kind of local engine that listed it (null: only peers offer it). */
 interface ListedCard {
   readonly card: Readonly<Record<string, unknown>> & { readonly id: string };
   readonly kind: EngineKind | null;
@@ -103,9 +103,13 @@ export class LocalRoutes {
         'HUB_ERR_NOT_FOUND',
         `The model id asked for is ${requested.length} characters long; no model the pool lists has one over ${MAX_MODEL_NAME_LENGTH}.`,
       );
-    const { views, listing } = await this.#openAIListing();
+    const { views, peers, listing } = await this.#openAIListing();
     if (listing === null) return this.#nothingToList(res, 'openai', views, NOTHING_LISTED.openai);
-    const found = listing.find((l) => l.card.id === requested) ?? listing.find((l) => l.kind !== null && isSameModel(l.kind, l.card.id, requested));
+    // Only Ollama reads a tagless name as its :latest; a peer-only card's engine is looked up only for that one id.
+    const latest = canonicalModelName('ollama', requested);
+    const found =
+      listing.find((l) => l.card.id === requested) ??
+      (latest === requested ? undefined : listing.find((l) => l.card.id === latest && (l.kind ?? peerKindListing(peers, latest)) === 'ollama'));
     if (found === undefined)
       throw new HubError(
         'HUB_ERR_NOT_FOUND',
@@ -115,10 +119,10 @@ export class LocalRoutes {
   }
 
   /**
-   * The merged OpenAI listing, each card with the kind of engine that listed it; null when nothing
-   * answered and no peer offers anything.
+   * The merged OpenAI listing, each card with the kind of local engine that listed it; null when
+   * nothing answered and no peer offers anything.
    */
-  async #openAIListing(): Promise<{ views: readonly BackendView[]; listing: ListedCard[] | null }> {
+  async #openAIListing(): Promise<{ views: readonly BackendView[]; peers: readonly UsablePeer[]; listing: ListedCard[] | null }> {
     const views = await this.#deps.health.snapshot();
     const healthy = views.filter((v) => v.healthy);
     const { answers, leftOut } = await listLocal(healthy, (b) => ADAPTERS[b.kind].upstreamPath('/v1/models') ?? '/v1/models', this.#deps.dispatcher);
@@ -135,8 +139,8 @@ export class LocalRoutes {
     }
     const peers = this.#deps.pool.usablePeers();
     for (const name of peerOnly(peerModels(peers, 'openai'), seen))
-      listing.push({ card: { id: name, object: 'model', created: 0, owned_by: 'hub-pool' }, kind: peerKindListing(peers, name) });
-    return { views, listing: listing.length === 0 && answers.length === 0 ? null : listing };
+      listing.push({ card: { id: name, object: 'model', created: 0, owned_by: 'hub-pool' }, kind: null });
+    return { views, peers, listing: listing.length === 0 && answers.length === 0 ? null : listing };
   }
 
   /**
