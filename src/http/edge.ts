@@ -43,8 +43,9 @@ export const PRE_AUTH_BODY_LIMIT_BYTES = 16 * 1024;
 
 /**
  * Headers a browser may read on an answer to an allowed origin: all six attribution headers the
- * Hub adds (docs/api.md), the two that appear only where they apply included. A name left out is
- * invisible to a page's script even when the answer carries it.
+ * Hub adds (docs/api.md), the two that appear only where they apply included, and X-Should-Retry,
+ * which the OpenAI SDK in a page reads before retrying a 502. A name left out is invisible to a
+ * page's script even when the answer carries it.
  */
 const EXPOSED_HEADERS = [
   'x-hub-pool-served-by',
@@ -53,6 +54,7 @@ const EXPOSED_HEADERS = [
   'x-hub-pool-request-id',
   'x-hub-pool-affinity',
   'x-hub-pool-upstream-status',
+  'x-should-retry',
 ].join(', ');
 /** How long a browser may reuse a preflight answer. */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
