@@ -19,6 +19,8 @@ const BY_STATUS: Readonly<Record<number, ErrorCode>> = {
 /** Longest path parameter the router matches (server.ts gives it to Fastify as maxParamLength). */
 export const MAX_PATH_PARAM_CHARS = 100;
 
+const BYTES_PER_MIB = 1024 * 1024;
+
 /** Longest stretch of a caller's Content-Type repeated in a 415: enough for any real media type. */
 const MEDIA_TYPE_ECHO_MAX_CHARS = 80;
 
@@ -26,13 +28,20 @@ const MEDIA_TYPE_ECHO_MAX_CHARS = 80;
  * @param contentType the request's Content-Type header, when the caller has one: a 415 names the
  *   type it refused (a form type is what `curl -d` sends, no type what Python's `requests` sends
  *   for `data=`), so the caller sees what to change.
+ * @param bodyLimitBytes the body bound of the route that refused, when known: a 413 then says how
+ *   much the caller may send.
  */
-export function toHubError(err: unknown, contentType?: string): HubError {
+export function toHubError(err: unknown, contentType?: string, bodyLimitBytes?: number): HubError {
   if (err instanceof HubError) return err;
   const e = err as { code?: unknown; statusCode?: unknown; message?: unknown };
   switch (e?.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new HubError('HUB_ERR_BODY_TOO_LARGE', 'the request body is larger than this Hub accepts');
+      return new HubError(
+        'HUB_ERR_BODY_TOO_LARGE',
+        bodyLimitBytes === undefined
+          ? 'the request body is larger than this Hub accepts'
+          : `the request body is larger than the ${bodyLimitBytes / BYTES_PER_MIB} MiB this route accepts`,
+      );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new HubError('HUB_ERR_UNSUPPORTED_MEDIA_TYPE', unsupportedMediaType(contentType));
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

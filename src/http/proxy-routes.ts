@@ -32,7 +32,7 @@ export async function registerProxyRoutes(app: FastifyInstance, s: HubServices):
     // Errors raised before a handler runs (a body over the limit, a broken Content-Length) answer
     // in the app's dialect too, not in the operator routes' shape.
     scope.setErrorHandler((err, request, reply) => {
-      const hubError = toHubError(err, request.headers['content-type']);
+      const hubError = toHubError(err, request.headers['content-type'], PROXY_BODY_LIMIT_BYTES);
       if (hubError.code === 'HUB_ERR_INTERNAL') s.logger.error({ err }, 'proxy route failed');
       const dialect: ProxyDialect = appDialectOf(request.url) ?? 'ollama';
       reply.hijack();
