@@ -112,12 +112,13 @@ describe('listLocal', () => {
     const a = await engine('ollama-1', held.promise);
     const b = await engine('ollama-2');
     const finishedBefore = dispatcher.finished();
-    const { result } = list([a.view, b.view]);
+    const { result, clock } = list([a.view, b.view]);
     await until(() => dispatcher.finished() >= finishedBefore + 1 && a.server.paths.length === 1, 1000, "the second engine's answer to be read first");
     held.resolve(ollamaTags('ollama-1-model'));
     const listing = await result;
     assert.deepEqual(answeredIds(listing), ['ollama-1', 'ollama-2'], 'configured order, not arrival order');
     assert.deepEqual(leftOutIds(listing), []);
+    assert.equal(clock.pendingTimers(), 0, "the deadline's timer is cancelled, not left to run out");
   });
 
   it('counts an engine that answered with an error as settled, not as an answer', { timeout: TEST_TIMEOUT_MS }, async () => {

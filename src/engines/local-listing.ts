@@ -35,12 +35,13 @@ export async function listLocal(
   const settled = new Set<number>();
   let deadlinePassed = false;
 
+  let cancelDeadline = (): void => {};
   await new Promise<void>((resolve) => {
     const done = () => {
       const allSettled = settled.size === backends.length;
       if (allSettled || (deadlinePassed && answers.length > 0)) resolve();
     };
-    timer.after(LOCAL_LISTING_DEADLINE_MS, () => {
+    cancelDeadline = timer.after(LOCAL_LISTING_DEADLINE_MS, () => {
       deadlinePassed = true;
       done();
     });
@@ -54,6 +55,8 @@ export async function listLocal(
     });
   });
 
+  // Every engine answering in milliseconds is the usual case: the deadline's timer is not left behind for each listing.
+  cancelDeadline();
   const leftOut: BackendView[] = [];
   backends.forEach((backend, i) => {
     if (!settled.has(i)) {
