@@ -37,6 +37,15 @@ describe('dashboard sessions', () => {
     assert.equal(book.get(first.id), null);
   });
 
+  it("a read-only sign-in signs out the oldest read session, never the operator's", () => {
+    const book = new DashboardSessions(new ManualClock());
+    const operator = book.open('operator', null);
+    const firstRead = book.open('read', 'key-1');
+    for (let i = 0; i < MAX_SESSIONS * 2; i++) book.open('read', 'key-1');
+    assert.notEqual(book.get(operator.id), null, 'a qa:read key cannot push the operator out');
+    assert.equal(book.get(firstRead.id), null);
+  });
+
   it('reads exactly one well-formed session cookie', () => {
     assert.equal(sessionIdFrom('a=1; cihub_session=abcdefghijklmnopqrstuvwxyz; b=2'), 'abcdefghijklmnopqrstuvwxyz');
     assert.equal(sessionIdFrom('cihub_session=abcdefghijklmnopqrstuvwxyz; cihub_session=bcdefghijklmnopqrstuvwxyza'), null);

@@ -45,8 +45,18 @@ export class DashboardSessions {
     this.#sweep();
     const session: Session = { id: token(), role, apiKeyId, csrfToken: token(), expiresAtMs: this.#clock.nowMs() + SESSION_TTL_MS };
     this.#sessions.set(session.id, session);
-    while (this.#sessions.size > MAX_SESSIONS) this.#sessions.delete(this.#sessions.keys().next().value as string);
+    while (this.#sessions.size > MAX_SESSIONS) this.#sessions.delete(this.#evictee(session));
     return session;
+  }
+
+  /**
+   * Which session a full book signs out for `opened`: the oldest, except that a read sign-in
+   * signs out the oldest other read session. Otherwise anyone holding a qa:read key could sign the
+   * operator out by signing in MAX_SESSIONS times.
+   */
+  #evictee(opened: Session): string {
+    if (opened.role === 'read') for (const [id, s] of this.#sessions) if (s.role === 'read' && id !== opened.id) return id;
+    return this.#sessions.keys().next().value as string;
   }
 
   /** The live session a cookie names; null when unknown or expired. */
