@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_ENGINE_MODELS, MAX_MODEL_NAME_LENGTH, parseModelList, parseTags, relayableEntries, residentModels } from './engine-answers.js';
+import { MAX_MODEL_NAME_LENGTH } from './model-name.js';
+import { MAX_ENGINE_MODELS, parseModelList, parseTags, relayableEntries, residentModels } from './engine-answers.js';
 
 /** Every kind of entry a hostile or broken engine has been seen to send, or could. */
 const JUNK = [null, 0, 7, 'text', true, [], {}, { name: null }, { name: 42 }, { id: null }, { name: '' }, { name: 'x'.repeat(MAX_MODEL_NAME_LENGTH + 1) }];

@@ -6,12 +6,11 @@
  * reported (null), never as zero or empty.
  */
 import { z } from 'zod';
+import { MAX_MODEL_NAME_LENGTH } from './model-name.js';
 import type { ModelInfo } from './types.js';
 
 /** Most models read from one engine listing; the rest are ignored. */
 export const MAX_ENGINE_MODELS = 10_000;
-/** Longest model name (or id) read; a longer one is dropped with its entry. */
-export const MAX_MODEL_NAME_LENGTH = 256;
 /** Longest short fact (parameter size, capability, owned_by) read. */
 const MAX_FACT_LENGTH = 64;
 /** Capabilities read per model. */

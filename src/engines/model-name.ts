@@ -10,6 +10,13 @@ import type { BackendView } from './types.js';
 export const LATEST_TAG = ':latest';
 
 /**
+ * Longest model name the Hub reads from anyone: an app's request, an engine's listing, a peer's
+ * document. Real ids are a few dozen characters; a longer name is refused or dropped before it
+ * can reach the routing log, which once held twenty 40 MB names (issue 9, defect 6).
+ */
+export const MAX_MODEL_NAME_LENGTH = 256;
+
+/**
  * A tag is a ':' after the last '/'. Read in place, building no string: isSameModel asks it of
  * the requested name for each listed model it compares.
  */

@@ -11,7 +11,7 @@ import { API_KEY_SCOPES, MAX_KEY_NAME_LENGTH, type ApiKeyScope } from '../store/
 import { parseSince } from '../routing-log/ring.js';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../routing-log/cursor.js';
 import { refuseUnread } from './edge.js';
-import { MAX_MODEL_NAME_LENGTH } from '../proxy/request-facts.js';
+import { MAX_MODEL_NAME_LENGTH } from '../engines/model-name.js';
 import { parseBody } from './body-schema.js';
 import { METRICS_PATH } from './metrics-routes.js';
 import type { HubServices } from './services.js';

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { RoutingPin } from '../config/settings-schema.js';
 import { HubError } from '../errors.js';
 import { LOCAL_PIN_TARGET } from '../placement/steps/pin.js';
-import { MAX_MODEL_NAME_LENGTH } from '../proxy/request-facts.js';
+import { MAX_MODEL_NAME_LENGTH } from '../engines/model-name.js';
 import { normalizePeerName } from '../tailnet/peer-name.js';
 import type { HubServices } from './services.js';
 

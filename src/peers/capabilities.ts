@@ -12,6 +12,7 @@
 import { MAX_CONTAINERS } from '../containers/docker-api.js';
 import { NODE_UUID_PATTERN } from '../pairing/identity-claim.js';
 import type { BackendView } from '../engines/types.js';
+import { MAX_MODEL_NAME_LENGTH } from '../engines/model-name.js';
 import { readThroughputAdvert, type ThroughputAdvert } from './throughput-advert.js';
 import { isHardwareTier, type HardwareTier } from '../machine/hardware-tier.js';
 import { MAX_PRESSURE } from '../placement/peer-load.js';
@@ -26,7 +27,6 @@ export const MAX_PEER_MODELS_PER_ENGINE = 2_000;
 export const MAX_PEER_MODELS_TOTAL = 4_000;
 /** Engines read from one peer document; the rest are ignored. */
 const MAX_PEER_BACKENDS = 16;
-const MAX_MODEL_NAME_LENGTH = 256;
 
 /** A peer's prompt ceiling must sit in the same range this Hub's own setting allows. */
 export const PROMPT_CEILING_RANGE = { min: 1024, max: 1_048_576 } as const;

@@ -2,16 +2,10 @@
  * What placement needs from a request body, read once. The body itself is forwarded as the
  * bytes the app sent unless auto has to be replaced by the model it resolved to.
  */
+import { MAX_MODEL_NAME_LENGTH } from '../engines/model-name.js';
 import { HubError } from '../errors.js';
 import { parseRequestJson } from '../util/request-json.js';
 import type { RoutedRoute } from './route-table.js';
-
-/**
- * Longest model id a request may name: 256 characters, the bound pins and peers' model lists
- * already use. Real ids are a few dozen; anything longer is refused before it reaches the
- * routing log, which once held twenty 40 MB names (issue 9, defect 6).
- */
-export const MAX_MODEL_NAME_LENGTH = 256;
 
 export interface RequestFacts {
   /** The model the app named; null when the body names none. */

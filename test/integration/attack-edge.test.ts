@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { ERROR_CATALOGUE } from '../../src/errors.js';
 import { HEADERS_TIMEOUT_MS, MAX_CONNECTIONS, REQUEST_TIMEOUT_MS } from '../../src/http/edge.js';
-import { MAX_MODEL_NAME_LENGTH } from '../../src/proxy/request-facts.js';
+import { MAX_MODEL_NAME_LENGTH } from '../../src/engines/model-name.js';
 import type { RoutingLogPage } from '../../src/routing-log/entry.js';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import { eventually, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
