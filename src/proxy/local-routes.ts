@@ -203,6 +203,9 @@ export class LocalRoutes {
     const body = parseShowBody(raw);
     const named = typeof body.model === 'string' ? body.model : typeof body.name === 'string' ? body.name : null;
     if (named === null || named === '') throw new HubError('HUB_ERR_MODEL_REQUIRED', 'the /api/show body names no model: add a "model" field');
+    // As for a routed request: no listing holds a longer name, and the 502 would repeat all of it.
+    if (named.length > MAX_MODEL_NAME_LENGTH)
+      throw new HubError('HUB_ERR_BAD_REQUEST', `model must be at most ${MAX_MODEL_NAME_LENGTH} characters; got ${named.length}`);
     const views = await this.#deps.health.snapshot();
     const peers = askPeers ? this.#deps.pool.usablePeers() : [];
     const model = named === AUTO_MODEL ? this.#deps.proxy.resolveAutoModel(views, 'ollama', res, peers) : named;

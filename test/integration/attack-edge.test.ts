@@ -122,6 +122,13 @@ describe('attacks on the HTTP edge', () => {
       assert.ok(log.json.entries.every((e) => (e.model ?? '').length <= MAX_MODEL_NAME_LENGTH));
     });
 
+    it(`answers /api/show's over-long name with the same 400, not a 502 that repeats it`, async () => {
+      const res = await post(`${POOL}/api/show`, JSON.stringify({ model: 'm'.repeat(1_000_000) }));
+      assert.equal(res.status, 400, res.text.slice(0, 200));
+      assert.equal(res.code, 'HUB_ERR_BAD_REQUEST');
+      assert.ok(res.text.length < 1_000, 'the name is not echoed back');
+    });
+
     it(`still serves a model name of exactly ${MAX_MODEL_NAME_LENGTH} characters as far as placement (no engine holds it)`, async () => {
       const res = await post(`${POOL}/v1/chat/completions`, JSON.stringify({ model: 'm'.repeat(MAX_MODEL_NAME_LENGTH), messages: [] }));
       assert.equal(res.status, 502, res.text);
