@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BOOT_CHECK_TIMEOUT_MS, callHub, HubNotRunningError, verifyHub, type HubTarget } from './hub-client.js';
+import { BOOT_CHECK_TIMEOUT_MS, callHub, HubNotAnsweringError, HubNotRunningError, verifyHub, type HubTarget } from './hub-client.js';
 import { CIHUB_VERSION } from './version.js';
 
 describe('verifyHub against a listener that takes the request and never answers', () => {
@@ -19,13 +19,17 @@ describe('verifyHub against a listener that takes the request and never answers'
     await new Promise<void>((resolve) => silent.close(() => resolve()));
   });
 
-  it(`says it got no answer within ${BOOT_CHECK_TIMEOUT_MS / 1000} s, not the timeout's numeric code`, async () => {
+  it(`says the recorded process runs but gave no answer within ${BOOT_CHECK_TIMEOUT_MS / 1000} s, not the timeout's numeric code`, async () => {
     const err = await verifyHub({ url, operatorKey: 'k', pid: process.pid, bootId: 'boot', dataDir: '/nowhere', version: null }).then(
       () => null,
       (e: unknown) => e,
     );
-    assert.ok(err instanceof HubNotRunningError, String(err));
-    assert.equal(err.message, `The Hub is not running, or not answering, at ${url} (no answer within 5 s). Start it with \`cihub serve\`.`);
+    assert.ok(err instanceof HubNotAnsweringError, String(err));
+    assert.ok(err instanceof HubNotRunningError, 'still exit code 3: nothing here answers');
+    assert.equal(
+      err.message,
+      `The Hub for the data dir /nowhere is still running (pid ${process.pid}) but did not answer at ${url} (no answer within 5 s). If it was suspended (Ctrl-Z, SIGSTOP), resume it (fg, or kill -CONT ${process.pid}); otherwise stop it (kill ${process.pid}, or kill -9 ${process.pid} if it does not exit) and start it again with \`cihub serve\`.`,
+    );
   });
 });
 

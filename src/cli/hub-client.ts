@@ -8,7 +8,7 @@ import { dataDirRefused, readHubInfo, readOperatorKey } from '../config/data-dir
 import { homeDataDir, processEnv, sudoUser } from '../config/env.js';
 import { HUB_BOOT_PATH } from '../http/hub-boot-routes.js';
 import { parseJsonOrUndefined, readBounded, UpstreamReadError } from '../util/bounded-read.js';
-import { describeCallFailure } from '../util/call-failure.js';
+import { describeCallFailure, isCallTimeout, noAnswerWithin } from '../util/call-failure.js';
 import { pidAlive } from '../util/pid-alive.js';
 import { writeErr } from './output.js';
 import { CIHUB_VERSION } from './version.js';
@@ -68,6 +68,21 @@ export class HubNotRunningError extends HubUnreachableError {
   constructor(message: string, found: string = message, fix: string = START_IT) {
     super(message, found, fix);
     this.name = 'HubNotRunningError';
+  }
+}
+
+/**
+ * The process hub.json records still exists but the Hub gave no answer in time: suspended (Ctrl-Z
+ * on the terminal running `cihub serve`, SIGSTOP) or stuck. Still exit code 3, since nothing here
+ * answers, but "start it" would be wrong: a second `cihub serve` is refused while that process
+ * holds the data dir, so the sentence names the process and how to resume or restart it.
+ */
+export class HubNotAnsweringError extends HubNotRunningError {
+  constructor(hub: Pick<HubTarget, 'url' | 'pid' | 'dataDir'>, timeoutMs: number) {
+    const found = `the Hub for the data dir ${hub.dataDir} is still running (pid ${hub.pid}) but did not answer at ${hub.url} (${noAnswerWithin(timeoutMs)})`;
+    const fix = `if it was suspended (Ctrl-Z, SIGSTOP), resume it (fg, or kill -CONT ${hub.pid}); otherwise stop it (kill ${hub.pid}, or kill -9 ${hub.pid} if it does not exit) and start it again with \`cihub serve\``;
+    super(`${found[0]!.toUpperCase()}${found.slice(1)}. ${fix[0]!.toUpperCase()}${fix.slice(1)}.`, found, fix);
+    this.name = 'HubNotAnsweringError';
   }
 }
 
@@ -189,6 +204,8 @@ export async function verifyHub(hub: HubTarget): Promise<void> {
     status = res.statusCode;
     answered = parseJsonOrUndefined(bytes) ?? null;
   } catch (err) {
+    // The process is alive (checked above), so a listener that takes the call and stays silent is that Hub, held up.
+    if (isCallTimeout(err)) throw new HubNotAnsweringError(hub, BOOT_CHECK_TIMEOUT_MS);
     if (err instanceof UpstreamReadError) throw notRunning;
     const failure = describeCallFailure(err, BOOT_CHECK_TIMEOUT_MS);
     throw new HubNotRunningError(
@@ -234,6 +251,7 @@ export async function callHub<T>(hub: HubTarget, method: 'GET' | 'POST' | 'PATCH
       bodyTimeout: HUB_CALL_TIMEOUT_MS,
     });
   } catch (err) {
+    if (isCallTimeout(err) && pidAlive(hub.pid)) throw new HubNotAnsweringError(hub, HUB_CALL_TIMEOUT_MS);
     const failure = describeCallFailure(err, HUB_CALL_TIMEOUT_MS);
     throw new HubNotRunningError(
       `The Hub is not running, or not answering, at ${hub.url} (${failure}). Start it with \`cihub serve\`.`,

@@ -10,7 +10,7 @@ import { UpstreamReadError } from './bounded-read.js';
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
 
 export function describeCallFailure(err: unknown, timeoutMs: number): string {
-  if (isTimeout(err)) return noAnswerWithin(timeoutMs);
+  if (isCallTimeout(err)) return noAnswerWithin(timeoutMs);
   if (err instanceof UpstreamReadError) return err.message;
   const code = stringCode(err) ?? stringCode((err as { cause?: unknown } | null)?.cause);
   if (code !== null) return code;
@@ -23,7 +23,8 @@ export function noAnswerWithin(timeoutMs: number): string {
   return `no answer within ${seconds(timeoutMs)}`;
 }
 
-function isTimeout(err: unknown): boolean {
+/** Whether a call that threw ran out of its budget (the other end took it and stayed silent), rather than failing outright. */
+export function isCallTimeout(err: unknown): boolean {
   if (err instanceof UpstreamReadError) return err.failure === 'timed-out';
   const e = err as { name?: unknown; cause?: { name?: unknown } } | null;
   if (e?.name === 'TimeoutError' || e?.cause?.name === 'TimeoutError') return true;

@@ -138,3 +138,40 @@ describe('the CLI and a Hub that is running', () => {
     assert.deepEqual(JSON.parse(run.stdout), { peers: [] });
   });
 });
+
+describe('the CLI and a Hub that runs but does not answer (suspended, as Ctrl-Z leaves `cihub serve`)', () => {
+  let hub: HubProcess;
+  let pid: number;
+  before(async () => {
+    hub = await startHubProcess();
+    pid = hub.child.pid!;
+    hub.child.kill('SIGSTOP');
+  });
+  after(async () => {
+    hub.child.kill('SIGCONT');
+    await hub.stop();
+  });
+
+  it('names the process and how to resume or restart it, not "start it": a second `cihub serve` would be refused', async () => {
+    const run = await runCli(['pool', 'status'], { dataDir: hub.dataDir });
+    assert.equal(run.code, 3, `exit 3: nothing answers for the data dir; stderr: ${run.stderr}`);
+    assert.match(
+      run.stderr,
+      new RegExp(`^The Hub for the data dir .* is still running \\(pid ${pid}\\) but did not answer at ${hub.url} \\(no answer within 5 s\\)\\. `),
+    );
+    assert.match(run.stderr, new RegExp(`resume it \\(fg, or kill -CONT ${pid}\\)`));
+    assert.doesNotMatch(run.stderr, /Start it with/);
+    assert.equal(run.stderr.trim().split('\n').length, 1);
+  });
+
+  it('gives doctor the same finding and fix for H1, and reads the Hub-only checks as not asked rather than not running', async () => {
+    const run = await runCli(['pool', 'doctor', '--json'], { dataDir: hub.dataDir });
+    assert.equal(run.code, 3, run.stderr);
+    const { checks } = JSON.parse(run.stdout) as { checks: { code: string; verdict: string; found: string; fix: string | null }[] };
+    const h1 = checks.find((c) => c.code === 'H1')!;
+    assert.equal(h1.verdict, 'fail');
+    assert.match(h1.found, new RegExp(`is still running \\(pid ${pid}\\) but did not answer`));
+    assert.match(h1.fix ?? '', new RegExp(`kill -CONT ${pid}`));
+    assert.equal(checks.find((c) => c.code === 'P1')!.found, 'not checked: the Hub could not be asked (H1)');
+  });
+});
