@@ -4,7 +4,8 @@
  * Every failure becomes a CliError carrying one sentence for stderr.
  */
 import { request } from '../util/undici-lean.js';
-import { dataDirRefused, readHubInfo, readOperatorKey } from '../config/data-dir.js';
+import { join } from 'node:path';
+import { dataDirRefused, OPERATOR_KEY_FILE, readHubInfo, readOperatorKey } from '../config/data-dir.js';
 import { homeDataDir, processEnv, sudoUser } from '../config/env.js';
 import { HUB_BOOT_PATH } from '../http/hub-boot-routes.js';
 import { parseJsonOrUndefined, readBounded, UpstreamReadError } from '../util/bounded-read.js';
@@ -229,6 +230,22 @@ export async function verifyHub(hub: HubTarget): Promise<void> {
 }
 
 /**
+ * The Hub refused the key operator.key holds now. It read that file when it started, so the file
+ * was replaced or edited since; the Hub's own sentence (send the contents of operator.key) is
+ * what the CLI already did. Unreachable, so doctor still makes the checks it can without the Hub.
+ */
+function keyRefused(hub: HubTarget): HubUnreachableError {
+  const file = join(hub.dataDir, OPERATOR_KEY_FILE);
+  const found = `the Hub at ${hub.url} does not accept the operator key in ${file}: the file no longer holds the key this Hub started with (it was replaced or edited since)`;
+  const fix = 'restart the Hub (`cihub serve`, or its service manager) so it reads operator.key again, or put back the key it started with';
+  return new HubUnreachableError(
+    `The Hub at ${hub.url} does not accept the operator key in ${file}, which no longer holds the key this Hub started with (it was replaced or edited since). Restart the Hub (\`cihub serve\`, or its service manager) so it reads operator.key again, or put back the key it started with.`,
+    found,
+    fix,
+  );
+}
+
+/**
  * verifyHub, then one warning line when the Hub recorded a version other than this CLI's: only
  * once the listener is known to be the Hub hub.json describes, since until then its version says
  * nothing about what answers.
@@ -267,6 +284,7 @@ export async function callHub<T>(hub: HubTarget, method: 'GET' | 'POST' | 'PATCH
   }
   if (res.statusCode >= 400) {
     const { said, hub: refused } = refusal(res.statusCode, json);
+    if (refused.code === 'HUB_ERR_UNAUTHORIZED') throw keyRefused(hub);
     throw new CliError(`The Hub refused: ${said}.`, refused);
   }
   return json as T;

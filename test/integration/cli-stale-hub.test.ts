@@ -175,3 +175,37 @@ describe('the CLI and a Hub that runs but does not answer (suspended, as Ctrl-Z 
     assert.equal(checks.find((c) => c.code === 'P1')!.found, 'not checked: the Hub could not be asked (H1)');
   });
 });
+
+describe('the CLI and a Hub whose operator.key was replaced after it started', () => {
+  let hub: HubProcess;
+  before(async () => {
+    hub = await startHubProcess();
+    // The Hub read its key at start; the file now holds another one (a restored backup, say).
+    writeFileSync(join(hub.dataDir, 'operator.key'), 'cihub_op_another-key\n', { mode: 0o600 });
+  });
+  after(async () => {
+    await hub.stop();
+  });
+
+  it('names the file and says to restart the Hub, rather than telling the operator to send what it already sent', async () => {
+    const run = await runCli(['pool', 'status'], { dataDir: hub.dataDir });
+    assert.equal(run.code, 1, `exit 1: the Hub runs and refused; stderr: ${run.stderr}`);
+    assert.match(
+      run.stderr,
+      /^The Hub at http:\/\/127\.0\.0\.1:\d+ does not accept the operator key in .*\/operator\.key, which no longer holds the key this Hub started with/,
+    );
+    assert.match(run.stderr, /Restart the Hub \(`cihub serve`, or its service manager\) so it reads operator\.key again/);
+    assert.doesNotMatch(run.stderr, /Authorization: Bearer/);
+    assert.equal(run.stderr.trim().split('\n').length, 1);
+  });
+
+  it('lets doctor go on with the checks it can make without the Hub, with the finding as H1', async () => {
+    const run = await runCli(['pool', 'doctor', '--json'], { dataDir: hub.dataDir });
+    assert.equal(run.code, 1, run.stderr);
+    const { checks } = JSON.parse(run.stdout) as { checks: { code: string; verdict: string; found: string; fix: string | null }[] };
+    const h1 = checks.find((c) => c.code === 'H1')!;
+    assert.equal(h1.verdict, 'fail');
+    assert.match(h1.found, /does not accept the operator key in .*\/operator\.key/);
+    assert.match(h1.fix ?? '', /^restart the Hub/);
+  });
+});
