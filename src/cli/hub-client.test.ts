@@ -28,7 +28,7 @@ describe('verifyHub against a listener that takes the request and never answers'
     assert.ok(err instanceof HubNotRunningError, 'still exit code 3: nothing here answers');
     assert.equal(
       err.message,
-      `The Hub for the data dir /nowhere is still running (pid ${process.pid}) but did not answer at ${url} (no answer within 5 s). If it was suspended (Ctrl-Z, SIGSTOP), resume it (fg, or kill -CONT ${process.pid}); otherwise stop it (kill ${process.pid}, or kill -9 ${process.pid} if it does not exit) and start it again with \`cihub serve\`.`,
+      `The Hub for the data dir /nowhere is still running (pid ${process.pid}) but did not answer at ${url} (no answer within 5 s). If it was suspended (Ctrl-Z, SIGSTOP), resume it (fg, or kill -CONT ${process.pid}); otherwise stop it (kill ${process.pid}, or kill -9 ${process.pid} if it does not exit) and start it again with \`cihub serve --data-dir /nowhere\`.`,
     );
   });
 });

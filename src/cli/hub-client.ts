@@ -4,7 +4,7 @@
  * Every failure becomes a CliError carrying one sentence for stderr.
  */
 import { request } from '../util/undici-lean.js';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { dataDirRefused, OPERATOR_KEY_FILE, readHubInfo, readOperatorKey } from '../config/data-dir.js';
 import { homeDataDir, processEnv, sudoUser } from '../config/env.js';
 import { HUB_BOOT_PATH } from '../http/hub-boot-routes.js';
@@ -62,11 +62,23 @@ export class HubUnreachableError extends CliError {
   }
 }
 
-const START_IT = 'start it with `cihub serve`';
+/** A path as one shell word: as it is when nothing in it needs quoting, else in single quotes. */
+function shellWord(path: string): string {
+  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * The command that starts a Hub on this data dir. A bare `cihub serve` takes $CIHUB_DATA_DIR or
+ * ~/.cihub, so after `cihub --data-dir /srv/cihub pool status` it would start another Hub in
+ * another dir: the dir is named unless it is the default one.
+ */
+export function serveCommand(dataDir: string, defaultDataDir: string = homeDataDir()): string {
+  return resolve(dataDir) === resolve(defaultDataDir) ? '`cihub serve`' : `\`cihub serve --data-dir ${shellWord(dataDir)}\``;
+}
 
 /** No Hub answers for this data dir: exit code 3, so a script can tell "start it" from "it said no". */
 export class HubNotRunningError extends HubUnreachableError {
-  constructor(message: string, found: string = message, fix: string = START_IT) {
+  constructor(message: string, found: string = message, fix: string = `start it with ${serveCommand(homeDataDir())}`) {
     super(message, found, fix);
     this.name = 'HubNotRunningError';
   }
@@ -81,7 +93,7 @@ export class HubNotRunningError extends HubUnreachableError {
 export class HubNotAnsweringError extends HubNotRunningError {
   constructor(hub: Pick<HubTarget, 'url' | 'pid' | 'dataDir'>, timeoutMs: number) {
     const found = `the Hub for the data dir ${hub.dataDir} is still running (pid ${hub.pid}) but did not answer at ${hub.url} (${noAnswerWithin(timeoutMs)})`;
-    const fix = `if it was suspended (Ctrl-Z, SIGSTOP), resume it (fg, or kill -CONT ${hub.pid}); otherwise stop it (kill ${hub.pid}, or kill -9 ${hub.pid} if it does not exit) and start it again with \`cihub serve\``;
+    const fix = `if it was suspended (Ctrl-Z, SIGSTOP), resume it (fg, or kill -CONT ${hub.pid}); otherwise stop it (kill ${hub.pid}, or kill -9 ${hub.pid} if it does not exit) and start it again with ${serveCommand(hub.dataDir)}`;
     super(`${found[0]!.toUpperCase()}${found.slice(1)}. ${fix[0]!.toUpperCase()}${fix.slice(1)}.`, found, fix);
     this.name = 'HubNotAnsweringError';
   }
@@ -145,9 +157,9 @@ export function findHub(dataDir: string, who: Invoker = thisProcess()): HubTarge
   }
   if (info === null)
     throw new HubNotRunningError(
-      `No Hub is running for the data dir ${dataDir} (no hub.json there). Start one with \`cihub serve\`.`,
+      `No Hub is running for the data dir ${dataDir} (no hub.json there). Start one with ${serveCommand(dataDir, who.defaultDataDir)}.`,
       `no Hub is running for the data dir ${dataDir} (no hub.json there)`,
-      'start one with `cihub serve`',
+      `start one with ${serveCommand(dataDir, who.defaultDataDir)}`,
     );
   const operatorKey = readOperatorKey(dataDir);
   if (operatorKey === null)
@@ -188,8 +200,9 @@ function refusal(statusCode: number, json: unknown): { said: string; hub: { stat
  */
 export async function verifyHub(hub: HubTarget): Promise<void> {
   const notRunning = new HubNotRunningError(
-    `The Hub is not running: ${hub.dataDir}/hub.json is left over from a Hub that has stopped, so the operator key was not sent to ${hub.url}; start it with \`cihub serve\`.`,
+    `The Hub is not running: ${hub.dataDir}/hub.json is left over from a Hub that has stopped, so the operator key was not sent to ${hub.url}; start it with ${serveCommand(hub.dataDir)}.`,
     `no Hub is running for the data dir ${hub.dataDir}: its hub.json is left over from a Hub that has stopped`,
+    `start it with ${serveCommand(hub.dataDir)}`,
   );
   if (hub.bootId === null || !pidAlive(hub.pid)) throw notRunning;
   let status: number;
@@ -210,8 +223,9 @@ export async function verifyHub(hub: HubTarget): Promise<void> {
     if (err instanceof UpstreamReadError) throw notRunning;
     const failure = describeCallFailure(err, BOOT_CHECK_TIMEOUT_MS);
     throw new HubNotRunningError(
-      `The Hub is not running, or not answering, at ${hub.url} (${failure}). Start it with \`cihub serve\`.`,
+      `The Hub is not running, or not answering, at ${hub.url} (${failure}). Start it with ${serveCommand(hub.dataDir)}.`,
       `the Hub for the data dir ${hub.dataDir} is not running, or not answering, at ${hub.url} (${failure})`,
+      `start it with ${serveCommand(hub.dataDir)}`,
     );
   }
   if (status >= 400 && typeof (answered as { error?: { code?: unknown } } | null)?.error?.code === 'string') {
@@ -271,8 +285,9 @@ export async function callHub<T>(hub: HubTarget, method: 'GET' | 'POST' | 'PATCH
     if (isCallTimeout(err) && pidAlive(hub.pid)) throw new HubNotAnsweringError(hub, HUB_CALL_TIMEOUT_MS);
     const failure = describeCallFailure(err, HUB_CALL_TIMEOUT_MS);
     throw new HubNotRunningError(
-      `The Hub is not running, or not answering, at ${hub.url} (${failure}). Start it with \`cihub serve\`.`,
+      `The Hub is not running, or not answering, at ${hub.url} (${failure}). Start it with ${serveCommand(hub.dataDir)}.`,
       `the Hub for the data dir ${hub.dataDir} is not running, or not answering, at ${hub.url} (${failure})`,
+      `start it with ${serveCommand(hub.dataDir)}`,
     );
   }
   const text = await res.body.text();

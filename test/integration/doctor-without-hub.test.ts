@@ -36,7 +36,7 @@ describe('cihub pool doctor with no Hub running for the data dir', () => {
       code: 'H1',
       verdict: 'fail',
       found: `no Hub is running for the data dir ${dataDir} (no hub.json there)`,
-      fix: 'start one with `cihub serve`',
+      fix: `start one with \`cihub serve --data-dir ${dataDir}\``,
     });
     const byCode = Object.fromEntries(checks.map((c) => [c.code, c]));
     assert.deepEqual(
@@ -79,7 +79,9 @@ describe('cihub pool doctor with no Hub running for the data dir', () => {
     const lines = run.stdout.trimEnd().split('\n');
     assert.match(
       lines[0] ?? '',
-      /^✗ H1 +no Hub is running for the data dir .*: its hub\.json is left over from a Hub that has stopped +→ start it with `cihub serve`$/,
+      new RegExp(
+        `^✗ H1 +no Hub is running for the data dir .*: its hub\\.json is left over from a Hub that has stopped +→ start it with \`cihub serve --data-dir ${dataDir}\`$`,
+      ),
     );
     assert.match(lines[1] ?? '', /^\? H2 +not checked: the Hub is not running \(H1\)/);
     assert.match(lines[3] ?? '', new RegExp(`^✓ C2 +Tailscale Serve publishes this Hub at https://hub-a\\.tail0\\.ts\\.net/ \\(port ${hubPort}\\)`));

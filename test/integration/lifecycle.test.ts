@@ -272,6 +272,17 @@ describe('the CLI without a running Hub', () => {
     }
   });
 
+  it('names the data dir in the command that starts a Hub, unless it is the one a bare `cihub serve` takes', async () => {
+    const dataDir = freshDataDir();
+    const named = await runCli(['pool', 'status'], { dataDir });
+    assert.equal(named.code, 3, named.stderr);
+    assert.match(named.stderr, new RegExp(`Start one with \`cihub serve --data-dir ${dataDir}\`\\.$`, 'm'));
+    // No --data-dir and no CIHUB_DATA_DIR: ~/.cihub (HOME is dataDir here), which `cihub serve` takes too.
+    const home = await runCli(['pool', 'status'], { dataDir, dataDirFlag: false });
+    assert.equal(home.code, 3, home.stderr);
+    assert.match(home.stderr, /Start one with `cihub serve`\.$/m);
+  });
+
   it('says in one sentence that the Hub is not answering when hub.json outlived its process', async () => {
     const dataDir = freshDataDir();
     const port = await closedPort();
