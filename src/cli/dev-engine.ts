@@ -2,7 +2,8 @@
  * `cihub dev engine`: runs one simulated engine in the foreground until SIGINT or SIGTERM.
  * The CLI parses flags; this only starts the simulator and reports where it listens.
  */
-import { startSimEngine } from '../sim/engine.js';
+import { DEFAULT_SIM_HOST, startSimEngine } from '../sim/engine.js';
+import { UsageError } from './hub-client.js';
 import { untilSignalled } from '../util/until-signalled.js';
 import type { Dialect } from '../sim/types.js';
 
@@ -18,16 +19,26 @@ export interface DevEngineOptions {
 }
 
 export async function runDevEngine(opts: DevEngineOptions): Promise<void> {
-  const engine = await startSimEngine({
-    dialect: opts.dialect,
-    models: opts.models,
-    port: opts.port,
-    ...(opts.host === undefined ? {} : { host: opts.host }),
-    ...(opts.prefillTps === undefined ? {} : { prefillTps: opts.prefillTps }),
-    ...(opts.decodeTps === undefined ? {} : { decodeTps: opts.decodeTps }),
-    ...(opts.slots === undefined ? {} : { slots: opts.slots }),
-    ...(opts.timeScale === undefined ? {} : { timeScale: opts.timeScale }),
-  });
+  let engine;
+  try {
+    engine = await startSimEngine({
+      dialect: opts.dialect,
+      models: opts.models,
+      port: opts.port,
+      ...(opts.host === undefined ? {} : { host: opts.host }),
+      ...(opts.prefillTps === undefined ? {} : { prefillTps: opts.prefillTps }),
+      ...(opts.decodeTps === undefined ? {} : { decodeTps: opts.decodeTps }),
+      ...(opts.slots === undefined ? {} : { slots: opts.slots }),
+      ...(opts.timeScale === undefined ? {} : { timeScale: opts.timeScale }),
+    });
+  } catch (err) {
+    // Worded as `cihub serve` words it: the port is the command line's to change.
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new UsageError(
+        `Port ${opts.port} on ${opts.host ?? DEFAULT_SIM_HOST} is already in use (another engine, or another program, listens there); stop it, or give --port another.`,
+      );
+    throw err;
+  }
   process.stdout.write(`sim engine (${opts.dialect}) listening on ${engine.url} models=${opts.models.join(',')}\n`);
   await untilSignalled();
   await engine.close();

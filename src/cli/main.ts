@@ -349,6 +349,8 @@ dev
       .split(',')
       .map((m) => m.trim())
       .filter(Boolean);
+    if (models.length === 0)
+      throw new UsageError(`--model needs at least one model name (comma-separated, such as qwen3:8b,llama3.2:3b); got ${JSON.stringify(o.model)}.`);
     await runDevEngine({
       port: o.port,
       dialect,

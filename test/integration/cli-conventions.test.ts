@@ -7,6 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { CIHUB_BIN, freshDataDir, REPO_ROOT, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 import { assertInstalled, onPath } from '../helpers/required-tool.js';
@@ -43,15 +45,36 @@ describe('exit codes', () => {
     ['pool', 'slots', 'four', '--yes'],
     ['pool', 'ceiling', '16k', '--yes'],
     ['pool', 'context-cap', 'big', '--yes'],
+    ['dev', 'engine', '--port', '0', '--dialect', 'ollama', '--model', ','],
   ];
   for (const args of usage) {
     it(`cihub ${args.join(' ')}: exit 2, a usage error, nothing on stdout`, async () => {
-      const res = await runCli(args, { dataDir: freshDataDir(), dataDirFlag: args[0] !== 'completion' });
+      const res = await runCli(args, { dataDir: freshDataDir(), dataDirFlag: args[0] !== 'completion' && args[0] !== 'dev' });
       assert.equal(res.code, 2, res.stderr);
       assert.equal(res.stdout, '');
       assert.notEqual(res.stderr.trim(), '');
     });
   }
+
+  it('cihub dev engine on a port something already listens on: exit 2, naming the port, as `cihub serve` does', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const res = await runCli(['dev', 'engine', '--port', String(port), '--dialect', 'ollama', '--model', 'qwen3:8b'], {
+        dataDir: freshDataDir(),
+        dataDirFlag: false,
+      });
+      assert.equal(res.code, 2, res.stderr);
+      assert.equal(res.stdout, '');
+      assert.equal(
+        res.stderr,
+        `Port ${port} on 127.0.0.1 is already in use (another engine, or another program, listens there); stop it, or give --port another.\n`,
+      );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
 
   for (const args of [['help'], ['help', 'pool'], ['pool', 'help'], ['pool', 'help', 'status'], ['--help'], ['pool', 'status', '--help']]) {
     it(`cihub ${args.join(' ')}: exit 0, the help on stdout`, async () => {
