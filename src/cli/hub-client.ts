@@ -4,6 +4,7 @@
  * Every failure becomes a CliError carrying one sentence for stderr.
  */
 import { request } from '../util/undici-lean.js';
+import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { dataDirRefused, OPERATOR_KEY_FILE, readHubInfo, readOperatorKey } from '../config/data-dir.js';
 import { homeDataDir, processEnv, sudoUser } from '../config/env.js';
@@ -139,7 +140,20 @@ export function sudoLookedInRootsHome(dataDir: string, who: Invoker): boolean {
   return who.uid === 0 && who.sudoUser !== null && who.sudoUser !== 'root' && dataDir === who.defaultDataDir;
 }
 
+/** Whether the data dir named is there but is a file: then every read below fails in a way that would blame permissions. */
+function isFile(path: string): boolean {
+  try {
+    return !statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 export function findHub(dataDir: string, who: Invoker = thisProcess()): HubTarget {
+  if (isFile(dataDir))
+    throw new UsageError(
+      `The data dir ${dataDir} is a file, not a directory: --data-dir (or CIHUB_DATA_DIR) names the folder that holds hub.json and operator.key, such as ~/.cihub.`,
+    );
   const info = readHubInfo(dataDir);
   if (info === null && sudoLookedInRootsHome(dataDir, who)) {
     throw new HubNotRunningError(

@@ -127,6 +127,9 @@ function commandPath(cmd: Command): string {
 }
 
 program.hook('preAction', (_program, action) => {
+  // An empty value would resolve to the working directory (or, for serve, fail on mkdir ''): refused as the usage error it is.
+  if ((program.opts() as { dataDir?: string }).dataDir?.trim() === '')
+    throw new UsageError('--data-dir needs a directory (the folder that holds hub.json and operator.key); it was given an empty value.');
   const path = commandPath(action);
   const why = USES_NO_DATA_DIR[path];
   if (why !== undefined && (program.opts() as { dataDir?: string }).dataDir !== undefined)

@@ -76,6 +76,35 @@ describe('exit codes', () => {
     }
   });
 
+  for (const args of [
+    ['pool', 'status'],
+    ['serve', '--port', '0'],
+  ]) {
+    it(`cihub --data-dir '' ${args.join(' ')}: exit 2, naming the empty option, before anything is read or made`, async () => {
+      const res = await runCli(['--data-dir', '', ...args], { dataDir: freshDataDir(), dataDirFlag: false });
+      assert.equal(res.code, 2, res.stderr);
+      assert.equal(res.stdout, '');
+      assert.equal(res.stderr, '--data-dir needs a directory (the folder that holds hub.json and operator.key); it was given an empty value.\n');
+    });
+  }
+
+  it('a --data-dir that names a file: exit 2, saying so, not that this account cannot read it', async () => {
+    const file = join(freshDataDir(), 'hub.json');
+    writeFileSync(file, '{}\n', { mode: 0o600 });
+    for (const args of [
+      ['pool', 'peers'],
+      ['pool', 'doctor'],
+    ]) {
+      const res = await runCli(args, { dataDir: file });
+      assert.equal(res.code, 2, res.stderr);
+      assert.equal(res.stdout, '');
+      assert.match(
+        res.stderr,
+        new RegExp(`^The data dir ${file} is a file, not a directory: --data-dir \\(or CIHUB_DATA_DIR\\) names the folder that holds hub\\.json`),
+      );
+    }
+  });
+
   for (const args of [['help'], ['help', 'pool'], ['pool', 'help'], ['pool', 'help', 'status'], ['--help'], ['pool', 'status', '--help']]) {
     it(`cihub ${args.join(' ')}: exit 0, the help on stdout`, async () => {
       const res = await runCli(args, { dataDir: freshDataDir() });
