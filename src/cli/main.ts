@@ -236,7 +236,13 @@ for (const [name, run, what] of [
     .description(what)
     .option('--yes', 'do not ask for confirmation')
     .option('--json', 'print the result as JSON')
-    .action(async (ref: string, o: { yes?: boolean; json?: boolean }) => out(await run({ dataDir: dataDir(), ref, json: o.json === true, ...yesOf(o) })));
+    .action(async (ref: string, o: { yes?: boolean; json?: boolean }) => {
+      if (ref.trim() === '')
+        throw new UsageError(
+          `cihub pool ${name} needs a peer: the ID \`cihub pool peers\` prints, the full id, or the tailnet name; it was given an empty value.`,
+        );
+      out(await run({ dataDir: dataDir(), ref, json: o.json === true, ...yesOf(o) }));
+    });
 }
 pool
   .command('rotate-identity')

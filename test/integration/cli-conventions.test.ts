@@ -46,6 +46,8 @@ describe('exit codes', () => {
     ['pool', 'ceiling', '16k', '--yes'],
     ['pool', 'context-cap', 'big', '--yes'],
     ['dev', 'engine', '--port', '0', '--dialect', 'ollama', '--model', ','],
+    ['pool', 'approve', '', '--yes'],
+    ['pool', 'unpair', ' ', '--yes'],
   ];
   for (const args of usage) {
     it(`cihub ${args.join(' ')}: exit 2, a usage error, nothing on stdout`, async () => {
