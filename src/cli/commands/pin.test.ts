@@ -46,6 +46,13 @@ const HEALTHY_LOCAL_NO_PEER: PinTargetFacts = {
 describe('pinQuestion and pinDoneLines', () => {
   it('asks about a model pin by its id and says failover stays', () =>
     assert.match(pinQuestion('core-1.tail0.ts.net', 'llama3.2:3b'), /^Pin model llama3\.2:3b to core-1\.tail0\.ts\.net\? .*failover/));
+  it('says which pin a new one replaces, and nothing when the target stays', () => {
+    assert.match(
+      pinQuestion('local', 'm', 'core-1.tail0.ts.net'),
+      /^Pin model m to this Hub's own engines\? This replaces its pin to core-1\.tail0\.ts\.net\. /,
+    );
+    assert.doesNotMatch(pinQuestion('local', 'm', 'local'), /replaces/);
+  });
   it('asks about the default pin as every model without its own', () =>
     assert.match(pinQuestion('local', undefined), /^Pin every model without its own pin to this Hub's own engines\?/));
 
@@ -116,6 +123,16 @@ describe('pinCommand and unpinCommand against the routes', () => {
     const out = await pinCommand({ ...flags(), target: 'Core-1.tail0.ts.net', model: 'org/m:7b' });
     assert.match(out, /^Pinned model org\/m:7b to core-1\.tail0\.ts\.net\.\nNote: core-1\.tail0\.ts\.net cannot take org\/m:7b right now/);
     assert.deepEqual(settings.get().poolPins, [{ scope: 'model', model: 'org/m:7b', target: 'core-1.tail0.ts.net' }]);
+  });
+
+  it('names the pin it replaces: a model holds one pin, so pinning it elsewhere moves it', async () => {
+    const out = await pinCommand({ ...flags(), target: 'core-2.tail0.ts.net', model: 'org/m:7b' });
+    assert.match(out, /^Pinned model org\/m:7b to core-2\.tail0\.ts\.net \(it was pinned to core-1\.tail0\.ts\.net\)\.\n/);
+    assert.deepEqual(settings.get().poolPins, [{ scope: 'model', model: 'org/m:7b', target: 'core-2.tail0.ts.net' }]);
+    assert.match(
+      await pinCommand({ ...flags(), target: 'core-1.tail0.ts.net', model: 'org/m:7b' }),
+      /^Pinned model org\/m:7b to core-1\.tail0\.ts\.net \(it was pinned to core-2/,
+    );
   });
 
   it('sets the default pin without --model, and prints JSON with --json', async () => {

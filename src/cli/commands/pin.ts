@@ -52,14 +52,19 @@ export function normalizePinTarget(raw: string): string {
   return name.name;
 }
 
-export function pinQuestion(target: string, model: string | undefined): string {
+/**
+ * A scope holds one pin, so setting one replaces the pin already there: both the question and
+ * the answer name that target, or the operator loses a pin without being told.
+ */
+export function pinQuestion(target: string, model: string | undefined, replaces: string | null = null): string {
   const where = target === 'local' ? "this Hub's own engines" : target;
-  return `Pin ${pinSubject(model)} to ${where}? It will be tried first whenever it can serve the request; the other nodes stay behind it for failover.`;
+  const replacing = replaces === null || replaces === target ? '' : ` This replaces its pin to ${replaces}.`;
+  return `Pin ${pinSubject(model)} to ${where}?${replacing} It will be tried first whenever it can serve the request; the other nodes stay behind it for failover.`;
 }
 
 /** The lines after a pin was set, with a warning when its target cannot be preferred right now. */
-export function pinDoneLines(pin: RoutingPin, status: PinStatus | undefined): string[] {
-  const lines = [`Pinned ${pinSubject(pin.model)} to ${pin.target}.`];
+export function pinDoneLines(pin: RoutingPin, status: PinStatus | undefined, replaced: string | null = null): string[] {
+  const lines = [`Pinned ${pinSubject(pin.model)} to ${pin.target}${replaced === null || replaced === pin.target ? '' : ` (it was pinned to ${replaced})`}.`];
   if (status !== undefined && !status.targetAvailable) {
     lines.push(`Note: ${idleTargetReason(pin, status.targetNode)}, so the pin has nothing to prefer until it can; requests route as if unpinned meanwhile.`);
   }
@@ -79,13 +84,16 @@ export async function pinCommand(opts: PinOptions): Promise<string> {
   const target = normalizePinTarget(opts.target);
   if (opts.model !== undefined && opts.model.length === 0) throw new UsageError('--model needs the exact model id to pin; nothing was changed.');
   const hub = findHub(opts.dataDir);
-  await confirm(pinQuestion(target, opts.model), opts);
+  const scope = opts.model === undefined ? 'default' : 'model';
+  const sameScope = (p: Pick<RoutingPin, 'scope' | 'model'>) => p.scope === scope && (scope === 'default' || p.model === opts.model);
+  const before = ((await fetchPoolStatusWithoutCaps(hub)).pins ?? []).find(sameScope)?.target ?? null;
+  await confirm(pinQuestion(target, opts.model, before), opts);
   const body = opts.model === undefined ? { scope: 'default', target } : { scope: 'model', model: opts.model, target };
   const answer = await callHub<{ pin: RoutingPin; pins: RoutingPin[] }>(hub, 'POST', PINS, body);
   if (opts.json) return json(answer);
   const status = await fetchPoolStatusWithoutCaps(hub);
   const mine = (status.pins ?? []).find((p) => p.scope === answer.pin.scope && p.model === answer.pin.model);
-  return text(pinDoneLines(answer.pin, mine));
+  return text(pinDoneLines(answer.pin, mine, before));
 }
 
 export async function unpinCommand(opts: UnpinOptions): Promise<string> {
