@@ -46,6 +46,8 @@ describe('exit codes', () => {
     ['pool', 'ceiling', '16k', '--yes'],
     ['pool', 'context-cap', 'big', '--yes'],
     ['dev', 'engine', '--port', '0', '--dialect', 'ollama', '--model', ','],
+    ['pool', 'pair', 'https://hub-b.example.ts.net', '--pin', '123456', '--yes'],
+    ['pool', 'pair', 'hub-b.example.ts.net/api', '--yes'],
     ['pool', 'approve', '', '--yes'],
     ['pool', 'unpair', ' ', '--yes'],
   ];

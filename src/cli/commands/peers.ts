@@ -14,6 +14,7 @@ import { lineSafe } from '../output.js';
 import { clockTime, renderPeersTable, shortId } from '../render/peers.js';
 import type { CommonOptions } from './pool.js';
 import { isAddressTarget, pairByAddress } from './address.js';
+import { parseAddressTarget } from '../../tailnet/address-target.js';
 
 export type ChangeOptions = CommonOptions & { readonly yes: boolean; readonly assumeYes: boolean };
 
@@ -109,6 +110,10 @@ export async function pair(opts: ChangeOptions & { name: string; pin?: string | 
       `--pin must be exactly the six digits \`cihub pool pairing-pin\` printed on the other Hub (got ${JSON.stringify(pin.slice(0, 20))}), so nothing was sent.`,
     );
   }
+  // Neither a name nor an address (a URL, a path): the command line is wrong, so the Hub is not asked.
+  const asName = normalizePeerName(opts.name);
+  if (!asName.ok && !parseAddressTarget(opts.name).ok)
+    throw new UsageError(`cihub pool pair takes a Hub's tailnet name or its address[:port], and ${asName.reason}; nothing was sent.`);
   const hub = findHub(opts.dataDir);
   // Only a well-formed name needs the suffix to be told from a LAN host name; an IP or a port already says which.
   const tailnetSuffix = normalizePeerName(opts.name).ok ? (await callHub<PoolStatus>(hub, 'GET', `${POOL}/status`)).localNode.tailnetSuffix : null;
