@@ -48,6 +48,7 @@ describe('exit codes', () => {
     ['dev', 'engine', '--port', '0', '--dialect', 'ollama', '--model', ','],
     ['pool', 'pair', 'https://hub-b.example.ts.net', '--pin', '123456', '--yes'],
     ['pool', 'pair', 'hub-b.example.ts.net/api', '--yes'],
+    ['api-key', 'create', '--name', 'n', '--scope', 'admin', '--yes'],
     ['pool', 'approve', '', '--yes'],
     ['pool', 'unpair', ' ', '--yes'],
   ];

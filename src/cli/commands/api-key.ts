@@ -1,11 +1,16 @@
 /** `cihub api-key create|list|revoke`: keys for apps and monitors that are not the operator. */
-import type { ApiKeyRecord } from '../../store/api-keys.js';
-import { callHub, findHub } from '../hub-client.js';
+import { API_KEY_SCOPES, type ApiKeyRecord } from '../../store/api-keys.js';
+import { callHub, findHub, UsageError } from '../hub-client.js';
 import { confirm } from '../confirm.js';
 import { table } from '../render/pool-status.js';
 import type { CommonOptions } from './pool.js';
 
 export async function apiKeyCreate(opts: CommonOptions & { name: string; scope: string; yes: boolean; assumeYes: boolean }): Promise<string> {
+  // The scopes are a closed list the help names: another word is a wrong command line, refused before the Hub is asked.
+  if (!API_KEY_SCOPES.some((s) => s === opts.scope))
+    throw new UsageError(
+      `--scope must be ${API_KEY_SCOPES.join(' or ')} (inference for apps, qa:read for monitors); got ${JSON.stringify(opts.scope)}, so no key was created.`,
+    );
   const hub = findHub(opts.dataDir);
   await confirm(`Create a ${opts.scope} API key named ${JSON.stringify(opts.name)}? Whoever holds it can call this Hub with that scope.`, opts);
   const created = await callHub<ApiKeyRecord & { key: string }>(hub, 'POST', '/api/hub/api-keys', { name: opts.name, scope: opts.scope });
