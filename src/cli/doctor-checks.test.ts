@@ -506,6 +506,11 @@ describe('engineHint', () => {
     ['HTTP 404', /answers as the kind/],
   ];
   for (const [error, hint] of cases) it(`${error} → ${hint.source}`, () => assert.match(engineHint(error, 'http://127.0.0.1:8000'), hint));
+  it('names an engine that took the connection and stalled, not only a firewall, when nothing answered in time', () =>
+    assert.match(
+      engineHint('timed out (no connection and answer within 5000 ms)', 'http://127.0.0.1:11434'),
+      /the engine may be stuck or suspended \(restart it\), or a firewall/,
+    ));
 });
 
 describe('doctorChecks: what this machine is', () => {

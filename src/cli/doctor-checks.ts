@@ -192,7 +192,8 @@ function operatorCheck(ts: TailscaleReport | null, runsAs: 'the Hub' | 'cihub' =
 export function engineHint(error: string | null, url: string): string {
   const e = error ?? '';
   if (/timed? ?out|TIMEOUT|placement budget/i.test(e))
-    return `nothing answered from ${url} in time: a firewall may drop the Hub's connection to that port (allow it, e.g. ufw allow from 127.0.0.1 to any port ${portOf(url)}), or point the engine's *_URL at an address the Hub can reach`;
+    // A silent port is a dropping firewall or an engine that took the connection and stalled (stuck, or suspended); both are seen in the field.
+    return `nothing answered from ${url} in time: the engine may be stuck or suspended (restart it), or a firewall may drop the Hub's connection to that port (allow it, e.g. ufw allow from 127.0.0.1 to any port ${portOf(url)}), or point the engine's *_URL at an address the Hub can reach`;
   if (/ECONNREFUSED/.test(e))
     return `nothing listens at ${url}: start the engine, or fix its *_URL (an engine published only on its tailnet address refuses 127.0.0.1)`;
   if (/ENOTFOUND|EAI_AGAIN/.test(e)) return `the host in ${url} does not resolve: fix the engine's *_URL`;
