@@ -30,6 +30,8 @@ export interface PeerView {
   readonly expiresAt: string | null;
   readonly lastSeenAt: string | null;
   readonly consecutiveFailures: number;
+  /** When the peer said it was shutting down; null once a health check answers again (absent from Hubs before this field). */
+  readonly leftAt?: string | null;
   /** A pairing state that waiting does not clear and that needs an operator on each Hub; absent from Hubs before this field. */
   readonly pairingProblem?: PairingProblem | null;
   readonly probeFailure: { readonly kind: ProbeFailureKind; readonly since: string | null; readonly action: string } | null;

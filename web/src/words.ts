@@ -96,10 +96,16 @@ export function peerState(p: PeerView): PeerState {
     return {
       label: 'Unreachable',
       tone: 'warn',
-      next: 'No action needed: it rejoins by itself on the first health check that succeeds. Unpair only if you want it out of the pool.',
+      next: `No action needed${leftWords(p)}: it rejoins by itself on the first health check that succeeds. Unpair only if you want it out of the pool.`,
       needsYou: false,
     };
   return { label: 'Connected', tone: 'good', next: null, needsYou: false };
+}
+
+/** A peer that said it was shutting down, with when (this browser's clock); '' for any other. */
+function leftWords(p: PeerView): string {
+  const left = p.leftAt ?? null;
+  return left === null ? '' : ` (it said it was shutting down at ${new Date(left).toLocaleTimeString()})`;
 }
 
 /** The tags a paired Hub carries wherever it is shown: switched off here, taking no work there, or on the older bearer auth. */
@@ -119,7 +125,8 @@ export function notCandidateWords(p: PeerView, outboundOn: boolean): string {
     p.status === 'unreachable' ? 'unreachable' : null,
     p.enabled ? null : 'disabled here',
     p.acceptingWork === false ? 'paused, taking no work' : null,
-    p.backends === null ? 'its first health check has not answered' : null,
+    // A leaving peer's last report is dropped with its notice, so no report does not mean it never answered.
+    p.backends === null ? ((p.leftAt ?? null) !== null ? 'it said it was shutting down' : 'its first health check has not answered') : null,
   ].filter((w) => w !== null);
   return `not a candidate now${why.length === 0 ? '' : `: ${why.join('; ')}`}`;
 }

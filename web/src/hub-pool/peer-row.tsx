@@ -23,7 +23,11 @@ export function PeerRow({ p, act, now, self, outboundOn }: { p: PeerView; act: A
           </span>
         ))}
       </div>
-      {st.next !== null && <p className={`small ${st.needsYou ? 'notice bad' : 'muted'}`}>{st.next}</p>}
+      {st.next !== null && (
+        <p className={`small ${st.needsYou ? 'notice bad' : 'muted'}`} data-testid="peer-next">
+          {st.next}
+        </p>
+      )}
       <PairingProblem p={p} />
       <p className="small muted">
         Last seen {ago(p.lastSeenAt, now)} · {queueWords(p, outboundOn)} · {tierWords(p.hardwareTier)} · engines{' '}
