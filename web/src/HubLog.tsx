@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { api } from './api';
 import type { HubLogEntry, HubLogWindow } from './types';
+import { TableWrap } from './TableWrap';
 
 /** Following asks for lines written since the last answer this often (a bounded read of the log file's end). */
 export const HUB_LOG_POLL_MS = 2_000;
@@ -168,7 +169,7 @@ export function HubLog() {
       <p className="small" data-testid="hub-log-count">
         {log.loaded ? `${shown.length} of ${log.lines.length} lines shown` : 'Reading the log…'}
       </p>
-      <div className="table-wrap">
+      <TableWrap label="Hub log lines">
         <table aria-labelledby="hub-log-title">
           <thead>
             <tr>
@@ -191,7 +192,7 @@ export function HubLog() {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
     </section>
   );
 }

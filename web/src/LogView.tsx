@@ -3,6 +3,7 @@ import { useDashboard } from './context';
 import { HubLog } from './HubLog';
 import { KEPT_ROUTING_ROWS, useNow, useRoutingLog } from './hooks';
 import { ago, isFailure, ms, rowFailovers, rowOutcome, rowServedBy } from './words';
+import { TableWrap } from './TableWrap';
 
 /** Settings → Logs: the Hub's own log (operator only) and the routing log. */
 export function LogView() {
@@ -57,7 +58,7 @@ function RoutingLog() {
           <p className="small">
             Showing {rows.length} of {log.rows.length}
           </p>
-          <div className="table-wrap">
+          <TableWrap label="Routing log rows">
             <table>
               <thead>
                 <tr>
@@ -89,7 +90,7 @@ function RoutingLog() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         </>
       )}
     </section>

@@ -1,6 +1,7 @@
 import type { PoolStatus } from '../types';
 import { contextCapWarnings, isPaired } from '../words';
 import { Section } from './section';
+import { TableWrap } from '../TableWrap';
 
 /**
  * A node's cap or ceiling as cihub pool status reads it (src/cli/render/context-caps.ts): a number,
@@ -17,7 +18,7 @@ export function ContextCaps({ s }: { s: PoolStatus }) {
   const peers = s.peers.filter(isPaired);
   return (
     <Section id="context-caps" title="Context caps">
-      <div className="table-wrap">
+      <TableWrap label="Context caps per node">
         <table data-testid="context-caps">
           <thead>
             <tr>
@@ -50,7 +51,7 @@ export function ContextCaps({ s }: { s: PoolStatus }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
       {contextCapWarnings(s).map((w) => (
         <p key={w} className="notice warn small" data-testid="context-cap-warning">
           {w}

@@ -1,6 +1,7 @@
 import type { PoolStatus } from '../types';
 import { plural } from '../words';
 import { Section } from './section';
+import { TableWrap } from '../TableWrap';
 
 export function PoolModels({ s }: { s: PoolStatus }) {
   const single = s.models.filter((m) => m.singleNode).length;
@@ -12,7 +13,7 @@ export function PoolModels({ s }: { s: PoolStatus }) {
       {s.models.length === 0 ? (
         <p className="muted">No reachable node reports a model.</p>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Models the pool can serve">
           <table>
             <thead>
               <tr>
@@ -37,7 +38,7 @@ export function PoolModels({ s }: { s: PoolStatus }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </Section>
   );

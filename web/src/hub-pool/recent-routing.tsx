@@ -2,6 +2,7 @@ import { FirstByteChart } from '../FirstByteChart';
 import { useNow, useRoutingLog } from '../hooks';
 import { ago, failedWords, ms, rowFailovers, rowOutcome, rowServedBy } from '../words';
 import { Section } from './section';
+import { TableWrap } from '../TableWrap';
 
 /** Recent routing shows this many of the rows the Hub keeps. */
 const RECENT_ROWS = 25;
@@ -28,7 +29,7 @@ export function RecentRouting() {
       {log.summary === null ? null : rows.length === 0 ? (
         <p className="muted">No requests yet.</p>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Recent routing rows">
           <table data-testid="recent-routing">
             <thead>
               <tr>
@@ -54,7 +55,7 @@ export function RecentRouting() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </Section>
   );
