@@ -16,7 +16,7 @@ const ADDRESS = '192.168.1.42';
 /** A name under no tailnet suffix: the Hub refuses it before dialling anything. */
 const LAN_NAME = 'nas.lan';
 
-describe('dashboard: an address typed as a Hub name', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 3 }, () => {
+describe('dashboard: an address typed as a Hub name', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 5 }, () => {
   let pool: Pool<'a'>;
   let browser: Browser;
   let watched: WatchedPage;
@@ -52,6 +52,23 @@ describe('dashboard: an address typed as a Hub name', { timeout: START_TIMEOUT_M
     assert.equal(await page.getByText(/Could not reach the Hub/).count(), 0, 'nothing was sent, so reachability is not the question');
     assert.deepEqual((await pool.a.api<{ peers: unknown[] }>('GET', `${POOL_API}/peers`)).json.peers, [], 'no row is kept for it');
   });
+
+  // Found by typing a device's short name, as Tailscale's own lists show it: the page told the
+  // operator to check that the other Hub was online, though this Hub had refused the name itself.
+  for (const [what, typed, says] of [
+    ['a short device name with no tailnet', 'hub-b', /Not sent\. That is not a tailnet name, so nothing was sent\. /],
+    ["this Hub's own name", 'hub-a.tail0.ts.net', /Not sent\. That is this Hub’s own name, so nothing was sent\. /],
+  ] as const) {
+    it(`on the Hub Pool page: ${what} is Not sent, saying what was wrong with it, not to check the other Hub`, async () => {
+      const page = watched.page;
+      await gotoPool(page);
+      await page.getByLabel("Other Hub's tailnet name").fill(typed);
+      await page.getByRole('button', { name: 'Pair', exact: true }).click();
+      await page.getByRole('alert').getByText(says).waitFor();
+      assert.equal(await page.getByText(/Could not reach the Hub/).count(), 0, 'nothing was sent, so reachability is not the question');
+      assert.deepEqual((await pool.a.api<{ peers: unknown[] }>('GET', `${POOL_API}/peers`)).json.peers, [], 'no row is kept');
+    });
+  }
 
   it('in the setup guide: the per-Hub result says the same for an address added by hand', async () => {
     const page = watched.page;

@@ -62,10 +62,24 @@ export async function sendPairRequest(nodeFqdn: string, pin: string): Promise<Pa
 export function notSentAdvice(o: Extract<PairOutcome, { sent: false }>): string {
   if (o.address !== null && !o.pinRefused)
     return `${o.address} is not a name on this tailnet, and this page pairs by tailnet name. Pair by address from a terminal on this Hub, with a PIN made on the other Hub: cihub pool probe ${o.address}, then cihub pool pair ${o.address} --pin <digits>.`;
-  return o.pinRefused
-    ? 'The other Hub refused the PIN: it was wrong, expired after ten minutes, already used, or replaced by a newer one. Generate a fresh PIN there and try again.'
-    : 'Could not reach the Hub or was declined. Check that it is online, on this tailnet, published at its name, and has Hub Pool on.';
+  if (o.pinRefused)
+    return 'The other Hub refused the PIN: it was wrong, expired after ten minutes, already used, or replaced by a newer one. Generate a fresh PIN there and try again.';
+  return (
+    REFUSED_HERE[o.code ?? ''] ??
+    'Could not reach the Hub or was declined. Check that it is online, on this tailnet, published at its name, and has Hub Pool on.'
+  );
 }
+
+/**
+ * Refusals this Hub makes before it dials anyone: telling the operator to check whether the other
+ * Hub is online would send them after the wrong machine. The Hub's own sentence follows each.
+ */
+const REFUSED_HERE: Readonly<Record<string, string>> = {
+  HUB_ERR_PAIR_NAME_INVALID:
+    'That is not a tailnet name, so nothing was sent. Type the other Hub’s full MagicDNS name, with its tailnet (for example hub-b.example-tailnet.ts.net).',
+  HUB_ERR_PAIR_SELF: 'That is this Hub’s own name, so nothing was sent. Type the name of the other Hub.',
+  HUB_ERR_POOL_DISABLED: 'Hub Pool is switched off on this Hub, so nothing was sent. Turn it on, then pair.',
+};
 
 export type Discovery =
   | {
