@@ -82,6 +82,17 @@ describe('dashboard: controls, the Check step, re-entry and a vanished request',
       .first()
       .waitFor();
     assert.equal((await pool.a.status()).settings.poolHealthPollSeconds, 30, 'an out-of-range value is refused with the Hub’s sentence');
+    // Also beside the field, where the operator is looking: the page's own message is at its top, out of view.
+    const pollField = a.getByLabel('Health check interval (seconds)');
+    await a
+      .getByTestId('poolHealthPollSeconds-refused')
+      .getByText(/^Not saved: poolHealthPollSeconds /)
+      .waitFor();
+    assert.equal(await a.getByTestId('poolHealthPollSeconds-refused').isVisible(), true);
+    assert.equal(await pollField.getAttribute('aria-invalid'), 'true');
+    await pollField.fill('30');
+    await a.getByTestId('poolHealthPollSeconds-refused').waitFor({ state: 'detached' });
+    assert.equal(await pollField.getAttribute('aria-invalid'), 'false');
 
     await a.getByRole('switch', { name: 'Hub Pool' }).click();
     await a.getByTestId('pool-badge').getByText('Off', { exact: true }).waitFor();

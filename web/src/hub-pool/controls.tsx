@@ -57,6 +57,10 @@ export function Controls({
 }) {
   const { readOnly } = useDashboard();
   const [draft, setDraft] = useState<Record<string, string>>({});
+  // A refused Save is also said beside its field: the page's message sits at the top, out of
+  // sight of someone scrolled down to Controls, who otherwise saw nothing happen.
+  const [refused, setRefused] = useState<Record<string, string>>({});
+  const forget = (key: string) => setRefused((r) => Object.fromEntries(Object.entries(r).filter(([k]) => k !== key)));
   const entry = (key: string) => catalogue?.find((e) => e.key === key) ?? null;
   return (
     <Section id="controls" title="Controls">
@@ -111,8 +115,12 @@ export function Controls({
                 type="number"
                 value={value}
                 disabled={readOnly}
-                onChange={(ev) => setDraft({ ...draft, [n.key]: ev.target.value })}
-                aria-describedby={`${id}-range`}
+                onChange={(ev) => {
+                  setDraft({ ...draft, [n.key]: ev.target.value });
+                  forget(n.key);
+                }}
+                aria-invalid={refused[n.key] !== undefined}
+                aria-describedby={refused[n.key] !== undefined ? `${id}-refused ${id}-range` : `${id}-range`}
                 style={{ width: '8rem' }}
               />
               {!readOnly && (
@@ -120,14 +128,27 @@ export function Controls({
                   type="button"
                   disabled={value === String(s.settings[n.key]) || value.trim() === ''}
                   onClick={async () => {
-                    if (await act(() => api('PATCH', `${POOL}/settings`, { [n.key]: Number(value) }), `${n.label} saved.`))
-                      setDraft((d) => Object.fromEntries(Object.entries(d).filter(([k]) => k !== n.key)));
+                    forget(n.key);
+                    const save = async () => {
+                      try {
+                        return await api('PATCH', `${POOL}/settings`, { [n.key]: Number(value) });
+                      } catch (err) {
+                        setRefused((r) => ({ ...r, [n.key]: (err as Error).message }));
+                        throw err;
+                      }
+                    };
+                    if (await act(save, `${n.label} saved.`)) setDraft((d) => Object.fromEntries(Object.entries(d).filter(([k]) => k !== n.key)));
                   }}
                 >
                   Save
                 </button>
               )}
             </div>
+            {refused[n.key] !== undefined && (
+              <p id={`${id}-refused`} className="small notice bad" data-testid={`${n.key}-refused`}>
+                Not saved: {refused[n.key]}
+              </p>
+            )}
             <span id={`${id}-range`} className="small muted">
               {e !== null ? `${e.range}; default ${String(e.default)}` : ''}
             </span>
