@@ -93,7 +93,14 @@ export function HubPool() {
             {flash.detail !== undefined && <div className="small">{flash.detail}</div>}
           </div>
         )}
-        {status.error !== null && <p className="notice bad">Could not refresh: {status.error}</p>}
+        {/* Said as an alert, and dated: the badge and every figure below stay as last read, and with the Hub gone they read as current. */}
+        {status.error !== null && (
+          <p className="notice bad" role="alert">
+            Could not refresh: {status.error}. The status shown is from the last read
+            {status.receivedAt === null ? '' : `, at ${new Date(status.receivedAt).toLocaleTimeString()}`}; it is tried again every {POOL_PAGE_POLL_MS / 1000}{' '}
+            s.
+          </p>
+        )}
       </section>
 
       <div className="grid2">
