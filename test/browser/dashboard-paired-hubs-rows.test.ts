@@ -30,7 +30,7 @@ const B = fqdn('hub-b');
 /** The hardware tiers as the user guide names them. */
 const TIER_WORDS: Record<string, string> = { 'high-end': 'High-end', 'mid-range': 'Mid-range', 'cpu-only': 'CPU only' };
 
-describe('dashboard: Paired Hubs rows and what the pool can serve', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 5 }, () => {
+describe('dashboard: Paired Hubs rows and what the pool can serve', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 6 }, () => {
   let engines: SimEngine[] = [];
   let hubA: HubProcess;
   let hubB: HubProcess;
@@ -100,5 +100,24 @@ describe('dashboard: Paired Hubs rows and what the pool can serve', { timeout: S
     await old.getByTestId('peer-status').getByText('Connected').waitFor();
     assert.deepEqual(await old.locator('.tag').allTextContents(), ['Legacy auth']);
     await old.getByText(/ · Tier not reported yet · engines none$/).waitFor();
+  });
+
+  // Last: the older peer stays gone. Its row said nothing between its first failed health check
+  // and the third, while cihub pool status said the last probe failed.
+  it('a peer whose last health check failed, not yet three in a row, stays Connected and says the check failed', async () => {
+    await legacy.close();
+    await eventually(async () => ((await peerNamed(hubA, legacy.name))?.consecutiveFailures ?? 0) >= 1, `a failed health check of ${legacy.name}`);
+    // No further check for five minutes, so the row cannot turn Unreachable while it is read.
+    assert.equal((await hubA.api('PATCH', `${POOL}/settings`, { poolHealthPollSeconds: 300 })).status, 200);
+    const seen = await peerNamed(hubA, legacy.name);
+    assert.equal(seen?.status, 'connected', 'fewer than three failures in a row');
+    await page.reload();
+    const old = row(legacy.name);
+    await old.getByTestId('peer-status').getByText('Connected').waitFor();
+    const failed = seen?.consecutiveFailures === 1 ? 'Its last health check' : `Its last ${seen?.consecutiveFailures} health checks`;
+    await old
+      .getByTestId('peer-next')
+      .getByText(new RegExp(`^${failed} failed \\(no usable answer since .+\\); three in a row mark it Unreachable\\.$`))
+      .waitFor();
   });
 });

@@ -99,6 +99,18 @@ export function peerState(p: PeerView): PeerState {
       next: `No action needed${leftWords(p)}: it rejoins by itself on the first health check that succeeds. Unpair only if you want it out of the pool.`,
       needsYou: false,
     };
+  // Still Connected until the third failure in a row: said, so that a peer
+  // gone quiet is not shown as healthy meanwhile (cihub pool status says "last probe failed").
+  if (p.probeFailure?.kind === 'unreachable') {
+    const n = p.consecutiveFailures;
+    const since = p.probeFailure.since === null ? '' : ` (no usable answer since ${new Date(p.probeFailure.since).toLocaleTimeString()})`;
+    return {
+      label: 'Connected',
+      tone: 'good',
+      next: `${n === 1 ? 'Its last health check' : `Its last ${n} health checks`} failed${since}; three in a row mark it Unreachable.`,
+      needsYou: false,
+    };
+  }
   return { label: 'Connected', tone: 'good', next: null, needsYou: false };
 }
 
