@@ -30,7 +30,7 @@ const B = fqdn('hub-b');
 /** The hardware tiers as the user guide names them. */
 const TIER_WORDS: Record<string, string> = { 'high-end': 'High-end', 'mid-range': 'Mid-range', 'cpu-only': 'CPU only' };
 
-describe('dashboard: Paired Hubs rows and what the pool can serve', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 6 }, () => {
+describe('dashboard: Paired Hubs rows and what the pool can serve', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 7 }, () => {
   let engines: SimEngine[] = [];
   let hubA: HubProcess;
   let hubB: HubProcess;
@@ -48,7 +48,12 @@ describe('dashboard: Paired Hubs rows and what the pool can serve', { timeout: S
     const ports = await reservePorts(['a', 'b']);
     const at = (port: number) => `http://127.0.0.1:${port}`;
     [hubA, hubB, browser] = await startTogether([
-      startNamedHub({ name: A, port: ports.a, origins: { [B]: at(ports.b), [legacy.name]: legacy.origin }, env: { OLLAMA_URL: engines[0]!.url } }),
+      startNamedHub({
+        name: A,
+        port: ports.a,
+        origins: { [B]: at(ports.b), [legacy.name]: legacy.origin },
+        env: { OLLAMA_URL: engines[0]!.url },
+      }),
       startNamedHub({ name: B, port: ports.b, origins: { [A]: at(ports.a) }, env: { OLLAMA_URL: engines[1]!.url } }),
       launchBrowser(),
     ]);
@@ -100,6 +105,21 @@ describe('dashboard: Paired Hubs rows and what the pool can serve', { timeout: S
     await old.getByTestId('peer-status').getByText('Connected').waitFor();
     assert.deepEqual(await old.locator('.tag').allTextContents(), ['Legacy auth']);
     await old.getByText(/ · Tier not reported yet · engines none$/).waitFor();
+  });
+
+  // The window in which a real peer is stale yet not Unreachable moves with the poll interval and
+  // the probe timeout, so B's real status entry is given the two fields a stale peer's carries.
+  it('on Resources, a peer whose last good report is over three polls old shows the mid-load stand-in, not requests in flight', async () => {
+    await page.route(`**${POOL}/status`, async (route) => {
+      const real = (await (await route.fetch()).json()) as { peers: { nodeFqdn: string; snapshotStale?: boolean; queueDepth?: number | null }[] };
+      for (const p of real.peers) if (p.nodeFqdn === B) Object.assign(p, { snapshotStale: true, queueDepth: 2 });
+      await route.fulfill({ json: real });
+    });
+    await page.getByRole('link', { name: 'Resources' }).click();
+    const card = page.locator(`[data-testid="resource-card"][data-node="${B}"]`);
+    await card.getByTestId('queue').getByText('2 (no recent report; counted as mid-load)', { exact: true }).waitFor();
+    await page.unroute(`**${POOL}/status`);
+    await gotoPool(page);
   });
 
   // Last: the older peer stays gone. Its row said nothing between its first failed health check

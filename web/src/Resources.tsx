@@ -13,6 +13,7 @@ import {
   ms,
   notCandidateWords,
   peerState,
+  staleQueueWords,
   peerTags,
   percentile,
   speedLine,
@@ -84,7 +85,13 @@ export function Resources() {
       title: p.nodeFqdn,
       models: modelsOf(p.backends ?? []),
       // What ranking counts (aged, with this Hub's forwards), as for the local card; null: no candidate now.
-      queue: p.queueDepth == null ? notCandidateWords(p, s.directions.outbound.enabled) : `${p.queueDepth} in flight`,
+      // A stale peer's figure is the mid-load stand-in: "2 in flight" on a peer that had gone quiet was made up.
+      queue:
+        p.queueDepth == null
+          ? notCandidateWords(p, s.directions.outbound.enabled)
+          : p.snapshotStale === true
+            ? staleQueueWords(p.queueDepth)
+            : `${p.queueDepth} in flight`,
       tags: peerTags(p),
       state: peerState(p).label,
       tier: tierWords(p.hardwareTier),

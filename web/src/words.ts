@@ -144,6 +144,12 @@ export function notCandidateWords(p: PeerView, outboundOn: boolean): string {
 }
 
 /**
+ * A queue figure ranking counts for a peer whose last good report is older than three polls: the
+ * mid-load stand-in, not requests in flight there, so it is never worded as that.
+ */
+export const staleQueueWords = (depth: number): string => `${depth} (no recent report; counted as mid-load)`;
+
+/**
  * The CLI's two Context caps warnings, in the dashboard's words; none when nothing is capped. The
  * Hub decides them (status's contextCaps, src/status/context-caps.ts); this only words them.
  */

@@ -1,7 +1,7 @@
 import { api, POOL } from '../api';
 import { useDashboard } from '../context';
 import type { PeerView } from '../types';
-import { ago, containersWords, notCandidateWords, peerState, peerTags, tierWords } from '../words';
+import { ago, containersWords, notCandidateWords, peerState, peerTags, staleQueueWords, tierWords } from '../words';
 import { removal, type Act, type Removal } from './act';
 import { PairingProblem } from './pairing-problem';
 
@@ -73,5 +73,5 @@ export function PeerRow({ p, act, now, self, outboundOn }: { p: PeerView; act: A
 function queueWords(p: PeerView, outboundOn: boolean): string {
   const depth = p.queueDepth ?? null;
   if (depth === null) return notCandidateWords(p, outboundOn);
-  return `queue ${p.snapshotStale === true ? `${depth} (no recent report; counted as mid-load)` : depth}`;
+  return `queue ${p.snapshotStale === true ? staleQueueWords(depth) : depth}`;
 }
