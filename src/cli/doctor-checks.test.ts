@@ -72,7 +72,7 @@ function run(
 }
 
 describe('doctorChecks', () => {
-  const rows: readonly { name: string; over: Parameters<typeof run>[0]; code: string; verdict: string; fix?: RegExp }[] = [
+  const rows: readonly { name: string; over: Parameters<typeof run>[0]; code: string; verdict: string; fix?: RegExp; found?: RegExp }[] = [
     {
       name: 'C1 fails when this Hub has no tailnet name',
       over: { status: { tailnet: { nodeFqdn: null, tailnetSuffix: null, tailscaleConnected: false, source: 'none', tailnetName: null } } },
@@ -260,6 +260,18 @@ describe('doctorChecks', () => {
       fix: /gpu_pressure\.json/,
     },
     {
+      name: 'F4 passes on the clocks it read, and says which it could not read',
+      over: {
+        clocks: [
+          { nodeFqdn: 'hub-b.tail0.ts.net', skewMs: 2_000, error: null },
+          { nodeFqdn: 'hub-c.tail0.ts.net', skewMs: null, error: 'no answer within 5 s' },
+        ],
+      },
+      code: 'F4',
+      verdict: 'ok',
+      found: /^clocks within a minute on the 1 peer of 2 that answered: hub-b\.tail0\.ts\.net: \+2 s; not read: hub-c\.tail0\.ts\.net: no answer within 5 s$/,
+    },
+    {
       name: "F4 is unknown when no peer's clock could be read",
       over: { clocks: [{ nodeFqdn: 'hub-b.tail0.ts.net', skewMs: null, error: 'ECONNREFUSED' }] },
       code: 'F4',
@@ -271,6 +283,7 @@ describe('doctorChecks', () => {
       const c = run(r.over)[r.code];
       assert.equal(c?.verdict, r.verdict, c?.found);
       if (r.fix) assert.match(c?.fix ?? '', r.fix);
+      if (r.found) assert.match(c?.found ?? '', r.found);
     });
   }
 
