@@ -19,8 +19,8 @@ const pathOf = (cmd: (typeof tree)['commands'][number]): string => {
 };
 const leaves = everyCommand(tree).filter((c) => c.commands.length === 0);
 
-/** Commands that run something rather than read it: serving, engines, the demo's show, a script for the shell. */
-const NOT_READS = new Set(['serve', 'dev engine', 'dev llama', 'demo', 'completion']);
+/** Commands that run something rather than read it: serving, engines, the demo's show, a script for the shell, a command's help. */
+const NOT_READS = new Set(['serve', 'dev engine', 'dev llama', 'demo', 'completion', 'help']);
 
 /**
  * Commands that change nothing: reads, and the dashboard's one-time sign-in link, which grants a

@@ -1,7 +1,7 @@
 /**
  * The conventions every `cihub` command follows, applied once to the finished command tree:
- * `--version`, `completion bash|zsh|fish`, and commander's own usage errors thrown (not
- * exited on) so exit-codes.ts decides the code for every failure in one place.
+ * `--version`, `completion bash|zsh|fish`, `help <command path>`, and commander's own usage
+ * errors thrown (not exited on) so exit-codes.ts decides the code for every failure in one place.
  */
 import type { Command } from 'commander';
 import { completionScript, completionTree, SHELLS } from './completion.js';
@@ -24,9 +24,30 @@ export function withConventions(program: Command): Command {
       if (known === undefined) throw new UsageError(`cihub completion takes one of ${SHELLS.join(', ')}; got ${shell}.`);
       writeOut(completionScript(known, completionTree(program)));
     });
+  // commander's own `help [command]` reads one name, so `cihub help pool status` printed the pool
+  // group's help; this one follows the whole path.
+  program.helpCommand(false);
+  program
+    .command('help')
+    .argument('[command...]', 'the command to describe, e.g. pool status')
+    .description('display help for command')
+    .action((path: string[]) => commandAt(program, path).outputHelp());
   // After every command exists: commander copies this setting only to commands created later.
   for (const cmd of everyCommand(program)) cmd.exitOverride();
   return program;
 }
 
 export { everyCommand };
+
+function commandAt(program: Command, path: readonly string[]): Command {
+  let cmd = program;
+  for (const [i, name] of path.entries()) {
+    const next = cmd.commands.find((c) => c.name() === name || c.aliases().includes(name));
+    if (next === undefined) {
+      const at = ['cihub', ...path.slice(0, i)].join(' ');
+      throw new UsageError(`${at} has no command ${JSON.stringify(name)}; \`${at} --help\` lists them.`);
+    }
+    cmd = next;
+  }
+  return cmd;
+}

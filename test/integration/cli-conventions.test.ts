@@ -118,6 +118,18 @@ describe('exit codes', () => {
     });
   }
 
+  it('cihub help pool status describes pool status, not the pool group', async () => {
+    const res = await runCli(['help', 'pool', 'status'], { dataDir: freshDataDir() });
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stdout, /^Usage: cihub pool status /);
+  });
+
+  it('cihub help pool nonsense is a usage error naming the unknown word', async () => {
+    const res = await runCli(['help', 'pool', 'nonsense'], { dataDir: freshDataDir() });
+    assert.equal(res.code, 2);
+    assert.match(res.stderr, /^cihub pool has no command "nonsense"; `cihub pool --help` lists them\./);
+  });
+
   for (const args of [
     ['pool', 'status'],
     ['pool', 'log', '--json'],
