@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { REPO_ROOT, runCli, type HubProcess } from '../helpers/hub-process.js';
+import { eventually, REPO_ROOT, runCli, type HubProcess } from '../helpers/hub-process.js';
 import { scaled } from '../helpers/time-scale.js';
 import { POOL_API } from '../helpers/pool-fixture.js';
 
@@ -109,6 +109,16 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const path = join(ARTIFACTS_DIR, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+/**
+ * Waits until a JavaScript expression is true in the page. Not page.waitForFunction with a string:
+ * when the first reading is false it polls by eval inside the page, which the dashboard's
+ * Content-Security-Policy refuses (a CI run failed on it); page.evaluate goes over the DevTools
+ * protocol, which the policy does not govern.
+ */
+export async function untilTrueInPage(page: Page, expression: string): Promise<void> {
+  await eventually(async () => (await page.evaluate(expression)) === true, expression);
 }
 
 /** Whether the page scrolls sideways at its current width (a layout break). */

@@ -12,7 +12,7 @@ import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import { START_TIMEOUT_MS, TEST_TIMEOUT_MS } from '../helpers/pool-fixture.js';
 import { FakePeer, fqdn, pairFakeWithPin, reservePorts, startNamedHub, type HubProcess } from '../integration/pairing-fixtures.js';
 import { startTogether } from '../helpers/start-together.js';
-import { gotoPool, launchBrowser, openPage, overflowsSideways, PHONE, seriousA11yViolations, signInByLink } from './browser.js';
+import { gotoPool, launchBrowser, openPage, overflowsSideways, PHONE, seriousA11yViolations, signInByLink, untilTrueInPage } from './browser.js';
 
 const HUB = fqdn('hub-a');
 const LONG_MODEL = 'hf.co/some-publisher/A-Very-Long-Model-Repository-Name-Instruct-GGUF:Q4_K_M';
@@ -58,6 +58,6 @@ describe('dashboard: a phone-sized screen with long names', { timeout: START_TIM
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate('document.activeElement?.getAttribute("aria-label")'), 'Routing log rows', 'the next Tab lands on the table box');
     await page.keyboard.press('ArrowRight');
-    await page.waitForFunction('document.activeElement.scrollLeft > 0');
+    await untilTrueInPage(page, 'document.activeElement.scrollLeft > 0');
   });
 });

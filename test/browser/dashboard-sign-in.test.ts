@@ -21,6 +21,7 @@ import {
   signInByKey,
   signInByLink,
   signInLink,
+  untilTrueInPage,
 } from './browser.js';
 import { startTogether } from '../helpers/start-together.js';
 
@@ -205,7 +206,7 @@ describe('dashboard: sign-in, sessions and the page itself', { timeout: START_TI
     await page.getByRole('button', { name: 'Set up Hub Pool' }).focus();
     await page.keyboard.press('Enter');
     await page.getByRole('dialog').waitFor();
-    await page.waitForFunction('document.activeElement?.id === "guide-title"');
+    await untilTrueInPage(page, 'document.activeElement?.id === "guide-title"');
     for (let i = 0; i < 12; i++) {
       await page.keyboard.press('Tab');
       assert.equal(
