@@ -60,6 +60,9 @@ export function bodyHash(body: Buffer): string {
 export function coversBody(path: string): boolean {
   const q = path.indexOf('?');
   const route = q < 0 ? path : path.slice(0, q);
+  // Without a '%' the decoded path is the raw one: every /local/* forward takes this branch, so the
+  // decode stays off the relay path.
+  if (!route.includes('%')) return route.includes('/pair/');
   try {
     return decodeURIComponent(route).includes('/pair/');
   } catch {
