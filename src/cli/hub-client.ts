@@ -63,6 +63,11 @@ export class HubUnreachableError extends CliError {
   }
 }
 
+/** found and fix as the two sentences of a message: what the CLI saw, then what to do. */
+function foundThenFix(found: string, fix: string): string {
+  return `${found[0]!.toUpperCase()}${found.slice(1)}. ${fix[0]!.toUpperCase()}${fix.slice(1)}.`;
+}
+
 /** A path as one shell word: as it is when nothing in it needs quoting, else in single quotes. */
 function shellWord(path: string): string {
   return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
@@ -95,7 +100,7 @@ export class HubNotAnsweringError extends HubNotRunningError {
   constructor(hub: Pick<HubTarget, 'url' | 'pid' | 'dataDir'>, timeoutMs: number) {
     const found = `the Hub for the data dir ${hub.dataDir} is still running (pid ${hub.pid}) but did not answer at ${hub.url} (${noAnswerWithin(timeoutMs)})`;
     const fix = `if it was suspended (Ctrl-Z, SIGSTOP), resume it (fg, or kill -CONT ${hub.pid}); otherwise stop it (kill ${hub.pid}, or kill -9 ${hub.pid} if it does not exit) and start it again with ${serveCommand(hub.dataDir)}`;
-    super(`${found[0]!.toUpperCase()}${found.slice(1)}. ${fix[0]!.toUpperCase()}${fix.slice(1)}.`, found, fix);
+    super(foundThenFix(found, fix), found, fix);
     this.name = 'HubNotAnsweringError';
   }
 }
@@ -265,12 +270,8 @@ export async function verifyHub(hub: HubTarget): Promise<void> {
 function keyRefused(hub: HubTarget): HubUnreachableError {
   const file = join(hub.dataDir, OPERATOR_KEY_FILE);
   const found = `the Hub at ${hub.url} does not accept the operator key in ${file}: the file no longer holds the key this Hub started with (it was replaced or edited since)`;
-  const fix = 'restart the Hub (`cihub serve`, or its service manager) so it reads operator.key again, or put back the key it started with';
-  return new HubUnreachableError(
-    `The Hub at ${hub.url} does not accept the operator key in ${file}, which no longer holds the key this Hub started with (it was replaced or edited since). Restart the Hub (\`cihub serve\`, or its service manager) so it reads operator.key again, or put back the key it started with.`,
-    found,
-    fix,
-  );
+  const fix = `restart the Hub (${serveCommand(hub.dataDir)}, or its service manager) so it reads operator.key again, or put back the key it started with`;
+  return new HubUnreachableError(foundThenFix(found, fix), found, fix);
 }
 
 /**

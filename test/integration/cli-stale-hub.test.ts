@@ -192,9 +192,10 @@ describe('the CLI and a Hub whose operator.key was replaced after it started', (
     assert.equal(run.code, 1, `exit 1: the Hub runs and refused; stderr: ${run.stderr}`);
     assert.match(
       run.stderr,
-      /^The Hub at http:\/\/127\.0\.0\.1:\d+ does not accept the operator key in .*\/operator\.key, which no longer holds the key this Hub started with/,
+      /^The Hub at http:\/\/127\.0\.0\.1:\d+ does not accept the operator key in .*\/operator\.key: the file no longer holds the key this Hub started with/,
     );
-    assert.match(run.stderr, /Restart the Hub \(`cihub serve`, or its service manager\) so it reads operator\.key again/);
+    // The Hub's data dir is not the default one, so the command to start it must name it.
+    assert.match(run.stderr, /Restart the Hub \(`cihub serve --data-dir \S+`, or its service manager\) so it reads operator\.key again/);
     assert.doesNotMatch(run.stderr, /Authorization: Bearer/);
     assert.equal(run.stderr.trim().split('\n').length, 1);
   });
