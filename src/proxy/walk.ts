@@ -58,6 +58,10 @@ export const WHOLE_ANSWER_LIMIT_BYTES = 2 * 1024 * 1024;
 
 const STREAM_CONTENT_TYPES = /^(application\/x-ndjson|text\/event-stream)/i;
 
+/** The log line for a candidate the walk moved on from, and for the last one, whose failure ended the walk. */
+export const FAILED_OVER_MSG = 'failed over from a candidate';
+export const LAST_CANDIDATE_FAILED_MSG = 'the last candidate failed: no candidate left to try';
+
 /** Returned by a step that settled the walk; any other step result is the attempt's failure. */
 const ENDED = Symbol('walk settled');
 type Step = AttemptFailure | typeof ENDED;
@@ -354,9 +358,12 @@ class RequestWalk {
   #failOver(failure: AttemptFailure): void {
     const at = this.#current!;
     this.#failures.push({ candidate: at.answered, failure });
+    // The last candidate's failure ends the walk rather than moving it on: the row, the metrics
+    // and `cihub pool log` count no failover for it, so its line must not claim one either.
+    const last = at.start.index === this.#req.order.length - 1;
     this.#log.warn(
       { requestId: this.#req.requestId, node: at.answered.node, backend: at.answered.engine, status: at.status, reason: describeFailure(failure) },
-      'failed over from a candidate',
+      last ? LAST_CANDIDATE_FAILED_MSG : FAILED_OVER_MSG,
     );
     this.#endAttempt(failure);
   }
