@@ -517,6 +517,9 @@ describe('tailnet identity and secrets', () => {
     { variable: 'HUB_TAILNET_SUFFIX', value: '.Tail1234.ts.net', parsed: 'tail1234.ts.net' },
     { variable: 'HUB_TAILNET_SUFFIX', value: 'tail 1234', parsed: null, problem: /is not a DNS suffix/ },
     { variable: 'HUB_TAILNET_SUFFIX', value: 'tail1234..ts.net', parsed: null, problem: /is not a DNS suffix/ },
+    // No name under these could be a peer's (peer-name.ts refuses a numeric last label), so pairing would refuse every Hub.
+    { variable: 'HUB_TAILNET_SUFFIX', value: '100.64.0.1', parsed: null, problem: /is an IP address, not a DNS suffix/ },
+    { variable: 'HUB_TAILNET_SUFFIX', value: 'tail1234.42', parsed: null, problem: /ends in a numeric label/ },
   ];
   for (const c of standIns) {
     it(`${c.variable}=${c.value}: ${c.parsed === null ? 'refused with a start-up warning, as if unset' : `read as ${c.parsed}, with no warning`}`, () => {

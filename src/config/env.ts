@@ -204,10 +204,21 @@ const magicDnsName = z.string().transform((v, ctx) => {
   ctx.addIssue({ code: z.ZodIssueCode.custom, message: name.problem });
   return z.NEVER;
 });
+/**
+ * A suffix no peer name can end in is refused too: peer names whose last label is numeric are
+ * (tailnet/peer-name.ts), so under 100.64.0.1 every pairing was refused as outside the tailnet.
+ */
 const magicDnsSuffix = z.string().transform((v, ctx) => {
   const suffix = normalizeTailnetSuffix(v);
-  if (suffix !== null) return suffix;
-  ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'is not a DNS suffix such as tail1234.ts.net' });
+  const nameUnder = suffix === null ? null : normalizePeerName(`host.${suffix}`);
+  if (suffix !== null && nameUnder?.ok === true) return suffix;
+  const message =
+    isIP(v.trim()) !== 0
+      ? 'is an IP address, not a DNS suffix such as tail1234.ts.net'
+      : nameUnder?.ok === false
+        ? `${nameUnder.problem}, so no peer name could end in it`
+        : 'is not a DNS suffix such as tail1234.ts.net';
+  ctx.addIssue({ code: z.ZodIssueCode.custom, message });
   return z.NEVER;
 });
 const httpUrl = z.string().refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), 'is not an http:// or https:// URL');
