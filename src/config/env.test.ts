@@ -322,7 +322,8 @@ describe('port, host and data dir', () => {
   });
 
   it('refuses a HUB_HOST that is neither an IP address nor a host name, naming the variable', () => {
-    for (const host of ['not a host!', 'http://127.0.0.1', '[::1]', '127.0.0.1:5002', 'hub_a', '-hub', `${'a'.repeat(64)}.example`]) {
+    // 300.1.1.1 and 10.1: all digits, so read as IPv4 (and not one) rather than looked up as a name.
+    for (const host of ['not a host!', 'http://127.0.0.1', '[::1]', '127.0.0.1:5002', 'hub_a', '-hub', `${'a'.repeat(64)}.example`, '300.1.1.1', '10.1']) {
       assert.throws(
         () => loadEnv({ HUB_HOST: host }),
         (err: unknown) =>

@@ -189,7 +189,10 @@ const text = z.string();
 export function isListenHost(value: string): boolean {
   if (isIP(value) !== 0) return true;
   const name = value.endsWith('.') ? value.slice(0, -1) : value;
-  return name.length > 0 && name.length <= 253 && name.split('.').every((label) => /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i.test(label));
+  const labels = name.split('.');
+  // An all-digit last label reads as IPv4 (300.1.1.1, 10.1), not as a name to look up.
+  if (/^\d+$/.test(labels.at(-1) ?? '')) return false;
+  return name.length > 0 && name.length <= 253 && labels.every((label) => /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i.test(label));
 }
 const LISTEN_HOST_PROBLEM = 'is not an IP address or a host name';
 const listenHost = z.string().refine(isListenHost, LISTEN_HOST_PROBLEM);

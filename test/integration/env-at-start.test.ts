@@ -75,6 +75,21 @@ describe('environment values at start', () => {
     });
   }
 
+  // Both used to fail at listen, after the operator key, settings and database had been written,
+  // as "cihub failed: getaddrinfo ENOTFOUND ..." with exit code 1.
+  for (const [how, args, env, said] of [
+    ['HUB_HOST', [], { HUB_HOST: 'nosuch.invalid' }, 'HUB_HOST=nosuch.invalid does not resolve to an address'],
+    ['--host', ['--host', '192.0.2.1'], {}, '--host "192.0.2.1" is not an address of this machine'],
+  ] as const) {
+    it(`refuses to start on a ${how} this machine cannot listen on, as a usage error, before writing anything`, async () => {
+      const dataDir = freshDataDir();
+      const res = await runCli(['serve', ...args], { dataDir, env: { ...env, OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '' } });
+      assert.ok(res.stderr.startsWith(said), res.stderr);
+      assert.equal(res.code, 2);
+      assert.deepEqual(readdirSync(dataDir), [], 'no operator key, settings or database was written');
+    });
+  }
+
   it('refuses to start on a security list it cannot read, as a usage error naming the entry', async () => {
     const res = await runCli(['serve'], {
       dataDir: freshDataDir(),

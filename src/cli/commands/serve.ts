@@ -5,6 +5,7 @@ import { EnvError, loadEnv, processEnv } from '../../config/env.js';
 import { startHub } from '../../system.js';
 import { limitHeapGrowth } from '../../util/heap-growth.js';
 import { UsageError } from '../hub-client.js';
+import { listenProblem } from '../listen-check.js';
 
 export async function runServe(opts: { port?: number | undefined; dataDir?: string | undefined; host?: string | undefined }): Promise<void> {
   let env;
@@ -14,6 +15,11 @@ export async function runServe(opts: { port?: number | undefined; dataDir?: stri
     // A value the Hub cannot start with is the command line's fault: exit 2, as a wrong flag is.
     if (err instanceof EnvError) throw new UsageError(err.message);
     throw err;
+  }
+  const problem = await listenProblem(env.host);
+  if (problem !== null) {
+    const named = opts.host !== undefined ? `--host ${JSON.stringify(opts.host)}` : `HUB_HOST=${env.host}`;
+    throw new UsageError(`${named} ${problem}: give one this machine listens on, such as 127.0.0.1, 0.0.0.0 or ::1. Nothing was written.`);
   }
   // The daemon's process, so its setting: a Hub started inside another program leaves that program's heap alone.
   limitHeapGrowth(env.heapGrowingPercent);
