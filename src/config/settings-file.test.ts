@@ -257,18 +257,35 @@ describe('SettingsFile reading a damaged settings.json', () => {
     assert.deepEqual(file.get(), DEFAULT_SETTINGS);
   });
 
-  it('keeps the good keys of a hand-edited file and reports the ones it ignored', () => {
+  it('keeps the good keys of a hand-edited file and reports the ones it ignored, each with what was wrong', () => {
     const dir = freshDir();
-    writeFileSync(fileOf(dir), JSON.stringify({ poolLocalAffinity: 4, poolHealthPollSeconds: 'often', extra: 1 }));
+    // poolHealthPollSecs: a misspelt key was reported as a value outside its rule, and the rule was not said.
+    writeFileSync(fileOf(dir), JSON.stringify({ poolLocalAffinity: 4, poolHealthPollSeconds: 'often', poolHealthPollSecs: 20 }));
     const reported: SettingsFileProblem[] = [];
     const file = new SettingsFile(dir, (problem) => reported.push(problem));
     assert.equal(file.get().poolLocalAffinity, 4);
     assert.equal(file.get().poolHealthPollSeconds, 30);
-    assert.deepEqual(reported, [{ kind: 'ignored-keys', keys: ['poolHealthPollSeconds', 'extra'] }]);
+    assert.deepEqual(reported, [
+      {
+        kind: 'ignored-keys',
+        keys: ['poolHealthPollSeconds', 'poolHealthPollSecs'],
+        problems: ['poolHealthPollSeconds must be a whole number from 10 to 300; got "often"', 'poolHealthPollSecs is not a setting'],
+      },
+    ]);
     assert.equal(
       settingsProblemText(reported[0]!),
-      'settings.json had values outside their rules (poolHealthPollSeconds, extra); defaults used for those keys',
+      'settings.json had keys the Hub could not use, so their defaults apply: poolHealthPollSeconds must be a whole number from 10 to 300; got "often"; poolHealthPollSecs is not a setting',
     );
+  });
+
+  it('quotes at most a line of an ignored value', () => {
+    const dir = freshDir();
+    writeFileSync(fileOf(dir), JSON.stringify({ poolPins: [{ scope: 'model', target: 'x'.repeat(500) }] }));
+    const reported: SettingsFileProblem[] = [];
+    new SettingsFile(dir, (problem) => reported.push(problem));
+    const text = settingsProblemText(reported[0]!);
+    assert.match(text, /poolPins must be a list of pins \(written through \/api\/inference\/pool\/pins\); got \[\{"scope":"model","target":"x+\.\.\.$/);
+    assert.ok(text.length < 300, text);
   });
 
   it('does not rewrite a readable file on open', () => {

@@ -18,6 +18,7 @@ import {
   deepFreeze,
   describeRule,
   DEFAULT_SETTINGS,
+  fileValueProblem,
   SETTING_RULES,
   settingsFromFile,
   validatePatch,
@@ -55,8 +56,8 @@ function parseSettingsText(text: string): { readonly doc: object } | { readonly 
 
 /** What was wrong with settings.json when it was opened or written: the Hub logs one warning for each. */
 export type SettingsFileProblem =
-  /** Keys that failed their rule (out of range, wrong type, unknown): defaults used for those keys. */
-  | { readonly kind: 'ignored-keys'; readonly keys: readonly string[] }
+  /** Keys that failed their rule (out of range, wrong type, unknown): defaults used for those keys, each with why. */
+  | { readonly kind: 'ignored-keys'; readonly keys: readonly string[]; readonly problems: readonly string[] }
   /** The file could not be read at all: left as it is, defaults used, changes refused. */
   | { readonly kind: 'unreadable'; readonly path: string; readonly error: string }
   /** Not a JSON object of settings: moved aside to `keptAs`, defaults used. */
@@ -68,7 +69,7 @@ export type SettingsFileProblem =
 export function settingsProblemText(p: SettingsFileProblem): string {
   switch (p.kind) {
     case 'ignored-keys':
-      return `settings.json had values outside their rules (${p.keys.join(', ')}); defaults used for those keys`;
+      return `settings.json had keys the Hub could not use, so their defaults apply: ${p.problems.join('; ')}`;
     case 'unreadable':
       return `${p.path} could not be read (${p.error}); left as it is, defaults used, and changes are refused until it is readable and the Hub restarted`;
     case 'not-settings':
@@ -106,7 +107,10 @@ export class SettingsFile {
       }
     }
     const { settings, ignored } = settingsFromFile(doc);
-    if (ignored.length > 0) onProblem({ kind: 'ignored-keys', keys: ignored });
+    if (ignored.length > 0) {
+      const fields = doc as Record<string, unknown>;
+      onProblem({ kind: 'ignored-keys', keys: ignored, problems: ignored.map((key) => fileValueProblem(key, fields[key]) ?? key) });
+    }
     this.#current = settings;
     if (doc === undefined && this.#unreadable === null) this.#write(settings);
   }

@@ -186,6 +186,19 @@ export function validatePatch(body: unknown): { patch: SettingsPatch; problems: 
   return { patch: problems.length > 0 ? {} : (patch as SettingsPatch), problems };
 }
 
+/** The longest a refused value is quoted from settings.json: a hand-written pin list can run to pages. */
+const QUOTED_VALUE_MAX_CHARS = 80;
+
+/** Why settings.json's `field` was not used, in the words a refused PATCH uses; null when it was. Pure. */
+export function fileValueProblem(field: string, value: unknown): string | null {
+  const rule = ruleOf(field);
+  if (rule === undefined) return `${field} is not a setting`;
+  if (valueFits(rule, value)) return null;
+  const quoted = JSON.stringify(value) ?? String(value);
+  const shown = quoted.length > QUOTED_VALUE_MAX_CHARS ? `${quoted.slice(0, QUOTED_VALUE_MAX_CHARS)}...` : quoted;
+  return `${field} must be ${describeRule(rule)}; got ${shown}`;
+}
+
 /**
  * Reads a settings.json document leniently: a key that fails its rule falls back to its
  * default (and is reported), so a hand-edited file never stops the Hub from starting.
