@@ -5,6 +5,7 @@
  * refused what was asked (or anything else failed).
  */
 import { CommanderError } from 'commander';
+import { EnvError } from '../config/env-error.js';
 import { CliError, HubNotRunningError, UsageError } from './hub-client.js';
 import { oneLine } from './output.js';
 
@@ -37,7 +38,8 @@ export function failureOf(err: unknown): Failure {
 }
 
 function ownFailure(err: unknown): { exitCode: number; message: string } {
-  if (err instanceof UsageError) return { exitCode: EXIT_USAGE, message: err.message };
+  // An environment variable the CLI cannot read is fixed where the command is started, as a wrong flag is.
+  if (err instanceof UsageError || err instanceof EnvError) return { exitCode: EXIT_USAGE, message: err.message };
   if (err instanceof HubNotRunningError) return { exitCode: EXIT_HUB_NOT_RUNNING, message: err.message };
   if (err instanceof CliError) return { exitCode: EXIT_REFUSED, message: err.message };
   return { exitCode: EXIT_REFUSED, message: `cihub failed: ${err instanceof Error ? err.message : String(err)}` };

@@ -68,7 +68,8 @@ function positiveNumber(value: string): number {
 
 const env = processEnv();
 const out = (text: string): void => writeOut(text);
-const yesOf = (o: { yes?: boolean }) => ({ yes: o.yes === true, assumeYes: assumeYes(env) });
+// With --yes the variable is not read: the flag answers already, whatever the environment says.
+const yesOf = (o: { yes?: boolean }) => ({ yes: o.yes === true, assumeYes: o.yes !== true && assumeYes(env) });
 
 const program = new Command('cihub')
   .description('Hub Pool: pool LLM inference across the machines you own')

@@ -145,7 +145,20 @@ describe('true-ish flags', () => {
 
   it('reads CI_HUB_ASSUME_YES as a yes word', () => {
     assert.equal(assumeYes({ CI_HUB_ASSUME_YES: 'on' }), true);
+    assert.equal(assumeYes({ CI_HUB_ASSUME_YES: '0' }), false);
+    assert.equal(assumeYes({ CI_HUB_ASSUME_YES: ' ' }), false);
     assert.equal(assumeYes({}), false);
+  });
+
+  it('refuses a CI_HUB_ASSUME_YES it cannot read, rather than quietly asking (or failing) as if it were unset', () => {
+    for (const value of ['y', '2', 'always'])
+      assert.throws(
+        () => assumeYes({ CI_HUB_ASSUME_YES: value }),
+        (err: unknown) =>
+          err instanceof EnvError &&
+          err.variable === 'CI_HUB_ASSUME_YES' &&
+          err.message === `CI_HUB_ASSUME_YES=${value} is not one of true, false, 1, 0, yes, no, on, off: set it to 1, or unset it.`,
+      );
   });
 });
 

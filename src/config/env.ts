@@ -594,7 +594,13 @@ export function processEnv(): Env {
   return process.env;
 }
 
-/** CI_HUB_ASSUME_YES=1 answers the CLI's confirmations with yes. */
+/**
+ * CI_HUB_ASSUME_YES=1 answers the CLI's confirmations with yes. A value that is neither a yes nor
+ * a no word throws EnvError: read as unset, `y` left a script told to set the variable it had set.
+ */
 export function assumeYes(env: Env): boolean {
-  return isTrue(env.CI_HUB_ASSUME_YES);
+  const value = trimmedOrUnset(env.CI_HUB_ASSUME_YES);
+  if (value === undefined || isOff(value)) return false;
+  if (isTrue(value)) return true;
+  throw new EnvError('CI_HUB_ASSUME_YES', `CI_HUB_ASSUME_YES=${value} is not one of true, false, 1, 0, yes, no, on, off: set it to 1, or unset it.`);
 }

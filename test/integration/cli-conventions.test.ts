@@ -188,6 +188,14 @@ describe('exit codes', () => {
       assert.match(res.stderr, /needs confirmation/);
     });
 
+    it('a CI_HUB_ASSUME_YES it cannot read: exit 2 naming it, and nothing changed', async () => {
+      // It used to read as unset: the refusal then told the operator to set the variable they had set.
+      const res = await runCli(['pool', 'disable'], { dataDir: hub.dataDir, env: { CI_HUB_ASSUME_YES: 'y' } });
+      assert.equal(res.code, 2);
+      assert.equal(res.stderr, 'CI_HUB_ASSUME_YES=y is not one of true, false, 1, 0, yes, no, on, off: set it to 1, or unset it.\n');
+      assert.equal((await hub.api<{ poolEnabled: boolean }>('GET', '/api/inference/pool/settings')).json.poolEnabled, true);
+    });
+
     const changes: [string, string[], () => Promise<unknown>][] = [
       [
         'pool slots',
