@@ -120,6 +120,12 @@ const CASES: readonly Case[] = [
     includes: ['tail0.ts.net (HUB_NODE_FQDN stand-in, not read from Tailscale)'],
   },
   {
+    name: 'a suffix from HUB_TAILNET_SUFFIX alone is called its stand-in, not HUB_NODE_FQDN’s',
+    status: status({ tailnet: { nodeFqdn: null, tailnetSuffix: 'tail0.ts.net', tailscaleConnected: false, source: 'env', tailnetName: null } }),
+    includes: ['tail0.ts.net (HUB_TAILNET_SUFFIX stand-in, not read from Tailscale)'],
+    excludes: ['HUB_NODE_FQDN stand-in'],
+  },
+  {
     name: 'an unusable identity names the error and the recovery command',
     status: status({
       identity: { nodeUuid: '11111111-2222-3333-4444-555555555555', fingerprint: FP, identityError: 'the sealed key cannot be opened with this secret' },

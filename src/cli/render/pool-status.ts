@@ -207,7 +207,8 @@ function tailnetText(node: PoolStatus['localNode']): string {
   const suffix = node.tailnetSuffix ?? '(no suffix: pairing requests are not checked against a tailnet)';
   switch (node.tailnetSource) {
     case 'env':
-      return `${suffix} (HUB_NODE_FQDN stand-in, not read from Tailscale)`;
+      // With no name, only HUB_TAILNET_SUFFIX can have set it (tailnet/tailnet-self.ts).
+      return `${suffix} (${node.nodeFqdn === null ? 'HUB_TAILNET_SUFFIX' : 'HUB_NODE_FQDN'} stand-in, not read from Tailscale)`;
     case 'tailscale':
       return `${suffix} (from Tailscale, ${node.tailscaleConnected ? 'connected' : 'not connected'})`;
     case 'none':
