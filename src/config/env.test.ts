@@ -499,6 +499,24 @@ describe('engine and collector addresses', () => {
     });
   });
 
+  it('warns at start about each export variable set with no endpoint to export to, the headers without their value', () => {
+    const env = loadEnv({ OTEL_SERVICE_NAME: 'hub-a', OTEL_EXPORTER_OTLP_HEADERS: 'x-key=secret', OTEL_BSP_SCHEDULE_DELAY: '50' });
+    assert.equal(env.otlp, null);
+    assert.deepEqual(
+      env.problems.map((p) => [p.variable, p.value, p.problem, p.usedInstead]),
+      ['OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_SERVICE_NAME', 'OTEL_BSP_SCHEDULE_DELAY'].map((variable) => [
+        variable,
+        variable === 'OTEL_EXPORTER_OTLP_HEADERS' ? '(hidden: it may hold a credential)' : variable === 'OTEL_SERVICE_NAME' ? 'hub-a' : '50',
+        'is set, but neither OTEL_EXPORTER_OTLP_ENDPOINT nor OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is',
+        'no trace export',
+      ]),
+    );
+  });
+
+  it('says nothing about export variables under OTEL_SDK_DISABLED, which switches export off on purpose', () => {
+    assert.deepEqual(loadEnv({ OTEL_SERVICE_NAME: 'hub-a', OTEL_SDK_DISABLED: 'true' }).problems, []);
+  });
+
   it('exports with the traces endpoint alone, no base endpoint needed', () => {
     assert.equal(loadEnv({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/otlp/v1/traces' }).otlp?.tracesUrl, 'https://b/otlp/v1/traces');
   });

@@ -514,7 +514,7 @@ export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
     tailscaleOAuth,
     tailscaleBinary: findExecutable('tailscale', env.PATH),
     nvidiaSmiBinary: findExecutable('nvidia-smi', env.PATH),
-    otlp: otlpFrom(v, problems),
+    otlp: otlpFrom(v, env, problems),
     dockerSocket: dockerSocketFrom(v.HUB_DOCKER_SOCKET),
     composeProjects: v.HUB_COMPOSE_PROJECTS ? Object.freeze(v.HUB_COMPOSE_PROJECTS) : null,
     problems: Object.freeze(problems),
@@ -550,10 +550,33 @@ function tailscaleOAuthFrom(v: EnvValues, problems: EnvProblem[]): HubEnv['tails
   return null;
 }
 
-/** Trace export when an endpoint is set and OTEL_SDK_DISABLED is not true; a refused header list switches it off (the collector would refuse every export). */
-function otlpFrom(v: EnvValues, problems: readonly EnvProblem[]): OtlpExport | null {
+/** The variables that shape an export, and so do nothing without an endpoint to export to. */
+const OTLP_EXPORT_SHAPERS = [
+  'OTEL_EXPORTER_OTLP_HEADERS',
+  'OTEL_EXPORTER_OTLP_PROTOCOL',
+  'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
+  'OTEL_SERVICE_NAME',
+  'OTEL_BSP_SCHEDULE_DELAY',
+] as const satisfies readonly EnvVariable[];
+
+/**
+ * Trace export when an endpoint is set and OTEL_SDK_DISABLED is not true; a refused header list
+ * switches it off (the collector would refuse every export). A variable that shapes the export,
+ * set with no endpoint, is reported: a misspelt endpoint variable otherwise left a collector's
+ * credential set and nothing sent, with no word of why.
+ */
+function otlpFrom(v: EnvValues, env: Env, problems: EnvProblem[]): OtlpExport | null {
   const base = v.OTEL_EXPORTER_OTLP_ENDPOINT;
   const tracesUrl = v.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base === undefined ? undefined : `${base.replace(/\/+$/, '')}/v1/traces`);
+  if (tracesUrl === undefined && v.OTEL_SDK_DISABLED !== true) {
+    for (const variable of OTLP_EXPORT_SHAPERS.filter((k) => v[k] !== undefined))
+      problems.push({
+        variable,
+        value: SECRET_VARIABLES.has(variable) ? '(hidden: it may hold a credential)' : (env[variable] ?? ''),
+        problem: 'is set, but neither OTEL_EXPORTER_OTLP_ENDPOINT nor OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is',
+        usedInstead: 'no trace export',
+      });
+  }
   if (tracesUrl === undefined || v.OTEL_SDK_DISABLED === true || problems.some((p) => p.variable === 'OTEL_EXPORTER_OTLP_HEADERS')) return null;
   return Object.freeze({
     tracesUrl,
