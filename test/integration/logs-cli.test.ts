@@ -96,6 +96,21 @@ describe('cihub logs', () => {
     assert.match(res.stderr, /^No log at .*nowhere\/logs\/hub\.log yet: /);
   });
 
+  it('a Hub that runs here but has logged nothing is not mistaken for no Hub: the sentence names HUB_LOG_LEVEL', async () => {
+    // It used to say a Hub writes the log once it runs with this data dir, "so check --data-dir":
+    // the operator was sent to look for a mistake in the one thing that was right.
+    const silent = await startHubProcess({ env: { HUB_LOG_LEVEL: 'silent' } });
+    try {
+      const res = await runCli(['logs'], { dataDir: silent.dataDir });
+      assert.equal(res.code, 1);
+      assert.match(res.stderr, /^No log at .*\/logs\/hub\.log yet: a Hub has run with this data dir but logged nothing/);
+      assert.match(res.stderr, /HUB_LOG_LEVEL/);
+      assert.doesNotMatch(res.stderr, /check --data-dir/);
+    } finally {
+      await silent.stop();
+    }
+  });
+
   it('-f prints lines the Hub writes after it started, and stops on a signal', async () => {
     const child = spawn(process.execPath, [CIHUB_BIN, '--data-dir', hub.dataDir, 'logs', '-f', '--since', '10s'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

@@ -5,9 +5,10 @@
  * `cihub logs | jq` works. -f keeps printing what the Hub writes until Ctrl-C.
  * Reads the file directly: it needs no running Hub (a Hub that stopped is when it is wanted).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { OPERATOR_KEY_FILE } from '../../config/data-dir.js';
 import { LOG_FILE, logDir, logFilesOldestFirst } from '../../logs/log-file.js';
 import { keepRecord, levelNamed, LOG_LEVELS, parseLogLine, parseSince, type LogFilter } from '../../logs/log-record.js';
 import { LogTail } from '../../logs/log-tail.js';
@@ -60,6 +61,12 @@ export async function logs(opts: LogsOptions): Promise<void> {
   const current = join(logDir(opts.dataDir), LOG_FILE);
   const files = logFilesOldestFirst(opts.dataDir);
   if (files.length === 0 && !opts.follow) {
+    // The operator key is made by the first Hub to run with a data dir: its presence means a Hub
+    // ran here, so the data dir is right and the level is what kept the log empty.
+    if (existsSync(join(opts.dataDir, OPERATOR_KEY_FILE)))
+      throw new CliError(
+        `No log at ${current} yet: a Hub has run with this data dir but logged nothing, which is what HUB_LOG_LEVEL=silent gives (and error or fatal, until something fails); start it at info for a log.`,
+      );
     throw new CliError(`No log at ${current} yet: a Hub writes it once it runs with this data dir (cihub serve), so check --data-dir.`);
   }
   // The current file is read up to its last complete line, and -f starts exactly there.
