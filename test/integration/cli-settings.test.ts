@@ -124,6 +124,20 @@ describe('cihub pool settings and cihub pool set', () => {
     assert.doesNotMatch((await cli('pool', 'settings')).stdout, /does nothing/);
   });
 
+  it('says a slot statement does nothing on a node with no Ollama or llama.cpp engine, and stores it all the same', async () => {
+    // This Hub runs with every engine off: only Ollama and llama.cpp candidates read the statement, here or on a peer.
+    const stated = await cli('pool', 'slots', '4', '--yes');
+    assert.equal(stated.code, 0, stated.stderr);
+    assert.match(stated.stdout, /now states 4 Ollama slots/);
+    assert.match(
+      stated.stdout,
+      /This node has no Ollama or llama\.cpp engine \(OLLAMA_URL and LLAMACPP_URL are off\), so nothing reads the statement until one is configured\.$/m,
+    );
+    assert.equal((await hub.api<{ inferenceOllamaSlots: unknown }>('GET', '/api/inference/pool/settings')).json.inferenceOllamaSlots, 4);
+    const cleared = await cli('pool', 'slots', 'clear', '--yes');
+    assert.doesNotMatch(cleared.stdout, /no Ollama or llama/, 'a withdrawn statement has nothing to be read');
+  });
+
   it('asks before changing anything, and changes nothing without an answer', async () => {
     const before = settingsFile();
     const run = await cli('pool', 'set', 'poolLocalAffinity', '4');

@@ -2,9 +2,12 @@
  * `cihub pool slots N|clear`: this node's statement of how many requests its Ollama runs at
  * once (OLLAMA_NUM_PARALLEL), written through PATCH /api/inference/preferences, the route that
  * can clear it. The Hub checks the range; a refusal writes nothing. The statement does nothing
- * by itself on this node until poolSlotAwareness is 1 here, and the answer says so.
+ * by itself on this node until poolSlotAwareness is 1 here, nor anywhere while this node has no
+ * Ollama or llama.cpp engine, and the answer says both.
  */
 import type { PoolSettings } from '../../config/settings-schema.js';
+import { countsAsSlots } from '../../placement/steps/slots.js';
+import type { PoolStatus } from '../../status/pool-status.js';
 import { callHub, CliError, findHub, UsageError } from '../hub-client.js';
 import { confirm } from '../confirm.js';
 import type { CommonOptions } from './pool.js';
@@ -49,5 +52,15 @@ export async function poolSlots(opts: CommonOptions & { value: string; yes: bool
     settings.poolSlotAwareness === 1
       ? ' poolSlotAwareness is on here, so ranking on this node reads it from the next request.'
       : ' poolSlotAwareness is 0 here, so this node ranks as before; peers with it on read the statement.';
-  return `${stated}${knob}\n`;
+  return `${stated}${knob}\n${answer.ollamaSlots === null ? '' : await noOllamaNote(hub)}`;
+}
+
+/**
+ * Only Ollama and llama.cpp candidates read a slot count (placement/steps/slots.ts), here and on
+ * peers: on a node with neither the statement is stored and does nothing, and the operator is told.
+ */
+async function noOllamaNote(hub: ReturnType<typeof findHub>): Promise<string> {
+  const status = await callHub<Pick<PoolStatus, 'localNode'>>(hub, 'GET', '/api/inference/pool/status');
+  if (status.localNode.backends.some((b) => countsAsSlots(b.kind))) return '';
+  return 'This node has no Ollama or llama.cpp engine (OLLAMA_URL and LLAMACPP_URL are off), so nothing reads the statement until one is configured.\n';
 }
