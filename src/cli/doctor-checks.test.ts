@@ -86,6 +86,23 @@ describe('doctorChecks', () => {
       verdict: 'fail',
       fix: /MagicDNS in the Tailscale admin console/,
     },
+    ...(['C2', 'C3', 'C4'] as const).flatMap((code) => [
+      {
+        name: `${code} under HUB_NODE_FQDN names that stand-in`,
+        over: { tailscale: { nameSource: 'env' as const } },
+        code,
+        verdict: 'unknown',
+        found: /HUB_NODE_FQDN/,
+      },
+      {
+        // With no name, only HUB_TAILNET_SUFFIX made the source env: naming HUB_NODE_FQDN sent the operator to a variable not set.
+        name: `${code} under HUB_TAILNET_SUFFIX alone names that stand-in, not HUB_NODE_FQDN`,
+        over: { tailscale: { nameSource: 'env' as const, nodeFqdn: null } },
+        code,
+        verdict: 'unknown',
+        found: /HUB_TAILNET_SUFFIX stand-in/,
+      },
+    ]),
     {
       name: 'C2 fails when Serve has no entry, with the publish command',
       over: { tailscale: { serve: { ...onLoopback, verdict: 'absent', otherTarget: null, problem: null } } },

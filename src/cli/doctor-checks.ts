@@ -97,10 +97,16 @@ function tailnetName(node: OwnName, ts: TailscaleReport | null): DoctorCheck {
   return check('C1', 'ok', `tailnet name ${node.nodeFqdn}`);
 }
 
+/** The variable a stand-in came from: with no name, only HUB_TAILNET_SUFFIX can have made the source env (tailnet/tailnet-self.ts). */
+function standIn(ts: TailscaleReport): string {
+  return ts.nodeFqdn === null ? 'HUB_TAILNET_SUFFIX' : 'HUB_NODE_FQDN';
+}
+
 function serveCheck(ts: TailscaleReport | null, hubPort: number): DoctorCheck {
   const publish = publishCommand(hubPort, ts?.operator.allowed !== true);
   if (ts === null) return check('C2', 'unknown', 'could not ask the Hub about its Tailscale', `publish the Hub with Tailscale Serve: ${publish}`);
-  if (ts.nameSource === 'env') return check('C2', 'unknown', 'this Hub is named by HUB_NODE_FQDN (development stand-in); Tailscale Serve is not checked');
+  if (ts.nameSource === 'env')
+    return check('C2', 'unknown', `this Hub's tailnet comes from the ${standIn(ts)} stand-in (development); Tailscale Serve is not checked`);
   const name = ts.nodeFqdn ?? "<this Hub's name>";
   if (ts.serve.verdict === 'publishes') return check('C2', 'ok', `Tailscale Serve publishes this Hub at https://${name}/ (port ${hubPort})`);
   // The config alone is not enough: an entry for the Hub's port on 127.0.0.1 reaches nothing when
@@ -147,7 +153,7 @@ function certificatesCheck(ts: TailscaleReport | null): DoctorCheck {
     return check(
       'C3',
       'unknown',
-      ts === null ? 'could not ask the Hub about its Tailscale' : 'HTTPS certificates are not checked under the HUB_NODE_FQDN stand-in',
+      ts === null ? 'could not ask the Hub about its Tailscale' : `HTTPS certificates are not checked under the ${standIn(ts)} stand-in`,
     );
   const c = ts.certificates;
   if (c.verdict === 'ok') return check('C3', 'ok', c.detail);
@@ -167,7 +173,7 @@ function operatorCheck(ts: TailscaleReport | null, runsAs: 'the Hub' | 'cihub' =
     return check(
       'C4',
       'unknown',
-      ts === null ? 'could not ask the Hub about its Tailscale' : 'operator permission is not checked under the HUB_NODE_FQDN stand-in',
+      ts === null ? 'could not ask the Hub about its Tailscale' : `operator permission is not checked under the ${standIn(ts)} stand-in`,
     );
   const o = ts.operator;
   if (o.allowed === true) return check('C4', 'ok', `Tailscale accepts changes from ${o.account} (${o.basis})`);
