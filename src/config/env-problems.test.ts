@@ -45,13 +45,15 @@ describe('environment values the schema refuses', () => {
           variable: 'VLLM_URL',
           value: 'http://***@127.0.0.1:8000/',
           problem: 'carries a user name or password, which the Hub does not send; give the URL without them',
-          usedInstead: 'that entry is skipped',
+          usedInstead: 'the list without that entry',
         },
       ],
     },
     {
       raw: { OLLAMA_URL: 'http://127.0.0.1:11434,127.0.0.1:11435', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '' },
-      expected: [{ variable: 'OLLAMA_URL', value: '127.0.0.1:11435', problem: 'is not an http:// or https:// URL', usedInstead: 'that entry is skipped' }],
+      expected: [
+        { variable: 'OLLAMA_URL', value: '127.0.0.1:11435', problem: 'is not an http:// or https:// URL', usedInstead: 'the list without that entry' },
+      ],
     },
   ];
   for (const c of cases) {

@@ -428,7 +428,12 @@ export function enginesFromEnv(env: Env, problems: EnvProblem[] = []): EngineEnd
       .filter((url) => {
         const ok = engineUrl.safeParse(url);
         if (!ok.success)
-          problems.push({ variable, value: quotableUrl(url), problem: ok.error.issues[0]?.message ?? 'is not a URL', usedInstead: 'that entry is skipped' });
+          problems.push({
+            variable,
+            value: quotableUrl(url),
+            problem: ok.error.issues[0]?.message ?? 'is not a URL',
+            usedInstead: 'the list without that entry',
+          });
         return ok.success;
       });
     urls.forEach((url, i, all) => {
