@@ -215,7 +215,7 @@ describe('every variable the schema can refuse: what is said and what is used in
     },
     { variable: 'HUB_POOL_FIRST_BYTE_TIMEOUT_MS', value: '0', problem: 'is below 1', usedInstead: '300000' },
     { variable: 'HUB_POOL_FIRST_BYTE_TIMEOUT_MS', value: '5m', problem: 'is not a whole number', usedInstead: '300000' },
-    { variable: 'HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC', value: '0', problem: 'is not above 0', usedInstead: '50' },
+    { variable: 'HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC', value: '0', problem: 'is below 0.001', usedInstead: '50' },
     { variable: 'HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC', value: 'Infinity', problem: 'is not a number', usedInstead: '50' },
     { variable: 'HUB_POOL_ROUTING_LOG_SIZE', value: '199', problem: 'is below 200', usedInstead: '200' },
     { variable: 'HUB_POOL_ROUTING_LOG_SIZE', value: '10001', problem: 'is above 10000', usedInstead: '200' },

@@ -4,6 +4,8 @@ import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HEAP_GROWING_PERCENT } from '../util/heap-growth.js';
+import { PROXY_BODY_LIMIT_BYTES } from '../http/proxy-routes.js';
+import { headerBudgetMs } from '../proxy/header-budget.js';
 import {
   assumeYes,
   dataDirFromEnv,
@@ -11,6 +13,7 @@ import {
   DEFAULT_DOCKER_SOCKET,
   DEFAULT_FIRST_BYTE_TIMEOUT_MS,
   DEFAULT_MIN_PREFILL_TOKENS_PER_SEC,
+  MIN_PREFILL_TOKENS_PER_SEC_FLOOR,
   DEFAULT_ROUTING_LOG_SIZE,
   DEFAULT_SLOWER_PLACEMENT_FLOOR_MS,
   DEFAULT_SLOWER_PLACEMENT_RATIO,
@@ -101,10 +104,21 @@ describe('HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC', () => {
     { name: 'a word: the default', value: 'fast', expected: DEFAULT_MIN_PREFILL_TOKENS_PER_SEC },
     { name: 'empty: the default', value: '', expected: DEFAULT_MIN_PREFILL_TOKENS_PER_SEC },
     { name: 'Infinity: the default', value: 'Infinity', expected: DEFAULT_MIN_PREFILL_TOKENS_PER_SEC },
+    { name: `the floor, ${MIN_PREFILL_TOKENS_PER_SEC_FLOOR}`, value: String(MIN_PREFILL_TOKENS_PER_SEC_FLOOR), expected: MIN_PREFILL_TOKENS_PER_SEC_FLOOR },
+    // 1e-306 made the deadline of a short prompt Infinity, which undici refuses: every pooled request failed as a transport error.
+    { name: 'below the floor: the default', value: '1e-306', expected: DEFAULT_MIN_PREFILL_TOKENS_PER_SEC },
   ];
   for (const c of cases) {
     it(c.name, () => assert.equal(loadEnv({ HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC: c.value }).minPrefillTokensPerSec, c.expected));
   }
+  it('keeps the deadline of the largest body the proxy takes a finite number of ms at any rate it accepts', () => {
+    const budget = headerBudgetMs(PROXY_BODY_LIMIT_BYTES, DEFAULT_FIRST_BYTE_TIMEOUT_MS, MIN_PREFILL_TOKENS_PER_SEC_FLOOR);
+    assert.ok(Number.isSafeInteger(budget), String(budget));
+  });
+  it('says why a rate below the floor is refused', () => {
+    const [problem] = loadEnv({ HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC: '1e-306' }).problems;
+    assert.equal(problem?.problem, `is below ${MIN_PREFILL_TOKENS_PER_SEC_FLOOR}`);
+  });
   it('defaults to 50 tok/s', () => assert.equal(DEFAULT_MIN_PREFILL_TOKENS_PER_SEC, 50));
 });
 

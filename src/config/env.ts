@@ -31,6 +31,11 @@ export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 300_000;
 /** Prefill rate the first-byte budget assumes for long prompts (spec, Failover): 50 tok/s. */
 export const DEFAULT_MIN_PREFILL_TOKENS_PER_SEC = 50;
+/**
+ * The slowest prefill rate taken: one token per 1000 s. Far below it the deadline of a short
+ * prompt came out as Infinity, which the HTTP client refuses, so every pooled request failed.
+ */
+export const MIN_PREFILL_TOKENS_PER_SEC_FLOOR = 0.001;
 /** Routing-log ring (spec, Ring size): 200 rows by default, 200-10,000 by env at start-up. */
 export const DEFAULT_ROUTING_LOG_SIZE = 200;
 export const MIN_ROUTING_LOG_SIZE = 200;
@@ -168,11 +173,11 @@ const wholeIn = (min: number, max: number) =>
     .regex(/^\d+$/, 'is not a whole number')
     .transform(Number)
     .pipe(z.number().max(max, `is above ${max}`).min(min, `is below ${min}`));
-const numberAtLeast = (min: number, exclusive: boolean) =>
+const numberAtLeast = (min: number) =>
   z.string().transform((v, ctx) => {
     const n = Number(v);
-    if (Number.isFinite(n) && (exclusive ? n > min : n >= min)) return n;
-    ctx.addIssue({ code: z.ZodIssueCode.custom, message: Number.isFinite(n) ? `is ${exclusive ? 'not above' : 'below'} ${min}` : 'is not a number' });
+    if (Number.isFinite(n) && n >= min) return n;
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: Number.isFinite(n) ? `is below ${min}` : 'is not a number' });
     return z.NEVER;
   });
 const flag = z
@@ -269,12 +274,12 @@ export const ENV_SCHEMA = z.object({
   HUB_POOL_INBOUND_DISABLED: flag.optional(),
   HUB_POOL_MAX_PROMPT_TOKENS: wholeIn(MIN_PROMPT_CEILING_TOKENS, MAX_PROMPT_CEILING_TOKENS).optional(),
   HUB_POOL_FIRST_BYTE_TIMEOUT_MS: wholeIn(1, Number.MAX_SAFE_INTEGER).optional(),
-  HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC: numberAtLeast(0, true).optional(),
+  HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC: numberAtLeast(MIN_PREFILL_TOKENS_PER_SEC_FLOOR).optional(),
   HUB_POOL_ROUTING_LOG_SIZE: wholeIn(MIN_ROUTING_LOG_SIZE, MAX_ROUTING_LOG_SIZE).optional(),
   HUB_POOL_THROUGHPUT_PLACEMENT: flag.optional(),
   HUB_POOL_CONTENTION_PLACEMENT: flag.optional(),
-  HUB_POOL_SLOWER_PLACEMENT_RATIO: numberAtLeast(1, false).optional(),
-  HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS: numberAtLeast(0, false).optional(),
+  HUB_POOL_SLOWER_PLACEMENT_RATIO: numberAtLeast(1).optional(),
+  HUB_POOL_SLOWER_PLACEMENT_FLOOR_MS: numberAtLeast(0).optional(),
   HUB_POOL_PREFIX_AFFINITY_TTL_MS: wholeIn(1, MAX_PREFIX_AFFINITY_TTL_MS).optional(),
   HUB_HEAP_GROWING_PERCENT: wholeIn(0, MAX_HEAP_GROWING_PERCENT).optional(),
   // Security lists: config/edge-trust.ts parses them, and refuses to start on an entry it cannot read.
