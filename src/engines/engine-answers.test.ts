@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_MODEL_NAME_LENGTH } from './model-name.js';
-import { MAX_ENGINE_MODELS, parseModelList, parseTags, relayableEntries, residentModels } from './engine-answers.js';
+import { MAX_ENGINE_MODELS, MAX_RELAYED_ENTRY_DEPTH, parseModelList, parseTags, relayableEntries, residentModels } from './engine-answers.js';
 
 /** Every kind of entry a hostile or broken engine has been seen to send, or could. */
 const JUNK = [null, 0, 7, 'text', true, [], {}, { name: null }, { name: 42 }, { id: null }, { name: '' }, { name: 'x'.repeat(MAX_MODEL_NAME_LENGTH + 1) }];
@@ -42,6 +42,18 @@ describe('engine answers are read entry by entry', () => {
 
   it('relays only entries with a readable name, as the engine sent them', () => {
     assert.deepEqual(relayableEntries({ models: [...JUNK, { name: 'e', extra: { kept: true } }] }, 'models', 'name'), [{ name: 'e', extra: { kept: true } }]);
+  });
+
+  it('relays an entry without the fields nested past MAX_RELAYED_ENTRY_DEPTH, so the merged listing can be written out', () => {
+    const nested = (levels: number): unknown => (levels === 0 ? 'leaf' : [nested(levels - 1)]);
+    const deep = JSON.parse(`{"models":[{"name":"deep:1b","size":5,"x":${'['.repeat(200_000)}${']'.repeat(200_000)}}]}`) as unknown;
+    const relayed = relayableEntries(deep, 'models', 'name');
+    assert.deepEqual(relayed, [{ name: 'deep:1b', size: 5 }]);
+    assert.doesNotThrow(() => JSON.stringify(relayed));
+    const atTheBound = { name: 'kept', details: nested(MAX_RELAYED_ENTRY_DEPTH - 1) };
+    assert.deepEqual(relayableEntries({ models: [atTheBound] }, 'models', 'name'), [atTheBound]);
+    const pastIt = { name: 'cut', details: nested(MAX_RELAYED_ENTRY_DEPTH) };
+    assert.deepEqual(relayableEntries({ data: [pastIt] }, 'data', 'name'), [{ name: 'cut' }]);
   });
 
   it('reads at most MAX_ENGINE_MODELS models from one listing', () => {

@@ -135,7 +135,29 @@ export function relayableEntries<K extends 'name' | 'id'>(body: unknown, list: '
   const parsed = RELAYABLE[list].safeParse(body);
   if (!parsed.success) return [];
   const entries = parsed.data[list as keyof typeof parsed.data] as unknown as Array<Record<string, unknown>>;
-  return entries.filter((e): e is Record<string, unknown> & Record<K, string> => modelName.safeParse(e[key]).success);
+  return entries.filter((e): e is Record<string, unknown> & Record<K, string> => modelName.safeParse(e[key]).success).map(withinRelayDepth);
+}
+
+/**
+ * Deepest nesting relayed inside one listing entry, counting the entry itself: 16 levels. A real
+ * Ollama entry is three deep (the entry, details, families). An engine that nested a field
+ * 200,000 deep made the merged /api/tags fail to serialise (JSON.stringify ran out of stack) and
+ * answer 500, taking every other engine's and peer's models down with it.
+ */
+export const MAX_RELAYED_ENTRY_DEPTH = 16;
+
+/** The entry as sent when it nests within the bound; otherwise the entry without the fields that nest past it. */
+function withinRelayDepth<T extends Record<string, unknown>>(entry: T): T {
+  if (nestsWithin(entry, MAX_RELAYED_ENTRY_DEPTH)) return entry;
+  return Object.fromEntries(Object.entries(entry).filter(([, v]) => nestsWithin(v, MAX_RELAYED_ENTRY_DEPTH - 1))) as T;
+}
+
+/** Whether `value` holds no object or array more than `levels` deep (itself counting as one); stops at the bound. */
+function nestsWithin(value: unknown, levels: number): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  if (levels === 0) return false;
+  for (const inner of Array.isArray(value) ? value : Object.values(value)) if (!nestsWithin(inner, levels - 1)) return false;
+  return true;
 }
 
 const RELAYABLE = {

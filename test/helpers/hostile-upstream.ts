@@ -32,6 +32,13 @@ export function json(body: unknown): HostileAnswer {
   };
 }
 
+/** Answers with this JSON text as it is: for documents JSON.stringify cannot write, such as nesting thousands deep. */
+export function rawJson(text: string): HostileAnswer {
+  return (res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+  };
+}
+
 /** Answers the headers (with this Content-Length) and a few bytes, then stalls until the Hub gives up. */
 export function declaresLength(bytes: number): HostileAnswer {
   return (res) => {

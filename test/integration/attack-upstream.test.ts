@@ -11,7 +11,7 @@ import type { PoolStatus } from '../../src/status/pool-status.js';
 import { ENGINE_LISTING_MAX_BYTES } from '../../src/engines/probe-fetch.js';
 import { PEER_CAPABILITIES_MAX_BYTES } from '../../src/peers/peer-client.js';
 import { eventually, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
-import { declaresLength, flood, json, startHostileServer, type FloodRecord, type HostileServer } from '../helpers/hostile-upstream.js';
+import { declaresLength, flood, json, rawJson, startHostileServer, type FloodRecord, type HostileServer } from '../helpers/hostile-upstream.js';
 import { scaled } from '../helpers/time-scale.js';
 import { FakePeer, fqdn, pairFakeWithPin, peerNamed, reservePorts, startNamedHub } from './pairing-fixtures.js';
 
@@ -96,6 +96,40 @@ describe('an engine that lists null entries', () => {
   });
 
   it('keeps serving inference from the engine that behaves', async () => {
+    await servesInference(hub);
+    assert.ok(alive(hub));
+  });
+});
+
+describe('an engine that nests a listing entry thousands deep', () => {
+  let hostile: HostileServer;
+  let good: SimEngine;
+  let hub: HubProcess;
+  const DEPTH = 200_000;
+  const deep = `${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}`;
+
+  before(async () => {
+    good = await startSimEngine({ dialect: 'vllm', models: [GOOD_MODEL], timeScale: 0.01 });
+    hostile = await startHostileServer({
+      '/api/tags': rawJson(`{"models":[{"name":"real:1b","size":5,"extra":${deep}}]}`),
+      '/api/ps': rawJson(`{"models":[{"name":"real:1b","extra":${deep}}]}`),
+    });
+    hub = await startHubProcess({ env: { OLLAMA_URL: hostile.url, VLLM_URL: good.url } });
+  });
+
+  after(async () => {
+    await hub?.stop();
+    await Promise.all([good?.close(), hostile?.close()]);
+  });
+
+  it('lists the model without the field nested past the bound, and the listings still answer', async () => {
+    await eventually(async () => (await localBackends(hub)).find((b) => b.kind === 'ollama' && b.healthy), 'the nesting engine probed', scaled(15_000));
+    const tags = await get(hub, '/api/tags');
+    assert.equal(tags.status, 200, JSON.stringify(tags.json));
+    assert.deepEqual(tags.json.models, [{ name: 'real:1b', size: 5 }]);
+    const ps = await get(hub, '/api/ps');
+    assert.equal(ps.status, 200, JSON.stringify(ps.json));
+    assert.deepEqual(ps.json.models, [{ name: 'real:1b' }]);
     await servesInference(hub);
     assert.ok(alive(hub));
   });
