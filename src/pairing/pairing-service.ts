@@ -122,7 +122,7 @@ export class PairingService {
     // and the far request expires unanswered (its approval's callback finds no row here).
     if (typeof pin !== 'string') return { peer: this.#stillRequested(row), pinVerified: false };
     const claim = readIdentityClaim(answer.json);
-    const named = (answer.json as { nodeFqdn?: unknown } | null)?.nodeFqdn;
+    const named = nameIn(answer.json);
     if (claim === null) {
       // A Hub on the first pool protocol ignores the PIN and answers without an identity.
       this.#d.logger.warn(
@@ -146,7 +146,7 @@ export class PairingService {
       this.#d.store.delete(row.id);
       const told = retracted.ok && retracted.status === 200;
       this.#d.logger.warn({ peer: name, mismatch, retracted: told }, 'the pairing answer named another Hub than the one asked; the request was withdrawn');
-      throw new HubError('HUB_ERR_CONFLICT', answerMismatch(mismatch, name, typeof named === 'string' ? named : null, held?.nodeFqdn ?? null, self, told));
+      throw new HubError('HUB_ERR_CONFLICT', answerMismatch(mismatch, name, named, held?.nodeFqdn ?? null, self, told));
     }
     // Learned from a response: the peer holds our key (it verified our PIN request), so sign from now on.
     const pinned = this.#d.store.update(row.id, { peerNodeUuid: claim.nodeUuid, peerPublicKey: claim.publicKey, pinVerified: true });
@@ -509,6 +509,18 @@ export class PairingService {
   }
 }
 
+/**
+ * The name a pairing answer gives for the Hub that sent it, read as a peer name; null when it
+ * gives none that is one. The far Hub's claim is repeated in the operator's error, so what is
+ * not a name (terminal escapes, tens of KiB) is never echoed, and the asked name in another
+ * spelling (upper case, a trailing dot) reads as that name.
+ */
+function nameIn(answer: unknown): string | null {
+  const raw = (answer as { nodeFqdn?: unknown } | null)?.nodeFqdn;
+  const parsed = typeof raw === 'string' ? normalizePeerName(raw) : null;
+  return parsed?.ok ? parsed.name : null;
+}
+
 /** Why this Hub cannot send a request to a name it already holds a row for, with the fix. */
 function localConflict(existing: PeerRow): string {
   const name = existing.nodeFqdn;
@@ -559,7 +571,7 @@ function answerMismatch(
     case 'self':
       return `${asked} is this Hub itself; a Hub cannot pair with itself`;
     case 'other-name':
-      return `the Hub answering at ${asked} calls itself ${named ?? '(no name)'}; ${after}, and its PIN is spent; mint a fresh PIN there (cihub pool pairing-pin) and pair by the name it gave (cihub pool pair ${named ?? '<its name>'} --pin <digits>)`;
+      return `the Hub answering at ${asked} calls itself ${named ?? '(no usable name)'}; ${after}, and its PIN is spent; mint a fresh PIN there (cihub pool pairing-pin) and pair by the name it gave (cihub pool pair ${named ?? '<its name>'} --pin <digits>)`;
     case 'held':
       return `this Hub already holds a pairing with that Hub's node identity under the name ${heldAs ?? '(another name)'}; ${after}, and its PIN is spent; remove the old row here (cihub pool unpair ${heldAs ?? '<old name>'}), mint a fresh PIN there (cihub pool pairing-pin) and pair again`;
   }
