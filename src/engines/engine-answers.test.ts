@@ -4,7 +4,23 @@ import { MAX_MODEL_NAME_LENGTH } from './model-name.js';
 import { MAX_ENGINE_MODELS, MAX_RELAYED_ENTRY_DEPTH, parseModelList, parseTags, relayableEntries, residentModels } from './engine-answers.js';
 
 /** Every kind of entry a hostile or broken engine has been seen to send, or could. */
-const JUNK = [null, 0, 7, 'text', true, [], {}, { name: null }, { name: 42 }, { id: null }, { name: '' }, { name: 'x'.repeat(MAX_MODEL_NAME_LENGTH + 1) }];
+const JUNK = [
+  null,
+  0,
+  7,
+  'text',
+  true,
+  [],
+  {},
+  { name: null },
+  { name: 42 },
+  { id: null },
+  { name: '' },
+  { name: 'x'.repeat(MAX_MODEL_NAME_LENGTH + 1) },
+  // Terminal escapes and an invisible direction mark: the pool's listings would hand them to `ollama list`.
+  { name: 'evil\u001b]0;owned\u0007', model: 'evil\u001b]0;owned\u0007', id: 'evil\u001b[2J' },
+  { name: 'rtl\u202eb:8', id: 'rtl\u202eb:8' },
+];
 
 describe('engine answers are read entry by entry', () => {
   it('drops unreadable /api/tags entries and keeps the rest', () => {

@@ -6,7 +6,7 @@
  * reported (null), never as zero or empty.
  */
 import { z } from 'zod';
-import { MAX_MODEL_NAME_LENGTH } from './model-name.js';
+import { isReadableModelName } from './model-name.js';
 import type { ModelInfo } from './types.js';
 
 /** Most models read from one engine listing; the rest are ignored. */
@@ -37,7 +37,7 @@ export function lenientList<T extends z.ZodTypeAny>(entry: T, max: number): z.Zo
 /** A field read when it passes and left undefined (not reported) when missing or unreadable. */
 const optional = <T extends z.ZodTypeAny>(schema: T) => schema.optional().catch(undefined);
 
-const modelName = z.string().min(1).max(MAX_MODEL_NAME_LENGTH);
+const modelName = z.string().refine(isReadableModelName);
 const fact = z.string().min(1).max(MAX_FACT_LENGTH);
 /** Short strings out of an array, the rest dropped (Ollama's capabilities). */
 const facts = z

@@ -17,6 +17,20 @@ export const LATEST_TAG = ':latest';
 export const MAX_MODEL_NAME_LENGTH = 256;
 
 /**
+ * Characters no model name holds: C0 and C1 controls, DEL, and the invisible direction and
+ * line-separator marks (the set peer refusal reasons and the CLI treat as unprintable). A name
+ * read from an engine or a peer reaches the pool's own /api/tags and /v1/models, whose readers
+ * (`ollama list`, a web UI) print it as it is: a peer's name carrying terminal escapes would
+ * clear or retitle the screen of whoever lists the pool.
+ */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+/** Whether a name an engine or a peer gave can be a model's: 1 to MAX_MODEL_NAME_LENGTH characters, none unprintable. */
+export function isReadableModelName(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_MODEL_NAME_LENGTH && !UNPRINTABLE.test(value);
+}
+
+/**
  * A tag is a ':' after the last '/'. Read in place, building no string: isSameModel asks it of
  * the requested name for each listed model it compares.
  */

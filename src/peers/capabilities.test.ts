@@ -442,6 +442,18 @@ describe('readCapabilities: the engines a peer lists', () => {
     ]);
   });
 
+  it('takes no name with a control character or an invisible direction mark as a model: not listed, described or called unservable', () => {
+    const unprintable = ['evil\u001b]0;owned\u0007', 'clear\u001b[2J', 'nul\u0000', 'c1\u009b31m', 'rtl\u202eb:8', 'del\u007f'];
+    const caps = read({
+      backends: [{ kind: 'ollama', models: ['a:1b', ...unprintable] }],
+      modelDetails: Object.fromEntries(['a:1b', ...unprintable].map((m) => [m, { parameterSize: '8B', capabilities: null }])),
+      unservableModels: ['a:1b', unprintable[0]],
+    });
+    assert.deepEqual(caps.backends, [{ kind: 'ollama', models: ['a:1b'] }]);
+    assert.deepEqual([...(caps.modelDetails?.keys() ?? [])], ['a:1b']);
+    assert.equal(caps.unservableModels, null, 'a list with one name that is none is refused whole, as any malformed list');
+  });
+
   it('cuts an engine kind to 32 characters', () => {
     assert.equal(read({ backends: [{ kind: 'k'.repeat(40), models: [] }] }).backends[0]?.kind, 'k'.repeat(32));
   });

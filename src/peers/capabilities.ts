@@ -12,7 +12,7 @@
 import { MAX_CONTAINERS } from '../containers/docker-api.js';
 import { NODE_UUID_PATTERN } from '../pairing/identity-claim.js';
 import type { BackendView } from '../engines/types.js';
-import { MAX_MODEL_NAME_LENGTH } from '../engines/model-name.js';
+import { isReadableModelName } from '../engines/model-name.js';
 import { readThroughputAdvert, type ThroughputAdvert } from './throughput-advert.js';
 import { isHardwareTier, type HardwareTier } from '../machine/hardware-tier.js';
 import { MAX_PRESSURE } from '../placement/peer-load.js';
@@ -194,7 +194,7 @@ export function readModelDetails(value: unknown): ReadonlyMap<string, ModelDetai
   if (entries.length > MAX_PEER_MODELS_PER_ENGINE) return null;
   const out = new Map<string, ModelDetail>();
   for (const [name, raw] of entries) {
-    if (!isModelName(name) || !isPlainObject(raw)) continue;
+    if (!isReadableModelName(name) || !isPlainObject(raw)) continue;
     const size = raw.parameterSize;
     const caps = raw.capabilities;
     const parameterSize = typeof size === 'string' && size.length <= MAX_DETAIL_TEXT ? size : null;
@@ -242,10 +242,6 @@ function integerIn(value: unknown, min: number, max: number): number | null {
   return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max ? value : null;
 }
 
-function isModelName(value: unknown): value is string {
-  return typeof value === 'string' && value.length > 0 && value.length <= MAX_MODEL_NAME_LENGTH;
-}
-
 /** Engines and their models, skipping any malformed entry or name and bounding both counts. */
 function readBackends(value: unknown): { kind: string; models: string[] }[] {
   if (!Array.isArray(value)) return [];
@@ -256,7 +252,7 @@ function readBackends(value: unknown): { kind: string; models: string[] }[] {
     const models: string[] = [];
     for (const m of entry.models) {
       if (models.length >= MAX_PEER_MODELS_PER_ENGINE || total >= MAX_PEER_MODELS_TOTAL) break;
-      if (isModelName(m)) {
+      if (isReadableModelName(m)) {
         models.push(m);
         total += 1;
       }
@@ -295,5 +291,5 @@ function finiteIn(value: unknown, min: number, max: number): number | null {
 /** The list when every entry is a plausible model name and there are not too many; otherwise null. */
 function readUnservableModels(value: unknown): string[] | null {
   if (!Array.isArray(value) || value.length > MAX_UNSERVABLE_MODELS) return null;
-  return value.every(isModelName) ? [...value] : null;
+  return value.every(isReadableModelName) ? [...value] : null;
 }

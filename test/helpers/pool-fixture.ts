@@ -15,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import type { SimEngineOptions, SimModelOptions } from '../../src/sim/types.js';
+import { isReadableModelName } from '../../src/engines/model-name.js';
 import type { PeerView } from '../../src/peers/peer-view.js';
 import type { PoolStatus } from '../../src/status/pool-status.js';
 import type { RoutingLogEntry, RoutingLogPage } from '../../src/routing-log/entry.js';
@@ -171,7 +172,10 @@ export class PoolHub {
     const names: string[] = [];
     for (const [kind, engine] of Object.entries(this.engines) as [string, SimEngine | undefined][]) {
       if (!engine) continue;
-      for (const name of Object.keys(engine.state().perModel)) names.push(kind === 'ollama' && !name.includes(':') ? `${name}:latest` : name);
+      for (const name of Object.keys(engine.state().perModel)) {
+        // A name with a control character is no model's: the Hub does not read it from its engine.
+        if (isReadableModelName(name)) names.push(kind === 'ollama' && !name.includes(':') ? `${name}:latest` : name);
+      }
     }
     return names;
   }

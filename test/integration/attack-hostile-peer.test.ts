@@ -112,6 +112,27 @@ describe('a peer whose capabilities lie', () => {
     assert.equal(liar.received.filter((r) => r.url.startsWith(`${POOL}/local/`)).length, before, 'nothing was forwarded to it');
   });
 
+  it("lists no model name carrying terminal escapes in the pool's /api/tags and /v1/models", async () => {
+    const escapes = ['evil\u001b]0;owned\u0007:1b', 'clear\u001b[2J:1b'];
+    await publish(
+      JSON.stringify({
+        nodeUuid: liar.uuid,
+        hardwareTier: null,
+        backends: [{ kind: 'ollama', models: ['liar-clean:1b', ...escapes] }],
+        inFlightRequests: 0,
+        acceptingWork: true,
+      }),
+    );
+    assert.deepEqual((await peerNamed(hub, liar.name))?.backends, [{ kind: 'ollama', models: ['liar-clean:1b'] }]);
+    const tags = await send(hub.url, 'GET', `${POOL}/api/tags`);
+    assert.equal(tags.status, 200, tags.text);
+    assert.deepEqual((tags.json.models as { name: string }[]).map((m) => m.name).sort(), ['liar-clean:1b', MODEL]);
+    const models = await send(hub.url, 'GET', `${POOL}/v1/models`);
+    assert.equal(models.status, 200, models.text);
+    assert.deepEqual((models.json.data as { id: string }[]).map((m) => m.id).sort(), ['liar-clean:1b', MODEL]);
+    assert.ok(isAlive(hub));
+  });
+
   it('survives a document that is not an object, or not whole, and keeps serving', async () => {
     // One document per poll, in turn; a failed poll may back off, so each is served once.
     const docs = ['[]', '{"inFlightRequests": 1e999, "backends": ['];

@@ -1,10 +1,12 @@
 /**
  * Issue 9, #10: names an app or a peer chose reach the operator's terminal through `cihub pool
- * log` and `cihub pool status`. Run against real Hubs, with a peer whose engine lists a model
+ * log` and `cihub pool status`. Run against real Hubs, with a peer whose engine lists models
  * named to clear the screen, retitle the window and write the clipboard, and an app that asks
- * for such a model: the CLI shows each name with its control characters escaped, and --json
- * still reads back as the same strings. A name with a newline in it is escaped too, or it would
- * print a row of its own that the Hub never logged.
+ * for such a model. A name with a control character in it is no model's, so the peer's are not
+ * read at all (engines/model-name.ts) and never reach the terminal; the app's, logged as asked,
+ * is shown with its control characters escaped, and --json still reads back as the same string.
+ * A name with a newline in it is escaped too, or it would print a row of its own that the Hub
+ * never logged.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,16 +24,17 @@ const FORGING_PEER_MODEL = `peer-forge:1b\n${FORGED_LINE}`;
 
 describe('CLI output with hostile names', () => {
   const pool = usePool<'a' | 'b'>({
-    hubs: { a: { ollama: { models: ['plain:1b'] } }, b: { ollama: { models: [HOSTILE_PEER_MODEL, FORGING_PEER_MODEL] } } },
+    hubs: { a: { ollama: { models: ['plain:1b'] } }, b: { ollama: { models: ['peer-clean:1b', HOSTILE_PEER_MODEL, FORGING_PEER_MODEL] } } },
     pairs: [['a', 'b']],
     settings: { poolHealthPollSeconds: 300 },
   });
 
-  it('escapes a peer-supplied model name in `pool status`', { timeout: TEST_TIMEOUT_MS }, async () => {
+  it('shows no peer-supplied model name with control characters in `pool status`, raw or escaped', { timeout: TEST_TIMEOUT_MS }, async () => {
     const run = await runCli(['pool', 'status'], { dataDir: pool().a.dataDir });
     assert.equal(run.code, 0, run.stderr);
     assert.doesNotMatch(run.stdout, RAW_CONTROL);
-    assert.ok(run.stdout.includes('peer\\u001b[2J\\u001b]0;pwned\\u0007\\u009b31m\\u202ecod:7b'), run.stdout);
+    assert.ok(run.stdout.includes('peer-clean:1b'), run.stdout);
+    assert.ok(!run.stdout.includes('pwned') && !run.stdout.includes('peer-forge'), run.stdout);
   });
 
   it('escapes an app-supplied model name in `pool log`, and --json reads back as the same string', { timeout: TEST_TIMEOUT_MS }, async () => {
