@@ -118,6 +118,17 @@ export class PairingService {
       this.#d.store.delete(row.id);
       throw this.#pairingRefusal(name, answer);
     }
+    if (!isPairingAnswer(answer.json)) {
+      // A web app at the name (Serve pointed elsewhere, a NAS page with an SPA fallback) answers
+      // 200 to anything: taken as received, the request waited a day for an approval nothing
+      // there could give, and a PIN request read as an older Hub's.
+      this.#d.store.delete(row.id);
+      this.#d.logger.warn({ peer: name }, `the pairing request to ${name} was answered 200 without a pairing answer: no Hub answers at that name`);
+      throw new HubError(
+        'HUB_ERR_PEER_UNREACHABLE',
+        `something other than a Hub answered at https://${name}: HTTP 200 without a pairing answer (is another web app published at that name?); nothing was kept here. Check that the Hub runs on ${name} and that Tailscale Serve there publishes it`,
+      );
+    }
     // Unpaired here while the request was out: with no key learned there is nothing to sign a withdrawal with,
     // and the far request expires unanswered (its approval's callback finds no row here).
     if (typeof pin !== 'string') return { peer: this.#stillRequested(row), pinVerified: false };
@@ -507,6 +518,14 @@ export class PairingService {
     );
     return new HubError('HUB_ERR_PEER_REFUSED', `${name} declined the pairing request (HTTP ${answer.status}): ${reason}`);
   }
+}
+
+/**
+ * Whether a 200 to a pairing request is a Hub's answer: every Hub says `received: true`, and one
+ * that took a PIN adds its identity. Anything else (an HTML page, an empty body, other JSON) is not.
+ */
+function isPairingAnswer(answer: unknown): boolean {
+  return (answer as { received?: unknown } | null)?.received === true || readIdentityClaim(answer) !== null;
 }
 
 /**
