@@ -30,4 +30,24 @@ describe("an approval's confirmation answer", () => {
     assert.equal(callback, 'confirmed');
     assert.deepEqual([store.get(row.id)?.status, store.get(row.id)?.peerNodeUuid, store.get(row.id)?.peerPublicKey], ['connected', null, null]);
   });
+
+  it('takes a 200 that is not a JSON object (a web page at the name) as a failed call back, not a confirmation', async () => {
+    for (const json of [null, 'ok', [1]]) {
+      const { store, pairing, nextCall, inboundRequest } = heldPairing();
+      const row = inboundRequest();
+      const approving = pairing.approve(row);
+      (await nextCall('/pair/confirm')).answer({ ok: true, status: 200, headers: {}, json, auth: 'none' });
+      const { callback, reason } = await approving;
+      assert.equal(callback, 'failed', JSON.stringify(json));
+      assert.match(reason ?? '', /HTTP 200 without a confirmation answer/);
+      assert.notEqual(store.get(row.id)?.confirmFailedAt, null, 'kept as half paired, so status names the fix');
+    }
+  });
+
+  it("takes an older Hub's empty object as a confirmation", async () => {
+    const { pairing, nextCall, inboundRequest } = heldPairing();
+    const approving = pairing.approve(inboundRequest());
+    (await nextCall('/pair/confirm')).answer({ ok: true, status: 200, headers: {}, json: {}, auth: 'none' });
+    assert.equal((await approving).callback, 'confirmed');
+  });
 });

@@ -207,7 +207,14 @@ export class PairingService {
     );
     // Unpaired while the callback was out: the row is gone, so there is no half pairing to report or to fix here.
     if (this.#d.store.get(peer.id) === null) throw removedWhileApproving(peer.nodeFqdn);
-    const failure = !answer.ok ? answer.error : answer.status !== 200 ? `HTTP ${answer.status}` : null;
+    const failure = !answer.ok
+      ? answer.error
+      : answer.status !== 200
+        ? `HTTP ${answer.status}`
+        : !isJsonObject(answer.json)
+          ? // Every Hub answers a confirmation with a JSON object; a page (a web app at the name) is no Hub's.
+            'HTTP 200 without a confirmation answer: something other than a Hub answers at that name'
+          : null;
     if (failure !== null) {
       this.#d.logger.warn({ peer: peer.nodeFqdn }, `[HubPool] pairing confirmed locally but callback to ${peer.nodeFqdn} failed: ${failure}`);
       // Half paired: kept on the row so status names the fix until a good poll shows otherwise.
@@ -518,6 +525,10 @@ export class PairingService {
     );
     return new HubError('HUB_ERR_PEER_REFUSED', `${name} declined the pairing request (HTTP ${answer.status}): ${reason}`);
   }
+}
+
+function isJsonObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
