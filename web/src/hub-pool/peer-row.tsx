@@ -38,8 +38,10 @@ export function PeerRow({ p, act, now, self, outboundOn }: { p: PeerView; act: A
       </p>
       {!readOnly && (
         <div className="row">
+          {/* Named with the peer: every row has these two buttons, and a screen reader lists them by name. */}
           <button
             type="button"
+            aria-label={`${p.enabled ? 'Disable' : 'Enable'} ${p.nodeFqdn}`}
             onClick={() =>
               void act(
                 () => api('POST', `${POOL}/peers/${p.id}/${p.enabled ? 'disable' : 'enable'}`),
@@ -52,6 +54,7 @@ export function PeerRow({ p, act, now, self, outboundOn }: { p: PeerView; act: A
           <button
             type="button"
             className="danger"
+            aria-label={`Unpair ${p.nodeFqdn}`}
             onClick={() => {
               if (window.confirm(`Unpair ${p.nodeFqdn}? It is told to drop its half too.`))
                 void act(() => api<Removal>('DELETE', `${POOL}/peers/${p.id}`), removal('unpair', p.nodeFqdn, self, `Unpaired ${p.nodeFqdn}.`));

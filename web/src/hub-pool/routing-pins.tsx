@@ -28,6 +28,7 @@ export function RoutingPins({ s, act }: { s: PoolStatus; act: Act }) {
               {!readOnly && (
                 <button
                   type="button"
+                  aria-label={p.scope === 'default' ? 'Remove the pin for every model' : `Remove the pin for ${p.model ?? ''}`}
                   onClick={() =>
                     void act(
                       () => api('DELETE', `${POOL}/pins?scope=${p.scope}${p.scope === 'model' ? `&model=${encodeURIComponent(p.model ?? '')}` : ''}`),
