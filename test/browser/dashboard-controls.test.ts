@@ -89,6 +89,7 @@ describe('dashboard: controls, the Check step, re-entry and a vanished request',
       .getByText(/^Not saved: poolHealthPollSeconds /)
       .waitFor();
     assert.equal(await a.getByTestId('poolHealthPollSeconds-refused').isVisible(), true);
+    assert.equal(await a.getByTestId('poolHealthPollSeconds-refused').getAttribute('role'), 'alert');
     assert.equal(await pollField.getAttribute('aria-invalid'), 'true');
     await pollField.fill('30');
     await a.getByTestId('poolHealthPollSeconds-refused').waitFor({ state: 'detached' });

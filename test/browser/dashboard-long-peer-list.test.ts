@@ -1,19 +1,33 @@
 /**
  * On a Hub Pool page with a long list of paired Hubs, in real Chromium against a real Hub on
  * loopback and peers of this build (fakes in this process): each row's Disable and Unpair are
- * named with that row's peer.
+ * named with that row's peer, and what Disable, Enable, Unpair and Add pin came to is said
+ * beside the control that was used, in view, rather than at the top of the page.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { START_TIMEOUT_MS, TEST_TIMEOUT_MS } from '../helpers/pool-fixture.js';
-import { FakePeer, fqdn, pairFakeWithPin, POOL, reservePorts, startNamedHub, type HubProcess } from '../integration/pairing-fixtures.js';
+import { FakePeer, fqdn, pairFakeWithPin, peerNamed, POOL, reservePorts, startNamedHub, status, type HubProcess } from '../integration/pairing-fixtures.js';
 import { startTogether } from '../helpers/start-together.js';
 import { gotoPool, launchBrowser, openPage, signInByLink } from './browser.js';
 
 const HUB = fqdn('hub-a');
 /** Enough rows that the lower ones sit well below the top of the page on a desktop screen. */
 const PEER_COUNT = 8;
+const REFUSAL = 'REFUSED FOR THIS TEST';
+
+/** Layout in fractions of a pixel: an element scrolled flush with the window's edge may overhang it by less than this. */
+const SUBPIXEL_PX = 1;
+
+/** Whether the whole element is inside the window as scrolled now. */
+async function inView(l: Locator): Promise<boolean> {
+  const box = await l.boundingBox();
+  const screen = l.page().viewportSize();
+  assert.ok(box !== null && screen !== null);
+  return box.y >= -SUBPIXEL_PX && box.y + box.height <= screen.height + SUBPIXEL_PX;
+}
+
 describe('dashboard: a long Paired Hubs list', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 5 }, () => {
   const fakes = Array.from({ length: PEER_COUNT }, (_, i) => new FakePeer(`peer-${String(i + 1).padStart(2, '0')}`));
   let hub: HubProcess;
@@ -59,5 +73,84 @@ describe('dashboard: a long Paired Hubs list', { timeout: START_TIMEOUT_MS + TES
       assert.equal(await remove.count(), 1, name);
       assert.equal(await remove.textContent(), 'Remove');
     }
+  });
+
+  it('Disable and then Enable on the last row say what happened in that row, in view, and nowhere else', async () => {
+    const last = fakes.at(-1)!;
+    await row(last).getByRole('button', { name: 'Disable' }).click();
+    const done = `${last.name} disabled: no work either way until enabled.`;
+    const said = row(last).getByRole('status').filter({ hasText: done });
+    await said.waitFor();
+    assert.equal(await inView(said), true, 'the message is where the person clicked');
+    assert.equal(await page.getByText(done).count(), 1, 'said once, not also at the top of the page');
+    assert.equal((await peerNamed(hub, last.name))?.enabled, false);
+
+    await row(last).getByRole('button', { name: 'Enable' }).click();
+    await row(last)
+      .getByRole('status')
+      .filter({ hasText: `${last.name} enabled.` })
+      .waitFor();
+    assert.equal(await page.getByText(done).count(), 0, 'the older outcome gave way to the newer');
+  });
+
+  it('a refused Disable is said as an alert in the row, and the button is described by it', async () => {
+    const f = fakes.at(-2)!;
+    const disablePath = `**${POOL}/peers/*/disable`;
+    await page.route(disablePath, (route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'HUB_ERR_TEST', message: REFUSAL } }) }),
+    );
+    try {
+      const button = row(f).getByRole('button', { name: 'Disable' });
+      await button.click();
+      const alert = row(f).getByRole('alert');
+      await alert.getByText(`Not disabled: ${REFUSAL}`).waitFor();
+      assert.equal(await inView(alert), true);
+      assert.equal(await button.getAttribute('aria-describedby'), await alert.getAttribute('id'));
+      assert.equal((await peerNamed(hub, f.name))?.enabled, true);
+    } finally {
+      await page.unroute(disablePath);
+    }
+  });
+
+  it('Unpair says what happened where the row stood, once the row is gone', async () => {
+    const [before, gone, next] = [fakes.at(-4)!, fakes.at(-3)!, fakes.at(-2)!];
+    page.once('dialog', (d) => void d.accept());
+    await row(gone).getByRole('button', { name: 'Unpair' }).click();
+    await row(gone).waitFor({ state: 'detached' });
+    const said = page.getByTestId('paired-said');
+    await said.getByText(`Unpaired ${gone.name}.`).waitFor();
+    assert.equal(await said.getAttribute('role'), 'status');
+    assert.equal(await inView(said), true);
+    const around = await said.evaluate((el) => {
+      const item = el.closest('li');
+      const peer = (li: { getAttribute(name: string): string | null } | null | undefined) => li?.getAttribute('data-peer') ?? null;
+      return [peer(item?.previousElementSibling), peer(item?.nextElementSibling)];
+    });
+    assert.deepEqual(around, [before.name, next.name], 'between the rows that were either side of it');
+    assert.equal(await peerNamed(hub, gone.name), null);
+  });
+
+  it('a refused Add pin is said under the pin fields as an alert, marks the model invalid until it is edited, and a saved pin is said there too', async () => {
+    const model = page.getByLabel('Model (empty: every model)');
+    await model.fill('m'.repeat(300));
+    const add = page.getByRole('button', { name: 'Add pin' });
+    await add.click();
+    const said = page.getByTestId('pin-said');
+    await said.getByText(/^Pin not added: model must be at most \d+ characters/).waitFor();
+    assert.equal(await said.getAttribute('role'), 'alert');
+    assert.equal(await inView(said), true);
+    assert.equal(await model.getAttribute('aria-invalid'), 'true');
+    assert.equal(await add.getAttribute('aria-describedby'), 'pin-said');
+
+    await model.fill('m:1b');
+    await said.waitFor({ state: 'detached' });
+    assert.equal(await model.getAttribute('aria-invalid'), 'false');
+    await add.click();
+    await said.getByText('Pin saved.').waitFor();
+    assert.equal(await said.getAttribute('role'), 'status');
+    assert.deepEqual(
+      (await status(hub)).pins.filter((p) => p.model === 'm:1b').map((p) => p.targetNode),
+      ['local'],
+    );
   });
 });

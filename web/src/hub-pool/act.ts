@@ -7,8 +7,15 @@ export interface Removal {
   readonly notified: boolean;
 }
 
-/** Runs a change, says how it went (a sentence, or one made from the answer), and reads status again. */
-export type Act = (run: () => Promise<unknown>, done: string | ((result: unknown) => Flash)) => Promise<boolean>;
+/** Takes a change's outcome to say it somewhere of the control's own, beside it. */
+export type Say = (outcome: Flash) => void;
+
+/**
+ * Runs a change, says how it went (a sentence, or one made from the answer), and reads status
+ * again. The outcome goes to `say` when given, and then not to the top of the page as well, so
+ * it is shown and announced once, where the person is.
+ */
+export type Act = (run: () => Promise<unknown>, done: string | ((result: unknown) => Flash), say?: Say) => Promise<boolean>;
 
 /** The sentence after Unpair, Reject or Cancel request: `done`, or, when the other Hub was not told, what to do there. */
 export const removal =

@@ -3,6 +3,7 @@ import { api, POOL } from '../api';
 import { useDashboard } from '../context';
 import type { PoolStatus, SettingEntry } from '../types';
 import type { Act } from './act';
+import { Beside, useBeside } from './beside';
 import { Section } from './section';
 
 /** The .env flag that forces each pool switch off (spec, kill switches). */
@@ -57,10 +58,7 @@ export function Controls({
 }) {
   const { readOnly } = useDashboard();
   const [draft, setDraft] = useState<Record<string, string>>({});
-  // A refused Save is also said beside its field: the page's message sits at the top, out of
-  // sight of someone scrolled down to Controls, who otherwise saw nothing happen.
-  const [refused, setRefused] = useState<Record<string, string>>({});
-  const forget = (key: string) => setRefused((r) => Object.fromEntries(Object.entries(r).filter(([k]) => k !== key)));
+  const beside = useBeside();
   const entry = (key: string) => catalogue?.find((e) => e.key === key) ?? null;
   return (
     <Section id="controls" title="Controls">
@@ -117,10 +115,10 @@ export function Controls({
                 disabled={readOnly}
                 onChange={(ev) => {
                   setDraft({ ...draft, [n.key]: ev.target.value });
-                  forget(n.key);
+                  beside.forget(n.key);
                 }}
-                aria-invalid={refused[n.key] !== undefined}
-                aria-describedby={refused[n.key] !== undefined ? `${id}-refused ${id}-range` : `${id}-range`}
+                aria-invalid={beside.refused(n.key)}
+                aria-describedby={beside.said(n.key) !== null ? `${id}-said ${id}-range` : `${id}-range`}
                 style={{ width: '8rem' }}
               />
               {!readOnly && (
@@ -128,27 +126,17 @@ export function Controls({
                   type="button"
                   disabled={value === String(s.settings[n.key]) || value.trim() === ''}
                   onClick={async () => {
-                    forget(n.key);
-                    const save = async () => {
-                      try {
-                        return await api('PATCH', `${POOL}/settings`, { [n.key]: Number(value) });
-                      } catch (err) {
-                        setRefused((r) => ({ ...r, [n.key]: (err as Error).message }));
-                        throw err;
-                      }
-                    };
-                    if (await act(save, `${n.label} saved.`)) setDraft((d) => Object.fromEntries(Object.entries(d).filter(([k]) => k !== n.key)));
+                    beside.forget(n.key);
+                    const save = () => api('PATCH', `${POOL}/settings`, { [n.key]: Number(value) });
+                    if (await act(save, `${n.label} saved.`, beside.say(n.key)))
+                      setDraft((d) => Object.fromEntries(Object.entries(d).filter(([k]) => k !== n.key)));
                   }}
                 >
                   Save
                 </button>
               )}
             </div>
-            {refused[n.key] !== undefined && (
-              <p id={`${id}-refused`} className="small notice bad" data-testid={`${n.key}-refused`}>
-                Not saved: {refused[n.key]}
-              </p>
-            )}
+            <Beside id={`${id}-said`} outcome={beside.said(n.key)} refused="Not saved" testId={beside.refused(n.key) ? `${n.key}-refused` : `${n.key}-saved`} />
             <span id={`${id}-range`} className="small muted">
               {e !== null ? `${e.range}; default ${String(e.default)}` : ''}
             </span>

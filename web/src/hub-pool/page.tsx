@@ -30,7 +30,7 @@ export function HubPool() {
   const [otherPin, setOtherPin] = useState('');
   const s = status.data;
 
-  const act: Act = async (run, done) => {
+  const act: Act = async (run, done, say) => {
     let outcome: Flash;
     let ok: boolean;
     try {
@@ -45,7 +45,11 @@ export function HubPool() {
     // showed on until the status came back, and a second click then switched it off again (a CI
     // run of the dashboard-controls browser test caught it under load).
     await Promise.all([status.refresh(), readOnly ? null : catalogue.refresh()]);
-    setFlash(outcome);
+    if (say === undefined) setFlash(outcome);
+    else {
+      setFlash(null);
+      say(outcome);
+    }
     return ok;
   };
 

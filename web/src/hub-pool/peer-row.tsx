@@ -2,12 +2,38 @@ import { api, POOL } from '../api';
 import { useDashboard } from '../context';
 import type { PeerView } from '../types';
 import { ago, containersWords, notCandidateWords, peerState, peerTags, staleQueueWords, tierWords } from '../words';
-import { removal, type Act, type Removal } from './act';
+import { removal, type Act, type Flash, type Removal, type Say } from './act';
+import { Beside } from './beside';
 import { PairingProblem } from './pairing-problem';
 
-export function PeerRow({ p, act, now, self, outboundOn }: { p: PeerView; act: Act; now: number; self: string | null; outboundOn: boolean }) {
+/** What a row's last Disable, Enable or Unpair came to, the words for a refusal of it, and where the row stood in the list. */
+export interface RowOutcome {
+  readonly peerId: string;
+  readonly at: number;
+  readonly refused: string;
+  readonly outcome: Flash;
+}
+
+export function PeerRow({
+  p,
+  act,
+  now,
+  self,
+  outboundOn,
+  said,
+  say,
+}: {
+  p: PeerView;
+  act: Act;
+  now: number;
+  self: string | null;
+  outboundOn: boolean;
+  said: RowOutcome | null;
+  say: (refused: string) => Say;
+}) {
   const { readOnly } = useDashboard();
   const st = peerState(p);
+  const saidId = `peer-said-${p.id}`;
   return (
     <li data-testid="paired-hub" data-peer={p.nodeFqdn}>
       <div className="row">
@@ -42,10 +68,12 @@ export function PeerRow({ p, act, now, self, outboundOn }: { p: PeerView; act: A
           <button
             type="button"
             aria-label={`${p.enabled ? 'Disable' : 'Enable'} ${p.nodeFqdn}`}
+            aria-describedby={said !== null ? saidId : undefined}
             onClick={() =>
               void act(
                 () => api('POST', `${POOL}/peers/${p.id}/${p.enabled ? 'disable' : 'enable'}`),
                 p.enabled ? `${p.nodeFqdn} disabled: no work either way until enabled.` : `${p.nodeFqdn} enabled.`,
+                say(p.enabled ? 'Not disabled' : 'Not enabled'),
               )
             }
           >
@@ -55,15 +83,21 @@ export function PeerRow({ p, act, now, self, outboundOn }: { p: PeerView; act: A
             type="button"
             className="danger"
             aria-label={`Unpair ${p.nodeFqdn}`}
+            aria-describedby={said !== null ? saidId : undefined}
             onClick={() => {
               if (window.confirm(`Unpair ${p.nodeFqdn}? It is told to drop its half too.`))
-                void act(() => api<Removal>('DELETE', `${POOL}/peers/${p.id}`), removal('unpair', p.nodeFqdn, self, `Unpaired ${p.nodeFqdn}.`));
+                void act(
+                  () => api<Removal>('DELETE', `${POOL}/peers/${p.id}`),
+                  removal('unpair', p.nodeFqdn, self, `Unpaired ${p.nodeFqdn}.`),
+                  say('Not unpaired'),
+                );
             }}
           >
             Unpair
           </button>
         </div>
       )}
+      {said !== null && <Beside id={saidId} outcome={said.outcome} refused={said.refused} testId="peer-said" />}
     </li>
   );
 }

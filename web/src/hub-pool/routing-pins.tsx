@@ -4,12 +4,15 @@ import { useDashboard } from '../context';
 import type { PoolStatus } from '../types';
 import { isPaired } from '../words';
 import type { Act } from './act';
+import { Beside, useBeside } from './beside';
 import { Section } from './section';
 
 export function RoutingPins({ s, act }: { s: PoolStatus; act: Act }) {
   const { readOnly } = useDashboard();
   const [model, setModel] = useState('');
   const [target, setTarget] = useState('local');
+  const beside = useBeside();
+  const said = beside.said('add') !== null ? 'pin-said' : undefined;
   const targets = ['local', ...s.peers.filter(isPaired).map((p) => p.nodeFqdn)];
   return (
     <Section id="pins" title="Routing pins">
@@ -47,7 +50,19 @@ export function RoutingPins({ s, act }: { s: PoolStatus; act: Act }) {
         <div className="row" style={{ marginTop: '0.5rem', alignItems: 'flex-end' }}>
           <div className="field">
             <label htmlFor="pin-model">Model (empty: every model)</label>
-            <input id="pin-model" type="text" className="mono" value={model} onChange={(e) => setModel(e.target.value)} list="pool-models" />
+            <input
+              id="pin-model"
+              type="text"
+              className="mono"
+              value={model}
+              onChange={(e) => {
+                setModel(e.target.value);
+                beside.forget('add');
+              }}
+              list="pool-models"
+              aria-invalid={beside.refused('add')}
+              aria-describedby={said}
+            />
             <datalist id="pool-models">
               {s.models.map((m) => (
                 <option key={m.model} value={m.model} />
@@ -56,7 +71,14 @@ export function RoutingPins({ s, act }: { s: PoolStatus; act: Act }) {
           </div>
           <div className="field">
             <label htmlFor="pin-target">Prefer</label>
-            <select id="pin-target" value={target} onChange={(e) => setTarget(e.target.value)}>
+            <select
+              id="pin-target"
+              value={target}
+              onChange={(e) => {
+                setTarget(e.target.value);
+                beside.forget('add');
+              }}
+            >
               {targets.map((t) => (
                 <option key={t} value={t}>
                   {t === 'local' ? 'This Hub (local)' : t}
@@ -67,17 +89,21 @@ export function RoutingPins({ s, act }: { s: PoolStatus; act: Act }) {
           <button
             type="button"
             className="field"
-            onClick={() =>
+            aria-describedby={said}
+            onClick={() => {
+              beside.forget('add');
               void act(
                 () => api('POST', `${POOL}/pins`, model.trim() === '' ? { scope: 'default', target } : { scope: 'model', model: model.trim(), target }),
                 'Pin saved.',
-              )
-            }
+                beside.say('add'),
+              );
+            }}
           >
             Add pin
           </button>
         </div>
       )}
+      <Beside id="pin-said" outcome={beside.said('add')} refused="Pin not added" testId="pin-said" />
     </Section>
   );
 }
