@@ -75,6 +75,21 @@ describe('dashboard: a long Paired Hubs list', { timeout: START_TIMEOUT_MS + TES
     }
   });
 
+  it("each waiting request's Approve and Reject under Pending requests are named with the Hub that asked", async () => {
+    const asking = [new FakePeer('asks-01'), new FakePeer('asks-02')];
+    for (const f of asking) assert.equal((await f.requestPairing(hub)).status, 200);
+    await page.reload();
+    for (const f of asking)
+      for (const verb of ['Approve', 'Reject']) {
+        const button = page.getByRole('button', { name: `${verb} ${f.name}`, exact: true });
+        await button.waitFor();
+        assert.equal(await button.textContent(), verb);
+      }
+    assert.equal(await page.getByRole('button', { name: 'Approve', exact: true }).count(), 0, 'no button is named only "Approve"');
+    for (const f of asking) await page.getByRole('button', { name: `Reject ${f.name}`, exact: true }).click();
+    await page.getByTestId('pending-inbound').first().waitFor({ state: 'detached' });
+  });
+
   it('Disable and then Enable on the last row say what happened in that row, in view, and nowhere else', async () => {
     const last = fakes.at(-1)!;
     await row(last).getByRole('button', { name: 'Disable' }).click();

@@ -61,6 +61,7 @@ export function DiscoverableDevices({
               ) : (
                 <button
                   type="button"
+                  aria-label={`Pair with ${h.nodeFqdn}`}
                   disabled={pinRefused}
                   title={pinRefused ? 'The PIN typed under Pairing PIN is not six digits' : undefined}
                   onClick={async () => {

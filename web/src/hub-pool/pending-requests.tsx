@@ -23,6 +23,7 @@ export function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
             {!readOnly && (
               <button
                 type="button"
+                aria-label={`Cancel request to ${p.nodeFqdn}`}
                 onClick={() =>
                   void act(
                     () => api<Removal>('DELETE', `${POOL}/peers/${p.id}`),
@@ -54,6 +55,7 @@ export function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
                 <button
                   type="button"
                   className="primary"
+                  aria-label={`Approve ${p.nodeFqdn}`}
                   onClick={() =>
                     void act(
                       () => api<{ callback: 'confirmed' | 'failed'; reason: string | null }>('POST', `${POOL}/peers/${p.id}/approve`),
@@ -74,6 +76,7 @@ export function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
                 </button>
                 <button
                   type="button"
+                  aria-label={`Reject ${p.nodeFqdn}`}
                   onClick={() =>
                     void act(
                       () => api<Removal>('POST', `${POOL}/peers/${p.id}/reject`),

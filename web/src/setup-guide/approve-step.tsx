@@ -78,6 +78,7 @@ export function ApproveStep(p: ApproveProps) {
                 <span className="small muted">Waiting for the other Hub to approve</span>
                 <button
                   type="button"
+                  aria-label={`Cancel request to ${x.nodeFqdn}`}
                   onClick={() =>
                     void run(
                       async () => {
@@ -110,7 +111,7 @@ export function ApproveStep(p: ApproveProps) {
           <li key={name} data-testid="guide-not-sent">
             <div className="row">
               <span>The request to {name} was not sent.</span>
-              <button type="button" disabled={p.retryBlocked(name)} onClick={() => p.pairAgain(name)}>
+              <button type="button" aria-label={`Retry ${name}`} disabled={p.retryBlocked(name)} onClick={() => p.pairAgain(name)}>
                 Retry
               </button>
             </div>
@@ -123,7 +124,7 @@ export function ApproveStep(p: ApproveProps) {
           <li key={n} data-testid="guide-gone" className="row">
             <span>The request to {n} is gone.</span>
             <span className="small muted">The other Hub rejected or removed it, or it expired.</span>
-            <button type="button" onClick={() => p.pairAgain(n)}>
+            <button type="button" aria-label={`Pair again with ${n}`} onClick={() => p.pairAgain(n)}>
               Pair again
             </button>
           </li>
@@ -148,6 +149,7 @@ export function ApproveStep(p: ApproveProps) {
               <button
                 type="button"
                 className="primary"
+                aria-label={`Approve ${x.nodeFqdn}`}
                 onClick={() =>
                   void run(async () => {
                     const r = await api<{ callback: 'confirmed' | 'failed'; reason: string | null }>('POST', `${POOL}/peers/${x.id}/approve`);
@@ -157,7 +159,11 @@ export function ApproveStep(p: ApproveProps) {
               >
                 Approve
               </button>
-              <button type="button" onClick={() => void run(() => api('POST', `${POOL}/peers/${x.id}/reject`), notToldWords('reject', x.nodeFqdn, self))}>
+              <button
+                type="button"
+                aria-label={`Reject ${x.nodeFqdn}`}
+                onClick={() => void run(() => api('POST', `${POOL}/peers/${x.id}/reject`), notToldWords('reject', x.nodeFqdn, self))}
+              >
                 Reject
               </button>
             </div>
@@ -209,6 +215,7 @@ export function ApproveStep(p: ApproveProps) {
                 <button
                   type="button"
                   className="danger"
+                  aria-label={`Unpair ${x.nodeFqdn}`}
                   onClick={() =>
                     void run(
                       async () => {

@@ -334,7 +334,7 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
                         <span className="badge bad">Not sent</span>
                       )}
                       {r !== undefined && r !== 'sending' && !r.sent && (
-                        <button type="button" disabled={retryBlocked(name)} onClick={() => void send([name])}>
+                        <button type="button" aria-label={`Retry ${name}`} disabled={retryBlocked(name)} onClick={() => void send([name])}>
                           Retry
                         </button>
                       )}
