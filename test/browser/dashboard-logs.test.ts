@@ -67,6 +67,22 @@ describe('dashboard: the Hub log', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS
     await context.close();
   });
 
+  it('a Hub log read that fails is said as an alert, which says the lines shown are from the last read', async () => {
+    const { page, context } = await openPage(browser);
+    await signInByLink(page, hub);
+    await page.getByRole('link', { name: 'Logs' }).click();
+    await page.getByTestId('hub-log-line').filter({ hasText: 'hub listening' }).first().waitFor();
+    const logs = '**/api/hub/logs*';
+    await page.route(logs, (route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'HUB_ERR_TEST', message: 'LOG DOWN' } }) }),
+    );
+    await page.getByRole('alert').getByText('Could not read the Hub log: LOG DOWN. The lines below are from the last read.').waitFor();
+    assert.ok((await page.getByTestId('hub-log-line').count()) > 0, 'the lines read before stay');
+    await page.unroute(logs);
+    await page.getByRole('alert').filter({ hasText: 'Could not read the Hub log' }).waitFor({ state: 'detached' });
+    await context.close();
+  });
+
   it('a qa:read sign-in sees no Hub log, never asks for it, and is refused when it tries', async () => {
     const minted = await hub.api<{ key: string }>('POST', '/api/hub/api-keys', { name: 'monitor', scope: 'qa:read' });
     const { page, context, errors } = await openPage(browser);

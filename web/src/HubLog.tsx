@@ -157,7 +157,12 @@ export function HubLog() {
           <label htmlFor="hub-log-follow">Follow (new lines every 2 s)</label>
         </div>
       </div>
-      {log.error !== null && <p className="notice bad">Could not read the Hub log: {log.error}</p>}
+      {/* An alert, as the routing log's: the lines below stay as last read and would otherwise pass for current. */}
+      {log.error !== null && (
+        <p className="notice bad" role="alert">
+          Could not read the Hub log: {log.error}.{log.lines.length > 0 ? ' The lines below are from the last read.' : ''}
+        </p>
+      )}
       {log.gap && (
         <p className="notice warn small">
           The log rotated past the lines this view had reached; some lines in between are not shown (cihub logs on the host has them all).
