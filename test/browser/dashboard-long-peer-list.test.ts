@@ -127,7 +127,7 @@ describe('dashboard: a long Paired Hubs list', { timeout: START_TIMEOUT_MS + TES
     }
   });
 
-  it('Unpair says what happened where the row stood, once the row is gone', async () => {
+  it('Unpair says what happened where the row stood, once the row is gone, and focus moves there', async () => {
     const [before, gone, next] = [fakes.at(-4)!, fakes.at(-3)!, fakes.at(-2)!];
     page.once('dialog', (d) => void d.accept());
     await row(gone).getByRole('button', { name: 'Unpair' }).click();
@@ -142,6 +142,7 @@ describe('dashboard: a long Paired Hubs list', { timeout: START_TIMEOUT_MS + TES
       return [peer(item?.previousElementSibling), peer(item?.nextElementSibling)];
     });
     assert.deepEqual(around, [before.name, next.name], 'between the rows that were either side of it');
+    assert.equal(await said.evaluate((el) => el === el.ownerDocument.activeElement), true, 'focus, lost with the button, is on the message');
     assert.equal(await peerNamed(hub, gone.name), null);
   });
 

@@ -9,13 +9,18 @@ import type { Flash, Say } from './act';
  */
 export function Beside({ id, outcome, refused, testId }: { id: string; outcome: Flash; refused: string; testId?: string }) {
   const box = useRef<HTMLDivElement>(null);
-  // Under a control near the bottom of the window the message would land just out of sight.
   useEffect(() => {
-    box.current?.scrollIntoView({ block: 'nearest' });
+    const note = box.current;
+    if (note === null) return;
+    // Under a control near the bottom of the window the message would land just out of sight.
+    note.scrollIntoView({ block: 'nearest' });
+    // The control that was used can be gone (Unpair removes its row), leaving a keyboard user's
+    // focus on the page itself, back at its start: it goes to the message in the control's place.
+    if (document.activeElement === null || document.activeElement === document.body) note.focus();
   }, [outcome]);
   if (outcome === null) return null;
   return (
-    <div ref={box} id={id} className={`small notice ${outcome.tone}`} role={outcome.tone === 'bad' ? 'alert' : 'status'} data-testid={testId}>
+    <div ref={box} id={id} tabIndex={-1} className={`small notice ${outcome.tone}`} role={outcome.tone === 'bad' ? 'alert' : 'status'} data-testid={testId}>
       {outcome.tone === 'bad' ? `${refused}: ${outcome.text}` : outcome.text}
       {outcome.detail !== undefined && <div>{outcome.detail}</div>}
     </div>
