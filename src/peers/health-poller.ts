@@ -12,7 +12,7 @@ import type { Clock } from '../util/clock.js';
 import type { PairingService } from '../pairing/pairing-service.js';
 import { readIdentityClaim } from '../pairing/identity-claim.js';
 import type { NodeIdentity } from '../identity/node-identity.js';
-import { PEER_CAPABILITIES_MAX_BYTES, type CredentialGap, type PeerClient } from './peer-client.js';
+import { PEER_CAPABILITIES_MAX_BYTES, PEER_CAPABILITIES_MAX_STRUCTURE, type CredentialGap, type PeerClient } from './peer-client.js';
 import { judgeProbe, type ProbeFailureKind } from './probe-failure.js';
 import type { PeerCapabilities } from './capabilities.js';
 
@@ -205,6 +205,7 @@ export class HealthPoller {
     const answer = await this.#d.client.call(row, 'GET', '/api/inference/pool/capabilities', undefined, {
       timeoutMs: HEALTH_PROBE_TIMEOUT_MS,
       maxBytes: PEER_CAPABILITIES_MAX_BYTES,
+      maxStructure: PEER_CAPABILITIES_MAX_STRUCTURE,
     });
     if (this.#stopped) return;
     const now = this.#d.clock.nowMs();

@@ -13,7 +13,7 @@ import { HEADER_PEER, signRequest } from '../peer-auth/signed-headers.js';
 import type { PeerRow } from '../store/peers.js';
 import { mappedOrigin, peerOrigin } from '../tailnet/peer-origins.js';
 import { POOL_ADDRESS_REFUSED } from '../tailnet/pinned-dial.js';
-import { parseJsonOrUndefined, readBounded } from '../util/bounded-read.js';
+import { holdsMoreStructureThan, parseJsonOrUndefined, readBounded, UpstreamReadError } from '../util/bounded-read.js';
 import type { Clock } from '../util/clock.js';
 import { noAnswerWithin } from '../util/call-failure.js';
 import { withinDeadline } from '../util/within-deadline.js';
@@ -72,12 +72,21 @@ export const PEER_REPLY_MAX_BYTES = 64 * 1024;
  * document this Hub would keep, and reading it whole once took a Hub past 4 GB (issue 9).
  */
 export const PEER_CAPABILITIES_MAX_BYTES = 16 * 1024 * 1024;
+/**
+ * Most JSON structure (opening brackets, colons, commas) read from a peer's capabilities
+ * document: 250,000. The reader keeps at most 4,000 models and 2,000 model details, some tens of
+ * thousands of members at most. An object of 125,000 keys, the worst this lets through, parses
+ * in about 50 ms where the byte limit alone let a peer hold the event loop for seconds each poll.
+ */
+export const PEER_CAPABILITIES_MAX_STRUCTURE = 250_000;
 
 export interface CallOptions {
   /** The whole call: the connection, the headers and the body. */
   readonly timeoutMs: number;
   /** Largest body read (PEER_REPLY_MAX_BYTES when not given); past it the call fails. */
   readonly maxBytes?: number;
+  /** Most JSON structure bytes the body may hold (holdsMoreStructureThan), checked before it is parsed; past it the call fails. Unbounded when not given. */
+  readonly maxStructure?: number;
   /** 'row' authenticates as the row allows; 'none' sends an unauthenticated request (/pair/request only). */
   readonly auth?: 'row' | 'none';
 }
@@ -119,6 +128,8 @@ export class PeerClient {
       );
       if (res === null) return { ok: false, error: noAnswerWithin(opts.timeoutMs), auth, unsent: null };
       const bytes = await readBounded(res.body, { maxBytes: opts.maxBytes ?? PEER_REPLY_MAX_BYTES, timeoutMs: opts.timeoutMs }, res.headers['content-length']);
+      if (opts.maxStructure !== undefined && holdsMoreStructureThan(bytes, opts.maxStructure))
+        throw new UpstreamReadError('too-large', `the answer holds more than ${opts.maxStructure} JSON objects, arrays and members`);
       const json = bytes.length === 0 ? null : (parseJsonOrUndefined(bytes) ?? null);
       return { ok: true, status: res.statusCode, headers: res.headers, json, auth };
     } catch (err) {

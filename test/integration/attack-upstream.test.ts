@@ -9,7 +9,7 @@ import OpenAI from 'openai';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import type { PoolStatus } from '../../src/status/pool-status.js';
 import { ENGINE_LISTING_MAX_BYTES } from '../../src/engines/probe-fetch.js';
-import { PEER_CAPABILITIES_MAX_BYTES } from '../../src/peers/peer-client.js';
+import { PEER_CAPABILITIES_MAX_BYTES, PEER_CAPABILITIES_MAX_STRUCTURE } from '../../src/peers/peer-client.js';
 import { eventually, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 import { declaresLength, flood, json, rawJson, startHostileServer, type FloodRecord, type HostileServer } from '../helpers/hostile-upstream.js';
 import { scaled } from '../helpers/time-scale.js';
@@ -225,6 +225,47 @@ describe('a peer whose capabilities answer never ends', () => {
     assert.equal(first.cutShort, true);
     assert.ok(first.written < 2 * PEER_CAPABILITIES_MAX_BYTES, `read stopped near the limit (${first.written} bytes written)`);
     assert.match(hub.log(), new RegExp(`larger than the ${PEER_CAPABILITIES_MAX_BYTES}-byte limit`));
+    await servesInference(hub);
+    assert.ok(alive(hub));
+  });
+});
+
+describe('a peer whose capabilities document is one object of a million keys', () => {
+  const NAME = fqdn('hub-keys');
+  let hub: HubProcess;
+  let good: SimEngine;
+  const peer = new FakePeer('many-keys');
+
+  before(async () => {
+    good = await startSimEngine({ dialect: 'vllm', models: [GOOD_MODEL], timeScale: 0.01 });
+    await peer.start();
+    const ports = await reservePorts(['hub']);
+    hub = await startNamedHub({ name: NAME, port: ports.hub, origins: { [peer.name]: peer.origin }, env: { VLLM_URL: good.url } });
+    // About 12 MB, well inside the byte limit: only its structure gives it away.
+    const keys = Array.from({ length: 1_000_000 }, (_, i) => `"k${i}":1`).join(',');
+    const doc = Buffer.from(`{"nodeUuid":null,"backends":[],"inFlightRequests":0,"acceptingWork":true,"padding":{${keys}}}`);
+    assert.ok(doc.length < PEER_CAPABILITIES_MAX_BYTES);
+    peer.answerCapabilities = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(doc);
+  });
+
+  after(async () => {
+    await hub?.stop();
+    await Promise.all([good?.close(), peer.close()]);
+  });
+
+  it('refuses it unparsed, as a failed poll naming the bound, and keeps serving', async () => {
+    await pairFakeWithPin(hub, peer);
+    const view = await eventually(
+      async () => {
+        const p = await peerNamed(hub, peer.name);
+        return p?.probeFailure ? p : null;
+      },
+      'the first poll of the peer to fail',
+      scaled(30_000),
+    );
+    assert.equal(view.probeFailure?.kind, 'unreachable');
+    assert.equal(view.backends, null);
+    assert.match(hub.log(), new RegExp(`holds more than ${PEER_CAPABILITIES_MAX_STRUCTURE} JSON objects, arrays and members`));
     await servesInference(hub);
     assert.ok(alive(hub));
   });
