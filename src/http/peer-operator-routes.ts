@@ -106,18 +106,13 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
         'HUB_ERR_IDENTITY_SECRET_UNUSABLE',
         `no new identity key can be made: ${problem}. Nothing was changed and every pairing stands. Fix: ${SECRET_FIX}, then rotate again`,
       );
-    // Phase one: tell every peer, signed with the key about to be destroyed. Phase two: new key, no rows.
-    const rows = p.store.list();
-    const results = await Promise.all(rows.map(async (row) => ({ row, told: (await p.pairing.unpair(row)).notified })));
-    const rotated = await p.identity.rotate();
-    p.store.deleteAll();
-    s.logger.warn({ peers: rows.length }, 'pool identity rotated; every pairing removed');
+    const { identity: rotated, unpaired, notReached } = await p.pairing.rotateIdentity();
     return {
       nodeUuid: rotated.nodeUuid,
       fingerprint: rotated.ok ? rotated.fingerprint : null,
       identityError: rotated.ok ? null : rotated.error,
-      unpaired: results.map((r) => r.row.nodeFqdn),
-      notReached: results.filter((r) => !r.told).map((r) => r.row.nodeFqdn),
+      unpaired,
+      notReached,
     };
   });
 }

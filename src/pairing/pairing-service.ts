@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { HubError } from '../errors.js';
 import { identityUnavailable } from '../identity/identity-fix.js';
-import type { NodeIdentity } from '../identity/node-identity.js';
+import type { IdentityState, NodeIdentity } from '../identity/node-identity.js';
 import { hashToken } from '../peer-auth/peer-guard.js';
 import type { PeerClient } from '../peers/peer-client.js';
 import type { PeerRow, PeerStore } from '../store/peers.js';
@@ -72,6 +72,11 @@ export class PairingService {
    * so the map holds no more than the requests this Hub has out.
    */
   readonly #approvedThere = new Map<string, string>();
+  /**
+   * Set while a rotation runs. Its unpair calls take a while, and a pairing started meanwhile
+   * would be made with the key about to be destroyed and then deleted without a word to the peer.
+   */
+  #rotating = false;
   constructor(deps: PairingDeps) {
     this.#d = deps;
   }
@@ -80,6 +85,7 @@ export class PairingService {
 
   /** Operator on the requesting Hub: send a pairing request to `rawName`. */
   async requestPairing(rawName: unknown, pin: unknown): Promise<{ peer: PeerRow; pinVerified: boolean }> {
+    this.#refuseWhileRotating();
     const name = this.#validName(rawName);
     if (pin !== undefined && pin !== null && (typeof pin !== 'string' || !/^\d{6}$/.test(pin))) {
       throw new HubError('HUB_ERR_BAD_REQUEST', 'pin must be the six digits minted on the other Hub');
@@ -190,6 +196,7 @@ export class PairingService {
     if (peer.direction !== 'inbound' || peer.status !== 'pending') {
       throw new HubError('HUB_ERR_CONFLICT', `${peer.nodeFqdn} is not a request waiting for this Hub's approval (it is ${peer.direction} ${peer.status})`);
     }
+    this.#refuseWhileRotating();
     const me = await this.#requireIdentity();
     // Re-read after the await: a reject, an unpair or another approve may have taken the row meanwhile.
     const current = this.#d.store.get(peer.id);
@@ -261,6 +268,7 @@ export class PairingService {
   /** POST /pair/request: the one unauthenticated write, so the most constrained. */
   async receiveRequest(req: InboundRequest): Promise<Record<string, unknown>> {
     if (this.#d.poolOff() !== null) throw new HubError('HUB_ERR_POOL_DISABLED', 'Hub Pool is switched off on this Hub: it takes no pairing requests');
+    this.#refuseWhileRotating();
     const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
     const parsed = typeof body.fromNodeFqdn === 'string' ? normalizePeerName(body.fromNodeFqdn) : { ok: false as const, reason: 'fromNodeFqdn is missing' };
     if (!parsed.ok) throw new HubError('HUB_ERR_PAIR_NAME_INVALID', `fromNodeFqdn refused: ${parsed.reason}`);
@@ -371,6 +379,30 @@ export class PairingService {
     this.#d.limiter.strike(keys);
     this.#d.logger.warn({ from }, 'refused a pairing PIN');
     return new HubError('HUB_ERR_PAIR_PIN_REFUSED', 'the pairing PIN was not accepted');
+  }
+
+  /**
+   * Operator: a new key pair under the same UUID, and no pairings left. Every peer pinned the old
+   * key, so each is told first, signed with that key; the answer names the ones not reached.
+   */
+  async rotateIdentity(): Promise<{ identity: IdentityState; unpaired: string[]; notReached: string[] }> {
+    this.#refuseWhileRotating();
+    this.#rotating = true;
+    try {
+      const rows = this.#d.store.list();
+      const results = await Promise.all(rows.map(async (row) => ({ row, told: (await this.unpair(row)).notified })));
+      const identity = await this.#d.identity.rotate();
+      this.#d.store.deleteAll();
+      this.#d.logger.warn({ peers: rows.length }, 'pool identity rotated; every pairing removed');
+      return { identity, unpaired: results.map((r) => r.row.nodeFqdn), notReached: results.filter((r) => !r.told).map((r) => r.row.nodeFqdn) };
+    } finally {
+      this.#rotating = false;
+    }
+  }
+
+  #refuseWhileRotating(): void {
+    if (this.#rotating)
+      throw new HubError('HUB_ERR_CONFLICT', 'this Hub is rotating its identity key, which removes every pairing; try again once the rotation has finished');
   }
 
   /** POST /pair/confirm from the approving peer (already authenticated by the guard). */
