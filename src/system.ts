@@ -299,6 +299,7 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
       identity: peers.identity,
       self: peers.self,
       poolOff: () => directions().disabledBy,
+      rotating: () => peers.pairing.rotating,
       resolve: systemResolver,
       addressOrigins: peerOrigins.addresses,
       dispatcher,

@@ -36,6 +36,9 @@ describe('pairing by address, refused after the other Hub took the PIN', () => {
   let namesItself = 'hub-far.tail0.ts.net';
   let unpairStatus = 200;
   let requesterKey: string | null = null;
+  /** Set when the fake takes the request: this Hub's identity rotation began while it was out. */
+  let rotateWhenAsked = false;
+  let rotating = false;
   let withdrawals: { recipient: string; verdict: ReturnType<typeof verifySignedRequest> }[] = [];
   let fake: Server;
   const dispatcher = new Agent();
@@ -51,6 +54,7 @@ describe('pairing by address, refused after the other Hub took the PIN', () => {
         if (req.url === '/api/inference/pool/identify') return void res.end(JSON.stringify({ isCiHub: true, poolProtocol: 2 }));
         if (req.url === '/api/inference/pool/pair/request') {
           requesterKey = (JSON.parse(body.toString()) as { publicKey: string }).publicKey;
+          rotating = rotateWhenAsked;
           return void res.end(JSON.stringify({ received: true, nodeFqdn: namesItself, ...theirs }));
         }
         if (req.url === UNPAIR) {
@@ -79,6 +83,7 @@ describe('pairing by address, refused after the other Hub took the PIN', () => {
       identity: { load: async () => ({ ok: true, fingerprint: 'f', ...mine }) } as unknown as NodeIdentity,
       self: async () => ({ nodeFqdn: ME, tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'env' }),
       poolOff: () => null,
+      rotating: () => rotating,
       resolve: async () => [{ address: ADDRESS, family: 4 }],
       addressOrigins: new Map([[ADDRESS, `http://127.0.0.1:${port}`]]),
       dispatcher,
@@ -93,6 +98,8 @@ describe('pairing by address, refused after the other Hub took the PIN', () => {
   beforeEach(() => {
     withdrawals = [];
     unpairStatus = 200;
+    rotateWhenAsked = false;
+    rotating = false;
   });
 
   const refusal = async (): Promise<HubError> => {
@@ -138,5 +145,25 @@ describe('pairing by address, refused after the other Hub took the PIN', () => {
       err.message,
       /the request could not be withdrawn there \(HTTP 401\), so it waits there until its operator rejects it \(cihub pool reject hub-me\.tail0\.ts\.net on that Hub\), and its PIN is spent/,
     );
+  });
+
+  it('withdraws the request when this Hub began rotating its identity key while the request was out', async () => {
+    namesItself = 'hub-far.tail0.ts.net';
+    rotateWhenAsked = true;
+    const err = await refusal();
+    assert.equal(err.code, 'HUB_ERR_CONFLICT');
+    oneSignedWithdrawal();
+    assert.match(
+      err.message,
+      /began rotating its identity key while the request was out; the request was withdrawn there, and its PIN is spent; once the rotation has finished, mint a fresh PIN/,
+    );
+  });
+
+  it('sends nothing while a rotation is already running', async () => {
+    rotating = true;
+    const err = await refusal();
+    assert.equal(err.code, 'HUB_ERR_CONFLICT');
+    assert.match(err.message, /rotating its identity key/);
+    assert.equal(withdrawals.length, 0);
   });
 });

@@ -31,7 +31,7 @@ import { parseJsonOrUndefined, readBounded } from '../util/bounded-read.js';
 import type { Clock } from '../util/clock.js';
 import { describeCallFailure } from '../util/call-failure.js';
 import { readIdentityClaim } from './identity-claim.js';
-import { PAIRING_CALL_TIMEOUT_MS, PAIRING_REQUEST_TTL_MS } from './pairing-service.js';
+import { identityRotating, PAIRING_CALL_TIMEOUT_MS, PAIRING_REQUEST_TTL_MS } from './pairing-service.js';
 import { peerRefusalReason } from './peer-refusal-reason.js';
 
 /** A Hub on the LAN answers /identify within milliseconds; 3 s per port keeps a two-port probe under 10 s. */
@@ -67,6 +67,8 @@ export interface AddressPairingDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly onSent?: (peer: PeerRow) => void;
+  /** True while this Hub rotates its identity key (PairingService.rotating): no pairing may start or land then. */
+  readonly rotating?: () => boolean;
 }
 
 interface Dial {
@@ -128,6 +130,7 @@ export class AddressPairing {
       );
     const off = this.#d.poolOff();
     if (off !== null) throw poolSwitchedOff(off, 'turn it on before pairing');
+    if (this.#d.rotating?.()) throw identityRotating();
     const me = await this.#d.identity.load();
     if (!me.ok) throw identityUnavailable(me);
     const self = await this.#d.self();
@@ -228,6 +231,9 @@ export class AddressPairing {
         `this Hub already has ${withArticle(existing.status)} row for ${existing.nodeFqdn}`,
         `unpair it here first (cihub pool unpair ${existing.nodeFqdn}), then ${freshPin}`,
       );
+    // The answer carries the key the rotation is destroying, and phase two would delete the row unannounced.
+    if (this.#d.rotating?.())
+      return refuse('HUB_ERR_CONFLICT', 'this Hub began rotating its identity key while the request was out', `once the rotation has finished, ${freshPin}`);
     const now = this.#d.clock.nowMs();
     // Learned from a response to our PIN: the peer verified the PIN and holds our key, so this side signs at once.
     const row = this.#d.store.insert({

@@ -64,6 +64,11 @@ export interface InboundRequest {
   readonly sourceIp: string | null;
 }
 
+/** The refusal of a pairing step (or a second rotation) while the identity key is being rotated. */
+export function identityRotating(): HubError {
+  return new HubError('HUB_ERR_CONFLICT', 'this Hub is rotating its identity key, which removes every pairing; try again once the rotation has finished');
+}
+
 export class PairingService {
   readonly #d: PairingDeps;
   /**
@@ -400,9 +405,13 @@ export class PairingService {
     }
   }
 
+  /** True while a rotation runs; pairing by address reads it too (pair-by-address.ts). */
+  get rotating(): boolean {
+    return this.#rotating;
+  }
+
   #refuseWhileRotating(): void {
-    if (this.#rotating)
-      throw new HubError('HUB_ERR_CONFLICT', 'this Hub is rotating its identity key, which removes every pairing; try again once the rotation has finished');
+    if (this.#rotating) throw identityRotating();
   }
 
   /** POST /pair/confirm from the approving peer (already authenticated by the guard). */
