@@ -109,6 +109,8 @@ export class PairingService {
       );
     const existing = this.#d.store.byFqdn(name);
     if (existing) throw new HubError('HUB_ERR_CONFLICT', localConflict(existing));
+    // Again after the awaits above: a rotation begun meanwhile would miss this row and delete it unannounced.
+    this.#refuseWhileRotating();
 
     const token = randomBytes(32).toString('base64url');
     const row = this.#d.store.insert({
@@ -203,6 +205,7 @@ export class PairingService {
     }
     this.#refuseWhileRotating();
     const me = await this.#requireIdentity();
+    this.#refuseWhileRotating();
     // Re-read after the await: a reject, an unpair or another approve may have taken the row meanwhile.
     const current = this.#d.store.get(peer.id);
     if (current === null) throw removedWhileApproving(peer.nodeFqdn);
@@ -314,6 +317,8 @@ export class PairingService {
     // refusal from #requireIdentity quotes the secret's location).
     const sealed = await this.#d.identity.sealToken(token);
     const me = claim !== null ? await this.#requireIdentity() : null;
+    // Again after the awaits: a rotation begun meanwhile has already listed the rows it removes.
+    this.#refuseWhileRotating();
     const existing = this.#d.store.byFqdn(from);
     const waiting = this.#d.store.list().filter((row) => row.direction === 'inbound' && row.status === 'pending');
     const row = {

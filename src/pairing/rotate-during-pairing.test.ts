@@ -78,4 +78,37 @@ describe('a pairing started while the identity is being rotated', () => {
       [[OTHER, 'pending']],
     );
   });
+
+  it('refuses an approval whose identity read was under way when the rotation began', async () => {
+    const { store, pairing, calls, inboundRequest } = heldPairing();
+    const waiting = inboundRequest();
+    const approving = pairing.approve(waiting);
+    const rotation = pairing.rotateIdentity();
+    await assert.rejects(approving, rotating);
+    await rotation;
+    assert.equal(store.list().length, 0);
+    assert.deepEqual(
+      calls.filter((c) => c.path.endsWith('/pair/confirm')),
+      [],
+      'no confirmation went out',
+    );
+  });
+
+  it('refuses a pairing request by name whose identity read was under way when the rotation began', async () => {
+    const { store, pairing } = heldPairing();
+    const sending = pairing.requestPairing(OTHER, null);
+    const rotation = pairing.rotateIdentity();
+    await assert.rejects(sending, rotating);
+    await rotation;
+    assert.deepEqual(store.list(), []);
+  });
+
+  it('refuses a received pairing request whose token was being sealed when the rotation began', async () => {
+    const { store, pairing } = heldPairing();
+    const receiving = pairing.receiveRequest({ body: { fromNodeFqdn: OTHER, token: randomBytes(32).toString('base64url') }, sourceIp: null });
+    const rotation = pairing.rotateIdentity();
+    await assert.rejects(receiving, rotating);
+    await rotation;
+    assert.deepEqual(store.list(), []);
+  });
 });
