@@ -189,6 +189,29 @@ describe('HubMetrics', () => {
     ]);
   });
 
+  it('reports 0 in flight for each engine and paired peer with nothing running there, not a missing series', async () => {
+    const metrics = new HubMetrics({
+      ...NO_SOURCES,
+      engineIds: () => new Set(['ollama-1', 'vllm-1']),
+      inFlight: () => new Map([['ollama-1', 2]]),
+      peers: () => [
+        { name: 'hub-b.tail0.ts.net', status: 'connected', enabled: true },
+        { name: 'hub-c.tail0.ts.net', status: 'unreachable', enabled: false },
+        { name: 'hub-d.tail0.ts.net', status: 'pending', enabled: true },
+      ],
+    });
+    const lines = block((await metrics.text()).body, 'cihub_in_flight_requests')!
+      .split('\n')
+      .filter((l) => !l.startsWith('#'))
+      .sort();
+    assert.deepEqual(lines, [
+      'cihub_in_flight_requests{target="hub-b.tail0.ts.net",kind="peer"} 0',
+      'cihub_in_flight_requests{target="hub-c.tail0.ts.net",kind="peer"} 0',
+      'cihub_in_flight_requests{target="ollama-1",kind="engine"} 2',
+      'cihub_in_flight_requests{target="vllm-1",kind="engine"} 0',
+    ]);
+  });
+
   it('reports the open connections as the server counts them at each scrape', async () => {
     let open = 7;
     const metrics = new HubMetrics({ ...NO_SOURCES, openConnections: async () => open });

@@ -94,12 +94,16 @@ export function buildPromRegistry(sources: MetricsSources, requests: RequestMetr
   tallyHistogram(REQUEST_DURATION_METRIC, requests.total, registry);
   new Gauge({
     name: 'cihub_in_flight_requests',
-    help: 'Requests this Hub has handed to a local engine or forwarded to a peer and not yet finished.',
+    help: 'Requests this Hub has handed to a local engine or forwarded to a peer and not yet finished; 0 for each engine and paired peer with none.',
     labelNames: ['target', 'kind'],
     registers,
     collect() {
       this.reset();
       const engines = sources.engineIds();
+      // The count drops a key at zero, but an idle engine or peer is a measured 0, not unknown:
+      // a missing series reads as "no data" in Prometheus, and an idle Hub's sum() as nothing.
+      for (const id of engines) this.set({ target: id, kind: 'engine' }, 0);
+      for (const p of sources.peers()) if (p.status !== 'pending' && !engines.has(p.name)) this.set({ target: p.name, kind: 'peer' }, 0);
       for (const [target, n] of sources.inFlight()) this.set({ target, kind: engines.has(target) ? 'engine' : 'peer' }, n);
     },
   });

@@ -138,7 +138,17 @@ describe('Prometheus /metrics', () => {
         ['vllm', 'vllm', 1],
       ],
     );
-    assert.equal(sum(all, 'cihub_in_flight_requests'), 0);
+    // Idle is a measured 0 per engine, not a missing series (which Prometheus reads as no data).
+    assert.deepEqual(
+      all
+        .filter((s) => s.name === 'cihub_in_flight_requests')
+        .map((s) => [s.labels.target, s.labels.kind, s.value])
+        .sort(),
+      [
+        ['ollama', 'engine', 0],
+        ['vllm', 'engine', 0],
+      ],
+    );
     assert.ok(all.some((s) => s.name === 'cihub_process_resident_memory_bytes' && s.value > 0));
   });
 });
