@@ -133,9 +133,26 @@ describe('dashboard: a read or a change that fails is said, and never shown as z
     await log.getByText(`Showing ${summary.recorded} of ${summary.recorded}`).waitFor();
     await page.getByRole('link', { name: 'Home' }).click();
 
+    // A later read that fails leaves the last read's counts up, and says they are that old.
+    await card.getByText(`${REQUESTS} requests`).waitFor();
     await failing(page, `${POOL}/routing-log`, 'ROUTING LOG DOWN');
+    await card.getByText('Could not read the routing log: ROUTING LOG DOWN. The counts below are from the last read.').waitFor();
+    assert.equal(await card.getByText(`${REQUESTS} requests`).count(), 1);
+    // Hub Pool's Recent routing says the same of its counts and rows.
+    await page.unroute(`**${POOL}/routing-log*`);
+    await page.getByRole('link', { name: 'Hub Pool', exact: true }).click();
+    const recent = page.locator('section[aria-labelledby="recent-routing"]');
+    await recent
+      .getByTestId('routing-summary')
+      .getByText(/\d+ served/)
+      .waitFor();
+    await failing(page, `${POOL}/routing-log`, 'ROUTING LOG DOWN');
+    await recent.getByText('Could not read the routing log: ROUTING LOG DOWN. The counts and rows shown are from the last read.').waitFor();
+
+    await page.getByRole('link', { name: 'Home' }).click();
     await page.reload();
     await card.getByText('Could not read the routing log: ROUTING LOG DOWN').waitFor();
+    assert.equal(await card.getByText('from the last read').count(), 0, 'nothing was read, so no counts are claimed');
     await context.close();
   });
 

@@ -108,7 +108,11 @@ export function Home() {
         </section>
         <section className="card" aria-labelledby="home-requests">
           <h2 id="home-requests">Requests since the Hub started</h2>
-          {log.error !== null && <p className="small notice bad">Could not read the routing log: {log.error}</p>}
+          {log.error !== null && (
+            <p className="small notice bad">
+              Could not read the routing log: {log.error}.{summary !== undefined ? ' The counts below are from the last read.' : ''}
+            </p>
+          )}
           {summary === undefined ? (
             log.error === null && <p className="muted">Loading…</p>
           ) : (

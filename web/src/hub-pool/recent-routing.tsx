@@ -24,7 +24,11 @@ export function RecentRouting() {
           </>
         )}
       </p>
-      {log.error !== null && <p className="notice bad">Could not read the routing log: {log.error}</p>}
+      {log.error !== null && (
+        <p className="notice bad">
+          Could not read the routing log: {log.error}.{log.summary !== null ? ' The counts and rows shown are from the last read.' : ''}
+        </p>
+      )}
       {log.summary !== null && <FirstByteChart rows={log.rows} now={now} />}
       {log.summary === null ? null : rows.length === 0 ? (
         <p className="muted">No requests yet.</p>
