@@ -491,6 +491,17 @@ describe('renderPoolStatus', () => {
     const text = renderPoolStatus(status(), summary, { nowMs: NOW });
     assert.match(text.trimEnd().split('\n').at(-1)!, /^Recent routing: 4 served · 1 failed \(1 abandoned by the caller\) · 2 failed over$/);
   });
+
+  // The counts are over the rows the log holds, so they fall as old rows are evicted; said so once it has evicted some.
+  it('says the routing counts cover only the newest rows once the log has evicted older ones', () => {
+    const counts = { served: 190, failed: 10, pending: 0, failedOver: 0, clientClosed: 0, requestErrors: 0, outputFaults: 0 };
+    const summary: RoutingLogSummary = { bootId: 'b', startedAt: '2026-11-30T10:00:00.000Z', recorded: 200, totalRecorded: 950, oldestAt: null, counts };
+    const text = renderPoolStatus(status(), summary, { nowMs: NOW });
+    assert.match(
+      text.trimEnd().split('\n').at(-1)!,
+      /^Recent routing \(the newest 200 of 950 since the Hub started\): 190 served · 10 failed · 0 failed over$/,
+    );
+  });
 });
 
 describe('renderPoolStatus: pins and withheld engines', () => {

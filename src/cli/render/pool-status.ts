@@ -128,7 +128,11 @@ export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary 
   lines.push(...withheldLines(status));
   if (summary !== null) {
     lines.push('');
-    lines.push(`Recent routing: ${summary.counts.served} served · ${describeFailedBreakdown(summary.counts)} · ${summary.counts.failedOver} failed over`);
+    // The counts cover the rows the log still holds, so once it has evicted some they are not totals since start.
+    const held = summary.totalRecorded > summary.recorded ? ` (the newest ${summary.recorded} of ${summary.totalRecorded} since the Hub started)` : '';
+    lines.push(
+      `Recent routing${held}: ${summary.counts.served} served · ${describeFailedBreakdown(summary.counts)} · ${summary.counts.failedOver} failed over`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
