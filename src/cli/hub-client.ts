@@ -240,12 +240,7 @@ export async function verifyHub(hub: HubTarget): Promise<void> {
     // The process is alive (checked above), so a listener that takes the call and stays silent is that Hub, held up.
     if (isCallTimeout(err)) throw new HubNotAnsweringError(hub, BOOT_CHECK_TIMEOUT_MS);
     if (err instanceof UpstreamReadError) throw notRunning;
-    const failure = describeCallFailure(err, BOOT_CHECK_TIMEOUT_MS);
-    throw new HubNotRunningError(
-      `The Hub is not running, or not answering, at ${hub.url} (${failure}). Start it with ${serveCommand(hub.dataDir)}.`,
-      `the Hub for the data dir ${hub.dataDir} is not running, or not answering, at ${hub.url} (${failure})`,
-      `start it with ${serveCommand(hub.dataDir)}`,
-    );
+    throw callFailed(hub, describeCallFailure(err, BOOT_CHECK_TIMEOUT_MS));
   }
   if (status >= 400 && typeof (answered as { error?: { code?: unknown } } | null)?.error?.code === 'string') {
     // No `hub` details: they would read as a refusal of the command's own call, which was never
@@ -260,6 +255,15 @@ export async function verifyHub(hub: HubTarget): Promise<void> {
     );
   }
   if (status !== 200 || (answered as { bootId?: unknown } | null)?.bootId !== hub.bootId) throw notRunning;
+}
+
+/** A call to the Hub that failed outright (refused, reset): nothing here may be running. */
+function callFailed(hub: HubTarget, failure: string): HubNotRunningError {
+  return new HubNotRunningError(
+    `The Hub is not running, or not answering, at ${hub.url} (${failure}). Start it with ${serveCommand(hub.dataDir)}.`,
+    `the Hub for the data dir ${hub.dataDir} is not running, or not answering, at ${hub.url} (${failure})`,
+    `start it with ${serveCommand(hub.dataDir)}`,
+  );
 }
 
 /**
@@ -298,12 +302,7 @@ export async function callHub<T>(hub: HubTarget, method: 'GET' | 'POST' | 'PATCH
     });
   } catch (err) {
     if (isCallTimeout(err) && pidAlive(hub.pid)) throw new HubNotAnsweringError(hub, HUB_CALL_TIMEOUT_MS);
-    const failure = describeCallFailure(err, HUB_CALL_TIMEOUT_MS);
-    throw new HubNotRunningError(
-      `The Hub is not running, or not answering, at ${hub.url} (${failure}). Start it with ${serveCommand(hub.dataDir)}.`,
-      `the Hub for the data dir ${hub.dataDir} is not running, or not answering, at ${hub.url} (${failure})`,
-      `start it with ${serveCommand(hub.dataDir)}`,
-    );
+    throw callFailed(hub, describeCallFailure(err, HUB_CALL_TIMEOUT_MS));
   }
   const text = await res.body.text();
   let json: unknown = null;

@@ -116,7 +116,7 @@ export async function pair(opts: ChangeOptions & { name: string; pin?: string | 
     throw new UsageError(`cihub pool pair takes a Hub's tailnet name or its address[:port], and ${asName.reason}; nothing was sent.`);
   const hub = findHub(opts.dataDir);
   // Only a well-formed name needs the suffix to be told from a LAN host name; an IP or a port already says which.
-  const tailnetSuffix = normalizePeerName(opts.name).ok ? (await callHub<PoolStatus>(hub, 'GET', `${POOL}/status`)).localNode.tailnetSuffix : null;
+  const tailnetSuffix = asName.ok ? (await callHub<PoolStatus>(hub, 'GET', `${POOL}/status`)).localNode.tailnetSuffix : null;
   if (isAddressTarget(opts.name, tailnetSuffix)) return pairByAddress({ ...opts, address: opts.name, pin, tailnetSuffix }, () => selfName(hub));
   await confirm(
     pin === undefined
