@@ -10,7 +10,7 @@ import { checkOrigin } from '../auth/origin-check.js';
 import type { ProxyDialect } from '../engines/types.js';
 import { HubError } from '../errors.js';
 import { SESSION_HEADER } from '../placement/affinity/session-key.js';
-import { writeProxyError } from '../proxy/proxy-errors.js';
+import { writeProxyError, type InferenceRefusalCode } from '../proxy/proxy-errors.js';
 import { appDialectOf, MODEL_MANAGEMENT_PATHS, PROXY_PREFIX, ROUTED_ROUTES, type RoutedRoute } from '../proxy/route-table.js';
 import { refuseUnread } from './edge.js';
 import { toHubError } from './error-mapping.js';
@@ -109,7 +109,7 @@ export function inferenceRefusal(
   s: Pick<HubServices, 'env' | 'apiKeys'>,
   socketAddress: string | undefined,
   headers: IncomingHttpHeaders,
-): { readonly code: 'missing_api_key' | 'invalid_api_key'; readonly message: string } | null {
+): { readonly code: InferenceRefusalCode; readonly message: string } | null {
   // The socket's own address, always: forwarded headers can only add hops to judge, never replace
   // the one that connected, so X-Forwarded-For: 127.0.0.1 buys nothing (issue 9, defect 7).
   const origin = checkOrigin(socketAddress, headers, s.env.knobs.tailnetRequiresKey());

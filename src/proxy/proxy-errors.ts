@@ -5,12 +5,16 @@
  */
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { ProxyDialect } from '../engines/types.js';
+import type { ErrorCode } from '../errors.js';
+
+/** The inference guard's two codes are OpenAI's own, which its SDKs and editors already know; every other code is the catalogue's. */
+export type InferenceRefusalCode = 'missing_api_key' | 'invalid_api_key';
 
 export function writeProxyError(
   res: ServerResponse,
   dialect: ProxyDialect,
   status: number,
-  code: string,
+  code: ErrorCode | InferenceRefusalCode,
   message: string,
   extra: Record<string, unknown> = {},
   headers: OutgoingHttpHeaders = {},
