@@ -212,7 +212,9 @@ export class PairingService {
     if (current.status !== 'pending')
       throw new HubError('HUB_ERR_CONFLICT', `${peer.nodeFqdn} was approved meanwhile (it is ${current.direction} ${current.status})`);
     const token = randomBytes(32).toString('base64url');
-    const connected = this.#d.store.update(peer.id, { status: 'connected', issuedTokenHash: hashToken(token), expiresAt: null })!;
+    // Half paired from the moment the approval is written until the callback is answered: a crash
+    // in between then leaves the state that names its fix, not a pairing that looks complete.
+    const connected = this.#d.store.update(peer.id, { status: 'connected', issuedTokenHash: hashToken(token), expiresAt: null, confirmFailedAt: this.#iso() })!;
     const answer = await this.#d.client.call(
       connected,
       'POST',
@@ -238,12 +240,14 @@ export class PairingService {
       return { peer: half, callback: 'failed', reason: failure };
     }
     const claim = answer.ok ? readIdentityClaim(answer.json) : null;
-    let final = connected;
     // A callback answer naming this Hub's own UUID names no peer: pinned, it would break this pairing.
-    if (connected.peerNodeUuid === null && claim !== null && claim.nodeUuid !== me.nodeUuid && !this.#d.store.byUuid(claim.nodeUuid)) {
-      // Learned from a response: the requester has pinned our key, so this side signs at once.
-      final = this.#d.store.update(peer.id, { peerNodeUuid: claim.nodeUuid, peerPublicKey: claim.publicKey }) ?? connected;
-    }
+    const learned = connected.peerNodeUuid === null && claim !== null && claim.nodeUuid !== me.nodeUuid && !this.#d.store.byUuid(claim.nodeUuid);
+    const final =
+      this.#d.store.update(peer.id, {
+        confirmFailedAt: null,
+        // Learned from a response: the requester has pinned our key, so this side signs at once.
+        ...(learned ? { peerNodeUuid: claim.nodeUuid, peerPublicKey: claim.publicKey } : {}),
+      }) ?? connected;
     this.#d.logger.info({ peer: peer.nodeFqdn }, 'pairing approved and confirmed');
     this.#d.onConnected(final);
     return { peer: final, callback: 'confirmed', reason: null };
