@@ -53,11 +53,12 @@ export function heldPairing(opts: { pollSeconds?: number } = {}) {
         for (const w of waiters.splice(0)) w();
       }),
   } as unknown as PeerClient;
+  const pin = new PairingPin({ clock });
   const pairing = new PairingService({
     store,
     identity,
     client,
-    pin: new PairingPin({ clock }),
+    pin,
     limiter: new StrikeLimiter({ clock }),
     self: async () => ({ nodeFqdn: SELF, tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'tailscale' as const }),
     poolOff: () => null,
@@ -90,5 +91,5 @@ export function heldPairing(opts: { pollSeconds?: number } = {}) {
     });
   const inboundRequest = (): PeerRow => pendingRequest('inbound', 60_000);
   const outboundRequest = (): PeerRow => pendingRequest('outbound', PAIRING_REQUEST_TTL_MS);
-  return { store, pairing, calls, nextCall, inboundRequest, outboundRequest, clock };
+  return { store, identity, pin, pairing, calls, nextCall, inboundRequest, outboundRequest, clock };
 }

@@ -425,32 +425,36 @@ export class PairingService {
 
   /** POST /pair/confirm from the approving peer (already authenticated by the guard). */
   async receiveConfirm(peer: PeerRow, body: unknown): Promise<IdentityClaim> {
-    if (peer.direction !== 'outbound' || (peer.status !== 'pending' && peer.peerNodeUuid === null)) {
-      throw new HubError('HUB_ERR_CONFLICT', 'no request of this Hub is waiting for that confirmation');
-    }
+    if (!awaitsConfirmation(peer)) throw noConfirmationWaiting();
     const token = readToken((body as { token?: unknown } | null)?.token);
     const claim = readIdentityClaim(body);
     if (token === null || claim === null) throw new HubError('HUB_ERR_BAD_REQUEST', 'a confirmation carries token, nodeUuid and publicKey');
     const me = await this.#requireIdentity();
-    if (peer.peerNodeUuid !== null && (peer.peerNodeUuid !== claim.nodeUuid || peer.peerPublicKey !== claim.publicKey)) {
+    // Every await comes before the checks: from them to the write nothing yields, so a PIN request
+    // claiming the same UUID under another name cannot take it in between (the unique index would
+    // then refuse the write, and the peer would get a 500 for a conflict).
+    const sealed = await this.#d.identity.sealToken(token);
+    // Re-read after the awaits: cancelled here, or pinned by another confirmation, meanwhile.
+    const current = this.#d.store.get(peer.id);
+    if (current === null || !awaitsConfirmation(current)) throw noConfirmationWaiting();
+    if (current.peerNodeUuid !== null && (current.peerNodeUuid !== claim.nodeUuid || current.peerPublicKey !== claim.publicKey)) {
       throw new HubError('HUB_ERR_CONFLICT', 'the confirmation names another identity than the one this Hub pinned at the PIN exchange');
     }
     const holder = this.#d.store.byUuid(claim.nodeUuid);
-    if (claim.nodeUuid === me.nodeUuid || (holder && holder.id !== peer.id))
+    if (claim.nodeUuid === me.nodeUuid || (holder && holder.id !== current.id))
       throw new HubError('HUB_ERR_CONFLICT', 'that node UUID is already pinned to another peer');
-    const learnedFromRequest = peer.peerNodeUuid === null;
-    const connected = this.#d.store.update(peer.id, {
+    const learnedFromRequest = current.peerNodeUuid === null;
+    const connected = this.#d.store.update(current.id, {
       status: 'connected',
       expiresAt: null,
       // Once the peer has been seen signing, its tokens authenticate nowhere: do not keep a new one.
-      ...(peer.signedSeenAt === null ? { presentTokenSealed: await this.#d.identity.sealToken(token) } : {}),
+      ...(current.signedSeenAt === null ? { presentTokenSealed: sealed } : {}),
       peerNodeUuid: claim.nodeUuid,
       peerPublicKey: claim.publicKey,
       // Learned from a request: this side cannot know its answer arrived, so it keeps its bearer for a while.
       ...(learnedFromRequest ? { bearerGraceUntil: this.#iso(this.#graceMs()) } : {}),
     });
-    // Cancelled here while its token was being sealed: there is no request left to confirm.
-    if (connected === null) throw new HubError('HUB_ERR_CONFLICT', 'no request of this Hub is waiting for that confirmation');
+    if (connected === null) throw noConfirmationWaiting();
     this.#approvedThere.delete(peer.id);
     this.#d.logger.info({ peer: peer.nodeFqdn }, 'pairing confirmed by the peer');
     this.#d.onConnected(connected);
@@ -627,6 +631,15 @@ function cancelledWhileSent(name: string, withdrawn: boolean | null): string {
   if (withdrawn === true) return `${cancelled}; it has been withdrawn there too`;
   if (withdrawn === false) return `${cancelled}; withdrawing it there failed, so reject it on ${name}`;
   return `${cancelled}; ${name} holds it until it expires or is rejected there, and approving it there pairs nothing`;
+}
+
+/** Whether a row can take a confirmation: a request this Hub sent, still waiting or already pinned to a key. */
+function awaitsConfirmation(row: PeerRow): boolean {
+  return row.direction === 'outbound' && (row.status === 'pending' || row.peerNodeUuid !== null);
+}
+
+function noConfirmationWaiting(): HubError {
+  return new HubError('HUB_ERR_CONFLICT', 'no request of this Hub is waiting for that confirmation');
 }
 
 /** The approver's answer when the request it was approving was removed meanwhile. */
