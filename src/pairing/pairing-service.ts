@@ -191,6 +191,15 @@ export class PairingService {
     return { peer: pinned, pinVerified: true };
   }
 
+  /** The approver's refusal of a request whose wait is over, with how to pair after all. */
+  async #expiredRequest(row: PeerRow): Promise<HubError> {
+    const self = (await this.#d.self()).nodeFqdn ?? '<this Hub>';
+    return new HubError(
+      'HUB_ERR_CONFLICT',
+      `the request from ${row.nodeFqdn} expired at ${row.expiresAt} and has been removed; nothing is paired. To pair, send a new request from ${row.nodeFqdn} (cihub pool pair ${self} there)`,
+    );
+  }
+
   /** The row of a request just sent, or a conflict if it was unpaired while the request was out. */
   #stillRequested(row: PeerRow): PeerRow {
     const current = this.#d.store.get(row.id);
@@ -211,6 +220,12 @@ export class PairingService {
     if (current === null) throw removedWhileApproving(peer.nodeFqdn);
     if (current.status !== 'pending')
       throw new HubError('HUB_ERR_CONFLICT', `${peer.nodeFqdn} was approved meanwhile (it is ${current.direction} ${current.status})`);
+    // The sweep runs once a minute, so an expired request can still be listed: approved, it would
+    // call a requester whose own request (sent a moment earlier) has expired too.
+    if (current.expiresAt !== null && Date.parse(current.expiresAt) <= this.#d.clock.nowMs()) {
+      this.sweep();
+      throw await this.#expiredRequest(current);
+    }
     const token = randomBytes(32).toString('base64url');
     // Half paired from the moment the approval is written until the callback is answered: a crash
     // in between then leaves the state that names its fix, not a pairing that looks complete.
