@@ -107,6 +107,8 @@ export class PairingService {
         'HUB_ERR_PAIR_OUTSIDE_TAILNET',
         `${name} is not a name on this Hub's tailnet (${tailnetSuffix}), so no Hub there can pair by name; a tailnet name ends in .${tailnetSuffix}, and a Hub on the LAN is paired with by address and PIN (cihub pool probe ${name})`,
       );
+    // An expired request the sweep has not reached yet is no request: it must not block a new one.
+    this.sweep();
     const existing = this.#d.store.byFqdn(name);
     if (existing) throw new HubError('HUB_ERR_CONFLICT', localConflict(existing));
     // Again after the awaits above: a rotation begun meanwhile would miss this row and delete it unannounced.
@@ -338,6 +340,9 @@ export class PairingService {
     const me = claim !== null ? await this.#requireIdentity() : null;
     // Again after the awaits: a rotation begun meanwhile has already listed the rows it removes.
     this.#refuseWhileRotating();
+    // The requester may have dropped its expired request and sent a new one before this Hub's
+    // sweep came round: the old row must not stand in for the new request.
+    this.sweep();
     const existing = this.#d.store.byFqdn(from);
     const waiting = this.#d.store.list().filter((row) => row.direction === 'inbound' && row.status === 'pending');
     const row = {

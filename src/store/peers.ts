@@ -183,10 +183,12 @@ export class PeerStore {
 
   /** Deletes pending requests whose expiry has passed; returns the names dropped. */
   deleteExpiredPending(nowIso: string): string[] {
-    this.#rows = null;
     const rows = this.#prepare("SELECT node_fqdn AS name FROM hub_pool_peer WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ?").all(
       nowIso,
     ) as { name: string }[];
+    // Pairing requests sweep before they read the rows: the cached list is dropped only when something went.
+    if (rows.length === 0) return [];
+    this.#rows = null;
     this.#prepare("DELETE FROM hub_pool_peer WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ?").run(nowIso);
     return rows.map((r) => r.name);
   }
