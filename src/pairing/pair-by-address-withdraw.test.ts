@@ -79,7 +79,7 @@ describe('pairing by address, refused after the other Hub took the PIN', () => {
     await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
     const port = (fake.address() as AddressInfo).port;
     pairing = new AddressPairing({
-      store: { byFqdn: () => null, byUuid: () => null } as unknown as PeerStore,
+      store: { byFqdn: () => null, byUuid: () => null, deleteExpiredPending: () => [] } as unknown as PeerStore,
       identity: { load: async () => ({ ok: true, fingerprint: 'f', ...mine }) } as unknown as NodeIdentity,
       self: async () => ({ nodeFqdn: ME, tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'env' }),
       poolOff: () => null,

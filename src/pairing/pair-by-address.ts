@@ -224,6 +224,9 @@ export class AddressPairing {
         `peers reach each other over the tailnet, so join it there first, then ${freshPin}`,
       );
     }
+    // An expired request the once-a-minute sweep has not reached yet is no request: it must not
+    // refuse this one, whose PIN the other Hub has already spent.
+    this.#d.store.deleteExpiredPending(new Date(this.#d.clock.nowMs()).toISOString());
     const existing = this.#d.store.byFqdn(name.name) ?? this.#d.store.byUuid(claim.nodeUuid);
     if (existing)
       return refuse(

@@ -126,6 +126,7 @@ describe('a DNS answer that changes between the check and the call that carries 
     const store = {
       byFqdn: () => null,
       byUuid: () => null,
+      deleteExpiredPending: () => [],
       insert: (row: PeerRow) => (inserted.push(row), row),
     } as unknown as PeerStore;
     return new AddressPairing({
