@@ -390,14 +390,25 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
   const port = typeof address === 'object' && address !== null ? address.port : env.port;
   listeningPort = port;
   const url = typeof address === 'object' && address !== null ? hubInfoUrl(address) : `http://${env.host.includes(':') ? `[${env.host}]` : env.host}:${port}`;
-  const hubInfoUnsynced = writeHubInfo(env.dataDir, {
-    url,
-    port,
-    pid: process.pid,
-    startedAt: new Date(clock.nowMs()).toISOString(),
-    bootId,
-    version: CIHUB_VERSION,
-  });
+  let hubInfoUnsynced: UnsyncedWrite | null;
+  try {
+    hubInfoUnsynced = writeHubInfo(env.dataDir, {
+      url,
+      port,
+      pid: process.pid,
+      startedAt: new Date(clock.nowMs()).toISOString(),
+      bootId,
+      version: CIHUB_VERSION,
+    });
+  } catch (err) {
+    // The listener is open by now, and the CLI finds a Hub only through hub.json: left open, it
+    // kept the process serving after the start had been reported failed (seen on a read-only disk).
+    await app.close();
+    background.close();
+    health.close();
+    db.close();
+    throw err;
+  }
   if (hubInfoUnsynced !== null) logUnsynced(hubInfoUnsynced);
   health.latest();
   peers.poller.start();

@@ -69,9 +69,18 @@ export function readOperatorKey(dir: string): string | null {
   }
 }
 
-/** Writes hub.json; answers what could not be made durable (util/atomic-write), for the caller to log. */
+/**
+ * Writes hub.json; answers what could not be made durable (util/atomic-write), for the caller to
+ * log. Throws DataDirUnusableError when this account cannot write it there (a read-only disk, a
+ * directory in its place).
+ */
 export function writeHubInfo(dir: string, info: HubInfo): UnsyncedWrite | null {
-  return writeFileAtomic(join(dir, HUB_INFO_FILE), `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+  const path = join(dir, HUB_INFO_FILE);
+  try {
+    return writeFileAtomic(path, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+  } catch (err) {
+    throw dataDirUnusable(dir, path, err);
+  }
 }
 
 export function readHubInfo(dir: string): HubInfo | null {

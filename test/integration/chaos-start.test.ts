@@ -170,6 +170,31 @@ describe('a Hub starting over a damaged or busy data dir', () => {
     assert.ok(sentence.includes(`must be writable by ${userInfo().username}, the user running this Hub`), `names the account: ${sentence}`);
   });
 
+  it('refuses a data dir holding a directory where hub.json belongs with exit 2 and one sentence naming it, and does not stay up listening', async () => {
+    const dataDir = freshDataDir();
+    const infoPath = join(dataDir, 'hub.json');
+    mkdirSync(infoPath);
+    const child = spawnServe(dataDir);
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    let code: number | null | undefined;
+    const closed = new Promise<void>((res) => child.once('close', (c) => res(void (code = c))));
+    // hub.json is written once the Hub listens: a Hub that cannot write it must close again, since
+    // the CLI would never find it while it kept answering on its port.
+    try {
+      await eventually(() => code !== undefined, 'the refused start to exit on its own');
+    } finally {
+      if (code === undefined) child.kill('SIGKILL');
+      await closed;
+    }
+    assert.equal(code, 2, output);
+    const sentence = output.trim();
+    assert.equal(sentence.split('\n').length, 1, `one line: ${sentence}`);
+    assert.ok(sentence.includes(infoPath), `names the file: ${sentence}`);
+    assert.ok(sentence.includes(`must be writable by ${userInfo().username}, the user running this Hub`), `names the account: ${sentence}`);
+  });
+
   it('removes the temporary file a write killed before its rename left in the data dir, and keeps the file it was replacing', async () => {
     const dataDir = freshDataDir();
     const first = await startHubProcess({ dataDir });
