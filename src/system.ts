@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent } from './util/undici-lean.js';
 import type { FastifyInstance } from 'fastify';
 import type { HubEnv } from './config/env.js';
-import { loadOrCreateOperatorKey, removeHubInfo, writeHubInfo } from './config/data-dir.js';
+import { HUB_INFO_FILE, loadOrCreateOperatorKey, removeHubInfo, writeHubInfo } from './config/data-dir.js';
 import { claimDataDir, type DataDirClaim } from './config/data-dir-lock.js';
 import { ensureDataDir } from './config/data-dir-modes.js';
 import { hubInfoUrl } from './config/hub-info-url.js';
@@ -528,7 +528,13 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
       if (cut > 0) logger.info({ cut }, `${cut} call(s) still out after the drain were cut`);
       await docker?.close();
       db.close();
-      removeHubInfo(env.dataDir, process.pid);
+      try {
+        removeHubInfo(env.dataDir, process.pid);
+      } catch (err) {
+        // A disk turned read-only must not turn a clean stop into a crash: the CLI checks the pid
+        // and boot id a left-behind hub.json names, and the next start replaces the file.
+        logger.warn({ err }, `${HUB_INFO_FILE} could not be removed; it names this stopped Hub until the next start replaces it`);
+      }
       logger.info('hub stopped');
       hubLog?.file.close();
       // Last: the next Hub on this data dir may start once nothing here writes to it any more.

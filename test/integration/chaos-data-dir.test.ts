@@ -4,7 +4,8 @@
  * and a disk the kernel turns read-only. The Hub stays up, keeps serving inference, answers
  * what needed a write 503 HUB_ERR_STORE_UNAVAILABLE (a condition of the machine, retryable, never
  * a 500), and keeps no half-written file; once space is back it writes again with no one acting,
- * and once the disk is repaired and remounted it comes back with everything it had.
+ * and once the disk is repaired and remounted it comes back with everything it had. Stopping
+ * on a read-only disk is still a clean stop (exit 0), though hub.json stays behind.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -141,6 +142,13 @@ describe('a data dir the kernel turns read-only while the Hub runs', () => {
     const keys = await hub.api<{ keys: { id: string }[] }>('GET', '/api/hub/api-keys');
     assert.equal(keys.status, 200, 'reads still answer');
     assert.ok(alive(hub), `the Hub is still running; log:\n${hub.log().slice(-2000)}`);
+  });
+
+  it('stops on SIGTERM with exit 0 while the disk is read-only, saying hub.json could not be removed', async () => {
+    assert.ok(mountedReadOnly(disk.dataDir), 'the disk is still read-only');
+    assert.equal(await hub.stop('SIGTERM'), 0, `exit code; log:\n${hub.log().slice(-2000)}`);
+    assert.match(hub.log(), /hub\.json could not be removed/);
+    assert.match(hub.log(), /"msg":"hub stopped"/);
   });
 
   it('comes back with everything it had once the disk is repaired and mounted again', async () => {
