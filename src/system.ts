@@ -99,6 +99,8 @@ export interface HubSystem {
   readonly logger: Logger;
   /** Stops taking requests, drains the ones in flight (up to SHUTDOWN_DRAIN_TIMEOUT_MS), releases everything. */
   close(): Promise<void>;
+  /** Ends the drain close() is in now, as its deadline would: the requests still open are closed and the stop goes on. */
+  cutDrainShort(): void;
 }
 
 export interface StartOptions {
@@ -489,6 +491,7 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
   });
 
   let closing: Promise<void> | null = null;
+  let drainCutShort = false;
   const close = () =>
     (closing ??= (async () => {
       logger.info({ inFlight: inFlight.total(), openRequests }, 'hub stopping: draining in-flight requests');
@@ -509,9 +512,15 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
         : Promise.resolve();
       const closed = app.close();
       const deadline = clock.nowMs() + SHUTDOWN_DRAIN_TIMEOUT_MS;
-      while (openRequests > 0 && clock.nowMs() < deadline) await sleep(DRAIN_POLL_MS);
+      while (openRequests > 0 && clock.nowMs() < deadline && !drainCutShort) await sleep(DRAIN_POLL_MS);
       // Said here because the requests cut next are otherwise recorded as their callers hanging up.
-      if (openRequests > 0) logger.warn({ openRequests }, `drain deadline reached: closing ${openRequests} request(s) still open`);
+      if (openRequests > 0)
+        logger.warn(
+          { openRequests },
+          drainCutShort
+            ? `drain cut short: closing ${openRequests} request(s) still open`
+            : `drain deadline reached: closing ${openRequests} request(s) still open`,
+        );
       app.server.closeAllConnections();
       await closed;
       await leaving;
@@ -541,7 +550,11 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
       claim.release();
     })());
 
-  return { url, port, app, logger, close };
+  const cutDrainShort = () => {
+    drainCutShort = true;
+  };
+
+  return { url, port, app, logger, close, cutDrainShort };
 }
 
 /** The peer side of the Hub: identity, pairing, the guard's state and the health poller. */

@@ -38,10 +38,20 @@ export async function runServe(opts: { port?: number | undefined; dataDir?: stri
     }
     throw err;
   }
-  const stop = (signal: string) => {
+  // The first signal starts the drain. A later one (Ctrl-C pressed again, a supervisor repeating
+  // SIGTERM) ends the drain at once, and the stop still runs to its end: left to Node's default,
+  // a second signal of the same kind killed the process mid-stop, leaving hub.json behind and the
+  // leaving notice unsent, while one of the other kind was ignored.
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
     hub.logger.info({ signal }, 'signal received');
+    if (stopping) {
+      hub.cutDrainShort();
+      return;
+    }
+    stopping = true;
     void hub.close().then(() => process.exit(0));
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
 }
