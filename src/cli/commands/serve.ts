@@ -2,7 +2,7 @@
 import { DataDirInUseError } from '../../config/data-dir-lock.js';
 import { DataDirUnusableError } from '../../config/data-dir-unusable.js';
 import { EnvError, loadEnv, processEnv } from '../../config/env.js';
-import { startHub } from '../../system.js';
+import { startHub, type HubSystem } from '../../system.js';
 import { limitHeapGrowth } from '../../util/heap-growth.js';
 import { UsageError } from '../hub-client.js';
 import { listenProblem } from '../listen-check.js';
@@ -23,10 +23,37 @@ export async function runServe(opts: { port?: number | undefined; dataDir?: stri
   }
   // The daemon's process, so its setting: a Hub started inside another program leaves that program's heap alone.
   limitHeapGrowth(env.heapGrowingPercent);
-  let hub;
+  // The first signal starts the drain. A later one (Ctrl-C pressed again, a supervisor repeating
+  // SIGTERM) ends the drain at once, and the stop still runs to its end: left to Node's default,
+  // a second signal of the same kind killed the process mid-stop, leaving hub.json behind and the
+  // leaving notice unsent, while one of the other kind was ignored.
+  let hub: HubSystem | null = null;
+  let signalledWhileStarting: NodeJS.Signals | null = null;
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (hub === null) {
+      signalledWhileStarting ??= signal;
+      return;
+    }
+    hub.logger.info({ signal }, 'signal received');
+    if (stopping) {
+      hub.cutDrainShort();
+      return;
+    }
+    stopping = true;
+    void hub.close().then(() => process.exit(0));
+  };
+  // Handled from before the start: hub.json is in place while the start still syncs its
+  // directory, and a SIGTERM sent on seeing it met Node's default action, which killed the Hub
+  // and left hub.json behind. A signal during the start stops the Hub as soon as it has started.
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
   try {
     hub = await startHub(env);
   } catch (err) {
+    // Nothing to drain: the signals are Node's again, so nothing left running can outlive a Ctrl-C.
+    process.off('SIGTERM', stop);
+    process.off('SIGINT', stop);
     // Another Hub holds this data dir, or this account cannot use it: the fix is in how the Hub is
     // started (stop the other, run it as the dir's owner, or another --data-dir).
     if (err instanceof DataDirInUseError || err instanceof DataDirUnusableError) throw new UsageError(err.message);
@@ -38,20 +65,5 @@ export async function runServe(opts: { port?: number | undefined; dataDir?: stri
     }
     throw err;
   }
-  // The first signal starts the drain. A later one (Ctrl-C pressed again, a supervisor repeating
-  // SIGTERM) ends the drain at once, and the stop still runs to its end: left to Node's default,
-  // a second signal of the same kind killed the process mid-stop, leaving hub.json behind and the
-  // leaving notice unsent, while one of the other kind was ignored.
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    hub.logger.info({ signal }, 'signal received');
-    if (stopping) {
-      hub.cutDrainShort();
-      return;
-    }
-    stopping = true;
-    void hub.close().then(() => process.exit(0));
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  if (signalledWhileStarting !== null) stop(signalledWhileStarting);
 }
