@@ -7,12 +7,15 @@
  * or 42) is moved aside and defaults apply, with a warning naming where it went. A file that
  * could not be read at all (EACCES, EISDIR) is left exactly where it is: the warning names the
  * error, defaults apply, and every change is refused until it is readable and the Hub restarted,
- * since the atomic write would otherwise rename a new file over the operator's.
+ * since the atomic write would otherwise rename a new file over the operator's. A start that
+ * must move the file aside or write the defaults, on a data dir that refuses it (read-only),
+ * stops there with the sentence any unusable data dir gets (config/data-dir-unusable).
  */
 import { readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { HubError } from '../errors.js';
-import { unsyncedWriteText, writeFileAtomic } from '../util/atomic-write.js';
+import { unsyncedWriteText, writeFileAtomic, type UnsyncedWrite } from '../util/atomic-write.js';
+import { dataDirUnusable } from './data-dir-unusable.js';
 import { translateFileWriteError } from '../store/store-errors.js';
 import {
   deepFreeze,
@@ -102,7 +105,11 @@ export class SettingsFile {
       else {
         // Keep the operator's file rather than overwrite it: it moves aside and defaults apply.
         const aside = `${this.path}.invalid-${Date.now()}`;
-        renameSync(this.path, aside);
+        try {
+          renameSync(this.path, aside);
+        } catch (err) {
+          throw dataDirUnusable(dataDir, this.path, err);
+        }
         onProblem({ kind: 'not-settings', path: this.path, fault: parsed.fault, keptAs: aside });
       }
     }
@@ -112,7 +119,14 @@ export class SettingsFile {
       onProblem({ kind: 'ignored-keys', keys: ignored, problems: ignored.map((key) => fileValueProblem(key, fields[key]) ?? key) });
     }
     this.#current = settings;
-    if (doc === undefined && this.#unreadable === null) this.#write(settings);
+    if (doc === undefined && this.#unreadable === null) {
+      // At start a refused write is the data dir's fault, not a moment's: there is no Hub yet to retry with.
+      try {
+        this.#reportUnsynced(writeSettingsFile(this.path, settings));
+      } catch (err) {
+        throw dataDirUnusable(dataDir, this.path, err);
+      }
+    }
   }
 
   /** The settings in force; a frozen object, replaced (never mutated) on change. */
@@ -172,12 +186,20 @@ export class SettingsFile {
       );
     let unsynced;
     try {
-      unsynced = writeFileAtomic(this.path, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
+      unsynced = writeSettingsFile(this.path, settings);
     } catch (err) {
       throw translateFileWriteError(err, 'settings.json');
     }
+    this.#reportUnsynced(unsynced);
+  }
+
+  #reportUnsynced(unsynced: UnsyncedWrite | null): void {
     if (unsynced !== null) this.#onProblem({ kind: 'unsynced', ...unsynced });
   }
+}
+
+function writeSettingsFile(path: string, settings: PoolSettings): UnsyncedWrite | null {
+  return writeFileAtomic(path, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
 }
 
 /** Whether a stored pin has this (scope, model) key; a hand-written default pin may omit model. */

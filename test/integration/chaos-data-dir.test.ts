@@ -5,16 +5,19 @@
  * what needed a write 503 HUB_ERR_STORE_UNAVAILABLE (a condition of the machine, retryable, never
  * a 500), and keeps no half-written file; once space is back it writes again with no one acting,
  * and once the disk is repaired and remounted it comes back with everything it had. Stopping
- * on a read-only disk is still a clean stop (exit 0), though hub.json stays behind.
+ * on a read-only disk is still a clean stop (exit 0), though hub.json stays behind. A start on
+ * a disk already read-only that has a settings.json to write is refused as any data dir this
+ * account cannot write is: exit 2 and one sentence naming the file.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { openSync, readFileSync, rmSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
-import { eventually, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { CIHUB_BIN, eventually, pathWithoutTailscale, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 import { mountedReadOnly, mountExt4Loop, mountTmpfs, type TestMount } from '../helpers/chaos.js';
 
 const MODEL = 'disk:8b';
@@ -30,6 +33,27 @@ async function servesInference(hub: HubProcess): Promise<void> {
   const client = new OpenAI({ baseURL: `${hub.pool}/v1`, apiKey: 'unused-on-loopback', maxRetries: 0 });
   const answer = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hello' }] });
   assert.equal(answer.choices[0]?.message.role, 'assistant');
+}
+
+/** Runs `cihub serve` over `dataDir` to its end: for a start that must fail. */
+function serveToExit(dataDir: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolveRun) => {
+    const child = spawn(process.execPath, [CIHUB_BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
+      env: { PATH: pathWithoutTailscale(), HOME: dataDir, OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '', LLAMACPP_URL: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.once('close', (code) => resolveRun({ code, output }));
+  });
+}
+
+function assertRefusedNaming(run: { code: number | null; output: string }, path: string): void {
+  assert.equal(run.code, 2, run.output);
+  const sentence = run.output.trim().split('\n').at(-1) ?? '';
+  assert.ok(sentence.includes(path), `names the file: ${run.output}`);
+  assert.ok(sentence.includes(`must be writable by ${userInfo().username}, the user running this Hub`), `names the account: ${run.output}`);
 }
 
 type ErrorBody = { error?: { code?: string; message?: string } };
@@ -162,5 +186,36 @@ describe('a data dir the kernel turns read-only while the Hub runs', () => {
     );
     assert.equal((await createKey(hub, 'after-repair')).status, 201);
     await servesInference(hub);
+  });
+});
+
+describe('a Hub started on a data dir whose disk is read-only already', () => {
+  let disk: ReturnType<typeof mountExt4Loop>;
+  let settingsPath: string;
+
+  before(async () => {
+    disk = mountExt4Loop(32 * 1024 * 1024);
+    settingsPath = join(disk.dataDir, 'settings.json');
+    const first = await startHubProcess({ dataDir: disk.dataDir });
+    assert.equal(await first.stop(), 0);
+  });
+  after(() => disk?.unmount());
+
+  it('refuses with exit 2 and a sentence naming settings.json when it is missing and must be written', async () => {
+    rmSync(settingsPath);
+    execFileSync('sync');
+    disk.failFilesystem();
+    assert.ok(mountedReadOnly(disk.dataDir), 'the kernel remounted the disk read-only');
+    assertRefusedNaming(await serveToExit(disk.dataDir), settingsPath);
+  });
+
+  it('refuses with exit 2 and a sentence naming settings.json when it is not JSON and must be moved aside', async () => {
+    disk.remount();
+    writeFileSync(settingsPath, '{"poolHealthPoll', { mode: 0o600 });
+    execFileSync('sync');
+    disk.failFilesystem();
+    assert.ok(mountedReadOnly(disk.dataDir), 'the kernel remounted the disk read-only');
+    assertRefusedNaming(await serveToExit(disk.dataDir), settingsPath);
+    assert.equal(readFileSync(settingsPath, 'utf8'), '{"poolHealthPoll', 'the file is left as it was');
   });
 });
