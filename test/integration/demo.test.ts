@@ -6,8 +6,9 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { freshDataDir, runCli } from '../helpers/hub-process.js';
+import { CIHUB_BIN, eventually, freshDataDir, pathWithoutTailscale, runCli } from '../helpers/hub-process.js';
 import { scaled } from '../helpers/time-scale.js';
 
 /** Bounds a demo that hangs: a bound, not a speed target (those belong in bench/). */
@@ -92,4 +93,28 @@ describe('cihub demo --once', () => {
       assert.doesNotMatch(res.stdout, /Try it|--data-dir|Ctrl-C/);
     },
   );
+});
+
+describe('cihub demo stopped with Ctrl-C while it is still starting', () => {
+  it('stops what it started, removes the data dirs it made so far, and exits 0', { timeout: DEMO_TIMEOUT_MS }, async () => {
+    const tmp = freshDataDir();
+    const child = spawn(process.execPath, [CIHUB_BIN, 'demo'], {
+      env: { PATH: pathWithoutTailscale(), HOME: freshDataDir(), TMPDIR: tmp },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      // The first Hub's data dir is made before it starts, long before the three are paired.
+      await eventually(() => readdirSync(tmp).some((name) => name.startsWith('cihub-demo-')), 'the first data dir');
+      assert.doesNotMatch(output, /Ctrl-C stops the demo/, 'still starting when the signal is sent');
+      child.kill('SIGINT');
+      assert.equal(await exited, 0, output);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    assert.deepEqual(readdirSync(tmp), [], 'no data dir is left behind');
+  });
 });

@@ -77,14 +77,25 @@ interface DemoOptions {
 export async function runDemo(opts: DemoOptions): Promise<void> {
   // Run whether the demo ends, is stopped, or fails half-way: engines, Hubs, then their data dirs.
   const closers: Array<() => Promise<void>> = [];
+  // Heard from the first step: a Ctrl-C while the Hubs start and pair met Node's default action,
+  // which left every data dir made so far (operator keys included) in the temporary directory.
+  const stopped = untilSignalled().then(() => 'stopped' as const);
+  const run = demo(opts, closers, stopped);
+  let outcome: 'finished' | 'stopped';
   try {
-    await demo(opts, closers);
+    outcome = await Promise.race([run.then(() => 'finished' as const), stopped]);
   } finally {
     for (const close of closers) await close();
   }
+  if (outcome === 'stopped') {
+    // Stopped part-way: the step still running fails as its Hubs and engines go, or waits on
+    // something that no longer matters (a model being generated); neither is worth waiting for.
+    run.catch(() => undefined);
+    process.exit(0);
+  }
 }
 
-async function demo(opts: DemoOptions, closers: Array<() => Promise<void>>): Promise<void> {
+async function demo(opts: DemoOptions, closers: Array<() => Promise<void>>, stopped: Promise<unknown>): Promise<void> {
   const sim = async (dialect: 'ollama' | 'vllm', models: Parameters<typeof startSimEngine>[0]['models'], slots = 1): Promise<SimEngine> => {
     const engine = await startSimEngine({ dialect, models, timeScale: DEMO_TIME_SCALE, slots });
     closers.push(() => engine.close());
@@ -228,7 +239,7 @@ async function demo(opts: DemoOptions, closers: Array<() => Promise<void>>): Pro
           ]),
     ].join('\n'),
   );
-  if (!opts.once) await untilSignalled();
+  if (!opts.once) await stopped;
 }
 
 /** Waits until the entry Hub sees `count` peers connected with their models; false when the wait ran out. */
