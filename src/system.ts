@@ -137,7 +137,10 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
   const apiKeys = new ApiKeyStore(db, clock);
   // A file in place whose rename may not survive a power cut: worth a warning, not a refused start.
   const logUnsynced = (u: UnsyncedWrite) => logger.warn({ unsyncedWrite: u }, unsyncedWriteText(u));
-  const operatorKey = loadOrCreateOperatorKey(env.dataDir, logUnsynced);
+  // An emptied key file (a disk fault, a botched edit) is re-minted: every client's key stops working, so it is said.
+  const operatorKey = loadOrCreateOperatorKey(env.dataDir, logUnsynced, (path) =>
+    logger.warn({ path }, `${path} was empty, so a new operator key was minted; the CLI reads it there, and the dashboard and scripts need it again`),
+  );
   const dispatcher = new Agent({ keepAliveTimeout: ENGINE_KEEP_ALIVE_MS, connections: null });
   // Peers dialled by name: every connection checks the address it resolves to (issue 9, #19).
   const nameDispatcher = privateOnlyAgent(systemResolver, ENGINE_KEEP_ALIVE_MS);

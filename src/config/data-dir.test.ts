@@ -57,12 +57,22 @@ describe('the operator key', () => {
     assert.equal(modeOf(path), 0o600);
   });
 
-  it('mints a new key over an empty key file', () => {
+  it('mints a new key over an empty key file, and says so', () => {
     const dir = freshDir();
     writeFileSync(join(dir, OPERATOR_KEY_FILE), '\n');
-    const key = loadOrCreateOperatorKey(dir);
+    const replaced: string[] = [];
+    const key = loadOrCreateOperatorKey(dir, undefined, (path) => replaced.push(path));
     assert.match(key, /^cihub_op_/);
     assert.equal(readOperatorKey(dir), key);
+    assert.deepEqual(replaced, [join(dir, OPERATOR_KEY_FILE)]);
+  });
+
+  it('says nothing when it mints the first key or reads one back', () => {
+    const dir = freshDir();
+    const replaced: string[] = [];
+    loadOrCreateOperatorKey(dir, undefined, (path) => replaced.push(path));
+    loadOrCreateOperatorKey(dir, undefined, (path) => replaced.push(path));
+    assert.deepEqual(replaced, []);
   });
 
   it('reads as null for the CLI when the file is missing or empty', () => {

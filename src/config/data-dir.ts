@@ -34,17 +34,25 @@ export interface HubInfo {
 
 /**
  * Reads the operator key, minting it on first start. A key file others can read is tightened to
- * 0600. `onUnsynced` hears a minted key that is in place but whose directory sync failed. Throws
- * DataDirUnusableError when this account cannot read or write the file.
+ * 0600. `onUnsynced` hears a minted key that is in place but whose directory sync failed;
+ * `onEmptyReplaced` hears that the file was there but empty, so the key every client held is
+ * gone and a new one was minted. Throws DataDirUnusableError when this account cannot read or
+ * write the file.
  */
-export function loadOrCreateOperatorKey(dir: string, onUnsynced: (u: UnsyncedWrite) => void = () => {}): string {
+export function loadOrCreateOperatorKey(
+  dir: string,
+  onUnsynced: (u: UnsyncedWrite) => void = () => {},
+  onEmptyReplaced: (path: string) => void = () => {},
+): string {
   const path = join(dir, OPERATOR_KEY_FILE);
+  let wasEmpty = false;
   try {
     const key = readFileSync(path, 'utf8').trim();
     if (key.length > 0) {
       if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
       return key;
     }
+    wasEmpty = true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw dataDirUnusable(dir, path, err);
   }
@@ -56,6 +64,7 @@ export function loadOrCreateOperatorKey(dir: string, onUnsynced: (u: UnsyncedWri
     throw dataDirUnusable(dir, path, err);
   }
   if (unsynced !== null) onUnsynced(unsynced);
+  if (wasEmpty) onEmptyReplaced(path);
   return key;
 }
 

@@ -21,7 +21,7 @@ import Database from 'better-sqlite3';
 import OpenAI from 'openai';
 import { startSimEngine } from '../../src/sim/engine.js';
 import { DATABASE_FILE_NAME } from '../../src/store/database.js';
-import { CIHUB_BIN, eventually, freshDataDir, pathWithoutTailscale, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { CIHUB_BIN, eventually, freshDataDir, logMessages, pathWithoutTailscale, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 
 const MODEL = 'start:8b';
 const POOL = '/api/inference/pool';
@@ -193,6 +193,27 @@ describe('a Hub starting over a damaged or busy data dir', () => {
     assert.equal(sentence.split('\n').length, 1, `one line: ${sentence}`);
     assert.ok(sentence.includes(infoPath), `names the file: ${sentence}`);
     assert.ok(sentence.includes(`must be writable by ${userInfo().username}, the user running this Hub`), `names the account: ${sentence}`);
+  });
+
+  it('mints a new operator key over an emptied operator.key and warns that every client needs it again', async () => {
+    const dataDir = freshDataDir();
+    const first = await startHubProcess({ dataDir });
+    await first.stop();
+    const keyPath = join(dataDir, 'operator.key');
+    writeFileSync(keyPath, '', { mode: 0o600 });
+    const again = await startHubProcess({ dataDir });
+    try {
+      assert.notEqual(again.operatorKey, first.operatorKey);
+      assert.equal((await again.api('GET', `${POOL}/status`)).status, 200);
+      assert.ok(
+        logMessages(again.log()).includes(
+          `${keyPath} was empty, so a new operator key was minted; the CLI reads it there, and the dashboard and scripts need it again`,
+        ),
+        again.log(),
+      );
+    } finally {
+      await again.stop();
+    }
   });
 
   it('removes the temporary file a write killed before its rename left in the data dir, and keeps the file it was replacing', async () => {
