@@ -143,18 +143,41 @@ describe('a Hub starting over a damaged or busy data dir', () => {
     }
   });
 
-  it('refuses a port another program listens on with exit 2 and one sentence naming it and --port, and writes no hub.json', async () => {
+  it('refuses a port another program listens on with exit 2 and one sentence naming it and --port, and writes nothing in the data dir', async () => {
     const squatter = createServer();
     await new Promise<void>((listening) => squatter.listen(0, '127.0.0.1', listening));
     try {
       const port = (squatter.address() as AddressInfo).port;
       const dataDir = freshDataDir();
       const run = await serveToExit(dataDir, port);
+      assert.deepEqual(readdirSync(dataDir), [], 'no operator.key, settings.json, hub.db, hub.lock or hub.json');
       assert.equal(run.code, 2, run.output);
-      assert.match(run.output, new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is already in use .*--port <another>`));
-      assert.equal(existsSync(join(dataDir, 'hub.json')), false);
+      const sentence = run.output.trim();
+      assert.equal(sentence.split('\n').length, 1, `one line: ${sentence}`);
+      assert.match(sentence, new RegExp(`^Port ${port} on 127\\.0\\.0\\.1 is already in use .*--port <another>.* Nothing was written\\.$`));
     } finally {
       await new Promise((closed) => squatter.close(closed));
+    }
+  });
+
+  it("refuses a second Hub on the port and data dir a live Hub holds by naming that Hub's pid and address, and leaves its hub.json, operator.key and settings.json as they were", async () => {
+    const dataDir = freshDataDir();
+    const first = await startHubProcess({ dataDir });
+    try {
+      const kept = ['hub.json', 'operator.key', 'settings.json'];
+      const before = kept.map((name) => readFileSync(join(dataDir, name), 'utf8'));
+      const run = await serveToExit(dataDir, Number(new URL(first.url).port));
+      assert.equal(run.code, 2, run.output);
+      const sentence = run.output.trim();
+      assert.equal(sentence.split('\n').length, 1, `one line: ${sentence}`);
+      assert.ok(sentence.includes(`pid ${first.child.pid}`) && sentence.includes(first.url), `names the running Hub: ${sentence}`);
+      assert.ok(sentence.endsWith('Nothing was written.'), sentence);
+      assert.deepEqual(
+        kept.map((name) => readFileSync(join(dataDir, name), 'utf8')),
+        before,
+      );
+    } finally {
+      await first.stop();
     }
   });
 

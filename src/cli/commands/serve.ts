@@ -1,9 +1,11 @@
 /** `cihub serve`: runs a Hub in the foreground until SIGTERM or SIGINT, then drains and exits. */
-import { DataDirInUseError } from '../../config/data-dir-lock.js';
+import { DataDirInUseError, dataDirInUseText } from '../../config/data-dir-lock.js';
+import { readHubInfo } from '../../config/data-dir.js';
 import { DataDirUnusableError } from '../../config/data-dir-unusable.js';
 import { EnvError, loadEnv, processEnv } from '../../config/env.js';
 import { startHub, type HubSystem } from '../../system.js';
 import { limitHeapGrowth } from '../../util/heap-growth.js';
+import { pidAlive } from '../../util/pid-alive.js';
 import { UsageError } from '../hub-client.js';
 import { listenProblem } from '../listen-check.js';
 
@@ -16,10 +18,16 @@ export async function runServe(opts: { port?: number | undefined; dataDir?: stri
     if (err instanceof EnvError) throw new UsageError(err.message);
     throw err;
   }
-  const problem = await listenProblem(env.host);
-  if (problem !== null) {
+  const refused = await listenProblem(env.host, env.port);
+  if (refused?.about === 'host') {
     const named = opts.host !== undefined ? `--host ${JSON.stringify(opts.host)}` : `HUB_HOST=${env.host}`;
-    throw new UsageError(`${named} ${problem}: give one this machine listens on, such as 127.0.0.1, 0.0.0.0 or ::1. Nothing was written.`);
+    throw new UsageError(`${named} ${refused.problem}: give one this machine listens on, such as 127.0.0.1, 0.0.0.0 or ::1. Nothing was written.`);
+  }
+  if (refused?.about === 'port') {
+    // Most often the holder is this data dir's own Hub, started twice: then its pid and address are known.
+    const holder = readHubInfo(env.dataDir);
+    const sameHub = holder !== null && holder.port === env.port && pidAlive(holder.pid);
+    throw new UsageError(`${sameHub ? dataDirInUseText(env.dataDir, holder) : portTaken(env.host, env.port, refused.problem)} Nothing was written.`);
   }
   // The daemon's process, so its setting: a Hub started inside another program leaves that program's heap alone.
   limitHeapGrowth(env.heapGrowingPercent);
@@ -59,11 +67,14 @@ export async function runServe(opts: { port?: number | undefined; dataDir?: stri
     if (err instanceof DataDirInUseError || err instanceof DataDirUnusableError) throw new UsageError(err.message);
     // So is a port something else listens on: stop it, or another --port.
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new UsageError(
-        `Port ${env.port} on ${env.host} is already in use (another Hub, or another program, listens there); stop it, or start this Hub with --port <another> (or API_PORT).`,
-      );
+      throw new UsageError(portTaken(env.host, env.port, 'is already in use (another Hub, or another program, listens there)'));
     }
     throw err;
   }
   if (signalledWhileStarting !== null) stop(signalledWhileStarting);
+}
+
+/** The sentence for a port this Hub cannot listen on, whether the check before start-up or the listen itself found it. */
+function portTaken(host: string, port: number, problem: string): string {
+  return `Port ${port} on ${host} ${problem}; stop what holds it, or start this Hub with --port <another> (or API_PORT).`;
 }
