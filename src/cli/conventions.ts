@@ -1,9 +1,11 @@
 /**
  * The conventions every `cihub` command follows, applied once to the finished command tree:
- * `--version`, `completion bash|zsh|fish`, `help <command path>`, and commander's own usage
- * errors thrown (not exited on) so exit-codes.ts decides the code for every failure in one place.
+ * `--version`, `completion bash|zsh|fish`, `help <command path>`, commander's own usage errors
+ * thrown (not exited on) so exit-codes.ts decides the code for every failure in one place, each
+ * followed by one line saying where the command's usage is.
  */
 import type { Command } from 'commander';
+import { commandPath } from './command-path.js';
 import { completionScript, completionTree, SHELLS } from './completion.js';
 import { UsageError } from './hub-client.js';
 import { writeOut } from './output.js';
@@ -32,9 +34,19 @@ export function withConventions(program: Command): Command {
     .argument('[command...]', 'the command to describe, e.g. pool status')
     .description('display help for command')
     .action((path: string[]) => commandAt(program, path).outputHelp());
-  // After every command exists: commander copies this setting only to commands created later.
-  for (const cmd of everyCommand(program)) cmd.exitOverride();
+  // After every command exists: commander copies these settings only to commands created later.
+  for (const cmd of everyCommand(program)) {
+    cmd.exitOverride();
+    // A command's whole usage is a screen or more; after a typo, one line that says where it is.
+    cmd.showHelpAfterError(usageHint(cmd));
+  }
   return program;
+}
+
+/** The line printed under a usage error: the command whose --help lists what it takes. */
+function usageHint(cmd: Command): string {
+  const typed = ['cihub', commandPath(cmd)].filter(Boolean).join(' ');
+  return `(\`${typed} --help\` lists its ${cmd.commands.length > 0 ? 'commands' : 'options and arguments'})`;
 }
 
 export { everyCommand };

@@ -6,6 +6,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { assumeYes, dataDirFromEnv, processEnv } from '../config/env.js';
+import { commandPath } from './command-path.js';
 import { UsageError } from './hub-client.js';
 import { withLlama } from './llama-import.js';
 import { writeOut } from './output.js';
@@ -74,7 +75,6 @@ const yesOf = (o: { yes?: boolean }) => ({ yes: o.yes === true, assumeYes: o.yes
 const program = new Command('cihub')
   .description('Hub Pool: pool LLM inference across the machines you own')
   .option('--data-dir <dir>', 'the Hub data dir (default: $CIHUB_DATA_DIR or ~/.cihub); demo, dev and completion take none')
-  .showHelpAfterError()
   .addHelpText(
     'after',
     `
@@ -120,13 +120,6 @@ const USES_NO_DATA_DIR: Readonly<Record<string, string>> = {
   completion: 'the script is the same for every data dir',
 };
 
-/** A command's words after `cihub`: `dev engine`. */
-function commandPath(cmd: Command): string {
-  const names: string[] = [];
-  for (let c: Command | null = cmd; c !== null && c.parent !== null; c = c.parent) names.unshift(c.name());
-  return names.join(' ');
-}
-
 program.hook('preAction', (_program, action) => {
   // An empty value would resolve to the working directory (or, for serve, fail on mkdir ''): refused as the usage error it is.
   if ((program.opts() as { dataDir?: string }).dataDir?.trim() === '')
@@ -144,11 +137,7 @@ program
   .option('--host <addr>', 'address to listen on (default: $HUB_HOST or 127.0.0.1)')
   .action(async (o: { port?: number; host?: string }) => runServe({ port: o.port, host: o.host, dataDir: (program.opts() as { dataDir?: string }).dataDir }));
 
-const pool = program
-  .command('pool')
-  .description('Hub Pool: status, routing log, switches and pairing (see cihub --help)')
-  // The whole pool help is too long to follow a typo; point at where the commands are listed.
-  .showHelpAfterError('(`cihub --help` lists the Hub Pool commands)');
+const pool = program.command('pool').description('Hub Pool: status, routing log, switches and pairing (see cihub --help)');
 pool
   .command('status')
   .description('whether pooling routes, this node, its engines and peers')

@@ -118,6 +118,25 @@ describe('exit codes', () => {
     });
   }
 
+  for (const [args, usageAt] of [
+    [['dashboard', '--bad'], 'cihub dashboard'],
+    [['api-key', 'create'], 'cihub api-key create'],
+    [['api-key', 'bogus'], 'cihub api-key'],
+    [['dev', 'engine'], 'cihub dev engine'],
+    [['dev', 'bogus'], 'cihub dev'],
+    [['pool', 'status', '--bad'], 'cihub pool status'],
+    [['pool', 'bogus'], 'cihub pool'],
+  ] as const) {
+    it(`cihub ${args.join(' ')}: the error, then one line naming \`${usageAt} --help\`, not the whole usage`, async () => {
+      const res = await runCli([...args], { dataDir: freshDataDir(), dataDirFlag: args[0] !== 'dev' });
+      assert.equal(res.code, 2, res.stderr);
+      const lines = res.stderr.trimEnd().split('\n');
+      assert.match(lines[0] ?? '', /^error: /);
+      assert.ok(lines.at(-1)?.startsWith(`(\`${usageAt} --help\` lists its `), res.stderr);
+      assert.doesNotMatch(res.stderr, /Usage:/);
+    });
+  }
+
   it('cihub help pool status describes pool status, not the pool group', async () => {
     const res = await runCli(['help', 'pool', 'status'], { dataDir: freshDataDir() });
     assert.equal(res.code, 0, res.stderr);
