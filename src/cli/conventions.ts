@@ -2,7 +2,8 @@
  * The conventions every `cihub` command follows, applied once to the finished command tree:
  * `--version`, `completion bash|zsh|fish`, `help <command path>`, commander's own usage errors
  * thrown (not exited on) so exit-codes.ts decides the code for every failure in one place, each
- * followed by one line saying where the command's usage is.
+ * followed by one line saying where the command's usage is, and an unknown command refused even
+ * when --help follows it.
  */
 import type { Command } from 'commander';
 import { commandPath } from './command-path.js';
@@ -47,6 +48,47 @@ export function withConventions(program: Command): Command {
 function usageHint(cmd: Command): string {
   const typed = ['cihub', commandPath(cmd)].filter(Boolean).join(' ');
   return `(\`${typed} --help\` lists its ${cmd.commands.length > 0 ? 'commands' : 'options and arguments'})`;
+}
+
+const HELP_FLAGS: ReadonlySet<string> = new Set(['-h', '--help']);
+
+/**
+ * The command line to parse: as typed, but without its help flags when a word in command position
+ * names no command. commander answers `cihub bogus --help` with the help of the group above and
+ * exit 0, so a script's typo passed as success; without the flag, commander reports the unknown
+ * command (with its "Did you mean" suggestion) as it does for `cihub bogus`.
+ */
+export function withoutHelpAfterUnknownCommand(program: Command, args: readonly string[]): string[] {
+  return unknownCommandWord(program, args) === null ? [...args] : args.filter((a) => !HELP_FLAGS.has(a));
+}
+
+/** The first word in command position that names no command of its group; null when there is none. */
+function unknownCommandWord(program: Command, args: readonly string[]): string | null {
+  let cmd = program;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === '--') return null;
+    if (arg.startsWith('-')) {
+      // Skip an option's separate value, so `--data-dir pool` is not read as a command.
+      if (!arg.includes('=') && takesValue(cmd, arg)) i++;
+      continue;
+    }
+    // A command with no subcommands reads its words as its own arguments.
+    if (cmd.commands.length === 0) return null;
+    const next = cmd.commands.find((c) => c.name() === arg || c.aliases().includes(arg));
+    if (next === undefined) return arg;
+    cmd = next;
+  }
+  return null;
+}
+
+/** Whether `flag` is an option of `cmd` or of a command above it that is given its value in the next word. */
+function takesValue(cmd: Command, flag: string): boolean {
+  for (let c: Command | null = cmd; c !== null; c = c.parent) {
+    const option = c.options.find((o) => o.long === flag || o.short === flag);
+    if (option !== undefined) return option.required || option.optional;
+  }
+  return false;
 }
 
 export { everyCommand };

@@ -4,12 +4,13 @@
  * exit-codes.ts gives it.
  */
 import { program } from './main.js';
-import { withConventions } from './conventions.js';
+import { withConventions, withoutHelpAfterUnknownCommand } from './conventions.js';
 import { failureOf } from './exit-codes.js';
 import { writeErr } from './output.js';
 
 try {
-  await withConventions(program).parseAsync(process.argv);
+  const tree = withConventions(program);
+  await tree.parseAsync(withoutHelpAfterUnknownCommand(tree, process.argv.slice(2)), { from: 'user' });
 } catch (err) {
   const failure = failureOf(err);
   if (failure.message !== null) writeErr(`${failure.message}\n`);

@@ -118,6 +118,20 @@ describe('exit codes', () => {
     });
   }
 
+  for (const args of [
+    ['bogus', '--help'],
+    ['pool', 'bogus', '--help'],
+    ['api-key', 'bogus', '-h'],
+    ['dev', 'bogus', '--help'],
+  ]) {
+    it(`cihub ${args.join(' ')}: exit 2 naming the unknown command, not the help and exit 0`, async () => {
+      const res = await runCli(args, { dataDir: freshDataDir(), dataDirFlag: args[0] !== 'dev' });
+      assert.equal(res.code, 2, res.stdout);
+      assert.equal(res.stdout, '');
+      assert.match(res.stderr, /^error: unknown command 'bogus'$/m);
+    });
+  }
+
   for (const [args, usageAt] of [
     [['dashboard', '--bad'], 'cihub dashboard'],
     [['api-key', 'create'], 'cihub api-key create'],
