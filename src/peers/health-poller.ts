@@ -219,7 +219,8 @@ export class HealthPoller {
       s.capabilities = caps;
       s.capabilitiesAtMs = now;
       s.forwardedAtSnapshot = this.#d.forwardsTo(current.nodeFqdn);
-      if (s.probeFailure !== null || current.status !== 'connected') this.#d.logger.info({ peer: row.nodeFqdn }, 'peer reachable');
+      if (s.probeFailure !== null || current.status !== 'connected')
+        this.#d.logger.info({ peer: row.nodeFqdn, failures: current.consecutiveFailures }, 'peer reachable');
       s.probeFailure = null;
       s.probeFailureSince = null;
       s.probeFailureGap = null;
@@ -239,7 +240,9 @@ export class HealthPoller {
     // A failed poll leaves the last trusted snapshot, and any half pairing, as they were.
     const failures = current.consecutiveFailures + 1;
     const failedKind = verdict.kind;
-    if (s.probeFailure !== failedKind) s.probeFailureSince = new Date(now).toISOString();
+    // A failure the operator was not yet told of: the first, or one of another kind than the last.
+    const news = s.probeFailure !== failedKind;
+    if (news) s.probeFailureSince = new Date(now).toISOString();
     s.probeFailure = failedKind;
     s.probeFailureGap = verdict.gap;
     // A probe never sent costs the peer nothing, and polling at the normal cadence clears the
@@ -250,7 +253,11 @@ export class HealthPoller {
     const unreachable = failedKind === 'identity_changed' || failures >= UNREACHABLE_AFTER_FAILURES;
     this.#d.store.update(row.id, { consecutiveFailures: failures, ...(unreachable ? { status: 'unreachable' } : {}) });
     const reason = verdict.reason;
-    this.#d.logger.warn({ peer: row.nodeFqdn, kind: failedKind, failures, reason }, `capabilities probe of ${row.nodeFqdn} failed: ${reason}`);
+    // A peer that stays down fails every poll for as long as it is down: one warning says so, and
+    // the repeats go to debug (the peer row and the metric still count each one). Its first good
+    // poll is logged at info above.
+    const level = news || (unreachable && current.status !== 'unreachable') ? 'warn' : 'debug';
+    this.#d.logger[level]({ peer: row.nodeFqdn, kind: failedKind, failures, reason }, `capabilities probe of ${row.nodeFqdn} failed: ${reason}`);
   }
 
   async #upgrade(row: PeerRow): Promise<void> {
