@@ -14,6 +14,8 @@ describe('--since', () => {
     ['2026-12-01T17:00:00Z', Date.UTC(2026, 11, 1, 17)],
     ['2026-12-01T17:00:00+01:00', Date.UTC(2026, 11, 1, 16)],
     ['2026-12-01T17:00:00', null], // no zone: ambiguous, refused
+    ['2026-02-30T17:00:00Z', null], // no such day: Date.parse read it as 2 March
+    ['2026-12-01 17:00:00Z', null], // a space for the T, as the routing log's since refuses it
     ['10 minutes', null],
     ['yesterday', null],
     ['-5m', null],

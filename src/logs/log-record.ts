@@ -3,6 +3,7 @@
  * message pulled out. The file is this Hub's own output, but a line may be cut by a crash or
  * edited by hand, so anything that is not a JSON object is kept as text with no time or level.
  */
+import { parseSince as parseInstant } from '../routing-log/since.js';
 
 export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 
@@ -75,11 +76,14 @@ export function parseAgeMs(text: string): number | null {
   return age ? Number(age[1]) * UNIT_MS[age[2]!]! : null;
 }
 
-/** `--since`: an ISO time with a zone, or an age such as 30s, 10m, 2h, 1d; null when it is neither. */
+/**
+ * `--since`: an ISO time with a zone, or an age such as 30s, 10m, 2h, 1d; null when it is neither.
+ * The time is read by the routing log's parser, so both --since flags take the same instants:
+ * Date.parse alone took 30 February as 2 March and a space for the T.
+ */
 export function parseSince(text: string, nowMs: number): number | null {
   const ageMs = parseAgeMs(text);
   if (ageMs !== null) return nowMs - ageMs;
-  if (!/(Z|[+-]\d\d:?\d\d)$/i.test(text.trim())) return null;
-  const ms = Date.parse(text);
-  return Number.isFinite(ms) ? ms : null;
+  const instant = parseInstant(text.trim());
+  return instant.ok ? instant.ms : null;
 }

@@ -77,7 +77,11 @@ describe('cihub logs', () => {
     assert.match(recent.stdout, /pool settings changed/);
 
     for (const [flag, value, said] of [
-      ['--since', 'yesterday', /^--since takes an ISO time/],
+      ['--since', 'yesterday', /^--since takes an age such as 30s, 10m, 2h or 1d, or an ISO 8601 time with a zone/],
+      // The same instants `cihub pool log --since` takes, refused in the same words: no 30 February, no space for the T.
+      ['--since', '2026-02-30T12:00:00Z', /^--since "2026-02-30T12:00:00Z" is not a real time\.$/m],
+      ['--since', '2026-11-30 12:00:00Z', /^--since takes an age such as/],
+      ['--since', '2026-11-30T12:00:00 01:00', /has a space where its offset's \+ goes \(give 2026-11-30T12:00:00\+01:00\)/],
       ['--level', 'loud', /^--level takes one of trace, debug/],
       // Names every plain object has: a lookup that reached Object.prototype took them for levels.
       ['--level', 'constructor', /^--level takes one of trace, debug/],

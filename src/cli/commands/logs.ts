@@ -13,6 +13,7 @@ import { LOG_FILE, logDir, logFilesOldestFirst } from '../../logs/log-file.js';
 import { keepRecord, levelNamed, LOG_LEVELS, parseLogLine, parseSince, type LogFilter } from '../../logs/log-record.js';
 import { LogTail } from '../../logs/log-tail.js';
 import { CliError, UsageError } from '../hub-client.js';
+import { sinceRefusalOf } from '../since-flag.js';
 import { renderLogLine } from '../render/log-line.js';
 
 /** How often -f looks for new lines. */
@@ -35,10 +36,7 @@ export function logFilter(opts: Pick<LogsOptions, 'since' | 'level' | 'nowMs'>):
   let sinceMs: number | null = null;
   if (opts.since !== undefined) {
     sinceMs = parseSince(opts.since, opts.nowMs);
-    if (sinceMs === null)
-      throw new UsageError(
-        `--since takes an ISO time with a zone (2026-12-01T18:00:00Z) or an age such as 30s, 10m, 2h or 1d, not ${JSON.stringify(opts.since.slice(0, 40))}.`,
-      );
+    if (sinceMs === null) throw new UsageError(sinceRefusalOf(opts.since));
   }
   let minLevel: number | null = null;
   if (opts.level !== undefined) {

@@ -3,11 +3,12 @@ import type { RoutingLogPage } from '../../routing-log/entry.js';
 import type { PoolSettings } from '../../config/settings-schema.js';
 import { SWITCH_ENV_FLAGS } from '../../config/kill-switch.js';
 import type { PoolStatus } from '../../status/pool-status.js';
-import { parseSince, type SinceProblem } from '../../routing-log/since.js';
+import { parseSince } from '../../routing-log/since.js';
 import { parseAgeMs } from '../../logs/log-record.js';
 import { callHub, findHub, UsageError } from '../hub-client.js';
 import { fetchPoolStatus, fetchPoolStatusWithoutCaps } from '../fetch-pool-status.js';
 import { confirm } from '../confirm.js';
+import { sinceFlagRefusal } from '../since-flag.js';
 import { lineSafe } from '../output.js';
 import { renderPoolStatus } from '../render/pool-status.js';
 import { renderRoutingLog } from '../render/routing-log.js';
@@ -44,28 +45,6 @@ export async function poolLog(opts: CommonOptions & { limit?: number | undefined
   // The Hub runs on this machine, so this clock dates a pending row's wait as the Hub's does.
   const text = renderRoutingLog(lineSafe(page), { now: Date.now() });
   return text.endsWith('\n') ? text : `${text}\n`;
-}
-
-/**
- * The refusal of a `pool log --since` value. The API's sentence tells a caller to send an
- * offset's + as %2B in its query string; here the CLI builds the query, so that advice would
- * be wrong, and a + typed as a space is the one mistake left to name.
- */
-export function sinceFlagRefusal(raw: string, problem: SinceProblem): string {
-  const shown = JSON.stringify(raw.slice(0, 40));
-  const zoneRule = '--since needs a time zone: Z or an offset such as +01:00';
-  switch (problem) {
-    case 'plus_as_space':
-      return `${zoneRule}; ${shown} has a space where its offset's + goes (give ${raw.replace(/ (\d{2}:?\d{2})$/, '+$1')}).`;
-    case 'no_zone':
-      return `${zoneRule}; ${shown} has none (2026-11-30T12:00:00Z, say).`;
-    case 'not_iso':
-      return `--since takes an age such as 30s, 10m, 2h or 1d, or an ISO 8601 time with a zone, such as 2026-11-30T12:00:00Z or 2026-11-30T13:00:00+01:00, not ${shown}.`;
-    case 'not_real':
-      return `--since ${shown} is not a real time.`;
-    case 'out_of_range':
-      return `--since ${shown} is out of range.`;
-  }
 }
 
 export async function poolSwitch(on: boolean, opts: CommonOptions & { yes: boolean; assumeYes: boolean }): Promise<string> {
