@@ -124,14 +124,22 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
   // The Hub's own logger writes stdout and the rotated file `cihub logs` reads (src/logs/log-file.ts).
   const hubLog = opts.logger ? null : createHubLogger(env.logLevel, env.dataDir);
   const logger = opts.logger ?? hubLog!.logger;
+  // What the Hub set aside while starting, kept for status (and so `cihub pool status` and doctor)
+  // as well as the log: a warning only in a log nobody follows goes unseen.
+  const startupWarnings: string[] = [];
+  let starting = true;
+  const warnAtStart = (fields: Record<string, unknown>, text: string): void => {
+    if (starting) startupWarnings.push(text);
+    logger.warn(fields, text);
+  };
   for (const p of env.problems)
-    logger.warn({ variable: p.variable, value: p.value, usedInstead: p.usedInstead }, `${p.variable}=${p.value} ${p.problem}; using ${p.usedInstead}`);
+    warnAtStart({ variable: p.variable, value: p.value, usedInstead: p.usedInstead }, `${p.variable}=${p.value} ${p.problem}; using ${p.usedInstead}`);
   ensureDataDir(env.dataDir);
   // The data dir is this process's now (claimDataDir above), so no temporary file in it is being written.
   const leftovers = removeLeftoverTemporaryFiles(env.dataDir);
   if (leftovers.length > 0) logger.info({ removed: leftovers }, 'removed temporary files an interrupted write left in the data dir');
   const background = new Background({ logger, clock });
-  const settings = new SettingsFile(env.dataDir, (problem) => logger.warn({ settingsFile: problem }, settingsProblemText(problem)));
+  const settings = new SettingsFile(env.dataDir, (problem) => warnAtStart({ settingsFile: problem }, settingsProblemText(problem)));
   const db = openDatabase(join(env.dataDir, DATABASE_FILE_NAME));
   let listeningPort = env.port;
   const apiKeys = new ApiKeyStore(db, clock);
@@ -179,7 +187,8 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
   const routingLog = new RoutingLog({ size: env.routingLogSize, clock, bootId, onSettle: (row) => metrics.onSettle(row) });
   const directions = () => resolvePoolDirections(env, settings.get());
   const peerOrigins = parsePeerOrigins(env.peerOriginsRaw);
-  if (peerOrigins.problems.length > 0) logger.warn({ problems: peerOrigins.problems }, 'HUB_POOL_PEER_ORIGINS has entries that were ignored');
+  if (peerOrigins.problems.length > 0)
+    warnAtStart({ problems: peerOrigins.problems }, `HUB_POOL_PEER_ORIGINS has entries that were ignored: ${peerOrigins.problems.join('; ')}`);
   const peers = buildPoolPeers({ env, db, clock, logger, dispatcher, nameDispatcher, origins: peerOrigins, settings, inFlight, background });
   const lan = new LanPresence({
     enabled: () => settings.get().poolLanDiscovery,
@@ -351,6 +360,7 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
         );
       const usable = pool.usablePeers();
       return buildPoolStatus({
+        startupWarnings,
         directions: directions(),
         settings: settings.get(),
         envMaxPromptTokens: env.maxPromptTokens,
@@ -391,6 +401,7 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
 
   const app = await buildServer(services);
   await app.listen({ port: env.port, host: env.host });
+  starting = false;
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : env.port;
   listeningPort = port;

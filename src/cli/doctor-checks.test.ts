@@ -416,9 +416,22 @@ describe('doctorChecks', () => {
     const v = run();
     assert.equal(v.D1, undefined);
     assert.deepEqual(
-      ['H2', 'C1', 'C2', 'C3', 'C4', 'P1', 'P2', 'D2', 'F1', 'F2', 'F4'].map((c) => v[c]?.verdict),
-      ['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok'],
+      ['H2', 'H3', 'C1', 'C2', 'C3', 'C4', 'P1', 'P2', 'D2', 'F1', 'F2', 'F4'].map((c) => v[c]?.verdict),
+      ['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok'],
     );
+  });
+});
+
+describe('doctorChecks H3: what the Hub set aside as it started', () => {
+  it('passes a Hub that started with everything as given', () => {
+    assert.deepEqual(run().H3, { code: 'H3', verdict: 'ok', found: 'the Hub started with every variable and setting as given', fix: null });
+  });
+
+  it('warns with each warning the Hub logged while starting, and says how to clear them', () => {
+    const h3 = run({ status: { startupWarnings: ['API_TIMEOUT=x is not a number; using 300000', 'settings.json had keys the Hub could not use'] } }).H3;
+    assert.equal(h3?.verdict, 'warn');
+    assert.equal(h3?.found, 'the Hub set aside at start-up: API_TIMEOUT=x is not a number; using 300000 | settings.json had keys the Hub could not use');
+    assert.match(h3?.fix ?? '', /restart the Hub/);
   });
 });
 
@@ -464,8 +477,8 @@ describe('doctorChecks H2: this cihub and the Hub that answered, by version', ()
     const status = buildPoolStatus(statusInputs());
     const checks = doctorChecks({ status, tailscale: healthyTailscale, clocks: [], directories: [daemonOk], hubPort: 5002, versions: SAME_VERSION });
     assert.deepEqual(
-      checks.slice(0, 2).map((c) => c.code),
-      ['H2', 'C1'],
+      checks.slice(0, 3).map((c) => c.code),
+      ['H2', 'H3', 'C1'],
     );
   });
 });
@@ -583,11 +596,12 @@ describe('doctorChecks without a Hub to ask', () => {
       checks.slice(1).map((c) => [c.code, c.verdict]),
       [
         ['H2', 'unknown'],
+        ['H3', 'unknown'],
         ['C1', 'ok'],
         ['C2', 'ok'],
         ['C3', 'ok'],
         ['C4', 'ok'],
-        ...HUB_ONLY_CHECKS.filter((code) => code !== 'H2').map((code) => [code, 'unknown']),
+        ...HUB_ONLY_CHECKS.filter((code) => !code.startsWith('H')).map((code) => [code, 'unknown']),
       ],
     );
     for (const c of checks.filter((c) => c.verdict === 'unknown')) assert.equal(c.found, 'not checked: the Hub is not running (H1)', c.code);
@@ -618,10 +632,10 @@ describe('doctorChecks without a Hub to ask', () => {
       daemon: { ...healthyTailscale.daemon, answered: false, connected: false, nodeFqdn: null, problem: 'tailscale is not installed' },
     });
     assert.deepEqual(
-      [none[2]?.code, none[2]?.verdict, none[2]?.found, none[2]?.fix],
+      [none[3]?.code, none[3]?.verdict, none[3]?.found, none[3]?.fix],
       ['C1', 'fail', 'tailscale is not installed', 'install Tailscale on this machine and connect it (tailscale up)'],
     );
-    const absent = withoutHub({ serve: { ...onLoopback, verdict: 'absent', otherTarget: null, problem: null } })[3];
+    const absent = withoutHub({ serve: { ...onLoopback, verdict: 'absent', otherTarget: null, problem: null } })[4];
     assert.deepEqual([absent?.code, absent?.verdict], ['C2', 'fail']);
     assert.match(absent?.fix ?? '', /tailscale serve --bg --yes --https=443 http:\/\/127\.0\.0\.1:5002/);
   });

@@ -334,11 +334,22 @@ function versionsCheck(versions: HubAnswers['versions']): DoctorCheck {
   return check('H2', 'warn', skew.found, skew.fix);
 }
 
+/** H3: whether the Hub started with every variable and setting as given, or set some aside (its log says the same). */
+function startupCheck(warnings: readonly string[]): DoctorCheck {
+  if (warnings.length === 0) return check('H3', 'ok', 'the Hub started with every variable and setting as given');
+  return check(
+    'H3',
+    'warn',
+    `the Hub set aside at start-up: ${warnings.join(' | ')}`,
+    'fix or unset what it names and restart the Hub (cihub logs --level warn shows the same lines)',
+  );
+}
+
 /**
  * The checks only the Hub can answer, in the order a Hub's doctor lists them (those listed only
  * when they fail left out): the Hub's own (H*) before the Tailscale checks, the rest after them.
  */
-export const HUB_ONLY_CHECKS: readonly string[] = ['H2', 'P1', 'P2', 'E1', 'M1', 'M2', 'D2', 'P3', 'F1', 'F2', 'F4'];
+export const HUB_ONLY_CHECKS: readonly string[] = ['H2', 'H3', 'P1', 'P2', 'E1', 'M1', 'M2', 'D2', 'P3', 'F1', 'F2', 'F4'];
 
 const isHubsOwn = (c: DoctorCheck): boolean => c.code.startsWith('H');
 
@@ -368,6 +379,7 @@ export function doctorChecks(inputs: DoctorInputs): DoctorCheck[] {
   const node = status.localNode;
   const checks: DoctorCheck[] = [
     versionsCheck(inputs.versions),
+    startupCheck(status.startupWarnings),
     tailnetName(node, tailscale),
     serveCheck(tailscale, hubPort),
     certificatesCheck(tailscale),

@@ -96,4 +96,14 @@ describe('GET /status from a Hub still running a release before this CLI', () =>
     answer = CURRENT;
     assert.deepEqual(await fetchPoolStatus(findHub(dir)), CURRENT);
   });
+
+  it('a document from a Hub with contextCaps but before startupWarnings reads as one that set nothing aside', async () => {
+    answer = (({ startupWarnings: _dropped, ...rest }) => rest)(CURRENT);
+    assert.deepEqual((await fetchPoolStatus(findHub(dir))).startupWarnings, []);
+  });
+
+  it('startupWarnings that are not a list of sentences are refused by name, not printed', async () => {
+    answer = { ...CURRENT, startupWarnings: [{ text: 'x' }] };
+    await assert.rejects(fetchPoolStatus(findHub(dir)), refusedAs(/startupWarnings is not a list of sentences/));
+  });
 });

@@ -19,6 +19,13 @@ export async function fetchPoolStatus(hub: HubTarget): Promise<PoolStatus> {
       `The Hub at ${hub.url} is older than this cihub (${CIHUB_VERSION}): its status has no contextCaps, so this CLI cannot read it. Restart the Hub with \`cihub serve\` (or its service manager) so the two agree.`,
     );
   }
+  // startupWarnings came after contextCaps: a Hub from between the two started with none it could report.
+  const warnings = (status as { startupWarnings?: unknown }).startupWarnings;
+  if (warnings === undefined) return { ...status, startupWarnings: [] };
+  if (!Array.isArray(warnings) || !warnings.every((w) => typeof w === 'string'))
+    throw new CliError(
+      `The Hub at ${hub.url} sent a status whose startupWarnings is not a list of sentences, so this CLI cannot read it (cihub ${CIHUB_VERSION}).`,
+    );
   return status;
 }
 

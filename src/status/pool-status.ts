@@ -121,6 +121,8 @@ export interface PoolStatus {
   readonly withheld: { readonly outputFaults: readonly WithheldEntry[]; readonly unservable: readonly WithheldEntry[] };
   /** What this Hub's and its connected peers' context caps say together: the caps, and who names none among them (context-caps.ts). */
   readonly contextCaps: ContextCapFindings;
+  /** What the Hub set aside as it started (a variable it could not use, settings.json keys it ignored), as its log said it. */
+  readonly startupWarnings: readonly string[];
 }
 
 /**
@@ -145,6 +147,8 @@ export interface PinStatus {
 }
 
 export interface StatusInputs {
+  /** The warnings the Hub logged while starting; absent reads as none. */
+  readonly startupWarnings?: readonly string[];
   /** Slot statements and throughput (placement-status.ts); absent leaves those fields out. */
   readonly placement?: { readonly book: ThroughputBook; readonly peerFacts: (peerId: string) => PeerSnapshotFacts | null; readonly nowMs: number };
   /** GPU pressure and hardware tier (machine-status.ts); absent leaves those fields out. */
@@ -279,6 +283,7 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
     models: poolModels(input.backends, input.usablePeers ?? []),
     withheld: input.withheld ?? { outputFaults: [], unservable: [] },
     contextCaps: contextCapFindings(input.settings.inferenceMaxNumCtx, input.peers),
+    startupWarnings: input.startupWarnings ?? [],
   };
 }
 

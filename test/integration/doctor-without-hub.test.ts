@@ -47,7 +47,7 @@ describe('cihub pool doctor with no Hub running for the data dir', () => {
     assert.equal(byCode.C2?.fix, `run once on this machine: tailscale serve --bg --yes --https=443 http://127.0.0.1:${port}`);
     assert.deepEqual(
       checks.filter((c) => c.verdict === 'unknown').map((c) => [c.code, c.found]),
-      ['H2', 'P1', 'P2', 'E1', 'M1', 'M2', 'D2', 'P3', 'F1', 'F2', 'F4'].map((c) => [c, 'not checked: the Hub is not running (H1)']),
+      ['H2', 'H3', 'P1', 'P2', 'E1', 'M1', 'M2', 'D2', 'P3', 'F1', 'F2', 'F4'].map((c) => [c, 'not checked: the Hub is not running (H1)']),
     );
     assert.ok(!fake.calls().some((c) => c.includes('--bg')), 'doctor only reads: it never publishes the Hub itself');
   });
@@ -84,7 +84,8 @@ describe('cihub pool doctor with no Hub running for the data dir', () => {
       ),
     );
     assert.match(lines[1] ?? '', /^\? H2 +not checked: the Hub is not running \(H1\)/);
-    assert.match(lines[3] ?? '', new RegExp(`^✓ C2 +Tailscale Serve publishes this Hub at https://hub-a\\.tail0\\.ts\\.net/ \\(port ${hubPort}\\)`));
-    assert.match(lines[6] ?? '', /^\? P1 +not checked: the Hub is not running \(H1\)/);
+    assert.match(lines[2] ?? '', /^\? H3 +not checked: the Hub is not running \(H1\)/);
+    assert.match(lines[4] ?? '', new RegExp(`^✓ C2 +Tailscale Serve publishes this Hub at https://hub-a\\.tail0\\.ts\\.net/ \\(port ${hubPort}\\)`));
+    assert.match(lines[7] ?? '', /^\? P1 +not checked: the Hub is not running \(H1\)/);
   });
 });

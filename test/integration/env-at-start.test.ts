@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HEAP_GROWING_PERCENT } from '../../src/util/heap-growth.js';
 import { freshDataDir, runCli, startHubProcess } from '../helpers/hub-process.js';
@@ -45,6 +45,41 @@ describe('environment values at start', () => {
       );
       const status = await hub.api<{ enabled: boolean }>('GET', '/api/inference/pool/status');
       assert.equal(status.json.enabled, true, 'the refused flag did not switch pooling off');
+    } finally {
+      await hub.stop();
+    }
+  });
+
+  it('reports what it set aside at start in status, `cihub pool status` and doctor H3, not only in its log; a later refused change adds nothing', async () => {
+    const dataDir = freshDataDir();
+    writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ poolHealthPollSeconds: 20, poolNoSuchSetting: true }), { mode: 0o600 });
+    const hub = await startHubProcess({ dataDir, env: { HUB_POOL_ROUTING_LOG_SIZE: 'big' } });
+    try {
+      const logged = hub
+        .log()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { level: number; msg: string })
+        .filter((l) => l.level === 40)
+        .map((l) => l.msg);
+      const sizeWarning = 'HUB_POOL_ROUTING_LOG_SIZE=big is not a whole number; using 200';
+      assert.ok(logged.includes(sizeWarning), logged.join('\n'));
+      const settingsWarning = logged.find((m) => m.startsWith('settings.json had keys the Hub could not use'));
+      assert.ok(settingsWarning?.includes('poolNoSuchSetting'), logged.join('\n'));
+
+      assert.equal((await hub.api('PATCH', '/api/inference/pool/settings', { poolHealthPollSeconds: 5 })).status, 400);
+      const status = await hub.api<{ startupWarnings: string[] }>('GET', '/api/inference/pool/status');
+      assert.deepEqual(status.json.startupWarnings, [sizeWarning, settingsWarning], 'the same sentences as the log, in its order');
+
+      const shown = await runCli(['pool', 'status'], { dataDir });
+      assert.equal(shown.code, 0, shown.stderr);
+      assert.ok(shown.stdout.includes(`!! at start-up: ${sizeWarning}`), shown.stdout);
+      assert.ok(shown.stdout.includes(`!! at start-up: ${settingsWarning}`), shown.stdout);
+
+      const doctor = await runCli(['pool', 'doctor', '--json'], { dataDir });
+      const h3 = (JSON.parse(doctor.stdout) as { checks: { code: string; verdict: string; found: string }[] }).checks.find((c) => c.code === 'H3');
+      assert.equal(h3?.verdict, 'warn');
+      assert.ok(h3?.found.includes(sizeWarning), h3?.found);
     } finally {
       await hub.stop();
     }

@@ -152,6 +152,16 @@ const CASES: readonly Case[] = [
     includes: [`!! peers are dialled through HUB_POOL_PEER_ORIGINS (development): ${PEER} → http://127.0.0.1:4002`],
   },
   {
+    name: 'what the Hub set aside as it started is said loudly, one line each',
+    status: status({
+      startupWarnings: ['OTEL_EXPORTER_OTLP_HEADERS is set, but no endpoint is; using no export', 'settings.json had keys the Hub could not use'],
+    }),
+    includes: [
+      '  !! at start-up: OTEL_EXPORTER_OTLP_HEADERS is set, but no endpoint is; using no export',
+      '  !! at start-up: settings.json had keys the Hub could not use',
+    ],
+  },
+  {
     name: 'a connected signed peer: routing is active, its models join the pool, single-node models are marked',
     status: usable(status({ peers: [peer()], usablePeers: [usablePeerFixture(PEER, peer().backends ?? [], { peerId: peer().id })] })),
     includes: [

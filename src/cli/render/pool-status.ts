@@ -62,6 +62,7 @@ export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary 
   if (origins.active) {
     lines.push(`  !! peers are dialled through HUB_POOL_PEER_ORIGINS (development): ${origins.entries.map((e) => `${e.name} → ${e.origin}`).join(', ')}`);
   }
+  for (const warning of status.startupWarnings) lines.push(`  !! at start-up: ${warning}`);
   lines.push('');
   lines.push('This node');
   lines.push(...thisNodeLines(status));
