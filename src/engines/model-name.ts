@@ -30,6 +30,18 @@ export function isReadableModelName(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= MAX_MODEL_NAME_LENGTH && !UNPRINTABLE.test(value);
 }
 
+/** Characters of a peer's engine kind kept: every kind this Hub knows is a short word. */
+export const MAX_ENGINE_KIND_LENGTH = 32;
+
+/**
+ * A peer's engine kind as this Hub keeps it, cut to MAX_ENGINE_KIND_LENGTH; null when it is not
+ * readable by the model-name rule. The kind is printed by status, the CLI and the dashboard, so
+ * it is held to the same rule as the names listed under it.
+ */
+export function readableEngineKind(value: unknown): string | null {
+  return isReadableModelName(value) ? value.slice(0, MAX_ENGINE_KIND_LENGTH) : null;
+}
+
 /**
  * A tag is a ':' after the last '/'. Read in place, building no string: isSameModel asks it of
  * the requested name for each listed model it compares.

@@ -458,6 +458,16 @@ describe('readCapabilities: the engines a peer lists', () => {
     assert.equal(read({ backends: [{ kind: 'k'.repeat(40), models: [] }] }).backends[0]?.kind, 'k'.repeat(32));
   });
 
+  it('drops an engine whose kind holds a control character or an invisible direction mark, with its models, and keeps the rest', () => {
+    const unprintable = ['oll\u001b[2Jama', 'bell\u0007', 'c1\u009b31m', 'rtl\u202evllm', 'del\u007f', 'k'.repeat(40) + '\u001b]0;owned\u0007'];
+    const caps = read({ backends: [...unprintable.map((kind) => ({ kind, models: ['evil:1b'] })), { kind: 'ollama', models: ['a:1b'] }] });
+    assert.deepEqual(caps.backends, [{ kind: 'ollama', models: ['a:1b'] }]);
+  });
+
+  it('drops an engine whose kind is empty', () => {
+    assert.deepEqual(read({ backends: [{ kind: '', models: ['a:1b'] }] }).backends, []);
+  });
+
   it('reads at most 4,000 model names across all engines: the engines past the bound read with none', () => {
     const names = (prefix: string) => Array.from({ length: MAX_PEER_MODELS_PER_ENGINE }, (_, i) => `${prefix}${i}`);
     const caps = read({

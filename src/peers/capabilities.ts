@@ -12,7 +12,7 @@
 import { MAX_CONTAINERS } from '../containers/docker-api.js';
 import { NODE_UUID_PATTERN } from '../pairing/identity-claim.js';
 import type { BackendView } from '../engines/types.js';
-import { isReadableModelName } from '../engines/model-name.js';
+import { isReadableModelName, readableEngineKind } from '../engines/model-name.js';
 import { readThroughputAdvert, type ThroughputAdvert } from './throughput-advert.js';
 import { isHardwareTier, type HardwareTier } from '../machine/hardware-tier.js';
 import { MAX_PRESSURE } from '../placement/peer-load.js';
@@ -248,7 +248,10 @@ function readBackends(value: unknown): { kind: string; models: string[] }[] {
   const backends: { kind: string; models: string[] }[] = [];
   let total = 0;
   for (const entry of value.slice(0, MAX_PEER_BACKENDS)) {
-    if (!isPlainObject(entry) || typeof entry.kind !== 'string' || !Array.isArray(entry.models)) continue;
+    // An engine whose kind is not readable is dropped with its models: its kind would reach
+    // every screen that lists the peer's engines, escapes included.
+    const kind = isPlainObject(entry) ? readableEngineKind(entry.kind) : null;
+    if (!isPlainObject(entry) || kind === null || !Array.isArray(entry.models)) continue;
     const models: string[] = [];
     for (const m of entry.models) {
       if (models.length >= MAX_PEER_MODELS_PER_ENGINE || total >= MAX_PEER_MODELS_TOTAL) break;
@@ -257,7 +260,7 @@ function readBackends(value: unknown): { kind: string; models: string[] }[] {
         total += 1;
       }
     }
-    backends.push({ kind: entry.kind.slice(0, 32), models });
+    backends.push({ kind, models });
   }
   return backends;
 }
