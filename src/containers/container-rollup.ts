@@ -3,7 +3,7 @@
  * totals over the compose projects it manages, never a name. Pure: built from what the Docker
  * socket answered (docker-api.ts), and gated on freshness before it is published.
  */
-import type { ContainerRollup } from '../peers/capabilities.js';
+import { MAX_CONTAINER_CPU_PERCENT, MAX_CONTAINER_MEMORY_BYTES, type ContainerRollup } from '../peers/capabilities.js';
 
 /** The sampler collects once a minute (the spec's runtime monitor cadence). */
 export const CONTAINER_SAMPLE_INTERVAL_MS = 60_000;
@@ -66,6 +66,20 @@ export function rollupOf(containers: readonly ListedContainer[], usage: readonly
     cpuPercent: Math.round(usage.reduce((sum, u) => sum + u.cpuPercent, 0) * 100) / 100,
     memoryBytes: usage.reduce((sum, u) => sum + u.memoryBytes, 0),
   };
+}
+
+/**
+ * Why a rollup's totals are no measurement, or null when they can be one. Docker's figures are
+ * finite one by one, yet a share of CPU time or a sum of memory can overflow to Infinity (which
+ * JSON writes as null) or pass what any host has; either would go out as CPU or memory stated,
+ * and every peer refuses such a rollup on read, so the bounds are the readers' own.
+ */
+export function implausibleTotals(rollup: ContainerRollup): string | null {
+  const cpu = rollup.cpuPercent;
+  const memory = rollup.memoryBytes;
+  if (!Number.isFinite(cpu) || cpu > MAX_CONTAINER_CPU_PERCENT) return `Docker reported CPU use no host has (over ${MAX_CONTAINER_CPU_PERCENT} % of one core)`;
+  if (!Number.isFinite(memory) || memory > MAX_CONTAINER_MEMORY_BYTES) return `Docker reported memory use no host has (over 2^53 bytes)`;
+  return null;
 }
 
 /** What is published: the last collection while it is fresh and sharing is on; otherwise nothing (the key is absent). */

@@ -11,6 +11,7 @@ import type { Background } from '../util/background.js';
 import type { Clock } from '../util/clock.js';
 import {
   CONTAINER_SAMPLE_INTERVAL_MS,
+  implausibleTotals,
   publishedRollup,
   rollupOf,
   usageOf,
@@ -106,7 +107,10 @@ export class ContainerSampler {
         usage.push(usageOf(s.value));
       }
     }
-    this.#sample = { rollup: rollupOf(listed, usage), atMs: this.#d.clock.nowMs() };
+    const rollup = rollupOf(listed, usage);
+    const implausible = implausibleTotals(rollup);
+    if (implausible !== null) return this.#fail(`${implausible}; CPU and memory are not stated`);
+    this.#sample = { rollup, atMs: this.#d.clock.nowMs() };
     this.#problem = null;
   }
 

@@ -58,8 +58,10 @@ export interface FakeContainer {
 }
 
 export interface FakeDockerOptions {
-  /** The containers the daemon holds; FAKE_CONTAINERS unless given. Every one answers FAKE_STATS. */
+  /** The containers the daemon holds; FAKE_CONTAINERS unless given. */
   readonly containers?: readonly FakeContainer[];
+  /** The stats answer every container gives; FAKE_STATS unless given. */
+  readonly stats?: unknown;
   /** Called with a container's id as each stats request arrives, before it is answered. */
   readonly onStats?: (id: string) => void;
 }
@@ -96,7 +98,7 @@ export function startFakeDocker(opts: FakeDockerOptions = {}): Promise<FakeDocke
     const stats = /^\/containers\/([^/]+)\/stats$/.exec(url.pathname);
     if (stats) {
       opts.onStats?.(stats[1]!);
-      return containers.some((c) => c.Id === stats[1]) ? json(200, FAKE_STATS) : json(404, { message: 'No such container' });
+      return containers.some((c) => c.Id === stats[1]) ? json(200, opts.stats ?? FAKE_STATS) : json(404, { message: 'No such container' });
     }
     if (url.pathname === `/containers/${hostname()}/json`) return json(200, { Id: 'self', Config: { Labels: { [COMPOSE_LABEL]: 'lab' } } });
     return json(404, { message: 'page not found' });

@@ -46,6 +46,32 @@ describe('container totals cover every running container, or are not stated', ()
     assert.deepEqual(own, { running: 250, stopped: 2, total: 252, cpuPercent: 25_000, memoryBytes: 200_000 });
   });
 
+  it('states no totals when Docker reports CPU or memory past what any host has, rather than sums that are not numbers', async () => {
+    // Finite, and each passes the socket's schema, yet the arithmetic overflows: 1e308 of CPU time
+    // in one unit of system time, and two containers of 1e308 bytes each.
+    const docker = await startFakeDocker({
+      containers: project(2, 1),
+      stats: {
+        cpu_stats: { cpu_usage: { total_usage: 1e308 }, system_cpu_usage: 2, online_cpus: 4 },
+        precpu_stats: { cpu_usage: { total_usage: 0 }, system_cpu_usage: 1 },
+        memory_stats: { usage: 1e308 },
+      },
+    });
+    closing.push(() => docker.close());
+    const hub: HubProcess = await startHubProcess({ env: { HUB_DOCKER_SOCKET: docker.socket, HUB_COMPOSE_PROJECTS: 'big' } });
+    closing.push(async () => {
+      await hub.stop();
+    });
+
+    const containers = await eventually(async () => {
+      const status = await hub.api<PoolStatus>('GET', '/api/inference/pool/status');
+      const c = status.json.localNode.containers;
+      return c !== null && (c.rollup !== null || c.problem !== null) ? c : null;
+    }, "the Hub's first container collection");
+    assert.equal(containers.rollup, null, JSON.stringify(containers.rollup));
+    assert.match(containers.problem ?? '', /CPU|memory/);
+  });
+
   it('fails a collection that has not read every running container within one interval, rather than state part of the sums', async () => {
     const clock = new ManualClock();
     let first = true;
