@@ -75,7 +75,7 @@ export function pollTraffic(fleet: FleetSpec, nodes: number, pollSeconds = DEFAU
     hardwareTier: 'high-end',
     maxNumCtx: 65536,
     ollamaSlots: 4,
-    throughput: advertOf([{ node: 'local', backendId: 'ollama', model: fleet.model, bands, decodeTokensPerSec: 31.5 }]),
+    throughput: advertOf([{ node: 'local', backendId: 'ollama', model: fleet.model, bands, decodeTokensPerSec: 31.5, decodeAgeMs: 0 }]),
   });
   const bodyBytes = Buffer.byteLength(JSON.stringify(doc));
   const perMinute = (60 / pollSeconds) * (nodes - 1);

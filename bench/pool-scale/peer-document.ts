@@ -42,6 +42,6 @@ export function peerDocument(nodeUuid: string, index: number, inFlight = 0, mode
     maxNumCtx: 65536,
     ollamaSlots: 4,
     gpuPressure: index % 3,
-    throughput: advertOf([{ node: 'local', backendId: 'ollama', model: CHAT_MODEL, bands, decodeTokensPerSec: 31.5 }]),
+    throughput: advertOf([{ node: 'local', backendId: 'ollama', model: CHAT_MODEL, bands, decodeTokensPerSec: 31.5, decodeAgeMs: 0 }]),
   });
 }

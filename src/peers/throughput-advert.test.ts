@@ -24,19 +24,32 @@ describe('readThroughputAdvert: untrusted, bounded', () => {
     }));
 });
 
+describe("readThroughputAdvert: a decode rate's age", () => {
+  it('keeps the age a peer sends with its rate', () =>
+    assert.deepEqual(readThroughputAdvert({ m: { bands: [], decodeTokensPerSec: 30, decodeAgeMs: 60_000 } }), {
+      m: { bands: [], decodeTokensPerSec: 30, decodeAgeMs: 60_000 },
+    }));
+  it('reads a rate sent without an age (an older build) as it did', () =>
+    assert.deepEqual(readThroughputAdvert({ m: { bands: [], decodeTokensPerSec: 30 } }), { m: { bands: [], decodeTokensPerSec: 30 } }));
+  it('refuses an age below zero, fractional, or past the 2 hours a reading is kept', () => {
+    for (const decodeAgeMs of [-1, 0.5, FORGET_AFTER_MS + 1, '60000'])
+      assert.equal(readThroughputAdvert({ m: { bands: [], decodeTokensPerSec: 30, decodeAgeMs } }), null, String(decodeAgeMs));
+  });
+});
+
 describe('advertOf: what this node advertises', () => {
   it('is null when nothing has been timed, so the key is left out', () => assert.equal(advertOf([]), null));
   it('per model, the slowest reading of each band across the engines holding it', () => {
     const advert = advertOf([
-      { node: 'local', backendId: 'ollama', model: 'm', bands: [band(4096, 300), band(8192, 200)], decodeTokensPerSec: 40 },
-      { node: 'local', backendId: 'vllm', model: 'm', bands: [band(4096, 100)], decodeTokensPerSec: 60 },
+      { node: 'local', backendId: 'ollama', model: 'm', bands: [band(4096, 300), band(8192, 200)], decodeTokensPerSec: 40, decodeAgeMs: 90_000.4 },
+      { node: 'local', backendId: 'vllm', model: 'm', bands: [band(4096, 100)], decodeTokensPerSec: 60, decodeAgeMs: 1_000 },
     ]);
-    assert.deepEqual(advert, { m: { bands: [band(4096, 100), band(8192, 200)], decodeTokensPerSec: 40 } });
+    assert.deepEqual(advert, { m: { bands: [band(4096, 100), band(8192, 200)], decodeTokensPerSec: 40, decodeAgeMs: 90_000 } });
   });
   it('advertises a model named like a member of every object as any other', () => {
     const advert = advertOf([
-      { node: 'local', backendId: 'ollama', model: 'constructor', bands: [band(4096, 300)], decodeTokensPerSec: null },
-      { node: 'local', backendId: 'ollama', model: 'toString', bands: [band(4096, 200)], decodeTokensPerSec: null },
+      { node: 'local', backendId: 'ollama', model: 'constructor', bands: [band(4096, 300)], decodeTokensPerSec: null, decodeAgeMs: null },
+      { node: 'local', backendId: 'ollama', model: 'toString', bands: [band(4096, 200)], decodeTokensPerSec: null, decodeAgeMs: null },
     ]);
     assert.deepEqual(JSON.parse(JSON.stringify(advert)), {
       constructor: { bands: [band(4096, 300)], decodeTokensPerSec: null },

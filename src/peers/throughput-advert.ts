@@ -31,6 +31,8 @@ const BAND = z
 const MODEL_ADVERT = z.object({
   bands: z.array(BAND).max(MAX_ADVERTISED_BANDS),
   decodeTokensPerSec: z.number().positive().max(MAX_TOKENS_PER_SEC).nullable(),
+  // Optional: a peer on a build before it sends none, and its rate then has no age to show.
+  decodeAgeMs: z.number().int().min(0).max(FORGET_AFTER_MS).nullable().optional(),
 });
 
 export type AdvertisedBand = z.infer<typeof BAND>;
@@ -55,22 +57,30 @@ export function readThroughputAdvert(value: unknown): ThroughputAdvert | null {
  */
 export function advertOf(local: readonly EstimateView[]): ThroughputAdvert | null {
   // By model in a Map: a model named `constructor` found Object.prototype's member in a plain object.
-  const out = new Map<string, { bands: Map<number, AdvertisedBand>; decodeTokensPerSec: number | null }>();
+  const out = new Map<string, { bands: Map<number, AdvertisedBand>; decodeTokensPerSec: number | null; decodeAgeMs: number | null }>();
   for (const e of local) {
     let m = out.get(e.model);
-    if (m === undefined) out.set(e.model, (m = { bands: new Map(), decodeTokensPerSec: null }));
+    if (m === undefined) out.set(e.model, (m = { bands: new Map(), decodeTokensPerSec: null, decodeAgeMs: null }));
     for (const b of e.bands) {
       const have = m.bands.get(b.fromTokens);
       if (have === undefined || b.tokensPerSec < have.tokensPerSec)
         m.bands.set(b.fromTokens, { ...b, tokensPerSec: b.tokensPerSec, ageMs: Math.round(b.ageMs) });
     }
-    if (e.decodeTokensPerSec !== null) m.decodeTokensPerSec = Math.min(m.decodeTokensPerSec ?? Infinity, e.decodeTokensPerSec);
+    // The slowest engine's rate, with the age of that reading.
+    if (e.decodeTokensPerSec !== null && (m.decodeTokensPerSec === null || e.decodeTokensPerSec < m.decodeTokensPerSec)) {
+      m.decodeTokensPerSec = e.decodeTokensPerSec;
+      m.decodeAgeMs = e.decodeAgeMs === null ? null : Math.round(e.decodeAgeMs);
+    }
   }
   if (out.size === 0) return null;
   return Object.fromEntries(
     [...out].map(([model, m]) => [
       model,
-      { bands: [...m.bands.values()].sort((a, b) => a.fromTokens - b.fromTokens), decodeTokensPerSec: m.decodeTokensPerSec },
+      {
+        bands: [...m.bands.values()].sort((a, b) => a.fromTokens - b.fromTokens),
+        decodeTokensPerSec: m.decodeTokensPerSec,
+        ...(m.decodeAgeMs === null ? {} : { decodeAgeMs: m.decodeAgeMs }),
+      },
     ]),
   );
 }

@@ -47,12 +47,22 @@ export function peerPlacementStatus(name: string, facts: PeerSnapshotFacts | nul
   };
 }
 
-/** The advert with each band's age counted to now, forgotten bands and then empty models dropped. */
+/**
+ * The advert with each band's and the decode rate's age counted to now, forgotten readings and
+ * then empty models dropped. decodeAgeMs is always present here: null when there is no rate, or
+ * when the peer (an older build) sent a rate without its age.
+ */
 function agedAdvert(facts: PeerSnapshotFacts | null, nowMs: number): ThroughputAdvert | null {
   if (facts === null || facts.throughput === null || facts.snapshotAtMs === null) return null;
   const since = Math.max(0, nowMs - facts.snapshotAtMs);
   const models = Object.entries(facts.throughput)
-    .map(([model, m]) => [model, { ...m, bands: m.bands.map((b) => ({ ...b, ageMs: b.ageMs + since })).filter((b) => b.ageMs <= FORGET_AFTER_MS) }] as const)
+    .map(([model, m]) => {
+      const decodeAgeMs = m.decodeTokensPerSec === null || m.decodeAgeMs == null ? null : m.decodeAgeMs + since;
+      // Forgotten after 2 hours, as this node's own decode readings are; an ageless rate cannot be aged out.
+      const forgotten = decodeAgeMs !== null && decodeAgeMs > FORGET_AFTER_MS;
+      const bands = m.bands.map((b) => ({ ...b, ageMs: b.ageMs + since })).filter((b) => b.ageMs <= FORGET_AFTER_MS);
+      return [model, { bands, decodeTokensPerSec: forgotten ? null : m.decodeTokensPerSec, decodeAgeMs: forgotten ? null : decodeAgeMs }] as const;
+    })
     .filter(([, m]) => m.bands.length > 0 || m.decodeTokensPerSec !== null);
   return models.length === 0 ? null : Object.fromEntries(models);
 }

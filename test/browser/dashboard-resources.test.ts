@@ -100,7 +100,7 @@ describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEO
     await local.getByTestId('failed-30m').getByText('2 (1 abandoned by the caller)', { exact: true }).waitFor();
   });
 
-  it('measured speed marks a reading that missed its deadline as a bound, and says how old each reading is', async () => {
+  it('measured speed marks a reading that missed its deadline as a bound, and says how old each reading is, the decode rate included', async () => {
     const { page, context } = await openPage(browser);
     await signInByLink(page, pool.a.process);
     // This Hub's readings rewritten to one that missed its deadline and one that did not: a real
@@ -112,7 +112,10 @@ describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEO
         { fromTokens: 4096, promptTokens: 5000, tokensPerSec: 812.4, deadline: true, ageMs: 180_000 },
         { fromTokens: 16_384, promptTokens: 20_000, tokensPerSec: 400, deadline: false, ageMs: 30_000 },
       ];
-      status.localNode.throughput = { estimates: [{ node: 'local', backendId: 'ollama', model: SHARED, bands, decodeTokensPerSec: null }], advertised: null };
+      status.localNode.throughput = {
+        estimates: [{ node: 'local', backendId: 'ollama', model: SHARED, bands, decodeTokensPerSec: 42.4, decodeAgeMs: 240_000 }],
+        advertised: null,
+      };
       await route.fulfill({ response: answer, json: status });
     });
     await page.getByRole('link', { name: 'Resources' }).click();
@@ -120,7 +123,7 @@ describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEO
     await speed
       .getByText(
         `${SHARED} on ollama: ≤812 tokens/s reading prompts of 4k tokens or more (missed its deadline, so at least this slow; 3 min ago); ` +
-          '400 tokens/s reading prompts of 16k tokens or more (30 s ago), timed by this Hub',
+          '400 tokens/s reading prompts of 16k tokens or more (30 s ago), timed by this Hub (writes 42 tokens/s, 4 min ago)',
         { exact: true },
       )
       .waitFor();

@@ -160,4 +160,30 @@ describe('throughput-aware placement', () => {
     const own = (await c.status()).localNode.throughput?.advertised?.[MODEL];
     assert.ok(own !== undefined && own.bands.length > 0, 'c shows what it advertises');
   });
+
+  it(
+    'a decode rate is shown with its age: timed by the node itself, timed by the entry node, and as the node advertises it',
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      const { a, c } = pool();
+      const timedAt = Date.now();
+      assert.equal(await measure(a, nodeName('c'), 20_000), nodeName('c'));
+      const own = (await c.status()).localNode.throughput!.estimates.find((e) => e.model === MODEL)!;
+      // The whole test runs within its timeout, so no reading it took can be older.
+      const fresh = (ageMs: number | null | undefined) => typeof ageMs === 'number' && ageMs >= 0 && ageMs <= Date.now() - timedAt + TEST_TIMEOUT_MS;
+      assert.ok(own.decodeTokensPerSec !== null && fresh(own.decodeAgeMs), JSON.stringify(own));
+      const advertised = await eventually(
+        async () => {
+          const s = await a.status();
+          const m = s.peers.find((p) => p.nodeFqdn === nodeName('c'))?.throughput?.advertised?.[MODEL];
+          return m?.decodeTokensPerSec != null ? m : null;
+        },
+        "a to read c's advertised decode rate",
+        30_000,
+      );
+      assert.ok(fresh(advertised.decodeAgeMs), JSON.stringify(advertised));
+      const timedHere = (await a.status()).peers.find((p) => p.nodeFqdn === nodeName('c'))!.throughput!.observed.find((e) => e.model === MODEL)!;
+      assert.ok(timedHere.decodeTokensPerSec !== null && fresh(timedHere.decodeAgeMs), JSON.stringify(timedHere));
+    },
+  );
 });

@@ -89,10 +89,14 @@ export interface ThroughputEstimate {
   readonly model: string;
   readonly bands: readonly ThroughputBand[];
   readonly decodeTokensPerSec: number | null;
+  /** How long ago the decode rate was timed; null when there is none. Absent from a Hub that predates it. */
+  readonly decodeAgeMs?: number | null;
 }
 
-/** What a node advertises of its own readings, per model. */
-export type ThroughputAdvert = Readonly<Record<string, { readonly bands: readonly ThroughputBand[]; readonly decodeTokensPerSec: number | null }>>;
+/** What a node advertises of its own readings, per model; decodeAgeMs is null when the node (an older build) sent no age with its rate. */
+export type ThroughputAdvert = Readonly<
+  Record<string, { readonly bands: readonly ThroughputBand[]; readonly decodeTokensPerSec: number | null; readonly decodeAgeMs?: number | null }>
+>;
 
 export interface PoolSettings {
   readonly poolEnabled: boolean;

@@ -330,6 +330,7 @@ interface Timed {
   /** deadline: the reading missed its first-byte deadline, so its rate is an upper bound (the node is at least this slow). */
   readonly bands: readonly Pick<ThroughputBand, 'fromTokens' | 'tokensPerSec' | 'deadline' | 'ageMs'>[];
   readonly decodeTokensPerSec: number | null;
+  readonly decodeAgeMs?: number | null;
 }
 
 const tps = (n: number): string => `${Math.round(n).toLocaleString()} tokens/s`;
@@ -348,5 +349,8 @@ function bandWords(b: Timed['bands'][number]): string {
 export function speedLine(label: string, t: Timed, source: string): string {
   const bands = [...t.bands].sort((a, b) => a.fromTokens - b.fromTokens).map(bandWords);
   const reading = bands.length === 0 ? 'prompt reading not timed' : bands.join('; ');
-  return `${label}: ${reading}, ${source}${t.decodeTokensPerSec === null ? '' : ` (writes ${tps(t.decodeTokensPerSec)})`}`;
+  return `${label}: ${reading}, ${source}${t.decodeTokensPerSec === null ? '' : ` (writes ${tps(t.decodeTokensPerSec)}, ${decodeAge(t.decodeAgeMs)})`}`;
 }
+
+/** A decode rate's age; a Hub on an older build sends a rate without one, and that is said rather than shown as current. */
+const decodeAge = (ageMs: number | null | undefined): string => (ageMs == null ? 'its age not reported' : readingAge(ageMs));

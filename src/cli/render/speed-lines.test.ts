@@ -21,11 +21,22 @@ describe('status: slots and measured speed', () => {
   it("lists this node's bands and a peer's advertised ones, each with size, rate and age", () => {
     const lines = speedLines(
       status(
-        { throughput: { estimates: [{ node: 'local', backendId: 'ollama', model: 'qwen3:8b', bands: [band], decodeTokensPerSec: 41.7 }], advertised: null } },
+        {
+          throughput: {
+            estimates: [{ node: 'local', backendId: 'ollama', model: 'qwen3:8b', bands: [band], decodeTokensPerSec: 41.7, decodeAgeMs: 3 * 60_000 }],
+            advertised: null,
+          },
+        },
         [
           {
             nodeFqdn: 'core-6.tail0.ts.net',
-            throughput: { observed: [], advertised: { 'qwen3:8b': { bands: [{ ...band, tokensPerSec: 20, deadline: true }], decodeTokensPerSec: null } } },
+            throughput: {
+              observed: [],
+              advertised: {
+                'qwen3:8b': { bands: [{ ...band, tokensPerSec: 20, deadline: true }], decodeTokensPerSec: 30, decodeAgeMs: 45_000 },
+                'old:1b': { bands: [], decodeTokensPerSec: 12, decodeAgeMs: null },
+              },
+            },
           },
         ] as unknown as PoolStatus['peers'],
       ),
@@ -33,8 +44,9 @@ describe('status: slots and measured speed', () => {
     assert.deepEqual(lines, [
       '',
       'Measured speed (prefill per prompt-size band, in estimated tokens)',
-      '  local ollama qwen3:8b: 8192+: 480 tok/s on 10000 tokens, 2 min ago · decode 42 tok/s',
-      '  core-6.tail0.ts.net qwen3:8b (advertised): 8192+: ≤20 tok/s (missed its deadline) on 10000 tokens, 2 min ago',
+      '  local ollama qwen3:8b: 8192+: 480 tok/s on 10000 tokens, 2 min ago · decode 42 tok/s, 3 min ago',
+      '  core-6.tail0.ts.net qwen3:8b (advertised): 8192+: ≤20 tok/s (missed its deadline) on 10000 tokens, 2 min ago · decode 30 tok/s, 45 s ago',
+      '  core-6.tail0.ts.net old:1b (advertised): decode 12 tok/s (its age not reported)',
     ]);
   });
 

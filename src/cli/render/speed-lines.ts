@@ -23,18 +23,20 @@ function bandText(b: Pick<BandView, 'fromTokens' | 'promptTokens' | 'tokensPerSe
   return `${b.fromTokens}+: ${rate} on ${b.promptTokens} tokens, ${minutes(b.ageMs)}`;
 }
 
-function decodeText(rate: number | null): string[] {
-  return rate === null ? [] : [`decode ${Math.round(rate)} tok/s`];
+/** The decode rate with its age; a peer on an older build sends a rate without one, which is said rather than left to read as current. */
+function decodeText(rate: number | null, ageMs: number | null | undefined): string[] {
+  if (rate === null) return [];
+  return [`decode ${Math.round(rate)} tok/s${ageMs == null ? ' (its age not reported)' : `, ${minutes(ageMs)}`}`];
 }
 
 function estimateLine(who: string, e: EstimateView): string {
-  return `  ${who} ${e.model}: ${[...e.bands.map(bandText), ...decodeText(e.decodeTokensPerSec)].join(' · ')}`;
+  return `  ${who} ${e.model}: ${[...e.bands.map(bandText), ...decodeText(e.decodeTokensPerSec, e.decodeAgeMs)].join(' · ')}`;
 }
 
 function advertLines(who: string, advert: ThroughputAdvert | null): string[] {
   if (advert === null) return [];
   return Object.entries(advert).map(
-    ([model, m]) => `  ${who} ${model} (advertised): ${[...m.bands.map(bandText), ...decodeText(m.decodeTokensPerSec)].join(' · ')}`,
+    ([model, m]) => `  ${who} ${model} (advertised): ${[...m.bands.map(bandText), ...decodeText(m.decodeTokensPerSec, m.decodeAgeMs)].join(' · ')}`,
   );
 }
 

@@ -90,8 +90,30 @@ describe('ThroughputBook', () => {
     book.recordDecode(key('local'), 40);
     clock.advance(5000);
     assert.deepEqual(book.estimates(), [
-      { ...key('local'), bands: [{ fromTokens: 4096, promptTokens: 8000, tokensPerSec: 300, deadline: false, ageMs: 5000 }], decodeTokensPerSec: 40 },
+      {
+        ...key('local'),
+        bands: [{ fromTokens: 4096, promptTokens: 8000, tokensPerSec: 300, deadline: false, ageMs: 5000 }],
+        decodeTokensPerSec: 40,
+        decodeAgeMs: 5000,
+      },
     ]);
+  });
+
+  it('gives the decode rate the age of its latest reading, and a key without one a null age, not 0', () => {
+    const clock = new ManualClock();
+    const book = new ThroughputBook(clock);
+    book.recordDecode(key('local'), 40);
+    clock.advance(60_000);
+    book.recordDecode(key('local'), 35);
+    book.record(key('core-2'), { promptTokens: 8000, tokensPerSec: 100, deadline: false });
+    clock.advance(3 * 60_000);
+    assert.deepEqual(
+      book.estimates().map((e) => [e.node, e.decodeTokensPerSec, e.decodeAgeMs]),
+      [
+        ['local', 35, 3 * 60_000],
+        ['core-2', null, null],
+      ],
+    );
   });
 
   it('holds at most MAX_BOOK_KEYS keys, the least recently written dropped first', () => {

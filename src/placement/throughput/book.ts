@@ -30,6 +30,8 @@ export interface EstimateView extends BookKey {
   readonly bands: readonly BandView[];
   /** The latest decode rate, tokens per second; null when none was timed. Reported, not ranked on. */
   readonly decodeTokensPerSec: number | null;
+  /** How long ago that rate was timed, ms; null exactly when decodeTokensPerSec is (none timed, or forgotten). */
+  readonly decodeAgeMs: number | null;
 }
 
 interface Entry {
@@ -103,9 +105,9 @@ export class ThroughputBook {
         deadline: r.deadline,
         ageMs: now - r.atMs,
       }));
-      const decode = entry.decode !== null && now - entry.decode.atMs <= FORGET_AFTER_MS ? entry.decode.tokensPerSec : null;
+      const decode = entry.decode !== null && now - entry.decode.atMs <= FORGET_AFTER_MS ? entry.decode : null;
       if (bands.length === 0 && decode === null) continue;
-      out.push({ ...entry.key, bands, decodeTokensPerSec: decode });
+      out.push({ ...entry.key, bands, decodeTokensPerSec: decode?.tokensPerSec ?? null, decodeAgeMs: decode === null ? null : now - decode.atMs });
     }
     return out;
   }
