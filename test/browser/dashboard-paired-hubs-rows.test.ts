@@ -122,6 +122,28 @@ describe('dashboard: Paired Hubs rows and what the pool can serve', { timeout: S
     await gotoPool(page);
   });
 
+  // A real peer takes three failed polls (and minutes at the Hub's shortest interval) to turn
+  // Unreachable, so B's real status entry is given what an unreachable peer's carries.
+  it("an unreachable peer's tier and engines are said to be as it was last seen, not as current", async () => {
+    const lastSeenAt = new Date(Date.now() - 5 * 60_000 - 10_000).toISOString();
+    await page.route(`**${POOL}/status`, async (route) => {
+      const real = (await (await route.fetch()).json()) as { peers: { nodeFqdn: string }[] };
+      const failure = { kind: 'unreachable', since: lastSeenAt, action: 'none' };
+      for (const p of real.peers)
+        if (p.nodeFqdn === B) Object.assign(p, { status: 'unreachable', lastSeenAt, probeFailure: failure, queueDepth: null, consecutiveFailures: 3 });
+      await route.fulfill({ json: real });
+    });
+    await page.reload();
+    const b = row(B);
+    await b.getByTestId('peer-status').getByText('Unreachable').waitFor();
+    // B is paused by now, so it lists no engine.
+    await b.getByText(/^Last seen 5 min ago · .+ · as of then: .+ · engines none$/).waitFor();
+    await page.unroute(`**${POOL}/status`);
+    await page.reload();
+    await b.getByText(/^Last seen \d+ s ago · .+ · engines none$/).waitFor();
+    assert.equal(await b.getByText(/as of then/).count(), 0, 'a peer answering now shows its figures as current');
+  });
+
   // Last: the older peer stays gone. Its row said nothing between its first failed health check
   // and the third, while cihub pool status said the last probe failed.
   it('a peer whose last health check failed, not yet three in a row, stays Connected and says the check failed', async () => {

@@ -130,6 +130,37 @@ describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEO
     await context.close();
   });
 
+  it("a peer not polled yet has unknown models, not none; an unreachable one's are as last seen; this Hub's engine health says how old it is", async () => {
+    const { page, context } = await openPage(browser);
+    await signInByLink(page, pool.a.process);
+    const lastSeenAt = new Date(Date.now() - 5 * 60_000 - 10_000).toISOString();
+    let shape: 'never polled' | 'unreachable' = 'never polled';
+    // B's real entry given what each kind of peer carries: a real one takes minutes to become either.
+    await page.route(`**${POOL_API}/status*`, async (route) => {
+      const answer = await route.fetch();
+      const status = (await answer.json()) as { peers: Record<string, unknown>[] };
+      const failure = { kind: 'unreachable', since: lastSeenAt, action: 'none' };
+      for (const p of status.peers)
+        if (p.nodeFqdn === pool.b.name)
+          Object.assign(
+            p,
+            shape === 'never polled'
+              ? { backends: null, hardwareTier: null, lastSeenAt: null, queueDepth: null, acceptingWork: null }
+              : { status: 'unreachable', lastSeenAt, probeFailure: failure, queueDepth: null, consecutiveFailures: 3 },
+          );
+      await route.fulfill({ response: answer, json: status });
+    });
+    await page.getByRole('link', { name: 'Resources' }).click();
+    const card = page.locator(`[data-testid="resource-card"][data-node="${pool.b.name}"]`);
+    await card.getByTestId('models').getByText('Unknown: not polled yet', { exact: true }).waitFor();
+    shape = 'unreachable';
+    await card.getByTestId('models').getByText(`${SHARED} (as last seen, 5 min ago)`, { exact: true }).waitFor({ timeout: 30_000 });
+    await card.getByText(/^Unreachable · .+ \(as last seen, 5 min ago\)$/).waitFor();
+    const local = page.locator('[data-testid="resource-card"][data-node="local"]');
+    await local.getByText(/^Engines healthy \(probed \d+ s ago\) · This machine$/).waitFor();
+    await context.close();
+  });
+
   it('a peer that is no candidate now says why in place of a queue, with the tags Paired Hubs shows', async () => {
     // Paused on B (it takes no work), then switched off here; A learns of the pause on its next health check.
     await pool.b.patchSettings({ poolInboundEnabled: false });

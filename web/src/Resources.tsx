@@ -9,6 +9,8 @@ import {
   failedRowsWords,
   isPaired,
   isRefused,
+  lastSeenWords,
+  localEnginesWords,
   median,
   ms,
   notCandidateWords,
@@ -23,7 +25,10 @@ import {
 interface NodeCard {
   readonly name: string;
   readonly title: string;
-  readonly models: readonly string[];
+  /** Null for a peer not polled yet: its models are unknown, which is not none. */
+  readonly models: readonly string[] | null;
+  /** For a peer whose figures are from a poll before its checks began failing: how old they are; null while current. */
+  readonly seen: string | null;
   /** The queue ranking counts, or why there is none. */
   readonly queue: string;
   /** What the Paired Hubs row tags the node with (peers only). */
@@ -34,9 +39,9 @@ interface NodeCard {
   readonly speed: readonly string[] | null;
 }
 
-/** A node's models, each once: two of its engines can hold the same one. */
-function modelsOf(backends: readonly { readonly models: readonly string[] }[]): readonly string[] {
-  return [...new Set(backends.flatMap((b) => b.models))];
+/** A node's models, each once: two of its engines can hold the same one. Null (not polled yet) stays null. */
+function modelsOf(backends: readonly { readonly models: readonly string[] }[] | null): readonly string[] | null {
+  return backends === null ? null : [...new Set(backends.flatMap((b) => b.models))];
 }
 
 /** This Hub's own readings of its engines. */
@@ -74,16 +79,18 @@ export function Resources() {
       name: 'local',
       title: `This Hub${s.localNode.nodeFqdn !== null ? ` (${s.localNode.nodeFqdn})` : ''}`,
       models: modelsOf(s.localNode.backends),
+      seen: null,
       queue: `${s.localNode.queueDepth} in flight`,
       tags: [],
-      state: s.localNode.backends.some((b) => b.healthy) ? 'Engines healthy' : 'No healthy engine',
+      state: localEnginesWords(s.localNode.backends),
       tier: 'This machine',
       speed: localSpeed(s.localNode.throughput),
     },
     ...s.peers.filter(isPaired).map((p) => ({
       name: p.nodeFqdn,
       title: p.nodeFqdn,
-      models: modelsOf(p.backends ?? []),
+      models: modelsOf(p.backends),
+      seen: lastSeenWords(p, now),
       // What ranking counts (aged, with this Hub's forwards), as for the local card; null: no candidate now.
       // A stale peer's figure is the mid-load stand-in: "2 in flight" on a peer that had gone quiet was made up.
       queue:
@@ -158,6 +165,7 @@ function ResourceCard({ card, rows }: { card: NodeCard; rows: readonly RoutingRo
       </h3>
       <p className="small">
         {card.state} · {card.tier}
+        {card.seen !== null && ` (${card.seen})`}
         {card.tags.map((t) => (
           <span key={t} className="tag" style={{ marginLeft: '0.4rem' }}>
             {t}
@@ -167,7 +175,9 @@ function ResourceCard({ card, rows }: { card: NodeCard; rows: readonly RoutingRo
       <dl className="small">
         <dt>Models</dt>
         <dd className="mono" data-testid="models">
-          {card.models.length === 0 ? 'none reported' : card.models.join(', ')}
+          {card.models === null
+            ? 'Unknown: not polled yet'
+            : `${card.models.length === 0 ? 'none reported' : card.models.join(', ')}${card.seen === null ? '' : ` (${card.seen})`}`}
         </dd>
         <dt>Queue</dt>
         <dd data-testid="queue">{card.queue}</dd>

@@ -148,6 +148,8 @@ export interface PoolStatus {
       readonly healthy: boolean;
       readonly running: boolean;
       readonly error: string | null;
+      /** Age of the answer shown, ms; null before the first probe answered. */
+      readonly probedMsAgo: number | null;
       readonly inFlight: number;
       readonly models: readonly string[];
     }[];

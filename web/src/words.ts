@@ -52,6 +52,29 @@ export const TIER_WORDS: Readonly<Record<string, string>> = {
 export const tierWords = (tier: string | null): string => (tier === null ? 'Tier not reported yet' : (TIER_WORDS[tier.toLowerCase()] ?? tier));
 
 /**
+ * How old a peer's figures (engines, models, tier, limits) are, when they are not current: they
+ * come from its last good poll, which a failed check leaves in place, so an unreachable peer's
+ * row would otherwise show them as if it had just said them. Null while they are current (the
+ * last check succeeded, within three polls) or when there are none.
+ */
+export function lastSeenWords(p: PeerView, now: number): string | null {
+  if (p.backends === null) return null;
+  const current = p.status === 'connected' && p.probeFailure === null && p.snapshotStale !== true;
+  return current ? null : `as last seen, ${ago(p.lastSeenAt, now)}`;
+}
+
+/**
+ * This Hub's engines in one phrase, with the age of the oldest probe answer it rests on: health
+ * without an age reads as current, and before any probe answered there is no health to state.
+ */
+export function localEnginesWords(backends: readonly { readonly healthy: boolean; readonly probedMsAgo?: number | null }[]): string {
+  if (backends.length === 0) return 'No engine configured';
+  const ages = backends.flatMap((b) => (b.probedMsAgo == null ? [] : [b.probedMsAgo]));
+  if (ages.length === 0) return 'Engines not probed yet';
+  return `${backends.some((b) => b.healthy) ? 'Engines healthy' : 'No healthy engine'} (probed ${readingAge(Math.max(...ages))})`;
+}
+
+/**
  * A peer's container counts, worded as `cihub pool status` words them. Null (sharing off, an
  * older peer build, a stale or rejected report) and a status without the field both read "not
  * reported": drawing either as zero would show a machine we know nothing about as idle.

@@ -1,7 +1,7 @@
 import { api, POOL } from '../api';
 import { useDashboard } from '../context';
 import type { PeerView } from '../types';
-import { ago, containersWords, notCandidateWords, peerState, peerTags, staleQueueWords, tierWords } from '../words';
+import { ago, containersWords, lastSeenWords, notCandidateWords, peerState, peerTags, staleQueueWords, tierWords } from '../words';
 import { removal, type Act, type Flash, type Removal, type Say } from './act';
 import { Beside } from './beside';
 import { PairingProblem } from './pairing-problem';
@@ -33,6 +33,7 @@ export function PeerRow({
 }) {
   const { readOnly } = useDashboard();
   const st = peerState(p);
+  const seen = lastSeenWords(p, now);
   const saidId = `peer-said-${p.id}`;
   return (
     <li data-testid="paired-hub" data-peer={p.nodeFqdn}>
@@ -56,8 +57,8 @@ export function PeerRow({
       )}
       <PairingProblem p={p} />
       <p className="small muted">
-        Last seen {ago(p.lastSeenAt, now)} · {queueWords(p, outboundOn)} · {tierWords(p.hardwareTier)} · engines{' '}
-        {p.backends === null ? 'not reported yet' : p.backends.map((b) => b.kind).join(', ') || 'none'}
+        Last seen {ago(p.lastSeenAt, now)} · {queueWords(p, outboundOn)} · {seen === null ? '' : 'as of then: '}
+        {tierWords(p.hardwareTier)} · engines {p.backends === null ? 'not reported yet' : p.backends.map((b) => b.kind).join(', ') || 'none'}
       </p>
       <p className="small muted" data-testid="peer-containers">
         {containersWords(p.containers)}
