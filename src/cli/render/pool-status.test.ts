@@ -470,6 +470,33 @@ const CASES: readonly Case[] = [
     },
   },
   {
+    name: "an unreachable peer's models, limits and tier are said to be from its last good poll, with its age, not as current",
+    status: status({
+      peers: [
+        peer({
+          status: 'unreachable',
+          lastSeenAt: '2026-11-30T11:55:00.000Z',
+          consecutiveFailures: 3,
+          probeFailure: { kind: 'unreachable', since: '2026-11-30T11:55:30.000Z', action: probeFailureAction('unreachable', PEER, SELF) },
+        }),
+      ],
+    }),
+    includes: [/last seen 5m ago .* 2 models as last seen$/m, '↳ its models, context, ceiling and tier are from its last good poll, 5m ago: not current'],
+  },
+  {
+    name: 'a peer still connected whose last probe failed shows its figures as from the last good poll too',
+    status: status({
+      peers: [peer({ consecutiveFailures: 1, probeFailure: { kind: 'unreachable', since: '2026-11-30T11:59:55.000Z', action: 'wait' } })],
+    }),
+    includes: ['2 models as last seen', 'from its last good poll, 10s ago: not current'],
+  },
+  {
+    name: 'a peer answering now shows its figures as current',
+    status: usable(status({ peers: [peer()] })),
+    includes: ['2 models, queue 0'],
+    excludes: ['as last seen', 'not current'],
+  },
+  {
     name: 'a peer with a fresh snapshot gets no mid-load note',
     status: status({
       peers: [peer()],

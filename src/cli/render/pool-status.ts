@@ -350,11 +350,21 @@ function forwardedText(p: PoolStatus['peers'][number]): string {
   return p.forwardedInFlight > 0 ? `, ${p.forwardedInFlight} forwarded from here` : '';
 }
 
+/**
+ * Whether a paired peer's figures (models, limits, tier) are from an earlier poll than the last:
+ * a failed check leaves the last good snapshot in place, so a peer gone quiet would otherwise be
+ * shown as saying them now. Its last good poll is what lastSeenAt records.
+ */
+function figuresFromEarlierPoll(p: PoolStatus['peers'][number]): boolean {
+  return p.backends !== null && (p.status !== 'connected' || p.probeFailure !== null || p.snapshotStale);
+}
+
 function peerLines(peers: PoolStatus['peers'], nowMs: number, pressureWeighed: boolean): string[] {
   const rows: string[][] = [];
   const notes = new Map<number, string[]>();
   peers.forEach((p, i) => {
     const note: string[] = [];
+    const earlier = p.status !== 'pending' && figuresFromEarlierPoll(p);
     let detail: string;
     if (p.status === 'pending' && p.direction === 'inbound') {
       detail = `approve with \`cihub pool approve ${shortId(p.id)}\``;
@@ -373,7 +383,7 @@ function peerLines(peers: PoolStatus['peers'], nowMs: number, pressureWeighed: b
           ? 'models not reported yet'
           : p.acceptingWork === false
             ? 'not taking work from this Hub'
-            : `${models.length} model${models.length === 1 ? '' : 's'}${queueText(p)}`;
+            : `${models.length} model${models.length === 1 ? '' : 's'}${earlier ? ' as last seen' : queueText(p)}`;
       detail += forwardedText(p);
       if (p.pairingProblem !== null) {
         note.push(`${PROBLEM_TEXT[p.pairingProblem.kind]}: see below`);
@@ -390,6 +400,7 @@ function peerLines(peers: PoolStatus['peers'], nowMs: number, pressureWeighed: b
       }
     }
     if (p.snapshotStale) note.push(`no good poll for over three polls: ranks as mid-load (queue ${p.queueDepth ?? '?'}) until the next one`);
+    if (earlier) note.push(`its models, context, ceiling and tier are from its last good poll, ${ago(p.lastSeenAt, nowMs)}: not current`);
     if (p.status !== 'pending') note.push(containersText(p.containers));
     const slotsNote = peerSlotsNote(p);
     if (slotsNote !== null) note.push(slotsNote);
