@@ -390,6 +390,13 @@ describe('peerView: containers as status and GET /peers carry them', () => {
     assert.deepEqual(peerView(row, health(CONTAINERS, 0), ctx(90_000)).containers, CONTAINERS);
     assert.equal(peerView(row, health(CONTAINERS, 0), ctx(90_001)).containers, null);
   });
+
+  it("carries the peer's own in-flight count only from a snapshot within three polls: an old 0 is not an idle peer", async () => {
+    const { peerView } = await import('./peer-view.js');
+    const answered = { ...health(undefined, 0), capabilities: read({ inFlightRequests: 0 }) };
+    assert.equal(peerView(row, answered, ctx(90_000)).inFlightRequests, 0);
+    assert.equal(peerView(row, answered, ctx(90_001)).inFlightRequests, null);
+  });
 });
 
 describe('readCapabilities: the figures every document carries', () => {

@@ -40,6 +40,10 @@ export interface PeerView {
   readonly leftAt: string | null;
   /** From the last good poll; null before it (not an empty inventory). */
   readonly acceptingWork: boolean | null;
+  /**
+   * The peer's own count of requests in flight, from its last good poll; null before one, when it
+   * sent none, or when that poll is older than the snapshot trust (usable-peers.ts), as containers.
+   */
   readonly inFlightRequests: number | null;
   readonly hardwareTier: string | null;
   readonly backends: readonly { readonly kind: string; readonly models: readonly string[] }[] | null;
@@ -71,6 +75,7 @@ export interface PeerViewContext {
 export function peerView(row: PeerRow, health: PeerHealth, ctx: PeerViewContext): PeerView {
   const { selfName, approvedThereAt } = ctx;
   const caps = health.capabilities;
+  const trusted = snapshotTrusted(health.capabilitiesAtMs, ctx.nowMs, ctx.pollSeconds);
   return {
     id: row.id,
     nodeFqdn: row.nodeFqdn,
@@ -95,12 +100,13 @@ export function peerView(row: PeerRow, health: PeerHealth, ctx: PeerViewContext)
           },
     leftAt: health.leftAt,
     acceptingWork: caps?.acceptingWork ?? null,
-    inFlightRequests: caps?.inFlightRequests ?? null,
+    // Freshness-gated like containers: a load figure from a peer gone quiet would read as its load now.
+    inFlightRequests: trusted ? (caps?.inFlightRequests ?? null) : null,
     hardwareTier: caps?.hardwareTier ?? null,
     backends: caps?.backends ?? null,
     // Freshness-gated (spec, "Absent means not reported, never zero"): the last counts of a peer
     // that stopped answering would read as a machine that went idle.
-    containers: snapshotTrusted(health.capabilitiesAtMs, ctx.nowMs, ctx.pollSeconds) ? (caps?.containers ?? null) : null,
+    containers: trusted ? (caps?.containers ?? null) : null,
     maxPromptTokens: caps?.maxPromptTokens ?? null,
     maxNumCtx: caps?.maxNumCtx ?? null,
     // A peer that sent no list names none.
