@@ -203,6 +203,7 @@ describe('dashboard: failure states and their next steps', { timeout: START_TIME
     // C, switched off above, is paired and was verified, but it is not a connected Hub.
     const unreachable = guide.locator(`[data-testid="guide-connected"][data-peer="${C}"]`);
     await unreachable.getByText('Unreachable').waitFor();
+    await unreachable.getByText(/ \(as last seen, \d+ (s|min) ago\)$/).waitFor();
     assert.equal(await unreachable.getByRole('button').count(), 0, 'only unreachable: nothing to do, so no Unpair');
     await guide.getByTestId('pool-ready').getByText(`1 connected Hub: ${B}`).waitFor();
 

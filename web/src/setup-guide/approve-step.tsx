@@ -2,7 +2,8 @@ import { useState, type ReactNode } from 'react';
 import { api, POOL } from '../api';
 import { notSentAdvice, type PairOutcome } from '../actions';
 import type { PoolStatus } from '../types';
-import { isPaired, isVerified, notToldWords, pairingProblemWords, peerState, plural, tierWords } from '../words';
+import { useNow } from '../hooks';
+import { isPaired, isVerified, lastSeenWords, notToldWords, pairingProblemWords, peerState, plural, tierWords } from '../words';
 
 interface ApproveProps {
   readonly status: PoolStatus;
@@ -28,6 +29,7 @@ interface ApproveProps {
 
 export function ApproveStep(p: ApproveProps) {
   const s = p.status;
+  const now = useNow(5_000);
   const [message, setMessage] = useState<{ readonly tone: 'bad' | 'warn'; readonly text: string } | null>(null);
   const waiting = s.peers.filter((x) => x.status === 'pending' && x.direction === 'outbound');
   const incoming = s.peers.filter((x) => x.status === 'pending' && x.direction === 'inbound');
@@ -194,6 +196,8 @@ export function ApproveStep(p: ApproveProps) {
                       'model',
                       'models',
                     )}
+                {/* Figures from a poll before its checks began failing are said to be, not shown as current. */}
+                {lastSeenWords(x, now) !== null && ` (${lastSeenWords(x, now)})`}
               </p>
               {missed !== undefined && (
                 <p className="small notice bad" data-testid="guide-problem">
