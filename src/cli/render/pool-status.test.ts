@@ -82,6 +82,17 @@ const refusing = (kind: 'identity_changed' | 'unauthorized'): PeerView =>
 
 const CASES: readonly Case[] = [
   {
+    name: 'an engine no probe has answered yet is neither down nor empty: its health and models are unknown',
+    status: status({ backends: [{ ...backend('ollama', []), running: false, healthy: false, probedMsAgo: null }] }),
+    includes: [/^ {2}ollama\s+http:\/\/127\.0\.0\.1:11434\/ollama\s+not known yet\s+not probed yet\s+0 in flight\s+models not known yet/m],
+    excludes: [/ollama .* down /, '0 models'],
+  },
+  {
+    name: 'an engine probed and found down says so, with its models as probed',
+    status: status({ backends: [{ ...backend('ollama', []), running: false, healthy: false }] }),
+    includes: [/^ {2}ollama\s+\S+\s+down\s+probed 1s ago\s+0 in flight\s+0 models/m],
+  },
+  {
     name: "with Hub Pool off by its setting, a direction's own env flag is named as what keeps it off once the pool is back on",
     status: status({
       directions: resolvePoolDirections({ userDisabled: false, outboundDisabled: true, inboundDisabled: false }, { ...DEFAULT_SETTINGS, poolEnabled: false }),

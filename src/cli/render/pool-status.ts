@@ -69,13 +69,15 @@ export function renderPoolStatus(status: PoolStatus, summary: RoutingLogSummary 
   lines.push('');
   lines.push('Engines');
   if (status.localNode.backends.length === 0) lines.push('  (none configured)');
+  // Before its first probe answers, an engine's health and models are unknown: 'down' and
+  // '0 models' would state what no probe found.
   const rows = status.localNode.backends.map((b) => [
     b.id,
     b.url,
-    b.healthy ? 'healthy' : b.running ? 'unhealthy' : 'down',
+    b.probedMsAgo === null ? 'not known yet' : b.healthy ? 'healthy' : b.running ? 'unhealthy' : 'down',
     b.probedMsAgo === null ? 'not probed yet' : `probed ${Math.round(b.probedMsAgo / 1000)}s ago`,
     `${b.inFlight} in flight`,
-    b.error ?? `${b.models.length} models`,
+    b.error ?? (b.probedMsAgo === null ? 'models not known yet' : `${b.models.length} models`),
     engineReportCell(b),
   ]);
   lines.push(...columns(rows).map((l) => `  ${l}`));
