@@ -35,7 +35,12 @@ describe('renderPeersTable', () => {
     {
       name: 'a disabled, unreachable peer',
       peers: [peer({ status: 'unreachable', enabled: false })],
-      row: /\s+unreachable, disabled\s+signed\s+12s ago\s+none$/m,
+      row: /\s+unreachable, disabled\s+signed\s+12s ago\s+none as last seen$/m,
+    },
+    {
+      name: "a connected peer whose last probe failed: its cap is the last good poll's, and said to be",
+      peers: [peer({ maxNumCtx: 16_384, consecutiveFailures: 1, probeFailure: { kind: 'unreachable', since: '2026-11-30T11:59:55.000Z', action: 'wait' } })],
+      row: /\s+connected\s+signed\s+12s ago\s+16384 as last seen$/m,
     },
     {
       name: 'an incoming request: pending, no auth yet, and the commands to answer it',

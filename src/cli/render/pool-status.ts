@@ -13,7 +13,7 @@ import type { PeerView } from '../../peers/peer-view.js';
 import { SWITCH_ENV_FLAGS } from '../../config/kill-switch.js';
 import { describeFailedBreakdown } from './failed-breakdown.js';
 import { capText, contextCapLines, peerCapReading, peerCeilingReading } from './context-caps.js';
-import { ago, authWord, clockTime, columns, peerModels, shortId } from './peers.js';
+import { ago, authWord, clockTime, columns, figuresFromEarlierPoll, peerModels, shortId } from './peers.js';
 import { peerSlotsNote, slotsText, speedLines } from './speed-lines.js';
 import { hardwareTierText, localPressureText, peerMachineNote } from './machine.js';
 
@@ -350,15 +350,6 @@ function queueText(p: PoolStatus['peers'][number]): string {
  */
 function forwardedText(p: PoolStatus['peers'][number]): string {
   return p.forwardedInFlight > 0 ? `, ${p.forwardedInFlight} forwarded from here` : '';
-}
-
-/**
- * Whether a paired peer's figures (models, limits, tier) are from an earlier poll than the last:
- * a failed check leaves the last good snapshot in place, so a peer gone quiet would otherwise be
- * shown as saying them now. Its last good poll is what lastSeenAt records.
- */
-function figuresFromEarlierPoll(p: PoolStatus['peers'][number]): boolean {
-  return p.backends !== null && (p.status !== 'connected' || p.probeFailure !== null || p.snapshotStale);
 }
 
 function peerLines(peers: PoolStatus['peers'], nowMs: number, pressureWeighed: boolean): string[] {
