@@ -75,7 +75,7 @@ describe("dashboard: the setup guide's Find step", { timeout: START_TIMEOUT_MS +
     await gotoPool(page);
     const section = page.locator('section[aria-labelledby="discoverable"]');
     await section.getByText('nas-backup', { exact: true }).waitFor();
-    assert.deepEqual(await section.locator('li > span[title]').allTextContents(), ['nas', 'nas-backup'], 'Discoverable devices');
+    assert.deepEqual(await section.locator('li span[title]').allTextContents(), ['nas', 'nas-backup'], 'Discoverable devices');
     await page.locator('section[aria-labelledby="pool-title"]').getByRole('button', { name: 'Set up Hub Pool' }).click();
     const guide = page.getByRole('dialog');
     await guide.getByRole('button', { name: 'Continue anyway' }).click();

@@ -1,8 +1,9 @@
 /**
  * On a Hub Pool page with a long list of paired Hubs, in real Chromium against a real Hub on
  * loopback and peers of this build (fakes in this process): each row's Disable and Unpair are
- * named with that row's peer, and what Disable, Enable, Unpair and Add pin came to is said
- * beside the control that was used, in view, rather than at the top of the page.
+ * named with that row's peer, and what Disable, Enable, Unpair, Add pin, a pin's Remove,
+ * Discoverable devices' Pair and the Pairing PIN card's buttons came to is said beside the control
+ * that was used, in view, rather than at the top of the page.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,12 +11,14 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { START_TIMEOUT_MS, TEST_TIMEOUT_MS } from '../helpers/pool-fixture.js';
 import { FakePeer, fqdn, pairFakeWithPin, peerNamed, POOL, reservePorts, startNamedHub, status, type HubProcess } from '../integration/pairing-fixtures.js';
 import { startTogether } from '../helpers/start-together.js';
-import { gotoPool, launchBrowser, openPage, signInByLink } from './browser.js';
+import { answerDiscovery, gotoPool, launchBrowser, openPage, signInByLink } from './browser.js';
 
 const HUB = fqdn('hub-a');
 /** Enough rows that the lower ones sit well below the top of the page on a desktop screen. */
 const PEER_COUNT = 8;
 const REFUSAL = 'REFUSED FOR THIS TEST';
+/** The answer the page gets for a change this test has the Hub refuse. */
+const REFUSED = { status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'HUB_ERR_TEST', message: REFUSAL } }) };
 
 /** Layout in fractions of a pixel: an element scrolled flush with the window's edge may overhang it by less than this. */
 const SUBPIXEL_PX = 1;
@@ -28,18 +31,22 @@ async function inView(l: Locator): Promise<boolean> {
   return box.y >= -SUBPIXEL_PX && box.y + box.height <= screen.height + SUBPIXEL_PX;
 }
 
-describe('dashboard: a long Paired Hubs list', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 5 }, () => {
+describe('dashboard: a long Paired Hubs list', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 8 }, () => {
   const fakes = Array.from({ length: PEER_COUNT }, (_, i) => new FakePeer(`peer-${String(i + 1).padStart(2, '0')}`));
+  /** Reachable but not paired, and refuses a pairing request (a fake answers it 404): a real Not sent. */
+  const stranger = new FakePeer('stranger');
   let hub: HubProcess;
   let browser: Browser;
   let page: Page;
+  /** The page's own card, where outcomes were said before they were said beside their controls. */
+  const top = () => page.locator('section[aria-labelledby="pool-title"]');
   const row = (f: FakePeer) => page.locator(`[data-testid="paired-hub"][data-peer="${f.name}"]`);
 
   before(async () => {
-    await Promise.all(fakes.map((f) => f.start()));
+    await Promise.all([...fakes, stranger].map((f) => f.start()));
     const ports = await reservePorts(['a']);
     [hub, browser] = await startTogether([
-      startNamedHub({ name: HUB, port: ports.a, origins: Object.fromEntries(fakes.map((f) => [f.name, f.origin])) }),
+      startNamedHub({ name: HUB, port: ports.a, origins: Object.fromEntries([...fakes, stranger].map((f) => [f.name, f.origin])) }),
       launchBrowser(),
     ]);
     for (const f of fakes) await pairFakeWithPin(hub, f);
@@ -49,7 +56,7 @@ describe('dashboard: a long Paired Hubs list', { timeout: START_TIMEOUT_MS + TES
     await row(fakes.at(-1)!).waitFor();
   });
   after(async () => {
-    await Promise.allSettled([browser?.close(), hub?.stop(), ...fakes.map((f) => f.close())]);
+    await Promise.allSettled([browser?.close(), hub?.stop(), ...[...fakes, stranger].map((f) => f.close())]);
   });
 
   it("every row's Disable and Unpair are named with its peer, and each pin's Remove with its model, so a screen reader can tell them apart; the visible words stay short", async () => {
@@ -167,6 +174,104 @@ describe('dashboard: a long Paired Hubs list', { timeout: START_TIMEOUT_MS + TES
     assert.deepEqual(
       (await status(hub)).pins.filter((p) => p.model === 'm:1b').map((p) => p.targetNode),
       ['local'],
+    );
+  });
+
+  it("a refused Remove is said as an alert in its pin's row; Remove says what happened where the pin stood, and focus moves there", async () => {
+    const removePath = `**${POOL}/pins?*`;
+    const remove = page.getByRole('button', { name: 'Remove the pin for pinned:1b', exact: true });
+    const pinRow = page.locator('section[aria-labelledby="pins"] li').filter({ has: remove });
+    await page.route(removePath, (route) => (route.request().method() === 'DELETE' ? route.fulfill(REFUSED) : route.fallback()));
+    try {
+      await remove.click();
+      const alert = pinRow.getByRole('alert');
+      await alert.getByText(`Pin not removed: ${REFUSAL}`).waitFor();
+      assert.equal(await inView(alert), true);
+      assert.equal(await remove.getAttribute('aria-describedby'), await alert.getAttribute('id'));
+      assert.equal(await page.getByText(REFUSAL).count(), 1, 'said once, not also at the top of the page');
+    } finally {
+      await page.unroute(removePath);
+    }
+
+    const [before, next] = await Promise.all(
+      ['Remove the pin for every model', 'Remove the pin for m:1b'].map((name) => page.getByRole('button', { name, exact: true }).getAttribute('aria-label')),
+    );
+    await remove.focus();
+    await page.keyboard.press('Enter');
+    await remove.waitFor({ state: 'detached' });
+    const said = page.getByTestId('pin-removed-said').filter({ hasText: 'Pin removed.' });
+    await said.waitFor();
+    assert.equal(await said.getAttribute('role'), 'status');
+    assert.equal(await inView(said), true);
+    assert.equal(await page.getByText('Pin removed.').count(), 1, 'said once, not also at the top of the page');
+    const around = await said.evaluate((el) => {
+      const item = el.closest('li');
+      const named = (li: { querySelector(css: string): { getAttribute(name: string): string | null } | null } | null | undefined) =>
+        li?.querySelector('button')?.getAttribute('aria-label') ?? null;
+      return [named(item?.previousElementSibling), named(item?.nextElementSibling)];
+    });
+    assert.deepEqual(around, [before, next], 'between the pins that were either side of it');
+    assert.equal(await said.evaluate((el) => el === el.ownerDocument.activeElement), true, 'focus, lost with the button, is on the message');
+    assert.deepEqual(
+      (await status(hub)).pins.filter((p) => p.model === 'pinned:1b'),
+      [],
+    );
+  });
+
+  it("Pair under Discoverable devices says a request that was not sent in that device's row", async () => {
+    await answerDiscovery(page, [{ nodeFqdn: stranger.name, displayName: 'stranger', deviceId: null, os: 'linux', online: true, poolProtocol: 1 }]);
+    const found = page.locator('section[aria-labelledby="discoverable"]');
+    await found.getByRole('button', { name: 'Rescan' }).click();
+    const pair = found.getByRole('button', { name: `Pair with ${stranger.name}`, exact: true });
+    await pair.click();
+    const alert = found
+      .locator('li')
+      .filter({ has: page.getByRole('button', { name: `Pair with ${stranger.name}`, exact: true }) })
+      .getByRole('alert');
+    await alert.getByText(/^Not sent\. /).waitFor();
+    assert.equal(await inView(alert), true);
+    assert.equal(await pair.getAttribute('aria-describedby'), await alert.getAttribute('id'));
+    assert.equal(
+      await top()
+        .getByText(/^Not sent\. /)
+        .count(),
+      0,
+      'not also at the top of the page',
+    );
+    await page.unroute(`**${POOL}/peers/discoverable*`);
+  });
+
+  it('the Pairing PIN card says what Generate PIN, Cancel PIN and Pair came to under their buttons; Cancel, whose button goes, hands focus to its message', async () => {
+    const card = page.locator('section[aria-labelledby="pairing-pin"]');
+    await card.getByRole('button', { name: 'Generate PIN' }).click();
+    const generated = 'PIN generated. Type it on the other Hub within ten minutes.';
+    await card.getByRole('status').filter({ hasText: generated }).waitFor();
+    assert.equal(await card.getByRole('button', { name: 'Generate PIN' }).getAttribute('aria-describedby'), 'pin-generate-said');
+    assert.equal(await page.getByText(generated).count(), 1, 'said once, not also at the top of the page');
+
+    const cancel = card.getByRole('button', { name: 'Cancel PIN' });
+    await cancel.focus();
+    await page.keyboard.press('Enter');
+    await cancel.waitFor({ state: 'detached' });
+    const cancelled = card.getByRole('status').filter({ hasText: 'PIN cancelled.' });
+    await cancelled.waitFor();
+    assert.equal(await page.getByText(generated).count(), 0, 'the older outcome gave way to the newer');
+    assert.equal(await cancelled.evaluate((el) => el === el.ownerDocument.activeElement), true, 'focus, lost with the button, is on the message');
+    assert.equal((await status(hub)).pairingPin.active, false);
+
+    await card.getByLabel("Other Hub's tailnet name").fill(stranger.name);
+    const pair = card.getByRole('button', { name: 'Pair', exact: true });
+    await pair.click();
+    const alert = card.getByRole('alert');
+    await alert.getByText(/^Not sent\. /).waitFor();
+    assert.equal(await inView(alert), true);
+    assert.equal(await pair.getAttribute('aria-describedby'), await alert.getAttribute('id'));
+    assert.equal(
+      await top()
+        .getByText(/^Not sent\. /)
+        .count(),
+      0,
+      'not also at the top of the page',
     );
   });
 });

@@ -3,18 +3,14 @@ import { hubName, notSentAdvice, pinProblem, scanForHubs, sendPairRequest, type 
 import { useDashboard } from '../context';
 import { DirectoryNotes } from '../DirectoryNotes';
 import type { PoolStatus } from '../types';
-import type { Flash } from './act';
+import { Beside, useBeside } from './beside';
 import type { PinField } from './pairing-pin';
 import { Section } from './section';
 
-export function DiscoverableDevices({
-  s,
-  setFlash,
-  refresh,
-  otherPin,
-  setOtherPin,
-}: { s: PoolStatus; setFlash: (f: Flash) => void; refresh: () => Promise<void> } & PinField) {
+export function DiscoverableDevices({ s, refresh, otherPin, setOtherPin }: { s: PoolStatus; refresh: () => Promise<void> } & PinField) {
   const { readOnly } = useDashboard();
+  // Each Pair's outcome is said in its device's row.
+  const beside = useBeside();
   const pinRefused = pinProblem(otherPin) !== null;
   const [scan, setScan] = useState<Discovery | null>(null);
   const [scanning, setScanning] = useState(false);
@@ -53,36 +49,45 @@ export function DiscoverableDevices({
         </div>
       ) : (
         <ul className="plain">
-          {scan.hubs.map((h) => (
-            <li key={h.nodeFqdn} className="row">
-              <span title={h.nodeFqdn}>{hubName(h)}</span>
-              {h.unverified === true ? (
-                <span className="tag">Unverified</span>
-              ) : (
-                <button
-                  type="button"
-                  aria-label={`Pair with ${h.nodeFqdn}`}
-                  disabled={pinRefused}
-                  title={pinRefused ? 'The PIN typed under Pairing PIN is not six digits' : undefined}
-                  onClick={async () => {
-                    // The PIN typed under Pairing PIN goes with it, as with that section's Pair.
-                    const withPin = otherPin.trim() !== '';
-                    setFlash(null);
-                    const o = await sendPairRequest(h.nodeFqdn, otherPin);
-                    if (o.sent && withPin) setOtherPin('');
-                    setFlash(
-                      o.sent
-                        ? { tone: 'good', text: `Pairing request sent to ${h.nodeFqdn}${withPin ? ' with the PIN' : ''}.` }
-                        : { tone: 'bad', text: `Not sent. ${notSentAdvice(o)}`, detail: `The Hub said: ${o.reason}` },
-                    );
-                    await refresh();
-                  }}
-                >
-                  Pair
-                </button>
-              )}
-            </li>
-          ))}
+          {scan.hubs.map((h, at) => {
+            const saidId = `discoverable-said-${at}`;
+            const said = beside.said(h.nodeFqdn);
+            return (
+              <li key={h.nodeFqdn}>
+                <div className="row">
+                  <span title={h.nodeFqdn}>{hubName(h)}</span>
+                  {h.unverified === true ? (
+                    <span className="tag">Unverified</span>
+                  ) : (
+                    <button
+                      type="button"
+                      aria-label={`Pair with ${h.nodeFqdn}`}
+                      aria-describedby={said !== null ? saidId : undefined}
+                      disabled={pinRefused}
+                      title={pinRefused ? 'The PIN typed under Pairing PIN is not six digits' : undefined}
+                      onClick={async () => {
+                        // The PIN typed under Pairing PIN goes with it, as with that section's Pair.
+                        const withPin = otherPin.trim() !== '';
+                        // The last request's outcome would otherwise stand for this one until its answer comes.
+                        beside.forget(h.nodeFqdn);
+                        const o = await sendPairRequest(h.nodeFqdn, otherPin);
+                        if (o.sent && withPin) setOtherPin('');
+                        await refresh();
+                        beside.say(h.nodeFqdn)(
+                          o.sent
+                            ? { tone: 'good', text: `Pairing request sent to ${h.nodeFqdn}${withPin ? ' with the PIN' : ''}.` }
+                            : { tone: 'bad', text: `Not sent. ${notSentAdvice(o)}`, detail: `The Hub said: ${o.reason}` },
+                        );
+                      }}
+                    >
+                      Pair
+                    </button>
+                  )}
+                </div>
+                <Beside id={saidId} outcome={said} testId="discoverable-said" />
+              </li>
+            );
+          })}
         </ul>
       )}
       {credentialHint && (

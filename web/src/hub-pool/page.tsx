@@ -109,9 +109,9 @@ export function HubPool() {
 
       <div className="grid2">
         <ThisNode s={s} tailscale={tailscale.data} />
-        <PairingPin s={s} receivedAt={status.receivedAt} act={act} setFlash={setFlash} refresh={status.refresh} otherPin={otherPin} setOtherPin={setOtherPin} />
+        <PairingPin s={s} receivedAt={status.receivedAt} act={act} refresh={status.refresh} otherPin={otherPin} setOtherPin={setOtherPin} />
       </div>
-      <DiscoverableDevices s={s} setFlash={setFlash} refresh={status.refresh} otherPin={otherPin} setOtherPin={setOtherPin} />
+      <DiscoverableDevices s={s} refresh={status.refresh} otherPin={otherPin} setOtherPin={setOtherPin} />
       <PendingRequests s={s} act={act} />
       <PairedHubs s={s} act={act} />
       <div className="grid2">

@@ -4,7 +4,8 @@ import { notSentAdvice, pinProblem, sendPairRequest } from '../actions';
 import { useDashboard } from '../context';
 import { useNow } from '../hooks';
 import type { PoolStatus } from '../types';
-import type { Act, Flash } from './act';
+import type { Act, Say } from './act';
+import { Beside, useBeside } from './beside';
 import { Section } from './section';
 
 export interface PinField {
@@ -16,15 +17,15 @@ export function PairingPin({
   s,
   receivedAt,
   act,
-  setFlash,
   refresh,
   otherPin,
   setOtherPin,
-}: { s: PoolStatus; receivedAt: number | null; act: Act; setFlash: (f: Flash) => void; refresh: () => Promise<void> } & PinField) {
+}: { s: PoolStatus; receivedAt: number | null; act: Act; refresh: () => Promise<void> } & PinField) {
   const { readOnly } = useDashboard();
   const now = useNow();
   const [minted, setMinted] = useState<{ pin: string; expiresAt: string } | null>(null);
   const [name, setName] = useState('');
+  const beside = useBeside();
   // The status decides whether a PIN is live: one spent by a request, cancelled or replaced from
   // the CLI is gone there, whatever this page minted. The digits show only for the PIN status names.
   // The countdown runs from the time the Hub said was left, from when its answer arrived:
@@ -41,14 +42,24 @@ export function PairingPin({
 
   const pair = async () => {
     // The last request's outcome would otherwise stand for this one until its answer comes (up to 10 s).
-    setFlash(null);
-    const outcome = await sendPairRequest(name.trim(), otherPin);
+    beside.forget('pair');
+    const to = name.trim();
+    const outcome = await sendPairRequest(to, otherPin);
     if (outcome.sent) {
-      setFlash({ tone: 'good', text: `Pairing request sent to ${name.trim()}. It is listed under Pending requests until that Hub approves it.` });
       setName('');
       setOtherPin('');
-    } else setFlash({ tone: 'bad', text: `Not sent. ${notSentAdvice(outcome)}`, detail: `The Hub said: ${outcome.reason}` });
+    }
     await refresh();
+    beside.say('pair')(
+      outcome.sent
+        ? { tone: 'good', text: `Pairing request sent to ${to}. It is listed under Pending requests until that Hub approves it.` }
+        : { tone: 'bad', text: `Not sent. ${notSentAdvice(outcome)}`, detail: `The Hub said: ${outcome.reason}` },
+    );
+  };
+  // Generate and Cancel answer under their buttons; either gives way to the other's next answer.
+  const pinSay = (key: 'generate' | 'cancel'): Say => {
+    beside.forget(key === 'generate' ? 'cancel' : 'generate');
+    return beside.say(key);
   };
 
   return (
@@ -81,13 +92,18 @@ export function PairingPin({
               type="button"
               className="primary"
               disabled={!s.enabled}
+              aria-describedby={beside.said('generate') !== null ? 'pin-generate-said' : undefined}
               onClick={() =>
-                void act(async () => {
-                  const res = await api<{ pin: string; expiresAt: string }>('POST', `${POOL}/pairing-pin`);
-                  // Status first, so the digits never show beside a status that has not seen the PIN yet.
-                  await refresh();
-                  setMinted({ pin: res.pin, expiresAt: res.expiresAt });
-                }, 'PIN generated. Type it on the other Hub within ten minutes.')
+                void act(
+                  async () => {
+                    const res = await api<{ pin: string; expiresAt: string }>('POST', `${POOL}/pairing-pin`);
+                    // Status first, so the digits never show beside a status that has not seen the PIN yet.
+                    await refresh();
+                    setMinted({ pin: res.pin, expiresAt: res.expiresAt });
+                  },
+                  'PIN generated. Type it on the other Hub within ten minutes.',
+                  pinSay('generate'),
+                )
               }
             >
               Generate PIN
@@ -95,17 +111,24 @@ export function PairingPin({
             {live && (
               <button
                 type="button"
+                aria-describedby={beside.said('cancel') !== null ? 'pin-cancel-said' : undefined}
                 onClick={() =>
-                  void act(async () => {
-                    await api('DELETE', `${POOL}/pairing-pin`);
-                    setMinted(null);
-                  }, 'PIN cancelled.')
+                  void act(
+                    async () => {
+                      await api('DELETE', `${POOL}/pairing-pin`);
+                      setMinted(null);
+                    },
+                    'PIN cancelled.',
+                    pinSay('cancel'),
+                  )
                 }
               >
                 Cancel PIN
               </button>
             )}
           </div>
+          <Beside id="pin-generate-said" outcome={beside.said('generate')} refused="No PIN made" testId="pin-card-said" />
+          <Beside id="pin-cancel-said" outcome={beside.said('cancel')} refused="PIN not cancelled" testId="pin-card-said" />
           {!s.enabled && <p className="small muted">Hub Pool is off here, so it takes no pairing requests and cannot make a PIN.</p>}
           <h3 style={{ marginTop: '1rem' }}>Send a request</h3>
           <div className="field">
@@ -136,9 +159,15 @@ export function PairingPin({
               {problem ?? 'Six digits, made under Pairing PIN on the other Hub. Without one, the request carries only this Hub’s name.'}
             </span>
           </div>
-          <button type="button" disabled={name.trim() === '' || problem !== null} onClick={() => void pair()}>
+          <button
+            type="button"
+            disabled={name.trim() === '' || problem !== null}
+            aria-describedby={beside.said('pair') !== null ? 'pair-said' : undefined}
+            onClick={() => void pair()}
+          >
             Pair
           </button>
+          <Beside id="pair-said" outcome={beside.said('pair')} testId="pair-said" />
         </>
       )}
     </Section>

@@ -3,9 +3,20 @@ import { api, POOL } from '../api';
 import { useDashboard } from '../context';
 import type { PoolStatus } from '../types';
 import { isPaired } from '../words';
-import type { Act } from './act';
+import type { Act, Flash } from './act';
 import { Beside, useBeside } from './beside';
 import { Section } from './section';
+
+const REMOVE_REFUSED = 'Pin not removed';
+
+/** What the last Remove came to, for which pin, and where that pin's row stood in the list. */
+interface PinRemoval {
+  readonly key: string;
+  readonly at: number;
+  readonly outcome: Flash;
+}
+
+const pinKey = (p: PoolStatus['pins'][number]) => `${p.scope}:${p.model ?? ''}`;
 
 export function RoutingPins({ s, act }: { s: PoolStatus; act: Act }) {
   const { readOnly } = useDashboard();
@@ -14,37 +25,55 @@ export function RoutingPins({ s, act }: { s: PoolStatus; act: Act }) {
   const beside = useBeside();
   const said = beside.said('add') !== null ? 'pin-said' : undefined;
   const targets = ['local', ...s.peers.filter(isPaired).map((p) => p.nodeFqdn)];
+  // The last Remove's outcome is said in its pin's row; once the pin is gone, where its row stood.
+  const [removal, setRemoval] = useState<PinRemoval | null>(null);
+  const gone = removal !== null && !s.pins.some((p) => pinKey(p) === removal.key) ? removal : null;
+  const goneNote = gone === null ? null : <Beside id="pin-removed-said" outcome={gone.outcome} refused={REMOVE_REFUSED} testId="pin-removed-said" />;
+  const rows = s.pins.map((p, at) => {
+    const key = pinKey(p);
+    const mine = removal?.key === key ? removal : null;
+    const saidId = `pin-row-said-${at}`;
+    return (
+      <li key={key}>
+        <div className="row">
+          <span>{p.scope === 'default' ? 'Every model' : <span className="mono">{p.model}</span>}</span>
+          <span>→ {p.targetNode}</span>
+          <span className={`badge ${p.targetAvailable ? 'good' : 'warn'}`}>
+            {p.targetAvailable ? 'Target available' : 'Target not available now: the pin is idle'}
+          </span>
+          {!readOnly && (
+            <button
+              type="button"
+              aria-label={p.scope === 'default' ? 'Remove the pin for every model' : `Remove the pin for ${p.model ?? ''}`}
+              aria-describedby={mine !== null ? saidId : undefined}
+              onClick={() => {
+                beside.forget('add');
+                void act(
+                  () => api('DELETE', `${POOL}/pins?scope=${p.scope}${p.scope === 'model' ? `&model=${encodeURIComponent(p.model ?? '')}` : ''}`),
+                  'Pin removed.',
+                  (outcome) => setRemoval({ key, at, outcome }),
+                );
+              }}
+            >
+              Remove
+            </button>
+          )}
+        </div>
+        {mine !== null && <Beside id={saidId} outcome={mine.outcome} refused={REMOVE_REFUSED} testId="pin-removed-said" />}
+      </li>
+    );
+  });
+  if (gone !== null) rows.splice(Math.min(gone.at, rows.length), 0, <li key="pin-removed-said">{goneNote}</li>);
   return (
     <Section id="pins" title="Routing pins">
       <p className="small muted">A pin moves a node to the front for a model when it can serve it; it never rules the others out.</p>
       {s.pins.length === 0 ? (
-        <p className="muted">No pins.</p>
+        <>
+          {goneNote}
+          <p className="muted">No pins.</p>
+        </>
       ) : (
-        <ul className="plain">
-          {s.pins.map((p) => (
-            <li key={`${p.scope}:${p.model ?? ''}`} className="row">
-              <span>{p.scope === 'default' ? 'Every model' : <span className="mono">{p.model}</span>}</span>
-              <span>→ {p.targetNode}</span>
-              <span className={`badge ${p.targetAvailable ? 'good' : 'warn'}`}>
-                {p.targetAvailable ? 'Target available' : 'Target not available now: the pin is idle'}
-              </span>
-              {!readOnly && (
-                <button
-                  type="button"
-                  aria-label={p.scope === 'default' ? 'Remove the pin for every model' : `Remove the pin for ${p.model ?? ''}`}
-                  onClick={() =>
-                    void act(
-                      () => api('DELETE', `${POOL}/pins?scope=${p.scope}${p.scope === 'model' ? `&model=${encodeURIComponent(p.model ?? '')}` : ''}`),
-                      'Pin removed.',
-                    )
-                  }
-                >
-                  Remove
-                </button>
-              )}
-            </li>
-          ))}
-        </ul>
+        <ul className="plain">{rows}</ul>
       )}
       {!readOnly && (
         <div className="row" style={{ marginTop: '0.5rem', alignItems: 'flex-end' }}>
@@ -92,6 +121,7 @@ export function RoutingPins({ s, act }: { s: PoolStatus; act: Act }) {
             aria-describedby={said}
             onClick={() => {
               beside.forget('add');
+              setRemoval(null);
               void act(
                 () => api('POST', `${POOL}/pins`, model.trim() === '' ? { scope: 'default', target } : { scope: 'model', model: model.trim(), target }),
                 'Pin saved.',
