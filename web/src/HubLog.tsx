@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { api } from './api';
 import type { HubLogEntry, HubLogWindow } from './types';
+import { SaidOnChange, useSaidOnChange } from './SaidOnChange';
 import { TableWrap } from './TableWrap';
 
 /** Following asks for lines written since the last answer this often (a bounded read of the log file's end). */
@@ -39,9 +40,13 @@ interface HubLogState {
   readonly olderNotScanned: boolean;
   readonly gap: boolean;
   readonly loaded: boolean;
+  /** The level and age the lines were read for: after a change of either, the old lines stand until the new read answers. */
+  readonly readFor: string | null;
 }
 
-const EMPTY: HubLogState = { lines: [], error: null, olderNotScanned: false, gap: false, loaded: false };
+const EMPTY: HubLogState = { lines: [], error: null, olderNotScanned: false, gap: false, loaded: false, readFor: null };
+
+const readKey = (level: string, since: string) => `level=${level}${since === '' ? '' : `&since=${since}`}`;
 
 /**
  * The Hub's log file, read at the chosen level and age, then followed through the Hub's cursor
@@ -64,7 +69,7 @@ function useHubLog(level: string, since: string, follow: boolean): HubLogState {
     let next = 0;
     let lines: Line[] = [];
     setState(EMPTY);
-    const filter = `level=${level}${since === '' ? '' : `&since=${since}`}`;
+    const filter = readKey(level, since);
     const tick = async () => {
       timer = undefined;
       running = true;
@@ -80,11 +85,18 @@ function useHubLog(level: string, since: string, follow: boolean): HubLogState {
           // A gap answers with the newest lines again: the view starts over from them.
           lines = (w.gap ? fresh : [...fresh, ...lines]).slice(0, KEPT_LINES);
           cursor = w.cursor;
-          setState((s) => ({ lines, error: null, olderNotScanned: following ? s.olderNotScanned : w.olderNotScanned, gap: s.gap || w.gap, loaded: true }));
+          setState((s) => ({
+            lines,
+            error: null,
+            olderNotScanned: following ? s.olderNotScanned : w.olderNotScanned,
+            gap: s.gap || w.gap,
+            loaded: true,
+            readFor: filter,
+          }));
           if (!w.more) break;
         }
       } catch (err) {
-        if (!stopped) setState((s) => ({ ...s, error: (err as Error).message, loaded: true }));
+        if (!stopped) setState((s) => ({ ...s, error: (err as Error).message, loaded: true, readFor: filter }));
       } finally {
         running = false;
       }
@@ -121,6 +133,8 @@ export function HubLog() {
   const log = useHubLog(level, since, follow);
   const q = search.trim().toLowerCase();
   const shown = q === '' ? log.lines : log.lines.filter((l) => `${l.msg} ${fieldText(l.fields)}`.toLowerCase().includes(q));
+  const count = `${shown.length} of ${log.lines.length} lines shown`;
+  const told = useSaidOnChange(log.loaded && log.readFor === readKey(level, since) ? count : null);
   return (
     <section className="card" aria-labelledby="hub-log-title">
       <h2 id="hub-log-title">Hub log</h2>
@@ -130,7 +144,14 @@ export function HubLog() {
       <div className="row">
         <div className="field">
           <label htmlFor="hub-log-level">Level</label>
-          <select id="hub-log-level" value={level} onChange={(e) => setLevel(e.target.value)}>
+          <select
+            id="hub-log-level"
+            value={level}
+            onChange={(e) => {
+              setLevel(e.target.value);
+              told.changed();
+            }}
+          >
             {LEVELS.map((l) => (
               <option key={l.value} value={l.value}>
                 {l.label}
@@ -140,7 +161,14 @@ export function HubLog() {
         </div>
         <div className="field">
           <label htmlFor="hub-log-since">Since</label>
-          <select id="hub-log-since" value={since} onChange={(e) => setSince(e.target.value)}>
+          <select
+            id="hub-log-since"
+            value={since}
+            onChange={(e) => {
+              setSince(e.target.value);
+              told.changed();
+            }}
+          >
             {SINCE.map((s) => (
               <option key={s.value} value={s.value}>
                 {s.label}
@@ -150,7 +178,16 @@ export function HubLog() {
         </div>
         <div className="field">
           <label htmlFor="hub-log-search">Search the Hub log</label>
-          <input id="hub-log-search" type="text" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="pairing, peer name…" />
+          <input
+            id="hub-log-search"
+            type="text"
+            value={search}
+            onChange={(e) => {
+              setSearch(e.target.value);
+              told.changed();
+            }}
+            placeholder="pairing, peer name…"
+          />
         </div>
         <div className="switch">
           <input id="hub-log-follow" type="checkbox" checked={follow} onChange={(e) => setFollow(e.target.checked)} />
@@ -172,8 +209,9 @@ export function HubLog() {
         <p className="small muted">Only the newest 4 MiB of the log were searched for lines at this level; cihub logs --level on the host reads all of it.</p>
       )}
       <p className="small" data-testid="hub-log-count">
-        {log.loaded ? `${shown.length} of ${log.lines.length} lines shown` : 'Reading the log…'}
+        {log.loaded ? count : 'Reading the log…'}
       </p>
+      <SaidOnChange said={told.said} testId="hub-log-said" />
       <TableWrap label="Hub log lines">
         <table aria-labelledby="hub-log-title">
           <thead>

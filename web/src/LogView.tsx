@@ -3,6 +3,7 @@ import { useDashboard } from './context';
 import { HubLog } from './HubLog';
 import { KEPT_ROUTING_ROWS, useNow, useRoutingLog } from './hooks';
 import { ago, isFailure, ms, rowFailovers, rowOutcome, rowServedBy } from './words';
+import { SaidOnChange, useSaidOnChange } from './SaidOnChange';
 import { TableWrap } from './TableWrap';
 
 /** Settings → Logs: the Hub's own log (operator only) and the routing log. */
@@ -32,6 +33,7 @@ function RoutingLog() {
       (!onlyProblems || isFailure(r) || r.attempts.length > 0) &&
       (f === '' || [r.model, r.node, r.path, r.reason, r.id, ...r.attempts.map((a) => `${a.node} ${a.reason}`)].some((t) => t?.toLowerCase().includes(f))),
   );
+  const told = useSaidOnChange(log.summary === null ? null : `${rows.length} of ${log.rows.length} routing decisions shown`);
   return (
     <section className="card" aria-labelledby="log-title">
       <h2 id="log-title">Routing log</h2>
@@ -39,13 +41,31 @@ function RoutingLog() {
       <div className="row">
         <div className="field">
           <label htmlFor="log-filter">Filter</label>
-          <input id="log-filter" type="text" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="model, node, reason…" />
+          <input
+            id="log-filter"
+            type="text"
+            value={filter}
+            onChange={(e) => {
+              setFilter(e.target.value);
+              told.changed();
+            }}
+            placeholder="model, node, reason…"
+          />
         </div>
         <div className="switch">
-          <input id="log-problems" type="checkbox" checked={onlyProblems} onChange={(e) => setOnlyProblems(e.target.checked)} />
+          <input
+            id="log-problems"
+            type="checkbox"
+            checked={onlyProblems}
+            onChange={(e) => {
+              setOnlyProblems(e.target.checked);
+              told.changed();
+            }}
+          />
           <label htmlFor="log-problems">Only failures and failovers</label>
         </div>
       </div>
+      <SaidOnChange said={told.said} testId="routing-log-said" />
       {log.error !== null && (
         <p className="notice bad" role="alert">
           Could not read the routing log: {log.error}.{log.summary !== null ? ' The rows below are from the last read.' : ''}
