@@ -11,7 +11,7 @@ import { START_TIMEOUT_MS, TEST_TIMEOUT_MS } from '../helpers/pool-fixture.js';
 import { launchBrowser, openPage, screenshot, seriousA11yViolations, signInByKey, signInByLink } from './browser.js';
 import { startTogether } from '../helpers/start-together.js';
 
-describe('dashboard: the Hub log', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 3 }, () => {
+describe('dashboard: the Hub log', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 4 }, () => {
   let hub: HubProcess;
   let browser: Browser;
 
@@ -80,6 +80,24 @@ describe('dashboard: the Hub log', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS
     assert.ok((await page.getByTestId('hub-log-line').count()) > 0, 'the lines read before stay');
     await page.unroute(logs);
     await page.getByRole('alert').filter({ hasText: 'Could not read the Hub log' }).waitFor({ state: 'detached' });
+    await context.close();
+  });
+
+  it('a Hub log whose first read fails counts no lines, since none were read, until a read answers', async () => {
+    const { page, context } = await openPage(browser);
+    await signInByLink(page, hub);
+    const logs = '**/api/hub/logs*';
+    await page.route(logs, (route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'HUB_ERR_TEST', message: 'LOG DOWN' } }) }),
+    );
+    await page.getByRole('link', { name: 'Logs' }).click();
+    await page.getByRole('alert').getByText('Could not read the Hub log: LOG DOWN.').waitFor();
+    assert.equal(await page.getByTestId('hub-log-count').count(), 0, 'no "0 of 0 lines shown" for a log never read');
+    await page.unroute(logs);
+    await page
+      .getByTestId('hub-log-count')
+      .getByText(/^[1-9]\d* of \d+ lines shown$/)
+      .waitFor();
     await context.close();
   });
 

@@ -40,11 +40,13 @@ interface HubLogState {
   readonly olderNotScanned: boolean;
   readonly gap: boolean;
   readonly loaded: boolean;
+  /** Whether a read for this level and age has answered: until one has, there are no lines to count, not zero lines. */
+  readonly read: boolean;
   /** The level and age the lines were read for: after a change of either, the old lines stand until the new read answers. */
   readonly readFor: string | null;
 }
 
-const EMPTY: HubLogState = { lines: [], error: null, olderNotScanned: false, gap: false, loaded: false, readFor: null };
+const EMPTY: HubLogState = { lines: [], error: null, olderNotScanned: false, gap: false, loaded: false, read: false, readFor: null };
 
 const readKey = (level: string, since: string) => `level=${level}${since === '' ? '' : `&since=${since}`}`;
 
@@ -91,6 +93,7 @@ function useHubLog(level: string, since: string, follow: boolean): HubLogState {
             olderNotScanned: following ? s.olderNotScanned : w.olderNotScanned,
             gap: s.gap || w.gap,
             loaded: true,
+            read: true,
             readFor: filter,
           }));
           if (!w.more) break;
@@ -134,7 +137,7 @@ export function HubLog() {
   const q = search.trim().toLowerCase();
   const shown = q === '' ? log.lines : log.lines.filter((l) => `${l.msg} ${fieldText(l.fields)}`.toLowerCase().includes(q));
   const count = `${shown.length} of ${log.lines.length} lines shown`;
-  const told = useSaidOnChange(log.loaded && log.readFor === readKey(level, since) ? count : null);
+  const told = useSaidOnChange(log.read && log.readFor === readKey(level, since) ? count : null);
   return (
     <section className="card" aria-labelledby="hub-log-title">
       <h2 id="hub-log-title">Hub log</h2>
@@ -208,9 +211,11 @@ export function HubLog() {
       {log.olderNotScanned && (
         <p className="small muted">Only the newest 4 MiB of the log were searched for lines at this level; cihub logs --level on the host reads all of it.</p>
       )}
-      <p className="small" data-testid="hub-log-count">
-        {log.loaded ? count : 'Reading the log…'}
-      </p>
+      {(!log.loaded || log.read) && (
+        <p className="small" data-testid="hub-log-count">
+          {log.read ? count : 'Reading the log…'}
+        </p>
+      )}
       <SaidOnChange said={told.said} testId="hub-log-said" />
       <TableWrap label="Hub log lines">
         <table aria-labelledby="hub-log-title">
