@@ -2,7 +2,8 @@
  * On a Hub Pool page with a long list of paired Hubs, in real Chromium against a real Hub on
  * loopback and peers of this build (fakes in this process): each row's Disable and Unpair are
  * named with that row's peer, and what Disable, Enable, Unpair, Add pin, a pin's Remove,
- * Discoverable devices' Pair and the Pairing PIN card's buttons came to is said beside the control
+ * Discoverable devices' Pair, the Pairing PIN card's buttons and Pending requests' Approve and
+ * Reject came to is said beside the control
  * that was used, in view, rather than at the top of the page.
  */
 import { after, before, describe, it } from 'node:test';
@@ -31,10 +32,12 @@ async function inView(l: Locator): Promise<boolean> {
   return box.y >= -SUBPIXEL_PX && box.y + box.height <= screen.height + SUBPIXEL_PX;
 }
 
-describe('dashboard: a long Paired Hubs list', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 8 }, () => {
+describe('dashboard: a long Paired Hubs list', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 9 }, () => {
   const fakes = Array.from({ length: PEER_COUNT }, (_, i) => new FakePeer(`peer-${String(i + 1).padStart(2, '0')}`));
   /** Reachable but not paired, and refuses a pairing request (a fake answers it 404): a real Not sent. */
   const stranger = new FakePeer('stranger');
+  /** Ask to join during the test, and answer the Hub's calls: an approval reaches them. */
+  const joiners = [new FakePeer('joins-01'), new FakePeer('joins-02')];
   let hub: HubProcess;
   let browser: Browser;
   let page: Page;
@@ -43,10 +46,10 @@ describe('dashboard: a long Paired Hubs list', { timeout: START_TIMEOUT_MS + TES
   const row = (f: FakePeer) => page.locator(`[data-testid="paired-hub"][data-peer="${f.name}"]`);
 
   before(async () => {
-    await Promise.all([...fakes, stranger].map((f) => f.start()));
+    await Promise.all([...fakes, stranger, ...joiners].map((f) => f.start()));
     const ports = await reservePorts(['a']);
     [hub, browser] = await startTogether([
-      startNamedHub({ name: HUB, port: ports.a, origins: Object.fromEntries([...fakes, stranger].map((f) => [f.name, f.origin])) }),
+      startNamedHub({ name: HUB, port: ports.a, origins: Object.fromEntries([...fakes, stranger, ...joiners].map((f) => [f.name, f.origin])) }),
       launchBrowser(),
     ]);
     for (const f of fakes) await pairFakeWithPin(hub, f);
@@ -56,7 +59,7 @@ describe('dashboard: a long Paired Hubs list', { timeout: START_TIMEOUT_MS + TES
     await row(fakes.at(-1)!).waitFor();
   });
   after(async () => {
-    await Promise.allSettled([browser?.close(), hub?.stop(), ...[...fakes, stranger].map((f) => f.close())]);
+    await Promise.allSettled([browser?.close(), hub?.stop(), ...[...fakes, stranger, ...joiners].map((f) => f.close())]);
   });
 
   it("every row's Disable and Unpair are named with its peer, and each pin's Remove with its model, so a screen reader can tell them apart; the visible words stay short", async () => {
@@ -273,5 +276,42 @@ describe('dashboard: a long Paired Hubs list', { timeout: START_TIMEOUT_MS + TES
       0,
       'not also at the top of the page',
     );
+  });
+
+  it('Pending requests: a refused Approve is said in its row as an alert; Reject and Approve, which take the row away, say what happened where it stood and take focus there', async () => {
+    for (const f of joiners) assert.equal((await f.requestPairing(hub)).status, 200);
+    const pending = page.locator('section[aria-labelledby="pending"]');
+    const [first, second] = joiners as [FakePeer, FakePeer];
+    const approve = (f: FakePeer) => pending.getByRole('button', { name: `Approve ${f.name}`, exact: true });
+    await approve(second).waitFor();
+
+    const approvePath = `**${POOL}/peers/*/approve`;
+    await page.route(approvePath, (route) => route.fulfill(REFUSED));
+    try {
+      await approve(first).click();
+      const alert = pending.getByTestId('pending-inbound').filter({ hasText: first.name }).getByRole('alert');
+      await alert.getByText(`Not approved: ${REFUSAL}`).waitFor();
+      assert.equal(await inView(alert), true);
+      assert.equal(await approve(first).getAttribute('aria-describedby'), await alert.getAttribute('id'));
+      assert.equal(await top().getByText(REFUSAL).count(), 0, 'not also at the top of the page');
+    } finally {
+      await page.unroute(approvePath);
+    }
+
+    const reject = pending.getByRole('button', { name: `Reject ${first.name}`, exact: true });
+    await reject.focus();
+    await page.keyboard.press('Enter');
+    await reject.waitFor({ state: 'detached' });
+    const said = pending.getByTestId('pending-said').filter({ hasText: `Rejected ${first.name}.` });
+    await said.waitFor();
+    assert.equal(await said.getAttribute('role'), 'status');
+    assert.equal(await inView(said), true);
+    assert.equal(await said.evaluate((el) => el === el.ownerDocument.activeElement), true, 'focus, lost with the button, is on the message');
+    assert.equal(await top().getByText(`Rejected ${first.name}.`).count(), 0, 'not also at the top of the page');
+
+    await approve(second).click();
+    await approve(second).waitFor({ state: 'detached' });
+    await pending.getByTestId('pending-said').getByText(`Approved ${second.name}. Both Hubs list each other as paired.`).waitFor();
+    await row(second).waitFor();
   });
 });

@@ -1,19 +1,44 @@
 import { api, POOL } from '../api';
 import { useDashboard } from '../context';
 import type { PoolStatus } from '../types';
-import { removal, type Act, type Removal } from './act';
+import { useState } from 'react';
+import { removal, type Act, type Removal, type Say } from './act';
+import { Beside } from './beside';
 import { PairingProblem } from './pairing-problem';
+import type { RowOutcome } from './peer-row';
 import { Section } from './section';
 
 export function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
   const { readOnly } = useDashboard();
   const outbound = s.peers.filter((p) => p.status === 'pending' && p.direction === 'outbound');
   const inbound = s.peers.filter((p) => p.status === 'pending' && p.direction === 'inbound');
+  // As in Paired Hubs: the last Approve, Reject or Cancel request is answered in its request's row,
+  // and once the request has left the list (which each of them does when it goes through), where the row stood.
+  const [said, setSaid] = useState<RowOutcome | null>(null);
+  const waiting = [...outbound, ...inbound];
+  const at = (id: string) => waiting.findIndex((p) => p.id === id);
+  const say =
+    (id: string, refused: string): Say =>
+    (outcome) =>
+      setSaid({ peerId: id, at: at(id), refused, outcome });
+  const saidId = (id: string) => `pending-said-${id}`;
+  const note = (id: string) => (said?.peerId === id ? <Beside id={saidId(id)} outcome={said.outcome} refused={said.refused} testId="pending-said" /> : null);
+  const describedBy = (id: string) => (said?.peerId === id ? saidId(id) : undefined);
+  const gone = said !== null && at(said.peerId) === -1 ? said : null;
+  // Placed before the row that followed it; at the end when the rows after it have gone too.
+  const goneAt = gone === null ? -1 : Math.min(gone.at, waiting.length);
+  const goneNote = gone === null ? null : <Beside id="pending-gone-said" outcome={gone.outcome} refused={gone.refused} testId="pending-said" />;
   return (
     <Section id="pending" title="Pending requests">
-      {outbound.length + inbound.length === 0 && <p className="muted">No requests are waiting.</p>}
+      {waiting.length === 0 && (
+        <>
+          {goneNote}
+          <p className="muted">No requests are waiting.</p>
+        </>
+      )}
       <ul className="plain">
-        {outbound.map((p) => (
+        {waiting.length > 0 && goneAt === 0 && <li key="pending-gone-said">{goneNote}</li>}
+        {outbound.flatMap((p, i) => [
           <li key={p.id} data-testid="pending-outbound">
             <div className="row">
               <span className="mono">{p.nodeFqdn}</span>
@@ -24,19 +49,23 @@ export function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
               <button
                 type="button"
                 aria-label={`Cancel request to ${p.nodeFqdn}`}
+                aria-describedby={describedBy(p.id)}
                 onClick={() =>
                   void act(
                     () => api<Removal>('DELETE', `${POOL}/peers/${p.id}`),
                     removal('cancel', p.nodeFqdn, s.localNode.nodeFqdn, `Request to ${p.nodeFqdn} cancelled.`),
+                    say(p.id, 'Not cancelled'),
                   )
                 }
               >
                 Cancel request
               </button>
             )}
-          </li>
-        ))}
-        {inbound.map((p) => (
+            {note(p.id)}
+          </li>,
+          goneAt === i + 1 ? <li key="pending-gone-said">{goneNote}</li> : null,
+        ])}
+        {inbound.flatMap((p, i) => [
           <li key={p.id} data-testid="pending-inbound">
             <div className="row">
               <span className="mono">{p.nodeFqdn}</span>
@@ -56,6 +85,7 @@ export function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
                   type="button"
                   className="primary"
                   aria-label={`Approve ${p.nodeFqdn}`}
+                  aria-describedby={describedBy(p.id)}
                   onClick={() =>
                     void act(
                       () => api<{ callback: 'confirmed' | 'failed'; reason: string | null }>('POST', `${POOL}/peers/${p.id}/approve`),
@@ -69,6 +99,7 @@ export function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
                               detail: r.reason ?? undefined,
                             };
                       },
+                      say(p.id, 'Not approved'),
                     )
                   }
                 >
@@ -77,10 +108,12 @@ export function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
                 <button
                   type="button"
                   aria-label={`Reject ${p.nodeFqdn}`}
+                  aria-describedby={describedBy(p.id)}
                   onClick={() =>
                     void act(
                       () => api<Removal>('POST', `${POOL}/peers/${p.id}/reject`),
                       removal('reject', p.nodeFqdn, s.localNode.nodeFqdn, `Rejected ${p.nodeFqdn}.`),
+                      say(p.id, 'Not rejected'),
                     )
                   }
                 >
@@ -88,8 +121,10 @@ export function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
                 </button>
               </div>
             )}
-          </li>
-        ))}
+            {note(p.id)}
+          </li>,
+          goneAt === outbound.length + i + 1 ? <li key="pending-gone-said">{goneNote}</li> : null,
+        ])}
       </ul>
     </Section>
   );
