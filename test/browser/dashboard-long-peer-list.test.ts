@@ -32,7 +32,7 @@ async function inView(l: Locator): Promise<boolean> {
   return box.y >= -SUBPIXEL_PX && box.y + box.height <= screen.height + SUBPIXEL_PX;
 }
 
-describe('dashboard: a long Paired Hubs list', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 9 }, () => {
+describe('dashboard: a long Paired Hubs list', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 10 }, () => {
   const fakes = Array.from({ length: PEER_COUNT }, (_, i) => new FakePeer(`peer-${String(i + 1).padStart(2, '0')}`));
   /** Reachable but not paired, and refuses a pairing request (a fake answers it 404): a real Not sent. */
   const stranger = new FakePeer('stranger');
@@ -313,5 +313,50 @@ describe('dashboard: a long Paired Hubs list', { timeout: START_TIMEOUT_MS + TES
     await approve(second).waitFor({ state: 'detached' });
     await pending.getByTestId('pending-said').getByText(`Approved ${second.name}. Both Hubs list each other as paired.`).waitFor();
     await row(second).waitFor();
+  });
+
+  it('while a pairing request waits for its answer, its Pair says Sending… and cannot send it again, in the PIN card and under Discoverable devices', async () => {
+    let asked = 0;
+    let release = () => {};
+    const answered = new Promise<void>((resolve) => (release = resolve));
+    const pairPath = `**${POOL}/peers/pair`;
+    await page.route(pairPath, async (route) => {
+      asked += 1;
+      await answered;
+      await route.fallback();
+    });
+    await answerDiscovery(page, [{ nodeFqdn: stranger.name, displayName: 'stranger', deviceId: null, os: 'linux', online: true, poolProtocol: 1 }]);
+    try {
+      const card = page.locator('section[aria-labelledby="pairing-pin"]');
+      await card.getByLabel("Other Hub's tailnet name").fill(stranger.name);
+      await card.getByRole('button', { name: 'Pair', exact: true }).click();
+      const cardSending = card.getByRole('button', { name: 'Sending…', exact: true });
+      await cardSending.waitFor();
+      assert.equal(await cardSending.isDisabled(), true);
+
+      const found = page.locator('section[aria-labelledby="discoverable"]');
+      await found.getByRole('button', { name: 'Rescan' }).click();
+      await found.getByRole('button', { name: `Pair with ${stranger.name}`, exact: true }).click();
+      const foundSending = found.getByRole('button', { name: `Sending a request to ${stranger.name}`, exact: true });
+      await foundSending.waitFor();
+      assert.equal(await foundSending.isDisabled(), true);
+      assert.equal(await foundSending.textContent(), 'Sending…');
+      assert.equal(asked, 2, 'one request from each, none sent twice');
+    } finally {
+      release();
+    }
+    await page
+      .locator('section[aria-labelledby="pairing-pin"]')
+      .getByRole('alert')
+      .getByText(/^Not sent\. /)
+      .waitFor();
+    await page
+      .locator('section[aria-labelledby="discoverable"]')
+      .getByRole('alert')
+      .getByText(/^Not sent\. /)
+      .waitFor();
+    await page.getByRole('button', { name: `Pair with ${stranger.name}`, exact: true }).waitFor();
+    await page.unroute(pairPath);
+    await page.unroute(`**${POOL}/peers/discoverable*`);
   });
 });

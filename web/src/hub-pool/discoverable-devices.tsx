@@ -11,6 +11,9 @@ export function DiscoverableDevices({ s, refresh, otherPin, setOtherPin }: { s: 
   const { readOnly } = useDashboard();
   // Each Pair's outcome is said in its device's row.
   const beside = useBeside();
+  // Devices whose request is still unanswered (up to 10 s): their Pair says so and cannot send it twice.
+  const [sending, setSending] = useState<ReadonlySet<string>>(new Set());
+  const sendingTo = (fqdn: string, on: boolean) => setSending((all) => new Set(on ? [...all, fqdn] : [...all].filter((f) => f !== fqdn)));
   const pinRefused = pinProblem(otherPin) !== null;
   const [scan, setScan] = useState<Discovery | null>(null);
   const [scanning, setScanning] = useState(false);
@@ -61,16 +64,18 @@ export function DiscoverableDevices({ s, refresh, otherPin, setOtherPin }: { s: 
                   ) : (
                     <button
                       type="button"
-                      aria-label={`Pair with ${h.nodeFqdn}`}
+                      aria-label={sending.has(h.nodeFqdn) ? `Sending a request to ${h.nodeFqdn}` : `Pair with ${h.nodeFqdn}`}
                       aria-describedby={said !== null ? saidId : undefined}
-                      disabled={pinRefused}
+                      disabled={pinRefused || sending.has(h.nodeFqdn)}
                       title={pinRefused ? 'The PIN typed under Pairing PIN is not six digits' : undefined}
                       onClick={async () => {
                         // The PIN typed under Pairing PIN goes with it, as with that section's Pair.
                         const withPin = otherPin.trim() !== '';
                         // The last request's outcome would otherwise stand for this one until its answer comes.
                         beside.forget(h.nodeFqdn);
+                        sendingTo(h.nodeFqdn, true);
                         const o = await sendPairRequest(h.nodeFqdn, otherPin);
+                        sendingTo(h.nodeFqdn, false);
                         if (o.sent && withPin) setOtherPin('');
                         await refresh();
                         beside.say(h.nodeFqdn)(
@@ -80,7 +85,7 @@ export function DiscoverableDevices({ s, refresh, otherPin, setOtherPin }: { s: 
                         );
                       }}
                     >
-                      Pair
+                      {sending.has(h.nodeFqdn) ? 'Sending…' : 'Pair'}
                     </button>
                   )}
                 </div>

@@ -25,6 +25,8 @@ export function PairingPin({
   const now = useNow();
   const [minted, setMinted] = useState<{ pin: string; expiresAt: string } | null>(null);
   const [name, setName] = useState('');
+  // A request can take up to 10 s to be answered: meanwhile Pair says so and cannot send it twice.
+  const [sending, setSending] = useState(false);
   const beside = useBeside();
   // The status decides whether a PIN is live: one spent by a request, cancelled or replaced from
   // the CLI is gone there, whatever this page minted. The digits show only for the PIN status names.
@@ -44,7 +46,9 @@ export function PairingPin({
     // The last request's outcome would otherwise stand for this one until its answer comes (up to 10 s).
     beside.forget('pair');
     const to = name.trim();
+    setSending(true);
     const outcome = await sendPairRequest(to, otherPin);
+    setSending(false);
     if (outcome.sent) {
       setName('');
       setOtherPin('');
@@ -161,11 +165,11 @@ export function PairingPin({
           </div>
           <button
             type="button"
-            disabled={name.trim() === '' || problem !== null}
+            disabled={sending || name.trim() === '' || problem !== null}
             aria-describedby={beside.said('pair') !== null ? 'pair-said' : undefined}
             onClick={() => void pair()}
           >
-            Pair
+            {sending ? 'Sending…' : 'Pair'}
           </button>
           <Beside id="pair-said" outcome={beside.said('pair')} testId="pair-said" />
         </>
