@@ -32,7 +32,7 @@ async function inView(l: Locator): Promise<boolean> {
   return box.y >= -SUBPIXEL_PX && box.y + box.height <= screen.height + SUBPIXEL_PX;
 }
 
-describe('dashboard: a long Paired Hubs list', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 10 }, () => {
+describe('dashboard: a long Paired Hubs list', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 11 }, () => {
   const fakes = Array.from({ length: PEER_COUNT }, (_, i) => new FakePeer(`peer-${String(i + 1).padStart(2, '0')}`));
   /** Reachable but not paired, and refuses a pairing request (a fake answers it 404): a real Not sent. */
   const stranger = new FakePeer('stranger');
@@ -358,5 +358,31 @@ describe('dashboard: a long Paired Hubs list', { timeout: START_TIMEOUT_MS + TES
     await page.getByRole('button', { name: `Pair with ${stranger.name}`, exact: true }).waitFor();
     await page.unroute(pairPath);
     await page.unroute(`**${POOL}/peers/discoverable*`);
+  });
+
+  it('a Controls switch says what its change came to under the switch, and a refused change as an alert there, not at the top of the page', async () => {
+    const inbound = page.getByRole('switch', { name: 'Take work from paired Hubs' });
+    const settingsPath = `**${POOL}/settings`;
+    await page.route(settingsPath, (route) => (route.request().method() === 'PATCH' ? route.fulfill(REFUSED) : route.fallback()));
+    try {
+      await inbound.click();
+      const alert = page.getByTestId('poolInboundEnabled-said');
+      await alert.getByText(`Not switched: ${REFUSAL}`).waitFor();
+      assert.equal(await alert.getAttribute('role'), 'alert');
+      assert.equal(await inView(alert), true);
+      assert.equal(await inbound.getAttribute('aria-describedby'), await alert.getAttribute('id'));
+      assert.equal(await inbound.isChecked(), true, 'shown as it still is');
+      assert.equal(await top().getByText(REFUSAL).count(), 0, 'not also at the top of the page');
+    } finally {
+      await page.unroute(settingsPath);
+    }
+    await inbound.click();
+    const said = page.getByTestId('poolInboundEnabled-said').filter({ hasText: 'Take work from paired Hubs switched off.' });
+    await said.waitFor();
+    assert.equal(await said.getAttribute('role'), 'status');
+    assert.equal(await top().getByText('Take work from paired Hubs switched off.').count(), 0, 'not also at the top of the page');
+    assert.equal((await status(hub)).directions.inbound.enabled, false);
+    await inbound.click();
+    await page.getByTestId('poolInboundEnabled-said').getByText('Take work from paired Hubs switched on.').waitFor();
   });
 });

@@ -81,13 +81,19 @@ export function Controls({
                 role="switch"
                 checked={on}
                 disabled={readOnly || locked !== null}
-                aria-describedby={locked !== null ? `${id}-lock` : undefined}
-                onChange={(ev) =>
-                  void act(() => api('PATCH', `${POOL}/settings`, { [sw.key]: ev.target.checked }), `${sw.label} switched ${ev.target.checked ? 'on' : 'off'}.`)
-                }
+                aria-describedby={locked !== null ? `${id}-lock` : beside.said(sw.key) !== null ? `${id}-said` : undefined}
+                onChange={(ev) => {
+                  beside.forget(sw.key);
+                  void act(
+                    () => api('PATCH', `${POOL}/settings`, { [sw.key]: ev.target.checked }),
+                    `${sw.label} switched ${ev.target.checked ? 'on' : 'off'}.`,
+                    beside.say(sw.key),
+                  );
+                }}
               />
               <label htmlFor={id}>{sw.label}</label>
             </div>
+            <Beside id={`${id}-said`} outcome={beside.said(sw.key)} refused="Not switched" testId={`${sw.key}-said`} />
             {locked !== null && (
               <p id={`${id}-lock`} className="small notice warn">
                 Disabled in this Hub's .env ({locked}=true). Remove that line and restart the Hub to use this switch.
