@@ -11,11 +11,11 @@ export interface Removal {
 export type Say = (outcome: Flash) => void;
 
 /**
- * Runs a change, says how it went (a sentence, or one made from the answer), and reads status
- * again. The outcome goes to `say` when given, and then not to the top of the page as well, so
- * it is shown and announced once, where the person is.
+ * Runs a change, reads status again, then hands how it went (a sentence, or one made from the
+ * answer) to `say`: every control shows its outcome beside itself, where the person is, never at
+ * the top of a long page.
  */
-export type Act = (run: () => Promise<unknown>, done: string | ((result: unknown) => Flash), say?: Say) => Promise<boolean>;
+export type Act = (run: () => Promise<unknown>, done: string | ((result: unknown) => Flash), say: Say) => Promise<boolean>;
 
 /** The sentence after Unpair, Reject or Cancel request: `done`, or, when the other Hub was not told, what to do there. */
 export const removal =

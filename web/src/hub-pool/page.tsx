@@ -25,7 +25,6 @@ export function HubPool() {
   const catalogue = usePoll(() => api<{ settings: SettingEntry[] }>('GET', `${POOL}/settings/catalogue`), POOL_PAGE_POLL_MS, !readOnly);
   // Operator only: a qa:read key reads status and the routing log, not the Tailscale report.
   const tailscale = usePoll(readTailscaleReport, TAILSCALE_REPORT_POLL_MS, !readOnly);
-  const [flash, setFlash] = useState<Flash>(null);
   // Typed under Pairing PIN, and sent by both that section's Pair and Discoverable devices' Pair.
   const [otherPin, setOtherPin] = useState('');
   const s = status.data;
@@ -45,11 +44,7 @@ export function HubPool() {
     // showed on until the status came back, and a second click then switched it off again (a CI
     // run of the dashboard-controls browser test caught it under load).
     await Promise.all([status.refresh(), readOnly ? null : catalogue.refresh()]);
-    if (say === undefined) setFlash(outcome);
-    else {
-      setFlash(null);
-      say(outcome);
-    }
+    say(outcome);
     return ok;
   };
 
@@ -89,12 +84,6 @@ export function HubPool() {
                 Add Hubs
               </button>
             )}
-          </div>
-        )}
-        {flash !== null && (
-          <div className={`notice ${flash.tone}`} role={flash.tone === 'bad' ? 'alert' : 'status'}>
-            {flash.text}
-            {flash.detail !== undefined && <div className="small">{flash.detail}</div>}
           </div>
         )}
         {/* Said as an alert, and dated: the badge and every figure below stay as last read, and with the Hub gone they read as current. */}
