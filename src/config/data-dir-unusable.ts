@@ -4,7 +4,9 @@
  * only "unable to open database file" and node:fs "EISDIR: illegal operation on a directory",
  * neither naming the file nor the fix (seen with a data dir a Hub run as root had created, then
  * started as another account). The start stops with one sentence naming the path and the account, and
- * `cihub serve` reports it as the other data-dir refusals are (exit 2).
+ * `cihub serve` reports it as the other data-dir refusals are (exit 2). A disk with no room left
+ * is refused the same way, with its own fix: node:fs said only "ENOSPC: no space left on device,
+ * write", naming no file (a start on a full tmpfs wrote hub.lock and then failed at settings.json).
  */
 import { statSync } from 'node:fs';
 import { userInfo } from 'node:os';
@@ -14,17 +16,21 @@ import { sqliteCode } from '../store/store-errors.js';
 const REFUSED_ERRNO: ReadonlySet<string> = new Set(['EACCES', 'EPERM', 'EROFS', 'EISDIR', 'ENOTDIR']);
 /** SQLite's codes for the same: it cannot open the file, or opened it read-only. */
 const REFUSED_SQLITE = /^SQLITE_(CANTOPEN|READONLY|PERM)/;
+/** No room left for the file: the disk is full, or this account's quota is spent. */
+const FULL_CODES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
 
 export class DataDirUnusableError extends Error {
   constructor(
     readonly dataDir: string,
     readonly path: string,
     reason: string,
-    options: { cause: unknown },
+    options: { cause: unknown; full?: boolean },
   ) {
     super(
-      `The Hub cannot use ${path} (${reason}): the data dir ${dataDir} and what the Hub keeps in it must be writable by ${runningUser()}, the user running this Hub.`,
-      options,
+      options.full === true
+        ? `The Hub cannot write ${path} (${reason}): the disk holding the data dir ${dataDir} has no room left; free some space there and start the Hub again.`
+        : `The Hub cannot use ${path} (${reason}): the data dir ${dataDir} and what the Hub keeps in it must be writable by ${runningUser()}, the user running this Hub.`,
+      { cause: options.cause },
     );
     this.name = 'DataDirUnusableError';
   }
@@ -32,14 +38,16 @@ export class DataDirUnusableError extends Error {
 
 /**
  * The error for a failure to open or write `path` in `dataDir`: a DataDirUnusableError when the
- * account or the kind of entry is the cause, `err` unchanged otherwise. `expected` is what the
+ * account, the kind of entry or a full disk is the cause, `err` unchanged otherwise. `expected` is what the
  * Hub keeps at that path.
  */
 export function dataDirUnusable(dataDir: string, path: string, err: unknown, expected: 'file' | 'directory' = 'file'): unknown {
   const mismatch = kindMismatch(path, expected);
   if (mismatch !== null) return new DataDirUnusableError(dataDir, path, mismatch, { cause: err });
   const code = sqliteCode(err) ?? (err as NodeJS.ErrnoException | null)?.code;
-  if (typeof code !== 'string' || !(REFUSED_ERRNO.has(code) || REFUSED_SQLITE.test(code))) return err;
+  if (typeof code !== 'string') return err;
+  if (FULL_CODES.has(code)) return new DataDirUnusableError(dataDir, path, code, { cause: err, full: true });
+  if (!(REFUSED_ERRNO.has(code) || REFUSED_SQLITE.test(code))) return err;
   return new DataDirUnusableError(dataDir, path, code, { cause: err });
 }
 

@@ -7,12 +7,12 @@
  * and once the disk is repaired and remounted it comes back with everything it had. Stopping
  * on a read-only disk is still a clean stop (exit 0), though hub.json stays behind. A start on
  * a disk already read-only that has a settings.json to write is refused as any data dir this
- * account cannot write is: exit 2 and one sentence naming the file.
+ * account cannot write is: exit 2 and one sentence naming the file; so is a start on a full disk.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { openSync, readFileSync, rmSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
@@ -217,5 +217,25 @@ describe('a Hub started on a data dir whose disk is read-only already', () => {
     assert.ok(mountedReadOnly(disk.dataDir), 'the kernel remounted the disk read-only');
     assertRefusedNaming(await serveToExit(disk.dataDir), settingsPath);
     assert.equal(readFileSync(settingsPath, 'utf8'), '{"poolHealthPoll', 'the file is left as it was');
+  });
+});
+
+describe('a Hub started on a data dir whose disk is full already', () => {
+  let disk: TestMount;
+
+  before(() => {
+    disk = mountTmpfs(256 * 1024);
+    fill(join(disk.dataDir, '..'));
+  });
+  after(() => disk?.unmount());
+
+  it('refuses with exit 2 and a sentence naming the file it could not write and the full disk, leaving no settings.json', async () => {
+    const run = await serveToExit(disk.dataDir);
+    assert.equal(run.code, 2, run.output);
+    const sentence = run.output.trim().split('\n').at(-1) ?? '';
+    const settingsPath = join(disk.dataDir, 'settings.json');
+    assert.ok(sentence.includes(`The Hub cannot write ${settingsPath} (ENOSPC)`), `names the file: ${run.output}`);
+    assert.ok(sentence.includes(`the disk holding the data dir ${disk.dataDir} has no room left`), `names the cause: ${run.output}`);
+    assert.equal(existsSync(settingsPath), false, 'no settings.json, whole or partial');
   });
 });
