@@ -9,10 +9,28 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HubError } from '../errors.js';
 import { writeProxyError } from '../proxy/proxy-errors.js';
-import { appDialectOf } from '../proxy/route-table.js';
+import type { ProxyDialect } from '../engines/types.js';
+import { appDialectOf, ROUTED_ROUTES } from '../proxy/route-table.js';
 
 export function answerNotFound(request: FastifyRequest, reply: FastifyReply): void {
-  answerUnrouted(request, reply, new HubError('HUB_ERR_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]} on this Hub`));
+  const dialect = appDialectOf(request.url);
+  const routed = dialect === null ? '' : `; the pool takes inference at POST ${ROUTED_BY_DIALECT[dialect]}`;
+  answerUnrouted(request, reply, new HubError('HUB_ERR_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]} on this Hub${routed}`));
+}
+
+/**
+ * The routes an app of each dialect sends its inference to, for the 404: an app calling a route
+ * the pool does not relay (the Responses or Messages API, a typo) learns which ones it does.
+ */
+const ROUTED_BY_DIALECT: Readonly<Record<ProxyDialect, string>> = {
+  openai: routedPaths('openai'),
+  ollama: routedPaths('ollama'),
+};
+
+function routedPaths(dialect: ProxyDialect): string {
+  return ROUTED_ROUTES.filter((r) => r.dialect === dialect)
+    .map((r) => r.path)
+    .join(', ');
 }
 
 /**

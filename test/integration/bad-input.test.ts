@@ -176,6 +176,7 @@ describe('bad input to the pool proxy', () => {
   it("answers an unknown path or a wrong method under the app prefixes with a 404 in the app's dialect, naming the route", async () => {
     const cases: { method: 'GET' | 'POST'; path: string; dialect: Dialect }[] = [
       { method: 'POST', path: '/v1/chat/complete', dialect: 'openai' },
+      { method: 'POST', path: '/v1/responses', dialect: 'openai' },
       { method: 'GET', path: '/v1/chat/completions', dialect: 'openai' },
       { method: 'POST', path: '/api/chatter', dialect: 'ollama' },
       { method: 'GET', path: '/api/chat', dialect: 'ollama' },
@@ -190,6 +191,8 @@ describe('bad input to the pool proxy', () => {
       // The Ollama client reads error as a string: the operator shape reached its user as "[object Object]".
       const message = messageOf(dialect, text);
       assert.ok(message.includes(`${method} /api/inference/pool${path}`), `404 names ${method} ${path}: ${message}`);
+      const relayed = dialect === 'openai' ? '/v1/chat/completions, /v1/completions, /v1/embeddings' : '/api/chat, /api/generate, /api/embed, /api/embeddings';
+      assert.ok(message.endsWith(`the pool takes inference at POST ${relayed}`), `404 lists the routes the pool relays in the app's dialect: ${message}`);
       const body = JSON.parse(text) as { code?: string; error: { code?: string } | string };
       assert.equal(typeof body.error === 'string' ? body.code : body.error.code, 'HUB_ERR_NOT_FOUND');
     }
