@@ -176,7 +176,7 @@ export class AddressPairing {
         this.#d.logger.warn({ address: at, status: answer.status }, `Peer refused the pairing PIN: the Hub at ${at} refused the pairing PIN`);
         throw new HubError(
           'HUB_ERR_PEER_REFUSED_PIN',
-          `the Hub at ${found.address} refused the pairing PIN (wrong, expired, already used or replaced); mint a fresh one there with cihub pool pairing-pin`,
+          `the Hub at ${found.address} refused the pairing PIN (wrong, expired, already used, replaced, or lost when that Hub restarted); mint a fresh one there with cihub pool pairing-pin`,
         );
       }
       const reason = peerRefusalReason(said) ?? 'no reason given';

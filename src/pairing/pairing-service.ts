@@ -589,7 +589,7 @@ export class PairingService {
       this.#d.logger.warn({ peer: name }, 'Peer refused the pairing PIN');
       return new HubError(
         'HUB_ERR_PEER_REFUSED_PIN',
-        `${name} refused the pairing PIN (wrong, expired, already used or replaced); mint a fresh one there with cihub pool pairing-pin`,
+        `${name} refused the pairing PIN (wrong, expired, already used, replaced, or lost when that Hub restarted); mint a fresh one there with cihub pool pairing-pin`,
       );
     }
     // Both spellings the docs tell operators to search for: "declined pairing request" and "declined the pairing request".

@@ -318,6 +318,8 @@ describe('pairing from the command line', () => {
     const wrong = String((Number(pin) + 1) % 1_000_000).padStart(6, '0');
     const message = await fails(a, 'pool', 'pair', B, '--pin', wrong, '--yes');
     assert.match(message, new RegExp(`^${B.replaceAll('.', '\\.')} refused the PIN .*cihub pool pairing-pin`));
+    // A PIN lives in the minting Hub's memory: one minted before a restart is refused like a wrong one.
+    assert.match(message, /lost when that Hub restarted/);
     assert.deepEqual(await rowsOf(a), []);
     assert.deepEqual(await rowsOf(b), []);
     // The phrase the troubleshooting advice tells an operator to look for in the sending Hub's log.

@@ -166,7 +166,7 @@ function pairFailure(err: unknown, name: string, withPin: boolean): unknown {
   const { code, message } = err.hub;
   if (code === 'HUB_ERR_PEER_REFUSED_PIN' && withPin) {
     return new CliError(
-      `${name} refused the PIN (wrong, expired, already used or replaced by a newer one), so nothing was paired on either side; mint a fresh one there with \`cihub pool pairing-pin\` and pair again.`,
+      `${name} refused the PIN (wrong, expired, already used, replaced by a newer one, or lost when that Hub restarted: a PIN lives in its memory only), so nothing was paired on either side; mint a fresh one there with \`cihub pool pairing-pin\` and pair again.`,
     );
   }
   return message === null ? err : new CliError(`Pairing failed: ${oneSentence(message)}`);
