@@ -104,6 +104,16 @@ describe('a store that has turned read-only', () => {
     if (user) chownSync(dataDir, user.uid, user.gid);
     const first = await startHubProcess({ dataDir, ...(user ? { user } : {}) });
     await first.stop();
+    // A pairing request past its expiry, so the first sweep has a row to delete: a sweep with
+    // nothing expired only reads, and the read-only store lets it.
+    const db = new Database(join(dataDir, 'hub.db'));
+    db.prepare("INSERT INTO hub_pool_peer (id, node_fqdn, direction, status, created_at, expires_at) VALUES (?, ?, 'inbound', 'pending', ?, ?)").run(
+      'expired-request',
+      'stale.tail0.ts.net',
+      '2026-01-01T00:00:00.000Z',
+      '2026-01-02T00:00:00.000Z',
+    );
+    db.close();
     chmodSync(join(dataDir, 'hub.db'), 0o400);
     hub = await startHubProcess({ dataDir, env: { VLLM_URL: engine.url }, ...(user ? { user } : {}) });
   });
