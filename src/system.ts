@@ -159,6 +159,7 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
     clock,
     ttlMs: () => settings.get().poolProbeSnapshotTtlMs,
     background,
+    logger,
     // What each engine says about its own queue, read behind the snapshot (engines/engine-queue-reader.ts).
     readQueue: (e, d, signal) => readEngineQueue(e.kind, e.url, d, signal),
     ownInFlight: (id) => inFlight.count(id),

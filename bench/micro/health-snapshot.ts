@@ -44,6 +44,7 @@ const health = new BackendHealth({
   clock,
   ttlMs: () => 3_600_000,
   background: new Background({ logger: pino({ level: 'silent' }), clock }),
+  logger: pino({ level: 'silent' }),
 });
 const first = await health.read(); // the one cold read: probes every engine
 if (!first.every((v) => v.healthy)) throw new Error(`the fake engine did not answer healthy: ${JSON.stringify(first)}`);

@@ -38,6 +38,7 @@ const health = new BackendHealth({
   clock: systemClock,
   ttlMs: () => 0,
   background: new Background({ logger: pino({ level: 'silent' }), clock: systemClock }),
+  logger: pino({ level: 'silent' }),
 });
 for (let i = 0; i < 200; i++) await health.read(); // warm-up: connection, JIT
 

@@ -54,6 +54,7 @@ async function rig(metrics: (hit: number) => FakeReply | Promise<FakeReply>, ttl
     timer: clock,
     ttlMs: () => ttl,
     background: new Background({ logger: pino({ level: 'silent' }), clock }),
+    logger: pino({ level: 'silent' }),
     readQueue: (e, d, signal) => readEngineQueue(e.kind, e.url, d, signal),
     ownInFlight: () => state.own,
   });
@@ -113,6 +114,7 @@ describe('queue reports in the health snapshot', { timeout: SUITE_TIMEOUT_MS }, 
       clock: r.clock,
       ttlMs: () => 60_000,
       background: new Background({ logger: pino({ level: 'silent' }), clock: r.clock }),
+      logger: pino({ level: 'silent' }),
       readQueue: () => {
         started.push('queue report');
         return Promise.resolve(null);

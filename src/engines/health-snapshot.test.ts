@@ -55,6 +55,7 @@ async function rig(ttl: number, ...handlers: ((path: string, hit: number) => Fak
     timer: clock,
     ttlMs: () => state.ttl,
     background: new Background({ logger: pino({ level: 'silent' }), clock }),
+    logger: pino({ level: 'silent' }),
   });
   cleanups.push(async () => {
     health.close();
@@ -239,6 +240,7 @@ describe('BackendHealth with a TTL', { timeout: SUITE_TIMEOUT_MS }, () => {
       clock,
       ttlMs: () => TTL,
       background: new Background({ logger: pino({ level: 'silent' }), clock }),
+      logger: pino({ level: 'silent' }),
     });
     cleanups.push(async () => {
       health.close();

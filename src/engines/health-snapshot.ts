@@ -34,9 +34,11 @@ import type { Dispatcher } from 'undici';
 import type { EngineEndpoint } from '../config/env.js';
 import type { Background } from '../util/background.js';
 import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
 import { systemTimer, type Timer } from '../util/timer.js';
 import { ADAPTERS } from './adapters.js';
 import type { EngineQueueReport, EngineQueueView } from './engine-queue.js';
+import { engineHealthLine } from './health-snapshot-log.js';
 import type { BackendView, ModelInfo, ProbeAnswer } from './types.js';
 
 /** How long past its TTL a snapshot is still served while it refreshes: 60 s. */
@@ -91,6 +93,8 @@ interface BackendState {
   answeredAtMs: number | null;
   /** Bumped by every answer, so a read can tell whether a cold engine answered while it waited. */
   generation: number;
+  /** Probes in a row that came back unhealthy; told to the log when the engine answers again. */
+  failures: number;
   /** Counts drop() calls; while it differs from probedDrops the engine must be probed again before placement reads it. */
   drops: number;
   /** The drops count when the probe behind the current answer started: an answer asked for before a drop does not settle it. */
@@ -130,6 +134,8 @@ export interface BackendHealthDeps {
   readonly ttlMs: () => number;
   /** Owns the refreshes nobody waits for. */
   readonly background: Background;
+  /** Where an engine that stops or starts answering is told of (health-snapshot-log.ts). */
+  readonly logger: Logger;
   /** Reads each engine's own queue report; absent, no report is asked and every view's engineQueue is null. */
   readonly readQueue?: QueueReportReader;
   /** Requests the proxy has in flight on an engine now, recorded with each report (placement/local-queue-depth.ts). */
@@ -148,6 +154,7 @@ export class BackendHealth {
       answer: null,
       answeredAtMs: null,
       generation: 0,
+      failures: 0,
       drops: 0,
       probedDrops: 0,
       probing: null,
@@ -294,6 +301,8 @@ export class BackendHealth {
         error: `the probe failed: ${err instanceof Error ? err.message : String(err)}`,
       }))
       .then((answer) => {
+        // A probe cut short by close() says nothing about the engine.
+        if (!this.#closing.signal.aborted) this.#log(s, answer);
         s.answer = answer;
         s.answeredAtMs = this.#deps.clock.nowMs();
         s.probedDrops = drops;
@@ -304,6 +313,12 @@ export class BackendHealth {
         s.probing = null;
       });
     return s.probing;
+  }
+
+  #log(s: BackendState, answer: ProbeAnswer): void {
+    const line = engineHealthLine(s.endpoint, s.answer, answer, s.failures);
+    s.failures = answer.healthy ? 0 : s.failures + 1;
+    if (line !== null) this.#deps.logger[line.level](line.fields, line.msg);
   }
 
   async #waitWithinBudget(probes: Promise<void>[]): Promise<void> {
