@@ -7,6 +7,7 @@ import { DirectoryNotes } from '../DirectoryNotes';
 import type { PoolStatus } from '../types';
 import { ApproveStep } from './approve-step';
 import { CheckStep } from './check-step';
+import { useDialogFocus } from './dialog-focus';
 import { NewPinField } from './new-pin-field';
 
 /** While a request waits, the guide reads status this often... */
@@ -44,6 +45,8 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
   const [pollStartedAt, setPollStartedAt] = useState(() => Date.now());
   const [pollExpired, setPollExpired] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
+  const dialog = useRef<HTMLDivElement>(null);
+  useDialogFocus(dialog);
 
   const load = useCallback(async () => {
     try {
@@ -160,7 +163,7 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
 
   return (
     <div className="overlay">
-      <div className="dialog" role="dialog" aria-modal="true" aria-labelledby="guide-title">
+      <div ref={dialog} className="dialog" role="dialog" aria-modal="true" aria-labelledby="guide-title">
         <div className="row">
           <h2 id="guide-title" ref={heading} tabIndex={-1} style={{ margin: 0 }}>
             Set up Hub Pool
