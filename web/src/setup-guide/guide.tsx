@@ -26,6 +26,8 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
   const [step, setStep] = useState<GuideStep | null>(null);
   const [status, setStatus] = useState<PoolStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** When `status` was read: once a read fails, what the guide shows is from then. */
+  const [readAt, setReadAt] = useState<number | null>(null);
   /** Read on open and on Check again only: each read runs Tailscale's CLI on the host. */
   const [report, setReport] = useState<ReportRead | null>(null);
   const [discovery, setDiscovery] = useState<Discovery | null>(null);
@@ -52,6 +54,7 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
     try {
       const s = await api<PoolStatus>('GET', `${POOL}/status`);
       setStatus(s);
+      setReadAt(Date.now());
       setError(null);
       return s;
     } catch (err) {
@@ -186,7 +189,14 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
           </p>
           <progress max={4} value={index + 1} aria-label={`Step ${index + 1} of 4`} />
         </div>
-        {error !== null && <p className="notice bad">Could not read this Hub's pool status: {error}</p>}
+        {/* An alert, and dated: the steps below keep the last status read, which with the Hub gone would pass for current. */}
+        {error !== null && (
+          <p className="notice bad" role="alert">
+            Could not read this Hub's pool status: {error}.
+            {readAt !== null && ` What the guide shows is from the last read, at ${new Date(readAt).toLocaleTimeString()}.`}
+            {step === 'approve' && !pollExpired && ` It tries again every ${APPROVE_POLL_MS / 1000} s.`}
+          </p>
+        )}
 
         {step === 'check' && status !== null && report !== null && (
           <CheckStep status={status} report={report} reload={check} onContinue={() => setStep('find')} />
