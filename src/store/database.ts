@@ -27,23 +27,16 @@ const STATEMENT_METHODS = ['run', 'get', 'all', 'iterate'] as const;
 
 export function openDatabase(path: string, migrations: readonly Migration[] = MIGRATIONS): Db {
   let db: Db | null = null;
-  let damage: string | null = null;
   try {
     createOwnerOnly(path);
     db = new Database(path);
     db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');
     db.pragma(`busy_timeout = ${STORE_BUSY_TIMEOUT_MS}`);
-    // Before the migrations, which would otherwise write into a damaged file.
-    damage = quickCheckFinding(db);
-    if (damage === null) migrate(db, migrations);
+    migrate(db, migrations);
   } catch (err) {
     db?.close();
     throw startRefusal(path, err);
-  }
-  if (damage !== null) {
-    db.close();
-    throw damagedRefusal(path, `${DAMAGE_FOUND_CODE}: ${damage}`, null);
   }
   translateErrors(db);
   return db;
@@ -51,27 +44,6 @@ export function openDatabase(path: string, migrations: readonly Migration[] = MI
 
 /** SQLite's codes for a file that is not a database it can read. */
 const DAMAGED = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
-
-/** The code a damage found by quick_check is named by: the one SQLite gives a damaged page a statement meets. */
-const DAMAGE_FOUND_CODE = 'SQLITE_CORRUPT';
-
-/**
- * What SQLite's quick_check finds wrong, or null. Opening reads only the header and the schema,
- * so a damaged table page went unnoticed until a statement met it: the Hub started and answered
- * 500 for every key or peer read. The store holds keys, peers and recent nonces, a few hundred
- * KiB at most, so the check costs milliseconds at start.
- */
-function quickCheckFinding(db: Db): string | null {
-  let rows: { quick_check: string }[];
-  try {
-    rows = db.pragma('quick_check') as { quick_check: string }[];
-  } catch (err) {
-    // Another process holding a lock is no damage: the Hub starts and refuses writes 503 meanwhile.
-    if (/^SQLITE_(BUSY|LOCKED)/.test(sqliteCode(err) ?? '')) return null;
-    throw err;
-  }
-  return rows.length === 1 && rows[0]!.quick_check === 'ok' ? null : (rows[0]?.quick_check ?? 'no answer');
-}
 
 /**
  * A damaged hub.db stops the start with a sentence saying what to do, and is left as it is. The
@@ -84,13 +56,9 @@ function quickCheckFinding(db: Db): string | null {
 function startRefusal(path: string, err: unknown): unknown {
   const code = sqliteCode(err);
   if (code === null || !DAMAGED.has(code)) return dataDirUnusable(dirname(path), path, err);
-  return damagedRefusal(path, code, err);
-}
-
-function damagedRefusal(path: string, what: string, cause: unknown): Error {
   return new Error(
-    `${path} is damaged (${what}): the Hub will not start over it. Restore it from a backup; or move it aside to start this Hub with a new identity, then pair it again with each peer`,
-    { cause },
+    `${path} is damaged (${code}): the Hub will not start over it. Restore it from a backup; or move it aside to start this Hub with a new identity, then pair it again with each peer`,
+    { cause: err },
   );
 }
 
