@@ -66,9 +66,12 @@ export function DiscoverableDevices({ s, refresh, otherPin, setOtherPin }: { s: 
                       type="button"
                       aria-label={sending.has(h.nodeFqdn) ? `Sending a request to ${h.nodeFqdn}` : `Pair with ${h.nodeFqdn}`}
                       aria-describedby={said !== null ? saidId : undefined}
-                      disabled={pinRefused || sending.has(h.nodeFqdn)}
+                      disabled={pinRefused}
+                      // Not disabled while sending: a disabled button drops the keyboard's focus to the page.
+                      aria-disabled={sending.has(h.nodeFqdn) || undefined}
                       title={pinRefused ? 'The PIN typed under Pairing PIN is not six digits' : undefined}
                       onClick={async () => {
+                        if (sending.has(h.nodeFqdn)) return;
                         // The PIN typed under Pairing PIN goes with it, as with that section's Pair.
                         const withPin = otherPin.trim() !== '';
                         // The last request's outcome would otherwise stand for this one until its answer comes.

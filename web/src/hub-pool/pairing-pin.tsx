@@ -43,6 +43,7 @@ export function PairingPin({
   }, [minted, left]);
 
   const pair = async () => {
+    if (sending) return;
     // The last request's outcome would otherwise stand for this one until its answer comes (up to 10 s).
     beside.forget('pair');
     const to = name.trim();
@@ -165,7 +166,9 @@ export function PairingPin({
           </div>
           <button
             type="button"
-            disabled={sending || name.trim() === '' || problem !== null}
+            disabled={name.trim() === '' || problem !== null}
+            // Not disabled while sending: a disabled button drops the keyboard's focus to the page.
+            aria-disabled={sending || undefined}
             aria-describedby={beside.said('pair') !== null ? 'pair-said' : undefined}
             onClick={() => void pair()}
           >
