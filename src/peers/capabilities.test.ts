@@ -2,6 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BackendView } from '../engines/types.js';
 import { peerRowFixture } from '../store/peer-row.fixture.js';
+import type { PeerRow } from '../store/peers.js';
+import type { PeerHealth } from './health-poller.js';
 import {
   MAX_PEER_MODELS_PER_ENGINE,
   MAX_PEER_MODELS_TOTAL,
@@ -613,4 +615,35 @@ describe('publishCapabilities: the inventory and what is said about it', () => {
     assert.deepEqual(wire({ throughput }).throughput, throughput);
     assert.equal('throughput' in wire({ throughput: null }), false);
   });
+});
+
+describe("peerView: whether a peer's figures are its word now", () => {
+  const answered = {
+    probeFailure: null,
+    probeFailureSince: null,
+    probeFailureGap: null,
+    capabilities: read({}),
+    capabilitiesAtMs: 0,
+    forwardedAtSnapshot: 0,
+    leftAt: null,
+  };
+  const rows: { case: string; status?: PeerRow['status']; health?: Partial<PeerHealth>; nowMs?: number; current: boolean | null }[] = [
+    { case: 'connected, last check good, within three polls', current: true },
+    { case: 'connected, snapshot exactly three polls old', nowMs: 90_000, current: true },
+    { case: 'connected, snapshot older than three polls', nowMs: 90_001, current: false },
+    { case: 'connected, but the last check failed', health: { probeFailure: 'unreachable' }, current: false },
+    { case: 'marked unreachable', status: 'unreachable', health: { probeFailure: 'unreachable' }, current: false },
+    { case: 'refusing this Hub', health: { probeFailure: 'unauthorized' }, current: false },
+    { case: 'never polled: no figures at all', health: { capabilities: null, capabilitiesAtMs: null }, current: null },
+  ];
+  for (const r of rows)
+    it(`${String(r.current)} when ${r.case}`, async () => {
+      const { peerView } = await import('./peer-view.js');
+      const view = peerView(
+        peerRowFixture(r.status ? { status: r.status } : {}),
+        { ...answered, ...r.health },
+        { selfName: null, approvedThereAt: null, nowMs: r.nowMs ?? 0, pollSeconds: 30 },
+      );
+      assert.equal(view.figuresCurrent, r.current);
+    });
 });

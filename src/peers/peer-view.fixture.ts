@@ -26,6 +26,7 @@ export function peerViewFixture(extra: Partial<PeerView> = {}): PeerView {
     maxPromptTokens: null,
     maxNumCtx: null,
     unservableModels: [],
+    figuresCurrent: true,
     ...extra,
   };
 }

@@ -60,6 +60,13 @@ export interface PeerView {
   readonly maxNumCtx: number | null;
   /** Models the peer lists but says it cannot serve now (no candidates there); null before its first good poll. */
   readonly unservableModels: readonly string[] | null;
+  /**
+   * Whether the figures above are the peer's word now: true while it is connected, its last
+   * check succeeded and that poll is within the snapshot trust; false when they are what it
+   * said at lastSeenAt and must be worded "as last seen"; null before its first good poll
+   * (there are no figures).
+   */
+  readonly figuresCurrent: boolean | null;
 }
 
 /** What a peer's view is read against besides its row and health. */
@@ -111,5 +118,6 @@ export function peerView(row: PeerRow, health: PeerHealth, ctx: PeerViewContext)
     maxNumCtx: caps?.maxNumCtx ?? null,
     // A peer that sent no list names none.
     unservableModels: caps === null ? null : (caps.unservableModels ?? []),
+    figuresCurrent: caps === null ? null : row.status === 'connected' && health.probeFailure === null && trusted,
   };
 }

@@ -318,6 +318,7 @@ function peerRow(p: PeerView, forwardedInFlight: number, usable: UsablePeer | un
     maxPromptTokens: p.maxPromptTokens,
     maxNumCtx: p.maxNumCtx,
     unservableModels: p.unservableModels,
+    figuresCurrent: p.figuresCurrent,
     forwardedInFlight,
     queueDepth: usable?.queueDepth ?? null,
     snapshotStale: usable?.snapshotStale ?? false,

@@ -43,6 +43,8 @@ export interface PeerView {
   readonly maxPromptTokens: number | null;
   /** The context cap the peer advertises; null when it names none (or has not answered yet: backends null). */
   readonly maxNumCtx: number | null;
+  /** False when the figures above are from the peer's last good poll and not its word now; null before any poll. */
+  readonly figuresCurrent: boolean | null;
   readonly forwardedInFlight?: number;
   /** What ranking counts for the peer (its report aged, plus this Hub's forwards); null when it is no candidate. */
   readonly queueDepth?: number | null;

@@ -52,15 +52,12 @@ export const TIER_WORDS: Readonly<Record<string, string>> = {
 export const tierWords = (tier: string | null): string => (tier === null ? 'Tier not reported yet' : (TIER_WORDS[tier.toLowerCase()] ?? tier));
 
 /**
- * How old a peer's figures (engines, models, tier, limits) are, when they are not current: they
- * come from its last good poll, which a failed check leaves in place, so an unreachable peer's
- * row would otherwise show them as if it had just said them. Null while they are current (the
- * last check succeeded, within three polls) or when there are none.
+ * How old a peer's figures (engines, models, tier, limits) are, when the Hub says they are not
+ * current (figuresCurrent false: they are from its last good poll, which a failed check leaves
+ * in place). Null while they are current or when there are none.
  */
 export function lastSeenWords(p: PeerView, now: number): string | null {
-  if (p.backends === null) return null;
-  const current = p.status === 'connected' && p.probeFailure === null && p.snapshotStale !== true;
-  return current ? null : `as last seen, ${ago(p.lastSeenAt, now)}`;
+  return p.figuresCurrent === false ? `as last seen, ${ago(p.lastSeenAt, now)}` : null;
 }
 
 /**

@@ -34,12 +34,19 @@ describe('renderPeersTable', () => {
     },
     {
       name: 'a disabled, unreachable peer',
-      peers: [peer({ status: 'unreachable', enabled: false })],
+      peers: [peer({ status: 'unreachable', enabled: false, figuresCurrent: false })],
       row: /\s+unreachable, disabled\s+signed\s+12s ago\s+none as last seen$/m,
     },
     {
       name: "a connected peer whose last probe failed: its cap is the last good poll's, and said to be",
-      peers: [peer({ maxNumCtx: 16_384, consecutiveFailures: 1, probeFailure: { kind: 'unreachable', since: '2026-11-30T11:59:55.000Z', action: 'wait' } })],
+      peers: [
+        peer({
+          maxNumCtx: 16_384,
+          consecutiveFailures: 1,
+          probeFailure: { kind: 'unreachable', since: '2026-11-30T11:59:55.000Z', action: 'wait' },
+          figuresCurrent: false,
+        }),
+      ],
       row: /\s+connected\s+signed\s+12s ago\s+16384 as last seen$/m,
     },
     {

@@ -54,16 +54,6 @@ export function clockTime(iso: string): string {
   return `${iso.slice(0, 19).replace('T', ' ')}Z`;
 }
 
-/**
- * Whether a paired peer's figures (models, limits, tier) are from an earlier poll than the last:
- * a failed check leaves the last good snapshot in place, so a peer gone quiet would otherwise be
- * shown as saying them now. Its last good poll is what lastSeenAt records. snapshotStale is only
- * in status's rows (absent from GET /peers).
- */
-export function figuresFromEarlierPoll(p: Pick<PeerView, 'backends' | 'status' | 'probeFailure'> & { readonly snapshotStale?: boolean }): boolean {
-  return p.backends !== null && (p.status !== 'connected' || p.probeFailure !== null || p.snapshotStale === true);
-}
-
 /** Distinct model names a peer reported at its last good poll; null when it has not been polled yet. */
 export function peerModels(peer: Pick<PeerView, 'backends'>): string[] | null {
   if (peer.backends === null) return null;
@@ -96,7 +86,7 @@ export function renderPeersTable(peers: readonly PeerView[], nowMs: number): str
     stateWord(p),
     p.status === 'pending' ? '-' : p.pairingProblem !== null ? 'not confirmed' : authWord(p.authMode),
     ago(p.lastSeenAt, nowMs),
-    p.status === 'pending' ? '-' : `${capText(peerCapReading(p))}${figuresFromEarlierPoll(p) ? ' as last seen' : ''}`,
+    p.status === 'pending' ? '-' : `${capText(peerCapReading(p))}${p.figuresCurrent === false ? ' as last seen' : ''}`,
   ]);
   const lines = columns([header, ...rows]);
   const waiting = peers.filter((p) => p.direction === 'inbound' && p.status === 'pending');

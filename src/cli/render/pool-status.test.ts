@@ -436,7 +436,7 @@ const CASES: readonly Case[] = [
   {
     name: 'a peer with no good poll for over three polls: still usable, shown ranking mid-load (issue 10 audit)',
     status: status({
-      peers: [peer()],
+      peers: [peer({ figuresCurrent: false })],
       usablePeers: [usablePeerFixture(PEER, peer().backends ?? [], { peerId: peer().id, queueDepth: UNKNOWN_PEER_LOAD, snapshotStale: true })],
     }),
     check: (text) => {
@@ -489,6 +489,7 @@ const CASES: readonly Case[] = [
           lastSeenAt: '2026-11-30T11:55:00.000Z',
           consecutiveFailures: 3,
           probeFailure: { kind: 'unreachable', since: '2026-11-30T11:55:30.000Z', action: probeFailureAction('unreachable', PEER, SELF) },
+          figuresCurrent: false,
         }),
       ],
     }),
@@ -497,7 +498,9 @@ const CASES: readonly Case[] = [
   {
     name: 'a peer still connected whose last probe failed shows its figures as from the last good poll too',
     status: status({
-      peers: [peer({ consecutiveFailures: 1, probeFailure: { kind: 'unreachable', since: '2026-11-30T11:59:55.000Z', action: 'wait' } })],
+      peers: [
+        peer({ consecutiveFailures: 1, probeFailure: { kind: 'unreachable', since: '2026-11-30T11:59:55.000Z', action: 'wait' }, figuresCurrent: false }),
+      ],
     }),
     includes: ['2 models as last seen', 'from its last good poll, 10s ago: not current'],
   },

@@ -13,7 +13,7 @@ import type { PeerView } from '../../peers/peer-view.js';
 import { SWITCH_ENV_FLAGS } from '../../config/kill-switch.js';
 import { describeFailedBreakdown } from './failed-breakdown.js';
 import { capText, contextCapLines, peerCapReading, peerCeilingReading } from './context-caps.js';
-import { ago, authWord, clockTime, columns, figuresFromEarlierPoll, peerModels, shortId } from './peers.js';
+import { ago, authWord, clockTime, columns, peerModels, shortId } from './peers.js';
 import { peerSlotsNote, slotsText, speedLines } from './speed-lines.js';
 import { hardwareTierText, localPressureText, peerMachineNote } from './machine.js';
 
@@ -357,7 +357,7 @@ function peerLines(peers: PoolStatus['peers'], nowMs: number, pressureWeighed: b
   const notes = new Map<number, string[]>();
   peers.forEach((p, i) => {
     const note: string[] = [];
-    const earlier = p.status !== 'pending' && figuresFromEarlierPoll(p);
+    const earlier = p.status !== 'pending' && p.figuresCurrent === false;
     let detail: string;
     if (p.status === 'pending' && p.direction === 'inbound') {
       detail = `approve with \`cihub pool approve ${shortId(p.id)}\``;
