@@ -14,6 +14,7 @@ import { readIdentityClaim } from '../pairing/identity-claim.js';
 import type { NodeIdentity } from '../identity/node-identity.js';
 import { PEER_CAPABILITIES_MAX_BYTES, PEER_CAPABILITIES_MAX_STRUCTURE, type CredentialGap, type PeerClient } from './peer-client.js';
 import { judgeProbe, type ProbeFailureKind } from './probe-failure.js';
+import { peerAnsweredLine, peerFailedLine, type PeerProbeLine } from './probe-log.js';
 import type { PeerCapabilities } from './capabilities.js';
 
 /** Budget for one health probe: 15 s. */
@@ -219,8 +220,7 @@ export class HealthPoller {
       s.capabilities = caps;
       s.capabilitiesAtMs = now;
       s.forwardedAtSnapshot = this.#d.forwardsTo(current.nodeFqdn);
-      if (s.probeFailure !== null || current.status !== 'connected')
-        this.#d.logger.info({ peer: row.nodeFqdn, failures: current.consecutiveFailures }, 'peer reachable');
+      this.#log(peerAnsweredLine(row.nodeFqdn, s.probeFailure !== null || current.status !== 'connected', current.consecutiveFailures));
       s.probeFailure = null;
       s.probeFailureSince = null;
       s.probeFailureGap = null;
@@ -240,9 +240,8 @@ export class HealthPoller {
     // A failed poll leaves the last trusted snapshot, and any half pairing, as they were.
     const failures = current.consecutiveFailures + 1;
     const failedKind = verdict.kind;
-    // A failure the operator was not yet told of: the first, or one of another kind than the last.
-    const news = s.probeFailure !== failedKind;
-    if (news) s.probeFailureSince = new Date(now).toISOString();
+    const previousKind = s.probeFailure;
+    if (previousKind !== failedKind) s.probeFailureSince = new Date(now).toISOString();
     s.probeFailure = failedKind;
     s.probeFailureGap = verdict.gap;
     // A probe never sent costs the peer nothing, and polling at the normal cadence clears the
@@ -252,12 +251,18 @@ export class HealthPoller {
     s.lastPolledAtMs = now;
     const unreachable = failedKind === 'identity_changed' || failures >= UNREACHABLE_AFTER_FAILURES;
     this.#d.store.update(row.id, { consecutiveFailures: failures, ...(unreachable ? { status: 'unreachable' } : {}) });
-    const reason = verdict.reason;
-    // A peer that stays down fails every poll for as long as it is down: one warning says so, and
-    // the repeats go to debug (the peer row and the metric still count each one). Its first good
-    // poll is logged at info above.
-    const level = news || (unreachable && current.status !== 'unreachable') ? 'warn' : 'debug';
-    this.#d.logger[level]({ peer: row.nodeFqdn, kind: failedKind, failures, reason }, `capabilities probe of ${row.nodeFqdn} failed: ${reason}`);
+    this.#log(
+      peerFailedLine(row.nodeFqdn, previousKind, {
+        kind: failedKind,
+        reason: verdict.reason,
+        failures,
+        markedUnreachable: unreachable && current.status !== 'unreachable',
+      }),
+    );
+  }
+
+  #log(line: PeerProbeLine | null): void {
+    if (line !== null) this.#d.logger[line.level](line.fields, line.msg);
   }
 
   async #upgrade(row: PeerRow): Promise<void> {
