@@ -171,6 +171,34 @@ describe('dashboard: a read or a change that fails is said, and never shown as z
     await context.close();
   });
 
+  it('the guide opened while status cannot be read says so and offers Check again, which reads it again', async () => {
+    const { page, context } = await signedIn();
+    await page.getByRole('link', { name: 'Hub Pool', exact: true }).click();
+    await page.getByTestId('pool-badge').waitFor();
+    await failing(page, `${POOL}/status`, 'STATUS DOWN');
+    await page.getByRole('button', { name: 'Set up Hub Pool' }).click();
+    const guide = page.getByRole('dialog');
+    await guide.getByRole('alert').getByText("Could not read this Hub's pool status: STATUS DOWN.").waitFor();
+    await page.unroute(`**${POOL}/status*`);
+    await guide.getByRole('button', { name: 'Check again' }).click();
+    await guide.getByTestId('check').first().waitFor();
+    assert.equal(await guide.getByRole('alert').count(), 0, 'the failure is no longer said once a read succeeds');
+    await context.close();
+  });
+
+  it('a Hub that gives no answer at all is said as such, not as the browser\'s "Failed to fetch"', async () => {
+    const { page, context } = await signedIn();
+    await page.getByRole('link', { name: 'Hub Pool', exact: true }).click();
+    const devices = page.locator('section[aria-labelledby="discoverable"]');
+    await devices.getByRole('button', { name: 'Rescan' }).waitFor();
+    // Every call to the Hub from here on gets no response, as when the Hub process has stopped.
+    await page.route(`**/api/**`, (route) => route.abort('connectionrefused'));
+    await devices.getByRole('button', { name: 'Rescan' }).click();
+    await devices.getByText('The scan failed: this Hub did not answer (it may be stopped or restarting)').waitFor();
+    assert.equal(await page.getByText('Failed to fetch').count(), 0);
+    await context.close();
+  });
+
   it('Sign out that the Hub did not carry out keeps the page and says so', async () => {
     const { page, context } = await signedIn();
     await failing(page, '/api/hub/session', 'SIGN OUT FAILED', 'DELETE');

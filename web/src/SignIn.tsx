@@ -16,7 +16,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: SessionInfo) => void })
       onSignedIn(await signIn(key));
       window.history.replaceState(null, '', '/');
     } catch (err) {
-      setError(err instanceof ApiError ? err.message : `Could not reach this Hub: ${(err as Error).message}`);
+      setError(err instanceof ApiError ? err.message : `Could not sign in: ${(err as Error).message}`);
     } finally {
       setBusy(false);
     }

@@ -23,6 +23,16 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The request got no answer from the Hub at all (it stopped, is restarting, or the network
+ * dropped): the browser's own words for that are "Failed to fetch", which name nothing.
+ */
+export class HubUnreachableError extends Error {
+  constructor() {
+    super('this Hub did not answer (it may be stopped or restarting)');
+  }
+}
+
 export function whenSignedOut(listener: () => void): void {
   onSignedOut = listener;
 }
@@ -31,12 +41,23 @@ async function send(method: string, path: string, body?: unknown): Promise<Respo
   const headers: Record<string, string> = {};
   if (csrfToken !== null) headers['x-cihub-csrf'] = csrfToken;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  return fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin', cache: 'no-store' });
+  try {
+    return await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin', cache: 'no-store' });
+  } catch {
+    // fetch rejects only when no response came back; an error status is an answer, read below.
+    throw new HubUnreachableError();
+  }
 }
 
 async function read<T>(res: Response): Promise<T> {
   const text = await res.text();
-  const json = text === '' ? null : (JSON.parse(text) as unknown);
+  let json: unknown = null;
+  try {
+    json = text === '' ? null : (JSON.parse(text) as unknown);
+  } catch {
+    // Something between the browser and the Hub (a proxy's error page) answered instead.
+    throw new ApiError(res.status, null, `HTTP ${res.status}, and the answer was not the Hub's JSON`);
+  }
   if (!res.ok) {
     const err = (json as { error?: { code?: string; message?: string } } | null)?.error;
     throw new ApiError(res.status, err?.code ?? null, err?.message ?? `HTTP ${res.status}`);
@@ -55,8 +76,7 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
 
 /** The session this browser holds, or null when signed out. */
 export async function currentSession(): Promise<SessionInfo | null> {
-  const res = await fetch('/api/hub/session', { credentials: 'same-origin', cache: 'no-store' });
-  const answer = await read<SessionInfo | { signedIn: false }>(res);
+  const answer = await read<SessionInfo | { signedIn: false }>(await send('GET', '/api/hub/session'));
   if (!answer.signedIn) return null;
   const session = answer;
   csrfToken = session.csrfToken;

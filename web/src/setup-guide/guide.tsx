@@ -198,6 +198,15 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
           </p>
         )}
 
+        {/* Opened with its Hub already unreadable, the guide has no step to show: the way on is to read again. */}
+        {step === 'check' && status === null && error !== null && (
+          <div className="row">
+            <button type="button" onClick={() => void check()}>
+              Check again
+            </button>
+          </div>
+        )}
+
         {step === 'check' && status !== null && report !== null && (
           <CheckStep status={status} report={report} reload={check} onContinue={() => setStep('find')} />
         )}
