@@ -108,11 +108,11 @@ describe('dashboard: Paired Hubs rows and what the pool can serve', { timeout: S
   });
 
   // The window in which a real peer is stale yet not Unreachable moves with the poll interval and
-  // the probe timeout, so B's real status entry is given the two fields a stale peer's carries.
+  // the probe timeout, so B's real status entry is given the fields a stale peer's carries.
   it('on Resources, a peer whose last good report is over three polls old shows the mid-load stand-in, not requests in flight', async () => {
     await page.route(`**${POOL}/status`, async (route) => {
       const real = (await (await route.fetch()).json()) as { peers: { nodeFqdn: string; snapshotStale?: boolean; queueDepth?: number | null }[] };
-      for (const p of real.peers) if (p.nodeFqdn === B) Object.assign(p, { snapshotStale: true, queueDepth: 2 });
+      for (const p of real.peers) if (p.nodeFqdn === B) Object.assign(p, { snapshotStale: true, queueDepth: 2, figuresCurrent: false });
       await route.fulfill({ json: real });
     });
     await page.getByRole('link', { name: 'Resources' }).click();
@@ -130,7 +130,8 @@ describe('dashboard: Paired Hubs rows and what the pool can serve', { timeout: S
       const real = (await (await route.fetch()).json()) as { peers: { nodeFqdn: string }[] };
       const failure = { kind: 'unreachable', since: lastSeenAt, action: 'none' };
       for (const p of real.peers)
-        if (p.nodeFqdn === B) Object.assign(p, { status: 'unreachable', lastSeenAt, probeFailure: failure, queueDepth: null, consecutiveFailures: 3 });
+        if (p.nodeFqdn === B)
+          Object.assign(p, { status: 'unreachable', lastSeenAt, probeFailure: failure, queueDepth: null, consecutiveFailures: 3, figuresCurrent: false });
       await route.fulfill({ json: real });
     });
     await page.reload();

@@ -145,8 +145,8 @@ describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEO
           Object.assign(
             p,
             shape === 'never polled'
-              ? { backends: null, hardwareTier: null, lastSeenAt: null, queueDepth: null, acceptingWork: null }
-              : { status: 'unreachable', lastSeenAt, probeFailure: failure, queueDepth: null, consecutiveFailures: 3 },
+              ? { backends: null, hardwareTier: null, lastSeenAt: null, queueDepth: null, acceptingWork: null, figuresCurrent: null }
+              : { status: 'unreachable', lastSeenAt, probeFailure: failure, queueDepth: null, consecutiveFailures: 3, figuresCurrent: false },
           );
       await route.fulfill({ response: answer, json: status });
     });
