@@ -100,7 +100,7 @@ function bodiesOf(shape: RequestShape): Buffer[] {
 }
 
 /** One request's placement, as serveRouted runs it (pool-proxy.ts), minus the local engines (none here) and the I/O. */
-function placeOnce(pool: ReturnType<typeof poolOf>, raw: Buffer, affinity: PrefixAffinity, outputFaults: WithholdBook, requestId: string): Placement {
+function placeOnce(pool: ReturnType<typeof poolOf>, raw: Buffer, affinity: PrefixAffinity, outputFaults: WithholdBook): Placement {
   const facts = readRequestFacts(raw, CHAT_ROUTE);
   const model = facts.model!;
   const peers = usablePeers({
@@ -113,7 +113,7 @@ function placeOnce(pool: ReturnType<typeof poolOf>, raw: Buffer, affinity: Prefi
   });
   const candidates = peerCandidates(peers, model, CHAT_ROUTE.dialect);
   const ranked = rankCandidates(candidates, { localAffinity: SETTINGS.poolLocalAffinity, pressureWeight: SETTINGS.poolPressureWeight });
-  const ctx = affinity.contextFor({ requestId, model, judgedRoute: true, sessionHeader: undefined, body: facts.json }, SETTINGS);
+  const ctx = affinity.contextFor({ model, judgedRoute: true, sessionHeader: undefined, body: facts.json }, SETTINGS);
   const body = forwardBody(raw, facts, model);
   const estimatedTokens = estimatedPromptTokens(body.length);
   const nowMs = systemClock.nowMs();
@@ -150,7 +150,6 @@ function placeOnce(pool: ReturnType<typeof poolOf>, raw: Buffer, affinity: Prefi
     ...inputs,
     affinity: ctx,
   });
-  affinity.abandon(requestId);
   return placed;
 }
 
@@ -159,13 +158,7 @@ function placeOnce(pool: ReturnType<typeof poolOf>, raw: Buffer, affinity: Prefi
  * checking that two builds decide alike on the benchmark's own inputs (bench/micro/placement.ts).
  */
 export function onePlacement(n: number, shape: RequestShape, models = PEER_MODELS_DEFAULT): Placement {
-  return placeOnce(
-    poolOf(n, models),
-    bodiesOf(shape)[0]!,
-    new PrefixAffinity({ clock: systemClock, ttlMs: 10 * 60_000 }),
-    new WithholdBook(systemClock),
-    'one',
-  );
+  return placeOnce(poolOf(n, models), bodiesOf(shape)[0]!, new PrefixAffinity({ clock: systemClock, ttlMs: 10 * 60_000 }), new WithholdBook(systemClock));
 }
 
 /** CPU per call of `op(i)` (user + system, µs): after a warm-up, the median over rounds of `requests` calls each. */
@@ -190,7 +183,7 @@ export function measurePlacement(n: number, shape: RequestShape, opts: { request
   const affinity = new PrefixAffinity({ clock: systemClock, ttlMs: 10 * 60_000 });
   const outputFaults = new WithholdBook(systemClock);
   const { median, rounds } = cpuPerCall((i, r) => {
-    const placed = placeOnce(pool, bodies[i % bodies.length]!, affinity, outputFaults, `r${r}-${i}`);
+    const placed = placeOnce(pool, bodies[i % bodies.length]!, affinity, outputFaults);
     if (r < 0 && placed.order.length !== n) throw new Error(`expected ${n} candidates placed`);
   }, opts);
   return { peers: n, shape, models, cpuUsPerRequest: median, rounds };

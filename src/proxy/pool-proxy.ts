@@ -178,7 +178,7 @@ export class PoolProxy {
     const affinity =
       inbound || !this.#deps.affinity
         ? null
-        : this.#deps.affinity.contextFor({ requestId: proposedId, model, judgedRoute: route.completion, sessionHeader, body: facts.json }, settings);
+        : this.#deps.affinity.contextFor({ model, judgedRoute: route.completion, sessionHeader, body: facts.json }, settings);
     const body = forwardBody(raw, facts, model);
     const estimatedTokens = estimatedPromptTokens(body.length);
     const nowMs = this.#deps.clock.nowMs();
@@ -258,6 +258,7 @@ export class PoolProxy {
     trace.setRequestId(requestId);
 
     if (route.completion && placement.order.length > 0) this.#deps.engineWork.expect(requestId, runsAt);
+    if (affinity !== null) this.#deps.affinity?.follow(requestId, affinity);
     await walk(this.#walkDeps, {
       requestId,
       route,

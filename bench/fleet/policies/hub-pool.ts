@@ -249,7 +249,7 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
         const ownServes = local && !serving.get(entry)!.unservable.isWithheld(engineModelKey('local', LOCAL_BACKEND, model));
         const candidates = [...(ownServes ? [ownEngine(entry)] : []), ...peerCandidates(peers, model, route.dialect)];
         const ranked = rankCandidates(candidates, { localAffinity: settings.poolLocalAffinity, pressureWeight: settings.poolPressureWeight });
-        const affinity = hub.affinity.contextFor({ requestId: r.id, model, judgedRoute: route.completion, sessionHeader: undefined, body: r.body }, settings);
+        const affinity = hub.affinity.contextFor({ model, judgedRoute: route.completion, sessionHeader: undefined, body: r.body }, settings);
         const bodyBytes = r.promptTokens * 4;
         const estimatedTokens = estimatedPromptTokens(bodyBytes);
         const nowMs = world.q.nowMs();
@@ -302,11 +302,11 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
           // with an error, so the simulated one does too (an empty walk: the app gets a 502 and retries).
           placementErrors++;
           if (firstPlacementError === null) firstPlacementError = e instanceof Error ? e.message : String(e);
-          hub.affinity.abandon(r.id);
           hub.walks.set(r.id, { order: [], failures: [], budgetMs });
           return [];
         }
-        if (placed.order.length === 0) hub.affinity.abandon(r.id);
+        // As the proxy does as its walk begins; an empty order is never walked here, so nothing would let the key go.
+        if (affinity !== null && placed.order.length > 0) hub.affinity.follow(r.id, affinity);
         hub.walks.set(r.id, { order: placed.order, failures: [], budgetMs });
         if (started !== null && opts.cpu) {
           const d = process.cpuUsage(started);

@@ -13,13 +13,17 @@ import { DigestMemo } from './digest-memo.js';
 import { sessionKey, sha256Hex, validSessionHeader } from './session-key.js';
 
 export interface AffinityRequest {
-  readonly requestId: string;
   readonly model: string;
   /** Chat, completion and generate: the routes a prompt ceiling judges. Never embeddings. */
   readonly judgedRoute: boolean;
   /** The raw X-Hub-Pool-Session header. */
   readonly sessionHeader: string | readonly string[] | undefined;
   readonly body: Readonly<Record<string, unknown>>;
+}
+
+/** The step's view of a request, with the session key its walk writes the table under once it starts. */
+export interface AffinityLookup extends AffinityContext {
+  readonly key: string;
 }
 
 export class PrefixAffinity {
@@ -37,22 +41,28 @@ export class PrefixAffinity {
    * The step's view of this request, or null when affinity is off or does not judge it. At
    * poolPrefixAffinityMaxInFlight 0 nothing is hashed or remembered: the build before affinity.
    */
-  contextFor(req: AffinityRequest, settings: Pick<PoolSettings, 'poolPrefixAffinityMaxInFlight' | 'poolPrefixAffinityMargin'>): AffinityContext | null {
+  contextFor(req: AffinityRequest, settings: Pick<PoolSettings, 'poolPrefixAffinityMaxInFlight' | 'poolPrefixAffinityMargin'>): AffinityLookup | null {
     if (settings.poolPrefixAffinityMaxInFlight <= 0 || !req.judgedRoute) return null;
     const key = sessionKey(req.model, validSessionHeader(req.sessionHeader), req.body, this.#digests.digestOf);
     if (key === null) return null;
-    this.#walks.set(req.requestId, key.key);
     return {
       keySource: key.source,
       remembered: this.#table.lookup(key.key),
       maxInFlight: settings.poolPrefixAffinityMaxInFlight,
       margin: settings.poolPrefixAffinityMargin,
+      key: key.key,
     };
   }
 
-  /** A request placed with a context that never reached a walk (no candidate): drop its key. */
-  abandon(requestId: string): void {
-    this.#walks.delete(requestId);
+  /**
+   * The walk of `requestId` starts now: its attempts write the table under the lookup's key, and
+   * its settle lets the key go. The proxy calls this as the walk begins, so the walk's settle is
+   * the one place a key is released, and a request that ends before its walk (placement broke an
+   * invariant, the routing log refused the row) holds nothing here. Keys used to be taken at
+   * lookup, and such a request left its key behind for good.
+   */
+  follow(requestId: string, lookup: AffinityLookup): void {
+    this.#walks.set(requestId, lookup.key);
   }
 
   /** Keys held now; for tests and status. */
