@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 // Runs every compiled *.test.js under dist/ with node's test runner.
 // Unit tests sit beside their source (dist/src/**, dist/bench/**); integration tests start real Hub
-// processes (dist/test/**), so concurrency is bounded for a two-core machine: three files at once.
-// Most integration files spend their time waiting out health polls, so at two the cores sat 23%
-// idle through a full run (vmstat, 2026-12-06) and the run took 20.3 min.
+// processes (dist/test/**), so concurrency is bounded for a two-core machine: four files at once.
+// Most integration files spend their time waiting out health polls: at two files the cores sat 23%
+// idle through a full run (20.3 min), at three 32% idle after the checks (19.5 min), at four 21%
+// (16.6 min; vmstat, 2026-12-06 and 07). The integration and browser files go first and the unit
+// files last: the units are short and busy the cores, so they fill the time the last long
+// integration files spend waiting, where sorted by path those ran alone at the end (60 to 100%
+// idle over the last minutes).
 // dist/test/hosts/ is left out: it needs root and network namespaces, and runs through
 // `npm run test:hosts` (scripts/test-hosts.mjs).
 // The tests make their data dirs, fake daemons and browser profiles under os.tmpdir(); the run
@@ -27,17 +31,16 @@ function collect(dir, out) {
 }
 
 const filter = process.argv.slice(2);
-const files = [...collect('dist/src', []), ...collect('dist/bench', []), ...collect('dist/test', [])]
+const files = [...collect('dist/test', []).sort(), ...[...collect('dist/src', []), ...collect('dist/bench', [])].sort()]
   .filter((f) => !f.startsWith(join('dist', 'test', 'hosts')))
-  .filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)))
-  .sort();
+  .filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)));
 if (files.length === 0) {
   process.stderr.write('no test files matched\n');
   process.exit(1);
 }
 const scratch = mkdtempSync(join(tmpdir(), 'cihub-t-'));
 chmodSync(scratch, 0o755);
-const result = spawnSync(process.execPath, ['--test', '--test-concurrency=3', '--test-reporter=spec', ...files], {
+const result = spawnSync(process.execPath, ['--test', '--test-concurrency=4', '--test-reporter=spec', ...files], {
   stdio: 'inherit',
   env: { ...process.env, TMPDIR: scratch },
 });
