@@ -27,7 +27,7 @@ export class ApiError extends Error {
  * The request got no answer from the Hub at all (it stopped, is restarting, or the network
  * dropped): the browser's own words for that are "Failed to fetch", which name nothing.
  */
-export class HubUnreachableError extends Error {
+class HubUnreachableError extends Error {
   constructor() {
     super('this Hub did not answer (it may be stopped or restarting)');
   }
