@@ -5,7 +5,7 @@
 // Most integration files spend their time waiting out health polls: at two files the cores sat 23%
 // idle through a full run (20.3 min), at three 32% idle after the checks (19.5 min), at four 21%
 // (16.6 min; vmstat, 2026-12-06 and 07). The integration and browser files go first and the unit
-// files last: the units are short and busy the cores, so they fill the time the last long
+// files last (15.2 min): the units are short and busy the cores, so they fill time the last long
 // integration files spend waiting, where sorted by path those ran alone at the end (60 to 100%
 // idle over the last minutes).
 // dist/test/hosts/ is left out: it needs root and network namespaces, and runs through
