@@ -177,6 +177,7 @@ export function ApproveStep(p: ApproveProps) {
       <div className="cards">
         {paired.map((x) => {
           const st = peerState(x);
+          const seen = lastSeenWords(x, now);
           const missed = p.notHeard[x.nodeFqdn];
           // From status, so a guide opened after the approval (or on the other Hub) sees it too.
           const problem = pairingProblemWords(x);
@@ -197,7 +198,7 @@ export function ApproveStep(p: ApproveProps) {
                       'models',
                     )}
                 {/* Figures from a poll before its checks began failing are said to be, not shown as current. */}
-                {lastSeenWords(x, now) !== null && ` (${lastSeenWords(x, now)})`}
+                {seen !== null && ` (${seen})`}
               </p>
               {missed !== undefined && (
                 <p className="small notice bad" data-testid="guide-problem">
