@@ -357,7 +357,7 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
       const peerViews = peers.store
         .list()
         .map((row) =>
-          peerView(row, peers.poller.health(row.id), { selfName: tailnet.nodeFqdn, approvedThereAt: peers.pairing.approvedThere(row.id), nowMs, pollSeconds }),
+          peerView(row, peers.poller.health(row.id), { selfName: tailnet.nodeFqdn, pairing: peers.pairing.notesOn(row.id), nowMs, pollSeconds }),
         );
       const usable = pool.usablePeers();
       return buildPoolStatus({

@@ -20,7 +20,7 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
     if (row === null) return null;
     const ctx = {
       selfName: (await p.self()).nodeFqdn,
-      approvedThereAt: p.pairing.approvedThere(row.id),
+      pairing: p.pairing.notesOn(row.id),
       nowMs: s.clock.nowMs(),
       pollSeconds: s.settings.get().poolHealthPollSeconds,
     };
@@ -38,7 +38,7 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
         // The band as status shows it: clamped on read, and null from a snapshot too old to trust.
         const facts = health.capabilities === null ? null : { gpuPressure: health.capabilities.gpuPressure, snapshotAtMs: health.capabilitiesAtMs };
         return {
-          ...peerView(row, health, { selfName, approvedThereAt: p.pairing.approvedThere(row.id), nowMs, pollSeconds }),
+          ...peerView(row, health, { selfName, pairing: p.pairing.notesOn(row.id), nowMs, pollSeconds }),
           gpuPressure: peerMachineStatus(facts, null, nowMs, pollSeconds).gpuPressure,
         };
       }),

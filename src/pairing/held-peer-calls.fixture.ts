@@ -14,7 +14,7 @@ import { PeerStore, type PeerRow } from '../store/peers.js';
 import { Background } from '../util/background.js';
 import { ManualClock } from '../util/clock.js';
 import { PairingPin } from './pairing-pin.js';
-import { PAIRING_REQUEST_TTL_MS, PairingService } from './pairing-service.js';
+import { PAIRING_REQUEST_TTL_MS, PairingService, type PairingDeps } from './pairing-service.js';
 import { StrikeLimiter } from './strike-limiter.js';
 
 export const SELF = 'hub-a.tail0.ts.net';
@@ -54,7 +54,7 @@ export function heldPairing(opts: { pollSeconds?: number } = {}) {
       }),
   } as unknown as PeerClient;
   const pin = new PairingPin({ clock });
-  const pairing = new PairingService({
+  const deps: PairingDeps = {
     store,
     identity,
     client,
@@ -66,7 +66,8 @@ export function heldPairing(opts: { pollSeconds?: number } = {}) {
     clock,
     logger,
     onConnected: () => undefined,
-  });
+  };
+  const pairing = new PairingService(deps);
   /** The nth call (the first by default) to the peer whose path ends with `suffix`, once it has been made. */
   const nextCall = async (suffix: string, nth = 1): Promise<HeldCall> => {
     for (;;) {
@@ -91,5 +92,5 @@ export function heldPairing(opts: { pollSeconds?: number } = {}) {
     });
   const inboundRequest = (): PeerRow => pendingRequest('inbound', 60_000);
   const outboundRequest = (): PeerRow => pendingRequest('outbound', PAIRING_REQUEST_TTL_MS);
-  return { store, identity, pin, pairing, calls, nextCall, inboundRequest, outboundRequest, clock };
+  return { store, identity, pin, pairing, deps, calls, nextCall, inboundRequest, outboundRequest, clock };
 }

@@ -11,6 +11,7 @@ import { identityUnavailable } from '../identity/identity-fix.js';
 import type { IdentityState, NodeIdentity } from '../identity/node-identity.js';
 import { hashToken } from '../peer-auth/peer-guard.js';
 import type { PeerClient } from '../peers/peer-client.js';
+import type { PairingNotes } from '../peers/pairing-problem.js';
 import type { PeerRow, PeerStore } from '../store/peers.js';
 import { belongsToTailnet, normalizePeerName } from '../tailnet/peer-name.js';
 import type { TailnetSelf } from '../tailnet/tailnet-self.js';
@@ -77,6 +78,8 @@ export class PairingService {
    * so the map holds no more than the requests this Hub has out.
    */
   readonly #approvedThere = new Map<string, string>();
+  /** Rows whose approval is calling the requester back right now. */
+  readonly #confirming = new Set<string>();
   /**
    * Set while a rotation runs. Its unpair calls take a while, and a pairing started meanwhile
    * would be made with the key about to be destroyed and then deleted without a word to the peer.
@@ -231,14 +234,12 @@ export class PairingService {
     const token = randomBytes(32).toString('base64url');
     // Half paired from the moment the approval is written until the callback is answered: a crash
     // in between then leaves the state that names its fix, not a pairing that looks complete.
+    // While the call is out, status does not report that mark (notesOn says the call is out).
     const connected = this.#d.store.update(peer.id, { status: 'connected', issuedTokenHash: hashToken(token), expiresAt: null, confirmFailedAt: this.#iso() })!;
-    const answer = await this.#d.client.call(
-      connected,
-      'POST',
-      '/api/inference/pool/pair/confirm',
-      { token, nodeUuid: me.nodeUuid, publicKey: me.publicKey },
-      { timeoutMs: PAIRING_CALL_TIMEOUT_MS },
-    );
+    this.#confirming.add(peer.id);
+    const answer = await this.#d.client
+      .call(connected, 'POST', '/api/inference/pool/pair/confirm', { token, nodeUuid: me.nodeUuid, publicKey: me.publicKey }, { timeoutMs: PAIRING_CALL_TIMEOUT_MS })
+      .finally(() => this.#confirming.delete(peer.id));
     // Unpaired while the callback was out: the row is gone, so there is no half pairing to report or to fix here.
     if (this.#d.store.get(peer.id) === null) throw removedWhileApproving(peer.nodeFqdn);
     const failure = !answer.ok
@@ -515,9 +516,9 @@ export class PairingService {
     this.#approvedThere.set(peer.id, this.#approvedThere.get(peer.id) ?? this.#iso());
   }
 
-  /** When a peer was first seen acting on an approval this Hub never received; null when not seen. */
-  approvedThere(peerId: string): string | null {
-    return this.#approvedThere.get(peerId) ?? null;
+  /** What this service holds about a row in memory: a half pairing seen from the requester, an approval's call back out. */
+  notesOn(peerId: string): PairingNotes {
+    return { approvedThereAt: this.#approvedThere.get(peerId) ?? null, confirming: this.#confirming.has(peerId) };
   }
 
   /** The peer asked to pair while this Hub's own request to it waits: the two requests crossed. */

@@ -377,7 +377,7 @@ describe('peerView: containers as status and GET /peers carry them', () => {
     forwardedAtSnapshot: 0,
     leftAt: null,
   });
-  const ctx = (nowMs: number) => ({ selfName: null, approvedThereAt: null, nowMs, pollSeconds: 30 });
+  const ctx = (nowMs: number) => ({ selfName: null, pairing: { approvedThereAt: null, confirming: false }, nowMs, pollSeconds: 30 });
 
   it('carries a valid rollup, and null (not zeros) for a rejected one or none', async () => {
     const { peerView } = await import('./peer-view.js');
@@ -642,7 +642,7 @@ describe("peerView: whether a peer's figures are its word now", () => {
       const view = peerView(
         peerRowFixture(r.status ? { status: r.status } : {}),
         { ...answered, ...r.health },
-        { selfName: null, approvedThereAt: null, nowMs: r.nowMs ?? 0, pollSeconds: 30 },
+        { selfName: null, pairing: { approvedThereAt: null, confirming: false }, nowMs: r.nowMs ?? 0, pollSeconds: 30 },
       );
       assert.equal(view.figuresCurrent, r.current);
     });

@@ -9,15 +9,22 @@ const ME = 'hub-a.tail0.ts.net';
 const PEER = 'hub-b.tail0.ts.net';
 const T = '2026-11-30T11:00:00.000Z';
 const KEY = 'A'.repeat(43);
+const NO_NOTES = { approvedThereAt: null, confirming: false };
 
 const row = (extra: Partial<PeerRow>): PeerRow => peerRowFixture({ nodeFqdn: PEER, createdAt: T, ...extra });
 
 describe('pairingProblem: which pairing states need both operators', () => {
-  const table: readonly { name: string; row: Partial<PeerRow>; approvedThere?: string; kind: string | null }[] = [
+  const table: readonly { name: string; row: Partial<PeerRow>; approvedThere?: string; confirming?: boolean; kind: string | null }[] = [
     {
       name: 'an approval whose confirmation failed, on the approver',
       row: { direction: 'inbound', status: 'connected', confirmFailedAt: T },
       kind: 'half_paired_here',
+    },
+    {
+      name: 'an approval whose call back is still out (marked before the call, so a crash leaves it marked)',
+      row: { direction: 'inbound', status: 'connected', confirmFailedAt: T },
+      confirming: true,
+      kind: null,
     },
     { name: 'the same once marked unreachable', row: { direction: 'inbound', status: 'unreachable', confirmFailedAt: T }, kind: 'half_paired_here' },
     { name: 'a request this Hub sent, while the peer calls as paired', row: { status: 'pending' }, approvedThere: T, kind: 'half_paired_there' },
@@ -33,13 +40,13 @@ describe('pairingProblem: which pairing states need both operators', () => {
     { name: 'a crossing mark on a row that has since connected', row: { status: 'connected', crossedAt: T }, kind: null },
   ];
   for (const c of table) {
-    it(`${c.name}: ${c.kind ?? 'none'}`, () => assert.equal(pairingProblem(row(c.row), ME, c.approvedThere ?? null)?.kind ?? null, c.kind));
+    it(`${c.name}: ${c.kind ?? 'none'}`, () => assert.equal(pairingProblem(row(c.row), ME, { approvedThereAt: c.approvedThere ?? null, confirming: c.confirming ?? false })?.kind ?? null, c.kind));
   }
 
   it('names the command for each Hub, with both names', () => {
-    const action = pairingProblem(row({ direction: 'inbound', confirmFailedAt: T }), ME, null)!.action;
+    const action = pairingProblem(row({ direction: 'inbound', confirmFailedAt: T }), ME, NO_NOTES)!.action;
     assert.ok(action.includes(`cihub pool unpair ${PEER} here`) && action.includes(`cihub pool unpair ${ME} on ${PEER}`), action);
-    assert.ok(pairingProblem(row({ status: 'pending', crossedAt: T }), ME, null)!.action.includes('pair again from one Hub only'));
+    assert.ok(pairingProblem(row({ status: 'pending', crossedAt: T }), ME, NO_NOTES)!.action.includes('pair again from one Hub only'));
   });
 });
 

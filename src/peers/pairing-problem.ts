@@ -14,18 +14,34 @@ export type PairingProblemKind =
   /** Each Hub sent the other a request, and each set the other's aside. */
   | 'crossed_requests';
 
+/**
+ * What this Hub's pairing service holds about a row beyond the row itself. It lives in memory
+ * and a restart forgets it, which is what the rows' own marks are for.
+ */
+export interface PairingNotes {
+  /** When the peer was first seen acting on an approval this Hub never received; null when not seen. */
+  readonly approvedThereAt: string | null;
+  /**
+   * True while this Hub's approval of the row is calling the requester back. The row is marked
+   * half paired before that call goes out, so a crash during it leaves the state that names its
+   * fix; while the call is still out the mark is not yet a finding.
+   */
+  readonly confirming: boolean;
+}
+
 export interface PairingProblem {
   readonly kind: PairingProblemKind;
   readonly since: string;
   readonly action: string;
 }
 
-/** The problem a row is in, or null. `approvedThereAt` is when the peer was seen acting on an approval (pairing-service.ts). */
-export function pairingProblem(row: PeerRow, selfName: string | null, approvedThereAt: string | null): PairingProblem | null {
+/** The problem a row is in, or null. `notes` is what the pairing service holds about it (pairing-service.ts). */
+export function pairingProblem(row: PeerRow, selfName: string | null, notes: PairingNotes): PairingProblem | null {
+  const { approvedThereAt } = notes;
   const peer = row.nodeFqdn;
   const me = selfName ?? '<this Hub>';
   const removeBoth = `cihub pool unpair ${peer} here, and cihub pool unpair ${me} on ${peer}`;
-  if (row.direction === 'inbound' && row.status !== 'pending' && row.confirmFailedAt !== null) {
+  if (row.direction === 'inbound' && row.status !== 'pending' && row.confirmFailedAt !== null && !notes.confirming) {
     return {
       kind: 'half_paired_here',
       since: row.confirmFailedAt,

@@ -9,7 +9,7 @@ import type { PeerRow } from '../store/peers.js';
 import { reportedAuthMode } from './auth-mode.js';
 import { snapshotTrusted } from './usable-peers.js';
 import type { PeerHealth } from './health-poller.js';
-import { pairingProblem, type PairingProblem } from './pairing-problem.js';
+import { pairingProblem, type PairingNotes, type PairingProblem } from './pairing-problem.js';
 import { probeFailureAction, type ProbeFailureKind } from './probe-failure.js';
 
 export interface PeerView {
@@ -73,14 +73,14 @@ export interface PeerView {
 export interface PeerViewContext {
   /** This Hub's tailnet name; null when it has none. */
   readonly selfName: string | null;
-  /** When the peer was seen acting on an approval this Hub never received (pairing-service.ts); null when not. */
-  readonly approvedThereAt: string | null;
+  /** What the pairing service holds about the row in memory (pairing-service.ts). */
+  readonly pairing: PairingNotes;
   readonly nowMs: number;
   readonly pollSeconds: number;
 }
 
 export function peerView(row: PeerRow, health: PeerHealth, ctx: PeerViewContext): PeerView {
-  const { selfName, approvedThereAt } = ctx;
+  const { selfName } = ctx;
   const caps = health.capabilities;
   const trusted = snapshotTrusted(health.capabilitiesAtMs, ctx.nowMs, ctx.pollSeconds);
   return {
@@ -96,7 +96,7 @@ export function peerView(row: PeerRow, health: PeerHealth, ctx: PeerViewContext)
     expiresAt: row.expiresAt,
     lastSeenAt: row.lastSeenAt,
     consecutiveFailures: row.consecutiveFailures,
-    pairingProblem: pairingProblem(row, selfName, approvedThereAt),
+    pairingProblem: pairingProblem(row, selfName, ctx.pairing),
     probeFailure:
       health.probeFailure === null
         ? null
