@@ -179,12 +179,6 @@ export interface RoutingLogEntry extends PlacementRecords {
   readonly requestError: RequestError | null;
   /** Why a failed row failed, in a few words (for a walk that ran out, the last candidate's reason). */
   readonly reason: string | null;
-  /**
-   * The Hub's own reason when a local engine it refused to load was used anyway. Always null: this
-   * Hub never asks an engine to load a model, so it has no load to refuse (issue 5 left the
-   * explicit-load rule out). Kept because the row's fields are the spec's.
-   */
-  readonly localLoadRefused: string | null;
   /** Whether the response was relayed as a stream. */
   readonly stream: boolean;
   /** UTF-8 size of the body as forwarded. */

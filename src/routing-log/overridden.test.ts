@@ -26,7 +26,6 @@ const base: RoutingLogEntry = {
   clientClosed: false,
   requestError: null,
   reason: null,
-  localLoadRefused: null,
   stream: false,
   bodyBytes: 1,
   budgetMs: 300_000,

@@ -117,7 +117,6 @@ describe('RoutingLog rows', () => {
       'clientClosed',
       'requestError',
       'reason',
-      'localLoadRefused',
       'stream',
       'bodyBytes',
       'budgetMs',

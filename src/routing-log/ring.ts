@@ -71,8 +71,7 @@ export interface OpenFields {
 }
 
 /** A change to a row. Who and when it was placed never change; only settle sets the outcome. Undefined fields are ignored. */
-/** localLoadRefused is not patchable: nothing sets it (see its doc comment), so every row keeps the null it opens with. */
-export type RowPatch = Partial<Omit<RoutingLogEntry, 'id' | 'timestamp' | 'updatedAt' | 'direction' | 'outcome' | 'traceId' | 'localLoadRefused'>>;
+export type RowPatch = Partial<Omit<RoutingLogEntry, 'id' | 'timestamp' | 'updatedAt' | 'direction' | 'outcome' | 'traceId'>>;
 export type SettlePatch = RowPatch & { readonly outcome: 'served' | 'failed' };
 
 export interface PageQuery {
@@ -303,7 +302,6 @@ function pendingRow(fields: OpenFields, id: string, at: string): RoutingLogEntry
     clientClosed: false,
     requestError: null,
     reason: null,
-    localLoadRefused: null,
     stream: fields.stream,
     bodyBytes: fields.bodyBytes,
     budgetMs: fields.budgetMs,
@@ -346,7 +344,6 @@ function changedRow(prev: RoutingLogEntry, patch: Partial<RoutingLogEntry>, upda
     clientClosed: or(patch.clientClosed, prev.clientClosed),
     requestError: patch.requestError === undefined ? prev.requestError : ownRequestError(patch.requestError),
     reason: patch.reason === undefined ? prev.reason : clipOrNull(patch.reason),
-    localLoadRefused: prev.localLoadRefused,
     stream: or(patch.stream, prev.stream),
     bodyBytes: or(patch.bodyBytes, prev.bodyBytes),
     budgetMs: or(patch.budgetMs, prev.budgetMs),

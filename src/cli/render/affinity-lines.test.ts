@@ -28,7 +28,6 @@ const row = (affinity: AffinityRecord | null): RoutingLogEntry => ({
   clientClosed: false,
   requestError: null,
   reason: null,
-  localLoadRefused: null,
   stream: true,
   bodyBytes: 2_048,
   budgetMs: 300_000,

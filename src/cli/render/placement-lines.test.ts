@@ -28,7 +28,6 @@ function row(overrides: Partial<RoutingLogEntry>): RoutingLogEntry {
     clientClosed: false,
     requestError: null,
     reason: null,
-    localLoadRefused: null,
     stream: true,
     bodyBytes: 160_000,
     budgetMs: 327_000,

@@ -29,7 +29,6 @@ function row(overrides: Partial<RoutingLogEntry> = {}): RoutingLogEntry {
     clientClosed: false,
     requestError: null,
     reason: null,
-    localLoadRefused: null,
     stream: true,
     bodyBytes: 2_048,
     budgetMs: 300_000,
