@@ -11,6 +11,8 @@ import { HubError } from '../errors.js';
 import { toHubError } from './error-mapping.js';
 import { parsePinQuery, parsePinRequest, registerPinRoutes } from './pin-routes.js';
 
+const SELF = { nodeFqdn: 'hub-a.tail0.ts.net', tailnetSuffix: 'tail0.ts.net' };
+
 describe('parsePinRequest', () => {
   const accepted: readonly { name: string; body: unknown; pin: RoutingPin }[] = [
     {
@@ -45,7 +47,13 @@ describe('parsePinRequest', () => {
       pin: { scope: 'default', model: null, target: 'not-paired.tail0.ts.net' },
     },
   ];
-  for (const c of accepted) it(`accepts ${c.name}`, () => assert.deepEqual(parsePinRequest(c.body), c.pin));
+  for (const c of accepted) it(`accepts ${c.name}`, () => assert.deepEqual(parsePinRequest(c.body, SELF), c.pin));
+  it('accepts any peer name while this Hub has no tailnet name or suffix', () =>
+    assert.deepEqual(parsePinRequest({ scope: 'default', target: 'nas.lan' }, { nodeFqdn: null, tailnetSuffix: null }), {
+      scope: 'default',
+      model: null,
+      target: 'nas.lan',
+    }));
 
   const refused: readonly { name: string; body: unknown; message: RegExp }[] = [
     { name: 'a body that is not an object', body: [1], message: /the body must be a JSON object/ },
@@ -74,18 +82,28 @@ describe('parsePinRequest', () => {
     { name: 'an IP as target', body: { scope: 'default', target: '100.64.0.1' }, message: /target must be .*IP literal/ },
     { name: 'a single-label target', body: { scope: 'default', target: 'core-1' }, message: /target must be .*single label/ },
     { name: 'an unknown field', body: { scope: 'default', target: 'local', mode: 'require' }, message: /mode is not a pin field/ },
+    {
+      name: "this Hub's own name as target (no peer can have it)",
+      body: { scope: 'model', model: 'qwen3:8b', target: 'Hub-A.tail0.ts.net' },
+      message: /target hub-a\.tail0\.ts\.net is this Hub's own name: pin this Hub as "local"/,
+    },
+    {
+      name: 'a name outside the tailnet as target',
+      body: { scope: 'default', target: 'evil.example.com' },
+      message: /target evil\.example\.com is not a name on this Hub's tailnet \(tail0\.ts\.net\)/,
+    },
   ];
   for (const c of refused) {
     it(`refuses ${c.name}, naming the field`, () =>
       assert.throws(
-        () => parsePinRequest(c.body),
+        () => parsePinRequest(c.body, SELF),
         (err: unknown) => err instanceof HubError && err.code === 'HUB_ERR_BAD_REQUEST' && c.message.test(err.message),
       ));
   }
 
   it('names every field at fault in one answer', () =>
     assert.throws(
-      () => parsePinRequest({ scope: 'nope', target: 7 }),
+      () => parsePinRequest({ scope: 'nope', target: 7 }, SELF),
       (err: unknown) => err instanceof HubError && /scope/.test(err.message) && /target/.test(err.message),
     ));
 });
@@ -121,7 +139,7 @@ describe('pin routes', () => {
       const e = toHubError(err);
       void reply.code(e.status).send(e.toBody());
     });
-    registerPinRoutes(app, { settings, logger: pino({ level: 'silent' }) });
+    registerPinRoutes(app, { settings, logger: pino({ level: 'silent' }), peers: { self: async () => ({ ...SELF, tailscaleConnected: true, source: 'env' as const }) } });
     await app.ready();
   });
   after(async () => {

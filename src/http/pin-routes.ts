@@ -2,14 +2,16 @@
  * Operator routes for routing pins: list, upsert and remove. Pins live in settings.json, keyed
  * by (scope, model), and take effect on the next pooled request. A pin may name a peer that is
  * not paired (yet, or any more): it is stored and simply matches nothing until that peer is a
- * candidate, which status shows as targetAvailable false.
+ * candidate, which status shows as targetAvailable false. A name no peer can ever have is
+ * refused: this Hub's own (pinned as local) and one outside its tailnet (pairing refuses both).
  */
 import type { FastifyInstance } from 'fastify';
 import type { RoutingPin } from '../config/settings-schema.js';
 import { HubError } from '../errors.js';
 import { LOCAL_PIN_TARGET } from '../placement/steps/pin.js';
 import { MAX_MODEL_NAME_LENGTH } from '../engines/model-name.js';
-import { normalizePeerName } from '../tailnet/peer-name.js';
+import { belongsToTailnet, normalizePeerName } from '../tailnet/peer-name.js';
+import type { TailnetSelf } from '../tailnet/tailnet-self.js';
 import type { HubServices } from './services.js';
 
 const PINS_PATH = '/api/inference/pool/pins';
@@ -17,14 +19,17 @@ const PINS_PATH = '/api/inference/pool/pins';
 export const MAX_PIN_MODEL_LENGTH = MAX_MODEL_NAME_LENGTH;
 const BODY_FIELDS: ReadonlySet<string> = new Set(['scope', 'model', 'target']);
 
-export function registerPinRoutes(app: FastifyInstance, s: Pick<HubServices, 'settings' | 'logger'>): void {
+export function registerPinRoutes(
+  app: FastifyInstance,
+  s: Pick<HubServices, 'settings' | 'logger'> & { readonly peers: Pick<HubServices['peers'], 'self'> },
+): void {
   const operator = { config: { access: 'operator' as const } };
   const list = () => ({ pins: s.settings.get().poolPins });
 
   app.get(PINS_PATH, operator, async () => list());
 
   app.post(PINS_PATH, operator, async (request) => {
-    const pin = parsePinRequest(request.body);
+    const pin = parsePinRequest(request.body, await s.peers.self());
     s.settings.upsertPin(pin);
     s.logger.info({ scope: pin.scope, model: pin.model, target: pin.target }, 'routing pin set');
     return { pin, ...list() };
@@ -43,8 +48,11 @@ export function registerPinRoutes(app: FastifyInstance, s: Pick<HubServices, 'se
   });
 }
 
+/** The names a pin's target is checked against: this Hub's own, and its tailnet's suffix (each null when unknown). */
+export type PinTargetContext = Pick<TailnetSelf, 'nodeFqdn' | 'tailnetSuffix'>;
+
 /** A POST body as the pin it asks for, or a 400 that names every field at fault. */
-export function parsePinRequest(body: unknown): RoutingPin {
+export function parsePinRequest(body: unknown, self: PinTargetContext): RoutingPin {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new HubError(
       'HUB_ERR_BAD_REQUEST',
@@ -69,7 +77,7 @@ export function parsePinRequest(body: unknown): RoutingPin {
     problems.push('model must be left out for the default pin, which applies to every model without its own pin');
   }
 
-  const target = parseTarget(b.target);
+  const target = parseTarget(b.target, self);
   if (!target.ok) problems.push(target.reason);
 
   if (problems.length > 0 || scope === null || !target.ok) throw new HubError('HUB_ERR_BAD_REQUEST', problems.join('; '));
@@ -103,12 +111,20 @@ function modelProblem(model: unknown): string | null {
   return null;
 }
 
-/** 'local' (any case), or a peer's MagicDNS name in its canonical form. */
-function parseTarget(raw: unknown): { ok: true; target: string } | { ok: false; reason: string } {
+/**
+ * 'local' (any case), or a peer's MagicDNS name in its canonical form. A pin at this Hub's own
+ * name, or at a name outside its tailnet, would be stored and never match anything, as if its
+ * peer were down; it is refused with the pin that says what was meant.
+ */
+function parseTarget(raw: unknown, self: PinTargetContext): { ok: true; target: string } | { ok: false; reason: string } {
   if (typeof raw !== 'string' || raw.trim() === '') return { ok: false, reason: `target must be "local" or a peer's MagicDNS name; got ${describe(raw)}` };
   if (raw.trim().toLowerCase() === LOCAL_PIN_TARGET) return { ok: true, target: LOCAL_PIN_TARGET };
   const name = normalizePeerName(raw);
-  return name.ok ? { ok: true, target: name.name } : { ok: false, reason: `target must be "local" or a peer's MagicDNS name: ${name.reason}` };
+  if (!name.ok) return { ok: false, reason: `target must be "local" or a peer's MagicDNS name: ${name.reason}` };
+  if (name.name === self.nodeFqdn) return { ok: false, reason: `target ${name.name} is this Hub's own name: pin this Hub as "local"` };
+  if (!belongsToTailnet(name.name, self.tailnetSuffix))
+    return { ok: false, reason: `target ${name.name} is not a name on this Hub's tailnet (${self.tailnetSuffix}), so no peer can have it` };
+  return { ok: true, target: name.name };
 }
 
 function describe(value: unknown): string {

@@ -99,7 +99,11 @@ describe('pinCommand and unpinCommand against the routes', () => {
       if (request.url === HUB_BOOT_PATH) return;
       if (request.headers.authorization !== `Bearer ${key}`) await reply.code(401).send({ error: { code: 'HUB_ERR_UNAUTHORIZED', message: 'no' } });
     });
-    registerPinRoutes(app, { settings, logger: pino({ level: 'silent' }) });
+    registerPinRoutes(app, {
+      settings,
+      logger: pino({ level: 'silent' }),
+      peers: { self: async () => ({ nodeFqdn: 'hub-a.tail0.ts.net', tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'env' as const }) },
+    });
     registerHubBootRoutes(app, { bootId: 'pin-test-boot' });
     app.get('/api/inference/pool/status', async () => ({ pins: pinStatuses(settings.get().poolPins, HEALTHY_LOCAL_NO_PEER) }));
     await app.listen({ port: 0, host: '127.0.0.1' });
