@@ -286,6 +286,23 @@ describe('what a refusal says', () => {
     assert.match(problem?.message ?? '', /\(known: poolEnabled, poolOutboundEnabled, /);
   });
 
+  it('quotes a number JSON reads as Infinity as Infinity, not as the null its rule allows', () => {
+    assert.equal(
+      validatePatch(JSON.parse('{"poolMaxPromptTokens": 1e400}')).problems[0]?.message,
+      'poolMaxPromptTokens must be a whole number from 1024 to 1048576, or null; got Infinity',
+    );
+  });
+
+  it('quotes a long value and a long name cut short, so the refusal stays one short line', () => {
+    const { problems } = validatePatch({ poolLocalAffinity: 'x'.repeat(200_000), ['k'.repeat(200_000)]: 1 });
+    assert.deepEqual(
+      problems.map((p) => p.field.length),
+      ['poolLocalAffinity'.length, 40],
+    );
+    assert.ok(problems.every((p) => p.message.length < 1_000), problems.map((p) => p.message.length).join(', '));
+    assert.match(problems[0]!.message, /got "x{79}\.\.\.$/);
+  });
+
   it('sends poolPins to the pins route', () => {
     assert.equal(validatePatch({ poolPins: [] }).problems[0]?.message, 'poolPins is written through POST/DELETE /api/inference/pool/pins, not PATCH');
   });

@@ -3,6 +3,7 @@
  * named once here. settings.json holds them; GET/PATCH /api/inference/pool/settings reads
  * and changes them with no restart.
  */
+import { echoName, echoValue } from '../util/echo.js';
 
 export interface RoutingPin {
   /** 'model' pins one exact model id; 'default' applies to every model without its own pin. */
@@ -170,11 +171,11 @@ export function validatePatch(body: unknown): { patch: SettingsPatch; problems: 
   for (const [field, value] of Object.entries(body)) {
     const rule = ruleOf(field);
     if (rule === undefined) {
-      problems.push({ field, message: `${field} is not a setting (known: ${Object.keys(SETTING_RULES).join(', ')})` });
+      problems.push({ field: echoName(field), message: `${echoName(field)} is not a setting (known: ${Object.keys(SETTING_RULES).join(', ')})` });
     } else if (NOT_PATCHABLE.has(field)) {
       problems.push({ field, message: `${field} is written through POST/DELETE /api/inference/pool/pins, not PATCH` });
     } else if (!valueFits(rule, value)) {
-      problems.push({ field, message: `${field} must be ${describeRule(rule)}; got ${JSON.stringify(value)}` });
+      problems.push({ field, message: `${field} must be ${describeRule(rule)}; got ${echoValue(value)}` });
     } else {
       patch[field] = value;
     }
@@ -186,17 +187,12 @@ export function validatePatch(body: unknown): { patch: SettingsPatch; problems: 
   return { patch: problems.length > 0 ? {} : (patch as SettingsPatch), problems };
 }
 
-/** The longest a refused value is quoted from settings.json: a hand-written pin list can run to pages. */
-const QUOTED_VALUE_MAX_CHARS = 80;
-
 /** Why settings.json's `field` was not used, in the words a refused PATCH uses; null when it was. Pure. */
 export function fileValueProblem(field: string, value: unknown): string | null {
   const rule = ruleOf(field);
   if (rule === undefined) return `${field} is not a setting`;
   if (valueFits(rule, value)) return null;
-  const quoted = JSON.stringify(value) ?? String(value);
-  const shown = quoted.length > QUOTED_VALUE_MAX_CHARS ? `${quoted.slice(0, QUOTED_VALUE_MAX_CHARS)}...` : quoted;
-  return `${field} must be ${describeRule(rule)}; got ${shown}`;
+  return `${field} must be ${describeRule(rule)}; got ${echoValue(value)}`;
 }
 
 /**

@@ -15,6 +15,7 @@ import { MAX_MODEL_NAME_LENGTH } from '../engines/model-name.js';
 import { parseBody } from './body-schema.js';
 import { METRICS_PATH } from './metrics-routes.js';
 import type { HubServices } from './services.js';
+import { echoValue } from '../util/echo.js';
 
 /** Pool protocol version /identify advertises. */
 export const POOL_PROTOCOL_VERSION = 2;
@@ -110,7 +111,7 @@ function parseLimit(raw: unknown): number {
   if (raw === undefined) return DEFAULT_PAGE_LIMIT;
   const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE_LIMIT) {
-    throw new HubError('HUB_ERR_QUERY_INVALID', `limit must be a whole number from 1 to ${MAX_PAGE_LIMIT}; got ${JSON.stringify(raw)}`);
+    throw new HubError('HUB_ERR_QUERY_INVALID', `limit must be a whole number from 1 to ${MAX_PAGE_LIMIT}; got ${echoValue(raw)}`);
   }
   return n;
 }
@@ -125,6 +126,23 @@ function parseSinceQuery(raw: unknown): { since?: string } {
 
 const KEY_NAME_RULE = `name must be 1 to ${MAX_KEY_NAME_LENGTH} printable characters`;
 
+/**
+ * Whether a key's name is a label an operator can read back in `cihub api-key list`: 1 to
+ * MAX_KEY_NAME_LENGTH characters counted as code points (an emoji is one, not two UTF-16
+ * units), none of them a control, format or separator character (a zero-width space listed as a
+ * blank name; U+202E turned the rest of the line around), and at least one visible. The
+ * zero-width joiner inside an emoji sequence is the one format character kept.
+ */
+export function readableKeyName(name: string): boolean {
+  const length = [...name].length;
+  return (
+    length >= 1 &&
+    length <= MAX_KEY_NAME_LENGTH &&
+    !/[\p{Cc}\p{Cs}\p{Zl}\p{Zp}]|(?!\u200d)\p{Cf}/u.test(name) &&
+    /[\p{L}\p{N}\p{P}\p{S}]/u.test(name)
+  );
+}
+
 const API_KEY_SHAPE = 'the body must be a JSON object: { "name": "<label>", "scope": "inference" | "qa:read" }';
 
 /** POST /api/hub/api-keys: a printable label and one of the scopes, and nothing else. */
@@ -134,13 +152,11 @@ export const API_KEY_REQUEST = z
       name: z
         .string({ message: KEY_NAME_RULE })
         .trim()
-        .min(1, KEY_NAME_RULE)
-        .max(MAX_KEY_NAME_LENGTH, KEY_NAME_RULE)
-        .regex(/^[^\u0000-\u001f]*$/, KEY_NAME_RULE),
+        .refine(readableKeyName, KEY_NAME_RULE),
       scope: z.unknown().transform((v, ctx): ApiKeyScope => {
         const scope = API_KEY_SCOPES.find((known) => known === v);
         if (scope !== undefined) return scope;
-        ctx.addIssue({ code: z.ZodIssueCode.custom, message: `scope must be one of ${API_KEY_SCOPES.join(', ')}; got ${JSON.stringify(v)}` });
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: `scope must be one of ${API_KEY_SCOPES.join(', ')}; got ${echoValue(v)}` });
         return z.NEVER;
       }),
     },

@@ -8,6 +8,7 @@
  * what they wrote. A body is applied whole or not at all, and a refusal names the field as the
  * caller sent it, never the setting behind it.
  */
+import { echoName, echoValue } from '../util/echo.js';
 import type { FastifyInstance } from 'fastify';
 import { HubError } from '../errors.js';
 import { describeRule, SETTING_RULES, valueFits, type SettingsPatch } from '../config/settings-schema.js';
@@ -38,9 +39,9 @@ export function statementPatch(fields: FieldMap, raw: unknown): SettingsPatch {
   for (const [field, value] of Object.entries(body)) {
     const setting = Object.hasOwn(fields, field) ? fields[field] : undefined;
     if (setting === undefined) {
-      problems.push({ field, message: `${field} is not taken here (this route takes ${known})` });
+      problems.push({ field: echoName(field), message: `${echoName(field)} is not taken here (this route takes ${known})` });
     } else if (!valueFits(SETTING_RULES[setting], value)) {
-      problems.push({ field, message: `${field} must be ${describeRule(SETTING_RULES[setting])}; got ${JSON.stringify(value)}` });
+      problems.push({ field, message: `${field} must be ${describeRule(SETTING_RULES[setting])}; got ${echoValue(value)}` });
     } else {
       patch[setting] = value;
     }
