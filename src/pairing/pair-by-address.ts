@@ -9,6 +9,7 @@
  * addresses that check returned; the pairing re-runs the check just before it sends, because
  * that call carries this Hub's token and key out (issue 9, #19).
  */
+import { notText } from '../util/echo.js';
 import { poolSwitchedOff, type DisabledBy } from '../config/kill-switch.js';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -300,7 +301,7 @@ export class AddressPairing {
   }
 
   #target(raw: unknown): AddressTarget {
-    const parsed = typeof raw === 'string' ? parseAddressTarget(raw) : { ok: false as const, reason: 'address is missing' };
+    const parsed = typeof raw === 'string' ? parseAddressTarget(raw) : { ok: false as const, reason: notText('address', raw) };
     if (!parsed.ok) throw new HubError('HUB_ERR_ADDRESS_REFUSED', parsed.reason);
     return parsed.target;
   }

@@ -3,6 +3,7 @@
  * the operator who asks and the Hub that is asked. Rows are written only after every check
  * passes, and a handshake that fails removes what it wrote, so a refusal leaves nothing behind.
  */
+import { notText } from '../util/echo.js';
 import { poolSwitchedOff, type DisabledBy } from '../config/kill-switch.js';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -300,7 +301,7 @@ export class PairingService {
     if (this.#d.poolOff() !== null) throw new HubError('HUB_ERR_POOL_DISABLED', 'Hub Pool is switched off on this Hub: it takes no pairing requests');
     this.#refuseWhileRotating();
     const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
-    const parsed = typeof body.fromNodeFqdn === 'string' ? normalizePeerName(body.fromNodeFqdn) : { ok: false as const, reason: 'fromNodeFqdn is missing' };
+    const parsed = typeof body.fromNodeFqdn === 'string' ? normalizePeerName(body.fromNodeFqdn) : { ok: false as const, reason: notText('fromNodeFqdn', body.fromNodeFqdn) };
     if (!parsed.ok) throw new HubError('HUB_ERR_PAIR_NAME_INVALID', `fromNodeFqdn refused: ${parsed.reason}`);
     const from = parsed.name;
     const keys = pairingSourceKeys(from, req.sourceIp);
@@ -549,7 +550,7 @@ export class PairingService {
   // ---- helpers ----------------------------------------------------------------------------
 
   #validName(raw: unknown): string {
-    const parsed = typeof raw === 'string' ? normalizePeerName(raw) : { ok: false as const, reason: 'nodeFqdn is missing' };
+    const parsed = typeof raw === 'string' ? normalizePeerName(raw) : { ok: false as const, reason: notText('nodeFqdn', raw) };
     if (!parsed.ok) throw new HubError('HUB_ERR_PAIR_NAME_INVALID', `not a peer name: ${parsed.reason}`);
     return parsed.name;
   }

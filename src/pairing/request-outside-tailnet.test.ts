@@ -24,3 +24,10 @@ describe("a pairing request by name outside this Hub's tailnet", () => {
     });
   }
 });
+
+describe('a pairing request whose name is not text', () => {
+  it('says what it got instead of calling the name missing', async () => {
+    const { pairing } = heldPairing();
+    await assert.rejects(pairing.requestPairing(['hub-b.tail0.ts.net'], undefined), /nodeFqdn must be a string; got \["hub-b\.tail0\.ts\.net"\]/);
+  });
+});

@@ -23,7 +23,8 @@ describe('parseAddressTarget', () => {
     ['192.168.1.42:70000', /from 1 to 65535/],
     ['192.168.1.42:abc', /from 1 to 65535/],
     ['[not-v6]:80', /not an IPv6 address/],
-    ['bad_name.lan', /neither an IP address nor a host name/],
+    ['bad_name.lan', /^"bad_name\.lan" is neither an IP address nor a host name$/],
+    ['10.0.0.1:5002:1', /^"10\.0\.0\.1:5002:1" is not ADDRESS:PORT: "10\.0\.0\.1:5002" before the port is neither/],
   ];
   for (const [raw, why] of bad) it(`refuses ${JSON.stringify(raw)}`, () => assert.match((parseAddressTarget(raw) as { reason: string }).reason ?? '', why));
 

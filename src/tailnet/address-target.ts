@@ -47,7 +47,15 @@ export function parseAddressTarget(raw: string): { ok: true; target: AddressTarg
   if (isIP(host) === 0) {
     const name = host.endsWith('.') ? host.slice(0, -1) : host;
     if (name.length > 253 || !name.split('.').every((l) => HOST_LABEL.test(l)))
-      return { ok: false, reason: `${JSON.stringify(host.slice(0, 80))} is neither an IP address nor a host name` };
+      return {
+        ok: false,
+        // Quoted as typed: with a port split off, the host part alone ("10.0.0.1:5002" of
+        // "10.0.0.1:5002:1") is a text the operator never sent.
+        reason:
+          portText === null
+            ? `${JSON.stringify(host.slice(0, 80))} is neither an IP address nor a host name`
+            : `${JSON.stringify(raw.trim().slice(0, 80))} is not ADDRESS:PORT: ${JSON.stringify(host.slice(0, 80))} before the port is neither an IP address nor a host name`,
+      };
     host = name;
   }
   return { ok: true, target: { host, port } };

@@ -23,3 +23,8 @@ export function echoValue(value: unknown): string {
   const text = typeof value === 'number' && !Number.isFinite(value) ? String(value) : (JSON.stringify(value) ?? String(value));
   return text.length > VALUE_ECHO_MAX_CHARS ? `${text.slice(0, VALUE_ECHO_MAX_CHARS)}...` : text;
 }
+
+/** Why a field that must be text is not: "is missing" when absent (or null), else what it got instead. */
+export function notText(field: string, value: unknown): string {
+  return value === undefined || value === null ? `${field} is missing` : `${field} must be a string; got ${echoValue(value)}`;
+}
