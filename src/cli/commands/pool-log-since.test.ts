@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { UsageError } from '../hub-client.js';
+import { HubNotRunningError, UsageError } from '../hub-client.js';
 import { poolLog } from './pool.js';
 
 /** No Hub is asked: a value the parser refuses is a usage error before any Hub is looked for. */
@@ -25,4 +25,11 @@ describe('`cihub pool log --since` refusing a value', () => {
       assert.doesNotMatch(err.message, /%2B|query string/);
     });
   }
+});
+
+describe('`cihub pool log --since` with an age reaching back before 1970', () => {
+  it('asks for every row (it goes on to look for the Hub) instead of refusing a date before year 0', async () => {
+    const err = await refusal('999999d');
+    assert.ok(err instanceof HubNotRunningError, String(err));
+  });
 });

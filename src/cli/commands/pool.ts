@@ -28,8 +28,10 @@ export async function poolStatus(opts: CommonOptions): Promise<string> {
 
 export async function poolLog(opts: CommonOptions & { limit?: number | undefined; since?: string | undefined; nowMs?: number }): Promise<string> {
   // An age (10m, as `cihub logs` takes) is a time on this machine's clock, which the Hub shares.
+  // One reaching back before 1970 (999999d) asks for every row: written as a year before 0 it
+  // was refused as no ISO time, quoting a date the operator never typed.
   const ageMs = opts.since === undefined ? null : parseAgeMs(opts.since);
-  const since = ageMs === null ? opts.since : new Date((opts.nowMs ?? Date.now()) - ageMs).toISOString();
+  const since = ageMs === null ? opts.since : new Date(Math.max(0, (opts.nowMs ?? Date.now()) - ageMs)).toISOString();
   if (since !== undefined) {
     // Checked here with the Hub's own parser, so a wrong value is a usage error worded for a flag.
     const parsed = parseSince(since);
