@@ -21,18 +21,22 @@ export async function poolSettings(opts: CommonOptions): Promise<string> {
   return opts.json ? `${JSON.stringify({ settings: entries }, null, 2)}\n` : renderSettings(entries);
 }
 
-/** A number as the API's JSON would carry it, written out in decimal; Number() also reads 0x10, 0b11 and 1e1. */
-const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
+/**
+ * A decimal number as an operator types it: what JSON takes (2, -1, 0.5, 1e3) and a bare
+ * fraction (.5), which was sent as text and refused by the Hub with the range it was inside.
+ * Not Number()'s other forms (0x10, 0b11, Infinity, a blank), which name no setting's value.
+ */
+const DECIMAL_NUMBER = /^-?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 /**
- * The typed value a command-line word stands for: true, false, null, a plain decimal number,
- * else the text, which the Hub then refuses naming the range, as the API would.
+ * The typed value a command-line word stands for: true, false, null, a decimal number, else the
+ * text, which the Hub then refuses naming the range, as the API would.
  */
 export function parseSettingValue(raw: string): unknown {
   const text = raw.trim();
   if (text === 'true' || text === 'false') return text === 'true';
   if (text === 'null') return null;
-  if (PLAIN_DECIMAL.test(text)) return Number(text);
+  if (DECIMAL_NUMBER.test(text)) return Number(text);
   return raw;
 }
 
