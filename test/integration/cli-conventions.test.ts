@@ -61,6 +61,17 @@ describe('exit codes', () => {
     });
   }
 
+  it('a node statement the command line cannot read says it changed nothing in the one sentence other refusals use', async () => {
+    for (const args of [
+      ['pool', 'slots', 'four', '--yes'],
+      ['pool', 'ceiling', '16k', '--yes'],
+      ['pool', 'context-cap', 'big', '--yes'],
+    ]) {
+      const res = await runCli(args, { dataDir: freshDataDir() });
+      assert.match(res.stderr, /^Nothing was changed: [^\n]*; got "[^"]+"\.\n$/, args.join(' '));
+    }
+  });
+
   it('cihub dev engine on a port something already listens on: exit 2, naming the port, as `cihub serve` does', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));

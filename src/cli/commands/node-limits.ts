@@ -16,7 +16,7 @@ type LimitKey = 'poolMaxPromptTokens' | 'inferenceMaxNumCtx';
 export function parseLimitValue(raw: string, what: string): number | null {
   const text = raw.trim().toLowerCase();
   if (text === 'clear') return null;
-  if (!/^\d+$/.test(text)) throw new UsageError(`${what} must be a whole number of tokens, or clear; got ${JSON.stringify(raw)}. Nothing was changed.`);
+  if (!/^\d+$/.test(text)) throw new UsageError(`Nothing was changed: ${what} must be a whole number of tokens, or clear; got ${JSON.stringify(raw)}.`);
   return Number(text);
 }
 

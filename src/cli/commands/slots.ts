@@ -21,7 +21,7 @@ const SLOTS_RANGE_WORDS = `slots must be a whole number from 1 to 256, or "${CLE
 export function parseSlotsArgument(raw: string): number | null {
   const text = raw.trim().toLowerCase();
   if (text === CLEAR_WORD) return null;
-  if (!/^\d+$/.test(text)) throw new UsageError(`${SLOTS_RANGE_WORDS}; got ${JSON.stringify(raw)}. Nothing was changed.`);
+  if (!/^\d+$/.test(text)) throw new UsageError(`Nothing was changed: ${SLOTS_RANGE_WORDS}; got ${JSON.stringify(raw)}.`);
   return Number(text);
 }
 
