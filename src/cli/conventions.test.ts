@@ -17,10 +17,11 @@ const pathOf = (cmd: (typeof tree)['commands'][number]): string => {
   for (let c: typeof cmd | null = cmd; c !== null && c.parent !== null; c = c.parent) names.unshift(c.name());
   return names.join(' ');
 };
-const leaves = everyCommand(tree).filter((c) => c.commands.length === 0);
+/** Every command but `help`, which each group has (cihub help, cihub pool help ...) and which prints a command's usage. */
+const leaves = everyCommand(tree).filter((c) => c.commands.length === 0 && c.name() !== 'help');
 
-/** Commands that run something rather than read it: serving, engines, the demo's show, a script for the shell, a command's help. */
-const NOT_READS = new Set(['serve', 'dev engine', 'dev llama', 'demo', 'completion', 'help']);
+/** Commands that run something rather than read it: serving, engines, the demo's show, a script for the shell. */
+const NOT_READS = new Set(['serve', 'dev engine', 'dev llama', 'demo', 'completion']);
 
 /**
  * Commands that change nothing: reads, and the dashboard's one-time sign-in link, which grants a

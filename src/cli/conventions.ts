@@ -28,13 +28,17 @@ export function withConventions(program: Command): Command {
       writeOut(completionScript(known, completionTree(program)));
     });
   // commander's own `help [command]` reads one name, so `cihub help pool status` printed the pool
-  // group's help; this one follows the whole path.
-  program.helpCommand(false);
-  program
-    .command('help')
-    .argument('[command...]', 'the command to describe, e.g. pool status')
-    .description('display help for command')
-    .action((path: string[]) => commandAt(program, path).outputHelp());
+  // group's help; this one follows the whole path. Each group gets it too: under commander's,
+  // `cihub pool help bogus` printed the group's whole usage where `cihub help pool bogus` says
+  // in one sentence that there is no such command.
+  for (const group of everyCommand(program).filter((cmd) => cmd === program || cmd.commands.length > 0)) {
+    group.helpCommand(false);
+    group
+      .command('help')
+      .argument('[command...]', group === program ? 'the command to describe, e.g. pool status' : 'the command to describe')
+      .description('display help for command')
+      .action((path: string[]) => commandAt(group, path).outputHelp());
+  }
   // After every command exists: commander copies these settings only to commands created later.
   for (const cmd of everyCommand(program)) {
     cmd.exitOverride();
@@ -93,12 +97,13 @@ function takesValue(cmd: Command, flag: string): boolean {
 
 export { everyCommand };
 
-function commandAt(program: Command, path: readonly string[]): Command {
-  let cmd = program;
+/** The command `path` names below `group`, or a usage error naming the first word that names none. */
+function commandAt(group: Command, path: readonly string[]): Command {
+  let cmd = group;
   for (const [i, name] of path.entries()) {
     const next = cmd.commands.find((c) => c.name() === name || c.aliases().includes(name));
     if (next === undefined) {
-      const at = ['cihub', ...path.slice(0, i)].join(' ');
+      const at = ['cihub', commandPath(group), ...path.slice(0, i)].filter(Boolean).join(' ');
       throw new UsageError(`${at} has no command ${JSON.stringify(name)}; \`${at} --help\` lists them.`);
     }
     cmd = next;

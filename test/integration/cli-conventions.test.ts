@@ -168,10 +168,21 @@ describe('exit codes', () => {
     assert.match(res.stdout, /^Usage: cihub pool status /);
   });
 
-  it('cihub help pool nonsense is a usage error naming the unknown word', async () => {
-    const res = await runCli(['help', 'pool', 'nonsense'], { dataDir: freshDataDir() });
-    assert.equal(res.code, 2);
-    assert.match(res.stderr, /^cihub pool has no command "nonsense"; `cihub pool --help` lists them\./);
+  for (const args of [
+    ['help', 'pool', 'nonsense'],
+    ['pool', 'help', 'nonsense'],
+  ]) {
+    it(`cihub ${args.join(' ')} is a usage error naming the unknown word in one sentence, not the group's usage`, async () => {
+      const res = await runCli(args, { dataDir: freshDataDir() });
+      assert.equal(res.code, 2);
+      assert.equal(res.stderr, 'cihub pool has no command "nonsense"; `cihub pool --help` lists them.\n');
+    });
+  }
+
+  it('cihub pool help status describes pool status, as cihub help pool status does', async () => {
+    const res = await runCli(['pool', 'help', 'status'], { dataDir: freshDataDir() });
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stdout, /^Usage: cihub pool status /);
   });
 
   for (const args of [
