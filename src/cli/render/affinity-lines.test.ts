@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { NULL_PLACEMENT_RECORDS, type AffinityRecord, type RoutingLogEntry } from '../../routing-log/entry.js';
 import { countRows } from '../../routing-log/summary.js';
-import { renderRoutingLog } from './routing-log.js';
+import { affinityQualified, renderRoutingLog } from './routing-log.js';
 
 const AT = '2026-09-21T20:09:06.118Z';
 const row = (affinity: AffinityRecord | null): RoutingLogEntry => ({
@@ -84,4 +84,49 @@ describe('cihub pool log: prefix affinity lines', () => {
     },
   ];
   for (const c of cases) it(c.name, () => assert.deepEqual(arrows(row(c.affinity)), c.lines));
+});
+
+describe("cihub pool log: an affinity row from a Hub that predates the record's later fields", () => {
+  /** The record as such a Hub wrote it: `qualified` left out, and leastLoadedInFlight too when `withLeast` is false. */
+  const older = (over: Partial<AffinityRecord>, withLeast = true): RoutingLogEntry => {
+    const { qualified: _q, leastLoadedInFlight, ...rest } = rec(over);
+    return row({ ...rest, ...(withLeast ? { leastLoadedInFlight } : {}) } as AffinityRecord);
+  };
+  const cases: readonly { name: string; entry: RoutingLogEntry; qualified: boolean | null; lines: string[] }[] = [
+    {
+      name: 'a hit under its limit reads as affinity placing it',
+      entry: older({ inFlight: 0 }),
+      qualified: true,
+      lines: ["  ↳ prefix affinity placed this on core-2, which holds this prompt's prefix (0 in flight, limit 2); session from prompt digest"],
+    },
+    {
+      name: 'a hit at its limit, with no margin, reads as ranking alone',
+      entry: older({ inFlight: 2 }),
+      qualified: false,
+      lines: [
+        "  ↳ landed on core-2, which holds this prompt's prefix, by ranking alone (affinity stood aside: 2 in flight, limit 2); session from prompt digest",
+      ],
+    },
+    {
+      name: 'a hit past its limit but within the margin it names the least-loaded queue for reads as affinity',
+      entry: older({ inFlight: 3, leastLoadedInFlight: 1, affinityMargin: 3 }),
+      qualified: true,
+      lines: [
+        "  ↳ prefix affinity placed this on core-2, which holds this prompt's prefix (3 in flight, limit 2, margin 3 over the least-loaded 1); session from prompt digest",
+      ],
+    },
+    {
+      name: 'a margin row without the least-loaded queue says it cannot tell',
+      entry: older({ inFlight: 3, affinityMargin: 3 }, false),
+      qualified: null,
+      lines: [
+        "  ↳ landed on core-2, which holds this prompt's prefix; this Hub's row does not say whether its margin qualified it (3 in flight, limit 2, margin 3 over the least-loaded ?); session from prompt digest",
+      ],
+    },
+  ];
+  for (const c of cases)
+    it(c.name, () => {
+      assert.equal(affinityQualified(c.entry.affinity!), c.qualified);
+      assert.deepEqual(arrows(c.entry), c.lines);
+    });
 });

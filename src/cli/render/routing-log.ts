@@ -4,7 +4,8 @@
  * words what its fields mean. The rows hold data only; every sentence an operator reads is
  * made here, from field values and never from an engine's message text.
  */
-import type { RequestError, RoutingLogEntry, RoutingLogPage } from '../../routing-log/entry.js';
+import type { AffinityRecord, RequestError, RoutingLogEntry, RoutingLogPage } from '../../routing-log/entry.js';
+import { qualifies } from '../../placement/steps/affinity.js';
 import { lastFailedAttempt } from '../../routing-log/walk-attempts.js';
 import { describeFailedBreakdown } from './failed-breakdown.js';
 import { contentionLines, slotsLines, throughputLines } from './placement-lines.js';
@@ -143,21 +144,48 @@ function withheldLines(row: RoutingLogEntry): readonly string[] {
 }
 
 /**
+ * An affinity record as a Hub of any build wrote it: one that predates `qualified` (or the
+ * margin's `leastLoadedInFlight`) leaves the field out, and the CLI can be newer than its Hub.
+ */
+export type AffinityRecordAsWritten = Omit<AffinityRecord, 'qualified' | 'leastLoadedInFlight'> &
+  Partial<Pick<AffinityRecord, 'qualified' | 'leastLoadedInFlight'>>;
+
+/**
+ * Whether affinity's test passed, as the row says it. A row without `qualified` is read from its
+ * limit, and from its margin when it names leastLoadedInFlight; null when it has a margin but not
+ * that field, since it may have qualified by the margin or not (spec, "Prefix affinity", What it
+ * says).
+ */
+export function affinityQualified(a: AffinityRecordAsWritten): boolean | null {
+  if (a.qualified !== undefined) return a.qualified;
+  if (a.inFlight === null) return false;
+  if (a.affinityMargin > 0 && a.inFlight + 1 > a.maxInFlight && a.leastLoadedInFlight === undefined) return null;
+  return qualifies(a.inFlight, a.leastLoadedInFlight ?? null, a.maxInFlight, a.affinityMargin);
+}
+
+/**
  * What prefix affinity did: a line for a hit and for a skipped, none for a miss. An unqualified
  * hit says the ranker put the session's node first on its own, so it never reads as affinity
  * following the session. The key is never on the row, so it is never printed.
  */
 function affinityLine(row: RoutingLogEntry): readonly string[] {
-  const a = row.affinity;
+  const a: AffinityRecordAsWritten | null = row.affinity;
   if (a === null || a.outcome === 'miss' || a.remembered === null) return [];
   const source = a.key === 'header' ? 'session from X-Hub-Pool-Session' : 'session from prompt digest';
   const queue = `${a.inFlight ?? '?'} in flight, limit ${a.maxInFlight}${a.affinityMargin > 0 ? `, margin ${a.affinityMargin} over the least-loaded ${a.leastLoadedInFlight ?? '?'}` : ''}`;
+  const qualified = affinityQualified(a);
+  if (qualified === null) {
+    const unsaid = `this Hub's row does not say whether its margin qualified it (${queue}); ${source}`;
+    return a.outcome === 'hit'
+      ? [`landed on ${a.remembered}, which holds this prompt's prefix; ${unsaid}`]
+      : [`prefix affinity did not place this on ${a.remembered}, which holds this prompt's prefix; ${unsaid}`];
+  }
   if (a.outcome === 'hit') {
-    return a.qualified
+    return qualified
       ? [`prefix affinity placed this on ${a.remembered}, which holds this prompt's prefix (${queue}); ${source}`]
       : [`landed on ${a.remembered}, which holds this prompt's prefix, by ranking alone (affinity stood aside: ${queue}); ${source}`];
   }
-  return a.qualified
+  return qualified
     ? [`prefix affinity chose ${a.remembered}, but a later rule put another node first; ${source}`]
     : [`prefix affinity skipped ${a.remembered}, which holds this prompt's prefix: its queue is too deep (${queue}); ${source}`];
 }
