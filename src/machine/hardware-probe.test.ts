@@ -122,6 +122,15 @@ describe('probeHardware: what the machine has', () => {
     assert.equal(decideTier(f).tier, null);
   });
 
+  it('reports memory os.totalmem() could not read (it answers 0) as unknown, not as none', async () => {
+    const linux = await probeHardware(deps({ totalMemoryBytes: 0 }));
+    assert.equal(linux.memoryBytes, null);
+    assert.equal(decideTier(linux).unknownBecause, 'system memory could not be read');
+    const mac = await probeHardware(deps({ platform: 'darwin', arch: 'arm64', totalMemoryBytes: 0 }));
+    assert.deepEqual([mac.memoryBytes, mac.gpus], [null, [{ vendor: 'apple', memoryBytes: null, via: 'unified memory' }]]);
+    assert.equal(decideTier(mac).tier, null);
+  });
+
   it('counts two thirds of unified memory as the GPU on Apple silicon', async () => {
     const f = await probeHardware(deps({ platform: 'darwin', arch: 'arm64', totalMemoryBytes: 36 * GIB }));
     assert.deepEqual(f.gpus, [{ vendor: 'apple', memoryBytes: 24 * GIB, via: 'unified memory' }]);

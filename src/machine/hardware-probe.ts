@@ -70,10 +70,13 @@ export function sysctlRunner(name: string): Promise<CommandRun> {
 export const NVIDIA_SMI_ARGS = ['--query-gpu=memory.total', '--format=csv,noheader,nounits'] as const;
 
 export async function probeHardware(deps: HardwareProbeDeps): Promise<HardwareFacts> {
-  const base = { platform: deps.platform, arch: deps.arch, memoryBytes: deps.totalMemoryBytes };
+  // os.totalmem() answers 0 when it cannot read the figure: that is no reading, not a machine with none.
+  const memoryBytes = deps.totalMemoryBytes > 0 ? deps.totalMemoryBytes : null;
+  const base = { platform: deps.platform, arch: deps.arch, memoryBytes };
   if (deps.platform === 'darwin') {
     const apple = deps.arch === 'arm64' ? 'unified memory' : (await appleSiliconUnderRosetta(deps)) ? 'unified memory (Node runs under Rosetta)' : null;
-    const gpus: DetectedGpu[] = apple === null ? [] : [{ vendor: 'apple', memoryBytes: Math.floor(deps.totalMemoryBytes * APPLE_GPU_SHARE), via: apple }];
+    const share = memoryBytes === null ? null : Math.floor(memoryBytes * APPLE_GPU_SHARE);
+    const gpus: DetectedGpu[] = apple === null ? [] : [{ vendor: 'apple', memoryBytes: share, via: apple }];
     return { ...base, gpus, problem: null };
   }
   if (deps.platform !== 'linux') return { ...base, gpus: null, problem: `GPU detection is not implemented on ${deps.platform}` };

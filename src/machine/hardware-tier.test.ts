@@ -3,10 +3,11 @@ import assert from 'node:assert/strict';
 import { decideTier, type DetectedGpu, type HardwareFacts, type HardwareTier } from './hardware-tier.js';
 
 const GIB = 1024 ** 3;
-const facts = (memoryGiB: number, gpus: readonly DetectedGpu[] | null, problem: string | null = null): HardwareFacts => ({
+/** memoryGiB null: os.totalmem() could not read it (hardware-probe.ts). */
+const facts = (memoryGiB: number | null, gpus: readonly DetectedGpu[] | null, problem: string | null = null): HardwareFacts => ({
   platform: 'linux',
   arch: 'x64',
-  memoryBytes: memoryGiB * GIB,
+  memoryBytes: memoryGiB === null ? null : memoryGiB * GIB,
   gpus,
   problem,
 });
@@ -24,7 +25,7 @@ describe('decideTier: one row per rule', () => {
     { name: 'no tier when detection could not tell whether there is a GPU', facts: facts(64, null, '/sys/class/drm could not be read (EACCES)'), tier: null },
     { name: 'no tier when an NVIDIA GPU is there but its memory cannot be read', facts: facts(64, [nvidia(null)]), tier: null },
     { name: 'no tier when an AMD card has no readable VRAM size', facts: facts(64, [amd(null)]), tier: null },
-    { name: 'no tier when system memory is unknown and no GPU decides', facts: facts(0, []), tier: null },
+    { name: 'no tier when system memory is unknown and no GPU decides', facts: facts(null, []), tier: null },
     // 2. high-end.
     { name: 'high-end: a 24 GB NVIDIA card (23.6 GiB as reported)', facts: facts(64, [nvidia(23.6)]), tier: 'high-end' },
     { name: 'high-end: exactly 23 GiB', facts: facts(64, [nvidia(23)]), tier: 'high-end' },

@@ -58,8 +58,8 @@ export interface DetectedGpu {
 export interface HardwareFacts {
   readonly platform: string;
   readonly arch: string;
-  /** Total system memory, bytes. */
-  readonly memoryBytes: number;
+  /** Total system memory, bytes; null when it could not be read (os.totalmem() answers 0 then). */
+  readonly memoryBytes: number | null;
   /** GPUs found (empty: none); null when detection could not tell whether there is one. */
   readonly gpus: readonly DetectedGpu[] | null;
   /** Why gpus is null (or what was left out); null when nothing went wrong. */
@@ -96,7 +96,7 @@ export function decideTier(facts: HardwareFacts): TierDecision {
   if (gpuBytes >= HIGH_END_GPU_BYTES) return { tier: 'high-end', gpuMemoryBytes: gpuBytes, unknownBecause: null };
   if (gpuBytes >= MID_RANGE_GPU_BYTES) return { tier: 'mid-range', gpuMemoryBytes: gpuBytes, unknownBecause: null };
   const gpuMemoryBytes = byVendor.size === 0 ? null : gpuBytes;
-  if (!(facts.memoryBytes > 0)) return { tier: null, gpuMemoryBytes, unknownBecause: 'system memory could not be read' };
+  if (facts.memoryBytes === null) return { tier: null, gpuMemoryBytes, unknownBecause: 'system memory could not be read' };
   if (facts.memoryBytes >= CPU_ONLY_MEMORY_BYTES) return { tier: 'cpu-only', gpuMemoryBytes, unknownBecause: null };
   return { tier: 'insufficient', gpuMemoryBytes, unknownBecause: null };
 }
