@@ -2,8 +2,15 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CONTAINER_SAMPLE_MAX_AGE_MS, publishedRollup, rollupOf, usageOf, type DockerStats } from './container-rollup.js';
 
+/** A whole stats answer: one core of four busy, 800 bytes in use past the page cache. */
+const FULL: DockerStats = {
+  cpu_stats: { cpu_usage: { total_usage: 2_000 }, system_cpu_usage: 10_000, online_cpus: 4 },
+  precpu_stats: { cpu_usage: { total_usage: 1_000 }, system_cpu_usage: 6_000 },
+  memory_stats: { usage: 1_000, stats: { inactive_file: 200 } },
+};
+
 describe("usageOf: one container's CPU and memory as docker stats computes them", () => {
-  const table: readonly { name: string; stats: DockerStats; cpu: number; memory: number }[] = [
+  const table: readonly { name: string; stats: DockerStats; cpu: number | null; memory: number | null }[] = [
     {
       name: 'a quarter of the host over 4 cores is 100 % (one core), memory less inactive_file (cgroup v2)',
       stats: {
@@ -25,15 +32,28 @@ describe("usageOf: one container's CPU and memory as docker stats computes them"
       memory: 400,
     },
     {
-      name: 'a first reading with no previous one: no CPU claimed',
-      stats: { cpu_stats: { cpu_usage: { total_usage: 50 }, system_cpu_usage: 0 }, memory_stats: { usage: 10 } },
+      name: 'an idle container: 0 % measured',
+      stats: { ...FULL, cpu_stats: { cpu_usage: { total_usage: 1_000 }, system_cpu_usage: 10_000, online_cpus: 4 } },
       cpu: 0,
-      memory: 10,
+      memory: 800,
     },
-    { name: 'cache larger than usage never goes below zero', stats: { memory_stats: { usage: 10, stats: { cache: 50 } } }, cpu: 0, memory: 0 },
+    { name: 'cache larger than usage never goes below zero', stats: { ...FULL, memory_stats: { usage: 10, stats: { cache: 50 } } }, cpu: 100, memory: 0 },
+    { name: 'a first reading with no previous one: unknown, not 0 %', stats: { ...FULL, precpu_stats: {} }, cpu: null, memory: null },
+    {
+      name: 'no system CPU time since the previous reading: unknown',
+      stats: { ...FULL, cpu_stats: { cpu_usage: { total_usage: 2_000 }, system_cpu_usage: 6_000 } },
+      cpu: null,
+      memory: null,
+    },
+    {
+      name: 'no memory usage (a container stopped since it was listed, no memory controller): unknown, not 0 bytes',
+      stats: { ...FULL, memory_stats: {} },
+      cpu: null,
+      memory: null,
+    },
   ];
   for (const c of table) {
-    it(c.name, () => assert.deepEqual(usageOf(c.stats), { cpuPercent: c.cpu, memoryBytes: c.memory }));
+    it(c.name, () => assert.deepEqual(usageOf(c.stats), c.cpu === null ? null : { cpuPercent: c.cpu, memoryBytes: c.memory }));
   }
 });
 

@@ -43,17 +43,25 @@ export interface DockerStats {
  * CPU and memory of one container the way `docker stats` computes them: the container's share of
  * the host's CPU time since the previous reading, times the online cores; memory in use less the
  * page cache the kernel can drop (inactive_file on cgroup v2, total_inactive_file or cache on v1).
+ * null when the answer lacks a reading either needs (no previous CPU reading, no memory usage: a
+ * container that stopped since it was listed, a host without the memory controller): a figure
+ * Docker did not give is unknown, and counted as 0 it went out as a measurement.
  */
-export function usageOf(stats: DockerStats): ContainerUsage {
+export function usageOf(stats: DockerStats): ContainerUsage | null {
   const cpu = stats.cpu_stats;
   const pre = stats.precpu_stats;
-  const cpuDelta = (cpu?.cpu_usage?.total_usage ?? 0) - (pre?.cpu_usage?.total_usage ?? 0);
-  const systemDelta = (cpu?.system_cpu_usage ?? 0) - (pre?.system_cpu_usage ?? 0);
-  const cores = cpu?.online_cpus ?? cpu?.cpu_usage?.percpu_usage?.length ?? 1;
-  const cpuPercent = systemDelta > 0 && cpuDelta > 0 ? (cpuDelta / systemDelta) * cores * 100 : 0;
   const mem = stats.memory_stats;
-  const cache = mem?.stats?.inactive_file ?? mem?.stats?.total_inactive_file ?? mem?.stats?.cache ?? 0;
-  return { cpuPercent, memoryBytes: Math.max(0, (mem?.usage ?? 0) - cache) };
+  const total = cpu?.cpu_usage?.total_usage;
+  const system = cpu?.system_cpu_usage;
+  const preTotal = pre?.cpu_usage?.total_usage;
+  const preSystem = pre?.system_cpu_usage;
+  if (total === undefined || system === undefined || preTotal === undefined || preSystem === undefined || mem?.usage === undefined) return null;
+  const systemDelta = system - preSystem;
+  if (systemDelta <= 0) return null;
+  const cores = cpu?.online_cpus ?? cpu?.cpu_usage?.percpu_usage?.length ?? 1;
+  const cpuPercent = total > preTotal ? ((total - preTotal) / systemDelta) * cores * 100 : 0;
+  const cache = mem.stats?.inactive_file ?? mem.stats?.total_inactive_file ?? mem.stats?.cache ?? 0;
+  return { cpuPercent, memoryBytes: Math.max(0, mem.usage - cache) };
 }
 
 /** The rollup of one collection: everything not running (paused and restarting included) is stopped. */

@@ -104,7 +104,12 @@ export class ContainerSampler {
       const batch = await Promise.all(running.slice(i, i + STATS_CONCURRENCY).map((c) => docker.stats(c.id)));
       for (const s of batch) {
         if (!s.ok) return this.#fail(s.error);
-        usage.push(usageOf(s.value));
+        const read = usageOf(s.value);
+        if (read === null)
+          return this.#fail(
+            'Docker answered the stats of a running container without a CPU or memory reading; CPU and memory are stated only when every running container is read',
+          );
+        usage.push(read);
       }
     }
     const rollup = rollupOf(listed, usage);

@@ -3,7 +3,8 @@
  * are not stated. They were summed over the first 200 running containers while running and
  * total counted all of them, and the rollup has no field saying how many the sums cover, so a
  * larger project's totals read as complete. Against the fake Docker daemon of
- * helpers/fake-docker: a real Hub counting a project of 250 running containers, and the sampler
+ * helpers/fake-docker: a real Hub counting a project of 250 running containers, one whose Docker
+ * leaves a reading out (counted as 0 it went out as measured), and the sampler
  * itself on a daemon so slow that reading every container's stats outlasts a collection's time.
  */
 import { after, describe, it } from 'node:test';
@@ -70,6 +71,31 @@ describe('container totals cover every running container, or are not stated', ()
     }, "the Hub's first container collection");
     assert.equal(containers.rollup, null, JSON.stringify(containers.rollup));
     assert.match(containers.problem ?? '', /CPU|memory/);
+  });
+
+  it('states no totals when Docker answers a running container without a memory reading, rather than count it as 0 bytes', async () => {
+    // A host without the cgroup memory controller, or a container that stopped since it was listed.
+    const docker = await startFakeDocker({
+      containers: project(2, 1),
+      stats: {
+        cpu_stats: { cpu_usage: { total_usage: 2_000 }, system_cpu_usage: 10_000, online_cpus: 4 },
+        precpu_stats: { cpu_usage: { total_usage: 1_000 }, system_cpu_usage: 6_000 },
+        memory_stats: {},
+      },
+    });
+    closing.push(() => docker.close());
+    const hub: HubProcess = await startHubProcess({ env: { HUB_DOCKER_SOCKET: docker.socket, HUB_COMPOSE_PROJECTS: 'big' } });
+    closing.push(async () => {
+      await hub.stop();
+    });
+
+    const containers = await eventually(async () => {
+      const status = await hub.api<PoolStatus>('GET', '/api/inference/pool/status');
+      const c = status.json.localNode.containers;
+      return c !== null && (c.rollup !== null || c.problem !== null) ? c : null;
+    }, "the Hub's first container collection");
+    assert.equal(containers.rollup, null, JSON.stringify(containers.rollup));
+    assert.match(containers.problem ?? '', /without a CPU or memory reading/);
   });
 
   it('fails a collection that has not read every running container within one interval, rather than state part of the sums', async () => {
