@@ -75,7 +75,15 @@ describe('a peer whose snapshot is older than three polls', () => {
 
   it('reads a snapshot exactly three polls old as it was reported', () => {
     const [peer] = peersAt(TRUSTED_MS, caps({ inFlightRequests: 0, gpuPressure: 0 }));
-    assert.deepEqual([peer?.snapshotStale, peer?.queueDepth, peer?.pressure], [false, 0, 0]);
+    assert.deepEqual([peer?.snapshotStale, peer?.loadReported, peer?.queueDepth, peer?.pressure], [false, true, 0, 0]);
+  });
+
+  it('says the load was not reported when the stand-in is used: a stale snapshot, or a fresh one without an in-flight count', () => {
+    assert.deepEqual(
+      [peersAt(TRUSTED_MS + 1, caps({ inFlightRequests: 0 }))[0]?.loadReported, peersAt(0, caps({ inFlightRequests: null }))[0]?.loadReported],
+      [false, false],
+    );
+    assert.equal(peersAt(0, caps({ inFlightRequests: null }))[0]?.queueDepth, UNKNOWN_PEER_LOAD);
   });
 
   it('scales with the poll cadence: at 300 s a 15-minute-old snapshot is trusted, one a millisecond older is not', () => {

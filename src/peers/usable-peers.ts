@@ -77,6 +77,7 @@ export function usablePeers(input: UsablePeersInput): UsablePeer[] {
       hardwareTier: caps.hardwareTier,
       pressure: peerPressure(stale ? null : caps.gpuPressure, forwarded),
       snapshotStale: stale,
+      loadReported: !stale && caps.inFlightRequests !== null,
       unservableModels: caps.unservableModels ?? [],
       modelDetails: caps.modelDetails ?? new Map(),
       maxPromptTokens: caps.maxPromptTokens,

@@ -79,6 +79,11 @@ export interface UsablePeer {
    * queueDepth/pressure are the unmeasured (mid-load) ones. Absent reads as false (a fresh snapshot).
    */
   readonly snapshotStale?: boolean;
+  /**
+   * False when queueDepth holds the mid-load stand-in: the snapshot is stale, or the peer's last
+   * good poll carried no in-flight count. Absent reads as true.
+   */
+  readonly loadReported?: boolean;
 }
 
 /** The engine kinds that speak each dialect, as bits for kindsHolding. */

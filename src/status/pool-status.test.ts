@@ -171,8 +171,8 @@ describe('buildPoolStatus', () => {
   it("carries every field of a peer's view, in the view's order, then this Hub's live figures", () => {
     const view = peer({ nodeFqdn: 'hub-b.tail0.ts.net' });
     const row = buildPoolStatus(inputs({ peers: [view], forwarded: () => 2 })).peers[0]!;
-    assert.deepEqual(Object.keys(row), [...Object.keys(view), 'forwardedInFlight', 'queueDepth', 'snapshotStale']);
-    assert.deepEqual(row, { ...view, forwardedInFlight: 2, queueDepth: null, snapshotStale: false });
+    assert.deepEqual(Object.keys(row), [...Object.keys(view), 'forwardedInFlight', 'queueDepth', 'snapshotStale', 'loadReported']);
+    assert.deepEqual(row, { ...view, forwardedInFlight: 2, queueDepth: null, snapshotStale: null, loadReported: null }, 'no candidate: neither is said');
   });
 
   it("lists each model's nodes this node first, then by name, each once, whatever order the peers come in", () => {

@@ -59,7 +59,13 @@ export interface EngineReportedStatus {
 export type PeerStatusRow = PeerView & {
   readonly forwardedInFlight: number;
   readonly queueDepth: number | null;
-  readonly snapshotStale: boolean;
+  /** Whether the peer's last snapshot is older than three polls; null when it is no candidate (queueDepth null). */
+  readonly snapshotStale: boolean | null;
+  /**
+   * Whether queueDepth rests on a load the peer reported: false when it is the mid-load stand-in
+   * (a stale snapshot, or a poll that carried no in-flight count); null when it is no candidate.
+   */
+  readonly loadReported: boolean | null;
 };
 
 export interface PoolStatus {
@@ -321,7 +327,8 @@ function peerRow(p: PeerView, forwardedInFlight: number, usable: UsablePeer | un
     figuresCurrent: p.figuresCurrent,
     forwardedInFlight,
     queueDepth: usable?.queueDepth ?? null,
-    snapshotStale: usable?.snapshotStale ?? false,
+    snapshotStale: usable === undefined ? null : (usable.snapshotStale ?? false),
+    loadReported: usable === undefined ? null : (usable.loadReported ?? true),
   };
 }
 

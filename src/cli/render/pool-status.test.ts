@@ -450,6 +450,17 @@ const CASES: readonly Case[] = [
     },
   },
   {
+    name: 'a peer whose fresh poll carried no in-flight count: shown ranking mid-load, not as a queue it reported',
+    status: status({
+      peers: [peer()],
+      usablePeers: [usablePeerFixture(PEER, peer().backends ?? [], { peerId: peer().id, queueDepth: UNKNOWN_PEER_LOAD, loadReported: false })],
+    }),
+    check: (text) => {
+      assert.match(text, new RegExp(`\\n {4}↳ its last poll reported no load: ranks as mid-load \\(queue ${UNKNOWN_PEER_LOAD}\\)`));
+      assert.doesNotMatch(text, /models, queue/, 'the stand-in is not shown as its queue');
+    },
+  },
+  {
     name: 'what the pool can serve leaves out a model a peer says it cannot serve (issue 10 audit)',
     status: status({
       backends: [],

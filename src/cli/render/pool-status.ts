@@ -340,7 +340,7 @@ function peerState(p: PeerView): string {
  * what it ranks with instead.
  */
 function queueText(p: PoolStatus['peers'][number]): string {
-  return p.queueDepth === null || p.snapshotStale ? '' : `, queue ${p.queueDepth}`;
+  return p.queueDepth === null || p.loadReported === false ? '' : `, queue ${p.queueDepth}`;
 }
 
 /**
@@ -393,6 +393,7 @@ function peerLines(peers: PoolStatus['peers'], nowMs: number, pressureWeighed: b
       }
     }
     if (p.snapshotStale) note.push(`no good poll for over three polls: ranks as mid-load (queue ${p.queueDepth ?? '?'}) until the next one`);
+    else if (p.loadReported === false) note.push(`its last poll reported no load: ranks as mid-load (queue ${p.queueDepth ?? '?'})`);
     if (earlier) note.push(`its models, context, ceiling and tier are from its last good poll, ${ago(p.lastSeenAt, nowMs)}: not current`);
     if (p.status !== 'pending') note.push(containersText(p.containers));
     const slotsNote = peerSlotsNote(p);
