@@ -100,6 +100,30 @@ describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEO
     await local.getByTestId('failed-30m').getByText('2 (1 abandoned by the caller)', { exact: true }).waitFor();
   });
 
+  it('says when its last-30-minutes figures cover less than 30 minutes: the page holds only the newest 200 rows', async () => {
+    const { page, context } = await openPage(browser);
+    await signInByLink(page, pool.a.process);
+    // A's real log, its newest row copied to 200 over the last ten minutes, on a ring that has evicted.
+    await page.route(`**${POOL_API}/routing-log*`, async (route) => {
+      const answer = await route.fetch();
+      const log = (await answer.json()) as { entries: Record<string, unknown>[]; summary: Record<string, unknown> };
+      const newest = log.entries[0]!;
+      const now = Date.now();
+      log.entries = Array.from({ length: 200 }, (_, i) => {
+        const at = new Date(now - i * 3_000).toISOString();
+        return { ...newest, id: `copy-${i}`, timestamp: at, updatedAt: at };
+      });
+      log.summary = { ...log.summary, totalRecorded: 500, recorded: 200 };
+      await route.fulfill({ response: answer, json: log });
+    });
+    await page.getByRole('link', { name: 'Resources' }).click();
+    await page
+      .getByTestId('window-cut')
+      .getByText(/^The request figures below cover only the requests since (9|10) min ago: the newest 200 the routing log holds, not the whole 30 minutes\.$/)
+      .waitFor();
+    await context.close();
+  });
+
   it('measured speed marks a reading that missed its deadline as a bound, and says how old each reading is, the decode rate included', async () => {
     const { page, context } = await openPage(browser);
     await signInByLink(page, pool.a.process);
@@ -135,10 +159,15 @@ describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEO
     await signInByLink(page, pool.a.process);
     const lastSeenAt = new Date(Date.now() - 5 * 60_000 - 10_000).toISOString();
     let shape: 'never polled' | 'unreachable' = 'never polled';
+    /** What A's second engine (vLLM) answered last: as it really did, failing, or not yet. */
+    let secondEngine: 'as it is' | 'failing' | 'not probed' = 'as it is';
     // B's real entry given what each kind of peer carries: a real one takes minutes to become either.
     await page.route(`**${POOL_API}/status*`, async (route) => {
       const answer = await route.fetch();
-      const status = (await answer.json()) as { peers: Record<string, unknown>[] };
+      const status = (await answer.json()) as { peers: Record<string, unknown>[]; localNode: { backends: Record<string, unknown>[] } };
+      const second = status.localNode.backends[1]!;
+      if (secondEngine === 'failing') Object.assign(second, { healthy: false });
+      if (secondEngine === 'not probed') Object.assign(second, { healthy: false, probedMsAgo: null });
       const failure = { kind: 'unreachable', since: lastSeenAt, action: 'none' };
       for (const p of status.peers)
         if (p.nodeFqdn === pool.b.name)
@@ -158,6 +187,11 @@ describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEO
     await card.getByText(/^Unreachable · .+ \(as last seen, 5 min ago\)$/).waitFor();
     const local = page.locator('[data-testid="resource-card"][data-node="local"]');
     await local.getByText(/^Engines healthy \(probed \d+ s ago\) · This machine$/).waitFor();
+    // One engine healthy is not "Engines healthy", and one not probed yet is counted as neither.
+    secondEngine = 'failing';
+    await local.getByText(/^1 of 2 engines healthy \(probed \d+ s ago\) · This machine$/).waitFor({ timeout: 30_000 });
+    secondEngine = 'not probed';
+    await local.getByText(/^1 of 2 engines healthy, 1 not probed yet \(probed \d+ s ago\) · This machine$/).waitFor({ timeout: 30_000 });
     await context.close();
   });
 

@@ -1,7 +1,7 @@
 import { api, POOL } from './api';
 import { FirstByteChart, CHART_WINDOW_MS } from './FirstByteChart';
 import { FirstReadFailed } from './FirstReadFailed';
-import { useNow, usePoll, useRoutingLog } from './hooks';
+import { KEPT_ROUTING_ROWS, useNow, usePoll, useRoutingLog } from './hooks';
 import { POOL_PAGE_POLL_MS } from './hub-pool/polling';
 import type { PoolStatus, RoutingRow, ThroughputAdvert, ThroughputEstimate } from './types';
 import {
@@ -20,6 +20,7 @@ import {
   percentile,
   speedLine,
   tierWords,
+  windowCutWords,
 } from './words';
 
 interface NodeCard {
@@ -96,7 +97,7 @@ export function Resources() {
       queue:
         p.queueDepth == null
           ? notCandidateWords(p, s.directions.outbound.enabled)
-          : p.snapshotStale === true
+          : p.loadReported === false || p.snapshotStale === true
             ? staleQueueWords(p.queueDepth)
             : `${p.queueDepth} in flight`,
       tags: peerTags(p),
@@ -111,6 +112,7 @@ export function Resources() {
   // A walk that ran out of candidates leaves node null and names each node it tried in attempts:
   // those failures are the nodes', so only a request no node was tried for is unplaced.
   const unplaced = recent.filter((r) => r.outcome === 'failed' && r.node === null && r.attempts.length === 0);
+  const cut = log.summary === null ? null : windowCutWords(log.rows, log.summary.totalRecorded > log.summary.recorded, KEPT_ROUTING_ROWS, now, CHART_WINDOW_MS);
   const rowsOf = (node: string) =>
     recent.filter((r) => r.node === node || (r.node === null && r.outcome === 'failed' && r.attempts.some((a) => a.node === node)));
 
@@ -125,6 +127,11 @@ export function Resources() {
       {log.error !== null && (
         <p className="notice bad" role="alert">
           Could not read the routing log: {log.error}.{logRead ? ' The request figures are from the last read.' : ''}
+        </p>
+      )}
+      {logRead && cut !== null && (
+        <p className="notice" data-testid="window-cut">
+          {cut}
         </p>
       )}
       <div className="cards">

@@ -48,8 +48,10 @@ export interface PeerView {
   readonly forwardedInFlight?: number;
   /** What ranking counts for the peer (its report aged, plus this Hub's forwards); null when it is no candidate. */
   readonly queueDepth?: number | null;
-  /** The peer's last report is older than three polls, so queueDepth is the mid-load figure. */
-  readonly snapshotStale?: boolean;
+  /** The peer's last report is older than three polls, so queueDepth is the mid-load figure; null when it is no candidate. */
+  readonly snapshotStale?: boolean | null;
+  /** False when queueDepth is the mid-load stand-in (a stale report, or one without a load); null when it is no candidate. */
+  readonly loadReported?: boolean | null;
   /** What this Hub timed the peer at, and what the peer says it measured itself; absent from Hubs before this field. */
   readonly throughput?: { readonly observed: readonly ThroughputEstimate[]; readonly advertised: ThroughputAdvert | null };
   /** The peer's container counts as validated on read; null: not reported (absent from Hubs before this field). */

@@ -63,12 +63,22 @@ export function lastSeenWords(p: PeerView, now: number): string | null {
 /**
  * This Hub's engines in one phrase, with the age of the oldest probe answer it rests on: health
  * without an age reads as current, and before any probe answered there is no health to state.
+ * "Engines healthy" is said only when every engine answered healthy: with one healthy and another
+ * failing or not probed yet it said so too, and an engine not probed yet is counted as neither.
  */
 export function localEnginesWords(backends: readonly { readonly healthy: boolean; readonly probedMsAgo?: number | null }[]): string {
   if (backends.length === 0) return 'No engine configured';
-  const ages = backends.flatMap((b) => (b.probedMsAgo == null ? [] : [b.probedMsAgo]));
-  if (ages.length === 0) return 'Engines not probed yet';
-  return `${backends.some((b) => b.healthy) ? 'Engines healthy' : 'No healthy engine'} (probed ${readingAge(Math.max(...ages))})`;
+  const probed = backends.filter((b) => b.probedMsAgo != null);
+  if (probed.length === 0) return 'Engines not probed yet';
+  const healthy = probed.filter((b) => b.healthy).length;
+  const unprobed = backends.length - probed.length;
+  const verdict =
+    unprobed === 0 && healthy === probed.length
+      ? 'Engines healthy'
+      : unprobed === 0 && healthy === 0
+        ? 'No healthy engine'
+        : `${healthy} of ${backends.length} engines healthy${unprobed === 0 ? '' : `, ${unprobed} not probed yet`}`;
+  return `${verdict} (probed ${readingAge(Math.max(...probed.map((b) => b.probedMsAgo!)))})`;
 }
 
 /**
@@ -189,6 +199,19 @@ export function contextCapWarnings(s: PoolStatus): string[] {
       `${uncapped.join(', ')} ${one ? 'names' : 'name'} no cap while others do: placement and handouts read that as taking any window, so the largest windows go there. Cap ${one ? 'it' : 'each'} at its OLLAMA_CONTEXT_LENGTH (cihub pool context-cap N on that Hub).`,
     );
   return warnings;
+}
+
+/**
+ * Why the last-30-minutes figures cover less than 30 minutes, or null when they cover all of it.
+ * The page holds at most `kept` rows (the Hub's ring holds as many by default), so on a busy Hub
+ * the oldest row it holds can be younger than the window: counts of 0 failed or "no requests"
+ * would then be about that shorter span, stated as the whole window.
+ */
+export function windowCutWords(rows: readonly { readonly timestamp: string }[], evicted: boolean, kept: number, now: number, windowMs: number): string | null {
+  if (rows.length === 0 || (!evicted && rows.length < kept)) return null;
+  const oldest = rows[rows.length - 1]!.timestamp;
+  if (now - Date.parse(oldest) >= windowMs) return null;
+  return `The request figures below cover only the requests since ${ago(oldest, now)}: the newest ${rows.length} the routing log holds, not the whole 30 minutes.`;
 }
 
 export function ago(iso: string | null, now: number): string {

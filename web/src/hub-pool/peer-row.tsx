@@ -111,5 +111,5 @@ export function PeerRow({
 function queueWords(p: PeerView, outboundOn: boolean): string {
   const depth = p.queueDepth ?? null;
   if (depth === null) return notCandidateWords(p, outboundOn);
-  return `queue ${p.snapshotStale === true ? staleQueueWords(depth) : depth}`;
+  return `queue ${p.loadReported === false || p.snapshotStale === true ? staleQueueWords(depth) : depth}`;
 }
