@@ -58,6 +58,12 @@ describe('cihub pool settings and cihub pool set', () => {
     assert.equal(affinity.stdout, 'poolLocalAffinity is now 3 (was 1; default 1).\n');
     const weight = await cli('pool', 'set', 'poolPressureWeight', '1.5', '--yes', '--json');
     assert.equal((JSON.parse(weight.stdout) as SettingEntry).value, 1.5);
+    // A number as JSON writes it (1e1) and a bare fraction (.5) are numbers too, not text.
+    const exponent = await cli('pool', 'set', 'poolHealthPollSeconds', '1e2', '--yes', '--json');
+    assert.equal((JSON.parse(exponent.stdout) as SettingEntry).value, 100);
+    const fraction = await cli('pool', 'set', 'poolPressureWeight', '.5', '--yes', '--json');
+    assert.equal((JSON.parse(fraction.stdout) as SettingEntry).value, 0.5);
+    assert.equal((await cli('pool', 'set', 'poolPressureWeight', '1.5', '--yes')).code, 0);
     const signed = await cli('pool', 'set', 'poolRequireSignedPeers', 'true', '--yes', '--json');
     assert.equal((JSON.parse(signed.stdout) as SettingEntry).value, true);
     const ceiling = await cli('pool', 'set', 'poolMaxPromptTokens', '8192', '--yes');
@@ -78,10 +84,9 @@ describe('cihub pool settings and cihub pool set', () => {
   const refusals: [string[], RegExp, number][] = [
     [['poolHealthPollSeconds', '5'], /^Nothing was changed: poolHealthPollSeconds must be a whole number from 10 to 300; got 5\.$/, 1],
     [['poolLocalAffinity', '2.5'], /must be a whole number from 0 to 20; got 2\.5/, 1],
-    // Only plain decimals are numbers, as in the API's JSON: JavaScript's Number() reads these as 16, 3 and 10.
+    // Only decimal numbers are numbers, as in the API's JSON: JavaScript's Number() reads these as 16 and 3.
     [['poolLocalAffinity', '0x10'], /must be a whole number from 0 to 20; got "0x10"/, 1],
     [['poolLocalAffinity', ' 0b11 '], /must be a whole number from 0 to 20; got " 0b11 "/, 1],
-    [['poolLocalAffinity', '1e1'], /must be a whole number from 0 to 20; got "1e1"/, 1],
     [['poolPressureWeight', '-1'], /must be a number from 0 to 3; got -1/, 1],
     [['poolEnabled', 'yes'], /poolEnabled must be true or false; got "yes"/, 1],
     [['poolShareContainerStats', 'null'], /must be true or false; got null/, 1],
