@@ -356,9 +356,7 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
       const pollSeconds = settings.get().poolHealthPollSeconds;
       const peerViews = peers.store
         .list()
-        .map((row) =>
-          peerView(row, peers.poller.health(row.id), { selfName: tailnet.nodeFqdn, pairing: peers.pairing.notesOn(row.id), nowMs, pollSeconds }),
-        );
+        .map((row) => peerView(row, peers.poller.health(row.id), { selfName: tailnet.nodeFqdn, pairing: peers.pairing.notesOn(row.id), nowMs, pollSeconds }));
       const usable = pool.usablePeers();
       return buildPoolStatus({
         startupWarnings,

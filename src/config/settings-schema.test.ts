@@ -299,7 +299,10 @@ describe('what a refusal says', () => {
       problems.map((p) => p.field.length),
       ['poolLocalAffinity'.length, 40],
     );
-    assert.ok(problems.every((p) => p.message.length < 1_000), problems.map((p) => p.message.length).join(', '));
+    assert.ok(
+      problems.every((p) => p.message.length < 1_000),
+      problems.map((p) => p.message.length).join(', '),
+    );
     assert.match(problems[0]!.message, /got "x{79}\.\.\.$/);
   });
 

@@ -10,7 +10,11 @@ describe('POST /peers/probe body', () => {
   });
 
   const refused: readonly { name: string; body: unknown; message: RegExp }[] = [
-    { name: 'a port beside the address (it was dropped, and the default ports dialled)', body: { address: '192.168.1.42', port: 5002 }, message: /^port is not taken here .*nothing was dialled$/ },
+    {
+      name: 'a port beside the address (it was dropped, and the default ports dialled)',
+      body: { address: '192.168.1.42', port: 5002 },
+      message: /^port is not taken here .*nothing was dialled$/,
+    },
     { name: 'a body that is not an object', body: ['192.168.1.42'], message: /^the body must be a JSON object/ },
   ];
   for (const c of refused)

@@ -135,12 +135,7 @@ const KEY_NAME_RULE = `name must be 1 to ${MAX_KEY_NAME_LENGTH} printable charac
  */
 export function readableKeyName(name: string): boolean {
   const length = [...name].length;
-  return (
-    length >= 1 &&
-    length <= MAX_KEY_NAME_LENGTH &&
-    !/[\p{Cc}\p{Cs}\p{Zl}\p{Zp}]|(?!\u200d)\p{Cf}/u.test(name) &&
-    /[\p{L}\p{N}\p{P}\p{S}]/u.test(name)
-  );
+  return length >= 1 && length <= MAX_KEY_NAME_LENGTH && !/[\p{Cc}\p{Cs}\p{Zl}\p{Zp}]|(?!\u200d)\p{Cf}/u.test(name) && /[\p{L}\p{N}\p{P}\p{S}]/u.test(name);
 }
 
 const API_KEY_SHAPE = 'the body must be a JSON object: { "name": "<label>", "scope": "inference" | "qa:read" }';
@@ -149,10 +144,7 @@ const API_KEY_SHAPE = 'the body must be a JSON object: { "name": "<label>", "sco
 export const API_KEY_REQUEST = z
   .object(
     {
-      name: z
-        .string({ message: KEY_NAME_RULE })
-        .trim()
-        .refine(readableKeyName, KEY_NAME_RULE),
+      name: z.string({ message: KEY_NAME_RULE }).trim().refine(readableKeyName, KEY_NAME_RULE),
       scope: z.unknown().transform((v, ctx): ApiKeyScope => {
         const scope = API_KEY_SCOPES.find((known) => known === v);
         if (scope !== undefined) return scope;

@@ -139,7 +139,11 @@ describe('pin routes', () => {
       const e = toHubError(err);
       void reply.code(e.status).send(e.toBody());
     });
-    registerPinRoutes(app, { settings, logger: pino({ level: 'silent' }), peers: { self: async () => ({ ...SELF, tailscaleConnected: true, source: 'env' as const }) } });
+    registerPinRoutes(app, {
+      settings,
+      logger: pino({ level: 'silent' }),
+      peers: { self: async () => ({ ...SELF, tailscaleConnected: true, source: 'env' as const }) },
+    });
     await app.ready();
   });
   after(async () => {

@@ -239,7 +239,13 @@ export class PairingService {
     const connected = this.#d.store.update(peer.id, { status: 'connected', issuedTokenHash: hashToken(token), expiresAt: null, confirmFailedAt: this.#iso() })!;
     this.#confirming.add(peer.id);
     const answer = await this.#d.client
-      .call(connected, 'POST', '/api/inference/pool/pair/confirm', { token, nodeUuid: me.nodeUuid, publicKey: me.publicKey }, { timeoutMs: PAIRING_CALL_TIMEOUT_MS })
+      .call(
+        connected,
+        'POST',
+        '/api/inference/pool/pair/confirm',
+        { token, nodeUuid: me.nodeUuid, publicKey: me.publicKey },
+        { timeoutMs: PAIRING_CALL_TIMEOUT_MS },
+      )
       .finally(() => this.#confirming.delete(peer.id));
     // Unpaired while the callback was out: the row is gone, so there is no half pairing to report or to fix here.
     if (this.#d.store.get(peer.id) === null) throw removedWhileApproving(peer.nodeFqdn);
@@ -301,7 +307,8 @@ export class PairingService {
     if (this.#d.poolOff() !== null) throw new HubError('HUB_ERR_POOL_DISABLED', 'Hub Pool is switched off on this Hub: it takes no pairing requests');
     this.#refuseWhileRotating();
     const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
-    const parsed = typeof body.fromNodeFqdn === 'string' ? normalizePeerName(body.fromNodeFqdn) : { ok: false as const, reason: notText('fromNodeFqdn', body.fromNodeFqdn) };
+    const parsed =
+      typeof body.fromNodeFqdn === 'string' ? normalizePeerName(body.fromNodeFqdn) : { ok: false as const, reason: notText('fromNodeFqdn', body.fromNodeFqdn) };
     if (!parsed.ok) throw new HubError('HUB_ERR_PAIR_NAME_INVALID', `fromNodeFqdn refused: ${parsed.reason}`);
     const from = parsed.name;
     const keys = pairingSourceKeys(from, req.sourceIp);

@@ -494,7 +494,12 @@ describe('HealthPoller: a probe this Hub cannot authenticate, so never sends', (
         const health = poller.health(row.id);
         assert.deepEqual([health.probeFailure, health.probeFailureGap, store.get(row.id)?.status], ['cannot_authenticate', c.gap, 'unreachable']);
         assert.equal(dialled, 0, 'nothing reached the peer');
-        const view = peerView(store.get(row.id)!, health, { selfName: 'self.tail0.ts.net', pairing: { approvedThereAt: null, confirming: false }, nowMs: clock.nowMs(), pollSeconds: 30 });
+        const view = peerView(store.get(row.id)!, health, {
+          selfName: 'self.tail0.ts.net',
+          pairing: { approvedThereAt: null, confirming: false },
+          nowMs: clock.nowMs(),
+          pollSeconds: 30,
+        });
         assert.match(view.probeFailure?.action ?? '', c.fix);
         assert.doesNotMatch(view.probeFailure?.action ?? '', /none needed/);
 

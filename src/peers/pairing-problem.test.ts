@@ -40,7 +40,8 @@ describe('pairingProblem: which pairing states need both operators', () => {
     { name: 'a crossing mark on a row that has since connected', row: { status: 'connected', crossedAt: T }, kind: null },
   ];
   for (const c of table) {
-    it(`${c.name}: ${c.kind ?? 'none'}`, () => assert.equal(pairingProblem(row(c.row), ME, { approvedThereAt: c.approvedThere ?? null, confirming: c.confirming ?? false })?.kind ?? null, c.kind));
+    it(`${c.name}: ${c.kind ?? 'none'}`, () =>
+      assert.equal(pairingProblem(row(c.row), ME, { approvedThereAt: c.approvedThere ?? null, confirming: c.confirming ?? false })?.kind ?? null, c.kind));
   }
 
   it('names the command for each Hub, with both names', () => {
