@@ -10,7 +10,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import { COMPOSE_LABEL, startFakeDocker, type FakeContainer, type FakeDocker } from '../helpers/fake-docker.js';
+import { COMPOSE_LABEL, FAKE_STATS, startFakeDocker, type FakeContainer, type FakeDocker } from '../helpers/fake-docker.js';
 import { eventually, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 import { ContainerSampler } from '../../src/containers/container-sampler.js';
 import { CONTAINER_SAMPLE_INTERVAL_MS } from '../../src/containers/container-rollup.js';
@@ -47,53 +47,36 @@ describe('container totals cover every running container, or are not stated', ()
     assert.deepEqual(own, { running: 250, stopped: 2, total: 252, cpuPercent: 25_000, memoryBytes: 200_000 });
   });
 
-  it('states no totals when Docker reports CPU or memory past what any host has, rather than sums that are not numbers', async () => {
-    // Finite, and each passes the socket's schema, yet the arithmetic overflows: 1e308 of CPU time
-    // in one unit of system time, and two containers of 1e308 bytes each.
-    const docker = await startFakeDocker({
-      containers: project(2, 1),
-      stats: {
-        cpu_stats: { cpu_usage: { total_usage: 1e308 }, system_cpu_usage: 2, online_cpus: 4 },
-        precpu_stats: { cpu_usage: { total_usage: 0 }, system_cpu_usage: 1 },
-        memory_stats: { usage: 1e308 },
-      },
-    });
+  /** What a real Hub's first collection over a project of two running containers makes of `stats`, each container's answer. */
+  const firstCollection = async (stats: unknown) => {
+    const docker = await startFakeDocker({ containers: project(2, 1), stats });
     closing.push(() => docker.close());
     const hub: HubProcess = await startHubProcess({ env: { HUB_DOCKER_SOCKET: docker.socket, HUB_COMPOSE_PROJECTS: 'big' } });
     closing.push(async () => {
       await hub.stop();
     });
-
-    const containers = await eventually(async () => {
+    return eventually(async () => {
       const status = await hub.api<PoolStatus>('GET', '/api/inference/pool/status');
       const c = status.json.localNode.containers;
       return c !== null && (c.rollup !== null || c.problem !== null) ? c : null;
     }, "the Hub's first container collection");
+  };
+
+  it('states no totals when Docker reports CPU or memory past what any host has, rather than sums that are not numbers', async () => {
+    // Finite, and each passes the socket's schema, yet the arithmetic overflows: 1e308 of CPU time
+    // in one unit of system time, and two containers of 1e308 bytes each.
+    const containers = await firstCollection({
+      cpu_stats: { cpu_usage: { total_usage: 1e308 }, system_cpu_usage: 2, online_cpus: 4 },
+      precpu_stats: { cpu_usage: { total_usage: 0 }, system_cpu_usage: 1 },
+      memory_stats: { usage: 1e308 },
+    });
     assert.equal(containers.rollup, null, JSON.stringify(containers.rollup));
     assert.match(containers.problem ?? '', /CPU|memory/);
   });
 
   it('states no totals when Docker answers a running container without a memory reading, rather than count it as 0 bytes', async () => {
     // A host without the cgroup memory controller, or a container that stopped since it was listed.
-    const docker = await startFakeDocker({
-      containers: project(2, 1),
-      stats: {
-        cpu_stats: { cpu_usage: { total_usage: 2_000 }, system_cpu_usage: 10_000, online_cpus: 4 },
-        precpu_stats: { cpu_usage: { total_usage: 1_000 }, system_cpu_usage: 6_000 },
-        memory_stats: {},
-      },
-    });
-    closing.push(() => docker.close());
-    const hub: HubProcess = await startHubProcess({ env: { HUB_DOCKER_SOCKET: docker.socket, HUB_COMPOSE_PROJECTS: 'big' } });
-    closing.push(async () => {
-      await hub.stop();
-    });
-
-    const containers = await eventually(async () => {
-      const status = await hub.api<PoolStatus>('GET', '/api/inference/pool/status');
-      const c = status.json.localNode.containers;
-      return c !== null && (c.rollup !== null || c.problem !== null) ? c : null;
-    }, "the Hub's first container collection");
+    const containers = await firstCollection({ ...FAKE_STATS, memory_stats: {} });
     assert.equal(containers.rollup, null, JSON.stringify(containers.rollup));
     assert.match(containers.problem ?? '', /without a CPU or memory reading/);
   });
