@@ -328,7 +328,7 @@ function peerRow(p: PeerView, forwardedInFlight: number, usable: UsablePeer | un
     forwardedInFlight,
     queueDepth: usable?.queueDepth ?? null,
     snapshotStale: usable === undefined ? null : (usable.snapshotStale ?? false),
-    loadReported: usable === undefined ? null : (usable.loadReported ?? true),
+    loadReported: usable === undefined ? null : (usable.loadReported ?? usable.snapshotStale !== true),
   };
 }
 

@@ -450,6 +450,17 @@ const CASES: readonly Case[] = [
     },
   },
   {
+    name: 'a stale peer from a Hub older than loadReported: its queue is still not shown as reported',
+    status: ((): PoolStatus => {
+      const s = status({
+        peers: [peer()],
+        usablePeers: [usablePeerFixture(PEER, peer().backends ?? [], { peerId: peer().id, queueDepth: UNKNOWN_PEER_LOAD, snapshotStale: true })],
+      });
+      return { ...s, peers: s.peers.map(({ loadReported: _older, ...p }) => p as PoolStatus['peers'][number]) };
+    })(),
+    check: (text) => assert.doesNotMatch(text, /models, queue/),
+  },
+  {
     name: 'a peer whose fresh poll carried no in-flight count: shown ranking mid-load, not as a queue it reported',
     status: status({
       peers: [peer()],

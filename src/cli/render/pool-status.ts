@@ -340,7 +340,8 @@ function peerState(p: PeerView): string {
  * what it ranks with instead.
  */
 function queueText(p: PoolStatus['peers'][number]): string {
-  return p.queueDepth === null || p.loadReported === false ? '' : `, queue ${p.queueDepth}`;
+  // snapshotStale too: a Hub older than loadReported says only that.
+  return p.queueDepth === null || p.loadReported === false || p.snapshotStale === true ? '' : `, queue ${p.queueDepth}`;
 }
 
 /**
