@@ -171,7 +171,8 @@ export function validatePatch(body: unknown): { patch: SettingsPatch; problems: 
   for (const [field, value] of Object.entries(body)) {
     const rule = ruleOf(field);
     if (rule === undefined) {
-      problems.push({ field: echoName(field), message: `${echoName(field)} is not a setting (known: ${Object.keys(SETTING_RULES).join(', ')})` });
+      const name = echoName(field);
+      problems.push({ field: name, message: `${name} is not a setting (known: ${Object.keys(SETTING_RULES).join(', ')})` });
     } else if (NOT_PATCHABLE.has(field)) {
       problems.push({ field, message: `${field} is written through POST/DELETE /api/inference/pool/pins, not PATCH` });
     } else if (!valueFits(rule, value)) {

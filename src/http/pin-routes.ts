@@ -12,6 +12,7 @@ import { LOCAL_PIN_TARGET } from '../placement/steps/pin.js';
 import { MAX_MODEL_NAME_LENGTH } from '../engines/model-name.js';
 import { belongsToTailnet, normalizePeerName } from '../tailnet/peer-name.js';
 import type { TailnetSelf } from '../tailnet/tailnet-self.js';
+import { echoValue } from '../util/echo.js';
 import type { HubServices } from './services.js';
 
 const PINS_PATH = '/api/inference/pool/pins';
@@ -127,8 +128,7 @@ function parseTarget(raw: unknown, self: PinTargetContext): { ok: true; target: 
   return { ok: true, target: name.name };
 }
 
+/** What a refusal says it got: util/echo.ts's quote, and "nothing" for a field left out. */
 function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  return value === undefined ? 'nothing' : echoValue(value);
 }

@@ -39,7 +39,8 @@ export function statementPatch(fields: FieldMap, raw: unknown): SettingsPatch {
   for (const [field, value] of Object.entries(body)) {
     const setting = Object.hasOwn(fields, field) ? fields[field] : undefined;
     if (setting === undefined) {
-      problems.push({ field: echoName(field), message: `${echoName(field)} is not taken here (this route takes ${known})` });
+      const name = echoName(field);
+      problems.push({ field: name, message: `${name} is not taken here (this route takes ${known})` });
     } else if (!valueFits(SETTING_RULES[setting], value)) {
       problems.push({ field, message: `${field} must be ${describeRule(SETTING_RULES[setting])}; got ${echoValue(value)}` });
     } else {
