@@ -14,7 +14,14 @@ describe('describeTransportError', () => {
   const cases: [name: string, err: unknown, said: string][] = [
     ['a refused connection', Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), 'fetch failed (ECONNREFUSED)'],
     ["undici's wrapper around a cause", Object.assign(new TypeError('fetch failed'), { cause: { code: 'ENOTFOUND' } }), 'fetch failed (ENOTFOUND)'],
-    ['no code at all', new Error('x'), 'fetch failed'],
+    ['no code at all, by its own words', new Error('socket\n  hang'), 'fetch failed: socket hang'],
+    ["undici's bare wrapper", new TypeError('fetch failed'), 'fetch failed'],
+    ['a cause two levels down', Object.assign(new TypeError('fetch failed'), { cause: { cause: { code: 'ECONNREFUSED' } } }), 'fetch failed (ECONNREFUSED)'],
+    [
+      'connection attempts on several addresses',
+      new AggregateError([new Error('a'), Object.assign(new Error('b'), { code: 'ECONNREFUSED' })], ''),
+      'fetch failed (ECONNREFUSED)',
+    ],
     ['an abort', Object.assign(new Error('x'), { name: 'AbortError' }), 'aborted'],
     ['a headers timeout', Object.assign(new Error('x'), { code: 'UND_ERR_HEADERS_TIMEOUT' }), 'timed out (UND_ERR_HEADERS_TIMEOUT)'],
     [

@@ -124,20 +124,50 @@ export async function getParsed<T>(
 const CERTIFICATE_ERROR_CODE = /CERT|^UNABLE_TO_|^INVALID_CA$|^HOSTNAME_MISMATCH$/;
 
 /**
- * "fetch failed (ECONNREFUSED)"-style text from a transport error: the code, never a body. A
- * refused certificate says so, since "fetch failed" sends an operator looking at the network
- * when the fix is the name's certificate or this machine's trust store. A call that ran out of
- * its AbortSignal.timeout budget reads "no answer within <timeoutMs>", the wording of
- * util/call-failure.ts: the DOMException it rejects with has no string code, so a peer that took
- * the connection and said nothing read "fetch failed" in discovery's notHubs and in peer health.
+ * "fetch failed (ECONNREFUSED)"-style text from a transport error: the code (with none, the
+ * error's own message, cut short), never a body. A refused certificate says so, since "fetch
+ * failed" sends an operator looking at the network when the fix is the name's certificate or this
+ * machine's trust store. A call that ran out of its AbortSignal.timeout budget reads "no answer
+ * within <timeoutMs>", the wording of util/call-failure.ts: the DOMException it rejects with has
+ * no string code, so a peer that took the connection and said nothing read "fetch failed" in
+ * discovery's notHubs and in peer health.
  */
 export function describeTransportError(err: unknown, timeoutMs?: number): string {
   if (err instanceof UpstreamReadError) return err.message;
-  const e = err as { code?: unknown; name?: unknown; cause?: { code?: unknown; name?: unknown } };
+  const e = err as { name?: unknown; message?: unknown; cause?: { name?: unknown } };
   if (e?.name === 'TimeoutError' || e?.cause?.name === 'TimeoutError') return timeoutMs === undefined ? 'timed out' : noAnswerWithin(timeoutMs);
-  const code = typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : null;
+  const code = transportCode(err, TRANSPORT_CODE_DEPTH_MAX);
   if (e?.name === 'AbortError' || code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR') return 'aborted';
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return `timed out (${code})`;
   if (code !== null && CERTIFICATE_ERROR_CODE.test(code)) return `TLS certificate not trusted (${code})`;
-  return code ? `fetch failed (${code})` : 'fetch failed';
+  if (code !== null) return `fetch failed (${code})`;
+  // No code anywhere: the error's own words, so the failure can still be told apart. These come
+  // from Node and undici (an address at most, never a body), cut to one short line.
+  const message = typeof e?.message === 'string' ? e.message.replace(/\s+/g, ' ').trim() : '';
+  return message === '' || message === 'fetch failed' ? 'fetch failed' : `fetch failed: ${message.slice(0, TRANSPORT_MESSAGE_MAX_CHARS)}`;
+}
+
+/** How far down causes and an AggregateError's errors the code is looked for. */
+const TRANSPORT_CODE_DEPTH_MAX = 3;
+/** How much of a code-less error's message is quoted. */
+const TRANSPORT_MESSAGE_MAX_CHARS = 120;
+
+/**
+ * The first string code on the error, down its cause chain or an AggregateError's errors (what
+ * Node raises when a connection was tried on several addresses). A probe once met a refused
+ * port and read only "fetch failed": the code was not on the error or its direct cause.
+ */
+function transportCode(err: unknown, depth: number): string | null {
+  if (err === null || typeof err !== 'object') return null;
+  const e = err as { code?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof e.code === 'string') return e.code;
+  if (depth === 0) return null;
+  const below = transportCode(e.cause, depth - 1);
+  if (below !== null) return below;
+  if (!Array.isArray(e.errors)) return null;
+  for (const inner of e.errors.slice(0, 4)) {
+    const code = transportCode(inner, depth - 1);
+    if (code !== null) return code;
+  }
+  return null;
 }
