@@ -135,6 +135,7 @@ describe('localCandidates', () => {
         engine: 'ollama',
         url: 'http://127.0.0.1/ollama-1',
         queueDepth: 3,
+        loadReported: true,
         peerId: null,
         hardwareTier: null,
         pressure: UNKNOWN_PRESSURE,
@@ -146,6 +147,7 @@ describe('localCandidates', () => {
         engine: 'ollama',
         url: 'http://127.0.0.1/ollama-2',
         queueDepth: 0,
+        loadReported: true,
         peerId: null,
         hardwareTier: null,
         pressure: UNKNOWN_PRESSURE,
@@ -255,6 +257,17 @@ describe('peerCandidates', () => {
       ),
       ['b.ts.net/pool', 'c.ts.net/pool'],
     ));
+  it('carries whether the peer reported its load, an absent flag read as reported', () => {
+    const holds = [{ kind: 'ollama', models: ['m'] }];
+    const stood = { ...peer('c.ts.net', holds), queueDepth: 2, loadReported: false };
+    assert.deepEqual(
+      peerCandidates([peer('b.ts.net', holds), stood], 'm', 'openai').map((c) => [c.node, c.queueDepth, c.loadReported]),
+      [
+        ['b.ts.net', 0, true],
+        ['c.ts.net', 2, false],
+      ],
+    );
+  });
   it("keeps each peer's id by name: a rename, or more names than are kept, still names each by its own", () => {
     const idOf = (name: string) => peerCandidates([peer(name, [{ kind: 'ollama', models: ['m'] }])], 'm', 'openai')[0]?.id;
     assert.equal(idOf('b.ts.net'), 'b.ts.net/pool');

@@ -44,6 +44,7 @@ export function localCandidates(
       engine: b.kind,
       url: b.url,
       queueDepth: localQueueDepth(inFlight(b.backendId), b.engineQueue),
+      loadReported: true,
       peerId: null,
       hardwareTier: null,
       // Without a band of its own this node reads mid-band, like any node that cannot measure.
@@ -136,6 +137,7 @@ export function peerCandidates(peers: readonly UsablePeer[], model: string, dial
       engine: null,
       url: p.origin,
       queueDepth: p.queueDepth,
+      loadReported: p.loadReported !== false,
       peerId: p.peerId,
       hardwareTier: p.hardwareTier,
       pressure: p.pressure,

@@ -10,7 +10,18 @@ import { localEngine, peerNode } from './steps/candidate-fixtures.js';
 import { throughputInput } from './steps/throughput-fixtures.js';
 
 function peer(node: string): Candidate {
-  return { id: `${node}/`, node, backendId: null, engine: null, url: `https://${node}`, queueDepth: 0, peerId: node, hardwareTier: null, pressure: 1 };
+  return {
+    id: `${node}/`,
+    node,
+    backendId: null,
+    engine: null,
+    url: `https://${node}`,
+    queueDepth: 0,
+    loadReported: true,
+    peerId: node,
+    hardwareTier: null,
+    pressure: 1,
+  };
 }
 const localOllama: Candidate = {
   id: 'local/ollama',
@@ -19,6 +30,7 @@ const localOllama: Candidate = {
   engine: 'ollama',
   url: 'http://127.0.0.1:11434',
   queueDepth: 0,
+  loadReported: true,
   peerId: null,
   hardwareTier: null,
   pressure: 1,

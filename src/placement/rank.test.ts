@@ -11,6 +11,7 @@ function local(backendId: string, queueDepth: number, extra: Partial<Candidate> 
     engine: 'ollama',
     url: `http://127.0.0.1:11434`,
     queueDepth,
+    loadReported: true,
     peerId: null,
     hardwareTier: null,
     pressure: 1,
@@ -19,7 +20,19 @@ function local(backendId: string, queueDepth: number, extra: Partial<Candidate> 
 }
 
 function peer(node: string, queueDepth: number, extra: Partial<Candidate> = {}): Candidate {
-  return { id: `${node}/`, node, backendId: null, engine: null, url: `https://${node}`, queueDepth, peerId: node, hardwareTier: null, pressure: 1, ...extra };
+  return {
+    id: `${node}/`,
+    node,
+    backendId: null,
+    engine: null,
+    url: `https://${node}`,
+    queueDepth,
+    loadReported: true,
+    peerId: node,
+    hardwareTier: null,
+    pressure: 1,
+    ...extra,
+  };
 }
 
 const ids = (list: readonly Candidate[]) => list.map((c) => c.id);

@@ -10,6 +10,7 @@ const c = (id: string, node = id): Candidate => ({
   engine: null,
   url: `http://${id}`,
   queueDepth: 0,
+  loadReported: true,
   peerId: id,
   hardwareTier: null,
   pressure: 1,

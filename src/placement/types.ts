@@ -27,6 +27,11 @@ export interface Candidate {
    * reported beyond it (local-queue-depth.ts); for a peer, forwards plus what its snapshot counted beyond them.
    */
   readonly queueDepth: number;
+  /**
+   * False when queueDepth is the neutral assumed load, not a count: a peer whose snapshot is stale
+   * or whose last good poll carried no in-flight figure. This node's own engines always count.
+   */
+  readonly loadReported: boolean;
   /** The peer row's id; null for a local engine. */
   readonly peerId: string | null;
   /** The peer's reported hardware tier; null when local or not reported. */

@@ -17,7 +17,18 @@ const HERMES = 'qwen3.6:35b';
 const OPENCLAW = { model: 'qwen3.8:27b', numCtx: 32768 };
 
 function localOllama(url: string): Candidate {
-  return { id: 'local/ollama', node: 'local', backendId: 'ollama', engine: 'ollama', url, queueDepth: 1, peerId: null, hardwareTier: null, pressure: 1 };
+  return {
+    id: 'local/ollama',
+    node: 'local',
+    backendId: 'ollama',
+    engine: 'ollama',
+    url,
+    queueDepth: 1,
+    loadReported: true,
+    peerId: null,
+    hardwareTier: null,
+    pressure: 1,
+  };
 }
 
 describe('affinityHold when the engine cannot show residency', () => {

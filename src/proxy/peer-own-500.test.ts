@@ -65,6 +65,7 @@ describe("a peer's 500 whose body reads as a verdict", () => {
         engine: null,
         url: peer.url,
         queueDepth: 0,
+        loadReported: true,
         peerId: 'hub-b',
         hardwareTier: null,
         pressure: 1,

@@ -13,6 +13,7 @@ function c(node: string, engine: EngineKind | null): Candidate {
     engine,
     url: 'http://127.0.0.1',
     queueDepth: 0,
+    loadReported: true,
     peerId: engine === null ? node : null,
     hardwareTier: null,
     pressure: 1,

@@ -13,6 +13,7 @@ const local: Candidate = {
   engine: 'ollama',
   url: 'http://127.0.0.1:1',
   queueDepth: 0,
+  loadReported: true,
   peerId: null,
   hardwareTier: null,
   pressure: 1,

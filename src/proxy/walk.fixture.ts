@@ -39,7 +39,18 @@ export function walkDeps(overrides: Partial<WalkDeps> = {}): WalkDeps {
 
 /** A local Ollama backend at `url` as a candidate, nothing queued on it. */
 export function localCandidate(backendId: string, url: string): Candidate {
-  return { id: `local/${backendId}`, node: 'local', backendId, engine: 'ollama', url, queueDepth: 0, peerId: null, hardwareTier: null, pressure: 1 };
+  return {
+    id: `local/${backendId}`,
+    node: 'local',
+    backendId,
+    engine: 'ollama',
+    url,
+    queueDepth: 0,
+    loadReported: true,
+    peerId: null,
+    hardwareTier: null,
+    pressure: 1,
+  };
 }
 
 type Trace = NonNullable<WalkRequest['trace']>;

@@ -111,6 +111,11 @@ export interface AffinityRecord {
   readonly remembered: string | null;
   /** The remembered engine's queue depth as ranked; null when it is no candidate. */
   readonly inFlight: number | null;
+  /**
+   * False when inFlight is the neutral assumed load of a peer that reported none
+   * (Candidate.loadReported); null with inFlight.
+   */
+  readonly loadReported: boolean | null;
   /** The least-loaded other candidate's queue depth (what the margin is measured from); null when there is no other candidate or no remembered one. */
   readonly leastLoadedInFlight: number | null;
   /** poolPrefixAffinityMaxInFlight in force. */

@@ -74,9 +74,9 @@ describe('withOverridden', () => {
 describe('withOverridden: slots, throughput and contention follow the same rule', () => {
   const PEER = 'beta-max';
   const slots: SlotsRecord = {
-    demoted: [{ node: PEER, backend: null, backendId: null, inFlight: 2, slots: 2 }],
+    demoted: [{ node: PEER, backend: null, backendId: null, inFlight: 2, loadReported: true, slots: 2 }],
     allFull: false,
-    full: [{ node: PEER, backend: null, backendId: null, inFlight: 2, slots: 2 }],
+    full: [{ node: PEER, backend: null, backendId: null, inFlight: 2, loadReported: true, slots: 2 }],
     overridden: false,
   };
   const throughput: ThroughputRecord = {
@@ -140,8 +140,8 @@ describe('withOverridden: slots, throughput and contention follow the same rule'
       demoted: [],
       allFull: true,
       full: [
-        { node: 'local', backend: 'ollama', backendId: 'ollama', inFlight: 2, slots: 2 },
-        { node: PEER, backend: null, backendId: null, inFlight: 4, slots: 4 },
+        { node: 'local', backend: 'ollama', backendId: 'ollama', inFlight: 2, loadReported: true, slots: 2 },
+        { node: PEER, backend: null, backendId: null, inFlight: 4, loadReported: true, slots: 4 },
       ],
       overridden: false,
     };
@@ -151,11 +151,11 @@ describe('withOverridden: slots, throughput and contention follow the same rule'
   it('does not mark slots on a full node its group had no free one to move ahead of; marks the one it moved', () => {
     const OTHER = 'core-2';
     const split: SlotsRecord = {
-      demoted: [{ node: PEER, backend: null, backendId: null, inFlight: 2, slots: 2 }],
+      demoted: [{ node: PEER, backend: null, backendId: null, inFlight: 2, loadReported: true, slots: 2 }],
       allFull: false,
       full: [
-        { node: OTHER, backend: null, backendId: null, inFlight: 4, slots: 4 },
-        { node: PEER, backend: null, backendId: null, inFlight: 2, slots: 2 },
+        { node: OTHER, backend: null, backendId: null, inFlight: 4, loadReported: true, slots: 4 },
+        { node: PEER, backend: null, backendId: null, inFlight: 2, loadReported: true, slots: 2 },
       ],
       overridden: false,
     };
@@ -175,7 +175,12 @@ describe('withOverridden: two local engines of one kind (OLLAMA_URL lists two)',
   const local = { node: 'local', backend: 'ollama' as const, backendId: 'ollama-1' };
   const records = {
     withheld: { demoted: [{ ...local, until: 'x', reason: 'unused-output' }], overridden: false },
-    slots: { demoted: [{ ...local, inFlight: 1, slots: 1 }], allFull: false, full: [{ ...local, inFlight: 1, slots: 1 }], overridden: false },
+    slots: {
+      demoted: [{ ...local, inFlight: 1, loadReported: true, slots: 1 }],
+      allFull: false,
+      full: [{ ...local, inFlight: 1, loadReported: true, slots: 1 }],
+      overridden: false,
+    },
     throughput: {
       estimatedTokens: 46_000,
       budgetMs: 920_000,

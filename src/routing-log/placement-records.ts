@@ -17,6 +17,8 @@ export interface SlotDemotion {
   readonly backendId: string | null;
   /** The queue depth the ranker sorted on. */
   readonly inFlight: number;
+  /** False when inFlight is the neutral assumed load of a peer that reported none (Candidate.loadReported). */
+  readonly loadReported: boolean;
   /** The slot count its node stated. */
   readonly slots: number;
 }
@@ -81,11 +83,15 @@ export interface SlowerDemotion {
   readonly backend: EngineKind | null;
   readonly predictedMs: number;
   readonly inFlight: number;
+  /** False when inFlight is the neutral assumed load of a peer that reported none (Candidate.loadReported). */
+  readonly loadReported: boolean;
   /** The first node that went ahead of it. */
   readonly fasterNode: string;
   readonly fasterBackend: EngineKind | null;
   readonly fasterMs: number;
   readonly fasterInFlight: number;
+  /** loadReported for the faster node's fasterInFlight. */
+  readonly fasterLoadReported: boolean;
 }
 
 /** The throughput section: null when no candidate had applicable evidence. */

@@ -133,6 +133,7 @@ describe('RoutingLog rows', () => {
                 qualified: false,
                 remembered: null,
                 inFlight: null,
+                loadReported: null,
                 leastLoadedInFlight: null,
                 maxInFlight: 2,
                 affinityMargin: 0,

@@ -220,6 +220,7 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
       engine: 'ollama',
       url: 'http://127.0.0.1:11434',
       queueDepth: Math.max(0, world.engines.get(n)!.inFlight - 1),
+      loadReported: true,
       peerId: null,
       hardwareTier: null,
       pressure: 1,

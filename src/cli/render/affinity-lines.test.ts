@@ -48,6 +48,7 @@ const rec = (over: Partial<AffinityRecord>): AffinityRecord => ({
   qualified: true,
   remembered: 'core-2',
   inFlight: 1,
+  loadReported: true,
   leastLoadedInFlight: 0,
   maxInFlight: 2,
   affinityMargin: 0,
@@ -68,6 +69,13 @@ describe('cihub pool log: prefix affinity lines', () => {
       affinity: rec({ qualified: false, inFlight: 2 }),
       lines: [
         "  ↳ landed on core-2, which holds this prompt's prefix, by ranking alone (affinity stood aside: 2 in flight, limit 2); session from prompt digest",
+      ],
+    },
+    {
+      name: 'skipped on the assumed load of a peer that reported none',
+      affinity: rec({ outcome: 'skipped', qualified: false, inFlight: 2, loadReported: false }),
+      lines: [
+        "  ↳ prefix affinity skipped core-2, which holds this prompt's prefix: its queue is too deep (2 in flight assumed, no load reported, limit 2); session from prompt digest",
       ],
     },
     {
@@ -109,7 +117,7 @@ describe("cihub pool log: an affinity row from a Hub that predates the record's 
     },
     {
       name: 'a hit past its limit but within the margin it names the least-loaded queue for reads as affinity',
-      entry: older({ inFlight: 3, leastLoadedInFlight: 1, affinityMargin: 3 }),
+      entry: older({ inFlight: 3, loadReported: true, leastLoadedInFlight: 1, affinityMargin: 3 }),
       qualified: true,
       lines: [
         "  ↳ prefix affinity placed this on core-2, which holds this prompt's prefix (3 in flight, limit 2, margin 3 over the least-loaded 1); session from prompt digest",

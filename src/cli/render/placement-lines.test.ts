@@ -36,9 +36,9 @@ function row(overrides: Partial<RoutingLogEntry>): RoutingLogEntry {
   };
 }
 
-const BETA_MAX = { node: 'beta-max.tail0.ts.net', backend: null, backendId: null, inFlight: 2, slots: 2 } as const;
+const BETA_MAX = { node: 'beta-max.tail0.ts.net', backend: null, backendId: null, inFlight: 2, loadReported: true, slots: 2 } as const;
 const BETA_MAX_4 = { ...BETA_MAX, inFlight: 4, slots: 4 } as const;
-const LOCAL_FULL = { node: 'local', backend: 'ollama', backendId: 'ollama', inFlight: 2, slots: 2 } as const;
+const LOCAL_FULL = { node: 'local', backend: 'ollama', backendId: 'ollama', inFlight: 2, loadReported: true, slots: 2 } as const;
 const slots = (over: Partial<SlotsRecord>): SlotsRecord => ({ demoted: [BETA_MAX], allFull: false, full: [BETA_MAX], overridden: false, ...over });
 const OPENCLAW = { model: 'qwen3.8:27b', numCtx: 65536 } as const;
 const contention = (over: Partial<ContentionRecord['demoted'][number]>, overridden = false): ContentionRecord => ({
@@ -91,6 +91,12 @@ describe('pool log lines for slots, throughput and contention', () => {
       lines: slotsLines,
       row: row({ slots: slots({}) }),
       expect: ['moved beta-max.tail0.ts.net (2 in flight, 2 slots) behind nodes with a free slot'],
+    },
+    {
+      name: 'a peer that reported no load was judged full on the assumed figure, and the line says so',
+      lines: slotsLines,
+      row: row({ slots: slots({ demoted: [{ ...BETA_MAX, loadReported: false }] }) }),
+      expect: ['moved beta-max.tail0.ts.net (2 in flight assumed, no load reported, 2 slots) behind nodes with a free slot'],
     },
     {
       name: 'the request landed on the full node that was moved, because nothing ahead of it answered',
@@ -182,16 +188,43 @@ describe('pool log lines for slots, throughput and contention', () => {
               backend: null,
               predictedMs: 162_910,
               inFlight: 0,
+              loadReported: true,
               fasterNode: 'beta-max.tail0.ts.net',
               fasterBackend: null,
               fasterMs: 34_651,
               fasterInFlight: 0,
+              fasterLoadReported: true,
             },
           ],
         }),
       }),
       expect: [
         'moved core-7.tail0.ts.net (predicted 163 s, 0 in flight) behind beta-max.tail0.ts.net (predicted 35 s, 0 in flight): much slower than a node as free',
+      ],
+    },
+    {
+      name: 'the much-slower rule says which queue depths were assumed',
+      lines: throughputLines,
+      row: row({
+        throughput: throughput({
+          slowerDemoted: [
+            {
+              node: 'core-7.tail0.ts.net',
+              backend: null,
+              predictedMs: 162_910,
+              inFlight: 2,
+              loadReported: false,
+              fasterNode: 'local',
+              fasterBackend: 'ollama',
+              fasterMs: 34_651,
+              fasterInFlight: 1,
+              fasterLoadReported: true,
+            },
+          ],
+        }),
+      }),
+      expect: [
+        'moved core-7.tail0.ts.net (predicted 163 s, 2 in flight assumed, no load reported) behind local (predicted 35 s, 1 in flight): much slower than a node as free',
       ],
     },
     {

@@ -9,7 +9,14 @@ import type { BusyWith, ContentionDemotion, SlotDemotion, ThroughputEstimate } f
 const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
 const windowOf = (n: number | null) => (n === null ? 'the default window' : `num_ctx ${n}`);
 
-const slotText = (d: SlotDemotion) => `${d.node} (${d.inFlight} in flight, ${d.slots} slots)`;
+/**
+ * A queue depth as the ranker sorted on it; for a peer that reported no load it is the neutral
+ * assumed figure, and says so. A row from a Hub older than loadReported leaves it out: a count.
+ */
+export const inFlightWords = (n: number, loadReported: boolean | null | undefined): string =>
+  loadReported === false ? `${n} in flight assumed, no load reported` : `${n} in flight`;
+
+const slotText = (d: SlotDemotion) => `${d.node} (${inFlightWords(d.inFlight, d.loadReported)}, ${d.slots} slots)`;
 
 /**
  * "moved beta-max (2 in flight, 2 slots) behind nodes with a free slot"; "placed anyway …" when the
@@ -53,7 +60,7 @@ export function throughputLines(row: RoutingLogEntry): readonly string[] {
     );
   for (const d of t.slowerDemoted) {
     lines.push(
-      `moved ${d.node} (predicted ${seconds(d.predictedMs)}, ${d.inFlight} in flight) behind ${d.fasterNode} (predicted ${seconds(d.fasterMs)}, ${d.fasterInFlight} in flight): much slower than a node as free`,
+      `moved ${d.node} (predicted ${seconds(d.predictedMs)}, ${inFlightWords(d.inFlight, d.loadReported)}) behind ${d.fasterNode} (predicted ${seconds(d.fasterMs)}, ${inFlightWords(d.fasterInFlight, d.fasterLoadReported)}): much slower than a node as free`,
     );
   }
   if (t.overridden) {

@@ -8,7 +8,7 @@ import type { AffinityRecord, RequestError, RoutingLogEntry, RoutingLogPage } fr
 import { qualifies } from '../../placement/steps/affinity.js';
 import { lastFailedAttempt } from '../../routing-log/walk-attempts.js';
 import { describeFailedBreakdown } from './failed-breakdown.js';
-import { contentionLines, slotsLines, throughputLines } from './placement-lines.js';
+import { contentionLines, inFlightWords, slotsLines, throughputLines } from './placement-lines.js';
 
 export interface RenderOptions {
   /** Epoch ms to measure a pending row's wait against; without it a pending row gets no wait line. */
@@ -145,10 +145,10 @@ function withheldLines(row: RoutingLogEntry): readonly string[] {
 
 /**
  * An affinity record as a Hub of any build wrote it: one that predates `qualified` (or the
- * margin's `leastLoadedInFlight`) leaves the field out, and the CLI can be newer than its Hub.
+ * margin's `leastLoadedInFlight`, or `loadReported`) leaves the field out, and the CLI can be newer than its Hub.
  */
-export type AffinityRecordAsWritten = Omit<AffinityRecord, 'qualified' | 'leastLoadedInFlight'> &
-  Partial<Pick<AffinityRecord, 'qualified' | 'leastLoadedInFlight'>>;
+export type AffinityRecordAsWritten = Omit<AffinityRecord, 'qualified' | 'leastLoadedInFlight' | 'loadReported'> &
+  Partial<Pick<AffinityRecord, 'qualified' | 'leastLoadedInFlight' | 'loadReported'>>;
 
 /**
  * Whether affinity's test passed, as the row says it. A row without `qualified` is read from its
@@ -172,7 +172,7 @@ function affinityLine(row: RoutingLogEntry): readonly string[] {
   const a: AffinityRecordAsWritten | null = row.affinity;
   if (a === null || a.outcome === 'miss' || a.remembered === null) return [];
   const source = a.key === 'header' ? 'session from X-Hub-Pool-Session' : 'session from prompt digest';
-  const queue = `${a.inFlight ?? '?'} in flight, limit ${a.maxInFlight}${a.affinityMargin > 0 ? `, margin ${a.affinityMargin} over the least-loaded ${a.leastLoadedInFlight ?? '?'}` : ''}`;
+  const queue = `${a.inFlight === null ? '? in flight' : inFlightWords(a.inFlight, a.loadReported)}, limit ${a.maxInFlight}${a.affinityMargin > 0 ? `, margin ${a.affinityMargin} over the least-loaded ${a.leastLoadedInFlight ?? '?'}` : ''}`;
   const qualified = affinityQualified(a);
   if (qualified === null) {
     const unsaid = `this Hub's row does not say whether its margin qualified it (${queue}); ${source}`;

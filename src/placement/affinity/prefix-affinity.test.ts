@@ -12,6 +12,7 @@ const cand = (node: string, backendId: string | null): Candidate => ({
   engine: null,
   url: 'http://x',
   queueDepth: 0,
+  loadReported: true,
   peerId: backendId === null ? node : null,
   hardwareTier: null,
   pressure: 1,

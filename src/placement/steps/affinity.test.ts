@@ -15,6 +15,7 @@ const local = (backendId: string, queueDepth = 0): Candidate => ({
   engine: 'ollama',
   url: `http://127.0.0.1:11434/${backendId}`,
   queueDepth,
+  loadReported: true,
   peerId: null,
   hardwareTier: null,
   pressure: 1,
@@ -26,6 +27,7 @@ const peer = (node: string, queueDepth = 0): Candidate => ({
   engine: null,
   url: `https://${node}`,
   queueDepth,
+  loadReported: true,
   peerId: node,
   hardwareTier: null,
   pressure: 1,
@@ -73,70 +75,70 @@ describe('affinityStep', () => {
       tiers: [[local('ollama'), peer(CORE2)]],
       affinity: { keySource: 'header', remembered: null, maxInFlight: 2, margin: 0 },
       expect: [[local('ollama'), peer(CORE2)]],
-      record: { ...base, key: 'header', outcome: 'miss', qualified: false, remembered: null, inFlight: null, leastLoadedInFlight: null },
+      record: { ...base, key: 'header', outcome: 'miss', qualified: false, remembered: null, inFlight: null, loadReported: null, leastLoadedInFlight: null },
     },
     {
       name: 'remembered node no longer a candidate: miss that still names it',
       tiers: [[local('ollama'), peer(CORE2)]],
       affinity: remembering(CORE1, null),
       expect: [[local('ollama'), peer(CORE2)]],
-      record: { ...base, outcome: 'miss', qualified: false, remembered: CORE1, inFlight: null, leastLoadedInFlight: null },
+      record: { ...base, outcome: 'miss', qualified: false, remembered: CORE1, inFlight: null, loadReported: null, leastLoadedInFlight: null },
     },
     {
       name: 'remembered peer under the limit moves to the front: qualified hit',
       tiers: [[local('ollama'), peer(CORE1, 1), peer(CORE2)]],
       affinity: remembering(CORE1, null),
       expect: [[peer(CORE1, 1), local('ollama'), peer(CORE2)]],
-      record: { ...base, outcome: 'hit', qualified: true, remembered: CORE1, inFlight: 1, leastLoadedInFlight: 0 },
+      record: { ...base, outcome: 'hit', qualified: true, remembered: CORE1, inFlight: 1, loadReported: true, leastLoadedInFlight: 0 },
     },
     {
       name: 'remembered engine is a specific local engine, not any engine on the node',
       tiers: [[local('ollama'), local('vllm')]],
       affinity: remembering('local', 'vllm'),
       expect: [[local('vllm'), local('ollama')]],
-      record: { ...base, outcome: 'hit', qualified: true, remembered: 'local', inFlight: 0, leastLoadedInFlight: 0 },
+      record: { ...base, outcome: 'hit', qualified: true, remembered: 'local', inFlight: 0, loadReported: true, leastLoadedInFlight: 0 },
     },
     {
       name: 'at its limit it stands aside: skipped, unqualified',
       tiers: [[peer(CORE2), peer(CORE1, 2)]],
       affinity: remembering(CORE1, null),
       expect: [[peer(CORE2), peer(CORE1, 2)]],
-      record: { ...base, outcome: 'skipped', qualified: false, remembered: CORE1, inFlight: 2, leastLoadedInFlight: 0 },
+      record: { ...base, outcome: 'skipped', qualified: false, remembered: CORE1, inFlight: 2, loadReported: true, leastLoadedInFlight: 0 },
     },
     {
       name: 'the ranker put it first on its own while it stood aside: unqualified hit',
       tiers: [[peer(CORE1, 2), peer(CORE2, 3)]],
       affinity: remembering(CORE1, null),
       expect: [[peer(CORE1, 2), peer(CORE2, 3)]],
-      record: { ...base, outcome: 'hit', qualified: false, remembered: CORE1, inFlight: 2, leastLoadedInFlight: 3 },
+      record: { ...base, outcome: 'hit', qualified: false, remembered: CORE1, inFlight: 2, loadReported: true, leastLoadedInFlight: 3 },
     },
     {
       name: 'the margin keeps it when the whole fleet is busy',
       tiers: [[peer(CORE2, 3), peer(CORE1, 4)]],
       affinity: remembering(CORE1, null, 2, 1),
       expect: [[peer(CORE1, 4), peer(CORE2, 3)]],
-      record: { ...base, affinityMargin: 1, outcome: 'hit', qualified: true, remembered: CORE1, inFlight: 4, leastLoadedInFlight: 3 },
+      record: { ...base, affinityMargin: 1, outcome: 'hit', qualified: true, remembered: CORE1, inFlight: 4, loadReported: true, leastLoadedInFlight: 3 },
     },
     {
       name: 'it moves only within its own tier, never into an earlier one',
       tiers: [[peer(CORE2)], [local('ollama'), peer(CORE1)]],
       affinity: remembering(CORE1, null),
       expect: [[peer(CORE2)], [peer(CORE1), local('ollama')]],
-      record: { ...base, outcome: 'skipped', qualified: true, remembered: CORE1, inFlight: 0, leastLoadedInFlight: 0 },
+      record: { ...base, outcome: 'skipped', qualified: true, remembered: CORE1, inFlight: 0, loadReported: true, leastLoadedInFlight: 0 },
     },
     {
       name: 'the only candidate: no other to measure a margin from, so past its limit it stands aside',
       tiers: [[peer(CORE1, 3)]],
       affinity: remembering(CORE1, null, 2, 5),
       expect: [[peer(CORE1, 3)]],
-      record: { ...base, affinityMargin: 5, outcome: 'hit', qualified: false, remembered: CORE1, inFlight: 3, leastLoadedInFlight: null },
+      record: { ...base, affinityMargin: 5, outcome: 'hit', qualified: false, remembered: CORE1, inFlight: 3, loadReported: true, leastLoadedInFlight: null },
     },
     {
       name: 'the margin is measured from the least-loaded other candidate, not the busiest',
       tiers: [[peer(CORE2, 1), local('ollama', 6), peer(CORE1, 4)]],
       affinity: remembering(CORE1, null, 2, 2),
       expect: [[peer(CORE2, 1), local('ollama', 6), peer(CORE1, 4)]],
-      record: { ...base, affinityMargin: 2, outcome: 'skipped', qualified: false, remembered: CORE1, inFlight: 4, leastLoadedInFlight: 1 },
+      record: { ...base, affinityMargin: 2, outcome: 'skipped', qualified: false, remembered: CORE1, inFlight: 4, loadReported: true, leastLoadedInFlight: 1 },
     },
   ];
   for (const c of cases) {
@@ -146,6 +148,12 @@ describe('affinityStep', () => {
       assert.deepEqual(out.record, c.record);
     });
   }
+
+  it('records whether the remembered queue depth was reported or the assumed load of a silent peer', () => {
+    const silent: Candidate = { ...peer(CORE1, 2), loadReported: false };
+    const out = affinityStep.run([[silent, peer(CORE2, 0)]], ctx(remembering(CORE1, null)));
+    assert.deepEqual([out.record?.outcome, out.record?.inFlight, out.record?.loadReported], ['hit', 2, false]);
+  });
 
   it('a pin still wins over affinity (it runs after, inside the same tier): the row reads skipped, qualified', () => {
     const ranked = [local('ollama'), peer(CORE1), peer(CORE2)];
@@ -171,6 +179,7 @@ describe('affinityStep', () => {
       qualified: outcome !== 'miss',
       remembered: CORE1,
       inFlight: outcome === 'miss' ? null : 0,
+      loadReported: true,
       leastLoadedInFlight: outcome === 'miss' ? null : 0,
     });
     const rows: readonly {

@@ -97,6 +97,7 @@ export const affinityStep: PlacementStep<'affinity'> = {
         qualified: false,
         remembered: a.remembered?.node ?? null,
         inFlight: null,
+        loadReported: null,
         leastLoadedInFlight: null,
       };
       return { tiers, record };
@@ -112,6 +113,7 @@ export const affinityStep: PlacementStep<'affinity'> = {
       qualified,
       remembered: candidate.node,
       inFlight: candidate.queueDepth,
+      loadReported: candidate.loadReported,
       leastLoadedInFlight,
     };
     return { tiers: next, record };

@@ -10,6 +10,7 @@ export function localEngine(backendId: string, queueDepth = 0, engine: EngineKin
     engine,
     url: `http://127.0.0.1:11434/${backendId}`,
     queueDepth,
+    loadReported: true,
     peerId: null,
     hardwareTier: null,
     pressure: 1,
@@ -18,7 +19,18 @@ export function localEngine(backendId: string, queueDepth = 0, engine: EngineKin
 
 export function peerNode(name: string, queueDepth = 0, hardwareTier: string | null = null): Candidate {
   const node = `${name}.tail0.ts.net`;
-  return { id: `${node}/pool`, node, backendId: null, engine: null, url: `https://${node}`, queueDepth, peerId: name, hardwareTier, pressure: 1 };
+  return {
+    id: `${node}/pool`,
+    node,
+    backendId: null,
+    engine: null,
+    url: `https://${node}`,
+    queueDepth,
+    loadReported: true,
+    peerId: name,
+    hardwareTier,
+    pressure: 1,
+  };
 }
 
 /** Tiers as candidate ids, for comparing orders. */

@@ -7,7 +7,18 @@ import { requestedWindow } from '../window.js';
 import { contextCapStep } from './context-cap.js';
 
 function peer(name: string): Candidate {
-  return { id: `${name}/pool`, node: name, backendId: null, engine: null, url: `http://${name}`, queueDepth: 0, peerId: name, hardwareTier: null, pressure: 1 };
+  return {
+    id: `${name}/pool`,
+    node: name,
+    backendId: null,
+    engine: null,
+    url: `http://${name}`,
+    queueDepth: 0,
+    loadReported: true,
+    peerId: name,
+    hardwareTier: null,
+    pressure: 1,
+  };
 }
 const L: Candidate = {
   id: 'local/ollama',
@@ -16,6 +27,7 @@ const L: Candidate = {
   engine: 'ollama',
   url: 'http://local',
   queueDepth: 0,
+  loadReported: true,
   peerId: null,
   hardwareTier: null,
   pressure: 1,

@@ -12,6 +12,7 @@ import { placementContext } from '../context.fixture.js';
 
 const MODEL = 'qwen3.6:27b';
 const core7 = peerNode('core-7', 0);
+const core7Unreported: Candidate = { ...peerNode('core-7', 2), loadReported: false };
 const beta1 = peerNode('beta-1', 0);
 const betaMax = peerNode('beta-max', 0);
 const betaRed = peerNode('beta-red', 0);
@@ -39,10 +40,12 @@ const demotion = (p: Candidate, pMs: number, f: Candidate, fMs: number): SlowerD
   backend: p.engine,
   predictedMs: pMs,
   inFlight: p.queueDepth,
+  loadReported: p.loadReported,
   fasterNode: f.node,
   fasterBackend: f.engine,
   fasterMs: fMs,
   fasterInFlight: f.queueDepth,
+  fasterLoadReported: f.loadReported,
 });
 
 interface Row {
@@ -61,6 +64,13 @@ const rows: readonly Row[] = [
     input: fleet(),
     expect: [[betaMax, betaRed, beta1, core7]],
     slowerDemoted: [demotion(core7, 162_910, betaMax, 34_651)],
+  },
+  {
+    name: 'a demotion judged on a peer that reported no load says its queue depth was assumed',
+    tiers: [[core7Unreported, betaMax, betaRed, beta1]],
+    input: fleet({}, core7Unreported),
+    expect: [[betaMax, betaRed, beta1, core7Unreported]],
+    slowerDemoted: [demotion(core7Unreported, 162_910, betaMax, 34_651)],
   },
   {
     name: 'HUB_POOL_SLOWER_PLACEMENT_RATIO 1000 turns the rule off on its own',

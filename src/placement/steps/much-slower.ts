@@ -123,10 +123,12 @@ function reorderGroup(tier: readonly Candidate[], j: Judge, demoted: SlowerDemot
           backend: p.engine,
           predictedMs: pMs,
           inFlight: p.queueDepth,
+          loadReported: p.loadReported,
           fasterNode: first.node,
           fasterBackend: first.engine,
           fasterMs: predictedMs(first, j)!,
           fasterInFlight: first.queueDepth,
+          fasterLoadReported: first.loadReported,
         });
       }
       list.splice(at, list.length - at, ...ahead, p, ...rest.filter((c) => !ahead.includes(c)));

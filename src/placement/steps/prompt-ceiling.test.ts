@@ -13,6 +13,7 @@ function node(name: string, backendId: string | null = null): Candidate {
     engine: backendId === null ? null : 'ollama',
     url: `http://${name}`,
     queueDepth: 0,
+    loadReported: true,
     peerId: backendId === null ? name : null,
     hardwareTier: null,
     pressure: 1,

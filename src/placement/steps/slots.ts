@@ -31,7 +31,7 @@ export function countsAsSlots(engine: string): engine is Extract<EngineKind, 'ol
 }
 
 export function slotEntry(c: Candidate, slots: number): SlotDemotion {
-  return { node: c.node, backend: c.engine, backendId: c.backendId, inFlight: c.queueDepth, slots };
+  return { node: c.node, backend: c.engine, backendId: c.backendId, inFlight: c.queueDepth, loadReported: c.loadReported, slots };
 }
 
 export const slotsStep: PlacementStep<'slots'> = {
