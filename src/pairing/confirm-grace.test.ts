@@ -45,6 +45,18 @@ describe('the requesting Hub, confirmed', () => {
       assert.equal(outboundAuthMode(after, false), 'bearer', 'learned from a request: the token stays in use through the window');
     });
 
+  it('after a PIN request, keeps no token the confirmation could be made with: only the pinned key confirms', async () => {
+    const held = heldPairing();
+    const row = await requested(held, farIdentity(), '123456');
+    assert.deepEqual([row.pinVerified, held.store.get(row.id)!.issuedTokenHash], [true, null]);
+  });
+
+  it('after a request without a PIN, keeps the token its bearer confirmation is checked against', async () => {
+    const held = heldPairing();
+    const row = await requested(held, farIdentity());
+    assert.notEqual(held.store.get(row.id)!.issuedTokenHash, null);
+  });
+
   it('after a PIN request, opens no window and signs at once', async () => {
     const held = heldPairing();
     const far = farIdentity();

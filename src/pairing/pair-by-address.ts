@@ -19,7 +19,6 @@ import { z } from 'zod';
 import { HubError, type ErrorCode } from '../errors.js';
 import { identityUnavailable } from '../identity/identity-fix.js';
 import type { NodeIdentity } from '../identity/node-identity.js';
-import { hashToken } from '../peer-auth/peer-guard.js';
 import { signRequest } from '../peer-auth/signed-headers.js';
 import type { PeerRow, PeerStore } from '../store/peers.js';
 import { authority, DEFAULT_HUB_PORTS, parseAddressTarget, type AddressTarget } from '../tailnet/address-target.js';
@@ -239,7 +238,9 @@ export class AddressPairing {
     if (this.#d.rotating?.())
       return refuse('HUB_ERR_CONFLICT', 'this Hub began rotating its identity key while the request was out', `once the rotation has finished, ${freshPin}`);
     const now = this.#d.clock.nowMs();
-    // Learned from a response to our PIN: the peer verified the PIN and holds our key, so this side signs at once.
+    // Learned from a response to our PIN: the peer verified the PIN and holds our key, so this side
+    // signs at once, and so does the peer's confirmation. No token is kept to check: the request
+    // went to a plain-HTTP address, and a kept token let whoever overheard it confirm the pairing.
     const row = this.#d.store.insert({
       nodeFqdn: name.name,
       direction: 'outbound',
@@ -247,7 +248,7 @@ export class AddressPairing {
       peerNodeUuid: claim.nodeUuid,
       peerPublicKey: claim.publicKey,
       pinVerified: true,
-      issuedTokenHash: hashToken(token),
+      issuedTokenHash: null,
       presentTokenSealed: null,
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + PAIRING_REQUEST_TTL_MS).toISOString(),

@@ -178,8 +178,15 @@ export class PairingService {
       this.#d.logger.warn({ peer: name, mismatch, retracted: told }, 'the pairing answer named another Hub than the one asked; the request was withdrawn');
       throw new HubError('HUB_ERR_CONFLICT', answerMismatch(mismatch, name, named, held?.nodeFqdn ?? null, self, told));
     }
-    // Learned from a response: the peer holds our key (it verified our PIN request), so sign from now on.
-    const pinned = this.#d.store.update(row.id, { peerNodeUuid: claim.nodeUuid, peerPublicKey: claim.publicKey, pinVerified: true });
+    // Learned from a response: the peer holds our key (it verified our PIN request), so sign from now
+    // on. Its confirmation comes signed too, so the token sent with the request authenticates
+    // nothing here: kept, anyone who overheard the request could confirm it in the peer's name.
+    const pinned = this.#d.store.update(row.id, {
+      peerNodeUuid: claim.nodeUuid,
+      peerPublicKey: claim.publicKey,
+      pinVerified: true,
+      issuedTokenHash: null,
+    });
     if (pinned === null) {
       // Unpaired here while the request was out: the far Hub holds it now, with this Hub's key, so
       // take it back signed, as a mismatch does, rather than leave it waiting for an approval.

@@ -6,7 +6,9 @@
  */
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { request } from 'undici';
 import type { PeerView } from '../../src/peers/peer-view.js';
 import { eventually, freePort, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 import { refusedPort } from '../helpers/refused-port.js';
@@ -22,6 +24,8 @@ const B_ON_3000 = '192.168.77.3';
 const OLD_HUB = '192.168.77.4';
 /** Nothing listens there on any port: a Hub left listening on its default, loopback. */
 const LOOPBACK_ONLY_HUB = '192.168.77.5';
+/** hub-b behind a LAN that someone listens on: every body on the way, both ways, is recorded. */
+const OVERHEARD_B = '192.168.77.6';
 
 async function rowsOf(hub: HubProcess): Promise<PeerView[]> {
   return (await hub.api<{ peers: PeerView[] }>('GET', '/api/inference/pool/peers')).json.peers;
@@ -32,6 +36,8 @@ describe('probe and pair by address', () => {
   let b: HubProcess;
   let old: Server;
   const oldSeen: string[] = [];
+  let tap: Server;
+  const overheard: string[] = [];
 
   before(async () => {
     old = createServer((req, res) => {
@@ -42,6 +48,25 @@ describe('probe and pair by address', () => {
     await new Promise<void>((resolve) => old.listen(0, '127.0.0.1', resolve));
     const oldPort = (old.address() as { port: number }).port;
     const [pa, pb, closed] = [await freePort(), await freePort(), await refusedPort()];
+    tap = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks);
+        overheard.push(body.toString());
+        const headers = { ...req.headers, host: `127.0.0.1:${pb}` };
+        request(`http://127.0.0.1:${pb}${req.url ?? '/'}`, { method: req.method as 'GET' | 'POST', headers, body: body.length > 0 ? body : undefined })
+          .then(async (answer) => {
+            const text = await answer.body.text();
+            overheard.push(text);
+            res.writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type'] ?? 'application/json') });
+            res.end(text);
+          })
+          .catch(() => res.destroy());
+      });
+    });
+    await new Promise<void>((resolve) => tap.listen(0, '127.0.0.1', resolve));
+    const tapPort = (tap.address() as { port: number }).port;
     const origins = [
       `${A}=http://127.0.0.1:${pa}`,
       `${B}=http://127.0.0.1:${pb}`,
@@ -50,6 +75,7 @@ describe('probe and pair by address', () => {
       `${B_ON_3000}:3000=http://127.0.0.1:${pb}`,
       `${OLD_HUB}=http://127.0.0.1:${oldPort}`,
       `${LOOPBACK_ONLY_HUB}=http://127.0.0.1:${closed}`,
+      `${OVERHEARD_B}:5002=http://127.0.0.1:${tapPort}`,
     ].join(',');
     const env = (name: string) => ({ HUB_NODE_FQDN: name, HUB_TAILNET_SUFFIX: SUFFIX, HUB_POOL_PEER_ORIGINS: origins });
     [a, b] = await startTogether([startHubProcess({ port: pa, env: env(A) }), startHubProcess({ port: pb, env: env(B) })]);
@@ -57,6 +83,7 @@ describe('probe and pair by address', () => {
   after(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
     await new Promise<void>((resolve) => old.close(() => resolve()));
+    await new Promise<void>((resolve) => tap.close(() => resolve()));
   });
   afterEach(async () => {
     for (const hub of [a, b]) for (const p of await rowsOf(hub)) await hub.api('DELETE', `/api/inference/pool/peers/${p.id}`);
@@ -101,6 +128,30 @@ describe('probe and pair by address', () => {
     const approve = await runCli(['pool', 'approve', A, '--yes'], { dataDir: b.dataDir });
     assert.equal(approve.code, 0, approve.stderr);
     await eventually(async () => (await rowsOf(a)).find((p) => p.nodeFqdn === B && p.status === 'connected'), 'hub-a to show hub-b connected', 10_000);
+  });
+
+  it('gives whoever overheard a pairing by address nothing to confirm it with: the token it carried is refused', async () => {
+    const minted = await runCli(['pool', 'pairing-pin', '--json', '--yes'], { dataDir: b.dataDir });
+    const pin = (JSON.parse(minted.stdout) as { pin: string }).pin;
+    const run = await runCli(['pool', 'pair', `${OVERHEARD_B}:5002`, '--pin', pin, '--yes'], { dataDir: a.dataDir });
+    assert.equal(run.code, 0, run.stderr);
+    const bodies = overheard
+      .filter((text) => text.startsWith('{'))
+      .map((text) => JSON.parse(text) as { token?: string; nodeUuid?: string; publicKey?: string });
+    const sent = bodies.find((body) => typeof body.token === 'string');
+    const answered = bodies.find((body) => body.token === undefined && typeof body.publicKey === 'string');
+    assert.ok(sent?.token, `the request went by with its token: ${overheard.join(' | ')}`);
+    assert.ok(answered?.nodeUuid && answered.publicKey, 'hub-b named itself, and its key, in the answer');
+
+    // The eavesdropper confirms in hub-b's name with the token and the identity it overheard.
+    const forged = await request(`${a.url}/api/inference/pool/pair/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${sent.token}`, 'x-hub-pool-peer': B },
+      body: JSON.stringify({ token: randomBytes(32).toString('base64url'), nodeUuid: answered.nodeUuid, publicKey: answered.publicKey }),
+    });
+    await forged.body.dump();
+    assert.equal(forged.statusCode, 401);
+    assert.equal((await rowsOf(a)).find((p) => p.nodeFqdn === B)?.status, 'pending', 'only hub-b, signing, can confirm it');
   });
 
   it('needs a PIN to pair by address, and sends nothing without one', async () => {
