@@ -405,7 +405,7 @@ describe('container counts: HUB_DOCKER_SOCKET and HUB_COMPOSE_PROJECTS', () => {
   ];
   for (const c of table) {
     it(`HUB_COMPOSE_PROJECTS=${JSON.stringify(c.value)}: ${c.problem ? "refused, the Hub's own project is used" : c.projects?.join(' + ')}`, () => {
-      const env = loadEnv({ HUB_COMPOSE_PROJECTS: c.value });
+      const env = loadEnv({ HUB_COMPOSE_PROJECTS: c.value, HUB_DOCKER_SOCKET: '/tmp/d.sock' });
       assert.deepEqual(env.composeProjects, c.projects);
       assert.equal(
         env.problems.some((p) => p.variable === 'HUB_COMPOSE_PROJECTS'),
@@ -413,6 +413,29 @@ describe('container counts: HUB_DOCKER_SOCKET and HUB_COMPOSE_PROJECTS', () => {
       );
     });
   }
+});
+
+describe('HUB_COMPOSE_PROJECTS with no socket to count them through', () => {
+  it('is reported when HUB_DOCKER_SOCKET is off: nothing will be counted', () => {
+    const env = loadEnv({ HUB_COMPOSE_PROJECTS: 'lab', HUB_DOCKER_SOCKET: 'off' });
+    assert.deepEqual(env.problems, [
+      { variable: 'HUB_COMPOSE_PROJECTS', value: 'lab', problem: 'is set, but HUB_DOCKER_SOCKET is off', usedInstead: 'no container counts' },
+    ]);
+  });
+
+  it('is reported when no socket is named and none is at the usual path, saying where it looked', () => {
+    let present = false;
+    try {
+      present = statSync(DEFAULT_DOCKER_SOCKET).isSocket();
+    } catch {
+      present = false;
+    }
+    const problems = loadEnv({ HUB_COMPOSE_PROJECTS: 'lab' }).problems.map((p) => p.problem);
+    assert.deepEqual(
+      problems,
+      present ? [] : [`is set, but there is no Docker socket at ${DEFAULT_DOCKER_SOCKET} (mount it, or name one with HUB_DOCKER_SOCKET)`],
+    );
+  });
 });
 
 describe('the words a flag takes', () => {
@@ -581,6 +604,24 @@ describe('tailnet identity and secrets', () => {
       }
     });
   }
+
+  it("sets aside a HUB_TAILNET_SUFFIX that HUB_NODE_FQDN is not under, with a warning, for the name's own suffix", () => {
+    const env = loadEnv({ HUB_NODE_FQDN: 'hub-a.tail0.ts.net', HUB_TAILNET_SUFFIX: 'other1.ts.net' });
+    assert.deepEqual([env.nodeFqdn, env.tailnetSuffix], ['hub-a.tail0.ts.net', null]);
+    assert.deepEqual(env.problems, [
+      {
+        variable: 'HUB_TAILNET_SUFFIX',
+        value: 'other1.ts.net',
+        problem: 'is not the suffix of HUB_NODE_FQDN=hub-a.tail0.ts.net',
+        usedInstead: "tail0.ts.net, the name's own suffix",
+      },
+    ]);
+  });
+
+  it('takes a HUB_TAILNET_SUFFIX that ends the name further up, as a parent domain of its own', () => {
+    const env = loadEnv({ HUB_NODE_FQDN: 'hub-a.lab.tail0.ts.net', HUB_TAILNET_SUFFIX: 'tail0.ts.net' });
+    assert.deepEqual([env.tailnetSuffix, env.problems], ['tail0.ts.net', []]);
+  });
 
   it('uses HUB_POOL_IDENTITY_SECRET exactly as given, spaces and all; an empty or blank one is none', () => {
     assert.equal(loadEnv({ HUB_POOL_IDENTITY_SECRET: ' s3cret ' }).identitySecret, ' s3cret ');

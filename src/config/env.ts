@@ -515,7 +515,7 @@ export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
     allowedOrigins: parseAllowedOrigins(v.HUB_ALLOWED_ORIGINS),
     logLevel: v.HUB_LOG_LEVEL ?? 'info',
     nodeFqdn: v.HUB_NODE_FQDN ?? null,
-    tailnetSuffix: v.HUB_TAILNET_SUFFIX ?? null,
+    tailnetSuffix: tailnetSuffixFrom(v, problems),
     peerOriginsRaw: v.HUB_POOL_PEER_ORIGINS ?? null,
     // Not trimmed: a secret is used exactly as given. A blank one is unset, as every blank value
     // is here (docs/operator-guide.md, Environment), not a secret of a few spaces.
@@ -525,8 +525,7 @@ export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
     tailscaleBinary: findExecutable('tailscale', env.PATH),
     nvidiaSmiBinary: findExecutable('nvidia-smi', env.PATH),
     otlp: otlpFrom(v, env, problems),
-    dockerSocket: dockerSocketFrom(v.HUB_DOCKER_SOCKET),
-    composeProjects: v.HUB_COMPOSE_PROJECTS ? Object.freeze(v.HUB_COMPOSE_PROJECTS) : null,
+    ...containerSourceFrom(v, env, problems),
     problems: Object.freeze(problems),
     knobs: {
       tailnetRequiresKey: knob(env, 'HUB_INFERENCE_TAILNET_AUTH', (v) => v === 'require-key'),
@@ -594,6 +593,46 @@ function otlpFrom(v: EnvValues, env: Env, problems: EnvProblem[]): OtlpExport | 
     serviceName: v.OTEL_SERVICE_NAME ?? DEFAULT_OTEL_SERVICE_NAME,
     intervalMs: v.OTEL_BSP_SCHEDULE_DELAY ?? DEFAULT_OTLP_EXPORT_INTERVAL_MS,
   });
+}
+
+/**
+ * HUB_TAILNET_SUFFIX, unless HUB_NODE_FQDN names this Hub under another suffix. MagicDNS names
+ * are host.<suffix>, so the two cannot both be right; taken as given, the suffix refused every
+ * peer on the name's own tailnet (pairing, pins) while doctor showed the name as fine. The name
+ * is the more specific statement, so its suffix is used (tailnet/tailnet-self.ts derives it).
+ */
+function tailnetSuffixFrom(v: EnvValues, problems: EnvProblem[]): string | null {
+  const suffix = v.HUB_TAILNET_SUFFIX ?? null;
+  const name = v.HUB_NODE_FQDN;
+  if (suffix === null || name === undefined || name.endsWith(`.${suffix}`)) return suffix;
+  problems.push({
+    variable: 'HUB_TAILNET_SUFFIX',
+    value: suffix,
+    problem: `is not the suffix of HUB_NODE_FQDN=${name}`,
+    usedInstead: `${name.slice(name.indexOf('.') + 1)}, the name's own suffix`,
+  });
+  return null;
+}
+
+/**
+ * The Docker socket and the compose projects counted through it. Projects named with no socket
+ * to read them through are reported: otherwise nothing was counted and nothing said why, while
+ * doctor's check read "no Docker socket is mounted" as a fine answer.
+ */
+function containerSourceFrom(v: EnvValues, env: Env, problems: EnvProblem[]): Pick<HubEnv, 'dockerSocket' | 'composeProjects'> {
+  const dockerSocket = dockerSocketFrom(v.HUB_DOCKER_SOCKET);
+  const composeProjects = v.HUB_COMPOSE_PROJECTS ? Object.freeze(v.HUB_COMPOSE_PROJECTS) : null;
+  if (dockerSocket === null && composeProjects !== null)
+    problems.push({
+      variable: 'HUB_COMPOSE_PROJECTS',
+      value: env.HUB_COMPOSE_PROJECTS ?? '',
+      problem:
+        v.HUB_DOCKER_SOCKET === undefined
+          ? `is set, but there is no Docker socket at ${DEFAULT_DOCKER_SOCKET} (mount it, or name one with HUB_DOCKER_SOCKET)`
+          : 'is set, but HUB_DOCKER_SOCKET is off',
+      usedInstead: 'no container counts',
+    });
+  return { dockerSocket, composeProjects };
 }
 
 /** HUB_DOCKER_SOCKET (`off` switches collection off), else the default socket when one exists at start. */
