@@ -56,7 +56,7 @@ export interface PoolSettings {
 export const MIN_CONTEXT_CAP = 1024;
 export const MAX_CONTEXT_CAP = 10_000_000;
 
-type Rule =
+export type Rule =
   | { readonly kind: 'boolean' }
   | { readonly kind: 'integer'; readonly min: number; readonly max: number; readonly nullable?: true }
   | { readonly kind: 'number'; readonly min: number; readonly max: number }

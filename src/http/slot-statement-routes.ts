@@ -3,7 +3,8 @@
  * settings PATCH: the slot count ("Slot-aware placement") and the context cap ("Context caps").
  * PATCH /api/user-settings takes them under their setting names, inferenceOllamaSlots and
  * inferenceMaxNumCtx; PATCH /api/inference/preferences takes them as ollamaSlots and maxNumCtx,
- * each a number or null (the spec's way to clear them). Both write the one stored setting each,
+ * each a number or null (the spec's way to clear them: it names preferences as the route that can,
+ * so user-settings refuses null and says where to go). Both write the one stored setting each,
  * through its rule in config/settings-schema.ts, so placement, status and GET /capabilities read
  * what they wrote. A body is applied whole or not at all, and a refusal names the field as the
  * caller sent it, never the setting behind it.
@@ -11,22 +12,31 @@
 import { echoName, echoValue } from '../util/echo.js';
 import type { FastifyInstance } from 'fastify';
 import { HubError } from '../errors.js';
-import { describeRule, SETTING_RULES, valueFits, type SettingsPatch } from '../config/settings-schema.js';
+import { describeRule, SETTING_RULES, valueFits, type Rule, type SettingsPatch } from '../config/settings-schema.js';
 import type { HubServices } from './services.js';
 
 type StatementSetting = 'inferenceOllamaSlots' | 'inferenceMaxNumCtx';
 
-/** Each route's field names, mapped to the setting each writes. */
-type FieldMap = Readonly<Record<string, StatementSetting>>;
+/** Each route's field names, mapped to the setting each writes, and whether it may clear one with null. */
+interface FieldMap {
+  readonly fields: Readonly<Record<string, StatementSetting>>;
+  /** null when null clears; otherwise where to clear instead. */
+  readonly clearElsewhere: string | null;
+}
 
-const USER_SETTINGS_FIELDS: FieldMap = { inferenceOllamaSlots: 'inferenceOllamaSlots', inferenceMaxNumCtx: 'inferenceMaxNumCtx' };
-const PREFERENCES_FIELDS: FieldMap = { ollamaSlots: 'inferenceOllamaSlots', maxNumCtx: 'inferenceMaxNumCtx' };
+const USER_SETTINGS_FIELDS: FieldMap = {
+  fields: { inferenceOllamaSlots: 'inferenceOllamaSlots', inferenceMaxNumCtx: 'inferenceMaxNumCtx' },
+  clearElsewhere: 'PATCH /api/inference/preferences',
+};
+const PREFERENCES_FIELDS: FieldMap = { fields: { ollamaSlots: 'inferenceOllamaSlots', maxNumCtx: 'inferenceMaxNumCtx' }, clearElsewhere: null };
+const PREFERENCES_NAME: Readonly<Record<StatementSetting, string>> = { inferenceOllamaSlots: 'ollamaSlots', inferenceMaxNumCtx: 'maxNumCtx' };
 
 /**
  * The settings patch a body asks for, or a refusal naming every field at fault in the route's own
  * words. Pure. An empty body is refused as naming nothing, not read as a field that is undefined.
  */
-export function statementPatch(fields: FieldMap, raw: unknown): SettingsPatch {
+export function statementPatch(route: FieldMap, raw: unknown): SettingsPatch {
+  const { fields } = route;
   const body = raw ?? {};
   const known = Object.keys(fields).join(' or ');
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -41,8 +51,10 @@ export function statementPatch(fields: FieldMap, raw: unknown): SettingsPatch {
     if (setting === undefined) {
       const name = echoName(field);
       problems.push({ field: name, message: `${name} is not taken here (this route takes ${known})` });
-    } else if (!valueFits(SETTING_RULES[setting], value)) {
-      problems.push({ field, message: `${field} must be ${describeRule(SETTING_RULES[setting])}; got ${echoValue(value)}` });
+    } else if (!valueFits(ruleOn(route, setting), value)) {
+      const clear =
+        value === null && route.clearElsewhere !== null ? ` (to clear it, send ${route.clearElsewhere} with ${PREFERENCES_NAME[setting]}: null)` : '';
+      problems.push({ field, message: `${field} must be ${describeRule(ruleOn(route, setting))}; got ${echoValue(value)}${clear}` });
     } else {
       patch[setting] = value;
     }
@@ -50,6 +62,14 @@ export function statementPatch(fields: FieldMap, raw: unknown): SettingsPatch {
   if (problems.length === 0 && Object.keys(patch).length === 0) problems.push({ field: '(body)', message: `the body names nothing to change: send ${known}` });
   if (problems.length > 0) throw new HubError('HUB_ERR_SETTINGS_INVALID', problems.map((p) => p.message).join('; '), { details: { fields: problems } });
   return patch as SettingsPatch;
+}
+
+/** The setting's rule as this route takes it: without null where the route cannot clear. */
+function ruleOn(route: FieldMap, setting: StatementSetting): Rule {
+  const rule = SETTING_RULES[setting];
+  if (route.clearElsewhere === null || rule.kind !== 'integer') return rule;
+  const { nullable: _nullable, ...notNull } = rule;
+  return notNull;
 }
 
 export function registerSlotStatementRoutes(app: FastifyInstance, s: HubServices): void {

@@ -57,7 +57,12 @@ describe('PATCH /api/user-settings and PATCH /api/inference/preferences', () => 
 
   const refusals: [string, unknown, RegExp][] = [
     ['/api/inference/preferences', { maxNumCtx: 512 }, /^maxNumCtx must be a whole number from 1024 to 10000000, or null; got 512$/],
-    ['/api/user-settings', { inferenceMaxNumCtx: 'big' }, /^inferenceMaxNumCtx must be a whole number from 1024 to 10000000, or null; got "big"$/],
+    ['/api/user-settings', { inferenceMaxNumCtx: 'big' }, /^inferenceMaxNumCtx must be a whole number from 1024 to 10000000; got "big"$/],
+    [
+      '/api/user-settings',
+      { inferenceOllamaSlots: null },
+      /^inferenceOllamaSlots must be a whole number from 1 to 256; got null \(to clear it, send PATCH \/api\/inference\/preferences with ollamaSlots: null\)$/,
+    ],
     ['/api/inference/preferences', { ollamaSlots: 0 }, /^ollamaSlots must be a whole number from 1 to 256, or null; got 0$/],
     ['/api/inference/preferences', {}, /^the body names nothing to change: send ollamaSlots or maxNumCtx$/],
     ['/api/user-settings', {}, /^the body names nothing to change: send inferenceOllamaSlots or inferenceMaxNumCtx$/],
