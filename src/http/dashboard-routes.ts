@@ -16,6 +16,7 @@ import { ASSET_MAX_AGE_SECONDS, loadWebApp, type WebApp } from '../dashboard/web
 import { HubError } from '../errors.js';
 import { refuseUnread } from './edge.js';
 import { parseBody } from './body-schema.js';
+import { unknownFieldsSubject } from './unknown-fields.js';
 import type { HubServices } from './services.js';
 
 export const SESSION_PATH = '/api/hub/session';
@@ -36,16 +37,26 @@ declare module 'fastify' {
   }
 }
 
-const SIGN_IN_REQUEST = z.object(
-  {
-    key: z
-      .string({ message: 'key must be the operator key or a qa:read API key, as text' })
-      .trim()
-      .min(1, 'key must not be empty')
-      .max(512, 'key is longer than any key this Hub issues'),
-  },
-  { message: 'the body must be a JSON object: { "key": "<operator key or qa:read key>" }' },
-);
+const SIGN_IN_REQUEST = z
+  .object(
+    {
+      key: z
+        .string({ message: 'key must be the operator key or a qa:read API key, as text' })
+        .trim()
+        .min(1, 'key must not be empty')
+        .max(512, 'key is longer than any key this Hub issues'),
+    },
+    {
+      // A field sign-in has no use for (a "remember me") was dropped, and the session lasted as long as any.
+      errorMap: (issue) => ({
+        message:
+          issue.code === 'unrecognized_keys'
+            ? `${unknownFieldsSubject(issue.keys)} not taken here: signing in takes the key only`
+            : 'the body must be a JSON object: { "key": "<operator key or qa:read key>" }',
+      }),
+    },
+  )
+  .strict();
 
 export function registerDashboardRoutes(app: FastifyInstance, s: Pick<HubServices, 'clock' | 'operatorKey' | 'apiKeys' | 'logger'>): void {
   const sessions = new DashboardSessions(s.clock);
@@ -130,7 +141,7 @@ export function registerDashboardRoutes(app: FastifyInstance, s: Pick<HubService
     return describe(session, app);
   });
 
-  app.delete(SESSION_PATH, async (request, reply) => {
+  app.delete(SESSION_PATH, { config: { body: 'none' } }, async (request, reply) => {
     const session = request.dashboardSession;
     if (session === null) throw new HubError('HUB_ERR_UNAUTHORIZED', `signing out needs the session cookie and its ${CSRF_HEADER} header`);
     sessions.close(session.id);
@@ -138,7 +149,7 @@ export function registerDashboardRoutes(app: FastifyInstance, s: Pick<HubService
     return { signedOut: true };
   });
 
-  app.post(SIGN_IN_LINK_PATH, { config: { access: 'operator' } }, async () => {
+  app.post(SIGN_IN_LINK_PATH, { config: { access: 'operator', body: 'none' } }, async () => {
     const link = sessions.mintLink();
     s.logger.info({ expiresAt: new Date(link.expiresAtMs).toISOString() }, 'dashboard sign-in link minted');
     return { path: `${LINK_LANDING_PREFIX}${link.token}`, expiresAt: new Date(link.expiresAtMs).toISOString() };

@@ -25,7 +25,7 @@ function single(query: Record<string, unknown>, name: string): string | undefine
 }
 
 export function registerLogRoutes(app: FastifyInstance, s: Pick<HubServices, 'env' | 'clock'>): void {
-  app.get(LOGS_PATH, { config: { access: 'operator' } }, async (request) => {
+  app.get(LOGS_PATH, { config: { access: 'operator', query: ['level', 'since', 'limit', 'after'] } }, async (request) => {
     const query = request.query as Record<string, unknown>;
     const limitText = single(query, 'limit');
     const limit = limitText === undefined ? LOG_LINES_DEFAULT : /^\d{1,5}$/.test(limitText) ? Number(limitText) : NaN;

@@ -46,12 +46,13 @@ export function registerOperatorRoutes(app: FastifyInstance, s: HubServices): vo
 
   const operator = { config: { access: 'operator' as const } };
   const observability = { config: { access: 'observability-read' as const } };
+  const bodyless = { config: { ...operator.config, body: 'none' as const } };
 
   app.get('/api/inference/pool/identify', async () => ({ isCiHub: true, poolProtocol: POOL_PROTOCOL_VERSION }));
 
   app.get('/api/inference/pool/status', observability, async () => s.status());
 
-  app.get('/api/inference/pool/routing-log', observability, async (request) => {
+  app.get('/api/inference/pool/routing-log', { config: { ...observability.config, query: ['limit', 'since'] } }, async (request) => {
     const query = request.query as Record<string, unknown>;
     return s.routingLog.page({ limit: parseLimit(query.limit), ...parseSinceQuery(query.since) });
   });
@@ -59,7 +60,7 @@ export function registerOperatorRoutes(app: FastifyInstance, s: HubServices): vo
   // The window an app should be handed for a model; see placement/handout.ts. Operator only: a
   // qa:read key reads status, the routing log and /metrics and nothing else (spec, "Reading these
   // without an operator credential", plus /metrics from issue 12).
-  app.get('/api/inference/pool/handout', operator, async (request) => {
+  app.get('/api/inference/pool/handout', { config: { ...operator.config, query: ['model'] } }, async (request) => {
     const model = (request.query as Record<string, unknown>).model;
     if (typeof model !== 'string' || model.trim() === '' || model.length > MAX_MODEL_NAME_LENGTH) {
       throw new HubError(
@@ -99,7 +100,7 @@ export function registerOperatorRoutes(app: FastifyInstance, s: HubServices): vo
     reply.code(201);
     return { ...record, key };
   });
-  app.delete('/api/hub/api-keys/:id', operator, async (request) => {
+  app.delete('/api/hub/api-keys/:id', bodyless, async (request) => {
     const { id } = request.params as { id: string };
     if (!s.apiKeys.revoke(id)) throw new HubError('HUB_ERR_NOT_FOUND', `no live API key has id ${id}`);
     s.logger.info({ id }, 'api key revoked');

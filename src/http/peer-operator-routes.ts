@@ -14,6 +14,7 @@ import type { HubServices } from './services.js';
 
 export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices): void {
   const operator = { config: { access: 'operator' as const } };
+  const bodyless = { config: { ...operator.config, body: 'none' as const } };
   const p = s.peers;
   const view = async (id: string) => {
     const row = p.store.get(id);
@@ -56,18 +57,18 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
     return { peer: await view(peer.id), pinVerified };
   });
 
-  app.post('/api/inference/pool/peers/:ref/approve', operator, async (request) => {
+  app.post('/api/inference/pool/peers/:ref/approve', bodyless, async (request) => {
     const result = await p.pairing.approve(refOf(request.params));
     return { peer: await view(result.peer.id), callback: result.callback, reason: result.reason };
   });
 
-  app.post('/api/inference/pool/peers/:ref/reject', operator, async (request) => {
+  app.post('/api/inference/pool/peers/:ref/reject', bodyless, async (request) => {
     const row = refOf(request.params);
     const { notified } = await p.pairing.reject(row);
     return { rejected: row.nodeFqdn, notified };
   });
 
-  app.delete('/api/inference/pool/peers/:ref', operator, async (request) => {
+  app.delete('/api/inference/pool/peers/:ref', bodyless, async (request) => {
     const row = refOf(request.params);
     const { notified } = await p.pairing.unpair(row);
     return { unpaired: row.nodeFqdn, notified };
@@ -77,7 +78,7 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
     ['enable', true],
     ['disable', false],
   ] as const) {
-    app.post(`/api/inference/pool/peers/:ref/${verb}`, operator, async (request) => {
+    app.post(`/api/inference/pool/peers/:ref/${verb}`, bodyless, async (request) => {
       const row = refOf(request.params);
       p.store.update(row.id, { enabled });
       s.logger.info({ peer: row.nodeFqdn, enabled }, enabled ? 'peer enabled' : 'peer disabled');
@@ -85,7 +86,7 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
     });
   }
 
-  app.post('/api/inference/pool/pairing-pin', operator, async () => {
+  app.post('/api/inference/pool/pairing-pin', bodyless, async () => {
     const { disabledBy } = s.directions();
     if (disabledBy !== null) throw poolSwitchedOff(disabledBy, 'it takes no pairing requests, so a PIN would be useless');
     const identity = await p.identity.load();
@@ -95,9 +96,9 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
     return { ...minted, fingerprint: identity.fingerprint, nodeFqdn: (await p.self()).nodeFqdn };
   });
 
-  app.delete('/api/inference/pool/pairing-pin', operator, async () => ({ cancelled: p.pin.cancel() }));
+  app.delete('/api/inference/pool/pairing-pin', bodyless, async () => ({ cancelled: p.pin.cancel() }));
 
-  app.post('/api/inference/pool/identity/rotate', operator, async () => {
+  app.post('/api/inference/pool/identity/rotate', bodyless, async () => {
     // Phase one unpairs every peer, so first make sure phase two can mint: a secret that cannot be
     // read or created would otherwise leave no pairings and no key, and a 500.
     const problem = await p.identity.secretProblem();

@@ -36,7 +36,7 @@ export function registerPinRoutes(
     return { pin, ...list() };
   });
 
-  app.delete(PINS_PATH, operator, async (request) => {
+  app.delete(PINS_PATH, { config: { ...operator.config, query: ['scope', 'model'], body: 'none' as const } }, async (request) => {
     const { scope, model } = parsePinQuery(request.query);
     if (!s.settings.removePin(scope, model)) {
       throw new HubError(

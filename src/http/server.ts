@@ -27,6 +27,7 @@ import { registerSettingsCatalogueRoutes } from './settings-catalogue-routes.js'
 import { registerDiscoveryRoutes } from './discovery-routes.js';
 import { registerSlotStatementRoutes } from './slot-statement-routes.js';
 import { registerLogRoutes } from './log-routes.js';
+import { registerRouteInputChecks } from './route-inputs.js';
 import { recordRoutes, registerOpenApiRoutes } from './openapi-routes.js';
 import type { HubServices } from './services.js';
 
@@ -89,6 +90,7 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
     void reply.code(hubError.status).send(hubError.toBody());
   });
   app.setNotFoundHandler(answerNotFound);
+  registerRouteInputChecks(app);
   registerHealthRoutes(app, () => ({ listening: app.server.listening, storeOpen: s.storeOpen(), draining: closing }));
   // Before the operator routes: their access rule reads the caller a dashboard session names.
   registerDashboardRoutes(app, s);
