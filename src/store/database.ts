@@ -56,10 +56,15 @@ const DAMAGED = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
 function startRefusal(path: string, err: unknown): unknown {
   const code = sqliteCode(err);
   if (code === null || !DAMAGED.has(code)) return dataDirUnusable(dirname(path), path, err);
-  return new Error(
+  return new StoreDamagedError(
     `${path} is damaged (${code}): the Hub will not start over it. Restore it from a backup; or move it aside to start this Hub with a new identity, then pair it again with each peer`,
     { cause: err },
   );
+}
+
+/** hub.db is not a database SQLite can read: the start stops, and the fix is in the data dir. */
+export class StoreDamagedError extends Error {
+  override readonly name = 'StoreDamagedError';
 }
 
 /**

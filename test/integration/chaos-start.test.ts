@@ -107,7 +107,7 @@ describe('a Hub starting over a damaged or busy data dir', () => {
     writeFileSync(dbPath, garbage);
 
     const run = await serveToExit(dataDir);
-    assert.equal(run.code, 1, run.output);
+    assert.equal(run.code, 2, `exit 2, as every refusal of the data dir: ${run.output}`);
     assert.ok(run.output.includes(dbPath), `the message names the file: ${run.output}`);
     assert.match(run.output, /damaged \(SQLITE_NOTADB\)/);
     assert.match(run.output, /Restore it from a backup/);
