@@ -373,17 +373,20 @@ describe('port, host and data dir', () => {
   });
 });
 
+/** Whether this machine has a Docker socket at the usual path, as the Hub looks for one at start. */
+function dockerSocketPresent(): boolean {
+  try {
+    return statSync(DEFAULT_DOCKER_SOCKET).isSocket();
+  } catch {
+    return false;
+  }
+}
+
 describe('container counts: HUB_DOCKER_SOCKET and HUB_COMPOSE_PROJECTS', () => {
   it('looks for Docker at its usual socket path', () => assert.equal(DEFAULT_DOCKER_SOCKET, '/var/run/docker.sock'));
 
   it('with HUB_DOCKER_SOCKET unset, uses the usual socket when one exists there, else none', () => {
-    let present = false;
-    try {
-      present = statSync(DEFAULT_DOCKER_SOCKET).isSocket();
-    } catch {
-      present = false;
-    }
-    assert.equal(loadEnv({}).dockerSocket, present ? DEFAULT_DOCKER_SOCKET : null);
+    assert.equal(loadEnv({}).dockerSocket, dockerSocketPresent() ? DEFAULT_DOCKER_SOCKET : null);
   });
 
   it('takes the socket as given, and "off" as none', () => {
