@@ -14,13 +14,14 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import OpenAI from 'openai';
 import { startSimEngine } from '../../src/sim/engine.js';
 import { DATABASE_FILE_NAME } from '../../src/store/database.js';
+import { HUB_LOCK_FILE } from '../../src/config/data-dir-lock.js';
 import { CIHUB_BIN, eventually, freshDataDir, logMessages, pathWithoutTailscale, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 
 const MODEL = 'start:8b';
@@ -138,6 +139,21 @@ describe('a Hub starting over a damaged or busy data dir', () => {
       assert.equal(readFileSync(join(dataDir, 'hub.json'), 'utf8'), hubJson, "the first Hub's hub.json is left as it was");
       const status = await runCli(['pool', 'status'], { dataDir });
       assert.equal(status.code, 0, status.stderr);
+    } finally {
+      await first.stop();
+    }
+  });
+
+  it("refuses a second Hub on a live Hub's data dir even when hub.lock was deleted by hand: the Hub hub.json names answers", async () => {
+    const dataDir = freshDataDir();
+    const first = await startHubProcess({ dataDir });
+    try {
+      unlinkSync(join(dataDir, HUB_LOCK_FILE));
+      const second = await serveUntilSettled(dataDir);
+      assert.equal(second.listened, false, `the second Hub must not start; output:\n${second.output}`);
+      assert.equal(second.code, 2, second.output);
+      assert.ok(second.output.includes(`pid ${first.child.pid}`) && second.output.includes(first.url), `names the running Hub: ${second.output}`);
+      assert.equal((await runCli(['pool', 'status'], { dataDir })).code, 0, 'the first Hub still answers for its dir');
     } finally {
       await first.stop();
     }

@@ -1,13 +1,13 @@
 /** `cihub serve`: runs a Hub in the foreground until SIGTERM or SIGINT, then drains and exits. */
 import { DataDirInUseError, dataDirInUseText } from '../../config/data-dir-lock.js';
-import { readHubInfo } from '../../config/data-dir.js';
+import { readHubInfo, type HubInfo } from '../../config/data-dir.js';
 import { DataDirUnusableError } from '../../config/data-dir-unusable.js';
 import { StoreDamagedError } from '../../store/database.js';
 import { EnvError, loadEnv, processEnv } from '../../config/env.js';
 import { startHub, type HubSystem } from '../../system.js';
 import { limitHeapGrowth } from '../../util/heap-growth.js';
 import { pidAlive } from '../../util/pid-alive.js';
-import { UsageError } from '../hub-client.js';
+import { UsageError, verifyHub } from '../hub-client.js';
 import { listenProblem } from '../listen-check.js';
 
 export async function runServe(opts: { port?: number | undefined; dataDir?: string | undefined; host?: string | undefined }): Promise<void> {
@@ -19,6 +19,8 @@ export async function runServe(opts: { port?: number | undefined; dataDir?: stri
     if (err instanceof EnvError) throw new UsageError(err.message);
     throw err;
   }
+  const answering = await answeringHolder(env.dataDir);
+  if (answering !== null) throw new UsageError(`${dataDirInUseText(env.dataDir, answering)} Nothing was written.`);
   const refused = await listenProblem(env.host, env.port);
   if (refused?.about === 'host') {
     const named = opts.host !== undefined ? `--host ${JSON.stringify(opts.host)}` : `HUB_HOST=${env.host}`;
@@ -79,4 +81,22 @@ export async function runServe(opts: { port?: number | undefined; dataDir?: stri
 /** The sentence for a port this Hub cannot listen on, whether the check before start-up or the listen itself found it. */
 function portTaken(host: string, port: number, problem: string): string {
   return `Port ${port} on ${host} ${problem}; stop what holds it, or start this Hub with --port <another> (or API_PORT).`;
+}
+
+/**
+ * The Hub hub.json names, when it runs and answers at its URL with its boot id. hub.lock is the
+ * claim (config/data-dir-lock.ts), but a lock file deleted by hand takes the running Hub's claim
+ * with it, and a second Hub then took the dir. Only a live process that answers the boot check
+ * counts, so a hub.json a crash left, or a pid since reused, stops nothing. The check sends no
+ * credential.
+ */
+async function answeringHolder(dataDir: string): Promise<HubInfo | null> {
+  const info = readHubInfo(dataDir);
+  if (info === null || info.pid === process.pid || typeof info.bootId !== 'string' || !pidAlive(info.pid)) return null;
+  try {
+    await verifyHub({ url: info.url, operatorKey: '', pid: info.pid, bootId: info.bootId, dataDir, version: null });
+    return info;
+  } catch {
+    return null;
+  }
 }
