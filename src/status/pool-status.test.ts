@@ -326,6 +326,31 @@ describe('buildPoolStatus: pins, and whether each would apply now', () => {
   it('no pins: an empty list', () => assert.deepEqual(buildPoolStatus(inputs()).pins, []));
 });
 
+describe('buildPoolStatus: models, what the pool can serve', () => {
+  it("leaves out a model this node's only engine holding it withholds, as the listings do", () => {
+    const status = buildPoolStatus(
+      inputs({
+        backends: [backend('ollama', ['x:1b', 'y:1b'])],
+        withheld: { outputFaults: [], unservable: [{ key: 'local|ollama|x:1b', until: '2026-11-30T13:00:00.000Z', reason: 'unservable' }] },
+      }),
+    );
+    assert.deepEqual(
+      status.models.map((m) => m.model),
+      ['y:1b'],
+    );
+  });
+
+  it('keeps a model one engine withholds while another here serves it', () => {
+    const status = buildPoolStatus(
+      inputs({
+        backends: [backend('ollama', ['x:1b']), backend('vllm', ['x:1b'])],
+        withheld: { outputFaults: [], unservable: [{ key: 'local|ollama|x:1b', until: '2026-11-30T13:00:00.000Z', reason: 'unservable' }] },
+      }),
+    );
+    assert.deepEqual(status.models, [{ model: 'x:1b', nodes: ['local'], singleNode: true }]);
+  });
+});
+
 describe('buildPoolStatus: what each engine reports about itself', () => {
   const queue = (over: Partial<NonNullable<BackendView['engineQueue']>>) => ({
     running: null,

@@ -11,7 +11,7 @@ import type { EngineQueueView } from '../engines/engine-queue.js';
 import { localQueueDepth, othersOnEngine } from '../placement/local-queue-depth.js';
 import type { PeerView } from '../peers/peer-view.js';
 import type { PairingPinStatus } from '../pairing/pairing-pin.js';
-import { localCandidates, namesModel, peerCandidates, type LocalUnservable, type UsablePeer } from '../placement/candidates.js';
+import { localCandidates, namesModel, NOTHING_UNSERVABLE, peerCandidates, type LocalUnservable, type UsablePeer } from '../placement/candidates.js';
 import { unservableKey, type WithheldEntry } from '../proxy/withhold-book.js';
 import { LOCAL_PIN_TARGET, pinTargetNode } from '../placement/steps/pin.js';
 import type { ThroughputBook } from '../placement/throughput/book.js';
@@ -199,8 +199,12 @@ export interface PoolModel {
   readonly singleNode: boolean;
 }
 
-/** What the pool can serve now: this node's healthy engines plus every usable peer's cached models. */
-export function poolModels(backends: readonly BackendView[], peers: readonly UsablePeer[]): PoolModel[] {
+/**
+ * What the pool can serve now: this node's healthy engines, less what an engine withholds as
+ * unable to serve (as the listings and placement leave it out), plus every usable peer's cached
+ * models.
+ */
+export function poolModels(backends: readonly BackendView[], peers: readonly UsablePeer[], unservable: LocalUnservable = NOTHING_UNSERVABLE): PoolModel[] {
   // Each model's nodes, this node first and then the peers by name. The peers are visited in that
   // order, so every list comes out sorted with no sort of its own: a sort per model was a tenth of
   // /status at 50 peers listing 50 models each (bench/pool-scale --peer-models, 2026-12-05).
@@ -211,7 +215,7 @@ export function poolModels(backends: readonly BackendView[], peers: readonly Usa
     // A node's models are all added before the next node's, so a repeat is always the last entry.
     else if (list[list.length - 1] !== node) list.push(node);
   };
-  for (const b of backends) if (b.healthy) for (const m of b.models) add(m.name, 'local');
+  for (const b of backends) if (b.healthy) for (const m of b.models) if (!unservable(b, m.name)) add(m.name, 'local');
   const byName = [...peers].sort((a, b) => a.name.localeCompare(b.name));
   // A model a peer lists but says it cannot serve is not one the pool can serve there: read as
   // placement reads it (a tagless name covers its :latest), so the listings agree.
@@ -231,6 +235,7 @@ export function statusReason(directions: PoolDirections, connectedPeers: number)
 }
 
 export function buildPoolStatus(input: StatusInputs): PoolStatus {
+  const withheldKeys = new Set((input.withheld?.unservable ?? []).map((e) => e.key));
   const backends = input.backends.map((b) => ({
     id: b.backendId,
     kind: b.kind,
@@ -281,12 +286,8 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
         : {};
       return Object.assign(peerRow(p, input.forwarded?.(p.nodeFqdn) ?? 0, usable), placement, machine);
     }),
-    pins: pinStatuses(input.settings.poolPins, {
-      backends: input.backends,
-      usablePeers: input.usablePeers ?? [],
-      unservable: new Set((input.withheld?.unservable ?? []).map((e) => e.key)),
-    }),
-    models: poolModels(input.backends, input.usablePeers ?? []),
+    pins: pinStatuses(input.settings.poolPins, { backends: input.backends, usablePeers: input.usablePeers ?? [], unservable: withheldKeys }),
+    models: poolModels(input.backends, input.usablePeers ?? [], (b, name) => withheldKeys.has(unservableKey(b.backendId, b.kind, name))),
     withheld: input.withheld ?? { outputFaults: [], unservable: [] },
     contextCaps: contextCapFindings(input.settings.inferenceMaxNumCtx, input.peers),
     startupWarnings: input.startupWarnings ?? [],

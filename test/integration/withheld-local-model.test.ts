@@ -61,6 +61,7 @@ describe("a model withheld on this node's own engine", () => {
       const now = await listed(a);
       assert.deepEqual(now.tags.sort(), [PEER, SMALL].sort(), '/api/tags');
       assert.deepEqual(now.openai.sort(), [PEER, SMALL].sort(), '/v1/models');
+      assert.ok(!(await a.status()).models.some((m) => m.model === BIG), "status's models, what the pool can serve, drop it too");
 
       const handout = await a.api<{ error: { code: string } }>('GET', `${POOL_API}/handout?model=${encodeURIComponent(BIG)}`);
       assert.equal(handout.status, 404, 'no node serves the model now, so there is no window to hand out');
@@ -69,4 +70,59 @@ describe("a model withheld on this node's own engine", () => {
       await a.engines.ollama!.clearFaults();
     }
   });
+});
+
+describe('a model withheld on one of two engines that hold it', () => {
+  const pool = usePool<L>({
+    hubs: {
+      a: { ollama: { models: [{ name: BIG }] }, vllm: { models: [{ name: BIG }] } },
+      b: { ollama: { models: [{ name: PEER }] } },
+    },
+    pairs: [['a', 'b']],
+    settings: { poolHealthPollSeconds: 10 },
+  });
+
+  it(
+    "is offered to peers only on the engine that still serves it: a peer's native listing drops it, its OpenAI one keeps it",
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      const { a, b } = pool();
+      const offeredByA = async () => (await b.status()).peers.find((p) => p.nodeFqdn === a.name)?.backends ?? null;
+      await eventually(
+        async () => (await offeredByA())?.some((e) => e.kind === 'ollama' && e.models.includes(BIG)),
+        'B to see A offer the model on its Ollama',
+      );
+
+      await a.engines.ollama!.setFault({ mode: 'error', status: 500, model: BIG, body: CORE_4_LOAD_FAILURE });
+      try {
+        // The native route reaches only Ollama, so both strikes land there.
+        for (let i = 0; i < 2; i++)
+          assert.notEqual((await post(a, '/api/chat', { model: BIG, messages: [{ role: 'user', content: 'hi' }], stream: false })).status, 200);
+        await eventually(
+          async () => (await a.status()).withheld.unservable.some((w) => w.key === `local|ollama|${BIG}`),
+          'A to withhold the model on its Ollama',
+        );
+        assert.ok(
+          (await a.status()).models.some((m) => m.model === BIG),
+          "A's status still lists the model its vLLM serves",
+        );
+
+        await eventually(
+          async () => {
+            const offered = await offeredByA();
+            return (
+              offered?.find((e) => e.kind === 'ollama')?.models.includes(BIG) === false && offered.find((e) => e.kind === 'vllm')?.models.includes(BIG) === true
+            );
+          },
+          "B's next poll of A to carry the model on A's vLLM alone",
+          30_000,
+        );
+        const onB = await listed(b);
+        assert.ok(!onB.tags.includes(BIG), `no native engine in the pool serves it: ${JSON.stringify(onB)}`);
+        assert.ok(onB.openai.includes(BIG), `A's vLLM still serves it over the OpenAI API: ${JSON.stringify(onB)}`);
+      } finally {
+        await a.engines.ollama!.clearFaults();
+      }
+    },
+  );
 });
