@@ -157,7 +157,7 @@ describe("llama.cpp's own slot count", () => {
       assert.equal(res.status, 200, res.text.slice(0, 300));
       const row = await a.settledRow(String(res.headers['x-hub-pool-request-id']));
       assert.equal(row.node, b.name, 'the one slot is full: the request goes behind the peer with free slots');
-      assert.deepEqual(row.slots?.demoted, [{ node: 'local', backend: 'llamacpp', backendId: 'llamacpp', inFlight: 1, slots: 1 }]);
+      assert.deepEqual(row.slots?.demoted, [{ node: 'local', backend: 'llamacpp', backendId: 'llamacpp', inFlight: 1, loadReported: true, slots: 1 }]);
 
       // The operator's statement wins over the engine's count: two slots stated, one busy, so
       // placement sees room here. The engine has one slot, so the request then queues behind the

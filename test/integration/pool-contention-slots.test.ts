@@ -164,7 +164,7 @@ describe('local engine contention and slot-aware placement', () => {
       await a.patchSettings({ poolSlotAwareness: 1 });
       const on = await withOpenClawTurn(() => hermesTurn(a));
       assert.equal(on.node, b.name);
-      assert.deepEqual(on.slots?.demoted, [{ node: 'local', backend: 'ollama', backendId: 'ollama', inFlight: 1, slots: 1 }]);
+      assert.deepEqual(on.slots?.demoted, [{ node: 'local', backend: 'ollama', backendId: 'ollama', inFlight: 1, loadReported: true, slots: 1 }]);
       const log = await runCli(['pool', 'log', '--limit', '1'], { dataDir: a.dataDir });
       assert.match(log.stdout, /↳ moved local \(1 in flight, 1 slots\) behind nodes with a free slot/);
 
@@ -198,7 +198,7 @@ describe('local engine contention and slot-aware placement', () => {
         assert.deepEqual(row.slots, {
           demoted: [],
           allFull: true,
-          full: [{ node: 'local', backend: 'ollama', backendId: 'ollama', inFlight: 1, slots: 1 }],
+          full: [{ node: 'local', backend: 'ollama', backendId: 'ollama', inFlight: 1, loadReported: true, slots: 1 }],
           overridden: false,
         });
         const log = await runCli(['pool', 'log', '--limit', '1'], { dataDir: a.dataDir });
