@@ -72,6 +72,14 @@ async function ok(hub: HubProcess, ...args: string[]): Promise<string> {
   return res.stdout;
 }
 
+/** `cihub pool approve` whose call back failed: the steps on stdout (returned), exit 1 and one sentence on stderr. */
+async function halfPaired(approver: HubProcess, requester: string): Promise<string> {
+  const res = await runCli(['pool', 'approve', requester, '--yes'], { dataDir: approver.dataDir });
+  assert.equal(res.code, 1, `approve should fail half paired:\n${res.stdout}`);
+  assert.match(res.stderr, /is half paired: approved here, but the call back to it failed\./);
+  return res.stdout;
+}
+
 async function fails(hub: HubProcess, ...args: string[]): Promise<string> {
   const res = await runCli(args, { dataDir: hub.dataDir });
   assert.equal(res.code, 1, `cihub ${args.join(' ')} should fail:\n${res.stdout}`);
@@ -129,7 +137,7 @@ describe('advice that is right in every state', () => {
   it('half paired: both Hubs name the state and the fix (both unpairs), not legacy auth, "rejoins by itself" or the clocks', async () => {
     toA.rule = (method, path) => (method === 'POST' && path.endsWith('/pair/confirm') ? 'drop' : 'pass');
     await ok(a, 'pool', 'pair', B, '--yes');
-    assert.match(await ok(b, 'pool', 'approve', A, '--yes'), /Half paired: /);
+    assert.match(await halfPaired(b, A), /Half paired: /);
 
     // B has probed A since (A refuses it: its request still waits), which is where the old advice went wrong.
     await eventually(async () => (await rowsOf(b))[0]?.probeFailure !== null, "B's first failed probe of A");
@@ -163,7 +171,7 @@ describe('advice that is right in every state', () => {
       return 'drop';
     };
     await ok(a, 'pool', 'pair', B, '--yes');
-    assert.match(await ok(b, 'pool', 'approve', A, '--yes'), /Half paired: /);
+    assert.match(await halfPaired(b, A), /Half paired: /);
 
     const logs = await ok(b, 'logs', '--json');
     const line = logs.split('\n').find((l) => l.includes('pairing confirmed locally but callback to'));
@@ -188,7 +196,7 @@ describe('advice that is right in every state', () => {
     // B approves a request A cancelled without telling it: B is left holding a row for A, A none.
     await ok(a, 'pool', 'pair', B, '--yes');
     await ok(a, 'pool', 'unpair', B, '--yes');
-    await ok(b, 'pool', 'approve', A, '--yes');
+    await halfPaired(b, A);
     assert.deepEqual(await rowsOf(a), []);
 
     const pin = await pinOf(b);
@@ -219,7 +227,7 @@ describe('advice that is right in every state', () => {
   it('a request without a PIN to a receiver holding a stale row says what to do if the request never shows there', async () => {
     await ok(a, 'pool', 'pair', B, '--yes');
     await ok(a, 'pool', 'unpair', B, '--yes');
-    await ok(b, 'pool', 'approve', A, '--yes');
+    await halfPaired(b, A);
     const sent = await ok(a, 'pool', 'pair', B, '--yes');
     assert.ok(sent.includes(`If \`cihub pool peers\` on ${B} does not list this request`), sent);
     assert.ok(sent.includes(`cihub pool unpair ${A} on ${B}`), sent);

@@ -286,7 +286,10 @@ describe('pairing from the command line', () => {
     assert.deepEqual(await rowsOf(a), []);
     assert.equal((await rowsOf(b))[0]?.status, 'pending', 'hub-b still holds the request');
 
-    const approved = await ok(b, 'pool', 'approve', A, '--yes');
+    const run = await cli(b, ['pool', 'approve', A, '--yes']);
+    assert.equal(run.code, 1, 'half paired is no pairing: the command fails, as doctor does');
+    assert.equal(run.stderr.trim(), `${A} is half paired: approved here, but the call back to it failed.`);
+    const approved = run.stdout;
     assert.match(approved, /the call back to it failed/);
     assert.match(approved, /Half paired: /);
     assert.ok(approved.includes(`cihub pool unpair ${A}`) && approved.includes(`cihub pool unpair ${B}`), approved);

@@ -10,7 +10,7 @@ import { normalizePeerName } from '../../tailnet/peer-name.js';
 import { callHub, CliError, findHub, type HubTarget, UsageError } from '../hub-client.js';
 import { step } from '../steps.js';
 import { confirm } from '../confirm.js';
-import { lineSafe } from '../output.js';
+import { lineSafe, writeOut } from '../output.js';
 import { clockTime, renderPeersTable, shortId } from '../render/peers.js';
 import type { CommonOptions } from './pool.js';
 import { isAddressTarget, pairByAddress } from './address.js';
@@ -213,21 +213,28 @@ export async function approve(opts: ChangeOptions & { ref: string }): Promise<st
   }
   await confirm(approveQuestion(peer), opts);
   const result = await callHub<ApproveAnswer>(hub, 'POST', peerPath(peer, 'approve'));
-  if (opts.json) return json(result);
   if (result.callback === 'confirmed') {
+    if (opts.json) return json(result);
     return text([
       `Approved ${peer.nodeFqdn}: it confirmed the pairing, so both Hubs list each other as connected.`,
       'The first health check follows within seconds; `cihub pool status` then shows its models.',
     ]);
   }
+  // Half paired is no pairing: the steps go to stdout and the command fails (exit 1), as doctor
+  // fails this state, so a script approving with --yes cannot read it as done.
   const me = (await selfName(hub)) ?? "<this Hub's name>";
-  return text([
-    `Approved ${peer.nodeFqdn} here, but the call back to it failed (${result.reason ?? 'no reason given'}).`,
-    `Half paired: this Hub lists ${peer.nodeFqdn} as connected while it still waits for approval, and nothing is retried.`,
-    `Make sure each Hub reaches the other at https://<its name>, then remove both halves and pair again:`,
-    `  here:            cihub pool unpair ${peer.nodeFqdn}`,
-    `  on ${peer.nodeFqdn}: cihub pool unpair ${me}`,
-  ]);
+  writeOut(
+    opts.json
+      ? json(result)
+      : text([
+          `Approved ${peer.nodeFqdn} here, but the call back to it failed (${result.reason ?? 'no reason given'}).`,
+          `Half paired: this Hub lists ${peer.nodeFqdn} as connected while it still waits for approval, and nothing is retried.`,
+          `Make sure each Hub reaches the other at https://<its name>, then remove both halves and pair again:`,
+          `  here:            cihub pool unpair ${peer.nodeFqdn}`,
+          `  on ${peer.nodeFqdn}: cihub pool unpair ${me}`,
+        ]),
+  );
+  throw new CliError(`${peer.nodeFqdn} is half paired: approved here, but the call back to it failed.`);
 }
 
 export async function reject(opts: ChangeOptions & { ref: string }): Promise<string> {
