@@ -103,23 +103,27 @@ function answering(inFlightRequests = 0, forwardsTo: (peerName: string) => numbe
   const clock = new ManualClock();
   const store = new PeerStore(openDatabase(join(mkdtempSync(join(tmpdir(), 'cihub-poller-')), 'hub.db')));
   const waiting: (() => void)[] = [];
+  /** What the peer answers instead of its capabilities, when set. */
+  let instead: unknown = null;
   const client = {
     call: () =>
       new Promise((resolve) =>
         waiting.push(() =>
-          resolve({
-            ok: true,
-            status: 200,
-            headers: {},
-            json: {
-              nodeUuid: '2f1c7a52-9d3e-4b8a-a0c1-5e6f7a8b9c0d',
-              hardwareTier: null,
-              backends: [{ kind: 'ollama', models: ['m'] }],
-              inFlightRequests,
-              acceptingWork: true,
+          resolve(
+            instead ?? {
+              ok: true,
+              status: 200,
+              headers: {},
+              json: {
+                nodeUuid: '2f1c7a52-9d3e-4b8a-a0c1-5e6f7a8b9c0d',
+                hardwareTier: null,
+                backends: [{ kind: 'ollama', models: ['m'] }],
+                inFlightRequests,
+                acceptingWork: true,
+              },
+              auth: 'signed',
             },
-            auth: 'signed',
-          }),
+          ),
         ),
       ),
   } as unknown as PeerClient;
@@ -160,7 +164,8 @@ function answering(inFlightRequests = 0, forwardsTo: (peerName: string) => numbe
   /** Probes started and not yet answered. */
   const unanswered = () => waiting.length;
   const answerNext = () => waiting.shift()!();
-  return { clock, store, poller, row, probe, unanswered, answerNext };
+  const answerWith = (answer: unknown) => void (instead = answer);
+  return { clock, store, poller, row, probe, unanswered, answerNext, answerWith };
 }
 
 describe('HealthPoller: a peer that said it is leaving', () => {
@@ -177,6 +182,16 @@ describe('HealthPoller: a peer that said it is leaving', () => {
     assert.equal(store.get(row.id)?.status, 'connected');
     assert.equal(poller.health(row.id).leftAt, null);
     assert.ok(poller.health(row.id).capabilities !== null);
+  });
+
+  it('is back, refusing this Hub, when it answers with an identity refusal after the notice: the notice no longer speaks for it', async () => {
+    const { clock, store, poller, row, probe, answerWith } = answering();
+    await probe()();
+    poller.noteLeft(store.get(row.id)!);
+    clock.advance(30_000);
+    answerWith({ ok: true, status: 401, headers: { 'x-hub-pool-refusal': 'identity-mismatch' }, json: null, auth: 'signed' });
+    await probe()();
+    assert.deepEqual([poller.health(row.id).leftAt, poller.health(row.id).probeFailure, store.get(row.id)?.status], [null, 'identity_changed', 'unreachable']);
   });
 
   it('an answer given before the notice does not take it back', async () => {

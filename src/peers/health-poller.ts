@@ -248,6 +248,10 @@ export class HealthPoller {
     // failure within a poll of the operator's fix; so only the peer's refusals back off.
     const refusal = failedKind === 'unauthorized' || failedKind === 'identity_changed';
     s.refusals = refusal ? s.refusals + 1 : 0;
+    // A refusal is an answer: the peer that said it was leaving is back, so the notice no longer
+    // says why it takes no work (its data dir recreated while it was down reads identity changed,
+    // which waiting does not fix, and its row must not say it rejoins by itself).
+    if (refusal && s.leftAt !== null && Date.parse(s.leftAt) < startedAtMs) s.leftAt = null;
     s.lastPolledAtMs = now;
     const unreachable = failedKind === 'identity_changed' || failures >= UNREACHABLE_AFTER_FAILURES;
     this.#d.store.update(row.id, { consecutiveFailures: failures, ...(unreachable ? { status: 'unreachable' } : {}) });

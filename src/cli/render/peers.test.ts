@@ -50,6 +50,18 @@ describe('renderPeersTable', () => {
       row: /\s+connected\s+signed\s+12s ago\s+16384 as last seen$/m,
     },
     {
+      name: 'a peer whose identity changed is named so, with what to do under the table',
+      peers: [peer({ status: 'unreachable', probeFailure: { kind: 'identity_changed', since: null, action: 're-pair with a new PIN' } })],
+      row: /\s+identity changed\s+signed\s+12s ago\s+none$/m,
+      after: /^hub-b\.tail0\.ts\.net refuses this Hub \(identity changed\): re-pair with a new PIN\.$/m,
+    },
+    {
+      name: "a peer refusing this Hub's credentials is named so",
+      peers: [peer({ status: 'unreachable', probeFailure: { kind: 'unauthorized', since: null, action: 'compare the clocks' } })],
+      row: /\s+credentials refused\s+signed\s+12s ago\s+none$/m,
+      after: /^hub-b\.tail0\.ts\.net refuses this Hub \(credentials refused\): compare the clocks\.$/m,
+    },
+    {
       name: 'an incoming request: pending, no auth yet, and the commands to answer it',
       peers: [peer({ direction: 'inbound', status: 'pending', lastSeenAt: null })],
       row: /^abcdef12\s+hub-b\.tail0\.ts\.net\s+in\s+pending\s+-\s+never\s+-$/m,

@@ -18,9 +18,21 @@ export function directionWord(peer: Pick<PeerView, 'direction'>): 'in' | 'out' {
   return peer.direction === 'inbound' ? 'in' : 'out';
 }
 
-/** STATE: the row's status, with "disabled" added when the per-peer switch is off here. */
-export function stateWord(peer: Pick<PeerView, 'status' | 'enabled'>): string {
-  return peer.enabled ? peer.status : `${peer.status}, disabled`;
+/**
+ * STATE: the row's status, with "disabled" added when the per-peer switch is off here. A peer
+ * that answers but refuses this Hub is named for the refusal, not left as a plain "unreachable",
+ * which reads as a state that passes by itself (spec, Operator workflow).
+ */
+export function stateWord(peer: Pick<PeerView, 'status' | 'enabled' | 'probeFailure'>): string {
+  const status = refusalWord(peer) ?? peer.status;
+  return peer.enabled ? status : `${status}, disabled`;
+}
+
+function refusalWord(peer: Pick<PeerView, 'status' | 'probeFailure'>): string | null {
+  if (peer.status === 'pending') return null;
+  if (peer.probeFailure?.kind === 'identity_changed') return 'identity changed';
+  if (peer.probeFailure?.kind === 'unauthorized') return 'credentials refused';
+  return null;
 }
 
 export function authWord(mode: PeerView['authMode']): string {
@@ -98,6 +110,11 @@ export function renderPeersTable(peers: readonly PeerView[], nowMs: number): str
   if (stuck.length > 0) {
     lines.push('');
     for (const p of stuck) lines.push(`${p.nodeFqdn} needs both operators (${p.pairingProblem!.kind.replaceAll('_', ' ')}): ${p.pairingProblem!.action}.`);
+  }
+  const refusing = peers.filter((p) => p.pairingProblem === null && p.probeFailure !== null && refusalWord(p) !== null);
+  if (refusing.length > 0) {
+    lines.push('');
+    for (const p of refusing) lines.push(`${p.nodeFqdn} refuses this Hub (${refusalWord(p)}): ${p.probeFailure!.action}.`);
   }
   const sent = peers.filter((p) => p.direction === 'outbound' && p.status === 'pending' && p.pairingProblem === null);
   if (sent.length > 0) {

@@ -309,6 +309,26 @@ const CASES: readonly Case[] = [
     includes: ['↳ said it was shutting down at 2026-11-30 11:59:00Z: no work goes to it, and it rejoins by itself on its first good poll'],
   },
   {
+    name: 'a peer that left and came back refusing: the refusal speaks, not the notice (waiting will not fix it)',
+    status: status({
+      peers: [
+        peer({
+          status: 'unreachable',
+          leftAt: '2026-11-30T11:59:00.000Z',
+          probeFailure: { kind: 'identity_changed', since: '2026-11-30T11:59:30.000Z', action: 're-pair' },
+        }),
+      ],
+    }),
+    includes: ['↳ refusing this Hub: see below', 'Peers refusing this Hub'],
+    excludes: ['rejoins by itself'],
+  },
+  {
+    name: 'a peer that said it is shutting down, its models dropped with its snapshot: unknown since, not "not reported yet"',
+    status: status({ peers: [peer({ status: 'unreachable', leftAt: '2026-11-30T11:59:00.000Z', backends: null })] }),
+    includes: ['models unknown since it said it was shutting down'],
+    excludes: ['models not reported yet'],
+  },
+  {
     name: 'every peer signs and signed-only is off: it says turning poolRequireSignedPeers on is safe now',
     status: usable(status({ peers: [peer(), peer({ id: 'bbbbbbbb-0000-4000-8000-000000000002', nodeFqdn: 'hub-c.tail0.ts.net' })] })),
     includes: ['Signed requests only: every peer signs now, so turning on poolRequireSignedPeers is safe (cihub pool set poolRequireSignedPeers true).'],

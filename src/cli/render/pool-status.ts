@@ -374,13 +374,18 @@ function peerLines(peers: PoolStatus['peers'], nowMs: number, pressureWeighed: b
       const models = peerModels(p);
       detail =
         models === null
-          ? 'models not reported yet'
+          ? p.leftAt !== null
+            ? 'models unknown since it said it was shutting down'
+            : 'models not reported yet'
           : p.acceptingWork === false
             ? 'not taking work from this Hub'
             : `${models.length} model${models.length === 1 ? '' : 's'}${earlier ? ' as last seen' : queueText(p)}`;
       detail += forwardedText(p);
       if (p.pairingProblem !== null) {
         note.push(`${PROBLEM_TEXT[p.pairingProblem.kind]}: see below`);
+      } else if (p.probeFailure?.kind === 'unauthorized' || p.probeFailure?.kind === 'identity_changed') {
+        // Ahead of a leaving notice: waiting does not fix a refusal, whatever the peer said before it.
+        note.push(`refusing this Hub: see below`);
       } else if (p.leftAt !== null) {
         note.push(`said it was shutting down at ${clockTime(p.leftAt)}: no work goes to it, and it rejoins by itself on its first good poll`);
       } else if (p.probeFailure !== null && p.probeFailure.kind === 'unreachable') {
@@ -389,8 +394,6 @@ function peerLines(peers: PoolStatus['peers'], nowMs: number, pressureWeighed: b
         );
       } else if (p.probeFailure?.kind === 'cannot_authenticate') {
         note.push('no probe sent: this Hub cannot authenticate to it; see below');
-      } else if (p.probeFailure !== null) {
-        note.push(`refusing this Hub: see below`);
       }
     }
     if (p.snapshotStale) note.push(`no good poll for over three polls: ranks as mid-load (queue ${p.queueDepth ?? '?'}) until the next one`);

@@ -243,6 +243,15 @@ describe('renderRoutingLog rows', () => {
       lines: ['2026-09-21 20:09:06Z out  qwen3-coder:30b      -        -/3   -       … pending', '  ↳ still waiting on local after 42 s'],
     },
     {
+      name: "a pending inbound row says this Hub is serving the sender's forward, not waiting on the sender",
+      entries: [row({ direction: 'inbound', node: 'hub-a.tail0.ts.net', attempt: null, outcome: 'pending', status: null, durationMs: null })],
+      now: Date.parse(AT) + 4_200,
+      lines: [
+        '2026-09-21 20:09:06Z in   qwen3-coder:30b      hub-a.tail0.ts.net -/3   -       … pending',
+        "  ↳ serving hub-a.tail0.ts.net's forward on this Hub's engines, 4 s so far",
+      ],
+    },
+    {
       name: 'a pending row without now gets no wait line',
       entries: [row({ attempt: null, outcome: 'pending', status: null, durationMs: null })],
       lines: ['2026-09-21 20:09:06Z out  qwen3-coder:30b      -        -/3   -       … pending'],

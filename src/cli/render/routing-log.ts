@@ -256,8 +256,11 @@ function pendingLine(row: RoutingLogEntry, ctx: LineContext): readonly string[] 
   if (row.outcome !== 'pending' || ctx.nowMs === undefined) return [];
   const waitedMs = ctx.nowMs - Date.parse(row.timestamp);
   if (!Number.isFinite(waitedMs)) return [];
+  const seconds = Math.max(0, Math.floor(waitedMs / 1000));
+  // Inbound, node is the peer that sent the work; this Hub is the one serving it on its engines.
+  if (row.direction === 'inbound') return [`serving ${row.node ?? 'a peer'}'s forward on this Hub's engines, ${seconds} s so far`];
   const on = row.node === null ? '' : ` on ${row.node}`;
-  return [`still waiting${on} after ${Math.max(0, Math.floor(waitedMs / 1000))} s`];
+  return [`still waiting${on} after ${seconds} s`];
 }
 
 /** "2026-09-21T20:09:06.412Z" → "2026-09-21 20:09:06Z"; a value that is not a time is shown as sent. */
