@@ -145,7 +145,8 @@ function withheldLines(row: RoutingLogEntry): readonly string[] {
 
 /**
  * An affinity record as a Hub of any build wrote it: one that predates `qualified` (or the
- * margin's `leastLoadedInFlight`, or `loadReported`) leaves the field out, and the CLI can be newer than its Hub.
+ * margin's `leastLoadedInFlight`, or `loadReported`) leaves the field out, and the CLI can be
+ * newer than its Hub.
  */
 export type AffinityRecordAsWritten = Omit<AffinityRecord, 'qualified' | 'leastLoadedInFlight' | 'loadReported'> &
   Partial<Pick<AffinityRecord, 'qualified' | 'leastLoadedInFlight' | 'loadReported'>>;
