@@ -159,6 +159,20 @@ describe('a Hub starting over a damaged or busy data dir', () => {
     }
   });
 
+  it('starts over a hub.json naming a live process that is not its Hub: a pid reused since a crash, at an address another Hub answers', async () => {
+    const other = await startHubProcess();
+    const dataDir = freshDataDir();
+    try {
+      // The test runner is alive, and the address answers the boot check with another Hub's id.
+      const left = { url: other.url, port: Number(new URL(other.url).port), pid: process.pid, startedAt: new Date().toISOString(), bootId: 'left-by-a-crash' };
+      writeFileSync(join(dataDir, 'hub.json'), JSON.stringify(left), { mode: 0o600 });
+      const run = await serveUntilSettled(dataDir);
+      assert.equal(run.listened, true, `the Hub starts: nothing holds its dir; output:\n${run.output}`);
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('refuses a port another program listens on with exit 2 and one sentence naming it and --port, and writes nothing in the data dir', async () => {
     const squatter = createServer();
     await new Promise<void>((listening) => squatter.listen(0, '127.0.0.1', listening));
