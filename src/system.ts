@@ -332,7 +332,6 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
     // other clients sent those engines directly counts too, where the engine reports it.
     inFlightTotal: () => localDepth(health.latest()),
     unservableModels: () => unservableHere(health.latest(), unservableLocally),
-    localUnservable: unservableLocally,
     storeOpen: () => db.open,
     metrics,
     discovery: new DiscoveryService({

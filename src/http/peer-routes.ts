@@ -138,7 +138,6 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
         maxPromptTokens: s.env.maxPromptTokens ?? s.settings.get().poolMaxPromptTokens,
         maxNumCtx: s.settings.get().inferenceMaxNumCtx,
         unservableModels: s.unservableModels(),
-        unservable: s.localUnservable,
         ollamaSlots: s.ollamaSlots(),
         throughput: s.throughputAdvert(),
         gpuPressure: s.gpuPressure(),

@@ -12,7 +12,6 @@ import type { WindowHandout } from '../placement/handout.js';
 import type { ApiKeyStore } from '../store/api-keys.js';
 import type { PoolDirections } from '../config/kill-switch.js';
 import type { BackendView } from '../engines/types.js';
-import type { LocalUnservable } from '../placement/candidates.js';
 import type { PoolPeers } from '../peers/pool-peers.js';
 import type { Clock } from '../util/clock.js';
 import type { AddressPairing } from '../pairing/pair-by-address.js';
@@ -44,8 +43,6 @@ export interface HubServices {
   inFlightTotal(): number;
   /** Models this node lists but cannot serve now, advertised to peers. */
   unservableModels(): string[];
-  /** Whether one of this node's engines withholds a model as unable to serve it now (proxy/withhold-book.ts). */
-  readonly localUnservable: LocalUnservable;
   status(): Promise<PoolStatus>;
   /** The context window an app should be handed for a model (GET /api/inference/pool/handout). */
   handout(model: string): WindowHandout;

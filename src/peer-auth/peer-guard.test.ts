@@ -255,15 +255,14 @@ describe('admitPeer: the legacy bearer token', () => {
     h.done();
   });
 
-  for (const status of ['pending', 'connected'] as const)
-    it(`refuses the token on a ${status} PIN pairing: only the key pinned at the PIN exchange authenticates (an overheard request gives nothing)`, async () => {
-      const h = hub();
-      // Alice's row as a PIN request left it on a build that kept the token it sent: her key pinned.
-      h.store.update(h.aliceRow.id, { direction: 'outbound', status, pinVerified: true, bearerGraceUntil: null });
-      const admission = await h.admit(bearerCall({ authorization: `Bearer ${ALICE_TOKEN}`, 'x-hub-pool-peer': ALICE_NAME }));
-      assert.deepEqual(refusal(admission), { reason: 'a pairing made with a PIN authenticates with a signature', identityMismatch: false });
-      h.done();
-    });
+  it("refuses the token on a PIN request still waiting for the peer's signed confirmation (an overheard request confirms nothing)", async () => {
+    const h = hub();
+    // Alice's row as a PIN request left it on a build that kept the token it sent: her key pinned, not yet approved there.
+    h.store.update(h.aliceRow.id, { direction: 'outbound', status: 'pending', pinVerified: true, bearerGraceUntil: null });
+    const admission = await h.admit(bearerCall({ authorization: `Bearer ${ALICE_TOKEN}`, 'x-hub-pool-peer': ALICE_NAME }));
+    assert.deepEqual(refusal(admission), { reason: 'a pairing made with a PIN confirms with a signature', identityMismatch: false });
+    h.done();
+  });
 
   const refused: readonly { name: string; headers: Record<string, string>; reason: string }[] = [
     { name: 'no Authorization header', headers: { 'x-hub-pool-peer': BOB_NAME }, reason: 'no peer credentials' },

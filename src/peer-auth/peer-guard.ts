@@ -96,10 +96,10 @@ function admitBearer(deps: PeerGuardDeps, req: PeerRequest): PeerAdmission {
   const peer = name.ok ? deps.store.byFqdn(name.name) : null;
   if (peer === null || peer.issuedTokenHash === null) return refuse('unknown peer or no token issued');
   if (peer.signedSeenAt !== null) return refuse('this peer has been seen signing; its bearer token is retired');
-  // A PIN exchange pinned the peer's key before any approval, so it signs from its confirmation on;
-  // a token on such a row (one written before this rule, pending or since confirmed) must not
-  // stand in for the key.
-  if (peer.pinVerified && peer.peerPublicKey !== null) return refuse('a pairing made with a PIN authenticates with a signature');
+  // A PIN exchange pinned the peer's key before any approval, so its confirmation comes signed; a
+  // token on such a row while it waits (one an older build kept) must not stand in for the key.
+  // Once connected the spec's rule applies: a token is refused when the peer has been seen signing.
+  if (peer.status === 'pending' && peer.pinVerified && peer.peerPublicKey !== null) return refuse('a pairing made with a PIN confirms with a signature');
   const presented = createHash('sha256').update(token).digest();
   const expected = Buffer.from(peer.issuedTokenHash, 'hex');
   if (expected.length !== presented.length || !timingSafeEqual(presented, expected)) return refuse('bearer token refused');

@@ -316,18 +316,6 @@ describe('publishCapabilities', () => {
     assert.deepEqual([doc.backends, doc.inFlightRequests, doc.acceptingWork, doc.containers], [[], 3, false, CONTAINERS]);
   });
 
-  it("leaves a model out of the engine that withholds it, and only that engine's list and details", () => {
-    const described = (parameterSize: string) => [{ name: 'qwen3:8b', parameterSize, capabilities: null, sizeBytes: null }];
-    const ollama: BackendView = { ...backend, models: described('8B (ollama)') };
-    const vllm: BackendView = { ...backend, backendId: 'vllm', kind: 'vllm', url: 'http://127.0.0.1:8000', models: described('8B (vllm)') };
-    const doc = wire({ backends: [ollama, vllm], unservable: (b, model) => b.kind === 'ollama' && model === 'qwen3:8b' });
-    assert.deepEqual(doc.backends, [
-      { kind: 'ollama', models: [] },
-      { kind: 'vllm', models: ['qwen3:8b'] },
-    ]);
-    assert.deepEqual(doc.modelDetails, { 'qwen3:8b': { parameterSize: '8B (vllm)', capabilities: null } });
-  });
-
   it('reads back as it was published', () => {
     const caps = readCapabilities(wire({ maxPromptTokens: 16_000, containers: CONTAINERS }));
     assert.equal(caps?.maxPromptTokens, 16_000);

@@ -145,25 +145,18 @@ export interface PublishInputs {
   readonly containers?: ContainerRollup | null;
   /** Models this node lists but cannot serve now (withheld on every engine holding them). */
   readonly unservableModels?: readonly string[];
-  /**
-   * Whether an engine withholds a model now: such a model is left out of that engine's list and
-   * details. unservableModels names only models every engine withholds, and carries no engine, so
-   * a model Ollama withholds and a vLLM here also lists read as native-capable here (absent: none).
-   */
-  readonly unservable?: (backend: BackendView, model: string) => boolean;
   /** This node's throughput bands per model; null when nothing has been timed. */
   readonly throughput?: ThroughputAdvert | null;
 }
 
 /** The document this Hub publishes. Not taking work: the real load, an empty inventory, acceptingWork false. */
 export function publishCapabilities(input: PublishInputs): CapabilitiesDocument {
-  const offered = offeredBackends(input.backends, input.unservable);
   return {
     nodeUuid: input.nodeUuid,
     ...present('publicKey', input.publicKey),
     // Not detected (yet, or at all) reads null: a tier is never guessed.
     hardwareTier: input.hardwareTier ?? null,
-    backends: input.acceptingWork ? offered.map((b) => ({ kind: b.kind, models: b.models.map((m) => m.name) })) : [],
+    backends: input.acceptingWork ? input.backends.filter((b) => b.healthy).map((b) => ({ kind: b.kind, models: b.models.map((m) => m.name) })) : [],
     inFlightRequests: input.inFlightRequests,
     acceptingWork: input.acceptingWork,
     // Container counts are a health signal rather than an offer of work, so they are sent
@@ -174,19 +167,12 @@ export function publishCapabilities(input: PublishInputs): CapabilitiesDocument 
     ...present('gpuPressure', input.gpuPressure),
     ...present('containers', input.containers),
     ...(input.unservableModels && input.unservableModels.length > 0 ? { unservableModels: [...input.unservableModels] } : {}),
-    ...(input.acceptingWork ? { modelDetails: modelDetailsOf(offered) } : {}),
+    ...(input.acceptingWork ? { modelDetails: modelDetailsOf(input.backends) } : {}),
     ...present('throughput', input.throughput),
   };
 }
 
-/** The healthy engines, each without the models it withholds now. */
-function offeredBackends(backends: readonly BackendView[], unservable: PublishInputs['unservable']): BackendView[] {
-  const healthy = backends.filter((b) => b.healthy);
-  if (unservable === undefined) return healthy;
-  return healthy.map((b) => (b.models.some((m) => unservable(b, m.name)) ? { ...b, models: b.models.filter((m) => !unservable(b, m.name)) } : b));
-}
-
-/** The facts the offered engines give about their models; models no engine describes are left out. */
+/** The facts this node's healthy engines give about their models; models no engine describes are left out. */
 function modelDetailsOf(backends: readonly BackendView[]): Record<string, ModelDetail> {
   // Gathered in a Map: in a plain object a model named `constructor` found Object.prototype's
   // member and went undescribed, and one named `__proto__` replaced the object's prototype.
