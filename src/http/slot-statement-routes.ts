@@ -29,7 +29,6 @@ const USER_SETTINGS_FIELDS: FieldMap = {
   clearElsewhere: 'PATCH /api/inference/preferences',
 };
 const PREFERENCES_FIELDS: FieldMap = { fields: { ollamaSlots: 'inferenceOllamaSlots', maxNumCtx: 'inferenceMaxNumCtx' }, clearElsewhere: null };
-const PREFERENCES_NAME: Readonly<Record<StatementSetting, string>> = { inferenceOllamaSlots: 'ollamaSlots', inferenceMaxNumCtx: 'maxNumCtx' };
 
 /**
  * The settings patch a body asks for, or a refusal naming every field at fault in the route's own
@@ -53,7 +52,7 @@ export function statementPatch(route: FieldMap, raw: unknown): SettingsPatch {
       problems.push({ field: name, message: `${name} is not taken here (this route takes ${known})` });
     } else if (!valueFits(ruleOn(route, setting), value)) {
       const clear =
-        value === null && route.clearElsewhere !== null ? ` (to clear it, send ${route.clearElsewhere} with ${PREFERENCES_NAME[setting]}: null)` : '';
+        value === null && route.clearElsewhere !== null ? ` (to clear it, send ${route.clearElsewhere} with ${preferencesField(setting)}: null)` : '';
       problems.push({ field, message: `${field} must be ${describeRule(ruleOn(route, setting))}; got ${echoValue(value)}${clear}` });
     } else {
       patch[setting] = value;
@@ -62,6 +61,11 @@ export function statementPatch(route: FieldMap, raw: unknown): SettingsPatch {
   if (problems.length === 0 && Object.keys(patch).length === 0) problems.push({ field: '(body)', message: `the body names nothing to change: send ${known}` });
   if (problems.length > 0) throw new HubError('HUB_ERR_SETTINGS_INVALID', problems.map((p) => p.message).join('; '), { details: { fields: problems } });
   return patch as SettingsPatch;
+}
+
+/** The field PATCH /api/inference/preferences writes a setting through. */
+function preferencesField(setting: StatementSetting): string {
+  return Object.keys(PREFERENCES_FIELDS.fields).find((field) => PREFERENCES_FIELDS.fields[field] === setting) ?? setting;
 }
 
 /** The setting's rule as this route takes it: without null where the route cannot clear. */

@@ -287,7 +287,7 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
       return Object.assign(peerRow(p, input.forwarded?.(p.nodeFqdn) ?? 0, usable), placement, machine);
     }),
     pins: pinStatuses(input.settings.poolPins, { backends: input.backends, usablePeers: input.usablePeers ?? [], unservable: withheldKeys }),
-    models: poolModels(input.backends, input.usablePeers ?? [], (b, name) => withheldKeys.has(unservableKey(b.backendId, b.kind, name))),
+    models: poolModels(input.backends, input.usablePeers ?? [], withheldIn(withheldKeys)),
     withheld: input.withheld ?? { outputFaults: [], unservable: [] },
     contextCaps: contextCapFindings(input.settings.inferenceMaxNumCtx, input.peers),
     startupWarnings: input.startupWarnings ?? [],
@@ -364,11 +364,15 @@ export function pinStatuses(pins: readonly RoutingPin[], facts: PinTargetFacts):
   });
 }
 
+/** The withhold book's answer, read from the unservable keys status was given. */
+function withheldIn(keys: ReadonlySet<string>): LocalUnservable {
+  return (b, name) => keys.has(unservableKey(b.backendId, b.kind, name));
+}
+
 function pinApplies(targetNode: string, model: string | null, facts: PinTargetFacts): boolean {
   if (targetNode === LOCAL_PIN_TARGET) {
     if (model === null) return facts.backends.some((b) => b.healthy);
-    const unservable: LocalUnservable = (b, name) => facts.unservable.has(unservableKey(b.backendId, b.kind, name));
-    return localCandidates(facts.backends, model, 'openai', () => 0, unservable).length > 0;
+    return localCandidates(facts.backends, model, 'openai', () => 0, withheldIn(facts.unservable)).length > 0;
   }
   const peers = facts.usablePeers.filter((p) => p.name.toLowerCase() === targetNode);
   if (model === null) return peers.length > 0;
