@@ -31,7 +31,6 @@ import { advertOf } from './peers/throughput-advert.js';
 import { releaseResident, RESIDENCY_CHECK_MS } from './proxy/residency-release.js';
 import { localUnservable, WithholdBook } from './proxy/withhold-book.js';
 import type { BackendView } from './engines/types.js';
-import type { LocalUnservable } from './placement/candidates.js';
 import { usablePeers } from './peers/usable-peers.js';
 import { RoutingLog } from './routing-log/ring.js';
 import { HubMetrics } from './metrics/hub-metrics.js';
@@ -331,7 +330,7 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
     // Only this node's engines: what it forwards to peers is counted in their own figures. Work
     // other clients sent those engines directly counts too, where the engine reports it.
     inFlightTotal: () => localDepth(health.latest()),
-    unservableModels: () => unservableHere(health.latest(), unservableLocally),
+    unservable: unservableLocally,
     storeOpen: () => db.open,
     metrics,
     discovery: new DiscoveryService({
@@ -640,23 +639,4 @@ function buildPoolPeers(deps: {
     background,
   });
   return { store, identity, pairing, poller, pin, nonces, client, self, origins: origins.map, tailscale, adminApi };
-}
-
-/**
- * Models this node lists but cannot serve now: withheld on every healthy engine that lists
- * them. A model one engine fails while another serves it is still servable here.
- */
-function unservableHere(backends: readonly BackendView[], unservable: LocalUnservable): string[] {
-  const models = new Map<string, boolean>();
-  for (const b of backends) {
-    if (!b.healthy) continue;
-    for (const m of b.models) {
-      const withheld = unservable(b, m.name);
-      models.set(m.name, (models.get(m.name) ?? true) && withheld);
-    }
-  }
-  return [...models]
-    .filter(([, all]) => all)
-    .map(([name]) => name)
-    .sort();
 }

@@ -137,7 +137,7 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
         acceptingWork: directions.inbound.enabled && peer.enabled,
         maxPromptTokens: s.env.maxPromptTokens ?? s.settings.get().poolMaxPromptTokens,
         maxNumCtx: s.settings.get().inferenceMaxNumCtx,
-        unservableModels: s.unservableModels(),
+        unservable: s.unservable,
         ollamaSlots: s.ollamaSlots(),
         throughput: s.throughputAdvert(),
         gpuPressure: s.gpuPressure(),

@@ -20,6 +20,7 @@ import type { DiscoveryService } from '../discovery/discovery-service.js';
 import type { TailscaleReport } from '../tailnet/tailscale-report.js';
 import type { PeerClock } from '../peers/peer-clock.js';
 import type { HardwareTier } from '../machine/hardware-tier.js';
+import type { LocalUnservable } from '../placement/candidates.js';
 
 export interface HubServices {
   readonly env: HubEnv;
@@ -41,8 +42,8 @@ export interface HubServices {
   localInventory(): BackendView[];
   /** Requests this Hub's proxy has in flight on its own engines. */
   inFlightTotal(): number;
-  /** Models this node lists but cannot serve now, advertised to peers. */
-  unservableModels(): string[];
+  /** Which of this node's engines withhold which models now, advertised to peers per engine. */
+  readonly unservable: LocalUnservable;
   status(): Promise<PoolStatus>;
   /** The context window an app should be handed for a model (GET /api/inference/pool/handout). */
   handout(model: string): WindowHandout;

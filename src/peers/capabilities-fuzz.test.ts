@@ -60,7 +60,10 @@ const oddName = fc.oneof(
 const oddKind = fc.oneof(fc.constantFrom('ollama', 'vllm', 'llamacpp', 'lemonade', 'omlx', 'OLLAMA', 'pool', '__proto__', 'x'.repeat(100)), oddValue);
 const backend = fc.oneof(
   oddValue,
-  fc.record({ kind: oddKind, models: fc.oneof(fc.array(oddName, { maxLength: 8 }), oddValue) }, { requiredKeys: [] }),
+  fc.record(
+    { kind: oddKind, models: fc.oneof(fc.array(oddName, { maxLength: 8 }), oddValue), unservable: fc.oneof(fc.array(oddName, { maxLength: 8 }), oddValue) },
+    { requiredKeys: [] },
+  ),
   // A few inventories at and past the per-engine bound.
   fc
     .constantFrom(MAX_PEER_MODELS_PER_ENGINE, MAX_PEER_MODELS_PER_ENGINE + 1)
@@ -137,6 +140,12 @@ function assertInRange(caps: PeerCapabilities): void {
     total += b.models.length;
   }
   assert.ok(total <= MAX_PEER_MODELS_TOTAL, `${total} models in all`);
+  // What each engine serves is what it lists, less what it withholds: never a name it does not list.
+  assert.equal(caps.servable.length, caps.backends.length);
+  caps.servable.forEach((s, i) => {
+    assert.equal(s.kind, caps.backends[i]!.kind);
+    for (const m of s.models) assert.ok(caps.backends[i]!.models.includes(m), `${m} served but not listed`);
+  });
   if (caps.containers !== null) {
     const c = caps.containers;
     for (const n of [c.running, c.stopped, c.total]) intIn(n, 0, Number.MAX_SAFE_INTEGER, 'container count');

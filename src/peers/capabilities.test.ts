@@ -434,6 +434,42 @@ describe('readCapabilities: the figures every document carries', () => {
 });
 
 describe('readCapabilities: the engines a peer lists', () => {
+  it("takes a model an engine names unservable off that engine's servable list only, keeping it on disk and on the others", () => {
+    const caps = read({
+      backends: [
+        { kind: 'ollama', models: ['split:8b', 'other:1b'], unservable: ['split:8b'] },
+        { kind: 'vllm', models: ['split:8b'] },
+      ],
+    });
+    assert.deepEqual(caps.backends, [
+      { kind: 'ollama', models: ['split:8b', 'other:1b'] },
+      { kind: 'vllm', models: ['split:8b'] },
+    ]);
+    assert.deepEqual(caps.servable, [
+      { kind: 'ollama', models: ['other:1b'] },
+      { kind: 'vllm', models: ['split:8b'] },
+    ]);
+  });
+
+  const ignored: readonly { name: string; unservable: unknown }[] = [
+    { name: 'a name the engine does not list', unservable: ['elsewhere:1b'] },
+    { name: 'a string', unservable: 'split:8b' },
+    { name: 'entries that are not names', unservable: [null, 7, { name: 'split:8b' }] },
+    { name: 'an empty list', unservable: [] },
+  ];
+  for (const c of ignored) {
+    it(`reads ${c.name} in an engine's unservable list as nothing withheld`, () => {
+      const caps = read({ backends: [{ kind: 'ollama', models: ['split:8b'], unservable: c.unservable }] });
+      assert.equal(caps.servable, caps.backends, 'the same list, so nothing is copied per snapshot');
+    });
+  }
+
+  it('reads an unservable list no longer than the models the engine lists', () => {
+    const models = ['a:1b', 'b:1b'];
+    const caps = read({ backends: [{ kind: 'ollama', models, unservable: ['x:1b', 'y:1b', 'a:1b'] }] });
+    assert.deepEqual(caps.servable, [{ kind: 'ollama', models }], 'names past the second are not read');
+  });
+
   it('skips a malformed engine entry or model name and keeps the rest, in order', () => {
     const caps = read({
       backends: [
@@ -603,9 +639,25 @@ describe('publishCapabilities: the inventory and what is said about it', () => {
     assert.equal('modelDetails' in wire({ acceptingWork: false }), false);
   });
 
-  it('sends the unservable list when it has a model, and leaves the key off when empty', () => {
-    assert.deepEqual(wire({ unservableModels: ['qwen3:8b'] }).unservableModels, ['qwen3:8b']);
-    assert.equal('unservableModels' in wire({ unservableModels: [] }), false);
+  it('names what each engine withholds on its entry, and node-wide only what every healthy engine listing it withholds', () => {
+    const onFirst = wire({ unservable: (b, m) => b.backendId === 'ollama' && m === 'qwen3:8b' });
+    assert.deepEqual(onFirst.backends, [
+      { kind: 'ollama', models: ['qwen3:8b', 'bare:1b', 'sized:1b'], unservable: ['qwen3:8b'] },
+      { kind: 'ollama', models: ['qwen3:8b', 'caps:1b'] },
+    ]);
+    assert.equal('unservableModels' in onFirst, false, 'ollama-2 still serves it');
+    assert.deepEqual(wire({ unservable: (_b, m) => m === 'qwen3:8b' }).unservableModels, ['qwen3:8b']);
+    // An unhealthy engine is not published, and what it withholds does not count against the others.
+    assert.deepEqual(wire({ unservable: (_b, m) => m === 'bare:1b' || m === 'down:7b' }).unservableModels, ['bare:1b']);
+  });
+
+  it('leaves both keys off when nothing is withheld', () => {
+    const doc = wire({ unservable: () => false });
+    assert.equal('unservableModels' in doc, false);
+    assert.equal(
+      (doc.backends as object[]).some((e) => 'unservable' in e),
+      false,
+    );
   });
 
   it('sends the throughput advert when something was timed', () => {

@@ -16,6 +16,7 @@ import { isReadableModelName, readableEngineKind } from '../engines/model-name.j
 import { readThroughputAdvert, type ThroughputAdvert } from './throughput-advert.js';
 import { isHardwareTier, type HardwareTier } from '../machine/hardware-tier.js';
 import { MAX_PRESSURE } from '../placement/peer-load.js';
+import type { LocalUnservable } from '../placement/candidates.js';
 
 /** Most models read from one peer engine; more is not a plausible inventory. */
 export const MAX_PEER_MODELS_PER_ENGINE = 2_000;
@@ -54,13 +55,36 @@ export interface ContainerRollup {
   readonly memoryBytes: number;
 }
 
+/** One engine as a node lists it: its kind and the models on its disk. */
+export interface ListedEngine {
+  readonly kind: string;
+  readonly models: readonly string[];
+}
+
+/**
+ * One engine on the wire. `unservable` names the models of `models` this engine withholds now
+ * (left off when none). The node-wide unservableModels names only what every engine withholds,
+ * so without this a peer read a model one engine here withholds and another lists as served by
+ * both, and sent a native request for it here when only the engine withholding it speaks native.
+ */
+export interface PublishedEngine extends ListedEngine {
+  readonly unservable?: readonly string[];
+}
+
 /** A peer's document as this Hub reads it: every optional figure is null when not usable. */
 export interface PeerCapabilities {
   /** The peer's node UUID as it reports it (authenticated by the route); null when absent. */
   readonly nodeUuid: string | null;
   /** Reported hardware tier; null when not reported or not one of the four tiers. */
   readonly hardwareTier: HardwareTier | null;
-  readonly backends: readonly { readonly kind: string; readonly models: readonly string[] }[];
+  /** The peer's engines and the models on their disks, what it says it withholds included. */
+  readonly backends: readonly ListedEngine[];
+  /**
+   * The same engines listing only what each can serve now: a model the peer names unservable on
+   * one engine is off that engine's list and stays on another's. The same array as backends when
+   * the peer names nothing per engine (as every older build). Placement and the listings read it.
+   */
+  readonly servable: readonly ListedEngine[];
   /** Requests the peer has in flight by its own count; null when not reported. */
   readonly inFlightRequests: number | null;
   /** False when the peer is not taking work from this Hub (inbound off, or this Hub disabled there). */
@@ -98,7 +122,7 @@ export interface CapabilitiesDocument {
   readonly publicKey?: string;
   /** machine/hardware-tier.ts; null when detection has not finished or could not tell. */
   readonly hardwareTier: HardwareTier | null;
-  readonly backends: readonly { readonly kind: string; readonly models: readonly string[] }[];
+  readonly backends: readonly PublishedEngine[];
   readonly inFlightRequests: number;
   readonly acceptingWork: boolean;
   readonly maxPromptTokens?: number;
@@ -143,20 +167,22 @@ export interface PublishInputs {
   readonly ollamaSlots?: number | null;
   readonly gpuPressure?: number | null;
   readonly containers?: ContainerRollup | null;
-  /** Models this node lists but cannot serve now (withheld on every engine holding them). */
-  readonly unservableModels?: readonly string[];
+  /** Which of this node's engines withhold which models now; nothing is withheld when absent. */
+  readonly unservable?: LocalUnservable;
   /** This node's throughput bands per model; null when nothing has been timed. */
   readonly throughput?: ThroughputAdvert | null;
 }
 
 /** The document this Hub publishes. Not taking work: the real load, an empty inventory, acceptingWork false. */
 export function publishCapabilities(input: PublishInputs): CapabilitiesDocument {
+  const unservable = input.unservable ?? NOTHING_WITHHELD;
+  const unservableModels = unservableEverywhere(input.backends, unservable);
   return {
     nodeUuid: input.nodeUuid,
     ...present('publicKey', input.publicKey),
     // Not detected (yet, or at all) reads null: a tier is never guessed.
     hardwareTier: input.hardwareTier ?? null,
-    backends: input.acceptingWork ? input.backends.filter((b) => b.healthy).map((b) => ({ kind: b.kind, models: b.models.map((m) => m.name) })) : [],
+    backends: input.acceptingWork ? input.backends.filter((b) => b.healthy).map((b) => publishedEngine(b, unservable)) : [],
     inFlightRequests: input.inFlightRequests,
     acceptingWork: input.acceptingWork,
     // Container counts are a health signal rather than an offer of work, so they are sent
@@ -166,10 +192,34 @@ export function publishCapabilities(input: PublishInputs): CapabilitiesDocument 
     ...present('ollamaSlots', input.ollamaSlots),
     ...present('gpuPressure', input.gpuPressure),
     ...present('containers', input.containers),
-    ...(input.unservableModels && input.unservableModels.length > 0 ? { unservableModels: [...input.unservableModels] } : {}),
+    ...(unservableModels.length > 0 ? { unservableModels } : {}),
     ...(input.acceptingWork ? { modelDetails: modelDetailsOf(input.backends) } : {}),
     ...present('throughput', input.throughput),
   };
+}
+
+const NOTHING_WITHHELD: LocalUnservable = () => false;
+
+function publishedEngine(b: BackendView, unservable: LocalUnservable): PublishedEngine {
+  const models = b.models.map((m) => m.name);
+  const withheld = models.filter((name) => unservable(b, name));
+  return withheld.length > 0 ? { kind: b.kind, models, unservable: withheld } : { kind: b.kind, models };
+}
+
+/**
+ * Models this node lists but cannot serve now: withheld on every healthy engine that lists
+ * them. A model one engine fails while another serves it is still servable here.
+ */
+function unservableEverywhere(backends: readonly BackendView[], unservable: LocalUnservable): string[] {
+  const models = new Map<string, boolean>();
+  for (const b of backends) {
+    if (!b.healthy) continue;
+    for (const m of b.models) models.set(m.name, (models.get(m.name) ?? true) && unservable(b, m.name));
+  }
+  return [...models]
+    .filter(([, all]) => all)
+    .map(([name]) => name)
+    .sort();
 }
 
 /** The facts this node's healthy engines give about their models; models no engine describes are left out. */
@@ -219,7 +269,7 @@ export function readCapabilities(json: unknown): PeerCapabilities | null {
     // Held as long as the snapshot is: anything but a UUID (of any length the body allows) is none.
     nodeUuid: typeof doc.nodeUuid === 'string' && NODE_UUID_PATTERN.test(doc.nodeUuid) ? doc.nodeUuid : null,
     hardwareTier: isHardwareTier(doc.hardwareTier) ? doc.hardwareTier : null,
-    backends: readBackends(doc.backends),
+    ...readBackends(doc.backends),
     inFlightRequests: integerIn(doc.inFlightRequests, 0, 1_000_000),
     acceptingWork: doc.acceptingWork === true,
     gpuPressure: integerIn(doc.gpuPressure, GPU_PRESSURE_RANGE.min, GPU_PRESSURE_RANGE.max),
@@ -242,10 +292,16 @@ function integerIn(value: unknown, min: number, max: number): number | null {
   return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max ? value : null;
 }
 
-/** Engines and their models, skipping any malformed entry or name and bounding both counts. */
-function readBackends(value: unknown): { kind: string; models: string[] }[] {
-  if (!Array.isArray(value)) return [];
-  const backends: { kind: string; models: string[] }[] = [];
+/**
+ * Engines and their models, skipping any malformed entry or name and bounding both counts, and
+ * the same engines less what each names unservable. A name counts as unservable only when that
+ * engine's own kept list holds it, so the list adds no names and no bound of its own.
+ */
+function readBackends(value: unknown): Pick<PeerCapabilities, 'backends' | 'servable'> {
+  if (!Array.isArray(value)) return { backends: [], servable: [] };
+  const backends: ListedEngine[] = [];
+  const servable: ListedEngine[] = [];
+  let withheldAny = false;
   let total = 0;
   for (const entry of value.slice(0, MAX_PEER_BACKENDS)) {
     // An engine whose kind is not readable is dropped with its models: its kind would reach
@@ -261,8 +317,12 @@ function readBackends(value: unknown): { kind: string; models: string[] }[] {
       }
     }
     backends.push({ kind, models });
+    const withheld = Array.isArray(entry.unservable) ? new Set<unknown>(entry.unservable.slice(0, models.length)) : null;
+    const serves = withheld !== null && models.some((m) => withheld.has(m)) ? models.filter((m) => !withheld.has(m)) : models;
+    withheldAny ||= serves !== models;
+    servable.push({ kind, models: serves });
   }
-  return backends;
+  return { backends, servable: withheldAny ? servable : backends };
 }
 
 /**

@@ -1,11 +1,12 @@
 /**
  * Issue 10 audit: a peer whose snapshot is older than three health polls ranks mid-load and stays
  * a candidate (spec, "Ranking": an unmeasured node must never be mistaken for an idle one). Until
- * this, such a peer was dropped from placement and from the listings outright.
+ * this, such a peer was dropped from placement and from the listings outright. And a model one
+ * engine of a peer withholds is no offer of that engine, whatever another engine there serves.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PeerCapabilities } from './capabilities.js';
+import { readCapabilities, type PeerCapabilities } from './capabilities.js';
 import type { PeerHealth } from './health-poller.js';
 import { usablePeers } from './usable-peers.js';
 import { peerCandidates } from '../placement/candidates.js';
@@ -20,7 +21,8 @@ const TRUSTED_MS = 3 * POLL_SECONDS * 1000;
 const caps = (extra: Partial<PeerCapabilities> = {}): PeerCapabilities => ({
   nodeUuid: null,
   hardwareTier: 'high-end',
-  backends: [{ kind: 'ollama', models: ['qwen3:8b'] }],
+  backends: extra.backends ?? [{ kind: 'ollama', models: ['qwen3:8b'] }],
+  servable: extra.servable ?? extra.backends ?? [{ kind: 'ollama', models: ['qwen3:8b'] }],
   inFlightRequests: 0,
   acceptingWork: true,
   gpuPressure: 0,
@@ -144,4 +146,30 @@ describe('which peers placement may send work to', () => {
     const [listed] = peersAt(0, caps({ unservableModels: ['big:70b'] }));
     assert.deepEqual(listed?.unservableModels, ['big:70b']);
   });
+});
+
+describe('a peer engine that withholds a model another engine there lists', () => {
+  // As a peer publishes it: its Ollama withholds split:8b, its vLLM lists it and serves it.
+  const wire = {
+    nodeUuid: null,
+    hardwareTier: 'high-end',
+    backends: [
+      { kind: 'ollama', models: ['split:8b', 'other:1b'], unservable: ['split:8b'] },
+      { kind: 'vllm', models: ['split:8b'] },
+    ],
+    inFlightRequests: 0,
+    acceptingWork: true,
+  };
+  const cases = [
+    { dialect: 'ollama', candidate: false, offered: ['other:1b'] },
+    { dialect: 'openai', candidate: true, offered: ['split:8b', 'other:1b'] },
+  ] as const;
+  for (const c of cases) {
+    it(`${c.candidate ? 'is' : 'is no'} candidate for it in the ${c.dialect} dialect, and offers ${c.offered.join(' and ')}`, () => {
+      const [peer] = peersAt(0, readCapabilities(wire)!);
+      assert.ok(peer);
+      assert.equal(peerCandidates([peer], 'split:8b', c.dialect).length, c.candidate ? 1 : 0);
+      assert.deepEqual([...(peerModels([peer], c.dialect).get('hub-b.tail0.ts.net') ?? [])].sort(), [...c.offered].sort());
+    });
+  }
 });

@@ -71,7 +71,8 @@ export function usablePeers(input: UsablePeersInput): UsablePeer[] {
       peerId: row.id,
       name: row.nodeFqdn,
       origin: originOf(row.nodeFqdn, input.origins, kept),
-      backends: caps.backends,
+      // What each engine there serves now: a model one engine withholds is no offer of that engine.
+      backends: caps.servable,
       // A stale snapshot's load figures are discarded: both read as unmeasured (mid-load, mid-band).
       queueDepth: peerQueueDepth(forwarded, stale ? null : caps.inFlightRequests, h.forwardedAtSnapshot),
       hardwareTier: caps.hardwareTier,
