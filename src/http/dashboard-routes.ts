@@ -141,9 +141,12 @@ export function registerDashboardRoutes(app: FastifyInstance, s: Pick<HubService
     return describe(session, app);
   });
 
-  app.delete(SESSION_PATH, { config: { body: 'none' } }, async (request, reply) => {
-    const session = request.dashboardSession;
-    if (session === null) throw new HubError('HUB_ERR_UNAUTHORIZED', `signing out needs the session cookie and its ${CSRF_HEADER} header`);
+  const signedIn = async (request: FastifyRequest) => {
+    if (request.dashboardSession === null) throw new HubError('HUB_ERR_UNAUTHORIZED', `signing out needs the session cookie and its ${CSRF_HEADER} header`);
+  };
+  // Checked on request, ahead of the body check, so a caller with no session hears that first.
+  app.delete(SESSION_PATH, { config: { body: 'none' }, onRequest: signedIn }, async (request, reply) => {
+    const session = request.dashboardSession!;
     sessions.close(session.id);
     reply.header('set-cookie', clearedSessionCookie(secure(request)));
     return { signedOut: true };

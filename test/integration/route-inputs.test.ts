@@ -83,4 +83,15 @@ describe('operator routes: what they do not read is refused', () => {
     assert.equal(body.error.message, 'remember is not taken here: signing in takes the key only');
     assert.equal(res.headers['set-cookie'], undefined);
   });
+
+  it('tells a sign-out with a body and no session that it has no session, before judging the body', async () => {
+    const res = await request(`${hub.url}/api/hub/session`, {
+      method: 'DELETE',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ all: true }),
+    });
+    const body = (await res.body.json()) as ErrorBody;
+    assert.equal(res.statusCode, 401, JSON.stringify(body));
+    assert.equal(body.error.code, 'HUB_ERR_UNAUTHORIZED');
+  });
 });
