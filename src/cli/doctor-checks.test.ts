@@ -367,6 +367,30 @@ describe('doctorChecks', () => {
     const f1 = checks.find((c) => c.code === 'F1');
     assert.equal(f1?.verdict, 'ok');
     assert.match(f1?.found ?? '', /beyond the pairings F3 names/, 'F1 does not say no peer refuses this Hub while F3 names one');
+    const crossed = {
+      ...half,
+      peers: [
+        {
+          ...half.peers[0]!,
+          pairingProblem: { kind: 'crossed_requests' as const, since: '2026-11-30T11:00:00.000Z', action: 'cancel both' },
+          probeFailure: null,
+        },
+      ],
+    };
+    const afterCrossing = doctorChecks({
+      status: crossed,
+      tailscale: healthyTailscale,
+      clocks: [],
+      directories: [daemonOk],
+      hubPort: 5002,
+      versions: SAME_VERSION,
+    });
+    assert.equal(afterCrossing.find((c) => c.code === 'F3')?.verdict, 'fail');
+    assert.equal(
+      afterCrossing.find((c) => c.code === 'F1')?.found,
+      'no peer refuses this Hub, and this Hub can authenticate to each',
+      'two crossed requests refuse nothing, so F1 points at no pairing',
+    );
   });
 
   it('P3 reports the container counts: collected, not measured with why, or no socket', () => {

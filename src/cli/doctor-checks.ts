@@ -448,13 +448,15 @@ export function doctorChecks(inputs: DoctorInputs): DoctorCheck[] {
       ),
     );
   const refusing = status.peers.filter((p) => p.pairingProblem === null && p.probeFailure !== null && p.probeFailure.kind !== 'unreachable');
+  // Two requests that crossed are both pending: neither Hub refuses the other for it.
+  const halfPaired = stuck.filter((p) => p.pairingProblem!.kind !== 'crossed_requests');
   checks.push(
     refusing.length === 0
       ? check(
           'F1',
           'ok',
           // A half-paired peer refuses this Hub too; F3 names it, and this line must not say otherwise.
-          stuck.length === 0
+          halfPaired.length === 0
             ? 'no peer refuses this Hub, and this Hub can authenticate to each'
             : 'no peer refuses this Hub beyond the pairings F3 names, and this Hub can authenticate to the others',
         )
