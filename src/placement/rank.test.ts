@@ -2,38 +2,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { rankCandidates } from './rank.js';
 import type { Candidate } from './types.js';
+import { localEngine, peerAt as peer } from './steps/candidate-fixtures.js';
 
-function local(backendId: string, queueDepth: number, extra: Partial<Candidate> = {}): Candidate {
-  return {
-    id: `local/${backendId}`,
-    node: 'local',
-    backendId,
-    engine: 'ollama',
-    url: `http://127.0.0.1:11434`,
-    queueDepth,
-    loadReported: true,
-    peerId: null,
-    hardwareTier: null,
-    pressure: 1,
-    ...extra,
-  };
-}
-
-function peer(node: string, queueDepth: number, extra: Partial<Candidate> = {}): Candidate {
-  return {
-    id: `${node}/`,
-    node,
-    backendId: null,
-    engine: null,
-    url: `https://${node}`,
-    queueDepth,
-    loadReported: true,
-    peerId: node,
-    hardwareTier: null,
-    pressure: 1,
-    ...extra,
-  };
-}
+const local = (backendId: string, queueDepth: number, extra: Partial<Candidate> = {}): Candidate => localEngine(backendId, queueDepth, 'ollama', extra);
 
 const ids = (list: readonly Candidate[]) => list.map((c) => c.id);
 
@@ -50,61 +21,61 @@ describe('rankCandidates: the local head start', () => {
       name: 'gives local the exact tie at poolLocalAffinity 0',
       affinity: 0,
       candidates: [peer('core-2.tail.ts.net', 0), local('ollama', 0)],
-      order: ['local/ollama', 'core-2.tail.ts.net/'],
+      order: ['local/ollama', 'core-2.tail.ts.net/pool'],
     },
     {
       name: 'at poolLocalAffinity 0, a peer one request emptier goes first',
       affinity: 0,
       candidates: [local('ollama', 1), peer('core-2.tail.ts.net', 0)],
-      order: ['core-2.tail.ts.net/', 'local/ollama'],
+      order: ['core-2.tail.ts.net/pool', 'local/ollama'],
     },
     {
       name: 'at the default 1, local one request busier than an idle peer keeps the work',
       affinity: 1,
       candidates: [peer('core-2.tail.ts.net', 0), local('ollama', 1)],
-      order: ['local/ollama', 'core-2.tail.ts.net/'],
+      order: ['local/ollama', 'core-2.tail.ts.net/pool'],
     },
     {
       name: 'at the default 1, the work leaves once the peer is two requests emptier',
       affinity: 1,
       candidates: [local('ollama', 2), peer('core-2.tail.ts.net', 0)],
-      order: ['core-2.tail.ts.net/', 'local/ollama'],
+      order: ['core-2.tail.ts.net/pool', 'local/ollama'],
     },
     {
       name: 'at the default 1, busy nodes compare the same way (local 5 vs peer 4 stays local)',
       affinity: 1,
       candidates: [peer('core-2.tail.ts.net', 4), local('ollama', 5)],
-      order: ['local/ollama', 'core-2.tail.ts.net/'],
+      order: ['local/ollama', 'core-2.tail.ts.net/pool'],
     },
     {
       name: 'at affinity 3, local with 3 queued still beats an idle peer',
       affinity: 3,
       candidates: [peer('core-2.tail.ts.net', 0), local('ollama', 3)],
-      order: ['local/ollama', 'core-2.tail.ts.net/'],
+      order: ['local/ollama', 'core-2.tail.ts.net/pool'],
     },
     {
       name: 'at affinity 3, local with 4 queued yields to an idle peer',
       affinity: 3,
       candidates: [local('ollama', 4), peer('core-2.tail.ts.net', 0)],
-      order: ['core-2.tail.ts.net/', 'local/ollama'],
+      order: ['core-2.tail.ts.net/pool', 'local/ollama'],
     },
     {
       name: 'at the maximum 20, local keeps the work up to 20 queued',
       affinity: 20,
       candidates: [peer('core-2.tail.ts.net', 0), local('ollama', 20)],
-      order: ['local/ollama', 'core-2.tail.ts.net/'],
+      order: ['local/ollama', 'core-2.tail.ts.net/pool'],
     },
     {
       name: 'a local engine behind the head start still ranks among peers by its adjusted depth',
       affinity: 1,
       candidates: [peer('core-3.tail.ts.net', 3), local('ollama', 3), peer('core-2.tail.ts.net', 1)],
-      order: ['core-2.tail.ts.net/', 'local/ollama', 'core-3.tail.ts.net/'],
+      order: ['core-2.tail.ts.net/pool', 'local/ollama', 'core-3.tail.ts.net/pool'],
     },
     {
       name: 'peers are ordered by queue depth, emptiest first',
       affinity: 1,
       candidates: [peer('core-4.tail.ts.net', 7), peer('core-2.tail.ts.net', 2), peer('core-3.tail.ts.net', 5)],
-      order: ['core-2.tail.ts.net/', 'core-3.tail.ts.net/', 'core-4.tail.ts.net/'],
+      order: ['core-2.tail.ts.net/pool', 'core-3.tail.ts.net/pool', 'core-4.tail.ts.net/pool'],
     },
     {
       name: 'two local engines are ordered by their own depths',
@@ -134,8 +105,8 @@ describe('rankCandidates: stable among equals', () => {
     assert.deepEqual(ids(rankCandidates(list, { pressureWeight: 0, localAffinity: 0 })), [
       'local/vllm',
       'local/ollama',
-      'core-9.tail.ts.net/',
-      'core-2.tail.ts.net/',
+      'core-9.tail.ts.net/pool',
+      'core-2.tail.ts.net/pool',
     ]);
   });
 
@@ -157,7 +128,7 @@ describe('rankCandidates: the local head start also holds when pressure is weigh
       pressure: 2,
       affinity: 1,
       candidates: [peer('core-2.tail.ts.net', 0), local('ollama', 1)],
-      order: ['local/ollama', 'core-2.tail.ts.net/'],
+      order: ['local/ollama', 'core-2.tail.ts.net/pool'],
     },
     {
       name: 'at weight 1, the work leaves once the peer is two requests emptier (affinity 1)',
@@ -165,7 +136,7 @@ describe('rankCandidates: the local head start also holds when pressure is weigh
       pressure: 2,
       affinity: 1,
       candidates: [local('ollama', 2), peer('core-2.tail.ts.net', 0)],
-      order: ['core-2.tail.ts.net/', 'local/ollama'],
+      order: ['core-2.tail.ts.net/pool', 'local/ollama'],
     },
     {
       name: 'at weight 3 and affinity 3, local with 3 queued still beats an idle peer',
@@ -173,7 +144,7 @@ describe('rankCandidates: the local head start also holds when pressure is weigh
       pressure: 1,
       affinity: 3,
       candidates: [peer('core-2.tail.ts.net', 0), local('ollama', 3)],
-      order: ['local/ollama', 'core-2.tail.ts.net/'],
+      order: ['local/ollama', 'core-2.tail.ts.net/pool'],
     },
     {
       name: 'at weight 3 and affinity 3, local with 4 queued yields to an idle peer',
@@ -181,7 +152,7 @@ describe('rankCandidates: the local head start also holds when pressure is weigh
       pressure: 1,
       affinity: 3,
       candidates: [local('ollama', 4), peer('core-2.tail.ts.net', 0)],
-      order: ['core-2.tail.ts.net/', 'local/ollama'],
+      order: ['core-2.tail.ts.net/pool', 'local/ollama'],
     },
   ];
   for (const row of rows) {
@@ -193,7 +164,7 @@ describe('rankCandidates: the local head start also holds when pressure is weigh
 
   it('a calmer local GPU adds to the head start: local two requests busier than a pressured peer keeps the work', () => {
     const list = [peer('core-2.tail.ts.net', 0, { pressure: 1 }), local('ollama', 2, { pressure: 0 })];
-    assert.deepEqual(ids(rankCandidates(list, { localAffinity: 1, pressureWeight: 1 })), ['local/ollama', 'core-2.tail.ts.net/']);
+    assert.deepEqual(ids(rankCandidates(list, { localAffinity: 1, pressureWeight: 1 })), ['local/ollama', 'core-2.tail.ts.net/pool']);
   });
 });
 
@@ -203,31 +174,31 @@ describe('rankCandidates: pressure and hardware tier', () => {
       name: 'at weight 0 a busy GPU does not count: the peer with the shorter queue goes first',
       weight: 0,
       candidates: [peer('a.ts.net', 0, { pressure: 3 }), peer('b.ts.net', 1, { pressure: 0 })],
-      order: ['a.ts.net/', 'b.ts.net/'],
+      order: ['a.ts.net/pool', 'b.ts.net/pool'],
     },
     {
       name: 'at weight 1 an empty queue on a committed GPU gives way to a calmer peer',
       weight: 1,
       candidates: [peer('a.ts.net', 0, { pressure: 3 }), peer('b.ts.net', 1, { pressure: 0 })],
-      order: ['b.ts.net/', 'a.ts.net/'],
+      order: ['b.ts.net/pool', 'a.ts.net/pool'],
     },
     {
       name: 'at weight 1 this node, idle but with its own GPU committed, hands work to a calm peer despite the head start',
       weight: 1,
       candidates: [local('ollama', 0, { pressure: 3 }), peer('b.ts.net', 0, { pressure: 0 })],
-      order: ['b.ts.net/', 'local/ollama'],
+      order: ['b.ts.net/pool', 'local/ollama'],
     },
     {
       name: 'a materially shorter queue still wins over a band',
       weight: 1,
       candidates: [peer('a.ts.net', 5, { pressure: 0 }), peer('b.ts.net', 0, { pressure: 3 })],
-      order: ['b.ts.net/', 'a.ts.net/'],
+      order: ['b.ts.net/pool', 'a.ts.net/pool'],
     },
     {
       name: 'equal queues: the better reported tier goes first, an unreported tier sits between GPU and CPU',
       weight: 0,
       candidates: [peer('cpu.ts.net', 1, { hardwareTier: 'cpu-only' }), peer('none.ts.net', 1), peer('gpu.ts.net', 1, { hardwareTier: 'high-end' })],
-      order: ['gpu.ts.net/', 'none.ts.net/', 'cpu.ts.net/'],
+      order: ['gpu.ts.net/pool', 'none.ts.net/pool', 'cpu.ts.net/pool'],
     },
   ];
   for (const row of rows) {

@@ -7,31 +7,7 @@ import type { Candidate, PlacementContext, Tiers } from '../types.js';
 import { affinityHeldId, affinityOutcome, affinityStep, qualifies, type AffinityContext } from './affinity.js';
 import { pinStep } from './pin.js';
 import { placementContext } from '../context.fixture.js';
-
-const local = (backendId: string, queueDepth = 0): Candidate => ({
-  id: `local/${backendId}`,
-  node: 'local',
-  backendId,
-  engine: 'ollama',
-  url: `http://127.0.0.1:11434/${backendId}`,
-  queueDepth,
-  loadReported: true,
-  peerId: null,
-  hardwareTier: null,
-  pressure: 1,
-});
-const peer = (node: string, queueDepth = 0): Candidate => ({
-  id: `${node}/pool`,
-  node,
-  backendId: null,
-  engine: null,
-  url: `https://${node}`,
-  queueDepth,
-  loadReported: true,
-  peerId: node,
-  hardwareTier: null,
-  pressure: 1,
-});
+import { localEngine as local, peerAt as peer } from './candidate-fixtures.js';
 
 const CORE1 = 'core-1.tail0.ts.net';
 const CORE2 = 'core-2.tail0.ts.net';

@@ -2,7 +2,7 @@
 import type { EngineKind } from '../../engines/engine-kind.js';
 import type { Candidate, Tiers } from '../types.js';
 
-export function localEngine(backendId: string, queueDepth = 0, engine: EngineKind = 'ollama'): Candidate {
+export function localEngine(backendId: string, queueDepth = 0, engine: EngineKind = 'ollama', extra: Partial<Candidate> = {}): Candidate {
   return {
     id: `local/${backendId}`,
     node: 'local',
@@ -14,11 +14,12 @@ export function localEngine(backendId: string, queueDepth = 0, engine: EngineKin
     peerId: null,
     hardwareTier: null,
     pressure: 1,
+    ...extra,
   };
 }
 
-export function peerNode(name: string, queueDepth = 0, hardwareTier: string | null = null): Candidate {
-  const node = `${name}.tail0.ts.net`;
+/** A peer by its whole node name, for the tables that spell names out; its peer id is the name. */
+export function peerAt(node: string, queueDepth = 0, extra: Partial<Candidate> = {}): Candidate {
   return {
     id: `${node}/pool`,
     node,
@@ -27,10 +28,16 @@ export function peerNode(name: string, queueDepth = 0, hardwareTier: string | nu
     url: `https://${node}`,
     queueDepth,
     loadReported: true,
-    peerId: name,
-    hardwareTier,
+    peerId: node,
+    hardwareTier: null,
     pressure: 1,
+    ...extra,
   };
+}
+
+/** A peer on the test tailnet by its short name, which is also its peer id. */
+export function peerNode(name: string, queueDepth = 0, hardwareTier: string | null = null): Candidate {
+  return peerAt(`${name}.tail0.ts.net`, queueDepth, { peerId: name, hardwareTier });
 }
 
 /** Tiers as candidate ids, for comparing orders. */

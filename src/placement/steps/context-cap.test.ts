@@ -1,37 +1,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { limits, placementContext } from '../context.fixture.js';
+import { localEngine, peerAt as peer } from './candidate-fixtures.js';
 import { place, STEPS } from '../pipeline.js';
-import type { Candidate, NodeLimits, RequestedWindow, Tiers } from '../types.js';
+import type { NodeLimits, RequestedWindow, Tiers } from '../types.js';
 import { requestedWindow } from '../window.js';
 import { contextCapStep } from './context-cap.js';
 
-function peer(name: string): Candidate {
-  return {
-    id: `${name}/pool`,
-    node: name,
-    backendId: null,
-    engine: null,
-    url: `http://${name}`,
-    queueDepth: 0,
-    loadReported: true,
-    peerId: name,
-    hardwareTier: null,
-    pressure: 1,
-  };
-}
-const L: Candidate = {
-  id: 'local/ollama',
-  node: 'local',
-  backendId: 'ollama',
-  engine: 'ollama',
-  url: 'http://local',
-  queueDepth: 0,
-  loadReported: true,
-  peerId: null,
-  hardwareTier: null,
-  pressure: 1,
-};
+const L = localEngine('ollama');
 const A = peer('hub-a');
 const B = peer('hub-b');
 const C = peer('hub-c');

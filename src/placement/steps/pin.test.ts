@@ -4,33 +4,9 @@ import assert from 'node:assert/strict';
 import type { RoutingPin } from '../../config/settings-schema.js';
 import type { PinRecord } from '../../routing-log/entry.js';
 import { place, STEPS } from '../pipeline.js';
-import type { Candidate, PlacementStep, Tiers } from '../types.js';
+import type { PlacementStep, Tiers } from '../types.js';
+import { localEngine as local, peerAt as peer } from './candidate-fixtures.js';
 import { pinStep, pinTargetNode, resolvePin } from './pin.js';
-
-const local = (backendId: string): Candidate => ({
-  id: `local/${backendId}`,
-  node: 'local',
-  backendId,
-  engine: 'ollama',
-  url: `http://127.0.0.1:11434/${backendId}`,
-  queueDepth: 0,
-  loadReported: true,
-  peerId: null,
-  hardwareTier: null,
-  pressure: 1,
-});
-const peer = (node: string): Candidate => ({
-  id: `${node}/pool`,
-  node,
-  backendId: null,
-  engine: null,
-  url: `https://${node}`,
-  queueDepth: 0,
-  loadReported: true,
-  peerId: node,
-  hardwareTier: null,
-  pressure: 1,
-});
 
 const L1 = local('ollama');
 const L2 = local('vllm');

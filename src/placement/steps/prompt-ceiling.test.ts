@@ -1,28 +1,15 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { limits, placementContext } from '../context.fixture.js';
+import { localEngine, peerAt } from './candidate-fixtures.js';
 import { place, STEPS } from '../pipeline.js';
-import type { Candidate, NodeLimits, PlacementContext, Tiers } from '../types.js';
+import type { NodeLimits, PlacementContext, Tiers } from '../types.js';
 import { promptCeilingStep } from './prompt-ceiling.js';
 
-function node(name: string, backendId: string | null = null): Candidate {
-  return {
-    id: `${name}/${backendId ?? 'pool'}`,
-    node: name,
-    backendId,
-    engine: backendId === null ? null : 'ollama',
-    url: `http://${name}`,
-    queueDepth: 0,
-    loadReported: true,
-    peerId: backendId === null ? name : null,
-    hardwareTier: null,
-    pressure: 1,
-  };
-}
-const L = node('local', 'ollama');
-const A = node('hub-a');
-const B = node('hub-b');
-const C = node('hub-c');
+const L = localEngine('ollama');
+const A = peerAt('hub-a');
+const B = peerAt('hub-b');
+const C = peerAt('hub-c');
 const ids = (tiers: Tiers) => tiers.map((t) => t.map((c) => c.node));
 
 /** Spec, "Prompt ceilings": every bullet of the rule as a row. */

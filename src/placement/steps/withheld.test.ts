@@ -1,36 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { limits, placementContext } from '../context.fixture.js';
+import { localEngine, peerAt as peer } from './candidate-fixtures.js';
 import { place } from '../pipeline.js';
 import type { Candidate, WithheldFact } from '../types.js';
 import { withheldStep } from './withheld.js';
 
-function peer(name: string): Candidate {
-  return {
-    id: `${name}/pool`,
-    node: name,
-    backendId: null,
-    engine: null,
-    url: `http://${name}`,
-    queueDepth: 0,
-    loadReported: true,
-    peerId: name,
-    hardwareTier: null,
-    pressure: 1,
-  };
-}
-const L: Candidate = {
-  id: 'local/ollama',
-  node: 'local',
-  backendId: 'ollama',
-  engine: 'ollama',
-  url: 'http://local',
-  queueDepth: 0,
-  loadReported: true,
-  peerId: null,
-  hardwareTier: null,
-  pressure: 1,
-};
+const L = localEngine('ollama');
 const A = peer('hub-a');
 const B = peer('hub-b');
 const FACT: WithheldFact = { until: '2026-09-29T10:01:00.000Z', reason: 'degenerate-output' };
