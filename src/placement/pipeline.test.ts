@@ -1,40 +1,16 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { NULL_PLACEMENT_RECORDS } from '../routing-log/entry.js';
+import { NULL_PLACEMENT_RECORDS, type PlacementRecords } from '../routing-log/entry.js';
 import { FIXTURE_NOW_MS, limits, placementContext } from './context.fixture.js';
 import { assertOnlyDemoted, place, STEPS } from './pipeline.js';
-import type { Candidate, PlacementStep, Tiers } from './types.js';
+import type { Candidate, PlacementContext, PlacementStep, Tiers } from './types.js';
 import type { RoutingPin } from '../config/settings-schema.js';
 import type { ThroughputInput } from './throughput-input.js';
-import { localEngine, peerNode } from './steps/candidate-fixtures.js';
+import { localEngine, peerAt, peerNode } from './steps/candidate-fixtures.js';
 import { throughputInput } from './steps/throughput-fixtures.js';
 
-function peer(node: string): Candidate {
-  return {
-    id: `${node}/`,
-    node,
-    backendId: null,
-    engine: null,
-    url: `https://${node}`,
-    queueDepth: 0,
-    loadReported: true,
-    peerId: node,
-    hardwareTier: null,
-    pressure: 1,
-  };
-}
-const localOllama: Candidate = {
-  id: 'local/ollama',
-  node: 'local',
-  backendId: 'ollama',
-  engine: 'ollama',
-  url: 'http://127.0.0.1:11434',
-  queueDepth: 0,
-  loadReported: true,
-  peerId: null,
-  hardwareTier: null,
-  pressure: 1,
-};
+const peer = (node: string): Candidate => peerAt(node);
+const localOllama = localEngine('ollama');
 const ctx = placementContext();
 const a = peer('core-2.tail.ts.net');
 const b = peer('core-3.tail.ts.net');
@@ -59,7 +35,7 @@ describe('assertOnlyDemoted', () => {
     {
       name: 'swapping one candidate for another',
       after: [[localOllama, a], [peer('core-9.tail.ts.net')]],
-      message: /pin dropped candidate core-3\.tail\.ts\.net\//,
+      message: /pin dropped candidate core-3\.tail\.ts\.net\/pool/,
     },
     {
       name: 'adding a candidate',
@@ -80,12 +56,12 @@ describe('assertOnlyDemoted', () => {
     {
       name: 'promoting a candidate to an earlier tier',
       after: [[localOllama, a, b]],
-      message: /pin moved candidate core-3\.tail\.ts\.net\/ to an earlier tier/,
+      message: /pin moved candidate core-3\.tail\.ts\.net\/pool to an earlier tier/,
     },
     {
       name: 'promoting a candidate while demoting another',
       after: [[localOllama, b], [a]],
-      message: /pin moved candidate core-3\.tail\.ts\.net\/ to an earlier tier, level with or ahead of local\/ollama/,
+      message: /pin moved candidate core-3\.tail\.ts\.net\/pool to an earlier tier, level with or ahead of local\/ollama/,
     },
   ];
   for (const c of refused) {
@@ -99,7 +75,7 @@ describe('assertOnlyDemoted names the candidate that was promoted, not another o
   it('three tiers, the second one of the middle tier lifted level with the first tier', () =>
     assert.throws(
       () => assertOnlyDemoted([[localOllama], [a, c], [d]], [[localOllama, c], [a], [d]], 'pin'),
-      /pin moved candidate core-4\.tail\.ts\.net\/ to an earlier tier, level with or ahead of local\/ollama/,
+      /pin moved candidate core-4\.tail\.ts\.net\/pool to an earlier tier, level with or ahead of local\/ollama/,
     ));
 });
 
@@ -163,8 +139,8 @@ describe('place', () => {
   });
 
   it('places when withholding empties the first group (bench/fleet found this throwing)', () => {
-    // The ceiling puts core-2 behind core-3; core-3 is then withheld, which leaves core-2 alone in
-    // the first group: its group number drops, though it moved ahead of nobody it was behind.
+    // core-3 is withheld, which leaves core-2 alone in the first group, over its ceiling: the
+    // placement the fleet bench found throwing when withholding ran after the ceiling split.
     const withheldCtx = placementContext({
       estimatedTokens: 9000,
       limits: limits({ 'core-2.tail.ts.net': { maxPromptTokens: 1024 } }),
@@ -210,10 +186,10 @@ describe("the default pipeline at every knob's default", () => {
 });
 
 describe('STEPS: the precedence order, each step recording under its own section', () => {
-  it('runs affinity, the statements (cap, ceiling), slots, throughput, contention, the pin, withholding, then the much-slower rule', () =>
+  it('runs affinity, withholding, the statements (cap, ceiling), slots, throughput, contention, the pin, then the much-slower rule', () =>
     assert.deepEqual(
       STEPS.map((s) => s.key),
-      ['affinity', 'contextCap', 'promptCeiling', 'slots', 'throughput', 'contention', 'pin', 'withheld', 'throughput'],
+      ['affinity', 'withheld', 'contextCap', 'promptCeiling', 'slots', 'throughput', 'contention', 'pin', 'throughput'],
     ));
 
   it('is what place() runs when no steps are given: a withheld engine goes last and is recorded', () => {
@@ -295,6 +271,96 @@ describe('contention through the steps after it (spec, "Local engine contention"
         row.order.map((c) => c.id),
       );
       assert.deepEqual(placement.records.contention?.demoted[0]?.behind, row.behind ?? [core7.node]);
+    });
+  }
+});
+
+/** What each record says moved, and why; what it lists beside that (a withheld node's own estimate, say) is fact either way. */
+function moves(r: PlacementRecords) {
+  return {
+    promptCeiling: r.promptCeiling?.excluded.map((e) => e.node) ?? [],
+    contextCap: r.contextCap?.excluded.map((e) => e.node) ?? [],
+    slots: r.slots?.demoted.map((d) => d.node) ?? [],
+    throughput: r.throughput?.estimates.filter((e) => e.moved).map((e) => e.node) ?? [],
+    unmeasured: r.throughput?.unmeasured.map((u) => u.node) ?? [],
+    slowerDemoted: r.throughput?.slowerDemoted.map((d) => [d.node, d.fasterNode]) ?? [],
+    contention: r.contention?.demoted.map((d) => [d.node, ...d.behind]) ?? [],
+  };
+}
+
+describe('a withheld engine weighs in no rule that decides before it goes last (audit, 2026-12-07)', () => {
+  // Each row's candidates, placed with W withheld, must come out as they do without W, with W
+  // behind them and the same moves recorded: W goes last whatever the rules find, so no record
+  // may say a node gave way to it, and no group's verdict may count it.
+  const TOKENS = 20_000;
+  const W = peerNode('withheld-9', 0);
+  const U = peerNode('unmeasured-7', 1);
+  const S1 = peerNode('slow-1', 0);
+  const busyOllama = localEngine('ollama-1', 0);
+  const full = localEngine('ollama', 2);
+  const rows: readonly { name: string; ranked: Candidate[]; over: Partial<PlacementContext> }[] = [
+    {
+      name: 'a node over its ceiling keeps its place when the only node under it is withheld',
+      ranked: [localOllama, W],
+      over: { limits: limits({ local: { maxPromptTokens: 16_000 } }) },
+    },
+    {
+      name: 'a full engine keeps its place when the only free slot is on a withheld engine',
+      ranked: [full, U, W],
+      over: {
+        slots: {
+          stated: new Map([
+            [full.id, 2],
+            [W.id, 4],
+          ]),
+        },
+      },
+    },
+    {
+      name: 'a node predicted to miss the budget keeps its place when the only node meeting it is withheld',
+      ranked: [S1, W],
+      over: {
+        throughput: throughputInput(TOKENS, [
+          [S1, 900_000],
+          [W, 20_000],
+        ]),
+      },
+    },
+    {
+      name: 'an unmeasured peer keeps its place when the only node measured to meet the budget is withheld',
+      ranked: [peerNode('unmeasured-8', 0), W],
+      over: { throughput: throughputInput(TOKENS, [[W, 30_000]]) },
+    },
+    {
+      name: 'a contended engine keeps its place when the only node as free is withheld',
+      ranked: [busyOllama, W],
+      over: {
+        contention: {
+          numCtx: null,
+          busy: new Map([['ollama-1', [{ model: 'other:27b', numCtx: null }]]]),
+          runsAt: new Map(),
+          affinityHeld: null,
+          pressureWeight: 0,
+        },
+      },
+    },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      const base = { estimatedTokens: TOKENS, ...row.over };
+      const alone = place(
+        row.ranked.filter((c) => c !== W),
+        placementContext(base),
+      );
+      const withheld = place(
+        row.ranked,
+        placementContext({ ...base, withheld: new Map([[W.id, { until: '2026-09-21T20:01:00.000Z', reason: 'degenerate-output' }]]) }),
+      );
+      assert.deepEqual(
+        withheld.order.map((c) => c.id),
+        [...alone.order.map((c) => c.id), W.id],
+      );
+      assert.deepEqual(moves(withheld.records), moves(alone.records));
     });
   }
 });

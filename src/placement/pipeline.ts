@@ -26,6 +26,13 @@ import type { Candidate, Placement, PlacementContext, PlacementStep, Tiers } fro
 export const STEPS: readonly PlacementStep[] = [
   // A hint, first: a session's warm engine to the front before any split, so every split below still wins over it.
   affinityStep,
+  // Bad-output engines into a last group of their own, before any rule weighs them: a rule that
+  // judges a group (is every engine full? is any node under its ceiling? measured to meet the
+  // budget?) must not count an engine that goes last whatever it finds, or its record says a
+  // node gave way to one it was then placed ahead of (audit, 2026-12-07). The spec puts this
+  // after the pin and the local head start: the same order, since the pin only reorders inside
+  // a group and the head start is the ranker's.
+  withheldStep,
   contextCapStep, // statement: the window the request asks for is over the node's cap (outermost)
   promptCeilingStep, // statement: the prompt estimate is over the node's ceiling
   // Slots sit inside the statements (ceiling, cap) and outside throughput: a full engine queues
@@ -35,7 +42,6 @@ export const STEPS: readonly PlacementStep[] = [
   // Inside throughput: a contended engine may only be waiting out a turn that is nearly done.
   contentionStep,
   pinStep, // statement, but a preference: reorders within each finished group
-  withheldStep, // bad-output engines into a last group of their own
   // Over each group's first node and the rest of the walk, after the pin and after withholding, so
   // it judges the first engine not withheld and never brings a withheld one forward.
   muchSlowerStep,

@@ -58,8 +58,9 @@ export const contentionStep: PlacementStep<'contention'> = {
   run(tiers, ctx) {
     const input = ctx.contention;
     if (input === undefined) return { tiers, record: null };
-    // Only when a peer can take the request: giving way to nothing changes nothing.
-    if (!tiers.some((t) => t.some((c) => c.peerId !== null))) return { tiers, record: null };
+    // Only when a peer can take the request: giving way to nothing changes nothing, and a
+    // withheld peer is asked only after this engine whatever it finds.
+    if (!tiers.some((t) => t.some((c) => c.peerId !== null && !ctx.withheld.has(c.id)))) return { tiers, record: null };
     const demoted: ContentionDemotion[] = [];
     const next: Candidate[][] = [];
     for (const tier of tiers) {

@@ -178,13 +178,13 @@ describe('pinTargetNode', () => {
 });
 
 describe('the pin in the pipeline', () => {
-  // Only withholding and the much-slower rule (it writes the throughput record) run after the pin:
-  // withheld engines form a last group of their own, and the much-slower rule judges the node each
-  // group would try first, pin included, leaving a pinned first node where it is.
-  it('runs after every step that splits or reorders groups by the request, with only withholding and the much-slower rule after it', () =>
+  // Only the much-slower rule (it writes the throughput record) runs after the pin: it judges the
+  // node each group would try first, pin included, leaving a pinned first node where it is.
+  // Withholding runs before, into a last group of its own the pin cannot reorder anyone out of.
+  it('runs after every step that splits or reorders groups by the request, with only the much-slower rule after it', () =>
     assert.deepEqual(
-      STEPS.slice(-3).map((s) => s.key),
-      ['pin', 'withheld', 'throughput'],
+      STEPS.slice(-2).map((s) => s.key),
+      ['pin', 'throughput'],
     ));
 
   /** A fake earlier step: sends every candidate of `node` into a later tier, as a prompt ceiling would. */

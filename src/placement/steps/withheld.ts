@@ -5,9 +5,10 @@
  * step rather than a pass after placement so the routing-log row says why the node the ranker
  * put first was skipped.
  *
- * It moves the withheld engines into a tier of their own at the very end. Because a later step
- * only reorders inside a tier, a withheld engine is never brought forward again (the pin and
- * the much-slower rule included), and the first node those judge is the first one not withheld.
+ * It moves the withheld engines into a tier of their own at the very end, before the rules that
+ * weigh candidates against each other run (pipeline.ts). Because a later step only reorders
+ * inside a tier, a withheld engine is never brought forward again, and no rule judging the
+ * engines ahead of it counts it among them.
  */
 import type { WithheldRecord } from '../../routing-log/entry.js';
 import { behindEveryone } from '../tiers.js';
