@@ -170,9 +170,12 @@ class RequestWalk {
         body: req.body,
         signal: req.caller.signal,
         headersTimeoutMs: req.budgetMs,
-        // A whole answer arrives right behind its headers: one that stops arriving for as long as
-        // the headers were allowed is stalled (issue 9), not slow. A stream's gaps are the engine's.
-        bodyTimeoutMs: req.stream ? 0 : req.budgetMs,
+        // An answer that stops arriving for as long as its headers were allowed is stalled, not
+        // slow: a whole answer comes right behind its headers (issue 9), and a stream's longest
+        // fair gap is the prefill the budget is sized for (an engine that sends headers first).
+        // Without the bound a stream whose engine went silent held its queue slot and pending row
+        // for as long as the app kept the connection open, for good with no client timeout.
+        bodyTimeoutMs: req.budgetMs,
       }).answered;
     } catch (err) {
       if (req.caller.gone) return this.#settle('hung-up');

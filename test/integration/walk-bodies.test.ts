@@ -132,6 +132,36 @@ describe("the walk and an answer's body", () => {
     ]);
   });
 
+  it('ends a stream whose engine goes silent for as long as its budget, and frees its queue slot while the app still waits', async () => {
+    front.takeNextCompletion((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      // One event, then nothing: the connection stays open and the engine never finishes.
+      res.write(
+        `data: {"id":"c1","object":"chat.completion.chunk","model":"${model}","choices":[{"index":0,"delta":{"role":"assistant","content":"Hel"}}]}\n\n`,
+      );
+    });
+    const res = await request(`${hub.pool}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: chatBody({ stream: true }),
+    });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['x-hub-pool-backend'], 'ollama');
+    let text = '';
+    try {
+      for await (const chunk of res.body) text += String(chunk);
+    } catch {
+      // The Hub cuts the app's stream where the engine's stopped: a reset, not a clean end.
+    }
+    assert.match(text, /"content":"Hel"/, 'what the engine sent was relayed');
+    const r = await row(hub, String(res.headers['x-hub-pool-request-id']));
+    assert.equal(r.outcome, 'failed');
+    assert.deepEqual(r.requestError, { signature: 'truncated-upstream', basis: 'node', confirms: null });
+    assert.equal(r.clientClosed, false, 'the app never hung up: the Hub ended it');
+    const { json } = await hub.api<PoolStatus>('GET', '/api/inference/pool/status');
+    assert.equal(json.localNode.queueDepth, 0, 'the slot is free again');
+  });
+
   it("fails over an engine's garbage 200 as malformed output, and withholds the engine after two", async () => {
     await ollama.setFault({ mode: 'error', status: 200, body: '<html><body>Sign in to the network</body></html>', model, count: 2 });
     for (let i = 0; i < 2; i++) {
