@@ -28,7 +28,8 @@ describe('dashboard: the setup guide waiting for the other Hub', { timeout: STAR
   before(async () => {
     [pool, browser] = await startTogether([
       startPool({
-        hubs: { a: { ollama: { models: ['m-a:1b'] } }, b: { ollama: { models: ['m-b:1b', 'm-b2:1b'] } } },
+        // B's vLLM holds one of its Ollama's models: the card counts it once.
+        hubs: { a: { ollama: { models: ['m-a:1b'] } }, b: { ollama: { models: ['m-b:1b', 'm-b2:1b'] }, vllm: { models: ['m-b:1b'] } } },
         pairs: [],
         settings: { poolHealthPollSeconds: 10 },
       }),
@@ -103,7 +104,7 @@ describe('dashboard: the setup guide waiting for the other Hub', { timeout: STAR
     await card.getByText('Verified').waitFor();
     const tier = (await pool.a.peer(pool.b))?.hardwareTier ?? null;
     const tierWords = tier === null ? 'Tier not reported yet' : (TIER_WORDS[tier] ?? tier);
-    await card.getByText(`${tierWords} · engines ollama · 2 models`, { exact: true }).waitFor();
+    await card.getByText(`${tierWords} · engines ollama, vllm · 2 models`, { exact: true }).waitFor();
     const models = (await pool.a.status()).models.length;
     await guide.getByTestId('pool-ready').getByText(`1 connected Hub: ${pool.b.name} · ${models} models in the pool`).waitFor();
     assert.equal(scans, 1, 'and none after');

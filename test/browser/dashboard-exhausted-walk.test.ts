@@ -12,6 +12,8 @@ import { gotoPool, launchBrowser, openPage, signInByLink, type WatchedPage } fro
 
 const MODEL = 'm-a:1b';
 const RAN_OUT = 'No node served this row (the last candidate tried, local, failed)';
+/** Both candidates are this node's: the engine tells them apart. */
+const FAILED_OVER = 'Failed over from local (ollama): HTTP 503';
 
 describe('dashboard: a walk that ran out', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 3 }, () => {
   let pool: Pool<'a'>;
@@ -36,7 +38,7 @@ describe('dashboard: a walk that ran out', { timeout: START_TIMEOUT_MS + TEST_TI
     await gotoPool(page);
     const row = page.getByTestId('recent-routing').locator('tbody tr').first();
     await row.getByText(RAN_OUT).waitFor();
-    assert.equal(await row.getByText('Failed over from local (HTTP 503)', { exact: true }).count(), 1, await row.innerText());
+    assert.equal(await row.getByText(FAILED_OVER, { exact: true }).count(), 1, await row.innerText());
   });
 
   it('the Logs view words it the same way', async () => {
@@ -44,6 +46,6 @@ describe('dashboard: a walk that ran out', { timeout: START_TIMEOUT_MS + TEST_TI
     await page.getByRole('link', { name: 'Logs' }).click();
     const log = page.locator('section[aria-labelledby="log-title"]');
     await log.getByText(RAN_OUT).waitFor();
-    assert.equal(await log.getByText('Failed over from local (HTTP 503)', { exact: true }).count(), 1, await log.innerText());
+    assert.equal(await log.getByText(FAILED_OVER, { exact: true }).count(), 1, await log.innerText());
   });
 });

@@ -145,6 +145,30 @@ describe('dashboard: Paired Hubs rows and what the pool can serve', { timeout: S
     assert.equal(await b.getByText(/as of then/).count(), 0, 'a peer answering now shows its figures as current');
   });
 
+  // The Hub says no_peers whenever no paired Hub is connected and enabled here; which ones there
+  // are, and why, is in its peer rows, so B's and the older peer's entries are given those states.
+  it('with Hubs paired but none to send to, the badge says why (disabled here, unreachable) instead of asking for a pairing', async () => {
+    await page.route(`**${POOL}/status`, async (route) => {
+      const real = (await (await route.fetch()).json()) as { reason: string; routingActive: boolean; peers: { nodeFqdn: string }[] };
+      Object.assign(real, { reason: 'no_peers', routingActive: false });
+      for (const p of real.peers) Object.assign(p, p.nodeFqdn === B ? { enabled: false } : { status: 'unreachable', consecutiveFailures: 3 });
+      await route.fulfill({ json: real });
+    });
+    await page.reload();
+    const badge = page.getByTestId('pool-badge');
+    await badge.getByText('No connected Hubs', { exact: true }).waitFor();
+    await page
+      .getByText(
+        'Hub Pool is on, with no Hub to send work to: 1 Hub disabled here (Enable under Paired Hubs sends it work again); 1 Hub unreachable (each rejoins by itself on its next good health check).',
+        { exact: true },
+      )
+      .first()
+      .waitFor();
+    assert.equal(await page.getByText('pair a Hub to start routing').count(), 0);
+    await page.unroute(`**${POOL}/status`);
+    await page.reload();
+  });
+
   // Last: the older peer stays gone. Its row said nothing between its first failed health check
   // and the third, while cihub pool status said the last probe failed.
   it('a peer whose last health check failed, not yet three in a row, stays Connected and says the check failed', async () => {

@@ -1,6 +1,6 @@
 import { useDashboard } from './context';
 import type { PoolStatus } from './types';
-import { plural } from './words';
+import { distinctModels, plural } from './words';
 
 /** Kept per browser origin, like the Home card's dismissal: the Hub itself has no first-run state. */
 const FINISHED_KEY = 'cihub.firstRunFinished';
@@ -16,7 +16,7 @@ export function FirstRun({ s, onFinish }: { s: PoolStatus; onFinish: () => void 
   const { openGuide } = useDashboard();
   const n = s.localNode;
   const answering = n.backends.filter((b) => b.healthy);
-  const models = answering.reduce((sum, b) => sum + b.models.length, 0);
+  const models = distinctModels(answering);
   return (
     <section className="card" aria-labelledby="first-run-title" data-testid="first-run">
       <h2 id="first-run-title">Finish setting up this Hub</h2>

@@ -15,7 +15,7 @@ export function poolBadge(s: PoolStatus): Badge {
         ? { text: 'Routing', tone: 'good', detail: 'Requests can go to connected Hubs.' }
         : { text: 'On', tone: 'neutral', detail: 'On, with no connected Hub to send work to.' };
     case 'no_peers':
-      return { text: 'No connected Hubs', tone: 'neutral', detail: 'Hub Pool is on; pair a Hub to start routing.' };
+      return noPeerBadge(s.peers);
     case 'partially_disabled':
       return { text: 'Partly off', tone: 'warn', detail: partlyOff(s.directions) };
     case 'disabled_by_setting':
@@ -23,6 +23,32 @@ export function poolBadge(s: PoolStatus): Badge {
     case 'disabled_by_env':
       return { text: "Disabled in this Hub's .env", tone: 'bad', detail: 'HUB_POOL_USER_DISABLED=true is set; remove it and restart the Hub to pool again.' };
   }
+}
+
+/**
+ * On with no peer to send work to. Pairing is the fix only when nothing is paired: a Hub disabled
+ * here wants Enable, an unreachable one comes back by itself (pairing again is the wrong move).
+ */
+function noPeerBadge(peers: readonly PeerView[]): Badge {
+  const disabled = peers.filter((p) => p.status === 'connected' && !p.enabled).length;
+  const unreachable = peers.filter((p) => p.status === 'unreachable').length;
+  const pending = peers.filter((p) => p.status === 'pending').length;
+  const parts = [
+    disabled > 0 ? `${hubCount(disabled)} disabled here (Enable under Paired Hubs sends ${disabled === 1 ? 'it' : 'them'} work again)` : null,
+    unreachable > 0 ? `${hubCount(unreachable)} unreachable (each rejoins by itself on its next good health check)` : null,
+    pending > 0 ? `${hubCount(pending)} still pairing` : null,
+  ].filter((p): p is string => p !== null);
+  const detail = parts.length === 0 ? 'Hub Pool is on; pair a Hub to start routing.' : `Hub Pool is on, with no Hub to send work to: ${parts.join('; ')}.`;
+  return { text: 'No connected Hubs', tone: 'neutral', detail };
+}
+
+/** Models across a node's engines, each counted once however many engines hold it. */
+export function distinctModels(backends: readonly { readonly models: readonly string[] }[]): number {
+  return new Set(backends.flatMap((b) => b.models)).size;
+}
+
+function hubCount(n: number): string {
+  return n === 1 ? '1 Hub' : `${n} Hubs`;
 }
 
 /** Which direction is off and by what; both when both are (status says partially_disabled for either). */
@@ -311,7 +337,9 @@ export function rowOutcome(r: RoutingRow): string {
 export function rowFailovers(r: RoutingRow): string | null {
   const passed = passedOver(r);
   if (passed.length === 0) return null;
-  return `Failed over from ${passed.map((a) => `${a.node} (${a.reason})`).join(', then ')}`;
+  // The engine too, as cihub pool log names it: a walk between two engines of one node read as
+  // that node failing over to itself.
+  return `Failed over from ${passed.map((a) => `${a.node}${a.backend === null ? '' : ` (${a.backend})`}: ${a.reason}`).join(', then ')}`;
 }
 
 /** Outbound rows in the last `windowMs`, placed by this Hub. */

@@ -3,7 +3,7 @@ import { api, POOL } from '../api';
 import { notSentAdvice, type PairOutcome } from '../actions';
 import type { PoolStatus } from '../types';
 import { useNow } from '../hooks';
-import { isPaired, isVerified, lastSeenWords, notToldWords, pairingProblemWords, peerState, plural, tierWords } from '../words';
+import { distinctModels, isPaired, isVerified, lastSeenWords, notToldWords, pairingProblemWords, peerState, plural, tierWords } from '../words';
 
 interface ApproveProps {
   readonly status: PoolStatus;
@@ -190,13 +190,7 @@ export function ApproveStep(p: ApproveProps) {
               </div>
               <p className="small">
                 {tierWords(x.hardwareTier)} · engines {x.backends === null ? 'not reported yet' : x.backends.map((b) => b.kind).join(', ') || 'none running'} ·{' '}
-                {x.backends === null
-                  ? '—'
-                  : plural(
-                      x.backends.reduce((n, b) => n + b.models.length, 0),
-                      'model',
-                      'models',
-                    )}
+                {x.backends === null ? '—' : plural(distinctModels(x.backends), 'model', 'models')}
                 {/* Figures from a poll before its checks began failing are said to be, not shown as current. */}
                 {seen !== null && ` (${seen})`}
               </p>
