@@ -13,6 +13,7 @@ import {
   OVERFLOW_NODE,
   REQUEST_DURATION_METRIC,
   REQUESTS_METRIC,
+  servingBackend,
   servingNode,
   type SettledRow,
 } from './request-metrics.js';
@@ -23,6 +24,7 @@ const served = (durationMs: number, totalMs: number, node = 'local'): SettledRow
   outcome: 'served',
   node,
   backend: 'ollama',
+  status: 200,
   failedOverFrom: [],
   attempts: [],
   durationMs,
@@ -36,6 +38,7 @@ const failedOver: SettledRow = {
   outcome: 'failed',
   node: null,
   backend: null,
+  status: null,
   failedOverFrom: ['hub-b.tail0.ts.net'],
   attempts: [
     { node: 'hub-b.tail0.ts.net', backend: 'vllm', status: 503, reason: 'HTTP 503' },
@@ -85,7 +88,7 @@ async function eagerReference(rows: readonly SettledRow[]): Promise<string> {
   const total = new Histogram({ ...REQUEST_DURATION_METRIC, labelNames: [...REQUEST_DURATION_METRIC.labelNames], buckets, registers });
   for (const row of rows) {
     const node = servingNode(row);
-    requests.inc({ direction: row.direction, route: row.path, outcome: row.outcome, node, backend: row.backend ?? 'none' });
+    requests.inc({ direction: row.direction, route: row.path, outcome: row.outcome, node, backend: servingBackend(row) });
     for (const a of passedOverAttempts(row)) failovers.inc({ direction: row.direction, node: a.node, reason: failoverReasonKind(a) });
     if (row.outcome !== 'served') continue;
     if (row.durationMs !== null) firstByte.observe({ direction: row.direction, node }, row.durationMs / 1000);
@@ -124,6 +127,14 @@ describe('HubMetrics', () => {
     assert.ok(text.includes('\ncihub_first_byte_seconds_count{direction="inbound",node="local"} 1\n'));
     assert.ok(text.includes('\ncihub_request_duration_seconds_count{direction="inbound",node="local"} 1\n'));
     assert.ok(!text.includes(SENDER), 'the sender names no series');
+  });
+
+  it('counts a request the caller left before any answer under none, though its row names the node it waited on', async () => {
+    const metrics = new HubMetrics(NO_SOURCES);
+    metrics.onSettle({ ...served(0, 900, 'hub-b.tail0.ts.net'), outcome: 'failed', status: null, durationMs: null });
+    const text = (await metrics.text()).body;
+    assert.ok(text.includes('\ncihub_requests_total{direction="outbound",route="/v1/chat/completions",outcome="failed",node="none",backend="none"} 1\n'), text);
+    assert.ok(!text.includes('node="hub-b.tail0.ts.net"'), 'the node that answered nothing names no series');
   });
 
   it('labels at most MAX_NODE_LABELS node names, however many names a peer signs under, and counts the rest as other', async () => {

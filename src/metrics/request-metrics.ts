@@ -72,17 +72,24 @@ type LabelOf<M extends { labelNames: readonly string[] }> = M['labelNames'][numb
 /** What the metrics read from a settled row. */
 export type SettledRow = Pick<
   RoutingLogEntry,
-  'direction' | 'path' | 'outcome' | 'node' | 'backend' | 'failedOverFrom' | 'attempts' | 'durationMs' | 'totalMs'
+  'direction' | 'path' | 'outcome' | 'node' | 'backend' | 'status' | 'failedOverFrom' | 'attempts' | 'durationMs' | 'totalMs'
 >;
 
 /**
- * The serving node as the metrics name it. An outbound row names it. On an inbound row an engine
- * of this Hub's served whenever the row names one (the walk only tries local engines for a peer's
- * forward); otherwise nothing answered.
+ * The serving node as the metrics name it: none when no response headers came (a row the caller
+ * hung up on still names the node it was waiting on, which answered nothing). An outbound row
+ * names it. On an inbound row an engine of this Hub's served whenever the row names one (the
+ * walk only tries local engines for a peer's forward).
  */
-export function servingNode(row: Pick<SettledRow, 'direction' | 'node' | 'backend'>): string {
+export function servingNode(row: Pick<SettledRow, 'direction' | 'node' | 'backend' | 'status'>): string {
+  if (row.status === null) return 'none';
   if (row.direction === 'inbound') return row.backend === null ? 'none' : 'local';
   return row.node ?? 'none';
+}
+
+/** The serving engine's kind, under the same rule: none when nothing answered. */
+export function servingBackend(row: Pick<SettledRow, 'backend' | 'status'>): string {
+  return row.status === null ? 'none' : (row.backend ?? 'none');
 }
 
 export class RequestMetrics {
@@ -95,7 +102,7 @@ export class RequestMetrics {
   /** Called once per row, when the row settles. */
   record(row: SettledRow): void {
     const node = this.#nodes.of(servingNode(row));
-    this.requests.inc({ direction: row.direction, route: row.path, outcome: row.outcome, node, backend: row.backend ?? 'none' });
+    this.requests.inc({ direction: row.direction, route: row.path, outcome: row.outcome, node, backend: servingBackend(row) });
     // The row's failovers only: a walk that ran out did not fail over from its last candidate.
     for (const a of passedOverAttempts(row)) this.failovers.inc({ direction: row.direction, node: this.#nodes.of(a.node), reason: failoverReasonKind(a) });
     // Only a served row's times are observed. A refusal or an engine's verdict comes back in

@@ -184,7 +184,11 @@ export interface RoutingLogEntry extends PlacementRecords {
   readonly requestError: RequestError | null;
   /** Why a failed row failed, in a few words (for a walk that ran out, the last candidate's reason). */
   readonly reason: string | null;
-  /** Whether the response was relayed as a stream. */
+  /**
+   * Whether the request asked for a stream (on /api/chat and /api/generate a body without
+   * `stream` does, as Ollama's native routes do); it describes the request, not how an engine
+   * happened to answer it.
+   */
   readonly stream: boolean;
   /** UTF-8 size of the body as forwarded. */
   readonly bodyBytes: number;
