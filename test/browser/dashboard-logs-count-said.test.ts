@@ -61,6 +61,11 @@ describe('dashboard: the Logs view tells its counts on a change of filter only',
     await said.getByText(/^[1-9]\d* of \d+ lines shown$/).waitFor();
     const told = (await said.textContent()) ?? '';
     assert.equal(await shown.textContent(), told, 'the count told is the one on screen');
+    const read = /of (\d+) lines shown$/.exec(told)![1];
+    await page
+      .getByTestId('hub-log-search-scope')
+      .getByText(`The search covers the ${read} lines read here; cihub logs on the host searches older ones.`, { exact: true })
+      .waitFor();
 
     assert.equal((await hub.api('PATCH', `${POOL}/settings`, { poolHealthPollSeconds: 55 })).status, 200);
     await changedFrom(shown, told);

@@ -208,6 +208,12 @@ export function HubLog() {
           The log rotated past the lines this view had reached; some lines in between are not shown (cihub logs on the host has them all).
         </p>
       )}
+      {/* The search filters what this view has read, not the whole file: say so, or an old line not found reads as never logged. */}
+      {q !== '' && (
+        <p className="small muted" data-testid="hub-log-search-scope">
+          The search covers the {log.lines.length} lines read here; cihub logs on the host searches older ones.
+        </p>
+      )}
       {log.olderNotScanned && (
         <p className="small muted">Only the newest 4 MiB of the log were searched for lines at this level; cihub logs --level on the host reads all of it.</p>
       )}
