@@ -13,8 +13,10 @@ function route(path: string): RoutedRoute {
 const body = (value: unknown) => Buffer.from(JSON.stringify(value));
 
 describe('readRequestFacts: stream defaults per route', () => {
-  const cases: readonly { name: string; path: string; stream?: boolean; expected: boolean }[] = [
+  const cases: readonly { name: string; path: string; stream?: boolean | null; expected: boolean }[] = [
     { name: '/api/chat streams when the body does not say', path: '/api/chat', expected: true },
+    { name: '/api/chat streams with stream:null, as Ollama reads it', path: '/api/chat', stream: null, expected: true },
+    { name: '/v1/chat/completions does not stream with stream:null', path: '/v1/chat/completions', stream: null, expected: false },
     { name: '/api/chat does not stream with stream:false', path: '/api/chat', stream: false, expected: false },
     { name: '/api/chat streams with stream:true', path: '/api/chat', stream: true, expected: true },
     { name: '/api/generate streams when the body does not say', path: '/api/generate', expected: true },

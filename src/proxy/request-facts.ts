@@ -31,7 +31,9 @@ export function readRequestFacts(raw: Buffer, route: RoutedRoute): RequestFacts 
   if (typeof body.model === 'string' && body.model.length > MAX_MODEL_NAME_LENGTH) {
     throw new HubError('HUB_ERR_BAD_REQUEST', `model must be at most ${MAX_MODEL_NAME_LENGTH} characters; got ${body.model.length}`);
   }
-  if (body.stream !== undefined && typeof body.stream !== 'boolean') {
+  // null is no answer either way, as both dialects read it: Ollama's field is a *bool whose nil
+  // streams (protocols.md, 2.1), OpenAI's a nullable boolean defaulting to false.
+  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') {
     throw new HubError('HUB_ERR_BAD_REQUEST', `stream must be true or false; got ${JSON.stringify(body.stream)}`);
   }
   const model = typeof body.model === 'string' && body.model.trim() !== '' ? body.model : null;
