@@ -75,6 +75,14 @@ describe('affinityHold: contention holds an affinity engine only where its prefi
     assert.equal(asked, false);
   });
 
+  it('the same model under its other Ollama spelling at another window is the reload too (qwen3 is qwen3:latest)', async () => {
+    const spy: ResidencyRead = async () => ['qwen3:latest'];
+    assert.deepEqual(await affinityHold({ target: local, model: 'qwen3:latest', runsAt: 32768, busy: [{ model: 'qwen3', numCtx: 65536 }], read: spy }), {
+      held: null,
+      refused: 'reloaded at another window',
+    });
+  });
+
   it('a read slower than the placement budget does not hold', async () => {
     const slow: ResidencyRead = (_c, signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
     assert.deepEqual(await affinityHold({ target: local, model: HERMES, runsAt: 65536, busy: [OPENCLAW], read: slow, budgetMs: 20 }), {

@@ -15,7 +15,7 @@ import { lemonadeLoadedModels, residentModels } from '../engines/engine-answers.
 import { PLACEMENT_BUDGET_MS } from '../engines/health-snapshot.js';
 import { isSameModel } from '../engines/model-name.js';
 import { ENGINE_LISTING_MAX_BYTES, getJson } from '../engines/probe-fetch.js';
-import { unjoinable } from '../placement/steps/contention.js';
+import { sameModelOn, unjoinable } from '../placement/steps/contention.js';
 import type { Candidate } from '../placement/types.js';
 import type { BusyWith } from '../routing-log/placement-records.js';
 
@@ -56,8 +56,9 @@ export async function affinityHold(args: {
   // A peer's engines are the peer's to judge: affinity qualifying it is the hold, and nothing is asked.
   if (target.peerId !== null) return { held: target.id, refused: null };
   // Not contended: nothing to hold against, and no engine is asked.
-  if (unjoinable(busy, model, runsAt).length === 0) return { held: target.id, refused: null };
-  if (busy.some((g) => g.model === model && g.numCtx !== runsAt)) return { held: null, refused: 'reloaded at another window' };
+  const kind = target.engine;
+  if (kind === null || unjoinable(busy, model, runsAt, kind).length === 0) return { held: target.id, refused: null };
+  if (busy.some((g) => sameModelOn(kind, g.model, model) && g.numCtx !== runsAt)) return { held: null, refused: 'reloaded at another window' };
   let resident: readonly string[] | null | 'inventory';
   try {
     resident = await args.read(target, AbortSignal.timeout(args.budgetMs ?? PLACEMENT_BUDGET_MS));

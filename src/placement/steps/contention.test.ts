@@ -1,4 +1,5 @@
 import { describe, it } from 'node:test';
+import type { EngineKind } from '../../engines/engine-kind.js';
 import assert from 'node:assert/strict';
 import type { BusyWith, ContentionRecord } from '../../routing-log/placement-records.js';
 import type { Tiers } from '../types.js';
@@ -237,10 +238,21 @@ describe('contentionStep: the load it compares and the facts it looks up', () =>
 
 describe('unjoinable', () => {
   it('keeps another model generating at the very window this request runs at', () =>
-    assert.deepEqual(unjoinable([{ model: 'qwen3.8:27b', numCtx: 65536 }], MODEL, 65536), [{ model: 'qwen3.8:27b', numCtx: 65536 }]));
+    assert.deepEqual(unjoinable([{ model: 'qwen3.8:27b', numCtx: 65536 }], MODEL, 65536, 'ollama'), [{ model: 'qwen3.8:27b', numCtx: 65536 }]));
   it('keeps another model at any window and this model at another window, drops this model at this window', () =>
-    assert.deepEqual(unjoinable([OPENCLAW, { model: MODEL, numCtx: 65536 }, { model: MODEL, numCtx: 32768 }], MODEL, 65536), [
+    assert.deepEqual(unjoinable([OPENCLAW, { model: MODEL, numCtx: 65536 }, { model: MODEL, numCtx: 32768 }], MODEL, 65536, 'ollama'), [
       OPENCLAW,
       { model: MODEL, numCtx: 32768 },
     ]));
+
+  // One app asks for qwen3, another for qwen3:latest: on Ollama both run the one model.
+  const spellings: readonly { kind: EngineKind; busy: string; asked: string; joinable: boolean }[] = [
+    { kind: 'ollama', busy: 'qwen3:latest', asked: 'qwen3', joinable: true },
+    { kind: 'ollama', busy: 'qwen3', asked: 'qwen3:latest', joinable: true },
+    { kind: 'ollama', busy: 'qwen3:8b', asked: 'qwen3', joinable: false },
+    { kind: 'vllm', busy: 'qwen3:latest', asked: 'qwen3', joinable: false },
+  ];
+  for (const c of spellings)
+    it(`on ${c.kind}, a request for ${c.asked} ${c.joinable ? 'joins' : 'cannot join'} ${c.busy} at its window`, () =>
+      assert.equal(unjoinable([{ model: c.busy, numCtx: 32768 }], c.asked, 32768, c.kind).length === 0, c.joinable));
 });

@@ -15,6 +15,8 @@
  * first (found by an audit, 2026-12-05). The much-slower rule works within groups too, so it
  * cannot bring the engine back ahead of them either.
  */
+import type { EngineKind } from '../../engines/engine-kind.js';
+import { isSameModel } from '../../engines/model-name.js';
 import type { BusyWith, ContentionDemotion, ContentionRecord } from '../../routing-log/placement-records.js';
 import type { Candidate, PlacementStep, Tiers } from '../types.js';
 
@@ -32,9 +34,18 @@ export interface ContentionInput {
   readonly pressureWeight: number;
 }
 
-/** The generations on an engine this request cannot join: another model at any window, or this model at another window. */
-export function unjoinable(busy: readonly BusyWith[], model: string, runsAt: number | null): BusyWith[] {
-  return busy.filter((g) => g.model !== model || g.numCtx !== runsAt);
+/**
+ * The generations on an engine of `kind` this request cannot join: another model at any window,
+ * or this model at another window. Names compare as the engine reads them: on Ollama `qwen3` and
+ * `qwen3:latest` are one model, whichever spelling each app sent (audit, 2026-12-07).
+ */
+export function unjoinable(busy: readonly BusyWith[], model: string, runsAt: number | null, kind: EngineKind): BusyWith[] {
+  return busy.filter((g) => !sameModelOn(kind, g.model, model) || g.numCtx !== runsAt);
+}
+
+/** One model on an engine of `kind`, under either spelling. */
+export function sameModelOn(kind: EngineKind, a: string, b: string): boolean {
+  return isSameModel(kind, a, b) || isSameModel(kind, b, a);
 }
 
 /**
@@ -67,9 +78,9 @@ export const contentionStep: PlacementStep<'contention'> = {
       // The tier as groups; a demotion splits the group its engine is in.
       let groups: Candidate[][] = [[...tier]];
       for (const c of tier) {
-        if (c.backendId === null || c.node !== 'local') continue;
+        if (c.backendId === null || c.engine === null || c.node !== 'local') continue;
         const runsAt = windowOn(input, c.backendId);
-        const busyWith = unjoinable(input.busy.get(c.backendId) ?? [], ctx.model, runsAt);
+        const busyWith = unjoinable(input.busy.get(c.backendId) ?? [], ctx.model, runsAt, c.engine);
         if (busyWith.length === 0) continue;
         const g = groups.findIndex((group) => group.includes(c));
         const group = groups[g]!;

@@ -59,8 +59,8 @@ function keepsPlace(c: Candidate, held: (c: Candidate) => boolean): boolean {
 /** A local engine contention is about to move behind the peers (and affinity does not hold). */
 function contended(c: Candidate, ctx: PlacementContext, affinityHeld: string | null): boolean {
   const input = ctx.contention;
-  if (input === undefined || c.backendId === null || c.node !== 'local' || c.id === affinityHeld) return false;
-  return unjoinable(input.busy.get(c.backendId) ?? [], ctx.model, windowOn(input, c.backendId)).length > 0;
+  if (input === undefined || c.backendId === null || c.engine === null || c.node !== 'local' || c.id === affinityHeld) return false;
+  return unjoinable(input.busy.get(c.backendId) ?? [], ctx.model, windowOn(input, c.backendId), c.engine).length > 0;
 }
 
 /**
