@@ -29,6 +29,24 @@ describe('engine answers are read entry by entry', () => {
     ]);
   });
 
+  it('marks a model Ollama lists with remote_host or remote_model as remote, whatever its name (protocols.md, 2.7)', () => {
+    const models = parseTags({
+      models: [
+        { name: 'my-assistant:latest', remote_model: 'gpt-oss:120b', remote_host: 'https://ollama.com:443' },
+        { name: 'hosted:latest', remote_host: 'https://ollama.com:443' },
+        { name: 'qwen3:8b' },
+      ],
+    })!;
+    assert.deepEqual(
+      models.map((m) => [m.name, m.remote ?? null]),
+      [
+        ['my-assistant:latest', true],
+        ['hosted:latest', true],
+        ['qwen3:8b', null],
+      ],
+    );
+  });
+
   it('reads a size only when it is a finite positive number', () => {
     for (const size of [Infinity, NaN, '5', -5, 0]) assert.equal(parseTags({ models: [{ name: 'm', size }] })![0]!.sizeBytes, null);
   });

@@ -51,6 +51,8 @@ const tagEntry = z
     size: optional(z.number().finite().positive()),
     details: optional(z.object({ parameter_size: optional(fact) })),
     capabilities: optional(facts),
+    remote_host: optional(z.string()),
+    remote_model: optional(z.string()),
   })
   .transform((m, ctx): ModelInfo => {
     const name = m.name ?? m.model;
@@ -58,7 +60,8 @@ const tagEntry = z
       ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'no name' });
       return z.NEVER;
     }
-    return { name, parameterSize: m.details?.parameter_size ?? null, capabilities: m.capabilities ?? null, sizeBytes: m.size ?? null };
+    const info: ModelInfo = { name, parameterSize: m.details?.parameter_size ?? null, capabilities: m.capabilities ?? null, sizeBytes: m.size ?? null };
+    return m.remote_host !== undefined || m.remote_model !== undefined ? { ...info, remote: true } : info;
   });
 
 const tagsAnswer = z.object({ models: lenientList(tagEntry, MAX_ENGINE_MODELS) });

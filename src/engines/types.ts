@@ -20,6 +20,11 @@ export interface ModelInfo {
    * null when the engine states none (Ollama's listing, llama.cpp's and oMLX's carry no such field).
    */
   readonly contextLength?: number | null;
+  /**
+   * True when Ollama lists the model with remote_host or remote_model: a cloud model it runs off
+   * this machine (protocols.md, 2.7), whatever its tag. Absent when no engine says so.
+   */
+  readonly remote?: boolean;
 }
 
 /** The answer one probe of one engine gave. */

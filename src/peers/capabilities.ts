@@ -145,6 +145,8 @@ export interface ModelDetail {
   readonly parameterSize: string | null;
   /** e.g. ["completion", "tools"]; null when the engine did not say. */
   readonly capabilities: readonly string[] | null;
+  /** True when the engine runs the model in a cloud (an Ollama cloud model); left off otherwise. */
+  readonly remote?: true;
 }
 
 const MAX_DETAIL_CAPABILITIES = 16;
@@ -230,8 +232,9 @@ function modelDetailsOf(backends: readonly BackendView[]): Record<string, ModelD
   for (const b of backends) {
     if (!b.healthy) continue;
     for (const m of b.models) {
-      if (out.has(m.name) || (m.parameterSize === null && m.capabilities === null)) continue;
-      out.set(m.name, { parameterSize: m.parameterSize, capabilities: m.capabilities === null ? null : [...m.capabilities] });
+      if (out.has(m.name) || (m.parameterSize === null && m.capabilities === null && m.remote !== true)) continue;
+      const detail: ModelDetail = { parameterSize: m.parameterSize, capabilities: m.capabilities === null ? null : [...m.capabilities] };
+      out.set(m.name, m.remote === true ? { ...detail, remote: true } : detail);
     }
   }
   return Object.fromEntries(out);
@@ -252,7 +255,7 @@ export function readModelDetails(value: unknown): ReadonlyMap<string, ModelDetai
       Array.isArray(caps) && caps.length <= MAX_DETAIL_CAPABILITIES && caps.every((c) => typeof c === 'string' && c.length <= MAX_DETAIL_TEXT)
         ? (caps as string[])
         : null;
-    out.set(name, { parameterSize, capabilities });
+    out.set(name, raw.remote === true ? { parameterSize, capabilities, remote: true } : { parameterSize, capabilities });
   }
   return out;
 }

@@ -4,7 +4,7 @@ import { isChatCandidate, parseParameterCount, resolveAuto, type ModelOffer } fr
 
 /** A chat model as the pool offers it; by default tool-capable, 8B, on one node, not local. */
 function offer(name: string, extra: Partial<ModelOffer> = {}): ModelOffer {
-  return { name, parameterSize: '8B', capabilities: ['completion', 'tools'], nodes: 1, local: false, ...extra };
+  return { name, parameterSize: '8B', capabilities: ['completion', 'tools'], nodes: 1, local: false, remote: false, ...extra };
 }
 
 const TOOLLESS = ['completion'];
@@ -99,6 +99,11 @@ describe('resolveAuto', () => {
     {
       name: 'a :cloud tag is never ranked, however good it looks',
       offers: [offer('gpt-oss:120b-cloud', { parameterSize: '120B', nodes: 9 }), offer('qwen3:cloud', { parameterSize: '480B' }), offer('qwen3:8b')],
+      picks: 'qwen3:8b',
+    },
+    {
+      name: 'a cloud model Ollama marks remote is never ranked, whatever its name (protocols.md, 2.7)',
+      offers: [offer('my-assistant:latest', { parameterSize: '116.8B', remote: true }), offer('qwen3:8b')],
       picks: 'qwen3:8b',
     },
     {
@@ -199,6 +204,7 @@ describe('resolveAuto against claims a peer makes about its own models', () => {
     capabilities,
     nodes: 1,
     local,
+    remote: false,
   });
   const local = offer('qwen3:8b', '8.2B', ['completion', 'tools'], true);
 

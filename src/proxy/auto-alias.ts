@@ -34,6 +34,8 @@ export interface ModelOffer {
   readonly nodes: number;
   /** Whether this Hub serves it. */
   readonly local: boolean;
+  /** True when an engine listing it (or a peer, for its own) says it runs in a cloud; false when none says so. */
+  readonly remote: boolean;
 }
 
 /** Parameter count from "8.2B" / "567M"; null when absent, unreadable, or beyond MAX_BELIEVED_PARAMS. */
@@ -52,6 +54,9 @@ export function isChatCandidate(offer: ModelOffer): boolean {
   if (offer.name === AUTO_MODEL) return false;
   if (offer.capabilities !== null && (offer.capabilities.includes('embedding') || offer.capabilities.includes('rerank'))) return false;
   if (offer.capabilities === null && NOT_CHAT_NAME.test(offer.name)) return false;
+  // Never a cloud model: auto would send the prompt off the appliance. Ollama marks one with
+  // remote_host whatever its name, and a :cloud tag names one on an engine that does not mark it.
+  if (offer.remote) return false;
   const tag = offer.name.includes(':') ? offer.name.slice(offer.name.lastIndexOf(':') + 1) : '';
   return !/cloud/i.test(tag);
 }

@@ -6,6 +6,7 @@ import { resolveAuto } from './auto-alias.js';
 import { offersOf, peerModels } from './pool-offers.js';
 import { backendViewFixture } from '../engines/backend-view.fixture.js';
 import { ManualClock } from '../util/clock.js';
+import { publishCapabilities, readModelDetails } from '../peers/capabilities.js';
 import { engineModelKey, localUnservable, WithholdBook } from './withhold-book.js';
 
 const local = (models: [string, string | null, string[] | null][]): BackendView =>
@@ -48,6 +49,30 @@ describe('offersOf across the pool', () => {
         ['n', 1, false, null],
       ],
     );
+  });
+});
+
+describe('a cloud model, which auto must never pick (spec, the auto alias)', () => {
+  const cloud = { name: 'my-assistant:latest', parameterSize: '116.8B', capabilities: ['completion', 'tools'], sizeBytes: null, remote: true };
+  const small: [string, string, string[]] = ['qwen3:8b', '8B', ['completion', 'tools']];
+
+  it('is never auto on this Hub when its own Ollama marks it remote, however large', () => {
+    const engine = backendViewFixture([], { models: [cloud, { name: small[0], parameterSize: small[1], capabilities: small[2], sizeBytes: null }] });
+    assert.equal(resolveAuto(offersOf([engine], [], 'ollama', NOTHING_UNSERVABLE)), 'qwen3:8b');
+  });
+
+  it("is never auto on another Hub either: the peer's published details carry the mark across", () => {
+    const published = publishCapabilities({
+      nodeUuid: 'u-1',
+      backends: [backendViewFixture([], { models: [cloud] })],
+      inFlightRequests: 0,
+      acceptingWork: true,
+      maxPromptTokens: null,
+    });
+    const details = readModelDetails(JSON.parse(JSON.stringify(published.modelDetails)))!;
+    assert.equal(details.get(cloud.name)?.remote, true);
+    const fromPeer: UsablePeer = { ...peer('b.ts.net', []), backends: [{ kind: 'ollama', models: [cloud.name] }], modelDetails: details };
+    assert.equal(resolveAuto(offersOf([local([small])], [fromPeer], 'ollama', NOTHING_UNSERVABLE)), 'qwen3:8b');
   });
 });
 

@@ -37,7 +37,7 @@ export function offersOf(
   unservable: LocalUnservable,
 ): ModelOffer[] {
   const byName = new Map<string, { offer: ModelOffer; nodes: Set<string> }>();
-  const add = (name: string, node: string, facts: Pick<ModelOffer, 'parameterSize' | 'capabilities'>) => {
+  const add = (name: string, node: string, facts: Pick<ModelOffer, 'parameterSize' | 'capabilities' | 'remote'>) => {
     const seen = byName.get(name);
     if (seen) {
       seen.nodes.add(node);
@@ -46,6 +46,7 @@ export function offersOf(
         parameterSize: seen.offer.parameterSize ?? facts.parameterSize,
         capabilities: seen.offer.capabilities ?? facts.capabilities,
         local: seen.offer.local || node === 'local',
+        remote: seen.offer.remote || facts.remote,
       };
     } else {
       byName.set(name, { offer: { name, ...facts, nodes: 1, local: node === 'local' }, nodes: new Set([node]) });
@@ -55,7 +56,7 @@ export function offersOf(
     if (!view.healthy || !ADAPTERS[view.kind].speaks(dialect)) continue;
     for (const m of view.models) {
       if (unservable(view, m.name)) continue;
-      add(m.name, 'local', { parameterSize: m.parameterSize, capabilities: m.capabilities });
+      add(m.name, 'local', { parameterSize: m.parameterSize, capabilities: m.capabilities, remote: m.remote === true });
     }
   }
   // Peers publish what their engines say about each model, so every Hub ranks auto on the same
@@ -63,7 +64,7 @@ export function offersOf(
   for (const peer of peers) {
     for (const name of peerModels([peer], dialect).get(peer.name) ?? []) {
       const detail = peer.modelDetails.get(name);
-      add(name, peer.name, { parameterSize: detail?.parameterSize ?? null, capabilities: detail?.capabilities ?? null });
+      add(name, peer.name, { parameterSize: detail?.parameterSize ?? null, capabilities: detail?.capabilities ?? null, remote: detail?.remote === true });
     }
   }
   return [...byName.values()].map(({ offer, nodes }) => ({ ...offer, nodes: nodes.size }));
