@@ -257,8 +257,19 @@ export async function verifyHub(hub: HubTarget): Promise<void> {
   if (status !== 200 || (answered as { bootId?: unknown } | null)?.bootId !== hub.bootId) throw notRunning;
 }
 
-/** A call to the Hub that failed outright (refused, reset): nothing here may be running. */
+/**
+ * A call to the Hub that failed outright (refused, reset): nothing here may be running. While
+ * the process hub.json names is still alive, the likeliest reason is a Hub shutting down, which
+ * closes its listener first and then finishes its requests: "start it" would then fail on the
+ * data dir it still holds (audit, 2026-12-07).
+ */
 function callFailed(hub: HubTarget, failure: string): HubNotRunningError {
+  if (pidAlive(hub.pid))
+    return new HubNotRunningError(
+      `The Hub's process (pid ${hub.pid}) is still running, but nothing answered at ${hub.url} (${failure}): it is most likely shutting down, finishing the requests it has. Run the command again once it has exited, and start it with ${serveCommand(hub.dataDir)} if it should be running.`,
+      `the Hub for the data dir ${hub.dataDir} is not answering at ${hub.url} (${failure}), though its process (pid ${hub.pid}) is still running: most likely shutting down`,
+      `wait for pid ${hub.pid} to exit, then start it with ${serveCommand(hub.dataDir)} if it should be running`,
+    );
   return new HubNotRunningError(
     `The Hub is not running, or not answering, at ${hub.url} (${failure}). Start it with ${serveCommand(hub.dataDir)}.`,
     `the Hub for the data dir ${hub.dataDir} is not running, or not answering, at ${hub.url} (${failure})`,
