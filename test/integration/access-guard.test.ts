@@ -159,6 +159,23 @@ describe('inference access guard and API keys', () => {
       assert.ok((completion.choices[0]?.message.content ?? '').length > 0);
     });
 
+    // The 2026-10-23 fleet pass: every Hub answered GET /v1/models and a chat completion to a
+    // tailnet caller holding no key. Under require-key the listings are guarded as the chat is.
+    it('refuses the listings to a keyless tailnet caller under require-key, and answers them with a key (the 2026-10-23 fleet pass)', async () => {
+      const created = await createKey(strict, 'lister', 'inference');
+      secrets.push(created.key);
+      for (const path of ['/v1/models', '/api/tags']) {
+        const keyless = await request(`${strict.pool}${path}`, { headers: { 'x-forwarded-for': TAILNET_HOP } });
+        const body = (await keyless.body.json()) as OpenAIError;
+        assert.equal(keyless.statusCode, 401, `${path}: ${JSON.stringify(body)}`);
+        assert.equal(body.error.code, 'missing_api_key');
+        assert.match(body.error.message, /HUB_INFERENCE_TAILNET_AUTH=require-key/);
+        const keyed = await request(`${strict.pool}${path}`, { headers: { 'x-forwarded-for': TAILNET_HOP, authorization: `Bearer ${created.key}` } });
+        assert.equal(keyed.statusCode, 200, path);
+        await keyed.body.dump();
+      }
+    });
+
     it('admits a tailnet caller with a key where tailnet callers need one', async () => {
       const created = await createKey(strict, 'laptop', 'inference');
       secrets.push(created.key);
