@@ -79,3 +79,56 @@ describe('listings beside an engine that holds its port silently', () => {
     assert.equal(chat.status, 200, chat.text);
   });
 });
+
+/**
+ * Four of fifteen fleet nodes dropped the container's packets to their vLLM port, and every request
+ * there took a flat 5.0 s to its first byte: placement waited out the probe's transport timeout
+ * (spec, "Placement reads a snapshot, not a live probe"). With the snapshot on, a request that finds
+ * an engine cold (never answered: here, the Hub has just started and its first probe of the silent
+ * port is still out) waits at most the 500 ms placement budget, and the next one does not wait it
+ * again: both are answered while that probe still holds its connection, which it does for 5 s.
+ */
+describe('placement beside a silent engine, with the snapshot on (the four of fifteen nodes)', () => {
+  let ollama: SimEngine;
+  let silent: SilentPort;
+  let hub: HubProcess;
+
+  before(async () => {
+    silent = await startSilentPort();
+    ollama = await startSimEngine({ dialect: 'ollama', models: [MODEL], timeScale: 0.01 });
+    hub = await startHubProcess({ env: { OLLAMA_URL: ollama.url, VLLM_URL: silent.url } });
+    assert.equal((await hub.api('PATCH', '/api/inference/pool/settings', { poolProbeSnapshotTtlMs: 10_000 })).status, 200);
+  });
+  after(async () => {
+    await hub.stop();
+    await Promise.all([ollama.close(), silent.close()]);
+  });
+
+  const chat = async () => {
+    const res = await request(`${hub.pool}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], stream: false }),
+      headersTimeout: scaled(30_000),
+      bodyTimeout: scaled(30_000),
+    });
+    return { status: res.statusCode, servedBy: res.headers['x-hub-pool-backend'], text: await res.body.text() };
+  };
+
+  it(
+    'answers from the engine that works while the first probe of the silent one is still out, twice, opening no probe of its own',
+    { timeout: scaled(60_000) },
+    async () => {
+      await silent.accepted(1);
+      const atStart = [...silent.connections];
+      const stillProbing = () => atStart.some((c) => !c.closed);
+      for (const which of ['first', 'second']) {
+        const answer = await chat();
+        assert.equal(answer.status, 200, answer.text);
+        assert.equal(answer.servedBy, 'ollama');
+        assert.ok(stillProbing(), `the ${which} request was answered only after the silent engine's probe gave up`);
+      }
+      assert.equal(silent.connections.length, atStart.length, 'neither request opened a probe of its own');
+    },
+  );
+});
