@@ -85,6 +85,39 @@ describe('local engine contention and slot-aware placement', () => {
     assert.match(log.stdout, /↳ moved local \(busy with qwen3\.8:27b at the default window; this one at num_ctx 65536\) behind hub-b\.tail0\.ts\.net/);
   });
 
+  // The turn itself waited on its own model: Ollama held qwen3.6:35b for two /v1 requests at one
+  // window, and a native turn asked for another, which is a reload of the model it shares.
+  it('the beta-max wait itself: the same model generating at another window gives way to a peer as idle', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const { a } = pool();
+    const engine = a.engines.ollama!;
+    // A /v1 request names no window, so it runs at the node's cap; the native turn asks for half of it.
+    await a.patchSettings({ inferenceMaxNumCtx: 65536 });
+    await engine.setFault({ mode: 'hang', model: HERMES });
+    const held = new HeldRequests(a, HERMES);
+    try {
+      await held.hold(1);
+      const res = await post(a, '/api/chat', { model: HERMES, stream: false, options: { num_ctx: 32768 }, messages: [{ role: 'user', content: 'next step' }] });
+      assert.equal(res.status, 200, res.text.slice(0, 300));
+      const row = await a.settledRow(String(res.headers['x-hub-pool-request-id']));
+      assert.equal(row.node, nodeName('b'));
+      assert.deepEqual(row.contention?.demoted, [
+        {
+          node: 'local',
+          backend: 'ollama',
+          backendId: 'ollama',
+          busyWith: [{ model: HERMES, numCtx: 65536 }],
+          runsAt: 32768,
+          behind: [nodeName('b')],
+          overriddenBy: null,
+        },
+      ]);
+    } finally {
+      await held.releaseAll();
+      await engine.clearFaults();
+      await a.patchSettings({ inferenceMaxNumCtx: null });
+    }
+  });
+
   it(
     'demoted, never removed: when the peer fails, failover reaches the local engine and the row says the demotion was overridden',
     { timeout: TEST_TIMEOUT_MS },
