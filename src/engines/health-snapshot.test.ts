@@ -271,7 +271,7 @@ describe('BackendHealth with a TTL', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.deepEqual([views[0]?.running, views[0]?.healthy, modelsOf(views)], [true, true, ['qwen3:8b']]);
   });
 
-  it('on a cold read, gives silent engines one shared 500 ms budget, and the next read does not wait once the probes landed', async () => {
+  it('on a cold read, gives silent engines one shared 500 ms budget, and the next read does not wait once the probes landed (the four of fifteen nodes at a flat 5.0 s)', async () => {
     const first = deferred<FakeReply>();
     const second = deferred<FakeReply>();
     // Each engine answers its first probe only when released; any later probe would hang.

@@ -156,7 +156,7 @@ describe('HubMetrics', () => {
     assert.ok(text.includes(`\ncihub_failovers_total{direction="outbound",node="${OVERFLOW_NODE}",reason="transport"} 51\n`), text.slice(-2000));
   });
 
-  it("keeps a node's first-byte and total-time p50 on its served answers when refusals come back in 5 ms", async () => {
+  it("keeps a node's first-byte and total-time p50 on its served answers when refusals come back in 5 ms (the Resource Monitor's p50 moved from 90 s to 18 ms)", async () => {
     const metrics = new HubMetrics(NO_SOURCES);
     metrics.onSettle(served(90_000, 200_000));
     const refused: SettledRow = { ...served(5, 6), outcome: 'failed' };
