@@ -212,6 +212,7 @@ describe('contention through the steps after it (spec, "Local engine contention"
   const MODEL = 'qwen3.6:27b';
   const OPENCLAW_TOKENS = 35_809;
   const core7 = peerNode('core-7', 0);
+  const beta1 = peerNode('beta-1', 0);
   const ollama1 = localEngine('ollama-1', 0);
   const ollama2 = localEngine('ollama-2', 0);
   // ollama-1 is generating another model's turn; ollama-2 is idle.
@@ -245,6 +246,19 @@ describe('contention through the steps after it (spec, "Local engine contention"
       ranked: [ollama1, core7],
       throughput: fast,
       order: [core7, ollama1],
+    },
+    {
+      // Spec, "Much slower than a node as free": predicted at 54,854 ms, core-7 took 57 s to its
+      // first byte, where beta-1 was predicted at 8,959 ms.
+      name: 'the 14.5k-token Hermes turn: with the local engine moved aside for contention, beta-1 goes ahead of a much slower core-7',
+      ranked: [ollama1, core7, beta1],
+      throughput: throughputInput(14_500, [
+        [core7, 54_854],
+        [beta1, 8_959],
+        [ollama1, 22_080],
+      ]),
+      order: [beta1, core7, ollama1],
+      behind: [core7.node, beta1.node],
     },
     {
       name: 'another engine of the same kind, idle, is brought ahead of a much slower node as usual',
