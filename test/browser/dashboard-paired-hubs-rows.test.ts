@@ -165,6 +165,10 @@ describe('dashboard: Paired Hubs rows and what the pool can serve', { timeout: S
       .first()
       .waitFor();
     assert.equal(await page.getByText('pair a Hub to start routing').count(), 0);
+    // Home's card agrees with the badge: the disabled Hub is not counted as connected.
+    await page.getByRole('link', { name: 'Home' }).click();
+    await page.getByTestId('home-hubs-count').getByText('0 Hubs connected, 1 disabled here, 1 unreachable', { exact: true }).waitFor();
+    await gotoPool(page);
     await page.unroute(`**${POOL}/status`);
     await page.reload();
   });

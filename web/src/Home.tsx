@@ -5,7 +5,7 @@ import { FirstReadFailed } from './FirstReadFailed';
 import { FirstRun, firstRunFinished } from './FirstRun';
 import { usePoll } from './hooks';
 import type { PoolStatus, RoutingLogPage } from './types';
-import { failedWords, isPaired, plural, poolBadge } from './words';
+import { failedWords, isPaired, pairedHubsWords, plural, poolBadge } from './words';
 
 /** Home reads status this often (the guide's figure). */
 export const HOME_POLL_MS = 30_000;
@@ -94,11 +94,7 @@ export function Home() {
         </section>
         <section className="card" aria-labelledby="home-hubs">
           <h2 id="home-hubs">Paired Hubs</h2>
-          <p>
-            {plural(paired.filter((p) => p.status === 'connected').length, 'Hub connected', 'Hubs connected')}
-            {paired.some((p) => p.status === 'unreachable') &&
-              `, ${plural(paired.filter((p) => p.status === 'unreachable').length, 'unreachable', 'unreachable')}`}
-          </p>
+          <p data-testid="home-hubs-count">{pairedHubsWords(paired)}</p>
           <p className="small muted">{plural(pending.length, 'request pending', 'requests pending')}</p>
         </section>
         <section className="card" aria-labelledby="home-models">

@@ -42,6 +42,28 @@ function noPeerBadge(peers: readonly PeerView[]): Badge {
   return { text: 'No connected Hubs', tone: 'neutral', detail };
 }
 
+/**
+ * The paired Hubs by what they can do now: connected and taking work from here, then those that
+ * read connected but do not (disabled here, or refusing this Hub's calls), then the unreachable.
+ * The badge says none is connected when none takes work; this line must not count them as such.
+ */
+export function pairedHubsWords(paired: readonly PeerView[]): string {
+  const connected = paired.filter((p) => p.status === 'connected');
+  const disabled = connected.filter((p) => !p.enabled).length;
+  const refusing = connected.filter(
+    (p) => p.enabled && (p.pairingProblem != null || (p.probeFailure !== null && p.probeFailure.kind !== 'unreachable')),
+  ).length;
+  const unreachable = paired.filter((p) => p.status === 'unreachable').length;
+  return [
+    plural(connected.length - disabled - refusing, 'Hub connected', 'Hubs connected'),
+    disabled > 0 ? `${disabled} disabled here` : null,
+    refusing > 0 ? `${refusing} needing action` : null,
+    unreachable > 0 ? `${unreachable} unreachable` : null,
+  ]
+    .filter((part): part is string => part !== null)
+    .join(', ');
+}
+
 /** Models across a node's engines, each counted once however many engines hold it. */
 export function distinctModels(backends: readonly { readonly models: readonly string[] }[]): number {
   return new Set(backends.flatMap((b) => b.models)).size;
