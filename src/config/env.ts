@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { EngineKind } from '../engines/engine-kind.js';
 import { parseAllowedHosts, parseAllowedOrigins, parseTrustedProxies } from './edge-trust.js';
 import { EnvError } from './env-error.js';
-import { findExecutable } from './find-executable.js';
+import { findExecutable, findTailscale } from './find-executable.js';
 import { HEAP_GROWING_PERCENT, MAX_HEAP_GROWING_PERCENT } from '../util/heap-growth.js';
 import { normalizePeerName, normalizeTailnetSuffix } from '../tailnet/peer-name.js';
 
@@ -522,7 +522,7 @@ export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
     identitySecret: v.HUB_POOL_IDENTITY_SECRET === undefined ? null : (env.HUB_POOL_IDENTITY_SECRET ?? null),
     tailscaleAdminApiConfigured: tailscaleOAuth !== null,
     tailscaleOAuth,
-    tailscaleBinary: findExecutable('tailscale', env.PATH),
+    tailscaleBinary: findTailscale(env.PATH, process.platform),
     nvidiaSmiBinary: findExecutable('nvidia-smi', env.PATH),
     otlp: otlpFrom(v, env, problems),
     ...containerSourceFrom(v, env, problems),

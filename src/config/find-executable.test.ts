@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { describe, it } from 'node:test';
-import { findExecutable } from './find-executable.js';
+import { findExecutable, findTailscale } from './find-executable.js';
 
 describe('findExecutable', () => {
   const root = mkdtempSync(join(tmpdir(), 'find-exe-'));
@@ -26,4 +26,25 @@ describe('findExecutable', () => {
     assert.equal(findExecutable('tailscale', first), null);
     assert.equal(findExecutable('tailscale', undefined), null);
   });
+});
+
+describe('findTailscale', () => {
+  const root = mkdtempSync(join(tmpdir(), 'find-ts-'));
+  const onPath = join(root, 'bin');
+  mkdirSync(onPath);
+  writeFileSync(join(onPath, 'tailscale'), '#!/bin/sh\n');
+  chmodSync(join(onPath, 'tailscale'), 0o755);
+  const app = join(root, 'Tailscale.app-Tailscale');
+  writeFileSync(app, '#!/bin/sh\n');
+  chmodSync(app, 0o755);
+  const empty = join(root, 'empty');
+  mkdirSync(empty);
+
+  const cases: readonly { name: string; path: string; platform: NodeJS.Platform; appCli: string; found: string | null }[] = [
+    { name: 'on macOS with nothing on PATH, takes the app’s own command line (the App Store build)', path: empty, platform: 'darwin', appCli: app, found: app },
+    { name: 'on macOS, takes tailscale on PATH first', path: onPath, platform: 'darwin', appCli: app, found: join(onPath, 'tailscale') },
+    { name: 'on macOS without the app, finds none', path: empty, platform: 'darwin', appCli: join(root, 'absent'), found: null },
+    { name: 'on Linux, never looks for the app', path: empty, platform: 'linux', appCli: app, found: null },
+  ];
+  for (const c of cases) it(c.name, () => assert.equal(findTailscale(c.path, c.platform, c.appCli), c.found));
 });
