@@ -185,6 +185,17 @@ describe('OpenTelemetry export variables', () => {
     );
   });
 
+  it('refuses a collector URL carrying a password, switching export off and quoting the URL masked', () => {
+    const env = loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://user:S3CRETPW@collector:4318' });
+    assert.equal(env.otlp, null);
+    assert.deepEqual(
+      env.problems.map((p) => [p.variable, p.value, p.usedInstead]),
+      [['OTEL_EXPORTER_OTLP_ENDPOINT', 'http://***@collector:4318/', 'no trace export']],
+    );
+    assert.match(env.problems[0]!.problem, /carries a user name or password/);
+    assert.doesNotMatch(JSON.stringify(env.problems), /S3CRETPW/);
+  });
+
   it('switches export off on a header list it cannot read, without repeating the value', () => {
     const env = loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_HEADERS: 'secret-token-without-a-name' });
     assert.equal(env.otlp, null);

@@ -230,6 +230,15 @@ const magicDnsSuffix = z.string().transform((v, ctx) => {
   return z.NEVER;
 });
 const httpUrl = z.string().refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), 'is not an http:// or https:// URL');
+/**
+ * A collector URL: the Hub logs it and quotes it in export errors, and sends no credential from
+ * it, so a user name or password there was written to the log and did nothing (tracing audit,
+ * 2026-12-07). A collector's credential goes in OTEL_EXPORTER_OTLP_HEADERS.
+ */
+const otlpUrl = httpUrl.refine(
+  (u) => !hasCredentials(u),
+  'carries a user name or password, which the Hub does not send; give the URL without them and the credential in OTEL_EXPORTER_OTLP_HEADERS',
+);
 /** The one OTLP encoding this Hub sends; gRPC and binary protobuf are not built. */
 const OTLP_PROTOCOL = 'http/json';
 const otlpProtocol = z.string().refine((v) => v === OTLP_PROTOCOL, `is not ${OTLP_PROTOCOL}, the one OTLP protocol this Hub sends`);
@@ -297,8 +306,8 @@ export const ENV_SCHEMA = z.object({
   HUB_POOL_IDENTITY_SECRET: text.optional(),
   TAILSCALE_OAUTH_CLIENT_ID: text.optional(),
   TAILSCALE_OAUTH_CLIENT_SECRET: text.optional(),
-  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl.optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl.optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlpUrl.optional(),
   OTEL_EXPORTER_OTLP_HEADERS: headerList.optional(),
   OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol.optional(),
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol.optional(),
@@ -365,6 +374,8 @@ const FALLBACKS: Readonly<Record<RefusableVariable, string | null>> = {
 const VARIABLES = Object.keys(ENV_SCHEMA.shape) as EnvVariable[];
 /** Variables whose value is never repeated in a warning: it may be a collector's token. */
 const SECRET_VARIABLES: ReadonlySet<EnvVariable> = new Set(['OTEL_EXPORTER_OTLP_HEADERS']);
+/** URL variables a warning quotes with any credentials in them masked. */
+const URL_VARIABLES: ReadonlySet<EnvVariable> = new Set(['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']);
 
 function trimmedOrUnset(value: string | undefined): string | undefined {
   const v = value?.trim();
@@ -409,7 +420,8 @@ export function parseEnvValues(env: Env): { values: EnvValues; problems: EnvProb
   }
   for (const key of refused.keys()) raw[key] = undefined;
   const problems = [...refused].map(([variable, problem]) => {
-    const value = SECRET_VARIABLES.has(variable) ? '(hidden: it may hold a credential)' : (env[variable] ?? '');
+    const given = env[variable] ?? '';
+    const value = SECRET_VARIABLES.has(variable) ? '(hidden: it may hold a credential)' : URL_VARIABLES.has(variable) ? quotableUrl(given) : given;
     // Only a refusable variable has an issue: the plain-text ones accept every value they are given.
     const usedInstead = FALLBACKS[variable as RefusableVariable];
     if (usedInstead === null) throw new EnvError(variable, `${variable}=${value} ${problem}: fix or unset it.`);
