@@ -5,6 +5,7 @@
  * counted and reported, never the Hub. Bounds and the export timeout are the OpenTelemetry SDK's
  * batch span processor and OTLP exporter defaults.
  */
+import { IDLE } from '../util/background.js';
 import { request } from '../util/undici-lean.js';
 import type { Dispatcher } from 'undici';
 import { otlpTraceBody, type TraceResource } from './otlp-body.js';
@@ -54,12 +55,18 @@ export class OtlpExporter implements SpanSink {
   /**
    * Sends everything queued, a batch at a time. A batch the collector refuses or that cannot be
    * sent is dropped (spans are for looking at now, not a ledger) and the call rejects with what
-   * happened, for the caller to log.
+   * happened, for the caller to log. With nothing to send it answers IDLE: a quiet tick is no
+   * sign a collector that failed is back.
+   *
+   * The messages carry no span counts: Background logs a repeat of one failure once in five
+   * minutes, and a count that moved with the traffic made every tick a new failure (a warning
+   * each 5 s while a collector was down, tracing audit 2026-12-07).
    */
-  async flush(): Promise<void> {
+  async flush(): Promise<typeof IDLE | void> {
     const dropped = this.#dropped;
     this.#dropped = 0;
-    const overflow = `${dropped} spans were dropped: ${MAX_QUEUED_SPANS} were already waiting for the collector`;
+    if (this.#queue.length === 0 && dropped === 0) return IDLE;
+    const overflow = `spans were dropped: ${MAX_QUEUED_SPANS} were already waiting for the collector`;
     try {
       while (this.#queue.length > 0) {
         const batch = this.#queue.slice(0, MAX_EXPORT_BATCH_SPANS);
@@ -88,9 +95,9 @@ export class OtlpExporter implements SpanSink {
         bodyTimeout: EXPORT_TIMEOUT_MS,
       });
     } catch (err) {
-      throw new Error(`could not send ${batch.length} spans to the OTLP collector at ${url}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(`could not send spans to the OTLP collector at ${url}: ${err instanceof Error ? err.message : String(err)}`);
     }
     await res.body.dump();
-    if (res.statusCode < 200 || res.statusCode > 299) throw new Error(`the OTLP collector at ${url} refused ${batch.length} spans with HTTP ${res.statusCode}`);
+    if (res.statusCode < 200 || res.statusCode > 299) throw new Error(`the OTLP collector at ${url} refused spans with HTTP ${res.statusCode}`);
   }
 }

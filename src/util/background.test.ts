@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setImmediate as tick } from 'node:timers/promises';
-import { Background, REPEAT_LOG_INTERVAL_MS } from './background.js';
+import { Background, IDLE, REPEAT_LOG_INTERVAL_MS } from './background.js';
 import { ManualClock } from './clock.js';
 import { createLogger } from './logger.js';
 
@@ -64,6 +64,18 @@ describe('Background', () => {
       [40, 30],
     );
     assert.match(lines[1]!.msg, /succeeded again/);
+  });
+
+  it('takes a run that found nothing to do (IDLE) as no news: the failure stands and its repeats stay held back', async () => {
+    const { bg, lines } = rig();
+    await bg.settle('export', () => Promise.reject(busy()));
+    await bg.settle('export', () => IDLE);
+    await bg.settle('export', () => Promise.reject(busy()));
+    assert.deepEqual(
+      lines.map((l) => l.level),
+      [40],
+      'no "succeeded again", and the repeat is not a new failure',
+    );
   });
 
   it('never overlaps two runs of a periodic task', async () => {

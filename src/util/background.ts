@@ -20,6 +20,12 @@ export const REPEAT_LOG_INTERVAL_MS = 5 * 60_000;
 
 export type BackgroundTask = () => unknown;
 
+/**
+ * What a task returns when it found nothing to do: neither a success nor a failure, so the record
+ * of a failure stands (an export tick with no spans says nothing about the collector).
+ */
+export const IDLE: unique symbol = Symbol('idle');
+
 /** A scheduled task; stop() cancels it (a run in progress finishes). */
 export interface BackgroundHandle {
   stop(): void;
@@ -87,13 +93,14 @@ export class Background {
    * whichever way: never rejects, so a caller may await it or leave it.
    */
   async settle(name: string, task: BackgroundTask): Promise<void> {
+    let result: unknown;
     try {
-      await task();
+      result = await task();
     } catch (err) {
       this.#failed(name, err);
       return;
     }
-    this.#succeeded(name);
+    if (result !== IDLE) this.#succeeded(name);
   }
 
   /** Cancels every timer; tasks started later do not run. */
