@@ -40,6 +40,12 @@ describe('a request trace without export', () => {
     assert.deepEqual(trace.attemptStarted(0), { traceparent: `00-${TRACE}-${APP_SPAN}-01`, tracestate: 'app=1' });
     assert.deepEqual(trace.attemptStarted(1), { traceparent: `00-${TRACE}-${APP_SPAN}-01`, tracestate: 'app=1' });
   });
+
+  // W3C Trace Context level 2 sets flag 0x02 for a random trace id; a later version may add fields.
+  for (const header of [`00-${TRACE}-${APP_SPAN}-03`, `01-${TRACE}-${APP_SPAN}-01-abcd`])
+    it(`passes ${header} on byte for byte, flags and later fields included`, () => {
+      assert.deepEqual(tracer.begin({ traceparent: header }, 'POST /api/chat', () => ({})).attemptStarted(0), { traceparent: header });
+    });
 });
 
 describe('a request trace with export', () => {

@@ -95,10 +95,8 @@ export class RequestTrace {
     if (this.traceId === null) return {};
     const state = this.#incoming?.state ?? null;
     let traceparent: string;
-    if (this.#spanId === null) {
-      const parent = this.#incoming!.parent;
-      traceparent = formatTraceParent(parent.traceId, parent.parentId, parent.sampled);
-    } else {
+    if (this.#spanId === null) traceparent = this.#incoming!.header;
+    else {
       const spanId = this.#ids.spanId();
       this.#attempt = { spanId, startMs: this.#clock.nowMs(), index };
       traceparent = formatTraceParent(this.traceId, spanId, this.#sampled);

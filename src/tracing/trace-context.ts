@@ -25,6 +25,12 @@ export interface IncomingTraceHeaders {
 /** A trace the request belongs to, and the vendor state that rides along with it. */
 export interface IncomingTrace {
   readonly parent: TraceParent;
+  /**
+   * traceparent as received, trimmed: what a Hub taking no part in the trace passes on. Rebuilt
+   * from `parent` it lost a later version's fields and every flag but sampled (the random-trace-id
+   * flag of level 2 among them; tracing audit, 2026-12-07).
+   */
+  readonly header: string;
   /** tracestate as received (repeated headers joined with a comma); null when absent or unusable. */
   readonly state: string | null;
 }
@@ -64,7 +70,9 @@ export function readIncomingTrace(headers: IncomingTraceHeaders): IncomingTrace 
   const parent = parseTraceParent(headers.traceparent);
   if (parent === null) return null;
   const rawState = typeof headers.tracestate === 'string' ? headers.tracestate : Array.isArray(headers.tracestate) ? headers.tracestate.join(',') : null;
-  return { parent, state: rawState !== null && TRACESTATE.test(rawState) ? boundedTracestate(rawState) : null };
+  // parseTraceParent believed it only as one string.
+  const header = (headers.traceparent as string).trim();
+  return { parent, header, state: rawState !== null && TRACESTATE.test(rawState) ? boundedTracestate(rawState) : null };
 }
 
 /**
