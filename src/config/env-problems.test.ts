@@ -185,6 +185,26 @@ describe('OpenTelemetry export variables', () => {
     );
   });
 
+  it("switches export off on OpenTelemetry's own OTEL_TRACES_EXPORTER=none, and on an exporter it does not have", () => {
+    assert.equal(loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_TRACES_EXPORTER: 'none' }).otlp, null);
+    assert.notEqual(loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_TRACES_EXPORTER: 'otlp' }).otlp, null);
+    const zipkin = loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_TRACES_EXPORTER: 'zipkin' });
+    assert.equal(zipkin.otlp, null);
+    assert.deepEqual(
+      zipkin.problems.map((p) => [p.variable, p.value, p.usedInstead]),
+      [['OTEL_TRACES_EXPORTER', 'zipkin', 'no trace export']],
+    );
+  });
+
+  it('sends the traces-only header list beside the general one, its value winning a name both carry', () => {
+    const env = loadEnv({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318',
+      OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20general,x-tenant=one',
+      OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'authorization=Bearer%20traces',
+    });
+    assert.deepEqual(env.otlp?.headers, { authorization: 'Bearer traces', 'x-tenant': 'one' });
+  });
+
   it('refuses a collector URL carrying a password, switching export off and quoting the URL masked', () => {
     const env = loadEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://user:S3CRETPW@collector:4318' });
     assert.equal(env.otlp, null);

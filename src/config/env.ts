@@ -239,6 +239,12 @@ const otlpUrl = httpUrl.refine(
   (u) => !hasCredentials(u),
   'carries a user name or password, which the Hub does not send; give the URL without them and the credential in OTEL_EXPORTER_OTLP_HEADERS',
 );
+/**
+ * OTEL_TRACES_EXPORTER: OpenTelemetry's switch for where spans go. `none` is its usual way to turn
+ * export off, and was ignored: spans went to the collector the endpoint named (tracing audit,
+ * 2026-12-07). Only OTLP is built, so another exporter's name is refused.
+ */
+const tracesExporter = z.string().refine((v) => v === 'otlp' || v === 'none', 'is not otlp or none, the trace exporters this Hub has');
 /** The one OTLP encoding this Hub sends; gRPC and binary protobuf are not built. */
 const OTLP_PROTOCOL = 'http/json';
 const otlpProtocol = z.string().refine((v) => v === OTLP_PROTOCOL, `is not ${OTLP_PROTOCOL}, the one OTLP protocol this Hub sends`);
@@ -309,11 +315,13 @@ export const ENV_SCHEMA = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl.optional(),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlpUrl.optional(),
   OTEL_EXPORTER_OTLP_HEADERS: headerList.optional(),
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: headerList.optional(),
   OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol.optional(),
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol.optional(),
   OTEL_SERVICE_NAME: text.optional(),
   OTEL_BSP_SCHEDULE_DELAY: wholeIn(1, 3_600_000).optional(),
   OTEL_SDK_DISABLED: flag.optional(),
+  OTEL_TRACES_EXPORTER: tracesExporter.optional(),
   HUB_DOCKER_SOCKET: text.optional(),
   HUB_COMPOSE_PROJECTS: z
     .string()
@@ -364,16 +372,19 @@ const FALLBACKS: Readonly<Record<RefusableVariable, string | null>> = {
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'OTEL_EXPORTER_OTLP_ENDPOINT, or no trace export',
   // Exporting without the collector's credential would only collect refusals.
   OTEL_EXPORTER_OTLP_HEADERS: 'no trace export',
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'no trace export',
   OTEL_EXPORTER_OTLP_PROTOCOL: OTLP_PROTOCOL,
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: OTLP_PROTOCOL,
   OTEL_BSP_SCHEDULE_DELAY: String(DEFAULT_OTLP_EXPORT_INTERVAL_MS),
   OTEL_SDK_DISABLED: 'false',
+  // An exporter this Hub does not have sends nothing, rather than to a collector it was not meant for.
+  OTEL_TRACES_EXPORTER: 'no trace export',
   HUB_COMPOSE_PROJECTS: "the compose project of the Hub's own container",
 };
 
 const VARIABLES = Object.keys(ENV_SCHEMA.shape) as EnvVariable[];
 /** Variables whose value is never repeated in a warning: it may be a collector's token. */
-const SECRET_VARIABLES: ReadonlySet<EnvVariable> = new Set(['OTEL_EXPORTER_OTLP_HEADERS']);
+const SECRET_VARIABLES: ReadonlySet<EnvVariable> = new Set(['OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_TRACES_HEADERS']);
 /** URL variables a warning quotes with any credentials in them masked. */
 const URL_VARIABLES: ReadonlySet<EnvVariable> = new Set(['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']);
 
@@ -574,6 +585,7 @@ function tailscaleOAuthFrom(v: EnvValues, problems: EnvProblem[]): HubEnv['tails
 /** The variables that shape an export, and so do nothing without an endpoint to export to. */
 const OTLP_EXPORT_SHAPERS = [
   'OTEL_EXPORTER_OTLP_HEADERS',
+  'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
   'OTEL_EXPORTER_OTLP_PROTOCOL',
   'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
   'OTEL_SERVICE_NAME',
@@ -589,7 +601,9 @@ const OTLP_EXPORT_SHAPERS = [
 function otlpFrom(v: EnvValues, env: Env, problems: EnvProblem[]): OtlpExport | null {
   const base = v.OTEL_EXPORTER_OTLP_ENDPOINT;
   const tracesUrl = v.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base === undefined ? undefined : `${base.replace(/\/+$/, '')}/v1/traces`);
-  if (tracesUrl === undefined && v.OTEL_SDK_DISABLED !== true) {
+  const refused = (variable: EnvVariable) => problems.some((p) => p.variable === variable);
+  const off = v.OTEL_SDK_DISABLED === true || v.OTEL_TRACES_EXPORTER === 'none' || refused('OTEL_TRACES_EXPORTER');
+  if (tracesUrl === undefined && !off) {
     for (const variable of OTLP_EXPORT_SHAPERS.filter((k) => v[k] !== undefined))
       problems.push({
         variable,
@@ -598,10 +612,11 @@ function otlpFrom(v: EnvValues, env: Env, problems: EnvProblem[]): OtlpExport | 
         usedInstead: 'no trace export',
       });
   }
-  if (tracesUrl === undefined || v.OTEL_SDK_DISABLED === true || problems.some((p) => p.variable === 'OTEL_EXPORTER_OTLP_HEADERS')) return null;
+  if (tracesUrl === undefined || off || refused('OTEL_EXPORTER_OTLP_HEADERS') || refused('OTEL_EXPORTER_OTLP_TRACES_HEADERS')) return null;
   return Object.freeze({
     tracesUrl,
-    headers: Object.freeze(v.OTEL_EXPORTER_OTLP_HEADERS ?? {}),
+    // The traces-only list wins name by name, as OpenTelemetry reads the pair.
+    headers: Object.freeze({ ...v.OTEL_EXPORTER_OTLP_HEADERS, ...v.OTEL_EXPORTER_OTLP_TRACES_HEADERS }),
     serviceName: v.OTEL_SERVICE_NAME ?? DEFAULT_OTEL_SERVICE_NAME,
     intervalMs: v.OTEL_BSP_SCHEDULE_DELAY ?? DEFAULT_OTLP_EXPORT_INTERVAL_MS,
   });
