@@ -593,6 +593,13 @@ describe('doctorChecks: what this machine is', () => {
     assert.match(m1?.found ?? '', /^hardware tier not detected, so none is advertised: the nvidia GPU .* has no readable memory size/);
   });
 
+  it('M1 offers no PATH fix when nvidia-smi was found and named no size (a unified-memory board)', () => {
+    const naSize = { ...HARDWARE.unsized, unknownBecause: 'the nvidia GPU at nvidia-smi (unparseable output) has no readable memory size' };
+    const m1 = run({ status: withMachine(machine(naSize, PRESSURE.noPeer)) }).M1;
+    assert.equal(m1?.verdict, 'unknown');
+    assert.equal(m1?.fix ?? null, null);
+  });
+
   it('M2 words an absent band as not measured, never as 0', () => {
     const m2 = run({ status: withMachine(machine(HARDWARE.cpuOnly, PRESSURE.noSource)) }).M2;
     assert.match(m2?.found ?? '', /^GPU pressure not measured: no source answers/);

@@ -237,7 +237,8 @@ function hardwareCheck(status: PoolStatus): DoctorCheck | null {
   if (h === undefined) return null;
   if (!h.detected) return check('M1', 'unknown', 'hardware tier: detection has not finished yet');
   if (h.tier === null) {
-    const fix = /nvidia/i.test(h.unknownBecause ?? '') ? 'put nvidia-smi on the PATH the Hub starts with, so it can size the GPU' : null;
+    // Only when it was not found: nvidia-smi on PATH that names no size (a unified-memory board's [N/A]) has nothing to fix here.
+    const fix = /nvidia-smi not on PATH/.test(h.unknownBecause ?? '') ? 'put nvidia-smi on the PATH the Hub starts with, so it can size the GPU' : null;
     return check('M1', 'unknown', `hardware tier not detected, so none is advertised: ${h.unknownBecause ?? 'unknown'} (${hardwareFound(h)})`, fix);
   }
   return check('M1', 'ok', `hardware tier ${h.tier}: ${hardwareFound(h)}`);

@@ -73,6 +73,18 @@ describe('probeHardware: what the machine has', () => {
     assert.equal(decideTier(f).tier, null);
   });
 
+  it('reads nvidia-smi answering [N/A] for the memory (a unified-memory board such as GB10) as a GPU of unknown size, driver directory or not', async () => {
+    for (const driverDir of [false, true]) {
+      if (driverDir) mkdirSync(join(root, 'proc-nvidia'));
+      const f = await probeHardware(deps(smi({ ok: true, stdout: '[N/A]\n' })));
+      assert.deepEqual(
+        f.gpus?.map((g) => [g.vendor, g.memoryBytes]),
+        [['nvidia', null]],
+      );
+      assert.equal(decideTier(f).tier, null, 'no tier, not cpu-only');
+    }
+  });
+
   it('reads nvidia-smi failing with no driver loaded as no NVIDIA GPU', async () => {
     const f = await probeHardware(deps(smi({ ok: false, detail: 'exit 9' })));
     assert.deepEqual(f.gpus, []);

@@ -112,8 +112,10 @@ async function probeNvidia(deps: HardwareProbeDeps): Promise<Found> {
     const run = await deps.runNvidiaSmi(deps.nvidiaSmi, NVIDIA_SMI_ARGS);
     const sizes = run.ok ? parseNvidiaMemory(run.stdout) : null;
     if (sizes !== null) return { gpus: sizes.map((mib) => ({ vendor: 'nvidia', memoryBytes: mib * MIB, via: 'nvidia-smi' })), problem: null };
-    // nvidia-smi that cannot talk to a driver, on a machine with no driver loaded: no usable NVIDIA GPU.
-    if (proc.kind === 'absent') return { gpus: [], problem: null };
+    // nvidia-smi that cannot talk to a driver, on a machine with no driver loaded: no usable NVIDIA
+    // GPU. One that answered without a size did find one: a unified-memory board (DGX Spark's GB10)
+    // prints [N/A] for memory.total, on a Jetson-like box with no /proc/driver/nvidia too.
+    if (proc.kind === 'absent' && !run.ok) return { gpus: [], problem: null };
     return { gpus: [{ vendor: 'nvidia', memoryBytes: null, via: `nvidia-smi (${run.ok ? 'unparseable output' : run.detail})` }], problem: null };
   }
   if (driverLoaded) return { gpus: [{ vendor: 'nvidia', memoryBytes: null, via: `${deps.nvidiaProcDir} (nvidia-smi not on PATH)` }], problem: null };
