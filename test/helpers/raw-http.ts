@@ -4,6 +4,7 @@
  * that the test did not write.
  */
 import { connect, type Socket } from 'node:net';
+import { eventually } from './hub-process.js';
 
 export interface RawAnswer {
   /** The status line's code; null when the Hub closed without answering. */
@@ -91,4 +92,24 @@ export function errorCode(body: string): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * Opens a chat request whose body stops short, and resolves once the Hub counts it in progress:
+ * Expect: 100-continue makes Node answer "100 Continue" as it hands the request to the Hub. Only
+ * the test (destroying the socket) or the end of a drain closes it.
+ */
+export async function requestLeftOpen(hub: { readonly url: string }): Promise<Socket> {
+  const { hostname, port } = new URL(hub.url);
+  const socket = connect(Number(port), hostname);
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  socket.on('error', () => undefined);
+  let received = '';
+  socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+  socket.write(
+    `POST /api/inference/pool/api/chat HTTP/1.1\r\nHost: ${hostname}:${port}\r\ncontent-type: application/json\r\ncontent-length: 100\r\nexpect: 100-continue\r\n\r\n`,
+  );
+  await eventually(() => received.startsWith('HTTP/1.1 100 Continue'), 'the Hub to take the request');
+  socket.write('{"model":');
+  return socket;
 }

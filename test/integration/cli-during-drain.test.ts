@@ -6,8 +6,9 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { eventually, logMessages, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { requestLeftOpen } from '../helpers/raw-http.js';
 
 describe('the CLI while the Hub drains', () => {
   let hub: HubProcess;
@@ -21,19 +22,9 @@ describe('the CLI while the Hub drains', () => {
   });
 
   it('says the Hub is most likely shutting down, not that it is not running, and exits 3', async () => {
-    const { hostname, port } = new URL(hub.url);
-    const open = connect(Number(port), hostname);
+    // A request whose body stops short holds the drain open.
+    const open = await requestLeftOpen(hub);
     socket = open;
-    await new Promise<void>((resolve, reject) => open.once('connect', resolve).once('error', reject));
-    open.on('error', () => undefined);
-    let received = '';
-    open.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
-    // A request whose body stops short holds the drain open (drain-deadline-log.test.ts does the same).
-    open.write(
-      `POST /api/inference/pool/api/chat HTTP/1.1\r\nHost: ${hostname}:${port}\r\ncontent-type: application/json\r\ncontent-length: 100\r\nexpect: 100-continue\r\n\r\n`,
-    );
-    await eventually(() => received.startsWith('HTTP/1.1 100 Continue'), 'the Hub to take the request');
-    open.write('{"model":');
     const exited = hub.stop('SIGTERM');
     await eventually(() => logMessages(hub.log()).some((m) => m.startsWith('hub stopping')), 'the Hub to start draining');
 

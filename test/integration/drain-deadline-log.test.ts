@@ -6,8 +6,9 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect, type Socket } from 'node:net';
-import { eventually, logMessages, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import type { Socket } from 'node:net';
+import { logMessages, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { requestLeftOpen } from '../helpers/raw-http.js';
 import { scaled } from '../helpers/time-scale.js';
 
 describe('SIGTERM with a request that outlasts the drain', () => {
@@ -22,20 +23,7 @@ describe('SIGTERM with a request that outlasts the drain', () => {
   });
 
   it('logs that the drain deadline closed it, before "hub stopped"', { timeout: scaled(90_000) }, async () => {
-    const { hostname, port } = new URL(hub.url);
-    const open = connect(Number(port), hostname);
-    socket = open;
-    await new Promise<void>((resolve, reject) => open.once('connect', resolve).once('error', reject));
-    open.on('error', () => undefined);
-    let received = '';
-    open.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
-    // Expect: 100-continue makes Node answer "100 Continue" as it hands the request to the Hub,
-    // so seeing it means the Hub counts a request in progress. The body then stops short.
-    open.write(
-      `POST /api/inference/pool/api/chat HTTP/1.1\r\nHost: ${hostname}:${port}\r\ncontent-type: application/json\r\ncontent-length: 100\r\nexpect: 100-continue\r\n\r\n`,
-    );
-    await eventually(() => received.startsWith('HTTP/1.1 100 Continue'), 'the Hub to take the request');
-    open.write('{"model":');
+    socket = await requestLeftOpen(hub);
     const code = await hub.stop('SIGTERM');
     assert.equal(code, 0, hub.log());
 

@@ -8,26 +8,10 @@
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { eventually, logMessages, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
-
-/** Opens a chat request whose body stops short, and resolves once the Hub counts it in progress. */
-async function requestLeftOpen(hub: HubProcess): Promise<Socket> {
-  const { hostname, port } = new URL(hub.url);
-  const socket = connect(Number(port), hostname);
-  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-  socket.on('error', () => undefined);
-  let received = '';
-  socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
-  // Node answers "100 Continue" as it hands the request to the Hub: from then on it is in progress.
-  socket.write(
-    `POST /api/inference/pool/api/chat HTTP/1.1\r\nHost: ${hostname}:${port}\r\ncontent-type: application/json\r\ncontent-length: 100\r\nexpect: 100-continue\r\n\r\n`,
-  );
-  await eventually(() => received.startsWith('HTTP/1.1 100 Continue'), 'the Hub to take the request');
-  socket.write('{"model":');
-  return socket;
-}
+import { requestLeftOpen } from '../helpers/raw-http.js';
 
 describe('a second signal while the Hub drains', () => {
   let hub: HubProcess | null = null;
