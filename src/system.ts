@@ -138,9 +138,8 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
   const leftovers = removeLeftoverTemporaryFiles(env.dataDir);
   if (leftovers.length > 0) logger.info({ removed: leftovers }, 'removed temporary files an interrupted write left in the data dir');
   const background = new Background({ logger, clock });
-  // The database first: a damaged one refuses the start, which then writes nothing (not even a default settings.json).
-  const db = openDatabase(join(env.dataDir, DATABASE_FILE_NAME));
   const settings = new SettingsFile(env.dataDir, (problem) => warnAtStart({ settingsFile: problem }, settingsProblemText(problem)));
+  const db = openDatabase(join(env.dataDir, DATABASE_FILE_NAME));
   let listeningPort = env.port;
   const apiKeys = new ApiKeyStore(db, clock);
   // A file in place whose rename may not survive a power cut: worth a warning, not a refused start.
