@@ -61,6 +61,11 @@ export function isSameModel(kind: EngineKind, listed: string, requested: string)
   );
 }
 
+/** One model on an engine of `kind` under either name: a request's and a listing's, or two requests'. */
+export function isSameModelEitherWay(kind: EngineKind, a: string, b: string): boolean {
+  return isSameModel(kind, a, b) || isSameModel(kind, b, a);
+}
+
 /**
  * The one name a model goes by on an engine of `kind`, for records kept per engine and model:
  * on Ollama a tagless name is the `:latest` it means, so `qwen3` and `qwen3:latest` are one

@@ -6,7 +6,7 @@
 import type { BackendView, ProxyDialect } from '../engines/types.js';
 import { ADAPTERS } from '../engines/adapters.js';
 import type { EngineKind } from '../engines/engine-kind.js';
-import { backendHolds, isSameModel } from '../engines/model-name.js';
+import { backendHolds, isSameModelEitherWay } from '../engines/model-name.js';
 import { kindBits, kindsHolding, type KindBits } from '../engines/model-holdings.js';
 import { UNKNOWN_PRESSURE } from './peer-load.js';
 import { localQueueDepth } from './local-queue-depth.js';
@@ -121,7 +121,7 @@ function poolIdOf(name: string): string {
  * some(): this runs for every peer on every request, and builds nothing.
  */
 export function namesModel(names: readonly string[], model: string): boolean {
-  for (const name of names) if (isSameModel('ollama', name, model) || isSameModel('ollama', model, name)) return true;
+  for (const name of names) if (isSameModelEitherWay('ollama', name, model)) return true;
   return false;
 }
 

@@ -13,9 +13,9 @@
 import type { Dispatcher } from 'undici';
 import { lemonadeLoadedModels, residentModels } from '../engines/engine-answers.js';
 import { PLACEMENT_BUDGET_MS } from '../engines/health-snapshot.js';
-import { isSameModel } from '../engines/model-name.js';
+import { isSameModel, isSameModelEitherWay } from '../engines/model-name.js';
 import { ENGINE_LISTING_MAX_BYTES, getJson } from '../engines/probe-fetch.js';
-import { sameModelOn, unjoinable } from '../placement/steps/contention.js';
+import { unjoinable } from '../placement/steps/contention.js';
 import type { Candidate } from '../placement/types.js';
 import type { BusyWith } from '../routing-log/placement-records.js';
 
@@ -58,7 +58,7 @@ export async function affinityHold(args: {
   // Not contended: nothing to hold against, and no engine is asked.
   const kind = target.engine;
   if (kind === null || unjoinable(busy, model, runsAt, kind).length === 0) return { held: target.id, refused: null };
-  if (busy.some((g) => sameModelOn(kind, g.model, model) && g.numCtx !== runsAt)) return { held: null, refused: 'reloaded at another window' };
+  if (busy.some((g) => isSameModelEitherWay(kind, g.model, model) && g.numCtx !== runsAt)) return { held: null, refused: 'reloaded at another window' };
   let resident: readonly string[] | null | 'inventory';
   try {
     resident = await args.read(target, AbortSignal.timeout(args.budgetMs ?? PLACEMENT_BUDGET_MS));

@@ -16,7 +16,7 @@
  * cannot bring the engine back ahead of them either.
  */
 import type { EngineKind } from '../../engines/engine-kind.js';
-import { isSameModel } from '../../engines/model-name.js';
+import { isSameModelEitherWay } from '../../engines/model-name.js';
 import type { BusyWith, ContentionDemotion, ContentionRecord } from '../../routing-log/placement-records.js';
 import type { Candidate, PlacementStep, Tiers } from '../types.js';
 
@@ -40,12 +40,7 @@ export interface ContentionInput {
  * `qwen3:latest` are one model, whichever spelling each app sent (audit, 2026-12-07).
  */
 export function unjoinable(busy: readonly BusyWith[], model: string, runsAt: number | null, kind: EngineKind): BusyWith[] {
-  return busy.filter((g) => !sameModelOn(kind, g.model, model) || g.numCtx !== runsAt);
-}
-
-/** One model on an engine of `kind`, under either spelling. */
-export function sameModelOn(kind: EngineKind, a: string, b: string): boolean {
-  return isSameModel(kind, a, b) || isSameModel(kind, b, a);
+  return busy.filter((g) => !isSameModelEitherWay(kind, g.model, model) || g.numCtx !== runsAt);
 }
 
 /**
