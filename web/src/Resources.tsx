@@ -5,6 +5,7 @@ import { KEPT_ROUTING_ROWS, useNow, usePoll, useRoutingLog } from './hooks';
 import { POOL_PAGE_POLL_MS } from './hub-pool/polling';
 import type { PoolStatus, RoutingRow, ThroughputAdvert, ThroughputEstimate } from './types';
 import {
+  distinctModelNames,
   failedRowsParts,
   failedRowsWords,
   isPaired,
@@ -40,9 +41,9 @@ interface NodeCard {
   readonly speed: readonly string[] | null;
 }
 
-/** A node's models, each once: two of its engines can hold the same one. Null (not polled yet) stays null. */
+/** A node's models, each once; null (not polled yet) stays null. */
 function modelsOf(backends: readonly { readonly models: readonly string[] }[] | null): readonly string[] | null {
-  return backends === null ? null : [...new Set(backends.flatMap((b) => b.models))];
+  return backends === null ? null : distinctModelNames(backends);
 }
 
 /** This Hub's own readings of its engines. */

@@ -64,9 +64,14 @@ export function pairedHubsWords(paired: readonly PeerView[]): string {
     .join(', ');
 }
 
-/** Models across a node's engines, each counted once however many engines hold it. */
+/** A node's models, each once: two of its engines can hold the same one. */
+export function distinctModelNames(backends: readonly { readonly models: readonly string[] }[]): readonly string[] {
+  return [...new Set(backends.flatMap((b) => b.models))];
+}
+
+/** How many models a node has, each counted once however many engines hold it. */
 export function distinctModels(backends: readonly { readonly models: readonly string[] }[]): number {
-  return new Set(backends.flatMap((b) => b.models)).size;
+  return distinctModelNames(backends).length;
 }
 
 function hubCount(n: number): string {
