@@ -26,6 +26,7 @@ import { UpstreamExchange } from './upstream-exchange.js';
 import { classifyVerdict, DEFINITIVE_VERDICTS, VERDICT_BODY_LIMIT_BYTES, VERDICT_BODY_TIMEOUT_MS, verdictStatus } from './request-verdict.js';
 import { relayHeaders } from './response-headers.js';
 import { PROXY_PREFIX } from './route-table.js';
+import { isQueueFull, QUEUE_FULL_STATUS } from './queue-full.js';
 import { answerVerdict } from './verdict-answer.js';
 import { VerdictTracker } from './verdict-tracker.js';
 import { modelHeaderValue } from './model-header.js';
@@ -215,8 +216,9 @@ class RequestWalk {
     });
     if (decision.warnEngineRefusal) this.#deps.onEngineRefusal(candidate.node, backend, status);
     if (decision.action === 'fail-over') {
+      // 408 and 429 are an engine talking about its queue, not about the model; so is a full queue's 503.
+      if (candidate.backendId !== null && status === QUEUE_FULL_STATUS) return this.#onLocal503(answer);
       dropBody(answer);
-      // 408 and 429 are an engine talking about its queue, not about the model.
       if (candidate.backendId !== null && status >= 500) strikeUnservable(this.#deps, this.#req, candidate, `HTTP ${status}`);
       if (decision.dropPeer && candidate.peerId !== null) this.#deps.onPeerRefused(candidate.peerId);
       return { kind: 'status', status, peerRefused: decision.dropPeer };
@@ -227,6 +229,14 @@ class RequestWalk {
   }
 
   // ---- body ---------------------------------------------------------------------------------
+
+  /** A local engine's 503 strikes the model unless its body is the engine's queue-full refusal. */
+  async #onLocal503(answer: UpstreamExchange): Promise<Step> {
+    const bytes = await readWithin(answer, VERDICT_BODY_LIMIT_BYTES, VERDICT_BODY_TIMEOUT_MS);
+    if (this.#req.caller.gone) return this.#settle('hung-up');
+    if (bytes === null || !isQueueFull(bytes)) strikeUnservable(this.#deps, this.#req, this.#current!.start.candidate, `HTTP ${QUEUE_FULL_STATUS}`);
+    return { kind: 'status', status: QUEUE_FULL_STATUS, peerRefused: false };
+  }
 
   async #onVerdictBody(answer: UpstreamExchange, backend: EngineKind): Promise<Step> {
     const at = this.#current!;

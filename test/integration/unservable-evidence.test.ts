@@ -18,11 +18,15 @@ import { eventually } from '../helpers/hub-process.js';
 
 const SHED_429 = 'shed-429:8b';
 const SHED_408 = 'shed-408:8b';
+const QUEUE_FULL = 'queue-full:8b';
+const BARE_503 = 'bare-503:8b';
 const VERDICT = 'verdict:8b';
 const TEMPLATE = 'template:8b';
 const REFUSED = 'refused:8b';
 const ON_PEER = 'peer-only:8b';
 const PEER_VERDICT = 'peer-verdict:8b';
+// Ollama's words when OLLAMA_MAX_QUEUE is full (protocols.md), two spaces and all.
+const QUEUE_FULL_REFUSAL = '{"error":"server busy, please try again.  maximum pending requests exceeded"}';
 const CONTEXT_VERDICT = '{"error":"the input length exceeds the context length"}';
 const TEMPLATE_FAILURE = '{"error":"template: :1:12: executing \\"\\" at <.Foo>: can\'t evaluate field Foo"}';
 
@@ -39,24 +43,31 @@ const withheldHere = async (hub: PoolHub, model: string): Promise<boolean> => (a
 describe('what withholds a model on this node and what does not', { timeout: TEST_TIMEOUT_MS }, () => {
   const pool = usePool<L>({
     hubs: {
-      a: { ollama: { models: [SHED_429, SHED_408, VERDICT, TEMPLATE, REFUSED] } },
+      a: { ollama: { models: [SHED_429, SHED_408, QUEUE_FULL, BARE_503, VERDICT, TEMPLATE, REFUSED] } },
       b: { ollama: { models: [ON_PEER, PEER_VERDICT] } },
     },
     pairs: [['a', 'b']],
   });
 
-  for (const [model, status] of [
-    [SHED_429, 429],
-    [SHED_408, 408],
+  for (const [model, status, body, what] of [
+    [SHED_429, 429, undefined, '429s'],
+    [SHED_408, 408, undefined, '408s'],
+    [QUEUE_FULL, 503, QUEUE_FULL_REFUSAL, "queue-full 503s (Ollama's OLLAMA_MAX_QUEUE)"],
   ] as const) {
-    it(`does not withhold after two ${status}s from the local engine: that is its queue talking`, async () => {
-      await pool().a.engines.ollama!.setFault({ mode: 'error', status, model, count: 2 });
+    it(`does not withhold after two ${what} from the local engine: that is its queue talking`, async () => {
+      await pool().a.engines.ollama!.setFault({ mode: 'error', status, body, model, count: 2 });
       // With no other candidate the app gets the Hub's 502; the fault's count is what proves both reached the engine.
       for (let i = 0; i < 2; i++) assert.equal((await chat(pool().a, model)).status, 502);
       assert.equal(await withheldHere(pool().a, model), false);
       assert.equal((await chat(pool().a, model)).status, 200, 'the model is still placed on the engine');
     });
   }
+
+  it('does withhold after two 503s that say nothing about a queue', async () => {
+    await pool().a.engines.ollama!.setFault({ mode: 'error', status: 503, body: '{"error":"out of memory"}', model: BARE_503, count: 2 });
+    for (let i = 0; i < 2; i++) assert.equal((await chat(pool().a, BARE_503)).status, 502);
+    assert.equal(await withheldHere(pool().a, BARE_503), true);
+  });
 
   it("does not withhold after two 500s that are the engine's verdict on the request", async () => {
     await pool().a.engines.ollama!.setFault({ mode: 'error', status: 500, body: CONTEXT_VERDICT, model: VERDICT, count: 2 });
