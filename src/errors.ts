@@ -24,6 +24,7 @@ export const ERROR_CATALOGUE = {
   HUB_ERR_CONFLICT: { status: 409 },
   HUB_ERR_POOL_DISABLED: { status: 503 },
   HUB_ERR_PAIR_PIN_REFUSED: { status: 401 },
+  HUB_ERR_PAIR_PIN_REQUIRED: { status: 403 },
   HUB_ERR_PAIR_RATE_LIMITED: { status: 429 },
   HUB_ERR_PAIR_PENDING_FULL: { status: 429 },
   HUB_ERR_PAIR_NAME_INVALID: { status: 400 },

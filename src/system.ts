@@ -619,6 +619,7 @@ function buildPoolPeers(deps: {
     limiter: new StrikeLimiter({ clock }),
     self,
     poolOff: () => resolvePoolDirections(env, settings.get()).disabledBy,
+    requireSigned: () => settings.get().poolRequireSignedPeers,
     pollSeconds,
     clock,
     logger,

@@ -62,6 +62,7 @@ export function heldPairing(opts: { pollSeconds?: number } = {}) {
     limiter: new StrikeLimiter({ clock }),
     self: async () => ({ nodeFqdn: SELF, tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'tailscale' as const }),
     poolOff: () => null,
+    requireSigned: () => false,
     pollSeconds: () => opts.pollSeconds ?? 30,
     clock,
     logger,

@@ -48,6 +48,8 @@ export interface PairingDeps {
   readonly self: () => Promise<TailnetSelf>;
   /** Which master switch holds Hub Pool off; null while it is on. */
   readonly poolOff: () => DisabledBy;
+  /** poolRequireSignedPeers as it stands: with it on, a pairing is made with a PIN or not at all. */
+  readonly requireSigned: () => boolean;
   readonly pollSeconds: () => number;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -101,6 +103,11 @@ export class PairingService {
     }
     const off = this.#d.poolOff();
     if (off !== null) throw poolSwitchedOff(off, 'turn it on before pairing');
+    if (typeof pin !== 'string' && this.#d.requireSigned())
+      throw new HubError(
+        'HUB_ERR_PAIR_PIN_REQUIRED',
+        `poolRequireSignedPeers is on here, and a pairing without a PIN is confirmed with bearer tokens, which this Hub refuses; mint a PIN on ${name} (cihub pool pairing-pin there) and pair with it`,
+      );
     const me = await this.#requireIdentity();
     const { nodeFqdn: self, tailnetSuffix } = await this.#namedSelf();
     if (name === self) throw new HubError('HUB_ERR_PAIR_SELF', 'a Hub cannot pair with itself');
@@ -239,6 +246,13 @@ export class PairingService {
       this.sweep();
       throw await this.#expiredRequest(current);
     }
+    // A request made without a PIN (or before the setting went on) has no key pinned: its confirm
+    // would go by bearer token, which the requester cannot sign and this Hub would refuse.
+    if (current.peerPublicKey === null && this.#d.requireSigned())
+      throw new HubError(
+        'HUB_ERR_PAIR_PIN_REQUIRED',
+        `${peer.nodeFqdn} asked to pair without a PIN, and poolRequireSignedPeers is on here, so the pairing could not be confirmed; reject it (cihub pool reject ${peer.nodeFqdn}) and pair again with a PIN minted here (cihub pool pairing-pin)`,
+      );
     const token = randomBytes(32).toString('base64url');
     // Half paired from the moment the approval is written until the callback is answered: a crash
     // in between then leaves the state that names its fix, not a pairing that looks complete.
@@ -337,6 +351,13 @@ export class PairingService {
     const token = readToken(body.token);
     if (token === null) throw new HubError('HUB_ERR_BAD_REQUEST', 'token must be 32 random bytes, base64url');
     const withPin = body.pin !== undefined && body.pin !== null;
+    // Without a PIN the keys are exchanged on the confirm, which goes by bearer token: refused here
+    // with the setting on, so such a request could only ever end half paired.
+    if (!withPin && this.#d.requireSigned())
+      throw new HubError(
+        'HUB_ERR_PAIR_PIN_REQUIRED',
+        'this Hub takes signed peers only (poolRequireSignedPeers), so a pairing request must carry a PIN minted here',
+      );
     const claim: IdentityClaim | null = withPin ? readIdentityClaim(body) : null;
     if (withPin && claim === null)
       throw new HubError(

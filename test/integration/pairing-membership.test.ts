@@ -70,6 +70,7 @@ describe('inbound pairing checks Admin API membership', () => {
       limiter: new StrikeLimiter({ clock }),
       self: async () => SELF,
       poolOff: () => null,
+      requireSigned: () => DEFAULT_SETTINGS.poolRequireSignedPeers,
       pollSeconds: () => 30,
       clock,
       logger,
