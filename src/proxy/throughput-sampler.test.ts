@@ -69,9 +69,9 @@ describe('ThroughputSampler', () => {
   });
 
   it('times the decode of a stream whose engine reports a token count but no generation time from its first byte to its end', () => {
-    const decodeOf = (over: Partial<WalkSettled>): number | null => {
+    const decodeOf = (over: Partial<WalkSettled>, alone = true): number | null => {
       const book = new ThroughputBook(new ManualClock());
-      const sampler = new ThroughputSampler({ book, aloneOn: () => true });
+      const sampler = new ThroughputSampler({ book, aloneOn: () => alone });
       sampler.onAttempt({ requestId: 'r1', model: 'qwen3:8b', candidate: peer, index: 0 });
       const usage = { promptTokens: BODY_BYTES / 4, cachedTokens: null, promptMs: null, completionTokens: 100, decodeMs: null };
       sampler.onSettled({ ...settled(null), engineTimings: () => usage, ...over });
@@ -83,6 +83,10 @@ describe('ThroughputSampler', () => {
     assert.equal(decodeOf({ stream: false, totalMs: 2_400 }), null);
     // A stream cut off before its end did not run to the end.
     assert.equal(decodeOf({ bodyFault: { kind: 'dropped' }, totalMs: 2_400 }), null);
+    // Every sample's gate: a node generating for others shares its GPU between the streams, and a
+    // short prompt is no reading at all.
+    assert.equal(decodeOf({ totalMs: 2_400 }, false), null);
+    assert.equal(decodeOf({ totalMs: 2_400, bodyBytes: 1_000 }), null);
   });
 
   it('files a missed deadline in the estimate placement reads, so the same body is predicted at the very budget it missed', () => {

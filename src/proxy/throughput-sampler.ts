@@ -1,11 +1,11 @@
 /**
  * The walk observer that feeds the throughput book: on the entry node and on the node that
- * serves a peer's forward alike, each finished attempt becomes at most one prefill reading
- * (placement/throughput/sample.ts decides which), filed under the node, engine and model.
+ * serves a peer's forward alike, each finished attempt becomes at most one prefill reading and one
+ * decode rate (placement/throughput/sample.ts decides which), filed under the node, engine and model.
  * Whether the node was idle is read as each attempt starts, from this Hub's own counts.
  */
 import type { ThroughputBook, BookKey } from '../placement/throughput/book.js';
-import { decodeRate, prefillReading, type AttemptFacts } from '../placement/throughput/sample.js';
+import { decodeReading, prefillReading, type AttemptFacts } from '../placement/throughput/sample.js';
 import type { Candidate } from '../placement/types.js';
 import { estimatedPromptTokens } from './header-budget.js';
 import type { EngineTimings } from './walk-timings.js';
@@ -53,12 +53,13 @@ export class ThroughputSampler implements WalkObserver {
     const timings = s.engineTimings();
     const key = bookKeyOf(s.served, s.model);
     // Timed from its own attempt: the wait for the nodes tried before it is not this node's prefill.
-    const r = prefillReading(attemptFacts(s, idle[s.attempt - 1] === true, s.attemptHeadersMs, false, timings));
+    const facts = attemptFacts(s, idle[s.attempt - 1] === true, s.attemptHeadersMs, false, timings);
+    const r = prefillReading(facts);
     if (r !== null) this.#deps.book.record(key, r);
     // Without the engine's own generation time, a stream that ran to its end is timed from its
     // first byte; a non-streamed wait also holds the prefill, and a cut-off stream never ended.
     const streamedMs = s.stream && s.bodyFault === null && s.headersMs !== null ? s.totalMs - s.headersMs : null;
-    const decode = decodeRate(timings, streamedMs);
+    const decode = decodeReading(facts, streamedMs);
     if (decode !== null) this.#deps.book.recordDecode(key, decode);
   }
 }

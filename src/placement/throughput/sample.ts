@@ -2,7 +2,7 @@
  * What one finished attempt says about a node's prefill speed (spec, "What is measured"). Pure:
  * the walk observer (proxy/throughput-sampler.ts) gathers the facts, this decides the reading.
  * - Only chat and completion routes, prompts of 4,096 estimated tokens or more, and attempts
- *   placed while the node had nothing else in flight as far as this Hub can tell.
+ *   placed while the node had nothing else in flight as far as this Hub can tell (decode too).
  * - The engine's own prompt-evaluation time when it reports one; else, for a stream, the wait
  *   for the first byte; a non-streamed answer without timings gives nothing (its wait was the
  *   whole generation).
@@ -36,9 +36,14 @@ export interface AttemptFacts {
 
 export type PrefillReading = Omit<Reading, 'atMs'>;
 
+/** Whether an attempt is timed at all: every sample, prefill and decode alike, passes this gate. */
+function timed(f: AttemptFacts): boolean {
+  return f.completion && f.idle && f.estimatedTokens >= THROUGHPUT_MIN_TOKENS;
+}
+
 /** The prefill reading an attempt gives, or null when it gives none. */
 export function prefillReading(f: AttemptFacts): PrefillReading | null {
-  if (!f.completion || !f.idle || f.estimatedTokens < THROUGHPUT_MIN_TOKENS) return null;
+  if (!timed(f)) return null;
   if (f.missedDeadline) {
     return f.stream && f.budgetMs > 0 ? { promptTokens: f.estimatedTokens, tokensPerSec: (f.estimatedTokens / f.budgetMs) * 1000, deadline: true } : null;
   }
@@ -52,6 +57,15 @@ export function prefillReading(f: AttemptFacts): PrefillReading | null {
   const ms = t?.promptMs ?? (f.stream ? f.headersMs : null);
   if (ms === null || !(ms > 0)) return null;
   return { promptTokens: f.estimatedTokens, tokensPerSec: ((f.estimatedTokens * share) / ms) * 1000, deadline: false };
+}
+
+/**
+ * The decode rate an attempt gives, under the same gate as a prefill reading: a node generating
+ * for others decodes each stream slower (its slots share the GPU), and that is no figure for the
+ * hardware. `streamedMs` as decodeRate takes it.
+ */
+export function decodeReading(f: AttemptFacts, streamedMs: number | null): number | null {
+  return timed(f) ? decodeRate(f.timings, streamedMs) : null;
 }
 
 /**
