@@ -84,7 +84,7 @@ describe('readCapabilities: each optional key, valid and invalid', () => {
     { key: 'unservableModels', sent: ['ok', 'x'.repeat(257)], reads: null },
     { key: 'unservableModels', sent: ['ok', ''], reads: null },
     { key: 'unservableModels', sent: 'a:1b', reads: null },
-    // throughput: parsed by its schema (throughput-advert.ts); a malformed advert reads as none.
+    // throughput: parsed entry by entry (throughput-advert.ts); an advert with nothing readable reads as none.
     {
       key: 'throughput',
       sent: {

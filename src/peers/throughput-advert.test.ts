@@ -10,14 +10,42 @@ describe('readThroughputAdvert: untrusted, bounded', () => {
     const doc = Object.fromEntries(Array.from({ length: MAX_ADVERTISED_MODELS + 1 }, (_, i) => [`m${i}`, { bands: [], decodeTokensPerSec: null }]));
     assert.equal(readThroughputAdvert(doc), null);
   });
-  it('refuses more bands per model than the bound', () =>
-    assert.equal(
-      readThroughputAdvert({ m: { bands: Array.from({ length: MAX_ADVERTISED_BANDS + 1 }, () => band(4096, 100)), decodeTokensPerSec: null } }),
-      null,
+  it('leaves out a model with more bands than the bound, and keeps the others', () =>
+    assert.deepEqual(
+      readThroughputAdvert({
+        m: { bands: Array.from({ length: MAX_ADVERTISED_BANDS + 1 }, () => band(4096, 100)), decodeTokensPerSec: null },
+        n: { bands: [band(4096, 100)], decodeTokensPerSec: null },
+      }),
+      { n: { bands: [band(4096, 100)], decodeTokensPerSec: null } },
     ));
-  it('refuses an age past the 2-hour memory', () =>
-    assert.equal(readThroughputAdvert({ m: { bands: [band(4096, 100, FORGET_AFTER_MS + 1)], decodeTokensPerSec: null } }), null));
-  it('refuses a rate no engine reaches', () => assert.equal(readThroughputAdvert({ m: { bands: [band(4096, 1e9)], decodeTokensPerSec: null } }), null));
+  // One engine's odd figure must not take every model's evidence with it: refused whole, the
+  // peer read as unmeasured for every model (audit, 2026-12-07).
+  const sound = band(8192, 100);
+  for (const [what, bad] of [
+    ['an age past the 2-hour memory', band(4096, 100, FORGET_AFTER_MS + 1)],
+    ['a rate no engine reaches', band(4096, 1e9)],
+    ['a rate of zero', band(4096, 0)],
+    ['a size under the smallest band', band(1024, 100)],
+    ['a reading smaller than its band', { ...band(8192, 100), promptTokens: 4096 }],
+    ['a band that is not an object', 'fast'],
+  ] as const) {
+    it(`drops a band with ${what}, and keeps the model's other bands and the other models`, () =>
+      assert.deepEqual(readThroughputAdvert({ m: { bands: [bad, sound], decodeTokensPerSec: 30 }, n: { bands: [sound], decodeTokensPerSec: null } }), {
+        m: { bands: [sound], decodeTokensPerSec: 30 },
+        n: { bands: [sound], decodeTokensPerSec: null },
+      }));
+  }
+  it('reads an age below zero (a peer whose clock stepped back) as taken now, and a fractional one rounded', () =>
+    assert.deepEqual(readThroughputAdvert({ m: { bands: [band(4096, 100, -5_000), band(8192, 50, 1_000.4)], decodeTokensPerSec: null } }), {
+      m: { bands: [band(4096, 100, 0), band(8192, 50, 1_000)], decodeTokensPerSec: null },
+    }));
+  it('leaves out a model whose entry is not one, and reads none when no model is left', () => {
+    assert.deepEqual(readThroughputAdvert({ m: { decodeTokensPerSec: 30 }, n: { bands: [sound], decodeTokensPerSec: null } }), {
+      n: { bands: [sound], decodeTokensPerSec: null },
+    });
+    assert.equal(readThroughputAdvert({ m: 'fast' }), null);
+    assert.equal(readThroughputAdvert([]), null);
+  });
   it('reads a well-formed advert as sent', () =>
     assert.deepEqual(readThroughputAdvert({ m: { bands: [band(4096, 100)], decodeTokensPerSec: 30 } }), {
       m: { bands: [band(4096, 100)], decodeTokensPerSec: 30 },
@@ -31,9 +59,22 @@ describe("readThroughputAdvert: a decode rate's age", () => {
     }));
   it('reads a rate sent without an age (an older build) as it did', () =>
     assert.deepEqual(readThroughputAdvert({ m: { bands: [], decodeTokensPerSec: 30 } }), { m: { bands: [], decodeTokensPerSec: 30 } }));
-  it('refuses an age below zero, fractional, or past the 2 hours a reading is kept', () => {
-    for (const decodeAgeMs of [-1, 0.5, FORGET_AFTER_MS + 1, '60000'])
-      assert.equal(readThroughputAdvert({ m: { bands: [], decodeTokensPerSec: 30, decodeAgeMs } }), null, String(decodeAgeMs));
+  it('reads an age below zero as now and a fractional one rounded', () => {
+    for (const [decodeAgeMs, read] of [
+      [-1, 0],
+      [0.5, 1],
+    ] as const)
+      assert.deepEqual(readThroughputAdvert({ m: { bands: [], decodeTokensPerSec: 30, decodeAgeMs } }), {
+        m: { bands: [], decodeTokensPerSec: 30, decodeAgeMs: read },
+      });
+  });
+  it('drops a rate whose age is past the 2 hours a reading is kept, or not a number, and keeps the bands', () => {
+    for (const decodeAgeMs of [FORGET_AFTER_MS + 1, '60000'])
+      assert.deepEqual(
+        readThroughputAdvert({ m: { bands: [band(4096, 100)], decodeTokensPerSec: 30, decodeAgeMs } }),
+        { m: { bands: [band(4096, 100)], decodeTokensPerSec: null } },
+        String(decodeAgeMs),
+      );
   });
 });
 
@@ -46,6 +87,11 @@ describe('advertOf: what this node advertises', () => {
     ]);
     assert.deepEqual(advert, { m: { bands: [band(4096, 100), band(8192, 200)], decodeTokensPerSec: 40, decodeAgeMs: 90_000 } });
   });
+  it("sends an age below zero (this node's clock stepped back since the reading) as zero", () =>
+    assert.deepEqual(
+      advertOf([{ node: 'local', backendId: 'ollama', model: 'm', bands: [band(4096, 100, -5_000)], decodeTokensPerSec: 40, decodeAgeMs: -5_000 }]),
+      { m: { bands: [band(4096, 100, 0)], decodeTokensPerSec: 40, decodeAgeMs: 0 } },
+    ));
   it('advertises a model named like a member of every object as any other', () => {
     const advert = advertOf([
       { node: 'local', backendId: 'ollama', model: 'constructor', bands: [band(4096, 300)], decodeTokensPerSec: null, decodeAgeMs: null },

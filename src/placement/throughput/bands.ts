@@ -14,6 +14,8 @@ export const SLOW_HOLD_MS = 30 * 60_000;
 export const SLOW_HALF_LIFE_MS = 30 * 60_000;
 /** Every reading is forgotten this long after it was taken. */
 export const FORGET_AFTER_MS = 2 * 60 * 60_000;
+/** No engine reads or writes this many tokens a second: a larger figure is a timing artefact, not a measurement. */
+export const MAX_TOKENS_PER_SEC = 10_000_000;
 
 /** One timed prefill, in the pool's own unit (bytes / 4 of the forwarded body). */
 export interface Reading {

@@ -91,6 +91,11 @@ describe('prefillReading (spec, "What is measured")', () => {
       facts: { missedDeadline: true, stream: false, headersMs: null },
       expect: null,
     },
+    {
+      name: 'a rate no engine reaches is a timing artefact, not a reading (an engine rounding its prompt time to next to nothing)',
+      facts: { timings: timings({ promptMs: 0.0003 }) },
+      expect: null,
+    },
   ];
   for (const row of rows) it(row.name, () => assert.deepEqual(prefillReading({ ...base, ...row.facts }), row.expect));
 });
@@ -117,6 +122,7 @@ describe('decodeRate', () => {
     { name: 'no token count: none', timings: timings({ decodeMs: 2000 }), rate: null },
     { name: 'a decode time of 0 ms: none', timings: timings({ completionTokens: 100, decodeMs: 0 }), rate: null },
     { name: 'no tokens generated: none, not a rate of 0', timings: timings({ completionTokens: 0, decodeMs: 2000 }), rate: null },
+    { name: 'a rate no engine reaches: none', timings: timings({ completionTokens: 100, decodeMs: 0.000_001 }), rate: null },
   ];
   for (const row of rows) it(row.name, () => assert.equal(decodeRate(row.timings, row.streamedMs ?? null), row.rate));
 });

@@ -10,10 +10,11 @@
  *   one that read fewer than 1,024 tokens gives nothing. Appends that read more count.
  * - A streamed attempt that ran out of its first-byte budget is "at least this slow".
  * - Decode: the engine's generation time, else a whole stream from its first byte to its end.
- * Rates are in the pool's own unit, bytes / 4 of the forwarded body.
+ * Rates are in the pool's own unit, bytes / 4 of the forwarded body; one past MAX_TOKENS_PER_SEC
+ * (an engine's timing rounded to nothing) is no reading, here or in a peer's advert.
  */
 import type { EngineTimings } from '../../proxy/walk-timings.js';
-import { THROUGHPUT_MIN_TOKENS, type Reading } from './bands.js';
+import { MAX_TOKENS_PER_SEC, THROUGHPUT_MIN_TOKENS, type Reading } from './bands.js';
 
 /** A turn that read fewer tokens than this times fixed costs, not the hardware. */
 export const MIN_READ_TOKENS = 1024;
@@ -56,7 +57,8 @@ export function prefillReading(f: AttemptFacts): PrefillReading | null {
   }
   const ms = t?.promptMs ?? (f.stream ? f.headersMs : null);
   if (ms === null || !(ms > 0)) return null;
-  return { promptTokens: f.estimatedTokens, tokensPerSec: ((f.estimatedTokens * share) / ms) * 1000, deadline: false };
+  const tokensPerSec = ((f.estimatedTokens * share) / ms) * 1000;
+  return tokensPerSec <= MAX_TOKENS_PER_SEC ? { promptTokens: f.estimatedTokens, tokensPerSec, deadline: false } : null;
 }
 
 /**
@@ -78,5 +80,6 @@ export function decodeRate(t: EngineTimings | null, streamedMs: number | null): 
   if (t === null || t.completionTokens === null || t.completionTokens === 0) return null;
   const ms = t.decodeMs ?? streamedMs;
   if (ms === null || !(ms > 0)) return null;
-  return (t.completionTokens / ms) * 1000;
+  const rate = (t.completionTokens / ms) * 1000;
+  return rate <= MAX_TOKENS_PER_SEC ? rate : null;
 }
