@@ -454,9 +454,9 @@ describe('doctorChecks H3: what the Hub set aside as it started', () => {
   });
 
   it('warns with each warning the Hub logged while starting, and says how to clear them', () => {
-    const h3 = run({ status: { startupWarnings: ['API_TIMEOUT=x is not a number; using 300000', 'settings.json had keys the Hub could not use'] } }).H3;
+    const h3 = run({ status: { startupWarnings: ['API_TIMEOUT=x is not a number; using 300000', 'settings.json had values the Hub could not use'] } }).H3;
     assert.equal(h3?.verdict, 'warn');
-    assert.equal(h3?.found, 'the Hub set aside at start-up: API_TIMEOUT=x is not a number; using 300000 | settings.json had keys the Hub could not use');
+    assert.equal(h3?.found, 'the Hub set aside at start-up: API_TIMEOUT=x is not a number; using 300000 | settings.json had values the Hub could not use');
     assert.match(h3?.fix ?? '', /restart the Hub/);
   });
 });

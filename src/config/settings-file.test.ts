@@ -274,7 +274,7 @@ describe('SettingsFile reading a damaged settings.json', () => {
     ]);
     assert.equal(
       settingsProblemText(reported[0]!),
-      'settings.json had keys the Hub could not use, so their defaults apply: poolHealthPollSeconds must be a whole number from 10 to 300; got "often"; poolHealthPollSecs is not a setting',
+      'settings.json had values the Hub could not use, so each takes its default and a bad pin is left out (fix them in the file and restart: the next change of a setting rewrites the file without them): poolHealthPollSeconds must be a whole number from 10 to 300; got "often"; poolHealthPollSecs is not a setting',
     );
   });
 
@@ -283,9 +283,24 @@ describe('SettingsFile reading a damaged settings.json', () => {
     writeFileSync(fileOf(dir), JSON.stringify({ poolPins: [{ scope: 'model', target: 'x'.repeat(500) }] }));
     const reported: SettingsFileProblem[] = [];
     new SettingsFile(dir, (problem) => reported.push(problem));
-    const text = settingsProblemText(reported[0]!);
-    assert.match(text, /poolPins must be a list of pins \(written through \/api\/inference\/pool\/pins\); got \[\{"scope":"model","target":"x+\.\.\.$/);
-    assert.ok(text.length < 300, text);
+    const problem = reported[0]?.kind === 'ignored-keys' ? reported[0].problems[0]! : '';
+    assert.match(problem, /^poolPins\[0\] must be \{ "scope": "model", .*; got \{"scope":"model","target":"x+\.\.\.$/);
+    assert.ok(problem.length < 300, problem);
+  });
+
+  it('keeps the good pins of a list holding a bad one, and leaves the bad one out of the file at the next change', () => {
+    const dir = freshDir();
+    const good = [
+      { scope: 'model', model: 'qwen3:8b', target: 'local' },
+      { scope: 'default', model: null, target: 'hub-b.tail0.ts.net' },
+    ];
+    writeFileSync(fileOf(dir), JSON.stringify({ poolPins: [good[0], { scope: 'model', model: '', target: 'local' }, good[1]] }));
+    const reported: SettingsFileProblem[] = [];
+    const file = new SettingsFile(dir, (problem) => reported.push(problem));
+    assert.deepEqual(file.get().poolPins, good);
+    assert.equal(reported[0]?.kind === 'ignored-keys' && reported[0].keys.join(), 'poolPins[1]');
+    file.patch({ poolLocalAffinity: 2 });
+    assert.deepEqual((JSON.parse(readFileSync(fileOf(dir), 'utf8')) as { poolPins: unknown }).poolPins, good);
   });
 
   it('does not rewrite a readable file on open', () => {

@@ -21,7 +21,6 @@ import {
   deepFreeze,
   describeRule,
   DEFAULT_SETTINGS,
-  fileValueProblem,
   SETTING_RULES,
   settingsFromFile,
   validatePatch,
@@ -59,7 +58,7 @@ function parseSettingsText(text: string): { readonly doc: object } | { readonly 
 
 /** What was wrong with settings.json when it was opened or written: the Hub logs one warning for each. */
 export type SettingsFileProblem =
-  /** Keys that failed their rule (out of range, wrong type, unknown): defaults used for those keys, each with why. */
+  /** Keys that failed their rule (out of range, wrong type, unknown), defaults used for those keys, and pins left out; each with why. */
   | { readonly kind: 'ignored-keys'; readonly keys: readonly string[]; readonly problems: readonly string[] }
   /** The file could not be read at all: left as it is, defaults used, changes refused. */
   | { readonly kind: 'unreadable'; readonly path: string; readonly error: string }
@@ -72,7 +71,7 @@ export type SettingsFileProblem =
 export function settingsProblemText(p: SettingsFileProblem): string {
   switch (p.kind) {
     case 'ignored-keys':
-      return `settings.json had keys the Hub could not use, so their defaults apply: ${p.problems.join('; ')}`;
+      return `settings.json had values the Hub could not use, so each takes its default and a bad pin is left out (fix them in the file and restart: the next change of a setting rewrites the file without them): ${p.problems.join('; ')}`;
     case 'unreadable':
       return `${p.path} could not be read (${p.error}); left as it is, defaults used, and changes are refused until it is readable and the Hub restarted`;
     case 'not-settings':
@@ -114,10 +113,7 @@ export class SettingsFile {
       }
     }
     const { settings, ignored } = settingsFromFile(doc);
-    if (ignored.length > 0) {
-      const fields = doc as Record<string, unknown>;
-      onProblem({ kind: 'ignored-keys', keys: ignored, problems: ignored.map((key) => fileValueProblem(key, fields[key]) ?? key) });
-    }
+    if (ignored.length > 0) onProblem({ kind: 'ignored-keys', keys: ignored.map((i) => i.key), problems: ignored.map((i) => i.problem) });
     this.#current = settings;
     if (doc === undefined && this.#unreadable === null) {
       // At start a refused write is the data dir's fault, not a moment's: there is no Hub yet to retry with.

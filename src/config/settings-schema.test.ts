@@ -242,14 +242,26 @@ describe('settingsFromFile', () => {
     assert.equal(settings.poolEnabled, true);
     assert.equal(settings.poolMaxPromptTokens, 16_000);
     assert.deepEqual(settings.poolPins, pins);
-    assert.deepEqual(ignored.sort(), ['poolEnabled', 'poolHealthPollSeconds', 'somethingElse']);
+    assert.deepEqual(ignored.map((i) => i.key).sort(), ['poolEnabled', 'poolHealthPollSeconds', 'somethingElse']);
   });
 
-  it('reads pins from the file (only PATCH refuses them) but drops a list holding one bad pin', () => {
+  it('reads pins from the file (only PATCH refuses them) one by one, naming each bad one by its place', () => {
     const good = { scope: 'default', model: null, target: 'local' };
-    const { settings, ignored } = settingsFromFile({ poolPins: [good, { scope: 'model', target: 'local' }] });
+    const { settings, ignored } = settingsFromFile({ poolPins: [{ scope: 'model', target: 'local' }, good, 'local'] });
+    assert.deepEqual(settings.poolPins, [good]);
+    assert.deepEqual(
+      ignored.map((i) => i.key),
+      ['poolPins[0]', 'poolPins[2]'],
+    );
+  });
+
+  it('ignores a pin list that is not a list, whole', () => {
+    const { settings, ignored } = settingsFromFile({ poolPins: { scope: 'default', target: 'local' } });
     assert.deepEqual(settings.poolPins, []);
-    assert.deepEqual(ignored, ['poolPins']);
+    assert.deepEqual(
+      ignored.map((i) => i.key),
+      ['poolPins'],
+    );
   });
 
   it('hands back a deeply frozen object', () => {

@@ -188,30 +188,46 @@ export function validatePatch(body: unknown): { patch: SettingsPatch; problems: 
   return { patch: problems.length > 0 ? {} : (patch as SettingsPatch), problems };
 }
 
-/** Why settings.json's `field` was not used, in the words a refused PATCH uses; null when it was. Pure. */
-export function fileValueProblem(field: string, value: unknown): string | null {
-  const rule = ruleOf(field);
-  if (rule === undefined) return `${field} is not a setting`;
-  if (valueFits(rule, value)) return null;
-  return `${field} must be ${describeRule(rule)}; got ${echoValue(value)}`;
+/** One value of settings.json the Hub did not use: a key (`poolLocalAffinity`) or one pin (`poolPins[2]`), with why. */
+export interface IgnoredSetting {
+  readonly key: string;
+  /** In the words a refused PATCH uses. */
+  readonly problem: string;
 }
 
 /**
  * Reads a settings.json document leniently: a key that fails its rule falls back to its
- * default (and is reported), so a hand-edited file never stops the Hub from starting.
+ * default (and is reported), so a hand-edited file never stops the Hub from starting. Pins are
+ * read one by one: a bad pin is left out and reported by its place in the list, and the others
+ * stand. Refused as a list, one typo dropped every pin, and the next change of any setting wrote
+ * the empty list back over the operator's file (audit, 2026-12-07).
  */
-export function settingsFromFile(doc: unknown): { settings: PoolSettings; ignored: string[] } {
-  const ignored: string[] = [];
+export function settingsFromFile(doc: unknown): { settings: PoolSettings; ignored: IgnoredSetting[] } {
+  const ignored: IgnoredSetting[] = [];
   const merged: Record<string, unknown> = { ...DEFAULT_SETTINGS };
   if (typeof doc === 'object' && doc !== null && !Array.isArray(doc)) {
     for (const [field, value] of Object.entries(doc)) {
       const rule = ruleOf(field);
-      if (rule === undefined || !valueFits(rule, value)) ignored.push(field);
+      if (rule === undefined) ignored.push({ key: field, problem: `${field} is not a setting` });
+      else if (rule.kind === 'pins' && Array.isArray(value)) merged[field] = pinsFromFile(value, ignored);
+      else if (!valueFits(rule, value)) ignored.push({ key: field, problem: `${field} must be ${describeRule(rule)}; got ${echoValue(value)}` });
       else merged[field] = value;
     }
   }
   return { settings: deepFreeze(merged as unknown as PoolSettings), ignored };
 }
+
+function pinsFromFile(list: readonly unknown[], ignored: IgnoredSetting[]): RoutingPin[] {
+  const pins: RoutingPin[] = [];
+  list.forEach((pin, i) => {
+    if (isPin(pin)) pins.push(pin);
+    else ignored.push({ key: `poolPins[${i}]`, problem: `poolPins[${i}] must be ${PIN_SHAPE}; got ${echoValue(pin)}` });
+  });
+  return pins;
+}
+
+/** A pin as settings.json holds it, in words. */
+const PIN_SHAPE = '{ "scope": "model", "model": <a model id>, "target": <"local" or a peer name> } or { "scope": "default", "target": ... }';
 
 export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {

@@ -64,7 +64,7 @@ describe('environment values at start', () => {
         .map((l) => l.msg);
       const sizeWarning = 'HUB_POOL_ROUTING_LOG_SIZE=big is not a whole number; using 200';
       assert.ok(logged.includes(sizeWarning), logged.join('\n'));
-      const settingsWarning = logged.find((m) => m.startsWith('settings.json had keys the Hub could not use'));
+      const settingsWarning = logged.find((m) => m.startsWith('settings.json had values the Hub could not use'));
       assert.ok(settingsWarning?.includes('poolNoSuchSetting'), logged.join('\n'));
 
       assert.equal((await hub.api('PATCH', '/api/inference/pool/settings', { poolHealthPollSeconds: 5 })).status, 400);

@@ -165,11 +165,11 @@ const CASES: readonly Case[] = [
   {
     name: 'what the Hub set aside as it started is said loudly, one line each',
     status: status({
-      startupWarnings: ['OTEL_EXPORTER_OTLP_HEADERS is set, but no endpoint is; using no export', 'settings.json had keys the Hub could not use'],
+      startupWarnings: ['OTEL_EXPORTER_OTLP_HEADERS is set, but no endpoint is; using no export', 'settings.json had values the Hub could not use'],
     }),
     includes: [
       '  !! at start-up: OTEL_EXPORTER_OTLP_HEADERS is set, but no endpoint is; using no export',
-      '  !! at start-up: settings.json had keys the Hub could not use',
+      '  !! at start-up: settings.json had values the Hub could not use',
     ],
   },
   {
