@@ -189,6 +189,9 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
   const peerOrigins = parsePeerOrigins(env.peerOriginsRaw);
   if (peerOrigins.problems.length > 0)
     warnAtStart({ problems: peerOrigins.problems }, `HUB_POOL_PEER_ORIGINS has entries that were ignored: ${peerOrigins.problems.join('; ')}`);
+  // Both kinds of entry, as status and doctor show them: an address entry silently sends a probe,
+  // a PIN and a pairing request to another origin, which is the case most in need of the warning.
+  const dialledOrigins: ReadonlyMap<string, string> = new Map([...peerOrigins.map, ...peerOrigins.addresses]);
   const peers = buildPoolPeers({ env, db, clock, logger, dispatcher, nameDispatcher, origins: peerOrigins, settings, inFlight, background });
   const lan = new LanPresence({
     enabled: () => settings.get().poolLanDiscovery,
@@ -368,7 +371,7 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
         tailnet,
         identity: peers.identity.summary(),
         pairingPin: peers.pin.status(),
-        peerOrigins: peers.origins,
+        peerOrigins: dialledOrigins,
         tailscaleAdminApiConfigured: env.tailscaleAdminApiConfigured,
         // The proxy's own predicate, so a pin's targetAvailable cannot disagree with routing.
         usablePeers: usable,

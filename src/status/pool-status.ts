@@ -99,7 +99,7 @@ export interface PoolStatus {
      * be read or created) nodeUuid and fingerprint are null and identityError says why.
      */
     readonly identity: { readonly nodeUuid: string | null; readonly fingerprint: string | null; readonly identityError: string | null } | null;
-    /** HUB_POOL_PEER_ORIGINS in force: peers are dialled at these origins instead of https://<name>. */
+    /** HUB_POOL_PEER_ORIGINS in force: peers (by name, or by LAN address for probing and pairing) are dialled at these origins instead of their own. */
     readonly peerOriginsMap: { readonly active: boolean; readonly entries: readonly { readonly name: string; readonly origin: string }[] };
     /** This node's queue depth over its own engines: the proxy's in-flight requests plus other clients' work the engines reported. */
     readonly queueDepth: number;
