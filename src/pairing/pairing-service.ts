@@ -423,10 +423,8 @@ export class PairingService {
     // A request without a PIN under this name proves nothing (anyone can claim a name), so a PIN
     // request replaces it rather than being dropped behind it (issue 9, defect 11).
     const squatter = existing !== null && existing.direction === 'inbound' && existing.status === 'pending' && !existing.pinVerified ? existing : null;
-    if (existing !== null && squatter === null) {
-      this.#noteCrossing(existing);
-      throw new HubError('HUB_ERR_CONFLICT', receiverConflict(existing, self.nodeFqdn ?? 'the other Hub', from));
-    }
+    // No crossing to note here: refused, the sender keeps no row of its own (a request without a PIN is kept, above).
+    if (existing !== null && squatter === null) throw new HubError('HUB_ERR_CONFLICT', receiverConflict(existing, self.nodeFqdn ?? 'the other Hub', from));
     const holder = this.#d.store.byUuid(claim.nodeUuid);
     if (holder !== null && holder.id !== squatter?.id) {
       throw new HubError(

@@ -266,6 +266,22 @@ describe('advice that is right in every state', () => {
     }
   });
 
+  it("a PIN request refused because this Hub's own request to the sender waits is no crossing: the sender keeps nothing", async () => {
+    // A's request without a PIN is held on its way, so B holds no row when it sends A a PIN request.
+    toB.rule = (method, path) => (method === 'POST' && path.endsWith('/pair/request') ? 'hold' : 'pass');
+    const fromA = ok(a, 'pool', 'pair', B, '--yes');
+    await eventually(() => toB.held === 1, "A's request to be held on its way to B");
+    const refused = await fails(b, 'pool', 'pair', A, '--pin', await pinOf(a), '--yes');
+    assert.match(refused, /409/);
+    assert.deepEqual(await rowsOf(b), [], 'B kept no request of its own');
+    toB.rule = () => 'pass';
+    toB.release();
+    await fromA;
+    // Marked crossed, A's status told its operator to cancel a request B never held.
+    const [row] = await rowsOf(a);
+    assert.equal(row?.pairingProblem ?? null, null, JSON.stringify(row));
+  });
+
   it("a peer disabled: neither Hub's headline says routing can use it, and each names the switch", async () => {
     await ok(a, 'pool', 'pair', B, '--yes');
     await ok(b, 'pool', 'approve', A, '--yes');
