@@ -227,7 +227,10 @@ describe('advice that is right in every state', () => {
   it('a request without a PIN to a receiver holding a stale row says what to do if the request never shows there', async () => {
     await ok(a, 'pool', 'pair', B, '--yes');
     await ok(a, 'pool', 'unpair', B, '--yes');
-    await halfPaired(b, A);
+    // A was reached and refused: no advice about HTTPS, which is not what failed.
+    const steps = await halfPaired(b, A);
+    assert.match(steps, new RegExp(`${re(A)} answered and refused the confirmation: it most likely no longer holds this request`));
+    assert.doesNotMatch(steps, /https:\/\//);
     const sent = await ok(a, 'pool', 'pair', B, '--yes');
     assert.ok(sent.includes(`If \`cihub pool peers\` on ${B} does not list this request`), sent);
     assert.ok(sent.includes(`cihub pool unpair ${A} on ${B}`), sent);

@@ -223,15 +223,21 @@ export async function approve(opts: ChangeOptions & { ref: string }): Promise<st
   // Half paired is no pairing: the steps go to stdout and the command fails (exit 1), as doctor
   // fails this state, so a script approving with --yes cannot read it as done.
   const me = (await selfName(hub)) ?? "<this Hub's name>";
+  // A 401 came over HTTPS: the requester was reached and refused the confirmation, most often
+  // because it no longer holds the request (cancelled there, which a request without a PIN does
+  // not tell this Hub, or expired). Its guard says no more than 401, on purpose.
+  const refused = result.reason === 'HTTP 401';
   writeOut(
     opts.json
       ? json(result)
       : text([
           `Approved ${peer.nodeFqdn} here, but the call back to it failed (${result.reason ?? 'no reason given'}).`,
           `Half paired: this Hub lists ${peer.nodeFqdn} as connected while it still waits for approval, and nothing is retried.`,
-          `Make sure each Hub reaches the other at https://<its name>, then remove both halves and pair again:`,
+          refused
+            ? `${peer.nodeFqdn} answered and refused the confirmation: it most likely no longer holds this request (cancelled or expired there). Remove both halves and pair again:`
+            : `Make sure each Hub reaches the other at https://<its name>, then remove both halves and pair again:`,
           `  here:            cihub pool unpair ${peer.nodeFqdn}`,
-          `  on ${peer.nodeFqdn}: cihub pool unpair ${me}`,
+          `  on ${peer.nodeFqdn}: cihub pool unpair ${me}${refused ? ' (if it still lists this Hub)' : ''}`,
         ]),
   );
   throw new CliError(`${peer.nodeFqdn} is half paired: approved here, but the call back to it failed.`);
