@@ -29,7 +29,7 @@ import type { RoutedRoute } from './route-table.js';
 import { walk, type WalkDeps, type WalkObserver } from './walk.js';
 import { CallerLine } from './walk-caller.js';
 import { unservedHeaders } from './walk-rows.js';
-import { localUnservable, withheldFacts, withheldTest, type WithholdBook } from './withhold-book.js';
+import { localUnservable, withheldFacts, withheldHere, withheldTest, type WithholdBook } from './withhold-book.js';
 import { resolvePin } from '../placement/steps/pin.js';
 import type { Candidate, NodeLimits, Placement, PlacementContext } from '../placement/types.js';
 import { requestedWindow } from '../placement/window.js';
@@ -282,7 +282,17 @@ export class PoolProxy {
         // A pin never makes inference fail; when one applies, the 502 says so in the same breath.
         const pin = inbound ? null : resolvePin(settings.poolPins, model);
         const pinNote = pin === null ? '' : ` A ${pin.scope} pin to ${pin.target} applies to this model; pins only reorder candidates and did not cause this.`;
-        writeProxyError(res, route.dialect, 502, 'HUB_ERR_NO_CANDIDATE', `No pool node currently has model "${model}" available.${pinNote}`, extra, headers);
+        const withheld = withheldHere(views, model, route.dialect, this.#deps.unservable);
+        const withheldNote = withheld.map((w) => ` ${w.backend} here holds it but withholds it until ${w.until} after failing with it (${w.reason}).`).join('');
+        writeProxyError(
+          res,
+          route.dialect,
+          502,
+          'HUB_ERR_NO_CANDIDATE',
+          `No pool node currently has model "${model}" available.${withheldNote}${pinNote}`,
+          withheld.length > 0 ? { ...extra, withheld } : extra,
+          headers,
+        );
       },
     });
   }

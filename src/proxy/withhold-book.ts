@@ -15,7 +15,8 @@
  */
 import type { EngineKind } from '../engines/engine-kind.js';
 import { canonicalModelName } from '../engines/model-name.js';
-import type { LocalUnservable } from '../placement/candidates.js';
+import type { BackendView, ProxyDialect } from '../engines/types.js';
+import { localCandidates, type LocalUnservable } from '../placement/candidates.js';
 import type { Candidate, WithheldFact } from '../placement/types.js';
 import type { Clock } from '../util/clock.js';
 
@@ -148,6 +149,29 @@ export function unservableKey(backendId: string, kind: EngineKind, model: string
 export function localUnservable(book: WithholdBook): LocalUnservable {
   // An empty book builds no key: the listings and auto ask it about every model every engine holds.
   return (backend, model) => !book.isEmpty && book.isWithheld(unservableKey(backend.backendId, backend.kind, model));
+}
+
+/** A local engine that holds a model and withholds it now: what a 502 for that model names. */
+export interface WithheldHere {
+  readonly backend: string;
+  readonly until: string;
+  readonly reason: string;
+}
+
+/**
+ * The healthy local engines that hold `model` in the dialect but withhold it now. Placement left
+ * them out, so a 502 for the model would otherwise read as no engine holding it while the
+ * engines' own report lists it, and the operator was pointed at pulls and firewalls.
+ */
+export function withheldHere(views: readonly BackendView[], model: string, dialect: ProxyDialect, book: WithholdBook): WithheldHere[] {
+  if (book.isEmpty) return [];
+  const out: WithheldHere[] = [];
+  for (const c of localCandidates(views, model, dialect, () => 0)) {
+    if (c.backendId === null || c.engine === null) continue;
+    const entry = book.withheldEntry(unservableKey(c.backendId, c.engine, model));
+    if (entry !== null) out.push({ backend: c.backendId, until: entry.until, reason: entry.reason });
+  }
+  return out;
 }
 
 /**

@@ -63,6 +63,17 @@ describe("a model withheld on this node's own engine", () => {
       assert.deepEqual(now.openai.sort(), [PEER, SMALL].sort(), '/v1/models');
       assert.ok(!(await a.status()).models.some((m) => m.model === BIG), "status's models, what the pool can serve, drop it too");
 
+      // Asked for by name, it is answered with why: the engine's report still lists it, healthy.
+      const named = await chat(a, BIG);
+      assert.equal(named.status, 502, named.text);
+      const refusal = (named.json as { error: { code: string; message: string; withheld?: { backend: string; until: string; reason: string }[] } }).error;
+      assert.equal(refusal.code, 'HUB_ERR_NO_CANDIDATE');
+      assert.match(refusal.message, new RegExp(`ollama here holds it but withholds it until \\S+ after failing with it \\(HTTP 500\\)`));
+      assert.deepEqual(
+        refusal.withheld?.map((w) => [w.backend, w.reason]),
+        [['ollama', 'HTTP 500']],
+      );
+
       const handout = await a.api<{ error: { code: string } }>('GET', `${POOL_API}/handout?model=${encodeURIComponent(BIG)}`);
       assert.equal(handout.status, 404, 'no node serves the model now, so there is no window to hand out');
       assert.equal(handout.json.error.code, 'HUB_ERR_NOT_FOUND');
