@@ -16,6 +16,8 @@ export interface DevEngineOptions {
   slots?: number;
   timeScale?: number;
   host?: string;
+  /** Also serve /__sim/* here: the only way to end a `refuse` fault given without `delayMs`. */
+  controlPort?: number;
 }
 
 export async function runDevEngine(opts: DevEngineOptions): Promise<void> {
@@ -30,6 +32,7 @@ export async function runDevEngine(opts: DevEngineOptions): Promise<void> {
       ...(opts.decodeTps === undefined ? {} : { decodeTps: opts.decodeTps }),
       ...(opts.slots === undefined ? {} : { slots: opts.slots }),
       ...(opts.timeScale === undefined ? {} : { timeScale: opts.timeScale }),
+      ...(opts.controlPort === undefined ? {} : { controlPort: opts.controlPort }),
     });
   } catch (err) {
     // Worded as `cihub serve` words it: the port is the command line's to change.
@@ -40,6 +43,15 @@ export async function runDevEngine(opts: DevEngineOptions): Promise<void> {
     throw err;
   }
   process.stdout.write(`sim engine (${opts.dialect}) listening on ${engine.url} models=${opts.models.join(',')}\n`);
-  await untilSignalled();
+  if (engine.controlUrl !== undefined) process.stdout.write(`control routes (/__sim/*) on ${engine.controlUrl}\n`);
+  // The engine's sockets cannot keep this process alive: a `refuse` fault closes the port, and
+  // the timer that reopens it is unref'd so in-process tests may exit. Without this hold the
+  // process ended (exit 13) as soon as a refusal closed the port.
+  const hold = setInterval(() => undefined, 2 ** 31 - 1);
+  try {
+    await untilSignalled();
+  } finally {
+    clearInterval(hold);
+  }
   await engine.close();
 }

@@ -332,6 +332,17 @@ apiKey
   .option('--json', 'print the result as JSON')
   .action(async (id: string, o: { yes?: boolean; json?: boolean }) => out(await apiKeyRevoke({ dataDir: dataDir(), id, json: o.json === true, ...yesOf(o) })));
 
+interface DevEngineFlags {
+  port: number;
+  dialect: string;
+  model: string;
+  prefillTps?: number;
+  decodeTps?: number;
+  slots?: number;
+  timeScale?: number;
+  controlPort?: number;
+}
+
 const dev = program.command('dev').description('development tools');
 dev
   .command('engine')
@@ -343,7 +354,8 @@ dev
   .option('--decode-tps <n>', 'generated tokens per second', positiveNumber)
   .option('--slots <n>', 'parallel generations per model', wholeNumber(1, 64))
   .option('--time-scale <x>', 'multiply every simulated wait by x (0.01 = 100 times faster)', positiveNumber)
-  .action(async (o: { port: number; dialect: string; model: string; prefillTps?: number; decodeTps?: number; slots?: number; timeScale?: number }) => {
+  .option('--control-port <n>', 'also serve the /__sim routes here, reachable while a refuse fault closes --port (0 = any)', wholeNumber(0, 65535))
+  .action(async (o: DevEngineFlags) => {
     const dialect = DIALECTS.find((d) => d === o.dialect);
     if (!dialect) throw new UsageError(`--dialect must be one of ${DIALECTS.join(', ')}; got ${o.dialect}.`);
     const models = o.model
@@ -360,6 +372,7 @@ dev
       ...(o.decodeTps ? { decodeTps: o.decodeTps } : {}),
       ...(o.slots ? { slots: o.slots } : {}),
       ...(o.timeScale ? { timeScale: o.timeScale } : {}),
+      ...(o.controlPort === undefined ? {} : { controlPort: o.controlPort }),
     });
   });
 
