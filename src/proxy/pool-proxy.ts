@@ -44,13 +44,6 @@ import { affinityHeldId, affinityOutcome } from '../placement/steps/affinity.js'
 import type { IncomingTraceHeaders } from '../tracing/trace-context.js';
 import type { Tracer } from '../tracing/tracer.js';
 
-/**
- * The OpenAI SDKs retry a 5xx twice by default unless this header says not to. When no node has
- * the model, the answer comes from the same snapshot a retry a second later would read, so the
- * retries only tripled the routing-log rows and added 1-3 s before the app saw the error.
- */
-const NOTHING_TO_RETRY = { 'x-should-retry': 'false' } as const;
-
 /** A request id minted by another Hub is accepted only in the shape this Hub mints. */
 const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -276,7 +269,7 @@ export class PoolProxy {
       affinity: affinityRecord?.outcome ?? null,
       trace,
       answerNoCandidate: () => {
-        const headers = { ...unservedHeaders({ requestId, affinity: affinityRecord?.outcome ?? null }), ...NOTHING_TO_RETRY };
+        const headers = unservedHeaders({ requestId, affinity: affinityRecord?.outcome ?? null });
         const extra = { localBackends: localBackendsReport(views) };
         if (auto === null) return writeProxyError(res, route.dialect, 502, 'HUB_ERR_NO_AUTO_MODEL', NO_AUTO_MODEL_MESSAGE, extra, headers);
         // A pin never makes inference fail; when one applies, the 502 says so in the same breath.

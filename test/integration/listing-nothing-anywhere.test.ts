@@ -57,6 +57,27 @@ describe('the listings on a lone Hub whose only engine refuses it', () => {
     });
   });
 
+  it('the OpenAI SDK on its default retries asks each listing once: their 502 says x-should-retry: false', async () => {
+    const asked: string[] = [];
+    const client = new OpenAI({
+      baseURL: `${hub.pool}/v1`,
+      apiKey: 'unused-on-loopback',
+      fetch: (url, init) => {
+        asked.push(String(url).slice(hub.pool.length));
+        return fetch(url, init);
+      },
+    });
+    const noRetry = (err: unknown): boolean => {
+      assert.ok(err instanceof OpenAI.APIError, String(err));
+      assert.equal(err.status, 502);
+      assert.equal(err.headers?.get('x-should-retry'), 'false');
+      return true;
+    };
+    await assert.rejects(client.models.list(), noRetry);
+    await assert.rejects(client.models.retrieve('qwen3:8b'), noRetry);
+    assert.deepEqual(asked, ['/v1/models', '/v1/models/qwen3:8b']);
+  });
+
   it('/api/tags answers 502 naming the missing Ollama, as the ollama client shows it', async () => {
     const client = new Ollama({ host: hub.pool });
     await assert.rejects(client.list(), (err: unknown) => {
