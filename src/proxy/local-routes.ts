@@ -38,7 +38,7 @@ import type { Logger } from 'pino';
  */
 const UNKNOWN_MODIFIED_AT = '0001-01-01T00:00:00Z';
 
-/** A peer gets 15 s to send the headers of an /api/show answer: engines answer it in under 0.3 s. */
+/** A peer gets 15 s to answer an /api/show lookup, from the dial to its last byte: engines answer it in under 0.3 s. */
 export const PEER_SHOW_HEADERS_TIMEOUT_MS = 15_000;
 
 export interface LocalRoutesDeps {
@@ -186,7 +186,8 @@ export class LocalRoutes {
     const views = await this.#deps.health.snapshot();
     const ollama = views.find((v) => v.healthy && v.kind === 'ollama');
     if (!ollama) return this.#nothingToList(res, 'ollama', views, machineOnly('/api/version'));
-    await this.#relay(res, ollama, 'GET', '/api/version', undefined);
+    const failed = await this.#relay(res, ollama, 'GET', '/api/version', undefined);
+    if (failed !== null) writeProxyError(res, 'ollama', 502, 'HUB_ERR_ALL_CANDIDATES_FAILED', failed);
   }
 
   /** POST /api/show: described by the local Ollama that holds the model, else by a usable peer that does; auto resolves as for a chat. */
@@ -212,8 +213,15 @@ export class LocalRoutes {
     if (model === null) return;
     const forward = Buffer.from(JSON.stringify({ ...body, model }));
     const holder = views.find((v) => v.healthy && v.kind === 'ollama' && backendHolds(v, model));
-    if (holder) return this.#relay(res, holder, 'POST', '/api/show', forward);
-    for (const peer of this.#deps.proxy.showOrder(model, peers)) if (await this.#relayPeerShow(res, peer, forward)) return;
+    // The snapshot can be up to its TTL old: a holder that has gone down since is passed over for
+    // a peer that holds the model, as a listing falls back to peers, instead of ending in a 502.
+    const failed = holder ? await this.#relay(res, holder, 'POST', '/api/show', forward) : null;
+    if (holder && failed === null) return;
+    for (const peer of this.#deps.proxy.showOrder(model, peers)) {
+      if (res.destroyed) return;
+      if (await this.#relayPeerShow(res, peer, forward)) return;
+    }
+    if (failed !== null) return writeProxyError(res, 'ollama', 502, 'HUB_ERR_ALL_CANDIDATES_FAILED', failed);
     writeProxyError(res, 'ollama', 502, 'HUB_ERR_NO_CANDIDATE', `No pool node currently has model "${model}" available.`, {
       localBackends: localBackendsReport(views),
     });
@@ -224,14 +232,19 @@ export class LocalRoutes {
     const path = `${PROXY_PREFIX}/local/api/show`;
     const auth = await this.#deps.pool.peerAuth(peer.peerId, 'POST', path, body);
     if (typeof auth === 'string') return false;
+    // One deadline from the dial to the last byte: headersTimeout starts only once connected, and
+    // a peer slow to connect added the dispatcher's connect timeout on top. The app hanging up ends it too.
+    const ask = new AbortController();
+    const deadline = setTimeout(() => ask.abort(new Error(`no answer within ${PEER_SHOW_HEADERS_TIMEOUT_MS} ms`)), PEER_SHOW_HEADERS_TIMEOUT_MS);
+    const onAppGone = () => ask.abort(new Error('the app closed its connection'));
+    res.once('close', onAppGone);
     try {
       const answer = await request(`${peer.origin}${path}`, {
         method: 'POST',
         dispatcher: this.#deps.dispatcher,
         headers: { 'content-type': 'application/json', ...auth },
         body,
-        headersTimeout: PEER_SHOW_HEADERS_TIMEOUT_MS,
-        bodyTimeout: PEER_SHOW_HEADERS_TIMEOUT_MS,
+        signal: ask.signal,
       });
       // A peer on a build without the route answers 404; another peer may still describe it.
       if (answer.statusCode !== 200) {
@@ -249,6 +262,9 @@ export class LocalRoutes {
     } catch (err) {
       this.#deps.logger.debug({ peer: peer.name, error: describeTransportError(err) }, 'a peer did not describe the model in time');
       return false;
+    } finally {
+      clearTimeout(deadline);
+      res.off('close', onAppGone);
     }
   }
 
@@ -274,7 +290,14 @@ export class LocalRoutes {
     return { models, answered: answers.length };
   }
 
-  async #relay(res: ServerResponse, backend: BackendView, method: 'GET' | 'POST', path: '/api/show' | '/api/version', body: Buffer | undefined): Promise<void> {
+  /** Relays one local engine's answer; null when relayed, else why it could not be (nothing written). */
+  async #relay(
+    res: ServerResponse,
+    backend: BackendView,
+    method: 'GET' | 'POST',
+    path: '/api/show' | '/api/version',
+    body: Buffer | undefined,
+  ): Promise<string | null> {
     try {
       const answer = await request(`${backend.url}${path}`, {
         method,
@@ -288,14 +311,9 @@ export class LocalRoutes {
       const bytes = await readBounded(answer.body, { maxBytes, timeoutMs: PROBE_TRANSPORT_TIMEOUT_MS }, answer.headers['content-length']);
       res.writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type'] ?? 'application/json'), 'content-length': bytes.length });
       res.end(bytes);
+      return null;
     } catch (err) {
-      writeProxyError(
-        res,
-        'ollama',
-        502,
-        'HUB_ERR_ALL_CANDIDATES_FAILED',
-        `${backend.backendId} at ${backend.url} did not answer ${path} (${describeTransportError(err)})`,
-      );
+      return `${backend.backendId} at ${backend.url} did not answer ${path} (${describeTransportError(err)})`;
     }
   }
 
