@@ -432,12 +432,13 @@ export class PairingService {
         `${self.nodeFqdn} already holds a pairing with this Hub's node identity under the name ${holder.nodeFqdn}; remove it there (cihub pool unpair ${holder.nodeFqdn}) and send the request again with the same PIN`,
       );
     }
+    // The PIN is spent only once the request is stored, and a request it replaces goes in the same
+    // transaction: a write refused by the disk leaves the old request and a PIN to retry with.
+    const stored = { ...row, peerNodeUuid: claim.nodeUuid, peerPublicKey: claim.publicKey, pinVerified: true };
+    if (squatter === null) this.#d.store.insert(stored);
+    else this.#d.store.replace(squatter.id, stored);
     this.#d.pin.consume();
-    if (squatter !== null) {
-      this.#d.store.delete(squatter.id);
-      this.#d.logger.warn({ from }, 'a PIN-verified pairing request replaced a request without a PIN under the same name');
-    }
-    this.#d.store.insert({ ...row, peerNodeUuid: claim.nodeUuid, peerPublicKey: claim.publicKey, pinVerified: true });
+    if (squatter !== null) this.#d.logger.warn({ from }, 'a PIN-verified pairing request replaced a request without a PIN under the same name');
     this.#d.logger.info({ from, withPin: true }, 'pairing request received');
     // The name, UUID and key are disclosed only to a caller that proved it read this Hub's screen.
     return { received: true, nodeFqdn: self.nodeFqdn, nodeUuid: me.nodeUuid, publicKey: me.publicKey };

@@ -42,6 +42,19 @@ describe('PeerStore', () => {
     assert.deepEqual(store.list(), []);
   });
 
+  it('replaces a row in one transaction: a refused insert leaves the replaced row where it was', () => {
+    const store = fresh();
+    const squatter = store.insert(row('a.tail0.ts.net', { direction: 'inbound' }));
+    store.insert(row('b.tail0.ts.net'));
+    // The name is UNIQUE: an insert under b's name fails after the delete ran inside the transaction.
+    assert.throws(() => store.replace(squatter.id, row('b.tail0.ts.net', { direction: 'inbound', pinVerified: true })), /UNIQUE/);
+    assert.equal(store.get(squatter.id)?.nodeFqdn, 'a.tail0.ts.net');
+    const taken = store.replace(squatter.id, row('a.tail0.ts.net', { direction: 'inbound', pinVerified: true }));
+    assert.equal(store.get(squatter.id), null);
+    assert.equal(store.byFqdn('a.tail0.ts.net')?.id, taken.id);
+    assert.equal(store.list().length, 2);
+  });
+
   it('finds a row by id, name and UUID as last written, through every kind of write', () => {
     const store = fresh();
     const uuid = '22222222-2222-4222-8222-222222222222';

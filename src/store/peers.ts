@@ -154,6 +154,14 @@ export class PeerStore {
     return full;
   }
 
+  /** Inserts `row` in place of the row `replacedId`, in one transaction: both happen or neither. */
+  replace(replacedId: string, row: NewPeer): PeerRow {
+    return this.#db.transaction(() => {
+      this.delete(replacedId);
+      return this.insert(row);
+    })();
+  }
+
   update(id: string, patch: PeerPatch): PeerRow | null {
     const keys = (Object.keys(patch) as (keyof PeerPatch)[]).filter((k) => patch[k] !== undefined);
     if (keys.length > 0) {
