@@ -14,7 +14,7 @@ import { hashToken } from '../peer-auth/peer-guard.js';
 import type { PeerClient } from '../peers/peer-client.js';
 import type { PairingNotes } from '../peers/pairing-problem.js';
 import type { PeerRow, PeerStore } from '../store/peers.js';
-import { belongsToTailnet, normalizePeerName } from '../tailnet/peer-name.js';
+import { belongsToTailnet, normalizePeerName, otherTailnetProblem } from '../tailnet/peer-name.js';
 import type { TailnetSelf } from '../tailnet/tailnet-self.js';
 import type { Membership } from '../discovery/membership.js';
 import type { Clock } from '../util/clock.js';
@@ -113,10 +113,13 @@ export class PairingService {
     if (name === self) throw new HubError('HUB_ERR_PAIR_SELF', 'a Hub cannot pair with itself');
     // The far Hub refuses a requester outside its own suffix, so a name outside this one (nas.lan)
     // can never pair by name: say so now, with the way that can, rather than dial https://nas.lan.
+    // A MagicDNS name under another tailnet has no such way: address and PIN would reach a Hub whose
+    // name this Hub then refuses, so the only fix is one tailnet for both.
     if (!belongsToTailnet(name, tailnetSuffix))
       throw new HubError(
         'HUB_ERR_PAIR_OUTSIDE_TAILNET',
-        `${name} is not a name on this Hub's tailnet (${tailnetSuffix}), so no Hub there can pair by name; a tailnet name ends in .${tailnetSuffix}, and a Hub on the LAN is paired with by address and PIN (cihub pool probe ${name})`,
+        otherTailnetProblem(name, tailnetSuffix) ??
+          `${name} is not a name on this Hub's tailnet (${tailnetSuffix}), so no Hub there can pair by name; a tailnet name ends in .${tailnetSuffix}, and a Hub on the LAN is paired with by address and PIN (cihub pool probe ${name})`,
       );
     // An expired request the sweep has not reached yet is no request: it must not block a new one.
     this.sweep();

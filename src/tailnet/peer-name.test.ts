@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { belongsToTailnet, MAX_NAME_LENGTH, normalizePeerName, normalizeTailnetSuffix } from './peer-name.js';
+import { belongsToTailnet, MAX_NAME_LENGTH, normalizePeerName, normalizeTailnetSuffix, otherTailnetProblem, tailnetOf } from './peer-name.js';
 
 describe('normalizePeerName accepts MagicDNS names in canonical form', () => {
   const cases: { name: string; raw: string; expected: string }[] = [
@@ -126,5 +126,29 @@ describe('normalizePeerName on a name padded with a long run of spaces', () => {
   });
   it('still trims the spaces around a good name', () => {
     assert.deepEqual(normalizePeerName(`${' '.repeat(1 << 20)}hub-a.tail0.ts.net\t`), { ok: true, name: 'hub-a.tail0.ts.net' });
+  });
+});
+
+describe('tailnetOf: the tailnet a MagicDNS name is on', () => {
+  it('is the label under ts.net, whatever the case, depth or trailing dot', () => {
+    assert.equal(tailnetOf('hub-z.tail9.ts.net'), 'tail9.ts.net');
+    assert.equal(tailnetOf('GPU.Lab.Other.TS.net.'), 'other.ts.net');
+  });
+  it('is null for a LAN name or a tailnet suffix with no device under it', () => {
+    for (const name of ['nas.lan', 'hub.ts.net.example', 'tail9.ts.net', 'ts.net']) assert.equal(tailnetOf(name), null, name);
+  });
+});
+
+describe('otherTailnetProblem', () => {
+  it('names both tailnets for a MagicDNS name under another', () => {
+    assert.match(
+      otherTailnetProblem('hub-z.other.ts.net', 'tail0.ts.net') ?? '',
+      /^hub-z\.other\.ts\.net is on another tailnet \(other\.ts\.net\) than this Hub \(tail0\.ts\.net\); .*same tailnet/,
+    );
+  });
+  it('has nothing to say about a name on this tailnet, a LAN name, or on a Hub with no tailnet', () => {
+    assert.equal(otherTailnetProblem('hub-b.tail0.ts.net', 'tail0.ts.net'), null);
+    assert.equal(otherTailnetProblem('nas.lan', 'tail0.ts.net'), null);
+    assert.equal(otherTailnetProblem('hub-z.other.ts.net', null), null);
   });
 });

@@ -131,3 +131,25 @@ export function belongsToTailnet(name: string, suffix: string | null): boolean {
   const candidate = canonical(name);
   return candidate.length > wanted.length + 1 && candidate.endsWith(`.${wanted}`);
 }
+
+/**
+ * The tailnet a MagicDNS name sits on (`tail9.ts.net` for `hub-z.tail9.ts.net`), or null when the
+ * name is not one. Tailscale gives every tailnet a single label under `ts.net`, so a name there
+ * belongs to a tailnet whether or not it is this Hub's: it is never a LAN host name, and one under
+ * another tailnet can only be a Hub that pooling cannot reach (both Hubs must share a tailnet).
+ */
+export function tailnetOf(name: string): string | null {
+  const labels = canonical(name).split('.');
+  if (labels.length < 4 || labels.at(-1) !== 'net' || labels.at(-2) !== 'ts') return null;
+  return labels.slice(-3).join('.');
+}
+
+/**
+ * Why a name under another tailnet than `ownSuffix` can never be paired with, or null when it is
+ * not such a name. One sentence for the CLI, which refuses before sending, and the Hub's API.
+ */
+export function otherTailnetProblem(name: string, ownSuffix: string | null): string | null {
+  const theirs = tailnetOf(name);
+  if (theirs === null || ownSuffix === null || belongsToTailnet(name, ownSuffix)) return null;
+  return `${canonical(name)} is on another tailnet (${theirs}) than this Hub (${normalizeTailnetSuffix(ownSuffix) ?? ownSuffix}); Hubs pair only when both are on the same tailnet, so sign both machines in to one tailnet first`;
+}

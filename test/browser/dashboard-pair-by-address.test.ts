@@ -58,6 +58,7 @@ describe('dashboard: an address typed as a Hub name', { timeout: START_TIMEOUT_M
   for (const [what, typed, says] of [
     ['a short device name with no tailnet', 'hub-b', /Not sent\. That is not a tailnet name, so nothing was sent\. /],
     ["this Hub's own name", 'hub-a.tail0.ts.net', /Not sent\. That is this Hub’s own name, so nothing was sent\. /],
+    ['a name on another tailnet', 'hub-z.other.ts.net', /Not sent\. That Hub is on another tailnet, so nothing was sent\. .*same tailnet/],
   ] as const) {
     it(`on the Hub Pool page: ${what} is Not sent, saying what was wrong with it, not to check the other Hub`, async () => {
       const page = watched.page;

@@ -13,6 +13,7 @@ import { runCli } from '../helpers/hub-process.js';
 import { fqdn, peers, reservePorts, startNamedHub, type HubProcess } from './pairing-fixtures.js';
 
 const LAN_NAME = 'nas.invalid';
+const OTHER_TAILNET_NAME = 'hub-z.other.ts.net';
 
 describe('pairing with a dotted name outside the tailnet suffix', () => {
   let hub: HubProcess;
@@ -29,7 +30,10 @@ describe('pairing with a dotted name outside the tailnet suffix', () => {
     hub = await startNamedHub({
       name: fqdn('hub-a'),
       port: ports.hub,
-      origins: { [LAN_NAME]: `http://127.0.0.1:${(byName.address() as AddressInfo).port}` },
+      origins: {
+        [LAN_NAME]: `http://127.0.0.1:${(byName.address() as AddressInfo).port}`,
+        [OTHER_TAILNET_NAME]: `http://127.0.0.1:${(byName.address() as AddressInfo).port}`,
+      },
     });
   });
   after(async () => {
@@ -52,6 +56,19 @@ describe('pairing with a dotted name outside the tailnet suffix', () => {
       run.stderr,
       /^nas\.invalid is not a name on this Hub's tailnet \(tail0\.ts\.net\), so it is paired with as a LAN host name; a tailnet name is written in full \(<host>\.tail0\.ts\.net\)\. Pairing by address needs --pin/,
     );
+    assert.deepEqual(seenByName, []);
+    assert.deepEqual(await peers(hub), []);
+  });
+
+  it('refuses a MagicDNS name on another tailnet as such, with or without a PIN: no LAN pairing is offered and nothing is sent', async () => {
+    for (const pin of [['--pin', '123456'], []]) {
+      const run = await runCli(['pool', 'pair', OTHER_TAILNET_NAME, ...pin, '--yes'], { dataDir: hub.dataDir });
+      assert.equal(run.code, 2, 'a usage error');
+      assert.equal(
+        run.stderr.trim(),
+        'hub-z.other.ts.net is on another tailnet (other.ts.net) than this Hub (tail0.ts.net); Hubs pair only when both are on the same tailnet, so sign both machines in to one tailnet first; nothing was sent.',
+      );
+    }
     assert.deepEqual(seenByName, []);
     assert.deepEqual(await peers(hub), []);
   });

@@ -38,6 +38,11 @@ function asAddress(typed: string): string | null {
   return t.includes(':') || /^\d{1,3}(\.\d{1,3}){3}$/.test(t) ? t : null;
 }
 
+/** A name under ts.net names a device on some tailnet, never a host on the LAN. */
+function isMagicDnsName(typed: string): boolean {
+  return /\.ts\.net\.?$/i.test(typed.trim());
+}
+
 export async function sendPairRequest(nodeFqdn: string, pin: string): Promise<PairOutcome> {
   try {
     const res = await api<{ peer: PeerView | null; pinVerified: boolean }>('POST', `${POOL}/peers/pair`, {
@@ -53,7 +58,8 @@ export async function sendPairRequest(nodeFqdn: string, pin: string): Promise<Pa
       reason: (err as Error).message,
       code: e?.code ?? null,
       // A LAN name (nas.lan) is refused by this Hub as outside its tailnet: it is paired by address too.
-      address: asAddress(nodeFqdn) ?? (e?.code === 'HUB_ERR_PAIR_OUTSIDE_TAILNET' ? nodeFqdn.trim() : null),
+      // A MagicDNS name on another tailnet is refused the same way but is no LAN host: no address path.
+      address: asAddress(nodeFqdn) ?? (e?.code === 'HUB_ERR_PAIR_OUTSIDE_TAILNET' && !isMagicDnsName(nodeFqdn) ? nodeFqdn.trim() : null),
     };
   }
 }
@@ -79,6 +85,8 @@ const REFUSED_HERE: Readonly<Record<string, string>> = {
     'That is not a tailnet name, so nothing was sent. Type the other Hub’s full MagicDNS name, with its tailnet (for example hub-b.example-tailnet.ts.net).',
   HUB_ERR_PAIR_SELF: 'That is this Hub’s own name, so nothing was sent. Type the name of the other Hub.',
   HUB_ERR_POOL_DISABLED: 'Hub Pool is switched off on this Hub, so nothing was sent. Turn it on, then pair.',
+  HUB_ERR_PAIR_OUTSIDE_TAILNET:
+    'That Hub is on another tailnet, so nothing was sent. Hubs pool only on one tailnet: sign both machines in to the same tailnet, then pair by the name it gives.',
 };
 
 export type Discovery =

@@ -1,8 +1,9 @@
 /**
  * Which way `cihub pool pair TARGET` pairs: by tailnet name (the request goes to https://TARGET)
  * or by address (the Hub tries TARGET on port 5002, then 3000, and learns the name from the answer
- * to the PIN). A dotted name is a tailnet name only under this Hub's tailnet suffix, the one
- * `cihub pool status` reports; any other can never be a peer's, so it is a LAN host name.
+ * to the PIN). A dotted name is a tailnet name under this Hub's tailnet suffix, the one
+ * `cihub pool status` reports, or under any other tailnet's (`*.ts.net`); any other can never be a
+ * peer's, so it is a LAN host name.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,8 +19,14 @@ describe('a pair target read against the tailnet suffix', () => {
   });
 
   it('pairs by address with a dotted LAN name outside the suffix, with no port needed', () => {
-    for (const name of ['nas.lan', 'box.local', 'hub-b.home.arpa', 'hub-b.tail9.ts.net', 'tail0.ts.net']) {
+    for (const name of ['nas.lan', 'box.local', 'hub-b.home.arpa', 'tail0.ts.net']) {
       assert.equal(isAddressTarget(name, SUFFIX), true, name);
+    }
+  });
+
+  it('keeps a MagicDNS name on another tailnet a name: it is no LAN host, and pair refuses it as on another tailnet', () => {
+    for (const name of ['hub-b.tail9.ts.net', 'gpu.lab.tail9.ts.net', 'HUB-Z.Other.TS.NET.']) {
+      assert.equal(isAddressTarget(name, SUFFIX), false, name);
     }
   });
 

@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import type { PeerView } from '../../peers/peer-view.js';
 import type { ProbeResult } from '../../pairing/pair-by-address.js';
 import { authority, parseAddressTarget } from '../../tailnet/address-target.js';
-import { belongsToTailnet, normalizePeerName } from '../../tailnet/peer-name.js';
+import { belongsToTailnet, normalizePeerName, tailnetOf } from '../../tailnet/peer-name.js';
 import { callHub, findHub, UsageError } from '../hub-client.js';
 import { step } from '../steps.js';
 import { confirm } from '../confirm.js';
@@ -22,7 +22,9 @@ const POOL = '/api/inference/pool';
  * under another refuses this Hub's name as outside its own, and a Hub paired by address must answer
  * with a name under this one), so sending a request to https://nas.lan could never end in a
  * pairing. It is taken as a LAN host name instead, which the Hub tries on port 5002, then 3000,
- * exactly as `cihub pool probe nas.lan` did.
+ * exactly as `cihub pool probe nas.lan` did. A MagicDNS name (`hub-z.tail9.ts.net`) is the
+ * exception: it names a device on a tailnet, never a LAN host, so it stays a name and pair refuses
+ * it as on another tailnet rather than suggest pairing by address.
  *
  * `tailnetSuffix` is the one `cihub pool status` reports; null means this Hub is on no tailnet and
  * has nothing to compare against. A dotted name then stays a tailnet name, as the Hub itself
@@ -31,7 +33,7 @@ const POOL = '/api/inference/pool';
  */
 export function isAddressTarget(target: string, tailnetSuffix: string | null = null): boolean {
   const name = normalizePeerName(target);
-  if (name.ok) return outsideTailnet(name.name, tailnetSuffix);
+  if (name.ok) return tailnetOf(name.name) === null && outsideTailnet(name.name, tailnetSuffix);
   const parsed = parseAddressTarget(target);
   return parsed.ok && (isIP(parsed.target.host) !== 0 || parsed.target.port !== null || !parsed.target.host.includes('.'));
 }

@@ -6,7 +6,7 @@
  */
 import type { PeerView } from '../../peers/peer-view.js';
 import type { PoolStatus } from '../../status/pool-status.js';
-import { normalizePeerName } from '../../tailnet/peer-name.js';
+import { normalizePeerName, otherTailnetProblem } from '../../tailnet/peer-name.js';
 import { callHub, CliError, findHub, type HubTarget, UsageError } from '../hub-client.js';
 import { step } from '../steps.js';
 import { confirm } from '../confirm.js';
@@ -118,6 +118,9 @@ export async function pair(opts: ChangeOptions & { name: string; pin?: string | 
   // Only a well-formed name needs the suffix to be told from a LAN host name; an IP or a port already says which.
   const tailnetSuffix = asName.ok ? (await callHub<PoolStatus>(hub, 'GET', `${POOL}/status`)).localNode.tailnetSuffix : null;
   if (isAddressTarget(opts.name, tailnetSuffix)) return pairByAddress({ ...opts, address: opts.name, pin, tailnetSuffix }, () => selfName(hub));
+  // The Hub would refuse it too, but only after the operator confirmed a request that cannot be sent.
+  const elsewhere = otherTailnetProblem(opts.name, tailnetSuffix);
+  if (elsewhere !== null) throw new UsageError(`${elsewhere}; nothing was sent.`);
   await confirm(
     pin === undefined
       ? `Send a pairing request to ${opts.name} without a PIN? It carries only this Hub's name, and ${opts.name} still has to approve it.`
