@@ -6,7 +6,7 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { NodeIdentity } from '../identity/node-identity.js';
 import type { PeerClient } from '../peers/peer-client.js';
 import { openDatabase } from '../store/database.js';
@@ -36,10 +36,13 @@ export function farIdentity(): { nodeUuid: string; publicKey: string } {
   return { nodeUuid: randomUUID(), publicKey: jwk.x! };
 }
 
-/** `pollSeconds` is the health poll interval the service reads (it sizes the bearer grace window). */
-export function heldPairing(opts: { pollSeconds?: number } = {}) {
+/**
+ * `pollSeconds` is the health poll interval the service reads (it sizes the bearer grace window);
+ * `logger` replaces the silent one, for a test that reads what the service logged.
+ */
+export function heldPairing(opts: { pollSeconds?: number; logger?: Logger } = {}) {
   const clock = new ManualClock();
-  const logger = pino({ level: 'silent' });
+  const logger = opts.logger ?? pino({ level: 'silent' });
   const dataDir = mkdtempSync(join(tmpdir(), 'cihub-pairing-'));
   const db = openDatabase(join(dataDir, 'hub.db'));
   const store = new PeerStore(db);

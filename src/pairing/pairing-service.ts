@@ -622,6 +622,18 @@ export class PairingService {
         `could not reach ${name} (${answer.error}); check that it is online, on this tailnet and published at https://${name} with the certificate Tailscale Serve issues for that name`,
       );
     }
+    // Every Hub refuses with its error body, so a status without one (a NAS's 404 page, a proxy's
+    // 401) is no refusal: calling it a decline sent operators after a Hub that was never asked.
+    if (!hasHubError(answer.json)) {
+      this.#d.logger.warn(
+        { peer: name, status: answer.status },
+        `the pairing request to ${name} was answered HTTP ${answer.status} without a Hub's error: no Hub answers at that name`,
+      );
+      return new HubError(
+        'HUB_ERR_PEER_UNREACHABLE',
+        `no Hub answers at https://${name}: the answer was HTTP ${answer.status} without a Hub's error, so the device there is not a Hub, or Tailscale Serve there does not publish the Hub at that name; nothing was kept here`,
+      );
+    }
     const said = (answer.json as { error?: { message?: unknown } } | null)?.error?.message;
     const reason = peerRefusalReason(said) ?? `HTTP ${answer.status}`;
     if (answer.status === 401) {
@@ -642,6 +654,12 @@ export class PairingService {
 
 function isJsonObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Whether an answer carries a Hub's error body (`{ error: { code: 'HUB_ERR_…', message } }`), as every Hub's refusal does. */
+function hasHubError(answer: unknown): boolean {
+  const error = (answer as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  return typeof error?.code === 'string' && error.code.startsWith('HUB_ERR_') && typeof error.message === 'string';
 }
 
 /**
