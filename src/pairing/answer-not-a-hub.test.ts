@@ -100,11 +100,11 @@ describe('a refusal to a pairing request that carries no Hub error', () => {
     });
   }
 
-  it("a Hub's own refusal is still a decline, with its reason", async () => {
-    const { error, logs } = await refused(503, { error: { code: 'HUB_ERR_POOL_DISABLED', message: 'pooling is off' } });
+  it("a Hub's own refusal is still a decline, with its reason quoted as its own words", async () => {
+    const { error, logs } = await refused(503, { error: { code: 'HUB_ERR_POOL_DISABLED', message: 'Hub Pool is switched off on this Hub' } });
     assert.ok(error instanceof HubError);
     assert.equal(error.code, 'HUB_ERR_PEER_REFUSED');
-    assert.match(error.message, /declined the pairing request \(HTTP 503\)/);
+    assert.equal(error.message, 'hub-b.tail0.ts.net declined the pairing request (HTTP 503); in its own words: "Hub Pool is switched off on this Hub"');
     assert.match(logs().join('\n'), /Peer declined pairing request \(503\)/);
   });
 });

@@ -32,7 +32,7 @@ import type { Clock } from '../util/clock.js';
 import { describeCallFailure } from '../util/call-failure.js';
 import { readIdentityClaim } from './identity-claim.js';
 import { identityRotating, PAIRING_CALL_TIMEOUT_MS, PAIRING_REQUEST_TTL_MS } from './pairing-service.js';
-import { peerRefusalReason } from './peer-refusal-reason.js';
+import { declinedBecause, peerRefusalReason } from './peer-refusal-reason.js';
 
 /** A Hub on the LAN answers /identify within milliseconds; 3 s per port keeps a two-port probe under 10 s. */
 export const ADDRESS_PROBE_TIMEOUT_MS = 3_000;
@@ -179,13 +179,12 @@ export class AddressPairing {
           `the Hub at ${found.address} refused the pairing PIN (wrong, expired, already used, replaced, or lost when that Hub restarted); mint a fresh one there with cihub pool pairing-pin`,
         );
       }
-      const reason = peerRefusalReason(said) ?? 'no reason given';
       // Both spellings the docs tell operators to search for, as a refusal by name logs them (pairing-service.ts).
       this.#d.logger.warn(
-        { address: at, status: answer.status, reason },
-        `Peer declined pairing request (${answer.status}): the Hub at ${at} declined the pairing request: ${reason}`,
+        { address: at, status: answer.status, reason: peerRefusalReason(said) },
+        `Peer declined pairing request (${answer.status}): ${declinedBecause(`the Hub at ${at}`, answer.status, said)}`,
       );
-      throw new HubError('HUB_ERR_PEER_REFUSED', `the Hub at ${found.address} declined the pairing request (HTTP ${answer.status}): ${reason}`);
+      throw new HubError('HUB_ERR_PEER_REFUSED', declinedBecause(`the Hub at ${found.address}`, answer.status, said));
     }
     const claim = readIdentityClaim(answer.json);
     const named = (answer.json as { nodeFqdn?: unknown } | null)?.nodeFqdn;

@@ -20,7 +20,7 @@ import type { Membership } from '../discovery/membership.js';
 import type { Clock } from '../util/clock.js';
 import { readIdentityClaim, readToken, type IdentityClaim } from './identity-claim.js';
 import type { PairingPin } from './pairing-pin.js';
-import { peerRefusalReason } from './peer-refusal-reason.js';
+import { declinedBecause, peerRefusalReason } from './peer-refusal-reason.js';
 import { pairingSourceKeys, type StrikeLimiter } from './strike-limiter.js';
 
 /** An unanswered request expires after 24 hours on both sides. */
@@ -635,7 +635,6 @@ export class PairingService {
       );
     }
     const said = (answer.json as { error?: { message?: unknown } } | null)?.error?.message;
-    const reason = peerRefusalReason(said) ?? `HTTP ${answer.status}`;
     if (answer.status === 401) {
       this.#d.logger.warn({ peer: name }, 'Peer refused the pairing PIN');
       return new HubError(
@@ -644,11 +643,12 @@ export class PairingService {
       );
     }
     // Both spellings the docs tell operators to search for: "declined pairing request" and "declined the pairing request".
+    const declined = declinedBecause(name, answer.status, said);
     this.#d.logger.warn(
-      { peer: name, status: answer.status, reason },
-      `Peer declined pairing request (${answer.status}): ${name} declined the pairing request: ${reason}`,
+      { peer: name, status: answer.status, reason: peerRefusalReason(said) },
+      `Peer declined pairing request (${answer.status}): ${declined}`,
     );
-    return new HubError('HUB_ERR_PEER_REFUSED', `${name} declined the pairing request (HTTP ${answer.status}): ${reason}`);
+    return new HubError('HUB_ERR_PEER_REFUSED', declined);
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { PEER_REFUSAL_MAX_CHARS, peerRefusalReason } from './peer-refusal-reason.js';
+import { declinedBecause, PEER_REFUSAL_MAX_CHARS, peerRefusalReason } from './peer-refusal-reason.js';
 
 describe("a peer's reason for refusing a pairing request", () => {
   it('keeps a plain reason as it is', () => {
@@ -19,5 +19,18 @@ describe("a peer's reason for refusing a pairing request", () => {
 
   it('gives none for a missing, non-string or blank reason', () => {
     for (const said of [undefined, null, 42, { text: 'no' }, '', ' \n\t ']) assert.equal(peerRefusalReason(said), null, JSON.stringify(said));
+  });
+});
+
+describe('a refusal as this Hub repeats it', () => {
+  it('quotes the far Hub\'s reason as its own words, so its "this Hub" cannot read as the operator\'s', () => {
+    assert.equal(
+      declinedBecause('hub-b.tail0.ts.net', 503, 'Hub Pool is switched off on this Hub: it takes no pairing requests'),
+      'hub-b.tail0.ts.net declined the pairing request (HTTP 503); in its own words: "Hub Pool is switched off on this Hub: it takes no pairing requests"',
+    );
+  });
+
+  it('says it gave no reason rather than quote nothing', () => {
+    assert.equal(declinedBecause('the Hub at 192.168.1.42', 403, ' \n '), 'the Hub at 192.168.1.42 declined the pairing request (HTTP 403); it gave no reason');
   });
 });

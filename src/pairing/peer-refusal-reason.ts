@@ -24,3 +24,13 @@ export function peerRefusalReason(said: unknown): string | null {
   const reason = said.slice(0, PEER_REFUSAL_MAX_CHARS).replace(CONTROL, ' ').trim();
   return reason === '' ? null : reason;
 }
+
+/**
+ * How this Hub repeats a refusal: the far Hub's reason in quotes, as its own words. A Hub writes its
+ * refusals about itself ("Hub Pool is switched off on this Hub"), and repeated bare on the
+ * requester's screen that "this Hub" reads as the operator's own.
+ */
+export function declinedBecause(who: string, status: number, said: unknown): string {
+  const reason = peerRefusalReason(said);
+  return `${who} declined the pairing request (HTTP ${status}); ${reason === null ? 'it gave no reason' : `in its own words: "${reason}"`}`;
+}
