@@ -16,6 +16,7 @@ import { startTogether } from '../helpers/start-together.js';
 const A = 'hub-a.tail0.ts.net';
 const B = 'hub-b.tail0.ts.net';
 const SUFFIX = 'tail0.ts.net';
+const re = (s: string): string => s.replaceAll('.', '\\.');
 /** Enough for the first health poll, which follows an approval within about a second. */
 const POLL_WAIT_MS = 8_000;
 
@@ -278,11 +279,38 @@ describe('pairing from the command line', () => {
     assert.deepEqual(await rowsOf(b), [], 'the PIN pinned a key, so hub-b could be told');
   });
 
+  it('cancelling a request the other Hub set aside gives the unpair there only if it still lists this Hub, which it does not', async () => {
+    // hub-b still holds the first request, cancelled here unseen, so it sets the second aside.
+    await ok(a, 'pool', 'pair', B, '--yes');
+    await ok(a, 'pool', 'unpair', B, '--yes');
+    await ok(a, 'pool', 'pair', B, '--yes');
+    // Its operator rejects the first: hub-a holds no row it matches, so hub-b keeps nothing.
+    await ok(b, 'pool', 'reject', A, '--yes');
+    assert.deepEqual(await rowsOf(b), []);
+    const cancelled = await ok(a, 'pool', 'unpair', B, '--yes');
+    assert.match(
+      cancelled,
+      new RegExp(
+        `If it still lists this Hub \\(\`cihub pool peers\` there\\), run \`cihub pool unpair ${re(A)}\` on it too; if not, nothing is left to remove\\.`,
+      ),
+    );
+    assert.doesNotMatch(cancelled, /as well/);
+    const there = await cli(b, ['pool', 'unpair', A, '--yes']);
+    assert.notEqual(there.code, 0, 'the unpair an unconditional advice gave would fail there');
+  });
+
   it('a request cancelled without telling, then approved, ends half paired, and approve says what to do', async () => {
     // Without a PIN hub-a holds no credential hub-b accepts, so cancelling cannot reach hub-b.
     await ok(a, 'pool', 'pair', B, '--yes');
     const cancelled = await ok(a, 'pool', 'unpair', B, '--yes');
-    assert.match(cancelled, new RegExp(`could not be told: on ${B.replaceAll('.', '\\.')}, run \`cihub pool unpair ${A.replaceAll('.', '\\.')}\` as well\\.`));
+    // hub-b may have set the request aside unseen, so the advice holds only if it lists hub-a.
+    assert.match(
+      cancelled,
+      new RegExp(
+        `^Cancelled the request to ${re(B)} here, but ${re(B)} could not be told\\. If it still lists this Hub \\(\`cihub pool peers\` there\\), run \`cihub pool unpair ${re(A)}\` on it too; if not, nothing is left to remove\\.$`,
+        'm',
+      ),
+    );
     assert.deepEqual(await rowsOf(a), []);
     assert.equal((await rowsOf(b))[0]?.status, 'pending', 'hub-b still holds the request');
 

@@ -286,8 +286,12 @@ export async function unpair(opts: ChangeOptions & { ref: string }): Promise<str
       `${done} here. It was not told: its identity changed, so it no longer holds this pairing and there is nothing to remove on ${result.unpaired}; to pool with it again, pair with a PIN minted there.`,
     ]);
   }
+  // Whether it holds anything is unknown here: a request without a PIN may have been set aside
+  // there unseen, and an unpair done there first left nothing, where the command would only fail.
   const me = (await selfName(hub)) ?? "<this Hub's name>";
-  return text([`${done} here, but it could not be told: on ${result.unpaired}, run \`cihub pool unpair ${me}\` as well.`]);
+  return text([
+    `${done} here, but ${result.unpaired} could not be told. If it still lists this Hub (\`cihub pool peers\` there), run \`cihub pool unpair ${me}\` on it too; if not, nothing is left to remove.`,
+  ]);
 }
 
 // ---- peer-enable / peer-disable ------------------------------------------------------------
