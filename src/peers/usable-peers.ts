@@ -73,6 +73,7 @@ export function usablePeers(input: UsablePeersInput): UsablePeer[] {
       origin: originOf(row.nodeFqdn, input.origins, kept),
       // What each engine there serves now: a model one engine withholds is no offer of that engine.
       backends: caps.servable,
+      inventory: caps.backends,
       // A stale snapshot's load figures are discarded: both read as unmeasured (mid-load, mid-band).
       queueDepth: peerQueueDepth(forwarded, stale ? null : caps.inFlightRequests, h.forwardedAtSnapshot),
       hardwareTier: caps.hardwareTier,

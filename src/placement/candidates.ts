@@ -58,6 +58,11 @@ export interface UsablePeer {
   readonly name: string;
   readonly origin: string;
   readonly backends: readonly { readonly kind: string; readonly models: readonly string[] }[];
+  /**
+   * What each engine there holds on disk, withheld models included: what the /api/show lookup
+   * reads, since describing a model needs no engine able to run it. Absent reads as `backends`.
+   */
+  readonly inventory?: readonly { readonly kind: string; readonly models: readonly string[] }[];
   readonly queueDepth: number;
   readonly hardwareTier: string | null;
   readonly pressure: number;

@@ -345,7 +345,11 @@ export class PoolProxy {
    */
   showOrder(model: string, peers: readonly UsablePeer[]): UsablePeer[] {
     const settings = this.#deps.settings();
-    const ranked = rankCandidates(peerCandidates(peers, model, 'ollama'), {
+    // Withholding is a rule of routing only: a peer whose engine keeps failing a model still holds
+    // it on disk and describes it (spec, "When a node lists a model it cannot actually serve"), as
+    // this Hub's own withheld Ollama does.
+    const holders = peers.map((p) => ({ ...p, backends: p.inventory ?? p.backends, unservableModels: [] }));
+    const ranked = rankCandidates(peerCandidates(holders, model, 'ollama'), {
       localAffinity: settings.poolLocalAffinity,
       pressureWeight: settings.poolPressureWeight,
     });
