@@ -514,9 +514,12 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
       // hold the exit that long past the drain (seen: 42.9 s from SIGTERM, near the 45 s kill).
       peers.poller.stop();
       // Tell paired peers first, so they stop sending work while this Hub drains. A Hub with
-      // pooling switched off has left the pool already and makes no pool call on the way out.
+      // pooling switched off has left the pool already and makes no pool call on the way out. A
+      // requester whose confirmation is still on its way holds this Hub as a request, and would
+      // refuse the notice.
+      const toTell = peers.store.list().filter((row) => !peers.pairing.notesOn(row.id).confirming);
       const leaving = directions().enabled
-        ? tellPeersLeaving(peers.store.list(), peers.client, settings.get().poolRequireSignedPeers).then(
+        ? tellPeersLeaving(toTell, peers.client, settings.get().poolRequireSignedPeers).then(
             (outcome) =>
               logger.info(
                 outcome,

@@ -27,7 +27,7 @@ const silentPeer = { call: async () => ({ ok: false, error: 'no answer', auth: '
 function setup(client: PeerClient = silentPeer, pollSeconds: () => number = () => 30) {
   const clock = new ManualClock();
   const store = new PeerStore(openDatabase(join(mkdtempSync(join(tmpdir(), 'cihub-poller-')), 'hub.db')));
-  const pairing = { sweep: () => [] } as unknown as PairingService;
+  const pairing = { sweep: () => [], notesOn: () => ({ approvedThereAt: null, confirming: false }) } as unknown as PairingService;
   const identity = {
     load: async () => ({ ok: false, error: 'unused', nodeUuid: null, publicKey: null }),
     unsealToken: async () => 'bearer-token',
@@ -127,7 +127,12 @@ function answering(inFlightRequests = 0, forwardsTo: (peerName: string) => numbe
         ),
       ),
   } as unknown as PeerClient;
-  const pairing = { sweep: () => [] } as unknown as PairingService;
+  /** Rows whose approval's confirmation is out, as the pairing service reports them. */
+  const confirming = new Set<string>();
+  const pairing = {
+    sweep: () => [],
+    notesOn: (id: string) => ({ approvedThereAt: null, confirming: confirming.has(id) }),
+  } as unknown as PairingService;
   const identity = { load: async () => ({ ok: false, error: 'unused' }) } as unknown as NodeIdentity;
   const poller = new HealthPoller({
     store,
@@ -165,7 +170,7 @@ function answering(inFlightRequests = 0, forwardsTo: (peerName: string) => numbe
   const unanswered = () => waiting.length;
   const answerNext = () => waiting.shift()!();
   const answerWith = (answer: unknown) => void (instead = answer);
-  return { clock, store, poller, row, probe, unanswered, answerNext, answerWith };
+  return { clock, store, poller, row, probe, unanswered, answerNext, answerWith, confirming };
 }
 
 describe('HealthPoller: a peer that said it is leaving', () => {
@@ -334,6 +339,24 @@ describe('HealthPoller: a poll asked for while one is out', () => {
     await next;
     await poller.tick();
     assert.equal(unanswered(), 0, 'and then the interval holds again');
+  });
+});
+
+describe('HealthPoller: a row this Hub has just approved', () => {
+  // Marked connected before the confirmation reaches the requester, which answers a probe
+  // meanwhile with 401 and warns of a half pairing (races audit, 2026-12-07).
+  it('is not probed while its confirmation is out, and is at the first tick after', async () => {
+    const { poller, row, unanswered, answerNext, confirming } = answering();
+    confirming.add(row.id);
+    await poller.tick();
+    await settle();
+    assert.equal(unanswered(), 0, 'no probe while the confirmation is out');
+    confirming.delete(row.id);
+    const ticking = poller.tick();
+    await settle();
+    assert.equal(unanswered(), 1, 'probed once it has been answered');
+    answerNext();
+    await ticking;
   });
 });
 

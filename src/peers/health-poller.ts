@@ -183,7 +183,10 @@ export class HealthPoller {
       bg.settle('peer health probe', async () => {
         this.#rollBackLapsedGrace(row, now);
         const s = this.#state(row.id);
-        if (row.status === 'pending' || s.polling || !pollDue(s, now, pollMs)) return;
+        // A row this Hub has just approved is marked connected before its confirmation reaches the
+        // requester, which answers a probe meanwhile with 401 and warns of a half pairing: the
+        // approval polls it as soon as the confirmation is answered (onConnected).
+        if (row.status === 'pending' || s.polling || !pollDue(s, now, pollMs) || this.#d.pairing.notesOn(row.id).confirming) return;
         s.polling = true;
         try {
           await this.probe(row);

@@ -49,7 +49,7 @@ async function pollTimes(answer: PeerAnswer, spanSeconds: number): Promise<numbe
   const poller = new HealthPoller({
     store,
     client,
-    pairing: { sweep: () => [] } as unknown as PairingService,
+    pairing: { sweep: () => [], notesOn: () => ({ approvedThereAt: null, confirming: false }) } as unknown as PairingService,
     identity: {} as NodeIdentity,
     pollSeconds: () => POLL_SECONDS,
     clock,

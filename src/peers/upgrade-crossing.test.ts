@@ -56,7 +56,7 @@ function crossing(answer: { nodeUuid: string; publicKey: string }, beforeAnswer:
   const poller = new HealthPoller({
     store,
     client,
-    pairing: { sweep: () => [] } as unknown as PairingService,
+    pairing: { sweep: () => [], notesOn: () => ({ approvedThereAt: null, confirming: false }) } as unknown as PairingService,
     identity: { load: async () => ({ ok: true, ...SELF, fingerprint: 'f', sign: () => Buffer.alloc(64) }) } as unknown as NodeIdentity,
     pollSeconds: () => 30,
     clock,
