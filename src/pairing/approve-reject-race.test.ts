@@ -89,3 +89,29 @@ describe('two approves of one request at once (two operators, or a double click)
     assert.deepEqual(won[0]!.value.peer, held);
   });
 });
+
+describe('two unpairs of one pairing at once (a double click, or the CLI beside the dashboard)', () => {
+  it('tells the peer once; the other is refused as gone, not answered as a peer never told', async () => {
+    const { store, pairing, calls, nextCall } = heldPairing();
+    const { nodeUuid, publicKey } = farIdentity();
+    const row = store.insert({
+      nodeFqdn: 'hub-b.tail0.ts.net',
+      direction: 'outbound',
+      status: 'connected',
+      peerNodeUuid: nodeUuid,
+      peerPublicKey: publicKey,
+      pinVerified: true,
+      issuedTokenHash: null,
+      presentTokenSealed: null,
+      createdAt: new Date(0).toISOString(),
+      expiresAt: null,
+    });
+    const first = pairing.unpair(row);
+    const told = await nextCall('/pair/unpair');
+    await assert.rejects(pairing.unpair(row), conflict(/is gone: it was unpaired or removed meanwhile/));
+    told.answer({ ok: true, status: 200, headers: {}, json: { removed: true }, auth: 'signed' });
+    assert.deepEqual(await first, { notified: true });
+    assert.equal(calls.filter((c) => c.path.endsWith('/pair/unpair')).length, 1, 'the peer was told once');
+    assert.equal(store.get(row.id), null);
+  });
+});

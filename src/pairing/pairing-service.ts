@@ -316,10 +316,12 @@ export class PairingService {
 
   /** Operator: remove a pairing (or cancel a request this Hub sent); the peer is told when this Hub can authenticate to it. */
   async unpair(peer: PeerRow): Promise<{ notified: boolean }> {
+    // Claimed before the call, as reject does: a second unpair at once (a double click, the CLI
+    // beside the dashboard) told the peer again and, refused there, reported it as never told.
+    if (!this.#d.store.delete(peer.id)) throw new HubError('HUB_ERR_CONFLICT', `${peer.nodeFqdn} is gone: it was unpaired or removed meanwhile`);
+    this.#approvedThere.delete(peer.id);
     const canTell = peer.peerNodeUuid !== null || peer.presentTokenSealed !== null;
     const answer = canTell ? await this.#d.client.call(peer, 'POST', '/api/inference/pool/pair/unpair', {}, { timeoutMs: PAIRING_CALL_TIMEOUT_MS }) : null;
-    this.#d.store.delete(peer.id);
-    this.#approvedThere.delete(peer.id);
     this.#d.logger.info({ peer: peer.nodeFqdn }, 'peer unpaired');
     return { notified: answer !== null && answer.ok && answer.status === 200 };
   }
@@ -463,7 +465,13 @@ export class PairingService {
     this.#rotating = true;
     try {
       const rows = this.#d.store.list();
-      const results = await Promise.all(rows.map(async (row) => ({ row, told: (await this.unpair(row)).notified })));
+      // A row unpaired meanwhile by the operator's own call is that call's to report.
+      const told = (row: PeerRow) =>
+        this.unpair(row).then(
+          (r) => r.notified,
+          () => true,
+        );
+      const results = await Promise.all(rows.map(async (row) => ({ row, told: await told(row) })));
       const identity = await this.#d.identity.rotate();
       this.#d.store.deleteAll();
       this.#d.logger.warn({ peers: rows.length }, 'pool identity rotated; every pairing removed');
