@@ -52,8 +52,12 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
     return peer;
   };
   // 503, never 403: a 403 reads to the sender as "no longer paired" and drops a healthy pairing.
-  // Inbound is off whenever the master switch is (config/kill-switch.ts).
-  const refuseUnlessAccepting = (peer: PeerRow): void => {
+  // Inbound is off whenever the master switch is (config/kill-switch.ts). The row is read again:
+  // the guard admitted the peer on its headers, before the body arrived, and a peer unpaired or
+  // disabled during a long upload exchanges no work (races audit, 2026-12-07).
+  const refuseUnlessAccepting = (admitted: PeerRow): void => {
+    const peer = peers.store.get(admitted.id);
+    if (peer === null || peer.status === 'pending') throw new HubError('HUB_ERR_PEER_UNAUTHORIZED', 'this Hub does not accept these peer credentials');
     if (!resolvePoolDirections(s.env, s.settings.get()).inbound.enabled || !peer.enabled)
       throw new HubError('HUB_ERR_PEER_NOT_ACCEPTING', 'this Hub is not taking work from peers right now');
   };
