@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { hubName, notSentAdvice, pinProblem, scanForHubs, sendPairRequest, type Discovery } from '../actions';
 import { useDashboard } from '../context';
 import { DirectoryNotes } from '../DirectoryNotes';
-import type { PoolStatus } from '../types';
+import type { DiscoverableHub, PoolStatus } from '../types';
 import { Beside, useBeside } from './beside';
 import type { PinField } from './pairing-pin';
 import { Section } from './section';
@@ -30,6 +30,65 @@ export function DiscoverableDevices({ s, refresh, otherPin, setOtherPin }: { s: 
   // Tailscale, say nothing about the devices only the Admin API would name, so the way to add
   // them stays in view as long as the Hub has no OAuth client, not only beside an empty list.
   const credentialHint = scan?.available === true && !s.tailscaleAdminApiConfigured;
+  // A Hub this one already holds a row for (a request either way, or a pairing) is no longer
+  // offered: its Pair could only meet this Hub's own refusal. Its last Pair's outcome stays where the row stood.
+  const held = new Set(s.peers.map((p) => p.nodeFqdn));
+  const listed = (h: DiscoverableHub): boolean => !held.has(h.nodeFqdn) || sending.has(h.nodeFqdn);
+  const rows =
+    scan?.available !== true
+      ? []
+      : scan.hubs.flatMap((h, at) => {
+          const saidId = `discoverable-said-${at}`;
+          const said = beside.said(h.nodeFqdn);
+          if (!listed(h))
+            return said === null
+              ? []
+              : [
+                  <li key={h.nodeFqdn}>
+                    <Beside id={saidId} outcome={said} testId="discoverable-said" />
+                  </li>,
+                ];
+          return [
+            <li key={h.nodeFqdn}>
+              <div className="row">
+                <span title={h.nodeFqdn}>{hubName(h)}</span>
+                {h.unverified === true ? (
+                  <span className="tag">Unverified</span>
+                ) : (
+                  <button
+                    type="button"
+                    aria-label={sending.has(h.nodeFqdn) ? `Sending a request to ${h.nodeFqdn}` : `Pair with ${h.nodeFqdn}`}
+                    aria-describedby={said !== null ? saidId : undefined}
+                    disabled={pinRefused}
+                    // Not disabled while sending: a disabled button drops the keyboard's focus to the page.
+                    aria-disabled={sending.has(h.nodeFqdn) || undefined}
+                    title={pinRefused ? 'The PIN typed under Pairing PIN is not six digits' : undefined}
+                    onClick={async () => {
+                      if (sending.has(h.nodeFqdn)) return;
+                      // The PIN typed under Pairing PIN goes with it, as with that section's Pair.
+                      const withPin = otherPin.trim() !== '';
+                      // The last request's outcome would otherwise stand for this one until its answer comes.
+                      beside.forget(h.nodeFqdn);
+                      sendingTo(h.nodeFqdn, true);
+                      const o = await sendPairRequest(h.nodeFqdn, otherPin);
+                      sendingTo(h.nodeFqdn, false);
+                      if (o.sent && withPin) setOtherPin('');
+                      await refresh();
+                      beside.say(h.nodeFqdn)(
+                        o.sent
+                          ? { tone: 'good', text: `Pairing request sent to ${h.nodeFqdn}${withPin ? ' with the PIN' : ''}.` }
+                          : { tone: 'bad', text: `Not sent. ${notSentAdvice(o)}`, detail: `The Hub said: ${o.reason}` },
+                      );
+                    }}
+                  >
+                    {sending.has(h.nodeFqdn) ? 'Sending…' : 'Pair'}
+                  </button>
+                )}
+              </div>
+              <Beside id={saidId} outcome={said} testId="discoverable-said" />
+            </li>,
+          ];
+        });
   return (
     <Section id="discoverable" title="Discoverable devices">
       <div className="row">
@@ -45,58 +104,20 @@ export function DiscoverableDevices({ s, refresh, otherPin, setOtherPin }: { s: 
         <p className="notice" data-testid="discovery-unavailable">
           {scan.why}
         </p>
-      ) : scan.hubs.length === 0 ? (
-        <div className="notice" data-testid="discovery-empty">
-          <p>No unpaired Hubs found.</p>
-          <DirectoryNotes directories={scan.directories} credentialHintShown={credentialHint} />
-        </div>
       ) : (
-        <ul className="plain">
-          {scan.hubs.map((h, at) => {
-            const saidId = `discoverable-said-${at}`;
-            const said = beside.said(h.nodeFqdn);
-            return (
-              <li key={h.nodeFqdn}>
-                <div className="row">
-                  <span title={h.nodeFqdn}>{hubName(h)}</span>
-                  {h.unverified === true ? (
-                    <span className="tag">Unverified</span>
-                  ) : (
-                    <button
-                      type="button"
-                      aria-label={sending.has(h.nodeFqdn) ? `Sending a request to ${h.nodeFqdn}` : `Pair with ${h.nodeFqdn}`}
-                      aria-describedby={said !== null ? saidId : undefined}
-                      disabled={pinRefused}
-                      // Not disabled while sending: a disabled button drops the keyboard's focus to the page.
-                      aria-disabled={sending.has(h.nodeFqdn) || undefined}
-                      title={pinRefused ? 'The PIN typed under Pairing PIN is not six digits' : undefined}
-                      onClick={async () => {
-                        if (sending.has(h.nodeFqdn)) return;
-                        // The PIN typed under Pairing PIN goes with it, as with that section's Pair.
-                        const withPin = otherPin.trim() !== '';
-                        // The last request's outcome would otherwise stand for this one until its answer comes.
-                        beside.forget(h.nodeFqdn);
-                        sendingTo(h.nodeFqdn, true);
-                        const o = await sendPairRequest(h.nodeFqdn, otherPin);
-                        sendingTo(h.nodeFqdn, false);
-                        if (o.sent && withPin) setOtherPin('');
-                        await refresh();
-                        beside.say(h.nodeFqdn)(
-                          o.sent
-                            ? { tone: 'good', text: `Pairing request sent to ${h.nodeFqdn}${withPin ? ' with the PIN' : ''}.` }
-                            : { tone: 'bad', text: `Not sent. ${notSentAdvice(o)}`, detail: `The Hub said: ${o.reason}` },
-                        );
-                      }}
-                    >
-                      {sending.has(h.nodeFqdn) ? 'Sending…' : 'Pair'}
-                    </button>
-                  )}
-                </div>
-                <Beside id={saidId} outcome={said} testId="discoverable-said" />
-              </li>
-            );
-          })}
-        </ul>
+        <>
+          {!scan.hubs.some(listed) && (
+            <div className="notice" data-testid="discovery-empty">
+              {scan.hubs.length === 0 ? (
+                <p>No unpaired Hubs found.</p>
+              ) : (
+                <p>Every Hub the last scan found is now paired with this Hub or has a request under Pending requests.</p>
+              )}
+              <DirectoryNotes directories={scan.directories} credentialHintShown={credentialHint} />
+            </div>
+          )}
+          {rows.length > 0 && <ul className="plain">{rows}</ul>}
+        </>
       )}
       {credentialHint && (
         <p className="small" data-testid="oauth-hint">
