@@ -87,7 +87,16 @@ const REFUSED_HERE: Readonly<Record<string, string>> = {
   HUB_ERR_POOL_DISABLED: 'Hub Pool is switched off on this Hub, so nothing was sent. Turn it on, then pair.',
   HUB_ERR_PAIR_OUTSIDE_TAILNET:
     'That Hub is on another tailnet, so nothing was sent. Hubs pool only on one tailnet: sign both machines in to the same tailnet, then pair by the name it gives.',
+  // Raised here: a request already waiting either way or a pairing held for the name (checked
+  // before dialling), an identity key being rotated, or the request cancelled here while it was out.
+  HUB_ERR_CONFLICT:
+    'This Hub refused the request itself, because of a request or pairing it already holds for that name or a change under way here, so the other Hub is not the one to check. Sending the same request again meets the same refusal: what this Hub said says what to do first.',
 };
+
+/** Whether sending a request that was not sent again, as it stands, can go differently: not after this Hub's own conflict. */
+export function retryable(o: Extract<PairOutcome, { sent: false }>): boolean {
+  return o.code !== 'HUB_ERR_CONFLICT';
+}
 
 export type Discovery =
   | {

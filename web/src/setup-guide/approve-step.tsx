@@ -1,6 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import { api, POOL } from '../api';
-import { notSentAdvice, type PairOutcome } from '../actions';
+import { notSentAdvice, retryable, type PairOutcome } from '../actions';
 import type { PoolStatus } from '../types';
 import { useNow } from '../hooks';
 import { distinctModels, isPaired, isVerified, lastSeenWords, notToldWords, pairingProblemWords, peerState, plural, tierWords } from '../words';
@@ -113,9 +113,11 @@ export function ApproveStep(p: ApproveProps) {
           <li key={name} data-testid="guide-not-sent">
             <div className="row">
               <span>The request to {name} was not sent.</span>
-              <button type="button" aria-label={`Retry ${name}`} disabled={p.retryBlocked(name)} onClick={() => p.pairAgain(name)}>
-                Retry
-              </button>
+              {retryable(outcome) && (
+                <button type="button" aria-label={`Retry ${name}`} disabled={p.retryBlocked(name)} onClick={() => p.pairAgain(name)}>
+                  Retry
+                </button>
+              )}
             </div>
             <p className="small">{notSentAdvice(outcome)}</p>
             <p className="small muted">The Hub said: {outcome.reason}</p>

@@ -1,6 +1,17 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { api, POOL } from '../api';
-import { byShownName, hubName, notSentAdvice, pinProblem, retryPinProblem, scanForHubs, sendPairRequest, type Discovery, type PairOutcome } from '../actions';
+import {
+  byShownName,
+  hubName,
+  notSentAdvice,
+  pinProblem,
+  retryable,
+  retryPinProblem,
+  scanForHubs,
+  sendPairRequest,
+  type Discovery,
+  type PairOutcome,
+} from '../actions';
 import type { GuideStep } from '../context';
 import { checksOf, readTailscaleReport, type ReportRead } from '../checks';
 import { DirectoryNotes } from '../DirectoryNotes';
@@ -162,6 +173,11 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
     const h = discovery?.available ? discovery.hubs.find((x) => x.nodeFqdn === name) : undefined;
     return h === undefined ? name : hubName(h);
   };
+  // Not sent, and worth sending again: this Hub's own conflict would only be met again.
+  const failed = chosen.filter((n) => {
+    const r = results[n];
+    return r !== undefined && r !== 'sending' && !r.sent && retryable(r);
+  });
   const all = [...new Set([...found, ...typed])].sort((a, b) => byShownName(shownName(a), a, shownName(b), b));
 
   return (
@@ -355,7 +371,7 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
                       ) : (
                         <span className="badge bad">Not sent</span>
                       )}
-                      {r !== undefined && r !== 'sending' && !r.sent && (
+                      {r !== undefined && r !== 'sending' && !r.sent && retryable(r) && (
                         <button type="button" aria-label={`Retry ${name}`} disabled={retryBlocked(name)} onClick={() => void send([name])}>
                           Retry
                         </button>
@@ -373,22 +389,8 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
               })}
             </ul>
             <div className="row">
-              {chosen.some((n) => {
-                const r = results[n];
-                return r !== undefined && r !== 'sending' && !r.sent;
-              }) && (
-                <button
-                  type="button"
-                  disabled={chosen.some(retryBlocked)}
-                  onClick={() =>
-                    void send(
-                      chosen.filter((n) => {
-                        const r = results[n];
-                        return r !== undefined && r !== 'sending' && !r.sent;
-                      }),
-                    )
-                  }
-                >
+              {failed.length > 0 && (
+                <button type="button" disabled={failed.some(retryBlocked)} onClick={() => void send(failed)}>
                   Retry failed requests
                 </button>
               )}
