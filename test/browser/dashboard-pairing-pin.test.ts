@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
 import { eventually } from '../helpers/hub-process.js';
-import { FakePeer, mintPin, peerNamed } from '../integration/pairing-fixtures.js';
+import { approve, FakePeer, mintPin, peerNamed } from '../integration/pairing-fixtures.js';
 import { gotoPool, launchBrowser, openPage, signInByLink } from './browser.js';
 import { startTogether } from '../helpers/start-together.js';
 import type { PoolStatus } from '../../src/status/pool-status.js';
@@ -137,5 +137,30 @@ describe('dashboard: the Pairing PIN block and Pending requests', { timeout: STA
     await page.getByText(`Request to ${pool.b.name} cancelled.`).waitFor();
     await waiting.waitFor({ state: 'detached' });
     await eventually(async () => (await peerNamed(pool.b.process, pool.a.name)) === null, `${pool.b.name} to drop the request`);
+  });
+
+  it('"PIN generated" goes once a request spends the PIN, when the block says no PIN is active', async () => {
+    const pin = await generate();
+    assert.equal((await new FakePeer('hub-spender').requestPairing(pool.a.process, pin)).status, 200, 'the request spends the PIN');
+    // The page's next status read.
+    await page.clock.fastForward(16_000);
+    await block().getByText('No PIN is active.').waitFor();
+    await block().getByText('PIN generated. Type it on the other Hub within ten minutes.').waitFor({ state: 'detached', timeout: 10_000 });
+  });
+
+  it('"Pairing request sent … listed under Pending requests" goes once that request no longer waits: here, approved on the other Hub', async () => {
+    await page.getByLabel("Other Hub's tailnet name").fill(pool.b.name);
+    await page.getByLabel('PIN from the other Hub (optional)').fill((await mintPin(pool.b.process)).pin);
+    await block().getByRole('button', { name: 'Pair', exact: true }).click();
+    const sent = block().getByText(`Pairing request sent to ${pool.b.name}. It is listed under Pending requests until that Hub approves it.`, { exact: true });
+    await sent.waitFor();
+    const waiting = page.getByTestId('pending-outbound').filter({ hasText: pool.b.name });
+    await waiting.waitFor();
+    assert.equal((await approve(pool.b.process, pool.a.name)).callback, 'confirmed');
+    await eventually(async () => (await peerNamed(pool.a.process, pool.b.name))?.status === 'connected', `${pool.b.name} paired on ${pool.a.name}`);
+    // The page's next status read.
+    await page.clock.fastForward(16_000);
+    await waiting.waitFor({ state: 'detached' });
+    await sent.waitFor({ state: 'detached', timeout: 10_000 });
   });
 });

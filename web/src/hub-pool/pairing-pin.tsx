@@ -41,11 +41,32 @@ export function PairingPin({
   useEffect(() => {
     if (minted !== null && left === 0) setMinted(null);
   }, [minted, left]);
+  // "PIN generated" speaks of a PIN that is live: once it is spent, cancelled elsewhere or expired,
+  // the card says no PIN is active and the message would contradict it.
+  // forget is remade each render, to the same effect, so it is left out of the effects' dependencies.
+  const { forget } = beside;
+  useEffect(() => {
+    if (!live) forget('generate');
+  }, [live]);
+  // The request the last Pair sent, and whether status has listed it waiting: "listed under Pending
+  // requests" holds only until it is approved, rejected, cancelled or expires.
+  const [sentTo, setSentTo] = useState<{ readonly name: string; readonly seen: boolean } | null>(null);
+  const waiting = sentTo !== null && s.peers.some((p) => p.nodeFqdn === sentTo.name && p.direction === 'outbound' && p.status === 'pending');
+  useEffect(() => {
+    if (sentTo === null) return;
+    if (waiting) {
+      if (!sentTo.seen) setSentTo({ name: sentTo.name, seen: true });
+    } else if (sentTo.seen) {
+      forget('pair');
+      setSentTo(null);
+    }
+  }, [sentTo, waiting]);
 
   const pair = async () => {
     if (sending) return;
     // The last request's outcome would otherwise stand for this one until its answer comes (up to 10 s).
     beside.forget('pair');
+    setSentTo(null);
     const to = name.trim();
     setSending(true);
     const outcome = await sendPairRequest(to, otherPin);
@@ -53,6 +74,7 @@ export function PairingPin({
     if (outcome.sent) {
       setName('');
       setOtherPin('');
+      setSentTo({ name: outcome.peer?.nodeFqdn ?? to, seen: false });
     }
     await refresh();
     beside.say('pair')(
