@@ -91,7 +91,7 @@ describe('dashboard: an address typed as a Hub name', { timeout: START_TIMEOUT_M
   // Hub unreachable or declining, and the guide offered a Retry that could only meet it again.
   describe('a name this Hub already holds a request for', () => {
     const asker = new FakePeer('hub-asker');
-    const CONFLICT = /^This Hub refused the request itself, .*so the other Hub is not the one to check\. Sending the same request again meets the same refusal/;
+    const CONFLICT = /^This Hub refused the request itself: .*so the other Hub is not the one to check\. Sending the same request again meets the same refusal/;
     before(async () => {
       assert.equal((await asker.requestPairing(pool.a.process)).status, 200, 'the request waits here, from that name');
     });

@@ -90,7 +90,7 @@ const REFUSED_HERE: Readonly<Record<string, string>> = {
   // Raised here: a request already waiting either way or a pairing held for the name (checked
   // before dialling), an identity key being rotated, or the request cancelled here while it was out.
   HUB_ERR_CONFLICT:
-    'This Hub refused the request itself, because of a request or pairing it already holds for that name or a change under way here, so the other Hub is not the one to check. Sending the same request again meets the same refusal: what this Hub said says what to do first.',
+    'This Hub refused the request itself: it already holds a request or pairing for that name, or a change is under way here, so the other Hub is not the one to check. Sending the same request again meets the same refusal; the Hub’s words below say what to do first.',
 };
 
 /** Whether sending a request that was not sent again, as it stands, can go differently: not after this Hub's own conflict. */
