@@ -9,13 +9,13 @@
 import { z } from 'zod';
 import { FORGET_AFTER_MS, MAX_TOKENS_PER_SEC, THROUGHPUT_MIN_TOKENS, type BandReading } from '../placement/throughput/bands.js';
 import type { EstimateView } from '../placement/throughput/book.js';
+import { MAX_MODEL_NAME_LENGTH } from '../engines/model-name.js';
 
 /** Models read from one peer's advert; a longer advert is refused whole. */
 export const MAX_ADVERTISED_MODELS = 2_000;
 /** Bands per model: doubling from 4,096, 16 reach past 2^27 tokens, more than any model's window. */
 export const MAX_ADVERTISED_BANDS = 16;
 const MAX_PROMPT_TOKENS = 2 ** 28;
-const MAX_MODEL_NAME_CHARS = 256;
 
 /**
  * An age as sent, read as a reading's age: a peer whose wall clock stepped back (an NTP
@@ -65,7 +65,7 @@ export function readThroughputAdvert(value: unknown): ThroughputAdvert | null {
   if (entries.length > MAX_ADVERTISED_MODELS) return null;
   const out: [string, ModelAdvert][] = [];
   for (const [model, entry] of entries) {
-    if (model.length === 0 || model.length > MAX_MODEL_NAME_CHARS) continue;
+    if (model.length === 0 || model.length > MAX_MODEL_NAME_LENGTH) continue;
     const read = readModelAdvert(entry);
     if (read !== null) out.push([model, read]);
   }

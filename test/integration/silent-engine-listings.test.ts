@@ -24,23 +24,34 @@ async function get(hub: HubProcess, path: string): Promise<{ status: number; tex
   return { status: res.statusCode, text: await res.body.text() };
 }
 
-describe('listings beside an engine that holds its port silently', () => {
+/**
+ * A Hub whose Ollama answers and whose vLLM port holds every connection silently, started before
+ * the describe's tests and stopped after them; `snapshotTtlMs`, when given, is set before any test.
+ */
+function useSilentBeside(snapshotTtlMs?: number): () => { hub: HubProcess; silent: SilentPort } {
   let ollama: SimEngine;
   let silent: SilentPort;
   let hub: HubProcess;
-
   before(async () => {
     silent = await startSilentPort();
     ollama = await startSimEngine({ dialect: 'ollama', models: [MODEL], timeScale: 0.01 });
-    // poolProbeSnapshotTtlMs stays at its default 0: placement probes every engine live.
     hub = await startHubProcess({ env: { OLLAMA_URL: ollama.url, VLLM_URL: silent.url } });
+    if (snapshotTtlMs !== undefined)
+      assert.equal((await hub.api('PATCH', '/api/inference/pool/settings', { poolProbeSnapshotTtlMs: snapshotTtlMs })).status, 200);
   });
   after(async () => {
     await hub.stop();
     await Promise.all([ollama.close(), silent.close()]);
   });
+  return () => ({ hub, silent });
+}
+
+describe('listings beside an engine that holds its port silently', () => {
+  // poolProbeSnapshotTtlMs stays at its default 0: placement probes every engine live.
+  const started = useSilentBeside();
 
   it('answers /api/tags and /v1/models while a live probe of the silent engine is still pending', { timeout: scaled(60_000) }, async () => {
+    const { hub, silent } = started();
     // The Hub probes its engines as it starts; let that first probe of the silent port run out,
     // so the snapshot holds an answer for it and nothing is in flight there. The event is the
     // answer in status, not the first connection to close: the vLLM's queue report is asked
@@ -89,23 +100,10 @@ describe('listings beside an engine that holds its port silently', () => {
  * again: both are answered while that probe still holds its connection, which it does for 5 s.
  */
 describe('placement beside a silent engine, with the snapshot on (the four of fifteen nodes)', () => {
-  let ollama: SimEngine;
-  let silent: SilentPort;
-  let hub: HubProcess;
-
-  before(async () => {
-    silent = await startSilentPort();
-    ollama = await startSimEngine({ dialect: 'ollama', models: [MODEL], timeScale: 0.01 });
-    hub = await startHubProcess({ env: { OLLAMA_URL: ollama.url, VLLM_URL: silent.url } });
-    assert.equal((await hub.api('PATCH', '/api/inference/pool/settings', { poolProbeSnapshotTtlMs: 10_000 })).status, 200);
-  });
-  after(async () => {
-    await hub.stop();
-    await Promise.all([ollama.close(), silent.close()]);
-  });
+  const started = useSilentBeside(10_000);
 
   const chat = async () => {
-    const res = await request(`${hub.pool}/api/chat`, {
+    const res = await request(`${started().hub.pool}/api/chat`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], stream: false }),
@@ -119,6 +117,7 @@ describe('placement beside a silent engine, with the snapshot on (the four of fi
     'answers from the engine that works while the first probe of the silent one is still out, twice, opening no probe of its own',
     { timeout: scaled(60_000) },
     async () => {
+      const { silent } = started();
       await silent.accepted(1);
       const atStart = [...silent.connections];
       const stillProbing = () => atStart.some((c) => !c.closed);
