@@ -15,6 +15,11 @@
 // /tmp (before, each full run left about 200 directories there). The name is short because a
 // fake Docker socket lives two levels down and macOS caps a socket path at 104 bytes. It is
 // opened to others as /tmp is, since some tests run a Hub as another account (attack-store).
+// Every test, and every file as a whole, gets FILE_TIMEOUT_MS: the runner fails a file that has
+// not finished by then and kills its process, naming it. Without a bound one stuck file held a
+// fresh-clone run for 31 minutes (2026-12-07, src/pairing/request-outside-tailnet) and would have
+// held CI to its 90-minute limit. The slowest file runs about 140 s in a full run, and under twice that
+// on a loaded machine; ten minutes leaves room for both and still fails a hang well inside CI's.
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,9 +43,10 @@ if (files.length === 0) {
   process.stderr.write('no test files matched\n');
   process.exit(1);
 }
+const FILE_TIMEOUT_MS = 10 * 60 * 1000;
 const scratch = mkdtempSync(join(tmpdir(), 'cihub-t-'));
 chmodSync(scratch, 0o755);
-const result = spawnSync(process.execPath, ['--test', '--test-concurrency=4', '--test-reporter=spec', ...files], {
+const result = spawnSync(process.execPath, ['--test', '--test-concurrency=4', `--test-timeout=${FILE_TIMEOUT_MS}`, '--test-reporter=spec', ...files], {
   stdio: 'inherit',
   env: { ...process.env, TMPDIR: scratch },
 });
