@@ -125,10 +125,11 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
   const logger = opts.logger ?? hubLog!.logger;
   // What the Hub set aside while starting, kept for status (and so `cihub pool status` and doctor)
   // as well as the log: a warning only in a log nobody follows goes unseen.
-  const startupWarnings: string[] = [];
+  // Keyed so a line that stops being true can be replaced in place (settings.json's ignored keys, once rewritten).
+  const startupWarnings = new Map<string, string>();
   let starting = true;
-  const warnAtStart = (fields: Record<string, unknown>, text: string): void => {
-    if (starting) startupWarnings.push(text);
+  const warnAtStart = (fields: Record<string, unknown>, text: string, key = text): void => {
+    if (starting || startupWarnings.has(key)) startupWarnings.set(key, text);
     logger.warn(fields, text);
   };
   for (const p of env.problems)
@@ -138,7 +139,9 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
   const leftovers = removeLeftoverTemporaryFiles(env.dataDir);
   if (leftovers.length > 0) logger.info({ removed: leftovers }, 'removed temporary files an interrupted write left in the data dir');
   const background = new Background({ logger, clock });
-  const settings = new SettingsFile(env.dataDir, (problem) => warnAtStart({ settingsFile: problem }, settingsProblemText(problem)));
+  const settings = new SettingsFile(env.dataDir, (problem) =>
+    warnAtStart({ settingsFile: problem }, settingsProblemText(problem), problem.kind === 'ignored-keys' ? 'settings.json ignored keys' : undefined),
+  );
   const db = openDatabase(join(env.dataDir, DATABASE_FILE_NAME));
   let listeningPort = env.port;
   const apiKeys = new ApiKeyStore(db, clock);
@@ -361,7 +364,7 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
         .map((row) => peerView(row, peers.poller.health(row.id), { selfName: tailnet.nodeFqdn, pairing: peers.pairing.notesOn(row.id), nowMs, pollSeconds }));
       const usable = pool.usablePeers();
       return buildPoolStatus({
-        startupWarnings,
+        startupWarnings: [...startupWarnings.values()],
         directions: directions(),
         settings: settings.get(),
         envMaxPromptTokens: env.maxPromptTokens,

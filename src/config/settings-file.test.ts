@@ -270,12 +270,36 @@ describe('SettingsFile reading a damaged settings.json', () => {
         kind: 'ignored-keys',
         keys: ['poolHealthPollSeconds', 'poolHealthPollSecs'],
         problems: ['poolHealthPollSeconds must be a whole number from 10 to 300; got "often"', 'poolHealthPollSecs is not a setting'],
+        rewritten: false,
       },
     ]);
     assert.equal(
       settingsProblemText(reported[0]!),
       'settings.json had values the Hub could not use, so each takes its default and a bad pin is left out (fix them in the file and restart: the next change of a setting rewrites the file without them): poolHealthPollSeconds must be a whole number from 10 to 300; got "often"; poolHealthPollSecs is not a setting',
     );
+  });
+
+  it('says so once the first change has rewritten the file without the keys it ignored, and only then', () => {
+    const dir = freshDir();
+    writeFileSync(fileOf(dir), JSON.stringify({ poolHealthPollSeconds: 'often' }));
+    const reported: SettingsFileProblem[] = [];
+    const file = new SettingsFile(dir, (problem) => reported.push(problem));
+    assert.throws(() => file.patch({ poolHealthPollSeconds: 5 }), HubError);
+    assert.equal(reported.length, 1, 'a refused change writes nothing, so the keys are still in the file');
+    file.patch({ poolLocalAffinity: 2 });
+    assert.deepEqual(reported[1], {
+      kind: 'ignored-keys',
+      keys: ['poolHealthPollSeconds'],
+      problems: ['poolHealthPollSeconds must be a whole number from 10 to 300; got "often"'],
+      rewritten: true,
+    });
+    assert.equal(
+      settingsProblemText(reported[1]!),
+      'settings.json had values the Hub could not use, and a change of a setting has since rewritten the file without them: each of those keys holds its default and a bad pin is gone (set them again to use them): poolHealthPollSeconds must be a whole number from 10 to 300; got "often"',
+    );
+    assert.ok(!readFileSync(fileOf(dir), 'utf8').includes('often'));
+    file.patch({ poolLocalAffinity: 3 });
+    assert.equal(reported.length, 2, 'said once');
   });
 
   it('quotes at most a line of an ignored value', () => {

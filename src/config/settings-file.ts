@@ -58,8 +58,12 @@ function parseSettingsText(text: string): { readonly doc: object } | { readonly 
 
 /** What was wrong with settings.json when it was opened or written: the Hub logs one warning for each. */
 export type SettingsFileProblem =
-  /** Keys that failed their rule (out of range, wrong type, unknown), defaults used for those keys, and pins left out; each with why. */
-  | { readonly kind: 'ignored-keys'; readonly keys: readonly string[]; readonly problems: readonly string[] }
+  /**
+   * Keys that failed their rule (out of range, wrong type, unknown), defaults used for those keys,
+   * and pins left out; each with why. Reported again with `rewritten` once the first change has
+   * written the file without them: from then on they are gone from disk, not merely unused.
+   */
+  | { readonly kind: 'ignored-keys'; readonly keys: readonly string[]; readonly problems: readonly string[]; readonly rewritten: boolean }
   /** The file could not be read at all: left as it is, defaults used, changes refused. */
   | { readonly kind: 'unreadable'; readonly path: string; readonly error: string }
   /** Not a JSON object of settings: moved aside to `keptAs`, defaults used. */
@@ -71,6 +75,8 @@ export type SettingsFileProblem =
 export function settingsProblemText(p: SettingsFileProblem): string {
   switch (p.kind) {
     case 'ignored-keys':
+      if (p.rewritten)
+        return `settings.json had values the Hub could not use, and a change of a setting has since rewritten the file without them: each of those keys holds its default and a bad pin is gone (set them again to use them): ${p.problems.join('; ')}`;
       return `settings.json had values the Hub could not use, so each takes its default and a bad pin is left out (fix them in the file and restart: the next change of a setting rewrites the file without them): ${p.problems.join('; ')}`;
     case 'unreadable':
       return `${p.path} could not be read (${p.error}); left as it is, defaults used, and changes are refused until it is readable and the Hub restarted`;
@@ -88,6 +94,8 @@ export class SettingsFile {
   /** Set when the file could not be read at start: the error, and every write is refused. */
   readonly #unreadable: string | null = null;
   readonly #onProblem: (problem: SettingsFileProblem) => void;
+  /** Keys ignored at start that are still in the file; null once a write has left them out (or there were none). */
+  #ignoredOnDisk: Extract<SettingsFileProblem, { kind: 'ignored-keys' }> | null = null;
 
   /** Opens (or creates) settings.json in dataDir; `onProblem` hears what was wrong with it, then or on a later write. */
   constructor(dataDir: string, onProblem: (problem: SettingsFileProblem) => void = () => {}) {
@@ -113,7 +121,10 @@ export class SettingsFile {
       }
     }
     const { settings, ignored } = settingsFromFile(doc);
-    if (ignored.length > 0) onProblem({ kind: 'ignored-keys', keys: ignored.map((i) => i.key), problems: ignored.map((i) => i.problem) });
+    if (ignored.length > 0) {
+      this.#ignoredOnDisk = { kind: 'ignored-keys', keys: ignored.map((i) => i.key), problems: ignored.map((i) => i.problem), rewritten: false };
+      onProblem(this.#ignoredOnDisk);
+    }
     this.#current = settings;
     if (doc === undefined && this.#unreadable === null) {
       // At start a refused write is the data dir's fault, not a moment's: there is no Hub yet to retry with.
@@ -187,6 +198,10 @@ export class SettingsFile {
       throw translateFileWriteError(err, 'settings.json');
     }
     this.#reportUnsynced(unsynced);
+    if (this.#ignoredOnDisk !== null) {
+      this.#onProblem({ ...this.#ignoredOnDisk, rewritten: true });
+      this.#ignoredOnDisk = null;
+    }
   }
 
   #reportUnsynced(unsynced: UnsyncedWrite | null): void {

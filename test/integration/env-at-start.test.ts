@@ -50,7 +50,7 @@ describe('environment values at start', () => {
     }
   });
 
-  it('reports what it set aside at start in status, `cihub pool status` and doctor H3, not only in its log; a later refused change adds nothing', async () => {
+  it('reports what it set aside at start in status, `cihub pool status` and doctor H3, not only in its log; a refused change adds nothing, a written one rewords the settings line', async () => {
     const dataDir = freshDataDir();
     writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ poolHealthPollSeconds: 20, poolNoSuchSetting: true }), { mode: 0o600 });
     const hub = await startHubProcess({ dataDir, env: { HUB_POOL_ROUTING_LOG_SIZE: 'big' } });
@@ -80,6 +80,16 @@ describe('environment values at start', () => {
       const h3 = (JSON.parse(doctor.stdout) as { checks: { code: string; verdict: string; found: string }[] }).checks.find((c) => c.code === 'H3');
       assert.equal(h3?.verdict, 'warn');
       assert.ok(h3?.found.includes(sizeWarning), h3?.found);
+
+      // A change rewrites the file without the ignored key: "fix them in the file" is no longer true.
+      assert.equal((await hub.api('PATCH', '/api/inference/pool/settings', { poolLocalAffinity: 2 })).status, 200);
+      const after = await hub.api<{ startupWarnings: string[] }>('GET', '/api/inference/pool/status');
+      assert.equal(after.json.startupWarnings[0], sizeWarning);
+      assert.match(
+        after.json.startupWarnings[1] ?? '',
+        /^settings\.json had values .* has since rewritten the file without them: .*poolNoSuchSetting is not a setting$/,
+      );
+      assert.equal(after.json.startupWarnings.length, 2, 'replaced in place, not added');
     } finally {
       await hub.stop();
     }
