@@ -479,6 +479,11 @@ describe('HUB_LOG_LEVEL', () => {
       assert.deepEqual(env.problems, []);
     });
   }
+  it('takes a level in any case, as the switches and cihub logs --level do', () => {
+    const env = loadEnv({ HUB_LOG_LEVEL: 'DEBUG' });
+    assert.equal(env.logLevel, 'debug');
+    assert.deepEqual(env.problems, []);
+  });
 });
 
 describe('the ends of each whole-number range are accepted', () => {
@@ -550,6 +555,28 @@ describe('engine and collector addresses', () => {
 
   it('says nothing about export variables under OTEL_SDK_DISABLED, which switches export off on purpose', () => {
     assert.deepEqual(loadEnv({ OTEL_SERVICE_NAME: 'hub-a', OTEL_SDK_DISABLED: 'true' }).problems, []);
+  });
+
+  it('names each OTEL_ variable it does not read when it exports, quoting no value that may be a credential', () => {
+    const env = loadEnv({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_BSP_MAX_QUEUE_SIZE: '4096',
+      OTEL_EXPORTER_OTLP_METRICS_HEADERS: 'x-key=secret',
+      OTEL_TRACES_SAMPLER: '  ',
+    });
+    assert.notEqual(env.otlp, null, 'an unread variable does not stop the export');
+    assert.deepEqual(
+      env.problems.map((p) => [p.variable, p.value]),
+      [
+        ['OTEL_BSP_MAX_QUEUE_SIZE', '4096'],
+        ['OTEL_EXPORTER_OTLP_METRICS_HEADERS', '(hidden: it may hold a credential)'],
+      ],
+    );
+    assert.match(env.problems[0]!.problem, /^is not a variable this Hub reads/);
+  });
+
+  it('says nothing of an OTEL_ variable it does not read while it exports nothing', () => {
+    assert.deepEqual(loadEnv({ OTEL_BSP_MAX_QUEUE_SIZE: '4096' }).problems, []);
   });
 
   it('exports with the traces endpoint alone, no base endpoint needed', () => {

@@ -283,7 +283,12 @@ export const ENV_SCHEMA = z.object({
   API_PORT: wholeIn(0, 65_535).optional(),
   HUB_HOST: listenHost.optional(),
   CIHUB_DATA_DIR: text.optional(),
-  HUB_LOG_LEVEL: z.enum(LOG_LEVELS, { message: `is not one of ${LOG_LEVELS.join(', ')}` }).optional(),
+  // Any case, as the switches and `cihub logs --level` take it: DEBUG is a common spelling in unit and compose files.
+  HUB_LOG_LEVEL: z
+    .string()
+    .transform((v) => v.toLowerCase())
+    .pipe(z.enum(LOG_LEVELS, { message: `is not one of ${LOG_LEVELS.join(', ')}` }))
+    .optional(),
   HUB_POOL_USER_DISABLED: flag.optional(),
   HUB_POOL_OUTBOUND_DISABLED: flag.optional(),
   HUB_POOL_INBOUND_DISABLED: flag.optional(),
@@ -547,7 +552,7 @@ export function loadEnv(env: Env, overrides: EnvOverrides = {}): HubEnv {
     tailscaleOAuth,
     tailscaleBinary: findTailscale(env.PATH, process.platform),
     nvidiaSmiBinary: findExecutable('nvidia-smi', env.PATH),
-    otlp: otlpFrom(v, env, problems),
+    otlp: otlpFrom(v, env, problems, unreadOtelVariables(env)),
     ...containerSourceFrom(v, env, problems),
     problems: Object.freeze(problems),
     knobs: {
@@ -598,7 +603,18 @@ const OTLP_EXPORT_SHAPERS = [
  * set with no endpoint, is reported: a misspelt endpoint variable otherwise left a collector's
  * credential set and nothing sent, with no word of why.
  */
-function otlpFrom(v: EnvValues, env: Env, problems: EnvProblem[]): OtlpExport | null {
+/**
+ * OTEL_ variables set here that the Hub does not read (OTEL_BSP_MAX_QUEUE_SIZE, OTEL_TRACES_SAMPLER,
+ * ...). An operator who sets one expects an OpenTelemetry SDK to honour it; the Hub has its own
+ * small exporter, so each is named at start rather than silently left inert.
+ */
+function unreadOtelVariables(env: Env): string[] {
+  return Object.keys(env)
+    .filter((name) => name.startsWith('OTEL_') && !Object.hasOwn(ENV_SCHEMA.shape, name) && (env[name] ?? '').trim() !== '')
+    .sort();
+}
+
+function otlpFrom(v: EnvValues, env: Env, problems: EnvProblem[], unread: readonly string[]): OtlpExport | null {
   const base = v.OTEL_EXPORTER_OTLP_ENDPOINT;
   const tracesUrl = v.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base === undefined ? undefined : `${base.replace(/\/+$/, '')}/v1/traces`);
   const refused = (variable: EnvVariable) => problems.some((p) => p.variable === variable);
@@ -613,6 +629,13 @@ function otlpFrom(v: EnvValues, env: Env, problems: EnvProblem[]): OtlpExport | 
       });
   }
   if (tracesUrl === undefined || off || refused('OTEL_EXPORTER_OTLP_HEADERS') || refused('OTEL_EXPORTER_OTLP_TRACES_HEADERS')) return null;
+  for (const variable of unread)
+    problems.push({
+      variable,
+      value: /HEADERS|KEY|SECRET|TOKEN|PASSWORD/.test(variable) ? '(hidden: it may hold a credential)' : (env[variable] ?? ''),
+      problem: 'is not a variable this Hub reads: it exports spans itself, with the few settings docs/tracing.md lists',
+      usedInstead: 'what that page describes',
+    });
   return Object.freeze({
     tracesUrl,
     // The traces-only list wins name by name, as OpenTelemetry reads the pair.
