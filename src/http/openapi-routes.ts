@@ -4,8 +4,8 @@
  * any route), and the document is built once, at the first request, when all are in.
  */
 import type { FastifyInstance } from 'fastify';
-import { CIHUB_VERSION } from '../cli/version.js';
 import { PROXY_PREFIX } from '../proxy/route-table.js';
+import { POOL_PROTOCOL_VERSION } from './operator-routes.js';
 import { openApiDocument, type RegisteredRoute } from './openapi/openapi-document.js';
 
 declare module 'fastify' {
@@ -32,5 +32,7 @@ export function recordRoutes(app: FastifyInstance): readonly RegisteredRoute[] {
 
 export function registerOpenApiRoutes(app: FastifyInstance, routes: readonly RegisteredRoute[]): void {
   let document: Record<string, unknown> | null = null;
-  app.get(OPENAPI_PATH, async () => (document ??= openApiDocument(routes, CIHUB_VERSION).document));
+  // Versioned by the pool protocol, not the build: the document is served to anyone, and an open
+  // endpoint says no more than the protocol version (spec, "What /identify no longer says").
+  app.get(OPENAPI_PATH, async () => (document ??= openApiDocument(routes, `pool protocol ${POOL_PROTOCOL_VERSION}`).document));
 }
