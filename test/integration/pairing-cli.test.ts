@@ -329,9 +329,29 @@ describe('pairing from the command line', () => {
     await ok(a, 'pool', 'pair', B, '--yes');
     assert.equal((await rowsOf(a)).length, 1);
     const [id] = tableRow(await ok(b, 'pool', 'peers'), A);
-    assert.match(await ok(b, 'pool', 'reject', id!, '--yes'), /it was told and dropped its request too/);
+    const rejected = await ok(b, 'pool', 'reject', id!, '--yes');
+    assert.match(rejected, /it was told and dropped its request too/);
+    assert.doesNotMatch(rejected, /unpair/, 'told, the requester holds nothing: no step to run there');
     assert.deepEqual(await rowsOf(b), []);
     assert.deepEqual(await rowsOf(a), []);
+  });
+
+  it('rejecting a request its sender cancelled unseen gives the unpair there only if it still lists this Hub, which it does not', async () => {
+    // Without a PIN hub-a cannot tell hub-b it cancelled, and then holds no row hub-b's reject can reach.
+    await ok(a, 'pool', 'pair', B, '--yes');
+    await ok(a, 'pool', 'unpair', B, '--yes');
+    const rejected = await ok(b, 'pool', 'reject', A, '--yes');
+    assert.match(
+      rejected,
+      new RegExp(
+        `^Rejected the request from ${re(A)} here, but ${re(A)} could not be told\\. If it still lists this Hub \\(\`cihub pool peers\` there\\), run \`cihub pool unpair ${re(B)}\` on it to drop its side; if not, nothing is left to remove\\.$`,
+        'm',
+      ),
+    );
+    assert.deepEqual(await rowsOf(b), []);
+    assert.deepEqual(await rowsOf(a), []);
+    const there = await cli(a, ['pool', 'unpair', B, '--yes']);
+    assert.notEqual(there.code, 0, 'the unpair an unconditional advice gave would fail there');
   });
 
   it('a PIN that is not six digits is refused as a usage error before anything is sent', async () => {

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PeerView } from '../../peers/peer-view.js';
 import { CliError } from '../hub-client.js';
-import { approveQuestion, findPeer } from './peers.js';
+import { approveQuestion, findPeer, rejectUntold } from './peers.js';
 
 const row = (id: string, nodeFqdn: string): PeerView => ({ id, nodeFqdn }) as Partial<PeerView> as PeerView;
 const PEERS = [row('abcd1234-0000-4000-8000-000000000001', 'hub-b.tail0.ts.net'), row('abcd9999-0000-4000-8000-000000000002', 'hub-c.tail0.ts.net')];
@@ -41,4 +41,15 @@ describe('approveQuestion', () => {
     const q = approveQuestion({ nodeFqdn: 'hub-a.tail0.ts.net', fingerprint: null });
     assert.match(q, /hub-a\.tail0\.ts\.net\? It has no key: this request carried no PIN, so its name is only a claim\./);
   });
+});
+
+describe('rejectUntold: what reject says when the requester could not be told', () => {
+  const said = rejectUntold('hub-a.tail0.ts.net', 'hub-b.tail0.ts.net');
+  it('says the request is gone here and the requester was not told', () =>
+    assert.match(said, /^Rejected the request from hub-a\.tail0\.ts\.net here, but hub-a\.tail0\.ts\.net could not be told\. /));
+  it('gives the unpair to run there only if the requester still lists this Hub, since it may have cancelled unseen', () =>
+    assert.match(
+      said,
+      / If it still lists this Hub \(`cihub pool peers` there\), run `cihub pool unpair hub-b\.tail0\.ts\.net` on it to drop its side; if not, nothing is left to remove\.$/,
+    ));
 });

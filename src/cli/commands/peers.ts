@@ -258,10 +258,16 @@ export async function reject(opts: ChangeOptions & { ref: string }): Promise<str
   const result = await callHub<{ rejected: string; notified: boolean }>(hub, 'POST', peerPath(peer, 'reject'));
   if (opts.json) return json(result);
   if (result.notified) return text([`Rejected the request from ${result.rejected}; it was told and dropped its request too.`]);
-  const me = (await selfName(hub)) ?? "<this Hub's name>";
-  return text([
-    `Rejected the request from ${result.rejected} here, but it could not be told: on ${result.rejected}, run \`cihub pool unpair ${me}\` to cancel it there.`,
-  ]);
+  return text([rejectUntold(result.rejected, (await selfName(hub)) ?? "<this Hub's name>")]);
+}
+
+/**
+ * What `reject` says when the requester could not be told. Whether it still holds anything is
+ * unknown here: it may have cancelled the request unseen (a request without a PIN cannot tell
+ * this Hub), and an unpair run there then only fails, so the step is given on that condition.
+ */
+export function rejectUntold(requester: string, me: string): string {
+  return `Rejected the request from ${requester} here, but ${requester} could not be told. If it still lists this Hub (\`cihub pool peers\` there), run \`cihub pool unpair ${me}\` on it to drop its side; if not, nothing is left to remove.`;
 }
 
 // ---- unpair --------------------------------------------------------------------------------
