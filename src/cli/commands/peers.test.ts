@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PeerView } from '../../peers/peer-view.js';
 import { CliError } from '../hub-client.js';
-import { approveQuestion, findPeer, rejectUntold } from './peers.js';
+import { approveQuestion, findPeer, rejectQuestion, rejectUntold } from './peers.js';
 
 const row = (id: string, nodeFqdn: string): PeerView => ({ id, nodeFqdn }) as Partial<PeerView> as PeerView;
 const PEERS = [row('abcd1234-0000-4000-8000-000000000001', 'hub-b.tail0.ts.net'), row('abcd9999-0000-4000-8000-000000000002', 'hub-c.tail0.ts.net')];
@@ -41,6 +41,14 @@ describe('approveQuestion', () => {
     const q = approveQuestion({ nodeFqdn: 'hub-a.tail0.ts.net', fingerprint: null });
     assert.match(q, /hub-a\.tail0\.ts\.net\? It has no key: this request carried no PIN, so its name is only a claim\./);
   });
+});
+
+describe('rejectQuestion', () => {
+  it('promises to tell the requester only if it can be reached', () =>
+    assert.equal(
+      rejectQuestion('hub-a.tail0.ts.net'),
+      'Reject the pairing request from hub-a.tail0.ts.net? It is removed here, and hub-a.tail0.ts.net is told if it can be reached.',
+    ));
 });
 
 describe('rejectUntold: what reject says when the requester could not be told', () => {

@@ -246,6 +246,11 @@ export async function approve(opts: ChangeOptions & { ref: string }): Promise<st
   throw new CliError(`${peer.nodeFqdn} is half paired: approved here, but the call back to it failed.`);
 }
 
+/** What `reject` asks. Telling the requester is best effort, so the question does not promise it. */
+export function rejectQuestion(requester: string): string {
+  return `Reject the pairing request from ${requester}? It is removed here, and ${requester} is told if it can be reached.`;
+}
+
 export async function reject(opts: ChangeOptions & { ref: string }): Promise<string> {
   const hub = findHub(opts.dataDir);
   const peer = findPeer(await listPeers(hub), opts.ref);
@@ -254,7 +259,7 @@ export async function reject(opts: ChangeOptions & { ref: string }): Promise<str
       `${peer.nodeFqdn} has no request waiting for this Hub's approval, so there is nothing to reject; \`cihub pool unpair ${shortId(peer.id)}\` removes its row.`,
     );
   }
-  await confirm(`Reject the pairing request from ${peer.nodeFqdn}? It is removed here, and ${peer.nodeFqdn} is told.`, opts);
+  await confirm(rejectQuestion(peer.nodeFqdn), opts);
   const result = await callHub<{ rejected: string; notified: boolean }>(hub, 'POST', peerPath(peer, 'reject'));
   if (opts.json) return json(result);
   if (result.notified) return text([`Rejected the request from ${result.rejected}; it was told and dropped its request too.`]);
