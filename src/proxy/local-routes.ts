@@ -260,7 +260,9 @@ export class LocalRoutes {
       res.end(bytes);
       return true;
     } catch (err) {
-      this.#deps.logger.debug({ peer: peer.name, error: describeTransportError(err) }, 'a peer did not describe the model in time');
+      // An app that hung up is no fault of the peer's, and nothing is left to ask for.
+      if (res.destroyed) this.#deps.logger.debug({ peer: peer.name }, 'the app closed its connection while a peer was describing the model');
+      else this.#deps.logger.debug({ peer: peer.name, error: describeTransportError(err) }, 'a peer did not describe the model in time');
       return false;
     } finally {
       clearTimeout(deadline);
