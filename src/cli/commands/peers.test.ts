@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PeerView } from '../../peers/peer-view.js';
 import { CliError } from '../hub-client.js';
-import { approveQuestion, findPeer, rejectQuestion, rejectUntold } from './peers.js';
+import { approveQuestion, findPeer, rejectQuestion, rejectUntold, rotationNotReached } from './peers.js';
 
 const row = (id: string, nodeFqdn: string): PeerView => ({ id, nodeFqdn }) as Partial<PeerView> as PeerView;
 const PEERS = [row('abcd1234-0000-4000-8000-000000000001', 'hub-b.tail0.ts.net'), row('abcd9999-0000-4000-8000-000000000002', 'hub-c.tail0.ts.net')];
@@ -59,5 +59,18 @@ describe('rejectUntold: what reject says when the requester could not be told', 
     assert.match(
       said,
       / If it still lists this Hub \(`cihub pool peers` there\), run `cihub pool unpair hub-b\.tail0\.ts\.net` on it to drop its side; if not, nothing is left to remove\.$/,
+    ));
+});
+
+describe('rotationNotReached: what rotation says of peers it could not tell', () => {
+  it('gives the unpair to run on one only if it still lists this Hub', () =>
+    assert.equal(
+      rotationNotReached(['hub-b.tail0.ts.net'], 'hub-a.tail0.ts.net'),
+      'Could not tell hub-b.tail0.ts.net: on it, if it still lists this Hub (`cihub pool peers` there), run `cihub pool unpair hub-a.tail0.ts.net` before pairing again.',
+    ));
+  it('gives it for each of several that still lists this Hub', () =>
+    assert.match(
+      rotationNotReached(['hub-b.tail0.ts.net', 'hub-c.tail0.ts.net'], 'hub-a.tail0.ts.net'),
+      /^Could not tell hub-b\.tail0\.ts\.net, hub-c\.tail0\.ts\.net: on each that still lists this Hub \(/,
     ));
 });

@@ -341,7 +341,7 @@ export async function rotateIdentity(opts: ChangeOptions): Promise<string> {
   const affected =
     peers.length === 0
       ? 'No peer is paired now.'
-      : `This removes every pairing and request (${peers.map((p) => p.nodeFqdn).join(', ')}); each is told, and pooling with them again takes a new pairing.`;
+      : `This removes every pairing and request (${peers.map((p) => p.nodeFqdn).join(', ')}); each is told if it can be reached, and pooling with them again takes a new pairing.`;
   await confirm(`Rotate this Hub's pool identity to a new key? ${affected}`, opts);
   const result = await callHub<RotateAnswer>(hub, 'POST', `${POOL}/identity/rotate`);
   if (opts.json) return json(result);
@@ -357,10 +357,15 @@ export async function rotateIdentity(opts: ChangeOptions): Promise<string> {
       ? 'No pairing had to be removed.'
       : `Removed ${result.unpaired.length === 1 ? 'the pairing' : 'every pairing'}: ${result.unpaired.join(', ')}.`,
   );
-  if (result.notReached.length > 0) {
-    lines.push(
-      `Could not tell ${result.notReached.join(', ')}: on ${result.notReached.length === 1 ? 'it' : 'each'}, run \`cihub pool unpair ${me}\` before pairing again.`,
-    );
-  }
+  if (result.notReached.length > 0) lines.push(rotationNotReached(result.notReached, me));
   return text(lines);
+}
+
+/**
+ * What rotation says of peers it could not tell. Each likely still pins the old key, but may have
+ * unpaired unseen, and an unpair run there then only fails, so the step is given on that condition.
+ */
+export function rotationNotReached(notReached: readonly string[], me: string): string {
+  const where = notReached.length === 1 ? 'it, if it still lists this Hub' : 'each that still lists this Hub';
+  return `Could not tell ${notReached.join(', ')}: on ${where} (\`cihub pool peers\` there), run \`cihub pool unpair ${me}\` before pairing again.`;
 }
