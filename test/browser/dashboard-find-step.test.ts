@@ -2,13 +2,14 @@
  * The setup guide's Find step with several Hubs found, in real Chromium against one real Hub
  * whose discovery answer is replaced in the browser (the test Hubs are on no tailnet, so a real
  * scan finds nobody): the cards' order, chips and layout, nothing chosen for the operator, Select
- * all, the main button's count, the PIN field that works for one Hub only, when the step scans,
- * and the phone layout. Discoverable devices on the Hub Pool page lists the same answer.
+ * all, the main button's count, the PIN field that works for one Hub only (and holds no digits
+ * while it is off), when the step scans, and the phone layout. Discoverable devices on the Hub
+ * Pool page lists the same answer.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
 import { eventually } from '../helpers/hub-process.js';
 import { answerDiscovery, gotoPool, launchBrowser, openPage, PHONE, signInByLink } from './browser.js';
 
@@ -20,7 +21,7 @@ const FOUND = [
 ];
 const SORTED = ['alpha', 'mid', 'zeta'];
 
-describe("dashboard: the setup guide's Find step", { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 3 }, () => {
+describe("dashboard: the setup guide's Find step", { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 5 }, () => {
   let pool: Pool<'a'>;
   let browser: Browser;
 
@@ -107,6 +108,48 @@ describe("dashboard: the setup guide's Find step", { timeout: START_TIMEOUT_MS +
     await guide.getByRole('checkbox', { name: 'mid', exact: true }).uncheck();
     await guide.getByRole('button', { name: 'Send 1 request' }).waitFor();
     assert.equal(await pin.isDisabled(), false, 'exactly one Hub chosen');
+    await context.close();
+  });
+
+  /** Answers every pair request in the browser as sent, so no Hub is asked; returns the bodies sent. */
+  async function answerPairs(page: Page): Promise<{ nodeFqdn: string; pin?: string }[]> {
+    const bodies: { nodeFqdn: string; pin?: string }[] = [];
+    await page.route(`**${POOL_API}/peers/pair`, (route) => {
+      bodies.push(route.request().postDataJSON() as { nodeFqdn: string; pin?: string });
+      return route.fulfill({ json: { peer: null, pinVerified: false } });
+    });
+    return bodies;
+  }
+
+  it('digits typed for one Hub go once a second is chosen: the field, off, shows none, starts empty back at one Hub, and no request to several carries a PIN', async () => {
+    const { page, context } = await openPage(browser);
+    const { guide } = await findStep(page);
+    const bodies = await answerPairs(page);
+    await guide.getByText('Have a PIN?').click();
+    const pin = guide.getByLabel('PIN from the other Hub');
+
+    await guide.getByRole('checkbox', { name: 'alpha', exact: true }).check();
+    await pin.fill('123456');
+    await guide.getByRole('checkbox', { name: 'mid', exact: true }).check();
+    await guide.getByRole('button', { name: 'Send 2 requests' }).waitFor();
+    assert.equal(await pin.isDisabled(), true, 'two Hubs chosen');
+    assert.equal(await pin.inputValue(), '', 'a field that is off shows no digits');
+
+    // Which of the two the digits were for is not known, so they do not come back for the one left.
+    await guide.getByRole('checkbox', { name: 'mid', exact: true }).uncheck();
+    await guide.getByRole('button', { name: 'Send 1 request' }).waitFor();
+    assert.equal(await pin.isDisabled(), false, 'one Hub chosen');
+    assert.equal(await pin.inputValue(), '', 'back at one Hub, the field starts empty');
+
+    await pin.fill('654321');
+    await guide.getByRole('button', { name: 'Select all' }).click();
+    await guide.getByRole('button', { name: 'Send 3 requests' }).click();
+    await eventually(() => bodies.length === 3, 'the three requests');
+    assert.deepEqual(
+      bodies.map((b) => b.pin),
+      [undefined, undefined, undefined],
+      'none carries the PIN typed for one Hub',
+    );
     await context.close();
   });
 

@@ -126,6 +126,16 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
   }, [step, pollExpired, pollStartedAt, load]);
 
   /**
+   * A PIN is minted by one Hub, and the field is off unless exactly one is chosen: digits kept
+   * there while it is off could go, unseen, to whichever Hub is left chosen, a wrong guess that
+   * counts against that Hub's PIN. So a choice of other than one Hub empties it.
+   */
+  const choose = (next: readonly string[]) => {
+    setChosen(next);
+    if (next.length !== 1) setPin('');
+  };
+
+  /**
    * The PIN a request to `name` carries: the one typed in its row once it refused a PIN,
    * otherwise the Find step's PIN when that Hub was the only one chosen.
    */
@@ -235,7 +245,7 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
               <button type="button" onClick={() => void scan()} disabled={scanning}>
                 {scanning ? 'Scanning…' : 'Rescan'}
               </button>
-              <button type="button" disabled={all.length === 0} onClick={() => setChosen(all)}>
+              <button type="button" disabled={all.length === 0} onClick={() => choose(all)}>
                 Select all
               </button>
             </div>
@@ -263,7 +273,7 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
                         id={id}
                         type="checkbox"
                         checked={chosen.includes(name)}
-                        onChange={(e) => setChosen(e.target.checked ? [...chosen, name] : chosen.filter((c) => c !== name))}
+                        onChange={(e) => choose(e.target.checked ? [...chosen, name] : chosen.filter((c) => c !== name))}
                       />
                       <label htmlFor={id} className="mono" title={name}>
                         {shownName(name)}
@@ -295,7 +305,7 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
                 const n = typedName.trim().toLowerCase().replace(/\.$/, '');
                 if (n === '') return;
                 setTyped((t) => [...new Set([...t, n])]);
-                setChosen((c) => [...new Set([...c, n])]);
+                choose([...new Set([...chosen, n])]);
                 setTypedName('');
               }}
             >
