@@ -3,8 +3,8 @@
  * whose discovery answer is replaced in the browser (the test Hubs are on no tailnet, so a real
  * scan finds nobody): the cards' order, chips and layout, nothing chosen for the operator, Select
  * all, the main button's count, the PIN field that works for one Hub only (and holds no digits
- * while it is off), when the step scans, and the phone layout. Discoverable devices on the Hub
- * Pool page lists the same answer.
+ * while it is off), Add another Hub starting the step afresh, when the step scans, and the phone
+ * layout. Discoverable devices on the Hub Pool page lists the same answer.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -150,6 +150,34 @@ describe("dashboard: the setup guide's Find step", { timeout: START_TIMEOUT_MS +
       [undefined, undefined, undefined],
       'none carries the PIN typed for one Hub',
     );
+    await context.close();
+  });
+
+  it('Add another Hub opens Find afresh: nothing chosen, no card for a name typed last time, and the name field empty', async () => {
+    const { page, context } = await openPage(browser);
+    const { guide } = await findStep(page);
+    await answerPairs(page);
+    const TYPED = 'typed.tail0.ts.net';
+    await guide.getByLabel('Add a Hub by its tailnet name').fill(TYPED);
+    await guide.getByRole('button', { name: 'Add', exact: true }).click();
+    await guide.getByRole('checkbox', { name: 'alpha', exact: true }).check();
+    // Typed but never added: left in the field as the requests go.
+    await guide.getByLabel('Add a Hub by its tailnet name').fill('half-typed');
+    await guide.getByRole('button', { name: 'Send 2 requests' }).click();
+    await guide.getByTestId('connect-result').getByText('Request sent').nth(1).waitFor();
+    await guide.getByRole('button', { name: 'Continue' }).click();
+
+    await guide.getByRole('button', { name: 'Add another Hub' }).click();
+    await guide.getByRole('checkbox', { name: 'zeta', exact: true }).waitFor();
+    assert.deepEqual(
+      await guide.getByRole('checkbox').evaluateAll((boxes) => boxes.map((b) => b.labels?.[0]?.textContent ?? '')),
+      SORTED,
+      'only the Hubs found: no card for the name typed last time',
+    );
+    for (const name of SORTED) assert.equal(await guide.getByRole('checkbox', { name, exact: true }).isChecked(), false, `${name} is not chosen`);
+    assert.equal(await guide.getByText('Typed by you').count(), 0);
+    assert.equal(await guide.getByLabel('Add a Hub by its tailnet name').inputValue(), '');
+    assert.equal(await guide.getByRole('button', { name: 'Choose Hubs' }).isDisabled(), true);
     await context.close();
   });
 

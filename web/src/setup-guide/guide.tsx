@@ -435,9 +435,11 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
               setPollExpired(false);
               void load();
             }}
+            // A new round of Find: the Hubs chosen or typed for the last one were sent (or dropped) already.
             addAnother={() => {
-              setChosen([]);
-              setPin('');
+              choose([]);
+              setTyped([]);
+              setTypedName('');
               setStep('find');
             }}
             done={onClose}
