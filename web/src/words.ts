@@ -405,13 +405,15 @@ export function pairingProblemWords(p: PeerView): string | null {
 
 /**
  * What to say after Unpair, Reject or Cancel request when the other Hub could not be told
- * (the answer's notified: false): it still holds its half, so the operator removes it there.
+ * (the answer's notified: false). Not told is not known to still hold its half: the notice may
+ * have been lost after it acted, or it may be gone; so each says what it may still list and how to
+ * remove that there, as the CLI's unpair does.
  */
 export function notToldWords(verb: 'unpair' | 'reject' | 'cancel', peer: string, self: string | null): string {
   const command = `cihub pool unpair ${self ?? '<this Hub’s name>'} on ${peer}`;
   switch (verb) {
     case 'unpair':
-      return `Unpaired ${peer} here, but ${peer} could not be told, so it still lists this Hub. Remove this Hub there too: Unpair on its Hub Pool page, or ${command}.`;
+      return `Unpaired ${peer} here, but ${peer} could not be told, so it may still list this Hub. If it does, remove this Hub there too: Unpair on its Hub Pool page, or ${command}; if not, nothing is left to remove.`;
     case 'reject':
       return `Rejected ${peer} here, but ${peer} could not be told, so its request may still show as waiting there. Cancel it there: Cancel request on its Hub Pool page, or ${command}.`;
     case 'cancel':

@@ -38,7 +38,7 @@ export function ApproveStep(p: ApproveProps) {
   const ready = paired.filter((x) => isVerified(x) && x.status === 'connected');
   const gone = p.sentSinceOpen.filter((n) => !s.peers.some((x) => x.nodeFqdn === n));
   const self = s.localNode.nodeFqdn;
-  /** Runs a change; `notTold` words an answer whose notified is false (the other Hub still holds its half). */
+  /** Runs a change; `notTold` words an answer whose notified is false (the other Hub may still hold its half). */
   const run = async (call: () => Promise<unknown>, notTold?: string) => {
     try {
       const answer = (await call()) as { notified?: boolean } | null | undefined;
