@@ -20,9 +20,12 @@
 // fresh-clone run for 31 minutes (2026-12-07, src/pairing/request-outside-tailnet) and would have
 // held CI to its 90-minute limit. The slowest file runs about 140 s in a full run, and under twice that
 // on a loaded machine; ten minutes leaves room for both and still fails a hang well inside CI's.
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+// A file ended that way leaves a report of what it was waiting on (test-timeout-report.mjs),
+// printed after the run.
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 
 function collect(dir, out) {
@@ -46,9 +49,21 @@ if (files.length === 0) {
 const FILE_TIMEOUT_MS = 10 * 60 * 1000;
 const scratch = mkdtempSync(join(tmpdir(), 'cihub-t-'));
 chmodSync(scratch, 0o755);
+const reports = join(scratch, 'timed-out');
+mkdirSync(reports);
+const reporter = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), 'test-timeout-report.mjs')).href;
 const result = spawnSync(process.execPath, ['--test', '--test-concurrency=4', `--test-timeout=${FILE_TIMEOUT_MS}`, '--test-reporter=spec', ...files], {
   stdio: 'inherit',
-  env: { ...process.env, TMPDIR: scratch },
+  env: {
+    ...process.env,
+    TMPDIR: scratch,
+    CIHUB_TEST_TIMEOUT_REPORTS: reports,
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import="${reporter}"`.trim(),
+  },
 });
+for (const name of readdirSync(reports)) {
+  const { file, activeResources, activeHandles } = JSON.parse(readFileSync(join(reports, name), 'utf8'));
+  process.stderr.write(`\n${file} timed out, waiting on: ${activeResources.join(', ') || 'nothing'} (libuv: ${activeHandles.join(', ')})\n`);
+}
 rmSync(scratch, { recursive: true, force: true });
 process.exit(result.status ?? 1);

@@ -60,16 +60,19 @@ export async function registerProxyRoutes(app: FastifyInstance, s: HubServices):
     scope.get(`${PROXY_PREFIX}/api/ps`, async (_req, reply) => serve(reply, 'ollama', s, () => s.localRoutes.ollamaPs(reply.raw)));
     scope.get(`${PROXY_PREFIX}/api/version`, async (_req, reply) => serve(reply, 'ollama', s, () => s.localRoutes.ollamaVersion(reply.raw)));
     scope.post(`${PROXY_PREFIX}/api/show`, async (request, reply) => serve(reply, 'ollama', s, () => s.localRoutes.ollamaShow(bodyOf(request), reply.raw)));
-    for (const path of MODEL_MANAGEMENT_PATHS) {
-      scope.all(`${PROXY_PREFIX}${path}`, async (_req, reply) =>
-        serve(reply, 'ollama', s, async () => {
-          throw new HubError(
-            'HUB_ERR_ROUTE_NOT_PROXIED',
-            `${path} is not relayed by the pool: managing models is done on each node's own engine, never through the pool`,
-          );
-        }),
+    // Refused before the body is read: a blob upload (a GGUF of gigabytes, not JSON) otherwise met
+    // the JSON-only parser first and heard 415 or 413 about a request the pool never serves.
+    const notProxied = async (request: FastifyRequest, reply: FastifyReply) => {
+      refuseUnread(request, reply);
+      reply.hijack();
+      const path = request.url.slice(PROXY_PREFIX.length).split('?')[0]!.slice(0, 200);
+      const refusal = new HubError(
+        'HUB_ERR_ROUTE_NOT_PROXIED',
+        `${path} is not relayed by the pool: managing models is done on each node's own engine, never through the pool`,
       );
-    }
+      writeProxyError(reply.raw, 'ollama', refusal.status, refusal.code, refusal.message);
+    };
+    for (const path of MODEL_MANAGEMENT_PATHS) scope.all(`${PROXY_PREFIX}${path}`, { onRequest: notProxied }, async () => undefined);
   });
 }
 

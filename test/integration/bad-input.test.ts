@@ -57,12 +57,12 @@ async function* oversizedBody(total: number): AsyncGenerator<Buffer> {
 }
 
 /** Sends only the request head of a POST that declares a body over the limit, and returns the status line's code and the body. */
-function declareOversized(hub: HubProcess, path: string): Promise<{ status: number; body: string }> {
+function declareOversized(hub: HubProcess, path: string, contentType = 'application/json'): Promise<{ status: number; body: string }> {
   const { hostname, port } = new URL(hub.url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname, () => {
       socket.write(
-        `POST /api/inference/pool${path} HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${MAX_BODY_BYTES + 1}\r\n\r\n{"model":`,
+        `POST /api/inference/pool${path} HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: ${contentType}\r\nContent-Length: ${MAX_BODY_BYTES + 1}\r\n\r\n{"model":`,
       );
     });
     let raw = '';
@@ -230,6 +230,18 @@ describe('bad input to the pool proxy', () => {
       assert.match(messageOf('ollama', res.text), /not relayed/);
       assert.equal((JSON.parse(res.text) as { code: string }).code, 'HUB_ERR_ROUTE_NOT_PROXIED', path);
     }
+    await assertNoTrace();
+  });
+
+  it('refuses a blob upload as not relayed before reading it, whatever its type or size, naming the path it was sent to', async () => {
+    const digest = 'sha256:29fdb92e57cf0827ded04ae6461b5931d01fa595843f55d36f5b275a52087dd2';
+    const typed = await post(hub, `/api/blobs/${digest}`, 'GGUF\u0003', { 'content-type': 'application/octet-stream' });
+    assert.equal(typed.status, 404, typed.text);
+    assert.equal((JSON.parse(typed.text) as { code: string }).code, 'HUB_ERR_ROUTE_NOT_PROXIED');
+    assert.match(messageOf('ollama', typed.text), new RegExp(`^/api/blobs/${digest} is not relayed`));
+    const large = await declareOversized(hub, `/api/blobs/${digest}`, 'application/octet-stream');
+    assert.equal(large.status, 404, large.body);
+    assert.equal((JSON.parse(large.body) as { code: string }).code, 'HUB_ERR_ROUTE_NOT_PROXIED');
     await assertNoTrace();
   });
 
