@@ -47,7 +47,15 @@ describe('affinityHold when the engine cannot show residency', () => {
   });
 
   const hold = (url: string) =>
-    affinityHold({ target: localOllama(url), model: HERMES, runsAt: 65536, busy: [OPENCLAW], read: engineResidency(dispatcher), budgetMs: 60_000 });
+    affinityHold({
+      contentionCanMove: true,
+      target: localOllama(url),
+      model: HERMES,
+      runsAt: 65536,
+      busy: [OPENCLAW],
+      read: engineResidency(dispatcher),
+      budgetMs: 60_000,
+    });
 
   it('an engine that refuses the read: no hold', async () => assert.deepEqual(await hold(await refusedUrl()), { held: null, refused: 'residency unknown' }));
 

@@ -40,16 +40,22 @@ describe('affinityHold: contention holds an affinity engine only where its prefi
   const read = () => engineResidency(dispatcher);
 
   it('no affinity target: nothing is held and nothing asked', async () =>
-    assert.deepEqual(await affinityHold({ target: null, model: HERMES, runsAt: 65536, busy: [OPENCLAW], read: read(), budgetMs: UNHURRIED_MS }), {
-      held: null,
-      refused: null,
-    }));
+    assert.deepEqual(
+      await affinityHold({ contentionCanMove: true, target: null, model: HERMES, runsAt: 65536, busy: [OPENCLAW], read: read(), budgetMs: UNHURRIED_MS }),
+      {
+        held: null,
+        refused: null,
+      },
+    ));
 
   it('the model is not resident (evicted, or never loaded): the turn would prefill cold, so no hold', async () =>
-    assert.deepEqual(await affinityHold({ target: local, model: HERMES, runsAt: 65536, busy: [OPENCLAW], read: read(), budgetMs: UNHURRIED_MS }), {
-      held: null,
-      refused: 'not resident',
-    }));
+    assert.deepEqual(
+      await affinityHold({ contentionCanMove: true, target: local, model: HERMES, runsAt: 65536, busy: [OPENCLAW], read: read(), budgetMs: UNHURRIED_MS }),
+      {
+        held: null,
+        refused: 'not resident',
+      },
+    ));
 
   it('resident in /api/ps: held', async () => {
     const res = await fetch(`${engine.url}/api/chat`, {
@@ -59,33 +65,49 @@ describe('affinityHold: contention holds an affinity engine only where its prefi
     });
     assert.equal(res.status, 200);
     await res.text();
-    assert.deepEqual(await affinityHold({ target: local, model: HERMES, runsAt: 65536, busy: [OPENCLAW], read: read(), budgetMs: UNHURRIED_MS }), {
-      held: 'local/ollama',
-      refused: null,
-    });
+    assert.deepEqual(
+      await affinityHold({ contentionCanMove: true, target: local, model: HERMES, runsAt: 65536, busy: [OPENCLAW], read: read(), budgetMs: UNHURRIED_MS }),
+      {
+        held: 'local/ollama',
+        refused: null,
+      },
+    );
   });
 
   it("the session's model generating there at another window: the runner was reloaded, no hold, and the engine is not asked", async () => {
     let asked = false;
     const spy: ResidencyRead = async () => ((asked = true), [HERMES]);
-    assert.deepEqual(await affinityHold({ target: local, model: HERMES, runsAt: 65536, busy: [{ model: HERMES, numCtx: 32768 }], read: spy }), {
-      held: null,
-      refused: 'reloaded at another window',
-    });
+    assert.deepEqual(
+      await affinityHold({ contentionCanMove: true, target: local, model: HERMES, runsAt: 65536, busy: [{ model: HERMES, numCtx: 32768 }], read: spy }),
+      {
+        held: null,
+        refused: 'reloaded at another window',
+      },
+    );
     assert.equal(asked, false);
   });
 
   it('the same model under its other Ollama spelling at another window is the reload too (qwen3 is qwen3:latest)', async () => {
     const spy: ResidencyRead = async () => ['qwen3:latest'];
-    assert.deepEqual(await affinityHold({ target: local, model: 'qwen3:latest', runsAt: 32768, busy: [{ model: 'qwen3', numCtx: 65536 }], read: spy }), {
-      held: null,
-      refused: 'reloaded at another window',
-    });
+    assert.deepEqual(
+      await affinityHold({
+        contentionCanMove: true,
+        target: local,
+        model: 'qwen3:latest',
+        runsAt: 32768,
+        busy: [{ model: 'qwen3', numCtx: 65536 }],
+        read: spy,
+      }),
+      {
+        held: null,
+        refused: 'reloaded at another window',
+      },
+    );
   });
 
   it('a read slower than the placement budget does not hold', async () => {
     const slow: ResidencyRead = (_c, signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
-    assert.deepEqual(await affinityHold({ target: local, model: HERMES, runsAt: 65536, busy: [OPENCLAW], read: slow, budgetMs: 20 }), {
+    assert.deepEqual(await affinityHold({ contentionCanMove: true, target: local, model: HERMES, runsAt: 65536, busy: [OPENCLAW], read: slow, budgetMs: 20 }), {
       held: null,
       refused: 'residency unknown',
     });
@@ -93,7 +115,15 @@ describe('affinityHold: contention holds an affinity engine only where its prefi
 
   it('an engine with no residency API is read from its inventory: held', async () =>
     assert.deepEqual(
-      await affinityHold({ target: { ...local, engine: 'vllm' }, model: HERMES, runsAt: null, busy: [OPENCLAW], read: read(), budgetMs: UNHURRIED_MS }),
+      await affinityHold({
+        contentionCanMove: true,
+        target: { ...local, engine: 'vllm' },
+        model: HERMES,
+        runsAt: null,
+        busy: [OPENCLAW],
+        read: read(),
+        budgetMs: UNHURRIED_MS,
+      }),
       {
         held: 'local/ollama',
         refused: null,
@@ -103,15 +133,26 @@ describe('affinityHold: contention holds an affinity engine only where its prefi
   it("a peer affinity qualified is held: its engines are the peer's to judge, and nothing is asked", async () => {
     const never: ResidencyRead = async () => assert.fail('asked');
     const peer: Candidate = { ...local, id: 'core-2.tail0.ts.net/pool', node: 'core-2.tail0.ts.net', backendId: null, engine: null, peerId: 'core-2' };
-    assert.deepEqual(await affinityHold({ target: peer, model: HERMES, runsAt: null, busy: [OPENCLAW], read: never }), {
+    assert.deepEqual(await affinityHold({ contentionCanMove: true, target: peer, model: HERMES, runsAt: null, busy: [OPENCLAW], read: never }), {
       held: 'core-2.tail0.ts.net/pool',
+      refused: null,
+    });
+  });
+
+  it('contended, but contention could not move it (off, or no peer to take the turn): it keeps its place and nothing is asked', async () => {
+    const never: ResidencyRead = async () => assert.fail('asked');
+    assert.deepEqual(await affinityHold({ contentionCanMove: false, target: local, model: HERMES, runsAt: 65536, busy: [OPENCLAW], read: never }), {
+      held: 'local/ollama',
       refused: null,
     });
   });
 
   it('not contended: the engine keeps its place anyway and nothing is asked', async () => {
     const never: ResidencyRead = async () => assert.fail('asked');
-    assert.deepEqual(await affinityHold({ target: local, model: HERMES, runsAt: 65536, busy: [], read: never }), { held: 'local/ollama', refused: null });
+    assert.deepEqual(await affinityHold({ contentionCanMove: true, target: local, model: HERMES, runsAt: 65536, busy: [], read: never }), {
+      held: 'local/ollama',
+      refused: null,
+    });
   });
 });
 
@@ -146,6 +187,7 @@ describe('affinityHold on Lemonade: residency read from /api/v1/health', () => {
       runsAt: null,
       busy: [{ model: 'Gemma-3-4b-it-GGUF', numCtx: null }],
       read: engineResidency(dispatcher),
+      contentionCanMove: true,
       budgetMs: UNHURRIED_MS,
     });
 

@@ -7,8 +7,9 @@
  * - the engine shows the model resident (Ollama's /api/ps, Lemonade's /api/v1/health). An
  *   engine with no residency API (vLLM, oMLX, llama.cpp) serves what it was started with, so the
  *   inventory that made it a candidate stands for residency.
- * Residency is asked only when the first check passes and the engine is contended, within the
- * 500 ms placement budget; a read that fails, cannot tell or runs out of time does not hold.
+ * Residency is asked only when contention could move the engine (it is on, with a peer to take the
+ * request), the first check passes and the engine is contended, within the 500 ms placement
+ * budget; a read that fails, cannot tell or runs out of time does not hold.
  */
 import type { Dispatcher } from 'undici';
 import { lemonadeLoadedModels, residentModels } from '../engines/engine-answers.js';
@@ -49,10 +50,18 @@ export async function affinityHold(args: {
   readonly runsAt: number | null;
   readonly busy: readonly BusyWith[];
   readonly read: ResidencyRead;
+  /**
+   * Whether contention could move the target at all: it is on, and a peer that is not withheld
+   * can take the request. When not, the engine keeps its place whatever it holds, and nothing is
+   * asked: the read can spend the whole placement budget (an audit measured +505 ms per turn with
+   * HUB_POOL_CONTENTION_PLACEMENT=off).
+   */
+  readonly contentionCanMove: boolean;
   readonly budgetMs?: number;
 }): Promise<HoldDecision> {
   const { target, model, runsAt, busy } = args;
   if (target === null) return { held: null, refused: null };
+  if (!args.contentionCanMove) return { held: target.id, refused: null };
   // A peer's engines are the peer's to judge: affinity qualifying it is the hold, and nothing is asked.
   if (target.peerId !== null) return { held: target.id, refused: null };
   // Not contended: nothing to hold against, and no engine is asked.
