@@ -2,18 +2,18 @@
  * Asks one engine what it says about its own work, by kind:
  * - vLLM: GET /metrics (Prometheus text), its running and waiting gauges;
  * - llama.cpp's server: GET /slots, the slot count and the slots processing;
- * - Ollama: GET /api/ps, the models loaded (Ollama reports no queue);
- * - Lemonade and oMLX: nothing (null), they publish no per-request figure the Hub reads.
+ * - Ollama, Lemonade and oMLX: nothing (null), they publish no per-request figure the Hub reads.
+ *   Ollama's /api/ps names the models loaded, not a queue, and is read only while a model is
+ *   withheld there (spec, "Withholding": an untroubled node's health poll stays one request).
  * Each read is bounded in bytes and time and never throws: a failure of any kind is null,
  * "the engine did not say", never a zero.
  */
 import type { Dispatcher } from 'undici';
 import { parseJsonOrUndefined } from '../util/bounded-read.js';
-import { residentModels } from './engine-answers.js';
 import type { EngineKind } from './engine-kind.js';
 import type { EngineQueueReport } from './engine-queue.js';
 import { parseLlamaSlots } from './llamacpp-slots.js';
-import { ENGINE_LISTING_MAX_BYTES, getBytes } from './probe-fetch.js';
+import { getBytes } from './probe-fetch.js';
 import { parseVllmQueue } from './vllm-metrics.js';
 
 /**
@@ -36,28 +36,21 @@ const vllm: EngineQueueReader = async (baseUrl, dispatcher, signal) => {
   const res = await getBytes(`${baseUrl}/metrics`, dispatcher, signal, VLLM_METRICS_MAX_BYTES, QUEUE_REPORT_TIMEOUT_MS);
   if (!res.ok) return null;
   const queue = parseVllmQueue(res.bytes.toString('utf8'));
-  return queue === null ? null : { running: queue.running, waiting: queue.waiting, slots: null, resident: null };
+  return queue === null ? null : { running: queue.running, waiting: queue.waiting, slots: null };
 };
 
 const llamacpp: EngineQueueReader = async (baseUrl, dispatcher, signal) => {
   const res = await getBytes(`${baseUrl}/slots`, dispatcher, signal, LLAMACPP_SLOTS_MAX_BYTES, QUEUE_REPORT_TIMEOUT_MS);
   if (!res.ok) return null;
   const slots = parseLlamaSlots(parseJsonOrUndefined(res.bytes));
-  return slots === null ? null : { running: slots.busy, waiting: null, slots: slots.slots, resident: null };
-};
-
-const ollama: EngineQueueReader = async (baseUrl, dispatcher, signal) => {
-  const res = await getBytes(`${baseUrl}/api/ps`, dispatcher, signal, ENGINE_LISTING_MAX_BYTES, QUEUE_REPORT_TIMEOUT_MS);
-  if (!res.ok) return null;
-  const resident = residentModels(parseJsonOrUndefined(res.bytes));
-  return resident === null ? null : { running: null, waiting: null, slots: null, resident };
+  return slots === null ? null : { running: slots.busy, waiting: null, slots: slots.slots };
 };
 
 /** The reader for each engine kind; null where the engine publishes nothing the Hub reads. */
 export const QUEUE_READERS: Readonly<Record<EngineKind, EngineQueueReader | null>> = {
   vllm,
   llamacpp,
-  ollama,
+  ollama: null,
   lemonade: null,
   omlx: null,
 };

@@ -23,8 +23,6 @@ export interface EngineQueueReport {
   readonly waiting: number | null;
   /** How many requests the engine runs at once: the length of llama.cpp's /slots. Null when not reported. */
   readonly slots: number | null;
-  /** Models loaded now: Ollama's /api/ps. Null when not reported. */
-  readonly resident: readonly string[] | null;
 }
 
 /** Running plus waiting; null when the engine reported neither (then it said nothing about its queue). */

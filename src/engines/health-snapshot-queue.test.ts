@@ -86,7 +86,7 @@ describe('queue reports in the health snapshot', { timeout: SUITE_TIMEOUT_MS }, 
     r.own = 1;
     held.resolve({ text: VLLM_V1_METRICS });
     await landed(r, 2);
-    assert.deepEqual(queueOf(await r.health.read()), { running: 1, waiting: 3, slots: null, resident: null, ownInFlightAtReport: 1, reportedMsAgo: 0 });
+    assert.deepEqual(queueOf(await r.health.read()), { running: 1, waiting: 3, slots: null, ownInFlightAtReport: 1, reportedMsAgo: 0 });
   });
 
   it('never makes a read wait for a silent /metrics', async () => {
@@ -153,7 +153,7 @@ describe('queue reports in the health snapshot', { timeout: SUITE_TIMEOUT_MS }, 
     const r = await rig(() => ({ text: VLLM_V1_METRICS }));
     r.health.latest();
     await landed(r, 2);
-    assert.deepEqual(queueOf(r.health.latest()), { running: 1, waiting: 3, slots: null, resident: null, ownInFlightAtReport: 0, reportedMsAgo: 0 });
+    assert.deepEqual(queueOf(r.health.latest()), { running: 1, waiting: 3, slots: null, ownInFlightAtReport: 0, reportedMsAgo: 0 });
   });
 
   it('the idle tick asks for a due report with nothing reading, and for none that is not due', async () => {

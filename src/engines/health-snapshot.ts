@@ -380,6 +380,6 @@ export class BackendHealth {
 }
 
 function queueView(q: QueueReading, reportedMsAgo: number): EngineQueueView {
-  const { running, waiting, slots, resident } = q.report;
-  return Object.freeze({ running, waiting, slots, resident, ownInFlightAtReport: q.ownInFlight, reportedMsAgo });
+  const { running, waiting, slots } = q.report;
+  return Object.freeze({ running, waiting, slots, ownInFlightAtReport: q.ownInFlight, reportedMsAgo });
 }

@@ -356,7 +356,6 @@ describe('buildPoolStatus: what each engine reports about itself', () => {
     running: null,
     waiting: null,
     slots: null,
-    resident: null,
     ownInFlightAtReport: 0,
     reportedMsAgo: 400,
     ...over,
@@ -365,16 +364,16 @@ describe('buildPoolStatus: what each engine reports about itself', () => {
     const backends: BackendView[] = [
       { ...backend('vllm-1', ['m']), kind: 'vllm', engineQueue: queue({ running: 2, waiting: 3, ownInFlightAtReport: 1 }) },
       { ...backend('llamacpp-1', ['m']), kind: 'llamacpp', engineQueue: queue({ running: 1, slots: 4 }) },
-      { ...backend('ollama-1', ['m']), engineQueue: queue({ resident: ['m'] }) },
+      { ...backend('ollama-1', ['m']), engineQueue: queue({}) },
       backend('ollama-2', ['m']),
     ];
     const status = buildPoolStatus(inputs({ backends, inFlight: (id) => (id === 'vllm-1' || id === 'ollama-2' ? 1 : 0) }));
     assert.deepEqual(
       status.localNode.backends.map((b) => [b.id, b.inFlight, b.queueDepth, b.engineReported]),
       [
-        ['vllm-1', 1, 5, { running: 2, waiting: 3, slots: null, resident: null, beyondThisHub: 4, reportedMsAgo: 400 }],
-        ['llamacpp-1', 0, 1, { running: 1, waiting: null, slots: 4, resident: null, beyondThisHub: 1, reportedMsAgo: 400 }],
-        ['ollama-1', 0, 0, { running: null, waiting: null, slots: null, resident: ['m'], beyondThisHub: null, reportedMsAgo: 400 }],
+        ['vllm-1', 1, 5, { running: 2, waiting: 3, slots: null, beyondThisHub: 4, reportedMsAgo: 400 }],
+        ['llamacpp-1', 0, 1, { running: 1, waiting: null, slots: 4, beyondThisHub: 1, reportedMsAgo: 400 }],
+        ['ollama-1', 0, 0, { running: null, waiting: null, slots: null, beyondThisHub: null, reportedMsAgo: 400 }],
         ['ollama-2', 1, 1, null],
       ],
     );

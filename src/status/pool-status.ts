@@ -47,8 +47,6 @@ export interface EngineReportedStatus {
   readonly waiting: number | null;
   /** Requests it runs at once (llama.cpp's /slots length); placement reads it when the operator stated no slots. */
   readonly slots: number | null;
-  /** Models loaded now (Ollama /api/ps). */
-  readonly resident: readonly string[] | null;
   /** Of running + waiting, what this Hub did not send it: other clients' work; null when it reported no queue. */
   readonly beyondThisHub: number | null;
   /** Age of the report, ms. */
@@ -381,5 +379,5 @@ function pinApplies(targetNode: string, model: string | null, facts: PinTargetFa
 
 function engineReported(q: EngineQueueView | null | undefined): EngineReportedStatus | null {
   if (q == null) return null;
-  return { running: q.running, waiting: q.waiting, slots: q.slots, resident: q.resident, beyondThisHub: othersOnEngine(q), reportedMsAgo: q.reportedMsAgo };
+  return { running: q.running, waiting: q.waiting, slots: q.slots, beyondThisHub: othersOnEngine(q), reportedMsAgo: q.reportedMsAgo };
 }

@@ -7,7 +7,6 @@ const report = (over: Partial<EngineReportedStatus>): EngineReportedStatus => ({
   running: null,
   waiting: null,
   slots: null,
-  resident: null,
   beyondThisHub: null,
   reportedMsAgo: 0,
   ...over,
@@ -23,8 +22,6 @@ describe("an engine's own report in cihub pool status", () => {
     },
     { name: 'an idle vLLM', reported: report({ running: 0, waiting: 0, beyondThisHub: 0 }), cell: 'engine says 0 running, 0 waiting' },
     { name: "llama.cpp's busy slots and slot count", reported: report({ running: 2, slots: 4, beyondThisHub: 0 }), cell: 'engine says 2 running, 4 slots' },
-    { name: "Ollama's loaded models", reported: report({ resident: ['qwen3:8b', 'llama3.2:3b'] }), cell: 'engine says loaded: qwen3:8b, llama3.2:3b' },
-    { name: 'Ollama with nothing loaded', reported: report({ resident: [] }), cell: 'engine says nothing loaded' },
   ];
   for (const row of rows) it(row.name, () => assert.equal(engineReportCell({ engineReported: row.reported }), row.cell));
 });

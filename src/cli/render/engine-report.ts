@@ -1,6 +1,6 @@
 /**
  * One engine's own report as a status cell: what it says it is running and holding waiting, its
- * slot count, or what it has loaded. Empty when the engine said nothing (its figures are null).
+ * and its slot count. Empty when the engine said nothing (its figures are null).
  */
 import type { BackendStatus } from '../../status/pool-status.js';
 
@@ -12,6 +12,5 @@ export function engineReportCell(b: Pick<BackendStatus, 'engineReported'>): stri
   if (r.waiting !== null) parts.push(`${r.waiting} waiting`);
   if (r.slots !== null) parts.push(`${r.slots} slot${r.slots === 1 ? '' : 's'}`);
   if (r.beyondThisHub !== null && r.beyondThisHub > 0) parts.push(`${r.beyondThisHub} not from this Hub`);
-  if (r.resident !== null) parts.push(r.resident.length === 0 ? 'nothing loaded' : `loaded: ${r.resident.join(', ')}`);
   return parts.length === 0 ? '' : `engine says ${parts.join(', ')}`;
 }
