@@ -1,8 +1,8 @@
 /**
  * The dashboard: the built web app at / and /assets, browser sign-in (a key typed on the
- * sign-in page, or a one-time link from `cihub dashboard`), and the session cookie as an
- * alternative to the bearer key on operator routes. Registered before the operator routes, so
- * their access rule sees the session's caller. Signed out, the page is an empty shell: every
+ * sign-in page, or a one-time link from `cihub dashboard`), and the session cookie with its
+ * CSRF token as an alternative to the bearer key on operator routes. Registered before the
+ * operator routes, so their access rule sees the session's caller. Signed out, the page is an empty shell: every
  * byte of pool data still sits behind the operator routes' guard.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -23,7 +23,9 @@ export const SESSION_PATH = '/api/hub/session';
 export const SIGN_IN_LINK_PATH = '/api/hub/session/link';
 /** Where a one-time link points; the token follows. */
 export const LINK_LANDING_PREFIX = '/dashboard/sign-in/';
-/** A sign-in body is one key; keys are well under 100 characters. */
+/** The landing sends the browser to `/#signin-link=<token>`; web/src/signin-link.ts reads it. */
+export const LINK_FRAGMENT_KEY = 'signin-link';
+/** A sign-in body is one key or link; both are well under 100 characters. */
 const SIGN_IN_BODY_LIMIT_BYTES = 4 * 1024;
 /** The page loads only its own scripts and styles; nothing may frame it. React sets styles through the CSSOM, which style-src does not govern, but SVG presentation needs inline styles. */
 const CONTENT_SECURITY_POLICY =
@@ -37,6 +39,8 @@ declare module 'fastify' {
   }
 }
 
+const EXACTLY_ONE_CREDENTIAL = 'sign in with exactly one of key (the operator key or a qa:read key) or link (the token of a one-time sign-in link)';
+
 const SIGN_IN_REQUEST = z
   .object(
     {
@@ -44,19 +48,27 @@ const SIGN_IN_REQUEST = z
         .string({ message: 'key must be the operator key or a qa:read API key, as text' })
         .trim()
         .min(1, 'key must not be empty')
-        .max(512, 'key is longer than any key this Hub issues'),
+        .max(512, 'key is longer than any key this Hub issues')
+        .optional(),
+      link: z
+        .string({ message: 'link must be the token of a one-time sign-in link, as text' })
+        .trim()
+        .min(1, 'link must not be empty')
+        .max(512, 'link is longer than any sign-in link this Hub issues')
+        .optional(),
     },
     {
       // A field sign-in has no use for (a "remember me") was dropped, and the session lasted as long as any.
       errorMap: (issue) => ({
         message:
           issue.code === 'unrecognized_keys'
-            ? `${unknownFieldsSubject(issue.keys)} not taken here: signing in takes the key only`
-            : 'the body must be a JSON object: { "key": "<operator key or qa:read key>" }',
+            ? `${unknownFieldsSubject(issue.keys)} not taken here: signing in takes a key or a link only`
+            : 'the body must be a JSON object: { "key": "<operator key or qa:read key>" } or { "link": "<sign-in link token>" }',
       }),
     },
   )
-  .strict();
+  .strict()
+  .refine((body) => (body.key === undefined) !== (body.link === undefined), { message: EXACTLY_ONE_CREDENTIAL });
 
 export function registerDashboardRoutes(app: FastifyInstance, s: Pick<HubServices, 'clock' | 'operatorKey' | 'apiKeys' | 'logger'>): void {
   const sessions = new DashboardSessions(s.clock);
@@ -107,38 +119,54 @@ export function registerDashboardRoutes(app: FastifyInstance, s: Pick<HubService
       .send(asset.body);
   });
 
+  /** Who a sign-in's credential lets in, before any session exists: a refused credential changes nothing. */
+  const grantFor = (credential: { key?: string; link?: string }): { role: Session['role']; apiKeyId: string | null; via: 'key' | 'link' } => {
+    if (credential.link !== undefined) {
+      if (!sessions.consumeLink(credential.link))
+        throw new HubError(
+          'HUB_ERR_UNAUTHORIZED',
+          'that sign-in link was already used or has expired; run cihub dashboard for a new one, or sign in with a key',
+        );
+      return { role: 'operator', apiKeyId: null, via: 'link' };
+    }
+    const key = credential.key!;
+    if (sameSecret(key, s.operatorKey)) return { role: 'operator', apiKeyId: null, via: 'key' };
+    const record = s.apiKeys.lookup(key);
+    if (record === null) throw new HubError('HUB_ERR_UNAUTHORIZED', 'that key is not the operator key or a live API key of this Hub');
+    if (record.scope !== 'qa:read')
+      throw new HubError(
+        'HUB_ERR_UNAUTHORIZED',
+        'an inference key admits apps to the proxy and reads nothing here; sign in with the operator key, or a qa:read key to look without changing anything',
+      );
+    return { role: 'read', apiKeyId: record.id, via: 'key' };
+  };
+
+  // The only answer that carries the CSRF token: the caller showed a secret besides the cookie.
   app.post(SESSION_PATH, { bodyLimit: SIGN_IN_BODY_LIMIT_BYTES }, async (request, reply) => {
     // Login CSRF: another origin must not sign this browser in to a session of its choosing.
     if (!fromOwnOrigin(request.headers)) throw new HubError('HUB_ERR_CSRF_REFUSED', "signing in is accepted only from a page on this Hub's own origin");
-    const { key } = parseBody(SIGN_IN_REQUEST, request.body);
-    let session: Session;
-    if (sameSecret(key, s.operatorKey)) session = sessions.open('operator', null);
-    else {
-      const record = s.apiKeys.lookup(key);
-      if (record === null) throw new HubError('HUB_ERR_UNAUTHORIZED', 'that key is not the operator key or a live API key of this Hub');
-      if (record.scope !== 'qa:read')
-        throw new HubError(
-          'HUB_ERR_UNAUTHORIZED',
-          'an inference key admits apps to the proxy and reads nothing here; sign in with the operator key, or a qa:read key to look without changing anything',
-        );
-      session = sessions.open('read', record.id);
-    }
-    s.logger.info({ role: session.role }, 'dashboard sign-in');
+    const grant = grantFor(parseBody(SIGN_IN_REQUEST, request.body));
+    // The page is about to hold the new session's token in place of the old one, so nothing of
+    // this browser can use the older session any more; left open, it would serve only whoever
+    // else holds its cookie and token.
+    const older = sessions.get(sessionIdFrom(request.headers.cookie));
+    if (older !== null) sessions.close(older.id);
+    const session = sessions.open(grant.role, grant.apiKeyId);
+    s.logger.info({ role: session.role, via: grant.via }, 'dashboard sign-in');
     reply.header('set-cookie', sessionCookie(session.id, SESSION_TTL_MS / 1000, secure(request))).header('cache-control', 'no-store');
-    return describe(session, app);
+    return { ...describe(session, app), csrfToken: session.csrfToken };
   });
 
   app.get(SESSION_PATH, async (request, reply) => {
-    // The page asks here for its CSRF token, so the cookie alone is enough; other origins cannot read the answer (no credentialed CORS).
-    const session = sessions.get(sessionIdFrom(request.headers.cookie));
+    // Browsers send this cookie to every port of the host, so a server behind another port (an
+    // app the operator opens) receives it too and can replay it with any headers it likes. The
+    // token is what it cannot have: the page keeps it in per-origin storage. So the session is
+    // told only to a caller showing both, as the onRequest hook judged them, including the
+    // re-check of a read-only session's key (revoked, it is closed there).
     reply.header('cache-control', 'no-store');
-    // Signed out is an answer, not an error: the sign-in page asks this on every load.
-    if (session === null || !fromOwnOrigin(request.headers)) return { signedIn: false };
-    if (session.role === 'read' && (session.apiKeyId === null || liveKey(session.apiKeyId) === null)) {
-      sessions.close(session.id);
-      return { signedIn: false };
-    }
-    return describe(session, app);
+    // Signed out is an answer, not an error: the page asks this on every load.
+    const session = request.dashboardSession;
+    return session === null ? { signedIn: false } : describe(session, app);
   });
 
   const signedIn = async (request: FastifyRequest) => {
@@ -158,32 +186,25 @@ export function registerDashboardRoutes(app: FastifyInstance, s: Pick<HubService
     return { path: `${LINK_LANDING_PREFIX}${link.token}`, expiresAt: new Date(link.expiresAtMs).toISOString() };
   });
 
-  // Fastify answers HEAD with the GET handler unless told otherwise, and a HEAD (a link checker, a
-  // chat app's preview) then spent the link and took the session cookie it set. HEAD reads nothing.
-  app.get(`${LINK_LANDING_PREFIX}:token`, { exposeHeadRoute: false }, async (request, reply) => {
-    reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
-    if (!sessions.consumeLink((request.params as { token: string }).token)) return reply.redirect('/?signin=link-used', 303);
-    const session = sessions.open('operator', null);
-    s.logger.info({ role: session.role, via: 'link' }, 'dashboard sign-in');
-    return reply.header('set-cookie', sessionCookie(session.id, SESSION_TTL_MS / 1000, secure(request))).redirect('/', 303);
-  });
-  app.head(`${LINK_LANDING_PREFIX}:token`, async (_request, reply) =>
-    reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect('/', 303),
+  // Nothing is spent here: previews, link checkers and prefetchers send GETs (and HEADs) too. The
+  // token moves into the fragment, which no server receives and no Referer carries, and the page
+  // spends it with a sign-in POST from this origin.
+  app.get(`${LINK_LANDING_PREFIX}:token`, async (request, reply) =>
+    reply
+      .header('cache-control', 'no-store')
+      .header('referrer-policy', 'no-referrer')
+      .redirect(`/#${LINK_FRAGMENT_KEY}=${encodeURIComponent((request.params as { token: string }).token)}`, 303),
   );
 }
 
 /** Where discovery lives once a Hub has it (spec, "How Hubs find each other"). */
 export const DISCOVERY_PATH = '/api/inference/pool/peers/discoverable';
 
-/** The session as the page reads it, with the optional routes this Hub has (so the page asks no route that would 404). */
-function describe(
-  session: Session,
-  app: FastifyInstance,
-): { signedIn: true; role: Session['role']; csrfToken: string; expiresAt: string; features: { discovery: boolean } } {
+/** The session as the page reads it, with the optional routes this Hub has (so the page asks no route that would 404). Never its token. */
+function describe(session: Session, app: FastifyInstance): { signedIn: true; role: Session['role']; expiresAt: string; features: { discovery: boolean } } {
   return {
     signedIn: true,
     role: session.role,
-    csrfToken: session.csrfToken,
     expiresAt: new Date(session.expiresAtMs).toISOString(),
     features: { discovery: app.hasRoute({ method: 'GET', url: DISCOVERY_PATH }) },
   };

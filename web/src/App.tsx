@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { ApiError, currentSession, signOut, whenSignedOut } from './api';
+import { ApiError, currentSession, signInWithLink, signOut, whenSignedOut } from './api';
 import { Dashboard, type GuideStep } from './context';
 import { Home } from './Home';
 import { HubPool } from './hub-pool/page';
@@ -7,6 +7,7 @@ import { LogView } from './LogView';
 import { Resources } from './Resources';
 import { SetupGuide } from './setup-guide/guide';
 import { SignIn } from './SignIn';
+import { takeSignInLink } from './signin-link';
 import type { SessionInfo } from './types';
 
 const PAGES = [
@@ -15,6 +16,11 @@ const PAGES = [
   { hash: '#/resources', label: 'Resources' },
   { hash: '#/logs', label: 'Logs' },
 ] as const;
+
+/** Taken once, as the module loads: before the first render reads the address, and never twice. */
+const linkAtLoad = takeSignInLink();
+/** Spent once even when React runs the mount effect twice (StrictMode in development). */
+let linkSignIn: Promise<SessionInfo> | null = null;
 
 function useHash(): string {
   const [hash, setHash] = useState(() => window.location.hash || '#/');
@@ -30,6 +36,7 @@ export function App() {
   const [session, setSession] = useState<SessionInfo | null | undefined>(undefined);
   const [guide, setGuide] = useState<{ step: GuideStep | null } | null>(null);
   const [signOutFailed, setSignOutFailed] = useState<string | null>(null);
+  const [linkRefused, setLinkRefused] = useState<Error | null>(null);
   const hash = useHash();
 
   // The page is cleared only once the Hub has ended the session (or says there was none): a
@@ -49,7 +56,15 @@ export function App() {
 
   useEffect(() => {
     whenSignedOut(() => setSession(null));
-    currentSession().then(setSession, () => setSession(null));
+    if (linkAtLoad === null) {
+      currentSession().then(setSession, () => setSession(null));
+      return;
+    }
+    linkSignIn ??= signInWithLink(linkAtLoad);
+    linkSignIn.then(setSession, (err: Error) => {
+      setLinkRefused(err);
+      setSession(null);
+    });
   }, []);
 
   const openGuide = useCallback((step?: GuideStep) => setGuide({ step: step ?? null }), []);
@@ -61,7 +76,16 @@ export function App() {
         <p className="muted">Loading…</p>
       </main>
     );
-  if (session === null) return <SignIn onSignedIn={setSession} />;
+  if (session === null)
+    return (
+      <SignIn
+        onSignedIn={(signedIn) => {
+          setLinkRefused(null);
+          setSession(signedIn);
+        }}
+        linkRefused={linkRefused}
+      />
+    );
 
   const page = PAGES.find((p) => p.hash === hash.split('?')[0]) ?? PAGES[0];
   return (

@@ -2,11 +2,12 @@ import { useState, type FormEvent } from 'react';
 import { ApiError, signIn } from './api';
 import type { SessionInfo } from './types';
 
-export function SignIn({ onSignedIn }: { onSignedIn: (s: SessionInfo) => void }) {
+/** linkRefused: why the one-time link the page was opened with did not sign it in, if it did not. */
+export function SignIn({ onSignedIn, linkRefused }: { onSignedIn: (s: SessionInfo) => void; linkRefused: Error | null }) {
   const [key, setKey] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const linkUsed = new URLSearchParams(window.location.search).get('signin') === 'link-used';
+  const linkUsed = linkRefused instanceof ApiError && linkRefused.status === 401;
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -14,7 +15,6 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: SessionInfo) => void })
     setError(null);
     try {
       onSignedIn(await signIn(key));
-      window.history.replaceState(null, '', '/');
     } catch (err) {
       setError(err instanceof ApiError ? err.message : `Could not sign in: ${(err as Error).message}`);
     } finally {
@@ -29,6 +29,11 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: SessionInfo) => void })
         {linkUsed && (
           <p className="notice warn" role="status">
             That sign-in link was already used or has expired. Run <span className="mono">cihub dashboard</span> for a new one, or sign in with a key.
+          </p>
+        )}
+        {linkRefused !== null && !linkUsed && (
+          <p className="notice bad" role="alert">
+            Could not sign in with that link: {linkRefused.message}
           </p>
         )}
         <form onSubmit={submit}>

@@ -1,11 +1,17 @@
 /**
  * The dashboard's only way out: the Hub's own HTTP API, same origin, with the session cookie
- * the browser adds and the CSRF token this module echoes on every call.
+ * the browser adds and the CSRF token this module echoes on every call. The Hub hands the token
+ * out only at sign-in, and it lives in localStorage: that is kept per origin (port included),
+ * whereas the cookie also reaches every other port of this host, so the pair is what proves a
+ * call came from this page.
  */
-import type { SessionInfo } from './types';
+import type { SessionInfo, SignedIn } from './types';
 
 export const POOL = '/api/inference/pool';
-let csrfToken: string | null = null;
+const SESSION = '/api/hub/session';
+const TOKEN_KEY = 'cihub.csrfToken';
+const storedToken = (): string | null => window.localStorage.getItem(TOKEN_KEY);
+const forgetToken = (): void => window.localStorage.removeItem(TOKEN_KEY);
 let features: SessionInfo['features'] = { discovery: false };
 
 /** Whether this Hub has the discovery route (read at sign-in). */
@@ -39,6 +45,7 @@ export function whenSignedOut(listener: () => void): void {
 
 async function send(method: string, path: string, body?: unknown): Promise<Response> {
   const headers: Record<string, string> = {};
+  const csrfToken = storedToken();
   if (csrfToken !== null) headers['x-cihub-csrf'] = csrfToken;
   if (body !== undefined) headers['content-type'] = 'application/json';
   try {
@@ -65,33 +72,50 @@ async function read<T>(res: Response): Promise<T> {
   return json as T;
 }
 
+/**
+ * A call with the session. A 401 (the Hub holds no such session: it restarted, or the session
+ * ran out) or a refused token (the stored one is not this cookie's session's: storage was
+ * cleared or changed) both leave nothing to act with: the token is dropped and the page goes
+ * to sign-in.
+ */
 export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
-  const res = await send(method, path, body);
-  if (res.status === 401) {
-    csrfToken = null;
-    onSignedOut();
+  try {
+    return await read<T>(await send(method, path, body));
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 401 || err.code === 'HUB_ERR_CSRF_REFUSED')) {
+      forgetToken();
+      onSignedOut();
+    }
+    throw err;
   }
-  return read<T>(res);
 }
 
-/** The session this browser holds, or null when signed out. */
+/** The session this browser holds, or null when signed out. The Hub answers it only alongside the stored token. */
 export async function currentSession(): Promise<SessionInfo | null> {
-  const answer = await read<SessionInfo | { signedIn: false }>(await send('GET', '/api/hub/session'));
-  if (!answer.signedIn) return null;
-  const session = answer;
-  csrfToken = session.csrfToken;
+  const answer = await read<SessionInfo | { signedIn: false }>(await send('GET', SESSION));
+  if (!answer.signedIn) {
+    forgetToken();
+    return null;
+  }
+  features = answer.features;
+  return answer;
+}
+
+async function signInWith(credential: { key: string } | { link: string }): Promise<SessionInfo> {
+  const { csrfToken, ...session } = await read<SignedIn>(await send('POST', SESSION, credential));
+  window.localStorage.setItem(TOKEN_KEY, csrfToken);
   features = session.features;
   return session;
 }
 
-export async function signIn(key: string): Promise<SessionInfo> {
-  const session = await read<SessionInfo>(await send('POST', '/api/hub/session', { key }));
-  csrfToken = session.csrfToken;
-  features = session.features;
-  return session;
-}
+export const signIn = (key: string): Promise<SessionInfo> => signInWith({ key });
+
+/** Spends a one-time link (see signin-link.ts); a used or expired one is a 401. */
+export const signInWithLink = (link: string): Promise<SessionInfo> => signInWith({ link });
 
 export async function signOut(): Promise<void> {
-  await read(await send('DELETE', '/api/hub/session'));
-  csrfToken = null;
+  const res = await send('DELETE', SESSION);
+  // Kept when the Hub could not end the session, so the page can still try again with it.
+  if (res.ok || res.status === 401) forgetToken();
+  await read(res);
 }

@@ -7,10 +7,13 @@ export type Role = 'operator' | 'read';
 export interface SessionInfo {
   readonly signedIn: true;
   readonly role: Role;
-  readonly csrfToken: string;
   readonly expiresAt: string;
   /** Optional routes this Hub has. */
   readonly features: { readonly discovery: boolean };
+}
+/** What signing in answers: the session, and the token the page echoes in x-cihub-csrf (no other answer carries it). */
+export interface SignedIn extends SessionInfo {
+  readonly csrfToken: string;
 }
 
 export type DisabledBy = 'env' | 'setting' | null;
