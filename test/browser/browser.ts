@@ -59,6 +59,16 @@ export async function signInByLink(page: Page, hub: HubProcess): Promise<void> {
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
 
+/** Where the page keeps its session's CSRF token (web/src/api.ts). */
+export const CSRF_TOKEN_STORAGE_KEY = 'cihub.csrfToken';
+
+/** The CSRF token the signed-in page holds: the Hub tells it to nobody after sign-in, so tests read it where the page does. */
+export async function storedCsrfToken(page: Page): Promise<string> {
+  const token = (await page.evaluate(`localStorage.getItem('${CSRF_TOKEN_STORAGE_KEY}')`)) as string | null;
+  assert.ok(token !== null, 'the signed-in page holds its token');
+  return token;
+}
+
 /** Types a key into the sign-in page, as a person would. */
 export async function signInByKey(page: Page, hub: HubProcess, key: string): Promise<void> {
   await page.goto(`${hub.url}/`);

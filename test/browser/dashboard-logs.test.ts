@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 import { START_TIMEOUT_MS, TEST_TIMEOUT_MS } from '../helpers/pool-fixture.js';
-import { launchBrowser, openPage, screenshot, seriousA11yViolations, signInByKey, signInByLink } from './browser.js';
+import { CSRF_TOKEN_STORAGE_KEY, launchBrowser, openPage, screenshot, seriousA11yViolations, signInByKey, signInByLink } from './browser.js';
 import { startTogether } from '../helpers/start-together.js';
 
 describe('dashboard: the Hub log', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 4 }, () => {
@@ -117,8 +117,7 @@ describe('dashboard: the Hub log', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS
     assert.deepEqual(asked, [], 'the page never asks');
 
     const tried = (await page.evaluate(`(async () => {
-      const session = await (await fetch('/api/hub/session')).json();
-      const res = await fetch('/api/hub/logs', { headers: { 'x-cihub-csrf': session.csrfToken } });
+      const res = await fetch('/api/hub/logs', { headers: { 'x-cihub-csrf': localStorage.getItem('${CSRF_TOKEN_STORAGE_KEY}') } });
       return { status: res.status, body: await res.json() };
     })()`)) as { status: number; body: { error: { code: string } } };
     assert.equal(tried.status, 403);

@@ -10,6 +10,7 @@ import { request } from 'undici';
 import type { Browser } from 'playwright-core';
 import { HeldRequests, POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
 import {
+  CSRF_TOKEN_STORAGE_KEY,
   DESKTOP,
   gotoPool,
   launchBrowser,
@@ -21,13 +22,14 @@ import {
   signInByKey,
   signInByLink,
   signInLink,
+  storedCsrfToken,
   untilTrueInPage,
 } from './browser.js';
 import { startTogether } from '../helpers/start-together.js';
 
 const MODEL = 'dash-model:1b';
 
-describe('dashboard: sign-in, sessions and the page itself', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 6 }, () => {
+describe('dashboard: sign-in, sessions and the page itself', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 8 }, () => {
   let pool: Pool<'a'>;
   let browser: Browser;
 
@@ -95,12 +97,57 @@ describe('dashboard: sign-in, sessions and the page itself', { timeout: START_TI
     await context.close();
   });
 
+  it('a one-time link lands signed in with its token gone from the address bar, and a reload stays signed in', async () => {
+    const link = await signInLink(pool.a.process);
+    const { page, context, errors } = await openPage(browser);
+    const landed = await page.goto(link);
+    // The landing only forwards the token in a fragment; the page spends it.
+    const landing = await landed?.request().redirectedFrom()?.response();
+    assert.match(String(landing?.headers().location), /^\/#signin-link=[A-Za-z0-9_-]+$/);
+    assert.equal(landing?.headers()['set-cookie'], undefined, 'the GET signs nobody in');
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    assert.equal(page.url(), `${pool.a.url}/`, 'no token left in the address bar');
+    assert.equal(await page.evaluate('location.hash'), '');
+    const token = await storedCsrfToken(page);
+
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    assert.equal(await page.getByLabel('Operator key or API key').count(), 0, 'still signed in after a reload');
+    assert.equal(await storedCsrfToken(page), token);
+
+    // A token the Hub no longer takes (this browser signed in again elsewhere, say) sends the page to sign-in and is dropped.
+    await page.evaluate(`localStorage.setItem('${CSRF_TOKEN_STORAGE_KEY}', '${'x'.repeat(43)}')`);
+    await page.getByRole('link', { name: 'Logs' }).click();
+    await page.getByLabel('Operator key or API key').waitFor();
+    assert.equal(await page.evaluate(`localStorage.getItem('${CSRF_TOKEN_STORAGE_KEY}')`), null);
+    assert.deepEqual(
+      errors.filter((e) => !e.includes('403')),
+      [],
+    );
+    await context.close();
+  });
+
+  it('signing out drops the stored token, and a page opened with a stale one shows sign-in', async () => {
+    const { page, context, errors } = await openPage(browser);
+    await signInByLink(page, pool.a.process);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Operator key or API key').waitFor();
+    assert.equal(await page.evaluate(`localStorage.getItem('${CSRF_TOKEN_STORAGE_KEY}')`), null);
+
+    // As after a Hub restart: the cookie and token of a session the Hub no longer holds.
+    await page.evaluate(`localStorage.setItem('${CSRF_TOKEN_STORAGE_KEY}', '${'y'.repeat(43)}')`);
+    await page.reload();
+    await page.getByLabel('Operator key or API key').waitFor();
+    assert.equal(await page.evaluate(`localStorage.getItem('${CSRF_TOKEN_STORAGE_KEY}')`), null);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   it('the cookie alone writes nothing: the CSRF token header and this origin are required', async () => {
     const { page, context } = await openPage(browser);
     await signInByLink(page, pool.a.process);
     const cookie = (await context.cookies()).find((c) => c.name === 'cihub_session')!;
-    const session = (await page.evaluate('fetch("/api/hub/session").then((r) => r.json())')) as { csrfToken: string; role: string };
-    assert.equal(session.role, 'operator');
+    const session = { csrfToken: await storedCsrfToken(page) };
 
     const patch = (headers: Record<string, string>) =>
       request(`${pool.a.url}${POOL_API}/settings`, {
@@ -145,8 +192,7 @@ describe('dashboard: sign-in, sessions and the page itself', { timeout: START_TI
     assert.equal(await page.getByRole('switch', { name: 'Hub Pool' }).isDisabled(), true, 'switches are shown, not usable');
 
     const write = (await page.evaluate(`(async () => {
-      const s = await (await fetch('/api/hub/session')).json();
-      const r = await fetch('${POOL_API}/pairing-pin', { method: 'POST', headers: { 'x-cihub-csrf': s.csrfToken } });
+      const r = await fetch('${POOL_API}/pairing-pin', { method: 'POST', headers: { 'x-cihub-csrf': localStorage.getItem('${CSRF_TOKEN_STORAGE_KEY}') } });
       return { status: r.status, body: await r.json() };
     })()`)) as { status: number; body: { error: { code: string } } };
     assert.equal(write.status, 403);

@@ -80,8 +80,23 @@ describe('operator routes: what they do not read is refused', () => {
     });
     const body = (await res.body.json()) as ErrorBody;
     assert.equal(res.statusCode, 400);
-    assert.equal(body.error.message, 'remember is not taken here: signing in takes the key only');
+    assert.equal(body.error.message, 'remember is not taken here: signing in takes a key or a link only');
     assert.equal(res.headers['set-cookie'], undefined);
+  });
+
+  it('refuses a sign-in with both a key and a link, or with neither, naming the two fields', async () => {
+    const link = (await hub.api<{ path: string }>('POST', '/api/hub/session/link')).json.path.split('/').pop();
+    for (const credential of [{ key: hub.operatorKey, link }, {}]) {
+      const res = await request(`${hub.url}/api/hub/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(credential),
+      });
+      const body = (await res.body.json()) as ErrorBody;
+      assert.equal(res.statusCode, 400, JSON.stringify(credential));
+      assert.equal(body.error.message, 'sign in with exactly one of key (the operator key or a qa:read key) or link (the token of a one-time sign-in link)');
+      assert.equal(res.headers['set-cookie'], undefined);
+    }
   });
 
   it('tells a sign-out with a body and no session that it has no session, before judging the body', async () => {
