@@ -4,10 +4,10 @@
  */
 import { FaultBook } from './faults.js';
 import type { Exchange } from './http-io.js';
-import { DEFAULT_KEEP_ALIVE_MS, DEFAULT_NUM_CTX, resolveProfiles, withDefaultTag } from './model-profile.js';
+import { DEFAULT_KEEP_ALIVE_MS, DEFAULT_NUM_CTX, resolveProfile, resolveProfiles, withDefaultTag, type ModelProfile } from './model-profile.js';
 import { ModelRuntime } from './slots.js';
 import { TimeScale } from './timing.js';
-import type { Dialect, SimEngineOptions, SimFault, SimModelState, SimState } from './types.js';
+import type { Dialect, SimEngineOptions, SimFault, SimModelOptions, SimModelState, SimState } from './types.js';
 
 /** One route: answers the exchange from the already-read request body. */
 export type RouteHandler = (core: SimCore, ex: Exchange, body: Buffer) => Promise<void>;
@@ -24,6 +24,7 @@ export class SimCore {
   readonly keepAliveMs: number;
   readonly faults = new FaultBook();
   readonly startedAtMs = Date.now();
+  readonly #opts: SimEngineOptions;
   #runtimes = new Map<string, ModelRuntime>();
   requests = 0;
   aborted = 0;
@@ -37,13 +38,35 @@ export class SimCore {
     this.reportCachedCount = opts.reportCachedCount ?? false;
     this.reportCachedTokens = opts.reportCachedTokens ?? true;
     this.keepAliveMs = opts.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
-    const preloadedNumCtx = PRELOADING_DIALECTS.has(opts.dialect) ? this.defaultNumCtx : null;
-    for (const profile of resolveProfiles(opts)) {
-      this.#runtimes.set(
-        profile.name,
-        new ModelRuntime(profile, this.scale, { preloadedNumCtx, keepAliveMs: this.keepAliveMs, expires: opts.dialect === 'ollama' }),
-      );
-    }
+    this.#opts = opts;
+    for (const profile of resolveProfiles(opts)) this.#serve(profile);
+  }
+
+  /**
+   * Serves one more model from now on, as `ollama pull` adds one to a running Ollama; throws when
+   * the name is already served (a test that pulls twice has lost track of what the engine holds).
+   */
+  addModel(model: SimModelOptions): ModelProfile {
+    const profile = resolveProfile(model, this.#opts);
+    if (this.#runtimes.has(profile.name)) throw new Error(`model ${profile.name} is already served`);
+    this.#serve(profile);
+    return profile;
+  }
+
+  /**
+   * Stops serving a model, as `ollama rm` does: it leaves every listing and requests naming it get
+   * the dialect's not-found answer; requests already running on it finish. False when not served.
+   */
+  removeModel(name: string): boolean {
+    return this.#runtimes.delete(this.normaliseModel(name));
+  }
+
+  #serve(profile: ModelProfile): void {
+    const preloadedNumCtx = PRELOADING_DIALECTS.has(this.dialect) ? this.defaultNumCtx : null;
+    this.#runtimes.set(
+      profile.name,
+      new ModelRuntime(profile, this.scale, { preloadedNumCtx, keepAliveMs: this.keepAliveMs, expires: this.dialect === 'ollama' }),
+    );
   }
 
   models(): ModelRuntime[] {

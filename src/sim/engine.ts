@@ -6,7 +6,7 @@ import type { SimControl } from './control-routes.js';
 import { SimCore } from './core.js';
 import { Listener } from './listener.js';
 import { createControlHandler, createEngineHandler } from './router.js';
-import type { Dialect, SimEngineOptions, SimFault, SimState } from './types.js';
+import type { Dialect, SimEngineOptions, SimFault, SimModelOptions, SimState } from './types.js';
 
 export const DEFAULT_SIM_HOST = '127.0.0.1';
 
@@ -25,6 +25,8 @@ export interface SimEngine extends SimControl {
   restore(): Promise<void>;
   /** Clears prefix caches, counters and loaded windows (faults stay). */
   reset(): void;
+  addModel(model: string | SimModelOptions): string;
+  removeModel(name: string): boolean;
   close(): Promise<void>;
 }
 
@@ -95,6 +97,14 @@ class RunningEngine implements SimEngine {
 
   reset(): void {
     this.#core.reset();
+  }
+
+  addModel(model: string | SimModelOptions): string {
+    return this.#core.addModel(typeof model === 'string' ? { name: model } : model).name;
+  }
+
+  removeModel(name: string): boolean {
+    return this.#core.removeModel(name);
   }
 
   async close(): Promise<void> {

@@ -52,7 +52,8 @@ export function resolveProfiles(opts: SimEngineOptions): ModelProfile[] {
   return profiles;
 }
 
-function resolveProfile(m: SimModelOptions, e: SimEngineOptions): ModelProfile {
+/** One model's profile, every option it leaves out taken from the engine's, then the defaults. */
+export function resolveProfile(m: SimModelOptions, e: SimEngineOptions): ModelProfile {
   const name = e.dialect === 'ollama' ? withDefaultTag(m.name) : m.name;
   const capabilities = m.capabilities ?? (name.toLowerCase().includes('embed') ? ['embedding'] : ['completion', 'tools']);
   // An embedding model is one that can embed and cannot complete; it refuses chat and generate.
