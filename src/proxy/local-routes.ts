@@ -2,8 +2,8 @@
  * The routes a Hub answers without placing a request: the model listings (this node's
  * engines plus every usable peer's cached models; no extra network call for the peers),
  * /api/ps and /api/version (questions about this machine, so never another node's answer),
- * and /api/show (the local engine that holds the model, else a peer that does). Each reads the
- * engines' health snapshot, never a live probe (issue 10 audit: at the default TTL a port held
+ * and /api/show (this node's Ollamas asked in turn, else a peer that holds the model). Each reads
+ * the engines' health snapshot, never a live probe (issue 10 audit: at the default TTL a port held
  * silently cost every listing the probe's whole 5 s transport timeout).
  */
 import type { ServerResponse } from 'node:http';
@@ -17,6 +17,7 @@ import { backendHolds, canonicalModelName, MAX_MODEL_NAME_LENGTH } from '../engi
 import { ENGINE_KINDS, type EngineKind } from '../engines/engine-kind.js';
 import { relayableEntries } from '../engines/engine-answers.js';
 import { describeTransportError, ENGINE_SHOW_MAX_BYTES, ENGINE_VERSION_MAX_BYTES, PROBE_TRANSPORT_TIMEOUT_MS } from '../engines/probe-fetch.js';
+import { askEngineShow } from './engine-show.js';
 import { discardBody, readBounded } from '../util/bounded-read.js';
 import { HubError } from '../errors.js';
 import { parseRequestJson } from '../util/request-json.js';
@@ -186,11 +187,16 @@ export class LocalRoutes {
     const views = await this.#deps.health.snapshot();
     const ollama = views.find((v) => v.healthy && v.kind === 'ollama');
     if (!ollama) return this.#nothingToList(res, 'ollama', views, machineOnly('/api/version'));
-    const failed = await this.#relay(res, ollama, 'GET', '/api/version', undefined);
+    const failed = await this.#relayVersion(res, ollama);
     if (failed !== null) writeProxyError(res, 'ollama', 502, 'HUB_ERR_ALL_CANDIDATES_FAILED', failed);
   }
 
-  /** POST /api/show: described by the local Ollama that holds the model, else by a usable peer that does; auto resolves as for a chat. */
+  /**
+   * POST /api/show: described by a local Ollama that holds the model now, else by a usable peer
+   * that does; auto resolves as for a chat. The snapshot only orders the local engines: it can be
+   * its TTL old, and a model pulled or removed since must be described, or looked for on the
+   * peers, at once (audit: `ollama pull` then `ollama run` met a 502 for ~11 s).
+   */
   async ollamaShow(raw: Buffer, res: ServerResponse): Promise<void> {
     await this.#show(raw, res, true);
   }
@@ -212,16 +218,19 @@ export class LocalRoutes {
     const model = named === AUTO_MODEL ? this.#deps.proxy.resolveAutoModel(views, 'ollama', res, peers) : named;
     if (model === null) return;
     const forward = Buffer.from(JSON.stringify({ ...body, model }));
-    const holder = views.find((v) => v.healthy && v.kind === 'ollama' && backendHolds(v, model));
-    // The snapshot can be up to its TTL old: a holder that has gone down since is passed over for
-    // a peer that holds the model, as a listing falls back to peers, instead of ending in a 502.
-    const failed = holder ? await this.#relay(res, holder, 'POST', '/api/show', forward) : null;
-    if (holder && failed === null) return;
+    // An engine that does not answer may still hold the model: the 502 names it unless a peer describes it.
+    const localFailures: string[] = [];
+    for (const engine of showAskOrder(views, model)) {
+      if (res.destroyed) return;
+      const outcome = await askEngineShow(this.#deps.dispatcher, engine, forward);
+      if (outcome.kind === 'answer') return sendBytes(res, outcome.status, outcome.contentType, outcome.bytes);
+      if (outcome.kind === 'failed') localFailures.push(outcome.why);
+    }
     for (const peer of this.#deps.proxy.showOrder(model, peers)) {
       if (res.destroyed) return;
       if (await this.#relayPeerShow(res, peer, forward)) return;
     }
-    if (failed !== null) return writeProxyError(res, 'ollama', 502, 'HUB_ERR_ALL_CANDIDATES_FAILED', failed);
+    if (localFailures.length > 0) return writeProxyError(res, 'ollama', 502, 'HUB_ERR_ALL_CANDIDATES_FAILED', localFailures.join('; '));
     writeProxyError(res, 'ollama', 502, 'HUB_ERR_NO_CANDIDATE', `No pool node currently has model "${model}" available.`, {
       localBackends: localBackendsReport(views),
     });
@@ -256,8 +265,7 @@ export class LocalRoutes {
         { maxBytes: ENGINE_SHOW_MAX_BYTES, timeoutMs: PEER_SHOW_HEADERS_TIMEOUT_MS },
         answer.headers['content-length'],
       );
-      res.writeHead(200, { 'content-type': String(answer.headers['content-type'] ?? 'application/json'), 'content-length': bytes.length });
-      res.end(bytes);
+      sendBytes(res, 200, String(answer.headers['content-type'] ?? 'application/json'), bytes);
       return true;
     } catch (err) {
       // An app that hung up is no fault of the peer's, and nothing is left to ask for.
@@ -292,30 +300,24 @@ export class LocalRoutes {
     return { models, answered: answers.length };
   }
 
-  /** Relays one local engine's answer; null when relayed, else why it could not be (nothing written). */
-  async #relay(
-    res: ServerResponse,
-    backend: BackendView,
-    method: 'GET' | 'POST',
-    path: '/api/show' | '/api/version',
-    body: Buffer | undefined,
-  ): Promise<string | null> {
+  /** Relays this machine's Ollama's version; null when relayed, else why it could not be (nothing written). */
+  async #relayVersion(res: ServerResponse, backend: BackendView): Promise<string | null> {
     try {
-      const answer = await request(`${backend.url}${path}`, {
-        method,
+      const answer = await request(`${backend.url}/api/version`, {
+        method: 'GET',
         dispatcher: this.#deps.dispatcher,
-        headers: body ? { 'content-type': 'application/json' } : {},
-        body,
         headersTimeout: PROBE_TRANSPORT_TIMEOUT_MS,
         bodyTimeout: PROBE_TRANSPORT_TIMEOUT_MS,
       });
-      const maxBytes = path === '/api/show' ? ENGINE_SHOW_MAX_BYTES : ENGINE_VERSION_MAX_BYTES;
-      const bytes = await readBounded(answer.body, { maxBytes, timeoutMs: PROBE_TRANSPORT_TIMEOUT_MS }, answer.headers['content-length']);
-      res.writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type'] ?? 'application/json'), 'content-length': bytes.length });
-      res.end(bytes);
+      const bytes = await readBounded(
+        answer.body,
+        { maxBytes: ENGINE_VERSION_MAX_BYTES, timeoutMs: PROBE_TRANSPORT_TIMEOUT_MS },
+        answer.headers['content-length'],
+      );
+      sendBytes(res, answer.statusCode, String(answer.headers['content-type'] ?? 'application/json'), bytes);
       return null;
     } catch (err) {
-      return `${backend.backendId} at ${backend.url} did not answer ${path} (${describeTransportError(err)})`;
+      return `${backend.backendId} at ${backend.url} did not answer /api/version (${describeTransportError(err)})`;
     }
   }
 
@@ -344,11 +346,26 @@ function peerKindListing(peers: readonly UsablePeer[], name: string): EngineKind
   return null;
 }
 
+/**
+ * The local Ollamas /api/show asks, in turn: those the snapshot says hold the model, then the
+ * other healthy ones, any of which may have pulled it since the snapshot was taken.
+ */
+function showAskOrder(views: readonly BackendView[], model: string): BackendView[] {
+  const ollamas = views.filter((v) => v.healthy && v.kind === 'ollama');
+  return [...ollamas.filter((v) => backendHolds(v, model)), ...ollamas.filter((v) => !backendHolds(v, model))];
+}
+
 function parseShowBody(raw: Buffer): Record<string, unknown> {
   const parsed = raw.length === 0 ? null : parseRequestJson(raw);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw new HubError('HUB_ERR_INVALID_JSON', 'the /api/show body must be a JSON object with a model field');
   return parsed as Record<string, unknown>;
+}
+
+/** Relays an engine's or a peer's answer as it came. */
+function sendBytes(res: ServerResponse, status: number, contentType: string, bytes: Buffer): void {
+  res.writeHead(status, { 'content-type': contentType, 'content-length': bytes.length });
+  res.end(bytes);
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
