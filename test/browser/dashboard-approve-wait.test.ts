@@ -103,7 +103,7 @@ describe('dashboard: the setup guide waiting for the other Hub', { timeout: STAR
     const card = guide.locator(`[data-testid="guide-connected"][data-peer="${pool.b.name}"]`);
     await card.getByText('Verified').waitFor();
     const tier = (await pool.a.peer(pool.b))?.hardwareTier ?? null;
-    const tierWords = tier === null ? 'Tier not reported yet' : (TIER_WORDS[tier] ?? tier);
+    const tierWords = tier === null ? 'Tier not reported' : (TIER_WORDS[tier] ?? tier);
     await card.getByText(`${tierWords} · engines ollama, vllm · 2 models`, { exact: true }).waitFor();
     const models = (await pool.a.status()).models.length;
     await guide.getByTestId('pool-ready').getByText(`1 connected Hub: ${pool.b.name} · ${models} models in the pool`).waitFor();

@@ -79,7 +79,7 @@ describe('dashboard: Paired Hubs rows and what the pool can serve', { timeout: S
     await b.getByTestId('peer-status').getByText('Connected').waitFor();
     const tier = (await peerNamed(hubA, B))?.hardwareTier ?? null;
     await b
-      .getByText(new RegExp(`^Last seen \\d+ s ago · queue \\d+ · ${tier === null ? 'Tier not reported yet' : (TIER_WORDS[tier] ?? tier)} · engines ollama$`))
+      .getByText(new RegExp(`^Last seen \\d+ s ago · queue \\d+ · ${tier === null ? 'Tier not reported' : (TIER_WORDS[tier] ?? tier)} · engines ollama$`))
       .waitFor();
     await b.getByRole('button', { name: 'Unpair' }).waitFor();
 
@@ -104,7 +104,8 @@ describe('dashboard: Paired Hubs rows and what the pool can serve', { timeout: S
     const old = row(legacy.name);
     await old.getByTestId('peer-status').getByText('Connected').waitFor();
     assert.deepEqual(await old.locator('.tag').allTextContents(), ['Legacy auth']);
-    await old.getByText(/ · Tier not reported yet · engines none$/).waitFor();
+    // Polled, and sending no tier: for good, so not "yet".
+    await old.getByText(/ · Tier not reported · engines none$/).waitFor();
   });
 
   // The window in which a real peer is stale yet not Unreachable moves with the poll interval and

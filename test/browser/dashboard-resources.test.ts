@@ -182,6 +182,7 @@ describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEO
     await page.getByRole('link', { name: 'Resources' }).click();
     const card = page.locator(`[data-testid="resource-card"][data-node="${pool.b.name}"]`);
     await card.getByTestId('models').getByText('Unknown: not polled yet', { exact: true }).waitFor();
+    await card.getByText(/ · Tier not reported yet$/).waitFor();
     shape = 'unreachable';
     await card.getByTestId('models').getByText(`${SHARED} (as last seen, 5 min ago)`, { exact: true }).waitFor({ timeout: 30_000 });
     await card.getByText(/^Unreachable · .+ \(as last seen, 5 min ago\)$/).waitFor();

@@ -103,7 +103,7 @@ export function Resources() {
             : `${p.queueDepth} in flight`,
       tags: peerTags(p),
       state: peerState(p).label,
-      tier: tierWords(p.hardwareTier),
+      tier: tierWords(p),
       speed: peerSpeed(p.throughput),
     })),
   ];

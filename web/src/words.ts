@@ -102,7 +102,15 @@ export const TIER_WORDS: Readonly<Record<string, string>> = {
   'cpu-only': 'CPU only',
   insufficient: 'Insufficient hardware',
 };
-export const tierWords = (tier: string | null): string => (tier === null ? 'Tier not reported yet' : (TIER_WORDS[tier.toLowerCase()] ?? tier));
+const tierName = (tier: string): string => TIER_WORDS[tier.toLowerCase()] ?? tier;
+
+/**
+ * A peer's tier. "Yet" only before its first poll (backends null): a peer that answered without
+ * one has none to send, for good (detection could not tell, or an older build), and is never
+ * given a guessed one.
+ */
+export const tierWords = (p: Pick<PeerView, 'hardwareTier' | 'backends'>): string =>
+  p.hardwareTier !== null ? tierName(p.hardwareTier) : p.backends === null ? 'Tier not reported yet' : 'Tier not reported';
 
 /**
  * How old a peer's figures (engines, models, tier, limits) are, when the Hub says they are not

@@ -58,7 +58,7 @@ export function PeerRow({
       <PairingProblem p={p} />
       <p className="small muted">
         Last seen {ago(p.lastSeenAt, now)} · {queueWords(p, outboundOn)} · {seen === null ? '' : 'as of then: '}
-        {tierWords(p.hardwareTier)} · engines {p.backends === null ? 'not reported yet' : p.backends.map((b) => b.kind).join(', ') || 'none'}
+        {tierWords(p)} · engines {p.backends === null ? 'not reported yet' : p.backends.map((b) => b.kind).join(', ') || 'none'}
       </p>
       <p className="small muted" data-testid="peer-containers">
         {containersWords(p.containers)}

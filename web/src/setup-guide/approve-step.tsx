@@ -191,7 +191,7 @@ export function ApproveStep(p: ApproveProps) {
                 {isVerified(x) && <span className="badge good">Verified</span>}
               </div>
               <p className="small">
-                {tierWords(x.hardwareTier)} · engines {x.backends === null ? 'not reported yet' : x.backends.map((b) => b.kind).join(', ') || 'none running'} ·{' '}
+                {tierWords(x)} · engines {x.backends === null ? 'not reported yet' : x.backends.map((b) => b.kind).join(', ') || 'none running'} ·{' '}
                 {x.backends === null ? '—' : plural(distinctModels(x.backends), 'model', 'models')}
                 {/* Figures from a poll before its checks began failing are said to be, not shown as current. */}
                 {seen !== null && ` (${seen})`}
