@@ -2,8 +2,9 @@
  * Resources' cards, in real Chromium against two paired Hubs whose simulated engines are told to
  * fail: a request that failed on every node it was tried on is counted on each of those nodes'
  * cards, Unplaced counts only requests no node was tried for, and a caller's hang-up is said
- * apart from the failures it is counted with. Measured speed says which readings are bounds
- * and how old each is. A peer that is no candidate says why instead of showing a queue.
+ * apart from the failures it is counted with; a request that failed here and a peer then served
+ * is counted here as failed over, and not on the peer's card. Measured speed says which readings
+ * are bounds and how old each is. A peer that is no candidate says why instead of showing a queue.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,6 +27,7 @@ interface Row {
   readonly node: string | null;
   readonly clientClosed: boolean;
   readonly attempts: readonly { readonly node: string }[];
+  readonly failedOverFrom: readonly string[];
 }
 
 describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 5 }, () => {
@@ -54,6 +56,17 @@ describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEO
     const exhausted = await settled(SHARED);
     assert.equal(exhausted.node, null, 'a walk that ran out of candidates names no node');
     assert.deepEqual(exhausted.attempts.map((a) => a.node).sort(), [pool.b.name, 'local'].sort());
+
+    // A's engine alone fails the next one, and B serves it: A's only trace is the failover.
+    await pool.a.engines.ollama!.setFault({ mode: 'error', status: 503, count: 1, model: SHARED });
+    assert.equal((await chat(pool.a, SHARED)).status, 200);
+    const failedOver = await eventually(
+      async () =>
+        (await pool.a.api<{ entries: Row[] }>('GET', `${POOL_API}/routing-log`)).json.entries.find((r) => r.model === SHARED && r.outcome === 'served'),
+      `A's row for the ${SHARED} request B served`,
+    );
+    assert.equal(failedOver.node, pool.b.name);
+    assert.deepEqual(failedOver.failedOverFrom, ['local'], 'the walk tried this Hub first');
 
     const engine = pool.a.engines.ollama!;
     await engine.setFault({ mode: 'hang', count: 1, model: A_ONLY });
@@ -97,7 +110,16 @@ describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEO
 
   it('"Failed 30m" says how many of its failures were the caller hanging up', async () => {
     const local = watched.page.locator('[data-testid="resource-card"][data-node="local"]');
-    await local.getByTestId('failed-30m').getByText('2 (1 abandoned by the caller)', { exact: true }).waitFor();
+    await local
+      .getByTestId('failed-30m')
+      .getByText(/^2 \(1 abandoned by the caller\)/)
+      .waitFor();
+  });
+
+  it('"Failed 30m" counts a request that failed here and a peer then served as failed over, and the peer\'s card does not count it', async () => {
+    const failedOn = (node: string) => watched.page.locator(`[data-testid="resource-card"][data-node="${node}"]`).getByTestId('failed-30m');
+    await failedOn('local').getByText('2 (1 abandoned by the caller); 1 more failed over to another node', { exact: true }).waitFor();
+    await failedOn(pool.b.name).getByText('1', { exact: true }).waitFor();
   });
 
   it('says when its last-30-minutes figures cover less than 30 minutes: the page holds only the newest 200 rows', async () => {

@@ -6,6 +6,7 @@ import { POOL_PAGE_POLL_MS } from './hub-pool/polling';
 import type { PoolStatus, RoutingRow, ThroughputAdvert, ThroughputEstimate } from './types';
 import {
   distinctModelNames,
+  failedOverFromNode,
   failedRowsParts,
   failedRowsWords,
   isPaired,
@@ -116,6 +117,8 @@ export function Resources() {
   const cut = log.summary === null ? null : windowCutWords(log.rows, log.summary.totalRecorded > log.summary.recorded, KEPT_ROUTING_ROWS, now, CHART_WINDOW_MS);
   const rowsOf = (node: string) =>
     recent.filter((r) => r.node === node || (r.node === null && r.outcome === 'failed' && r.attempts.some((a) => a.node === node)));
+  // These rows name the node that answered; without them a node whose every request a peer picks up reads 0 failed.
+  const failedOverOf = (node: string) => failedOverFromNode(recent, node).length;
 
   return (
     <>
@@ -137,7 +140,7 @@ export function Resources() {
       )}
       <div className="cards">
         {cards.map((c) => (
-          <ResourceCard key={c.name} card={c} rows={logRead ? rowsOf(c.name) : null} />
+          <ResourceCard key={c.name} card={c} rows={logRead ? rowsOf(c.name) : null} failedOver={failedOverOf(c.name)} />
         ))}
         <section className="card" aria-labelledby="res-unplaced">
           <h3 id="res-unplaced">Unplaced</h3>
@@ -148,7 +151,7 @@ export function Resources() {
           </p>
           <p className="small muted">
             No pool node had the model, or the app left before one was tried. A request that failed on every node it was tried on counts in each of those nodes'
-            Failed 30m.
+            Failed 30m; one that failed on a node and was then sent to another counts in the first node's Failed 30m as failed over.
           </p>
         </section>
       </div>
@@ -161,8 +164,11 @@ export function Resources() {
   );
 }
 
-/** `rows`: this node's requests from the routing log (with those that failed at every node tried); null when the log has not been read. */
-function ResourceCard({ card, rows }: { card: NodeCard; rows: readonly RoutingRow[] | null }) {
+/**
+ * `rows`: this node's requests from the routing log (with those that failed at every node tried); null when the log has not been read.
+ * `failedOver`: how many requests failed here and were sent on to another node.
+ */
+function ResourceCard({ card, rows, failedOver }: { card: NodeCard; rows: readonly RoutingRow[] | null; failedOver: number }) {
   // A refusal's first byte times how fast a node said no (about 5 ms), not how fast it serves.
   const firstBytes = (rows ?? []).filter((r) => r.outcome === 'served' && !isRefused(r) && r.durationMs !== null).map((r) => r.durationMs!);
   const id = `res-${card.name.replace(/[^a-z0-9]/gi, '-')}`;
@@ -206,7 +212,7 @@ function ResourceCard({ card, rows }: { card: NodeCard; rows: readonly RoutingRo
               : `median ${ms(median(firstBytes))}, p90 ${ms(percentile(firstBytes, 90))} over ${firstBytes.length}`}
         </dd>
         <dt>Failed 30m</dt>
-        <dd data-testid="failed-30m">{rows === null ? 'not read' : failedRowsWords(rows)}</dd>
+        <dd data-testid="failed-30m">{rows === null ? 'not read' : failedRowsWords(rows, failedOver)}</dd>
       </dl>
     </section>
   );

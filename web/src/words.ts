@@ -340,8 +340,21 @@ export function failedRowsParts(rows: readonly RoutingRow[]): string {
   });
 }
 
-/** Resources' "Failed 30m": "3 (1 abandoned by the caller)". */
-export const failedRowsWords = (rows: readonly RoutingRow[]): string => `${rows.filter(isFailure).length}${failedRowsParts(rows)}`;
+/**
+ * Rows that failed at `node` and were then sent on to another node: they name that other node, so
+ * they are not among `node`'s own rows, yet they are its failures.
+ */
+export const failedOverFromNode = (rows: readonly RoutingRow[], node: string): RoutingRow[] =>
+  rows.filter((r) => r.node !== null && r.node !== node && passedOver(r).some((a) => a.node === node));
+
+/**
+ * Resources' "Failed 30m": "3 (1 abandoned by the caller)", then the requests that failed on the
+ * node and went on to another, said apart: "0; 3 more failed over to another node".
+ */
+export function failedRowsWords(rows: readonly RoutingRow[], failedOver: number): string {
+  const more = failedOver === 0 ? '' : `; ${failedOver} more failed over to another node`;
+  return `${rows.filter(isFailure).length}${failedRowsParts(rows)}${more}`;
+}
 
 /** Where a row went, as Recent routing words it. */
 export function rowServedBy(r: RoutingRow): string {
