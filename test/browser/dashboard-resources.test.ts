@@ -5,6 +5,7 @@
  * apart from the failures it is counted with; a request that failed here and a peer then served
  * is counted here as failed over, and not on the peer's card. Measured speed says which readings
  * are bounds and how old each is. A peer that is no candidate says why instead of showing a queue.
+ * This Hub's card names its own hardware tier and GPU-pressure band.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,6 +21,7 @@ const SHARED = 'shared:1b';
 const A_ONLY = 'a-only:1b';
 /** Held by both of A's engines and asked for by nobody: A's card names it once. */
 const TWO_ENGINES = 'two-engines:1b';
+const TIER_WORDS: Record<string, string> = { 'high-end': 'High-end', 'mid-range': 'Mid-range', 'cpu-only': 'CPU only', insufficient: 'Insufficient hardware' };
 
 interface Row {
   readonly model: string | null;
@@ -122,6 +124,18 @@ describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEO
     await failedOn(pool.b.name).getByText('1', { exact: true }).waitFor();
   });
 
+  it("this Hub's card names its hardware tier in the words peers' cards use, and an unmeasured GPU-pressure band as not measured, never 0", async () => {
+    const status = await eventually(async () => {
+      const s = await pool.a.status();
+      return s.localNode.hardware?.detected === true ? s : null;
+    }, "A's hardware detection to finish");
+    const { tier } = status.localNode.hardware!;
+    assert.ok(tier !== null && TIER_WORDS[tier] !== undefined, `a machine without a GPU is judged on its memory, got ${tier}`);
+    assert.equal(status.localNode.gpuPressure?.band, null, 'no GPU-busy source answers on this machine');
+    const local = watched.page.locator('[data-testid="resource-card"][data-node="local"]');
+    await local.getByText(new RegExp(`^Engines .+ · ${TIER_WORDS[tier]} · GPU pressure not measured\\b`)).waitFor();
+  });
+
   it('says when its last-30-minutes figures cover less than 30 minutes: the page holds only the newest 200 rows', async () => {
     const { page, context } = await openPage(browser);
     await signInByLink(page, pool.a.process);
@@ -209,12 +223,12 @@ describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEO
     await card.getByTestId('models').getByText(`${SHARED} (as last seen, 5 min ago)`, { exact: true }).waitFor({ timeout: 30_000 });
     await card.getByText(/^Unreachable · .+ \(as last seen, 5 min ago\)$/).waitFor();
     const local = page.locator('[data-testid="resource-card"][data-node="local"]');
-    await local.getByText(/^Engines healthy \(probed \d+ s ago\) · This machine$/).waitFor();
+    await local.getByText(/^Engines healthy \(probed \d+ s ago\) · .+ · GPU pressure .+$/).waitFor();
     // One engine healthy is not "Engines healthy", and one not probed yet is counted as neither.
     secondEngine = 'failing';
-    await local.getByText(/^1 of 2 engines healthy \(probed \d+ s ago\) · This machine$/).waitFor({ timeout: 30_000 });
+    await local.getByText(/^1 of 2 engines healthy \(probed \d+ s ago\) · .+ · GPU pressure .+$/).waitFor({ timeout: 30_000 });
     secondEngine = 'not probed';
-    await local.getByText(/^1 of 2 engines healthy, 1 not probed yet \(probed \d+ s ago\) · This machine$/).waitFor({ timeout: 30_000 });
+    await local.getByText(/^1 of 2 engines healthy, 1 not probed yet \(probed \d+ s ago\) · .+ · GPU pressure .+$/).waitFor({ timeout: 30_000 });
     await context.close();
   });
 

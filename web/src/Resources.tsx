@@ -13,6 +13,8 @@ import {
   isRefused,
   lastSeenWords,
   localEnginesWords,
+  localPressureWords,
+  localTierWords,
   median,
   ms,
   notCandidateWords,
@@ -37,6 +39,7 @@ interface NodeCard {
   /** What the Paired Hubs row tags the node with (peers only). */
   readonly tags: readonly string[];
   readonly state: string;
+  /** The hardware tier; for this Hub, with the GPU-pressure band it advertises. */
   readonly tier: string;
   /** Lines of measured speed; null when the Hub's status carries no throughput (an older Hub). */
   readonly speed: readonly string[] | null;
@@ -86,7 +89,8 @@ export function Resources() {
       queue: `${s.localNode.queueDepth} in flight`,
       tags: [],
       state: localEnginesWords(s.localNode.backends),
-      tier: 'This machine',
+      // What peers rank this node on; both are left out for a status without them.
+      tier: [localTierWords(s.localNode.hardware), localPressureWords(s.localNode.gpuPressure)].filter((w) => w !== null).join(' · ') || 'This machine',
       speed: localSpeed(s.localNode.throughput),
     },
     ...s.peers.filter(isPaired).map((p) => ({

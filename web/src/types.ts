@@ -143,6 +143,10 @@ export interface PoolStatus {
     readonly identity: { readonly nodeUuid: string | null; readonly fingerprint: string | null; readonly identityError: string | null } | null;
     readonly peerOriginsMap: { readonly active: boolean; readonly entries: readonly { readonly name: string; readonly origin: string }[] };
     readonly queueDepth: number;
+    /** What hardware detection made of this machine (src/machine/hardware-report.ts); absent when status was built without it. */
+    readonly hardware?: LocalHardware;
+    /** The GPU-pressure band this Hub advertises, and why there is none (src/machine/pressure-sampler.ts); absent with hardware. */
+    readonly gpuPressure?: LocalPressure;
     /** This Hub's own readings of its engines; absent from Hubs before this field. */
     readonly throughput?: { readonly estimates: readonly ThroughputEstimate[]; readonly advertised: ThroughputAdvert | null };
     readonly maxPromptTokens: number | null;
@@ -172,6 +176,27 @@ export interface PoolStatus {
   readonly models: readonly { readonly model: string; readonly nodes: readonly string[]; readonly singleNode: boolean }[];
   /** What the nodes' context caps say together, as the Hub decided it (src/status/context-caps.ts). */
   readonly contextCaps: ContextCapFindings;
+}
+
+/** The fields of status's localNode.hardware the dashboard words. */
+export interface LocalHardware {
+  /** False until detection, which runs once in the background at start, has finished. */
+  readonly detected: boolean;
+  /** Null once detected: detection could not tell, and no tier is advertised (docs/hardware-tier.md). */
+  readonly tier: string | null;
+  readonly unknownBecause: string | null;
+}
+
+/** The fields of status's localNode.gpuPressure the dashboard words. */
+export interface LocalPressure {
+  /** 0-3; null when there is none to advertise (never a 0). */
+  readonly band: number | null;
+  /** Whether the sampler reads at all (only while a peer is connected). */
+  readonly sampling: boolean;
+  /** The last read found no source answering. */
+  readonly noSource: boolean;
+  /** Age of the last reading; null when there has been none. */
+  readonly sampledMsAgo: number | null;
 }
 
 /** Status's contextCaps: the Hub's findings, which the dashboard words and never decides. */

@@ -1,5 +1,5 @@
 /** Records into the words the user guide uses. The only place the dashboard turns data into sentences. */
-import type { ContainerRollup, PeerView, PoolStatus, RoutingLogPage, RoutingRow, ThroughputBand } from './types';
+import type { ContainerRollup, LocalHardware, LocalPressure, PeerView, PoolStatus, RoutingLogPage, RoutingRow, ThroughputBand } from './types';
 
 export interface Badge {
   readonly text: string;
@@ -111,6 +111,25 @@ const tierName = (tier: string): string => TIER_WORDS[tier.toLowerCase()] ?? tie
  */
 export const tierWords = (p: Pick<PeerView, 'hardwareTier' | 'backends'>): string =>
   p.hardwareTier !== null ? tierName(p.hardwareTier) : p.backends === null ? 'Tier not reported yet' : 'Tier not reported';
+
+/** This Hub's tier in the words its peers' cards use, with why there is none once detection gave none; null when status has no hardware. */
+export function localTierWords(h: LocalHardware | undefined): string | null {
+  if (h === undefined) return null;
+  if (!h.detected) return 'Tier not detected yet';
+  return h.tier === null ? `No tier: ${h.unknownBecause ?? 'detection could not tell'}` : tierName(h.tier);
+}
+
+/**
+ * The GPU-pressure band this Hub advertises, as cihub pool status words it, shortened: no band is
+ * "not measured" with why, never a 0 (an idle band is a reading). Null when status has none.
+ */
+export function localPressureWords(p: LocalPressure | undefined): string | null {
+  if (p === undefined) return null;
+  if (p.band !== null) return `GPU pressure band ${p.band}`;
+  if (!p.sampling) return 'GPU pressure not measured (read only while a peer is connected)';
+  if (p.noSource) return 'GPU pressure not measured (no source answers; peers rank this Hub mid-band)';
+  return p.sampledMsAgo === null ? 'GPU pressure not measured yet' : 'GPU pressure not measured (the last reading is too old)';
+}
 
 /**
  * How old a peer's figures (engines, models, tier, limits) are, when the Hub says they are not
