@@ -180,10 +180,8 @@ export class PoolProxy {
     // The engine affinity holds for this session, which contention may leave in front when its prefix is warm.
     const heldId = affinityHeldId([ranked], affinity);
     const affinityTarget = heldId === null ? null : (ranked.find((c) => c.id === heldId) ?? null);
-    // Contention moves a local engine only behind a peer it is not withholding (placement/steps/contention.ts).
-    const contentionCanMove = this.#deps.env.knobs.contentionPlacement() && ranked.some((c) => c.peerId !== null && !withheld(c));
     const held =
-      inbound || !route.completion ? { held: null, refused: null } : await this.#holdForAffinity(affinityTarget, model, facts.numCtx, contentionCanMove);
+      inbound || !route.completion ? { held: null, refused: null } : await this.#holdForAffinity(affinityTarget, model, facts.numCtx, ranked, withheld);
     if (held.refused !== null)
       this.#deps.logger.debug({ model, check: held.refused }, 'contention does not hold the affinity engine: its prefix could not be shown warm');
     const { placed, runsAt } = this.#place(
@@ -328,8 +326,16 @@ export class PoolProxy {
   }
 
   /** Whether contention may leave the affinity engine where it is (contention-hold.ts); asks the engine only when it is contended. */
-  #holdForAffinity(target: Candidate | null, model: string, numCtx: number | null, contentionCanMove: boolean): Promise<HoldDecision> {
+  #holdForAffinity(
+    target: Candidate | null,
+    model: string,
+    numCtx: number | null,
+    ranked: readonly Candidate[],
+    withheld: (c: Candidate) => boolean,
+  ): Promise<HoldDecision> {
     if (target === null) return Promise.resolve({ held: null, refused: null });
+    // Contention moves a local engine only behind a peer it is not withholding (placement/steps/contention.ts).
+    const contentionCanMove = this.#deps.env.knobs.contentionPlacement() && ranked.some((c) => c.peerId !== null && !withheld(c));
     const runsAt = target.engine === 'ollama' ? (numCtx ?? this.#deps.defaultNumCtx()) : null;
     return affinityHold({
       target,
