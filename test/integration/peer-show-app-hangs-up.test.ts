@@ -25,17 +25,15 @@ describe('an /api/show lookup on a peer when the app hangs up', () => {
   before(async () => {
     await peer.start();
     peer.answerCapabilities = (res) =>
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            nodeUuid: peer.uuid,
-            hardwareTier: null,
-            backends: [{ kind: 'ollama', models: [MODEL] }],
-            inFlightRequests: 0,
-            acceptingWork: true,
-          }),
-        );
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          nodeUuid: peer.uuid,
+          hardwareTier: null,
+          backends: [{ kind: 'ollama', models: [MODEL] }],
+          inFlightRequests: 0,
+          acceptingWork: true,
+        }),
+      );
     const ports = await reservePorts(['hub']);
     // No engine of its own: only the peer can describe the model.
     hub = await startNamedHub({ name: fqdn('hub-entry'), port: ports.hub, origins: { [peer.name]: peer.origin } });
