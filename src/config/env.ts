@@ -598,12 +598,6 @@ const OTLP_EXPORT_SHAPERS = [
 ] as const satisfies readonly EnvVariable[];
 
 /**
- * Trace export when an endpoint is set and OTEL_SDK_DISABLED is not true; a refused header list
- * switches it off (the collector would refuse every export). A variable that shapes the export,
- * set with no endpoint, is reported: a misspelt endpoint variable otherwise left a collector's
- * credential set and nothing sent, with no word of why.
- */
-/**
  * OTEL_ variables set here that the Hub does not read (OTEL_BSP_MAX_QUEUE_SIZE, OTEL_TRACES_SAMPLER,
  * ...). An operator who sets one expects an OpenTelemetry SDK to honour it; the Hub has its own
  * small exporter, so each is named at start rather than silently left inert.
@@ -614,6 +608,12 @@ function unreadOtelVariables(env: Env): string[] {
     .sort();
 }
 
+/**
+ * Trace export when an endpoint is set and OTEL_SDK_DISABLED is not true; a refused header list
+ * switches it off (the collector would refuse every export). A variable that shapes the export,
+ * set with no endpoint, is reported: a misspelt endpoint variable otherwise left a collector's
+ * credential set and nothing sent, with no word of why.
+ */
 function otlpFrom(v: EnvValues, env: Env, problems: EnvProblem[], unread: readonly string[]): OtlpExport | null {
   const base = v.OTEL_EXPORTER_OTLP_ENDPOINT;
   const tracesUrl = v.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base === undefined ? undefined : `${base.replace(/\/+$/, '')}/v1/traces`);
@@ -632,8 +632,8 @@ function otlpFrom(v: EnvValues, env: Env, problems: EnvProblem[], unread: readon
   for (const variable of unread)
     problems.push({
       variable,
-      value: /HEADERS|KEY|SECRET|TOKEN|PASSWORD/.test(variable) ? '(hidden: it may hold a credential)' : (env[variable] ?? ''),
-      problem: 'is not a variable this Hub reads: it exports spans itself, with the few settings docs/tracing.md lists',
+      value: /HEADERS|KEY|SECRET|TOKEN|PASSWORD/.test(variable) ? '(hidden: it may hold a credential)' : (env[variable] ?? '').slice(0, 200),
+      problem: 'is not a variable this Hub reads: it exports spans itself, with the few OTEL_ settings docs/operator-guide.md lists',
       usedInstead: 'what that page describes',
     });
   return Object.freeze({

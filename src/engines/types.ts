@@ -46,7 +46,7 @@ export interface BackendView extends ProbeAnswer {
   /** How old the answer was when it was read, ms; null when no probe has answered yet. */
   readonly probedMsAgo: number | null;
   /**
-   * What the engine last said about its own queue, slots and resident models (engine-queue.ts).
+   * What the engine last said about its own queue and slots (engine-queue.ts).
    * Absent or null: it said nothing, its kind publishes nothing the Hub reads, the last read
    * failed, or the report is older than QUEUE_REPORT_MAX_AGE_MS (health-snapshot.ts).
    */

@@ -300,7 +300,7 @@ describe('localCandidates: unservable models', () => {
 
 describe("localCandidates: an engine's own queue report", () => {
   const reported = (running: number | null, waiting: number | null, ownInFlightAtReport: number) => ({
-    engineQueue: { running, waiting, slots: null, resident: null, ownInFlightAtReport, reportedMsAgo: 0 },
+    engineQueue: { running, waiting, slots: null, ownInFlightAtReport, reportedMsAgo: 0 },
   });
   it("adds other clients' requests the engine reported to the proxy's own count", () => {
     const got = localCandidates([backend('vllm', 'vllm', ['m'], reported(1, 3, 0)), backend('ollama', 'ollama', ['m'])], 'm', 'openai', (id) =>

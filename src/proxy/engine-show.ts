@@ -15,10 +15,10 @@ export type EngineShowOutcome =
   | { readonly kind: 'answer'; readonly status: number; readonly contentType: string; readonly bytes: Buffer }
   /** Ollama's 404 on /api/show: it does not hold the model (now), so another node may describe it. */
   | { readonly kind: 'not-held' }
-  /** No answer within the bounds; `why` names the engine and the transport error. */
+  /** No answer within the bounds, or one about the engine rather than the model (5xx, 408, 429); `why` names the engine and what happened. */
   | { readonly kind: 'failed'; readonly why: string };
 
-export async function askEngineShow(dispatcher: Dispatcher, backend: BackendView, body: Buffer): Promise<EngineShowOutcome> {
+export async function askEngineShow(dispatcher: Dispatcher, backend: BackendView, body: Buffer, signal: AbortSignal): Promise<EngineShowOutcome> {
   try {
     const answer = await request(`${backend.url}/api/show`, {
       method: 'POST',
@@ -27,10 +27,17 @@ export async function askEngineShow(dispatcher: Dispatcher, backend: BackendView
       body,
       headersTimeout: PROBE_TRANSPORT_TIMEOUT_MS,
       bodyTimeout: PROBE_TRANSPORT_TIMEOUT_MS,
+      signal,
     });
     if (answer.statusCode === 404) {
       discardBody(answer.body);
       return { kind: 'not-held' };
+    }
+    // The engine speaking of itself (down, queue full): it says nothing of the model, so the next
+    // engine or a peer may still describe it.
+    if (answer.statusCode >= 500 || answer.statusCode === 408 || answer.statusCode === 429) {
+      discardBody(answer.body);
+      return { kind: 'failed', why: `${backend.backendId} at ${backend.url} answered /api/show with HTTP ${answer.statusCode}` };
     }
     const bytes = await readBounded(answer.body, { maxBytes: ENGINE_SHOW_MAX_BYTES, timeoutMs: PROBE_TRANSPORT_TIMEOUT_MS }, answer.headers['content-length']);
     return { kind: 'answer', status: answer.statusCode, contentType: String(answer.headers['content-type'] ?? 'application/json'), bytes };

@@ -220,11 +220,19 @@ export class LocalRoutes {
     const forward = Buffer.from(JSON.stringify({ ...body, model }));
     // An engine that does not answer may still hold the model: the 502 names it unless a peer describes it.
     const localFailures: string[] = [];
-    for (const engine of showAskOrder(views, model)) {
-      if (res.destroyed) return;
-      const outcome = await askEngineShow(this.#deps.dispatcher, engine, forward);
-      if (outcome.kind === 'answer') return sendBytes(res, outcome.status, outcome.contentType, outcome.bytes);
-      if (outcome.kind === 'failed') localFailures.push(outcome.why);
+    // Nobody is left to read a description once the app hangs up.
+    const appGone = new AbortController();
+    const onAppGone = () => appGone.abort();
+    res.once('close', onAppGone);
+    try {
+      for (const engine of showAskOrder(views, model)) {
+        if (res.destroyed) return;
+        const outcome = await askEngineShow(this.#deps.dispatcher, engine, forward, appGone.signal);
+        if (outcome.kind === 'answer') return sendBytes(res, outcome.status, outcome.contentType, outcome.bytes);
+        if (outcome.kind === 'failed') localFailures.push(outcome.why);
+      }
+    } finally {
+      res.off('close', onAppGone);
     }
     for (const peer of this.#deps.proxy.showOrder(model, peers)) {
       if (res.destroyed) return;

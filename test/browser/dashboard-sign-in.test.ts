@@ -143,6 +143,30 @@ describe('dashboard: sign-in, sessions and the page itself', { timeout: START_TI
     await context.close();
   });
 
+  it('a refused link leaves the session this browser holds standing, and a browser that refuses storage still signs in', async () => {
+    const { page, context, errors } = await openPage(browser);
+    await signInByLink(page, pool.a.process);
+    // A spent or mangled link opened in another tab of the same browser.
+    const second = await context.newPage();
+    await second.goto(`${pool.a.url}/#signin-link=spent`);
+    await second.getByRole('button', { name: 'Sign out' }).waitFor();
+    assert.equal(await second.getByLabel('Operator key or API key').count(), 0, 'still signed in, not sent to sign-in');
+    await context.close();
+
+    // A hardened profile: every touch of localStorage throws. The token lives in the page's memory.
+    const hardened = await openPage(browser);
+    await hardened.context.addInitScript({
+      content: "Object.defineProperty(window, 'localStorage', { get() { throw new DOMException('storage is switched off', 'SecurityError'); } });",
+    });
+    await signInByLink(hardened.page, pool.a.process);
+    await hardened.page.getByRole('link', { name: 'Logs' }).click();
+    // The Hub log is an operator read: it shows only when the call carried the token kept in memory.
+    await hardened.page.getByTestId('hub-log-line').filter({ hasText: 'hub listening' }).first().waitFor();
+    assert.equal(await hardened.page.getByLabel('Operator key or API key').count(), 0);
+    assert.deepEqual([...errors, ...hardened.errors], []);
+    await hardened.context.close();
+  });
+
   it('the cookie alone writes nothing: the CSRF token header and this origin are required', async () => {
     const { page, context } = await openPage(browser);
     await signInByLink(page, pool.a.process);

@@ -61,10 +61,17 @@ export function App() {
       return;
     }
     linkSignIn ??= signInWithLink(linkAtLoad);
-    linkSignIn.then(setSession, (err: Error) => {
+    const refused = (err: Error) => {
       setLinkRefused(err);
       setSession(null);
-    });
+    };
+    // A refused link (spent in another tab, say) leaves any session this browser already holds standing.
+    linkSignIn.then(setSession, (err: Error) =>
+      currentSession().then(
+        (held) => (held === null ? refused(err) : setSession(held)),
+        () => refused(err),
+      ),
+    );
   }, []);
 
   const openGuide = useCallback((step?: GuideStep) => setGuide({ step: step ?? null }), []);

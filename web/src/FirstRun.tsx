@@ -1,11 +1,12 @@
 import { useDashboard } from './context';
+import { readStored, writeStored } from './browser-storage';
 import type { PoolStatus } from './types';
 import { distinctModels, plural } from './words';
 
 /** Kept per browser origin, like the Home card's dismissal: the Hub itself has no first-run state. */
 const FINISHED_KEY = 'cihub.firstRunFinished';
 
-export const firstRunFinished = (): boolean => window.localStorage.getItem(FINISHED_KEY) === '1';
+export const firstRunFinished = (): boolean => readStored(FINISHED_KEY) === '1';
 
 /**
  * First-run setup on Home: what a new Hub needs (an engine that answers, Tailscale), and, when
@@ -62,7 +63,7 @@ export function FirstRun({ s, onFinish }: { s: PoolStatus; onFinish: () => void 
           type="button"
           className="primary"
           onClick={() => {
-            window.localStorage.setItem(FINISHED_KEY, '1');
+            writeStored(FINISHED_KEY, '1');
             onFinish();
           }}
         >

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { api, POOL } from './api';
+import { readStored, writeStored } from './browser-storage';
 import { useDashboard } from './context';
 import { FirstReadFailed } from './FirstReadFailed';
 import { FirstRun, firstRunFinished } from './FirstRun';
@@ -16,7 +17,7 @@ export function Home() {
   const { readOnly, openGuide } = useDashboard();
   const status = usePoll(() => api<PoolStatus>('GET', `${POOL}/status`), HOME_POLL_MS);
   const log = usePoll(() => api<RoutingLogPage>('GET', `${POOL}/routing-log?limit=1`), HOME_POLL_MS);
-  const [dismissed, setDismissed] = useState(() => window.localStorage.getItem(DISMISS_KEY) === '1');
+  const [dismissed, setDismissed] = useState(() => readStored(DISMISS_KEY) === '1');
   const [finished, setFinished] = useState(firstRunFinished);
   const s = status.data;
   if (s === null)
@@ -74,7 +75,7 @@ export function Home() {
             <button
               type="button"
               onClick={() => {
-                window.localStorage.setItem(DISMISS_KEY, '1');
+                writeStored(DISMISS_KEY, '1');
                 setDismissed(true);
               }}
             >

@@ -5,13 +5,21 @@
  * whereas the cookie also reaches every other port of this host, so the pair is what proves a
  * call came from this page.
  */
+import { readStored, removeStored, writeStored } from './browser-storage';
 import type { SessionInfo, SignedIn } from './types';
 
 export const POOL = '/api/inference/pool';
 const SESSION = '/api/hub/session';
 const TOKEN_KEY = 'cihub.csrfToken';
-const storedToken = (): string | null => window.localStorage.getItem(TOKEN_KEY);
-const forgetToken = (): void => window.localStorage.removeItem(TOKEN_KEY);
+const storedToken = (): string | null => readStored(TOKEN_KEY);
+
+/**
+ * Drops the token a refused call sent, if it is still the one stored: another tab may have
+ * signed in since (closing this tab's session) and stored its own, which must stay.
+ */
+function forgetToken(sent: string | null): void {
+  if (storedToken() === sent) removeStored(TOKEN_KEY);
+}
 let features: SessionInfo['features'] = { discovery: false };
 
 /** Whether this Hub has the discovery route (read at sign-in). */
@@ -43,9 +51,8 @@ export function whenSignedOut(listener: () => void): void {
   onSignedOut = listener;
 }
 
-async function send(method: string, path: string, body?: unknown): Promise<Response> {
+async function send(method: string, path: string, body?: unknown, csrfToken: string | null = storedToken()): Promise<Response> {
   const headers: Record<string, string> = {};
-  const csrfToken = storedToken();
   if (csrfToken !== null) headers['x-cihub-csrf'] = csrfToken;
   if (body !== undefined) headers['content-type'] = 'application/json';
   try {
@@ -72,18 +79,27 @@ async function read<T>(res: Response): Promise<T> {
   return json as T;
 }
 
+/** Whether the token has changed since `sent` went out: another tab signed in, and its token is the one to use. */
+const replacedSince = (sent: string | null): boolean => {
+  const now = storedToken();
+  return now !== null && now !== sent;
+};
+
 /**
  * A call with the session. A 401 (the Hub holds no such session: it restarted, or the session
  * ran out) or a refused token (the stored one is not this cookie's session's: storage was
  * cleared or changed) both leave nothing to act with: the token is dropped and the page goes
- * to sign-in.
+ * to sign-in. Unless another tab signed in meanwhile: the call is made once more with its token
+ * (a refused call did nothing, write or not: the session is judged before the body is read).
  */
-export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, retried = false): Promise<T> {
+  const sent = storedToken();
   try {
-    return await read<T>(await send(method, path, body));
+    return await read<T>(await send(method, path, body, sent));
   } catch (err) {
     if (err instanceof ApiError && (err.status === 401 || err.code === 'HUB_ERR_CSRF_REFUSED')) {
-      forgetToken();
+      if (!retried && replacedSince(sent)) return api<T>(method, path, body, true);
+      forgetToken(sent);
       onSignedOut();
     }
     throw err;
@@ -91,10 +107,12 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
 }
 
 /** The session this browser holds, or null when signed out. The Hub answers it only alongside the stored token. */
-export async function currentSession(): Promise<SessionInfo | null> {
-  const answer = await read<SessionInfo | { signedIn: false }>(await send('GET', SESSION));
+export async function currentSession(retried = false): Promise<SessionInfo | null> {
+  const sent = storedToken();
+  const answer = await read<SessionInfo | { signedIn: false }>(await send('GET', SESSION, undefined, sent));
   if (!answer.signedIn) {
-    forgetToken();
+    if (!retried && replacedSince(sent)) return currentSession(true);
+    forgetToken(sent);
     return null;
   }
   features = answer.features;
@@ -103,7 +121,7 @@ export async function currentSession(): Promise<SessionInfo | null> {
 
 async function signInWith(credential: { key: string } | { link: string }): Promise<SessionInfo> {
   const { csrfToken, ...session } = await read<SignedIn>(await send('POST', SESSION, credential));
-  window.localStorage.setItem(TOKEN_KEY, csrfToken);
+  writeStored(TOKEN_KEY, csrfToken);
   features = session.features;
   return session;
 }
@@ -114,8 +132,9 @@ export const signIn = (key: string): Promise<SessionInfo> => signInWith({ key })
 export const signInWithLink = (link: string): Promise<SessionInfo> => signInWith({ link });
 
 export async function signOut(): Promise<void> {
-  const res = await send('DELETE', SESSION);
+  const sent = storedToken();
+  const res = await send('DELETE', SESSION, undefined, sent);
   // Kept when the Hub could not end the session, so the page can still try again with it.
-  if (res.ok || res.status === 401) forgetToken();
+  if (res.ok || res.status === 401) forgetToken(sent);
   await read(res);
 }
