@@ -9,6 +9,7 @@ import type { Dispatcher } from 'undici';
 import type { BackendView } from '../engines/types.js';
 import { describeTransportError, ENGINE_SHOW_MAX_BYTES, PROBE_TRANSPORT_TIMEOUT_MS } from '../engines/probe-fetch.js';
 import { discardBody, readBounded } from '../util/bounded-read.js';
+import { decideOnStatus } from './failover-policy.js';
 
 export type EngineShowOutcome =
   /** What the engine answered, to relay as it is. */
@@ -35,7 +36,7 @@ export async function askEngineShow(dispatcher: Dispatcher, backend: BackendView
     }
     // The engine speaking of itself (down, queue full): it says nothing of the model, so the next
     // engine or a peer may still describe it.
-    if (answer.statusCode >= 500 || answer.statusCode === 408 || answer.statusCode === 429) {
+    if (decideOnStatus(answer.statusCode) === 'fail-over') {
       discardBody(answer.body);
       return { kind: 'failed', why: `${backend.backendId} at ${backend.url} answered /api/show with HTTP ${answer.statusCode}` };
     }

@@ -41,6 +41,7 @@ import { verdictWindow } from './verdict-window.js';
 import { affinityHold, engineResidency, type HoldDecision } from './contention-hold.js';
 import type { PrefixAffinity } from '../placement/affinity/prefix-affinity.js';
 import { affinityHeldId, affinityOutcome } from '../placement/steps/affinity.js';
+import { peerCanTake } from '../placement/steps/contention.js';
 import type { IncomingTraceHeaders } from '../tracing/trace-context.js';
 import type { Tracer } from '../tracing/tracer.js';
 
@@ -334,8 +335,7 @@ export class PoolProxy {
     withheld: (c: Candidate) => boolean,
   ): Promise<HoldDecision> {
     if (target === null) return Promise.resolve({ held: null, refused: null });
-    // Contention moves a local engine only behind a peer it is not withholding (placement/steps/contention.ts).
-    const contentionCanMove = this.#deps.env.knobs.contentionPlacement() && ranked.some((c) => c.peerId !== null && !withheld(c));
+    const contentionCanMove = this.#deps.env.knobs.contentionPlacement() && peerCanTake([ranked], withheld);
     const runsAt = target.engine === 'ollama' ? (numCtx ?? this.#deps.defaultNumCtx()) : null;
     return affinityHold({
       target,

@@ -59,14 +59,21 @@ function load(c: Candidate, pressureWeight: number): number {
   return pressureWeight === 0 ? c.queueDepth : c.queueDepth + pressureWeight * c.pressure;
 }
 
+/**
+ * Whether contention can move a local engine at all: only behind a peer that can take the
+ * request. Giving way to nothing changes nothing, and a withheld peer is asked only after this
+ * engine whatever it finds. The proxy asks it too, before it reads residency for affinity's hold.
+ */
+export function peerCanTake(tiers: Tiers, withheld: (c: Candidate) => boolean): boolean {
+  return tiers.some((t) => t.some((c) => c.peerId !== null && !withheld(c)));
+}
+
 export const contentionStep: PlacementStep<'contention'> = {
   key: 'contention',
   run(tiers, ctx) {
     const input = ctx.contention;
     if (input === undefined) return { tiers, record: null };
-    // Only when a peer can take the request: giving way to nothing changes nothing, and a
-    // withheld peer is asked only after this engine whatever it finds.
-    if (!tiers.some((t) => t.some((c) => c.peerId !== null && !ctx.withheld.has(c.id)))) return { tiers, record: null };
+    if (!peerCanTake(tiers, (c) => ctx.withheld.has(c.id))) return { tiers, record: null };
     const demoted: ContentionDemotion[] = [];
     const next: Candidate[][] = [];
     for (const tier of tiers) {
