@@ -418,6 +418,7 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
       pid: process.pid,
       startedAt: new Date(clock.nowMs()).toISOString(),
       bootId,
+      bootProof: true,
       version: CIHUB_VERSION,
     });
   } catch (err) {

@@ -2,7 +2,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BOOT_CHECK_TIMEOUT_MS, callHub, HubNotAnsweringError, HubNotRunningError, verifyHub, type HubTarget } from './hub-client.js';
+import { bootProof } from '../auth/boot-proof.js';
+import { BOOT_CHECK_TIMEOUT_MS, callHub, HubNotAnsweringError, HubNotRunningError, HubUnreachableError, verifyHub, type HubTarget } from './hub-client.js';
 import { CIHUB_VERSION } from './version.js';
 
 describe('verifyHub against a listener that takes the request and never answers', () => {
@@ -20,7 +21,7 @@ describe('verifyHub against a listener that takes the request and never answers'
   });
 
   it(`says the recorded process runs but gave no answer within ${BOOT_CHECK_TIMEOUT_MS / 1000} s, not the timeout's numeric code`, async () => {
-    const err = await verifyHub({ url, operatorKey: 'k', pid: process.pid, bootId: 'boot', dataDir: '/nowhere', version: null }).then(
+    const err = await verifyHub({ url, operatorKey: 'k', pid: process.pid, bootId: 'boot', bootProof: false, dataDir: '/nowhere', version: null }).then(
       () => null,
       (e: unknown) => e,
     );
@@ -53,7 +54,10 @@ describe('the version warning, once the Hub is verified', () => {
   /** A command's HubTarget as findHub makes it, with the warning caught rather than written. */
   function target(version: string | null, bootId = 'boot'): { target: HubTarget; warned: string[] } {
     const warned: string[] = [];
-    return { target: { url, operatorKey: 'k', pid: process.pid, bootId, dataDir: '/nowhere', version, warn: (line) => warned.push(line) }, warned };
+    return {
+      target: { url, operatorKey: 'k', pid: process.pid, bootId, bootProof: false, dataDir: '/nowhere', version, warn: (line) => warned.push(line) },
+      warned,
+    };
   }
 
   it('is one line for the whole command, however many calls it makes, when hub.json records another version', async () => {
@@ -83,4 +87,65 @@ describe('the version warning, once the Hub is verified', () => {
     await assert.rejects(callHub(t, 'GET', '/one'), HubNotRunningError);
     assert.deepEqual(warned, []);
   });
+});
+
+describe('verifyHub when hub.json says its Hub proves the operator key', () => {
+  let listener: Server;
+  let url = '';
+  /** What the listener answers at the boot route, given the challenge the CLI sent (null when none). */
+  let answer: (challenge: string | null) => unknown = () => ({});
+  const seen: { url: string; authorization: string | undefined }[] = [];
+  before(async () => {
+    listener = createServer((req, res) => {
+      seen.push({ url: req.url ?? '', authorization: req.headers.authorization });
+      const asked = new URL(req.url ?? '/', 'http://x');
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(asked.pathname === '/api/hub/boot' ? answer(asked.searchParams.get('challenge')) : {}));
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    await new Promise<void>((resolve) => listener.close(() => resolve()));
+  });
+
+  const target = (): HubTarget => ({ url, operatorKey: 'cihub_op_k', pid: process.pid, bootId: 'boot', bootProof: true, dataDir: '/nowhere', version: null });
+
+  it("sends the key once the listener answers this call's challenge with the proof the key gives", async () => {
+    seen.length = 0;
+    answer = (challenge) => ({ bootId: 'boot', proof: bootProof('cihub_op_k', 'boot', challenge ?? '') });
+    await callHub(target(), 'GET', '/one');
+    assert.equal(seen.length, 2);
+    assert.match(seen[0]!.url, /^\/api\/hub\/boot\?challenge=[0-9a-f]{64}$/);
+    assert.equal(seen[1]!.authorization, 'Bearer cihub_op_k');
+  });
+
+  const refused: [string, (challenge: string | null) => unknown][] = [
+    ['the recorded boot id with no proof, as a listener that learnt it while the Hub ran would', () => ({ bootId: 'boot' })],
+    ['a proof recorded for another challenge', () => ({ bootId: 'boot', proof: bootProof('cihub_op_k', 'boot', 'a'.repeat(64)) })],
+    [
+      'a proof made with another key (operator.key replaced since the Hub started)',
+      (challenge) => ({ bootId: 'boot', proof: bootProof('cihub_op_other', 'boot', challenge ?? '') }),
+    ],
+  ];
+  for (const [what, given] of refused) {
+    it(`never sends the key to a listener that answers ${what}`, async () => {
+      seen.length = 0;
+      answer = given;
+      const err = await callHub(target(), 'GET', '/one').then(
+        () => null,
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof HubUnreachableError, String(err));
+      assert.match(
+        err.message,
+        /^The Hub at http:\/\/127\.0\.0\.1:\d+ did not prove it holds the operator key in \/nowhere\/operator\.key, so the key was not sent: /,
+      );
+      assert.deepEqual(
+        seen.map((s) => s.authorization),
+        [undefined],
+        'one boot check, no credential',
+      );
+    });
+  }
 });

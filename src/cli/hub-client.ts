@@ -8,6 +8,7 @@ import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { dataDirRefused, OPERATOR_KEY_FILE, readHubInfo, readOperatorKey } from '../config/data-dir.js';
 import { homeDataDir, processEnv, sudoUser } from '../config/env.js';
+import { BOOT_CHALLENGE_QUERY, bootProofMatches, newBootChallenge } from '../auth/boot-proof.js';
 import { HUB_BOOT_PATH } from '../http/hub-boot-routes.js';
 import { parseJsonOrUndefined, readBounded, UpstreamReadError } from '../util/bounded-read.js';
 import { describeCallFailure, isCallTimeout, noAnswerWithin } from '../util/call-failure.js';
@@ -111,6 +112,8 @@ export interface HubTarget {
   /** What hub.json says about the process that wrote it, checked before the key leaves. */
   readonly pid: number;
   readonly bootId: string | null;
+  /** Whether hub.json says its Hub proves the operator key at the boot check (HubInfo.bootProof); false for an older Hub's file. */
+  readonly bootProof: boolean;
   readonly dataDir: string;
   /** The cihub version hub.json records for the running Hub; null when it records none (an older Hub wrote it). */
   readonly version: string | null;
@@ -193,6 +196,7 @@ export function findHub(dataDir: string, who: Invoker = thisProcess()): HubTarge
     operatorKey,
     pid: info.pid,
     bootId: typeof info.bootId === 'string' ? info.bootId : null,
+    bootProof: info.bootProof === true,
     dataDir,
     version: typeof info.version === 'string' ? info.version : null,
   };
@@ -212,7 +216,9 @@ function refusal(statusCode: number, json: unknown): { said: string; hub: { stat
 
 /**
  * Sends nothing secret: the recorded process must still exist, and the listener at the
- * recorded URL must answer the recorded boot id without being given a credential. A listener
+ * recorded URL must answer the recorded boot id without being given a credential, and, when
+ * hub.json says its Hub can, prove with this call's fresh challenge that it holds the key
+ * (auth/boot-proof.ts): a boot id recorded while the Hub ran is no passport then. A listener
  * that refuses the check with a Hub's error (403 HUB_ERR_HOST_NOT_ALLOWED, say) is running, so
  * its reason is passed on; anything else means hub.json outlived its Hub, and the one sentence
  * says so.
@@ -224,10 +230,11 @@ export async function verifyHub(hub: HubTarget): Promise<void> {
     `start it with ${serveCommand(hub.dataDir)}`,
   );
   if (hub.bootId === null || !pidAlive(hub.pid)) throw notRunning;
+  const challenge = hub.bootProof ? newBootChallenge() : null;
   let status: number;
   let answered: unknown;
   try {
-    const res = await request(`${hub.url}${HUB_BOOT_PATH}`, {
+    const res = await request(`${hub.url}${HUB_BOOT_PATH}${challenge === null ? '' : `?${BOOT_CHALLENGE_QUERY}=${challenge}`}`, {
       method: 'GET',
       headersTimeout: BOOT_CHECK_TIMEOUT_MS,
       bodyTimeout: BOOT_CHECK_TIMEOUT_MS,
@@ -255,6 +262,20 @@ export async function verifyHub(hub: HubTarget): Promise<void> {
     );
   }
   if (status !== 200 || (answered as { bootId?: unknown } | null)?.bootId !== hub.bootId) throw notRunning;
+  if (challenge !== null && !bootProofMatches((answered as { proof?: unknown }).proof, hub.operatorKey, hub.bootId, challenge)) throw proofMissing(hub);
+}
+
+/**
+ * The listener answered the recorded boot id but not the proof of the key operator.key holds.
+ * The Hub read its key when it started, so either the file changed since, or, while the
+ * recorded pid lives on in another process, what answers is not the Hub but something that
+ * learnt its boot id. The CLI cannot tell which from here, so the sentence names both.
+ */
+function proofMissing(hub: HubTarget): HubUnreachableError {
+  const file = join(hub.dataDir, OPERATOR_KEY_FILE);
+  const found = `the Hub at ${hub.url} did not prove it holds the operator key in ${file}, so the key was not sent: the file no longer holds the key this Hub started with (it was replaced or edited since), or what answers there is not the Hub`;
+  const fix = `restart the Hub (${serveCommand(hub.dataDir)}, or its service manager) so it reads operator.key again; if pid ${hub.pid} is not a cihub, stop whatever listens at ${hub.url} first`;
+  return new HubUnreachableError(foundThenFix(found, fix), found, fix);
 }
 
 /**

@@ -25,6 +25,13 @@ export interface HubInfo {
    */
   readonly bootId?: string;
   /**
+   * True when this Hub proves at GET /api/hub/boot that it holds the operator key (auth/boot-proof.ts).
+   * The CLI then sends the key only to a listener that gives the proof; a hub.json without it was
+   * written by an older Hub, whose boot id alone is checked. A listener cannot set it: the file is
+   * the operator's, beside operator.key.
+   */
+  readonly bootProof?: boolean;
+  /**
    * The cihub version of the running Hub (package.json's), so a CLI upgraded beside it can tell
    * the Hub has not been restarted onto the new code yet. Absent in files Hubs from before this
    * field wrote, which the CLI therefore reads as older than itself.

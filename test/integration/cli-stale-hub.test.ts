@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { bootProof } from '../../src/auth/boot-proof.js';
 import { freshDataDir, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 
 interface Seen {
@@ -22,7 +23,7 @@ async function squatter(bootId: string): Promise<{ server: Server; port: number;
   const server = createServer((req, res) => {
     seen.push({ url: req.url ?? '', headers: req.headers });
     res.setHeader('content-type', 'application/json');
-    res.end(req.url === '/api/hub/boot' ? JSON.stringify({ bootId }) : JSON.stringify({ peers: [] }));
+    res.end(req.url?.split('?')[0] === '/api/hub/boot' ? JSON.stringify({ bootId }) : JSON.stringify({ peers: [] }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, port: (server.address() as { port: number }).port, seen };
@@ -35,8 +36,11 @@ async function deadPid(): Promise<number> {
   return child.pid!;
 }
 
-function writeStaleHubJson(dataDir: string, port: number, pid: number, bootId: string): void {
-  writeFileSync(join(dataDir, 'hub.json'), JSON.stringify({ url: `http://127.0.0.1:${port}`, port, pid, startedAt: new Date().toISOString(), bootId }));
+function writeStaleHubJson(dataDir: string, port: number, pid: number, bootId: string, bootProof?: true): void {
+  writeFileSync(
+    join(dataDir, 'hub.json'),
+    JSON.stringify({ url: `http://127.0.0.1:${port}`, port, pid, startedAt: new Date().toISOString(), bootId, bootProof }),
+  );
   writeFileSync(join(dataDir, 'operator.key'), 'cihub_op_secret-that-must-not-leak\n', { mode: 0o600 });
 }
 
@@ -55,6 +59,22 @@ describe('the CLI and a hub.json left behind by a crash', () => {
     assert.match(run.stderr, /^The Hub is not running: .*hub\.json is left over from a Hub that has stopped, so the operator key was not sent/);
     assert.equal(run.stderr.trim().split('\n').length, 1);
     assert.equal(fake.seen.length, 0, "nothing at all is sent to a dead process's URL");
+  });
+
+  it('never sends the key to a listener that replays the boot id it learnt while the Hub ran, when the recorded pid lives on in another process', async () => {
+    const dataDir = freshDataDir();
+    fake = await squatter('boot-learnt');
+    // This test's own pid stands for the reused one: alive, and not the Hub.
+    writeStaleHubJson(dataDir, fake.port, process.pid, 'boot-learnt', true);
+    const run = await runCli(['pool', 'peers'], { dataDir });
+    assert.equal(run.code, 1, `exit 1: something answers but cannot be trusted; stderr: ${run.stderr}`);
+    assert.match(run.stderr, /^The Hub at http:\/\/127\.0\.0\.1:\d+ did not prove it holds the operator key in .*operator\.key, so the key was not sent: /);
+    assert.equal(run.stderr.trim().split('\n').length, 1);
+    assert.deepEqual(
+      fake.seen.map((s) => s.headers.authorization),
+      [undefined],
+      'only the boot check reached it, with no credential',
+    );
   });
 
   it('never sends the key when the process lives but another server answers at the URL', async () => {
@@ -133,6 +153,13 @@ describe('the CLI and a Hub that is running', () => {
     const info = JSON.parse(readFileSync(join(hub.dataDir, 'hub.json'), 'utf8')) as { bootId: string };
     const boot = await fetch(`${hub.url}/api/hub/boot`);
     assert.deepEqual(await boot.json(), { bootId: info.bootId });
+    const challenge = 'c'.repeat(64);
+    const proven = await fetch(`${hub.url}/api/hub/boot?challenge=${challenge}`);
+    const key = readFileSync(join(hub.dataDir, 'operator.key'), 'utf8').trim();
+    assert.deepEqual(await proven.json(), { bootId: info.bootId, proof: bootProof(key, info.bootId, challenge) });
+    const malformed = await fetch(`${hub.url}/api/hub/boot?challenge=not-hex`);
+    assert.equal(malformed.status, 400);
+    assert.match(((await malformed.json()) as { error: { message: string } }).error.message, /^challenge must be given once, as 64 lower-case hex digits/);
     const run = await runCli(['pool', 'peers', '--json'], { dataDir: hub.dataDir });
     assert.equal(run.code, 0, run.stderr);
     assert.deepEqual(JSON.parse(run.stdout), { peers: [] });
@@ -192,7 +219,7 @@ describe('the CLI and a Hub whose operator.key was replaced after it started', (
     assert.equal(run.code, 1, `exit 1: the Hub runs and refused; stderr: ${run.stderr}`);
     assert.match(
       run.stderr,
-      /^The Hub at http:\/\/127\.0\.0\.1:\d+ does not accept the operator key in .*\/operator\.key: the file no longer holds the key this Hub started with/,
+      /^The Hub at http:\/\/127\.0\.0\.1:\d+ did not prove it holds the operator key in .*\/operator\.key, so the key was not sent: the file no longer holds the key this Hub started with/,
     );
     // The Hub's data dir is not the default one, so the command to start it must name it.
     assert.match(run.stderr, /Restart the Hub \(`cihub serve --data-dir \S+`, or its service manager\) so it reads operator\.key again/);
@@ -206,7 +233,7 @@ describe('the CLI and a Hub whose operator.key was replaced after it started', (
     const { checks } = JSON.parse(run.stdout) as { checks: { code: string; verdict: string; found: string; fix: string | null }[] };
     const h1 = checks.find((c) => c.code === 'H1')!;
     assert.equal(h1.verdict, 'fail');
-    assert.match(h1.found, /does not accept the operator key in .*\/operator\.key/);
+    assert.match(h1.found, /did not prove it holds the operator key in .*\/operator\.key/);
     assert.match(h1.fix ?? '', /^restart the Hub/);
   });
 });

@@ -104,7 +104,7 @@ describe('pinCommand and unpinCommand against the routes', () => {
       logger: pino({ level: 'silent' }),
       peers: { self: async () => ({ nodeFqdn: 'hub-a.tail0.ts.net', tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'env' as const }) },
     });
-    registerHubBootRoutes(app, { bootId: 'pin-test-boot' });
+    registerHubBootRoutes(app, { bootId: 'pin-test-boot', operatorKey: key });
     app.get('/api/inference/pool/status', async () => ({ pins: pinStatuses(settings.get().poolPins, HEALTHY_LOCAL_NO_PEER) }));
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();

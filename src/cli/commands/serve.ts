@@ -88,13 +88,15 @@ function portTaken(host: string, port: number, problem: string): string {
  * claim (config/data-dir-lock.ts), but a lock file deleted by hand takes the running Hub's claim
  * with it, and a second Hub then took the dir. Only a live process that answers the boot check
  * counts, so a hub.json a crash left, or a pid since reused, stops nothing. The check sends no
- * credential.
+ * credential and asks for no proof of one: a listener that fakes the boot id can only keep this
+ * Hub from starting, not learn anything.
  */
 async function answeringHolder(dataDir: string): Promise<HubInfo | null> {
   const info = readHubInfo(dataDir);
   if (info === null || info.pid === process.pid || typeof info.bootId !== 'string' || !pidAlive(info.pid)) return null;
   try {
-    await verifyHub({ url: info.url, operatorKey: '', pid: info.pid, bootId: info.bootId, dataDir, version: null });
+    // No key is sent and none is asked for: this only learns whether the dir's Hub answers.
+    await verifyHub({ url: info.url, operatorKey: '', pid: info.pid, bootId: info.bootId, bootProof: false, dataDir, version: null });
     return info;
   } catch {
     return null;

@@ -86,7 +86,8 @@ const fixed: Record<RouteKey, RouteDoc> = {
   'PATCH /api/inference/preferences': { summary: "state or clear this node's Ollama slots or context cap (`ollamaSlots`, `maxNumCtx`)", tag: 'operator' },
   'GET /api/hub/logs': { summary: "the Hub's own log lines, filtered by level and time, with a cursor to follow from", tag: 'operator' },
   'GET /api/hub/boot': {
-    summary: "this process's boot id `{ bootId }`, which `cihub` matches against hub.json before it sends the operator key",
+    summary:
+      "this process's boot id `{ bootId }` and, given `?challenge=`, a proof that it holds the operator key; `cihub` checks both against hub.json and operator.key before it sends the key",
     tag: 'supervisor',
     auth: 'none',
   },
