@@ -26,6 +26,8 @@ export class SimCore {
   readonly startedAtMs = Date.now();
   readonly #opts: SimEngineOptions;
   #runtimes = new Map<string, ModelRuntime>();
+  /** Every request the engine port read, by path as sent: probes and listings included, /__sim excluded. */
+  #byPath = new Map<string, number>();
   requests = 0;
   aborted = 0;
   hanging = 0;
@@ -92,6 +94,14 @@ export class SimCore {
     if (runtime !== undefined) runtime.requests++;
   }
 
+  /**
+   * Counts one request to `path`, whatever it asked. `requests` counts inference only, and a test
+   * that must show the Hub did not read an engine's /api/ps on a request's way has to see the rest.
+   */
+  countPath(path: string): void {
+    this.#byPath.set(path, (this.#byPath.get(path) ?? 0) + 1);
+  }
+
   countAbort(runtime: ModelRuntime | undefined): void {
     this.aborted++;
     if (runtime !== undefined) runtime.aborted++;
@@ -100,6 +110,7 @@ export class SimCore {
   reset(): void {
     this.requests = 0;
     this.aborted = 0;
+    this.#byPath.clear();
     for (const r of this.#runtimes.values()) r.reset();
   }
 
@@ -129,6 +140,7 @@ export class SimCore {
       inFlight,
       queued,
       requests: this.requests,
+      requestsByPath: Object.fromEntries(this.#byPath),
       aborted: this.aborted,
       hanging: this.hanging,
       refusing: this.refusing,

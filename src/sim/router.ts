@@ -54,6 +54,7 @@ async function serve(core: SimCore, control: SimControl, routes: ReadonlyMap<str
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
     const path = ex.url.pathname;
     if (path.startsWith(CONTROL_PREFIX)) return await handleControl(control, ex, req.method ?? 'GET', path, body);
+    core.countPath(path);
     const handler = routes.get(`${method} ${routePath(core.dialect, path)}`);
     if (handler !== undefined) return await handler(core, ex, body);
     if (core.dialect === 'ollama' && method === 'GET' && path.startsWith('/v1/models/')) {

@@ -100,6 +100,11 @@ export interface SimState {
   queued: number;
   /** Inference requests received (chat, generate, completions, embeddings), including failed ones. */
   requests: number;
+  /**
+   * Every request the engine port received, by URL path as sent (no query), whether it was served,
+   * refused with a 4xx or not found; a path never asked is absent. Control routes are not counted.
+   */
+  requestsByPath: Record<string, number>;
   /** Requests whose client hung up before the answer was complete. */
   aborted: number;
   /** Requests held by the `hang` fault right now. */
