@@ -5,15 +5,19 @@
  * apart from the failures it is counted with; a request that failed here and a peer then served
  * is counted here as failed over, and not on the peer's card. Measured speed says which readings
  * are bounds and how old each is. A peer that is no candidate says why instead of showing a queue.
- * This Hub's card names its own hardware tier and GPU-pressure band.
+ * This Hub's card names its own hardware tier and GPU-pressure band, and a peer's card the band
+ * the peer advertises, given a source the way an operator's vendor timer would give it one.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { request } from 'undici';
 import { chat, POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
 import { eventually } from '../helpers/hub-process.js';
 import { launchBrowser, openPage, signInByLink, type WatchedPage } from './browser.js';
+import { HOST_FILE_MAX_AGE_MS, PRESSURE_HOST_FILE } from '../../src/machine/pressure-sources.js';
 
 /** Held by both Hubs: both engines fail it once, so A's walk runs out of candidates. */
 const SHARED = 'shared:1b';
@@ -22,6 +26,8 @@ const A_ONLY = 'a-only:1b';
 /** Held by both of A's engines and asked for by nobody: A's card names it once. */
 const TWO_ENGINES = 'two-engines:1b';
 const TIER_WORDS: Record<string, string> = { 'high-end': 'High-end', 'mid-range': 'Mid-range', 'cpu-only': 'CPU only', insufficient: 'Insufficient hardware' };
+/** One pressure sample on B (10 s) and one health poll by A (10 s), with room for a loaded machine. */
+const SAMPLE_AND_POLL_MS = 60_000;
 
 interface Row {
   readonly model: string | null;
@@ -32,7 +38,7 @@ interface Row {
   readonly failedOverFrom: readonly string[];
 }
 
-describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 5 }, () => {
+describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 6 }, () => {
   let pool: Pool<'a' | 'b'>;
   let browser: Browser;
   let watched: WatchedPage;
@@ -136,6 +142,29 @@ describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEO
     await local.getByText(new RegExp(`^Engines .+ · ${TIER_WORDS[tier]} · GPU pressure not measured\\b`)).waitFor();
   });
 
+  it("a peer's card names the GPU-pressure band the peer advertises as this Hub's card does, and a band it never reported as not reported, never 0", async () => {
+    const card = watched.page.locator(`[data-testid="resource-card"][data-node="${pool.b.name}"]`);
+    const peerB = async () => (await pool.a.status()).peers.find((p) => p.nodeFqdn === pool.b.name);
+    // No GPU-busy source answers on this machine, so B leaves the band off the wire.
+    assert.equal((await peerB())?.gpuPressure, null);
+    await card.getByText(/^Connected · .+ · GPU pressure not reported$/).waitFor();
+
+    // B's idle GPU read from the host file: band 0 is a reading, said as one. The file is
+    // rewritten as a vendor timer would, since one older than HOST_FILE_MAX_AGE_MS is no reading.
+    const hostFile = join(pool.b.dataDir, PRESSURE_HOST_FILE);
+    const write = () => writeFileSync(hostFile, JSON.stringify({ busyPercent: 0 }));
+    mkdirSync(dirname(hostFile), { recursive: true });
+    write();
+    const timer = setInterval(write, HOST_FILE_MAX_AGE_MS / 6);
+    try {
+      await eventually(async () => (await peerB())?.gpuPressure === 0, 'A to hold B at band 0', SAMPLE_AND_POLL_MS);
+      await card.getByText(/^Connected · .+ · GPU pressure band 0$/).waitFor();
+    } finally {
+      clearInterval(timer);
+      rmSync(hostFile, { force: true });
+    }
+  });
+
   it('says when its last-30-minutes figures cover less than 30 minutes: the page holds only the newest 200 rows', async () => {
     const { page, context } = await openPage(browser);
     await signInByLink(page, pool.a.process);
@@ -205,23 +234,32 @@ describe("dashboard: Resources' cards", { timeout: START_TIMEOUT_MS + TEST_TIMEO
       if (secondEngine === 'failing') Object.assign(second, { healthy: false });
       if (secondEngine === 'not probed') Object.assign(second, { healthy: false, probedMsAgo: null });
       const failure = { kind: 'unreachable', since: lastSeenAt, action: 'none' };
+      // Neither carries a band: a peer not polled yet has sent none, and a report five minutes old is past three polls.
       for (const p of status.peers)
         if (p.nodeFqdn === pool.b.name)
           Object.assign(
             p,
             shape === 'never polled'
-              ? { backends: null, hardwareTier: null, lastSeenAt: null, queueDepth: null, acceptingWork: null, figuresCurrent: null }
-              : { status: 'unreachable', lastSeenAt, probeFailure: failure, queueDepth: null, consecutiveFailures: 3, figuresCurrent: false },
+              ? { backends: null, hardwareTier: null, gpuPressure: null, lastSeenAt: null, queueDepth: null, acceptingWork: null, figuresCurrent: null }
+              : {
+                  status: 'unreachable',
+                  lastSeenAt,
+                  probeFailure: failure,
+                  gpuPressure: null,
+                  queueDepth: null,
+                  consecutiveFailures: 3,
+                  figuresCurrent: false,
+                },
           );
       await route.fulfill({ response: answer, json: status });
     });
     await page.getByRole('link', { name: 'Resources' }).click();
     const card = page.locator(`[data-testid="resource-card"][data-node="${pool.b.name}"]`);
     await card.getByTestId('models').getByText('Unknown: not polled yet', { exact: true }).waitFor();
-    await card.getByText(/ · Tier not reported yet$/).waitFor();
+    await card.getByText(/ · Tier not reported yet · GPU pressure not reported yet$/).waitFor();
     shape = 'unreachable';
     await card.getByTestId('models').getByText(`${SHARED} (as last seen, 5 min ago)`, { exact: true }).waitFor({ timeout: 30_000 });
-    await card.getByText(/^Unreachable · .+ \(as last seen, 5 min ago\)$/).waitFor();
+    await card.getByText(/^Unreachable · .+ \(as last seen, 5 min ago\) · GPU pressure not reported$/).waitFor();
     const local = page.locator('[data-testid="resource-card"][data-node="local"]');
     await local.getByText(/^Engines healthy \(probed \d+ s ago\) · .+ · GPU pressure .+$/).waitFor();
     // One engine healthy is not "Engines healthy", and one not probed yet is counted as neither.

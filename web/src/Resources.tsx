@@ -18,6 +18,7 @@ import {
   median,
   ms,
   notCandidateWords,
+  peerPressureWords,
   peerState,
   staleQueueWords,
   peerTags,
@@ -39,8 +40,9 @@ interface NodeCard {
   /** What the Paired Hubs row tags the node with (peers only). */
   readonly tags: readonly string[];
   readonly state: string;
-  /** The hardware tier; for this Hub, with the GPU-pressure band it advertises. */
   readonly tier: string;
+  /** The GPU-pressure band the node advertises, or why none is held; null when status carries no band field. */
+  readonly pressure: string | null;
   /** Lines of measured speed; null when the Hub's status carries no throughput (an older Hub). */
   readonly speed: readonly string[] | null;
 }
@@ -89,8 +91,9 @@ export function Resources() {
       queue: `${s.localNode.queueDepth} in flight`,
       tags: [],
       state: localEnginesWords(s.localNode.backends),
-      // What peers rank this node on; both are left out for a status without them.
-      tier: [localTierWords(s.localNode.hardware), localPressureWords(s.localNode.gpuPressure)].filter((w) => w !== null).join(' · ') || 'This machine',
+      // The tier and band peers rank this node on; a status without them says only "This machine".
+      tier: localTierWords(s.localNode.hardware) ?? 'This machine',
+      pressure: localPressureWords(s.localNode.gpuPressure),
       speed: localSpeed(s.localNode.throughput),
     },
     ...s.peers.filter(isPaired).map((p) => ({
@@ -109,6 +112,7 @@ export function Resources() {
       tags: peerTags(p),
       state: peerState(p).label,
       tier: tierWords(p),
+      pressure: peerPressureWords(p),
       speed: peerSpeed(p.throughput),
     })),
   ];
@@ -184,6 +188,7 @@ function ResourceCard({ card, rows, failedOver }: { card: NodeCard; rows: readon
       <p className="small">
         {card.state} · {card.tier}
         {card.seen !== null && ` (${card.seen})`}
+        {card.pressure !== null && ` · ${card.pressure}`}
         {card.tags.map((t) => (
           <span key={t} className="tag" style={{ marginLeft: '0.4rem' }}>
             {t}

@@ -41,6 +41,12 @@ export interface PeerView {
   readonly acceptingWork: boolean | null;
   readonly inFlightRequests: number | null;
   readonly hardwareTier: string | null;
+  /**
+   * The GPU-pressure band (0-3) the peer advertised, checked on read (src/status/machine-status.ts);
+   * null when it sent none, sent a bad one, or its report is older than three polls. Absent from
+   * Hubs before this field.
+   */
+  readonly gpuPressure?: number | null;
   readonly backends: readonly { readonly kind: string; readonly models: readonly string[] }[] | null;
   /** The prompt ceiling the peer advertises; null when it names none (or has not answered yet: backends null). */
   readonly maxPromptTokens: number | null;

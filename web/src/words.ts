@@ -119,16 +119,31 @@ export function localTierWords(h: LocalHardware | undefined): string | null {
   return h.tier === null ? `No tier: ${h.unknownBecause ?? 'detection could not tell'}` : tierName(h.tier);
 }
 
+/** A band someone reported, as cihub pool status words it: this Hub's card and a peer's say it alike. */
+const pressureBandWords = (band: number): string => `GPU pressure band ${band}`;
+
 /**
  * The GPU-pressure band this Hub advertises, as cihub pool status words it, shortened: no band is
  * "not measured" with why, never a 0 (an idle band is a reading). Null when status has none.
  */
 export function localPressureWords(p: LocalPressure | undefined): string | null {
   if (p === undefined) return null;
-  if (p.band !== null) return `GPU pressure band ${p.band}`;
+  if (p.band !== null) return pressureBandWords(p.band);
   if (!p.sampling) return 'GPU pressure not measured (read only while a peer is connected)';
   if (p.noSource) return 'GPU pressure not measured (no source answers; peers rank this Hub mid-band)';
   return p.sampledMsAgo === null ? 'GPU pressure not measured yet' : 'GPU pressure not measured (the last reading is too old)';
+}
+
+/**
+ * The band a peer advertised, as this Hub holds it (status's peers[].gpuPressure). Null there is
+ * no band this Hub trusts: the peer sent none (it cannot measure), sent one out of range, or its
+ * last report is older than three polls; that reads "not reported" ("yet" before its first poll),
+ * never 0, which is a reading of an idle GPU. Null when status has no such field.
+ */
+export function peerPressureWords(p: Pick<PeerView, 'gpuPressure' | 'backends'>): string | null {
+  if (p.gpuPressure === undefined) return null;
+  if (p.gpuPressure !== null) return pressureBandWords(p.gpuPressure);
+  return p.backends === null ? 'GPU pressure not reported yet' : 'GPU pressure not reported';
 }
 
 /**
