@@ -19,8 +19,14 @@ export type SessionVerdict =
   | { readonly kind: 'caller'; readonly caller: Caller; readonly session: Session }
   | { readonly kind: 'refused'; readonly why: string };
 
-export function sessionVerdict(headers: IncomingHttpHeaders, sessions: DashboardSessions, liveKey: (id: string) => ApiKeyRecord | null): SessionVerdict {
-  const session = sessions.get(sessionIdFrom(headers.cookie));
+/** `cookieName` is this Hub's own (sessionCookieName); a cookie of another name is another Hub's, and not read. */
+export function sessionVerdict(
+  headers: IncomingHttpHeaders,
+  cookieName: string,
+  sessions: DashboardSessions,
+  liveKey: (id: string) => ApiKeyRecord | null,
+): SessionVerdict {
+  const session = sessions.get(sessionIdFrom(headers.cookie, cookieName));
   if (session === null) return { kind: 'absent' };
   const presented = typeof headers[CSRF_HEADER] === 'string' ? (headers[CSRF_HEADER] as string) : null;
   if (!sessions.csrfMatches(session, presented)) return { kind: 'refused', why: `a dashboard session must send its CSRF token in ${CSRF_HEADER}` };

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../util/clock.js';
 import type { ApiKeyRecord } from '../store/api-keys.js';
 import { DashboardSessions, MAX_SESSIONS, SESSION_TTL_MS, SIGN_IN_LINK_TTL_MS } from './sessions.js';
-import { sessionCookie, sessionIdFrom } from './cookies.js';
+import { sessionCookie, sessionCookieName, sessionIdFrom } from './cookies.js';
 import { CSRF_HEADER, sessionVerdict } from './session-caller.js';
 import { fromOwnOrigin } from './same-origin.js';
 
@@ -46,13 +46,26 @@ describe('dashboard sessions', () => {
     assert.equal(book.get(firstRead.id), null);
   });
 
-  it('reads exactly one well-formed session cookie', () => {
-    assert.equal(sessionIdFrom('a=1; cihub_session=abcdefghijklmnopqrstuvwxyz; b=2'), 'abcdefghijklmnopqrstuvwxyz');
-    assert.equal(sessionIdFrom('cihub_session=abcdefghijklmnopqrstuvwxyz; cihub_session=bcdefghijklmnopqrstuvwxyza'), null);
-    assert.equal(sessionIdFrom('cihub_session=short'), null);
-    assert.equal(sessionIdFrom(undefined), null);
-    assert.match(sessionCookie('x'.repeat(20), 60, false), /HttpOnly; SameSite=Strict; Max-Age=60$/);
-    assert.match(sessionCookie('x'.repeat(20), 60, true), /; Secure$/);
+  it("reads exactly one well-formed session cookie of this Hub's name", () => {
+    const name = sessionCookieName('cihub_op_a');
+    const id = 'abcdefghijklmnopqrstuvwxyz';
+    assert.equal(sessionIdFrom(`a=1; ${name}=${id}; b=2`, name), id);
+    assert.equal(sessionIdFrom(`${name}=${id}; ${name}=bcdefghijklmnopqrstuvwxyza`, name), null);
+    assert.equal(sessionIdFrom(`${name}=short`, name), null);
+    assert.equal(sessionIdFrom(undefined, name), null);
+    assert.equal(sessionIdFrom(`${sessionCookieName('cihub_op_b')}=${id}`, name), null, "another Hub's cookie is not this Hub's session");
+    assert.equal(sessionIdFrom(`cihub_session=${id}`, name), null, 'nor is the name every Hub once shared');
+    assert.match(sessionCookie(name, 'x'.repeat(20), 60, false), /HttpOnly; SameSite=Strict; Max-Age=60$/);
+    assert.match(sessionCookie(name, 'x'.repeat(20), 60, true), /; Secure$/);
+  });
+
+  it('names the cookie after the operator key: the same name for the same key, another for another key, and nothing of the key in it', () => {
+    const key = 'cihub_op_' + 'k'.repeat(43);
+    const name = sessionCookieName(key);
+    assert.match(name, /^cihub_session_[0-9a-f]{12}$/, 'a cookie-name token (RFC 6265) with the common prefix');
+    assert.equal(sessionCookieName(key), name, 'a restarted Hub, same data dir, same key: the same name');
+    assert.notEqual(sessionCookieName(key.replace(/k$/, 'j')), name);
+    assert.ok(!name.includes('kkkk'), name);
   });
 });
 
@@ -64,9 +77,10 @@ describe('sessionVerdict', () => {
     const ro = book.open('read', 'k1');
     return { book, op, ro };
   };
+  const cookieName = sessionCookieName('cihub_op_test');
   const headers = (id: string, csrf: string | null, extra: Record<string, string> = {}) => ({
     host: '127.0.0.1:5002',
-    cookie: `cihub_session=${id}`,
+    cookie: `${cookieName}=${id}`,
     ...(csrf === null ? {} : { [CSRF_HEADER]: csrf }),
     ...extra,
   });
@@ -74,19 +88,37 @@ describe('sessionVerdict', () => {
   const cases: readonly { name: string; run: (t: ReturnType<typeof setup>) => ReturnType<typeof sessionVerdict>; expect: string }[] = [
     {
       name: 'operator session with its token',
-      run: ({ book, op }) => sessionVerdict(headers(op.id, op.csrfToken), book, () => readKey),
+      run: ({ book, op }) => sessionVerdict(headers(op.id, op.csrfToken), cookieName, book, () => readKey),
       expect: 'caller:operator',
     },
-    { name: 'read session with its token', run: ({ book, ro }) => sessionVerdict(headers(ro.id, ro.csrfToken), book, () => readKey), expect: 'caller:qa-read' },
-    { name: 'cookie without the token', run: ({ book, op }) => sessionVerdict(headers(op.id, null), book, () => readKey), expect: 'refused' },
-    { name: "another session's token", run: ({ book, op, ro }) => sessionVerdict(headers(op.id, ro.csrfToken), book, () => readKey), expect: 'refused' },
     {
-      name: 'a page on another origin',
-      run: ({ book, op }) => sessionVerdict(headers(op.id, op.csrfToken, { origin: 'http://127.0.0.1:3000' }), book, () => readKey),
+      name: 'read session with its token',
+      run: ({ book, ro }) => sessionVerdict(headers(ro.id, ro.csrfToken), cookieName, book, () => readKey),
+      expect: 'caller:qa-read',
+    },
+    { name: 'cookie without the token', run: ({ book, op }) => sessionVerdict(headers(op.id, null), cookieName, book, () => readKey), expect: 'refused' },
+    {
+      name: "another session's token",
+      run: ({ book, op, ro }) => sessionVerdict(headers(op.id, ro.csrfToken), cookieName, book, () => readKey),
       expect: 'refused',
     },
-    { name: 'a read session whose key was revoked', run: ({ book, ro }) => sessionVerdict(headers(ro.id, ro.csrfToken), book, () => null), expect: 'absent' },
-    { name: 'an unknown session', run: ({ book }) => sessionVerdict(headers('z'.repeat(43), 'x'), book, () => readKey), expect: 'absent' },
+    {
+      name: 'a page on another origin',
+      run: ({ book, op }) => sessionVerdict(headers(op.id, op.csrfToken, { origin: 'http://127.0.0.1:3000' }), cookieName, book, () => readKey),
+      expect: 'refused',
+    },
+    {
+      name: 'a read session whose key was revoked',
+      run: ({ book, ro }) => sessionVerdict(headers(ro.id, ro.csrfToken), cookieName, book, () => null),
+      expect: 'absent',
+    },
+    {
+      name: "this Hub's session id under another Hub's cookie name",
+      run: ({ book, op }) =>
+        sessionVerdict({ ...headers(op.id, op.csrfToken), cookie: `${sessionCookieName('cihub_op_other')}=${op.id}` }, cookieName, book, () => readKey),
+      expect: 'absent',
+    },
+    { name: 'an unknown session', run: ({ book }) => sessionVerdict(headers('z'.repeat(43), 'x'), cookieName, book, () => readKey), expect: 'absent' },
   ];
   for (const c of cases) {
     it(`${c.name}: ${c.expect}`, () => {

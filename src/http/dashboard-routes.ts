@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { sameSecret, type Caller } from '../auth/operator-credential.js';
-import { clearedSessionCookie, sessionCookie, sessionIdFrom } from '../dashboard/cookies.js';
+import { clearedSessionCookie, sessionCookie, sessionCookieName, sessionIdFrom } from '../dashboard/cookies.js';
 import { fromOwnOrigin } from '../dashboard/same-origin.js';
 import { CSRF_HEADER, sessionVerdict } from '../dashboard/session-caller.js';
 import { DashboardSessions, SESSION_TTL_MS, type Session } from '../dashboard/sessions.js';
@@ -72,6 +72,8 @@ const SIGN_IN_REQUEST = z
 
 export function registerDashboardRoutes(app: FastifyInstance, s: Pick<HubServices, 'clock' | 'operatorKey' | 'apiKeys' | 'logger'>): void {
   const sessions = new DashboardSessions(s.clock);
+  // Every Hub on a host gets its own name, so signing in to one leaves another's cookie alone.
+  const cookieName = sessionCookieName(s.operatorKey);
   const liveKey = (id: string) => s.apiKeys.list().find((k) => k.id === id && k.revokedAt === null) ?? null;
   let web: WebApp | null | undefined;
   const webApp = () => (web === undefined || web === null ? (web = loadWebApp()) : web);
@@ -81,7 +83,7 @@ export function registerDashboardRoutes(app: FastifyInstance, s: Pick<HubService
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     // A bearer key, when sent, is the credential: the cookie a browser adds is not consulted.
     if (request.headers.authorization !== undefined) return;
-    const verdict = sessionVerdict(request.headers, sessions, liveKey);
+    const verdict = sessionVerdict(request.headers, cookieName, sessions, liveKey);
     if (verdict.kind === 'caller') {
       request.sessionCaller = verdict.caller;
       request.dashboardSession = verdict.session;
@@ -149,11 +151,11 @@ export function registerDashboardRoutes(app: FastifyInstance, s: Pick<HubService
     // The page is about to hold the new session's token in place of the old one, so nothing of
     // this browser can use the older session any more; left open, it would serve only whoever
     // else holds its cookie and token.
-    const older = sessions.get(sessionIdFrom(request.headers.cookie));
+    const older = sessions.get(sessionIdFrom(request.headers.cookie, cookieName));
     if (older !== null) sessions.close(older.id);
     const session = sessions.open(grant.role, grant.apiKeyId);
     s.logger.info({ role: session.role, via: grant.via }, 'dashboard sign-in');
-    reply.header('set-cookie', sessionCookie(session.id, SESSION_TTL_MS / 1000, secure(request))).header('cache-control', 'no-store');
+    reply.header('set-cookie', sessionCookie(cookieName, session.id, SESSION_TTL_MS / 1000, secure(request))).header('cache-control', 'no-store');
     return { ...describe(session, app), csrfToken: session.csrfToken };
   });
 
@@ -176,7 +178,7 @@ export function registerDashboardRoutes(app: FastifyInstance, s: Pick<HubService
   app.delete(SESSION_PATH, { config: { body: 'none' }, onRequest: signedIn }, async (request, reply) => {
     const session = request.dashboardSession!;
     sessions.close(session.id);
-    reply.header('set-cookie', clearedSessionCookie(secure(request)));
+    reply.header('set-cookie', clearedSessionCookie(cookieName, secure(request)));
     return { signedOut: true };
   });
 

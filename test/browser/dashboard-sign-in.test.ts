@@ -26,6 +26,7 @@ import {
   untilTrueInPage,
 } from './browser.js';
 import { startTogether } from '../helpers/start-together.js';
+import { sessionCookieName } from '../../src/dashboard/cookies.js';
 
 const MODEL = 'dash-model:1b';
 
@@ -72,7 +73,7 @@ describe('dashboard: sign-in, sessions and the page itself', { timeout: START_TI
     const { page, context, errors } = await openPage(browser);
     await page.goto(link);
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
-    const cookie = (await context.cookies()).find((c) => c.name === 'cihub_session');
+    const cookie = (await context.cookies()).find((c) => c.name === sessionCookieName(pool.a.process.operatorKey));
     assert.ok(cookie, 'a session cookie');
     assert.equal(cookie.httpOnly, true);
     assert.equal(cookie.sameSite, 'Strict');
@@ -87,7 +88,7 @@ describe('dashboard: sign-in, sessions and the page itself', { timeout: START_TI
     // Sign out ends the session on the Hub, not only in this tab.
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Operator key or API key').waitFor();
-    const replay = await request(`${pool.a.url}${POOL_API}/status`, { headers: { cookie: `cihub_session=${cookie.value}` } });
+    const replay = await request(`${pool.a.url}${POOL_API}/status`, { headers: { cookie: `${cookie.name}=${cookie.value}` } });
     assert.equal(replay.statusCode, 401);
     await replay.body.dump();
     assert.deepEqual(
@@ -170,13 +171,13 @@ describe('dashboard: sign-in, sessions and the page itself', { timeout: START_TI
   it('the cookie alone writes nothing: the CSRF token header and this origin are required', async () => {
     const { page, context } = await openPage(browser);
     await signInByLink(page, pool.a.process);
-    const cookie = (await context.cookies()).find((c) => c.name === 'cihub_session')!;
+    const cookie = (await context.cookies()).find((c) => c.name === sessionCookieName(pool.a.process.operatorKey))!;
     const session = { csrfToken: await storedCsrfToken(page) };
 
     const patch = (headers: Record<string, string>) =>
       request(`${pool.a.url}${POOL_API}/settings`, {
         method: 'PATCH',
-        headers: { 'content-type': 'application/json', cookie: `cihub_session=${cookie.value}`, host: new URL(pool.a.url).host, ...headers },
+        headers: { 'content-type': 'application/json', cookie: `${cookie.name}=${cookie.value}`, host: new URL(pool.a.url).host, ...headers },
         body: JSON.stringify({ poolLocalAffinity: 2 }),
       });
     const cases: readonly [string, Record<string, string>, number, string | null][] = [

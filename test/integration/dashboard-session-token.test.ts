@@ -1,9 +1,9 @@
 /**
  * The dashboard session's CSRF token, on a real Hub: only an answer to a caller that showed a
  * secret besides the cookie carries it. Browsers send a host's cookies to every port of that host,
- * so when the operator opens another app on the Hub's machine, that app's server receives
- * cihub_session and can replay it with whatever headers it likes (Origin included). Whatever
- * such a caller sends, the cookie must get it neither the token nor any operator route.
+ * so when the operator opens another app on the Hub's machine, that app's server receives the
+ * Hub's session cookie and can replay it with whatever headers it likes (Origin included).
+ * Whatever such a caller sends, the cookie must get it neither the token nor any operator route.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

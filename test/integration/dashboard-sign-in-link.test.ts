@@ -8,6 +8,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
+import { sessionCookieName } from '../../src/dashboard/cookies.js';
 import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 
 async function mintLink(hub: HubProcess): Promise<{ path: string; token: string }> {
@@ -45,7 +46,7 @@ describe('a one-time sign-in link', () => {
     assert.equal(body.role, 'operator');
     assert.match(body.csrfToken, /^[A-Za-z0-9_-]{43}$/);
     const cookie = String(spent.headers['set-cookie']);
-    assert.match(cookie, /^cihub_session=[A-Za-z0-9_-]+; .*HttpOnly/);
+    assert.match(cookie, new RegExp(`^${sessionCookieName(hub.operatorKey)}=[A-Za-z0-9_-]+; .*HttpOnly`), "under this Hub's own cookie name");
     const status = await request(`${hub.url}/api/inference/pool/status`, {
       headers: { cookie: cookie.split(';')[0]!, origin: hub.url, 'x-cihub-csrf': body.csrfToken },
     });

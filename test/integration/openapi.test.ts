@@ -15,6 +15,7 @@ import { createLogger } from '../../src/util/logger.js';
 import { ROUTE_CATALOGUE } from '../../src/http/openapi/route-catalogue.js';
 import { describedRoutes, openApiPath, routeKey } from '../../src/http/openapi/openapi-document.js';
 import { freshDataDir } from '../helpers/hub-process.js';
+import { sessionCookieName } from '../../src/dashboard/cookies.js';
 import { NOT_PATCHABLE, SETTING_RULES } from '../../src/config/settings-schema.js';
 
 const ENGINES_OFF = { OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '' };
@@ -29,7 +30,7 @@ type Doc = {
   openapi: string;
   info: { version: string };
   paths: Record<string, Record<string, Operation>>;
-  components: { securitySchemes: Record<string, { description?: string }> };
+  components: { securitySchemes: Record<string, { description?: string; name?: string }> };
 };
 
 describe('the OpenAPI document', () => {
@@ -95,6 +96,11 @@ describe('the OpenAPI document', () => {
     assert.deepEqual(sec('/api/inference/pool/local/api/chat', 'post'), [{ peerCredential: [] }]);
     assert.deepEqual(sec('/healthz', 'get'), []);
     assert.deepEqual(sec('/api/hub/api-keys/{id}', 'delete'), [{ operatorKey: [] }]);
+  });
+
+  it("names the dashboard's cookie by the prefix every Hub's cookie shares, never this Hub's own name (the document is open to anyone)", () => {
+    assert.equal(doc.components.securitySchemes.dashboardSession?.name, 'cihub_session_<hub>');
+    assert.ok(!JSON.stringify(doc).includes(sessionCookieName(operatorKey)), "this Hub's cookie name is told only to a browser that signs in");
   });
 
   it('names the trailing wildcard of a model card route as the model it holds', () => {

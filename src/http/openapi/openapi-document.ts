@@ -3,7 +3,7 @@
  * themselves (method, path, path parameters, the `access` each declares) and the route
  * catalogue's words. Pure: the server hands in what Fastify's onRoute hook saw.
  */
-import { SESSION_COOKIE } from '../../dashboard/cookies.js';
+import { SESSION_COOKIE_PREFIX } from '../../dashboard/cookies.js';
 import { ROUTE_CATALOGUE, type OpenAuth, type RouteDoc } from './route-catalogue.js';
 import { CSRF_HEADER } from '../../dashboard/session-caller.js';
 
@@ -54,7 +54,14 @@ const SECURITY_SCHEMES = {
     scheme: 'bearer',
     description: 'another Hub: an Ed25519-signed request (docs/peer-protocol.md), or the bearer token issued at pairing until the peer is seen signing',
   },
-  dashboardSession: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: "the dashboard's session cookie" },
+  // The name's last part is each Hub's own, and this document is open to anyone: it is told only
+  // in a sign-in's Set-Cookie, so no unauthenticated caller gets a value that tells this Hub apart.
+  dashboardSession: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: `${SESSION_COOKIE_PREFIX}<hub>`,
+    description: "the dashboard's session cookie; <hub> stands for this Hub's own part of the name, which a sign-in's Set-Cookie gives",
+  },
 } as const;
 
 function security(route: RegisteredRoute, doc: RouteDoc): Record<string, string[]>[] {
