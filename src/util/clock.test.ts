@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ManualClock } from './clock.js';
+import { elapsedMs, ManualClock } from './clock.js';
 
 describe('ManualClock as a timer', () => {
   it('fires a wait only when advance() reaches its due time, waits due together in due order', () => {
@@ -37,4 +37,16 @@ describe('ManualClock as a timer', () => {
     clock.advance(1);
     assert.equal(fired, true);
   });
+});
+
+describe('elapsedMs', () => {
+  const rows: [string, number, number, number][] = [
+    ['a moment in the past: the difference', 10_000, 4_000, 6_000],
+    ['the same moment: zero', 5_000, 5_000, 0],
+    ['a moment ahead, read before the wall clock was set back: long past', 1_000, 7_201_000, Number.POSITIVE_INFINITY],
+  ];
+  for (const [what, now, since, expected] of rows)
+    it(`takes ${what}`, () => {
+      assert.equal(elapsedMs(now, since), expected);
+    });
 });

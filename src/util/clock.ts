@@ -12,6 +12,20 @@ export interface Clock {
 
 export const systemClock: Clock = { nowMs: () => Date.now() };
 
+/**
+ * How long ago `sinceMs` was at `nowMs`; Infinity when it lies ahead. nowMs is the wall clock,
+ * which NTP or an operator can set back, and a moment read before such a step then lies in the
+ * future: `now - since` stays negative for as long as the step, so a cache filled before it
+ * read as fresh and an expiry never came (audit, 2026-12-07: a Hub that booted two hours fast
+ * saw no local engine for two hours after NTP set it right). A moment ahead is taken as long
+ * past, so caches refresh, expiries lapse and rate limits lift: each errs toward asking again.
+ * Not a monotonic clock, on purpose: a PIN's ten minutes are wall minutes, and a monotonic
+ * clock stops while a laptop sleeps.
+ */
+export function elapsedMs(nowMs: number, sinceMs: number): number {
+  return nowMs >= sinceMs ? nowMs - sinceMs : Number.POSITIVE_INFINITY;
+}
+
 interface ManualTimer {
   readonly dueMs: number;
   readonly fire: () => void;
