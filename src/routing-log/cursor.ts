@@ -6,7 +6,7 @@
  */
 import type { RoutingLogEntry } from './entry.js';
 
-/** DEFAULT_PAGE_LIMIT rows answer a call without limit, whatever the ring's size, so a 15 s dashboard poll stays the same cost on a big ring. */
+/** DEFAULT_PAGE_LIMIT rows answer a call without limit, whatever the ring's size, so a dashboard read stays the same cost on a big ring (the page then follows the cursor every 2 s, which reads only the rows changed since). */
 export const DEFAULT_PAGE_LIMIT = 200;
 /** MAX_PAGE_LIMIT is the most rows one call returns: the largest ring the configuration allows. */
 export const MAX_PAGE_LIMIT = 10_000;
