@@ -14,6 +14,7 @@ import type { IdentifyAnswer } from './identify-probe.js';
 import { tailnetToAsk } from './membership.js';
 import { mergeCandidates, type DirectoryName } from './merge.js';
 import { mapBounded } from './probe-pool.js';
+import { probeOrder } from './probe-order.js';
 import type { LanScan } from './lan-presence.js';
 import { lanRows, type LanHub } from './lan-rows.js';
 
@@ -28,7 +29,7 @@ export const DISCOVERY_PROBE_CONCURRENCY = 8;
  * reads that come first are bounded on their own at TAILSCALE_CALL_TIMEOUT_MS (5 s).
  */
 export const DISCOVERY_SCAN_BUDGET_MS = 20_000;
-/** Candidates probed per scan; the rest are counted, not contacted. */
+/** Candidates probed per scan (those the tailnet reports offline are the first left out); the rest are counted, not contacted. */
 export const MAX_DISCOVERY_CANDIDATES = 256;
 
 export interface DiscoverableHub {
@@ -176,7 +177,8 @@ export class DiscoveryService {
       selfName: self.nodeFqdn,
       tailnetSuffix: self.tailnetSuffix,
     });
-    const toProbe = merged.candidates.slice(0, MAX_DISCOVERY_CANDIDATES);
+    // Devices the tailnet reports offline are probed last, so they cannot spend the budget before an online Hub is reached.
+    const toProbe = probeOrder(merged.candidates, MAX_DISCOVERY_CANDIDATES);
     const outOfTime: IdentifyAnswer = {
       ok: false,
       reason: `not probed: the scan's ${DISCOVERY_SCAN_BUDGET_MS / 1000} s were used up by the directories and slower devices; run discover again`,
@@ -184,10 +186,13 @@ export class DiscoveryService {
     const answers = await mapBounded(toProbe, DISCOVERY_PROBE_CONCURRENCY, async (c) =>
       this.#d.clock.nowMs() >= deadlineMs ? outOfTime : this.#d.identify(c.nodeFqdn),
     );
+    const answerOf = new Map(toProbe.map((c, i) => [c, answers[i]!]));
     const candidates: DiscoverableHub[] = [];
     const notHubs: SilentDevice[] = [];
-    toProbe.forEach((c, i) => {
-      const answer = answers[i]!;
+    // Both lists keep the merge's name order (the guide shows cards sorted by name); only the probing went online first.
+    for (const c of merged.candidates) {
+      const answer = answerOf.get(c);
+      if (answer === undefined) continue;
       if (answer.ok) {
         candidates.push({
           nodeFqdn: c.nodeFqdn,
@@ -201,7 +206,7 @@ export class DiscoveryService {
       } else {
         notHubs.push({ nodeFqdn: c.nodeFqdn, os: c.os, online: c.online, reason: answer.reason });
       }
-    });
+    }
     const tailnetNames = new Set([...dirs.daemon, ...dirs.adminApi].map((d) => d.nodeFqdn));
     const lan = lanDiscovery(await lanHeard, { ownId: this.#d.lan?.id ?? '', selfName: self.nodeFqdn, tailnetNames, held: this.#d.heldNames() });
     return { candidates, notHubs, excludedPaired: merged.excludedPaired, notProbed: merged.candidates.length - toProbe.length, directories: dirs.reports, lan };

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { HUB_CALL_TIMEOUT_MS } from '../../src/cli/hub-client.js';
 import { ADMIN_API_TIMEOUT_MS, AdminApiClient, TOKEN_RENEW_BEFORE_EXPIRY_MS } from '../../src/discovery/admin-api.js';
-import { DISCOVERY_SCAN_BUDGET_MS, DiscoveryService } from '../../src/discovery/discovery-service.js';
+import { DISCOVERY_SCAN_BUDGET_MS, DiscoveryService, MAX_DISCOVERY_CANDIDATES } from '../../src/discovery/discovery-service.js';
 import { DISCOVERY_PROBE_TIMEOUT_MS } from '../../src/discovery/identify-probe.js';
 import { membershipOf } from '../../src/discovery/membership.js';
 import { parseTailscaleStatusDocument } from '../../src/tailnet/tailscale-status.js';
@@ -214,6 +214,72 @@ describe('discovery across the daemon and the Admin API', () => {
     assert.deepEqual(probed, ['dev-00.tail0.ts.net']);
     assert.equal(found.notHubs.length, 12);
     assert.equal(found.notHubs.filter((d) => /^not probed: the scan's 20 s were used up/.test(d.reason)).length, 11);
+  });
+
+  it('devices the tailnet reports offline are probed after the rest: 40 switched-off laptops sorting first no longer keep an online Hub from being probed and offered', async () => {
+    const clock = new ManualClock();
+    const laptops = Array.from({ length: 40 }, (_, i) => `laptop-${String(i).padStart(2, '0')}`);
+    const state = parseTailscaleStatusDocument(
+      runningStatus('hub-a', [...laptops.map((host) => ({ host, online: false })), { host: 'studio-hub', online: true }, { host: 'tv', online: true }]),
+    );
+    const probed: string[] = [];
+    const scan = new DiscoveryService({
+      tailscale: async () => state,
+      self: async () => ({ nodeFqdn: 'hub-a.tail0.ts.net', tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'tailscale' }),
+      adminApi: null,
+      heldNames: () => new Set(),
+      clock,
+      // A switched-off device drops the probe's packets: it holds its slot for the whole probe timeout.
+      identify: (name) => {
+        probed.push(name);
+        if (name === 'studio-hub.tail0.ts.net') return Promise.resolve({ ok: true, poolProtocol: 2 });
+        if (name === 'tv.tail0.ts.net') return Promise.resolve({ ok: false, reason: 'ECONNREFUSED' });
+        return new Promise((resolve) => clock.after(DISCOVERY_PROBE_TIMEOUT_MS, () => resolve({ ok: false, reason: 'no answer within 5000 ms' })));
+      },
+      logger: pino({ level: 'silent' }),
+    }).discover();
+    let done = false;
+    void scan.finally(() => (done = true));
+    // Each turn lets every probe in flight reach its wait, then moves time on by one probe timeout.
+    while (!done) {
+      await new Promise((resolve) => setImmediate(resolve));
+      clock.advance(DISCOVERY_PROBE_TIMEOUT_MS);
+    }
+    const found = await scan;
+    assert.ok(probed.includes('studio-hub.tail0.ts.net'), `the online Hub was probed (probed: ${probed.length} devices)`);
+    assert.deepEqual(
+      found.candidates.map((c) => [c.nodeFqdn, c.online]),
+      [['studio-hub.tail0.ts.net', true]],
+    );
+    assert.deepEqual(
+      found.notHubs.map((d) => d.nodeFqdn),
+      [...laptops, 'tv'].map((host) => `${host}.tail0.ts.net`),
+      'the answer lists the devices in name order, however they were probed',
+    );
+    assert.ok(
+      found.notHubs.some((d) => d.reason.startsWith('not probed')),
+      'the budget still ran out: the offline laptops probed last are the ones left unprobed',
+    );
+  });
+
+  it('the candidate cap leaves out devices the tailnet reports offline before an online one, whatever their names', async () => {
+    const offline = Array.from({ length: MAX_DISCOVERY_CANDIDATES }, (_, i) => ({ host: `dev-${String(i).padStart(3, '0')}`, online: false }));
+    const state = parseTailscaleStatusDocument(runningStatus('hub-a', [...offline, { host: 'zz-hub', online: true }]));
+    const found = await new DiscoveryService({
+      tailscale: async () => state,
+      self: async () => ({ nodeFqdn: 'hub-a.tail0.ts.net', tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'tailscale' }),
+      adminApi: null,
+      heldNames: () => new Set(),
+      clock: new ManualClock(),
+      identify: async (name) => (name === 'zz-hub.tail0.ts.net' ? { ok: true, poolProtocol: 2 } : { ok: false, reason: 'ECONNREFUSED' }),
+      logger: pino({ level: 'silent' }),
+    }).discover();
+    assert.deepEqual(
+      found.candidates.map((c) => c.nodeFqdn),
+      ['zz-hub.tail0.ts.net'],
+    );
+    assert.equal(found.notProbed, 1);
+    assert.equal(found.notHubs.at(-1)?.nodeFqdn, 'dev-254.tail0.ts.net', 'the last offline device by name is the one left out');
   });
 
   it('one deadline from the start of the scan bounds the directory reads as well as the probes', async () => {
