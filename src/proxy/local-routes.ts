@@ -39,8 +39,14 @@ import type { Logger } from 'pino';
  */
 const UNKNOWN_MODIFIED_AT = '0001-01-01T00:00:00Z';
 
-/** A peer gets 15 s to answer an /api/show lookup, from the dial to its last byte: engines answer it in under 0.3 s. */
+/** A peer gets 15 s from the dial to send an /api/show lookup's response headers: engines answer it in under 0.3 s. */
 export const PEER_SHOW_HEADERS_TIMEOUT_MS = 15_000;
+/**
+ * Once its headers are in, the peer's description gets this long to arrive, on a bound of its own:
+ * the spec's 15 s counts to the headers only, and one deadline over both cut off a peer that sent
+ * its headers at 14 s and its body after the 15th (audit).
+ */
+export const PEER_SHOW_BODY_TIMEOUT_MS = 15_000;
 
 export interface LocalRoutesDeps {
   readonly pool: PoolAccess;
@@ -50,6 +56,10 @@ export interface LocalRoutesDeps {
   readonly logger: Logger;
   /** Which local engines withhold which models as unservable: their entries are left out of the listings, as candidates leave them out. */
   readonly unservable: LocalUnservable;
+  /** PEER_SHOW_HEADERS_TIMEOUT_MS when absent; tests shorten it, so a deadline is met in seconds rather than fifteen. */
+  readonly peerShowHeadersTimeoutMs?: number;
+  /** PEER_SHOW_BODY_TIMEOUT_MS when absent; tests shorten it too. */
+  readonly peerShowBodyTimeoutMs?: number;
 }
 
 /**
@@ -249,10 +259,12 @@ export class LocalRoutes {
     const path = `${PROXY_PREFIX}/local/api/show`;
     const auth = await this.#deps.pool.peerAuth(peer.peerId, 'POST', path, body);
     if (typeof auth === 'string') return false;
-    // One deadline from the dial to the last byte: headersTimeout starts only once connected, and
-    // a peer slow to connect added the dispatcher's connect timeout on top. The app hanging up ends it too.
+    // The headers' deadline counts from the dial: headersTimeout starts only once connected, and a
+    // peer slow to connect added the dispatcher's connect timeout on top. The body is read under
+    // its own bound once they are in. The app hanging up ends either.
+    const headersTimeoutMs = this.#deps.peerShowHeadersTimeoutMs ?? PEER_SHOW_HEADERS_TIMEOUT_MS;
     const ask = new AbortController();
-    const deadline = setTimeout(() => ask.abort(new Error(`no answer within ${PEER_SHOW_HEADERS_TIMEOUT_MS} ms`)), PEER_SHOW_HEADERS_TIMEOUT_MS);
+    const headersDeadline = setTimeout(() => ask.abort(new Error(`no response headers within ${headersTimeoutMs} ms`)), headersTimeoutMs);
     const onAppGone = () => ask.abort(new Error('the app closed its connection'));
     res.once('close', onAppGone);
     try {
@@ -263,6 +275,7 @@ export class LocalRoutes {
         body,
         signal: ask.signal,
       });
+      clearTimeout(headersDeadline);
       // A peer on a build without the route answers 404; another peer may still describe it.
       if (answer.statusCode !== 200) {
         discardBody(answer.body);
@@ -270,7 +283,7 @@ export class LocalRoutes {
       }
       const bytes = await readBounded(
         answer.body,
-        { maxBytes: ENGINE_SHOW_MAX_BYTES, timeoutMs: PEER_SHOW_HEADERS_TIMEOUT_MS },
+        { maxBytes: ENGINE_SHOW_MAX_BYTES, timeoutMs: this.#deps.peerShowBodyTimeoutMs ?? PEER_SHOW_BODY_TIMEOUT_MS },
         answer.headers['content-length'],
       );
       sendBytes(res, 200, String(answer.headers['content-type'] ?? 'application/json'), bytes);
@@ -281,7 +294,7 @@ export class LocalRoutes {
       else this.#deps.logger.debug({ peer: peer.name, error: describeTransportError(err) }, 'a peer did not describe the model in time');
       return false;
     } finally {
-      clearTimeout(deadline);
+      clearTimeout(headersDeadline);
       res.off('close', onAppGone);
     }
   }

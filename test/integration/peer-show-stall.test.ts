@@ -4,8 +4,8 @@
  * Before the lookup had its own header deadline it waited out the 300 s completion budget per
  * stalled peer, though an engine describes a model in under 0.3 s.
  *
- * There is no knob for the lookup's 15 s deadline (PEER_SHOW_HEADERS_TIMEOUT_MS), so this test
- * waits it out once in wall time.
+ * A Hub process has no knob for the lookup's 15 s header deadline (PEER_SHOW_HEADERS_TIMEOUT_MS;
+ * only LocalRoutes built in-process takes a shorter one), so this test waits it out once in wall time.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
