@@ -15,7 +15,8 @@ import { hostName, isLocalName, isOwnName } from '../auth/host-check.js';
 import type { HubEnv } from '../config/env.js';
 import { HubError } from '../errors.js';
 import { toHubError } from './error-mapping.js';
-import { answerNotFound, answerUnrouted } from './not-found.js';
+import { answerError, clientErrorBody } from './error-answer.js';
+import { answerNotFound } from './not-found.js';
 import type { HubServices } from './services.js';
 
 /** A request head (line and headers) must arrive within 10 s of the connection or the previous request: slowloris. */
@@ -82,13 +83,16 @@ export function edgeServerOptions(
     trustProxy: env.trustedProxies.length > 0 ? [...env.trustedProxies] : false,
     clientErrorHandler: answerClientError,
     // A URL the router cannot decode reaches no route, so under the app prefixes it answers as
-    // an unknown path does there: in the app's dialect (not-found.ts).
-    frameworkErrors: (err, request, reply) => answerUnrouted(request as FastifyRequest, reply as FastifyReply, toHubError(err)),
+    // an unknown path does there: in the app's dialect (error-answer.ts).
+    frameworkErrors: (err, request, reply) => answerError(request as FastifyRequest, reply as FastifyReply, toHubError(err)),
   };
 }
 
-/** Errors Node raises before a request exists (malformed HTTP, a head past its deadline, headers too large). */
-function answerClientError(err: Error & { code?: string }, socket: Socket): void {
+/**
+ * Errors Node raises before a request exists (malformed HTTP, a head past its deadline, headers
+ * too large), in the app's dialect when the bytes Node failed on name an app-facing path.
+ */
+function answerClientError(err: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
   const inProgress = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
   if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable || inProgress) {
     socket.destroy();
@@ -103,7 +107,7 @@ function answerClientError(err: Error & { code?: string }, socket: Socket): void
       : err.code === 'HPE_HEADER_OVERFLOW'
         ? new HubError('HUB_ERR_HEADERS_TOO_LARGE', 'the request headers are larger than this Hub reads (16 KiB)')
         : new HubError('HUB_ERR_BAD_REQUEST', 'the request is not well-formed HTTP/1.1');
-  const body = JSON.stringify(e.toBody());
+  const body = JSON.stringify(clientErrorBody(err.rawPacket, e));
   socket.end(
     `HTTP/1.1 ${e.status} ${STATUS_CODES[e.status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );

@@ -2,20 +2,18 @@
  * The answer to a request no route takes (an unknown path, a known one with the wrong method,
  * or a path the router cannot decode), sent before any body is read. Under the proxy's
  * app-facing prefixes it is in the dialect the app speaks, like every other answer there
- * (proxy-routes.ts): the Ollama client reads `error` as a string, and the operator shape
- * reached its user as "[object Object]".
- * Everywhere else it keeps the operator routes' shape.
+ * (error-answer.ts); everywhere else it keeps the operator routes' shape.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HubError } from '../errors.js';
-import { writeProxyError } from '../proxy/proxy-errors.js';
 import type { ProxyDialect } from '../engines/types.js';
 import { appDialectOf, ROUTED_ROUTES } from '../proxy/route-table.js';
+import { answerError } from './error-answer.js';
 
 export function answerNotFound(request: FastifyRequest, reply: FastifyReply): void {
   const dialect = appDialectOf(request.url);
   const routed = dialect === null ? '' : `; the pool takes inference at POST ${ROUTED_BY_DIALECT[dialect]}`;
-  answerUnrouted(request, reply, new HubError('HUB_ERR_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]} on this Hub${routed}`));
+  answerError(request, reply, new HubError('HUB_ERR_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]} on this Hub${routed}`));
 }
 
 /**
@@ -31,18 +29,4 @@ function routedPaths(dialect: ProxyDialect): string {
   return ROUTED_ROUTES.filter((r) => r.dialect === dialect)
     .map((r) => r.path)
     .join(', ');
-}
-
-/**
- * An error for a request that reached no route's own handler (no route, or a URL the router
- * could not decode), in the dialect its path speaks under the app prefixes.
- */
-export function answerUnrouted(request: FastifyRequest, reply: FastifyReply, e: HubError): void {
-  const dialect = appDialectOf(request.url);
-  if (dialect === null) {
-    void reply.code(e.status).send(e.toBody());
-    return;
-  }
-  reply.hijack();
-  writeProxyError(reply.raw, dialect, e.status, e.code, e.message);
 }

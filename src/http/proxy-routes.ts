@@ -13,6 +13,7 @@ import { SESSION_HEADER } from '../placement/affinity/session-key.js';
 import { writeProxyError, type InferenceRefusalCode } from '../proxy/proxy-errors.js';
 import { appDialectOf, MODEL_MANAGEMENT_PATHS, PROXY_PREFIX, ROUTED_ROUTES, type RoutedRoute } from '../proxy/route-table.js';
 import { refuseUnread } from './edge.js';
+import { answerError } from './error-answer.js';
 import { toHubError } from './error-mapping.js';
 import type { HubServices } from './services.js';
 
@@ -34,9 +35,7 @@ export async function registerProxyRoutes(app: FastifyInstance, s: HubServices):
     scope.setErrorHandler((err, request, reply) => {
       const hubError = toHubError(err, request.headers['content-type'], PROXY_BODY_LIMIT_BYTES);
       if (hubError.code === 'HUB_ERR_INTERNAL') s.logger.error({ err }, 'proxy route failed');
-      const dialect: ProxyDialect = appDialectOf(request.url) ?? 'ollama';
-      reply.hijack();
-      writeProxyError(reply.raw, dialect, hubError.status, hubError.code, hubError.message);
+      answerError(request, reply, hubError);
     });
 
     for (const route of ROUTED_ROUTES) {
@@ -107,7 +106,7 @@ async function serveRaw(res: ServerResponse, dialect: ProxyDialect, s: HubServic
   }
 }
 
-/** Why the inference guard refuses a caller (401, in OpenAI's shape); null when it is admitted by origin or by an inference key. */
+/** Why the inference guard refuses a caller (401, with OpenAI's codes); null when it is admitted by origin or by an inference key. */
 export function inferenceRefusal(
   s: Pick<HubServices, 'env' | 'apiKeys'>,
   socketAddress: string | undefined,
@@ -130,11 +129,16 @@ export function inferenceRefusal(
       };
 }
 
-/** The inference access guard: admitted by origin, else by an inference key; refusals in OpenAI's shape. */
+/**
+ * The inference access guard: admitted by origin, else by an inference key. Refusals carry
+ * OpenAI's own codes in the route's dialect: OpenAI's shape on /v1/*, which its SDKs read, and
+ * Ollama's on the native routes, whose client shows an object there as "[object Object]". The
+ * guard stands only in front of the proxy's routes, each of which speaks a dialect.
+ */
 async function guardInference(s: HubServices, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const refusal = inferenceRefusal(s, request.socket.remoteAddress, request.headers);
   if (refusal === null) return;
   refuseUnread(request, reply);
   reply.hijack();
-  writeProxyError(reply.raw, 'openai', 401, refusal.code, refusal.message);
+  writeProxyError(reply.raw, appDialectOf(request.url) ?? 'openai', 401, refusal.code, refusal.message);
 }

@@ -11,6 +11,7 @@ import { ConnectionDrops } from './connection-drops.js';
 import { edgeServerOptions, hostJudge, MAX_CONNECTIONS, registerEdgeGuard } from './edge.js';
 import { MAX_PATH_PARAM_CHARS, toHubError } from './error-mapping.js';
 import { answerNotFound } from './not-found.js';
+import { answerError } from './error-answer.js';
 import { jsonReply } from './json-reply.js';
 import { registerOperatorRoutes } from './operator-routes.js';
 import { registerDashboardRoutes } from './dashboard-routes.js';
@@ -84,10 +85,12 @@ export async function buildServer(s: HubServices): Promise<FastifyInstance> {
   });
   const hosts = hostJudge(s);
   registerEdgeGuard(app, hosts, s);
+  // Also answers what the edge hooks refuse on a path no route takes, which under the app
+  // prefixes is in the app's dialect (error-answer.ts).
   app.setErrorHandler((err, request, reply) => {
     const hubError = toHubError(err, request.headers['content-type']);
     if (hubError.code === 'HUB_ERR_INTERNAL') s.logger.error({ err }, 'operator route failed');
-    void reply.code(hubError.status).send(hubError.toBody());
+    answerError(request, reply, hubError);
   });
   app.setNotFoundHandler(answerNotFound);
   registerRouteInputChecks(app);

@@ -30,13 +30,22 @@ export function writeProxyError(
   headers: OutgoingHttpHeaders = {},
 ): void {
   if (res.headersSent || res.destroyed) return;
-  const body =
-    dialect === 'openai'
-      ? // OpenAI SDKs surface only the inner error object, so facts such as localBackends go inside it.
-        { error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', code, ...extra } }
-      : { error: message, code, ...extra };
-  const text = JSON.stringify(body);
+  const text = JSON.stringify(proxyErrorBody(dialect, status, code, message, extra));
   const retry = NOTHING_TO_RETRY.has(code) ? { 'x-should-retry': 'false' } : {};
   res.writeHead(status, { ...headers, ...retry, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+/** The error body in a dialect, for an answer written where there is no response object (http/error-answer.ts). */
+export function proxyErrorBody(
+  dialect: ProxyDialect,
+  status: number,
+  code: ErrorCode | InferenceRefusalCode,
+  message: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return dialect === 'openai'
+    ? // OpenAI SDKs surface only the inner error object, so facts such as localBackends go inside it.
+      { error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', code, ...extra } }
+    : { error: message, code, ...extra };
 }

@@ -44,11 +44,14 @@ const OLLAMA_PREFIX = `${PROXY_PREFIX}/api/`;
 
 /**
  * The dialect an app speaks on a path (query string or not): OpenAI under the prefix's /v1/,
- * Ollama under its /api/. Null elsewhere: the operator and peer routes share the prefix, and
- * their errors keep the operator shape.
+ * Ollama under its /api/ and at the prefix itself, where Ollama's own CLI sends its heartbeat.
+ * Null elsewhere: the operator and peer routes share the prefix, and their errors keep the
+ * operator shape.
  */
 export function appDialectOf(url: string): ProxyDialect | null {
   if (url.startsWith(OPENAI_PREFIX)) return 'openai';
   if (url.startsWith(OLLAMA_PREFIX)) return 'ollama';
+  const path = url.split('?')[0];
+  if (path === PROXY_PREFIX || path === `${PROXY_PREFIX}/`) return 'ollama';
   return null;
 }
