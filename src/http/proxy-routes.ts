@@ -11,7 +11,7 @@ import type { ProxyDialect } from '../engines/types.js';
 import { HubError } from '../errors.js';
 import { SESSION_HEADER } from '../placement/affinity/session-key.js';
 import { writeProxyError, type InferenceRefusalCode } from '../proxy/proxy-errors.js';
-import { appDialectOf, MODEL_MANAGEMENT_PATHS, PROXY_PREFIX, ROUTED_ROUTES, type RoutedRoute } from '../proxy/route-table.js';
+import { MODEL_MANAGEMENT_PATHS, PROXY_PREFIX, ROUTED_ROUTES, type RoutedRoute } from '../proxy/route-table.js';
 import { refuseUnread } from './edge.js';
 import { answerError } from './error-answer.js';
 import { toHubError } from './error-mapping.js';
@@ -106,7 +106,7 @@ async function serveRaw(res: ServerResponse, dialect: ProxyDialect, s: HubServic
   }
 }
 
-/** Why the inference guard refuses a caller (401, with OpenAI's codes); null when it is admitted by origin or by an inference key. */
+/** Why the inference guard refuses a caller (401, in OpenAI's shape); null when it is admitted by origin or by an inference key. */
 export function inferenceRefusal(
   s: Pick<HubServices, 'env' | 'apiKeys'>,
   socketAddress: string | undefined,
@@ -130,15 +130,15 @@ export function inferenceRefusal(
 }
 
 /**
- * The inference access guard: admitted by origin, else by an inference key. Refusals carry
- * OpenAI's own codes in the route's dialect: OpenAI's shape on /v1/*, which its SDKs read, and
- * Ollama's on the native routes, whose client shows an object there as "[object Object]". The
- * guard stands only in front of the proxy's routes, each of which speaks a dialect.
+ * The inference access guard: admitted by origin, else by an inference key. Refusals are in
+ * OpenAI's shape with OpenAI's codes on every route, the native ones included, as the reference
+ * asks ("What guards what"); the Ollama client prints that object as "[object Object]", and an
+ * Ollama app outside the machine reads the reason only from the raw answer (curl -i).
  */
 async function guardInference(s: HubServices, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const refusal = inferenceRefusal(s, request.socket.remoteAddress, request.headers);
   if (refusal === null) return;
   refuseUnread(request, reply);
   reply.hijack();
-  writeProxyError(reply.raw, appDialectOf(request.url) ?? 'openai', 401, refusal.code, refusal.message);
+  writeProxyError(reply.raw, 'openai', 401, refusal.code, refusal.message);
 }

@@ -37,7 +37,7 @@ async function chat(hub: HubProcess, headers: Record<string, string> = {}, path 
     body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], stream: false }),
   });
   const text = await res.body.text();
-  return { status: res.statusCode, headers: res.headers, text };
+  return { status: res.statusCode, headers: res.headers, text, json: () => JSON.parse(text) as OpenAIError };
 }
 
 async function createKey(hub: HubProcess, name: string, scope: 'inference' | 'qa:read'): Promise<CreatedKey> {
@@ -59,33 +59,13 @@ function databaseBytes(dataDir: string): Buffer {
   );
 }
 
-/** What the refusal checks read of an answer. */
-type Answer = { readonly status: number; readonly text: string };
-
-/** Ollama's shape: its client shows `error` as it finds it, so the sentence must be a string there. */
-interface OllamaError {
-  error: string;
-  code: string;
-}
-
-/** A refusal of a request to /v1/*, in OpenAI's shape. */
-function assertRefused(res: Answer, code: 'missing_api_key' | 'invalid_api_key'): OpenAIError['error'] {
+function assertRefused(res: Awaited<ReturnType<typeof chat>>, code: 'missing_api_key' | 'invalid_api_key'): OpenAIError['error'] {
   assert.equal(res.status, 401, res.text);
-  const body = JSON.parse(res.text) as OpenAIError;
+  const body = res.json();
   assert.deepEqual(Object.keys(body.error).sort(), ['code', 'message', 'type']);
   assert.equal(body.error.code, code);
   assert.equal(typeof body.error.type, 'string');
   assert.match(body.error.message, /cihub api-key create/);
-  return body.error;
-}
-
-/** A refusal of a request to an Ollama route, in Ollama's shape with the same code; returns the message. */
-function assertRefusedNatively(res: Answer, code: 'missing_api_key' | 'invalid_api_key'): string {
-  assert.equal(res.status, 401, res.text);
-  const body = JSON.parse(res.text) as OllamaError;
-  assert.deepEqual(Object.keys(body).sort(), ['code', 'error']);
-  assert.equal(body.code, code);
-  assert.match(body.error, /cihub api-key create/);
   return body.error;
 }
 
@@ -122,11 +102,12 @@ describe('inference access guard and API keys', () => {
       assert.equal(res.status, 200, res.text);
     });
 
-    it("refuses a request carrying cf-ray with missing_api_key in the route's dialect, before it reaches an engine", async () => {
+    it('refuses a request carrying cf-ray with an OpenAI-shaped missing_api_key, before it reaches an engine', async () => {
       const before = engine.state().requests;
-      const cfRay = { 'cf-ray': '8a1b2c3d4e5f6a7b-AMS' };
-      assert.match(assertRefused(await chat(hub, cfRay, '/v1/chat/completions'), 'missing_api_key').message, /cf-ray/);
-      assert.match(assertRefusedNatively(await chat(hub, cfRay, '/api/chat'), 'missing_api_key'), /cf-ray/);
+      for (const path of ['/v1/chat/completions', '/api/chat']) {
+        const err = assertRefused(await chat(hub, { 'cf-ray': '8a1b2c3d4e5f6a7b-AMS' }, path), 'missing_api_key');
+        assert.match(err.message, /cf-ray/);
+      }
       const models = await request(`${hub.pool}/v1/models`, { headers: { 'cf-ray': '8a1b2c3d4e5f6a7b-AMS' } });
       assert.equal(models.statusCode, 401);
       await models.body.dump();
@@ -185,9 +166,10 @@ describe('inference access guard and API keys', () => {
       secrets.push(created.key);
       for (const path of ['/v1/models', '/api/tags']) {
         const keyless = await request(`${strict.pool}${path}`, { headers: { 'x-forwarded-for': TAILNET_HOP } });
-        const res = { status: keyless.statusCode, text: await keyless.body.text() };
-        const message = path.startsWith('/v1/') ? assertRefused(res, 'missing_api_key').message : assertRefusedNatively(res, 'missing_api_key');
-        assert.match(message, /HUB_INFERENCE_TAILNET_AUTH=require-key/);
+        const body = (await keyless.body.json()) as OpenAIError;
+        assert.equal(keyless.statusCode, 401, `${path}: ${JSON.stringify(body)}`);
+        assert.equal(body.error.code, 'missing_api_key');
+        assert.match(body.error.message, /HUB_INFERENCE_TAILNET_AUTH=require-key/);
         const keyed = await request(`${strict.pool}${path}`, { headers: { 'x-forwarded-for': TAILNET_HOP, authorization: `Bearer ${created.key}` } });
         assert.equal(keyed.statusCode, 200, path);
         await keyed.body.dump();
