@@ -23,6 +23,15 @@ describe('PairingPin with no PIN outstanding', () => {
       },
     },
     { name: 'it was spent', arrange: (_clock, pin) => void pin.verify(pin.mint().pin) },
+    {
+      // Its ten minutes cannot be told from the wall clock any more: elapsedMs takes it as long past.
+      name: 'the wall clock was set back two hours after it was minted',
+      arrange: (clock, pin) => {
+        pin.mint();
+        clock.advance(-2 * 60 * 60_000);
+        clock.advance(30 * 60_000);
+      },
+    },
   ];
   for (const state of states) {
     it(`check refuses the right-looking digits when ${state.name}`, () => {
@@ -34,6 +43,11 @@ describe('PairingPin with no PIN outstanding', () => {
       const { clock, pin } = setup('123456', '123456');
       state.arrange(clock, pin);
       assert.equal(pin.consume(), false);
+    });
+    it(`status reports no PIN and no time left when ${state.name}`, () => {
+      const { clock, pin } = setup('123456', '123456');
+      state.arrange(clock, pin);
+      assert.deepEqual(pin.status(), { active: false, expiresAt: null, expiresInMs: null });
     });
   }
 });

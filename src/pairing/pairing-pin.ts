@@ -6,7 +6,7 @@
  * telling "wrong" apart from "none outstanding" would let a caller learn when to start guessing.
  */
 import { randomInt, timingSafeEqual } from 'node:crypto';
-import type { Clock } from '../util/clock.js';
+import { elapsedMs, type Clock } from '../util/clock.js';
 
 export const PIN_DIGITS = 6;
 export const PIN_TTL_MS = 10 * 60_000;
@@ -35,7 +35,8 @@ export interface PairingPinStatus {
 
 interface Outstanding {
   readonly digits: Buffer;
-  readonly expiresAtMs: number;
+  /** Kept rather than the expiry alone: the ten minutes are judged by elapsedMs from here (see its doc). */
+  readonly mintedAtMs: number;
   wrongGuesses: number;
 }
 
@@ -53,15 +54,16 @@ export class PairingPin {
   mint(): { pin: string; expiresAt: string } {
     const pin = this.#randomDigits();
     if (!PIN_SHAPE.test(pin)) throw new Error(`PIN source returned something other than ${PIN_DIGITS} digits`);
-    const expiresAtMs = this.#clock.nowMs() + PIN_TTL_MS;
-    this.#current = { digits: Buffer.from(pin, 'latin1'), expiresAtMs, wrongGuesses: 0 };
-    return { pin, expiresAt: new Date(expiresAtMs).toISOString() };
+    const mintedAtMs = this.#clock.nowMs();
+    this.#current = { digits: Buffer.from(pin, 'latin1'), mintedAtMs, wrongGuesses: 0 };
+    return { pin, expiresAt: new Date(mintedAtMs + PIN_TTL_MS).toISOString() };
   }
 
   status(): PairingPinStatus {
     const current = this.#live();
     if (current === null) return { active: false, expiresAt: null, expiresInMs: null };
-    return { active: true, expiresAt: new Date(current.expiresAtMs).toISOString(), expiresInMs: current.expiresAtMs - this.#clock.nowMs() };
+    const expiresInMs = PIN_TTL_MS - elapsedMs(this.#clock.nowMs(), current.mintedAtMs);
+    return { active: true, expiresAt: new Date(current.mintedAtMs + PIN_TTL_MS).toISOString(), expiresInMs };
   }
 
   /** Withdraws the outstanding PIN; true when there was one to withdraw. */
@@ -106,9 +108,14 @@ export class PairingPin {
     return had;
   }
 
-  /** The outstanding PIN, dropping it first if its ten minutes are up. */
+  /**
+   * The outstanding PIN, dropping it first if its ten minutes are up. One minted before the wall
+   * clock was set back lapses then (elapsedMs); judged by its expiry it lived on for as long as
+   * the step (audit, 2026-12-07: half an hour after a two-hour step it was still open, with 100
+   * minutes left).
+   */
   #live(): Outstanding | null {
-    if (this.#current !== null && this.#clock.nowMs() >= this.#current.expiresAtMs) this.#current = null;
+    if (this.#current !== null && elapsedMs(this.#clock.nowMs(), this.#current.mintedAtMs) >= PIN_TTL_MS) this.#current = null;
     return this.#current;
   }
 }
