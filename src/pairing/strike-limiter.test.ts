@@ -122,6 +122,31 @@ describe('StrikeLimiter', () => {
   });
 });
 
+describe('StrikeLimiter after the wall clock is set back', () => {
+  // What was recorded before the step lies ahead of the clock; elapsedMs takes it as long past.
+  const HOUR = 60 * MIN;
+  const cases: { name: string; before: number; stepMs: number; after: number; expected: ReturnType<StrikeLimiter['check']> }[] = [
+    { name: 'a 60 s block lifts at once, rather than lasting as long as the step', before: 2, stepMs: -2 * HOUR, after: 0, expected: { allowed: true } },
+    { name: 'a block lifts however short the step: no retry-after is longer than the block', before: 2, stepMs: -1, after: 0, expected: { allowed: true } },
+    { name: 'a strike from before the step no longer counts toward a block', before: 1, stepMs: -MIN, after: 1, expected: { allowed: true } },
+    {
+      name: 'a block from before the step is forgotten: two new strikes block for 60 s, not double',
+      before: 2,
+      stepMs: -2 * HOUR,
+      after: 2,
+      expected: { allowed: false, retryAfterMs: MIN },
+    },
+  ];
+  for (const c of cases)
+    it(c.name, () => {
+      const { clock, limiter } = setup();
+      for (let i = 0; i < c.before; i += 1) limiter.strike(['a']);
+      clock.advance(c.stepMs);
+      for (let i = 0; i < c.after; i += 1) limiter.strike(['a']);
+      assert.deepEqual(limiter.check(['a']), c.expected);
+    });
+});
+
 describe('StrikeLimiter: strikes older than the window', () => {
   // With three strikes to block, a key struck at 0, w/2 and w is never quiet for a whole window
   // (so it is not forgotten), but its first strike is a full window old by the third: the window

@@ -5,7 +5,7 @@
  * is the real bound, and this only slows one persistent source down. Keys arrive from
  * unauthenticated callers, so the table is capped and the least recently struck key goes first.
  */
-import type { Clock } from '../util/clock.js';
+import { elapsedMs, type Clock } from '../util/clock.js';
 
 export const DEFAULT_STRIKE_WINDOW_MS = 5 * 60_000;
 export const DEFAULT_STRIKES_TO_BLOCK = 2;
@@ -29,7 +29,8 @@ interface KeyRecord {
   strikes: number[];
   /** The last refusal handed out; 0 until the key is first blocked. */
   backoffMs: number;
-  blockedUntilMs: number;
+  /** When that refusal began; null until the key is first blocked. The start, not the end: check() measures it with elapsedMs. */
+  blockedAtMs: number | null;
   lastStrikeMs: number;
 }
 
@@ -52,13 +53,18 @@ export class StrikeLimiter {
     this.#maxKeys = opts.maxKeys ?? DEFAULT_MAX_TRACKED_KEYS;
   }
 
-  /** Refused while any key is blocked; the wait is the longest among them. */
+  /**
+   * Refused while any key is blocked; the wait is the longest among them. A block begun before the
+   * wall clock was set back is over (elapsedMs): judged by its end, a 60 s block set before a
+   * two-hour step answered "retry after 91 minutes" half an hour later (audit, 2026-12-07).
+   */
   check(keys: readonly string[]): StrikeCheck {
     const now = this.#clock.nowMs();
     let wait = 0;
     for (const key of keys) {
       const record = this.#records.get(key);
-      if (record !== undefined && record.blockedUntilMs > now) wait = Math.max(wait, record.blockedUntilMs - now);
+      if (record === undefined || record.blockedAtMs === null) continue;
+      wait = Math.max(wait, record.backoffMs - elapsedMs(now, record.blockedAtMs));
     }
     return wait > 0 ? { allowed: false, retryAfterMs: wait } : { allowed: true };
   }
@@ -68,7 +74,7 @@ export class StrikeLimiter {
     for (const key of new Set(keys)) {
       let record = this.#records.get(key);
       if (record !== undefined && this.#forgotten(record, now)) record = undefined;
-      record ??= { strikes: [], backoffMs: 0, blockedUntilMs: 0, lastStrikeMs: now };
+      record ??= { strikes: [], backoffMs: 0, blockedAtMs: null, lastStrikeMs: now };
       this.#apply(record, now);
       this.#records.delete(key);
       this.#records.set(key, record);
@@ -94,15 +100,15 @@ export class StrikeLimiter {
     if (record.backoffMs > 0) {
       // Already blocked once and not yet forgotten: the source is persisting, so escalate.
       record.backoffMs = Math.min(record.backoffMs * 2, this.#maxBackoffMs);
-      record.blockedUntilMs = now + record.backoffMs;
+      record.blockedAtMs = now;
       return;
     }
-    record.strikes = record.strikes.filter((t) => now - t < this.#windowMs);
+    record.strikes = record.strikes.filter((t) => elapsedMs(now, t) < this.#windowMs);
     record.strikes.push(now);
     if (record.strikes.length >= this.#strikesToBlock) {
       record.strikes = [];
       record.backoffMs = Math.min(this.#firstBackoffMs, this.#maxBackoffMs);
-      record.blockedUntilMs = now + record.backoffMs;
+      record.blockedAtMs = now;
     }
   }
 
@@ -112,8 +118,8 @@ export class StrikeLimiter {
    * Without this a single old block would make one mistake weeks later cost double.
    */
   #forgotten(record: KeyRecord, now: number): boolean {
-    const since = record.backoffMs > 0 ? record.blockedUntilMs : record.lastStrikeMs;
-    return now - since >= this.#windowMs;
+    if (record.blockedAtMs === null) return elapsedMs(now, record.lastStrikeMs) >= this.#windowMs;
+    return elapsedMs(now, record.blockedAtMs) >= record.backoffMs + this.#windowMs;
   }
 }
 
