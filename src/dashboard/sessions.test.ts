@@ -30,6 +30,33 @@ describe('dashboard sessions', () => {
     assert.equal(book.consumeLink('made-up'), false);
   });
 
+  describe('after the wall clock is set back past their start', () => {
+    // Their TTL can no longer be told from the wall clock: elapsedMs takes the start as long past.
+    const cases: { name: string; use: (book: DashboardSessions, clock: ManualClock) => boolean }[] = [
+      {
+        name: 'a sign-in link lapses rather than living on for as long as the step',
+        use: (book, clock) => {
+          const link = book.mintLink();
+          clock.advance(-2 * 60 * 60_000);
+          return book.consumeLink(link.token);
+        },
+      },
+      {
+        name: 'a session signs out rather than living on for as long as the step',
+        use: (book, clock) => {
+          const session = book.open('operator', null);
+          clock.advance(-60_000);
+          return book.get(session.id) !== null;
+        },
+      },
+    ];
+    for (const c of cases)
+      it(c.name, () => {
+        const clock = new ManualClock();
+        assert.equal(c.use(new DashboardSessions(clock), clock), false);
+      });
+  });
+
   it('holds at most MAX_SESSIONS, signing the oldest out first', () => {
     const book = new DashboardSessions(new ManualClock());
     const first = book.open('operator', null);

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { sameSecret } from '../auth/operator-credential.js';
-import type { Clock } from '../util/clock.js';
+import { elapsedMs, type Clock } from '../util/clock.js';
 
 /** A browser stays signed in this long after signing in, then signs in again. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
@@ -27,6 +27,9 @@ export interface Session {
   readonly apiKeyId: string | null;
   /** Echoed by the page in the x-cihub-csrf header. */
   readonly csrfToken: string;
+  /** When it was opened: its TTL is judged from here by elapsedMs (see its doc), not by expiresAtMs. */
+  readonly openedAtMs: number;
+  /** When it ends, for the page to show. */
   readonly expiresAtMs: number;
 }
 
@@ -35,6 +38,7 @@ const token = (): string => randomBytes(32).toString('base64url');
 export class DashboardSessions {
   readonly #clock: Clock;
   readonly #sessions = new Map<string, Session>();
+  /** Each unused link and when it was minted. */
   readonly #links = new Map<string, number>();
 
   constructor(clock: Clock) {
@@ -43,7 +47,8 @@ export class DashboardSessions {
 
   open(role: SessionRole, apiKeyId: string | null): Session {
     this.#sweep();
-    const session: Session = { id: token(), role, apiKeyId, csrfToken: token(), expiresAtMs: this.#clock.nowMs() + SESSION_TTL_MS };
+    const openedAtMs = this.#clock.nowMs();
+    const session: Session = { id: token(), role, apiKeyId, csrfToken: token(), openedAtMs, expiresAtMs: openedAtMs + SESSION_TTL_MS };
     this.#sessions.set(session.id, session);
     while (this.#sessions.size > MAX_SESSIONS) this.#sessions.delete(this.#evictee(session));
     return session;
@@ -64,7 +69,7 @@ export class DashboardSessions {
     if (id === null) return null;
     const session = this.#sessions.get(id);
     if (session === undefined) return null;
-    if (session.expiresAtMs <= this.#clock.nowMs()) {
+    if (sessionLapsed(session, this.#clock.nowMs())) {
       this.#sessions.delete(id);
       return null;
     }
@@ -83,22 +88,35 @@ export class DashboardSessions {
   mintLink(): { token: string; expiresAtMs: number } {
     this.#sweep();
     const link = token();
-    const expiresAtMs = this.#clock.nowMs() + SIGN_IN_LINK_TTL_MS;
-    this.#links.set(link, expiresAtMs);
+    const mintedAtMs = this.#clock.nowMs();
+    this.#links.set(link, mintedAtMs);
     while (this.#links.size > MAX_SIGN_IN_LINKS) this.#links.delete(this.#links.keys().next().value as string);
-    return { token: link, expiresAtMs };
+    return { token: link, expiresAtMs: mintedAtMs + SIGN_IN_LINK_TTL_MS };
   }
 
   /** Uses up a link: true once for a live link, false ever after and for anything else. */
   consumeLink(link: string): boolean {
-    const expiresAtMs = this.#links.get(link);
+    const mintedAtMs = this.#links.get(link);
     this.#links.delete(link);
-    return expiresAtMs !== undefined && expiresAtMs > this.#clock.nowMs();
+    return mintedAtMs !== undefined && !linkLapsed(mintedAtMs, this.#clock.nowMs());
   }
 
   #sweep(): void {
     const now = this.#clock.nowMs();
-    for (const [id, s] of this.#sessions) if (s.expiresAtMs <= now) this.#sessions.delete(id);
-    for (const [link, at] of this.#links) if (at <= now) this.#links.delete(link);
+    for (const [id, s] of this.#sessions) if (sessionLapsed(s, now)) this.#sessions.delete(id);
+    for (const [link, at] of this.#links) if (linkLapsed(at, now)) this.#links.delete(link);
   }
+}
+
+/*
+ * Both lapse when the wall clock is set back past their start (elapsedMs): judged by their end,
+ * a five-minute link minted before a two-hour step still signed a browser in half an hour later
+ * (audit, 2026-12-07), and a session would have lived the step longer than its twelve hours.
+ */
+function sessionLapsed(s: Session, nowMs: number): boolean {
+  return elapsedMs(nowMs, s.openedAtMs) >= SESSION_TTL_MS;
+}
+
+function linkLapsed(mintedAtMs: number, nowMs: number): boolean {
+  return elapsedMs(nowMs, mintedAtMs) >= SIGN_IN_LINK_TTL_MS;
 }
