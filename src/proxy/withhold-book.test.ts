@@ -162,6 +162,44 @@ describe('WithholdBook', () => {
     assert.deepEqual(book.withheld(), []);
   });
 
+  describe('after the wall clock is set back', () => {
+    // What was recorded before the step lies ahead of the clock; elapsedMs takes it as long past.
+    const HOUR = 60 * 60_000;
+    const withheldThenStep = (stepMs: number) => {
+      const clock = new ManualClock();
+      const book = new WithholdBook(clock);
+      book.strike('k', 'r');
+      book.strike('k', 'r');
+      clock.advance(stepMs);
+      return { clock, book };
+    };
+    const cases: { name: string; stepMs: number }[] = [
+      { name: 'a two-hour step', stepMs: -2 * HOUR },
+      { name: 'a one-millisecond step', stepMs: -1 },
+    ];
+    for (const c of cases) {
+      it(`${c.name} lifts a 60 s withhold: the key is offered again and listed as withheld nowhere`, () => {
+        const { book } = withheldThenStep(c.stepMs);
+        assert.equal(book.isWithheld('k'), false);
+        assert.equal(book.withheldEntry('k'), null);
+        assert.deepEqual(book.withheld(), []);
+      });
+    }
+    it('a failed re-probe after the step withholds again for twice as long, as after any withhold', () => {
+      const { clock, book } = withheldThenStep(-2 * HOUR);
+      assert.equal(book.strike('k', 'r'), true);
+      assert.equal(Date.parse(book.withheldEntry('k')!.until) - clock.nowMs(), 2 * FIRST_WITHHOLD_MS);
+    });
+    it('a strike from before the step no longer counts toward a withhold', () => {
+      const clock = new ManualClock();
+      const book = new WithholdBook(clock);
+      book.strike('k', 'r');
+      clock.advance(-60_000);
+      assert.equal(book.strike('k', 'r'), false);
+      assert.equal(book.isWithheld('k'), false);
+    });
+  });
+
   it(`holds at most ${MAX_KEYS} keys, forgetting the oldest to make room`, () => {
     const book = new WithholdBook(new ManualClock());
     book.strike('oldest', 'r');

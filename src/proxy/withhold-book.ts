@@ -18,7 +18,7 @@ import { canonicalModelName } from '../engines/model-name.js';
 import type { BackendView, ProxyDialect } from '../engines/types.js';
 import { localCandidates, type LocalUnservable } from '../placement/candidates.js';
 import type { Candidate, WithheldFact } from '../placement/types.js';
-import type { Clock } from '../util/clock.js';
+import { elapsedMs, type Clock } from '../util/clock.js';
 
 export const STRIKE_WINDOW_MS = 5 * 60_000;
 export const STRIKES_TO_WITHHOLD = 2;
@@ -36,8 +36,19 @@ interface Entry {
   lastStrike: StrikeMark;
   /** Length of the last withhold; 0 when never withheld since the last clean answer. */
   backoffMs: number;
-  untilMs: number;
+  /** When the last withhold began; null when never withheld since the last clean answer. Judged by withholding(). */
+  withheldAtMs: number | null;
   reason: string;
+}
+
+/**
+ * When the entry's withhold ends, or null when none is in force at `nowMs`. A withhold begun
+ * before the wall clock was set back has ended (elapsedMs): judged by its end, a 60 s withhold
+ * set before a two-hour step was still on half an hour later (audit, 2026-12-07).
+ */
+function withholding(e: Entry, nowMs: number): number | null {
+  if (e.withheldAtMs === null || elapsedMs(nowMs, e.withheldAtMs) >= e.backoffMs) return null;
+  return e.withheldAtMs + e.backoffMs;
 }
 
 export interface WithheldEntry {
@@ -67,24 +78,24 @@ export class WithholdBook {
     let e = this.#entries.get(key);
     if (!e) {
       if (this.#entries.size >= MAX_KEYS) this.#entries.delete(this.#entries.keys().next().value!);
-      e = { strikes: [], lastStrike: 0, backoffMs: 0, untilMs: 0, reason };
+      e = { strikes: [], lastStrike: 0, backoffMs: 0, withheldAtMs: null, reason };
       this.#entries.set(key, e);
     }
     e.reason = reason;
     // Even a strike during a withhold is news: answers begun before it are older than it.
     this.#struck += 1;
     e.lastStrike = this.#struck;
-    if (now < e.untilMs) return false;
+    if (withholding(e, now) !== null) return false;
     if (e.backoffMs > 0) {
       // The re-probe after a withhold failed too: withhold again, twice as long.
       e.backoffMs = Math.min(MAX_WITHHOLD_MS, e.backoffMs * 2);
-      e.untilMs = now + e.backoffMs;
+      e.withheldAtMs = now;
       return true;
     }
-    e.strikes = [...e.strikes.filter((t) => now - t < STRIKE_WINDOW_MS), now];
+    e.strikes = [...e.strikes.filter((t) => elapsedMs(now, t) < STRIKE_WINDOW_MS), now];
     if (e.strikes.length < STRIKES_TO_WITHHOLD) return false;
     e.backoffMs = FIRST_WITHHOLD_MS;
-    e.untilMs = now + e.backoffMs;
+    e.withheldAtMs = now;
     e.strikes = [];
     return true;
   }
@@ -103,14 +114,15 @@ export class WithholdBook {
 
   isWithheld(key: string): boolean {
     const e = this.#entries.get(key);
-    return e !== undefined && this.#clock.nowMs() < e.untilMs;
+    return e !== undefined && withholding(e, this.#clock.nowMs()) !== null;
   }
 
   /** The withhold in force for one key; null when the key is not withheld now. */
   withheldEntry(key: string): WithheldEntry | null {
     const e = this.#entries.get(key);
-    if (e === undefined || this.#clock.nowMs() >= e.untilMs) return null;
-    return { key, until: new Date(e.untilMs).toISOString(), reason: e.reason };
+    const untilMs = e === undefined ? null : withholding(e, this.#clock.nowMs());
+    if (e === undefined || untilMs === null) return null;
+    return { key, until: new Date(untilMs).toISOString(), reason: e.reason };
   }
 
   /** True when the book holds no key at all (no strike and no withhold), so nothing is withheld. */
@@ -121,7 +133,12 @@ export class WithholdBook {
   /** Keys withheld now, for status and capabilities. */
   withheld(): WithheldEntry[] {
     const now = this.#clock.nowMs();
-    return [...this.#entries].filter(([, e]) => now < e.untilMs).map(([key, e]) => ({ key, until: new Date(e.untilMs).toISOString(), reason: e.reason }));
+    const out: WithheldEntry[] = [];
+    for (const [key, e] of this.#entries) {
+      const untilMs = withholding(e, now);
+      if (untilMs !== null) out.push({ key, until: new Date(untilMs).toISOString(), reason: e.reason });
+    }
+    return out;
   }
 }
 
