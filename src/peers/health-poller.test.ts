@@ -209,6 +209,28 @@ describe('HealthPoller: a peer that said it is leaving', () => {
     assert.equal(poller.health(row.id).capabilities, null);
   });
 
+  describe('when the wall clock is set back after the notice', () => {
+    // The poll still began after the notice, by this process's own order of events.
+    const cases: { name: string; answer: unknown; expected: [string | null, string | null, string | undefined] }[] = [
+      { name: 'is back on its next good poll, rather than once the clock catches up', answer: null, expected: [null, null, 'connected'] },
+      {
+        name: 'an identity refusal on the next poll ends the notice',
+        answer: { ok: true, status: 401, headers: { 'x-hub-pool-refusal': 'identity-mismatch' }, json: null, auth: 'signed' },
+        expected: [null, 'identity_changed', 'unreachable'],
+      },
+    ];
+    for (const c of cases)
+      it(c.name, async () => {
+        const { clock, store, poller, row, probe, answerWith } = answering();
+        await probe()();
+        poller.noteLeft(store.get(row.id)!);
+        clock.advance(-2 * 60 * 60_000);
+        if (c.answer !== null) answerWith(c.answer);
+        await probe()();
+        assert.deepEqual([poller.health(row.id).leftAt, poller.health(row.id).probeFailure, store.get(row.id)?.status], c.expected);
+      });
+  });
+
   it('a good poll settles a half pairing: the peer answered as paired after all', async () => {
     const { store, row, probe } = answering();
     store.update(row.id, { confirmFailedAt: new Date(0).toISOString() });

@@ -58,6 +58,8 @@ interface State {
   capabilitiesAtMs: number | null;
   forwardedAtSnapshot: number;
   leftAt: string | null;
+  /** The poller's notice count (#notices) the leaving notice took; null exactly when leftAt is. */
+  leftNotice: number | null;
   polling: boolean;
   /** pollSoon was asked while a probe was out: that probe read the row before the change, so poll again. */
   pollAgain: boolean;
@@ -87,6 +89,13 @@ export class HealthPoller {
   /** Stopped for shutdown: a probe still out then records nothing (the store may be closed by the time it ends). */
   #stopped = false;
   #lastSweepMs = 0;
+  /**
+   * Leaving notices taken so far, on every peer. A probe reads it as it starts, so whether the
+   * probe began before or after a notice is this process's own order of events, not the wall
+   * clock's: compared by time, a notice taken before the clock was set back lay ahead of every
+   * probe begun after it, and the peer's good answers were thrown away until the clock caught up.
+   */
+  #notices = 0;
 
   constructor(deps: HealthPollerDeps) {
     this.#d = deps;
@@ -127,6 +136,8 @@ export class HealthPoller {
     const s = this.#state(peer.id);
     const now = this.#d.clock.nowMs();
     s.leftAt = new Date(now).toISOString();
+    this.#notices += 1;
+    s.leftNotice = this.#notices;
     s.capabilities = null;
     s.capabilitiesAtMs = null;
     if (peer.status === 'connected') this.#d.store.update(peer.id, { status: 'unreachable' });
@@ -204,7 +215,7 @@ export class HealthPoller {
   /** One health probe of one peer, and what follows from its answer. */
   async probe(row: PeerRow): Promise<void> {
     const s = this.#state(row.id);
-    const startedAtMs = this.#d.clock.nowMs();
+    const noticesAtStart = this.#notices;
     this.#d.logger.debug({ peer: row.nodeFqdn }, `capabilities probe of ${row.nodeFqdn} started`);
     const answer = await this.#d.client.call(row, 'GET', '/api/inference/pool/capabilities', undefined, {
       timeoutMs: HEALTH_PROBE_TIMEOUT_MS,
@@ -218,7 +229,7 @@ export class HealthPoller {
     const verdict = judgeProbe(answer);
     if (verdict.ok) {
       // An answer the peer gave before it said it was leaving does not take it back.
-      if (s.leftAt !== null && Date.parse(s.leftAt) >= startedAtMs) return;
+      if (s.leftNotice !== null && s.leftNotice > noticesAtStart) return;
       const caps = verdict.capabilities;
       s.capabilities = caps;
       s.capabilitiesAtMs = now;
@@ -228,6 +239,7 @@ export class HealthPoller {
       s.probeFailureSince = null;
       s.probeFailureGap = null;
       s.leftAt = null;
+      s.leftNotice = null;
       s.refusals = 0;
       s.lastPolledAtMs = now;
       // A good poll also settles a half pairing: the peer answered as paired, so the confirmation arrived after all.
@@ -254,7 +266,10 @@ export class HealthPoller {
     // A refusal is an answer: the peer that said it was leaving is back, so the notice no longer
     // says why it takes no work (its data dir recreated while it was down reads identity changed,
     // which waiting does not fix, and its row must not say it rejoins by itself).
-    if (refusal && s.leftAt !== null && Date.parse(s.leftAt) < startedAtMs) s.leftAt = null;
+    if (refusal && s.leftNotice !== null && s.leftNotice <= noticesAtStart) {
+      s.leftAt = null;
+      s.leftNotice = null;
+    }
     s.lastPolledAtMs = now;
     const unreachable = failedKind === 'identity_changed' || failures >= UNREACHABLE_AFTER_FAILURES;
     this.#d.store.update(row.id, { consecutiveFailures: failures, ...(unreachable ? { status: 'unreachable' } : {}) });
@@ -335,6 +350,7 @@ export class HealthPoller {
         capabilitiesAtMs: null,
         forwardedAtSnapshot: 0,
         leftAt: null,
+        leftNotice: null,
         polling: false,
         pollAgain: false,
       };
