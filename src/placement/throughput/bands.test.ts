@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { bandOf, FORGET_AFTER_MS, readBand, recordInBand, SLOW_HALF_LIFE_MS, SLOW_HOLD_MS, type Reading } from './bands.js';
+import { bandOf, FORGET_AFTER_MS, readBand, recordInBand, SLOW_HALF_LIFE_MS, SLOW_HOLD_MS, type Band, type Reading } from './bands.js';
 
 const T0 = Date.UTC(2026, 8, 17, 12);
 const reading = (tokensPerSec: number, atMs = T0, promptTokens = 10_600, deadline = false): Reading => ({ promptTokens, tokensPerSec, deadline, atMs });
@@ -78,4 +78,25 @@ describe('recordInBand and readBand: replace, decay, forget', () => {
     const band = recordInBand(old, reading(3000, T0 + FORGET_AFTER_MS + 1), T0 + FORGET_AFTER_MS + 1);
     assert.equal(readBand(band, T0 + FORGET_AFTER_MS + 1)?.tokensPerSec, 3000);
   });
+});
+
+describe('readBand after the wall clock is set back', () => {
+  // A reading taken before the step lies ahead of the clock; elapsedMs takes it as long past.
+  const afterStep = T0 - 2 * 60 * 60_000 + 30 * 60_000;
+  const cases: { name: string; band: Band; nowMs: number; expected: number | null }[] = [
+    {
+      name: 'a slow reading from before a two-hour step is forgotten, not held for as long as the step',
+      band: recordInBand(null, reading(30), T0),
+      nowMs: afterStep,
+      expected: null,
+    },
+    { name: 'a reading from before a one-millisecond step is forgotten too', band: recordInBand(null, reading(30), T0), nowMs: T0 - 1, expected: null },
+    {
+      name: 'a faster reading taken after the step is the band at once, not kept waiting behind the old slow one',
+      band: recordInBand(recordInBand(null, reading(30), T0), reading(500, afterStep), afterStep),
+      nowMs: afterStep,
+      expected: 500,
+    },
+  ];
+  for (const c of cases) it(c.name, () => assert.equal(readBand(c.band, c.nowMs)?.tokensPerSec ?? null, c.expected));
 });

@@ -5,6 +5,7 @@
  * over only as the slow one decays (held 30 minutes, then its hold halves every 30 minutes);
  * every reading is forgotten 2 hours after it was taken. Pure: the time is passed in.
  */
+import { elapsedMs } from '../../util/clock.js';
 
 /** Prompts under this many estimated tokens are neither measured nor judged. */
 export const THROUGHPUT_MIN_TOKENS = 4096;
@@ -57,13 +58,17 @@ export function recordInBand(band: Band | null, reading: Reading, nowMs: number)
   return { fromTokens: from, slow: band!.slow, faster: reading };
 }
 
-/** The band's reading now, after decay and forgetting; null when everything in it is forgotten. */
+/**
+ * The band's reading now, after decay and forgetting; null when everything in it is forgotten.
+ * Ages are elapsedMs: a reading taken before the wall clock was set back is forgotten, where a
+ * negative age held a slow reading for as long as the step, and kept out faster evidence.
+ */
 export function readBand(band: Band, nowMs: number): BandReading | null {
-  const fresh = (r: Reading | null) => (r !== null && nowMs - r.atMs <= FORGET_AFTER_MS ? r : null);
+  const fresh = (r: Reading | null) => (r !== null && elapsedMs(nowMs, r.atMs) <= FORGET_AFTER_MS ? r : null);
   const slow = fresh(band.slow);
   const faster = fresh(band.faster);
   if (slow === null) return faster === null ? null : inBand(faster, band.fromTokens);
-  const age = nowMs - slow.atMs;
+  const age = elapsedMs(nowMs, slow.atMs);
   if (faster === null || age <= SLOW_HOLD_MS) return inBand(slow, band.fromTokens);
   const weight = 0.5 ** ((age - SLOW_HOLD_MS) / SLOW_HALF_LIFE_MS);
   const tokensPerSec = faster.tokensPerSec - (faster.tokensPerSec - slow.tokensPerSec) * weight;

@@ -168,6 +168,15 @@ describe('ThroughputBook', () => {
     );
   });
 
+  it('status forgets bands and a decode rate timed before the wall clock was set back, rather than showing a negative age', () => {
+    const clock = new ManualClock();
+    const book = new ThroughputBook(clock);
+    book.record(key('local'), { promptTokens: 8000, tokensPerSec: 300, deadline: false });
+    book.recordDecode(key('local'), 40);
+    clock.advance(-2 * 60 * 60_000);
+    assert.deepEqual(book.estimates(), []);
+  });
+
   it('shows a decode rate until 2 hours after it was timed, and not after', () => {
     const clock = new ManualClock();
     const book = new ThroughputBook(clock);

@@ -3,7 +3,7 @@
  * in bands (bands.ts) in memory only, so a restart forgets it. Written by the walk observer
  * (proxy/throughput-sampler.ts), read by placement and status. The clock is injected.
  */
-import type { Clock } from '../../util/clock.js';
+import { elapsedMs, type Clock } from '../../util/clock.js';
 import { bandOf, FORGET_AFTER_MS, readBand, recordInBand, type Band, type BandReading, type Reading } from './bands.js';
 
 /** Keys (node, engine, model) held at most; the least recently written go first. Bounds memory however many models are asked for. */
@@ -103,11 +103,12 @@ export class ThroughputBook {
         promptTokens: r.promptTokens,
         tokensPerSec: r.tokensPerSec,
         deadline: r.deadline,
-        ageMs: now - r.atMs,
+        ageMs: elapsedMs(now, r.atMs),
       }));
-      const decode = entry.decode !== null && now - entry.decode.atMs <= FORGET_AFTER_MS ? entry.decode : null;
+      // As the bands (readBand): a rate timed before the wall clock was set back is forgotten.
+      const decode = entry.decode !== null && elapsedMs(now, entry.decode.atMs) <= FORGET_AFTER_MS ? entry.decode : null;
       if (bands.length === 0 && decode === null) continue;
-      out.push({ ...entry.key, bands, decodeTokensPerSec: decode?.tokensPerSec ?? null, decodeAgeMs: decode === null ? null : now - decode.atMs });
+      out.push({ ...entry.key, bands, decodeTokensPerSec: decode?.tokensPerSec ?? null, decodeAgeMs: decode === null ? null : elapsedMs(now, decode.atMs) });
     }
     return out;
   }
