@@ -50,6 +50,21 @@ describe('status: slots and measured speed', () => {
     ]);
   });
 
+  it('shows an age below zero (a reading timed before the Hub clock was set back) as taken now, never as negative', () => {
+    const estimate = {
+      node: 'local',
+      backendId: 'ollama',
+      model: 'qwen3:8b',
+      bands: [{ ...band, ageMs: -90 * 60_000 }],
+      decodeTokensPerSec: 41.7,
+      decodeAgeMs: -30_000,
+    };
+    assert.equal(
+      speedLines(status({ throughput: { estimates: [estimate], advertised: null } })).at(-1),
+      '  local ollama qwen3:8b: 8192+: 480 tok/s on 10000 tokens, 0 s ago · decode 42 tok/s, 0 s ago',
+    );
+  });
+
   it('says nothing has been timed yet rather than showing an empty block', () =>
     assert.equal(
       speedLines(status({ throughput: { estimates: [], advertised: null } })).at(-1),

@@ -14,7 +14,13 @@ export function slotsText(node: PoolStatus['localNode']): string | null {
   return node.ollamaSlots === null ? `not stated (${knob})` : `${node.ollamaSlots} (${knob})`;
 }
 
-function minutes(ms: number): string {
+/**
+ * An age below zero is a reading timed before the Hub's wall clock was set back (half an
+ * hour after a two-hour step, one showed as `-90 min ago`). It is shown as taken now, as
+ * the advert wire already reads one (peers/throughput-advert.ts, ageOnTheWire).
+ */
+function minutes(ageMs: number): string {
+  const ms = Math.max(0, ageMs);
   return ms < 60_000 ? `${Math.round(ms / 1000)} s ago` : `${Math.round(ms / 60_000)} min ago`;
 }
 
