@@ -227,3 +227,24 @@ describe("the engine's queue reader, over hostile answers", () => {
     assert.equal(await readEngineQueue('vllm', 'http://127.0.0.1:1', dispatcher, signal), null);
   });
 });
+
+describe('queue reports after the wall clock is set back', { timeout: SUITE_TIMEOUT_MS }, () => {
+  it('asks for the next report at once, rather than once the clock is back where the last one was asked', async () => {
+    const r = await rig(() => ({ text: VLLM_V1_METRICS }));
+    await r.health.read();
+    await landed(r, 2);
+    r.clock.advance(-60_000);
+    r.health.refreshQueueReports();
+    await until(() => r.metricsAsked() === 2, 2000, 'a report asked after the step');
+  });
+
+  it('reads a report stamped ahead of the clock as null, not as 0 ms old', async () => {
+    const later = deferred<FakeReply>();
+    const r = await rig((hit) => (hit === 1 ? { text: VLLM_V1_METRICS } : later.promise));
+    await r.health.read();
+    await landed(r, 2);
+    assert.notEqual(queueOf(r.health.latest()), null);
+    r.clock.advance(-60_000);
+    assert.equal(queueOf(r.health.latest()), null);
+  });
+});

@@ -443,3 +443,48 @@ describe('BackendHealth.snapshot(), what the listings read (issue 10 audit)', { 
     assert.deepEqual(modelsOf(await r.health.snapshot()), ['new:8b']);
   });
 });
+
+/** How far NTP set the clock back in the audit's case: a Hub that booted two hours fast. */
+const STEP_BACK_MS = 2 * 3_600_000;
+
+describe('BackendHealth after the wall clock is set back (an answer stamped ahead of now)', { timeout: SUITE_TIMEOUT_MS }, () => {
+  it('at TTL 0, probes again rather than reusing the answer as live for as long as the step', async () => {
+    const r = await rig(0, (_path, hit) => ollamaTags(hit === 1 ? 'old:8b' : 'new:8b'));
+    await r.health.read();
+    r.clock.advance(-STEP_BACK_MS);
+    assert.deepEqual(modelsOf(await r.health.read()), ['new:8b']);
+    assert.equal(r.engines[0]?.paths.length, 2);
+  });
+
+  it('with a TTL, reads the answer as cold and waits for a new probe, rather than serving it as fresh', async () => {
+    const r = await rig(TTL, (_path, hit) => ollamaTags(hit === 1 ? 'old:8b' : 'new:8b'));
+    await r.health.read();
+    r.clock.advance(-STEP_BACK_MS);
+    assert.deepEqual(modelsOf(await r.health.read()), ['new:8b']);
+    assert.equal(r.engines[0]?.paths.length, 2);
+  });
+
+  it('latest() serves the last answer and refreshes it behind the caller', async () => {
+    const r = await rig(TTL, (_path, hit) => ollamaTags(hit === 1 ? 'old:8b' : 'new:8b'));
+    await r.health.read();
+    r.clock.advance(-STEP_BACK_MS);
+    assert.deepEqual(modelsOf(r.health.latest()), ['old:8b']);
+    await landed(r, 2, 'the refresh behind the status look to land');
+    assert.deepEqual(modelsOf(r.health.latest()), ['new:8b']);
+  });
+
+  it('a listing serves the last answer at once and refreshes it behind the caller, never waiting on it', async () => {
+    const refresh = deferred<FakeReply>();
+    const r = await rig(0, (_path, hit) => (hit === 1 ? ollamaTags('old:8b') : refresh.promise));
+    await r.health.read();
+    r.clock.advance(-STEP_BACK_MS);
+    const listing = r.health.snapshot();
+    // The refresh is held and the budget waits for the clock: only a listing that waits for neither is done.
+    assert.equal(await settlesWithinATurn(listing), true, 'the listing does not wait for the refresh');
+    assert.deepEqual(modelsOf(await listing), ['old:8b']);
+    await until(() => r.engines[0]!.paths.length === 2, 1000, 'the refresh behind the listing');
+    refresh.resolve(ollamaTags('new:8b'));
+    await landed(r, 2, 'the refresh to land');
+    assert.deepEqual(modelsOf(await r.health.snapshot()), ['new:8b']);
+  });
+});

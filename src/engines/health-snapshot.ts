@@ -29,11 +29,14 @@
  * second or more apart paid that on each, and at one connection on token streams the request
  * step inside the Hub went from 1.01 to 0.82 ms at p50 (bench/README.md, 2026-12-04 21:10).
  * A report older than QUEUE_REPORT_MAX_AGE_MS, or one that failed, reads as null.
+ *
+ * Every age here is elapsedMs (util/clock.ts): an answer or report stamped ahead of a wall clock
+ * set back since counts as long past, so it is asked for again rather than kept for the step.
  */
 import type { Dispatcher } from 'undici';
 import type { EngineEndpoint } from '../config/env.js';
 import type { Background } from '../util/background.js';
-import type { Clock } from '../util/clock.js';
+import { elapsedMs, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { systemTimer, type Timer } from '../util/timer.js';
 import { ADAPTERS } from './adapters.js';
@@ -176,7 +179,7 @@ export class BackendHealth {
     const ttl = this.#deps.ttlMs();
     if (ttl === 0) {
       const now = this.#deps.clock.nowMs();
-      const due = this.#states.filter((s) => s.answeredAtMs === null || s.drops !== s.probedDrops || now - s.answeredAtMs >= LIVE_PROBE_REUSE_MS);
+      const due = this.#states.filter((s) => s.answeredAtMs === null || s.drops !== s.probedDrops || elapsedMs(now, s.answeredAtMs) >= LIVE_PROBE_REUSE_MS);
       if (due.length > 0) await Promise.all(due.map((s) => this.#probe(s)));
       return this.#states.map((s) => this.#view(s));
     }
@@ -191,16 +194,18 @@ export class BackendHealth {
    * never answered (or was dropped) is cold, and waited for within the placement budget, once.
    */
   snapshot(): Promise<BackendView[]> {
-    return this.#readWith(INVENTORY_CACHE_MS, Infinity);
+    return this.#readWith(INVENTORY_CACHE_MS, null);
   }
 
-  async #readWith(ttl: number, graceMs: number): Promise<BackendView[]> {
+  /** graceMs null: an answer of any age is served while it refreshes (a listing). */
+  async #readWith(ttl: number, graceMs: number | null): Promise<BackendView[]> {
     const now = this.#deps.clock.nowMs();
     let cold: Map<BackendState, number> | null = null; // made only when an engine is cold: rare
     for (const s of this.#states) {
-      const age = s.answeredAtMs === null || s.drops !== s.probedDrops ? Infinity : now - s.answeredAtMs;
+      const at = s.drops === s.probedDrops ? s.answeredAtMs : null; // a dropped answer is cold
+      const age = at === null ? Infinity : elapsedMs(now, at);
       if (age < ttl) continue;
-      if (s.answeredAtMs !== null && age < ttl + graceMs) this.#refresh(s);
+      if (at !== null && (graceMs === null || age < ttl + graceMs)) this.#refresh(s);
       else (cold ??= new Map()).set(s, s.generation);
     }
     if (cold === null) return this.#states.map((s) => this.#view(s));
@@ -217,7 +222,7 @@ export class BackendHealth {
     this.#refreshQueues();
     const now = this.#deps.clock.nowMs();
     for (const s of this.#states) {
-      if (s.answeredAtMs === null || s.drops !== s.probedDrops || now - s.answeredAtMs >= INVENTORY_CACHE_MS) this.#refresh(s);
+      if (s.answeredAtMs === null || s.drops !== s.probedDrops || elapsedMs(now, s.answeredAtMs) >= INVENTORY_CACHE_MS) this.#refresh(s);
     }
     return this.#states.map((s) => this.#view(s));
   }
@@ -257,7 +262,7 @@ export class BackendHealth {
     const now = this.#deps.clock.nowMs();
     for (const s of this.#states) {
       if (s.queueReading || s.answer?.running === false) continue;
-      if (s.queueAskedAtMs !== null && now - s.queueAskedAtMs < QUEUE_REPORT_REFRESH_MS) continue;
+      if (s.queueAskedAtMs !== null && elapsedMs(now, s.queueAskedAtMs) < QUEUE_REPORT_REFRESH_MS) continue;
       s.queueReading = true;
       s.queueAskedAtMs = now;
       this.#deps.background.soon('engine queue report', async () => {
@@ -339,9 +344,11 @@ export class BackendHealth {
     const at = s.answeredAtMs;
     const answer = at === null ? null : s.answer;
     const now = this.#deps.clock.nowMs();
+    // An answer stamped ahead of the clock shows as 0 ms old, not null (which reads "not probed
+    // yet"): it is a real answer, and every read and status look probes it again at once.
     const probedMsAgo = at === null || answer === null ? null : Math.max(0, now - at);
-    const queue = s.queue !== null && now - s.queue.atMs <= QUEUE_REPORT_MAX_AGE_MS ? s.queue : null;
-    const queueAge = queue === null ? null : Math.max(0, now - queue.atMs);
+    const queue = s.queue !== null && elapsedMs(now, s.queue.atMs) <= QUEUE_REPORT_MAX_AGE_MS ? s.queue : null;
+    const queueAge = queue === null ? null : now - queue.atMs;
     const cached = s.view;
     if (
       cached !== null &&
