@@ -6,7 +6,7 @@
  * Nothing here throws: a failed read is "not connected" or "unknown".
  */
 import type { Logger } from 'pino';
-import type { Clock } from '../util/clock.js';
+import { elapsedMs, type Clock } from '../util/clock.js';
 import type { TailscaleRunner } from './tailscale-exec.js';
 import { isPermissionRefusal, operatorCommand, parseServeConfig, publishArgs, publishCommand, reachableFromLoopback, serveVerdict } from './tailscale-serve.js';
 import { readTailscaleStatus, runProblem, type TailscaleCaller, type TailscaleState } from './tailscale-status.js';
@@ -85,10 +85,13 @@ export class TailscaleClient {
     this.#d = deps;
   }
 
-  /** The daemon's status, read at most once per TTL; concurrent callers share one read. */
+  /**
+   * The daemon's status, read at most once per TTL; concurrent callers share one read. A reading
+   * stamped ahead of a wall clock set back since is not reused (elapsedMs, util/clock.ts).
+   */
   status(): Promise<TailscaleState> {
     const now = this.#d.clock.nowMs();
-    if (this.#status !== null && now - this.#status.readAtMs < (this.#d.ttlMs ?? TAILSCALE_STATUS_TTL_MS)) return this.#status.value;
+    if (this.#status !== null && elapsedMs(now, this.#status.readAtMs) < (this.#d.ttlMs ?? TAILSCALE_STATUS_TTL_MS)) return this.#status.value;
     const value = this.#d.run(['status', '--json']).then((run) => this.#noted(readTailscaleStatus(run, this.#d.caller)));
     this.#status = { readAtMs: now, value };
     return value;

@@ -69,6 +69,14 @@ describe('Tailscale status through the CLI', () => {
     assert.equal(fake.calls().length, 2);
   });
 
+  it('runs the CLI again after the wall clock is set back, rather than reusing the reading until the clock catches up', async () => {
+    const { fake, clock, client } = clientFor({ status: runningStatus('hub-a') });
+    await client.status();
+    clock.advance(-2 * 3_600_000);
+    await client.status();
+    assert.equal(fake.calls().length, 2);
+  });
+
   const notConnected: { name: string; state: FakeTailscaleState; problem: RegExp; answered: boolean }[] = [
     { name: 'logged out', state: { status: loggedOutStatus() }, problem: /logged out/, answered: true },
     { name: 'the daemon is not running', state: { status: null }, problem: /failed to connect to local tailscaled/, answered: false },
