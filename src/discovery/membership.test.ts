@@ -113,4 +113,26 @@ describe('MembershipCache', () => {
       null,
     );
   });
+
+  const afterStepBack: { what: string; listed: boolean; name: string; first: string }[] = [
+    { what: 'a listed member', listed: true, name: 'hub-b.tail0.ts.net', first: 'member' },
+    { what: 'a name the list lacks', listed: true, name: 'made-up.tail0.ts.net', first: 'not-member' },
+    { what: 'a failed fetch', listed: false, name: 'hub-b.tail0.ts.net', first: 'unknown' },
+  ];
+  for (const row of afterStepBack)
+    it(`after the wall clock is set back, answers ${row.what} by asking the Admin API again, not from memory until the clock catches up`, async () => {
+      const clock = new ManualClock();
+      let calls = 0;
+      const cache = new MembershipCache(
+        async () => {
+          calls += 1;
+          return row.listed ? { ok: true as const, value: [device('hub-b.tail0.ts.net')] } : { ok: false as const, error: 'HTTP 503' };
+        },
+        () => clock.nowMs(),
+      );
+      assert.equal((await cache.check(row.name))?.kind, row.first);
+      clock.advance(-2 * 3_600_000);
+      await cache.check(row.name);
+      assert.equal(calls, 2);
+    });
 });

@@ -5,6 +5,7 @@
  * asked degrades to a warning rather than turning away a legitimate request.
  */
 import type { TailnetDevice } from '../tailnet/tailscale-status.js';
+import { elapsedMs } from '../util/clock.js';
 import type { AdminApiAnswer } from './admin-api.js';
 
 export type Membership =
@@ -47,6 +48,8 @@ export const MEMBERSHIP_MISS_REFETCH_MS = 10_000;
  * MEMBERSHIP_MISS_REFETCH_MS as unknown (the request goes on with a warning, as it would after a
  * fresh failure), then the next check asks again. Not remembering it made every request on the
  * unauthenticated route an OAuth exchange or device-list call while the Admin API was failing.
+ * Both ages are elapsedMs (util/clock.ts): a list or failure stamped ahead of a wall clock set
+ * back since answers nothing, so the Admin API is asked again at once, not once the clock caught up.
  */
 type DeviceFetch = () => Promise<AdminApiAnswer<readonly TailnetDevice[]> | null>;
 
@@ -67,12 +70,12 @@ export class MembershipCache {
   async check(name: string): Promise<Membership | null> {
     const now = this.#nowMs();
     const list = this.#list;
-    const fresh = list !== null && now - list.fetchedAtMs < MEMBERSHIP_LIST_TTL_MS;
+    const listAgeMs = list === null ? Infinity : elapsedMs(now, list.fetchedAtMs);
+    const fresh = list !== null && listAgeMs < MEMBERSHIP_LIST_TTL_MS;
     if (fresh && list.names.has(name)) return { kind: 'member' };
-    if (fresh && now - list.fetchedAtMs < MEMBERSHIP_MISS_REFETCH_MS) return { kind: 'not-member' };
+    if (fresh && listAgeMs < MEMBERSHIP_MISS_REFETCH_MS) return { kind: 'not-member' };
     const failed = this.#failed;
-    // A clock that went back does not keep a failure for longer than the interval.
-    if (failed !== null && now >= failed.atMs && now - failed.atMs < MEMBERSHIP_MISS_REFETCH_MS) return { ...failed.verdict, remembered: true };
+    if (failed !== null && elapsedMs(now, failed.atMs) < MEMBERSHIP_MISS_REFETCH_MS) return { ...failed.verdict, remembered: true };
     // Concurrent requests share one fetch.
     const answer = await (this.#inFlight ??= this.#fetch().finally(() => (this.#inFlight = null)));
     if (answer === null) return null;
