@@ -159,4 +159,14 @@ describe('a host file its writer stopped updating', () => {
       path: join(paths.drmDirs[0]!, 'card0', 'device', 'gpu_busy_percent'),
     });
   });
+
+  it('is no reading when dated ahead of the clock (set back since it was written), and the next source answers', async () => {
+    assert.equal((await at(WRITTEN_AT_MS - 2 * 3_600_000))?.source, 'amd-drm');
+  });
+
+  it('is read in the millisecond it was written, though its mtime is finer than the clock and lies ahead of it', async () => {
+    const halfAMsLater = (WRITTEN_AT_MS + 0.5) / 1000; // seconds, as utimes takes them
+    utimesSync(paths.hostFile, halfAMsLater, halfAMsLater);
+    assert.equal((await at(WRITTEN_AT_MS))?.source, 'host-file');
+  });
 });

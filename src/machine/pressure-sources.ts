@@ -16,6 +16,7 @@
  */
 import { join } from 'node:path';
 import { z } from 'zod';
+import { elapsedMs } from '../util/clock.js';
 import { listDir, readSmallFile } from './small-files.js';
 import type { DetectedGpu, GpuVendor } from './hardware-tier.js';
 
@@ -65,7 +66,10 @@ export function gpuBesideAmdCounter(gpus: readonly DetectedGpu[] | null): GpuVen
 /**
  * A host file last written longer ago than this is no reading: its writer has stopped, and the
  * figure it left (band 0 as much as band 3) would otherwise be advertised for good. Six sampling
- * intervals, for a writer the docs ask to run every few seconds.
+ * intervals, for a writer the docs ask to run every few seconds. A file dated ahead of the clock
+ * is no reading either (elapsedMs, util/clock.ts): the clock was set back since it was written,
+ * so how old it is cannot be told, and a writer still running has written a current one within
+ * seconds.
  */
 export const HOST_FILE_MAX_AGE_MS = 60_000;
 
@@ -79,7 +83,10 @@ export async function readPressure(
 
 export async function readHostFile(path: string, nowMs: number): Promise<PressureReading | null> {
   const file = await readSmallFile(path);
-  if (file.kind !== 'ok' || nowMs - file.modifiedAtMs > HOST_FILE_MAX_AGE_MS) return null;
+  // In whole ms, as the clock reads: an mtime is finer, and one from the current millisecond lies
+  // ahead of nowMs (three writes in four read back so on ext4, 2026-12-07) without being from
+  // before a step back.
+  if (file.kind !== 'ok' || elapsedMs(nowMs, Math.floor(file.modifiedAtMs)) > HOST_FILE_MAX_AGE_MS) return null;
   let json: unknown;
   try {
     json = JSON.parse(file.text);
