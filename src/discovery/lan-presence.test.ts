@@ -108,6 +108,16 @@ describe('LAN presence (mDNS)', () => {
     assert.equal(t.answers.length, 3);
   });
 
+  it('answers the next query after the wall clock is set back, rather than staying silent until the clock catches up', async () => {
+    const clock = new ManualClock();
+    const { lan, opened } = presence({ enabled: () => true, clock });
+    await lan.sync();
+    const t = opened[0]!;
+    clock.advance(-3_600_000);
+    t.onQueryQueryHandler!({ questions: [{ name: LAN_SERVICE_TYPE, type: 'PTR' }] }, '192.168.1.9');
+    assert.equal(t.answers.length, 2, 'the start-up announcement and the answer');
+  });
+
   it('a scan asks for Hubs and returns what answered, its own answer included for the caller to drop', async () => {
     const { lan, opened } = presence({ enabled: () => true });
     await lan.sync();

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Clock } from '../util/clock.js';
+import { elapsedMs, type Clock } from '../util/clock.js';
 import { announcementRecords, heardFromPacket, instanceName, LAN_SERVICE_TYPE, queryAsksForHubs, type LanHeard, type LanSelf } from './lan-announcement.js';
 
 /** How long a scan listens for answers: mDNS responders answer within about 120 ms, with slack for a busy host. */
@@ -120,9 +120,10 @@ export class LanPresence {
     this.#answer();
   }
 
+  /** An answer sent ahead of a wall clock set back since does not hold the next one off (elapsedMs, util/clock.ts). */
   #answer(): void {
     const now = this.#d.clock.nowMs();
-    if (this.#transport === null || this.#self === null || now - this.#lastAnswerMs < LAN_ANSWER_MIN_INTERVAL_MS) return;
+    if (this.#transport === null || this.#self === null || elapsedMs(now, this.#lastAnswerMs) < LAN_ANSWER_MIN_INTERVAL_MS) return;
     this.#lastAnswerMs = now;
     this.#transport.respond(announcementRecords(this.#self));
   }
