@@ -16,6 +16,15 @@ describe('ConnectionDrops', () => {
     assert.equal(drops.record(), null);
   });
 
+  it('warns about the next drop after the wall clock is set back, rather than staying quiet for as long as the step', () => {
+    const clock = new ManualClock(1_000_000_000);
+    const drops = new ConnectionDrops(clock);
+    assert.equal(drops.record(), 1);
+    clock.advance(-60 * 60_000);
+    assert.equal(drops.record(), 1);
+    assert.equal(drops.record(), null, 'the minute counts again from that warning');
+  });
+
   it('warns at once again after a quiet minute', () => {
     const clock = new ManualClock(0);
     const drops = new ConnectionDrops(clock);

@@ -4,7 +4,7 @@
  * and a peer whose health poll is dropped counts this Hub as unreachable. The first drop warns at
  * once, later ones at most once a minute with how many there were since; /metrics counts them all.
  */
-import type { Clock } from '../util/clock.js';
+import { elapsedMs, type Clock } from '../util/clock.js';
 
 /** The least time between two warnings about dropped connections. */
 export const DROP_WARNING_INTERVAL_MS = 60_000;
@@ -23,7 +23,8 @@ export class ConnectionDrops {
   record(): number | null {
     this.#sinceWarning += 1;
     const now = this.#clock.nowMs();
-    if (this.#warnedAtMs !== null && now - this.#warnedAtMs < DROP_WARNING_INTERVAL_MS) return null;
+    // A warning stamped ahead of now (the wall clock was set back) is no reason to stay quiet (clock.ts, elapsedMs).
+    if (this.#warnedAtMs !== null && elapsedMs(now, this.#warnedAtMs) < DROP_WARNING_INTERVAL_MS) return null;
     this.#warnedAtMs = now;
     const count = this.#sinceWarning;
     this.#sinceWarning = 0;

@@ -71,6 +71,16 @@ describe("a peer engine's refusal of the key that peer holds for it", () => {
     assert.equal(warned().length, 2);
   });
 
+  it('warns again after the wall clock is set back, rather than only at debug for as long as the step', () => {
+    const { clock, warnings, warned } = setup();
+    warnings.note('hub-b', 'vllm', 401);
+    clock.advance(-2 * 60 * 60_000);
+    assert.equal(warnings.note('hub-b', 'vllm', 401), true);
+    assert.equal(warned().length, 2);
+    clock.advance(TEN_MINUTES_MS - 1);
+    assert.equal(warnings.note('hub-b', 'vllm', 401), false, 'the ten minutes count again from that warning');
+  });
+
   it('warns separately for another peer, another engine or another status within the same ten minutes', () => {
     const { warnings, warned } = setup();
     warnings.note('hub-b', 'vllm', 401);

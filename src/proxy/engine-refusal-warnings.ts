@@ -4,7 +4,7 @@
  * refusal recurs on every request that ranks it; one warning per window is what an operator reads.
  */
 import type { Logger } from 'pino';
-import type { Clock } from '../util/clock.js';
+import { elapsedMs, type Clock } from '../util/clock.js';
 
 export const ENGINE_REFUSAL_WARN_EVERY_MS = 10 * 60_000;
 /** Bound on remembered (peer, engine, status) keys. */
@@ -26,7 +26,8 @@ export class EngineRefusalWarnings {
     const now = this.#clock.nowMs();
     const last = this.#last.get(key);
     const fields = { peer, engine, status };
-    if (last !== undefined && now - last < ENGINE_REFUSAL_WARN_EVERY_MS) {
+    // A warning stamped ahead of now (the wall clock was set back) is no reason to stay quiet (clock.ts, elapsedMs).
+    if (last !== undefined && elapsedMs(now, last) < ENGINE_REFUSAL_WARN_EVERY_MS) {
       this.#logger.debug(fields, "a peer's engine refused the key that peer holds for it");
       return false;
     }

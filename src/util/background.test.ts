@@ -47,6 +47,17 @@ describe('Background', () => {
     assert.equal(lines[1]!.repeatsNotLogged, 99);
   });
 
+  it('logs a repeated failure again after the wall clock is set back, rather than holding it back for as long as the step', async () => {
+    const { bg, lines, clock } = rig();
+    await bg.settle('poll', () => Promise.reject(busy()));
+    clock.advance(-2 * 60 * 60_000);
+    await bg.settle('poll', () => Promise.reject(busy()));
+    assert.equal(lines.length, 2, 'the repeat after the step is logged, with the stamp of the first line lying ahead');
+    clock.advance(REPEAT_LOG_INTERVAL_MS - 1);
+    await bg.settle('poll', () => Promise.reject(busy()));
+    assert.equal(lines.length, 2, 'counted from the line after the step, repeats are held back again');
+  });
+
   it('logs a different failure of the same task at once', async () => {
     const { bg, lines } = rig();
     await bg.settle('poll', () => Promise.reject(busy()));

@@ -12,7 +12,7 @@
  * Periodic tasks never overlap: a tick that is still running when the next is due is skipped,
  * so a slow store or a hung peer cannot pile up runs.
  */
-import type { Clock } from './clock.js';
+import { elapsedMs, type Clock } from './clock.js';
 import type { Logger } from './logger.js';
 
 /** Repeats of one task's failure are logged at most this often: 5 minutes. */
@@ -127,7 +127,9 @@ export class Background {
     const error = describe(err);
     const signature = `${error.code ?? ''}:${error.message}`;
     const prior = this.#failures.get(name);
-    if (prior && prior.signature === signature && now - prior.loggedAtMs < REPEAT_LOG_INTERVAL_MS) {
+    // elapsedMs, not a subtraction: after the wall clock is set back, a bare difference stays
+    // negative and held every repeat back for as long as the step (clock.ts).
+    if (prior && prior.signature === signature && elapsedMs(now, prior.loggedAtMs) < REPEAT_LOG_INTERVAL_MS) {
       prior.suppressed += 1;
       return;
     }
