@@ -548,7 +548,7 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
       await leaving;
       background.close();
       // Spans of the requests just drained go out before the connections close.
-      if (exporter !== null) await background.settle('otlp trace export', () => exporter.flush());
+      if (exporter !== null) await background.settle('otlp trace export', () => exporter.finish());
       health.close();
       peers.identity.close();
       lan.stop();

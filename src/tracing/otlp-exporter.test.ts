@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { MAX_EXPORT_BATCH_SPANS, MAX_QUEUED_SPANS, OtlpExporter } from './otlp-exporter.js';
@@ -87,5 +87,118 @@ describe('the OTLP exporter', () => {
     } finally {
       answer = 200;
     }
+  });
+});
+
+/** A collector that takes each export request and never answers it, until told to hang up on it. */
+class SilentCollector {
+  readonly #server: Server;
+  readonly #held: ServerResponse[] = [];
+  #waiters: ((n: number) => void)[] = [];
+  /** Export requests taken so far, and the most ever open at once. */
+  taken = 0;
+  mostOpen = 0;
+
+  private constructor(server: Server) {
+    this.#server = server;
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      req.resume();
+      this.#held.push(res);
+      res.on('close', () => this.#held.splice(this.#held.indexOf(res), 1));
+      this.taken += 1;
+      this.mostOpen = Math.max(this.mostOpen, this.#held.length);
+      for (const w of this.#waiters.splice(0)) w(this.taken);
+    });
+  }
+
+  static async start(): Promise<SilentCollector> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return new SilentCollector(server);
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}/v1/traces`;
+  }
+
+  /** Settles when the next export request arrives, with how many have arrived by then. */
+  nextRequest(): Promise<number> {
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  /** Closes the connection of every request held, as a collector that gives up would. */
+  hangUp(): void {
+    for (const res of [...this.#held]) res.socket?.destroy();
+  }
+
+  async close(): Promise<void> {
+    this.hangUp();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+}
+
+describe('the OTLP exporter against a collector that never answers', () => {
+  const resource = { serviceName: 'cihub', serviceVersion: '0.1.0', hostName: 'box' };
+  let collector: SilentCollector;
+  let dispatcher: Agent;
+  before(async () => {
+    collector = await SilentCollector.start();
+    // Room for many connections to one origin, so only the exporter can keep its exports to one.
+    dispatcher = new Agent({ connections: 100 });
+  });
+  after(async () => {
+    await collector.close();
+    await dispatcher.destroy();
+  });
+
+  it('keeps one export request open at a time while spans keep coming, and drops those past the bound, saying so with the next export', async () => {
+    const outcomes: Promise<unknown>[] = [];
+    const exporter: OtlpExporter = new OtlpExporter({
+      url: collector.url,
+      headers: {},
+      resource,
+      dispatcher,
+      // As the Hub wires it: each full batch asks for an export of its own, beside the timer's.
+      onBatchReady: () => outcomes.push(exporter.flush().catch((err: Error) => err)),
+    });
+    const arrived = collector.nextRequest();
+    for (let i = 1; i <= MAX_EXPORT_BATCH_SPANS; i++) exporter.add(span(i));
+    await arrived;
+
+    // A second full batch, a whole queue's worth, and the timer's tick, all while the first export is out.
+    const anotherRequest = collector.nextRequest().then(() => 'a second export request was opened');
+    for (let i = 1; i <= MAX_QUEUED_SPANS + 100; i++) exporter.add(span(i));
+    assert.equal(await Promise.race([exporter.flush(), anotherRequest]), IDLE, 'the tick finds an export out and leaves it be');
+    assert.equal(await Promise.race([outcomes[1]!, anotherRequest]), IDLE, "the second full batch's call too");
+    assert.equal(outcomes.length, 2, 'the export out took no batch from the queue meanwhile, so the queue filled once');
+    assert.equal(exporter.queued, MAX_QUEUED_SPANS, 'the queue holds at its bound; the rest are dropped');
+
+    // The collector gives up on the export out; the next tick sends the next batch, and says spans were dropped.
+    collector.hangUp();
+    assert.match(String(await outcomes[0]), /could not send spans to the OTLP collector/);
+    const tick = exporter.flush();
+    await anotherRequest;
+    collector.hangUp();
+    await assert.rejects(tick, /could not send spans to the OTLP collector .*; and spans were dropped: 2048 were already waiting/);
+    assert.equal(collector.taken, 2);
+    assert.equal(collector.mostOpen, 1);
+  });
+
+  it('at shutdown waits for the export out, then sends what is still queued', async () => {
+    const exporter = new OtlpExporter({ url: collector.url, headers: {}, resource, dispatcher });
+    exporter.add(span(1));
+    const arrived = collector.nextRequest();
+    const out = exporter.flush().catch((err: Error) => err);
+    await arrived;
+    const finishing = exporter.finish().catch((err: Error) => err);
+    exporter.add(span(2));
+    const second = collector.nextRequest().then(() => 'sent');
+    collector.hangUp();
+    await out;
+    const first = await Promise.race([finishing.then(() => 'finish returned with span 2 unsent'), second]);
+    assert.equal(first, 'sent', 'finish sends the span queued behind the export it waited for');
+    collector.hangUp();
+    await finishing;
+    assert.equal(exporter.queued, 0);
   });
 });

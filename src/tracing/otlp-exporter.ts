@@ -33,6 +33,8 @@ export class OtlpExporter implements SpanSink {
   readonly #opts: OtlpExporterOptions;
   #queue: FinishedSpan[] = [];
   #dropped = 0;
+  /** The export out now, null when none is: there is at most one (see flush). */
+  #exporting: Promise<typeof IDLE | void> | null = null;
 
   constructor(opts: OtlpExporterOptions) {
     this.#opts = opts;
@@ -61,8 +63,34 @@ export class OtlpExporter implements SpanSink {
    * The messages carry no span counts: Background logs a repeat of one failure once in five
    * minutes, and a count that moved with the traffic made every tick a new failure (a warning
    * each 5 s while a collector was down, tracing audit 2026-12-07).
+   *
+   * One export at a time: a call while one is out answers IDLE at once. The timer and every full
+   * batch (onBatchReady) call this, and against a collector that takes a request and never
+   * answers, each call used to open its own request, holding its batch outside MAX_QUEUED_SPANS
+   * for the 10 s timeout: 16 were open at once at 1,000 spans a second (clock audit, 2026-12-07).
+   * The export out loops until the queue is empty, so it also sends what the skipped call would
+   * have, and spans past the bound are dropped and counted as the bound says.
    */
-  async flush(): Promise<typeof IDLE | void> {
+  flush(): Promise<typeof IDLE | void> {
+    if (this.#exporting !== null) return Promise.resolve(IDLE);
+    const exporting = this.#export().finally(() => {
+      this.#exporting = null;
+    });
+    this.#exporting = exporting;
+    return exporting;
+  }
+
+  /**
+   * For shutdown: waits for the export out now, then sends what is still queued. That export's
+   * outcome is left to whoever started it; a flush alone would answer IDLE while it is out, and
+   * the spans of the requests just drained would be cut with it.
+   */
+  async finish(): Promise<typeof IDLE | void> {
+    await this.#exporting?.catch(() => undefined);
+    return this.flush();
+  }
+
+  async #export(): Promise<typeof IDLE | void> {
     const dropped = this.#dropped;
     this.#dropped = 0;
     if (this.#queue.length === 0 && dropped === 0) return IDLE;
