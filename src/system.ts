@@ -533,8 +533,12 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
           )
         : Promise.resolve();
       const closed = app.close();
-      const deadline = clock.nowMs() + SHUTDOWN_DRAIN_TIMEOUT_MS;
-      while (openRequests > 0 && clock.nowMs() < deadline && !drainCutShort) await sleep(DRAIN_POLL_MS);
+      // The drain's 30 s are a length of time, not a moment on the wall clock, so they are measured
+      // on performance.now(), which setting the wall clock does not move (as closeAgent measures its
+      // grace). On the Hub's Clock, NTP setting it back during the drain held the exit for as long
+      // as the step, past the supervisor's 45 s kill, and setting it forward cut every request at once.
+      const drainEndsAt = performance.now() + SHUTDOWN_DRAIN_TIMEOUT_MS;
+      while (openRequests > 0 && performance.now() < drainEndsAt && !drainCutShort) await sleep(DRAIN_POLL_MS);
       // Said here because the requests cut next are otherwise recorded as their callers hanging up.
       if (openRequests > 0)
         logger.warn(
