@@ -33,6 +33,17 @@ describe('AffinityTable', () => {
     assert.equal(t.lookup('k'), null);
   });
 
+  it('forgets a placement made before the wall clock was set back, rather than holding the session to it for as long as the step', () => {
+    const clock = new ManualClock();
+    const t = new AffinityTable({ clock, ttlMs: 600_000 });
+    t.place('k', at('core-1'));
+    clock.advance(-2 * 60 * 60_000);
+    assert.equal(t.lookup('k'), null);
+    t.place('k', at('core-2'));
+    clock.advance(599_999);
+    assert.deepEqual(t.lookup('k'), at('core-2'), 'a placement made after the step lives its TTL');
+  });
+
   it('drops an expired entry when it is looked up, so it no longer takes a place', () => {
     const clock = new ManualClock();
     const t = new AffinityTable({ clock, ttlMs: 1_000 });

@@ -5,7 +5,7 @@
  * already reading the shared prefix; a failover overwrites the entry with the candidate that
  * took the work; a walk that failed everywhere forgets it. In memory only: a restart forgets all.
  */
-import type { Clock } from '../../util/clock.js';
+import { elapsedMs, type Clock } from '../../util/clock.js';
 
 /** At most this many keys are held; the least recently placed goes first. */
 export const PREFIX_AFFINITY_MAX_KEYS = 1_000;
@@ -39,7 +39,9 @@ export class AffinityTable {
   lookup(key: string): AffinityPlacement | null {
     const entry = this.#entries.get(key);
     if (entry === undefined) return null;
-    if (this.#clock.nowMs() - entry.placedAtMs >= this.#ttlMs) {
+    // A placement stamped ahead of now (the wall clock was set back) has expired, or it would hold
+    // the session to that node for as long as the step (clock.ts, elapsedMs).
+    if (elapsedMs(this.#clock.nowMs(), entry.placedAtMs) >= this.#ttlMs) {
       this.#entries.delete(key);
       return null;
     }
