@@ -87,6 +87,13 @@ describe('publishedRollup: fresh and shared, or absent', () => {
       shared: true,
       published: false,
     },
+    {
+      name: 'collected before the wall clock was set back, so stamped ahead of now: absent, not fresh for as long as the step',
+      sample: { rollup, atMs: at },
+      now: at - 60 * 60_000,
+      shared: true,
+      published: false,
+    },
     { name: 'poolShareContainerStats off: absent', sample: { rollup, atMs: at }, now: at + 1, shared: false, published: false },
     { name: 'never collected: absent, not zeros', sample: null, now: at, shared: true, published: false },
   ];

@@ -3,6 +3,7 @@
  * totals over the compose projects it manages, never a name. Pure: built from what the Docker
  * socket answered (docker-api.ts), and gated on freshness before it is published.
  */
+import { elapsedMs } from '../util/clock.js';
 import { MAX_CONTAINER_CPU_PERCENT, MAX_CONTAINER_MEMORY_BYTES, type ContainerRollup } from '../peers/capabilities.js';
 
 /** The sampler collects once a minute (the spec's runtime monitor cadence). */
@@ -90,8 +91,12 @@ export function implausibleTotals(rollup: ContainerRollup): string | null {
   return null;
 }
 
-/** What is published: the last collection while it is fresh and sharing is on; otherwise nothing (the key is absent). */
+/**
+ * What is published: the last collection while it is fresh and sharing is on; otherwise nothing (the
+ * key is absent). A collection stamped ahead of now (the wall clock was set back) is not fresh: a
+ * sampler that had stopped collecting would otherwise publish it for as long as the step (clock.ts, elapsedMs).
+ */
 export function publishedRollup(sample: ContainerSample | null, nowMs: number, shared: boolean): ContainerRollup | null {
-  if (!shared || sample === null || nowMs - sample.atMs > CONTAINER_SAMPLE_MAX_AGE_MS) return null;
+  if (!shared || sample === null || elapsedMs(nowMs, sample.atMs) > CONTAINER_SAMPLE_MAX_AGE_MS) return null;
   return sample.rollup;
 }

@@ -73,6 +73,19 @@ describe('PressureSampler', () => {
     assert.equal(h.state.reads, 1);
   });
 
+  it('stops advertising a band read before the wall clock was set back, rather than for as long as the step', async () => {
+    const h = harness({ connected: true, busy: 50 });
+    await h.interval();
+    assert.equal(h.sampler.band(), 1);
+    h.state.connected = false;
+    h.clock.advance(-2 * 60 * 60_000);
+    assert.equal(h.sampler.band(), null, 'the reading lies ahead of now: absent, not the last value');
+    h.state.connected = true;
+    h.state.busy = 0;
+    await h.interval();
+    assert.equal(h.sampler.band(), 0, 'the next reading starts the average afresh and is advertised');
+  });
+
   it('starts the average afresh after a gap rather than folding a stale value in', async () => {
     const h = harness({ connected: true, busy: 100 });
     await h.interval();

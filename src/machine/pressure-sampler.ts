@@ -12,7 +12,7 @@
  * one series.
  */
 import type { BackgroundHandle, BackgroundTask } from '../util/background.js';
-import type { Clock } from '../util/clock.js';
+import { elapsedMs, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { foldReading, type PressureBand, type PressureState } from './pressure-band.js';
 import type { PressureReading, PressureSourceName } from './pressure-sources.js';
@@ -104,8 +104,9 @@ export class PressureSampler {
     };
   }
 
+  /** A reading stamped ahead of now (the wall clock was set back) is stale: otherwise its band would be advertised for as long as the step (clock.ts, elapsedMs). */
   #stale(nowMs: number): boolean {
-    return this.#last === null || nowMs - this.#last.atMs > PRESSURE_STALE_AFTER_MS;
+    return this.#last === null || elapsedMs(nowMs, this.#last.atMs) > PRESSURE_STALE_AFTER_MS;
   }
 
   #note(key: string, message: string): void {
