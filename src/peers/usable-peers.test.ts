@@ -94,6 +94,11 @@ describe('a peer whose snapshot is older than three polls', () => {
     assert.equal(peersAt(900_001, caps(), 0, 300)[0]?.snapshotStale, true);
   });
 
+  it('distrusts a snapshot taken before the wall clock was set back (stamped ahead of now) until the next poll, rather than for as long as the step', () => {
+    const [peer] = peersAt(-2 * 60 * 60_000, caps({ inFlightRequests: 0, gpuPressure: 0 }));
+    assert.deepEqual([peer?.snapshotStale, peer?.queueDepth, peer?.pressure], [true, UNKNOWN_PEER_LOAD, UNKNOWN_PRESSURE]);
+  });
+
   it('still leaves out a peer whose last snapshot said it takes no work', () => {
     assert.deepEqual(peersAt(TRUSTED_MS + 1, caps({ acceptingWork: false })), []);
   });

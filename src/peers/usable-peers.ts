@@ -7,6 +7,7 @@
  * (a peer that is really gone turns unreachable on its third failed poll; failover covers the gap).
  */
 import type { PeerRow } from '../store/peers.js';
+import { elapsedMs } from '../util/clock.js';
 import { peerOrigin } from '../tailnet/peer-origins.js';
 import { peerPressure, peerQueueDepth } from '../placement/peer-load.js';
 import type { UsablePeer } from '../placement/candidates.js';
@@ -15,9 +16,14 @@ import type { PeerHealth } from './health-poller.js';
 /** A snapshot is trusted for three polls (90 s at the default cadence). */
 export const SNAPSHOT_TRUST_POLLS = 3;
 
-/** Whether a snapshot taken at `atMs` is still trusted for what it says about load (null: never taken). */
+/**
+ * Whether a snapshot taken at `atMs` is still trusted for what it says about load (null: never
+ * taken). One taken before the wall clock was set back lies ahead of now and is not: the poller
+ * asks again at its next tick (health-poller.ts, pollDue), and until then the peer ranks mid-load
+ * rather than on a report that would otherwise count as fresh for as long as the step (clock.ts, elapsedMs).
+ */
 export function snapshotTrusted(atMs: number | null, nowMs: number, pollSeconds: number): boolean {
-  return atMs !== null && nowMs - atMs <= SNAPSHOT_TRUST_POLLS * pollSeconds * 1000;
+  return atMs !== null && elapsedMs(nowMs, atMs) <= SNAPSHOT_TRUST_POLLS * pollSeconds * 1000;
 }
 
 export interface UsablePeersInput {
