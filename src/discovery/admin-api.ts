@@ -9,7 +9,7 @@ import { request } from '../util/undici-lean.js';
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import { parseJsonOrUndefined, readBounded } from '../util/bounded-read.js';
-import type { Clock } from '../util/clock.js';
+import { elapsedMs, type Clock } from '../util/clock.js';
 import { describeCallFailure } from '../util/call-failure.js';
 import { normalizePeerName } from '../tailnet/peer-name.js';
 import type { TailnetDevice } from '../tailnet/tailscale-status.js';
@@ -67,7 +67,13 @@ export interface AdminApiDeps {
 
 export class AdminApiClient {
   readonly #d: AdminApiDeps;
-  #token: { value: string; expiresAtMs: number } | null = null;
+  /**
+   * The bearer token, with when it was asked for (on the injected clock) and how long it was issued
+   * for. Kept as a start and a length rather than an expiry moment: after the wall clock is set
+   * back, an expiry moment lay hours ahead, and a token Tailscale had already expired went out
+   * until a call came back 401 (clock.ts, elapsedMs).
+   */
+  #token: { value: string; askedAtMs: number; lifetimeMs: number } | null = null;
 
   constructor(deps: AdminApiDeps) {
     this.#d = deps;
@@ -115,7 +121,8 @@ export class AdminApiClient {
 
   async #bearer(deadlineMs: number | null): Promise<AdminApiAnswer<string>> {
     const now = this.#d.clock.nowMs();
-    if (this.#token !== null && now < this.#token.expiresAtMs - TOKEN_RENEW_BEFORE_EXPIRY_MS) return { ok: true, value: this.#token.value };
+    const token = this.#token;
+    if (token !== null && elapsedMs(now, token.askedAtMs) < token.lifetimeMs - TOKEN_RENEW_BEFORE_EXPIRY_MS) return { ok: true, value: token.value };
     const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: this.#d.clientId, client_secret: this.#d.clientSecret }).toString();
     const answer = await this.#call('POST', '/api/v2/oauth/token', { 'content-type': 'application/x-www-form-urlencoded' }, form, TOKEN_MAX_BYTES, deadlineMs);
     if (!answer.ok) {
@@ -128,11 +135,11 @@ export class AdminApiClient {
           : `the OAuth token request failed: ${answer.error}`,
       };
     }
-    const token = TOKEN.safeParse(answer.value);
-    if (!token.success) return { ok: false, error: 'the OAuth token answer carries no access_token' };
-    const lifetimeMs = token.data.expires_in === undefined ? DEFAULT_TOKEN_LIFETIME_MS : token.data.expires_in * 1000;
-    this.#token = { value: token.data.access_token, expiresAtMs: now + lifetimeMs };
-    return { ok: true, value: token.data.access_token };
+    const issued = TOKEN.safeParse(answer.value);
+    if (!issued.success) return { ok: false, error: 'the OAuth token answer carries no access_token' };
+    const lifetimeMs = issued.data.expires_in === undefined ? DEFAULT_TOKEN_LIFETIME_MS : issued.data.expires_in * 1000;
+    this.#token = { value: issued.data.access_token, askedAtMs: now, lifetimeMs };
+    return { ok: true, value: issued.data.access_token };
   }
 
   async #call(

@@ -87,6 +87,20 @@ describe('Tailscale Admin API client', () => {
     assert.equal(api.tokensIssued(), before + 2);
   });
 
+  it('asks for a new token after the wall clock is set back, rather than reusing one Tailscale has expired for as long as the step', async () => {
+    const clock = new ManualClock();
+    const client = new AdminApiClient({ ...CLIENT, clock, baseUrl: api.url });
+    const before = api.tokensIssued();
+    await client.devices('-');
+    // NTP sets the clock back two hours, and the token's real hour passes.
+    clock.advance(-2 * 3600_000);
+    clock.advance(3600_000);
+    const answer = await client.devices('-');
+    assert.ok(answer.ok, answer.ok ? '' : answer.error);
+    assert.equal(api.tokensIssued(), before + 2);
+    assert.equal(api.seen.at(-1)?.headers.authorization, `Bearer tskey-api-fake-${api.tokensIssued()}`, 'the list went out with the new token');
+  });
+
   it('a wrong client secret is an error that names the variables to check, never a throw', async () => {
     const client = new AdminApiClient({ clientId: CLIENT.clientId, clientSecret: 'wrong', clock: new ManualClock(), baseUrl: api.url });
     const answer = await client.devices('-');
