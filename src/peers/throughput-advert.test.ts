@@ -113,6 +113,16 @@ describe('advertisedReadings: aged from the snapshot', () => {
       advertisedReadings(advert, 'm', 1_000_000_000, 1_000_000_000 + 2000).map((r) => r.fromTokens),
       [4096],
     ));
+  it('forgets a band dated ahead of now (its snapshot was taken before the wall clock was set back), and ages the others as usual', () => {
+    const snapshot = 1_000_000_000;
+    const fresh = { m: { bands: [band(4096, 100, 0), band(8192, 50, 60 * 60_000)], decodeTokensPerSec: null } };
+    // Set back 30 minutes: the band read at the snapshot lies ahead; the one an hour older is 30 minutes old.
+    assert.deepEqual(
+      advertisedReadings(fresh, 'm', snapshot, snapshot - 30 * 60_000).map((r) => r.fromTokens),
+      [8192],
+    );
+    assert.deepEqual(advertisedReadings(fresh, 'm', snapshot, snapshot - 2 * 60 * 60_000), [], 'set back 2 hours: both lie ahead');
+  });
   it('a model the peer did not advertise is unmeasured', () => assert.deepEqual(advertisedReadings(advert, 'other', 0, 0), []));
   it('a model named like a member of every object is unmeasured unless advertised, and read when it is', () => {
     for (const name of ['constructor', 'toString', 'hasOwnProperty', '__proto__']) assert.deepEqual(advertisedReadings(advert, name, 0, 0), [], name);

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { FORGET_AFTER_MS, MAX_TOKENS_PER_SEC, THROUGHPUT_MIN_TOKENS, type BandReading } from '../placement/throughput/bands.js';
 import type { EstimateView } from '../placement/throughput/book.js';
 import { MAX_MODEL_NAME_LENGTH } from '../engines/model-name.js';
+import { elapsedMs } from '../util/clock.js';
 
 /** Models read from one peer's advert; a longer advert is refused whole. */
 export const MAX_ADVERTISED_MODELS = 2_000;
@@ -160,9 +161,12 @@ export function advertisedReadings(advert: ThroughputAdvert | null, model: strin
     read = readAdvert(m, snapshotAtMs);
     readAdverts.set(m, read);
   }
-  // Until its oldest reading is forgotten, none is, and the array read once is the answer.
-  if (nowMs - read.oldestAtMs <= FORGET_AFTER_MS) return read.readings;
-  return read.readings.filter((r) => nowMs - r.atMs <= FORGET_AFTER_MS);
+  // Until its oldest reading is forgotten, none is, and the array read once is the answer. No
+  // reading is dated after its snapshot, so with the snapshot not ahead of now none is.
+  if (nowMs >= read.snapshotAtMs && nowMs - read.oldestAtMs <= FORGET_AFTER_MS) return read.readings;
+  // Ages are elapsedMs, as in this node's own bands (bands.ts, readBand): a reading dated ahead of
+  // now, from a snapshot taken before the wall clock was set back, is forgotten, not held for as long as the step.
+  return read.readings.filter((r) => elapsedMs(nowMs, r.atMs) <= FORGET_AFTER_MS);
 }
 
 function readAdvert(m: ModelAdvert, snapshotAtMs: number): ReadAdvert {
