@@ -83,10 +83,10 @@ export async function readPressure(
 
 export async function readHostFile(path: string, nowMs: number): Promise<PressureReading | null> {
   const file = await readSmallFile(path);
-  // In whole ms, as the clock reads: an mtime is finer, and one from the current millisecond lies
-  // ahead of nowMs (three writes in four read back so on ext4, 2026-12-07) without being from
-  // before a step back.
-  if (file.kind !== 'ok' || elapsedMs(nowMs, Math.floor(file.modifiedAtMs)) > HOST_FILE_MAX_AGE_MS) return null;
+  // An mtime is finer than the clock's whole ms, so one from the current millisecond lies a
+  // fraction ahead of nowMs (three writes in four read back so on ext4, 2026-12-07): elapsedMs
+  // reads that as now.
+  if (file.kind !== 'ok' || elapsedMs(nowMs, file.modifiedAtMs) > HOST_FILE_MAX_AGE_MS) return null;
   let json: unknown;
   try {
     json = JSON.parse(file.text);

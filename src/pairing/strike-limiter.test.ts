@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ManualClock } from '../util/clock.js';
+import { CLOCK_STEP_TOLERANCE_MS, ManualClock } from '../util/clock.js';
 import { pairingSourceKeys, StrikeLimiter } from './strike-limiter.js';
 
 const MIN = 60_000;
@@ -127,7 +127,20 @@ describe('StrikeLimiter after the wall clock is set back', () => {
   const HOUR = 60 * MIN;
   const cases: { name: string; before: number; stepMs: number; after: number; expected: ReturnType<StrikeLimiter['check']> }[] = [
     { name: 'a 60 s block lifts at once, rather than lasting as long as the step', before: 2, stepMs: -2 * HOUR, after: 0, expected: { allowed: true } },
-    { name: 'a block lifts however short the step: no retry-after is longer than the block', before: 2, stepMs: -1, after: 0, expected: { allowed: true } },
+    {
+      name: 'a block lifts after a step of just over a second: no retry-after is longer than the block',
+      before: 2,
+      stepMs: -(CLOCK_STEP_TOLERANCE_MS + 1),
+      after: 0,
+      expected: { allowed: true },
+    },
+    {
+      name: 'a step of up to a second counts as no time passed: the block holds its 60 s',
+      before: 2,
+      stepMs: -CLOCK_STEP_TOLERANCE_MS,
+      after: 0,
+      expected: { allowed: false, retryAfterMs: MIN },
+    },
     { name: 'a strike from before the step no longer counts toward a block', before: 1, stepMs: -MIN, after: 1, expected: { allowed: true } },
     {
       name: 'a block from before the step is forgotten: two new strikes block for 60 s, not double',

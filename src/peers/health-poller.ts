@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import type { PeerRow, PeerStore } from '../store/peers.js';
 import type { Background, BackgroundHandle } from '../util/background.js';
-import type { Clock } from '../util/clock.js';
+import { elapsedMs, type Clock } from '../util/clock.js';
 import type { PairingService } from '../pairing/pairing-service.js';
 import { readIdentityClaim } from '../pairing/identity-claim.js';
 import type { NodeIdentity } from '../identity/node-identity.js';
@@ -180,8 +180,8 @@ export class HealthPoller {
     const bg = this.#d.background;
     const now = this.#d.clock.nowMs();
     const pollMs = this.#d.pollSeconds() * 1000;
-    // `now < last`: the wall clock went back; waiting for it to catch up would stop the sweep for as long.
-    if (now - this.#lastSweepMs >= SWEEP_EVERY_MS || now < this.#lastSweepMs) {
+    // elapsedMs: after the wall clock went back, waiting for it to catch up would stop the sweep for as long.
+    if (elapsedMs(now, this.#lastSweepMs) >= SWEEP_EVERY_MS) {
       this.#lastSweepMs = now;
       void bg.settle('pairing request sweep', () => this.#d.pairing.sweep());
       const onTick = this.#d.onTick;

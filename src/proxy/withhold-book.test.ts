@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ManualClock } from '../util/clock.js';
+import { CLOCK_STEP_TOLERANCE_MS, ManualClock } from '../util/clock.js';
 import { localEngine, peerNode } from '../placement/steps/candidate-fixtures.js';
 import {
   candidateKey,
@@ -175,7 +175,7 @@ describe('WithholdBook', () => {
     };
     const cases: { name: string; stepMs: number }[] = [
       { name: 'a two-hour step', stepMs: -2 * HOUR },
-      { name: 'a one-millisecond step', stepMs: -1 },
+      { name: 'a step of just over a second', stepMs: -(CLOCK_STEP_TOLERANCE_MS + 1) },
     ];
     for (const c of cases) {
       it(`${c.name} lifts a 60 s withhold: the key is offered again and listed as withheld nowhere`, () => {
@@ -185,6 +185,10 @@ describe('WithholdBook', () => {
         assert.deepEqual(book.withheld(), []);
       });
     }
+    it('a step of up to a second counts as no time passed: the withhold stays in force', () => {
+      const { book } = withheldThenStep(-CLOCK_STEP_TOLERANCE_MS);
+      assert.equal(book.isWithheld('k'), true);
+    });
     it('a failed re-probe after the step withholds again for twice as long, as after any withhold', () => {
       const { clock, book } = withheldThenStep(-2 * HOUR);
       assert.equal(book.strike('k', 'r'), true);

@@ -43,7 +43,9 @@ describe('elapsedMs', () => {
   const rows: [string, number, number, number][] = [
     ['a moment in the past: the difference', 10_000, 4_000, 6_000],
     ['the same moment: zero', 5_000, 5_000, 0],
-    ['a moment ahead, read before the wall clock was set back: long past', 1_000, 7_201_000, Number.POSITIVE_INFINITY],
+    ['a moment up to a second ahead, as readings taken a moment apart arrive: now', 10_000, 11_000, 0],
+    ['a moment more than a second ahead, read before the wall clock was set back: long past', 10_000, 11_001, Number.POSITIVE_INFINITY],
+    ['a moment two hours ahead: long past', 1_000, 7_201_000, Number.POSITIVE_INFINITY],
   ];
   for (const [what, now, since, expected] of rows)
     it(`takes ${what}`, () => {

@@ -13,17 +13,28 @@ export interface Clock {
 export const systemClock: Clock = { nowMs: () => Date.now() };
 
 /**
- * How long ago `sinceMs` was at `nowMs`; Infinity when it lies ahead. nowMs is the wall clock,
- * which NTP or an operator can set back, and a moment read before such a step then lies in the
+ * How far ahead of now a moment may lie and still count as now: 1 s. Readings taken a moment
+ * apart can arrive out of order (a placement reads the clock, awaits the engine's residency for
+ * up to 500 ms, and a request that finished meanwhile has recorded a reading stamped after it;
+ * a file's mtime has sub-millisecond digits Date.now() rounds away), and a step back smaller
+ * than this does no harm worth acting on.
+ */
+export const CLOCK_STEP_TOLERANCE_MS = 1_000;
+
+/**
+ * How long ago `sinceMs` was at `nowMs`: the difference; 0 for a moment up to
+ * CLOCK_STEP_TOLERANCE_MS ahead; Infinity for one further ahead. nowMs is the wall clock, which
+ * NTP or an operator can set back, and a moment read before such a step then lies in the
  * future: `now - since` stays negative for as long as the step, so a cache filled before it
  * read as fresh and an expiry never came (audit, 2026-12-07: a Hub that booted two hours fast
- * saw no local engine for two hours after NTP set it right). A moment ahead is taken as long
- * past, so caches refresh, expiries lapse and rate limits lift: each errs toward asking again.
- * Not a monotonic clock, on purpose: a PIN's ten minutes are wall minutes, and a monotonic
- * clock stops while a laptop sleeps.
+ * saw no local engine for two hours after NTP set it right). A moment well ahead is taken as
+ * long past, so caches refresh, expiries lapse and rate limits lift: each errs toward asking
+ * again. Not a monotonic clock, on purpose: a PIN's ten minutes are wall minutes, and a
+ * monotonic clock stops while a laptop sleeps.
  */
 export function elapsedMs(nowMs: number, sinceMs: number): number {
-  return nowMs >= sinceMs ? nowMs - sinceMs : Number.POSITIVE_INFINITY;
+  if (nowMs >= sinceMs) return nowMs - sinceMs;
+  return sinceMs - nowMs <= CLOCK_STEP_TOLERANCE_MS ? 0 : Number.POSITIVE_INFINITY;
 }
 
 interface ManualTimer {

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { bandOf, FORGET_AFTER_MS, readBand, recordInBand, SLOW_HALF_LIFE_MS, SLOW_HOLD_MS, type Band, type Reading } from './bands.js';
+import { CLOCK_STEP_TOLERANCE_MS } from '../../util/clock.js';
 
 const T0 = Date.UTC(2026, 8, 17, 12);
 const reading = (tokensPerSec: number, atMs = T0, promptTokens = 10_600, deadline = false): Reading => ({ promptTokens, tokensPerSec, deadline, atMs });
@@ -90,7 +91,18 @@ describe('readBand after the wall clock is set back', () => {
       nowMs: afterStep,
       expected: null,
     },
-    { name: 'a reading from before a one-millisecond step is forgotten too', band: recordInBand(null, reading(30), T0), nowMs: T0 - 1, expected: null },
+    {
+      name: 'a reading from before a step of just over a second is forgotten too',
+      band: recordInBand(null, reading(30), T0),
+      nowMs: T0 - CLOCK_STEP_TOLERANCE_MS - 1,
+      expected: null,
+    },
+    {
+      name: "a reading stamped up to a second after the placement's clock read counts (one recorded while placement awaited residency)",
+      band: recordInBand(null, reading(30), T0),
+      nowMs: T0 - CLOCK_STEP_TOLERANCE_MS,
+      expected: 30,
+    },
     {
       name: 'a faster reading taken after the step is the band at once, not kept waiting behind the old slow one',
       band: recordInBand(recordInBand(null, reading(30), T0), reading(500, afterStep), afterStep),
