@@ -98,7 +98,7 @@ export class ThroughputBook {
     const out: EstimateView[] = [];
     for (const entry of this.#entries.values()) {
       if (!filter(entry.key)) continue;
-      const bands = this.readings(entry.key).map((r) => ({
+      const bands = this.readings(entry.key, now).map((r) => ({
         fromTokens: r.fromTokens,
         promptTokens: r.promptTokens,
         tokensPerSec: r.tokensPerSec,
