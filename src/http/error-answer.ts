@@ -3,9 +3,9 @@
  * writes: under the proxy's app-facing prefixes the dialect the app's client reads
  * (proxy/proxy-errors.ts), everywhere else the operator routes' `{ error: { code, message } }`.
  * The Ollama client shows `error` as it finds it, so an operator-shaped refusal on an Ollama
- * route reached its user as "[object Object]" (a 401 from the inference guard, a refused Host on
- * a path no route takes, headers too large); the OpenAI client reads `error.message` and shows
- * either shape.
+ * route reached its user as "[object Object]" (a refused Host on a path no route takes, headers
+ * too large); the OpenAI client reads `error.message` and shows either shape. The inference
+ * guard's 401 does not come here: the reference asks for OpenAI's shape on every route.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HubError } from '../errors.js';
