@@ -9,7 +9,7 @@ import { Agent } from 'undici';
 import { pino } from 'pino';
 import type { EngineEndpoint } from '../config/env.js';
 import { Background } from '../util/background.js';
-import { ManualClock } from '../util/clock.js';
+import { CLOCK_STEP_TOLERANCE_MS, ManualClock } from '../util/clock.js';
 import { scaled } from '../../test/helpers/time-scale.js';
 import { deferred, NEVER, settlesWithinATurn, startFakeEngine, until, WatchedAgent, type FakeEngine, type FakeReply } from './fake-engine.testkit.js';
 import { readEngineQueue, QUEUE_REPORT_TIMEOUT_MS, VLLM_METRICS_MAX_BYTES } from './engine-queue-reader.js';
@@ -246,5 +246,14 @@ describe('queue reports after the wall clock is set back', { timeout: SUITE_TIME
     assert.notEqual(queueOf(r.health.latest()), null);
     r.clock.advance(-60_000);
     assert.equal(queueOf(r.health.latest()), null);
+  });
+
+  it('reads a report stamped up to a second ahead as 0 ms old, never a negative age', async () => {
+    const later = deferred<FakeReply>();
+    const r = await rig((hit) => (hit === 1 ? { text: VLLM_V1_METRICS } : later.promise));
+    await r.health.read();
+    await landed(r, 2);
+    r.clock.advance(-CLOCK_STEP_TOLERANCE_MS);
+    assert.equal(queueOf(r.health.latest())?.reportedMsAgo, 0);
   });
 });

@@ -348,7 +348,7 @@ export class BackendHealth {
     // yet"): it is a real answer, and every read and status look probes it again at once.
     const probedMsAgo = at === null || answer === null ? null : Math.max(0, now - at);
     const queue = s.queue !== null && elapsedMs(now, s.queue.atMs) <= QUEUE_REPORT_MAX_AGE_MS ? s.queue : null;
-    const queueAge = queue === null ? null : now - queue.atMs;
+    const queueAge = queue === null ? null : elapsedMs(now, queue.atMs);
     const cached = s.view;
     if (
       cached !== null &&
