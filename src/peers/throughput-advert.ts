@@ -161,11 +161,11 @@ export function advertisedReadings(advert: ThroughputAdvert | null, model: strin
     read = readAdvert(m, snapshotAtMs);
     readAdverts.set(m, read);
   }
-  // Until its oldest reading is forgotten, none is, and the array read once is the answer. No
-  // reading is dated after its snapshot, so with the snapshot not ahead of now none is.
-  if (nowMs >= read.snapshotAtMs && nowMs - read.oldestAtMs <= FORGET_AFTER_MS) return read.readings;
-  // Ages are elapsedMs, as in this node's own bands (bands.ts, readBand): a reading dated ahead of
-  // now, from a snapshot taken before the wall clock was set back, is forgotten, not held for as long as the step.
+  // Ages are elapsedMs, as in this node's own bands (bands.ts, readBand): a reading dated well
+  // ahead of now, from a snapshot taken before the wall clock was set back, is forgotten, not held
+  // for as long as the step. Every reading lies between the oldest and the snapshot, so when both
+  // ends are kept all are, and the array read once is the answer.
+  if (elapsedMs(nowMs, read.oldestAtMs) <= FORGET_AFTER_MS && elapsedMs(nowMs, read.snapshotAtMs) <= FORGET_AFTER_MS) return read.readings;
   return read.readings.filter((r) => elapsedMs(nowMs, r.atMs) <= FORGET_AFTER_MS);
 }
 
