@@ -49,6 +49,7 @@ export const ERROR_CATALOGUE = {
   HUB_ERR_CSRF_REFUSED: { status: 403 },
   HUB_ERR_DASHBOARD_NOT_BUILT: { status: 503 },
   HUB_ERR_IDENTITY_SECRET_UNUSABLE: { status: 503 },
+  HUB_ERR_LOCAL_CALLERS_ONLY: { status: 403 },
 } as const satisfies Record<string, { status: number }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -149,7 +149,7 @@ describe('the CLI and a Hub that is running', () => {
     await hub.stop();
   });
 
-  it('finds the boot id hub.json recorded and talks to the Hub', async () => {
+  it('finds the boot id hub.json recorded, proves the key only to callers on this machine, and talks to the Hub', async () => {
     const info = JSON.parse(readFileSync(join(hub.dataDir, 'hub.json'), 'utf8')) as { bootId: string };
     const boot = await fetch(`${hub.url}/api/hub/boot`);
     assert.deepEqual(await boot.json(), { bootId: info.bootId });
@@ -160,6 +160,10 @@ describe('the CLI and a Hub that is running', () => {
     const malformed = await fetch(`${hub.url}/api/hub/boot?challenge=not-hex`);
     assert.equal(malformed.status, 400);
     assert.match(((await malformed.json()) as { error: { message: string } }).error.message, /^challenge must be given once, as 64 lower-case hex digits/);
+    // tailscale serve reaches the Hub from loopback on behalf of a caller anywhere on the tailnet.
+    const forwarded = await fetch(`${hub.url}/api/hub/boot?challenge=${challenge}`, { headers: { 'x-forwarded-for': '100.101.1.9' } });
+    assert.equal(forwarded.status, 403);
+    assert.equal(((await forwarded.json()) as { error: { code: string } }).error.code, 'HUB_ERR_LOCAL_CALLERS_ONLY');
     const run = await runCli(['pool', 'peers', '--json'], { dataDir: hub.dataDir });
     assert.equal(run.code, 0, run.stderr);
     assert.deepEqual(JSON.parse(run.stdout), { peers: [] });
