@@ -59,6 +59,8 @@ function appEnd(): PassThrough & { text: () => string } {
   return Object.assign(res, { text: () => Buffer.concat(got).toString() });
 }
 const asResponse = (s: Writable) => Object.assign(s, { flushHeaders() {} }) as unknown as ServerResponse;
+/** Long enough that no app end in these tests that reads at all is taken as stalled. */
+const STALL_MS = 60_000;
 
 describe('UpstreamExchange', () => {
   it('keeps the chunks that came with the headers for the consumer that takes the body later', async () => {
@@ -102,7 +104,7 @@ describe('UpstreamExchange', () => {
       },
     });
     const ends: boolean[] = [];
-    await relayBody(ex, asResponse(slow), { judge: null }, (dropped) => ends.push(dropped));
+    await relayBody(ex, asResponse(slow), { judge: null, stallMs: STALL_MS }, (dropped) => ends.push(dropped));
     assert.deepEqual([bytes, last, ends], [64 * chunk.length + 1, '!', [false]]);
   });
 });
@@ -169,7 +171,7 @@ describe('readUpTo', () => {
     const head = r.kind === 'over-limit' ? r.head : [];
     assert.equal(Buffer.concat([...head]).toString(), 'abcdefg');
     const res = appEnd();
-    await relayBody(ex, asResponse(res), { judge: null, head }, () => {});
+    await relayBody(ex, asResponse(res), { judge: null, head, stallMs: STALL_MS }, () => {});
     assert.equal(res.text(), 'abcdefghij');
   });
 
@@ -219,7 +221,7 @@ describe('relayBody', () => {
     process.on('uncaughtException', onUncaught);
     try {
       const ex = await exchange((_q, r) => r.end('data: [DONE]\n\n')).answered;
-      const relay = relayBody(ex, asResponse(appEnd()), { judge: null }, () => {
+      const relay = relayBody(ex, asResponse(appEnd()), { judge: null, stallMs: STALL_MS }, () => {
         throw new Error('the judge could not read a frame');
       });
       await assert.rejects(relay, /the judge could not read a frame/);
@@ -233,7 +235,7 @@ describe('relayBody', () => {
     const ex = await exchange((_q, r) => r.end('b')).answered;
     const res = appEnd();
     const calls: boolean[] = [];
-    await relayBody(ex, asResponse(res), { judge: null, head: [Buffer.from('a')] }, (dropped) => calls.push(dropped));
+    await relayBody(ex, asResponse(res), { judge: null, head: [Buffer.from('a')], stallMs: STALL_MS }, (dropped) => calls.push(dropped));
     assert.deepEqual([calls, res.text()], [[false], 'ab']);
   });
 
@@ -247,7 +249,7 @@ describe('relayBody', () => {
         void held.then(() => r.end('data: late\n\n'));
       }).answered.then((ex) => {
         res.writeHead(ex.statusCode, { 'content-type': 'text/event-stream' });
-        return relayBody(ex, res, { judge: null }, () => {});
+        return relayBody(ex, res, { judge: null, stallMs: STALL_MS }, () => {});
       });
     });
     front.listen(0, '127.0.0.1');
@@ -264,13 +266,32 @@ describe('relayBody', () => {
     }
   });
 
+  it(
+    'closes an app that stops reading for the stall time, and stops the upstream: the engine does not work for a reader that is gone',
+    { timeout: 10_000 },
+    async () => {
+      let upstreamClosed!: Promise<unknown>;
+      const ex = await exchange((_q, r) => {
+        upstreamClosed = once(r, 'close');
+        // Far more than the app end and the sockets between can hold; never ended.
+        for (let i = 0; i < 64; i++) r.write(Buffer.alloc(64 * 1024, 0x61));
+      }).answered;
+      // An app that takes one chunk and never another: its buffer stays full.
+      const stalled = new Writable({ highWaterMark: 1024, write() {} });
+      let settled = 0;
+      await relayBody(ex, asResponse(stalled), { judge: null, stallMs: 50 }, () => (settled += 1));
+      assert.deepEqual({ settled, closed: stalled.destroyed }, { settled: 1, closed: true });
+      await upstreamClosed;
+    },
+  );
+
   it('settles dropped when the upstream drops part-way', async () => {
     const ex = await exchange((_q, r) => {
       r.writeHead(200, { 'content-length': '100' });
       r.write('par', () => setTimeout(() => r.socket?.destroy(), 10));
     }).answered;
     const calls: boolean[] = [];
-    await relayBody(ex, asResponse(appEnd()), { judge: null }, (dropped) => calls.push(dropped));
+    await relayBody(ex, asResponse(appEnd()), { judge: null, stallMs: STALL_MS }, (dropped) => calls.push(dropped));
     assert.deepEqual(calls, [true]);
   });
 });

@@ -63,18 +63,29 @@ export function dropBody(exchange: UpstreamExchange): void {
  * chunk from undici's handler, pausing the exchange while the app's socket is full; calls
  * `settle` once, when it ended (dropped: false), the engine's side failed (dropped: true) or
  * the app left. A judge, when given, sees each chunk as it passes; nothing is held back.
+ *
+ * An app whose socket stays full for `stallMs` is taken as gone, and its connection closed.
+ * Nothing else would notice it: undici's body timeout does not run while the exchange is paused,
+ * and the server sets no idle timeout on a socket that is answering. A caller that vanished
+ * without a FIN (a laptop asleep, a dropped NAT mapping, a stopped process) otherwise held the
+ * engine's slot, the queue depth and a pending routing-log row until its TCP connection died,
+ * which may be never (audit, 2026-12-07: still held after 90 s, with the next caller for that
+ * one-slot engine refused at its deadline).
  */
 export function relayBody(
   exchange: UpstreamExchange,
   res: ServerResponse,
-  opts: { judge: StreamJudge | null; head?: readonly Buffer[] },
+  opts: { judge: StreamJudge | null; head?: readonly Buffer[]; stallMs: number },
   settle: (dropped: boolean) => void,
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let settled = false;
+    // Set only while the app's socket is full.
+    let stall: NodeJS.Timeout | null = null;
     const finish = (dropped: boolean) => {
       if (settled) return;
       settled = true;
+      if (stall !== null) clearTimeout(stall);
       // finish runs inside undici's handler and the response's events, where a throw would end
       // the process: it goes to the awaiting walk instead, which settles the request as broken (a
       // null choice in a stream once threw in the judge here and took the Hub down).
@@ -86,7 +97,11 @@ export function relayBody(
       }
       resolve();
     };
-    const resume = () => exchange.resume();
+    const resume = () => {
+      if (stall !== null) clearTimeout(stall);
+      stall = null;
+      exchange.resume();
+    };
     // The app left before the relay began: its close event has fired already and will not again.
     if (res.destroyed) {
       exchange.abort(new Error('the caller left'));
@@ -112,6 +127,8 @@ export function relayBody(
         judge?.push(chunk);
         if (res.write(chunk)) return true;
         res.once('drain', resume);
+        // The close this causes settles the request as the app's hang-up, through 'close' above.
+        stall = setTimeout(() => res.destroy(), opts.stallMs);
         return false;
       },
       end: () => res.end(),

@@ -351,7 +351,7 @@ class RequestWalk {
     });
     const judge = judgeable && this.#judged() ? new StreamJudge(req.route.dialect) : null;
     if (judge !== null) this.#finalFrames = () => judge.lastFrames();
-    await relayBody(answer, req.res, { judge, head }, (dropped) => {
+    await relayBody(answer, req.res, { judge, head, stallMs: req.budgetMs }, (dropped) => {
       if (req.caller.gone) {
         this.#settle('hung-up');
         return;

@@ -6,6 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import type { ServerResponse } from 'node:http';
+import { connect } from 'node:net';
+import { once } from 'node:events';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import type { RoutingLogEntry, RoutingLogPage } from '../../src/routing-log/entry.js';
 import { startEngineFront, type EngineFront } from '../helpers/engine-front.js';
@@ -134,4 +136,42 @@ describe('a caller that hangs up after the engine answered, before the Hub sent 
       assert.equal(r.backend, 'ollama');
     });
   }
+});
+
+describe('a caller that stops reading without closing (asleep, its NAT mapping gone)', () => {
+  let engine: SimEngine;
+  let hub: HubProcess;
+  const STALL_BUDGET_MS = 1_000;
+
+  before(async () => {
+    engine = await startSimEngine({ dialect: 'ollama', models: [{ name: 'fast:8b', decodeTps: 5_000, answerTokens: 1_000_000 }], timeScale: 0.01 });
+    hub = await startHubProcess({ env: { OLLAMA_URL: engine.url, HUB_POOL_FIRST_BYTE_TIMEOUT_MS: String(STALL_BUDGET_MS) } });
+  });
+  after(async () => {
+    await hub.stop();
+    await engine.close();
+  });
+
+  it('is taken as gone once its socket stays full for the budget: the engine stops and the row settles as its hang-up', async () => {
+    const { hostname, port } = new URL(hub.url);
+    const socket = connect({ host: hostname, port: Number(port) });
+    socket.setNoDelay(true);
+    const body = JSON.stringify({ model: 'fast:8b', messages: [{ role: 'user', content: 'hi' }] });
+    socket.write(
+      `POST /api/inference/pool/api/chat HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    // Read the head, then nothing more: the app is alive on the wire but never reads again.
+    await once(socket, 'data');
+    socket.pause();
+    try {
+      await eventually(() => engine.state().aborted === 1 && engine.state().inFlight === 0, 'the engine to be told to stop');
+      const r = await eventually(async () => {
+        const { json } = await hub.api<RoutingLogPage>('GET', '/api/inference/pool/routing-log');
+        return json.entries.find((e) => e.model === 'fast:8b' && e.outcome !== 'pending');
+      }, 'the row to settle');
+      assert.deepEqual({ outcome: r.outcome, clientClosed: r.clientClosed, status: r.status }, { outcome: 'failed', clientClosed: true, status: 200 });
+    } finally {
+      socket.destroy();
+    }
+  });
 });
