@@ -3,8 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DATABASE_FILE_NAME, migrate, openDatabase, type Db } from './database.js';
+import { DATABASE_FILE_NAME, openDatabase, type Db } from './database.js';
+import { migrate, StoreTooNewError } from './migrate.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
+import Database from 'better-sqlite3';
 
 let root: string;
 before(() => {
@@ -107,7 +109,7 @@ describe('migrate', () => {
     const path = freshPath();
     openDatabase(path, [one]).close();
     assert.throws(() => openDatabase(path, [one, two, broken]), /no_such_table/);
-    const db = openDatabase(path, [one]);
+    const db = openDatabase(path, [one, two]);
     try {
       // two ran in its own transaction and committed; broken rolled back whole.
       assert.deepEqual(versions(db), [1, 2]);
@@ -146,5 +148,66 @@ describe('openDatabase over a damaged file', () => {
       },
     );
     assert.deepEqual(readFileSync(path), garbage);
+  });
+});
+
+/** What a refused start must leave as it was: the file's bytes, its recorded versions, its tables' columns and its rows. */
+function facts(path: string): { bytes: Buffer; versions: number[]; peerColumns: string[]; apiKeys: number } {
+  const bytes = readFileSync(path);
+  // Opened as SQLite itself, not through openDatabase: what is read here must not depend on the code under test.
+  const raw = new Database(path);
+  try {
+    return {
+      bytes,
+      versions: versions(raw),
+      peerColumns: (raw.prepare('PRAGMA table_info(hub_pool_peer)').all() as { name: string }[]).map((c) => c.name),
+      apiKeys: (raw.prepare('SELECT COUNT(*) AS n FROM api_key').get() as { n: number }).n,
+    };
+  } finally {
+    raw.close();
+  }
+}
+
+const addKey = (db: Db) => db.prepare("INSERT INTO api_key (id, name, scope, key_hash, created_at) VALUES ('k1', 'n', 'inference', 'h', 't')").run();
+
+describe('openDatabase over a hub.db a newer cihub wrote', () => {
+  it('refuses it with a sentence naming the file, its schema version, the newest this build knows and the way out, and writes nothing', () => {
+    const path = freshPath();
+    const later: Migration = { version: latest + 1, name: 'a later build', sql: 'CREATE TABLE later (x INTEGER);' };
+    const newer = openDatabase(path, [...MIGRATIONS, later]);
+    addKey(newer);
+    newer.close();
+    const before = facts(path);
+
+    assert.throws(
+      () => openDatabase(path),
+      (err: Error) => {
+        assert.ok(err instanceof StoreTooNewError, `${err.name}: ${err.message}`);
+        assert.ok(err.message.startsWith(`${path} was written by a newer cihub`), err.message);
+        assert.ok(err.message.includes(`schema version ${latest + 1}; this cihub knows up to ${latest})`), err.message);
+        assert.match(err.message, /Start the Hub with the newer cihub/);
+        assert.match(err.message, /restore a backup of hub\.db this version wrote/);
+        assert.equal(err.message.split('\n').length, 1, 'one line');
+        return true;
+      },
+    );
+    assert.deepEqual(facts(path), before, 'bytes, versions, columns and rows as the newer cihub left them');
+  });
+
+  it('refuses it through migrate as well, before creating or writing anything', () => {
+    const path = freshPath();
+    const newer = openDatabase(path, [...MIGRATIONS, { version: latest + 3, name: 'later still', sql: 'SELECT 1;' }]);
+    newer.close();
+    const before = facts(path);
+    const db = new Database(path);
+    try {
+      assert.throws(
+        () => migrate(db, MIGRATIONS),
+        (err: Error) => err instanceof StoreTooNewError && err.recordedVersion === latest + 3 && err.newestKnownVersion === latest,
+      );
+    } finally {
+      db.close();
+    }
+    assert.deepEqual(facts(path), before);
   });
 });

@@ -5,6 +5,7 @@ import { closeSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { dataDirUnusable } from '../config/data-dir-unusable.js';
+import { migrate } from './migrate.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 import { sqliteCode, translateStoreError } from './store-errors.js';
 
@@ -51,7 +52,7 @@ const DAMAGED = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
  * peer would refuse this Hub until each pairing was redone (spec, identity; the 28-hour outage
  * of a recreated database). One this account cannot open or write (or a directory in its place)
  * stops it too, naming the file and the account (config/data-dir-unusable). Any other error is
- * returned unchanged.
+ * returned unchanged, migrate.ts's refusal of a file a newer cihub wrote among them.
  */
 function startRefusal(path: string, err: unknown): unknown {
   const code = sqliteCode(err);
@@ -107,19 +108,4 @@ function translateErrors(db: Db): void {
       throw translateStoreError(err);
     }
   }) as Db['exec'];
-}
-
-/** Applies every migration newer than the recorded version; each in its own transaction, so a failure leaves the previous version intact. */
-export function migrate(db: Db, migrations: readonly Migration[]): number {
-  db.exec('CREATE TABLE IF NOT EXISTS schema_migration (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-  const current = (db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migration').get() as { v: number }).v;
-  const record = db.prepare('INSERT INTO schema_migration (version, name, applied_at) VALUES (?, ?, ?)');
-  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
-    if (m.version <= current) continue;
-    db.transaction(() => {
-      db.exec(m.sql);
-      record.run(m.version, m.name, new Date().toISOString());
-    })();
-  }
-  return (db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migration').get() as { v: number }).v;
 }

@@ -5,7 +5,8 @@
  * apply and the Hub serves. A locked database costs nothing either: the Hub starts, serves,
  * refuses writes 503 while the lock lasts and writes again once it is let go. A damaged database
  * is the one thing the Hub will not paper over (a fresh one is a new identity every peer would
- * refuse): it stops, says which file and what to do, and leaves the file as it was. A data dir
+ * refuse): it stops, says which file and what to do, and leaves the file as it was; so does one a
+ * newer cihub wrote, which this build would read and write without knowing its schema. A data dir
  * another live Hub holds is refused before anything in it changes, as is one holding something
  * this account cannot use as a file, and one whose Hub was killed with SIGKILL is not held by anyone.
  * A temporary file a write killed before its rename left is removed at the next start.
@@ -14,13 +15,14 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import OpenAI from 'openai';
 import { startSimEngine } from '../../src/sim/engine.js';
 import { DATABASE_FILE_NAME } from '../../src/store/database.js';
+import { MIGRATIONS } from '../../src/store/migrations.js';
 import { HUB_LOCK_FILE } from '../../src/config/data-dir-lock.js';
 import { CIHUB_BIN, eventually, freshDataDir, logMessages, pathWithoutTailscale, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 
@@ -117,6 +119,41 @@ describe('a Hub starting over a damaged or busy data dir', () => {
 
     // Moved aside, as the message says, the Hub starts afresh.
     renameSync(dbPath, `${dbPath}.damaged`);
+    const again = await startHubProcess({ dataDir });
+    assert.equal((await again.api('GET', `${POOL}/status`)).status, 200);
+    await again.stop();
+  });
+
+  it('refuses to start over a hub.db a newer cihub wrote with exit 2 and one sentence naming it, both schema versions and the way out, and leaves it untouched', async () => {
+    const dataDir = freshDataDir();
+    const first = await startHubProcess({ dataDir });
+    await first.stop();
+    const dbPath = join(dataDir, DATABASE_FILE_NAME);
+    const backup = `${dbPath}.backup`;
+    copyFileSync(dbPath, backup);
+    // What a later build's start leaves: one more migration applied and recorded.
+    const latest = Math.max(...MIGRATIONS.map((m) => m.version));
+    const newer = new Database(dbPath);
+    newer.transaction(() => {
+      newer.exec('CREATE TABLE from_a_later_build (x INTEGER)');
+      newer.prepare("INSERT INTO schema_migration (version, name, applied_at) VALUES (?, 'a later build', '2027-01-01T00:00:00.000Z')").run(latest + 1);
+    })();
+    newer.close();
+    const written = readFileSync(dbPath);
+
+    // Until it settles rather than to its exit: a Hub that went on over the file is stopped, and the test fails on what it wrote.
+    const run = await serveUntilSettled(dataDir);
+    assert.equal(run.listened, false, `the Hub must not start over it; output:\n${run.output}`);
+    assert.equal(run.code, 2, `exit 2, as every refusal of the data dir: ${run.output}`);
+    const sentence = run.output.trim();
+    assert.equal(sentence.split('\n').length, 1, `one line: ${sentence}`);
+    assert.ok(sentence.startsWith(`${dbPath} was written by a newer cihub`), `names the file: ${sentence}`);
+    assert.ok(sentence.includes(`schema version ${latest + 1}; this cihub knows up to ${latest}`), `names both versions: ${sentence}`);
+    assert.match(sentence, /Start the Hub with the newer cihub .* or restore a backup of hub\.db this version wrote\.$/);
+    assert.deepEqual(readFileSync(dbPath), written, 'the file is left as the newer cihub wrote it');
+
+    // A backup this version wrote, restored as the message says, starts.
+    copyFileSync(backup, dbPath);
     const again = await startHubProcess({ dataDir });
     assert.equal((await again.api('GET', `${POOL}/status`)).status, 200);
     await again.stop();

@@ -3,6 +3,7 @@ import { DataDirInUseError, dataDirInUseText } from '../../config/data-dir-lock.
 import { readHubInfo, type HubInfo } from '../../config/data-dir.js';
 import { DataDirUnusableError } from '../../config/data-dir-unusable.js';
 import { StoreDamagedError } from '../../store/database.js';
+import { StoreTooNewError } from '../../store/migrate.js';
 import { EnvError, loadEnv, processEnv } from '../../config/env.js';
 import { startHub, type HubSystem } from '../../system.js';
 import { limitHeapGrowth } from '../../util/heap-growth.js';
@@ -65,10 +66,13 @@ export async function runServe(opts: { port?: number | undefined; dataDir?: stri
     // Nothing to drain: the signals are Node's again, so nothing left running can outlive a Ctrl-C.
     process.off('SIGTERM', stop);
     process.off('SIGINT', stop);
-    // Another Hub holds this data dir, this account cannot use it, or its hub.db is damaged: the
-    // fix is in how the Hub is started (stop the other, run it as the dir's owner, restore or move
-    // the file, or another --data-dir), as every other refusal of the data dir says with exit 2.
-    if (err instanceof DataDirInUseError || err instanceof DataDirUnusableError || err instanceof StoreDamagedError) throw new UsageError(err.message);
+    // Another Hub holds this data dir, this account cannot use it, or its hub.db is damaged or was
+    // written by a newer cihub: the fix is in how the Hub is started (stop the other, run it as the
+    // dir's owner, restore or move the file, run the newer cihub, or another --data-dir), as every
+    // other refusal of the data dir says with exit 2.
+    if (err instanceof DataDirInUseError || err instanceof DataDirUnusableError || err instanceof StoreDamagedError || err instanceof StoreTooNewError) {
+      throw new UsageError(err.message);
+    }
     // So is a port something else listens on: stop it, or another --port.
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new UsageError(portTaken(env.host, env.port, 'is already in use (another Hub, or another program, listens there)'));
