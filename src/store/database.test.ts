@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DataDirUnusableError } from '../config/data-dir-unusable.js';
 import { DATABASE_FILE_NAME, openDatabase, type Db } from './database.js';
-import { migrate, StoreTooNewError } from './migrate.js';
+import { migrate, MigrationFailedError, StoreTooNewError } from './migrate.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 import Database from 'better-sqlite3';
 
@@ -209,5 +210,81 @@ describe('openDatabase over a hub.db a newer cihub wrote', () => {
       db.close();
     }
     assert.deepEqual(facts(path), before);
+  });
+});
+
+describe('openDatabase when a migration step fails', () => {
+  // Migration 4 adds confirm_failed_at, then crossed_at: a file that already has crossed_at (added
+  // by hand, or by a build that shipped it differently) fails the step at its second statement.
+  const upTo3 = MIGRATIONS.filter((m) => m.version <= 3);
+  const step4 = MIGRATIONS.find((m) => m.version === 4)!;
+
+  it("names the file, the step and its migration, says the step changed nothing, and carries SQLite's message as the cause", () => {
+    const path = freshPath();
+    const at3 = openDatabase(path, upTo3);
+    addKey(at3);
+    at3.exec('ALTER TABLE hub_pool_peer ADD COLUMN crossed_at TEXT');
+    at3.close();
+    const before = facts(path);
+
+    assert.throws(
+      () => openDatabase(path),
+      (err: Error) => {
+        assert.ok(err instanceof MigrationFailedError, `${err.name}: ${err.message}`);
+        assert.ok(err.message.startsWith(`${path} could not be migrated from schema version 3 to 4 (${JSON.stringify(step4.name)})`), err.message);
+        assert.match(err.message, /SQLite refused it with "duplicate column name: crossed_at"/);
+        assert.match(err.message, /That step was rolled back and changed nothing, so the file stays at schema version 3/);
+        assert.equal(err.message.split('\n').length, 1, 'one line');
+        assert.equal((err.cause as Error).message, 'duplicate column name: crossed_at');
+        assert.equal((err.cause as { code?: string }).code, 'SQLITE_ERROR');
+        return true;
+      },
+    );
+    const after = facts(path);
+    // The step's first statement (confirm_failed_at) ran before the failing one: rolled back with it.
+    assert.equal(after.peerColumns.includes('confirm_failed_at'), false, 'the first statement of the step was rolled back');
+    assert.deepEqual(after, before, 'bytes, versions, columns and rows as they were before the start');
+  });
+
+  it('names the version the earlier steps of the same start reached, which stay applied', () => {
+    const path = freshPath();
+    const at1 = openDatabase(
+      path,
+      MIGRATIONS.filter((m) => m.version <= 1),
+    );
+    at1.close();
+    const broken: Migration = { version: latest + 1, name: 'broken', sql: 'CREATE TABLE t (x INTEGER); INSERT INTO no_such_table VALUES (1);' };
+    assert.throws(
+      () => openDatabase(path, [...MIGRATIONS, broken]),
+      (err: Error) =>
+        err instanceof MigrationFailedError && err.fromVersion === latest && err.message.includes(`from schema version ${latest} to ${latest + 1}`),
+    );
+    assert.deepEqual(
+      facts(path).versions,
+      MIGRATIONS.map((m) => m.version),
+    );
+  });
+
+  it('words a step the disk had no room for as the full disk, the refusal whose fix it needs', () => {
+    const path = freshPath();
+    // max_page_count caps the file where it is: the step's inserts then fail as a full disk would (SQLITE_FULL).
+    const filler: Migration = {
+      version: latest + 1,
+      name: 'filler',
+      sql: 'PRAGMA max_page_count = 1; CREATE TABLE big (x TEXT); INSERT INTO big SELECT hex(randomblob(4000)) FROM (WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 50) SELECT n FROM c);',
+    };
+    assert.throws(
+      () => openDatabase(path, [...MIGRATIONS, filler]),
+      (err: Error) => {
+        assert.ok(err instanceof DataDirUnusableError, `${err.name}: ${err.message}`);
+        assert.ok(err.message.startsWith(`The Hub cannot write ${path} (SQLITE_FULL)`), err.message);
+        return true;
+      },
+    );
+    assert.deepEqual(
+      facts(path).versions,
+      MIGRATIONS.map((m) => m.version),
+      'the steps before it stay applied',
+    );
   });
 });

@@ -5,7 +5,7 @@ import { closeSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { dataDirUnusable } from '../config/data-dir-unusable.js';
-import { migrate } from './migrate.js';
+import { migrate, MigrationFailedError } from './migrate.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 import { sqliteCode, translateStoreError } from './store-errors.js';
 
@@ -52,11 +52,18 @@ const DAMAGED = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
  * peer would refuse this Hub until each pairing was redone (spec, identity; the 28-hour outage
  * of a recreated database). One this account cannot open or write (or a directory in its place)
  * stops it too, naming the file and the account (config/data-dir-unusable). Any other error is
- * returned unchanged, migrate.ts's refusal of a file a newer cihub wrote among them.
+ * returned unchanged, migrate.ts's refusals among them (a file a newer cihub wrote, a step that
+ * failed).
  */
 function startRefusal(path: string, err: unknown): unknown {
-  const code = sqliteCode(err);
-  if (code === null || !DAMAGED.has(code)) return dataDirUnusable(dirname(path), path, err);
+  // A migration step that failed because the file is damaged, or the disk full or read-only, is
+  // that refusal: its fix is the same. Any other failed step keeps the step's own sentence.
+  const cause = err instanceof MigrationFailedError ? err.cause : err;
+  const code = sqliteCode(cause);
+  if (code === null || !DAMAGED.has(code)) {
+    const unusable = dataDirUnusable(dirname(path), path, cause);
+    return unusable === cause ? err : unusable;
+  }
   return new StoreDamagedError(
     `${path} is damaged (${code}): the Hub will not start over it. Restore it from a backup; or move it aside to start this Hub with a new identity, then pair it again with each peer`,
     { cause: err },

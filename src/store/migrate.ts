@@ -1,7 +1,7 @@
 /**
  * Brings hub.db's schema up to the newest migration this build ships, one transaction per step.
- * A file at a schema this build does not know stops the start with a sentence naming the file
- * and the versions, instead of a silent start.
+ * A file at a schema this build does not know, or a step SQLite refuses, stops the start with a
+ * sentence naming the file and the versions, instead of a bare SQLite message or a silent start.
  */
 import type Database from 'better-sqlite3';
 import type { Migration } from './migrations.js';
@@ -25,6 +25,22 @@ export class StoreTooNewError extends Error {
   }
 }
 
+/** One migration step failed; its transaction rolled back, so the file is at `fromVersion` as it was before the step. */
+export class MigrationFailedError extends Error {
+  override readonly name = 'MigrationFailedError';
+  constructor(
+    readonly path: string,
+    readonly fromVersion: number,
+    readonly migration: Migration,
+    cause: unknown,
+  ) {
+    super(
+      `${path} could not be migrated from schema version ${fromVersion} to ${migration.version} (${JSON.stringify(migration.name)}): SQLite refused it with "${cause instanceof Error ? cause.message : String(cause)}". That step was rolled back and changed nothing, so the file stays at schema version ${fromVersion}; the Hub did not start. Restore a backup of hub.db this version wrote, or report this message.`,
+      { cause },
+    );
+  }
+}
+
 /**
  * Applies every migration newer than the recorded version, in version order, each in its own
  * transaction; returns the version the file is at afterwards. The recorded version is read
@@ -41,10 +57,14 @@ export function migrate(db: Db, migrations: readonly Migration[]): number {
   const record = db.prepare('INSERT INTO schema_migration (version, name, applied_at) VALUES (?, ?, ?)');
   for (const m of ordered) {
     if (m.version <= current) continue;
-    db.transaction(() => {
-      db.exec(m.sql);
-      record.run(m.version, m.name, new Date().toISOString());
-    })();
+    try {
+      db.transaction(() => {
+        db.exec(m.sql);
+        record.run(m.version, m.name, new Date().toISOString());
+      })();
+    } catch (err) {
+      throw new MigrationFailedError(db.name, current, m, err);
+    }
     current = m.version;
   }
   return current;
