@@ -268,14 +268,19 @@ describe('SettingsFile reading a damaged settings.json', () => {
     assert.deepEqual(reported, [
       {
         kind: 'ignored-keys',
-        keys: ['poolHealthPollSeconds', 'poolHealthPollSecs'],
-        problems: ['poolHealthPollSeconds must be a whole number from 10 to 300; got "often"', 'poolHealthPollSecs is not a setting'],
+        keys: ['poolHealthPollSeconds'],
+        problems: ['poolHealthPollSeconds must be a whole number from 10 to 300; got "often"'],
         rewritten: false,
       },
+      { kind: 'unknown-keys', keys: ['poolHealthPollSecs'] },
     ]);
     assert.equal(
       settingsProblemText(reported[0]!),
-      'settings.json had values the Hub could not use, so each takes its default and a bad pin is left out (fix them in the file and restart: the next change of a setting rewrites the file without them): poolHealthPollSeconds must be a whole number from 10 to 300; got "often"; poolHealthPollSecs is not a setting',
+      'settings.json had values the Hub could not use, so each takes its default and a bad pin is left out (fix them in the file and restart: the next change of a setting rewrites the file without them): poolHealthPollSeconds must be a whole number from 10 to 300; got "often"',
+    );
+    assert.equal(
+      settingsProblemText(reported[1]!),
+      "settings.json has a key this cihub has no setting for, left unused: poolHealthPollSecs. Each may be a newer cihub's setting, kept in the file as it is when a change rewrites the file, or a typo to remove from the file",
     );
   });
 
@@ -333,6 +338,105 @@ describe('SettingsFile reading a damaged settings.json', () => {
     writeFileSync(fileOf(dir), text);
     new SettingsFile(dir);
     assert.equal(readFileSync(fileOf(dir), 'utf8'), text);
+  });
+});
+
+describe("SettingsFile and keys this build has no setting for (a newer cihub's, after a downgrade, or a typo)", () => {
+  /** settings.json as a newer cihub writes it: its own keys among ours, through the same JSON.stringify. */
+  const NEWER_FILE = `${JSON.stringify(
+    {
+      poolEnabled: true,
+      poolFutureRouting: { mode: 'latency', weights: [0.25, 1e-7, -3], note: 'caf\u00e9 "quoted" \\ tab\t', nested: { empty: {}, none: null } },
+      poolLocalAffinity: 4,
+      poolFutureLimit: 12345.678,
+      poolFutureFlag: false,
+    },
+    null,
+    2,
+  )}\n`;
+  /** Each newer key's line (and the lines of its value) exactly as the newer cihub wrote them. */
+  const newerValueText = (text: string, key: string): string => {
+    const start = text.indexOf(`  "${key}": `);
+    assert.ok(start >= 0, `${key} is in the file:\n${text}`);
+    const rest = text.slice(start);
+    const end = rest.search(/\n {2}"|\n\}/);
+    return rest.slice(0, end).replace(/,$/, '');
+  };
+  const NEWER_KEYS = ['poolFutureRouting', 'poolFutureLimit', 'poolFutureFlag'];
+
+  it('keeps each one in the file, its value byte for byte, through a PATCH, a pin set and a pin removed', () => {
+    const dir = freshDir();
+    writeFileSync(fileOf(dir), NEWER_FILE);
+    const file = new SettingsFile(dir);
+    assert.equal(file.get().poolLocalAffinity, 4, 'the keys it knows are read as ever');
+    file.patch({ poolHealthPollSeconds: 45 });
+    file.upsertPin({ scope: 'default', model: null, target: 'local' });
+    assert.equal(file.removePin('default', null), true);
+    const written = readFileSync(fileOf(dir), 'utf8');
+    for (const key of NEWER_KEYS) assert.equal(newerValueText(written, key), newerValueText(NEWER_FILE, key), key);
+    const doc = JSON.parse(written) as Record<string, unknown>;
+    assert.equal(doc.poolHealthPollSeconds, 45, 'the change itself is written');
+    assert.deepEqual(Object.keys(doc).slice(-3), NEWER_KEYS, 'after the settings, in the order the file had them');
+  });
+
+  it('goes on not using them after the write, and a reopened file reads and keeps them the same way', () => {
+    const dir = freshDir();
+    writeFileSync(fileOf(dir), NEWER_FILE);
+    new SettingsFile(dir).patch({ poolLocalAffinity: 2 });
+    const reported: SettingsFileProblem[] = [];
+    const reopened = new SettingsFile(dir, (problem) => reported.push(problem));
+    assert.ok(!Object.hasOwn(reopened.get(), 'poolFutureLimit'));
+    assert.deepEqual(reported, [{ kind: 'unknown-keys', keys: NEWER_KEYS }]);
+    reopened.patch({ poolLocalAffinity: 3 });
+    for (const key of NEWER_KEYS) assert.equal(newerValueText(readFileSync(fileOf(dir), 'utf8'), key), newerValueText(NEWER_FILE, key), key);
+  });
+
+  it("warns once, naming them as a newer cihub's settings or typos, and never says a write removed them", () => {
+    const dir = freshDir();
+    writeFileSync(fileOf(dir), NEWER_FILE);
+    const reported: SettingsFileProblem[] = [];
+    const file = new SettingsFile(dir, (problem) => reported.push(problem));
+    file.patch({ poolLocalAffinity: 2 });
+    assert.deepEqual(reported, [{ kind: 'unknown-keys', keys: NEWER_KEYS }], 'nothing more after the write');
+    assert.equal(
+      settingsProblemText(reported[0]!),
+      "settings.json has keys this cihub has no setting for, left unused: poolFutureRouting, poolFutureLimit, poolFutureFlag. Each may be a newer cihub's setting, kept in the file as it is when a change rewrites the file, or a typo to remove from the file",
+    );
+  });
+
+  it('still drops a bad value of a key it knows at the next write, beside the kept ones', () => {
+    const dir = freshDir();
+    writeFileSync(fileOf(dir), JSON.stringify({ poolHealthPollSeconds: 'often', poolFutureFlag: true }));
+    const reported: SettingsFileProblem[] = [];
+    const file = new SettingsFile(dir, (problem) => reported.push(problem));
+    file.patch({ poolLocalAffinity: 2 });
+    const doc = JSON.parse(readFileSync(fileOf(dir), 'utf8')) as Record<string, unknown>;
+    assert.equal(doc.poolHealthPollSeconds, 30);
+    assert.equal(doc.poolFutureFlag, true);
+    assert.deepEqual(
+      reported.map((p) => (p.kind === 'ignored-keys' ? `${p.kind} ${p.keys.join()} ${p.rewritten}` : p.kind)),
+      ['ignored-keys poolHealthPollSeconds false', 'unknown-keys', 'ignored-keys poolHealthPollSeconds true'],
+    );
+  });
+
+  it('keeps a key named __proto__ as a key of the file', () => {
+    const dir = freshDir();
+    writeFileSync(fileOf(dir), '{"__proto__": {"poolLocalAffinity": 9}, "poolEnabled": true}');
+    const file = new SettingsFile(dir);
+    assert.equal(file.get().poolLocalAffinity, 1, "read as no setting, never as the settings' prototype");
+    file.patch({ poolLocalAffinity: 2 });
+    assert.match(readFileSync(fileOf(dir), 'utf8'), /\n {2}"__proto__": \{\n {4}"poolLocalAffinity": 9\n {2}\}\n\}\n$/);
+  });
+
+  it('still refuses such a key sent in a PATCH, and writes nothing', () => {
+    const dir = freshDir();
+    writeFileSync(fileOf(dir), NEWER_FILE);
+    const file = new SettingsFile(dir);
+    assert.throws(
+      () => file.patch({ poolFutureFlag: true }),
+      (err: unknown) => err instanceof HubError && err.code === 'HUB_ERR_SETTINGS_INVALID' && /^poolFutureFlag is not a setting/.test(err.message),
+    );
+    assert.equal(readFileSync(fileOf(dir), 'utf8'), NEWER_FILE);
   });
 });
 

@@ -3,6 +3,9 @@
  * change. Writes go through util/atomic-write, so a crash or power cut mid-write leaves the
  * previous settings, never half of them.
  *
+ * Keys this build has no setting for are not used, but every write puts them back as they were
+ * read: they may be a newer cihub's settings, which a downgrade must not erase.
+ *
  * A file that is there but not a JSON object of settings (bad JSON, or JSON such as [1,2], null
  * or 42) is moved aside and defaults apply, with a warning naming where it went. A file that
  * could not be read at all (EACCES, EISDIR) is left exactly where it is: the warning names the
@@ -16,6 +19,7 @@ import { join } from 'node:path';
 import { HubError } from '../errors.js';
 import { unsyncedWriteText, writeFileAtomic, type UnsyncedWrite } from '../util/atomic-write.js';
 import { dataDirUnusable } from './data-dir-unusable.js';
+import { echoName } from '../util/echo.js';
 import { translateFileWriteError } from '../store/store-errors.js';
 import {
   deepFreeze,
@@ -26,6 +30,7 @@ import {
   validatePatch,
   type PoolSettings,
   type RoutingPin,
+  type UnknownSetting,
 } from './settings-schema.js';
 
 export const SETTINGS_FILE_NAME = 'settings.json';
@@ -59,11 +64,13 @@ function parseSettingsText(text: string): { readonly doc: object } | { readonly 
 /** What was wrong with settings.json when it was opened or written: the Hub logs one warning for each. */
 export type SettingsFileProblem =
   /**
-   * Keys that failed their rule (out of range, wrong type, unknown), defaults used for those keys,
-   * and pins left out; each with why. Reported again with `rewritten` once the first change has
-   * written the file without them: from then on they are gone from disk, not merely unused.
+   * Known keys whose value failed its rule (out of range, wrong type), defaults used for those
+   * keys, and pins left out; each with why. Reported again with `rewritten` once the first change
+   * has written the file without them: from then on they are gone from disk, not merely unused.
    */
   | { readonly kind: 'ignored-keys'; readonly keys: readonly string[]; readonly problems: readonly string[]; readonly rewritten: boolean }
+  /** Keys this build has no setting for (as a refusal names them): unused, and kept in the file through every write. */
+  | { readonly kind: 'unknown-keys'; readonly keys: readonly string[] }
   /** The file could not be read at all: left as it is, defaults used, changes refused. */
   | { readonly kind: 'unreadable'; readonly path: string; readonly error: string }
   /** Not a JSON object of settings: moved aside to `keptAs`, defaults used. */
@@ -78,6 +85,8 @@ export function settingsProblemText(p: SettingsFileProblem): string {
       if (p.rewritten)
         return `settings.json had values the Hub could not use, and a change of a setting has since rewritten the file without them: each of those keys holds its default and a bad pin is gone (set them again to use them): ${p.problems.join('; ')}`;
       return `settings.json had values the Hub could not use, so each takes its default and a bad pin is left out (fix them in the file and restart: the next change of a setting rewrites the file without them): ${p.problems.join('; ')}`;
+    case 'unknown-keys':
+      return `settings.json has ${p.keys.length === 1 ? 'a key' : 'keys'} this cihub has no setting for, left unused: ${p.keys.join(', ')}. Each may be a newer cihub's setting, kept in the file as it is when a change rewrites the file, or a typo to remove from the file`;
     case 'unreadable':
       return `${p.path} could not be read (${p.error}); left as it is, defaults used, and changes are refused until it is readable and the Hub restarted`;
     case 'not-settings':
@@ -96,6 +105,8 @@ export class SettingsFile {
   readonly #onProblem: (problem: SettingsFileProblem) => void;
   /** Keys ignored at start that are still in the file; null once a write has left them out (or there were none). */
   #ignoredOnDisk: Extract<SettingsFileProblem, { kind: 'ignored-keys' }> | null = null;
+  /** Keys the file held that this build has no setting for, written back as they were read on every change. */
+  readonly #unknown: readonly UnknownSetting[];
 
   /** Opens (or creates) settings.json in dataDir; `onProblem` hears what was wrong with it, then or on a later write. */
   constructor(dataDir: string, onProblem: (problem: SettingsFileProblem) => void = () => {}) {
@@ -120,16 +131,18 @@ export class SettingsFile {
         onProblem({ kind: 'not-settings', path: this.path, fault: parsed.fault, keptAs: aside });
       }
     }
-    const { settings, ignored } = settingsFromFile(doc);
+    const { settings, ignored, unknown } = settingsFromFile(doc);
     if (ignored.length > 0) {
       this.#ignoredOnDisk = { kind: 'ignored-keys', keys: ignored.map((i) => i.key), problems: ignored.map((i) => i.problem), rewritten: false };
       onProblem(this.#ignoredOnDisk);
     }
+    if (unknown.length > 0) onProblem({ kind: 'unknown-keys', keys: unknown.map((u) => echoName(u.key)) });
+    this.#unknown = unknown;
     this.#current = settings;
     if (doc === undefined && this.#unreadable === null) {
       // At start a refused write is the data dir's fault, not a moment's: there is no Hub yet to retry with.
       try {
-        this.#reportUnsynced(writeSettingsFile(this.path, settings));
+        this.#reportUnsynced(writeSettingsFile(this.path, settings, unknown));
       } catch (err) {
         throw dataDirUnusable(dataDir, this.path, err);
       }
@@ -193,7 +206,7 @@ export class SettingsFile {
       );
     let unsynced;
     try {
-      unsynced = writeSettingsFile(this.path, settings);
+      unsynced = writeSettingsFile(this.path, settings, this.#unknown);
     } catch (err) {
       throw translateFileWriteError(err, 'settings.json');
     }
@@ -209,8 +222,15 @@ export class SettingsFile {
   }
 }
 
-function writeSettingsFile(path: string, settings: PoolSettings): UnsyncedWrite | null {
-  return writeFileAtomic(path, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
+/**
+ * The settings in force, then the keys this build has no setting for, in the order the file had
+ * them. A value read from the file and written with the same JSON.stringify a newer cihub uses
+ * comes out as the text it had. Object.fromEntries defines each key, so one named `__proto__`
+ * stays a key of the document; assigned, it would set the prototype and vanish from the file.
+ */
+function writeSettingsFile(path: string, settings: PoolSettings, unknown: readonly UnknownSetting[]): UnsyncedWrite | null {
+  const doc = Object.fromEntries([...Object.entries(settings), ...unknown.map((u) => [u.key, u.value] as const)]);
+  return writeFileAtomic(path, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o600 });
 }
 
 /** Whether a stored pin has this (scope, model) key; a hand-written default pin may omit model. */

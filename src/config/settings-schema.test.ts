@@ -242,7 +242,18 @@ describe('settingsFromFile', () => {
     assert.equal(settings.poolEnabled, true);
     assert.equal(settings.poolMaxPromptTokens, 16_000);
     assert.deepEqual(settings.poolPins, pins);
-    assert.deepEqual(ignored.map((i) => i.key).sort(), ['poolEnabled', 'poolHealthPollSeconds', 'somethingElse']);
+    assert.deepEqual(ignored.map((i) => i.key).sort(), ['poolEnabled', 'poolHealthPollSeconds']);
+  });
+
+  it('hands back a key with no rule apart from the bad values, with its value as read, in the order the file had them', () => {
+    const { settings, ignored, unknown } = settingsFromFile({ poolFutureKnob: { mode: 'x', n: [1, 2] }, poolLocalAffinity: 4, poolHealthPollSecs: 20 });
+    assert.deepEqual(unknown, [
+      { key: 'poolFutureKnob', value: { mode: 'x', n: [1, 2] } },
+      { key: 'poolHealthPollSecs', value: 20 },
+    ]);
+    assert.deepEqual(ignored, []);
+    assert.equal(settings.poolLocalAffinity, 4);
+    assert.ok(!Object.hasOwn(settings, 'poolFutureKnob'), 'not used');
   });
 
   it('reads pins from the file (only PATCH refuses them) one by one, naming each bad one by its place', () => {

@@ -196,25 +196,47 @@ export interface IgnoredSetting {
 }
 
 /**
+ * A key of settings.json this build has no rule for, with its value as read. It may be a setting
+ * a newer cihub wrote before this one replaced it (a downgrade), or a typo: this build cannot tell
+ * which, so it uses none of them and writes each back as it found it.
+ */
+export interface UnknownSetting {
+  readonly key: string;
+  readonly value: unknown;
+}
+
+/** What settings.json holds, as this build reads it. */
+export interface SettingsFromFile {
+  readonly settings: PoolSettings;
+  /** Known keys whose value fails its rule, and bad pins: each takes its default (or is left out). */
+  readonly ignored: IgnoredSetting[];
+  /** Keys with no rule here, in the file's order: not used, and kept in the file on every write. */
+  readonly unknown: readonly UnknownSetting[];
+}
+
+/**
  * Reads a settings.json document leniently: a key that fails its rule falls back to its
  * default (and is reported), so a hand-edited file never stops the Hub from starting. Pins are
  * read one by one: a bad pin is left out and reported by its place in the list, and the others
  * stand. Refused as a list, one typo dropped every pin, and the next change of any setting wrote
- * the empty list back over the operator's file (audit, 2026-12-07).
+ * the empty list back over the operator's file (audit, 2026-12-07). A key with no rule is handed
+ * back apart, to be kept: dropped with the rest, a downgrade lost every setting the newer build
+ * had written at the first `cihub pool set` (upgrade audit, 2026-12-07).
  */
-export function settingsFromFile(doc: unknown): { settings: PoolSettings; ignored: IgnoredSetting[] } {
+export function settingsFromFile(doc: unknown): SettingsFromFile {
   const ignored: IgnoredSetting[] = [];
+  const unknown: UnknownSetting[] = [];
   const merged: Record<string, unknown> = { ...DEFAULT_SETTINGS };
   if (typeof doc === 'object' && doc !== null && !Array.isArray(doc)) {
     for (const [field, value] of Object.entries(doc)) {
       const rule = ruleOf(field);
-      if (rule === undefined) ignored.push({ key: field, problem: `${field} is not a setting` });
+      if (rule === undefined) unknown.push(deepFreeze({ key: field, value }));
       else if (rule.kind === 'pins' && Array.isArray(value)) merged[field] = pinsFromFile(value, ignored);
       else if (!valueFits(rule, value)) ignored.push({ key: field, problem: `${field} must be ${describeRule(rule)}; got ${echoValue(value)}` });
       else merged[field] = value;
     }
   }
-  return { settings: deepFreeze(merged as unknown as PoolSettings), ignored };
+  return { settings: deepFreeze(merged as unknown as PoolSettings), ignored, unknown: Object.freeze(unknown) };
 }
 
 function pinsFromFile(list: readonly unknown[], ignored: IgnoredSetting[]): RoutingPin[] {

@@ -50,9 +50,9 @@ describe('environment values at start', () => {
     }
   });
 
-  it('reports what it set aside at start in status, `cihub pool status` and doctor H3, not only in its log; a refused change adds nothing, a written one rewords the settings line', async () => {
+  it('reports what it set aside at start in status, `cihub pool status` and doctor H3, not only in its log; a refused change adds nothing, a written one rewords the line of the values it dropped and keeps the one of the keys it kept', async () => {
     const dataDir = freshDataDir();
-    writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ poolHealthPollSeconds: 20, poolNoSuchSetting: true }), { mode: 0o600 });
+    writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ poolHealthPollSeconds: 5, poolNoSuchSetting: true }), { mode: 0o600 });
     const hub = await startHubProcess({ dataDir, env: { HUB_POOL_ROUTING_LOG_SIZE: 'big' } });
     try {
       const logged = hub
@@ -64,32 +64,37 @@ describe('environment values at start', () => {
         .map((l) => l.msg);
       const sizeWarning = 'HUB_POOL_ROUTING_LOG_SIZE=big is not a whole number; using 200';
       assert.ok(logged.includes(sizeWarning), logged.join('\n'));
-      const settingsWarning = logged.find((m) => m.startsWith('settings.json had values the Hub could not use'));
-      assert.ok(settingsWarning?.includes('poolNoSuchSetting'), logged.join('\n'));
+      const valuesWarning = logged.find((m) => m.startsWith('settings.json had values the Hub could not use'));
+      assert.ok(valuesWarning?.includes('poolHealthPollSeconds must be'), logged.join('\n'));
+      const keysWarning = logged.find((m) => m.startsWith('settings.json has a key this cihub has no setting for'));
+      assert.ok(keysWarning?.includes('poolNoSuchSetting'), logged.join('\n'));
 
       assert.equal((await hub.api('PATCH', '/api/inference/pool/settings', { poolHealthPollSeconds: 5 })).status, 400);
       const status = await hub.api<{ startupWarnings: string[] }>('GET', '/api/inference/pool/status');
-      assert.deepEqual(status.json.startupWarnings, [sizeWarning, settingsWarning], 'the same sentences as the log, in its order');
+      assert.deepEqual(status.json.startupWarnings, [sizeWarning, valuesWarning, keysWarning], 'the same sentences as the log, in its order');
 
       const shown = await runCli(['pool', 'status'], { dataDir });
       assert.equal(shown.code, 0, shown.stderr);
       assert.ok(shown.stdout.includes(`!! at start-up: ${sizeWarning}`), shown.stdout);
-      assert.ok(shown.stdout.includes(`!! at start-up: ${settingsWarning}`), shown.stdout);
+      assert.ok(shown.stdout.includes(`!! at start-up: ${valuesWarning}`), shown.stdout);
+      assert.ok(shown.stdout.includes(`!! at start-up: ${keysWarning}`), shown.stdout);
 
       const doctor = await runCli(['pool', 'doctor', '--json'], { dataDir });
       const h3 = (JSON.parse(doctor.stdout) as { checks: { code: string; verdict: string; found: string }[] }).checks.find((c) => c.code === 'H3');
       assert.equal(h3?.verdict, 'warn');
       assert.ok(h3?.found.includes(sizeWarning), h3?.found);
 
-      // A change rewrites the file without the ignored key: "fix them in the file" is no longer true.
+      // A change rewrites the file without the bad value: "fix them in the file" is no longer true
+      // of it. The key with no setting here is still in the file, so its line stands as it was.
       assert.equal((await hub.api('PATCH', '/api/inference/pool/settings', { poolLocalAffinity: 2 })).status, 200);
       const after = await hub.api<{ startupWarnings: string[] }>('GET', '/api/inference/pool/status');
       assert.equal(after.json.startupWarnings[0], sizeWarning);
       assert.match(
         after.json.startupWarnings[1] ?? '',
-        /^settings\.json had values .* has since rewritten the file without them: .*poolNoSuchSetting is not a setting$/,
+        /^settings\.json had values .* has since rewritten the file without them: .*poolHealthPollSeconds must be a whole number from 10 to 300; got 5$/,
       );
-      assert.equal(after.json.startupWarnings.length, 2, 'replaced in place, not added');
+      assert.equal(after.json.startupWarnings[2], keysWarning);
+      assert.equal(after.json.startupWarnings.length, 3, 'replaced in place, not added');
     } finally {
       await hub.stop();
     }

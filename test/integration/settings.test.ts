@@ -1,15 +1,16 @@
 /**
  * The operator settings over GET/PATCH /api/inference/pool/settings on a real Hub process:
  * defaults on a fresh data dir, changes that apply with no restart and land in settings.json,
- * and refusals that change nothing at all (not even the bytes of settings.json).
+ * and refusals that change nothing at all (not even the bytes of settings.json). A settings.json
+ * a newer cihub wrote keeps that build's settings through an older Hub's changes.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { SPEC_DEFAULT_SETTINGS } from '../helpers/spec-defaults.js';
-import { startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { freshDataDir, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 
 const SPEC_DEFAULTS = SPEC_DEFAULT_SETTINGS;
 
@@ -191,5 +192,70 @@ describe('operator settings', () => {
     assert.ok(readFileSync(settingsFile).equals(bytesBefore));
     const { json } = await hub.api<Record<string, unknown>>('GET', SETTINGS_PATH);
     assert.equal(json.poolEnabled, true);
+  });
+});
+
+describe('settings a newer cihub wrote, under an older Hub (a downgrade)', () => {
+  let hub: HubProcess;
+  let settingsFile: string;
+  /** settings.json as a newer cihub writes it: settings this build has no rule for among its own. */
+  const newer = `${JSON.stringify(
+    {
+      poolEnabled: true,
+      poolLocalAffinity: 1,
+      poolFutureRouting: { mode: 'latency', weights: [0.25, 2] },
+      poolHealthPollSeconds: 30,
+      poolFutureLimit: 12345.678,
+    },
+    null,
+    2,
+  )}\n`;
+  /** One top-level key's text (its value's lines included) as it stands in the file, without a trailing comma. */
+  const keyText = (text: string, key: string): string => {
+    const start = text.indexOf(`\n  "${key}": `);
+    assert.ok(start >= 0, `${key} is in settings.json:\n${text}`);
+    const rest = text.slice(start + 1);
+    return rest.slice(0, rest.search(/\n {2}"|\n\}/)).replace(/,$/, '');
+  };
+
+  before(async () => {
+    const dataDir = freshDataDir();
+    settingsFile = join(dataDir, 'settings.json');
+    writeFileSync(settingsFile, newer, { mode: 0o600 });
+    hub = await startHubProcess({ dataDir });
+  });
+  after(async () => {
+    await hub.stop();
+  });
+
+  it('keeps them in settings.json, byte for byte, through `cihub pool set` and a PATCH', async () => {
+    const set = await runCli(['pool', 'set', 'poolLocalAffinity', '3', '--yes'], { dataDir: hub.dataDir });
+    assert.equal(set.code, 0, set.stderr);
+    assert.equal((await hub.api('PATCH', SETTINGS_PATH, { poolHealthPollSeconds: 45 })).status, 200);
+    const written = readFileSync(settingsFile, 'utf8');
+    assert.equal(keyText(written, 'poolLocalAffinity'), '  "poolLocalAffinity": 3');
+    assert.equal(keyText(written, 'poolHealthPollSeconds'), '  "poolHealthPollSeconds": 45');
+    for (const key of ['poolFutureRouting', 'poolFutureLimit']) assert.equal(keyText(written, key), keyText(newer, key), key);
+  });
+
+  it("does not use them, and says at start-up that each may be a newer cihub's setting or a typo", async () => {
+    const { json } = await hub.api<Record<string, unknown>>('GET', SETTINGS_PATH);
+    assert.ok(!('poolFutureLimit' in json), 'GET /settings answers only the settings this Hub has');
+    const status = await runCli(['pool', 'status'], { dataDir: hub.dataDir });
+    assert.equal(status.code, 0, status.stderr);
+    assert.ok(
+      status.stdout.includes(
+        "!! at start-up: settings.json has keys this cihub has no setting for, left unused: poolFutureRouting, poolFutureLimit. Each may be a newer cihub's setting, kept in the file as it is when a change rewrites the file, or a typo to remove from the file",
+      ),
+      status.stdout,
+    );
+  });
+
+  it('still refuses them in a PATCH from a client, writing nothing', async () => {
+    const bytesBefore = readFileSync(settingsFile);
+    const res = await hub.api<ErrorBody>('PATCH', SETTINGS_PATH, { poolFutureLimit: 2 });
+    assert.equal(res.status, 400);
+    assert.equal(res.json.error.code, 'HUB_ERR_SETTINGS_INVALID');
+    assert.ok(readFileSync(settingsFile).equals(bytesBefore));
   });
 });
