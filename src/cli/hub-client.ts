@@ -6,7 +6,7 @@
 import { request } from '../util/undici-lean.js';
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { dataDirRefused, OPERATOR_KEY_FILE, readHubInfo, readOperatorKey } from '../config/data-dir.js';
+import { dataDirRefused, HUB_INFO_FILE, OPERATOR_KEY_FILE, readHubInfo, readOperatorKey } from '../config/data-dir.js';
 import { homeDataDir, processEnv, sudoUser } from '../config/env.js';
 import { BOOT_CHALLENGE_QUERY, bootProofMatches, newBootChallenge } from '../auth/boot-proof.js';
 import { HUB_BOOT_PATH } from '../http/hub-boot-routes.js';
@@ -221,7 +221,8 @@ function refusal(statusCode: number, json: unknown): { said: string; hub: { stat
  * (auth/boot-proof.ts): a boot id recorded while the Hub ran is no passport then. A listener
  * that refuses the check with a Hub's error (403 HUB_ERR_HOST_NOT_ALLOWED, say) is running, so
  * its reason is passed on; anything else means hub.json outlived its Hub, and the one sentence
- * says so.
+ * says so. A live process recorded with no boot id is most likely an older Hub (olderHubUnchecked):
+ * nothing is sent to it at all.
  */
 export async function verifyHub(hub: HubTarget): Promise<void> {
   const notRunning = new HubNotRunningError(
@@ -229,7 +230,8 @@ export async function verifyHub(hub: HubTarget): Promise<void> {
     `no Hub is running for the data dir ${hub.dataDir}: its hub.json is left over from a Hub that has stopped`,
     `start it with ${serveCommand(hub.dataDir)}`,
   );
-  if (hub.bootId === null || !pidAlive(hub.pid)) throw notRunning;
+  if (!pidAlive(hub.pid)) throw notRunning;
+  if (hub.bootId === null) throw olderHubUnchecked(hub);
   const challenge = hub.bootProof ? newBootChallenge() : null;
   let status: number;
   let answered: unknown;
@@ -263,6 +265,19 @@ export async function verifyHub(hub: HubTarget): Promise<void> {
   }
   if (status !== 200 || (answered as { bootId?: unknown } | null)?.bootId !== hub.bootId) throw notRunning;
   if (challenge !== null && !bootProofMatches((answered as { proof?: unknown }).proof, hub.operatorKey, hub.bootId, challenge)) throw proofMissing(hub);
+}
+
+/**
+ * hub.json names a live process but records no boot id: Hubs wrote none before the CLI began to
+ * check one, so the likeliest writer is an older Hub the upgrade has not restarted yet. Told "not
+ * running", as it was, the operator was sent to start a second Hub beside it. With no boot id the
+ * listener cannot be told from whatever took the port, so nothing is sent; the sentence names
+ * the restart, and the other reading (the pid reused, hub.json left by a Hub that died).
+ */
+function olderHubUnchecked(hub: HubTarget): HubUnreachableError {
+  const found = `an older Hub seems to run as pid ${hub.pid} for the data dir ${hub.dataDir}, but its hub.json records no boot id (Hubs wrote none before this check), so this cihub cannot check what answers at ${hub.url} and did not send it the operator key`;
+  const fix = `restart that Hub with this cihub (stop pid ${hub.pid}, then start it with ${serveCommand(hub.dataDir)} or its service manager); if no Hub runs there, pid ${hub.pid} now belongs to another process and hub.json was left by a Hub that stopped: remove ${join(hub.dataDir, HUB_INFO_FILE)}`;
+  return new HubUnreachableError(foundThenFix(found, fix), found, fix);
 }
 
 /**

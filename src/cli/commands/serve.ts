@@ -1,6 +1,7 @@
 /** `cihub serve`: runs a Hub in the foreground until SIGTERM or SIGINT, then drains and exits. */
+import { join } from 'node:path';
 import { DataDirInUseError, dataDirInUseText } from '../../config/data-dir-lock.js';
-import { readHubInfo, type HubInfo } from '../../config/data-dir.js';
+import { HUB_INFO_FILE, readHubInfo, type HubInfo } from '../../config/data-dir.js';
 import { DataDirUnusableError } from '../../config/data-dir-unusable.js';
 import { StoreDamagedError } from '../../store/database.js';
 import { StoreTooNewError } from '../../store/migrate.js';
@@ -20,8 +21,11 @@ export async function runServe(opts: { port?: number | undefined; dataDir?: stri
     if (err instanceof EnvError) throw new UsageError(err.message);
     throw err;
   }
-  const answering = await answeringHolder(env.dataDir);
-  if (answering !== null) throw new UsageError(`${dataDirInUseText(env.dataDir, answering)} Nothing was written.`);
+  const holder = await runningHolder(env.dataDir);
+  if (holder !== null)
+    throw new UsageError(
+      `${holder.answered ? dataDirInUseText(env.dataDir, holder.info) : uncheckedHolderText(env.dataDir, holder.info)} Nothing was written.`,
+    );
   const refused = await listenProblem(env.host, env.port);
   if (refused?.about === 'host') {
     const named = opts.host !== undefined ? `--host ${JSON.stringify(opts.host)}` : `HUB_HOST=${env.host}`;
@@ -88,20 +92,32 @@ function portTaken(host: string, port: number, problem: string): string {
 }
 
 /**
- * The Hub hub.json names, when it runs and answers at its URL with its boot id. hub.lock is the
- * claim (config/data-dir-lock.ts), but a lock file deleted by hand takes the running Hub's claim
- * with it, and a second Hub then took the dir. Only a live process that answers the boot check
- * counts, so a hub.json a crash left, or a pid since reused, stops nothing. The check sends no
- * credential and asks for no proof of one: a listener that fakes the boot id can only keep this
- * Hub from starting, not learn anything.
+ * A live process hub.json names with no boot id: an older Hub, most likely, which the upgrade has
+ * not restarted. Hubs that wrote no boot id took no hub.lock either (the claim came later), so
+ * nothing else would stop this one starting beside it, overwriting its hub.json and sharing its
+ * hub.db and identity.
  */
-async function answeringHolder(dataDir: string): Promise<HubInfo | null> {
+function uncheckedHolderText(dataDir: string, holder: Pick<HubInfo, 'pid' | 'url'>): string {
+  return `The data dir ${dataDir} may be in use by an older Hub: its hub.json names pid ${holder.pid} at ${holder.url}, which is running, but records no boot id (older Hubs wrote none, and took no lock on the dir), so this cihub cannot check that a Hub answers there. Stop that Hub first (kill ${holder.pid}) and start this one again; if pid ${holder.pid} is no Hub, hub.json was left by a Hub that stopped: remove ${join(dataDir, HUB_INFO_FILE)} and start again.`;
+}
+
+/**
+ * The Hub hub.json names, when its process runs: `answered` when it answers at its URL with its
+ * boot id, false when hub.json records none to check (an older Hub's file). hub.lock is the
+ * claim (config/data-dir-lock.ts), but a lock file deleted by hand takes the running Hub's claim
+ * with it, and a second Hub then took the dir. Only a live process counts, so a hub.json a crash
+ * left stops nothing, nor does one with a boot id that nothing answers (a pid since reused). The
+ * check sends no credential and asks for no proof of one: a listener that fakes the boot id can
+ * only keep this Hub from starting, not learn anything.
+ */
+async function runningHolder(dataDir: string): Promise<{ readonly info: HubInfo; readonly answered: boolean } | null> {
   const info = readHubInfo(dataDir);
-  if (info === null || info.pid === process.pid || typeof info.bootId !== 'string' || !pidAlive(info.pid)) return null;
+  if (info === null || info.pid === process.pid || !pidAlive(info.pid)) return null;
+  if (typeof info.bootId !== 'string') return { info, answered: false };
   try {
     // No key is sent and none is asked for: this only learns whether the dir's Hub answers.
     await verifyHub({ url: info.url, operatorKey: '', pid: info.pid, bootId: info.bootId, bootProof: false, dataDir, version: null });
-    return info;
+    return { info, answered: true };
   } catch {
     return null;
   }

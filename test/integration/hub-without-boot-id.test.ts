@@ -1,0 +1,144 @@
+/**
+ * A Hub started before hub.json recorded a boot id, still running after an upgrade: its hub.json
+ * names a live pid and no boot id. The CLI must neither call it "not running" (which sent the
+ * operator to start a second Hub) nor send it the key, and `cihub serve` must not start over it:
+ * such a Hub took no lock on its data dir. The older Hub is played by a hand-written hub.json in
+ * the old format, naming this test process (certainly alive), with a listener at its address that
+ * records whatever reaches it.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DoctorCheck } from '../../src/cli/doctor-checks.js';
+import { CIHUB_BIN, eventually, freshDataDir, pathWithoutTailscale, runCli } from '../helpers/hub-process.js';
+
+/** hub.json as a Hub from before the boot id wrote it: address, pid and start time only. */
+function writeOldHubJson(dataDir: string, port: number, pid: number): string {
+  const text = JSON.stringify({ url: `http://127.0.0.1:${port}`, port, pid, startedAt: new Date().toISOString() });
+  writeFileSync(join(dataDir, 'hub.json'), text, { mode: 0o600 });
+  return text;
+}
+
+/** A pid that existed a moment ago and no longer does. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '']);
+  await new Promise((resolve) => child.once('exit', resolve));
+  return child.pid!;
+}
+
+describe('the CLI and a running Hub whose hub.json has no boot id', () => {
+  let server: Server;
+  let port: number;
+  const seen: string[] = [];
+  before(async () => {
+    server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url} ${req.headers.authorization ?? '(no credential)'}`);
+      res.setHeader('content-type', 'application/json');
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as { port: number }).port;
+  });
+  after(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  /** A data dir whose hub.json an older Hub running as `pid` wrote, with the operator key beside it. */
+  function olderHubDir(pid: number): string {
+    const dataDir = freshDataDir();
+    writeOldHubJson(dataDir, port, pid);
+    writeFileSync(join(dataDir, 'operator.key'), 'cihub_op_secret-that-must-not-leak\n', { mode: 0o600 });
+    return dataDir;
+  }
+
+  it('says an older Hub seems to run as that pid and to restart it with this cihub, or to remove a stale hub.json; exits 1 and sends nothing', async () => {
+    seen.length = 0;
+    const dataDir = olderHubDir(process.pid);
+    const run = await runCli(['pool', 'set', 'poolLocalAffinity', '3', '--yes'], { dataDir });
+    assert.equal(run.code, 1, `exit 1, as a Hub that runs but cannot be asked; stderr: ${run.stderr}`);
+    assert.equal(
+      run.stderr,
+      `An older Hub seems to run as pid ${process.pid} for the data dir ${dataDir}, but its hub.json records no boot id (Hubs wrote none before this check), so this cihub cannot check what answers at http://127.0.0.1:${port} and did not send it the operator key. ` +
+        `Restart that Hub with this cihub (stop pid ${process.pid}, then start it with \`cihub serve --data-dir ${dataDir}\` or its service manager); if no Hub runs there, pid ${process.pid} now belongs to another process and hub.json was left by a Hub that stopped: remove ${join(dataDir, 'hub.json')}.\n`,
+    );
+    assert.doesNotMatch(run.stderr, /not running/);
+    assert.deepEqual(seen, [], 'nothing at all reaches the address, the key least of all');
+  });
+
+  it('is reported by doctor as H1 in the same words, with the Hub-only checks (H2 among them) not asked rather than "not running", and exit 1', async () => {
+    seen.length = 0;
+    const dataDir = olderHubDir(process.pid);
+    const run = await runCli(['pool', 'doctor', '--json'], { dataDir, env: { PATH: pathWithoutTailscale() } });
+    assert.equal(run.code, 1, run.stderr);
+    const checks = (JSON.parse(run.stdout) as { checks: DoctorCheck[] }).checks;
+    assert.equal(checks[0]?.code, 'H1');
+    assert.equal(checks[0]?.verdict, 'fail');
+    assert.match(checks[0]?.found ?? '', new RegExp(`^an older Hub seems to run as pid ${process.pid} for the data dir .*records no boot id`));
+    assert.match(checks[0]?.fix ?? '', /^restart that Hub with this cihub .*remove .*hub\.json$/);
+    assert.equal(checks.find((c) => c.code === 'H2')?.found, 'not checked: the Hub could not be asked (H1)');
+    assert.deepEqual(seen, []);
+  });
+
+  it('still says no Hub is running, exit 3, when the pid it names has gone', async () => {
+    seen.length = 0;
+    const run = await runCli(['pool', 'status'], { dataDir: olderHubDir(await deadPid()) });
+    assert.equal(run.code, 3, run.stderr);
+    assert.match(run.stderr, /^The Hub is not running: .*hub\.json is left over from a Hub that has stopped/);
+    assert.deepEqual(seen, []);
+  });
+});
+
+/**
+ * Runs `cihub serve` over `dataDir` until it exits or writes its own pid into hub.json (it went
+ * on to listen, beside the older Hub); a Hub that listened is stopped with SIGTERM.
+ */
+async function serveUntilSettled(dataDir: string): Promise<{ code: number | null; output: string; listened: boolean }> {
+  const child = spawn(process.execPath, [CIHUB_BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
+    env: { PATH: pathWithoutTailscale(), HOME: dataDir, OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '', LLAMACPP_URL: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const closed = new Promise<number | null>((res) => child.once('close', (code) => res(code)));
+  let exited = false;
+  void closed.then(() => (exited = true));
+  const ownPid = () => {
+    try {
+      return (JSON.parse(readFileSync(join(dataDir, 'hub.json'), 'utf8')) as { pid?: number }).pid === child.pid;
+    } catch {
+      return false;
+    }
+  };
+  const settled = await eventually(() => (exited ? 'exited' : ownPid() ? 'listened' : null), 'serve to exit or listen');
+  if (settled === 'listened') child.kill('SIGTERM');
+  return { code: await closed, output, listened: settled === 'listened' };
+}
+
+describe('cihub serve over the data dir of a running Hub whose hub.json has no boot id', () => {
+  it('refuses to start, exit 2, saying what to do, and leaves hub.json as the older Hub wrote it', async () => {
+    const dataDir = freshDataDir();
+    // On another port than the one serve takes, so only the data dir's holder can stop it.
+    const hubJson = writeOldHubJson(dataDir, 9, process.pid);
+    const run = await serveUntilSettled(dataDir);
+    assert.equal(run.listened, false, `a second Hub must not start beside the older one; output:\n${run.output}`);
+    assert.equal(run.code, 2, run.output);
+    assert.equal(
+      run.output,
+      `The data dir ${dataDir} may be in use by an older Hub: its hub.json names pid ${process.pid} at http://127.0.0.1:9, which is running, but records no boot id (older Hubs wrote none, and took no lock on the dir), so this cihub cannot check that a Hub answers there. ` +
+        `Stop that Hub first (kill ${process.pid}) and start this one again; if pid ${process.pid} is no Hub, hub.json was left by a Hub that stopped: remove ${join(dataDir, 'hub.json')} and start again. Nothing was written.\n`,
+    );
+    assert.equal(readFileSync(join(dataDir, 'hub.json'), 'utf8'), hubJson);
+    assert.deepEqual(readdirSync(dataDir), ['hub.json'], 'no operator.key, settings.json, hub.db or hub.lock');
+  });
+
+  it('starts over such a hub.json once the pid it names has gone', async () => {
+    const dataDir = freshDataDir();
+    writeOldHubJson(dataDir, 9, await deadPid());
+    const run = await serveUntilSettled(dataDir);
+    assert.equal(run.listened, true, run.output);
+  });
+});
