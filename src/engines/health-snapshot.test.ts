@@ -488,3 +488,25 @@ describe('BackendHealth after the wall clock is set back (an answer stamped ahea
     assert.deepEqual(modelsOf(await r.health.snapshot()), ['new:8b']);
   });
 });
+
+describe('BackendHealth with many engines', () => {
+  it(
+    'reads a dozen silent engines at once without Node warning of an abort-listener leak (one shared shutdown signal, one listener per read in flight)',
+    { timeout: SUITE_TIMEOUT_MS },
+    async () => {
+      const warnings: string[] = [];
+      const onWarning = (w: Error) => warnings.push(w.name);
+      process.on('warning', onWarning);
+      try {
+        const r = await rig(TTL, ...Array.from({ length: 12 }, () => () => NEVER));
+        r.health.latest();
+        await until(() => r.engines.every((e) => e.paths.length === 1), 1000, 'every engine to be asked');
+        // Node emits the warning on a later tick than the listener that passed the limit.
+        await new Promise((resolve) => setImmediate(resolve));
+        assert.deepEqual(warnings, []);
+      } finally {
+        process.off('warning', onWarning);
+      }
+    },
+  );
+});
