@@ -25,14 +25,16 @@ import { pairingSourceKeys, type StrikeLimiter } from './strike-limiter.js';
 
 /** An unanswered request expires after 24 hours on both sides. */
 export const PAIRING_REQUEST_TTL_MS = 24 * 60 * 60_000;
-/** At most 20 inbound requests without a PIN wait for approval at once (spec: the 20-row ceiling). */
-export const MAX_PENDING_INBOUND = 20;
+/** At most 20 inbound requests wait for approval at once (spec: the 20-row ceiling), split below. */
+export const MAX_PENDING_TOTAL = 20;
 /**
- * Requests that carried a valid PIN are bounded on their own, so twenty requests without one
- * can never stop a PIN pairing (issue 9, defect 17). Each needs a PIN the operator minted, so
- * a handful is plenty.
+ * Five of the twenty are kept for requests that carried a valid PIN, so requests without one
+ * can never stop a PIN pairing (issue 9, defect 17). Each needs a PIN the operator minted, so a
+ * handful is plenty.
  */
 export const MAX_PENDING_WITH_PIN = 5;
+/** What is left of the twenty for requests without a PIN. */
+export const MAX_PENDING_INBOUND = MAX_PENDING_TOTAL - MAX_PENDING_WITH_PIN;
 /** A pairing call gives up after 10 s (a first HTTPS request can wait on certificate issuance). */
 export const PAIRING_CALL_TIMEOUT_MS = 10_000;
 /** Bearer grace after learning a key from a request: 10 minutes or four polls, whichever is longer. */

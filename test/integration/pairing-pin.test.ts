@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID, generateKeyPairSync } from 'node:crypto';
 import { keyFingerprint } from '../../src/identity/fingerprint.js';
+import { MAX_PENDING_INBOUND, MAX_PENDING_WITH_PIN } from '../../src/pairing/pairing-service.js';
 import {
   POOL,
   fqdn,
@@ -182,27 +183,33 @@ describe('pairing requests from anonymous callers', () => {
     assert.deepEqual(await rowNames(hubP), before, 'not one of these requests left a row');
   });
 
-  it('8. a 21st pending request without a PIN is refused 429 (pending full) and stored nowhere; one with a PIN is not blocked by them', async () => {
-    const names = Array.from({ length: 20 }, (_, i) => fqdn(`pending-${String(i + 1).padStart(2, '0')}`));
+  it('8. pending requests without a PIN past 15 are refused 429 (pending full) and stored nowhere; five with a PIN still find room, and no more: 20 in all', async () => {
+    const names = Array.from({ length: MAX_PENDING_INBOUND }, (_, i) => fqdn(`pending-${String(i + 1).padStart(2, '0')}`));
     for (const from of names) {
       const res = await ask(hubQ, { from });
       assert.equal(res.status, 200, `${from}: ${res.text}`);
       assert.deepEqual(res.json, { received: true });
     }
-    const overflow = fqdn('pending-21');
+    const overflow = fqdn('pending-overflow');
     const full = await ask(hubQ, { from: overflow });
     assert.equal(full.status, 429, full.text);
     assert.equal(full.json.error.code, 'HUB_ERR_PAIR_PENDING_FULL');
-    // PIN-verified requests are bounded apart (issue 9, defect 17): twenty without a PIN cannot stop one with.
-    const withPin = await ask(hubQ, { from: fqdn('pending-22'), pin: (await mintPin(hubQ)).pin });
-    assert.equal(withPin.status, 200, withPin.text);
+    // Five places are kept for PIN-verified requests (issue 9, defect 17): those without a PIN cannot stop one with.
+    const withPin = Array.from({ length: MAX_PENDING_WITH_PIN }, (_, i) => fqdn(`pinned-${i + 1}`));
+    for (const from of withPin) {
+      const res = await ask(hubQ, { from, pin: (await mintPin(hubQ)).pin });
+      assert.equal(res.status, 200, `${from}: ${res.text}`);
+    }
+    const pinOverflow = await ask(hubQ, { from: fqdn('pinned-overflow'), pin: (await mintPin(hubQ)).pin });
+    assert.equal(pinOverflow.status, 429, pinOverflow.text);
+    assert.equal(pinOverflow.json.error.code, 'HUB_ERR_PAIR_PENDING_FULL');
     const rows = await peers(hubQ);
-    assert.equal(rows.length, 21);
+    assert.equal(rows.length, 20, 'the spec bounds the requests waiting at 20 in all');
     assert.ok(rows.every((r) => r.direction === 'inbound' && r.status === 'pending'));
-    assert.deepEqual(rows.map((r) => r.nodeFqdn).sort(), [...names, fqdn('pending-22')]);
+    assert.deepEqual(rows.map((r) => r.nodeFqdn).sort(), [...names, ...withPin].sort());
     // A repeat from a name already waiting is acknowledged and changes nothing.
     assert.deepEqual((await ask(hubQ, { from: names[0] })).json, { received: true });
-    assert.equal((await peers(hubQ)).length, 21);
+    assert.equal((await peers(hubQ)).length, 20);
   });
 
   it('9. /identify says only { isCiHub, poolProtocol }; the name, UUID and key come back only to a valid PIN', async () => {
