@@ -1,5 +1,5 @@
 /** Calls that change something, shared by the Hub Pool page and the setup guide. */
-import { ApiError, api, hasDiscovery, POOL } from './api';
+import { ApiError, api, hasDiscovery, POOL, tailnetRead } from './api';
 import type { DirectoryReport, DiscoverableHub, PeerView } from './types';
 
 export const SIX_DIGITS = /^\d{6}$/;
@@ -139,12 +139,12 @@ export function byShownName(aShown: string, aFqdn: string, bShown: string, bFqdn
 export async function scanForHubs(): Promise<Discovery> {
   if (!hasDiscovery()) return { available: false, why: NO_DISCOVERY };
   try {
-    const res = await api<{
+    const res = await tailnetRead<{
       candidates: DiscoverableHub[];
       notHubs: { nodeFqdn: string }[];
       directories: DirectoryReport[];
       lan?: { rows: readonly LanRow[] };
-    }>('GET', `${POOL}/peers/discoverable`);
+    }>(`${POOL}/peers/discoverable`);
     return {
       available: true,
       hubs: [...res.candidates, ...(res.lan?.rows ?? []).map(lanHub)].sort((a, b) => byShownName(hubName(a), a.nodeFqdn, hubName(b), b.nodeFqdn)),

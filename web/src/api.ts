@@ -38,36 +38,87 @@ export class ApiError extends Error {
 }
 
 /**
- * The request got no answer from the Hub at all (it stopped, is restarting, or the network
- * dropped): the browser's own words for that are "Failed to fetch", which name nothing.
+ * How long a read waits for the Hub's whole answer. Status, the routing log, the settings
+ * catalogue, the session and the Hub log are answered from memory or one bounded file read, in
+ * milliseconds; a read still unanswered after 15 s is a Hub that hangs (stopped with SIGSTOP,
+ * asleep, or a tailnet path that stalled). Without a bound the polls waited forever, so no alert
+ * came and every page went on showing its last figures as current.
+ */
+export const READ_TIMEOUT_MS = 15_000;
+/**
+ * How long a change waits, and a read that waits on the tailnet itself: 30 s, the wait the CLI
+ * gives every route (HUB_CALL_TIMEOUT_MS, src/cli/hub-client.ts). The longest an operator write
+ * is bound to wait on the Hub is a pairing request sent with a PIN: this Hub's tailnet name
+ * (TAILSCALE_CALL_TIMEOUT_MS, 5 s), the request (PAIRING_CALL_TIMEOUT_MS, 10 s) and, when the
+ * answer names another Hub, the signed withdrawal (10 s more), 25 s in all; Approve, Reject,
+ * Unpair and Cancel request each make one 10 s call. Of the reads, a discovery scan ends within
+ * 25 s (DISCOVERY_SCAN_BUDGET_MS, 20 s, plus one 5 s probe) and the Tailscale report runs two
+ * 5 s CLI calls one after the other.
+ */
+export const SLOW_CALL_TIMEOUT_MS = 30_000;
+
+/**
+ * The request got no answer from the Hub: none at all (it stopped, is restarting, or the network
+ * dropped), for which the browser's own words are "Failed to fetch", which name nothing; or none
+ * within the call's bound (`waitedMs`).
  */
 class HubUnreachableError extends Error {
-  constructor() {
-    super('this Hub did not answer (it may be stopped or restarting)');
+  constructor(waitedMs: number | null, change: boolean) {
+    super(
+      waitedMs === null
+        ? 'this Hub did not answer (it may be stopped or restarting)'
+        : `this Hub did not answer within ${waitedMs / 1000} s (it may be stopped, asleep or cut off from this browser)${
+            // The request may be sitting unread in the Hub's socket: a Hub that only stalled still acts on it.
+            change ? '; if it was only slow, the change may still be made, and the page shows it once the Hub answers' : ''
+          }`,
+    );
   }
 }
+
+/** Whether a call failed for want of any answer, rather than on an answer the Hub gave. */
+export const noAnswer = (err: unknown): boolean => err instanceof HubUnreachableError;
 
 export function whenSignedOut(listener: () => void): void {
   onSignedOut = listener;
 }
 
-async function send(method: string, path: string, body?: unknown, csrfToken: string | null = storedToken()): Promise<Response> {
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** An answer read whole: the body is read under the same bound as the headers, since a Hub can stall between them. */
+interface Answer {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly text: string;
+}
+
+async function send(method: Method, path: string, body: unknown, csrfToken: string | null, waitMs: number): Promise<Answer> {
   const headers: Record<string, string> = {};
   if (csrfToken !== null) headers['x-cihub-csrf'] = csrfToken;
   if (body !== undefined) headers['content-type'] = 'application/json';
+  const signal = AbortSignal.timeout(waitMs);
   try {
-    return await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin', cache: 'no-store' });
+    const res = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'same-origin',
+      cache: 'no-store',
+      signal,
+    });
+    return { ok: res.ok, status: res.status, text: await res.text() };
   } catch {
-    // fetch rejects only when no response came back; an error status is an answer, read below.
-    throw new HubUnreachableError();
+    // fetch rejects only when no response came back, or the bound ran out first; an error status is an answer, read below.
+    throw new HubUnreachableError(signal.aborted ? waitMs : null, method !== 'GET');
   }
 }
 
-async function read<T>(res: Response): Promise<T> {
-  const text = await res.text();
+/** The bound a call gets unless it names its own: a read's, or a change's. */
+const waitFor = (method: Method): number => (method === 'GET' ? READ_TIMEOUT_MS : SLOW_CALL_TIMEOUT_MS);
+
+function read<T>(res: Answer): T {
   let json: unknown = null;
   try {
-    json = text === '' ? null : (JSON.parse(text) as unknown);
+    json = res.text === '' ? null : (JSON.parse(res.text) as unknown);
   } catch {
     // Something between the browser and the Hub (a proxy's error page) answered instead.
     throw new ApiError(res.status, null, `HTTP ${res.status}, and the answer was not the Hub's JSON`);
@@ -92,13 +143,18 @@ const replacedSince = (sent: string | null): boolean => {
  * to sign-in. Unless another tab signed in meanwhile: the call is made once more with its token
  * (a refused call did nothing, write or not: the session is judged before the body is read).
  */
-export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, retried = false): Promise<T> {
+export const api = <T>(method: Method, path: string, body?: unknown): Promise<T> => call<T>(method, path, body, waitFor(method));
+
+/** A read the Hub answers only after asking the tailnet (a discovery scan, the Tailscale report): it gets a change's bound. */
+export const tailnetRead = <T>(path: string): Promise<T> => call<T>('GET', path, undefined, SLOW_CALL_TIMEOUT_MS);
+
+async function call<T>(method: Method, path: string, body: unknown, waitMs: number, retried = false): Promise<T> {
   const sent = storedToken();
   try {
-    return await read<T>(await send(method, path, body, sent));
+    return read<T>(await send(method, path, body, sent, waitMs));
   } catch (err) {
     if (err instanceof ApiError && (err.status === 401 || err.code === 'HUB_ERR_CSRF_REFUSED')) {
-      if (!retried && replacedSince(sent)) return api<T>(method, path, body, true);
+      if (!retried && replacedSince(sent)) return call<T>(method, path, body, waitMs, true);
       forgetToken(sent);
       onSignedOut();
     }
@@ -109,7 +165,7 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
 /** The session this browser holds, or null when signed out. The Hub answers it only alongside the stored token. */
 export async function currentSession(retried = false): Promise<SessionInfo | null> {
   const sent = storedToken();
-  const answer = await read<SessionInfo | { signedIn: false }>(await send('GET', SESSION, undefined, sent));
+  const answer = read<SessionInfo | { signedIn: false }>(await send('GET', SESSION, undefined, sent, READ_TIMEOUT_MS));
   if (!answer.signedIn) {
     if (!retried && replacedSince(sent)) return currentSession(true);
     forgetToken(sent);
@@ -120,7 +176,7 @@ export async function currentSession(retried = false): Promise<SessionInfo | nul
 }
 
 async function signInWith(credential: { key: string } | { link: string }): Promise<SessionInfo> {
-  const { csrfToken, ...session } = await read<SignedIn>(await send('POST', SESSION, credential));
+  const { csrfToken, ...session } = read<SignedIn>(await send('POST', SESSION, credential, storedToken(), SLOW_CALL_TIMEOUT_MS));
   writeStored(TOKEN_KEY, csrfToken);
   features = session.features;
   return session;
@@ -133,8 +189,8 @@ export const signInWithLink = (link: string): Promise<SessionInfo> => signInWith
 
 export async function signOut(): Promise<void> {
   const sent = storedToken();
-  const res = await send('DELETE', SESSION, undefined, sent);
+  const res = await send('DELETE', SESSION, undefined, sent, SLOW_CALL_TIMEOUT_MS);
   // Kept when the Hub could not end the session, so the page can still try again with it.
   if (res.ok || res.status === 401) forgetToken(sent);
-  await read(res);
+  read(res);
 }

@@ -3,7 +3,7 @@
  * pool status and, for the three about Tailscale, from the Hub's Tailscale report (GET
  * /api/inference/pool/tailscale, the record cihub pool doctor reads).
  */
-import { api, POOL } from './api';
+import { api, POOL, tailnetRead } from './api';
 import type { PoolStatus, TailscaleReport } from './types';
 
 export type CheckLevel = 'Ready' | 'Warning' | 'Needs action';
@@ -25,7 +25,7 @@ const CHANGES = 'Tailscale accepts changes from this Hub';
 
 export async function readTailscaleReport(): Promise<ReportRead> {
   try {
-    return { ok: true, report: await api<TailscaleReport>('GET', `${POOL}/tailscale`) };
+    return { ok: true, report: await tailnetRead<TailscaleReport>(`${POOL}/tailscale`) };
   } catch (err) {
     return { ok: false, why: (err as Error).message };
   }

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api, POOL } from '../api';
+import { api, noAnswer, POOL } from '../api';
 import { useDashboard } from '../context';
 import { readTailscaleReport } from '../checks';
 import { FirstReadFailed } from '../FirstReadFailed';
@@ -32,6 +32,7 @@ export function HubPool() {
   const act: Act = async (run, done, say) => {
     let outcome: Flash;
     let ok: boolean;
+    let unanswered = false;
     try {
       const result = await run();
       outcome = typeof done === 'string' ? { tone: 'good', text: done } : done(result);
@@ -39,11 +40,14 @@ export function HubPool() {
     } catch (err) {
       outcome = { tone: 'bad', text: (err as Error).message };
       ok = false;
+      unanswered = noAnswer(err);
     }
     // The message waits for the state it reports: a switch said "switched off" while it still
     // showed on until the status came back, and a second click then switched it off again (a CI
-    // run of the dashboard-controls browser test caught it under load).
-    await Promise.all([status.refresh(), readOnly ? null : catalogue.refresh()]);
+    // run of the dashboard-controls browser test caught it under load). Not when the Hub gave no
+    // answer: the read would wait out its own bound too, holding back what there is to say.
+    const reread = Promise.all([status.refresh(), readOnly ? null : catalogue.refresh()]);
+    if (!unanswered) await reread;
     say(outcome);
     return ok;
   };
