@@ -69,13 +69,13 @@ describe('dashboard: controls, the Check step, re-entry and a vanished request',
     await a.getByRole('switch', { name: 'Take work from paired Hubs' }).click();
     await a.getByText('Take work from paired Hubs switched on.').waitFor();
 
-    await a.getByLabel('Local affinity (queued requests)').fill('3');
+    await a.getByLabel('Local affinity (queued requests)', { exact: true }).fill('3');
     assert.equal((await pool.a.status()).settings.poolLocalAffinity, 1, 'nothing changes before Save');
     await a.locator('.field').filter({ hasText: 'Local affinity' }).getByRole('button', { name: 'Save' }).click();
     await a.getByText('Local affinity (queued requests) saved.').waitFor();
     assert.equal((await pool.a.status()).settings.poolLocalAffinity, 3);
 
-    await a.getByLabel('Health check interval (seconds)').fill('5');
+    await a.getByLabel('Health check interval (seconds)', { exact: true }).fill('5');
     await a.locator('.field').filter({ hasText: 'Health check interval' }).getByRole('button', { name: 'Save' }).click();
     await a
       .getByText(/poolHealthPollSeconds/)
@@ -83,7 +83,7 @@ describe('dashboard: controls, the Check step, re-entry and a vanished request',
       .waitFor();
     assert.equal((await pool.a.status()).settings.poolHealthPollSeconds, 30, 'an out-of-range value is refused with the Hub’s sentence');
     // Also beside the field, where the operator is looking: the page's own message is at its top, out of view.
-    const pollField = a.getByLabel('Health check interval (seconds)');
+    const pollField = a.getByLabel('Health check interval (seconds)', { exact: true });
     await a
       .getByTestId('poolHealthPollSeconds-refused')
       .getByText(/^Not saved: poolHealthPollSeconds /)
@@ -101,8 +101,8 @@ describe('dashboard: controls, the Check step, re-entry and a vanished request',
 
   it('a prefix-affinity margin saved while the limit is 0 says it does nothing, until a limit is set', async () => {
     const a = pageA.page;
-    const marginInput = a.getByLabel('Prefix affinity margin (queued requests)');
-    const limitInput = a.getByLabel('Prefix affinity limit (queued requests; 0 is off)');
+    const marginInput = a.getByLabel('Prefix affinity margin (queued requests)', { exact: true });
+    const limitInput = a.getByLabel('Prefix affinity limit (queued requests; 0 is off)', { exact: true });
     const margin = a.locator('.field').filter({ has: marginInput });
     const limit = a.locator('.field').filter({ has: limitInput });
     assert.equal(await a.getByTestId('poolPrefixAffinityMargin-inert').count(), 0, 'no margin set: nothing to say');

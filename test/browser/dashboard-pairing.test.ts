@@ -117,7 +117,7 @@ describe('dashboard: pairing two Hubs through the UI', { timeout: START_TIMEOUT_
     await a.getByRole('link', { name: 'Resources' }).click();
     const card = a.locator(`[data-testid="resource-card"][data-node="${pool.b.name}"]`);
     await card.getByText(B_ONLY).waitFor();
-    await card.getByText(/median [\d.]+ m?s, p90 [\d.]+ m?s over 1$/).waitFor();
+    await card.getByText(/median [\d.]+ m?s, p90 [\d.]+ m?s over 1 request$/).waitFor();
     assert.equal((await card.getByTestId('failed-30m').textContent())?.trim(), '0');
 
     // Nothing is timed yet: the card says so rather than showing a figure.

@@ -62,7 +62,7 @@ describe('dashboard: a request an engine refused is named refused, not a node fa
     await page.getByRole('link', { name: 'Resources' }).click();
     const card = page.locator('[data-testid="resource-card"][data-node="local"]');
     await card.getByTestId('failed-30m').getByText('2 (2 refused as bad requests)').waitFor();
-    await card.getByText(/median [\d.]+ m?s, p90 [\d.]+ m?s over 1$/).waitFor();
+    await card.getByText(/median [\d.]+ m?s, p90 [\d.]+ m?s over 1 request$/).waitFor();
   });
 
   it('Home and the Logs view say the same', async () => {
@@ -94,7 +94,7 @@ describe('dashboard: a request an engine refused is named refused, not a node fa
     await page.getByRole('link', { name: 'Resources' }).click();
     const card = page.locator('[data-testid="resource-card"][data-node="local"]');
     await card.getByTestId('failed-30m').getByText('2 (2 refused as bad requests)').waitFor();
-    await card.getByText(/over 1$/).waitFor();
+    await card.getByText(/over 1 request$/).waitFor();
     await context.close();
     assert.deepEqual(
       watched.errors.filter((e) => !/Failed to load resource/.test(e)),

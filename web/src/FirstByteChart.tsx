@@ -1,21 +1,31 @@
+import { useLayoutEffect, useRef, useState } from 'react';
 import type { RoutingRow } from './types';
 import { isRefused, median, ms, recentOutbound } from './words';
 
 /** The chart's window: the last 30 minutes, as Resources counts failures. */
 export const CHART_WINDOW_MS = 30 * 60 * 1000;
-const W = 640;
+/** The drawing's width before the chart is measured: its width on a desktop screen. */
+const FIRST_WIDTH_PX = 640;
+/** Narrower than this the plot area would vanish between the paddings. */
+const MIN_WIDTH_PX = 200;
 const H = 200;
+/**
+ * The axis labels' size on screen. The drawing is as wide as the chart is on screen, one unit a
+ * pixel: drawn 640 wide and scaled down to a phone's 330 px, labels set at 11 came out under 6 px.
+ */
+const AXIS_LABEL_PX = 12;
 const PAD = { left: 52, right: 12, top: 10, bottom: 28 };
 /** Distinct in light and dark mode, and for the common colour-vision deficiencies (Okabe–Ito). */
 const COLOURS = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00'];
 
 /** First-byte time per serving node over the last 30 minutes: one line and its points per node. */
 export function FirstByteChart({ rows, now }: { rows: readonly RoutingRow[]; now: number }) {
+  const [svg, width] = useWidthOnScreen();
   // A refusal (even on a row that says served) is a node saying no, not a first byte of an answer.
   const points = recentOutbound(rows, now, CHART_WINDOW_MS).filter((r) => r.outcome === 'served' && !isRefused(r) && r.durationMs !== null && r.node !== null);
   const nodes = [...new Set(points.map((r) => r.node!))].sort((a, b) => Number(b === 'local') - Number(a === 'local') || a.localeCompare(b));
   const maxMs = Math.max(100, ...points.map((r) => r.durationMs!));
-  const x = (iso: string) => PAD.left + ((Date.parse(iso) - (now - CHART_WINDOW_MS)) / CHART_WINDOW_MS) * (W - PAD.left - PAD.right);
+  const x = (iso: string) => PAD.left + ((Date.parse(iso) - (now - CHART_WINDOW_MS)) / CHART_WINDOW_MS) * (width - PAD.left - PAD.right);
   const y = (v: number) => H - PAD.bottom - (v / maxMs) * (H - PAD.top - PAD.bottom);
   const summary = nodes.map((n) => `${n}: median ${ms(median(points.filter((r) => r.node === n).map((r) => r.durationMs!)))}`).join('; ');
 
@@ -26,19 +36,25 @@ export function FirstByteChart({ rows, now }: { rows: readonly RoutingRow[]; now
         <p className="muted small">No request was served in the last 30 minutes.</p>
       ) : (
         <>
-          <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`First-byte time per node over the last 30 minutes. ${summary}`} data-testid="first-byte-chart">
-            <line x1={PAD.left} y1={H - PAD.bottom} x2={W - PAD.right} y2={H - PAD.bottom} stroke="currentColor" strokeOpacity="0.4" />
+          <svg
+            ref={svg}
+            viewBox={`0 0 ${width} ${H}`}
+            role="img"
+            aria-label={`First-byte time per node over the last 30 minutes. ${summary}`}
+            data-testid="first-byte-chart"
+          >
+            <line x1={PAD.left} y1={H - PAD.bottom} x2={width - PAD.right} y2={H - PAD.bottom} stroke="currentColor" strokeOpacity="0.4" />
             <line x1={PAD.left} y1={PAD.top} x2={PAD.left} y2={H - PAD.bottom} stroke="currentColor" strokeOpacity="0.4" />
-            <text x={PAD.left - 6} y={PAD.top + 10} textAnchor="end" fontSize="11" fill="currentColor">
+            <text x={PAD.left - 6} y={PAD.top + 10} textAnchor="end" fontSize={AXIS_LABEL_PX} fill="currentColor">
               {ms(maxMs)}
             </text>
-            <text x={PAD.left - 6} y={H - PAD.bottom} textAnchor="end" fontSize="11" fill="currentColor">
+            <text x={PAD.left - 6} y={H - PAD.bottom} textAnchor="end" fontSize={AXIS_LABEL_PX} fill="currentColor">
               0
             </text>
-            <text x={PAD.left} y={H - 8} fontSize="11" fill="currentColor">
+            <text x={PAD.left} y={H - 8} fontSize={AXIS_LABEL_PX} fill="currentColor">
               30 min ago
             </text>
-            <text x={W - PAD.right} y={H - 8} textAnchor="end" fontSize="11" fill="currentColor">
+            <text x={width - PAD.right} y={H - 8} textAnchor="end" fontSize={AXIS_LABEL_PX} fill="currentColor">
               now
             </text>
             {nodes.map((node, i) => {
@@ -73,4 +89,24 @@ export function FirstByteChart({ rows, now }: { rows: readonly RoutingRow[]; now
       )}
     </figure>
   );
+}
+
+/**
+ * The width the element takes on screen, in whole pixels, kept true as the window changes size;
+ * FIRST_WIDTH_PX until it is measured. Its width is set by the page (width: 100%), never by its
+ * viewBox, so drawing to the measured width does not change what is measured.
+ */
+function useWidthOnScreen(): [{ current: SVGSVGElement | null }, number] {
+  const el = useRef<SVGSVGElement | null>(null);
+  const [width, setWidth] = useState(FIRST_WIDTH_PX);
+  useLayoutEffect(() => {
+    const node = el.current;
+    if (node === null) return undefined;
+    const measure = () => setWidth(Math.max(MIN_WIDTH_PX, Math.round(node.getBoundingClientRect().width)));
+    measure();
+    const watch = new ResizeObserver(measure);
+    watch.observe(node);
+    return () => watch.disconnect();
+  });
+  return [el, width];
 }

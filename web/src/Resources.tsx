@@ -23,6 +23,7 @@ import {
   staleQueueWords,
   peerTags,
   percentile,
+  plural,
   speedLine,
   tierWords,
   windowCutWords,
@@ -218,7 +219,7 @@ function ResourceCard({ card, rows, failedOver }: { card: NodeCard; rows: readon
             ? 'not read'
             : firstBytes.length === 0
               ? 'no requests'
-              : `median ${ms(median(firstBytes))}, p90 ${ms(percentile(firstBytes, 90))} over ${firstBytes.length}`}
+              : `median ${ms(median(firstBytes))}, p90 ${ms(percentile(firstBytes, 90))} over ${plural(firstBytes.length, 'request', 'requests')}`}
         </dd>
         <dt>Failed 30m</dt>
         <dd data-testid="failed-30m">{rows === null ? 'not read' : failedRowsWords(rows, failedOver)}</dd>

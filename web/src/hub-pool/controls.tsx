@@ -130,6 +130,8 @@ export function Controls({
               {!readOnly && (
                 <button
                   type="button"
+                  // Named with its field: four Saves read as one name four times in a screen reader's list of buttons.
+                  aria-label={`Save ${n.label}`}
                   disabled={value === String(s.settings[n.key]) || value.trim() === ''}
                   onClick={async () => {
                     beside.forget(n.key);

@@ -97,7 +97,12 @@ export function PairingPin({
       </p>
       {shown !== null ? (
         <div>
-          <div className="pin-digits mono" data-testid="pin-digits" aria-label={`PIN ${shown.pin.split('').join(' ')}`}>
+          {/* A label on a div with no role is not read, so a screen reader said the digits as one
+              number ("four hundred twelve thousand…"): it reads the hidden text, digit by digit. */}
+          <p className="visually-hidden" data-testid="pin-spoken">
+            PIN {shown.pin.split('').join(' ')}
+          </p>
+          <div className="pin-digits mono" data-testid="pin-digits" aria-hidden="true">
             {shown.pin}
           </div>
           <p role="timer" aria-live="off">
