@@ -5,6 +5,7 @@ import type { PoolStatus, SettingEntry } from '../types';
 import type { Act } from './act';
 import { Beside, useBeside } from './beside';
 import { Section } from './section';
+import { ChangeButton, useWorking, WORKING } from './working';
 
 /** The .env flag that forces each pool switch off (spec, kill switches). */
 const ENV_FLAGS: Readonly<Record<string, string>> = {
@@ -59,6 +60,7 @@ export function Controls({
   const { readOnly } = useDashboard();
   const [draft, setDraft] = useState<Record<string, string>>({});
   const beside = useBeside();
+  const working = useWorking();
   const entry = (key: string) => catalogue?.find((e) => e.key === key) ?? null;
   return (
     <Section id="controls" title="Controls">
@@ -81,17 +83,20 @@ export function Controls({
                 role="switch"
                 checked={on}
                 disabled={readOnly || locked !== null}
+                aria-disabled={working.has(sw.key) || undefined}
                 aria-describedby={locked !== null ? `${id}-lock` : beside.said(sw.key) !== null ? `${id}-said` : undefined}
                 onChange={(ev) => {
+                  // Controlled: a press while the change is out leaves the switch as status shows it.
+                  if (working.has(sw.key)) return;
+                  const to = ev.target.checked;
                   beside.forget(sw.key);
-                  void act(
-                    () => api('PATCH', `${POOL}/settings`, { [sw.key]: ev.target.checked }),
-                    `${sw.label} switched ${ev.target.checked ? 'on' : 'off'}.`,
-                    beside.say(sw.key),
+                  void working.run(sw.key, () =>
+                    act(() => api('PATCH', `${POOL}/settings`, { [sw.key]: to }), `${sw.label} switched ${to ? 'on' : 'off'}.`, beside.say(sw.key)),
                   );
                 }}
               />
               <label htmlFor={id}>{sw.label}</label>
+              {working.has(sw.key) && <span className="small muted">{WORKING}</span>}
             </div>
             <Beside id={`${id}-said`} outcome={beside.said(sw.key)} refused="Not switched" testId={`${sw.key}-said`} />
             {locked !== null && (
@@ -128,20 +133,22 @@ export function Controls({
                 style={{ width: '8rem' }}
               />
               {!readOnly && (
-                <button
-                  type="button"
-                  // Named with its field: four Saves read as one name four times in a screen reader's list of buttons.
-                  aria-label={`Save ${n.label}`}
+                // Named with its field: four Saves read as one name four times in a screen reader's list of buttons.
+                <ChangeButton
+                  working={working.has(n.key)}
+                  name={`Save ${n.label}`}
                   disabled={value === String(s.settings[n.key]) || value.trim() === ''}
-                  onClick={async () => {
+                  onClick={() => {
                     beside.forget(n.key);
                     const save = () => api('PATCH', `${POOL}/settings`, { [n.key]: Number(value) });
-                    if (await act(save, `${n.label} saved.`, beside.say(n.key)))
-                      setDraft((d) => Object.fromEntries(Object.entries(d).filter(([k]) => k !== n.key)));
+                    void working.run(n.key, async () => {
+                      if (await act(save, `${n.label} saved.`, beside.say(n.key)))
+                        setDraft((d) => Object.fromEntries(Object.entries(d).filter(([k]) => k !== n.key)));
+                    });
                   }}
                 >
                   Save
-                </button>
+                </ChangeButton>
               )}
             </div>
             <Beside id={`${id}-said`} outcome={beside.said(n.key)} refused="Not saved" testId={beside.refused(n.key) ? `${n.key}-refused` : `${n.key}-saved`} />

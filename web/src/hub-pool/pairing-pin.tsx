@@ -7,6 +7,7 @@ import type { PoolStatus } from '../types';
 import type { Act, Say } from './act';
 import { Beside, useBeside } from './beside';
 import { Section } from './section';
+import { ChangeButton, useWorking } from './working';
 
 export interface PinField {
   readonly otherPin: string;
@@ -28,6 +29,7 @@ export function PairingPin({
   // A request can take up to 10 s to be answered: meanwhile Pair says so and cannot send it twice.
   const [sending, setSending] = useState(false);
   const beside = useBeside();
+  const working = useWorking();
   // The status decides whether a PIN is live: one spent by a request, cancelled or replaced from
   // the CLI is gone there, whatever this page minted. The digits show only for the PIN status names.
   // The countdown runs from the time the Hub said was left, from when its answer arrived:
@@ -120,43 +122,47 @@ export function PairingPin({
       {!readOnly && (
         <>
           <div className="row">
-            <button
-              type="button"
+            <ChangeButton
+              working={working.has('generate')}
               className="primary"
               disabled={!s.enabled}
               aria-describedby={beside.said('generate') !== null ? 'pin-generate-said' : undefined}
               onClick={() =>
-                void act(
-                  async () => {
-                    const res = await api<{ pin: string; expiresAt: string }>('POST', `${POOL}/pairing-pin`);
-                    // Status first, so the digits never show beside a status that has not seen the PIN yet.
-                    await refresh();
-                    setMinted({ pin: res.pin, expiresAt: res.expiresAt });
-                  },
-                  'PIN generated. Type it on the other Hub within ten minutes.',
-                  pinSay('generate'),
+                void working.run('generate', () =>
+                  act(
+                    async () => {
+                      const res = await api<{ pin: string; expiresAt: string }>('POST', `${POOL}/pairing-pin`);
+                      // Status first, so the digits never show beside a status that has not seen the PIN yet.
+                      await refresh();
+                      setMinted({ pin: res.pin, expiresAt: res.expiresAt });
+                    },
+                    'PIN generated. Type it on the other Hub within ten minutes.',
+                    pinSay('generate'),
+                  ),
                 )
               }
             >
               Generate PIN
-            </button>
+            </ChangeButton>
             {live && (
-              <button
-                type="button"
+              <ChangeButton
+                working={working.has('cancel')}
                 aria-describedby={beside.said('cancel') !== null ? 'pin-cancel-said' : undefined}
                 onClick={() =>
-                  void act(
-                    async () => {
-                      await api('DELETE', `${POOL}/pairing-pin`);
-                      setMinted(null);
-                    },
-                    'PIN cancelled.',
-                    pinSay('cancel'),
+                  void working.run('cancel', () =>
+                    act(
+                      async () => {
+                        await api('DELETE', `${POOL}/pairing-pin`);
+                        setMinted(null);
+                      },
+                      'PIN cancelled.',
+                      pinSay('cancel'),
+                    ),
                   )
                 }
               >
                 Cancel PIN
-              </button>
+              </ChangeButton>
             )}
           </div>
           <Beside id="pin-generate-said" outcome={beside.said('generate')} refused="No PIN made" testId="pin-card-said" />

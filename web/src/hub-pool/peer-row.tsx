@@ -5,6 +5,7 @@ import { ago, containersWords, lastSeenWords, notCandidateWords, peerState, peer
 import { removal, type Act, type Flash, type Removal, type Say } from './act';
 import { Beside } from './beside';
 import { PairingProblem } from './pairing-problem';
+import { ChangeButton, useWorking } from './working';
 
 /** What a row's last Disable, Enable or Unpair came to, the words for a refusal of it, and where the row stood in the list. */
 export interface RowOutcome {
@@ -35,6 +36,7 @@ export function PeerRow({
   const st = peerState(p);
   const seen = lastSeenWords(p, now);
   const saidId = `peer-said-${p.id}`;
+  const working = useWorking();
   return (
     <li data-testid="paired-hub" data-peer={p.nodeFqdn}>
       <div className="row">
@@ -66,36 +68,40 @@ export function PeerRow({
       {!readOnly && (
         <div className="row">
           {/* Named with the peer: every row has these two buttons, and a screen reader lists them by name. */}
-          <button
-            type="button"
-            aria-label={`${p.enabled ? 'Disable' : 'Enable'} ${p.nodeFqdn}`}
+          <ChangeButton
+            working={working.has('switch')}
+            name={`${p.enabled ? 'Disable' : 'Enable'} ${p.nodeFqdn}`}
             aria-describedby={said !== null ? saidId : undefined}
             onClick={() =>
-              void act(
-                () => api('POST', `${POOL}/peers/${p.id}/${p.enabled ? 'disable' : 'enable'}`),
-                p.enabled ? `${p.nodeFqdn} disabled: no work either way until enabled.` : `${p.nodeFqdn} enabled.`,
-                say(p.enabled ? 'Not disabled' : 'Not enabled'),
+              void working.run('switch', () =>
+                act(
+                  () => api('POST', `${POOL}/peers/${p.id}/${p.enabled ? 'disable' : 'enable'}`),
+                  p.enabled ? `${p.nodeFqdn} disabled: no work either way until enabled.` : `${p.nodeFqdn} enabled.`,
+                  say(p.enabled ? 'Not disabled' : 'Not enabled'),
+                ),
               )
             }
           >
             {p.enabled ? 'Disable' : 'Enable'}
-          </button>
-          <button
-            type="button"
+          </ChangeButton>
+          <ChangeButton
+            working={working.has('unpair')}
             className="danger"
-            aria-label={`Unpair ${p.nodeFqdn}`}
+            name={`Unpair ${p.nodeFqdn}`}
             aria-describedby={said !== null ? saidId : undefined}
             onClick={() => {
               if (window.confirm(`Unpair ${p.nodeFqdn}? It is told to drop its half too.`))
-                void act(
-                  () => api<Removal>('DELETE', `${POOL}/peers/${p.id}`),
-                  removal('unpair', p.nodeFqdn, self, `Unpaired ${p.nodeFqdn}.`),
-                  say('Not unpaired'),
+                void working.run('unpair', () =>
+                  act(
+                    () => api<Removal>('DELETE', `${POOL}/peers/${p.id}`),
+                    removal('unpair', p.nodeFqdn, self, `Unpaired ${p.nodeFqdn}.`),
+                    say('Not unpaired'),
+                  ),
                 );
             }}
           >
             Unpair
-          </button>
+          </ChangeButton>
         </div>
       )}
       {said !== null && <Beside id={saidId} outcome={said.outcome} refused={said.refused} testId="peer-said" />}

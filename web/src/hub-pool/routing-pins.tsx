@@ -6,6 +6,7 @@ import { isPaired } from '../words';
 import type { Act, Flash } from './act';
 import { Beside, useBeside } from './beside';
 import { Section } from './section';
+import { ChangeButton, useWorking } from './working';
 
 const REMOVE_REFUSED = 'Pin not removed';
 
@@ -23,6 +24,7 @@ export function RoutingPins({ s, act }: { s: PoolStatus; act: Act }) {
   const [model, setModel] = useState('');
   const [target, setTarget] = useState('local');
   const beside = useBeside();
+  const working = useWorking();
   const said = beside.said('add') !== null ? 'pin-said' : undefined;
   const targets = ['local', ...s.peers.filter(isPaired).map((p) => p.nodeFqdn)];
   // The last Remove's outcome is said in its pin's row; once the pin is gone, where its row stood.
@@ -42,21 +44,23 @@ export function RoutingPins({ s, act }: { s: PoolStatus; act: Act }) {
             {p.targetAvailable ? 'Target available' : 'Target not available now: the pin is idle'}
           </span>
           {!readOnly && (
-            <button
-              type="button"
-              aria-label={p.scope === 'default' ? 'Remove the pin for every model' : `Remove the pin for ${p.model ?? ''}`}
+            <ChangeButton
+              working={working.has(`remove ${key}`)}
+              name={p.scope === 'default' ? 'Remove the pin for every model' : `Remove the pin for ${p.model ?? ''}`}
               aria-describedby={mine !== null ? saidId : undefined}
               onClick={() => {
                 beside.forget('add');
-                void act(
-                  () => api('DELETE', `${POOL}/pins?scope=${p.scope}${p.scope === 'model' ? `&model=${encodeURIComponent(p.model ?? '')}` : ''}`),
-                  'Pin removed.',
-                  (outcome) => setRemoval({ key, at, outcome }),
+                void working.run(`remove ${key}`, () =>
+                  act(
+                    () => api('DELETE', `${POOL}/pins?scope=${p.scope}${p.scope === 'model' ? `&model=${encodeURIComponent(p.model ?? '')}` : ''}`),
+                    'Pin removed.',
+                    (outcome) => setRemoval({ key, at, outcome }),
+                  ),
                 );
               }}
             >
               Remove
-            </button>
+            </ChangeButton>
           )}
         </div>
         {mine !== null && <Beside id={saidId} outcome={mine.outcome} refused={REMOVE_REFUSED} testId="pin-removed-said" />}
@@ -115,22 +119,24 @@ export function RoutingPins({ s, act }: { s: PoolStatus; act: Act }) {
               ))}
             </select>
           </div>
-          <button
-            type="button"
+          <ChangeButton
+            working={working.has('add')}
             className="field"
             aria-describedby={said}
             onClick={() => {
               beside.forget('add');
               setRemoval(null);
-              void act(
-                () => api('POST', `${POOL}/pins`, model.trim() === '' ? { scope: 'default', target } : { scope: 'model', model: model.trim(), target }),
-                'Pin saved.',
-                beside.say('add'),
+              void working.run('add', () =>
+                act(
+                  () => api('POST', `${POOL}/pins`, model.trim() === '' ? { scope: 'default', target } : { scope: 'model', model: model.trim(), target }),
+                  'Pin saved.',
+                  beside.say('add'),
+                ),
               );
             }}
           >
             Add pin
-          </button>
+          </ChangeButton>
         </div>
       )}
       <Beside id="pin-said" outcome={beside.said('add')} refused="Pin not added" testId="pin-said" />
