@@ -175,9 +175,8 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
     <NewPinField hub={name} value={retryPins[name] ?? ''} refused={refusedPins[name]} onChange={(v) => setRetryPins((m) => ({ ...m, [name]: v }))} />
   );
 
-  if (step === null) return null;
   const index = STEPS.findIndex((s) => s.id === step);
-  const current = STEPS[index]!;
+  const current = STEPS[index];
   const found = discovery?.available ? discovery.hubs.filter((h) => h.unverified !== true).map((h) => h.nodeFqdn) : [];
   const shownName = (name: string): string => {
     const h = discovery?.available ? discovery.hubs.find((x) => x.nodeFqdn === name) : undefined;
@@ -202,19 +201,32 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
             Close
           </button>
         </div>
-        <ol className="steps-wide" aria-label="Steps">
-          {STEPS.map((s, i) => (
-            <li key={s.id} aria-current={s.id === step ? 'step' : undefined}>
-              {i + 1}. {s.label}
-            </li>
-          ))}
-        </ol>
-        <div className="steps-phone" data-testid="phone-steps">
-          <p style={{ margin: '0 0 0.3rem' }}>
-            Step {index + 1} of 4 · {current.label}
+        {/*
+          Until the Hub's state is read there is no step to show; the dialog stands anyway, since
+          the page behind it is already inert and a guide that drew nothing left focus on nothing
+          with no way out in sight while status or the Tailscale report was slow.
+        */}
+        {current === undefined ? (
+          <p className="muted" role="status" data-testid="guide-reading">
+            Reading this Hub's state…
           </p>
-          <progress max={4} value={index + 1} aria-label={`Step ${index + 1} of 4`} />
-        </div>
+        ) : (
+          <>
+            <ol className="steps-wide" aria-label="Steps">
+              {STEPS.map((s, i) => (
+                <li key={s.id} aria-current={s.id === step ? 'step' : undefined}>
+                  {i + 1}. {s.label}
+                </li>
+              ))}
+            </ol>
+            <div className="steps-phone" data-testid="phone-steps">
+              <p style={{ margin: '0 0 0.3rem' }}>
+                Step {index + 1} of 4 · {current.label}
+              </p>
+              <progress max={4} value={index + 1} aria-label={`Step ${index + 1} of 4`} />
+            </div>
+          </>
+        )}
         {/* An alert, and dated: the steps below keep the last status read, which with the Hub gone would pass for current. */}
         {error !== null && (
           <p className="notice bad" role="alert">
