@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, currentSession, signInWithLink, signOut, whenSignedOut } from './api';
 import { Dashboard, type GuideStep } from './context';
+import { RereadSignal } from './hooks';
 import { Home } from './Home';
 import { HubPool } from './hub-pool/page';
 import { LogView } from './LogView';
@@ -37,6 +38,9 @@ export function App() {
   const [guide, setGuide] = useState<{ step: GuideStep | null } | null>(null);
   const [signOutFailed, setSignOutFailed] = useState<string | null>(null);
   const [linkRefused, setLinkRefused] = useState<Error | null>(null);
+  /** Moved on when the guide closes, and when a change it began lands after that: the page below reads again at once. */
+  const [reread, setReread] = useState(0);
+  const guideOpen = useRef(false);
   const hash = useHash();
 
   // The page is cleared only once the Hub has ended the session (or says there was none): a
@@ -74,7 +78,19 @@ export function App() {
     );
   }, []);
 
-  const openGuide = useCallback((step?: GuideStep) => setGuide({ step: step ?? null }), []);
+  const openGuide = useCallback((step?: GuideStep) => {
+    guideOpen.current = true;
+    setGuide({ step: step ?? null });
+  }, []);
+  const closeGuide = useCallback(() => {
+    guideOpen.current = false;
+    setGuide(null);
+    setReread((n) => n + 1);
+  }, []);
+  // While the guide is open the page below is hidden behind it: closing it reads once for every change made meanwhile.
+  const guideChanged = useCallback(() => {
+    if (!guideOpen.current) setReread((n) => n + 1);
+  }, []);
   const ctx = useMemo(() => ({ role: session?.role ?? 'read', readOnly: session?.role !== 'operator', openGuide }), [session, openGuide]);
 
   if (session === undefined)
@@ -123,12 +139,14 @@ export function App() {
       )}
       {/* While the guide is open the page behind it takes no focus or clicks: the dialog is modal for keyboards too. */}
       <main inert={guide !== null && !ctx.readOnly}>
-        {page.hash === '#/' && <Home />}
-        {page.hash === '#/pool' && <HubPool />}
-        {page.hash === '#/resources' && <Resources />}
-        {page.hash === '#/logs' && <LogView />}
+        <RereadSignal.Provider value={reread}>
+          {page.hash === '#/' && <Home />}
+          {page.hash === '#/pool' && <HubPool />}
+          {page.hash === '#/resources' && <Resources />}
+          {page.hash === '#/logs' && <LogView />}
+        </RereadSignal.Provider>
       </main>
-      {guide !== null && !ctx.readOnly && <SetupGuide initialStep={guide.step} onClose={() => setGuide(null)} />}
+      {guide !== null && !ctx.readOnly && <SetupGuide initialStep={guide.step} onClose={closeGuide} onChanged={guideChanged} />}
     </Dashboard.Provider>
   );
 }

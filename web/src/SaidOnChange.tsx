@@ -18,7 +18,11 @@ export function useSaidOnChange(words: string | null): { said: string; changed()
   return { said, changed: () => setWaiting(true) };
 }
 
-/** The region `useSaidOnChange` fills: present from the start, since a screen reader only follows a live region it has already seen. */
+/**
+ * A polite region for words that nothing else tells a screen reader (what `useSaidOnChange` gives
+ * it, or a caller's own): present from the start, since a screen reader only follows a live
+ * region it has already seen.
+ */
 export function SaidOnChange({ said, testId }: { said: string; testId: string }) {
   return (
     <p className="visually-hidden" role="status" data-testid={testId}>

@@ -1,5 +1,5 @@
 /** Polling and the live routing log: the dashboard's only timers, each owned by a component. */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { createContext, useCallback, useContext, useEffect, useRef, useState } from 'react';
 import { api, POOL } from './api';
 import type { RoutingLogPage, RoutingRow } from './types';
 
@@ -12,18 +12,37 @@ export interface Polled<T> {
   refresh(): Promise<void>;
 }
 
-/** Calls `load` now and every `everyMs` while mounted (and while `active`); a failed read keeps the last data. */
+/**
+ * Moves on each time something outside the page changed what the page reads: the setup guide,
+ * a dialog over the page whose Approve, Reject or fix the page's own polls would otherwise show
+ * only at their next turn, up to 30 s later on Home. Every poll below a new value reads at once.
+ */
+export const RereadSignal = createContext(0);
+
+/**
+ * Calls `load` now and every `everyMs` while mounted (and while `active`), and at once whenever
+ * RereadSignal moves on; a failed read keeps the last data.
+ */
 export function usePoll<T>(load: () => Promise<T>, everyMs: number, active = true): Polled<T> {
   const [answer, setAnswer] = useState<{ data: T | null; receivedAt: number | null }>({ data: null, receivedAt: null });
   const [error, setError] = useState<string | null>(null);
+  const reread = useContext(RereadSignal);
   const loadRef = useRef(load);
   loadRef.current = load;
+  /** Reads are numbered as they start: one that answers after a later one has landed holds older figures, and is dropped. */
+  const started = useRef(0);
+  const landed = useRef(0);
   const refresh = useCallback(async () => {
+    const n = ++started.current;
     try {
       const data = await loadRef.current();
+      if (n < landed.current) return;
+      landed.current = n;
       setAnswer({ data, receivedAt: Date.now() });
       setError(null);
     } catch (err) {
+      if (n < landed.current) return;
+      landed.current = n;
       setError((err as Error).message);
     }
   }, []);
@@ -40,7 +59,7 @@ export function usePoll<T>(load: () => Promise<T>, everyMs: number, active = tru
       stopped = true;
       clearTimeout(timer);
     };
-  }, [everyMs, active, refresh]);
+  }, [everyMs, active, refresh, reread]);
   return { ...answer, error, refresh };
 }
 

@@ -1,13 +1,16 @@
-import { useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { api, POOL } from '../api';
 import { notSentAdvice, retryable, type PairOutcome } from '../actions';
+import { removal, type Flash } from '../hub-pool/act';
 import type { PoolStatus } from '../types';
 import { useNow } from '../hooks';
-import { distinctModels, isPaired, isVerified, lastSeenWords, notToldWords, pairingProblemWords, peerState, plural, tierWords } from '../words';
+import { distinctModels, isPaired, isVerified, lastSeenWords, pairingProblemWords, peerState, plural, tierWords } from '../words';
 
 interface ApproveProps {
   readonly status: PoolStatus;
   readonly reload: () => Promise<unknown>;
+  /** A change made here was answered: the page below reads again. */
+  changed(): void;
   readonly sentSinceOpen: readonly string[];
   /** Requests sent since the guide opened that are on their way now. */
   readonly sending: readonly string[];
@@ -30,7 +33,15 @@ interface ApproveProps {
 export function ApproveStep(p: ApproveProps) {
   const s = p.status;
   const now = useNow(5_000);
-  const [message, setMessage] = useState<{ readonly tone: 'bad' | 'warn'; readonly text: string } | null>(null);
+  const [message, setMessage] = useState<Flash>(null);
+  const said = useRef<HTMLParagraphElement>(null);
+  const refused = useRef<HTMLParagraphElement>(null);
+  // Approve, Reject, Cancel request and Unpair each take their own button away with its row, which
+  // leaves a keyboard user's focus on the page itself: it goes to the sentence saying what happened.
+  useEffect(() => {
+    if (message === null) return;
+    if (document.activeElement === null || document.activeElement === document.body) (message.tone === 'bad' ? refused : said).current?.focus();
+  }, [message]);
   const waiting = s.peers.filter((x) => x.status === 'pending' && x.direction === 'outbound');
   const incoming = s.peers.filter((x) => x.status === 'pending' && x.direction === 'inbound');
   const paired = s.peers.filter(isPaired);
@@ -38,22 +49,29 @@ export function ApproveStep(p: ApproveProps) {
   const ready = paired.filter((x) => isVerified(x) && x.status === 'connected');
   const gone = p.sentSinceOpen.filter((n) => !s.peers.some((x) => x.nodeFqdn === n));
   const self = s.localNode.nodeFqdn;
-  /** Runs a change; `notTold` words an answer whose notified is false (the other Hub may still hold its half). */
-  const run = async (call: () => Promise<unknown>, notTold?: string) => {
+  /** Runs a change; `done` words its answer. Said once status has been read again, so the row it speaks of has gone by then. */
+  const run = async (call: () => Promise<unknown>, done: (answer: unknown) => Flash) => {
+    let outcome: Flash;
     try {
-      const answer = (await call()) as { notified?: boolean } | null | undefined;
-      setMessage(notTold !== undefined && answer?.notified === false ? { tone: 'warn', text: notTold } : null);
+      outcome = done(await call());
     } catch (err) {
-      setMessage({ tone: 'bad', text: (err as Error).message });
+      outcome = { tone: 'bad', text: (err as Error).message };
     }
+    p.changed();
     await p.reload();
+    setMessage(outcome);
   };
+  const told = message !== null && message.tone !== 'bad';
 
   return (
     <section aria-labelledby="approve-title">
       <h3 id="approve-title">Approve</h3>
-      {message !== null && (
-        <p className={`notice ${message.tone}`} role={message.tone === 'bad' ? 'alert' : 'status'}>
+      {/* Present from the start, so a screen reader already follows it when the first outcome is written in. */}
+      <p ref={said} tabIndex={-1} role="status" className={told ? `notice ${message.tone}` : 'visually-hidden'} data-testid="guide-approve-said">
+        {told ? message.text : ''}
+      </p>
+      {message?.tone === 'bad' && (
+        <p ref={refused} tabIndex={-1} className="notice bad" role="alert" data-testid="guide-approve-said">
           {message.text}
         </p>
       )}
@@ -87,7 +105,7 @@ export function ApproveStep(p: ApproveProps) {
                         p.onCancelled(x.nodeFqdn);
                         return api('DELETE', `${POOL}/peers/${x.id}`);
                       },
-                      notToldWords('cancel', x.nodeFqdn, self),
+                      removal('cancel', x.nodeFqdn, self, `Request to ${x.nodeFqdn} cancelled.`),
                     )
                   }
                 >
@@ -155,10 +173,20 @@ export function ApproveStep(p: ApproveProps) {
                 className="primary"
                 aria-label={`Approve ${x.nodeFqdn}`}
                 onClick={() =>
-                  void run(async () => {
-                    const r = await api<{ callback: 'confirmed' | 'failed'; reason: string | null }>('POST', `${POOL}/peers/${x.id}/approve`);
-                    if (r.callback === 'failed') p.onNotHeard(x.nodeFqdn, r.reason ?? 'the callback failed');
-                  })
+                  void run(
+                    async () => {
+                      const r = await api<{ callback: 'confirmed' | 'failed'; reason: string | null }>('POST', `${POOL}/peers/${x.id}/approve`);
+                      if (r.callback === 'failed') p.onNotHeard(x.nodeFqdn, r.reason ?? 'the callback failed');
+                      return r;
+                    },
+                    (r) =>
+                      (r as { callback: string }).callback === 'confirmed'
+                        ? { tone: 'good', text: `Approved ${x.nodeFqdn}.` }
+                        : {
+                            tone: 'bad',
+                            text: `Approved ${x.nodeFqdn} here, but it never received the approval: its card under Connected Hubs says what to do.`,
+                          },
+                  )
                 }
               >
                 Approve
@@ -166,7 +194,7 @@ export function ApproveStep(p: ApproveProps) {
               <button
                 type="button"
                 aria-label={`Reject ${x.nodeFqdn}`}
-                onClick={() => void run(() => api('POST', `${POOL}/peers/${x.id}/reject`), notToldWords('reject', x.nodeFqdn, self))}
+                onClick={() => void run(() => api('POST', `${POOL}/peers/${x.id}/reject`), removal('reject', x.nodeFqdn, self, `Rejected ${x.nodeFqdn}.`))}
               >
                 Reject
               </button>
@@ -224,7 +252,7 @@ export function ApproveStep(p: ApproveProps) {
                         p.onCancelled(x.nodeFqdn);
                         return api('DELETE', `${POOL}/peers/${x.id}`);
                       },
-                      notToldWords('unpair', x.nodeFqdn, self),
+                      removal('unpair', x.nodeFqdn, self, `Unpaired ${x.nodeFqdn}.`),
                     )
                   }
                 >

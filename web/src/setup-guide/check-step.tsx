@@ -6,11 +6,14 @@ export function CheckStep({
   status,
   report,
   reload,
+  changed,
   onContinue,
 }: {
   status: PoolStatus;
   report: ReportRead;
   reload: () => Promise<unknown>;
+  /** A fix was answered: the page below reads again. */
+  changed: () => void;
   onContinue: () => void;
 }) {
   const checks = checksOf(status, report);
@@ -53,6 +56,7 @@ export function CheckStep({
                     } catch (err) {
                       setFixFailed(`${label} did not work: ${(err as Error).message}`);
                     } finally {
+                      changed();
                       await reload();
                       setBusy(false);
                     }

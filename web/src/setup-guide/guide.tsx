@@ -15,6 +15,7 @@ import {
 import type { GuideStep } from '../context';
 import { checksOf, readTailscaleReport, type ReportRead } from '../checks';
 import { DirectoryNotes } from '../DirectoryNotes';
+import { SaidOnChange } from '../SaidOnChange';
 import type { PoolStatus } from '../types';
 import { ApproveStep } from './approve-step';
 import { CheckStep } from './check-step';
@@ -33,7 +34,11 @@ const STEPS: readonly { id: GuideStep; label: string }[] = [
   { id: 'approve', label: 'Approve' },
 ];
 
-export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | null; onClose: () => void }) {
+/**
+ * onChanged: called once each change the guide makes (a pairing request, Approve, Reject, a fix)
+ * has been answered, so the page below can read again rather than show the state from before it.
+ */
+export function SetupGuide({ initialStep, onClose, onChanged }: { initialStep: GuideStep | null; onClose: () => void; onChanged: () => void }) {
   const [step, setStep] = useState<GuideStep | null>(null);
   const [status, setStatus] = useState<PoolStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -165,6 +170,7 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
         setResults((r) => ({ ...r, [n]: outcome }));
       }),
     );
+    onChanged();
     await load();
   };
   const retryBlocked = (name: string): boolean => {
@@ -188,6 +194,17 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
     return r !== undefined && r !== 'sending' && !r.sent && retryable(r);
   });
   const all = [...new Set([...found, ...typed])].sort((a, b) => byShownName(shownName(a), a, shownName(b), b));
+  // The Connect rows' badges change from Sending… to their answer with nothing moving focus: said here for a screen reader.
+  const connectSaid =
+    step !== 'connect'
+      ? ''
+      : chosen
+          .map((n) => {
+            const r = results[n];
+            if (r === undefined || r === 'sending') return `Sending the request to ${n}…`;
+            return r.sent ? `The request reached ${n}.` : `The request to ${n} did not go through; its row says what to check.`;
+          })
+          .join(' ');
 
   return (
     <div className="overlay">
@@ -236,6 +253,8 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
           </p>
         )}
 
+        <SaidOnChange said={connectSaid} testId="guide-connect-said" />
+
         {/* Opened with its Hub already unreadable, the guide has no step to show: the way on is to read again. */}
         {step === 'check' && status === null && error !== null && (
           <div className="row">
@@ -246,7 +265,7 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
         )}
 
         {step === 'check' && status !== null && report !== null && (
-          <CheckStep status={status} report={report} reload={check} onContinue={() => setStep('find')} />
+          <CheckStep status={status} report={report} reload={check} changed={onChanged} onContinue={() => setStep('find')} />
         )}
 
         {step === 'find' && (
@@ -427,6 +446,7 @@ export function SetupGuide({ initialStep, onClose }: { initialStep: GuideStep | 
           <ApproveStep
             status={status}
             reload={load}
+            changed={onChanged}
             sentSinceOpen={sentSinceOpen.filter(
               (n) => !cancelled.includes(n) && results[n] !== undefined && results[n] !== 'sending' && (results[n] as PairOutcome).sent,
             )}
