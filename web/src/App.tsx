@@ -38,6 +38,10 @@ export function App() {
   const [guide, setGuide] = useState<{ step: GuideStep | null } | null>(null);
   const [signOutFailed, setSignOutFailed] = useState<string | null>(null);
   const [linkRefused, setLinkRefused] = useState<Error | null>(null);
+  /** The Hub stopped taking this page's session (it restarted, or the session ran out): sign-in says so. */
+  const [sessionEnded, setSessionEnded] = useState(false);
+  /** Set by Sign out: a read still on its way then meets the ended session, which is no news to the person who ended it. */
+  const signedOutHere = useRef(false);
   /** Moved on when the guide closes, and when a change it began lands after that: the page below reads again at once. */
   const [reread, setReread] = useState(0);
   const guideOpen = useRef(false);
@@ -47,10 +51,12 @@ export function App() {
   // session the Hub still holds stays usable by this browser, so a failure is said, not hidden.
   const leave = async () => {
     setSignOutFailed(null);
+    signedOutHere.current = true;
     try {
       await signOut();
     } catch (err) {
       if (!(err instanceof ApiError && err.status === 401)) {
+        signedOutHere.current = false;
         setSignOutFailed((err as Error).message);
         return;
       }
@@ -59,7 +65,10 @@ export function App() {
   };
 
   useEffect(() => {
-    whenSignedOut(() => setSession(null));
+    whenSignedOut(() => {
+      if (!signedOutHere.current) setSessionEnded(true);
+      setSession(null);
+    });
     if (linkAtLoad === null) {
       currentSession().then(setSession, () => setSession(null));
       return;
@@ -104,9 +113,12 @@ export function App() {
       <SignIn
         onSignedIn={(signedIn) => {
           setLinkRefused(null);
+          setSessionEnded(false);
+          signedOutHere.current = false;
           setSession(signedIn);
         }}
         linkRefused={linkRefused}
+        sessionEnded={sessionEnded}
       />
     );
 
