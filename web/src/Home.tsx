@@ -5,6 +5,7 @@ import { useDashboard } from './context';
 import { FirstReadFailed } from './FirstReadFailed';
 import { FirstRun, firstRunFinished } from './FirstRun';
 import { usePoll } from './hooks';
+import { NewRequestsSaid } from './NewRequestsSaid';
 import type { PoolStatus, RoutingLogPage } from './types';
 import { failedWords, isPaired, pairedHubsWords, plural, poolBadge } from './words';
 
@@ -48,6 +49,8 @@ export function Home() {
         </p>
       )}
       {showFirstRun && <FirstRun s={s} onFinish={() => setFinished(true)} />}
+      {/* Beside the review card rather than in it: the card comes and goes with the requests, and a live region must be there first. */}
+      <NewRequestsSaid s={s} testId="home-arrivals-said" />
       {waitingHere.length > 0 && (
         <section className="card" aria-labelledby="review-title">
           <h2 id="review-title">{waitingHere.length === 1 ? '1 Hub wants to join your pool' : `${waitingHere.length} Hubs want to join your pool`}</h2>

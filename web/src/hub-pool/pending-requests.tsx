@@ -4,6 +4,7 @@ import type { PoolStatus } from '../types';
 import { useState } from 'react';
 import { removal, type Act, type Removal, type Say } from './act';
 import { Beside } from './beside';
+import { NewRequestsSaid } from '../NewRequestsSaid';
 import { PairingProblem } from './pairing-problem';
 import type { RowOutcome } from './peer-row';
 import { Section } from './section';
@@ -30,6 +31,7 @@ export function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
   const goneNote = gone === null ? null : <Beside id="pending-gone-said" outcome={gone.outcome} refused={gone.refused} testId="pending-said" />;
   return (
     <Section id="pending" title="Pending requests">
+      <NewRequestsSaid s={s} testId="pending-arrivals-said" />
       {waiting.length === 0 && (
         <>
           {goneNote}
