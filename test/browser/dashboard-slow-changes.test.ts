@@ -41,6 +41,8 @@ async function hold(page: Page, glob: string, method: string): Promise<{ sent: (
 
 describe('dashboard: a change pressed again while it is out', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 10 }, () => {
   const peer = new FakePeer('peer-01');
+  /** Two Hubs asking to join, one answered with Approve and one with Reject. */
+  const askers = [new FakePeer('asker-01'), new FakePeer('asker-02')] as const;
   let hub: HubProcess;
   let browser: Browser;
   let page: Page;
@@ -72,16 +74,19 @@ describe('dashboard: a change pressed again while it is out', { timeout: START_T
   }
 
   before(async () => {
-    await peer.start();
+    await Promise.all([peer, ...askers].map((p) => p.start()));
     const ports = await reservePorts(['a']);
-    [hub, browser] = await startTogether([startNamedHub({ name: HUB, port: ports.a, origins: { [peer.name]: peer.origin } }), launchBrowser()]);
+    [hub, browser] = await startTogether([
+      startNamedHub({ name: HUB, port: ports.a, origins: Object.fromEntries([peer, ...askers].map((p) => [p.name, p.origin])) }),
+      launchBrowser(),
+    ]);
     await pairFakeWithPin(hub, peer);
     ({ page } = await openPage(browser));
     await signInByLink(page, hub);
     await gotoPool(page);
   });
   after(async () => {
-    await Promise.allSettled([browser?.close(), hub?.stop(), peer.close()]);
+    await Promise.allSettled([browser?.close(), hub?.stop(), ...[peer, ...askers].map((p) => p.close())]);
   });
 
   it("a peer's Disable and Enable: Working… until answered, and a second press sends nothing", async () => {
@@ -168,6 +173,32 @@ describe('dashboard: a change pressed again while it is out', { timeout: START_T
       done: card.getByText('PIN cancelled.'),
       within: card,
     });
+  });
+
+  it("a waiting request's Approve and Reject: one answer each, said as done", async () => {
+    for (const asker of askers) assert.equal((await asker.requestPairing(hub)).status, 200);
+    await page.reload();
+    await page.getByTestId('pool-badge').waitFor();
+    const pending = section('pending');
+    const [approved, rejected] = askers;
+    await pressTwice({
+      name: `Reject ${rejected.name}`,
+      control: pending.getByRole('button', { name: `Reject ${rejected.name}`, exact: true }),
+      glob: `**${POOL}/peers/*/reject`,
+      method: 'POST',
+      done: page.getByTestId('pending-said').getByText(`Rejected ${rejected.name}.`),
+      within: pending,
+    });
+    await pressTwice({
+      name: `Approve ${approved.name}`,
+      control: pending.getByRole('button', { name: `Approve ${approved.name}`, exact: true }),
+      glob: `**${POOL}/peers/*/approve`,
+      method: 'POST',
+      done: page.getByTestId('pending-said').getByText(`Approved ${approved.name}.`),
+      within: pending,
+    });
+    assert.equal((await peerNamed(hub, approved.name))?.status, 'connected');
+    assert.equal(await peerNamed(hub, rejected.name), null);
   });
 
   it('Unpair pressed twice says Unpaired, not the refusal of a second Unpair', async () => {

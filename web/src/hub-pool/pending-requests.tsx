@@ -8,6 +8,7 @@ import { NewRequestsSaid } from '../NewRequestsSaid';
 import { PairingProblem } from './pairing-problem';
 import type { RowOutcome } from './peer-row';
 import { Section } from './section';
+import { ChangeButton, useWorking } from './working';
 
 export function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
   const { readOnly } = useDashboard();
@@ -16,6 +17,7 @@ export function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
   // As in Paired Hubs: the last Approve, Reject or Cancel request is answered in its request's row,
   // and once the request has left the list (which each of them does when it goes through), where the row stood.
   const [said, setSaid] = useState<RowOutcome | null>(null);
+  const working = useWorking();
   const waiting = [...outbound, ...inbound];
   const at = (id: string) => waiting.findIndex((p) => p.id === id);
   const say =
@@ -48,20 +50,22 @@ export function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
             </div>
             <PairingProblem p={p} />
             {!readOnly && (
-              <button
-                type="button"
-                aria-label={`Cancel request to ${p.nodeFqdn}`}
+              <ChangeButton
+                working={working.has(`cancel:${p.id}`)}
+                name={`Cancel request to ${p.nodeFqdn}`}
                 aria-describedby={describedBy(p.id)}
                 onClick={() =>
-                  void act(
-                    () => api<Removal>('DELETE', `${POOL}/peers/${p.id}`),
-                    removal('cancel', p.nodeFqdn, s.localNode.nodeFqdn, `Request to ${p.nodeFqdn} cancelled.`),
-                    say(p.id, 'Not cancelled'),
+                  void working.run(`cancel:${p.id}`, () =>
+                    act(
+                      () => api<Removal>('DELETE', `${POOL}/peers/${p.id}`),
+                      removal('cancel', p.nodeFqdn, s.localNode.nodeFqdn, `Request to ${p.nodeFqdn} cancelled.`),
+                      say(p.id, 'Not cancelled'),
+                    ),
                   )
                 }
               >
                 Cancel request
-              </button>
+              </ChangeButton>
             )}
             {note(p.id)}
           </li>,
@@ -83,44 +87,48 @@ export function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
             <p className="small muted">Approve the tailnet name you recognise: it is the identity the approval grants.</p>
             {!readOnly && (
               <div className="row">
-                <button
-                  type="button"
+                <ChangeButton
+                  working={working.has(`approve:${p.id}`)}
                   className="primary"
-                  aria-label={`Approve ${p.nodeFqdn}`}
+                  name={`Approve ${p.nodeFqdn}`}
                   aria-describedby={describedBy(p.id)}
                   onClick={() =>
-                    void act(
-                      () => api<{ callback: 'confirmed' | 'failed'; reason: string | null }>('POST', `${POOL}/peers/${p.id}/approve`),
-                      (result) => {
-                        const r = result as { callback: 'confirmed' | 'failed'; reason: string | null };
-                        return r.callback === 'confirmed'
-                          ? { tone: 'good', text: `Approved ${p.nodeFqdn}. Both Hubs list each other as paired.` }
-                          : {
-                              tone: 'bad',
-                              text: `Approved here, but ${p.nodeFqdn} never received the approval, so it still waits (half paired). Fix its HTTPS and Tailscale Serve setup, then cancel the request there, unpair it here, and pair again.`,
-                              detail: r.reason ?? undefined,
-                            };
-                      },
-                      say(p.id, 'Not approved'),
+                    void working.run(`approve:${p.id}`, () =>
+                      act(
+                        () => api<{ callback: 'confirmed' | 'failed'; reason: string | null }>('POST', `${POOL}/peers/${p.id}/approve`),
+                        (result) => {
+                          const r = result as { callback: 'confirmed' | 'failed'; reason: string | null };
+                          return r.callback === 'confirmed'
+                            ? { tone: 'good', text: `Approved ${p.nodeFqdn}. Both Hubs list each other as paired.` }
+                            : {
+                                tone: 'bad',
+                                text: `Approved here, but ${p.nodeFqdn} never received the approval, so it still waits (half paired). Fix its HTTPS and Tailscale Serve setup, then cancel the request there, unpair it here, and pair again.`,
+                                detail: r.reason ?? undefined,
+                              };
+                        },
+                        say(p.id, 'Not approved'),
+                      ),
                     )
                   }
                 >
                   Approve
-                </button>
-                <button
-                  type="button"
-                  aria-label={`Reject ${p.nodeFqdn}`}
+                </ChangeButton>
+                <ChangeButton
+                  working={working.has(`reject:${p.id}`)}
+                  name={`Reject ${p.nodeFqdn}`}
                   aria-describedby={describedBy(p.id)}
                   onClick={() =>
-                    void act(
-                      () => api<Removal>('POST', `${POOL}/peers/${p.id}/reject`),
-                      removal('reject', p.nodeFqdn, s.localNode.nodeFqdn, `Rejected ${p.nodeFqdn}.`),
-                      say(p.id, 'Not rejected'),
+                    void working.run(`reject:${p.id}`, () =>
+                      act(
+                        () => api<Removal>('POST', `${POOL}/peers/${p.id}/reject`),
+                        removal('reject', p.nodeFqdn, s.localNode.nodeFqdn, `Rejected ${p.nodeFqdn}.`),
+                        say(p.id, 'Not rejected'),
+                      ),
                     )
                   }
                 >
                   Reject
-                </button>
+                </ChangeButton>
               </div>
             )}
             {note(p.id)}
