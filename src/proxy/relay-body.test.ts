@@ -285,6 +285,46 @@ describe('relayBody', () => {
     },
   );
 
+  it('keeps relaying to an app that reads as it comes, after a burst that found its socket full many times at once', async () => {
+    const TICKS = 25;
+    let burstSent!: Promise<void>;
+    const front = createServer((req, res) => {
+      req.resume();
+      void (async () => {
+        const ex = await exchange((_q, r) => {
+          r.writeHead(200, { 'content-type': 'text/event-stream' });
+          // 128 KiB with the headers: queued until the relay takes the body, then written in one go.
+          burstSent = new Promise((sent) => {
+            for (let i = 0; i < 32; i++) r.write(Buffer.alloc(4096, 0x61), i === 31 ? () => sent() : undefined);
+          });
+          let n = 0;
+          const tick = setInterval(() => {
+            r.write('data: x\n\n');
+            if ((n += 1) === TICKS) {
+              clearInterval(tick);
+              r.end();
+            }
+          }, 100);
+        }).answered;
+        await burstSent;
+        await new Promise((resolve) => setImmediate(resolve));
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        // A second and a half: the stream runs 2.5 s, so a wait left over from the burst would cut it.
+        await relayBody(ex, res, { judge: null, stallMs: 1_500 }, () => {});
+      })();
+    });
+    front.listen(0, '127.0.0.1');
+    await once(front, 'listening');
+    try {
+      const answer = await agent.request({ origin: `http://127.0.0.1:${(front.address() as AddressInfo).port}`, path: '/', method: 'POST', body: '{}' });
+      const body = await answer.body.arrayBuffer();
+      assert.equal(body.byteLength, 32 * 4096 + TICKS * 'data: x\n\n'.length);
+    } finally {
+      front.closeAllConnections();
+      front.close();
+    }
+  });
+
   it('settles dropped when the upstream drops part-way', async () => {
     const ex = await exchange((_q, r) => {
       r.writeHead(200, { 'content-length': '100' });

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { AppStallWatch } from './app-stall.js';
 import type { StreamJudge } from './output-check.js';
 import type { BodySink, UpstreamExchange } from './upstream-exchange.js';
 
@@ -62,15 +63,8 @@ export function dropBody(exchange: UpstreamExchange): void {
  * Relays a committed body to the app, after `head` (what was already read of it), chunk by
  * chunk from undici's handler, pausing the exchange while the app's socket is full; calls
  * `settle` once, when it ended (dropped: false), the engine's side failed (dropped: true) or
- * the app left. A judge, when given, sees each chunk as it passes; nothing is held back.
- *
- * An app whose socket stays full for `stallMs` is taken as gone, and its connection closed.
- * Nothing else would notice it: undici's body timeout does not run while the exchange is paused,
- * and the server sets no idle timeout on a socket that is answering. A caller that vanished
- * without a FIN (a laptop asleep, a dropped NAT mapping, a stopped process) otherwise held the
- * engine's slot, the queue depth and a pending routing-log row until its TCP connection died,
- * which may be never (audit, 2026-12-07: still held after 90 s, with the next caller for that
- * one-slot engine refused at its deadline).
+ * the app left. A judge, when given, sees each chunk as it passes; nothing is held back. An app
+ * that takes none of the waiting bytes for `stallMs` is taken as gone (app-stall.ts).
  */
 export function relayBody(
   exchange: UpstreamExchange,
@@ -80,12 +74,11 @@ export function relayBody(
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let settled = false;
-    // Set only while the app's socket is full.
-    let stall: NodeJS.Timeout | null = null;
+    const watch = new AppStallWatch(res, opts.stallMs, () => exchange.resume());
     const finish = (dropped: boolean) => {
       if (settled) return;
       settled = true;
-      if (stall !== null) clearTimeout(stall);
+      watch.stop();
       // finish runs inside undici's handler and the response's events, where a throw would end
       // the process: it goes to the awaiting walk instead, which settles the request as broken (a
       // null choice in a stream once threw in the judge here and took the Hub down).
@@ -96,11 +89,6 @@ export function relayBody(
         return;
       }
       resolve();
-    };
-    const resume = () => {
-      if (stall !== null) clearTimeout(stall);
-      stall = null;
-      exchange.resume();
     };
     // The app left before the relay began: its close event has fired already and will not again.
     if (res.destroyed) {
@@ -116,20 +104,17 @@ export function relayBody(
         finish(false);
       }
     });
+    // Written at once (it was read already), and watched like the rest if it fills the socket.
     for (const chunk of opts.head ?? []) {
       judge?.push(chunk);
-      res.write(chunk);
+      watch.write(chunk);
       wrote = true;
     }
     const sink: BodySink = {
       data(chunk) {
         wrote = true;
         judge?.push(chunk);
-        if (res.write(chunk)) return true;
-        res.once('drain', resume);
-        // The close this causes settles the request as the app's hang-up, through 'close' above.
-        stall = setTimeout(() => res.destroy(), opts.stallMs);
-        return false;
+        return watch.write(chunk);
       },
       end: () => res.end(),
       error() {

@@ -57,6 +57,9 @@ export type { RowWriter, WalkDeps, WalkObserver, WalkRequest, WalkSettled } from
  */
 export const WHOLE_ANSWER_LIMIT_BYTES = 2 * 1024 * 1024;
 
+/** How many times its budget a peer serving a forward waits on a reader that takes nothing (see #relay). */
+export const FORWARD_STALL_FACTOR = 2;
+
 const STREAM_CONTENT_TYPES = /^(application\/x-ndjson|text\/event-stream)/i;
 
 /** The log line for a candidate the walk moved on from, and for the last one, whose failure ended the walk. */
@@ -351,7 +354,12 @@ class RequestWalk {
     });
     const judge = judgeable && this.#judged() ? new StreamJudge(req.route.dialect) : null;
     if (judge !== null) this.#finalFrames = () => judge.lastFrames();
-    await relayBody(answer, req.res, { judge, head, stallMs: req.budgetMs }, (dropped) => {
+    // An app gets as long to take a byte as an engine gets to send one. On a peer serving a
+    // forward the reader is the sending Hub, which cuts its own stalled app at the same budget:
+    // twice that here lets its cut arrive first, so its row reads as the app's hang-up, not as
+    // this peer dropping the stream (which would count against this peer's engine there).
+    const stallMs = req.rowNode === null ? req.budgetMs : FORWARD_STALL_FACTOR * req.budgetMs;
+    await relayBody(answer, req.res, { judge, head, stallMs }, (dropped) => {
       if (req.caller.gone) {
         this.#settle('hung-up');
         return;
