@@ -10,6 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
+import { once } from 'node:events';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DoctorCheck } from '../../src/cli/doctor-checks.js';
@@ -119,16 +121,27 @@ async function serveUntilSettled(dataDir: string): Promise<{ code: number | null
 }
 
 describe('cihub serve over the data dir of a running Hub whose hub.json has no boot id', () => {
+  /** Where the older Hub listens: it takes connections and, stopped or old, answers nothing useful. */
+  let older: NetServer;
+  let olderPort: number;
+  before(async () => {
+    older = createNetServer((socket) => socket.destroy());
+    older.listen(0, '127.0.0.1');
+    await once(older, 'listening');
+    olderPort = (older.address() as AddressInfo).port;
+  });
+  after(() => older.close());
+
   it('refuses to start, exit 2, saying what to do, and leaves hub.json as the older Hub wrote it', async () => {
     const dataDir = freshDataDir();
     // On another port than the one serve takes, so only the data dir's holder can stop it.
-    const hubJson = writeOldHubJson(dataDir, 9, process.pid);
+    const hubJson = writeOldHubJson(dataDir, olderPort, process.pid);
     const run = await serveUntilSettled(dataDir);
     assert.equal(run.listened, false, `a second Hub must not start beside the older one; output:\n${run.output}`);
     assert.equal(run.code, 2, run.output);
     assert.equal(
       run.output,
-      `The data dir ${dataDir} may be in use by an older Hub: its hub.json names pid ${process.pid} at http://127.0.0.1:9, which is running, but records no boot id (older Hubs wrote none, and took no lock on the dir), so this cihub cannot check that a Hub answers there. ` +
+      `The data dir ${dataDir} may be in use by an older Hub: its hub.json names pid ${process.pid} at http://127.0.0.1:${olderPort}, which is running, but records no boot id (older Hubs wrote none, and took no lock on the dir), so this cihub cannot check that a Hub answers there. ` +
         `Stop that Hub first (kill ${process.pid}) and start this one again; if pid ${process.pid} is no Hub, hub.json was left by a Hub that stopped: remove ${join(dataDir, 'hub.json')} and start again. Nothing was written.\n`,
     );
     assert.equal(readFileSync(join(dataDir, 'hub.json'), 'utf8'), hubJson);
@@ -138,6 +151,18 @@ describe('cihub serve over the data dir of a running Hub whose hub.json has no b
   it('starts over such a hub.json once the pid it names has gone', async () => {
     const dataDir = freshDataDir();
     writeOldHubJson(dataDir, 9, await deadPid());
+    const run = await serveUntilSettled(dataDir);
+    assert.equal(run.listened, true, run.output);
+  });
+
+  it('starts over such a hub.json when its pid runs but nothing takes connections at its address (the pid reused after a crash and a reboot)', async () => {
+    const dataDir = freshDataDir();
+    const closed = createNetServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    writeOldHubJson(dataDir, port, process.pid);
     const run = await serveUntilSettled(dataDir);
     assert.equal(run.listened, true, run.output);
   });

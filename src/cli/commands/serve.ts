@@ -9,6 +9,7 @@ import { EnvError, loadEnv, processEnv } from '../../config/env.js';
 import { startHub, type HubSystem } from '../../system.js';
 import { limitHeapGrowth } from '../../util/heap-growth.js';
 import { pidAlive } from '../../util/pid-alive.js';
+import { acceptsConnections } from '../accepts-connections.js';
 import { UsageError, verifyHub } from '../hub-client.js';
 import { listenProblem } from '../listen-check.js';
 
@@ -103,7 +104,8 @@ function uncheckedHolderText(dataDir: string, holder: Pick<HubInfo, 'pid' | 'url
 
 /**
  * The Hub hub.json names, when its process runs: `answered` when it answers at its URL with its
- * boot id, false when hub.json records none to check (an older Hub's file). hub.lock is the
+ * boot id, false when hub.json records none to check (an older Hub's file) and something accepts
+ * connections at its URL. hub.lock is the
  * claim (config/data-dir-lock.ts), but a lock file deleted by hand takes the running Hub's claim
  * with it, and a second Hub then took the dir. Only a live process counts, so a hub.json a crash
  * left stops nothing, nor does one with a boot id that nothing answers (a pid since reused). The
@@ -113,7 +115,7 @@ function uncheckedHolderText(dataDir: string, holder: Pick<HubInfo, 'pid' | 'url
 async function runningHolder(dataDir: string): Promise<{ readonly info: HubInfo; readonly answered: boolean } | null> {
   const info = readHubInfo(dataDir);
   if (info === null || info.pid === process.pid || !pidAlive(info.pid)) return null;
-  if (typeof info.bootId !== 'string') return { info, answered: false };
+  if (typeof info.bootId !== 'string') return (await acceptsConnections(info.url)) ? { info, answered: false } : null;
   try {
     // No key is sent and none is asked for: this only learns whether the dir's Hub answers.
     await verifyHub({ url: info.url, operatorKey: '', pid: info.pid, bootId: info.bootId, bootProof: false, dataDir, version: null });
