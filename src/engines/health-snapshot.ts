@@ -33,7 +33,7 @@
  * Every age here is elapsedMs (util/clock.ts): an answer or report stamped ahead of a wall clock
  * set back since counts as long past, so it is asked for again rather than kept for the step.
  */
-import { setMaxListeners } from 'node:events';
+import { defaultMaxListeners, setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import type { EngineEndpoint } from '../config/env.js';
 import type { Background } from '../util/background.js';
@@ -155,8 +155,9 @@ export class BackendHealth {
     this.#deps = deps;
     // Every probe and queue report in flight listens to this one signal, and lets go when it ends:
     // with six vLLM engines (a probe and a report each) the count passed Node's default of 10 and it
-    // printed a memory-leak warning that was none (audit, 2026-12-07).
-    setMaxListeners(0, this.#closing.signal);
+    // printed a memory-leak warning that was none (audit, 2026-12-07). One of each per engine at
+    // most, so a count past that is still worth a warning.
+    setMaxListeners(Math.max(defaultMaxListeners, 2 * deps.endpoints.length), this.#closing.signal);
     this.#states = deps.endpoints.map((endpoint) => ({
       endpoint,
       answer: null,

@@ -5,7 +5,7 @@
  * a listener that took the port after a crash never sees the key (issue 9, #9), even one that
  * recorded the boot id while the Hub ran. The id is random per process and says nothing else
  * about the Hub; the proof is a one-way function of the key and this one challenge, answered only
-to a caller on this machine (auth/same-machine.ts).
+ * to a caller on this machine (auth/same-machine.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { BOOT_CHALLENGE_HEX_CHARS, BOOT_CHALLENGE_QUERY, bootProof, isBootChallenge } from '../auth/boot-proof.js';

@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef, useState } from 'react';
+import { useLayoutEffect, useState } from 'react';
 import type { RoutingRow } from './types';
 import { isRefused, median, ms, recentOutbound } from './words';
 
@@ -96,17 +96,18 @@ export function FirstByteChart({ rows, now }: { rows: readonly RoutingRow[]; now
  * FIRST_WIDTH_PX until it is measured. Its width is set by the page (width: 100%), never by its
  * viewBox, so drawing to the measured width does not change what is measured.
  */
-function useWidthOnScreen(): [{ current: SVGSVGElement | null }, number] {
-  const el = useRef<SVGSVGElement | null>(null);
+function useWidthOnScreen(): [(node: SVGSVGElement | null) => void, number] {
+  // A callback ref: the chart's element comes and goes with its data, and one observer is made
+  // per element rather than one per render (the routing log's poll renders every 2 s).
+  const [node, setNode] = useState<SVGSVGElement | null>(null);
   const [width, setWidth] = useState(FIRST_WIDTH_PX);
   useLayoutEffect(() => {
-    const node = el.current;
     if (node === null) return undefined;
     const measure = () => setWidth(Math.max(MIN_WIDTH_PX, Math.round(node.getBoundingClientRect().width)));
     measure();
     const watch = new ResizeObserver(measure);
     watch.observe(node);
     return () => watch.disconnect();
-  });
-  return [el, width];
+  }, [node]);
+  return [setNode, width];
 }
