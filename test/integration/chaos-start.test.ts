@@ -13,7 +13,6 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
@@ -24,7 +23,8 @@ import { startSimEngine } from '../../src/sim/engine.js';
 import { DATABASE_FILE_NAME } from '../../src/store/database.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import { HUB_LOCK_FILE } from '../../src/config/data-dir-lock.js';
-import { CIHUB_BIN, eventually, freshDataDir, logMessages, pathWithoutTailscale, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { eventually, freshDataDir, logMessages, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { serveUntilSettled, spawnServe } from '../helpers/serve-over.js';
 
 const MODEL = 'start:8b';
 const POOL = '/api/inference/pool';
@@ -33,13 +33,6 @@ async function servesInference(hub: HubProcess): Promise<void> {
   const client = new OpenAI({ baseURL: `${hub.pool}/v1`, apiKey: 'unused-on-loopback', maxRetries: 0 });
   const answer = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hello' }] });
   assert.equal(answer.choices[0]?.message.role, 'assistant');
-}
-
-function spawnServe(dataDir: string, port = 0) {
-  return spawn(process.execPath, [CIHUB_BIN, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
-    env: { PATH: pathWithoutTailscale(), HOME: dataDir, OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '', LLAMACPP_URL: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
 }
 
 /** Runs `cihub serve` over `dataDir` to its end: for a start that must fail. */
@@ -51,30 +44,6 @@ function serveToExit(dataDir: string, port = 0): Promise<{ code: number | null; 
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     child.once('close', (code) => resolveRun({ code, output }));
   });
-}
-
-/**
- * Runs `cihub serve` over `dataDir` until it exits or writes its own pid into hub.json (it went
- * on to listen); a Hub that listened is then stopped the way an operator would, with SIGTERM.
- */
-async function serveUntilSettled(dataDir: string): Promise<{ code: number | null; output: string; listened: boolean }> {
-  const child = spawnServe(dataDir);
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const closed = new Promise<number | null>((res) => child.once('close', (code) => res(code)));
-  let exited = false;
-  void closed.then(() => (exited = true));
-  const ownPid = () => {
-    try {
-      return (JSON.parse(readFileSync(join(dataDir, 'hub.json'), 'utf8')) as { pid?: number }).pid === child.pid;
-    } catch {
-      return false;
-    }
-  };
-  const listened = await eventually(() => (exited ? 'exited' : ownPid() ? 'listened' : null), 'the second serve to exit or listen');
-  if (listened === 'listened') child.kill('SIGTERM');
-  return { code: await closed, output, listened: listened === 'listened' };
 }
 
 describe('a Hub starting over a damaged or busy data dir', () => {

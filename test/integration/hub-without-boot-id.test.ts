@@ -15,7 +15,8 @@ import { once } from 'node:events';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DoctorCheck } from '../../src/cli/doctor-checks.js';
-import { CIHUB_BIN, eventually, freshDataDir, pathWithoutTailscale, runCli } from '../helpers/hub-process.js';
+import { freshDataDir, pathWithoutTailscale, runCli } from '../helpers/hub-process.js';
+import { serveUntilSettled } from '../helpers/serve-over.js';
 
 /** hub.json as a Hub from before the boot id wrote it: address, pid and start time only. */
 function writeOldHubJson(dataDir: string, port: number, pid: number): string {
@@ -92,33 +93,6 @@ describe('the CLI and a running Hub whose hub.json has no boot id', () => {
     assert.deepEqual(seen, []);
   });
 });
-
-/**
- * Runs `cihub serve` over `dataDir` until it exits or writes its own pid into hub.json (it went
- * on to listen, beside the older Hub); a Hub that listened is stopped with SIGTERM.
- */
-async function serveUntilSettled(dataDir: string): Promise<{ code: number | null; output: string; listened: boolean }> {
-  const child = spawn(process.execPath, [CIHUB_BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
-    env: { PATH: pathWithoutTailscale(), HOME: dataDir, OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '', LLAMACPP_URL: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const closed = new Promise<number | null>((res) => child.once('close', (code) => res(code)));
-  let exited = false;
-  void closed.then(() => (exited = true));
-  const ownPid = () => {
-    try {
-      return (JSON.parse(readFileSync(join(dataDir, 'hub.json'), 'utf8')) as { pid?: number }).pid === child.pid;
-    } catch {
-      return false;
-    }
-  };
-  const settled = await eventually(() => (exited ? 'exited' : ownPid() ? 'listened' : null), 'serve to exit or listen');
-  if (settled === 'listened') child.kill('SIGTERM');
-  return { code: await closed, output, listened: settled === 'listened' };
-}
 
 describe('cihub serve over the data dir of a running Hub whose hub.json has no boot id', () => {
   /** Where the older Hub listens: it takes connections and, stopped or old, answers nothing useful. */
