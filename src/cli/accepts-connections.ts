@@ -11,9 +11,9 @@ export const ACCEPT_CHECK_TIMEOUT_MS = 2_000;
 
 /** True when a connection was accepted; false when refused, unreachable or not answered in time. */
 export function acceptsConnections(url: string, timeoutMs = ACCEPT_CHECK_TIMEOUT_MS): Promise<boolean> {
-  const { hostname, port } = new URL(url);
+  const parsed = new URL(url);
   return new Promise((resolve) => {
-    const socket = connect({ host: hostname.replace(/^\[|\]$/g, ''), port: Number(port) });
+    const socket = connect({ host: parsed.hostname.replace(/^\[|\]$/g, ''), port: portOf(parsed) });
     const done = (accepted: boolean) => {
       socket.destroy();
       resolve(accepted);
@@ -22,4 +22,10 @@ export function acceptsConnections(url: string, timeoutMs = ACCEPT_CHECK_TIMEOUT
     socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
   });
+}
+
+/** The port a URL names; the URL parser leaves it out when it is the scheme's own (80, 443). */
+export function portOf(url: URL): number {
+  if (url.port !== '') return Number(url.port);
+  return url.protocol === 'https:' ? 443 : 80;
 }

@@ -95,6 +95,25 @@ describe('AppStallWatch', () => {
     assert.equal(res.destroyed, true);
   });
 
+  it('watches the bytes still waiting when the answer has ended, though every write found room', () => {
+    const { clock, res, watch } = rig();
+    assert.equal(watch.write(bytes(8)), true);
+    watch.ended();
+    res.take(4);
+    clock.advance(STALL_MS);
+    assert.equal(res.destroyed, false, 'the app took some: slow, not gone');
+    clock.advance(STALL_MS);
+    assert.equal(res.destroyed, true);
+  });
+
+  it('starts no wait at the end when the app has taken everything', () => {
+    const { clock, res, watch } = rig();
+    watch.write(bytes(8));
+    res.take(8);
+    watch.ended();
+    assert.equal(clock.pendingTimers(), 0);
+  });
+
   it('ends the wait when stopped (the response finished or closed)', () => {
     const { clock, res, watch } = rig();
     watch.write(bytes(32));

@@ -51,6 +51,15 @@ export class AppStallWatch {
     return false;
   }
 
+  /**
+   * After res.end(): the response finishes only once the app has taken every byte, so bytes still
+   * waiting are watched even when no write found the socket full (an app that stopped reading
+   * with the last few KiB in the buffer held its request unsettled until its connection died).
+   */
+  ended(): void {
+    if (this.#res.writableLength > 0 && this.#cancel === null) this.#arm();
+  }
+
   /** Ends the watch: the response finished or closed. */
   stop(): void {
     this.#cancel?.();

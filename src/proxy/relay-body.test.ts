@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { PassThrough, Writable } from 'node:stream';
 import { once } from 'node:events';
 import { Agent } from '../util/undici-lean.js';
@@ -324,6 +324,51 @@ describe('relayBody', () => {
       front.close();
     }
   });
+
+  it(
+    'closes an app that stops reading with the end of the answer still waiting for it, though no write found its socket full',
+    { timeout: 30_000 },
+    async () => {
+      let frontRes: ServerResponse | null = null;
+      let cleanUp = () => {};
+      const relayed = new Promise<boolean>((settledWith) => {
+        const front = createServer((req, res) => {
+          req.resume();
+          frontRes = res;
+          void exchange((_q, r) => {
+            r.writeHead(200, { 'content-type': 'text/event-stream' });
+            // 1 KiB at a time until the app's kernel buffers are full and a little waits in the
+            // response's own buffer, less than the 16 KiB that makes a write answer false; then the end.
+            const more = () => {
+              if (frontRes!.writableLength > 0) return r.end();
+              r.write(Buffer.alloc(1024, 0x61), () => setImmediate(more));
+            };
+            more();
+          }).answered.then((ex) => {
+            res.writeHead(200, { 'content-type': 'text/event-stream' });
+            return relayBody(ex, res, { judge: null, stallMs: 200 }, (dropped) => settledWith(dropped));
+          });
+        });
+        front.listen(0, '127.0.0.1', () => {
+          const app = connect((front.address() as AddressInfo).port, '127.0.0.1');
+          app.write('POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}');
+          // Alive on the wire, reading nothing.
+          app.pause();
+          cleanUp = () => {
+            app.destroy();
+            front.closeAllConnections();
+            front.close();
+          };
+        });
+      });
+      try {
+        await relayed;
+        assert.equal(frontRes!.destroyed, true, "the app's connection was closed");
+      } finally {
+        cleanUp();
+      }
+    },
+  );
 
   it('settles dropped when the upstream drops part-way', async () => {
     const ex = await exchange((_q, r) => {

@@ -116,7 +116,10 @@ export function relayBody(
         judge?.push(chunk);
         return watch.write(chunk);
       },
-      end: () => res.end(),
+      end: () => {
+        res.end();
+        watch.ended();
+      },
       error() {
         // Settle before destroying: the destroy closes the response, which must not read as a hang-up.
         finish(!res.writableFinished);

@@ -17,6 +17,7 @@ export function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
   // As in Paired Hubs: the last Approve, Reject or Cancel request is answered in its request's row,
   // and once the request has left the list (which each of them does when it goes through), where the row stood.
   const [said, setSaid] = useState<RowOutcome | null>(null);
+  // Approve and Reject of one request share a key: while either is out, neither sends.
   const working = useWorking();
   const waiting = [...outbound, ...inbound];
   const at = (id: string) => waiting.findIndex((p) => p.id === id);
@@ -88,12 +89,12 @@ export function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
             {!readOnly && (
               <div className="row">
                 <ChangeButton
-                  working={working.has(`approve:${p.id}`)}
+                  working={working.has(`decide:${p.id}`)}
                   className="primary"
                   name={`Approve ${p.nodeFqdn}`}
                   aria-describedby={describedBy(p.id)}
                   onClick={() =>
-                    void working.run(`approve:${p.id}`, () =>
+                    void working.run(`decide:${p.id}`, () =>
                       act(
                         () => api<{ callback: 'confirmed' | 'failed'; reason: string | null }>('POST', `${POOL}/peers/${p.id}/approve`),
                         (result) => {
@@ -114,11 +115,11 @@ export function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
                   Approve
                 </ChangeButton>
                 <ChangeButton
-                  working={working.has(`reject:${p.id}`)}
+                  working={working.has(`decide:${p.id}`)}
                   name={`Reject ${p.nodeFqdn}`}
                   aria-describedby={describedBy(p.id)}
                   onClick={() =>
-                    void working.run(`reject:${p.id}`, () =>
+                    void working.run(`decide:${p.id}`, () =>
                       act(
                         () => api<Removal>('POST', `${POOL}/peers/${p.id}/reject`),
                         removal('reject', p.nodeFqdn, s.localNode.nodeFqdn, `Rejected ${p.nodeFqdn}.`),

@@ -71,7 +71,7 @@ export function ApproveStep(p: ApproveProps) {
         {told ? message.text : ''}
       </p>
       {message?.tone === 'bad' && (
-        <p ref={refused} tabIndex={-1} className="notice bad" role="alert" data-testid="guide-approve-said">
+        <p ref={refused} tabIndex={-1} className="notice bad" role="alert" data-testid="guide-approve-refused">
           {message.text}
         </p>
       )}
