@@ -10,6 +10,7 @@ import { dataDirRefused, HUB_INFO_FILE, OPERATOR_KEY_FILE, readHubInfo, readOper
 import { homeDataDir, processEnv, sudoUser } from '../config/env.js';
 import { BOOT_CHALLENGE_QUERY, bootProofMatches, newBootChallenge } from '../auth/boot-proof.js';
 import { HUB_BOOT_PATH } from '../http/hub-boot-routes.js';
+import { acceptsConnections } from './accepts-connections.js';
 import { parseJsonOrUndefined, readBounded, UpstreamReadError } from '../util/bounded-read.js';
 import { describeCallFailure, isCallTimeout, noAnswerWithin } from '../util/call-failure.js';
 import { pidAlive } from '../util/pid-alive.js';
@@ -231,7 +232,8 @@ export async function verifyHub(hub: HubTarget): Promise<void> {
     `start it with ${serveCommand(hub.dataDir)}`,
   );
   if (!pidAlive(hub.pid)) throw notRunning;
-  if (hub.bootId === null) throw olderHubUnchecked(hub);
+  // As `cihub serve` judges it: a reused pid with nothing listening at the address is no Hub.
+  if (hub.bootId === null) throw (await acceptsConnections(hub.url)) ? olderHubUnchecked(hub) : notRunning;
   const challenge = hub.bootProof ? newBootChallenge() : null;
   let status: number;
   let answered: unknown;

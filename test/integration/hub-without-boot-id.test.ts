@@ -92,6 +92,20 @@ describe('the CLI and a running Hub whose hub.json has no boot id', () => {
     assert.match(run.stderr, /^The Hub is not running: .*hub\.json is left over from a Hub that has stopped/);
     assert.deepEqual(seen, []);
   });
+
+  it('says no Hub is running, exit 3, when the pid lives on but nothing takes connections at the address (reused after a reboot), as serve judges it', async () => {
+    const dataDir = freshDataDir();
+    const closed = createNetServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const freed = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    writeOldHubJson(dataDir, freed, process.pid);
+    writeFileSync(join(dataDir, 'operator.key'), 'cihub_op_secret-that-must-not-leak\n', { mode: 0o600 });
+    const run = await runCli(['pool', 'status'], { dataDir });
+    assert.equal(run.code, 3, run.stderr);
+    assert.match(run.stderr, /^The Hub is not running: .*hub\.json is left over from a Hub that has stopped/);
+  });
 });
 
 describe('cihub serve over the data dir of a running Hub whose hub.json has no boot id', () => {
