@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { findExecutable, findTailscale } from './find-executable.js';
+import { scratchDir } from '../../test/helpers/scratch-dir.js';
 
 describe('findExecutable', () => {
-  const root = mkdtempSync(join(tmpdir(), 'find-exe-'));
+  const root = scratchDir('find-exe-');
   const first = join(root, 'first');
   const second = join(root, 'second');
   mkdirSync(first);
@@ -29,7 +29,7 @@ describe('findExecutable', () => {
 });
 
 describe('findTailscale', () => {
-  const root = mkdtempSync(join(tmpdir(), 'find-ts-'));
+  const root = scratchDir('find-ts-');
   const onPath = join(root, 'bin');
   mkdirSync(onPath);
   writeFileSync(join(onPath, 'tailscale'), '#!/bin/sh\n');

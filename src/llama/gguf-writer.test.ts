@@ -1,10 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readGgufFileInfo } from 'node-llama-cpp';
 import { fromHalf, GGUF_ALIGNMENT, GgmlType, GgufValueType, toHalf, writeGguf } from './gguf-writer.js';
+import { scratchDir } from '../../test/helpers/scratch-dir.js';
 
 /** A deliberately separate, minimal reader: just enough of the format to check what was written. */
 function readBack(buf: Buffer) {
@@ -111,7 +111,7 @@ describe('GGUF writer', () => {
   });
 
   it("is read the same way by node-llama-cpp's own GGUF parser", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cihub-gguf-'));
+    const dir = scratchDir('cihub-gguf-');
     const path = join(dir, 'sample.gguf');
     writeFileSync(path, writeGguf(SAMPLE));
     const info = await readGgufFileInfo(path, { logWarnings: false });

@@ -3,8 +3,6 @@
  * answers them, so a second operator action can run while the first one's call is out.
  */
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { NodeIdentity } from '../identity/node-identity.js';
@@ -16,6 +14,7 @@ import { ManualClock } from '../util/clock.js';
 import { PairingPin } from './pairing-pin.js';
 import { PAIRING_REQUEST_TTL_MS, PairingService, type PairingDeps } from './pairing-service.js';
 import { StrikeLimiter } from './strike-limiter.js';
+import { scratchDir } from '../../test/helpers/scratch-dir.js';
 
 export const SELF = 'hub-a.tail0.ts.net';
 export const PEER = 'hub-b.tail0.ts.net';
@@ -43,7 +42,7 @@ export function farIdentity(): { nodeUuid: string; publicKey: string } {
 export function heldPairing(opts: { pollSeconds?: number; logger?: Logger } = {}) {
   const clock = new ManualClock();
   const logger = opts.logger ?? pino({ level: 'silent' });
-  const dataDir = mkdtempSync(join(tmpdir(), 'cihub-pairing-'));
+  const dataDir = scratchDir('cihub-pairing-');
   const db = openDatabase(join(dataDir, 'hub.db'));
   const store = new PeerStore(db);
   const identity = new NodeIdentity({ db, dataDir, envSecret: 'test-secret', clock, logger, background: new Background({ logger, clock }) });

@@ -7,10 +7,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { Agent } from 'undici';
@@ -20,6 +18,7 @@ import { PeerStore } from '../store/peers.js';
 import { ManualClock } from '../util/clock.js';
 import { AddressPairing } from './pair-by-address.js';
 import { PAIRING_REQUEST_TTL_MS } from './pairing-service.js';
+import { scratchDir } from '../../test/helpers/scratch-dir.js';
 
 const ME = 'hub-me.tail0.ts.net';
 const FAR = 'hub-far.tail0.ts.net';
@@ -54,7 +53,7 @@ describe('pairing by address after an earlier request to that Hub expired', () =
 
   it('sends the new request in place of the expired one, before the sweep has dropped it', async () => {
     const clock = new ManualClock();
-    const store = new PeerStore(openDatabase(join(mkdtempSync(join(tmpdir(), 'cihub-pairing-')), 'hub.db')));
+    const store = new PeerStore(openDatabase(join(scratchDir('cihub-pairing-'), 'hub.db')));
     const expired = store.insert({
       nodeFqdn: FAR,
       direction: 'outbound',

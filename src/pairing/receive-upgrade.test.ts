@@ -8,8 +8,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import type { NodeIdentity } from '../identity/node-identity.js';
@@ -19,6 +17,7 @@ import { insertBearerOnly } from '../store/peer-row.fixture.js';
 import { PeerStore, type PeerRow } from '../store/peers.js';
 import { ManualClock } from '../util/clock.js';
 import { PairingService, type PairingDeps } from './pairing-service.js';
+import { scratchDir } from '../../test/helpers/scratch-dir.js';
 
 const publicKey = (): string => generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x as string;
 const SELF = { nodeUuid: '11111111-1111-4111-8111-111111111111', publicKey: publicKey() };
@@ -26,7 +25,7 @@ const PEER = { nodeUuid: '2f1c7a52-9d3e-4b8a-a0c1-5e6f7a8b9c0d', publicKey: publ
 
 function setup(pollSeconds = 30) {
   const clock = new ManualClock();
-  const store = new PeerStore(openDatabase(join(mkdtempSync(join(tmpdir(), 'cihub-upgrade-')), 'hub.db')));
+  const store = new PeerStore(openDatabase(join(scratchDir('cihub-upgrade-'), 'hub.db')));
   const identity = { load: async () => ({ ok: true, ...SELF, fingerprint: 'f', sign: () => Buffer.alloc(64) }) } as unknown as NodeIdentity;
   const pairing = new PairingService({ store, identity, clock, pollSeconds: () => pollSeconds, logger: pino({ level: 'silent' }) } as unknown as PairingDeps);
   const bearerOnly = (name: string, extra: Partial<PeerRow> = {}): PeerRow =>

@@ -1,9 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { Agent } from 'undici';
@@ -18,6 +16,7 @@ import { HealthPoller } from './health-poller.js';
 import { PeerClient, type CredentialGap } from './peer-client.js';
 import { peerView } from './peer-view.js';
 import { usablePeers } from './usable-peers.js';
+import { scratchDir } from '../../test/helpers/scratch-dir.js';
 
 const KEY = 'A'.repeat(43);
 
@@ -26,7 +25,7 @@ const silentPeer = { call: async () => ({ ok: false, error: 'no answer', auth: '
 /** A poller over a real store; by default the peer never answers (the rule under test runs before any probe). */
 function setup(client: PeerClient = silentPeer, pollSeconds: () => number = () => 30) {
   const clock = new ManualClock();
-  const store = new PeerStore(openDatabase(join(mkdtempSync(join(tmpdir(), 'cihub-poller-')), 'hub.db')));
+  const store = new PeerStore(openDatabase(join(scratchDir('cihub-poller-'), 'hub.db')));
   const pairing = { sweep: () => [], notesOn: () => ({ approvedThereAt: null, confirming: false }) } as unknown as PairingService;
   const identity = {
     load: async () => ({ ok: false, error: 'unused', nodeUuid: null, publicKey: null }),
@@ -101,7 +100,7 @@ describe('HealthPoller: renames a signed peer presented', () => {
  */
 function answering(inFlightRequests = 0, forwardsTo: (peerName: string) => number = () => 0) {
   const clock = new ManualClock();
-  const store = new PeerStore(openDatabase(join(mkdtempSync(join(tmpdir(), 'cihub-poller-')), 'hub.db')));
+  const store = new PeerStore(openDatabase(join(scratchDir('cihub-poller-'), 'hub.db')));
   const waiting: (() => void)[] = [];
   /** What the peer answers instead of its capabilities, when set. */
   let instead: unknown = null;

@@ -6,8 +6,6 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import type { NodeIdentity } from '../identity/node-identity.js';
@@ -19,6 +17,7 @@ import { Background } from '../util/background.js';
 import { ManualClock } from '../util/clock.js';
 import { HealthPoller } from './health-poller.js';
 import type { PeerAnswer, PeerClient } from './peer-client.js';
+import { scratchDir } from '../../test/helpers/scratch-dir.js';
 
 const POLL_SECONDS = 30;
 
@@ -26,7 +25,7 @@ const POLL_SECONDS = 30;
 async function pollTimes(answer: PeerAnswer, spanSeconds: number): Promise<number[]> {
   const clock = new ManualClock();
   const start = clock.nowMs();
-  const store = new PeerStore(openDatabase(join(mkdtempSync(join(tmpdir(), 'cihub-backoff-')), 'hub.db')));
+  const store = new PeerStore(openDatabase(join(scratchDir('cihub-backoff-'), 'hub.db')));
   store.insert({
     nodeFqdn: 'peer.tail0.ts.net',
     direction: 'outbound',

@@ -9,8 +9,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import type { NodeIdentity } from '../identity/node-identity.js';
@@ -23,6 +21,7 @@ import { ManualClock } from '../util/clock.js';
 import { outboundAuthMode } from './auth-mode.js';
 import { HealthPoller } from './health-poller.js';
 import type { PeerClient } from './peer-client.js';
+import { scratchDir } from '../../test/helpers/scratch-dir.js';
 
 /** A real Ed25519 public key in the one spelling a pairing body may carry. */
 const publicKey = (): string => generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x as string;
@@ -37,7 +36,7 @@ const OTHER = { nodeUuid: '3a2b1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d', publicKey: pub
  */
 function crossing(answer: { nodeUuid: string; publicKey: string }, beforeAnswer: (store: PeerStore, rowId: string) => void) {
   const clock = new ManualClock();
-  const store = new PeerStore(openDatabase(join(mkdtempSync(join(tmpdir(), 'cihub-upgrade-')), 'hub.db')));
+  const store = new PeerStore(openDatabase(join(scratchDir('cihub-upgrade-'), 'hub.db')));
   const row = insertBearerOnly(store, { nodeFqdn: 'peer.tail0.ts.net', direction: 'outbound', createdAt: new Date(clock.nowMs()).toISOString() });
   const client = {
     call: async (_peer: unknown, _method: string, path: string) => {

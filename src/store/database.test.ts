@@ -137,7 +137,7 @@ describe('migrate', () => {
 
 describe('openDatabase over a damaged file', () => {
   it('throws a sentence naming the file and the way out, and leaves the file as it was', () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'cihub-damaged-')), DATABASE_FILE_NAME);
+    const path = freshPath();
     const garbage = Buffer.from('not a database '.repeat(500));
     writeFileSync(path, garbage);
     assert.throws(

@@ -1,17 +1,16 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from './database.js';
 import { NONCE_TTL_MS, PeerNonces } from './peer-nonces.js';
 import { signRequest } from '../peer-auth/signed-headers.js';
 import { SKEW_WINDOW_MS, verifySignedRequest } from '../peer-auth/verify-signed.js';
+import { scratchDir } from '../../test/helpers/scratch-dir.js';
 
 describe('PeerNonces', () => {
   it('refuses a nonce it has seen, even after the database is reopened (a restart)', () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'cihub-nonce-')), 'hub.db');
+    const path = join(scratchDir('cihub-nonce-'), 'hub.db');
     const first = openDatabase(path);
     assert.equal(new PeerNonces(first).remember('peer\nn1', 1_000), true);
     assert.equal(new PeerNonces(first).remember('peer\nn1', 1_001), false);
@@ -22,7 +21,7 @@ describe('PeerNonces', () => {
   });
 
   it('forgets a nonce once it can no longer pass the skew check, and prunes it', () => {
-    const nonces = new PeerNonces(openDatabase(join(mkdtempSync(join(tmpdir(), 'cihub-nonce-')), 'hub.db')));
+    const nonces = new PeerNonces(openDatabase(join(scratchDir('cihub-nonce-'), 'hub.db')));
     nonces.remember('k', 0);
     assert.equal(nonces.remember('k', NONCE_TTL_MS), false, 'still remembered at the last millisecond of its lifetime');
     assert.equal(nonces.remember('k', NONCE_TTL_MS + 1), true);
@@ -48,7 +47,7 @@ describe('PeerNonces: pruning forgets only what can no longer be replayed', () =
   ];
   for (const row of rows) {
     it(row.name, () => {
-      const nonces = new PeerNonces(openDatabase(join(mkdtempSync(join(tmpdir(), 'cihub-nonce-')), 'hub.db')));
+      const nonces = new PeerNonces(openDatabase(join(scratchDir('cihub-nonce-'), 'hub.db')));
       for (const [key, atMs] of Object.entries(row.seenAtMs)) assert.equal(nonces.remember(key, atMs), true);
       assert.equal(nonces.prune(row.pruneAtMs), row.pruned);
       const refusedNow = Object.keys(row.seenAtMs).filter((key) => !nonces.remember(key, row.pruneAtMs));
@@ -88,7 +87,7 @@ describe('a signed request checked against the database-backed nonce store', () 
     ['at the last millisecond its timestamp still passes', 2 * SKEW_WINDOW_MS],
   ] as const) {
     it(`refuses a replay ${name}, after the pruner ran at that moment`, () => {
-      const nonces = new PeerNonces(openDatabase(join(mkdtempSync(join(tmpdir(), 'cihub-nonce-')), 'hub.db')));
+      const nonces = new PeerNonces(openDatabase(join(scratchDir('cihub-nonce-'), 'hub.db')));
       assert.equal(receive(nonces, T0), 'accepted');
       nonces.prune(T0 + afterMs);
       assert.equal(receive(nonces, T0 + afterMs), 'replay');
@@ -96,7 +95,7 @@ describe('a signed request checked against the database-backed nonce store', () 
   }
 
   it('once the timestamp is too old the skew check refuses it, so forgetting the nonce then is safe', () => {
-    const nonces = new PeerNonces(openDatabase(join(mkdtempSync(join(tmpdir(), 'cihub-nonce-')), 'hub.db')));
+    const nonces = new PeerNonces(openDatabase(join(scratchDir('cihub-nonce-'), 'hub.db')));
     assert.equal(receive(nonces, T0), 'accepted');
     assert.equal(nonces.prune(T0 + 2 * SKEW_WINDOW_MS + 1), 1);
     assert.equal(receive(nonces, T0 + 2 * SKEW_WINDOW_MS + 1), 'skew');

@@ -1,12 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from './database.js';
 import { PeerStore, type NewPeer } from './peers.js';
+import { scratchDir } from '../../test/helpers/scratch-dir.js';
 
-const fresh = () => new PeerStore(openDatabase(join(mkdtempSync(join(tmpdir(), 'cihub-peers-')), 'hub.db')));
+const fresh = () => new PeerStore(openDatabase(join(scratchDir('cihub-peers-'), 'hub.db')));
 const row = (nodeFqdn: string, extra: Partial<NewPeer> = {}): NewPeer => ({
   nodeFqdn,
   direction: 'outbound',

@@ -1,15 +1,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { HubError } from '../errors.js';
 import { openDatabase, STORE_BUSY_TIMEOUT_MS } from './database.js';
 import { PeerNonces } from './peer-nonces.js';
 import { translateFileWriteError } from './store-errors.js';
+import { scratchDir } from '../../test/helpers/scratch-dir.js';
 
-const dbPath = () => join(mkdtempSync(join(tmpdir(), 'cihub-store-')), 'hub.db');
+const dbPath = () => join(scratchDir('cihub-store-'), 'hub.db');
 
 describe('the store answers transient SQLite refusals as HUB_ERR_STORE_UNAVAILABLE', () => {
   it('a write while another connection holds the lock: fails fast, as a 503, and works once the lock is gone', () => {

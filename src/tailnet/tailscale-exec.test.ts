@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { tailscaleRunner } from './tailscale-exec.js';
+import { scratchDir } from '../../test/helpers/scratch-dir.js';
 
 function stub(body: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'tailscale-stub-'));
+  const dir = scratchDir('tailscale-stub-');
   const file = join(dir, 'tailscale');
   writeFileSync(file, `#!/bin/sh\n${body}\n`);
   chmodSync(file, 0o755);

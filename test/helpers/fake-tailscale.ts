@@ -6,9 +6,9 @@
  * ones the issue asks the Hub to be tried against.
  */
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { writeFileAtomic } from '../../src/util/atomic-write.js';
+import { scratchDir } from './scratch-dir.js';
 import { REPO_ROOT } from './hub-process.js';
 
 export const FAKE_TAILNET_SUFFIX = 'tail0.ts.net';
@@ -115,9 +115,12 @@ export interface FakeTailscale {
   calls(): string[][];
 }
 
-/** `parent`: where its directory is made (default the system temp dir), for a harness that removes its own tree. */
-export function fakeTailscale(state: FakeTailscaleState, parent: string = tmpdir()): FakeTailscale {
-  const dir = mkdtempSync(join(parent, 'fake-tailscale-'));
+/**
+ * `parent`: where its directory is made, for a harness that removes its own tree; without one it
+ * is a scratch dir under the system's temporary directory, removed when the test process exits.
+ */
+export function fakeTailscale(state: FakeTailscaleState, parent?: string): FakeTailscale {
+  const dir = parent === undefined ? scratchDir('fake-tailscale-') : mkdtempSync(join(parent, 'fake-tailscale-'));
   const script = join(dir, 'fake-tailscale.mjs');
   copyFileSync(join(REPO_ROOT, 'test/fixtures/fake-tailscale.mjs'), script);
   // The shebang names this node, so the fake runs wherever the Hub's PATH leads.

@@ -4,12 +4,12 @@
  * does not give are switched off, so no test depends on what happens to listen on this machine.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, existsSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { scaled } from './time-scale.js';
+import { scratchDir, writesIntoScratch } from './scratch-dir.js';
 import { freeLoopbackPort } from '../../src/util/free-port.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../../..');
@@ -61,8 +61,9 @@ export function pathWithoutTailscale(): string {
     .join(delimiter);
 }
 
+/** An empty data dir under the system's temporary directory, removed when the test process exits (./scratch-dir.ts). */
 export function freshDataDir(): string {
-  return mkdtempSync(join(tmpdir(), 'cihub-test-'));
+  return scratchDir('cihub-test-');
 }
 
 export interface StartHubOptions {
@@ -88,6 +89,7 @@ export async function startHubProcess(opts: StartHubOptions = {}): Promise<HubPr
       ...(opts.user ? { uid: opts.user.uid, gid: opts.user.gid } : {}),
     },
   );
+  writesIntoScratch(child);
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));

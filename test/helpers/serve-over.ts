@@ -6,12 +6,15 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CIHUB_BIN, eventually, pathWithoutTailscale } from './hub-process.js';
+import { writesIntoScratch } from './scratch-dir.js';
 
 export function spawnServe(dataDir: string, port = 0) {
-  return spawn(process.execPath, [CIHUB_BIN, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
+  const child = spawn(process.execPath, [CIHUB_BIN, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
     env: { PATH: pathWithoutTailscale(), HOME: dataDir, OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '', LLAMACPP_URL: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  writesIntoScratch(child);
+  return child;
 }
 
 /**

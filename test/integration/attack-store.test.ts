@@ -7,8 +7,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, chownSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import OpenAI from 'openai';
@@ -16,6 +15,7 @@ import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import { eventually, freshDataDir, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 import { scaled } from '../helpers/time-scale.js';
 import { FakePeer, fqdn, mintPin, pairFakeWithPin, peerNamed, POOL, reservePorts, startNamedHub } from './pairing-fixtures.js';
+import { scratchDir } from '../helpers/scratch-dir.js';
 
 const MODEL = 'good-model';
 const CAPS = `${POOL}/capabilities`;
@@ -147,7 +147,7 @@ describe('the data dir is owner-only', () => {
 
   before(async () => {
     // A data dir made by hand under a loose umask, before this rule: readable by everyone.
-    dataDir = mkdtempSync(join(tmpdir(), 'cihub-loose-'));
+    dataDir = scratchDir('cihub-loose-');
     chmodSync(dataDir, 0o755);
     writeFileSync(join(dataDir, 'settings.json'), '{}\n', { mode: 0o644 });
     // An empty hub.db is a new database to SQLite: the one an older Hub left at 0644.
@@ -160,7 +160,7 @@ describe('the data dir is owner-only', () => {
     chmodSync(join(dataDir, 'backups', 'old.db'), 0o644);
     chmodSync(join(dataDir, 'notes.txt'), 0o666);
     // A link out of the data dir must not make the Hub chmod someone else's file.
-    outside = join(mkdtempSync(join(tmpdir(), 'cihub-outside-')), 'shared.txt');
+    outside = join(scratchDir('cihub-outside-'), 'shared.txt');
     writeFileSync(outside, "not the Hub's", { mode: 0o644 });
     chmodSync(outside, 0o644);
     symlinkSync(outside, join(dataDir, 'link-out'));
