@@ -376,7 +376,37 @@ describe("SettingsFile and keys this build has no setting for (a newer cihub's, 
     for (const key of NEWER_KEYS) assert.equal(newerValueText(written, key), newerValueText(NEWER_FILE, key), key);
     const doc = JSON.parse(written) as Record<string, unknown>;
     assert.equal(doc.poolHealthPollSeconds, 45, 'the change itself is written');
-    assert.deepEqual(Object.keys(doc).slice(-3), NEWER_KEYS, 'after the settings, in the order the file had them');
+    assert.deepEqual(Object.keys(doc).slice(0, 5), Object.keys(JSON.parse(NEWER_FILE) as object), 'each where the file had it');
+  });
+
+  it('keeps the order of the file on disk through every write: known keys changed in place, kept keys where they were, new ones after', () => {
+    const dir = freshDir();
+    // Arranged by hand: kept keys among the settings, and the settings out of the catalogue's order.
+    writeFileSync(
+      fileOf(dir),
+      [
+        '{',
+        '  "poolFutureRatio": 1.50,',
+        '  "poolHealthPollSeconds": 20,',
+        '  "poolFutureFlag": true,',
+        '  "poolEnabled": true,',
+        '  "poolLocalAffinity": 3',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    const file = new SettingsFile(dir);
+    const order = ['poolFutureRatio', 'poolHealthPollSeconds', 'poolFutureFlag', 'poolEnabled', 'poolLocalAffinity'];
+    const added = Object.keys(DEFAULT_SETTINGS).filter((key) => !order.includes(key));
+    file.patch({ poolLocalAffinity: 2, poolEnabled: false });
+    let doc = onDisk(dir) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(doc), [...order, ...added], "the file's keys in its order, then the settings it did not have, in the catalogue's order");
+    assert.deepEqual([doc.poolFutureRatio, doc.poolHealthPollSeconds, doc.poolFutureFlag, doc.poolEnabled, doc.poolLocalAffinity], [1.5, 20, true, false, 2]);
+    file.upsertPin({ scope: 'default', model: null, target: 'local' });
+    file.patch({ poolHealthPollSeconds: 45 });
+    doc = onDisk(dir) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(doc), [...order, ...added], 'the same order after later writes');
+    assert.equal(doc.poolHealthPollSeconds, 45);
   });
 
   it('goes on not using them after the write, and a reopened file reads and keeps them the same way', () => {
@@ -425,7 +455,7 @@ describe("SettingsFile and keys this build has no setting for (a newer cihub's, 
     const file = new SettingsFile(dir);
     assert.equal(file.get().poolLocalAffinity, 1, "read as no setting, never as the settings' prototype");
     file.patch({ poolLocalAffinity: 2 });
-    assert.match(readFileSync(fileOf(dir), 'utf8'), /\n {2}"__proto__": \{\n {4}"poolLocalAffinity": 9\n {2}\}\n\}\n$/);
+    assert.match(readFileSync(fileOf(dir), 'utf8'), /^\{\n {2}"__proto__": \{\n {4}"poolLocalAffinity": 9\n {2}\},\n {2}"poolEnabled": true,\n/);
   });
 
   it('still refuses such a key sent in a PATCH, and writes nothing', () => {

@@ -4,7 +4,8 @@
  * previous settings, never half of them.
  *
  * Keys this build has no setting for are not used, but every write puts them back as they were
- * read: they may be a newer cihub's settings, which a downgrade must not erase.
+ * read: they may be a newer cihub's settings, which a downgrade must not erase. A write keeps the
+ * file's key order, so an operator's hand-arranged file (or a newer cihub's) is not reshuffled.
  *
  * A file that is there but not a JSON object of settings (bad JSON, or JSON such as [1,2], null
  * or 42) is moved aside and defaults apply, with a warning naming where it went. A file that
@@ -107,6 +108,8 @@ export class SettingsFile {
   #ignoredOnDisk: Extract<SettingsFileProblem, { kind: 'ignored-keys' }> | null = null;
   /** Keys the file held that this build has no setting for, written back as they were read on every change. */
   readonly #unknown: readonly UnknownSetting[];
+  /** Every key the file held, in its order: where each write puts them back. */
+  readonly #fileOrder: readonly string[];
 
   /** Opens (or creates) settings.json in dataDir; `onProblem` hears what was wrong with it, then or on a later write. */
   constructor(dataDir: string, onProblem: (problem: SettingsFileProblem) => void = () => {}) {
@@ -138,11 +141,12 @@ export class SettingsFile {
     }
     if (unknown.length > 0) onProblem({ kind: 'unknown-keys', keys: unknown.map((u) => echoName(u.key)) });
     this.#unknown = unknown;
+    this.#fileOrder = Object.freeze(doc === undefined ? [] : Object.keys(doc));
     this.#current = settings;
     if (doc === undefined && this.#unreadable === null) {
       // At start a refused write is the data dir's fault, not a moment's: there is no Hub yet to retry with.
       try {
-        this.#reportUnsynced(writeSettingsFile(this.path, settings, unknown));
+        this.#reportUnsynced(writeSettingsFile(this.path, settingsDocument(settings, unknown, this.#fileOrder)));
       } catch (err) {
         throw dataDirUnusable(dataDir, this.path, err);
       }
@@ -206,7 +210,7 @@ export class SettingsFile {
       );
     let unsynced;
     try {
-      unsynced = writeSettingsFile(this.path, settings, this.#unknown);
+      unsynced = writeSettingsFile(this.path, settingsDocument(settings, this.#unknown, this.#fileOrder));
     } catch (err) {
       throw translateFileWriteError(err, 'settings.json');
     }
@@ -223,13 +227,29 @@ export class SettingsFile {
 }
 
 /**
- * The settings in force, then the keys this build has no setting for, in the order the file had
- * them. A value read from the file and written with the same JSON.stringify a newer cihub uses
- * comes out as the text it had. Object.fromEntries defines each key, so one named `__proto__`
- * stays a key of the document; assigned, it would set the prototype and vanish from the file.
+ * The document a write puts in settings.json: every key the file had, in the file's order (a
+ * setting with the value in force, a key this build has no setting for with the value it was
+ * read with), then the settings the file did not have, in the catalogue's order. Object.fromEntries
+ * defines each key, so one named `__proto__` stays a key of the document; assigned, it would set
+ * the prototype and vanish from the file. (A key that is a whole number, never a setting's name,
+ * comes first whatever its place: JavaScript orders such keys so in every object.)
+ *
+ * A kept value is written again from what JSON.parse made of it, not copied as text: a value a
+ * cihub wrote (JSON.stringify, the newer one's too) comes out as the same text, and one typed by
+ * hand keeps its meaning but may change its spelling (1.50 is written 1.5, "\u00e9" as é).
+ * Keeping the text would take a JSON reader of our own that records where each value sits in the
+ * file, more code to get wrong than a spelling is worth: JSON.parse, a newer cihub's included,
+ * reads the same value either way.
  */
-function writeSettingsFile(path: string, settings: PoolSettings, unknown: readonly UnknownSetting[]): UnsyncedWrite | null {
-  const doc = Object.fromEntries([...Object.entries(settings), ...unknown.map((u) => [u.key, u.value] as const)]);
+function settingsDocument(settings: PoolSettings, unknown: readonly UnknownSetting[], fileOrder: readonly string[]): Record<string, unknown> {
+  const inForce = new Map<string, unknown>(Object.entries(settings));
+  const kept = new Map(unknown.map((u) => [u.key, u.value] as const));
+  const inFile = fileOrder.map((key) => [key, inForce.has(key) ? inForce.get(key) : kept.get(key)] as const);
+  const added = [...inForce].filter(([key]) => !fileOrder.includes(key));
+  return Object.fromEntries([...inFile, ...added]);
+}
+
+function writeSettingsFile(path: string, doc: Record<string, unknown>): UnsyncedWrite | null {
   return writeFileAtomic(path, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o600 });
 }
 
