@@ -617,7 +617,7 @@ describe('doctorChecks without a Hub to ask', () => {
   const notRunning: HubNotAsked = {
     found: 'no Hub is running for the data dir /srv/cihub (no hub.json there)',
     fix: 'start one with `cihub serve`',
-    notRunning: true,
+    why: 'not-running',
   };
   const withoutHub = (tailscale: Partial<TailscaleReport> = {}, notAsked: HubNotAsked = notRunning) =>
     doctorChecks({ status: null, notAsked, tailscale: { ...healthyTailscale, lastPublish: null, ...tailscale }, hubPort: 5002 });
@@ -686,10 +686,25 @@ describe('doctorChecks without a Hub to ask', () => {
       {
         found: 'no device key found: /srv/cihub has no operator.key this account can read, so the Hub cannot be asked',
         fix: 'run cihub as the user that owns that folder',
-        notRunning: false,
+        why: 'cannot-ask',
       },
     );
     assert.equal(checks[0]?.fix, 'run cihub as the user that owns that folder');
     assert.equal(checks.find((c) => c.code === 'P1')?.found, 'not checked: the Hub could not be asked (H1)');
+  });
+
+  it('says H2 is not judged because the Hub is an older build to restart, pointing at H1 for how, when its hub.json records no boot id', () => {
+    const restart = 'restart that Hub with this cihub (stop pid 4242, then start it with `cihub serve` or its service manager)';
+    const checks = withoutHub({}, { found: 'an older Hub seems to run as pid 4242 for the data dir /srv/cihub', fix: restart, why: 'older-hub' });
+    assert.deepEqual(checks[0], { code: 'H1', verdict: 'fail', found: 'an older Hub seems to run as pid 4242 for the data dir /srv/cihub', fix: restart });
+    assert.deepEqual(checks[1], {
+      code: 'H2',
+      verdict: 'unknown',
+      found:
+        'not judged: the Hub H1 names is a build older than this cihub (its hub.json records neither a boot id nor a version), and its version cannot be asked until it is restarted as H1 says',
+      fix: null,
+    });
+    assert.equal(checks.filter((c) => c.fix?.startsWith('restart that Hub')).length, 1, 'the restart is advised once, in H1');
+    assert.equal(checks.find((c) => c.code === 'H3')?.found, 'not checked: the Hub could not be asked (H1)');
   });
 });

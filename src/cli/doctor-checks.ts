@@ -45,8 +45,12 @@ export interface HubAnswers {
 export interface HubNotAsked {
   readonly found: string;
   readonly fix: string;
-  /** No Hub answers for the data dir (as against one the CLI cannot ask: no readable operator key or data dir, or the Hub refused its check). */
-  readonly notRunning: boolean;
+  /**
+   * not-running: no Hub answers for the data dir. older-hub: one seems to run whose hub.json
+   * records no boot id, a build older than this cihub. cannot-ask: one runs that the CLI cannot
+   * ask (no readable operator key or data dir, or the Hub refused its check).
+   */
+  readonly why: 'not-running' | 'older-hub' | 'cannot-ask';
 }
 
 /** Nothing came from the Hub: Tailscale as this process reads it, for the port the Hub has or would have. */
@@ -335,6 +339,18 @@ function versionsCheck(versions: HubAnswers['versions']): DoctorCheck {
   return check('H2', 'warn', skew.found, skew.fix);
 }
 
+/**
+ * H2 for a Hub whose hub.json records no boot id. Hubs began to record their version after the
+ * boot id, so such a Hub is a build older than this cihub whatever its version is; but with no
+ * boot id nothing may be asked of what answers, so the two cannot be compared. The restart is
+ * H1's advice, named rather than repeated.
+ */
+const OLDER_HUB_VERSIONS = check(
+  'H2',
+  'unknown',
+  'not judged: the Hub H1 names is a build older than this cihub (its hub.json records neither a boot id nor a version), and its version cannot be asked until it is restarted as H1 says',
+);
+
 /** H3: whether the Hub started with every variable and setting as given, or set some aside (its log says the same). */
 function startupCheck(warnings: readonly string[]): DoctorCheck {
   if (warnings.length === 0) return check('H3', 'ok', 'the Hub started with every variable and setting as given');
@@ -361,8 +377,8 @@ const isHubsOwn = (c: DoctorCheck): boolean => c.code.startsWith('H');
 function checksWithoutHub(inputs: WithoutHub): DoctorCheck[] {
   const { notAsked, tailscale, hubPort } = inputs;
   const name: OwnName = { nodeFqdn: tailscale.nodeFqdn, tailnetSource: tailscale.nameSource };
-  const unknown = notAsked.notRunning ? 'not checked: the Hub is not running (H1)' : 'not checked: the Hub could not be asked (H1)';
-  const notChecked = HUB_ONLY_CHECKS.map((code) => check(code, 'unknown', unknown));
+  const unknown = notAsked.why === 'not-running' ? 'not checked: the Hub is not running (H1)' : 'not checked: the Hub could not be asked (H1)';
+  const notChecked = HUB_ONLY_CHECKS.map((code) => (code === 'H2' && notAsked.why === 'older-hub' ? OLDER_HUB_VERSIONS : check(code, 'unknown', unknown)));
   return [
     check('H1', 'fail', notAsked.found, notAsked.fix),
     ...notChecked.filter(isHubsOwn),

@@ -222,7 +222,7 @@ function refusal(statusCode: number, json: unknown): { said: string; hub: { stat
  * (auth/boot-proof.ts): a boot id recorded while the Hub ran is no passport then. A listener
  * that refuses the check with a Hub's error (403 HUB_ERR_HOST_NOT_ALLOWED, say) is running, so
  * its reason is passed on; anything else means hub.json outlived its Hub, and the one sentence
- * says so. A live process recorded with no boot id is most likely an older Hub (olderHubUnchecked):
+ * says so. A live process recorded with no boot id is most likely an older Hub (OlderHubUncheckedError):
  * nothing is sent to it at all.
  */
 export async function verifyHub(hub: HubTarget): Promise<void> {
@@ -233,7 +233,7 @@ export async function verifyHub(hub: HubTarget): Promise<void> {
   );
   if (!pidAlive(hub.pid)) throw notRunning;
   // As `cihub serve` judges it: a reused pid with nothing listening at the address is no Hub.
-  if (hub.bootId === null) throw (await acceptsConnections(hub.url)) ? olderHubUnchecked(hub) : notRunning;
+  if (hub.bootId === null) throw (await acceptsConnections(hub.url)) ? new OlderHubUncheckedError(hub) : notRunning;
   const challenge = hub.bootProof ? newBootChallenge() : null;
   let status: number;
   let answered: unknown;
@@ -270,16 +270,21 @@ export async function verifyHub(hub: HubTarget): Promise<void> {
 }
 
 /**
- * hub.json names a live process but records no boot id: Hubs wrote none before the CLI began to
- * check one, so the likeliest writer is an older Hub the upgrade has not restarted yet. Told "not
- * running", as it was, the operator was sent to start a second Hub beside it. With no boot id the
- * listener cannot be told from whatever took the port, so nothing is sent; the sentence names
- * the restart, and the other reading (the pid reused, hub.json left by a Hub that died).
+ * hub.json names a live process, and something takes connections at its address, but it records
+ * no boot id: Hubs wrote none before the CLI began to check one, so the likeliest writer is an
+ * older Hub the upgrade has not restarted yet. Told "not running", as it was, the operator was
+ * sent to start a second Hub beside it. With no boot id the listener cannot be told from whatever
+ * took the port, so nothing is sent; the sentence names the restart, and the other reading (the
+ * pid reused, hub.json left by a Hub that died). A class of its own so `cihub pool doctor` can
+ * say why it cannot compare versions (H2): such a Hub predates hub.json's version too.
  */
-function olderHubUnchecked(hub: HubTarget): HubUnreachableError {
-  const found = `an older Hub seems to run as pid ${hub.pid} for the data dir ${hub.dataDir}, but its hub.json records no boot id (Hubs wrote none before this check), so this cihub cannot check what answers at ${hub.url} and did not send it the operator key`;
-  const fix = `restart that Hub with this cihub (stop pid ${hub.pid}, then start it with ${serveCommand(hub.dataDir)} or its service manager); if no Hub runs there, pid ${hub.pid} now belongs to another process and hub.json was left by a Hub that stopped: remove ${join(hub.dataDir, HUB_INFO_FILE)}`;
-  return new HubUnreachableError(foundThenFix(found, fix), found, fix);
+export class OlderHubUncheckedError extends HubUnreachableError {
+  constructor(hub: Pick<HubTarget, 'url' | 'pid' | 'dataDir'>) {
+    const found = `an older Hub seems to run as pid ${hub.pid} for the data dir ${hub.dataDir}, but its hub.json records no boot id (Hubs wrote none before this check), so this cihub cannot check what answers at ${hub.url} and did not send it the operator key`;
+    const fix = `restart that Hub with this cihub (stop pid ${hub.pid}, then start it with ${serveCommand(hub.dataDir)} or its service manager); if no Hub runs there, pid ${hub.pid} now belongs to another process and hub.json was left by a Hub that stopped: remove ${join(hub.dataDir, HUB_INFO_FILE)}`;
+    super(foundThenFix(found, fix), found, fix);
+    this.name = 'OlderHubUncheckedError';
+  }
 }
 
 /**

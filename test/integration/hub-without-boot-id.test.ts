@@ -71,7 +71,7 @@ describe('the CLI and a running Hub whose hub.json has no boot id', () => {
     assert.deepEqual(seen, [], 'nothing at all reaches the address, the key least of all');
   });
 
-  it('is reported by doctor as H1 in the same words, with the Hub-only checks (H2 among them) not asked rather than "not running", and exit 1', async () => {
+  it('is reported by doctor as H1 in the same words, H2 as not judged for an older build to restart, the other Hub-only checks not asked rather than "not running", and exit 1', async () => {
     seen.length = 0;
     const dataDir = olderHubDir(process.pid);
     const run = await runCli(['pool', 'doctor', '--json'], { dataDir, env: { PATH: pathWithoutTailscale() } });
@@ -81,7 +81,10 @@ describe('the CLI and a running Hub whose hub.json has no boot id', () => {
     assert.equal(checks[0]?.verdict, 'fail');
     assert.match(checks[0]?.found ?? '', new RegExp(`^an older Hub seems to run as pid ${process.pid} for the data dir .*records no boot id`));
     assert.match(checks[0]?.fix ?? '', /^restart that Hub with this cihub .*remove .*hub\.json$/);
-    assert.equal(checks.find((c) => c.code === 'H2')?.found, 'not checked: the Hub could not be asked (H1)');
+    const h2 = checks.find((c) => c.code === 'H2');
+    assert.deepEqual([h2?.verdict, h2?.fix], ['unknown', null], 'not judged, and the restart is left to H1');
+    assert.match(h2?.found ?? '', /^not judged: the Hub H1 names is a build older than this cihub .* until it is restarted as H1 says$/);
+    assert.equal(checks.find((c) => c.code === 'H3')?.found, 'not checked: the Hub could not be asked (H1)');
     assert.deepEqual(seen, []);
   });
 

@@ -15,7 +15,17 @@ import { envTailscaleReport } from '../../tailnet/env-tailscale.js';
 import type { TailscaleReport } from '../../tailnet/tailscale-report.js';
 import { systemClock } from '../../util/clock.js';
 import { doctorChecks, type DoctorCheck, type DoctorInputs } from '../doctor-checks.js';
-import { callHub, CliError, findHub, HubNotAnsweringError, HubNotRunningError, HubUnreachableError, UsageError, type HubTarget } from '../hub-client.js';
+import {
+  callHub,
+  CliError,
+  findHub,
+  HubNotAnsweringError,
+  HubNotRunningError,
+  HubUnreachableError,
+  OlderHubUncheckedError,
+  UsageError,
+  type HubTarget,
+} from '../hub-client.js';
 import { fetchPoolStatus } from '../fetch-pool-status.js';
 import { table } from '../render/pool-status.js';
 import { lineSafe, writeOut } from '../output.js';
@@ -74,7 +84,12 @@ async function withoutHub(opts: DoctorOptions, unreachable: HubUnreachableError)
       found: unreachable.found,
       fix: unreachable.fix,
       // A Hub that runs but is held up is not "not running": its checks could not be asked.
-      notRunning: unreachable instanceof HubNotRunningError && !(unreachable instanceof HubNotAnsweringError),
+      why:
+        unreachable instanceof OlderHubUncheckedError
+          ? 'older-hub'
+          : unreachable instanceof HubNotRunningError && !(unreachable instanceof HubNotAnsweringError)
+            ? 'not-running'
+            : 'cannot-ask',
     },
     tailscale: await envTailscaleReport(env, hubPort, systemClock),
     hubPort,
