@@ -100,8 +100,10 @@ export function relayBody(
     res.once('finish', () => finish(false));
     res.once('close', () => {
       if (!res.writableFinished) {
-        exchange.abort(new Error('the caller left'));
+        // Settled first: the abort can call the sink's error at once, which settled a caller's
+        // leaving as the engine's side failing (dropped) before this line ran.
         finish(false);
+        exchange.abort(new Error('the caller left'));
       }
     });
     // Written at once (it was read already), and watched like the rest if it fills the socket.
