@@ -47,13 +47,13 @@ describe('AppStallWatch', () => {
     assert.equal(res.destroyed, false);
   });
 
-  it('closes a response none of whose waiting bytes leave it for the stall time', () => {
+  it('closes a response none of whose waiting bytes leave it for the stall time, and says it cut it after that long', () => {
     const { clock, res, watch } = rig();
     assert.equal(watch.write(bytes(32)), false);
     clock.advance(STALL_MS - 1);
-    assert.equal(res.destroyed, false);
+    assert.deepEqual({ destroyed: res.destroyed, cutAfterMs: watch.cutAfterMs }, { destroyed: false, cutAfterMs: null });
     clock.advance(1);
-    assert.equal(res.destroyed, true);
+    assert.deepEqual({ destroyed: res.destroyed, cutAfterMs: watch.cutAfterMs }, { destroyed: true, cutAfterMs: STALL_MS });
   });
 
   it('keeps an app that takes some bytes in every period, however long the buffer takes to drain', () => {

@@ -28,6 +28,7 @@ export class AppStallWatch {
   /** Bytes handed to res.write; less what the response still buffers, the bytes that left it. */
   #written = 0;
   #leftAtArm = 0;
+  #cutAfterMs: number | null = null;
 
   /** `onDrain` runs each time the app's socket has room again after a write found it full. */
   constructor(res: WatchedResponse, stallMs: number, onDrain: () => void, timer: Timer = systemTimer) {
@@ -60,6 +61,15 @@ export class AppStallWatch {
     if (this.#res.writableLength > 0 && this.#cancel === null) this.#arm();
   }
 
+  /**
+   * How long the app had taken nothing when the watch closed its response; null when the watch
+   * closed nothing. The close reads as the app's hang-up, and this is how the row tells it from
+   * an app that closed its own connection.
+   */
+  get cutAfterMs(): number | null {
+    return this.#cutAfterMs;
+  }
+
   /** Ends the watch: the response finished or closed. */
   stop(): void {
     this.#cancel?.();
@@ -79,7 +89,9 @@ export class AppStallWatch {
   readonly #check = (): void => {
     this.#cancel = null;
     if (this.#left() > this.#leftAtArm) return this.#arm();
-    // The close this causes settles the request as the app's hang-up.
+    // The close this causes settles the request as the app's hang-up, one the row names as a
+    // reader that stopped (cutAfterMs), since the app itself closed nothing.
+    this.#cutAfterMs = this.#stallMs;
     this.#res.destroy();
   };
 

@@ -278,10 +278,10 @@ describe('relayBody', () => {
       }).answered;
       // An app that takes one chunk and never another: its buffer stays full.
       const stalled = new Writable({ highWaterMark: 1024, write() {} });
-      const settled: boolean[] = [];
-      await relayBody(ex, asResponse(stalled), { judge: null, stallMs: 50 }, (dropped) => settled.push(dropped));
-      // Settled once, as the app leaving: the engine's side did not fail.
-      assert.deepEqual({ settled, closed: stalled.destroyed }, { settled: [false], closed: true });
+      const settled: { dropped: boolean; stalledMs: number | null }[] = [];
+      await relayBody(ex, asResponse(stalled), { judge: null, stallMs: 50 }, (dropped, stalledMs) => settled.push({ dropped, stalledMs }));
+      // Settled once, as the app leaving (not dropped), with the stall that closed it.
+      assert.deepEqual({ settled, closed: stalled.destroyed }, { settled: [{ dropped: false, stalledMs: 50 }], closed: true });
       await upstreamClosed;
     },
   );

@@ -64,13 +64,14 @@ export function dropBody(exchange: UpstreamExchange): void {
  * chunk from undici's handler, pausing the exchange while the app's socket is full; calls
  * `settle` once, when it ended (dropped: false), the engine's side failed (dropped: true) or
  * the app left. A judge, when given, sees each chunk as it passes; nothing is held back. An app
- * that takes none of the waiting bytes for `stallMs` is taken as gone (app-stall.ts).
+ * that takes none of the waiting bytes for `stallMs` is taken as gone (app-stall.ts): its
+ * connection is closed, and `settle` gets `stalledMs` (null on every other end).
  */
 export function relayBody(
   exchange: UpstreamExchange,
   res: ServerResponse,
   opts: { judge: StreamJudge | null; head?: readonly Buffer[]; stallMs: number },
-  settle: (dropped: boolean) => void,
+  settle: (dropped: boolean, stalledMs: number | null) => void,
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let settled = false;
@@ -83,7 +84,7 @@ export function relayBody(
       // the process: it goes to the awaiting walk instead, which settles the request as broken (a
       // null choice in a stream once threw in the judge here and took the Hub down).
       try {
-        settle(dropped);
+        settle(dropped, watch.cutAfterMs);
       } catch (err) {
         reject(err);
         return;

@@ -32,6 +32,7 @@ function settled(bodyFault: BodyFault | null): WalkSettled {
     bodyFault,
     verdict: null,
     failures: [],
+    stoppedReadingMs: null,
     engineTimings: () => null,
   };
 }

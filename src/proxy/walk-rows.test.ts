@@ -51,6 +51,7 @@ function outcome(o: Partial<WalkOutcome>): WalkOutcome {
     bodyFault: null,
     verdict: null,
     failures: [deadline],
+    stoppedReadingMs: null,
     ...o,
   };
 }
@@ -99,6 +100,11 @@ describe('settledRow', () => {
       name: 'a caller that left mid-answer keeps the node it was reading from',
       outcome: outcome({ end: 'hung-up' }),
       expect: { node: 'local', status: 200, clientClosed: true, reason: 'the caller closed its connection mid-answer' },
+    },
+    {
+      name: "a caller this Hub closed for not reading stays the caller's hang-up, and its reason says it stopped reading, for how long",
+      outcome: outcome({ end: 'hung-up', stoppedReadingMs: 300_000 }),
+      expect: { node: 'local', status: 200, outcome: 'failed', clientClosed: true, requestError: null, reason: 'the caller stopped reading for 300000 ms' },
     },
     {
       name: 'a walk that ran out counts every attempt, gives the last reason, and failed over from all but the last',

@@ -7,6 +7,7 @@ import type { Attempt, RequestError } from '../routing-log/entry.js';
 import type { SettlePatch } from '../routing-log/ring.js';
 import { describeFailure, failureStatus } from './failover-policy.js';
 import { writeProxyError } from './proxy-errors.js';
+import { stoppedReadingReason } from '../routing-log/stalled-reader.js';
 import type { FailedAttempt, WalkOutcome, WalkRequest } from './walk-types.js';
 
 export function toAttempt({ candidate, failure }: FailedAttempt): Attempt {
@@ -67,8 +68,14 @@ function endingOf(req: WalkRequest, o: WalkOutcome): Ending {
       return {
         outcome: 'failed',
         requestError: null,
+        // Still the caller's doing when this Hub closed a reader that had stopped: the reason says which.
         clientClosed: true,
-        reason: o.status === null ? 'the caller closed its connection before any answer' : 'the caller closed its connection mid-answer',
+        reason:
+          o.stoppedReadingMs !== null
+            ? stoppedReadingReason(o.stoppedReadingMs)
+            : o.status === null
+              ? 'the caller closed its connection before any answer'
+              : 'the caller closed its connection mid-answer',
       };
     case 'exhausted': {
       const last = o.failures[o.failures.length - 1];

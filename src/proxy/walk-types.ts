@@ -102,7 +102,7 @@ export interface AttemptStart {
  * How a walk ended, once:
  * - committed: an answer went to the app (served, refused with a 4xx, or faulty);
  * - verdict: an engine's verdict on the request went to the app;
- * - hung-up: the caller left; `served` is the candidate it was waiting on, if any;
+ * - hung-up: the caller left, or stopped reading and was closed (`stoppedReadingMs`); `served` is the candidate it was waiting on, if any;
  * - exhausted: every candidate failed (the 502);
  * - no-candidate: placement left no candidate to try (the 502 that says so);
  * - broken: this Hub failed while relaying (a bug); the row still settles and the counts are released.
@@ -136,6 +136,12 @@ export interface WalkOutcome {
   } | null;
   /** The candidates passed over before `served`, in order. */
   readonly failures: readonly FailedAttempt[];
+  /**
+   * On a hang-up this Hub caused, closing an app that took none of its answer for that long
+   * (app-stall.ts): the stall time in ms. null when the app closed its connection itself, and
+   * on every other end.
+   */
+  readonly stoppedReadingMs: number | null;
 }
 
 /** What an observer learns when a walk has settled. */

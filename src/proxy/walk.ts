@@ -359,9 +359,9 @@ class RequestWalk {
     // twice that here lets its cut arrive first, so its row reads as the app's hang-up, not as
     // this peer dropping the stream (which would count against this peer's engine there).
     const stallMs = req.rowNode === null ? req.budgetMs : FORWARD_STALL_FACTOR * req.budgetMs;
-    await relayBody(answer, req.res, { judge, head, stallMs }, (dropped) => {
+    await relayBody(answer, req.res, { judge, head, stallMs }, (dropped, stalledMs) => {
       if (req.caller.gone) {
-        this.#settle('hung-up');
+        this.#settle('hung-up', { stoppedReadingMs: stalledMs });
         return;
       }
       const fault = judge === null ? null : dropped ? 'truncated-upstream' : judge.finish();
@@ -405,7 +405,7 @@ class RequestWalk {
   }
 
   /** Settles the walk, once: releases the count, stops watching the caller, settles the row, tells the observers. */
-  #settle(end: WalkEnd, extra: { bodyFault?: BodyFault | null; verdict?: WalkOutcome['verdict'] } = {}): typeof ENDED {
+  #settle(end: WalkEnd, extra: { bodyFault?: BodyFault | null; verdict?: WalkOutcome['verdict']; stoppedReadingMs?: number | null } = {}): typeof ENDED {
     if (this.#settled) return ENDED;
     this.#settled = true;
     const req = this.#req;
@@ -428,6 +428,7 @@ class RequestWalk {
       bodyFault: extra.bodyFault ?? null,
       verdict: extra.verdict ?? null,
       failures: this.#failures,
+      stoppedReadingMs: extra.stoppedReadingMs ?? null,
       requestId: req.requestId,
       model: req.model,
       route: req.route,
@@ -439,10 +440,18 @@ class RequestWalk {
     this.#endAttempt(null);
     req.caller.detach();
     if (end === 'hung-up') {
-      this.#log.info(
-        { requestId: req.requestId, node: outcome.served?.node ?? null, afterMs: outcome.totalMs, answered: outcome.status !== null },
-        'the caller closed its connection before the answer was complete',
-      );
+      const stoppedReadingMs = outcome.stoppedReadingMs;
+      if (stoppedReadingMs === null) {
+        this.#log.info(
+          { requestId: req.requestId, node: outcome.served?.node ?? null, afterMs: outcome.totalMs, answered: outcome.status !== null },
+          'the caller closed its connection before the answer was complete',
+        );
+      } else {
+        this.#log.info(
+          { requestId: req.requestId, node: outcome.served?.node ?? null, afterMs: outcome.totalMs, stoppedReadingMs },
+          `the caller stopped reading for ${stoppedReadingMs} ms: this Hub closed its connection before the answer was complete`,
+        );
+      }
     } else if (end === 'verdict') {
       this.#log.info(
         { requestId: req.requestId, node: outcome.served?.node, signature: outcome.verdict?.signature, basis: outcome.verdict?.basis },

@@ -11,7 +11,7 @@ import { once } from 'node:events';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import type { RoutingLogEntry, RoutingLogPage } from '../../src/routing-log/entry.js';
 import { startEngineFront, type EngineFront } from '../helpers/engine-front.js';
-import { eventually, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { eventually, logMessages, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 
 describe('a caller that hangs up', () => {
   let slow: SimEngine;
@@ -152,7 +152,7 @@ describe('a caller that stops reading without closing (asleep, its NAT mapping g
     await engine.close();
   });
 
-  it('is taken as gone once its socket stays full for the budget: the engine stops and the row settles as its hang-up', async () => {
+  it('is taken as gone once its socket stays full for the budget: the engine stops, and the row, the log and `cihub pool log` say it stopped reading', async () => {
     const { hostname, port } = new URL(hub.url);
     const socket = connect({ host: hostname, port: Number(port) });
     socket.setNoDelay(true);
@@ -169,7 +169,26 @@ describe('a caller that stops reading without closing (asleep, its NAT mapping g
         const { json } = await hub.api<RoutingLogPage>('GET', '/api/inference/pool/routing-log');
         return json.entries.find((e) => e.model === 'fast:8b' && e.outcome !== 'pending');
       }, 'the row to settle');
-      assert.deepEqual({ outcome: r.outcome, clientClosed: r.clientClosed, status: r.status }, { outcome: 'failed', clientClosed: true, status: 200 });
+      // Still the caller's hang-up, but the Hub closed the connection: the reason says the app stopped reading, not that it closed.
+      assert.deepEqual(
+        { outcome: r.outcome, clientClosed: r.clientClosed, status: r.status, reason: r.reason },
+        { outcome: 'failed', clientClosed: true, status: 200, reason: `the caller stopped reading for ${STALL_BUDGET_MS} ms` },
+      );
+      const stoppedLine = `the caller stopped reading for ${STALL_BUDGET_MS} ms: this Hub closed its connection before the answer was complete`;
+      const said = await eventually(() => {
+        const messages = logMessages(hub.log());
+        return messages.includes(stoppedLine) && messages;
+      }, "the Hub's log line for the cut");
+      assert.ok(!said.includes('the caller closed its connection before the answer was complete'), 'no line says the caller closed it');
+      const run = await runCli(['pool', 'log'], { dataDir: hub.dataDir });
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(
+        run.stdout,
+        new RegExp(
+          `↳ the app stopped reading for ${STALL_BUDGET_MS} ms, so this Hub closed its connection after \\d+ ms; local was part-way through its answer \\(HTTP 200\\)`,
+        ),
+      );
+      assert.doesNotMatch(run.stdout, /the app closed its connection/);
     } finally {
       socket.destroy();
     }

@@ -359,6 +359,7 @@ export function hubPool(opts: HubPoolOptions): PolicyFactory {
           bodyBytes: r.promptTokens * 4,
           budgetMs: walk.budgetMs,
           verdict: null,
+          stoppedReadingMs: null,
         };
         const served = st.attempt === null ? null : walk.order[st.attempt - 1]!;
         const settled: WalkSettled = {

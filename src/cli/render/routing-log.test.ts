@@ -86,6 +86,33 @@ describe('renderRoutingLog rows', () => {
       ],
     },
     {
+      name: 'an app this Hub closed for not reading: the line says it stopped reading, for how long, and that the Hub closed it',
+      entries: [row({ outcome: 'failed', status: 200, clientClosed: true, totalMs: 301_250, reason: 'the caller stopped reading for 300000 ms' })],
+      lines: [
+        '2026-09-21 20:09:06Z out  qwen3-coder:30b      local    1/3   812     ✗ failed',
+        '  ↳ the app stopped reading for 300000 ms, so this Hub closed its connection after 301250 ms; local was part-way through its answer (HTTP 200) — not a routing failure',
+      ],
+    },
+    {
+      name: 'a sending Hub this peer closed for not reading its forward: named as stopping reading, not as giving up',
+      entries: [
+        row({
+          direction: 'inbound',
+          node: 'core-2',
+          candidates: 1,
+          outcome: 'failed',
+          status: 200,
+          totalMs: 601_000,
+          clientClosed: true,
+          reason: 'the caller stopped reading for 600000 ms',
+        }),
+      ],
+      lines: [
+        '2026-09-21 20:09:06Z in   qwen3-coder:30b      core-2   1/1   812     ✗ failed',
+        "  ↳ core-2 stopped reading this forward for 600000 ms, so this Hub closed it after 601000 ms — the sender's side, not a failure of this node",
+      ],
+    },
+    {
       name: 'a hang-up before any node answered or was named',
       entries: [row({ node: null, outcome: 'failed', status: null, durationMs: null, totalMs: 120, clientClosed: true })],
       lines: [

@@ -7,6 +7,7 @@
 import type { AffinityRecord, RequestError, RoutingLogEntry, RoutingLogPage } from '../../routing-log/entry.js';
 import { qualifies } from '../../placement/steps/affinity.js';
 import { lastFailedAttempt } from '../../routing-log/walk-attempts.js';
+import { stoppedReadingMs } from '../../routing-log/stalled-reader.js';
 import { describeFailedBreakdown } from './failed-breakdown.js';
 import { contentionLines, inFlightWords, slotsLines, throughputLines } from './placement-lines.js';
 
@@ -208,17 +209,26 @@ function failoverLines(row: RoutingLogEntry): readonly string[] {
   });
 }
 
-/** A hang-up is the caller's doing: say so, and name the node that was working on it. */
+/**
+ * A hang-up is the caller's doing: say so, and name the node that was working on it. A caller
+ * that stopped reading was closed by this Hub, not by itself, and the line says which.
+ */
 function hangUpLine(row: RoutingLogEntry): readonly string[] {
   if (!row.clientClosed) return [];
   const waitedMs = row.totalMs ?? row.durationMs;
   const after = waitedMs === null ? '' : ` after ${waitedMs} ms`;
+  const stalledMs = stoppedReadingMs(row.reason);
   if (row.direction === 'inbound') {
-    return [`${row.node ?? 'the sending Hub'} stopped waiting for this forward${after} — the sender's choice, not a failure of this node`];
+    const sender = row.node ?? 'the sending Hub';
+    if (stalledMs !== null)
+      return [`${sender} stopped reading this forward for ${stalledMs} ms, so this Hub closed it${after} — the sender's side, not a failure of this node`];
+    return [`${sender} stopped waiting for this forward${after} — the sender's choice, not a failure of this node`];
   }
-  if (row.node === null) return [`the app closed its connection${after}, before any node answered — not a routing failure`];
+  const left =
+    stalledMs === null ? `the app closed its connection${after}` : `the app stopped reading for ${stalledMs} ms, so this Hub closed its connection${after}`;
+  if (row.node === null) return [`${left}, before any node answered — not a routing failure`];
   const state = row.status === null ? 'had not answered yet' : `was part-way through its answer (HTTP ${row.status})`;
-  return [`the app closed its connection${after}; ${row.node} ${state} — not a routing failure`];
+  return [`${left}; ${row.node} ${state} — not a routing failure`];
 }
 
 const BASIS_WORDS: Record<Exclude<RequestError['basis'], 'node'>, (row: RoutingLogEntry, err: RequestError) => string> = {

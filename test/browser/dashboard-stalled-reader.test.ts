@@ -1,0 +1,75 @@
+/**
+ * A caller the Hub closed because it stopped reading, as the dashboard words it, in real Chromium
+ * against one real Hub with a simulated engine and an app on a raw socket that reads the answer's
+ * head and then nothing. The row is still the caller's hang-up, but the app closed nothing: Recent
+ * routing must not say it closed its connection. The phrase the Hub writes in the row's reason is
+ * read back by the dashboard's own copy of its pattern, so this test is where the two meet.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { once } from 'node:events';
+import type { Browser } from 'playwright-core';
+import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
+import type { RoutingLogPage } from '../../src/routing-log/entry.js';
+import { eventually, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { START_TIMEOUT_MS, TEST_TIMEOUT_MS } from '../helpers/pool-fixture.js';
+import { gotoPool, launchBrowser, openPage, signInByLink } from './browser.js';
+import { startTogether } from '../helpers/start-together.js';
+
+const MODEL = 'fast:8b';
+/** The header budget, which is also how long an app may take nothing before the Hub closes it. */
+const STALL_BUDGET_MS = 1_000;
+
+describe('dashboard: an app the Hub closed for not reading', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 2 }, () => {
+  let engine: SimEngine;
+  let hub: HubProcess;
+  let browser: Browser;
+
+  before(async () => {
+    engine = await startSimEngine({ dialect: 'ollama', models: [{ name: MODEL, decodeTps: 5_000, answerTokens: 1_000_000 }], timeScale: 0.01 });
+    [hub, browser] = await startTogether([
+      startHubProcess({ env: { OLLAMA_URL: engine.url, HUB_POOL_FIRST_BYTE_TIMEOUT_MS: String(STALL_BUDGET_MS) } }),
+      launchBrowser(),
+    ]);
+    const { hostname, port } = new URL(hub.url);
+    const socket = connect({ host: hostname, port: Number(port) });
+    const body = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
+    socket.write(
+      `POST /api/inference/pool/api/chat HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    await once(socket, 'data');
+    socket.pause();
+    try {
+      await eventually(async () => {
+        const { json } = await hub.api<RoutingLogPage>('GET', '/api/inference/pool/routing-log');
+        return json.entries.some((e) => e.model === MODEL && e.outcome === 'failed');
+      }, 'the row to settle');
+    } finally {
+      socket.destroy();
+    }
+  });
+  after(async () => {
+    await Promise.allSettled([browser?.close(), hub?.stop(), engine?.close()]);
+  });
+
+  it('Recent routing says the app stopped reading and the Hub closed it, naming the node, and never that the app closed its connection', async () => {
+    const { page, context, errors } = await openPage(browser);
+    await signInByLink(page, hub);
+    await gotoPool(page);
+    const row = page.getByTestId('recent-routing').locator('tbody tr').first();
+    await row
+      .getByText(
+        `No node served this row (the app stopped reading for ${STALL_BUDGET_MS} ms, so the Hub closed its connection while local was working on it)`,
+        {
+          exact: true,
+        },
+      )
+      .waitFor();
+    await row.getByText(`failed (200): the caller stopped reading for ${STALL_BUDGET_MS} ms`, { exact: true }).waitFor();
+    assert.equal(await page.getByText(/closed its connection while/).count(), 1, 'only the Hub closing it is said');
+    assert.equal(await page.getByText(/the app closed its connection/).count(), 0);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+});
