@@ -1,6 +1,6 @@
 /**
  * Asks one local Ollama to describe a model (POST /api/show) and says what came of it, writing
- * nothing to the app: the caller decides whether to relay the answer or ask the next engine.
+ * nothing to the app: the caller decides whether to relay the answer or take the next engine's.
  * Asked live rather than trusted to the health snapshot, which can be up to its TTL old: a model
  * pulled since is described at once, and one removed since is looked for elsewhere.
  */

@@ -2,9 +2,10 @@
  * The routes a Hub answers without placing a request: the model listings (this node's
  * engines plus every usable peer's cached models; no extra network call for the peers),
  * /api/ps and /api/version (questions about this machine, so never another node's answer),
- * and /api/show (this node's Ollamas asked in turn, else a peer that holds the model). Each reads
- * the engines' health snapshot, never a live probe (issue 10 audit: at the default TTL a port held
- * silently cost every listing the probe's whole 5 s transport timeout).
+ * and /api/show (this node's Ollamas asked at once, the first in order that holds the model
+ * answering, else a peer that holds it). Each reads the engines' health snapshot, never a live
+ * probe (issue 10 audit: at the default TTL a port held silently cost every listing the probe's
+ * whole 5 s transport timeout).
  */
 import type { ServerResponse } from 'node:http';
 import { request } from '../util/undici-lean.js';
@@ -230,19 +231,25 @@ export class LocalRoutes {
     const forward = Buffer.from(JSON.stringify({ ...body, model }));
     // An engine that does not answer may still hold the model: the 502 names it unless a peer describes it.
     const localFailures: string[] = [];
-    // Nobody is left to read a description once the app hangs up.
-    const appGone = new AbortController();
-    const onAppGone = () => appGone.abort();
+    // Ends every ask still under way: the app hung up (nobody is left to read a description), or
+    // the lookup has its answer (the others' descriptions, up to 32 MiB each, are not read on).
+    const lookup = new AbortController();
+    const onAppGone = () => lookup.abort();
     res.once('close', onAppGone);
     try {
-      for (const engine of showAskOrder(views, model)) {
+      // All asked at once, each under its own bound: asked in turn, an engine that held its answer
+      // to the bound made every engine after it wait that long too. The answer is the first in the
+      // ask order that describes the model, whichever answered first, so it does not depend on timing.
+      const asks = showAskOrder(views, model).map((engine) => askEngineShow(this.#deps.dispatcher, engine, forward, lookup.signal));
+      for (const ask of asks) {
+        const outcome = await ask;
         if (res.destroyed) return;
-        const outcome = await askEngineShow(this.#deps.dispatcher, engine, forward, appGone.signal);
         if (outcome.kind === 'answer') return sendBytes(res, outcome.status, outcome.contentType, outcome.bytes);
         if (outcome.kind === 'failed') localFailures.push(outcome.why);
       }
     } finally {
       res.off('close', onAppGone);
+      lookup.abort();
     }
     for (const peer of this.#deps.proxy.showOrder(model, peers)) {
       if (res.destroyed) return;
@@ -368,8 +375,9 @@ function peerKindListing(peers: readonly UsablePeer[], name: string): EngineKind
 }
 
 /**
- * The local Ollamas /api/show asks, in turn: those the snapshot says hold the model, then the
- * other healthy ones, any of which may have pulled it since the snapshot was taken.
+ * The local Ollamas /api/show asks, in the order their answers are taken: those the snapshot
+ * says hold the model, then the other healthy ones, any of which may have pulled it since the
+ * snapshot was taken.
  */
 function showAskOrder(views: readonly BackendView[], model: string): BackendView[] {
   const ollamas = views.filter((v) => v.healthy && v.kind === 'ollama');
