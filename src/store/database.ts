@@ -90,29 +90,39 @@ function createOwnerOnly(path: string): void {
   }
 }
 
-/** Wraps every statement prepared from now on so SQLite's transient refusals surface as one catalogued error. */
+/** Wraps every statement prepared from now on, and every transaction, so SQLite's transient refusals surface as one catalogued error. */
 function translateErrors(db: Db): void {
   const prepare = db.prepare.bind(db);
   db.prepare = ((source: string) => {
     const statement = prepare(source);
     for (const method of STATEMENT_METHODS) {
-      const original = (statement[method] as (...args: unknown[]) => unknown).bind(statement);
-      (statement as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
-        try {
-          return original(...args);
-        } catch (err) {
-          throw translateStoreError(err);
-        }
-      };
+      (statement as unknown as Record<string, unknown>)[method] = translated((statement[method] as (...args: unknown[]) => unknown).bind(statement));
     }
     return statement;
   }) as Db['prepare'];
-  const exec = db.exec.bind(db);
-  db.exec = ((source: string) => {
+  db.exec = translated(db.exec.bind(db)) as Db['exec'];
+  // A transaction's BEGIN and COMMIT are statements better-sqlite3 prepares itself, past the
+  // wrapper above. In WAL mode a transaction's writes reach the file only at its COMMIT, so that
+  // is the statement a full disk refuses (SQLITE_FULL, seen on a full tmpfs), and it escaped as a 500.
+  const transaction = db.transaction.bind(db);
+  db.transaction = ((fn: (...args: unknown[]) => unknown) => {
+    const run = transaction(fn);
+    return Object.assign(translated(run), {
+      default: translated(run.default),
+      deferred: translated(run.deferred),
+      immediate: translated(run.immediate),
+      exclusive: translated(run.exclusive),
+    });
+  }) as Db['transaction'];
+}
+
+/** `run` with SQLite's transient refusals thrown as HUB_ERR_STORE_UNAVAILABLE (store-errors.ts). */
+function translated<A extends unknown[], R>(run: (...args: A) => R): (...args: A) => R {
+  return (...args: A) => {
     try {
-      return exec(source);
+      return run(...args);
     } catch (err) {
       throw translateStoreError(err);
     }
-  }) as Db['exec'];
+  };
 }

@@ -43,6 +43,31 @@ describe('the store answers transient SQLite refusals as HUB_ERR_STORE_UNAVAILAB
     db.close();
   });
 
+  it('a transaction whose COMMIT is refused: a 503, with nothing of it kept', () => {
+    const path = dbPath();
+    const db = openDatabase(path);
+    const nonces = new PeerNonces(db);
+    // The Hub runs WAL, where a full disk refuses a transaction at its COMMIT, which writes the
+    // WAL. No test can fill a disk without root; a rollback journal refuses the same statement for
+    // another transient reason, a reader in the way of the write, which any account can arrange.
+    db.pragma('journal_mode = DELETE');
+    const reader = new Database(path);
+    reader.exec('BEGIN');
+    reader.prepare('SELECT COUNT(*) FROM peer_nonce').get();
+    const both = db.transaction(() => {
+      nonces.remember('k1', 1_000);
+      nonces.remember('k2', 1_000);
+    });
+    assert.throws(
+      () => both(),
+      (err: unknown) => err instanceof HubError && err.code === 'HUB_ERR_STORE_UNAVAILABLE' && /SQLITE_BUSY/.test(err.message),
+    );
+    reader.exec('COMMIT');
+    assert.equal((db.prepare('SELECT COUNT(*) AS n FROM peer_nonce').get() as { n: number }).n, 0, 'the transaction was rolled back whole');
+    reader.close();
+    db.close();
+  });
+
   it('leaves a bug (a constraint, a bad statement) as it is', () => {
     const db = openDatabase(dbPath());
     assert.throws(
