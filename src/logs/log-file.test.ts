@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync, chmodSync, renameSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync, mkdirSync, chmodSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOG_FILE, logDir, logFilesOldestFirst, RotatingLogFile } from './log-file.js';
@@ -76,6 +76,30 @@ describe('the rotating log file', () => {
     file.write(line(4));
     file.close();
     assert.equal(readFileSync(join(logDir(dir), LOG_FILE), 'utf8'), line(4));
+  });
+
+  it('a disk that fills mid-line leaves no half line: the lines written once there is room again are whole', () => {
+    const dir = freshDir();
+    // A disk as a full one behaves: the line that meets the end of the space is taken in part
+    // (a short write), and every write after it is refused until space is freed.
+    let room = Buffer.byteLength(line(1)) + 30;
+    const filling = (fd: number, data: string | Uint8Array) => {
+      const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+      if (room === 0) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      const taken = writeSync(fd, bytes.subarray(0, Math.min(room, bytes.length)));
+      if (room !== Infinity) room -= taken;
+      return taken;
+    };
+    const errors: string[] = [];
+    const file = new RotatingLogFile(dir, { writeSync: filling, onError: (e) => errors.push(e.message) });
+    file.write(line(1));
+    file.write(line(2));
+    file.write(line(3));
+    room = Infinity;
+    file.write(line(4));
+    file.close();
+    assert.equal(errors.length, 1, 'the full disk is reported once');
+    assert.equal(readFileSync(join(logDir(dir), LOG_FILE), 'utf8'), line(1) + line(4), 'the lines the disk refused are gone whole');
   });
 });
 

@@ -8,7 +8,7 @@
  * does not let us set the file mode; this one writes synchronously (as pino's own stdout
  * destination does), opens every file 0600, and keeps the naming `cihub logs` reads.
  */
-import { closeSync, existsSync, fchmodSync, fstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fchmodSync, fstatSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const LOG_DIR = 'logs';
@@ -36,6 +36,8 @@ export interface RotatingLogFileOptions {
   readonly kept?: number;
   /** Where a failed write is reported (once per failure streak); the Hub keeps running either way. */
   readonly onError?: (err: Error) => void;
+  /** The one call that puts bytes in the file; node:fs's writeSync unless a test injects a disk that fills. */
+  readonly writeSync?: (fd: number, data: string | Uint8Array) => number;
 }
 
 /** A pino destination: appends each line to hub.log, rotating by size. */
@@ -45,6 +47,7 @@ export class RotatingLogFile {
   readonly #maxBytes: number;
   readonly #kept: number;
   readonly #onError: (err: Error) => void;
+  readonly #writeSync: (fd: number, data: string | Uint8Array) => number;
   #fd: number | null = null;
   #size = 0;
   #failing = false;
@@ -56,16 +59,28 @@ export class RotatingLogFile {
     this.#kept = Math.max(1, opts.kept ?? LOG_FILES_KEPT);
     this.#onError =
       opts.onError ?? ((err) => process.stderr.write(`cihub: the log file cannot be written (${err.message}); logging to stdout only until it can\n`));
+    this.#writeSync = opts.writeSync ?? ((fd, data) => (typeof data === 'string' ? writeSync(fd, data) : writeSync(fd, data)));
   }
 
   write(line: string): boolean {
+    let written = 0;
     try {
       const bytes = Buffer.byteLength(line);
       if (this.#fd === null) this.#open();
       if (this.#size > 0 && this.#size + bytes > this.#maxBytes) this.#rotate();
-      this.#size += writeSync(this.#fd!, line);
+      written = this.#writeSync(this.#fd!, line);
+      // A disk that fills mid-line takes only its first bytes (a short write), and refuses the rest
+      // on the next call. Taken as done, that left half a line, and the first line written once
+      // there was room again ran on from it: one line that is no JSON, its record lost to
+      // `cihub logs` (seen on a full tmpfs).
+      if (written < bytes) {
+        const rest = Buffer.from(line).subarray(written);
+        for (let at = 0; at < rest.length;) at += this.#writeSync(this.#fd!, rest.subarray(at));
+      }
+      this.#size += bytes;
       this.#failing = false;
     } catch (err) {
+      if (written > 0) this.#cutBack();
       // A full disk or a removed directory must not take the Hub down: the line still went to
       // stdout, and the next write tries again (reopening the file).
       if (!this.#failing) this.#onError(err as Error);
@@ -97,6 +112,15 @@ export class RotatingLogFile {
       for (let n = this.#kept - 2; n >= 0; n -= 1) if (existsSync(name(n))) renameSync(name(n), name(n + 1));
     }
     this.#open();
+  }
+
+  /** Removes the part of a line a failed write left, so the file ends with a whole line; best effort, the disk may refuse this too. */
+  #cutBack(): void {
+    try {
+      ftruncateSync(this.#fd!, this.#size);
+    } catch {
+      // The half line stays: the reader keeps a line that is no JSON as text, the rest is unharmed.
+    }
   }
 
   #closeFd(): void {
