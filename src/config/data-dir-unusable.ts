@@ -7,6 +7,9 @@
  * `cihub serve` reports it as the other data-dir refusals are (exit 2). A disk with no room left
  * is refused the same way, with its own fix: node:fs said only "ENOSPC: no space left on device,
  * write", naming no file (a start on a full tmpfs wrote hub.lock and then failed at settings.json).
+ * A disk that failed a read or write is the third: SQLite reports a disk with no room for its -shm file
+ * only as an I/O error (SQLITE_IOERR_SHMSIZE), and a start over an existing hub.db on a full tmpfs
+ * ended with "cihub failed: disk I/O error", naming neither the file nor the disk, exit 1.
  */
 import { statSync } from 'node:fs';
 import { userInfo } from 'node:os';
@@ -18,27 +21,38 @@ const REFUSED_ERRNO: ReadonlySet<string> = new Set(['EACCES', 'EPERM', 'EROFS', 
 const REFUSED_SQLITE = /^SQLITE_(CANTOPEN|READONLY|PERM)/;
 /** No room left for the file: the disk is full, or this account's quota is spent. */
 const FULL_CODES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
+/** The disk failed a read or write: an I/O error, which is also all SQLite says of a full disk at times (SQLITE_IOERR_SHMSIZE). */
+const DISK_FAILED = /^(EIO|SQLITE_IOERR)/;
+
+/** Why the Hub cannot use the path: this account may not, the disk has no room, or the disk failed it. */
+type Refusal = 'account' | 'full' | 'disk-failed';
 
 export class DataDirUnusableError extends Error {
   constructor(
     readonly dataDir: string,
     readonly path: string,
     reason: string,
-    options: { cause: unknown; full?: boolean },
+    options: { cause: unknown; refusal?: Refusal },
   ) {
-    super(
-      options.full === true
-        ? `The Hub cannot write ${path} (${reason}): the disk holding the data dir ${dataDir} has no room left; free some space there and start the Hub again.`
-        : `The Hub cannot use ${path} (${reason}): the data dir ${dataDir} and what the Hub keeps in it must be writable by ${runningUser()}, the user running this Hub.`,
-      { cause: options.cause },
-    );
+    super(refusalText(dataDir, path, reason, options.refusal ?? 'account'), { cause: options.cause });
     this.name = 'DataDirUnusableError';
+  }
+}
+
+function refusalText(dataDir: string, path: string, reason: string, refusal: Refusal): string {
+  switch (refusal) {
+    case 'full':
+      return `The Hub cannot write ${path} (${reason}): the disk holding the data dir ${dataDir} has no room left; free some space there and start the Hub again.`;
+    case 'disk-failed':
+      return `The Hub cannot use ${path} (${reason}): the disk holding the data dir ${dataDir} failed to read or write it, as a full or failing disk does; free some space there, or check the disk, and start the Hub again.`;
+    case 'account':
+      return `The Hub cannot use ${path} (${reason}): the data dir ${dataDir} and what the Hub keeps in it must be writable by ${runningUser()}, the user running this Hub.`;
   }
 }
 
 /**
  * The error for a failure to open or write `path` in `dataDir`: a DataDirUnusableError when the
- * account, the kind of entry or a full disk is the cause, `err` unchanged otherwise. `expected` is what the
+ * account, the kind of entry, a full disk or a failing one is the cause, `err` unchanged otherwise. `expected` is what the
  * Hub keeps at that path.
  */
 export function dataDirUnusable(dataDir: string, path: string, err: unknown, expected: 'file' | 'directory' = 'file'): unknown {
@@ -46,7 +60,8 @@ export function dataDirUnusable(dataDir: string, path: string, err: unknown, exp
   if (mismatch !== null) return new DataDirUnusableError(dataDir, path, mismatch, { cause: err });
   const code = sqliteCode(err) ?? (err as NodeJS.ErrnoException | null)?.code;
   if (typeof code !== 'string') return err;
-  if (FULL_CODES.has(code)) return new DataDirUnusableError(dataDir, path, code, { cause: err, full: true });
+  if (FULL_CODES.has(code)) return new DataDirUnusableError(dataDir, path, code, { cause: err, refusal: 'full' });
+  if (DISK_FAILED.test(code)) return new DataDirUnusableError(dataDir, path, code, { cause: err, refusal: 'disk-failed' });
   if (!(REFUSED_ERRNO.has(code) || REFUSED_SQLITE.test(code))) return err;
   return new DataDirUnusableError(dataDir, path, code, { cause: err });
 }

@@ -8,8 +8,17 @@ import { join } from 'node:path';
 import { CIHUB_BIN, eventually, pathWithoutTailscale } from './hub-process.js';
 import { writesIntoScratch } from './scratch-dir.js';
 
-export function spawnServe(dataDir: string, port = 0) {
-  const child = spawn(process.execPath, [CIHUB_BIN, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
+/**
+ * `fileSizeLimitBlocks` runs it under `ulimit -f` (in the shell's blocks, 512 bytes or 1 KiB): a
+ * write past that size fails (EFBIG), a disk refusing writes as a full one does, for any account.
+ */
+export function spawnServe(dataDir: string, port = 0, opts: { fileSizeLimitBlocks?: number } = {}) {
+  const serve = [CIHUB_BIN, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir];
+  const [command, args] =
+    opts.fileSizeLimitBlocks === undefined
+      ? [process.execPath, serve]
+      : ['/bin/sh', ['-c', `ulimit -f ${opts.fileSizeLimitBlocks} && exec "$@"`, 'sh', process.execPath, ...serve]];
+  const child = spawn(command, args, {
     env: { PATH: pathWithoutTailscale(), HOME: dataDir, OLLAMA_URL: '', VLLM_URL: '', LEMONADE_URL: '', OMLX_URL: '', LLAMACPP_URL: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

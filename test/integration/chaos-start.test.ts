@@ -36,9 +36,9 @@ async function servesInference(hub: HubProcess): Promise<void> {
 }
 
 /** Runs `cihub serve` over `dataDir` to its end: for a start that must fail. */
-function serveToExit(dataDir: string, port = 0): Promise<{ code: number | null; output: string }> {
+function serveToExit(dataDir: string, port = 0, opts: { fileSizeLimitBlocks?: number } = {}): Promise<{ code: number | null; output: string }> {
   return new Promise((resolveRun) => {
-    const child = spawnServe(dataDir, port);
+    const child = spawnServe(dataDir, port, opts);
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -252,6 +252,22 @@ describe('a Hub starting over a damaged or busy data dir', () => {
     assert.equal(sentence.split('\n').length, 1, `one line: ${sentence}`);
     assert.ok(sentence.includes(infoPath), `names the file: ${sentence}`);
     assert.ok(sentence.includes(`must be writable by ${userInfo().username}, the user running this Hub`), `names the account: ${sentence}`);
+  });
+
+  it('refuses a start whose disk fails the writes opening hub.db takes with exit 2 and one sentence naming hub.db and the disk, and leaves hub.db as it was', async () => {
+    const dataDir = freshDataDir();
+    const first = await startHubProcess({ dataDir });
+    await first.stop();
+    const dbPath = join(dataDir, DATABASE_FILE_NAME);
+    const before = readFileSync(dbPath);
+    // SQLite sizes hub.db-shm to 32 KiB as it opens hub.db; past a 16-block file size limit that
+    // write fails, and SQLite says only SQLITE_IOERR_SHMSIZE, which is also all it says of a full disk.
+    const run = await serveToExit(dataDir, 0, { fileSizeLimitBlocks: 16 });
+    assert.equal(run.code, 2, run.output);
+    const sentence = run.output.trim().split('\n').at(-1) ?? '';
+    assert.ok(sentence.startsWith(`The Hub cannot use ${dbPath} (SQLITE_IOERR`), `names the file and SQLite's code: ${run.output}`);
+    assert.ok(sentence.includes(`the disk holding the data dir ${dataDir} failed to read or write it`), `names the disk: ${run.output}`);
+    assert.deepEqual(readFileSync(dbPath), before, 'hub.db is as it was');
   });
 
   it('mints a new operator key over an emptied operator.key and warns that every client needs it again', async () => {
