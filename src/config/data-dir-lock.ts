@@ -16,8 +16,8 @@
  * lock the process holds on it, so a second claim made in the same process (the demo, tests)
  * would free the first. SQLite keeps track of that itself.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { sqliteCode } from '../store/store-errors.js';
 import { pidAlive } from '../util/pid-alive.js';
@@ -48,16 +48,19 @@ export function dataDirInUseText(dataDir: string, holder: Pick<HubInfo, 'pid' | 
   return `The data dir ${dataDir} is already in use by ${who}; stop that Hub first, or start this one with another --data-dir.`;
 }
 
+/** node:fs's mkdirSync as the claim calls it; tests inject the answers of a disk they cannot mount. */
+export type MakeDirectory = (path: string, options: { recursive?: boolean; mode: number }) => unknown;
+
 /**
  * Creates the data dir if it is missing and claims it for this process, or throws
  * DataDirInUseError without having changed anything a running Hub relies on, or
  * DataDirUnusableError when this account cannot create the dir or open hub.lock in it.
  */
-export function claimDataDir(dataDir: string): DataDirClaim {
+export function claimDataDir(dataDir: string, mkdir: MakeDirectory = mkdirSync): DataDirClaim {
   try {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    mkdir(dataDir, { recursive: true, mode: 0o700 });
   } catch (err) {
-    throw dataDirUnusable(dataDir, dataDir, err, 'directory');
+    throw dataDirUnusable(dataDir, dataDir, unmaskedMkdirError(dataDir, err, mkdir), 'directory');
   }
   const lockPath = join(dataDir, HUB_LOCK_FILE);
   let lock: Database.Database;
@@ -81,6 +84,25 @@ export function claimDataDir(dataDir: string): DataDirClaim {
       if (lock.open) lock.close();
     },
   };
+}
+
+/**
+ * Node's recursive mkdir answers ENOENT for a refusal it has no case for, EROFS among them
+ * (nodejs/node#47098, open on Node 20): a data dir to be made on a read-only disk, or under a
+ * unit's ProtectSystem=strict, ended the start with "cihub failed: ENOENT: no such file or
+ * directory, mkdir", exit 1. A plain mkdir of the first directory missing on the way to it says
+ * what refused it.
+ */
+function unmaskedMkdirError(dataDir: string, err: unknown, mkdir: MakeDirectory): unknown {
+  if ((err as NodeJS.ErrnoException | null)?.code !== 'ENOENT') return err;
+  let missing = dataDir;
+  while (dirname(missing) !== missing && !existsSync(dirname(missing))) missing = dirname(missing);
+  try {
+    mkdir(missing, { mode: 0o700 });
+  } catch (plain) {
+    return plain;
+  }
+  return err;
 }
 
 /** The holder as hub.json names it, unless that file was left by a process that has since ended. */

@@ -63,6 +63,18 @@ describe('a data dir that is a file', () => {
   });
 });
 
+describe('a data dir to be made on a disk that is read-only', () => {
+  it("is refused naming the dir and EROFS, where Node's recursive mkdir says ENOENT", () => {
+    const dir = join(freshDir(), 'data');
+    // What node:fs answers there: ENOENT from the recursive mkdir (nodejs/node#47098), EROFS from a plain one.
+    const readOnlyDisk = (path: string, options: { recursive?: boolean }) => {
+      const code = options.recursive === true ? 'ENOENT' : 'EROFS';
+      throw Object.assign(new Error(`${code}: mkdir '${path}'`), { code, path });
+    };
+    refusal(() => claimDataDir(dir, readOnlyDisk), dir, dir, 'EROFS');
+  });
+});
+
 describe('a data dir whose files another account owns', () => {
   it('is refused when a file is to be made owner-only, naming it and the account', () => {
     const dir = freshDir();
