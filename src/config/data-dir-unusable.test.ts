@@ -64,14 +64,24 @@ describe('a data dir that is a file', () => {
 });
 
 describe('a data dir to be made on a disk that is read-only', () => {
-  it("is refused naming the dir and EROFS, where Node's recursive mkdir says ENOENT", () => {
+  it("is refused naming the dir, EROFS and the read-only disk, where Node's recursive mkdir says ENOENT", () => {
     const dir = join(freshDir(), 'data');
     // What node:fs answers there: ENOENT from the recursive mkdir (nodejs/node#47098), EROFS from a plain one.
     const readOnlyDisk = (path: string, options: { recursive?: boolean }) => {
       const code = options.recursive === true ? 'ENOENT' : 'EROFS';
       throw Object.assign(new Error(`${code}: mkdir '${path}'`), { code, path });
     };
-    refusal(() => claimDataDir(dir, readOnlyDisk), dir, dir, 'EROFS');
+    assert.throws(
+      () => claimDataDir(dir, readOnlyDisk),
+      (err: unknown) => {
+        assert.ok(err instanceof DataDirUnusableError, `a DataDirUnusableError, not ${String(err)}`);
+        assert.equal(
+          err.message,
+          `The Hub cannot write ${dir} (EROFS): the disk holding the data dir ${dir} is read-only to this Hub (mounted read-only, or outside what a service sandbox such as systemd's ProtectSystem=strict leaves writable); make it writable, or start the Hub with another --data-dir.`,
+        );
+        return true;
+      },
+    );
   });
 });
 

@@ -11,7 +11,7 @@
  * only as an I/O error (SQLITE_IOERR_SHMSIZE), and a start over an existing hub.db on a full tmpfs
  * ended with "cihub failed: disk I/O error", naming neither the file nor the disk, exit 1.
  */
-import { statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { sqliteCode } from '../store/store-errors.js';
 
@@ -24,8 +24,8 @@ const FULL_CODES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FUL
 /** The disk failed a read or write: an I/O error, which is also all SQLite says of a full disk at times (SQLITE_IOERR_SHMSIZE). */
 const DISK_FAILED = /^(EIO|SQLITE_IOERR)/;
 
-/** Why the Hub cannot use the path: this account may not, the disk has no room, or the disk failed it. */
-type Refusal = 'account' | 'full' | 'disk-failed';
+/** Why the Hub cannot use the path: this account may not, the disk is read-only, has no room, or failed it. */
+type Refusal = 'account' | 'read-only' | 'full' | 'disk-failed';
 
 export class DataDirUnusableError extends Error {
   constructor(
@@ -45,6 +45,8 @@ function refusalText(dataDir: string, path: string, reason: string, refusal: Ref
       return `The Hub cannot write ${path} (${reason}): the disk holding the data dir ${dataDir} has no room left; free some space there and start the Hub again.`;
     case 'disk-failed':
       return `The Hub cannot use ${path} (${reason}): the disk holding the data dir ${dataDir} failed to read or write it, as a full or failing disk does; free some space there, or check the disk, and start the Hub again.`;
+    case 'read-only':
+      return `The Hub cannot write ${path} (${reason}): the disk holding the data dir ${dataDir} is read-only to this Hub (mounted read-only, or outside what a service sandbox such as systemd's ProtectSystem=strict leaves writable); make it writable, or start the Hub with another --data-dir.`;
     case 'account':
       return `The Hub cannot use ${path} (${reason}): the data dir ${dataDir} and what the Hub keeps in it must be writable by ${runningUser()}, the user running this Hub.`;
   }
@@ -52,7 +54,7 @@ function refusalText(dataDir: string, path: string, reason: string, refusal: Ref
 
 /**
  * The error for a failure to open or write `path` in `dataDir`: a DataDirUnusableError when the
- * account, the kind of entry, a full disk or a failing one is the cause, `err` unchanged otherwise. `expected` is what the
+ * account, the kind of entry, a read-only, full or failing disk is the cause, `err` unchanged otherwise. `expected` is what the
  * Hub keeps at that path.
  */
 export function dataDirUnusable(dataDir: string, path: string, err: unknown, expected: 'file' | 'directory' = 'file'): unknown {
@@ -63,7 +65,20 @@ export function dataDirUnusable(dataDir: string, path: string, err: unknown, exp
   if (FULL_CODES.has(code)) return new DataDirUnusableError(dataDir, path, code, { cause: err, refusal: 'full' });
   if (DISK_FAILED.test(code)) return new DataDirUnusableError(dataDir, path, code, { cause: err, refusal: 'disk-failed' });
   if (!(REFUSED_ERRNO.has(code) || REFUSED_SQLITE.test(code))) return err;
-  return new DataDirUnusableError(dataDir, path, code, { cause: err });
+  // "Must be writable by root" named no fix for a read-only disk, which no account may write: said
+  // for a data dir on a read-only tmpfs, where SQLite's SQLITE_CANTOPEN does not tell the two apart.
+  const readOnly = code === 'EROFS' || onReadOnlyDisk(dataDir);
+  return new DataDirUnusableError(dataDir, path, code, { cause: err, refusal: readOnly ? 'read-only' : 'account' });
+}
+
+/** Whether the kernel refuses writes under `dir` because its filesystem is read-only (access(2) answers EROFS for every account). */
+function onReadOnlyDisk(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EROFS';
+  }
 }
 
 function kindMismatch(path: string, expected: 'file' | 'directory'): string | null {

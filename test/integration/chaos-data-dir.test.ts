@@ -7,13 +7,13 @@
  * and once the disk is repaired and remounted it comes back with everything it had. Stopping
  * on a read-only disk is still a clean stop (exit 0), though hub.json stays behind. A start on
  * a disk already read-only that has a settings.json to write is refused as any data dir this
- * account cannot write is: exit 2 and one sentence naming the file; so is a start on a full disk.
+ * account cannot write is: exit 2 and one sentence naming the file and the read-only disk; so is a
+ * start on a full disk, naming the full disk.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
@@ -49,11 +49,11 @@ function serveToExit(dataDir: string): Promise<{ code: number | null; output: st
   });
 }
 
-function assertRefusedNaming(run: { code: number | null; output: string }, path: string): void {
+function assertRefusedAsReadOnly(run: { code: number | null; output: string }, path: string, dataDir: string): void {
   assert.equal(run.code, 2, run.output);
   const sentence = run.output.trim().split('\n').at(-1) ?? '';
   assert.ok(sentence.includes(path), `names the file: ${run.output}`);
-  assert.ok(sentence.includes(`must be writable by ${userInfo().username}, the user running this Hub`), `names the account: ${run.output}`);
+  assert.ok(sentence.includes(`the disk holding the data dir ${dataDir} is read-only to this Hub`), `names the read-only disk: ${run.output}`);
 }
 
 type ErrorBody = { error?: { code?: string; message?: string } };
@@ -206,7 +206,7 @@ describe('a Hub started on a data dir whose disk is read-only already', () => {
     execFileSync('sync');
     disk.failFilesystem();
     assert.ok(mountedReadOnly(disk.dataDir), 'the kernel remounted the disk read-only');
-    assertRefusedNaming(await serveToExit(disk.dataDir), settingsPath);
+    assertRefusedAsReadOnly(await serveToExit(disk.dataDir), settingsPath, disk.dataDir);
   });
 
   it('refuses with exit 2 and a sentence naming settings.json when it is not JSON and must be moved aside', async () => {
@@ -215,7 +215,7 @@ describe('a Hub started on a data dir whose disk is read-only already', () => {
     execFileSync('sync');
     disk.failFilesystem();
     assert.ok(mountedReadOnly(disk.dataDir), 'the kernel remounted the disk read-only');
-    assertRefusedNaming(await serveToExit(disk.dataDir), settingsPath);
+    assertRefusedAsReadOnly(await serveToExit(disk.dataDir), settingsPath, disk.dataDir);
     assert.equal(readFileSync(settingsPath, 'utf8'), '{"poolHealthPoll', 'the file is left as it was');
   });
 });
