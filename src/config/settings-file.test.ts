@@ -132,6 +132,27 @@ function withDirectoryFsyncFailing<T>(body: () => T): T {
   }
 }
 
+describe('SettingsFile when something other than a file has taken the place of settings.json', () => {
+  it('refuses the change 503, naming the file and what is wrong, keeps the settings in force, and writes once the place is free', () => {
+    const dir = freshDir();
+    const file = new SettingsFile(dir);
+    rmSync(fileOf(dir));
+    mkdirSync(fileOf(dir));
+    assert.throws(
+      () => file.patch({ poolLocalAffinity: 3 }),
+      (err: unknown) =>
+        err instanceof HubError &&
+        err.code === 'HUB_ERR_STORE_UNAVAILABLE' &&
+        err.message.startsWith("settings.json in this Hub's data dir cannot be replaced (EISDIR): something other than a file is in its place"),
+    );
+    assert.deepEqual(file.get(), DEFAULT_SETTINGS);
+    assert.deepEqual(readdirSync(dir), [SETTINGS_FILE_NAME], 'no temporary file left beside it');
+    rmSync(fileOf(dir), { recursive: true });
+    file.patch({ poolLocalAffinity: 3 });
+    assert.equal(JSON.parse(readFileSync(fileOf(dir), 'utf8')).poolLocalAffinity, 3);
+  });
+});
+
 describe('SettingsFile when the directory sync after the rename fails', () => {
   it('keeps in force what is on disk, as the next start reads it, and reports the write unsynced instead of refusing it', () => {
     const dir = freshDir();

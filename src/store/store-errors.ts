@@ -30,13 +30,28 @@ export function translateStoreError(err: unknown): unknown {
 const TRANSIENT_FILE_ERRNO = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EIO', 'EACCES', 'EPERM']);
 
 /**
+ * Errno codes of a file whose place holds something a rename cannot replace: a directory (EISDIR),
+ * a file where a directory on the way should be (ENOTDIR), a mount point (EBUSY).
+ */
+const NOT_A_FILE_ERRNO = new Set(['EISDIR', 'ENOTDIR', 'EBUSY']);
+
+/**
  * The error a caller sees when a file the Hub keeps in its data dir (settings.json) could not be
  * written: HUB_ERR_STORE_UNAVAILABLE for the same machine conditions SQLite reports as transient,
- * the error itself otherwise. A full or read-only disk answered a settings PATCH 500 before.
+ * and for something other than a file in its place, the error itself otherwise. A full or
+ * read-only disk answered a settings PATCH 500 before, and a directory made where settings.json
+ * was still did (HUB_ERR_INTERNAL, 'a bug', with a stack in the log).
  */
 export function translateFileWriteError(err: unknown, file: string): unknown {
   const code = (err as NodeJS.ErrnoException | null)?.code;
-  if (typeof code !== 'string' || !TRANSIENT_FILE_ERRNO.has(code)) return err;
+  if (typeof code !== 'string') return err;
+  if (NOT_A_FILE_ERRNO.has(code))
+    return new HubError(
+      'HUB_ERR_STORE_UNAVAILABLE',
+      `${file} in this Hub's data dir cannot be replaced (${code}): something other than a file is in its place, such as a directory; remove it, and the next change writes the file whole`,
+      { details: { errno: code }, cause: err },
+    );
+  if (!TRANSIENT_FILE_ERRNO.has(code)) return err;
   return new HubError('HUB_ERR_STORE_UNAVAILABLE', `this Hub's data dir is not writable right now (${code} writing ${file}); retry in a moment`, {
     details: { errno: code },
     cause: err,
