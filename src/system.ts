@@ -11,6 +11,7 @@ import type { HubEnv } from './config/env.js';
 import { HUB_INFO_FILE, loadOrCreateOperatorKey, removeHubInfo, writeHubInfo } from './config/data-dir.js';
 import { claimDataDir, type DataDirClaim } from './config/data-dir-lock.js';
 import { ensureDataDir } from './config/data-dir-modes.js';
+import { dataDirUnusable } from './config/data-dir-unusable.js';
 import { hubInfoUrl } from './config/hub-info-url.js';
 import { resolvePoolDirections } from './config/kill-switch.js';
 import { SettingsFile, settingsProblemText } from './config/settings-file.js';
@@ -136,7 +137,13 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
     warnAtStart({ variable: p.variable, value: p.value, usedInstead: p.usedInstead }, `${p.variable}=${p.value} ${p.problem}; using ${p.usedInstead}`);
   ensureDataDir(env.dataDir);
   // The data dir is this process's now (claimDataDir above), so no temporary file in it is being written.
-  const leftovers = removeLeftoverTemporaryFiles(env.dataDir);
+  let leftovers: string[];
+  try {
+    leftovers = removeLeftoverTemporaryFiles(env.dataDir);
+  } catch (err) {
+    // A leftover the disk would not let go (read-only) ended the start with the bare errno, exit 1.
+    throw dataDirUnusable(env.dataDir, (err as NodeJS.ErrnoException).path ?? env.dataDir, err);
+  }
   if (leftovers.length > 0) logger.info({ removed: leftovers }, 'removed temporary files an interrupted write left in the data dir');
   const background = new Background({ logger, clock });
   const settings = new SettingsFile(env.dataDir, (problem) =>

@@ -309,6 +309,21 @@ describe('a Hub starting over a damaged or busy data dir', () => {
     }
   });
 
+  it('refuses a start whose leftover temporary file cannot be removed with exit 2 and one sentence naming it', async () => {
+    const dataDir = freshDataDir();
+    const first = await startHubProcess({ dataDir });
+    await first.stop();
+    // A read-only disk refuses the removal (EROFS); a directory under a temporary file's name is
+    // refused too, on any disk and for any account.
+    const leftover = join(dataDir, `.settings.json.${process.pid}.0badf00d.tmp`);
+    mkdirSync(join(leftover, 'inside'), { recursive: true });
+    const run = await serveToExit(dataDir);
+    assert.equal(run.code, 2, run.output);
+    const sentence = run.output.trim();
+    assert.equal(sentence.split('\n').length, 1, `one line: ${sentence}`);
+    assert.ok(sentence.startsWith(`The Hub cannot use ${leftover} (it is a directory, not a file)`), sentence);
+  });
+
   it('starts on a data dir whose Hub was killed with SIGKILL: a dead Hub holds nothing', async () => {
     const dataDir = freshDataDir();
     const first = await startHubProcess({ dataDir });
