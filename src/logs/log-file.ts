@@ -75,7 +75,12 @@ export class RotatingLogFile {
       // `cihub logs` (seen on a full tmpfs).
       if (written < bytes) {
         const rest = Buffer.from(line).subarray(written);
-        for (let at = 0; at < rest.length;) at += this.#writeSync(this.#fd!, rest.subarray(at));
+        for (let at = 0; at < rest.length;) {
+          const taken = this.#writeSync(this.#fd!, rest.subarray(at));
+          // A write that takes nothing and says no error would spin here forever; count it as refused.
+          if (taken === 0) throw new Error(`the disk took none of the last ${rest.length - at} bytes of a log line`);
+          at += taken;
+        }
       }
       this.#size += bytes;
       this.#failing = false;
