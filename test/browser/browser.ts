@@ -131,6 +131,24 @@ export async function untilTrueInPage(page: Page, expression: string): Promise<v
   await eventually(async () => (await page.evaluate(expression)) === true, expression);
 }
 
+/**
+ * Whether the element `selector` picks is in the accessibility tree Chromium hands a screen
+ * reader, read over the DevTools protocol. Inside an inert subtree (the page behind a modal
+ * dialog) an element is left out, its live region with it: what is written there is never said.
+ */
+export async function exposedToScreenReaders(page: Page, selector: string): Promise<boolean> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { root } = await cdp.send('DOM.getDocument', { depth: 0 });
+    const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector });
+    assert.notEqual(nodeId, 0, `${selector} is on the page`);
+    const { nodes } = await cdp.send('Accessibility.getPartialAXTree', { nodeId, fetchRelatives: false });
+    return nodes[0]?.ignored === false;
+  } finally {
+    await cdp.detach();
+  }
+}
+
 /** Whether the page scrolls sideways at its current width (a layout break). */
 export async function overflowsSideways(page: Page): Promise<boolean> {
   return (await page.evaluate('document.documentElement.scrollWidth > document.documentElement.clientWidth')) as boolean;

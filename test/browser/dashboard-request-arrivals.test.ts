@@ -4,23 +4,26 @@
  * which Hub asks, once the status read that brings it lands. A request already waiting when the
  * page first read status is on the page, not news, and is not said. The requests come from fake
  * peers in this process (a request without a PIN is all a name's claim needs); the page's clock
- * is moved on to its next read rather than waited for.
+ * is moved on to its next read rather than waited for. A Hub that asks again is said again, though
+ * the words are the same; and a request that arrives while the setup guide is open (the page
+ * behind it inert) is said in a region the guide does not hide from a screen reader.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
+import { POOL_API, START_TIMEOUT_MS, startPool, TEST_TIMEOUT_MS, type Pool } from '../helpers/pool-fixture.js';
 import { FakePeer } from '../integration/pairing-fixtures.js';
-import { gotoPool, launchBrowser, openPage, signInByLink } from './browser.js';
+import { eventually } from '../helpers/hub-process.js';
+import { exposedToScreenReaders, gotoPool, launchBrowser, openPage, signInByLink } from './browser.js';
 
 /** The pages' status cadences (web/src/hub-pool/polling.ts, web/src/Home.tsx). */
 const POOL_PAGE_POLL_MS = 15_000;
 const HOME_POLL_MS = 30_000;
 
-describe('dashboard: a request to join said as it arrives', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 2 }, () => {
+describe('dashboard: a request to join said as it arrives', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT_MS * 4 }, () => {
   let pool: Pool<'a'>;
   let browser: Browser;
-  const peers = { e: new FakePeer('hub-e'), f: new FakePeer('hub-f'), g: new FakePeer('hub-g') };
+  const peers = { e: new FakePeer('hub-e'), f: new FakePeer('hub-f'), g: new FakePeer('hub-g'), h: new FakePeer('hub-h'), i: new FakePeer('hub-i') };
 
   before(async () => {
     [pool, browser] = await Promise.all([startPool({ hubs: { a: {} }, pairs: [] }), launchBrowser()]);
@@ -71,6 +74,58 @@ describe('dashboard: a request to join said as it arrives', { timeout: START_TIM
     await review.getByRole('heading', { name: '3 Hubs want to join your pool' }).waitFor();
     await region.filter({ hasText: `${peers.g.name} asks to join your pool.` }).waitFor();
     assert.doesNotMatch(await saidIn(region), /hub-e|hub-f/);
+    await page.context().close();
+  });
+
+  it('a Hub that asks again after its request was rejected is said again, in the same words', async () => {
+    const page = await signedIn();
+    const review = page.locator('section[aria-labelledby="review-title"]');
+    await review.getByRole('heading', { name: '3 Hubs want to join your pool' }).waitFor();
+    const sentence = `${peers.h.name} asks to join your pool.`;
+    // A screen reader says a live region's words when the page changes them; the same words
+    // written over themselves change nothing, so nothing is said. Every change to the region is
+    // recorded, with the words it left there.
+    await page.evaluate(`(() => {
+      const region = document.querySelector('[data-testid="home-arrivals-said"]');
+      window.regionChanges = [];
+      new MutationObserver(() => window.regionChanges.push(region.textContent)).observe(region, { childList: true, subtree: true, characterData: true });
+    })()`);
+    const timesSaid = async () => ((await page.evaluate('window.regionChanges')) as string[]).filter((words) => words === sentence).length;
+
+    await ask(peers.h);
+    await page.clock.fastForward(HOME_POLL_MS);
+    await review.getByRole('heading', { name: '4 Hubs want to join your pool' }).waitFor();
+    await eventually(async () => (await timesSaid()) === 1, `${sentence} said once`);
+
+    const row = (await pool.a.api<{ peers: { id: string; nodeFqdn: string }[] }>('GET', `${POOL_API}/peers`)).json.peers.find(
+      (p) => p.nodeFqdn === peers.h.name,
+    );
+    assert.ok(row, `${peers.h.name}'s request is listed`);
+    assert.equal((await pool.a.api('POST', `${POOL_API}/peers/${row.id}/reject`)).status, 200);
+    await page.clock.fastForward(HOME_POLL_MS);
+    await review.getByRole('heading', { name: '3 Hubs want to join your pool' }).waitFor();
+
+    await ask(peers.h);
+    await page.clock.fastForward(HOME_POLL_MS);
+    await review.getByRole('heading', { name: '4 Hubs want to join your pool' }).waitFor();
+    await eventually(async () => (await timesSaid()) === 2, `${sentence} said again`);
+    await page.context().close();
+  });
+
+  it('a request that arrives while the setup guide is open is said then, where the inert page behind the guide does not hide it', async () => {
+    const page = await signedIn();
+    const review = page.locator('section[aria-labelledby="review-title"]');
+    await review.getByRole('button', { name: 'Review requests' }).click();
+    const guide = page.getByRole('dialog');
+    await guide.getByTestId('guide-incoming').first().waitFor();
+    assert.equal(await page.locator('main').getAttribute('inert'), '', 'the page behind the guide is inert');
+
+    await ask(peers.i);
+    await page.clock.fastForward(HOME_POLL_MS);
+    const region = page.getByTestId('home-arrivals-said');
+    await region.filter({ hasText: `${peers.i.name} asks to join your pool.` }).waitFor();
+    assert.equal(await guide.isVisible(), true, 'the guide is still open');
+    assert.equal(await exposedToScreenReaders(page, '[data-testid="home-arrivals-said"]'), true, 'a screen reader is given the region while the guide is open');
     await page.context().close();
   });
 });

@@ -49,7 +49,7 @@ export function Home() {
         </p>
       )}
       {showFirstRun && <FirstRun s={s} onFinish={() => setFinished(true)} />}
-      {/* Beside the review card rather than in it: the card comes and goes with the requests, and a live region must be there first. */}
+      {/* Not in the review card: the card comes and goes with the requests, and a live region must be there first. */}
       <NewRequestsSaid s={s} testId="home-arrivals-said" />
       {waitingHere.length > 0 && (
         <section className="card" aria-labelledby="review-title">
