@@ -4,7 +4,8 @@
  * (page.route) as a slow Hub would; the call then goes on to the Hub. Before each control knew
  * its change was out, a second press sent the change again: a second Unpair was refused (the
  * first had done it) and its red refusal took the place of the first one's "Unpaired", and a
- * second Generate PIN replaced the PIN the first had shown.
+ * second Generate PIN replaced the PIN the first had shown. And a number typed into a Controls
+ * field while its Save was out was wiped when that Save landed.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -130,6 +131,29 @@ describe('dashboard: a change pressed again while it is out', { timeout: START_T
     await page.getByTestId('poolInboundEnabled-said').getByText('Take work from paired Hubs switched off.').waitFor();
     assert.equal(held.sent(), 1, 'the switch sent once');
     assert.equal(await inbound.isChecked(), false);
+  });
+
+  it('a number typed into a field while its Save is out is kept when that Save lands, and the Hub holds what was sent', async () => {
+    const controls = section('controls');
+    const label = 'Local affinity (queued requests)';
+    const field = controls.getByLabel(label, { exact: true });
+    await field.fill('5');
+    const held = await hold(page, `**${POOL}/settings`, 'PATCH');
+    try {
+      await controls.getByRole('button', { name: `Save ${label}`, exact: true }).click();
+      await eventually(() => held.sent() === 1, 'the Save’s call to reach the Hub');
+      await field.fill('6');
+    } finally {
+      await held.release();
+    }
+    await page.getByTestId('poolLocalAffinity-saved').getByText(`${label} saved.`).waitFor();
+    // Back from Working…: by then the Save has done all it does to the field.
+    const save = controls.getByRole('button', { name: `Save ${label}`, exact: true });
+    await save.waitFor();
+    assert.equal(await field.inputValue(), '6', 'what was typed after Save stays in the field');
+    assert.equal(await save.isEnabled(), true, 'and can be saved in its turn');
+    const settings = await hub.api<Record<string, unknown>>('GET', `${POOL}/settings`);
+    assert.equal(settings.json.poolLocalAffinity, 5, 'the Hub holds the value that was sent');
   });
 
   it("Add pin and the pin's Remove: one change each", async () => {

@@ -140,10 +140,13 @@ export function Controls({
                   disabled={value === String(s.settings[n.key]) || value.trim() === ''}
                   onClick={() => {
                     beside.forget(n.key);
-                    const save = () => api('PATCH', `${POOL}/settings`, { [n.key]: Number(value) });
+                    const sent = value;
+                    const save = () => api('PATCH', `${POOL}/settings`, { [n.key]: Number(sent) });
                     void working.run(n.key, async () => {
+                      // The field gives way to the saved value only while it still holds what was sent:
+                      // digits typed while the Save was out are the operator's next value, not to be wiped.
                       if (await act(save, `${n.label} saved.`, beside.say(n.key)))
-                        setDraft((d) => Object.fromEntries(Object.entries(d).filter(([k]) => k !== n.key)));
+                        setDraft((d) => (d[n.key] === sent ? Object.fromEntries(Object.entries(d).filter(([k]) => k !== n.key)) : d));
                     });
                   }}
                 >
