@@ -1,5 +1,5 @@
 /** Calls that change something, shared by the Hub Pool page and the setup guide. */
-import { ApiError, api, hasDiscovery, POOL, tailnetRead } from './api';
+import { ApiError, api, hasDiscovery, noAnswer, POOL, tailnetRead } from './api';
 import type { DirectoryReport, DiscoverableHub, PeerView } from './types';
 
 export const SIX_DIGITS = /^\d{6}$/;
@@ -21,6 +21,12 @@ export type PairOutcome =
   | { readonly sent: true; readonly peer: PeerView | null; readonly pinVerified: boolean }
   | {
       readonly sent: false;
+      /**
+       * This Hub itself gave no answer (stopped, asleep, cut off from this browser, or slower than
+       * the call's bound): nothing was heard from the other Hub, and whether the request went out
+       * is not known.
+       */
+      readonly unanswered: boolean;
       readonly pinRefused: boolean;
       readonly reason: string;
       readonly code: string | null;
@@ -54,6 +60,7 @@ export async function sendPairRequest(nodeFqdn: string, pin: string): Promise<Pa
     const e = err instanceof ApiError ? err : null;
     return {
       sent: false,
+      unanswered: noAnswer(err),
       pinRefused: e?.code === 'HUB_ERR_PEER_REFUSED_PIN' || e?.code === 'HUB_ERR_PAIR_PIN_REFUSED',
       reason: (err as Error).message,
       code: e?.code ?? null,
@@ -64,8 +71,27 @@ export async function sendPairRequest(nodeFqdn: string, pin: string): Promise<Pa
   }
 }
 
+/** How a request with no "sent" answer is headed: "Not sent", unless this Hub gave no answer, when the page cannot know. */
+export const notSentTitle = (o: Extract<PairOutcome, { sent: false }>): string => (o.unanswered ? 'No answer' : 'Not sent');
+
+/** The line under the advice: the Hub's own words, or, when it gave none, what the page knows of its silence. */
+export const notSentDetail = (o: Extract<PairOutcome, { sent: false }>): string =>
+  o.unanswered ? `${o.reason.charAt(0).toUpperCase()}${o.reason.slice(1)}.` : `The Hub said: ${o.reason}`;
+
+/**
+ * After this Hub gave no answer. The request may have gone out: a Hub that had taken the call in
+ * before it stalled carries on with it when it wakes, and one that stopped part way may have sent
+ * it first. Or it never did: a Hub stopped (SIGSTOP) before it read the call did not send it once
+ * resumed after the browser had given up (seen in dashboard-pair-card-refusals). The page cannot
+ * tell these apart, and the other Hub was never heard from, so the advice is about this Hub and
+ * what to look for once it answers.
+ */
+const UNANSWERED =
+  'This Hub did not answer, so whether the request went out is not known, and the other Hub is not the one to check. Once this Hub answers again, see whether it lists the request as waiting for the other Hub’s approval: if it does, the request went out; if not, send it again.';
+
 /** What to check after a request that was not sent, in the guide's words. */
 export function notSentAdvice(o: Extract<PairOutcome, { sent: false }>): string {
+  if (o.unanswered) return UNANSWERED;
   if (o.address !== null && !o.pinRefused)
     return `${o.address} is not a name on this tailnet, and this page pairs by tailnet name. Pair by address from a terminal on this Hub, with a PIN made on the other Hub: cihub pool probe ${o.address}, then cihub pool pair ${o.address} --pin <digits>.`;
   if (o.pinRefused)

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { hubName, notSentAdvice, pinProblem, scanForHubs, sendPairRequest, type Discovery } from '../actions';
+import { hubName, notSentAdvice, notSentDetail, notSentTitle, pinProblem, scanForHubs, sendPairRequest, type Discovery } from '../actions';
 import { useDashboard } from '../context';
 import { DirectoryNotes } from '../DirectoryNotes';
 import type { DiscoverableHub, PoolStatus } from '../types';
@@ -73,11 +73,13 @@ export function DiscoverableDevices({ s, refresh, otherPin, setOtherPin }: { s: 
                       const o = await sendPairRequest(h.nodeFqdn, otherPin);
                       sendingTo(h.nodeFqdn, false);
                       if (o.sent && withPin) setOtherPin('');
-                      await refresh();
+                      // With no answer from this Hub the read would wait out its own bound too, holding back the answer.
+                      const reread = refresh();
+                      if (o.sent || !o.unanswered) await reread;
                       beside.say(h.nodeFqdn)(
                         o.sent
                           ? { tone: 'good', text: `Pairing request sent to ${h.nodeFqdn}${withPin ? ' with the PIN' : ''}.` }
-                          : { tone: 'bad', text: `Not sent. ${notSentAdvice(o)}`, detail: `The Hub said: ${o.reason}` },
+                          : { tone: 'bad', text: `${notSentTitle(o)}. ${notSentAdvice(o)}`, detail: notSentDetail(o) },
                       );
                     }}
                   >

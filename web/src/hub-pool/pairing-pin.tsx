@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api, POOL } from '../api';
-import { notSentAdvice, pinProblem, sendPairRequest } from '../actions';
+import { notSentAdvice, notSentDetail, notSentTitle, pinProblem, sendPairRequest } from '../actions';
 import { useDashboard } from '../context';
 import { useNow } from '../hooks';
 import type { PoolStatus } from '../types';
@@ -78,11 +78,13 @@ export function PairingPin({
       setOtherPin('');
       setSentTo({ name: outcome.peer?.nodeFqdn ?? to, seen: false });
     }
-    await refresh();
+    // As with every change here: with no answer from this Hub, the read after it would wait out its own bound too, holding back what there is to say.
+    const reread = refresh();
+    if (outcome.sent || !outcome.unanswered) await reread;
     beside.say('pair')(
       outcome.sent
         ? { tone: 'good', text: `Pairing request sent to ${to}. It is listed under Pending requests until that Hub approves it.` }
-        : { tone: 'bad', text: `Not sent. ${notSentAdvice(outcome)}`, detail: `The Hub said: ${outcome.reason}` },
+        : { tone: 'bad', text: `${notSentTitle(outcome)}. ${notSentAdvice(outcome)}`, detail: notSentDetail(outcome) },
     );
   };
   // Generate and Cancel answer under their buttons; either gives way to the other's next answer.

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { api, POOL } from '../api';
-import { notSentAdvice, retryable, type PairOutcome } from '../actions';
+import { notSentAdvice, notSentDetail, retryable, type PairOutcome } from '../actions';
 import { removal, type Flash } from '../hub-pool/act';
 import type { PoolStatus } from '../types';
 import { useNow } from '../hooks';
@@ -130,7 +130,7 @@ export function ApproveStep(p: ApproveProps) {
         {p.notSent.map(({ name, outcome }) => (
           <li key={name} data-testid="guide-not-sent">
             <div className="row">
-              <span>The request to {name} was not sent.</span>
+              <span>{outcome.unanswered ? `This Hub did not answer the request to ${name}.` : `The request to ${name} was not sent.`}</span>
               {retryable(outcome) && (
                 <button type="button" aria-label={`Retry ${name}`} disabled={p.retryBlocked(name)} onClick={() => p.pairAgain(name)}>
                   Retry
@@ -138,7 +138,7 @@ export function ApproveStep(p: ApproveProps) {
               )}
             </div>
             <p className="small">{notSentAdvice(outcome)}</p>
-            <p className="small muted">The Hub said: {outcome.reason}</p>
+            <p className="small muted">{notSentDetail(outcome)}</p>
             {outcome.pinRefused && p.newPinField(name)}
           </li>
         ))}

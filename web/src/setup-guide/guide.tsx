@@ -4,6 +4,8 @@ import {
   byShownName,
   hubName,
   notSentAdvice,
+  notSentDetail,
+  notSentTitle,
   pinProblem,
   retryable,
   retryPinProblem,
@@ -202,7 +204,10 @@ export function SetupGuide({ initialStep, onClose, onChanged }: { initialStep: G
           .map((n) => {
             const r = results[n];
             if (r === undefined || r === 'sending') return `Sending the request to ${n}…`;
-            return r.sent ? `The request reached ${n}.` : `The request to ${n} did not go through; its row says what to check.`;
+            if (r.sent) return `The request reached ${n}.`;
+            return r.unanswered
+              ? `This Hub did not answer the request to ${n}; its row says what to look for.`
+              : `The request to ${n} did not go through; its row says what to check.`;
           })
           .join(' ');
 
@@ -410,7 +415,7 @@ export function SetupGuide({ initialStep, onClose, onChanged }: { initialStep: G
                       ) : r.sent ? (
                         <span className="badge good">Request sent</span>
                       ) : (
-                        <span className="badge bad">Not sent</span>
+                        <span className="badge bad">{notSentTitle(r)}</span>
                       )}
                       {r !== undefined && r !== 'sending' && !r.sent && retryable(r) && (
                         <button type="button" aria-label={`Retry ${name}`} disabled={retryBlocked(name)} onClick={() => void send([name])}>
@@ -421,7 +426,7 @@ export function SetupGuide({ initialStep, onClose, onChanged }: { initialStep: G
                     {r !== undefined && r !== 'sending' && !r.sent && (
                       <>
                         <p className="small">{notSentAdvice(r)}</p>
-                        <p className="small muted">The Hub said: {r.reason}</p>
+                        <p className="small muted">{notSentDetail(r)}</p>
                         {r.pinRefused && newPinField(name)}
                       </>
                     )}
