@@ -144,7 +144,7 @@ describe('dashboard: failure states and their next steps', { timeout: START_TIME
     const guide = b.getByRole('dialog');
     await guide.getByTestId('guide-incoming').filter({ hasText: C }).getByRole('button', { name: 'Approve' }).click();
     const card = guide.getByTestId('guide-connected').filter({ hasText: C });
-    await card.getByTestId('guide-problem').getByText(`${C} never received your approval`).waitFor();
+    await card.getByTestId('guide-problem').getByText(`Approved ${C} here, but the call back to ${C} failed`).waitFor();
     await card.getByRole('button', { name: 'Unpair' }).waitFor();
     await screenshot(b, 'guide-half-paired-1440');
     const stillWaiting = (await hubC.api<{ peers: { nodeFqdn: string; status: string }[] }>('GET', `${POOL}/peers`)).json.peers.find((p) => p.nodeFqdn === B);

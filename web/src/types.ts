@@ -288,6 +288,13 @@ export interface RoutingLogPage {
   };
 }
 
+/** POST /peers/:id/approve's answer: whether the call back to the requester was answered as a Hub answers it. */
+export interface ApproveAnswer {
+  readonly callback: 'confirmed' | 'failed';
+  /** Why the call back failed, in the Hub's words; null once confirmed. */
+  readonly reason: string | null;
+}
+
 /** One entry of GET /peers/discoverable, when the Hub has that route. */
 export interface DiscoverableHub {
   readonly nodeFqdn: string;

@@ -1,5 +1,5 @@
 /** Records into the words the user guide uses. The only place the dashboard turns data into sentences. */
-import type { ContainerRollup, LocalHardware, LocalPressure, PeerView, PoolStatus, RoutingLogPage, RoutingRow, ThroughputBand } from './types';
+import type { ApproveAnswer, ContainerRollup, LocalHardware, LocalPressure, PeerView, PoolStatus, RoutingLogPage, RoutingRow, ThroughputBand } from './types';
 
 export interface Badge {
   readonly text: string;
@@ -490,6 +490,37 @@ export function notToldWords(verb: 'unpair' | 'reject' | 'cancel', peer: string,
     case 'cancel':
       return `Request to ${peer} cancelled here, but ${peer} could not be told, so it may still list the request. Reject it there, or run ${command}.`;
   }
+}
+
+/**
+ * The requester answered the call back, but with 401: it was reached, and refused the approval,
+ * most often because it no longer holds the request (cancelled there, or expired). The Hub says no
+ * more than that on purpose; the CLI's approve reads it the same way (src/cli/commands/peers.ts).
+ */
+const REFUSED_CALL_BACK = 'HTTP 401';
+
+/**
+ * What an Approve comes to, in one set of words for every place that approves: the setup guide's
+ * Approve step (its status line, and the half-paired Hub's card) and Pending requests on the Hub
+ * Pool page. Each once wrote its own, and they drifted: one said a confirmed pairing was listed on
+ * both Hubs, the other did not; one sent the operator to fix the requester's HTTPS and to cancel a
+ * request the requester may no longer hold. Confirmed: the requester took the approval, so each
+ * Hub lists the other as paired. Failed: approved here only (half paired), which waiting does not
+ * mend; the way out follows the server's own (src/peers/pairing-problem.ts) and the CLI's approve.
+ */
+export function approveOutcomeWords(peer: string, self: string | null, answer: ApproveAnswer): { readonly tone: 'good' | 'bad'; readonly text: string } {
+  if (answer.callback === 'confirmed') return { tone: 'good', text: `Approved ${peer}. Both Hubs list each other as paired.` };
+  const removeThere = `cihub pool unpair ${self ?? '<this Hub’s name>'} on ${peer}`;
+  const stuck = 'The two Hubs are half paired, and waiting will not mend it';
+  if (answer.reason === REFUSED_CALL_BACK)
+    return {
+      tone: 'bad',
+      text: `Approved ${peer} here, but ${peer} answered the call back and refused it (${answer.reason}): most likely it no longer holds the request (cancelled or expired there). ${stuck}: Unpair ${peer} here, remove this Hub on ${peer} if it still lists it (${removeThere}), then pair again from one Hub.`,
+    };
+  return {
+    tone: 'bad',
+    text: `Approved ${peer} here, but the call back to ${peer} failed (${answer.reason ?? 'no reason given'}), so most likely it never received the approval and still waits for it. ${stuck}: make sure each Hub reaches the other over HTTPS (run cihub pool doctor on both); Unpair ${peer} here and cancel the request on ${peer} (Cancel request on its Hub Pool page, or ${removeThere}); then pair again from one Hub.`,
+  };
 }
 
 export interface SpeedLine {

@@ -1,6 +1,16 @@
 import { notToldWords } from '../words';
 
-export type Flash = { readonly tone: 'good' | 'warn' | 'bad'; readonly text: string; readonly detail?: string } | null;
+export type Flash = {
+  readonly tone: 'good' | 'warn' | 'bad';
+  readonly text: string;
+  readonly detail?: string;
+  /**
+   * The change did not happen: the Hub refused the call, or gave no answer. Not every bad outcome
+   * is one: an Approve whose call back failed did approve here (half paired), and "Not approved"
+   * before it would say the opposite of its own words.
+   */
+  readonly notDone?: true;
+} | null;
 
 /** The answer of Unpair, Reject and Cancel request: whether the other Hub was told. */
 export interface Removal {

@@ -5,8 +5,8 @@ import type { Flash, Say } from './act';
  * How a change went, said under the control that made it. The page's own message sits at its
  * top, out of sight of someone working further down (a refused Save or Add pin, or Disable on
  * the tenth peer row, otherwise seemed to do nothing), so a control that has a place of its own
- * says its outcome there instead. `refused` leads a refusal's text, unless that text already
- * says what did not happen (a pairing request's "Not sent.").
+ * says its outcome there instead. `refused` leads the text of a change that did not happen,
+ * unless that text already says so itself (a pairing request's "Not sent.").
  */
 export function Beside({ id, outcome, refused, testId }: { id: string; outcome: Flash; refused?: string; testId?: string }) {
   const box = useRef<HTMLDivElement>(null);
@@ -22,7 +22,7 @@ export function Beside({ id, outcome, refused, testId }: { id: string; outcome: 
   if (outcome === null) return null;
   return (
     <div ref={box} id={id} tabIndex={-1} className={`small notice ${outcome.tone}`} role={outcome.tone === 'bad' ? 'alert' : 'status'} data-testid={testId}>
-      {outcome.tone === 'bad' && refused !== undefined ? `${refused}: ${outcome.text}` : outcome.text}
+      {outcome.notDone === true && refused !== undefined ? `${refused}: ${outcome.text}` : outcome.text}
       {outcome.detail !== undefined && <div>{outcome.detail}</div>}
     </div>
   );

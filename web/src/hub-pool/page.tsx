@@ -38,7 +38,7 @@ export function HubPool() {
       outcome = typeof done === 'string' ? { tone: 'good', text: done } : done(result);
       ok = true;
     } catch (err) {
-      outcome = { tone: 'bad', text: (err as Error).message };
+      outcome = { tone: 'bad', text: (err as Error).message, notDone: true };
       ok = false;
       unanswered = noAnswer(err);
     }

@@ -1,6 +1,7 @@
 import { api, POOL } from '../api';
 import { useDashboard } from '../context';
-import type { PoolStatus } from '../types';
+import type { ApproveAnswer, PoolStatus } from '../types';
+import { approveOutcomeWords } from '../words';
 import { useState } from 'react';
 import { removal, type Act, type Removal, type Say } from './act';
 import { Beside } from './beside';
@@ -96,17 +97,8 @@ export function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
                   onClick={() =>
                     void working.run(`decide:${p.id}`, () =>
                       act(
-                        () => api<{ callback: 'confirmed' | 'failed'; reason: string | null }>('POST', `${POOL}/peers/${p.id}/approve`),
-                        (result) => {
-                          const r = result as { callback: 'confirmed' | 'failed'; reason: string | null };
-                          return r.callback === 'confirmed'
-                            ? { tone: 'good', text: `Approved ${p.nodeFqdn}. Both Hubs list each other as paired.` }
-                            : {
-                                tone: 'bad',
-                                text: `Approved here, but ${p.nodeFqdn} never received the approval, so it still waits (half paired). Fix its HTTPS and Tailscale Serve setup, then cancel the request there, unpair it here, and pair again.`,
-                                detail: r.reason ?? undefined,
-                              };
-                        },
+                        () => api<ApproveAnswer>('POST', `${POOL}/peers/${p.id}/approve`),
+                        (result) => approveOutcomeWords(p.nodeFqdn, s.localNode.nodeFqdn, result as ApproveAnswer),
                         say(p.id, 'Not approved'),
                       ),
                     )

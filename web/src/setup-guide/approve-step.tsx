@@ -2,9 +2,9 @@ import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { api, POOL } from '../api';
 import { notSentAdvice, notSentDetail, retryable, type PairOutcome } from '../actions';
 import { removal, type Flash } from '../hub-pool/act';
-import type { PoolStatus } from '../types';
+import type { ApproveAnswer, PoolStatus } from '../types';
 import { useNow } from '../hooks';
-import { distinctModels, isPaired, isVerified, lastSeenWords, pairingProblemWords, peerState, plural, tierWords } from '../words';
+import { approveOutcomeWords, distinctModels, isPaired, isVerified, lastSeenWords, pairingProblemWords, peerState, plural, tierWords } from '../words';
 
 interface ApproveProps {
   readonly status: PoolStatus;
@@ -16,9 +16,10 @@ interface ApproveProps {
   readonly sending: readonly string[];
   /** Requests sent since the guide opened whose last send failed, with the Hub's answer. */
   readonly notSent: readonly { readonly name: string; readonly outcome: Extract<PairOutcome, { sent: false }> }[];
-  readonly notHeard: Readonly<Record<string, string>>;
+  /** Hubs whose approval here never reached them, with why (the Hub's words; null when it gave none). */
+  readonly notHeard: Readonly<Record<string, string | null>>;
   onCancelled(name: string): void;
-  onNotHeard(name: string, why: string): void;
+  onNotHeard(name: string, why: string | null): void;
   pairAgain(name: string): void;
   /** Whether the PIN typed in a not-sent row stops its Retry. */
   retryBlocked(name: string): boolean;
@@ -175,17 +176,11 @@ export function ApproveStep(p: ApproveProps) {
                 onClick={() =>
                   void run(
                     async () => {
-                      const r = await api<{ callback: 'confirmed' | 'failed'; reason: string | null }>('POST', `${POOL}/peers/${x.id}/approve`);
-                      if (r.callback === 'failed') p.onNotHeard(x.nodeFqdn, r.reason ?? 'the callback failed');
+                      const r = await api<ApproveAnswer>('POST', `${POOL}/peers/${x.id}/approve`);
+                      if (r.callback === 'failed') p.onNotHeard(x.nodeFqdn, r.reason);
                       return r;
                     },
-                    (r) =>
-                      (r as { callback: string }).callback === 'confirmed'
-                        ? { tone: 'good', text: `Approved ${x.nodeFqdn}.` }
-                        : {
-                            tone: 'bad',
-                            text: `Approved ${x.nodeFqdn} here, but it never received the approval: its card under Connected Hubs says what to do.`,
-                          },
+                    (r) => approveOutcomeWords(x.nodeFqdn, self, r as ApproveAnswer),
                   )
                 }
               >
@@ -226,8 +221,7 @@ export function ApproveStep(p: ApproveProps) {
               </p>
               {missed !== undefined && (
                 <p className="small notice bad" data-testid="guide-problem">
-                  {x.nodeFqdn} never received your approval ({missed}), so it still waits. Fix its HTTPS and Tailscale Serve setup, cancel the request there,
-                  then Unpair here and pair again.
+                  {approveOutcomeWords(x.nodeFqdn, self, { callback: 'failed', reason: missed }).text}
                 </p>
               )}
               {missed === undefined && problem !== null && (

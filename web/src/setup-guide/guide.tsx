@@ -61,7 +61,7 @@ export function SetupGuide({ initialStep, onClose, onChanged }: { initialStep: G
   const [results, setResults] = useState<Readonly<Record<string, PairOutcome | 'sending'>>>({});
   const [sentSinceOpen, setSent] = useState<readonly string[]>([]);
   const [cancelled, setCancelled] = useState<readonly string[]>([]);
-  const [notHeard, setNotHeard] = useState<Readonly<Record<string, string>>>({});
+  const [notHeard, setNotHeard] = useState<Readonly<Record<string, string | null>>>({});
   const [pollStartedAt, setPollStartedAt] = useState(() => Date.now());
   const [pollExpired, setPollExpired] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
