@@ -7,7 +7,6 @@ import type { Attempt, RequestError } from '../routing-log/entry.js';
 import type { SettlePatch } from '../routing-log/ring.js';
 import { describeFailure, failureStatus } from './failover-policy.js';
 import { writeProxyError } from './proxy-errors.js';
-import { stoppedReadingReason } from '../routing-log/stalled-reader.js';
 import type { FailedAttempt, WalkOutcome, WalkRequest } from './walk-types.js';
 
 export function toAttempt({ candidate, failure }: FailedAttempt): Attempt {
@@ -20,6 +19,7 @@ interface Ending {
   readonly requestError: RequestError | null;
   readonly reason: string | null;
   readonly clientClosed: boolean;
+  readonly stoppedReadingMs: number | null;
 }
 
 /**
@@ -44,6 +44,7 @@ export function settledRow(req: WalkRequest, o: WalkOutcome): SettlePatch {
     requestError: e.requestError,
     reason: e.reason,
     clientClosed: e.clientClosed,
+    stoppedReadingMs: e.stoppedReadingMs,
   };
 }
 
@@ -68,11 +69,12 @@ function endingOf(req: WalkRequest, o: WalkOutcome): Ending {
       return {
         outcome: 'failed',
         requestError: null,
-        // Still the caller's doing when this Hub closed a reader that had stopped: the reason says which.
+        // Still the caller's doing when this Hub closed a reader that had stopped: the field and the reason say which.
         clientClosed: true,
+        stoppedReadingMs: o.stoppedReadingMs,
         reason:
           o.stoppedReadingMs !== null
-            ? stoppedReadingReason(o.stoppedReadingMs)
+            ? `the caller stopped reading for ${o.stoppedReadingMs} ms`
             : o.status === null
               ? 'the caller closed its connection before any answer'
               : 'the caller closed its connection mid-answer',
@@ -89,7 +91,7 @@ function endingOf(req: WalkRequest, o: WalkOutcome): Ending {
 }
 
 function failed(reason: string | null, requestError: RequestError | null = null): Ending {
-  return { outcome: 'failed', requestError, reason, clientClosed: false };
+  return { outcome: 'failed', requestError, reason, clientClosed: false, stoppedReadingMs: null };
 }
 
 function committed(req: WalkRequest, o: WalkOutcome): Ending {
@@ -108,6 +110,7 @@ function committed(req: WalkRequest, o: WalkOutcome): Ending {
     outcome: refused || fault !== null ? 'failed' : 'served',
     requestError,
     clientClosed: false,
+    stoppedReadingMs: null,
     reason:
       fault?.kind === 'output'
         ? `output fault (${fault.fault})`

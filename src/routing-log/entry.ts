@@ -181,6 +181,12 @@ export interface RoutingLogEntry extends PlacementRecords {
   readonly totalMs: number | null;
   /** True when the row ended because the caller hung up. */
   readonly clientClosed: boolean;
+  /**
+   * How long the caller had taken none of its answer when this Hub closed its connection, ms
+   * (proxy/app-stall.ts); on an inbound row, the sending Hub that stopped reading this forward.
+   * null when the row did not end that way: the caller closed its own connection, or any other end.
+   */
+  readonly stoppedReadingMs: number | null;
   readonly requestError: RequestError | null;
   /** Why a failed row failed, in a few words (for a walk that ran out, the last candidate's reason). */
   readonly reason: string | null;

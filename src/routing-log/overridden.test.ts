@@ -24,6 +24,7 @@ const base: RoutingLogEntry = {
   durationMs: 1,
   totalMs: 2,
   clientClosed: false,
+  stoppedReadingMs: null,
   requestError: null,
   reason: null,
   stream: false,

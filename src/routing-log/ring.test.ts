@@ -37,7 +37,10 @@ describe('RoutingLog rows', () => {
     assert.equal(row.updatedAt, START);
     assert.equal(row.outcome, 'pending');
     assert.deepEqual([row.node, row.backend, row.attempt, row.status, row.durationMs, row.totalMs], ['local', 'ollama', null, null, null, null]);
-    assert.deepEqual([row.failedOverFrom, row.attempts, row.clientClosed, row.requestError, row.reason], [[], [], false, null, null]);
+    assert.deepEqual(
+      [row.failedOverFrom, row.attempts, row.clientClosed, row.stoppedReadingMs, row.requestError, row.reason],
+      [[], [], false, null, null, null],
+    );
     assert.deepEqual(row.promptCeiling, { estimatedTokens: 9, excluded: [], overridden: false });
     assert.equal(row.pin, null);
     assert.equal(row.affinity, null);
@@ -115,6 +118,7 @@ describe('RoutingLog rows', () => {
       'durationMs',
       'totalMs',
       'clientClosed',
+      'stoppedReadingMs',
       'requestError',
       'reason',
       'stream',
@@ -169,6 +173,15 @@ describe('RoutingLog rows', () => {
     clock.advance(998);
     const b1 = log.settle('b', { outcome: 'served' });
     assert.deepEqual([a.updatedAt, b.updatedAt, a1?.updatedAt, b1?.updatedAt], [START, START, '2026-11-30T12:00:00.001Z', '2026-11-30T12:00:00.999Z']);
+  });
+
+  it('keeps how long a caller had stopped reading when its settle says so, and null when the caller closed its own connection', () => {
+    const { log } = ring();
+    log.open(fields('stalled'));
+    log.open(fields('closed'));
+    const stalled = log.settle('stalled', { outcome: 'failed', clientClosed: true, stoppedReadingMs: 300_000 });
+    const closed = log.settle('closed', { outcome: 'failed', clientClosed: true, stoppedReadingMs: null });
+    assert.deepEqual([stalled?.stoppedReadingMs, closed?.stoppedReadingMs], [300_000, null]);
   });
 
   it('copies the arrays a caller hands in', () => {

@@ -35,8 +35,9 @@ describe('dashboard: Recent routing', { timeout: START_TIMEOUT_MS + TEST_TIMEOUT
 
   it('shows the newest 25 rows, the hang-up first, under a count of every row the Hub holds', async () => {
     const { page, context, errors } = await openPage(browser);
-    const log = (await pool.a.api<RoutingLogPage>('GET', `${POOL_API}/routing-log`)).json.summary;
+    const { summary: log, entries } = (await pool.a.api<RoutingLogPage>('GET', `${POOL_API}/routing-log`)).json;
     assert.deepEqual([log.recorded, log.counts.served, log.counts.failed, log.counts.clientClosed], [SERVED + 1, SERVED, 1, 1], JSON.stringify(log));
+    assert.equal(entries[0]?.stoppedReadingMs, null, 'the app closed its own connection: the Hub cut no stalled reader');
 
     await signInByLink(page, pool.a.process);
     await gotoPool(page);

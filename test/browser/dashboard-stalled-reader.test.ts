@@ -2,8 +2,8 @@
  * A caller the Hub closed because it stopped reading, as the dashboard words it, in real Chromium
  * against one real Hub with a simulated engine and an app on a raw socket that reads the answer's
  * head and then nothing. The row is still the caller's hang-up, but the app closed nothing: Recent
- * routing must not say it closed its connection. The phrase the Hub writes in the row's reason is
- * read back by the dashboard's own copy of its pattern, so this test is where the two meet.
+ * routing must not say it closed its connection. The dashboard words it from the row's
+ * stoppedReadingMs, which a real Hub writes here, never from the reason's text.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ import { connect } from 'node:net';
 import { once } from 'node:events';
 import type { Browser } from 'playwright-core';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
-import type { RoutingLogPage } from '../../src/routing-log/entry.js';
+import type { RoutingLogEntry, RoutingLogPage } from '../../src/routing-log/entry.js';
 import { eventually, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 import { START_TIMEOUT_MS, TEST_TIMEOUT_MS } from '../helpers/pool-fixture.js';
 import { gotoPool, launchBrowser, openPage, signInByLink } from './browser.js';
@@ -25,6 +25,7 @@ describe('dashboard: an app the Hub closed for not reading', { timeout: START_TI
   let engine: SimEngine;
   let hub: HubProcess;
   let browser: Browser;
+  let stalledRow: RoutingLogEntry;
 
   before(async () => {
     engine = await startSimEngine({ dialect: 'ollama', models: [{ name: MODEL, decodeTps: 5_000, answerTokens: 1_000_000 }], timeScale: 0.01 });
@@ -41,9 +42,9 @@ describe('dashboard: an app the Hub closed for not reading', { timeout: START_TI
     await once(socket, 'data');
     socket.pause();
     try {
-      await eventually(async () => {
+      stalledRow = await eventually(async () => {
         const { json } = await hub.api<RoutingLogPage>('GET', '/api/inference/pool/routing-log');
-        return json.entries.some((e) => e.model === MODEL && e.outcome === 'failed');
+        return json.entries.find((e) => e.model === MODEL && e.outcome === 'failed');
       }, 'the row to settle');
     } finally {
       socket.destroy();
@@ -54,6 +55,7 @@ describe('dashboard: an app the Hub closed for not reading', { timeout: START_TI
   });
 
   it('Recent routing says the app stopped reading and the Hub closed it, naming the node, and never that the app closed its connection', async () => {
+    assert.equal(stalledRow.stoppedReadingMs, STALL_BUDGET_MS, 'the row the dashboard reads carries the stall time');
     const { page, context, errors } = await openPage(browser);
     await signInByLink(page, hub);
     await gotoPool(page);

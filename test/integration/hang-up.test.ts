@@ -49,6 +49,7 @@ describe('a caller that hangs up', () => {
     }, 'the row to settle');
     assert.equal(r.outcome, 'failed');
     assert.equal(r.clientClosed, true);
+    assert.equal(r.stoppedReadingMs, null, 'the app closed its own connection');
     assert.equal(r.status, null);
     assert.equal(r.node, 'local');
     assert.equal(r.backend, 'ollama');
@@ -169,10 +170,16 @@ describe('a caller that stops reading without closing (asleep, its NAT mapping g
         const { json } = await hub.api<RoutingLogPage>('GET', '/api/inference/pool/routing-log');
         return json.entries.find((e) => e.model === 'fast:8b' && e.outcome !== 'pending');
       }, 'the row to settle');
-      // Still the caller's hang-up, but the Hub closed the connection: the reason says the app stopped reading, not that it closed.
+      // Still the caller's hang-up, but the Hub closed the connection: the row says how long the app had stopped reading, not that it closed.
       assert.deepEqual(
-        { outcome: r.outcome, clientClosed: r.clientClosed, status: r.status, reason: r.reason },
-        { outcome: 'failed', clientClosed: true, status: 200, reason: `the caller stopped reading for ${STALL_BUDGET_MS} ms` },
+        { outcome: r.outcome, clientClosed: r.clientClosed, stoppedReadingMs: r.stoppedReadingMs, status: r.status, reason: r.reason },
+        {
+          outcome: 'failed',
+          clientClosed: true,
+          stoppedReadingMs: STALL_BUDGET_MS,
+          status: 200,
+          reason: `the caller stopped reading for ${STALL_BUDGET_MS} ms`,
+        },
       );
       const stoppedLine = `the caller stopped reading for ${STALL_BUDGET_MS} ms: this Hub closed its connection before the answer was complete`;
       const said = await eventually(() => {

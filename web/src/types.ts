@@ -250,6 +250,8 @@ export interface RoutingRow {
   readonly durationMs: number | null;
   readonly totalMs: number | null;
   readonly clientClosed: boolean;
+  /** How long the app had taken none of its answer when the Hub closed it, ms; null when the row did not end that way. */
+  readonly stoppedReadingMs: number | null;
   /** Set when the row stopped at a node whose answer proved the request bad (or, basis 'node', when the node's 200 was unusable output); null otherwise. */
   readonly requestError: RequestError | null;
   readonly reason: string | null;

@@ -390,18 +390,6 @@ export function failedRowsWords(rows: readonly RoutingRow[], failedOver: number)
   return `${rows.filter(isFailure).length}${failedRowsParts(rows)}${more}`;
 }
 
-/**
- * How long the app had stopped reading when the Hub closed it, from a hang-up row's reason; null
- * for any other reason. The Hub writes the phrase in src/routing-log/stalled-reader.ts, which the
- * dashboard cannot import: the pattern is that file's, and the browser test of a stalled reader
- * reads a real Hub's row through it.
- */
-const STOPPED_READING = /^the caller stopped reading for (\d+) ms$/;
-function stoppedReadingMs(reason: string | null): number | null {
-  const match = reason === null ? null : STOPPED_READING.exec(reason);
-  return match ? Number(match[1]) : null;
-}
-
 /** Where a row went, as Recent routing words it. */
 export function rowServedBy(r: RoutingRow): string {
   if (r.direction === 'inbound') return `for ${r.node ?? 'a peer'}`;
@@ -411,7 +399,7 @@ export function rowServedBy(r: RoutingRow): string {
   // that stopped reading did not close its connection: the Hub did, and the words say so.
   if (r.clientClosed) {
     if (r.node === null) return 'No node served this row (the app left before any node was tried)';
-    const stalledMs = stoppedReadingMs(r.reason);
+    const stalledMs = r.stoppedReadingMs;
     return stalledMs === null
       ? `No node served this row (the app closed its connection while ${r.node} was working on it)`
       : `No node served this row (the app stopped reading for ${stalledMs} ms, so the Hub closed its connection while ${r.node} was working on it)`;

@@ -26,6 +26,7 @@ const row = (affinity: AffinityRecord | null): RoutingLogEntry => ({
   durationMs: 812,
   totalMs: 4_020,
   clientClosed: false,
+  stoppedReadingMs: null,
   requestError: null,
   reason: null,
   stream: true,

@@ -26,6 +26,7 @@ function row(overrides: Partial<RoutingLogEntry>): RoutingLogEntry {
     durationMs: 900,
     totalMs: 4000,
     clientClosed: false,
+    stoppedReadingMs: null,
     requestError: null,
     reason: null,
     stream: true,

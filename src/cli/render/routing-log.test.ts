@@ -27,6 +27,7 @@ function row(overrides: Partial<RoutingLogEntry> = {}): RoutingLogEntry {
     durationMs: 812,
     totalMs: 4_020,
     clientClosed: false,
+    stoppedReadingMs: null,
     requestError: null,
     reason: null,
     stream: true,
@@ -35,6 +36,12 @@ function row(overrides: Partial<RoutingLogEntry> = {}): RoutingLogEntry {
     traceId: null,
     ...overrides,
   };
+}
+
+/** The row as a Hub from before the field wrote it: the field left out, not null. */
+function withoutStoppedReadingMs(entry: RoutingLogEntry): RoutingLogEntry {
+  const { stoppedReadingMs: _absent, ...older } = entry;
+  return older as RoutingLogEntry;
 }
 
 function pageOf(entries: readonly RoutingLogEntry[]): RoutingLogPage {
@@ -87,10 +94,27 @@ describe('renderRoutingLog rows', () => {
     },
     {
       name: 'an app this Hub closed for not reading: the line says it stopped reading, for how long, and that the Hub closed it',
-      entries: [row({ outcome: 'failed', status: 200, clientClosed: true, totalMs: 301_250, reason: 'the caller stopped reading for 300000 ms' })],
+      entries: [
+        row({
+          outcome: 'failed',
+          status: 200,
+          clientClosed: true,
+          stoppedReadingMs: 300_000,
+          totalMs: 301_250,
+          reason: 'the caller stopped reading for 300000 ms',
+        }),
+      ],
       lines: [
         '2026-09-21 20:09:06Z out  qwen3-coder:30b      local    1/3   812     ✗ failed',
         '  ↳ the app stopped reading for 300000 ms, so this Hub closed its connection after 301250 ms; local was part-way through its answer (HTTP 200) — not a routing failure',
+      ],
+    },
+    {
+      name: 'a hang-up row from a Hub that predates stoppedReadingMs reads as the app closing its connection',
+      entries: [withoutStoppedReadingMs(row({ outcome: 'failed', status: 200, clientClosed: true, totalMs: 9_000 }))],
+      lines: [
+        '2026-09-21 20:09:06Z out  qwen3-coder:30b      local    1/3   812     ✗ failed',
+        '  ↳ the app closed its connection after 9000 ms; local was part-way through its answer (HTTP 200) — not a routing failure',
       ],
     },
     {
@@ -104,6 +128,7 @@ describe('renderRoutingLog rows', () => {
           status: 200,
           totalMs: 601_000,
           clientClosed: true,
+          stoppedReadingMs: 600_000,
           reason: 'the caller stopped reading for 600000 ms',
         }),
       ],

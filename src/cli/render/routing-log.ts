@@ -7,7 +7,6 @@
 import type { AffinityRecord, RequestError, RoutingLogEntry, RoutingLogPage } from '../../routing-log/entry.js';
 import { qualifies } from '../../placement/steps/affinity.js';
 import { lastFailedAttempt } from '../../routing-log/walk-attempts.js';
-import { stoppedReadingMs } from '../../routing-log/stalled-reader.js';
 import { describeFailedBreakdown } from './failed-breakdown.js';
 import { contentionLines, inFlightWords, slotsLines, throughputLines } from './placement-lines.js';
 
@@ -210,14 +209,21 @@ function failoverLines(row: RoutingLogEntry): readonly string[] {
 }
 
 /**
+ * A row as a Hub of any build wrote it: one that predates `stoppedReadingMs` leaves it out, and
+ * the CLI can be newer than its Hub. Absent reads as null, so such a row's hang-up reads as the
+ * caller closing its connection.
+ */
+type HangUpAsWritten = Omit<RoutingLogEntry, 'stoppedReadingMs'> & Partial<Pick<RoutingLogEntry, 'stoppedReadingMs'>>;
+
+/**
  * A hang-up is the caller's doing: say so, and name the node that was working on it. A caller
  * that stopped reading was closed by this Hub, not by itself, and the line says which.
  */
-function hangUpLine(row: RoutingLogEntry): readonly string[] {
+function hangUpLine(row: HangUpAsWritten): readonly string[] {
   if (!row.clientClosed) return [];
   const waitedMs = row.totalMs ?? row.durationMs;
   const after = waitedMs === null ? '' : ` after ${waitedMs} ms`;
-  const stalledMs = stoppedReadingMs(row.reason);
+  const stalledMs = row.stoppedReadingMs ?? null;
   if (row.direction === 'inbound') {
     const sender = row.node ?? 'the sending Hub';
     if (stalledMs !== null)
