@@ -12,6 +12,8 @@ import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import type { RoutingLogEntry, RoutingLogPage } from '../../src/routing-log/entry.js';
 import { startEngineFront, type EngineFront } from '../helpers/engine-front.js';
 import { eventually, logMessages, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
+import { START_TIMEOUT_MS, startPool, type Pool } from '../helpers/pool-fixture.js';
+import { FORWARD_STALL_FACTOR } from '../../src/proxy/walk.js';
 
 describe('a caller that hangs up', () => {
   let slow: SimEngine;
@@ -196,6 +198,58 @@ describe('a caller that stops reading without closing (asleep, its NAT mapping g
         ),
       );
       assert.doesNotMatch(run.stdout, /the app closed its connection/);
+    } finally {
+      socket.destroy();
+    }
+  });
+});
+
+describe('a sending Hub that stops reading the forward it sent, because its own app stopped reading', () => {
+  const MODEL = 'fast:8b';
+  /** The peer's header budget: it closes a sender that takes nothing for FORWARD_STALL_FACTOR times this. */
+  const PEER_BUDGET_MS = 1_000;
+  // A's own budget is far longer, so A is still waiting on its app when B gives up on A.
+  const SENDER_BUDGET_MS = 30_000;
+  let pool: Pool<'a' | 'b'>;
+
+  before(
+    async () => {
+      pool = await startPool<'a' | 'b'>({
+        hubs: {
+          a: { env: { HUB_POOL_FIRST_BYTE_TIMEOUT_MS: String(SENDER_BUDGET_MS) } },
+          b: {
+            ollama: { models: [{ name: MODEL, decodeTps: 5_000, answerTokens: 1_000_000 }] },
+            env: { HUB_POOL_FIRST_BYTE_TIMEOUT_MS: String(PEER_BUDGET_MS) },
+          },
+        },
+        pairs: [['a', 'b']],
+      });
+    },
+    { timeout: START_TIMEOUT_MS },
+  );
+  after(() => pool?.stop(), { timeout: START_TIMEOUT_MS });
+
+  it('is closed by the peer serving it, whose inbound row names the sender and how long it had stopped reading', async () => {
+    const { a, b } = pool;
+    const { hostname, port } = new URL(a.process.url);
+    const socket = connect({ host: hostname, port: Number(port) });
+    const body = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
+    socket.write(
+      `POST /api/inference/pool/api/chat HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    // The app reads the head and then nothing: A's socket to it fills, so A stops reading B's answer.
+    await once(socket, 'data');
+    socket.pause();
+    try {
+      const r = await eventually(
+        async () => (await b.routingLog()).find((e) => e.direction === 'inbound' && e.outcome !== 'pending'),
+        "B's inbound row to settle",
+      );
+      const stalledMs = FORWARD_STALL_FACTOR * PEER_BUDGET_MS;
+      assert.deepEqual(
+        { node: r.node, outcome: r.outcome, clientClosed: r.clientClosed, stoppedReadingMs: r.stoppedReadingMs, reason: r.reason },
+        { node: a.name, outcome: 'failed', clientClosed: true, stoppedReadingMs: stalledMs, reason: `the caller stopped reading for ${stalledMs} ms` },
+      );
     } finally {
       socket.destroy();
     }
