@@ -7,8 +7,6 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
-import { once } from 'node:events';
 import type { Browser } from 'playwright-core';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import type { RoutingLogEntry, RoutingLogPage } from '../../src/routing-log/entry.js';
@@ -16,6 +14,7 @@ import { eventually, startHubProcess, type HubProcess } from '../helpers/hub-pro
 import { START_TIMEOUT_MS, TEST_TIMEOUT_MS } from '../helpers/pool-fixture.js';
 import { gotoPool, launchBrowser, openPage, signInByLink } from './browser.js';
 import { startTogether } from '../helpers/start-together.js';
+import { chatThatStopsReading } from '../helpers/raw-http.js';
 
 const MODEL = 'fast:8b';
 /** The header budget, which is also how long an app may take nothing before the Hub closes it. */
@@ -33,14 +32,7 @@ describe('dashboard: an app the Hub closed for not reading', { timeout: START_TI
       startHubProcess({ env: { OLLAMA_URL: engine.url, HUB_POOL_FIRST_BYTE_TIMEOUT_MS: String(STALL_BUDGET_MS) } }),
       launchBrowser(),
     ]);
-    const { hostname, port } = new URL(hub.url);
-    const socket = connect({ host: hostname, port: Number(port) });
-    const body = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
-    socket.write(
-      `POST /api/inference/pool/api/chat HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
-    await once(socket, 'data');
-    socket.pause();
+    const socket = await chatThatStopsReading(hub, MODEL);
     try {
       stalledRow = await eventually(async () => {
         const { json } = await hub.api<RoutingLogPage>('GET', '/api/inference/pool/routing-log');

@@ -3,6 +3,7 @@
  * without their bodies, half a head, malformed requests, idle connections. Nothing is added
  * that the test did not write.
  */
+import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { eventually } from './hub-process.js';
 
@@ -111,5 +112,23 @@ export async function requestLeftOpen(hub: { readonly url: string }): Promise<So
   );
   await eventually(() => received.startsWith('HTTP/1.1 100 Continue'), 'the Hub to take the request');
   socket.write('{"model":');
+  return socket;
+}
+
+/**
+ * An app that asks `hub` for a chat with `model`, reads the first bytes of the answer and then
+ * nothing more, while keeping its connection open: alive on the wire, asleep to the Hub. The
+ * caller destroys the socket when done.
+ */
+export async function chatThatStopsReading(hub: { readonly url: string }, model: string): Promise<Socket> {
+  const { hostname, port } = new URL(hub.url);
+  const socket = connect({ host: hostname, port: Number(port) });
+  socket.setNoDelay(true);
+  const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] });
+  socket.write(
+    `POST /api/inference/pool/api/chat HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+  await once(socket, 'data');
+  socket.pause();
   return socket;
 }

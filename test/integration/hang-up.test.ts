@@ -6,14 +6,13 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import type { ServerResponse } from 'node:http';
-import { connect } from 'node:net';
-import { once } from 'node:events';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import type { RoutingLogEntry, RoutingLogPage } from '../../src/routing-log/entry.js';
 import { startEngineFront, type EngineFront } from '../helpers/engine-front.js';
 import { eventually, logMessages, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 import { START_TIMEOUT_MS, startPool, type Pool } from '../helpers/pool-fixture.js';
 import { FORWARD_STALL_FACTOR } from '../../src/proxy/walk.js';
+import { chatThatStopsReading } from '../helpers/raw-http.js';
 
 describe('a caller that hangs up', () => {
   let slow: SimEngine;
@@ -156,16 +155,8 @@ describe('a caller that stops reading without closing (asleep, its NAT mapping g
   });
 
   it('is taken as gone once its socket stays full for the budget: the engine stops, and the row, the log and `cihub pool log` say it stopped reading', async () => {
-    const { hostname, port } = new URL(hub.url);
-    const socket = connect({ host: hostname, port: Number(port) });
-    socket.setNoDelay(true);
-    const body = JSON.stringify({ model: 'fast:8b', messages: [{ role: 'user', content: 'hi' }] });
-    socket.write(
-      `POST /api/inference/pool/api/chat HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
     // Read the head, then nothing more: the app is alive on the wire but never reads again.
-    await once(socket, 'data');
-    socket.pause();
+    const socket = await chatThatStopsReading(hub, 'fast:8b');
     try {
       await eventually(() => engine.state().aborted === 1 && engine.state().inFlight === 0, 'the engine to be told to stop');
       const r = await eventually(async () => {
@@ -231,15 +222,8 @@ describe('a sending Hub that stops reading the forward it sent, because its own 
 
   it('is closed by the peer serving it, whose inbound row names the sender and how long it had stopped reading', async () => {
     const { a, b } = pool;
-    const { hostname, port } = new URL(a.process.url);
-    const socket = connect({ host: hostname, port: Number(port) });
-    const body = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
-    socket.write(
-      `POST /api/inference/pool/api/chat HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
     // The app reads the head and then nothing: A's socket to it fills, so A stops reading B's answer.
-    await once(socket, 'data');
-    socket.pause();
+    const socket = await chatThatStopsReading(a.process, MODEL);
     try {
       const r = await eventually(
         async () => (await b.routingLog()).find((e) => e.direction === 'inbound' && e.outcome !== 'pending'),
