@@ -14,6 +14,7 @@ import { resolvePoolDirections } from '../config/kill-switch.js';
 import { PROXY_BODY_LIMIT_BYTES } from './proxy-routes.js';
 import { ROUTED_ROUTES, PROXY_PREFIX } from '../proxy/route-table.js';
 import { writeProxyError } from '../proxy/proxy-errors.js';
+import { readStatedStall, STALL_HEADER } from '../proxy/forward-stall.js';
 import { parseRequestJson } from '../util/request-json.js';
 import { PRE_AUTH_BODY_LIMIT_BYTES, refuseUnread } from './edge.js';
 import { toHubError } from './error-mapping.js';
@@ -162,6 +163,19 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
       }
     });
 
+    // The sender's stall budget, when it states one this Hub can read; an older sender states
+    // none, and its forward is served under this Hub's own rule (forward-stall.ts), never refused.
+    const senderStall = (request: FastifyRequest, peer: PeerRow): number | null => {
+      const stated = request.headers[STALL_HEADER];
+      const ms = readStatedStall(stated);
+      if (ms === null)
+        s.logger.debug(
+          { fromPeer: peer.nodeFqdn, header: STALL_HEADER, stated: stated === undefined ? 'absent' : 'unreadable' },
+          'a forward states no stall budget this Hub can read: it waits on the sender by its own budget alone',
+        );
+      return ms;
+    };
+
     for (const route of ROUTED_ROUTES) {
       scope.post(`${PROXY_PREFIX}/local${route.path}`, admitted, async (request, reply) => {
         const peer = connectedPeer(request);
@@ -170,7 +184,7 @@ export async function registerPeerRoutes(app: FastifyInstance, s: HubServices): 
           refuseUnlessAccepting(peer);
           await s.proxy.serveRouted(route, rawBody(request), reply.raw, {
             accept: request.headers.accept,
-            inbound: { fromPeer: peer.nodeFqdn, requestId: headerOf(request, 'x-hub-pool-request-id') },
+            inbound: { fromPeer: peer.nodeFqdn, requestId: headerOf(request, 'x-hub-pool-request-id'), senderStallMs: senderStall(request, peer) },
             // The sender's traceparent names its attempt span: this Hub's row and spans join the same trace.
             trace: { traceparent: request.headers.traceparent, tracestate: request.headers.tracestate },
           });

@@ -53,6 +53,8 @@ export interface InboundForward {
   readonly fromPeer: string;
   /** The sender's X-Hub-Pool-Request-Id, so both rows share one id; null when absent. */
   readonly requestId: string | null;
+  /** The sender's X-Hub-Pool-Stall-Ms as read (forward-stall.ts); null when absent or unreadable. */
+  readonly senderStallMs: number | null;
 }
 
 /** What a route hands the proxy beside the body. */
@@ -267,6 +269,7 @@ export class PoolProxy {
       res,
       caller,
       rowNode: inbound?.fromPeer ?? null,
+      senderStallMs: inbound?.senderStallMs ?? null,
       windowOf: verdictWindow({ model, dialect: route.dialect, numCtx: facts.numCtx, localCap: this.#deps.defaultNumCtx(), peers, local: views }),
       affinity: affinityRecord?.outcome ?? null,
       trace,

@@ -35,6 +35,7 @@ function request(rowNode: string | null = null): WalkRequest {
     res: {} as ServerResponse,
     caller: {} as CallerLine,
     rowNode,
+    senderStallMs: null,
     windowOf: () => null,
   };
 }

@@ -63,6 +63,8 @@ export interface WalkRequest {
   readonly caller: CallerLine;
   /** On an inbound row, the peer that sent the work: the row names it instead of the engine's node. */
   readonly rowNode: string | null;
+  /** On an inbound row, the stall budget the sending Hub stated for its own app (forward-stall.ts); null when it stated none, and on an outbound row. */
+  readonly senderStallMs: number | null;
   /** The window each candidate runs the request at, when this Hub can know it (verdict-window.ts); null = cannot see it. */
   readonly windowOf: (c: Candidate) => number | null;
   /** Prefix affinity's outcome for the X-Hub-Pool-Affinity header; absent or null when affinity did not judge the request. */

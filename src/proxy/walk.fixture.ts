@@ -62,7 +62,7 @@ export function endOnlyTrace(ended: (e: { status: number | null; outcome: string
 
 /**
  * What a case sets of one walk. The rest is the same for every walk here: not streamed, a 10 s
- * budget, no peer's row, no window known.
+ * budget, no peer's row, no stall budget stated by a sender, no window known.
  */
 export type WalkCall = Pick<WalkRequest, 'route' | 'model' | 'order'> &
   Partial<Pick<WalkRequest, 'stream' | 'budgetMs' | 'rowNode' | 'trace' | 'answerNoCandidate' | 'affinity'>>;
@@ -90,6 +90,7 @@ export async function startWalkApp(deps: WalkDeps, call: (body: Buffer, req: Inc
         stream: false,
         budgetMs: 10_000,
         rowNode: null,
+        senderStallMs: null,
         ...c,
         startedAt: performance.now(),
         accept: undefined,

@@ -30,6 +30,7 @@ import { isQueueFull, QUEUE_FULL_STATUS } from './queue-full.js';
 import { answerVerdict } from './verdict-answer.js';
 import { VerdictTracker } from './verdict-tracker.js';
 import { modelHeaderValue } from './model-header.js';
+import { forwardStallMs, STALL_HEADER } from './forward-stall.js';
 import { answerExhausted, passedOver, settledRow, toAttempt, unservedHeaders } from './walk-rows.js';
 import { readEngineTimings } from './walk-timings.js';
 import type {
@@ -56,9 +57,6 @@ export type { RowWriter, WalkDeps, WalkObserver, WalkRequest, WalkSettled } from
  * is how 1.5 GB from one engine made a 3.2 GB Hub (issue 9). Log-probabilities can pass it.
  */
 export const WHOLE_ANSWER_LIMIT_BYTES = 2 * 1024 * 1024;
-
-/** How many times its budget a peer serving a forward waits on a reader that takes nothing (see #relay). */
-export const FORWARD_STALL_FACTOR = 2;
 
 const STREAM_CONTENT_TYPES = /^(application\/x-ndjson|text\/event-stream)/i;
 
@@ -157,6 +155,9 @@ class RequestWalk {
       if (req.caller.gone) return this.#settle('hung-up');
       if (typeof auth === 'string') return { kind: 'no-credentials', why: auth };
       Object.assign(headers, auth, { 'x-hub-pool-request-id': req.requestId, 'x-hub-pool-model': modelHeaderValue(req.model) });
+      // How long this Hub waits on its own app that stops reading (the request's budget, #relay),
+      // so the peer waits longer on this Hub and the cut is this Hub's (forward-stall.ts).
+      headers[STALL_HEADER] = String(req.budgetMs);
     } else {
       path = ADAPTERS[candidate.engine!].upstreamPath(req.route.path) ?? req.route.path;
     }
@@ -355,10 +356,10 @@ class RequestWalk {
     const judge = judgeable && this.#judged() ? new StreamJudge(req.route.dialect) : null;
     if (judge !== null) this.#finalFrames = () => judge.lastFrames();
     // An app gets as long to take a byte as an engine gets to send one. On a peer serving a
-    // forward the reader is the sending Hub, which cuts its own stalled app at the same budget:
-    // twice that here lets its cut arrive first, so its row reads as the app's hang-up, not as
-    // this peer dropping the stream (which would count against this peer's engine there).
-    const stallMs = req.rowNode === null ? req.budgetMs : FORWARD_STALL_FACTOR * req.budgetMs;
+    // forward the reader is the sending Hub, which cuts its own stalled app at its own budget and
+    // states it on the forward: twice the larger of that and this Hub's budget lets its cut arrive
+    // first, so its row reads as the app's hang-up, not as this peer dropping the stream.
+    const stallMs = req.rowNode === null ? req.budgetMs : forwardStallMs(req.budgetMs, req.senderStallMs);
     await relayBody(answer, req.res, { judge, head, stallMs }, (dropped, stalledMs) => {
       if (req.caller.gone) {
         this.#settle('hung-up', { stoppedReadingMs: stalledMs });
