@@ -11,6 +11,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { DEFAULT_FIRST_BYTE_TIMEOUT_MS } from '../../src/config/env.js';
 import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import type { PoolStatus } from '../../src/status/pool-status.js';
 import {
@@ -44,6 +45,7 @@ const HOSTILE: Record<string, string> = {
   'x-hub-pool-signature': `v1.ed25519.${randomBytes(64).toString('base64url')}`,
   'x-hub-pool-request-id': VICTIM_REQUEST_ID,
   'x-hub-pool-model': 'injected-model',
+  'x-hub-pool-stall-ms': '999999999',
   'x-hub-pool-backend': 'vllm',
   'x-hub-pool-served-by': 'injected-node',
   'proxy-authorization': 'Basic aW5qZWN0ZWQ6aW5qZWN0ZWQ=',
@@ -125,7 +127,7 @@ describe('headers an app adds to steer forwarded requests', () => {
       assertEngineSawOnlyHubHeaders(seen[0]!, "hub-a's engine");
     });
 
-    it(`on ${path}, a forwarded request carries hub-a's own signature and request id to the peer, and none of the app's headers reach either hop`, async () => {
+    it(`on ${path}, a forwarded request carries hub-a's own signature, request id and stall budget to the peer, and none of the app's headers reach either hop`, async () => {
       const beforeHop = proxyAB.records.length;
       const beforeEngine = inference(frontB.records).length;
       const res = await send(hubA.url, 'POST', `${POOL}${path}`, { headers: withKey, body: chatBody(REMOTE) });
@@ -138,6 +140,11 @@ describe('headers an app adds to steer forwarded requests', () => {
       }
       assert.equal(h['x-hub-pool-peer'], A, 'the forward names hub-a');
       assert.equal(h['x-hub-pool-model'], REMOTE);
+      assert.equal(
+        h['x-hub-pool-stall-ms'],
+        String(DEFAULT_FIRST_BYTE_TIMEOUT_MS),
+        "hub-a states its own stall budget (this small request's header budget), not the app's",
+      );
       assert.equal(typeof h['x-hub-pool-signature'], 'string', 'signed by hub-a');
       for (const absent of [
         'cookie',
