@@ -76,19 +76,33 @@ export interface StartHubOptions {
   user?: { uid: number; gid: number };
   /** Options for node itself, ahead of the Hub's script (V8 flags a test must pin). */
   nodeArgs?: readonly string[];
+  /**
+   * A command the Hub's node is run by (it execs its arguments, so the Hub keeps its pid), such
+   * as `unshare --net` for a network of its own; the test then reaches the Hub through its CLI.
+   */
+  launcher?: readonly string[];
 }
 
 export async function startHubProcess(opts: StartHubOptions = {}): Promise<HubProcess> {
   const dataDir = opts.dataDir ?? freshDataDir();
-  const child = spawn(
+  const node = [
     process.execPath,
-    [...(opts.nodeArgs ?? []), CIHUB_BIN, 'serve', '--port', String(opts.port ?? 0), '--host', opts.host ?? '127.0.0.1', '--data-dir', dataDir],
-    {
-      env: { PATH: pathWithoutTailscale(), HOME: process.env.HOME ?? dataDir, ...ENGINES_OFF, ...opts.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      ...(opts.user ? { uid: opts.user.uid, gid: opts.user.gid } : {}),
-    },
-  );
+    ...(opts.nodeArgs ?? []),
+    CIHUB_BIN,
+    'serve',
+    '--port',
+    String(opts.port ?? 0),
+    '--host',
+    opts.host ?? '127.0.0.1',
+    '--data-dir',
+    dataDir,
+  ];
+  const command = [...(opts.launcher ?? []), ...node];
+  const child = spawn(command[0]!, command.slice(1), {
+    env: { PATH: pathWithoutTailscale(), HOME: process.env.HOME ?? dataDir, ...ENGINES_OFF, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(opts.user ? { uid: opts.user.uid, gid: opts.user.gid } : {}),
+  });
   writesIntoScratch(child);
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
@@ -149,10 +163,18 @@ export async function startHubProcess(opts: StartHubOptions = {}): Promise<HubPr
 export function runCli(
   args: readonly string[],
   /** dataDir is HOME, and is passed as --data-dir unless dataDirFlag is false (demo, dev and completion refuse it). */
-  opts: { dataDir: string; dataDirFlag?: boolean; env?: Record<string, string>; input?: string },
+  opts: {
+    dataDir: string;
+    dataDirFlag?: boolean;
+    env?: Record<string, string>;
+    input?: string;
+    /** A command the CLI's node is run by, as StartHubOptions.launcher (`nsenter` into a Hub's network). */
+    launcher?: readonly string[];
+  },
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolveRun) => {
-    const child = spawn(process.execPath, [CIHUB_BIN, ...(opts.dataDirFlag === false ? [] : ['--data-dir', opts.dataDir]), ...args], {
+    const command = [...(opts.launcher ?? []), process.execPath, CIHUB_BIN, ...(opts.dataDirFlag === false ? [] : ['--data-dir', opts.dataDir]), ...args];
+    const child = spawn(command[0]!, command.slice(1), {
       env: { PATH: process.env.PATH ?? '', HOME: opts.dataDir, ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
