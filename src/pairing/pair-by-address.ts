@@ -164,14 +164,14 @@ export class AddressPairing {
     } catch (err) {
       throw new HubError(
         'HUB_ERR_PEER_UNREACHABLE',
-        `could not reach the Hub at ${found.address}:${found.port} (${describeCallFailure(err, PAIRING_CALL_TIMEOUT_MS)})`,
+        `could not reach the Hub at ${authority(found.address, found.port)} (${describeCallFailure(err, PAIRING_CALL_TIMEOUT_MS)})`,
       );
     } finally {
       await dial.close();
     }
     if (answer.status !== 200) {
       const said = (answer.json as { error?: { message?: unknown } } | null)?.error?.message;
-      const at = `${found.address}:${found.port}`;
+      const at = authority(found.address, found.port);
       if (answer.status === 401) {
         this.#d.logger.warn({ address: at, status: answer.status }, `Peer refused the pairing PIN: the Hub at ${at} refused the pairing PIN`);
         throw new HubError(
@@ -202,7 +202,7 @@ export class AddressPairing {
     const refuse = async (code: ErrorCode, what: string, then: string | null): Promise<never> => {
       const failed = await this.#withdraw(found, selfName, me, claim.nodeUuid);
       this.#d.logger.warn(
-        { address: `${found.address}:${found.port}`, peer: name.name, code, withdrawn: failed === null, ...(failed === null ? {} : { reason: failed }) },
+        { address: authority(found.address, found.port), peer: name.name, code, withdrawn: failed === null, ...(failed === null ? {} : { reason: failed }) },
         failed === null
           ? 'pairing by address refused after the other Hub took the PIN; the request there was withdrawn'
           : 'pairing by address refused after the other Hub took the PIN; the request there could not be withdrawn',

@@ -26,6 +26,8 @@ const OLD_HUB = '192.168.77.4';
 const LOOPBACK_ONLY_HUB = '192.168.77.5';
 /** hub-b behind a LAN that someone listens on: every body on the way, both ways, is recorded. */
 const OVERHEARD_B = '192.168.77.6';
+/** hub-b at its tailnet IPv6 address (fd7a:115c:a1e0::/48), on any port. */
+const B_IPV6 = 'fd7a:115c:a1e0::b2';
 
 async function rowsOf(hub: HubProcess): Promise<PeerView[]> {
   return (await hub.api<{ peers: PeerView[] }>('GET', '/api/inference/pool/peers')).json.peers;
@@ -76,6 +78,7 @@ describe('probe and pair by address', () => {
       `${OLD_HUB}=http://127.0.0.1:${oldPort}`,
       `${LOOPBACK_ONLY_HUB}=http://127.0.0.1:${closed}`,
       `${OVERHEARD_B}:5002=http://127.0.0.1:${tapPort}`,
+      `${B_IPV6}=http://127.0.0.1:${pb}`,
     ].join(',');
     const env = (name: string) => ({ HUB_NODE_FQDN: name, HUB_TAILNET_SUFFIX: SUFFIX, HUB_POOL_PEER_ORIGINS: origins });
     [a, b] = await startTogether([startHubProcess({ port: pa, env: env(A) }), startHubProcess({ port: pb, env: env(B) })]);
@@ -196,6 +199,35 @@ describe('probe and pair by address', () => {
     assert.match(run.stderr, /restart the other Hub with HUB_HOST=0\.0\.0\.0, which this machine can reach and which keeps 127\.0\.0\.1 for Tailscale Serve/);
     assert.match(run.stderr, /\(HUB_HOST=192\.168\.77\.5 alone would leave Serve unable to reach it\)/);
     assert.match(run.stderr, /give it as 192\.168\.77\.5:<port> \(HUB_ERR_NO_HUB_AT_ADDRESS\)\.$/m);
+  });
+
+  it('probes an IPv6 address, bracketed with a port or bare, and names it with its port in brackets', async () => {
+    const bracketed = await runCli(['pool', 'probe', `[${B_IPV6}]:5002`], { dataDir: a.dataDir });
+    assert.equal(bracketed.code, 0, bracketed.stderr);
+    assert.match(bracketed.stdout, /^A Hub answers at \[fd7a:115c:a1e0::b2\]:5002 \(pool protocol 2\)\./);
+    assert.match(bracketed.stdout, /cihub pool pair \[fd7a:115c:a1e0::b2\]:5002 --pin <the six digits>/);
+    const bare = await runCli(['pool', 'probe', B_IPV6], { dataDir: a.dataDir });
+    assert.equal(bare.code, 0, bare.stderr);
+    assert.match(bare.stdout, /^A Hub answers at \[fd7a:115c:a1e0::b2\]:5002 \(pool protocol 2\)\./);
+    assert.match(bare.stdout, /cihub pool pair fd7a:115c:a1e0::b2 --pin <the six digits>/);
+  });
+
+  it('pairs by an IPv6 address, and logs a declined request at that address with its port in brackets', async () => {
+    const minted = await runCli(['pool', 'pairing-pin', '--json', '--yes'], { dataDir: b.dataDir });
+    const pin = (JSON.parse(minted.stdout) as { pin: string }).pin;
+    assert.equal((await runCli(['pool', 'disable', '--yes'], { dataDir: b.dataDir })).code, 0);
+    try {
+      const declined = await runCli(['pool', 'pair', B_IPV6, '--pin', pin, '--yes'], { dataDir: a.dataDir });
+      assert.equal(declined.code, 1);
+      const logs = (await runCli(['logs'], { dataDir: a.dataDir })).stdout;
+      assert.ok(logs.includes(`the Hub at [${B_IPV6}]:5002 declined the pairing request`), logs.slice(-2000));
+    } finally {
+      assert.equal((await runCli(['pool', 'enable', '--yes'], { dataDir: b.dataDir })).code, 0);
+    }
+    const run = await runCli(['pool', 'pair', `[${B_IPV6}]:5002`, '--pin', pin, '--yes'], { dataDir: a.dataDir });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /it accepted the PIN and named itself hub-b\.tail0\.ts\.net/);
+    assert.equal((await rowsOf(a))[0]?.nodeFqdn, B, 'the row is keyed on the name, not the address');
   });
 
   const refusals: [string, RegExp][] = [

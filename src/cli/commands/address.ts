@@ -58,7 +58,7 @@ export async function probe(opts: CommonOptions & { address: string }): Promise<
   step(`asking ${opts.address} whether a Hub answers there`);
   const found = await callHub<ProbeResult>(hub, 'POST', `${POOL}/peers/probe`, { address: opts.address });
   if (opts.json) return `${JSON.stringify(found, null, 2)}\n`;
-  const where = `${found.address}:${found.port}`;
+  const where = authority(found.address, found.port);
   if (!found.pairable) {
     return `A Hub answers at ${where}, on pool protocol ${found.poolProtocol}: too old to pair by address (it would ignore the PIN and never say its name). Pair with it by its MagicDNS name instead: cihub pool pair <its name>.\n`;
   }
