@@ -12,6 +12,7 @@
 import { notText } from '../util/echo.js';
 import { poolSwitchedOff, type DisabledBy } from '../config/kill-switch.js';
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import { request } from '../util/undici-lean.js';
 import type { Dispatcher } from 'undici';
@@ -112,12 +113,14 @@ export class AddressPairing {
         await dial.close();
       }
     }
+    // A Hub listens on loopback alone by default (docs/operator-guide.md), so a target left at its
+    // defaults is never reachable here. HUB_HOST takes one address, and Tailscale Serve reaches the
+    // Hub at 127.0.0.1 only: a wildcard serves both, the target's own address would cut Serve off.
+    // 0.0.0.0 takes IPv4 alone, so an IPv6 target needs ::, which Node binds dual-stack.
+    const wildcard = isIP(target.host) === 6 ? '::' : '0.0.0.0';
     throw new HubError(
       'HUB_ERR_NO_HUB_AT_ADDRESS',
-      // A Hub listens on loopback alone by default (docs/operator-guide.md), so a target left at its
-      // defaults is never reachable here. HUB_HOST takes one address, and Tailscale Serve reaches the
-      // Hub at 127.0.0.1 only: 0.0.0.0 serves both, the target's own address would cut Serve off.
-      `no Hub answered at ${target.host} (${tried.join('; ')}); a Hub listens on 127.0.0.1 only unless its HUB_HOST says otherwise, so for the pairing restart the other Hub with HUB_HOST=0.0.0.0, which this machine can reach and which keeps 127.0.0.1 for Tailscale Serve (HUB_HOST=${target.host} alone would leave Serve unable to reach it); if it publishes another port, give it as ${authority(target.host, 5002).replace(/5002$/, '<port>')}`,
+      `no Hub answered at ${target.host} (${tried.join('; ')}); a Hub listens on 127.0.0.1 only unless its HUB_HOST says otherwise, so for the pairing restart the other Hub with HUB_HOST=${wildcard}, which this machine can reach and which keeps 127.0.0.1 for Tailscale Serve (HUB_HOST=${target.host} alone would leave Serve unable to reach it); if it publishes another port, give it as ${authority(target.host, 5002).replace(/5002$/, '<port>')}`,
     );
   }
 

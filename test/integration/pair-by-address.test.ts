@@ -28,6 +28,8 @@ const LOOPBACK_ONLY_HUB = '192.168.77.5';
 const OVERHEARD_B = '192.168.77.6';
 /** hub-b at its tailnet IPv6 address (fd7a:115c:a1e0::/48), on any port. */
 const B_IPV6 = 'fd7a:115c:a1e0::b2';
+/** Nothing listens there: a Hub left on loopback, asked at its tailnet IPv6 address. */
+const LOOPBACK_ONLY_IPV6 = 'fd7a:115c:a1e0::b5';
 
 async function rowsOf(hub: HubProcess): Promise<PeerView[]> {
   return (await hub.api<{ peers: PeerView[] }>('GET', '/api/inference/pool/peers')).json.peers;
@@ -79,6 +81,7 @@ describe('probe and pair by address', () => {
       `${LOOPBACK_ONLY_HUB}=http://127.0.0.1:${closed}`,
       `${OVERHEARD_B}:5002=http://127.0.0.1:${tapPort}`,
       `${B_IPV6}=http://127.0.0.1:${pb}`,
+      `${LOOPBACK_ONLY_IPV6}=http://127.0.0.1:${closed}`,
     ].join(',');
     const env = (name: string) => ({ HUB_NODE_FQDN: name, HUB_TAILNET_SUFFIX: SUFFIX, HUB_POOL_PEER_ORIGINS: origins });
     [a, b] = await startTogether([startHubProcess({ port: pa, env: env(A) }), startHubProcess({ port: pb, env: env(B) })]);
@@ -228,6 +231,14 @@ describe('probe and pair by address', () => {
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /it accepted the PIN and named itself hub-b\.tail0\.ts\.net/);
     assert.equal((await rowsOf(a))[0]?.nodeFqdn, B, 'the row is keyed on the name, not the address');
+  });
+
+  it('says, when no Hub answers at an IPv6 address, that the other Hub needs HUB_HOST=::, since 0.0.0.0 takes IPv4 alone', async () => {
+    const run = await runCli(['pool', 'probe', LOOPBACK_ONLY_IPV6], { dataDir: a.dataDir });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /no Hub answered at fd7a:115c:a1e0::b5 \(5002: ECONNREFUSED; 3000: ECONNREFUSED\)/);
+    assert.match(run.stderr, /restart the other Hub with HUB_HOST=::, which this machine can reach and which keeps 127\.0\.0\.1 for Tailscale Serve/);
+    assert.match(run.stderr, /give it as \[fd7a:115c:a1e0::b5\]:<port> \(HUB_ERR_NO_HUB_AT_ADDRESS\)\.$/m);
   });
 
   const refusals: [string, RegExp][] = [
