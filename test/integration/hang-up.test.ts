@@ -11,7 +11,7 @@ import type { RoutingLogEntry, RoutingLogPage } from '../../src/routing-log/entr
 import { startEngineFront, type EngineFront } from '../helpers/engine-front.js';
 import { eventually, logMessages, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
 import { START_TIMEOUT_MS, startPool, type Pool } from '../helpers/pool-fixture.js';
-import { FORWARD_STALL_FACTOR } from '../../src/proxy/walk.js';
+import { FORWARD_STALL_FACTOR } from '../../src/proxy/forward-stall.js';
 import { chatThatStopsReading } from '../helpers/raw-http.js';
 
 describe('a caller that hangs up', () => {
@@ -195,22 +195,20 @@ describe('a caller that stops reading without closing (asleep, its NAT mapping g
   });
 });
 
-describe('a sending Hub that stops reading the forward it sent, because its own app stopped reading', () => {
+describe('a sending Hub that stops reading the forward it sent (hung: SIGSTOP)', () => {
   const MODEL = 'fast:8b';
-  /** The peer's header budget: it closes a sender that takes nothing for FORWARD_STALL_FACTOR times this. */
-  const PEER_BUDGET_MS = 1_000;
-  // A's own budget is far longer, so A is still waiting on its app when B gives up on A.
-  const SENDER_BUDGET_MS = 30_000;
+  /** Both Hubs' header budget: B closes a sender that takes nothing for FORWARD_STALL_FACTOR times the larger of its own and the one A states. */
+  const BUDGET_MS = 1_000;
   let pool: Pool<'a' | 'b'>;
 
   before(
     async () => {
       pool = await startPool<'a' | 'b'>({
         hubs: {
-          a: { env: { HUB_POOL_FIRST_BYTE_TIMEOUT_MS: String(SENDER_BUDGET_MS) } },
+          a: { env: { HUB_POOL_FIRST_BYTE_TIMEOUT_MS: String(BUDGET_MS) } },
           b: {
             ollama: { models: [{ name: MODEL, decodeTps: 5_000, answerTokens: 1_000_000 }] },
-            env: { HUB_POOL_FIRST_BYTE_TIMEOUT_MS: String(PEER_BUDGET_MS) },
+            env: { HUB_POOL_FIRST_BYTE_TIMEOUT_MS: String(BUDGET_MS) },
           },
         },
         pairs: [['a', 'b']],
@@ -222,19 +220,22 @@ describe('a sending Hub that stops reading the forward it sent, because its own 
 
   it('is closed by the peer serving it, whose inbound row names the sender and how long it had stopped reading', async () => {
     const { a, b } = pool;
-    // The app reads the head and then nothing: A's socket to it fills, so A stops reading B's answer.
+    // A sender that stops cuts its own app first (forward-stall-budgets.test.ts); only a sender
+    // that cannot act at all, hung or asleep, leaves the cut to the peer.
     const socket = await chatThatStopsReading(a.process, MODEL);
+    a.process.child.kill('SIGSTOP');
     try {
       const r = await eventually(
         async () => (await b.routingLog()).find((e) => e.direction === 'inbound' && e.outcome !== 'pending'),
         "B's inbound row to settle",
       );
-      const stalledMs = FORWARD_STALL_FACTOR * PEER_BUDGET_MS;
+      const stalledMs = FORWARD_STALL_FACTOR * BUDGET_MS;
       assert.deepEqual(
         { node: r.node, outcome: r.outcome, clientClosed: r.clientClosed, stoppedReadingMs: r.stoppedReadingMs, reason: r.reason },
         { node: a.name, outcome: 'failed', clientClosed: true, stoppedReadingMs: stalledMs, reason: `the caller stopped reading for ${stalledMs} ms` },
       );
     } finally {
+      a.process.child.kill('SIGCONT');
       socket.destroy();
     }
   });
