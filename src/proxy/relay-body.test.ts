@@ -371,6 +371,19 @@ describe('relayBody', () => {
     },
   );
 
+  it("settles an app's leaving as not dropped when the walk's own close listener aborted the engine first", async () => {
+    const signal = new CallerSignal();
+    const ex = await exchange((_q, r) => r.write('first'), { signal }).answered;
+    const app = appEnd();
+    // As pool-proxy's caller line does: its listener on the response's close is there before the relay's, and aborts at once.
+    app.once('close', () => signal.abort());
+    const calls: boolean[] = [];
+    const relayed = relayBody(ex, asResponse(app), { judge: null, stallMs: STALL_MS }, (dropped) => calls.push(dropped));
+    setImmediate(() => app.destroy());
+    await relayed;
+    assert.deepEqual(calls, [false]);
+  });
+
   it('settles dropped when the upstream drops part-way', async () => {
     const ex = await exchange((_q, r) => {
       r.writeHead(200, { 'content-length': '100' });

@@ -101,8 +101,6 @@ export function relayBody(
     res.once('finish', () => finish(false));
     res.once('close', () => {
       if (!res.writableFinished) {
-        // Settled first: the abort can call the sink's error at once, which settled a caller's
-        // leaving as the engine's side failing (dropped) before this line ran.
         finish(false);
         exchange.abort(new Error('the caller left'));
       }
@@ -124,8 +122,11 @@ export function relayBody(
         watch.ended();
       },
       error() {
-        // Settle before destroying: the destroy closes the response, which must not read as a hang-up.
-        finish(!res.writableFinished);
+        // On a destroyed response the error is this side's own abort (the app left, or the stall
+        // watch closed it; the walk's caller line aborts on the response's close before the
+        // listener above runs), not the engine's stream breaking. Settled before destroying: the
+        // destroy closes the response, which must not read as a hang-up.
+        finish(!res.writableFinished && !res.destroyed);
         res.destroy();
       },
     };
