@@ -71,6 +71,8 @@ describe('HUB_POOL_FIRST_BYTE_TIMEOUT_MS', () => {
     { name: 'a negative number: the default', value: '-5', expected: DEFAULT_FIRST_BYTE_TIMEOUT_MS },
     { name: 'a fraction: the default', value: '1500.5', expected: DEFAULT_FIRST_BYTE_TIMEOUT_MS },
     { name: 'a word: the default', value: 'long', expected: DEFAULT_FIRST_BYTE_TIMEOUT_MS },
+    { name: 'the longest a timer keeps', value: '2147483647', expected: 2_147_483_647 },
+    { name: 'longer than a timer keeps: the default', value: '2147483648', expected: DEFAULT_FIRST_BYTE_TIMEOUT_MS },
   ];
   for (const c of cases) {
     it(c.name, () => assert.equal(loadEnv({ HUB_POOL_FIRST_BYTE_TIMEOUT_MS: c.value }).firstByteTimeoutMs, c.expected));

@@ -13,6 +13,7 @@ import { parseAllowedHosts, parseAllowedOrigins, parseTrustedProxies } from './e
 import { EnvError } from './env-error.js';
 import { findExecutable, findTailscale } from './find-executable.js';
 import { HEAP_GROWING_PERCENT, MAX_HEAP_GROWING_PERCENT } from '../util/heap-growth.js';
+import { MAX_TIMER_DELAY_MS } from '../util/timer.js';
 import { normalizePeerName, normalizeTailnetSuffix } from '../tailnet/peer-name.js';
 
 /** Default engine addresses: each engine's usual port on this machine. */
@@ -293,7 +294,8 @@ export const ENV_SCHEMA = z.object({
   HUB_POOL_OUTBOUND_DISABLED: flag.optional(),
   HUB_POOL_INBOUND_DISABLED: flag.optional(),
   HUB_POOL_MAX_PROMPT_TOKENS: wholeIn(MIN_PROMPT_CEILING_TOKENS, MAX_PROMPT_CEILING_TOKENS).optional(),
-  HUB_POOL_FIRST_BYTE_TIMEOUT_MS: wholeIn(1, Number.MAX_SAFE_INTEGER).optional(),
+  // No more than a timer can wait (util/timer.ts): a longer floor would be held there anyway.
+  HUB_POOL_FIRST_BYTE_TIMEOUT_MS: wholeIn(1, MAX_TIMER_DELAY_MS).optional(),
   HUB_POOL_MIN_PREFILL_TOKENS_PER_SEC: numberAtLeast(MIN_PREFILL_TOKENS_PER_SEC_FLOOR).optional(),
   HUB_POOL_ROUTING_LOG_SIZE: wholeIn(MIN_ROUTING_LOG_SIZE, MAX_ROUTING_LOG_SIZE).optional(),
   HUB_POOL_THROUGHPUT_PLACEMENT: flag.optional(),

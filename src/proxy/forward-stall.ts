@@ -18,9 +18,10 @@ import { z } from 'zod';
 export const STALL_HEADER = 'x-hub-pool-stall-ms';
 
 /**
- * How many times the larger budget a peer serving a forward waits: room for the sending Hub's
- * cut, made a whole budget after its app stopped taking bytes, to reach the peer first, since
- * the peer only starts counting once the sender has stopped reading from it.
+ * How many times the larger budget a peer serving a forward waits. The sending Hub cuts its app
+ * between one and two of its budgets after the app stopped taking bytes (its watch counts whole
+ * periods); the peer starts counting only once the sender has stopped reading from it, which is
+ * later, and then waits at least twice that budget, so the sender's cut reaches it first.
  */
 export const FORWARD_STALL_FACTOR = 2;
 
@@ -31,7 +32,8 @@ export const FORWARD_STALL_FACTOR = 2;
  * default Hub serves gets more, so a sender stating more has unusual settings or a fault, and a
  * peer never holds an engine slot behind a reader that takes nothing for longer than twice this.
  * A statement above it is read as the cap, not ignored: its sender asked for a long wait, and the
- * cap's doubling still puts the sender's cut first for any budget up to twice it.
+ * peer waits twice the cap, which keeps the sender's cut first for any budget up to the cap (a
+ * sender set further beyond it than that may be cut by the peer first).
  * (forward-stall.test.ts holds this figure to header-budget.ts and the proxy's body bound.)
  */
 export const MAX_STATED_STALL_MS = 335_544_320;

@@ -15,6 +15,7 @@ describe('headerBudgetMs: max(first-byte timeout, bytes/4 ÷ tok/s)', () => {
     { name: 'a slower assumed prefill stretches the budget', bytes: 160_000, tps: 25, budgetMs: 1_600_000 },
     { name: 'a faster assumed prefill falls back to the floor', bytes: 160_000, tps: 200, budgetMs: 300_000 },
     { name: 'a fractional estimate rounds up to a whole millisecond', bytes: 1, timeoutMs: 1, tps: 3, budgetMs: 84 },
+    { name: 'a budget past what a timer can keep is held there', bytes: 64 * 1024 * 1024, tps: 0.001, budgetMs: 2_147_483_647 },
   ];
   for (const c of cases) {
     it(c.name, () => {

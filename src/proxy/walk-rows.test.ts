@@ -122,7 +122,7 @@ describe('settledRow', () => {
         clientClosed: true,
         stoppedReadingMs: 300_000,
         requestError: null,
-        reason: 'the caller stopped reading for 300000 ms',
+        reason: 'the caller stopped reading for at least 300000 ms',
       },
     },
     {
@@ -134,7 +134,7 @@ describe('settledRow', () => {
         outcome: 'failed',
         clientClosed: true,
         stoppedReadingMs: 600_000,
-        reason: 'the caller stopped reading for 600000 ms',
+        reason: 'the caller stopped reading for at least 600000 ms',
       },
     },
     {

@@ -74,7 +74,7 @@ function endingOf(req: WalkRequest, o: WalkOutcome): Ending {
         stoppedReadingMs: o.stoppedReadingMs,
         reason:
           o.stoppedReadingMs !== null
-            ? `the caller stopped reading for ${o.stoppedReadingMs} ms`
+            ? `the caller stopped reading for at least ${o.stoppedReadingMs} ms`
             : o.status === null
               ? 'the caller closed its connection before any answer'
               : 'the caller closed its connection mid-answer',

@@ -450,7 +450,7 @@ class RequestWalk {
       } else {
         this.#log.info(
           { requestId: req.requestId, node: outcome.served?.node ?? null, afterMs: outcome.totalMs, stoppedReadingMs },
-          `the caller stopped reading for ${stoppedReadingMs} ms: this Hub closed its connection before the answer was complete`,
+          `the caller stopped reading for at least ${stoppedReadingMs} ms: this Hub closed its connection before the answer was complete`,
         );
       }
     } else if (end === 'verdict') {

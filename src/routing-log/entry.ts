@@ -182,8 +182,10 @@ export interface RoutingLogEntry extends PlacementRecords {
   /** True when the row ended because the caller hung up. */
   readonly clientClosed: boolean;
   /**
-   * How long the caller had taken none of its answer when this Hub closed its connection, ms
-   * (proxy/app-stall.ts); on an inbound row, the sending Hub that stopped reading this forward.
+   * The stall budget that passed with none of the waiting answer taken before this Hub closed
+   * the caller's connection, ms (proxy/app-stall.ts): the caller had stopped reading for at least
+   * this long (the watch counts whole periods, so up to twice it). On an inbound row the caller
+   * is the sending Hub that stopped reading this forward.
    * null when the row did not end that way: the caller closed its own connection, or any other end.
    */
   readonly stoppedReadingMs: number | null;

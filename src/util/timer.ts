@@ -9,12 +9,19 @@ export interface Timer {
 }
 
 /**
+ * The longest delay Node's setTimeout keeps: it fires a longer one after 1 ms (with a
+ * TimeoutOverflowWarning). About 24.8 days, longer than any wait this product means to run out.
+ */
+export const MAX_TIMER_DELAY_MS = 2_147_483_647;
+
+/**
  * Node's timers. unref'd: a pending wait never by itself keeps the process alive; what is waited
- * on (a probe's socket, the server) does.
+ * on (a probe's socket, the server) does. A wait longer than Node can keep is held at its longest,
+ * never let fire at once (a stall budget of twice a long header budget passed it).
  */
 export const systemTimer: Timer = {
   after(ms, fire) {
-    const timer = setTimeout(fire, ms);
+    const timer = setTimeout(fire, Math.min(ms, MAX_TIMER_DELAY_MS));
     timer.unref();
     return () => clearTimeout(timer);
   },

@@ -54,13 +54,13 @@ describe('dashboard: an app the Hub closed for not reading', { timeout: START_TI
     const row = page.getByTestId('recent-routing').locator('tbody tr').first();
     await row
       .getByText(
-        `No node served this row (the app stopped reading for ${STALL_BUDGET_MS} ms, so the Hub closed its connection while local was working on it)`,
+        `No node served this row (the app stopped reading for at least ${STALL_BUDGET_MS} ms, so the Hub closed its connection while local was working on it)`,
         {
           exact: true,
         },
       )
       .waitFor();
-    await row.getByText(`failed (200): the caller stopped reading for ${STALL_BUDGET_MS} ms`, { exact: true }).waitFor();
+    await row.getByText(`failed (200): the caller stopped reading for at least ${STALL_BUDGET_MS} ms`, { exact: true }).waitFor();
     assert.equal(await page.getByText(/closed its connection while/).count(), 1, 'only the Hub closing it is said');
     assert.equal(await page.getByText(/the app closed its connection/).count(), 0);
     assert.deepEqual(errors, []);

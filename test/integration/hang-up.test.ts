@@ -10,8 +10,6 @@ import { startSimEngine, type SimEngine } from '../../src/sim/engine.js';
 import type { RoutingLogEntry, RoutingLogPage } from '../../src/routing-log/entry.js';
 import { startEngineFront, type EngineFront } from '../helpers/engine-front.js';
 import { eventually, logMessages, runCli, startHubProcess, type HubProcess } from '../helpers/hub-process.js';
-import { START_TIMEOUT_MS, startPool, type Pool } from '../helpers/pool-fixture.js';
-import { FORWARD_STALL_FACTOR } from '../../src/proxy/forward-stall.js';
 import { chatThatStopsReading } from '../helpers/raw-http.js';
 
 describe('a caller that hangs up', () => {
@@ -171,10 +169,10 @@ describe('a caller that stops reading without closing (asleep, its NAT mapping g
           clientClosed: true,
           stoppedReadingMs: STALL_BUDGET_MS,
           status: 200,
-          reason: `the caller stopped reading for ${STALL_BUDGET_MS} ms`,
+          reason: `the caller stopped reading for at least ${STALL_BUDGET_MS} ms`,
         },
       );
-      const stoppedLine = `the caller stopped reading for ${STALL_BUDGET_MS} ms: this Hub closed its connection before the answer was complete`;
+      const stoppedLine = `the caller stopped reading for at least ${STALL_BUDGET_MS} ms: this Hub closed its connection before the answer was complete`;
       const said = await eventually(() => {
         const messages = logMessages(hub.log());
         return messages.includes(stoppedLine) && messages;
@@ -185,57 +183,11 @@ describe('a caller that stops reading without closing (asleep, its NAT mapping g
       assert.match(
         run.stdout,
         new RegExp(
-          `↳ the app stopped reading for ${STALL_BUDGET_MS} ms, so this Hub closed its connection after \\d+ ms; local was part-way through its answer \\(HTTP 200\\)`,
+          `↳ the app stopped reading for at least ${STALL_BUDGET_MS} ms, so this Hub closed its connection after \\d+ ms; local was part-way through its answer \\(HTTP 200\\)`,
         ),
       );
       assert.doesNotMatch(run.stdout, /the app closed its connection/);
     } finally {
-      socket.destroy();
-    }
-  });
-});
-
-describe('a sending Hub that stops reading the forward it sent (hung: SIGSTOP)', () => {
-  const MODEL = 'fast:8b';
-  /** Both Hubs' header budget: B closes a sender that takes nothing for FORWARD_STALL_FACTOR times the larger of its own and the one A states. */
-  const BUDGET_MS = 1_000;
-  let pool: Pool<'a' | 'b'>;
-
-  before(
-    async () => {
-      pool = await startPool<'a' | 'b'>({
-        hubs: {
-          a: { env: { HUB_POOL_FIRST_BYTE_TIMEOUT_MS: String(BUDGET_MS) } },
-          b: {
-            ollama: { models: [{ name: MODEL, decodeTps: 5_000, answerTokens: 1_000_000 }] },
-            env: { HUB_POOL_FIRST_BYTE_TIMEOUT_MS: String(BUDGET_MS) },
-          },
-        },
-        pairs: [['a', 'b']],
-      });
-    },
-    { timeout: START_TIMEOUT_MS },
-  );
-  after(() => pool?.stop(), { timeout: START_TIMEOUT_MS });
-
-  it('is closed by the peer serving it, whose inbound row names the sender and how long it had stopped reading', async () => {
-    const { a, b } = pool;
-    // A sender that stops cuts its own app first (forward-stall-budgets.test.ts); only a sender
-    // that cannot act at all, hung or asleep, leaves the cut to the peer.
-    const socket = await chatThatStopsReading(a.process, MODEL);
-    a.process.child.kill('SIGSTOP');
-    try {
-      const r = await eventually(
-        async () => (await b.routingLog()).find((e) => e.direction === 'inbound' && e.outcome !== 'pending'),
-        "B's inbound row to settle",
-      );
-      const stalledMs = FORWARD_STALL_FACTOR * BUDGET_MS;
-      assert.deepEqual(
-        { node: r.node, outcome: r.outcome, clientClosed: r.clientClosed, stoppedReadingMs: r.stoppedReadingMs, reason: r.reason },
-        { node: a.name, outcome: 'failed', clientClosed: true, stoppedReadingMs: stalledMs, reason: `the caller stopped reading for ${stalledMs} ms` },
-      );
-    } finally {
-      a.process.child.kill('SIGCONT');
       socket.destroy();
     }
   });

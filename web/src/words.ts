@@ -402,7 +402,7 @@ export function rowServedBy(r: RoutingRow): string {
     const stalledMs = r.stoppedReadingMs;
     return stalledMs === null
       ? `No node served this row (the app closed its connection while ${r.node} was working on it)`
-      : `No node served this row (the app stopped reading for ${stalledMs} ms, so the Hub closed its connection while ${r.node} was working on it)`;
+      : `No node served this row (the app stopped reading for at least ${stalledMs} ms, so the Hub closed its connection while ${r.node} was working on it)`;
   }
   if (isRefused(r)) {
     const signature = r.requestError?.signature ?? 'client-error';

@@ -101,12 +101,12 @@ describe('renderRoutingLog rows', () => {
           clientClosed: true,
           stoppedReadingMs: 300_000,
           totalMs: 301_250,
-          reason: 'the caller stopped reading for 300000 ms',
+          reason: 'the caller stopped reading for at least 300000 ms',
         }),
       ],
       lines: [
         '2026-09-21 20:09:06Z out  qwen3-coder:30b      local    1/3   812     ✗ failed',
-        '  ↳ the app stopped reading for 300000 ms, so this Hub closed its connection after 301250 ms; local was part-way through its answer (HTTP 200) — not a routing failure',
+        '  ↳ the app stopped reading for at least 300000 ms, so this Hub closed its connection after 301250 ms; local was part-way through its answer (HTTP 200) — not a routing failure',
       ],
     },
     {
@@ -129,12 +129,12 @@ describe('renderRoutingLog rows', () => {
           totalMs: 601_000,
           clientClosed: true,
           stoppedReadingMs: 600_000,
-          reason: 'the caller stopped reading for 600000 ms',
+          reason: 'the caller stopped reading for at least 600000 ms',
         }),
       ],
       lines: [
         '2026-09-21 20:09:06Z in   qwen3-coder:30b      core-2   1/1   812     ✗ failed',
-        "  ↳ core-2 stopped reading this forward for 600000 ms, so this Hub closed it after 601000 ms — the sender's side, not a failure of this node",
+        "  ↳ core-2 stopped reading this forward for at least 600000 ms, so this Hub closed it after 601000 ms — the sender's side, not a failure of this node",
       ],
     },
     {
