@@ -3,6 +3,7 @@ import { ApiError, currentSession, signInWithLink, signOut, whenSignedOut } from
 import { Dashboard, type GuideStep } from './context';
 import { RereadSignal } from './hooks';
 import { Home } from './Home';
+import { ArrivalsSaid } from './NewRequestsSaid';
 import { HubPool } from './hub-pool/page';
 import { LogView } from './LogView';
 import { Resources } from './Resources';
@@ -46,6 +47,8 @@ export function App() {
   const [reread, setReread] = useState(0);
   const guideOpen = useRef(false);
   const hash = useHash();
+  /** One for the whole page, so a request to join is said once whichever region said it. */
+  const [arrivalsSaid] = useState(() => new Set<string>());
 
   // The page is cleared only once the Hub has ended the session (or says there was none): a
   // session the Hub still holds stays usable by this browser, so a failure is said, not hidden.
@@ -100,7 +103,11 @@ export function App() {
   const guideChanged = useCallback(() => {
     if (!guideOpen.current) setReread((n) => n + 1);
   }, []);
-  const ctx = useMemo(() => ({ role: session?.role ?? 'read', readOnly: session?.role !== 'operator', openGuide }), [session, openGuide]);
+  const readOnly = session?.role !== 'operator';
+  const ctx = useMemo(
+    () => ({ role: session?.role ?? 'read', readOnly, guideOpen: guide !== null && !readOnly, openGuide }),
+    [session, readOnly, guide, openGuide],
+  );
 
   if (session === undefined)
     return (
@@ -125,40 +132,42 @@ export function App() {
   const page = PAGES.find((p) => p.hash === hash.split('?')[0]) ?? PAGES[0];
   return (
     <Dashboard.Provider value={ctx}>
-      <header className="top" inert={guide !== null && !ctx.readOnly}>
-        <h1>Hub Pool</h1>
-        <nav className="main" aria-label="Main">
-          {PAGES.map((p) => (
-            <a key={p.hash} href={p.hash} aria-current={p === page ? 'page' : undefined}>
-              {p.label}
-            </a>
-          ))}
-        </nav>
-        <span className="spacer" />
-        {session.role === 'read' && (
-          <span className="badge warn" title="Signed in with a qa:read key: you can look, not change">
-            Read-only
-          </span>
+      <ArrivalsSaid.Provider value={arrivalsSaid}>
+        <header className="top" inert={ctx.guideOpen}>
+          <h1>Hub Pool</h1>
+          <nav className="main" aria-label="Main">
+            {PAGES.map((p) => (
+              <a key={p.hash} href={p.hash} aria-current={p === page ? 'page' : undefined}>
+                {p.label}
+              </a>
+            ))}
+          </nav>
+          <span className="spacer" />
+          {session.role === 'read' && (
+            <span className="badge warn" title="Signed in with a qa:read key: you can look, not change">
+              Read-only
+            </span>
+          )}
+          <button type="button" onClick={() => void leave()}>
+            Sign out
+          </button>
+        </header>
+        {signOutFailed !== null && (
+          <p className="notice bad" role="alert">
+            Could not sign out: {signOutFailed}. This browser is still signed in; try again.
+          </p>
         )}
-        <button type="button" onClick={() => void leave()}>
-          Sign out
-        </button>
-      </header>
-      {signOutFailed !== null && (
-        <p className="notice bad" role="alert">
-          Could not sign out: {signOutFailed}. This browser is still signed in; try again.
-        </p>
-      )}
-      {/* While the guide is open the page behind it takes no focus or clicks: the dialog is modal for keyboards too. */}
-      <main inert={guide !== null && !ctx.readOnly}>
-        <RereadSignal.Provider value={reread}>
-          {page.hash === '#/' && <Home />}
-          {page.hash === '#/pool' && <HubPool />}
-          {page.hash === '#/resources' && <Resources />}
-          {page.hash === '#/logs' && <LogView />}
-        </RereadSignal.Provider>
-      </main>
-      {guide !== null && !ctx.readOnly && <SetupGuide initialStep={guide.step} onClose={closeGuide} onChanged={guideChanged} />}
+        {/* While the guide is open the page behind it takes no focus or clicks: the dialog is modal for keyboards too. */}
+        <main inert={ctx.guideOpen}>
+          <RereadSignal.Provider value={reread}>
+            {page.hash === '#/' && <Home />}
+            {page.hash === '#/pool' && <HubPool />}
+            {page.hash === '#/resources' && <Resources />}
+            {page.hash === '#/logs' && <LogView />}
+          </RereadSignal.Provider>
+        </main>
+        {guide !== null && ctx.guideOpen && <SetupGuide initialStep={guide.step} onClose={closeGuide} onChanged={guideChanged} />}
+      </ArrivalsSaid.Provider>
     </Dashboard.Provider>
   );
 }

@@ -15,7 +15,7 @@ export const HOME_POLL_MS = 30_000;
 const DISMISS_KEY = 'cihub.poolCardDismissed';
 
 export function Home() {
-  const { readOnly, openGuide } = useDashboard();
+  const { readOnly, guideOpen, openGuide } = useDashboard();
   const status = usePoll(() => api<PoolStatus>('GET', `${POOL}/status`), HOME_POLL_MS);
   const log = usePoll(() => api<RoutingLogPage>('GET', `${POOL}/routing-log?limit=1`), HOME_POLL_MS);
   const [dismissed, setDismissed] = useState(() => readStored(DISMISS_KEY) === '1');
@@ -50,7 +50,7 @@ export function Home() {
       )}
       {showFirstRun && <FirstRun s={s} onFinish={() => setFinished(true)} />}
       {/* Not in the review card: the card comes and goes with the requests, and a live region must be there first. */}
-      <NewRequestsSaid s={s} testId="home-arrivals-said" />
+      <NewRequestsSaid s={s} testId="home-arrivals-said" quiet={guideOpen} />
       {waitingHere.length > 0 && (
         <section className="card" aria-labelledby="review-title">
           <h2 id="review-title">{waitingHere.length === 1 ? '1 Hub wants to join your pool' : `${waitingHere.length} Hubs want to join your pool`}</h2>

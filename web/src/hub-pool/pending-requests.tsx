@@ -12,7 +12,7 @@ import { Section } from './section';
 import { ChangeButton, useWorking } from './working';
 
 export function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
-  const { readOnly } = useDashboard();
+  const { readOnly, guideOpen } = useDashboard();
   const outbound = s.peers.filter((p) => p.status === 'pending' && p.direction === 'outbound');
   const inbound = s.peers.filter((p) => p.status === 'pending' && p.direction === 'inbound');
   // As in Paired Hubs: the last Approve, Reject or Cancel request is answered in its request's row,
@@ -35,7 +35,7 @@ export function PendingRequests({ s, act }: { s: PoolStatus; act: Act }) {
   const goneNote = gone === null ? null : <Beside id="pending-gone-said" outcome={gone.outcome} refused={gone.refused} testId="pending-said" />;
   return (
     <Section id="pending" title="Pending requests">
-      <NewRequestsSaid s={s} testId="pending-arrivals-said" />
+      <NewRequestsSaid s={s} testId="pending-arrivals-said" quiet={guideOpen} />
       {waiting.length === 0 && (
         <>
           {goneNote}

@@ -17,6 +17,7 @@ import {
 import type { GuideStep } from '../context';
 import { checksOf, readTailscaleReport, type ReportRead } from '../checks';
 import { DirectoryNotes } from '../DirectoryNotes';
+import { NewRequestsSaid } from '../NewRequestsSaid';
 import { SaidOnChange } from '../SaidOnChange';
 import type { PoolStatus } from '../types';
 import { ApproveStep } from './approve-step';
@@ -259,6 +260,8 @@ export function SetupGuide({ initialStep, onClose, onChanged }: { initialStep: G
         )}
 
         <SaidOnChange said={connectSaid} testId="guide-connect-said" />
+        {/* In the dialog, from its first render: the page's own region behind it is out of a screen reader's reach while it is open. */}
+        <NewRequestsSaid s={status} testId="guide-arrivals-said" quiet={false} />
 
         {/* Opened with its Hub already unreadable, the guide has no step to show: the way on is to read again. */}
         {step === 'check' && status === null && error !== null && (
