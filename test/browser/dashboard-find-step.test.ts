@@ -100,7 +100,7 @@ describe("dashboard: the setup guide's Find step", { timeout: START_TIMEOUT_MS +
     for (const name of SORTED) assert.equal(await guide.getByRole('checkbox', { name, exact: true }).isChecked(), true);
     await guide.getByRole('button', { name: 'Send 3 requests' }).waitFor();
     assert.equal(await pin.isDisabled(), true, 'three Hubs chosen');
-    await guide.getByText('A PIN works for one Hub at a time: choose exactly one Hub to use it.').waitFor();
+    await guide.getByText('Each PIN belongs to a single Hub: choose just that one Hub to use it.').waitFor();
 
     await guide.getByRole('checkbox', { name: 'zeta', exact: true }).uncheck();
     await guide.getByRole('button', { name: 'Send 2 requests' }).waitFor();

@@ -507,7 +507,7 @@ export function approveOutcomeWords(peer: string, self: string | null, answer: A
     };
   return {
     tone: 'bad',
-    text: `Approved ${peer} here, but the call back to ${peer} failed (${answer.reason ?? 'no reason given'}), so most likely it never received the approval and still waits for it. ${stuck}: make sure each Hub reaches the other over HTTPS (run cihub pool doctor on both); Unpair ${peer} here and cancel the request on ${peer} (Cancel request on its Hub Pool page, or ${removeThere}); then pair again from one Hub.`,
+    text: `Approved ${peer} here, but the call back to ${peer} failed (${answer.reason ?? 'no reason given'}), so most likely it never received the approval and still waits for it. ${stuck}: first see that HTTPS connections get through in both directions between the two Hubs (cihub pool doctor, run on each, tests that); next Unpair ${peer} here and cancel the request on ${peer} (Cancel request on its Hub Pool page, or ${removeThere}); then pair again from one Hub.`,
   };
 }
 

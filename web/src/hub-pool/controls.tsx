@@ -166,7 +166,7 @@ export function Controls({
           </div>
         );
       })}
-      <p className="small muted">Switches apply at once; the number fields need Save. Pairings are kept whichever switch you use.</p>
+      <p className="small muted">Switches apply at once; the number fields need Save. Turning any of them off leaves paired Hubs paired.</p>
     </Section>
   );
 }

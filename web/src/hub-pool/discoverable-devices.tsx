@@ -98,8 +98,8 @@ export function DiscoverableDevices({ s, refresh, otherPin, setOtherPin }: { s: 
           {scanning ? 'Scanning…' : 'Rescan'}
         </button>
         <span className="small muted">
-          Scans when this page opens and on Rescan, never on a timer: each scan contacts every unpaired device on the tailnet. Pair sends the PIN typed under
-          Pairing PIN, if any.
+          Scans when this page opens and on Rescan, never on a timer, since a scan reaches out to every tailnet device not yet paired. Pair sends the PIN typed
+          under Pairing PIN, if any.
         </span>
       </div>
       {scan === null ? null : !scan.available ? (

@@ -382,7 +382,7 @@ export function SetupGuide({ initialStep, onClose, onChanged }: { initialStep: G
                 />
                 <span id="guide-pin-help" className="small muted">
                   {chosen.length !== 1
-                    ? 'A PIN works for one Hub at a time: choose exactly one Hub to use it.'
+                    ? 'Each PIN belongs to a single Hub: choose just that one Hub to use it.'
                     : (pinProblem(pin) ?? 'Generate it on the other Hub under Hub Pool → Pairing PIN.')}
                 </span>
               </div>
