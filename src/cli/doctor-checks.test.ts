@@ -195,7 +195,7 @@ describe('doctorChecks', () => {
     },
     {
       name: 'P2 fails when the identity key cannot be opened',
-      over: { status: { identity: { nodeUuid: 'u', fingerprint: 'f', identityError: 'unseal failed' } } },
+      over: { status: { identity: { nodeUuid: 'u', fingerprint: 'f', identityError: 'unseal failed', identityCause: 'key-unopenable' } } },
       code: 'P2',
       verdict: 'fail',
       fix: /cihub pool rotate-identity/,
@@ -203,11 +203,34 @@ describe('doctorChecks', () => {
     {
       name: 'P2 fails when no identity could be made, and sends the operator to the secret, not to a rotation that would fail too',
       over: {
-        status: { identity: { nodeUuid: null, fingerprint: null, identityError: 'the secret in /d/identity.secret cannot be used: the file is empty' } },
+        status: {
+          identity: {
+            nodeUuid: null,
+            fingerprint: null,
+            identityError: 'the secret in /d/identity.secret cannot be used: the file is empty',
+            identityCause: 'secret-invalid',
+          },
+        },
       },
       code: 'P2',
       verdict: 'fail',
       fix: /^write a secret into identity\.secret in the data dir, or remove that file/,
+    },
+    {
+      name: 'P2 fails when the disk refused the identity, and sends the operator to the disk, not to the secret',
+      over: {
+        status: {
+          identity: {
+            nodeUuid: null,
+            fingerprint: null,
+            identityError: 'pool identity could not be made: hub.db in the data dir refused it (SQLITE_FULL)',
+            identityCause: 'disk-refused',
+          },
+        },
+      },
+      code: 'P2',
+      verdict: 'fail',
+      fix: /^free space on the disk holding the data dir, or make that disk writable again.*the Hub tries again by itself within 30 s/,
     },
     {
       name: 'D1 warns loudly when the development dial map is active',

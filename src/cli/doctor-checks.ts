@@ -8,7 +8,6 @@
 import type { DirectoryReport } from '../discovery/discovery-service.js';
 import { SKEW_WINDOW_MS } from '../peer-auth/verify-signed.js';
 import type { PeerClock } from '../peers/peer-clock.js';
-import { identityFix } from '../identity/identity-fix.js';
 import type { PoolStatus } from '../status/pool-status.js';
 import { publishCommand } from '../tailnet/tailscale-serve.js';
 import { capNodeReadings, capText, uncappedFix, uncappedNames } from './render/context-caps.js';
@@ -419,8 +418,8 @@ export function doctorChecks(inputs: DoctorInputs): DoctorCheck[] {
       : identity.identityError === null
         ? check('P2', 'ok', `identity ${identity.fingerprint ?? '(no fingerprint)'}`)
         : identity.nodeUuid === null
-          ? check('P2', 'fail', `no pool identity can be made: ${identity.identityError}`, identityFix(identity))
-          : check('P2', 'fail', `the identity key cannot be opened: ${identity.identityError}`, identityFix(identity)),
+          ? check('P2', 'fail', `no pool identity can be made: ${identity.identityError}`, identity.identityFix)
+          : check('P2', 'fail', `the identity key cannot be opened: ${identity.identityError}`, identity.identityFix),
   );
   checks.push(enginesCheck(status));
   for (const c of [hardwareCheck(status), pressureCheck(status)]) if (c !== null) checks.push(c);

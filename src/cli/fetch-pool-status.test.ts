@@ -20,7 +20,7 @@ import { CIHUB_VERSION } from './version.js';
 
 /** What this version's Hub answers on GET /status: no engines, no peers. */
 const CURRENT: PoolStatus = buildPoolStatus(
-  statusInputs({ identity: { nodeUuid: '11111111-2222-3333-4444-555555555555', fingerprint: null, identityError: null } }),
+  statusInputs({ identity: { nodeUuid: '11111111-2222-3333-4444-555555555555', fingerprint: null, identityError: null, identityCause: null } }),
 );
 
 const EMPTY_LOG = new RoutingLog({ size: 1, clock: new ManualClock(), bootId: 'shape-boot' }).page();
@@ -100,6 +100,15 @@ describe('GET /status from a Hub still running a release before this CLI', () =>
   it('a document from a Hub with contextCaps but before startupWarnings reads as one that set nothing aside', async () => {
     answer = (({ startupWarnings: _dropped, ...rest }) => rest)(CURRENT);
     assert.deepEqual((await fetchPoolStatus(findHub(dir))).startupWarnings, []);
+  });
+
+  it('an unusable identity from a Hub before identityFix gets the fix that Hub gave, not "Fix: undefined"', async () => {
+    const identity = (nodeUuid: string | null) => ({ nodeUuid, fingerprint: null, identityError: 'the file is empty' });
+    answer = { ...CURRENT, localNode: { ...CURRENT.localNode, identity: identity(null) } };
+    assert.match((await fetchPoolStatus(findHub(dir))).localNode.identity?.identityFix ?? '', /^write a secret into identity\.secret/);
+    answer = { ...CURRENT, localNode: { ...CURRENT.localNode, identity: identity('11111111-2222-3333-4444-555555555555') } };
+    assert.match((await fetchPoolStatus(findHub(dir))).localNode.identity?.identityFix ?? '', /^cihub pool rotate-identity/);
+    assert.doesNotMatch(await poolStatus({ dataDir: dir }), /Fix: undefined/);
   });
 
   it('startupWarnings that are not a list of sentences are refused by name, not printed', async () => {

@@ -5,6 +5,7 @@
  * a document crashed `pool status` and `pool doctor` on undefined. A missing contextCaps is
  * named as what it is, a Hub older than this CLI, rather than left to fail in a renderer.
  */
+import { identityFix } from '../identity/identity-fix.js';
 import type { PoolStatus } from '../status/pool-status.js';
 import { callHub, CliError, type HubTarget } from './hub-client.js';
 import { CIHUB_VERSION } from './version.js';
@@ -21,12 +22,22 @@ export async function fetchPoolStatus(hub: HubTarget): Promise<PoolStatus> {
   }
   // startupWarnings came after contextCaps: a Hub from between the two started with none it could report.
   const warnings = (status as { startupWarnings?: unknown }).startupWarnings;
-  if (warnings === undefined) return { ...status, startupWarnings: [] };
-  if (!Array.isArray(warnings) || !warnings.every((w) => typeof w === 'string'))
+  if (warnings !== undefined && (!Array.isArray(warnings) || !warnings.every((w) => typeof w === 'string')))
     throw new CliError(
       `The Hub at ${hub.url} sent a status whose startupWarnings is not a list of sentences, so this CLI cannot read it (cihub ${CIHUB_VERSION}).`,
     );
-  return status;
+  return { ...status, startupWarnings: warnings ?? [], localNode: { ...status.localNode, identity: withIdentityFix(status.localNode.identity) } };
+}
+
+/**
+ * identityCause and identityFix came after contextCaps: a Hub from before them named no cause, and
+ * the fix it would have given is chosen as it chose it, by whether a key was ever made. Without
+ * this, `pool status` printed "Fix: undefined".
+ */
+function withIdentityFix(identity: PoolStatus['localNode']['identity']): PoolStatus['localNode']['identity'] {
+  if (identity === null || (identity as { identityFix?: unknown }).identityFix !== undefined) return identity;
+  const fix = identity.identityError === null ? null : identityFix(identity.nodeUuid === null ? 'secret-invalid' : 'key-unopenable');
+  return { ...identity, identityCause: null, identityFix: fix };
 }
 
 /**

@@ -6,7 +6,7 @@ import { unknownFieldsSubject } from './unknown-fields.js';
 import { poolSwitchedOff } from '../config/kill-switch.js';
 import type { FastifyInstance } from 'fastify';
 import { HubError } from '../errors.js';
-import { SECRET_FIX, identityUnavailable } from '../identity/identity-fix.js';
+import { causeFix, identityUnavailable } from '../identity/identity-fix.js';
 import { resolvePeer } from '../peers/resolve-peer.js';
 import { peerView } from '../peers/peer-view.js';
 import { peerMachineStatus } from '../status/machine-status.js';
@@ -105,7 +105,8 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
     if (problem !== null)
       throw new HubError(
         'HUB_ERR_IDENTITY_SECRET_UNUSABLE',
-        `no new identity key can be made: ${problem}. Nothing was changed and every pairing stands. Fix: ${SECRET_FIX}, then rotate again`,
+        `no new identity key can be made: ${problem.reason}. Nothing was changed and every pairing stands. Fix: ${causeFix(problem.cause)}, then rotate again`,
+        { details: { identityCause: problem.cause } },
       );
     const { identity: rotated, unpaired, notReached } = await p.pairing.rotateIdentity();
     return {

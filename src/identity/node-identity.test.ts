@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPublicKey, verify } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HubError } from '../errors.js';
@@ -11,6 +11,7 @@ import { ManualClock } from '../util/clock.js';
 import { createLogger } from '../util/logger.js';
 import { scaled } from '../../test/helpers/time-scale.js';
 import { keyFingerprint } from './fingerprint.js';
+import type { IdentityFailureCause } from './identity-failure-cause.js';
 import { IDENTITY_SECRET_FILE, NodeIdentity, type IdentityState } from './node-identity.js';
 
 let root: string;
@@ -138,7 +139,7 @@ describe('NodeIdentity', () => {
       assert.match(String(row?.private_key_sealed), /^[A-Za-z0-9_-]{22}\.v1\.[A-Za-z0-9_-]+$/);
       assert.match(readFileSync(h.secretPath, 'utf8'), /^[0-9a-f]{64}\n$/);
       assert.equal(statSync(h.secretPath).mode & 0o777, 0o600);
-      assert.deepEqual(h.identity.summary(), { nodeUuid: state.nodeUuid, fingerprint: state.fingerprint, identityError: null });
+      assert.deepEqual(h.identity.summary(), { nodeUuid: state.nodeUuid, fingerprint: state.fingerprint, identityError: null, identityCause: null });
     } finally {
       h.done();
     }
@@ -214,7 +215,12 @@ describe('NodeIdentity', () => {
         assert.match(state.error, /cannot sign/);
         assert.equal(state.nodeUuid, minted.nodeUuid);
         assert.equal(state.publicKey, minted.publicKey);
-        assert.deepEqual(fresh.summary(), { nodeUuid: minted.nodeUuid, fingerprint: minted.fingerprint, identityError: state.error });
+        assert.deepEqual(fresh.summary(), {
+          nodeUuid: minted.nodeUuid,
+          fingerprint: minted.fingerprint,
+          identityError: state.error,
+          identityCause: 'key-unopenable',
+        });
         // Each retry that fails the same way logs it at debug: three of them have run and touched nothing.
         await eventually(async () => h.logs.filter((l) => l.level === 20 && b.error.test(l.msg)).length >= 3);
         assert.deepEqual(h.row(), rowBefore, 'the row is untouched');
@@ -228,9 +234,9 @@ describe('NodeIdentity', () => {
     });
   }
 
-  const unusableSecrets: Array<{ name: string; breakIt: (h: Hub) => void; reason: RegExp }> = [
-    { name: 'holds only a newline', breakIt: (h) => writeFileSync(h.secretPath, '\n', { mode: 0o600 }), reason: /the file is empty/ },
-    { name: 'is a directory', breakIt: (h) => mkdirSync(h.secretPath), reason: /EISDIR/ },
+  const unusableSecrets: Array<{ name: string; breakIt: (h: Hub) => void; reason: RegExp; cause: IdentityFailureCause }> = [
+    { name: 'holds only a newline', breakIt: (h) => writeFileSync(h.secretPath, '\n', { mode: 0o600 }), reason: /the file is empty/, cause: 'secret-invalid' },
+    { name: 'is a directory', breakIt: (h) => mkdirSync(h.secretPath), reason: /EISDIR/, cause: 'secret-unreadable' },
   ];
   for (const u of unusableSecrets) {
     it(`shows why no identity could be made when identity.secret ${u.name}, and neither rotates nor replaces the file`, async () => {
@@ -243,11 +249,12 @@ describe('NodeIdentity', () => {
         assert.match(state.error, u.reason);
         assert.deepEqual(
           h.identity.summary(),
-          { nodeUuid: null, fingerprint: null, identityError: state.error },
+          { nodeUuid: null, fingerprint: null, identityError: state.error, identityCause: u.cause },
           'status shows the reason, not "not made yet"',
         );
         const problem = await h.identity.secretProblem();
-        assert.ok(problem !== null && state.error.endsWith(problem), `the same reason before a rotation: ${problem}`);
+        assert.ok(problem !== null && state.error.endsWith(problem.reason), `the same reason before a rotation: ${problem?.reason}`);
+        assert.equal(problem.cause, u.cause);
         await assert.rejects(h.identity.rotate());
         assert.equal(h.row(), undefined, 'nothing minted');
         assert.equal(h.identity.summary()?.identityError, state.error, 'the failed rotation leaves the reported state as it was');
@@ -282,7 +289,7 @@ describe('NodeIdentity', () => {
       unlinkSync(h.secretPath);
       await eventually(async () => (await h.identity.load()).ok);
       const made = ok(await h.identity.load());
-      assert.deepEqual(h.identity.summary(), { nodeUuid: made.nodeUuid, fingerprint: made.fingerprint, identityError: null });
+      assert.deepEqual(h.identity.summary(), { nodeUuid: made.nodeUuid, fingerprint: made.fingerprint, identityError: null, identityCause: null });
     } finally {
       h.done();
     }
@@ -335,7 +342,7 @@ describe('NodeIdentity', () => {
       assert.notEqual(rotated.publicKey, minted.publicKey);
       assert.ok(existsSync(h.secretPath));
       assert.ok(verifiesWith(rotated.publicKey, rotated));
-      assert.deepEqual(fresh.summary(), { nodeUuid: minted.nodeUuid, fingerprint: rotated.fingerprint, identityError: null });
+      assert.deepEqual(fresh.summary(), { nodeUuid: minted.nodeUuid, fingerprint: rotated.fingerprint, identityError: null, identityCause: null });
       assert.equal(ok(await h.reopen().load()).publicKey, rotated.publicKey);
     } finally {
       h.done();
@@ -401,7 +408,7 @@ describe('NodeIdentity', () => {
       const state = failed(await h.identity.load());
       assert.match(state.error, /could not be made/);
       assert.equal(state.nodeUuid, null);
-      assert.deepEqual(h.identity.summary(), { nodeUuid: null, fingerprint: null, identityError: state.error });
+      assert.deepEqual(h.identity.summary(), { nodeUuid: null, fingerprint: null, identityError: state.error, identityCause: 'other' });
     } finally {
       h.done();
     }
@@ -424,6 +431,98 @@ describe('NodeIdentity', () => {
       // A tick already under way when close() came still finds the secret restored: it must not load it.
       await retry.task();
       assert.equal((await fresh.load()).ok, false);
+    } finally {
+      h.done();
+    }
+  });
+});
+
+/**
+ * A read of identity.secret the kernel answers with EIO, as a failing disk does, without root or
+ * a broken disk: the file is a link to /proc/self/mem, whose first page no process has mapped.
+ */
+function failReadsOfSecret(h: Hub): void {
+  rmSync(h.secretPath, { force: true });
+  symlinkSync('/proc/self/mem', h.secretPath);
+}
+
+/** hub.db refusing every write with SQLITE_READONLY, as on a disk turned read-only. */
+function refuseWritesToStore(h: Hub): void {
+  h.db.pragma('query_only = ON');
+}
+
+describe('NodeIdentity: why it cannot be used', () => {
+  const firstMints: readonly { name: string; breakIt: (h: Hub) => void; cause: IdentityFailureCause; says: RegExp; never?: RegExp }[] = [
+    {
+      name: 'identity.secret holds only a newline',
+      breakIt: (h) => writeFileSync(h.secretPath, '\n', { mode: 0o600 }),
+      cause: 'secret-invalid',
+      says: /the file is empty/,
+    },
+    { name: 'identity.secret is a directory', breakIt: (h) => mkdirSync(h.secretPath), cause: 'secret-unreadable', says: /EISDIR/ },
+    { name: 'the disk fails to read identity.secret', breakIt: failReadsOfSecret, cause: 'disk-refused', says: /identity\.secret cannot be used: EIO/ },
+    {
+      name: 'hub.db refuses the row',
+      breakIt: refuseWritesToStore,
+      cause: 'disk-refused',
+      says: /could not be made: hub\.db in the data dir refused it \(SQLITE_READONLY\)$/,
+      // The store's advice to a request, wrong for an identity the Hub retries by itself.
+      never: /retry in a moment/,
+    },
+    { name: 'the store is closed', breakIt: (h) => h.db.close(), cause: 'other', says: /could not be made/ },
+  ];
+  for (const c of firstMints) {
+    it(`names a first mint that failed because ${c.name} as ${c.cause}`, async () => {
+      const h = hub({ retryMs: 60_000 });
+      try {
+        c.breakIt(h);
+        const state = failed(await h.identity.load());
+        assert.equal(state.cause, c.cause);
+        assert.match(state.error, c.says);
+        if (c.never) assert.doesNotMatch(state.error, c.never);
+        assert.equal(h.identity.summary()?.identityCause, c.cause);
+      } finally {
+        h.done();
+      }
+    });
+  }
+
+  const storedKeys: readonly { name: string; breakIt: (h: Hub) => void; cause: IdentityFailureCause; says: RegExp; never?: RegExp }[] = [
+    {
+      name: 'identity.secret was changed',
+      breakIt: (h) => writeFileSync(h.secretPath, `${'ab'.repeat(32)}\n`),
+      cause: 'key-unopenable',
+      says: /rotate the identity/,
+    },
+    // Rotating would remove every pairing to cure what clears once the disk does.
+    { name: 'the disk fails to read identity.secret', breakIt: failReadsOfSecret, cause: 'disk-refused', says: /could not be read \(EIO/, never: /rotate/ },
+  ];
+  for (const c of storedKeys) {
+    it(`names a stored key that cannot be opened because ${c.name} as ${c.cause}, keeping its UUID`, async () => {
+      const h = hub({ retryMs: 60_000 });
+      try {
+        const minted = ok(await h.identity.load());
+        c.breakIt(h);
+        const fresh = h.reopen();
+        const state = failed(await fresh.load());
+        assert.equal(state.cause, c.cause);
+        assert.equal(state.nodeUuid, minted.nodeUuid);
+        assert.match(state.error, c.says);
+        if (c.never) assert.doesNotMatch(state.error, c.never);
+        assert.equal(fresh.summary()?.identityCause, c.cause);
+      } finally {
+        h.done();
+      }
+    });
+  }
+
+  it('names the cause of a disk refusal before a rotation too', async () => {
+    const h = hub();
+    try {
+      failReadsOfSecret(h);
+      const problem = await h.identity.secretProblem();
+      assert.equal(problem?.cause, 'disk-refused');
+      assert.match(problem?.reason ?? '', /EIO/);
     } finally {
       h.done();
     }

@@ -27,10 +27,12 @@ import type { Background, BackgroundHandle } from '../util/background.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { keyFingerprint } from './fingerprint.js';
+import { failureCode, identityFailureCause, type IdentityFailureCause, type IdentityFailureStage } from './identity-failure-cause.js';
 import { deriveSealingKey, seal, unseal } from './sealing.js';
 import { unsyncedWriteText, writeFileAtomic } from '../util/atomic-write.js';
 
 export const IDENTITY_SECRET_FILE = 'identity.secret';
+/** How often a failed load is tried again by itself. */
 export const DEFAULT_IDENTITY_RETRY_MS = 30_000;
 const SALT_BYTES = 16;
 
@@ -39,11 +41,19 @@ export interface IdentitySummary {
   nodeUuid: string | null;
   fingerprint: string | null;
   identityError: string | null;
+  /** Why it cannot be used, for the fix (identity-fix.ts); null while it can. */
+  identityCause: IdentityFailureCause | null;
 }
 
 export type IdentityState =
   | { ok: true; nodeUuid: string; publicKey: string; fingerprint: string; sign(data: Buffer): Buffer }
-  | { ok: false; error: string; nodeUuid: string | null; publicKey: string | null };
+  | { ok: false; error: string; cause: IdentityFailureCause; nodeUuid: string | null; publicKey: string | null };
+
+/** Why no key can be made right now, and the cause the fix is chosen by. */
+export interface SecretProblem {
+  reason: string;
+  cause: IdentityFailureCause;
+}
 
 export interface NodeIdentityOptions {
   db: Db;
@@ -121,9 +131,9 @@ export class NodeIdentity {
   summary(): IdentitySummary | null {
     const s = this.#state;
     if (!s) return null;
-    if (s.ok) return { nodeUuid: s.nodeUuid, fingerprint: s.fingerprint, identityError: null };
-    if (s.nodeUuid === null || s.publicKey === null) return { nodeUuid: null, fingerprint: null, identityError: s.error };
-    return { nodeUuid: s.nodeUuid, fingerprint: safeFingerprint(s.publicKey), identityError: s.error };
+    if (s.ok) return { nodeUuid: s.nodeUuid, fingerprint: s.fingerprint, identityError: null, identityCause: null };
+    if (s.nodeUuid === null || s.publicKey === null) return { nodeUuid: null, fingerprint: null, identityError: s.error, identityCause: s.cause };
+    return { nodeUuid: s.nodeUuid, fingerprint: safeFingerprint(s.publicKey), identityError: s.error, identityCause: s.cause };
   }
 
   /**
@@ -132,13 +142,13 @@ export class NodeIdentity {
    * every peer before it mints, and a mint that then fails would leave the Hub with no pairings
    * and no key.
    */
-  secretProblem(): Promise<string | null> {
+  secretProblem(): Promise<SecretProblem | null> {
     return this.#exclusive(async () => {
       try {
         await this.#readSecret(true);
         return null;
       } catch (err) {
-        if (err instanceof SecretUnusable) return err.describe();
+        if (err instanceof SecretUnusable) return { reason: err.describe(), cause: identityFailureCause(err.stage, failureCode(err)) };
         throw err;
       }
     });
@@ -208,8 +218,9 @@ export class NodeIdentity {
       const row = this.#readRow();
       outcome = row ? await this.#open(row) : await this.#mint(randomUUID(), false);
     } catch (err) {
-      const why = err instanceof SecretUnusable ? err.describe() : message(err);
-      outcome = { state: { ok: false, error: `pool identity could not be made: ${why}`, nodeUuid: null, publicKey: null }, sealingKey: null };
+      const stage: IdentityFailureStage = err instanceof SecretUnusable ? err.stage : 'other';
+      const error = `pool identity could not be made: ${describeMintFailure(err)}`;
+      outcome = { state: { ok: false, error, cause: identityFailureCause(stage, failureCode(err)), nodeUuid: null, publicKey: null }, sealingKey: null };
     }
     this.#settle(outcome);
     return outcome.state;
@@ -227,8 +238,14 @@ export class NodeIdentity {
       if (rawPublicKey(createPublicKey(privateKey)) !== row.publicKey) throw new Error('the unsealed private key does not match the stored public key');
       return unlocked(row.nodeUuid, row.publicKey, privateKey, key);
     } catch (err) {
-      const error = `pool identity private key cannot be unsealed with the secret from ${source}: ${message(err)}. This Hub can verify peers but cannot sign; restore the secret, or rotate the identity and re-pair`;
-      return { state: { ok: false, error, nodeUuid: row.nodeUuid, publicKey: row.publicKey }, sealingKey: null };
+      const cause = identityFailureCause('open-key', failureCode(err));
+      // The disk failing to read the secret says nothing about the key: "rotate" would remove every
+      // pairing to cure what clears once the disk does.
+      const error =
+        cause === 'disk-refused'
+          ? `pool identity private key cannot be opened: the secret from ${source} could not be read (${message(err)}). This Hub can verify peers but cannot sign until the disk answers`
+          : `pool identity private key cannot be unsealed with the secret from ${source}: ${message(err)}. This Hub can verify peers but cannot sign; restore the secret, or rotate the identity and re-pair`;
+      return { state: { ok: false, error, cause, nodeUuid: row.nodeUuid, publicKey: row.publicKey }, sealingKey: null };
     }
   }
 
@@ -261,11 +278,11 @@ export class NodeIdentity {
     try {
       value = (await readFile(path, 'utf8')).trim();
     } catch (err) {
-      if (!isErrno(err, 'ENOENT')) throw new SecretUnusable(path, message(err));
-      if (!create) throw new SecretUnusable(path, 'the file is missing');
+      if (!isErrno(err, 'ENOENT')) throw new SecretUnusable(path, message(err), 'secret-unreadable', err);
+      if (!create) throw new SecretUnusable(path, 'the file is missing', 'secret-unreadable', err);
       return this.#createSecret(path);
     }
-    if (!value) throw new SecretUnusable(path, 'the file is empty');
+    if (!value) throw new SecretUnusable(path, 'the file is empty', 'secret-invalid', null);
     return { value, source: path };
   }
 
@@ -277,7 +294,7 @@ export class NodeIdentity {
       // Exclusive: if another process created it in between, fail rather than overwrite its secret.
       unsynced = writeFileAtomic(path, `${value}\n`, { mode: 0o600, exclusive: true });
     } catch (err) {
-      throw new SecretUnusable(path, `it cannot be created: ${message(err)}`);
+      throw new SecretUnusable(path, `it cannot be created: ${message(err)}`, 'secret-unreadable', err);
     }
     // The secret is in place and the key will be sealed under it; only its directory entry is not yet durable.
     if (unsynced !== null) this.#logger.warn({ unsyncedWrite: unsynced }, unsyncedWriteText(unsynced));
@@ -328,13 +345,18 @@ export class NodeIdentity {
   }
 }
 
-/** The sealing secret cannot be read or created; its message is the bare reason, for #open's sentence. */
+/**
+ * The sealing secret cannot be read or created; its message is the bare reason, for #open's
+ * sentence, and its cause the file system's error, whose code says whether the disk refused.
+ */
 class SecretUnusable extends Error {
   constructor(
     readonly path: string,
     reason: string,
+    readonly stage: 'secret-invalid' | 'secret-unreadable',
+    cause: unknown,
   ) {
-    super(reason);
+    super(reason, cause === null ? undefined : { cause });
   }
 
   describe(): string {
@@ -368,7 +390,18 @@ function splitStored(stored: string): { salt: Buffer; sealed: string } {
 }
 
 function sameFailure(a: IdentityState | null, b: IdentityState): boolean {
-  return a !== null && !a.ok && !b.ok && a.error === b.error && a.nodeUuid === b.nodeUuid && a.publicKey === b.publicKey;
+  return a !== null && !a.ok && !b.ok && a.error === b.error && a.cause === b.cause && a.nodeUuid === b.nodeUuid && a.publicKey === b.publicKey;
+}
+
+/**
+ * Why a first mint failed, for the state's error. hub.db's refusal reaches here as
+ * HUB_ERR_STORE_UNAVAILABLE, whose own message ends "retry in a moment": the advice for a request,
+ * not for an identity the Hub retries by itself, so only SQLite's code is kept.
+ */
+function describeMintFailure(err: unknown): string {
+  if (err instanceof SecretUnusable) return err.describe();
+  if (err instanceof HubError && err.code === 'HUB_ERR_STORE_UNAVAILABLE') return `hub.db in the data dir refused it (${failureCode(err) ?? 'no code'})`;
+  return message(err);
 }
 
 function safeFingerprint(publicKey: string): string {

@@ -497,7 +497,7 @@ describe('HealthPoller: a probe this Hub cannot authenticate, so never sends', (
   }[] = [
     {
       name: 'a signed pairing while its own key cannot be opened',
-      identity: { load: async () => ({ ok: false, error: 'the key cannot be unsealed', nodeUuid: 'n', publicKey: KEY }) },
+      identity: { load: async () => ({ ok: false, error: 'the key cannot be unsealed', cause: 'key-unopenable', nodeUuid: 'n', publicKey: KEY }) },
       requireSigned: false,
       row: {},
       gap: 'own_key_unusable',

@@ -18,6 +18,9 @@ import type { ThroughputBook } from '../placement/throughput/book.js';
 import { localPlacementStatus, peerPlacementStatus, type LocalPlacementStatus, type PeerPlacementStatus, type PeerSnapshotFacts } from './placement-status.js';
 import { peerMachineStatus, type LocalMachineStatus, type PeerMachineFacts, type PeerMachineStatus } from './machine-status.js';
 import { contextCapFindings, type ContextCapFindings } from './context-caps.js';
+import type { IdentityFailureCause } from '../identity/identity-failure-cause.js';
+import { identityFix } from '../identity/identity-fix.js';
+import type { IdentitySummary } from '../identity/node-identity.js';
 
 export type StatusReason = 'active' | 'no_peers' | 'partially_disabled' | 'disabled_by_env' | 'disabled_by_setting';
 
@@ -94,9 +97,17 @@ export interface PoolStatus {
     readonly tailnetSource: 'env' | 'tailscale' | 'none';
     /**
      * This Hub's pool identity; null until first use. When the first mint failed (the secret cannot
-     * be read or created) nodeUuid and fingerprint are null and identityError says why.
+     * be read or created, the disk refused) nodeUuid and fingerprint are null and identityError says
+     * why. While it cannot be used, identityCause names the cause and identityFix what to do about
+     * it: the same sentence a refusing route, doctor and the dashboard give.
      */
-    readonly identity: { readonly nodeUuid: string | null; readonly fingerprint: string | null; readonly identityError: string | null } | null;
+    readonly identity: {
+      readonly nodeUuid: string | null;
+      readonly fingerprint: string | null;
+      readonly identityError: string | null;
+      readonly identityCause: IdentityFailureCause | null;
+      readonly identityFix: string | null;
+    } | null;
     /** HUB_POOL_PEER_ORIGINS in force: peers (by name, or by LAN address for probing and pairing) are dialled at these origins instead of their own. */
     readonly peerOriginsMap: { readonly active: boolean; readonly entries: readonly { readonly name: string; readonly origin: string }[] };
     /** This node's queue depth over its own engines: the proxy's in-flight requests plus other clients' work the engines reported. */
@@ -171,7 +182,7 @@ export interface StatusInputs {
     /** The daemon's CurrentTailnet.Name, whatever names this Hub; null when it reports none. */
     readonly tailnetName: string | null;
   };
-  readonly identity: PoolStatus['localNode']['identity'];
+  readonly identity: IdentitySummary | null;
   readonly pairingPin: PoolStatus['pairingPin'];
   readonly peerOrigins: ReadonlyMap<string, string>;
   readonly tailscaleAdminApiConfigured: boolean;
@@ -265,7 +276,10 @@ export function buildPoolStatus(input: StatusInputs): PoolStatus {
       tailscaleConnected: input.tailnet.tailscaleConnected,
       tailnet: input.tailnet.tailnetName,
       tailnetSource: input.tailnet.source,
-      identity: input.identity,
+      identity:
+        input.identity === null
+          ? null
+          : { ...input.identity, identityFix: input.identity.identityCause === null ? null : identityFix(input.identity.identityCause) },
       peerOriginsMap: { active: input.peerOrigins.size > 0, entries: [...input.peerOrigins].map(([name, origin]) => ({ name, origin })) },
       queueDepth: backends.reduce((sum, b) => sum + b.queueDepth, 0),
       maxPromptTokens: ceiling,

@@ -8,7 +8,8 @@
  * on a read-only disk is still a clean stop (exit 0), though hub.json stays behind. A start on
  * a disk already read-only that has a settings.json to write is refused as any data dir this
  * account cannot write is: exit 2 and one sentence naming the file and the read-only disk; so is a
- * start on a full disk, naming the full disk.
+ * start on a full disk, naming the full disk. A Hub that has never made its identity answers a PIN
+ * on a full disk with the disk's fix.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -126,6 +127,33 @@ describe('a data dir whose disk fills up while the Hub runs', () => {
     const patchedAgain = await hub.api('PATCH', `${POOL}/settings`, { poolHealthPollSeconds: 45 });
     assert.equal(patchedAgain.status, 200, JSON.stringify(patchedAgain.json));
     await servesInference(hub);
+  });
+});
+
+describe('a Hub that has never made its identity, on a disk that fills up', () => {
+  let disk: TestMount;
+  let hub: HubProcess;
+
+  before(async () => {
+    disk = mountTmpfs(8 * 1024 * 1024);
+    hub = await startHubProcess({ dataDir: disk.dataDir });
+  });
+  after(async () => {
+    await hub?.stop();
+    disk?.unmount();
+  });
+
+  it("refuses a PIN with the full disk's fix, not the secret's", async () => {
+    const filler = fill(join(disk.dataDir, '..'));
+    const refused = await hub.api<ErrorBody & { error?: { identityCause?: string } }>('POST', `${POOL}/pairing-pin`);
+    assert.equal(refused.status, 503, JSON.stringify(refused.json));
+    assert.equal(refused.json.error?.code, 'HUB_ERR_IDENTITY_UNAVAILABLE');
+    assert.equal(refused.json.error?.identityCause, 'disk-refused');
+    const message = refused.json.error?.message ?? '';
+    assert.match(message, /identity\.secret cannot be used: it cannot be created: ENOSPC/);
+    assert.match(message, /Fix: free space on the disk holding the data dir/);
+    assert.doesNotMatch(message, /write a secret|remove that file/);
+    rmSync(filler);
   });
 });
 

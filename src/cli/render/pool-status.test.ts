@@ -34,7 +34,7 @@ function status(extra: Partial<StatusInputs> = {}): PoolStatus {
     statusInputs({
       backends: [backend('ollama', ['qwen3:8b', 'llama3.2:3b'])],
       tailnet: { nodeFqdn: SELF, tailnetSuffix: 'tail0.ts.net', tailscaleConnected: true, source: 'tailscale', tailnetName: 'alice@example.com' },
-      identity: { nodeUuid: '11111111-2222-3333-4444-555555555555', fingerprint: FP, identityError: null },
+      identity: { nodeUuid: '11111111-2222-3333-4444-555555555555', fingerprint: FP, identityError: null, identityCause: null },
       ...extra,
     }),
   );
@@ -139,17 +139,40 @@ const CASES: readonly Case[] = [
   {
     name: 'an unusable identity names the error and the recovery command',
     status: status({
-      identity: { nodeUuid: '11111111-2222-3333-4444-555555555555', fingerprint: FP, identityError: 'the sealed key cannot be opened with this secret' },
+      identity: {
+        nodeUuid: '11111111-2222-3333-4444-555555555555',
+        fingerprint: FP,
+        identityError: 'the sealed key cannot be opened with this secret',
+        identityCause: 'key-unopenable',
+      },
     }),
     includes: [/identity\s+UNUSABLE: the sealed key cannot be opened with this secret; .*cihub pool rotate-identity/],
   },
   {
     name: 'an identity that could not be made names the error and the secret to mend, and no fingerprint or UUID',
     status: status({
-      identity: { nodeUuid: null, fingerprint: null, identityError: 'the secret in /d/identity.secret cannot be used: the file is empty' },
+      identity: {
+        nodeUuid: null,
+        fingerprint: null,
+        identityError: 'the secret in /d/identity.secret cannot be used: the file is empty',
+        identityCause: 'secret-invalid',
+      },
     }),
     includes: [/identity\s+UNUSABLE: the secret in \/d\/identity\.secret cannot be used: the file is empty; none could be made.*remove that file/],
     excludes: ['not made yet', 'fingerprint', 'node UUID', 'rotate-identity'],
+  },
+  {
+    name: 'an identity the disk refused names the error and the disk to mend, not the secret',
+    status: status({
+      identity: {
+        nodeUuid: null,
+        fingerprint: null,
+        identityError: 'the secret in /d/identity.secret cannot be used: it cannot be created: ENOSPC: no space left on device, write',
+        identityCause: 'disk-refused',
+      },
+    }),
+    includes: [/identity\s+UNUSABLE: .*ENOSPC.*; none could be made, so this Hub cannot pair\. Fix: free space on the disk holding the data dir/],
+    excludes: ['remove that file', 'write a secret', 'rotate-identity'],
   },
   {
     name: 'an active PIN shows its expiry and never digits',

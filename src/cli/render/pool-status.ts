@@ -6,7 +6,6 @@
  * which the Hub words because it names commands with both Hubs' names in them).
  */
 import { engineReportCell } from './engine-report.js';
-import { identityFix } from '../../identity/identity-fix.js';
 import type { PoolStatus } from '../../status/pool-status.js';
 import type { RoutingLogSummary } from '../../routing-log/entry.js';
 import type { PeerView } from '../../peers/peer-view.js';
@@ -176,7 +175,7 @@ function thisNodeLines(status: PoolStatus): string[] {
     if (id.nodeUuid !== null) lines.push(field('node UUID', id.nodeUuid));
     if (id.identityError !== null) {
       const what = id.nodeUuid === null ? 'none could be made, so this Hub cannot pair' : 'this Hub cannot sign';
-      lines.push(field('identity', `UNUSABLE: ${id.identityError}; ${what}. Fix: ${identityFix(id)}`));
+      lines.push(field('identity', `UNUSABLE: ${id.identityError}; ${what}. Fix: ${id.identityFix}`));
     }
   }
   const pin = status.pairingPin;
