@@ -89,7 +89,7 @@ export function registerPeerOperatorRoutes(app: FastifyInstance, s: HubServices)
   app.post('/api/inference/pool/pairing-pin', bodyless, async () => {
     const { disabledBy } = s.directions();
     if (disabledBy !== null) throw poolSwitchedOff(disabledBy, 'it takes no pairing requests, so a PIN would be useless');
-    const identity = await p.identity.load();
+    const identity = await p.identity.load({ retryDiskRefusal: true });
     if (!identity.ok) throw identityUnavailable(identity);
     const minted = p.pin.mint();
     s.logger.info({ expiresAt: minted.expiresAt }, 'pairing PIN minted');

@@ -19,7 +19,11 @@ describe('identityFix', () => {
     {
       // A full disk was told to write a secret into identity.secret (and, for hub.db, to "retry in a moment").
       cause: 'disk-refused',
-      says: [/^free space on the disk holding the data dir, or make that disk writable again/, /by itself within 30 s/],
+      says: [
+        /^free space on the disk holding the data dir, or make that disk writable again/,
+        /by itself within 30 s/,
+        /at once when a pairing PIN or a pairing needs/,
+      ],
       never: [/identity\.secret/, /rotate-identity/, /retry in a moment/],
     },
     { cause: 'other', says: [/log/, /again every 30 s$/], never: [/identity\.secret/, /rotate-identity/, /free space/] },

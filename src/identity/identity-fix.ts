@@ -37,8 +37,9 @@ export function identityFix(cause: IdentityFailureCause): string {
     // Retried too, in case the secret comes back, but waiting is not the fix.
     case 'key-unopenable':
       return causeFix(cause);
+    // load({ retryDiskRefusal }) in node-identity.ts makes it again at once for these actions.
     case 'disk-refused':
-      return `${causeFix(cause)}; nothing else is needed: the Hub tries again by itself within ${RETRY_S} s`;
+      return `${causeFix(cause)}; nothing else is needed: the Hub tries again by itself within ${RETRY_S} s, and at once when a pairing PIN or a pairing needs its identity`;
     default:
       return `${causeFix(cause)}; the Hub tries to make its identity again every ${RETRY_S} s`;
   }

@@ -446,9 +446,13 @@ function failReadsOfSecret(h: Hub): void {
   symlinkSync('/proc/self/mem', h.secretPath);
 }
 
-/** hub.db refusing every write with SQLITE_READONLY, as on a disk turned read-only. */
+/** hub.db refusing every write with SQLITE_READONLY, as on a disk turned read-only; undone by storeBack(). */
 function refuseWritesToStore(h: Hub): void {
   h.db.pragma('query_only = ON');
+}
+
+function storeBack(h: Hub): void {
+  h.db.pragma('query_only = OFF');
 }
 
 describe('NodeIdentity: why it cannot be used', () => {
@@ -523,6 +527,62 @@ describe('NodeIdentity: why it cannot be used', () => {
       const problem = await h.identity.secretProblem();
       assert.equal(problem?.cause, 'disk-refused');
       assert.match(problem?.reason ?? '', /EIO/);
+    } finally {
+      h.done();
+    }
+  });
+});
+
+describe('NodeIdentity: made again at once for an operator once the disk answers', () => {
+  it('makes the identity on the next operator action once hub.db takes writes again, with no wait for the retry timer', async () => {
+    const h = hub({ retryMs: 60_000 });
+    try {
+      refuseWritesToStore(h);
+      const refused = failed(await h.identity.load());
+      assert.equal(refused.cause, 'disk-refused');
+      storeBack(h);
+      // A caller from outside is answered from memory: it cannot make this Hub derive a key and write.
+      assert.equal(await h.identity.load(), refused);
+      const made = ok(await h.identity.load({ retryDiskRefusal: true }));
+      assert.equal(h.row()?.node_uuid, made.nodeUuid);
+      assert.equal(await h.identity.load(), made, 'everyone sees the identity from then on');
+      assert.equal(h.identity.summary()?.identityCause, null);
+    } finally {
+      h.done();
+    }
+  });
+
+  it('opens a stored key on the next operator action once its secret reads again', async () => {
+    const h = hub({ retryMs: 60_000 });
+    try {
+      const minted = ok(await h.identity.load());
+      const secret = readFileSync(h.secretPath);
+      failReadsOfSecret(h);
+      const fresh = h.reopen();
+      assert.equal(failed(await fresh.load()).cause, 'disk-refused');
+      rmSync(h.secretPath);
+      writeFileSync(h.secretPath, secret, { mode: 0o600 });
+      const opened = ok(await fresh.load({ retryDiskRefusal: true }));
+      assert.equal(opened.publicKey, minted.publicKey, 'the same key, not a new one');
+    } finally {
+      h.done();
+    }
+  });
+
+  it('makes one identity when operator actions and the retry timer race for it', async () => {
+    const background = new RecordingBackground({ logger: createLogger('silent'), clock: new ManualClock() });
+    const h = hub({ retryMs: 60_000 });
+    try {
+      const identity = h.reopen({ background });
+      refuseWritesToStore(h);
+      failed(await identity.load());
+      storeBack(h);
+      const timer = background.periodic.find((p) => p.name === 'pool identity retry');
+      assert.ok(timer);
+      const [a, b] = await Promise.all([identity.load({ retryDiskRefusal: true }), identity.load({ retryDiskRefusal: true }), timer.task()]);
+      assert.equal(ok(a).nodeUuid, ok(b).nodeUuid);
+      assert.equal((h.db.prepare('SELECT COUNT(*) AS n FROM hub_pool_identity').get() as { n: number }).n, 1);
+      assert.equal(h.logs.filter((l) => l.msg === 'pool identity minted').length, 1, 'minted once');
     } finally {
       h.done();
     }

@@ -106,11 +106,28 @@ export class NodeIdentity {
     this.#background = opts.background;
   }
 
-  /** The identity, minted on the first call when none is stored. Memoised; never rejects. */
-  load(): Promise<IdentityState> {
-    if (this.#state) return Promise.resolve(this.#state);
-    this.#firstLoad ??= this.#exclusive(() => this.#attempt());
-    return this.#firstLoad;
+  /**
+   * The identity, minted on the first call when none is stored. Memoised; never rejects.
+   *
+   * `retryDiskRefusal` is for an action an operator is waiting on (a PIN, a pairing): when the
+   * last attempt failed because the disk refused it, it is made again now rather than answered
+   * from memory until the retry timer's next tick, up to DEFAULT_IDENTITY_RETRY_MS after the
+   * operator freed the space. The attempt runs under the same lock as the timer's, load's and
+   * rotate's, and reads the row before minting, so a retry racing another never makes a second
+   * identity; one that finds the identity already made does nothing. Callers from outside (a
+   * peer's request, anonymous on /pair/request) leave it off: they must not be able to make this
+   * Hub derive a key and write the disk once per request.
+   */
+  async load(opts: { retryDiskRefusal?: boolean } = {}): Promise<IdentityState> {
+    if (!this.#state) {
+      this.#firstLoad ??= this.#exclusive(() => this.#attempt());
+      return this.#firstLoad;
+    }
+    if (opts.retryDiskRefusal === true && !this.#state.ok && this.#state.cause === 'disk-refused') {
+      await this.#retry();
+      return this.#state;
+    }
+    return this.#state;
   }
 
   /**

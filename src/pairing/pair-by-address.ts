@@ -134,7 +134,7 @@ export class AddressPairing {
     const off = this.#d.poolOff();
     if (off !== null) throw poolSwitchedOff(off, 'turn it on before pairing');
     if (this.#d.rotating?.()) throw identityRotating();
-    const me = await this.#d.identity.load();
+    const me = await this.#d.identity.load({ retryDiskRefusal: true });
     if (!me.ok) throw identityUnavailable(me);
     const self = await this.#d.self();
     if (self.nodeFqdn === null)

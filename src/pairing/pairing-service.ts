@@ -110,7 +110,7 @@ export class PairingService {
         'HUB_ERR_PAIR_PIN_REQUIRED',
         `poolRequireSignedPeers is on here, and a pairing without a PIN is confirmed with bearer tokens, which this Hub refuses; mint a PIN on ${name} (cihub pool pairing-pin there) and pair with it`,
       );
-    const me = await this.#requireIdentity();
+    const me = await this.#requireIdentity({ operator: true });
     const { nodeFqdn: self, tailnetSuffix } = await this.#namedSelf();
     if (name === self) throw new HubError('HUB_ERR_PAIR_SELF', 'a Hub cannot pair with itself');
     // The far Hub refuses a requester outside its own suffix, so a name outside this one (nas.lan)
@@ -238,7 +238,7 @@ export class PairingService {
       throw new HubError('HUB_ERR_CONFLICT', `${peer.nodeFqdn} is not a request waiting for this Hub's approval (it is ${peer.direction} ${peer.status})`);
     }
     this.#refuseWhileRotating();
-    const me = await this.#requireIdentity();
+    const me = await this.#requireIdentity({ operator: true });
     this.#refuseWhileRotating();
     // Re-read after the await: a reject, an unpair or another approve may have taken the row meanwhile.
     const current = this.#d.store.get(peer.id);
@@ -610,8 +610,9 @@ export class PairingService {
     return { nodeFqdn: self.nodeFqdn, tailnetSuffix: self.tailnetSuffix };
   }
 
-  async #requireIdentity() {
-    const identity = await this.#d.identity.load();
+  /** The identity, or its 503; for an operator's action, a disk refusal is retried at once (NodeIdentity.load). */
+  async #requireIdentity(opts: { operator?: boolean } = {}) {
+    const identity = await this.#d.identity.load({ retryDiskRefusal: opts.operator === true });
     if (!identity.ok) throw identityUnavailable(identity);
     return identity;
   }

@@ -9,7 +9,7 @@
  * a disk already read-only that has a settings.json to write is refused as any data dir this
  * account cannot write is: exit 2 and one sentence naming the file and the read-only disk; so is a
  * start on a full disk, naming the full disk. A Hub that has never made its identity answers a PIN
- * on a full disk with the disk's fix.
+ * on a full disk with the disk's fix, and mints one as soon as space is freed.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -143,7 +143,7 @@ describe('a Hub that has never made its identity, on a disk that fills up', () =
     disk?.unmount();
   });
 
-  it("refuses a PIN with the full disk's fix, not the secret's", async () => {
+  it("refuses a PIN with the full disk's fix, not the secret's, and mints one as soon as space is freed", async () => {
     const filler = fill(join(disk.dataDir, '..'));
     const refused = await hub.api<ErrorBody & { error?: { identityCause?: string } }>('POST', `${POOL}/pairing-pin`);
     assert.equal(refused.status, 503, JSON.stringify(refused.json));
@@ -153,7 +153,12 @@ describe('a Hub that has never made its identity, on a disk that fills up', () =
     assert.match(message, /identity\.secret cannot be used: it cannot be created: ENOSPC/);
     assert.match(message, /Fix: free space on the disk holding the data dir/);
     assert.doesNotMatch(message, /write a secret|remove that file/);
+
     rmSync(filler);
+    // At once: the retry timer would make it only up to 30 s later.
+    const minted = await hub.api<ErrorBody & { pin?: string }>('POST', `${POOL}/pairing-pin`);
+    assert.equal(minted.status, 200, JSON.stringify(minted.json));
+    assert.match(minted.json.pin ?? '', /^\d{6}$/);
   });
 });
 

@@ -2,7 +2,8 @@
  * A Hub that has never made its identity, on a disk that refuses it (a filesystem-fault audit: a
  * full disk). The PIN's refusal, status, `cihub pool status` and doctor's P2 answered with the fix
  * for a broken secret ("write a secret into identity.secret, or remove that file"), which does
- * nothing for a disk; each must give the disk's fix instead.
+ * nothing for a disk; each must give the disk's fix instead, and once the disk answers again the
+ * next PIN is minted at once, not up to 30 s later when the retry timer comes round.
  *
  * The refusal here is a read of identity.secret that the kernel answers with EIO, as a failing
  * disk does, made without root: the file is a link to /proc/self/mem, whose first page the Hub
@@ -11,7 +12,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { symlinkSync } from 'node:fs';
+import { rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DoctorCheck } from '../../src/cli/doctor-checks.js';
 import { freshDataDir, runCli } from '../helpers/hub-process.js';
@@ -57,5 +58,15 @@ describe('a Hub that has never made an identity, whose disk fails to read identi
 
     const text = await runCli(['pool', 'status'], { dataDir: hub.dataDir });
     assert.ok(text.stdout.includes(`none could be made, so this Hub cannot pair. Fix: ${fix}`), text.stdout);
+  });
+
+  it('mints the next PIN as soon as the disk answers, without waiting for the retry timer', async () => {
+    rmSync(join(hub.dataDir, 'identity.secret'));
+    const pin = await hub.api<{ pin?: string; fingerprint?: string } & ErrorAnswer>('POST', `${POOL}/pairing-pin`);
+    assert.equal(pin.status, 200, JSON.stringify(pin.json));
+    assert.match(pin.json.pin ?? '', /^\d{6}$/);
+    const identity = (await status(hub)).localNode.identity;
+    assert.equal(identity?.fingerprint, pin.json.fingerprint);
+    assert.equal(identity?.identityCause, null);
   });
 });
