@@ -145,8 +145,16 @@ export interface PoolStatus {
     /** The tailnet the daemon reports (CurrentTailnet.Name); null when it reports none. Absent from Hubs before this field. */
     readonly tailnet?: string | null;
     readonly tailnetSource: 'env' | 'tailscale' | 'none';
-    /** nodeUuid and fingerprint are null, with identityError set, when no identity could be made. */
-    readonly identity: { readonly nodeUuid: string | null; readonly fingerprint: string | null; readonly identityError: string | null } | null;
+    /**
+     * nodeUuid and fingerprint are null, with identityError set, when no identity could be made.
+     * identityFix is what to do about the error, for its cause; absent from Hubs before it.
+     */
+    readonly identity: {
+      readonly nodeUuid: string | null;
+      readonly fingerprint: string | null;
+      readonly identityError: string | null;
+      readonly identityFix?: string | null;
+    } | null;
     readonly peerOriginsMap: { readonly active: boolean; readonly entries: readonly { readonly name: string; readonly origin: string }[] };
     readonly queueDepth: number;
     /** What hardware detection made of this machine (src/machine/hardware-report.ts); absent when status was built without it. */

@@ -32,7 +32,17 @@ export function ThisNode({ s, tailscale }: { s: PoolStatus; tailscale: ReportRea
         <dd className="mono" data-testid="own-fingerprint">
           {n.identity?.fingerprint ?? (n.identity?.identityError != null ? 'None: it could not be made' : 'Created on first use')}
         </dd>
-        {n.identity?.identityError != null && <dd className="notice bad">{n.identity.identityError}</dd>}
+        {n.identity?.identityError != null && (
+          <dd className="notice bad" data-testid="identity-error">
+            {n.identity.identityError}
+            {n.identity.identityFix != null && (
+              <>
+                <br />
+                Fix: {n.identity.identityFix}.
+              </>
+            )}
+          </dd>
+        )}
         <dt>Requests in flight here</dt>
         <dd>{n.queueDepth}</dd>
       </dl>
