@@ -135,14 +135,21 @@ async function startClaimed(env: HubEnv, opts: StartOptions, claim: DataDirClaim
   };
   for (const p of env.problems)
     warnAtStart({ variable: p.variable, value: p.value, usedInstead: p.usedInstead }, `${p.variable}=${p.value} ${p.problem}; using ${p.usedInstead}`);
-  ensureDataDir(env.dataDir);
+  try {
+    ensureDataDir(env.dataDir);
+  } catch (err) {
+    // A data dir this account may write but not list (mode 0300) ended the start with a bare EACCES.
+    const path = (err as NodeJS.ErrnoException).path ?? env.dataDir;
+    throw dataDirUnusable(env.dataDir, path, err, path === env.dataDir ? 'directory' : 'file');
+  }
   // The data dir is this process's now (claimDataDir above), so no temporary file in it is being written.
   let leftovers: string[];
   try {
     leftovers = removeLeftoverTemporaryFiles(env.dataDir);
   } catch (err) {
     // A leftover the disk would not let go (read-only) ended the start with the bare errno, exit 1.
-    throw dataDirUnusable(env.dataDir, (err as NodeJS.ErrnoException).path ?? env.dataDir, err);
+    const path = (err as NodeJS.ErrnoException).path ?? env.dataDir;
+    throw dataDirUnusable(env.dataDir, path, err, path === env.dataDir ? 'directory' : 'file');
   }
   if (leftovers.length > 0) logger.info({ removed: leftovers }, 'removed temporary files an interrupted write left in the data dir');
   const background = new Background({ logger, clock });

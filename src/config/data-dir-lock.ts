@@ -100,7 +100,9 @@ function unmaskedMkdirError(dataDir: string, err: unknown, mkdir: MakeDirectory)
   try {
     mkdir(missing, { mode: 0o700 });
   } catch (plain) {
-    return plain;
+    // EEXIST: something stands there after all, such as a symlink to a target that is gone; the
+    // recursive mkdir's own error says no more or less than this one would.
+    return (plain as NodeJS.ErrnoException | null)?.code === 'EEXIST' ? err : plain;
   }
   return err;
 }

@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { DATABASE_FILE_NAME, openDatabase } from '../store/database.js';
@@ -82,6 +82,14 @@ describe('a data dir to be made on a disk that is read-only', () => {
         return true;
       },
     );
+  });
+});
+
+describe('a data dir that is a symlink to a directory that is gone', () => {
+  it("fails with the recursive mkdir's own ENOENT, not the EEXIST a plain mkdir of the link gives", () => {
+    const dir = join(freshDir(), 'data');
+    symlinkSync(join(root, 'gone', 'deeper'), dir);
+    assert.throws(() => claimDataDir(dir), { code: 'ENOENT' });
   });
 });
 

@@ -90,6 +90,18 @@ describe('a file write in the data dir that the machine refuses', () => {
     }
   });
 
+  it('names the thing in the way: a directory where the file goes (EISDIR), or a data dir that is no longer a directory (ENOTDIR)', () => {
+    const cases = [
+      { code: 'EISDIR', says: /something other than a file is in its place/ },
+      { code: 'ENOTDIR', says: /data dir, or a directory on the way to it, is no longer a directory/ },
+    ];
+    for (const c of cases) {
+      const translated = translateFileWriteError(errno(c.code), 'settings.json');
+      assert.ok(translated instanceof HubError && translated.code === 'HUB_ERR_STORE_UNAVAILABLE', c.code);
+      assert.match(translated.message, c.says);
+    }
+  });
+
   it('leaves any other error as it is', () => {
     const bug = errno('EEXIST');
     assert.equal(translateFileWriteError(bug, 'settings.json'), bug);

@@ -31,9 +31,10 @@ const TRANSIENT_FILE_ERRNO = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EIO', 'EACCE
 
 /**
  * Errno codes of a file whose place holds something a rename cannot replace: a directory (EISDIR),
- * a file where a directory on the way should be (ENOTDIR), a mount point (EBUSY).
+ * a mount point (EBUSY). ENOTDIR is the other way round (the data dir itself is no longer a
+ * directory) and is said so below.
  */
-const NOT_A_FILE_ERRNO = new Set(['EISDIR', 'ENOTDIR', 'EBUSY']);
+const NOT_A_FILE_ERRNO = new Set(['EISDIR', 'EBUSY']);
 
 /**
  * The error a caller sees when a file the Hub keeps in its data dir (settings.json) could not be
@@ -49,6 +50,12 @@ export function translateFileWriteError(err: unknown, file: string): unknown {
     return new HubError(
       'HUB_ERR_STORE_UNAVAILABLE',
       `${file} in this Hub's data dir cannot be replaced (${code}): something other than a file is in its place, such as a directory; remove it, and the next change writes the file whole`,
+      { details: { errno: code }, cause: err },
+    );
+  if (code === 'ENOTDIR')
+    return new HubError(
+      'HUB_ERR_STORE_UNAVAILABLE',
+      `${file} cannot be written (ENOTDIR): this Hub's data dir, or a directory on the way to it, is no longer a directory; put the data dir back and the next change writes the file whole`,
       { details: { errno: code }, cause: err },
     );
   if (!TRANSIENT_FILE_ERRNO.has(code)) return err;
