@@ -227,11 +227,15 @@ function hangUpLine(row: HangUpAsWritten): readonly string[] {
   if (row.direction === 'inbound') {
     const sender = row.node ?? 'the sending Hub';
     if (stalledMs !== null)
-      return [`${sender} stopped reading this forward for at least ${stalledMs} ms, so this Hub closed it${after} — the sender's side, not a failure of this node`];
+      return [
+        `${sender} stopped reading this forward for at least ${stalledMs} ms, so this Hub closed it${after} — the sender's side, not a failure of this node`,
+      ];
     return [`${sender} stopped waiting for this forward${after} — the sender's choice, not a failure of this node`];
   }
   const left =
-    stalledMs === null ? `the app closed its connection${after}` : `the app stopped reading for at least ${stalledMs} ms, so this Hub closed its connection${after}`;
+    stalledMs === null
+      ? `the app closed its connection${after}`
+      : `the app stopped reading for at least ${stalledMs} ms, so this Hub closed its connection${after}`;
   if (row.node === null) return [`${left}, before any node answered — not a routing failure`];
   const state = row.status === null ? 'had not answered yet' : `was part-way through its answer (HTTP ${row.status})`;
   return [`${left}; ${row.node} ${state} — not a routing failure`];
