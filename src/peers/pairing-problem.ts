@@ -45,14 +45,14 @@ export function pairingProblem(row: PeerRow, selfName: string | null, notes: Pai
     return {
       kind: 'half_paired_here',
       since: row.confirmFailedAt,
-      action: `make sure each Hub reaches the other over HTTPS (run cihub pool doctor on both), then remove both halves: ${removeBoth} if it still lists the request; then pair again from one Hub`,
+      action: `check that the two Hubs can reach each other's https address (cihub pool doctor on each says whether they can), then undo the pairing on both sides: ${removeBoth} if it still lists the request; then pair again from one Hub`,
     };
   }
   if (row.direction === 'outbound' && row.status === 'pending' && approvedThereAt !== null) {
     return {
       kind: 'half_paired_there',
       since: approvedThereAt,
-      action: `make sure each Hub reaches the other over HTTPS (run cihub pool doctor on both), then remove both halves: ${removeBoth}; then pair again from one Hub`,
+      action: `check that the two Hubs can reach each other's https address (cihub pool doctor on each says whether they can), then undo the pairing on both sides: ${removeBoth}; then pair again from one Hub`,
     };
   }
   if (row.direction === 'outbound' && row.status === 'pending' && row.crossedAt !== null) {

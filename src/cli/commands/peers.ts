@@ -238,7 +238,7 @@ export async function approve(opts: ChangeOptions & { ref: string }): Promise<st
           `Half paired: this Hub lists ${peer.nodeFqdn} as connected while it still waits for approval, and nothing is retried.`,
           refused
             ? `${peer.nodeFqdn} answered and refused the confirmation: it most likely no longer holds this request (cancelled or expired there). Remove both halves and pair again:`
-            : `Make sure each Hub reaches the other at https://<its name>, then remove both halves and pair again:`,
+            : `Check that the two Hubs reach each other at https://<its name>, then undo the pairing on both sides and pair again:`,
           `  here:            cihub pool unpair ${peer.nodeFqdn}`,
           `  on ${peer.nodeFqdn}: cihub pool unpair ${me}${refused ? ' (if it still lists this Hub)' : ''}`,
         ]),

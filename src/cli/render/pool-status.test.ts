@@ -313,7 +313,7 @@ const CASES: readonly Case[] = [
           pairingProblem: {
             kind: 'half_paired_here',
             since: '2026-11-30T11:57:00.000Z',
-            action: `make sure each Hub reaches the other over HTTPS (run cihub pool doctor on both), then remove both halves: cihub pool unpair ${PEER} here, and cihub pool unpair ${SELF} on ${PEER} if it still lists the request; then pair again from one Hub`,
+            action: `check that the two Hubs can reach each other's https address (cihub pool doctor on each says whether they can), then undo the pairing on both sides: cihub pool unpair ${PEER} here, and cihub pool unpair ${SELF} on ${PEER} if it still lists the request; then pair again from one Hub`,
           },
         }),
       ],
